@@ -9,7 +9,6 @@ STAMP := $(VENV)/.setup-done
 # mpiexec from the mpich wheel lives in the venv's bin/
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
 # one BLAS thread per process: the schemes run many small products, often in several processes
 export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -26,6 +29,8 @@ __all__ = [
     "parameters_cell",
     "notebook_has_outputs",
     "run_notebook",
+    "inline_figures",
+    "publish_claims",
     "main",
 ]
 
@@ -112,18 +117,56 @@ def run_notebook(
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     output_path = out / path.name
-    pm.execute_notebook(
-        str(path),
-        str(output_path),
-        parameters=params,
-        kernel_name="python3",
-        language="python",
-        cwd=str(path.parent),
-        execution_timeout=timeout,
-        progress_bar=False,
-        request_save_on_cell_execute=False,
-    )
+    with _kernel_environment():
+        pm.execute_notebook(
+            str(path),
+            str(output_path),
+            parameters=params,
+            kernel_name="python3",
+            language="python",
+            cwd=str(path.parent),
+            execution_timeout=timeout,
+            progress_bar=False,
+            request_save_on_cell_execute=False,
+        )
     return output_path
+
+
+#: Variables a kernel must not inherit: MPLBACKEND=Agg (set by test runners and many
+#: shells) would replace the inline backend and leave the executed notebook without figures.
+KERNEL_ENV_DROP = ("MPLBACKEND",)
+
+
+@contextlib.contextmanager
+def _kernel_environment():
+    """Launch kernels with the inline matplotlib backend, whatever the caller's environment."""
+    saved = {name: os.environ.pop(name) for name in KERNEL_ENV_DROP if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
+
+
+def inline_figures(executed: str | Path) -> list[str]:
+    """Names of the figures an executed notebook shows inline (``save_figure`` tags each
+    display with its file stem; figures shown without a name count as ``""``)."""
+    names = []
+    for cell in _load(Path(executed))["cells"]:
+        for output in cell.get("outputs", []):
+            if "image/png" in output.get("data", {}):
+                names.append(output.get("metadata", {}).get("codedlib_figure", ""))
+    return names
+
+
+def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> Path | None:
+    """Copy a faithful run's ``<fig_root>/<stem>/claims.csv`` to ``<claims_dir>/<stem>.csv``."""
+    source = Path(fig_root) / stem / "claims.csv"
+    if not source.exists():
+        return None
+    target = Path(claims_dir) / f"{stem}.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fig-root", default="figures", help="figures go to FIG_ROOT/<stem>/")
     parser.add_argument("--out", default="build/notebooks", help="executed notebooks go here")
     parser.add_argument("--timeout", type=float, default=3600, help="per-cell timeout (s)")
+    parser.add_argument("--claims", default=str(REPO_ROOT / "data" / "claims"),
+                        help="faithful runs copy their claims.csv here and regenerate the "
+                             "README table from it ('' to skip)")
     args = parser.parse_args(argv)
 
     paths = args.notebooks or discover_notebooks()
@@ -154,6 +200,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[FAIL] {nb}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             continue
         print(f"[ok]  {nb} in {time.perf_counter() - start:.1f} s", flush=True)
+        if not args.quick and args.claims:
+            published = publish_claims(args.fig_root, Path(nb).stem, args.claims)
+            if published:
+                print(f"      claims -> {published}", flush=True)
+    if not args.quick and args.claims and not failures:
+        from codedlib.claims import update_readme
+
+        if update_readme(REPO_ROOT / "README.md", args.claims):
+            print("README.md: claims table regenerated from", args.claims, flush=True)
     if failures:
         print(f"{len(failures)} notebook(s) failed: {', '.join(map(str, failures))}", file=sys.stderr)
         return 1
