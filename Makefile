@@ -18,7 +18,7 @@ TEST_WORKERS ?= 2
 CONSTRAINTS := constraints.txt
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test figures lab bench demo lock clean distclean
+.PHONY: help setup test figures book lab bench demo lock clean distclean
 
 help: ## Show this help
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -36,6 +36,9 @@ test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode and the
 
 figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figures/<notebook>/
 	$(BIN)/python -m codedlib.notebooks --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)
+
+book: $(STAMP) ## Static HTML book of the executed notebooks (runs any missing first) -> build/book/index.html
+	$(BIN)/python -m codedlib.book --executed build/notebooks --fig-root figures --out build/book --timeout $(NOTEBOOK_TIMEOUT)
 
 lab: $(STAMP) ## Open the notebooks in JupyterLab
 	$(BIN)/jupyter lab notebooks/

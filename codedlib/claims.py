@@ -50,6 +50,7 @@ __all__ = [
     "ratio_interval",
     "proportion_interval",
     "check_claim",
+    "claims_frame",
     "read_claims",
     "render_readme_table",
     "update_readme",
@@ -481,20 +482,8 @@ class ClaimsTable:
         return path
 
     def display_frame(self):
-        """The table a reader sees: paper, ours with interval, verdict, setting and reason."""
-        import pandas as pd
-
-        return pd.DataFrame({
-            "item": [r.item for r in self.rows],
-            "quantity": [r.quantity for r in self.rows],
-            "paper": [r.paper_display() for r in self.rows],
-            "ours": [r.ours_display() for r in self.rows],
-            "uncertainty": [r.uncertainty for r in self.rows],
-            "verdict": [r.verdict for r in self.rows],
-            "setting": [r.setting for r in self.rows],
-            "why / where": [(r.reason + (" — " if r.reason else "") + f"§ {r.section}")
-                            for r in self.rows],
-        })
+        """The table a reader sees (see :func:`claims_frame`)."""
+        return claims_frame(self.rows)
 
     def show(self):
         """The closing table of a notebook, one row per claim, verdicts coloured."""
@@ -513,6 +502,22 @@ class ClaimsTable:
         for r in self.rows:
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
         return ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: VERDICTS.index(kv[0])))
+
+
+def claims_frame(rows: Sequence[Claim]):
+    """The table a reader sees: paper, ours with interval, verdict, setting and reason."""
+    import pandas as pd
+
+    return pd.DataFrame({
+        "item": [r.item for r in rows],
+        "quantity": [r.quantity for r in rows],
+        "paper": [r.paper_display() for r in rows],
+        "ours": [r.ours_display() for r in rows],
+        "uncertainty": [r.uncertainty for r in rows],
+        "verdict": [r.verdict for r in rows],
+        "setting": [r.setting for r in rows],
+        "why / where": [(r.reason + (" — " if r.reason else "") + f"§ {r.section}") for r in rows],
+    })
 
 
 # -- reading and the README table -------------------------------------------------------------

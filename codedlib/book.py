@@ -1,0 +1,207 @@
+"""A static HTML book of the executed notebooks, for readers who will not run anything.
+
+``make book`` (``python -m codedlib.book``) renders every executed notebook of
+``build/notebooks/`` (the faithful ``make figures`` run; notebooks missing there are executed
+first) into ``build/book/``: one page per notebook with every figure embedded in the page
+(``data:`` URIs, no side files), and an ``index.html`` with the five papers, the claims table
+generated from the run's ``claims.csv`` files, and a figure map linking each figure to its place
+in its page. The pages open from disk, without a server.
+
+Tool: nbconvert's HTML exporter (the ``lab`` template, the look of JupyterLab). It is
+maintained by the Jupyter project, already installed with JupyterLab, renders the executed
+notebooks as they are (no re-execution, no build configuration) and embeds outputs inline.
+Jupyter Book 2 would add a Node.js toolchain (mystmd) to the environment for what this book
+needs: a handful of pages and one generated index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+from pathlib import Path
+
+from codedlib.claims import PAPERS, VERDICTS, claims_frame, read_claims
+from codedlib.notebooks import REPO_ROOT, discover_notebooks, run_notebook
+
+__all__ = ["build_book", "bibliography", "main"]
+
+_FIG_ANCHOR = "fig-{}"
+
+
+def bibliography(path: str | Path = REPO_ROOT / "references.bib") -> dict[str, dict[str, str]]:
+    """Entries of a BibTeX file as ``{key: {field: value}}`` (braces stripped; enough for the
+    plain fields of ``references.bib``)."""
+    text = Path(path).read_text(encoding="utf-8")
+    entries = {}
+    for match in re.finditer(r"@\w+\{([^,]+),(.*?)\n\}", text, flags=re.S):
+        fields = {}
+        for field in re.finditer(r"(\w+)\s*=\s*\{(.*?)\},?\s*$", match.group(2), flags=re.M):
+            fields[field.group(1).lower()] = re.sub(r"[{}]", "", field.group(2)).replace("\\'e", "é").replace("--", "–")
+        entries[match.group(1).strip()] = fields
+    return entries
+
+
+def _paper_reference(entry: dict[str, str]) -> str:
+    venue = entry.get("journal") or entry.get("booktitle") or entry.get("note", "")
+    parts = [entry.get("author", "").replace(" and ", "; "), f"<em>{html.escape(entry.get('title', ''))}</em>",
+             html.escape(venue), entry.get("year", "")]
+    if entry.get("eprint"):
+        parts.append(f"arXiv:{entry['eprint']}")
+    if entry.get("doi"):
+        parts.append(f"doi:{entry['doi']}")
+    return ", ".join(p for p in parts if p)
+
+
+def _anchor_figures(nb) -> list[str]:
+    """Put an HTML anchor before every figure ``save_figure`` showed; return their names."""
+    import nbformat
+
+    names = []
+    for cell in nb["cells"]:
+        outputs = []
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("codedlib_figure")
+            if name and "image/png" in output.get("data", {}):
+                names.append(name)
+                outputs.append(nbformat.v4.new_output(
+                    "display_data", data={"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'}))
+            outputs.append(output)
+        if cell["cell_type"] == "code":
+            cell["outputs"] = outputs
+    return names
+
+
+def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.reads(executed.read_text(encoding="utf-8"), as_version=4)
+    figures = _anchor_figures(nb)
+    title = next((line.lstrip("# ").strip() for c in nb.cells if c.cell_type == "markdown"
+                  for line in c.source.splitlines() if line.startswith("# ")),
+                 executed.stem)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(
+        "[← back to the index](index.html) · executed notebook "
+        f"`{executed.name}` of the codedlib companion"))
+    exporter = HTMLExporter(template_name="lab")
+    body, _ = exporter.from_notebook_node(nb)
+    (out / f"{executed.stem}.html").write_text(body, encoding="utf-8")
+    return title, figures
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em;
+       line-height: 1.45; color: #222; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.v-reproduced, td.v-reproduced-within-CI { background: #d9f2d9; }
+td.v-partly { background: #fff2cc; } td.v-calibrated { background: #e0e8ff; }
+td.v-not-reproduced { background: #f8d7da; }
+"""
+
+
+def _claims_html(claims) -> str:
+    if not claims:
+        return "<p>No claims recorded (the notebooks were not run with a figure folder).</p>"
+    rows = []
+    counts = "".join(f"<th>{html.escape(v)}</th>" for v in VERDICTS)
+    rows.append(f"<table><tr><th>paper</th><th>rows</th>{counts}</tr>")
+    for key, (_, short, title) in PAPERS.items():
+        mine = [c for c in claims if c.paper == key]
+        if mine:
+            cells = "".join(f"<td>{sum(c.verdict == v for c in mine) or '·'}</td>" for v in VERDICTS)
+            rows.append(f"<tr><td>{html.escape(title)}</td><td>{len(mine)}</td>{cells}</tr>")
+    rows.append("</table>")
+    frame = claims_frame(claims)
+    frame.insert(0, "notebook", [c.notebook for c in claims])
+    rows.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns) + "</tr>")
+    for record in frame.itertuples(index=False):
+        cells = []
+        for column, value in zip(frame.columns, record):
+            text = html.escape(str(value))
+            if column == "notebook":
+                text = f'<a href="{html.escape(str(value))}.html">{text}</a>'
+            css = f' class="v-{str(value).replace(" ", "-")}"' if column == "verdict" else ""
+            cells.append(f"<td{css}>{text}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def build_book(executed_dir: str | Path = "build/notebooks", out_dir: str | Path = "build/book",
+               *, fig_root: str | Path | None = "figures",
+               notebooks: list[Path] | None = None) -> Path:
+    """Render the executed notebooks of ``executed_dir`` and an index into ``out_dir``.
+
+    Claims come from ``<fig_root>/<stem>/claims.csv`` (the same run as the executed
+    notebooks). Returns the path of ``index.html``. Raises ``ValueError`` when an executed
+    notebook is missing.
+    """
+    executed_dir, out = Path(executed_dir), Path(out_dir)
+    sources = notebooks if notebooks is not None else discover_notebooks()
+    missing = [p.name for p in sources if not (executed_dir / p.name).exists()]
+    if missing:
+        raise ValueError(f"executed_dir={str(executed_dir)!r} lacks executed notebooks {missing}")
+    out.mkdir(parents=True, exist_ok=True)
+    pages, claims = [], []
+    for source in sources:
+        title, figures = _export_page(executed_dir / source.name, out)
+        pages.append((source.stem, title, figures))
+        csv = Path(fig_root) / source.stem / "claims.csv" if fig_root is not None else None
+        if csv is not None and csv.exists():
+            claims.extend(read_claims(csv))
+    bib = bibliography()
+    papers = "".join(f"<li>{_paper_reference(bib[key])}</li>" for key, _, _ in PAPERS.values()
+                     if key in bib)
+    contents = "".join(f'<li><a href="{stem}.html">{html.escape(title)}</a> '
+                       f"({len(figures)} figures)</li>" for stem, title, figures in pages)
+    figure_map = "".join(
+        f'<tr><td><a href="{stem}.html">{stem}</a></td><td>'
+        + ", ".join(f'<a href="{stem}.html#{_FIG_ANCHOR.format(name)}">{html.escape(name)}</a>'
+                    for name in figures) + "</td></tr>"
+        for stem, _, figures in pages)
+    modes = sorted({c.mode for c in claims})
+    index = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>codedlib — the executed companion</title>
+<style>{_STYLE}</style></head><body>
+<h1>codedlib — straggler-resilient distributed gradient descent, reproduced</h1>
+<p>The executed notebooks of the companion, with every figure inline. Each notebook puts what
+its paper reports beside what we measure; every such comparison is a row of the claims table
+below, with its interval over independent seeds and a verdict. Run: {html.escape(', '.join(modes) or 'unknown')}.</p>
+<h2>The papers</h2><ol>{papers}</ol>
+<h2>The notebooks</h2><ol>{contents}</ol>
+<h2>Every claim, paper vs ours</h2>
+{_claims_html(claims)}
+<h2>Figure map</h2>
+<table><tr><th>notebook</th><th>figures (each links to its place in the page)</th></tr>{figure_map}</table>
+</body></html>
+"""
+    path = out / "index.html"
+    path.write_text(index, encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codedlib.book", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--executed", default="build/notebooks",
+                        help="executed notebooks (default: the make figures run)")
+    parser.add_argument("--fig-root", default="figures", help="claims.csv files of that run")
+    parser.add_argument("--out", default="build/book")
+    parser.add_argument("--timeout", type=float, default=3600)
+    args = parser.parse_args(argv)
+    executed = Path(args.executed)
+    for source in discover_notebooks():
+        if not (executed / source.name).exists():
+            print(f"[run] {source.name}: no executed copy in {executed}, running it (faithful)",
+                  flush=True)
+            run_notebook(source, fig_root=args.fig_root, out_dir=executed, timeout=args.timeout)
+    index = build_book(executed, args.out, fig_root=args.fig_root)
+    print(f"book: {index.resolve().as_uri()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
