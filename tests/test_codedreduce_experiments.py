@@ -91,9 +91,12 @@ def test_widget_builds_and_survives_bad_input():
     from codedlib.widgets.codedreduce import explore_codedreduce, render_summary
 
     ui = explore_codedreduce(n=3, L=2, s=1, d=45)
-    sliders = ui.children[0].children[0].children
-    sliders[2].value = 5  # s >= n: the widget shows the error instead of raising
-    sliders[2].value = 1
+    assert all(image.value[:4] == b"\x89PNG" for image in ui.images)  # tree and bar chart
+    ui.controls["s"].value = 5  # s >= n: the widget shows the error instead of raising
+    assert "s must satisfy" in ui.status.value
+    assert all(image.layout.display == "none" for image in ui.images)  # no stale figure
+    ui.controls["s"].value = 1
+    assert "r_CR" in ui.status.value and ui.calls == 3
     html = render_summary(configuration_summary(n=3, L=2, s=1, d=45, n_iterations=5))
     assert "r_CR" in html and "<table>" in html
 

@@ -181,9 +181,10 @@ def test_widget_shows_errors_instead_of_raising():
     assert "7 MPI processes" in box.status.value
     ctl["s"].value = 5
     assert "s must satisfy" in box.status.value
-    box.run_button.click()  # bad input: prints the error, runs nothing
-    text = "".join(o.get("text", "") for o in box.output.outputs)
-    assert "error: s must satisfy" in text
+    assert box.controls["N"].layout.display == "none" and box.controls["s"].layout.display == ""
+    box.run_button.click()  # bad input: shows the error, runs nothing
+    assert "s must satisfy" in box.messages.value and box.image.layout.display == "none"
+    assert not box.run_button.disabled
     ctl["s"].value = 1
     ctl["delay"].value = "pareto:t0=0.05,xi=-1"
     assert "xi must satisfy" in box.status.value
@@ -207,6 +208,8 @@ def test_widget_runs_a_scheme():
                                delay="shiftexp:shift=0.01,rate=100")
     box.controls["iterations"].value = 4
     box.run_button.click()
-    text = "".join(o.get("text", "") for o in box.output.outputs)
+    text = box.messages.value
     assert "max relative gradient error vs serial" in text
     assert "simulator prediction for the injected model" in text
+    assert box.image.value[:4] == b"\x89PNG" and box.image.layout.display == ""
+    assert not box.run_button.disabled and box.progress.layout.display == "none"

@@ -141,17 +141,19 @@ def test_reports_text():
 
 def test_widgets_show_errors_instead_of_raising():
     ui = wd.explore_order_statistics(n=10, k=8, replicas=2_000)
-    message = ui.children[2]
-    assert "closed form" in message.value
-    k_widget = ui.children[1].children[1]
-    k_widget.value = 12  # k > n
-    assert "ValueError" in message.value and "k must satisfy" in message.value
-    k_widget.value = 3
-    assert "ValueError" not in message.value
-    ui.children[0].children[0].value = "gamma"  # model switch resets the sliders
-    assert "gamma" in message.value and "ValueError" not in message.value
+    assert "closed form" in ui.status.value
+    ui.controls["k"].value = 12  # k > n
+    assert "ValueError" in ui.status.value and "k must satisfy" in ui.status.value
+    assert ui.images[0].layout.display == "none"  # the stale figure is cleared
+    ui.controls["k"].value = 3
+    assert "ValueError" not in ui.status.value and ui.images[0].layout.display == ""
+    calls = ui.calls
+    ui.controls["model"].value = "gamma"  # model switch resets the sliders, one recompute
+    assert "gamma" in ui.status.value and "ValueError" not in ui.status.value
+    assert ui.calls == calls + 1
+    assert (ui.last_values["first"], ui.last_values["second"]) == (1.0, 0.25)
 
     ui = wd.explore_pareto_limit()
-    assert "limit" in ui.children[1].value
+    assert "limit" in ui.status.value
     ui = wd.explore_bursts()
-    assert "burst fraction" in ui.children[1].value
+    assert "burst fraction" in ui.status.value

@@ -66,21 +66,21 @@ def test_widget_report_and_errors():
     res, text = ws.split_report("5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.2, 1.0, 0.01, 5,
                                 simulate=False)
     assert res is not None and "theta =" in text and res["optimal"].kappa.sum() == 12
-    _, text = ws.split_report("5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.25, 1.0, 0.01, 5)
-    assert text.startswith("Error:") and "K*omega must be an integer" in text
-    _, text = ws.split_report("", "", 1.0, 10, 1.0, 1.0, 0.01, 5)
-    assert "P=0" in text
-    _, text = ws.split_report("1, 2", "0.1", 1.0, 10, 1.0, 1.0, 0.01, 5)
-    assert "same number of workers" in text
-    _, text = ws.split_report("1, -2", "0.1, 0.2", 1.0, 10, 1.0, 1.0, 0.01, 5)
-    assert "mu_p > 0" in text
-    _, text = ws.split_report("1, x", "0.1, 0.2", 1.0, 10, 1.0, 1.0, 0.01, 5)
-    assert "comma-separated" in text
-    _, text = ws.split_report("5.29e7", "-0.1", 1.0, 10, 1.0, 1.0, 0.01, 5)
-    assert "comm_time" in text
+    for args, message in [
+        (("5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.25), "K\\*omega must be an integer"),
+        (("", "", 1.0, 10, 1.0), "P=0"),
+        (("1, 2", "0.1", 1.0, 10, 1.0), "same number of workers"),
+        (("1, -2", "0.1, 0.2", 1.0, 10, 1.0), "mu_p > 0"),
+        (("1, x", "0.1, 0.2", 1.0, 10, 1.0), "comma-separated"),
+        (("5.29e7", "-0.1", 1.0, 10, 1.0), "comm_time"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ws.split_report(*args, 1.0, 0.01, 5)
     # heterogeneity 0 makes every worker identical: both splits coincide
     res, _ = ws.split_report("1e7, 3e7, 5e7", "0.05, 0.05, 0.05", 0.0, 30, 1.0, 1.0, 0.01, 5,
                              simulate=False)
     np.testing.assert_array_equal(res["optimal"].kappa, res["uniform"].kappa)
     ui = ws.explore_load_split()
-    assert ui is not None
+    assert "theta =" in ui.status.value and ui.images[0].value[:4] == b"\x89PNG"
+    ui.controls["comm_text"].value = "0.1"  # 5 speeds, 1 communication time: the message
+    assert "same number of workers" in ui.status.value and ui.images[0].layout.display == "none"

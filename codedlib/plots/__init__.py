@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from pathlib import Path
 
 import matplotlib
 
-__all__ = ["set_style", "save_figure", "new_axes"]
+__all__ = ["DRAW_LOCK", "set_style", "save_figure", "new_axes", "subplots", "figure_png",
+           "close_figure"]
+
+#: Held while codedlib renders a figure to PNG/PDF: widget callbacks may run on a kernel
+#: subshell thread while a cell executes (JupyterLab >= 4.4 with ipykernel >= 7).
+DRAW_LOCK = threading.RLock()
 
 _PNG_METADATA = {"Software": None}
 _PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
@@ -35,14 +41,40 @@ def set_style(context: str = "notebook") -> None:
     )
 
 
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None,
+             **subplot_kw):
+    """``(fig, axes)`` like ``pyplot.subplots`` but on a :class:`matplotlib.figure.Figure` that
+    pyplot never sees: no other thread (an inline backend flushing figures at the end of a cell)
+    can show or close it. Shown by :func:`save_figure`, or as a cell's value in Jupyter."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout=layout)
+    axes = fig.subplots(nrows, ncols, **subplot_kw)
+    return fig, axes
+
+
 def new_axes(ax=None, figsize=(6.0, 4.0)):
     """Return ``(fig, ax)``: the given axes and its figure, or a fresh pair."""
-    import matplotlib.pyplot as plt
-
     if ax is not None:
         return ax.figure, ax
-    fig, ax = plt.subplots(figsize=figsize)
-    return fig, ax
+    return subplots(figsize=figsize)
+
+
+def figure_png(fig) -> bytes:
+    """``fig`` as PNG bytes with the same fixed metadata as the saved files."""
+    buffer = io.BytesIO()
+    with DRAW_LOCK:
+        fig.savefig(buffer, format="png", metadata=_PNG_METADATA)
+    return buffer.getvalue()
+
+
+def close_figure(fig) -> None:
+    """Forget ``fig`` in pyplot if it was registered there (a no-op for :func:`subplots`)."""
+    import sys
+
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None and pyplot.fignum_exists(getattr(fig, "number", -1)):
+        pyplot.close(fig)
 
 
 def _in_kernel() -> bool:
@@ -70,24 +102,19 @@ def save_figure(fig, name: str, fig_dir: str | os.PathLike | None, *, show: bool
         out = Path(fig_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / f"{name}.png", out / f"{name}.pdf"]
-        fig.savefig(paths[0], metadata=_PNG_METADATA)
-        fig.savefig(paths[1], metadata=_PDF_METADATA)
+        with DRAW_LOCK:
+            fig.savefig(paths[0], metadata=_PNG_METADATA)
+            fig.savefig(paths[1], metadata=_PDF_METADATA)
     if show and _in_kernel():
-        import matplotlib.pyplot as plt
         from IPython.display import Image, display
 
-        if paths:
-            png = paths[0].read_bytes()
-        else:
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", metadata=_PNG_METADATA)
-            png = buffer.getvalue()
+        png = paths[0].read_bytes() if paths else figure_png(fig)
         # shown at the figure's own size (savefig.dpi is higher than figure.dpi)
         save_dpi = matplotlib.rcParams["savefig.dpi"]
         save_dpi = fig.dpi if save_dpi == "figure" else float(save_dpi)
         width = int(round(_png_width(png) * fig.dpi / save_dpi))
         display(Image(data=png, format="png", width=width), metadata={"codedlib_figure": name})
-        plt.close(fig)
+        close_figure(fig)
     return paths
 
 

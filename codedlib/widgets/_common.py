@@ -1,25 +1,227 @@
-"""Output plumbing shared by the widgets: an error shown as a red message, a figure shown once.
+"""One drawing path for every explorer: controls in, a status line and figures redrawn in place.
 
-Both act on the current output (call them inside ``with output:``).
+Why it is built this way (measured in a real browser, JupyterLab 4.6 + ipykernel 7): JupyterLab
+sends widget messages over kernel *subshells* by default, so a callback can run on another
+thread while a cell executes. Figures shown with ``display()`` inside an ``Output`` widget then
+carry another message's id (they land in the Log Console), and ``pyplot``'s shared figure list is
+read and closed by the inline backend from the other thread (half-drawn or blank figures). So:
+
+- an explorer never calls ``display`` from a callback: a figure is rendered to PNG bytes under
+  one lock (:data:`DRAW_LOCK`) and assigned to an ``ipywidgets.Image`` that the explorer owns
+  (a widget-state update: it goes to that image and nowhere else, redrawn in place);
+- figures come from :func:`codedlib.plots.subplots` (a ``matplotlib.figure.Figure``, never
+  registered with ``pyplot``), so no other thread can show or close them;
+- text and tables go to an ``HTML`` widget; an error is shown in one style
+  (:func:`error_html`) and clears the stale figures;
+- a change recomputes once: controls are created with values on their own step grid (no
+  front-end rounding echoed back, see :func:`float_slider`), and programmatic multi-control
+  changes are grouped with :meth:`Explorer.hold`;
+- long actions (buttons) disable their button and show a progress bar while they run.
+
+The JupyterLab setting ``commsOverSubshells: "disabled"`` is shipped in the environment too
+(``make setup`` installs ``jupyter/overrides.json``), as a belt on top of this.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+__all__ = [
+    "DRAW_LOCK",
+    "Explorer",
+    "Report",
+    "error_html",
+    "float_slider",
+    "log_slider",
+    "render_png",
+    "text_html",
+]
+
+from codedlib.plots import DRAW_LOCK
+
+_STYLE = {"description_width": "initial"}
 
 
-def show_error(err: Exception) -> None:
-    """Display ``err``'s message (HTML-escaped) in red instead of raising it."""
-    import ipywidgets
-    from IPython.display import display
+def render_png(fig) -> bytes:
+    """``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
+    pyplot if it was ever registered there."""
+    from codedlib.plots import close_figure, figure_png
 
-    display(ipywidgets.HTML(f"<b style='color:#b00'>Error:</b> {html.escape(str(err))}"))
+    with DRAW_LOCK:
+        png = figure_png(fig)
+        close_figure(fig)
+    return png
 
 
-def show_figure(fig) -> None:
-    """Display ``fig`` and close it, so the notebook does not draw it a second time."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
+def error_html(err: Exception | str) -> str:
+    """The one error style of every explorer: a red line with the library's message."""
+    name = type(err).__name__ if isinstance(err, Exception) else "Error"
+    return (f"<div class='codedlib-error' style='color:#b00020'><b>{html.escape(name)}:</b> "
+            f"{html.escape(str(err))}</div>")
 
-    display(fig)
-    plt.close(fig)
+
+def text_html(text: str) -> str:
+    """Plain text (a report) as preformatted HTML."""
+    return f"<pre style='margin:0'>{html.escape(text)}</pre>"
+
+
+def _on_grid(value: float, low: float, step: float) -> bool:
+    k = (value - low) / step
+    return abs(k - round(k)) < 1e-9 * max(1.0, abs(k))
+
+
+def float_slider(name: str, value: float, low: float, high: float, step: float, *,
+                 description: str | None = None, readout_format: str | None = None):
+    """A ``FloatSlider`` that keeps the value it is given: ``value`` must lie on the grid
+    ``low + k * step`` (the browser snaps to it and sends the snapped value back, which
+    changes the result and recomputes). Raises ``ValueError`` otherwise."""
+    import ipywidgets as W
+
+    if not low <= value <= high:
+        raise ValueError(f"{name} must satisfy {low} <= {name} <= {high}, got {name}={value}")
+    if not _on_grid(value, low, step):
+        raise ValueError(f"{name}={value} is not on the slider grid {low} + k*{step}: the "
+                         "browser would round it; use a finer step or a text box")
+    decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
+    return W.FloatSlider(value=value, min=low, max=high, step=step,
+                         description=description or name, style=_STYLE, continuous_update=False,
+                         readout_format=readout_format or f".{decimals}f")
+
+
+def log_slider(name: str, value: float, low: float, high: float, *, description: str | None = None):
+    """A positive parameter spanning decades: a ``BoundedFloatText`` (exact typed value, no
+    rounding), labelled with its range. ``FloatLogSlider`` rounds to its exponent grid in the
+    browser and echoes the rounded value back, so it is not used for values the user gives."""
+    import ipywidgets as W
+
+    if not low <= value <= high:
+        raise ValueError(f"{name} must satisfy {low:g} <= {name} <= {high:g}, got {name}={value:g}")
+    return W.BoundedFloatText(value=value, min=low, max=high, step=None,
+                              description=f"{description or name} [{low:g}, {high:g}]",
+                              style=_STYLE, layout=W.Layout(width="260px"))
+
+
+@dataclass
+class Report:
+    """What one recompute shows: HTML text and zero or more figures (one per image pane)."""
+
+    html: str = ""
+    figures: list = field(default_factory=list)
+
+
+class Explorer:
+    """Controls, a status line and figure panes, recomputed by ``compute(**values)``.
+
+    ``compute`` returns a :class:`Report` (or raises ``ValueError``: the message is shown
+    in the error style and the figures are cleared). ``auto=True`` recomputes on every control
+    change; otherwise only the ``button`` runs it (disabled and with a progress bar while it
+    runs). ``rows`` lays out the controls (lists of names); ``n_figures`` is the number of image
+    panes; ``watch`` names the controls whose change recomputes (default: all; a control that
+    resets others handles its own change inside :meth:`hold`). Attributes for tests and callers: ``controls``, ``status``, ``images``, ``calls``
+    (number of recomputes), ``last_values`` (the values the shown result used), ``box`` (the
+    UI; also what ``_ipython_display_`` shows).
+    """
+
+    def __init__(self, compute: Callable[..., Report], controls: dict, *,
+                 rows: list[list[str]] | None = None, n_figures: int = 1, auto: bool = True,
+                 button: str | None = None, fixed: dict | None = None,
+                 extra: list | None = None, watch: list[str] | None = None):
+        import ipywidgets as W
+
+        self.compute = compute
+        self.controls = controls
+        self.fixed = dict(fixed or {})
+        self.status = W.HTML()
+        self.images = [W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
+                       for _ in range(n_figures)]
+        self.progress = W.FloatProgress(value=0, min=0, max=1, description="running…",
+                                        bar_style="info", style=_STYLE,
+                                        layout=W.Layout(display="none"))
+        self.button = W.Button(description=button, button_style="primary") if button else None
+        self.calls = 0
+        self.last_values: dict | None = None
+        self._held = 0
+        self._pending = False
+        self.auto = auto
+        rows = rows or [list(controls)]
+        children = [W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
+                    for row in rows]
+        if self.button is not None:
+            children.append(W.HBox([self.button, self.progress]))
+            self.button.on_click(lambda _: self.refresh())
+        else:
+            children.append(self.progress)
+        children += list(extra or []) + [self.status] + self.images
+        self.box = W.VBox(children)
+        if auto:
+            for name in (list(controls) if watch is None else watch):
+                controls[name].observe(self._changed, names="value")
+
+    # -- recompute ----------------------------------------------------------------------------
+    def values(self) -> dict:
+        return {name: widget.value for name, widget in self.controls.items()}
+
+    @contextlib.contextmanager
+    def hold(self, recompute: bool = False):
+        """Group several control changes into one recompute at the end of the block (always
+        one with ``recompute=True``, even if no watched control changed)."""
+        self._pending = self._pending or recompute
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            if self._held == 0 and self._pending:
+                self._pending = False
+                self.refresh()
+
+    def _changed(self, _change=None):
+        if self._held:
+            self._pending = True
+            return
+        self.refresh()
+
+    def refresh(self, *_):
+        """Recompute with the current values and redraw in place; returns the Report or None."""
+        values = self.values()
+        busy = self.button is not None
+        if busy:
+            self.button.disabled = True
+            self.progress.layout.display = ""
+            self.progress.value = 0.1
+        try:
+            report = self.compute(**values, **self.fixed)
+        except ValueError as err:
+            self.calls += 1
+            self.last_values = values
+            self.status.value = error_html(err)
+            for image in self.images:
+                image.layout.display = "none"
+                image.value = b""
+            return None
+        finally:
+            if busy:
+                self.progress.value = 1.0
+                self.progress.layout.display = "none"
+                self.button.disabled = False
+        self.calls += 1
+        self.last_values = values
+        self.status.value = report.html
+        for i, image in enumerate(self.images):
+            if i < len(report.figures) and report.figures[i] is not None:
+                image.value = render_png(report.figures[i])
+                image.layout.display = ""
+            else:
+                image.layout.display = "none"
+                image.value = b""
+        return report
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.box)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import html
 
-from codedlib.widgets._common import show_error, show_figure
+from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
-__all__ = ["explore_codedreduce", "render_summary"]
+__all__ = ["codedreduce_report", "explore_codedreduce", "render_summary"]
 
 
 def render_summary(summary: dict) -> str:
@@ -21,68 +21,51 @@ def render_summary(summary: dict) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def explore_codedreduce(n: int = 4, L: int = 3, s: int = 1, d: int = 7644, seed: int = 0):
-    """ipywidgets UI: sliders for n, L, s, a, a*mu, t_c, latency share; shows the computation
-    loads of CR and GC, the resiliency, the tree (small trees), Theorem 2's bounds and the mean
-    iteration time of every scheme in a fresh simulation. Invalid combinations show the
-    error message instead of a figure."""
-    import ipywidgets as widgets
-    from IPython.display import display
-
+def codedreduce_report(n, L, s, d, a, amu, t_c, latency_fraction, seed) -> Report:
+    """What the explorer shows for one configuration (ValueError on invalid input)."""
+    from codedlib._validation import check_real
     from codedlib.experiments.codedreduce import configuration_summary
     from codedlib.plots.codedreduce import plot_iteration_times, plot_tree
 
-    w_n = widgets.IntSlider(value=n, min=1, max=16, description="n (children)")
-    w_L = widgets.IntSlider(value=L, min=1, max=4, description="L (layers)")
-    w_s = widgets.IntSlider(value=s, min=0, max=15, description="s (per parent)")
-    w_d = widgets.IntText(value=d, description="d (points)")
-    w_a = widgets.FloatLogSlider(value=5e-5, base=10, min=-7, max=-2, description="a [s/pt]")
-    w_amu = widgets.FloatLogSlider(value=1.0, base=10, min=-2, max=2, description="a·μ")
-    w_tc = widgets.FloatLogSlider(value=0.05, base=10, min=-4, max=0, description="t_c [s]")
-    w_lam = widgets.FloatSlider(value=0.1, min=0.0, max=1.0, step=0.01, description="latency λ")
-    w_seed = widgets.IntText(value=seed, description="seed")
-    button = widgets.Button(description="simulate again")
-    out = widgets.Output()
+    a = check_real("a", a, low=0.0, low_open=True)
+    summary = configuration_summary(n=n, L=L, s=s, d=d, a=a, mu=amu / a, t_c=t_c,
+                                    latency_fraction=latency_fraction, n_iterations=200,
+                                    rng=seed)
+    alloc = summary["allocation"]
+    text = render_summary(summary)
+    tree = None
+    if alloc.n**alloc.L <= 81:
+        tree = plot_tree(alloc)
+    else:
+        text += f"<p>(tree with {alloc.n**alloc.L} leaves not drawn)</p>"
+    return Report(html=text, figures=[tree, plot_iteration_times(summary["simulation"])])
 
-    def update(*_):
-        out.clear_output(wait=True)
-        with out:
-            try:
-                summary = configuration_summary(
-                    n=w_n.value,
-                    L=w_L.value,
-                    s=w_s.value,
-                    d=w_d.value,
-                    a=w_a.value,
-                    mu=w_amu.value / w_a.value,
-                    t_c=w_tc.value,
-                    latency_fraction=w_lam.value,
-                    n_iterations=200,
-                    rng=w_seed.value,
-                )
-            except ValueError as err:
-                show_error(err)
-                return
-            display(widgets.HTML(render_summary(summary)))
-            alloc = summary["allocation"]
-            if alloc.n**alloc.L <= 81:
-                show_figure(plot_tree(alloc))
-            else:
-                display(widgets.HTML(f"(tree with {alloc.n**alloc.L} leaves not drawn)"))
-            show_figure(plot_iteration_times(summary["simulation"]))
 
-    def on_button(_):
-        w_seed.value = w_seed.value + 1
+def explore_codedreduce(n: int = 4, L: int = 3, s: int = 1, d: int = 7644, seed: int = 0) -> Explorer:
+    """ipywidgets UI: n, L, s, d, a, a·μ, t_c, the RAR latency share (chosen, not from the
+    paper) and a seed -> computation loads of CR and GC, the resiliency, the tree (up to 81
+    leaves), Theorem 2's bounds and the mean iteration time of every scheme in a fresh
+    simulation; "simulate again" draws a new seed. Invalid combinations show the error
+    message and no stale figure."""
+    import ipywidgets as W
 
-    for w in (w_n, w_L, w_s, w_d, w_a, w_amu, w_tc, w_lam, w_seed):
-        w.observe(update, names="value")
-    button.on_click(on_button)
-    update()
-    controls = widgets.VBox(
-        [
-            widgets.HBox([w_n, w_L, w_s, w_d]),
-            widgets.HBox([w_a, w_amu, w_tc, w_lam]),
-            widgets.HBox([w_seed, button]),
-        ]
-    )
-    return widgets.VBox([controls, out])
+    style = {"description_width": "initial"}
+    controls = {
+        "n": W.IntSlider(value=n, min=1, max=16, description="n (children)", style=style),
+        "L": W.IntSlider(value=L, min=1, max=4, description="L (layers)", style=style),
+        "s": W.IntSlider(value=s, min=0, max=15, description="s (per parent)", style=style),
+        "d": W.BoundedIntText(value=d, min=1, max=10**7, description="d (points)", style=style),
+        "a": log_slider("a", 5e-5, 1e-7, 1e-2, description="a [s/point]"),
+        "amu": log_slider("amu", 1.0, 1e-2, 1e2, description="a·μ"),
+        "t_c": log_slider("t_c", 0.05, 1e-4, 1.0, description="t_c [s]"),
+        "latency_fraction": float_slider("latency_fraction", 0.1, 0.0, 1.0, 0.01,
+                                         description="RAR latency share λ (chosen)"),
+        "seed": W.IntText(value=seed, description="seed", style=style),
+    }
+    again = W.Button(description="simulate again", tooltip="a new seed")
+    explorer = Explorer(codedreduce_report, controls, n_figures=2,
+                        rows=[["n", "L", "s", "d"], ["a", "amu", "t_c"],
+                              ["latency_fraction", "seed"]], extra=[again])
+    again.on_click(lambda _: setattr(controls["seed"], "value", controls["seed"].value + 1))
+    explorer.refresh()
+    return explorer

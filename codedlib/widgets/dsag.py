@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from codedlib.widgets._common import show_error, show_figure
+from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
-__all__ = ["SLOWDOWN_PATTERNS", "explore_dsag", "latency_prediction", "quick_convergence"]
+__all__ = [
+    "SLOWDOWN_PATTERNS", "convergence_report", "explore_dsag", "latency_prediction",
+    "latency_report", "quick_convergence",
+]
 
 SLOWDOWN_PATTERNS = ("none", "linear (Sec. VII-B)", "3 workers x2")
 
@@ -142,82 +145,62 @@ def quick_convergence(
     return pd.concat(frames, ignore_index=True)
 
 
-def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, seed: int = 0):
-    """ipywidgets UI: N, w, subpartitions, η, slowdown pattern, burst rate -> latency
-    prediction (event-driven vs order statistics, participation u_i) and, on request, a
-    fresh convergence run of DSAG vs SAG. Invalid settings show the error message."""
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-    from IPython.display import display
+def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_) -> Report:
+    """Latency prediction text and the participation chart (ValueError on invalid input)."""
+    from codedlib.plots import subplots
 
+    pred = latency_prediction(N, w, n_subpartitions, pattern, burst_rate if bursts else 0.0,
+                              rng=seed)
+    gap = pred["event_driven"] / pred["order_statistic"] - 1
+    text = (f"mean iteration latency: event-driven {1e3 * pred['event_driven']:.2f} ms, "
+            f"order statistic {1e3 * pred['order_statistic']:.2f} ms "
+            f"(the latter underestimates by {100 * gap:.1f}%)")
+    fig, ax = subplots(figsize=(7, 2.8), layout="constrained")
+    ax.bar(np.arange(1, N + 1), pred["participation"])
+    ax.set(xlabel="worker", ylabel="participation $u_i$",
+           title=f"stand-in cluster: N={N}, w={w}, {pattern}")
+    return Report(html=f"<p>{text}</p>", figures=[fig])
+
+
+def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, seed) -> Report:
+    """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input)."""
     from codedlib.plots.dsag import plot_convergence
 
-    w_N = widgets.IntSlider(value=n_workers, min=2, max=100, description="N")
-    w_w = widgets.IntSlider(value=w, min=1, max=100, description="w")
-    w_p = widgets.IntSlider(value=n_subpartitions, min=1, max=50, description="subpartitions")
-    w_eta = widgets.FloatSlider(value=0.9, min=0.05, max=1.5, step=0.05, description="η")
-    w_pattern = widgets.Dropdown(
-        options=SLOWDOWN_PATTERNS, value=SLOWDOWN_PATTERNS[1], description="slowdown"
-    )
-    w_burst = widgets.FloatLogSlider(value=1e-3, base=10, min=-4, max=-1, description="burst rate")
-    w_bursts_on = widgets.Checkbox(value=False, description="bursts")
-    w_seed = widgets.IntText(value=seed, description="seed")
-    run_button = widgets.Button(description="run convergence")
-    out_latency = widgets.Output()
-    out_run = widgets.Output()
+    df = quick_convergence(N, w, n_subpartitions, eta, pattern, burst_rate if bursts else 0.0,
+                           rng=seed)
+    fig = plot_convergence(df, title=f"fresh run: small PCA on a sparse binary stand-in, N={N}, w={w}")
+    return Report(html="", figures=[fig])
 
-    def burst_rate():
-        return w_burst.value if w_bursts_on.value else 0.0
 
-    def update(*_):
-        out_latency.clear_output(wait=True)
-        try:
-            pred = latency_prediction(
-                w_N.value, w_w.value, w_p.value, w_pattern.value, burst_rate(), rng=w_seed.value
-            )
-        except ValueError as err:
-            with out_latency:
-                show_error(err)
-            return
-        with out_latency:
-            gap = pred["event_driven"] / pred["order_statistic"] - 1
-            display(
-                widgets.HTML(
-                    f"mean iteration latency: event-driven {1e3 * pred['event_driven']:.2f} ms, "
-                    f"order statistic {1e3 * pred['order_statistic']:.2f} ms "
-                    f"(the latter underestimates by {100 * gap:.1f}%)"
-                )
-            )
-            fig, ax = plt.subplots(figsize=(7, 2.8))
-            ax.bar(np.arange(1, w_N.value + 1), pred["participation"])
-            ax.set_xlabel("worker")
-            ax.set_ylabel("participation $u_i$")
-            show_figure(fig)
+def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, seed: int = 0):
+    """ipywidgets UI: N, w, subpartitions, η, slowdown pattern, bursts -> latency prediction
+    (event-driven vs order statistics, participation u_i), recomputed on every change, and on
+    request ("run convergence", with a progress bar) a fresh convergence run of DSAG vs SAG.
+    Invalid settings show the error message. Returns a VBox with ``.latency`` and
+    ``.convergence`` explorers."""
+    import ipywidgets as widgets
 
-    def on_run(_):
-        out_run.clear_output(wait=True)
-        try:
-            df = quick_convergence(
-                w_N.value,
-                w_w.value,
-                w_p.value,
-                w_eta.value,
-                w_pattern.value,
-                burst_rate(),
-                rng=w_seed.value,
-            )
-        except ValueError as err:
-            with out_run:
-                show_error(err)
-            return
-        with out_run:
-            show_figure(plot_convergence(df, title="fresh run (small PCA)"))
-
-    for widget in (w_N, w_w, w_p, w_pattern, w_burst, w_bursts_on, w_seed):
-        widget.observe(update, names="value")
-    run_button.on_click(on_run)
-    update()
-    controls = widgets.VBox(
-        [w_N, w_w, w_p, w_eta, w_pattern, widgets.HBox([w_bursts_on, w_burst]), w_seed, run_button]
-    )
-    return widgets.VBox([controls, out_latency, out_run])
+    style = {"description_width": "initial"}
+    controls = {
+        "N": widgets.IntSlider(value=n_workers, min=2, max=100, description="N", style=style),
+        "w": widgets.IntSlider(value=w, min=1, max=100, description="w", style=style),
+        "n_subpartitions": widgets.IntSlider(value=n_subpartitions, min=1, max=50,
+                                             description="subpartitions", style=style),
+        "eta": float_slider("eta", 0.9, 0.05, 1.5, 0.05, description="step η"),
+        "pattern": widgets.Dropdown(options=SLOWDOWN_PATTERNS, value=SLOWDOWN_PATTERNS[1],
+                                    description="slowdown", style=style),
+        "bursts": widgets.Checkbox(value=False, description="bursts", style=style),
+        "burst_rate": log_slider("burst_rate", 1e-3, 1e-4, 1e-1, description="burst rate"),
+        "seed": widgets.IntText(value=seed, description="seed", style=style),
+    }
+    latency = Explorer(latency_report, controls,
+                       watch=["N", "w", "n_subpartitions", "pattern", "bursts", "burst_rate",
+                              "seed"],
+                       rows=[["N", "w", "n_subpartitions"], ["eta", "pattern"],
+                             ["bursts", "burst_rate", "seed"]])
+    convergence = Explorer(convergence_report, controls, auto=False, button="run convergence",
+                           rows=[])
+    latency.refresh()
+    box = widgets.VBox([latency.box, convergence.box])
+    box.latency, box.convergence = latency, convergence
+    return box

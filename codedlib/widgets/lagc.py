@@ -13,9 +13,9 @@ from codedlib._validation import check_int, check_real
 from codedlib.experiments import lagc as ex
 from codedlib.plots.lagc import plot_convergence
 from codedlib.theory import lagc as th
-from codedlib.widgets._common import show_figure
+from codedlib.widgets._common import Explorer, Report, float_slider
 
-__all__ = ["explore_lagc", "lagc_report"]
+__all__ = ["explore_lagc", "lagc_report", "lagc_view"]
 
 
 def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
@@ -70,50 +70,56 @@ def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
     return {"theory": theory, "measured": measured, "figure": fig}
 
 
-def explore_lagc(**defaults):
-    """ipywidgets UI around :func:`lagc_report` (controls: N, r, G, ξ, D, delay)."""
+def lagc_view(**values) -> Report:
+    """:func:`lagc_report` as what the explorer shows: two tables and the figure."""
+    report = lagc_report(**values)
+    text = ("<b>Table II (theory; lazy schemes are upper bounds)</b>"
+            + report["theory"].round(1).to_html(index=False, na_rep="")
+            + "<b>Measured on a fresh run (complexity at gap 1e-8 × initial gap)</b>"
+            + report["measured"].round(2).to_html(index=False, na_rep=""))
+    return Report(html=text, figures=[report["figure"]])
+
+
+def explore_lagc(**defaults) -> Explorer:
+    """ipywidgets UI around :func:`lagc_report` (controls: N, r, G, ξ, D, delay, step size);
+    "Run" recomputes (a progress bar shows while it runs). Only the delay parameters of the
+    chosen distribution are shown."""
     import ipywidgets as w
-    from IPython.display import display
 
     d = {"n_workers": 12, "redundancy": 3, "n_groups": 3, "xi": 0.05, "history": 10,
          "delay_kind": "exponential", "mean": 1.0, "scale": 1.0, "shape": 2.0,
          "stepsize_rule": "gd"}
     d.update(defaults)
+    style = {"description_width": "initial"}
     controls = {
         "n_workers": w.Dropdown(options=[4, 6, 8, 12, 24], value=d["n_workers"],
-                                description="N"),
-        "redundancy": w.IntSlider(value=d["redundancy"], min=1, max=24, description="r"),
-        "n_groups": w.IntSlider(value=d["n_groups"], min=1, max=24, description="G"),
-        "xi": w.FloatSlider(value=d["xi"], min=0.0, max=0.2, step=0.005, readout_format=".3f",
-                            description="ξ"),
-        "history": w.IntSlider(value=d["history"], min=1, max=20, description="D"),
+                                description="N", style=style),
+        "redundancy": w.IntSlider(value=d["redundancy"], min=1, max=24, description="r", style=style),
+        "n_groups": w.IntSlider(value=d["n_groups"], min=1, max=24, description="G", style=style),
+        "xi": float_slider("xi", d["xi"], 0.0, 0.2, 0.005, description="ξ", readout_format=".3f"),
+        "history": w.IntSlider(value=d["history"], min=1, max=20, description="D", style=style),
         "delay_kind": w.Dropdown(options=["exponential", "pareto"], value=d["delay_kind"],
-                                 description="delay"),
-        "mean": w.FloatText(value=d["mean"], description="exp. mean"),
-        "scale": w.FloatText(value=d["scale"], description="Pareto t0"),
-        "shape": w.FloatText(value=d["shape"], description="Pareto shape"),
+                                 description="delay", style=style),
+        "mean": w.BoundedFloatText(value=d["mean"], min=1e-6, max=1e6, description="exponential mean",
+                                   style=style),
+        "scale": w.BoundedFloatText(value=d["scale"], min=1e-6, max=1e6, description="Pareto t0",
+                                    style=style),
+        "shape": w.BoundedFloatText(value=d["shape"], min=1e-3, max=100.0,
+                                    description="Pareto shape", style=style),
         "stepsize_rule": w.Dropdown(options=["gd", "theory"], value=d["stepsize_rule"],
-                                    description="stepsize"),
+                                    description="step size", style=style),
     }
-    button = w.Button(description="Run", button_style="primary")
-    out = w.Output()
 
-    def run(_=None):
-        out.clear_output(wait=True)
-        with out:
-            try:
-                report = lagc_report(**{k: c.value for k, c in controls.items()})
-            except ValueError as err:
-                print(f"Invalid input: {err}")
-                return
-            print("Table II (theory; lazy schemes are upper bounds):")
-            display(report["theory"].round(1))
-            print("Measured on a fresh run (complexity at gap 1e-8 x initial gap):")
-            display(report["measured"].round(2))
-            show_figure(report["figure"])
+    def show_delay_parameters(*_):
+        pareto = controls["delay_kind"].value == "pareto"
+        controls["mean"].layout.display = "none" if pareto else ""
+        controls["scale"].layout.display = "" if pareto else "none"
+        controls["shape"].layout.display = "" if pareto else "none"
 
-    button.on_click(run)
-    ui = w.VBox([w.HBox([w.VBox(list(controls.values())[:5]),
-                         w.VBox(list(controls.values())[5:])]), button, out])
-    run()
-    return ui
+    controls["delay_kind"].observe(show_delay_parameters, names="value")
+    show_delay_parameters()
+    explorer = Explorer(lagc_view, controls, auto=False, button="Run",
+                        rows=[["n_workers", "redundancy", "n_groups"], ["xi", "history"],
+                              ["delay_kind", "mean", "scale", "shape"], ["stepsize_rule"]])
+    explorer.refresh()
+    return explorer

@@ -7,15 +7,13 @@ Fig. 3. Invalid parameters show the library's ValueError message instead of a fi
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-
 from codedlib.codes.reed_solomon import mask_matrix, straggler_tolerance
 from codedlib.experiments.reed_solomon import fig3_tf_curve
 from codedlib.plots.reed_solomon import plot_mask, plot_tf_curve
 from codedlib.theory.reed_solomon import optimal_workers
-from codedlib.widgets._common import show_figure
+from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
-__all__ = ["code_summary", "explore_reed_solomon"]
+__all__ = ["code_summary", "explore_reed_solomon", "reed_solomon_report"]
 
 
 def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
@@ -41,43 +39,35 @@ def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
     return "\n".join(lines), {"s": s, "f": n - s, "res": res, "f_rs": f_rs, "f_mds": f_mds}
 
 
+def reed_solomon_report(n, k, w, t0, xi, cg_N, c_m) -> Report:
+    """Text, mask and T_f curve for one setting (ValueError on invalid input)."""
+    from codedlib.plots import subplots
+
+    text, info = code_summary(n, k, w, t0, xi, cg_N, c_m)
+    M = mask_matrix(n, k, w)
+    fig, axes = subplots(1, 2, figsize=(11, 4), layout="constrained")
+    plot_mask(M, ax=axes[0])
+    plot_tf_curve(info["res"], ax=axes[1])
+    return Report(html=text_html(text), figures=[fig])
+
+
 def explore_reed_solomon(n: int = 8, k: int = 4, w: int = 3, t0: float = 0.001,
-                         xi: float = 1.1, cg_N: float = 0.035, c_m: float = 1e-9):
-    """Widget: n, k, w, ξ, t0, c_g N, c_m → mask, tolerance, α*, T_f curve."""
+                         xi: float = 1.1, cg_N: float = 0.035, c_m: float = 1e-9) -> Explorer:
+    """Widget: n, k, w, ξ, t0, c_g N, c_m → mask, tolerance, α*, T_f curve. The positive
+    parameters spanning decades are typed exactly (no slider rounding)."""
     import ipywidgets as W
 
+    style = {"description_width": "initial"}
     controls = {
-        "n": W.BoundedIntText(value=n, min=2, max=400, description="n"),
-        "k": W.BoundedIntText(value=k, min=1, max=400, description="k"),
-        "w": W.BoundedIntText(value=w, min=1, max=400, description="w"),
-        "t0": W.FloatLogSlider(value=t0, base=10, min=-5, max=-1, step=0.1, description="t0"),
-        "xi": W.FloatSlider(value=xi, min=0.2, max=4.0, step=0.05, description="ξ"),
-        "cg_N": W.FloatLogSlider(value=cg_N, base=10, min=-4, max=0, step=0.05,
-                                 description="c_g·N"),
-        "c_m": W.FloatLogSlider(value=c_m, base=10, min=-11, max=-5, step=0.1,
-                                description="c_m"),
+        "n": W.BoundedIntText(value=n, min=2, max=400, description="n", style=style),
+        "k": W.BoundedIntText(value=k, min=1, max=400, description="k", style=style),
+        "w": W.BoundedIntText(value=w, min=1, max=400, description="w", style=style),
+        "t0": log_slider("t0", t0, 1e-5, 1e-1),
+        "xi": float_slider("xi", xi, 0.2, 4.0, 0.05, description="ξ"),
+        "cg_N": log_slider("cg_N", cg_N, 1e-4, 1.0, description="c_g·N"),
+        "c_m": log_slider("c_m", c_m, 1e-11, 1e-5, description="c_m [s/FLOP]"),
     }
-    out = W.Output()
-
-    def redraw(**p):
-        out.clear_output(wait=True)
-        with out:
-            try:
-                text, info = code_summary(p["n"], p["k"], p["w"], p["t0"], p["xi"],
-                                          p["cg_N"], p["c_m"])
-                M = mask_matrix(p["n"], p["k"], p["w"])
-            except ValueError as err:
-                print(f"Invalid parameters: {err}")
-                return
-            print(text)
-            fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-            plot_mask(M, ax=axes[0])
-            plot_tf_curve(info["res"], ax=axes[1])
-            fig.tight_layout()
-            show_figure(fig)
-
-    ui = W.interactive_output(redraw, controls)
-    box = W.VBox([W.HBox([controls["n"], controls["k"], controls["w"]]),
-                  W.HBox([controls["t0"], controls["xi"]]),
-                  W.HBox([controls["cg_N"], controls["c_m"]]), out, ui])
-    return box
+    explorer = Explorer(reed_solomon_report, controls,
+                        rows=[["n", "k", "w"], ["t0", "xi"], ["cg_N", "c_m"]])
+    explorer.refresh()
+    return explorer

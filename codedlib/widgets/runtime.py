@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from codedlib.runtime.config import SCHEMES
 
-__all__ = ["config_from_controls", "explore_run_for_real"]
+__all__ = ["APPLIES", "config_from_controls", "explore_run_for_real"]
 
 
 def config_from_controls(values: dict, quick: bool = True):
@@ -38,6 +38,15 @@ def config_from_controls(values: dict, quick: bool = True):
     return scheme_config(scheme, quick=quick, **over)
 
 
+#: The controls that apply to each scheme (the others are hidden).
+APPLIES = {
+    "cr": ("n", "L", "s"),
+    "gc": ("N", "S"),
+    "sgd": ("N", "S"),
+    "dsag": ("N", "w"),
+}
+
+
 def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool = True,
                          backend: str = "ipyparallel", scheme: str | None = None,
                          delay: str | None = None):
@@ -46,14 +55,17 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
     ``quick`` picks the small defaults of :func:`codedlib.runtime.notebook.scheme_config`;
     ``backend`` is "ipyparallel" (MPI engines) or "mpiexec"; ``delay`` the initial injected
     model in command-line form (default ``shiftexp:shift=0.05,rate=20``; e.g.
-    ``pareto:t0=0.05,xi=2.5`` for the Reed--Solomon notebook). Nothing runs until the button
-    is pressed. The returned box has ``.run_button`` and ``.output`` attributes (for tests).
+    ``pareto:t0=0.05,xi=2.5`` for the Reed--Solomon notebook). Only the controls that apply to
+    the chosen scheme are shown. Nothing runs until the button is pressed; while it runs the
+    button is disabled and a progress bar shows. The returned box has ``.run_button``,
+    ``.messages`` (the run's messages, HTML), ``.image`` (the figure), ``.status`` and ``.controls``.
     """
+    import html
+
     import ipywidgets as w
-    import matplotlib.pyplot as plt
-    from IPython.display import display
 
     from codedlib.runtime.notebook import scheme_config
+    from codedlib.widgets._common import error_html, render_png
 
     schemes = tuple(schemes)
     bad = [s for s in schemes if s not in SCHEMES]
@@ -72,11 +84,16 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
     wfresh = w.BoundedIntText(value=2, min=1, max=64, description="DSAG w", style=style)
     delay_text = w.Text(value=delay or defaults.delay.to_text(), description="injected delay (s)",
                         style=style, layout=w.Layout(width="420px"))
-    t_c = w.FloatText(value=0.0, description="t_c per message (ms)", style=style)
+    t_c = w.BoundedFloatText(value=0.0, min=-1.0, max=1e4, description="t_c per message (ms)",
+                             style=style)
     iters = w.BoundedIntText(value=defaults.iterations, min=1, max=500, description="iterations", style=style)
     button = w.Button(description="Run on MPI", button_style="primary", icon="play")
+    progress = w.FloatProgress(value=0, min=0, max=1, description="running…", style=style,
+                               bar_style="info", layout=w.Layout(display="none"))
     status = w.HTML()
-    out = w.Output()
+    log = w.HTML()
+    image = w.Image(format="png", layout=w.Layout(display="none", max_width="100%"))
+    sized = {"N": N, "S": S, "n": n, "L": L, "s": s, "w": wfresh}
 
     def values():
         return {"scheme": scheme_box.value, "N": N.value, "S": S.value, "n": n.value, "L": L.value,
@@ -84,62 +101,80 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
                 "t_c_ms": t_c.value, "iterations": iters.value}
 
     def show_size(*_):
+        applies = APPLIES.get(scheme_box.value, ("N",))
+        for name, control in sized.items():
+            control.layout.display = "" if name in applies else "none"
         try:
             cfg = config_from_controls(values(), quick)
             status.value = (f"<b>{cfg.world_size} MPI processes</b> (1 root + {cfg.n_workers} workers), "
                             f"tolerates {cfg.tolerated} straggler(s){' per parent' if cfg.scheme == 'cr' else ''}")
         except ValueError as exc:
-            status.value = f"<span style='color:#b00'>{exc}</span>"
+            status.value = error_html(exc)
+
+    lines: list[str] = []
+
+    def say(text):
+        lines.append(text)
+        log.value = f"<pre style='margin:0'>{html.escape(chr(10).join(lines))}</pre>"
 
     def on_run(_):
+        from codedlib.plots import subplots
         from codedlib.plots.runtime import plot_iteration_times, plot_worker_latency
         from codedlib.runtime.__main__ import summary
         from codedlib.runtime.notebook import run_for_real
         from codedlib.runtime.validation import predict_iteration_time
 
-        def say(text):
-            out.append_stdout(text + "\n")
-
-        out.clear_output()
+        lines.clear()
+        log.value = ""
+        image.layout.display = "none"
         try:
             cfg = config_from_controls(values(), quick)
         except ValueError as exc:
-            say(f"error: {exc}")
+            log.value = error_html(exc)
             return
-        say(f"running {cfg.scheme} on {cfg.world_size} MPI processes ({backend}) ...")
+        button.disabled = True
+        progress.layout.display = ""
+        progress.value = 0.1
         try:
-            result = run_for_real(cfg.scheme, backend=backend, config=cfg)
-        except (RuntimeError, ValueError, OSError) as exc:
-            say(f"error: {exc}")
-            return
-        say(summary(result))
-        pred = predict_iteration_time(cfg, rng=cfg.seed)
-        measured = result.iterations["iteration_time"].iloc[1:].mean()
-        if pred["mean"] > 0:
-            say(f"simulator prediction for the injected model: {pred['mean'] * 1e3:.1f} ms "
-                f"({pred['method']}); measured {measured * 1e3:.1f} ms "
-                f"({measured / pred['mean'] - 1:+.0%}; the gap is this machine's real cost)")
-        with out:
-            fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+            say(f"running {cfg.scheme} on {cfg.world_size} MPI processes ({backend}) ...")
+            try:
+                result = run_for_real(cfg.scheme, backend=backend, config=cfg)
+            except (RuntimeError, ValueError, OSError) as exc:
+                log.value += error_html(exc)
+                return
+            progress.value = 0.8
+            say(summary(result))
+            pred = predict_iteration_time(cfg, rng=cfg.seed)
+            measured = result.iterations["iteration_time"].iloc[1:].mean()
+            if pred["mean"] > 0:
+                say(f"simulator prediction for the injected model: {pred['mean'] * 1e3:.1f} ms "
+                    f"({pred['method']}); measured {measured * 1e3:.1f} ms "
+                    f"({measured / pred['mean'] - 1:+.0%}; the gap is this machine's real cost)")
+            fig, axes = subplots(1, 2, figsize=(12, 4), layout="constrained")
             plot_iteration_times({cfg.scheme: result}, ax=axes[0])
             plot_worker_latency(result.trace, ax=axes[1])
-            display(fig)
-            plt.close(fig)
+            image.value = render_png(fig)
+            image.layout.display = ""
+        finally:
+            progress.value = 1.0
+            progress.layout.display = "none"
+            button.disabled = False
 
     for control in (scheme_box, N, S, n, L, s, wfresh, delay_text, t_c, iters):
         control.observe(show_size, names="value")
     button.on_click(on_run)
     show_size()
     box = w.VBox([
-        w.HBox([scheme_box, iters, button]),
-        w.HBox([N, S, wfresh]),
-        w.HBox([n, L, s]),
+        w.HBox([scheme_box, iters, button, progress]),
+        w.HBox([N, S, wfresh, n, L, s], layout=w.Layout(flex_flow="row wrap")),
         w.HBox([delay_text, t_c]),
-        status, out,
+        status, log, image,
     ])
     box.run_button = button
-    box.output = out
+    box.messages = log
+    box.image = image
     box.status = status
+    box.progress = progress
     box.controls = {"scheme": scheme_box, "N": N, "S": S, "n": n, "L": L, "s": s, "w": wfresh,
                     "delay": delay_text, "t_c_ms": t_c, "iterations": iters}
     return box

@@ -13,15 +13,13 @@ Each widget wraps a plain ``*_report`` function that returns ``(figure, text)`` 
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
 from codedlib._validation import check_int
 from codedlib.experiments import stragglers as ex
 from codedlib.latency.models import gamma_from_moments, pareto, shifted_exponential
 from codedlib.latency.order_stats import pareto_order_statistic_limit
-from codedlib.widgets._common import show_figure
+from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
 __all__ = [
     "MODEL_PARAMETERS",
@@ -55,8 +53,7 @@ def make_model(model: str, first: float, second: float):
 
 def order_statistics_report(model, first, second, n, k, replicas=20_000, seed=0):
     """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``."""
-    import matplotlib.pyplot as plt
-
+    from codedlib.plots import subplots
     from codedlib.plots.stragglers import plot_order_statistics
 
     dist = make_model(model, first, second)
@@ -64,7 +61,7 @@ def order_statistics_report(model, first, second, n, k, replicas=20_000, seed=0)
     k = check_int("k", k, low=1, high=n)
     comparison = ex.order_statistic_comparison(dist, n, replicas=replicas, rng=seed)
     curves = ex.delay_model_curves({model: dist})
-    fig, axes = plt.subplots(1, 3, figsize=(13.5, 3.6), layout="constrained")
+    fig, axes = subplots(1, 3, figsize=(13.5, 3.6), layout="constrained")
     axes[0].plot(curves["t"], curves["pdf"], label="pdf")
     axes[0].plot(curves["t"], curves["cdf"], label="cdf")
     axes[0].set_xlim(0, curves.loc[curves["cdf"] < 0.995, "t"].max())
@@ -132,116 +129,74 @@ def bursts_report(p_enter, p_exit, factor, n_workers=36, n_iterations=600, seed=
 # --------------------------------------------------------------------------------------
 # ipywidgets front ends
 # --------------------------------------------------------------------------------------
-def _runner(report, output, message):
-    """Return ``run(**kwargs)``: draw ``report(**kwargs)`` into ``output`` or show its ValueError."""
+def _text_report(report):
+    """``compute(**values)`` for an Explorer: ``report`` returns ``(figure, text)``."""
 
-    def run(**kwargs):
-        output.clear_output(wait=True)
-        try:
-            fig, text = report(**kwargs)
-        except ValueError as err:
-            message.value = f"<pre style='color:#b00020'>ValueError: {html.escape(str(err))}</pre>"
-            return None
-        message.value = f"<pre>{html.escape(text)}</pre>"
-        with output:
-            show_figure(fig)
-        return text
+    def compute(**values):
+        fig, text = report(**values)
+        return Report(html=text_html(text), figures=[fig])
 
-    return run
+    return compute
 
 
-def _row_explorer(report, controls, **fixed):
-    """UI: the ``controls`` (parameter name -> widget) in a row, then the report's text and
-    figure, redrawn on every change; ``ui.refresh()`` recomputes with the current values."""
-    import ipywidgets as W
-
-    message, output = W.HTML(), W.Output()
-    run = _runner(report, output, message)
-
-    def refresh(*_):
-        return run(**{name: widget.value for name, widget in controls.items()}, **fixed)
-
-    for widget in controls.values():
-        widget.observe(refresh, "value")
-    ui = W.VBox([W.HBox(list(controls.values())), message, output])
-    ui.refresh = refresh
-    refresh()
-    return ui
-
-
-def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0):
+def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0) -> Explorer:
     """Delay model (shape/scale sliders), ``n`` and ``k`` -> pdf/cdf and ``E[T_(k)]`` three ways.
 
-    Returns the UI (a ``VBox``); ``ui.refresh()`` recomputes with the current values.
+    Switching the model resets its two sliders to that model's defaults (one recompute).
+    Returns the :class:`~codedlib.widgets._common.Explorer`; ``.refresh()`` recomputes.
     """
     import ipywidgets as W
 
+    if model not in MODEL_PARAMETERS:
+        raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
     (p1, p2) = MODEL_PARAMETERS[model]
-    model_w = W.Dropdown(options=list(MODEL_PARAMETERS), value=model, description="model")
-    first = W.FloatSlider(value=p1[1], min=p1[2][0], max=p1[2][1], step=0.05, description=p1[0])
-    second = W.FloatSlider(value=p2[1], min=p2[2][0], max=p2[2][1], step=0.05, description=p2[0])
-    n_w = W.BoundedIntText(value=n, min=-1000, max=500, description="n workers")
-    k_w = W.BoundedIntText(value=k, min=-1000, max=500, description="k")
-    reps = W.Dropdown(options=[2_000, 20_000, 100_000], value=replicas, description="MC replicas")
-    button = W.Button(description="recompute", button_style="primary")
-    message, output = W.HTML(), W.Output()
-    run = _runner(order_statistics_report, output, message)
-
-    def refresh(*_):
-        return run(
-            model=model_w.value,
-            first=first.value,
-            second=second.value,
-            n=n_w.value,
-            k=k_w.value,
-            replicas=reps.value,
-            seed=seed,
-        )
+    style = {"description_width": "initial"}
+    controls = {
+        "model": W.Dropdown(options=list(MODEL_PARAMETERS), value=model, description="model"),
+        "first": float_slider(p1[0], p1[1], *p1[2], 0.05),
+        "second": float_slider(p2[0], p2[1], *p2[2], 0.05),
+        "n": W.BoundedIntText(value=n, min=-1000, max=500, description="n workers", style=style),
+        "k": W.BoundedIntText(value=k, min=-1000, max=500, description="k", style=style),
+        "replicas": W.Dropdown(options=[2_000, 20_000, 100_000], value=replicas,
+                               description="MC replicas", style=style),
+    }
+    explorer = Explorer(_text_report(order_statistics_report), controls,
+                        rows=[["model", "first", "second"], ["n", "k", "replicas"]],
+                        fixed={"seed": seed}, watch=["first", "second", "n", "k", "replicas"])
 
     def on_model(change):
-        a, b = MODEL_PARAMETERS[change["new"]]
-        for slider, (name, default, (lo, hi)) in ((first, a), (second, b)):
-            slider.unobserve(refresh, "value")
-            slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
-            slider.value, slider.min, slider.max, slider.description = default, lo, hi, name
-            slider.observe(refresh, "value")
-        refresh()
+        first, second = controls["first"], controls["second"]
+        with explorer.hold(recompute=True):  # one recompute, after the sliders are reset
+            for slider, (name, default, (lo, hi)) in zip((first, second), MODEL_PARAMETERS[change["new"]]):
+                with slider.hold_sync():
+                    slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
+                    slider.value = default
+                    slider.min, slider.max, slider.description = lo, hi, name
 
-    model_w.observe(on_model, "value")
-    for w in (first, second, n_w, k_w, reps):
-        w.observe(refresh, "value")
-    button.on_click(refresh)
-    ui = W.VBox(
-        [W.HBox([model_w, first, second]), W.HBox([n_w, k_w, reps, button]), message, output]
-    )
-    ui.refresh = refresh
-    refresh()
-    return ui
+    controls["model"].observe(on_model, names="value")
+    explorer.refresh()
+    return explorer
 
 
-def explore_pareto_limit(t0=0.001, xi=1.1, alpha=0.1477):
-    """``t0``, ``xi``, ``alpha`` sliders -> RS Proposition 1 limit vs exact as ``n`` grows."""
-    import ipywidgets as W
-
+def explore_pareto_limit(t0=0.001, xi=1.1, alpha=0.1477) -> Explorer:
+    """``t0``, ``xi``, ``alpha`` -> RS Proposition 1 limit vs exact as ``n`` grows."""
     controls = {
-        "t0": W.FloatLogSlider(value=t0, base=10, min=-4, max=1, step=0.1, description="t0"),
-        "xi": W.FloatSlider(value=xi, min=0.05, max=6.0, step=0.05, description="xi"),
-        "alpha": W.FloatSlider(value=alpha, min=0.01, max=1.0, step=0.01, description="alpha"),
+        "t0": log_slider("t0", t0, 1e-4, 10.0),
+        "xi": float_slider("xi", xi, 0.05, 6.0, 0.05),
+        "alpha": float_slider("alpha", alpha, 0.0001, 1.0, 0.0001, readout_format=".4f"),
     }
-    return _row_explorer(pareto_limit_report, controls)
+    explorer = Explorer(_text_report(pareto_limit_report), controls)
+    explorer.refresh()
+    return explorer
 
 
-def explore_bursts(p_enter=0.0007, p_exit=0.05, factor=1.12, seed=0):
+def explore_bursts(p_enter=0.0007, p_exit=0.05, factor=1.12, seed=0) -> Explorer:
     """Burst entry/exit probabilities and slowdown factor -> sampled path and summary."""
-    import ipywidgets as W
-
     controls = {
-        "p_enter": W.FloatLogSlider(
-            value=p_enter, base=10, min=-4, max=0, step=0.1, description="p_enter"
-        ),
-        "p_exit": W.FloatLogSlider(
-            value=p_exit, base=10, min=-3, max=0, step=0.1, description="p_exit"
-        ),
-        "factor": W.FloatSlider(value=factor, min=0.5, max=3.0, step=0.01, description="factor"),
+        "p_enter": log_slider("p_enter", p_enter, 1e-5, 1.0),
+        "p_exit": log_slider("p_exit", p_exit, 1e-4, 1.0),
+        "factor": float_slider("factor", factor, 0.5, 3.0, 0.01),
     }
-    return _row_explorer(bursts_report, controls, seed=seed)
+    explorer = Explorer(_text_report(bursts_report), controls, fixed={"seed": seed})
+    explorer.refresh()
+    return explorer

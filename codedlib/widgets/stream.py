@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from codedlib.theory import stream as th
-from codedlib.widgets._common import show_figure
+from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
-__all__ = ["build_workers", "explore_load_split", "parse_values"]
+__all__ = [
+    "build_workers", "explore_load_split", "parse_values", "split_report", "split_view",
+]
 
 
 def parse_values(name: str, text: str) -> np.ndarray:
@@ -73,66 +75,56 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
 
 def split_report(rates_text, comm_text, heterogeneity, K, omega, gamma, lam, iterations,
                  simulate=True, complexity=None, n_jobs=300):
-    """``(result, text)`` the widget shows; on bad input ``(None, "Error: <message>")``."""
+    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
     complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
-    try:
-        workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
-        return _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate)
-    except ValueError as err:
-        return None, f"Error: {err}"
+    workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
+    return _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate)
 
 
-def explore_load_split(rates=None, comm=None, complexity=None, n_jobs=300):
+def split_view(*, complexity=None, n_jobs=300, **values) -> Report:
+    """:func:`split_report` as what the explorer shows: the summary and the per-worker chart."""
+    from codedlib.plots import subplots
+
+    res, text = split_report(**values, complexity=complexity, n_jobs=n_jobs)
+    workers = res["workers"]
+    fig, ax = subplots(figsize=(7, 3.0), layout="constrained")
+    x = np.arange(1, workers.n_workers + 1)
+    ax.bar(x - 0.2, res["uniform_metric"], width=0.4, color="C1", label="uniform")
+    ax.bar(x + 0.2, res["optimal_metric"], width=0.4, color="C0", label="optimal")
+    ax.axhline(res["optimal"].theta, color="k", lw=1, label="θ")
+    ax.set(xlabel="worker p", ylabel="E[T] + γE[T²]", xticks=x)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return Report(html=text_html(text), figures=[fig])
+
+
+def explore_load_split(rates=None, comm=None, complexity=None, n_jobs=300) -> Explorer:
     """ipywidgets UI around Theorem 2, eqs. (6)-(9) and the Section VI simulation.
 
     Defaults are Example 2's workers. Bad input (mismatched lists, K*Omega not an integer,
     negative values) is shown as the error message instead of raising.
     """
     import ipywidgets as W
-    import matplotlib.pyplot as plt
 
     ex2 = th.EXAMPLE2
     rates = ", ".join(f"{r:.3g}" for r in (ex2["rates"] if rates is None else rates))
     comm = ", ".join(f"{c:.4g}" for c in (ex2["comm_time"] if comm is None else comm))
-    complexity = ex2["complexity"] if complexity is None else complexity
+    style = {"description_width": "initial"}
+    wide = W.Layout(width="560px")
     controls = {
-        "rates_text": W.Text(value=rates, description="μ_p"),
-        "comm_text": W.Text(value=comm, description="c_p [s]"),
-        "heterogeneity": W.FloatSlider(value=1.0, min=0.0, max=2.0, step=0.1,
-                                       description="heterogeneity"),
-        "K": W.IntSlider(value=ex2["K"], min=1, max=500, description="K"),
-        "omega": W.FloatSlider(value=ex2["omega"], min=1.0, max=2.0, step=0.02,
-                               description="Ω"),
-        "gamma": W.FloatLogSlider(value=ex2["gamma"], base=10, min=-3, max=2, description="γ"),
-        "lam": W.FloatSlider(value=ex2["arrival_rate"], min=0.001, max=0.05, step=0.001,
-                             readout_format=".3f", description="λ"),
-        "iterations": W.IntSlider(value=ex2["iterations"], min=1, max=100, description="I"),
-        "simulate": W.Checkbox(value=True, description="simulate (purging)"),
+        "rates_text": W.Text(value=rates, description="μ_p (tasks/s)", style=style, layout=wide),
+        "comm_text": W.Text(value=comm, description="c_p [s]", style=style, layout=wide),
+        "heterogeneity": float_slider("heterogeneity", 1.0, 0.0, 2.0, 0.1),
+        "K": W.IntSlider(value=ex2["K"], min=1, max=500, description="K", style=style),
+        "omega": float_slider("omega", ex2["omega"], 1.0, 2.0, 0.02, description="Ω"),
+        "gamma": log_slider("gamma", ex2["gamma"], 1e-3, 1e2, description="γ"),
+        "lam": float_slider("lam", ex2["arrival_rate"], 0.001, 0.05, 0.001, description="λ",
+                            readout_format=".3f"),
+        "iterations": W.IntSlider(value=ex2["iterations"], min=1, max=100, description="I",
+                                  style=style),
+        "simulate": W.Checkbox(value=True, description="simulate (purging)", style=style),
     }
-    out = W.Output()
-
-    def update(rates_text, comm_text, heterogeneity, K, omega, gamma, lam, iterations, simulate):
-        with out:
-            out.clear_output(wait=True)
-            res, text = split_report(rates_text, comm_text, heterogeneity, K, omega, gamma, lam,
-                                     iterations, simulate, complexity, n_jobs)
-            print(text)
-            if res is None:
-                return
-            workers = res["workers"]
-            fig, ax = plt.subplots(figsize=(6, 2.8))
-            x = np.arange(1, workers.n_workers + 1)
-            ax.bar(x - 0.2, res["uniform_metric"], width=0.4, color="C1", label="uniform")
-            ax.bar(x + 0.2, res["optimal_metric"], width=0.4, color="C0", label="optimal")
-            ax.axhline(res["optimal"].theta, color="k", lw=1, label="θ")
-            ax.set_xlabel("worker p")
-            ax.set_ylabel("E[T] + γE[T²]")
-            ax.legend(fontsize="small")
-            show_figure(fig)
-
-    W.interactive_output(update, controls)
-    box = W.VBox([W.HBox([controls["rates_text"], controls["comm_text"]]),
-                  W.HBox([controls["heterogeneity"], controls["K"], controls["omega"]]),
-                  W.HBox([controls["gamma"], controls["lam"], controls["iterations"]]),
-                  controls["simulate"], out])
-    return box
+    explorer = Explorer(split_view, controls, fixed={"complexity": complexity, "n_jobs": n_jobs},
+                        rows=[["rates_text"], ["comm_text"], ["heterogeneity", "K", "omega"],
+                              ["gamma", "lam", "iterations"], ["simulate"]])
+    explorer.refresh()
+    return explorer

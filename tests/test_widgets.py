@@ -1,0 +1,114 @@
+"""Explorers keep the values they are given, recompute once per change, redraw in place and
+show one error style; no figure of theirs ever reaches pyplot (see codedlib.widgets._common)."""
+
+import math
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+import ipywidgets as W  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+
+from codedlib.widgets import _common  # noqa: E402
+
+
+def explorers():
+    from codedlib.widgets import codedreduce, dsag, lagc, reed_solomon, stragglers, stream
+
+    return {
+        "order statistics": lambda: stragglers.explore_order_statistics(replicas=2_000),
+        "pareto limit": stragglers.explore_pareto_limit,
+        "bursts": stragglers.explore_bursts,
+        "codedreduce": lambda: codedreduce.explore_codedreduce(n=3, L=2, s=1, d=45),
+        "reed-solomon": reed_solomon.explore_reed_solomon,
+        "dsag latency": lambda: dsag.explore_dsag().latency,
+        "lagc": lambda: lagc.explore_lagc(n_workers=4, redundancy=2, n_groups=2),
+        "stream": lambda: stream.explore_load_split(n_jobs=30),
+    }
+
+
+def walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from walk(child)
+
+
+def browser_snap(slider):
+    """What the browser sends back for a FloatSlider: the value rounded to min + k*step."""
+    k = round((slider.value - slider.min) / slider.step)
+    return slider.min + k * slider.step
+
+
+@pytest.mark.parametrize("name", list(explorers()))
+def test_explorer_keeps_its_values_and_draws_once(name):
+    before = set(plt.get_fignums())
+    explorer = explorers()[name]()
+    assert explorer.calls == 1, "one recompute when built, none echoed"
+    assert explorer.last_values == explorer.values()
+    widgets = list(walk(explorer.box))
+    assert not [w for w in widgets if isinstance(w, W.FloatLogSlider)], \
+        "log sliders round the given value in the browser"
+    for slider in (w for w in widgets if isinstance(w, W.FloatSlider)):
+        assert math.isclose(browser_snap(slider), slider.value, rel_tol=1e-12, abs_tol=1e-12), \
+            (slider.description, slider.value)
+    for control in explorer.controls.values():
+        if isinstance(control, (W.IntSlider, W.FloatSlider, W.BoundedFloatText, W.BoundedIntText,
+                                W.Dropdown, W.Text)) and len(control.description) > 8:
+            assert control.style.description_width == "initial", control.description
+    shown = [image for image in explorer.images if image.layout.display != "none"]
+    assert shown and all(image.value[:4] == b"\x89PNG" for image in shown)
+    assert set(plt.get_fignums()) == before, "explorer figures must not stay in pyplot"
+
+
+def test_error_style_clears_the_figure_and_recovers():
+    from codedlib.widgets.reed_solomon import explore_reed_solomon
+
+    explorer = explore_reed_solomon()
+    first = explorer.images[0].value
+    explorer.controls["w"].value = 5  # w > k
+    assert explorer.status.value.startswith("<div class='codedlib-error'")
+    assert "w must satisfy" in explorer.status.value
+    assert explorer.images[0].layout.display == "none" and explorer.images[0].value == b""
+    explorer.controls["w"].value = 3
+    assert explorer.images[0].value == first  # same values, same pixels, same pane
+    assert explorer.calls == 3
+
+
+def test_hold_groups_changes_into_one_recompute():
+    from codedlib.widgets.reed_solomon import explore_reed_solomon
+
+    explorer = explore_reed_solomon()
+    with explorer.hold():
+        explorer.controls["n"].value = 12
+        explorer.controls["w"].value = 2
+    assert explorer.calls == 2 and explorer.last_values["n"] == 12
+
+
+def test_button_explorer_runs_only_on_click_and_reenables():
+    from codedlib.widgets.dsag import explore_dsag
+
+    box = explore_dsag(n_workers=6, w=3, n_subpartitions=2)
+    convergence = box.convergence
+    assert convergence.calls == 0 and convergence.images[0].layout.display == "none"
+    convergence.controls["w"].value = 4  # no recompute of the long run on a change
+    assert convergence.calls == 0
+    convergence.button.click()
+    assert convergence.calls == 1 and not convergence.button.disabled
+    assert convergence.images[0].value[:4] == b"\x89PNG"
+    assert convergence.progress.layout.display == "none"
+
+
+def test_sliders_refuse_values_off_their_grid():
+    with pytest.raises(ValueError, match="not on the slider grid"):
+        _common.float_slider("alpha", 0.1477, 0.0, 1.0, 0.01)
+    with pytest.raises(ValueError, match=r"xi must satisfy 0.2 <= xi <= 4"):
+        _common.float_slider("xi", 5.0, 0.2, 4.0, 0.05)
+    with pytest.raises(ValueError, match=r"t0 must satisfy"):
+        _common.log_slider("t0", 1.0, 1e-5, 1e-1)
+    assert _common.log_slider("c_m", 1e-9, 1e-11, 1e-5).value == 1e-9
+
+
+def test_error_html_escapes():
+    text = _common.error_html(ValueError("k must satisfy 1 <= k <= 3, got k=<5>"))
+    assert "&lt;5&gt;" in text and "ValueError" in text
