@@ -25,10 +25,14 @@ help: ## Show this help
 
 setup: $(STAMP) ## Create .venv and install codedlib with every extra (versions from constraints.txt)
 
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+$(STAMP): pyproject.toml $(CONSTRAINTS) jupyter/overrides.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[all]'
+	@# JupyterLab defaults for this environment: widget messages on the main shell (see
+	@# codedlib/widgets/_common.py) and no autosave of the committed notebooks
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $@
 
 test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode and the MPI tests)
@@ -40,8 +44,12 @@ figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figure
 book: $(STAMP) ## Static HTML book of the executed notebooks (runs any missing first) -> build/book/index.html
 	$(BIN)/python -m codedlib.book --executed build/notebooks --fig-root figures --out build/book --timeout $(NOTEBOOK_TIMEOUT)
 
-lab: $(STAMP) ## Open the notebooks in JupyterLab
-	$(BIN)/jupyter lab notebooks/
+# JupyterLab refuses to run as root (containers) without --allow-root
+LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+LAB_ARGS ?=
+
+lab: $(STAMP) ## Open the notebooks in JupyterLab (saving never writes outputs into notebooks/)
+	$(BIN)/jupyter lab --config=jupyter/jupyter_server_config.py $(LAB_ROOT) $(LAB_ARGS) notebooks/
 
 bench: $(STAMP) ## Run every benchmark in benchmarks/ and print the ratios
 	@set -e; for f in benchmarks/bench_*.py; do echo "=== $$f"; $(BIN)/python $$f; done

@@ -30,6 +30,8 @@ __all__ = [
     "notebook_has_outputs",
     "run_notebook",
     "inline_figures",
+    "strip_outputs",
+    "strip_outputs_pre_save",
     "publish_claims",
     "main",
 ]
@@ -156,6 +158,27 @@ def inline_figures(executed: str | Path) -> list[str]:
             if "image/png" in output.get("data", {}):
                 names.append(output.get("metadata", {}).get("codedlib_figure", ""))
     return names
+
+
+def strip_outputs(nb: dict) -> dict:
+    """``nb`` (a notebook as a dict) without outputs, execution counts or widget state."""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    nb.get("metadata", {}).pop("widgets", None)
+    return nb
+
+
+def strip_outputs_pre_save(model, path, contents_manager=None, **_):
+    """Jupyter server ``pre_save_hook``: a notebook saved under ``notebooks/`` of this
+    repository keeps no outputs (``make lab`` installs it; see ``jupyter/``)."""
+    if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
+        return
+    root = Path(getattr(contents_manager, "root_dir", REPO_ROOT)).resolve()
+    target = (root / path.lstrip("/")).resolve()
+    if target.parent == (REPO_ROOT / "notebooks").resolve():
+        strip_outputs(model["content"])
 
 
 def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> Path | None:
