@@ -157,3 +157,81 @@ def test_widgets_show_errors_instead_of_raising():
     assert "limit" in ui.status.value
     ui = wd.explore_bursts()
     assert "burst fraction" in ui.status.value
+
+
+# -- replicas over seeds (claims with intervals) ---------------------------------------------
+def test_monte_carlo_over_seeds_is_tidy_and_independent():
+    dist = shifted_exponential(0.0, 1.0)
+    table = ex.monte_carlo_over_seeds(dist, [8, 10], 10, replicas=2_000, seeds=[3, 4, 5])
+    assert list(table.columns) == ["seed", "k", "mc_mean", "mc_stderr"]
+    assert table["seed"].tolist() == [3, 3, 4, 4, 5, 5] and table["k"].tolist() == [8, 10] * 3
+    # one seed reproduces a direct call; different seeds give different estimates
+    from codedlib.latency.order_stats import order_statistic_monte_carlo
+
+    direct = order_statistic_monte_carlo(dist, [8, 10], 10, replicas=2_000, rng=4)
+    np.testing.assert_allclose(table.loc[table["seed"] == 4, "mc_mean"], direct.mean)
+    assert table.loc[table["k"] == 10, "mc_mean"].nunique() == 3
+    # the seeds' means scatter like their own standard errors around H_10
+    z = (table.loc[table["k"] == 10, "mc_mean"] - 2.928968) / table.loc[table["k"] == 10, "mc_stderr"]
+    assert (z.abs() < 4).all()
+    with pytest.raises(ValueError, match="seeds must be distinct"):
+        ex.monte_carlo_over_seeds(dist, 5, 10, replicas=100, seeds=[1, 1])
+    with pytest.raises(ValueError, match="seeds must hold"):
+        ex.monte_carlo_over_seeds(dist, 5, 10, replicas=100, seeds=[])
+
+
+def test_ecdf_ks_over_seeds_model_samples_look_uniform():
+    cluster = ex.demo_cluster(6)
+    table = ex.ecdf_ks_over_seeds(cluster, workers=(0, -1), n_samples=500, seeds=range(20))
+    assert len(table) == 40 and set(table["worker"]) == {1, 6}
+    assert table["p_value"].between(0, 1).all()
+    assert 0.3 < table["p_value"].mean() < 0.7  # uniform p-values under the model
+    # the KS distance shrinks like 1/sqrt(n_samples)
+    big = ex.ecdf_ks_over_seeds(cluster, workers=(0,), n_samples=8_000, seeds=range(10))
+    small = ex.ecdf_ks_over_seeds(cluster, workers=(0,), n_samples=125, seeds=range(10))
+    assert big["ks_statistic"].mean() < 0.5 * small["ks_statistic"].mean()  # expected ratio 1/8
+    with pytest.raises(ValueError, match="worker must satisfy"):
+        ex.ecdf_ks_over_seeds(cluster, workers=(6,), seeds=[0])
+
+
+def test_bursts_over_seeds_matches_the_stationary_law():
+    table = ex.bursts_over_seeds(n_workers=20, n_iterations=2_000, seeds=range(8),
+                                 p_enter=0.02, p_exit=0.1, factor=1.5)
+    assert table["seed"].tolist() == list(range(8))
+    pi = 0.02 / 0.12
+    assert table["burst_fraction"].mean() == pytest.approx(pi, rel=0.1)
+    assert table["any_burst"].mean() == pytest.approx(1 - (1 - pi) ** 20, rel=0.05)
+    assert table["burst_latency_ratio"].mean() == pytest.approx(1.5, rel=0.02)
+    assert (table["workers_with_burst"] == 1.0).all()
+    # no burst at all: the ratio is undefined, not an error
+    calm = ex.bursts_over_seeds(n_workers=2, n_iterations=5, seeds=[0], p_enter=1e-12, p_exit=1.0)
+    assert np.isnan(calm["burst_latency_ratio"].iloc[0]) and calm["burst_iterations"].iloc[0] == 0
+
+
+def test_burst_consistency_and_run_needed():
+    table = ex.burst_consistency(n_workers=36, any_fraction=0.4, run_in_bursts=30,
+                                 burst_lengths=(5, 20, 1000))
+    pi = 1 - 0.6 ** (1 / 36)
+    np.testing.assert_allclose(table["burst_probability"], pi)
+    np.testing.assert_allclose(table["any_burst"], 0.4)
+    np.testing.assert_allclose(table["p_enter"] / (table["p_enter"] + table["p_exit"]), pi)
+    assert table["n_iterations"].tolist() == [150, 600, 30_000]
+    # the share hardly depends on the burst length and tends to the long-burst limit
+    limit = 1 - (1 - pi) * np.exp(-30 * pi / (1 - pi))
+    assert table["workers_with_burst"].iloc[-1] == pytest.approx(limit, rel=1e-3)
+    assert table["workers_with_burst"].max() < 0.5
+    # a MarkovBursts path calibrated by the table gives the same stationary value
+    summary = ex.bursty_path(n_workers=36, n_iterations=600, p_enter=table["p_enter"].iloc[1],
+                             p_exit=0.05, rng=0)["summary"].set_index("quantity")
+    assert summary.loc["workers with >= 1 burst", "stationary"] == pytest.approx(
+        table["workers_with_burst"].iloc[1])
+    # run_needed solves the long-burst limit for a share of one half
+    r = ex.burst_run_needed(n_workers=36, any_fraction=0.4, share=0.5)
+    assert 1 - (1 - pi) * np.exp(-r * pi / (1 - pi)) == pytest.approx(0.5)
+    long_run = ex.burst_consistency(run_in_bursts=r, burst_lengths=(10_000,))
+    assert long_run["workers_with_burst"].iloc[0] == pytest.approx(0.5, abs=1e-3)
+    assert ex.burst_run_needed(n_workers=1, any_fraction=0.9, share=0.5) == 0.0
+    with pytest.raises(ValueError, match="any_fraction must satisfy"):
+        ex.burst_consistency(any_fraction=1.0)
+    with pytest.raises(ValueError, match="burst_length must satisfy"):
+        ex.burst_consistency(burst_lengths=(0.5,))

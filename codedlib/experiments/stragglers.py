@@ -18,6 +18,22 @@ One function per figure/table; each returns a DataFrame (or a small dict of them
   limit ``t0 alpha**(-1/xi)`` (eq. 19) as ``n`` grows;
 * :func:`cost_of_waiting` -- ``E[T_(k)]`` relative to the mean single-worker latency as the
   master waits for more of the ``n`` workers.
+
+Replicas over independent seeds (tidy frames with a ``seed`` column, one generator
+``np.random.default_rng(seed)`` per seed), for the notebook's claims with intervals:
+
+* :func:`monte_carlo_over_seeds` -- Monte Carlo ``E[T_(k)]``, one estimate per seed;
+* :func:`ecdf_ks_over_seeds` -- Kolmogorov--Smirnov distance and p-value of sampled workers
+  against their model CDF (DSAG Fig. 3 style);
+* :func:`bursts_over_seeds` -- burst statistics of sampled :class:`MarkovBursts` paths
+  (DSAG Fig. 4 style);
+
+and one deterministic table:
+
+* :func:`burst_consistency` -- for bursts calibrated to a given probability that some worker
+  is in a burst, the expected share of workers that see at least one burst in a run of a
+  given number of burst lengths (DSAG Section III-B's statements side by side);
+  :func:`burst_run_needed` -- how many burst lengths a run must last for a given share.
 """
 
 from __future__ import annotations
@@ -47,13 +63,18 @@ from codedlib.latency.order_stats import (
 
 __all__ = [
     "KNOWN_VALUES",
+    "burst_consistency",
+    "burst_run_needed",
+    "bursts_over_seeds",
     "bursty_path",
     "closed_form",
     "cluster_ecdf",
     "cost_of_waiting",
     "delay_model_curves",
     "demo_cluster",
+    "ecdf_ks_over_seeds",
     "known_values_table",
+    "monte_carlo_over_seeds",
     "non_identical_comparison",
     "order_statistic_comparison",
     "pareto_limit_convergence",
@@ -412,3 +433,167 @@ def cost_of_waiting(
             float(cluster.means().mean()),
         )
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------
+# Replicas over independent seeds (for the claims' intervals)
+# --------------------------------------------------------------------------------------
+def _check_seeds(seeds) -> list[int]:
+    seeds = list(np.atleast_1d(np.asarray(seeds)).tolist())
+    if not seeds:
+        raise ValueError(f"seeds must hold at least one integer seed, got seeds={seeds!r}")
+    checked = [check_int("seed", s, low=0) for s in seeds]
+    if len(set(checked)) != len(checked):
+        raise ValueError(f"seeds must be distinct (independent replicas), got seeds={seeds!r}")
+    return checked
+
+
+def monte_carlo_over_seeds(
+    dist_or_cluster, ks, n: int | None = None, replicas: int = 20_000, seeds=range(5)
+) -> pd.DataFrame:
+    """Monte Carlo ``E[T_(k)]`` for each ``k`` in ``ks``, once per independent seed.
+
+    ``dist_or_cluster`` as in :func:`~codedlib.latency.order_stats.order_statistic_monte_carlo`
+    (a frozen distribution with ``n``, or a :class:`HeterogeneousCluster`). Each seed draws
+    ``replicas`` rounds from ``np.random.default_rng(seed)``. Returns a tidy frame
+    ``seed, k, mc_mean, mc_stderr`` (one row per seed and ``k``).
+    """
+    seeds = _check_seeds(seeds)
+    ks = np.atleast_1d(np.asarray(ks))
+    rows = []
+    for s in seeds:
+        est = order_statistic_monte_carlo(dist_or_cluster, ks, n, replicas=replicas, rng=s)
+        for k, mean, se in zip(ks.tolist(), np.atleast_1d(est.mean), np.atleast_1d(est.stderr)):
+            rows.append({"seed": s, "k": int(k), "mc_mean": float(mean), "mc_stderr": float(se)})
+    return pd.DataFrame(rows)
+
+
+def ecdf_ks_over_seeds(
+    cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, seeds=range(5)
+) -> pd.DataFrame:
+    """Kolmogorov--Smirnov distance between sampled and model CDF, per seed and worker.
+
+    Each seed samples ``n_samples`` rounds of the whole cluster (as :func:`cluster_ecdf`) and
+    tests the chosen workers' samples against their own model CDF. Under the model the
+    p-value is uniform on [0, 1] (mean 0.5). Returns ``seed, worker (1-based), n_samples,
+    ks_statistic, p_value``.
+    """
+    from scipy import stats
+
+    seeds = _check_seeds(seeds)
+    n_samples = check_int("n_samples", n_samples, low=1)
+    idxs = [
+        check_int("worker", w, low=-cluster.n_workers, high=cluster.n_workers - 1)
+        % cluster.n_workers
+        for w in workers
+    ]
+    rows = []
+    for s in seeds:
+        samples = cluster.sample(n_samples, as_generator(s))
+        for idx in idxs:
+            test = stats.kstest(samples[:, idx], cluster.dists[idx].cdf)
+            rows.append({"seed": s, "worker": idx + 1, "n_samples": n_samples,
+                         "ks_statistic": float(test.statistic), "p_value": float(test.pvalue)})
+    return pd.DataFrame(rows)
+
+
+def bursts_over_seeds(
+    n_workers: int = 36,
+    n_iterations: int = 600,
+    seeds=range(5),
+    mean: float = 1.0,
+    cv: float = 0.03,
+    factor: float = 1.12,
+    p_enter: float = 0.0007,
+    p_exit: float = 0.05,
+) -> pd.DataFrame:
+    """Burst statistics of independent :class:`MarkovBursts` paths, one per seed.
+
+    Same model and defaults as :func:`bursty_path` (DSAG Sec. III-B calibration). Columns:
+    ``seed``, ``burst_fraction`` (share of worker-iterations in a burst),
+    ``any_burst`` (share of iterations with at least one worker in a burst),
+    ``workers_with_burst`` (share of workers with at least one burst iteration),
+    ``burst_latency_ratio`` (mean latency in a burst / outside one; nan without bursts),
+    ``burst_iterations`` (number of worker-iterations in a burst).
+    """
+    seeds = _check_seeds(seeds)
+    n_workers = check_int("n_workers", n_workers, low=1)
+    n_iterations = check_int("n_iterations", n_iterations, low=1)
+    model = MarkovBursts(
+        gamma_from_moments(mean, (cv * mean) ** 2), p_enter, p_exit, factor, n_workers=n_workers
+    )
+    rows = []
+    for s in seeds:
+        path = model.sample_path(n_iterations, as_generator(s))
+        burst = path.in_burst
+        ratio = (float(path.latency[burst].mean() / path.latency[~burst].mean())
+                 if burst.any() and (~burst).any() else math.nan)
+        rows.append({
+            "seed": s,
+            "burst_fraction": float(burst.mean()),
+            "any_burst": float(burst.any(axis=1).mean()),
+            "workers_with_burst": float(burst.any(axis=0).mean()),
+            "burst_latency_ratio": ratio,
+            "burst_iterations": int(burst.sum()),
+        })
+    return pd.DataFrame(rows)
+
+
+def burst_consistency(
+    n_workers: int = 36,
+    any_fraction: float = 0.40,
+    run_in_bursts: float = 30.0,
+    burst_lengths=(5, 10, 20, 50, 100),
+) -> pd.DataFrame:
+    """DSAG Sec. III-B's burst statements under independent two-state Markov workers.
+
+    DSAG reports (AWS, ``N = 36``): at least one worker is in a burst in about 40 % of the
+    iterations, bursts last about a minute, the run lasts about 30 minutes, and most workers
+    see at least one burst. For each mean burst length ``L = 1/p_exit`` (iterations) this
+    calibrates ``p_enter`` so that ``1 - (1 - pi)**N = any_fraction`` with
+    ``pi = p_enter / (p_enter + p_exit)``, sets the run to ``run_in_bursts * L`` iterations
+    and returns the expected share of workers with at least one burst iteration,
+    ``1 - (1 - pi)(1 - p_enter)**(I - 1)`` (stationary start). Columns:
+    ``mean_burst_length, n_iterations, p_enter, p_exit, burst_probability, any_burst,
+    workers_with_burst``. As ``L`` grows the share tends to
+    ``1 - (1 - pi) exp(-run_in_bursts pi / (1 - pi))``.
+    """
+    n_workers = check_int("n_workers", n_workers, low=1)
+    any_fraction = check_real("any_fraction", any_fraction, low=0.0, high=1.0,
+                              low_open=True, high_open=True)
+    run_in_bursts = check_real("run_in_bursts", run_in_bursts, low=0.0, low_open=True)
+    pi = 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
+    rows = []
+    for length in np.atleast_1d(np.asarray(burst_lengths, dtype=float)).tolist():
+        length = check_real("burst_length", length, low=1.0)
+        p_exit = 1.0 / length
+        p_enter = pi * p_exit / (1.0 - pi)
+        n_iterations = max(1, int(round(run_in_bursts * length)))
+        rows.append({
+            "mean_burst_length": length,
+            "n_iterations": n_iterations,
+            "p_enter": p_enter,
+            "p_exit": p_exit,
+            "burst_probability": pi,
+            "any_burst": 1.0 - (1.0 - pi) ** n_workers,
+            "workers_with_burst": 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1),
+        })
+    return pd.DataFrame(rows)
+
+
+def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: float = 0.5) -> float:
+    """Run length, in mean burst lengths, for ``share`` of the workers to burst at least once.
+
+    Same calibration as :func:`burst_consistency` (``1 - (1 - pi)**N = any_fraction``), in
+    the limit of long bursts (``p_enter -> 0``): solves
+    ``1 - (1 - pi) exp(-R pi / (1 - pi)) = share`` for ``R``. Returns ``0.0`` when the
+    stationary start alone gives the share (``pi >= share``).
+    """
+    n_workers = check_int("n_workers", n_workers, low=1)
+    any_fraction = check_real("any_fraction", any_fraction, low=0.0, high=1.0,
+                              low_open=True, high_open=True)
+    share = check_real("share", share, low=0.0, high=1.0, low_open=True, high_open=True)
+    pi = 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
+    if pi >= share:
+        return 0.0
+    return (1.0 - pi) / pi * math.log((1.0 - pi) / (1.0 - share))

@@ -33,9 +33,12 @@ def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
     return fig, list(np.atleast_1d(axes))
 
 
-def plot_delay_models(curves: pd.DataFrame, axes=None):
-    """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long-format DataFrame)."""
+def plot_delay_models(curves: pd.DataFrame, axes=None, title: str = ""):
+    """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long-format DataFrame);
+    ``title`` (a figure title) should name the models' parameters."""
     fig, (ax_pdf, ax_cdf, ax_sf) = _axes_row(3, axes)
+    if title:
+        fig.suptitle(title)
     for name, part in curves.groupby("model", sort=False):
         ax_pdf.plot(part["t"], part["pdf"], label=name)
         ax_cdf.plot(part["t"], part["cdf"], label=name)
@@ -53,24 +56,28 @@ def plot_delay_models(curves: pd.DataFrame, axes=None):
     return fig
 
 
-def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None):
-    """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style)."""
+def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str = ""):
+    """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
+
+    ``title`` (default: a generic one) should name the stand-in cluster's parameters."""
     fig, ax = new_axes(ax)
     for worker, part in ecdf.groupby("worker", sort=False):
         ax.step(part["t"], part["ecdf"], where="post", label=f"worker {worker}: samples")
         ax.plot(part["t"], part["model_cdf"], "--", color="black", lw=1)
-    ax.plot([], [], "--", color="black", lw=1, label="fitted gamma model")
+    ax.plot([], [], "--", color="black", lw=1, label="model CDF")
     ax.set(
         xlabel="latency t",
         ylabel="P[T <= t]",
-        title="heterogeneous workers: empirical vs model CDF",
+        title=title or "heterogeneous workers: empirical vs model CDF",
     )
     ax.legend(fontsize="small")
     return fig
 
 
-def plot_bursty_path(path: pd.DataFrame, ax=None):
-    """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style)."""
+def plot_bursty_path(path: pd.DataFrame, ax=None, title: str = ""):
+    """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
+
+    ``title`` (default: a generic one) should name the chosen and calibrated parameters."""
     fig, ax = new_axes(ax, figsize=(8.0, 3.6))
     for worker, part in path.groupby("worker", sort=False):
         (line,) = ax.plot(part["iteration"], part["latency"], lw=0.8, label=f"worker {worker}")
@@ -86,7 +93,8 @@ def plot_bursty_path(path: pd.DataFrame, ax=None):
                 lw=0,
             )
     ax.fill_between([], [], color="0.5", alpha=0.3, label="in a burst (shaded)")
-    ax.set(xlabel="iteration", ylabel="latency", title="bursty workers (two-state Markov slowdown)")
+    ax.set(xlabel="iteration", ylabel="latency",
+           title=title or "bursty workers (two-state Markov slowdown)")
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
@@ -141,9 +149,9 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str = "", axes=None):
     return fig
 
 
-def plot_non_identical(comparison: pd.DataFrame, ax=None):
+def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str = ""):
     """Non-identical workers: numeric integration (Poisson-binomial) vs Monte Carlo, and the
-    i.i.d. approximation."""
+    i.i.d. approximation. ``title`` should name the stand-in cluster."""
     fig, ax = new_axes(ax)
     ax.plot(comparison["k"], comparison["numeric"], "-", label="numeric, per-worker CDFs")
     ax.errorbar(
@@ -155,7 +163,7 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None):
         label="Monte Carlo ± 3 s.e.",
     )
     ax.plot(comparison["k"], comparison["iid_approximation"], ":", label="i.i.d. approximation")
-    ax.set(xlabel="k", ylabel="E[T_(k)]", title="non-identical workers")
+    ax.set(xlabel="k", ylabel="E[T_(k)]", title=title or "non-identical workers")
     ax.legend(fontsize="small")
     return fig
 
@@ -190,8 +198,9 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None):
     return fig
 
 
-def plot_cost_of_waiting(cost: pd.DataFrame, ax=None):
-    """``E[T_(k)] / E[T]`` against the fraction ``k/n`` of workers waited for."""
+def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str = ""):
+    """``E[T_(k)] / E[T]`` against the fraction ``k/n`` of workers waited for (``title``
+    should name the models' parameters)."""
     fig, ax = new_axes(ax)
     for name, part in cost.groupby("model", sort=False):
         finite = np.isfinite(part["relative"])
@@ -202,7 +211,7 @@ def plot_cost_of_waiting(cost: pd.DataFrame, ax=None):
     ax.set(
         xlabel=f"fraction k/n of the n={n} workers waited for",
         ylabel="E[T_(k)] / E[T]",
-        title="the cost of waiting for the k-th fastest",
+        title=title or "the cost of waiting for the k-th fastest",
     )
     ax.legend(fontsize="small")
     return fig
