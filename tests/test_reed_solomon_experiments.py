@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 from codedlib.experiments import reed_solomon as ex
@@ -48,9 +49,31 @@ def test_fig3_and_pareto_check():
     plt.close(rsplots.plot_pareto_check(df))
 
 
+def test_any_f_rows_exhaustive_checks_every_set():
+    out = ex.any_f_rows_exhaustive(8, 4, 3)
+    assert (out["s"], out["f"], out["n_sets"]) == (5, 3, 56)
+    assert out["any_f_decode"] and out["max_residual_f"] < 1e-10
+    assert out["tight"] and out["min_residual_tight"] > 0.1
+    big = ex.any_f_rows_exhaustive(12, 6, 2)
+    assert big["n_sets"] == 220 and big["any_f_decode"] and big["tight"]   # C(12, 9)
+    with pytest.raises(ValueError, match="max_sets"):
+        ex.any_f_rows_exhaustive(16, 8, 3, max_sets=100)
+
+
 def test_decoding_cost_and_accuracy_tables():
-    cost = ex.decoding_cost(fs=(10, 20), repeats=1, rng=0)
-    assert list(cost["n"]) == [12, 24] and np.all(cost["alg3_residual"] < 1e-9)
+    cost = ex.decoding_cost(fs=(10, 20), repeats=2, rng=0)
+    # one row per (f, repeat); the two decoders of a repeat are timed back to back
+    assert list(cost["n"]) == [12, 12, 24, 24] and list(cost["repeat"]) == [0, 1, 0, 1]
+    assert np.all(cost["alg3_residual"] < 1e-9)
+    assert np.all(cost[["alg3_seconds", "lstsq_seconds"]].to_numpy() > 0)
+    summary = ex.decoding_cost_summary(cost)
+    assert list(summary["f"]) == [10, 20] and list(summary["repeats"]) == [2, 2]
+    assert np.isnan(summary["alg3_slope"].iloc[0]) and np.isfinite(summary["lstsq_slope"].iloc[1])
+    # consistency only (never wall-clock values): the summary is the median of the repeats
+    first = cost[cost["f"] == 10]
+    assert summary["alg3_seconds"].iloc[0] == pytest.approx(first["alg3_seconds"].median())
+    assert summary["speedup"].iloc[0] == pytest.approx(
+        (first["lstsq_seconds"] / first["alg3_seconds"]).median())
     table, limits = ex.accuracy_study(ns=(10, 60, 100), loads=(0.2,), n_random=3, rng=0)
     paper = limits[limits.root.str.contains("paper")].iloc[0]
     auto = limits[~limits.root.str.contains("paper")].iloc[0]
@@ -59,14 +82,58 @@ def test_decoding_cost_and_accuracy_tables():
     plt.close(rsplots.plot_accuracy(table))
 
 
-def test_fig2_experiment_small():
-    df = ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, seed=1)
+@pytest.fixture(scope="module")
+def small_fig2():
+    return ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=3, seed=1)
+
+
+def test_fig2_experiment_small(small_fig2):
+    df = small_fig2
+    assert sorted(df["seed"].unique()) == [0, 1, 2]
+    assert set(df.groupby("seed")["n_test"].first()) == {449}
     summary = ex.fig2_summary(df, times=[0.05, 0.1])
     assert list(summary["scheme"])[:2] == ["Coded-RS", "Coded-MDS"]
     assert summary.loc[0, "max_gradient_error"] < 1e-10
     assert not summary.isna().any().any()
-    plt.close(rsplots.plot_fig2(df))
-    plt.close(rsplots.plot_fig2(df, quantity="train_loss"))
+    fig = rsplots.plot_fig2(df, title="stand-in title")
+    assert len(fig.axes) == 2 and fig._suptitle.get_text() == "stand-in title"
+    plt.close(fig)
+    fig = rsplots.plot_fig2(df, quantity="train_loss")
+    assert len(fig.axes) == 1
+    plt.close(fig)
+
+
+def test_fig2_seeds_are_independent_and_reproducible(small_fig2):
+    again = ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=2, seed=1)
+    first_two = small_fig2[small_fig2["seed"] < 2].reset_index(drop=True)
+    pd.testing.assert_frame_equal(again, first_two)          # seed r does not depend on n_seeds
+    rs = small_fig2[(small_fig2["scheme"] == "Coded-RS") & (small_fig2["iteration"] == 0)]
+    assert rs["test_error"].nunique() > 1                     # each seed has its own test split
+    fixed = ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=2, seed=1,
+                               resplit=False)
+    start = fixed[(fixed["scheme"] == "Coded-RS") & (fixed["iteration"] == 0)]
+    assert start["test_error"].nunique() == 1                 # same split, only delays differ
+    times = fixed[fixed["scheme"] == "Coded-RS"].groupby("seed")["time"].apply(list)
+    assert times.iloc[0] != times.iloc[1]
+
+
+def test_fig2_metrics_wide_and_curves(small_fig2):
+    metrics = ex.fig2_seed_metrics(small_fig2, time_budget=0.1)
+    assert len(metrics) == 3 * 5
+    assert np.all(metrics["test_errors"] == np.round(metrics["test_error"] * metrics["n_test"]))
+    last = small_fig2.groupby(["seed", "scheme"], sort=False).tail(1)
+    np.testing.assert_allclose(metrics["test_error"], last["test_error"])
+    np.testing.assert_array_equal(metrics["iterations"], last["iteration"])
+    wide = ex.fig2_wide(metrics, "test_error")
+    assert list(wide.columns)[:2] == ["Coded-RS", "Coded-MDS"] and list(wide.index) == [0, 1, 2]
+    curves = ex.fig2_curves(small_fig2, time_budget=0.1, n_points=11)
+    assert len(curves) == 3 * 5 * 11
+    one = curves[(curves["seed"] == 0) & (curves["scheme"] == "Coded-RS")]
+    run = small_fig2[(small_fig2["seed"] == 0) & (small_fig2["scheme"] == "Coded-RS")]
+    assert one["value"].iloc[0] == run["test_error"].iloc[0]       # t = 0: the initial point
+    assert one["value"].iloc[-1] == run["test_error"].iloc[-1]     # t = budget: the last iterate
+    mean = metrics[(metrics["seed"] == 0) & (metrics["scheme"] == "Coded-RS")]["test_error_mean"]
+    assert min(run["test_error"]) <= mean.iloc[0] <= max(run["test_error"])
 
 
 def test_widget_summary_and_errors():

@@ -2,16 +2,22 @@
 
 * :func:`mask_example` — eq. (5) and the encoding matrix of eqs. (7)–(10);
 * :func:`any_f_rows_check` — any f rows of B span the all-ones row, f − 1 rows do not;
-* :func:`decoding_cost` — Algorithm 3 (O(f²)) vs least squares (O(f³)) wall-clock time;
+* :func:`any_f_rows_exhaustive` — the same over *every* set of f survivors;
+* :func:`decoding_cost` / :func:`decoding_cost_summary` — Algorithm 3 (O(f²)) vs least squares
+  (O(f³)) wall-clock time, one row per (f, repeat);
 * :func:`accuracy_study` — round-off of online decoding vs n, paper root vs well-conditioned root;
 * :func:`pareto_order_statistic_check` — appendix formula vs Monte Carlo vs eq. (19);
 * :func:`fig3_tf_curve` — T_f of eq. (21) (and eq. 20) with α* of eq. (22);
 * :func:`workers_choice` — f_RS and f_MDS from eq. (17) as a function of c_m;
-* :func:`fig2_experiment` / :func:`fig2_summary` — test error vs time of the five schemes.
+* :func:`fig2_experiment` / :func:`fig2_summary` — test error vs time of the five schemes over
+  independent seeds (delay draw and train/test split); :func:`fig2_curves`,
+  :func:`fig2_seed_metrics`, :func:`fig2_wide` turn the runs into per-seed numbers for paired
+  comparisons.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -42,10 +48,15 @@ __all__ = [
     "PAPER",
     "accuracy_study",
     "any_f_rows_check",
+    "any_f_rows_exhaustive",
     "c_m_range_for_f_mds",
     "decoding_cost",
+    "decoding_cost_summary",
+    "fig2_curves",
     "fig2_experiment",
+    "fig2_seed_metrics",
     "fig2_summary",
+    "fig2_wide",
     "fig3_tf_curve",
     "mask_example",
     "pareto_order_statistic_check",
@@ -110,24 +121,60 @@ def any_f_rows_check(n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200,
     return pd.DataFrame(rows)
 
 
-def _best_time(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, root_power=1,
+                          max_sets: int = 200_000) -> dict:
+    """Check the two properties of Section 2.1 on *every* survivor set, not a sample.
+
+    * ``max_residual_f``: max over all C(n, f) sets F of max|a_F B_F − 1| with Algorithm 3's
+      vector a_F (0 in exact arithmetic: any f rows span the all-ones row);
+    * ``min_residual_tight``: min over the light chunks j (column weight s + 1) of the least
+      squares residual when the s + 1 holders of j straggle (f − 1 survivors): stays O(1), so no
+      decoding vector exists and s = ⌊wn/k⌋ − 1 of eq. (2) cannot be raised.
+
+    Returns a dict with n, k, w, s, f, n_sets (C(n, f)), the two residuals and booleans
+    ``any_f_decode`` (max_residual_f < 1e-10) and ``tight`` (min_residual_tight > 0.1).
+    """
+    max_sets = check_int("max_sets", max_sets, low=1)
+    code = reed_solomon_gradient_code(n, k, w, root_power)
+    from math import comb
+
+    n_sets = comb(code.n, code.f)
+    if n_sets > max_sets:
+        raise ValueError(f"C(n, f) must be <= max_sets={max_sets}, got C({code.n}, {code.f})="
+                         f"{n_sets}")
+    worst = 0.0
+    for F in itertools.combinations(range(code.n), code.f):
+        F = np.asarray(F)
+        a = code.decoding_vector(F)
+        worst = max(worst, float(np.abs(a @ code.B[F] - 1).max()))
+    light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
+    tight = np.inf
+    for j in light:
+        H = np.flatnonzero(code.M[:, j] == 0)
+        a_h = least_squares_decoding_vector(code.B[H])
+        tight = min(tight, float(np.abs(a_h @ code.B[H] - 1).max()))
+    return {"n": code.n, "k": code.k, "w": code.w, "s": code.s, "f": code.f, "n_sets": n_sets,
+            "max_residual_f": worst, "min_residual_tight": float(tight),
+            "any_f_decode": bool(worst < 1e-10), "tight": bool(tight > 0.1)}
+
+
+def _elapsed(fn):
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
 
 
 def decoding_cost(fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15,
-                  repeats: int = 3, rng=None) -> pd.DataFrame:
+                  repeats: int = 5, rng=None) -> pd.DataFrame:
     """Wall-clock time to compute one decoding vector, Algorithm 3 vs least squares.
 
     For each f: n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1 (so exactly f
     workers are needed) and a random survivor set. ``lstsq`` solves a B_F = 1 (f × n, the
-    generic decoder); Algorithm 3 uses the precomputed table. Best of ``repeats`` runs.
-    Also reports max |a_alg3 B_F − 1| (accuracy, which collapses for large n with α = e^{2πi/n}).
-    Both run on one BLAS thread (an algorithmic comparison on one core).
+    generic decoder); Algorithm 3 uses the precomputed table. Each of the ``repeats`` times
+    both decoders back to back (after one untimed warm-up call of each), so repeat r of the two
+    is a pair measured under the same machine load. One row per (f, repeat): f, n, repeat,
+    alg3_seconds, lstsq_seconds, alg3_residual (max |a_alg3 B_F − 1|, which collapses for large
+    n with α = e^{2πi/n}). Both run on one BLAS thread (an algorithmic comparison on one core).
     """
     from threadpoolctl import threadpool_limits
 
@@ -147,13 +194,33 @@ def _decoding_cost(fs, straggler_fraction, repeats, rng):
         code = reed_solomon_gradient_code(n, n, n - f + 1)
         F = np.sort(gen.choice(n, f, replace=False))
         B_F = code.B[F]
-        t_alg3 = _best_time(lambda c=code, F=F: c.decoding_vector(F), repeats)
-        t_ls = _best_time(lambda B_F=B_F: least_squares_decoding_vector(B_F), repeats)
-        a = code.decoding_vector(F)
-        rows.append({"f": f, "n": n, "alg3_seconds": t_alg3, "lstsq_seconds": t_ls,
-                     "speedup": t_ls / t_alg3,
-                     "alg3_residual": float(np.abs(a @ B_F - 1).max())})
+        a = code.decoding_vector(F)                 # warm-up (tables, caches) + residual
+        least_squares_decoding_vector(B_F)
+        residual = float(np.abs(a @ B_F - 1).max())
+        for r in range(repeats):
+            t_alg3 = _elapsed(lambda c=code, F=F: c.decoding_vector(F))
+            t_ls = _elapsed(lambda B_F=B_F: least_squares_decoding_vector(B_F))
+            rows.append({"f": f, "n": n, "repeat": r, "alg3_seconds": t_alg3,
+                         "lstsq_seconds": t_ls, "alg3_residual": residual})
     return pd.DataFrame(rows)
+
+
+def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
+    """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
+    (``speedup``) and the log–log slope of each decoder's median time against the previous f
+    (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f)."""
+    ratio = cost.assign(speedup=cost["lstsq_seconds"] / cost["alg3_seconds"])
+    out = (ratio.groupby(["f", "n"], as_index=False)
+           .agg(alg3_seconds=("alg3_seconds", "median"), lstsq_seconds=("lstsq_seconds", "median"),
+                speedup=("speedup", "median"), repeats=("repeat", "size"),
+                alg3_residual=("alg3_residual", "first")))
+    logf = np.log(out["f"].to_numpy(float))
+    for col in ("alg3", "lstsq"):
+        logt = np.log(out[f"{col}_seconds"].to_numpy(float))
+        slope = np.full(len(out), np.nan)
+        slope[1:] = np.diff(logt) / np.diff(logf)
+        out[f"{col}_slope"] = slope
+    return out
 
 
 def accuracy_study(ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
@@ -273,44 +340,107 @@ def c_m_range_for_f_mds(target: int = 33, n: int = 80, t0: float = 0.001, xi: fl
 
 def fig2_experiment(n: int = 80, f_rs: int = 68, f_mds: int = 33, t0: float = 0.001,
                     xi: float = 1.1, cg_N: float = 0.035, c_m: float = 1e-9,
-                    time_budget: float = 5.0, replicas: int = 1, lam: float = 1e-4,
-                    root_power=1, seed: int = 0) -> pd.DataFrame:
+                    time_budget: float = 5.0, n_seeds: int = 1, lam: float = 1e-4,
+                    root_power=1, seed: int = 0, resplit: bool = True,
+                    record_points: int = 250) -> pd.DataFrame:
     """Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
-    time. ``replicas`` independent delay matrices (seeds seed, seed+1, ...); all schemes of one
-    replica share its delays. Returns :func:`simulate_schemes`'s rows plus a ``replica`` column.
+    time, over ``n_seeds`` independent seeds.
+
+    Seed r (0, 1, ...) draws its own (iterations × n) Pareto delay matrix and, with ``resplit``,
+    its own random 75 / 25 train/test split of the digits, both from
+    ``np.random.SeedSequence([seed, r])``; all five schemes of one seed share its delays and its
+    split, so scheme differences are paired by seed. ``resplit=False`` keeps the library's
+    default split for every seed (only the delays vary). Returns :func:`simulate_schemes`'s rows
+    with ``seed``, ``n_train`` and ``n_test`` columns in front.
     """
-    replicas = check_int("replicas", replicas, low=1)
-    data = digits_multiclass()
-    problem = SoftmaxRegression(data.X, data.y, 10, lam=lam)
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    record_points = check_int("record_points", record_points, low=1)
     schemes = fig2_schemes(n, f_rs, f_mds)
     frames = []
-    for r in range(replicas):
+    for r in range(n_seeds):
+        delay_seq, split_seq = np.random.SeedSequence([seed, r]).spawn(2)
+        data = (digits_multiclass(rng=np.random.default_rng(split_seq)) if resplit
+                else digits_multiclass())
+        problem = SoftmaxRegression(data.X, data.y, 10, lam=lam)
         fastest = min(t0 + cg_N * s.load(n) for s in schemes)
-        delays = pareto_delays(int(np.ceil(time_budget / fastest)) + 1, n, t0, xi, rng=seed + r)
+        delays = pareto_delays(int(np.ceil(time_budget / fastest)) + 1, n, t0, xi,
+                               rng=np.random.default_rng(delay_seq))
         df = simulate_schemes(problem, data.X_test, data.y_test, schemes, n=n, t0=t0, xi=xi,
                               cg_N=cg_N, c_m=c_m, time_budget=time_budget,
                               root_power=root_power, delays=delays,
-                              record_interval=time_budget / 250)
-        df.insert(0, "replica", r)
+                              record_interval=time_budget / record_points)
+        df.insert(0, "seed", r)
+        df.insert(1, "n_train", len(data.y))
+        df.insert(2, "n_test", len(data.y_test))
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
 
 
+def _step_values(run: pd.DataFrame, quantity: str, grid: np.ndarray) -> np.ndarray:
+    """The value after the last iteration finished by each time of ``grid`` (a step function)."""
+    idx = np.searchsorted(run["time"].to_numpy(), grid, side="right") - 1
+    return run[quantity].to_numpy()[np.maximum(idx, 0)]
+
+
+def fig2_curves(df: pd.DataFrame, quantity: str = "test_error", time_budget: float | None = None,
+                n_points: int = 401) -> pd.DataFrame:
+    """``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default:
+    the last recorded time), as a tidy frame seed, scheme, time, value."""
+    n_points = check_int("n_points", n_points, low=2)
+    t_max = float(df["time"].max()) if time_budget is None else float(time_budget)
+    grid = np.linspace(0.0, t_max, n_points)
+    frames = []
+    for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
+        frames.append(pd.DataFrame({"seed": seed, "scheme": scheme, "time": grid,
+                                    "value": _step_values(run, quantity, grid)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.DataFrame:
+    """One row per (seed, scheme) of a :func:`fig2_experiment` frame.
+
+    Columns: test_error (at the end of the budget), test_errors (the same as a count of
+    misclassified test images), test_error_mean (time average of the test-error curve over
+    [0, budget]: the whole curve of Fig. 2 in one number), train_loss (at the end),
+    iterations, mean_iteration_time (time of the last iteration / iterations), max_decode_error
+    (largest relative error of the gradient the scheme used), n_test.
+    """
+    curves = fig2_curves(df, "test_error", time_budget)
+    mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
+    rows = []
+    for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
+        last = run.iloc[-1]
+        n_test = int(run["n_test"].iloc[0]) if "n_test" in run else 0
+        rows.append({"seed": seed, "scheme": scheme, "test_error": float(last["test_error"]),
+                     "test_errors": int(round(last["test_error"] * n_test)),
+                     "test_error_mean": float(mean_curve.loc[(seed, scheme)]),
+                     "train_loss": float(last["train_loss"]), "iterations": int(last["iteration"]),
+                     "mean_iteration_time": float(last["time"] / max(last["iteration"], 1)),
+                     "max_decode_error": float(run["decode_error"].max()), "n_test": n_test})
+    return pd.DataFrame(rows)
+
+
+def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
+    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column."""
+    order = list(dict.fromkeys(metrics["scheme"]))
+    return metrics.pivot(index="seed", columns="scheme", values=column)[order]
+
+
 def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
-    """Median (over replicas) test error of each scheme at the given times (step function:
-    the error after the last iteration finished by t), plus iterations completed."""
+    """Mean over seeds of each scheme's test error at the given times (step function: the
+    error after the last iteration finished by t), iterations completed and mean iteration
+    time, and the largest relative gradient error over all seeds."""
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
     out = []
     for scheme, g in df.groupby("scheme", sort=False):
         row = {"scheme": scheme}
         for t in times:
-            vals = []
-            for _, rep in g.groupby("replica"):
-                done = rep[rep["time"] <= t]
-                vals.append(done["test_error"].iloc[-1])
-            row[f"test_error@{t:g}s"] = float(np.median(vals))
-        row["iterations"] = float(g.groupby("replica")["iteration"].max().median())
-        last = g.groupby("replica").tail(1)
+            vals = [_step_values(run, "test_error", np.array([t]))[0]
+                    for _, run in g.groupby("seed")]
+            row[f"test_error@{t:g}s"] = float(np.mean(vals))
+        last = g.groupby("seed").tail(1)
+        row["iterations"] = float(last["iteration"].mean())
         row["mean_iteration_time"] = float((last["time"] / last["iteration"]).mean())
         row["max_gradient_error"] = float(g["decode_error"].max())
         out.append(row)
