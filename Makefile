@@ -35,7 +35,10 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) jupyter/overrides.json
 	cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $@
 
-test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode and the MPI tests)
+test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode, the MPI tests, the browser tier)
+	@command -v chromium >/dev/null 2>&1 || { echo; \
+	  echo "*** WARNING: no Chromium on this machine: the browser test tier (tests/test_browser.py) will be SKIPPED."; \
+	  echo "*** Install it with: apt-get install chromium   (.ci/run does)"; echo; }
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -p no:cacheprovider
 
 figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figures/<notebook>/

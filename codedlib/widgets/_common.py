@@ -158,6 +158,11 @@ class Explorer:
             children.append(self.progress)
         children += list(extra or []) + [self.status] + self.images
         self.box = W.VBox(children)
+        # names a browser test (and a user's CSS) can find
+        self.box.add_class("codedlib-explorer")
+        self.status.add_class("codedlib-status")
+        for image in self.images:
+            image.add_class("codedlib-figure")
         if auto:
             for name in (list(controls) if watch is None else watch):
                 controls[name].observe(self._changed, names="value")

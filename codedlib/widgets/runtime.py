@@ -170,6 +170,7 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
         w.HBox([delay_text, t_c]),
         status, log, image,
     ])
+    box.add_class("codedlib-run-for-real")
     box.run_button = button
     box.messages = log
     box.image = image
