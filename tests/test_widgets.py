@@ -112,3 +112,45 @@ def test_sliders_refuse_values_off_their_grid():
 def test_error_html_escapes():
     text = _common.error_html(ValueError("k must satisfy 1 <= k <= 3, got k=<5>"))
     assert "&lt;5&gt;" in text and "ValueError" in text
+
+
+def test_saving_from_jupyterlab_keeps_outputs_out_of_notebooks_dir(tmp_path):
+    """The server's pre-save hook (jupyter/jupyter_server_config.py, used by `make lab`)."""
+    from types import SimpleNamespace
+
+    from codedlib.notebooks import REPO_ROOT, strip_outputs_pre_save
+
+    def model():
+        return {"type": "notebook", "content": {
+            "metadata": {"widgets": {"state": {}}},
+            "cells": [{"cell_type": "code", "execution_count": 3, "source": "1",
+                       "outputs": [{"output_type": "execute_result"}]},
+                      {"cell_type": "markdown", "source": "x"}]}}
+
+    repo = SimpleNamespace(root_dir=str(REPO_ROOT))
+    saved = model()
+    strip_outputs_pre_save(saved, "notebooks/01-codedreduce.ipynb", repo)
+    cell = saved["content"]["cells"][0]
+    assert cell["outputs"] == [] and cell["execution_count"] is None
+    assert "widgets" not in saved["content"]["metadata"]
+    lab_on_notebooks = SimpleNamespace(root_dir=str(REPO_ROOT / "notebooks"))
+    saved = model()
+    strip_outputs_pre_save(saved, "01-codedreduce.ipynb", lab_on_notebooks)  # `make lab`
+    assert saved["content"]["cells"][0]["outputs"] == []
+    kept = model()
+    strip_outputs_pre_save(kept, "build/notebooks/01-codedreduce.ipynb", repo)
+    assert kept == model(), "executed copies elsewhere keep their outputs"
+
+
+def test_make_lab_runs_as_root_with_the_project_config():
+    import os
+    import subprocess
+
+    from codedlib.notebooks import REPO_ROOT
+
+    out = subprocess.run(["make", "-n", "lab"], cwd=REPO_ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip(f"make -n lab failed: {out.stderr[:200]}")
+    command = out.stdout.strip().splitlines()[-1]
+    assert "--config=jupyter/jupyter_server_config.py" in command
+    assert ("--allow-root" in command) == (os.getuid() == 0)
