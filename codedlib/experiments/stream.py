@@ -32,9 +32,14 @@ __all__ = [
     "fig3_activity",
     "fig4_delay_vs_redundancy",
     "fig5_cluster",
+    "calibrate_work",
+    "example2_streams",
     "heterogeneous_cluster",
+    "paper_table2_stability",
+    "per_seed_frame",
     "queueing_check",
     "table2_delay_vs_K",
+    "unstable_growth",
 ]
 
 # Fig. 4: Example 2's workers, Z = 50 * 2,827,440 fixed, K = 1000 (Section VI-B), I = 10.
@@ -44,7 +49,7 @@ FIG4_SETTINGS = {
     "iterations": 10,
     "arrival_rate": 0.01,
     "gamma": 1.0,
-    "omegas": (1.0, 1.02, 1.04, 1.06, 1.08, 1.1, 1.12, 1.15, 1.2),
+    "omegas": (1.0, 1.02, 1.04, 1.06, 1.08, 1.1, 1.12, 1.15, 1.2, 1.3, 1.5),
 }
 
 # Figs. 5-7 / Table II: our seeded stand-in for the paper's unlisted P = 100 cluster.
@@ -68,35 +73,100 @@ CLUSTER_SETTINGS = {
 
 
 def _summary_row(summary: sim.DelaySummary) -> dict:
-    """Mean, CI and per-stream range; an unstable summary keeps only rho (no averages)."""
+    """Mean, CI, per-stream range and the central 95 % of the per-stream averages (where one
+    stream of J jobs falls); an unstable summary keeps only rho (no averages)."""
     ok = summary.stable
     return {
         "mean": summary.mean,
         "ci_halfwidth": summary.ci_halfwidth,
         "seed_min": float(np.min(summary.per_seed)) if ok else np.nan,
         "seed_max": float(np.max(summary.per_seed)) if ok else np.nan,
+        "q025": float(np.percentile(summary.per_seed, 2.5)) if ok else np.nan,
+        "q975": float(np.percentile(summary.per_seed, 97.5)) if ok else np.nan,
         "rho": summary.rho,
         "stable": ok,
         "per_seed": tuple(summary.per_seed) if ok else (),
     }
 
 
-def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> dict:
-    """Example 2: optimal vs uniform split, lower bound; paper vs ours.
+def _summary_from_samples(per_seed, service_mean, rho, n_jobs) -> sim.DelaySummary:
+    """A :class:`~codedlib.schemes.stream.DelaySummary` from per-stream averages (stable)."""
+    from scipy import stats
 
-    Returns ``{"table": DataFrame, "optimal": LoadSplit, "uniform": LoadSplit, ...}``. The
-    table has one row per quantity with the paper's number, our closed form (when there is
-    one) and our simulation (mean and 95% CI over seeds, each seed ``n_jobs`` jobs).
+    per_seed = np.asarray(per_seed, dtype=float)
+    half = stats.t.ppf(0.975, len(per_seed) - 1) * per_seed.std(ddof=1) / np.sqrt(len(per_seed))
+    return sim.DelaySummary(float(per_seed.mean()), float(half), per_seed, float(service_mean),
+                            float(rho), True, n_jobs)
+
+
+def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
+    """Example 2, one row per (seed, arm): the average job delay of one stream of ``n_jobs``
+    Poisson jobs, split into its mean queue wait (start - arrival) and mean service time.
+
+    Arms: ``optimal`` and ``uniform`` (Section VI simulation, purging), ``optimal, no
+    purging`` and ``uniform, no purging`` (all ``K Omega`` tasks awaited; ``stable`` False
+    when the stream's estimated ``rho >= 1``, its averages then nan) and ``ideal worker``:
+    eq. (9)'s single ideal worker (deterministic service ``D_L``) behind the same queue.
+    One seed gives every arm the same arrival times (paired comparisons).
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
     K, omega, I, lam, gamma = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"], ex["gamma"]
+    n_jobs = check_int("n_jobs", n_jobs, low=1)
+    splits = {"optimal": th.optimal_split(w, K, omega, gamma),
+              "uniform": th.uniform_split(w, K, omega, gamma)}
+    d_l = th.lower_bound_delay(w, K, I)
+    rows = []
+    for seed in seeds:
+        for purging in (True, False):
+            for name, split in splits.items():
+                one = sim.simulate_stream(w, split.kappa, K, I, lam, n_jobs, purging, seed)
+                ok = one.stable
+                rows.append({"seed": seed, "arm": name if purging else f"{name}, no purging",
+                             "mean_delay": float(one.delays.mean()) if ok else np.nan,
+                             "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
+                             "mean_service": float(one.service.mean()), "rho": one.rho,
+                             "stable": ok})
+        # same arrivals as simulate_stream (the generator's first draws)
+        arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
+        start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
+        rows.append({"seed": seed, "arm": "ideal worker", "mean_delay": float(np.mean(finish - arrivals)),
+                     "mean_wait": float(np.mean(start - arrivals)), "mean_service": d_l,
+                     "rho": d_l * lam, "stable": bool(d_l * lam < 1)})
+    return pd.DataFrame(rows)
+
+
+def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> dict:
+    """Example 2: optimal vs uniform split, lower bound; paper vs ours.
+
+    Returns ``{"table": DataFrame, "streams": DataFrame, "optimal": LoadSplit, "uniform":
+    LoadSplit, ...}``. The table has one row per quantity with the paper's number, our
+    closed form (when there is one) and our simulation (mean and 95% CI over seeds, each seed
+    ``n_jobs`` jobs; the central 95 % of single streams; the percentile of the paper's
+    single-stream value among ours). ``streams`` is :func:`example2_streams` (tidy, one row
+    per seed and arm).
+    """
+    ex = th.EXAMPLE2
+    w = th.example2_workers() if workers is None else workers
+    K, omega, I, lam, gamma = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"], ex["gamma"]
+    seeds = tuple(seeds)
+    if len(seeds) < 2:
+        raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
     opt = th.optimal_split(w, K, omega, gamma)
     uni = th.uniform_split(w, K, omega, gamma)
+    streams = example2_streams(n_jobs, seeds, w)
     rows = []
 
-    def add(quantity, paper, theory, summary=None, note=""):
-        row = {"quantity": quantity, "paper": paper, "theory": theory}
+    def summary_of(arm):
+        g = streams[streams["arm"] == arm]
+        service = float(g["mean_service"].mean())
+        if not g["stable"].all() or service * lam >= 1:
+            return sim.DelaySummary(np.nan, np.nan, g["mean_delay"].to_numpy(), service,
+                                    service * lam, False, n_jobs)
+        return _summary_from_samples(g["mean_delay"], service, service * lam, n_jobs)
+
+    def add(quantity, paper, theory, summary=None, note="", arm=""):
+        row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
         if summary is not None:
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             # the paper's figure is one stream of J jobs: where does it fall among ours?
@@ -107,35 +177,22 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> di
 
     for split, paper in ((opt, ex["paper_optimal_delay"]), (uni, ex["paper_uniform_delay"])):
         pred = th.predict_delay(w, split.kappa, I, lam)
-        purged = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, True, seeds)
-        add(f"{split.kind} split, purging (simulated)", paper, np.nan, purged,
-            f"Section VI simulation, integer split {split.kappa.tolist()}")
-        nopurge = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, False, seeds)
-        add(f"{split.kind} split, no purging: P-K eq. (7)", np.nan, pred.pk_delay, nopurge,
+        add(f"{split.kind} split, purging (simulated)", paper, np.nan, summary_of(split.kind),
+            f"Section VI simulation, integer split {split.kappa.tolist()}", split.kind)
+        add(f"{split.kind} split, no purging: P-K eq. (7)", np.nan, pred.pk_delay,
+            summary_of(f"{split.kind}, no purging"),
             "stable" if pred.stable else f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= "
-            f"E[T_a]={1 / lam:.0f} s")
+            f"E[T_a]={1 / lam:.0f} s", f"{split.kind}, no purging")
     d_l = th.lower_bound_delay(w, K, I)
     add("lower bound D_L, eq. (9) as printed", ex["paper_lower_bound"], d_l, None,
         "service time of one ideal worker: no queueing")
     add("eq. (9) service behind the Poisson queue (M/D/1, eq. 7)", ex["paper_lower_bound"],
         th.lower_bound_queue_delay(w, K, I, lam), None,
-        "not in the paper; what would give a number near 42.04")
-    # the ideal worker simulated as a queue: deterministic D_L service, same Poisson arrivals
-    per_seed = []
-    for s in seeds:
-        arrivals = np.cumsum(as_generator(s).exponential(1 / lam, n_jobs))
-        _start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-        per_seed.append(float(np.mean(finish - arrivals)))
-    per_seed = np.asarray(per_seed)
-    from scipy import stats
-
-    half = stats.t.ppf(0.975, len(per_seed) - 1) * per_seed.std(ddof=1) / np.sqrt(len(per_seed))
-    summary = sim.DelaySummary(float(per_seed.mean()), float(half), per_seed, d_l, d_l * lam,
-                               True, n_jobs)
+        "not in the paper; D_L plus the mean M/D/1 queue wait")
     add("eq. (9) service behind the Poisson queue (simulated)", ex["paper_lower_bound"], np.nan,
-        summary, "the paper's 42.04 lies inside the seed range")
-    return {"table": pd.DataFrame(rows), "optimal": opt, "uniform": uni, "workers": w,
-            "lower_bound": d_l}
+        summary_of("ideal worker"), "not in the paper; same arrivals as the splits", "ideal worker")
+    return {"table": pd.DataFrame(rows), "streams": streams, "optimal": opt, "uniform": uni,
+            "workers": w, "lower_bound": d_l}
 
 
 def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
@@ -171,6 +228,7 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
         "metric_optimal": th.balance_metric(w, opt.kappa, gamma),
         "metric_uniform": th.balance_metric(w, uni.kappa, gamma),
         "caption_formula_optimal": caption(opt.kappa.astype(float)),
+        "caption_formula_optimal_continuous": caption(opt.kappa_continuous),
         "theta": opt.theta,
     })
 
@@ -197,14 +255,24 @@ def fig4_delay_vs_redundancy(omegas=None, seeds=tuple(range(5)), n_jobs=1000,
                              n_realizations=100, include_no_purging=True) -> dict:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
+
+    ``per_seed`` (tidy: ``omega, arm, seed, mean_delay``) holds every stream's average; one
+    seed gives every arm and every Omega the same arrival times (paired comparisons).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
     w = th.example2_workers(complexity=s["Z"] / K)
-    rows, realizations = [], []
+    seeds = tuple(seeds)
+    rows, realizations, per_seed = [], [], []
     d_l = th.lower_bound_delay(w, K, I)
     d_lq = th.lower_bound_queue_delay(w, K, I, lam)
+
+    def tidy(omega, arm, summary):
+        per_seed.append(pd.DataFrame({"omega": omega, "arm": arm, "seed": seeds,
+                                      "mean_delay": summary.per_seed if summary.stable
+                                      else np.nan}))
+
     for omega in omegas:
         omega = check_real("omega", omega, low=1.0)
         opt = th.optimal_split(w, K, omega, gamma)
@@ -216,6 +284,7 @@ def fig4_delay_vs_redundancy(omegas=None, seeds=tuple(range(5)), n_jobs=1000,
             summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, True, seeds)
             for k, v in _summary_row(summary).items():
                 row[f"{split.kind}_{k}"] = v
+            tidy(omega, split.kind, summary)
             one = sim.simulate_stream(w, split.kappa, K, I, lam, n_realizations, True, seeds[0])
             realizations.append(pd.DataFrame({"omega": omega, "split": split.kind,
                                               "delay": one.delays}))
@@ -223,8 +292,10 @@ def fig4_delay_vs_redundancy(omegas=None, seeds=tuple(range(5)), n_jobs=1000,
             summary = sim.simulate_mean_delay(w, opt.kappa, K, I, lam, n_jobs, False, seeds)
             for k, v in _summary_row(summary).items():
                 row[f"optimal_no_purging_{k}"] = v
+            tidy(omega, "optimal, no purging", summary)
         rows.append(row)
     return {"table": pd.DataFrame(rows), "realizations": pd.concat(realizations, ignore_index=True),
+            "per_seed": pd.concat(per_seed, ignore_index=True),
             "settings": dict(s, omegas=tuple(omegas))}
 
 
@@ -335,3 +406,115 @@ def explore_split(workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300
         out[f"{split.kind}_simulation"] = summary
         out[f"{split.kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
     return out
+
+
+def per_seed_frame(table: pd.DataFrame, seeds, id_columns=("K",),
+                   column: str = "sim_per_seed") -> pd.DataFrame:
+    """Tidy per-stream averages from a table with a tuple column of per-seed values
+    (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
+    ``mean_delay``; unstable rows (empty tuples) are left out."""
+    seeds = tuple(seeds)
+    rows = []
+    for _, r in table.iterrows():
+        values = r[column]
+        if not isinstance(values, tuple) or not values:
+            continue
+        if len(values) != len(seeds):
+            raise ValueError(f"seeds must pair with the per-seed values, got {len(seeds)} seeds "
+                             f"and {len(values)} values")
+        for seed, v in zip(seeds, values):
+            rows.append({**{c: r[c] for c in id_columns}, "seed": seed, "mean_delay": float(v)})
+    return pd.DataFrame(rows, columns=[*id_columns, "seed", "mean_delay"])
+
+
+def unstable_growth(K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_workers=None,
+                    iterations=None, arrival_rate=None) -> pd.DataFrame:
+    """An unstable stream (``E[T_s] > E[T_a]``): the average delay of the first ``J`` jobs
+    grows linearly with ``J``, as ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (each job waits
+    about ``E[T_s] - E[T_a]`` longer than the one before it).
+
+    Stand-in cluster (:func:`heterogeneous_cluster`), optimal split, ``Omega = 1``. One row
+    per (seed, J): ``mean_delay`` over the first J jobs of one stream of ``max(n_jobs)``
+    jobs, the stream's estimated ``service_mean`` and the linear-drift ``prediction``.
+    """
+    s = CLUSTER_SETTINGS
+    w = heterogeneous_cluster() if unit_workers is None else unit_workers
+    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
+    lam = s["arrival_rate"] if arrival_rate is None else check_real(
+        "arrival_rate", arrival_rate, low=0, low_open=True)
+    n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
+    workers = w.with_complexity(Z / K)
+    split = th.optimal_split(workers, K, 1.0, s["gamma"])
+    rows = []
+    for seed in seeds:
+        one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs[-1], True, seed)
+        for J in n_jobs:
+            rows.append({"seed": seed, "J": J, "mean_delay": float(one.delays[:J].mean()),
+                         "service_mean": one.service_mean,
+                         "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
+                         "rho": one.rho})
+    return pd.DataFrame(rows)
+
+
+def paper_table2_stability(theta=None, gamma=None, iterations=None, arrival_rate=None,
+                           n_jobs=1000, paper_delays=None) -> dict:
+    """What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
+
+    With exponential tasks, ``T_{p,kappa} = c_p + kappa`` task times has
+    ``Var <= E^2 / kappa <= E^2``, so every active worker whose
+    ``E[T] + gamma E[T^2]`` equals ``theta`` (Theorem 2) has
+    ``(-1 + sqrt(1 + 8 gamma theta)) / (4 gamma) <= E[T_{p,kappa}] <= (-1 + sqrt(1 + 4 gamma
+    theta)) / (2 gamma)``. With Omega = 1 (no redundant task to purge) ``T_itr = max_p
+    T_{p,kappa}`` so ``E[T_s] >= I`` times the lower end. Inverting the linear drift of an
+    unstable queue (:func:`unstable_growth`), a ``J``-job average ``D`` means
+    ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``.
+    """
+    s = CLUSTER_SETTINGS
+    theta = s["paper_theta"] if theta is None else check_real("theta", theta, low=0, low_open=True)
+    gamma = s["gamma"] if gamma is None else check_real("gamma", gamma, low=0, low_open=True)
+    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
+    lam = s["arrival_rate"] if arrival_rate is None else check_real(
+        "arrival_rate", arrival_rate, low=0, low_open=True)
+    delays = s["paper_table_delay"] if paper_delays is None else paper_delays
+    low = (-1 + np.sqrt(1 + 8 * gamma * theta)) / (4 * gamma)
+    high = (-1 + np.sqrt(1 + 4 * gamma * theta)) / (2 * gamma)
+    half = (n_jobs - 1) / 2
+    implied = [(d + half / lam) / (1 + half) for d in delays]
+    return {"theta": theta, "assignment_mean_low": float(low), "assignment_mean_high": float(high),
+            "service_mean_low": float(I * low), "arrival_mean": 1 / lam,
+            "implied_service_mean": dict(zip(s["table_K"], map(float, implied)))}
+
+
+def calibrate_work(target_service_mean, K=350, unit_workers=None, omega=1.0, gamma=None,
+                   iterations=None) -> float:
+    """The total work ``Z = K C`` at which the stand-in cluster's optimal split has the mean
+    job service time ``target_service_mean`` (eq. 8, no purging), found by a root search.
+
+    Used to put a *calibrated* stand-in at the service time the paper's Table II implies
+    (:func:`paper_table2_stability`), never to fit a reproduced number. ``E[T_s](Z)`` has small
+    steps where the integer split changes, so the target is met to within such a step.
+    """
+    from scipy import optimize
+
+    s = CLUSTER_SETTINGS
+    w = heterogeneous_cluster() if unit_workers is None else unit_workers
+    gamma = s["gamma"] if gamma is None else gamma
+    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
+    target = check_real("target_service_mean", target_service_mean, low=0, low_open=True)
+    K = check_int("K", K, low=1)
+
+    def service(Z):
+        workers = w.with_complexity(Z / K)
+        split = th.optimal_split(workers, K, omega, gamma)
+        e1, e2 = th.iteration_time_moments(workers, split.kappa)
+        return th.service_time_moments(e1, e2, I)[0]
+
+    lo, hi = 1e-6, float(s["Z"])
+    if service(lo) >= target:
+        raise ValueError(f"target_service_mean must exceed the communication floor "
+                         f"{service(lo):.4g}, got {target:g}")
+    while service(hi) < target:
+        lo, hi = hi, hi * 2.0
+    # the integer split jumps with Z, so E[T_s](Z) has small steps: a relative 1e-4 in Z
+    # is as close as the target can be met anyway
+    return float(optimize.brentq(lambda z: service(z) - target, lo, hi, rtol=1e-4))

@@ -15,6 +15,7 @@ __all__ = [
     "plot_split_metrics",
     "plot_table2",
     "plot_theta_active",
+    "plot_unstable_growth",
 ]
 
 
@@ -33,6 +34,11 @@ def plot_example2(table, ax=None):
                 ax.scatter(values, np.full(len(values), yi - 0.3), marker="|", s=40, color="0.5",
                            label="ours, one stream of J jobs each" if first else None)
                 first = False
+    if "sim_q025" in rows:
+        lo, hi = rows["sim_q025"].to_numpy(float), rows["sim_q975"].to_numpy(float)
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        ax.hlines(y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5,
+                  label="central 95% of single streams")
     ax.errorbar(sim[has_sim], y[has_sim] - 0.15, xerr=rows["sim_ci_halfwidth"][has_sim],
                 fmt="o", color="C0", capsize=3, label="ours, simulated mean (95% CI)", zorder=3)
     theory = rows["theory"].to_numpy(dtype=float)
@@ -232,4 +238,26 @@ def plot_table2(df, ax=None):
                                     th[ok], [1.0]]))
     ax.set_ylim(0, 1.35 * top)
     ax.legend(fontsize="small", loc="upper right", ncol=2)
+    return fig
+
+
+def plot_unstable_growth(df, paper=None, ax=None):
+    """An unstable stream: the average delay of the first J jobs per seed (points) against
+    the linear drift ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (line); ``paper`` maps labels to
+    the paper's J = 1000 averages (Table II), drawn as markers just right of the largest J."""
+    fig, ax = new_axes(ax, figsize=(6.5, 3.6))
+    for seed, g in df.groupby("seed"):
+        ax.plot(g["J"], g["mean_delay"], marker="o", ls="none", color="C0", alpha=0.6,
+                label="ours, one stream per seed" if seed == df["seed"].min() else None)
+    pred = df.groupby("J")["prediction"].mean()
+    ax.plot(pred.index, pred.to_numpy(), color="C2", label="E[T_s] + (J-1)/2 (E[T_s] - E[T_a])")
+    if paper:
+        J = float(df["J"].max())
+        markers = "sD^v<>ph"
+        for i, (label, value) in enumerate(paper.items()):
+            ax.scatter([J * 1.04], [value], marker=markers[i % len(markers)], color="C3",
+                       zorder=3, label=f"paper, Table II, {label}")
+    ax.set_xlabel("first J jobs of the stream")
+    ax.set_ylabel("average job delay [s]")
+    ax.legend(fontsize="small", loc="upper left")
     return fig

@@ -1,0 +1,119 @@
+"""Stream coded computing (paper 5): the per-seed data the notebook's claims are built from."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from codedlib.experiments import stream as ex
+from codedlib.plots import stream as sp
+from codedlib.schemes import stream as sim
+from codedlib.theory import stream as th
+
+
+def test_example2_streams_tidy_and_paired():
+    seeds = (3, 4, 5)
+    df = ex.example2_streams(n_jobs=60, seeds=seeds)
+    arms = {"optimal", "uniform", "optimal, no purging", "uniform, no purging", "ideal worker"}
+    assert set(df["arm"]) == arms and len(df) == len(seeds) * len(arms)
+    assert list(df.columns[:2]) == ["seed", "arm"]
+    ok = df[df["stable"]]
+    np.testing.assert_allclose(ok["mean_delay"], ok["mean_wait"] + ok["mean_service"], rtol=1e-12)
+    # the same seed as simulate_stream gives the same stream (and the same arrivals to every arm)
+    w = th.example2_workers()
+    kappa = th.optimal_split(w, 50, 1.1, 1.0).kappa
+    one = sim.simulate_stream(w, kappa, 50, 50, 0.01, 60, True, 4)
+    row = df[(df["seed"] == 4) & (df["arm"] == "optimal")].iloc[0]
+    assert row["mean_delay"] == pytest.approx(one.delays.mean(), rel=1e-12)
+    # the ideal worker's service is eq. (9), and it waits in the queue as well
+    ideal = df[df["arm"] == "ideal worker"]
+    np.testing.assert_allclose(ideal["mean_service"], th.lower_bound_delay(w, 50, 50))
+    assert (ideal["mean_wait"] >= 0).all()
+    # the uniform split without purging is unstable: no averages
+    bad = df[df["arm"] == "uniform, no purging"]
+    assert not bad["stable"].any() and bad["mean_delay"].isna().all()
+
+
+def test_example2_comparison_quantiles_and_percentile():
+    res = ex.example2_comparison(n_jobs=100, seeds=tuple(range(6)))
+    t = res["table"].set_index("quantity")
+    r = t.loc["optimal split, purging (simulated)"]
+    per = np.asarray(r["sim_per_seed"])
+    assert r["sim_q025"] == pytest.approx(np.percentile(per, 2.5))
+    assert r["sim_q975"] == pytest.approx(np.percentile(per, 97.5))
+    assert r["sim_seed_min"] <= r["sim_q025"] <= r["sim_mean"] <= r["sim_q975"] <= r["sim_seed_max"]
+    assert r["paper_percentile"] == pytest.approx(100 * np.mean(per <= 47.93))
+    streams = res["streams"]
+    np.testing.assert_allclose(per, streams[streams["arm"] == "optimal"]["mean_delay"])
+    with pytest.raises(ValueError, match="seeds"):
+        ex.example2_comparison(n_jobs=50, seeds=(0,))
+
+
+def test_fig4_per_seed_is_tidy_and_matches_table():
+    seeds = (0, 1)
+    f4 = ex.fig4_delay_vs_redundancy(omegas=(1.0, 1.1), seeds=seeds, n_jobs=40, n_realizations=5)
+    ps = f4["per_seed"]
+    assert set(ps["arm"]) == {"optimal", "uniform", "optimal, no purging"}
+    assert len(ps) == 2 * 3 * len(seeds)
+    t = f4["table"].set_index("omega")
+    for omega in (1.0, 1.1):
+        got = ps[(ps["omega"] == omega) & (ps["arm"] == "optimal")]["mean_delay"].mean()
+        assert got == pytest.approx(t.loc[omega, "optimal_mean"], rel=1e-12)
+
+
+def test_per_seed_frame_explodes_and_skips_unstable():
+    table = pd.DataFrame({"K": [1, 2, 3], "sim_per_seed": [(1.0, 2.0), (), (5.0, 6.0)]})
+    df = ex.per_seed_frame(table, seeds=(7, 8))
+    assert df.to_dict("list") == {"K": [1, 1, 3, 3], "seed": [7, 8, 7, 8],
+                                  "mean_delay": [1.0, 2.0, 5.0, 6.0]}
+    with pytest.raises(ValueError, match="seeds"):
+        ex.per_seed_frame(table, seeds=(7,))
+
+
+def test_paper_table2_stability_bounds():
+    out = ex.paper_table2_stability()
+    theta = 646.24
+    lo, hi = out["assignment_mean_low"], out["assignment_mean_high"]
+    # the bounds solve E + 2 E^2 = theta (Var = E^2) and E + E^2 = theta (Var = 0)
+    assert lo + 2 * lo**2 == pytest.approx(theta) and hi + hi**2 == pytest.approx(theta)
+    assert out["service_mean_low"] == pytest.approx(10 * lo) and out["service_mean_low"] > 100
+    # inverting the drift formula gives back the reported average
+    for K, d in zip((110, 200, 350, 510), (9.19e4, 8.07e4, 7.71e4, 7.50e4)):
+        s = out["implied_service_mean"][K]
+        assert s + 999 / 2 * (s - 100) == pytest.approx(d)
+    # any assignment c + kappa Exp(m) tasks with E + E^2 + Var = theta obeys the bounds
+    for c, kappa in ((0.0, 1), (5.0, 3), (20.0, 50)):
+        lo_m, hi_m = 0.0, theta
+        for _ in range(200):  # bisection on the task mean m
+            m = (lo_m + hi_m) / 2
+            e = c + kappa * m
+            lo_m, hi_m = (m, hi_m) if e + e**2 + kappa * m**2 < theta else (lo_m, m)
+        assert lo - 1e-6 <= c + kappa * m <= hi + 1e-6
+
+
+def test_unstable_growth_is_linear_in_J():
+    df = ex.unstable_growth(K=100, Z=250.0, n_jobs=(100, 400), seeds=(0, 1))
+    assert set(df["J"]) == {100, 400} and (df["rho"] > 1).all()
+    for _, g in df.groupby("seed"):
+        g = g.set_index("J")
+        assert g.loc[400, "mean_delay"] > 2 * g.loc[100, "mean_delay"]
+        np.testing.assert_allclose(
+            g["prediction"], g["service_mean"] + (g.index - 1) / 2 * (g["service_mean"] - 100))
+    plt.close(sp.plot_unstable_growth(df, paper={"K = 350": 7.71e4}))
+
+
+def test_calibrate_work_hits_the_target_within_a_rounding_step():
+    unit = ex.heterogeneous_cluster()
+    Z = ex.calibrate_work(120.0, K=200, unit_workers=unit)
+    w = unit.with_complexity(Z / 200)
+    split = th.optimal_split(w, 200, 1.0, 1.0)
+    service = th.predict_delay(w, split.kappa, 10, 0.001).service_mean
+    assert service == pytest.approx(120.0, rel=0.06)
+    with pytest.raises(ValueError, match="target_service_mean"):
+        ex.calibrate_work(1e-3, K=200, unit_workers=unit)
+    assert math.isfinite(Z) and Z > 0
