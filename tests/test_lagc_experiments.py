@@ -112,3 +112,111 @@ def test_table2_against_runs(small, rule):
     bounded = tab.dropna(subset=["I(eps) eq. 19/20"])
     assert (bounded["iterations"] <= bounded["I(eps) eq. 19/20"]).all()
     assert bounded["bound"].any() == (rule == "theory")
+
+
+# -- Section VI over seeds (issue 11: claims with intervals over independent seeds) ---------
+@pytest.fixture(scope="module")
+def over_seeds():
+    delays = {"exponential": ex.make_delay("exponential"),
+              "pareto": ex.make_delay("pareto", shape=2.5)}
+    return ex.convergence_seeds(6, 2, delays=delays, n_seeds=3, replicas=4,
+                                problem_kwargs=dict(samples_per_partition=8, dim=4,
+                                                    heterogeneity=20.0, condition=10.0),
+                                rel_tol=1e-6, eps_rel=1e-6, rng=5)
+
+
+def test_seed_pairs_are_reproducible_and_independent():
+    pairs = ex.seed_pairs(4, 7)
+    assert pairs == ex.seed_pairs(4, 7)
+    assert ex.seed_pairs(2, 7) == pairs[:2]  # pair i does not depend on n_seeds
+    assert len({p for pair in pairs for p in pair}) == 8
+    assert ex.seed_pairs(3, 8) != ex.seed_pairs(3, 7)
+    with pytest.raises(ValueError, match="n_seeds must satisfy"):
+        ex.seed_pairs(0, 1)
+
+
+def test_convergence_seeds_tidy_and_paired(over_seeds):
+    s = over_seeds.summary
+    labels = [c[0] for c in ex.default_configs(6, 2)]
+    assert len(s) == 3 * 2 * 2 * len(labels)
+    assert set(s["seed"]) == {0, 1, 2} and set(s["rule"]) == {"gd", "theory"}
+    # trajectories do not depend on the delays: iterations and loads equal across delay models
+    for col in ("iterations", "communication", "computation"):
+        exp = ex.seed_table(s, col, delay="exponential", rule="gd")
+        par = ex.seed_table(s, col, delay="pareto", rule="gd")
+        np.testing.assert_array_equal(exp.to_numpy(), par.to_numpy())
+        assert list(exp.columns) == labels
+    # a new problem per seed: GD's iteration counts are not all equal
+    assert ex.seed_table(s, "iterations", delay="exponential", rule="gd")["GD"].nunique() > 1
+    # fixed per-iteration loads of the non-lazy schemes (eq. 32, 33)
+    gd = s[(s["scheme"] == "GD")]
+    assert (gd["messages_per_iter"] == 12).all() and (gd["gradients_per_iter"] == 6).all()
+    gc = s[(s["scheme"] == "GC")]
+    assert (gc["messages_per_iter"] == 2 * 6 - 2 + 1).all()
+    lazy = s[s["lazy"]]
+    assert lazy["selection_bound"].between(0, 1).all() and lazy["eq25_respected"].all()
+    assert s.loc[~s["lazy"], "selection_bound"].isna().all()
+    assert (s["time_per_iter"] > 0).all() and (s["time_per_iter_formula"] > 0).all()
+    assert np.allclose(s.loc[s["rule"] == "gd", "stepsize_times_L"], 1.0)
+    curves = over_seeds.curves
+    assert {"rel_gap", "seed", "delay", "rule"} <= set(curves.columns)
+    assert np.allclose(curves.groupby(["seed", "delay", "rule", "scheme"])["rel_gap"].first(), 1.0)
+    with pytest.raises(ValueError, match="rel_tol must satisfy"):
+        ex.convergence_seeds(6, 2, delays={"e": ex.make_delay()}, rel_tol=1e-3, eps_rel=1e-6)
+    with pytest.raises(ValueError, match="rules must hold"):
+        ex.convergence_seeds(6, 2, delays={"e": ex.make_delay()}, rules=("sgd",))
+    with pytest.raises(ValueError, match="no rows match"):
+        ex.seed_table(s, "time", delay="gamma")
+
+
+def test_convergence_bands_cover_every_seed(over_seeds):
+    bands = ex.convergence_bands(over_seeds.curves, n_grid=50)
+    assert set(bands["quantity"]) == {"rel_gap", "communication", "computation"}
+    assert (bands["n_seeds"] == 3).all()
+    assert (bands["low"] <= bands["median"]).all() and (bands["median"] <= bands["high"]).all()
+    start = bands[bands["time"] == 0.0]
+    assert np.allclose(start.loc[start["quantity"] == "rel_gap", "median"], 1.0)
+    # at the end of the clock every run has stopped at its target: final loads = summary totals
+    s = over_seeds.summary
+    end = bands[(bands["time"] == bands.groupby(["delay", "rule"])["time"].transform("max"))
+                & (bands["quantity"] == "communication")]
+    for _, row in end.iterrows():
+        totals = s[(s["delay"] == row["delay"]) & (s["rule"] == row["rule"])
+                   & (s["scheme"] == row["scheme"])]
+        assert row["high"] >= totals["communication"].max() - 1e-9
+    with pytest.raises(ValueError, match="n_grid must satisfy"):
+        ex.convergence_bands(over_seeds.curves, n_grid=1)
+
+
+def test_table1_seeds_and_intervals(over_seeds):
+    t1 = ex.table1_seeds(over_seeds.summary)
+    assert len(t1) == 3 * 2 * 3 * 3  # seeds x delays x techniques x metrics
+    gc_comp = t1[(t1["technique"] == "coding (GC)") & (t1["metric"] == "computation")]
+    assert np.allclose(gc_comp["ratio"], 2.0)  # r = 2 partitions per GC worker
+    summary = ex.table1_intervals(t1)
+    assert list(summary["metric"].drop_duplicates()) == ["time", "communication", "computation"]
+    assert len(summary) == 2 * 3 + 3 + 3  # time per delay model, loads once
+    fixed = summary[(summary["technique"] == "grouping (G-GD)") & (summary["metric"] == "communication")]
+    assert fixed["low"].iloc[0] == fixed["high"].iloc[0] == pytest.approx((6 + 3) / 12)
+    assert (summary["low"] <= summary["mean"]).all() and (summary["mean"] <= summary["high"]).all()
+    with pytest.raises(ValueError, match="no rows with rule"):
+        ex.table1_seeds(over_seeds.summary, rule="sgd")
+
+
+def test_seed_interval():
+    assert ex.seed_interval([2.0, 2.0, 2.0]) == (2.0, 2.0, 2.0)
+    m, lo, hi = ex.seed_interval([1.0, 2.0, 3.0])
+    assert m == 2.0 and lo < 2.0 < hi
+
+
+def test_seed_plots(over_seeds):
+    bands = ex.convergence_bands(over_seeds.curves, n_grid=20)
+    fig = pl.plot_convergence_bands(bands[bands["delay"] == "pareto"], "title")
+    assert len(fig.axes) == 6
+    fig = pl.plot_table1_seeds(ex.table1_intervals(ex.table1_seeds(over_seeds.summary)), title="t")
+    assert isinstance(fig, matplotlib.figure.Figure)
+    table = pd.DataFrame({"scheme": ["GD", "GC"], "formula": [1.0, 2.0], "mean": [1.1, 1.9],
+                          "low": [1.0, 1.8], "high": [1.2, 2.0]})
+    fig = pl.plot_iteration_time_seeds(table, title="t")
+    assert isinstance(fig, matplotlib.figure.Figure)
+    matplotlib.pyplot.close("all")

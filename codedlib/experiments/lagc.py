@@ -11,12 +11,18 @@
   time for all schemes on shared delays; :func:`complexity_summary` and
   :func:`conclusion_check` test the paper's conclusion on those runs.
 * :func:`iteration_time_check` -- simulated mean time per iteration vs eq. 21/22/28.
+* :func:`convergence_seeds` -- the Section VI runs repeated over independent seeds (a new
+  problem draw and new delays per seed): one tidy row per (seed, delay, step-size rule,
+  scheme) with every measured quantity the notebook compares, and thinned curves;
+  :func:`convergence_bands` (median and min-max over seeds on a common clock),
+  :func:`seed_table` (seeds x schemes) and :func:`table1_seeds` (Table I ratios per seed).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -28,19 +34,27 @@ from codedlib.theory import lagc as th
 
 __all__ = [
     "SCHEME_LABELS",
+    "SeedRuns",
     "complexity_curves",
     "complexity_summary",
     "conclusion_check",
+    "convergence_bands",
     "convergence_metrics",
     "convergence_runs",
+    "convergence_seeds",
     "default_configs",
     "group_smoothness",
     "heterogeneous_regression",
     "iteration_time_check",
     "make_delay",
     "problem_constants",
+    "seed_pairs",
+    "seed_table",
     "selection_check",
     "storage_layouts",
+    "seed_interval",
+    "table1_intervals",
+    "table1_seeds",
     "table1_tradeoff",
     "table2_check",
 ]
@@ -396,3 +410,206 @@ def table2_check(runs: dict, problem, delay, xi: float, history: int,
                      "computation": measured["computation"],
                      "computation Table II": iters * loads["computation"]})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------
+# Section VI over independent seeds
+# --------------------------------------------------------------------------------------
+def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
+    """``n_seeds`` independent ``(problem_seed, delay_seed)`` pairs derived from ``rng``.
+
+    An int ``rng`` is the entropy of a ``numpy.random.SeedSequence`` whose spawned children
+    give the pairs, so the same ``rng`` always gives the same pairs and pair ``i`` does not
+    depend on ``n_seeds``.
+    """
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        entropy = int(rng)
+    else:
+        entropy = int(as_generator(rng).integers(2**62))
+    children = np.random.SeedSequence(entropy).spawn(n_seeds)
+    return [tuple(int(v) for v in child.generate_state(2)) for child in children]
+
+
+@dataclass
+class SeedRuns:
+    """Section VI over seeds. ``summary``: one row per (seed, delay, rule, scheme) with
+
+    ``iterations``, ``time`` (eq. 10: expected time to the target given the trajectory,
+    mean over delay replicas), ``communication`` (eq. 11), ``computation`` (eq. 12),
+    ``active_fraction`` (active units per iteration / units), ``time_per_iter`` (simulated),
+    ``time_per_iter_formula`` (eq. 21/22/28 given the realised active units),
+    ``messages_per_iter``, ``gradients_per_iter``, ``iter_bound`` (eq. 19 for GD, GC, G-GD;
+    eq. 20 for the lazy schemes with the theory step size, else NaN), ``table2_*`` (Table II
+    with the measured iteration count), ``selection_bound`` (``1 - ΔC`` of eq. 26/30 with the
+    run's step size) and ``eq25_respected``. ``curves``: thinned time / communication /
+    computation / relative gap per run. ``settings``: the parameters used.
+    """
+
+    summary: pd.DataFrame
+    curves: pd.DataFrame
+    settings: dict
+
+
+def convergence_seeds(n_workers: int, redundancy: int, *, delays: dict, n_seeds: int = 5,
+                      rules=("gd", "theory"), problem_kwargs: dict | None = None,
+                      xi: float = 0.05, history: int = 10, configs=None, replicas: int = 20,
+                      rel_tol: float = 1e-10, eps_rel: float = 1e-8, max_iter: int = 20_000,
+                      max_points: int = 400, rng=None) -> SeedRuns:
+    """Section VI repeated over ``n_seeds`` independent seeds.
+
+    Seed ``i`` draws a new :func:`heterogeneous_regression` problem (``problem_kwargs``) and
+    new delays; within a seed every scheme and step-size rule runs on the same delay draws
+    (paired comparisons). ``delays`` maps a name to a unit-load delay. Complexities are
+    measured at gap ``eps_rel * gap(θ⁰)``; runs stop at ``rel_tol * gap(θ⁰)``.
+    """
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    eps_rel = check_real("eps_rel", eps_rel, low=0.0, low_open=True)
+    rel_tol = check_real("rel_tol", rel_tol, low=0.0, low_open=True)
+    if rel_tol > eps_rel:
+        raise ValueError(f"rel_tol must satisfy rel_tol <= eps_rel={eps_rel:g}, got {rel_tol:g}")
+    if not delays:
+        raise ValueError("delays must map at least one name to a delay distribution")
+    for rule in rules:
+        if rule not in ("gd", "theory"):
+            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+    problem_kwargs = dict(problem_kwargs or {})
+    configs = configs or default_configs(n_workers, redundancy)
+    rows, curves = [], []
+    for i, (p_seed, d_seed) in enumerate(seed_pairs(n_seeds, rng)):
+        problem = heterogeneous_regression(n_workers, rng=p_seed, **problem_kwargs)
+        consts = problem_constants(problem, n_workers)
+        for dname, delay in delays.items():
+            for rule in rules:
+                runs = convergence_runs(problem, n_workers, redundancy, delay=delay, xi=xi,
+                                        history=history, stepsize_rule=rule, configs=configs,
+                                        replicas=replicas, max_iter=max_iter, rel_tol=rel_tol,
+                                        rng=d_seed)
+                summary = complexity_summary(runs, eps_rel).set_index("scheme")
+                times = iteration_time_check(runs, delay).set_index("scheme")
+                t2 = table2_check(runs, problem, delay, xi, history, eps_rel).set_index("scheme")
+                sel = selection_check(runs, problem, xi, history)
+                sel = sel.set_index("scheme") if len(sel) else sel
+                for label, run in runs.items():
+                    lazy = run.scheme in ("lag", "g-lag", "lagc")
+                    row = {"seed": i, "problem_seed": p_seed, "delay_seed": d_seed,
+                           "delay": dname, "rule": rule, "scheme": label, "kind": run.scheme,
+                           "lazy": lazy, "stepsize_times_L": run.stepsize * consts["L"],
+                           "kappa": consts["kappa"],
+                           **summary.loc[label].to_dict(),
+                           "time_per_iter": times.loc[label, "simulated"],
+                           "time_per_iter_formula": times.loc[label, "expected"],
+                           "messages_per_iter": float((run.downloads + run.uploads).mean()),
+                           "gradients_per_iter": float(run.computation.mean()),
+                           "iter_bound": t2.loc[label, "I(eps) eq. 19/20"],
+                           "table2_time": t2.loc[label, "time Table II"],
+                           "table2_communication": t2.loc[label, "communication Table II"],
+                           "table2_computation": t2.loc[label, "computation Table II"],
+                           "selection_bound": (sel.loc[label, "bound_1_minus_dC"] if lazy
+                                               else math.nan),
+                           "eq25_respected": (bool(sel.loc[label, "eq25_respected"]) if lazy
+                                              else True)}
+                    rows.append(row)
+                metrics = convergence_metrics(runs, max_points)
+                gap0 = metrics.groupby("scheme")["gap"].transform("first")
+                curves.append(metrics.assign(rel_gap=metrics["gap"] / gap0, seed=i,
+                                             delay=dname, rule=rule))
+    settings = {"n_workers": n_workers, "redundancy": redundancy, "n_seeds": n_seeds,
+                "rules": tuple(rules), "xi": xi, "history": history, "replicas": replicas,
+                "rel_tol": rel_tol, "eps_rel": eps_rel, "problem_kwargs": problem_kwargs,
+                "configs": list(configs)}
+    return SeedRuns(pd.DataFrame(rows), pd.concat(curves, ignore_index=True), settings)
+
+
+def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
+    """``column`` as a (seed x scheme) table for the rows matching ``where`` (e.g.
+    ``delay="pareto", rule="gd"``); columns in the order the schemes were run."""
+    sub = summary
+    for key, value in where.items():
+        sub = sub[sub[key] == value]
+    if sub.empty:
+        raise ValueError(f"no rows match {where}")
+    order = list(dict.fromkeys(sub["scheme"]))
+    return sub.pivot(index="seed", columns="scheme", values=column)[order]
+
+
+def convergence_bands(curves: pd.DataFrame, n_grid: int = 300,
+                      quantities=("rel_gap", "communication", "computation")) -> pd.DataFrame:
+    """Median, min and max over seeds of each quantity on a common clock.
+
+    For every (delay, rule) the clock runs from 0 to the latest end of any run; a run's value
+    at time ``t`` is that of its last iterate finished by ``t`` (a run that reached its
+    target stops, so its curves stay flat afterwards). Returns a long table with columns
+    ``delay, rule, scheme, time, quantity, median, low, high, n_seeds``.
+    """
+    n_grid = check_int("n_grid", n_grid, low=2)
+    out = []
+    for (dname, rule), part in curves.groupby(["delay", "rule"], sort=False):
+        grid = np.linspace(0.0, float(part["time"].max()), n_grid)
+        for label, sub in part.groupby("scheme", sort=False):
+            for q in quantities:
+                values = []
+                for _, run in sub.groupby("seed", sort=True):
+                    t = run["time"].to_numpy()
+                    idx = np.searchsorted(t, grid, side="right") - 1
+                    values.append(run[q].to_numpy()[np.clip(idx, 0, len(t) - 1)])
+                values = np.array(values)
+                out.append(pd.DataFrame({
+                    "delay": dname, "rule": rule, "scheme": label, "time": grid,
+                    "quantity": q, "median": np.median(values, axis=0),
+                    "low": values.min(axis=0), "high": values.max(axis=0),
+                    "n_seeds": values.shape[0]}))
+    return pd.concat(out, ignore_index=True)
+
+
+_TABLE1 = [("coding (GC)", "GC"), ("grouping (G-GD)", "G-GD"), ("selection (LAG)", "LAG")]
+_TABLE1_METRICS = {"time": "time_per_iter", "communication": "messages_per_iter",
+                   "computation": "gradients_per_iter"}
+
+
+def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
+    """Table I per seed: time, communication and computation *per iteration* of coding
+    (GC), grouping (G-GD) and adaptive selection (LAG) divided by GD's on the same seed and
+    delays. Long table: ``seed, delay, technique, metric, ratio``."""
+    sub = summary[summary["rule"] == rule]
+    if sub.empty:
+        raise ValueError(f"no rows with rule={rule!r}")
+    rows = []
+    for (seed, dname), part in sub.groupby(["seed", "delay"], sort=True):
+        s = part.set_index("scheme")
+        for technique, label in _TABLE1:
+            for metric, col in _TABLE1_METRICS.items():
+                rows.append({"seed": seed, "delay": dname, "technique": technique,
+                             "metric": metric, "ratio": s.loc[label, col] / s.loc["GD", col]})
+    return pd.DataFrame(rows)
+
+
+def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean over seeds and its Student-t interval (``codedlib.claims.mean_interval``); an
+    interval of zero width when every seed gives the same value."""
+    from codedlib.claims import mean_interval
+
+    x = np.asarray(values, dtype=float)
+    if x.size > 1 and np.all(x == x[0]):
+        return float(x[0]), float(x[0]), float(x[0])
+    return mean_interval(x, level)
+
+
+def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Table I ratios of :func:`table1_seeds` summarised over seeds (mean, t-interval).
+    Communication and computation do not depend on the delay model (the trajectories do
+    not), so they are reported once with ``delay = "all"``."""
+    rows = []
+    first = table["delay"].iloc[0]
+    for (technique, metric, dname), part in table.groupby(["technique", "metric", "delay"],
+                                                          sort=False):
+        if metric != "time" and dname != first:
+            continue
+        mean, low, high = seed_interval(part["ratio"], level)
+        rows.append({"technique": technique, "metric": metric,
+                     "delay": dname if metric == "time" else "all",
+                     "mean": mean, "low": low, "high": high, "n_seeds": len(part)})
+    out = pd.DataFrame(rows)
+    order = {"time": 0, "communication": 1, "computation": 2}
+    return out.sort_values(["metric", "delay"], key=lambda c: c.map(order) if c.name == "metric"
+                           else c, kind="stable").reset_index(drop=True)

@@ -11,9 +11,12 @@ from codedlib.plots import new_axes
 __all__ = [
     "plot_complexity_curves",
     "plot_convergence",
+    "plot_convergence_bands",
     "plot_iteration_time_check",
+    "plot_iteration_time_seeds",
     "plot_storage_layouts",
     "plot_table1",
+    "plot_table1_seeds",
 ]
 
 _ORDER = ["GD", "GC", "LAG", "G-GD", "G-LAG"]
@@ -159,4 +162,94 @@ def plot_iteration_time_check(table, ax=None):
     ax.set_xticks(x, table["scheme"], fontsize=8)
     ax.set_ylabel("mean time per iteration")
     ax.legend(fontsize=8)
+    return fig
+
+
+_RULE_LABELS = {"gd": "α = 1/L for every scheme", "theory": "α = (1 − √(Dξ))/L for the lazy schemes"}
+
+
+def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
+    """Section VI over seeds: relative optimality gap (9), communication (7) and computation
+    (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
+    seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
+    for one delay model)."""
+    import matplotlib.pyplot as plt
+
+    rules = list(rules or dict.fromkeys(bands["rule"]))
+    if fig is None:
+        fig, axes = plt.subplots(len(rules), 3, figsize=(13, 3.5 * len(rules)), squeeze=False)
+    else:
+        axes = np.atleast_2d(fig.subplots(len(rules), 3, squeeze=False))
+    panels = [("rel_gap", "relative gap (F(θ) − F*)/(F(θ⁰) − F*)"),
+              ("communication", "communication load (messages)"),
+              ("computation", "computation load (partition gradients)")]
+    n_seeds = int(bands["n_seeds"].max()) if len(bands) else 0
+    for i, rule in enumerate(rules):
+        part = bands[bands["rule"] == rule]
+        for j, (q, ylabel) in enumerate(panels):
+            ax = axes[i, j]
+            sub_q = part[part["quantity"] == q]
+            for label in dict.fromkeys(sub_q["scheme"]):
+                s = sub_q[sub_q["scheme"] == label]
+                color, ls = _style(label)
+                low, high, median = s["low"], s["high"], s["median"]
+                if q == "rel_gap":
+                    low, high, median = (v.clip(lower=1e-16) for v in (low, high, median))
+                ax.fill_between(s["time"], low, high, color=color, alpha=0.18, linewidth=0)
+                ax.plot(s["time"], median, color=color, linestyle=ls, label=label)
+            if q == "rel_gap":
+                ax.set_yscale("log")
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(5))
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.set_xlabel("computing wall-clock time [units of μ₀ or t₀]", fontsize=8)
+            ax.set_title(_RULE_LABELS.get(rule, rule), fontsize=9)
+        axes[i, 0].legend(fontsize=7, title=f"median, band: min–max over {n_seeds} seeds",
+                          title_fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9.5, y=1.0)
+    fig.tight_layout()
+    return fig
+
+
+def plot_table1_seeds(table, ax=None, title: str = ""):
+    """Table I measured over seeds: per-iteration time (one bar per delay model),
+    communication and computation of each technique relative to GD. ``table`` has columns
+    ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars)."""
+    fig, ax = new_axes(ax, figsize=(9.0, 3.8))
+    groups = list(dict.fromkeys(zip(table["metric"], table["delay"])))
+    techniques = list(dict.fromkeys(table["technique"]))
+    x = np.arange(len(groups))
+    width = 0.8 / len(techniques)
+    for i, tech in enumerate(techniques):
+        sub = table[table["technique"] == tech].set_index(["metric", "delay"]).loc[groups]
+        mean = sub["mean"].to_numpy(float)
+        err = np.vstack([mean - sub["low"].to_numpy(float), sub["high"].to_numpy(float) - mean])
+        bars = ax.bar(x + (i - (len(techniques) - 1) / 2) * width, mean, width,
+                      yerr=np.clip(err, 0, None), capsize=2, label=tech)
+        ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=2)
+    ax.axhline(1.0, color="k", linewidth=0.8)
+    ax.set_xticks(x, [m if d == "all" else f"{m}\n({d})" for m, d in groups], fontsize=8)
+    ax.set_ylabel("per iteration, relative to GD")
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return fig
+
+
+def plot_iteration_time_seeds(table, ax=None, title: str = ""):
+    """Mean time per iteration: eq. 21/22/28 (grey) vs simulation (blue, 95 % interval over
+    seeds). ``table``: ``scheme, formula, mean, low, high``; for the lazy schemes the formula is
+    conditioned on the realised number of active units and averages over seeds."""
+    fig, ax = new_axes(ax, figsize=(6.5, 3.4))
+    x = np.arange(len(table))
+    mean = table["mean"].to_numpy(float)
+    err = np.vstack([mean - table["low"].to_numpy(float), table["high"].to_numpy(float) - mean])
+    ax.bar(x - 0.2, table["formula"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
+    ax.bar(x + 0.2, mean, 0.4, yerr=np.clip(err, 0, None), capsize=3,
+           label="simulation (95 % CI over seeds)", color="tab:blue")
+    ax.set_xticks(x, table["scheme"], fontsize=8)
+    ax.set_ylabel("mean time per iteration")
+    ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig
