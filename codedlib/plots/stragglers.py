@@ -6,11 +6,10 @@ the Figure; none shows or saves.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "plot_bursty_path",
@@ -29,7 +28,7 @@ def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
         if len(axes) != n_panels:
             raise ValueError(f"axes must hold {n_panels} axes, got {len(axes)}")
         return axes[0].figure, axes
-    fig, axes = plt.subplots(1, n_panels, figsize=(width * n_panels, height), layout="constrained")
+    fig, axes = subplots(1, n_panels, figsize=(width * n_panels, height), layout="constrained")
     return fig, list(np.atleast_1d(axes))
 
 
