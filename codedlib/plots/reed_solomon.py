@@ -202,7 +202,7 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
     if paired:
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.0, 4.8))
     else:
-        fig, ax = plt.subplots(figsize=(7.0, 4.8))
+        fig, ax = plt.subplots(figsize=(9.0, 4.8))
     for i, (scheme, m) in enumerate(curves.items()):
         line, = ax.plot(grid, m.mean(axis=0), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2,
                         label=scheme)
@@ -243,6 +243,6 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
                       fontsize=10)
     what = "Fig. 2" if quantity == "test_error" else "Fig. 2 setting; not plotted in the paper"
     fig.suptitle(title or f"softmax regression, n = {n} workers, Pareto delays ({what}), "
-                 f"{n_seeds} seeds", fontsize=11)
+                 f"{n_seeds} seeds", fontsize=10)
     fig.tight_layout()
     return fig
