@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "plot_accuracy",
@@ -200,9 +200,9 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
     n_seeds = int(df["seed"].nunique())
     paired = quantity == "test_error" and reference in curves and len(curves) > 1
     if paired:
-        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.0, 4.8))
+        fig, (ax, ax2) = subplots(1, 2, figsize=(12.0, 4.8))
     else:
-        fig, ax = plt.subplots(figsize=(9.0, 4.8))
+        fig, ax = subplots(figsize=(9.0, 4.8))
     for i, (scheme, m) in enumerate(curves.items()):
         line, = ax.plot(grid, m.mean(axis=0), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2,
                         label=scheme)
