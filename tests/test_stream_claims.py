@@ -117,3 +117,12 @@ def test_calibrate_work_hits_the_target_within_a_rounding_step():
     with pytest.raises(ValueError, match="target_service_mean"):
         ex.calibrate_work(1e-3, K=200, unit_workers=unit)
     assert math.isfinite(Z) and Z > 0
+
+
+def test_fig4_no_purging_check_matches_theory():
+    df = ex.fig4_no_purging_check(omegas=(1.0, 1.2), seeds=tuple(range(12)), n_jobs=300)
+    assert list(df["omega"]) == [1.0, 1.2] and (df["n_seeds"] == 12).all()
+    # the theory grows with Omega (all K Omega tasks awaited) and the simulation follows it
+    assert df["theory"].iloc[1] > df["theory"].iloc[0]
+    np.testing.assert_allclose(df["sim_mean"], df["theory"], rtol=0.03)
+    assert (df["inside"] == ((df["theory"] - df["sim_mean"]).abs() <= df["sim_ci_halfwidth"])).all()

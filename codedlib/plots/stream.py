@@ -255,7 +255,7 @@ def plot_unstable_growth(df, paper=None, ax=None):
         J = float(df["J"].max())
         markers = "sD^v<>ph"
         for i, (label, value) in enumerate(paper.items()):
-            ax.scatter([J * 1.04], [value], marker=markers[i % len(markers)], color="C3",
+            ax.scatter([J * (1.025 + 0.02 * i)], [value], marker=markers[i % len(markers)], color="C3",
                        zorder=3, label=f"paper, Table II, {label}")
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
