@@ -160,12 +160,12 @@ def _fmt(x, unit: str = "") -> str:
     x = float(x)
     if x == 0:
         text = "0"
-    elif abs(x) >= 1e4 or abs(x) < 1e-3:
-        text = f"{x:.3g}"
+    elif abs(x) >= 1e6 or abs(x) < 1e-3:
+        text = f"{x:.4g}"
     elif abs(x - round(x)) < 1e-9 * max(1.0, abs(x)):
         text = f"{int(round(x))}"
     else:
-        text = f"{x:.4g}"
+        text = f"{x:.6g}"  # keeps a paper's 129.96 or 646.24 as printed
     return f"{text} {unit}".strip() if unit else text
 
 
@@ -336,13 +336,14 @@ class ClaimsTable:
     def exact(self, item: str, quantity: str, *, paper=None, ours=None, rtol: float = 1e-9,
               paper_range: tuple[float, float] | None = None, verdict: str | None = None,
               unit: str = "", setting: str = "", reason: str = "", section: str = "",
-              headline: bool = False) -> Claim:
+              headline: bool = False, ours_text: str = "", paper_text: str = "") -> Claim:
         """A deterministic value (a formula, a count, a code property).
 
         Numbers: ``reproduced`` when ``ours`` is within ``rtol`` of ``paper`` (or inside
         ``paper_range``), else ``not reproduced`` unless ``verdict`` says otherwise
         (``calibrated``, ``paper erratum``, ``partly``). Text values (a scheme name, "True")
-        compare as strings.
+        compare as strings. ``ours_text`` / ``paper_text`` add words to a numeric row (the
+        split behind a sum, the paper's own wording).
         """
         kw = dict(unit=unit, setting=setting, reason=reason, section=section, headline=headline,
                   rtol=rtol, uncertainty="exact (deterministic)")
@@ -353,7 +354,8 @@ class ClaimsTable:
             lo, hi = paper_range if paper_range is not None else (paper, paper)
             value = float(paper) if paper is not None else math.nan
             kw.update(paper_value=value, paper_low=float(lo), paper_high=float(hi),
-                      our_value=float(ours), ci_low=float(ours), ci_high=float(ours))
+                      our_value=float(ours), ci_low=float(ours), ci_high=float(ours),
+                      our_text=ours_text, paper_text=paper_text)
             tol_lo, tol_hi = max(rtol * abs(lo), 1e-12), max(rtol * abs(hi), 1e-12)
             match = lo - tol_lo <= float(ours) <= hi + tol_hi
         if verdict is None:
@@ -491,7 +493,7 @@ class ClaimsTable:
                    "partly": "#fff2cc", "calibrated": "#e0e8ff", "not reproduced": "#f8d7da",
                    "paper erratum": "#eeeeee", "not attempted": "#eeeeee"}
         frame = self.display_frame()
-        styled = (frame.style.hide(axis="index")
+        styled = (frame.style.hide(axis="index").format(escape="html")
                   .map(lambda v: f"background-color: {colours.get(v, '')}", subset=["verdict"])
                   .set_properties(**{"text-align": "left", "vertical-align": "top"}))
         return styled
