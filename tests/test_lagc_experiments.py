@@ -120,8 +120,8 @@ def over_seeds():
     delays = {"exponential": ex.make_delay("exponential"),
               "pareto": ex.make_delay("pareto", shape=2.5)}
     return ex.convergence_seeds(6, 2, delays=delays, n_seeds=3, replicas=4,
-                                problem_kwargs=dict(samples_per_partition=8, dim=4,
-                                                    heterogeneity=20.0, condition=10.0),
+                                problem_kwargs={"samples_per_partition": 8, "dim": 4,
+                                                "heterogeneity": 20.0, "condition": 10.0},
                                 rel_tol=1e-6, eps_rel=1e-6, rng=5)
 
 
