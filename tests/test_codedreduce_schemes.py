@@ -125,3 +125,21 @@ def test_compute_time_model_agrees_with_latency_module(convention):
     q = np.array([0.1, 0.5, 0.9])
     draws = -np.log1p(-q)  # Exp(1) quantiles
     np.testing.assert_allclose(model.compute_times(250, draws), dist.ppf(q), rtol=1e-12)
+
+
+def test_ring_allreduce_finish_matches_the_roll_recursion_and_stacks_models():
+    from codedlib.schemes.codedreduce import ring_allreduce_finish
+
+    rng = np.random.default_rng(0)
+    ready = rng.exponential(size=(4, 7))
+    ref = ready.copy()
+    for _ in range(2 * 6):
+        ref = np.maximum(ref, np.roll(ref, 1, axis=1)) + 0.3
+    np.testing.assert_array_equal(ring_allreduce_finish(ready, 0.3), ref.max(axis=1))
+    # per-row tau: two models in one pass equal two separate passes
+    both = ring_allreduce_finish(np.vstack([ready, ready]), np.repeat([0.3, 0.05], 4))
+    np.testing.assert_array_equal(both[:4], ring_allreduce_finish(ready, 0.3))
+    np.testing.assert_array_equal(both[4:], ring_allreduce_finish(ready, 0.05))
+    before = ready.copy()
+    ring_allreduce_finish(ready, 0.3)
+    np.testing.assert_array_equal(ready, before)  # the input is not modified

@@ -11,6 +11,9 @@ paper / 8; (478, 406) in quick mode).
 
 from __future__ import annotations
 
+import contextlib
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -32,6 +35,7 @@ from codedlib.schemes.codedreduce import (
     TimingModel,
     cr_times,
     draw_delays,
+    ring_allreduce_finish,
     simulate_iteration_times,
 )
 from codedlib.theory.codedreduce import (
@@ -47,13 +51,19 @@ __all__ = [
     "PAPER_SPEEDUPS",
     "configuration_summary",
     "convergence",
+    "convergence_over_seeds",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
+    "fig2_over_seeds",
     "load_curves",
     "load_table",
+    "model_speedup_range",
     "ordering_vs_latency",
+    "replica_seeds",
     "seven_times_claim",
+    "speedup_intervals",
+    "speedup_range_summary",
     "speedups",
     "speedups_vs_message_time",
     "table1",
@@ -179,7 +189,17 @@ def theorem2_check(
     n_iterations: int = 400,
     rng=0,
 ) -> pd.DataFrame:
-    """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n."""
+    """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n.
+
+    Every iteration is an independent replica (fresh delay draws), so ``stderr`` is the
+    standard error of the mean and ``ci low`` / ``ci high`` its normal 95 % interval.
+    ``position`` says where the interval lies w.r.t. the bounds without their o(.) terms
+    ("below (7)", "inside", "above (8)"). The two gaps a bound can have at finite n are
+    measured separately: ``E[T_(n-s)]`` (the exact mean (n-s)-th order statistic of one
+    sibling group) against the bounds' computation term ``(r d/mu) log(1/alpha) + a r d``,
+    and the rest of the Monte Carlo mean (``MC - E[T_(n-s)]``: reception and waiting for the
+    slowest group) against the lower bound's communication term ``(n(1-alpha) + L - 1) t_c``.
+    """
     model = TimingModel() if model is None else model
     gen = as_generator(rng)
     rows = []
@@ -189,6 +209,8 @@ def theorem2_check(
         times = cr_times(cfg, model, draw_delays(n_iterations, cfg.N, gen)).times
         b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c)
         mean, se = float(times.mean()), float(times.std(ddof=1) / np.sqrt(times.size))
+        lo, hi = mean - 1.96 * se, mean + 1.96 * se
+        position = "below (7)" if hi < b["lower"] else "above (8)" if lo > b["upper"] else "inside"
         rows.append(
             {
                 "n": n,
@@ -197,9 +219,17 @@ def theorem2_check(
                 "lower (7)": b["lower"],
                 "Monte Carlo E[T_CR]": mean,
                 "stderr": se,
+                "ci low": lo,
+                "ci high": hi,
                 "upper (8)": b["upper"],
-                "E[T_(n-s)] + L(n-s)t_c": b["pipelined_upper"],
                 "within bounds": b["lower"] <= mean <= b["upper"],
+                "position": position,
+                "computation term (7)-(8)": b["computation"],
+                "E[T_(n-s)] exact": b["sibling_order_statistic"],
+                "communication term (7)": b["lower_communication"],
+                "MC - E[T_(n-s)]": mean - b["sibling_order_statistic"],
+                "E[T_(n-s)] + L(n-s)t_c": b["pipelined_upper"],
+                "replicas": int(times.size),
             }
         )
     return pd.DataFrame(rows)
@@ -221,7 +251,7 @@ def fig2_iteration_times(
     with per-iteration costs and CR's speedup beside the paper's."""
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
-    loads = allocate(n, L, s, d).load_points
+    loads = _allocation(n, L, s, d).load_points
     res = simulate_iteration_times(cfg, model, n_iterations, rng, cr_loads=loads)
     cr_mean = res["CR"].mean
     rows = []
@@ -240,6 +270,127 @@ def fig2_iteration_times(
             }
         )
     return pd.DataFrame(rows).set_index("scheme")
+
+
+def replica_seeds(seed: int, n_seeds: int) -> list[int]:
+    """``n_seeds`` independent seeds derived from one notebook ``seed``
+    (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list."""
+    seed = check_int("seed", seed, 0)
+    n_seeds = check_int("n_seeds", n_seeds, 1)
+    return [int(ss.generate_state(1)[0]) for ss in np.random.SeedSequence(seed).spawn(n_seeds)]
+
+
+def fig2_over_seeds(
+    n: int = 4,
+    L: int = 3,
+    s: int = 1,
+    d: int = 7644,
+    model: TimingModel | None = None,
+    n_iterations: int = 300,
+    seeds=(0, 1),
+) -> dict:
+    """Fig. 2 over independent seeds: one :func:`fig2_iteration_times` run per seed.
+
+    Returns ``per_seed`` (tidy: seed, scheme, mean iteration time [s], CR speedup (ours))
+    and ``summary`` (one row per scheme: the per-iteration costs, the mean over seeds of the
+    mean iteration time with its 95 % t-interval, and CR's speedup as the geometric mean of
+    the paired per-seed ratios with its 95 % interval, beside the paper's number)."""
+    from codedlib.claims import mean_interval, ratio_interval
+
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got seeds=[]")
+    frames = [
+        fig2_iteration_times(n, L, s, d, model=model, n_iterations=n_iterations, rng=seed)
+        .reset_index()
+        .assign(seed=seed)
+        for seed in seeds
+    ]
+    per_seed = pd.concat(frames, ignore_index=True)[
+        ["seed", "scheme", "mean iteration time [s]", "CR speedup (ours)"]
+    ]
+    summary = frames[0].set_index("scheme").drop(columns=["seed", "std [s]"])
+    times = per_seed.pivot(index="seed", columns="scheme", values="mean iteration time [s]")
+    for name in summary.index:
+        m, lo, hi = mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0],) * 3
+        r, rlo, rhi = (
+            ratio_interval(times[name], times["CR"]) if len(seeds) > 1
+            else (times[name].iloc[0] / times["CR"].iloc[0],) * 3
+        )
+        summary.loc[name, "mean iteration time [s]"] = m
+        summary.loc[name, "ci low [s]"] = lo
+        summary.loc[name, "ci high [s]"] = hi
+        summary.loc[name, "CR speedup (ours)"] = r
+        summary.loc[name, "speedup ci low"] = rlo
+        summary.loc[name, "speedup ci high"] = rhi
+    summary["seeds"] = len(seeds)
+    return {"summary": summary, "per_seed": per_seed}
+
+
+def model_speedup_range(
+    settings: dict,
+    t_cs=(0.001, 0.01, 0.05, 0.25, 1.0, 5.0),
+    a_mus=(0.1, 1.0, 10.0),
+    lams=(0.0, 0.1, 1.0),
+    a: float = 5e-5,
+    n_iterations: int = 100,
+    rng=0,
+) -> pd.DataFrame:
+    """CR's speedup (ratio of mean iteration times) over every scheme across the simulated
+    clock's free constants, to see which paper numbers the model can produce at all.
+
+    ``settings`` maps a label to ``(n, L, s, d)``. For each, every ``t_c`` x ``a mu`` x
+    latency share ``lam`` runs on one set of delay draws. Tidy output: label, n, L, s, N,
+    t_c, a_mu, lam, scheme, CR speedup. Only RAR depends on ``lam``; for large ``t_c`` the
+    master-worker schemes approach the communication-bound limits ``N / (L (n - s))`` (UMW)
+    and ``(N - S) / (L (n - s))`` (GC, SGD)."""
+    gen = as_generator(rng)
+    rows = []
+    for label, (n, L, s, d) in settings.items():
+        cfg = ClusterConfig(n, L, s, d)
+        draws = draw_delays(n_iterations, cfg.N, gen)
+        loads = _allocation(n, L, s, d).load_points
+        rar_ready, rar_tau, keys = [], [], []
+        for t_c in t_cs:
+            for a_mu in a_mus:
+                model = TimingModel(a=a, mu=a_mu / a, t_c=t_c, latency_fraction=lams[0])
+                res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads,
+                                               schemes=("UMW", "GC", "SGD", "CR"))
+                for lam in lams:
+                    lam_model = TimingModel(a=a, mu=a_mu / a, t_c=t_c, latency_fraction=lam)
+                    rar_ready.append(lam_model.compute_times(cfg.d / cfg.N, draws))
+                    rar_tau.append(np.full(len(draws), lam_model.message_time(1.0 / cfg.N)))
+                    keys.append((t_c, a_mu, lam, res))
+        # every RAR model of this setting in one pass (rows stacked model after model)
+        finish = ring_allreduce_finish(np.vstack(rar_ready), np.concatenate(rar_tau))
+        rar_means = finish.reshape(len(keys), len(draws)).mean(axis=1)
+        for (t_c, a_mu, lam, res), rar in zip(keys, rar_means):
+            cr = res["CR"].mean
+            for name in ("UMW", "GC", "SGD", "RAR"):
+                value = rar if name == "RAR" else res[name].mean
+                rows.append({"label": label, "n": n, "L": L, "s": s, "N": cfg.N, "t_c": t_c,
+                             "a_mu": a_mu, "lam": lam, "scheme": name, "CR speedup": value / cr})
+    return pd.DataFrame(rows)
+
+
+def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.DataFrame:
+    """Per label and scheme: the smallest and largest CR speedup over the sweep of
+    :func:`model_speedup_range`, the communication-bound limit, and (``at`` = a dict of
+    t_c, a_mu, lam) the value at the chosen constants."""
+    rows = []
+    for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
+        n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
+        S = int(np.floor(s / n * N + 1e-9))
+        limit = {"UMW": N / (L * (n - s)), "GC": (N - S) / (L * (n - s)),
+                 "SGD": (N - S) / (L * (n - s))}.get(scheme, np.nan)
+        row = {"label": label, "scheme": scheme, "min": float(g["CR speedup"].min()),
+               "max": float(g["CR speedup"].max()), "communication-bound limit": limit}
+        if at is not None:
+            sel = g[np.isclose(g["t_c"], at["t_c"]) & np.isclose(g["a_mu"], at["a_mu"])
+                    & np.isclose(g["lam"], at["lam"])]
+            row["at chosen constants"] = float(sel["CR speedup"].iloc[0]) if len(sel) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["label", "scheme"])
 
 
 def ordering_vs_latency(
@@ -308,12 +459,38 @@ def _worker_ranges(n_samples, N):
     return bounds[:-1], bounds[1:]
 
 
+@contextlib.contextmanager
+def _one_blas_thread():
+    """Run the optimisation's small dense products on one BLAS thread: for matrices of a few
+    hundred rows threading only adds overhead, and on a shared machine (2 cores, several
+    processes) oversubscribed BLAS threads made them ~10x slower. No-op without threadpoolctl."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+@functools.lru_cache(maxsize=32)
+def _allocation(n: int, L: int, s: int, d: int):
+    """The default CR allocation of a tree (deterministic; cached, never mutated)."""
+    return allocate(n, L, s, d)
+
+
+@functools.lru_cache(maxsize=32)
+def _gc_code(N: int, S: int):
+    """The default cyclic-repetition code (deterministic; cached with its decoder's SVD)."""
+    return cyclic_repetition_code(N, S)
+
+
 def _verify_coded(prob, cfg, theta, model, rng) -> dict:
     """Run the actual CR and GC coded computations once on the real problem and compare the
     decoded gradient with the true one (relative error)."""
     true = prob.partial_gradient(theta)
     draws = draw_delays(1, cfg.N, rng)
-    alloc = allocate(cfg.n, cfg.L, cfg.s, prob.n_samples)
+    alloc = _allocation(cfg.n, cfg.L, cfg.s, prob.n_samples)
     _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
     local = np.zeros((cfg.N + 1, prob.dim))
     for nd in alloc.nodes[1:]:
@@ -322,7 +499,7 @@ def _verify_coded(prob, cfg, theta, model, rng) -> dict:
     cr_grad, _ = execute(alloc, local, survivors={p: v[0] for p, v in survivors.items()})
     out = {"CR": float(np.max(np.abs(cr_grad - true)) / np.max(np.abs(true)))}
     # GC: cyclic code over N partitions, the first N - S finishers
-    code = cyclic_repetition_code(cfg.N, cfg.S)
+    code = _gc_code(cfg.N, cfg.S)
     starts, stops = _worker_ranges(prob.n_samples, cfg.N)
     parts = np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
     # equal GC loads: the first N - S finishers are the smallest draws
@@ -404,6 +581,7 @@ def convergence(
     quick: bool = False,
     rng=0,
     sgd_learning_rate: tuple[float, float] | None = None,
+    verify: bool = True,
 ) -> dict:
     """Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
 
@@ -412,7 +590,8 @@ def convergence(
     ``c1/(t + c2)`` tuned on a small grid unless ``sgd_learning_rate=(c1, c2)`` is given
     (the notebook reuses one tuning per task). Returns ``curves`` (scheme, iteration, time,
     error), ``speedups`` (ours vs paper), ``timings`` and ``verification`` (relative error of
-    the actually decoded CR and GC gradients on the real problem, one iteration).
+    the actually decoded CR and GC gradients on the real problem, one iteration; skipped,
+    and ``None``, with ``verify=False``).
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
@@ -422,7 +601,7 @@ def convergence(
     model = TimingModel() if model is None else model
     gen = as_generator(rng)
     cfg = ClusterConfig(n, L, s, d_timing)
-    loads = allocate(n, L, s, d_timing).load_points
+    loads = _allocation(n, L, s, d_timing).load_points
     timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
     prob, data, metric_name = _problem(task, quick, gen)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
@@ -463,7 +642,7 @@ def convergence(
             )
         )
     curves = pd.concat(frames, ignore_index=True)
-    verification = _verify_coded(prob, cfg, theta0, model, gen)
+    verification = _verify_coded(prob, cfg, theta0, model, gen) if verify else None
     return {
         "figure": figure,
         "task": task,
@@ -475,7 +654,92 @@ def convergence(
         "verification": verification,
         "sgd_learning_rate": (c1, c2),
         "data": data.description,
+        "data_shape": (int(prob.n_samples), int(prob.dim)),
+        "n_iterations": n_iterations,
     }
+
+
+def convergence_over_seeds(
+    figure: str = "fig10",
+    model: TimingModel | None = None,
+    n_iterations: int | None = None,
+    quick: bool = False,
+    seeds=(0, 1),
+    sgd_learning_rate: tuple[float, float] | None = None,
+) -> dict:
+    """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
+    for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
+
+    SGD's rate ``c1/(t + c2)`` is tuned on the first seed unless ``sgd_learning_rate`` is
+    given, then reused for every seed. Returns ``curves`` (seed, scheme, iteration, time,
+    error), ``speedups`` (seed, scheme, target error, time to target [s], CR time to target
+    [s], CR speedup to target (ours), mean-iteration-time ratio (ours), CR speedup (paper)),
+    ``final`` (seed, scheme, final error), ``verification`` (seed, CR, GC: relative error of
+    the actually decoded gradient at the initial point; one coded execution, on the first
+    seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
+    ``n_iterations`` and ``sgd_learning_rate``.
+    """
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got seeds=[]")
+    rate = sgd_learning_rate
+    runs = []
+    with _one_blas_thread():
+        for seed in seeds:
+            res = convergence(figure, model=model, n_iterations=n_iterations, quick=quick,
+                              rng=seed, sgd_learning_rate=rate, verify=not runs)
+            rate = res["sgd_learning_rate"]
+            runs.append((seed, res))
+    first = runs[0][1]
+    curves = pd.concat([r["curves"].assign(seed=seed) for seed, r in runs], ignore_index=True)
+    speeds = pd.concat([r["speedups"].reset_index().assign(seed=seed) for seed, r in runs],
+                       ignore_index=True)
+    final = (curves.sort_values("iteration").groupby(["seed", "scheme"], sort=False)["error"]
+             .last().rename("final error").reset_index())
+    verification = pd.DataFrame([{"seed": seed, **r["verification"]} for seed, r in runs
+                                 if r["verification"] is not None])
+    return {
+        "figure": figure,
+        "task": first["task"],
+        "metric": first["metric"],
+        "config": first["config"],
+        "data": first["data"],
+        "data_shape": first["data_shape"],
+        "n_iterations": first["n_iterations"],
+        "sgd_learning_rate": rate,
+        "seeds": seeds,
+        "curves": curves,
+        "speedups": speeds,
+        "final": final,
+        "verification": verification,
+    }
+
+
+def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
+    """Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup
+    to target and the mean-iteration-time ratio as geometric means of the per-seed ratios with
+    95 % paired log-ratio t-intervals (one seed gives a point), beside the paper's number."""
+    from codedlib.claims import ratio_interval
+
+    rows = []
+    for name, g in speedups.groupby("scheme", sort=False):
+        one = len(g) < 2
+        to_target = ((g["CR speedup to target (ours)"].iloc[0],) * 3 if one else
+                     ratio_interval(g["time to target [s]"], g["CR time to target [s]"]))
+        per_iter = ((g["mean-iteration-time ratio (ours)"].iloc[0],) * 3 if one else
+                    ratio_interval(g["mean-iteration-time ratio (ours)"], np.ones(len(g))))
+        rows.append({
+            "scheme": name,
+            "CR speedup (paper)": g["CR speedup (paper)"].iloc[0],
+            "to target (ours)": to_target[0],
+            "to target ci low": to_target[1],
+            "to target ci high": to_target[2],
+            "mean-iteration-time ratio (ours)": per_iter[0],
+            "ratio ci low": per_iter[1],
+            "ratio ci high": per_iter[2],
+            "seeds": len(g),
+        })
+    return pd.DataFrame(rows).set_index("scheme")
 
 
 def _time_to_reach(curve: pd.DataFrame, target: float, higher_is_better: bool) -> float:
@@ -504,6 +768,8 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
             {
                 "scheme": name,
                 "target error": target,
+                "time to target [s]": t_other,
+                "CR time to target [s]": t_cr,
                 "CR speedup to target (ours)": t_other / t_cr,
                 "mean-iteration-time ratio (ours)": other["time"].iloc[-1] / cr["time"].iloc[-1],
                 "CR speedup (paper)": PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan),

@@ -3,6 +3,8 @@ returns the Figure (never shows or saves)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from codedlib.plots import new_axes
@@ -15,9 +17,11 @@ __all__ = [
     "plot_load_curves",
     "plot_ordering_vs_latency",
     "plot_rar_schedule",
+    "plot_speedups_vs_paper",
     "plot_theorem2",
     "plot_topologies",
     "plot_tree",
+    "theorem2_title",
 ]
 
 SCHEME_COLORS = {
@@ -238,51 +242,105 @@ def plot_load_curves(df, ax=None, claim: dict | None = None):
     return fig
 
 
-def plot_theorem2(df, ax=None):
-    """Monte Carlo E[T_CR] against Theorem 2's lower (7) and upper (8) bounds vs n."""
+def theorem2_title(df) -> str:
+    """What the Monte Carlo rows of ``experiments.theorem2_check`` show, in words: for which n
+    the 95 % interval of the mean lies inside the bounds (7)-(8) without their o(.) terms and
+    for which below (7) or above (8)."""
+    parts = []
+    for where in ("inside", "below (7)", "above (8)"):
+        ns = [int(n) for n, p in zip(df["n"], df["position"]) if p == where]
+        if ns:
+            label = "between (7) and (8)" if where == "inside" else where
+            parts.append(f"{label} for n = {', '.join(map(str, ns))}")
+    return "Theorem 2: Monte Carlo E[T_CR] " + "; ".join(parts) + "\n(bounds without their o(·) terms)"
+
+
+def plot_theorem2(df, ax=None, subtitle: str = ""):
+    """Monte Carlo E[T_CR] (95 % interval) against Theorem 2's lower (7) and upper (8) bounds
+    without their o(.) terms, vs n; the title says where the simulation falls (computed)."""
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     ax.plot(df["n"], df["lower (7)"], "v--", label="lower bound (7), o(·) dropped")
     ax.plot(df["n"], df["upper (8)"], "^--", label="upper bound (8), o(·) dropped")
-    ax.errorbar(
-        df["n"],
-        df["Monte Carlo E[T_CR]"],
-        yerr=2 * df["stderr"],
-        fmt="o-",
-        color="k",
-        label="Monte Carlo E[T_CR]",
-    )
+    if "ci low" in df:
+        yerr = np.vstack([df["Monte Carlo E[T_CR]"] - df["ci low"],
+                          df["ci high"] - df["Monte Carlo E[T_CR]"]])
+    else:
+        yerr = 1.96 * df["stderr"]
+    ax.errorbar(df["n"], df["Monte Carlo E[T_CR]"], yerr=yerr, fmt="o-", color="k", capsize=3,
+                label="Monte Carlo E[T_CR] (95 % interval)")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("children per parent n (α, L fixed)")
     ax.set_ylabel("expected iteration time [s]")
-    ax.set_title("Theorem 2: simulated E[T_CR] between bounds (7) and (8)")
-    ax.legend()
+    title = theorem2_title(df) if "position" in df else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
+    ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
+    ax.legend(fontsize=8)
     return fig
 
 
 def plot_iteration_times(df, ax=None, title: str = "Average iteration time (CR speedup: ours, paper)"):
-    """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars."""
+    """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
+
+    With the columns of ``experiments.fig2_over_seeds``'s summary (``ci low [s]``,
+    ``ci high [s]``, ``speedup ci low``, ``speedup ci high``) the bars carry 95 % error bars
+    over seeds and the speedups their intervals."""
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
     vals = df["mean iteration time [s]"].to_numpy()
-    ax.bar(names, vals, color=[SCHEME_COLORS.get(n, "C0") for n in names])
+    yerr = None
+    if "ci low [s]" in df and "ci high [s]" in df:
+        yerr = np.vstack([vals - df["ci low [s]"].to_numpy(), df["ci high [s]"].to_numpy() - vals])
+    ax.bar(names, vals, color=[SCHEME_COLORS.get(n, "C0") for n in names], yerr=yerr,
+           capsize=4, error_kw={"elinewidth": 1.2})
     for i, name in enumerate(names):
         ours = df.loc[name, "CR speedup (ours)"]
         paper = df.loc[name, "CR speedup (paper)"]
-        text = f"{ours:.1f}×" + ("" if np.isnan(paper) else f"\n(paper {paper:g}×)")
+        text = f"{ours:.2f}×"
+        if "speedup ci low" in df and df.loc[name, "speedup ci low"] != df.loc[name, "speedup ci high"]:
+            text += f"\n[{df.loc[name, 'speedup ci low']:.2f}, {df.loc[name, 'speedup ci high']:.2f}]"
+        text += "" if np.isnan(paper) else f"\n(paper {paper:g}×)"
         if name != "CR":
-            ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=8)
+            ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)
     ax.set_ylabel("mean iteration time [s]")
-    ax.set_title(title)
-    ax.set_ylim(0, vals.max() * 1.25)
+    ax.set_title(title, fontsize=9)
+    ax.set_ylim(0, vals.max() * 1.35)
     return fig
 
 
-def plot_convergence(result, ax=None, logy: bool | None = None):
-    """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence``."""
+def _curves_on_grid(group, grid):
+    """Error of one seed's run at each time of ``grid`` (the last iteration finished by then;
+    NaN before the first iteration ends and after the last one)."""
+    t = group["time"].to_numpy()
+    e = group["error"].to_numpy()
+    idx = np.searchsorted(t, grid, side="right") - 1
+    out = np.full(grid.shape, np.nan)
+    ok = (idx >= 0) & (grid <= t[-1] * (1 + 1e-12))
+    out[ok] = e[idx[ok]]
+    return out
+
+
+def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = ""):
+    """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence`` or
+    ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
+    median over seeds on a common time grid with a band from the smallest to the largest
+    seed (the legend says how many seeds)."""
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     curves = result["curves"]
-    for name, group in curves.groupby("scheme", sort=False):
-        ax.plot(group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8)
+    n_seeds = curves["seed"].nunique() if "seed" in curves else 1
+    if n_seeds > 1:
+        grid = np.geomspace(curves["time"].min(), curves["time"].max(), 300)
+        for name, group in curves.groupby("scheme", sort=False):
+            errs = np.vstack([_curves_on_grid(g.sort_values("iteration"), grid)
+                              for _, g in group.groupby("seed")])
+            colour = SCHEME_COLORS.get(name)
+            with warnings.catch_warnings():  # all-NaN columns before the first iteration ends
+                warnings.simplefilter("ignore", RuntimeWarning)
+                med = np.nanmedian(errs, axis=0)
+                lo, hi = np.nanmin(errs, axis=0), np.nanmax(errs, axis=0)
+            ax.plot(grid, med, label=name, color=colour, lw=1.8)
+            ax.fill_between(grid, lo, hi, color=colour, alpha=0.25, lw=0)
+    else:
+        for name, group in curves.groupby("scheme", sort=False):
+            ax.plot(group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8)
     if logy is None:
         logy = result["task"] != "softmax"
     if logy:
@@ -292,8 +350,12 @@ def plot_convergence(result, ax=None, logy: bool | None = None):
     ax.set_ylabel(result["metric"])
     cfg = result["config"]
     label = str(result["figure"]).replace("fig", "Fig. ")
-    ax.set_title(f"{label}: N = {cfg.N} ({cfg.n}, {cfg.L}) tree, α = {cfg.s}/{cfg.n}")
-    ax.legend()
+    title = f"{label}: N = {cfg.N} ({cfg.n}, {cfg.L}) tree, α = {cfg.s}/{cfg.n}"
+    if subtitle:
+        title += f"\n{subtitle}"
+    ax.set_title(title, fontsize=9)
+    ax.legend(title=(f"median, band min–max\nover {n_seeds} seeds" if n_seeds > 1 else None),
+              fontsize=8, title_fontsize=7)
     return fig
 
 
@@ -308,4 +370,42 @@ def plot_ordering_vs_latency(df, ax=None):
     ax.set_ylabel("mean iteration time [s]")
     ax.set_title("RAR vs its latency share λ (model check, not a paper figure)")
     ax.legend()
+    return fig
+
+
+def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper vs ours"):
+    """Every CR speedup the notebook compares with the paper, one panel per scheme.
+
+    ``table``: rows with ``figure``, ``scheme``, ``paper``, ``ours``, ``ci low``, ``ci high``
+    (ours with its 95 % interval over seeds). ``ranges`` (optional): rows with ``figure``,
+    ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
+    over its free constants — drawn as grey bars."""
+    import matplotlib.pyplot as plt
+
+    schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
+    figures = list(dict.fromkeys(table["figure"]))
+    fig, axes = plt.subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)
+    axes = np.atleast_1d(axes)
+    x = np.arange(len(figures))
+    for ax, scheme in zip(axes, schemes):
+        sub = table[table["scheme"] == scheme].set_index("figure").reindex(figures)
+        if ranges is not None:
+            rg = ranges[ranges["scheme"] == scheme].set_index("figure").reindex(figures)
+            ax.bar(x, rg["max"] - rg["min"], bottom=rg["min"], width=0.6, color="#dddddd",
+                   label="model range (free constants)")
+        ours = sub["ours"].to_numpy(dtype=float)
+        yerr = np.vstack([ours - sub["ci low"].to_numpy(dtype=float),
+                          sub["ci high"].to_numpy(dtype=float) - ours])
+        ax.errorbar(x, ours, yerr=yerr, fmt="o", color=SCHEME_COLORS["CR"], capsize=3,
+                    label="ours (95 % interval)")
+        ax.plot(x, sub["paper"].to_numpy(dtype=float), "kx", ms=8, mew=2, label="paper")
+        ax.axhline(1.0, color="#888888", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(x, [f.replace("fig", "") for f in figures], rotation=60, fontsize=8)
+        ax.set_title(f"CR over {scheme}", fontsize=9)
+        ax.set_xlabel("paper figure")
+    axes[0].set_ylabel("CR speedup [×]")
+    axes[0].legend(fontsize=7, loc="lower left")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
     return fig

@@ -48,6 +48,7 @@ __all__ = [
     "gc_times",
     "master_receive_times",
     "rar_times",
+    "ring_allreduce_finish",
     "sgd_times",
     "simulate_iteration_times",
     "umw_times",
@@ -208,11 +209,27 @@ def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     draws = _check_draws(draws, N)
     load = cfg.d / N
     ready = model.compute_times(load, draws)
-    tau = model.message_time(1.0 / N)
-    for _ in range(2 * (N - 1)):
-        ready = np.maximum(ready, np.roll(ready, 1, axis=1)) + tau
-    times = ready.max(axis=1) if N > 1 else ready[:, 0]
+    times = ring_allreduce_finish(ready, model.message_time(1.0 / N))
     return SchemeTiming("RAR", times, load, 2 * (N - 1), 2.0 * (N - 1) / N)
+
+
+def ring_allreduce_finish(ready, tau) -> np.ndarray:
+    """When the last worker ends RAR's ``2(N-1)`` rounds, from the workers' ready times.
+
+    ``ready`` is ``(R, N)`` (row = one iteration); ``tau`` the time of one ``p/N`` segment,
+    a scalar or one value per row (shape ``(R,)``), so many timing models run in one pass."""
+    ready = np.array(ready, dtype=float)  # a copy: updated in place below
+    N = ready.shape[1]
+    tau = np.asarray(tau, dtype=float)
+    if tau.ndim == 1:
+        tau = tau[:, None]
+    previous = np.empty_like(ready)
+    for _ in range(2 * (N - 1)):
+        previous[:, 1:] = ready[:, :-1]  # ring predecessor's time (np.roll by one)
+        previous[:, 0] = ready[:, -1]
+        np.maximum(ready, previous, out=ready)
+        ready += tau
+    return ready.max(axis=1) if N > 1 else ready[:, 0]
 
 
 def cr_times(
