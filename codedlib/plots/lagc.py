@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 from matplotlib import ticker
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "plot_complexity_curves",
@@ -32,16 +33,15 @@ def plot_storage_layouts(layouts: dict, fig=None):
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
     groups the PS selects in the paper's example are drawn solid, the others faded."""
-    import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
 
     n = len(layouts)
     if fig is None:
-        fig, axes = plt.subplots(1, n, figsize=(3.4 * n, 3.2))
+        fig, axes = subplots(1, n, figsize=(3.4 * n, 3.2))
     else:
         axes = fig.subplots(1, n)
     axes = np.atleast_1d(axes)
-    palette = plt.get_cmap("tab10")
+    palette = matplotlib.colormaps["tab10"]
     for ax, (title, (layout, selected)) in zip(axes, layouts.items()):
         N = layout.n_workers
         img = np.ones((N, N, 4))
@@ -88,13 +88,12 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
     """Section V-D: time, communication and computation complexity (Table II) vs ``x``
     (``"r"`` or ``"G"``), one row of panels per delay distribution. Lazy schemes are upper
     bounds (open markers)."""
-    import matplotlib.pyplot as plt
 
     delays = list(dict.fromkeys(df["delay"]))
     metrics = [("time", "time complexity (10)"), ("communication", "communication (11)"),
                ("computation", "computation (12)")]
     if fig is None:
-        fig, axes = plt.subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)),
+        fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)),
                                  squeeze=False)
     else:
         axes = np.atleast_2d(fig.subplots(len(delays), 3, squeeze=False))
@@ -126,10 +125,9 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
 def plot_convergence(metrics, title: str = "", fig=None):
     """Section VI: optimality gap (9), communication load (7) and computation load (8) vs
     computing wall-clock time, one line per scheme."""
-    import matplotlib.pyplot as plt
 
     if fig is None:
-        fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+        fig, axes = subplots(1, 3, figsize=(13, 3.6))
     else:
         axes = fig.subplots(1, 3)
     for label in dict.fromkeys(metrics["scheme"]):
@@ -173,11 +171,10 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
     (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
     seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
     for one delay model)."""
-    import matplotlib.pyplot as plt
 
     rules = list(rules or dict.fromkeys(bands["rule"]))
     if fig is None:
-        fig, axes = plt.subplots(len(rules), 3, figsize=(13, 3.5 * len(rules)), squeeze=False)
+        fig, axes = subplots(len(rules), 3, figsize=(13, 3.5 * len(rules)), squeeze=False)
     else:
         axes = np.atleast_2d(fig.subplots(len(rules), 3, squeeze=False))
     panels = [("rel_gap", "relative gap (F(θ) − F*)/(F(θ⁰) − F*)"),

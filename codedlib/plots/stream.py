@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "plot_activity",
@@ -55,10 +56,9 @@ def plot_example2(table, ax=None):
 
 def plot_split_metrics(df, axes=None):
     """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``."""
-    import matplotlib.pyplot as plt
 
     if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        fig, axes = subplots(1, 2, figsize=(10, 3.6))
     fig = axes[0].figure
     x = df["worker"].to_numpy()
     a, b = axes
@@ -87,15 +87,14 @@ def plot_split_metrics(df, axes=None):
 
 def plot_activity(data, axes=None, max_time=None):
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
-    import matplotlib.pyplot as plt
 
     kinds = [k for k in ("uniform", "optimal") if k in data]
     if axes is None:
-        fig, axes = plt.subplots(len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2),
+        fig, axes = subplots(len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2),
                                  sharex=True, squeeze=False)
         axes = axes[:, 0]
     fig = axes[0].figure
-    colors = plt.get_cmap("tab10")
+    colors = matplotlib.colormaps["tab10"]
     end = max(float(np.max(data[k]["jobs"]["finish"])) for k in kinds)
     for ax, kind in zip(axes, kinds):
         d = data[kind]
@@ -117,10 +116,9 @@ def plot_activity(data, axes=None, max_time=None):
 
 def plot_delay_vs_redundancy(result, axes=None):
     """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom)."""
-    import matplotlib.pyplot as plt
 
     if axes is None:
-        fig, axes = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
+        fig, axes = subplots(2, 1, figsize=(7.5, 7), sharex=True)
     fig = axes[0].figure
     t = result["table"]
     top, bottom = axes
