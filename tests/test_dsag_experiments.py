@@ -138,3 +138,167 @@ def test_explorer_shows_errors_instead_of_raising(capsys):
     ui = explore_dsag(n_workers=5, w=10)  # w > N: the panel shows the message
     assert ui is not None
     assert "w must satisfy 1 &lt;= w &lt;= 5" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------
+# Repetitions over seeds and trace checks (the notebook's claims table)
+# ------------------------------------------------------------------------------------------
+def test_repeated_latency_experiments_have_a_seed_column():
+    fig4 = ex.fig4_repeated((3, 4), n_workers=6, n_iterations=200, p_enter=0.01, p_exit=0.1)
+    assert fig4.seed.tolist() == [3, 4] and fig4.any_burst_fraction.between(0, 1).all()
+    # the same seed gives the same rows as the single-run function
+    single = ex.fig4_bursts(n_workers=6, n_iterations=200, p_enter=0.01, p_exit=0.1, rng=3)
+    assert fig4.any_burst_fraction.iloc[0] == single["any_burst_fraction"]
+
+    fig5 = ex.fig5_repeated((0, 1), n_workers=8, n_iterations=200, replicas=2000)
+    assert sorted(fig5.seed.unique()) == [0, 1] and len(fig5) == 16
+    errors = ex.order_statistic_errors(fig5)
+    assert errors.seed.tolist() == [0, 1]
+    assert (errors.heterogeneous_max >= errors.heterogeneous_mean).all()
+    assert (errors.iid_max >= errors.iid_mean).all()
+    one = fig5[fig5.seed == 0]
+    np.testing.assert_allclose(ex.order_statistic_errors(one.drop(columns="seed")).iid_max,
+                               errors.iid_max.iloc[:1])
+
+    fig6 = ex.fig6_repeated((0, 1), n_workers=10, ws=(3, 10), n_iterations=20, replicas=20)
+    ends = ex.cumulative_endpoints(fig6, iteration=20)
+    assert len(ends) == 4 and set(ends.w) == {3, 10}
+    np.testing.assert_allclose(ends.event_driven_ratio, ends.event_driven / ends.recorded)
+    # w < N: the order-statistic model ignores busy stragglers and is below the event-driven one
+    w3 = ends[ends.w == 3]
+    assert (w3.order_statistic < w3.event_driven).all()
+
+
+def test_fig7_repeated_and_final_latency():
+    df = ex.fig7_repeated((0, 1), n_workers=8, n_iterations=60, slow_at=20, fast_at=40)
+    assert sorted(df.seed.unique()) == [0, 1]
+    assert set(df.attrs["repartition_iterations"]) == {0, 1}
+    last = ex.fig7_final_latency(df, last=10)
+    assert last.seed.tolist() == [0, 1]
+    assert {"load-balanced", "not balanced"} <= set(last.columns)
+    # by hand for seed 0: the slowest task of each of the last 10 iterations, averaged
+    sub = df[(df.seed == 0) & (df.run == "not balanced")]
+    tail = sub[sub.iteration >= sub.iteration.max() + 1 - 10]
+    expected = tail.groupby("iteration").latency.max().mean()
+    assert last.loc[0, "not balanced"] == pytest.approx(expected)
+    with pytest.raises(ValueError, match="last must satisfy"):
+        ex.fig7_final_latency(df, last=0)
+
+
+def _toy_runs():
+    rows = []
+    for seed in (0, 1, 2):
+        for method, rate in (("fast", 2.0), ("slow", 1.0)):
+            t = np.linspace(0.1, 10.0, 50)
+            gap = 10.0 ** (-rate * t * (1 + 0.1 * seed))
+            if method == "slow" and seed == 2:
+                gap = np.maximum(gap, 1e-3)  # never reaches small gaps
+            rows.append(pd.DataFrame({"method": method, "time": t, "gap": gap, "seed": seed}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_time_to_gap_per_seed_and_paired_times():
+    df = _toy_runs()
+    ps = ex.time_to_gap_per_seed(df, gaps=(1e-2, 1e-6, 1e-8))
+    assert len(ps) == 3 * 2 * 3
+    assert set(ps.columns) == {"seed", "method", "gap", "time", "final_gap"}
+    # 1e-6 and 1e-8 must not be mixed up (np.isclose's default atol would)
+    num, den, censored = ex.paired_times(ps, "fast", "slow", 1e-8, censor=10.0)
+    assert censored == 1 and den[2] == 10.0 and np.all(num < den)
+    with pytest.raises(ValueError, match="never reached gap 1e-08"):
+        ex.paired_times(ps, "fast", "slow", 1e-8)
+    num, den, censored = ex.paired_times(ps, "fast", "slow", 1e-2)
+    assert censored == 0 and num.shape == (3,)
+    with pytest.raises(ValueError, match="method 'nope' not in the runs"):
+        ex.paired_times(ps, "nope", "slow", 1e-2)
+    assert ps[(ps.method == "slow") & (ps.seed == 2)].final_gap.iloc[0] == pytest.approx(1e-3)
+
+
+def test_convergence_band_brackets_every_seed():
+    df = _toy_runs()
+    band = ex.convergence_band(df, n_grid=50)
+    assert set(band.method) == {"fast", "slow"}
+    low, median, high = band["low"], band["median"], band["high"]
+    assert (low <= median * (1 + 1e-12)).all() and (median <= high * (1 + 1e-12)).all()
+    assert band.n_seeds.max() == 3 and band.time.max() <= df.time.max()
+    with pytest.raises(ValueError, match="n_grid must satisfy"):
+        ex.convergence_band(df, n_grid=1)
+
+
+def test_event_driven_timing_shape_only():
+    out = ex.event_driven_timing(n_workers=10, w=5, n_iterations=10, repeats=2, number=2,
+                                 reference_calls=1, rng=0)
+    # wall-clock values are never asserted, only what the function returns
+    assert out["compiled_ms"].shape == (2,) and np.all(out["compiled_ms"] > 0)
+    assert out["heapq_ms"] > 0
+
+
+def test_trace_gamma_ks_on_a_gamma_trace():
+    model = ex.cloud_model(3, rng=0)
+    trace = ex.record_trace(model, 400, rng=1)
+    ks = ex.trace_gamma_ks(trace)
+    assert len(ks) == 6 and set(ks.column) == {"compute_time", "comm_time"}
+    assert (ks.n == 400).all() and ks.ks.between(0, 1).all()
+    # gamma data fitted by moments: the test does not reject
+    assert (ks.pvalue > 0.01).all()
+
+
+def test_trace_dsag_predictions_on_the_shipped_trace():
+    from codedlib.runtime.traces import trace_path
+
+    out = ex.trace_dsag_predictions(trace_path("dsag-N12-w6-bursts"), replicas=20,
+                                    long_iterations=400, rng=0)
+    # the injected delays are redrawn exactly from the command in the trace's header
+    assert out["injected_mismatch"] < 1e-6
+    assert out["w"] == 6 and out["n_iterations"] == 40
+    assert out["recorded"] == pytest.approx(out["recorded_cumulative"][-1])
+    assert out["injected_cumulative"].shape == (40,)
+    assert np.all(np.diff(out["injected_cumulative"]) > 0)
+    totals = out["totals"]
+    assert set(totals.model) == {"injected", "order statistic (injected)", "injected, shuffled",
+                                 "gamma fit (long draw)", "gamma fit (trace)",
+                                 "order statistic (trace fit)"}
+    means = totals.groupby("model").total.mean()
+    # the order-statistic model ignores busy stragglers: below the event-driven model
+    assert means["order statistic (injected)"] < means["injected"]
+    assert means["order statistic (trace fit)"] < means["gamma fit (trace)"]
+
+
+def test_trace_dsag_predictions_rejects_other_traces(tmp_path):
+    from codedlib.runtime.traces import trace_path
+
+    with pytest.raises(ValueError, match="not a DSAG one"):
+        ex.trace_dsag_predictions(trace_path("umw-N12-real"), replicas=2)
+    bare = tmp_path / "bare.csv"
+    bare.write_text("iteration,worker,compute_time,comm_time,fresh,wall_clock\n0,0,1,1,True,2\n")
+    with pytest.raises(ValueError, match="has no '# command:"):
+        ex.trace_dsag_predictions(bare, replicas=2)
+
+
+def test_fig8_records_fresh_results_and_workload():
+    df = ex.fig8_convergence("logistic", n_workers=6, w=2, n_samples=240, time_limit=0.05,
+                             methods=[("DSAG w=2", "dsag", 2, False)], seed=0)
+    assert {"n_fresh", "total_subpartitions"} <= set(df.columns)
+    assert (df.n_fresh >= 2).all() and (df.total_subpartitions == 6 * 10).all()
+    assert df.attrs["comp_cv"] == 0.05 and df.attrs["n_samples"] == 240
+
+
+def test_dsag_plots_draw_bands_and_captions():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codedlib.plots import dsag as dp
+
+    df = _toy_runs()
+    ps = ex.time_to_gap_per_seed(df, gaps=(1e-2, 1e-8))
+    fig = dp.plot_convergence_bands(ex.convergence_band(df), ps, methods=["fast", "slow"])
+    assert len(fig.axes) == 2
+    dp.add_caption(fig, "stand-in: toy runs")
+    assert any("stand-in: toy runs" in t.get_text() for t in fig.texts)
+    plt.close(fig)
+    runs = ex.fig7_repeated((0, 1), n_workers=8, n_iterations=40, slow_at=10, fast_at=20)
+    fig = dp.plot_load_balancing(runs, seed=1, summary=ex.fig7_final_latency(runs, last=5))
+    assert len(fig.axes) == 3 and "seed 1" in fig.axes[0].get_title()
+    plt.close(fig)

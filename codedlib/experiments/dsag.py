@@ -6,6 +6,14 @@ synthetic *ground truth*: a heterogeneous gamma cluster with Markov bursts (Sect
 recorded as traces in the ``data/traces`` format, from which the model is fitted exactly
 as one would fit a recorded trace (:func:`codedlib.latency.gamma_model.fit_gamma_model`).
 The same pipeline runs on real traces when they exist (:func:`load_traces`).
+
+The ``*_repeated`` functions run an experiment once per seed and return tidy data with a
+``seed`` column; the summaries next to them (:func:`order_statistic_errors`,
+:func:`cumulative_endpoints`, :func:`fig7_final_latency`, :func:`time_to_gap_per_seed`,
+:func:`paired_times`, :func:`convergence_band`) give the per-seed numbers the notebook's claims
+table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG run against
+models of decreasing fidelity; it reads the run's configuration with ``codedlib.runtime``
+(imported lazily, only there).
 """
 
 from __future__ import annotations
@@ -37,24 +45,37 @@ __all__ = [
     "artificial_model",
     "artificial_slowdown",
     "cloud_model",
+    "convergence_band",
+    "cumulative_endpoints",
+    "event_driven_timing",
     "fig1_load_scaling",
     "fig3_cdfs",
     "fig4_bursts",
+    "fig4_repeated",
     "fig5_order_statistics",
+    "fig5_repeated",
     "fig6_cumulative_latency",
+    "fig6_repeated",
+    "fig7_final_latency",
     "fig7_load_balancing",
+    "fig7_repeated",
     "fig8_convergence",
     "fig8_methods",
     "fig8_repeated",
     "load_traces",
     "logistic_problem",
     "mean_time_to_gap",
+    "order_statistic_errors",
+    "paired_times",
     "pca_problem",
     "pca_projection",
     "record_trace",
     "speedup_table",
     "time_to_gap",
+    "time_to_gap_per_seed",
     "trace_cumulative_latency",
+    "trace_dsag_predictions",
+    "trace_gamma_ks",
     "trace_order_statistics",
     "trace_summary",
 ]
@@ -333,13 +354,14 @@ def fig7_load_balancing(
 # ------------------------------------------------------------------------------------------
 # Artificial scenario (Section VII-B, Fig. 8 top row)
 # ------------------------------------------------------------------------------------------
-def artificial_model(kind="pca", n_workers=49, rng=None) -> GammaLatencyModel:
+def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaLatencyModel:
     """eX3-like homogeneous cluster (Table I) before the artificial slowdown.
 
     Computation latency refers to a worker's full local data: 2.2 s for PCA (0.022 s per
     subpartition at p = 100) and 0.018 s for logistic regression (1.8 ms at p = 10); the
     communication latency is 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic). eX3 is homogeneous:
-    per-worker means within ±2 %, per-task coefficient of variation 5 %.
+    per-worker means within ±2 %; the per-task coefficient of variation of the computation
+    latency ``comp_cv`` (default 5 %) is our choice (the paper gives no number).
     """
     rng = as_generator(rng)
     if kind == "pca":
@@ -349,7 +371,7 @@ def artificial_model(kind="pca", n_workers=49, rng=None) -> GammaLatencyModel:
     else:
         raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
     comp = comp * rng.uniform(0.98, 1.02, n_workers)
-    return GammaLatencyModel.from_cv(comm, comp, comm_cv=0.3, comp_cv=0.05)
+    return GammaLatencyModel.from_cv(comm, comp, comm_cv=0.3, comp_cv=comp_cv)
 
 
 def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recovering=(40, 49)):
@@ -435,13 +457,17 @@ def fig8_convergence(
     data_seed=0,
     max_records=300,
     stop_gap=1e-12,
+    comp_cv=0.05,
 ) -> pd.DataFrame:
     """Fig. 8 (top row): suboptimality gap vs time in the artificial scenario of Section VII-B.
 
     PCA gap: explained-variance gap to the top-k SVD; logistic: loss gap to the L-BFGS
     optimum. Step sizes: 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the
-    stochastic methods; 100 (PCA) / 10 (logistic) subpartitions. Returns rows
-    ``(method, time, gap, iteration)``. A run stops early once its gap is below
+    stochastic methods; 100 (PCA) / 10 (logistic) subpartitions; ``comp_cv`` is the per-task
+    coefficient of variation of the stand-in cluster (:func:`artificial_model`). Returns rows
+    ``(method, time, gap, iteration, n_fresh, total_subpartitions)`` at the recorded
+    iterations (``n_fresh``: fresh results in that iteration; ``total_subpartitions``: the
+    sum of the workers' p, which the load balancer changes). A run stops early once its gap is below
     ``stop_gap`` (the floating-point floor of the gap computation). The data set is drawn
     from ``data_seed`` (the same across repeated runs, as in the paper); the cluster,
     latencies and initial point from ``seed``.
@@ -482,7 +508,7 @@ def fig8_convergence(
     p = p_default if n_subpartitions is None else n_subpartitions
     eta = eta_default if eta is None else eta
     time_limit = limit_default if time_limit is None else time_limit
-    model = artificial_model(kind, n_workers, rng=rng)
+    model = artificial_model(kind, n_workers, rng=rng, comp_cv=comp_cv)
     slowdown = artificial_slowdown(n_workers)
     methods = fig8_methods(n_workers, w) if methods is None else methods
     theta0 = problem.initial_point(rng)
@@ -536,11 +562,15 @@ def fig8_convergence(
                     "time": run.history.time.to_numpy(),
                     "iteration": run.history.iteration.to_numpy(),
                     "gap": gaps,
+                    "n_fresh": run.history.n_fresh.to_numpy(),
+                    "total_subpartitions": run.history.total_subpartitions.to_numpy(),
                 }
             )
         )
     df = pd.concat(frames, ignore_index=True)
-    df.attrs.update(kind=kind, n_workers=n_workers, w=w, n_subpartitions=p, eta=eta)
+    df.attrs.update(kind=kind, n_workers=n_workers, w=w, n_subpartitions=p, eta=eta,
+                    comp_cv=comp_cv, n_samples=problem.n_samples, n_features=problem.X.shape[1],
+                    time_limit=time_limit)
     return df
 
 
@@ -626,12 +656,8 @@ def trace_cumulative_latency(
         return None
     rng = as_generator(rng)
     fresh = trace[trace.fresh.astype(bool)]
-    per_it = fresh.groupby("iteration")
-    w = int(per_it.size().min()) if w is None else w
-    ends = per_it.wall_clock.max().to_numpy()
-    first = trace[trace.iteration == trace.iteration.min()]
-    start = float((first.wall_clock - first.compute_time - first.comm_time).min())
-    recorded = ends - start
+    w = int(fresh.groupby("iteration").size().min()) if w is None else w
+    recorded = _recorded_cumulative(trace)
     n_it = len(recorded)
     fit = fit_gamma_model(trace)
     lat = fit.sample_total((replicas, n_it), rng=rng)
@@ -673,3 +699,331 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     mean = stacked.groupby(level=1).mean()
     never = stacked.isna().groupby(level=1).any()
     return mean.mask(never).loc[order]
+
+
+# ------------------------------------------------------------------------------------------
+# Repetitions over seeds: the intervals of the notebook's claims table
+# ------------------------------------------------------------------------------------------
+def _seeds(seeds) -> list[int]:
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError(f"seeds must hold at least one seed, got seeds={seeds!r}")
+    return seeds
+
+
+def fig4_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
+    """:func:`fig4_bursts` once per seed: one row per seed with ``any_burst_fraction`` (the
+    fraction of iterations in which at least one worker is in a burst)."""
+    rows = [(s, fig4_bursts(rng=s, **kwargs)["any_burst_fraction"]) for s in _seeds(seeds)]
+    return pd.DataFrame(rows, columns=["seed", "any_burst_fraction"])
+
+
+def fig5_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
+    """:func:`fig5_order_statistics` once per seed (a fresh ground-truth cluster, trace and
+    fit each time); the rows of every seed with a ``seed`` column."""
+    frames = [fig5_order_statistics(rng=s, **kwargs).assign(seed=s) for s in _seeds(seeds)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def order_statistic_errors(df) -> pd.DataFrame:
+    """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
+    the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5."""
+    df = df if "seed" in df else df.assign(seed=0)
+    rows = []
+    for s, sub in df.groupby("seed", sort=True):
+        het = np.abs(sub.heterogeneous / sub.recorded - 1)
+        iid = np.abs(sub.iid / sub.recorded - 1)
+        rows.append((s, het.max(), iid.max(), het.mean(), iid.mean(),
+                     int(sub.w.to_numpy()[int(np.argmax(iid.to_numpy()))])))
+    return pd.DataFrame(rows, columns=["seed", "heterogeneous_max", "iid_max",
+                                       "heterogeneous_mean", "iid_mean", "iid_worst_w"])
+
+
+def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
+    """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column."""
+    frames = [fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s) for s in _seeds(seeds)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
+    """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
+    models' ratios to the recorded value (``event_driven_ratio``, ``order_statistic_ratio``)."""
+    df = df if "seed" in df else df.assign(seed=0)
+    it = int(df.iteration.max()) if iteration is None else int(iteration)
+    end = df[df.iteration == it][["seed", "w", "recorded", "event_driven", "order_statistic"]]
+    end = end.sort_values(["w", "seed"]).reset_index(drop=True)
+    end["event_driven_ratio"] = end.event_driven / end.recorded
+    end["order_statistic_ratio"] = end.order_statistic / end.recorded
+    return end
+
+
+def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
+    """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
+    with a ``seed`` column; ``attrs["repartition_iterations"]`` maps seed -> iterations."""
+    frames, marks = [], {}
+    for s in _seeds(seeds):
+        df = fig7_load_balancing(rng=s, **kwargs)
+        marks[s] = list(df.attrs["repartition_iterations"])
+        attrs = dict(df.attrs)
+        frames.append(df.assign(seed=s))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs.update(slow_at=attrs["slow_at"], fast_at=attrs["fast_at"],
+                     repartition_iterations=marks)
+    return out
+
+
+def fig7_final_latency(df, last=20) -> pd.DataFrame:
+    """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
+    last ``last`` iterations, one column per run (``load-balanced``, ``not balanced``)."""
+    last = check_int("last", last, 1)
+    df = df if "seed" in df else df.assign(seed=0)
+    rows = []
+    for s, sub in df.groupby("seed", sort=True):
+        start = int(sub.iteration.max()) + 1 - last
+        tail = sub[sub.iteration >= start]
+        per_run = tail.groupby(["run", "iteration"]).latency.max().groupby("run").mean()
+        rows.append({"seed": s, **per_run.to_dict()})
+    return pd.DataFrame(rows)
+
+
+def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
+    """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
+    threshold (NaN: never within the run) and the run's final (smallest) gap."""
+    df = df if "seed" in df else df.assign(seed=0)
+    rows = []
+    for (s, method), sub in df.groupby(["seed", "method"], sort=False):
+        final = float(sub.gap.min())
+        for g in gaps:
+            hit = sub.time[sub.gap <= g]
+            rows.append((s, method, float(g), float(hit.iloc[0]) if len(hit) else np.nan, final))
+    return pd.DataFrame(rows, columns=["seed", "method", "gap", "time", "final_gap"])
+
+
+def paired_times(per_seed, numerator, denominator, gap, censor=None):
+    """Times to ``gap`` of two methods, paired seed by seed (from :func:`time_to_gap_per_seed`).
+
+    Returns ``(numerator_times, denominator_times, n_censored)``. A run that never reached
+    the gap has no time: with ``censor`` (the time limit) it counts as ``censor`` (a lower
+    bound on its time) and is counted in ``n_censored``; without, a ``ValueError`` says so.
+    """
+    sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
+    wide = sub.pivot(index="seed", columns="method", values="time")
+    for m in (numerator, denominator):
+        if m not in wide:
+            raise ValueError(f"method {m!r} not in the runs, got {list(wide.columns)}")
+    pair = wide[[numerator, denominator]].sort_index()
+    missing = int(pair.isna().to_numpy().sum())
+    if missing and censor is None:
+        raise ValueError(f"{missing} run(s) of {numerator!r} / {denominator!r} never reached "
+                         f"gap {gap:g}; pass censor= (the time limit) to bound them")
+    if missing:
+        pair = pair.fillna(float(censor))
+    return pair[numerator].to_numpy(), pair[denominator].to_numpy(), missing
+
+
+def convergence_band(df, n_grid=300) -> pd.DataFrame:
+    """Fig. 8 over seeds: per method, the median and the min-max range of the gap across
+    seeds on a common time grid (log-linear interpolation between recorded points; a run
+    that ended before another seed's run of the same method keeps its last gap, e.g. at the
+    floating-point floor; the band ends with the method's last run).
+
+    Returns ``method, time, median, low, high, n_seeds`` (``n_seeds`` runs have started by
+    that time).
+    """
+    n_grid = check_int("n_grid", n_grid, 2)
+    df = df if "seed" in df else df.assign(seed=0)
+    grid = np.linspace(0.0, float(df.time.max()), n_grid)
+    frames = []
+    for method, sub in df.groupby("method", sort=False):
+        curves = []
+        for _, run in sub.groupby("seed", sort=True):
+            t = run.time.to_numpy()
+            lg = np.log10(np.maximum(run.gap.to_numpy(), 1e-300))
+            y = np.interp(grid, t, lg)
+            y[grid < t[0]] = np.nan
+            curves.append(y)
+        curves = np.array(curves)
+        n = np.isfinite(curves).sum(axis=0)
+        keep = (n > 0) & (grid <= sub.time.max())
+        covered = curves[:, keep]
+        frames.append(pd.DataFrame({"method": method, "time": grid[keep],
+                                    "median": 10 ** np.nanmedian(covered, axis=0),
+                                    "low": 10 ** np.nanmin(covered, axis=0),
+                                    "high": 10 ** np.nanmax(covered, axis=0),
+                                    "n_seeds": n[keep]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def event_driven_timing(n_workers=100, w=50, n_iterations=100, repeats=7, number=50,
+                        reference_calls=2, rng=None) -> dict:
+    """Wall-clock time of one event-driven simulation (Section VI-B, footnote 16: N = 100,
+    w = 50, 100 iterations), in ms per call.
+
+    The compiled kernel is warmed up (JIT) first, then timed ``repeats`` times, each the mean
+    over ``number`` calls; the plain ``heapq`` reference is timed over ``reference_calls``
+    calls. Returns ``{"compiled_ms": array (repeats,), "heapq_ms": float}``. Wall-clock
+    values depend on the machine and its load: report them, never test them.
+    """
+    import time
+
+    repeats = check_int("repeats", repeats, 1)
+    number = check_int("number", number, 1)
+    rng = as_generator(rng)
+    model = GammaLatencyModel.from_cv(rng.uniform(1e-4, 1e-3, n_workers),
+                                      rng.uniform(0.02, 0.03, n_workers), 0.3, 0.1)
+    lat = model.sample_total((n_iterations,), rng=rng)
+    simulate_event_driven(lat, w)  # compile
+
+    def per_call(fn, calls):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        return 1e3 * (time.perf_counter() - start) / calls
+
+    compiled = np.array([per_call(lambda: simulate_event_driven(lat, w), number)
+                         for _ in range(repeats)])
+    heap = per_call(lambda: simulate_event_driven_heapq(lat, w), max(1, int(reference_calls)))
+    return {"compiled_ms": compiled, "heapq_ms": heap}
+
+
+# ------------------------------------------------------------------------------------------
+# Recorded traces: goodness of fit and the DSAG trace against its own injected model
+# ------------------------------------------------------------------------------------------
+def trace_gamma_ks(trace) -> pd.DataFrame:
+    """Kolmogorov-Smirnov distance (and p-value) between each worker's recorded computation
+    and communication latency and the gamma distribution fitted to them (Fig. 3 on a trace).
+
+    The parameters are fitted to the same data, which makes the p-values conservative
+    (a rejection at 5 % is trustworthy, an acceptance weak evidence).
+    """
+    from scipy import stats
+
+    fit = fit_gamma_model(trace)
+    rows = []
+    for column, shape, scale in (("compute_time", fit.comp_shape, fit.comp_scale),
+                                 ("comm_time", fit.comm_shape, fit.comm_scale)):
+        for j, worker in enumerate(fit.workers):
+            x = trace.loc[trace.worker == worker, column].to_numpy(dtype=float)
+            res = stats.kstest(x, stats.gamma(shape[j], scale=scale[j]).cdf)
+            rows.append((worker, column, float(res.statistic), float(res.pvalue), x.size))
+    return pd.DataFrame(rows, columns=["worker", "column", "ks", "pvalue", "n"])
+
+
+def _recorded_cumulative(trace) -> np.ndarray:
+    """Recorded cumulative latency per iteration of a w < N trace: the last fresh arrival of
+    each iteration (the margin included), measured from the start of the first task."""
+    fresh = trace[trace.fresh.astype(bool)]
+    ends = fresh.groupby("iteration").wall_clock.max().to_numpy()
+    first = trace[trace.iteration == trace.iteration.min()]
+    start = float((first.wall_clock - first.compute_time - first.comm_time).min())
+    return ends - start
+
+
+def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -> dict:
+    """Fig. 6 on a recorded DSAG run: its total time against models of decreasing fidelity.
+
+    The trace's ``# command:`` header gives the run's configuration, so the injected delays
+    are redrawn exactly (checked against the trace's ``injected_delay`` column). Totals over
+    the run's iterations, one row per simulated run (``replicas``):
+
+    * ``injected``: event-driven simulation (Section IV-B, with the run's margin) on fresh
+      draws of the injected model itself (per-worker gamma with persistent Markov bursts);
+    * ``order statistic (injected)``: the Section IV-A model on the same draws (every worker
+      available at the start of every iteration, no margin);
+    * ``injected, shuffled``: the same marginals with every worker's delays shuffled over
+      iterations (bursts no longer persist);
+    * ``gamma fit (long draw)``: per-worker gamma with the injected model's stationary mean and
+      variance (from ``long_iterations`` draws);
+    * ``gamma fit (trace)``: per-worker gamma fitted to the trace (computation + communication),
+      what the notebook's Fig. 6 on the trace uses;
+    * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
+      available at every iteration, no margin).
+
+    Returns ``{"config", "w", "n_iterations", "recorded", "recorded_cumulative", "replay",
+    "injected_cumulative", "order_statistic_injected_cumulative", "injected_mismatch",
+    "queueing", "totals"}``: ``replay`` is the
+    event-driven simulation on the very delays the run injected (no real cost),
+    ``injected_cumulative`` / ``order_statistic_injected_cumulative`` the mean cumulative
+    latency per iteration of the ``injected`` / ``order statistic (injected)`` runs,
+    ``queueing`` the largest ``compute_time - injected_delay - real_compute`` (time
+    in ``compute_time`` that is neither, e.g. waiting behind a stale
+    task), ``totals`` a DataFrame ``model, replica, total``.
+    """
+    import shlex
+
+    from codedlib.runtime.__main__ import config_from_args, parser
+    from codedlib.runtime.traces import read_trace
+    from codedlib.runtime.validation import replay_iteration_times
+
+    replicas = check_int("replicas", replicas, 2)
+    long_iterations = check_int("long_iterations", long_iterations, 2)
+    path = Path(path)
+    command = next((line.split(":", 1)[1].strip() for line in
+                    path.read_text(encoding="utf-8").splitlines()
+                    if line.startswith("# command:")), None)
+    argv = shlex.split(command) if command else []
+    if "codedlib.runtime" not in argv:
+        raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
+    config = config_from_args(parser().parse_args(argv[argv.index("codedlib.runtime") + 1:]))
+    if config.scheme != "dsag":
+        raise ValueError(f"{path.name} is a {config.scheme!r} trace, not a DSAG one")
+    trace = read_trace(path)
+    rng = as_generator(rng)
+    N, T, w, margin = config.n_workers, config.iterations, config.w, config.margin
+    injected = config.delay.sample(T, N, rng=config.seed)
+    mismatch = float(np.abs(trace.injected_delay.to_numpy()
+                            - injected[trace.task_iteration.to_numpy(),
+                                       trace.worker.to_numpy()]).max())
+    recorded = _recorded_cumulative(trace)
+    replay = float(replay_iteration_times(config, injected).sum())
+
+    # the sampler of DelayModel.sample, built once (it rebuilds its distributions per call)
+    cluster = config.delay.cluster(N)
+    if config.delay.bursts:
+        from codedlib.latency.models import MarkovBursts
+
+        b = config.delay.bursts
+        bursty = MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
+
+        def draw(n_it):
+            return bursty.sample_path(n_it, rng).latency
+    else:
+
+        def draw(n_it):
+            return cluster.sample(n_it, rng)
+
+    totals = {}
+    draws = np.stack([draw(T) for _ in range(replicas)])
+    injected_runs = simulate_event_driven(draws, w, margin=margin).iteration_end
+    totals["injected"] = injected_runs[:, -1]
+    order_injected = np.cumsum(np.partition(draws, w - 1, axis=-1)[..., w - 1], axis=1)
+    totals["order statistic (injected)"] = order_injected[:, -1]
+    long = draw(long_iterations)
+    shuffled = np.stack([rng.permutation(long[:, i]) for i in range(N)], axis=1)
+    n_cut = long_iterations // T
+    cut = shuffled[: n_cut * T].reshape(n_cut, T, N)
+    totals["injected, shuffled"] = simulate_event_driven(cut, w, margin=margin).iteration_end[:, -1]
+    tiny = np.full(N, 1e-12)
+    stationary = GammaLatencyModel(tiny, tiny**2, long.mean(axis=0), long.var(axis=0))
+    lat = stationary.sample_total((replicas, T), rng=rng)
+    totals["gamma fit (long draw)"] = simulate_event_driven(lat, w, margin).iteration_end[:, -1]
+    fit = fit_gamma_model(trace)
+    lat = fit.sample_total((replicas, T), rng=rng)
+    totals["gamma fit (trace)"] = simulate_event_driven(lat, w, margin=margin).iteration_end[:, -1]
+    totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
+    frame = pd.concat([pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
+                       for k, v in totals.items()], ignore_index=True)
+    extra = trace.compute_time - trace.injected_delay - trace.real_compute
+    return {
+        "config": config,
+        "w": w,
+        "n_iterations": T,
+        "recorded": float(recorded[-1]),
+        "recorded_cumulative": recorded,
+        "replay": replay,
+        "injected_cumulative": injected_runs.mean(axis=0),
+        "order_statistic_injected_cumulative": order_injected.mean(axis=0),
+        "injected_mismatch": mismatch,
+        "queueing": float(extra.max()),
+        "totals": frame,
+    }

@@ -7,8 +7,10 @@ import numpy as np
 from codedlib.plots import new_axes
 
 __all__ = [
+    "add_caption",
     "plot_bursts",
     "plot_convergence",
+    "plot_convergence_bands",
     "plot_cumulative_latency",
     "plot_latency_cdfs",
     "plot_load_balancing",
@@ -16,6 +18,18 @@ __all__ = [
     "plot_order_statistics",
     "plot_worker_latency",
 ]
+
+
+def add_caption(fig, text, fontsize="small"):
+    """Write ``text`` under everything the figure draws (the setting: stand-in data, chosen
+    parameters); saved with the figure (``savefig.bbox = tight``). Returns the Figure."""
+    import textwrap
+
+    bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> figure fraction
+    width = max(40, int(fig.get_figwidth() * 15))
+    fig.text(0.01, bottom - 0.02, "\n".join(textwrap.wrap(text, width)), ha="left", va="top",
+             fontsize=fontsize, color="0.25")
+    return fig
 
 
 def plot_load_scaling(data, axes=None):
@@ -129,67 +143,117 @@ def plot_order_statistics(df, ax=None):
     return fig
 
 
-def plot_cumulative_latency(df, ax=None):
-    """Fig. 6: cumulative latency; recorded vs event-driven vs order-statistic models."""
+def plot_cumulative_latency(df, ax=None, title=None, extra=None, model_note=""):
+    """Fig. 6: cumulative latency; recorded vs event-driven vs order-statistic models.
+
+    ``extra`` maps a label to a further cumulative-latency curve (one value per iteration),
+    drawn dash-dotted (e.g. the event-driven model on a trace's injected delay model);
+    ``model_note`` is appended to the two models' legend labels (e.g. ", fit to the trace").
+    """
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, (w, sub) in enumerate(df.groupby("w")):
         color = f"C{j}"
         ax.plot(sub["iteration"], sub["recorded"], "-", color=color, lw=2, label=f"recorded, w={w}")
         ax.plot(sub["iteration"], sub["event_driven"], "--", color="k", lw=1)
         ax.plot(sub["iteration"], sub["order_statistic"], ":", color=color, lw=1.5)
-    ax.plot([], [], "--", color="k", lw=1, label="event-driven model (Sec. IV-B)")
-    ax.plot([], [], ":", color="gray", lw=1.5, label="order-statistic model (Sec. IV-A)")
+    ax.plot([], [], "--", color="k", lw=1, label=f"event-driven model (Sec. IV-B){model_note}")
+    ax.plot([], [], ":", color="gray", lw=1.5,
+            label=f"order-statistic model (Sec. IV-A){model_note}")
+    for j, (label, curve) in enumerate((extra or {}).items()):
+        curve = np.asarray(curve, dtype=float)
+        style = "-." if j % 2 == 0 else (0, (3, 1, 1, 1, 1, 1))
+        ax.plot(np.arange(1, curve.size + 1), curve, linestyle=style, color=f"C{j + 4}", lw=1.5,
+                label=label)
     ax.set_xlabel("iteration")
     ax.set_ylabel("cumulative latency [s]")
-    ax.set_title("Fig. 6: cumulative latency over 100 iterations")
+    ax.set_title(title or "Fig. 6: cumulative latency over 100 iterations")
     ax.legend(fontsize="small")
     return fig
 
 
-def plot_load_balancing(df, axes=None):
-    """Fig. 7: per-worker latency with (left) and without (right) load balancing."""
+def plot_load_balancing(df, axes=None, seed=None, summary=None):
+    """Fig. 7: per-worker latency with (left) and without (right) load balancing.
+
+    ``df`` from :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated``
+    (then the run of ``seed`` is drawn, default the first). With ``summary`` (from
+    ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
+    last iterations, balanced vs not, one line per seed (the spread over seeds).
+    """
     import matplotlib.pyplot as plt
 
+    marks = df.attrs.get("repartition_iterations", [])
+    if "seed" in df:
+        seed = df.seed.iloc[0] if seed is None else seed
+        df = df[df.seed == seed]
+        if isinstance(marks, dict):
+            marks = marks.get(seed, [])
     if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+        if summary is None:
+            fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+        else:
+            fig = plt.figure(figsize=(14, 4))
+            grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))
+            first = fig.add_subplot(grid[0])
+            axes = [first, fig.add_subplot(grid[1], sharey=first), fig.add_subplot(grid[2])]
     fig = axes[0].figure
     colors = {"slowed": "C0", "sped up": "C3", "other": "0.6"}
-    for ax, run in zip(axes, ("load-balanced", "not balanced"), strict=True):
+    for ax, run in zip(axes[:2], ("load-balanced", "not balanced"), strict=True):
         sub = df[df.run == run]
         for w, tr in sub.groupby("worker"):
             ax.plot(tr["iteration"] + 1, tr["latency"], lw=1, color=colors[tr["role"].iloc[0]])
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it
-            for k, it in enumerate(df.attrs.get("repartition_iterations", [])):
+            for k, it in enumerate(marks):
                 ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0,
                            label="re-partitioning" if k == 0 else None)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize="small", loc="upper right")
-        ax.set_title(f"Fig. 7: {run}")
+        ax.set_title(f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else ""))
         ax.set_xlabel("iteration")
     for role, c in colors.items():
         axes[1].plot([], [], color=c, label=role)
     axes[1].legend(fontsize="small")
     axes[0].set_ylabel("per-worker latency [s]")
+    if summary is not None and len(axes) > 2:
+        ax = axes[2]
+        runs = ("load-balanced", "not balanced")
+        for _, row in summary.iterrows():
+            ax.plot([0, 1], [row[r] for r in runs], "-o", color="0.5", ms=4, lw=1)
+        means = [summary[r].mean() for r in runs]
+        ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
+        ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
+        ax.set_xlim(-0.4, 1.4)
+        ax.set_ylabel("iteration latency [s]")
+        ax.set_title(f"mean of the last iterations, {len(summary)} seeds")
+        ax.legend(fontsize="small", loc="upper left")
     fig.tight_layout()
     return fig
 
 
-def plot_convergence(df, ax=None, title=None):
-    """Fig. 8: suboptimality gap vs time for each method."""
-    fig, ax = new_axes(ax, figsize=(7, 4.5))
+def _method_styles(methods):
+    """Colour, line style and width of each Fig. 8 method (an -LB variant shares its family's
+    colour, dashed)."""
     fixed = {"GD": "k", "coded": "0.55"}
     # distinct hues in order of appearance (C3 is too close to C1, C7 is grey like 'coded')
     palette = [f"C{j}" for j in (0, 1, 2, 4, 5, 9, 6, 8, 3)]
-    family_colors = {}
-    for method, sub in df.groupby("method", sort=False):
+    family_colors, styles = {}, {}
+    for method in methods:
         family = method.replace("-LB", "")
         color = next((c for key, c in fixed.items() if family.startswith(key)), None)
         if color is None:
             color = family_colors.setdefault(family, palette[len(family_colors) % len(palette)])
+        styles[method] = (color, "--" if "-LB" in method else "-",
+                          2.2 if family.startswith("DSAG") else 1.5)
+    return styles
+
+
+def plot_convergence(df, ax=None, title=None):
+    """Fig. 8: suboptimality gap vs time for each method (one run)."""
+    fig, ax = new_axes(ax, figsize=(7, 4.5))
+    styles = _method_styles(list(dict.fromkeys(df["method"])))
+    for method, sub in df.groupby("method", sort=False):
+        color, style, width = styles[method]
         gap = np.maximum(sub["gap"].to_numpy(), 1e-16)
-        style = "--" if "-LB" in method else "-"
-        width = 2.2 if family.startswith("DSAG") else 1.5
         ax.plot(sub["time"], gap, style, color=color, lw=width, label=method)
     ax.set_yscale("log")
     ax.set_xlabel("time [s] (simulated)")
@@ -197,4 +261,80 @@ def plot_convergence(df, ax=None, title=None):
     ax.set_ylim(1e-13, None)
     ax.set_title(title or "Fig. 8")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=None,
+                           axes=None):
+    """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
+    (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
+    ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
+    t-interval as an error bar (right)."""
+    import matplotlib.pyplot as plt
+
+    from codedlib.claims import mean_interval
+
+    two = per_seed is not None
+    if axes is None:
+        if two:
+            fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
+        else:
+            fig, ax0 = plt.subplots(figsize=(8, 4.8))
+            axes = [ax0]
+    fig = axes[0].figure
+    order = list(dict.fromkeys(band["method"]))
+    styles = _method_styles(order)
+    ax = axes[0]
+    n_seeds = int(band["n_seeds"].max())
+    for method in order:
+        sub = band[band.method == method]
+        color, style, width = styles[method]
+        ax.plot(sub["time"], np.maximum(sub["median"], 1e-16), style, color=color, lw=width,
+                label=method)
+        if n_seeds > 1:
+            ax.fill_between(sub["time"], np.maximum(sub["low"], 1e-16),
+                            np.maximum(sub["high"], 1e-16), color=color, alpha=0.15, lw=0)
+    ax.set_yscale("log")
+    ax.set_ylim(1e-13, None)
+    ax.set_xlabel("time [s] (simulated)")
+    ax.set_ylabel("suboptimality gap")
+    ax.set_title(title or "Fig. 8")
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+              title=(f"median of {n_seeds} seeds, band: min–max" if n_seeds > 1 else None),
+              title_fontsize="x-small")
+    if two:
+        ax = axes[1]
+        methods = methods or order
+        gaps = sorted(per_seed.gap.unique(), reverse=True) if gaps is None else list(gaps)
+        width = 0.8 / len(methods)
+        markers = ["s", "o", "D", "^", "v", "P"]
+        for j, method in enumerate(methods):
+            color = styles.get(method, ("k", "-", 1))[0]
+            marker = markers[j % len(markers)]
+            face = "white" if "-LB" in method else color
+            for g_idx, g in enumerate(gaps):
+                at_gap = np.isclose(per_seed.gap, g, rtol=1e-9, atol=0.0)
+                t = per_seed[(per_seed.method == method) & at_gap].time.to_numpy(dtype=float)
+                x = g_idx + (j - (len(methods) - 1) / 2) * width
+                reached = t[np.isfinite(t)]
+                ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
+                if reached.size == t.size and t.size >= 2:
+                    m, lo, hi = mean_interval(t)
+                    ax.errorbar([x], [m], yerr=[[m - lo], [hi - m]], fmt=marker, ms=6,
+                                color=color, mfc=face, capsize=3, lw=1.5,
+                                label=method if g_idx == 0 else None)
+                elif reached.size:
+                    ax.plot([x], [reached.mean()], marker, ms=6, color=color, mfc=face,
+                            label=method if g_idx == 0 else None)
+                if reached.size < t.size:
+                    ax.annotate(f"{t.size - reached.size} never", (x, 0), fontsize="xx-small",
+                                color=color, rotation=90, xycoords=("data", "axes fraction"),
+                                ha="center", va="bottom")
+        ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("suboptimality gap reached")
+        ax.set_ylabel("time to reach it [s] (simulated)")
+        ax.set_title("time to gap: seeds (dots), mean ± 95 % CI (clipped at 0)")
+        ax.legend(fontsize="x-small", loc="upper left")
+    fig.tight_layout()
     return fig
