@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "SCHEME_COLORS",
@@ -103,12 +103,11 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
 
 def plot_topologies(n: int = 3, L: int = 2, ax=None):
     """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L."""
-    import matplotlib.pyplot as plt
     import networkx as nx
 
     N = sum(n**m for m in range(1, L + 1))
     if ax is None:
-        fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+        fig, axes = subplots(1, 3, figsize=(12, 4))
     else:
         axes = np.atleast_1d(ax)
         fig = axes[0].figure
@@ -380,11 +379,9 @@ def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper 
     (ours with its 95 % interval over seeds). ``ranges`` (optional): rows with ``figure``,
     ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
     over its free constants — drawn as grey bars."""
-    import matplotlib.pyplot as plt
-
     schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
     figures = list(dict.fromkeys(table["figure"]))
-    fig, axes = plt.subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)
+    fig, axes = subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)
     axes = np.atleast_1d(axes)
     x = np.arange(len(figures))
     for ax, scheme in zip(axes, schemes):
