@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib import ticker
 
 from codedlib.plots import new_axes, subplots
 
@@ -87,7 +87,7 @@ def plot_decoding_cost(df: pd.DataFrame, ax=None):
         med = stats[(col, "median")].to_numpy()
         ax.plot(f, med[-1] * (f / f[-1]) ** power, ls, color="0.5", label=f"∝ f^{power}")
     ax.set_xticks(f, [f"{v:g}" for v in f])       # the measured f only: minor labels overlapped
-    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_xlabel("f (workers decoded)")
     ax.set_ylabel("seconds per decoding vector")
     ax.legend()
