@@ -29,6 +29,7 @@ import pandas as pd
 
 from codedlib._validation import as_generator, check_int, check_real
 from codedlib.problems import LeastSquares, even_partition
+from codedlib.progress import track
 from codedlib.schemes.lagc import DelayStream, run_scheme
 from codedlib.theory import lagc as th
 
@@ -476,7 +477,7 @@ def convergence_seeds(n_workers: int, redundancy: int, *, delays: dict, n_seeds:
     problem_kwargs = dict(problem_kwargs or {})
     configs = configs or default_configs(n_workers, redundancy)
     rows, curves = [], []
-    for i, (p_seed, d_seed) in enumerate(seed_pairs(n_seeds, rng)):
+    for i, (p_seed, d_seed) in enumerate(track(seed_pairs(n_seeds, rng), "LAGC seeds")):
         problem = heterogeneous_regression(n_workers, rng=p_seed, **problem_kwargs)
         consts = problem_constants(problem, n_workers)
         for dname, delay in delays.items():

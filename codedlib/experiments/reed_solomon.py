@@ -32,6 +32,7 @@ from codedlib.codes.reed_solomon import (
 )
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, digits_multiclass
+from codedlib.progress import track
 from codedlib.schemes.reed_solomon import fig2_schemes, pareto_delays, simulate_schemes
 from codedlib.theory.reed_solomon import (
     expected_pareto_delay,
@@ -357,7 +358,7 @@ def fig2_experiment(n: int = 80, f_rs: int = 68, f_mds: int = 33, t0: float = 0.
     record_points = check_int("record_points", record_points, low=1)
     schemes = fig2_schemes(n, f_rs, f_mds)
     frames = []
-    for r in range(n_seeds):
+    for r in track(range(n_seeds), "Fig. 2 seeds"):
         delay_seq, split_seq = np.random.SeedSequence([seed, r]).spawn(2)
         data = (digits_multiclass(rng=np.random.default_rng(split_seq)) if resplit
                 else digits_multiclass())

@@ -60,6 +60,7 @@ from codedlib.latency.order_stats import (
     order_statistic_monte_carlo,
     pareto_order_statistic_limit,
 )
+from codedlib.progress import track
 
 __all__ = [
     "KNOWN_VALUES",
@@ -461,7 +462,7 @@ def monte_carlo_over_seeds(
     seeds = _check_seeds(seeds)
     ks = np.atleast_1d(np.asarray(ks))
     rows = []
-    for s in seeds:
+    for s in track(seeds, "Monte Carlo seeds"):
         est = order_statistic_monte_carlo(dist_or_cluster, ks, n, replicas=replicas, rng=s)
         for k, mean, se in zip(ks.tolist(), np.atleast_1d(est.mean), np.atleast_1d(est.stderr)):
             rows.append({"seed": s, "k": int(k), "mc_mean": float(mean), "mc_stderr": float(se)})
@@ -488,7 +489,7 @@ def ecdf_ks_over_seeds(
         for w in workers
     ]
     rows = []
-    for s in seeds:
+    for s in track(seeds, "ECDF seeds"):
         samples = cluster.sample(n_samples, as_generator(s))
         for idx in idxs:
             test = stats.kstest(samples[:, idx], cluster.dists[idx].cdf)
@@ -523,7 +524,7 @@ def bursts_over_seeds(
         gamma_from_moments(mean, (cv * mean) ** 2), p_enter, p_exit, factor, n_workers=n_workers
     )
     rows = []
-    for s in seeds:
+    for s in track(seeds, "burst seeds"):
         path = model.sample_path(n_iterations, as_generator(s))
         burst = path.in_burst
         ratio = (float(path.latency[burst].mean() / path.latency[~burst].mean())

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_int, check_real
+from codedlib.progress import track
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 
@@ -118,7 +119,7 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
               "uniform": th.uniform_split(w, K, omega, gamma)}
     d_l = th.lower_bound_delay(w, K, I)
     rows = []
-    for seed in seeds:
+    for seed in track(seeds, "stream seeds"):
         for purging in (True, False):
             for name, split in splits.items():
                 one = sim.simulate_stream(w, split.kappa, K, I, lam, n_jobs, purging, seed)
@@ -470,7 +471,7 @@ def unstable_growth(K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
     rows = []
-    for seed in seeds:
+    for seed in track(seeds, "unstable-stream seeds"):
         one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs[-1], True, seed)
         for J in n_jobs:
             rows.append({"seed": seed, "J": J, "mean_delay": float(one.delays[:J].mean()),
