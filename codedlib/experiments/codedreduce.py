@@ -29,6 +29,7 @@ from codedlib.codes.cyclic import (
     cyclic_repetition_code,
     gradient_code_from_matrices,
 )
+from codedlib.progress import track
 from codedlib.schemes.codedreduce import (
     SCHEMES,
     ClusterConfig,
@@ -685,7 +686,7 @@ def convergence_over_seeds(
     rate = sgd_learning_rate
     runs = []
     with _one_blas_thread():
-        for seed in seeds:
+        for seed in track(seeds, f"{figure} seeds"):
             res = convergence(figure, model=model, n_iterations=n_iterations, quick=quick,
                               rng=seed, sgd_learning_rate=rate, verify=not runs)
             rate = res["sgd_learning_rate"]
