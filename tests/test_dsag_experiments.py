@@ -129,7 +129,7 @@ def test_widget_functions():
         quick_convergence(6, 2, 2, -1.0)
 
 
-def test_explorer_shows_errors_instead_of_raising(capsys):
+def test_explorer_shows_errors_instead_of_raising():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -137,7 +137,7 @@ def test_explorer_shows_errors_instead_of_raising(capsys):
 
     ui = explore_dsag(n_workers=5, w=10)  # w > N: the panel shows the message
     assert ui is not None
-    assert "w must satisfy 1 &lt;= w &lt;= 5" in capsys.readouterr().out
+    assert "w must satisfy 1 &lt;= w &lt;= 5" in ui.latency.status.value
 
 
 # ------------------------------------------------------------------------------------------
