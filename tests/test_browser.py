@@ -249,6 +249,18 @@ def redraw(page, box, act, k=0, timeout=120.0):
     raise AssertionError(f"figure {k} was not redrawn within {timeout:.0f} s")
 
 
+def restatus(box, act, timeout=120.0):
+    """Do ``act()``, wait for the explorer's status text to change; return seconds taken."""
+    before = status_text(box)
+    start = time.monotonic()
+    act()
+    while time.monotonic() - start < timeout:
+        if status_text(box) != before:
+            return time.monotonic() - start
+        time.sleep(0.05)
+    raise AssertionError(f"the status was not updated within {timeout:.0f} s")
+
+
 def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
@@ -322,7 +334,8 @@ def interact_04(page, record):
     box = explorer(page, 0)
     assert not control(box, "Pareto t0").is_visible()  # only the chosen delay's parameters
     set_value(control(box, "delay"), "pareto")
-    assert control(box, "Pareto t0").is_visible() and not control(box, "exponential mean").is_visible()
+    control(box, "Pareto t0").wait_for(state="visible", timeout=30_000)
+    control(box, "exponential mean").wait_for(state="hidden", timeout=30_000)
     button = box.locator("button", has_text="Run")
     record("04 explorer: pareto delays, Run", redraw(page, box, button.click, timeout=300))
     set_value(control(box, "G"), 5)
@@ -335,8 +348,9 @@ def interact_05(page, record):
     from codedlib.widgets.stream import split_report
 
     box = explorer(page, 0)
-    record("05 explorer: simulate off",
-           redraw(page, box, lambda: box.locator("input[type=checkbox]").uncheck()))
+    record("05 explorer: simulate off (same chart, new text)",
+           restatus(box, lambda: box.locator("input[type=checkbox]").uncheck()))
+    assert "simulated with purging" not in status_text(box)
     record("05 explorer: K 50 -> 60", redraw(page, box, lambda: set_value(control(box, "K"), 60)))
     values = {label: read_value(control(box, label)) for label in ("μ_p", "c_p", "γ")}
     _, expected = split_report(values["μ_p"], values["c_p"], 1.0, 60, float(read_value(control(box, "Ω"))),
