@@ -138,8 +138,8 @@ class Claim:
         parts = []
         if _finite(self.our_value):
             if _finite(self.ci_low) and (self.ci_low != self.ci_high):
-                parts.append(f"{_fmt(self.our_value)} [{_fmt(self.ci_low)}, "
-                             f"{_fmt(self.ci_high)}]{(' ' + self.unit) if self.unit else ''}")
+                parts.append(f"{_fmt(self.our_value, digits=4)} [{_fmt(self.ci_low, digits=4)}, "
+                             f"{_fmt(self.ci_high, digits=4)}]{(' ' + self.unit) if self.unit else ''}")
             else:
                 parts.append(_fmt(self.our_value, self.unit))
         if self.outcome and self.kind == "comparison":
@@ -156,16 +156,18 @@ def _finite(x) -> bool:
         return False
 
 
-def _fmt(x, unit: str = "") -> str:
+def _fmt(x, unit: str = "", digits: int = 6) -> str:
+    """A number as a reader wants it: a paper's 129.96 stays 129.96 (6 significant digits);
+    our estimates with an interval are shown with ``digits=4``."""
     x = float(x)
     if x == 0:
         text = "0"
     elif abs(x) >= 1e6 or abs(x) < 1e-3:
-        text = f"{x:.4g}"
+        text = f"{x:.{min(digits, 4)}g}"
     elif abs(x - round(x)) < 1e-9 * max(1.0, abs(x)):
         text = f"{int(round(x))}"
     else:
-        text = f"{x:.6g}"  # keeps a paper's 129.96 or 646.24 as printed
+        text = f"{x:.{digits}g}"
     return f"{text} {unit}".strip() if unit else text
 
 

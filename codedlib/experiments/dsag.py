@@ -34,6 +34,7 @@ from codedlib.latency.gamma_model import (
     order_statistic_latency,
 )
 from codedlib.problems import PCA, LogisticRegression, sparse_lowrank_binary, standardize
+from codedlib.progress import track
 from codedlib.schemes.dsag import (
     LoadBalancerConfig,
     gram_schmidt,
@@ -678,7 +679,7 @@ def fig8_repeated(kind="pca", seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig8_convergence` for several run seeds on the same data (the paper averages 5
     runs); adds a ``seed`` column."""
     frames = []
-    for s in seeds:
+    for s in track(seeds, f"Fig. 8 ({kind}) seeds"):
         df = fig8_convergence(kind, seed=int(s), **kwargs)
         frames.append(df.assign(seed=int(s)))
     out = pd.concat(frames, ignore_index=True)
@@ -741,7 +742,8 @@ def order_statistic_errors(df) -> pd.DataFrame:
 
 def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column."""
-    frames = [fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s) for s in _seeds(seeds)]
+    frames = [fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s)
+              for s in track(_seeds(seeds), "Fig. 6 seeds")]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -761,7 +763,7 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
     with a ``seed`` column; ``attrs["repartition_iterations"]`` maps seed -> iterations."""
     frames, marks = [], {}
-    for s in _seeds(seeds):
+    for s in track(_seeds(seeds), "Fig. 7 seeds"):
         df = fig7_load_balancing(rng=s, **kwargs)
         marks[s] = list(df.attrs["repartition_iterations"])
         attrs = dict(df.attrs)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "add_caption",
@@ -34,10 +35,9 @@ def add_caption(fig, text, fontsize="small"):
 
 def plot_load_scaling(data, axes=None):
     """Fig. 1: per-worker mean and variance of computation latency vs load c."""
-    import matplotlib.pyplot as plt
 
     if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+        fig, axes = subplots(1, 2, figsize=(10, 4))
     fig = axes[0].figure
     workers, avg = data["workers"], data["average"]
     c = np.linspace(0, workers["load"].max() * 1.05, 50)
@@ -179,7 +179,6 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
     ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
     last iterations, balanced vs not, one line per seed (the spread over seeds).
     """
-    import matplotlib.pyplot as plt
 
     marks = df.attrs.get("repartition_iterations", [])
     if "seed" in df:
@@ -189,9 +188,9 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
             marks = marks.get(seed, [])
     if axes is None:
         if summary is None:
-            fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+            fig, axes = subplots(1, 2, figsize=(11, 4), sharey=True)
         else:
-            fig = plt.figure(figsize=(14, 4))
+            fig = Figure(figsize=(14, 4))
             grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))
             first = fig.add_subplot(grid[0])
             axes = [first, fig.add_subplot(grid[1], sharey=first), fig.add_subplot(grid[2])]
@@ -270,16 +269,15 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
     (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
     ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
     t-interval as an error bar (right)."""
-    import matplotlib.pyplot as plt
 
     from codedlib.claims import mean_interval
 
     two = per_seed is not None
     if axes is None:
         if two:
-            fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
+            fig, axes = subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
         else:
-            fig, ax0 = plt.subplots(figsize=(8, 4.8))
+            fig, ax0 = subplots(figsize=(8, 4.8))
             axes = [ax0]
     fig = axes[0].figure
     order = list(dict.fromkeys(band["method"]))
