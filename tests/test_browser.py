@@ -400,6 +400,9 @@ def test_notebook_in_jupyterlab(path, lab, browser):
         INTERACTIONS[path.stem[:2]](page, lambda name, seconds: timings.__setitem__(name, seconds))
         wait_idle(page)
         page.screenshot(path=str(ARTIFACTS / f"{path.stem}-after.png"), full_page=False)
+        for i, box in enumerate(page.locator(".codedlib-explorer").all()):
+            box.scroll_into_view_if_needed()
+            box.screenshot(path=str(ARTIFACTS / f"{path.stem}-explorer-{i}.png"))
 
         menu(page, "View", "Show Log Console")
         panel = page.locator(".jp-LogConsolePanel")

@@ -62,7 +62,9 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
     pos = _tree_positions(n, L)
     if show_data is None:
         show_data = n**L <= 9
-    width = max(6.0, min(18.0, 1.6 * n**L if show_data else 0.35 * n**L))
+    labelled = show_data or n**L <= 27
+    # every leaf gets room for its label ("2,13") when labels are drawn
+    width = max(7.0, min(18.0, 1.6 * n**L if show_data else (0.6 if labelled else 0.35) * n**L))
     fig, ax = new_axes(ax, figsize=(width, 1.6 + 1.5 * L))
     stragglers = set(stragglers)
     colors = []
@@ -73,12 +75,13 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
             colors.append("#d9d9d9")
         else:
             colors.append("#d55e00" if graph.nodes[rank]["layer"] < L else "#0173b2")
-    size = 900 if show_data else max(60, 3000 // max(n**L, 1))
+    size = 900 if show_data else (330 if labelled else max(60, 3000 // max(n**L, 1)))
     nx.draw_networkx_edges(graph, pos, ax=ax, arrows=False, edge_color="#999999")
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colors, node_size=size)
-    if show_data or n**L <= 27:
+    if labelled:
         labels = {r: graph.nodes[r]["label"] if r else "M" for r in graph.nodes}
-        nx.draw_networkx_labels(graph, pos, labels, ax=ax, font_size=7, font_color="white")
+        nx.draw_networkx_labels(graph, pos, labels, ax=ax, font_size=6 if n**L > 9 else 7,
+                                font_color="white")
     if show_data:
         for nd in alloc.nodes[1:]:
             x, y = pos[nd.rank]
@@ -93,8 +96,8 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
                 fontsize=6,
             )
     ax.set_title(
-        f"CodedReduce ({n}, {L})-regular tree: N = {alloc.n_workers} workers, s = {alloc.s} "
-        f"per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
+        f"CodedReduce ({n}, {L})-regular tree: N = {alloc.n_workers} workers,\n"
+        f"s = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
     )
     ax.set_axis_off()
     ax.margins(x=0.05, y=0.25)

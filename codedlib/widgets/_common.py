@@ -88,8 +88,11 @@ def float_slider(name: str, value: float, low: float, high: float, step: float, 
         raise ValueError(f"{name}={value} is not on the slider grid {low} + k*{step}: the "
                          "browser would round it; use a finer step or a text box")
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
-    return W.FloatSlider(value=value, min=low, max=high, step=step,
-                         description=description or name, style=_STYLE, continuous_update=False,
+    label = description or name
+    # wide enough that a long label leaves the slider its track
+    width = f"{max(300, 130 + 8 * len(label))}px"
+    return W.FloatSlider(value=value, min=low, max=high, step=step, description=label,
+                         style=_STYLE, continuous_update=False, layout=W.Layout(width=width),
                          readout_format=readout_format or f".{decimals}f")
 
 
