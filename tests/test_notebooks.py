@@ -1,13 +1,51 @@
-"""Every notebook: a valid parameters cell, no committed outputs, and a clean quick run."""
+"""Every notebook: a valid parameters cell, no committed outputs, and a clean quick run whose
+figures are inline and on disk and whose claims are consistent and assert the papers' exact
+numbers (``tests/expected_claims/<notebook>.json``)."""
 
+import json
+from html import unescape
 from pathlib import Path
 
 import pytest
 
-from codedlib.notebooks import discover_notebooks, notebook_has_outputs, parameters_cell, run_notebook
+from codedlib.claims import check_claim, read_claims
+from codedlib.notebooks import (
+    REPO_ROOT, discover_notebooks, inline_figures, notebook_has_outputs, parameters_cell,
+    run_notebook,
+)
 
 NOTEBOOKS = discover_notebooks()
 IDS = [p.stem for p in NOTEBOOKS]
+EXPECTED_DIR = Path(__file__).parent / "expected_claims"
+FAITHFUL_DIR = REPO_ROOT / "data" / "claims"
+
+
+def expected_claims(stem: str) -> dict:
+    path = EXPECTED_DIR / f"{stem}.json"
+    assert path.exists(), f"{path} is missing: every notebook lists the claims the tests pin"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def find_claim(claims, item, quantity):
+    rows = [c for c in claims if c.item == item and c.quantity == quantity]
+    assert len(rows) == 1, f"expected one claim {item!r} / {quantity!r}, found {len(rows)}"
+    return rows[0]
+
+
+def assert_exact_claims(claims, stem):
+    """The papers' exact numbers, asserted exactly (value within rtol, or text equal)."""
+    expected = expected_claims(stem)
+    assert expected["exact"], f"{stem}: no exact claim pinned"
+    for spec in expected["exact"]:
+        row = find_claim(claims, spec["item"], spec["quantity"])
+        assert row.kind == "exact", (spec, row.kind)
+        if "value" in spec:
+            assert row.our_value == pytest.approx(spec["value"], rel=spec.get("rtol", 1e-9),
+                                                  abs=spec.get("atol", 0.0)), (spec, row.our_value)
+        if "text" in spec:
+            assert row.our_text == spec["text"], (spec, row.our_text)
+        if "verdict" in spec:
+            assert row.verdict == spec["verdict"], (spec, row.verdict)
 
 
 def test_there_are_notebooks():
@@ -26,14 +64,101 @@ def test_parameters_cell(path):
     assert params["fig_dir"] is None and isinstance(params["seed"], int)
 
 
+@pytest.fixture(scope="session")
+def quick_runs(tmp_path_factory):
+    """One folder for every quick run of this session (the book test reuses them)."""
+    return tmp_path_factory.getbasetemp() / "quick-runs"
+
+
+def run_quick(path, root):
+    return run_notebook(path, quick=True, interactive=True, fig_root=root / "figures",
+                        out_dir=root / "executed", timeout=300)
+
+
 @pytest.mark.notebook
-@pytest.mark.timeout(600)
+@pytest.mark.xdist_group("notebooks")
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_quick_run(path, tmp_path):
-    """Quick sizes, widgets built too; any cell error fails; figures land in fig_dir."""
-    run_notebook(path, quick=True, interactive=True, fig_root=tmp_path / "figures",
-                 out_dir=tmp_path / "executed", timeout=300)
-    figures = Path(tmp_path / "figures" / path.stem)
-    pngs = sorted(figures.glob("*.png"))
+def test_quick_run(path, quick_runs):
+    """Quick sizes, widgets built too; any cell error fails. Every saved figure is shown
+    inline exactly once; the claims the run wrote are consistent, pin the papers' exact
+    numbers, and are the same rows as the faithful run's in data/claims/."""
+    executed = run_quick(path, quick_runs)
+    figures = quick_runs / "figures" / path.stem
+    pngs = sorted(p.stem for p in figures.glob("*.png"))
     assert pngs, f"{path.name} wrote no figure"
-    assert {p.stem for p in pngs} == {p.stem for p in figures.glob("*.pdf")}
+    assert pngs == sorted(p.stem for p in figures.glob("*.pdf"))
+    shown = inline_figures(executed)
+    assert sorted(name for name in shown if name) == pngs, "every saved figure inline, once"
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    unlisted = [stem for stem in pngs if f"`{stem}`" not in readme]
+    assert not unlisted, f"README's figure map lacks {unlisted}"
+
+    claims = read_claims(figures / "claims.csv")
+    assert claims, f"{path.name} recorded no claim"
+    assert {c.mode for c in claims} == {"quick"}
+    assert {c.notebook for c in claims} == {path.stem}
+    problems = [(c.item, c.quantity, p) for c in claims for p in check_claim(c)]
+    assert not problems, problems
+    assert_exact_claims(claims, path.stem)
+    faithful = FAITHFUL_DIR / f"{path.stem}.csv"
+    if faithful.exists():
+        assert {c.key for c in claims} == {c.key for c in read_claims(faithful)}, \
+            "quick and faithful runs must record the same claims (re-run make figures)"
+
+    # the closing section renders the table from the rows (the last verdict cell is shown)
+    cells = json.loads(Path(executed).read_text(encoding="utf-8"))["cells"]
+    html = "".join("".join(o.get("data", {}).get("text/html", ""))
+                   for c in cells for o in c.get("outputs", []))
+    for c in claims:
+        assert c.quantity in unescape(html), f"claim {c.quantity!r} not rendered in the notebook"
+
+
+def _html_ids(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r'\bid="([^"]+)"', text))
+
+
+@pytest.mark.notebook
+@pytest.mark.xdist_group("notebooks")
+@pytest.mark.timeout(1800)
+def test_book_from_quick_runs(quick_runs):
+    """The static book: a page per notebook, every inline figure embedded in its page, every
+    internal link and anchor resolving, the claims table and the figure map on the index."""
+    import re
+    from urllib.parse import unquote
+
+    from codedlib.book import build_book
+
+    for path in NOTEBOOKS:  # reuse this session's quick runs; run the ones not yet done
+        if not (quick_runs / "executed" / path.name).exists():
+            run_quick(path, quick_runs)
+    out = quick_runs / "book"
+    index = build_book(quick_runs / "executed", out, fig_root=quick_runs / "figures")
+    pages = {p.name: p.read_text(encoding="utf-8") for p in out.glob("*.html")}
+    assert set(pages) == {"index.html"} | {f"{p.stem}.html" for p in NOTEBOOKS}
+    for path in NOTEBOOKS:
+        page = pages[f"{path.stem}.html"]
+        figures = inline_figures(quick_runs / "executed" / path.name)
+        embedded = re.findall(r'<img[^>]+src="data:image/png;base64,', page)
+        assert len(embedded) >= len(figures) > 0, path.stem
+        assert not re.findall(r'<img[^>]+src="(?!data:)', page), "figures must be embedded"
+        for name in figures:
+            assert f'id="fig-{name}"' in page
+    index_html = pages["index.html"]
+    for c in read_claims([quick_runs / "figures" / p.stem / "claims.csv" for p in NOTEBOOKS]):
+        assert c.verdict in index_html
+    checked = 0
+    for name, text in pages.items():
+        for href in re.findall(r'href="([^"]+)"', text):
+            if re.match(r"^[a-z]+:", href):
+                continue  # external (https:, mailto:)
+            target, _, fragment = href.partition("#")
+            target = target or name
+            assert target in pages, f"{name}: broken link {href}"
+            if fragment:
+                assert unquote(fragment) in _html_ids(pages[target]), f"{name}: broken anchor {href}"
+            checked += 1
+    assert checked > len(NOTEBOOKS)
+    assert index.name == "index.html"
