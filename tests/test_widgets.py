@@ -148,9 +148,10 @@ def test_make_lab_runs_as_root_with_the_project_config():
 
     from codedlib.notebooks import REPO_ROOT
 
-    out = subprocess.run(["make", "-n", "lab"], cwd=REPO_ROOT, capture_output=True, text=True)
+    out = subprocess.run(["make", "-n", "--no-print-directory", "lab"], cwd=REPO_ROOT,
+                         capture_output=True, text=True, check=False)
     if out.returncode != 0:
         pytest.skip(f"make -n lab failed: {out.stderr[:200]}")
-    command = out.stdout.strip().splitlines()[-1]
+    command = next(line for line in out.stdout.splitlines() if "jupyter lab" in line)
     assert "--config=jupyter/jupyter_server_config.py" in command
     assert ("--allow-root" in command) == (os.getuid() == 0)
