@@ -38,7 +38,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+# one worker runs the notebooks (quick runs, book, browser) so that at most one notebook with
+# its MPI section runs at a time next to the MPI tests of the other worker
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("notebooks")]
 
 
 def _free_port() -> int:

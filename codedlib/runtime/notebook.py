@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from codedlib.runtime.config import SCHEMES, RunConfig
@@ -173,6 +174,10 @@ def run_on_cluster(config: RunConfig, run_timeout: float | None = None) -> RunRe
     return results[0]
 
 
+#: mpiexec's exit code when a rank received SIGKILL from outside the job
+KILLED_FROM_OUTSIDE = 9
+
+
 def run_with_mpiexec(config: RunConfig, run_timeout: float | None = None, out_dir=None) -> RunResult:
     """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
     subprocess is killed after ``run_timeout`` seconds."""
@@ -181,12 +186,20 @@ def run_with_mpiexec(config: RunConfig, run_timeout: float | None = None, out_di
         out = Path(out_dir) if out_dir is not None else Path(tmp)
         cmd = [mpiexec_path(), "-n", str(config.world_size), sys.executable, "-m", "mpi4py",
                "-m", "codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"]
-        try:
-            # own session: the launcher's signals never reach the caller (e.g. a notebook kernel)
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env(),
-                                  check=False, start_new_session=True)
-        except subprocess.TimeoutExpired as exc:
-            raise RuntimeError(f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}") from exc
+        for attempt in (1, 2):
+            try:
+                # own session: the launcher's signals never reach the caller (a notebook kernel)
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                                      env=_env(), check=False, start_new_session=True)
+            except subprocess.TimeoutExpired as exc:
+                raise RuntimeError(f"mpiexec run did not finish within {timeout:g} s: "
+                                   f"{' '.join(cmd)}") from exc
+            if not (proc.returncode == KILLED_FROM_OUTSIDE and not proc.stderr.strip()
+                    and not (out / "run.json").exists()) or attempt == 2:
+                break
+            warnings.warn("an MPI rank was killed from outside the job (SIGKILL, no error "
+                          "message; seen on heavily loaded machines): the run is started once "
+                          "more", RuntimeWarning, stacklevel=2)
         if proc.returncode != 0 or not (out / "run.json").exists():
             lines = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()] or proc.stderr.splitlines()
             raise RuntimeError("; ".join(lines[-3:]) or f"mpiexec exited with {proc.returncode} "
