@@ -247,8 +247,9 @@ def _paper_range(claim: Claim) -> tuple[float, float] | None:
     return None
 
 
-def _close(a: float, b: float, rtol: float) -> bool:
-    return abs(a - b) <= max(rtol * abs(b), 1e-12)
+def _within(value: float, lo: float, hi: float, rtol: float) -> bool:
+    """``lo <= value <= hi``, each end widened by ``rtol`` (at least 1e-12 absolute)."""
+    return lo - max(rtol * abs(lo), 1e-12) <= value <= hi + max(rtol * abs(hi), 1e-12)
 
 
 def check_claim(claim: Claim) -> list[str]:
@@ -272,8 +273,7 @@ def check_claim(claim: Claim) -> list[str]:
         if claim.verdict == "reproduced":
             if paper is not None and _finite(claim.our_value):
                 lo, hi = paper
-                if not (lo - max(claim.rtol * abs(lo), 1e-12) <= claim.our_value
-                        <= hi + max(claim.rtol * abs(hi), 1e-12)):
+                if not _within(claim.our_value, lo, hi, claim.rtol):
                     problems.append(f"reproduced but ours {claim.our_value} is not within "
                                     f"rtol={claim.rtol} of the paper's {claim.paper_display()}")
             elif claim.paper_text.strip() != claim.our_text.strip():
@@ -358,8 +358,7 @@ class ClaimsTable:
             kw.update(paper_value=value, paper_low=float(lo), paper_high=float(hi),
                       our_value=float(ours), ci_low=float(ours), ci_high=float(ours),
                       our_text=ours_text, paper_text=paper_text)
-            tol_lo, tol_hi = max(rtol * abs(lo), 1e-12), max(rtol * abs(hi), 1e-12)
-            match = lo - tol_lo <= float(ours) <= hi + tol_hi
+            match = _within(float(ours), float(lo), float(hi), rtol)
         if verdict is None:
             verdict = "reproduced" if match else "not reproduced"
         return self._add(self._base(item, quantity, "exact", verdict=verdict, **kw))
