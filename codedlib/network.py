@@ -1,0 +1,105 @@
+"""One physical network for every scheme: a message's time follows from its size.
+
+A message of ``b`` bytes takes ``latency + b / bandwidth`` seconds to be received, and a node
+receives one message at a time (single port). Every scheme of every paper that sends messages
+(master-worker gradients, ring segments, tree partial sums, DSAG results) takes its
+communication times from one :class:`Network`, so no scheme gets a free "latency share" or a
+per-message constant of its own.
+
+The bytes of a message follow from what it carries: ``n_numbers * bytes_per_number``
+(float64 by default). A full gradient of a ``p``-parameter model is ``8 p`` bytes.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking, 2022, arXiv:1902.01981 -- Section III-C (single-port communication model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from codedlib._validation import check_int, check_real
+
+__all__ = ["Network", "single_port_receive"]
+
+
+@dataclass(frozen=True)
+class Network:
+    """Per-message latency [s], link bandwidth [bytes/s] and the size of one number [bytes].
+
+    Examples
+    --------
+    >>> net = Network(latency=3e-4, bandwidth=12.5e6)      # 0.3 ms, 100 Mb/s
+    >>> round(net.vector_time(5000), 6)                    # a 40 kB gradient
+    0.0035
+    >>> round(net.latency_share(5000), 3)                  # latency's part of that message
+    0.086
+    """
+
+    latency: float = 3e-4
+    bandwidth: float = 12.5e6
+    bytes_per_number: int = 8
+
+    def __post_init__(self):
+        check_real("latency", self.latency, 0.0)
+        check_real("bandwidth", self.bandwidth, 0.0, low_open=True)
+        check_int("bytes_per_number", self.bytes_per_number, 1)
+
+    def message_time(self, n_bytes):
+        """``latency + n_bytes / bandwidth`` (scalar or array of sizes)."""
+        n_bytes = np.asarray(n_bytes, dtype=float)
+        if np.any(~np.isfinite(n_bytes)) or np.any(n_bytes < 0):
+            raise ValueError(f"n_bytes must be finite and >= 0, got n_bytes={n_bytes!r}")
+        out = self.latency + n_bytes / self.bandwidth
+        return float(out) if out.ndim == 0 else out
+
+    def vector_time(self, n_numbers):
+        """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries)."""
+        n_numbers = np.asarray(n_numbers, dtype=float)
+        return self.message_time(n_numbers * self.bytes_per_number)
+
+    def latency_share(self, n_numbers) -> float:
+        """Fraction of a ``n_numbers``-number message's time that is latency."""
+        return float(self.latency / self.vector_time(n_numbers))
+
+    @classmethod
+    def from_message_time(cls, message_time: float, n_numbers: int, latency: float,
+                          bytes_per_number: int = 8) -> Network:
+        """The network on which a ``n_numbers``-number message takes ``message_time`` seconds
+        with the given ``latency`` (solves for the bandwidth). Use it to *calibrate* a network
+        to a paper's stated per-message time; say so wherever its results are shown."""
+        message_time = check_real("message_time", message_time, 0.0, low_open=True)
+        n_numbers = check_int("n_numbers", n_numbers, 1)
+        latency = check_real("latency", latency, 0.0)
+        if latency >= message_time:
+            raise ValueError(
+                f"latency must satisfy 0 <= latency < message_time={message_time}, "
+                f"got latency={latency}"
+            )
+        bandwidth = n_numbers * bytes_per_number / (message_time - latency)
+        return cls(latency=latency, bandwidth=bandwidth, bytes_per_number=bytes_per_number)
+
+
+def single_port_receive(ready, k: int, message_time) -> np.ndarray:
+    """When a single-port node has fully received ``k`` messages.
+
+    ``ready[..., j]`` is when sender ``j``'s message is ready; messages are received in order of
+    readiness, one at a time: ``R_m = max(R_{m-1}, ready_(m)) + tau`` with ``tau`` the
+    message time (scalar, or broadcastable to ``ready.shape[:-1]``).
+
+    >>> float(single_port_receive([0.0, 0.0, 5.0], 3, 1.0))
+    6.0
+    """
+    ready = np.sort(np.asarray(ready, dtype=float), axis=-1)
+    k = check_int("k", k, 0, ready.shape[-1])
+    tau = np.asarray(message_time, dtype=float)
+    if np.any(~np.isfinite(tau)) or np.any(tau < 0):
+        raise ValueError(f"message_time must be finite and >= 0, got message_time={tau!r}")
+    done = np.zeros(ready.shape[:-1])
+    for m in range(k):
+        done = np.maximum(done, ready[..., m]) + tau
+    return done
