@@ -14,16 +14,21 @@ from codedlib.experiments.codedreduce import (
     fig2_iteration_times,
     fig2_over_seeds,
     load_curves,
+    calibrate_straggle_delay,
+    coded_gradient_descent,
+    figure_model,
     model_speedup_range,
-    ordering_vs_latency,
+    regime_map,
     replica_seeds,
     seven_times_claim,
     speedup_intervals,
     speedup_range_summary,
-    speedups_vs_message_time,
     table1,
     theorem2_check,
+    time_breakdown,
 )
+from codedlib.network import Network
+from codedlib.schemes.codedreduce import PAPER_NETWORK, TimingModel
 
 
 def test_examples_1_and_2_worked_numerically():
@@ -51,7 +56,7 @@ def test_theorem2_check_reports_within_for_large_n():
 
 
 def test_fig2_table_has_costs_and_paper_numbers():
-    df = fig2_iteration_times(n_iterations=50)
+    df = fig2_iteration_times(n_iterations=50, model=TimingModel.from_t_c(0.05, 6500, 0.005))
     assert df["mean iteration time [s]"].idxmin() == "CR"
     assert df["mean iteration time [s]"].idxmax() == "UMW"
     assert df.loc["UMW", "CR speedup (paper)"] == PAPER_SPEEDUPS["fig2"]["UMW"]
@@ -59,10 +64,59 @@ def test_fig2_table_has_costs_and_paper_numbers():
     assert df.loc["GC", "load [points/worker]"] > df.loc["CR", "load [points/worker]"]
 
 
-def test_ordering_vs_latency_only_moves_rar():
-    df = ordering_vs_latency(lams=(0.0, 0.5), n_iterations=20)
-    assert df.loc[0.0, "RAR"] < df.loc[0.5, "RAR"]
-    assert df.loc[0.0, "CR"] == df.loc[0.5, "CR"]
+def test_one_network_for_every_figure():
+    """Message times follow from p on one link; Fig. 13's p gives the paper's t_c = 0.05 s."""
+    assert figure_model("fig13").t_c == pytest.approx(0.05)
+    m8, m10 = figure_model("fig8"), figure_model("fig10")
+    assert m8.network == m10.network == PAPER_NETWORK
+    assert m8.t_c == pytest.approx(PAPER_NETWORK.latency + 8 * 5001 / PAPER_NETWORK.bandwidth)
+    assert m10.message_time(1 / 84) == pytest.approx(
+        PAPER_NETWORK.latency + 8 * np.ceil(6500 / 84) / PAPER_NETWORK.bandwidth)
+    with pytest.raises(ValueError, match="figure must be one of"):
+        figure_model("fig99")
+
+
+def test_time_breakdown_parts_add_up_and_follow_the_regime():
+    calm = time_breakdown(n_iterations=60, rng=1)
+    parts = calm[["computation", "communication", "straggling"]].sum(axis=1)
+    np.testing.assert_allclose(parts, calm["total"], rtol=1e-12)
+    assert (calm["straggling"] >= -1e-12).all() and (calm["communication"] > 0).all()
+    # UMW on the physical network: its master receives N messages, almost all of its time
+    assert calm.loc["UMW", "communication share"] > 0.9
+    slow = time_breakdown(model=TimingModel(straggle_prob=0.02, straggle_delay=1.0),
+                          n_iterations=60, rng=1)
+    assert slow.loc["RAR", "straggling share"] > 0.8  # RAR waits for every straggler
+    # CR waits only when two siblings straggle at once
+    assert slow.loc["CR", "straggling"] < 0.1 * slow.loc["RAR", "straggling"]
+
+
+def test_regime_map_flips_cr_vs_rar_with_latency_and_straggling():
+    df = regime_map(bandwidths=(1.25e7, 1.25e9), latencies=(1e-5, 1e-2), straggle_delays=(0.0, 1.0),
+                    n_iterations=30, rng=0)
+    calm = df[df["straggle_delay"] == 0.0].set_index(["bandwidth", "latency"])["cr_over_rar"]
+    assert calm[(1.25e9, 1e-5)] < 1 < calm[(1.25e9, 1e-2)]  # small latency: RAR; large: CR
+    strag = df[df["straggle_delay"] == 1.0]["cr_over_rar"]
+    assert (strag > 1).all()
+
+
+def test_calibrated_straggle_delay_hits_its_target():
+    D = calibrate_straggle_delay(4.3, "RAR", n_iterations=100, rng=0, tol=1e-4)
+    model = TimingModel(straggle_prob=0.02, straggle_delay=D)
+    df = fig2_iteration_times(n_iterations=100, rng=0, model=model)
+    assert df.loc["RAR", "CR speedup (ours)"] == pytest.approx(4.3, rel=1e-2)
+    with pytest.raises(ValueError, match="target must lie between"):
+        calibrate_straggle_delay(1e6, "RAR", n_iterations=20)
+
+
+@pytest.mark.parametrize("figure", ["fig8", "fig10"])
+def test_gradient_descent_through_the_actual_codes_equals_gd(figure):
+    """Every iteration's gradient decoded through the CR tree, the GC decoder, RAR and UMW:
+    each scheme's own iterates stay within 1e-12 of centralised GD over the whole run."""
+    run = coded_gradient_descent(figure, n_iterations=40, quick=True, rng=3)
+    assert set(run["scheme"]) == {"UMW", "RAR", "GC", "CR"}
+    assert run["iteration"].max() == 40
+    assert run["distance_to_gd"].max() < 1e-12
+    assert run["gradient_error"].max() < 1e-9
 
 
 @pytest.mark.parametrize("figure", ["fig8", "fig10"])
@@ -76,7 +130,8 @@ def test_convergence_quick(figure):
     # the actually decoded gradients on the real problem are exact
     assert res["verification"]["CR"] < 1e-9 and res["verification"]["GC"] < 1e-9
     assert set(res["speedups"].index) == {"UMW", "GC", "RAR", "SGD"}
-    assert (res["speedups"]["CR speedup to target (ours)"] > 1).all()
+    # physical network: CR beats the master-worker schemes; RAR is close to CR (regime map)
+    assert (res["speedups"].loc[["UMW", "GC", "SGD"], "CR speedup to target (ours)"] > 1).all()
 
 
 def test_configuration_summary_and_errors():
@@ -106,12 +161,6 @@ def test_widget_builds_and_survives_bad_input():
     assert "r_CR" in ui.status.value and ui.calls == 3
     html = render_summary(configuration_summary(n=3, L=2, s=1, d=45, n_iterations=5))
     assert "r_CR" in html and "<table>" in html
-
-
-def test_speedups_vs_message_time_shows_rar_overtaking_at_small_tc():
-    df = speedups_vs_message_time(t_cs=(0.05, 0.002), trees=((4, 3, 1),), n_iterations=30)
-    assert bool(df["CR fastest"].iloc[0]) and not bool(df["CR fastest"].iloc[1])
-    assert df["CR vs RAR"].iloc[1] < 1 < df["CR vs RAR"].iloc[0]
 
 
 # -- seeds, intervals and the model's reach (issue 11) ------------------------------------
@@ -147,22 +196,26 @@ def test_fig2_over_seeds_pairs_seeds_and_brackets_the_mean():
 
 
 def test_model_speedup_range_reaches_the_communication_bound_limits():
-    tidy = model_speedup_range({"N84": (4, 3, 1, 7644)}, t_cs=(0.05, 50.0), a_mus=(1.0,),
-                               lams=(0.0, 0.1, 1.0), n_iterations=10, rng=0)
+    tidy = model_speedup_range({"N84": (4, 3, 1, 7644, 6500)}, bandwidths=(1e4, 1.25e7),
+                               latencies=(3e-4,), a_mus=(1.0,), straggle_delays=(0.0, 1.0),
+                               n_iterations=10, rng=0)
+    no_straggling = speedup_range_summary(tidy[tidy["straggle_delay"] == 0.0])
     assert set(tidy["scheme"]) == {"UMW", "GC", "SGD", "RAR"}
-    summary = speedup_range_summary(tidy, at={"t_c": 0.05, "a_mu": 1.0, "lam": 0.1})
-    # N / (L (n - s)) = 84 / 9 and (N - S) / (L (n - s)) = 63 / 9, approached for large t_c
+    summary = speedup_range_summary(tidy)
+    # N / (L (n - s)) = 84 / 9 and (N - S) / (L (n - s)) = 63 / 9, approached on a slow link
     assert summary.loc[("N84", "UMW"), "communication-bound limit"] == pytest.approx(84 / 9)
     assert summary.loc[("N84", "GC"), "communication-bound limit"] == pytest.approx(7.0)
-    assert summary.loc[("N84", "UMW"), "max"] == pytest.approx(84 / 9, rel=2e-3)
-    assert summary.loc[("N84", "GC"), "max"] <= 7.0 + 1e-9
-    # the chosen constants' value equals the plain simulation's ratio
-    fig2 = fig2_iteration_times(4, 3, 1, 7644, n_iterations=10, rng=0)
-    assert summary.loc[("N84", "RAR"), "at chosen constants"] == pytest.approx(
-        fig2.loc["RAR", "CR speedup (ours)"], rel=1e-12)
-    # RAR grows with its latency share
-    rar = tidy[(tidy["scheme"] == "RAR") & (tidy["t_c"] == 0.05)].set_index("lam")["CR speedup"]
-    assert rar[0.0] < rar[0.1] < rar[1.0]
+    assert no_straggling.loc[("N84", "UMW"), "max"] == pytest.approx(84 / 9, rel=2e-3)
+    assert no_straggling.loc[("N84", "GC"), "max"] <= 7.0 + 1e-9
+    # stragglers UMW waits for and CR does not push past the message-count limit
+    assert summary.loc[("N84", "UMW"), "max"] > 84 / 9
+    # one cell equals the plain simulation's ratio on the same draws
+    model = TimingModel(network=Network(3e-4, 1.25e7), gradient_numbers=6500,
+                        straggle_prob=0.02, straggle_delay=1.0)
+    fig2 = fig2_iteration_times(4, 3, 1, 7644, model=model, n_iterations=10, rng=0)
+    cell = tidy[(tidy["bandwidth"] == 1.25e7) & (tidy["straggle_delay"] == 1.0)].set_index("scheme")
+    assert cell.loc["RAR", "CR speedup"] == pytest.approx(fig2.loc["RAR", "CR speedup (ours)"],
+                                                          rel=1e-12)
 
 
 def test_convergence_over_seeds_tidy_tables_and_intervals():

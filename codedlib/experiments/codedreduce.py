@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,9 @@ from codedlib.codes.cyclic import (
     gradient_code_from_matrices,
 )
 from codedlib.progress import track
+from codedlib.network import Network
 from codedlib.schemes.codedreduce import (
+    PAPER_NETWORK,
     SCHEMES,
     ClusterConfig,
     TimingModel,
@@ -49,6 +52,7 @@ from codedlib.theory.codedreduce import (
 
 __all__ = [
     "FIGURE_SETTINGS",
+    "GRADIENT_NUMBERS",
     "PAPER_SPEEDUPS",
     "configuration_summary",
     "convergence",
@@ -59,14 +63,17 @@ __all__ = [
     "fig2_over_seeds",
     "load_curves",
     "load_table",
+    "calibrate_straggle_delay",
+    "coded_gradient_descent",
+    "figure_model",
     "model_speedup_range",
-    "ordering_vs_latency",
+    "regime_map",
+    "time_breakdown",
     "replica_seeds",
     "seven_times_claim",
     "speedup_intervals",
     "speedup_range_summary",
     "speedups",
-    "speedups_vs_message_time",
     "table1",
     "theorem2_check",
 ]
@@ -99,6 +106,25 @@ FIGURE_SETTINGS = {
     "fig12": ("linear", 12, 2, 3, 32760, 50),
     "fig13": ("softmax", 12, 2, 5, 49920, 300),
 }
+
+#: Gradient size p (numbers per full-gradient message) of every figure's model: GISETTE
+#: p = 5001 (Figs. 8-9), the linear model p = 6500 (Figs. 2, 10-11; Fig. 2's caption says
+#: "a linear model" without p, we take Fig. 10's), p = 5000 (Fig. 12's caption; its text
+#: says 500) and p ~ 120 000 (Fig. 13's network, whose t_c = 0.05 s the paper states).
+GRADIENT_NUMBERS = {
+    "fig2": 6500, "fig8": 5001, "fig9a": 5001, "fig9b": 5001, "fig9c": 5001,
+    "fig10": 6500, "fig11a": 6500, "fig11b": 6500, "fig11c": 6500, "fig12": 5000,
+    "fig13": 120_000,
+}
+
+
+def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
+    """``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the
+    network is the same for every figure, the message times follow from p."""
+    if figure not in GRADIENT_NUMBERS:
+        raise ValueError(f"figure must be one of {sorted(GRADIENT_NUMBERS)}, got figure={figure!r}")
+    model = TimingModel() if model is None else model
+    return replace(model, gradient_numbers=GRADIENT_NUMBERS[figure])
 
 
 # --------------------------------------------------------------------------------------
@@ -201,7 +227,7 @@ def theorem2_check(
     and the rest of the Monte Carlo mean (``MC - E[T_(n-s)]``: reception and waiting for the
     slowest group) against the lower bound's communication term ``(n(1-alpha) + L - 1) t_c``.
     """
-    model = TimingModel() if model is None else model
+    model = figure_model("fig13") if model is None else model  # the paper's t_c = 0.05 s
     gen = as_generator(rng)
     rows = []
     for n in ns:
@@ -330,91 +356,166 @@ def fig2_over_seeds(
 
 def model_speedup_range(
     settings: dict,
-    t_cs=(0.001, 0.01, 0.05, 0.25, 1.0, 5.0),
+    bandwidths=(1.25e6, 1.25e7, 1.25e8, 1.25e9),
+    latencies=(5e-5, 3e-4, 2e-3),
     a_mus=(0.1, 1.0, 10.0),
-    lams=(0.0, 0.1, 1.0),
+    straggle_delays=(0.0, 0.3, 3.0),
+    straggle_prob: float = 0.02,
     a: float = 5e-5,
     n_iterations: int = 100,
     rng=0,
 ) -> pd.DataFrame:
     """CR's speedup (ratio of mean iteration times) over every scheme across the simulated
-    clock's free constants, to see which paper numbers the model can produce at all.
+    cluster's physical constants, to see which paper numbers the model can produce at all.
 
-    ``settings`` maps a label to ``(n, L, s, d)``. For each, every ``t_c`` x ``a mu`` x
-    latency share ``lam`` runs on one set of delay draws. Tidy output: label, n, L, s, N,
-    t_c, a_mu, lam, scheme, CR speedup. Only RAR depends on ``lam``; for large ``t_c`` the
-    master-worker schemes approach the communication-bound limits ``N / (L (n - s))`` (UMW)
-    and ``(N - S) / (L (n - s))`` (GC, SGD)."""
+    ``settings`` maps a label to ``(n, L, s, d, p)``. Every bandwidth [bytes/s] x latency [s]
+    x ``a mu`` x straggler delay ``D`` (probability ``straggle_prob``) runs on one set of
+    delay draws. Tidy output: label, n, L, s, N, bandwidth, latency, a_mu, straggle_delay,
+    scheme, CR speedup. For slow networks the master-worker schemes approach the
+    communication-bound limits ``N / (L (n - s))`` (UMW) and ``(N - S) / (L (n - s))`` (GC,
+    SGD)."""
     gen = as_generator(rng)
     rows = []
-    for label, (n, L, s, d) in settings.items():
+    for label, (n, L, s, d, p) in settings.items():
         cfg = ClusterConfig(n, L, s, d)
         draws = draw_delays(n_iterations, cfg.N, gen)
         loads = _allocation(n, L, s, d).load_points
-        rar_ready, rar_tau, keys = [], [], []
-        for t_c in t_cs:
-            for a_mu in a_mus:
-                model = TimingModel(a=a, mu=a_mu / a, t_c=t_c, latency_fraction=lams[0])
-                res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads,
-                                               schemes=("UMW", "GC", "SGD", "CR"))
-                for lam in lams:
-                    lam_model = TimingModel(a=a, mu=a_mu / a, t_c=t_c, latency_fraction=lam)
-                    rar_ready.append(lam_model.compute_times(cfg.d / cfg.N, draws))
-                    rar_tau.append(np.full(len(draws), lam_model.message_time(1.0 / cfg.N)))
-                    keys.append((t_c, a_mu, lam, res))
+        models, rar_ready, rar_tau = [], [], []
+        for bw in bandwidths:
+            for lat in latencies:
+                for a_mu in a_mus:
+                    for delay in straggle_delays:
+                        model = TimingModel(a=a, mu=a_mu / a, network=Network(lat, bw),
+                                            gradient_numbers=p, straggle_prob=straggle_prob,
+                                            straggle_delay=delay)
+                        models.append((bw, lat, a_mu, delay, model))
+                        rar_ready.append(model.compute_times(cfg.d / cfg.N, draws))
+                        rar_tau.append(np.full(len(draws), model.message_time(1.0 / cfg.N)))
         # every RAR model of this setting in one pass (rows stacked model after model)
         finish = ring_allreduce_finish(np.vstack(rar_ready), np.concatenate(rar_tau))
-        rar_means = finish.reshape(len(keys), len(draws)).mean(axis=1)
-        for (t_c, a_mu, lam, res), rar in zip(keys, rar_means):
+        rar_means = finish.reshape(len(models), len(draws)).mean(axis=1)
+        for (bw, lat, a_mu, delay, model), rar in zip(models, rar_means):
+            res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads,
+                                           schemes=("UMW", "GC", "SGD", "CR"))
             cr = res["CR"].mean
             for name in ("UMW", "GC", "SGD", "RAR"):
                 value = rar if name == "RAR" else res[name].mean
-                rows.append({"label": label, "n": n, "L": L, "s": s, "N": cfg.N, "t_c": t_c,
-                             "a_mu": a_mu, "lam": lam, "scheme": name, "CR speedup": value / cr})
+                rows.append({"label": label, "n": n, "L": L, "s": s, "N": cfg.N,
+                             "bandwidth": bw, "latency": lat, "a_mu": a_mu,
+                             "straggle_delay": delay, "scheme": name,
+                             "CR speedup": value / cr})
     return pd.DataFrame(rows)
 
 
 def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.DataFrame:
     """Per label and scheme: the smallest and largest CR speedup over the sweep of
-    :func:`model_speedup_range`, the communication-bound limit, and (``at`` = a dict of
-    t_c, a_mu, lam) the value at the chosen constants."""
+    :func:`model_speedup_range` and the communication-bound limit."""
     rows = []
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
         n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
         S = int(np.floor(s / n * N + 1e-9))
         limit = {"UMW": N / (L * (n - s)), "GC": (N - S) / (L * (n - s)),
                  "SGD": (N - S) / (L * (n - s))}.get(scheme, np.nan)
-        row = {"label": label, "scheme": scheme, "min": float(g["CR speedup"].min()),
-               "max": float(g["CR speedup"].max()), "communication-bound limit": limit}
-        if at is not None:
-            sel = g[np.isclose(g["t_c"], at["t_c"]) & np.isclose(g["a_mu"], at["a_mu"])
-                    & np.isclose(g["lam"], at["lam"])]
-            row["at chosen constants"] = float(sel["CR speedup"].iloc[0]) if len(sel) else np.nan
-        rows.append(row)
+        rows.append({"label": label, "scheme": scheme, "min": float(g["CR speedup"].min()),
+                     "max": float(g["CR speedup"].max()), "communication-bound limit": limit})
     return pd.DataFrame(rows).set_index(["label", "scheme"])
 
 
-def ordering_vs_latency(
-    lams=(0.0, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+def time_breakdown(n: int = 4, L: int = 3, s: int = 1, d: int = 7644,
+                   model: TimingModel | None = None, n_iterations: int = 300,
+                   rng=0, cr_loads=None) -> pd.DataFrame:
+    """Where each scheme's iteration time goes (CR Section III-C model).
+
+    Three parts of the mean iteration time, measured by re-running the same schemes:
+    ``computation`` = the shift ``a d_i`` of the scheme's load (what a worker computes with no
+    randomness), ``communication`` = the iteration time with every draw at zero (no tail, no
+    straggler) minus that shift, and ``straggling`` = the rest (waiting for the slow draws).
+    Returns one row per scheme with the three parts [s], their shares and the total."""
+    cfg = ClusterConfig(n, L, s, d)
+    model = TimingModel() if model is None else model
+    if cr_loads is None:
+        cr_loads = _allocation(n, L, s, d).load_points
+    draws = draw_delays(n_iterations, cfg.N, rng)
+    full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=cr_loads)
+    calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=cr_loads)
+    rows = []
+    for name in SCHEMES:
+        shift = model.a * (float(np.max(cr_loads)) if name == "CR" else full[name].load_points)
+        comm = calm[name].mean - shift
+        total = full[name].mean
+        rows.append({"scheme": name, "computation": shift, "communication": comm,
+                     "straggling": total - calm[name].mean, "total": total})
+    out = pd.DataFrame(rows).set_index("scheme")
+    for part in ("computation", "communication", "straggling"):
+        out[f"{part} share"] = out[part] / out["total"]
+    return out
+
+
+def regime_map(
+    bandwidths=None,
+    latencies=None,
+    straggle_delays=(0.0, 0.1, 0.3, 1.0),
+    straggle_prob: float = 0.02,
+    n: int = 4, L: int = 3, s: int = 1, d: int = 7644, p: int = 6500,
+    model: TimingModel | None = None,
     n_iterations: int = 200,
     rng=0,
 ) -> pd.DataFrame:
-    """Mean iteration time of every scheme as the per-message latency share of t_c varies.
-
-    Only RAR depends on it (its 2(N-1) messages are p/N long); this shows where RAR overtakes
-    CR and where it falls behind GC/SGD."""
+    """Where CR beats RAR: mean iteration time of every scheme over bandwidth [bytes/s] x
+    latency [s] x straggler delay ``D`` (each worker-iteration straggles with probability
+    ``straggle_prob``), on one set of draws. Tidy: bandwidth, latency, straggle_delay, scheme,
+    mean_time, plus ``cr_over_rar`` = RAR's time / CR's (above 1: CR faster)."""
+    bandwidths = np.geomspace(1.25e6, 1.25e9, 13) if bandwidths is None else bandwidths
+    latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
+    base = TimingModel() if model is None else model
     cfg = ClusterConfig(n, L, s, d)
     draws = draw_delays(n_iterations, cfg.N, rng)
+    loads = _allocation(n, L, s, d).load_points
     rows = []
-    for lam in lams:
-        model = TimingModel(latency_fraction=lam)
-        res = simulate_iteration_times(cfg, model, draws=draws)
-        rows.append({"latency_fraction": lam, **{k: v.mean for k, v in res.items()}})
-    return pd.DataFrame(rows).set_index("latency_fraction")
+    for delay in straggle_delays:
+        for bw in bandwidths:
+            models = [replace(base, network=Network(float(lat), float(bw)), gradient_numbers=p,
+                              straggle_prob=straggle_prob, straggle_delay=float(delay))
+                      for lat in latencies]
+            ready = np.vstack([m.compute_times(cfg.d / cfg.N, draws) for m in models])
+            taus = np.concatenate([np.full(len(draws), m.message_time(1.0 / cfg.N))
+                                   for m in models])
+            rar = ring_allreduce_finish(ready, taus).reshape(len(models), -1).mean(axis=1)
+            for lat, m, rar_mean in zip(latencies, models, rar):
+                cr = cr_times(cfg, m, draws, loads=loads).mean
+                rows.append({"bandwidth": float(bw), "latency": float(lat),
+                             "straggle_delay": float(delay), "rar": float(rar_mean),
+                             "cr": cr, "cr_over_rar": float(rar_mean) / cr})
+    return pd.DataFrame(rows)
+
+
+def calibrate_straggle_delay(target: float, scheme: str = "RAR", n: int = 4, L: int = 3,
+                             s: int = 1, d: int = 7644, model: TimingModel | None = None,
+                             straggle_prob: float = 0.02, n_iterations: int = 300, rng=0,
+                             bracket=(0.0, 10.0), tol: float = 1e-3) -> float:
+    """The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
+    iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
+    schemes that wait for every worker). The result is a **calibrated** parameter."""
+    target = check_real("target", target, 0.0, low_open=True)
+    base = TimingModel() if model is None else model
+    cfg = ClusterConfig(n, L, s, d)
+    draws = draw_delays(n_iterations, cfg.N, rng)
+    loads = _allocation(n, L, s, d).load_points
+
+    def ratio(delay):
+        m = replace(base, straggle_prob=straggle_prob, straggle_delay=delay)
+        res = simulate_iteration_times(cfg, m, draws=draws, cr_loads=loads,
+                                       schemes=(scheme, "CR"))
+        return res[scheme].mean / res["CR"].mean
+
+    lo, hi = bracket
+    if not ratio(lo) <= target <= ratio(hi):
+        raise ValueError(f"target must lie between the speedups at D = {lo} and {hi} "
+                         f"({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}")
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if ratio(mid) < target else (lo, mid)
+    return 0.5 * (lo + hi)
 
 
 # --------------------------------------------------------------------------------------
@@ -599,7 +700,7 @@ def convergence(
     task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
     n_iterations = (60 if quick else iters) if n_iterations is None else n_iterations
     n_iterations = check_int("n_iterations", n_iterations, 1)
-    model = TimingModel() if model is None else model
+    model = figure_model(figure, model)
     gen = as_generator(rng)
     cfg = ClusterConfig(n, L, s, d_timing)
     loads = _allocation(n, L, s, d_timing).load_points
@@ -658,6 +759,71 @@ def convergence(
         "data_shape": (int(prob.n_samples), int(prob.dim)),
         "n_iterations": n_iterations,
     }
+
+
+def coded_gradient_descent(figure: str = "fig8", n_iterations: int = 300,
+                           model: TimingModel | None = None, quick: bool = False,
+                           rng=0) -> pd.DataFrame:
+    """Gradient descent whose every gradient goes through the schemes' actual codes.
+
+    On the figure's learning problem (its tree; the data split by the actual allocation of
+    the problem's ``d`` points), each iteration draws the delays, takes the children each CR
+    parent combines first (single-port timing of :func:`cr_times`) and runs CR.EXECUTE
+    (Algorithm 2) on the real local gradients; GC decodes the first ``N - S`` finishers of the
+    cyclic-repetition code (Tandon et al.); RAR and UMW sum the workers' partial gradients.
+    Each scheme steps from its own iterate. Returns per iteration and scheme the relative
+    distance ``||theta_scheme - theta_GD|| / ||theta_GD||`` to centralised GD and the
+    gradient's relative decoding error: all exact schemes must stay at rounding level."""
+    if figure not in FIGURE_SETTINGS:
+        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
+    n_iterations = check_int("n_iterations", n_iterations, 1)
+    task, n, L, s, _, _ = FIGURE_SETTINGS[figure]
+    model = figure_model(figure, model)
+    gen = as_generator(rng)
+    prob, _, _ = _problem(task, quick, gen)
+    d = prob.n_samples
+    cfg = ClusterConfig(n, L, s, d)
+    alloc = _allocation(n, L, s, d)
+    draws = draw_delays(n_iterations, cfg.N, gen)
+    _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
+    code = _gc_code(cfg.N, cfg.S)
+    starts, stops = _worker_ranges(d, cfg.N)
+    gc_ready = model.compute_times((cfg.S + 1) * d / cfg.N, draws)
+    step = _step_size(prob)
+    theta0 = 0.01 * gen.standard_normal(prob.dim)
+    thetas = dict.fromkeys(("GD", "UMW", "RAR", "GC", "CR"), theta0)
+    rows = []
+
+    def parts(theta):
+        return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
+
+    with _one_blas_thread():
+        for t in range(n_iterations):
+            grads = {"GD": prob.partial_gradient(thetas["GD"])}
+            grads["UMW"] = parts(thetas["UMW"]).sum(axis=0)
+            grads["RAR"] = np.sum(parts(thetas["RAR"])[::-1], axis=0)  # the ring's order
+            finishers = np.sort(np.argsort(gc_ready[t], kind="stable")[: cfg.N - cfg.S])
+            grads["GC"] = code.decode(finishers) @ (code.B @ parts(thetas["GC"]))
+            theta_cr = thetas["CR"]
+            local = np.zeros((cfg.N + 1, prob.dim))
+            for nd in alloc.nodes[1:]:
+                if nd.n_points:
+                    local[nd.rank] = nd.local_data.gradient(
+                        lambda a, b: prob.partial_gradient(theta_cr, a, b))
+            grads["CR"], _ = execute(alloc, local,
+                                     survivors={q: v[t] for q, v in survivors.items()})
+            for name, g in grads.items():
+                if name != "GD":
+                    exact = prob.partial_gradient(thetas[name])
+                    rows.append({"iteration": t + 1, "scheme": name,
+                                 "gradient_error": float(np.linalg.norm(g - exact)
+                                                         / np.linalg.norm(exact))})
+                thetas[name] = thetas[name] - step * g / d
+            ref = np.linalg.norm(thetas["GD"])
+            for row in rows[-4:]:
+                row["distance_to_gd"] = float(np.linalg.norm(thetas[row["scheme"]]
+                                                             - thetas["GD"]) / ref)
+    return pd.DataFrame(rows)
 
 
 def convergence_over_seeds(
@@ -808,15 +974,21 @@ def configuration_summary(
     d: int = 7644,
     a: float = 5e-5,
     mu: float = 2e4,
-    t_c: float = 0.05,
-    latency_fraction: float = 0.1,
+    bandwidth: float = PAPER_NETWORK.bandwidth,
+    latency: float = PAPER_NETWORK.latency,
+    gradient_numbers: int = 6500,
+    straggle_prob: float = 0.0,
+    straggle_delay: float = 0.0,
     n_iterations: int = 200,
     rng=0,
 ) -> dict:
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
-    same alpha), resiliency, Theorem 2 bounds and a fresh simulation of all schemes."""
+    same alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all
+    schemes and where their time goes (:func:`time_breakdown`)."""
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel(a=a, mu=mu, t_c=t_c, latency_fraction=latency_fraction)
+    model = TimingModel(a=a, mu=mu, network=Network(latency, bandwidth),
+                        gradient_numbers=gradient_numbers, straggle_prob=straggle_prob,
+                        straggle_delay=straggle_delay)
     alloc = allocate(n, L, s, d)
     sim = fig2_iteration_times(n, L, s, d, model, n_iterations, rng)
     out = {
@@ -827,41 +999,15 @@ def configuration_summary(
         "r_GC at S = alpha N": r_gc(cfg.N, cfg.S),
         "CR points per node": f"{alloc.load_points.min()}..{alloc.load_points.max()}",
         "r_CR d": r_cr(n, s, L) * d,
+        "t_c (full gradient) [s]": model.t_c,
+        "RAR segment [s]": model.message_time(1.0 / cfg.N),
         "allocation": alloc,
         "simulation": sim,
+        "breakdown": time_breakdown(n, L, s, d, model, n_iterations, rng,
+                                    cr_loads=alloc.load_points),
     }
     if s >= 1:
-        b = theorem2_bounds(n, L, s, d, a, mu, t_c)
+        b = theorem2_bounds(n, L, s, d, a, mu, model.t_c)
         out["Theorem 2 lower"] = b["lower"]
         out["Theorem 2 upper"] = b["upper"]
     return out
-
-
-def speedups_vs_message_time(
-    t_cs=(0.05, 0.01, 0.05 * 5001 / 120_000),
-    trees=((4, 3, 1), (12, 2, 1), (12, 2, 3)),
-    d: int = 6552,
-    n_iterations: int = 200,
-    rng=0,
-) -> pd.DataFrame:
-    """CR's speedup (ratio of mean iteration times) over every scheme as t_c varies.
-
-    The default t_c values are the paper's Fig. 13 setting (0.05 s for p ~ 120 000), an
-    intermediate one, and 0.05 s scaled to GISETTE's p = 5001 (about 2 ms), the relevant size
-    for Figs. 8-11 if messages are bandwidth-bound."""
-    rows = []
-    for t_c in t_cs:
-        model = TimingModel(t_c=check_real("t_c", t_c, 0.0))
-        for n, L, s in trees:
-            df = fig2_iteration_times(n, L, s, d, model=model, n_iterations=n_iterations, rng=rng)
-            speed = df["CR speedup (ours)"]
-            rows.append(
-                {
-                    "t_c [s]": t_c,
-                    "tree (n, L, s)": f"({n}, {L}, {s})",
-                    "N": sum(n**m for m in range(1, L + 1)),
-                    **{f"CR vs {k}": speed[k] for k in ("UMW", "GC", "SGD", "RAR")},
-                    "CR fastest": bool((speed.drop("CR") > 1).all()),
-                }
-            )
-    return pd.DataFrame(rows)

@@ -15,10 +15,11 @@ __all__ = [
     "plot_gc_diagram",
     "plot_iteration_times",
     "plot_load_curves",
-    "plot_ordering_vs_latency",
+    "plot_regime_map",
     "plot_rar_schedule",
     "plot_speedups_vs_paper",
     "plot_theorem2",
+    "plot_time_breakdown",
     "plot_topologies",
     "plot_tree",
     "theorem2_title",
@@ -361,17 +362,70 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
     return fig
 
 
-def plot_ordering_vs_latency(df, ax=None):
-    """Mean iteration time of each scheme vs the latency share of t_c (our model knob)."""
-    fig, ax = new_axes(ax, figsize=(6.5, 4.2))
-    for name in df.columns:
-        ax.plot(df.index, df[name], "o-", label=name, color=SCHEME_COLORS.get(name))
-    ax.set_xscale("symlog", linthresh=0.01)
-    ax.set_yscale("log")
-    ax.set_xlabel("per-message latency share λ of t_c")
-    ax.set_ylabel("mean iteration time [s]")
-    ax.set_title("RAR vs its latency share λ (model check, not a paper figure)")
-    ax.legend()
+def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time goes"):
+    """Stacked bars per scheme: computation (the load's shift ``a d_i``), communication and
+    waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
+    panel per regime (``breakdowns`` maps a panel title to a breakdown frame)."""
+    parts = (("computation", "#56b4e9"), ("communication", "#009e73"),
+             ("straggling", "#cc79a7"))
+    fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0),
+                         squeeze=False)
+    for ax, (label, df) in zip(axes[0], breakdowns.items()):
+        bottom = np.zeros(len(df))
+        x = np.arange(len(df))
+        for part, color in parts:
+            vals = df[part].to_numpy(dtype=float)
+            ax.bar(x, vals, bottom=bottom, color=color, label=part, width=0.65)
+            bottom += vals
+        for xi, (total, share) in enumerate(zip(df["total"], df["straggling share"])):
+            ax.text(xi, total, f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait", ha="center",
+                    va="bottom", fontsize=7)
+        ax.set_xticks(x, list(df.index))
+        ax.set_ylim(0, 1.25 * float(df["total"].max()))
+        ax.set_title(label, fontsize=9)
+        ax.set_ylabel("mean iteration time [s]")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=3)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return fig
+
+
+def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
+    """CR's speedup over RAR (RAR time / CR time, log colour scale centred on 1) over
+    bandwidth x latency, one panel per straggler delay; the contour at 1 is where the
+    ordering flips. ``marks`` maps a label to ``(bandwidth, latency)`` points to mark."""
+    from matplotlib.colors import LogNorm
+
+    delays = sorted(df["straggle_delay"].unique())
+    fig, axes = subplots(1, len(delays), figsize=(3.4 * len(delays) + 1.2, 3.9), squeeze=False,
+                         sharey=True, layout="constrained")
+    values = df["cr_over_rar"].to_numpy(dtype=float)
+    span = float(np.max(np.abs(np.log10(values))))
+    norm = LogNorm(vmin=10 ** -span, vmax=10**span)
+    mesh = None
+    for ax, delay in zip(axes[0], delays):
+        sub = df[df["straggle_delay"] == delay]
+        grid = sub.pivot(index="latency", columns="bandwidth", values="cr_over_rar")
+        bw = grid.columns.to_numpy(dtype=float) * 8 / 1e6  # Mb/s
+        lat = grid.index.to_numpy(dtype=float) * 1e3  # ms
+        mesh = ax.pcolormesh(bw, lat, grid.to_numpy(), norm=norm, cmap="RdBu", shading="nearest")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no contour where one scheme wins everywhere
+            cs = ax.contour(bw, lat, grid.to_numpy(), levels=[1.0], colors="k", linewidths=1.2)
+        ax.clabel(cs, fmt={1.0: "CR = RAR"}, fontsize=7)
+        for name, (b, l) in (marks or {}).items():
+            ax.plot(b * 8 / 1e6, l * 1e3, "k*", ms=9)
+            ax.annotate(name, (b * 8 / 1e6, l * 1e3), textcoords="offset points",
+                        xytext=(4, 4), fontsize=7)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("bandwidth [Mb/s]")
+        ax.set_title(f"straggler delay D = {delay:g} s", fontsize=9)
+    axes[0][0].set_ylabel("per-message latency [ms]")
+    cbar = fig.colorbar(mesh, ax=axes[0].tolist(), shrink=0.9, pad=0.01)
+    cbar.set_label("RAR time / CR time  (> 1: CR faster)")
+    fig.suptitle(title, fontsize=9)
     return fig
 
 

@@ -7,11 +7,16 @@ Model (CR paper Section III-C; every assumption beyond the paper is marked *ours
   printed eq. (6) rate ``mu/a`` with ``rate_convention="eq6"``). All schemes use the **same**
   draws ``E`` (worker ``i`` of every scheme is tree rank ``i`` of CR), so differences come from
   the schemes, not the noise.
-* Communication: single port — a node receives one message at a time; a full gradient
-  (``p`` numbers) takes ``t_c``. *Ours*: a message carrying a fraction ``f`` of a gradient
-  takes ``t_c (lam + (1 - lam) f)`` with ``lam = latency_fraction`` (per-message latency vs
-  bandwidth; matters only for RAR's segments of ``p/N`` numbers). The paper does not state a
-  value; we take ``lam = 0.1`` and show the effect of ``lam`` in the notebook.
+* Communication (:mod:`codedlib.network`): single port — a node receives one message at a
+  time — and a message of ``b`` bytes takes ``latency + b / bandwidth``. A full gradient is
+  ``p`` numbers, so ``t_c = latency + 8 p / bandwidth``; RAR's segments carry ``ceil(p/N)``
+  numbers each and cost ``latency + 8 ceil(p/N) / bandwidth``. Every scheme's message times
+  follow from the same three physical parameters (no free per-scheme constant).
+* Straggling beyond the shifted exponential (*ours*, off by default): a worker whose draw
+  ``E_i`` lies in its top-``q`` tail (``E_i > log(1/q)``, probability ``q``) is held up by a
+  further ``D`` seconds (``straggle_prob = q``, ``straggle_delay = D``), a load-independent
+  slowdown such as a background job on a shared instance. Derived from the same draws, so
+  every scheme still sees the same stragglers.
 * Receiving overlaps with computing; combining/decoding time is neglected.
 
 Schemes (per iteration):
@@ -36,9 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from codedlib._validation import as_generator, check_int, check_real
+from codedlib.network import Network, single_port_receive
 from codedlib.theory.codedreduce import n_tree_workers, r_cr
 
 __all__ = [
+    "PAPER_NETWORK",
     "SCHEMES",
     "ClusterConfig",
     "SchemeTiming",
@@ -50,45 +57,78 @@ __all__ = [
     "rar_times",
     "ring_allreduce_finish",
     "sgd_times",
+    "tree_finish",
     "simulate_iteration_times",
     "umw_times",
 ]
 
 SCHEMES = ("UMW", "GC", "SGD", "RAR", "CR")
 
+#: The one network of notebook 01: the paper states t_c = 0.05 s for its p ~ 120 000-parameter
+#: network (Section IV-B); with 0.3 ms per-message latency (*assumed*: same-zone EC2) that is a
+#: 19.3 MB/s (155 Mb/s) link, and every other message time follows from its size.
+PAPER_NETWORK = Network.from_message_time(0.05, 120_000, 3e-4)
+
 
 @dataclass(frozen=True)
 class TimingModel:
-    """Computation and communication constants (defaults: the paper's Section IV-B setting,
-    ``t_c = 0.05`` s, ``a = 5e-5`` s/point, ``a mu = 1``)."""
+    """Computation constants and the network every scheme communicates over.
+
+    Defaults: the paper's Section IV-B computation constants (``a = 5e-5`` s/point,
+    ``a mu = 1``), a gradient of ``p = 6500`` numbers (the Fig. 2/10 linear model) and
+    :data:`PAPER_NETWORK` (the link on which the paper's t_c = 0.05 s holds for p = 120 000,
+    with 0.3 ms latency). ``t_c`` is derived from them, never set.
+    """
 
     a: float = 5e-5
     mu: float = 2e4
-    t_c: float = 0.05
-    latency_fraction: float = 0.1
+    network: Network = PAPER_NETWORK
+    gradient_numbers: int = 6500
     rate_convention: str = "appendix"
+    straggle_prob: float = 0.0
+    straggle_delay: float = 0.0
 
     def __post_init__(self):
         check_real("a", self.a, 0.0)
         check_real("mu", self.mu, 0.0, low_open=True)
-        check_real("t_c", self.t_c, 0.0)
-        check_real("latency_fraction", self.latency_fraction, 0.0, 1.0)
+        if not isinstance(self.network, Network):
+            raise TypeError(f"network must be a codedlib.network.Network, got {self.network!r}")
+        check_int("gradient_numbers", self.gradient_numbers, 1)
+        check_real("straggle_prob", self.straggle_prob, 0.0, 1.0)
+        check_real("straggle_delay", self.straggle_delay, 0.0)
         if self.rate_convention not in ("appendix", "eq6"):
             raise ValueError(
                 "rate_convention must be 'appendix' or 'eq6', "
                 f"got rate_convention={self.rate_convention!r}"
             )
 
+    @classmethod
+    def from_t_c(cls, t_c: float, gradient_numbers: int, latency: float = 3e-4, **kw):
+        """The model whose full-gradient message takes ``t_c`` (the bandwidth follows from
+        ``t_c``, ``latency`` and ``p``): how a paper's stated ``t_c`` enters the network."""
+        net = Network.from_message_time(t_c, gradient_numbers, latency)
+        return cls(network=net, gradient_numbers=gradient_numbers, **kw)
+
+    @property
+    def t_c(self) -> float:
+        """Time of one full-gradient message, ``latency + 8 p / bandwidth``."""
+        return float(self.network.vector_time(self.gradient_numbers))
+
     def compute_times(self, loads, draws) -> np.ndarray:
-        """``a d_i + scale_i E_i`` with ``scale = d_i/mu`` (appendix) or ``a/mu`` (eq. 6)."""
+        """``a d_i + scale_i E_i (+ D if E_i > log(1/q))`` with ``scale = d_i/mu`` (appendix)
+        or ``a/mu`` (eq. 6)."""
         loads = np.asarray(loads, dtype=float)
+        draws = np.asarray(draws, dtype=float)
         scale = loads / self.mu if self.rate_convention == "appendix" else self.a / self.mu
-        return self.a * loads + scale * np.asarray(draws)
+        out = self.a * loads + scale * draws
+        if self.straggle_prob > 0 and self.straggle_delay > 0:
+            out = out + self.straggle_delay * (draws > np.log(1.0 / self.straggle_prob))
+        return out
 
     def message_time(self, fraction: float = 1.0) -> float:
-        """Time to receive a message of ``fraction`` of a gradient vector."""
-        lam = self.latency_fraction
-        return self.t_c * (lam + (1.0 - lam) * fraction)
+        """Time to receive a message carrying ``ceil(fraction * p)`` numbers."""
+        numbers = int(np.ceil(fraction * self.gradient_numbers - 1e-9))
+        return float(self.network.vector_time(numbers))
 
 
 @dataclass(frozen=True)
@@ -147,17 +187,9 @@ def draw_delays(n_iterations: int, n_workers: int, rng=None) -> np.ndarray:
 
 
 def master_receive_times(ready, k: int, tau: float) -> np.ndarray:
-    """Single-port reception: time the ``k``-th message is fully received.
-
-    ``ready[..., j]`` is when sender ``j``'s message is ready; messages are received in order
-    of readiness, one at a time, ``tau`` each: ``R_m = max(R_{m-1}, ready_(m)) + tau``.
-    """
-    ready = np.sort(np.asarray(ready, dtype=float), axis=-1)
-    k = check_int("k", k, 0, ready.shape[-1])
-    done = np.zeros(ready.shape[:-1])
-    for m in range(k):
-        done = np.maximum(done, ready[..., m]) + tau
-    return done
+    """Single-port reception: time the ``k``-th message is fully received
+    (:func:`codedlib.network.single_port_receive`: ``R_m = max(R_{m-1}, ready_(m)) + tau``)."""
+    return single_port_receive(ready, k, tau)
 
 
 def _check_draws(draws, n_workers):
@@ -166,6 +198,11 @@ def _check_draws(draws, n_workers):
         raise ValueError(
             f"draws must have shape (n_iterations, N={n_workers}), got shape {draws.shape}"
         )
+    if not np.all(np.isfinite(draws)) or np.any(draws < 0):
+        finite = draws[np.isfinite(draws)]
+        raise ValueError("draws must be finite and >= 0 (Exp(1) draws), got "
+                         f"min={finite.min() if finite.size else 'n/a'} and "
+                         f"{int(np.sum(~np.isfinite(draws)))} non-finite entries")
     return draws
 
 
@@ -232,29 +269,21 @@ def ring_allreduce_finish(ready, tau) -> np.ndarray:
     return ready.max(axis=1) if N > 1 else ready[:, 0]
 
 
-def cr_times(
-    cfg: ClusterConfig, model: TimingModel, draws, loads=None, return_survivors: bool = False
-):
-    """CodedReduce on the (n, L) tree: per-parent single-port reception of the first
-    ``n - s`` children (Algorithm 2, CR.EXECUTE timing).
+def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: bool = False):
+    """When the root of an (n, L) tree holds the gradient, from every node's computation
+    finish times (CR Algorithm 2, CR.EXECUTE timing).
 
-    ``loads``: per-rank data counts (length N, ranks 1..N); default ``r_CR d`` for every node
-    (the allocation's counts differ by rounding only). With ``return_survivors`` also returns
-    ``{parent_rank: (n_iterations, n - s) child ranks}`` — the children each parent combined,
-    to feed :func:`codedlib.codes.codedreduce.execute`.
+    ``compute`` is ``(R, N)``: column ``j`` is tree rank ``j + 1`` (heap order, layer by
+    layer). Every parent receives the first ``n - s`` of its children's messages one at a
+    time (``tau`` each) and sends up once that and its own computation are done. With
+    ``return_survivors`` also returns ``{parent_rank: (R, n - s) child ranks}``.
     """
-    n, L, s = cfg.n, cfg.L, cfg.s
-    N = cfg.N
-    draws = _check_draws(draws, N)
-    if loads is None:
-        loads = np.full(N, r_cr(n, s, L) * cfg.d)
-    loads = np.asarray(loads, dtype=float)
-    if loads.shape != (N,):
-        raise ValueError(f"loads must have shape (N,) = ({N},), got shape {loads.shape}")
-    compute = model.compute_times(loads[None, :], draws)  # (R, N), column j = rank j+1
-    tau = model.message_time()
-    R = draws.shape[0]
+    compute = np.asarray(compute, dtype=float)
+    R = compute.shape[0]
     offsets = [sum(n**m for m in range(layer)) for layer in range(L + 2)]  # first rank per layer
+    if compute.ndim != 2 or compute.shape[1] != offsets[L + 1] - 1:
+        raise ValueError(f"compute must have shape (R, N={offsets[L + 1] - 1}), "
+                         f"got shape {compute.shape}")
     ready = compute[:, offsets[L] - 1 : offsets[L + 1] - 1]  # bottom layer
     survivors = {}
     for layer in range(L - 1, -1, -1):
@@ -273,7 +302,34 @@ def cr_times(
             ready = np.maximum(done, own)
         else:
             ready = done
-    timing = SchemeTiming("CR", ready[:, 0], float(loads.max()), n - s, float(n - s))
+    return (ready[:, 0], survivors) if return_survivors else ready[:, 0]
+
+
+def cr_times(
+    cfg: ClusterConfig, model: TimingModel, draws, loads=None, return_survivors: bool = False
+):
+    """CodedReduce on the (n, L) tree: per-parent single-port reception of the first
+    ``n - s`` children (Algorithm 2, CR.EXECUTE timing; :func:`tree_finish`).
+
+    ``loads``: per-rank data counts (length N, ranks 1..N); default ``r_CR d`` for every node
+    (the allocation's counts differ by rounding only). With ``return_survivors`` also returns
+    ``{parent_rank: (n_iterations, n - s) child ranks}`` — the children each parent combined,
+    to feed :func:`codedlib.codes.codedreduce.execute`.
+    """
+    n, L, s = cfg.n, cfg.L, cfg.s
+    N = cfg.N
+    draws = _check_draws(draws, N)
+    if loads is None:
+        loads = np.full(N, r_cr(n, s, L) * cfg.d)
+    loads = np.asarray(loads, dtype=float)
+    if loads.shape != (N,):
+        raise ValueError(f"loads must have shape (N,) = ({N},), got shape {loads.shape}")
+    if not np.all(np.isfinite(loads)) or np.any(loads < 0):
+        raise ValueError(f"loads must be finite and >= 0, got min(loads)={loads.min()}")
+    compute = model.compute_times(loads[None, :], draws)  # (R, N), column j = rank j+1
+    finish = tree_finish(compute, n, L, s, model.message_time(), return_survivors)
+    times, survivors = finish if return_survivors else (finish, None)
+    timing = SchemeTiming("CR", times, float(loads.max()), n - s, float(n - s))
     return (timing, survivors) if return_survivors else timing
 
 
