@@ -236,3 +236,28 @@ def test_k_not_dividing_nw_is_explicit():
     a = code.decode(F + [0, 1])
     assert a.shape == (10,) and np.all(a[[0, 1, 3, 4, 7, 8]] == 0)
     np.testing.assert_allclose(a @ code.B, 1, atol=1e-12)
+
+
+def test_every_decoding_is_checked_and_garbage_is_never_silent():
+    """Issue 12 item 6: with the paper's root at n = 118, f = 100 Algorithm 3's vector misses
+    a B_F = 1 by ~1; the code warns (default) or raises with the measured residual, and the
+    better-spread root decodes the same survivors accurately."""
+    import warnings
+
+    from codedlib.codes.reed_solomon import DecodingAccuracyError, DecodingAccuracyWarning
+
+    F = np.sort(np.random.default_rng(0).choice(118, 100, replace=False))
+    paper = reed_solomon_gradient_code(118, 118, 19, 1)
+    with pytest.warns(DecodingAccuracyWarning, match=r"misses a·B_F = 1 by [0-9.e+-]+ \(tolerance"):
+        paper.decode(F)
+    strict = reed_solomon_gradient_code(118, 118, 19, 1, on_inaccurate="raise")
+    with pytest.raises(DecodingAccuracyError, match="root_power='auto'"):
+        strict.decoding_vector(F)
+    assert strict.residual(F) > 1e-3
+    good = reed_solomon_gradient_code(118, 118, 19, "auto", on_inaccurate="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = good.decode(F)
+    assert np.abs(a @ good.B - 1).max() < 1e-10
+    with pytest.raises(ValueError, match="on_inaccurate must be"):
+        reed_solomon_gradient_code(8, 4, 3, on_inaccurate="maybe")

@@ -151,3 +151,42 @@ def test_widget_builds():
 
     box = explore_reed_solomon(n=8, k=4, w=5)  # invalid: shows the error text, no exception
     assert box is not None
+
+
+def test_decoding_cost_times_only_accurate_decoders():
+    from codedlib.experiments.reed_solomon import decoding_cost, decoding_cost_summary
+
+    cost = decoding_cost(fs=(100,), repeats=1, rng=0)
+    row = decoding_cost_summary(cost).iloc[0]
+    assert bool(row["accurate"]) and row["alg3_residual"] < 1e-6 and row["lstsq_residual"] < 1e-6
+    assert row["paper_root_residual"] > 1e-3  # the paper's root at f = 100: not timed
+    assert row["root_power"] != 1
+
+
+def test_sample_mean_of_heavy_tail_sits_below_eq17():
+    from codedlib.experiments.reed_solomon import sample_mean_of_heavy_tail
+    from codedlib.theory.reed_solomon import expected_iteration_time
+
+    out = sample_mean_of_heavy_tail(80, 80, n_samples=22, replicas=4000, rng=1)
+    assert out["expectation"] == pytest.approx(expected_iteration_time(80, 80, 0.001, 1.1, 0.035))
+    assert out["expectation"] == pytest.approx(0.565, abs=1e-3)
+    assert out["median"] < 0.5 * out["expectation"] and out["p_reach_expectation"] < 0.2
+    # a light tail (xi = 5): the sample mean concentrates around the expectation
+    light = sample_mean_of_heavy_tail(80, 80, xi=5.0, n_samples=200, replicas=400, rng=1)
+    assert light["median"] == pytest.approx(light["expectation"], rel=0.05)
+
+
+def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly():
+    from codedlib.experiments.reed_solomon import fig2_experiment, fig2_seed_metrics
+
+    kw = dict(n_seeds=1, c_m=1.25e-7, time_budget=1.0,
+              scheme_names=["Coded-RS", "Uncoded (f_RS=68)"])
+    calm = fig2_seed_metrics(fig2_experiment(**kw), 1.0).set_index("scheme")["test_error"]
+    bad = fig2_seed_metrics(fig2_experiment(partition="class-sorted", slow_workers=12,
+                                            slowdown=100.0, **kw), 1.0).set_index("scheme")["test_error"]
+    assert calm["Uncoded (f_RS=68)"] < calm["Coded-RS"] + 0.05  # i.i.d.: dropping costs little
+    assert bad["Uncoded (f_RS=68)"] > bad["Coded-RS"] + 0.05  # whole classes dropped every iteration
+    with pytest.raises(ValueError, match="partition must be"):
+        fig2_experiment(partition="sorted", n_seeds=1)
+    with pytest.raises(ValueError, match="scheme_names must be"):
+        fig2_experiment(scheme_names=["nope"], n_seeds=1)

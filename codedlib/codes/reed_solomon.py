@@ -38,6 +38,7 @@ True
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +51,8 @@ __all__ = [
     "accuracy_limit",
     "column_weights",
     "decoding_accuracy",
+    "DecodingAccuracyError",
+    "DecodingAccuracyWarning",
     "decoding_vector",
     "encoding_matrix",
     "inverse_table",
@@ -330,6 +333,14 @@ def least_squares_decoding_vector(B_F) -> np.ndarray:
 # --------------------------------------------------------------------------- the code
 
 
+class DecodingAccuracyWarning(RuntimeWarning):
+    """A decoding vector misses ``a B_F = 1`` by more than the code's tolerance."""
+
+
+class DecodingAccuracyError(ArithmeticError):
+    """A decoding vector misses ``a B_F = 1`` by more than the code's tolerance."""
+
+
 @dataclass(frozen=True)
 class ReedSolomonGradientCode:
     """A Reed–Solomon gradient code: mask M, encoding B (complex n×k) and Algorithm 3 decoder.
@@ -346,6 +357,35 @@ class ReedSolomonGradientCode:
     M: np.ndarray = field(repr=False)
     B: np.ndarray = field(repr=False)
     table: np.ndarray = field(repr=False)
+    residual_tol: float = 1e-6
+    on_inaccurate: str = "warn"
+
+    def __post_init__(self):
+        check_real("residual_tol", self.residual_tol, low=0.0, low_open=True)
+        if self.on_inaccurate not in ("warn", "raise", "ignore"):
+            raise ValueError("on_inaccurate must be 'warn', 'raise' or 'ignore', "
+                             f"got on_inaccurate={self.on_inaccurate!r}")
+
+    def residual(self, survivors, a=None) -> float:
+        """``max |a B_F − 1|`` of the decoding vector for ``survivors`` (first f): one
+        product, the accuracy every decoding is checked against."""
+        F = _check_survivors(survivors, self.n, self.f)[: self.f]
+        a = decoding_vector(F, self.n, table=self.table) if a is None else a
+        return float(np.max(np.abs(a @ self.B[F] - 1.0)))
+
+    def _checked(self, F, a, check: bool):
+        if not check or self.on_inaccurate == "ignore":
+            return a
+        res = float(np.max(np.abs(a @ self.B[F] - 1.0)))
+        if not res <= self.residual_tol:
+            msg = (f"Algorithm 3's decoding vector for n={self.n}, f={self.f} misses a·B_F = 1 by "
+                   f"{res:.3g} (tolerance residual_tol={self.residual_tol:g}): the root "
+                   f"α = exp(2πi·{self.root_power}/n) is too badly spread at this n in double "
+                   "precision; build the code with root_power='auto'")
+            if self.on_inaccurate == "raise":
+                raise DecodingAccuracyError(msg)
+            warnings.warn(msg, DecodingAccuracyWarning, stacklevel=3)
+        return a
 
     @property
     def s(self) -> int:
@@ -362,18 +402,21 @@ class ReedSolomonGradientCode:
         """Fraction of the data each worker processes, α = w/k."""
         return self.w / self.k
 
-    def decoding_vector(self, survivors) -> np.ndarray:
+    def decoding_vector(self, survivors, check: bool = True) -> np.ndarray:
         """Algorithm 3 for the first f of ``survivors`` (the f fastest, in arrival order):
-        the length-f vector a_F with a_F B[F] = 1."""
+        the length-f vector a_F with a_F B[F] = 1. With ``check`` its residual is measured
+        (one product) and, above ``residual_tol``, reported per ``on_inaccurate``
+        (:class:`DecodingAccuracyWarning` or :class:`DecodingAccuracyError`)."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
-        return decoding_vector(F, self.n, table=self.table)
+        return self._checked(F, decoding_vector(F, self.n, table=self.table), check)
 
-    def decode(self, survivors) -> np.ndarray:
+    def decode(self, survivors, check: bool = True) -> np.ndarray:
         """Length-n decoding vector (shared GradientCode interface): a @ B == 1, with a zero
-        outside the first f of ``survivors`` and Algorithm 3's weights on them."""
+        outside the first f of ``survivors`` and Algorithm 3's weights on them (checked as in
+        :meth:`decoding_vector`)."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
         a = np.zeros(self.n, dtype=complex)
-        a[F] = decoding_vector(F, self.n, table=self.table)
+        a[F] = self.decoding_vector(F, check=check)
         return a
 
     def encode(self, partial_gradients) -> np.ndarray:
@@ -405,10 +448,14 @@ class ReedSolomonGradientCode:
 
 
 def reed_solomon_gradient_code(
-    n: int, k: int, w: int, root_power: int | str = 1
+    n: int, k: int, w: int, root_power: int | str = 1, residual_tol: float = 1e-6,
+    on_inaccurate: str = "warn",
 ) -> ReedSolomonGradientCode:
     """Build the code of Algorithms 2 and 4; ``root_power='auto'`` uses
-    :func:`well_conditioned_root_power`."""
+    :func:`well_conditioned_root_power`. Every decoding vector the code returns is checked
+    against ``a B_F = 1``: a residual above ``residual_tol`` warns (default), raises
+    (``on_inaccurate="raise"``) or, for studies that measure the error themselves, is let
+    through (``"ignore"``)."""
     n, k, w = _check_nkw(n, k, w)
     _check_tolerance(n, k, w)
     if isinstance(root_power, str):
@@ -424,6 +471,8 @@ def reed_solomon_gradient_code(
         M=mask_matrix(n, k, w),
         B=encoding_matrix(n, k, w, q),
         table=inverse_table(n, q),
+        residual_tol=residual_tol,
+        on_inaccurate=on_inaccurate,
     )
 
 
@@ -475,7 +524,7 @@ def decoding_accuracy(
     n_random = check_int("n_random", n_random, low=1)
     dim = check_int("dim", dim, low=1)
     gen = as_generator(rng)
-    code = reed_solomon_gradient_code(n, k, w, root_power)
+    code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")  # measured here
     g = gen.standard_normal((code.k, dim))
     exact = g.sum(axis=0)
     out = {"n": code.n, "k": code.k, "w": code.w, "s": code.s, "f": code.f,

@@ -9,6 +9,7 @@ from matplotlib import ticker
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "plot_straggler_regimes",
     "plot_accuracy",
     "plot_any_f_rows",
     "plot_decoding_cost",
@@ -244,5 +245,33 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
     what = "Fig. 2" if quantity == "test_error" else "Fig. 2 setting; not plotted in the paper"
     fig.suptitle(title or f"softmax regression, n = {n} workers, Pareto delays ({what}), "
                  f"{n_seeds} seeds", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_straggler_regimes(metrics, column: str = "test_error", title: str = ""):
+    """Final test error of Coded-RS and ignore-stragglers per regime (mean over seeds with a
+    95 % t-interval), from :func:`codedlib.experiments.reed_solomon.ignore_stragglers_regimes`;
+    the seeds are drawn as dots."""
+    from codedlib.claims import mean_interval
+
+    regimes = list(dict.fromkeys(metrics["regime"]))
+    schemes = list(dict.fromkeys(metrics["scheme"]))
+    fig, ax = new_axes(None, figsize=(8.0, 4.4))
+    width = 0.8 / len(schemes)
+    for j, scheme in enumerate(schemes):
+        x = np.arange(len(regimes)) + (j - (len(schemes) - 1) / 2) * width
+        stats = [mean_interval(metrics[(metrics["regime"] == r) & (metrics["scheme"] == scheme)][column])
+                 for r in regimes]
+        mean = np.array([s[0] for s in stats])
+        err = np.array([[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]])
+        ax.bar(x, mean, width=width * 0.9, yerr=err, capsize=3, label=scheme, alpha=0.8)
+        for xi_, r in zip(x, regimes):
+            vals = metrics[(metrics["regime"] == r) & (metrics["scheme"] == scheme)][column]
+            ax.plot(np.full(len(vals), xi_), vals, "k.", ms=3)
+    ax.set_xticks(np.arange(len(regimes)), [r.replace(", ", ",\n") for r in regimes], fontsize=7)
+    ax.set_ylabel("test error at the end of the budget")
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return fig

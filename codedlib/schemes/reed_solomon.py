@@ -135,7 +135,8 @@ def nesterov(theta, theta_prev, step: int) -> np.ndarray:
 def _make_code(spec: SchemeSpec, n: int, root_power):
     s = n - spec.wait
     if spec.kind == "rs":
-        return reed_solomon_gradient_code(n, n, s + 1, root_power)
+        # the simulation measures and records every decoding's error itself (decode_error)
+        return reed_solomon_gradient_code(n, n, s + 1, root_power, on_inaccurate="ignore")
     if spec.kind == "mds":
         from codedlib.codes.cyclic import cyclic_repetition_code
 
