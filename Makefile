@@ -60,7 +60,7 @@ bench: $(STAMP) ## Run every benchmark in benchmarks/ and print the ratios
 demo: $(STAMP) ## A small real MPI run: CodedReduce on a (3,2) tree, injected stragglers, a frozen worker
 	$(BIN)/mpiexec -n 13 $(BIN)/python -m mpi4py -m codedlib.runtime --scheme cr --n 3 --L 2 --s 1 \
 		--iterations 20 --delay shifted-exp --t-c 0.002 --freeze 4@10 --check --compare \
-		--trace build/demo-trace.csv --out build/demo
+		--trace build/demo-trace.csv --out build/demo --force
 
 lock: $(STAMP) ## Record the versions of this (green) environment into constraints.txt
 	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e' > $(CONSTRAINTS)
@@ -69,5 +69,11 @@ clean: ## Remove build outputs and caches (keeps .venv and figures/)
 	rm -rf build .pytest_cache .hypothesis .ruff_cache
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
-distclean: clean ## Also remove .venv and generated figures
-	rm -rf $(VENV) figures/*/
+distclean: clean ## Also remove .venv and generated figures (only what make made; never through a symbolic link)
+	@if [ -L $(VENV) ]; then echo "distclean: $(VENV) is a symbolic link: left alone"; \
+	elif [ -d $(VENV) ] && [ -f $(STAMP) ]; then rm -rf -- $(VENV); \
+	elif [ -e $(VENV) ]; then echo "distclean: $(VENV) was not made by make setup (no $(STAMP)): left alone"; fi
+	@# figures/<notebook>/: only the files make figures writes; find does not follow links
+	@if [ -d figures ] && [ ! -L figures ]; then \
+	  find figures -mindepth 2 -maxdepth 2 -type f \( -name '*.png' -o -name '*.pdf' -o -name claims.csv \) -delete; \
+	  find figures -mindepth 1 -maxdepth 1 -type d -empty -delete; fi

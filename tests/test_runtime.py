@@ -242,8 +242,8 @@ def test_mpi_all_schemes_on_4_processes():
         assert r["iterations"] == 6, name
         if r["exact"]:
             assert r["max_grad_rel_error"] < 1e-10, (name, r)
-    # SGD and DSAG are approximate: their error is visible, so the check can fail
-    assert runs["sgd"]["max_grad_rel_error"] > 1e-3
+    # SGD is checked against what it computes: the rescaled sum over the workers it used
+    assert runs["sgd"]["max_grad_rel_error"] < 1e-10
     # the injected stragglers really changed who was waited for
     assert len(runs["gc"]["root_patterns"]) >= 2
     # worker 0 frozen from iteration 1 on: never among the survivors again, run completes

@@ -155,3 +155,50 @@ def test_make_lab_runs_as_root_with_the_project_config():
     command = next(line for line in out.stdout.splitlines() if "jupyter lab" in line)
     assert "--config=jupyter/jupyter_server_config.py" in command
     assert ("--allow-root" in command) == (os.getuid() == 0)
+
+
+def test_make_distclean_deletes_only_what_make_made_and_never_follows_links(tmp_path):
+    """Issue 14 item 7: a .venv that is a symbolic link (or not made by make setup), linked
+    figure folders and files make figures does not write all survive ``make distclean``."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make not installed")
+    repo = Path(__file__).resolve().parents[1]
+    work = tmp_path / "repo"
+    work.mkdir()
+    shutil.copy(repo / "Makefile", work / "Makefile")
+    outside = tmp_path / "outside"
+    (outside / "env").mkdir(parents=True)
+    (outside / "env" / "keep.txt").write_text("mine")
+    (outside / "figs").mkdir()
+    (outside / "figs" / "keep.png").write_text("mine")
+    (work / ".venv").symlink_to(outside / "env")
+    (work / "figures" / "00-nb").mkdir(parents=True)
+    (work / "figures" / "00-nb" / "fig.png").write_text("made")
+    (work / "figures" / "00-nb" / "claims.csv").write_text("made")
+    (work / "figures" / "00-nb" / "notes.txt").write_text("mine")
+    (work / "figures" / "01-nb").mkdir()
+    (work / "figures" / "01-nb" / "fig.pdf").write_text("made")
+    (work / "figures" / "linked").symlink_to(outside / "figs")
+    (work / "figures" / "README.md").write_text("map")
+    proc = subprocess.run([make, "distclean"], cwd=work, capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "symbolic link: left alone" in proc.stdout
+    assert (outside / "env" / "keep.txt").read_text() == "mine" and (work / ".venv").is_symlink()
+    assert (outside / "figs" / "keep.png").exists() and (work / "figures" / "linked").is_symlink()
+    assert not (work / "figures" / "00-nb" / "fig.png").exists()
+    assert not (work / "figures" / "00-nb" / "claims.csv").exists()
+    assert (work / "figures" / "00-nb" / "notes.txt").read_text() == "mine"
+    assert not (work / "figures" / "01-nb").exists() and (work / "figures" / "README.md").exists()
+    # a real .venv made by make setup (its stamp present) is removed
+    (work / ".venv").unlink()
+    (work / ".venv").mkdir()
+    (work / ".venv" / ".setup-done").write_text("")
+    assert subprocess.run([make, "distclean"], cwd=work, capture_output=True, check=False,
+                          timeout=60).returncode == 0
+    assert not (work / ".venv").exists()

@@ -9,16 +9,30 @@ Examples (``K`` = workers + 1; the run fails fast with the right ``-n`` if it do
     mpiexec -n 9 python -m codedlib.runtime --scheme dsag --N 8 --w 4 --subpartitions 4 \\
         --delay gamma:mean=0.02,var=4e-5,spread=0.4
 
-Writes ``trace.csv`` (one row per received result), ``iterations.csv`` (loss curve),
-``rounds.csv`` (ring rounds) and ``run.json`` into ``--out`` and prints a summary saying which
-delays were real and which injected. Exit codes: 0 success, 2 bad arguments or wrong world
-size, 3 more stragglers than tolerated (after ``--timeout``).
+Writes ``trace.csv`` (one row per received result), ``iterations.csv`` (loss curve, written
+iteration by iteration while the run goes), ``rounds.csv`` (ring rounds) and ``run.json`` into
+``--out`` and prints a summary saying which delays were real and which injected. An existing
+``--trace`` file or a non-empty ``--out`` directory is never overwritten without ``--force``.
+
+Exit codes: 0 success; 2 bad arguments or wrong world size (checked before any process
+computes, printed once); 3 more stragglers than tolerated (after ``--timeout``); 4 ``--check``
+found a gradient off by more than ``--check-tol``; 5 the iterate diverged (the message names the
+step size); 6 a process died or went silent (a worker ends the job when its parent stays silent
+longer than ``--timeout`` + 4 s, so a frozen or failed root never leaves the job hanging).
+
+A killed worker: MPICH ends the whole job when any process dies; the iterations completed so
+far are already in ``--out``. Launched with ``mpiexec -disable-auto-cleanup``, MPICH first
+tells the root, which names the dead worker before the job ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import traceback
+from pathlib import Path
 
 from codedlib.runtime.config import SCHEMES, RunConfig, WorldSizeError
 
@@ -67,13 +81,57 @@ def parser() -> argparse.ArgumentParser:
                    help="also print the simulator's prediction for the injected model")
     p.add_argument("--out", help="directory for trace.csv, iterations.csv, run.json")
     p.add_argument("--trace", help="also write the latency trace CSV to this file")
+    p.add_argument("--fail-root-at", type=int, metavar="T",
+                   help="fault injection: the root raises an error at iteration T (-1: before the run)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --trace file / this tool's files in --out")
+    p.add_argument("--check-tol", type=float, default=1e-8,
+                   help="largest relative gradient error --check accepts (exit 4 beyond it)")
     p.add_argument("--quiet", action="store_true")
     return p
 
 
+def check_outputs(args) -> None:
+    """``--out`` and ``--trace`` must be writable places that hold no earlier run (unless
+    ``--force``); raises ValueError naming the option, the path and what is wrong."""
+    from codedlib.runtime.traces import RUN_FILES
+
+    def writable_dir(option, path):
+        probe = path
+        while not probe.exists():
+            probe = probe.parent
+        if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} {path}: cannot create it ({probe} is not a writable directory)")
+
+    if args.trace:
+        trace = Path(args.trace)
+        if trace.is_dir():
+            raise ValueError(f"--trace must name a file, got the directory {trace}")
+        if trace.exists() and not args.force:
+            raise ValueError(f"--trace {trace} exists: refusing to overwrite an earlier trace "
+                             "(choose another file or add --force)")
+        writable_dir("--trace", trace.parent if str(trace.parent) else Path("."))
+    if args.out:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out must name a directory, got the file {out}")
+        if out.is_dir():
+            ours = [name for name in RUN_FILES if (out / name).exists()]
+            others = sorted(p.name for p in out.iterdir() if p.name not in RUN_FILES)
+            if ours and not args.force:
+                raise ValueError(f"--out {out} holds an earlier run ({', '.join(ours)}): refusing to "
+                                 "mix two runs' files (choose another directory or add --force)")
+            if others:
+                raise ValueError(f"--out {out} holds files that are not a run's ({', '.join(others[:5])}"
+                                 f"{', ...' if len(others) > 5 else ''}): choose an empty or new directory")
+        writable_dir("--out", out)
+    if not args.check_tol > 0:
+        raise ValueError(f"--check-tol must be > 0, got {args.check_tol}")
+
+
 def config_from_args(args) -> RunConfig:
     fields = vars(args).copy()
-    for key in ("out", "quiet", "compare", "trace"):
+    for key in ("out", "quiet", "compare", "trace", "force", "check_tol"):
         fields.pop(key)
     if fields["scheme"] in ("gc", "sgd") and not fields["stragglers"] and fields["s"]:
         fields["stragglers"] = fields["s"]
@@ -111,41 +169,109 @@ def comparison(result) -> str:
             f"({row['gap_predicted']:+.1%}; {row['method']})")
 
 
+def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed process
+    """MPICH (with ``-disable-auto-cleanup``) signals SIGUSR1 when a process of the job died:
+    name it (by the pids the workers sent at start-up) before the launcher ends the job."""
+    import time
+
+    from codedlib.runtime.engines import WORKER_PIDS
+
+    def gone(pid):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                return fh.read().rsplit(")", 1)[-1].split()[0] in ("Z", "X")
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+    dead = []
+    for _ in range(20):  # the kernel may still be ending the process: look again briefly
+        dead = [w for w, pid in sorted(WORKER_PIDS.items()) if gone(pid)]
+        if dead:
+            break
+        time.sleep(0.025)
+    who = (", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in dead)
+           if dead else "a process of the job (not one of this host's workers)")
+    sys.stderr.write(f"codedlib.runtime: error: {who} died; MPICH cannot run on without it, so "
+                     "the job ends now; the iterations completed so far are in --out\n")
+    sys.stderr.flush()
+
+
+def _fail(comm, rank, message, code):
+    """Print ``message`` (once per failing rank) and end every process of the job."""
+    print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    comm.Abort(code)
+    return code
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
+    # everything checked before any process computes; the verdict is rank 0's (it writes the
+    # files) and every rank returns the same exit code, so the error is printed once
+    problem = None
     try:
         config = config_from_args(args)
         config.check_world(comm.Get_size())
-    except (ValueError, WorldSizeError) as exc:
         if rank == 0:
-            print(f"codedlib.runtime: error: {exc}", file=sys.stderr, flush=True)
+            check_outputs(args)
+    except (ValueError, WorldSizeError) as exc:
+        problem = str(exc)
+    if comm.Get_size() > 1:
+        problem = comm.bcast(problem if rank == 0 else None, root=0)
+    if problem is not None:
+        if rank == 0:
+            print(f"codedlib.runtime: error: {problem}", file=sys.stderr, flush=True)
         return 2
-    from codedlib.runtime.engines import StragglerTimeout, abort_if_needed, run
+    from codedlib.runtime.engines import (
+        Diverged, ParentSilent, StragglerTimeout, abort_if_needed, run,
+    )
 
+    if rank == 0 and hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, _name_dead_workers)
     shown = list(sys.argv[1:] if argv is None else argv)
-    if "--out" in shown:  # where the files went is not part of how they were made
-        k = shown.index("--out")
-        del shown[k:k + 2]
-    shown = [a for a in shown if a != "--quiet"]
-    if "--trace" in shown:
-        k = shown.index("--trace")
-        del shown[k:k + 2]
+    for option in ("--out", "--trace"):  # where the files went is not part of how they were made
+        if option in shown:
+            k = shown.index(option)
+            del shown[k:k + 2]
+    shown = [a for a in shown if a not in ("--quiet", "--force")]
     command = "mpiexec -n {} python -m codedlib.runtime {}".format(comm.Get_size(), " ".join(shown))
+    if rank == 0 and args.out and args.force:
+        from codedlib.runtime.traces import RUN_FILES
+
+        for name in RUN_FILES:  # only this tool's files, never anything else
+            path = Path(args.out) / name
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+    def announce():
+        if not args.quiet:
+            print(f"codedlib.runtime: started scheme {config.scheme} on {comm.Get_size()} processes",
+                  file=sys.stderr, flush=True)
+
     try:
-        result = run(config, comm, command=command)
-    except StragglerTimeout as exc:
+        result = run(config, comm, command=command, progress_dir=args.out if rank == 0 else None,
+                     on_start=announce)
+    except (StragglerTimeout, Diverged) as exc:
         print(f"codedlib.runtime: error: {exc}", file=sys.stderr, flush=True)
         result = getattr(exc, "result", None)
         if result is not None and args.out:
             result.meta["error"] = str(exc)
             result.save(args.out)
+        code = 3 if isinstance(exc, StragglerTimeout) else 5
         if result is not None and result.meta.get("unresponsive"):
-            abort_if_needed(comm, result, 3)
-        return 3
+            abort_if_needed(comm, result, code)
+        return code
+    except ParentSilent as exc:
+        return _fail(comm, rank, str(exc), 6)
+    except Exception as exc:  # any other failure on any rank: end the whole job, never hang
+        traceback.print_exc()
+        return _fail(comm, rank, f"rank {rank} failed: {type(exc).__name__}: {exc}", 1)
+    code = 0
     if rank == 0:
         if args.out:
             paths = result.save(args.out)
@@ -161,8 +287,15 @@ def main(argv=None) -> int:
             print(summary(result), flush=True)
         if args.compare:
             print(comparison(result), flush=True)
-        abort_if_needed(comm, result, 0)
-    return 0
+        errors = result.iterations["grad_rel_error"] if "grad_rel_error" in result.iterations else None
+        if config.check and errors is not None and errors.notna().any():
+            worst = float(errors.max())
+            if not worst <= args.check_tol:
+                print(f"codedlib.runtime: error: --check: largest relative gradient error {worst:.3g} "
+                      f"exceeds --check-tol {args.check_tol:g}", file=sys.stderr, flush=True)
+                code = 4
+        abort_if_needed(comm, result, code)
+    return code
 
 
 if __name__ == "__main__":

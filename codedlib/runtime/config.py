@@ -60,6 +60,8 @@ class RunConfig:
     the papers' model) or "finish" (default for dsag: stale results are used).
     ``allreduce`` for rar: "mpi" (MPI_Allreduce) or "ring" (hand-written, per-round timing).
     ``check``: the root also computes the serial gradient and records the relative error.
+    ``fail_root_at``: fault injection, the root raises an error at that iteration (-1: before
+    the run starts); every process must still exit with a clear error.
     """
 
     scheme: str
@@ -88,6 +90,7 @@ class RunConfig:
     margin: float = 0.02
     check: bool = False
     poll: float = 1e-3
+    fail_root_at: int | None = None
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)
@@ -129,6 +132,10 @@ class RunConfig:
         delay = self.delay
         if not isinstance(delay, DelayModel):
             delay = DelayModel.parse(delay, self.bursts)
+        if delay.bursts and delay.kind == "none":
+            raise ValueError("bursts need a base delay model (--delay), got delay='none'")
+        if delay.bursts:  # the burst parameters are checked when the model is built: now
+            delay.sample(1, N, rng=0, loads=np.ones(N))
         set_("delay", delay)
         set_("t_c", check_real("t_c", self.t_c, low=0.0))
         set_("timeout", check_real("timeout", self.timeout, low=0.0, low_open=True))
@@ -149,6 +156,9 @@ class RunConfig:
         set_("on_new_iterate", mode)
         if self.allreduce not in ("mpi", "ring"):
             raise ValueError(f"allreduce must be 'mpi' or 'ring', got allreduce={self.allreduce!r}")
+        if self.fail_root_at is not None:
+            set_("fail_root_at", check_int("fail_root_at", self.fail_root_at, low=-1,
+                                           high=self.iterations - 1))
         set_("margin", check_real("margin", self.margin, low=0.0))
         set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
         if self.scheme == "rar" and self.freeze and self.allreduce == "mpi":
@@ -217,6 +227,8 @@ class RunConfig:
             args += ["--freeze", d["freeze"]]
         if self.check:
             args.append("--check")
+        if self.fail_root_at is not None:
+            args += ["--fail-root-at", str(self.fail_root_at)]
         return args
 
 

@@ -60,15 +60,41 @@ from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.injection import apply_freeze
 from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, RunResult
 
-__all__ = ["NodePlan", "StragglerTimeout", "build_plan", "run", "worker_loads"]
+__all__ = ["Diverged", "NodePlan", "ParentSilent", "StragglerTimeout", "build_plan", "run",
+           "watchdog_seconds", "worker_loads"]
 
 TAG_DELAYS, TAG_READY = 111, 112
 WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
+#: Tasks a child may hold unanswered: a child that has not answered any of its last
+#: MAX_OUTSTANDING tasks gets no new one until it answers (a frozen worker is not flooded
+#: with tasks it never reads; a slow one that catches up is sent the newest iterate again).
+MAX_OUTSTANDING = 4
 ROOT_GRACE = 2.0  # seconds the root waits for every worker's trace at shutdown
 
 
 class StragglerTimeout(RuntimeError):
     """More workers than the scheme tolerates did not answer within the timeout."""
+
+
+class Diverged(RuntimeError):
+    """The iterate or the loss stopped being finite: the step size is too large."""
+
+
+class ParentSilent(RuntimeError):
+    """An idle node heard nothing from its parent for longer than the root can be silent in a
+    healthy run (the root is frozen or gone): the node ends the job instead of hanging."""
+
+
+def inject_root_failure(config: RunConfig, iteration: int) -> None:
+    """``fail_root_at`` fault injection: the root fails at ``iteration`` (-1: before the run)."""
+    if config.fail_root_at is not None and config.fail_root_at == iteration:
+        raise RuntimeError(f"injected root failure at iteration {iteration} (--fail-root-at)")
+
+
+def watchdog_seconds(config: RunConfig) -> float:
+    """Longest silence an idle node accepts from its parent: one iteration's ``timeout`` (the
+    root's longest wait before it stops the run itself) plus the shutdown grace and a margin."""
+    return config.timeout + ROOT_GRACE + 2.0
 
 
 # ---------------------------------------------------------------------------- plans
@@ -221,6 +247,9 @@ class Node:
         self.done_children = set()
         self.traces = {}
         self.abandon = config.on_new_iterate == "abandon"
+        self.last_heard = now()  # last message from the parent (idle nodes watch it)
+        self.unanswered = {c: [] for c in plan.children}  # iterations sent, not yet answered
+        self.skipped = {c: 0 for c in plan.children}  # tasks withheld from a silent child
 
     # -- receiving -----------------------------------------------------------------
     def pump(self) -> bool:
@@ -228,6 +257,8 @@ class Node:
         MPI, comm, status = self.MPI, self.comm, self.status
         while comm.Iprobe(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG, status=status):
             tag, src = status.Get_tag(), status.Get_source()
+            if src == self.plan.parent:
+                self.last_heard = now()
             if tag == TAG_TRACE:
                 self.traces[src] = comm.recv(source=src, tag=TAG_TRACE)
                 continue
@@ -249,6 +280,8 @@ class Node:
     def on_result(self, src: int, buf: np.ndarray):
         """A child's result: charge the single-port delay t_c if fresh, log it, keep it."""
         task_it = int(buf[0])
+        # an answer to task t settles every earlier task (the child always works on the newest)
+        self.unanswered[src] = [it for it in self.unanswered.get(src, []) if it > task_it]
         fresh = task_it == self.current
         if fresh and self.config.t_c > 0:
             time.sleep(self.config.t_c)
@@ -284,6 +317,10 @@ class Node:
         task[1:] = theta
         self.sent_at[iteration] = now()
         for child in self.plan.children:
+            if len(self.unanswered[child]) >= MAX_OUTSTANDING:
+                self.skipped[child] += 1  # silent (frozen?) child: no task until it answers
+                continue
+            self.unanswered[child].append(iteration)
             self.sends.isend(self.comm, task, child, TAG_TASK)
         for old in [k for k in self.sent_at if k < iteration - 50]:
             del self.sent_at[old]
@@ -346,6 +383,7 @@ class WorkerNode(Node):
         self.tasks_done += 1
 
     def run(self):
+        limit = watchdog_seconds(self.config)
         while not self.stop:
             self.pump()
             if self.stop:
@@ -354,9 +392,17 @@ class WorkerNode(Node):
                 task, self.pending_task = self.pending_task, None
                 self.process(task)
                 self.poller.reset()
+                self.last_heard = max(self.last_heard, now() - self.config.poll)
             else:
+                silent = now() - self.last_heard
+                if silent > limit:
+                    raise ParentSilent(
+                        f"worker {self.plan.worker} (rank {self.plan.rank}) is idle and heard nothing "
+                        f"from its parent (rank {self.plan.parent}) for {silent:.1f} s (limit: "
+                        f"--timeout {self.config.timeout:g} s + {limit - self.config.timeout:g} s): the "
+                        "root is frozen or gone; ending the job")
                 self.sends.prune()
-                self.poller.idle()
+                self.poller.idle(self.last_heard + limit)
         self.shutdown()
 
     def shutdown(self):
@@ -379,6 +425,7 @@ class RootNode(Node):
         self.iteration_rows = []
         self.step = config.step_scale / problem.smoothness()
         self.theta = problem.initial_point()
+        self.progress = None  # a ProgressWriter: completed iterations on disk as they finish
 
     def aggregate(self, t: int, deadline: float):
         """Wait for ``need`` fresh results and decode; raise StragglerTimeout at the deadline."""
@@ -399,21 +446,52 @@ class RootNode(Node):
             f"iteration {t}; results came from workers {got}, missing: {missing}. More workers "
             f"straggled, froze or died than the scheme tolerates; stopping the run.")
 
+    def check_reference(self):
+        """What the aggregate must equal (serial computation); None where no exact reference
+        exists (DSAG's cache mixes iterates)."""
+        if self.config.scheme == "dsag":
+            return None
+        if self.config.scheme == "sgd":  # the rescaled sum over exactly the workers used
+            used = [self.plan.children[p] - 1 for p, _, _ in self.fresh[: self.plan.need]]
+            from codedlib.problems import even_partition
+
+            bounds = even_partition(self.problem.n_samples, self.config.n_workers)
+            part = sum(self.problem.partial_gradient(self.theta, int(bounds[w]), int(bounds[w + 1]))
+                       for w in used)
+            return part * (self.config.n_workers / self.plan.need)
+        return self.problem.partial_gradient(self.theta)
+
     def record_iteration(self, t, start, end, g):
         row = {"iteration": t, "start": start - self.t0, "end": end - self.t0,
                "iteration_time": end - start, "n_fresh": len(self.fresh)}
         n = self.problem.n_samples
         if self.config.check:
-            row["grad_rel_error"] = gradient_error(self.problem, self.theta, g, self.config.n_workers)
+            ref = self.check_reference()
+            if ref is None:
+                row["grad_rel_error"] = np.nan
+            elif self.config.scheme == "sgd":
+                row["grad_rel_error"] = float(np.linalg.norm(g - ref)
+                                              / max(float(np.linalg.norm(ref)), 1e-300))
+            else:
+                row["grad_rel_error"] = gradient_error(self.problem, self.theta, g,
+                                                       self.config.n_workers)
         self.theta = self.theta - self.step * g / n
         row["loss"] = self.problem.loss(self.theta)
+        if not np.isfinite(row["loss"]) or not np.all(np.isfinite(self.theta)):
+            raise Diverged(
+                f"the iterate diverged at iteration {t} (loss {row['loss']!r}): step = "
+                f"step_scale / smoothness = {self.config.step_scale:g} / "
+                f"{self.problem.smoothness():.4g} = {self.step:.4g}; lower --step-scale")
         if self.theta_star is not None:
             row["normalized_error"] = float(np.sum((self.theta - self.theta_star) ** 2)
                                             / np.sum(self.theta_star**2))
         self.iteration_rows.append(row)
+        if self.progress is not None:
+            self.progress.write(row)
 
     def run(self):
         for t in range(self.config.iterations):
+            inject_root_failure(self.config, t)
             self.current = t
             self.fresh = []
             start = now()
@@ -458,21 +536,36 @@ def _distribute_delays(comm, config, problem, rank):
         reqs = [comm.Isend(col, dest=w + 1, tag=TAG_DELAYS) for w, col in enumerate(cols)]
         ready = [np.full(1, np.nan) for _ in range(N)]
         reqs += [comm.Irecv(buf, source=w + 1, tag=TAG_READY) for w, buf in enumerate(ready)]
-        deadline = now() + max(120.0, 4 * config.timeout)
+        deadline = now() + startup_seconds(config)
         while not MPI.Request.Testall(reqs):
             if now() > deadline:
                 missing = [w for w, buf in enumerate(ready) if not np.isfinite(buf[0])]
-                raise RuntimeError(f"workers {missing} did not start within {max(120.0, 4 * config.timeout):g} s")
+                raise RuntimeError(f"workers {missing} did not start within {startup_seconds(config):g} s")
             poller.idle()
+        WORKER_PIDS.clear()
+        WORKER_PIDS.update({w: int(buf[0]) for w, buf in enumerate(ready)})
         return delays, start_wall
     col = np.empty(T + 2)
     req = comm.Irecv(col, source=0, tag=TAG_DELAYS)
+    deadline = now() + startup_seconds(config)
     while not req.Test():
+        if now() > deadline:  # the root failed before the run (or is frozen): never hang
+            raise ParentSilent(f"rank {rank} got no work from the root within {startup_seconds(config):g} s "
+                               "of start-up: the root failed before the run or is frozen; ending the job")
         poller.idle()
-    req = comm.Isend(np.ones(1), dest=0, tag=TAG_READY)
+    req = comm.Isend(np.full(1, float(os.getpid())), dest=0, tag=TAG_READY)
     while not req.Test():
         poller.idle()
     return col, None
+
+
+#: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
+WORKER_PIDS: dict = {}
+
+
+def startup_seconds(config: RunConfig) -> float:
+    """How long start-up (data, plans, the delay hand-out) may take before a rank gives up."""
+    return max(60.0, 4 * config.timeout)
 
 
 def _meta(config, comm, command=None):
@@ -505,14 +598,19 @@ def _meta(config, comm, command=None):
     }
 
 
-def run(config: RunConfig, comm=None, command: str | None = None) -> RunResult | None:
+def run(config: RunConfig, comm=None, command: str | None = None,
+        progress_dir=None, on_start=None) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
     Returns the :class:`~codedlib.runtime.traces.RunResult` on rank 0 and ``None`` elsewhere.
     Raises :class:`~codedlib.runtime.config.WorldSizeError` on every rank when the world has
     the wrong size, and :class:`StragglerTimeout` on rank 0 when too many workers fail.
     The result's ``meta["unresponsive"]`` lists workers that ignored STOP (e.g. SIGSTOPped);
-    the caller must then end the job with ``comm.Abort`` (the CLI does).
+    the caller must then end the job with ``comm.Abort`` (the CLI does). With
+    ``progress_dir`` the root writes every completed iteration to ``iterations.csv`` there as
+    it finishes, so a job ended from outside (a killed process) keeps what it completed.
+    Raises :class:`Diverged` when the iterate stops being finite and
+    :class:`ParentSilent` on a worker whose parent went silent.
     """
     import pandas as pd
     from mpi4py import MPI
@@ -522,7 +620,11 @@ def run(config: RunConfig, comm=None, command: str | None = None) -> RunResult |
     rank = comm.Get_rank()
     problem, theta_star = build_problem(config)
     plan = build_plan(config, problem.n_samples, rank)  # before READY: start-up is not timed
+    if rank == 0:
+        inject_root_failure(config, -1)  # before the run: the workers are waiting for work
     column, _start_wall = _distribute_delays(comm, config, problem, rank)
+    if rank == 0 and on_start is not None:
+        on_start()  # every worker has its data, plan and delays: the run starts now
     t0 = now()
     if config.scheme == "rar":
         from codedlib.runtime.ring import run_rar
@@ -542,12 +644,18 @@ def run(config: RunConfig, comm=None, command: str | None = None) -> RunResult |
     else:
         root = RootNode(comm, config, plan, problem, t0, theta_star)
     meta = _meta(config, comm, command)
+    if progress_dir is not None:
+        from codedlib.runtime.traces import ProgressWriter
+
+        root.progress = ProgressWriter(progress_dir, meta)
     error = None
     try:
         root.run()
-    except StragglerTimeout as exc:
+    except (StragglerTimeout, Diverged) as exc:
         error = exc
     unresponsive = root.shutdown()
+    if root.progress is not None:
+        root.progress.close()
     rows = list(root.rows)
     for worker_rows in root.traces.values():
         rows.extend(worker_rows)
@@ -555,6 +663,7 @@ def run(config: RunConfig, comm=None, command: str | None = None) -> RunResult |
         ["iteration", "wall_clock", "worker"], kind="stable").reset_index(drop=True)
     iterations = pd.DataFrame(root.iteration_rows, columns=ITERATION_COLUMNS)
     meta["unresponsive"] = unresponsive
+    meta["withheld_tasks"] = {str(c - 1): k for c, k in root.skipped.items() if k}
     meta["delays"] = column.tolist() if config.iterations * config.n_workers <= 20000 else None
     if unresponsive:
         meta["notes"].append(f"workers {unresponsive} did not answer STOP (frozen); ended by MPI_Abort")

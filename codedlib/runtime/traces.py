@@ -34,6 +34,8 @@ import numpy as np
 
 __all__ = [
     "ITERATION_COLUMNS",
+    "RUN_FILES",
+    "ProgressWriter",
     "TRACE_COLUMNS",
     "TRACE_DIR",
     "RunResult",
@@ -46,6 +48,9 @@ __all__ = [
 
 TRACE_COLUMNS = ["iteration", "worker", "compute_time", "comm_time", "fresh", "wall_clock",
                  "injected_delay", "real_compute", "task_iteration", "used", "parent"]
+#: The files a run writes into its ``--out`` directory (and the only ones it ever removes).
+RUN_FILES = ("trace.csv", "iterations.csv", "rounds.csv", "run.json")
+
 ITERATION_COLUMNS = ["iteration", "start", "end", "iteration_time", "loss", "grad_rel_error",
                      "normalized_error", "n_fresh"]
 ROUND_COLUMNS = ["iteration", "worker", "phase", "round", "seconds"]
@@ -78,6 +83,33 @@ def write_csv(df, path, header_lines=()) -> Path:
             fh.writelines(f"# {part}\n" for part in str(line).splitlines())
         df.to_csv(fh, index=False, float_format="%.9g")
     return path
+
+
+class ProgressWriter:
+    """Completed iterations on disk as they finish (``iterations.csv`` in ``out_dir``, one
+    flushed line per iteration), so a job ended from outside keeps what it completed; the
+    final :meth:`RunResult.save` replaces the file with the full one."""
+
+    def __init__(self, out_dir, meta: dict):
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        self.path = out / "iterations.csv"
+        self._fh = open(self.path, "w", encoding="utf-8")
+        self._fh.write(f"# codedlib.runtime progress (iterations completed so far): "
+                       f"scheme={meta.get('scheme')} command: {meta.get('command', '?')}\n")
+        self._fh.write(",".join(ITERATION_COLUMNS) + "\n")
+        self._fh.flush()
+
+    def write(self, row: dict):
+        values = []
+        for col in ITERATION_COLUMNS:
+            v = row.get(col, "")
+            values.append(f"{v:.9g}" if isinstance(v, float) else str(v))
+        self._fh.write(",".join(values) + "\n")
+        self._fh.flush()
+
+    def close(self):
+        self._fh.close()
 
 
 def read_trace(path_or_text):
@@ -145,9 +177,13 @@ class RunResult:
         return lines
 
     def save(self, out_dir) -> dict:
-        """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json``."""
+        """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json``; any
+        of these files an earlier run left there is removed first (no stale ``rounds.csv``)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
+        for name in RUN_FILES:
+            if (out / name).is_file() and not (out / name).is_symlink():
+                (out / name).unlink()
         paths = {
             "trace": write_csv(self.trace, out / "trace.csv", self.header()),
             "iterations": write_csv(self.iterations, out / "iterations.csv", self.header()),
