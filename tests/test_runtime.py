@@ -349,3 +349,17 @@ def test_mpi_cli_writes_trace_and_loss_curve(tmp_path):
 
     it = pd.read_csv(out / "iterations.csv", comment="#")
     assert len(it) == 8 and it["loss"].iloc[-1] < it["loss"].iloc[0]
+
+
+def test_replay_uses_the_simulators_single_port_and_tree_timing():
+    """One timing model (issue 14): the MPI prediction replays the injected delays through
+    the paper-figure simulator; a hand-computed (2, 2) tree and a single-port master."""
+    from codedlib.runtime.validation import replay_iteration_times
+
+    cr = RunConfig("cr", n=2, L=2, s=1, t_c=1.0)
+    # worker 0 waits for its faster child (1) + 1 s -> 2; worker 1 for its child (2) + 1 -> 3
+    # but computes until 5; the root takes the first of {2, 5} + 1 s = 3
+    assert replay_iteration_times(cr, [[0.0, 5.0, 1.0, 3.0, 2.0, 2.0]]).tolist() == [3.0]
+    gc = RunConfig("gc", n_workers=3, stragglers=1, t_c=0.5)
+    # ready at 0, 0.2, 9: the master receives two messages one after the other
+    assert replay_iteration_times(gc, [[0.2, 0.0, 9.0]]).tolist() == [1.0]

@@ -33,22 +33,12 @@ from __future__ import annotations
 import numpy as np
 
 from codedlib._validation import as_generator, check_int
+from codedlib.network import single_port_receive
 from codedlib.runtime.config import RunConfig
+from codedlib.schemes.codedreduce import tree_finish
 
 __all__ = ["VALIDATION_RUNS", "compare_with_simulator", "predict_iteration_time", "replay_iteration_times",
            "run_validation"]
-
-
-def _single_port_done(arrivals: np.ndarray, need: int, t_c: float) -> np.ndarray:
-    """Time the ``need``-th message is handled when messages (last axis) are received one at
-    a time, ``t_c`` each (CodedReduce single-port model); ``t_c = 0``: the order statistic."""
-    a = np.sort(arrivals, axis=-1)
-    if t_c == 0:
-        return a[..., need - 1]
-    done = a[..., 0] + t_c
-    for j in range(1, need):
-        done = np.maximum(a[..., j], done) + t_c
-    return done
 
 
 def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
@@ -57,7 +47,10 @@ def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
     ``delays``: array ``(..., iterations, N)`` of computation delays (worker ``i`` = rank
     ``i + 1``). Returns ``(..., iterations)``. Mirrors the engines: in "abandon" mode every
     iteration starts with all workers (order statistics per iteration); in "finish" mode
-    (DSAG) busy workers carry over (event-driven simulation, DSAG Section IV-B).
+    (DSAG) busy workers carry over (event-driven simulation, DSAG Section IV-B). The
+    single-port reception and the tree are the simulator's own
+    (:func:`codedlib.network.single_port_receive`, :func:`codedlib.schemes.codedreduce.tree_finish`):
+    one timing model for the paper figures and the real runs.
     """
     d = np.asarray(delays, dtype=float)
     N = config.n_workers
@@ -75,30 +68,15 @@ def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
         margin = config.margin if scheme == "dsag" else 0.0
         flat = d.reshape((-1,) + d.shape[-2:])
         return simulate_event_driven(flat, w, margin=margin).latency.reshape(d.shape[:-1])
-    if scheme == "cr":
-        return _replay_tree(config, d)
-    return _single_port_done(d, _need(config), t_c)
+    if scheme == "cr":  # the simulator behind the paper figures (CodedReduce Algorithm 2)
+        flat = d.reshape(-1, N)
+        done = tree_finish(flat, config.n, config.L, config.s, t_c)
+        return done.reshape(d.shape[:-1])
+    return single_port_receive(d, _need(config), t_c)
 
 
 def _need(config):
     return config.n_workers if config.scheme == "umw" else config.n_workers - config.stragglers
-
-
-def _replay_tree(config, d):
-    """CR.EXECUTE timing: node done = max(own delay, its single-port queue of children reaching
-    ``n - s``); bottom layer first (rank order is breadth first)."""
-    n, L, s = config.n, config.L, config.s
-    N = config.n_workers
-    done = np.array(d, copy=True)  # done[..., i] for worker i (rank i + 1)
-    first_of_layer = [sum(n**k for k in range(1, layer)) for layer in range(1, L + 2)]
-    for layer in range(L - 1, 0, -1):  # parents in layer `layer` (1-based), children below
-        for j in range(n**layer):
-            parent = first_of_layer[layer - 1] + j
-            kids = first_of_layer[layer] + n * j + np.arange(n)
-            done[..., parent] = np.maximum(
-                d[..., parent], _single_port_done(done[..., kids], n - s, config.t_c))
-    top = done[..., :n] if N >= n else done
-    return _single_port_done(top, n - s, config.t_c)
 
 
 def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) -> dict:
