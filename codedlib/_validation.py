@@ -10,7 +10,13 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_generator", "check_int", "check_real", "check_array"]
+__all__ = ["InputTypeError", "as_generator", "check_int", "check_real", "check_array",
+           "check_frame"]
+
+
+class InputTypeError(TypeError, ValueError):
+    """An argument of the wrong type: a ``TypeError`` (the Python convention) that callers
+    catching the library's ``ValueError`` (the widgets do) still catch."""
 
 
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
@@ -19,7 +25,7 @@ def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
         return rng
     if rng is None or isinstance(rng, numbers.Integral):
         return np.random.default_rng(rng)
-    raise ValueError(f"rng must be a numpy Generator, an int seed or None, got rng={rng!r}")
+    raise InputTypeError(f"rng must be a numpy Generator, an int seed or None, got rng={rng!r}")
 
 
 def _range_text(name, low, high, low_open=False, high_open=False):
@@ -35,12 +41,14 @@ def _range_text(name, low, high, low_open=False, high_open=False):
 def check_int(name: str, value, low=None, high=None) -> int:
     """Return ``value`` as int if it is an integer with ``low <= value <= high``."""
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer, got {name}={value!r}")
+        raise InputTypeError(f"{name} must be an integer, got {name}={value!r}")
     if not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and np.isfinite(value) and float(value).is_integer():
             value = int(value)
-        else:
+        elif isinstance(value, numbers.Real):
             raise ValueError(f"{name} must be an integer, got {name}={value!r}")
+        else:
+            raise InputTypeError(f"{name} must be an integer, got {name}={value!r}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(
@@ -56,7 +64,7 @@ def check_real(name: str, value, low=None, high=None, low_open=False, high_open=
     ``high_open=False`` admits infinity.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {name}={value!r}")
+        raise InputTypeError(f"{name} must be a real number, got {name}={value!r}")
     value = float(value)
     if np.isnan(value) or (np.isinf(value) and not (high == np.inf and not high_open)):
         raise ValueError(f"{name} must be finite, got {name}={value}")
@@ -71,7 +79,20 @@ def check_real(name: str, value, low=None, high=None, low_open=False, high_open=
 
 
 def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=float) -> np.ndarray:
-    """Return ``value`` as an array, checking dimension, shape and finiteness."""
+    """Return ``value`` as an array, checking type, dimension, shape and finiteness.
+
+    Complex values (for a real ``dtype``) and non-numeric values raise
+    :class:`InputTypeError`; nothing is truncated silently."""
+    raw = np.asarray(value)
+    if np.dtype(dtype).kind in "biuf":
+        if raw.dtype.kind == "c":
+            raise InputTypeError(f"{name} must be real, got complex values")
+        if raw.dtype.kind not in "biuf" and raw.size:
+            try:
+                raw.astype(dtype)
+            except (TypeError, ValueError):
+                raise InputTypeError(
+                    f"{name} must be numeric, got values of type {raw.dtype}") from None
     arr = np.asarray(value, dtype=dtype)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
@@ -85,3 +106,17 @@ def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=floa
     if finite and arr.size and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values")
     return arr
+
+
+def check_frame(name: str, frame, columns=()):
+    """``frame`` must be a non-empty pandas DataFrame holding ``columns``."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise InputTypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} must have the columns {list(columns)}, missing {missing}")
+    if frame.empty:
+        raise ValueError(f"{name} must hold at least one row, got an empty DataFrame")
+    return frame

@@ -292,7 +292,8 @@ class SoftmaxRegression(Problem):
 
     def error_rate(self, theta, X=None, y=None) -> float:
         """Fraction of misclassified samples (training set unless X, y given)."""
-        y = self.y if y is None else np.asarray(y)
+        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
+        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
         return float(np.mean(self.predict(theta, X) != y))
 
 
@@ -338,10 +339,18 @@ class PCA(Problem):
     @staticmethod
     def project(theta_or_V, d: int | None = None, k: int | None = None) -> np.ndarray:
         """G(·): Gram–Schmidt orthonormalisation of the columns (via QR with sign fix)."""
-        V = np.asarray(theta_or_V, dtype=float)
+        V = check_array("theta_or_V", theta_or_V)
         flat = V.ndim == 1
         if flat:
+            if d is None or k is None:
+                raise ValueError("a flat theta needs d and k (V is d x k), got "
+                                 f"d={d}, k={k}")
+            d, k = check_int("d", d, low=1), check_int("k", k, low=1)
+            if d * k != V.size:
+                raise ValueError(f"theta must have d*k = {d * k} entries, got {V.size}")
             V = V.reshape(d, k)
+        elif V.ndim != 2:
+            raise ValueError(f"theta_or_V must be a d x k matrix or a flat theta, got shape {V.shape}")
         Q, R = np.linalg.qr(V)
         Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
         return Q.ravel() if flat else Q

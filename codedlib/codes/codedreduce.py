@@ -113,6 +113,7 @@ class Segments:
 
     @classmethod
     def whole(cls, d: int) -> Segments:
+        d = check_int("d", d, low=0)
         return cls(np.array([0]), np.array([d]), np.array([1.0]))
 
     @classmethod

@@ -561,6 +561,8 @@ def accuracy_limit(
     tol = check_real("tol", tol, low=0.0, low_open=True)
     gen = as_generator(rng)
     rows = []
+    if len(ns) == 0:
+        raise ValueError("ns must hold at least one n, got an empty sequence")
     for n in sorted(int(check_int("n", v, low=2)) for v in ns):
         w = min(n, max(2, round(load * n)))
         rows.append(decoding_accuracy(n, n, w, root_power, n_random=n_random, rng=gen))

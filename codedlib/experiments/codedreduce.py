@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import as_generator, check_frame, check_int, check_real
 from codedlib.codes.codedreduce import (
     allocate,
     execute,
@@ -920,6 +920,7 @@ def _time_to_reach(curve: pd.DataFrame, target: float, higher_is_better: bool) -
 def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=False):
     """CR's speedup over each scheme: time to reach the best error both reach, and the ratio
     of mean iteration times, beside the paper's number for ``figure``."""
+    check_frame("curves", curves, ("scheme", "time", "error"))
     cr = curves[curves.scheme == "CR"]
     rows = []
     for name in ("UMW", "GC", "RAR", "SGD"):

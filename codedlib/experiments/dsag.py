@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import as_generator, check_frame, check_int, check_real
 from codedlib.latency.event_driven import simulate_event_driven, simulate_event_driven_heapq
 from codedlib.latency.gamma_model import (
     GammaLatencyModel,
@@ -577,6 +577,7 @@ def fig8_convergence(
 
 def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """First simulated time each method's gap falls below each threshold (NaN: never)."""
+    check_frame("df", df, ("method", "time", "gap"))
     rows = {}
     for method, sub in df.groupby("method", sort=False):
         row = {}

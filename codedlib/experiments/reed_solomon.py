@@ -23,7 +23,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import as_generator, check_frame, check_int, check_real
 from codedlib.codes.reed_solomon import (
     accuracy_limit,
     least_squares_decoding_vector,
@@ -250,6 +250,8 @@ def accuracy_study(ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 3
     :func:`codedlib.codes.reed_solomon.accuracy_limit`; limits gives the largest n of the
     sweep with error <= ``tol`` for worst-case and random survivor sets.
     """
+    if len(ns) == 0:
+        raise ValueError("ns must hold at least one n, got an empty sequence")
     gen = as_generator(rng)
     tables, limits = [], []
     for root in root_powers:
@@ -541,6 +543,7 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     """Mean over seeds of each scheme's test error at the given times (step function: the
     error after the last iteration finished by t), iterations completed and mean iteration
     time, and the largest relative gradient error over all seeds."""
+    check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
     out = []
     for scheme, g in df.groupby("scheme", sort=False):

@@ -298,12 +298,15 @@ def order_statistic_comparison(
     """
     n = check_int("n", n, low=1)
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
-    mc = order_statistic_monte_carlo(dist, ks, n, replicas=replicas, rng=rng)
     numerics = expected_order_statistics_numeric(dist, ks, n, divergent="inf")
+    # a Monte Carlo mean of an infinite expectation means nothing: estimated only where finite
+    finite = np.isfinite(np.asarray(numerics, dtype=float))
+    means, ses = np.full(len(ks), np.nan), np.full(len(ks), np.nan)
+    if finite.any():
+        mc = order_statistic_monte_carlo(dist, ks[finite], n, replicas=replicas, rng=rng)
+        means[finite], ses[finite] = np.atleast_1d(mc.mean), np.atleast_1d(mc.stderr)
     rows = []
-    for k, numeric, mean, se in zip(
-        ks.tolist(), numerics, np.atleast_1d(mc.mean), np.atleast_1d(mc.stderr)
-    ):
+    for k, numeric, mean, se in zip(ks.tolist(), numerics, means, ses):
         try:
             exact = closed_form(dist, k, n)
         except ValueError:  # infinite mean (Pareto with xi (n-k+1) <= 1)
@@ -366,7 +369,14 @@ def pareto_limit_convergence(
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
-    ns = np.unique(np.round(np.logspace(1, 5, 25)).astype(int)) if ns is None else np.asarray(ns)
+    if ns is None:
+        ns = np.unique(np.round(np.logspace(1, 5, 25)).astype(int))
+    else:
+        ns = np.array([check_int("n in ns", n, low=1) for n in np.atleast_1d(ns)])
+        if ns.size == 0:
+            raise ValueError("ns must hold at least one size, got ns=[]")
+    alphas = [check_real("alpha", a, low=0.0, high=1.0, low_open=True, high_open=True)
+              for a in np.atleast_1d(alphas)]
     rows = []
     for alpha in alphas:
         limit = pareto_order_statistic_limit(t0, xi, alpha)

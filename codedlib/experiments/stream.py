@@ -373,7 +373,9 @@ def table2_delay_vs_K(K_values=None, seeds=tuple(range(5)), n_jobs=1000, unit_wo
     """
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    K_values = s["table_K"] if K_values is None else K_values
+    K_values = s["table_K"] if K_values is None else [check_int("K", k, low=1) for k in K_values]
+    if not K_values:
+        raise ValueError("K_values must hold at least one K, got K_values=[]")
     Z = s["Z"] if Z is None else Z
     omega = s["omega"] if omega is None else omega
     I = s["iterations"] if iterations is None else iterations

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_array, check_real
+from codedlib._validation import as_generator, check_array, check_int, check_real
 
 __all__ = [
     "TRACE_COLUMNS",
@@ -184,6 +184,7 @@ class GammaLatencyModel:
         """
         rng = as_generator(rng)
         size = (int(size),) if np.ndim(size) == 0 and size != () else tuple(size)
+        size = tuple(check_int("size", k, low=0) for k in size)
         shape = size + (self.n_workers,)
         comm = rng.gamma(self.comm_shape, self.comm_scale, size=shape)
         comp = rng.gamma(self.comp_shape, self.comp_scale, size=shape)
@@ -323,6 +324,7 @@ def order_statistic_latency(model, ks, replicas=10_000, rng=None, load=1.0) -> n
     not gamma, so :func:`codedlib.latency.order_stats.order_statistic_monte_carlo` (which
     takes distributions) does not apply directly.
     """
+    replicas = check_int("replicas", replicas, low=1)
     ks = np.atleast_1d(np.asarray(ks, dtype=int))
     if ks.size == 0 or ks.min() < 1 or ks.max() > model.n_workers:
         raise ValueError(f"ks must satisfy 1 <= w <= N={model.n_workers}, got {ks.tolist()}")

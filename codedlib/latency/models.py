@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import InputTypeError, as_generator, check_array, check_int, check_real
 
 __all__ = [
     "BurstPath",
@@ -142,15 +142,26 @@ def _family_parameters(dist):
     family = getattr(dist, "dist", None)
     if not isinstance(family, stats.rv_continuous):
         return None
-    try:
-        shapes, loc, scale = family._parse_args(*dist.args, **dist.kwds)
-    except (
-        TypeError,
-        ValueError,
-        AttributeError,
-    ):  # unusual frozen objects: sample them one by one
+    # scipy's public calling convention: shape parameters (named in ``family.shapes``) first,
+    # then loc and scale, each positional or by keyword
+    names = [s.strip() for s in family.shapes.split(",")] if family.shapes else []
+    values = list(getattr(dist, "args", ()))
+    kwds = dict(getattr(dist, "kwds", {}))
+    order = names + ["loc", "scale"]
+    if len(values) > len(order) or any(k not in order for k in kwds):
+        return None  # unusual frozen objects: sample them one by one
+    given = dict(zip(order, values))
+    if any(k in given for k in kwds):
         return None
-    return family, tuple(float(s) for s in shapes), float(loc), float(scale)
+    given.update(kwds)
+    if any(name not in given for name in names):
+        return None
+    try:
+        shapes = tuple(float(given[name]) for name in names)
+        loc, scale = float(given.get("loc", 0.0)), float(given.get("scale", 1.0))
+    except (TypeError, ValueError):
+        return None
+    return family, shapes, loc, scale
 
 
 def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> np.ndarray:
@@ -179,6 +190,11 @@ def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> 
 def sample_distribution(dist, size, rng=None) -> np.ndarray:
     """Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models)."""
     rng = as_generator(rng)
+    if not hasattr(dist, "rvs"):
+        raise InputTypeError(f"dist must be a frozen scipy.stats distribution, got {dist!r}")
+    dims = (size,) if np.ndim(size) == 0 else tuple(size)
+    for k in dims:
+        check_int("size", k, low=0)
     params = _family_parameters(dist)
     if params is None:
         return np.asarray(dist.rvs(size=size, random_state=rng), dtype=float)
@@ -315,7 +331,7 @@ class HeterogeneousCluster:
 
     def _per_worker(self, function: str, t) -> np.ndarray:
         """``function`` ("cdf" or "sf") of every worker at ``t``, one call per family group."""
-        t = np.asarray(t, dtype=float)
+        t = check_array("t", t, finite=False)
         out = np.empty(t.shape + (self.n_workers,))
         groups, singles = self._groups
         for family, idx, shapes, loc, scale in groups:

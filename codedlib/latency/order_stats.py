@@ -430,6 +430,25 @@ def order_statistic_samples(
     return out[:, 0] if np.ndim(k) == 0 else out
 
 
+def _refuse_infinite_mean(dist_or_cluster, k, n):
+    """A Monte Carlo mean of an order statistic whose expectation is infinite is a
+    seed-dependent finite number: refuse it. Pareto / Lomax workers with tail index ``xi``:
+    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix)."""
+    family = getattr(getattr(dist_or_cluster, "dist", None), "name", None)
+    if family not in ("pareto", "lomax") or n is None:
+        return
+    xi = float(dist_or_cluster.args[0] if dist_or_cluster.args else dist_or_cluster.kwds["b" if family == "pareto" else "c"])
+    if np.ndim(k) > 1:
+        return  # malformed k: the usual checks name it
+    for kk in np.atleast_1d(k):
+        if not 1 <= int(kk) <= int(n):
+            return  # invalid sizes: the usual checks name them
+        if xi * (int(n) - int(kk) + 1) <= 1:
+            raise ValueError(
+                f"E[T_(k)] is infinite for {family} workers with tail index xi={xi:g}, k={int(kk)}, "
+                f"n={int(n)}: xi (n - k + 1) must exceed 1 for a finite mean to estimate")
+
+
 def order_statistic_monte_carlo(
     dist_or_cluster,
     k,
@@ -445,6 +464,7 @@ def order_statistic_monte_carlo(
     stderr)`` (unpacks as a tuple); arrays when ``k`` is a sequence. ``replicas >= 2``.
     """
     replicas = check_int("replicas", replicas, low=2)
+    _refuse_infinite_mean(dist_or_cluster, k, n)
     samples = order_statistic_samples(dist_or_cluster, k, n, replicas, rng, chunk_size)
     mean = samples.mean(axis=0)
     stderr = samples.std(axis=0, ddof=1) / np.sqrt(replicas)

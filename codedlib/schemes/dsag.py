@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import as_generator, check_array, check_int, check_real
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.problems import PCA
 
@@ -212,6 +212,8 @@ class GradientCache:
 
         Returns True if it was stored, False if a cached overlapping entry is as recent.
         """
+        start, stop = check_int("start", start), check_int("stop", stop)
+        iteration = check_int("iteration", iteration)
         if not (0 <= start < stop <= self.n_samples):
             raise ValueError(
                 f"sample range must satisfy 0 <= start < stop <= {self.n_samples}, "
@@ -251,6 +253,7 @@ def gram_schmidt(V: np.ndarray) -> np.ndarray:
     >>> np.allclose(Q.T @ Q, np.eye(2)), Q[:, 0].round(12).tolist()
     (True, [0.6, 0.8])
     """
+    V = check_array("V", V, ndim=2)
     return PCA.project(V)
 
 
@@ -325,7 +328,10 @@ def contribution(participation, p, n_local) -> float:
 
 def balance_objective(p, comm_mean, comp_mean_full) -> float:
     """Objective of (4): ``max e'_X / min e'_X`` with ``e'_X,i = e_Y,i + E_Z,i / p_i``."""
-    e = np.asarray(comm_mean) + np.asarray(comp_mean_full) / np.asarray(p, dtype=float)
+    p = check_array("p", p, ndim=1)
+    if np.any(p <= 0):
+        raise ValueError(f"p must hold positive numbers of sub-partitions, got p={p.tolist()}")
+    e = np.asarray(comm_mean) + np.asarray(comp_mean_full) / p
     return float(e.max() / e.min())
 
 
@@ -363,6 +369,11 @@ def optimize_subpartitions(
     w = check_int("w", w, 1, n_workers)
     if np.any(p < 1) or np.any(p > n_local):
         raise ValueError(f"p must satisfy 1 <= p_i <= n_i, got p={p.tolist()}")
+    for name, value in (("comm_mean", comm_mean), ("comm_var", comm_var),
+                        ("comp_mean_full", comp_mean_full), ("comp_var_full", comp_var_full)):
+        arr = check_array(name, value)
+        if np.any(arr < 0):
+            raise ValueError(f"{name} must be >= 0 (latency moments), got min={arr.min():g}")
     rng = as_generator(rng)
     comm_mean, comm_var, comp_mean_full, comp_var_full = (
         np.asarray(a, dtype=float) for a in (comm_mean, comm_var, comp_mean_full, comp_var_full)

@@ -245,6 +245,7 @@ def _setup(problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, 
             raise ValueError("f_star must be given for a problem without optimum()")
         f_star = problem.loss(problem.optimum())
     n = problem.n_samples
+    f_star = check_real("f_star", f_star)
     return _Setup(problem, even_partition(n, n_workers), float(f_star),
                   n * problem.smoothness(0, n), delays, max_iter, gap_tol, keep_iterates)
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import as_generator, check_array, check_int, check_real
 from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, even_partition
@@ -190,6 +190,11 @@ def simulate_schemes(
     iteration. ``decode_error`` and ``imag`` are then maxima since the previous row.
     """
     n = check_int("n", n, low=3)
+    schemes = list(schemes)
+    if not schemes:
+        raise ValueError("schemes must hold at least one scheme, got an empty list")
+    y_test = check_array("y_test", y_test, ndim=1)
+    X_test = check_array("X_test", X_test, ndim=2, shape=(y_test.shape[0], None))
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
     cg_N = check_real("cg_N", cg_N, low=0.0)
@@ -216,7 +221,9 @@ def simulate_schemes(
         fastest = min(t0 + cg_N * s.load(n) for s in schemes)
         n_iter = int(np.ceil(time_budget / fastest)) + 1
         delays = pareto_delays(n_iter, n, t0, xi, rng)
-    delays = np.asarray(delays, dtype=float)
+    delays = check_array("delays", delays)
+    if np.any(delays < 0):
+        raise ValueError(f"delays must be >= 0 seconds, got min(delays)={delays.min():g}")
     if delays.ndim != 2 or delays.shape[1] != n:
         raise ValueError(f"delays must have shape (iterations, n={n}), got {delays.shape}")
     order = np.argsort(delays, axis=1, kind="stable")  # arrival order per iteration

@@ -60,7 +60,13 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
     (gamma with the worker's moments; exponential when ``sigma_p = m_p``).
     """
     rng = as_generator(rng)
-    kappa = np.asarray(kappa, dtype=np.int64)
+    n_iterations = check_int("n_iterations", n_iterations, low=1)
+    raw = check_array("kappa", kappa, ndim=1)
+    if np.any(raw != np.round(raw)) or np.any(raw < 0):
+        raise ValueError(f"kappa must hold non-negative integer task counts, got kappa={raw.tolist()}")
+    if not np.any(raw > 0):
+        raise ValueError(f"kappa must give at least one worker a task, got kappa={raw.tolist()}")
+    kappa = raw.astype(np.int64)
     shape, scale = workers.gamma_parameters()
     blocks = []
     for p in np.flatnonzero(kappa):
@@ -114,6 +120,8 @@ def fifo_delays(arrivals, service) -> tuple[np.ndarray, np.ndarray]:
     """
     arrivals = check_array("arrivals", arrivals, ndim=1)
     service = check_array("service", service, shape=arrivals.shape)
+    if np.any(service < 0):
+        raise ValueError(f"service times must be >= 0, got min(service)={service.min():g}")
     if np.any(np.diff(arrivals) < 0):
         raise ValueError("arrivals must be non-decreasing")
     cum = np.cumsum(service)

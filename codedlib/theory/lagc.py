@@ -454,7 +454,7 @@ def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) 
 def heterogeneity_fraction(unit_smoothness, gamma) -> np.ndarray:
     """``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups)."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
-    gamma = np.asarray(gamma, dtype=float)
+    gamma = check_array("gamma", gamma)
     return (L[:, None] ** 2 <= gamma.reshape(-1)[None, :]).mean(axis=0).reshape(gamma.shape)
 
 

@@ -156,6 +156,8 @@ def decoding_time(f, c_m: float, decoder: str = "rs"):
     if decoder not in DECODERS:
         raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got decoder={decoder!r}")
     f = np.asarray(f, dtype=float)
+    if not np.all(np.isfinite(f)) or np.any(f < 1):
+        raise ValueError(f"f must hold finite worker counts >= 1, got f={f.tolist()}")
     if decoder == "rs":
         return c_m * f * (f - 1.0)
     if decoder == "mds":
@@ -206,4 +208,8 @@ def optimal_workers(
 ) -> int:
     """The f in 1..n minimising eq. (17) (the paper's f_RS with "rs", f_MDS with "mds")."""
     table = iteration_time_table(n, t0, xi, cg_N, c_m, decoders=(decoder,))
-    return int(table["f"].iloc[int(np.argmin(table[f"T_{decoder}"].to_numpy()))])
+    times = table[f"T_{decoder}"].to_numpy()
+    if not np.isfinite(times).any():
+        raise ValueError(f"xi must exceed 1/n = {1 / n:.3g} for any f to have a finite expected "
+                         f"iteration time (eq. 17), got xi={xi:g}")
+    return int(table["f"].iloc[int(np.argmin(times))])
