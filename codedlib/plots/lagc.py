@@ -92,6 +92,9 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
     delays = list(dict.fromkeys(df["delay"]))
     metrics = [("time", "time complexity (10)"), ("communication", "communication (11)"),
                ("computation", "computation (12)")]
+    ylabels = {"time": "time to ε [units of μ₀ or t₀]", "communication": "messages to ε",
+               "computation": "partition gradients to ε"}
+    xlabels = {"r": "r (copies of each partition)", "G": "G (worker groups)"}
     if fig is None:
         fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)),
                                  squeeze=False)
@@ -115,7 +118,8 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
             ax.set_xscale("log", base=2)
             ax.xaxis.set_minor_formatter(ticker.NullFormatter())
             ax.set_xticks(sorted(sub[x].unique()), [str(v) for v in sorted(sub[x].unique())])
-            ax.set_xlabel(x)
+            ax.set_xlabel(xlabels.get(x, x))
+            ax.set_ylabel(ylabels[col], fontsize=8)
             ax.set_title(f"{dname}: {label}", fontsize=9)
         axes[i, 0].legend(fontsize=7)
     fig.tight_layout()
