@@ -84,3 +84,19 @@ def test_widget_report_and_errors():
     assert "theta =" in ui.status.value and ui.images[0].value[:4] == b"\x89PNG"
     ui.controls["comm_text"].value = "0.1"  # 5 speeds, 1 communication time: the message
     assert "same number of workers" in ui.status.value and ui.images[0].layout.display == "none"
+
+
+def test_example2_setting_check_finds_one_arrival_rate_for_both_paper_values():
+    """Issue 13 item 8: candidate setting differences run on paired streams; both splits'
+    delay-vs-realised-rate lines meet the paper's values at nearly the same rate below λ."""
+    from codedlib.experiments.stream import example2_setting_check
+
+    res = example2_setting_check(n_streams=40, n_jobs=1000, seed=1)
+    v = res["variants"].set_index("setting")
+    det = v.loc["deterministic arrivals every 1/λ"]
+    assert det["optimal_sd"] < 0.1 * v.iloc[0]["optimal_sd"]  # no queue burstiness left
+    rates = res["match"]["rate_matching_paper"].to_numpy()
+    assert (rates < 0.01).all() and abs(rates[0] - rates[1]) < 0.0015
+    assert (res["match"]["slope"] > 0).all()  # a faster stream waits longer
+    assert res["lambda_fit"] == pytest.approx(rates.mean())
+    assert v.index[-1].startswith("λ = ") and "calibrated" in v.index[-1]

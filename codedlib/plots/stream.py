@@ -8,6 +8,7 @@ import numpy as np
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "plot_example2_setting_check",
     "plot_activity",
     "plot_cluster",
     "plot_delay_vs_redundancy",
@@ -258,4 +259,30 @@ def plot_unstable_growth(df, paper=None, ax=None):
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
     ax.legend(fontsize="small", loc="upper left")
+    return fig
+
+
+def plot_example2_setting_check(check: dict, title: str = ""):
+    """Each simulated stream's average delay against its realised arrival rate, per split,
+    with the least-squares line, the paper's value and the rate where they meet
+    (:func:`codedlib.experiments.stream.example2_setting_check`)."""
+    streams, match = check["streams"], check["match"].set_index("split")
+    fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
+    for ax, split in zip(axes, ("optimal", "uniform")):
+        x, y = streams["realised_rate"].to_numpy(), streams[split].to_numpy()
+        ax.plot(x, y, ".", color="#0173b2" if split == "optimal" else "#de8f05", ms=4,
+                label=f"one simulated stream ({split} split)")
+        m = match.loc[split]
+        grid = np.linspace(min(x.min(), m["rate_matching_paper"]) * 0.98, x.max() * 1.02, 50)
+        ax.plot(grid, m["intercept"] + m["slope"] * grid, "k-", lw=1, label="least squares")
+        ax.axhline(m["paper"], color="crimson", ls="--", lw=1, label=f"paper: {m['paper']:g} s")
+        ax.axvline(m["rate_matching_paper"], color="crimson", ls=":", lw=1,
+                   label=f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s")
+        ax.axvline(0.01, color="#888888", lw=0.8, label="λ = 0.01 (listed)")
+        ax.set_xlabel("realised arrival rate of the stream, J / t_J [jobs/s]")
+        ax.set_ylabel("average job delay of the stream [s]")
+        ax.legend(fontsize=7)
+        ax.set_title(f"{split} split", fontsize=9)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
     return fig
