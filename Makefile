@@ -18,7 +18,7 @@ TEST_WORKERS ?= 2
 CONSTRAINTS := constraints.txt
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test figures book lab bench demo lock clean distclean
+.PHONY: help setup test lint figures book lab bench demo lock clean distclean
 
 help: ## Show this help
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -40,6 +40,9 @@ test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode, the MP
 	  echo "*** WARNING: no Chromium on this machine: the browser test tier (tests/test_browser.py) will be SKIPPED."; \
 	  echo "*** Install it with: apt-get install chromium   (.ci/run does)"; echo; }
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -p no:cacheprovider
+
+lint: $(STAMP) ## Lint code, tests, benchmarks and notebooks with ruff (rules in pyproject.toml)
+	$(BIN)/ruff check codedlib tests benchmarks notebooks
 
 figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figures/<notebook>/
 	$(BIN)/python -m codedlib.notebooks --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)

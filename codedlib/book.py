@@ -108,7 +108,7 @@ def _claims_html(claims) -> str:
     rows = []
     counts = "".join(f"<th>{html.escape(v)}</th>" for v in VERDICTS)
     rows.append(f"<table><tr><th>paper</th><th>rows</th>{counts}</tr>")
-    for key, (_, short, title) in PAPERS.items():
+    for key, (_, _short, title) in PAPERS.items():
         mine = [c for c in claims if c.paper == key]
         if mine:
             cells = "".join(f"<td>{sum(c.verdict == v for c in mine) or '·'}</td>" for v in VERDICTS)

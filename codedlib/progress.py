@@ -15,7 +15,8 @@ progress bar instead).
 from __future__ import annotations
 
 import threading
-from typing import Iterable, TypeVar
+from collections.abc import Iterable
+from typing import TypeVar
 
 __all__ = ["show_progress", "track"]
 

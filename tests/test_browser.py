@@ -94,7 +94,7 @@ def lab(tmp_path_factory):
                 break
             except OSError:
                 if proc.poll() is not None:
-                    raise RuntimeError((root / "lab.log").read_text())
+                    raise RuntimeError((root / "lab.log").read_text()) from None
                 time.sleep(0.5)
         else:
             raise RuntimeError("JupyterLab did not start: " + (root / "lab.log").read_text())

@@ -4,14 +4,20 @@ citation metadata, and no path outside the repository in any tracked file."""
 
 import math
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from codedlib.claims import (
-    VERDICTS, Claim, ClaimsTable, check_claim, mean_interval, proportion_interval, ratio_interval,
-    read_claims, render_readme_table,
+    VERDICTS,
+    Claim,
+    ClaimsTable,
+    check_claim,
+    mean_interval,
+    proportion_interval,
+    ratio_interval,
+    read_claims,
+    render_readme_table,
 )
 from codedlib.notebooks import REPO_ROOT, discover_notebooks
 

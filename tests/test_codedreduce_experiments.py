@@ -6,6 +6,8 @@ import pytest
 
 from codedlib.experiments.codedreduce import (
     PAPER_SPEEDUPS,
+    calibrate_straggle_delay,
+    coded_gradient_descent,
     configuration_summary,
     convergence,
     convergence_over_seeds,
@@ -13,10 +15,8 @@ from codedlib.experiments.codedreduce import (
     example2_codedreduce,
     fig2_iteration_times,
     fig2_over_seeds,
-    load_curves,
-    calibrate_straggle_delay,
-    coded_gradient_descent,
     figure_model,
+    load_curves,
     model_speedup_range,
     regime_map,
     replica_seeds,

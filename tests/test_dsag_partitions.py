@@ -167,7 +167,7 @@ def test_cache_never_double_counts(case):
         assert accepted == all(e[2] < t for e in overlapping)
         entries = cache.entries()
         # disjoint, sorted entries
-        for (s1, e1, *_), (s2, e2, *_) in itertools.pairwise(entries):
+        for (_s1, e1, *_), (s2, _e2, *_) in itertools.pairwise(entries):
             assert e1 <= s2
         # H is exactly the sum of the cached sub-gradients; every sample counted at most once
         np.testing.assert_array_equal(cache.H, cache.recompute_sum())

@@ -10,7 +10,11 @@ import pytest
 
 from codedlib.claims import check_claim, read_claims
 from codedlib.notebooks import (
-    REPO_ROOT, discover_notebooks, inline_figures, notebook_has_outputs, parameters_cell,
+    REPO_ROOT,
+    discover_notebooks,
+    inline_figures,
+    notebook_has_outputs,
+    parameters_cell,
     run_notebook,
 )
 

@@ -96,7 +96,7 @@ class Job:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             out, err = self.proc.communicate()
-            raise AssertionError("the job hung: " + "".join(self.stderr_lines) + err)
+            raise AssertionError("the job hung: " + "".join(self.stderr_lines) + err) from None
         return self.proc.returncode, out, "".join(self.stderr_lines) + err
 
 

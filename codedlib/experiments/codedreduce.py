@@ -30,8 +30,8 @@ from codedlib.codes.cyclic import (
     cyclic_repetition_code,
     gradient_code_from_matrices,
 )
-from codedlib.progress import track
 from codedlib.network import Network
+from codedlib.progress import track
 from codedlib.schemes.codedreduce import (
     PAPER_NETWORK,
     SCHEMES,
@@ -809,7 +809,7 @@ def coded_gradient_descent(figure: str = "fig8", n_iterations: int = 300,
             for nd in alloc.nodes[1:]:
                 if nd.n_points:
                     local[nd.rank] = nd.local_data.gradient(
-                        lambda a, b: prob.partial_gradient(theta_cr, a, b))
+                        lambda a, b, th=theta_cr: prob.partial_gradient(th, a, b))
             grads["CR"], _ = execute(alloc, local,
                                      survivors={q: v[t] for q, v in survivors.items()})
             for name, g in grads.items():

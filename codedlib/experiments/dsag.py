@@ -692,7 +692,7 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Time to each gap averaged over seeds (NaN if some seed never reaches it), plus the
     final gap averaged over seeds."""
     per_seed = []
-    for s, sub in df.groupby("seed"):
+    for _seed, sub in df.groupby("seed"):
         t = time_to_gap(sub, gaps)
         t["final gap"] = sub.groupby("method", sort=False).gap.min()
         per_seed.append(t)

@@ -226,7 +226,7 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
         _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
         return float(np.mean((finish - arr)[warm:])), J / arr[-1]
 
-    variants = {"as listed (Poisson, J = {})".format(n_jobs): (n_jobs, "poisson", 0),
+    variants = {f"as listed (Poisson, J = {n_jobs})": (n_jobs, "poisson", 0),
                 "deterministic arrivals every 1/λ": (n_jobs, "deterministic", 0),
                 "J = 100 jobs": (100, "poisson", 0), "J = 300 jobs": (300, "poisson", 0),
                 "first 200 jobs dropped (warm-up)": (n_jobs, "poisson", 200)}

@@ -198,7 +198,7 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
     colors = {"slowed": "C0", "sped up": "C3", "other": "0.6"}
     for ax, run in zip(axes[:2], ("load-balanced", "not balanced"), strict=True):
         sub = df[df.run == run]
-        for w, tr in sub.groupby("worker"):
+        for _worker, tr in sub.groupby("worker"):
             ax.plot(tr["iteration"] + 1, tr["latency"], lw=1, color=colors[tr["role"].iloc[0]])
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it

@@ -35,7 +35,7 @@ def plot_iteration_times(results, ax=None):
     res = _results_dict(results)
     fig, ax = new_axes(ax, figsize=(1.2 * len(res) + 3.0, 4.0))
     rng = np.random.default_rng(0)
-    for k, (label, r) in enumerate(res.items()):
+    for k, (_label, r) in enumerate(res.items()):
         t = r.iterations["iteration_time"].to_numpy() * 1e3
         ax.bar(k, t.mean(), width=0.6, alpha=0.35, color=f"C{k}")
         ax.scatter(k + rng.uniform(-0.2, 0.2, t.size), t, s=12, color=f"C{k}", zorder=3)

@@ -229,7 +229,11 @@ def main(argv=None) -> int:
             print(f"codedlib.runtime: error: {problem}", file=sys.stderr, flush=True)
         return 2
     from codedlib.runtime.engines import (
-        Diverged, ParentSilent, StragglerTimeout, abort_if_needed, run,
+        Diverged,
+        ParentSilent,
+        StragglerTimeout,
+        abort_if_needed,
+        run,
     )
 
     if rank == 0 and hasattr(signal, "SIGUSR1"):

@@ -220,12 +220,12 @@ class GradientCache:
                 f"got start={start}, stop={stop}"
             )
         lo, hi = self._overlapping(start, stop)
-        for s, e, t, _ in self._entries[lo:hi]:
+        for _s, _e, t, _ in self._entries[lo:hi]:
             if t >= iteration:
                 self.n_rejected += 1
                 return False
         value = np.asarray(value, dtype=float)
-        for s, e, t, y in self._entries[lo:hi]:
+        for s, e, _t, y in self._entries[lo:hi]:
             self.H -= y
             self.covered -= e - s
         self.n_evicted += hi - lo

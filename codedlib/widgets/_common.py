@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import html
-import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 __all__ = [
     "DRAW_LOCK",

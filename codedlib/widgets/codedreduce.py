@@ -52,9 +52,9 @@ def explore_codedreduce(n: int = 4, L: int = 3, s: int = 1, d: int = 7644, seed:
     resiliency, message times, the tree (up to 81 leaves), Theorem 2's bounds, the mean
     iteration time of every scheme in a fresh simulation and where it goes; "simulate again"
     draws a new seed. Invalid combinations show the error message and no stale figure."""
-    from codedlib.schemes.codedreduce import PAPER_NETWORK
-
     import ipywidgets as W
+
+    from codedlib.schemes.codedreduce import PAPER_NETWORK
 
     style = {"description_width": "initial"}
     controls = {
