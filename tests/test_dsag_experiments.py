@@ -302,3 +302,16 @@ def test_dsag_plots_draw_bands_and_captions():
     fig = dp.plot_load_balancing(runs, seed=1, summary=ex.fig7_final_latency(runs, last=5))
     assert len(fig.axes) == 3 and "seed 1" in fig.axes[0].get_title()
     plt.close(fig)
+
+
+def test_load_balancing_gain_grows_as_task_noise_falls():
+    """Issue 13 item 2: the LB gain is set by the per-task noise relative to the 2 % margin."""
+    from codedlib.experiments.dsag import lb_gain_vs_task_noise
+
+    df = lb_gain_vs_task_noise(comp_cvs=(0.01, 0.1), seeds=(0, 1, 2), n_samples=980, time_limit=0.8)
+    assert set(df["method"]) == {"DSAG", "DSAG-LB"} and len(df) == 2 * 2 * 3
+    wide = df.pivot_table(index=["comp_cv", "seed"], columns="method", values="time_to_gap")
+    ratio = (wide["DSAG-LB"] / wide["DSAG"]).groupby(level="comp_cv").mean()
+    assert ratio[0.01] < ratio[0.1] and ratio[0.01] < 0.9
+    with pytest.raises(ValueError, match="seeds must hold"):
+        lb_gain_vs_task_noise(seeds=())

@@ -43,6 +43,7 @@ from codedlib.schemes.dsag import (
 )
 
 __all__ = [
+    "lb_gain_vs_task_noise",
     "artificial_model",
     "artificial_slowdown",
     "cloud_model",
@@ -686,6 +687,38 @@ def fig8_repeated(kind="pca", seeds=(0,), **kwargs) -> pd.DataFrame:
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update(frames[0].attrs)
     return out
+
+
+def lb_gain_vs_task_noise(comp_cvs=(0.01, 0.02, 0.05, 0.1), seeds=(0, 1, 2, 3, 4), kind="logistic",
+                          gap=1e-6, n_workers=49, w=10, **kwargs) -> pd.DataFrame:
+    """What drives the load-balancing gain (DSAG Section VI): the per-task noise of the
+    workers relative to the coordinator's 2 % margin.
+
+    For each per-task coefficient of variation ``comp_cv`` of the stand-in cluster, DSAG and
+    DSAG-LB run on the same seeds (:func:`fig8_convergence`); per seed: the time to ``gap`` of
+    each, their ratio (LB / plain, below 1: balancing helps) and the mean number of fresh
+    results per iteration up to then. With little task noise a balanced cluster's workers finish
+    together, so many fresh results fall inside the margin after the w-th: each iteration
+    carries more of the data. Tidy rows: comp_cv, seed, method, time_to_gap, n_fresh."""
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got seeds=[]")
+    comp_cvs = [check_real("comp_cv", c, low=0.0, low_open=True) for c in comp_cvs]
+    methods = [m for m in fig8_methods(n_workers, w) if m[0] in (f"DSAG w={w}", f"DSAG-LB w={w}")]
+    rows = []
+    for cv in track(comp_cvs, "task-noise levels"):
+        for s in seeds:
+            df = fig8_convergence(kind, seed=int(s), n_workers=n_workers, w=w, methods=methods,
+                                  comp_cv=cv, **kwargs)
+            for label, sub in df.groupby("method", sort=False):
+                hit = sub[sub.gap <= gap]
+                end = hit.iloc[0] if len(hit) else sub.iloc[-1]
+                upto = sub[sub.time <= end.time]
+                rows.append({"comp_cv": cv, "seed": int(s),
+                             "method": "DSAG-LB" if "LB" in label else "DSAG",
+                             "time_to_gap": float(end.time) if len(hit) else np.nan,
+                             "n_fresh": float(upto.n_fresh.mean())})
+    return pd.DataFrame(rows)
 
 
 def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib import ticker
 from matplotlib.figure import Figure
 
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "plot_lb_gain_vs_task_noise",
     "add_caption",
     "plot_bursts",
     "plot_convergence",
@@ -334,5 +336,44 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
         ax.set_ylabel("time to reach it [s] (simulated)")
         ax.set_title("time to gap: seeds (dots), mean ± 95 % CI (clipped at 0)")
         ax.legend(fontsize="x-small", loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: str = ""):
+    """Left: DSAG-LB / DSAG time to the gap per per-task noise level (geometric mean of the
+    paired per-seed ratios, 95 % interval), the paper's range shaded; right: fresh results per
+    iteration of each method (mean over seeds, 95 % interval). From
+    :func:`codedlib.experiments.dsag.lb_gain_vs_task_noise`."""
+    from codedlib.claims import mean_interval, ratio_interval
+
+    fig, (ax1, ax2) = subplots(1, 2, figsize=(10.0, 4.0))
+    cvs = sorted(df["comp_cv"].unique())
+    ratios = []
+    for cv in cvs:
+        wide = df[df.comp_cv == cv].pivot(index="seed", columns="method", values="time_to_gap").dropna()
+        ratios.append(ratio_interval(wide["DSAG-LB"], wide["DSAG"]) if len(wide) > 1 else (np.nan,) * 3)
+    r = np.array(ratios)
+    ax1.errorbar(cvs, r[:, 0], yerr=[r[:, 0] - r[:, 1], r[:, 2] - r[:, 0]], fmt="o-", capsize=3,
+                 color="C2", label="ours (95 % interval over seeds)")
+    ax1.axhspan(*paper_range, color="0.85", label=f"paper: {paper_range[0]:g}–{paper_range[1]:g}")
+    ax1.axhline(1.0, color="0.5", lw=0.8)
+    if chosen is not None:
+        ax1.axvline(chosen, color="k", ls=":", lw=1, label=f"chosen for Fig. 8: {chosen:g}")
+    ax1.set_ylabel("time to gap: DSAG-LB / DSAG")
+    ax1.legend(fontsize=7)
+    for method, color in (("DSAG", "C0"), ("DSAG-LB", "C2")):
+        stats = [mean_interval(df[(df.comp_cv == cv) & (df.method == method)]["n_fresh"]) for cv in cvs]
+        m = np.array(stats)
+        ax2.errorbar(cvs, m[:, 0], yerr=[m[:, 0] - m[:, 1], m[:, 2] - m[:, 0]], fmt="o-", capsize=3,
+                     color=color, label=method)
+    ax2.set_ylabel("fresh results per iteration")
+    ax2.legend(fontsize=7)
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_xticks(cvs, [f"{cv:g}" for cv in cvs])
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xlabel("per-task coefficient of variation (comp_cv)")
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return fig
