@@ -26,6 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from codedlib.notebooks import REPO_ROOT, discover_notebooks
@@ -304,17 +305,21 @@ def interact_01(page, record):
 
 
 def interact_02(page, record):
+    from codedlib.experiments import reed_solomon as ex
     from codedlib.widgets.reed_solomon import code_summary
 
+    # the notebook's c_m is calibrated: the geometric middle of the window where eq. (17) gives f_MDS
+    low, high = ex.c_m_range_for_f_mds(ex.PAPER["f_mds"], ex.PAPER["n"], 0.001, 1.1, 0.035)
+    c_m = float(np.sqrt(low * high))
     box = explorer(page, 0)
     values = {name: float(read_value(control(box, label))) for name, label in
               [("t0", "t0"), ("cg_N", "c_g·N"), ("c_m", "c_m")]}
-    assert values == {"t0": 0.001, "cg_N": 0.035, "c_m": 1e-9}  # no rounding by the browser
-    text, _ = code_summary(8, 4, 3, 0.001, 1.1, 0.035, 1e-9)
+    assert values == {"t0": 0.001, "cg_N": 0.035, "c_m": c_m}  # no rounding by the browser
+    text, _ = code_summary(8, 4, 3, 0.001, 1.1, 0.035, c_m)
     assert normalise(status_text(box)) == normalise(text)
     assert "alpha* (eq. 22) = 0.1477" in status_text(box)
     record("02 explorer: t0 0.001 -> 0.002", redraw(page, box, lambda: set_value(control(box, "t0"), 0.002)))
-    text, _ = code_summary(8, 4, 3, 0.002, 1.1, 0.035, 1e-9)
+    text, _ = code_summary(8, 4, 3, 0.002, 1.1, 0.035, c_m)
     assert normalise(status_text(box)) == normalise(text)
     set_value(control(box, "w"), 5)  # w > k
     box.locator(".codedlib-error").wait_for(timeout=60_000)

@@ -6,6 +6,7 @@ hang. Signals go to the real rank processes (found by the ``PMI_RANK`` of their 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -155,16 +156,19 @@ def test_sigstop_from_outside_then_sigcont(tmp_path):
 
 
 # ------------------------------------------------------------------ a worker killed
-@pytest.mark.timeout(200)
+@pytest.mark.timeout(300)
 def test_a_killed_worker_is_named_and_completed_iterations_are_kept(tmp_path):
-    """MPICH cannot run on without a dead process. Whatever happens, the iterations completed
-    before the kill are on disk. Launched with -disable-auto-cleanup, MPICH signals the root
-    first, which names the dead worker -- best effort: the launcher may end the root before its
-    handler runs, so the job is repeated (up to 3 times) until the message is seen once."""
+    """Launched with -disable-auto-cleanup, MPICH's launcher signals the root (SIGUSR1), which
+    names the dead worker and sends it nothing more; the other workers ignore the signal. The
+    launcher then usually ends the job anyway (seen with strace: SIGKILL to every rank once the
+    dead rank's PMI socket closes); when it does not, the tolerated run (gc, S = 1) finishes
+    without the worker. Either way the iterations completed are on disk, contiguous, and the job
+    exits non-zero (mpiexec reports the killed rank). Repeated (up to 3 times) until the root has
+    named the worker once: the launcher may end it before its handler runs."""
     named = False
     for attempt in range(3):
         out = tmp_path / f"run{attempt}"
-        job = Job(5, ["--scheme", "gc", "--N", "4", "--S", "1", "--iterations", "3000",
+        job = Job(5, ["--scheme", "gc", "--N", "4", "--S", "1", "--iterations", "1500",
                       "--delay", "shiftexp:shift=0.005,rate=1000", "--timeout", "20",
                       "--out", str(out)], launcher=["-disable-auto-cleanup"])
         pid = job.rank_pid(2)  # worker 1
@@ -173,8 +177,13 @@ def test_a_killed_worker_is_named_and_completed_iterations_are_kept(tmp_path):
         code, _out, err = job.finish()
         assert code != 0
         its = iterations(out)
-        assert 10 < len(its) < 3000 and its["iteration"].tolist() == list(range(len(its)))
-        if "died; MPICH cannot run on without it" in err:
+        assert len(its) > 10 and its["iteration"].tolist() == list(range(len(its)))
+        if len(its) == 1500:  # survived: the run went on without worker 1, which sent nothing after
+            meta = json.loads((out / "run.json").read_text())
+            assert meta["dead"] == [1], meta.get("dead")
+            trace = pd.read_csv(out / "trace.csv", comment="#")
+            assert trace.loc[trace["worker"] == 1, "iteration"].max() < 1400
+        if "died; the run goes on without it" in err:
             assert f"worker 1 (rank 2, pid {pid}) died" in err, err[-2000:]
             named = True
             break

@@ -171,10 +171,11 @@ def comparison(result) -> str:
 
 def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed process
     """MPICH (with ``-disable-auto-cleanup``) signals SIGUSR1 when a process of the job died:
-    name it (by the pids the workers sent at start-up) before the launcher ends the job."""
+    name it (by the pids the workers sent at start-up) and send it nothing more. The run goes
+    on without it; a scheme that cannot do without it ends at its straggler ``--timeout``."""
     import time
 
-    from codedlib.runtime.engines import WORKER_PIDS
+    from codedlib.runtime.engines import DEAD_WORKERS, WORKER_PIDS
 
     def gone(pid):
         try:
@@ -191,10 +192,15 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
         if dead:
             break
         time.sleep(0.025)
-    who = (", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in dead)
-           if dead else "a process of the job (not one of this host's workers)")
-    sys.stderr.write(f"codedlib.runtime: error: {who} died; MPICH cannot run on without it, so "
-                     "the job ends now; the iterations completed so far are in --out\n")
+    fresh = [w for w in dead if w not in DEAD_WORKERS]
+    DEAD_WORKERS.update(dead)
+    if dead and not fresh:
+        return
+    who = (", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
+           if fresh else "a process of the job (not one of this host's workers)")
+    sys.stderr.write(f"codedlib.runtime: warning: {who} died; the run goes on without it (no more "
+                     "tasks to it): a scheme that tolerates it finishes, else --timeout ends the run "
+                     "with the iterations completed so far in --out\n")
     sys.stderr.flush()
 
 
@@ -236,8 +242,8 @@ def main(argv=None) -> int:
         run,
     )
 
-    if rank == 0 and hasattr(signal, "SIGUSR1"):
-        signal.signal(signal.SIGUSR1, _name_dead_workers)
+    if hasattr(signal, "SIGUSR1"):  # a worker must not die of the news that another one did
+        signal.signal(signal.SIGUSR1, _name_dead_workers if rank == 0 else signal.SIG_IGN)
     shown = list(sys.argv[1:] if argv is None else argv)
     for option in ("--out", "--trace"):  # where the files went is not part of how they were made
         if option in shown:

@@ -317,6 +317,8 @@ class Node:
         task[1:] = theta
         self.sent_at[iteration] = now()
         for child in self.plan.children:
+            if child - 1 in DEAD_WORKERS:
+                continue
             if len(self.unanswered[child]) >= MAX_OUTSTANDING:
                 self.skipped[child] += 1  # silent (frozen?) child: no task until it answers
                 continue
@@ -502,11 +504,11 @@ class RootNode(Node):
     def shutdown(self) -> list:
         """STOP every worker, collect their traces; return the workers that never answered."""
         stop = np.zeros(1)
-        size = self.comm.Get_size()
-        for rank in range(1, size):
+        alive = [r for r in range(1, self.comm.Get_size()) if r - 1 not in DEAD_WORKERS]
+        for rank in alive:
             self.sends.isend(self.comm, stop, rank, TAG_STOP)
-        self.wait(lambda: len(self.traces) == size - 1, now() + ROOT_GRACE)
-        return sorted(r - 1 for r in range(1, size) if r not in self.traces)
+        self.wait(lambda: all(r in self.traces for r in alive), now() + ROOT_GRACE)
+        return sorted(r - 1 for r in alive if r not in self.traces)
 
 
 # ---------------------------------------------------------------------------- driver
@@ -561,6 +563,9 @@ def _distribute_delays(comm, config, problem, rank):
 
 #: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
 WORKER_PIDS: dict = {}
+#: Workers known dead on the root (from MPICH's SIGUSR1 under ``-disable-auto-cleanup``): they get
+#: no task and no STOP, and the run goes on without them as long as the scheme tolerates it.
+DEAD_WORKERS: set = set()
 
 
 def startup_seconds(config: RunConfig) -> float:
@@ -665,8 +670,11 @@ def run(config: RunConfig, comm=None, command: str | None = None,
     meta["unresponsive"] = unresponsive
     meta["withheld_tasks"] = {str(c - 1): k for c, k in root.skipped.items() if k}
     meta["delays"] = column.tolist() if config.iterations * config.n_workers <= 20000 else None
+    meta["dead"] = sorted(DEAD_WORKERS)
     if unresponsive:
         meta["notes"].append(f"workers {unresponsive} did not answer STOP (frozen); ended by MPI_Abort")
+    if DEAD_WORKERS:
+        meta["notes"].append(f"workers {sorted(DEAD_WORKERS)} died during the run; it went on without them")
     result = RunResult(trace, iterations, None, meta)
     if error is not None:
         error.result = result
