@@ -287,3 +287,52 @@ def test_load_balancer_delay_postpones_repartitioning():
         run = simulate_dsag(problem, model, N, 20, 0.25, n_iterations=200, load_balancer=lb, rng=2)
         first[delay] = min(t for t, *_ in run.repartitions)
     assert first[0.3] >= first[0.0] + 0.3
+
+
+# ------------------------------------------------------------------ coordinator semantics
+def _latencies_of(run, n_iterations, n_workers):
+    """The task latencies a run drew, as ``(iteration, worker)``: tasks it never finished get a
+    latency past the end of the run (they cannot matter to the iterations simulated)."""
+    lat = np.full((n_iterations, n_workers), 1e6)
+    tasks = run.tasks
+    lat[tasks.iteration.to_numpy(), tasks.worker.to_numpy()] = (tasks.compute_time + tasks.comm_time).to_numpy()
+    return lat
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("method", ["dsag", "sag", "sgd"])
+def test_simulator_follows_the_reference_rules_event_for_event(seed, method):
+    """Default semantics: every iteration's end time and fresh set equal those of the port of the
+    authors' coordinator rules (CodedComputing.jl's step!) on the very latencies the run drew."""
+    from codedlib.latency.event_driven import simulate_event_driven_reference
+
+    rng = np.random.default_rng(seed)
+    N, T = int(rng.integers(4, 12)), 40
+    w = int(rng.integers(1, N))
+    problem = logistic_problem(n_samples=40 * N, dim=3, rng=0)
+    model = GammaLatencyModel.from_cv(rng.uniform(1e-3, 2e-3, N), rng.uniform(0.5, 2.0, N), 0.3, 0.3)
+    run = simulate_dsag(problem, model, w, 2, 0.25, method=method, margin=0.3, n_iterations=T, rng=seed)
+    ref = simulate_event_driven_reference(_latencies_of(run, T, N), w, margin=0.3)
+    np.testing.assert_allclose(run.history.time.to_numpy(), ref.iteration_end[0], rtol=1e-12)
+    fresh = np.zeros((T, N), dtype=bool)
+    mine = run.tasks[run.tasks.fresh]
+    fresh[mine.iteration.to_numpy(), mine.worker.to_numpy()] = True
+    np.testing.assert_array_equal(fresh, ref.fresh[0])
+
+
+def test_deadline_semantics_differ_from_the_reference_and_match_the_deadline_simulator():
+    """``semantics="deadline"`` (our MPI coordinator) ends each iteration at the full deadline and
+    restarts late workers at once; with a wide margin the two rules give different clocks."""
+    from codedlib.latency.event_driven import simulate_event_driven
+
+    N, T, w = 10, 40, 4
+    problem = logistic_problem(n_samples=400, dim=3, rng=0)
+    model = _model(N, cv=0.3)
+    runs = {s: simulate_dsag(problem, model, w, 2, 0.25, margin=0.3, n_iterations=T, rng=3, semantics=s)
+            for s in ("reference", "deadline")}
+    lat = _latencies_of(runs["deadline"], T, N)
+    ends = simulate_event_driven(lat, w, margin=0.3, semantics="deadline").iteration_end[0]
+    np.testing.assert_allclose(runs["deadline"].history.time.to_numpy(), ends, rtol=1e-12)
+    assert runs["deadline"].history.time.iloc[-1] != pytest.approx(runs["reference"].history.time.iloc[-1])
+    with pytest.raises(ValueError, match="semantics"):
+        simulate_dsag(problem, model, w, 2, 0.25, n_iterations=2, semantics="paper")

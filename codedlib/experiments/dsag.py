@@ -25,13 +25,18 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
-from codedlib.latency.event_driven import simulate_event_driven, simulate_event_driven_heapq
+from codedlib.latency.event_driven import (
+    SEMANTICS,
+    simulate_event_driven,
+    simulate_event_driven_heapq,
+)
 from codedlib.latency.gamma_model import (
     GammaLatencyModel,
     burst_slowdown,
     fit_gamma_model,
     fit_line_through_origin,
     order_statistic_latency,
+    without_queueing,
 )
 from codedlib.problems import PCA, LogisticRegression, sparse_lowrank_binary, standardize
 from codedlib.progress import track
@@ -390,6 +395,70 @@ def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recoverin
     return slowdown
 
 
+#: Table I, AWS rows: per-task latency ranges [s] at the paper's p (100 for PCA, 10 for logistic
+#: regression): (communication low, high), (computation low, high).
+AWS_TABLE_I = {"pca": ((1.5e-4, 1e-3), (1.3e-2, 1.6e-2), 100),
+               "logistic": ((1e-4, 6e-4), (1.1e-3, 1.3e-3), 10)}
+
+
+def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyModel:
+    """An AWS-like stand-in for Section VII-C (N = 100 c5.xlarge workers), built from Table I.
+
+    Per-worker mean communication and per-task computation latencies are drawn uniformly in
+    Table I's AWS ranges (calibrated); a worker's full local data is ``p`` tasks at the
+    paper's p. ``comp_cv``, the per-task coefficient of variation, is our choice: the paper says
+    AWS is noisier than eX3 and gives no number (the eX3 stand-in uses 0.05).
+    """
+    if kind not in AWS_TABLE_I:
+        raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
+    n_workers = check_int("n_workers", n_workers, 1)
+    comp_cv = check_real("comp_cv", comp_cv, 0.0, low_open=True)
+    rng = as_generator(rng)
+    (c_lo, c_hi), (z_lo, z_hi), p = AWS_TABLE_I[kind]
+    comm = rng.uniform(c_lo, c_hi, n_workers)
+    comp = rng.uniform(z_lo, z_hi, n_workers) * p
+    return GammaLatencyModel.from_cv(comm, comp, comm_cv=0.3, comp_cv=comp_cv)
+
+
+def timed_bursts(n_workers, horizon, mean_duration=60.0, busy_fraction=0.0141, factor=1.12, rng=None):
+    """Bursts in wall-clock time (Section III-B, Fig. 4): each worker alternates exponential
+    normal and burst periods, bursts lasting ``mean_duration`` s on average and covering
+    ``busy_fraction`` of the time; computation is ``factor`` times slower in a burst.
+
+    Defaults from Fig. 4 (AWS, N = 36): bursts of about +12 % for about one minute, and at
+    least one of 36 workers in a burst in about 40 % of iterations, i.e. a per-worker share
+    f with 1 - (1 - f)^36 = 0.4 (f = 0.0141). Returns ``slowdown(time, iteration)`` for
+    :func:`codedlib.schemes.dsag.simulate_dsag`; the first state is drawn from the stationary
+    share, so a worker can start the run in a burst.
+    """
+    n_workers = check_int("n_workers", n_workers, 1)
+    horizon = check_real("horizon", horizon, 0.0, low_open=True)
+    mean_duration = check_real("mean_duration", mean_duration, 0.0, low_open=True)
+    busy_fraction = check_real("busy_fraction", busy_fraction, 0.0, 1.0, low_open=True, high_open=True)
+    factor = check_real("factor", factor, 0.0, low_open=True)
+    rng = as_generator(rng)
+    mean_normal = mean_duration * (1 - busy_fraction) / busy_fraction
+    switches = []  # per worker: times at which the state flips, and the state at time 0
+    for _ in range(n_workers):
+        state = bool(rng.random() < busy_fraction)
+        first, t, flips = state, 0.0, []
+        while t <= horizon:
+            t += rng.exponential(mean_duration if state else mean_normal)
+            flips.append(t)
+            state = not state
+        switches.append((first, np.array(flips)))
+
+    def slowdown(time, iteration):
+        out = np.ones(n_workers)
+        for i, (first, flips) in enumerate(switches):
+            in_burst = first ^ bool(np.searchsorted(flips, time, side="right") % 2)
+            if in_burst:
+                out[i] = factor
+        return out
+
+    return slowdown
+
+
 def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
     """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix."""
     data = sparse_lowrank_binary(
@@ -460,8 +529,12 @@ def fig8_convergence(
     max_records=300,
     stop_gap=1e-12,
     comp_cv=0.05,
+    semantics="reference",
+    cluster="ex3",
 ) -> pd.DataFrame:
-    """Fig. 8 (top row): suboptimality gap vs time in the artificial scenario of Section VII-B.
+    """Fig. 8: suboptimality gap vs time; top row (``cluster="ex3"``): the artificial
+    scenario of Section VII-B; bottom row (``cluster="aws"``): Section VII-C on the AWS-like
+    stand-in (:func:`aws_model` with :func:`timed_bursts`, no artificial slowdown).
 
     PCA gap: explained-variance gap to the top-k SVD; logistic: loss gap to the L-BFGS
     optimum. Step sizes: 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the
@@ -510,8 +583,14 @@ def fig8_convergence(
     p = p_default if n_subpartitions is None else n_subpartitions
     eta = eta_default if eta is None else eta
     time_limit = limit_default if time_limit is None else time_limit
-    model = artificial_model(kind, n_workers, rng=rng, comp_cv=comp_cv)
-    slowdown = artificial_slowdown(n_workers)
+    if cluster == "ex3":
+        model = artificial_model(kind, n_workers, rng=rng, comp_cv=comp_cv)
+        slowdown = artificial_slowdown(n_workers)
+    elif cluster == "aws":
+        model = aws_model(kind, n_workers, rng=rng, comp_cv=comp_cv)
+        slowdown = timed_bursts(n_workers, time_limit, rng=rng)
+    else:
+        raise ValueError(f"cluster must be 'ex3' or 'aws', got cluster={cluster!r}")
     methods = fig8_methods(n_workers, w) if methods is None else methods
     theta0 = problem.initial_point(rng)
     if projection is not None:
@@ -555,6 +634,7 @@ def fig8_convergence(
                 method=method,
                 margin=margin,
                 load_balancer=lb if balanced else None,
+                semantics=semantics,
                 **common,
             )
         frames.append(
@@ -571,7 +651,7 @@ def fig8_convergence(
         )
     df = pd.concat(frames, ignore_index=True)
     df.attrs.update(kind=kind, n_workers=n_workers, w=w, n_subpartitions=p, eta=eta,
-                    comp_cv=comp_cv, n_samples=problem.n_samples, n_features=problem.X.shape[1],
+                    comp_cv=comp_cv, cluster=cluster, n_samples=problem.n_samples, n_features=problem.X.shape[1],
                     time_limit=time_limit)
     return df
 
@@ -644,6 +724,38 @@ def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | N
     )
 
 
+#: The margin rule of ``codedlib.runtime``'s DSAG coordinator (it waits out the whole margin and
+#: its workers start the newest task at once): what predictions of our own traces use.
+OUR_COORDINATOR = "deadline"
+
+
+def coordinator_semantics_difference(model, w, n_iterations=30, margin=0.02, load=1.0,
+                                     replicas=200, rng=None) -> pd.DataFrame:
+    """The two margin-window rules (:mod:`codedlib.latency.event_driven`) on the same draws.
+
+    For each of ``replicas`` paired draws of ``n_iterations`` task latencies from ``model``
+    (``sample_total``, tasks of ``load`` times the local data), one row: the total time under
+    the authors' rules (``reference``) and ours (``deadline``), their relative difference
+    ``deadline / reference - 1``, the share of iterations whose fresh sets differ, and whether
+    any does.
+    """
+    w = check_int("w", w, 1, model.n_workers)
+    n_iterations = check_int("n_iterations", n_iterations, 1)
+    replicas = check_int("replicas", replicas, 1)
+    lat = model.sample_total((replicas, n_iterations), rng=as_generator(rng), load=load)
+    ref = simulate_event_driven(lat, w, margin=margin, semantics="reference")
+    ddl = simulate_event_driven(lat, w, margin=margin, semantics="deadline")
+    differs = (ref.fresh != ddl.fresh).any(axis=-1)
+    return pd.DataFrame({
+        "replica": np.arange(replicas),
+        "total_reference": ref.iteration_end[:, -1],
+        "total_deadline": ddl.iteration_end[:, -1],
+        "relative_difference": ddl.iteration_end[:, -1] / ref.iteration_end[:, -1] - 1,
+        "share_iterations_fresh_differs": differs.mean(axis=-1),
+        "fresh_set_differs": differs.any(axis=-1),
+    })
+
+
 def trace_cumulative_latency(
     trace, w=None, margin=0.02, replicas=500, rng=None
 ) -> pd.DataFrame | None:
@@ -651,7 +763,8 @@ def trace_cumulative_latency(
 
     Recorded: the iteration ends at the last fresh arrival of that iteration (the margin
     included), measured from the start of the first task. Predictions come from the gamma
-    model fitted to the same trace: event-driven (Section IV-B) and independent order
+    model fitted to the same trace (the waits of queued tasks taken out of ``comm_time``,
+    :func:`~codedlib.latency.gamma_model.without_queueing`): event-driven (Section IV-B) and independent order
     statistics (Section IV-A). ``w`` defaults to the smallest number of fresh results in an
     iteration. Returns None for traces without stale results.
     """
@@ -662,9 +775,10 @@ def trace_cumulative_latency(
     w = int(fresh.groupby("iteration").size().min()) if w is None else w
     recorded = _recorded_cumulative(trace)
     n_it = len(recorded)
-    fit = fit_gamma_model(trace)
+    fit = fit_gamma_model(without_queueing(trace))
     lat = fit.sample_total((replicas, n_it), rng=rng)
-    event = simulate_event_driven(lat, w, margin=margin).iteration_end.mean(axis=0)
+    # our MPI coordinator waits out the whole margin and restarts late workers at once
+    event = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end.mean(axis=0)
     order = np.arange(1, n_it + 1) * order_statistic_latency(fit, [w], rng=rng)[0]
     return pd.DataFrame(
         {
@@ -718,6 +832,60 @@ def lb_gain_vs_task_noise(comp_cvs=(0.01, 0.02, 0.05, 0.1), seeds=(0, 1, 2, 3, 4
                              "method": "DSAG-LB" if "LB" in label else "DSAG",
                              "time_to_gap": float(end.time) if len(hit) else np.nan,
                              "n_fresh": float(upto.n_fresh.mean())})
+    return pd.DataFrame(rows)
+
+
+def semantics_effect_on_convergence(seeds=(0, 1, 2, 3, 4), kind="logistic", gap=1e-6, n_workers=49,
+                                    w=10, labels=None, **kwargs) -> pd.DataFrame:
+    """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
+    start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
+    Tidy rows: seed, method, semantics, time_to_gap (NaN: not within the time limit)."""
+    seeds = _seeds(seeds)
+    methods = fig8_methods(n_workers, w, include_lb=False)
+    if labels is not None:
+        methods = [m for m in methods if m[0] in labels]
+    rows = []
+    for s in track(seeds, "coordinator semantics"):
+        for semantics in SEMANTICS:
+            df = fig8_convergence(kind, seed=s, n_workers=n_workers, w=w, methods=methods,
+                                  semantics=semantics, **kwargs)
+            for label, sub in df.groupby("method", sort=False):
+                hit = sub.time[sub.gap <= gap]
+                rows.append({"seed": s, "method": label, "semantics": semantics,
+                             "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def sgd_gap_vs_subpartition_rows(rows_per_subpartition=(2, 8, 32), seeds=(0, 1, 2, 3, 4), gap=1e-3,
+                                 n_workers=49, w=10, n_subpartitions=100, dim=100,
+                                 **kwargs) -> pd.DataFrame:
+    """SGD's noise floor on PCA against the size of a subpartition (Section VII, Fig. 8).
+
+    SGD's estimate uses only this iteration's w fresh subpartitions, so its error floor falls
+    as a subpartition holds more rows; the paper's PCA subpartitions hold ≈ 16,600 rows
+    (the 1000 Genomes matrix on 49 workers × 100 subpartitions), our default stand-in 2.
+    For each size the stand-in holds ``rows × N × p`` samples (same cluster and clock);
+    SGD and DSAG run on the same seeds. Tidy rows: rows_per_subpartition, n_samples, seed,
+    method, time_to_gap (NaN: not within the time limit), floor_gap (median gap over the last
+    quarter of the run: SGD's noise floor; DSAG's keeps falling).
+    """
+    seeds = _seeds(seeds)
+    methods = [m for m in fig8_methods(n_workers, w, include_lb=False)
+               if m[0] in (f"SGD w={w}", f"DSAG w={w}")]
+    rows = []
+    for r in track(list(rows_per_subpartition), "rows per subpartition"):
+        r = check_int("rows_per_subpartition", r, 1)
+        n_samples = r * n_workers * n_subpartitions
+        for s in seeds:
+            df = fig8_convergence("pca", seed=s, n_workers=n_workers, w=w, methods=methods,
+                                  n_samples=n_samples, n_subpartitions=n_subpartitions, dim=dim,
+                                  **kwargs)
+            for label, sub in df.groupby("method", sort=False):
+                hit = sub.time[sub.gap <= gap]
+                rows.append({"rows_per_subpartition": r, "n_samples": n_samples, "seed": s,
+                             "method": label.split(" ")[0],
+                             "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan,
+                             "floor_gap": float(sub.gap[sub.time >= 0.75 * sub.time.max()].median())})
     return pd.DataFrame(rows)
 
 
@@ -970,8 +1138,11 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
       iterations (bursts no longer persist);
     * ``gamma fit (long draw)``: per-worker gamma with the injected model's stationary mean and
       variance (from ``long_iterations`` draws);
-    * ``gamma fit (trace)``: per-worker gamma fitted to the trace (computation + communication),
-      what the notebook's Fig. 6 on the trace uses;
+    * ``gamma fit (trace, queueing as latency)``: per-worker gamma fitted to the trace's raw
+      ``compute_time`` and ``comm_time``, where ``comm_time`` holds the wait of a task queued
+      behind its worker's stale task;
+    * ``gamma fit (trace)``: the same fit after :func:`~codedlib.latency.gamma_model.without_queueing`
+      (the simulator queues tasks itself), what the notebook's Fig. 6 on the trace uses;
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
 
@@ -982,8 +1153,9 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
     ``injected_cumulative`` / ``order_statistic_injected_cumulative`` the mean cumulative
     latency per iteration of the ``injected`` / ``order statistic (injected)`` runs,
     ``queueing`` the largest ``compute_time - injected_delay - real_compute`` (time
-    in ``compute_time`` that is neither, e.g. waiting behind a stale
-    task), ``totals`` a DataFrame ``model, replica, total``.
+    in ``compute_time`` that is neither), ``queued_share`` / ``queue_wait_mean`` the share of
+    tasks that waited behind a stale task and their mean wait (inside ``comm_time``),
+    ``comm_time_mean`` the raw mean ``comm_time``, ``totals`` a DataFrame ``model, replica, total``.
     """
     import shlex
 
@@ -1030,7 +1202,7 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
 
     totals = {}
     draws = np.stack([draw(T) for _ in range(replicas)])
-    injected_runs = simulate_event_driven(draws, w, margin=margin).iteration_end
+    injected_runs = simulate_event_driven(draws, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end
     totals["injected"] = injected_runs[:, -1]
     order_injected = np.cumsum(np.partition(draws, w - 1, axis=-1)[..., w - 1], axis=1)
     totals["order statistic (injected)"] = order_injected[:, -1]
@@ -1038,14 +1210,17 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
     shuffled = np.stack([rng.permutation(long[:, i]) for i in range(N)], axis=1)
     n_cut = long_iterations // T
     cut = shuffled[: n_cut * T].reshape(n_cut, T, N)
-    totals["injected, shuffled"] = simulate_event_driven(cut, w, margin=margin).iteration_end[:, -1]
+    totals["injected, shuffled"] = simulate_event_driven(cut, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
     tiny = np.full(N, 1e-12)
     stationary = GammaLatencyModel(tiny, tiny**2, long.mean(axis=0), long.var(axis=0))
     lat = stationary.sample_total((replicas, T), rng=rng)
-    totals["gamma fit (long draw)"] = simulate_event_driven(lat, w, margin).iteration_end[:, -1]
-    fit = fit_gamma_model(trace)
-    lat = fit.sample_total((replicas, T), rng=rng)
-    totals["gamma fit (trace)"] = simulate_event_driven(lat, w, margin=margin).iteration_end[:, -1]
+    totals["gamma fit (long draw)"] = simulate_event_driven(lat, w, margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
+    raw = fit_gamma_model(trace).sample_total((replicas, T), rng=rng)
+    totals["gamma fit (trace, queueing as latency)"] = simulate_event_driven(
+        raw, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
+    net = without_queueing(trace)
+    lat = fit_gamma_model(net).sample_total((replicas, T), rng=rng)
+    totals["gamma fit (trace)"] = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
     totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
     frame = pd.concat([pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
                        for k, v in totals.items()], ignore_index=True)
@@ -1061,5 +1236,8 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
         "order_statistic_injected_cumulative": order_injected.mean(axis=0),
         "injected_mismatch": mismatch,
         "queueing": float(extra.max()),
+        "queued_share": float((net.queue_wait > 0).mean()),
+        "queue_wait_mean": float(net.queue_wait[net.queue_wait > 0].mean()) if (net.queue_wait > 0).any() else 0.0,
+        "comm_time_mean": float(trace.comm_time.mean()),
         "totals": frame,
     }

@@ -8,6 +8,18 @@ its stale task completes. The coordinator ends iteration t once ``w`` tasks of i
 (fresh results) have completed, optionally waiting ``margin`` times the iteration's
 elapsed time longer (the 2 % margin of Section V-A), and then starts iteration t+1.
 
+What happens inside that margin window is not written in the paper; two rules exist:
+
+* ``semantics="reference"`` (default): the rules of the authors' simulator
+  (CodedComputing.jl, ``EventDrivenSimulator``, on which the paper's figures were made). The
+  clock moves only to the last result that actually arrived inside the window, and a worker
+  whose stale result arrives inside the window stays idle until the next iteration starts
+  (it is not restarted on the current one).
+* ``semantics="deadline"``: the iteration always ends at the full deadline ``T'`` and a
+  worker whose stale result arrives inside the window starts its queued task at once. This is
+  what ``codedlib.runtime``'s MPI coordinator does (it waits out the whole margin and its
+  workers hold the newest task), so traces of our own runs are predicted with it.
+
 Every task's latency is drawn up front: ``task_latency[t, i]`` is the time worker i needs for
 the task of iteration t, should it ever start it. With that convention the event-driven
 simulation (a priority queue of completion times, :func:`simulate_event_driven_heapq`) has
@@ -16,9 +28,17 @@ numba. For worker i with busy-until time ``b_i`` at iteration start ``s``:
 
     c_i = max(s, b_i) + task_latency[t, i]       (completion time of its fresh task)
     T   = w-th smallest c_i,  T' = T + margin * (T - s)
-    fresh_i = c_i <= T';  b_i <- c_i if max(s, b_i) <= T' else b_i.
+    fresh_i = c_i <= T'
 
-Both implementations return identical results for identical latencies (tested).
+    deadline:  next start T';  b_i <- c_i if max(s, b_i) <= T' else b_i
+    reference: b_i <- c_i if b_i <= T (restarted before the w-th fresh result) else b_i;
+               next start = the latest arrival (c_i of a restarted worker, or b_i of one that
+               was not) at or before T' (at least T).
+
+Both implementations return identical results for identical latencies (tested), and under
+``semantics="reference"`` both equal :func:`simulate_event_driven_reference`, a port of the
+authors' step rules written from their description (idle flags, task epochs, pop until w fresh
+results re-enqueueing stale workers, then pop inside the window without re-enqueueing).
 """
 
 from __future__ import annotations
@@ -32,11 +52,16 @@ import numpy as np
 from codedlib._validation import check_array, check_int, check_real
 
 __all__ = [
+    "SEMANTICS",
     "EventDrivenResult",
     "simulate_event_driven",
     "simulate_event_driven_heapq",
+    "simulate_event_driven_reference",
     "simulate_model",
 ]
+
+#: What the coordinator does inside the margin window (module docstring).
+SEMANTICS = ("reference", "deadline")
 
 
 @dataclass(frozen=True)
@@ -74,7 +99,8 @@ class EventDrivenResult:
 
 
 @numba.njit(cache=True)
-def _event_driven_kernel(task_latency, w, margin, busy_until0, iteration_end, fresh, busy_out):
+def _event_driven_kernel(task_latency, w, margin, busy_until0, reference, iteration_end, fresh,
+                         busy_out):
     replicas, n_iterations, n_workers = task_latency.shape
     completion = np.empty(n_workers)
     scratch = np.empty(n_workers)
@@ -87,16 +113,31 @@ def _event_driven_kernel(task_latency, w, margin, busy_until0, iteration_end, fr
                 completion[i] = begin + task_latency[r, t, i]
                 scratch[i] = completion[i]
             scratch.sort()
-            deadline = scratch[w - 1]
-            deadline = deadline + margin * (deadline - start)
+            wth = scratch[w - 1]
+            deadline = wth + margin * (wth - start)
+            end = wth if reference else deadline
             for i in range(n_workers):
-                begin = max(start, busy[i])
-                if begin <= deadline:
+                fresh[r, t, i] = False
+                if reference:
+                    if busy[i] <= wth:  # idle, or restarted before the w-th fresh result
+                        busy[i] = completion[i]
+                        if completion[i] <= deadline:
+                            fresh[r, t, i] = True
+                            end = max(end, completion[i])
+                    elif busy[i] <= deadline:  # stale arrival in the window: stays idle
+                        end = max(end, busy[i])
+                elif max(start, busy[i]) <= deadline:
                     busy[i] = completion[i]
-                fresh[r, t, i] = completion[i] <= deadline
-            iteration_end[r, t] = deadline
-            start = deadline
+                    fresh[r, t, i] = completion[i] <= deadline
+            iteration_end[r, t] = end
+            start = end
         busy_out[r] = busy
+
+
+def _check_semantics(semantics):
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={semantics!r}")
+    return semantics == "reference"
 
 
 def _check_inputs(task_latency, w, margin, busy_until):
@@ -126,7 +167,8 @@ def _check_inputs(task_latency, w, margin, busy_until):
     return np.ascontiguousarray(lat), w, margin, busy
 
 
-def simulate_event_driven(task_latency, w, margin=0.0, busy_until=None) -> EventDrivenResult:
+def simulate_event_driven(task_latency, w, margin=0.0, busy_until=None,
+                          semantics="reference") -> EventDrivenResult:
     """Simulate iterations of a w-of-N computation (Section IV-B), compiled with numba.
 
     Parameters
@@ -140,6 +182,9 @@ def simulate_event_driven(task_latency, w, margin=0.0, busy_until=None) -> Event
         elapsed time (0.02 in the paper, Section V-A).
     busy_until : array (N,) or (replicas, N), optional
         Time each worker is still busy with an earlier task (default: all idle at time 0).
+    semantics : {"reference", "deadline"}
+        The coordinator's rule inside the margin window (module docstring); the two agree
+        when ``margin == 0``.
 
     Examples
     --------
@@ -148,22 +193,25 @@ def simulate_event_driven(task_latency, w, margin=0.0, busy_until=None) -> Event
     >>> res.iteration_end[0].tolist()   # worker 2 is still busy in iteration 2
     [2.0, 3.0]
     """
+    reference = _check_semantics(semantics)
     lat, w, margin, busy = _check_inputs(task_latency, w, margin, busy_until)
     replicas, n_iterations, n_workers = lat.shape
     iteration_end = np.empty((replicas, n_iterations))
     fresh = np.empty((replicas, n_iterations, n_workers), dtype=np.bool_)
     busy_out = np.empty((replicas, n_workers))
-    _event_driven_kernel(lat, w, margin, busy, iteration_end, fresh, busy_out)
+    _event_driven_kernel(lat, w, margin, busy, reference, iteration_end, fresh, busy_out)
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
 
-def simulate_event_driven_heapq(task_latency, w, margin=0.0, busy_until=None) -> EventDrivenResult:
-    """Plain priority-queue (``heapq``) event-driven simulator; the reference implementation.
+def simulate_event_driven_heapq(task_latency, w, margin=0.0, busy_until=None,
+                                semantics="reference") -> EventDrivenResult:
+    """Plain priority-queue (``heapq``) event-driven simulator: pops worker completion events
+    in time order as described in Section IV-B (a task queue of length one per worker).
 
-    Same model and arguments as :func:`simulate_event_driven`; it pops worker completion
-    events in time order exactly as described in Section IV-B. Slow (pure Python), kept to
+    Same model and arguments as :func:`simulate_event_driven`. Slow (pure Python), kept to
     check the compiled kernel and as the benchmark's baseline.
     """
+    reference = _check_semantics(semantics)
     lat, w, margin, busy = _check_inputs(task_latency, w, margin, busy_until)
     replicas, n_iterations, n_workers = lat.shape
     iteration_end = np.empty((replicas, n_iterations))
@@ -190,23 +238,79 @@ def simulate_event_driven_heapq(task_latency, w, margin=0.0, busy_until=None) ->
                     queued[i] = t
             n_fresh = 0
             deadline = np.inf
+            last = start
             while events and events[0][0] <= deadline:
                 time, i = heapq.heappop(events)
+                last = time
                 if running[i] == t:
                     n_fresh += 1
                     fresh[r, t, i] = True
                     if n_fresh == w:
                         deadline = time + margin * (time - start)
-                if queued[i] >= 0:
+                in_window = n_fresh >= w and running[i] != t
+                if queued[i] >= 0 and not (reference and in_window):
                     running[i] = queued[i]
                     queued[i] = -1
                     finish[i] = time + lat[r, running[i], i]
                     heapq.heappush(events, (finish[i], i))
-                else:
+                else:  # reference: a stale result inside the window leaves the worker idle
                     running[i] = -1
-            iteration_end[r, t] = deadline
-            start = deadline
+                    queued[i] = -1
+            iteration_end[r, t] = last if reference else deadline
+            start = iteration_end[r, t]
         busy_out[r] = finish  # idle workers: their last completion time (<= start)
+    return EventDrivenResult(iteration_end, fresh, busy_out)
+
+
+def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenResult:
+    """The authors' coordinator rules, step by step (the check of ``semantics="reference"``).
+
+    Written here from the rules of their simulator (CodedComputing.jl's
+    ``EventDrivenSimulator.step!``): each worker has an idle flag and the epoch its task was
+    assigned in; an epoch enqueues every idle worker; results are popped in time order until
+    ``w`` fresh ones have arrived, a stale result re-enqueueing its worker on the current
+    epoch; then results arriving within ``(1 + margin)`` times the epoch's elapsed time are
+    popped without re-enqueueing, and the clock is the last popped arrival. All workers idle
+    at time 0 (no ``busy_until``). Pure Python; for tests.
+    """
+    lat, w, margin, _ = _check_inputs(task_latency, w, margin, None)
+    replicas, n_iterations, n_workers = lat.shape
+    iteration_end = np.empty((replicas, n_iterations))
+    fresh = np.zeros((replicas, n_iterations, n_workers), dtype=bool)
+    busy_out = np.empty((replicas, n_workers))
+    for r in range(replicas):
+        clock = 0.0
+        idle = [True] * n_workers
+        epoch_of = [-1] * n_workers
+        done_at = [0.0] * n_workers
+        queue = []
+
+        def assign(i, epoch, at, r=r, queue=queue, idle=idle, epoch_of=epoch_of, done_at=done_at):
+            done_at[i] = at + lat[r, epoch, i]
+            heapq.heappush(queue, (done_at[i], i))
+            idle[i], epoch_of[i] = False, epoch
+
+        for epoch in range(n_iterations):
+            epoch_start = clock
+            for i in range(n_workers):
+                if idle[i]:
+                    assign(i, epoch, clock)
+            n_fresh = 0
+            while n_fresh < w:
+                clock, i = heapq.heappop(queue)
+                idle[i] = True
+                if epoch_of[i] == epoch:
+                    n_fresh += 1
+                    fresh[r, epoch, i] = True
+                else:
+                    assign(i, epoch, clock)
+            limit = (clock - epoch_start) * (1 + margin)
+            while queue and queue[0][0] - epoch_start <= limit:
+                clock, i = heapq.heappop(queue)
+                idle[i] = True
+                fresh[r, epoch, i] = epoch_of[i] == epoch
+            iteration_end[r, epoch] = clock
+        busy_out[r] = done_at
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
 
@@ -218,6 +322,7 @@ def simulate_model(
     margin=0.0,
     load=1.0,
     rng=None,
+    semantics="reference",
 ) -> EventDrivenResult:
     """Draw task latencies from a latency model and simulate (Section IV-B).
 
@@ -227,4 +332,4 @@ def simulate_model(
     n_iterations = check_int("n_iterations", n_iterations, 1)
     replicas = check_int("replicas", replicas, 1)
     lat = model.sample_total((replicas, n_iterations), rng=rng, load=load)
-    return simulate_event_driven(lat, w, margin=margin)
+    return simulate_event_driven(lat, w, margin=margin, semantics=semantics)

@@ -36,6 +36,7 @@ __all__ = [
     "fit_line_through_origin",
     "order_statistic_latency",
     "validate_trace",
+    "without_queueing",
 ]
 
 TRACE_COLUMNS = ("iteration", "worker", "compute_time", "comm_time", "fresh", "wall_clock")
@@ -239,6 +240,34 @@ def validate_trace(trace_df):
                 f"trace_df[{col!r}] must be non-negative (a latency), got min {values.min():g}"
             )
     return trace_df
+
+
+def without_queueing(trace_df, floor=1e-6):
+    """The trace with each task's wait behind its worker's previous task taken out of
+    ``comm_time``.
+
+    A recorded ``comm_time`` is the parent's round trip minus the worker's ``compute_time``.
+    When the parent sends iteration t's task while the worker still computes a stale one (w < N,
+    Section IV-B's queue of length one), the task waits in the worker's queue and that wait
+    lands in ``comm_time``: it is the coordinator's queueing, which the event-driven simulator
+    produces itself, not the worker's latency (Section III's model is the latency of a task from
+    its start). The wait is ``max(0, a - s)``: ``s`` the task's send time (arrival minus round
+    trip), ``a`` the parent's receipt of the same worker's previous result. ``comm_time`` is
+    reduced by it and floored at ``floor``. Needs ``wall_clock``; rows of w = N traces, where no
+    task waits, are unchanged.
+    """
+    df = validate_trace(trace_df).copy()
+    if "wall_clock" not in df.columns:
+        raise ValueError("trace_df needs a 'wall_clock' column to find queued tasks")
+    keys = ["parent", "worker"] if "parent" in df.columns else ["worker"]
+    order = df.sort_values(keys + ["wall_clock"], kind="stable")
+    sent = order["wall_clock"] - order["comm_time"] - order["compute_time"]
+    previous = order.groupby(keys)["wall_clock"].shift(1)
+    wait = (previous - sent).clip(lower=0.0).fillna(0.0)
+    df.loc[order.index, "comm_time"] = np.maximum(order["comm_time"] - wait, floor)
+    df["queue_wait"] = 0.0
+    df.loc[order.index, "queue_wait"] = wait
+    return df
 
 
 def fit_gamma_model(

@@ -10,6 +10,7 @@ from codedlib.plots import new_axes, subplots
 
 __all__ = [
     "plot_lb_gain_vs_task_noise",
+    "plot_sgd_floor_vs_rows",
     "add_caption",
     "plot_bursts",
     "plot_convergence",
@@ -375,5 +376,33 @@ def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: s
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xlabel("per-task coefficient of variation (comp_cv)")
     fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, title: str = ""):
+    """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
+    subpartition, one point per seed, log-log; the fitted power law for SGD extended to
+    ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
+    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`."""
+    fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
+    for method, color in (("SGD", "C1"), ("DSAG", "C0")):
+        sub = df[df.method == method]
+        ax.plot(sub.rows_per_subpartition, sub.floor_gap, "o", color=color, alpha=0.8,
+                label=f"{method} (one point per seed)")
+    if slope is not None and intercept is not None:
+        top = max(float(df.rows_per_subpartition.max()), float(paper_rows or 0))
+        x = np.geomspace(float(df.rows_per_subpartition.min()), top, 50)
+        ax.plot(x, np.exp(intercept) * x**slope, color="C1", ls="--",
+                label=f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)")
+    if paper_rows is not None:
+        ax.axvline(paper_rows, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_rows:,.0f} rows")
+    ax.axhline(1e-3, color="0.5", lw=0.8, label="gap 1e-3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("rows per subpartition")
+    ax.set_ylabel("gap floor (median, last quarter of the run)")
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return fig

@@ -31,6 +31,9 @@ TRACE_RUNS = {
     "dsag-N12-w6-bursts": RunConfig("dsag", n_workers=12, w=6, subpartitions=4, iterations=40,
                                     delay="gamma:mean=0.03,var=1e-4,spread=0.4",
                                     bursts="p_enter=0.05,p_exit=0.2,factor=3", **_COMMON),
+    # the same run without bursts: steady state, as the traces behind the paper's Fig. 6
+    "dsag-N12-w6-steady": RunConfig("dsag", n_workers=12, w=6, subpartitions=4, iterations=40,
+                                    delay="gamma:mean=0.03,var=1e-4,spread=0.4", **_COMMON),
 }
 
 

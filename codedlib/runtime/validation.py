@@ -67,7 +67,8 @@ def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
         w = config.w if scheme == "dsag" else _need(config)
         margin = config.margin if scheme == "dsag" else 0.0
         flat = d.reshape((-1,) + d.shape[-2:])
-        return simulate_event_driven(flat, w, margin=margin).latency.reshape(d.shape[:-1])
+        # the MPI coordinator waits out the whole margin; its workers start the newest task at once
+        return simulate_event_driven(flat, w, margin=margin, semantics="deadline").latency.reshape(d.shape[:-1])
     if scheme == "cr":  # the simulator behind the paper figures (CodedReduce Algorithm 2)
         flat = d.reshape(-1, N)
         done = tree_finish(flat, config.n, config.L, config.s, t_c)

@@ -29,11 +29,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
-from codedlib.latency.event_driven import simulate_event_driven
+from codedlib.latency.event_driven import SEMANTICS, simulate_event_driven
 from codedlib.problems import PCA
 
 __all__ = [
     "METHODS",
+    "ClockOptions",
     "DSAGRun",
     "GradientCache",
     "LatencyProfiler",
@@ -308,12 +309,13 @@ class _ContributionSimulator:
     w: int
     margin: float
     n_local: np.ndarray
+    semantics: str = "reference"
     n_evaluations: int = 0
 
     def participation(self, p):
         self.n_evaluations += 1
         lat = self.comm + self.comp_full / p
-        return simulate_event_driven(lat, self.w, self.margin).participation
+        return simulate_event_driven(lat, self.w, self.margin, semantics=self.semantics).participation
 
     def contribution(self, p):
         return contribution(self.participation(p), p, self.n_local)
@@ -350,6 +352,7 @@ def optimize_subpartitions(
     replicas=2,
     rng=None,
     max_steps=10_000,
+    semantics="reference",
 ):
     """Algorithm 1 (load balancer): return the updated numbers of subpartitions p'.
 
@@ -387,6 +390,7 @@ def optimize_subpartitions(
         w=w,
         margin=margin,
         n_local=n_local,
+        semantics=semantics,
     )
     if h_min is None:
         h_min = sim.contribution(p if p_baseline is None else np.asarray(p_baseline))
@@ -511,6 +515,202 @@ def _worker_ranges(n_samples, n_workers):
     return starts, stops - starts
 
 
+@dataclass(frozen=True)
+class ClockOptions:
+    """What every run on the simulated clock shares (:func:`simulate_dsag`,
+    :func:`simulate_coded_bound` and the experiments that compare them): the length of the run,
+    the slowdown, the projection G, the start, what is recorded, and the random stream."""
+
+    n_iterations: int = 100
+    time_limit: float | None = None
+    slowdown: object = None
+    projection: object = None
+    theta0: object = None
+    record_every: int = 1
+    callback: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "n_iterations", check_int("n_iterations", self.n_iterations, 1))
+        object.__setattr__(self, "record_every", check_int("record_every", self.record_every, 1))
+        if self.time_limit is not None:
+            object.__setattr__(self, "time_limit",
+                               check_real("time_limit", self.time_limit, 0.0, low_open=True))
+
+    def project(self, theta):
+        return theta if self.projection is None else self.projection(theta)
+
+    def start(self, problem, rng):
+        """The projected initial iterate (drawn from ``rng`` unless ``theta0`` is given)."""
+        theta = problem.initial_point(rng) if self.theta0 is None else self.theta0
+        return self.project(np.array(theta, dtype=float))
+
+    def out_of_time(self, now) -> bool:
+        return self.time_limit is not None and now > self.time_limit
+
+    def records(self, t) -> bool:
+        return t % self.record_every == 0 or t == self.n_iterations - 1
+
+    def factors(self, now, t, n_workers):
+        """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``."""
+        return np.ones(n_workers) if self.slowdown is None else np.asarray(self.slowdown(now, t), dtype=float)
+
+
+class _Coordinator:
+    """The coordinator of Section V-A and its workers on a simulated clock; one
+    :meth:`iteration` hands out tasks, collects results until the deadline and steps."""
+
+    def __init__(self, problem, latency_model, w, p0, eta, method, margin, reference,
+                 load_balancer, options, rng):
+        self.problem, self.model, self.w, self.eta = problem, latency_model, w, eta
+        self.method, self.margin, self.reference = method, margin, reference
+        self.options, self.rng = options, rng
+        n_workers = latency_model.n_workers
+        self.n = problem.n_samples
+        self.starts, self.n_local = _worker_ranges(self.n, n_workers)
+        self.p0 = p0
+        self.theta = options.start(problem, rng)
+        self.cache = GradientCache(self.n, shape=self.theta.shape)
+        self.p = np.full(n_workers, p0, dtype=np.int64)
+        self.k = np.zeros(n_workers, dtype=np.int64)
+        self.pending_p = np.zeros(n_workers, dtype=np.int64)  # 0: no change pending
+        self.running = np.full(n_workers, -1, dtype=np.int64)  # iteration of the task in progress
+        self.queued = np.full(n_workers, -1, dtype=np.int64)  # iteration of the queued task
+        self.task_info = [None] * n_workers  # (start, stop, grad, comm, comp, begin, load)
+        self.events: list = []  # (completion time, worker)
+        self.balancer = load_balancer
+        self.profiler = LatencyProfiler(n_workers, load_balancer.window) if load_balancer else None
+        self.lb_next = load_balancer.interval if load_balancer else None
+        self.lb_result = self.lb_ready = None
+        self.factors = np.ones(n_workers)
+        self.now = 0.0
+        self.repartitions, self.task_rows, self.history, self.thetas = [], [], [], []
+
+    @property
+    def n_workers(self) -> int:
+        return self.model.n_workers
+
+    # -- workers -------------------------------------------------------------------------
+    def start_task(self, i, t, at):
+        """Worker i starts the task of iteration t at time ``at`` on its next subpartition
+        (eq. 5), re-partitioned first if the balancer asked for it (Algorithm 2)."""
+        if self.pending_p[i]:
+            p_new, k_new = align_partition(int(self.n_local[i]), int(self.p[i]), int(self.pending_p[i]),
+                                           int(self.k[i]))
+            self.repartitions.append((at, i, int(self.p[i]), p_new))
+            self.p[i], self.k[i] = p_new, k_new
+            self.pending_p[i] = 0
+        else:
+            self.k[i] = self.k[i] % self.p[i] + 1
+        lo, hi = subpartition_range(int(self.n_local[i]), int(self.p[i]), int(self.k[i]), int(self.starts[i]))
+        load = (hi - lo) / self.n_local[i]
+        grad = np.asarray(self.problem.partial_gradient(self.theta, lo, hi), dtype=float)
+        model = self.model
+        comm = self.rng.gamma(model.comm_shape[i], model.comm_scale[i])
+        comp = self.rng.gamma(model.comp_shape[i], model.comp_scale[i]) * load * self.factors[i]
+        self.running[i] = t
+        self.task_info[i] = (lo, hi, grad, comm, comp, at, load)
+        heapq.heappush(self.events, (at + comm + comp, i))
+
+    def hand_out(self, t):
+        """Every idle worker starts iteration t's task; a busy one queues it (length one)."""
+        for i in range(self.n_workers):
+            if self.running[i] < 0:
+                self.start_task(i, t, self.now)
+            else:
+                self.queued[i] = t
+
+    # -- load balancer (Section VI) ----------------------------------------------------------
+    def rebalance(self):
+        """Apply a finished optimizer result; restart the optimizer on its schedule."""
+        lb = self.balancer
+        if self.lb_result is not None and self.now >= self.lb_ready:
+            for i in np.flatnonzero(self.lb_result != self.p):
+                self.pending_p[i] = self.lb_result[i]
+            self.lb_result = None
+        if self.now < self.lb_next or self.lb_result is not None:
+            return
+        self.lb_next = self.now + lb.interval
+        stats = self.profiler.statistics(self.now)
+        if stats is None:
+            return
+        current = np.where(self.pending_p > 0, self.pending_p, self.p)
+        q, _ = optimize_subpartitions(
+            current, self.n_local, stats[0], stats[1], stats[2], stats[3], self.w,
+            p_baseline=np.full(self.n_workers, self.p0), margin=self.margin,
+            n_iterations=lb.n_iterations, replicas=lb.replicas, rng=self.rng,
+            semantics="reference" if self.reference else "deadline")
+        old = balance_objective(current, stats[0], stats[2])
+        new = balance_objective(q, stats[0], stats[2])
+        if new < (1 - lb.threshold) * old:
+            self.lb_result, self.lb_ready = q, self.now + lb.delay
+            if lb.delay == 0:
+                for i in np.flatnonzero(q != self.p):
+                    self.pending_p[i] = q[i]
+                self.lb_result = None
+
+    # -- one iteration -----------------------------------------------------------------------
+    def collect(self, t):
+        """Pop results until the margin window after the w-th fresh one closes; returns
+        ``(n_fresh, n_stale, sgd_sum, sgd_covered, end)``. Fresh results enter the cache (SGD:
+        a plain sum); stale ones enter DSAG's cache only. A worker with a queued task starts
+        it at once, except (reference rules) when its stale result arrives in the window."""
+        start, n_fresh, n_stale = self.now, 0, 0
+        sgd_sum, sgd_covered = np.zeros_like(self.theta), 0
+        deadline, last_arrival = np.inf, start
+        while self.events and self.events[0][0] <= deadline:
+            finish, i = heapq.heappop(self.events)
+            last_arrival = finish
+            lo, hi, grad, comm, comp, _begin, load = self.task_info[i]
+            task_t = int(self.running[i])
+            is_fresh = task_t == t
+            self.task_rows.append((task_t, i, comp, comm, is_fresh, finish, lo, hi))
+            if self.profiler is not None:
+                self.profiler.record(finish, i, comm, comp, load)
+            if is_fresh:
+                n_fresh += 1
+                if self.method == "sgd":
+                    sgd_sum += grad
+                    sgd_covered += hi - lo
+                else:
+                    self.cache.insert(lo, hi, task_t, grad)
+                if n_fresh == self.w:
+                    deadline = finish + self.margin * (finish - start)
+            elif self.method == "dsag":
+                n_stale += self.cache.insert(lo, hi, task_t, grad)
+            self.running[i] = -1
+            if self.queued[i] >= 0:
+                self.queued[i] = -1
+                if not (self.reference and n_fresh >= self.w):
+                    self.start_task(i, t, finish)
+        end = last_arrival if self.reference else deadline
+        return n_fresh, n_stale, sgd_sum, sgd_covered, end
+
+    def iteration(self, t) -> bool:
+        """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
+        options = self.options
+        self.factors = options.factors(self.now, t, self.n_workers)
+        if self.balancer is not None:
+            self.rebalance()
+        self.hand_out(t)
+        n_fresh, n_stale, sgd_sum, sgd_covered, self.now = self.collect(t)
+        estimate = sgd_sum / sgd_covered if self.method == "sgd" else self.cache.H / self.cache.covered
+        self.theta = options.project(self.theta - self.eta * estimate)
+        if not options.records(t):
+            return False
+        coverage = sgd_covered / self.n if self.method == "sgd" else self.cache.coverage
+        self.history.append((t + 1, self.now, coverage, n_fresh, n_stale, self.cache.n_rejected,
+                             self.cache.n_evicted, int(self.p.sum())))
+        self.thetas.append(self.theta.copy())
+        return options.callback is not None and bool(options.callback(self.theta))
+
+    def run(self) -> DSAGRun:
+        for t in range(self.options.n_iterations):
+            if self.options.out_of_time(self.now) or self.iteration(t):
+                break
+        hist, tasks = _run_frames(self.history, self.task_rows)
+        return DSAGRun(self.method, hist, self.thetas, self.theta, tasks, self.repartitions)
+
+
 def simulate_dsag(
     problem,
     latency_model,
@@ -529,6 +729,7 @@ def simulate_dsag(
     record_every=1,
     callback=None,
     rng=None,
+    semantics="reference",
 ) -> DSAGRun:
     """Simulate DSAG and its special cases on a simulated clock (Sections V and VI).
 
@@ -539,7 +740,12 @@ def simulate_dsag(
     at V^(t), a busy one queues the task (queue of length one, Section IV-B). Task latency is
     ``Y_i + Z_i * load * slowdown`` with ``load`` the fraction of the worker's local data in
     the subpartition (the model's computation latency refers to the full local data). The
-    iteration ends ``margin`` (2 %) of its elapsed time after the w-th fresh result; then
+    coordinator waits ``margin`` (2 %) of the iteration's elapsed time after the w-th fresh
+    result; with ``semantics="reference"`` (default, the rules of the authors' simulator, see
+    :mod:`codedlib.latency.event_driven`) the iteration ends at the last result that arrived
+    in that window and a worker whose stale result arrived in it stays idle until the next
+    iteration; with ``"deadline"`` the iteration ends at the full deadline and such a worker
+    starts the current task at once (what our MPI coordinator does). Then
 
         V^(t+1) = G(V^(t) - eta * H / (ξ n))
 
@@ -566,165 +772,26 @@ def simulate_dsag(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got method={method!r}")
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={semantics!r}")
     n_workers = latency_model.n_workers
     n = check_int("problem.n_samples", problem.n_samples, 1)
     if n < n_workers:
         raise ValueError(f"need at least one sample per worker, got n_samples={n} < N={n_workers}")
     w = check_int("w", w, 1, n_workers)
-    starts, n_local = _worker_ranges(n, n_workers)
+    _, n_local = _worker_ranges(n, n_workers)
     p0 = check_int("n_subpartitions", n_subpartitions, 1, int(n_local.min()))
     eta = check_real("eta", eta, 0.0, low_open=True)
     margin = check_real("margin", margin, 0.0)
-    n_iterations = check_int("n_iterations", n_iterations, 1)
-    record_every = check_int("record_every", record_every, 1)
+    options = ClockOptions(n_iterations, time_limit, slowdown, projection, theta0, record_every, callback)
     if method == "gd" and (w != n_workers or p0 != 1):
         raise ValueError(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
             f"got w={w}, n_subpartitions={p0}"
         )
-    if time_limit is not None:
-        time_limit = check_real("time_limit", time_limit, 0.0, low_open=True)
-    rng = as_generator(rng)
-    project = projection if projection is not None else (lambda v: v)
-    theta = np.array(problem.initial_point(rng) if theta0 is None else theta0, dtype=float)
-    theta = project(theta)
-
-    comm_shape, comm_scale = latency_model.comm_shape, latency_model.comm_scale
-    comp_shape, comp_scale = latency_model.comp_shape, latency_model.comp_scale
-
-    cache = GradientCache(n, shape=theta.shape)
-    p = np.full(n_workers, p0, dtype=np.int64)
-    k = np.zeros(n_workers, dtype=np.int64)
-    pending_p = np.zeros(n_workers, dtype=np.int64)  # 0: no change pending
-    running = np.full(n_workers, -1, dtype=np.int64)
-    queued = np.full(n_workers, -1, dtype=np.int64)
-    task_info = [None] * n_workers  # (start, stop, grad, comm, comp, begin, load)
-    events: list = []
-    profiler = lb_next = lb_ready = None
-    lb_result = None
-    if load_balancer is not None:
-        profiler = LatencyProfiler(n_workers, load_balancer.window)
-        lb_next = load_balancer.interval
-    repartitions = []
-    task_rows = []
-    history = []
-    thetas = []
-    now = 0.0
-    factors_now = np.ones(n_workers)
-
-    def start_task(i, t, at):
-        if pending_p[i]:
-            p_new, k_new = align_partition(int(n_local[i]), int(p[i]), int(pending_p[i]), int(k[i]))
-            repartitions.append((at, i, int(p[i]), p_new))
-            p[i], k[i] = p_new, k_new
-            pending_p[i] = 0
-        else:
-            k[i] = k[i] % p[i] + 1
-        lo, hi = subpartition_range(int(n_local[i]), int(p[i]), int(k[i]), int(starts[i]))
-        load = (hi - lo) / n_local[i]
-        grad = np.asarray(problem.partial_gradient(theta, lo, hi), dtype=float)
-        comm = rng.gamma(comm_shape[i], comm_scale[i])
-        comp = rng.gamma(comp_shape[i], comp_scale[i]) * load * factors_now[i]
-        running[i] = t
-        task_info[i] = (lo, hi, grad, comm, comp, at, load)
-        heapq.heappush(events, (at + comm + comp, i))
-
-    for t in range(n_iterations):
-        if time_limit is not None and now > time_limit:
-            break
-        iteration_start = now
-        if slowdown is not None:
-            factors_now = np.asarray(slowdown(now, t), dtype=float)
-        # --- load balancer: optimizer restarts on a schedule; result applied after delay
-        if load_balancer is not None:
-            if lb_result is not None and now >= lb_ready:
-                for i in np.flatnonzero(lb_result != p):
-                    pending_p[i] = lb_result[i]
-                lb_result = None
-            if now >= lb_next and lb_result is None:
-                lb_next = now + load_balancer.interval
-                stats = profiler.statistics(now)
-                if stats is not None:
-                    current = np.where(pending_p > 0, pending_p, p)
-                    q, _ = optimize_subpartitions(
-                        current,
-                        n_local,
-                        stats[0],
-                        stats[1],
-                        stats[2],
-                        stats[3],
-                        w,
-                        p_baseline=np.full(n_workers, p0),
-                        margin=margin,
-                        n_iterations=load_balancer.n_iterations,
-                        replicas=load_balancer.replicas,
-                        rng=rng,
-                    )
-                    old = balance_objective(current, stats[0], stats[2])
-                    new = balance_objective(q, stats[0], stats[2])
-                    if new < (1 - load_balancer.threshold) * old:
-                        lb_result, lb_ready = q, now + load_balancer.delay
-                        if load_balancer.delay == 0:
-                            for i in np.flatnonzero(q != p):
-                                pending_p[i] = q[i]
-                            lb_result = None
-        for i in range(n_workers):
-            if running[i] < 0:
-                start_task(i, t, now)
-            else:
-                queued[i] = t
-        n_fresh = n_stale = 0
-        sgd_sum = np.zeros_like(theta)
-        sgd_covered = 0
-        deadline = np.inf
-        while events and events[0][0] <= deadline:
-            finish, i = heapq.heappop(events)
-            lo, hi, grad, comm, comp, _begin, load = task_info[i]
-            task_t = int(running[i])
-            is_fresh = task_t == t
-            task_rows.append((task_t, i, comp, comm, is_fresh, finish, lo, hi))
-            if profiler is not None:
-                profiler.record(finish, i, comm, comp, load)
-            if is_fresh:
-                n_fresh += 1
-                if method == "sgd":
-                    sgd_sum += grad
-                    sgd_covered += hi - lo
-                else:
-                    cache.insert(lo, hi, task_t, grad)
-                if n_fresh == w:
-                    deadline = finish + margin * (finish - iteration_start)
-            elif method == "dsag":
-                n_stale += cache.insert(lo, hi, task_t, grad)
-            running[i] = -1
-            if queued[i] >= 0:
-                queued[i] = -1
-                start_task(i, t, finish)
-        now = deadline
-        if method == "sgd":
-            estimate = sgd_sum / sgd_covered
-        else:
-            estimate = cache.H / cache.covered
-        theta = project(theta - eta * estimate)
-        if t % record_every == 0 or t == n_iterations - 1:
-            history.append(
-                (
-                    t + 1,
-                    now,
-                    cache.coverage if method != "sgd" else sgd_covered / n,
-                    n_fresh,
-                    n_stale,
-                    cache.n_rejected,
-                    cache.n_evicted,
-                    int(p.sum()),
-                )
-            )
-            thetas.append(theta.copy())
-            if callback is not None and callback(theta):
-                break
-
-    hist, tasks = _run_frames(history, task_rows)
-    return DSAGRun(method, hist, thetas, theta, tasks, repartitions)
+    coordinator = _Coordinator(problem, latency_model, w, p0, eta, method, margin,
+                               semantics == "reference", load_balancer, options, as_generator(rng))
+    return coordinator.run()
 
 
 def simulate_coded_bound(
@@ -751,18 +818,16 @@ def simulate_coded_bound(
     n_workers = latency_model.n_workers
     rate = check_real("rate", rate, 0.0, 1.0, low_open=True)
     eta = check_real("eta", eta, 0.0, low_open=True)
-    n_iterations = check_int("n_iterations", n_iterations, 1)
-    record_every = check_int("record_every", record_every, 1)
+    options = ClockOptions(n_iterations, time_limit, slowdown, projection, theta0, record_every, callback)
     rng = as_generator(rng)
     needed = math.ceil(rate * n_workers - 1e-9)
-    project = projection if projection is not None else (lambda v: v)
-    theta = project(np.array(problem.initial_point(rng) if theta0 is None else theta0, dtype=float))
+    theta = options.start(problem, rng)
     now = 0.0
     history, thetas, task_rows = [], [], []
-    for t in range(n_iterations):
-        if time_limit is not None and now > time_limit:
+    for t in range(options.n_iterations):
+        if options.out_of_time(now):
             break
-        factors = np.ones(n_workers) if slowdown is None else np.asarray(slowdown(now, t))
+        factors = options.factors(now, t, n_workers)
         comm, comp = latency_model.sample((), rng=rng, slowdown=factors / rate)
         total = comm + comp
         finish = now + np.partition(total, needed - 1)[needed - 1]
@@ -771,11 +836,11 @@ def simulate_coded_bound(
                 (t, i, comp[i], comm[i], bool(total[i] <= finish - now), now + total[i], -1, -1)
             )
         now = finish
-        theta = project(theta - eta * np.asarray(problem.gradient(theta)))
-        if t % record_every == 0 or t == n_iterations - 1:
+        theta = options.project(theta - eta * np.asarray(problem.gradient(theta)))
+        if options.records(t):
             history.append((t + 1, now, 1.0, needed, 0, 0, 0, n_workers))
             thetas.append(theta.copy())
-            if callback is not None and callback(theta):
+            if options.callback is not None and options.callback(theta):
                 break
 
     hist, tasks = _run_frames(history, task_rows)
