@@ -19,7 +19,11 @@ Reconstructed equations
 -----------------------
 (19)  ``I_GD(ε) = κ log(Δ/ε)`` with stepsize ``α = 1/L``.
 (20)  ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` with ``α = (1 - sqrt(Dξ))/L``, ``Dξ < 1``
-      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same iteration complexity.
+      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same iteration complexity. Exponent 1 of
+      ``1/(1 - sqrt(Dξ))``: LAG with every unit selected is GD with step ``α``, whose worst-case
+      contraction on a quadratic is ``1 - αμ``, so no valid bound has a smaller exponent; and
+      simulated G-LAG runs with that step need this factor (±2 %) more iterations than G-GD
+      (issue 13, item 7; :func:`codedlib.experiments.lagc.bound_grid`).
 (21)  ``E[T_(k:n)] = μ (H_n - H_{n-k})`` (exponential with mean μ).
 (22)  ``E[T_(k:n)] = t0 Γ(n+1) Γ(n-k+1-1/β) / (Γ(n-k+1) Γ(n+1-1/β))`` (Pareto, β(n-k+1) > 1).
 (25)  ``L_m² ≤ γ_d := ξ / (d α² M²)``, ``1 <= d <= D``: then worker ``m`` is selected in at
