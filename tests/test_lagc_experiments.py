@@ -219,4 +219,98 @@ def test_seed_plots(over_seeds):
                           "low": [1.0, 1.8], "high": [1.2, 2.0]})
     fig = pl.plot_iteration_time_seeds(table, title="t")
     assert isinstance(fig, matplotlib.figure.Figure)
-    matplotlib.pyplot.close("all")
+
+
+# ------------------------------------------- issue 13 item 7: bound vs simulation grid
+@pytest.fixture(scope="module")
+def bound_grid():
+    delays = {"exponential": ex.make_delay("exponential", 1.0),
+              "pareto": ex.make_delay("pareto", scale=1.0, shape=2.0)}
+    grid = ex.bound_grid(12, 3, delays=delays, xis=(0.01, 0.05), histories=(1, 10), n_seeds=5,
+                         eps_rel=1e-4, rng=1,
+                         problem_kwargs=dict(samples_per_partition=10, dim=8, condition=30.0))
+    return grid, ex.bound_grid_summary(grid)
+
+
+def test_bound_grid_is_tidy_and_seeded(bound_grid):
+    grid, summary = bound_grid
+    assert len(grid) == 5 * 2 * 4 * 2  # seeds x delays x (ξ, D) cells x rules
+    assert grid.groupby(["delay", "xi", "history", "rule"]).size().eq(5).all()
+    assert set(summary["n_seeds"]) == {5} and len(summary) == 2 * 4 * 2
+    # the trajectory does not depend on the delay model, only the time does
+    a, b = (grid[grid["delay"] == d].reset_index(drop=True) for d in ("exponential", "pareto"))
+    assert (a["iterations"] == b["iterations"]).all() and not np.allclose(a["time"], b["time"])
+
+
+def test_bound_holds_at_its_own_step_size(bound_grid):
+    """With the eq. (20) step every simulated count is below its bound: iterations (20),
+    time (31), and the active fraction below 1-ΔC (30) up to the one ceil of eq. (25)."""
+    grid, _ = bound_grid
+    th_rows = grid[grid["rule"] == "theory"]
+    assert (th_rows["iterations"] <= th_rows["iter_bound"]).all()
+    assert (th_rows["time"] <= th_rows["bound_time"]).all()
+    assert (th_rows["active_fraction"]
+            <= th_rows["selection_bound"] + 1.0 / th_rows["iterations"] + 1e-12).all()
+    assert (grid["ggd_iterations"] <= grid["ggd_iter_bound"]).all()
+
+
+def test_eq20_factor_is_realised_by_the_simulation(bound_grid):
+    """The reconstruction's exponent: at the eq. (20) step G-LAG needs 1/(1-sqrt(Dξ)) times
+    G-GD's iterations (exponent 1), far from 1/(1-sqrt(Dξ))² (exponent 2) when sqrt(Dξ)=0.71."""
+    grid, _ = bound_grid
+    th_rows = grid[grid["rule"] == "theory"]
+    np.testing.assert_allclose(th_rows["sim_iteration_factor"], th_rows["iteration_factor"],
+                               rtol=0.05)
+    big = th_rows[th_rows["sqrt_Dxi"] > 0.7]
+    assert (big["sim_iteration_factor"] < 0.5 * big["iteration_factor"] ** 2).all()
+    # with step 1/L lazy selection costs (almost) no iterations
+    gd_rows = grid[grid["rule"] == "gd"]
+    assert (gd_rows["sim_iteration_factor"] < 1.02).all()
+
+
+def test_grid_direction_bound_vs_simulation(bound_grid):
+    """The verdict: the bound says G-GD in every cell; so does the simulation at the bound's
+    step size; with step 1/L the simulation says G-LAG where the selection skips groups."""
+    _, s = bound_grid
+    assert (s["bound_winner"] == "G-GD").all() and (s["bound_ratio"] > 1).all()
+    assert (s.loc[s["rule"] == "theory", "sim_winner"] == "G-GD").all()
+    # the bound's ratio tracks the simulated one and exceeds it where eq. (30) is loose
+    theory = s[s["rule"] == "theory"]
+    assert (theory["looseness"] > 0.95).all()
+    assert (theory.loc[theory["sqrt_Dxi"] > 0.7, "looseness"] > 1.1).all()
+    skipping = s[(s["rule"] == "gd") & (s["sqrt_Dxi"] > 0.2)]
+    assert len(skipping) and (skipping["sim_winner"] == "G-LAG").all()
+    assert (skipping["sim_high"] < 1).all()
+
+
+def test_bound_best_case_needs_a_large_smoothness_spread():
+    delays = {"exponential": ex.make_delay("exponential", 1.0)}
+    best = ex.bound_best_case((1.0, 30.0, 1e6), delays=delays, histories=(1, 3, 10), n_xi=30)
+    by_spread = best.set_index("spread")["best_ratio"]
+    assert by_spread[1.0] > 1 and by_spread[30.0] > 1  # no (ξ, D) lets the bound favour G-LAG
+    assert by_spread[1e6] < 0.85  # it can, for extreme heterogeneity
+
+
+def test_bound_grid_plot(bound_grid):
+    _, summary = bound_grid
+    best = pd.DataFrame({"delay": ["exponential"] * 2, "spread": [1.0, 1e3],
+                         "best_ratio": [1.01, 0.9]})
+    fig = pl.plot_bound_grid(summary, best, spread=15.0)
+    assert len(fig.axes) == 3
+    assert all(ax.get_ylabel() for ax in fig.axes)
+    assert "ratio" in fig.axes[0].get_ylabel()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(rules=("fast",)), r"rules must hold 'gd' or 'theory', got 'fast'"),
+    (dict(xis=(0.5,), histories=(2,)), r"at least one cell with D\*xi < 1"),
+    (dict(n_seeds=0), r"n_seeds must satisfy 1 <= n_seeds, got n_seeds=0"),
+    (dict(eps_rel=2.0), r"eps_rel must satisfy 0(\.0)? < eps_rel < 1(\.0)?, got eps_rel=2"),
+    (dict(delays={}), r"delays must map at least one name"),
+    (dict(xis=(-0.1,)), r"xis must satisfy 0(\.0)? < xis, got xis=-0.1"),
+])
+def test_bound_grid_errors(kwargs, match):
+    args = dict(delays={"exponential": ex.make_delay("exponential", 1.0)}, n_seeds=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        ex.bound_grid(12, 3, **args)

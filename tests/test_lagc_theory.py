@@ -173,3 +173,62 @@ def test_complexities_table2_consistency():
     assert lag["bound"] and lag["selected"] <= 6
     with pytest.raises(ValueError, match="unit_smoothness"):
         th.complexities("lag", 6, **common)
+
+
+# ------------------------------------------- issue 13 item 7: G-LAG / G-GD time bound
+def test_eq20_iteration_factor_closed_form():
+    """Eq. (20) over eq. (19) is 1/(1 - sqrt(Dξ)): ξ = 0.05, D = 10 gives 2 + sqrt(2)."""
+    ratio = (th.iteration_complexity_lag(125.0, 1.0, 1e-8, 0.05, 10)
+             / th.iteration_complexity_gd(125.0, 1.0, 1e-8))
+    assert ratio == pytest.approx(2.0 + math.sqrt(2.0), rel=1e-12)
+
+
+@pytest.mark.parametrize("xi, history", [(0.002, 1), (0.03, 2), (0.05, 10), (0.08, 5)])
+@pytest.mark.parametrize("delay", [th.exponential_delay(1.0), th.pareto_delay(1.0, 2.0)])
+def test_lazy_time_ratio_bound_is_table2_ratio(xi, history, delay):
+    """The ratio is Table II's G-LAG time bound (31) over G-GD's time (29), factor by factor."""
+    L_units = np.array([228.0, 483.0, 1499.0, 3493.0])
+    L = 5517.0
+    common = dict(delay=delay, kappa=124.6, initial_gap=3.0, eps=3e-8, total_smoothness=L,
+                  xi=xi, history=history)
+    lazy = th.complexities("g-lag", 12, 3, 4, unit_smoothness=L_units, **common)
+    full = th.complexities("g-gd", 12, 3, 4, **common)
+    out = th.lazy_time_ratio_bound(L_units, L, 12, 3, 4, delay=delay, xi=xi, history=history)
+    assert out["ratio"] == pytest.approx(lazy["time"] / full["time"], rel=1e-9)
+    assert out["selected"] == lazy["selected"]
+    assert out["iteration_factor"] == pytest.approx(1.0 / (1.0 - math.sqrt(history * xi)))
+    assert out["time_factor"] <= 1.0 + 1e-12  # fewer active groups never wait longer
+    # on these constants (group spread ×15) the bound never favours G-LAG
+    assert out["ratio"] > 1.0
+
+
+def test_skip_smoothness_limit_is_eq25_threshold():
+    """A unit just below the limit meets eq. (25) at that d, just above it does not."""
+    xi, history, M, L = 0.03, 5, 4, 1000.0
+    alpha = th.lag_stepsize(L, xi, history)
+    for d in (1, 3, 5):
+        limit = th.skip_smoothness_limit(xi, history, M, d) * L
+        others = [10 * L] * (M - 1)  # M units in all: the threshold scales with 1/M
+        below = th.selection_period(np.array([limit * (1 - 1e-9), *others]), xi, history,
+                                    alpha)[0]
+        above = th.selection_period(np.array([limit * (1 + 1e-9), *others]), xi, history,
+                                    alpha)[0]
+        assert below >= d > above
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(xi=0.2, history=5, n_units=4), r"xi must satisfy 0 <= xi < 1/D = 0\.2 .*got xi=0\.2, D=5"),
+    (dict(xi=0.01, history=5, n_units=4, d=6), r"d must satisfy 1 <= d <= 5, got d=6"),
+    (dict(xi=0.01, history=5, n_units=0), r"n_units must satisfy 1 <= n_units, got n_units=0"),
+])
+def test_skip_smoothness_limit_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        th.skip_smoothness_limit(**kwargs)
+
+
+def test_lazy_time_ratio_bound_errors():
+    delay = th.exponential_delay(1.0)
+    with pytest.raises(ValueError, match="unit_smoothness"):
+        th.lazy_time_ratio_bound([1.0, 2.0], 3.0, 12, 3, 4, delay=delay, xi=0.01, history=2)
+    with pytest.raises(ValueError, match="n_groups must divide n_workers=12"):
+        th.lazy_time_ratio_bound([1.0] * 5, 5.0, 12, 3, 5, delay=delay, xi=0.01, history=2)

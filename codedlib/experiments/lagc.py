@@ -11,6 +11,11 @@
   time for all schemes on shared delays; :func:`complexity_summary` and
   :func:`conclusion_check` test the paper's conclusion on those runs.
 * :func:`iteration_time_check` -- simulated mean time per iteration vs eq. 21/22/28.
+* :func:`bound_grid` -- issue 13 item 7: G-LAG / G-GD time to a target gap, bound (eq. 19,
+  20, 29, 30, 31) against simulation over a grid of ``(ξ, D)`` and seeds;
+  :func:`bound_grid_summary` gives the intervals and the verdict per cell;
+  :func:`bound_best_case` the smallest bound ratio over all ``(ξ, D)`` as the groups'
+  smoothness spread grows.
 * :func:`convergence_seeds` -- the Section VI runs repeated over independent seeds (a new
   problem draw and new delays per seed): one tidy row per (seed, delay, step-size rule,
   scheme) with every measured quantity the notebook compares, and thinned curves;
@@ -36,6 +41,9 @@ from codedlib.theory import lagc as th
 __all__ = [
     "SCHEME_LABELS",
     "SeedRuns",
+    "bound_best_case",
+    "bound_grid",
+    "bound_grid_summary",
     "complexity_curves",
     "complexity_summary",
     "conclusion_check",
@@ -614,3 +622,175 @@ def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     order = {"time": 0, "communication": 1, "computation": 2}
     return out.sort_values(["metric", "delay"], key=lambda c: c.map(order) if c.name == "metric"
                            else c, kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------
+# Issue 13, item 7: is the G-LAG bound wrong or loose? Bound vs simulation over (ξ, D)
+# --------------------------------------------------------------------------------------
+def _expected_time(run, delay, cache):
+    """``Σ_k E[T_(m_k:m_k)]`` of a run (eq. 10 given its selections; eq. 28/29/31)."""
+    layout = run.layout
+    total = 0.0
+    for m, count in zip(*np.unique(run.n_selected, return_counts=True)):
+        key = (id(delay), layout.n_groups, int(m))
+        if key not in cache:
+            cache[key] = th.expected_iteration_time(
+                "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay,
+                n_selected=int(m))
+        total += count * cache[key]
+    return total
+
+
+def bound_grid(n_workers: int = 12, redundancy: int = 3, *, delays: dict,
+               xis=(0.002, 0.01, 0.03, 0.05, 0.08), histories=(1, 2, 5, 10),
+               n_seeds: int = 5, rules=("gd", "theory"), problem_kwargs: dict | None = None,
+               eps_rel: float = 1e-8, max_iter: int = 100_000, rng=None) -> pd.DataFrame:
+    """G-LAG against G-GD (``G = N/r``): Table II's time bound next to the simulated time.
+
+    For each seed (a new :func:`heterogeneous_regression` problem drawn from a seeded
+    ``np.random.Generator``) G-GD runs once with ``α = 1/L``; G-LAG runs for every ``(ξ, D)``
+    with ``Dξ < 1`` and every step-size rule (``"gd"``: ``1/L``; ``"theory"``: the eq. (20)
+    step ``(1 - sqrt(Dξ))/L``, the only one the bound covers). Each run stops at gap
+    ``eps_rel × gap(θ⁰)``. The simulated time is the expected computing time given the run's
+    selections, ``Σ_k E[T_(m_k:m_k)]`` for each delay model (eq. 10 with eq. 28/29/31, exact
+    rather than Monte Carlo: the trajectory does not depend on the delays).
+
+    One row per (seed, delay, ξ, D, rule): simulated ``iterations``, ``ggd_iterations``,
+    ``active_fraction``, ``time``, ``ggd_time``, ``sim_ratio = time/ggd_time``; the bound's
+    ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (``1-ΔC``, eq. 30,
+    theory step), ``bound_time`` (eq. 31), ``ggd_bound_time`` (eq. 29), ``bound_ratio``, its
+    factors ``iteration_factor = 1/(1-sqrt(Dξ))`` and ``time_factor``, and the
+    measured-vs-bound factors ``sim_iteration_factor = iterations/ggd_iterations``.
+    """
+    n_workers = check_int("n_workers", n_workers, low=2)
+    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    eps_rel = check_real("eps_rel", eps_rel, low=0.0, high=1.0, low_open=True, high_open=True)
+    if not delays:
+        raise ValueError("delays must map at least one name to a delay distribution, got {}")
+    for rule in rules:
+        if rule not in ("gd", "theory"):
+            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+    xis = [check_real("xis", x, low=0.0, low_open=True) for x in xis]
+    histories = [check_int("histories", d, low=1) for d in histories]
+    cells = [(x, d) for d in histories for x in xis if d * x < 1.0]
+    if not cells:
+        raise ValueError(f"xis and histories must give at least one cell with D*xi < 1, got "
+                         f"xis={xis}, histories={histories}")
+    G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
+    problem_kwargs = dict(problem_kwargs or {})
+    gen = as_generator(rng)
+    rows, cache = [], {}
+    for i in track(range(n_seeds), "bound grid seeds"):
+        problem = heterogeneous_regression(n_workers, rng=gen, **problem_kwargs)
+        c = problem_constants(problem, n_workers)
+        L_units = group_smoothness(problem, n_workers, G)
+        f_star = c["f_star"]
+        gap0 = problem.loss(problem.initial_point()) - f_star
+        stream = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
+        common = {"delays": stream, "max_iter": max_iter, "gap_tol": eps_rel * gap0,
+                  "f_star": f_star}
+        ggd = run_scheme("g-gd", problem, n_workers, redundancy, G, **common)
+        ggd_iters = ggd.n_iterations  # the run stops at the first iterate below the target
+        eps = eps_rel * c["initial_gap"]
+        ggd_bound_iters = th.iteration_complexity_gd(c["kappa"], c["initial_gap"], eps)
+        for xi, history in cells:
+            bound = {name: th.lazy_time_ratio_bound(L_units, c["L"], n_workers, redundancy, G,
+                                                    delay=delay, xi=xi, history=history)
+                     for name, delay in delays.items()}
+            iter_bound = th.iteration_complexity_lag(c["kappa"], c["initial_gap"], eps, xi,
+                                                     history)
+            for rule in rules:
+                alpha = 1.0 / c["L"] if rule == "gd" else None
+                run = run_scheme("g-lag", problem, n_workers, redundancy, G, xi=xi,
+                                 history=history, stepsize=alpha, **common)
+                iters = run.complexity(eps_rel * gap0)["iterations"]
+                if math.isnan(iters):
+                    raise ValueError(f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, "
+                                     f"D={history}, rule={rule!r}) did not reach eps_rel="
+                                     f"{eps_rel:g}")
+                active = float(run.n_selected.mean() / G)
+                for name, delay in delays.items():
+                    t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
+                    time_ = _expected_time(run, delay, cache)
+                    b = bound[name]
+                    rows.append({
+                        "seed": i, "delay": name, "xi": xi, "history": history,
+                        "sqrt_Dxi": math.sqrt(history * xi), "rule": rule,
+                        "iterations": iters, "ggd_iterations": ggd_iters,
+                        "active_fraction": active, "time": time_,
+                        "ggd_time": ggd_iters * t_all, "sim_ratio": time_ / (ggd_iters * t_all),
+                        "sim_iteration_factor": iters / ggd_iters,
+                        "iter_bound": iter_bound, "ggd_iter_bound": ggd_bound_iters,
+                        "selection_bound": b["selection_bound"], "bound_units": b["selected"],
+                        "bound_time": iter_bound * b["time_factor"] * t_all,
+                        "ggd_bound_time": ggd_bound_iters * t_all,
+                        "iteration_factor": b["iteration_factor"],
+                        "time_factor": b["time_factor"], "bound_ratio": b["ratio"]})
+    return pd.DataFrame(rows)
+
+
+def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Per (delay, ξ, D, rule): the simulated ratio G-LAG/G-GD as a geometric mean over seeds
+    with its paired t-interval, the bound's ratio (mean over seeds, with min and max), the
+    winner each says (``"G-LAG"`` when the ratio's interval is below 1, ``"G-GD"`` when above,
+    else ``"tie"``), and how loose the bound is (``looseness = bound ratio / simulated``)."""
+    from codedlib.claims import ratio_interval
+
+    rows = []
+    keys = ["delay", "xi", "history", "rule"]
+    for key, part in grid.groupby(keys, sort=False):
+        sim, lo, hi = ratio_interval(part["time"], part["ggd_time"], level)
+        b = part["bound_ratio"]
+        rows.append({
+            **dict(zip(keys, key)), "sqrt_Dxi": float(part["sqrt_Dxi"].iloc[0]),
+            "n_seeds": len(part), "sim_ratio": sim, "sim_low": lo, "sim_high": hi,
+            "bound_ratio": float(b.mean()), "bound_min": float(b.min()),
+            "bound_max": float(b.max()),
+            "sim_winner": "G-LAG" if hi < 1 else ("G-GD" if lo > 1 else "tie"),
+            "bound_winner": "G-LAG" if b.max() < 1 else ("G-GD" if b.min() > 1 else "tie"),
+            "looseness": float(b.mean()) / sim,
+            "active_fraction": float(part["active_fraction"].mean()),
+            "selection_bound": float(part["selection_bound"].mean()),
+            "sim_iteration_factor": float(part["sim_iteration_factor"].mean()),
+            "iteration_factor": float(part["iteration_factor"].mean()),
+            "iterations_within_bound": bool((part["iterations"] <= part["iter_bound"]).all()),
+            "time_within_bound": bool((part["time"] <= part["bound_time"]).all())})
+    return pd.DataFrame(rows)
+
+
+def bound_best_case(spreads=(1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6), *,
+                    n_workers: int = 12, redundancy: int = 3, delays: dict,
+                    histories=tuple(range(1, 21)), n_xi: int = 60) -> pd.DataFrame:
+    """Smallest G-LAG / G-GD time bound (eq. 29-31 with eq. 19-20) over ``(ξ, D)``.
+
+    Group smoothness constants ``L_g = spread**(g/(G-1))`` (log-spaced, ``G = N/r``) with
+    ``L = Σ_g L_g``, the largest ``L`` convexity allows and so the most favourable to skipping
+    (eq. 25). For each ``D`` in ``histories``, ``n_xi`` values of ``ξ`` log-spaced in
+    ``[1e-4/D, 0.99/D)``. Returns one row per (delay, spread): ``best_ratio`` and the
+    ``xi``, ``history``, ``selected`` (``m`` of eq. 30) where it is reached. A ratio below 1
+    means the bound can show G-LAG beating G-GD for that spread.
+    """
+    n_workers = check_int("n_workers", n_workers, low=2)
+    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
+    n_xi = check_int("n_xi", n_xi, low=2)
+    if not delays:
+        raise ValueError("delays must map at least one name to a delay distribution, got {}")
+    spreads = [check_real("spreads", v, low=1.0) for v in spreads]
+    histories = [check_int("histories", d, low=1) for d in histories]
+    G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
+    rows = []
+    for name, delay in delays.items():
+        for spread in spreads:
+            L_units = spread ** (np.arange(G) / max(G - 1, 1))
+            best = None
+            for D in histories:
+                for xi in np.geomspace(1e-4 / D, 0.99 / D, n_xi):
+                    b = th.lazy_time_ratio_bound(L_units, float(L_units.sum()), n_workers,
+                                                 redundancy, G, delay=delay, xi=float(xi),
+                                                 history=D)
+                    if best is None or b["ratio"] < best["best_ratio"]:
+                        best = {"best_ratio": b["ratio"], "xi": float(xi), "history": D,
+                                "selected": b["selected"]}
+            rows.append({"delay": name, "spread": spread, "n_groups": G, **best})
+    return pd.DataFrame(rows)

@@ -10,6 +10,7 @@ from matplotlib import ticker
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "plot_bound_grid",
     "plot_complexity_curves",
     "plot_convergence",
     "plot_convergence_bands",
@@ -253,4 +254,82 @@ def plot_iteration_time_seeds(table, ax=None, title: str = ""):
     ax.legend(fontsize=7)
     if title:
         ax.set_title(title, fontsize=9)
+    return fig
+
+
+_BOUND_SERIES = [("bound", "bound: eq. (20) × (31), eq. (20) step", "k", "white"),
+                 ("theory", "simulated, eq. (20) step (1−√(Dξ))/L", "tab:red", None),
+                 ("gd", "simulated, step 1/L (outside eq. 20)", "tab:blue", None)]
+_D_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=None):
+    """Issue 13 item 7: G-LAG / G-GD time to the target gap against ``sqrt(Dξ)``.
+
+    One panel per delay model (``summary`` from :func:`~codedlib.experiments.lagc.
+    bound_grid_summary`): the Table II bound (open black), the simulation with the eq. (20)
+    step (red) and with step ``1/L`` (blue), both with their 95 % intervals over seeds;
+    marker shape is ``D``. Below the dashed line at 1 G-LAG is faster. With ``best_case``
+    (from :func:`~codedlib.experiments.lagc.bound_best_case`) a last panel shows the smallest
+    bound ratio over all ``(ξ, D)`` against the spread of the group smoothness constants,
+    ``spread`` (the problem's own) drawn as a vertical line.
+    """
+    delays = list(dict.fromkeys(summary["delay"]))
+    n = len(delays) + (best_case is not None)
+    if fig is None:
+        fig, axes = subplots(1, n, figsize=(4.4 * n, 3.9), squeeze=False)
+        axes = axes[0]
+    else:
+        axes = np.atleast_1d(fig.subplots(1, n))
+    histories = sorted(summary["history"].unique())
+    marker = {D: _D_MARKERS[i % len(_D_MARKERS)] for i, D in enumerate(histories)}
+    for ax, dname in zip(axes, delays):
+        sub = summary[summary["delay"] == dname]
+        for key, _label, color, face in _BOUND_SERIES:
+            for D in histories:
+                if key == "bound":
+                    s = sub[(sub["history"] == D) & (sub["rule"] == "theory")]
+                    if s.empty:
+                        s = sub[sub["history"] == D].drop_duplicates(["xi"])
+                    ax.plot(s["sqrt_Dxi"], s["bound_ratio"], linestyle="none",
+                            marker=marker[D], mec=color, mfc=face, ms=6)
+                    continue
+                s = sub[(sub["history"] == D) & (sub["rule"] == key)]
+                if s.empty:
+                    continue
+                err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
+                ax.errorbar(s["sqrt_Dxi"], s["sim_ratio"], yerr=err, linestyle="none",
+                            marker=marker[D], color=color, ms=5, capsize=2, lw=0.8)
+        ax.axhline(1.0, color="0.4", linestyle="--", lw=0.8)
+        ax.axhspan(ax.get_ylim()[0] if ax.get_ylim()[0] < 1 else 0.5, 1.0, color="tab:blue",
+                   alpha=0.06, lw=0)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0)))
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xlabel("√(Dξ)  (eq. 20 step = (1−√(Dξ))/L)")
+        ax.set_ylabel("time to target gap, G-LAG / G-GD (ratio)", fontsize=8)
+        ax.set_title(f"{dname} delays (below 1: G-LAG faster)", fontsize=9)
+    # legend: colours for the series, marker shapes for D
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], linestyle="none", marker="o", mec=c, mfc=f or c, color=c,
+                      label=label) for _, label, c, f in _BOUND_SERIES]
+    handles += [Line2D([], [], linestyle="none", marker=marker[D], color="0.3",
+                       label=f"D = {D}") for D in histories]
+    axes[0].legend(handles=handles, fontsize=6.5, loc="upper left")
+    if best_case is not None:
+        ax = axes[-1]
+        for dname in dict.fromkeys(best_case["delay"]):
+            s = best_case[best_case["delay"] == dname].sort_values("spread")
+            ax.plot(s["spread"], s["best_ratio"], marker="o", label=dname)
+        ax.axhline(1.0, color="0.4", linestyle="--", lw=0.8)
+        if spread is not None:
+            ax.axvline(spread, color="tab:red", lw=0.8, label=f"our groups (×{spread:.3g})")
+        ax.set_xscale("log")
+        ax.set_xlabel("spread of group smoothness, max L_g / min L_g")
+        ax.set_ylabel("smallest bound ratio over (ξ, D), G-LAG / G-GD", fontsize=8)
+        ax.set_title("best case of the bound (L = Σ L_g)", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
     return fig

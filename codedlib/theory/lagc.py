@@ -19,7 +19,11 @@ Reconstructed equations
 -----------------------
 (19)  ``I_GD(ε) = κ log(Δ/ε)`` with stepsize ``α = 1/L``.
 (20)  ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` with ``α = (1 - sqrt(Dξ))/L``, ``Dξ < 1``
-      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same iteration complexity.
+      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same iteration complexity. Exponent 1 of
+      ``1/(1 - sqrt(Dξ))``: LAG with every unit selected is GD with step ``α``, whose worst-case
+      contraction on a quadratic is ``1 - αμ``, so no valid bound has a smaller exponent; and
+      simulated G-LAG runs with that step need this factor (±2 %) more iterations than G-GD
+      (issue 13, item 7; :func:`codedlib.experiments.lagc.bound_grid`).
 (21)  ``E[T_(k:n)] = μ (H_n - H_{n-k})`` (exponential with mean μ).
 (22)  ``E[T_(k:n)] = t0 Γ(n+1) Γ(n-k+1-1/β) / (Γ(n-k+1) Γ(n+1-1/β))`` (Pareto, β(n-k+1) > 1).
 (25)  ``L_m² ≤ γ_d := ξ / (d α² M²)``, ``1 <= d <= D``: then worker ``m`` is selected in at
@@ -80,12 +84,14 @@ __all__ = [
     "iteration_complexity_lag",
     "lag_stepsize",
     "lagc_layout",
+    "lazy_time_ratio_bound",
     "loads_per_iteration",
     "pareto_delay",
     "scheme_layout",
     "selection_fraction_bound",
     "selection_period",
     "selection_thresholds",
+    "skip_smoothness_limit",
 ]
 
 SCHEMES = ("gd", "gc", "lag", "g-gd", "g-lag", "lagc")
@@ -533,3 +539,49 @@ def complexities(scheme: str, n_workers: int, redundancy: int = 1,
             "selected": selected, "time_per_iter": t_iter, "time": iterations * t_iter,
             "communication": iterations * loads["communication"],
             "computation": iterations * loads["computation"], "bound": lazy}
+
+
+# --------------------------------------------------------------------------------------
+# Why the bound cannot favour the lazy schemes (issue 13, item 7)
+# --------------------------------------------------------------------------------------
+def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> float:
+    """Largest ``L_m / L`` for which eq. (25) guarantees a skip, with the eq. (20) step size.
+
+    ``L_m² <= γ_d = ξ/(d α² M²)`` with ``α = (1 - sqrt(Dξ))/L`` reads
+    ``L_m/L <= sqrt(ξ/d) / ((1 - sqrt(Dξ)) M)``. Since the ``L_m`` of convex parts add up to at
+    least ``L``, their mean is at least ``L/M``: a unit skips only if it is smoother than
+    the average by the factor ``sqrt(ξ/d)/(1 - sqrt(Dξ))``, which is small unless
+    ``sqrt(Dξ)`` is close to 1, where eq. (20)'s factor ``1/(1 - sqrt(Dξ))`` is large.
+    """
+    xi, history = _check_lag(xi, history)
+    n_units = check_int("n_units", n_units, low=1)
+    d = check_int("d", d, low=1, high=history)
+    return math.sqrt(xi / d) / ((1.0 - math.sqrt(history * xi)) * n_units)
+
+
+def lazy_time_ratio_bound(unit_smoothness, total_smoothness: float, n_workers: int,
+                          redundancy: int, n_groups: int, *, delay, xi: float,
+                          history: int) -> dict:
+    """Time bound of G-LAG / LAGC (eq. 31) over the time of its all-active twin (eq. 29).
+
+    Both use the same iteration-complexity form, so ``Δ`` and ``ε`` cancel:
+
+        ``ratio = [I_LAG/I_GD] × E[T_(m:m)] / E[T_(G:G)]``, ``I_LAG/I_GD = 1/(1 - sqrt(Dξ))``
+        (eq. 19, 20), ``m = ceil((1 - ΔC_G) G)`` (eq. 30).
+
+    Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected`` (``m``),
+    ``time_factor`` (``E[T_(m:m)]/E[T_(G:G)]``) and ``ratio``; the lazy scheme beats its
+    twin in the bound only when ``ratio < 1``.
+    """
+    layout = lagc_layout(n_workers, redundancy, n_groups)
+    L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))
+    xi, history = _check_lag(xi, history)
+    alpha = lag_stepsize(total_smoothness, xi, history)
+    fraction = selection_fraction_bound(L_units, xi, history, alpha)
+    m = max(1, min(layout.n_groups, math.ceil(fraction * layout.n_groups - 1e-12)))
+    t_lazy = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay,
+                                     n_selected=m)
+    t_all = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay)
+    factor = 1.0 / (1.0 - math.sqrt(history * xi))
+    return {"iteration_factor": factor, "selection_bound": fraction, "selected": m,
+            "time_factor": t_lazy / t_all, "ratio": factor * t_lazy / t_all}
