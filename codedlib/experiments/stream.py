@@ -6,7 +6,12 @@ Every function returns plain data (``pandas.DataFrame`` or ``dict``) for
 Worker sets. Example 2 lists its five workers; Sections VI-A/B ("a stronger set of workers")
 and VI-C (Fig. 5, P = 100) do not. We therefore use
 
-* Fig. 2, Fig. 3, Example 2: the Example 2 workers and parameters;
+* Example 2: its own listed workers and parameters;
+* Figs. 2-3: Section VI-A's listed setting (P = 5, C = 500, K = 1000, Omega = 1, I = 10,
+  lambda = 0.01, gamma = 1, J = 3 jobs, ``T_p ~ Exp(mu_p / C)``) with a stand-in for its
+  five unlisted workers: Example 2's workers, task speeds scaled so that one Section VI-A job
+  (``I K C`` operations) is as much work for them as one Example 2 job
+  (:func:`section6a_workers`, :data:`SECTION6A`);
 * Fig. 4: the Example 2 workers with ``Z = K C`` held at Example 2's value and ``K = 1000``
   (so ``C = 141,372``), ``I = 10`` (Section VI), ``lambda = 0.01`` - stable for every Omega
   under both splits, as Section VI-B requires;
@@ -24,6 +29,7 @@ from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 
 __all__ = [
+    "SECTION6A",
     "example2_setting_check",
     "CLUSTER_SETTINGS",
     "FIG4_SETTINGS",
@@ -32,6 +38,7 @@ __all__ = [
     "explore_split",
     "fig2_split_metrics",
     "fig3_activity",
+    "fig3_wait_check",
     "fig4_delay_vs_redundancy",
     "fig4_no_purging_check",
     "fig5_cluster",
@@ -41,9 +48,47 @@ __all__ = [
     "paper_table2_stability",
     "per_seed_frame",
     "queueing_check",
+    "section6a_speed_window",
+    "section6a_workers",
+    "stability_scan",
     "table2_delay_vs_K",
     "unstable_growth",
 ]
+
+# Figs. 2-3: Section VI-A as printed; only the workers are a stand-in (section6a_workers).
+SECTION6A = {
+    "n_workers": 5,
+    "complexity": 500.0,  # C, operations per task
+    "K": 1000,
+    "omega": 1.0,
+    "iterations": 10,
+    "arrival_rate": 0.01,  # Poisson: E[T_a] = 100 s, E[T_a^2] = 20,000 s^2
+    "gamma": 1.0,
+    "n_jobs": 3,  # Fig. 3 draws the first J = 3 jobs
+    # stand-in: Example 2's mu_p scaled by (I K C)_VI-A / (I K C)_Example 2
+    "speed_scale": 10 * 1000 * 500.0 / (50 * 50 * 2_827_440.0),
+}
+
+
+def section6a_workers(speed_scale=None) -> th.StreamWorkers:
+    """Stand-in for Section VI-A's five workers, which the paper shows (Fig. 2a) but does not list.
+
+    Example 2's workers (Section IV: ``mu_p``, ``c_p`` as listed, ``T_p ~ Exp(mu_p / C)``) with
+    every ``mu_p`` multiplied by ``speed_scale``; the default
+    ``(I K C)_VI-A / (I K C)_Ex.2 = (10 * 1000 * 500) / (50 * 50 * 2,827,440) = 7.07e-4`` makes one
+    Section VI-A job (``I K C`` operations, Omega = 1) the same work for them as one Example 2
+    job. It is a choice, not a fit: no Section VI-A number was used to pick it. Two facts of the
+    text agree with it: Section VI-B's workers are "stronger" than these (our Fig. 4 stand-in,
+    Example 2's per-iteration work, is 5x faster), and Fig. 2(a) draws ``m_p = C / mu_p`` on the
+    axis of ``c_p`` (here ``m_p`` = 0.010-0.052 s beside ``c_p`` = 0.048-0.089 s).
+    Returns ``StreamWorkers`` with ``C = 500`` (Section VI-A).
+    """
+    s = SECTION6A
+    scale = check_real("speed_scale", s["speed_scale"] if speed_scale is None else speed_scale,
+                       low=0.0, low_open=True)
+    rates = np.asarray(th.EXAMPLE2["rates"]) * scale
+    return th.StreamWorkers.exponential(rates, th.EXAMPLE2["comm_time"], s["complexity"])
+
 
 # Fig. 4: Example 2's workers, Z = 50 * 2,827,440 fixed, K = 1000 (Section VI-B), I = 10.
 FIG4_SETTINGS = {
@@ -269,16 +314,18 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
 def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
     """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split.
 
+    Defaults: Section VI-A (:data:`SECTION6A`, workers :func:`section6a_workers`).
+
     Column ``caption_formula_*`` evaluates the expression printed in Fig. 2's caption,
     ``c + gamma c^2 + 2 gamma kappa c m + kappa m + kappa (kappa-1) sigma^2``, which is not
     ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (it drops ``gamma`` and the ``kappa sigma^2``,
     ``kappa^2 m^2`` terms); we plot the latter, as eq. (4)-(5) define it.
     """
-    ex = th.EXAMPLE2
-    w = th.example2_workers() if workers is None else workers
-    K = ex["K"] if K is None else K
-    omega = ex["omega"] if omega is None else omega
-    gamma = ex["gamma"] if gamma is None else gamma
+    s = SECTION6A
+    w = section6a_workers() if workers is None else workers
+    K = s["K"] if K is None else K
+    omega = s["omega"] if omega is None else omega
+    gamma = s["gamma"] if gamma is None else gamma
     opt = th.optimal_split(w, K, omega, gamma)
     uni = th.uniform_split(w, K, omega, gamma)
 
@@ -304,22 +351,173 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     })
 
 
-def fig3_activity(n_jobs=3, seed=0, workers=None, iterations=None) -> dict:
+def fig3_activity(n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None,
+                  arrival_rate=None) -> dict:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
 
-    The same seed gives the same arrival times to both splits.
+    Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
+    lambda = 0.01; workers :func:`section6a_workers`). The same seed gives the same arrival
+    times to both splits.
     """
-    ex = th.EXAMPLE2
-    w = th.example2_workers() if workers is None else workers
-    I = ex["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
+    s = SECTION6A
+    w = section6a_workers() if workers is None else workers
+    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
+    n_jobs = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
+    K = s["K"] if K is None else check_int("K", K, low=1)
+    omega = s["omega"] if omega is None else check_real("omega", omega, low=1.0)
+    lam = s["arrival_rate"] if arrival_rate is None else check_real(
+        "arrival_rate", arrival_rate, low=0.0, low_open=True)
     out = {}
-    for split in (th.uniform_split(w, ex["K"], ex["omega"]),
-                  th.optimal_split(w, ex["K"], ex["omega"], ex["gamma"])):
-        rows, jobs = sim.activity_trace(w, split.kappa, ex["K"], I, ex["arrival_rate"], n_jobs,
-                                        True, seed)
+    for split in (th.uniform_split(w, K, omega), th.optimal_split(w, K, omega, s["gamma"])):
+        rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
         out[split.kind] = {"intervals": pd.DataFrame(rows), "jobs": jobs,
-                           "n_workers": w.n_workers}
+                           "n_workers": w.n_workers, "kappa": split.kappa}
     return out
+
+
+def _section6a_splits(workers, K, omega, gamma):
+    return {"uniform": th.uniform_split(workers, K, omega, gamma),
+            "optimal": th.optimal_split(workers, K, omega, gamma)}
+
+
+def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.DataFrame:
+    """How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
+
+    ``n_streams`` independent short streams (Section VI-A; optimal and uniform split share
+    each stream's arrivals). One row per (stream, split): ``waited`` (some job started after
+    its arrival) and ``mean_wait`` over the ``n_jobs`` jobs. Omega = 1, so every iteration
+    needs all ``K`` tasks: ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn
+    directly.
+    """
+    s = SECTION6A
+    w = section6a_workers() if workers is None else workers
+    n_streams = check_int("n_streams", n_streams, low=2)
+    J = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
+    K, I, lam = s["K"], s["iterations"], s["arrival_rate"]
+    splits = _section6a_splits(w, K, s["omega"], s["gamma"])
+    rows = []
+    for r in range(n_streams):
+        arrivals = np.cumsum(np.random.default_rng([seed, r]).exponential(1 / lam, J))
+        for kind, split in splits.items():
+            rng = np.random.default_rng([seed, r, 1])
+            itr = sim.sample_iteration_times(w, split.kappa, K, J * I, False, rng)
+            start, _ = sim.fifo_delays(arrivals, itr.reshape(J, I).sum(axis=1))
+            wait = start - arrivals
+            # start - arrival is a difference of sums: round-off, not a wait, below 1 us
+            rows.append({"stream": r, "split": kind, "waited": bool(np.any(wait > 1e-6)),
+                         "mean_wait": float(wait.mean())})
+    return pd.DataFrame(rows)
+
+
+def stability_scan(rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25), n_jobs=10_000,
+                   seeds=tuple(range(10)), workers=None, include_paper_rate=True) -> dict:
+    """The uniform split's stability threshold (Section IV-A) against long simulated streams.
+
+    Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly). The
+    arrival rates are ``rate_factors`` times the uniform split's critical rate
+    ``1 / (I E[T_itr])`` (:func:`~codedlib.theory.stream.stability_threshold`), plus the paper's
+    lambda = 0.01. For every (split, rate, seed) one stream of ``n_jobs`` jobs: the
+    least-squares ``slope`` of job delay against job index (seconds per job; an unstable queue
+    grows by ``E[T_s] - E[T_a]`` per job, a stable one by 0) and the mean delay of the first
+    and last quarter of the stream. Every rate reuses the seed's random numbers (paired).
+
+    Returns ``{"streams": DataFrame, "thresholds": DataFrame, "by_job": DataFrame}``;
+    ``thresholds`` holds each split's ``rho``, ``rho_slowest``, critical rates and closed-form
+    drift per rate; ``by_job`` the job delay at the paper's rate in blocks of ``n_jobs // 100``
+    consecutive jobs (``job`` = the block's centre): mean over seeds of each block's average
+    and its 95 % t-interval half-width, per split.
+    """
+    from scipy import stats
+
+    s = SECTION6A
+    w = section6a_workers() if workers is None else workers
+    n_jobs = check_int("n_jobs", n_jobs, low=20)
+    seeds = tuple(seeds)
+    if len(seeds) < 2:
+        raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
+    K, I, lam0 = s["K"], s["iterations"], s["arrival_rate"]
+    splits = _section6a_splits(w, K, s["omega"], s["gamma"])
+    crit = th.stability_threshold(w, splits["uniform"].kappa, I, lam0).critical_rate
+    rates = [check_real("rate_factor", f, low=0.0, low_open=True) * crit for f in rate_factors]
+    if include_paper_rate:
+        rates.append(lam0)
+    rates = sorted(set(rates))
+    thresholds, rows, by_job = [], [], []
+    idx = np.arange(n_jobs, dtype=float)
+    xc = idx - idx.mean()
+    q = n_jobs // 4
+    for kind, split in splits.items():
+        for lam in rates:
+            t = th.stability_threshold(w, split.kappa, I, lam)
+            thresholds.append({"split": kind, "arrival_rate": lam, "rate_factor": lam / crit,
+                               "rho": t.rho, "rho_slowest": t.rho_slowest,
+                               "critical_rate": t.critical_rate,
+                               "critical_rate_slowest": t.critical_rate_slowest,
+                               "slowest_worker": t.slowest + 1, "service_mean": t.service_mean,
+                               "drift": t.drift})
+        delays_at_paper = []
+        for seed in track(seeds, f"stability scan ({kind})"):
+            rng = np.random.default_rng([seed, 7])
+            unit_gaps = rng.exponential(1.0, n_jobs)  # arrivals at rate lam: unit_gaps / lam
+            service = sim.sample_iteration_times(w, split.kappa, K, n_jobs * I, False, rng)
+            service = service.reshape(n_jobs, I).sum(axis=1)
+            for lam in rates:
+                arrivals = np.cumsum(unit_gaps) / lam
+                _, finish = sim.fifo_delays(arrivals, service)
+                d = finish - arrivals
+                rows.append({"split": kind, "seed": seed, "arrival_rate": lam,
+                             "rate_factor": lam / crit,
+                             "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
+                             "first_quarter": float(d[:q].mean()),
+                             "last_quarter": float(d[-q:].mean()),
+                             "service_mean": float(service.mean())})
+                if lam == lam0:
+                    delays_at_paper.append(d)
+        if lam0 in rates:
+            block = max(1, n_jobs // 100)
+            n_blocks = n_jobs // block
+            dd = np.array(delays_at_paper)[:, :n_blocks * block]
+            dd = dd.reshape(len(seeds), n_blocks, block).mean(axis=2)
+            half = stats.t.ppf(0.975, len(seeds) - 1) * dd.std(axis=0, ddof=1) / np.sqrt(len(seeds))
+            by_job.append(pd.DataFrame({"split": kind, "job": (np.arange(n_blocks) + 0.5) * block,
+                                        "mean_delay": dd.mean(axis=0), "ci_halfwidth": half,
+                                        "block": block}))
+    return {"streams": pd.DataFrame(rows), "thresholds": pd.DataFrame(thresholds),
+            "by_job": pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
+            "critical_rate": crit}
+
+
+def section6a_speed_window(scales=None, workers=None) -> dict:
+    """Section VI-A's statement (optimal split stable, uniform split not) as a function of the
+    unlisted workers' speed: ``rho`` of both splits (Section IV-A, eq. 8, Omega = 1) when every
+    task-time moment of the stand-in is scaled by ``s`` (Assumption 1; ``s > 1``: slower
+    workers), and the two scales where ``rho = 1``. The statement holds for
+    ``s_uniform <= s < s_optimal``; the stand-in is ``s = 1``.
+
+    Returns ``{"table": DataFrame(scale, rho_uniform, rho_optimal), "s_uniform", "s_optimal"}``.
+    """
+    from scipy import optimize
+
+    s = SECTION6A
+    w = section6a_workers() if workers is None else workers
+    K, omega, gamma, I, lam = s["K"], s["omega"], s["gamma"], s["iterations"], s["arrival_rate"]
+
+    def rho(kind, scale):
+        ws = w.with_complexity(scale)
+        split = _section6a_splits(ws, K, omega, gamma)[kind]
+        return th.stability_threshold(ws, split.kappa, I, lam).rho
+
+    scales = np.geomspace(0.1, 10.0, 41) if scales is None else np.asarray(scales, dtype=float)
+    if scales.ndim != 1 or scales.size == 0 or np.any(scales <= 0):
+        raise ValueError("scales must be a non-empty 1-d sequence of positive numbers")
+    table = pd.DataFrame({"scale": scales,
+                          "rho_uniform": [rho("uniform", x) for x in scales],
+                          "rho_optimal": [rho("optimal", x) for x in scales]})
+    roots = {}
+    for kind in ("uniform", "optimal"):
+        lo, hi = 1e-3, 1e3
+        roots[kind] = float(optimize.brentq(lambda x, k=kind: rho(k, x) - 1.0, lo, hi, rtol=1e-6))
+    return {"table": table, "s_uniform": roots["uniform"], "s_optimal": roots["optimal"]}
 
 
 def fig4_delay_vs_redundancy(omegas=None, seeds=tuple(range(5)), n_jobs=1000,

@@ -15,6 +15,7 @@ __all__ = [
     "plot_example2",
     "plot_mismatch",
     "plot_split_metrics",
+    "plot_stability",
     "plot_table2",
     "plot_theta_active",
     "plot_unstable_growth",
@@ -284,5 +285,75 @@ def plot_example2_setting_check(check: dict, title: str = ""):
         ax.legend(fontsize=7)
         ax.set_title(f"{split} split", fontsize=9)
     fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_stability(scan: dict, window: dict, title: str = ""):
+    """The uniform split's instability (Section IV-A) in three panels.
+
+    (a) growth of the job delay per job (least-squares slope over a stream, mean and 95 %
+    interval over seeds) against the arrival rate, with the closed-form drift
+    ``max(0, E[T_s] - 1/lambda)`` and the critical rates; (b) every job's delay at the paper's
+    lambda, mean over seeds with its 95 % band; (c) ``rho`` of both splits against the
+    workers' speed scale, the window where the paper's statement holds and the stand-in
+    (:func:`codedlib.experiments.stream.stability_scan`, :func:`~codedlib.experiments.stream.section6a_speed_window`).
+    """
+    from scipy import stats
+
+    fig, (a, b, c) = subplots(1, 3, figsize=(15, 4.2))
+    streams, thr = scan["streams"], scan["thresholds"]
+    colors = {"uniform": "C3", "optimal": "C0"}
+    lam0 = 0.01
+    for kind, g in streams.groupby("split"):
+        agg = g.groupby("arrival_rate")["slope"]
+        mean, sd, n = agg.mean(), agg.std(ddof=1), agg.count()
+        half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
+        a.errorbar(mean.index, mean.to_numpy(), yerr=half.to_numpy(), fmt="o", capsize=3,
+                   color=colors[kind], label=f"{kind} split, simulated (95% CI)")
+        t = thr[thr["split"] == kind].iloc[0]
+        grid = np.linspace(streams["arrival_rate"].min() * 0.97, streams["arrival_rate"].max() * 1.03, 200)
+        a.plot(grid, np.maximum(0.0, t["service_mean"] - 1 / grid), color=colors[kind], lw=1,
+               label=f"{kind}: E[T_s] − E[T_a] (closed form)")
+        if grid[0] <= t["critical_rate"] <= grid[-1]:
+            a.axvline(t["critical_rate"], color=colors[kind], ls=":", lw=1,
+                      label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.5f}")
+        else:
+            a.plot([], [], " ", label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.4f} (off the axis)")
+    a.axvline(lam0, color="k", ls="--", lw=1, label="paper's λ = 0.01")
+    a.set_xlabel("arrival rate λ [jobs/s]")
+    a.set_ylabel("growth of the job delay [s per job]")
+    a.set_title("(a) delay growth vs λ", fontsize="small")
+    a.legend(fontsize="x-small", loc="upper left")
+    by = scan["by_job"]
+    for kind, g in by.groupby("split"):
+        b.plot(g["job"], g["mean_delay"], color=colors[kind], lw=1, label=f"{kind} split")
+        low = g["mean_delay"] - g["ci_halfwidth"]
+        b.fill_between(g["job"], low.where(low > 0, g["mean_delay"] / 2),
+                       g["mean_delay"] + g["ci_halfwidth"], color=colors[kind], alpha=0.25, lw=0)
+    b.set_yscale("log")
+    block = int(by["block"].iloc[0]) if "block" in by and len(by) else 1
+    b.set_xlabel(f"job index j (blocks of {block} jobs)")
+    b.set_ylabel("job delay [s] (mean over seeds, 95% band)")
+    b.set_title("(b) at the paper's λ = 0.01", fontsize="small")
+    b.legend(fontsize="small", loc="center right")
+    t = window["table"]
+    for kind in ("uniform", "optimal"):
+        c.plot(t["scale"], t[f"rho_{kind}"], color=colors[kind], label=f"ρ, {kind} split")
+    c.axhline(1.0, color="k", lw=0.8)
+    c.axvspan(window["s_uniform"], window["s_optimal"], color="0.85", zorder=0,
+              label=f"paper's statement holds: s ∈ [{window['s_uniform']:.3f}, {window['s_optimal']:.2f})")
+    c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
+    if "fig4_scale" in window:
+        c.axvline(window["fig4_scale"], color="0.4", ls=":", lw=1,
+                  label=f"Fig. 4 stand-in's speeds (s = {window['fig4_scale']:g})")
+    c.set_xscale("log")
+    c.set_yscale("log")
+    c.set_xlabel("task-time scale s of the workers (s > 1: slower)")
+    c.set_ylabel("ρ = λ E[T_s] (eq. 8)")
+    c.set_title("(c) unlisted workers: where the threshold sits", fontsize="small")
+    c.legend(fontsize="x-small", loc="upper left")
+    if title:
+        fig.suptitle(title, fontsize="small")
     fig.tight_layout()
     return fig

@@ -36,6 +36,7 @@ __all__ = [
     "CodeSearch",
     "DelayPrediction",
     "LoadSplit",
+    "StabilityThreshold",
     "StreamWorkers",
     "UnstableQueueError",
     "assignment_moments",
@@ -59,6 +60,7 @@ __all__ = [
     "service_time_moments",
     "solve_theta",
     "split_coefficients",
+    "stability_threshold",
     "total_tasks",
     "uniform_split",
 ]
@@ -513,6 +515,55 @@ def pollaczek_khinchin_delay(service_mean, service_second, arrival_rate) -> floa
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
     _require_stable(service_mean, 1.0 / arrival_rate)
     return service_mean + arrival_rate * service_second / (2 * (1 - arrival_rate * service_mean))
+
+
+@dataclass(frozen=True)
+class StabilityThreshold:
+    """Where a split's queue turns unstable (Section IV-A, ``E[T_s] < E[T_a]``).
+
+    ``rho = lambda I E[T_itr]`` (eq. 8, ``T_itr = max_p T_{p,kappa_p}``, no purging; exact
+    for ``Omega = 1``) and ``critical_rate = 1 / (I E[T_itr])``, the arrival rate at which
+    ``rho = 1``. ``rho_slowest = lambda I max_p E[T_{p,kappa_p}]`` and
+    ``critical_rate_slowest`` are the closed forms of the slowest worker alone (eq. 1:
+    ``E[T_{p,kappa}] = c_p + kappa_p m_p``): since ``E[max] >= max E``, ``rho >= rho_slowest``
+    and ``critical_rate <= critical_rate_slowest``; ``slowest`` is that worker's index.
+    ``drift = E[T_s] - E[T_a]``: in an unstable FIFO queue each job waits about this much
+    longer than the one before it (0 when stable).
+    """
+
+    rho: float
+    rho_slowest: float
+    critical_rate: float
+    critical_rate_slowest: float
+    slowest: int
+    service_mean: float
+    arrival_rate: float
+
+    @property
+    def stable(self) -> bool:
+        return self.rho < 1.0
+
+    @property
+    def drift(self) -> float:
+        return max(0.0, self.service_mean - 1.0 / self.arrival_rate)
+
+
+def stability_threshold(workers: StreamWorkers, kappa, iterations, arrival_rate) -> StabilityThreshold:
+    """Rate stability of a split (Section IV-A) in closed form and with ``F_itr``.
+
+    The slowest worker's utilisation ``lambda I (c_p + kappa_p m_p)`` (eqs. 1, 8) is a closed
+    form and a lower bound on ``rho``; ``rho`` itself integrates ``F_itr = prod_p F_p``
+    (:func:`iteration_time_moments`). Both critical arrival rates are returned.
+    """
+    iterations = check_int("iterations", iterations, low=1)
+    arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
+    first, _ = assignment_moments(workers, kappa)
+    slowest = int(np.argmax(first))
+    e1, _ = iteration_time_moments(workers, kappa)
+    service = iterations * e1
+    slow_service = iterations * float(first[slowest])
+    return StabilityThreshold(arrival_rate * service, arrival_rate * slow_service, 1.0 / service,
+                              1.0 / slow_service, slowest, service, arrival_rate)
 
 
 @dataclass(frozen=True)
