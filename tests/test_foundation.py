@@ -113,3 +113,18 @@ def test_runner_rejects_malformed_parameters(tmp_path):
     ok = _write_notebook(tmp_path / "r.ipynb", "pass")
     with pytest.raises(ValueError, match="has no parameter 'n'"):
         run_notebook(ok, parameters={"n": 3}, fig_root=None, out_dir=tmp_path)
+
+
+def test_the_version_is_written_once():
+    """pyproject reads the version from codedlib.__version__; CITATION.cff quotes the same."""
+    import re
+    from importlib.metadata import version
+
+    import codedlib
+    from codedlib.notebooks import REPO_ROOT
+
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject and not re.search(r'^version\s*=\s*"', pyproject, re.M)
+    assert version("codedlib") == codedlib.__version__
+    cff = (REPO_ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(r'^version:\s*"?([^"\n]+)"?', cff, re.M).group(1) == codedlib.__version__
