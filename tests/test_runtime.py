@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from codedlib.runtime.config import RunConfig, WorldSizeError, tree_size
 from codedlib.runtime.dsag import dsag_terms
 from codedlib.runtime.injection import DelayModel, apply_freeze, parse_freeze
+from codedlib.runtime.registry import SCHEMES
 from codedlib.runtime.traces import TRACE_COLUMNS, read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,6 +101,25 @@ def test_cli_args_round_trip():
     assert again.to_dict() == cfg.to_dict()
 
 
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+@pytest.mark.parametrize("quick", [True, False])
+def test_every_registered_scheme_round_trips_through_the_command_line(scheme, quick):
+    """The command line and cli_args() come from one field definition: every registry entry's
+    default config survives the trip, and the command line names only its own sizes."""
+    from codedlib.runtime.__main__ import config_from_args, parser
+    from codedlib.runtime.config import cli_fields
+    from codedlib.runtime.notebook import scheme_config
+
+    cfg = scheme_config(scheme, quick=quick, bursts="p_enter=0.1,p_exit=0.5,factor=2", freeze="1@2")
+    args = cfg.cli_args()
+    assert config_from_args(parser().parse_args(args)).to_dict() == cfg.to_dict()
+    spec = cfg.spec
+    for f in cli_fields():
+        if f.metadata["scheme"] and f.name not in spec.params:
+            assert f.metadata["flags"][0] not in args, (scheme, f.name)
+    assert cfg.tolerated >= 0 and cfg.world_size == cfg.n_workers + 1
+
+
 def test_cli_aliases():
     from codedlib.runtime.__main__ import config_from_args, parser
 
@@ -162,7 +182,7 @@ def test_dsag_subpartitions_tile_the_data_like_the_simulator(n_workers, p, extra
     RunConfig("gc", n_workers=5, stragglers=2, samples=53),
     RunConfig("umw", n_workers=4, samples=41),
     RunConfig("cr", n=3, L=2, s=1, samples=61),
-])
+], ids=["gc", "umw", "cr"])
 def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
     """In-process replay of the engines' plans: for every set of ``need`` surviving children
     at every node, the root's decoded sum equals the serial gradient (what the MPI run does,
@@ -363,3 +383,4 @@ def test_replay_uses_the_simulators_single_port_and_tree_timing():
     gc = RunConfig("gc", n_workers=3, stragglers=1, t_c=0.5)
     # ready at 0, 0.2, 9: the master receives two messages one after the other
     assert replay_iteration_times(gc, [[0.2, 0.0, 9.0]]).tolist() == [1.0]
+

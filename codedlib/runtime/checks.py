@@ -27,8 +27,6 @@ import numpy as np
 
 from codedlib.runtime.config import RunConfig, tree_size
 
-EXACT = ("umw", "gc", "cr", "rar")
-
 
 def suite(world: int, frozen: bool = False, iterations: int = 6,
           sigstop: bool = False) -> list[tuple[str, RunConfig]]:
@@ -120,14 +118,14 @@ def main(argv=None) -> int:
         result = run(cfg, comm)
         if comm.Get_rank() == 0:
             it, tr = result.iterations, result.trace
-            used = tr[tr["used"] & (tr["parent"] == 0)] if cfg.scheme != "rar" else tr.iloc[0:0]
+            used = tr[tr["used"] & (tr["parent"] == 0)]  # RAR's rows have parent -1: none
             survivors = [sorted(g["worker"].tolist()) for _, g in used.groupby("iteration")]
             patterns = sorted({tuple(p) for p in survivors})
             line = {"name": name, "scheme": cfg.scheme, "world": comm.Get_size(),
                     "iterations": len(it),
                     "max_grad_rel_error": float(np.nanmax(it["grad_rel_error"])),
                     "mean_iteration_time": float(it["iteration_time"].mean()),
-                    "exact": cfg.scheme in EXACT, "frozen": [list(f) for f in cfg.freeze],
+                    "exact": cfg.spec.exact, "frozen": [list(f) for f in cfg.freeze],
                     "root_patterns": [list(pat) for pat in patterns],
                     "root_survivors": survivors,
                     "unresponsive": result.meta["unresponsive"]}

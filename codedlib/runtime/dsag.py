@@ -19,8 +19,10 @@ regulariser is inside every ``f_i`` in :mod:`codedlib.problems`).
 
 from __future__ import annotations
 
+import numpy as np
+
 from codedlib.runtime.comm import HEADER, now
-from codedlib.runtime.engines import RootNode, WorkerNode
+from codedlib.runtime.nodes import NodePlan, RootNode, WorkerNode
 from codedlib.schemes.dsag import GradientCache, p_start, p_stop, subpartition_range
 
 
@@ -33,7 +35,15 @@ def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) 
     return [(*subpartition_range(n_local, subpartitions, k, offset), 1.0)
             for k in range(1, subpartitions + 1)]
 
-__all__ = ["DSAGCoordinator", "DSAGWorker", "dsag_terms"]
+__all__ = ["DSAGCoordinator", "DSAGWorker", "dsag_plan", "dsag_terms"]
+
+
+def dsag_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
+    if rank == 0:
+        return NodePlan(0, None, list(range(1, config.n_workers + 1)), need=config.w, label="root")
+    return NodePlan(rank, 0, terms=dsag_terms(n_samples, config.n_workers, rank - 1,
+                                              config.subpartitions), label=f"worker {rank - 1}")
 
 
 class DSAGWorker(WorkerNode):
@@ -51,6 +61,12 @@ class DSAGCoordinator(RootNode):
         self.cache = GradientCache(problem.n_samples, shape=(problem.dim,))
         self.n_fresh = 0
 
+    def before_iteration(self, t: int):
+        """Hook run before iteration ``t`` starts (DSAG-LB: the load balancer)."""
+
+    def check_error(self, g) -> float:
+        return np.nan  # no exact reference: the cache mixes iterates
+
     def on_any_result(self, src, buf, fresh, row):
         start, stop = int(buf[4]), int(buf[5])
         used = self.cache.insert(start, stop, int(buf[0]), buf[HEADER:].copy())
@@ -60,6 +76,7 @@ class DSAGCoordinator(RootNode):
     def run(self):
         n = self.problem.n_samples
         for t in range(self.config.iterations):
+            self.before_iteration(t)
             self.current = t
             self.fresh = []
             self.n_fresh = 0
@@ -72,3 +89,4 @@ class DSAGCoordinator(RootNode):
             end = now()
             g = self.cache.H * (n / self.cache.covered)  # H / xi: estimate of the full sum
             self.record_iteration(t, start, end, g)
+
