@@ -182,7 +182,9 @@ def test_dsag_subpartitions_tile_the_data_like_the_simulator(n_workers, p, extra
     RunConfig("gc", n_workers=5, stragglers=2, samples=53),
     RunConfig("umw", n_workers=4, samples=41),
     RunConfig("cr", n=3, L=2, s=1, samples=61),
-], ids=["gc", "umw", "cr"])
+    RunConfig("rs", n_workers=5, stragglers=2, samples=53),
+    RunConfig("rs", n_workers=12, stragglers=3, samples=97),
+], ids=["gc", "umw", "cr", "rs-5-2", "rs-12-3"])
 def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
     """In-process replay of the engines' plans: for every set of ``need`` surviving children
     at every node, the root's decoded sum equals the serial gradient (what the MPI run does,
@@ -206,6 +208,8 @@ def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
             else:  # any n - s children of an inner node, in a random arrival order
                 pos = list(rng.permutation(len(plan.children))[: plan.need])
             g = g + plan.combine(pos, [message(plan.children[p], root_pattern) for p in pos])
+        if np.iscomplexobj(g):  # what a Reed-Solomon worker sends: [re, im] pairs
+            g = g.view(np.float64)
         return g
 
     root = plans[0]
@@ -257,7 +261,8 @@ def test_mpi_all_schemes_on_4_processes():
     runs = check_lines(proc)
     kernels = runs.pop("allreduce-kernels")
     assert "tree(n=3,L=1,blocking=False)" in kernels["kernels"] and kernels["max_abs_error"] < 1e-12
-    assert {"gc", "cr(n=3,L=1)", "rar", "rar-ring", "umw", "sgd", "dsag", "gc-frozen"} <= set(runs)
+    assert {"gc", "rs", "cr(n=3,L=1)", "rar", "rar-ring", "umw", "sgd", "dsag", "gc-frozen",
+            "rs-frozen"} <= set(runs)
     for name, r in runs.items():
         assert r["iterations"] == 6, name
         if r["exact"]:
@@ -284,7 +289,8 @@ def test_mpi_gc_cr_rar_on_13_processes_with_frozen_workers():
     kernels = runs["allreduce-kernels"]  # tree aggregation and ring all-reduce vs MPI_Allreduce
     assert {"tree(n=3,L=2,blocking=False)", "tree(n=12,L=1,blocking=True)", "ring"} <= set(kernels["kernels"])
     assert kernels["max_abs_error"] < 1e-12
-    for name in ("gc", "cr(n=3,L=2)", "cr(n=12,L=1)", "rar", "gc-frozen", "cr(n=3,L=2)-frozen"):
+    for name in ("gc", "rs", "cr(n=3,L=2)", "cr(n=12,L=1)", "rar", "gc-frozen", "rs-frozen",
+                 "cr(n=3,L=2)-frozen"):
         assert name in runs, (name, proc.stdout, proc.stderr)
         assert runs[name]["iterations"] == 6
         assert runs[name]["max_grad_rel_error"] < 1e-10, runs[name]
@@ -292,6 +298,10 @@ def test_mpi_gc_cr_rar_on_13_processes_with_frozen_workers():
     assert all(used == [0, 2] for used in runs["cr(n=3,L=2)-frozen"]["root_survivors"][2:])
     # GC, S = 3: workers 0..2 frozen from iteration 1 on
     assert all(not {0, 1, 2} & set(used) for used in runs["gc-frozen"]["root_survivors"][1:])
+    # RS-GC (Halbawi et al.), S = 3: workers 1..3 (a contiguous arc of evaluation points, the
+    # worst-conditioned pattern) frozen from iteration 1; any 9 of 12 still decode exactly
+    assert all(len(used) == 9 and not {1, 2, 3} & set(used) for used in runs["rs-frozen"]["root_survivors"][1:])
+    assert len(runs["rs"]["root_patterns"]) >= 2  # the injected stragglers changed who was used
 
 
 @needs_mpi

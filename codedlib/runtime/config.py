@@ -52,7 +52,7 @@ def option(default, *flags, help: str, kind=None, choices=None, scheme: bool = F
 class RunConfig:
     """Everything one distributed run needs; see :func:`codedlib.runtime.engines.run`.
 
-    Sizes: ``n_workers`` (N); ``n``, ``L``, ``s`` for cr; ``stragglers`` (S) for gc/sgd;
+    Sizes: ``n_workers`` (N); ``n``, ``L``, ``s`` for cr; ``stragglers`` (S) for gc/sgd/rs;
     ``w`` and ``subpartitions`` for dsag (see each field's help and the scheme records).
     Problem: ``problem`` ("linreg": CodedReduce eq. 10 synthetic least squares;
     "logreg": logistic regression on labels sign(x^T theta* + noise)), ``samples``, ``dim``.
@@ -71,11 +71,11 @@ class RunConfig:
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
     n_workers: int | None = option(None, "--N", "--workers", kind=int, scheme=True,
                                    help="workers N (every scheme but cr, whose N follows from n, L)")
-    stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd)")
+    stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd, rs)")
     n: int | None = option(None, "--n", kind=int, scheme=True, help="children per parent (cr)")
     L: int | None = option(None, "--L", kind=int, scheme=True, help="tree layers (cr)")
     s: int = option(0, "--s", scheme=True, alias_of="stragglers",
-                    help="stragglers tolerated per parent (cr); for gc/sgd the same as --S")
+                    help="stragglers tolerated per parent (cr); for gc/sgd/rs the same as --S")
     w: int | None = option(None, "--w", kind=int, scheme=True,
                            help="fresh results the DSAG coordinator waits for (default N)")
     subpartitions: int = option(1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker")

@@ -26,7 +26,7 @@ from codedlib.network import single_port_receive
 from codedlib.runtime.dsag import DSAGCoordinator, DSAGWorker, dsag_plan
 from codedlib.runtime.nodes import RootNode, WorkerNode
 from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
-from codedlib.runtime.star import SGDRoot, gc_plan, sgd_plan, umw_plan
+from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
 from codedlib.runtime.tree import tree_plan
 from codedlib.schemes.codedreduce import tree_finish
 
@@ -67,6 +67,13 @@ def dsag_sizes(cfg) -> dict:
     sizes = workers_sizes(cfg)
     N = sizes["n_workers"]
     sizes["w"] = check_int("w", N if cfg.w is None else cfg.w, low=1, high=N)
+    return sizes
+
+
+def rs_sizes(cfg) -> dict:
+    """N workers, S stragglers, and a code that decodes accurately at this N."""
+    sizes = workers_sizes(cfg)
+    rs_code(sizes["n_workers"], sizes["stragglers"])  # builds (and checks) the code now
     return sizes
 
 
@@ -208,6 +215,12 @@ SCHEMES: dict[str, Scheme] = _entries(
         name="gc", title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
         params=("n_workers", "stragglers"), sizes=workers_sizes, tolerated=lambda cfg: cfg.stragglers,
         plan=gc_plan, need=_need_n_minus_s, closed_form=True,
+        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
+        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+    Scheme(
+        name="rs", title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
+        params=("n_workers", "stragglers"), sizes=rs_sizes, tolerated=lambda cfg: cfg.stragglers,
+        plan=rs_plan, need=_need_n_minus_s, closed_form=True,
         replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
         quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
     Scheme(

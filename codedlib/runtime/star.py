@@ -6,18 +6,26 @@ simulators use:
 * UMW: one even partition per worker, the root sums all N results;
 * SGD: the same partitions, the root rescales the sum of the first ``N - S`` by ``N / (N - S)``;
 * GC: the cyclic-repetition gradient code of Tandon et al.
-  (:func:`codedlib.codes.cyclic.cyclic_repetition_code`), decoded from any ``N - S``.
+  (:func:`codedlib.codes.cyclic.cyclic_repetition_code`), decoded from any ``N - S``;
+* RS-GC: the Reed--Solomon gradient code of Halbawi et al. (ISIT 2018,
+  :func:`codedlib.codes.reed_solomon.reed_solomon_gradient_code`) with ``k = N`` chunks and
+  ``w = S + 1`` chunks per worker, so it tolerates exactly ``s = N w / k - 1 = S`` stragglers;
+  the encoding is complex, a worker sends its coded row as ``[re, im]`` pairs and the root
+  decodes with Algorithm 3 (no linear solve) and keeps the real part.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from codedlib.codes.cyclic import cyclic_repetition_code
+from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.problems import even_partition
 from codedlib.runtime.nodes import NodePlan, RootNode, code_combine, scaled_sum, sum_combine
 
-__all__ = ["SGDRoot", "gc_plan", "sgd_plan", "umw_plan"]
+__all__ = ["SGDRoot", "gc_plan", "rs_code", "rs_plan", "sgd_plan", "umw_plan"]
 
 
 def _star(config, n_samples: int, rank: int, need: int = 0, combine=None) -> NodePlan:
@@ -57,6 +65,31 @@ def gc_plan(config, n_samples: int, rank: int) -> NodePlan:
     """Cyclic-repetition gradient code (Tandon et al.), any ``N - S`` workers decode."""
     code = cyclic_repetition_code(config.n_workers, config.stragglers)
     return _coded(config, n_samples, rank, code, code_combine(code))
+
+
+@lru_cache(maxsize=8)
+def rs_code(n_workers: int, stragglers: int):
+    """The Reed--Solomon gradient code of ``N`` workers tolerating ``S`` stragglers: ``k = N``
+    chunks, ``w = S + 1`` per worker (``s = N w / k - 1 = S``, optimal, Halbawi et al. eq. 2);
+    the primitive root is chosen for a small ``|B|`` (``root_power="auto"``), and a decoding
+    vector that misses ``a B_F = 1`` raises instead of giving a wrong gradient."""
+    return reed_solomon_gradient_code(n_workers, n_workers, stragglers + 1, root_power="auto",
+                                      on_inaccurate="raise")
+
+
+def _rs_combine(code):
+    """Algorithm 3 on the survivors' complex coded rows (sent as float64 ``[re, im]`` pairs)."""
+    def combine(positions, vectors):
+        a = code.decode(sorted(positions))  # length N, zero off the survivors
+        rows = np.asarray(vectors, dtype=np.float64).view(np.complex128)
+        return np.real(a[list(positions)] @ rows)
+    return combine
+
+
+def rs_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Reed--Solomon gradient code (Halbawi et al.), any ``N - S`` workers decode."""
+    code = rs_code(config.n_workers, config.stragglers)
+    return _coded(config, n_samples, rank, code, _rs_combine(code))
 
 
 class SGDRoot(RootNode):

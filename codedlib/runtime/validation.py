@@ -123,6 +123,7 @@ VALIDATION_RUNS = {
     "cr": ("cr", {}),
     "rar": ("rar", {}),
     "dsag": ("dsag", {}),
+    "rs": ("rs", {}),
 }
 
 
