@@ -105,6 +105,12 @@ class RunConfig:
     allreduce: str = option("mpi", "--allreduce", choices=("mpi", "ring"), scheme=True,
                             help="RAR implementation")
     margin: float = option(0.02, "--margin", scheme=True, help="DSAG extra wait fraction (2 %%)")
+    lb_interval: float = option(0.5, "--lb-interval", scheme=True,
+                                help="DSAG-LB: seconds between runs of the load balancer")
+    lb_window: float = option(2.0, "--lb-window", scheme=True,
+                              help="DSAG-LB: seconds of latency history the balancer profiles")
+    lb_threshold: float = option(0.1, "--lb-threshold", scheme=True,
+                                 help="DSAG-LB: least relative improvement of the balance before p changes")
     check: bool = option(False, "--check",
                          help="root also computes the serial gradient and records the relative error")
     poll: float = option(1e-3, "--poll", help="longest nap between probes (s)")
@@ -158,6 +164,10 @@ class RunConfig:
             set_("fail_root_at", check_int("fail_root_at", self.fail_root_at, low=-1,
                                            high=self.iterations - 1))
         set_("margin", check_real("margin", self.margin, low=0.0))
+        set_("lb_interval", check_real("lb_interval", self.lb_interval, low=0.0, low_open=True))
+        set_("lb_window", check_real("lb_window", self.lb_window, low=0.0, low_open=True))
+        set_("lb_threshold", check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True))
+        set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
 
     @property
     def spec(self):

@@ -23,7 +23,13 @@ import numpy as np
 from codedlib._validation import check_int
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.network import single_port_receive
-from codedlib.runtime.dsag import DSAGCoordinator, DSAGWorker, dsag_plan
+from codedlib.runtime.dsag import (
+    DSAGCoordinator,
+    DSAGLBCoordinator,
+    DSAGLBWorker,
+    DSAGWorker,
+    dsag_plan,
+)
 from codedlib.runtime.nodes import RootNode, WorkerNode
 from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
 from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
@@ -247,6 +253,17 @@ SCHEMES: dict[str, Scheme] = _entries(
         min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
         quick={"n_workers": 3, "w": 2, "subpartitions": 2},
         full={"n_workers": 12, "w": 6, "subpartitions": 4}),
+    Scheme(
+        name="dsag-lb", title="DSAG with the load balancer (Section VI): p_i re-optimised from profiled latency",
+        params=("n_workers", "w", "subpartitions", "margin", "lb_interval", "lb_window", "lb_threshold"),
+        sizes=dsag_sizes, tolerated=lambda cfg: cfg.n_workers - cfg.w, plan=dsag_plan,
+        root=DSAGLBCoordinator, worker=DSAGLBWorker, need=lambda cfg: cfg.w, on_new_iterate="finish",
+        exact=False, one_term_per_task=True,
+        replay_name="event-driven simulation at the initial sub-partitions (no load balancing)",
+        replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
+        min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
+        quick={"n_workers": 3, "w": 2, "subpartitions": 4, "lb_interval": 0.3, "lb_window": 1.0},
+        full={"n_workers": 12, "w": 6, "subpartitions": 8, "lb_interval": 0.5, "lb_window": 2.0}),
 
 )
 
