@@ -395,6 +395,73 @@ def test_replay_uses_the_simulators_single_port_and_tree_timing():
     assert replay_iteration_times(gc, [[0.2, 0.0, 9.0]]).tolist() == [1.0]
 
 
+@pytest.mark.parametrize("config", [
+    RunConfig("lagc", n_workers=6, redundancy=2, groups=2, samples=61),
+    RunConfig("lagc", n_workers=6, redundancy=3, groups=1, samples=61),
+    RunConfig("g-lag", n_workers=6, redundancy=3, samples=61),
+], ids=["lagc-6-2-2", "lagc-gc", "g-lag"])
+def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
+    """LAGC's plans (the simulator's layout, theory.lagc): every group's gradient is decoded
+    exactly from any ``wait_for`` of its workers, as the parameter server does on MPI."""
+    from codedlib.problems import even_partition
+    from codedlib.runtime.config import build_problem
+    from codedlib.runtime.engines import build_plan, local_gradient
+    from codedlib.runtime.lagc import layout_of
+
+    problem, _ = build_problem(config)
+    theta = np.random.default_rng(3).standard_normal(problem.dim)
+    layout = layout_of(config)
+    n_g, wait = layout.workers_per_group, layout.wait_for
+    bounds = even_partition(problem.n_samples, config.n_workers)
+    from codedlib.codes.cyclic import cyclic_repetition_code
+    from codedlib.runtime.nodes import code_combine
+
+    combine = (code_combine(cyclic_repetition_code(n_g, layout.stored_per_worker - 1)) if layout.coded
+               else (lambda positions, vectors: vectors[0]))
+    for g in range(layout.n_groups):
+        exact = problem.partial_gradient(theta, int(bounds[g * n_g]), int(bounds[(g + 1) * n_g]))
+        msgs = [local_gradient(problem, theta, build_plan(config, problem.n_samples, 1 + g * n_g + j).terms)
+                for j in range(n_g)]
+        for pattern in itertools.permutations(range(n_g), wait):
+            got = combine(list(pattern), [msgs[j] for j in pattern])
+            np.testing.assert_allclose(got, exact, rtol=1e-10, atol=1e-10 * np.abs(exact).max())
+    assert config.tolerated == n_g - wait
+
+
+@needs_mpi
+@pytest.mark.mpi
+@pytest.mark.timeout(200)
+@pytest.mark.parametrize("args, n_procs, lazy", [
+    (["--scheme", "lagc", "--N", "6", "--r", "2", "--G", "2", "--xi", "0.01", "--freeze", "4@3"], 7, True),
+    (["--scheme", "lagc", "--N", "6", "--r", "2", "--G", "2", "--xi", "0"], 7, False),
+    (["--scheme", "g-lag", "--N", "4", "--r", "2", "--xi", "0.01", "--freeze", "1@3"], 5, True),
+], ids=["lagc-lazy-frozen", "lagc-xi0", "g-lag-frozen"])
+def test_mpi_lagc_and_g_lag_decode_exactly_and_skip_groups(args, n_procs, lazy, tmp_path):
+    """LAGC / G-LAG on real processes: every selected group's gradient equals the serial one
+    (--check), a frozen worker within a group's tolerance is survived, and with xi > 0 the
+    selection rule (17) skips groups (fewer tasks), with xi = 0 it never does."""
+    out = tmp_path / "run"
+    proc = mpirun(n_procs, ["codedlib.runtime", *args, "--iterations", "40", "--delay",
+                            "shiftexp:shift=0.005,rate=200", "--check", "--timeout", "20",
+                            "--out", str(out), "--quiet"], timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import pandas as pd
+
+    its = pd.read_csv(out / "iterations.csv", comment="#")
+    assert len(its) == 40 and its["grad_rel_error"].max() < 1e-10
+    assert its["loss"].iloc[-1] < its["loss"].iloc[0]
+    meta = json.loads((out / "run.json").read_text())
+    selected = meta["groups_selected"]
+    G = meta["config"]["groups"]
+    assert selected[0] == G
+    assert (np.mean(selected) < G) if lazy else all(s == G for s in selected)
+    if "--freeze" in args:
+        frozen = int(args[args.index("--freeze") + 1].split("@")[0])
+        trace = read_trace(out / "trace.csv")
+        used = trace[(trace["worker"] == frozen) & trace["used"]]["iteration"]
+        assert used.empty or used.max() < 3  # never used after it froze
+
+
 @needs_mpi
 @pytest.mark.mpi
 @pytest.mark.timeout(200)

@@ -79,6 +79,14 @@ class RunConfig:
     w: int | None = option(None, "--w", kind=int, scheme=True,
                            help="fresh results the DSAG coordinator waits for (default N)")
     subpartitions: int = option(1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker")
+    redundancy: int = option(1, "--r", "--redundancy", scheme=True,
+                             help="LAGC/G-LAG: fine partitions each worker stores (r)")
+    groups: int | None = option(None, "--G", "--groups", kind=int, scheme=True,
+                                help="LAGC/G-LAG: groups G (a divisor of N; G-LAG default N/r)")
+    xi: float = option(0.0, "--xi", scheme=True,
+                       help="LAGC/G-LAG: laziness xi of the selection rule (17); 0: every group, every time")
+    history: int = option(10, "--history", scheme=True,
+                          help="LAGC/G-LAG: past steps D in the selection rule (D xi < 1)")
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
     samples: int = option(240, "--samples", help="data points")

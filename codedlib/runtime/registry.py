@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from codedlib._validation import check_int
+from codedlib._validation import check_int, check_real
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.network import single_port_receive
 from codedlib.runtime.dsag import (
@@ -30,11 +30,13 @@ from codedlib.runtime.dsag import (
     DSAGWorker,
     dsag_plan,
 )
+from codedlib.runtime.lagc import LAGCRoot, lagc_plan
 from codedlib.runtime.nodes import RootNode, WorkerNode
 from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
 from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
 from codedlib.runtime.tree import tree_plan
 from codedlib.schemes.codedreduce import tree_finish
+from codedlib.theory.lagc import lagc_layout, scheme_layout
 
 __all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
 
@@ -81,6 +83,40 @@ def rs_sizes(cfg) -> dict:
     sizes = workers_sizes(cfg)
     rs_code(sizes["n_workers"], sizes["stragglers"])  # builds (and checks) the code now
     return sizes
+
+
+def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
+    """N workers in G groups storing r fine partitions each (LAGC Section IV); G-LAG needs
+    ``N/G <= r`` (no coding) and defaults to ``G = N/r``; ``D xi < 1`` keeps the step positive."""
+    sizes = workers_sizes(cfg)
+    N = sizes["n_workers"]
+    r = check_int("redundancy", cfg.redundancy, low=1, high=N)
+    if scheme == "g-lag":
+        layout = scheme_layout("g-lag", N, r, cfg.groups)
+    else:
+        if cfg.groups is None:
+            raise ValueError("scheme 'lagc' needs groups G (a divisor of N), got groups=None")
+        layout = lagc_layout(N, r, cfg.groups)
+    xi = check_real("xi", cfg.xi, low=0.0)
+    history = check_int("history", cfg.history, low=1)
+    if not history * xi < 1:
+        raise ValueError(f"xi must satisfy history * xi < 1 (step (1 - sqrt(D xi)) / L), got xi={xi:g}, "
+                         f"history={history}")
+    return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
+
+
+def _lagc_need(cfg) -> int:
+    return lagc_layout(cfg.n_workers, cfg.redundancy, cfg.groups).wait_for
+
+
+def replay_groups(cfg, d) -> np.ndarray:
+    """Every group selected: the slowest group's ``wait_for``-th fastest worker (exact for
+    ``xi = 0``; a lazy run skips groups, so it is an upper bound then)."""
+    layout = lagc_layout(cfg.n_workers, cfg.redundancy, cfg.groups)
+    d = np.asarray(d, dtype=float)
+    k = layout.wait_for
+    grouped = d.reshape(d.shape[:-1] + (layout.n_groups, layout.workers_per_group))
+    return np.partition(grouped, k - 1, axis=-1)[..., k - 1].max(axis=-1)
 
 
 def _tree_text(cfg) -> str:
@@ -264,7 +300,23 @@ SCHEMES: dict[str, Scheme] = _entries(
         min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
         quick={"n_workers": 3, "w": 2, "subpartitions": 4, "lb_interval": 0.3, "lb_window": 1.0},
         full={"n_workers": 12, "w": 6, "subpartitions": 8, "lb_interval": 0.5, "lb_window": 2.0}),
-
+    Scheme(
+        name="lagc", title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
+        params=("n_workers", "redundancy", "groups", "xi", "history"), sizes=lagc_sizes,
+        tolerated=lambda cfg: cfg.n_workers // cfg.groups - _lagc_need(cfg),
+        plan=lagc_plan, root=LAGCRoot, need=_lagc_need, replay=replay_groups,
+        replay_name="Monte Carlo replay, every group selected",
+        quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},
+        full={"n_workers": 12, "redundancy": 2, "groups": 3, "xi": 0.01, "history": 10}),
+    Scheme(
+        name="g-lag", title="G-LAG (Zhang & Simeone, Remark 3): lazily selected groups, the fastest worker each",
+        params=("n_workers", "redundancy", "groups", "xi", "history"),
+        sizes=lambda cfg: lagc_sizes(cfg, "g-lag"),
+        tolerated=lambda cfg: cfg.n_workers // cfg.groups - 1,
+        plan=lagc_plan, root=LAGCRoot, need=_lagc_need, replay=replay_groups,
+        replay_name="Monte Carlo replay, every group selected",
+        quick={"n_workers": 4, "redundancy": 2, "xi": 0.01, "history": 10},
+        full={"n_workers": 12, "redundancy": 3, "xi": 0.01, "history": 10}),
 )
 
 
