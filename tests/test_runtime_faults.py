@@ -109,10 +109,11 @@ def iterations(out_dir) -> pd.DataFrame:
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("scheme_args, n_procs", [
     (["--scheme", "gc", "--N", "4", "--S", "1", "--freeze", "1@5"], 5),
+    (["--scheme", "rs", "--N", "4", "--S", "1", "--freeze", "3@5"], 5),
     (["--scheme", "sgd", "--N", "4", "--S", "1", "--freeze", "2@5"], 5),
     (["--scheme", "dsag", "--N", "4", "--w", "2", "--freeze", "2@5"], 5),
     (["--scheme", "cr", "--n", "3", "--L", "2", "--s", "1", "--freeze", "8@5"], 13),
-], ids=["gc", "sgd", "dsag", "cr-leaf"])
+], ids=["gc", "rs", "sgd", "dsag", "cr-leaf"])
 def test_a_worker_sigstopped_for_the_whole_run_is_survived(scheme_args, n_procs, tmp_path):
     """The worker sends itself SIGSTOP at iteration 5 and never runs again; the scheme
     tolerates it, so all 400 iterations complete and the frozen worker is named."""

@@ -34,7 +34,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from codedlib.runtime.config import SCHEMES, RunConfig, WorldSizeError
+from codedlib.runtime.config import RunConfig, WorldSizeError, add_arguments, config_from_namespace
 
 
 def parser() -> argparse.ArgumentParser:
@@ -42,47 +42,11 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m codedlib.runtime",
         description="Run straggler-resilient distributed gradient descent on MPI "
                     "(launch under mpiexec -n <workers + 1>).")
-    p.add_argument("--scheme", required=True, choices=SCHEMES)
-    p.add_argument("--N", "--workers", type=int, dest="n_workers", help="workers (umw, sgd, gc, rar, dsag)")
-    p.add_argument("--S", type=int, dest="stragglers", default=0,
-                   help="stragglers tolerated (gc, sgd; --s is accepted too)")
-    p.add_argument("--n", type=int, help="children per parent (cr)")
-    p.add_argument("--L", type=int, help="tree layers (cr)")
-    p.add_argument("--s", type=int, default=0,
-                   help="stragglers tolerated per parent (cr); for gc/sgd the same as --S")
-    p.add_argument("--w", type=int, help="fresh results the DSAG coordinator waits for")
-    p.add_argument("--subpartitions", type=int, default=1, help="DSAG sub-partitions per worker")
-    p.add_argument("--iterations", type=int, default=10)
-    p.add_argument("--problem", default="linreg", choices=("linreg", "logreg"))
-    p.add_argument("--samples", type=int, default=240)
-    p.add_argument("--dim", type=int, default=20)
-    p.add_argument("--noise", type=float, default=1.0)
-    p.add_argument("--step-scale", type=float, default=1.0, help="step = step_scale / smoothness")
-    p.add_argument("--delay", default="none",
-                   help="injected computation delay (seconds), e.g. shiftexp:shift=0.01,rate=100, "
-                        "pareto:t0=0.01,xi=2, gamma:mean=0.02,var=4e-5,spread=0.4, cr6:a=1e-4,mu=1; "
-                        "a kind alone uses defaults (shiftexp = shifted-exp: 50 ms + Exp(mean 50 ms))")
-    p.add_argument("--bursts", help="Markov bursts on top: p_enter=0.05,p_exit=0.2,factor=3")
-    p.add_argument("--t-c", type=float, default=0.0, help="injected seconds per received message")
-    p.add_argument("--timeout", type=float, default=30.0,
-                   help="seconds the root waits within one iteration before failing")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--freeze", help="freeze workers: WORKER[@ITERATION],... (workers 0..N-1)")
-    p.add_argument("--freeze-mode", default="sleep", choices=("sleep", "stop"),
-                   help="sleep: infinite injected delay; stop: the worker SIGSTOPs itself")
-    p.add_argument("--on-new-iterate", choices=("abandon", "finish"),
-                   help="a busy worker given a newer iterate abandons or finishes its task")
-    p.add_argument("--allreduce", default="mpi", choices=("mpi", "ring"), help="RAR implementation")
-    p.add_argument("--margin", type=float, default=0.02, help="DSAG extra wait fraction (2 %%)")
-    p.add_argument("--poll", type=float, default=1e-3, help="longest nap between probes (s)")
-    p.add_argument("--check", action="store_true",
-                   help="root also computes the serial gradient and records the relative error")
+    add_arguments(p)  # one option per RunConfig field, from its declaration
     p.add_argument("--compare", action="store_true",
                    help="also print the simulator's prediction for the injected model")
     p.add_argument("--out", help="directory for trace.csv, iterations.csv, run.json")
     p.add_argument("--trace", help="also write the latency trace CSV to this file")
-    p.add_argument("--fail-root-at", type=int, metavar="T",
-                   help="fault injection: the root raises an error at iteration T (-1: before the run)")
     p.add_argument("--force", action="store_true",
                    help="replace an existing --trace file / this tool's files in --out")
     p.add_argument("--check-tol", type=float, default=1e-8,
@@ -130,14 +94,9 @@ def check_outputs(args) -> None:
 
 
 def config_from_args(args) -> RunConfig:
-    fields = vars(args).copy()
-    for key in ("out", "quiet", "compare", "trace", "force", "check_tol"):
-        fields.pop(key)
-    if fields["scheme"] in ("gc", "sgd") and not fields["stragglers"] and fields["s"]:
-        fields["stragglers"] = fields["s"]
-    if fields["scheme"] != "cr":
-        fields["s"] = 0
-    return RunConfig(**fields)
+    """The :class:`RunConfig` of the parsed command line (options not given keep the field's
+    default; see :func:`codedlib.runtime.config.config_from_namespace`)."""
+    return config_from_namespace(vars(args))
 
 
 def summary(result) -> str:

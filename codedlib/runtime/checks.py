@@ -9,7 +9,7 @@ oversubscribed laptop), the schemes that fit the world size K = N + 1 with injec
 shifted-exponential stragglers and ``check=True``, and prints one JSON line per run:
 the largest relative difference between the aggregated gradient and the serial
 ``problem.partial_gradient(theta)`` over all iterations, the mean iteration time, and the
-straggler patterns seen (which workers' results the root used, per iteration). Exact schemes (UMW, GC, CR, RAR)
+straggler patterns seen (which workers' results the root used, per iteration). Exact schemes (UMW, GC, RS-GC, CR, RAR)
 must match to ~1e-12. ``--frozen`` adds runs with frozen workers within the tolerated count
 (infinite injected delay). ``--sigstop`` runs, on its own, CodedReduce with a worker really
 frozen by ``SIGSTOP``: the job then has to end with ``MPI_Abort(0)``, and an aborted job's
@@ -27,8 +27,6 @@ import numpy as np
 
 from codedlib.runtime.config import RunConfig, tree_size
 
-EXACT = ("umw", "gc", "cr", "rar")
-
 
 def suite(world: int, frozen: bool = False, iterations: int = 6,
           sigstop: bool = False) -> list[tuple[str, RunConfig]]:
@@ -40,6 +38,7 @@ def suite(world: int, frozen: bool = False, iterations: int = 6,
     runs = []
     S = max(1, N // 4)
     runs.append(("gc", RunConfig("gc", n_workers=N, stragglers=S, **common)))
+    runs.append(("rs", RunConfig("rs", n_workers=N, stragglers=S, **common)))
     for n in range(2, N + 1):  # any (n, L) tree with n + ... + n^L = N
         for L in range(1, 6):
             if tree_size(n, L) == N:
@@ -58,6 +57,9 @@ def suite(world: int, frozen: bool = False, iterations: int = 6,
     if frozen:
         runs.append(("gc-frozen", RunConfig("gc", n_workers=N, stragglers=S,
                                             freeze=",".join(f"{w}@1" for w in range(S)), **common)))
+        runs.append(("rs-frozen", RunConfig("rs", n_workers=N, stragglers=S,
+                                            freeze=",".join(f"{w}@1" for w in range(1, S + 1)),
+                                            **common)))
         for name, cfg in list(runs):
             if name.startswith("cr") and cfg.L >= 2:
                 # one frozen leaf under the first parent and one frozen inner node (different
@@ -120,14 +122,14 @@ def main(argv=None) -> int:
         result = run(cfg, comm)
         if comm.Get_rank() == 0:
             it, tr = result.iterations, result.trace
-            used = tr[tr["used"] & (tr["parent"] == 0)] if cfg.scheme != "rar" else tr.iloc[0:0]
+            used = tr[tr["used"] & (tr["parent"] == 0)]  # RAR's rows have parent -1: none
             survivors = [sorted(g["worker"].tolist()) for _, g in used.groupby("iteration")]
             patterns = sorted({tuple(p) for p in survivors})
             line = {"name": name, "scheme": cfg.scheme, "world": comm.Get_size(),
                     "iterations": len(it),
                     "max_grad_rel_error": float(np.nanmax(it["grad_rel_error"])),
                     "mean_iteration_time": float(it["iteration_time"].mean()),
-                    "exact": cfg.scheme in EXACT, "frozen": [list(f) for f in cfg.freeze],
+                    "exact": cfg.spec.exact, "frozen": [list(f) for f in cfg.freeze],
                     "root_patterns": [list(pat) for pat in patterns],
                     "root_survivors": survivors,
                     "unresponsive": result.meta["unresponsive"]}

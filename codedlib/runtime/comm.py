@@ -16,6 +16,7 @@ Messages (all float64 buffers, no pickling on the hot path):
 ``TRACE``   pickled list of trace rows                   worker -> root (at shutdown)
 ``RING``    one chunk of the vector                      worker -> next worker on the ring
 ``PROGRESS`` ``[iteration, iteration_time, gradient...]``  RAR worker 0 -> root (watchdog, loss)
+``REPARTITION`` ``[subpartitions]``                     DSAG-LB coordinator -> worker (load balancer)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 import numpy as np
 
 TAG_TASK, TAG_RESULT, TAG_STOP, TAG_DONE, TAG_TRACE, TAG_RING, TAG_PROGRESS = 11, 12, 13, 14, 15, 16, 17
+TAG_REPARTITION = 18
 HEADER = 6  # iteration, compute, injected, elapsed, start, stop
 
 now = time.perf_counter

@@ -1,36 +1,35 @@
-"""Run configuration for the MPI engines, world-size rules and the learning problem.
+"""Run configuration for the MPI engines: one field definition, the world size and the problem.
 
 One :class:`RunConfig` describes a run: the scheme, its sizes, the problem, the injected
 delays and the fault plan. Every rank builds the same config from the same command line, so
 every rank can check the world size on its own and fail fast without communicating.
 
-World sizes (``mpiexec -n K``): one root (rank 0) plus the workers,
+Each field is declared once, with its default, its command-line flags and its help
+(:func:`option`); the command line (:func:`add_arguments`) and :meth:`RunConfig.cli_args` are
+generated from those declarations. Fields marked ``scheme=True`` belong to some schemes only
+(their :class:`~codedlib.runtime.registry.Scheme` record lists them in ``params``): the
+command line writes them for those schemes and a scheme that does not use one keeps its default.
 
-========  =========================================================  ====================
-scheme    workers                                                    K
-========  =========================================================  ====================
-umw       N (master waits for all)                                   N + 1
-sgd       N (master uses the first N - S)                            N + 1
-gc        N (cyclic-repetition code, any N - S)                      N + 1
-rar       N (ring over the workers; rank 0 only watches and logs)    N + 1
-cr        N = n + n^2 + ... + n^L ((n, L)-regular tree)              N + 1
-dsag      N (coordinator waits for w fresh results)                  N + 1
-========  =========================================================  ====================
+World sizes (``mpiexec -n K``): one root (rank 0) plus the N workers; the per-scheme rules
+are in :mod:`codedlib.runtime.registry`.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from codedlib._validation import check_int, check_real
+from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear_regression
 from codedlib.runtime.injection import DelayModel, parse_freeze
+from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
 
-__all__ = ["SCHEMES", "RunConfig", "WorldSizeError", "build_problem", "tree_size"]
+__all__ = ["SCHEMES", "RunConfig", "WorldSizeError", "add_arguments", "build_problem", "cli_fields",
+           "option", "tree_size"]
 
-SCHEMES = ("umw", "sgd", "gc", "rar", "cr", "dsag")
 PROBLEMS = ("linreg", "logreg")
 
 
@@ -38,17 +37,23 @@ class WorldSizeError(ValueError):
     """The MPI world does not have the number of processes the scheme needs."""
 
 
-def tree_size(n: int, L: int) -> int:
-    """Number of workers ``N = n + n^2 + ... + n^L`` of an (n, L)-regular tree (CR Section III-A)."""
-    return sum(n**layer for layer in range(1, L + 1))
+def option(default, *flags, help: str, kind=None, choices=None, scheme: bool = False,
+           alias_of: str | None = None, metavar: str | None = None):
+    """A :class:`RunConfig` field with its command-line form. ``flags``: the options (the
+    first is written by ``cli_args``; none: not on the command line); ``kind``: the value's
+    type (default: the default's); ``scheme``: used by some schemes only; ``alias_of``: for a
+    scheme that does not use this field, its value goes to that field (``--s`` = ``--S``)."""
+    return dataclasses.field(default=default, metadata={
+        "flags": flags, "help": help, "kind": kind or type(default), "choices": choices,
+        "scheme": scheme, "alias_of": alias_of, "metavar": metavar})
 
 
 @dataclass(frozen=True)
 class RunConfig:
     """Everything one distributed run needs; see :func:`codedlib.runtime.engines.run`.
 
-    Sizes: ``n_workers`` (N) for umw/sgd/gc/rar/dsag; ``n``, ``L``, ``s`` for cr;
-    ``stragglers`` (S) for gc/sgd; ``w`` and ``subpartitions`` for dsag.
+    Sizes: ``n_workers`` (N); ``n``, ``L``, ``s`` for cr; ``stragglers`` (S) for gc/sgd/rs;
+    ``w`` and ``subpartitions`` for dsag (see each field's help and the scheme records).
     Problem: ``problem`` ("linreg": CodedReduce eq. 10 synthetic least squares;
     "logreg": logistic regression on labels sign(x^T theta* + noise)), ``samples``, ``dim``.
     Delays: ``delay`` (a :class:`DelayModel` or its text), ``bursts``, ``t_c`` (per message).
@@ -56,77 +61,86 @@ class RunConfig:
     "stop": the worker sends itself SIGSTOP), ``timeout`` (seconds the root waits in one
     iteration before it stops the run with an error).
     ``on_new_iterate``: what a worker still busy with an old iterate does when a new one
-    arrives: "abandon" (default for umw/sgd/gc/cr: every iteration starts with all workers,
-    the papers' model) or "finish" (default for dsag: stale results are used).
-    ``allreduce`` for rar: "mpi" (MPI_Allreduce) or "ring" (hand-written, per-round timing).
+    arrives: "abandon" (every iteration starts with all workers, the papers' model) or
+    "finish" (stale results are used); default: the scheme's.
     ``check``: the root also computes the serial gradient and records the relative error.
     ``fail_root_at``: fault injection, the root raises an error at that iteration (-1: before
     the run starts); every process must still exit with a clear error.
     """
 
-    scheme: str
-    n_workers: int | None = None
-    stragglers: int = 0
-    n: int | None = None
-    L: int | None = None
-    s: int = 0
-    w: int | None = None
-    subpartitions: int = 1
-    iterations: int = 10
-    problem: str = "linreg"
-    samples: int = 240
-    dim: int = 20
-    noise: float = 1.0
-    step_scale: float = 1.0
-    delay: DelayModel | str | None = None
-    bursts: str | None = None
-    t_c: float = 0.0
-    timeout: float = 30.0
-    seed: int = 0
-    freeze: tuple | str | None = ()
-    freeze_mode: str = "sleep"
-    on_new_iterate: str | None = None
-    allreduce: str = "mpi"
-    margin: float = 0.02
-    check: bool = False
-    poll: float = 1e-3
-    fail_root_at: int | None = None
+    scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
+    n_workers: int | None = option(None, "--N", "--workers", kind=int, scheme=True,
+                                   help="workers N (every scheme but cr, whose N follows from n, L)")
+    stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd, rs)")
+    n: int | None = option(None, "--n", kind=int, scheme=True, help="children per parent (cr)")
+    L: int | None = option(None, "--L", kind=int, scheme=True, help="tree layers (cr)")
+    s: int = option(0, "--s", scheme=True, alias_of="stragglers",
+                    help="stragglers tolerated per parent (cr); for gc/sgd/rs the same as --S")
+    w: int | None = option(None, "--w", kind=int, scheme=True,
+                           help="fresh results the DSAG coordinator waits for (default N)")
+    subpartitions: int = option(1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker")
+    redundancy: int = option(1, "--r", "--redundancy", scheme=True,
+                             help="LAGC/G-LAG: fine partitions each worker stores (r)")
+    groups: int | None = option(None, "--G", "--groups", kind=int, scheme=True,
+                                help="LAGC/G-LAG: groups G (a divisor of N; G-LAG default N/r)")
+    xi: float = option(0.0, "--xi", scheme=True,
+                       help="LAGC/G-LAG: laziness xi of the selection rule (17); 0: every group, every time")
+    history: int = option(10, "--history", scheme=True,
+                          help="LAGC/G-LAG: past steps D in the selection rule (D xi < 1)")
+    iterations: int = option(10, "--iterations", help="gradient steps")
+    problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
+    samples: int = option(240, "--samples", help="data points")
+    dim: int = option(20, "--dim", help="features")
+    noise: float = option(1.0, "--noise", help="label noise of the synthetic data")
+    step_scale: float = option(1.0, "--step-scale", help="step = step_scale / smoothness")
+    delay: DelayModel | str | None = option(
+        None, "--delay", kind=str,
+        help="injected computation delay (seconds), e.g. shiftexp:shift=0.01,rate=100, "
+             "pareto:t0=0.01,xi=2, gamma:mean=0.02,var=4e-5,spread=0.4, cr6:a=1e-4,mu=1; "
+             "a kind alone uses defaults (shiftexp = shifted-exp: 50 ms + Exp(mean 50 ms)); "
+             "default none")
+    bursts: str | None = option(None, "--bursts", kind=str,
+                                help="Markov bursts on top: p_enter=0.05,p_exit=0.2,factor=3")
+    t_c: float = option(0.0, "--t-c", help="injected seconds per received message")
+    timeout: float = option(30.0, "--timeout", help="seconds the root waits within one iteration before failing")
+    seed: int = option(0, "--seed", help="seed of the data and of the injected delays")
+    freeze: tuple | str | None = option((), "--freeze", kind=str,
+                                        help="freeze workers: WORKER[@ITERATION],... (workers 0..N-1)")
+    freeze_mode: str = option("sleep", "--freeze-mode", choices=("sleep", "stop"),
+                              help="sleep: infinite injected delay; stop: the worker SIGSTOPs itself")
+    on_new_iterate: str | None = option(None, "--on-new-iterate", kind=str, choices=("abandon", "finish"),
+                                        help="a busy worker given a newer iterate abandons or finishes its task")
+    allreduce: str = option("mpi", "--allreduce", choices=("mpi", "ring"), scheme=True,
+                            help="RAR implementation")
+    margin: float = option(0.02, "--margin", scheme=True, help="DSAG extra wait fraction (2 %%)")
+    lb_interval: float = option(0.5, "--lb-interval", scheme=True,
+                                help="DSAG-LB: seconds between runs of the load balancer")
+    lb_window: float = option(2.0, "--lb-window", scheme=True,
+                              help="DSAG-LB: seconds of latency history the balancer profiles")
+    lb_threshold: float = option(0.1, "--lb-threshold", scheme=True,
+                                 help="DSAG-LB: least relative improvement of the balance before p changes")
+    check: bool = option(False, "--check",
+                         help="root also computes the serial gradient and records the relative error")
+    poll: float = option(1e-3, "--poll", help="longest nap between probes (s)")
+    fail_root_at: int | None = option(None, "--fail-root-at", kind=int, metavar="T",
+                                      help="fault injection: the root raises an error at iteration T "
+                                           "(-1: before the run)")
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"scheme must be one of {list(SCHEMES)}, got scheme={self.scheme!r}")
-        if self.scheme == "cr":
-            if self.n is None or self.L is None:
-                raise ValueError("scheme 'cr' needs the tree sizes n (children per parent) and L "
-                                 f"(layers), got n={self.n}, L={self.L}")
-            n = check_int("n", self.n, low=2)
-            L = check_int("L", self.L, low=1)
-            set_("s", check_int("s", self.s, low=0, high=n - 1))
-            N = tree_size(n, L)
-            if self.n_workers is not None and self.n_workers != N:
-                raise ValueError(f"n_workers must equal n + ... + n^L = {N} for cr (n={n}, L={L}), "
-                                 f"got n_workers={self.n_workers}")
-            set_("n_workers", N)
-        else:
-            if self.n_workers is None:
-                raise ValueError(f"scheme {self.scheme!r} needs n_workers (N >= 1), got n_workers=None")
-            set_("n_workers", check_int("n_workers", self.n_workers, low=1))
+        spec = get_scheme(self.scheme)
+        for f in cli_fields():  # a field the scheme does not use keeps its default
+            if f.metadata["scheme"] and f.name not in spec.params:
+                set_(f.name, f.default)
+        for name, value in spec.sizes(self).items():
+            set_(name, value)
         N = self.n_workers
-        set_("stragglers", check_int("stragglers", self.stragglers, low=0, high=N - 1))
-        if self.scheme == "dsag":
-            w = N if self.w is None else self.w
-            set_("w", check_int("w", w, low=1, high=N))
         set_("subpartitions", check_int("subpartitions", self.subpartitions, low=1))
         set_("iterations", check_int("iterations", self.iterations, low=1))
         if self.problem not in PROBLEMS:
             raise ValueError(f"problem must be one of {list(PROBLEMS)}, got problem={self.problem!r}")
         set_("dim", check_int("dim", self.dim, low=1))
-        min_samples = N * self.subpartitions if self.scheme == "dsag" else N
-        if self.scheme == "cr":
-            # each tree node needs at least one sample per coded part (see codes.codedreduce)
-            min_samples = max(N, self.n**self.L)
-        set_("samples", check_int("samples", self.samples, low=min_samples))
+        set_("samples", check_int("samples", self.samples, low=spec.min_samples(self)))
         set_("noise", check_real("noise", self.noise, low=0.0))
         set_("step_scale", check_real("step_scale", self.step_scale, low=0.0, low_open=True))
         delay = self.delay
@@ -148,9 +162,7 @@ class RunConfig:
         set_("freeze", freeze)
         if self.freeze_mode not in ("sleep", "stop"):
             raise ValueError(f"freeze_mode must be 'sleep' or 'stop', got freeze_mode={self.freeze_mode!r}")
-        mode = self.on_new_iterate
-        if mode is None:
-            mode = "finish" if self.scheme in ("dsag", "rar") else "abandon"
+        mode = spec.on_new_iterate if self.on_new_iterate is None else self.on_new_iterate
         if mode not in ("abandon", "finish"):
             raise ValueError(f"on_new_iterate must be 'abandon' or 'finish', got on_new_iterate={mode!r}")
         set_("on_new_iterate", mode)
@@ -160,11 +172,15 @@ class RunConfig:
             set_("fail_root_at", check_int("fail_root_at", self.fail_root_at, low=-1,
                                            high=self.iterations - 1))
         set_("margin", check_real("margin", self.margin, low=0.0))
+        set_("lb_interval", check_real("lb_interval", self.lb_interval, low=0.0, low_open=True))
+        set_("lb_window", check_real("lb_window", self.lb_window, low=0.0, low_open=True))
+        set_("lb_threshold", check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True))
         set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
-        if self.scheme == "rar" and self.freeze and self.allreduce == "mpi":
-            # a frozen rank inside MPI_Allreduce would block the others inside the library;
-            # the root's watchdog still stops the run after `timeout`.
-            pass
+
+    @property
+    def spec(self):
+        """The scheme's :class:`~codedlib.runtime.registry.Scheme` record."""
+        return SCHEMES[self.scheme]
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -175,22 +191,14 @@ class RunConfig:
     @property
     def tolerated(self) -> int:
         """Stragglers the scheme tolerates (per parent for cr)."""
-        if self.scheme in ("gc", "sgd"):
-            return self.stragglers
-        if self.scheme == "cr":
-            return self.s
-        if self.scheme == "dsag":
-            return self.n_workers - self.w
-        return 0
+        return self.spec.tolerated(self)
 
     def check_world(self, size: int) -> None:
         """Raise :class:`WorldSizeError` with the exact ``mpiexec -n`` to use."""
         if size != self.world_size:
-            sizes = (f"n={self.n}, L={self.L}: N = {' + '.join(f'{self.n}^{l}' for l in range(1, self.L + 1))}"
-                     f" = {self.n_workers} workers" if self.scheme == "cr" else f"N={self.n_workers} workers")
             raise WorldSizeError(
-                f"scheme {self.scheme!r} with {sizes} needs 1 root + {self.n_workers} workers = "
-                f"{self.world_size} MPI processes, but this run has {size}; "
+                f"scheme {self.scheme!r} with {self.spec.sizes_text(self)} needs 1 root + "
+                f"{self.n_workers} workers = {self.world_size} MPI processes, but this run has {size}; "
                 f"launch it with: mpiexec -n {self.world_size} python -m codedlib.runtime ...")
 
     def replace(self, **changes) -> RunConfig:
@@ -208,28 +216,63 @@ class RunConfig:
         return out
 
     def cli_args(self) -> list[str]:
-        """The command-line arguments that rebuild this config (for ``mpiexec``)."""
+        """The command-line arguments that rebuild this config (for ``mpiexec``), generated from
+        the field declarations: every field the scheme uses, the others where not default."""
         d = self.to_dict()
-        args = ["--scheme", self.scheme]
-        if self.scheme == "cr":
-            args += ["--n", str(self.n), "--L", str(self.L), "--s", str(self.s)]
-        else:
-            args += ["--N", str(self.n_workers), "--S", str(self.stragglers)]
-        if self.scheme == "dsag":
-            args += ["--w", str(self.w), "--subpartitions", str(self.subpartitions)]
-        for name in ("iterations", "problem", "samples", "dim", "noise", "step_scale", "t_c",
-                     "timeout", "seed", "freeze_mode", "on_new_iterate", "allreduce", "margin", "poll"):
-            args += ["--" + name.replace("_", "-"), str(d[name])]
-        args += ["--delay", d["delay"]]
-        if d["bursts"]:
-            args += ["--bursts", d["bursts"]]
-        if d["freeze"]:
-            args += ["--freeze", d["freeze"]]
-        if self.check:
-            args.append("--check")
-        if self.fail_root_at is not None:
-            args += ["--fail-root-at", str(self.fail_root_at)]
+        spec = self.spec
+        args = []
+        for f in cli_fields():
+            value, md = d[f.name], f.metadata
+            if md["scheme"] and (f.name in spec.derived or f.name not in spec.params):
+                continue
+            if value is None or value == "" or (md["kind"] is bool and not value):
+                continue
+            args += [md["flags"][0]] if md["kind"] is bool else [md["flags"][0], str(value)]
         return args
+
+
+def cli_fields() -> list:
+    """The :class:`RunConfig` fields that have a command-line form, in declaration order."""
+    return [f for f in dataclasses.fields(RunConfig) if f.metadata.get("flags")]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one option per :class:`RunConfig` field (from its declaration). Options not given
+    are left out of the namespace (``argparse.SUPPRESS``), so :func:`config_from_namespace`
+    leaves them at the field's default."""
+    for f in cli_fields():
+        md = f.metadata
+        kw = {"dest": f.name, "default": argparse.SUPPRESS, "help": md["help"]}
+        if md["kind"] is bool:
+            parser.add_argument(*md["flags"], action="store_true", **kw)
+            continue
+        if f.name == "scheme":
+            kw.update(required=True, choices=list(SCHEMES), help=md["help"] + ": " + ", ".join(SCHEMES))
+        else:
+            default = f.default
+            if default not in (None, (), "") and "default" not in md["help"]:
+                kw["help"] += f" (default {default})"
+        if md["choices"]:
+            kw["choices"] = md["choices"]
+        if md["metavar"]:
+            kw["metavar"] = md["metavar"]
+        parser.add_argument(*md["flags"], type=md["kind"], **kw)
+
+
+def config_from_namespace(values: dict) -> RunConfig:
+    """The :class:`RunConfig` of parsed options (only the given ones); a scheme-specific option
+    the scheme does not use goes to the field it is an alias of (``--s`` = ``--S`` for gc)."""
+    fields = {f.name: f for f in cli_fields()}
+    given = {k: v for k, v in values.items() if k in fields}
+    spec = get_scheme(given.get("scheme"))
+    for name in list(given):
+        md = fields[name].metadata
+        if md["scheme"] and name not in spec.params:
+            value = given.pop(name)
+            target = md["alias_of"]
+            if target in spec.params and target not in given:
+                given[target] = value
+    return RunConfig(**given)
 
 
 def build_problem(config: RunConfig):
@@ -240,8 +283,6 @@ def build_problem(config: RunConfig):
     ``sign(y)`` and :class:`~codedlib.problems.LogisticRegression` (lam = 1/samples, as DSAG
     Section VII). Returns ``(problem, theta_star or None)``.
     """
-    from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear_regression
-
     data = synthetic_linear_regression(config.samples, config.dim, config.noise, rng=config.seed)
     if config.problem == "linreg":
         return LeastSquares(data.X, data.y), data.theta_star

@@ -15,13 +15,34 @@ simulator's own cache): it replaces the cached entries it overlaps unless
 one of them is at least as recent, and ``H``, the sum of the cache, is kept up to date. The
 step is ``V <- V - eta * H / (xi * n)``, ``xi`` the fraction of samples the cache covers (the
 regulariser is inside every ``f_i`` in :mod:`codedlib.problems`).
+
+DSAG-LB (Section VI) adds the load balancer: the coordinator profiles every result's
+communication and computation latency over a moving window (:class:`~codedlib.schemes.dsag.LatencyProfiler`),
+every ``lb_interval`` seconds runs Algorithm 1 (:func:`~codedlib.schemes.dsag.optimize_subpartitions`,
+the simulator's own optimizer) and, when objective (4) improves by ``lb_threshold``, sends the
+workers whose number of sub-partitions changed their new ``p_i``; a worker switches at its next
+task with partition alignment (Algorithm 2, :func:`~codedlib.schemes.dsag.align_partition`).
+The injected computation delay of a task is drawn for the default sub-partition size and
+scaled by the task's size (the linear load model of Section VI-B), so a worker given a smaller
+sub-partition finishes sooner.
 """
 
 from __future__ import annotations
 
-from codedlib.runtime.comm import HEADER, now
-from codedlib.runtime.engines import RootNode, WorkerNode
-from codedlib.schemes.dsag import GradientCache, p_start, p_stop, subpartition_range
+import numpy as np
+
+from codedlib.runtime.comm import HEADER, TAG_REPARTITION, now
+from codedlib.runtime.nodes import NodePlan, RootNode, WorkerNode
+from codedlib.schemes.dsag import (
+    GradientCache,
+    LatencyProfiler,
+    align_partition,
+    balance_objective,
+    optimize_subpartitions,
+    p_start,
+    p_stop,
+    subpartition_range,
+)
 
 
 def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) -> list:
@@ -33,7 +54,22 @@ def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) 
     return [(*subpartition_range(n_local, subpartitions, k, offset), 1.0)
             for k in range(1, subpartitions + 1)]
 
-__all__ = ["DSAGCoordinator", "DSAGWorker", "dsag_terms"]
+__all__ = ["DSAGCoordinator", "DSAGWorker", "DSAGLBCoordinator", "DSAGLBWorker", "dsag_plan",
+           "dsag_terms", "local_share"]
+
+
+def local_share(n_samples: int, n_workers: int, worker: int) -> tuple[int, int]:
+    """``(offset, n_local)``: the first sample and the number of samples of ``worker``."""
+    offset = p_start(n_samples, n_workers, worker + 1) - 1
+    return offset, p_stop(n_samples, n_workers, worker + 1) - offset
+
+
+def dsag_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
+    if rank == 0:
+        return NodePlan(0, None, list(range(1, config.n_workers + 1)), need=config.w, label="root")
+    return NodePlan(rank, 0, terms=dsag_terms(n_samples, config.n_workers, rank - 1,
+                                              config.subpartitions), label=f"worker {rank - 1}")
 
 
 class DSAGWorker(WorkerNode):
@@ -51,6 +87,12 @@ class DSAGCoordinator(RootNode):
         self.cache = GradientCache(problem.n_samples, shape=(problem.dim,))
         self.n_fresh = 0
 
+    def before_iteration(self, t: int):
+        """Hook run before iteration ``t`` starts (DSAG-LB: the load balancer)."""
+
+    def check_error(self, g) -> float:
+        return np.nan  # no exact reference: the cache mixes iterates
+
     def on_any_result(self, src, buf, fresh, row):
         start, stop = int(buf[4]), int(buf[5])
         used = self.cache.insert(start, stop, int(buf[0]), buf[HEADER:].copy())
@@ -60,6 +102,7 @@ class DSAGCoordinator(RootNode):
     def run(self):
         n = self.problem.n_samples
         for t in range(self.config.iterations):
+            self.before_iteration(t)
             self.current = t
             self.fresh = []
             self.n_fresh = 0
@@ -72,3 +115,92 @@ class DSAGCoordinator(RootNode):
             end = now()
             g = self.cache.H * (n / self.cache.covered)  # H / xi: estimate of the full sum
             self.record_iteration(t, start, end, g)
+
+
+class DSAGLBWorker(DSAGWorker):
+    """A DSAG worker whose number of sub-partitions the coordinator may change (Section VI)."""
+
+    def __init__(self, comm, config, plan, problem, t0, delays, stop_at, start_wall=0.0):
+        super().__init__(comm, config, plan, problem, t0, delays, stop_at, start_wall)
+        self.offset, self.n_local = local_share(problem.n_samples, config.n_workers, plan.worker)
+        self.p = self.p0 = config.subpartitions
+        self.k = 0  # sub-partition processed last (0: none yet)
+        self.pending_p = 0
+
+    def on_message(self, tag, src, buf):
+        if tag == TAG_REPARTITION:
+            self.pending_p = int(buf[0])
+
+    def choose_terms(self):
+        if self.pending_p:
+            self.p, self.k = align_partition(self.n_local, self.p, self.pending_p, self.k)
+            self.pending_p = 0
+        else:
+            self.k = self.k % self.p + 1
+        return [(*subpartition_range(self.n_local, self.p, self.k, self.offset), 1.0)]
+
+    def task_delay(self, t, terms) -> float:
+        """The injected delay is drawn for a sub-partition of the default size
+        ``n_local / subpartitions``; a task of another size takes proportionally longer."""
+        start, stop, _ = terms[0]
+        return super().task_delay(t, terms) * (stop - start) * self.p0 / self.n_local
+
+
+class DSAGLBCoordinator(DSAGCoordinator):
+    """DSAG coordinator with the load balancer of Section VI (see the module docstring)."""
+
+    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+        super().__init__(comm, config, plan, problem, t0, theta_star)
+        N = config.n_workers
+        shares = [local_share(problem.n_samples, N, i) for i in range(N)]
+        self.offsets = np.array([o for o, _ in shares])
+        self.n_local = np.array([n for _, n in shares])
+        self.p = np.full(N, config.subpartitions, dtype=np.int64)
+        self.profiler = LatencyProfiler(N, config.lb_window)
+        self.rng = np.random.default_rng(config.seed + 1)
+        self.next_balance = now() + config.lb_interval
+        self.repartitions = []  # (iteration, worker, p_old, p_new)
+        # compile the simulator's kernel now, not inside a timed iteration
+        optimize_subpartitions(self.p, self.n_local, np.full(N, 1e-3), np.full(N, 1e-8),
+                               np.full(N, 1e-2), np.full(N, 1e-6), config.w, n_iterations=4,
+                               replicas=1, rng=0)
+
+    def on_any_result(self, src, buf, fresh, row):
+        super().on_any_result(src, buf, fresh, row)
+        r = self.rows[row]
+        i = src - 1
+        load = (int(buf[5]) - int(buf[4])) / self.n_local[i]
+        if load > 0:
+            self.profiler.record(now(), i, max(float(r["comm_time"]), 0.0),
+                                 max(float(r["compute_time"]), 0.0), load)
+
+    def balance(self, t: int):
+        """Algorithm 1 on the profiled latencies; send the changed ``p_i``."""
+        cfg = self.config
+        self.next_balance = now() + cfg.lb_interval
+        stats = self.profiler.statistics(now())
+        if stats is None:
+            return
+        q, _ = optimize_subpartitions(self.p, self.n_local, stats[0], stats[1], stats[2], stats[3],
+                                      cfg.w, p_baseline=np.full(cfg.n_workers, cfg.subpartitions),
+                                      margin=cfg.margin, rng=self.rng)
+        if not balance_objective(q, stats[0], stats[2]) < (1 - cfg.lb_threshold) * balance_objective(
+                self.p, stats[0], stats[2]):
+            return
+        for i in np.flatnonzero(q != self.p):
+            self.repartitions.append((t, int(i), int(self.p[i]), int(q[i])))
+            self.sends.isend(self.comm, np.array([float(q[i])]), int(i) + 1, TAG_REPARTITION)
+        self.p = q
+
+    def run(self):
+        try:
+            super().run()
+        finally:
+            self.extra["repartitions"] = self.repartitions
+            self.extra["subpartitions_final"] = self.p.tolist()
+            self.notes.append(f"load balancer: {len(self.repartitions)} changes of p_i; final "
+                              f"sub-partitions per worker {self.p.tolist()}")
+
+    def before_iteration(self, t: int):
+        if now() >= self.next_balance:
+            self.balance(t)

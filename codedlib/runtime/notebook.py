@@ -26,7 +26,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from codedlib.runtime.config import SCHEMES, RunConfig
+from codedlib.runtime.config import RunConfig
+from codedlib.runtime.registry import get_scheme
 from codedlib.runtime.traces import RunResult
 
 __all__ = [
@@ -45,40 +46,20 @@ __all__ = [
 #: (polling, Python, MPI on 2 cores), so the measured times test the injected model.
 QUICK_DELAY = FULL_DELAY = "shiftexp:shift=0.05,rate=20"
 
-_QUICK = {
-    "umw": {"n_workers": 3},
-    "sgd": {"n_workers": 3, "stragglers": 1},
-    "gc": {"n_workers": 3, "stragglers": 1},
-    "rar": {"n_workers": 3},
-    "cr": {"n": 2, "L": 2, "s": 1},
-    "dsag": {"n_workers": 3, "w": 2, "subpartitions": 2},
-}
-_FULL = {
-    "umw": {"n_workers": 12},
-    "sgd": {"n_workers": 12, "stragglers": 3},
-    "gc": {"n_workers": 12, "stragglers": 3},
-    "rar": {"n_workers": 12},
-    "cr": {"n": 3, "L": 2, "s": 1},
-    "dsag": {"n_workers": 12, "w": 6, "subpartitions": 4},
-}
-
 
 def scheme_config(scheme: str, quick: bool = True, seed: int = 0, **overrides) -> RunConfig:
-    """Default :class:`RunConfig` for ``scheme``: 4-7 processes and 30 iterations under
-    ``quick``; N = 12 workers (13 processes; CR on the paper's (3, 2) tree) and 60 iterations
-    otherwise. ``overrides`` are any ``RunConfig`` fields (e.g. ``n_workers=8``,
-    ``delay="pareto:t0=0.02,xi=2"``, ``t_c=0.002``)."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {list(SCHEMES)}, got scheme={scheme!r}")
-    fields = dict((_QUICK if quick else _FULL)[scheme])
-    if scheme == "cr" and ("n" in overrides or "L" in overrides):
-        fields = {"s": fields["s"]}
-    if scheme != "cr" and "n_workers" in overrides and "stragglers" in fields:
-        fields.pop("stragglers")
-    if scheme == "dsag" and "n_workers" in overrides:
-        fields.pop("w", None)
-    fields.update(iterations=30 if quick else 60, samples=600 if quick else 2400, dim=20 if quick else 50,
-                  delay=QUICK_DELAY if quick else FULL_DELAY, seed=seed, check=True, timeout=60.0)
+    """Default :class:`RunConfig` for ``scheme``: the scheme record's ``quick`` sizes (4-7
+    processes) and 30 iterations under ``quick``; its ``full`` sizes (N = 12 workers, 13
+    processes; CR on the paper's (3, 2) tree) and 60 iterations otherwise. ``overrides`` are any
+    ``RunConfig`` field (e.g. ``n_workers=8``, ``delay="pareto:t0=0.02,xi=2"``, ``t_c=0.002``);
+    the default S, w, G and tree sizes are dropped when N (or n, L) is overridden."""
+    spec = get_scheme(scheme)
+    sizes = dict(spec.quick if quick else spec.full)
+    if any(name in overrides for name in ("n_workers", "n", "L")):  # sizes that follow N: dropped
+        sizes = {k: v for k, v in sizes.items() if k not in ("n_workers", "n", "L", "stragglers", "w", "groups")}
+    fields = {**sizes, "iterations": 30 if quick else 60, "samples": 600 if quick else 2400,
+              "dim": 20 if quick else 50, "delay": QUICK_DELAY if quick else FULL_DELAY, "seed": seed,
+              "check": True, "timeout": 60.0}
     fields.update(overrides)
     return RunConfig(scheme, **fields)
 
@@ -209,7 +190,7 @@ def run_with_mpiexec(config: RunConfig, run_timeout: float | None = None, out_di
 
 def run_for_real(scheme: str, quick: bool = True, backend: str = "ipyparallel",
                  run_timeout: float | None = None, seed: int = 0, **overrides) -> RunResult:
-    """Run ``scheme`` ("umw", "sgd", "gc", "rar", "cr", "dsag") on real MPI processes.
+    """Run ``scheme`` (a name of :data:`codedlib.runtime.registry.SCHEMES`) on real MPI processes.
 
     ``quick=True``: 3 workers (CR: the (2, 2) tree, 6 workers), 30 iterations; ``quick=False``:
     12 workers (CR: the paper's (3, 2) tree), 60 iterations. ``overrides``: any

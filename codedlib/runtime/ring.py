@@ -17,10 +17,14 @@ single-port model, a receive costs the injected ``t_c``: a ring iteration then t
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import numpy as np
+import pandas as pd
 
+from codedlib.problems import even_partition
 from codedlib.runtime.comm import (
     TAG_PROGRESS,
     TAG_RING,
@@ -30,9 +34,16 @@ from codedlib.runtime.comm import (
     now,
     sleep_interruptible,
 )
-from codedlib.runtime.traces import ITERATION_COLUMNS, ROUND_COLUMNS, TRACE_COLUMNS, RunResult
+from codedlib.runtime.nodes import (
+    NodePlan,
+    RootNode,
+    StragglerTimeout,
+    inject_root_failure,
+    local_gradient,
+)
+from codedlib.runtime.traces import ROUND_COLUMNS
 
-__all__ = ["ring_allreduce", "run_rar"]
+__all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
 
 
 class RingInterrupted(Exception):
@@ -100,144 +111,133 @@ def _double():
     return MPI.DOUBLE
 
 
-def _worker(comm, wcomm, config, problem, column):
-    from codedlib.runtime.engines import build_plan, local_gradient
-
-    rank = comm.Get_rank()
-    worker = rank - 1
-    plan = build_plan(config, problem.n_samples, rank)
-    delays, start_wall = column[2:], float(column[1])
-    stop_at = int(column[0])
-    poller = Poller(config.poll)
-    theta = problem.initial_point()
-    step = config.step_scale / problem.smoothness()
-    rows, round_rows = [], []
-    stopped = [False]
-
-    def pump():
-        if comm.Iprobe(source=0, tag=TAG_STOP):
-            comm.Recv(np.empty(1), source=0, tag=TAG_STOP)
-            stopped[0] = True
-        return stopped[0]
-
-    for t in range(config.iterations):
-        if 0 <= stop_at <= t:
-            import os
-            import signal
-
-            os.kill(os.getpid(), signal.SIGSTOP)
-        t_start = now()
-        g = local_gradient(problem, theta, plan.terms)
-        real = now() - t_start
-        if not sleep_interruptible(float(delays[t]), pump, poller):
-            break
-        compute = now() - t_start
-        c0 = now()
-        if config.allreduce == "mpi":
-            total = np.empty_like(g)
-            wcomm.Allreduce(g, total)
-        else:
-            rounds = []
-            try:
-                total = ring_allreduce(wcomm, g, config.t_c, poller, rounds, interrupt=pump)
-            except RingInterrupted:
-                break
-            round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
-        comm_time = now() - c0
-        rows.append({"iteration": t, "worker": worker, "compute_time": compute,
-                     "comm_time": comm_time, "fresh": True,
-                     "wall_clock": time.time() - start_wall, "injected_delay": float(delays[t]),
-                     "real_compute": real, "task_iteration": t, "used": True, "parent": -1})
-        theta = theta - step * total / problem.n_samples
-        if worker == 0:
-            msg = np.concatenate([[t, now() - t_start], total])
-            comm.Send(msg, dest=0, tag=TAG_PROGRESS)
-        if pump():
-            break
-    # wait for the root's STOP, then hand over the trace
-    while not pump():
-        poller.idle()
-    req = comm.isend((rows, round_rows), dest=0, tag=TAG_TRACE)
-    while not req.Test():
-        poller.idle()
+def ring_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Worker ``i``: its even partition; rank 0 watches all N workers (it computes nothing)."""
+    N = config.n_workers
+    if rank == 0:
+        return NodePlan(0, None, list(range(1, N + 1)), need=N, label="watchdog")
+    bounds = even_partition(n_samples, N)
+    i = rank - 1
+    return NodePlan(rank, 0, terms=[(int(bounds[i]), int(bounds[i + 1]), 1.0)], label=f"worker {i}")
 
 
-def run_rar(comm, config, problem, theta_star, column, meta):
-    """Rank 0: watchdog + loss curve; ranks 1..N: the ring. Returns a RunResult on rank 0."""
-    import pandas as pd
+def _ring_comm(comm, rank):
+    """The workers' own communicator (collective over ``comm``: every rank calls it once)."""
     from mpi4py import MPI
 
-    from codedlib.runtime.engines import ROOT_GRACE, StragglerTimeout, gradient_error
+    return comm.Split(0 if rank > 0 else MPI.UNDEFINED, rank)
 
-    rank = comm.Get_rank()
-    wcomm = comm.Split(0 if rank > 0 else MPI.UNDEFINED, rank)
-    if rank != 0:
-        _worker(comm, wcomm, config, problem, column)
-        wcomm.Free()
-        return None
-    poller = Poller(config.poll)
-    theta = problem.initial_point()
-    step = config.step_scale / problem.smoothness()
-    it_rows = []
-    t0 = now()
-    last = t0
-    buf = np.empty(problem.dim + 2)
-    error = None
-    for t in range(config.iterations):
-        deadline = now() + config.timeout
-        while not comm.Iprobe(source=1, tag=TAG_PROGRESS):
-            if now() > deadline:
-                error = StragglerTimeout(
-                    f"scheme 'rar' iteration {t} did not finish within timeout={config.timeout:g} s: "
-                    f"Ring-AllReduce needs every one of the {config.n_workers} workers in every "
+
+class RingWorker:
+    """A RAR worker: compute, sleep the injected delay, all-reduce with the other workers,
+    step; worker 0 reports each iteration to the watchdog (rank 0)."""
+
+    def __init__(self, comm, config, plan, problem, t0, delays, stop_at, start_wall=0.0):
+        self.comm, self.config, self.plan, self.problem = comm, config, plan, problem
+        self.delays, self.stop_at, self.start_wall = delays, stop_at, start_wall
+        self.wcomm = _ring_comm(comm, comm.Get_rank())
+
+    def run(self):
+        try:
+            self._run()
+        finally:
+            self.wcomm.Free()
+
+    def _run(self):
+        comm, wcomm, config, problem, plan = self.comm, self.wcomm, self.config, self.problem, self.plan
+        worker = plan.worker
+        delays, start_wall, stop_at = self.delays, self.start_wall, self.stop_at
+        poller = Poller(config.poll)
+        theta = problem.initial_point()
+        step = config.step_scale / problem.smoothness()
+        rows, round_rows = [], []
+        stopped = [False]
+
+        def pump():
+            if comm.Iprobe(source=0, tag=TAG_STOP):
+                comm.Recv(np.empty(1), source=0, tag=TAG_STOP)
+                stopped[0] = True
+            return stopped[0]
+
+        for t in range(config.iterations):
+            if 0 <= stop_at <= t:
+                os.kill(os.getpid(), signal.SIGSTOP)
+            t_start = now()
+            g = local_gradient(problem, theta, plan.terms)
+            real = now() - t_start
+            if not sleep_interruptible(float(delays[t]), pump, poller):
+                break
+            compute = now() - t_start
+            c0 = now()
+            if config.allreduce == "mpi":
+                total = np.empty_like(g)
+                wcomm.Allreduce(g, total)
+            else:
+                rounds = []
+                try:
+                    total = ring_allreduce(wcomm, g, config.t_c, poller, rounds, interrupt=pump)
+                except RingInterrupted:
+                    break
+                round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
+            comm_time = now() - c0
+            rows.append({"iteration": t, "worker": worker, "compute_time": compute,
+                         "comm_time": comm_time, "fresh": True,
+                         "wall_clock": time.time() - start_wall, "injected_delay": float(delays[t]),
+                         "real_compute": real, "task_iteration": t, "used": True, "parent": -1})
+            theta = theta - step * total / problem.n_samples
+            if worker == 0:
+                msg = np.concatenate([[t, now() - t_start], total])
+                comm.Send(msg, dest=0, tag=TAG_PROGRESS)
+            if pump():
+                break
+        # wait for the root's STOP, then hand over the trace
+        while not pump():
+            poller.idle()
+        req = comm.isend((rows, round_rows), dest=0, tag=TAG_TRACE)
+        while not req.Test():
+            poller.idle()
+
+
+class RingWatchdog(RootNode):
+    """Rank 0 of RAR: computes nothing; takes worker 0's progress reports (iteration time and
+    the all-reduced gradient) through the shared root bookkeeping (:meth:`RootNode.record_step`:
+    ``--check``, step, loss, divergence, progress file) and stops the run when an iteration does
+    not finish within ``timeout`` (RAR tolerates no straggler)."""
+
+    trace_order = ("iteration", "worker")
+
+    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+        super().__init__(comm, config, plan, problem, t0, theta_star)
+        _ring_comm(comm, 0)  # collective; rank 0 is not part of the ring
+        self.reports = []
+        self.notes.append(f"RAR via {'MPI_Allreduce' if config.allreduce == 'mpi' else 'hand-written ring'}; "
+                          "iteration_time measured by worker 0 (compute + injected delay + all-reduce)")
+
+    def on_message(self, tag, src, buf):
+        if tag == TAG_PROGRESS:
+            self.reports.append(buf)
+
+    def run(self):
+        cfg = self.config
+        last = self.t0
+        for t in range(cfg.iterations):
+            inject_root_failure(cfg, t)
+            if not self.wait(lambda: bool(self.reports), now() + cfg.timeout):
+                raise StragglerTimeout(
+                    f"scheme 'rar' iteration {t} did not finish within timeout={cfg.timeout:g} s: "
+                    f"Ring-AllReduce needs every one of the {cfg.n_workers} workers in every "
                     "iteration (it tolerates no straggler), so a frozen, dead or very slow worker "
                     "blocks it; stopping the run.")
-                break
-            poller.idle()
-        if error is not None:
-            break
-        poller.reset()
-        comm.Recv(buf, source=1, tag=TAG_PROGRESS)
-        end = now()
-        g = buf[2:]
-        row = {"iteration": t, "start": last - t0, "end": end - t0,
-               "iteration_time": float(buf[1]), "n_fresh": config.n_workers}
-        if config.check:
-            row["grad_rel_error"] = gradient_error(problem, theta, g, config.n_workers)
-        theta = theta - step * g / problem.n_samples
-        row["loss"] = problem.loss(theta)
-        if theta_star is not None:
-            row["normalized_error"] = float(np.sum((theta - theta_star) ** 2) / np.sum(theta_star**2))
-        it_rows.append(row)
-        last = end
-    stop = np.zeros(1)
-    reqs = [comm.Isend(stop, dest=r, tag=TAG_STOP) for r in range(1, comm.Get_size())]
-    traces = {}
-    deadline = now() + (ROOT_GRACE if error is None else 1.0)
-    status = MPI.Status()
-    while len(traces) < config.n_workers and now() < deadline:
-        if comm.Iprobe(source=MPI.ANY_SOURCE, tag=TAG_TRACE, status=status):
-            src = status.Get_source()
-            traces[src] = comm.recv(source=src, tag=TAG_TRACE)
-            poller.reset()
-        else:
-            poller.idle()
-    deadline = now() + 1.0
-    while not MPI.Request.Testall(reqs) and now() < deadline:  # STOPs delivered: free them
-        poller.idle()
-    rows, round_rows = [], []
-    for r, rr in traces.values():
-        rows += r
-        round_rows += rr
-    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS).sort_values(
-        ["iteration", "worker"], kind="stable").reset_index(drop=True)
-    rounds = pd.DataFrame(round_rows, columns=ROUND_COLUMNS) if round_rows else None
-    meta["unresponsive"] = sorted(r - 1 for r in range(1, comm.Get_size()) if r not in traces)
-    meta["delays"] = column.tolist() if column.size <= 20000 else None
-    meta["notes"].append(f"RAR via {'MPI_Allreduce' if config.allreduce == 'mpi' else 'hand-written ring'}; "
-                         "iteration_time measured by worker 0 (compute + injected delay + all-reduce)")
-    result = RunResult(trace, pd.DataFrame(it_rows, columns=ITERATION_COLUMNS), rounds, meta)
-    if error is not None:
-        error.result = result
-        raise error
-    return result
+            buf = self.reports.pop(0)
+            end = now()
+            row = {"iteration": t, "start": last - self.t0, "end": end - self.t0,
+                   "iteration_time": float(buf[1]), "n_fresh": cfg.n_workers}
+            self.record_step(t, row, buf[2:])
+            last = end
+
+    def collect(self):
+        rows, rounds = [], []
+        for r, rr in self.traces.values():
+            rows += r
+            rounds += rr
+        return rows, (pd.DataFrame(rounds, columns=ROUND_COLUMNS) if rounds else None)

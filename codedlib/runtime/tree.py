@@ -7,12 +7,18 @@ local data segments with combining coefficients (CR.ALLOCATE) and the decoding s
 :class:`codedlib.codes.codedreduce.CodedReduceAllocation`, the same object the simulator
 uses, so the MPI run and the simulation produce identical messages. The message passing
 itself (forward the iterate, compute, wait for any ``n - s`` children, decode, add, send up)
-is the generic :class:`codedlib.runtime.engines.WorkerNode` / ``RootNode``.
+is the generic :class:`codedlib.runtime.nodes.WorkerNode` / ``RootNode``.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+
+import numpy as np
+
+from codedlib.codes.codedreduce import allocate, position_of, rank_of
+from codedlib.runtime.comm import Poller
+from codedlib.runtime.nodes import NodePlan
 
 __all__ = ["tree_allocation", "tree_links", "tree_plan", "tree_reduce"]
 
@@ -20,15 +26,11 @@ __all__ = ["tree_allocation", "tree_links", "tree_plan", "tree_reduce"]
 @lru_cache(maxsize=8)
 def tree_allocation(n: int, L: int, s: int, d: int):
     """CR.ALLOCATE for an (n, L) tree, ``s`` stragglers per parent, ``d`` samples (cached)."""
-    from codedlib.codes.codedreduce import allocate
-
     return allocate(n, L, s, d)
 
 
 def tree_plan(config, n_samples: int, rank: int):
-    """The :class:`~codedlib.runtime.engines.NodePlan` of ``rank`` in the CR tree."""
-    from codedlib.runtime.engines import NodePlan
-
+    """The :class:`~codedlib.runtime.nodes.NodePlan` of ``rank`` in the CR tree."""
     alloc = tree_allocation(config.n, config.L, config.s, n_samples)
     p = alloc.plan(rank)
     children = list(p["children"])
@@ -44,14 +46,13 @@ def tree_plan(config, n_samples: int, rank: int):
         need=p["n_children_needed"],
         combine=combine,
         label=p["label"],
+        child_kind="children",
     )
 
 
 def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
     """Parent and children of ``rank`` in the (n, L)-regular tree (breadth-first ranks,
     master 0), as in :mod:`codedlib.codes.codedreduce`."""
-    from codedlib.codes.codedreduce import position_of, rank_of
-
     if rank == 0:
         return None, list(range(1, n + 1))
     layer, index = position_of(rank, n)
@@ -68,10 +69,6 @@ def tree_reduce(comm, vector, n: int, L: int, poll: float = 1e-3, broadcast: boo
     gradient up, model down). Non-blocking sends and receives with probing naps, as the
     engines do (``blocking=True``: plain blocking MPI calls instead, which most MPI libraries
     implement by spinning). Returns the sum on every rank (``broadcast``) or on rank 0 only."""
-    import numpy as np
-
-    from codedlib.runtime.comm import Poller
-
     rank = comm.Get_rank()
     parent, children = tree_links(n, L, rank)
     poller = None if blocking else Poller(poll)

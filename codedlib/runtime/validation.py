@@ -33,9 +33,10 @@ from __future__ import annotations
 import numpy as np
 
 from codedlib._validation import as_generator, check_int
-from codedlib.network import single_port_receive
-from codedlib.runtime.config import RunConfig
-from codedlib.schemes.codedreduce import tree_finish
+from codedlib.latency import order_stats
+from codedlib.runtime.config import RunConfig, build_problem
+from codedlib.runtime.engines import worker_loads
+from codedlib.runtime.injection import apply_freeze
 
 __all__ = ["VALIDATION_RUNS", "compare_with_simulator", "predict_iteration_time", "replay_iteration_times",
            "run_validation"]
@@ -45,39 +46,15 @@ def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
     """Per-iteration time the engine would take if only the injected delays cost time.
 
     ``delays``: array ``(..., iterations, N)`` of computation delays (worker ``i`` = rank
-    ``i + 1``). Returns ``(..., iterations)``. Mirrors the engines: in "abandon" mode every
-    iteration starts with all workers (order statistics per iteration); in "finish" mode
-    (DSAG) busy workers carry over (event-driven simulation, DSAG Section IV-B). The
-    single-port reception and the tree are the simulator's own
-    (:func:`codedlib.network.single_port_receive`, :func:`codedlib.schemes.codedreduce.tree_finish`):
-    one timing model for the paper figures and the real runs.
+    ``i + 1``). Returns ``(..., iterations)``: the scheme record's timing
+    (:meth:`codedlib.runtime.registry.Scheme.iteration_times`), the simulator's own code: in
+    "abandon" mode every iteration starts with all workers (the single-port master
+    :func:`codedlib.network.single_port_receive`, the tree
+    :func:`codedlib.schemes.codedreduce.tree_finish`); in "finish" mode (DSAG) busy workers
+    carry over (event-driven simulation, DSAG Section IV-B). One timing model for the paper
+    figures and the real runs.
     """
-    d = np.asarray(delays, dtype=float)
-    N = config.n_workers
-    if d.shape[-1] != N:
-        raise ValueError(f"delays must have N={N} columns, got shape {d.shape}")
-    t_c = config.t_c
-    scheme = config.scheme
-    if scheme == "rar":
-        ring = 2 * (N - 1) * t_c if config.allreduce == "ring" else 0.0
-        return d.max(axis=-1) + ring
-    if scheme == "dsag" or config.on_new_iterate == "finish":
-        from codedlib.latency.event_driven import simulate_event_driven
-
-        w = config.w if scheme == "dsag" else _need(config)
-        margin = config.margin if scheme == "dsag" else 0.0
-        flat = d.reshape((-1,) + d.shape[-2:])
-        # the MPI coordinator waits out the whole margin; its workers start the newest task at once
-        return simulate_event_driven(flat, w, margin=margin, semantics="deadline").latency.reshape(d.shape[:-1])
-    if scheme == "cr":  # the simulator behind the paper figures (CodedReduce Algorithm 2)
-        flat = d.reshape(-1, N)
-        done = tree_finish(flat, config.n, config.L, config.s, t_c)
-        return done.reshape(d.shape[:-1])
-    return single_port_receive(d, _need(config), t_c)
-
-
-def _need(config):
-    return config.n_workers if config.scheme == "umw" else config.n_workers - config.stragglers
+    return config.spec.iteration_times(config, delays)
 
 
 def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) -> dict:
@@ -85,29 +62,17 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
 
     Returns ``{"mean": ..., "stderr": ..., "method": ...}``; ``stderr`` is 0 for closed forms.
     """
-    from codedlib.latency import order_stats
-    from codedlib.runtime.engines import worker_loads
-
     replicas = check_int("replicas", replicas, low=2)
     rng = as_generator(rng)
+    spec = config.spec
     N = config.n_workers
     model = config.delay
-    loads = None
-    if model.kind == "cr6":
-        from codedlib.runtime.config import build_problem
-
-        loads = worker_loads(config, build_problem(config)[0].n_samples)
+    loads = worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
     if model.kind == "none":
-        return {"mean": 0.0 + (2 * (N - 1) * config.t_c if config.scheme == "rar"
-                               and config.allreduce == "ring" else 0.0),
-                "stderr": 0.0, "method": "no injected delay"}
-    closed_form = model.bursts is None and not config.freeze and (
-        config.scheme == "rar"
-        or (config.scheme in ("umw", "sgd", "gc") and config.on_new_iterate == "abandon"
-            and config.t_c == 0))
-    if closed_form:
-        k = N if config.scheme in ("umw", "rar") else N - config.stragglers
-        extra = 2 * (N - 1) * config.t_c if (config.scheme == "rar" and config.allreduce == "ring") else 0.0
+        return {"mean": spec.extra_time(config), "stderr": 0.0, "method": "no injected delay"}
+    k = spec.closed_form_k(config)
+    if k is not None:
+        extra = spec.extra_time(config)
         if model.kind == "shiftexp":
             mean = order_stats.expected_order_statistic_exponential(
                 k, N, rate=model.params["rate"], shift=model.params["shift"])
@@ -116,13 +81,10 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
         mean = order_stats.expected_order_statistic_numeric(model.cluster(N, loads), k)
         return {"mean": mean + extra, "stderr": 0.0,
                 "method": f"order_stats.expected_order_statistic_numeric(k={k}, n={N})"}
-    from codedlib.runtime.injection import apply_freeze
-
     draws = np.stack([apply_freeze(model.sample(config.iterations, N, rng=rng, loads=loads), config.freeze)
                       for _ in range(max(2, replicas // config.iterations))])
     times = replay_iteration_times(config, draws).mean(axis=-1)
-    what = "event-driven simulation" if config.scheme == "dsag" or config.on_new_iterate == "finish" \
-        else "Monte Carlo replay"
+    what = spec.replay_method(config)
     return {"mean": float(times.mean()), "stderr": float(times.std(ddof=1) / np.sqrt(times.size)),
             "method": f"{what} ({times.size} runs of {config.iterations} iterations)"}
 
@@ -161,6 +123,7 @@ VALIDATION_RUNS = {
     "cr": ("cr", {}),
     "rar": ("rar", {}),
     "dsag": ("dsag", {}),
+    "rs": ("rs", {}),
 }
 
 

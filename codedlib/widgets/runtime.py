@@ -11,9 +11,9 @@ Bad input is shown as the error message, never raised.
 
 from __future__ import annotations
 
-from codedlib.runtime.config import SCHEMES
+from codedlib.runtime.registry import SCHEMES
 
-__all__ = ["APPLIES", "config_from_controls", "explore_run_for_real"]
+__all__ = ["APPLIES", "CONTROLS", "config_from_controls", "explore_run_for_real"]
 
 
 def config_from_controls(values: dict, quick: bool = True):
@@ -27,24 +27,18 @@ def config_from_controls(values: dict, quick: bool = True):
     scheme = values["scheme"]
     t_c = check_real("t_c (ms)", values["t_c_ms"], low=0.0) / 1e3
     over = {"delay": values["delay"], "t_c": t_c, "iterations": values["iterations"]}
-    if scheme == "cr":
-        over.update(n=values["n"], L=values["L"], s=values["s"])
-    else:
-        over["n_workers"] = values["N"]
-        if scheme in ("gc", "sgd"):
-            over["stragglers"] = values["S"]
-        if scheme == "dsag":
-            over["w"] = values["w"]
+    spec = SCHEMES.get(scheme)
+    if spec is not None:
+        over.update({name: values[CONTROLS[name]] for name in spec.params
+                     if name in CONTROLS and name not in spec.derived})
     return scheme_config(scheme, quick=quick, **over)
 
 
-#: The controls that apply to each scheme (the others are hidden).
-APPLIES = {
-    "cr": ("n", "L", "s"),
-    "gc": ("N", "S"),
-    "sgd": ("N", "S"),
-    "dsag": ("N", "w"),
-}
+#: The size controls: RunConfig field -> control.
+CONTROLS = {"n_workers": "N", "stragglers": "S", "n": "n", "L": "L", "s": "s", "w": "w"}
+#: The controls that apply to each scheme (the others are hidden): its sizes in the registry.
+APPLIES = {name: tuple(CONTROLS[p] for p in spec.params if p in CONTROLS and p not in spec.derived)
+           for name, spec in SCHEMES.items()}
 
 
 def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool = True,
@@ -107,7 +101,7 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
         try:
             cfg = config_from_controls(values(), quick)
             status.value = (f"<b>{cfg.world_size} MPI processes</b> (1 root + {cfg.n_workers} workers), "
-                            f"tolerates {cfg.tolerated} straggler(s){' per parent' if cfg.scheme == 'cr' else ''}")
+                            f"tolerates {cfg.tolerated} straggler(s){' per parent' if cfg.spec.derived else ''}")
         except ValueError as exc:
             status.value = error_html(exc)
 

@@ -1,0 +1,170 @@
+"""LAGC and G-LAG on MPI (Zhang and Simeone, TNNLS 2021, Algorithm 1 and Remark 3).
+
+The N workers form ``G`` groups of ``N/G`` consecutive workers; group ``g`` owns the fine
+partitions ``g N/G .. (g+1) N/G - 1`` (even partitions of the data) and stores them cyclically,
+``min(r, N/G)`` per worker: the layout of :func:`codedlib.theory.lagc.lagc_layout`, the one the
+simulator (:func:`codedlib.schemes.lagc.run_lagc`) uses. Inside a group the workers send the
+rows of a cyclic-repetition gradient code (Tandon et al.), so the parameter server (rank 0)
+decodes the group's gradient from its ``N/G - min(r, N/G) + 1`` fastest workers; with
+``N/G <= r`` (G-LAG) every worker holds the whole group partition and the fastest one suffices.
+
+Laziness, eq. (17): in iteration ``k >= 1`` group ``g`` is selected (its workers get
+``theta^k``) only if ``L_g^2 ||theta_hat_g - theta^k||^2 > xi / (alpha^2 G^2)
+sum_{d=1}^{D} ||theta^{k+1-d} - theta^{k-d}||^2``, ``theta_hat_g`` the iterate of its last
+update and ``L_g`` the smoothness of its sum loss; the other groups' last gradients are reused
+(eq. 18) and the step is ``alpha = (1 - sqrt(D xi)) / L`` (``1/L`` for ``xi = 0``, when every
+group is selected and the run is plain GC per group).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from codedlib.codes.cyclic import cyclic_repetition_code
+from codedlib.problems import even_partition
+from codedlib.runtime.comm import now
+from codedlib.runtime.nodes import (
+    NodePlan,
+    RootNode,
+    StragglerTimeout,
+    code_combine,
+    inject_root_failure,
+)
+from codedlib.theory.lagc import lagc_layout
+
+__all__ = ["LAGCRoot", "lagc_plan", "layout_of"]
+
+
+def layout_of(config):
+    """The :class:`~codedlib.theory.lagc.LAGCLayout` of the config (N, r, G)."""
+    return lagc_layout(config.n_workers, config.redundancy, config.groups)
+
+
+def _group_code(layout):
+    """The cyclic-repetition code inside one group (None when the group is uncoded)."""
+    if not layout.coded:
+        return None
+    return cyclic_repetition_code(layout.workers_per_group, layout.stored_per_worker - 1)
+
+
+def lagc_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Root: every worker a child (the groups are decoded in :class:`LAGCRoot`); worker ``i``
+    of group ``g``: row ``i mod N/G`` of its group's code over the group's fine partitions."""
+    layout = layout_of(config)
+    N, n_g = config.n_workers, layout.workers_per_group
+    if rank == 0:
+        return NodePlan(0, None, list(range(1, N + 1)), need=layout.wait_for, label="parameter server")
+    bounds = even_partition(n_samples, N)
+    i = rank - 1
+    g, j = divmod(i, n_g)
+    code = _group_code(layout)
+    if code is None:  # the whole group partition, uncoded (G-LAG)
+        coefs = np.ones(n_g)
+    else:
+        coefs = np.asarray(code.B, dtype=float)[j]
+    terms = [(int(bounds[g * n_g + c]), int(bounds[g * n_g + c + 1]), float(coefs[c]))
+             for c in range(n_g) if coefs[c] != 0]
+    return NodePlan(rank, 0, terms=terms, label=f"worker {i} (group {g})")
+
+
+class LAGCRoot(RootNode):
+    """The parameter server of LAGC / G-LAG (see the module docstring)."""
+
+    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+        super().__init__(comm, config, plan, problem, t0, theta_star)
+        self.layout = layout_of(config)
+        G, n_g = self.layout.n_groups, self.layout.workers_per_group
+        code = _group_code(self.layout)
+        self.combine = code_combine(code) if code is not None else (lambda positions, vectors: vectors[0])
+        bounds = even_partition(problem.n_samples, config.n_workers)
+        self.group_bounds = [(int(bounds[g * n_g]), int(bounds[(g + 1) * n_g])) for g in range(G)]
+        self.L_g = np.array([(b - a) * problem.smoothness(a, b) for a, b in self.group_bounds])
+        self.step *= 1.0 - math.sqrt(config.history * config.xi)  # alpha = (1 - sqrt(D xi)) / L
+        self.theta_hat = np.repeat(self.theta[None, :], G, axis=0)
+        self.stale = [np.zeros(problem.dim) for _ in range(G)]
+        self.steps = []  # ||theta^{k+1} - theta^k||^2
+        self.selected = np.ones(G, dtype=bool)
+        self.n_selected = []
+        self.fresh_groups = {}
+
+    def select(self, t: int) -> np.ndarray:
+        """Eq. (17): the groups whose workers get the new iterate."""
+        cfg, G = self.config, self.layout.n_groups
+        if t == 0 or cfg.xi == 0.0:
+            return np.ones(G, dtype=bool)
+        alpha = self.step / self.problem.n_samples  # the step on the sum objective
+        diff = self.theta_hat - self.theta[None, :]
+        lhs = self.L_g**2 * np.einsum("ij,ij->i", diff, diff)
+        rhs = cfg.xi / (alpha**2 * G**2) * float(sum(self.steps[-cfg.history:]))
+        return lhs > rhs
+
+    def _group_results(self):
+        """Fresh results per group: ``{g: [(position in group, vector, row), ...]}``."""
+        n_g = self.layout.workers_per_group
+        groups = {}
+        for pos, vec, row in self.fresh:
+            g, j = divmod(pos, n_g)
+            groups.setdefault(g, []).append((j, vec, row))
+        return groups
+
+    def _complete(self) -> bool:
+        groups = self._group_results()
+        wait = self.layout.wait_for
+        return all(len(groups.get(int(g), ())) >= wait for g in np.flatnonzero(self.selected))
+
+    def run(self):
+        cfg, n_g, wait = self.config, self.layout.workers_per_group, self.layout.wait_for
+        for t in range(cfg.iterations):
+            inject_root_failure(cfg, t)
+            self.current = t
+            self.fresh = []
+            self.selected = self.select(t)
+            start = now()
+            workers = [c for c in self.plan.children if self.selected[(c - 1) // n_g]]
+            self.send_task(t, self.theta, workers)
+            if not self.wait(self._complete, start + cfg.timeout):
+                self.timeout_error(t)
+            self.fresh_groups = {}
+            for g, results in self._group_results().items():
+                if not self.selected[g]:
+                    continue
+                first = results[:wait]
+                for _, _, row in first:
+                    self.rows[row]["used"] = True
+                self.fresh_groups[g] = self.combine([j for j, _, _ in first], [v for _, v, _ in first])
+                self.stale[g] = self.fresh_groups[g]
+                self.theta_hat[g] = self.theta
+            old = self.theta
+            self.n_selected.append(int(self.selected.sum()))
+            self.record_iteration(t, start, now(), np.sum(self.stale, axis=0))
+            self.steps.append(float(np.sum((self.theta - old) ** 2)))
+        self.notes.append(f"LAGC: groups selected per iteration {np.mean(self.n_selected):.2f} of "
+                          f"{self.layout.n_groups} on average (xi={cfg.xi:g}, D={cfg.history})")
+        self.extra["groups_selected"] = self.n_selected
+
+    def timeout_error(self, t):
+        n_g, wait = self.layout.workers_per_group, self.layout.wait_for
+        groups = self._group_results()
+        short = [int(g) for g in np.flatnonzero(self.selected) if len(groups.get(int(g), ())) < wait]
+        got = {self.plan.children[p] - 1 for p, _, _ in self.fresh}
+        missing = sorted(w for g in short for w in range(g * n_g, (g + 1) * n_g) if w not in got)
+        raise StragglerTimeout(
+            f"scheme {self.config.scheme!r} needs results from {wait} of the {n_g} workers of every "
+            f"selected group per iteration (tolerates {n_g - wait} straggler(s) per group) but groups "
+            f"{short} had fewer within timeout={self.config.timeout:g} s in iteration {t}; missing: "
+            f"{missing}. More workers straggled, froze or died than the scheme tolerates; stopping the run.")
+
+    def check_error(self, g) -> float:
+        """The decoded gradients of this iteration's selected groups against the serial
+        computation at the same iterate (the stale groups' are by design from older iterates)."""
+        if not self.fresh_groups:
+            return 0.0
+        got = np.sum(list(self.fresh_groups.values()), axis=0)
+        n_g = self.layout.workers_per_group
+        bounds = even_partition(self.problem.n_samples, self.config.n_workers)
+        parts = [self.problem.partial_gradient(self.theta, int(bounds[p]), int(bounds[p + 1]))
+                 for g_ in self.fresh_groups for p in range(g_ * n_g, (g_ + 1) * n_g)]
+        scale = sum(float(np.linalg.norm(p)) for p in parts)
+        return float(np.linalg.norm(got - np.sum(parts, axis=0)) / max(scale, 1e-300))

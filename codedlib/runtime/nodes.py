@@ -1,0 +1,460 @@
+"""Shared runtime types: the errors, a rank's :class:`NodePlan` and the message-passing nodes.
+
+Every engine builds on these: the master--worker schemes, the CodedReduce tree
+(:mod:`codedlib.runtime.tree`), DSAG (:mod:`codedlib.runtime.dsag`) and the RAR watchdog
+(:mod:`codedlib.runtime.ring`) take their node classes from here, and the schemes are put
+together in :mod:`codedlib.runtime.registry`; :mod:`codedlib.runtime.engines` drives a run.
+This module imports no other engine module (no import cycle between the engines).
+
+Iteration (CodedReduce Algorithm 2, CR.EXECUTE): a :class:`WorkerNode` receives the iterate,
+forwards it to its children, computes its local (coded) partial gradient, sleeps its injected
+delay, waits for the first ``need`` fresh results of its children, combines them with its
+plan's decoding step and sends the sum up; the :class:`RootNode` decodes and takes the step.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from codedlib.problems import even_partition
+from codedlib.runtime.comm import (
+    HEADER,
+    TAG_DONE,
+    TAG_RESULT,
+    TAG_STOP,
+    TAG_TASK,
+    TAG_TRACE,
+    Poller,
+    SendQueue,
+    now,
+    pack_result,
+    sleep_interruptible,
+)
+
+__all__ = ["DEAD_WORKERS", "MAX_OUTSTANDING", "ROOT_GRACE", "WORKER_GRACE", "WORKER_PIDS", "Diverged",
+           "Node", "NodePlan", "ParentSilent", "RootNode", "StragglerTimeout", "WorkerNode",
+           "code_combine", "gradient_error", "inject_root_failure", "local_gradient", "scaled_sum",
+           "sum_combine", "watchdog_seconds"]
+
+WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
+#: Tasks a child may hold unanswered: a child that has not answered any of its last
+#: MAX_OUTSTANDING tasks gets no new one until it answers (a frozen worker is not flooded
+#: with tasks it never reads; a slow one that catches up is sent the newest iterate again).
+MAX_OUTSTANDING = 4
+ROOT_GRACE = 2.0  # seconds the root waits for every worker's trace at shutdown
+
+
+class StragglerTimeout(RuntimeError):
+    """More workers than the scheme tolerates did not answer within the timeout."""
+
+
+class Diverged(RuntimeError):
+    """The iterate or the loss stopped being finite: the step size is too large."""
+
+
+class ParentSilent(RuntimeError):
+    """An idle node heard nothing from its parent for longer than the root can be silent in a
+    healthy run (the root is frozen or gone): the node ends the job instead of hanging."""
+
+
+def inject_root_failure(config, iteration: int) -> None:
+    """``fail_root_at`` fault injection: the root fails at ``iteration`` (-1: before the run)."""
+    if config.fail_root_at is not None and config.fail_root_at == iteration:
+        raise RuntimeError(f"injected root failure at iteration {iteration} (--fail-root-at)")
+
+
+def watchdog_seconds(config) -> float:
+    """Longest silence an idle node accepts from its parent: one iteration's ``timeout`` (the
+    root's longest wait before it stops the run itself) plus the shutdown grace and a margin."""
+    return config.timeout + ROOT_GRACE + 2.0
+
+
+
+# ---------------------------------------------------------------------------- plans
+@dataclass
+class NodePlan:
+    """What one rank does: its parent, children, local coded data and how it combines.
+
+    ``terms``: list of ``(start, stop, coefficient)``; the node's coded partial gradient is
+    ``sum(coef * problem.partial_gradient(theta, start, stop))``. ``need``: results it waits
+    for from its children. ``combine(positions, vectors)``: decoded sum from the children at
+    ``positions`` (indices into ``children``).
+    """
+
+    rank: int
+    parent: int | None
+    children: list = field(default_factory=list)
+    terms: list = field(default_factory=list)
+    need: int = 0
+    combine: object = None
+    label: str = ""
+    child_kind: str = "workers"  # what the children are called in error messages
+
+    @property
+    def worker(self) -> int:
+        return self.rank - 1
+
+
+def sum_combine(positions, vectors):
+    return np.sum(vectors, axis=0)
+
+
+def scaled_sum(scale):
+    def combine(positions, vectors):
+        return scale * np.sum(vectors, axis=0)
+    return combine
+
+
+def code_combine(code):
+    """Combine with the gradient code's decoding vector for this set of survivors."""
+    def combine(positions, vectors):
+        a = np.asarray(code.decode(sorted(positions)), dtype=float)
+        if a.shape == (code.B.shape[0],):
+            coeffs = a[list(positions)]
+        else:  # decoding vector over the survivors only, in sorted order
+            order = {p: i for i, p in enumerate(sorted(positions))}
+            coeffs = np.array([a[order[p]] for p in positions])
+        return np.tensordot(coeffs, np.asarray(vectors), axes=1)
+    return combine
+
+
+
+def gradient_error(problem, theta, g, n_parts: int) -> float:
+    """``||g - g_serial|| / sum_j ||g_j||``: error of an aggregated gradient sum against the
+    serial ``problem.partial_gradient(theta)``, relative to the scale of what was summed (the
+    norms of the partial gradients ``g_j`` of ``n_parts`` even partitions). Unlike
+    ``||g - g_serial|| / ||g_serial||`` this stays meaningful near the optimum, where
+    ``g_serial -> 0`` while every message keeps its size (exact schemes give ~1e-15)."""
+    bounds = even_partition(problem.n_samples, n_parts)
+    parts = [problem.partial_gradient(theta, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+    scale = sum(float(np.linalg.norm(p)) for p in parts)
+    return float(np.linalg.norm(g - np.sum(parts, axis=0)) / max(scale, 1e-300))
+
+
+def local_gradient(problem, theta, terms) -> np.ndarray:
+    """``sum(coef * partial_gradient(theta, start, stop))`` over ``terms`` (complex when a
+    coefficient is: the Reed-Solomon code's encoding is complex)."""
+    complex_code = any(isinstance(c, complex) for _, _, c in terms)
+    g = np.zeros(problem.dim, dtype=complex if complex_code else float)
+    for start, stop, coef in terms:
+        if coef != 0.0 and stop > start:
+            g += coef * problem.partial_gradient(theta, start, stop)
+    return g
+
+
+# ---------------------------------------------------------------------------- nodes
+class Node:
+    """Message handling shared by the root and the workers (see ``comm`` for the layout)."""
+
+    def __init__(self, comm, config, plan: NodePlan, problem, t0: float):
+        from mpi4py import MPI
+
+        self.MPI = MPI
+        self.comm = comm
+        self.config = config
+        self.plan = plan
+        self.problem = problem
+        self.dim = problem.dim
+        self.t0 = t0
+        self.poller = Poller(config.poll)
+        self.sends = SendQueue()
+        self.status = MPI.Status()
+        self.child_pos = {c: k for k, c in enumerate(plan.children)}
+        self.current = -1  # iteration being worked on
+        self.sent_at = {}  # iteration -> time the iterate went to the children
+        self.fresh = []  # (position, vector) for the current iteration, in arrival order
+        self.rows = []
+        self.pending_task = None
+        self.stop = False
+        self.done_children = set()
+        self.traces = {}
+        self.abandon = config.on_new_iterate == "abandon"
+        self.last_heard = now()  # last message from the parent (idle nodes watch it)
+        self.unanswered = {c: [] for c in plan.children}  # iterations sent, not yet answered
+        self.skipped = {c: 0 for c in plan.children}  # tasks withheld from a silent child
+
+    # -- receiving -----------------------------------------------------------------
+    def pump(self) -> bool:
+        """Receive everything waiting; True if the current work should be interrupted."""
+        MPI, comm, status = self.MPI, self.comm, self.status
+        while comm.Iprobe(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG, status=status):
+            tag, src = status.Get_tag(), status.Get_source()
+            if src == self.plan.parent:
+                self.last_heard = now()
+            if tag == TAG_TRACE:
+                self.traces[src] = comm.recv(source=src, tag=TAG_TRACE)
+                continue
+            count = status.Get_count(MPI.DOUBLE)
+            buf = np.empty(max(count, 1))
+            comm.Recv([buf, count, MPI.DOUBLE], source=src, tag=tag)
+            if tag == TAG_TASK:
+                if self.pending_task is None or buf[0] > self.pending_task[0]:
+                    self.pending_task = buf
+            elif tag == TAG_RESULT:
+                self.on_result(src, buf)
+            elif tag == TAG_STOP:
+                self.stop = True
+            elif tag == TAG_DONE:
+                self.done_children.add(src)
+            else:
+                self.on_message(tag, src, buf)
+            self.poller.reset()
+        return self.stop or (self.abandon and self.pending_task is not None)
+
+    def on_result(self, src: int, buf: np.ndarray):
+        """A child's result: charge the single-port delay t_c if fresh, log it, keep it."""
+        task_it = int(buf[0])
+        # an answer to task t settles every earlier task (the child always works on the newest)
+        self.unanswered[src] = [it for it in self.unanswered.get(src, []) if it > task_it]
+        fresh = task_it == self.current
+        if fresh and self.config.t_c > 0:
+            time.sleep(self.config.t_c)
+        arrival = now()
+        sent = self.sent_at.get(task_it, np.nan)
+        elapsed = float(buf[3])
+        self.rows.append({
+            "iteration": self.current, "worker": src - 1, "compute_time": elapsed,
+            "comm_time": (arrival - sent) - elapsed, "fresh": fresh,
+            "wall_clock": arrival - self.t0, "injected_delay": float(buf[2]),
+            "real_compute": float(buf[1]), "task_iteration": task_it, "used": False,
+            "parent": self.plan.rank,
+        })
+        if fresh:
+            self.fresh.append((self.child_pos[src], buf[HEADER:], len(self.rows) - 1))
+        self.on_any_result(src, buf, fresh, len(self.rows) - 1)
+
+    def on_message(self, tag, src, buf):
+        """Hook for an engine's own messages (the RAR watchdog's progress reports)."""
+
+    def on_any_result(self, src, buf, fresh, row):
+        """Hook for DSAG (stale results matter there)."""
+
+    def combine_fresh(self):
+        """Combine the first ``need`` fresh results and mark them used."""
+        first = self.fresh[: self.plan.need]
+        for _, _, row in first:
+            self.rows[row]["used"] = True
+        positions = [p for p, _, _ in first]
+        vectors = [v for _, v, _ in first]
+        return self.plan.combine(positions, vectors)
+
+    def send_task(self, iteration: int, theta: np.ndarray, to=None):
+        """Send the iterate to the children (``to``: only those, e.g. LAGC's selected groups)."""
+        task = np.empty(self.dim + 1)
+        task[0] = iteration
+        task[1:] = theta
+        self.sent_at[iteration] = now()
+        for child in self.plan.children if to is None else to:
+            if child - 1 in DEAD_WORKERS:
+                continue
+            if len(self.unanswered[child]) >= MAX_OUTSTANDING:
+                self.skipped[child] += 1  # silent (frozen?) child: no task until it answers
+                continue
+            self.unanswered[child].append(iteration)
+            self.sends.isend(self.comm, task, child, TAG_TASK)
+        for old in [k for k in self.sent_at if k < iteration - 50]:
+            del self.sent_at[old]
+
+    def wait(self, condition, deadline=None) -> bool:
+        """Pump and nap until ``condition()``; False on interruption or deadline."""
+        while True:
+            interrupted = self.pump()
+            if condition():
+                return True
+            if interrupted or (deadline is not None and now() >= deadline):
+                return False
+            self.sends.prune()
+            self.poller.idle(deadline)
+
+
+class WorkerNode(Node):
+    """A worker or inner tree node (CR.EXECUTE steps 1--4)."""
+
+    def __init__(self, comm, config, plan, problem, t0, delays, stop_at, start_wall=0.0):
+        super().__init__(comm, config, plan, problem, t0)
+        self.delays = delays
+        self.stop_at = stop_at
+        self.tasks_done = 0
+
+    def choose_terms(self):
+        return self.plan.terms
+
+    def task_delay(self, t, terms) -> float:
+        """Injected computation delay of the task of iteration ``t`` (seconds; ``inf``: frozen)."""
+        return float(self.delays[t]) if t < len(self.delays) else 0.0
+
+    def result_range(self, terms):
+        return (terms[0][0], terms[-1][1]) if terms else (0, 0)
+
+    def process(self, task: np.ndarray):
+        t = int(task[0])
+        theta = task[1:]
+        t_recv = now()
+        self.current = t
+        self.fresh = []
+        if 0 <= self.stop_at <= t:
+            os.kill(os.getpid(), signal.SIGSTOP)  # a really frozen process (freeze_mode="stop")
+        if self.plan.children:
+            self.send_task(t, theta)
+        terms = self.choose_terms()
+        c0 = now()
+        g = local_gradient(self.problem, theta, terms)
+        real = now() - c0
+        delay = self.task_delay(t, terms)
+        if np.isinf(delay):  # frozen: never answer again, but obey STOP
+            self.abandon = False
+            self.wait(lambda: self.stop)
+            return
+        if not sleep_interruptible(delay, self.pump, self.poller):
+            return
+        if self.plan.children:
+            if not self.wait(lambda: len(self.fresh) >= self.plan.need):
+                return  # abandoned for a newer iterate, or stopped
+            g = g + self.combine_fresh()
+        if np.iscomplexobj(g):  # a complex code (Reed-Solomon): send [re, im] pairs as float64
+            g = np.ascontiguousarray(g).view(np.float64)
+        start, stop = self.result_range(terms)
+        buf = pack_result(t, real, delay, now() - t_recv, start, stop, g)
+        self.sends.isend(self.comm, buf, self.plan.parent, TAG_RESULT)
+        self.tasks_done += 1
+
+    def run(self):
+        limit = watchdog_seconds(self.config)
+        while not self.stop:
+            self.pump()
+            if self.stop:
+                break
+            if self.pending_task is not None:
+                task, self.pending_task = self.pending_task, None
+                self.process(task)
+                self.poller.reset()
+                self.last_heard = max(self.last_heard, now() - self.config.poll)
+            else:
+                silent = now() - self.last_heard
+                if silent > limit:
+                    raise ParentSilent(
+                        f"worker {self.plan.worker} (rank {self.plan.rank}) is idle and heard nothing "
+                        f"from its parent (rank {self.plan.parent}) for {silent:.1f} s (limit: "
+                        f"--timeout {self.config.timeout:g} s + {limit - self.config.timeout:g} s): the "
+                        "root is frozen or gone; ending the job")
+                self.sends.prune()
+                self.poller.idle(self.last_heard + limit)
+        self.shutdown()
+
+    def shutdown(self):
+        deadline = now() + WORKER_GRACE
+        self.wait(lambda: self.sends.prune(), deadline)
+        done = np.zeros(1)
+        self.sends.isend(self.comm, done, self.plan.parent, TAG_DONE)
+        children = set(self.plan.children)
+        self.wait(lambda: children <= self.done_children, deadline)
+        self.sends.isend_object(self.comm, self.rows, 0, TAG_TRACE)
+        self.wait(lambda: self.sends.prune(), now() + WORKER_GRACE)
+
+
+class RootNode(Node):
+    """Master (UMW, SGD, GC, RS-GC) or tree root (CR): CR.EXECUTE step 5 and the gradient step."""
+
+    #: how the trace rows are sorted
+    trace_order = ("iteration", "wall_clock", "worker")
+
+    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+        super().__init__(comm, config, plan, problem, t0)
+        self.theta_star = theta_star
+        self.notes = []  # go to the run's meta["notes"]
+        self.extra = {}  # further entries of the run's meta
+        self.iteration_rows = []
+        self.step = config.step_scale / problem.smoothness()
+        self.theta = problem.initial_point()
+        self.progress = None  # a ProgressWriter: completed iterations on disk as they finish
+
+    def aggregate(self, t: int, deadline: float):
+        """Wait for ``need`` fresh results and decode; raise StragglerTimeout at the deadline."""
+        if not self.wait(lambda: len(self.fresh) >= self.plan.need, deadline):
+            self.timeout_error(t)
+        return self.combine_fresh()
+
+    def timeout_error(self, t):
+        got = sorted(self.plan.children[p] - 1 for p, _, _ in self.fresh)
+        missing = sorted({c - 1 for c in self.plan.children} - set(got))
+        cfg = self.config
+        who = self.plan.child_kind
+        raise StragglerTimeout(
+            f"scheme {cfg.scheme!r} needs results from {self.plan.need} of its "
+            f"{len(self.plan.children)} {who} per iteration (tolerates "
+            f"{len(self.plan.children) - self.plan.need} "
+            f"straggler(s)) but only {len(got)} arrived within timeout={cfg.timeout:g} s in "
+            f"iteration {t}; results came from workers {got}, missing: {missing}. More workers "
+            f"straggled, froze or died than the scheme tolerates; stopping the run.")
+
+    def check_error(self, g) -> float:
+        """``--check``: error of the aggregate ``g`` against the serial computation
+        (:func:`gradient_error`); a scheme whose aggregate is not the full gradient (SGD, DSAG)
+        overrides it."""
+        return gradient_error(self.problem, self.theta, g, self.config.n_workers)
+
+    def record_iteration(self, t, start, end, g):
+        row = {"iteration": t, "start": start - self.t0, "end": end - self.t0,
+               "iteration_time": end - start, "n_fresh": len(self.fresh)}
+        self.record_step(t, row, g)
+
+    def record_step(self, t, row, g):
+        """The shared root bookkeeping of every engine: ``--check``, the gradient step, the
+        loss, divergence, the error against ``theta*`` and the progress file."""
+        n = self.problem.n_samples
+        if self.config.check:
+            row["grad_rel_error"] = self.check_error(g)
+        self.theta = self.theta - self.step * g / n
+        row["loss"] = self.problem.loss(self.theta)
+        if not np.isfinite(row["loss"]) or not np.all(np.isfinite(self.theta)):
+            raise Diverged(
+                f"the iterate diverged at iteration {t} (loss {row['loss']!r}): step = "
+                f"step_scale / smoothness = {self.config.step_scale:g} / "
+                f"{self.problem.smoothness():.4g} = {self.step:.4g}; lower --step-scale")
+        if self.theta_star is not None:
+            row["normalized_error"] = float(np.sum((self.theta - self.theta_star) ** 2)
+                                            / np.sum(self.theta_star**2))
+        self.iteration_rows.append(row)
+        if self.progress is not None:
+            self.progress.write(row)
+
+    def run(self):
+        for t in range(self.config.iterations):
+            inject_root_failure(self.config, t)
+            self.current = t
+            self.fresh = []
+            start = now()
+            self.send_task(t, self.theta)
+            g = self.aggregate(t, start + self.config.timeout)
+            self.record_iteration(t, start, now(), g)
+
+    def collect(self):
+        """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""
+        rows = list(self.rows)
+        for worker_rows in self.traces.values():
+            rows.extend(worker_rows)
+        return rows, None
+
+    def shutdown(self) -> list:
+        """STOP every worker, collect their traces; return the workers that never answered."""
+        stop = np.zeros(1)
+        alive = [r for r in range(1, self.comm.Get_size()) if r - 1 not in DEAD_WORKERS]
+        for rank in alive:
+            self.sends.isend(self.comm, stop, rank, TAG_STOP)
+        self.wait(lambda: all(r in self.traces for r in alive), now() + ROOT_GRACE)
+        return sorted(r - 1 for r in alive if r not in self.traces)
+
+
+
+#: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
+WORKER_PIDS: dict = {}
+#: Workers known dead on the root (from MPICH's SIGUSR1 under ``-disable-auto-cleanup``): they get
+#: no task and no STOP, and the run goes on without them as long as the scheme tolerates it.
+DEAD_WORKERS: set = set()
+

@@ -1,0 +1,330 @@
+"""The runtime's schemes: one :class:`Scheme` record each, the only place a scheme is named.
+
+A record says everything the runtime needs about a scheme: its sizes (how the world size
+follows from the config), the stragglers it tolerates, the plan of every rank (what it
+computes, whom it waits for, how it decodes), the node classes of the root and the workers,
+the simulator's timing of an iteration (the prediction :mod:`codedlib.runtime.validation`
+compares a real run with), the quick and full defaults of :mod:`codedlib.runtime.notebook`,
+and the configuration fields it uses (the command line offers and ``RunConfig.cli_args``
+writes exactly those; :mod:`codedlib.runtime.config`). Adding a scheme is adding one entry to
+:data:`SCHEMES`.
+
+World sizes (``mpiexec -n K``): one root (rank 0) plus the N workers, ``K = N + 1``; for
+CodedReduce ``N = n + n^2 + ... + n^L``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from codedlib._validation import check_int, check_real
+from codedlib.latency.event_driven import simulate_event_driven
+from codedlib.network import single_port_receive
+from codedlib.runtime.dsag import (
+    DSAGCoordinator,
+    DSAGLBCoordinator,
+    DSAGLBWorker,
+    DSAGWorker,
+    dsag_plan,
+)
+from codedlib.runtime.lagc import LAGCRoot, lagc_plan
+from codedlib.runtime.nodes import RootNode, WorkerNode
+from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
+from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
+from codedlib.runtime.tree import tree_plan
+from codedlib.schemes.codedreduce import tree_finish
+from codedlib.theory.lagc import lagc_layout, scheme_layout
+
+__all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
+
+
+def tree_size(n: int, L: int) -> int:
+    """Number of workers ``N = n + n^2 + ... + n^L`` of an (n, L)-regular tree (CR Section III-A)."""
+    return sum(n**layer for layer in range(1, L + 1))
+
+
+# ---------------------------------------------------------------------------- sizes
+def workers_sizes(cfg) -> dict:
+    """Root + ``n_workers`` workers; ``stragglers`` (S) in ``0 .. N - 1``."""
+    if cfg.n_workers is None:
+        raise ValueError(f"scheme {cfg.scheme!r} needs n_workers (N >= 1), got n_workers=None")
+    N = check_int("n_workers", cfg.n_workers, low=1)
+    return {"n_workers": N, "stragglers": check_int("stragglers", cfg.stragglers, low=0, high=N - 1)}
+
+
+def tree_sizes(cfg) -> dict:
+    """The (n, L)-regular tree: ``N = n + ... + n^L`` workers, ``s`` stragglers per parent."""
+    if cfg.n is None or cfg.L is None:
+        raise ValueError(f"scheme {cfg.scheme!r} needs the tree sizes n (children per parent) and L "
+                         f"(layers), got n={cfg.n}, L={cfg.L}")
+    n = check_int("n", cfg.n, low=2)
+    L = check_int("L", cfg.L, low=1)
+    s = check_int("s", cfg.s, low=0, high=n - 1)
+    N = tree_size(n, L)
+    if cfg.n_workers is not None and cfg.n_workers != N:
+        raise ValueError(f"n_workers must equal n + ... + n^L = {N} for {cfg.scheme} (n={n}, L={L}), "
+                         f"got n_workers={cfg.n_workers}")
+    return {"n": n, "L": L, "s": s, "n_workers": N}
+
+
+def dsag_sizes(cfg) -> dict:
+    """N workers, the coordinator waits for ``w`` (default N) fresh results."""
+    sizes = workers_sizes(cfg)
+    N = sizes["n_workers"]
+    sizes["w"] = check_int("w", N if cfg.w is None else cfg.w, low=1, high=N)
+    return sizes
+
+
+def rs_sizes(cfg) -> dict:
+    """N workers, S stragglers, and a code that decodes accurately at this N."""
+    sizes = workers_sizes(cfg)
+    rs_code(sizes["n_workers"], sizes["stragglers"])  # builds (and checks) the code now
+    return sizes
+
+
+def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
+    """N workers in G groups storing r fine partitions each (LAGC Section IV); G-LAG needs
+    ``N/G <= r`` (no coding) and defaults to ``G = N/r``; ``D xi < 1`` keeps the step positive."""
+    sizes = workers_sizes(cfg)
+    N = sizes["n_workers"]
+    r = check_int("redundancy", cfg.redundancy, low=1, high=N)
+    if scheme == "g-lag":
+        layout = scheme_layout("g-lag", N, r, cfg.groups)
+    else:
+        if cfg.groups is None:
+            raise ValueError("scheme 'lagc' needs groups G (a divisor of N), got groups=None")
+        layout = lagc_layout(N, r, cfg.groups)
+    xi = check_real("xi", cfg.xi, low=0.0)
+    history = check_int("history", cfg.history, low=1)
+    if not history * xi < 1:
+        raise ValueError(f"xi must satisfy history * xi < 1 (step (1 - sqrt(D xi)) / L), got xi={xi:g}, "
+                         f"history={history}")
+    return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
+
+
+def _lagc_need(cfg) -> int:
+    return lagc_layout(cfg.n_workers, cfg.redundancy, cfg.groups).wait_for
+
+
+def replay_groups(cfg, d) -> np.ndarray:
+    """Every group selected: the slowest group's ``wait_for``-th fastest worker (exact for
+    ``xi = 0``; a lazy run skips groups, so it is an upper bound then)."""
+    layout = lagc_layout(cfg.n_workers, cfg.redundancy, cfg.groups)
+    d = np.asarray(d, dtype=float)
+    k = layout.wait_for
+    grouped = d.reshape(d.shape[:-1] + (layout.n_groups, layout.workers_per_group))
+    return np.partition(grouped, k - 1, axis=-1)[..., k - 1].max(axis=-1)
+
+
+def _tree_text(cfg) -> str:
+    return (f"n={cfg.n}, L={cfg.L}: N = {' + '.join(f'{cfg.n}^{layer}' for layer in range(1, cfg.L + 1))}"
+            f" = {cfg.n_workers} workers")
+
+
+def _workers_text(cfg) -> str:
+    return f"N={cfg.n_workers} workers"
+
+
+# ---------------------------------------------------------------------------- timing
+def replay_star(cfg, d, need: int) -> np.ndarray:
+    """The master receives one message at a time (single port, ``t_c`` each) and decodes from
+    the first ``need``: the simulator's :func:`codedlib.network.single_port_receive`."""
+    return single_port_receive(d, need, cfg.t_c)
+
+
+def replay_tree(cfg, d) -> np.ndarray:
+    """CodedReduce Algorithm 2 on the tree: :func:`codedlib.schemes.codedreduce.tree_finish`."""
+    flat = d.reshape(-1, cfg.n_workers)
+    return tree_finish(flat, cfg.n, cfg.L, cfg.s, cfg.t_c).reshape(d.shape[:-1])
+
+
+def replay_ring(cfg, d) -> np.ndarray:
+    """Every worker, then ``2 (N - 1)`` ring rounds of ``t_c`` (hand-written ring)."""
+    ring = 2 * (cfg.n_workers - 1) * cfg.t_c if cfg.allreduce == "ring" else 0.0
+    return np.asarray(d).max(axis=-1) + ring
+
+
+def replay_event_driven(cfg, d, need: int, margin: float = 0.0) -> np.ndarray:
+    """Busy workers carry over (task queue of length one, DSAG Section IV-B): the event-driven
+    simulator :func:`codedlib.latency.event_driven.simulate_event_driven` with the rule of our
+    MPI coordinator (``semantics="deadline"``: it waits out the whole margin and its workers
+    start the newest task at once)."""
+    flat = d.reshape((-1,) + d.shape[-2:])
+    return simulate_event_driven(flat, need, margin=margin, semantics="deadline").latency.reshape(d.shape[:-1])
+
+
+def _need_all(cfg) -> int:
+    return cfg.n_workers
+
+
+def _need_n_minus_s(cfg) -> int:
+    return cfg.n_workers - cfg.stragglers
+
+
+# ---------------------------------------------------------------------------- records
+@dataclass(frozen=True)
+class Scheme:
+    """One runtime scheme.
+
+    ``params``: the :class:`~codedlib.runtime.config.RunConfig` fields marked scheme-specific
+    that this scheme uses (the others keep their defaults); ``derived``: those computed from
+    others (not written by ``cli_args``). ``sizes(config) -> dict``: checked sizes (raises
+    ``ValueError``). ``tolerated(config)``: stragglers tolerated (per parent for a tree).
+    ``plan(config, n_samples, rank) -> NodePlan``. ``root`` / ``worker``: node classes, built
+    as ``root(comm, config, plan, problem, t0, theta_star)`` and ``worker(comm, config, plan,
+    problem, t0, delays, stop_at, start_wall)``, each with ``run()``. ``need(config)``: results
+    the root waits for (the timing's order statistic). ``replay(config, delays)``: the
+    simulator's iteration times for delays ``(..., T, N)`` in "abandon" mode (every iteration
+    starts with all workers); in "finish" mode the event-driven simulator is used.
+    ``closed_form``: the expected iteration time is ``E[X_(need:N)]`` (no ``t_c``, no
+    freeze, abandon mode). ``exact``: ``--check`` must find the serial gradient to round-off.
+    ``one_term_per_task``: a task covers one of the worker's terms (DSAG sub-partitions).
+    ``quick`` / ``full``: sizes of :func:`codedlib.runtime.notebook.scheme_config`.
+    """
+
+    name: str
+    title: str
+    params: tuple
+    sizes: Callable
+    tolerated: Callable
+    plan: Callable
+    need: Callable
+    replay: Callable
+    quick: dict
+    full: dict
+    root: type = RootNode
+    worker: type = WorkerNode
+    derived: tuple = ()
+    closed_form: bool = False
+    on_new_iterate: str = "abandon"
+    exact: bool = True
+    one_term_per_task: bool = False
+    min_samples: Callable = field(default=lambda cfg: cfg.n_workers)
+    sizes_text: Callable = _workers_text
+    constant_time: Callable | None = None
+    replay_name: str = "Monte Carlo replay"
+
+    def iteration_times(self, cfg, d) -> np.ndarray:
+        """The simulator's time of each iteration for the injected delays ``d`` (``..., T,
+        N``): :attr:`replay` in the scheme's own mode; a master-worker scheme run with
+        ``on_new_iterate="finish"`` (busy workers carry over) through the event-driven
+        simulator."""
+        d = np.asarray(d, dtype=float)
+        if d.shape[-1] != cfg.n_workers:
+            raise ValueError(f"delays must have N={cfg.n_workers} columns, got shape {d.shape}")
+        if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
+            return replay_event_driven(cfg, d, self.need(cfg))
+        return self.replay(cfg, d)
+
+    def replay_method(self, cfg) -> str:
+        """What :meth:`iteration_times` runs, in words."""
+        if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
+            return "event-driven simulation"
+        return self.replay_name
+
+    def closed_form_k(self, cfg) -> int | None:
+        """``k`` when the expected iteration time is ``E[X_(k:N)]`` (+ :attr:`constant_time`),
+        else None (bursts, frozen workers, ``t_c`` at the master, carried-over workers)."""
+        if not self.closed_form or cfg.delay.bursts is not None or cfg.freeze:
+            return None
+        if self.constant_time is None and (cfg.t_c != 0 or cfg.on_new_iterate != "abandon"):
+            return None
+        return self.need(cfg)
+
+    def extra_time(self, cfg) -> float:
+        """Time every iteration takes on top of the workers' delays (RAR's ring rounds)."""
+        return 0.0 if self.constant_time is None else float(self.constant_time(cfg))
+
+
+def _entries(*schemes: Scheme) -> dict:
+    return {s.name: s for s in schemes}
+
+
+SCHEMES: dict[str, Scheme] = _entries(
+    Scheme(
+        name="umw", title="uncoded master-worker: the master waits for all N workers",
+        params=("n_workers",), sizes=workers_sizes, tolerated=lambda cfg: 0, plan=umw_plan,
+        need=_need_all, replay=lambda cfg, d: replay_star(cfg, d, cfg.n_workers), closed_form=True,
+        quick={"n_workers": 3}, full={"n_workers": 12}),
+    Scheme(
+        name="sgd", title="uncoded, the master uses the first N - S results (rescaled)",
+        params=("n_workers", "stragglers"), sizes=workers_sizes, tolerated=lambda cfg: cfg.stragglers,
+        plan=sgd_plan, root=SGDRoot, need=_need_n_minus_s, closed_form=True, exact=False,
+        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
+        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+    Scheme(
+        name="gc", title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
+        params=("n_workers", "stragglers"), sizes=workers_sizes, tolerated=lambda cfg: cfg.stragglers,
+        plan=gc_plan, need=_need_n_minus_s, closed_form=True,
+        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
+        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+    Scheme(
+        name="rs", title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
+        params=("n_workers", "stragglers"), sizes=rs_sizes, tolerated=lambda cfg: cfg.stragglers,
+        plan=rs_plan, need=_need_n_minus_s, closed_form=True,
+        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
+        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+    Scheme(
+        name="rar", title="Ring-AllReduce over the workers (rank 0 only watches and logs)",
+        params=("n_workers", "allreduce"), sizes=workers_sizes, tolerated=lambda cfg: 0,
+        plan=ring_plan, root=RingWatchdog, worker=RingWorker, need=_need_all, replay=replay_ring,
+        closed_form=True, on_new_iterate="finish", constant_time=lambda cfg: replay_ring(cfg, np.zeros(1)),
+        quick={"n_workers": 3}, full={"n_workers": 12}),
+    Scheme(
+        name="cr", title="CodedReduce on the (n, L)-regular tree, any n - s children per parent",
+        params=("n_workers", "n", "L", "s"), derived=("n_workers",), sizes=tree_sizes,
+        tolerated=lambda cfg: cfg.s, plan=tree_plan, need=lambda cfg: cfg.n - cfg.s,
+        replay=replay_tree, sizes_text=_tree_text,
+        # each tree node needs at least one sample per coded part (see codes.codedreduce)
+        min_samples=lambda cfg: max(cfg.n_workers, cfg.n**cfg.L),
+        quick={"n": 2, "L": 2, "s": 1}, full={"n": 3, "L": 2, "s": 1}),
+    Scheme(
+        name="dsag", title="DSAG: the coordinator waits for w fresh results, stale ones cached",
+        params=("n_workers", "w", "subpartitions", "margin"), sizes=dsag_sizes,
+        tolerated=lambda cfg: cfg.n_workers - cfg.w, plan=dsag_plan, root=DSAGCoordinator,
+        worker=DSAGWorker, need=lambda cfg: cfg.w, on_new_iterate="finish", exact=False,
+        one_term_per_task=True, replay_name="event-driven simulation",
+        replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
+        min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
+        quick={"n_workers": 3, "w": 2, "subpartitions": 2},
+        full={"n_workers": 12, "w": 6, "subpartitions": 4}),
+    Scheme(
+        name="dsag-lb", title="DSAG with the load balancer (Section VI): p_i re-optimised from profiled latency",
+        params=("n_workers", "w", "subpartitions", "margin", "lb_interval", "lb_window", "lb_threshold"),
+        sizes=dsag_sizes, tolerated=lambda cfg: cfg.n_workers - cfg.w, plan=dsag_plan,
+        root=DSAGLBCoordinator, worker=DSAGLBWorker, need=lambda cfg: cfg.w, on_new_iterate="finish",
+        exact=False, one_term_per_task=True,
+        replay_name="event-driven simulation at the initial sub-partitions (no load balancing)",
+        replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
+        min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
+        quick={"n_workers": 3, "w": 2, "subpartitions": 4, "lb_interval": 0.3, "lb_window": 1.0},
+        full={"n_workers": 12, "w": 6, "subpartitions": 8, "lb_interval": 0.5, "lb_window": 2.0}),
+    Scheme(
+        name="lagc", title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
+        params=("n_workers", "redundancy", "groups", "xi", "history"), sizes=lagc_sizes,
+        tolerated=lambda cfg: cfg.n_workers // cfg.groups - _lagc_need(cfg),
+        plan=lagc_plan, root=LAGCRoot, need=_lagc_need, replay=replay_groups,
+        replay_name="Monte Carlo replay, every group selected",
+        quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},
+        full={"n_workers": 12, "redundancy": 2, "groups": 3, "xi": 0.01, "history": 10}),
+    Scheme(
+        name="g-lag", title="G-LAG (Zhang & Simeone, Remark 3): lazily selected groups, the fastest worker each",
+        params=("n_workers", "redundancy", "groups", "xi", "history"),
+        sizes=lambda cfg: lagc_sizes(cfg, "g-lag"),
+        tolerated=lambda cfg: cfg.n_workers // cfg.groups - 1,
+        plan=lagc_plan, root=LAGCRoot, need=_lagc_need, replay=replay_groups,
+        replay_name="Monte Carlo replay, every group selected",
+        quick={"n_workers": 4, "redundancy": 2, "xi": 0.01, "history": 10},
+        full={"n_workers": 12, "redundancy": 3, "xi": 0.01, "history": 10}),
+)
+
+
+def get_scheme(name: str) -> Scheme:
+    """The record of ``name``; ``ValueError`` naming the known schemes otherwise."""
+    try:
+        return SCHEMES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"scheme must be one of {list(SCHEMES)}, got scheme={name!r}") from None

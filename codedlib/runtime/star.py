@@ -1,0 +1,105 @@
+"""Master--worker schemes on MPI: one root (rank 0), N workers (ranks 1..N), no inner nodes.
+
+Plans (who computes what, how the root decodes), from the same ``codes`` functions the
+simulators use:
+
+* UMW: one even partition per worker, the root sums all N results;
+* SGD: the same partitions, the root rescales the sum of the first ``N - S`` by ``N / (N - S)``;
+* GC: the cyclic-repetition gradient code of Tandon et al.
+  (:func:`codedlib.codes.cyclic.cyclic_repetition_code`), decoded from any ``N - S``;
+* RS-GC: the Reed--Solomon gradient code of Halbawi et al. (ISIT 2018,
+  :func:`codedlib.codes.reed_solomon.reed_solomon_gradient_code`) with ``k = N`` chunks and
+  ``w = S + 1`` chunks per worker, so it tolerates exactly ``s = N w / k - 1 = S`` stragglers;
+  the encoding is complex, a worker sends its coded row as ``[re, im]`` pairs and the root
+  decodes with Algorithm 3 (no linear solve) and keeps the real part.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from codedlib.codes.cyclic import cyclic_repetition_code
+from codedlib.codes.reed_solomon import reed_solomon_gradient_code
+from codedlib.problems import even_partition
+from codedlib.runtime.nodes import NodePlan, RootNode, code_combine, scaled_sum, sum_combine
+
+__all__ = ["SGDRoot", "gc_plan", "rs_code", "rs_plan", "sgd_plan", "umw_plan"]
+
+
+def _star(config, n_samples: int, rank: int, need: int = 0, combine=None) -> NodePlan:
+    """Root: all workers as children; worker ``i``: its even partition (uncoded)."""
+    N = config.n_workers
+    if rank == 0:
+        return NodePlan(0, None, list(range(1, N + 1)), need=need, combine=combine, label="root")
+    bounds = even_partition(n_samples, N)
+    i = rank - 1
+    return NodePlan(rank, 0, terms=[(int(bounds[i]), int(bounds[i + 1]), 1.0)], label=f"worker {i}")
+
+
+def umw_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Uncoded, the master waits for all N workers."""
+    return _star(config, n_samples, rank, config.n_workers, sum_combine)
+
+
+def sgd_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Uncoded, the master uses the first ``N - S`` results, rescaled by ``N / (N - S)``."""
+    need = config.n_workers - config.stragglers
+    return _star(config, n_samples, rank, need, scaled_sum(config.n_workers / need))
+
+
+def _coded(config, n_samples, rank, code, combine) -> NodePlan:
+    """Worker ``i`` computes ``sum_j B[i, j] g_j`` over the code's N partitions."""
+    N = config.n_workers
+    if rank == 0:
+        return _star(config, n_samples, 0, N - config.stragglers, combine)
+    bounds = even_partition(n_samples, N)
+    i = rank - 1
+    B = np.asarray(code.B)
+    terms = [(int(bounds[j]), int(bounds[j + 1]), B[i, j].item()) for j in range(N) if B[i, j] != 0]
+    return NodePlan(rank, 0, terms=terms, label=f"worker {i}")
+
+
+def gc_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Cyclic-repetition gradient code (Tandon et al.), any ``N - S`` workers decode."""
+    code = cyclic_repetition_code(config.n_workers, config.stragglers)
+    return _coded(config, n_samples, rank, code, code_combine(code))
+
+
+@lru_cache(maxsize=8)
+def rs_code(n_workers: int, stragglers: int):
+    """The Reed--Solomon gradient code of ``N`` workers tolerating ``S`` stragglers: ``k = N``
+    chunks, ``w = S + 1`` per worker (``s = N w / k - 1 = S``, optimal, Halbawi et al. eq. 2);
+    the primitive root is chosen for a small ``|B|`` (``root_power="auto"``), and a decoding
+    vector that misses ``a B_F = 1`` raises instead of giving a wrong gradient."""
+    return reed_solomon_gradient_code(n_workers, n_workers, stragglers + 1, root_power="auto",
+                                      on_inaccurate="raise")
+
+
+def _rs_combine(code):
+    """Algorithm 3 on the survivors' complex coded rows (sent as float64 ``[re, im]`` pairs)."""
+    def combine(positions, vectors):
+        a = code.decode(sorted(positions))  # length N, zero off the survivors
+        rows = np.asarray(vectors, dtype=np.float64).view(np.complex128)
+        return np.real(a[list(positions)] @ rows)
+    return combine
+
+
+def rs_plan(config, n_samples: int, rank: int) -> NodePlan:
+    """Reed--Solomon gradient code (Halbawi et al.), any ``N - S`` workers decode."""
+    code = rs_code(config.n_workers, config.stragglers)
+    return _coded(config, n_samples, rank, code, _rs_combine(code))
+
+
+class SGDRoot(RootNode):
+    """Checks SGD against what it computes: the rescaled sum over exactly the workers used
+    (relative error), not the full gradient."""
+
+    def check_error(self, g) -> float:
+        used = [self.plan.children[p] - 1 for p, _, _ in self.fresh[: self.plan.need]]
+        bounds = even_partition(self.problem.n_samples, self.config.n_workers)
+        part = sum(self.problem.partial_gradient(self.theta, int(bounds[w]), int(bounds[w + 1]))
+                   for w in used)
+        ref = part * (self.config.n_workers / self.plan.need)
+        return float(np.linalg.norm(g - ref) / max(float(np.linalg.norm(ref)), 1e-300))
