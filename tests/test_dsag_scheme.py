@@ -336,3 +336,27 @@ def test_deadline_semantics_differ_from_the_reference_and_match_the_deadline_sim
     assert runs["deadline"].history.time.iloc[-1] != pytest.approx(runs["reference"].history.time.iloc[-1])
     with pytest.raises(ValueError, match="semantics"):
         simulate_dsag(problem, model, w, 2, 0.25, n_iterations=2, semantics="paper")
+
+
+def test_coordinator_policy_is_the_one_definition_of_the_rules():
+    """Section V-A's rules as one record: the window, the late-worker rule per semantics, and
+    which results enter the cache per method (DSAG: all; SAG: fresh only)."""
+    from codedlib.runtime.dsag import DSAGCoordinator
+    from codedlib.schemes.dsag import CoordinatorPolicy, GradientCache
+
+    ref = CoordinatorPolicy(3, 0.5)
+    ddl = CoordinatorPolicy(3, 0.5, semantics="deadline")
+    assert ref.window_end(3.0, 1.0) == ddl.window_end(3.0, 1.0) == 4.0
+    assert ref.restarts_late_worker(2) and not ref.restarts_late_worker(3)
+    assert ddl.restarts_late_worker(3)
+    assert ref.iteration_end(4.0, 3.5) == 3.5 and ddl.iteration_end(4.0, 3.5) == 4.0
+    for method, stale_enters in (("dsag", True), ("sag", False)):
+        cache = GradientCache(10, shape=(2,))
+        policy = CoordinatorPolicy(3, method=method)
+        assert policy.absorb(cache, 0, 5, 2, np.ones(2), fresh=True)
+        assert policy.absorb(cache, 5, 10, 1, np.ones(2), fresh=False) is stale_enters
+    assert "CoordinatorPolicy" in DSAGCoordinator.__init__.__code__.co_names
+    for bad, match in ((dict(w=0), "w"), (dict(w=2, margin=-1.0), "margin"),
+                       (dict(w=2, semantics="paper"), "semantics"), (dict(w=2, method="adam"), "method")):
+        with pytest.raises(ValueError, match=match):
+            CoordinatorPolicy(**bad)

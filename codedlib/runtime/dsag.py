@@ -34,6 +34,7 @@ import numpy as np
 from codedlib.runtime.comm import HEADER, TAG_REPARTITION, now
 from codedlib.runtime.nodes import NodePlan, RootNode, WorkerNode
 from codedlib.schemes.dsag import (
+    CoordinatorPolicy,
     GradientCache,
     LatencyProfiler,
     align_partition,
@@ -80,10 +81,14 @@ class DSAGWorker(WorkerNode):
 
 
 class DSAGCoordinator(RootNode):
-    """Waits for ``w`` fresh subgradients (+ ``margin``), folds in stale ones."""
+    """Waits for ``w`` fresh subgradients (+ ``margin``), folds in stale ones: the simulator's
+    :class:`~codedlib.schemes.dsag.CoordinatorPolicy` with ``semantics="deadline"`` (our workers
+    hold the newest task and start it the moment they finish, so a late worker cannot be kept
+    idle inside the window, and the window is waited out in full)."""
 
     def __init__(self, comm, config, plan, problem, t0, theta_star=None):
         super().__init__(comm, config, plan, problem, t0, theta_star)
+        self.policy = CoordinatorPolicy(plan.need, config.margin, "dsag", "deadline")
         self.cache = GradientCache(problem.n_samples, shape=(problem.dim,))
         self.n_fresh = 0
 
@@ -95,7 +100,7 @@ class DSAGCoordinator(RootNode):
 
     def on_any_result(self, src, buf, fresh, row):
         start, stop = int(buf[4]), int(buf[5])
-        used = self.cache.insert(start, stop, int(buf[0]), buf[HEADER:].copy())
+        used = self.policy.absorb(self.cache, start, stop, int(buf[0]), buf[HEADER:].copy(), fresh)
         self.rows[row]["used"] = used
         self.n_fresh += fresh
 
@@ -108,10 +113,9 @@ class DSAGCoordinator(RootNode):
             self.n_fresh = 0
             start = now()
             self.send_task(t, self.theta)
-            if not self.wait(lambda: self.n_fresh >= self.plan.need, start + self.config.timeout):
+            if not self.wait(lambda: self.n_fresh >= self.policy.w, start + self.config.timeout):
                 self.timeout_error(t)
-            extra = self.config.margin * (now() - start)
-            self.wait(lambda: False, now() + extra)
+            self.wait(lambda: False, self.policy.window_end(now(), start))
             end = now()
             g = self.cache.H * (n / self.cache.covered)  # H / xi: estimate of the full sum
             self.record_iteration(t, start, end, g)
@@ -160,6 +164,7 @@ class DSAGLBCoordinator(DSAGCoordinator):
         self.rng = np.random.default_rng(config.seed + 1)
         self.next_balance = now() + config.lb_interval
         self.repartitions = []  # (iteration, worker, p_old, p_new)
+        self.last_arrival = {}  # worker -> time its previous result arrived
         # compile the simulator's kernel now, not inside a timed iteration
         optimize_subpartitions(self.p, self.n_local, np.full(N, 1e-3), np.full(N, 1e-8),
                                np.full(N, 1e-2), np.full(N, 1e-6), config.w, n_iterations=4,
@@ -169,9 +174,16 @@ class DSAGLBCoordinator(DSAGCoordinator):
         super().on_any_result(src, buf, fresh, row)
         r = self.rows[row]
         i = src - 1
+        # a task sent while the worker still computed its previous one waited in its queue:
+        # that wait is inside comm_time but is not the worker's latency (without_queueing)
+        arrival = r["wall_clock"] + self.t0
+        sent = arrival - r["comm_time"] - r["compute_time"]
+        previous = self.last_arrival.get(i)
+        wait = max(0.0, previous - sent) if previous is not None else 0.0
+        self.last_arrival[i] = arrival
         load = (int(buf[5]) - int(buf[4])) / self.n_local[i]
         if load > 0:
-            self.profiler.record(now(), i, max(float(r["comm_time"]), 0.0),
+            self.profiler.record(now(), i, max(float(r["comm_time"]) - wait, 0.0),
                                  max(float(r["compute_time"]), 0.0), load)
 
     def balance(self, t: int):
@@ -183,7 +195,7 @@ class DSAGLBCoordinator(DSAGCoordinator):
             return
         q, _ = optimize_subpartitions(self.p, self.n_local, stats[0], stats[1], stats[2], stats[3],
                                       cfg.w, p_baseline=np.full(cfg.n_workers, cfg.subpartitions),
-                                      margin=cfg.margin, rng=self.rng)
+                                      margin=cfg.margin, rng=self.rng, semantics=self.policy.semantics)
         if not balance_objective(q, stats[0], stats[2]) < (1 - cfg.lb_threshold) * balance_objective(
                 self.p, stats[0], stats[2]):
             return

@@ -35,6 +35,7 @@ from codedlib.problems import PCA
 __all__ = [
     "METHODS",
     "ClockOptions",
+    "CoordinatorPolicy",
     "DSAGRun",
     "GradientCache",
     "LatencyProfiler",
@@ -555,14 +556,62 @@ class ClockOptions:
         return np.ones(n_workers) if self.slowdown is None else np.asarray(self.slowdown(now, t), dtype=float)
 
 
+@dataclass(frozen=True)
+class CoordinatorPolicy:
+    """The coordinator's rules of Section V-A, one definition for the simulator
+    (:func:`simulate_dsag`) and the MPI coordinator (:mod:`codedlib.runtime.dsag`).
+
+    Wait for ``w`` fresh results, then ``margin`` times the elapsed time longer; inside that
+    window a late worker either idles until the next iteration (``semantics="reference"``, the
+    authors' simulator) or starts its queued task at once (``"deadline"``, our MPI workers, which
+    hold the newest task); the iteration ends at the last arrival in the window (reference) or
+    at the window's end (deadline). DSAG offers every result to the gradient cache, SAG only
+    fresh ones (SGD keeps no cache).
+    """
+
+    w: int
+    margin: float = 0.02
+    method: str = "dsag"
+    semantics: str = "reference"
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got method={self.method!r}")
+        if self.semantics not in SEMANTICS:
+            raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={self.semantics!r}")
+        object.__setattr__(self, "w", check_int("w", self.w, 1))
+        object.__setattr__(self, "margin", check_real("margin", self.margin, 0.0))
+
+    @property
+    def reference(self) -> bool:
+        return self.semantics == "reference"
+
+    def window_end(self, wth_arrival: float, start: float) -> float:
+        """When the window after the w-th fresh result (at ``wth_arrival``) closes."""
+        return wth_arrival + self.margin * (wth_arrival - start)
+
+    def restarts_late_worker(self, n_fresh: int) -> bool:
+        """Does a worker whose stale result just arrived start its queued task now?"""
+        return not (self.reference and n_fresh >= self.w)
+
+    def iteration_end(self, window_end: float, last_arrival: float) -> float:
+        return last_arrival if self.reference else window_end
+
+    def absorb(self, cache: GradientCache, start: int, stop: int, iteration: int, grad,
+               fresh: bool) -> bool:
+        """Offer a result to the cache (Section V): True if it entered."""
+        if fresh or self.method == "dsag":
+            return bool(cache.insert(start, stop, iteration, grad))
+        return False
+
+
 class _Coordinator:
     """The coordinator of Section V-A and its workers on a simulated clock; one
     :meth:`iteration` hands out tasks, collects results until the deadline and steps."""
 
-    def __init__(self, problem, latency_model, w, p0, eta, method, margin, reference,
-                 load_balancer, options, rng):
-        self.problem, self.model, self.w, self.eta = problem, latency_model, w, eta
-        self.method, self.margin, self.reference = method, margin, reference
+    def __init__(self, problem, latency_model, p0, eta, policy, load_balancer, options, rng):
+        self.problem, self.model, self.eta, self.policy = problem, latency_model, eta, policy
+        self.w, self.method, self.margin = policy.w, policy.method, policy.margin
         self.options, self.rng = options, rng
         n_workers = latency_model.n_workers
         self.n = problem.n_samples
@@ -638,7 +687,7 @@ class _Coordinator:
             current, self.n_local, stats[0], stats[1], stats[2], stats[3], self.w,
             p_baseline=np.full(self.n_workers, self.p0), margin=self.margin,
             n_iterations=lb.n_iterations, replicas=lb.replicas, rng=self.rng,
-            semantics="reference" if self.reference else "deadline")
+            semantics=self.policy.semantics)
         old = balance_objective(current, stats[0], stats[2])
         new = balance_objective(q, stats[0], stats[2])
         if new < (1 - lb.threshold) * old:
@@ -672,18 +721,17 @@ class _Coordinator:
                     sgd_sum += grad
                     sgd_covered += hi - lo
                 else:
-                    self.cache.insert(lo, hi, task_t, grad)
+                    self.policy.absorb(self.cache, lo, hi, task_t, grad, fresh=True)
                 if n_fresh == self.w:
-                    deadline = finish + self.margin * (finish - start)
-            elif self.method == "dsag":
-                n_stale += self.cache.insert(lo, hi, task_t, grad)
+                    deadline = self.policy.window_end(finish, start)
+            elif self.method != "sgd":
+                n_stale += self.policy.absorb(self.cache, lo, hi, task_t, grad, fresh=False)
             self.running[i] = -1
             if self.queued[i] >= 0:
                 self.queued[i] = -1
-                if not (self.reference and n_fresh >= self.w):
+                if self.policy.restarts_late_worker(n_fresh):
                     self.start_task(i, t, finish)
-        end = last_arrival if self.reference else deadline
-        return n_fresh, n_stale, sgd_sum, sgd_covered, end
+        return n_fresh, n_stale, sgd_sum, sgd_covered, self.policy.iteration_end(deadline, last_arrival)
 
     def iteration(self, t) -> bool:
         """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
@@ -789,8 +837,9 @@ def simulate_dsag(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
             f"got w={w}, n_subpartitions={p0}"
         )
-    coordinator = _Coordinator(problem, latency_model, w, p0, eta, method, margin,
-                               semantics == "reference", load_balancer, options, as_generator(rng))
+    policy = CoordinatorPolicy(w, margin, method, semantics)
+    coordinator = _Coordinator(problem, latency_model, p0, eta, policy, load_balancer, options,
+                               as_generator(rng))
     return coordinator.run()
 
 
