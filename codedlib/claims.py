@@ -603,13 +603,12 @@ def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from codedlib.notebooks import REPO_ROOT
-
+    repo_root = Path(__file__).resolve().parent.parent  # the checkout (as codedlib.notebooks.REPO_ROOT)
     parser = argparse.ArgumentParser(prog="python -m codedlib.claims",
                                      description="Regenerate the README claims table from data/claims/.")
     parser.add_argument("command", choices=["readme", "check"])
-    parser.add_argument("--claims", default=str(REPO_ROOT / "data" / "claims"))
-    parser.add_argument("--readme", default=str(REPO_ROOT / "README.md"))
+    parser.add_argument("--claims", default=str(repo_root / "data" / "claims"))
+    parser.add_argument("--readme", default=str(repo_root / "README.md"))
     args = parser.parse_args(argv)
     claims = read_claims(args.claims)
     bad = [(c.key, p) for c in claims for p in check_claim(c)]
