@@ -205,3 +205,34 @@ def run_for_real(scheme: str, quick: bool = True, backend: str = "ipyparallel",
     if backend == "mpiexec":
         return run_with_mpiexec(config, run_timeout)
     raise ValueError(f"backend must be 'ipyparallel' or 'mpiexec', got backend={backend!r}")
+
+
+def real_run_section(runs, *, quick: bool = True, seed: int = 0, fig_dir=None, figure: str | None = None,
+                     backend: str = "mpiexec", **overrides):
+    """A notebook's "Run it for real on MPI" section in one call.
+
+    ``runs``: scheme names, or ``{scheme: {field: value}}`` for per-scheme :class:`RunConfig`
+    overrides; ``overrides`` apply to every scheme. Each scheme runs on real processes
+    (:func:`run_for_real`, the ``mpiexec`` backend by default so a headless notebook holds no
+    cluster client), the measured iteration times are compared with the simulator on the same
+    injected delays (:func:`codedlib.runtime.validation.compare_with_simulator`), and the
+    measured-vs-predicted figure is saved as ``figure`` in ``fig_dir``.
+
+    Returns ``(results, table)``: ``{scheme: RunResult}`` and the comparison's display columns.
+    """
+    from codedlib.plots import save_figure
+    from codedlib.plots.runtime import plot_measured_vs_predicted
+    from codedlib.runtime.validation import compare_with_simulator
+
+    if isinstance(runs, str):
+        runs = [runs]
+    per_scheme = dict(runs) if isinstance(runs, dict) else {s: {} for s in runs}
+    if not per_scheme:
+        raise ValueError("runs must name at least one scheme, got none")
+    results = {s: run_for_real(s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})})
+               for s, kw in per_scheme.items()}
+    table = compare_with_simulator(results, rng=seed)
+    if figure is not None:
+        save_figure(plot_measured_vs_predicted(table), figure, fig_dir)
+    columns = ["name", "N", "processes", "measured", "replayed", "predicted", "gap_predicted", "method"]
+    return results, table[columns]
