@@ -209,7 +209,10 @@ def test_licence_and_citation_metadata():
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
     cff = (REPO_ROOT / "CITATION.cff").read_text(encoding="utf-8")
-    assert "cff-version: 1.2.0" in cff and f'version: "{project["version"]}"' in cff
+    import codedlib
+
+    assert project["dynamic"] == ["version"]  # single source: codedlib.__version__
+    assert "cff-version: 1.2.0" in cff and f'version: "{codedlib.__version__}"' in cff
     bib = (REPO_ROOT / "references.bib").read_text(encoding="utf-8")
     from codedlib.book import bibliography
     from codedlib.claims import PAPERS
