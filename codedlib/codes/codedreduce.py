@@ -31,6 +31,14 @@ they differ from ``r_CR d`` by a few points (``max_load_deviation``).
 The per-rank view for a real MPI run is :meth:`CodedReduceAllocation.plan` plus
 :meth:`CodedReduceAllocation.combine`, the very function :func:`execute` uses, so an MPI
 engine and the simulator compute the same messages.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

@@ -27,6 +27,17 @@ all-ones. Measured condition numbers stay below ~1e7 up to n = 1000 for s <= 10
 (``benchmarks/bench_codedreduce.py``). :meth:`GradientCode.decode` is online: one SVD of ``B`` per
 code (cached), then an ``s x s`` solve per straggler pattern; it reports the condition number
 of every solve and warns with :class:`DecodingConditionWarning` above ``1e10``.
+
+References
+----------
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
 """
 
 from __future__ import annotations

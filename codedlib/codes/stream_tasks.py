@@ -10,6 +10,13 @@ stragglers, so encoding, validation and decoding reuse :mod:`codedlib.codes.cycl
 (``gradient_code_from_matrices``, ``GradientCode.decode``). Example 3 (``K = 2``,
 ``Omega = 1.5``, ``m = 3``, ``d = 2``) is :func:`example3_task_matrix`; ``cyclic_task_matrix``
 takes ``B`` from the cyclic-repetition code (``K Omega = m = n`` tasks, ``K = n - s``).
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

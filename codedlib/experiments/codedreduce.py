@@ -7,6 +7,14 @@ while the *optimisation* runs on data we can afford: scikit-learn's 8x8 digits 4
 training points, 65 features) for GISETTE, and the eq.-(10) synthetic model at a reduced
 size with the paper's aspect ratio d/p ~ 1.18 for the linear regression ((956, 812) =
 paper / 8; (478, 406) in quick mode).
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

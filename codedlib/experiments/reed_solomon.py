@@ -13,6 +13,13 @@
   independent seeds (delay draw and train/test split); :func:`fig2_curves`,
   :func:`fig2_seed_metrics`, :func:`fig2_wide` turn the runs into per-seed numbers for paired
   comparisons.
+
+References
+----------
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

@@ -16,6 +16,11 @@ and VI-C (Fig. 5, P = 100) do not. We therefore use
   (so ``C = 141,372``), ``I = 10`` (Section VI), ``lambda = 0.01`` - stable for every Omega
   under both splits, as Section VI-B requires;
 * Figs. 5-7, Table II: :func:`heterogeneous_cluster`, a seeded P = 100 cluster.
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations

@@ -39,6 +39,12 @@ Both implementations return identical results for identical latencies (tested), 
 ``semantics="reference"`` both equal :func:`simulate_event_driven_reference`, a port of the
 authors' step rules written from their description (idle flags, task epochs, pop until w fresh
 results re-enqueueing stale workers, then pop inside the window without re-enqueueing).
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
 """
 
 from __future__ import annotations

@@ -18,6 +18,12 @@ The model is fitted from recorded latencies with per-worker sample mean and vari
 moving time window (Section VI-A) and gamma parameters from moments (footnote 14: shape
 e²/v, scale v/e). :meth:`GammaLatencyModel.iid` is the i.i.d. baseline of Fig. 5, where every
 worker gets the global mean and variance.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
 """
 
 from __future__ import annotations

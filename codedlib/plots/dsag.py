@@ -1,4 +1,11 @@
-"""Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure."""
+"""Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+"""
 
 from __future__ import annotations
 

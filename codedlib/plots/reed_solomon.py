@@ -1,4 +1,12 @@
-"""Figures of notebook 02 (Reed–Solomon gradient codes). Each ``plot_*`` returns the Figure."""
+"""Figures of notebook 02 (Reed–Solomon gradient codes). Each ``plot_*`` returns the Figure.
+
+References
+----------
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+"""
 
 from __future__ import annotations
 

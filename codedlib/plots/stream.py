@@ -1,4 +1,10 @@
-"""Figures for paper 5 (stream coded computing). Each ``plot_*`` returns the Figure."""
+"""Figures for paper 5 (stream coded computing). Each ``plot_*`` returns the Figure.
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+"""
 
 from __future__ import annotations
 

@@ -18,6 +18,13 @@ eq. (17) with c_m seconds per FLOP. The schemes of Fig. 2:
 
 The coded schemes really encode the chunk gradients and decode them (complex arithmetic for RS),
 so the round-off of decoding is part of the simulation and is recorded per iteration.
+
+References
+----------
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ Iterations are i.i.d., so the simulation draws all ``J x I`` iteration times at 
 (vectorised over jobs, iterations, workers and tasks), sums them into job service times and
 runs the FIFO queue with the vectorised Lindley recursion
 ``finish_j = S_j^cum + max_{k<=j}(arrival_k - S_{k-1}^cum)``.
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations

@@ -13,6 +13,14 @@
   printed eq. (6) has rate ``mu / a``, see ``codedlib.latency.models.codedreduce_compute_time``)
   and the single-port model (one incoming message at a time, ``t_c`` each). The ``o(.)``
   terms are dropped, so they are asymptotic statements in n with alpha and L fixed.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

@@ -45,6 +45,16 @@ Example
 >>> from codedlib.theory.lagc import expected_iteration_time, exponential_delay
 >>> round(expected_iteration_time("gd", 4, delay=exponential_delay(1.0)), 4)  # H_4
 2.0833
+
+References
+----------
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
+   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
 """
 
 from __future__ import annotations

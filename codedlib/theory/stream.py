@@ -18,6 +18,11 @@ Applications in Heterogeneous Systems":
 Task times are described by their first two moments; where a distribution is needed
 (``F_itr``, simulation) a task time is gamma distributed with those moments, which is the
 exponential ``Exp(mu_p / C)`` of the paper's Example 2 and Section VI when ``sigma_p = m_p``.
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations

@@ -1,5 +1,14 @@
 """Interactive explorer for CodedReduce: tree shape, resiliency and timing constants in,
-loads, resiliency, tree drawing, Theorem 2 bounds and a fresh simulation out."""
+loads, resiliency, tree drawing, Theorem 2 bounds and a fresh simulation out.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,12 @@
 """Interactive explorer for DSAG: cluster and method settings in, latency predictions
-(event-driven vs order statistics, participation u_i) and a fresh convergence run out."""
+(event-driven vs order statistics, participation u_i) and a fresh convergence run out.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+"""
 
 from __future__ import annotations
 

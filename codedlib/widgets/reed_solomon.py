@@ -3,6 +3,13 @@
 Wraps the same functions as the notebook's figures: the mask of Algorithm 4, the straggler
 tolerance of eq. (2), α* of eq. (22), the numeric optimum of eq. (20) and the T_f curve of
 Fig. 3. Invalid parameters show the library's ValueError message instead of a figure.
+
+References
+----------
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations

@@ -1,5 +1,11 @@
 """Interactive exploration for paper 5: per-worker speeds and communication times, K, Omega,
-gamma, lambda, I -> theta, kappa split, active set, predicted and simulated delay."""
+gamma, lambda, I -> theta, kappa split, active set, predicted and simulated delay.
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+"""
 
 from __future__ import annotations
 
