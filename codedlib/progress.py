@@ -41,13 +41,34 @@ _enabled = False
 
 
 def show_progress(enabled: bool = True) -> None:
-    """Turn progress bars on (``True``, interactive notebooks) or off (headless runs)."""
+    """Turn progress bars on (``True``, interactive notebooks) or off (headless runs).
+
+    Parameters
+    ----------
+    enabled : bool, default True
+        Show progress bars.
+    """
     global _enabled
     _enabled = bool(enabled)
 
 
 def track(iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:
-    """``iterable``, with a progress bar labelled ``desc`` when progress is shown."""
+    """``iterable``, with a progress bar labelled ``desc`` when progress is shown.
+
+    Parameters
+    ----------
+    iterable : Iterable[T]
+        Items to iterate over.
+    desc : str
+        Label of the progress bar.
+    total : int | None, optional
+        Number of items, when ``iterable`` has no length.
+
+    Returns
+    -------
+    T
+        The items of ``iterable``.
+    """
     if not _enabled or threading.current_thread() is not threading.main_thread():
         return iterable
     from tqdm.auto import tqdm
