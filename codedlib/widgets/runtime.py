@@ -36,7 +36,20 @@ def config_from_controls(values: dict, quick: bool = True):
     """Build the :class:`~codedlib.runtime.config.RunConfig` from the widget values (plain
     dict: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
     ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations). Raises ``ValueError`` naming the
-    bad parameter."""
+    bad parameter.
+
+    Parameters
+    ----------
+    values : dict
+        Widget values.
+    quick : bool, default True
+        Smaller sizes for a fast run (tests, widgets).
+
+    Returns
+    -------
+    codedlib.runtime.config.RunConfig
+        Configuration of the run.
+    """
     from codedlib._validation import check_real
     from codedlib.runtime.notebook import scheme_config
 
@@ -75,6 +88,24 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
     the chosen scheme are shown. Nothing runs until the button is pressed; while it runs the
     button is disabled and a progress bar shows. The returned box has ``.run_button``,
     ``.messages`` (the run's messages, HTML), ``.image`` (the figure), ``.status`` and ``.controls``.
+
+    Parameters
+    ----------
+    schemes : sequence of str, optional
+        Scheme names.
+    quick : bool, default True
+        Smaller sizes for a fast run (tests, widgets).
+    backend : str, default 'ipyparallel'
+        Execution back-end.
+    scheme : str | None, optional
+        Initially selected scheme.
+    delay : str | None, optional
+        Initial injected delay model, command-line form.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The UI.
     """
     import html
 
