@@ -29,6 +29,22 @@ Example
 'reproduced'
 >>> check_claim(row)
 []
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -92,6 +108,61 @@ class Claim:
     what a number cannot (a scheme name, a matrix, "faster"). ``outcome`` is set for
     comparisons: ``greater`` / ``less`` when the interval excludes ``null``, else
     ``indistinguishable``; ``expected`` is the paper's direction.
+
+    Parameters
+    ----------
+    notebook : str
+        Notebook stem the claim comes from.
+    paper : str
+        Paper key (one of ``PAPERS``).
+    item : str
+        The paper's item compared (figure, table, equation).
+    quantity : str
+        Quantity compared.
+    kind : str
+        Kind of comparison (value, interval, comparison, ...).
+    verdict : str
+        Verdict of the comparison.
+    paper_value : float, default math.nan
+        The paper's number (NaN for a range).
+    paper_low : float, default math.nan
+        Lower end of the paper's number or range.
+    paper_high : float, default math.nan
+        Upper end of the paper's number or range.
+    paper_text : str, default ''
+        The paper's value in words.
+    our_value : float, default math.nan
+        Our number.
+    ci_low : float, default math.nan
+        Lower end of our confidence interval.
+    ci_high : float, default math.nan
+        Upper end of our confidence interval.
+    our_text : str, default ''
+        Our value in words.
+    uncertainty : str, default ''
+        How our interval was obtained.
+    n_seeds : int, default 0
+        Number of seeds behind our value.
+    rtol : float, default 0.0
+        Relative tolerance of the comparison.
+    null : float, default math.nan
+        Null value the interval is compared with.
+    expected : str, default ''
+        The paper's direction: ``greater`` or ``less``.
+    outcome : str, default ''
+        ``greater``, ``less`` or ``indistinguishable``.
+    unit : str, default ''
+        Unit of the numbers.
+    setting : str, default ''
+        Our setting (stand-ins, sizes).
+    reason : str, default ''
+        Why the verdict is what it is.
+    section : str, default ''
+        Notebook section that makes the claim.
+    mode : str, default ''
+        ``quick`` or ``faithful`` run.
+    headline : bool, default False
+        Shown in the README's headline rows.
     """
 
     notebook: str
@@ -184,6 +255,20 @@ def mean_interval(samples, level: float = 0.95) -> tuple[float, float, float]:
     One sample gives an interval of zero width only if told so: a single replica has no
     spread estimate, so the interval is (-inf, inf) — a verdict then cannot claim a CI.
 
+    Parameters
+    ----------
+    samples : array_like
+        Independent replicas.
+    level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, low, high)``.
+
+    Examples
+    --------
     >>> mean_interval([1.0, 2.0, 3.0])[0]
     2.0
     """
@@ -203,6 +288,22 @@ def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, 
     """Ratio of two paired positive quantities over seeds: geometric mean and t-interval on the
     log scale (seed i of both arms shares its random draws).
 
+    Parameters
+    ----------
+    numerator : array_like
+        Per-seed positive values of the first arm.
+    denominator : array_like
+        Per-seed positive values of the second arm, paired with ``numerator``.
+    level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    tuple of float
+        ``(ratio, low, high)``.
+
+    Examples
+    --------
     >>> round(ratio_interval([2.0, 2.2, 1.8], [1.0, 1.1, 0.9])[0], 6)
     2.0
     """
@@ -217,7 +318,22 @@ def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, 
 
 
 def proportion_interval(successes: int, trials: int, level: float = 0.95) -> tuple[float, float, float]:
-    """Binomial proportion with its Wilson score interval (e.g. a test error on n images)."""
+    """Binomial proportion with its Wilson score interval (e.g. a test error on n images).
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes.
+    trials : int
+        Number of trials.
+    level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    tuple of float
+        ``(proportion, low, high)``.
+    """
     from scipy import stats
 
     if trials <= 0 or not 0 <= successes <= trials:
@@ -253,7 +369,18 @@ def _within(value: float, lo: float, hi: float, rtol: float) -> bool:
 
 
 def check_claim(claim: Claim) -> list[str]:
-    """Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent)."""
+    """Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent).
+
+    Parameters
+    ----------
+    claim : Claim
+        Paper-vs-ours claim to annotate the figure with.
+
+    Returns
+    -------
+    list[str]
+        Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent).
+    """
     problems = []
     if claim.verdict not in VERDICTS:
         problems.append(f"verdict {claim.verdict!r} not in {VERDICTS}")
@@ -313,6 +440,15 @@ class ClaimsTable:
     ``mode`` is ``"quick"`` or ``"faithful"`` (the notebook's ``quick`` parameter); every row
     records it. Rows are checked as they are added: an inconsistent verdict raises
     ``ValueError`` in the notebook, so it can never reach a table.
+
+    Parameters
+    ----------
+    notebook : str
+        Notebook stem.
+    paper : str
+        Paper key (one of ``PAPERS``).
+    quick : bool, default False
+        The notebook's ``quick`` parameter (sets ``mode``).
     """
 
     def __init__(self, notebook: str, *, paper: str, quick: bool = False):
@@ -508,7 +644,18 @@ class ClaimsTable:
 
 
 def claims_frame(rows: Sequence[Claim]):
-    """The table a reader sees: paper, ours with interval, verdict, setting and reason."""
+    """The table a reader sees: paper, ours with interval, verdict, setting and reason.
+
+    Parameters
+    ----------
+    rows : Sequence[Claim]
+        Claims to show.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim.
+    """
     import pandas as pd
 
     return pd.DataFrame({
@@ -526,7 +673,18 @@ def claims_frame(rows: Sequence[Claim]):
 # -- reading and the README table -------------------------------------------------------------
 
 def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
-    """Claims from one or more ``claims.csv`` files (or a folder of them)."""
+    """Claims from one or more ``claims.csv`` files (or a folder of them).
+
+    Parameters
+    ----------
+    paths : Iterable[str | Path] | str | Path
+        ``claims.csv`` files or folders of them.
+
+    Returns
+    -------
+    list[Claim]
+        Claims from one or more ``claims.csv`` files (or a folder of them).
+    """
     import pandas as pd
 
     if isinstance(paths, (str, Path)):
@@ -564,7 +722,18 @@ def _md(text: str) -> str:
 
 
 def render_readme_table(claims: Sequence[Claim]) -> str:
-    """The README's "What we reproduce" block: verdict counts per paper and the headline rows."""
+    """The README's "What we reproduce" block: verdict counts per paper and the headline rows.
+
+    Parameters
+    ----------
+    claims : Sequence[Claim]
+        Claims of every notebook.
+
+    Returns
+    -------
+    str
+        The README's "What we reproduce" block: verdict counts per paper and the headline rows.
+    """
     lines = [README_BEGIN, "",
              "| Paper | Rows | " + " | ".join(VERDICTS) + " |",
              "|---|---:|" + "---:|" * len(VERDICTS)]
@@ -586,7 +755,20 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
 
 
 def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
-    """Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed."""
+    """Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed.
+
+    Parameters
+    ----------
+    readme : str | Path
+        Path of README.md.
+    claims_dir : str | Path
+        Folder of the published ``<stem>.csv`` claims.
+
+    Returns
+    -------
+    bool
+        Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed.
+    """
     readme = Path(readme)
     text = readme.read_text(encoding="utf-8")
     if README_BEGIN not in text or README_END not in text:

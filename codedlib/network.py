@@ -31,6 +31,15 @@ __all__ = ["Network", "single_port_receive"]
 class Network:
     """Per-message latency [s], link bandwidth [bytes/s] and the size of one number [bytes].
 
+    Parameters
+    ----------
+    latency : float, default 0.0003
+        Per-message latency, seconds. Must satisfy ``0.0 <= latency``.
+    bandwidth : float, default 12500000.0
+        Link bandwidth, bytes per second. Must satisfy ``0.0 < bandwidth``.
+    bytes_per_number : int, default 8
+        Bytes per number of a message. Must satisfy ``1 <= bytes_per_number``.
+
     Examples
     --------
     >>> net = Network(latency=3e-4, bandwidth=12.5e6)      # 0.3 ms, 100 Mb/s
@@ -91,6 +100,22 @@ def single_port_receive(ready, k: int, message_time) -> np.ndarray:
     readiness, one at a time: ``R_m = max(R_{m-1}, ready_(m)) + tau`` with ``tau`` the
     message time (scalar, or broadcastable to ``ready.shape[:-1]``).
 
+    Parameters
+    ----------
+    ready : array_like
+        Ready time of each sender's message (last axis: senders).
+    k : int
+        Number of messages received. Must satisfy ``0 <= k <= ready.shape[-1]``.
+    message_time
+        Time to receive one message (scalar or broadcastable).
+
+    Returns
+    -------
+    np.ndarray
+        When a single-port node has fully received ``k`` messages.
+
+    Examples
+    --------
     >>> float(single_port_receive([0.0, 0.0, 5.0], 3, 1.0))
     6.0
     """

@@ -21,6 +21,22 @@ Example
 >>> parts = [prob.partial_gradient(theta, a, a + 10) for a in range(0, 40, 10)]
 >>> bool(np.allclose(sum(parts), 40 * prob.gradient(theta)))
 True
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -55,6 +71,21 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
     """Boundaries ``b`` (length ``n_parts + 1``) splitting ``range(n_samples)`` into
     ``n_parts`` contiguous ranges whose sizes differ by at most one (larger ones first).
 
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples. Must satisfy ``1 <= n_samples``.
+    n_parts : int
+        Number of parts. Must satisfy ``1 <= n_parts <= n_samples``.
+
+    Returns
+    -------
+    np.ndarray
+        Boundaries ``b`` (length ``n_parts + 1``) splitting ``range(n_samples)`` into ``n_parts``
+        contiguous ranges whose sizes differ by at most one (larger ones first).
+
+    Examples
+    --------
     >>> even_partition(10, 3).tolist()
     [0, 4, 7, 10]
     """
@@ -68,7 +99,21 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
 
 def standardize(X, intercept: bool = False) -> np.ndarray:
     """Columns shifted to zero mean and scaled to unit variance (constant columns left at 0);
-    optionally a leading intercept column of ones (DSAG Section VII, logistic regression)."""
+    optionally a leading intercept column of ones (DSAG Section VII, logistic regression).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Feature matrix, one row per sample.
+    intercept : bool, default False
+        Append a column of ones.
+
+    Returns
+    -------
+    np.ndarray
+        Columns shifted to zero mean and scaled to unit variance (constant columns left at 0);
+        optionally a leading intercept column of ones (DSAG Section VII, logistic regression).
+    """
     X = check_array("X", X, ndim=2)
     mean = X.mean(axis=0)
     std = X.std(axis=0)
@@ -156,6 +201,15 @@ class LeastSquares(Problem):
     """f_i(θ) = ½ (x_iᵀθ − y_i)² + (λ/2)‖θ‖², so F(θ) = (1/2n)‖Xθ − y‖² + (λ/2)‖θ‖².
 
     The linear-regression problem of CodedReduce (eq. 10–11) and LAGC (Section VI).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Feature matrix, one row per sample.
+    y : numpy.ndarray
+        Labels or targets, one per row of ``X``.
+    lam : float, default 0.0
+        Ridge (L2) regularisation weight. Must satisfy ``0.0 <= lam``.
     """
 
     def __init__(self, X, y, lam: float = 0.0):
@@ -195,6 +249,15 @@ class LogisticRegression(Problem):
 
     DSAG Section VII (with ``standardize(X, intercept=True)`` and λ = 1/n) and CodedReduce's
     GISETTE 4-vs-9 task.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Feature matrix, one row per sample.
+    y : numpy.ndarray
+        Labels or targets, one per row of ``X``.
+    lam : float, default 0.0
+        Ridge (L2) regularisation weight. Must satisfy ``0.0 <= lam``.
     """
 
     def __init__(self, X, y, lam: float = 0.0):
@@ -243,7 +306,19 @@ class LogisticRegression(Problem):
 
 class SoftmaxRegression(Problem):
     """Multinomial logistic regression, θ = vec(W) with W of shape (p, C):
-    f_i(θ) = −log softmax(x_iᵀW)_{y_i} + (λ/2)‖W‖_F² (Reed–Solomon GC Section 6)."""
+    f_i(θ) = −log softmax(x_iᵀW)_{y_i} + (λ/2)‖W‖_F² (Reed–Solomon GC Section 6).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Feature matrix, one row per sample.
+    y : numpy.ndarray
+        Labels or targets, one per row of ``X``.
+    n_classes : int | None, optional
+        Number of classes; default from ``y``. Must satisfy ``2 <= n_classes``.
+    lam : float, default 0.0
+        Ridge (L2) regularisation weight. Must satisfy ``0.0 <= lam``.
+    """
 
     def __init__(self, X, y, n_classes: int | None = None, lam: float = 0.0):
         self.X = check_array("X", X, ndim=2)
@@ -307,6 +382,13 @@ class PCA(Problem):
     method, V ← G(XᵀX V), as the paper states. In this module's mean convention the
     per-sample term is n·f_i + R, so ``loss`` and ``gradient`` equal the paper's F and ∇F.
     θ is vec(V) with V of shape (d, k).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Feature matrix, one row per sample.
+    k : int
+        Number of principal components. Must satisfy ``1 <= k <= self.X.shape[1]``.
     """
 
     def __init__(self, X, k: int):
@@ -382,7 +464,25 @@ class PCA(Problem):
 
 @dataclass(frozen=True)
 class Dataset:
-    """Features, targets, optional held-out split, and where they came from."""
+    """Features, targets, optional held-out split, and where they came from.
+
+    Parameters
+    ----------
+    X : np.ndarray
+        Feature matrix, one row per sample.
+    y : np.ndarray
+        Labels or targets, one per row of ``X``.
+    X_test : np.ndarray | None, optional
+        Held-out features.
+    y_test : np.ndarray | None, optional
+        Held-out labels.
+    theta_star : np.ndarray | None, optional
+        True parameter, when known.
+    description : str, default ''
+        Where the data came from.
+    meta : dict
+        Further facts about the data.
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -398,6 +498,23 @@ def synthetic_linear_regression(n_samples: int, dim: int, noise: float = 1.0, rn
 
     The paper uses (d, p) = (7644, 6500); ``theta_star`` is returned for the normalised
     error rate of eq. 11, ‖θ − θ*‖² / ‖θ*‖².
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples. Must satisfy ``1 <= n_samples``.
+    dim : int
+        Number of features. Must satisfy ``1 <= dim``.
+    noise : float, default 1.0
+        Standard deviation of the label noise. Must satisfy ``0.0 <= noise``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    Dataset
+        CodedReduce eq. 10: x_j ~ N(0, I_p), θ* ~ N(0, I_p), y_j = x_jᵀθ* + z_j, z_j ~ N(0,
+        noise²).
     """
     n_samples = check_int("n_samples", n_samples, low=1)
     dim = check_int("dim", dim, low=1)
@@ -428,7 +545,28 @@ def digits_binary(pos: int = 4, neg: int = 9, test_fraction: float = 0.25, inter
                   rng=0) -> Dataset:
     """Scikit-learn's bundled 8×8 handwritten digits, ``pos`` vs ``neg`` with labels ±1,
     standardised (+ intercept column): the stand-in for GISETTE's 4-vs-9 task (CodedReduce
-    Section VI) and for DSAG's logistic regression. Shipped with scikit-learn: no download."""
+    Section VI) and for DSAG's logistic regression. Shipped with scikit-learn: no download.
+
+    Parameters
+    ----------
+    pos : int, default 4
+        Digit labelled +1. Must satisfy ``0 <= pos <= 9``.
+    neg : int, default 9
+        Digit labelled -1. Must satisfy ``0 <= neg <= 9``.
+    test_fraction : float, default 0.25
+        Fraction held out for testing. Must satisfy ``0.0 <= test_fraction < 1.0``.
+    intercept : bool, default True
+        Append a column of ones.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    Dataset
+        Scikit-learn's bundled 8×8 handwritten digits, ``pos`` vs ``neg`` with labels ±1,
+        standardised (+ intercept column): the stand-in for GISETTE's 4-vs-9 task (CodedReduce
+        Section VI) and for DSAG's logistic regression.
+    """
     pos = check_int("pos", pos, low=0, high=9)
     neg = check_int("neg", neg, low=0, high=9)
     if pos == neg:
@@ -445,7 +583,23 @@ def digits_binary(pos: int = 4, neg: int = 9, test_fraction: float = 0.25, inter
 
 def digits_multiclass(test_fraction: float = 0.25, intercept: bool = True, rng=0) -> Dataset:
     """All ten classes of scikit-learn's bundled digits (1797 images, 64 features), scaled to
-    [0, 1] (+ intercept): the stand-in for MNIST in the Reed–Solomon GC experiment."""
+    [0, 1] (+ intercept): the stand-in for MNIST in the Reed–Solomon GC experiment.
+
+    Parameters
+    ----------
+    test_fraction : float, default 0.25
+        Fraction held out for testing. Must satisfy ``0.0 <= test_fraction < 1.0``.
+    intercept : bool, default True
+        Append a column of ones.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    Dataset
+        All ten classes of scikit-learn's bundled digits (1797 images, 64 features), scaled to [0,
+        1] (+ intercept): the stand-in for MNIST in the Reed–Solomon GC experiment.
+    """
     X, t = _load_sklearn_digits()
     X = X / 16.0
     if intercept:
@@ -462,7 +616,27 @@ def sparse_lowrank_binary(n_samples: int = 2000, dim: int = 500, n_populations: 
     genotype matrix. Each sample belongs to one of ``n_populations`` groups; each group has
     its own per-feature frequency (Beta-distributed around ``density``), and X_ij ~
     Bernoulli(frequency). The population structure gives a few dominant principal
-    components; ``y`` holds the population labels."""
+    components; ``y`` holds the population labels.
+
+    Parameters
+    ----------
+    n_samples : int, default 2000
+        Number of samples. Must satisfy ``1 <= n_samples``.
+    dim : int, default 500
+        Number of features. Must satisfy ``1 <= dim``.
+    n_populations : int, default 4
+        Number of populations (row patterns). Must satisfy ``1 <= n_populations``.
+    density : float, default 0.1
+        Fraction of non-zero entries. Must satisfy ``0.0 < density < 1.0``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    Dataset
+        A sparse binary matrix with low-rank structure: the stand-in for DSAG's 1000 Genomes
+        genotype matrix.
+    """
     n_samples = check_int("n_samples", n_samples, low=1)
     dim = check_int("dim", dim, low=1)
     n_populations = check_int("n_populations", n_populations, low=1)

@@ -10,6 +10,22 @@ progress bar instead).
 
 >>> list(track(range(3), "seeds"))   # off by default: the iterable itself
 [0, 1, 2]
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -25,13 +41,34 @@ _enabled = False
 
 
 def show_progress(enabled: bool = True) -> None:
-    """Turn progress bars on (``True``, interactive notebooks) or off (headless runs)."""
+    """Turn progress bars on (``True``, interactive notebooks) or off (headless runs).
+
+    Parameters
+    ----------
+    enabled : bool, default True
+        Show progress bars.
+    """
     global _enabled
     _enabled = bool(enabled)
 
 
 def track(iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:
-    """``iterable``, with a progress bar labelled ``desc`` when progress is shown."""
+    """``iterable``, with a progress bar labelled ``desc`` when progress is shown.
+
+    Parameters
+    ----------
+    iterable : Iterable[T]
+        Items to iterate over.
+    desc : str
+        Label of the progress bar.
+    total : int | None, optional
+        Number of items, when ``iterable`` has no length.
+
+    Returns
+    -------
+    T
+        The items of ``iterable``.
+    """
     if not _enabled or threading.current_thread() is not threading.main_thread():
         return iterable
     from tqdm.auto import tqdm

@@ -31,6 +31,14 @@ they differ from ``r_CR d`` by a few points (``max_load_deviation``).
 The per-rank view for a real MPI run is :meth:`CodedReduceAllocation.plan` plus
 :meth:`CodedReduceAllocation.combine`, the very function :func:`execute` uses, so an MPI
 engine and the simulator compute the same messages.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations
@@ -80,7 +88,22 @@ def _layer_offset(layer: int, n: int) -> int:
 
 
 def rank_of(layer: int, index: int, n: int) -> int:
-    """Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0."""
+    """Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0.
+
+    Parameters
+    ----------
+    layer : int
+        Layer of the node (0 is the master). Must satisfy ``0 <= layer``.
+    index : int
+        Index of the node inside its layer. Must satisfy ``0 <= index <= n ** layer - 1``.
+    n : int
+        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
+
+    Returns
+    -------
+    int
+        Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0.
+    """
     n = check_int("n", n, 1)
     layer = check_int("layer", layer, 0)
     index = check_int("index", index, 0, n**layer - 1)
@@ -88,7 +111,20 @@ def rank_of(layer: int, index: int, n: int) -> int:
 
 
 def position_of(rank: int, n: int) -> tuple[int, int]:
-    """Inverse of :func:`rank_of`: ``(layer, index)`` of a rank."""
+    """Inverse of :func:`rank_of`: ``(layer, index)`` of a rank.
+
+    Parameters
+    ----------
+    rank : int
+        Worker rank (heap index; 0 is the master). Must satisfy ``0 <= rank``.
+    n : int
+        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
+
+    Returns
+    -------
+    tuple[int, int]
+        Inverse of :func:`rank_of`: ``(layer, index)`` of a rank.
+    """
     n = check_int("n", n, 1)
     rank = check_int("rank", rank, 0)
     layer = 0
@@ -105,6 +141,15 @@ class Segments:
     """Ordered data set with coefficients: points ``start..stop-1`` weighted by ``coef``.
 
     Gradient over it: ``sum_k coef[k] * sum_{x in [start[k], stop[k])} grad l(theta; x)``.
+
+    Parameters
+    ----------
+    starts : np.ndarray
+        First point of each segment.
+    stops : np.ndarray
+        One past the last point of each segment.
+    coefs : np.ndarray
+        Coefficient of each segment.
     """
 
     starts: np.ndarray
@@ -200,6 +245,20 @@ def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     ``D_1..D_k`` and returns, for worker ``i``, ``D_(i) = U_kappa b_{i kappa} D_kappa`` (parts
     in increasing ``kappa``). The parent recovers ``g_data`` from any ``n - s`` workers.
 
+    Parameters
+    ----------
+    data : Segments
+        Data set (with coefficients) to split among the children.
+    code : GradientCode
+        Gradient code used inside each family.
+
+    Returns
+    -------
+    list[Segments]
+        COMPALLOC (Algorithm 1): allocate an ordered data set among ``code.n_workers`` workers.
+
+    Examples
+    --------
     >>> from codedlib.codes.cyclic import PAPER_EXAMPLE_B, gradient_code_from_matrices
     >>> code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1)
     >>> comp_alloc(Segments.whole(30), code)[0].describe()
@@ -223,6 +282,20 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
 
     Data sizes that are multiples of it give every node exactly ``r_CR d`` points.
     ``exact_data_unit(3, 1, 2) == 15`` (Example 2: r_CR d = 4d/15).
+
+    Parameters
+    ----------
+    n : int
+        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
+    s : int
+        Stragglers tolerated among each node's children. Must satisfy ``0 <= s``.
+    L : int
+        Number of worker layers of the tree. Must satisfy ``1 <= L``.
+
+    Returns
+    -------
+    int
+        Smallest ``d`` for which every uniform partition and every node load is an integer.
     """
     n, L, s = _check_tree(n, L, s)
     r = r_cr(n, s, L, exact=True)
@@ -237,7 +310,27 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
 
 @dataclass(frozen=True, eq=False)
 class TreeNode:
-    """One node of the CR tree with its data allocation (Fig. 6 / Fig. 7)."""
+    """One node of the CR tree with its data allocation (Fig. 6 / Fig. 7).
+
+    Parameters
+    ----------
+    rank : int
+        Worker rank (heap index; 0 is the master).
+    layer : int
+        Layer of the node (0 is the master).
+    index : int
+        Index of the node inside its layer.
+    parent : int | None
+        Rank of the parent (None for the master).
+    children : tuple[int, ...]
+        Ranks of the children.
+    position : int | None
+        position ``j`` among the parent's children (row of ``B`` it was allocated with)
+    subtree_data : Segments
+        ``D^T(l,i)``: the data set (with coefficients) allocated to the sub-tree rooted here
+    local_data : Segments
+        ``D(l,i)``: the node's own local data set with combining coefficients
+    """
 
     rank: int
     layer: int
@@ -262,7 +355,25 @@ class TreeNode:
 
 @dataclass(frozen=True, eq=False)
 class CodedReduceAllocation:
-    """CR.ALLOCATE result: the whole (n, L) tree with every node's data and coefficients."""
+    """CR.ALLOCATE result: the whole (n, L) tree with every node's data and coefficients.
+
+    Parameters
+    ----------
+    n : int
+        Children per node of the (n, L)-regular tree.
+    L : int
+        Number of worker layers of the tree.
+    s : int
+        Stragglers tolerated among each node's children.
+    d : int
+        Number of data units (the data set is split into d units).
+    code : GradientCode
+        Gradient code used inside each family.
+    nodes : tuple[TreeNode, ...]
+        Every node of the tree in heap order (rank 0 is the master).
+    _decode_cache : dict
+        Cache of decoding vectors (internal).
+    """
 
     n: int
     L: int
@@ -422,6 +533,12 @@ def allocate(
     code : the (n, s) gradient code ``B`` (default :func:`cyclic_repetition_code` ``(n, s)``).
     rng : seeds the default code's construction when (s+1) does not divide n.
 
+    Returns
+    -------
+    CodedReduceAllocation
+        CR.ALLOCATE (Algorithm 2): data allocation of an (n, L)-regular tree tolerating ``s``
+        stragglers per parent.
+
     Example (the paper's Example 2, d = 15)
     ----------------------------------------
     >>> from codedlib.codes.cyclic import PAPER_EXAMPLE_B, gradient_code_from_matrices
@@ -487,7 +604,20 @@ def allocate(
 # --------------------------------------------------------------------------------------
 def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_gradients):
     """Every node's coded local gradient from a ``(d, p)`` array of per-point gradients
-    (prefix sums, so each segment costs O(p))."""
+    (prefix sums, so each segment costs O(p)).
+
+    Parameters
+    ----------
+    alloc : CodedReduceAllocation
+        Tree allocation from :func:`allocate`.
+    point_gradients : array_like
+        ``(d, p)`` per-point gradients.
+
+    Returns
+    -------
+    numpy.ndarray
+        Every node's coded local gradient, one row per rank.
+    """
     G = check_array("point_gradients", point_gradients, ndim=2, shape=(alloc.d, None))
     prefix = np.vstack([np.zeros((1, G.shape[1])), np.cumsum(G, axis=0)])
 
@@ -511,6 +641,8 @@ def execute(
 
     Parameters
     ----------
+    alloc : CodedReduceAllocation
+        Tree allocation from :func:`allocate`.
     local_messages : ``(N+1, p)`` array of every rank's local coded gradient ``g_D(l,i)``
         (row 0, the master, is ignored), or a callable ``rank -> vector``.
     stragglers : worker ranks whose messages never arrive (their sub-trees are lost).

@@ -27,6 +27,17 @@ all-ones. Measured condition numbers stay below ~1e7 up to n = 1000 for s <= 10
 (``benchmarks/bench_codedreduce.py``). :meth:`GradientCode.decode` is online: one SVD of ``B`` per
 code (cached), then an ``s x s`` solve per straggler pattern; it reports the condition number
 of every solve and warns with :class:`DecodingConditionWarning` above ``1e10``.
+
+References
+----------
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
 """
 
 from __future__ import annotations
@@ -74,6 +85,17 @@ class GradientCode:
 
     ``B[i, k]`` is the coefficient with which worker ``i`` weighs the gradient of partition
     ``k``. Any ``n_workers - s`` rows of ``B`` span the all-ones vector.
+
+    Parameters
+    ----------
+    B : np.ndarray
+        Encoding (task) matrix, one row per worker.
+    stragglers : int
+        Number of stragglers s tolerated.
+    A : np.ndarray | None, optional
+        Optional decoding matrix supplied by the user (rows in ``combinations`` order).
+    null_space : np.ndarray | None, optional
+        The null-space matrix ``H`` the code was built from (None if given as matrices).
 
     Example
     -------
@@ -259,6 +281,23 @@ def structured_null_space(n: int, s: int, rng=None, perturbation: float = 0.1) -
     ``H[:, m] = E[:, m mod (s+1)]`` with ``E`` an orthonormal basis of zero-sum vectors of
     R^{s+1}; exact when ``(s+1) | n`` (then ``B`` is the all-ones band), else perturbed by
     ``perturbation * N(0, 1)`` entries and re-centred so ``H @ 1 = 0``.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    s : int
+        Number of stragglers s tolerated. Must satisfy ``0 <= s <= n - 1``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+    perturbation : float, default 0.1
+        Size of the random perturbation used when (s+1) does not divide n. Must satisfy
+        ``0.0 <= perturbation``.
+
+    Returns
+    -------
+    np.ndarray
+        Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code`.
     """
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
@@ -281,6 +320,18 @@ def code_from_null_space(H, s: int) -> GradientCode:
     Row ``i`` of ``B`` is the null vector of ``H[:, i..i+s mod n]``, scaled to Euclidean norm
     ``sqrt(s+1)`` with non-negative entry sum (all-ones rows when ``H`` is periodic).
     ``H = [[-2, 1, 1]]`` reproduces eq. (4)'s ``B`` up to row scaling.
+
+    Parameters
+    ----------
+    H : array_like
+        ``(s, n)`` matrix with ``H @ 1 = 0``.
+    s : int
+        Number of stragglers s tolerated. Must satisfy ``0 <= s``.
+
+    Returns
+    -------
+    GradientCode
+        Tandon et al.'s cyclic construction (Algorithm 2) from a given ``H`` (s x n, H @ 1 = 0).
     """
     H = check_array("H", H, ndim=2)
     s = check_int("s", s, 0)
@@ -323,6 +374,25 @@ def cyclic_repetition_code(
     when (s+1) does not divide n; ``rng=None`` means seed 0, so the default code is
     deterministic. ``null_space`` overrides ``H`` (e.g. a Gaussian one, as in Tandon et al.).
 
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    s : int
+        Number of stragglers s tolerated. Must satisfy ``0 <= s``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+    perturbation : float, default 0.1
+        Size of the random perturbation used when (s+1) does not divide n. Must satisfy
+        ``0.0 <= perturbation``.
+    null_space : array_like, optional
+        Matrix ``H`` to use instead of the structured null space.
+
+    Returns
+    -------
+    GradientCode
+        Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
+
     Example
     -------
     >>> code = cyclic_repetition_code(6, 2)
@@ -349,6 +419,24 @@ def gradient_code_from_matrices(
     surviving rows of ``B`` must span the all-ones row, and if ``A`` is given its row ``f``
     must vanish on the ``f``-th straggler set (``itertools.combinations`` order) and satisfy
     ``A[f] @ B == 1``. Refuses to validate more than ``max_patterns`` patterns.
+
+    Parameters
+    ----------
+    B : numpy.ndarray
+        Encoding (task) matrix, one row per worker.
+    s : int
+        Number of stragglers s tolerated. Must satisfy ``0 <= s``.
+    A : optional
+        Decoding matrix, one row per straggler pattern.
+    validate : bool, default True
+        Check every straggler pattern.
+    max_patterns : int, default DEFAULT_MAX_PATTERNS
+        Largest number of patterns validated.
+
+    Returns
+    -------
+    GradientCode
+        Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code.
 
     Example (CR paper, eq. (4))
     ---------------------------

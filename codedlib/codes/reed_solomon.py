@@ -33,6 +33,13 @@ Example
 >>> a = code.decode([1, 4, 6])          # length n, zero off the survivors
 >>> bool(np.allclose(a @ code.B, 1))
 True
+
+References
+----------
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations
@@ -78,6 +85,24 @@ def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
     weight d; rows {t, …, (t + kd − 1) mod n} have weight ⌈kd/n⌉ and the others ⌊kd/n⌋
     (Proposition 2, Corollary 1 / eq. 26).
 
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    d : int
+        Number of model parameters. Must satisfy ``0 <= d <= n``.
+    t : int, default 0
+        Row offset of the mask pattern. Must satisfy ``0 <= t <= n - 1``.
+
+    Returns
+    -------
+    np.ndarray
+        Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t).
+
+    Examples
+    --------
     >>> row_balanced_mask_matrix(8, 4, 6, 0)[:, 3]
     array([0, 0, 1, 1, 1, 1, 1, 1], dtype=int8)
     """
@@ -121,6 +146,22 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
     t = (k_h d_h) mod n, which puts the heavy rows of M_l on the light rows of M_h (Lemma 1).
     When k | nw this is ROWBALANCEDMASKMATRIX(n, k, nw/k, 0).
 
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+
+    Returns
+    -------
+    np.ndarray
+        Algorithm 4, MASKMATRIX(n, k, w): a mask whose every row has weight exactly w.
+
+    Examples
+    --------
     >>> mask_matrix(8, 4, 3).sum(axis=1)
     array([3, 3, 3, 3, 3, 3, 3, 3])
     """
@@ -134,14 +175,44 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
 
 
 def column_weights(n: int, k: int, w: int) -> np.ndarray:
-    """Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋."""
+    """Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+
+    Returns
+    -------
+    np.ndarray
+        Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋.
+    """
     n, k, w = _check_nkw(n, k, w)
     p = _split_parameters(n, k, w)
     return np.array([p["d_h"]] * p["k_h"] + [p["d_l"]] * p["k_l"], dtype=int)
 
 
 def straggler_tolerance(n: int, k: int, w: int) -> int:
-    """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates."""
+    """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+
+    Returns
+    -------
+    int
+        Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates.
+    """
     n, k, w = _check_nkw(n, k, w)
     return n * w // k - 1
 
@@ -163,6 +234,19 @@ def roots_of_unity(n: int, root_power: int = 1) -> np.ndarray:
     """The evaluation points α^i, i = 0..n−1, with α = exp(2πi·q/n) (eq. 6).
 
     Exponents are reduced mod n before taking exp, so α^i is exact to round-off for every i.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+
+    Returns
+    -------
+    np.ndarray
+        The evaluation points α^i, i = 0..n−1, with α = exp(2πi·q/n) (eq. 6).
     """
     n = check_int("n", n, low=1)
     q = _check_root_power(n, root_power)
@@ -208,6 +292,23 @@ def encoding_matrix(n: int, k: int, w: int, root_power: int = 1) -> np.ndarray:
     shift of one of at most two base columns: O(n²) work instead of O(n² k).
 
     Raises ValueError when ⌊nw/k⌋ < 2 (no straggler tolerance, Section 8.2).
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+
+    Returns
+    -------
+    np.ndarray
+        Algorithm 2, ENCODINGMATRIX(n, k, w): the complex n×k encoding matrix B.
     """
     n, k, w = _check_nkw(n, k, w)
     q = _check_root_power(n, root_power)
@@ -239,6 +340,22 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
     of each t_j sit on one arc of the circle, and |B| grows exponentially in n. Spreading them
     (q ≈ 0.38 n, say) keeps |B| and the decoding round-off small. Candidates are the q <= n/2
     coprime with n (q and n − q give conjugate codes), thinned to ``max_candidates``.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+    max_candidates : int, default 64
+        Largest number of exponents tried.
+
+    Returns
+    -------
+    int
+        A primitive root exponent q that minimises max |B| for the mask of (n, k, w).
     """
     n, k, w = _check_nkw(n, k, w)
     _check_tolerance(n, k, w)
@@ -260,7 +377,21 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
 
 
 def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
-    """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused)."""
+    """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused).
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``2 <= n``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+
+    Returns
+    -------
+    np.ndarray
+        The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused).
+    """
     n = check_int("n", n, low=2)
     q = _check_root_power(n, root_power)
     table = np.zeros(n, dtype=complex)
@@ -294,6 +425,23 @@ def decoding_vector(survivors, n: int, root_power: int = 1, table=None) -> np.nd
     eq. (13), so a G_F = e_1 (eq. 12) and hence a B_F = 1 for every code built on these f
     evaluation points. O(f²) table look-ups and multiplications; ``table`` is
     :func:`inverse_table` (computed once per code).
+
+    Parameters
+    ----------
+    survivors
+        Indices of the f workers that responded.
+    n : int
+        Number of workers. Must satisfy ``2 <= n``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+    table : numpy.ndarray, optional
+        Table to look values up in.
+
+    Returns
+    -------
+    np.ndarray
+        Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F.
     """
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
@@ -305,7 +453,23 @@ def decoding_vector(survivors, n: int, root_power: int = 1, table=None) -> np.nd
 
 
 def vandermonde_decoding_vector(survivors, n: int, root_power: int = 1) -> np.ndarray:
-    """Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3)."""
+    """Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3).
+
+    Parameters
+    ----------
+    survivors
+        Indices of the f workers that responded.
+    n : int
+        Number of workers. Must satisfy ``2 <= n``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+
+    Returns
+    -------
+    np.ndarray
+        Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3).
+    """
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
     f = F.size
@@ -321,6 +485,16 @@ def least_squares_decoding_vector(B_F) -> np.ndarray:
 
     This is what a code without structure (Tandon et al.'s O(f³) decoding) has to do online.
     When B_F has full row rank f the solution is unique and equals Algorithm 3's vector.
+
+    Parameters
+    ----------
+    B_F : numpy.ndarray
+        Rows of the encoding matrix of the surviving workers.
+
+    Returns
+    -------
+    np.ndarray
+        Generic decoder: the minimum-norm a with a B_F = 1 (numpy lstsq, O(f k min(f, k))).
     """
     B_F = np.asarray(B_F)
     if B_F.ndim != 2:
@@ -348,6 +522,27 @@ class ReedSolomonGradientCode:
     Same interface as the other gradient codes: ``.B`` and ``.decode(survivors) -> a`` (length
     n, zero off the survivors) with a @ B == 1; ``.decoding_vector(survivors)`` is the length-f
     vector of Algorithm 3. a is complex; the recovered gradient is real to round-off.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers.
+    k : int
+        Number of data chunks.
+    w : int
+        Chunks held by each worker.
+    root_power : int
+        Power of the primitive root used as evaluation points.
+    M : np.ndarray
+        Mask (support) matrix, workers by chunks.
+    B : np.ndarray
+        Encoding matrix, workers by chunks.
+    table : np.ndarray
+        Table of Algorithm 3 (see :func:`inverse_table`).
+    residual_tol : float, default 1e-06
+        Largest accepted residual ``max |a B_F - 1|``. Must satisfy ``0.0 < residual_tol``.
+    on_inaccurate : str, default 'warn'
+        ``'warn'``, ``'raise'`` or ``'ignore'`` an inaccurate decoding vector.
     """
 
     n: int
@@ -455,7 +650,30 @@ def reed_solomon_gradient_code(
     :func:`well_conditioned_root_power`. Every decoding vector the code returns is checked
     against ``a B_F = 1``: a residual above ``residual_tol`` warns (default), raises
     (``on_inaccurate="raise"``) or, for studies that measure the error themselves, is let
-    through (``"ignore"``)."""
+    through (``"ignore"``).
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+    root_power : int | str, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+    residual_tol : float, default 1e-06
+        Largest accepted residual ``max |a B_F - 1|``.
+    on_inaccurate : str, default 'warn'
+        ``'warn'``, ``'raise'`` or ``'ignore'`` an inaccurate decoding vector.
+
+    Returns
+    -------
+    ReedSolomonGradientCode
+        Build the code of Algorithms 2 and 4; ``root_power='auto'`` uses
+        :func:`well_conditioned_root_power`.
+    """
     n, k, w = _check_nkw(n, k, w)
     _check_tolerance(n, k, w)
     if isinstance(root_power, str):
@@ -485,6 +703,23 @@ def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) ->
     Missing an arc of the circle makes the interpolation at 0 (eq. 14) worst conditioned:
     |a| grows exponentially with the arc length. For q = 1 the stragglers are the workers
     start, …, start + s − 1 (mod n).
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``2 <= n``.
+    f : int
+        Number of workers waited for (the f fastest). Must satisfy ``1 <= f <= n``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+    start : int, default 0
+        First straggler of the arc.
+
+    Returns
+    -------
+    np.ndarray
+        Survivors whose s = n − f stragglers form one contiguous arc of evaluation points.
     """
     n = check_int("n", n, low=2)
     f = check_int("f", f, low=1, high=n)
@@ -520,6 +755,29 @@ def decoding_accuracy(
     error ‖Re(a C_F) − 1g‖/‖1g‖, relative imaginary part and residual max|a B_F − 1| over
     all n rotations of the worst-case arc (:func:`worst_case_survivors`) and over
     ``n_random`` uniformly random survivor sets of size f.
+
+    Parameters
+    ----------
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    k : int
+        Number of data chunks. Must satisfy ``1 <= k``.
+    w : int
+        Chunks held by each worker. Must satisfy ``1 <= w``.
+    root_power : int | str, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+    n_random : int, default 20
+        Random survivor sets tried. Must satisfy ``1 <= n_random``.
+    dim : int, default 8
+        Number of features. Must satisfy ``1 <= dim``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        Round-off of online decoding for one code, worst-case and random survivor sets.
     """
     n_random = check_int("n_random", n_random, low=1)
     dim = check_int("dim", dim, low=1)
@@ -556,6 +814,27 @@ def accuracy_limit(
     ``limits`` maps "worst" / "random" to the largest n in ``ns`` such that it and every
     smaller n in the sweep have relative gradient error <= ``tol`` (None if even the smallest
     fails).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Numbers of workers n.
+    load : float, default 0.15
+        Computation load alpha = w/k. Must satisfy ``0.0 < load <= 1.0``.
+    root_power : int | str, default 1
+        Power of the primitive root used as evaluation points. Must satisfy
+        ``1 <= root_power <= max(n - 1, 1)``.
+    tol : float, default 1e-06
+        Tolerance. Must satisfy ``0.0 < tol``.
+    n_random : int, default 20
+        Random survivor sets tried. Must satisfy ``1 <= n_random``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    tuple[pd.DataFrame, dict]
+        Sweep n with k = n and w = max(2, round(load·n)) and find the largest accurate n.
     """
     load = check_real("load", load, low=0.0, high=1.0, low_open=True)
     tol = check_real("tol", tol, low=0.0, low_open=True)

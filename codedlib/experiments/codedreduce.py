@@ -7,6 +7,14 @@ while the *optimisation* runs on data we can afford: scikit-learn's 8x8 digits 4
 training points, 65 features) for GISETTE, and the eq.-(10) synthetic model at a reduced
 size with the paper's aspect ratio d/p ~ 1.18 for the linear regression ((956, 812) =
 paper / 8; (478, 406) in quick mode).
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations
@@ -120,7 +128,21 @@ GRADIENT_NUMBERS = {
 
 def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     """``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the
-    network is the same for every figure, the message times follow from p."""
+    network is the same for every figure, the message times follow from p.
+
+    Parameters
+    ----------
+    figure : str
+        Which paper figure's setting to use.
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+
+    Returns
+    -------
+    TimingModel
+        ``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the network
+        is the same for every figure, the message times follow from p.
+    """
     if figure not in GRADIENT_NUMBERS:
         raise ValueError(f"figure must be one of {sorted(GRADIENT_NUMBERS)}, got figure={figure!r}")
     model = TimingModel() if model is None else model
@@ -131,7 +153,18 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
 # Examples 1 and 2
 # --------------------------------------------------------------------------------------
 def example1_gc(rng=0) -> dict:
-    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
+    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k.
+    """
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
     rows = []
@@ -154,6 +187,18 @@ def example2_codedreduce(d: int = 15, rng=0) -> dict:
 
     Returns the allocation, its node table, the messages of sub-tree T(1,1) when (2,3)
     straggles, and the master's recovery from (1,1) and (1,3) with the exact gradient.
+
+    Parameters
+    ----------
+    d : int, default 15
+        Number of data units (the data set is split into d units). Must satisfy ``1 <= d``.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
     """
     d = check_int("d", d, 1)
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
@@ -183,7 +228,22 @@ def example2_codedreduce(d: int = 15, rng=0) -> dict:
 # Theorem 1, Table I, Theorem 2
 # --------------------------------------------------------------------------------------
 def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataFrame:
-    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
+    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2).
+
+    Parameters
+    ----------
+    alphas : sequence of float, optional
+        Computation loads alpha.
+    layers : sequence of int, default (1, 2, 3)
+        Tree depths L.
+    n : int | None, optional
+        Children per node of the (n, L)-regular tree.
+
+    Returns
+    -------
+    pd.DataFrame
+        Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2).
+    """
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
     frames = []
     for L in layers:
@@ -196,14 +256,44 @@ def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataF
 
 
 def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> dict:
-    """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x."""
+    """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x.
+
+    Parameters
+    ----------
+    alpha : float, default 0.5
+        Exponent alpha of the model. Must satisfy ``0.0 < alpha < 1.0``.
+    n : int | None, optional
+        Children per node of the (n, L)-regular tree.
+
+    Returns
+    -------
+    dict
+        Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x.
+    """
     alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
     return {"alpha": alpha, "load L=1": one, "load L=3": three, "reduction": one / three}
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
-    """Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4)."""
+    """Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4).
+
+    Parameters
+    ----------
+    N : int, default 156
+        Number of workers of the flat (master-worker) schemes.
+    n : int, default 12
+        Children per node of the (n, L)-regular tree.
+    L : int, default 2
+        Number of worker layers of the tree.
+    s : int, default 3
+        Stragglers tolerated among each node's children.
+
+    Returns
+    -------
+    pd.DataFrame
+        Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4).
+    """
     return table_one(N, r_cr(n, s, L), L, n=n)
 
 
@@ -226,6 +316,28 @@ def theorem2_check(
     sibling group) against the bounds' computation term ``(r d/mu) log(1/alpha) + a r d``,
     and the rest of the Monte Carlo mean (``MC - E[T_(n-s)]``: reception and waiting for the
     slowest group) against the lower bound's communication term ``(n(1-alpha) + L - 1) t_c``.
+
+    Parameters
+    ----------
+    ns : sequence of int, default (8, 16, 32, 64)
+        Numbers of workers n.
+    L : int, default 2
+        Number of worker layers of the tree.
+    alpha : float, default 0.25
+        Exponent alpha of the model.
+    d : int, default 50000
+        Number of data units (the data set is split into d units).
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    n_iterations : int, default 400
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n.
     """
     model = figure_model("fig13") if model is None else model  # the paper's t_c = 0.05 s
     gen = as_generator(rng)
@@ -275,7 +387,31 @@ def fig2_iteration_times(
     rng=0,
 ) -> pd.DataFrame:
     """Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4),
-    with per-iteration costs and CR's speedup beside the paper's."""
+    with per-iteration costs and CR's speedup beside the paper's.
+
+    Parameters
+    ----------
+    n : int, default 4
+        Children per node of the (n, L)-regular tree.
+    L : int, default 3
+        Number of worker layers of the tree.
+    s : int, default 1
+        Stragglers tolerated among each node's children.
+    d : int, default 7644
+        Number of data units (the data set is split into d units).
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    n_iterations : int, default 300
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4), with
+        per-iteration costs and CR's speedup beside the paper's.
+    """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
     loads = _allocation(n, L, s, d).load_points
@@ -301,7 +437,21 @@ def fig2_iteration_times(
 
 def replica_seeds(seed: int, n_seeds: int) -> list[int]:
     """``n_seeds`` independent seeds derived from one notebook ``seed``
-    (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list."""
+    (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random generator. Must satisfy ``0 <= seed``.
+    n_seeds : int
+        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
+
+    Returns
+    -------
+    list[int]
+        ``n_seeds`` independent seeds derived from one notebook ``seed``
+        (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list.
+    """
     seed = check_int("seed", seed, 0)
     n_seeds = check_int("n_seeds", n_seeds, 1)
     return [int(ss.generate_state(1)[0]) for ss in np.random.SeedSequence(seed).spawn(n_seeds)]
@@ -321,7 +471,30 @@ def fig2_over_seeds(
     Returns ``per_seed`` (tidy: seed, scheme, mean iteration time [s], CR speedup (ours))
     and ``summary`` (one row per scheme: the per-iteration costs, the mean over seeds of the
     mean iteration time with its 95 % t-interval, and CR's speedup as the geometric mean of
-    the paired per-seed ratios with its 95 % interval, beside the paper's number)."""
+    the paired per-seed ratios with its 95 % interval, beside the paper's number).
+
+    Parameters
+    ----------
+    n : int, default 4
+        Children per node of the (n, L)-regular tree.
+    L : int, default 3
+        Number of worker layers of the tree.
+    s : int, default 1
+        Stragglers tolerated among each node's children.
+    d : int, default 7644
+        Number of data units (the data set is split into d units).
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    n_iterations : int, default 300
+        Number of iterations.
+    seeds : sequence of int, default (0, 1)
+        Seeds, one independent run per seed.
+
+    Returns
+    -------
+    dict
+        Fig. 2 over independent seeds: one :func:`fig2_iteration_times` run per seed.
+    """
     from codedlib.claims import mean_interval, ratio_interval
 
     seeds = list(seeds)
@@ -373,7 +546,35 @@ def model_speedup_range(
     delay draws. Tidy output: label, n, L, s, N, bandwidth, latency, a_mu, straggle_delay,
     scheme, CR speedup. For slow networks the master-worker schemes approach the
     communication-bound limits ``N / (L (n - s))`` (UMW) and ``(N - S) / (L (n - s))`` (GC,
-    SGD)."""
+    SGD).
+
+    Parameters
+    ----------
+    settings : dict
+        Experiment settings.
+    bandwidths : sequence of float, optional
+        Bandwidths, bytes per second.
+    latencies : sequence of float, default (5e-05, 0.0003, 0.002)
+        Latencies, seconds.
+    a_mus : sequence of float, default (0.1, 1.0, 10.0)
+        Products a*mu of the shifted-exponential model.
+    straggle_delays : sequence of float, default (0.0, 0.3, 3.0)
+        Extra straggler delays, seconds.
+    straggle_prob : float, default 0.02
+        Probability that a worker straggles in an iteration.
+    a : float, default 5e-05
+        Shift (deterministic part) of the shifted-exponential computation time.
+    n_iterations : int, default 100
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        CR's speedup (ratio of mean iteration times) over every scheme across the simulated
+        cluster's physical constants, to see which paper numbers the model can produce at all.
+    """
     gen = as_generator(rng)
     rows = []
     for label, (n, L, s, d, p) in settings.items():
@@ -409,7 +610,21 @@ def model_speedup_range(
 
 def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.DataFrame:
     """Per label and scheme: the smallest and largest CR speedup over the sweep of
-    :func:`model_speedup_range` and the communication-bound limit."""
+    :func:`model_speedup_range` and the communication-bound limit.
+
+    Parameters
+    ----------
+    tidy : pd.DataFrame
+        Tidy sweep of :func:`model_speedup_range`.
+    at : dict | None, optional
+        Settings at which to read the communication-bound limit.
+
+    Returns
+    -------
+    pd.DataFrame
+        Per label and scheme: the smallest and largest CR speedup over the sweep of
+        :func:`model_speedup_range` and the communication-bound limit.
+    """
     rows = []
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
         n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
@@ -430,7 +645,32 @@ def time_breakdown(n: int = 4, L: int = 3, s: int = 1, d: int = 7644,
     ``computation`` = the shift ``a d_i`` of the scheme's load (what a worker computes with no
     randomness), ``communication`` = the iteration time with every draw at zero (no tail, no
     straggler) minus that shift, and ``straggling`` = the rest (waiting for the slow draws).
-    Returns one row per scheme with the three parts [s], their shares and the total."""
+    Returns one row per scheme with the three parts [s], their shares and the total.
+
+    Parameters
+    ----------
+    n : int, default 4
+        Children per node of the (n, L)-regular tree.
+    L : int, default 3
+        Number of worker layers of the tree.
+    s : int, default 1
+        Stragglers tolerated among each node's children.
+    d : int, default 7644
+        Number of data units (the data set is split into d units).
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    n_iterations : int, default 300
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+    cr_loads : optional
+        Per-rank data counts of CR; default ``r_CR d``.
+
+    Returns
+    -------
+    pd.DataFrame
+        Where each scheme's iteration time goes (CR Section III-C model).
+    """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
     if cr_loads is None:
@@ -464,7 +704,42 @@ def regime_map(
     """Where CR beats RAR: mean iteration time of every scheme over bandwidth [bytes/s] x
     latency [s] x straggler delay ``D`` (each worker-iteration straggles with probability
     ``straggle_prob``), on one set of draws. Tidy: bandwidth, latency, straggle_delay, scheme,
-    mean_time, plus ``cr_over_rar`` = RAR's time / CR's (above 1: CR faster)."""
+    mean_time, plus ``cr_over_rar`` = RAR's time / CR's (above 1: CR faster).
+
+    Parameters
+    ----------
+    bandwidths : sequence of float, optional
+        Bandwidths, bytes per second.
+    latencies : sequence of float, optional
+        Latencies, seconds.
+    straggle_delays : sequence of float, default (0.0, 0.1, 0.3, 1.0)
+        Extra straggler delays, seconds.
+    straggle_prob : float, default 0.02
+        Probability that a worker straggles in an iteration.
+    n : int, default 4
+        Children per node of the (n, L)-regular tree.
+    L : int, default 3
+        Number of worker layers of the tree.
+    s : int, default 1
+        Stragglers tolerated among each node's children.
+    d : int, default 7644
+        Number of data units (the data set is split into d units).
+    p : int, default 6500
+        Model size (numbers per gradient).
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    n_iterations : int, default 200
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Where CR beats RAR: mean iteration time of every scheme over bandwidth [bytes/s] x latency
+        [s] x straggler delay ``D`` (each worker-iteration straggles with probability
+        ``straggle_prob``), on one set of draws.
+    """
     bandwidths = np.geomspace(1.25e6, 1.25e9, 13) if bandwidths is None else bandwidths
     latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
     base = TimingModel() if model is None else model
@@ -495,7 +770,42 @@ def calibrate_straggle_delay(target: float, scheme: str = "RAR", n: int = 4, L: 
                              bracket=(0.0, 10.0), tol: float = 1e-3) -> float:
     """The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
     iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
-    schemes that wait for every worker). The result is a **calibrated** parameter."""
+    schemes that wait for every worker). The result is a **calibrated** parameter.
+
+    Parameters
+    ----------
+    target : float
+        Target speedup of CR over ``scheme``. Must satisfy ``0.0 < target``.
+    scheme : str, default 'RAR'
+        Scheme name.
+    n : int, default 4
+        Children per node of the (n, L)-regular tree.
+    L : int, default 3
+        Number of worker layers of the tree.
+    s : int, default 1
+        Stragglers tolerated among each node's children.
+    d : int, default 7644
+        Number of data units (the data set is split into d units).
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    straggle_prob : float, default 0.02
+        Probability that a worker straggles in an iteration.
+    n_iterations : int, default 300
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+    bracket : tuple, default (0.0, 10.0)
+        Interval ``(low, high)`` of delays searched, seconds.
+    tol : float, default 0.001
+        Tolerance.
+
+    Returns
+    -------
+    float
+        The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
+        iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
+        schemes that wait for every worker).
+    """
     target = check_real("target", target, 0.0, low_open=True)
     base = TimingModel() if model is None else model
     cfg = ClusterConfig(n, L, s, d)
@@ -694,6 +1004,28 @@ def convergence(
     error), ``speedups`` (ours vs paper), ``timings`` and ``verification`` (relative error of
     the actually decoded CR and GC gradients on the real problem, one iteration; skipped,
     and ``None``, with ``verify=False``).
+
+    Parameters
+    ----------
+    figure : str, default 'fig10'
+        Which paper figure's setting to use.
+    model : TimingModel | None, optional
+        Timing model; default the figure's.
+    n_iterations : int | None, optional
+        Number of iterations. Must satisfy ``1 <= n_iterations``.
+    quick : bool, default False
+        Smaller sizes for a fast run (tests, widgets).
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+    sgd_learning_rate : tuple[float, float] | None, optional
+        Learning rates of the SGD baseline.
+    verify : bool, default True
+        Check that the GD-type schemes recover the exact gradient.
+
+    Returns
+    -------
+    dict
+        Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
@@ -773,7 +1105,26 @@ def coded_gradient_descent(figure: str = "fig8", n_iterations: int = 300,
     cyclic-repetition code (Tandon et al.); RAR and UMW sum the workers' partial gradients.
     Each scheme steps from its own iterate. Returns per iteration and scheme the relative
     distance ``||theta_scheme - theta_GD|| / ||theta_GD||`` to centralised GD and the
-    gradient's relative decoding error: all exact schemes must stay at rounding level."""
+    gradient's relative decoding error: all exact schemes must stay at rounding level.
+
+    Parameters
+    ----------
+    figure : str, default 'fig8'
+        Which paper figure's setting to use.
+    n_iterations : int, default 300
+        Number of iterations. Must satisfy ``1 <= n_iterations``.
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    quick : bool, default False
+        Smaller sizes for a fast run (tests, widgets).
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Gradient descent whose every gradient goes through the schemes' actual codes.
+    """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
     n_iterations = check_int("n_iterations", n_iterations, 1)
@@ -845,6 +1196,27 @@ def convergence_over_seeds(
     the actually decoded gradient at the initial point; one coded execution, on the first
     seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
     ``n_iterations`` and ``sgd_learning_rate``.
+
+    Parameters
+    ----------
+    figure : str, default 'fig10'
+        Which paper figure's setting to use.
+    model : TimingModel | None, optional
+        Timing model (computation constants and network).
+    n_iterations : int | None, optional
+        Number of iterations. Must satisfy ``1 <= n_iterations``.
+    quick : bool, default False
+        Smaller sizes for a fast run (tests, widgets).
+    seeds : sequence of int, default (0, 1)
+        Seeds, one independent run per seed.
+    sgd_learning_rate : tuple[float, float] | None, optional
+        Learning rates of the SGD baseline.
+
+    Returns
+    -------
+    dict
+        :func:`convergence` once per independent seed (fresh delay draws, initial point and, for
+        the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
     """
     seeds = list(seeds)
     if not seeds:
@@ -885,7 +1257,20 @@ def convergence_over_seeds(
 def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     """Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup
     to target and the mean-iteration-time ratio as geometric means of the per-seed ratios with
-    95 % paired log-ratio t-intervals (one seed gives a point), beside the paper's number."""
+    95 % paired log-ratio t-intervals (one seed gives a point), beside the paper's number.
+
+    Parameters
+    ----------
+    speedups : pd.DataFrame
+        Tidy per-seed speedups of :func:`convergence_over_seeds`.
+
+    Returns
+    -------
+    pd.DataFrame
+        Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup to
+        target and the mean-iteration-time ratio as geometric means of the per-seed ratios with 95
+        % paired log-ratio t-intervals (one seed gives a point), beside the paper's number.
+    """
     from codedlib.claims import ratio_interval
 
     rows = []
@@ -919,7 +1304,23 @@ def _time_to_reach(curve: pd.DataFrame, target: float, higher_is_better: bool) -
 
 def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=False):
     """CR's speedup over each scheme: time to reach the best error both reach, and the ratio
-    of mean iteration times, beside the paper's number for ``figure``."""
+    of mean iteration times, beside the paper's number for ``figure``.
+
+    Parameters
+    ----------
+    curves : pd.DataFrame
+        Curves as returned by the matching ``codedlib.experiments`` function.
+    figure : str | None, optional
+        Paper figure whose speedups are shown beside ours.
+    higher_is_better : bool, default False
+        The error curve improves upwards (accuracy) rather than downwards.
+
+    Returns
+    -------
+    pandas.DataFrame
+        CR's speedup over each scheme: time to reach the best error both reach, and the ratio of
+        mean iteration times, beside the paper's number for ``figure``.
+    """
     check_frame("curves", curves, ("scheme", "time", "error"))
     cr = curves[curves.scheme == "CR"]
     rows = []
@@ -947,7 +1348,24 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
 
 
 def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int = 6552):
-    """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction)."""
+    """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction).
+
+    Parameters
+    ----------
+    n : int, default 12
+        Children per node of the (n, L)-regular tree.
+    L : int, default 2
+        Number of worker layers of the tree.
+    alphas : sequence of float, default (1 / 12, 2 / 12, 3 / 12)
+        Computation loads alpha.
+    d : int, default 6552
+        Number of data units (the data set is split into d units).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction).
+    """
     rows = []
     N = sum(n**m for m in range(1, L + 1))
     for alpha in alphas:
@@ -985,7 +1403,44 @@ def configuration_summary(
 ) -> dict:
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
     same alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all
-    schemes and where their time goes (:func:`time_breakdown`)."""
+    schemes and where their time goes (:func:`time_breakdown`).
+
+    Parameters
+    ----------
+    n : int, default 4
+        Children per node of the (n, L)-regular tree.
+    L : int, default 3
+        Number of worker layers of the tree.
+    s : int, default 1
+        Stragglers tolerated among each node's children.
+    d : int, default 7644
+        Number of data units (the data set is split into d units).
+    a : float, default 5e-05
+        Shift (deterministic part) of the shifted-exponential computation time.
+    mu : float, default 20000.0
+        Rate of the exponential part of the computation time.
+    bandwidth : float, default PAPER_NETWORK.bandwidth
+        Link bandwidth, bytes per second.
+    latency : float, default PAPER_NETWORK.latency
+        Per-message latency, seconds.
+    gradient_numbers : int, default 6500
+        Numbers in one gradient message (model size).
+    straggle_prob : float, default 0.0
+        Probability that a worker straggles in an iteration.
+    straggle_delay : float, default 0.0
+        Extra delay of a straggler, seconds.
+    n_iterations : int, default 200
+        Number of iterations.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        Everything the explorer widget shows for one configuration: loads (CR vs GC at the same
+        alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all schemes and
+        where their time goes (:func:`time_breakdown`).
+    """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel(a=a, mu=mu, network=Network(latency, bandwidth),
                         gradient_numbers=gradient_numbers, straggle_prob=straggle_prob,

@@ -14,6 +14,12 @@ The ``*_repeated`` functions run an experiment once per seed and return tidy dat
 table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG run against
 models of decreasing fidelity; it reads the run's configuration with ``codedlib.runtime``
 (imported lazily, only there).
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
 """
 
 from __future__ import annotations

@@ -13,6 +13,13 @@
   independent seeds (delay draw and train/test split); :func:`fig2_curves`,
   :func:`fig2_seed_metrics`, :func:`fig2_wide` turn the runs into per-seed numbers for paired
   comparisons.
+
+References
+----------
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
 """
 
 from __future__ import annotations
@@ -82,7 +89,22 @@ PAPER = {
 
 
 def mask_example(n: int = 8, k: int = 4, w: int = 3) -> dict:
-    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check."""
+    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
+
+    Parameters
+    ----------
+    n : int, default 8
+        Number of workers.
+    k : int, default 4
+        Number of data chunks.
+    w : int, default 3
+        Chunks held by each worker.
+
+    Returns
+    -------
+    dict
+        Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
+    """
     code = reed_solomon_gradient_code(n, k, w)
     out = {"M": code.M, "B": code.B, "s": code.s, "f": code.f, "code": code}
     if (n, k, w) == (8, 4, 3):
@@ -100,6 +122,26 @@ def any_f_rows_check(n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200,
       all slow; no vector works (least squares residual stays O(1)): eq. (2) is tight;
     * "f-1 random (least squares)": most random sets of f − 1 survivors *can* still decode when
       k < f, because B = G T has rank <= k; the guarantee is about the worst case.
+
+    Parameters
+    ----------
+    n : int, default 16
+        Number of workers.
+    k : int, default 8
+        Number of data chunks.
+    w : int, default 3
+        Chunks held by each worker.
+    n_sets : int, default 200
+        Random row sets checked. Must satisfy ``1 <= n_sets``.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Residual max|a B_F − 1| of the best decoding vector for three kinds of survivor sets.
     """
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
@@ -137,6 +179,24 @@ def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, root_power=1,
 
     Returns a dict with n, k, w, s, f, n_sets (C(n, f)), the two residuals and booleans
     ``any_f_decode`` (max_residual_f < 1e-10) and ``tight`` (min_residual_tight > 0.1).
+
+    Parameters
+    ----------
+    n : int, default 16
+        Number of workers.
+    k : int, default 8
+        Number of data chunks.
+    w : int, default 3
+        Chunks held by each worker.
+    root_power : int, default 1
+        Power of the primitive root used as evaluation points.
+    max_sets : int, default 200000
+        Largest number of row sets enumerated. Must satisfy ``1 <= max_sets``.
+
+    Returns
+    -------
+    dict
+        Check the two properties of Section 2.1 on *every* survivor set, not a sample.
     """
     max_sets = check_int("max_sets", max_sets, low=1)
     code = reed_solomon_gradient_code(n, k, w, root_power)
@@ -184,6 +244,23 @@ def decoding_cost(fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15,
     lstsq_seconds, alg3_residual and lstsq_residual (max |a B_F − 1| of each timed decoder),
     paper_root_residual, accurate (both timed residuals below 1e-6). Both run on one BLAS
     thread (an algorithmic comparison on one core).
+
+    Parameters
+    ----------
+    fs : sequence of int, default (50, 100, 200, 400, 800)
+        Numbers of workers waited for.
+    straggler_fraction : float, default 0.15
+        Fraction of workers that straggle. Must satisfy ``0.0 <= straggler_fraction < 1.0``.
+    repeats : int, default 5
+        Timing repeats per point. Must satisfy ``1 <= repeats``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Wall-clock time to compute one decoding vector, Algorithm 3 vs least squares, timed only
+        where Algorithm 3 is accurate.
     """
     from threadpoolctl import threadpool_limits
 
@@ -223,7 +300,20 @@ def _decoding_cost(fs, straggler_fraction, repeats, rng):
 def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
     (``speedup``) and the log–log slope of each decoder's median time against the previous f
-    (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f)."""
+    (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
+
+    Parameters
+    ----------
+    cost : pd.DataFrame
+        Cost table from the matching experiment.
+
+    Returns
+    -------
+    pd.DataFrame
+        Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
+        (``speedup``) and the log–log slope of each decoder's median time against the previous f
+        (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
+    """
     ratio = cost.assign(speedup=cost["lstsq_seconds"] / cost["alg3_seconds"])
     out = (ratio.groupby(["f", "n"], as_index=False)
            .agg(alg3_seconds=("alg3_seconds", "median"), lstsq_seconds=("lstsq_seconds", "median"),
@@ -249,6 +339,26 @@ def accuracy_study(ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 3
     Returns (table, limits): table rows per (root, load, n) from
     :func:`codedlib.codes.reed_solomon.accuracy_limit`; limits gives the largest n of the
     sweep with error <= ``tol`` for worst-case and random survivor sets.
+
+    Parameters
+    ----------
+    ns : sequence of int, optional
+        Numbers of workers n.
+    loads : sequence of float, default (13 / 80, 0.3)
+        Computation loads alpha.
+    root_powers : sequence, default (1, 'auto')
+        Root powers to compare (``'auto'`` for the well-conditioned one).
+    tol : float, default 1e-06
+        Tolerance.
+    n_random : int, default 20
+        Random survivor sets per configuration.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    tuple[pd.DataFrame, pd.DataFrame]
+        Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
     """
     if len(ns) == 0:
         raise ValueError("ns must hold at least one n, got an empty sequence")
@@ -275,6 +385,28 @@ def pareto_order_statistic_check(ns=(10, 20, 40, 80, 160, 320, 1000, 10_000), al
 
     Monte Carlo (``replicas`` draws of n delays) only for n <= ``mc_max_n``; reports the mean,
     its standard error and the z-score against the exact value.
+
+    Parameters
+    ----------
+    ns : sequence of int, optional
+        Numbers of workers n.
+    alpha : float, default 0.2
+        Fraction of stragglers; f = n - floor(alpha n). Must satisfy ``0.0 < alpha < 1.0``.
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    replicas : int, default 20000
+        Number of Monte Carlo replicas. Must satisfy ``2 <= replicas``.
+    mc_max_n : int, default 1000
+        Largest n with a Monte Carlo estimate.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, Monte Carlo, and eq. (19)'s limit.
     """
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     replicas = check_int("replicas", replicas, low=2)
@@ -305,6 +437,26 @@ def fig3_tf_curve(t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035, c_m: 
     Returns {"curve": DataFrame(alpha, T_offline, T_online), "alpha_star", "alpha_star_numeric",
     "alpha_star_online", "T_star", "f_star"} where f_star = f(α*) by eq. (18). ``alpha_star`` is
     None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
+
+    Parameters
+    ----------
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    cg_N : float, default 0.035
+        c_g N: time for one worker to process the whole data set, seconds.
+    c_m : float, default 0.0
+        Time of one FLOP at the master, seconds.
+    n : int, default 80
+        Number of workers.
+    alphas : sequence of float, optional
+        Computation loads alpha.
+
+    Returns
+    -------
+    dict
+        Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
     """
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
     try:
@@ -335,6 +487,24 @@ def workers_choice(n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float 
 
     RS decodes in c_m f(f − 1) (Algorithm 3), MDS in c_m f³ (generic solve). The loads are the
     minimal ones, (n − f + 1)/n, for both codes.
+
+    Parameters
+    ----------
+    n : int, default 80
+        Number of workers.
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    cg_N : float, default 0.035
+        c_g N: time for one worker to process the whole data set, seconds.
+    c_ms : sequence of float, optional
+        Master FLOP times c_m.
+
+    Returns
+    -------
+    pd.DataFrame
+        F_RS and f_MDS minimising eq. (17) (exact order statistic) for each FLOP time c_m.
     """
     f, base = _base_table(n, t0, xi, cg_N)
     rows = []
@@ -350,7 +520,26 @@ def workers_choice(n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float 
 
 def c_m_range_for_f_mds(target: int = 33, n: int = 80, t0: float = 0.001, xi: float = 1.1,
                         cg_N: float = 0.035) -> tuple[float, float] | None:
-    """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``."""
+    """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
+
+    Parameters
+    ----------
+    target : int, default 33
+        Number of workers f_MDS to reproduce.
+    n : int, default 80
+        Number of workers.
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    cg_N : float, default 0.035
+        c_g N: time for one worker to process the whole data set, seconds.
+
+    Returns
+    -------
+    tuple[float, float] | None
+        The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
+    """
     f, base = _base_table(n, t0, xi, cg_N)
     grid = np.logspace(-10, -5, 2001)
     best = f[np.argmin(base[None, :] + grid[:, None] * f[None, :] ** 3, axis=1)]
@@ -381,6 +570,51 @@ def fig2_experiment(n: int = 80, f_rs: int = 68, f_mds: int = 33, t0: float = 0.
     workers (the last ones, i.e. whole classes when sorted) are persistently ``slowdown``
     times slower, so the same chunks are dropped every iteration. ``scheme_names`` keeps a
     subset of the five schemes.
+
+    Parameters
+    ----------
+    n : int, default 80
+        Number of workers.
+    f_rs : int, default 68
+        Workers waited for by RS gradient coding.
+    f_mds : int, default 33
+        Workers waited for by the MDS baseline.
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    cg_N : float, default 0.035
+        c_g N: time for one worker to process the whole data set, seconds.
+    c_m : float, default 1e-09
+        Time of one FLOP at the master, seconds.
+    time_budget : float, default 5.0
+        Simulated time of each run, seconds.
+    n_seeds : int, default 1
+        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
+    lam : float, default 0.0001
+        Ridge (L2) regularisation weight.
+    root_power : int, default 1
+        Power of the primitive root of the RS code (``'auto'`` for the well-conditioned one).
+    seed : int, default 0
+        Base seed; seed r uses ``SeedSequence([seed, r])``.
+    resplit : bool, default True
+        Draw a new train/test split per seed.
+    record_points : int, default 250
+        Points recorded per run. Must satisfy ``1 <= record_points``.
+    partition : str, default 'shuffled'
+        How the samples are split into chunks (``'shuffled'`` or by class).
+    slow_workers : int, default 0
+        Workers made persistently slow. Must satisfy ``0 <= slow_workers <= n``.
+    slowdown : float, default 1.0
+        Delay factor of the slow workers. Must satisfy ``1.0 <= slowdown``.
+    scheme_names : optional
+        Schemes to run; default all five.
+
+    Returns
+    -------
+    pd.DataFrame
+        Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
+        time, over ``n_seeds`` independent seeds.
     """
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     record_points = check_int("record_points", record_points, low=1)
@@ -445,7 +679,40 @@ def ignore_stragglers_regimes(regimes=None, n: int = 80, f_rs: int = 68, f_mds: 
     differ from the rest: when classes are not spread evenly over workers and when the same
     workers are slow every iteration. Each regime (:data:`STRAGGLER_REGIMES` by default) runs
     Coded-RS and Uncoded (f_RS) on ``n_seeds`` paired seeds (:func:`fig2_experiment`).
-    Returns :func:`fig2_seed_metrics` rows with a ``regime`` column."""
+    Returns :func:`fig2_seed_metrics` rows with a ``regime`` column.
+
+    Parameters
+    ----------
+    regimes : optional
+        Straggling regimes to run; default all.
+    n : int, default 80
+        Number of workers.
+    f_rs : int, default 68
+        Workers waited for by RS gradient coding.
+    f_mds : int, default 33
+        Workers waited for by the MDS baseline.
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    cg_N : float, default 0.035
+        c_g N: time for one worker to process the whole data set, seconds.
+    c_m : float, default 1.25e-07
+        Time of one FLOP at the master, seconds.
+    time_budget : float, default 5.0
+        Simulated time of each run, seconds.
+    n_seeds : int, default 5
+        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
+    lam : float, default 0.0001
+        Ridge (L2) regularisation weight.
+    seed : int, default 0
+        Seed of the random generator.
+
+    Returns
+    -------
+    pd.DataFrame
+        Where exact gradients (Coded-RS) beat ignoring the same number of stragglers.
+    """
     regimes = STRAGGLER_REGIMES if regimes is None else regimes
     if not regimes:
         raise ValueError("regimes must hold at least one regime, got an empty mapping")
@@ -468,7 +735,33 @@ def sample_mean_of_heavy_tail(f: int = 80, n: int = 80, t0: float = 0.001, xi: f
     With xi = 1.1 the f = n order statistic has a finite mean but infinite variance: the mean
     of a few samples is usually far below the expectation, which only rare huge delays reach.
     Returns the expectation, the median and the 2.5 / 97.5 % quantiles of the sample mean over
-    ``replicas`` and the probability that a sample mean reaches the expectation."""
+    ``replicas`` and the probability that a sample mean reaches the expectation.
+
+    Parameters
+    ----------
+    f : int, default 80
+        Number of workers waited for (the f fastest).
+    n : int, default 80
+        Number of workers.
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay.
+    cg_N : float, default 0.035
+        c_g N: time for one worker to process the whole data set, seconds.
+    n_samples : int, default 22
+        Number of samples. Must satisfy ``1 <= n_samples``.
+    replicas : int, default 20000
+        Number of Monte Carlo replicas. Must satisfy ``10 <= replicas``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        What the mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto
+        delays, eq. 16) looks like next to its expectation (eq. 17).
+    """
     from codedlib.theory.reed_solomon import expected_iteration_time
 
     n_samples = check_int("n_samples", n_samples, low=1)
@@ -497,7 +790,25 @@ def _step_values(run: pd.DataFrame, quantity: str, grid: np.ndarray) -> np.ndarr
 def fig2_curves(df: pd.DataFrame, quantity: str = "test_error", time_budget: float | None = None,
                 n_points: int = 401) -> pd.DataFrame:
     """``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default:
-    the last recorded time), as a tidy frame seed, scheme, time, value."""
+    the last recorded time), as a tidy frame seed, scheme, time, value.
+
+    Parameters
+    ----------
+    df : pd.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    quantity : str, default 'test_error'
+        Column to put on the grid.
+    time_budget : float | None, optional
+        End of the time grid; default the last recorded time.
+    n_points : int, default 401
+        Number of grid points. Must satisfy ``2 <= n_points``.
+
+    Returns
+    -------
+    pd.DataFrame
+        ``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default: the
+        last recorded time), as a tidy frame seed, scheme, time, value.
+    """
     n_points = check_int("n_points", n_points, low=2)
     t_max = float(df["time"].max()) if time_budget is None else float(time_budget)
     grid = np.linspace(0.0, t_max, n_points)
@@ -516,6 +827,18 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
     [0, budget]: the whole curve of Fig. 2 in one number), train_loss (at the end),
     iterations, mean_iteration_time (time of the last iteration / iterations), max_decode_error
     (largest relative error of the gradient the scheme used), n_test.
+
+    Parameters
+    ----------
+    df : pd.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    time_budget : float | None, optional
+        End of the budget; default the last recorded time.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per (seed, scheme) of a :func:`fig2_experiment` frame.
     """
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
@@ -534,7 +857,21 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
 
 def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
     """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
-    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column."""
+    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
+
+    Parameters
+    ----------
+    metrics : pd.DataFrame
+        Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
+    column : str
+        Column to use.
+
+    Returns
+    -------
+    pd.DataFrame
+        ``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
+        the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
+    """
     order = list(dict.fromkeys(metrics["scheme"]))
     return metrics.pivot(index="seed", columns="scheme", values=column)[order]
 
@@ -542,7 +879,22 @@ def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
 def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     """Mean over seeds of each scheme's test error at the given times (step function: the
     error after the last iteration finished by t), iterations completed and mean iteration
-    time, and the largest relative gradient error over all seeds."""
+    time, and the largest relative gradient error over all seeds.
+
+    Parameters
+    ----------
+    df : pd.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    times : optional
+        Times at which to read the error; default a few over the run.
+
+    Returns
+    -------
+    pd.DataFrame
+        Mean over seeds of each scheme's test error at the given times (step function: the error
+        after the last iteration finished by t), iterations completed and mean iteration time, and
+        the largest relative gradient error over all seeds.
+    """
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
     out = []

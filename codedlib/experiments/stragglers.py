@@ -34,6 +34,22 @@ and one deterministic table:
   is in a burst, the expected share of workers that see at least one burst in a run of a
   given number of burst lengths (DSAG Section III-B's statements side by side);
   :func:`burst_run_needed` -- how many burst lengths a run must last for a given share.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -98,6 +114,18 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
       shift ``mean (1 - cv)``), so ``cv <= 1``;
     * Pareto (RS eq. 16): ``xi = 3``, ``t0 = 2 mean / 3`` (finite variance);
     * gamma (DSAG): variance ``(cv mean)**2``.
+
+    Parameters
+    ----------
+    mean : float, default 1.0
+        Mean. Must satisfy ``0.0 < mean``.
+    cv : float, default 0.5
+        Coefficient of variation. Must satisfy ``0.0 < cv <= 1.0``.
+
+    Returns
+    -------
+    dict
+        Shifted exponential, Pareto and gamma delays with the same ``mean``.
     """
     mean = check_real("mean", mean, low=0.0, low_open=True)
     cv = check_real("cv", cv, low=0.0, high=1.0, low_open=True)
@@ -110,7 +138,22 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
 
 
 def delay_model_curves(models: dict, t=None, n_points: int = 400) -> pd.DataFrame:
-    """pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format)."""
+    """pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
+
+    Parameters
+    ----------
+    models : dict
+        Delay models by name.
+    t : optional
+        Time point(s) at which to evaluate.
+    n_points : int, default 400
+        Number of grid points. Must satisfy ``2 <= n_points``.
+
+    Returns
+    -------
+    pd.DataFrame
+        Pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
+    """
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
     if t is None:  # linear grid over the bulk, log grid far into the tail
@@ -133,6 +176,21 @@ def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> H
 
     DSAG's artificial eX3 scenario slows worker i by a factor ``(i/N) * 0.4``; the coefficient
     of variation ``cv`` is the same for every worker.
+
+    Parameters
+    ----------
+    n_workers : int, default 12
+        Number of workers. Must satisfy ``1 <= n_workers``.
+    spread : float, default 0.4
+        Relative increase of the mean from the first to the last worker. Must satisfy
+        ``0.0 <= spread``.
+    cv : float, default 0.2
+        Coefficient of variation. Must satisfy ``0.0 < cv``.
+
+    Returns
+    -------
+    HeterogeneousCluster
+        Gamma workers whose means grow linearly: worker i has mean ``1 + spread * i/(N-1)``.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     spread = check_real("spread", spread, low=0.0)
@@ -144,7 +202,24 @@ def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> H
 def cluster_ecdf(
     cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, rng=None
 ) -> pd.DataFrame:
-    """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF."""
+    """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF.
+
+    Parameters
+    ----------
+    cluster : HeterogeneousCluster
+        Cluster of workers with their own delay distributions.
+    workers : sequence of int, default (0, -1)
+        Workers to show.
+    n_samples : int, default 2000
+        Number of samples. Must satisfy ``1 <= n_samples``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF.
+    """
     n_samples = check_int("n_samples", n_samples, low=1)
     samples = cluster.sample(n_samples, as_generator(rng))
     frames = []
@@ -188,6 +263,32 @@ def bursty_path(
     Returns ``{"path": DataFrame(iteration, worker, latency, in_burst) for the shown workers,
     "summary": DataFrame with the stationary vs sampled burst fraction and mean latency,
     "any_burst": fraction of iterations with at least one of the N workers in a burst}``.
+
+    Parameters
+    ----------
+    n_workers : int, default 36
+        Number of workers. Must satisfy ``1 <= n_workers``.
+    n_iterations : int, default 600
+        Number of iterations.
+    shown : optional
+        Workers to return; default a few.
+    mean : float, default 1.0
+        Mean.
+    cv : float, default 0.03
+        Coefficient of variation.
+    factor : float, default 1.12
+        Slowdown factor during a burst.
+    p_enter : float, default 0.0007
+        Per-step probability of entering a burst.
+    p_exit : float, default 0.05
+        Per-step probability of leaving a burst.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     model = MarkovBursts(
@@ -237,7 +338,23 @@ def bursty_path(
 
 def closed_form(dist, k: int, n: int) -> float:
     """Closed-form ``E[T_(k)]`` for shifted exponential (harmonic numbers) or Pareto (gamma
-    functions) workers; ``nan`` for other families."""
+    functions) workers; ``nan`` for other families.
+
+    Parameters
+    ----------
+    dist : scipy.stats frozen distribution
+        Delay distribution of one worker.
+    k : int
+        Order of the order statistic (k-th fastest of n).
+    n : int
+        Number of workers.
+
+    Returns
+    -------
+    float
+        Closed-form ``E[T_(k)]`` for shifted exponential (harmonic numbers) or Pareto (gamma
+        functions) workers; ``nan`` for other families.
+    """
     params = _family_parameters(dist)
     if params is None:
         return math.nan
@@ -250,7 +367,20 @@ def closed_form(dist, k: int, n: int) -> float:
 
 
 def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
-    """The issue's reference values next to closed form, numeric integration and Monte Carlo."""
+    """The issue's reference values next to closed form, numeric integration and Monte Carlo.
+
+    Parameters
+    ----------
+    replicas : int, default 100000
+        Number of Monte Carlo replicas.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        The issue's reference values next to closed form, numeric integration and Monte Carlo.
+    """
     rng = as_generator(rng)
     models = {
         "exponential, mean 1": shifted_exponential(0.0, 1.0),
@@ -295,6 +425,24 @@ def order_statistic_comparison(
     mean is infinite),
     ``numeric`` (nan where infinite), ``mc_mean, mc_stderr, z`` (MC minus closed form, in
     standard errors; against numeric when there is no closed form).
+
+    Parameters
+    ----------
+    dist : scipy.stats frozen distribution
+        Delay distribution of one worker.
+    n : int
+        Number of workers. Must satisfy ``1 <= n``.
+    ks : sequence of int, optional
+        Orders k of the order statistics.
+    replicas : int, default 20000
+        Number of Monte Carlo replicas.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        ``E[T_(k)]`` for ``k`` in ``ks`` (default all of ``1..n``) three ways.
     """
     n = check_int("n", n, low=1)
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -335,6 +483,22 @@ def non_identical_comparison(
     Also lists the i.i.d. approximation that replaces every worker by the cluster's average
     distribution moments (gamma with the mean of means and mean of variances), to show what
     ignoring heterogeneity costs (DSAG Fig. 5's point).
+
+    Parameters
+    ----------
+    cluster : HeterogeneousCluster
+        Cluster of workers with their own delay distributions.
+    ks : sequence of int, optional
+        Orders k of the order statistics.
+    replicas : int, default 20000
+        Number of Monte Carlo replicas.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pd.DataFrame
+        LAGC eq. (28) for non-identical workers: numeric integration vs Monte Carlo.
     """
     n = cluster.n_workers
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -366,6 +530,22 @@ def pareto_limit_convergence(
     Defaults are the paper's Pareto delay (``t0 = 0.001``, ``xi = 1.1``, Fig. 2/3) and its
     optimal ``alpha* = 0.1477`` (Fig. 3). Columns: ``alpha, n, k, exact, limit,
     relative_error``. Sizes where the exact mean is infinite are skipped.
+
+    Parameters
+    ----------
+    t0 : float, default 0.001
+        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
+    xi : float, default 1.1
+        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
+    alphas : sequence of float, default (0.1477, 0.3, 0.5)
+        Computation loads alpha.
+    ns : sequence of int, optional
+        Numbers of workers n.
+
+    Returns
+    -------
+    pd.DataFrame
+        RS Proposition 1: exact ``E[T_(k)]`` with ``k = ceil((1-alpha) n)`` vs eq. (19)'s limit.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -406,6 +586,22 @@ def cost_of_waiting(
     ``E[T]`` is each model's single-worker mean, so the curve is the price of waiting for more
     workers. ``inf`` where the mean does not exist. A ``cluster`` (of ``n`` workers) is added
     as "heterogeneous cluster", normalised by its average worker mean.
+
+    Parameters
+    ----------
+    models : dict
+        Delay models by name.
+    n : int, default 100
+        Number of workers. Must satisfy ``1 <= n``.
+    ks : sequence of int, optional
+        Orders k of the order statistics.
+    cluster : HeterogeneousCluster | None, optional
+        Cluster of workers with their own delay distributions.
+
+    Returns
+    -------
+    pd.DataFrame
+        ``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
     """
     n = check_int("n", n, low=1)
     ks = (
@@ -468,6 +664,24 @@ def monte_carlo_over_seeds(
     (a frozen distribution with ``n``, or a :class:`HeterogeneousCluster`). Each seed draws
     ``replicas`` rounds from ``np.random.default_rng(seed)``. Returns a tidy frame
     ``seed, k, mc_mean, mc_stderr`` (one row per seed and ``k``).
+
+    Parameters
+    ----------
+    dist_or_cluster
+        Delay distribution or heterogeneous cluster to sample from.
+    ks : sequence of int
+        Orders k of the order statistics.
+    n : int | None, optional
+        Number of workers.
+    replicas : int, default 20000
+        Number of Monte Carlo replicas.
+    seeds : sequence of int, default range(5)
+        Seeds, one independent run per seed.
+
+    Returns
+    -------
+    pd.DataFrame
+        Monte Carlo ``E[T_(k)]`` for each ``k`` in ``ks``, once per independent seed.
     """
     seeds = _check_seeds(seeds)
     ks = np.atleast_1d(np.asarray(ks))
@@ -488,6 +702,22 @@ def ecdf_ks_over_seeds(
     tests the chosen workers' samples against their own model CDF. Under the model the
     p-value is uniform on [0, 1] (mean 0.5). Returns ``seed, worker (1-based), n_samples,
     ks_statistic, p_value``.
+
+    Parameters
+    ----------
+    cluster : HeterogeneousCluster
+        Cluster of workers with their own delay distributions.
+    workers : sequence of int, default (0, -1)
+        Workers to show.
+    n_samples : int, default 2000
+        Number of samples. Must satisfy ``1 <= n_samples``.
+    seeds : sequence of int, default range(5)
+        Seeds, one independent run per seed.
+
+    Returns
+    -------
+    pd.DataFrame
+        Kolmogorov--Smirnov distance between sampled and model CDF, per seed and worker.
     """
     from scipy import stats
 
@@ -526,6 +756,30 @@ def bursts_over_seeds(
     ``workers_with_burst`` (share of workers with at least one burst iteration),
     ``burst_latency_ratio`` (mean latency in a burst / outside one; nan without bursts),
     ``burst_iterations`` (number of worker-iterations in a burst).
+
+    Parameters
+    ----------
+    n_workers : int, default 36
+        Number of workers. Must satisfy ``1 <= n_workers``.
+    n_iterations : int, default 600
+        Number of iterations. Must satisfy ``1 <= n_iterations``.
+    seeds : sequence of int, default range(5)
+        Seeds, one independent run per seed.
+    mean : float, default 1.0
+        Mean.
+    cv : float, default 0.03
+        Coefficient of variation.
+    factor : float, default 1.12
+        Slowdown factor during a burst.
+    p_enter : float, default 0.0007
+        Per-step probability of entering a burst.
+    p_exit : float, default 0.05
+        Per-step probability of leaving a burst.
+
+    Returns
+    -------
+    pd.DataFrame
+        Burst statistics of independent :class:`MarkovBursts` paths, one per seed.
     """
     seeds = _check_seeds(seeds)
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -568,6 +822,23 @@ def burst_consistency(
     ``mean_burst_length, n_iterations, p_enter, p_exit, burst_probability, any_burst,
     workers_with_burst``. As ``L`` grows the share tends to
     ``1 - (1 - pi) exp(-run_in_bursts pi / (1 - pi))``.
+
+    Parameters
+    ----------
+    n_workers : int, default 36
+        Number of workers. Must satisfy ``1 <= n_workers``.
+    any_fraction : float, default 0.4
+        Fraction of iterations with at least one worker in a burst. Must satisfy
+        ``0.0 < any_fraction < 1.0``.
+    run_in_bursts : float, default 30.0
+        Length of the run in mean burst lengths. Must satisfy ``0.0 < run_in_bursts``.
+    burst_lengths : tuple, default (5, 10, 20, 50, 100)
+        Mean burst lengths ``1/p_exit``, iterations.
+
+    Returns
+    -------
+    pd.DataFrame
+        DSAG Sec. III-B's burst statements under independent two-state Markov workers.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     any_fraction = check_real("any_fraction", any_fraction, low=0.0, high=1.0,
@@ -599,6 +870,21 @@ def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: flo
     the limit of long bursts (``p_enter -> 0``): solves
     ``1 - (1 - pi) exp(-R pi / (1 - pi)) = share`` for ``R``. Returns ``0.0`` when the
     stationary start alone gives the share (``pi >= share``).
+
+    Parameters
+    ----------
+    n_workers : int, default 36
+        Number of workers. Must satisfy ``1 <= n_workers``.
+    any_fraction : float, default 0.4
+        Fraction of iterations with at least one worker in a burst. Must satisfy
+        ``0.0 < any_fraction < 1.0``.
+    share : float, default 0.5
+        Share of the workers that must burst at least once. Must satisfy ``0.0 < share < 1.0``.
+
+    Returns
+    -------
+    float
+        Run length, in mean burst lengths, for ``share`` of the workers to burst at least once.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     any_fraction = check_real("any_fraction", any_fraction, low=0.0, high=1.0,

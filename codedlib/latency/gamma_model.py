@@ -18,6 +18,12 @@ The model is fitted from recorded latencies with per-worker sample mean and vari
 moving time window (Section VI-A) and gamma parameters from moments (footnote 14: shape
 e²/v, scale v/e). :meth:`GammaLatencyModel.iid` is the i.i.d. baseline of Fig. 5, where every
 worker gets the global mean and variance.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
 """
 
 from __future__ import annotations
@@ -217,6 +223,16 @@ def validate_trace(trace_df):
     """Check a latency trace DataFrame (columns :data:`TRACE_COLUMNS`); return it cleaned.
 
     Raises ValueError for missing columns, an empty trace, negative or non-finite latency.
+
+    Parameters
+    ----------
+    trace_df : pandas.DataFrame
+        Latency trace, one row per (iteration, worker).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The cleaned trace.
     """
     import pandas as pd
 
@@ -255,6 +271,19 @@ def without_queueing(trace_df, floor=1e-6):
     trip), ``a`` the parent's receipt of the same worker's previous result. ``comm_time`` is
     reduced by it and floored at ``floor``. Needs ``wall_clock``; rows of w = N traces, where no
     task waits, are unchanged.
+
+    Parameters
+    ----------
+    trace_df : pandas.DataFrame
+        Latency trace, one row per (iteration, worker).
+    floor : float, default 1e-06
+        Smallest communication time kept, seconds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace with each task's wait behind its worker's previous task taken out of
+        ``comm_time``.
     """
     df = validate_trace(trace_df).copy()
     if "wall_clock" not in df.columns:
@@ -287,8 +316,17 @@ def fit_gamma_model(
         when ``window`` is given), e.g. a ``data/traces/*.csv`` file.
     window : float > 0 or None
         Window length in the units of ``time_column`` (the paper uses 10 s).
+    at : float or None
+        End of the window; default the latest time in the trace.
+    time_column : str, default 'wall_clock'
+        Column holding the time of each recording.
     min_samples : int >= 2
         Workers with fewer recordings in the window raise ValueError.
+
+    Returns
+    -------
+    GammaLatencyModel
+        Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A).
     """
     trace_df = validate_trace(trace_df)
     df = trace_df
@@ -321,7 +359,20 @@ def fit_gamma_model(
 
 
 def fit_line_through_origin(load, value) -> float:
-    """Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1)."""
+    """Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1).
+
+    Parameters
+    ----------
+    load : float
+        Computational load per task.
+    value
+        Value to check or convert.
+
+    Returns
+    -------
+    float
+        Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1).
+    """
     load = check_array("load", load, ndim=1)
     value = check_array("value", value, shape=load.shape)
     if load.size == 0 or not np.any(load):
@@ -336,6 +387,26 @@ def burst_slowdown(model, n_steps, p_enter, p_exit, factor, rng=None) -> np.ndar
     :class:`codedlib.latency.models.MarkovBursts` (enter a burst with probability
     ``p_enter`` per step, leave with ``p_exit``); the multiplier is ``factor`` in a burst and 1
     otherwise. Pass it as ``slowdown`` to :meth:`GammaLatencyModel.sample`.
+
+    Parameters
+    ----------
+    model
+        Gamma latency model.
+    n_steps : int
+        Number of steps of the path.
+    p_enter : float
+        Per-step probability of entering a burst.
+    p_exit : float
+        Per-step probability of leaving a burst.
+    factor : float
+        Slowdown factor during a burst.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    np.ndarray
+        Burst multipliers ``(n_steps, N)`` for ``model``'s workers (Section III-B).
     """
     from codedlib.latency.models import HeterogeneousCluster, MarkovBursts
 
@@ -352,6 +423,24 @@ def order_statistic_latency(model, ks, replicas=10_000, rng=None, load=1.0) -> n
     ``np.partition`` (linear time, the Quickselect of Section IV-A). The sum of two gammas is
     not gamma, so :func:`codedlib.latency.order_stats.order_statistic_monte_carlo` (which
     takes distributions) does not apply directly.
+
+    Parameters
+    ----------
+    model
+        Gamma latency model.
+    ks : sequence of int
+        Orders k of the order statistics.
+    replicas : int, default 10000
+        Number of Monte Carlo replicas. Must satisfy ``1 <= replicas``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+    load : float, default 1.0
+        Computational load per task.
+
+    Returns
+    -------
+    np.ndarray
+        Monte Carlo E[latency of the w-th fastest worker] for each w in ``ks`` (Section IV-A).
     """
     replicas = check_int("replicas", replicas, low=1)
     ks = np.atleast_1d(np.asarray(ks, dtype=int))

@@ -23,6 +23,22 @@ Example
 >>> cluster = HeterogeneousCluster([d, shifted_exponential(0.0, 1.0)])
 >>> cluster.sample(4, rng=0).shape
 (4, 2)
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -57,6 +73,18 @@ def shifted_exponential(shift: float, rate: float):
     ``loc=shift, scale=1/rate``.
 
     Raises ``ValueError`` for ``shift < 0`` or ``rate <= 0``.
+
+    Parameters
+    ----------
+    shift : float
+        Deterministic shift, seconds. Must satisfy ``0.0 <= shift``.
+    rate : float
+        Rate of the exponential part. Must satisfy ``0.0 < rate``.
+
+    Returns
+    -------
+    scipy.stats frozen distribution
+        ``scipy.stats.expon(loc=shift, scale=1/rate)``.
     """
     shift = check_real("shift", shift, low=0.0)
     rate = check_real("rate", rate, low=0.0, low_open=True)
@@ -84,6 +112,11 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
     mu : float
         Straggling parameter (rate), ``> 0``.
     rate_convention : {"eq6", "appendix"}
+
+    Returns
+    -------
+    scipy.stats frozen distribution
+        Computation time.
     """
     n_points = check_int("n_points", n_points, low=1)
     a = check_real("a", a, low=0.0, low_open=True)
@@ -107,6 +140,18 @@ def pareto(t0: float, xi: float):
     ``xi t0 / (xi - 1)`` is finite only for ``xi > 1`` and the variance only for ``xi > 2``
     (``.mean()`` / ``.var()`` return ``inf`` otherwise). Returns ``scipy.stats.pareto(b=xi,
     scale=t0)``.
+
+    Parameters
+    ----------
+    t0 : float
+        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
+    xi : float
+        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
+
+    Returns
+    -------
+    scipy.stats frozen distribution
+        ``scipy.stats.pareto(b=xi, scale=t0)``.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -117,6 +162,18 @@ def gamma_from_moments(mean: float, var: float):
     """Gamma latency with given mean ``e`` and variance ``v`` (DSAG Sec. III, footnote 14).
 
     Shape ``e**2 / v`` and scale ``v / e``. Both ``mean`` and ``var`` must be ``> 0``.
+
+    Parameters
+    ----------
+    mean : float
+        Mean of the distribution. Must satisfy ``0.0 < mean``.
+    var : float
+        Variance of the distribution. Must satisfy ``0.0 < var``.
+
+    Returns
+    -------
+    scipy.stats frozen distribution
+        Gamma distribution.
     """
     mean = check_real("mean", mean, low=0.0, low_open=True)
     var = check_real("var", var, low=0.0, low_open=True)
@@ -188,7 +245,22 @@ def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> 
 
 
 def sample_distribution(dist, size, rng=None) -> np.ndarray:
-    """Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models)."""
+    """Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models).
+
+    Parameters
+    ----------
+    dist : scipy.stats frozen distribution
+        Delay distribution of one worker.
+    size
+        Shape of the sample. Must satisfy ``0 <= size``.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    np.ndarray
+        Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models).
+    """
     rng = as_generator(rng)
     if not hasattr(dist, "rvs"):
         raise InputTypeError(f"dist must be a frozen scipy.stats distribution, got {dist!r}")
@@ -368,6 +440,13 @@ class BurstPath:
     """A sampled path of :class:`MarkovBursts`: latencies and burst indicators.
 
     ``latency`` and ``in_burst`` both have shape ``(n_iterations, N)``.
+
+    Parameters
+    ----------
+    latency : np.ndarray
+        Latencies, shape ``(n_iterations, N)``.
+    in_burst : np.ndarray
+        Burst indicators, shape ``(n_iterations, N)``.
     """
 
     latency: np.ndarray

@@ -1,5 +1,14 @@
 """Figures of the CodedReduce notebook. Every ``plot_*`` takes data, an optional ``ax`` and
-returns the Figure (never shows or saves)."""
+returns the Figure (never shows or saves).
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+"""
 
 from __future__ import annotations
 
@@ -50,7 +59,26 @@ def _tree_positions(n: int, L: int):
 def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_leaves: int = 400):
     """Draw the CR tree of an allocation (Figs. 5-7): node labels, data counts and, for small
     trees, each node's local data with its combining coefficients. ``stragglers`` (ranks) are
-    drawn hatched grey."""
+    drawn hatched grey.
+
+    Parameters
+    ----------
+    alloc : CodedReduceAllocation
+        Tree allocation from :func:`codedlib.codes.codedreduce.allocate`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    show_data : bool | None, optional
+        Draw each node's local data; default for small trees.
+    stragglers : tuple, default ()
+        Ranks drawn as stragglers.
+    max_leaves : int, default 400
+        Largest number of leaves drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     import networkx as nx
 
     n, L = alloc.n, alloc.L
@@ -106,7 +134,22 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
 
 
 def plot_topologies(n: int = 3, L: int = 2, ax=None):
-    """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L."""
+    """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L.
+
+    Parameters
+    ----------
+    n : int, default 3
+        Children per node of the (n, L)-regular tree.
+    L : int, default 2
+        Number of worker layers of the tree.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     import networkx as nx
 
     N = sum(n**m for m in range(1, L + 1))
@@ -141,7 +184,20 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None):
 
 
 def plot_gc_diagram(code, ax=None):
-    """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows."""
+    """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows.
+
+    Parameters
+    ----------
+    code
+        Gradient code used inside each family.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7, 3.2))
     n = code.n_workers
     ax.text(
@@ -187,7 +243,20 @@ def plot_gc_diagram(code, ax=None):
 
 def plot_rar_schedule(N: int = 3, ax=None):
     """Fig. 3: which reduced segment every worker holds after each RAR round
-    (reduce-scatter then all-gather)."""
+    (reduce-scatter then all-gather).
+
+    Parameters
+    ----------
+    N : int, default 3
+        Number of workers of the flat (master-worker) schemes.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(2 + 1.6 * N, 1 + 0.45 * 2 * N))
     # worker i (0-based) holds segment j with the set of contributing workers
     held = [[{i} for _ in range(N)] for i in range(N)]  # held[i][j]: contributors of segment j
@@ -223,7 +292,22 @@ def plot_rar_schedule(N: int = 3, ax=None):
 
 
 def plot_load_curves(df, ax=None, claim: dict | None = None):
-    """Theorem 1 / Remark 2: computation load vs resiliency alpha for L = 1 (GC), 2, 3."""
+    """Theorem 1 / Remark 2: computation load vs resiliency alpha for L = 1 (GC), 2, 3.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    claim : dict | None, optional
+        Paper-vs-ours claim to annotate the figure with.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     for L, group in df.groupby("L"):
         label = "L = 1 (GC)" if L == 1 else f"L = {L} (CR)"
@@ -248,7 +332,20 @@ def plot_load_curves(df, ax=None, claim: dict | None = None):
 def theorem2_title(df) -> str:
     """What the Monte Carlo rows of ``experiments.theorem2_check`` show, in words: for which n
     the 95 % interval of the mean lies inside the bounds (7)-(8) without their o(.) terms and
-    for which below (7) or above (8)."""
+    for which below (7) or above (8).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+
+    Returns
+    -------
+    str
+        What the Monte Carlo rows of ``experiments.theorem2_check`` show, in words: for which n the
+        95 % interval of the mean lies inside the bounds (7)-(8) without their o(.) terms and for
+        which below (7) or above (8).
+    """
     parts = []
     for where in ("inside", "below (7)", "above (8)"):
         ns = [int(n) for n, p in zip(df["n"], df["position"]) if p == where]
@@ -260,7 +357,22 @@ def theorem2_title(df) -> str:
 
 def plot_theorem2(df, ax=None, subtitle: str = ""):
     """Monte Carlo E[T_CR] (95 % interval) against Theorem 2's lower (7) and upper (8) bounds
-    without their o(.) terms, vs n; the title says where the simulation falls (computed)."""
+    without their o(.) terms, vs n; the title says where the simulation falls (computed).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    subtitle : str, default ''
+        Text appended to the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     ax.plot(df["n"], df["lower (7)"], "v--", label="lower bound (7), o(·) dropped")
     ax.plot(df["n"], df["upper (8)"], "^--", label="upper bound (8), o(·) dropped")
@@ -285,7 +397,22 @@ def plot_iteration_times(df, ax=None, title: str = "Average iteration time (CR s
 
     With the columns of ``experiments.fig2_over_seeds``'s summary (``ci low [s]``,
     ``ci high [s]``, ``speedup ci low``, ``speedup ci high``) the bars carry 95 % error bars
-    over seeds and the speedups their intervals."""
+    over seeds and the speedups their intervals.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    title : str, optional
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
     vals = df["mean iteration time [s]"].to_numpy()
@@ -325,7 +452,24 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
     """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence`` or
     ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
     median over seeds on a common time grid with a band from the smallest to the largest
-    seed (the legend says how many seeds)."""
+    seed (the legend says how many seeds).
+
+    Parameters
+    ----------
+    result
+        Result of the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    logy : bool | None, optional
+        Log scale on the error axis; default chosen from the data.
+    subtitle : str, default ''
+        Text appended to the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     curves = result["curves"]
     n_seeds = curves["seed"].nunique() if "seed" in curves else 1
@@ -365,7 +509,20 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
 def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time goes"):
     """Stacked bars per scheme: computation (the load's shift ``a d_i``), communication and
     waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
-    panel per regime (``breakdowns`` maps a panel title to a breakdown frame)."""
+    panel per regime (``breakdowns`` maps a panel title to a breakdown frame).
+
+    Parameters
+    ----------
+    breakdowns : dict
+        Panel title to breakdown frame.
+    title : str, optional
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
+    """
     parts = (("computation", "#56b4e9"), ("communication", "#009e73"),
              ("straggling", "#cc79a7"))
     fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0),
@@ -394,7 +551,22 @@ def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time
 def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
     """CR's speedup over RAR (RAR time / CR time, log colour scale centred on 1) over
     bandwidth x latency, one panel per straggler delay; the contour at 1 is where the
-    ordering flips. ``marks`` maps a label to ``(bandwidth, latency)`` points to mark."""
+    ordering flips. ``marks`` maps a label to ``(bandwidth, latency)`` points to mark.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    marks : optional
+        Label to ``(bandwidth, latency)`` points to mark.
+    title : str, default 'Where CR beats RAR'
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
+    """
     from matplotlib.colors import LogNorm
 
     delays = sorted(df["straggle_delay"].unique())
@@ -435,7 +607,22 @@ def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper 
     ``table``: rows with ``figure``, ``scheme``, ``paper``, ``ours``, ``ci low``, ``ci high``
     (ours with its 95 % interval over seeds). ``ranges`` (optional): rows with ``figure``,
     ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
-    over its free constants — drawn as grey bars."""
+    over its free constants — drawn as grey bars.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ranges : optional
+        Spans our clock can produce, drawn as grey bars.
+    title : str, optional
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
+    """
     schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
     figures = list(dict.fromkeys(table["figure"]))
     fig, axes = subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)

@@ -1,4 +1,11 @@
-"""Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure."""
+"""Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +33,22 @@ __all__ = [
 
 def add_caption(fig, text, fontsize="small"):
     """Write ``text`` under everything the figure draws (the setting: stand-in data, chosen
-    parameters); saved with the figure (``savefig.bbox = tight``). Returns the Figure."""
+    parameters); saved with the figure (``savefig.bbox = tight``). Returns the Figure.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Figure to caption.
+    text : str
+        Caption text.
+    fontsize : str, default 'small'
+        Font size of the caption.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
+    """
     import textwrap
 
     bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> figure fraction
@@ -37,7 +59,20 @@ def add_caption(fig, text, fontsize="small"):
 
 
 def plot_load_scaling(data, axes=None):
-    """Fig. 1: per-worker mean and variance of computation latency vs load c."""
+    """Fig. 1: per-worker mean and variance of computation latency vs load c.
+
+    Parameters
+    ----------
+    data
+        Data as returned by the matching ``codedlib.experiments`` function.
+    axes : sequence of matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (that of ``axes`` when given); never shown or saved.
+    """
 
     if axes is None:
         fig, axes = subplots(1, 2, figsize=(10, 4))
@@ -67,7 +102,24 @@ def plot_load_scaling(data, axes=None):
 
 
 def plot_worker_latency(data, workers=(0, 1), n_iterations=100, ax=None):
-    """Fig. 2: per-iteration communication (circles) and computation (triangles) latency."""
+    """Fig. 2: per-iteration communication (circles) and computation (triangles) latency.
+
+    Parameters
+    ----------
+    data
+        Data as returned by the matching ``codedlib.experiments`` function.
+    workers : tuple, default (0, 1)
+        Workers shown.
+    n_iterations : int, default 100
+        Iterations shown.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(8, 4))
     for j, w in enumerate(workers):
         tr = data[w]["trace"].iloc[:n_iterations]
@@ -88,7 +140,22 @@ def plot_worker_latency(data, workers=(0, 1), n_iterations=100, ax=None):
 
 
 def plot_latency_cdfs(data, workers=(0, 1), ax=None):
-    """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed)."""
+    """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed).
+
+    Parameters
+    ----------
+    data
+        Data as returned by the matching ``codedlib.experiments`` function.
+    workers : tuple, default (0, 1)
+        The two workers shown.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
         tr = data[w]["trace"]
@@ -113,7 +180,22 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None):
 
 
 def plot_bursts(data, n_workers_shown=3, ax=None):
-    """Fig. 4: computation latency of the workers with the most burst time."""
+    """Fig. 4: computation latency of the workers with the most burst time.
+
+    Parameters
+    ----------
+    data
+        Data as returned by the matching ``codedlib.experiments`` function.
+    n_workers_shown : int, default 3
+        Number of workers shown.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(8, 4))
     trace, in_burst = data["trace"], data["in_burst"]
     shown = np.argsort(-in_burst.sum(axis=0), kind="stable")[:n_workers_shown]
@@ -134,7 +216,20 @@ def plot_bursts(data, n_workers_shown=3, ax=None):
 
 
 def plot_order_statistics(df, ax=None):
-    """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models."""
+    """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7, 4))
     ax.plot(df["w"], df["recorded"], "o", ms=3, color="k", label="recorded (trace)")
     ax.plot(df["w"], df["heterogeneous"], "-", label="model: independent, per-worker gamma")
@@ -152,6 +247,24 @@ def plot_cumulative_latency(df, ax=None, title=None, extra=None, model_note=""):
     ``extra`` maps a label to a further cumulative-latency curve (one value per iteration),
     drawn dash-dotted (e.g. the event-driven model on a trace's injected delay model);
     ``model_note`` is appended to the two models' legend labels (e.g. ", fit to the trace").
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    title : str, optional
+        Figure or axes title.
+    extra : optional
+        Label to further cumulative-latency curve.
+    model_note : str, default ''
+        Text appended to the models' legend labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, (w, sub) in enumerate(df.groupby("w")):
@@ -181,6 +294,22 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
     (then the run of ``seed`` is drawn, default the first). With ``summary`` (from
     ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
     last iterations, balanced vs not, one line per seed (the spread over seeds).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    axes : sequence of matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    seed : int, optional
+        Seed of the random generator.
+    summary : optional
+        Summary as returned by the matching ``codedlib.experiments`` function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (that of ``axes`` when given); never shown or saved.
     """
 
     marks = df.attrs.get("repartition_iterations", [])
@@ -250,7 +379,22 @@ def _method_styles(methods):
 
 
 def plot_convergence(df, ax=None, title=None):
-    """Fig. 8: suboptimality gap vs time for each method (one run)."""
+    """Fig. 8: suboptimality gap vs time for each method (one run).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    title : str, optional
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7, 4.5))
     styles = _method_styles(list(dict.fromkeys(df["method"])))
     for method, sub in df.groupby("method", sort=False):
@@ -271,7 +415,28 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
     """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
     (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
     ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
-    t-interval as an error bar (right)."""
+    t-interval as an error bar (right).
+
+    Parameters
+    ----------
+    band
+        Median and min-max gap per method and time.
+    per_seed : optional
+        Per-seed times to each gap.
+    methods : optional
+        Methods shown on the right.
+    gaps : optional
+        Gaps shown on the right.
+    title : str, optional
+        Figure or axes title.
+    axes : sequence of matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (that of ``axes`` when given); never shown or saved.
+    """
 
     from codedlib.claims import mean_interval
 
@@ -345,7 +510,24 @@ def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: s
     """Left: DSAG-LB / DSAG time to the gap per per-task noise level (geometric mean of the
     paired per-seed ratios, 95 % interval), the paper's range shaded; right: fresh results per
     iteration of each method (mean over seeds, 95 % interval). From
-    :func:`codedlib.experiments.dsag.lb_gain_vs_task_noise`."""
+    :func:`codedlib.experiments.dsag.lb_gain_vs_task_noise`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    paper_range : tuple, default (0.6, 0.7)
+        The paper's range, shaded.
+    chosen : optional
+        Noise level to mark.
+    title : str, default ''
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
+    """
     from codedlib.claims import mean_interval, ratio_interval
 
     fig, (ax1, ax2) = subplots(1, 2, figsize=(10.0, 4.0))
@@ -384,7 +566,26 @@ def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, titl
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
-    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`."""
+    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    slope : optional
+        Slope of the fitted power law.
+    intercept : optional
+        Intercept of the fitted power law.
+    paper_rows : optional
+        Rows per subpartition of the paper.
+    title : str, default ''
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
+    """
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]

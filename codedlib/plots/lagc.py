@@ -1,5 +1,16 @@
 """Figures of the LAGC notebook. Every ``plot_*`` takes data (from
-:mod:`codedlib.experiments.lagc`) and returns a Figure; nothing is shown or saved here."""
+:mod:`codedlib.experiments.lagc`) and returns a Figure; nothing is shown or saved here.
+
+References
+----------
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
+   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +44,20 @@ def _style(label):
 def plot_storage_layouts(layouts: dict, fig=None):
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
-    groups the PS selects in the paper's example are drawn solid, the others faded."""
+    groups the PS selects in the paper's example are drawn solid, the others faded.
+
+    Parameters
+    ----------
+    layouts : dict
+        Storage layouts by scheme.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
+    """
     from matplotlib.colors import to_rgba
 
     n = len(layouts)
@@ -68,7 +92,20 @@ def plot_storage_layouts(layouts: dict, fig=None):
 
 
 def plot_table1(table, ax=None):
-    """Table I measured: per-iteration time, communication, computation relative to GD."""
+    """Table I measured: per-iteration time, communication, computation relative to GD.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7.0, 3.6))
     metrics = [c for c in table.columns if c.endswith("/ GD")]
     x = np.arange(len(metrics))
@@ -88,7 +125,22 @@ def plot_table1(table, ax=None):
 def plot_complexity_curves(df, x: str = "r", fig=None):
     """Section V-D: time, communication and computation complexity (Table II) vs ``x``
     (``"r"`` or ``"G"``), one row of panels per delay distribution. Lazy schemes are upper
-    bounds (open markers)."""
+    bounds (open markers).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    x : str, default 'r'
+        ``'r'`` or ``'G'``.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
+    """
 
     delays = list(dict.fromkeys(df["delay"]))
     metrics = [("time", "time complexity (10)"), ("communication", "communication (11)"),
@@ -129,7 +181,22 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
 
 def plot_convergence(metrics, title: str = "", fig=None):
     """Section VI: optimality gap (9), communication load (7) and computation load (8) vs
-    computing wall-clock time, one line per scheme."""
+    computing wall-clock time, one line per scheme.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
+    title : str, default ''
+        Figure or axes title.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
+    """
 
     if fig is None:
         fig, axes = subplots(1, 3, figsize=(13, 3.6))
@@ -156,7 +223,20 @@ def plot_convergence(metrics, title: str = "", fig=None):
 
 
 def plot_iteration_time_check(table, ax=None):
-    """Simulated mean time per iteration vs eq. 21/22/28 (error bars: 2 standard errors)."""
+    """Simulated mean time per iteration vs eq. 21/22/28 (error bars: 2 standard errors).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 3.4))
     x = np.arange(len(table))
     ax.bar(x - 0.2, table["expected"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
@@ -175,7 +255,24 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
     """Section VI over seeds: relative optimality gap (9), communication (7) and computation
     (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
     seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
-    for one delay model)."""
+    for one delay model).
+
+    Parameters
+    ----------
+    bands
+        Result of :func:`codedlib.experiments.lagc.convergence_bands`.
+    title : str, default ''
+        Figure or axes title.
+    rules : sequence of str, optional
+        Step-size rules.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
+    """
 
     rules = list(rules or dict.fromkeys(bands["rule"]))
     if fig is None:
@@ -216,7 +313,22 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
 def plot_table1_seeds(table, ax=None, title: str = ""):
     """Table I measured over seeds: per-iteration time (one bar per delay model),
     communication and computation of each technique relative to GD. ``table`` has columns
-    ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars)."""
+    ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    title : str, default ''
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(9.0, 3.8))
     groups = list(dict.fromkeys(zip(table["metric"], table["delay"])))
     techniques = list(dict.fromkeys(table["technique"]))
@@ -241,7 +353,22 @@ def plot_table1_seeds(table, ax=None, title: str = ""):
 def plot_iteration_time_seeds(table, ax=None, title: str = ""):
     """Mean time per iteration: eq. 21/22/28 (grey) vs simulation (blue, 95 % interval over
     seeds). ``table``: ``scheme, formula, mean, low, high``; for the lazy schemes the formula is
-    conditioned on the realised number of active units and averages over seeds."""
+    conditioned on the realised number of active units and averages over seeds.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    title : str, default ''
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 3.4))
     x = np.arange(len(table))
     mean = table["mean"].to_numpy(float)
@@ -273,6 +400,22 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
     (from :func:`~codedlib.experiments.lagc.bound_best_case`) a last panel shows the smallest
     bound ratio over all ``(ξ, D)`` against the spread of the group smoothness constants,
     ``spread`` (the problem's own) drawn as a vertical line.
+
+    Parameters
+    ----------
+    summary
+        Summary as returned by the matching ``codedlib.experiments`` function.
+    best_case : optional
+        Best-case bound to draw.
+    spread : float | None, optional
+        Spread of the group smoothness constants, for the title.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
     """
     delays = list(dict.fromkeys(summary["delay"]))
     n = len(delays) + (best_case is not None)

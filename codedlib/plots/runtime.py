@@ -4,6 +4,22 @@ loss against wall-clock time, and measured vs simulated iteration times.
 Every function takes data (``RunResult`` objects or the DataFrames they hold, or the table of
 :func:`codedlib.runtime.validation.compare_with_simulator`) and an optional ``ax``, and returns
 the Figure without showing or saving it.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -31,6 +47,18 @@ def plot_iteration_times(results, ax=None):
     """Per-iteration times (ms) of each run as points with the mean as a bar.
 
     ``results``: a ``RunResult`` or ``{label: RunResult}``.
+
+    Parameters
+    ----------
+    results
+        Results of the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     res = _results_dict(results)
     fig, ax = new_axes(ax, figsize=(1.2 * len(res) + 3.0, 4.0))
@@ -48,7 +76,22 @@ def plot_iteration_times(results, ax=None):
 
 def plot_worker_latency(trace, ax=None, max_workers: int = 13):
     """Latency ``compute_time + comm_time`` of each worker's results over iterations; the
-    injected part is drawn as a faint line underneath, stale results as crosses."""
+    injected part is drawn as a faint line underneath, stale results as crosses.
+
+    Parameters
+    ----------
+    trace
+        Latency trace of a real run.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    max_workers : int, default 13
+        Largest number of workers drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7.0, 4.0))
     df = trace.copy()
     df["latency_ms"] = (df["compute_time"] + df["comm_time"]) * 1e3
@@ -73,7 +116,22 @@ def plot_worker_latency(trace, ax=None, max_workers: int = 13):
 
 def plot_loss_vs_time(results, ax=None, metric: str = "loss"):
     """``metric`` ("loss" or "normalized_error", CR eq. 11) against wall-clock seconds at the
-    end of each iteration (CodedReduce Fig. 10 style)."""
+    end of each iteration (CodedReduce Fig. 10 style).
+
+    Parameters
+    ----------
+    results
+        Results of real runs.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    metric : str, default 'loss'
+        ``'loss'`` or ``'normalized_error'``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     res = _results_dict(results)
     fig, ax = new_axes(ax)
     for k, (label, r) in enumerate(res.items()):
@@ -92,7 +150,22 @@ def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2):
     on the very delays injected, and the model's expectation (order statistics / Monte Carlo /
     event-driven), with the gap measured/expectation - 1 written above (in brackets: against
     the replay of the same draw, i.e. the machine's real cost without sampling noise). ``table`` comes from
-    :func:`codedlib.runtime.validation.compare_with_simulator`."""
+    :func:`codedlib.runtime.validation.compare_with_simulator`.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    tolerance : float, default 0.2
+        Relative gap drawn as acceptable.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(1.6 * len(table) + 3.0, 4.2))
     x = np.arange(len(table))
     width = 0.27
@@ -116,7 +189,20 @@ def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2):
 
 def plot_ring_rounds(rounds, ax=None):
     """Per-round durations of the hand-written ring all-reduce (reduce-scatter then
-    all-gather), mean over workers and iterations."""
+    all-gather), mean over workers and iterations.
+
+    Parameters
+    ----------
+    rounds
+        Per-round durations of the ring all-reduce.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax)
     g = rounds.groupby(["phase", "round"], sort=False)["seconds"].mean().reset_index()
     order = {"reduce-scatter": 0, "all-gather": 1}

@@ -1,4 +1,10 @@
-"""Figures for paper 5 (stream coded computing). Each ``plot_*`` returns the Figure."""
+"""Figures for paper 5 (stream coded computing). Each ``plot_*`` returns the Figure.
+
+References
+----------
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +29,20 @@ __all__ = [
 
 
 def plot_example2(table, ax=None):
-    """Example 2: paper's delays vs ours (simulated mean with 95% CI, or closed form)."""
+    """Example 2: paper's delays vs ours (simulated mean with 95% CI, or closed form).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Table as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7.5, 3.6))
     rows = table[~table["paper"].isna()].reset_index(drop=True)
     y = np.arange(len(rows))
@@ -57,7 +76,20 @@ def plot_example2(table, ax=None):
 
 
 def plot_split_metrics(df, axes=None):
-    """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``."""
+    """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    axes : sequence of matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (that of ``axes`` when given); never shown or saved.
+    """
 
     if axes is None:
         fig, axes = subplots(1, 2, figsize=(10, 3.6))
@@ -88,7 +120,22 @@ def plot_split_metrics(df, axes=None):
 
 
 def plot_activity(data, axes=None, max_time=None):
-    """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
+    """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker.
+
+    Parameters
+    ----------
+    data
+        Data as returned by the matching ``codedlib.experiments`` function.
+    axes : sequence of matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    max_time : optional
+        End of the time axis; default the whole run.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (that of ``axes`` when given); never shown or saved.
+    """
 
     kinds = [k for k in ("uniform", "optimal") if k in data]
     if axes is None:
@@ -117,7 +164,20 @@ def plot_activity(data, axes=None, max_time=None):
 
 
 def plot_delay_vs_redundancy(result, axes=None):
-    """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom)."""
+    """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom).
+
+    Parameters
+    ----------
+    result
+        Result of the matching ``codedlib.experiments`` function.
+    axes : sequence of matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (that of ``axes`` when given); never shown or saved.
+    """
 
     if axes is None:
         fig, axes = subplots(2, 1, figsize=(7.5, 7), sharex=True)
@@ -157,7 +217,20 @@ def plot_delay_vs_redundancy(result, axes=None):
 
 
 def plot_cluster(df, ax=None):
-    """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time."""
+    """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(8, 3.4))
     x = df["worker"]
     ax.scatter(x, df["unit_task_mean"], marker="s", s=12, color="C3", label="E[U_p] (unit task)")
@@ -178,7 +251,20 @@ def plot_cluster(df, ax=None):
 
 
 def plot_mismatch(result, ax=None):
-    """Fig. 6: mismatch (eq. 10) vs K, over all workers (as printed) and over active ones."""
+    """Fig. 6: mismatch (eq. 10) vs K, over all workers (as printed) and over active ones.
+
+    Parameters
+    ----------
+    result
+        Result of the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result["table"]
     ax.plot(t["K"], t["mismatch"], marker=".", color="C0", label="over all P workers (eq. 10)")
@@ -199,7 +285,20 @@ def plot_mismatch(result, ax=None):
 
 
 def plot_theta_active(result, ax=None):
-    """Fig. 7: theta and the number of active workers vs K for the optimal split."""
+    """Fig. 7: theta and the number of active workers vs K for the optimal split.
+
+    Parameters
+    ----------
+    result
+        Result of the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result["table"]
     ax.plot(t["K"], t["theta"], color="C0", marker=".", label="θ")
@@ -219,7 +318,20 @@ def plot_theta_active(result, ax=None):
 
 
 def plot_table2(df, ax=None):
-    """Table II as a chart: simulated delay (95% CI) and theory per K; unstable rows marked."""
+    """Table II as a chart: simulated delay (95% CI) and theory per K; unstable rows marked.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6, 3.4))
     x = np.arange(len(df))
     stable = df["sim_stable"].to_numpy(dtype=bool)
@@ -244,7 +356,22 @@ def plot_table2(df, ax=None):
 def plot_unstable_growth(df, paper=None, ax=None):
     """An unstable stream: the average delay of the first J jobs per seed (points) against
     the linear drift ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (line); ``paper`` maps labels to
-    the paper's J = 1000 averages (Table II), drawn as markers just right of the largest J."""
+    the paper's J = 1000 averages (Table II), drawn as markers just right of the largest J.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data as returned by the matching ``codedlib.experiments`` function.
+    paper : optional
+        The paper's value(s), drawn for comparison.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
     fig, ax = new_axes(ax, figsize=(6.5, 3.6))
     for seed, g in df.groupby("seed"):
         ax.plot(g["J"], g["mean_delay"], marker="o", ls="none", color="C0", alpha=0.6,
@@ -266,7 +393,20 @@ def plot_unstable_growth(df, paper=None, ax=None):
 def plot_example2_setting_check(check: dict, title: str = ""):
     """Each simulated stream's average delay against its realised arrival rate, per split,
     with the least-squares line, the paper's value and the rate where they meet
-    (:func:`codedlib.experiments.stream.example2_setting_check`)."""
+    (:func:`codedlib.experiments.stream.example2_setting_check`).
+
+    Parameters
+    ----------
+    check : dict
+        Result of :func:`codedlib.experiments.stream.example2_setting_check`.
+    title : str, default ''
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
+    """
     streams, match = check["streams"], check["match"].set_index("split")
     fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
     for ax, split in zip(axes, ("optimal", "uniform")):
@@ -298,6 +438,20 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
     lambda, mean over seeds with its 95 % band; (c) ``rho`` of both splits against the
     workers' speed scale, the window where the paper's statement holds and the stand-in
     (:func:`codedlib.experiments.stream.stability_scan`, :func:`~codedlib.experiments.stream.section6a_speed_window`).
+
+    Parameters
+    ----------
+    scan : dict
+        Result of :func:`codedlib.experiments.stream.stability_scan`.
+    window : dict
+        Result of :func:`codedlib.experiments.stream.section6a_speed_window`.
+    title : str, default ''
+        Figure or axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; never shown or saved.
     """
     from scipy import stats
 

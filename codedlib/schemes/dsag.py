@@ -17,6 +17,12 @@ Contents
 
 Indices follow the paper (1-based, inclusive) in the partition functions; sample ranges
 handed to problems are 0-based half-open ``[start, stop)`` as in ``codedlib.problems``.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
 """
 
 from __future__ import annotations

@@ -20,6 +20,22 @@ read and closed by the inline backend from the other thread (half-drawn or blank
 
 The JupyterLab setting ``commsOverSubshells: "disabled"`` is shipped in the environment too
 (``make setup`` installs ``jupyter/overrides.json``), as a belt on top of this.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -48,7 +64,19 @@ _STYLE = {"description_width": "initial"}
 
 def render_png(fig) -> bytes:
     """``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
-    pyplot if it was ever registered there."""
+    pyplot if it was ever registered there.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+
+    Returns
+    -------
+    bytes
+        ``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
+        pyplot if it was ever registered there.
+    """
     from codedlib.plots import close_figure, figure_png
 
     with DRAW_LOCK:
@@ -58,14 +86,36 @@ def render_png(fig) -> bytes:
 
 
 def error_html(err: Exception | str) -> str:
-    """The one error style of every explorer: a red line with the library's message."""
+    """The one error style of every explorer: a red line with the library's message.
+
+    Parameters
+    ----------
+    err : Exception | str
+        Error or its message.
+
+    Returns
+    -------
+    str
+        The one error style of every explorer: a red line with the library's message.
+    """
     name = type(err).__name__ if isinstance(err, Exception) else "Error"
     return (f"<div class='codedlib-error' style='color:#b00020'><b>{html.escape(name)}:</b> "
             f"{html.escape(str(err))}</div>")
 
 
 def text_html(text: str) -> str:
-    """Plain text (a report) as preformatted HTML."""
+    """Plain text (a report) as preformatted HTML.
+
+    Parameters
+    ----------
+    text : str
+        Plain text to show.
+
+    Returns
+    -------
+    str
+        Plain text (a report) as preformatted HTML.
+    """
     return f"<pre style='margin:0'>{html.escape(text)}</pre>"
 
 
@@ -78,7 +128,30 @@ def float_slider(name: str, value: float, low: float, high: float, step: float, 
                  description: str | None = None, readout_format: str | None = None):
     """A ``FloatSlider`` that keeps the value it is given: ``value`` must lie on the grid
     ``low + k * step`` (the browser snaps to it and sends the snapped value back, which
-    changes the result and recomputes). Raises ``ValueError`` otherwise."""
+    changes the result and recomputes). Raises ``ValueError`` otherwise.
+
+    Parameters
+    ----------
+    name : str
+        Control name.
+    value : float
+        Initial value.
+    low : float
+        Smallest value.
+    high : float
+        Largest value.
+    step : float
+        Slider step.
+    description : str | None, optional
+        Label; default ``name``.
+    readout_format : str | None, optional
+        Readout format of the slider.
+
+    Returns
+    -------
+    ipywidgets.FloatSlider
+        The slider.
+    """
     import ipywidgets as W
 
     if not low <= value <= high:
@@ -98,7 +171,26 @@ def float_slider(name: str, value: float, low: float, high: float, step: float, 
 def log_slider(name: str, value: float, low: float, high: float, *, description: str | None = None):
     """A positive parameter spanning decades: a ``BoundedFloatText`` (exact typed value, no
     rounding), labelled with its range. ``FloatLogSlider`` rounds to its exponent grid in the
-    browser and echoes the rounded value back, so it is not used for values the user gives."""
+    browser and echoes the rounded value back, so it is not used for values the user gives.
+
+    Parameters
+    ----------
+    name : str
+        Control name.
+    value : float
+        Initial value.
+    low : float
+        Smallest value.
+    high : float
+        Largest value.
+    description : str | None, optional
+        Label; default ``name``.
+
+    Returns
+    -------
+    ipywidgets.BoundedFloatText
+        The control.
+    """
     import ipywidgets as W
 
     if not low <= value <= high:
@@ -110,7 +202,15 @@ def log_slider(name: str, value: float, low: float, high: float, *, description:
 
 @dataclass
 class Report:
-    """What one recompute shows: HTML text and zero or more figures (one per image pane)."""
+    """What one recompute shows: HTML text and zero or more figures (one per image pane).
+
+    Parameters
+    ----------
+    html : str, default ''
+        HTML text shown.
+    figures : list
+        Figures shown, one per image pane.
+    """
 
     html: str = ""
     figures: list = field(default_factory=list)
@@ -127,6 +227,27 @@ class Explorer:
     resets others handles its own change inside :meth:`hold`). Attributes for tests and callers: ``controls``, ``status``, ``images``, ``calls``
     (number of recomputes), ``last_values`` (the values the shown result used), ``box`` (the
     UI; also what ``_ipython_display_`` shows).
+
+    Parameters
+    ----------
+    compute : Callable[..., Report]
+        Function of the control values returning a report.
+    controls : dict
+        ipywidgets controls by keyword of ``compute``.
+    rows : list[list[str]] | None, optional
+        Layout of the controls (lists of names).
+    n_figures : int, default 1
+        Number of image panes.
+    auto : bool, default True
+        Recompute on every control change.
+    button : str | None, optional
+        Label of the run button (no button when None).
+    fixed : dict | None, optional
+        Fixed keyword arguments of ``compute``.
+    extra : list | None, optional
+        Further widgets shown.
+    watch : list[str] | None, optional
+        Controls whose change recomputes; default all.
     """
 
     def __init__(self, compute: Callable[..., Report], controls: dict, *,

@@ -1,5 +1,12 @@
 """Interactive explorer for DSAG: cluster and method settings in, latency predictions
-(event-driven vs order statistics, participation u_i) and a fresh convergence run out."""
+(event-driven vs order statistics, participation u_i) and a fresh convergence run out.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +62,30 @@ def latency_prediction(
 
     Returns the event-driven prediction (workers stay busy with stale tasks), the
     independent-iterations order-statistic prediction and each worker's participation u_i.
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers.
+    w : int, default 10
+        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions : int, default 100
+        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 10000``.
+    pattern : str, default 'linear (Sec. VII-B)'
+        Slowdown pattern name.
+    burst_rate : float, default 0.0
+        Rate of latency bursts. Must satisfy ``0.0 <= burst_rate <= 1.0``.
+    n_iterations : int, default 100
+        Number of iterations.
+    replicas : int, default 50
+        Number of Monte Carlo replicas.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
     """
     from codedlib._validation import as_generator, check_int, check_real
     from codedlib.latency.event_driven import simulate_event_driven
@@ -87,7 +118,33 @@ def quick_convergence(
     rng=0,
 ):
     """A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30)
-    of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows."""
+    of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers.
+    w : int, default 10
+        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions : int, default 10
+        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 50``.
+    eta : float, default 0.9
+        Step size eta. Must satisfy ``0.0 < eta <= 2.0``.
+    pattern : str, default 'linear (Sec. VII-B)'
+        Slowdown pattern name.
+    burst_rate : float, default 0.0
+        Rate of latency bursts.
+    time_limit : float, default 30.0
+        Simulated time of each run, seconds. Must satisfy ``0.0 < time_limit <= 600.0``.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30) of DSAG
+        w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
+    """
     import pandas as pd
 
     from codedlib._validation import as_generator, check_int, check_real
@@ -146,7 +203,32 @@ def quick_convergence(
 
 
 def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_) -> Report:
-    """Latency prediction text and the participation chart (ValueError on invalid input)."""
+    """Latency prediction text and the participation chart (ValueError on invalid input).
+
+    Parameters
+    ----------
+    N : int
+        Number of workers. Must satisfy ``1 <= N <= 500``.
+    w
+        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions
+        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 10000``.
+    pattern
+        Slowdown pattern name.
+    bursts
+        Add latency bursts.
+    burst_rate
+        Rate of latency bursts. Must satisfy ``0.0 <= burst_rate <= 1.0``.
+    seed : int
+        Seed of the random generator.
+    **_
+        Further control values, ignored.
+
+    Returns
+    -------
+    Report
+        Latency prediction text and the participation chart (ValueError on invalid input).
+    """
     from codedlib.plots import subplots
 
     pred = latency_prediction(N, w, n_subpartitions, pattern, burst_rate if bursts else 0.0,
@@ -163,7 +245,32 @@ def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_
 
 
 def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, seed) -> Report:
-    """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input)."""
+    """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input).
+
+    Parameters
+    ----------
+    N : int
+        Number of workers. Must satisfy ``1 <= N <= 200``.
+    w
+        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions
+        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 50``.
+    eta
+        Step size eta. Must satisfy ``0.0 < eta <= 2.0``.
+    pattern
+        Slowdown pattern name.
+    bursts
+        Add latency bursts.
+    burst_rate
+        Rate of latency bursts.
+    seed : int
+        Seed of the random generator.
+
+    Returns
+    -------
+    Report
+        A fresh small PCA run of DSAG vs SAG (ValueError on invalid input).
+    """
     from codedlib.plots.dsag import plot_convergence
 
     df = quick_convergence(N, w, n_subpartitions, eta, pattern, burst_rate if bursts else 0.0,
@@ -177,7 +284,24 @@ def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, se
     (event-driven vs order statistics, participation u_i), recomputed on every change, and on
     request ("run convergence", with a progress bar) a fresh convergence run of DSAG vs SAG.
     Invalid settings show the error message. Returns a VBox with ``.latency`` and
-    ``.convergence`` explorers."""
+    ``.convergence`` explorers.
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers.
+    w : int, default 10
+        Results waited for per iteration.
+    n_subpartitions : int, default 10
+        Subpartitions per worker.
+    seed : int, default 0
+        Seed of the random generator.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The UI.
+    """
     import ipywidgets as widgets
 
     style = {"description_width": "initial"}

@@ -3,6 +3,16 @@ Table II complexities and a fresh simulated run of every scheme.
 
 :func:`lagc_report` does the work (plain function, testable); :func:`explore_lagc` wraps it
 in ipywidgets and prints the ValueError message instead of crashing on bad input.
+
+References
+----------
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
+   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
+   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
 """
 
 from __future__ import annotations
@@ -28,6 +38,48 @@ def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
 
     LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
     Returns ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``.
+
+    Parameters
+    ----------
+    n_workers : int, default 12
+        Number of workers N. Must satisfy ``1 <= n_workers``.
+    redundancy : int, default 3
+        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
+    n_groups : int, default 3
+        Number of groups G.
+    xi : float, default 0.05
+        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
+    history : int, default 10
+        LAG history length D. Must satisfy ``1 <= history``.
+    delay_kind : str, default 'exponential'
+        Delay distribution: ``'exponential'`` or ``'pareto'``.
+    mean : float, default 1.0
+        Mean.
+    scale : float, default 1.0
+        Scale.
+    shape : float, default 2.0
+        Pareto shape.
+    stepsize_rule : str, default 'gd'
+        Step-size rule: ``'gd'`` or ``'theory'``.
+    samples_per_partition : int, default 30
+        Samples per data partition.
+    heterogeneity : float, default 30.0
+        Heterogeneity of the workers (spread of their speeds).
+    condition : float, default 50.0
+        Condition number of the synthetic data.
+    replicas : int, default 5
+        Number of Monte Carlo replicas.
+    seed : int, default 0
+        Seed of the random generator.
+    eps_rel : float, default 1e-08
+        Relative optimality gap at which a run stops.
+    max_iter : int, default 20000
+        Maximum number of iterations.
+
+    Returns
+    -------
+    dict
+        Complexities (Table II, theory) and a fresh run (simulation) for one setting.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -71,7 +123,18 @@ def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
 
 
 def lagc_view(**values) -> Report:
-    """:func:`lagc_report` as what the explorer shows: two tables and the figure."""
+    """:func:`lagc_report` as what the explorer shows: two tables and the figure.
+
+    Parameters
+    ----------
+    **values : dict
+        Current control values by name.
+
+    Returns
+    -------
+    Report
+        :func:`lagc_report` as what the explorer shows: two tables and the figure.
+    """
     report = lagc_report(**values)
     text = ("<b>Table II (theory; lazy schemes are upper bounds)</b>"
             + report["theory"].round(1).to_html(index=False, na_rep="")
@@ -83,7 +146,19 @@ def lagc_view(**values) -> Report:
 def explore_lagc(**defaults) -> Explorer:
     """ipywidgets UI around :func:`lagc_report` (controls: N, r, G, ξ, D, delay, step size);
     "Run" recomputes (a progress bar shows while it runs). Only the delay parameters of the
-    chosen distribution are shown."""
+    chosen distribution are shown.
+
+    Parameters
+    ----------
+    **defaults
+        Initial control values.
+
+    Returns
+    -------
+    Explorer
+        Ipywidgets UI around :func:`lagc_report` (controls: N, r, G, ξ, D, delay, step size); "Run"
+        recomputes (a progress bar shows while it runs).
+    """
     import ipywidgets as w
 
     d = {"n_workers": 12, "redundancy": 3, "n_groups": 3, "xi": 0.05, "history": 10,

@@ -7,6 +7,22 @@ press *Run on MPI*; it starts the MPI processes (ipyparallel engines by default)
 scheme, shuts them down, and shows the summary (which delays were real and which injected),
 the measured iteration times against the simulator's prediction and the per-worker latency.
 Bad input is shown as the error message, never raised.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking 30(1), 2022, arXiv:1902.01981.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
+   Learning Systems 32(3), 2021, arXiv:1905.09148.
+.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
+   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -20,7 +36,20 @@ def config_from_controls(values: dict, quick: bool = True):
     """Build the :class:`~codedlib.runtime.config.RunConfig` from the widget values (plain
     dict: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
     ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations). Raises ``ValueError`` naming the
-    bad parameter."""
+    bad parameter.
+
+    Parameters
+    ----------
+    values : dict
+        Widget values.
+    quick : bool, default True
+        Smaller sizes for a fast run (tests, widgets).
+
+    Returns
+    -------
+    codedlib.runtime.config.RunConfig
+        Configuration of the run.
+    """
     from codedlib._validation import check_real
     from codedlib.runtime.notebook import scheme_config
 
@@ -53,6 +82,24 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
     the chosen scheme are shown. Nothing runs until the button is pressed; while it runs the
     button is disabled and a progress bar shows. The returned box has ``.run_button``,
     ``.messages`` (the run's messages, HTML), ``.image`` (the figure), ``.status`` and ``.controls``.
+
+    Parameters
+    ----------
+    schemes : sequence of str, optional
+        Scheme names.
+    quick : bool, default True
+        Smaller sizes for a fast run (tests, widgets).
+    backend : str, default 'ipyparallel'
+        Execution back-end.
+    scheme : str | None, optional
+        Initially selected scheme.
+    delay : str | None, optional
+        Initial injected delay model, command-line form.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The UI.
     """
     import html
 
