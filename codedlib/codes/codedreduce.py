@@ -52,7 +52,7 @@ import numpy as np
 
 from codedlib._validation import check_array, check_int
 from codedlib.codes.cyclic import GradientCode, cyclic_repetition_code
-from codedlib.theory.codedreduce import n_tree_workers, r_cr
+from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
 
 __all__ = [
     "CodedReduceAllocation",
@@ -71,15 +71,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # Tree indexing
 # --------------------------------------------------------------------------------------
-def _check_tree(n, L, s=None):
-    n = check_int("n", n, 1)
-    L = check_int("L", L, 1)
-    if s is None:
-        return n, L
-    s = check_int("s", s, 0)
-    if s >= n:
-        raise ValueError(f"s must satisfy 0 <= s < n, got s={s}, n={n}")
-    return n, L, s
+_check_tree = check_tree  # the one (n, L, s) check (codedlib.theory.codedreduce)
 
 
 def _layer_offset(layer: int, n: int) -> int:

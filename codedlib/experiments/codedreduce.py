@@ -52,6 +52,7 @@ from codedlib.schemes.codedreduce import (
 )
 from codedlib.theory.codedreduce import (
     load_vs_alpha,
+    n_tree_workers,
     r_cr,
     r_gc,
     table_one,
@@ -1367,7 +1368,7 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
         Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction).
     """
     rows = []
-    N = sum(n**m for m in range(1, L + 1))
+    N = n_tree_workers(n, L)
     for alpha in alphas:
         s = round(alpha * n)
         S = int(np.floor(alpha * N + 1e-9))

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from codedlib.plots import new_axes, subplots
+from codedlib.theory.codedreduce import n_tree_workers
 
 __all__ = [
     "SCHEME_COLORS",
@@ -152,7 +153,7 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None):
     """
     import networkx as nx
 
-    N = sum(n**m for m in range(1, L + 1))
+    N = n_tree_workers(n, L)
     if ax is None:
         fig, axes = subplots(1, 3, figsize=(12, 4))
     else:

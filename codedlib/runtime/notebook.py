@@ -29,6 +29,7 @@ from pathlib import Path
 from codedlib.runtime.config import RunConfig
 from codedlib.runtime.registry import get_scheme
 from codedlib.runtime.traces import RunResult
+from codedlib.runtime.validation import compare_with_simulator
 
 __all__ = [
     "FULL_DELAY",
@@ -38,7 +39,10 @@ __all__ = [
     "run_for_real",
     "run_on_cluster",
     "run_with_mpiexec",
+    "real_run_section",
+    "run_validation",
     "scheme_config",
+    "VALIDATION_RUNS",
 ]
 
 #: Injected computation delay (shifted exponential, CodedReduce eq. 6 form) of quick and full
@@ -222,7 +226,6 @@ def real_run_section(runs, *, quick: bool = True, seed: int = 0, fig_dir=None, f
     """
     from codedlib.plots import save_figure
     from codedlib.plots.runtime import plot_measured_vs_predicted
-    from codedlib.runtime.validation import compare_with_simulator
 
     if isinstance(runs, str):
         runs = [runs]
@@ -236,3 +239,34 @@ def real_run_section(runs, *, quick: bool = True, seed: int = 0, fig_dir=None, f
         save_figure(plot_measured_vs_predicted(table), figure, fig_dir)
     columns = ["name", "N", "processes", "measured", "replayed", "predicted", "gap_predicted", "method"]
     return results, table[columns]
+
+
+#: Runs of :func:`run_validation`: label -> (scheme, overrides of ``scheme_config``).
+VALIDATION_RUNS = {
+    "umw": ("umw", {}),
+    "sgd": ("sgd", {}),
+    "gc": ("gc", {}),
+    "gc t_c": ("gc", {"t_c": 0.005}),
+    "cr": ("cr", {}),
+    "rar": ("rar", {}),
+    "dsag": ("dsag", {}),
+    "rs": ("rs", {}),
+}
+
+
+def run_validation(labels=None, quick: bool = False, backend: str = "mpiexec", seed: int = 0,
+                   replicas: int = 2000, **overrides):
+    """Run each labelled configuration of :data:`VALIDATION_RUNS` for real and compare with
+    the simulator. Returns ``(results, table)``: ``{label: RunResult}`` and the table of
+    :func:`compare_with_simulator`. ``quick``: 4-7 processes, 30 iterations; otherwise 13
+    processes, 60 iterations, delays 50 ms + Exp(mean 50 ms)."""
+    labels = list(VALIDATION_RUNS) if labels is None else list(labels)
+    unknown = [lab for lab in labels if lab not in VALIDATION_RUNS]
+    if unknown:
+        raise ValueError(f"labels must be among {list(VALIDATION_RUNS)}, got {unknown}")
+    results = {}
+    for label in labels:
+        scheme, extra = VALIDATION_RUNS[label]
+        results[label] = run_for_real(scheme, quick=quick, backend=backend, seed=seed,
+                                      **{**extra, **overrides})
+    return results, compare_with_simulator(results, replicas=replicas, rng=seed)

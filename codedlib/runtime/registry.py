@@ -36,14 +36,14 @@ from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
 from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
 from codedlib.runtime.tree import tree_plan
 from codedlib.schemes.codedreduce import tree_finish
+from codedlib.theory.codedreduce import n_tree_workers
 from codedlib.theory.lagc import lagc_layout, scheme_layout
 
 __all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
 
 
-def tree_size(n: int, L: int) -> int:
-    """Number of workers ``N = n + n^2 + ... + n^L`` of an (n, L)-regular tree (CR Section III-A)."""
-    return sum(n**layer for layer in range(1, L + 1))
+#: Number of workers ``N = n + n^2 + ... + n^L`` of an (n, L)-regular tree (CR Section III-A).
+tree_size = n_tree_workers
 
 
 # ---------------------------------------------------------------------------- sizes

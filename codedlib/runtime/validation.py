@@ -38,8 +38,7 @@ from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.engines import worker_loads
 from codedlib.runtime.injection import apply_freeze
 
-__all__ = ["VALIDATION_RUNS", "compare_with_simulator", "predict_iteration_time", "replay_iteration_times",
-           "run_validation"]
+__all__ = ["compare_with_simulator", "predict_iteration_time", "replay_iteration_times"]
 
 
 def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
@@ -112,36 +111,3 @@ def compare_with_simulator(results, replicas: int = 2000, rng=0):
             "gap_predicted": it.mean() / pred["mean"] - 1, "method": pred["method"],
         })
     return pd.DataFrame(rows)
-
-
-#: Runs of :func:`run_validation`: label -> (scheme, overrides of ``scheme_config``).
-VALIDATION_RUNS = {
-    "umw": ("umw", {}),
-    "sgd": ("sgd", {}),
-    "gc": ("gc", {}),
-    "gc t_c": ("gc", {"t_c": 0.005}),
-    "cr": ("cr", {}),
-    "rar": ("rar", {}),
-    "dsag": ("dsag", {}),
-    "rs": ("rs", {}),
-}
-
-
-def run_validation(labels=None, quick: bool = False, backend: str = "mpiexec", seed: int = 0,
-                   replicas: int = 2000, **overrides):
-    """Run each labelled configuration of :data:`VALIDATION_RUNS` for real and compare with
-    the simulator. Returns ``(results, table)``: ``{label: RunResult}`` and the table of
-    :func:`compare_with_simulator`. ``quick``: 4-7 processes, 30 iterations; otherwise 13
-    processes, 60 iterations, delays 50 ms + Exp(mean 50 ms)."""
-    from codedlib.runtime.notebook import run_for_real
-
-    labels = list(VALIDATION_RUNS) if labels is None else list(labels)
-    unknown = [lab for lab in labels if lab not in VALIDATION_RUNS]
-    if unknown:
-        raise ValueError(f"labels must be among {list(VALIDATION_RUNS)}, got {unknown}")
-    results = {}
-    for label in labels:
-        scheme, extra = VALIDATION_RUNS[label]
-        results[label] = run_for_real(scheme, quick=quick, backend=backend, seed=seed,
-                                      **{**extra, **overrides})
-    return results, compare_with_simulator(results, replicas=replicas, rng=seed)

@@ -50,7 +50,7 @@ import numpy as np
 
 from codedlib._validation import as_generator, check_int, check_real
 from codedlib.network import Network, single_port_receive
-from codedlib.theory.codedreduce import n_tree_workers, r_cr
+from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
 
 __all__ = [
     "PAPER_NETWORK",
@@ -181,11 +181,7 @@ class ClusterConfig:
     d: int
 
     def __post_init__(self):
-        check_int("n", self.n, 1)
-        check_int("L", self.L, 1)
-        check_int("s", self.s, 0)
-        if self.s >= self.n:
-            raise ValueError(f"s must satisfy 0 <= s < n, got s={self.s}, n={self.n}")
+        check_tree(self.n, self.L, self.s)
         check_int("d", self.d, 1)
 
     @property

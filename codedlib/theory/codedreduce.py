@@ -35,6 +35,7 @@ from codedlib.latency.order_stats import harmonic_number
 
 __all__ = [
     "alpha_for_load",
+    "check_tree",
     "expected_sibling_order_statistic",
     "load_vs_alpha",
     "n_tree_workers",
@@ -46,12 +47,36 @@ __all__ = [
 ]
 
 
-def _check_nsl(n, s, L):
+def check_tree(n, L, s=None):
+    """The one check of an (n, L)-regular tree (CR Section III-A) and its straggler tolerance.
+
+    Parameters
+    ----------
+    n : int >= 1
+        Children per node.
+    L : int >= 1
+        Layers below the master.
+    s : int, 0 <= s < n, optional
+        Stragglers tolerated among each node's children.
+
+    Returns
+    -------
+    tuple
+        ``(n, L)``, or ``(n, L, s)`` when ``s`` is given, as ints; ``ValueError`` naming the
+        parameter, its value and the allowed range otherwise.
+    """
     n = check_int("n", n, 1)
     L = check_int("L", L, 1)
+    if s is None:
+        return n, L
     s = check_int("s", s, 0)
     if s >= n:
         raise ValueError(f"s must satisfy 0 <= s < n, got s={s}, n={n}")
+    return n, L, s
+
+
+def _check_nsl(n, s, L):
+    n, L, s = check_tree(n, L, s)
     return n, s, L
 
 
