@@ -31,6 +31,7 @@ import argparse
 import os
 import signal
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -167,6 +168,9 @@ def _fail(comm, rank, message, code):
     """Print ``message`` (once per failing rank) and end every process of the job."""
     print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
     sys.stdout.flush()
+    # MPI_Abort tears the launcher down too: give it a moment to forward the message (without
+    # this pause it was lost once in a full test run on a loaded 2-core machine)
+    time.sleep(0.5)
     comm.Abort(code)
     return code
 

@@ -244,4 +244,5 @@ def abort_if_needed(comm, result_or_error, code: int = 0):
         sys.stderr.write(f"codedlib.runtime: workers {meta['unresponsive']} ignored STOP "
                          f"(frozen); ending them with MPI_Abort({code})\n")
         sys.stderr.flush()
+        time.sleep(0.5)  # let the launcher forward the message before the job is torn down
         comm.Abort(code)
