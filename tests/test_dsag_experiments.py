@@ -358,3 +358,13 @@ def test_sgd_floor_falls_with_rows_per_subpartition():
     sgd = df[df.method == "SGD"].set_index("rows_per_subpartition").floor_gap
     assert sgd[32] < 0.5 * sgd[1]
     assert set(df.n_samples) == {1 * 8 * 5, 32 * 8 * 5}
+
+
+def test_one_pca_gap_for_fig8_and_the_explorer():
+    """pca_gap is the explained-variance gap of PCA.explained_variance (one definition)."""
+    problem = ex.pca_problem(n_samples=200, dim=12, k=3, rng=0)
+    gap = ex.pca_gap(problem)
+    V = ex.pca_projection(problem)(problem.initial_point(np.random.default_rng(1)))
+    best = np.sort(np.linalg.eigvalsh(problem.X.T @ problem.X))[-3:].sum() / np.trace(problem.X.T @ problem.X)
+    assert gap(V) == pytest.approx(best - problem.explained_variance(V), abs=1e-12)
+    assert gap(V) > 0

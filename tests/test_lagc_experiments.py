@@ -314,3 +314,13 @@ def test_bound_grid_errors(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         ex.bound_grid(12, 3, **args)
+
+
+def test_the_widget_shows_compare_schemes():
+    """The explorer only wires controls to the experiment and the plot (issue 16, item 2)."""
+    kwargs = dict(n_workers=6, redundancy=2, n_groups=2, samples_per_partition=10, replicas=2)
+    out = ex.compare_schemes(**kwargs)
+    report = lagc_report(**kwargs)
+    pd.testing.assert_frame_equal(out["theory"], report["theory"])
+    pd.testing.assert_frame_equal(out["measured"], report["measured"])
+    assert "note" not in out["theory"] or out["theory"]["note"].isna().all()  # every layout valid

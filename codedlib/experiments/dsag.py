@@ -54,7 +54,12 @@ from codedlib.schemes.dsag import (
 )
 
 __all__ = [
+    "SLOWDOWN_PATTERNS",
+    "explorer_cluster",
+    "latency_prediction",
     "lb_gain_vs_task_noise",
+    "pca_gap",
+    "small_pca_convergence",
     "artificial_model",
     "artificial_slowdown",
     "cloud_model",
@@ -488,6 +493,23 @@ def logistic_problem(n_samples=9800, dim=28, rng=0):
     return LogisticRegression(X, y, lam=1.0 / n_samples)
 
 
+def pca_gap(problem):
+    """The PCA suboptimality gap of Fig. 8: explained variance ``tr(Vᵀ C V) / tr(C)`` of the
+    top-k eigenvectors of the Gram matrix ``C = XᵀX`` minus that of the iterate ``V`` (whose
+    columns are orthonormal after G), floored at 0. Returns ``gap(theta)``; C is computed once."""
+    gram = problem.X.T @ problem.X
+    d, k = problem.X.shape[1], problem.k
+    V_opt = np.linalg.eigh(gram)[1][:, ::-1][:, :k]  # top-k eigenvectors = optimum
+    trace = np.trace(gram)
+    best = float(np.sum(V_opt * (gram @ V_opt)) / trace)
+
+    def gap(theta):
+        V = np.asarray(theta).reshape(d, k)
+        return max(best - float(np.sum(V * (gram @ V)) / trace), 0.0)
+
+    return gap
+
+
 def pca_projection(problem):
     """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k)."""
     d, k = problem.X.shape[1], problem.k
@@ -557,16 +579,7 @@ def fig8_convergence(
     if kind == "pca":
         problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=data_seed)
         projection = pca_projection(problem)
-        # explained variance tr(Vᵀ C V) / tr(C) with the Gram matrix C = XᵀX computed once
-        # (the iterates are orthonormal after G), equal to PCA.explained_variance
-        gram = problem.X.T @ problem.X
-        d, k = problem.X.shape[1], problem.k
-        V_opt = np.linalg.eigh(gram)[1][:, ::-1][:, :k]  # top-k eigenvectors = optimum
-        best = float(np.sum(V_opt * (gram @ V_opt)) / np.trace(gram))
-
-        def gap(theta):
-            V = theta.reshape(d, k)
-            return max(best - float(np.sum(V * (gram @ V)) / np.trace(gram)), 0.0)
+        gap = pca_gap(problem)  # explained-variance gap, equal to PCA.explained_variance's
 
         p_default, eta_default = 100, 0.9
         limit_default = 60.0
@@ -908,6 +921,180 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     mean = stacked.groupby(level=1).mean()
     never = stacked.isna().groupby(level=1).any()
     return mean.mask(never).loc[order]
+
+
+# ------------------------------------------------------------------------------------------
+# The explorer's experiments (widgets.dsag wires them to controls)
+# ------------------------------------------------------------------------------------------
+SLOWDOWN_PATTERNS = ("none", "linear (Sec. VII-B)", "3 workers x2")
+
+
+def _slowdown_factors(pattern, n_workers, rng):
+    if pattern == "none":
+        return np.ones(n_workers)
+    if pattern == "linear (Sec. VII-B)":
+        return artificial_slowdown(n_workers, recover_after=np.inf)(0.0, 0)
+    if pattern == "3 workers x2":
+        f = np.ones(n_workers)
+        f[rng.permutation(n_workers)[: min(3, n_workers)]] = 2.0
+        return f
+    raise ValueError(f"pattern must be one of {SLOWDOWN_PATTERNS}, got pattern={pattern!r}")
+
+
+def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
+    """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
+    slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
+    (×1.5, exit probability 0.05 per step). Returns ``(model, factors)``, factors of shape
+    ``(n_steps, N)``."""
+    model = artificial_model("pca", n_workers, rng=rng)
+    static = _slowdown_factors(pattern, n_workers, rng)
+    if burst_rate > 0:
+        bursts = burst_slowdown(model, n_steps, burst_rate, 0.05, 1.5, rng=rng)
+    else:
+        bursts = np.ones((n_steps, n_workers))
+    return model, static * bursts
+
+
+def latency_prediction(
+    n_workers=49,
+    w=10,
+    n_subpartitions=100,
+    pattern="linear (Sec. VII-B)",
+    burst_rate=0.0,
+    n_iterations=100,
+    replicas=50,
+    rng=0,
+) -> dict:
+    """Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
+
+    Returns the event-driven prediction (workers stay busy with stale tasks), the
+    independent-iterations order-statistic prediction and each worker's participation u_i.
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers.
+    w : int, default 10
+        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions : int, default 100
+        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 10000``.
+    pattern : str, default 'linear (Sec. VII-B)'
+        Slowdown pattern name.
+    burst_rate : float, default 0.0
+        Rate of latency bursts. Must satisfy ``0.0 <= burst_rate <= 1.0``.
+    n_iterations : int, default 100
+        Number of iterations.
+    replicas : int, default 50
+        Number of Monte Carlo replicas.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    dict
+        Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
+    """
+    n_workers = check_int("N", n_workers, 1, 500)
+    w = check_int("w", w, 1, n_workers)
+    p = check_int("n_subpartitions", n_subpartitions, 1, 10_000)
+    burst_rate = check_real("burst_rate", burst_rate, 0.0, 1.0)
+    rng = as_generator(rng)
+    model, factors = explorer_cluster(n_workers, pattern, burst_rate, n_iterations, rng)
+    comm, comp = model.sample((replicas, n_iterations), rng=rng, load=1.0 / p, slowdown=factors)
+    lat = comm + comp
+    res = simulate_event_driven(lat, w, margin=0.02)
+    order = np.partition(lat, w - 1, axis=2)[..., w - 1].mean()
+    return {
+        "event_driven": res.mean_latency,
+        "order_statistic": float(order),
+        "participation": res.participation,
+    }
+
+
+def small_pca_convergence(
+    n_workers=49,
+    w=10,
+    n_subpartitions=10,
+    eta=0.9,
+    pattern="linear (Sec. VII-B)",
+    burst_rate=0.0,
+    time_limit=30.0,
+    rng=0,
+):
+    """A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30)
+    of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers.
+    w : int, default 10
+        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions : int, default 10
+        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 50``.
+    eta : float, default 0.9
+        Step size eta. Must satisfy ``0.0 < eta <= 2.0``.
+    pattern : str, default 'linear (Sec. VII-B)'
+        Slowdown pattern name.
+    burst_rate : float, default 0.0
+        Rate of latency bursts.
+    time_limit : float, default 30.0
+        Simulated time of each run, seconds. Must satisfy ``0.0 < time_limit <= 600.0``.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30) of DSAG
+        w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
+    """
+    n_workers = check_int("N", n_workers, 1, 200)
+    w = check_int("w", w, 1, n_workers)
+    p = check_int("n_subpartitions", n_subpartitions, 1, 50)
+    eta = check_real("eta", eta, 0.0, 2.0, low_open=True)
+    time_limit = check_real("time_limit", time_limit, 0.0, 600.0, low_open=True)
+    rng = as_generator(rng)
+    problem = pca_problem(n_samples=n_workers * p * 2, dim=30, k=3, rng=rng)
+    projection = pca_projection(problem)
+    gap = pca_gap(problem)
+    n_steps = 4000
+    model, factors = explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng)
+
+    def slowdown(time, iteration):
+        return factors[min(iteration, n_steps - 1)]
+
+    theta0 = projection(problem.initial_point(rng))
+    frames = []
+    for label, method, mw in (
+        (f"DSAG w={w}", "dsag", w),
+        (f"SAG w={w}", "sag", w),
+        (f"SAG w={n_workers}", "sag", n_workers),
+    ):
+        gaps = []
+
+        def record(theta, gaps=gaps):
+            gaps.append(gap(theta))
+            return gaps[-1] < 1e-12
+
+        run = simulate_dsag(
+            problem,
+            model,
+            mw,
+            p,
+            eta,
+            method=method,
+            n_iterations=n_steps,
+            time_limit=time_limit,
+            slowdown=slowdown,
+            projection=projection,
+            theta0=theta0,
+            record_every=2,
+            callback=record,
+            rng=rng,
+        )
+        frames.append(pd.DataFrame({"method": label, "time": run.history.time, "gap": gaps}))
+    return pd.concat(frames, ignore_index=True)
 
 
 # ------------------------------------------------------------------------------------------

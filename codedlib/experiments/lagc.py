@@ -49,6 +49,7 @@ from codedlib.schemes.lagc import DelayStream, run_scheme
 from codedlib.theory import lagc as th
 
 __all__ = [
+    "compare_schemes",
     "SCHEME_LABELS",
     "SeedRuns",
     "bound_best_case",
@@ -1255,3 +1256,96 @@ def bound_best_case(spreads=(1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6), *,
                                 "selected": b["selected"]}
             rows.append({"delay": name, "spread": spread, "n_groups": G, **best})
     return pd.DataFrame(rows)
+
+
+def compare_schemes(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
+                xi: float = 0.05, history: int = 10, delay_kind: str = "exponential",
+                mean: float = 1.0, scale: float = 1.0, shape: float = 2.0,
+                stepsize_rule: str = "gd", samples_per_partition: int = 30,
+                heterogeneity: float = 30.0, condition: float = 50.0, replicas: int = 5,
+                seed: int = 0, eps_rel: float = 1e-8, max_iter: int = 20_000) -> dict:
+    """Complexities (Table II, theory) and a fresh run (simulation) for one setting.
+
+    LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
+    Returns ``{"theory": DataFrame, "measured": DataFrame, "metrics": DataFrame}`` (the
+    metrics are what :func:`codedlib.plots.lagc.plot_convergence` draws).
+
+    Parameters
+    ----------
+    n_workers : int, default 12
+        Number of workers N. Must satisfy ``1 <= n_workers``.
+    redundancy : int, default 3
+        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
+    n_groups : int, default 3
+        Number of groups G.
+    xi : float, default 0.05
+        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
+    history : int, default 10
+        LAG history length D. Must satisfy ``1 <= history``.
+    delay_kind : str, default 'exponential'
+        Delay distribution: ``'exponential'`` or ``'pareto'``.
+    mean : float, default 1.0
+        Mean.
+    scale : float, default 1.0
+        Scale.
+    shape : float, default 2.0
+        Pareto shape.
+    stepsize_rule : str, default 'gd'
+        Step-size rule: ``'gd'`` or ``'theory'``.
+    samples_per_partition : int, default 30
+        Samples per data partition.
+    heterogeneity : float, default 30.0
+        Heterogeneity of the workers (spread of their speeds).
+    condition : float, default 50.0
+        Condition number of the synthetic data.
+    replicas : int, default 5
+        Number of Monte Carlo replicas.
+    seed : int, default 0
+        Seed of the random generator.
+    eps_rel : float, default 1e-08
+        Relative optimality gap at which a run stops.
+    max_iter : int, default 20000
+        Maximum number of iterations.
+
+    Returns
+    -------
+    dict
+        ``theory`` (Table II per scheme), ``measured`` (the runs' complexities) and ``metrics``
+        (the runs' convergence rows).
+    """
+    n_workers = check_int("n_workers", n_workers, low=1)
+    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
+    th.lagc_layout(n_workers, redundancy, n_groups)  # validates G
+    xi = check_real("xi", xi, low=0.0)
+    history = check_int("history", history, low=1)
+    delay = make_delay(delay_kind, mean=mean, scale=scale, shape=shape)
+    problem = heterogeneous_regression(n_workers, samples_per_partition, 10, heterogeneity,
+                                          condition, 0.1, rng=seed)
+    configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
+    if n_workers % redundancy == 0:
+        configs += [("G-GD", "g-gd", n_workers // redundancy),
+                    ("G-LAG", "g-lag", n_workers // redundancy)]
+    configs.append((f"LAGC (G={n_groups})", "lagc", n_groups))
+
+    c = problem_constants(problem, n_workers)
+    rows = []
+    for label, scheme, groups in configs:
+        try:
+            g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
+            out = th.complexities(scheme, n_workers, redundancy, groups, delay=delay,
+                                  kappa=c["kappa"], initial_gap=c["initial_gap"],
+                                  eps=eps_rel * c["initial_gap"],
+                                  unit_smoothness=group_smoothness(problem, n_workers, g),
+                                  total_smoothness=c["L"], xi=xi, history=history)
+            rows.append({"scheme": label, "iterations": out["iterations"],
+                         "time": out["time"], "communication": out["communication"],
+                         "computation": out["computation"], "upper bound": out["bound"]})
+        except ValueError as err:  # e.g. infinite Pareto mean or D xi >= 1
+            rows.append({"scheme": label, "note": str(err)})
+    theory = pd.DataFrame(rows)
+
+    runs = convergence_runs(problem, n_workers, redundancy, delay=delay, xi=xi,
+                            history=history, stepsize_rule=stepsize_rule, configs=configs,
+                            replicas=replicas, max_iter=max_iter, rng=seed)
+    measured = complexity_summary(runs, eps_rel)
+    return {"theory": theory, "measured": measured, "metrics": convergence_metrics(runs)}

@@ -27,6 +27,7 @@ __all__ = [
     "plot_load_balancing",
     "plot_load_scaling",
     "plot_order_statistics",
+    "plot_participation",
     "plot_worker_latency",
 ]
 
@@ -606,4 +607,26 @@ def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, titl
     ax.legend(fontsize=7)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
+    return fig
+
+
+def plot_participation(participation, title: str = ""):
+    """Each worker's participation u_i (share of iterations it was fresh in, Section VI-B) as
+    bars; from :func:`codedlib.experiments.dsag.latency_prediction`.
+
+    Parameters
+    ----------
+    participation : array of shape (N,)
+        u_i per worker, in [0, 1].
+    title : str
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    u = np.asarray(participation, dtype=float)
+    fig, ax = subplots(figsize=(7, 2.8), layout="constrained")
+    ax.bar(np.arange(1, u.size + 1), u)
+    ax.set(xlabel="worker", ylabel="participation $u_i$", title=title)
     return fig

@@ -17,12 +17,8 @@ References
 
 from __future__ import annotations
 
-import pandas as pd
-
-from codedlib._validation import check_int, check_real
 from codedlib.experiments import lagc as ex
 from codedlib.plots.lagc import plot_convergence
-from codedlib.theory import lagc as th
 from codedlib.widgets._common import Explorer, Report, float_slider
 
 __all__ = ["explore_lagc", "lagc_report", "lagc_view"]
@@ -81,45 +77,13 @@ def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
     dict
         Complexities (Table II, theory) and a fresh run (simulation) for one setting.
     """
-    n_workers = check_int("n_workers", n_workers, low=1)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
-    th.lagc_layout(n_workers, redundancy, n_groups)  # validates G
-    xi = check_real("xi", xi, low=0.0)
-    history = check_int("history", history, low=1)
-    delay = ex.make_delay(delay_kind, mean=mean, scale=scale, shape=shape)
-    problem = ex.heterogeneous_regression(n_workers, samples_per_partition, 10, heterogeneity,
-                                          condition, 0.1, rng=seed)
-    configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
-    if n_workers % redundancy == 0:
-        configs += [("G-GD", "g-gd", n_workers // redundancy),
-                    ("G-LAG", "g-lag", n_workers // redundancy)]
-    configs.append((f"LAGC (G={n_groups})", "lagc", n_groups))
-
-    c = ex.problem_constants(problem, n_workers)
-    rows = []
-    for label, scheme, groups in configs:
-        g = n_workers if scheme in ("gd", "lag") else (1 if scheme == "gc" else groups)
-        try:
-            out = th.complexities(scheme, n_workers, redundancy, groups, delay=delay,
-                                  kappa=c["kappa"], initial_gap=c["initial_gap"],
-                                  eps=eps_rel * c["initial_gap"],
-                                  unit_smoothness=ex.group_smoothness(problem, n_workers, g),
-                                  total_smoothness=c["L"], xi=xi, history=history)
-            rows.append({"scheme": label, "iterations": out["iterations"],
-                         "time": out["time"], "communication": out["communication"],
-                         "computation": out["computation"], "upper bound": out["bound"]})
-        except ValueError as err:  # e.g. infinite Pareto mean or D xi >= 1
-            rows.append({"scheme": label, "note": str(err)})
-    theory = pd.DataFrame(rows)
-
-    runs = ex.convergence_runs(problem, n_workers, redundancy, delay=delay, xi=xi,
-                               history=history, stepsize_rule=stepsize_rule, configs=configs,
-                               replicas=replicas, max_iter=max_iter, rng=seed)
-    measured = ex.complexity_summary(runs, eps_rel)
-    fig = plot_convergence(ex.convergence_metrics(runs),
-                           f"N={n_workers}, r={redundancy}, G={n_groups}, ξ={xi}, D={history},"
-                           f" {delay_kind} delays, stepsize rule '{stepsize_rule}'")
-    return {"theory": theory, "measured": measured, "figure": fig}
+    out = ex.compare_schemes(n_workers, redundancy, n_groups, xi, history, delay_kind, mean, scale,
+                             shape, stepsize_rule, samples_per_partition, heterogeneity, condition,
+                             replicas, seed, eps_rel, max_iter)
+    out["figure"] = plot_convergence(
+        out.pop("metrics"), f"N={n_workers}, r={redundancy}, G={n_groups}, ξ={xi}, D={history},"
+                            f" {delay_kind} delays, stepsize rule '{stepsize_rule}'")
+    return out
 
 
 def lagc_view(**values) -> Report:
