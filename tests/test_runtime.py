@@ -140,7 +140,7 @@ def test_delay_models_match_latency_models():
     p = DelayModel.parse("pareto:t0=0.01,xi=3").sample(4000, 2, rng=1)
     assert p.min() >= 0.01 and abs(p.mean() - pareto(0.01, 3).mean()) < 0.002
     g = DelayModel.parse("gamma:mean=0.02,var=1e-5,spread=0.4").cluster(5).means()
-    np.testing.assert_allclose(g, 0.02 * (1 + 0.4 * np.arange(5) / 5))
+    np.testing.assert_allclose(g, 0.02 * (1 + 0.4 * np.arange(1, 6) / 5))  # Sec. VII-B: worker i = 1..N
     loads = [10, 20]
     c = DelayModel.parse("cr6:a=0.001,mu=2").cluster(2, loads)
     np.testing.assert_allclose(c.means(), [0.001 * 10 + 0.001 / 2, 0.001 * 20 + 0.001 / 2])

@@ -44,6 +44,7 @@ from codedlib.latency.gamma_model import (
     order_statistic_latency,
     without_queueing,
 )
+from codedlib.latency.models import linear_slowdown
 from codedlib.problems import PCA, LogisticRegression, sparse_lowrank_binary, standardize
 from codedlib.progress import track
 from codedlib.schemes.dsag import (
@@ -395,7 +396,7 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
 def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recovering=(40, 49)):
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
     workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s."""
-    base = 1.0 + strength * np.arange(1, n_workers + 1) / n_workers
+    base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
     lo, hi = recovering
     recovered[lo - 1 : hi] = 1.0

@@ -57,6 +57,7 @@ __all__ = [
     "MarkovBursts",
     "codedreduce_compute_time",
     "gamma_from_moments",
+    "linear_slowdown",
     "pareto",
     "sample_distribution",
     "shifted_exponential",
@@ -156,6 +157,31 @@ def pareto(t0: float, xi: float):
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
     return stats.pareto(b=xi, scale=t0)
+
+
+def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
+    """DSAG Section VII-B's static slowdown: worker ``i = 1, ..., N`` is ``1 + (i/N) strength``
+    times slower (the paper's indexing: the first worker is slowed too, the last by
+    ``1 + strength``). The one definition used by the simulator's scenario and the MPI runtime.
+
+    Parameters
+    ----------
+    n_workers : int >= 1
+        Number of workers N.
+    strength : float >= 0
+        Slowdown of the last worker (0.4 in the paper).
+
+    Returns
+    -------
+    numpy.ndarray
+        Factors of shape ``(N,)``, entry ``i - 1`` for worker ``i``.
+
+    >>> linear_slowdown(4).tolist()
+    [1.1, 1.2, 1.3, 1.4]
+    """
+    n_workers = check_int("n_workers", n_workers, 1)
+    strength = check_real("strength", strength, 0.0)
+    return 1.0 + strength * np.arange(1, n_workers + 1) / n_workers
 
 
 def gamma_from_moments(mean: float, var: float):

@@ -20,9 +20,11 @@ Models (``DelayModel.kind``), all from :mod:`codedlib.latency.models`:
               ``mu / a`` (``convention="eq6"``) or ``mu / d_i`` (``"appendix"``), ``d_i`` the
               number of samples worker ``i`` processes
 ``pareto``    Pareto (``t0``, ``xi``), Reed--Solomon GC eq. (16), i.i.d.
-``gamma``     per-worker gamma from mean and variance (DSAG Section III-A); worker ``i``'s
-              mean is ``mean * (1 + spread * i / N)`` (DSAG Section VII-B slows worker ``i`` by
-              the factor ``(i/N) * 0.4``), its variance scaled by the same factor squared
+``gamma``     per-worker gamma from mean and variance (DSAG Section III-A); worker ``i``
+              (``i = 1..N``, MPI rank ``i``) has mean ``mean * (1 + spread * i / N)``, DSAG
+              Section VII-B's slowdown with ``spread = 0.4``
+              (:func:`~codedlib.latency.models.linear_slowdown`), its variance scaled by the
+              same factor squared
 ``bursts``    optional modifier on any of the above: two-state Markov bursts (DSAG
               Section III-B) with ``p_enter``, ``p_exit``, ``factor``
 
@@ -173,7 +175,11 @@ class DelayModel:
     def cluster(self, n_workers: int, loads=None):
         """The per-worker model as a :class:`~codedlib.latency.models.HeterogeneousCluster`
         (``None`` for ``kind="none"``). ``loads`` (samples per worker) is needed by ``cr6``."""
-        from codedlib.latency.models import HeterogeneousCluster, gamma_from_moments
+        from codedlib.latency.models import (
+            HeterogeneousCluster,
+            gamma_from_moments,
+            linear_slowdown,
+        )
 
         n_workers = check_int("n_workers", n_workers, low=1)
         if self.kind == "none":
@@ -184,8 +190,7 @@ class DelayModel:
                                  f"workers for the cr6 delay model, got loads={loads!r}")
             return HeterogeneousCluster([self._base_dist(d) for d in loads])
         if self.kind == "gamma":
-            spread = float(self.params.get("spread", 0.0))
-            factors = 1.0 + spread * np.arange(n_workers) / n_workers
+            factors = linear_slowdown(n_workers, float(self.params.get("spread", 0.0)))
             return HeterogeneousCluster([
                 gamma_from_moments(self.params["mean"] * f, self.params["var"] * f * f)
                 for f in factors])
