@@ -41,8 +41,9 @@ test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode, the MP
 	  echo "*** Install it with: apt-get install chromium   (.ci/run does)"; echo; }
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -p no:cacheprovider
 
-lint: $(STAMP) ## Lint code, tests, benchmarks and notebooks with ruff (rules in pyproject.toml)
+lint: $(STAMP) ## Lint and format-check code, tests, benchmarks and notebooks with ruff (pyproject.toml)
 	$(BIN)/ruff check codedlib tests benchmarks notebooks
+	$(BIN)/ruff format --check codedlib tests benchmarks notebooks
 
 figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figures/<notebook>/
 	$(BIN)/python -m codedlib.notebooks --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)

@@ -28,8 +28,19 @@ def per_iteration_cost():
     rows = []
     for label, scheme, groups in ex.default_configs(N, R):
         delays = DelayStream(delay, N, REPLICAS, rng=0)
-        run = partial(run_scheme, scheme, problem, N, R, groups, delays=delays, xi=0.05,
-                      history=10, stepsize=alpha, max_iter=ITERATIONS)
+        run = partial(
+            run_scheme,
+            scheme,
+            problem,
+            N,
+            R,
+            groups,
+            delays=delays,
+            xi=0.05,
+            history=10,
+            stepsize=alpha,
+            max_iter=ITERATIONS,
+        )
         best = best_time(run)
         rows.append((label, 1e6 * best / ITERATIONS))
     return rows
@@ -50,15 +61,19 @@ def eq28_cost():
 def main():
     rows = per_iteration_cost()
     base = rows[0][1]
-    print(f"Per-iteration simulation cost, N={N}, r={R}, {REPLICAS} delay replicas, "
-          f"{ITERATIONS} iterations (best of 3)")
+    print(
+        f"Per-iteration simulation cost, N={N}, r={R}, {REPLICAS} delay replicas, "
+        f"{ITERATIONS} iterations (best of 3)"
+    )
     print(f"{'scheme':<12}{'us/iter':>10}{'ratio to GD':>14}")
     for label, us in rows:
         print(f"{label:<12}{us:>10.1f}{us / base:>14.2f}")
     value, t_numeric, mc, t_mc = eq28_cost()
-    print(f"\neq. 28 (G-GD, Pareto shape 2): numeric {value:.5f} in {1e3 * t_numeric:.1f} ms; "
-          f"Monte Carlo {mc.mean:.5f} ± {mc.stderr:.5f} (200k replicas) in {1e3 * t_mc:.1f} ms; "
-          f"ratio MC/numeric time {t_mc / t_numeric:.1f}")
+    print(
+        f"\neq. 28 (G-GD, Pareto shape 2): numeric {value:.5f} in {1e3 * t_numeric:.1f} ms; "
+        f"Monte Carlo {mc.mean:.5f} ± {mc.stderr:.5f} (200k replicas) in {1e3 * t_mc:.1f} ms; "
+        f"ratio MC/numeric time {t_mc / t_numeric:.1f}"
+    )
 
 
 if __name__ == "__main__":

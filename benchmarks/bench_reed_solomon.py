@@ -28,8 +28,10 @@ from codedlib.codes.reed_solomon import (
 def decoding_times(fs=(50, 200, 800), straggler_fraction=0.15, seed=0):
     rng = np.random.default_rng(seed)
     print("1. decoding-vector time (one BLAS thread, best of 3)")
-    print(f"{'f':>5} {'n':>5} {'alg3 [ms]':>10} {'lstsq [ms]':>11} {'vander [ms]':>12} "
-          f"{'lstsq/alg3':>11} {'vander/alg3':>12}")
+    print(
+        f"{'f':>5} {'n':>5} {'alg3 [ms]':>10} {'lstsq [ms]':>11} {'vander [ms]':>12} "
+        f"{'lstsq/alg3':>11} {'vander/alg3':>12}"
+    )
     for f in fs:
         n = round(f / (1 - straggler_fraction))
         code = reed_solomon_gradient_code(n, n, n - f + 1)
@@ -38,8 +40,10 @@ def decoding_times(fs=(50, 200, 800), straggler_fraction=0.15, seed=0):
         t3 = best_time(lambda c=code, F=F: c.decoding_vector(F))
         tl = best_time(lambda B_F=B_F: least_squares_decoding_vector(B_F))
         tv = best_time(lambda F=F, n=n: vandermonde_decoding_vector(F, n))
-        print(f"{f:5d} {n:5d} {t3 * 1e3:10.3f} {tl * 1e3:11.2f} {tv * 1e3:12.2f} "
-              f"{tl / t3:11.0f} {tv / t3:12.1f}")
+        print(
+            f"{f:5d} {n:5d} {t3 * 1e3:10.3f} {tl * 1e3:11.2f} {tv * 1e3:12.2f} "
+            f"{tl / t3:11.0f} {tv / t3:12.1f}"
+        )
 
 
 def accuracy(ns=(40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300), load=13 / 80):
@@ -47,8 +51,10 @@ def accuracy(ns=(40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300), load=13 / 80)
     for root in (1, "auto"):
         table, limits = accuracy_limit(ns, load=load, root_power=root, n_random=10, rng=0)
         label = "alpha = exp(2 pi i/n) (paper)" if root == 1 else "root_power='auto'"
-        print(f"  {label}: largest accurate n = {limits['worst']} (worst-case survivors), "
-              f"{limits['random']} (random survivors)")
+        print(
+            f"  {label}: largest accurate n = {limits['worst']} (worst-case survivors), "
+            f"{limits['random']} (random survivors)"
+        )
         errs = ", ".join(f"n={r.n}: {r.worst_error:.1e}" for r in table.itertuples())
         print(f"    worst-case error: {errs}")
 

@@ -63,8 +63,11 @@ def worker(n: int, L: int) -> None:
                 assert out[0] == expect, (name, out[0], expect)
         if rank == 0:
             tree, block, red = (np.median(times[k]) for k in ("tree", "tree-blocking", "allreduce"))
-            print(f"{n:>3} {L:>3} {comm.Get_size():>6} {size:>9} {tree * 1e3:>10.3f} {block * 1e3:>10.3f} "
-                  f"{red * 1e3:>10.3f} {tree / red:>8.2f} {block / red:>8.2f}", flush=True)
+            print(
+                f"{n:>3} {L:>3} {comm.Get_size():>6} {size:>9} {tree * 1e3:>10.3f} {block * 1e3:>10.3f} "
+                f"{red * 1e3:>10.3f} {tree / red:>8.2f} {block / red:>8.2f}",
+                flush=True,
+            )
 
 
 def main() -> int:
@@ -74,16 +77,33 @@ def main() -> int:
     root = Path(__file__).resolve().parents[1]
     mpiexec = Path(sys.executable).parent / "mpiexec"
     env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    print("tree aggregation (reduce up + broadcast down, no stragglers) vs MPI_Allreduce, "
-          "median over repetitions; all delays real")
-    print(f"{'n':>3} {'L':>3} {'procs':>6} {'floats':>9} {'tree ms':>10} {'blocking':>10} "
-          f"{'allreduce':>10} {'ratio':>8} {'ratio_bl':>8}", flush=True)
+    print(
+        "tree aggregation (reduce up + broadcast down, no stragglers) vs MPI_Allreduce, "
+        "median over repetitions; all delays real"
+    )
+    print(
+        f"{'n':>3} {'L':>3} {'procs':>6} {'floats':>9} {'tree ms':>10} {'blocking':>10} "
+        f"{'allreduce':>10} {'ratio':>8} {'ratio_bl':>8}",
+        flush=True,
+    )
     start = time.perf_counter()
     for n, L in TREES:
         k = 1 + sum(n**layer for layer in range(1, L + 1))
-        cmd = [str(mpiexec), "-n", str(k), sys.executable, "-m", "mpi4py", __file__, "--worker",
-               str(n), str(L)]
-        proc = subprocess.run(cmd, env=env, timeout=110, check=False, capture_output=True, text=True)
+        cmd = [
+            str(mpiexec),
+            "-n",
+            str(k),
+            sys.executable,
+            "-m",
+            "mpi4py",
+            __file__,
+            "--worker",
+            str(n),
+            str(L),
+        ]
+        proc = subprocess.run(
+            cmd, env=env, timeout=110, check=False, capture_output=True, text=True
+        )
         sys.stdout.write(proc.stdout)
         if proc.returncode != 0:
             sys.stdout.write(proc.stderr)

@@ -62,8 +62,12 @@ def quad_moments(workers, kappa):
         return 1.0 - float(th.iteration_time_cdf(workers, kappa, np.array([t]))[0])
 
     e1 = start + integrate.quad(surv, start, stop, limit=400, epsabs=1e-13, epsrel=1e-11)[0]
-    e2 = start**2 + integrate.quad(lambda t: 2 * t * surv(t), start, stop, limit=400,
-                                   epsabs=1e-13, epsrel=1e-11)[0]
+    e2 = (
+        start**2
+        + integrate.quad(
+            lambda t: 2 * t * surv(t), start, stop, limit=400, epsabs=1e-13, epsrel=1e-11
+        )[0]
+    )
     return e1, e2
 
 
@@ -75,9 +79,14 @@ def main():
     n_ref = 100
     t_ref, ref = timed(lambda: reference_stream(w, split.kappa, 50, 50, 0.01, n_ref, 0))
     t_ref_scaled = t_ref * 1000 / n_ref
-    rows.append(("simulate J=1000, I=50 (Example 2)", t_vec,
-                 f"reference (Python loop) {t_ref_scaled:.2f} s (from {n_ref} jobs)",
-                 t_ref_scaled / t_vec))
+    rows.append(
+        (
+            "simulate J=1000, I=50 (Example 2)",
+            t_vec,
+            f"reference (Python loop) {t_ref_scaled:.2f} s (from {n_ref} jobs)",
+            t_ref_scaled / t_vec,
+        )
+    )
     rng = np.random.default_rng(1)
     arrivals = np.cumsum(rng.exponential(100, 100_000))
     service = rng.exponential(60, 100_000)
@@ -97,9 +106,14 @@ def main():
     kappa = th.optimal_split(workers, 350, 1.0, 1.0).kappa
     t_gl, m_gl = timed(lambda: th.iteration_time_moments(workers, kappa), 3)
     t_quad, m_quad = timed(lambda: quad_moments(workers, kappa))
-    rows.append(("E[T_itr], E[T_itr^2], P=100 (Table II, K=350)", t_gl,
-                 f"scipy quad {t_quad:.2f} s, |diff| {abs(m_gl[0] - m_quad[0]):.1e}",
-                 t_quad / t_gl))
+    rows.append(
+        (
+            "E[T_itr], E[T_itr^2], P=100 (Table II, K=350)",
+            t_gl,
+            f"scipy quad {t_quad:.2f} s, |diff| {abs(m_gl[0] - m_quad[0]):.1e}",
+            t_quad / t_gl,
+        )
+    )
     w4 = th.example2_workers(complexity=ex.FIG4_SETTINGS["Z"] / 1000)
     k4 = th.optimal_split(w4, 1000, 1.2, 1.0).kappa
     t4, _ = timed(lambda: sim.simulate_stream(w4, k4, 1000, 10, 0.01, 1000, True, 0))
@@ -107,8 +121,10 @@ def main():
     print(f"{'case':50s} {'ours [s]':>9s}  {'speed-up':>9s}  reference")
     for name, t, note, ratio in rows:
         print(f"{name:50s} {t:9.4f}  {ratio:9.1f}  {note}")
-    print(f"(Example 2 mean delay, one stream: vectorised {res.mean_delay:.2f} s over 1000 jobs; "
-          f"reference {ref:.2f} s over {n_ref} jobs)")
+    print(
+        f"(Example 2 mean delay, one stream: vectorised {res.mean_delay:.2f} s over 1000 jobs; "
+        f"reference {ref:.2f} s over {n_ref} jobs)"
+    )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,14 @@ import numbers
 
 import numpy as np
 
-__all__ = ["InputTypeError", "as_generator", "check_int", "check_real", "check_array",
-           "check_frame"]
+__all__ = [
+    "InputTypeError",
+    "as_generator",
+    "check_int",
+    "check_real",
+    "check_array",
+    "check_frame",
+]
 
 
 class InputTypeError(TypeError, ValueError):
@@ -95,9 +101,7 @@ def check_int(name: str, value, low=None, high=None) -> int:
             raise InputTypeError(f"{name} must be an integer, got {name}={value!r}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(
-            f"{name} must satisfy {_range_text(name, low, high)}, got {name}={value}"
-        )
+        raise ValueError(f"{name} must satisfy {_range_text(name, low, high)}, got {name}={value}")
     return value
 
 
@@ -177,7 +181,8 @@ def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=floa
                 raw.astype(dtype)
             except (TypeError, ValueError):
                 raise InputTypeError(
-                    f"{name} must be numeric, got values of type {raw.dtype}") from None
+                    f"{name} must be numeric, got values of type {raw.dtype}"
+                ) from None
     arr = np.asarray(value, dtype=dtype)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")

@@ -65,15 +65,21 @@ def bibliography(path: str | Path = REPO_ROOT / "references.bib") -> dict[str, d
     for match in re.finditer(r"@\w+\{([^,]+),(.*?)\n\}", text, flags=re.S):
         fields = {}
         for field in re.finditer(r"(\w+)\s*=\s*\{(.*?)\},?\s*$", match.group(2), flags=re.M):
-            fields[field.group(1).lower()] = re.sub(r"[{}]", "", field.group(2)).replace("\\'e", "é").replace("--", "–")
+            fields[field.group(1).lower()] = (
+                re.sub(r"[{}]", "", field.group(2)).replace("\\'e", "é").replace("--", "–")
+            )
         entries[match.group(1).strip()] = fields
     return entries
 
 
 def _paper_reference(entry: dict[str, str]) -> str:
     venue = entry.get("journal") or entry.get("booktitle") or entry.get("note", "")
-    parts = [entry.get("author", "").replace(" and ", "; "), f"<em>{html.escape(entry.get('title', ''))}</em>",
-             html.escape(venue), entry.get("year", "")]
+    parts = [
+        entry.get("author", "").replace(" and ", "; "),
+        f"<em>{html.escape(entry.get('title', ''))}</em>",
+        html.escape(venue),
+        entry.get("year", ""),
+    ]
     if entry.get("eprint"):
         parts.append(f"arXiv:{entry['eprint']}")
     if entry.get("doi"):
@@ -92,8 +98,12 @@ def _anchor_figures(nb) -> list[str]:
             name = output.get("metadata", {}).get("codedlib_figure")
             if name and "image/png" in output.get("data", {}):
                 names.append(name)
-                outputs.append(nbformat.v4.new_output(
-                    "display_data", data={"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'}))
+                outputs.append(
+                    nbformat.v4.new_output(
+                        "display_data",
+                        data={"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'},
+                    )
+                )
             outputs.append(output)
         if cell["cell_type"] == "code":
             cell["outputs"] = outputs
@@ -106,12 +116,23 @@ def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
 
     nb = nbformat.reads(executed.read_text(encoding="utf-8"), as_version=4)
     figures = _anchor_figures(nb)
-    title = next((line.lstrip("# ").strip() for c in nb.cells if c.cell_type == "markdown"
-                  for line in c.source.splitlines() if line.startswith("# ")),
-                 executed.stem)
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell(
-        "[← back to the index](index.html) · executed notebook "
-        f"`{executed.name}` of the codedlib companion"))
+    title = next(
+        (
+            line.lstrip("# ").strip()
+            for c in nb.cells
+            if c.cell_type == "markdown"
+            for line in c.source.splitlines()
+            if line.startswith("# ")
+        ),
+        executed.stem,
+    )
+    nb.cells.insert(
+        0,
+        nbformat.v4.new_markdown_cell(
+            "[← back to the index](index.html) · executed notebook "
+            f"`{executed.name}` of the codedlib companion"
+        ),
+    )
     exporter = HTMLExporter(template_name="lab")
     body, _ = exporter.from_notebook_node(nb)
     (out / f"{executed.stem}.html").write_text(body, encoding="utf-8")
@@ -139,12 +160,16 @@ def _claims_html(claims) -> str:
     for key, (_, _short, title) in PAPERS.items():
         mine = [c for c in claims if c.paper == key]
         if mine:
-            cells = "".join(f"<td>{sum(c.verdict == v for c in mine) or '·'}</td>" for v in VERDICTS)
+            cells = "".join(
+                f"<td>{sum(c.verdict == v for c in mine) or '·'}</td>" for v in VERDICTS
+            )
             rows.append(f"<tr><td>{html.escape(title)}</td><td>{len(mine)}</td>{cells}</tr>")
     rows.append("</table>")
     frame = claims_frame(claims)
     frame.insert(0, "notebook", [c.notebook for c in claims])
-    rows.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns) + "</tr>")
+    rows.append(
+        "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns) + "</tr>"
+    )
     for record in frame.itertuples(index=False):
         cells = []
         for column, value in zip(frame.columns, record):
@@ -158,9 +183,13 @@ def _claims_html(claims) -> str:
     return "\n".join(rows)
 
 
-def build_book(executed_dir: str | Path = "build/notebooks", out_dir: str | Path = "build/book",
-               *, fig_root: str | Path | None = "figures",
-               notebooks: list[Path] | None = None) -> Path:
+def build_book(
+    executed_dir: str | Path = "build/notebooks",
+    out_dir: str | Path = "build/book",
+    *,
+    fig_root: str | Path | None = "figures",
+    notebooks: list[Path] | None = None,
+) -> Path:
     """Render the executed notebooks of ``executed_dir`` and an index into ``out_dir``.
 
     Claims come from ``<fig_root>/<stem>/claims.csv`` (the same run as the executed
@@ -197,15 +226,22 @@ def build_book(executed_dir: str | Path = "build/notebooks", out_dir: str | Path
         if csv is not None and csv.exists():
             claims.extend(read_claims(csv))
     bib = bibliography()
-    papers = "".join(f"<li>{_paper_reference(bib[key])}</li>" for key, _, _ in PAPERS.values()
-                     if key in bib)
-    contents = "".join(f'<li><a href="{stem}.html">{html.escape(title)}</a> '
-                       f"({len(figures)} figures)</li>" for stem, title, figures in pages)
+    papers = "".join(
+        f"<li>{_paper_reference(bib[key])}</li>" for key, _, _ in PAPERS.values() if key in bib
+    )
+    contents = "".join(
+        f'<li><a href="{stem}.html">{html.escape(title)}</a> ({len(figures)} figures)</li>'
+        for stem, title, figures in pages
+    )
     figure_map = "".join(
         f'<tr><td><a href="{stem}.html">{stem}</a></td><td>'
-        + ", ".join(f'<a href="{stem}.html#{_FIG_ANCHOR.format(name)}">{html.escape(name)}</a>'
-                    for name in figures) + "</td></tr>"
-        for stem, _, figures in pages)
+        + ", ".join(
+            f'<a href="{stem}.html#{_FIG_ANCHOR.format(name)}">{html.escape(name)}</a>'
+            for name in figures
+        )
+        + "</td></tr>"
+        for stem, _, figures in pages
+    )
     modes = sorted({c.mode for c in claims})
     index = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>codedlib — the executed companion</title>
@@ -213,7 +249,7 @@ def build_book(executed_dir: str | Path = "build/notebooks", out_dir: str | Path
 <h1>codedlib — straggler-resilient distributed gradient descent, reproduced</h1>
 <p>The executed notebooks of the companion, with every figure inline. Each notebook puts what
 its paper reports beside what we measure; every such comparison is a row of the claims table
-below, with its interval over independent seeds and a verdict. Run: {html.escape(', '.join(modes) or 'unknown')}.</p>
+below, with its interval over independent seeds and a verdict. Run: {html.escape(", ".join(modes) or "unknown")}.</p>
 <h2>The papers</h2><ol>{papers}</ol>
 <h2>The notebooks</h2><ol>{contents}</ol>
 <h2>Every claim, paper vs ours</h2>
@@ -240,10 +276,16 @@ def main(argv: list[str] | None = None) -> int:
     int
         Exit status (0 on success).
     """
-    parser = argparse.ArgumentParser(prog="python -m codedlib.book", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--executed", default="build/notebooks",
-                        help="executed notebooks (default: the make figures run)")
+    parser = argparse.ArgumentParser(
+        prog="python -m codedlib.book",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--executed",
+        default="build/notebooks",
+        help="executed notebooks (default: the make figures run)",
+    )
     parser.add_argument("--fig-root", default="figures", help="claims.csv files of that run")
     parser.add_argument("--out", default="build/book")
     parser.add_argument("--timeout", type=float, default=3600)
@@ -251,8 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     executed = Path(args.executed)
     for source in discover_notebooks():
         if not (executed / source.name).exists():
-            print(f"[run] {source.name}: no executed copy in {executed}, running it (faithful)",
-                  flush=True)
+            print(
+                f"[run] {source.name}: no executed copy in {executed}, running it (faithful)",
+                flush=True,
+            )
             run_notebook(source, fig_root=args.fig_root, out_dir=executed, timeout=args.timeout)
     index = build_book(executed, args.out, fig_root=args.fig_root)
     print(f"book: {index.resolve().as_uri()}")

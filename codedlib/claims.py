@@ -88,13 +88,23 @@ OUTCOMES = ("greater", "less", "indistinguishable")
 #: and the short form used in tables.
 PAPERS = {
     "common": ("", "common", "Common ground (delay models, order statistics)"),
-    "codedreduce": ("reisizadeh2022codedreduce", "CodedReduce",
-                    "Reisizadeh et al., CodedReduce, IEEE/ACM ToN 2022"),
-    "reed-solomon": ("halbawi2018reedsolomon", "Reed–Solomon GC",
-                     "Halbawi et al., Reed–Solomon gradient codes, ISIT 2018"),
+    "codedreduce": (
+        "reisizadeh2022codedreduce",
+        "CodedReduce",
+        "Reisizadeh et al., CodedReduce, IEEE/ACM ToN 2022",
+    ),
+    "reed-solomon": (
+        "halbawi2018reedsolomon",
+        "Reed–Solomon GC",
+        "Halbawi et al., Reed–Solomon gradient codes, ISIT 2018",
+    ),
     "dsag": ("severinson2023dsag", "DSAG", "Severinson et al., DSAG, IEEE TCOM 2023"),
     "lagc": ("zhang2021lagc", "LAGC", "Zhang & Simeone, LAGC, IEEE TNNLS 2021"),
-    "stream": ("esfahanizadeh2022stream", "Stream", "Esfahanizadeh et al., stream coded computing, arXiv 2022"),
+    "stream": (
+        "esfahanizadeh2022stream",
+        "Stream",
+        "Esfahanizadeh et al., stream coded computing, arXiv 2022",
+    ),
 }
 
 
@@ -209,8 +219,10 @@ class Claim:
         parts = []
         if _finite(self.our_value):
             if _finite(self.ci_low) and (self.ci_low != self.ci_high):
-                parts.append(f"{_fmt(self.our_value, digits=4)} [{_fmt(self.ci_low, digits=4)}, "
-                             f"{_fmt(self.ci_high, digits=4)}]{(' ' + self.unit) if self.unit else ''}")
+                parts.append(
+                    f"{_fmt(self.our_value, digits=4)} [{_fmt(self.ci_low, digits=4)}, "
+                    f"{_fmt(self.ci_high, digits=4)}]{(' ' + self.unit) if self.unit else ''}"
+                )
             else:
                 parts.append(_fmt(self.our_value, self.unit))
         if self.outcome and self.kind == "comparison":
@@ -310,14 +322,18 @@ def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, 
     a = _as_samples(numerator, "numerator")
     b = _as_samples(denominator, "denominator")
     if a.shape != b.shape:
-        raise ValueError(f"numerator and denominator must pair seed by seed, got {a.size} and {b.size}")
+        raise ValueError(
+            f"numerator and denominator must pair seed by seed, got {a.size} and {b.size}"
+        )
     if np.any(a <= 0) or np.any(b <= 0):
         raise ValueError("ratio_interval needs positive values in both arms")
     m, lo, hi = mean_interval(np.log(a / b), level)
     return math.exp(m), math.exp(lo), math.exp(hi)
 
 
-def proportion_interval(successes: int, trials: int, level: float = 0.95) -> tuple[float, float, float]:
+def proportion_interval(
+    successes: int, trials: int, level: float = 0.95
+) -> tuple[float, float, float]:
     """Binomial proportion with its Wilson score interval (e.g. a test error on n images).
 
     Parameters
@@ -337,8 +353,10 @@ def proportion_interval(successes: int, trials: int, level: float = 0.95) -> tup
     from scipy import stats
 
     if trials <= 0 or not 0 <= successes <= trials:
-        raise ValueError(f"successes must satisfy 0 <= successes <= trials, got "
-                         f"successes={successes}, trials={trials}")
+        raise ValueError(
+            f"successes must satisfy 0 <= successes <= trials, got "
+            f"successes={successes}, trials={trials}"
+        )
     z = float(stats.norm.ppf(0.5 + level / 2))
     p = successes / trials
     denom = 1 + z * z / trials
@@ -388,8 +406,11 @@ def check_claim(claim: Claim) -> list[str]:
         problems.append(f"kind {claim.kind!r} not in {KINDS}")
     if not claim.item or not claim.quantity or not claim.section:
         problems.append("item, quantity and section are required")
-    if claim.verdict in ("partly", "not reproduced", "paper erratum", "calibrated",
-                         "not attempted") and not claim.reason.strip():
+    if (
+        claim.verdict
+        in ("partly", "not reproduced", "paper erratum", "calibrated", "not attempted")
+        and not claim.reason.strip()
+    ):
         problems.append(f"verdict {claim.verdict!r} needs a reason")
     if claim.verdict == "calibrated" and "calibrated" not in claim.setting.lower():
         problems.append("a calibrated row must name the calibrated parameter in its setting")
@@ -401,24 +422,33 @@ def check_claim(claim: Claim) -> list[str]:
             if paper is not None and _finite(claim.our_value):
                 lo, hi = paper
                 if not _within(claim.our_value, lo, hi, claim.rtol):
-                    problems.append(f"reproduced but ours {claim.our_value} is not within "
-                                    f"rtol={claim.rtol} of the paper's {claim.paper_display()}")
+                    problems.append(
+                        f"reproduced but ours {claim.our_value} is not within "
+                        f"rtol={claim.rtol} of the paper's {claim.paper_display()}"
+                    )
             elif claim.paper_text.strip() != claim.our_text.strip():
                 problems.append("reproduced but the paper's and our texts differ")
         if claim.verdict == "reproduced within CI":
             problems.append("an exact value has no CI: use 'reproduced'")
     elif claim.kind in ("interval", "comparison"):
-        if not (_finite(claim.our_value) and not math.isnan(claim.ci_low)
-                and not math.isnan(claim.ci_high)):
+        if not (
+            _finite(claim.our_value)
+            and not math.isnan(claim.ci_low)
+            and not math.isnan(claim.ci_high)
+        ):
             problems.append("interval rows need our_value, ci_low and ci_high")
             return problems
         if not claim.ci_low <= claim.our_value <= claim.ci_high:
-            problems.append(f"our value {claim.our_value} outside its own interval "
-                            f"[{claim.ci_low}, {claim.ci_high}]")
+            problems.append(
+                f"our value {claim.our_value} outside its own interval "
+                f"[{claim.ci_low}, {claim.ci_high}]"
+            )
         if claim.verdict == "reproduced within CI":
             if paper is None or paper[1] < claim.ci_low or paper[0] > claim.ci_high:
-                problems.append(f"reproduced within CI but the paper's {claim.paper_display()} "
-                                f"misses [{claim.ci_low:.4g}, {claim.ci_high:.4g}]")
+                problems.append(
+                    f"reproduced within CI but the paper's {claim.paper_display()} "
+                    f"misses [{claim.ci_low:.4g}, {claim.ci_high:.4g}]"
+                )
         if claim.kind == "comparison":
             if not _finite(claim.null) or claim.expected not in ("greater", "less"):
                 problems.append("a comparison needs a finite null and expected in {greater, less}")
@@ -426,9 +456,14 @@ def check_claim(claim: Claim) -> list[str]:
                 outcome = _outcome(claim.ci_low, claim.ci_high, claim.null)
                 if claim.outcome != outcome:
                     problems.append(f"outcome {claim.outcome!r} but the interval says {outcome!r}")
-                if claim.verdict in ("reproduced", "reproduced within CI") and outcome != claim.expected:
-                    problems.append(f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
-                                    f"the paper {claim.expected!r}")
+                if (
+                    claim.verdict in ("reproduced", "reproduced within CI")
+                    and outcome != claim.expected
+                ):
+                    problems.append(
+                        f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
+                        f"the paper {claim.expected!r}"
+                    )
         elif claim.verdict == "reproduced":
             problems.append("a stochastic value is reproduced only 'within CI'")
     return problems
@@ -468,13 +503,34 @@ class ClaimsTable:
         return claim
 
     def _base(self, item, quantity, kind, **kw) -> Claim:
-        return Claim(notebook=self.notebook, paper=self.paper, item=item, quantity=quantity,
-                     kind=kind, mode=self.mode, **kw)
+        return Claim(
+            notebook=self.notebook,
+            paper=self.paper,
+            item=item,
+            quantity=quantity,
+            kind=kind,
+            mode=self.mode,
+            **kw,
+        )
 
-    def exact(self, item: str, quantity: str, *, paper=None, ours=None, rtol: float = 1e-9,
-              paper_range: tuple[float, float] | None = None, verdict: str | None = None,
-              unit: str = "", setting: str = "", reason: str = "", section: str = "",
-              headline: bool = False, ours_text: str = "", paper_text: str = "") -> Claim:
+    def exact(
+        self,
+        item: str,
+        quantity: str,
+        *,
+        paper=None,
+        ours=None,
+        rtol: float = 1e-9,
+        paper_range: tuple[float, float] | None = None,
+        verdict: str | None = None,
+        unit: str = "",
+        setting: str = "",
+        reason: str = "",
+        section: str = "",
+        headline: bool = False,
+        ours_text: str = "",
+        paper_text: str = "",
+    ) -> Claim:
         """A deterministic value (a formula, a count, a code property).
 
         Numbers: ``reproduced`` when ``ours`` is within ``rtol`` of ``paper`` (or inside
@@ -483,28 +539,55 @@ class ClaimsTable:
         compare as strings. ``ours_text`` / ``paper_text`` add words to a numeric row (the
         split behind a sum, the paper's own wording).
         """
-        kw = dict(unit=unit, setting=setting, reason=reason, section=section, headline=headline,
-                  rtol=rtol, uncertainty="exact (deterministic)")
+        kw = dict(
+            unit=unit,
+            setting=setting,
+            reason=reason,
+            section=section,
+            headline=headline,
+            rtol=rtol,
+            uncertainty="exact (deterministic)",
+        )
         if isinstance(ours, str) or isinstance(paper, str):
             kw.update(paper_text="" if paper is None else str(paper), our_text=str(ours))
             match = paper is not None and str(paper).strip() == str(ours).strip()
         else:
             lo, hi = paper_range if paper_range is not None else (paper, paper)
             value = float(paper) if paper is not None else math.nan
-            kw.update(paper_value=value, paper_low=float(lo), paper_high=float(hi),
-                      our_value=float(ours), ci_low=float(ours), ci_high=float(ours),
-                      our_text=ours_text, paper_text=paper_text)
+            kw.update(
+                paper_value=value,
+                paper_low=float(lo),
+                paper_high=float(hi),
+                our_value=float(ours),
+                ci_low=float(ours),
+                ci_high=float(ours),
+                our_text=ours_text,
+                paper_text=paper_text,
+            )
             match = _within(float(ours), float(lo), float(hi), rtol)
         if verdict is None:
             verdict = "reproduced" if match else "not reproduced"
         return self._add(self._base(item, quantity, "exact", verdict=verdict, **kw))
 
-    def interval(self, item: str, quantity: str, *, samples=None, paper=None,
-                 paper_range: tuple[float, float] | None = None,
-                 estimate: tuple[float, float, float] | None = None, uncertainty: str = "",
-                 verdict: str | None = None, level: float = 0.95, unit: str = "",
-                 setting: str = "", reason: str = "", section: str = "",
-                 headline: bool = False, paper_text: str = "") -> Claim:
+    def interval(
+        self,
+        item: str,
+        quantity: str,
+        *,
+        samples=None,
+        paper=None,
+        paper_range: tuple[float, float] | None = None,
+        estimate: tuple[float, float, float] | None = None,
+        uncertainty: str = "",
+        verdict: str | None = None,
+        level: float = 0.95,
+        unit: str = "",
+        setting: str = "",
+        reason: str = "",
+        section: str = "",
+        headline: bool = False,
+        paper_text: str = "",
+    ) -> Claim:
         """A stochastic value: ``samples`` over independent seeds (mean and t-interval), or an
         ``estimate = (value, low, high)`` computed elsewhere (say what in ``uncertainty``).
 
@@ -526,25 +609,55 @@ class ClaimsTable:
                 raise ValueError("an estimate needs its uncertainty described")
         p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
         claim = self._base(
-            item, quantity, "interval", verdict="", our_value=value, ci_low=lo, ci_high=hi,
+            item,
+            quantity,
+            "interval",
+            verdict="",
+            our_value=value,
+            ci_low=lo,
+            ci_high=hi,
             paper_value=math.nan if paper is None else float(paper),
             paper_low=math.nan if p_lo is None else float(p_lo),
-            paper_high=math.nan if p_hi is None else float(p_hi), paper_text=paper_text,
-            uncertainty=uncertainty, n_seeds=n, unit=unit, setting=setting, reason=reason,
-            section=section, headline=headline)
+            paper_high=math.nan if p_hi is None else float(p_hi),
+            paper_text=paper_text,
+            uncertainty=uncertainty,
+            n_seeds=n,
+            unit=unit,
+            setting=setting,
+            reason=reason,
+            section=section,
+            headline=headline,
+        )
         if verdict is None:
             rng_ = _paper_range(claim)
-            verdict = ("reproduced within CI" if rng_ is not None and rng_[1] >= lo and rng_[0] <= hi
-                       else "not reproduced")
+            verdict = (
+                "reproduced within CI"
+                if rng_ is not None and rng_[1] >= lo and rng_[0] <= hi
+                else "not reproduced"
+            )
         claim.verdict = verdict
         return self._add(claim)
 
-    def comparison(self, item: str, quantity: str, *, numerator, denominator,
-                   expected: str, paper=None, paper_range: tuple[float, float] | None = None,
-                   paper_text: str = "", verdict: str | None = None, level: float = 0.95,
-                   unit: str = "×", setting: str = "", reason: str = "", section: str = "",
-                   headline: bool = False) -> Claim:
-        """"A is faster / better than B": the paired ratio numerator/denominator over seeds,
+    def comparison(
+        self,
+        item: str,
+        quantity: str,
+        *,
+        numerator,
+        denominator,
+        expected: str,
+        paper=None,
+        paper_range: tuple[float, float] | None = None,
+        paper_text: str = "",
+        verdict: str | None = None,
+        level: float = 0.95,
+        unit: str = "×",
+        setting: str = "",
+        reason: str = "",
+        section: str = "",
+        headline: bool = False,
+    ) -> Claim:
+        """ "A is faster / better than B": the paired ratio numerator/denominator over seeds,
         with a log-scale t-interval, against null = 1.
 
         ``expected`` is the paper's direction (``"greater"``: the ratio is above 1). The
@@ -562,14 +675,28 @@ class ClaimsTable:
         paper_given = paper is not None or paper_range is not None
         p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
         claim = self._base(
-            item, quantity, "comparison", verdict="", our_value=value, ci_low=lo, ci_high=hi,
+            item,
+            quantity,
+            "comparison",
+            verdict="",
+            our_value=value,
+            ci_low=lo,
+            ci_high=hi,
             paper_value=math.nan if paper is None else float(paper),
             paper_low=math.nan if p_lo is None else float(p_lo),
             paper_high=math.nan if p_hi is None else float(p_hi),
             paper_text=paper_text or ("" if p_lo is not None else f"ratio {expected} than 1"),
             uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds",
-            n_seeds=n, null=1.0, expected=expected, outcome=outcome, unit=unit,
-            setting=setting, reason=reason, section=section, headline=headline)
+            n_seeds=n,
+            null=1.0,
+            expected=expected,
+            outcome=outcome,
+            unit=unit,
+            setting=setting,
+            reason=reason,
+            section=section,
+            headline=headline,
+        )
         if verdict is None:
             rng_ = _paper_range(claim)
             if outcome != expected:
@@ -581,27 +708,67 @@ class ClaimsTable:
             else:
                 verdict = "partly"
         if verdict in ("partly", "not reproduced") and not reason:
-            claim.reason = (f"ratio {_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}]: {outcome}"
-                            + (f"; paper {claim.paper_display()}" if paper_given else ""))
+            claim.reason = f"ratio {_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}]: {outcome}" + (
+                f"; paper {claim.paper_display()}" if paper_given else ""
+            )
         claim.verdict = verdict
         return self._add(claim)
 
-    def qualitative(self, item: str, quantity: str, *, paper: str, ours: str, verdict: str,
-                    reason: str = "", setting: str = "", section: str = "",
-                    uncertainty: str = "", headline: bool = False) -> Claim:
+    def qualitative(
+        self,
+        item: str,
+        quantity: str,
+        *,
+        paper: str,
+        ours: str,
+        verdict: str,
+        reason: str = "",
+        setting: str = "",
+        section: str = "",
+        uncertainty: str = "",
+        headline: bool = False,
+    ) -> Claim:
         """A statement that is not a number ("Coded-RS has the lowest test error"): the verdict
         is the notebook's judgement and must come with a reason unless reproduced."""
-        return self._add(self._base(item, quantity, "qualitative", verdict=verdict,
-                                    paper_text=paper, our_text=ours, reason=reason,
-                                    setting=setting, section=section, headline=headline,
-                                    uncertainty=uncertainty))
+        return self._add(
+            self._base(
+                item,
+                quantity,
+                "qualitative",
+                verdict=verdict,
+                paper_text=paper,
+                our_text=ours,
+                reason=reason,
+                setting=setting,
+                section=section,
+                headline=headline,
+                uncertainty=uncertainty,
+            )
+        )
 
-    def not_attempted(self, item: str, quantity: str, *, paper: str, reason: str,
-                      section: str, headline: bool = False) -> Claim:
+    def not_attempted(
+        self,
+        item: str,
+        quantity: str,
+        *,
+        paper: str,
+        reason: str,
+        section: str,
+        headline: bool = False,
+    ) -> Claim:
         """A paper claim we do not reproduce at all, and why."""
-        return self._add(self._base(item, quantity, "qualitative", verdict="not attempted",
-                                    paper_text=paper, reason=reason, section=section,
-                                    headline=headline))
+        return self._add(
+            self._base(
+                item,
+                quantity,
+                "qualitative",
+                verdict="not attempted",
+                paper_text=paper,
+                reason=reason,
+                section=section,
+                headline=headline,
+            )
+        )
 
     # -- output -----------------------------------------------------------------------------
     def to_frame(self):
@@ -626,13 +793,22 @@ class ClaimsTable:
 
     def show(self):
         """The closing table of a notebook, one row per claim, verdicts coloured."""
-        colours = {"reproduced": "#d9f2d9", "reproduced within CI": "#d9f2d9",
-                   "partly": "#fff2cc", "calibrated": "#e0e8ff", "not reproduced": "#f8d7da",
-                   "paper erratum": "#eeeeee", "not attempted": "#eeeeee"}
+        colours = {
+            "reproduced": "#d9f2d9",
+            "reproduced within CI": "#d9f2d9",
+            "partly": "#fff2cc",
+            "calibrated": "#e0e8ff",
+            "not reproduced": "#f8d7da",
+            "paper erratum": "#eeeeee",
+            "not attempted": "#eeeeee",
+        }
         frame = self.display_frame()
-        styled = (frame.style.hide(axis="index").format(escape="html")
-                  .map(lambda v: f"background-color: {colours.get(v, '')}", subset=["verdict"])
-                  .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+        styled = (
+            frame.style.hide(axis="index")
+            .format(escape="html")
+            .map(lambda v: f"background-color: {colours.get(v, '')}", subset=["verdict"])
+            .set_properties(**{"text-align": "left", "vertical-align": "top"})
+        )
         return styled
 
     def summary(self) -> str:
@@ -640,7 +816,9 @@ class ClaimsTable:
         counts = {}
         for r in self.rows:
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
-        return ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: VERDICTS.index(kv[0])))
+        return ", ".join(
+            f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: VERDICTS.index(kv[0]))
+        )
 
 
 def claims_frame(rows: Sequence[Claim]):
@@ -658,19 +836,24 @@ def claims_frame(rows: Sequence[Claim]):
     """
     import pandas as pd
 
-    return pd.DataFrame({
-        "item": [r.item for r in rows],
-        "quantity": [r.quantity for r in rows],
-        "paper": [r.paper_display() for r in rows],
-        "ours": [r.ours_display() for r in rows],
-        "uncertainty": [r.uncertainty for r in rows],
-        "verdict": [r.verdict for r in rows],
-        "setting": [r.setting for r in rows],
-        "why / where": [(r.reason + (" — " if r.reason else "") + f"§ {r.section}") for r in rows],
-    })
+    return pd.DataFrame(
+        {
+            "item": [r.item for r in rows],
+            "quantity": [r.quantity for r in rows],
+            "paper": [r.paper_display() for r in rows],
+            "ours": [r.ours_display() for r in rows],
+            "uncertainty": [r.uncertainty for r in rows],
+            "verdict": [r.verdict for r in rows],
+            "setting": [r.setting for r in rows],
+            "why / where": [
+                (r.reason + (" — " if r.reason else "") + f"§ {r.section}") for r in rows
+            ],
+        }
+    )
 
 
 # -- reading and the README table -------------------------------------------------------------
+
 
 def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
     """Claims from one or more ``claims.csv`` files (or a folder of them).
@@ -713,7 +896,9 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
     return rows
 
 
-README_BEGIN = "<!-- claims:begin (generated by `python -m codedlib.claims readme` from data/claims/) -->"
+README_BEGIN = (
+    "<!-- claims:begin (generated by `python -m codedlib.claims readme` from data/claims/) -->"
+)
 README_END = "<!-- claims:end -->"
 
 
@@ -734,22 +919,32 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
     str
         The README's "What we reproduce" block: verdict counts per paper and the headline rows.
     """
-    lines = [README_BEGIN, "",
-             "| Paper | Rows | " + " | ".join(VERDICTS) + " |",
-             "|---|---:|" + "---:|" * len(VERDICTS)]
+    lines = [
+        README_BEGIN,
+        "",
+        "| Paper | Rows | " + " | ".join(VERDICTS) + " |",
+        "|---|---:|" + "---:|" * len(VERDICTS),
+    ]
     for key, (_, _, title) in PAPERS.items():
         rows = [c for c in claims if c.paper == key]
         if not rows:
             continue
         counts = [sum(c.verdict == v for c in rows) for v in VERDICTS]
-        lines.append(f"| {title} | {len(rows)} | " + " | ".join(str(n) if n else "·" for n in counts) + " |")
-    lines += ["", "| Paper | Item | Quantity | Paper value | Ours [95 % CI] | Verdict | Setting |",
-              "|---|---|---|---|---|---|---|"]
+        lines.append(
+            f"| {title} | {len(rows)} | " + " | ".join(str(n) if n else "·" for n in counts) + " |"
+        )
+    lines += [
+        "",
+        "| Paper | Item | Quantity | Paper value | Ours [95 % CI] | Verdict | Setting |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for c in claims:
         if c.headline:
-            lines.append(f"| {_md(PAPERS[c.paper][1])} "
-                         f"| {_md(c.item)} | {_md(c.quantity)} | {_md(c.paper_display())} "
-                         f"| {_md(c.ours_display())} | {_md(c.verdict)} | {_md(c.setting)} |")
+            lines.append(
+                f"| {_md(PAPERS[c.paper][1])} "
+                f"| {_md(c.item)} | {_md(c.quantity)} | {_md(c.paper_display())} "
+                f"| {_md(c.ours_display())} | {_md(c.verdict)} | {_md(c.setting)} |"
+            )
     lines += ["", README_END]
     return "\n".join(lines)
 
@@ -772,7 +967,9 @@ def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
     readme = Path(readme)
     text = readme.read_text(encoding="utf-8")
     if README_BEGIN not in text or README_END not in text:
-        raise ValueError(f"{readme} has no generated claims block ({README_BEGIN!r} … {README_END!r})")
+        raise ValueError(
+            f"{readme} has no generated claims block ({README_BEGIN!r} … {README_END!r})"
+        )
     head, rest = text.split(README_BEGIN, 1)
     _, tail = rest.split(README_END, 1)
     new = head + render_readme_table(read_claims(claims_dir)) + tail
@@ -785,9 +982,13 @@ def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    repo_root = Path(__file__).resolve().parent.parent  # the checkout (as codedlib.notebooks.REPO_ROOT)
-    parser = argparse.ArgumentParser(prog="python -m codedlib.claims",
-                                     description="Regenerate the README claims table from data/claims/.")
+    repo_root = (
+        Path(__file__).resolve().parent.parent
+    )  # the checkout (as codedlib.notebooks.REPO_ROOT)
+    parser = argparse.ArgumentParser(
+        prog="python -m codedlib.claims",
+        description="Regenerate the README claims table from data/claims/.",
+    )
     parser.add_argument("command", choices=["readme", "check"])
     parser.add_argument("--claims", default=str(repo_root / "data" / "claims"))
     parser.add_argument("--readme", default=str(repo_root / "README.md"))

@@ -76,8 +76,9 @@ class Network:
         return float(self.latency / self.vector_time(n_numbers))
 
     @classmethod
-    def from_message_time(cls, message_time: float, n_numbers: int, latency: float,
-                          bytes_per_number: int = 8) -> Network:
+    def from_message_time(
+        cls, message_time: float, n_numbers: int, latency: float, bytes_per_number: int = 8
+    ) -> Network:
         """The network on which a ``n_numbers``-number message takes ``message_time`` seconds
         with the given ``latency`` (solves for the bandwidth). Use it to *calibrate* a network
         to a paper's stated per-message time; say so wherever its results are shown."""

@@ -101,14 +101,18 @@ def parameters_cell(path: str | Path) -> dict:
     source = "".join(code_cells[0]["source"])
     values = {}
     for node in ast.parse(source).body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
+        if not (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             raise ValueError(f"{path.name}: parameters cell may hold only `name = literal` lines")
         try:
             values[node.targets[0].id] = ast.literal_eval(node.value)
         except ValueError as exc:
             raise ValueError(
-                f"{path.name}: parameter {node.targets[0].id} is not a literal") from exc
+                f"{path.name}: parameter {node.targets[0].id} is not a literal"
+            ) from exc
     missing = [name for name in REQUIRED_PARAMETERS if name not in values]
     if missing:
         raise ValueError(f"{path.name}: parameters cell lacks {', '.join(missing)}")
@@ -130,7 +134,8 @@ def notebook_has_outputs(path: str | Path) -> bool:
     """
     return any(
         c.get("outputs") or c.get("execution_count")
-        for c in _load(Path(path))["cells"] if c["cell_type"] == "code"
+        for c in _load(Path(path))["cells"]
+        if c["cell_type"] == "code"
     )
 
 
@@ -186,7 +191,9 @@ def run_notebook(
         params["seed"] = int(seed)
     for name, value in (parameters or {}).items():
         if name not in declared:
-            raise ValueError(f"{path.name} has no parameter {name!r}; it declares {sorted(declared)}")
+            raise ValueError(
+                f"{path.name} has no parameter {name!r}; it declares {sorted(declared)}"
+            )
         params[name] = value
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -335,18 +342,28 @@ def main(argv: list[str] | None = None) -> int:
     int
         Exit status (0 on success).
     """
-    parser = argparse.ArgumentParser(prog="python -m codedlib.notebooks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("notebooks", nargs="*", type=Path,
-                        help="notebooks to run (default: every notebook under notebooks/)")
+    parser = argparse.ArgumentParser(
+        prog="python -m codedlib.notebooks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "notebooks",
+        nargs="*",
+        type=Path,
+        help="notebooks to run (default: every notebook under notebooks/)",
+    )
     parser.add_argument("--quick", action="store_true", help="shrunken sizes (CI mode)")
     parser.add_argument("--interactive", action="store_true", help="also build the widgets")
     parser.add_argument("--fig-root", default="figures", help="figures go to FIG_ROOT/<stem>/")
     parser.add_argument("--out", default="build/notebooks", help="executed notebooks go here")
     parser.add_argument("--timeout", type=float, default=3600, help="per-cell timeout (s)")
-    parser.add_argument("--claims", default=str(REPO_ROOT / "data" / "claims"),
-                        help="faithful runs copy their claims.csv here and regenerate the "
-                             "README table from it ('' to skip)")
+    parser.add_argument(
+        "--claims",
+        default=str(REPO_ROOT / "data" / "claims"),
+        help="faithful runs copy their claims.csv here and regenerate the "
+        "README table from it ('' to skip)",
+    )
     args = parser.parse_args(argv)
 
     paths = args.notebooks or discover_notebooks()
@@ -358,8 +375,14 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         print(f"[run] {nb} (quick={args.quick})", flush=True)
         try:
-            run_notebook(nb, quick=args.quick, interactive=args.interactive,
-                         fig_root=args.fig_root, out_dir=args.out, timeout=args.timeout)
+            run_notebook(
+                nb,
+                quick=args.quick,
+                interactive=args.interactive,
+                fig_root=args.fig_root,
+                out_dir=args.out,
+                timeout=args.timeout,
+            )
         except Exception as exc:  # report every notebook, then fail
             failures.append(nb)
             print(f"[FAIL] {nb}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
@@ -375,7 +398,9 @@ def main(argv: list[str] | None = None) -> int:
         if update_readme(REPO_ROOT / "README.md", args.claims):
             print("README.md: claims table regenerated from", args.claims, flush=True)
     if failures:
-        print(f"{len(failures)} notebook(s) failed: {', '.join(map(str, failures))}", file=sys.stderr)
+        print(
+            f"{len(failures)} notebook(s) failed: {', '.join(map(str, failures))}", file=sys.stderr
+        )
         return 1
     return 0
 

@@ -298,7 +298,10 @@ class LogisticRegression(Problem):
     def optimum(self, tol: float = 1e-12) -> np.ndarray:
         """Minimiser of F by L-BFGS to gradient norm ``tol`` (requires λ > 0 or separable-free data)."""
         res = optimize.minimize(
-            self.loss, self.initial_point(), jac=self.gradient, method="L-BFGS-B",
+            self.loss,
+            self.initial_point(),
+            jac=self.gradient,
+            method="L-BFGS-B",
             options={"gtol": tol, "ftol": 0.0, "maxiter": 10_000, "maxcor": 30},
         )
         return res.x
@@ -425,14 +428,15 @@ class PCA(Problem):
         flat = V.ndim == 1
         if flat:
             if d is None or k is None:
-                raise ValueError("a flat theta needs d and k (V is d x k), got "
-                                 f"d={d}, k={k}")
+                raise ValueError(f"a flat theta needs d and k (V is d x k), got d={d}, k={k}")
             d, k = check_int("d", d, low=1), check_int("k", k, low=1)
             if d * k != V.size:
                 raise ValueError(f"theta must have d*k = {d * k} entries, got {V.size}")
             V = V.reshape(d, k)
         elif V.ndim != 2:
-            raise ValueError(f"theta_or_V must be a d x k matrix or a flat theta, got shape {V.shape}")
+            raise ValueError(
+                f"theta_or_V must be a d x k matrix or a flat theta, got shape {V.shape}"
+            )
         Q, R = np.linalg.qr(V)
         Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
         return Q.ravel() if flat else Q
@@ -523,8 +527,12 @@ def synthetic_linear_regression(n_samples: int, dim: int, noise: float = 1.0, rn
     theta_star = rng.standard_normal(dim)
     X = rng.standard_normal((n_samples, dim))
     y = X @ theta_star + noise * rng.standard_normal(n_samples)
-    return Dataset(X, y, theta_star=theta_star,
-                   description=f"CodedReduce eq. 10 synthetic linear regression (d={n_samples}, p={dim})")
+    return Dataset(
+        X,
+        y,
+        theta_star=theta_star,
+        description=f"CodedReduce eq. 10 synthetic linear regression (d={n_samples}, p={dim})",
+    )
 
 
 def _load_sklearn_digits():
@@ -541,8 +549,9 @@ def _split(n: int, test_fraction: float, rng) -> tuple[np.ndarray, np.ndarray]:
     return perm[n_test:], perm[:n_test]
 
 
-def digits_binary(pos: int = 4, neg: int = 9, test_fraction: float = 0.25, intercept: bool = True,
-                  rng=0) -> Dataset:
+def digits_binary(
+    pos: int = 4, neg: int = 9, test_fraction: float = 0.25, intercept: bool = True, rng=0
+) -> Dataset:
     """Scikit-learn's bundled 8×8 handwritten digits, ``pos`` vs ``neg`` with labels ±1,
     standardised (+ intercept column): the stand-in for GISETTE's 4-vs-9 task (CodedReduce
     Section VI) and for DSAG's logistic regression. Shipped with scikit-learn: no download.
@@ -576,9 +585,14 @@ def digits_binary(pos: int = 4, neg: int = 9, test_fraction: float = 0.25, inter
     X = standardize(X[keep], intercept=intercept)
     y = np.where(t[keep] == pos, 1.0, -1.0)
     train, test = _split(len(y), test_fraction, rng)
-    return Dataset(X[train], y[train], X[test], y[test],
-                   description=f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)",
-                   meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"})
+    return Dataset(
+        X[train],
+        y[train],
+        X[test],
+        y[test],
+        description=f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)",
+        meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"},
+    )
 
 
 def digits_multiclass(test_fraction: float = 0.25, intercept: bool = True, rng=0) -> Dataset:
@@ -605,13 +619,19 @@ def digits_multiclass(test_fraction: float = 0.25, intercept: bool = True, rng=0
     if intercept:
         X = np.hstack([np.ones((X.shape[0], 1)), X])
     train, test = _split(len(t), test_fraction, rng)
-    return Dataset(X[train], t[train], X[test], t[test],
-                   description="sklearn digits, 10 classes (stand-in for MNIST)",
-                   meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"})
+    return Dataset(
+        X[train],
+        t[train],
+        X[test],
+        t[test],
+        description="sklearn digits, 10 classes (stand-in for MNIST)",
+        meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"},
+    )
 
 
-def sparse_lowrank_binary(n_samples: int = 2000, dim: int = 500, n_populations: int = 4,
-                          density: float = 0.1, rng=None) -> Dataset:
+def sparse_lowrank_binary(
+    n_samples: int = 2000, dim: int = 500, n_populations: int = 4, density: float = 0.1, rng=None
+) -> Dataset:
     """A sparse binary matrix with low-rank structure: the stand-in for DSAG's 1000 Genomes
     genotype matrix. Each sample belongs to one of ``n_populations`` groups; each group has
     its own per-feature frequency (Beta-distributed around ``density``), and X_ij ~
@@ -643,10 +663,16 @@ def sparse_lowrank_binary(n_samples: int = 2000, dim: int = 500, n_populations: 
     density = check_real("density", density, low=0.0, high=1.0, low_open=True, high_open=True)
     rng = as_generator(rng)
     concentration = 2.0
-    freqs = rng.beta(density * concentration, (1 - density) * concentration,
-                     size=(n_populations, dim))
+    freqs = rng.beta(
+        density * concentration, (1 - density) * concentration, size=(n_populations, dim)
+    )
     labels = rng.integers(n_populations, size=n_samples)
     X = (rng.random((n_samples, dim)) < freqs[labels]).astype(float)
-    return Dataset(X, labels, description=(
-        f"synthetic sparse binary genotype-like matrix ({n_samples}x{dim}, "
-        f"{n_populations} populations, density~{density})"))
+    return Dataset(
+        X,
+        labels,
+        description=(
+            f"synthetic sparse binary genotype-like matrix ({n_samples}x{dim}, "
+            f"{n_populations} populations, density~{density})"
+        ),
+    )

@@ -35,9 +35,15 @@ CHROMIUM = os.environ.get("CODEDLIB_CHROMIUM") or shutil.which("chromium") or "/
 ARTIFACTS = REPO_ROOT / "build" / "browser"
 TOKEN = "codedlib-browser-test"
 NOTEBOOKS = discover_notebooks()
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 # one worker runs the notebooks (quick runs, book, browser) so that at most one notebook with
 # its MPI section runs at a time next to the MPI tests of the other worker
@@ -57,8 +63,10 @@ def _quick_copy(source: Path, target: Path) -> None:
     text = "".join(cell["source"])
     assert re.search(r"^quick = False\b", text, flags=re.M), source.name
     cell["source"] = re.sub(r"^quick = False\b", "quick = True", text, flags=re.M)
-    nb.setdefault("metadata", {}).setdefault("kernelspec", {
-        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"})
+    nb.setdefault("metadata", {}).setdefault(
+        "kernelspec",
+        {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
+    )
     target.write_text(json.dumps(nb), encoding="utf-8")
 
 
@@ -73,20 +81,34 @@ def lab(tmp_path_factory):
         _quick_copy(nb, root / nb.name)
     settings = root / ".settings"  # JupyterLab's default transport: comms over subshells
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
-    (settings / "@jupyterlab" / "apputils-extension" / "kernels-settings.jupyterlab-settings"
-     ).write_text(json.dumps({"commsOverSubshells": "perCommTarget"}))
-    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-     ).write_text(json.dumps({"fetchNews": "false"}))
+    (
+        settings / "@jupyterlab" / "apputils-extension" / "kernels-settings.jupyterlab-settings"
+    ).write_text(json.dumps({"commsOverSubshells": "perCommTarget"}))
+    (
+        settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    ).write_text(json.dumps({"fetchNews": "false"}))
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env.update(JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_CONFIG_DIR=str(root / ".jupyter"))
     jupyter = Path(os.sys.executable).parent / "jupyter"
     log = open(root / "lab.log", "w")
     proc = subprocess.Popen(
-        [str(jupyter), "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
-         f"--config={REPO_ROOT / 'jupyter' / 'jupyter_server_config.py'}"],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            str(jupyter),
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={root}",
+            f"--config={REPO_ROOT / 'jupyter' / 'jupyter_server_config.py'}",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(240):
@@ -199,7 +221,8 @@ def explorer(page, index):
 def control(box, label):
     """The input of the control whose label starts with ``label`` inside ``box``."""
     row = box.locator(".widget-inline-hbox").filter(
-        has=box.page.locator(".widget-label", has_text=re.compile("^" + re.escape(label))))
+        has=box.page.locator(".widget-label", has_text=re.compile("^" + re.escape(label)))
+    )
     return row.first
 
 
@@ -270,23 +293,39 @@ def normalise(text: str) -> str:
 
 # -- what a person does in each notebook --------------------------------------------------------
 
+
 def interact_00(page, record):
     from codedlib.widgets import stragglers as wd
 
     order = explorer(page, 0)
-    record("00 order statistics: k 16 -> 10", redraw(page, order, lambda: set_value(control(order, "k"), 10)))
+    record(
+        "00 order statistics: k 16 -> 10",
+        redraw(page, order, lambda: set_value(control(order, "k"), 10)),
+    )
     assert "k=10" in status_text(order)
     set_value(control(order, "k"), 40)  # k > n: the error style, no stale figure
     order.locator(".codedlib-error").wait_for(timeout=60_000)
     assert "k must satisfy" in status_text(order)
     assert figure_of(order)[1] is None
-    record("00 order statistics: model -> gamma",
-           redraw(page, order, lambda: (set_value(control(order, "k"), 12),
-                                        set_value(control(order, "model"), "gamma"))))
-    assert read_value(control(order, "mean")) == "1.00" and read_value(control(order, "var")) == "0.25"
+    record(
+        "00 order statistics: model -> gamma",
+        redraw(
+            page,
+            order,
+            lambda: (
+                set_value(control(order, "k"), 12),
+                set_value(control(order, "model"), "gamma"),
+            ),
+        ),
+    )
+    assert (
+        read_value(control(order, "mean")) == "1.00" and read_value(control(order, "var")) == "0.25"
+    )
     bursts = explorer(page, 2)
-    record("00 bursts: p_enter 0.0007 -> 0.0003",
-           redraw(page, bursts, lambda: set_value(control(bursts, "p_enter"), 0.0003)))
+    record(
+        "00 bursts: p_enter 0.0007 -> 0.0003",
+        redraw(page, bursts, lambda: set_value(control(bursts, "p_enter"), 0.0003)),
+    )
     p_exit = float(read_value(control(bursts, "p_exit")))
     factor = float(read_value(control(bursts, "factor")))
     assert (p_exit, factor) == (0.05, 1.12)
@@ -296,10 +335,14 @@ def interact_00(page, record):
 
 def interact_01(page, record):
     box = explorer(page, 0)
-    record("01 explorer: seed 0 -> 1 (new simulation)",
-           redraw(page, box, lambda: set_value(control(box, "seed"), 1), k=1))
-    record("01 explorer: L 3 -> 2 (analytic + tree)",
-           redraw(page, box, lambda: set_value(control(box, "L"), 2), k=0))
+    record(
+        "01 explorer: seed 0 -> 1 (new simulation)",
+        redraw(page, box, lambda: set_value(control(box, "seed"), 1), k=1),
+    )
+    record(
+        "01 explorer: L 3 -> 2 (analytic + tree)",
+        redraw(page, box, lambda: set_value(control(box, "L"), 2), k=0),
+    )
     assert re.search(r"\bN\s+20\b", status_text(box)), status_text(box)  # 4 + 16 workers
     assert read_value(control(box, "a [s/point]")) == "0.00005"
 
@@ -312,13 +355,18 @@ def interact_02(page, record):
     low, high = ex.c_m_range_for_f_mds(ex.PAPER["f_mds"], ex.PAPER["n"], 0.001, 1.1, 0.035)
     c_m = float(np.sqrt(low * high))
     box = explorer(page, 0)
-    values = {name: float(read_value(control(box, label))) for name, label in
-              [("t0", "t0"), ("cg_N", "c_g·N"), ("c_m", "c_m")]}
+    values = {
+        name: float(read_value(control(box, label)))
+        for name, label in [("t0", "t0"), ("cg_N", "c_g·N"), ("c_m", "c_m")]
+    }
     assert values == {"t0": 0.001, "cg_N": 0.035, "c_m": c_m}  # no rounding by the browser
     text, _ = code_summary(8, 4, 3, 0.001, 1.1, 0.035, c_m)
     assert normalise(status_text(box)) == normalise(text)
     assert "alpha* (eq. 22) = 0.1477" in status_text(box)
-    record("02 explorer: t0 0.001 -> 0.002", redraw(page, box, lambda: set_value(control(box, "t0"), 0.002)))
+    record(
+        "02 explorer: t0 0.001 -> 0.002",
+        redraw(page, box, lambda: set_value(control(box, "t0"), 0.002)),
+    )
     text, _ = code_summary(8, 4, 3, 0.002, 1.1, 0.035, c_m)
     assert normalise(status_text(box)) == normalise(text)
     set_value(control(box, "w"), 5)  # w > k
@@ -329,7 +377,10 @@ def interact_02(page, record):
 
 def interact_03(page, record):
     latency = explorer(page, 0)
-    record("03 latency: seed 0 -> 1", redraw(page, latency, lambda: set_value(control(latency, "seed"), 1)))
+    record(
+        "03 latency: seed 0 -> 1",
+        redraw(page, latency, lambda: set_value(control(latency, "seed"), 1)),
+    )
     assert "event-driven" in status_text(latency)
     convergence = explorer(page, 1)
     button = convergence.locator("button", has_text="run convergence")
@@ -355,22 +406,38 @@ def interact_05(page, record):
     from codedlib.widgets.stream import split_report
 
     box = explorer(page, 0)
-    record("05 explorer: simulate off (same chart, new text)",
-           restatus(box, lambda: box.locator("input[type=checkbox]").uncheck()))
+    record(
+        "05 explorer: simulate off (same chart, new text)",
+        restatus(box, lambda: box.locator("input[type=checkbox]").uncheck()),
+    )
     assert "simulated with purging" not in status_text(box)
     record("05 explorer: K 50 -> 60", redraw(page, box, lambda: set_value(control(box, "K"), 60)))
     values = {label: read_value(control(box, label)) for label in ("μ_p", "c_p", "γ")}
-    _, expected = split_report(values["μ_p"], values["c_p"], 1.0, 60, float(read_value(control(box, "Ω"))),
-                               float(values["γ"]), float(read_value(control(box, "λ"))),
-                               int(read_value(control(box, "I"))), simulate=False)
+    _, expected = split_report(
+        values["μ_p"],
+        values["c_p"],
+        1.0,
+        60,
+        float(read_value(control(box, "Ω"))),
+        float(values["γ"]),
+        float(read_value(control(box, "λ"))),
+        int(read_value(control(box, "I"))),
+        simulate=False,
+    )
     assert normalise(status_text(box)) == normalise(expected)
     set_value(control(box, "c_p"), "0.1")
     box.locator(".codedlib-error").wait_for(timeout=60_000)
     assert "same number of workers" in status_text(box) and figure_of(box)[1] is None
 
 
-INTERACTIONS = {"00": interact_00, "01": interact_01, "02": interact_02, "03": interact_03,
-                "04": interact_04, "05": interact_05}
+INTERACTIONS = {
+    "00": interact_00,
+    "01": interact_01,
+    "02": interact_02,
+    "03": interact_03,
+    "04": interact_04,
+    "05": interact_05,
+}
 
 
 @pytest.mark.timeout(1500)
@@ -392,10 +459,13 @@ def test_notebook_in_jupyterlab(path, lab, browser):
         timings["run all [s]"] = time.monotonic() - started
         page.screenshot(path=str(ARTIFACTS / f"{path.stem}-run-all.png"))
 
-        unrun = page.locator(".jp-CodeCell .jp-InputPrompt").filter(has_text=re.compile(r"^\[ \]:$"))
+        unrun = page.locator(".jp-CodeCell .jp-InputPrompt").filter(
+            has_text=re.compile(r"^\[ \]:$")
+        )
         assert unrun.count() == 0, f"{unrun.count()} code cells did not run"
         errors = page.locator('[data-mime-type="application/vnd.jupyter.stderr"]').filter(
-            has_text="Traceback")
+            has_text="Traceback"
+        )
         assert errors.count() == 0, errors.first.inner_text()[:2000]
         inline = figure_state(page, ".jp-RenderedImage img")
         assert inline, "no inline figure"
@@ -416,8 +486,9 @@ def test_notebook_in_jupyterlab(path, lab, browser):
         panel.wait_for(timeout=30_000)
         time.sleep(1)
         entries = panel.locator(".jp-OutputArea-child")
-        assert entries.count() == 0, f"Log Console: {entries.count()} entries: " + \
-            panel.inner_text()[:1000]
+        assert entries.count() == 0, (
+            f"Log Console: {entries.count()} entries: " + panel.inner_text()[:1000]
+        )
         assert not problems, problems
     finally:
         (ARTIFACTS / f"{path.stem}-timings.json").write_text(json.dumps(timings, indent=1))

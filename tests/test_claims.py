@@ -43,7 +43,7 @@ def test_mean_interval_matches_t_quantile():
 
 def test_ratio_and_proportion_intervals():
     value, lo, hi = ratio_interval([2.0, 4.0], [1.0, 2.0])
-    assert (value, lo, hi) == (2.0, 2.0, 2.0)          # identical paired ratios: no spread
+    assert (value, lo, hi) == (2.0, 2.0, 2.0)  # identical paired ratios: no spread
     with pytest.raises(ValueError, match="pair seed by seed"):
         ratio_interval([1.0, 2.0], [1.0])
     p, lo, hi = proportion_interval(10, 449)
@@ -61,8 +61,12 @@ def test_exact_verdicts_follow_the_numbers():
     assert t.exact("Thm 1", "r", paper=4 / 15, ours=4 / 15, section="1").verdict == "reproduced"
     with pytest.raises(ValueError, match="section"):
         t.exact("Thm 1", "r1", paper=4 / 15, ours=4 / 15)
-    assert t.exact("Thm 1", "r2", paper=4 / 15, ours=0.27, rtol=1e-3, reason="differs",
-                   section="1").verdict == "not reproduced"
+    assert (
+        t.exact(
+            "Thm 1", "r2", paper=4 / 15, ours=0.27, rtol=1e-3, reason="differs", section="1"
+        ).verdict
+        == "not reproduced"
+    )
     assert t.exact("Eq 5", "mask", paper="True", ours="True", section="1").verdict == "reproduced"
     with pytest.raises(ValueError, match="needs a reason"):
         t.exact("Eq 17", "f", paper=33, ours=68, section="6")
@@ -71,23 +75,48 @@ def test_exact_verdicts_follow_the_numbers():
     with pytest.raises(ValueError, match="not within"):
         t.exact("Eq 17", "f2", paper=33, ours=68, verdict="reproduced", section="6")
     with pytest.raises(ValueError, match="calibrated parameter"):
-        t.exact("Eq 17", "f3", paper=33, ours=33, verdict="calibrated", reason="c_m chosen",
-                section="6")
-    assert t.exact("Eq 17", "f3", paper=33, ours=33, verdict="calibrated", reason="c_m chosen",
-                   setting="calibrated: c_m = 1.2e-7", section="6").verdict == "calibrated"
+        t.exact(
+            "Eq 17", "f3", paper=33, ours=33, verdict="calibrated", reason="c_m chosen", section="6"
+        )
+    assert (
+        t.exact(
+            "Eq 17",
+            "f3",
+            paper=33,
+            ours=33,
+            verdict="calibrated",
+            reason="c_m chosen",
+            setting="calibrated: c_m = 1.2e-7",
+            section="6",
+        ).verdict
+        == "calibrated"
+    )
 
 
 def test_interval_verdicts_follow_the_interval():
     t = table()
-    row = t.interval("Ex 2", "delay", samples=[47.0, 48.0, 49.0, 48.5, 47.5], paper=47.93,
-                     section="3")
+    row = t.interval(
+        "Ex 2", "delay", samples=[47.0, 48.0, 49.0, 48.5, 47.5], paper=47.93, section="3"
+    )
     assert row.verdict == "reproduced within CI" and row.n_seeds == 5
-    row = t.interval("Ex 2", "uniform", samples=[147.0, 148.0, 149.0, 148.5, 147.5], paper=129.96,
-                     reason="queue", section="3")
+    row = t.interval(
+        "Ex 2",
+        "uniform",
+        samples=[147.0, 148.0, 149.0, 148.5, 147.5],
+        paper=129.96,
+        reason="queue",
+        section="3",
+    )
     assert row.verdict == "not reproduced"
     with pytest.raises(ValueError, match="misses"):
-        t.interval("Ex 2", "u2", samples=[147.0, 148.0, 149.0], paper=129.96,
-                   verdict="reproduced within CI", section="3")
+        t.interval(
+            "Ex 2",
+            "u2",
+            samples=[147.0, 148.0, 149.0],
+            paper=129.96,
+            verdict="reproduced within CI",
+            section="3",
+        )
     with pytest.raises(ValueError, match="only 'within CI'"):
         t.interval("Ex 2", "u3", samples=[1.0, 1.1], paper=1.05, verdict="reproduced", section="3")
 
@@ -97,26 +126,58 @@ def test_comparison_says_indistinguishable_inside_the_noise():
     rng = np.random.default_rng(0)
     base = rng.uniform(18, 28, size=5)
     noisy = base * np.array([0.9, 1.25, 0.95, 1.15, 1.0])  # +6 % on average, spread ±15 %
-    row = t.comparison("Fig 8", "T(SAG)/T(DSAG+LB)", numerator=noisy, denominator=base,
-                       expected="greater", paper_range=(1.2, 1.3), section="8")
+    row = t.comparison(
+        "Fig 8",
+        "T(SAG)/T(DSAG+LB)",
+        numerator=noisy,
+        denominator=base,
+        expected="greater",
+        paper_range=(1.2, 1.3),
+        section="8",
+    )
     assert row.outcome == "indistinguishable" and row.verdict == "not reproduced"
     assert row.ci_low < 1 < row.ci_high
-    row = t.comparison("Fig 8", "T(SAG)/T(DSAG)", numerator=base * 1.3, denominator=base,
-                       expected="greater", section="8")
+    row = t.comparison(
+        "Fig 8",
+        "T(SAG)/T(DSAG)",
+        numerator=base * 1.3,
+        denominator=base,
+        expected="greater",
+        section="8",
+    )
     assert row.outcome == "greater" and row.verdict == "reproduced"
     with pytest.raises(ValueError, match="interval says"):
-        t.comparison("Fig 8", "x", numerator=base, denominator=base * 1.3, expected="greater",
-                     verdict="reproduced", section="8")
+        t.comparison(
+            "Fig 8",
+            "x",
+            numerator=base,
+            denominator=base * 1.3,
+            expected="greater",
+            verdict="reproduced",
+            section="8",
+        )
 
 
 def test_check_claim_catches_inconsistent_rows():
-    good = Claim(notebook="n", paper="dsag", item="i", quantity="q", kind="interval",
-                 verdict="reproduced within CI", paper_value=1.0, paper_low=1.0, paper_high=1.0,
-                 our_value=1.1, ci_low=0.9, ci_high=1.3, section="s")
+    good = Claim(
+        notebook="n",
+        paper="dsag",
+        item="i",
+        quantity="q",
+        kind="interval",
+        verdict="reproduced within CI",
+        paper_value=1.0,
+        paper_low=1.0,
+        paper_high=1.0,
+        our_value=1.1,
+        ci_low=0.9,
+        ci_high=1.3,
+        section="s",
+    )
     assert check_claim(good) == []
     assert check_claim(Claim(**{**good.__dict__, "verdict": "great"}))
-    assert check_claim(Claim(**{**good.__dict__, "ci_low": 1.05}))        # paper outside CI
-    assert check_claim(Claim(**{**good.__dict__, "our_value": 2.0}))      # ours outside own CI
+    assert check_claim(Claim(**{**good.__dict__, "ci_low": 1.05}))  # paper outside CI
+    assert check_claim(Claim(**{**good.__dict__, "our_value": 2.0}))  # ours outside own CI
     assert check_claim(Claim(**{**good.__dict__, "section": ""}))
     assert set(VERDICTS) >= {"reproduced", "calibrated", "not attempted"}
 
@@ -135,8 +196,11 @@ def test_claims_round_trip_through_csv(tmp_path):
             if isinstance(value, float) and math.isnan(value):
                 assert math.isnan(other), name
             else:
-                assert value == pytest.approx(other, rel=1e-9) if isinstance(value, float) \
-                    else value == other, name
+                assert (
+                    value == pytest.approx(other, rel=1e-9)
+                    if isinstance(value, float)
+                    else value == other
+                ), name
     assert "Thm 1" in render_readme_table(back)
 
 
@@ -146,8 +210,9 @@ FAITHFUL = sorted(CLAIMS_DIR.glob("*.csv"))
 
 
 def test_every_notebook_has_faithful_claims():
-    assert {p.stem for p in FAITHFUL} == {p.stem for p in discover_notebooks()}, \
+    assert {p.stem for p in FAITHFUL} == {p.stem for p in discover_notebooks()}, (
         "run `make figures` to record every notebook's faithful claims in data/claims/"
+    )
 
 
 @pytest.mark.parametrize("path", FAITHFUL, ids=[p.stem for p in FAITHFUL])
@@ -174,11 +239,13 @@ def test_faithful_claims_pin_the_exact_numbers():
 
 def test_readme_table_is_generated_from_data_claims():
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    assert render_readme_table(read_claims(FAITHFUL)) in readme, \
+    assert render_readme_table(read_claims(FAITHFUL)) in readme, (
         "README's claims block is stale: run `python -m codedlib.claims readme`"
+    )
 
 
 # -- repository hygiene ---------------------------------------------------------------------
+
 
 def _tracked_files():
     out = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True)
@@ -188,8 +255,15 @@ def _tracked_files():
 
 
 def test_no_tracked_file_points_outside_the_repository():
-    outside = ["../" + "shared", "shared/" + "papers", "papers/" + "1-", "papers/" + "2-",
-               "/" + "work/", "/" + "root/", "/" + "home/"]
+    outside = [
+        "../" + "shared",
+        "shared/" + "papers",
+        "papers/" + "1-",
+        "papers/" + "2-",
+        "/" + "work/",
+        "/" + "root/",
+        "/" + "home/",
+    ]
     offenders = []
     for path in _tracked_files():
         if not path.is_file() or path.suffix in {".png", ".pdf"}:

@@ -71,7 +71,8 @@ def test_one_network_for_every_figure():
     assert m8.network == m10.network == PAPER_NETWORK
     assert m8.t_c == pytest.approx(PAPER_NETWORK.latency + 8 * 5001 / PAPER_NETWORK.bandwidth)
     assert m10.message_time(1 / 84) == pytest.approx(
-        PAPER_NETWORK.latency + 8 * np.ceil(6500 / 84) / PAPER_NETWORK.bandwidth)
+        PAPER_NETWORK.latency + 8 * np.ceil(6500 / 84) / PAPER_NETWORK.bandwidth
+    )
     with pytest.raises(ValueError, match="figure must be one of"):
         figure_model("fig99")
 
@@ -83,16 +84,22 @@ def test_time_breakdown_parts_add_up_and_follow_the_regime():
     assert (calm["straggling"] >= -1e-12).all() and (calm["communication"] > 0).all()
     # UMW on the physical network: its master receives N messages, almost all of its time
     assert calm.loc["UMW", "communication share"] > 0.9
-    slow = time_breakdown(model=TimingModel(straggle_prob=0.02, straggle_delay=1.0),
-                          n_iterations=60, rng=1)
+    slow = time_breakdown(
+        model=TimingModel(straggle_prob=0.02, straggle_delay=1.0), n_iterations=60, rng=1
+    )
     assert slow.loc["RAR", "straggling share"] > 0.8  # RAR waits for every straggler
     # CR waits only when two siblings straggle at once
     assert slow.loc["CR", "straggling"] < 0.1 * slow.loc["RAR", "straggling"]
 
 
 def test_regime_map_flips_cr_vs_rar_with_latency_and_straggling():
-    df = regime_map(bandwidths=(1.25e7, 1.25e9), latencies=(1e-5, 1e-2), straggle_delays=(0.0, 1.0),
-                    n_iterations=30, rng=0)
+    df = regime_map(
+        bandwidths=(1.25e7, 1.25e9),
+        latencies=(1e-5, 1e-2),
+        straggle_delays=(0.0, 1.0),
+        n_iterations=30,
+        rng=0,
+    )
     calm = df[df["straggle_delay"] == 0.0].set_index(["bandwidth", "latency"])["cr_over_rar"]
     assert calm[(1.25e9, 1e-5)] < 1 < calm[(1.25e9, 1e-2)]  # small latency: RAR; large: CR
     strag = df[df["straggle_delay"] == 1.0]["cr_over_rar"]
@@ -196,9 +203,15 @@ def test_fig2_over_seeds_pairs_seeds_and_brackets_the_mean():
 
 
 def test_model_speedup_range_reaches_the_communication_bound_limits():
-    tidy = model_speedup_range({"N84": (4, 3, 1, 7644, 6500)}, bandwidths=(1e4, 1.25e7),
-                               latencies=(3e-4,), a_mus=(1.0,), straggle_delays=(0.0, 1.0),
-                               n_iterations=10, rng=0)
+    tidy = model_speedup_range(
+        {"N84": (4, 3, 1, 7644, 6500)},
+        bandwidths=(1e4, 1.25e7),
+        latencies=(3e-4,),
+        a_mus=(1.0,),
+        straggle_delays=(0.0, 1.0),
+        n_iterations=10,
+        rng=0,
+    )
     no_straggling = speedup_range_summary(tidy[tidy["straggle_delay"] == 0.0])
     assert set(tidy["scheme"]) == {"UMW", "GC", "SGD", "RAR"}
     summary = speedup_range_summary(tidy)
@@ -210,26 +223,30 @@ def test_model_speedup_range_reaches_the_communication_bound_limits():
     # stragglers UMW waits for and CR does not push past the message-count limit
     assert summary.loc[("N84", "UMW"), "max"] > 84 / 9
     # one cell equals the plain simulation's ratio on the same draws
-    model = TimingModel(network=Network(3e-4, 1.25e7), gradient_numbers=6500,
-                        straggle_prob=0.02, straggle_delay=1.0)
+    model = TimingModel(
+        network=Network(3e-4, 1.25e7), gradient_numbers=6500, straggle_prob=0.02, straggle_delay=1.0
+    )
     fig2 = fig2_iteration_times(4, 3, 1, 7644, model=model, n_iterations=10, rng=0)
     cell = tidy[(tidy["bandwidth"] == 1.25e7) & (tidy["straggle_delay"] == 1.0)].set_index("scheme")
-    assert cell.loc["RAR", "CR speedup"] == pytest.approx(fig2.loc["RAR", "CR speedup (ours)"],
-                                                          rel=1e-12)
+    assert cell.loc["RAR", "CR speedup"] == pytest.approx(
+        fig2.loc["RAR", "CR speedup (ours)"], rel=1e-12
+    )
 
 
 def test_convergence_over_seeds_tidy_tables_and_intervals():
     seeds = replica_seeds(1, 2)
-    res = convergence_over_seeds("fig8", quick=True, n_iterations=8, seeds=seeds,
-                                 sgd_learning_rate=(10.0, 100.0))
+    res = convergence_over_seeds(
+        "fig8", quick=True, n_iterations=8, seeds=seeds, sgd_learning_rate=(10.0, 100.0)
+    )
     assert sorted(res["curves"]["seed"].unique()) == sorted(seeds)
     assert set(res["speedups"]["seed"]) == set(seeds)
     assert len(res["final"]) == 2 * 5 and len(res["verification"]) == 1  # one coded check
     assert res["verification"][["CR", "GC"]].to_numpy().max() < 1e-9
     # time-to-target ratio = the per-seed speedup column
     sp = res["speedups"]
-    np.testing.assert_allclose(sp["time to target [s]"] / sp["CR time to target [s]"],
-                               sp["CR speedup to target (ours)"])
+    np.testing.assert_allclose(
+        sp["time to target [s]"] / sp["CR time to target [s]"], sp["CR speedup to target (ours)"]
+    )
     table = speedup_intervals(sp)
     assert list(table.index) == ["UMW", "GC", "RAR", "SGD"]
     assert (table["to target ci low"] <= table["to target (ours)"]).all()
@@ -244,8 +261,9 @@ def test_theorem2_check_decomposes_the_gap_at_small_n():
     assert row["ci low"] <= row["Monte Carlo E[T_CR]"] <= row["ci high"]
     # the two measured gaps add up to the miss
     gap = row["lower (7)"] - row["Monte Carlo E[T_CR]"]
-    parts = ((row["computation term (7)-(8)"] - row["E[T_(n-s)] exact"])
-             + (row["communication term (7)"] - row["MC - E[T_(n-s)]"]))
+    parts = (row["computation term (7)-(8)"] - row["E[T_(n-s)] exact"]) + (
+        row["communication term (7)"] - row["MC - E[T_(n-s)]"]
+    )
     assert parts == pytest.approx(gap)
     assert row["computation term (7)-(8)"] > row["E[T_(n-s)] exact"]  # log(1/α) > H_n - H_s
 
@@ -264,8 +282,9 @@ def test_plots_bands_and_honest_titles():
         theorem2_title,
     )
 
-    res = convergence_over_seeds("fig8", quick=True, n_iterations=6, seeds=[1, 2],
-                                 sgd_learning_rate=(10.0, 100.0))
+    res = convergence_over_seeds(
+        "fig8", quick=True, n_iterations=6, seeds=[1, 2], sgd_learning_rate=(10.0, 100.0)
+    )
     fig = plot_convergence(res, subtitle="stand-in: digits")
     ax = fig.axes[0]
     assert len(ax.collections) == 5  # one band per scheme
@@ -280,10 +299,19 @@ def test_plots_bands_and_honest_titles():
     fig = plot_iteration_times(summary)
     assert "[" in "".join(t.get_text() for t in fig.axes[0].texts)  # intervals on the bars
     plt.close(fig)
-    table = pd.DataFrame({"figure": ["fig2", "fig8"], "scheme": ["GC", "GC"], "paper": [6.4, 5.3],
-                          "ours": [6.8, 6.8], "ci low": [6.7, 6.7], "ci high": [6.9, 6.9]})
-    ranges = pd.DataFrame({"figure": ["fig2", "fig8"], "scheme": ["GC", "GC"], "min": [2.0, 2.0],
-                           "max": [7.0, 7.0]})
+    table = pd.DataFrame(
+        {
+            "figure": ["fig2", "fig8"],
+            "scheme": ["GC", "GC"],
+            "paper": [6.4, 5.3],
+            "ours": [6.8, 6.8],
+            "ci low": [6.7, 6.7],
+            "ci high": [6.9, 6.9],
+        }
+    )
+    ranges = pd.DataFrame(
+        {"figure": ["fig2", "fig8"], "scheme": ["GC", "GC"], "min": [2.0, 2.0], "max": [7.0, 7.0]}
+    )
     fig = plot_speedups_vs_paper(table, ranges)
     assert len(fig.axes) == 1
     plt.close(fig)

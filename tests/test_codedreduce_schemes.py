@@ -173,7 +173,9 @@ def test_straggler_process_hits_the_top_q_draws_and_spares_tolerant_schemes():
     E = np.zeros((1, cfg.N))
     E[0, 5] = 10.0  # one straggler, a leaf
     calm = simulate_iteration_times(cfg, TimingModel(), draws=np.zeros((1, cfg.N)))
-    hit = simulate_iteration_times(cfg, TimingModel(straggle_prob=0.01, straggle_delay=3.0), draws=E)
+    hit = simulate_iteration_times(
+        cfg, TimingModel(straggle_prob=0.01, straggle_delay=3.0), draws=E
+    )
     assert hit["RAR"].mean > 3.0 and hit["UMW"].mean > 3.0  # both wait for the straggler
     assert hit["CR"].mean == pytest.approx(calm["CR"].mean)
     assert hit["GC"].mean == pytest.approx(calm["GC"].mean)

@@ -78,8 +78,11 @@ def _returns_value(func) -> str | None:
                 continue
             if isinstance(child, (ast.Yield, ast.YieldFrom)):
                 found = "yield"
-            elif (isinstance(child, ast.Return) and child.value is not None
-                  and not (isinstance(child.value, ast.Constant) and child.value.value is None)):
+            elif (
+                isinstance(child, ast.Return)
+                and child.value is not None
+                and not (isinstance(child.value, ast.Constant) and child.value.value is None)
+            ):
                 found = found or "return"
             walk(child)
 
@@ -135,8 +138,11 @@ def test_documented_parameters_match_the_signature():
             m = re.search(r"^Parameters\n-{3,}\n(.*?)(?=^\S[^\n]*\n-{3,}\n|\Z)", doc, re.M | re.S)
             if not m:
                 continue
-            documented = [re.split(r"\s*:\s*", line, maxsplit=1)[0].lstrip("*")
-                          for line in m.group(1).splitlines() if line and not line[0].isspace()]
+            documented = [
+                re.split(r"\s*:\s*", line, maxsplit=1)[0].lstrip("*")
+                for line in m.group(1).splitlines()
+                if line and not line[0].isspace()
+            ]
             documented = [p for d in documented for p in re.split(r",\s*", d)]
             actual = [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
             if documented != actual:

@@ -157,8 +157,9 @@ def test_repeated_latency_experiments_have_a_seed_column():
     assert (errors.heterogeneous_max >= errors.heterogeneous_mean).all()
     assert (errors.iid_max >= errors.iid_mean).all()
     one = fig5[fig5.seed == 0]
-    np.testing.assert_allclose(ex.order_statistic_errors(one.drop(columns="seed")).iid_max,
-                               errors.iid_max.iloc[:1])
+    np.testing.assert_allclose(
+        ex.order_statistic_errors(one.drop(columns="seed")).iid_max, errors.iid_max.iloc[:1]
+    )
 
     fig6 = ex.fig6_repeated((0, 1), n_workers=10, ws=(3, 10), n_iterations=20, replicas=20)
     ends = ex.cumulative_endpoints(fig6, iteration=20)
@@ -226,8 +227,9 @@ def test_convergence_band_brackets_every_seed():
 
 
 def test_event_driven_timing_shape_only():
-    out = ex.event_driven_timing(n_workers=10, w=5, n_iterations=10, repeats=2, number=2,
-                                 reference_calls=1, rng=0)
+    out = ex.event_driven_timing(
+        n_workers=10, w=5, n_iterations=10, repeats=2, number=2, reference_calls=1, rng=0
+    )
     # wall-clock values are never asserted, only what the function returns
     assert out["compiled_ms"].shape == (2,) and np.all(out["compiled_ms"] > 0)
     assert out["heapq_ms"] > 0
@@ -246,8 +248,9 @@ def test_trace_gamma_ks_on_a_gamma_trace():
 def test_trace_dsag_predictions_on_the_shipped_trace():
     from codedlib.runtime.traces import trace_path
 
-    out = ex.trace_dsag_predictions(trace_path("dsag-N12-w6-bursts"), replicas=20,
-                                    long_iterations=400, rng=0)
+    out = ex.trace_dsag_predictions(
+        trace_path("dsag-N12-w6-bursts"), replicas=20, long_iterations=400, rng=0
+    )
     # the injected delays are redrawn exactly from the command in the trace's header
     assert out["injected_mismatch"] < 1e-6
     assert out["w"] == 6 and out["n_iterations"] == 40
@@ -255,9 +258,15 @@ def test_trace_dsag_predictions_on_the_shipped_trace():
     assert out["injected_cumulative"].shape == (40,)
     assert np.all(np.diff(out["injected_cumulative"]) > 0)
     totals = out["totals"]
-    assert set(totals.model) == {"injected", "order statistic (injected)", "injected, shuffled",
-                                 "gamma fit (long draw)", "gamma fit (trace)",
-                                 "gamma fit (trace, queueing as latency)", "order statistic (trace fit)"}
+    assert set(totals.model) == {
+        "injected",
+        "order statistic (injected)",
+        "injected, shuffled",
+        "gamma fit (long draw)",
+        "gamma fit (trace)",
+        "gamma fit (trace, queueing as latency)",
+        "order statistic (trace fit)",
+    }
     means = totals.groupby("model").total.mean()
     # the order-statistic model ignores busy stragglers: below the event-driven model
     assert means["order statistic (injected)"] < means["injected"]
@@ -279,8 +288,15 @@ def test_trace_dsag_predictions_rejects_other_traces(tmp_path):
 
 
 def test_fig8_records_fresh_results_and_workload():
-    df = ex.fig8_convergence("logistic", n_workers=6, w=2, n_samples=240, time_limit=0.05,
-                             methods=[("DSAG w=2", "dsag", 2, False)], seed=0)
+    df = ex.fig8_convergence(
+        "logistic",
+        n_workers=6,
+        w=2,
+        n_samples=240,
+        time_limit=0.05,
+        methods=[("DSAG w=2", "dsag", 2, False)],
+        seed=0,
+    )
     assert {"n_fresh", "total_subpartitions"} <= set(df.columns)
     assert (df.n_fresh >= 2).all() and (df.total_subpartitions == 6 * 10).all()
     assert df.attrs["comp_cv"] == 0.05 and df.attrs["n_samples"] == 240
@@ -328,7 +344,9 @@ def test_aws_model_draws_in_table_i_ranges_and_bursts_cover_their_share():
         assert model.n_workers == 100
         assert c_lo <= model.comm_mean.min() and model.comm_mean.max() <= c_hi
         assert z_lo <= (model.comp_mean / p).min() and (model.comp_mean / p).max() <= z_hi
-    slow = ex.timed_bursts(200, 20_000.0, mean_duration=60.0, busy_fraction=0.05, factor=1.12, rng=1)
+    slow = ex.timed_bursts(
+        200, 20_000.0, mean_duration=60.0, busy_fraction=0.05, factor=1.12, rng=1
+    )
     grid = np.linspace(0, 20_000, 2001)
     share = np.mean([np.mean(slow(t, 0) > 1) for t in grid])
     assert share == pytest.approx(0.05, abs=0.015)
@@ -338,23 +356,38 @@ def test_aws_model_draws_in_table_i_ranges_and_bursts_cover_their_share():
     with pytest.raises(ValueError, match="kind"):
         ex.aws_model("svm")
     with pytest.raises(ValueError, match="cluster"):
-        ex.fig8_convergence("logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01)
+        ex.fig8_convergence(
+            "logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01
+        )
 
 
 def test_coordinator_semantics_difference_pairs_the_same_draws():
     model = ex.cloud_model(20, rng=0)
-    df = ex.coordinator_semantics_difference(model, 5, n_iterations=30, margin=0.3, replicas=40, rng=2)
+    df = ex.coordinator_semantics_difference(
+        model, 5, n_iterations=30, margin=0.3, replicas=40, rng=2
+    )
     assert len(df) == 40 and df.fresh_set_differs.any()
     np.testing.assert_allclose(df.relative_difference, df.total_deadline / df.total_reference - 1)
-    same = ex.coordinator_semantics_difference(model, 5, n_iterations=30, margin=0.0, replicas=40, rng=2)
-    np.testing.assert_allclose(same.relative_difference, 0.0, atol=1e-12)  # no window, no difference
+    same = ex.coordinator_semantics_difference(
+        model, 5, n_iterations=30, margin=0.0, replicas=40, rng=2
+    )
+    np.testing.assert_allclose(
+        same.relative_difference, 0.0, atol=1e-12
+    )  # no window, no difference
     assert not same.fresh_set_differs.any()
 
 
 def test_sgd_floor_falls_with_rows_per_subpartition():
     """Issue 13 item 4: SGD's noise floor on PCA falls as each subpartition holds more rows."""
-    df = ex.sgd_gap_vs_subpartition_rows(rows_per_subpartition=(1, 32), seeds=(0,), n_workers=8, w=2,
-                                         n_subpartitions=5, dim=10, time_limit=10.0)
+    df = ex.sgd_gap_vs_subpartition_rows(
+        rows_per_subpartition=(1, 32),
+        seeds=(0,),
+        n_workers=8,
+        w=2,
+        n_subpartitions=5,
+        dim=10,
+        time_limit=10.0,
+    )
     sgd = df[df.method == "SGD"].set_index("rows_per_subpartition").floor_gap
     assert sgd[32] < 0.5 * sgd[1]
     assert set(df.n_samples) == {1 * 8 * 5, 32 * 8 * 5}
@@ -365,6 +398,8 @@ def test_one_pca_gap_for_fig8_and_the_explorer():
     problem = ex.pca_problem(n_samples=200, dim=12, k=3, rng=0)
     gap = ex.pca_gap(problem)
     V = ex.pca_projection(problem)(problem.initial_point(np.random.default_rng(1)))
-    best = np.sort(np.linalg.eigvalsh(problem.X.T @ problem.X))[-3:].sum() / np.trace(problem.X.T @ problem.X)
+    best = np.sort(np.linalg.eigvalsh(problem.X.T @ problem.X))[-3:].sum() / np.trace(
+        problem.X.T @ problem.X
+    )
     assert gap(V) == pytest.approx(best - problem.explained_variance(V), abs=1e-12)
     assert gap(V) > 0

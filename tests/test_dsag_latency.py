@@ -177,7 +177,10 @@ def test_reference_semantics_equal_the_port_of_the_authors_rules(n_workers, n_it
     rng = np.random.default_rng(data.draw(st.integers(0, 10_000)))
     lat = rng.gamma(2.0, 1.0, size=(2, n_iterations, n_workers)) * rng.uniform(0.3, 3, n_workers)
     port = simulate_event_driven_reference(lat, w, margin)
-    for result in (simulate_event_driven(lat, w, margin), simulate_event_driven_heapq(lat, w, margin)):
+    for result in (
+        simulate_event_driven(lat, w, margin),
+        simulate_event_driven_heapq(lat, w, margin),
+    ):
         np.testing.assert_allclose(result.iteration_end, port.iteration_end, rtol=1e-12)
         np.testing.assert_array_equal(result.fresh, port.fresh)
 
@@ -255,11 +258,16 @@ def test_without_queueing_takes_the_wait_behind_a_stale_task_out_of_comm_time():
 
     from codedlib.latency.gamma_model import without_queueing
 
-    trace = pd.DataFrame({
-        "iteration": [0, 1, 1], "worker": [0, 0, 1], "fresh": [True, False, True],
-        "compute_time": [0.9, 0.9, 0.3], "wall_clock": [1.0, 1.95, 0.85],
-        "comm_time": [0.1, 1.95 - 0.5 - 0.9, 0.05],
-    })
+    trace = pd.DataFrame(
+        {
+            "iteration": [0, 1, 1],
+            "worker": [0, 0, 1],
+            "fresh": [True, False, True],
+            "compute_time": [0.9, 0.9, 0.3],
+            "wall_clock": [1.0, 1.95, 0.85],
+            "comm_time": [0.1, 1.95 - 0.5 - 0.9, 0.05],
+        }
+    )
     net = without_queueing(trace)
     np.testing.assert_allclose(net.queue_wait, [0.0, 0.5, 0.0])
     np.testing.assert_allclose(net.comm_time, [0.1, 0.05, 0.05])
@@ -284,6 +292,9 @@ def test_without_queueing_leaves_a_w_equals_n_trace_alone_and_fixes_the_dsag_fit
     totals = {}
     for label, trace in (("raw", steady), ("net", without_queueing(steady))):
         lat = fit_gamma_model(trace).sample_total((300, 40), rng=0)
-        totals[label] = simulate_event_driven(lat, 6, 0.02, semantics="deadline").iteration_end[:, -1] / recorded
+        totals[label] = (
+            simulate_event_driven(lat, 6, 0.02, semantics="deadline").iteration_end[:, -1]
+            / recorded
+        )
     assert np.quantile(totals["net"], 0.025) <= 1 <= np.quantile(totals["net"], 0.975)
     assert np.quantile(totals["raw"], 0.025) > 1

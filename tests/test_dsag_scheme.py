@@ -295,7 +295,9 @@ def _latencies_of(run, n_iterations, n_workers):
     latency past the end of the run (they cannot matter to the iterations simulated)."""
     lat = np.full((n_iterations, n_workers), 1e6)
     tasks = run.tasks
-    lat[tasks.iteration.to_numpy(), tasks.worker.to_numpy()] = (tasks.compute_time + tasks.comm_time).to_numpy()
+    lat[tasks.iteration.to_numpy(), tasks.worker.to_numpy()] = (
+        tasks.compute_time + tasks.comm_time
+    ).to_numpy()
     return lat
 
 
@@ -310,8 +312,12 @@ def test_simulator_follows_the_reference_rules_event_for_event(seed, method):
     N, T = int(rng.integers(4, 12)), 40
     w = int(rng.integers(1, N))
     problem = logistic_problem(n_samples=40 * N, dim=3, rng=0)
-    model = GammaLatencyModel.from_cv(rng.uniform(1e-3, 2e-3, N), rng.uniform(0.5, 2.0, N), 0.3, 0.3)
-    run = simulate_dsag(problem, model, w, 2, 0.25, method=method, margin=0.3, n_iterations=T, rng=seed)
+    model = GammaLatencyModel.from_cv(
+        rng.uniform(1e-3, 2e-3, N), rng.uniform(0.5, 2.0, N), 0.3, 0.3
+    )
+    run = simulate_dsag(
+        problem, model, w, 2, 0.25, method=method, margin=0.3, n_iterations=T, rng=seed
+    )
     ref = simulate_event_driven_reference(_latencies_of(run, T, N), w, margin=0.3)
     np.testing.assert_allclose(run.history.time.to_numpy(), ref.iteration_end[0], rtol=1e-12)
     fresh = np.zeros((T, N), dtype=bool)
@@ -328,12 +334,16 @@ def test_deadline_semantics_differ_from_the_reference_and_match_the_deadline_sim
     N, T, w = 10, 40, 4
     problem = logistic_problem(n_samples=400, dim=3, rng=0)
     model = _model(N, cv=0.3)
-    runs = {s: simulate_dsag(problem, model, w, 2, 0.25, margin=0.3, n_iterations=T, rng=3, semantics=s)
-            for s in ("reference", "deadline")}
+    runs = {
+        s: simulate_dsag(problem, model, w, 2, 0.25, margin=0.3, n_iterations=T, rng=3, semantics=s)
+        for s in ("reference", "deadline")
+    }
     lat = _latencies_of(runs["deadline"], T, N)
     ends = simulate_event_driven(lat, w, margin=0.3, semantics="deadline").iteration_end[0]
     np.testing.assert_allclose(runs["deadline"].history.time.to_numpy(), ends, rtol=1e-12)
-    assert runs["deadline"].history.time.iloc[-1] != pytest.approx(runs["reference"].history.time.iloc[-1])
+    assert runs["deadline"].history.time.iloc[-1] != pytest.approx(
+        runs["reference"].history.time.iloc[-1]
+    )
     with pytest.raises(ValueError, match="semantics"):
         simulate_dsag(problem, model, w, 2, 0.25, n_iterations=2, semantics="paper")
 
@@ -356,7 +366,11 @@ def test_coordinator_policy_is_the_one_definition_of_the_rules():
         assert policy.absorb(cache, 0, 5, 2, np.ones(2), fresh=True)
         assert policy.absorb(cache, 5, 10, 1, np.ones(2), fresh=False) is stale_enters
     assert "CoordinatorPolicy" in DSAGCoordinator.__init__.__code__.co_names
-    for bad, match in ((dict(w=0), "w"), (dict(w=2, margin=-1.0), "margin"),
-                       (dict(w=2, semantics="paper"), "semantics"), (dict(w=2, method="adam"), "method")):
+    for bad, match in (
+        (dict(w=0), "w"),
+        (dict(w=2, margin=-1.0), "margin"),
+        (dict(w=2, semantics="paper"), "semantics"),
+        (dict(w=2, method="adam"), "method"),
+    ):
         with pytest.raises(ValueError, match=match):
             CoordinatorPolicy(**bad)

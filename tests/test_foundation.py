@@ -69,7 +69,9 @@ def test_save_figure_none_and_bad_name(tmp_path):
     plt.close("all")
 
 
-def _write_notebook(path, body, parameters="interactive = True\nquick = False\nseed = 0\nfig_dir = None\n"):
+def _write_notebook(
+    path, body, parameters="interactive = True\nquick = False\nseed = 0\nfig_dir = None\n"
+):
     import nbformat
 
     nb = nbformat.v4.new_notebook()
@@ -92,8 +94,15 @@ def test_runner_injects_parameters_and_fails_on_cell_error(tmp_path):
     )
     good = _write_notebook(tmp_path / "good.ipynb", body)
     assert parameters_cell(good)["seed"] == 0 and not notebook_has_outputs(good)
-    out = run_notebook(good, quick=True, interactive=False, seed=3, fig_root=tmp_path / "figs",
-                       out_dir=tmp_path / "out", timeout=120)
+    out = run_notebook(
+        good,
+        quick=True,
+        interactive=False,
+        seed=3,
+        fig_root=tmp_path / "figs",
+        out_dir=tmp_path / "out",
+        timeout=120,
+    )
     assert notebook_has_outputs(out)
     assert (tmp_path / "figs" / "good" / "probe.png").exists()
     bad = _write_notebook(tmp_path / "bad.ipynb", "raise RuntimeError('boom')")
@@ -124,7 +133,9 @@ def test_the_version_is_written_once():
     from codedlib.notebooks import REPO_ROOT
 
     pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'dynamic = ["version"]' in pyproject and not re.search(r'^version\s*=\s*"', pyproject, re.M)
+    assert 'dynamic = ["version"]' in pyproject and not re.search(
+        r'^version\s*=\s*"', pyproject, re.M
+    )
     assert version("codedlib") == codedlib.__version__
     cff = (REPO_ROOT / "CITATION.cff").read_text(encoding="utf-8")
     assert re.search(r'^version:\s*"?([^"\n]+)"?', cff, re.M).group(1) == codedlib.__version__

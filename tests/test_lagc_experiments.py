@@ -16,8 +16,9 @@ from codedlib.widgets.lagc import lagc_report
 @pytest.fixture(scope="module")
 def small():
     problem = ex.heterogeneous_regression(6, 15, 5, heterogeneity=20.0, condition=10.0, rng=1)
-    runs = ex.convergence_runs(problem, 6, 2, delay=ex.make_delay("pareto", shape=2.5),
-                               replicas=20, rng=0, rel_tol=1e-9)
+    runs = ex.convergence_runs(
+        problem, 6, 2, delay=ex.make_delay("pareto", shape=2.5), replicas=20, rng=0, rel_tol=1e-9
+    )
     return problem, runs
 
 
@@ -72,24 +73,30 @@ def test_complexity_curves_and_plots(small):
     assert np.allclose(gd["communication"], 2 * 6 * gd["iterations"])
     curves_g = ex.complexity_curves(problem, 6, delays=delays, vary="G", redundancy=2)
     assert set(curves_g["G"]) == {1, 2, 3, 6}
-    for fig in (pl.plot_storage_layouts(ex.storage_layouts()),
-                pl.plot_complexity_curves(curves, "r"),
-                pl.plot_convergence(ex.convergence_metrics(runs)),
-                pl.plot_table1(ex.table1_tradeoff(runs)),
-                pl.plot_iteration_time_check(ex.iteration_time_check(runs, delays["exponential"]))):
+    for fig in (
+        pl.plot_storage_layouts(ex.storage_layouts()),
+        pl.plot_complexity_curves(curves, "r"),
+        pl.plot_convergence(ex.convergence_metrics(runs)),
+        pl.plot_table1(ex.table1_tradeoff(runs)),
+        pl.plot_iteration_time_check(ex.iteration_time_check(runs, delays["exponential"])),
+    ):
         assert isinstance(fig, matplotlib.figure.Figure)
     with pytest.raises(ValueError, match="vary must be"):
         ex.complexity_curves(problem, 6, delays=delays, vary="x")
 
 
 def test_widget_report_and_errors():
-    report = lagc_report(n_workers=6, redundancy=2, n_groups=2, samples_per_partition=10,
-                         replicas=2)
+    report = lagc_report(
+        n_workers=6, redundancy=2, n_groups=2, samples_per_partition=10, replicas=2
+    )
     assert isinstance(report["theory"], pd.DataFrame) and len(report["measured"]) == 6
-    for bad, match in [({"n_groups": 4}, "n_groups must divide"),
-                       ({"redundancy": 7}, "redundancy must satisfy"),
-                       ({"xi": -0.1}, "xi must satisfy"), ({"history": 0}, "history must"),
-                       ({"delay_kind": "gamma"}, "kind must be")]:
+    for bad, match in [
+        ({"n_groups": 4}, "n_groups must divide"),
+        ({"redundancy": 7}, "redundancy must satisfy"),
+        ({"xi": -0.1}, "xi must satisfy"),
+        ({"history": 0}, "history must"),
+        ({"delay_kind": "gamma"}, "kind must be"),
+    ]:
         args = {"n_workers": 6, "redundancy": 2, "n_groups": 2, **bad}
         with pytest.raises(ValueError, match=match):
             lagc_report(**args)
@@ -99,8 +106,9 @@ def test_widget_report_and_errors():
 def test_table2_against_runs(small, rule):
     problem, _ = small
     delay = ex.make_delay("exponential")
-    runs = ex.convergence_runs(problem, 6, 2, delay=delay, stepsize_rule=rule, replicas=30,
-                               rng=2, rel_tol=1e-9)
+    runs = ex.convergence_runs(
+        problem, 6, 2, delay=delay, stepsize_rule=rule, replicas=30, rng=2, rel_tol=1e-9
+    )
     tab = ex.table2_check(runs, problem, delay, 0.05, 10).set_index("scheme")
     exact = tab[~tab["bound"]]
     np.testing.assert_array_equal(exact["communication"], exact["communication Table II"])
@@ -108,7 +116,9 @@ def test_table2_against_runs(small, rule):
     assert ((exact["time"] - exact["time Table II"]).abs() < 4 * exact["time_stderr"]).all()
     lazy = tab[tab["bound"]]
     for col in ("time", "communication", "computation"):
-        assert (lazy[col] <= lazy[f"{col} Table II"] + 4 * lazy["time_stderr"] * (col == "time")).all()
+        assert (
+            lazy[col] <= lazy[f"{col} Table II"] + 4 * lazy["time_stderr"] * (col == "time")
+        ).all()
     bounded = tab.dropna(subset=["I(eps) eq. 19/20"])
     assert (bounded["iterations"] <= bounded["I(eps) eq. 19/20"]).all()
     assert bounded["bound"].any() == (rule == "theory")
@@ -117,12 +127,26 @@ def test_table2_against_runs(small, rule):
 # -- Section VI over seeds (issue 11: claims with intervals over independent seeds) ---------
 @pytest.fixture(scope="module")
 def over_seeds():
-    delays = {"exponential": ex.make_delay("exponential"),
-              "pareto": ex.make_delay("pareto", shape=2.5)}
-    return ex.convergence_seeds(6, 2, delays=delays, n_seeds=3, replicas=4,
-                                problem_kwargs={"samples_per_partition": 8, "dim": 4,
-                                                "heterogeneity": 20.0, "condition": 10.0},
-                                rel_tol=1e-6, eps_rel=1e-6, rng=5)
+    delays = {
+        "exponential": ex.make_delay("exponential"),
+        "pareto": ex.make_delay("pareto", shape=2.5),
+    }
+    return ex.convergence_seeds(
+        6,
+        2,
+        delays=delays,
+        n_seeds=3,
+        replicas=4,
+        problem_kwargs={
+            "samples_per_partition": 8,
+            "dim": 4,
+            "heterogeneity": 20.0,
+            "condition": 10.0,
+        },
+        rel_tol=1e-6,
+        eps_rel=1e-6,
+        rng=5,
+    )
 
 
 def test_seed_pairs_are_reproducible_and_independent():
@@ -178,11 +202,16 @@ def test_convergence_bands_cover_every_seed(over_seeds):
     assert np.allclose(start.loc[start["quantity"] == "rel_gap", "median"], 1.0)
     # at the end of the clock every run has stopped at its target: final loads = summary totals
     s = over_seeds.summary
-    end = bands[(bands["time"] == bands.groupby(["delay", "rule"])["time"].transform("max"))
-                & (bands["quantity"] == "communication")]
+    end = bands[
+        (bands["time"] == bands.groupby(["delay", "rule"])["time"].transform("max"))
+        & (bands["quantity"] == "communication")
+    ]
     for _, row in end.iterrows():
-        totals = s[(s["delay"] == row["delay"]) & (s["rule"] == row["rule"])
-                   & (s["scheme"] == row["scheme"])]
+        totals = s[
+            (s["delay"] == row["delay"])
+            & (s["rule"] == row["rule"])
+            & (s["scheme"] == row["scheme"])
+        ]
         assert row["high"] >= totals["communication"].max() - 1e-9
     with pytest.raises(ValueError, match="n_grid must satisfy"):
         ex.convergence_bands(over_seeds.curves, n_grid=1)
@@ -196,7 +225,9 @@ def test_table1_seeds_and_intervals(over_seeds):
     summary = ex.table1_intervals(t1)
     assert list(summary["metric"].drop_duplicates()) == ["time", "communication", "computation"]
     assert len(summary) == 2 * 3 + 3 + 3  # time per delay model, loads once
-    fixed = summary[(summary["technique"] == "grouping (G-GD)") & (summary["metric"] == "communication")]
+    fixed = summary[
+        (summary["technique"] == "grouping (G-GD)") & (summary["metric"] == "communication")
+    ]
     assert fixed["low"].iloc[0] == fixed["high"].iloc[0] == pytest.approx((6 + 3) / 12)
     assert (summary["low"] <= summary["mean"]).all() and (summary["mean"] <= summary["high"]).all()
     with pytest.raises(ValueError, match="no rows with rule"):
@@ -215,8 +246,15 @@ def test_seed_plots(over_seeds):
     assert len(fig.axes) == 6
     fig = pl.plot_table1_seeds(ex.table1_intervals(ex.table1_seeds(over_seeds.summary)), title="t")
     assert isinstance(fig, matplotlib.figure.Figure)
-    table = pd.DataFrame({"scheme": ["GD", "GC"], "formula": [1.0, 2.0], "mean": [1.1, 1.9],
-                          "low": [1.0, 1.8], "high": [1.2, 2.0]})
+    table = pd.DataFrame(
+        {
+            "scheme": ["GD", "GC"],
+            "formula": [1.0, 2.0],
+            "mean": [1.1, 1.9],
+            "low": [1.0, 1.8],
+            "high": [1.2, 2.0],
+        }
+    )
     fig = pl.plot_iteration_time_seeds(table, title="t")
     assert isinstance(fig, matplotlib.figure.Figure)
 
@@ -224,11 +262,21 @@ def test_seed_plots(over_seeds):
 # ------------------------------------------- issue 13 item 7: bound vs simulation grid
 @pytest.fixture(scope="module")
 def bound_grid():
-    delays = {"exponential": ex.make_delay("exponential", 1.0),
-              "pareto": ex.make_delay("pareto", scale=1.0, shape=2.0)}
-    grid = ex.bound_grid(12, 3, delays=delays, xis=(0.01, 0.05), histories=(1, 10), n_seeds=5,
-                         eps_rel=1e-4, rng=1,
-                         problem_kwargs=dict(samples_per_partition=10, dim=8, condition=30.0))
+    delays = {
+        "exponential": ex.make_delay("exponential", 1.0),
+        "pareto": ex.make_delay("pareto", scale=1.0, shape=2.0),
+    }
+    grid = ex.bound_grid(
+        12,
+        3,
+        delays=delays,
+        xis=(0.01, 0.05),
+        histories=(1, 10),
+        n_seeds=5,
+        eps_rel=1e-4,
+        rng=1,
+        problem_kwargs=dict(samples_per_partition=10, dim=8, condition=30.0),
+    )
     return grid, ex.bound_grid_summary(grid)
 
 
@@ -249,8 +297,10 @@ def test_bound_holds_at_its_own_step_size(bound_grid):
     th_rows = grid[grid["rule"] == "theory"]
     assert (th_rows["iterations"] <= th_rows["iter_bound"]).all()
     assert (th_rows["time"] <= th_rows["bound_time"]).all()
-    assert (th_rows["active_fraction"]
-            <= th_rows["selection_bound"] + 1.0 / th_rows["iterations"] + 1e-12).all()
+    assert (
+        th_rows["active_fraction"]
+        <= th_rows["selection_bound"] + 1.0 / th_rows["iterations"] + 1e-12
+    ).all()
     assert (grid["ggd_iterations"] <= grid["ggd_iter_bound"]).all()
 
 
@@ -259,8 +309,9 @@ def test_eq20_factor_is_realised_by_the_simulation(bound_grid):
     G-GD's iterations (exponent 1), far from 1/(1-sqrt(Dξ))² (exponent 2) when sqrt(Dξ)=0.71."""
     grid, _ = bound_grid
     th_rows = grid[grid["rule"] == "theory"]
-    np.testing.assert_allclose(th_rows["sim_iteration_factor"], th_rows["iteration_factor"],
-                               rtol=0.05)
+    np.testing.assert_allclose(
+        th_rows["sim_iteration_factor"], th_rows["iteration_factor"], rtol=0.05
+    )
     big = th_rows[th_rows["sqrt_Dxi"] > 0.7]
     assert (big["sim_iteration_factor"] < 0.5 * big["iteration_factor"] ** 2).all()
     # with step 1/L lazy selection costs (almost) no iterations
@@ -293,22 +344,26 @@ def test_bound_best_case_needs_a_large_smoothness_spread():
 
 def test_bound_grid_plot(bound_grid):
     _, summary = bound_grid
-    best = pd.DataFrame({"delay": ["exponential"] * 2, "spread": [1.0, 1e3],
-                         "best_ratio": [1.01, 0.9]})
+    best = pd.DataFrame(
+        {"delay": ["exponential"] * 2, "spread": [1.0, 1e3], "best_ratio": [1.01, 0.9]}
+    )
     fig = pl.plot_bound_grid(summary, best, spread=15.0)
     assert len(fig.axes) == 3
     assert all(ax.get_ylabel() for ax in fig.axes)
     assert "ratio" in fig.axes[0].get_ylabel()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(rules=("fast",)), r"rules must hold 'gd' or 'theory', got 'fast'"),
-    (dict(xis=(0.5,), histories=(2,)), r"at least one cell with D\*xi < 1"),
-    (dict(n_seeds=0), r"n_seeds must satisfy 1 <= n_seeds, got n_seeds=0"),
-    (dict(eps_rel=2.0), r"eps_rel must satisfy 0(\.0)? < eps_rel < 1(\.0)?, got eps_rel=2"),
-    (dict(delays={}), r"delays must map at least one name"),
-    (dict(xis=(-0.1,)), r"xis must satisfy 0(\.0)? < xis, got xis=-0.1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(rules=("fast",)), r"rules must hold 'gd' or 'theory', got 'fast'"),
+        (dict(xis=(0.5,), histories=(2,)), r"at least one cell with D\*xi < 1"),
+        (dict(n_seeds=0), r"n_seeds must satisfy 1 <= n_seeds, got n_seeds=0"),
+        (dict(eps_rel=2.0), r"eps_rel must satisfy 0(\.0)? < eps_rel < 1(\.0)?, got eps_rel=2"),
+        (dict(delays={}), r"delays must map at least one name"),
+        (dict(xis=(-0.1,)), r"xis must satisfy 0(\.0)? < xis, got xis=-0.1"),
+    ],
+)
 def test_bound_grid_errors(kwargs, match):
     args = dict(delays={"exponential": ex.make_delay("exponential", 1.0)}, n_seeds=1)
     args.update(kwargs)

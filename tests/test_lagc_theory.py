@@ -17,8 +17,11 @@ from codedlib.theory import lagc as th
 def test_fig3_gc_storage_n3_r2():
     """Fig. 3: worker 1 stores D1, D2; worker 2 stores D2, D3; worker 3 stores D3, D1."""
     layout = th.lagc_layout(3, 2, 1)
-    assert [sorted(layout.stored_partitions(w).tolist()) for w in range(3)] == \
-        [[0, 1], [1, 2], [0, 2]]
+    assert [sorted(layout.stored_partitions(w).tolist()) for w in range(3)] == [
+        [0, 1],
+        [1, 2],
+        [0, 2],
+    ]
     assert layout.wait_for == 2 and layout.coded
 
 
@@ -43,12 +46,15 @@ def test_fig5_examples_n6_r2():
     assert lagc.storage_matrix().sum(axis=0).tolist() == [2] * 6  # each batch stored twice
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"n_workers": 12, "redundancy": 3, "n_groups": 5}, "n_groups must divide"),
-    ({"n_workers": 4, "redundancy": 5, "n_groups": 2}, "redundancy must satisfy"),
-    ({"n_workers": 4, "redundancy": 0, "n_groups": 2}, "redundancy must satisfy"),
-    ({"n_workers": 4, "redundancy": 2, "n_groups": 0}, "n_groups must satisfy"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_workers": 12, "redundancy": 3, "n_groups": 5}, "n_groups must divide"),
+        ({"n_workers": 4, "redundancy": 5, "n_groups": 2}, "redundancy must satisfy"),
+        ({"n_workers": 4, "redundancy": 0, "n_groups": 2}, "redundancy must satisfy"),
+        ({"n_workers": 4, "redundancy": 2, "n_groups": 0}, "n_groups must satisfy"),
+    ],
+)
 def test_layout_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         th.lagc_layout(**kwargs)
@@ -78,7 +84,11 @@ def test_eq22_pareto_against_numeric_and_monte_carlo():
         closed = th.expected_order_statistic(delay, k, n)
         gamma = math.gamma
         beta = 2.5
-        formula = gamma(n + 1) * gamma(n - k + 1 - 1 / beta) / (gamma(n - k + 1) * gamma(n + 1 - 1 / beta))
+        formula = (
+            gamma(n + 1)
+            * gamma(n - k + 1 - 1 / beta)
+            / (gamma(n - k + 1) * gamma(n + 1 - 1 / beta))
+        )
         assert closed == pytest.approx(formula)
         mc = order_statistic_monte_carlo(delay, k, n, replicas=60_000, rng=k)
         assert abs(closed - mc.mean) < 4 * mc.stderr
@@ -93,8 +103,9 @@ def test_eq28_group_times_against_monte_carlo(delay):
     for n_workers, r, g, m in [(12, 3, 4, 4), (12, 3, 2, 2), (12, 2, 3, 2)]:
         layout = th.lagc_layout(n_workers, r, g)
         value = th.expected_iteration_time("lagc", n_workers, r, g, delay, n_selected=m)
-        X = layout.stored_per_worker * delay.rvs(size=(50_000, g, layout.workers_per_group),
-                                                 random_state=rng)
+        X = layout.stored_per_worker * delay.rvs(
+            size=(50_000, g, layout.workers_per_group), random_state=rng
+        )
         group = np.sort(X, axis=2)[:, :, layout.wait_for - 1]
         sample = group[:, :m].max(axis=1)
         assert abs(value - sample.mean()) < 4 * sample.std() / math.sqrt(sample.size)
@@ -127,17 +138,22 @@ def test_iteration_complexities():
     assert th.lag_stepsize(2.0, 0.0, 10) == 0.5
 
 
-@pytest.mark.parametrize("xi, history, match", [(-0.1, 5, "xi must satisfy"),
-                                                (0.01, 0, "history must satisfy"),
-                                                (0.2, 5, "xi must satisfy")])
+@pytest.mark.parametrize(
+    "xi, history, match",
+    [(-0.1, 5, "xi must satisfy"), (0.01, 0, "history must satisfy"), (0.2, 5, "xi must satisfy")],
+)
 def test_lag_parameter_errors(xi, history, match):
     with pytest.raises(ValueError, match=match):
         th.lag_stepsize(1.0, xi, history)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0.01, 10.0), min_size=1, max_size=12), st.floats(0.0, 0.09),
-       st.integers(1, 10), st.floats(0.01, 2.0))
+@given(
+    st.lists(st.floats(0.01, 10.0), min_size=1, max_size=12),
+    st.floats(0.0, 0.09),
+    st.integers(1, 10),
+    st.floats(0.01, 2.0),
+)
 def test_eq26_is_mean_of_selection_rates(L, xi, history, alpha):
     """1 - ΔC (eq. 26) equals the mean over units of 1/(d_m+1), d_m from eq. (25)."""
     L = np.array(L)
@@ -150,14 +166,26 @@ def test_eq26_is_mean_of_selection_rates(L, xi, history, alpha):
 def test_loads_hand_count_n3_r2():
     """N=3, r=2 (Fig. 3/4): per iteration GD 3+3 messages / 3 gradients, GC 3+2 / 6,
     LAG with one selected worker 1+1 / 1 (Fig. 4)."""
-    assert th.loads_per_iteration("gd", 3) == {"downloads": 3, "uploads": 3, "communication": 6,
-                                                   "computation": 3}
-    assert th.loads_per_iteration("gc", 3, 2) == {"downloads": 3, "uploads": 2, "communication": 5,
-                                                      "computation": 6}
+    assert th.loads_per_iteration("gd", 3) == {
+        "downloads": 3,
+        "uploads": 3,
+        "communication": 6,
+        "computation": 3,
+    }
+    assert th.loads_per_iteration("gc", 3, 2) == {
+        "downloads": 3,
+        "uploads": 2,
+        "communication": 5,
+        "computation": 6,
+    }
     assert th.loads_per_iteration("lag", 3, n_selected=1)["communication"] == 2
     # Fig. 5(b): N=6, r=2, G=2, one selected group: 3 downloads, 2 uploads, 3*2 gradients
     assert th.loads_per_iteration("lagc", 6, 2, 2, n_selected=1) == {
-        "downloads": 3, "uploads": 2, "communication": 5, "computation": 6}
+        "downloads": 3,
+        "uploads": 2,
+        "communication": 5,
+        "computation": 6,
+    }
 
 
 def test_complexities_table2_consistency():
@@ -168,8 +196,9 @@ def test_complexities_table2_consistency():
     assert gd["communication"] == pytest.approx(2 * 6 * gd["iterations"])  # eq. 32
     assert gc["communication"] == pytest.approx((2 * 6 - 2 + 1) * gd["iterations"])  # eq. 33
     L = np.array([1.0, 1.0, 1.0, 0.1, 0.1, 0.1])
-    lag = th.complexities("lag", 6, unit_smoothness=L, total_smoothness=3.3, xi=0.05,
-                          history=4, **common)
+    lag = th.complexities(
+        "lag", 6, unit_smoothness=L, total_smoothness=3.3, xi=0.05, history=4, **common
+    )
     assert lag["bound"] and lag["selected"] <= 6
     with pytest.raises(ValueError, match="unit_smoothness"):
         th.complexities("lag", 6, **common)
@@ -178,8 +207,9 @@ def test_complexities_table2_consistency():
 # ------------------------------------------- issue 13 item 7: G-LAG / G-GD time bound
 def test_eq20_iteration_factor_closed_form():
     """Eq. (20) over eq. (19) is 1/(1 - sqrt(Dξ)): ξ = 0.05, D = 10 gives 2 + sqrt(2)."""
-    ratio = (th.iteration_complexity_lag(125.0, 1.0, 1e-8, 0.05, 10)
-             / th.iteration_complexity_gd(125.0, 1.0, 1e-8))
+    ratio = th.iteration_complexity_lag(125.0, 1.0, 1e-8, 0.05, 10) / th.iteration_complexity_gd(
+        125.0, 1.0, 1e-8
+    )
     assert ratio == pytest.approx(2.0 + math.sqrt(2.0), rel=1e-12)
 
 
@@ -189,8 +219,15 @@ def test_lazy_time_ratio_bound_is_table2_ratio(xi, history, delay):
     """The ratio is Table II's G-LAG time bound (31) over G-GD's time (29), factor by factor."""
     L_units = np.array([228.0, 483.0, 1499.0, 3493.0])
     L = 5517.0
-    common = dict(delay=delay, kappa=124.6, initial_gap=3.0, eps=3e-8, total_smoothness=L,
-                  xi=xi, history=history)
+    common = dict(
+        delay=delay,
+        kappa=124.6,
+        initial_gap=3.0,
+        eps=3e-8,
+        total_smoothness=L,
+        xi=xi,
+        history=history,
+    )
     lazy = th.complexities("g-lag", 12, 3, 4, unit_smoothness=L_units, **common)
     full = th.complexities("g-gd", 12, 3, 4, **common)
     out = th.lazy_time_ratio_bound(L_units, L, 12, 3, 4, delay=delay, xi=xi, history=history)
@@ -209,18 +246,22 @@ def test_skip_smoothness_limit_is_eq25_threshold():
     for d in (1, 3, 5):
         limit = th.skip_smoothness_limit(xi, history, M, d) * L
         others = [10 * L] * (M - 1)  # M units in all: the threshold scales with 1/M
-        below = th.selection_period(np.array([limit * (1 - 1e-9), *others]), xi, history,
-                                    alpha)[0]
-        above = th.selection_period(np.array([limit * (1 + 1e-9), *others]), xi, history,
-                                    alpha)[0]
+        below = th.selection_period(np.array([limit * (1 - 1e-9), *others]), xi, history, alpha)[0]
+        above = th.selection_period(np.array([limit * (1 + 1e-9), *others]), xi, history, alpha)[0]
         assert below >= d > above
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(xi=0.2, history=5, n_units=4), r"xi must satisfy 0 <= xi < 1/D = 0\.2 .*got xi=0\.2, D=5"),
-    (dict(xi=0.01, history=5, n_units=4, d=6), r"d must satisfy 1 <= d <= 5, got d=6"),
-    (dict(xi=0.01, history=5, n_units=0), r"n_units must satisfy 1 <= n_units, got n_units=0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (
+            dict(xi=0.2, history=5, n_units=4),
+            r"xi must satisfy 0 <= xi < 1/D = 0\.2 .*got xi=0\.2, D=5",
+        ),
+        (dict(xi=0.01, history=5, n_units=4, d=6), r"d must satisfy 1 <= d <= 5, got d=6"),
+        (dict(xi=0.01, history=5, n_units=0), r"n_units must satisfy 1 <= n_units, got n_units=0"),
+    ],
+)
 def test_skip_smoothness_limit_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         th.skip_smoothness_limit(**kwargs)

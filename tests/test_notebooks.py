@@ -44,8 +44,9 @@ def assert_exact_claims(claims, stem):
         row = find_claim(claims, spec["item"], spec["quantity"])
         assert row.kind == "exact", (spec, row.kind)
         if "value" in spec:
-            assert row.our_value == pytest.approx(spec["value"], rel=spec.get("rtol", 1e-9),
-                                                  abs=spec.get("atol", 0.0)), (spec, row.our_value)
+            assert row.our_value == pytest.approx(
+                spec["value"], rel=spec.get("rtol", 1e-9), abs=spec.get("atol", 0.0)
+            ), (spec, row.our_value)
         if "text" in spec:
             assert row.our_text == spec["text"], (spec, row.our_text)
         if "verdict" in spec:
@@ -75,8 +76,14 @@ def quick_runs(tmp_path_factory):
 
 
 def run_quick(path, root):
-    return run_notebook(path, quick=True, interactive=True, fig_root=root / "figures",
-                        out_dir=root / "executed", timeout=300)
+    return run_notebook(
+        path,
+        quick=True,
+        interactive=True,
+        fig_root=root / "figures",
+        out_dir=root / "executed",
+        timeout=300,
+    )
 
 
 @pytest.mark.notebook
@@ -107,13 +114,15 @@ def test_quick_run(path, quick_runs):
     assert_exact_claims(claims, path.stem)
     faithful = FAITHFUL_DIR / f"{path.stem}.csv"
     if faithful.exists():
-        assert {c.key for c in claims} == {c.key for c in read_claims(faithful)}, \
+        assert {c.key for c in claims} == {c.key for c in read_claims(faithful)}, (
             "quick and faithful runs must record the same claims (re-run make figures)"
+        )
 
     # the closing section renders the table from the rows (the last verdict cell is shown)
     cells = json.loads(Path(executed).read_text(encoding="utf-8"))["cells"]
-    html = "".join("".join(o.get("data", {}).get("text/html", ""))
-                   for c in cells for o in c.get("outputs", []))
+    html = "".join(
+        "".join(o.get("data", {}).get("text/html", "")) for c in cells for o in c.get("outputs", [])
+    )
     for c in claims:
         assert c.quantity in unescape(html), f"claim {c.quantity!r} not rendered in the notebook"
 

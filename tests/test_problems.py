@@ -101,7 +101,9 @@ def test_pca_power_method_equivalence_and_optimum():
     np.testing.assert_allclose(step.reshape(40, 3), power, atol=1e-10)
     for _ in range(500):
         V = PCA.project(V - prob.gradient(V), 40, 3)
-    assert prob.explained_variance(V) == pytest.approx(prob.explained_variance(prob.optimum()), abs=1e-10)
+    assert prob.explained_variance(V) == pytest.approx(
+        prob.explained_variance(prob.optimum()), abs=1e-10
+    )
 
 
 def test_digits_multiclass_and_softmax():
@@ -138,8 +140,14 @@ def test_standardize():
         (lambda: LeastSquares(np.zeros((0, 3)), np.zeros(0)), "at least one row"),
         (lambda: LeastSquares(np.ones((4, 3)), np.ones(5)), "y must have shape"),
         (lambda: LeastSquares(np.ones((4, 3)), np.ones(4), lam=-1), "lam must satisfy 0.0 <= lam"),
-        (lambda: LogisticRegression(np.ones((2, 2)), np.array([0.0, 1.0])), r"labels in \{-1, \+1\}"),
-        (lambda: SoftmaxRegression(np.ones((2, 2)), np.array([0, 3]), n_classes=3), "y must satisfy"),
+        (
+            lambda: LogisticRegression(np.ones((2, 2)), np.array([0.0, 1.0])),
+            r"labels in \{-1, \+1\}",
+        ),
+        (
+            lambda: SoftmaxRegression(np.ones((2, 2)), np.array([0, 3]), n_classes=3),
+            "y must satisfy",
+        ),
         (lambda: PCA(np.ones((4, 3)), k=4), "k must satisfy 1 <= k <= 3, got k=4"),
         (lambda: LeastSquares(np.array([[np.nan]]), np.ones(1)), "finite"),
         (lambda: synthetic_linear_regression(0, 3), "n_samples must satisfy 1 <= n_samples"),

@@ -145,8 +145,9 @@ def test_least_squares_unique_case_many_chunks(n, w):
     for _ in range(10):
         F = rng.permutation(n)[: code.f]
         assert np.linalg.matrix_rank(code.B[F]) == code.f
-        np.testing.assert_allclose(code.decoding_vector(F), least_squares_decoding_vector(code.B[F]),
-                                   rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(
+            code.decoding_vector(F), least_squares_decoding_vector(code.B[F]), rtol=1e-6, atol=1e-9
+        )
 
 
 def test_recovered_gradient_is_real_and_exact():
@@ -189,8 +190,9 @@ def test_worst_case_survivors_are_arc_complements():
     np.testing.assert_array_equal(np.setdiff1d(np.arange(10), F), [0, 8, 9])
     F3 = worst_case_survivors(10, 7, 3)
     missing_points = np.angle(roots_of_unity(10, 3)[np.setdiff1d(np.arange(10), F3)])
-    np.testing.assert_allclose(np.sort(np.mod(missing_points, 2 * np.pi)),
-                               2 * np.pi * np.arange(3) / 10, atol=1e-12)
+    np.testing.assert_allclose(
+        np.sort(np.mod(missing_points, 2 * np.pi)), 2 * np.pi * np.arange(3) / 10, atol=1e-12
+    )
 
 
 def test_accuracy_degrades_with_n_and_limit_found():

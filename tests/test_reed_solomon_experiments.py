@@ -55,7 +55,7 @@ def test_any_f_rows_exhaustive_checks_every_set():
     assert out["any_f_decode"] and out["max_residual_f"] < 1e-10
     assert out["tight"] and out["min_residual_tight"] > 0.1
     big = ex.any_f_rows_exhaustive(12, 6, 2)
-    assert big["n_sets"] == 220 and big["any_f_decode"] and big["tight"]   # C(12, 9)
+    assert big["n_sets"] == 220 and big["any_f_decode"] and big["tight"]  # C(12, 9)
     with pytest.raises(ValueError, match="max_sets"):
         ex.any_f_rows_exhaustive(16, 8, 3, max_sets=100)
 
@@ -73,7 +73,8 @@ def test_decoding_cost_and_accuracy_tables():
     first = cost[cost["f"] == 10]
     assert summary["alg3_seconds"].iloc[0] == pytest.approx(first["alg3_seconds"].median())
     assert summary["speedup"].iloc[0] == pytest.approx(
-        (first["lstsq_seconds"] / first["alg3_seconds"]).median())
+        (first["lstsq_seconds"] / first["alg3_seconds"]).median()
+    )
     table, limits = ex.accuracy_study(ns=(10, 60, 100), loads=(0.2,), n_random=3, rng=0)
     paper = limits[limits.root.str.contains("paper")].iloc[0]
     auto = limits[~limits.root.str.contains("paper")].iloc[0]
@@ -106,13 +107,14 @@ def test_fig2_experiment_small(small_fig2):
 def test_fig2_seeds_are_independent_and_reproducible(small_fig2):
     again = ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=2, seed=1)
     first_two = small_fig2[small_fig2["seed"] < 2].reset_index(drop=True)
-    pd.testing.assert_frame_equal(again, first_two)          # seed r does not depend on n_seeds
+    pd.testing.assert_frame_equal(again, first_two)  # seed r does not depend on n_seeds
     rs = small_fig2[(small_fig2["scheme"] == "Coded-RS") & (small_fig2["iteration"] == 0)]
-    assert rs["test_error"].nunique() > 1                     # each seed has its own test split
-    fixed = ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=2, seed=1,
-                               resplit=False)
+    assert rs["test_error"].nunique() > 1  # each seed has its own test split
+    fixed = ex.fig2_experiment(
+        n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=2, seed=1, resplit=False
+    )
     start = fixed[(fixed["scheme"] == "Coded-RS") & (fixed["iteration"] == 0)]
-    assert start["test_error"].nunique() == 1                 # same split, only delays differ
+    assert start["test_error"].nunique() == 1  # same split, only delays differ
     times = fixed[fixed["scheme"] == "Coded-RS"].groupby("seed")["time"].apply(list)
     assert times.iloc[0] != times.iloc[1]
 
@@ -130,8 +132,8 @@ def test_fig2_metrics_wide_and_curves(small_fig2):
     assert len(curves) == 3 * 5 * 11
     one = curves[(curves["seed"] == 0) & (curves["scheme"] == "Coded-RS")]
     run = small_fig2[(small_fig2["seed"] == 0) & (small_fig2["scheme"] == "Coded-RS")]
-    assert one["value"].iloc[0] == run["test_error"].iloc[0]       # t = 0: the initial point
-    assert one["value"].iloc[-1] == run["test_error"].iloc[-1]     # t = budget: the last iterate
+    assert one["value"].iloc[0] == run["test_error"].iloc[0]  # t = 0: the initial point
+    assert one["value"].iloc[-1] == run["test_error"].iloc[-1]  # t = budget: the last iterate
     mean = metrics[(metrics["seed"] == 0) & (metrics["scheme"] == "Coded-RS")]["test_error_mean"]
     assert min(run["test_error"]) <= mean.iloc[0] <= max(run["test_error"])
 
@@ -179,13 +181,17 @@ def test_sample_mean_of_heavy_tail_sits_below_eq17():
 def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly():
     from codedlib.experiments.reed_solomon import fig2_experiment, fig2_seed_metrics
 
-    kw = dict(n_seeds=1, c_m=1.25e-7, time_budget=1.0,
-              scheme_names=["Coded-RS", "Uncoded (f_RS=68)"])
+    kw = dict(
+        n_seeds=1, c_m=1.25e-7, time_budget=1.0, scheme_names=["Coded-RS", "Uncoded (f_RS=68)"]
+    )
     calm = fig2_seed_metrics(fig2_experiment(**kw), 1.0).set_index("scheme")["test_error"]
-    bad = fig2_seed_metrics(fig2_experiment(partition="class-sorted", slow_workers=12,
-                                            slowdown=100.0, **kw), 1.0).set_index("scheme")["test_error"]
+    bad = fig2_seed_metrics(
+        fig2_experiment(partition="class-sorted", slow_workers=12, slowdown=100.0, **kw), 1.0
+    ).set_index("scheme")["test_error"]
     assert calm["Uncoded (f_RS=68)"] < calm["Coded-RS"] + 0.05  # i.i.d.: dropping costs little
-    assert bad["Uncoded (f_RS=68)"] > bad["Coded-RS"] + 0.05  # whole classes dropped every iteration
+    assert (
+        bad["Uncoded (f_RS=68)"] > bad["Coded-RS"] + 0.05
+    )  # whole classes dropped every iteration
     with pytest.raises(ValueError, match="partition must be"):
         fig2_experiment(partition="sorted", n_seeds=1)
     with pytest.raises(ValueError, match="scheme_names must be"):

@@ -28,8 +28,9 @@ def test_chunk_gradients_vectorised_path_matches_partial_gradient(small_problem)
     fast = chunk_gradients(prob, theta, bounds)
     slow = np.stack([prob.partial_gradient(theta, bounds[j], bounds[j + 1]) for j in range(13)])
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(fast.sum(axis=0), prob.n_samples * prob.gradient(theta),
-                               rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(
+        fast.sum(axis=0), prob.n_samples * prob.gradient(theta), rtol=1e-12, atol=1e-10
+    )
 
 
 def test_coded_schemes_follow_the_exact_gradient_path(small_problem):
@@ -43,8 +44,9 @@ def test_coded_schemes_follow_the_exact_gradient_path(small_problem):
     for name in ("Coded-RS", "Coded-MDS"):
         common = ref.index.intersection(by[name].index)
         assert len(common) > 3
-        np.testing.assert_allclose(by[name].loc[common, "train_loss"],
-                                   ref.loc[common, "train_loss"], rtol=1e-9)
+        np.testing.assert_allclose(
+            by[name].loc[common, "train_loss"], ref.loc[common, "train_loss"], rtol=1e-9
+        )
         assert by[name]["decode_error"].max() < 1e-9
     assert by["Coded-RS"]["imag"].max() < 1e-9
     # ignoring stragglers does not follow the exact path
@@ -60,18 +62,26 @@ def test_clock_uses_shared_delays_and_eq17_costs(small_problem):
     prob, Xt, yt = small_problem
     n, t0, xi, cg_N, c_m = 10, 0.001, 1.1, 0.035, 1e-6
     delays = pareto_delays(400, n, t0, xi, rng=5)
-    schemes = [SchemeSpec("rs", "rs", 7), SchemeSpec("mds", "mds", 4),
-               SchemeSpec("ign", "uncoded", 4)]
-    df = simulate_schemes(prob, Xt, yt, schemes, n=n, t0=t0, xi=xi, cg_N=cg_N, c_m=c_m,
-                          time_budget=1.0, delays=delays)
+    schemes = [
+        SchemeSpec("rs", "rs", 7),
+        SchemeSpec("mds", "mds", 4),
+        SchemeSpec("ign", "uncoded", 4),
+    ]
+    df = simulate_schemes(
+        prob, Xt, yt, schemes, n=n, t0=t0, xi=xi, cg_N=cg_N, c_m=c_m, time_budget=1.0, delays=delays
+    )
     srt = np.sort(delays, axis=1)
-    expected_extra = {"rs": cg_N * 4 / n + c_m * 7 * 6, "mds": cg_N * 7 / n + c_m * 4**3,
-                      "ign": cg_N / n}
+    expected_extra = {
+        "rs": cg_N * 4 / n + c_m * 7 * 6,
+        "mds": cg_N * 7 / n + c_m * 4**3,
+        "ign": cg_N / n,
+    }
     for spec in schemes:
         g = df[(df.scheme == spec.name) & (df.iteration > 0)]
         its = g["iteration"].to_numpy() - 1
-        np.testing.assert_allclose(g["iteration_time"],
-                                   srt[its, spec.wait - 1] + expected_extra[spec.name])
+        np.testing.assert_allclose(
+            g["iteration_time"], srt[its, spec.wait - 1] + expected_extra[spec.name]
+        )
         np.testing.assert_allclose(g["time"], np.cumsum(g["iteration_time"]))
 
 

@@ -25,15 +25,15 @@ T0, XI, CGN = 0.001, 1.1, 0.035  # Fig. 3
 
 def test_alpha_star_of_fig3():
     assert round(optimal_alpha(T0, XI, CGN), 4) == 0.1477
-    assert optimal_alpha_numeric(T0, XI, CGN) == pytest.approx(optimal_alpha(T0, XI, CGN),
-                                                               rel=1e-6)
+    assert optimal_alpha_numeric(T0, XI, CGN) == pytest.approx(optimal_alpha(T0, XI, CGN), rel=1e-6)
 
 
 def test_alpha_star_is_stationary_point_of_eq21():
     a = optimal_alpha(T0, XI, CGN)
     h = 1e-6
-    slope = (iteration_time_offline(a + h, T0, XI, CGN)
-             - iteration_time_offline(a - h, T0, XI, CGN)) / (2 * h)
+    slope = (
+        iteration_time_offline(a + h, T0, XI, CGN) - iteration_time_offline(a - h, T0, XI, CGN)
+    ) / (2 * h)
     assert abs(slope) < 1e-6
     grid = np.linspace(0.01, 1, 2000)
     assert iteration_time_offline(a, T0, XI, CGN) <= iteration_time_offline(grid, T0, XI, CGN).min()
@@ -53,8 +53,9 @@ def test_decoding_cost_moves_optimum_towards_more_load():
 def test_pareto_order_statistic_matches_monte_carlo(n, f):
     rng = np.random.default_rng(12)
     reps = 100_000
-    samples = np.partition(pareto(T0, XI).rvs(size=(reps, n), random_state=rng), f - 1,
-                           axis=1)[:, f - 1]
+    samples = np.partition(pareto(T0, XI).rvs(size=(reps, n), random_state=rng), f - 1, axis=1)[
+        :, f - 1
+    ]
     exact = expected_pareto_delay(f, n, T0, XI)
     if f == n:  # xi (n - f + 1) = 1.1: finite mean, infinite variance; use a median check
         # the sample mean of a heavy tail converges slowly; compare the exact CDF instead

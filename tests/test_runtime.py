@@ -48,20 +48,30 @@ def mpirun(n_procs, module_args, timeout=120):
     job is started once more. Any other failure, or a second kill, is returned as it is.
     """
     cmd = [MPIEXEC, "-n", str(n_procs), sys.executable, "-m", "mpi4py", "-m", *module_args]
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-               PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1")
+    env = dict(
+        os.environ,
+        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        PYTHONPATH=str(ROOT),
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        OMPI_MCA_rmaps_base_oversubscribe="1",
+    )
     for _attempt in range(2):
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                              env=env, check=False)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env, check=False
+        )
         if not (proc.returncode == KILLED and not proc.stderr.strip()):
             break
     return proc
 
 
 def check_lines(proc):
-    return {d["name"]: d for d in (json.loads(line[6:]) for line in proc.stdout.splitlines()
-                                   if line.startswith("CHECK "))}
+    return {
+        d["name"]: d
+        for d in (
+            json.loads(line[6:]) for line in proc.stdout.splitlines() if line.startswith("CHECK ")
+        )
+    }
 
 
 # ---------------------------------------------------------------------------- config
@@ -70,23 +80,37 @@ def test_world_size_rules():
     cfg = RunConfig("cr", n=3, L=2, s=1)
     assert cfg.n_workers == 12 and cfg.world_size == 13 and cfg.tolerated == 1
     cfg.check_world(13)
-    with pytest.raises(WorldSizeError, match=r"needs 1 root \+ 12 workers = 13 MPI processes, but this run has 4"):
+    with pytest.raises(
+        WorldSizeError, match=r"needs 1 root \+ 12 workers = 13 MPI processes, but this run has 4"
+    ):
         cfg.check_world(4)
     assert RunConfig("gc", n_workers=3, stragglers=1).world_size == 4
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"scheme": "foo", "n_workers": 3}, "scheme must be one of"),
-    ({"scheme": "gc", "n_workers": 3, "stragglers": 3}, r"stragglers must satisfy 0 <= stragglers <= 2"),
-    ({"scheme": "cr", "n": 3, "L": 2, "s": 3}, r"s must satisfy 0 <= s <= 2"),
-    ({"scheme": "cr", "n": 3}, "needs the tree sizes"),
-    ({"scheme": "dsag", "n_workers": 4, "w": 5}, r"w must satisfy 1 <= w <= 4"),
-    ({"scheme": "gc", "n_workers": 3, "freeze": "7@0"}, r"freeze worker must satisfy 0 <= freeze worker <= 2"),
-    ({"scheme": "gc", "n_workers": 3, "delay": "expo:rate=1"}, "delay kind must be one of"),
-    ({"scheme": "gc", "n_workers": 3, "delay": "shiftexp:shift=1"}, "missing"),
-    ({"scheme": "gc", "n_workers": 3, "delay": "shiftexp:shift=1,rate=-2"}, "rate must satisfy"),
-    ({"scheme": "gc", "n_workers": 3, "timeout": 0}, "timeout must satisfy"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"scheme": "foo", "n_workers": 3}, "scheme must be one of"),
+        (
+            {"scheme": "gc", "n_workers": 3, "stragglers": 3},
+            r"stragglers must satisfy 0 <= stragglers <= 2",
+        ),
+        ({"scheme": "cr", "n": 3, "L": 2, "s": 3}, r"s must satisfy 0 <= s <= 2"),
+        ({"scheme": "cr", "n": 3}, "needs the tree sizes"),
+        ({"scheme": "dsag", "n_workers": 4, "w": 5}, r"w must satisfy 1 <= w <= 4"),
+        (
+            {"scheme": "gc", "n_workers": 3, "freeze": "7@0"},
+            r"freeze worker must satisfy 0 <= freeze worker <= 2",
+        ),
+        ({"scheme": "gc", "n_workers": 3, "delay": "expo:rate=1"}, "delay kind must be one of"),
+        ({"scheme": "gc", "n_workers": 3, "delay": "shiftexp:shift=1"}, "missing"),
+        (
+            {"scheme": "gc", "n_workers": 3, "delay": "shiftexp:shift=1,rate=-2"},
+            "rate must satisfy",
+        ),
+        ({"scheme": "gc", "n_workers": 3, "timeout": 0}, "timeout must satisfy"),
+    ],
+)
 def test_config_rejects_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         RunConfig(**kwargs)
@@ -95,8 +119,17 @@ def test_config_rejects_bad_input(kwargs, match):
 def test_cli_args_round_trip():
     from codedlib.runtime.__main__ import config_from_args, parser
 
-    cfg = RunConfig("dsag", n_workers=5, w=3, subpartitions=2, delay="gamma:mean=0.02,var=1e-4,spread=0.4",
-                    bursts="p_enter=0.1,p_exit=0.5,factor=2", freeze="1@2", t_c=0.001, check=True)
+    cfg = RunConfig(
+        "dsag",
+        n_workers=5,
+        w=3,
+        subpartitions=2,
+        delay="gamma:mean=0.02,var=1e-4,spread=0.4",
+        bursts="p_enter=0.1,p_exit=0.5,factor=2",
+        freeze="1@2",
+        t_c=0.001,
+        check=True,
+    )
     again = config_from_args(parser().parse_args(cfg.cli_args() + ["--out", "x"]))
     assert again.to_dict() == cfg.to_dict()
 
@@ -123,8 +156,9 @@ def test_every_registered_scheme_round_trips_through_the_command_line(scheme, qu
 def test_cli_aliases():
     from codedlib.runtime.__main__ import config_from_args, parser
 
-    cfg = config_from_args(parser().parse_args(["--scheme", "gc", "--workers", "4", "--s", "1",
-                                                "--delay", "pareto"]))
+    cfg = config_from_args(
+        parser().parse_args(["--scheme", "gc", "--workers", "4", "--s", "1", "--delay", "pareto"])
+    )
     assert (cfg.n_workers, cfg.stragglers, cfg.s) == (4, 1, 0)
     assert cfg.delay.params == {"t0": 0.05, "xi": 2.5}
     assert DelayModel.parse("shifted-exp").to_text() == "shiftexp:shift=0.05,rate=20.0"
@@ -140,7 +174,9 @@ def test_delay_models_match_latency_models():
     p = DelayModel.parse("pareto:t0=0.01,xi=3").sample(4000, 2, rng=1)
     assert p.min() >= 0.01 and abs(p.mean() - pareto(0.01, 3).mean()) < 0.002
     g = DelayModel.parse("gamma:mean=0.02,var=1e-5,spread=0.4").cluster(5).means()
-    np.testing.assert_allclose(g, 0.02 * (1 + 0.4 * np.arange(1, 6) / 5))  # Sec. VII-B: worker i = 1..N
+    np.testing.assert_allclose(
+        g, 0.02 * (1 + 0.4 * np.arange(1, 6) / 5)
+    )  # Sec. VII-B: worker i = 1..N
     loads = [10, 20]
     c = DelayModel.parse("cr6:a=0.001,mu=2").cluster(2, loads)
     np.testing.assert_allclose(c.means(), [0.001 * 10 + 0.001 / 2, 0.001 * 20 + 0.001 / 2])
@@ -175,16 +211,22 @@ def test_dsag_subpartitions_tile_the_data_like_the_simulator(n_workers, p, extra
     assert ranges[-1][1] == n and all(b > a for a, b, _ in ranges)
     for i in range(n_workers):  # each worker's sub-partitions stay inside its simulator range
         mine = dsag_terms(n, n_workers, i, p)
-        assert mine[0][0] == p_start(n, n_workers, i + 1) - 1 and mine[-1][1] == p_stop(n, n_workers, i + 1)
+        assert mine[0][0] == p_start(n, n_workers, i + 1) - 1 and mine[-1][1] == p_stop(
+            n, n_workers, i + 1
+        )
 
 
-@pytest.mark.parametrize("config", [
-    RunConfig("gc", n_workers=5, stragglers=2, samples=53),
-    RunConfig("umw", n_workers=4, samples=41),
-    RunConfig("cr", n=3, L=2, s=1, samples=61),
-    RunConfig("rs", n_workers=5, stragglers=2, samples=53),
-    RunConfig("rs", n_workers=12, stragglers=3, samples=97),
-], ids=["gc", "umw", "cr", "rs-5-2", "rs-12-3"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        RunConfig("gc", n_workers=5, stragglers=2, samples=53),
+        RunConfig("umw", n_workers=4, samples=41),
+        RunConfig("cr", n=3, L=2, s=1, samples=61),
+        RunConfig("rs", n_workers=5, stragglers=2, samples=53),
+        RunConfig("rs", n_workers=12, stragglers=3, samples=97),
+    ],
+    ids=["gc", "umw", "cr", "rs-5-2", "rs-12-3"],
+)
 def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
     """In-process replay of the engines' plans: for every set of ``need`` surviving children
     at every node, the root's decoded sum equals the serial gradient (what the MPI run does,
@@ -220,7 +262,11 @@ def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
 
 # ---------------------------------------------------------------------------- traces
 def test_read_trace_parses_header_and_booleans(tmp_path):
-    text = "# made by hand\n" + ",".join(TRACE_COLUMNS) + "\n0,1,0.1,0.01,True,0.2,0.05,0.05,0,False,0\n"
+    text = (
+        "# made by hand\n"
+        + ",".join(TRACE_COLUMNS)
+        + "\n0,1,0.1,0.01,True,0.2,0.05,0.05,0,False,0\n"
+    )
     df = read_trace(text)
     assert df["fresh"].dtype == bool and bool(df["fresh"].iloc[0]) and not df["used"].iloc[0]
     with pytest.raises(ValueError, match="missing"):
@@ -261,8 +307,18 @@ def test_mpi_all_schemes_on_4_processes():
     runs = check_lines(proc)
     kernels = runs.pop("allreduce-kernels")
     assert "tree(n=3,L=1,blocking=False)" in kernels["kernels"] and kernels["max_abs_error"] < 1e-12
-    assert {"gc", "rs", "cr(n=3,L=1)", "rar", "rar-ring", "umw", "sgd", "dsag", "gc-frozen",
-            "rs-frozen"} <= set(runs)
+    assert {
+        "gc",
+        "rs",
+        "cr(n=3,L=1)",
+        "rar",
+        "rar-ring",
+        "umw",
+        "sgd",
+        "dsag",
+        "gc-frozen",
+        "rs-frozen",
+    } <= set(runs)
     for name, r in runs.items():
         assert r["iterations"] == 6, name
         if r["exact"]:
@@ -287,10 +343,20 @@ def test_mpi_gc_cr_rar_on_13_processes_with_frozen_workers():
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr)
     runs = check_lines(proc)
     kernels = runs["allreduce-kernels"]  # tree aggregation and ring all-reduce vs MPI_Allreduce
-    assert {"tree(n=3,L=2,blocking=False)", "tree(n=12,L=1,blocking=True)", "ring"} <= set(kernels["kernels"])
+    assert {"tree(n=3,L=2,blocking=False)", "tree(n=12,L=1,blocking=True)", "ring"} <= set(
+        kernels["kernels"]
+    )
     assert kernels["max_abs_error"] < 1e-12
-    for name in ("gc", "rs", "cr(n=3,L=2)", "cr(n=12,L=1)", "rar", "gc-frozen", "rs-frozen",
-                 "cr(n=3,L=2)-frozen"):
+    for name in (
+        "gc",
+        "rs",
+        "cr(n=3,L=2)",
+        "cr(n=12,L=1)",
+        "rar",
+        "gc-frozen",
+        "rs-frozen",
+        "cr(n=3,L=2)-frozen",
+    ):
         assert name in runs, (name, proc.stdout, proc.stderr)
         assert runs[name]["iterations"] == 6
         assert runs[name]["max_grad_rel_error"] < 1e-10, runs[name]
@@ -300,7 +366,10 @@ def test_mpi_gc_cr_rar_on_13_processes_with_frozen_workers():
     assert all(not {0, 1, 2} & set(used) for used in runs["gc-frozen"]["root_survivors"][1:])
     # RS-GC (Halbawi et al.), S = 3: workers 1..3 (a contiguous arc of evaluation points, the
     # worst-conditioned pattern) frozen from iteration 1; any 9 of 12 still decode exactly
-    assert all(len(used) == 9 and not {1, 2, 3} & set(used) for used in runs["rs-frozen"]["root_survivors"][1:])
+    assert all(
+        len(used) == 9 and not {1, 2, 3} & set(used)
+        for used in runs["rs-frozen"]["root_survivors"][1:]
+    )
     assert len(runs["rs"]["root_patterns"]) >= 2  # the injected stragglers changed who was used
 
 
@@ -314,7 +383,9 @@ def test_mpi_cr_completes_with_a_sigstopped_worker(tmp_path):
     the launcher's business (MPICH's hydra may report the SIGKILL it tears down with, 9), so the
     result is read from the file rank 0 writes before aborting."""
     record = tmp_path / "checks.jsonl"
-    proc = mpirun(13, ["codedlib.runtime.checks", "--sigstop", "--record", str(record)], timeout=110)
+    proc = mpirun(
+        13, ["codedlib.runtime.checks", "--sigstop", "--record", str(record)], timeout=110
+    )
     assert proc.returncode in (0, 9), (proc.returncode, proc.stdout[-2000:], proc.stderr)
     runs = {d["name"]: d for d in map(json.loads, record.read_text().splitlines())}
     run = runs["cr(n=3,L=2)-sigstop"]
@@ -325,18 +396,42 @@ def test_mpi_cr_completes_with_a_sigstopped_worker(tmp_path):
 @needs_mpi
 @pytest.mark.mpi
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("args, message", [
-    (["--scheme", "gc", "--N", "3", "--S", "1", "--freeze", "1@1,2@1"],
-     ["needs results from 2 of its 3 workers", "missing: [1, 2]", "in iteration 1"]),
-    (["--scheme", "cr", "--n", "3", "--L", "1", "--s", "1", "--freeze", "0@2,2@2", "--freeze-mode", "stop"],
-     ["needs results from 2 of its 3 children", "missing: [0, 2]", "in iteration 2"]),
-    (["--scheme", "rar", "--N", "3", "--freeze", "2@1"],
-     ["iteration 1 did not finish within timeout=1.5 s", "tolerates no straggler"]),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--scheme", "gc", "--N", "3", "--S", "1", "--freeze", "1@1,2@1"],
+            ["needs results from 2 of its 3 workers", "missing: [1, 2]", "in iteration 1"],
+        ),
+        (
+            [
+                "--scheme",
+                "cr",
+                "--n",
+                "3",
+                "--L",
+                "1",
+                "--s",
+                "1",
+                "--freeze",
+                "0@2,2@2",
+                "--freeze-mode",
+                "stop",
+            ],
+            ["needs results from 2 of its 3 children", "missing: [0, 2]", "in iteration 2"],
+        ),
+        (
+            ["--scheme", "rar", "--N", "3", "--freeze", "2@1"],
+            ["iteration 1 did not finish within timeout=1.5 s", "tolerates no straggler"],
+        ),
+    ],
+)
 def test_mpi_beyond_tolerance_stops_with_clear_error(args, message):
     """More frozen workers than tolerated (infinite injected delay, or SIGSTOP): the root
     stops the run after --timeout with a message naming the missing workers; never hangs."""
-    proc = mpirun(4, ["codedlib.runtime", *args, "--iterations", "5", "--timeout", "1.5"], timeout=50)
+    proc = mpirun(
+        4, ["codedlib.runtime", *args, "--iterations", "5", "--timeout", "1.5"], timeout=50
+    )
     assert proc.returncode == 3, proc.stderr
     for text in message:
         assert text in proc.stderr
@@ -346,8 +441,9 @@ def test_mpi_beyond_tolerance_stops_with_clear_error(args, message):
 @pytest.mark.mpi
 @pytest.mark.timeout(60)
 def test_mpi_wrong_world_size_fails_fast():
-    proc = mpirun(3, ["codedlib.runtime", "--scheme", "cr", "--n", "3", "--L", "2", "--s", "1"],
-                  timeout=50)
+    proc = mpirun(
+        3, ["codedlib.runtime", "--scheme", "cr", "--n", "3", "--L", "2", "--s", "1"], timeout=50
+    )
     assert proc.returncode == 2
     assert "needs 1 root + 12 workers = 13 MPI processes, but this run has 3" in proc.stderr
     assert "mpiexec -n 13" in proc.stderr
@@ -358,11 +454,32 @@ def test_mpi_wrong_world_size_fails_fast():
 @pytest.mark.timeout(90)
 def test_mpi_cli_writes_trace_and_loss_curve(tmp_path):
     out = tmp_path / "run"
-    proc = mpirun(4, ["codedlib.runtime", "--scheme", "dsag", "--N", "3", "--w", "2",
-                      "--subpartitions", "2", "--iterations", "8", "--delay",
-                      "gamma:mean=0.01,var=2e-5,spread=0.4", "--t-c", "0.001", "--compare",
-                      "--out", str(out), "--trace", str(tmp_path / "t.csv")],
-                  timeout=80)
+    proc = mpirun(
+        4,
+        [
+            "codedlib.runtime",
+            "--scheme",
+            "dsag",
+            "--N",
+            "3",
+            "--w",
+            "2",
+            "--subpartitions",
+            "2",
+            "--iterations",
+            "8",
+            "--delay",
+            "gamma:mean=0.01,var=2e-5,spread=0.4",
+            "--t-c",
+            "0.001",
+            "--compare",
+            "--out",
+            str(out),
+            "--trace",
+            str(tmp_path / "t.csv"),
+        ],
+        timeout=80,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "injected: computation delay" in proc.stdout and "t_c=0.001" in proc.stdout
     assert "event-driven simulation" in proc.stdout  # --compare: DSAG's simulator prediction
@@ -395,11 +512,15 @@ def test_replay_uses_the_simulators_single_port_and_tree_timing():
     assert replay_iteration_times(gc, [[0.2, 0.0, 9.0]]).tolist() == [1.0]
 
 
-@pytest.mark.parametrize("config", [
-    RunConfig("lagc", n_workers=6, redundancy=2, groups=2, samples=61),
-    RunConfig("lagc", n_workers=6, redundancy=3, groups=1, samples=61),
-    RunConfig("g-lag", n_workers=6, redundancy=3, samples=61),
-], ids=["lagc-6-2-2", "lagc-gc", "g-lag"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        RunConfig("lagc", n_workers=6, redundancy=2, groups=2, samples=61),
+        RunConfig("lagc", n_workers=6, redundancy=3, groups=1, samples=61),
+        RunConfig("g-lag", n_workers=6, redundancy=3, samples=61),
+    ],
+    ids=["lagc-6-2-2", "lagc-gc", "g-lag"],
+)
 def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
     """LAGC's plans (the simulator's layout, theory.lagc): every group's gradient is decoded
     exactly from any ``wait_for`` of its workers, as the parameter server does on MPI."""
@@ -416,12 +537,19 @@ def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
     from codedlib.codes.cyclic import cyclic_repetition_code
     from codedlib.runtime.nodes import code_combine
 
-    combine = (code_combine(cyclic_repetition_code(n_g, layout.stored_per_worker - 1)) if layout.coded
-               else (lambda positions, vectors: vectors[0]))
+    combine = (
+        code_combine(cyclic_repetition_code(n_g, layout.stored_per_worker - 1))
+        if layout.coded
+        else (lambda positions, vectors: vectors[0])
+    )
     for g in range(layout.n_groups):
         exact = problem.partial_gradient(theta, int(bounds[g * n_g]), int(bounds[(g + 1) * n_g]))
-        msgs = [local_gradient(problem, theta, build_plan(config, problem.n_samples, 1 + g * n_g + j).terms)
-                for j in range(n_g)]
+        msgs = [
+            local_gradient(
+                problem, theta, build_plan(config, problem.n_samples, 1 + g * n_g + j).terms
+            )
+            for j in range(n_g)
+        ]
         for pattern in itertools.permutations(range(n_g), wait):
             got = combine(list(pattern), [msgs[j] for j in pattern])
             np.testing.assert_allclose(got, exact, rtol=1e-10, atol=1e-10 * np.abs(exact).max())
@@ -431,19 +559,55 @@ def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
 @needs_mpi
 @pytest.mark.mpi
 @pytest.mark.timeout(200)
-@pytest.mark.parametrize("args, n_procs, lazy", [
-    (["--scheme", "lagc", "--N", "6", "--r", "2", "--G", "2", "--xi", "0.01", "--freeze", "4@3"], 7, True),
-    (["--scheme", "lagc", "--N", "6", "--r", "2", "--G", "2", "--xi", "0"], 7, False),
-    (["--scheme", "g-lag", "--N", "4", "--r", "2", "--xi", "0.01", "--freeze", "1@3"], 5, True),
-], ids=["lagc-lazy-frozen", "lagc-xi0", "g-lag-frozen"])
+@pytest.mark.parametrize(
+    "args, n_procs, lazy",
+    [
+        (
+            [
+                "--scheme",
+                "lagc",
+                "--N",
+                "6",
+                "--r",
+                "2",
+                "--G",
+                "2",
+                "--xi",
+                "0.01",
+                "--freeze",
+                "4@3",
+            ],
+            7,
+            True,
+        ),
+        (["--scheme", "lagc", "--N", "6", "--r", "2", "--G", "2", "--xi", "0"], 7, False),
+        (["--scheme", "g-lag", "--N", "4", "--r", "2", "--xi", "0.01", "--freeze", "1@3"], 5, True),
+    ],
+    ids=["lagc-lazy-frozen", "lagc-xi0", "g-lag-frozen"],
+)
 def test_mpi_lagc_and_g_lag_decode_exactly_and_skip_groups(args, n_procs, lazy, tmp_path):
     """LAGC / G-LAG on real processes: every selected group's gradient equals the serial one
     (--check), a frozen worker within a group's tolerance is survived, and with xi > 0 the
     selection rule (17) skips groups (fewer tasks), with xi = 0 it never does."""
     out = tmp_path / "run"
-    proc = mpirun(n_procs, ["codedlib.runtime", *args, "--iterations", "40", "--delay",
-                            "shiftexp:shift=0.005,rate=200", "--check", "--timeout", "20",
-                            "--out", str(out), "--quiet"], timeout=180)
+    proc = mpirun(
+        n_procs,
+        [
+            "codedlib.runtime",
+            *args,
+            "--iterations",
+            "40",
+            "--delay",
+            "shiftexp:shift=0.005,rate=200",
+            "--check",
+            "--timeout",
+            "20",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     import pandas as pd
 
@@ -470,11 +634,36 @@ def test_mpi_dsag_load_balancer_gives_slow_workers_smaller_tasks(tmp_path):
     spread 1.5), the coordinator's balancer, from the latencies it profiles, moves the
     workers' sub-partitions apart: the slowest ends with the most (smallest tasks)."""
     out = tmp_path / "run"
-    proc = mpirun(4, ["codedlib.runtime", "--scheme", "dsag-lb", "--N", "3", "--w", "2",
-                      "--subpartitions", "4", "--samples", "600", "--iterations", "80",
-                      "--delay", "gamma:mean=0.02,var=1e-5,spread=1.5", "--lb-interval", "0.2",
-                      "--lb-window", "0.8", "--timeout", "20", "--out", str(out), "--quiet"],
-                  timeout=180)
+    proc = mpirun(
+        4,
+        [
+            "codedlib.runtime",
+            "--scheme",
+            "dsag-lb",
+            "--N",
+            "3",
+            "--w",
+            "2",
+            "--subpartitions",
+            "4",
+            "--samples",
+            "600",
+            "--iterations",
+            "80",
+            "--delay",
+            "gamma:mean=0.02,var=1e-5,spread=1.5",
+            "--lb-interval",
+            "0.2",
+            "--lb-window",
+            "0.8",
+            "--timeout",
+            "20",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     meta = json.loads((out / "run.json").read_text())
     assert meta["repartitions"], meta["notes"]

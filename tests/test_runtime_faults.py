@@ -22,32 +22,55 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 MPIEXEC = shutil.which("mpiexec", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
-pytestmark = [pytest.mark.skipif(MPIEXEC is None, reason="mpiexec not found"),
-              pytest.mark.xdist_group("mpi")]
+pytestmark = [
+    pytest.mark.skipif(MPIEXEC is None, reason="mpiexec not found"),
+    pytest.mark.xdist_group("mpi"),
+]
 
 
 def _env():
-    return dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-                PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return dict(
+        os.environ,
+        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        PYTHONPATH=str(ROOT),
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+    )
 
 
 def command(n_procs, args, launcher=(), module=True):
-    python = [sys.executable, "-m", "mpi4py", "-m", "codedlib.runtime"] if module else \
-             [sys.executable, "-m", "codedlib.runtime"]
+    python = (
+        [sys.executable, "-m", "mpi4py", "-m", "codedlib.runtime"]
+        if module
+        else [sys.executable, "-m", "codedlib.runtime"]
+    )
     return [MPIEXEC, *launcher, "-n", str(n_procs), *python, *args]
 
 
 def run_cli(n_procs, args, timeout=150, **kw):
-    return subprocess.run(command(n_procs, args, **kw), capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=_env(), check=False)
+    return subprocess.run(
+        command(n_procs, args, **kw),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=_env(),
+        check=False,
+    )
 
 
 class Job:
     """An MPI job started in the background; waits until the root says it started."""
 
     def __init__(self, n_procs, args, launcher=(), timeout=120):
-        self.proc = subprocess.Popen(command(n_procs, args, launcher), stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
+        self.proc = subprocess.Popen(
+            command(n_procs, args, launcher),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=_env(),
+        )
         self.timeout = timeout
         self.n_procs = n_procs
         self.stderr_lines = []
@@ -73,8 +96,11 @@ class Job:
                     cmd = (entry / "cmdline").read_bytes()
                 except OSError:
                     continue
-                if b"codedlib.runtime" in cmd and f"PMI_RANK={rank}".encode() in env and \
-                        self._ours(int(entry.name)):
+                if (
+                    b"codedlib.runtime" in cmd
+                    and f"PMI_RANK={rank}".encode() in env
+                    and self._ours(int(entry.name))
+                ):
                     return int(entry.name)
             time.sleep(0.1)
         raise AssertionError(f"rank {rank} not found")
@@ -107,18 +133,35 @@ def iterations(out_dir) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ a worker frozen for real
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("scheme_args, n_procs", [
-    (["--scheme", "gc", "--N", "4", "--S", "1", "--freeze", "1@5"], 5),
-    (["--scheme", "rs", "--N", "4", "--S", "1", "--freeze", "3@5"], 5),
-    (["--scheme", "sgd", "--N", "4", "--S", "1", "--freeze", "2@5"], 5),
-    (["--scheme", "dsag", "--N", "4", "--w", "2", "--freeze", "2@5"], 5),
-    (["--scheme", "cr", "--n", "3", "--L", "2", "--s", "1", "--freeze", "8@5"], 13),
-], ids=["gc", "rs", "sgd", "dsag", "cr-leaf"])
+@pytest.mark.parametrize(
+    "scheme_args, n_procs",
+    [
+        (["--scheme", "gc", "--N", "4", "--S", "1", "--freeze", "1@5"], 5),
+        (["--scheme", "rs", "--N", "4", "--S", "1", "--freeze", "3@5"], 5),
+        (["--scheme", "sgd", "--N", "4", "--S", "1", "--freeze", "2@5"], 5),
+        (["--scheme", "dsag", "--N", "4", "--w", "2", "--freeze", "2@5"], 5),
+        (["--scheme", "cr", "--n", "3", "--L", "2", "--s", "1", "--freeze", "8@5"], 13),
+    ],
+    ids=["gc", "rs", "sgd", "dsag", "cr-leaf"],
+)
 def test_a_worker_sigstopped_for_the_whole_run_is_survived(scheme_args, n_procs, tmp_path):
     """The worker sends itself SIGSTOP at iteration 5 and never runs again; the scheme
     tolerates it, so all 400 iterations complete and the frozen worker is named."""
-    proc = run_cli(n_procs, [*scheme_args, "--iterations", "400", "--freeze-mode", "stop",
-                             "--timeout", "20", "--out", str(tmp_path / "run"), "--quiet"])
+    proc = run_cli(
+        n_procs,
+        [
+            *scheme_args,
+            "--iterations",
+            "400",
+            "--freeze-mode",
+            "stop",
+            "--timeout",
+            "20",
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+        ],
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     its = iterations(tmp_path / "run")
     assert len(its) == 400 and its["iteration"].tolist() == list(range(400))
@@ -137,9 +180,25 @@ def test_a_worker_sigstopped_for_the_whole_run_is_survived(scheme_args, n_procs,
 def test_sigstop_from_outside_then_sigcont(tmp_path):
     """An outside ``kill -STOP`` of a worker mid-run, resumed 2 s later: the run completes and
     the worker answers fresh tasks again after it resumes."""
-    job = Job(5, ["--scheme", "gc", "--N", "4", "--S", "1", "--iterations", "400",
-                  "--delay", "shiftexp:shift=0.025,rate=1000", "--timeout", "20",
-                  "--out", str(tmp_path / "run")])
+    job = Job(
+        5,
+        [
+            "--scheme",
+            "gc",
+            "--N",
+            "4",
+            "--S",
+            "1",
+            "--iterations",
+            "400",
+            "--delay",
+            "shiftexp:shift=0.025,rate=1000",
+            "--timeout",
+            "20",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     pid = job.rank_pid(3)  # worker 2
     time.sleep(1.0)
     os.kill(pid, signal.SIGSTOP)
@@ -153,7 +212,9 @@ def test_sigstop_from_outside_then_sigcont(tmp_path):
     mine = trace[(trace["worker"] == 2) & trace["fresh"]]
     gaps = mine["iteration"].diff().fillna(1)
     assert gaps.max() > 20  # it really was gone for a while ...
-    assert mine["iteration"].max() > mine["iteration"].iloc[int(gaps.argmax()) - 1]  # ... and came back
+    assert (
+        mine["iteration"].max() > mine["iteration"].iloc[int(gaps.argmax()) - 1]
+    )  # ... and came back
 
 
 # ------------------------------------------------------------------ a worker killed
@@ -169,9 +230,26 @@ def test_a_killed_worker_is_named_and_completed_iterations_are_kept(tmp_path):
     named = False
     for attempt in range(3):
         out = tmp_path / f"run{attempt}"
-        job = Job(5, ["--scheme", "gc", "--N", "4", "--S", "1", "--iterations", "1500",
-                      "--delay", "shiftexp:shift=0.005,rate=1000", "--timeout", "20",
-                      "--out", str(out)], launcher=["-disable-auto-cleanup"])
+        job = Job(
+            5,
+            [
+                "--scheme",
+                "gc",
+                "--N",
+                "4",
+                "--S",
+                "1",
+                "--iterations",
+                "1500",
+                "--delay",
+                "shiftexp:shift=0.005,rate=1000",
+                "--timeout",
+                "20",
+                "--out",
+                str(out),
+            ],
+            launcher=["-disable-auto-cleanup"],
+        )
         pid = job.rank_pid(2)  # worker 1
         time.sleep(2.0)
         os.kill(pid, signal.SIGKILL)
@@ -194,8 +272,23 @@ def test_a_killed_worker_is_named_and_completed_iterations_are_kept(tmp_path):
 # ------------------------------------------------------------------ the root fails or freezes
 @pytest.mark.timeout(120)
 def test_a_frozen_root_ends_the_job_within_the_timeout(tmp_path):
-    job = Job(5, ["--scheme", "gc", "--N", "4", "--S", "1", "--iterations", "100000",
-                  "--delay", "shiftexp:shift=0.01,rate=1000", "--timeout", "3"])
+    job = Job(
+        5,
+        [
+            "--scheme",
+            "gc",
+            "--N",
+            "4",
+            "--S",
+            "1",
+            "--iterations",
+            "100000",
+            "--delay",
+            "shiftexp:shift=0.01,rate=1000",
+            "--timeout",
+            "3",
+        ],
+    )
     root = job.rank_pid(0)
     os.kill(root, signal.SIGSTOP)
     start = time.monotonic()
@@ -211,8 +304,25 @@ def test_a_failing_root_never_leaves_the_job_hanging(module, when):
     """The root raises (injected) before or during the run; whatever the launch form, every
     process exits with a clear error, well within the job's time limit."""
     start = time.monotonic()
-    proc = run_cli(4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "5",
-                       "--timeout", "3", "--fail-root-at", when], timeout=100, module=module)
+    proc = run_cli(
+        4,
+        [
+            "--scheme",
+            "gc",
+            "--N",
+            "3",
+            "--S",
+            "1",
+            "--iterations",
+            "5",
+            "--timeout",
+            "3",
+            "--fail-root-at",
+            when,
+        ],
+        timeout=100,
+        module=module,
+    )
     assert proc.returncode != 0
     assert f"injected root failure at iteration {when}" in proc.stderr, proc.stderr[-1500:]
     assert time.monotonic() - start < 60
@@ -230,12 +340,16 @@ def test_bad_arguments_fail_at_once_printed_once(tmp_path):
         (["--trace", str(tmp_path)], "--trace must name a file"),
         (["--out", str(tmp_path / "t.csv" / "run")], "cannot create it"),
         (["--bursts", "p_enter=0.1,p_exit=0.2,factor=3"], "bursts need a base delay model"),
-        (["--bursts", "p_enter=2,p_exit=0.2,factor=3", "--delay", "shiftexp"], "p_enter must satisfy"),
+        (
+            ["--bursts", "p_enter=2,p_exit=0.2,factor=3", "--delay", "shiftexp"],
+            "p_enter must satisfy",
+        ),
     ]
     for extra, message in cases:
         start = time.monotonic()
-        proc = run_cli(4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "5", *extra],
-                       timeout=60)
+        proc = run_cli(
+            4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "5", *extra], timeout=60
+        )
         assert proc.returncode == 2, (extra, proc.stderr[-1500:])
         assert proc.stderr.count(message) == 1, (extra, proc.stderr[-1500:])
         assert "Traceback" not in proc.stderr
@@ -245,27 +359,88 @@ def test_bad_arguments_fail_at_once_printed_once(tmp_path):
 @pytest.mark.timeout(150)
 def test_force_replaces_only_our_files_and_check_and_divergence_set_the_exit_code(tmp_path):
     out = tmp_path / "run"
-    base = ["--scheme", "rar", "--N", "3", "--iterations", "4", "--allreduce", "ring", "--quiet",
-            "--out", str(out)]
+    base = [
+        "--scheme",
+        "rar",
+        "--N",
+        "3",
+        "--iterations",
+        "4",
+        "--allreduce",
+        "ring",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     assert run_cli(4, base).returncode == 0
     assert (out / "rounds.csv").exists()
     # a second run into the same directory: refused, then replaced with --force; no stale rounds
-    assert run_cli(4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "4", "--quiet",
-                       "--out", str(out)]).returncode == 2
-    proc = run_cli(4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "4", "--quiet",
-                       "--out", str(out), "--force"])
+    assert (
+        run_cli(
+            4,
+            [
+                "--scheme",
+                "gc",
+                "--N",
+                "3",
+                "--S",
+                "1",
+                "--iterations",
+                "4",
+                "--quiet",
+                "--out",
+                str(out),
+            ],
+        ).returncode
+        == 2
+    )
+    proc = run_cli(
+        4,
+        [
+            "--scheme",
+            "gc",
+            "--N",
+            "3",
+            "--S",
+            "1",
+            "--iterations",
+            "4",
+            "--quiet",
+            "--out",
+            str(out),
+            "--force",
+        ],
+    )
     assert proc.returncode == 0, proc.stderr[-1500:]
     assert not (out / "rounds.csv").exists() and (out / "run.json").exists()
     # --check: an exact scheme passes, a tolerance it cannot meet exits 4
-    ok = run_cli(4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "4", "--check",
-                     "--quiet"])
+    ok = run_cli(
+        4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "4", "--check", "--quiet"]
+    )
     assert ok.returncode == 0, ok.stderr[-1500:]
-    bad = run_cli(4, ["--scheme", "gc", "--N", "3", "--S", "1", "--iterations", "4", "--check",
-                      "--check-tol", "1e-30", "--quiet"])
+    bad = run_cli(
+        4,
+        [
+            "--scheme",
+            "gc",
+            "--N",
+            "3",
+            "--S",
+            "1",
+            "--iterations",
+            "4",
+            "--check",
+            "--check-tol",
+            "1e-30",
+            "--quiet",
+        ],
+    )
     assert bad.returncode == 4 and "exceeds --check-tol" in bad.stderr
-    sgd = run_cli(4, ["--scheme", "sgd", "--N", "3", "--S", "1", "--iterations", "4", "--check",
-                      "--quiet"])
+    sgd = run_cli(
+        4, ["--scheme", "sgd", "--N", "3", "--S", "1", "--iterations", "4", "--check", "--quiet"]
+    )
     assert sgd.returncode == 0, sgd.stderr[-1500:]  # checked against the workers it used
-    div = run_cli(4, ["--scheme", "umw", "--N", "3", "--iterations", "200", "--step-scale", "50",
-                      "--quiet"])
+    div = run_cli(
+        4, ["--scheme", "umw", "--N", "3", "--iterations", "200", "--step-scale", "50", "--quiet"]
+    )
     assert div.returncode == 5 and "lower --step-scale" in div.stderr and "step = " in div.stderr

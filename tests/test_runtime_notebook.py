@@ -63,12 +63,23 @@ def test_replay_matches_order_statistics_and_tree_recursion():
     assert replay_iteration_times(port, a)[0] == pytest.approx(6.0)
 
 
-@pytest.mark.parametrize("config", [
-    RunConfig("gc", n_workers=6, stragglers=2, delay="shiftexp:shift=0.01,rate=100", iterations=20),
-    RunConfig("sgd", n_workers=5, stragglers=1, delay="pareto:t0=0.01,xi=3", iterations=20),
-    RunConfig("rar", n_workers=4, allreduce="ring", t_c=0.001, delay="gamma:mean=0.02,var=1e-5,spread=0.4",
-              iterations=20),
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        RunConfig(
+            "gc", n_workers=6, stragglers=2, delay="shiftexp:shift=0.01,rate=100", iterations=20
+        ),
+        RunConfig("sgd", n_workers=5, stragglers=1, delay="pareto:t0=0.01,xi=3", iterations=20),
+        RunConfig(
+            "rar",
+            n_workers=4,
+            allreduce="ring",
+            t_c=0.001,
+            delay="gamma:mean=0.02,var=1e-5,spread=0.4",
+            iterations=20,
+        ),
+    ],
+)
 def test_closed_form_prediction_agrees_with_monte_carlo_replay(config):
     closed = predict_iteration_time(config)
     assert "order_stats" in closed["method"]
@@ -83,7 +94,9 @@ def quick_runs():
     from codedlib.runtime.notebook import run_for_real
 
     gc = run_for_real("gc", quick=True, backend="mpiexec", iterations=8)  # ~0.1 s each
-    ring = run_for_real("rar", quick=True, backend="mpiexec", iterations=6, allreduce="ring", t_c=0.001)
+    ring = run_for_real(
+        "rar", quick=True, backend="mpiexec", iterations=6, allreduce="ring", t_c=0.001
+    )
     return {"gc": gc, "rar-ring": ring}
 
 
@@ -99,7 +112,9 @@ def test_run_with_mpiexec_and_compare_with_simulator(quick_runs):
     row = table.iloc[0]
     # the replay of the injected draw can only be faster than the real run (real costs add)
     assert row["replayed"] <= row["measured"] * 1.02
-    assert row["predicted"] == pytest.approx(0.05 + (1 / 3 + 1 / 2) / 20)  # E[X_(2:3)], shifted exp.
+    assert row["predicted"] == pytest.approx(
+        0.05 + (1 / 3 + 1 / 2) / 20
+    )  # E[X_(2:3)], shifted exp.
 
 
 @needs_mpi
@@ -109,7 +124,9 @@ def test_beyond_tolerance_error_reaches_the_notebook():
     from codedlib.runtime.notebook import run_for_real
 
     with pytest.raises(RuntimeError, match="needs results from 2 of its 3 workers"):
-        run_for_real("gc", quick=True, backend="mpiexec", freeze="0@1,2@1", timeout=1.0, iterations=4)
+        run_for_real(
+            "gc", quick=True, backend="mpiexec", freeze="0@1,2@1", timeout=1.0, iterations=4
+        )
 
 
 @needs_mpi
@@ -121,7 +138,9 @@ def test_run_for_real_on_ipyparallel_mpi_engines():
     result = run_for_real("gc", quick=True, iterations=5)
     assert result.meta["world_size"] == 4
     assert result.iterations["grad_rel_error"].max() < 1e-10
-    assert {"iteration", "worker", "compute_time", "comm_time", "fresh", "wall_clock"} <= set(result.trace)
+    assert {"iteration", "worker", "compute_time", "comm_time", "fresh", "wall_clock"} <= set(
+        result.trace
+    )
 
 
 @needs_mpi
@@ -164,9 +183,13 @@ def test_runtime_plots(quick_runs):
     from codedlib.plots import runtime as rp
 
     table = compare_with_simulator(quick_runs)
-    figs = [rp.plot_iteration_times(quick_runs), rp.plot_worker_latency(quick_runs["gc"].trace),
-            rp.plot_loss_vs_time(quick_runs, metric="normalized_error"),
-            rp.plot_measured_vs_predicted(table), rp.plot_ring_rounds(quick_runs["rar-ring"].rounds)]
+    figs = [
+        rp.plot_iteration_times(quick_runs),
+        rp.plot_worker_latency(quick_runs["gc"].trace),
+        rp.plot_loss_vs_time(quick_runs, metric="normalized_error"),
+        rp.plot_measured_vs_predicted(table),
+        rp.plot_ring_rounds(quick_runs["rar-ring"].rounds),
+    ]
     for fig in figs:
         assert fig.axes and fig.axes[0].has_data()
         plt.close(fig)
@@ -188,8 +211,18 @@ def test_widget_shows_errors_instead_of_raising():
     ctl["s"].value = 1
     ctl["delay"].value = "pareto:t0=0.05,xi=-1"
     assert "xi must satisfy" in box.status.value
-    values = {"scheme": "gc", "N": 3, "S": 1, "n": 2, "L": 2, "s": 1, "w": 2,
-              "delay": "pareto:t0=0.05,xi=2.5", "t_c_ms": 2.0, "iterations": 3}
+    values = {
+        "scheme": "gc",
+        "N": 3,
+        "S": 1,
+        "n": 2,
+        "L": 2,
+        "s": 1,
+        "w": 2,
+        "delay": "pareto:t0=0.05,xi=2.5",
+        "t_c_ms": 2.0,
+        "iterations": 3,
+    }
     cfg = config_from_controls(values, quick=True)
     assert cfg.delay.params == {"t0": 0.05, "xi": 2.5} and cfg.t_c == 0.002 and cfg.stragglers == 1
     with pytest.raises(ValueError, match="t_c"):
@@ -204,8 +237,9 @@ def test_widget_shows_errors_instead_of_raising():
 def test_widget_runs_a_scheme():
     from codedlib.widgets.runtime import explore_run_for_real
 
-    box = explore_run_for_real(schemes=("gc",), quick=True, backend="mpiexec",
-                               delay="shiftexp:shift=0.01,rate=100")
+    box = explore_run_for_real(
+        schemes=("gc",), quick=True, backend="mpiexec", delay="shiftexp:shift=0.01,rate=100"
+    )
     box.controls["iterations"].value = 4
     box.run_button.click()
     text = box.messages.value

@@ -172,7 +172,9 @@ def test_monte_carlo_over_seeds_is_tidy_and_independent():
     np.testing.assert_allclose(table.loc[table["seed"] == 4, "mc_mean"], direct.mean)
     assert table.loc[table["k"] == 10, "mc_mean"].nunique() == 3
     # the seeds' means scatter like their own standard errors around H_10
-    z = (table.loc[table["k"] == 10, "mc_mean"] - 2.928968) / table.loc[table["k"] == 10, "mc_stderr"]
+    z = (table.loc[table["k"] == 10, "mc_mean"] - 2.928968) / table.loc[
+        table["k"] == 10, "mc_stderr"
+    ]
     assert (z.abs() < 4).all()
     with pytest.raises(ValueError, match="seeds must be distinct"):
         ex.monte_carlo_over_seeds(dist, 5, 10, replicas=100, seeds=[1, 1])
@@ -195,8 +197,9 @@ def test_ecdf_ks_over_seeds_model_samples_look_uniform():
 
 
 def test_bursts_over_seeds_matches_the_stationary_law():
-    table = ex.bursts_over_seeds(n_workers=20, n_iterations=2_000, seeds=range(8),
-                                 p_enter=0.02, p_exit=0.1, factor=1.5)
+    table = ex.bursts_over_seeds(
+        n_workers=20, n_iterations=2_000, seeds=range(8), p_enter=0.02, p_exit=0.1, factor=1.5
+    )
     assert table["seed"].tolist() == list(range(8))
     pi = 0.02 / 0.12
     assert table["burst_fraction"].mean() == pytest.approx(pi, rel=0.1)
@@ -209,8 +212,9 @@ def test_bursts_over_seeds_matches_the_stationary_law():
 
 
 def test_burst_consistency_and_run_needed():
-    table = ex.burst_consistency(n_workers=36, any_fraction=0.4, run_in_bursts=30,
-                                 burst_lengths=(5, 20, 1000))
+    table = ex.burst_consistency(
+        n_workers=36, any_fraction=0.4, run_in_bursts=30, burst_lengths=(5, 20, 1000)
+    )
     pi = 1 - 0.6 ** (1 / 36)
     np.testing.assert_allclose(table["burst_probability"], pi)
     np.testing.assert_allclose(table["any_burst"], 0.4)
@@ -221,10 +225,12 @@ def test_burst_consistency_and_run_needed():
     assert table["workers_with_burst"].iloc[-1] == pytest.approx(limit, rel=1e-3)
     assert table["workers_with_burst"].max() < 0.5
     # a MarkovBursts path calibrated by the table gives the same stationary value
-    summary = ex.bursty_path(n_workers=36, n_iterations=600, p_enter=table["p_enter"].iloc[1],
-                             p_exit=0.05, rng=0)["summary"].set_index("quantity")
+    summary = ex.bursty_path(
+        n_workers=36, n_iterations=600, p_enter=table["p_enter"].iloc[1], p_exit=0.05, rng=0
+    )["summary"].set_index("quantity")
     assert summary.loc["workers with >= 1 burst", "stationary"] == pytest.approx(
-        table["workers_with_burst"].iloc[1])
+        table["workers_with_burst"].iloc[1]
+    )
     # run_needed solves the long-burst limit for a share of one half
     r = ex.burst_run_needed(n_workers=36, any_fraction=0.4, share=0.5)
     assert 1 - (1 - pi) * np.exp(-r * pi / (1 - pi)) == pytest.approx(0.5)

@@ -69,8 +69,11 @@ def test_fig4_per_seed_is_tidy_and_matches_table():
 def test_per_seed_frame_explodes_and_skips_unstable():
     table = pd.DataFrame({"K": [1, 2, 3], "sim_per_seed": [(1.0, 2.0), (), (5.0, 6.0)]})
     df = ex.per_seed_frame(table, seeds=(7, 8))
-    assert df.to_dict("list") == {"K": [1, 1, 3, 3], "seed": [7, 8, 7, 8],
-                                  "mean_delay": [1.0, 2.0, 5.0, 6.0]}
+    assert df.to_dict("list") == {
+        "K": [1, 1, 3, 3],
+        "seed": [7, 8, 7, 8],
+        "mean_delay": [1.0, 2.0, 5.0, 6.0],
+    }
     with pytest.raises(ValueError, match="seeds"):
         ex.per_seed_frame(table, seeds=(7,))
 
@@ -103,7 +106,8 @@ def test_unstable_growth_is_linear_in_J():
         g = g.set_index("J")
         assert g.loc[400, "mean_delay"] > 2 * g.loc[100, "mean_delay"]
         np.testing.assert_allclose(
-            g["prediction"], g["service_mean"] + (g.index - 1) / 2 * (g["service_mean"] - 100))
+            g["prediction"], g["service_mean"] + (g.index - 1) / 2 * (g["service_mean"] - 100)
+        )
     plt.close(sp.plot_unstable_growth(df, paper={"K = 350": 7.71e4}))
 
 

@@ -56,8 +56,7 @@ def test_fig3_fig4_fig5_smoke():
     act = ex.fig3_activity(n_jobs=2, iterations=3)
     assert set(act) == {"uniform", "optimal"}
     plt.close(sp.plot_activity(act))
-    f4 = ex.fig4_delay_vs_redundancy(omegas=(1.0, 1.1), seeds=(0, 1), n_jobs=50,
-                                     n_realizations=20)
+    f4 = ex.fig4_delay_vs_redundancy(omegas=(1.0, 1.1), seeds=(0, 1), n_jobs=50, n_realizations=20)
     t = f4["table"]
     # with Omega = 1 purging changes nothing; the theory is above the purged delay for Omega > 1
     assert t["theory_no_purging"].iloc[1] > t["optimal_mean"].iloc[1]
@@ -66,8 +65,9 @@ def test_fig3_fig4_fig5_smoke():
 
 
 def test_widget_report_and_errors():
-    res, text = ws.split_report("5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.2, 1.0, 0.01, 5,
-                                simulate=False)
+    res, text = ws.split_report(
+        "5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.2, 1.0, 0.01, 5, simulate=False
+    )
     assert res is not None and "theta =" in text and res["optimal"].kappa.sum() == 12
     for args, message in [
         (("5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.25), "K\\*omega must be an integer"),
@@ -80,8 +80,9 @@ def test_widget_report_and_errors():
         with pytest.raises(ValueError, match=message):
             ws.split_report(*args, 1.0, 0.01, 5)
     # heterogeneity 0 makes every worker identical: both splits coincide
-    res, _ = ws.split_report("1e7, 3e7, 5e7", "0.05, 0.05, 0.05", 0.0, 30, 1.0, 1.0, 0.01, 5,
-                             simulate=False)
+    res, _ = ws.split_report(
+        "1e7, 3e7, 5e7", "0.05, 0.05, 0.05", 0.0, 30, 1.0, 1.0, 0.01, 5, simulate=False
+    )
     np.testing.assert_array_equal(res["optimal"].kappa, res["uniform"].kappa)
     ui = ws.explore_load_split()
     assert "theta =" in ui.status.value and ui.images[0].value[:4] == b"\x89PNG"

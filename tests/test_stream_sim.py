@@ -82,10 +82,12 @@ def test_unstable_configuration_is_not_averaged():
 
 def test_example2_optimal_beats_uniform_and_bound():
     w = st.example2_workers()
-    opt = ss.simulate_mean_delay(w, st.optimal_split(w, 50, 1.1, 1.0).kappa, 50, 50, 0.01, 1000,
-                                 seeds=range(5))
-    uni = ss.simulate_mean_delay(w, st.uniform_split(w, 50, 1.1).kappa, 50, 50, 0.01, 1000,
-                                 seeds=range(5))
+    opt = ss.simulate_mean_delay(
+        w, st.optimal_split(w, 50, 1.1, 1.0).kappa, 50, 50, 0.01, 1000, seeds=range(5)
+    )
+    uni = ss.simulate_mean_delay(
+        w, st.uniform_split(w, 50, 1.1).kappa, 50, 50, 0.01, 1000, seeds=range(5)
+    )
     assert opt.stable and uni.stable
     assert opt.ci[1] < uni.ci[0]
     assert st.lower_bound_delay(w, 50, 50) < opt.mean

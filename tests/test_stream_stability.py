@@ -66,8 +66,9 @@ def test_threshold_against_long_simulation():
     """Below the closed-form critical rate the delays stay bounded, above it they grow by
     E[T_s] - E[T_a] per job."""
     seeds = tuple(range(6))
-    scan = ex.stability_scan(rate_factors=(0.85, 1.15, 1.3), n_jobs=6000, seeds=seeds,
-                             include_paper_rate=False)
+    scan = ex.stability_scan(
+        rate_factors=(0.85, 1.15, 1.3), n_jobs=6000, seeds=seeds, include_paper_rate=False
+    )
     st, thr = scan["streams"], scan["thresholds"]
     uni = st[st["split"] == "uniform"]
     thr_u = thr[thr["split"] == "uniform"].set_index("rate_factor")
@@ -88,9 +89,12 @@ def test_threshold_against_long_simulation():
     # the optimal split is stable at every rate of the scan
     opt = st[st["split"] == "optimal"]
     assert (opt["last_quarter"] / opt["first_quarter"]).max() < 1.1
-    plt.close(sp.plot_stability(ex.stability_scan(rate_factors=(0.9, 1.1), n_jobs=400,
-                                                  seeds=(0, 1)),
-                                {**ex.section6a_speed_window(scales=[0.5, 1, 2]), "fig4_scale": 0.2}))
+    plt.close(
+        sp.plot_stability(
+            ex.stability_scan(rate_factors=(0.9, 1.1), n_jobs=400, seeds=(0, 1)),
+            {**ex.section6a_speed_window(scales=[0.5, 1, 2]), "fig4_scale": 0.2},
+        )
+    )
 
 
 def test_speed_window_brackets_the_stand_in():
@@ -102,8 +106,11 @@ def test_speed_window_brackets_the_stand_in():
     w = ex.section6a_workers()
     for kind, s in (("uniform", win["s_uniform"]), ("optimal", win["s_optimal"])):
         ws = w.with_complexity(s)
-        split = (th.uniform_split(ws, 1000, 1.0) if kind == "uniform"
-                 else th.optimal_split(ws, 1000, 1.0, 1.0))
+        split = (
+            th.uniform_split(ws, 1000, 1.0)
+            if kind == "uniform"
+            else th.optimal_split(ws, 1000, 1.0, 1.0)
+        )
         assert th.stability_threshold(ws, split.kappa, 10, 0.01).rho == pytest.approx(1.0, abs=2e-3)
 
 

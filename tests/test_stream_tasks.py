@@ -56,8 +56,9 @@ def test_cyclic_task_matrix_recovers_from_any_k():
     G = rng.normal(size=(code.n_chunks, 4))
     results = code.encode(G)
     for received in combinations(range(6), 4):
-        np.testing.assert_allclose(code.decode(results[list(received)], received),
-                                   G.sum(axis=0), atol=1e-9)
+        np.testing.assert_allclose(
+            code.decode(results[list(received)], received), G.sum(axis=0), atol=1e-9
+        )
 
 
 @settings(max_examples=25, deadline=None)
@@ -66,8 +67,7 @@ def test_any_k_results_recover_sum_property(n, data):
     """Cyclic task matrices: a random set of at least K received tasks recovers sum_j G_j."""
     s = data.draw(st_.integers(0, n - 1))
     code = tasks.cyclic_task_matrix(n, s)
-    received = data.draw(st_.lists(st_.integers(0, n - 1), min_size=n - s, max_size=n,
-                                   unique=True))
+    received = data.draw(st_.lists(st_.integers(0, n - 1), min_size=n - s, max_size=n, unique=True))
     G = np.random.default_rng(n * 31 + s).normal(size=(code.n_chunks, 3))
     results = code.encode(G)[received]
     np.testing.assert_allclose(code.decode(results, received), G.sum(axis=0), atol=1e-8)

@@ -71,8 +71,9 @@ def test_split_properties(workers, kt, gamma):
     assert np.all(split.kappa[~active] == 0)
     # objective of (5) equals its minimum (P - |P^a|) theta^2 (proof of Theorem 2)
     d = st.distance(workers, split.kappa_continuous, gamma, split.theta)
-    assert d == pytest.approx((workers.n_workers - active.sum()) * split.theta**2,
-                              rel=1e-6, abs=1e-9 * scale**2)
+    assert d == pytest.approx(
+        (workers.n_workers - active.sum()) * split.theta**2, rel=1e-6, abs=1e-9 * scale**2
+    )
 
 
 def test_theorem2_printed_formula_matches_stable_form():
@@ -107,8 +108,9 @@ def test_example1_closed_form():
     for gamma in (0.3, 1.0, 4.0):
         split = st.optimal_split(w, 30, 1.2, gamma)
         assert split.active.all()  # a_p = 0 for every worker
-        np.testing.assert_allclose(split.kappa_continuous,
-                                   st.example1_kappa(rates, split.theta, gamma), rtol=1e-10)
+        np.testing.assert_allclose(
+            split.kappa_continuous, st.example1_kappa(rates, split.theta, gamma), rtol=1e-10
+        )
         # b_p = (mu_p + gamma) / mu_p^2
         _, b, _ = st.split_coefficients(w, gamma)
         np.testing.assert_allclose(b, (rates + gamma) / rates**2)
@@ -176,11 +178,13 @@ def test_iteration_moments_gamma_tasks_vs_monte_carlo():
     rng = np.random.default_rng(1)
     shape, scale = w.gamma_parameters()
     n = 400_000
-    t = np.maximum.reduce([
-        0.1 + rng.gamma(5 * shape[0], scale[0], n),
-        rng.gamma(2 * shape[1], scale[1], n),
-        np.full(n, 0.2 + 8 * 0.1),
-    ])
+    t = np.maximum.reduce(
+        [
+            0.1 + rng.gamma(5 * shape[0], scale[0], n),
+            rng.gamma(2 * shape[1], scale[1], n),
+            np.full(n, 0.2 + 8 * 0.1),
+        ]
+    )
     assert e1 == pytest.approx(t.mean(), abs=5 * t.std() / math.sqrt(n))
     assert e2 == pytest.approx((t**2).mean(), abs=5 * (t**2).std() / math.sqrt(n))
 
@@ -226,8 +230,11 @@ def test_unstable_reported():
 def test_remark2_slow_communicator_is_not_used():
     w = example2()
     split = st.optimal_split(w, 50, 1.1, GAMMA)
-    extra = st.StreamWorkers(np.append(w.task_mean, 0.001), np.append(w.task_second_moment, 2e-6),
-                             np.append(w.comm_time, 2.0))  # a_p = 6 > theta
+    extra = st.StreamWorkers(
+        np.append(w.task_mean, 0.001),
+        np.append(w.task_second_moment, 2e-6),
+        np.append(w.comm_time, 2.0),
+    )  # a_p = 6 > theta
     split2 = st.optimal_split(extra, 50, 1.1, GAMMA)
     assert split2.kappa[-1] == 0 and split2.theta == pytest.approx(split.theta, rel=1e-12)
 

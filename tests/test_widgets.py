@@ -47,14 +47,29 @@ def test_explorer_keeps_its_values_and_draws_once(name):
     assert explorer.calls == 1, "one recompute when built, none echoed"
     assert explorer.last_values == explorer.values()
     widgets = list(walk(explorer.box))
-    assert not [w for w in widgets if isinstance(w, W.FloatLogSlider)], \
+    assert not [w for w in widgets if isinstance(w, W.FloatLogSlider)], (
         "log sliders round the given value in the browser"
+    )
     for slider in (w for w in widgets if isinstance(w, W.FloatSlider)):
-        assert math.isclose(browser_snap(slider), slider.value, rel_tol=1e-12, abs_tol=1e-12), \
-            (slider.description, slider.value)
+        assert math.isclose(browser_snap(slider), slider.value, rel_tol=1e-12, abs_tol=1e-12), (
+            slider.description,
+            slider.value,
+        )
     for control in explorer.controls.values():
-        if isinstance(control, (W.IntSlider, W.FloatSlider, W.BoundedFloatText, W.BoundedIntText,
-                                W.Dropdown, W.Text)) and len(control.description) > 8:
+        if (
+            isinstance(
+                control,
+                (
+                    W.IntSlider,
+                    W.FloatSlider,
+                    W.BoundedFloatText,
+                    W.BoundedIntText,
+                    W.Dropdown,
+                    W.Text,
+                ),
+            )
+            and len(control.description) > 8
+        ):
             assert control.style.description_width == "initial", control.description
     shown = [image for image in explorer.images if image.layout.display != "none"]
     assert shown and all(image.value[:4] == b"\x89PNG" for image in shown)
@@ -121,11 +136,21 @@ def test_saving_from_jupyterlab_keeps_outputs_out_of_notebooks_dir(tmp_path):
     from codedlib.notebooks import REPO_ROOT, strip_outputs_pre_save
 
     def model():
-        return {"type": "notebook", "content": {
-            "metadata": {"widgets": {"state": {}}},
-            "cells": [{"cell_type": "code", "execution_count": 3, "source": "1",
-                       "outputs": [{"output_type": "execute_result"}]},
-                      {"cell_type": "markdown", "source": "x"}]}}
+        return {
+            "type": "notebook",
+            "content": {
+                "metadata": {"widgets": {"state": {}}},
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "execution_count": 3,
+                        "source": "1",
+                        "outputs": [{"output_type": "execute_result"}],
+                    },
+                    {"cell_type": "markdown", "source": "x"},
+                ],
+            },
+        }
 
     repo = SimpleNamespace(root_dir=str(REPO_ROOT))
     saved = model()
@@ -148,8 +173,13 @@ def test_make_lab_runs_as_root_with_the_project_config():
 
     from codedlib.notebooks import REPO_ROOT
 
-    out = subprocess.run(["make", "-n", "--no-print-directory", "lab"], cwd=REPO_ROOT,
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["make", "-n", "--no-print-directory", "lab"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode != 0:
         pytest.skip(f"make -n lab failed: {out.stderr[:200]}")
     command = next(line for line in out.stdout.splitlines() if "jupyter lab" in line)
@@ -185,8 +215,9 @@ def test_make_distclean_deletes_only_what_make_made_and_never_follows_links(tmp_
     (work / "figures" / "01-nb" / "fig.pdf").write_text("made")
     (work / "figures" / "linked").symlink_to(outside / "figs")
     (work / "figures" / "README.md").write_text("map")
-    proc = subprocess.run([make, "distclean"], cwd=work, capture_output=True, text=True,
-                          check=False, timeout=60)
+    proc = subprocess.run(
+        [make, "distclean"], cwd=work, capture_output=True, text=True, check=False, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert "symbolic link: left alone" in proc.stdout
     assert (outside / "env" / "keep.txt").read_text() == "mine" and (work / ".venv").is_symlink()
@@ -199,6 +230,10 @@ def test_make_distclean_deletes_only_what_make_made_and_never_follows_links(tmp_
     (work / ".venv").unlink()
     (work / ".venv").mkdir()
     (work / ".venv" / ".setup-done").write_text("")
-    assert subprocess.run([make, "distclean"], cwd=work, capture_output=True, check=False,
-                          timeout=60).returncode == 0
+    assert (
+        subprocess.run(
+            [make, "distclean"], cwd=work, capture_output=True, check=False, timeout=60
+        ).returncode
+        == 0
+    )
     assert not (work / ".venv").exists()

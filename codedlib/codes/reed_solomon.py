@@ -558,8 +558,10 @@ class ReedSolomonGradientCode:
     def __post_init__(self):
         check_real("residual_tol", self.residual_tol, low=0.0, low_open=True)
         if self.on_inaccurate not in ("warn", "raise", "ignore"):
-            raise ValueError("on_inaccurate must be 'warn', 'raise' or 'ignore', "
-                             f"got on_inaccurate={self.on_inaccurate!r}")
+            raise ValueError(
+                "on_inaccurate must be 'warn', 'raise' or 'ignore', "
+                f"got on_inaccurate={self.on_inaccurate!r}"
+            )
 
     def residual(self, survivors, a=None) -> float:
         """``max |a B_F − 1|`` of the decoding vector for ``survivors`` (first f): one
@@ -573,10 +575,12 @@ class ReedSolomonGradientCode:
             return a
         res = float(np.max(np.abs(a @ self.B[F] - 1.0)))
         if not res <= self.residual_tol:
-            msg = (f"Algorithm 3's decoding vector for n={self.n}, f={self.f} misses a·B_F = 1 by "
-                   f"{res:.3g} (tolerance residual_tol={self.residual_tol:g}): the root "
-                   f"α = exp(2πi·{self.root_power}/n) is too badly spread at this n in double "
-                   "precision; build the code with root_power='auto'")
+            msg = (
+                f"Algorithm 3's decoding vector for n={self.n}, f={self.f} misses a·B_F = 1 by "
+                f"{res:.3g} (tolerance residual_tol={self.residual_tol:g}): the root "
+                f"α = exp(2πi·{self.root_power}/n) is too badly spread at this n in double "
+                "precision; build the code with root_power='auto'"
+            )
             if self.on_inaccurate == "raise":
                 raise DecodingAccuracyError(msg)
             warnings.warn(msg, DecodingAccuracyWarning, stacklevel=3)
@@ -643,7 +647,11 @@ class ReedSolomonGradientCode:
 
 
 def reed_solomon_gradient_code(
-    n: int, k: int, w: int, root_power: int | str = 1, residual_tol: float = 1e-6,
+    n: int,
+    k: int,
+    w: int,
+    root_power: int | str = 1,
+    residual_tol: float = 1e-6,
     on_inaccurate: str = "warn",
 ) -> ReedSolomonGradientCode:
     """Build the code of Algorithms 2 and 4; ``root_power='auto'`` uses
@@ -785,13 +793,19 @@ def decoding_accuracy(
     code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")  # measured here
     g = gen.standard_normal((code.k, dim))
     exact = g.sum(axis=0)
-    out = {"n": code.n, "k": code.k, "w": code.w, "s": code.s, "f": code.f,
-           "root_power": code.root_power, "max_abs_B": float(np.abs(code.B).max())}
+    out = {
+        "n": code.n,
+        "k": code.k,
+        "w": code.w,
+        "s": code.s,
+        "f": code.f,
+        "root_power": code.root_power,
+        "max_abs_B": float(np.abs(code.B).max()),
+    }
     starts = range(code.n) if code.n <= 200 else np.linspace(0, code.n - 1, 50).astype(int)
     for kind, sets in (
         ("worst", [worst_case_survivors(code.n, code.f, code.root_power, st) for st in starts]),
-        ("random", [np.sort(gen.choice(code.n, code.f, replace=False))
-                    for _ in range(n_random)]),
+        ("random", [np.sort(gen.choice(code.n, code.f, replace=False)) for _ in range(n_random)]),
     ):
         stats = np.array([_gradient_relative_error(code, F, g, exact) for F in sets])
         out[f"{kind}_error"] = float(stats[:, 0].max())

@@ -63,7 +63,8 @@ class TaskCode:
         self.K = check_int("K", K, low=1, high=B.shape[0])
         # a gradient code whose "workers" are the tasks; validation checks every K-subset
         self.gradient_code: GradientCode = gradient_code_from_matrices(
-            B, B.shape[0] - self.K, validate=validate)
+            B, B.shape[0] - self.K, validate=validate
+        )
 
     @property
     def n_tasks(self) -> int:
@@ -92,19 +93,23 @@ class TaskCode:
         if G.shape[0] != self.n_chunks:
             raise ValueError(
                 f"partial_gradients must have {self.n_chunks} rows (one per chunk), "
-                f"got shape {G.shape}")
+                f"got shape {G.shape}"
+            )
         return self.B @ G
 
     def decode(self, results, received) -> np.ndarray:
         """``sum_j G_j`` from the results of the tasks ``received`` (any ``K`` or more)."""
         received = np.asarray(received, dtype=np.int64)
         if received.size < self.K:
-            raise ValueError(f"received must hold at least K={self.K} task results, "
-                             f"got {received.size}")
+            raise ValueError(
+                f"received must hold at least K={self.K} task results, got {received.size}"
+            )
         results = np.asarray(results, dtype=float)
         if results.shape[0] != received.size:
-            raise ValueError(f"results must have one row per received task ({received.size}), "
-                             f"got shape {results.shape}")
+            raise ValueError(
+                f"results must have one row per received task ({received.size}), "
+                f"got shape {results.shape}"
+            )
         return self.gradient_code.decode(received)[received] @ results
 
 
@@ -165,10 +170,15 @@ def decoding_vector(B, received) -> np.ndarray:
     received = np.asarray(received, dtype=np.int64)
     if received.ndim != 1 or received.size == 0:
         raise ValueError("received must be a non-empty 1-d list of task indices")
-    if (np.any(received < 0) or np.any(received >= B.shape[0])
-            or np.unique(received).size != received.size):
-        raise ValueError(f"received must hold distinct task indices in [0, {B.shape[0]}), "
-                         f"got {received.tolist()}")
+    if (
+        np.any(received < 0)
+        or np.any(received >= B.shape[0])
+        or np.unique(received).size != received.size
+    ):
+        raise ValueError(
+            f"received must hold distinct task indices in [0, {B.shape[0]}), "
+            f"got {received.tolist()}"
+        )
     code = gradient_code_from_matrices(B, B.shape[0] - received.size, validate=False)
     return code.decode(received)[received]
 
@@ -197,8 +207,10 @@ def decode_full_gradient(B, results, received, K=None) -> np.ndarray:
         raise ValueError(f"received must hold at least K={K} task results, got {received.size}")
     results = np.asarray(results, dtype=float)
     if results.shape[0] != received.size:
-        raise ValueError(f"results must have one row per received task ({received.size}), "
-                         f"got shape {results.shape}")
+        raise ValueError(
+            f"results must have one row per received task ({received.size}), "
+            f"got shape {results.shape}"
+        )
     return decoding_vector(B, received) @ results
 
 

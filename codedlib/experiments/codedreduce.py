@@ -121,8 +121,16 @@ FIGURE_SETTINGS = {
 #: "a linear model" without p, we take Fig. 10's), p = 5000 (Fig. 12's caption; its text
 #: says 500) and p ~ 120 000 (Fig. 13's network, whose t_c = 0.05 s the paper states).
 GRADIENT_NUMBERS = {
-    "fig2": 6500, "fig8": 5001, "fig9a": 5001, "fig9b": 5001, "fig9c": 5001,
-    "fig10": 6500, "fig11a": 6500, "fig11b": 6500, "fig11c": 6500, "fig12": 5000,
+    "fig2": 6500,
+    "fig8": 5001,
+    "fig9a": 5001,
+    "fig9b": 5001,
+    "fig9c": 5001,
+    "fig10": 6500,
+    "fig11a": 6500,
+    "fig11b": 6500,
+    "fig11c": 6500,
+    "fig12": 5000,
     "fig13": 120_000,
 }
 
@@ -515,7 +523,8 @@ def fig2_over_seeds(
     for name in summary.index:
         m, lo, hi = mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0],) * 3
         r, rlo, rhi = (
-            ratio_interval(times[name], times["CR"]) if len(seeds) > 1
+            ratio_interval(times[name], times["CR"])
+            if len(seeds) > 1
             else (times[name].iloc[0] / times["CR"].iloc[0],) * 3
         )
         summary.loc[name, "mean iteration time [s]"] = m
@@ -587,9 +596,14 @@ def model_speedup_range(
             for lat in latencies:
                 for a_mu in a_mus:
                     for delay in straggle_delays:
-                        model = TimingModel(a=a, mu=a_mu / a, network=Network(lat, bw),
-                                            gradient_numbers=p, straggle_prob=straggle_prob,
-                                            straggle_delay=delay)
+                        model = TimingModel(
+                            a=a,
+                            mu=a_mu / a,
+                            network=Network(lat, bw),
+                            gradient_numbers=p,
+                            straggle_prob=straggle_prob,
+                            straggle_delay=delay,
+                        )
                         models.append((bw, lat, a_mu, delay, model))
                         rar_ready.append(model.compute_times(cfg.d / cfg.N, draws))
                         rar_tau.append(np.full(len(draws), model.message_time(1.0 / cfg.N)))
@@ -597,15 +611,27 @@ def model_speedup_range(
         finish = ring_allreduce_finish(np.vstack(rar_ready), np.concatenate(rar_tau))
         rar_means = finish.reshape(len(models), len(draws)).mean(axis=1)
         for (bw, lat, a_mu, delay, model), rar in zip(models, rar_means):
-            res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads,
-                                           schemes=("UMW", "GC", "SGD", "CR"))
+            res = simulate_iteration_times(
+                cfg, model, draws=draws, cr_loads=loads, schemes=("UMW", "GC", "SGD", "CR")
+            )
             cr = res["CR"].mean
             for name in ("UMW", "GC", "SGD", "RAR"):
                 value = rar if name == "RAR" else res[name].mean
-                rows.append({"label": label, "n": n, "L": L, "s": s, "N": cfg.N,
-                             "bandwidth": bw, "latency": lat, "a_mu": a_mu,
-                             "straggle_delay": delay, "scheme": name,
-                             "CR speedup": value / cr})
+                rows.append(
+                    {
+                        "label": label,
+                        "n": n,
+                        "L": L,
+                        "s": s,
+                        "N": cfg.N,
+                        "bandwidth": bw,
+                        "latency": lat,
+                        "a_mu": a_mu,
+                        "straggle_delay": delay,
+                        "scheme": name,
+                        "CR speedup": value / cr,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -630,16 +656,33 @@ def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.Data
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
         n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
         S = int(np.floor(s / n * N + 1e-9))
-        limit = {"UMW": N / (L * (n - s)), "GC": (N - S) / (L * (n - s)),
-                 "SGD": (N - S) / (L * (n - s))}.get(scheme, np.nan)
-        rows.append({"label": label, "scheme": scheme, "min": float(g["CR speedup"].min()),
-                     "max": float(g["CR speedup"].max()), "communication-bound limit": limit})
+        limit = {
+            "UMW": N / (L * (n - s)),
+            "GC": (N - S) / (L * (n - s)),
+            "SGD": (N - S) / (L * (n - s)),
+        }.get(scheme, np.nan)
+        rows.append(
+            {
+                "label": label,
+                "scheme": scheme,
+                "min": float(g["CR speedup"].min()),
+                "max": float(g["CR speedup"].max()),
+                "communication-bound limit": limit,
+            }
+        )
     return pd.DataFrame(rows).set_index(["label", "scheme"])
 
 
-def time_breakdown(n: int = 4, L: int = 3, s: int = 1, d: int = 7644,
-                   model: TimingModel | None = None, n_iterations: int = 300,
-                   rng=0, cr_loads=None) -> pd.DataFrame:
+def time_breakdown(
+    n: int = 4,
+    L: int = 3,
+    s: int = 1,
+    d: int = 7644,
+    model: TimingModel | None = None,
+    n_iterations: int = 300,
+    rng=0,
+    cr_loads=None,
+) -> pd.DataFrame:
     """Where each scheme's iteration time goes (CR Section III-C model).
 
     Three parts of the mean iteration time, measured by re-running the same schemes:
@@ -684,8 +727,15 @@ def time_breakdown(n: int = 4, L: int = 3, s: int = 1, d: int = 7644,
         shift = model.a * (float(np.max(cr_loads)) if name == "CR" else full[name].load_points)
         comm = calm[name].mean - shift
         total = full[name].mean
-        rows.append({"scheme": name, "computation": shift, "communication": comm,
-                     "straggling": total - calm[name].mean, "total": total})
+        rows.append(
+            {
+                "scheme": name,
+                "computation": shift,
+                "communication": comm,
+                "straggling": total - calm[name].mean,
+                "total": total,
+            }
+        )
     out = pd.DataFrame(rows).set_index("scheme")
     for part in ("computation", "communication", "straggling"):
         out[f"{part} share"] = out[part] / out["total"]
@@ -697,7 +747,11 @@ def regime_map(
     latencies=None,
     straggle_delays=(0.0, 0.1, 0.3, 1.0),
     straggle_prob: float = 0.02,
-    n: int = 4, L: int = 3, s: int = 1, d: int = 7644, p: int = 6500,
+    n: int = 4,
+    L: int = 3,
+    s: int = 1,
+    d: int = 7644,
+    p: int = 6500,
     model: TimingModel | None = None,
     n_iterations: int = 200,
     rng=0,
@@ -750,25 +804,50 @@ def regime_map(
     rows = []
     for delay in straggle_delays:
         for bw in bandwidths:
-            models = [replace(base, network=Network(float(lat), float(bw)), gradient_numbers=p,
-                              straggle_prob=straggle_prob, straggle_delay=float(delay))
-                      for lat in latencies]
+            models = [
+                replace(
+                    base,
+                    network=Network(float(lat), float(bw)),
+                    gradient_numbers=p,
+                    straggle_prob=straggle_prob,
+                    straggle_delay=float(delay),
+                )
+                for lat in latencies
+            ]
             ready = np.vstack([m.compute_times(cfg.d / cfg.N, draws) for m in models])
-            taus = np.concatenate([np.full(len(draws), m.message_time(1.0 / cfg.N))
-                                   for m in models])
+            taus = np.concatenate(
+                [np.full(len(draws), m.message_time(1.0 / cfg.N)) for m in models]
+            )
             rar = ring_allreduce_finish(ready, taus).reshape(len(models), -1).mean(axis=1)
             for lat, m, rar_mean in zip(latencies, models, rar):
                 cr = cr_times(cfg, m, draws, loads=loads).mean
-                rows.append({"bandwidth": float(bw), "latency": float(lat),
-                             "straggle_delay": float(delay), "rar": float(rar_mean),
-                             "cr": cr, "cr_over_rar": float(rar_mean) / cr})
+                rows.append(
+                    {
+                        "bandwidth": float(bw),
+                        "latency": float(lat),
+                        "straggle_delay": float(delay),
+                        "rar": float(rar_mean),
+                        "cr": cr,
+                        "cr_over_rar": float(rar_mean) / cr,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def calibrate_straggle_delay(target: float, scheme: str = "RAR", n: int = 4, L: int = 3,
-                             s: int = 1, d: int = 7644, model: TimingModel | None = None,
-                             straggle_prob: float = 0.02, n_iterations: int = 300, rng=0,
-                             bracket=(0.0, 10.0), tol: float = 1e-3) -> float:
+def calibrate_straggle_delay(
+    target: float,
+    scheme: str = "RAR",
+    n: int = 4,
+    L: int = 3,
+    s: int = 1,
+    d: int = 7644,
+    model: TimingModel | None = None,
+    straggle_prob: float = 0.02,
+    n_iterations: int = 300,
+    rng=0,
+    bracket=(0.0, 10.0),
+    tol: float = 1e-3,
+) -> float:
     """The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
     iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
     schemes that wait for every worker). The result is a **calibrated** parameter.
@@ -815,14 +894,15 @@ def calibrate_straggle_delay(target: float, scheme: str = "RAR", n: int = 4, L: 
 
     def ratio(delay):
         m = replace(base, straggle_prob=straggle_prob, straggle_delay=delay)
-        res = simulate_iteration_times(cfg, m, draws=draws, cr_loads=loads,
-                                       schemes=(scheme, "CR"))
+        res = simulate_iteration_times(cfg, m, draws=draws, cr_loads=loads, schemes=(scheme, "CR"))
         return res[scheme].mean / res["CR"].mean
 
     lo, hi = bracket
     if not ratio(lo) <= target <= ratio(hi):
-        raise ValueError(f"target must lie between the speedups at D = {lo} and {hi} "
-                         f"({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}")
+        raise ValueError(
+            f"target must lie between the speedups at D = {lo} and {hi} "
+            f"({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}"
+        )
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if ratio(mid) < target else (lo, mid)
@@ -1094,9 +1174,13 @@ def convergence(
     }
 
 
-def coded_gradient_descent(figure: str = "fig8", n_iterations: int = 300,
-                           model: TimingModel | None = None, quick: bool = False,
-                           rng=0) -> pd.DataFrame:
+def coded_gradient_descent(
+    figure: str = "fig8",
+    n_iterations: int = 300,
+    model: TimingModel | None = None,
+    quick: bool = False,
+    rng=0,
+) -> pd.DataFrame:
     """Gradient descent whose every gradient goes through the schemes' actual codes.
 
     On the figure's learning problem (its tree; the data split by the actual allocation of
@@ -1161,20 +1245,29 @@ def coded_gradient_descent(figure: str = "fig8", n_iterations: int = 300,
             for nd in alloc.nodes[1:]:
                 if nd.n_points:
                     local[nd.rank] = nd.local_data.gradient(
-                        lambda a, b, th=theta_cr: prob.partial_gradient(th, a, b))
-            grads["CR"], _ = execute(alloc, local,
-                                     survivors={q: v[t] for q, v in survivors.items()})
+                        lambda a, b, th=theta_cr: prob.partial_gradient(th, a, b)
+                    )
+            grads["CR"], _ = execute(
+                alloc, local, survivors={q: v[t] for q, v in survivors.items()}
+            )
             for name, g in grads.items():
                 if name != "GD":
                     exact = prob.partial_gradient(thetas[name])
-                    rows.append({"iteration": t + 1, "scheme": name,
-                                 "gradient_error": float(np.linalg.norm(g - exact)
-                                                         / np.linalg.norm(exact))})
+                    rows.append(
+                        {
+                            "iteration": t + 1,
+                            "scheme": name,
+                            "gradient_error": float(
+                                np.linalg.norm(g - exact) / np.linalg.norm(exact)
+                            ),
+                        }
+                    )
                 thetas[name] = thetas[name] - step * g / d
             ref = np.linalg.norm(thetas["GD"])
             for row in rows[-4:]:
-                row["distance_to_gd"] = float(np.linalg.norm(thetas[row["scheme"]]
-                                                             - thetas["GD"]) / ref)
+                row["distance_to_gd"] = float(
+                    np.linalg.norm(thetas[row["scheme"]] - thetas["GD"]) / ref
+                )
     return pd.DataFrame(rows)
 
 
@@ -1226,18 +1319,32 @@ def convergence_over_seeds(
     runs = []
     with _one_blas_thread():
         for seed in track(seeds, f"{figure} seeds"):
-            res = convergence(figure, model=model, n_iterations=n_iterations, quick=quick,
-                              rng=seed, sgd_learning_rate=rate, verify=not runs)
+            res = convergence(
+                figure,
+                model=model,
+                n_iterations=n_iterations,
+                quick=quick,
+                rng=seed,
+                sgd_learning_rate=rate,
+                verify=not runs,
+            )
             rate = res["sgd_learning_rate"]
             runs.append((seed, res))
     first = runs[0][1]
     curves = pd.concat([r["curves"].assign(seed=seed) for seed, r in runs], ignore_index=True)
-    speeds = pd.concat([r["speedups"].reset_index().assign(seed=seed) for seed, r in runs],
-                       ignore_index=True)
-    final = (curves.sort_values("iteration").groupby(["seed", "scheme"], sort=False)["error"]
-             .last().rename("final error").reset_index())
-    verification = pd.DataFrame([{"seed": seed, **r["verification"]} for seed, r in runs
-                                 if r["verification"] is not None])
+    speeds = pd.concat(
+        [r["speedups"].reset_index().assign(seed=seed) for seed, r in runs], ignore_index=True
+    )
+    final = (
+        curves.sort_values("iteration")
+        .groupby(["seed", "scheme"], sort=False)["error"]
+        .last()
+        .rename("final error")
+        .reset_index()
+    )
+    verification = pd.DataFrame(
+        [{"seed": seed, **r["verification"]} for seed, r in runs if r["verification"] is not None]
+    )
     return {
         "figure": figure,
         "task": first["task"],
@@ -1277,21 +1384,29 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for name, g in speedups.groupby("scheme", sort=False):
         one = len(g) < 2
-        to_target = ((g["CR speedup to target (ours)"].iloc[0],) * 3 if one else
-                     ratio_interval(g["time to target [s]"], g["CR time to target [s]"]))
-        per_iter = ((g["mean-iteration-time ratio (ours)"].iloc[0],) * 3 if one else
-                    ratio_interval(g["mean-iteration-time ratio (ours)"], np.ones(len(g))))
-        rows.append({
-            "scheme": name,
-            "CR speedup (paper)": g["CR speedup (paper)"].iloc[0],
-            "to target (ours)": to_target[0],
-            "to target ci low": to_target[1],
-            "to target ci high": to_target[2],
-            "mean-iteration-time ratio (ours)": per_iter[0],
-            "ratio ci low": per_iter[1],
-            "ratio ci high": per_iter[2],
-            "seeds": len(g),
-        })
+        to_target = (
+            (g["CR speedup to target (ours)"].iloc[0],) * 3
+            if one
+            else ratio_interval(g["time to target [s]"], g["CR time to target [s]"])
+        )
+        per_iter = (
+            (g["mean-iteration-time ratio (ours)"].iloc[0],) * 3
+            if one
+            else ratio_interval(g["mean-iteration-time ratio (ours)"], np.ones(len(g)))
+        )
+        rows.append(
+            {
+                "scheme": name,
+                "CR speedup (paper)": g["CR speedup (paper)"].iloc[0],
+                "to target (ours)": to_target[0],
+                "to target ci low": to_target[1],
+                "to target ci high": to_target[2],
+                "mean-iteration-time ratio (ours)": per_iter[0],
+                "ratio ci low": per_iter[1],
+                "ratio ci high": per_iter[2],
+                "seeds": len(g),
+            }
+        )
     return pd.DataFrame(rows).set_index("scheme")
 
 
@@ -1443,9 +1558,14 @@ def configuration_summary(
         where their time goes (:func:`time_breakdown`).
     """
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel(a=a, mu=mu, network=Network(latency, bandwidth),
-                        gradient_numbers=gradient_numbers, straggle_prob=straggle_prob,
-                        straggle_delay=straggle_delay)
+    model = TimingModel(
+        a=a,
+        mu=mu,
+        network=Network(latency, bandwidth),
+        gradient_numbers=gradient_numbers,
+        straggle_prob=straggle_prob,
+        straggle_delay=straggle_delay,
+    )
     alloc = allocate(n, L, s, d)
     sim = fig2_iteration_times(n, L, s, d, model, n_iterations, rng)
     out = {
@@ -1460,8 +1580,9 @@ def configuration_summary(
         "RAR segment [s]": model.message_time(1.0 / cfg.N),
         "allocation": alloc,
         "simulation": sim,
-        "breakdown": time_breakdown(n, L, s, d, model, n_iterations, rng,
-                                    cr_loads=alloc.load_points),
+        "breakdown": time_breakdown(
+            n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points
+        ),
     }
     if s >= 1:
         b = theorem2_bounds(n, L, s, d, a, mu, model.t_c)

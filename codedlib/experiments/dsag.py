@@ -409,8 +409,10 @@ def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recoverin
 
 #: Table I, AWS rows: per-task latency ranges [s] at the paper's p (100 for PCA, 10 for logistic
 #: regression): (communication low, high), (computation low, high).
-AWS_TABLE_I = {"pca": ((1.5e-4, 1e-3), (1.3e-2, 1.6e-2), 100),
-               "logistic": ((1e-4, 6e-4), (1.1e-3, 1.3e-3), 10)}
+AWS_TABLE_I = {
+    "pca": ((1.5e-4, 1e-3), (1.3e-2, 1.6e-2), 100),
+    "logistic": ((1e-4, 6e-4), (1.1e-3, 1.3e-3), 10),
+}
 
 
 def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyModel:
@@ -432,7 +434,9 @@ def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyM
     return GammaLatencyModel.from_cv(comm, comp, comm_cv=0.3, comp_cv=comp_cv)
 
 
-def timed_bursts(n_workers, horizon, mean_duration=60.0, busy_fraction=0.0141, factor=1.12, rng=None):
+def timed_bursts(
+    n_workers, horizon, mean_duration=60.0, busy_fraction=0.0141, factor=1.12, rng=None
+):
     """Bursts in wall-clock time (Section III-B, Fig. 4): each worker alternates exponential
     normal and burst periods, bursts lasting ``mean_duration`` s on average and covering
     ``busy_fraction`` of the time; computation is ``factor`` times slower in a burst.
@@ -446,7 +450,9 @@ def timed_bursts(n_workers, horizon, mean_duration=60.0, busy_fraction=0.0141, f
     n_workers = check_int("n_workers", n_workers, 1)
     horizon = check_real("horizon", horizon, 0.0, low_open=True)
     mean_duration = check_real("mean_duration", mean_duration, 0.0, low_open=True)
-    busy_fraction = check_real("busy_fraction", busy_fraction, 0.0, 1.0, low_open=True, high_open=True)
+    busy_fraction = check_real(
+        "busy_fraction", busy_fraction, 0.0, 1.0, low_open=True, high_open=True
+    )
     factor = check_real("factor", factor, 0.0, low_open=True)
     rng = as_generator(rng)
     mean_normal = mean_duration * (1 - busy_fraction) / busy_fraction
@@ -670,9 +676,18 @@ def fig8_convergence(
             )
         )
     df = pd.concat(frames, ignore_index=True)
-    df.attrs.update(kind=kind, n_workers=n_workers, w=w, n_subpartitions=p, eta=eta,
-                    comp_cv=comp_cv, cluster=cluster, n_samples=problem.n_samples, n_features=problem.X.shape[1],
-                    time_limit=time_limit)
+    df.attrs.update(
+        kind=kind,
+        n_workers=n_workers,
+        w=w,
+        n_subpartitions=p,
+        eta=eta,
+        comp_cv=comp_cv,
+        cluster=cluster,
+        n_samples=problem.n_samples,
+        n_features=problem.X.shape[1],
+        time_limit=time_limit,
+    )
     return df
 
 
@@ -749,8 +764,9 @@ def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | N
 OUR_COORDINATOR = "deadline"
 
 
-def coordinator_semantics_difference(model, w, n_iterations=30, margin=0.02, load=1.0,
-                                     replicas=200, rng=None) -> pd.DataFrame:
+def coordinator_semantics_difference(
+    model, w, n_iterations=30, margin=0.02, load=1.0, replicas=200, rng=None
+) -> pd.DataFrame:
     """The two margin-window rules (:mod:`codedlib.latency.event_driven`) on the same draws.
 
     For each of ``replicas`` paired draws of ``n_iterations`` task latencies from ``model``
@@ -766,14 +782,16 @@ def coordinator_semantics_difference(model, w, n_iterations=30, margin=0.02, loa
     ref = simulate_event_driven(lat, w, margin=margin, semantics="reference")
     ddl = simulate_event_driven(lat, w, margin=margin, semantics="deadline")
     differs = (ref.fresh != ddl.fresh).any(axis=-1)
-    return pd.DataFrame({
-        "replica": np.arange(replicas),
-        "total_reference": ref.iteration_end[:, -1],
-        "total_deadline": ddl.iteration_end[:, -1],
-        "relative_difference": ddl.iteration_end[:, -1] / ref.iteration_end[:, -1] - 1,
-        "share_iterations_fresh_differs": differs.mean(axis=-1),
-        "fresh_set_differs": differs.any(axis=-1),
-    })
+    return pd.DataFrame(
+        {
+            "replica": np.arange(replicas),
+            "total_reference": ref.iteration_end[:, -1],
+            "total_deadline": ddl.iteration_end[:, -1],
+            "relative_difference": ddl.iteration_end[:, -1] / ref.iteration_end[:, -1] - 1,
+            "share_iterations_fresh_differs": differs.mean(axis=-1),
+            "fresh_set_differs": differs.any(axis=-1),
+        }
+    )
 
 
 def trace_cumulative_latency(
@@ -798,7 +816,9 @@ def trace_cumulative_latency(
     fit = fit_gamma_model(without_queueing(trace))
     lat = fit.sample_total((replicas, n_it), rng=rng)
     # our MPI coordinator waits out the whole margin and restarts late workers at once
-    event = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end.mean(axis=0)
+    event = simulate_event_driven(
+        lat, w, margin=margin, semantics=OUR_COORDINATOR
+    ).iteration_end.mean(axis=0)
     order = np.arange(1, n_it + 1) * order_statistic_latency(fit, [w], rng=rng)[0]
     return pd.DataFrame(
         {
@@ -823,8 +843,15 @@ def fig8_repeated(kind="pca", seeds=(0,), **kwargs) -> pd.DataFrame:
     return out
 
 
-def lb_gain_vs_task_noise(comp_cvs=(0.01, 0.02, 0.05, 0.1), seeds=(0, 1, 2, 3, 4), kind="logistic",
-                          gap=1e-6, n_workers=49, w=10, **kwargs) -> pd.DataFrame:
+def lb_gain_vs_task_noise(
+    comp_cvs=(0.01, 0.02, 0.05, 0.1),
+    seeds=(0, 1, 2, 3, 4),
+    kind="logistic",
+    gap=1e-6,
+    n_workers=49,
+    w=10,
+    **kwargs,
+) -> pd.DataFrame:
     """What drives the load-balancing gain (DSAG Section VI): the per-task noise of the
     workers relative to the coordinator's 2 % margin.
 
@@ -842,21 +869,28 @@ def lb_gain_vs_task_noise(comp_cvs=(0.01, 0.02, 0.05, 0.1), seeds=(0, 1, 2, 3, 4
     rows = []
     for cv in track(comp_cvs, "task-noise levels"):
         for s in seeds:
-            df = fig8_convergence(kind, seed=int(s), n_workers=n_workers, w=w, methods=methods,
-                                  comp_cv=cv, **kwargs)
+            df = fig8_convergence(
+                kind, seed=int(s), n_workers=n_workers, w=w, methods=methods, comp_cv=cv, **kwargs
+            )
             for label, sub in df.groupby("method", sort=False):
                 hit = sub[sub.gap <= gap]
                 end = hit.iloc[0] if len(hit) else sub.iloc[-1]
                 upto = sub[sub.time <= end.time]
-                rows.append({"comp_cv": cv, "seed": int(s),
-                             "method": "DSAG-LB" if "LB" in label else "DSAG",
-                             "time_to_gap": float(end.time) if len(hit) else np.nan,
-                             "n_fresh": float(upto.n_fresh.mean())})
+                rows.append(
+                    {
+                        "comp_cv": cv,
+                        "seed": int(s),
+                        "method": "DSAG-LB" if "LB" in label else "DSAG",
+                        "time_to_gap": float(end.time) if len(hit) else np.nan,
+                        "n_fresh": float(upto.n_fresh.mean()),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def semantics_effect_on_convergence(seeds=(0, 1, 2, 3, 4), kind="logistic", gap=1e-6, n_workers=49,
-                                    w=10, labels=None, **kwargs) -> pd.DataFrame:
+def semantics_effect_on_convergence(
+    seeds=(0, 1, 2, 3, 4), kind="logistic", gap=1e-6, n_workers=49, w=10, labels=None, **kwargs
+) -> pd.DataFrame:
     """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
     start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
     Tidy rows: seed, method, semantics, time_to_gap (NaN: not within the time limit)."""
@@ -867,18 +901,38 @@ def semantics_effect_on_convergence(seeds=(0, 1, 2, 3, 4), kind="logistic", gap=
     rows = []
     for s in track(seeds, "coordinator semantics"):
         for semantics in SEMANTICS:
-            df = fig8_convergence(kind, seed=s, n_workers=n_workers, w=w, methods=methods,
-                                  semantics=semantics, **kwargs)
+            df = fig8_convergence(
+                kind,
+                seed=s,
+                n_workers=n_workers,
+                w=w,
+                methods=methods,
+                semantics=semantics,
+                **kwargs,
+            )
             for label, sub in df.groupby("method", sort=False):
                 hit = sub.time[sub.gap <= gap]
-                rows.append({"seed": s, "method": label, "semantics": semantics,
-                             "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan})
+                rows.append(
+                    {
+                        "seed": s,
+                        "method": label,
+                        "semantics": semantics,
+                        "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def sgd_gap_vs_subpartition_rows(rows_per_subpartition=(2, 8, 32), seeds=(0, 1, 2, 3, 4), gap=1e-3,
-                                 n_workers=49, w=10, n_subpartitions=100, dim=100,
-                                 **kwargs) -> pd.DataFrame:
+def sgd_gap_vs_subpartition_rows(
+    rows_per_subpartition=(2, 8, 32),
+    seeds=(0, 1, 2, 3, 4),
+    gap=1e-3,
+    n_workers=49,
+    w=10,
+    n_subpartitions=100,
+    dim=100,
+    **kwargs,
+) -> pd.DataFrame:
     """SGD's noise floor on PCA against the size of a subpartition (Section VII, Fig. 8).
 
     SGD's estimate uses only this iteration's w fresh subpartitions, so its error floor falls
@@ -890,22 +944,39 @@ def sgd_gap_vs_subpartition_rows(rows_per_subpartition=(2, 8, 32), seeds=(0, 1, 
     quarter of the run: SGD's noise floor; DSAG's keeps falling).
     """
     seeds = _seeds(seeds)
-    methods = [m for m in fig8_methods(n_workers, w, include_lb=False)
-               if m[0] in (f"SGD w={w}", f"DSAG w={w}")]
+    methods = [
+        m
+        for m in fig8_methods(n_workers, w, include_lb=False)
+        if m[0] in (f"SGD w={w}", f"DSAG w={w}")
+    ]
     rows = []
     for r in track(list(rows_per_subpartition), "rows per subpartition"):
         r = check_int("rows_per_subpartition", r, 1)
         n_samples = r * n_workers * n_subpartitions
         for s in seeds:
-            df = fig8_convergence("pca", seed=s, n_workers=n_workers, w=w, methods=methods,
-                                  n_samples=n_samples, n_subpartitions=n_subpartitions, dim=dim,
-                                  **kwargs)
+            df = fig8_convergence(
+                "pca",
+                seed=s,
+                n_workers=n_workers,
+                w=w,
+                methods=methods,
+                n_samples=n_samples,
+                n_subpartitions=n_subpartitions,
+                dim=dim,
+                **kwargs,
+            )
             for label, sub in df.groupby("method", sort=False):
                 hit = sub.time[sub.gap <= gap]
-                rows.append({"rows_per_subpartition": r, "n_samples": n_samples, "seed": s,
-                             "method": label.split(" ")[0],
-                             "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan,
-                             "floor_gap": float(sub.gap[sub.time >= 0.75 * sub.time.max()].median())})
+                rows.append(
+                    {
+                        "rows_per_subpartition": r,
+                        "n_samples": n_samples,
+                        "seed": s,
+                        "method": label.split(" ")[0],
+                        "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan,
+                        "floor_gap": float(sub.gap[sub.time >= 0.75 * sub.time.max()].median()),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -1130,16 +1201,35 @@ def order_statistic_errors(df) -> pd.DataFrame:
     for s, sub in df.groupby("seed", sort=True):
         het = np.abs(sub.heterogeneous / sub.recorded - 1)
         iid = np.abs(sub.iid / sub.recorded - 1)
-        rows.append((s, het.max(), iid.max(), het.mean(), iid.mean(),
-                     int(sub.w.to_numpy()[int(np.argmax(iid.to_numpy()))])))
-    return pd.DataFrame(rows, columns=["seed", "heterogeneous_max", "iid_max",
-                                       "heterogeneous_mean", "iid_mean", "iid_worst_w"])
+        rows.append(
+            (
+                s,
+                het.max(),
+                iid.max(),
+                het.mean(),
+                iid.mean(),
+                int(sub.w.to_numpy()[int(np.argmax(iid.to_numpy()))]),
+            )
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "seed",
+            "heterogeneous_max",
+            "iid_max",
+            "heterogeneous_mean",
+            "iid_mean",
+            "iid_worst_w",
+        ],
+    )
 
 
 def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column."""
-    frames = [fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s)
-              for s in track(_seeds(seeds), "Fig. 6 seeds")]
+    frames = [
+        fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s)
+        for s in track(_seeds(seeds), "Fig. 6 seeds")
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -1165,8 +1255,9 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
         attrs = dict(df.attrs)
         frames.append(df.assign(seed=s))
     out = pd.concat(frames, ignore_index=True)
-    out.attrs.update(slow_at=attrs["slow_at"], fast_at=attrs["fast_at"],
-                     repartition_iterations=marks)
+    out.attrs.update(
+        slow_at=attrs["slow_at"], fast_at=attrs["fast_at"], repartition_iterations=marks
+    )
     return out
 
 
@@ -1212,8 +1303,10 @@ def paired_times(per_seed, numerator, denominator, gap, censor=None):
     pair = wide[[numerator, denominator]].sort_index()
     missing = int(pair.isna().to_numpy().sum())
     if missing and censor is None:
-        raise ValueError(f"{missing} run(s) of {numerator!r} / {denominator!r} never reached "
-                         f"gap {gap:g}; pass censor= (the time limit) to bound them")
+        raise ValueError(
+            f"{missing} run(s) of {numerator!r} / {denominator!r} never reached "
+            f"gap {gap:g}; pass censor= (the time limit) to bound them"
+        )
     if missing:
         pair = pair.fillna(float(censor))
     return pair[numerator].to_numpy(), pair[denominator].to_numpy(), missing
@@ -1244,16 +1337,24 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
         n = np.isfinite(curves).sum(axis=0)
         keep = (n > 0) & (grid <= sub.time.max())
         covered = curves[:, keep]
-        frames.append(pd.DataFrame({"method": method, "time": grid[keep],
-                                    "median": 10 ** np.nanmedian(covered, axis=0),
-                                    "low": 10 ** np.nanmin(covered, axis=0),
-                                    "high": 10 ** np.nanmax(covered, axis=0),
-                                    "n_seeds": n[keep]}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "method": method,
+                    "time": grid[keep],
+                    "median": 10 ** np.nanmedian(covered, axis=0),
+                    "low": 10 ** np.nanmin(covered, axis=0),
+                    "high": 10 ** np.nanmax(covered, axis=0),
+                    "n_seeds": n[keep],
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
-def event_driven_timing(n_workers=100, w=50, n_iterations=100, repeats=7, number=50,
-                        reference_calls=2, rng=None) -> dict:
+def event_driven_timing(
+    n_workers=100, w=50, n_iterations=100, repeats=7, number=50, reference_calls=2, rng=None
+) -> dict:
     """Wall-clock time of one event-driven simulation (Section VI-B, footnote 16: N = 100,
     w = 50, 100 iterations), in ms per call.
 
@@ -1267,8 +1368,9 @@ def event_driven_timing(n_workers=100, w=50, n_iterations=100, repeats=7, number
     repeats = check_int("repeats", repeats, 1)
     number = check_int("number", number, 1)
     rng = as_generator(rng)
-    model = GammaLatencyModel.from_cv(rng.uniform(1e-4, 1e-3, n_workers),
-                                      rng.uniform(0.02, 0.03, n_workers), 0.3, 0.1)
+    model = GammaLatencyModel.from_cv(
+        rng.uniform(1e-4, 1e-3, n_workers), rng.uniform(0.02, 0.03, n_workers), 0.3, 0.1
+    )
     lat = model.sample_total((n_iterations,), rng=rng)
     simulate_event_driven(lat, w)  # compile
 
@@ -1278,8 +1380,9 @@ def event_driven_timing(n_workers=100, w=50, n_iterations=100, repeats=7, number
             fn()
         return 1e3 * (time.perf_counter() - start) / calls
 
-    compiled = np.array([per_call(lambda: simulate_event_driven(lat, w), number)
-                         for _ in range(repeats)])
+    compiled = np.array(
+        [per_call(lambda: simulate_event_driven(lat, w), number) for _ in range(repeats)]
+    )
     heap = per_call(lambda: simulate_event_driven_heapq(lat, w), max(1, int(reference_calls)))
     return {"compiled_ms": compiled, "heapq_ms": heap}
 
@@ -1298,8 +1401,10 @@ def trace_gamma_ks(trace) -> pd.DataFrame:
 
     fit = fit_gamma_model(trace)
     rows = []
-    for column, shape, scale in (("compute_time", fit.comp_shape, fit.comp_scale),
-                                 ("comm_time", fit.comm_shape, fit.comm_scale)):
+    for column, shape, scale in (
+        ("compute_time", fit.comp_shape, fit.comp_scale),
+        ("comm_time", fit.comm_shape, fit.comm_scale),
+    ):
         for j, worker in enumerate(fit.workers):
             x = trace.loc[trace.worker == worker, column].to_numpy(dtype=float)
             res = stats.kstest(x, stats.gamma(shape[j], scale=scale[j]).cdf)
@@ -1360,22 +1465,30 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
     replicas = check_int("replicas", replicas, 2)
     long_iterations = check_int("long_iterations", long_iterations, 2)
     path = Path(path)
-    command = next((line.split(":", 1)[1].strip() for line in
-                    path.read_text(encoding="utf-8").splitlines()
-                    if line.startswith("# command:")), None)
+    command = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("# command:")
+        ),
+        None,
+    )
     argv = shlex.split(command) if command else []
     if "codedlib.runtime" not in argv:
         raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
-    config = config_from_args(parser().parse_args(argv[argv.index("codedlib.runtime") + 1:]))
+    config = config_from_args(parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :]))
     if config.scheme != "dsag":
         raise ValueError(f"{path.name} is a {config.scheme!r} trace, not a DSAG one")
     trace = read_trace(path)
     rng = as_generator(rng)
     N, T, w, margin = config.n_workers, config.iterations, config.w, config.margin
     injected = config.delay.sample(T, N, rng=config.seed)
-    mismatch = float(np.abs(trace.injected_delay.to_numpy()
-                            - injected[trace.task_iteration.to_numpy(),
-                                       trace.worker.to_numpy()]).max())
+    mismatch = float(
+        np.abs(
+            trace.injected_delay.to_numpy()
+            - injected[trace.task_iteration.to_numpy(), trace.worker.to_numpy()]
+        ).max()
+    )
     recorded = _recorded_cumulative(trace)
     replay = float(replay_iteration_times(config, injected).sum())
 
@@ -1396,7 +1509,9 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
 
     totals = {}
     draws = np.stack([draw(T) for _ in range(replicas)])
-    injected_runs = simulate_event_driven(draws, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end
+    injected_runs = simulate_event_driven(
+        draws, w, margin=margin, semantics=OUR_COORDINATOR
+    ).iteration_end
     totals["injected"] = injected_runs[:, -1]
     order_injected = np.cumsum(np.partition(draws, w - 1, axis=-1)[..., w - 1], axis=1)
     totals["order statistic (injected)"] = order_injected[:, -1]
@@ -1404,20 +1519,32 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
     shuffled = np.stack([rng.permutation(long[:, i]) for i in range(N)], axis=1)
     n_cut = long_iterations // T
     cut = shuffled[: n_cut * T].reshape(n_cut, T, N)
-    totals["injected, shuffled"] = simulate_event_driven(cut, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
+    totals["injected, shuffled"] = simulate_event_driven(
+        cut, w, margin=margin, semantics=OUR_COORDINATOR
+    ).iteration_end[:, -1]
     tiny = np.full(N, 1e-12)
     stationary = GammaLatencyModel(tiny, tiny**2, long.mean(axis=0), long.var(axis=0))
     lat = stationary.sample_total((replicas, T), rng=rng)
-    totals["gamma fit (long draw)"] = simulate_event_driven(lat, w, margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
+    totals["gamma fit (long draw)"] = simulate_event_driven(
+        lat, w, margin, semantics=OUR_COORDINATOR
+    ).iteration_end[:, -1]
     raw = fit_gamma_model(trace).sample_total((replicas, T), rng=rng)
     totals["gamma fit (trace, queueing as latency)"] = simulate_event_driven(
-        raw, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
+        raw, w, margin=margin, semantics=OUR_COORDINATOR
+    ).iteration_end[:, -1]
     net = without_queueing(trace)
     lat = fit_gamma_model(net).sample_total((replicas, T), rng=rng)
-    totals["gamma fit (trace)"] = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end[:, -1]
+    totals["gamma fit (trace)"] = simulate_event_driven(
+        lat, w, margin=margin, semantics=OUR_COORDINATOR
+    ).iteration_end[:, -1]
     totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
-    frame = pd.concat([pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
-                       for k, v in totals.items()], ignore_index=True)
+    frame = pd.concat(
+        [
+            pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
+            for k, v in totals.items()
+        ],
+        ignore_index=True,
+    )
     extra = trace.compute_time - trace.injected_delay - trace.real_compute
     return {
         "config": config,
@@ -1431,7 +1558,9 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
         "injected_mismatch": mismatch,
         "queueing": float(extra.max()),
         "queued_share": float((net.queue_wait > 0).mean()),
-        "queue_wait_mean": float(net.queue_wait[net.queue_wait > 0].mean()) if (net.queue_wait > 0).any() else 0.0,
+        "queue_wait_mean": float(net.queue_wait[net.queue_wait > 0].mean())
+        if (net.queue_wait > 0).any()
+        else 0.0,
         "comm_time_mean": float(trace.comm_time.mean()),
         "totals": frame,
     }

@@ -79,17 +79,29 @@ __all__ = [
     "table2_check",
 ]
 
-SCHEME_LABELS = {"gd": "GD", "gc": "GC", "lag": "LAG", "g-gd": "G-GD", "g-lag": "G-LAG",
-                 "lagc": "LAGC"}
+SCHEME_LABELS = {
+    "gd": "GD",
+    "gc": "GC",
+    "lag": "LAG",
+    "g-gd": "G-GD",
+    "g-lag": "G-LAG",
+    "lagc": "LAGC",
+}
 
 
 # --------------------------------------------------------------------------------------
 # Data and constants
 # --------------------------------------------------------------------------------------
-def heterogeneous_regression(n_workers: int = 12, samples_per_partition: int = 50,
-                             dim: int = 20, heterogeneity: float = 30.0,
-                             condition: float = 100.0, noise: float = 0.1,
-                             lam: float = 0.0, rng=None) -> LeastSquares:
+def heterogeneous_regression(
+    n_workers: int = 12,
+    samples_per_partition: int = 50,
+    dim: int = 20,
+    heterogeneity: float = 30.0,
+    condition: float = 100.0,
+    noise: float = 0.1,
+    lam: float = 0.0,
+    rng=None,
+) -> LeastSquares:
     """Synthetic linear regression with heterogeneous smoothness across partitions.
 
     Fine partition ``p`` (``samples_per_partition`` rows) has rows ``z ⊙ c · sqrt(s_p)`` with
@@ -134,8 +146,12 @@ def heterogeneous_regression(n_workers: int = 12, samples_per_partition: int = 5
     gen = as_generator(rng)
     feature_scale = np.logspace(0.0, -0.5 * math.log10(condition), dim)
     part_scale = heterogeneity ** (np.arange(n_workers) / max(n_workers - 1, 1))
-    X = np.vstack([gen.standard_normal((samples_per_partition, dim)) * feature_scale
-                   * math.sqrt(s) for s in part_scale])
+    X = np.vstack(
+        [
+            gen.standard_normal((samples_per_partition, dim)) * feature_scale * math.sqrt(s)
+            for s in part_scale
+        ]
+    )
     theta0 = gen.standard_normal(dim)
     y = X @ theta0 + noise * gen.standard_normal(X.shape[0])
     return LeastSquares(X, y, lam=lam)
@@ -161,12 +177,17 @@ def problem_constants(problem, n_workers: int) -> dict:
     theta_star = problem.optimum()
     H = (problem.X.T @ problem.X) / n + problem.lam * np.eye(problem.dim)
     eig = np.linalg.eigvalsh(H)
-    L_parts = np.array([(b - a) * problem.smoothness(a, b)
-                        for a, b in itertools.pairwise(bounds)])
+    L_parts = np.array([(b - a) * problem.smoothness(a, b) for a, b in itertools.pairwise(bounds)])
     f_star = problem.loss(theta_star)
-    return {"L": n * eig[-1], "mu": n * eig[0], "kappa": eig[-1] / eig[0],
-            "initial_gap": n * (problem.loss(problem.initial_point()) - f_star),
-            "f_star": f_star, "L_parts": L_parts, "bounds": bounds}
+    return {
+        "L": n * eig[-1],
+        "mu": n * eig[0],
+        "kappa": eig[-1] / eig[0],
+        "initial_gap": n * (problem.loss(problem.initial_point()) - f_star),
+        "f_star": f_star,
+        "L_parts": L_parts,
+        "bounds": bounds,
+    }
 
 
 def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
@@ -189,13 +210,18 @@ def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
     n = problem.n_samples
     bounds = even_partition(n, n_workers)
     n_g = n_workers // n_groups
-    return np.array([(bounds[(g + 1) * n_g] - bounds[g * n_g])
-                     * problem.smoothness(bounds[g * n_g], bounds[(g + 1) * n_g])
-                     for g in range(n_groups)])
+    return np.array(
+        [
+            (bounds[(g + 1) * n_g] - bounds[g * n_g])
+            * problem.smoothness(bounds[g * n_g], bounds[(g + 1) * n_g])
+            for g in range(n_groups)
+        ]
+    )
 
 
-def make_delay(kind: str = "exponential", mean: float = 1.0, scale: float = 1.0,
-               shape: float = 2.0):
+def make_delay(
+    kind: str = "exponential", mean: float = 1.0, scale: float = 1.0, shape: float = 2.0
+):
     """Unit-load delay: ``"exponential"`` with ``mean`` or ``"pareto"`` with ``scale, shape``.
 
     Parameters
@@ -266,11 +292,18 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     if n_workers % redundancy:
-        raise ValueError(f"redundancy must divide n_workers={n_workers} so that G-LAG can use "
-                         f"G = N/r groups, got redundancy={redundancy}")
+        raise ValueError(
+            f"redundancy must divide n_workers={n_workers} so that G-LAG can use "
+            f"G = N/r groups, got redundancy={redundancy}"
+        )
     glag = n_workers // redundancy
-    configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None),
-               ("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
+    configs = [
+        ("GD", "gd", None),
+        ("GC", "gc", None),
+        ("LAG", "lag", None),
+        ("G-GD", "g-gd", glag),
+        ("G-LAG", "g-lag", glag),
+    ]
     if lagc_groups is None:  # largest divisor below N/r: groups big enough to need coding
         candidates = [g for g in range(1, glag) if n_workers % g == 0]
         lagc_groups = candidates[-1] if candidates else None
@@ -280,10 +313,21 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
     return configs
 
 
-def convergence_runs(problem, n_workers: int, redundancy: int, *, delay, xi: float = 0.05,
-                     history: int = 10, stepsize_rule: str = "gd", configs=None,
-                     replicas: int = 20, max_iter: int = 20_000, rel_tol: float = 1e-10,
-                     rng=None) -> dict:
+def convergence_runs(
+    problem,
+    n_workers: int,
+    redundancy: int,
+    *,
+    delay,
+    xi: float = 0.05,
+    history: int = 10,
+    stepsize_rule: str = "gd",
+    configs=None,
+    replicas: int = 20,
+    max_iter: int = 20_000,
+    rel_tol: float = 1e-10,
+    rng=None,
+) -> dict:
     """Run every scheme on the same delay draws until the gap falls below
     ``rel_tol * gap(θ⁰)`` (Section VI).
 
@@ -334,9 +378,20 @@ def convergence_runs(problem, n_workers: int, redundancy: int, *, delay, xi: flo
     alpha = 1.0 / (problem.n_samples * problem.smoothness()) if stepsize_rule == "gd" else None
     runs = {}
     for label, scheme, groups in configs:
-        runs[label] = run_scheme(scheme, problem, n_workers, redundancy, groups,
-                                 delays=delays, xi=xi, history=history, stepsize=alpha,
-                                 max_iter=max_iter, gap_tol=tol, f_star=f_star)
+        runs[label] = run_scheme(
+            scheme,
+            problem,
+            n_workers,
+            redundancy,
+            groups,
+            delays=delays,
+            xi=xi,
+            history=history,
+            stepsize=alpha,
+            max_iter=max_iter,
+            gap_tol=tol,
+            f_star=f_star,
+        )
     return runs
 
 
@@ -388,8 +443,15 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
         c["scheme"] = label
         c["active_fraction"] = float(run.n_selected.mean() / run.selected.shape[1])
         rows.append(c)
-    cols = ["scheme", "iterations", "time", "time_stderr", "communication", "computation",
-            "active_fraction"]
+    cols = [
+        "scheme",
+        "iterations",
+        "time",
+        "time_stderr",
+        "communication",
+        "computation",
+        "active_fraction",
+    ]
     return pd.DataFrame(rows)[cols]
 
 
@@ -412,12 +474,18 @@ def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> dict:
         computation rank (1 = lowest)?
     """
     s = summary.set_index("scheme")
-    ranks = {m: int(s[m].rank(method="min")[scheme]) for m in
-             ("time", "communication", "computation")}
-    return {"best_time": ranks["time"] == 1, "best_communication": ranks["communication"] == 1,
-            "computation_rank": ranks["computation"], "n_schemes": len(s),
-            "fastest": s["time"].idxmin(), "least_communication": s["communication"].idxmin(),
-            "least_computation": s["computation"].idxmin()}
+    ranks = {
+        m: int(s[m].rank(method="min")[scheme]) for m in ("time", "communication", "computation")
+    }
+    return {
+        "best_time": ranks["time"] == 1,
+        "best_communication": ranks["communication"] == 1,
+        "computation_rank": ranks["computation"],
+        "n_schemes": len(s),
+        "fastest": s["time"].idxmin(),
+        "least_communication": s["communication"].idxmin(),
+        "least_computation": s["computation"].idxmin(),
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -438,18 +506,23 @@ def table1_tradeoff(runs: dict) -> pd.DataFrame:
         Table I measured: mean time, communication and computation *per iteration* of coding (GC),
         grouping (G-GD) and adaptive selection (LAG), relative to GD on the same delays.
     """
+
     def per_iter(run):
-        return {"time": float(run.iteration_times.mean()),
-                "communication": float((run.downloads + run.uploads).mean()),
-                "computation": float(run.computation.mean())}
+        return {
+            "time": float(run.iteration_times.mean()),
+            "communication": float((run.downloads + run.uploads).mean()),
+            "computation": float(run.computation.mean()),
+        }
 
     base = per_iter(runs["GD"])
     rows = []
-    for technique, label in [("Coding (GC)", "GC"), ("Grouping (G-GD)", "G-GD"),
-                             ("Adaptive selection (LAG)", "LAG")]:
+    for technique, label in [
+        ("Coding (GC)", "GC"),
+        ("Grouping (G-GD)", "G-GD"),
+        ("Adaptive selection (LAG)", "LAG"),
+    ]:
         m = per_iter(runs[label])
-        rows.append({"technique": technique,
-                     **{f"{k} / GD": m[k] / base[k] for k in base}})
+        rows.append({"technique": technique, **{f"{k} / GD": m[k] / base[k] for k in base}})
     return pd.DataFrame(rows)
 
 
@@ -479,16 +552,28 @@ def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
             m = int(m)
             if m not in cache:
                 cache[m] = th.expected_iteration_time(
-                    "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay,
-                    n_selected=m)
+                    "lagc",
+                    layout.n_workers,
+                    layout.redundancy,
+                    layout.n_groups,
+                    delay,
+                    n_selected=m,
+                )
             expected[k] = cache[m]
         sim = run.iteration_times
         diff = sim - expected[None, :]
         se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
         formula = {"gd": "eq. 21/22 (23)", "gc": "eq. 21/22 (24)", "lag": "eq. 21/22 (27)"}
-        rows.append({"scheme": label, "formula": formula.get(run.scheme, "eq. 28"),
-                     "expected": float(expected.mean()), "simulated": float(sim.mean()),
-                     "stderr": se, "z": float(diff.mean() / se) if se > 0 else 0.0})
+        rows.append(
+            {
+                "scheme": label,
+                "formula": formula.get(run.scheme, "eq. 28"),
+                "expected": float(expected.mean()),
+                "simulated": float(sim.mean()),
+                "stderr": se,
+                "z": float(diff.mean() / se) if se > 0 else 0.0,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -522,20 +607,32 @@ def selection_check(runs: dict, problem, xi: float, history: int) -> pd.DataFram
         periods = th.selection_period(L_units, xi, history, run.stepsize)
         K = run.n_iterations
         counts = run.selected.sum(axis=0)
-        rows.append({"scheme": label, "units": layout.n_groups,
-                     "measured_fraction": float(run.n_selected.mean() / layout.n_groups),
-                     "bound_1_minus_dC": th.selection_fraction_bound(L_units, xi, history,
-                                                                     run.stepsize),
-                     "eq25_respected": bool(np.all(counts <= np.ceil(K / (periods + 1))))})
+        rows.append(
+            {
+                "scheme": label,
+                "units": layout.n_groups,
+                "measured_fraction": float(run.n_selected.mean() / layout.n_groups),
+                "bound_1_minus_dC": th.selection_fraction_bound(L_units, xi, history, run.stepsize),
+                "eq25_respected": bool(np.all(counts <= np.ceil(K / (periods + 1)))),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------
 # Section V-D: complexity curves
 # --------------------------------------------------------------------------------------
-def complexity_curves(problem, n_workers: int, *, delays: dict, vary: str = "r",
-                      redundancy: int = 2, xi: float = 0.05, history: int = 10,
-                      eps_rel: float = 1e-8) -> pd.DataFrame:
+def complexity_curves(
+    problem,
+    n_workers: int,
+    *,
+    delays: dict,
+    vary: str = "r",
+    redundancy: int = 2,
+    xi: float = 0.05,
+    history: int = 10,
+    eps_rel: float = 1e-8,
+) -> pd.DataFrame:
     """Table II evaluated on ``problem`` (Section V-D illustration).
 
     ``vary="r"``: for every divisor ``r`` of ``N``, GD and LAG (``r = 1``), GC(r), G-GD and
@@ -575,51 +672,81 @@ def complexity_curves(problem, n_workers: int, *, delays: dict, vary: str = "r",
     divisors = [d for d in range(1, n_workers + 1) if n_workers % d == 0]
     rows = []
     for dname, delay in delays.items():
-        common = {"delay": delay, "kappa": c["kappa"], "initial_gap": c["initial_gap"],
-                  "eps": eps, "total_smoothness": c["L"], "xi": xi, "history": history}
+        common = {
+            "delay": delay,
+            "kappa": c["kappa"],
+            "initial_gap": c["initial_gap"],
+            "eps": eps,
+            "total_smoothness": c["L"],
+            "xi": xi,
+            "history": history,
+        }
         if vary == "r":
             for r in divisors:
-                entries = [("GD", "gd", r, None), ("LAG", "lag", r, n_workers),
-                           ("GC", "gc", r, 1), ("G-GD", "g-gd", r, n_workers // r),
-                           ("G-LAG", "g-lag", r, n_workers // r)]
+                entries = [
+                    ("GD", "gd", r, None),
+                    ("LAG", "lag", r, n_workers),
+                    ("GC", "gc", r, 1),
+                    ("G-GD", "g-gd", r, n_workers // r),
+                    ("G-LAG", "g-lag", r, n_workers // r),
+                ]
                 for label, scheme, rr, groups in entries:
                     g = groups if groups is not None else n_workers
                     L_units = group_smoothness(problem, n_workers, g)
                     try:
-                        out = th.complexities(scheme, n_workers, rr, groups,
-                                              unit_smoothness=L_units, **common)
+                        out = th.complexities(
+                            scheme, n_workers, rr, groups, unit_smoothness=L_units, **common
+                        )
                     except ValueError:  # e.g. Pareto mean infinite for this order statistic
                         continue
-                    rows.append({"delay": dname, "r": r, "G": out["n_groups"],
-                                 "scheme": label, **_pick(out)})
+                    rows.append(
+                        {
+                            "delay": dname,
+                            "r": r,
+                            "G": out["n_groups"],
+                            "scheme": label,
+                            **_pick(out),
+                        }
+                    )
         else:
             r = check_int("redundancy", redundancy, low=1, high=n_workers)
             for g in divisors:
                 L_units = group_smoothness(problem, n_workers, g)
                 try:
-                    out = th.complexities("lagc", n_workers, r, g, unit_smoothness=L_units,
-                                          **common)
+                    out = th.complexities(
+                        "lagc", n_workers, r, g, unit_smoothness=L_units, **common
+                    )
                 except ValueError:
                     continue
                 rows.append({"delay": dname, "r": r, "G": g, "scheme": "LAGC", **_pick(out)})
             for label, scheme, groups in [("GD", "gd", None), ("GC", "gc", None)]:
                 out = th.complexities(scheme, n_workers, r, groups, **common)
                 for g in divisors:
-                    rows.append({"delay": dname, "r": r, "G": g, "scheme": label,
-                                 **_pick(out)})
+                    rows.append({"delay": dname, "r": r, "G": g, "scheme": label, **_pick(out)})
     return pd.DataFrame(rows)
 
 
 def _pick(out):
-    return {k: out[k] for k in ("iterations", "selected", "time_per_iter", "time",
-                                "communication", "computation", "bound")}
+    return {
+        k: out[k]
+        for k in (
+            "iterations",
+            "selected",
+            "time_per_iter",
+            "time",
+            "communication",
+            "computation",
+            "bound",
+        )
+    }
 
 
 # --------------------------------------------------------------------------------------
 # Table II against the runs
 # --------------------------------------------------------------------------------------
-def table2_check(runs: dict, problem, delay, xi: float, history: int,
-                 eps_rel: float = 1e-8) -> pd.DataFrame:
+def table2_check(
+    runs: dict, problem, delay, xi: float, history: int, eps_rel: float = 1e-8
+) -> pd.DataFrame:
     """Measured complexities (10)-(12) next to Table II evaluated with the *measured*
     iteration count, and the measured iteration count next to eq. (19)/(20).
 
@@ -664,26 +791,39 @@ def table2_check(runs: dict, problem, delay, xi: float, history: int,
             m = max(1, min(layout.n_groups, math.ceil(frac * layout.n_groups - 1e-12)))
             theory_alpha = th.lag_stepsize(c["L"], xi, history) if history * xi < 1 else None
             if theory_alpha is not None and math.isclose(run.stepsize, theory_alpha):
-                i_bound = th.iteration_complexity_lag(c["kappa"], c["initial_gap"], eps, xi,
-                                                      history)
+                i_bound = th.iteration_complexity_lag(
+                    c["kappa"], c["initial_gap"], eps, xi, history
+                )
             else:
                 i_bound = math.nan
         else:
             m = layout.n_groups
             i_bound = th.iteration_complexity_gd(c["kappa"], c["initial_gap"], eps)
-        t_iter = th.expected_iteration_time("lagc", layout.n_workers, layout.redundancy,
-                                            layout.n_groups, delay, n_selected=m)
-        loads = th.loads_per_iteration("lagc", layout.n_workers, layout.redundancy,
-                                       layout.n_groups, n_selected=m if not lazy else
-                                       frac * layout.n_groups)
-        rows.append({"scheme": label, "bound": lazy, "iterations": iters,
-                     "I(eps) eq. 19/20": i_bound,
-                     "time": measured["time"], "time Table II": iters * t_iter,
-                     "time_stderr": measured["time_stderr"],
-                     "communication": measured["communication"],
-                     "communication Table II": iters * loads["communication"],
-                     "computation": measured["computation"],
-                     "computation Table II": iters * loads["computation"]})
+        t_iter = th.expected_iteration_time(
+            "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay, n_selected=m
+        )
+        loads = th.loads_per_iteration(
+            "lagc",
+            layout.n_workers,
+            layout.redundancy,
+            layout.n_groups,
+            n_selected=m if not lazy else frac * layout.n_groups,
+        )
+        rows.append(
+            {
+                "scheme": label,
+                "bound": lazy,
+                "iterations": iters,
+                "I(eps) eq. 19/20": i_bound,
+                "time": measured["time"],
+                "time Table II": iters * t_iter,
+                "time_stderr": measured["time_stderr"],
+                "communication": measured["communication"],
+                "communication Table II": iters * loads["communication"],
+                "computation": measured["computation"],
+                "computation Table II": iters * loads["computation"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -747,11 +887,24 @@ class SeedRuns:
     settings: dict
 
 
-def convergence_seeds(n_workers: int, redundancy: int, *, delays: dict, n_seeds: int = 5,
-                      rules=("gd", "theory"), problem_kwargs: dict | None = None,
-                      xi: float = 0.05, history: int = 10, configs=None, replicas: int = 20,
-                      rel_tol: float = 1e-10, eps_rel: float = 1e-8, max_iter: int = 20_000,
-                      max_points: int = 400, rng=None) -> SeedRuns:
+def convergence_seeds(
+    n_workers: int,
+    redundancy: int,
+    *,
+    delays: dict,
+    n_seeds: int = 5,
+    rules=("gd", "theory"),
+    problem_kwargs: dict | None = None,
+    xi: float = 0.05,
+    history: int = 10,
+    configs=None,
+    replicas: int = 20,
+    rel_tol: float = 1e-10,
+    eps_rel: float = 1e-8,
+    max_iter: int = 20_000,
+    max_points: int = 400,
+    rng=None,
+) -> SeedRuns:
     """Section VI repeated over ``n_seeds`` independent seeds.
 
     Seed ``i`` draws a new :func:`heterogeneous_regression` problem (``problem_kwargs``) and
@@ -815,10 +968,20 @@ def convergence_seeds(n_workers: int, redundancy: int, *, delays: dict, n_seeds:
         consts = problem_constants(problem, n_workers)
         for dname, delay in delays.items():
             for rule in rules:
-                runs = convergence_runs(problem, n_workers, redundancy, delay=delay, xi=xi,
-                                        history=history, stepsize_rule=rule, configs=configs,
-                                        replicas=replicas, max_iter=max_iter, rel_tol=rel_tol,
-                                        rng=d_seed)
+                runs = convergence_runs(
+                    problem,
+                    n_workers,
+                    redundancy,
+                    delay=delay,
+                    xi=xi,
+                    history=history,
+                    stepsize_rule=rule,
+                    configs=configs,
+                    replicas=replicas,
+                    max_iter=max_iter,
+                    rel_tol=rel_tol,
+                    rng=d_seed,
+                )
                 summary = complexity_summary(runs, eps_rel).set_index("scheme")
                 times = iteration_time_check(runs, delay).set_index("scheme")
                 t2 = table2_check(runs, problem, delay, xi, history, eps_rel).set_index("scheme")
@@ -826,32 +989,52 @@ def convergence_seeds(n_workers: int, redundancy: int, *, delays: dict, n_seeds:
                 sel = sel.set_index("scheme") if len(sel) else sel
                 for label, run in runs.items():
                     lazy = run.scheme in ("lag", "g-lag", "lagc")
-                    row = {"seed": i, "problem_seed": p_seed, "delay_seed": d_seed,
-                           "delay": dname, "rule": rule, "scheme": label, "kind": run.scheme,
-                           "lazy": lazy, "stepsize_times_L": run.stepsize * consts["L"],
-                           "kappa": consts["kappa"],
-                           **summary.loc[label].to_dict(),
-                           "time_per_iter": times.loc[label, "simulated"],
-                           "time_per_iter_formula": times.loc[label, "expected"],
-                           "messages_per_iter": float((run.downloads + run.uploads).mean()),
-                           "gradients_per_iter": float(run.computation.mean()),
-                           "iter_bound": t2.loc[label, "I(eps) eq. 19/20"],
-                           "table2_time": t2.loc[label, "time Table II"],
-                           "table2_communication": t2.loc[label, "communication Table II"],
-                           "table2_computation": t2.loc[label, "computation Table II"],
-                           "selection_bound": (sel.loc[label, "bound_1_minus_dC"] if lazy
-                                               else math.nan),
-                           "eq25_respected": (bool(sel.loc[label, "eq25_respected"]) if lazy
-                                              else True)}
+                    row = {
+                        "seed": i,
+                        "problem_seed": p_seed,
+                        "delay_seed": d_seed,
+                        "delay": dname,
+                        "rule": rule,
+                        "scheme": label,
+                        "kind": run.scheme,
+                        "lazy": lazy,
+                        "stepsize_times_L": run.stepsize * consts["L"],
+                        "kappa": consts["kappa"],
+                        **summary.loc[label].to_dict(),
+                        "time_per_iter": times.loc[label, "simulated"],
+                        "time_per_iter_formula": times.loc[label, "expected"],
+                        "messages_per_iter": float((run.downloads + run.uploads).mean()),
+                        "gradients_per_iter": float(run.computation.mean()),
+                        "iter_bound": t2.loc[label, "I(eps) eq. 19/20"],
+                        "table2_time": t2.loc[label, "time Table II"],
+                        "table2_communication": t2.loc[label, "communication Table II"],
+                        "table2_computation": t2.loc[label, "computation Table II"],
+                        "selection_bound": (
+                            sel.loc[label, "bound_1_minus_dC"] if lazy else math.nan
+                        ),
+                        "eq25_respected": (
+                            bool(sel.loc[label, "eq25_respected"]) if lazy else True
+                        ),
+                    }
                     rows.append(row)
                 metrics = convergence_metrics(runs, max_points)
                 gap0 = metrics.groupby("scheme")["gap"].transform("first")
-                curves.append(metrics.assign(rel_gap=metrics["gap"] / gap0, seed=i,
-                                             delay=dname, rule=rule))
-    settings = {"n_workers": n_workers, "redundancy": redundancy, "n_seeds": n_seeds,
-                "rules": tuple(rules), "xi": xi, "history": history, "replicas": replicas,
-                "rel_tol": rel_tol, "eps_rel": eps_rel, "problem_kwargs": problem_kwargs,
-                "configs": list(configs)}
+                curves.append(
+                    metrics.assign(rel_gap=metrics["gap"] / gap0, seed=i, delay=dname, rule=rule)
+                )
+    settings = {
+        "n_workers": n_workers,
+        "redundancy": redundancy,
+        "n_seeds": n_seeds,
+        "rules": tuple(rules),
+        "xi": xi,
+        "history": history,
+        "replicas": replicas,
+        "rel_tol": rel_tol,
+        "eps_rel": eps_rel,
+        "problem_kwargs": problem_kwargs,
+        "configs": list(configs),
+    }
     return SeedRuns(pd.DataFrame(rows), pd.concat(curves, ignore_index=True), settings)
 
 
@@ -883,8 +1066,9 @@ def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
     return sub.pivot(index="seed", columns="scheme", values=column)[order]
 
 
-def convergence_bands(curves: pd.DataFrame, n_grid: int = 300,
-                      quantities=("rel_gap", "communication", "computation")) -> pd.DataFrame:
+def convergence_bands(
+    curves: pd.DataFrame, n_grid: int = 300, quantities=("rel_gap", "communication", "computation")
+) -> pd.DataFrame:
     """Median, min and max over seeds of each quantity on a common clock.
 
     For every (delay, rule) the clock runs from 0 to the latest end of any run; a run's value
@@ -918,17 +1102,30 @@ def convergence_bands(curves: pd.DataFrame, n_grid: int = 300,
                     idx = np.searchsorted(t, grid, side="right") - 1
                     values.append(run[q].to_numpy()[np.clip(idx, 0, len(t) - 1)])
                 values = np.array(values)
-                out.append(pd.DataFrame({
-                    "delay": dname, "rule": rule, "scheme": label, "time": grid,
-                    "quantity": q, "median": np.median(values, axis=0),
-                    "low": values.min(axis=0), "high": values.max(axis=0),
-                    "n_seeds": values.shape[0]}))
+                out.append(
+                    pd.DataFrame(
+                        {
+                            "delay": dname,
+                            "rule": rule,
+                            "scheme": label,
+                            "time": grid,
+                            "quantity": q,
+                            "median": np.median(values, axis=0),
+                            "low": values.min(axis=0),
+                            "high": values.max(axis=0),
+                            "n_seeds": values.shape[0],
+                        }
+                    )
+                )
     return pd.concat(out, ignore_index=True)
 
 
 _TABLE1 = [("coding (GC)", "GC"), ("grouping (G-GD)", "G-GD"), ("selection (LAG)", "LAG")]
-_TABLE1_METRICS = {"time": "time_per_iter", "communication": "messages_per_iter",
-                   "computation": "gradients_per_iter"}
+_TABLE1_METRICS = {
+    "time": "time_per_iter",
+    "communication": "messages_per_iter",
+    "computation": "gradients_per_iter",
+}
 
 
 def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
@@ -957,8 +1154,15 @@ def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
         s = part.set_index("scheme")
         for technique, label in _TABLE1:
             for metric, col in _TABLE1_METRICS.items():
-                rows.append({"seed": seed, "delay": dname, "technique": technique,
-                             "metric": metric, "ratio": s.loc[label, col] / s.loc["GD", col]})
+                rows.append(
+                    {
+                        "seed": seed,
+                        "delay": dname,
+                        "technique": technique,
+                        "metric": metric,
+                        "ratio": s.loc[label, col] / s.loc["GD", col],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -1006,18 +1210,28 @@ def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """
     rows = []
     first = table["delay"].iloc[0]
-    for (technique, metric, dname), part in table.groupby(["technique", "metric", "delay"],
-                                                          sort=False):
+    for (technique, metric, dname), part in table.groupby(
+        ["technique", "metric", "delay"], sort=False
+    ):
         if metric != "time" and dname != first:
             continue
         mean, low, high = seed_interval(part["ratio"], level)
-        rows.append({"technique": technique, "metric": metric,
-                     "delay": dname if metric == "time" else "all",
-                     "mean": mean, "low": low, "high": high, "n_seeds": len(part)})
+        rows.append(
+            {
+                "technique": technique,
+                "metric": metric,
+                "delay": dname if metric == "time" else "all",
+                "mean": mean,
+                "low": low,
+                "high": high,
+                "n_seeds": len(part),
+            }
+        )
     out = pd.DataFrame(rows)
     order = {"time": 0, "communication": 1, "computation": 2}
-    return out.sort_values(["metric", "delay"], key=lambda c: c.map(order) if c.name == "metric"
-                           else c, kind="stable").reset_index(drop=True)
+    return out.sort_values(
+        ["metric", "delay"], key=lambda c: c.map(order) if c.name == "metric" else c, kind="stable"
+    ).reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -1031,16 +1245,31 @@ def _expected_time(run, delay, cache):
         key = (id(delay), layout.n_groups, int(m))
         if key not in cache:
             cache[key] = th.expected_iteration_time(
-                "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay,
-                n_selected=int(m))
+                "lagc",
+                layout.n_workers,
+                layout.redundancy,
+                layout.n_groups,
+                delay,
+                n_selected=int(m),
+            )
         total += count * cache[key]
     return total
 
 
-def bound_grid(n_workers: int = 12, redundancy: int = 3, *, delays: dict,
-               xis=(0.002, 0.01, 0.03, 0.05, 0.08), histories=(1, 2, 5, 10),
-               n_seeds: int = 5, rules=("gd", "theory"), problem_kwargs: dict | None = None,
-               eps_rel: float = 1e-8, max_iter: int = 100_000, rng=None) -> pd.DataFrame:
+def bound_grid(
+    n_workers: int = 12,
+    redundancy: int = 3,
+    *,
+    delays: dict,
+    xis=(0.002, 0.01, 0.03, 0.05, 0.08),
+    histories=(1, 2, 5, 10),
+    n_seeds: int = 5,
+    rules=("gd", "theory"),
+    problem_kwargs: dict | None = None,
+    eps_rel: float = 1e-8,
+    max_iter: int = 100_000,
+    rng=None,
+) -> pd.DataFrame:
     """G-LAG against G-GD (``G = N/r``): Table II's time bound next to the simulated time.
 
     For each seed (a new :func:`heterogeneous_regression` problem drawn from a seeded
@@ -1101,8 +1330,10 @@ def bound_grid(n_workers: int = 12, redundancy: int = 3, *, delays: dict,
     histories = [check_int("histories", d, low=1) for d in histories]
     cells = [(x, d) for d in histories for x in xis if d * x < 1.0]
     if not cells:
-        raise ValueError(f"xis and histories must give at least one cell with D*xi < 1, got "
-                         f"xis={xis}, histories={histories}")
+        raise ValueError(
+            f"xis and histories must give at least one cell with D*xi < 1, got "
+            f"xis={xis}, histories={histories}"
+        )
     G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
     problem_kwargs = dict(problem_kwargs or {})
     gen = as_generator(rng)
@@ -1114,45 +1345,75 @@ def bound_grid(n_workers: int = 12, redundancy: int = 3, *, delays: dict,
         f_star = c["f_star"]
         gap0 = problem.loss(problem.initial_point()) - f_star
         stream = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
-        common = {"delays": stream, "max_iter": max_iter, "gap_tol": eps_rel * gap0,
-                  "f_star": f_star}
+        common = {
+            "delays": stream,
+            "max_iter": max_iter,
+            "gap_tol": eps_rel * gap0,
+            "f_star": f_star,
+        }
         ggd = run_scheme("g-gd", problem, n_workers, redundancy, G, **common)
         ggd_iters = ggd.n_iterations  # the run stops at the first iterate below the target
         eps = eps_rel * c["initial_gap"]
         ggd_bound_iters = th.iteration_complexity_gd(c["kappa"], c["initial_gap"], eps)
         for xi, history in cells:
-            bound = {name: th.lazy_time_ratio_bound(L_units, c["L"], n_workers, redundancy, G,
-                                                    delay=delay, xi=xi, history=history)
-                     for name, delay in delays.items()}
-            iter_bound = th.iteration_complexity_lag(c["kappa"], c["initial_gap"], eps, xi,
-                                                     history)
+            bound = {
+                name: th.lazy_time_ratio_bound(
+                    L_units, c["L"], n_workers, redundancy, G, delay=delay, xi=xi, history=history
+                )
+                for name, delay in delays.items()
+            }
+            iter_bound = th.iteration_complexity_lag(c["kappa"], c["initial_gap"], eps, xi, history)
             for rule in rules:
                 alpha = 1.0 / c["L"] if rule == "gd" else None
-                run = run_scheme("g-lag", problem, n_workers, redundancy, G, xi=xi,
-                                 history=history, stepsize=alpha, **common)
+                run = run_scheme(
+                    "g-lag",
+                    problem,
+                    n_workers,
+                    redundancy,
+                    G,
+                    xi=xi,
+                    history=history,
+                    stepsize=alpha,
+                    **common,
+                )
                 iters = run.complexity(eps_rel * gap0)["iterations"]
                 if math.isnan(iters):
-                    raise ValueError(f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, "
-                                     f"D={history}, rule={rule!r}) did not reach eps_rel="
-                                     f"{eps_rel:g}")
+                    raise ValueError(
+                        f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, "
+                        f"D={history}, rule={rule!r}) did not reach eps_rel="
+                        f"{eps_rel:g}"
+                    )
                 active = float(run.n_selected.mean() / G)
                 for name, delay in delays.items():
                     t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
                     time_ = _expected_time(run, delay, cache)
                     b = bound[name]
-                    rows.append({
-                        "seed": i, "delay": name, "xi": xi, "history": history,
-                        "sqrt_Dxi": math.sqrt(history * xi), "rule": rule,
-                        "iterations": iters, "ggd_iterations": ggd_iters,
-                        "active_fraction": active, "time": time_,
-                        "ggd_time": ggd_iters * t_all, "sim_ratio": time_ / (ggd_iters * t_all),
-                        "sim_iteration_factor": iters / ggd_iters,
-                        "iter_bound": iter_bound, "ggd_iter_bound": ggd_bound_iters,
-                        "selection_bound": b["selection_bound"], "bound_units": b["selected"],
-                        "bound_time": iter_bound * b["time_factor"] * t_all,
-                        "ggd_bound_time": ggd_bound_iters * t_all,
-                        "iteration_factor": b["iteration_factor"],
-                        "time_factor": b["time_factor"], "bound_ratio": b["ratio"]})
+                    rows.append(
+                        {
+                            "seed": i,
+                            "delay": name,
+                            "xi": xi,
+                            "history": history,
+                            "sqrt_Dxi": math.sqrt(history * xi),
+                            "rule": rule,
+                            "iterations": iters,
+                            "ggd_iterations": ggd_iters,
+                            "active_fraction": active,
+                            "time": time_,
+                            "ggd_time": ggd_iters * t_all,
+                            "sim_ratio": time_ / (ggd_iters * t_all),
+                            "sim_iteration_factor": iters / ggd_iters,
+                            "iter_bound": iter_bound,
+                            "ggd_iter_bound": ggd_bound_iters,
+                            "selection_bound": b["selection_bound"],
+                            "bound_units": b["selected"],
+                            "bound_time": iter_bound * b["time_factor"] * t_all,
+                            "ggd_bound_time": ggd_bound_iters * t_all,
+                            "iteration_factor": b["iteration_factor"],
+                            "time_factor": b["time_factor"],
+                            "bound_ratio": b["ratio"],
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -1184,26 +1445,40 @@ def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     for key, part in grid.groupby(keys, sort=False):
         sim, lo, hi = ratio_interval(part["time"], part["ggd_time"], level)
         b = part["bound_ratio"]
-        rows.append({
-            **dict(zip(keys, key)), "sqrt_Dxi": float(part["sqrt_Dxi"].iloc[0]),
-            "n_seeds": len(part), "sim_ratio": sim, "sim_low": lo, "sim_high": hi,
-            "bound_ratio": float(b.mean()), "bound_min": float(b.min()),
-            "bound_max": float(b.max()),
-            "sim_winner": "G-LAG" if hi < 1 else ("G-GD" if lo > 1 else "tie"),
-            "bound_winner": "G-LAG" if b.max() < 1 else ("G-GD" if b.min() > 1 else "tie"),
-            "looseness": float(b.mean()) / sim,
-            "active_fraction": float(part["active_fraction"].mean()),
-            "selection_bound": float(part["selection_bound"].mean()),
-            "sim_iteration_factor": float(part["sim_iteration_factor"].mean()),
-            "iteration_factor": float(part["iteration_factor"].mean()),
-            "iterations_within_bound": bool((part["iterations"] <= part["iter_bound"]).all()),
-            "time_within_bound": bool((part["time"] <= part["bound_time"]).all())})
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "sqrt_Dxi": float(part["sqrt_Dxi"].iloc[0]),
+                "n_seeds": len(part),
+                "sim_ratio": sim,
+                "sim_low": lo,
+                "sim_high": hi,
+                "bound_ratio": float(b.mean()),
+                "bound_min": float(b.min()),
+                "bound_max": float(b.max()),
+                "sim_winner": "G-LAG" if hi < 1 else ("G-GD" if lo > 1 else "tie"),
+                "bound_winner": "G-LAG" if b.max() < 1 else ("G-GD" if b.min() > 1 else "tie"),
+                "looseness": float(b.mean()) / sim,
+                "active_fraction": float(part["active_fraction"].mean()),
+                "selection_bound": float(part["selection_bound"].mean()),
+                "sim_iteration_factor": float(part["sim_iteration_factor"].mean()),
+                "iteration_factor": float(part["iteration_factor"].mean()),
+                "iterations_within_bound": bool((part["iterations"] <= part["iter_bound"]).all()),
+                "time_within_bound": bool((part["time"] <= part["bound_time"]).all()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def bound_best_case(spreads=(1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6), *,
-                    n_workers: int = 12, redundancy: int = 3, delays: dict,
-                    histories=tuple(range(1, 21)), n_xi: int = 60) -> pd.DataFrame:
+def bound_best_case(
+    spreads=(1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6),
+    *,
+    n_workers: int = 12,
+    redundancy: int = 3,
+    delays: dict,
+    histories=tuple(range(1, 21)),
+    n_xi: int = 60,
+) -> pd.DataFrame:
     """Smallest G-LAG / G-GD time bound (eq. 29-31 with eq. 19-20) over ``(ξ, D)``.
 
     Group smoothness constants ``L_g = spread**(g/(G-1))`` (log-spaced, ``G = N/r``) with
@@ -1248,22 +1523,46 @@ def bound_best_case(spreads=(1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6), *,
             best = None
             for D in histories:
                 for xi in np.geomspace(1e-4 / D, 0.99 / D, n_xi):
-                    b = th.lazy_time_ratio_bound(L_units, float(L_units.sum()), n_workers,
-                                                 redundancy, G, delay=delay, xi=float(xi),
-                                                 history=D)
+                    b = th.lazy_time_ratio_bound(
+                        L_units,
+                        float(L_units.sum()),
+                        n_workers,
+                        redundancy,
+                        G,
+                        delay=delay,
+                        xi=float(xi),
+                        history=D,
+                    )
                     if best is None or b["ratio"] < best["best_ratio"]:
-                        best = {"best_ratio": b["ratio"], "xi": float(xi), "history": D,
-                                "selected": b["selected"]}
+                        best = {
+                            "best_ratio": b["ratio"],
+                            "xi": float(xi),
+                            "history": D,
+                            "selected": b["selected"],
+                        }
             rows.append({"delay": name, "spread": spread, "n_groups": G, **best})
     return pd.DataFrame(rows)
 
 
-def compare_schemes(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
-                xi: float = 0.05, history: int = 10, delay_kind: str = "exponential",
-                mean: float = 1.0, scale: float = 1.0, shape: float = 2.0,
-                stepsize_rule: str = "gd", samples_per_partition: int = 30,
-                heterogeneity: float = 30.0, condition: float = 50.0, replicas: int = 5,
-                seed: int = 0, eps_rel: float = 1e-8, max_iter: int = 20_000) -> dict:
+def compare_schemes(
+    n_workers: int = 12,
+    redundancy: int = 3,
+    n_groups: int = 3,
+    xi: float = 0.05,
+    history: int = 10,
+    delay_kind: str = "exponential",
+    mean: float = 1.0,
+    scale: float = 1.0,
+    shape: float = 2.0,
+    stepsize_rule: str = "gd",
+    samples_per_partition: int = 30,
+    heterogeneity: float = 30.0,
+    condition: float = 50.0,
+    replicas: int = 5,
+    seed: int = 0,
+    eps_rel: float = 1e-8,
+    max_iter: int = 20_000,
+) -> dict:
     """Complexities (Table II, theory) and a fresh run (simulation) for one setting.
 
     LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
@@ -1319,12 +1618,15 @@ def compare_schemes(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
     delay = make_delay(delay_kind, mean=mean, scale=scale, shape=shape)
-    problem = heterogeneous_regression(n_workers, samples_per_partition, 10, heterogeneity,
-                                          condition, 0.1, rng=seed)
+    problem = heterogeneous_regression(
+        n_workers, samples_per_partition, 10, heterogeneity, condition, 0.1, rng=seed
+    )
     configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
     if n_workers % redundancy == 0:
-        configs += [("G-GD", "g-gd", n_workers // redundancy),
-                    ("G-LAG", "g-lag", n_workers // redundancy)]
+        configs += [
+            ("G-GD", "g-gd", n_workers // redundancy),
+            ("G-LAG", "g-lag", n_workers // redundancy),
+        ]
     configs.append((f"LAGC (G={n_groups})", "lagc", n_groups))
 
     c = problem_constants(problem, n_workers)
@@ -1332,20 +1634,46 @@ def compare_schemes(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
     for label, scheme, groups in configs:
         try:
             g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
-            out = th.complexities(scheme, n_workers, redundancy, groups, delay=delay,
-                                  kappa=c["kappa"], initial_gap=c["initial_gap"],
-                                  eps=eps_rel * c["initial_gap"],
-                                  unit_smoothness=group_smoothness(problem, n_workers, g),
-                                  total_smoothness=c["L"], xi=xi, history=history)
-            rows.append({"scheme": label, "iterations": out["iterations"],
-                         "time": out["time"], "communication": out["communication"],
-                         "computation": out["computation"], "upper bound": out["bound"]})
+            out = th.complexities(
+                scheme,
+                n_workers,
+                redundancy,
+                groups,
+                delay=delay,
+                kappa=c["kappa"],
+                initial_gap=c["initial_gap"],
+                eps=eps_rel * c["initial_gap"],
+                unit_smoothness=group_smoothness(problem, n_workers, g),
+                total_smoothness=c["L"],
+                xi=xi,
+                history=history,
+            )
+            rows.append(
+                {
+                    "scheme": label,
+                    "iterations": out["iterations"],
+                    "time": out["time"],
+                    "communication": out["communication"],
+                    "computation": out["computation"],
+                    "upper bound": out["bound"],
+                }
+            )
         except ValueError as err:  # e.g. infinite Pareto mean or D xi >= 1
             rows.append({"scheme": label, "note": str(err)})
     theory = pd.DataFrame(rows)
 
-    runs = convergence_runs(problem, n_workers, redundancy, delay=delay, xi=xi,
-                            history=history, stepsize_rule=stepsize_rule, configs=configs,
-                            replicas=replicas, max_iter=max_iter, rng=seed)
+    runs = convergence_runs(
+        problem,
+        n_workers,
+        redundancy,
+        delay=delay,
+        xi=xi,
+        history=history,
+        stepsize_rule=stepsize_rule,
+        configs=configs,
+        replicas=replicas,
+        max_iter=max_iter,
+        rng=seed,
+    )
     measured = complexity_summary(runs, eps_rel)
     return {"theory": theory, "measured": measured, "metrics": convergence_metrics(runs)}

@@ -76,8 +76,18 @@ __all__ = [
 
 #: numbers the paper reports
 PAPER = {
-    "eq5": np.array([[1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 0, 1], [1, 1, 0, 1],
-                     [1, 0, 1, 1], [1, 0, 1, 1], [0, 1, 1, 1], [0, 1, 1, 1]]),
+    "eq5": np.array(
+        [
+            [1, 1, 1, 0],
+            [1, 1, 1, 0],
+            [1, 1, 0, 1],
+            [1, 1, 0, 1],
+            [1, 0, 1, 1],
+            [1, 0, 1, 1],
+            [0, 1, 1, 1],
+            [0, 1, 1, 1],
+        ]
+    ),
     "alpha_star": 0.1477,
     "f_rs": 68,
     "f_mds": 33,
@@ -108,13 +118,15 @@ def mask_example(n: int = 8, k: int = 4, w: int = 3) -> dict:
     code = reed_solomon_gradient_code(n, k, w)
     out = {"M": code.M, "B": code.B, "s": code.s, "f": code.f, "code": code}
     if (n, k, w) == (8, 4, 3):
-        out["matches_eq5"] = bool(np.array_equal(row_balanced_mask_matrix(8, 4, 6, 0),
-                                                 PAPER["eq5"]))
+        out["matches_eq5"] = bool(
+            np.array_equal(row_balanced_mask_matrix(8, 4, 6, 0), PAPER["eq5"])
+        )
     return out
 
 
-def any_f_rows_check(n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200,
-                     root_power=1, rng=None) -> pd.DataFrame:
+def any_f_rows_check(
+    n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200, root_power=1, rng=None
+) -> pd.DataFrame:
     """Residual max|a B_F − 1| of the best decoding vector for three kinds of survivor sets.
 
     * "f random (Algorithm 3)": any f survivors decode (Algorithm 3's vector, round-off);
@@ -152,23 +164,39 @@ def any_f_rows_check(n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200,
         perm = gen.permutation(code.n)
         F = perm[: code.f]
         a = code.decoding_vector(F, check=False)  # the residual is what is measured
-        rows.append({"kind": "f random (Algorithm 3)", "survivors": code.f,
-                     "residual": float(np.abs(a @ code.B[F] - 1).max())})
+        rows.append(
+            {
+                "kind": "f random (Algorithm 3)",
+                "survivors": code.f,
+                "residual": float(np.abs(a @ code.B[F] - 1).max()),
+            }
+        )
         if code.f > 1:
             G = perm[: code.f - 1]
             a_ls = least_squares_decoding_vector(code.B[G])
-            rows.append({"kind": "f-1 random (least squares)", "survivors": code.f - 1,
-                         "residual": float(np.abs(a_ls @ code.B[G] - 1).max())})
+            rows.append(
+                {
+                    "kind": "f-1 random (least squares)",
+                    "survivors": code.f - 1,
+                    "residual": float(np.abs(a_ls @ code.B[G] - 1).max()),
+                }
+            )
             chunk = gen.choice(light)
             H = np.flatnonzero(code.M[:, chunk] == 0)  # everyone except the chunk's holders
             a_h = least_squares_decoding_vector(code.B[H])
-            rows.append({"kind": "f-1: holders of one chunk straggle", "survivors": H.size,
-                         "residual": float(np.abs(a_h @ code.B[H] - 1).max())})
+            rows.append(
+                {
+                    "kind": "f-1: holders of one chunk straggle",
+                    "survivors": H.size,
+                    "residual": float(np.abs(a_h @ code.B[H] - 1).max()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, root_power=1,
-                          max_sets: int = 200_000) -> dict:
+def any_f_rows_exhaustive(
+    n: int = 16, k: int = 8, w: int = 3, root_power=1, max_sets: int = 200_000
+) -> dict:
     """Check the two properties of Section 2.1 on *every* survivor set, not a sample.
 
     * ``max_residual_f``: max over all C(n, f) sets F of max|a_F B_F − 1| with Algorithm 3's
@@ -204,8 +232,9 @@ def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, root_power=1,
 
     n_sets = comb(code.n, code.f)
     if n_sets > max_sets:
-        raise ValueError(f"C(n, f) must be <= max_sets={max_sets}, got C({code.n}, {code.f})="
-                         f"{n_sets}")
+        raise ValueError(
+            f"C(n, f) must be <= max_sets={max_sets}, got C({code.n}, {code.f})={n_sets}"
+        )
     worst = 0.0
     for F in itertools.combinations(range(code.n), code.f):
         F = np.asarray(F)
@@ -217,9 +246,18 @@ def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, root_power=1,
         H = np.flatnonzero(code.M[:, j] == 0)
         a_h = least_squares_decoding_vector(code.B[H])
         tight = min(tight, float(np.abs(a_h @ code.B[H] - 1).max()))
-    return {"n": code.n, "k": code.k, "w": code.w, "s": code.s, "f": code.f, "n_sets": n_sets,
-            "max_residual_f": worst, "min_residual_tight": float(tight),
-            "any_f_decode": bool(worst < 1e-10), "tight": bool(tight > 0.1)}
+    return {
+        "n": code.n,
+        "k": code.k,
+        "w": code.w,
+        "s": code.s,
+        "f": code.f,
+        "n_sets": n_sets,
+        "max_residual_f": worst,
+        "min_residual_tight": float(tight),
+        "any_f_decode": bool(worst < 1e-10),
+        "tight": bool(tight > 0.1),
+    }
 
 
 def _elapsed(fn):
@@ -228,8 +266,9 @@ def _elapsed(fn):
     return time.perf_counter() - t
 
 
-def decoding_cost(fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15,
-                  repeats: int = 5, rng=None) -> pd.DataFrame:
+def decoding_cost(
+    fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15, repeats: int = 5, rng=None
+) -> pd.DataFrame:
     """Wall-clock time to compute one decoding vector, Algorithm 3 vs least squares, timed
     only where Algorithm 3 is accurate.
 
@@ -269,8 +308,9 @@ def decoding_cost(fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15,
 
 
 def _decoding_cost(fs, straggler_fraction, repeats, rng):
-    straggler_fraction = check_real("straggler_fraction", straggler_fraction, low=0.0,
-                                    high=1.0, high_open=True)
+    straggler_fraction = check_real(
+        "straggler_fraction", straggler_fraction, low=0.0, high=1.0, high_open=True
+    )
     repeats = check_int("repeats", repeats, low=1)
     gen = as_generator(rng)
     rows = []
@@ -281,7 +321,7 @@ def _decoding_cost(fs, straggler_fraction, repeats, rng):
         paper = reed_solomon_gradient_code(n, n, n - f + 1, 1, on_inaccurate="ignore")
         F = np.sort(gen.choice(n, f, replace=False))
         B_F = code.B[F]
-        a = code.decoding_vector(F)                 # warm-up (tables, caches) + residual
+        a = code.decoding_vector(F)  # warm-up (tables, caches) + residual
         a_ls = least_squares_decoding_vector(B_F)
         residual = code.residual(F, a)
         ls_residual = float(np.abs(a_ls @ B_F - 1).max())
@@ -289,11 +329,20 @@ def _decoding_cost(fs, straggler_fraction, repeats, rng):
         for r in range(repeats):
             t_alg3 = _elapsed(lambda c=code, F=F: c.decoding_vector(F, check=False))
             t_ls = _elapsed(lambda B_F=B_F: least_squares_decoding_vector(B_F))
-            rows.append({"f": f, "n": n, "root_power": code.root_power, "repeat": r,
-                         "alg3_seconds": t_alg3, "lstsq_seconds": t_ls,
-                         "alg3_residual": residual, "lstsq_residual": ls_residual,
-                         "paper_root_residual": paper_residual,
-                         "accurate": bool(residual < 1e-6 and ls_residual < 1e-6)})
+            rows.append(
+                {
+                    "f": f,
+                    "n": n,
+                    "root_power": code.root_power,
+                    "repeat": r,
+                    "alg3_seconds": t_alg3,
+                    "lstsq_seconds": t_ls,
+                    "alg3_residual": residual,
+                    "lstsq_residual": ls_residual,
+                    "paper_root_residual": paper_residual,
+                    "accurate": bool(residual < 1e-6 and ls_residual < 1e-6),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -315,13 +364,17 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
         (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
     """
     ratio = cost.assign(speedup=cost["lstsq_seconds"] / cost["alg3_seconds"])
-    out = (ratio.groupby(["f", "n"], as_index=False)
-           .agg(alg3_seconds=("alg3_seconds", "median"), lstsq_seconds=("lstsq_seconds", "median"),
-                speedup=("speedup", "median"), repeats=("repeat", "size"),
-                alg3_residual=("alg3_residual", "first"),
-                lstsq_residual=("lstsq_residual", "first"),
-                paper_root_residual=("paper_root_residual", "first"),
-                accurate=("accurate", "first"), root_power=("root_power", "first")))
+    out = ratio.groupby(["f", "n"], as_index=False).agg(
+        alg3_seconds=("alg3_seconds", "median"),
+        lstsq_seconds=("lstsq_seconds", "median"),
+        speedup=("speedup", "median"),
+        repeats=("repeat", "size"),
+        alg3_residual=("alg3_residual", "first"),
+        lstsq_residual=("lstsq_residual", "first"),
+        paper_root_residual=("paper_root_residual", "first"),
+        accurate=("accurate", "first"),
+        root_power=("root_power", "first"),
+    )
     logf = np.log(out["f"].to_numpy(float))
     for col in ("alg3", "lstsq"):
         logt = np.log(out[f"{col}_seconds"].to_numpy(float))
@@ -331,9 +384,14 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def accuracy_study(ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
-                   loads=(13 / 80, 0.3), root_powers=(1, "auto"), tol: float = 1e-6,
-                   n_random: int = 20, rng=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def accuracy_study(
+    ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
+    loads=(13 / 80, 0.3),
+    root_powers=(1, "auto"),
+    tol: float = 1e-6,
+    n_random: int = 20,
+    rng=None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
 
     Returns (table, limits): table rows per (root, load, n) from
@@ -366,21 +424,34 @@ def accuracy_study(ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 3
     tables, limits = [], []
     for root in root_powers:
         for load in loads:
-            table, lim = accuracy_limit(ns, load=load, root_power=root, tol=tol,
-                                        n_random=n_random, rng=gen)
+            table, lim = accuracy_limit(
+                ns, load=load, root_power=root, tol=tol, n_random=n_random, rng=gen
+            )
             label = "α = e^{2πi/n} (paper)" if root == 1 else f"root_power={root}"
             table.insert(0, "root", label)
             table.insert(1, "load", load)
             tables.append(table)
-            limits.append({"root": label, "load": load, "tol": tol,
-                           "largest_accurate_n_worst": lim["worst"],
-                           "largest_accurate_n_random": lim["random"]})
+            limits.append(
+                {
+                    "root": label,
+                    "load": load,
+                    "tol": tol,
+                    "largest_accurate_n_worst": lim["worst"],
+                    "largest_accurate_n_random": lim["random"],
+                }
+            )
     return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
 
 
-def pareto_order_statistic_check(ns=(10, 20, 40, 80, 160, 320, 1000, 10_000), alpha: float = 0.2,
-                                 t0: float = 0.001, xi: float = 1.1, replicas: int = 20_000,
-                                 mc_max_n: int = 1000, rng=None) -> pd.DataFrame:
+def pareto_order_statistic_check(
+    ns=(10, 20, 40, 80, 160, 320, 1000, 10_000),
+    alpha: float = 0.2,
+    t0: float = 0.001,
+    xi: float = 1.1,
+    replicas: int = 20_000,
+    mc_max_n: int = 1000,
+    rng=None,
+) -> pd.DataFrame:
     """E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, Monte Carlo, and eq. (19)'s limit.
 
     Monte Carlo (``replicas`` draws of n delays) only for n <= ``mc_max_n``; reports the mean,
@@ -418,9 +489,16 @@ def pareto_order_statistic_check(ns=(10, 20, 40, 80, 160, 320, 1000, 10_000), al
         n = check_int("n", n, low=2)
         f = n - int(np.floor(alpha * n))
         exact = expected_pareto_delay(f, n, t0, xi)
-        row = {"n": n, "f": f, "exact": exact, "limit_eq19": limit,
-               "relative_gap_to_limit": exact / limit - 1, "mc_mean": np.nan,
-               "mc_stderr": np.nan, "z": np.nan}
+        row = {
+            "n": n,
+            "f": f,
+            "exact": exact,
+            "limit_eq19": limit,
+            "relative_gap_to_limit": exact / limit - 1,
+            "mc_mean": np.nan,
+            "mc_stderr": np.nan,
+            "z": np.nan,
+        }
         if n <= mc_max_n:
             draws = dist.rvs(size=(replicas, n), random_state=gen)
             kth = np.partition(draws, f - 1, axis=1)[:, f - 1]
@@ -430,8 +508,14 @@ def pareto_order_statistic_check(ns=(10, 20, 40, 80, 160, 320, 1000, 10_000), al
     return pd.DataFrame(rows)
 
 
-def fig3_tf_curve(t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035, c_m: float = 0.0,
-                  n: int = 80, alphas=None) -> dict:
+def fig3_tf_curve(
+    t0: float = 0.001,
+    xi: float = 1.1,
+    cg_N: float = 0.035,
+    c_m: float = 0.0,
+    n: int = 80,
+    alphas=None,
+) -> dict:
     """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
 
     Returns {"curve": DataFrame(alpha, T_offline, T_online), "alpha_star", "alpha_star_numeric",
@@ -465,14 +549,24 @@ def fig3_tf_curve(t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035, c_m: 
         a_star = None
     a_num = optimal_alpha_numeric(t0, xi, cg_N)
     a_on = optimal_alpha_numeric(t0, xi, cg_N, c_m, n)
-    curve = pd.DataFrame({"alpha": alphas,
-                          "T_offline": iteration_time_offline(alphas, t0, xi, cg_N),
-                          "T_online": iteration_time_online(alphas, t0, xi, cg_N, c_m, n)})
+    curve = pd.DataFrame(
+        {
+            "alpha": alphas,
+            "T_offline": iteration_time_offline(alphas, t0, xi, cg_N),
+            "T_online": iteration_time_online(alphas, t0, xi, cg_N, c_m, n),
+        }
+    )
     best = a_num if a_star is None else a_star
-    return {"curve": curve, "alpha_star": a_star, "alpha_star_numeric": a_num,
-            "alpha_star_online": a_on,
-            "T_star": iteration_time_offline(best, t0, xi, cg_N),
-            "f_star": workers_needed(max(best, 1.0 / n), n), "c_m": c_m, "n": n}
+    return {
+        "curve": curve,
+        "alpha_star": a_star,
+        "alpha_star_numeric": a_num,
+        "alpha_star_online": a_on,
+        "T_star": iteration_time_offline(best, t0, xi, cg_N),
+        "f_star": workers_needed(max(best, 1.0 / n), n),
+        "c_m": c_m,
+        "n": n,
+    }
 
 
 def _base_table(n, t0, xi, cg_N):
@@ -481,8 +575,13 @@ def _base_table(n, t0, xi, cg_N):
     return table["f"].to_numpy(float), table["T_offline"].to_numpy()
 
 
-def workers_choice(n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035,
-                   c_ms=(0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6)) -> pd.DataFrame:
+def workers_choice(
+    n: int = 80,
+    t0: float = 0.001,
+    xi: float = 1.1,
+    cg_N: float = 0.035,
+    c_ms=(0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6),
+) -> pd.DataFrame:
     """f_RS and f_MDS minimising eq. (17) (exact order statistic) for each FLOP time c_m.
 
     RS decodes in c_m f(f − 1) (Algorithm 3), MDS in c_m f³ (generic solve). The loads are the
@@ -512,14 +611,21 @@ def workers_choice(n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float 
         c_m = check_real("c_m", c_m, low=0.0)
         t_rs = base + c_m * f * (f - 1)
         t_mds = base + c_m * f**3
-        rows.append({"c_m": c_m, "f_RS": int(f[np.argmin(t_rs)]),
-                     "f_MDS": int(f[np.argmin(t_mds)]),
-                     "T_RS": float(t_rs.min()), "T_MDS": float(t_mds.min())})
+        rows.append(
+            {
+                "c_m": c_m,
+                "f_RS": int(f[np.argmin(t_rs)]),
+                "f_MDS": int(f[np.argmin(t_mds)]),
+                "T_RS": float(t_rs.min()),
+                "T_MDS": float(t_mds.min()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def c_m_range_for_f_mds(target: int = 33, n: int = 80, t0: float = 0.001, xi: float = 1.1,
-                        cg_N: float = 0.035) -> tuple[float, float] | None:
+def c_m_range_for_f_mds(
+    target: int = 33, n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035
+) -> tuple[float, float] | None:
     """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
 
     Parameters
@@ -547,13 +653,26 @@ def c_m_range_for_f_mds(target: int = 33, n: int = 80, t0: float = 0.001, xi: fl
     return (float(hits.min()), float(hits.max())) if hits.size else None
 
 
-def fig2_experiment(n: int = 80, f_rs: int = 68, f_mds: int = 33, t0: float = 0.001,
-                    xi: float = 1.1, cg_N: float = 0.035, c_m: float = 1e-9,
-                    time_budget: float = 5.0, n_seeds: int = 1, lam: float = 1e-4,
-                    root_power=1, seed: int = 0, resplit: bool = True,
-                    record_points: int = 250, partition: str = "shuffled",
-                    slow_workers: int = 0, slowdown: float = 1.0,
-                    scheme_names=None) -> pd.DataFrame:
+def fig2_experiment(
+    n: int = 80,
+    f_rs: int = 68,
+    f_mds: int = 33,
+    t0: float = 0.001,
+    xi: float = 1.1,
+    cg_N: float = 0.035,
+    c_m: float = 1e-9,
+    time_budget: float = 5.0,
+    n_seeds: int = 1,
+    lam: float = 1e-4,
+    root_power=1,
+    seed: int = 0,
+    resplit: bool = True,
+    record_points: int = 250,
+    partition: str = "shuffled",
+    slow_workers: int = 0,
+    slowdown: float = 1.0,
+    scheme_names=None,
+) -> pd.DataFrame:
     """Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
     time, over ``n_seeds`` independent seeds.
 
@@ -619,36 +738,54 @@ def fig2_experiment(n: int = 80, f_rs: int = 68, f_mds: int = 33, t0: float = 0.
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     record_points = check_int("record_points", record_points, low=1)
     if partition not in ("shuffled", "class-sorted"):
-        raise ValueError("partition must be 'shuffled' or 'class-sorted', "
-                         f"got partition={partition!r}")
+        raise ValueError(
+            f"partition must be 'shuffled' or 'class-sorted', got partition={partition!r}"
+        )
     slow_workers = check_int("slow_workers", slow_workers, low=0, high=n)
     slowdown = check_real("slowdown", slowdown, low=1.0)
     schemes = fig2_schemes(n, f_rs, f_mds)
     if scheme_names is not None:
         unknown = set(scheme_names) - {sp.name for sp in schemes}
         if unknown or not scheme_names:
-            raise ValueError(f"scheme_names must be a non-empty subset of "
-                             f"{[sp.name for sp in schemes]}, got {list(scheme_names)}")
+            raise ValueError(
+                f"scheme_names must be a non-empty subset of "
+                f"{[sp.name for sp in schemes]}, got {list(scheme_names)}"
+            )
         schemes = [sp for sp in schemes if sp.name in set(scheme_names)]
     frames = []
     for r in track(range(n_seeds), "Fig. 2 seeds"):
         delay_seq, split_seq = np.random.SeedSequence([seed, r]).spawn(2)
-        data = (digits_multiclass(rng=np.random.default_rng(split_seq)) if resplit
-                else digits_multiclass())
+        data = (
+            digits_multiclass(rng=np.random.default_rng(split_seq))
+            if resplit
+            else digits_multiclass()
+        )
         X, y = data.X, data.y
         if partition == "class-sorted":
             order = np.argsort(y, kind="stable")
             X, y = X[order], y[order]
         problem = SoftmaxRegression(X, y, 10, lam=lam)
         fastest = min(t0 + cg_N * s.load(n) for s in schemes)
-        delays = pareto_delays(int(np.ceil(time_budget / fastest)) + 1, n, t0, xi,
-                               rng=np.random.default_rng(delay_seq))
+        delays = pareto_delays(
+            int(np.ceil(time_budget / fastest)) + 1, n, t0, xi, rng=np.random.default_rng(delay_seq)
+        )
         if slow_workers:
-            delays[:, n - slow_workers:] *= slowdown  # the same workers straggle every time
-        df = simulate_schemes(problem, data.X_test, data.y_test, schemes, n=n, t0=t0, xi=xi,
-                              cg_N=cg_N, c_m=c_m, time_budget=time_budget,
-                              root_power=root_power, delays=delays,
-                              record_interval=time_budget / record_points)
+            delays[:, n - slow_workers :] *= slowdown  # the same workers straggle every time
+        df = simulate_schemes(
+            problem,
+            data.X_test,
+            data.y_test,
+            schemes,
+            n=n,
+            t0=t0,
+            xi=xi,
+            cg_N=cg_N,
+            c_m=c_m,
+            time_budget=time_budget,
+            root_power=root_power,
+            delays=delays,
+            record_interval=time_budget / record_points,
+        )
         df.insert(0, "seed", r)
         df.insert(1, "n_train", len(data.y))
         df.insert(2, "n_test", len(data.y_test))
@@ -663,15 +800,28 @@ STRAGGLER_REGIMES = {
     "paper-like: shuffled data, i.i.d. stragglers": {},
     "class-sorted data, i.i.d. stragglers": {"partition": "class-sorted"},
     "shuffled data, 12 persistent stragglers (x100)": {"slow_workers": 12, "slowdown": 100.0},
-    "class-sorted data, 12 persistent stragglers (x100)": {"partition": "class-sorted",
-                                                           "slow_workers": 12, "slowdown": 100.0},
+    "class-sorted data, 12 persistent stragglers (x100)": {
+        "partition": "class-sorted",
+        "slow_workers": 12,
+        "slowdown": 100.0,
+    },
 }
 
 
-def ignore_stragglers_regimes(regimes=None, n: int = 80, f_rs: int = 68, f_mds: int = 33,
-                              t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035,
-                              c_m: float = 1.25e-7, time_budget: float = 5.0,
-                              n_seeds: int = 5, lam: float = 1e-4, seed: int = 0) -> pd.DataFrame:
+def ignore_stragglers_regimes(
+    regimes=None,
+    n: int = 80,
+    f_rs: int = 68,
+    f_mds: int = 33,
+    t0: float = 0.001,
+    xi: float = 1.1,
+    cg_N: float = 0.035,
+    c_m: float = 1.25e-7,
+    time_budget: float = 5.0,
+    n_seeds: int = 5,
+    lam: float = 1e-4,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Where exact gradients (Coded-RS) beat ignoring the same number of stragglers.
 
     The paper's argument for Coded-RS over "Uncoded (f_RS)" is that the latter's gradient
@@ -719,16 +869,35 @@ def ignore_stragglers_regimes(regimes=None, n: int = 80, f_rs: int = 68, f_mds: 
     names = ["Coded-RS", f"Uncoded (f_RS={f_rs})"]
     frames = []
     for label, options in regimes.items():
-        df = fig2_experiment(n=n, f_rs=f_rs, f_mds=f_mds, t0=t0, xi=xi, cg_N=cg_N, c_m=c_m,
-                             time_budget=time_budget, n_seeds=n_seeds, lam=lam, seed=seed,
-                             scheme_names=names, **options)
+        df = fig2_experiment(
+            n=n,
+            f_rs=f_rs,
+            f_mds=f_mds,
+            t0=t0,
+            xi=xi,
+            cg_N=cg_N,
+            c_m=c_m,
+            time_budget=time_budget,
+            n_seeds=n_seeds,
+            lam=lam,
+            seed=seed,
+            scheme_names=names,
+            **options,
+        )
         frames.append(fig2_seed_metrics(df, time_budget).assign(regime=label))
     return pd.concat(frames, ignore_index=True)
 
 
-def sample_mean_of_heavy_tail(f: int = 80, n: int = 80, t0: float = 0.001, xi: float = 1.1,
-                              cg_N: float = 0.035, n_samples: int = 22,
-                              replicas: int = 20_000, rng=None) -> dict:
+def sample_mean_of_heavy_tail(
+    f: int = 80,
+    n: int = 80,
+    t0: float = 0.001,
+    xi: float = 1.1,
+    cg_N: float = 0.035,
+    n_samples: int = 22,
+    replicas: int = 20_000,
+    rng=None,
+) -> dict:
     """What the mean of ``n_samples`` simulated iteration times of "wait for f of n"
     (Pareto delays, eq. 16) looks like next to its expectation (eq. 17).
 
@@ -775,10 +944,15 @@ def sample_mean_of_heavy_tail(f: int = 80, n: int = 80, t0: float = 0.001, xi: f
         draws = t0 * (1.0 - gen.random((stop - start, n_samples, n))) ** (-1.0 / xi)
         times = np.sort(draws, axis=2)[:, :, f - 1] + comp
         means[start:stop] = times.mean(axis=1)
-    return {"expectation": expect, "median": float(np.median(means)),
-            "q025": float(np.quantile(means, 0.025)), "q975": float(np.quantile(means, 0.975)),
-            "p_reach_expectation": float(np.mean(means >= expect)), "n_samples": n_samples,
-            "replicas": replicas}
+    return {
+        "expectation": expect,
+        "median": float(np.median(means)),
+        "q025": float(np.quantile(means, 0.025)),
+        "q975": float(np.quantile(means, 0.975)),
+        "p_reach_expectation": float(np.mean(means >= expect)),
+        "n_samples": n_samples,
+        "replicas": replicas,
+    }
 
 
 def _step_values(run: pd.DataFrame, quantity: str, grid: np.ndarray) -> np.ndarray:
@@ -787,8 +961,12 @@ def _step_values(run: pd.DataFrame, quantity: str, grid: np.ndarray) -> np.ndarr
     return run[quantity].to_numpy()[np.maximum(idx, 0)]
 
 
-def fig2_curves(df: pd.DataFrame, quantity: str = "test_error", time_budget: float | None = None,
-                n_points: int = 401) -> pd.DataFrame:
+def fig2_curves(
+    df: pd.DataFrame,
+    quantity: str = "test_error",
+    time_budget: float | None = None,
+    n_points: int = 401,
+) -> pd.DataFrame:
     """``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default:
     the last recorded time), as a tidy frame seed, scheme, time, value.
 
@@ -814,8 +992,16 @@ def fig2_curves(df: pd.DataFrame, quantity: str = "test_error", time_budget: flo
     grid = np.linspace(0.0, t_max, n_points)
     frames = []
     for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
-        frames.append(pd.DataFrame({"seed": seed, "scheme": scheme, "time": grid,
-                                    "value": _step_values(run, quantity, grid)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "seed": seed,
+                    "scheme": scheme,
+                    "time": grid,
+                    "value": _step_values(run, quantity, grid),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -846,12 +1032,20 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
     for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
         last = run.iloc[-1]
         n_test = int(run["n_test"].iloc[0]) if "n_test" in run else 0
-        rows.append({"seed": seed, "scheme": scheme, "test_error": float(last["test_error"]),
-                     "test_errors": int(round(last["test_error"] * n_test)),
-                     "test_error_mean": float(mean_curve.loc[(seed, scheme)]),
-                     "train_loss": float(last["train_loss"]), "iterations": int(last["iteration"]),
-                     "mean_iteration_time": float(last["time"] / max(last["iteration"], 1)),
-                     "max_decode_error": float(run["decode_error"].max()), "n_test": n_test})
+        rows.append(
+            {
+                "seed": seed,
+                "scheme": scheme,
+                "test_error": float(last["test_error"]),
+                "test_errors": int(round(last["test_error"] * n_test)),
+                "test_error_mean": float(mean_curve.loc[(seed, scheme)]),
+                "train_loss": float(last["train_loss"]),
+                "iterations": int(last["iteration"]),
+                "mean_iteration_time": float(last["time"] / max(last["iteration"], 1)),
+                "max_decode_error": float(run["decode_error"].max()),
+                "n_test": n_test,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -901,8 +1095,9 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     for scheme, g in df.groupby("scheme", sort=False):
         row = {"scheme": scheme}
         for t in times:
-            vals = [_step_values(run, "test_error", np.array([t]))[0]
-                    for _, run in g.groupby("seed")]
+            vals = [
+                _step_values(run, "test_error", np.array([t]))[0] for _, run in g.groupby("seed")
+            ]
             row[f"test_error@{t:g}s"] = float(np.mean(vals))
         last = g.groupby("seed").tail(1)
         row["iterations"] = float(last["iteration"].mean())

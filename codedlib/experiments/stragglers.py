@@ -555,8 +555,10 @@ def pareto_limit_convergence(
         ns = np.array([check_int("n in ns", n, low=1) for n in np.atleast_1d(ns)])
         if ns.size == 0:
             raise ValueError("ns must hold at least one size, got ns=[]")
-    alphas = [check_real("alpha", a, low=0.0, high=1.0, low_open=True, high_open=True)
-              for a in np.atleast_1d(alphas)]
+    alphas = [
+        check_real("alpha", a, low=0.0, high=1.0, low_open=True, high_open=True)
+        for a in np.atleast_1d(alphas)
+    ]
     rows = []
     for alpha in alphas:
         limit = pareto_order_statistic_limit(t0, xi, alpha)
@@ -733,8 +735,15 @@ def ecdf_ks_over_seeds(
         samples = cluster.sample(n_samples, as_generator(s))
         for idx in idxs:
             test = stats.kstest(samples[:, idx], cluster.dists[idx].cdf)
-            rows.append({"seed": s, "worker": idx + 1, "n_samples": n_samples,
-                         "ks_statistic": float(test.statistic), "p_value": float(test.pvalue)})
+            rows.append(
+                {
+                    "seed": s,
+                    "worker": idx + 1,
+                    "n_samples": n_samples,
+                    "ks_statistic": float(test.statistic),
+                    "p_value": float(test.pvalue),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -791,16 +800,21 @@ def bursts_over_seeds(
     for s in track(seeds, "burst seeds"):
         path = model.sample_path(n_iterations, as_generator(s))
         burst = path.in_burst
-        ratio = (float(path.latency[burst].mean() / path.latency[~burst].mean())
-                 if burst.any() and (~burst).any() else math.nan)
-        rows.append({
-            "seed": s,
-            "burst_fraction": float(burst.mean()),
-            "any_burst": float(burst.any(axis=1).mean()),
-            "workers_with_burst": float(burst.any(axis=0).mean()),
-            "burst_latency_ratio": ratio,
-            "burst_iterations": int(burst.sum()),
-        })
+        ratio = (
+            float(path.latency[burst].mean() / path.latency[~burst].mean())
+            if burst.any() and (~burst).any()
+            else math.nan
+        )
+        rows.append(
+            {
+                "seed": s,
+                "burst_fraction": float(burst.mean()),
+                "any_burst": float(burst.any(axis=1).mean()),
+                "workers_with_burst": float(burst.any(axis=0).mean()),
+                "burst_latency_ratio": ratio,
+                "burst_iterations": int(burst.sum()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -841,8 +855,9 @@ def burst_consistency(
         DSAG Sec. III-B's burst statements under independent two-state Markov workers.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
-    any_fraction = check_real("any_fraction", any_fraction, low=0.0, high=1.0,
-                              low_open=True, high_open=True)
+    any_fraction = check_real(
+        "any_fraction", any_fraction, low=0.0, high=1.0, low_open=True, high_open=True
+    )
     run_in_bursts = check_real("run_in_bursts", run_in_bursts, low=0.0, low_open=True)
     pi = 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
     rows = []
@@ -851,15 +866,17 @@ def burst_consistency(
         p_exit = 1.0 / length
         p_enter = pi * p_exit / (1.0 - pi)
         n_iterations = max(1, int(round(run_in_bursts * length)))
-        rows.append({
-            "mean_burst_length": length,
-            "n_iterations": n_iterations,
-            "p_enter": p_enter,
-            "p_exit": p_exit,
-            "burst_probability": pi,
-            "any_burst": 1.0 - (1.0 - pi) ** n_workers,
-            "workers_with_burst": 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1),
-        })
+        rows.append(
+            {
+                "mean_burst_length": length,
+                "n_iterations": n_iterations,
+                "p_enter": p_enter,
+                "p_exit": p_exit,
+                "burst_probability": pi,
+                "any_burst": 1.0 - (1.0 - pi) ** n_workers,
+                "workers_with_burst": 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -887,8 +904,9 @@ def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: flo
         Run length, in mean burst lengths, for ``share`` of the workers to burst at least once.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
-    any_fraction = check_real("any_fraction", any_fraction, low=0.0, high=1.0,
-                              low_open=True, high_open=True)
+    any_fraction = check_real(
+        "any_fraction", any_fraction, low=0.0, high=1.0, low_open=True, high_open=True
+    )
     share = check_real("share", share, low=0.0, high=1.0, low_open=True, high_open=True)
     pi = 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
     if pi >= share:

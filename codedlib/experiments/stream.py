@@ -100,8 +100,12 @@ def section6a_workers(speed_scale=None) -> th.StreamWorkers:
         list.
     """
     s = SECTION6A
-    scale = check_real("speed_scale", s["speed_scale"] if speed_scale is None else speed_scale,
-                       low=0.0, low_open=True)
+    scale = check_real(
+        "speed_scale",
+        s["speed_scale"] if speed_scale is None else speed_scale,
+        low=0.0,
+        low_open=True,
+    )
     rates = np.asarray(th.EXAMPLE2["rates"]) * scale
     return th.StreamWorkers.exponential(rates, th.EXAMPLE2["comm_time"], s["complexity"])
 
@@ -159,8 +163,9 @@ def _summary_from_samples(per_seed, service_mean, rho, n_jobs) -> sim.DelaySumma
 
     per_seed = np.asarray(per_seed, dtype=float)
     half = stats.t.ppf(0.975, len(per_seed) - 1) * per_seed.std(ddof=1) / np.sqrt(len(per_seed))
-    return sim.DelaySummary(float(per_seed.mean()), float(half), per_seed, float(service_mean),
-                            float(rho), True, n_jobs)
+    return sim.DelaySummary(
+        float(per_seed.mean()), float(half), per_seed, float(service_mean), float(rho), True, n_jobs
+    )
 
 
 def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
@@ -190,10 +195,18 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam, gamma = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"], ex["gamma"]
+    K, omega, I, lam, gamma = (
+        ex["K"],
+        ex["omega"],
+        ex["iterations"],
+        ex["arrival_rate"],
+        ex["gamma"],
+    )
     n_jobs = check_int("n_jobs", n_jobs, low=1)
-    splits = {"optimal": th.optimal_split(w, K, omega, gamma),
-              "uniform": th.uniform_split(w, K, omega, gamma)}
+    splits = {
+        "optimal": th.optimal_split(w, K, omega, gamma),
+        "uniform": th.uniform_split(w, K, omega, gamma),
+    }
     d_l = th.lower_bound_delay(w, K, I)
     rows = []
     for seed in track(seeds, "stream seeds"):
@@ -201,17 +214,31 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
             for name, split in splits.items():
                 one = sim.simulate_stream(w, split.kappa, K, I, lam, n_jobs, purging, seed)
                 ok = one.stable
-                rows.append({"seed": seed, "arm": name if purging else f"{name}, no purging",
-                             "mean_delay": float(one.delays.mean()) if ok else np.nan,
-                             "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
-                             "mean_service": float(one.service.mean()), "rho": one.rho,
-                             "stable": ok})
+                rows.append(
+                    {
+                        "seed": seed,
+                        "arm": name if purging else f"{name}, no purging",
+                        "mean_delay": float(one.delays.mean()) if ok else np.nan,
+                        "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
+                        "mean_service": float(one.service.mean()),
+                        "rho": one.rho,
+                        "stable": ok,
+                    }
+                )
         # same arrivals as simulate_stream (the generator's first draws)
         arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
         start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-        rows.append({"seed": seed, "arm": "ideal worker", "mean_delay": float(np.mean(finish - arrivals)),
-                     "mean_wait": float(np.mean(start - arrivals)), "mean_service": d_l,
-                     "rho": d_l * lam, "stable": bool(d_l * lam < 1)})
+        rows.append(
+            {
+                "seed": seed,
+                "arm": "ideal worker",
+                "mean_delay": float(np.mean(finish - arrivals)),
+                "mean_wait": float(np.mean(start - arrivals)),
+                "mean_service": d_l,
+                "rho": d_l * lam,
+                "stable": bool(d_l * lam < 1),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -241,7 +268,13 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> di
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam, gamma = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"], ex["gamma"]
+    K, omega, I, lam, gamma = (
+        ex["K"],
+        ex["omega"],
+        ex["iterations"],
+        ex["arrival_rate"],
+        ex["gamma"],
+    )
     seeds = tuple(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
@@ -254,8 +287,9 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> di
         g = streams[streams["arm"] == arm]
         service = float(g["mean_service"].mean())
         if not g["stable"].all() or service * lam >= 1:
-            return sim.DelaySummary(np.nan, np.nan, g["mean_delay"].to_numpy(), service,
-                                    service * lam, False, n_jobs)
+            return sim.DelaySummary(
+                np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False, n_jobs
+            )
         return _summary_from_samples(g["mean_delay"], service, service * lam, n_jobs)
 
     def add(quantity, paper, theory, summary=None, note="", arm=""):
@@ -263,29 +297,65 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> di
         if summary is not None:
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             # the paper's figure is one stream of J jobs: where does it fall among ours?
-            row["paper_percentile"] = (float(np.mean(summary.per_seed <= paper)) * 100
-                                       if summary.stable and np.isfinite(paper) else np.nan)
+            row["paper_percentile"] = (
+                float(np.mean(summary.per_seed <= paper)) * 100
+                if summary.stable and np.isfinite(paper)
+                else np.nan
+            )
         row["note"] = note
         rows.append(row)
 
     for split, paper in ((opt, ex["paper_optimal_delay"]), (uni, ex["paper_uniform_delay"])):
         pred = th.predict_delay(w, split.kappa, I, lam)
-        add(f"{split.kind} split, purging (simulated)", paper, np.nan, summary_of(split.kind),
-            f"Section VI simulation, integer split {split.kappa.tolist()}", split.kind)
-        add(f"{split.kind} split, no purging: P-K eq. (7)", np.nan, pred.pk_delay,
+        add(
+            f"{split.kind} split, purging (simulated)",
+            paper,
+            np.nan,
+            summary_of(split.kind),
+            f"Section VI simulation, integer split {split.kappa.tolist()}",
+            split.kind,
+        )
+        add(
+            f"{split.kind} split, no purging: P-K eq. (7)",
+            np.nan,
+            pred.pk_delay,
             summary_of(f"{split.kind}, no purging"),
-            "stable" if pred.stable else f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= "
-            f"E[T_a]={1 / lam:.0f} s", f"{split.kind}, no purging")
+            "stable"
+            if pred.stable
+            else f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s",
+            f"{split.kind}, no purging",
+        )
     d_l = th.lower_bound_delay(w, K, I)
-    add("lower bound D_L, eq. (9) as printed", ex["paper_lower_bound"], d_l, None,
-        "service time of one ideal worker: no queueing")
-    add("eq. (9) service behind the Poisson queue (M/D/1, eq. 7)", ex["paper_lower_bound"],
-        th.lower_bound_queue_delay(w, K, I, lam), None,
-        "not in the paper; D_L plus the mean M/D/1 queue wait")
-    add("eq. (9) service behind the Poisson queue (simulated)", ex["paper_lower_bound"], np.nan,
-        summary_of("ideal worker"), "not in the paper; same arrivals as the splits", "ideal worker")
-    return {"table": pd.DataFrame(rows), "streams": streams, "optimal": opt, "uniform": uni,
-            "workers": w, "lower_bound": d_l}
+    add(
+        "lower bound D_L, eq. (9) as printed",
+        ex["paper_lower_bound"],
+        d_l,
+        None,
+        "service time of one ideal worker: no queueing",
+    )
+    add(
+        "eq. (9) service behind the Poisson queue (M/D/1, eq. 7)",
+        ex["paper_lower_bound"],
+        th.lower_bound_queue_delay(w, K, I, lam),
+        None,
+        "not in the paper; D_L plus the mean M/D/1 queue wait",
+    )
+    add(
+        "eq. (9) service behind the Poisson queue (simulated)",
+        ex["paper_lower_bound"],
+        np.nan,
+        summary_of("ideal worker"),
+        "not in the paper; same arrivals as the splits",
+        "ideal worker",
+    )
+    return {
+        "table": pd.DataFrame(rows),
+        "streams": streams,
+        "optimal": opt,
+        "uniform": uni,
+        "workers": w,
+        "lower_bound": d_l,
+    }
 
 
 def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> dict:
@@ -321,55 +391,102 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
     K, omega, I, lam = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"]
     n_streams = check_int("n_streams", n_streams, low=3)
     n_jobs = check_int("n_jobs", n_jobs, low=10)
-    splits = {"optimal": th.optimal_split(w, K, omega, 1.0), "uniform": th.uniform_split(w, K, omega, 1.0)}
+    splits = {
+        "optimal": th.optimal_split(w, K, omega, 1.0),
+        "uniform": th.uniform_split(w, K, omega, 1.0),
+    }
     paper = {"optimal": ex["paper_optimal_delay"], "uniform": ex["paper_uniform_delay"]}
 
     def stream(kind, J, gen_seed, arrivals, warm, rate=lam):
         rng = np.random.default_rng([seed, gen_seed])
-        arr = (np.cumsum(rng.exponential(1 / rate, J)) if arrivals == "poisson"
-               else np.arange(1, J + 1) / rate)
+        arr = (
+            np.cumsum(rng.exponential(1 / rate, J))
+            if arrivals == "poisson"
+            else np.arange(1, J + 1) / rate
+        )
         itr = sim.sample_iteration_times(w, splits[kind].kappa, K, J * I, True, rng).reshape(J, I)
         _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
         return float(np.mean((finish - arr)[warm:])), J / arr[-1]
 
-    variants = {f"as listed (Poisson, J = {n_jobs})": (n_jobs, "poisson", 0),
-                "deterministic arrivals every 1/λ": (n_jobs, "deterministic", 0),
-                "J = 100 jobs": (100, "poisson", 0), "J = 300 jobs": (300, "poisson", 0),
-                "first 200 jobs dropped (warm-up)": (n_jobs, "poisson", 200)}
+    variants = {
+        f"as listed (Poisson, J = {n_jobs})": (n_jobs, "poisson", 0),
+        "deterministic arrivals every 1/λ": (n_jobs, "deterministic", 0),
+        "J = 100 jobs": (100, "poisson", 0),
+        "J = 300 jobs": (300, "poisson", 0),
+        "first 200 jobs dropped (warm-up)": (n_jobs, "poisson", 200),
+    }
     rows, per_stream = [], []
     for label, (J, arrivals, warm) in track(list(variants.items()), "Example 2 settings"):
         res = {k: [stream(k, J, r, arrivals, warm) for r in range(n_streams)] for k in splits}
         d = {k: np.array([v[0] for v in res[k]]) for k in splits}
-        both = float(np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"])))
-        rows.append({"setting": label, "optimal_mean": d["optimal"].mean(),
-                     "optimal_sd": d["optimal"].std(ddof=1), "uniform_mean": d["uniform"].mean(),
-                     "uniform_sd": d["uniform"].std(ddof=1), "both_at_or_below_paper": both})
+        both = float(
+            np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"]))
+        )
+        rows.append(
+            {
+                "setting": label,
+                "optimal_mean": d["optimal"].mean(),
+                "optimal_sd": d["optimal"].std(ddof=1),
+                "uniform_mean": d["uniform"].mean(),
+                "uniform_sd": d["uniform"].std(ddof=1),
+                "both_at_or_below_paper": both,
+            }
+        )
         if warm == 0 and arrivals == "poisson" and J == n_jobs:
             for r in range(n_streams):
-                per_stream.append({"stream": r, "realised_rate": res["optimal"][r][1],
-                                   "optimal": d["optimal"][r], "uniform": d["uniform"][r]})
+                per_stream.append(
+                    {
+                        "stream": r,
+                        "realised_rate": res["optimal"][r][1],
+                        "optimal": d["optimal"][r],
+                        "uniform": d["uniform"][r],
+                    }
+                )
     streams = pd.DataFrame(per_stream)
     match = []
     fitted = []
     for kind in splits:
         slope, icept = np.polyfit(streams["realised_rate"], streams[kind], 1)
         rate = (paper[kind] - icept) / slope
-        match.append({"split": kind, "paper": paper[kind], "slope": slope, "intercept": icept,
-                      "rate_matching_paper": rate,
-                      "share_of_streams_that_slow": float(np.mean(streams["realised_rate"] <= rate))})
+        match.append(
+            {
+                "split": kind,
+                "paper": paper[kind],
+                "slope": slope,
+                "intercept": icept,
+                "rate_matching_paper": rate,
+                "share_of_streams_that_slow": float(np.mean(streams["realised_rate"] <= rate)),
+            }
+        )
         fitted.append(rate)
     # one arrival rate for both splits (the mean of the two matches): a calibrated check
     lam_fit = float(np.mean(fitted))
-    d = {k: np.array([stream(k, n_jobs, 10_000 + r, "poisson", 0, lam_fit)[0]
-                      for r in range(n_streams)]) for k in splits}
-    rows.append({"setting": f"λ = {lam_fit:.5f} (calibrated on both paper values)",
-                 "optimal_mean": d["optimal"].mean(), "optimal_sd": d["optimal"].std(ddof=1),
-                 "uniform_mean": d["uniform"].mean(), "uniform_sd": d["uniform"].std(ddof=1),
-                 "both_at_or_below_paper": float(np.mean((d["optimal"] <= paper["optimal"])
-                                                         & (d["uniform"] <= paper["uniform"])))})
+    d = {
+        k: np.array(
+            [stream(k, n_jobs, 10_000 + r, "poisson", 0, lam_fit)[0] for r in range(n_streams)]
+        )
+        for k in splits
+    }
+    rows.append(
+        {
+            "setting": f"λ = {lam_fit:.5f} (calibrated on both paper values)",
+            "optimal_mean": d["optimal"].mean(),
+            "optimal_sd": d["optimal"].std(ddof=1),
+            "uniform_mean": d["uniform"].mean(),
+            "uniform_sd": d["uniform"].std(ddof=1),
+            "both_at_or_below_paper": float(
+                np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"]))
+            ),
+        }
+    )
     calibrated = {k: d[k] for k in splits}
-    return {"variants": pd.DataFrame(rows), "streams": streams, "match": pd.DataFrame(match),
-            "lambda_fit": lam_fit, "calibrated": calibrated}
+    return {
+        "variants": pd.DataFrame(rows),
+        "streams": streams,
+        "match": pd.DataFrame(match),
+        "lambda_fit": lam_fit,
+        "calibrated": calibrated,
+    }
 
 
 def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
@@ -409,27 +526,36 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     def caption(kappa):
         m, c, s2 = w.task_mean, w.comm_time, w.task_var
         ind = kappa > 0
-        return c * ind + gamma * c**2 * ind + 2 * gamma * kappa * c * m + kappa * m + kappa * (kappa - 1) * s2
+        return (
+            c * ind
+            + gamma * c**2 * ind
+            + 2 * gamma * kappa * c * m
+            + kappa * m
+            + kappa * (kappa - 1) * s2
+        )
 
-    return pd.DataFrame({
-        "worker": np.arange(1, w.n_workers + 1),
-        "m_p": w.task_mean,
-        "c_p": w.comm_time,
-        "sigma_p": w.task_std,
-        "kappa_optimal_continuous": opt.kappa_continuous,
-        "kappa_optimal": opt.kappa,
-        "kappa_uniform": uni.kappa,
-        "metric_optimal_continuous": th.balance_metric(w, opt.kappa_continuous, gamma),
-        "metric_optimal": th.balance_metric(w, opt.kappa, gamma),
-        "metric_uniform": th.balance_metric(w, uni.kappa, gamma),
-        "caption_formula_optimal": caption(opt.kappa.astype(float)),
-        "caption_formula_optimal_continuous": caption(opt.kappa_continuous),
-        "theta": opt.theta,
-    })
+    return pd.DataFrame(
+        {
+            "worker": np.arange(1, w.n_workers + 1),
+            "m_p": w.task_mean,
+            "c_p": w.comm_time,
+            "sigma_p": w.task_std,
+            "kappa_optimal_continuous": opt.kappa_continuous,
+            "kappa_optimal": opt.kappa,
+            "kappa_uniform": uni.kappa,
+            "metric_optimal_continuous": th.balance_metric(w, opt.kappa_continuous, gamma),
+            "metric_optimal": th.balance_metric(w, opt.kappa, gamma),
+            "metric_uniform": th.balance_metric(w, uni.kappa, gamma),
+            "caption_formula_optimal": caption(opt.kappa.astype(float)),
+            "caption_formula_optimal_continuous": caption(opt.kappa_continuous),
+            "theta": opt.theta,
+        }
+    )
 
 
-def fig3_activity(n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None,
-                  arrival_rate=None) -> dict:
+def fig3_activity(
+    n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None, arrival_rate=None
+) -> dict:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
 
     Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
@@ -465,19 +591,28 @@ def fig3_activity(n_jobs=None, seed=0, workers=None, iterations=None, K=None, om
     n_jobs = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
     K = s["K"] if K is None else check_int("K", K, low=1)
     omega = s["omega"] if omega is None else check_real("omega", omega, low=1.0)
-    lam = s["arrival_rate"] if arrival_rate is None else check_real(
-        "arrival_rate", arrival_rate, low=0.0, low_open=True)
+    lam = (
+        s["arrival_rate"]
+        if arrival_rate is None
+        else check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
+    )
     out = {}
     for split in (th.uniform_split(w, K, omega), th.optimal_split(w, K, omega, s["gamma"])):
         rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
-        out[split.kind] = {"intervals": pd.DataFrame(rows), "jobs": jobs,
-                           "n_workers": w.n_workers, "kappa": split.kappa}
+        out[split.kind] = {
+            "intervals": pd.DataFrame(rows),
+            "jobs": jobs,
+            "n_workers": w.n_workers,
+            "kappa": split.kappa,
+        }
     return out
 
 
 def _section6a_splits(workers, K, omega, gamma):
-    return {"uniform": th.uniform_split(workers, K, omega, gamma),
-            "optimal": th.optimal_split(workers, K, omega, gamma)}
+    return {
+        "uniform": th.uniform_split(workers, K, omega, gamma),
+        "optimal": th.optimal_split(workers, K, omega, gamma),
+    }
 
 
 def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.DataFrame:
@@ -520,13 +655,24 @@ def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.Data
             start, _ = sim.fifo_delays(arrivals, itr.reshape(J, I).sum(axis=1))
             wait = start - arrivals
             # start - arrival is a difference of sums: round-off, not a wait, below 1 us
-            rows.append({"stream": r, "split": kind, "waited": bool(np.any(wait > 1e-6)),
-                         "mean_wait": float(wait.mean())})
+            rows.append(
+                {
+                    "stream": r,
+                    "split": kind,
+                    "waited": bool(np.any(wait > 1e-6)),
+                    "mean_wait": float(wait.mean()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def stability_scan(rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25), n_jobs=10_000,
-                   seeds=tuple(range(10)), workers=None, include_paper_rate=True) -> dict:
+def stability_scan(
+    rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25),
+    n_jobs=10_000,
+    seeds=tuple(range(10)),
+    workers=None,
+    include_paper_rate=True,
+) -> dict:
     """The uniform split's stability threshold (Section IV-A) against long simulated streams.
 
     Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly). The
@@ -583,12 +729,20 @@ def stability_scan(rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25), n_jobs=10_000
     for kind, split in splits.items():
         for lam in rates:
             t = th.stability_threshold(w, split.kappa, I, lam)
-            thresholds.append({"split": kind, "arrival_rate": lam, "rate_factor": lam / crit,
-                               "rho": t.rho, "rho_slowest": t.rho_slowest,
-                               "critical_rate": t.critical_rate,
-                               "critical_rate_slowest": t.critical_rate_slowest,
-                               "slowest_worker": t.slowest + 1, "service_mean": t.service_mean,
-                               "drift": t.drift})
+            thresholds.append(
+                {
+                    "split": kind,
+                    "arrival_rate": lam,
+                    "rate_factor": lam / crit,
+                    "rho": t.rho,
+                    "rho_slowest": t.rho_slowest,
+                    "critical_rate": t.critical_rate,
+                    "critical_rate_slowest": t.critical_rate_slowest,
+                    "slowest_worker": t.slowest + 1,
+                    "service_mean": t.service_mean,
+                    "drift": t.drift,
+                }
+            )
         delays_at_paper = []
         for seed in track(seeds, f"stability scan ({kind})"):
             rng = np.random.default_rng([seed, 7])
@@ -599,26 +753,43 @@ def stability_scan(rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25), n_jobs=10_000
                 arrivals = np.cumsum(unit_gaps) / lam
                 _, finish = sim.fifo_delays(arrivals, service)
                 d = finish - arrivals
-                rows.append({"split": kind, "seed": seed, "arrival_rate": lam,
-                             "rate_factor": lam / crit,
-                             "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
-                             "first_quarter": float(d[:q].mean()),
-                             "last_quarter": float(d[-q:].mean()),
-                             "service_mean": float(service.mean())})
+                rows.append(
+                    {
+                        "split": kind,
+                        "seed": seed,
+                        "arrival_rate": lam,
+                        "rate_factor": lam / crit,
+                        "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
+                        "first_quarter": float(d[:q].mean()),
+                        "last_quarter": float(d[-q:].mean()),
+                        "service_mean": float(service.mean()),
+                    }
+                )
                 if lam == lam0:
                     delays_at_paper.append(d)
         if lam0 in rates:
             block = max(1, n_jobs // 100)
             n_blocks = n_jobs // block
-            dd = np.array(delays_at_paper)[:, :n_blocks * block]
+            dd = np.array(delays_at_paper)[:, : n_blocks * block]
             dd = dd.reshape(len(seeds), n_blocks, block).mean(axis=2)
             half = stats.t.ppf(0.975, len(seeds) - 1) * dd.std(axis=0, ddof=1) / np.sqrt(len(seeds))
-            by_job.append(pd.DataFrame({"split": kind, "job": (np.arange(n_blocks) + 0.5) * block,
-                                        "mean_delay": dd.mean(axis=0), "ci_halfwidth": half,
-                                        "block": block}))
-    return {"streams": pd.DataFrame(rows), "thresholds": pd.DataFrame(thresholds),
-            "by_job": pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
-            "critical_rate": crit}
+            by_job.append(
+                pd.DataFrame(
+                    {
+                        "split": kind,
+                        "job": (np.arange(n_blocks) + 0.5) * block,
+                        "mean_delay": dd.mean(axis=0),
+                        "ci_halfwidth": half,
+                        "block": block,
+                    }
+                )
+            )
+    return {
+        "streams": pd.DataFrame(rows),
+        "thresholds": pd.DataFrame(thresholds),
+        "by_job": pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
+        "critical_rate": crit,
+    }
 
 
 def section6a_speed_window(scales=None, workers=None) -> dict:
@@ -659,9 +830,13 @@ def section6a_speed_window(scales=None, workers=None) -> dict:
     scales = np.geomspace(0.1, 10.0, 41) if scales is None else np.asarray(scales, dtype=float)
     if scales.ndim != 1 or scales.size == 0 or np.any(scales <= 0):
         raise ValueError("scales must be a non-empty 1-d sequence of positive numbers")
-    table = pd.DataFrame({"scale": scales,
-                          "rho_uniform": [rho("uniform", x) for x in scales],
-                          "rho_optimal": [rho("optimal", x) for x in scales]})
+    table = pd.DataFrame(
+        {
+            "scale": scales,
+            "rho_uniform": [rho("uniform", x) for x in scales],
+            "rho_optimal": [rho("optimal", x) for x in scales],
+        }
+    )
     roots = {}
     for kind in ("uniform", "optimal"):
         lo, hi = 1e-3, 1e3
@@ -669,8 +844,9 @@ def section6a_speed_window(scales=None, workers=None) -> dict:
     return {"table": table, "s_uniform": roots["uniform"], "s_optimal": roots["optimal"]}
 
 
-def fig4_delay_vs_redundancy(omegas=None, seeds=tuple(range(5)), n_jobs=1000,
-                             n_realizations=100, include_no_purging=True) -> dict:
+def fig4_delay_vs_redundancy(
+    omegas=None, seeds=tuple(range(5)), n_jobs=1000, n_realizations=100, include_no_purging=True
+) -> dict:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
 
@@ -706,34 +882,51 @@ def fig4_delay_vs_redundancy(omegas=None, seeds=tuple(range(5)), n_jobs=1000,
     d_lq = th.lower_bound_queue_delay(w, K, I, lam)
 
     def tidy(omega, arm, summary):
-        per_seed.append(pd.DataFrame({"omega": omega, "arm": arm, "seed": seeds,
-                                      "mean_delay": summary.per_seed if summary.stable
-                                      else np.nan}))
+        per_seed.append(
+            pd.DataFrame(
+                {
+                    "omega": omega,
+                    "arm": arm,
+                    "seed": seeds,
+                    "mean_delay": summary.per_seed if summary.stable else np.nan,
+                }
+            )
+        )
 
     for omega in omegas:
         omega = check_real("omega", omega, low=1.0)
         opt = th.optimal_split(w, K, omega, gamma)
         uni = th.uniform_split(w, K, omega, gamma)
         pred = th.predict_delay(w, opt.kappa, I, lam)
-        row = {"omega": omega, "n_tasks": opt.n_tasks, "theory_no_purging": pred.pk_delay,
-               "theory_stable": pred.stable, "lower_bound": d_l, "lower_bound_queue": d_lq}
+        row = {
+            "omega": omega,
+            "n_tasks": opt.n_tasks,
+            "theory_no_purging": pred.pk_delay,
+            "theory_stable": pred.stable,
+            "lower_bound": d_l,
+            "lower_bound_queue": d_lq,
+        }
         for split in (opt, uni):
             summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, True, seeds)
             for k, v in _summary_row(summary).items():
                 row[f"{split.kind}_{k}"] = v
             tidy(omega, split.kind, summary)
             one = sim.simulate_stream(w, split.kappa, K, I, lam, n_realizations, True, seeds[0])
-            realizations.append(pd.DataFrame({"omega": omega, "split": split.kind,
-                                              "delay": one.delays}))
+            realizations.append(
+                pd.DataFrame({"omega": omega, "split": split.kind, "delay": one.delays})
+            )
         if include_no_purging:
             summary = sim.simulate_mean_delay(w, opt.kappa, K, I, lam, n_jobs, False, seeds)
             for k, v in _summary_row(summary).items():
                 row[f"optimal_no_purging_{k}"] = v
             tidy(omega, "optimal, no purging", summary)
         rows.append(row)
-    return {"table": pd.DataFrame(rows), "realizations": pd.concat(realizations, ignore_index=True),
-            "per_seed": pd.concat(per_seed, ignore_index=True),
-            "settings": dict(s, omegas=tuple(omegas))}
+    return {
+        "table": pd.DataFrame(rows),
+        "realizations": pd.concat(realizations, ignore_index=True),
+        "per_seed": pd.concat(per_seed, ignore_index=True),
+        "settings": dict(s, omegas=tuple(omegas)),
+    }
 
 
 def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
@@ -767,10 +960,16 @@ def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> p
         split = th.optimal_split(w, K, check_real("omega", omega, low=1.0), gamma)
         pred = th.predict_delay(w, split.kappa, I, lam)
         summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, False, seeds)
-        rows.append({"omega": omega, "theory": pred.pk_delay, "sim_mean": summary.mean,
-                     "sim_ci_halfwidth": summary.ci_halfwidth,
-                     "inside": bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth),
-                     "n_seeds": len(tuple(seeds))})
+        rows.append(
+            {
+                "omega": omega,
+                "theory": pred.pk_delay,
+                "sim_mean": summary.mean,
+                "sim_ci_halfwidth": summary.ci_halfwidth,
+                "inside": bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth),
+                "n_seeds": len(tuple(seeds)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -800,8 +999,11 @@ def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_
     s = CLUSTER_SETTINGS
     P = check_int("n_workers", s["n_workers"] if n_workers is None else n_workers, low=1)
     rng = as_generator(s["seed"] if seed is None else seed)
-    sigma = check_real("speed_log_sigma",
-                       s["speed_log_sigma"] if speed_log_sigma is None else speed_log_sigma, low=0)
+    sigma = check_real(
+        "speed_log_sigma",
+        s["speed_log_sigma"] if speed_log_sigma is None else speed_log_sigma,
+        low=0,
+    )
     cmax = check_real("comm_max", s["comm_max"] if comm_max is None else comm_max, low=0)
     speed = rng.lognormal(0.0, sigma, P)
     comm = rng.uniform(0.0, cmax, P)
@@ -822,12 +1024,17 @@ def fig5_cluster(unit_workers=None) -> pd.DataFrame:
         Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``.
     """
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    return pd.DataFrame({"worker": np.arange(1, w.n_workers + 1), "unit_task_mean": w.task_mean,
-                         "unit_task_std": w.task_std, "c_p": w.comm_time})
+    return pd.DataFrame(
+        {
+            "worker": np.arange(1, w.n_workers + 1),
+            "unit_task_mean": w.task_mean,
+            "unit_task_std": w.task_std,
+            "c_p": w.comm_time,
+        }
+    )
 
 
-def code_parameter_search(unit_workers=None, K_values=None, Z=None, omega=None,
-                          gamma=None) -> dict:
+def code_parameter_search(unit_workers=None, K_values=None, Z=None, omega=None, gamma=None) -> dict:
     """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
 
     Parameters
@@ -851,18 +1058,42 @@ def code_parameter_search(unit_workers=None, K_values=None, Z=None, omega=None,
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     search = th.optimise_code_parameters(
-        w, s["Z"] if Z is None else Z, s["K_values"] if K_values is None else K_values,
-        s["omega"] if omega is None else omega, s["gamma"] if gamma is None else gamma)
+        w,
+        s["Z"] if Z is None else Z,
+        s["K_values"] if K_values is None else K_values,
+        s["omega"] if omega is None else omega,
+        s["gamma"] if gamma is None else gamma,
+    )
     active_best = int(np.argmin(search.mismatch_active))
-    table = pd.DataFrame({"K": search.K, "C": search.complexity, "mismatch": search.mismatch,
-                          "mismatch_active": search.mismatch_active, "theta": search.theta,
-                          "n_active": search.n_active, "n_assigned": search.n_assigned})
-    return {"table": table, "best_K": search.best_K,
-            "best_K_active_only": int(search.K[active_best]), "search": search}
+    table = pd.DataFrame(
+        {
+            "K": search.K,
+            "C": search.complexity,
+            "mismatch": search.mismatch,
+            "mismatch_active": search.mismatch_active,
+            "theta": search.theta,
+            "n_active": search.n_active,
+            "n_assigned": search.n_assigned,
+        }
+    )
+    return {
+        "table": table,
+        "best_K": search.best_K,
+        "best_K_active_only": int(search.K[active_best]),
+        "search": search,
+    }
 
 
-def table2_delay_vs_K(K_values=None, seeds=tuple(range(5)), n_jobs=1000, unit_workers=None,
-                      Z=None, omega=None, iterations=None, arrival_rate=None) -> pd.DataFrame:
+def table2_delay_vs_K(
+    K_values=None,
+    seeds=tuple(range(5)),
+    n_jobs=1000,
+    unit_workers=None,
+    Z=None,
+    omega=None,
+    iterations=None,
+    arrival_rate=None,
+) -> pd.DataFrame:
     """Table II: average job delay for several K (optimal split, purging), with theory.
 
     Unstable configurations show ``stable = False`` and no average.
@@ -907,17 +1138,25 @@ def table2_delay_vs_K(K_values=None, seeds=tuple(range(5)), n_jobs=1000, unit_wo
         split = th.optimal_split(workers, K, omega, s["gamma"])
         pred = th.predict_delay(workers, split.kappa, I, lam)
         summary = sim.simulate_mean_delay(workers, split.kappa, K, I, lam, n_jobs, True, seeds)
-        row = {"K": int(K), "C": Z / K, "paper_delay": paper.get(int(K), np.nan),
-               "mismatch": th.mismatch(workers, split.kappa, s["gamma"]),
-               "theta": split.theta, "n_active": split.n_active,
-               "n_assigned": int(np.count_nonzero(split.kappa)),
-               "service_mean": pred.service_mean, "theory_no_purging": pred.pk_delay}
+        row = {
+            "K": int(K),
+            "C": Z / K,
+            "paper_delay": paper.get(int(K), np.nan),
+            "mismatch": th.mismatch(workers, split.kappa, s["gamma"]),
+            "theta": split.theta,
+            "n_active": split.n_active,
+            "n_assigned": int(np.count_nonzero(split.kappa)),
+            "service_mean": pred.service_mean,
+            "theory_no_purging": pred.pk_delay,
+        }
         row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def queueing_check(seeds=tuple(range(12)), n_jobs=1000, arrival_rates=(0.005, 0.01, 0.015)) -> pd.DataFrame:
+def queueing_check(
+    seeds=tuple(range(12)), n_jobs=1000, arrival_rates=(0.005, 0.01, 0.015)
+) -> pd.DataFrame:
     """Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
     Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
 
@@ -943,19 +1182,26 @@ def queueing_check(seeds=tuple(range(12)), n_jobs=1000, arrival_rates=(0.005, 0.
     for lam in arrival_rates:
         lam = check_real("arrival_rate", lam, low=0, low_open=True)
         pred = th.predict_delay(w, split.kappa, ex["iterations"], lam)
-        row = {"arrival_rate": lam, "rho": pred.rho, "stable": pred.stable,
-               "pk": pred.pk_delay, "kingman": pred.kingman_delay}
+        row = {
+            "arrival_rate": lam,
+            "rho": pred.rho,
+            "stable": pred.stable,
+            "pk": pred.pk_delay,
+            "kingman": pred.kingman_delay,
+        }
         if pred.stable:
-            summary = sim.simulate_mean_delay(w, split.kappa, ex["K"], ex["iterations"], lam,
-                                              n_jobs, False, seeds)
+            summary = sim.simulate_mean_delay(
+                w, split.kappa, ex["K"], ex["iterations"], lam, n_jobs, False, seeds
+            )
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             row["pk_inside_ci"] = bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def explore_split(workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300,
-                  seeds=(0, 1, 2)) -> dict:
+def explore_split(
+    workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2)
+) -> dict:
     """Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
 
     Parameters
@@ -984,20 +1230,25 @@ def explore_split(workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300
     """
     opt = th.optimal_split(workers, K, omega, gamma)
     uni = th.uniform_split(workers, K, omega, gamma)
-    out = {"optimal": opt, "uniform": uni,
-           "lower_bound": th.lower_bound_delay(workers, K, iterations)}
+    out = {
+        "optimal": opt,
+        "uniform": uni,
+        "lower_bound": th.lower_bound_delay(workers, K, iterations),
+    }
     for split in (opt, uni):
         pred = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        summary = sim.simulate_mean_delay(workers, split.kappa, K, iterations, arrival_rate,
-                                          n_jobs, True, seeds)
+        summary = sim.simulate_mean_delay(
+            workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
+        )
         out[f"{split.kind}_prediction"] = pred
         out[f"{split.kind}_simulation"] = summary
         out[f"{split.kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
     return out
 
 
-def per_seed_frame(table: pd.DataFrame, seeds, id_columns=("K",),
-                   column: str = "sim_per_seed") -> pd.DataFrame:
+def per_seed_frame(
+    table: pd.DataFrame, seeds, id_columns=("K",), column: str = "sim_per_seed"
+) -> pd.DataFrame:
     """Tidy per-stream averages from a table with a tuple column of per-seed values
     (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
     ``mean_delay``; unstable rows (empty tuples) are left out.
@@ -1027,15 +1278,24 @@ def per_seed_frame(table: pd.DataFrame, seeds, id_columns=("K",),
         if not isinstance(values, tuple) or not values:
             continue
         if len(values) != len(seeds):
-            raise ValueError(f"seeds must pair with the per-seed values, got {len(seeds)} seeds "
-                             f"and {len(values)} values")
+            raise ValueError(
+                f"seeds must pair with the per-seed values, got {len(seeds)} seeds "
+                f"and {len(values)} values"
+            )
         for seed, v in zip(seeds, values):
             rows.append({**{c: r[c] for c in id_columns}, "seed": seed, "mean_delay": float(v)})
     return pd.DataFrame(rows, columns=[*id_columns, "seed", "mean_delay"])
 
 
-def unstable_growth(K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_workers=None,
-                    iterations=None, arrival_rate=None) -> pd.DataFrame:
+def unstable_growth(
+    K=350,
+    Z=250.0,
+    n_jobs=(250, 500, 1000),
+    seeds=(0, 1),
+    unit_workers=None,
+    iterations=None,
+    arrival_rate=None,
+) -> pd.DataFrame:
     """An unstable stream (``E[T_s] > E[T_a]``): the average delay of the first ``J`` jobs
     grows linearly with ``J``, as ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (each job waits
     about ``E[T_s] - E[T_a]`` longer than the one before it).
@@ -1071,8 +1331,11 @@ def unstable_growth(K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    lam = s["arrival_rate"] if arrival_rate is None else check_real(
-        "arrival_rate", arrival_rate, low=0, low_open=True)
+    lam = (
+        s["arrival_rate"]
+        if arrival_rate is None
+        else check_real("arrival_rate", arrival_rate, low=0, low_open=True)
+    )
     n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
@@ -1080,15 +1343,22 @@ def unstable_growth(K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_
     for seed in track(seeds, "unstable-stream seeds"):
         one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs[-1], True, seed)
         for J in n_jobs:
-            rows.append({"seed": seed, "J": J, "mean_delay": float(one.delays[:J].mean()),
-                         "service_mean": one.service_mean,
-                         "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
-                         "rho": one.rho})
+            rows.append(
+                {
+                    "seed": seed,
+                    "J": J,
+                    "mean_delay": float(one.delays[:J].mean()),
+                    "service_mean": one.service_mean,
+                    "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
+                    "rho": one.rho,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def paper_table2_stability(theta=None, gamma=None, iterations=None, arrival_rate=None,
-                           n_jobs=1000, paper_delays=None) -> dict:
+def paper_table2_stability(
+    theta=None, gamma=None, iterations=None, arrival_rate=None, n_jobs=1000, paper_delays=None
+) -> dict:
     """What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
 
     With exponential tasks, ``T_{p,kappa} = c_p + kappa`` task times has
@@ -1124,20 +1394,29 @@ def paper_table2_stability(theta=None, gamma=None, iterations=None, arrival_rate
     theta = s["paper_theta"] if theta is None else check_real("theta", theta, low=0, low_open=True)
     gamma = s["gamma"] if gamma is None else check_real("gamma", gamma, low=0, low_open=True)
     I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    lam = s["arrival_rate"] if arrival_rate is None else check_real(
-        "arrival_rate", arrival_rate, low=0, low_open=True)
+    lam = (
+        s["arrival_rate"]
+        if arrival_rate is None
+        else check_real("arrival_rate", arrival_rate, low=0, low_open=True)
+    )
     delays = s["paper_table_delay"] if paper_delays is None else paper_delays
     low = (-1 + np.sqrt(1 + 8 * gamma * theta)) / (4 * gamma)
     high = (-1 + np.sqrt(1 + 4 * gamma * theta)) / (2 * gamma)
     half = (n_jobs - 1) / 2
     implied = [(d + half / lam) / (1 + half) for d in delays]
-    return {"theta": theta, "assignment_mean_low": float(low), "assignment_mean_high": float(high),
-            "service_mean_low": float(I * low), "arrival_mean": 1 / lam,
-            "implied_service_mean": dict(zip(s["table_K"], map(float, implied)))}
+    return {
+        "theta": theta,
+        "assignment_mean_low": float(low),
+        "assignment_mean_high": float(high),
+        "service_mean_low": float(I * low),
+        "arrival_mean": 1 / lam,
+        "implied_service_mean": dict(zip(s["table_K"], map(float, implied))),
+    }
 
 
-def calibrate_work(target_service_mean, K=350, unit_workers=None, omega=1.0, gamma=None,
-                   iterations=None) -> float:
+def calibrate_work(
+    target_service_mean, K=350, unit_workers=None, omega=1.0, gamma=None, iterations=None
+) -> float:
     """The total work ``Z = K C`` at which the stand-in cluster's optimal split has the mean
     job service time ``target_service_mean`` (eq. 8, no purging), found by a root search.
 
@@ -1184,8 +1463,10 @@ def calibrate_work(target_service_mean, K=350, unit_workers=None, omega=1.0, gam
 
     lo, hi = 1e-6, float(s["Z"])
     if service(lo) >= target:
-        raise ValueError(f"target_service_mean must exceed the communication floor "
-                         f"{service(lo):.4g}, got {target:g}")
+        raise ValueError(
+            f"target_service_mean must exceed the communication floor "
+            f"{service(lo):.4g}, got {target:g}"
+        )
     while service(hi) < target:
         lo, hi = hi, hi * 2.0
     # the integer split jumps with Z, so E[T_s](Z) has small steps: a relative 1e-4 in Z

@@ -105,8 +105,9 @@ class EventDrivenResult:
 
 
 @numba.njit(cache=True)
-def _event_driven_kernel(task_latency, w, margin, busy_until0, reference, iteration_end, fresh,
-                         busy_out):
+def _event_driven_kernel(
+    task_latency, w, margin, busy_until0, reference, iteration_end, fresh, busy_out
+):
     replicas, n_iterations, n_workers = task_latency.shape
     completion = np.empty(n_workers)
     scratch = np.empty(n_workers)
@@ -165,16 +166,19 @@ def _check_inputs(task_latency, w, margin, busy_until):
     else:
         busy = check_array("busy_until", busy_until)
         if busy.shape[-1:] != (n_workers,) or busy.ndim > 2:
-            raise ValueError(f"busy_until must have shape (N,) or (replicas, N) with N={n_workers}, "
-                             f"got shape {busy.shape}")
+            raise ValueError(
+                f"busy_until must have shape (N,) or (replicas, N) with N={n_workers}, "
+                f"got shape {busy.shape}"
+            )
         busy = np.broadcast_to(busy, (lat.shape[0], n_workers)).copy()
         if np.any(busy < 0):
             raise ValueError("busy_until must be non-negative")
     return np.ascontiguousarray(lat), w, margin, busy
 
 
-def simulate_event_driven(task_latency, w, margin=0.0, busy_until=None,
-                          semantics="reference") -> EventDrivenResult:
+def simulate_event_driven(
+    task_latency, w, margin=0.0, busy_until=None, semantics="reference"
+) -> EventDrivenResult:
     """Simulate iterations of a w-of-N computation (Section IV-B), compiled with numba.
 
     Parameters
@@ -214,8 +218,9 @@ def simulate_event_driven(task_latency, w, margin=0.0, busy_until=None,
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
 
-def simulate_event_driven_heapq(task_latency, w, margin=0.0, busy_until=None,
-                                semantics="reference") -> EventDrivenResult:
+def simulate_event_driven_heapq(
+    task_latency, w, margin=0.0, busy_until=None, semantics="reference"
+) -> EventDrivenResult:
     """Plain priority-queue (``heapq``) event-driven simulator: pops worker completion events
     in time order as described in Section IV-B (a task queue of length one per worker).
 

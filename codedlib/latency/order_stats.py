@@ -581,7 +581,11 @@ def _refuse_infinite_mean(dist_or_cluster, k, n):
     family = getattr(getattr(dist_or_cluster, "dist", None), "name", None)
     if family not in ("pareto", "lomax") or n is None:
         return
-    xi = float(dist_or_cluster.args[0] if dist_or_cluster.args else dist_or_cluster.kwds["b" if family == "pareto" else "c"])
+    xi = float(
+        dist_or_cluster.args[0]
+        if dist_or_cluster.args
+        else dist_or_cluster.kwds["b" if family == "pareto" else "c"]
+    )
     if np.ndim(k) > 1:
         return  # malformed k: the usual checks name it
     for kk in np.atleast_1d(k):
@@ -590,7 +594,8 @@ def _refuse_infinite_mean(dist_or_cluster, k, n):
         if xi * (int(n) - int(kk) + 1) <= 1:
             raise ValueError(
                 f"E[T_(k)] is infinite for {family} workers with tail index xi={xi:g}, k={int(kk)}, "
-                f"n={int(n)}: xi (n - k + 1) must exceed 1 for a finite mean to estimate")
+                f"n={int(n)}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
+            )
 
 
 def order_statistic_monte_carlo(

@@ -29,8 +29,15 @@ from pathlib import Path
 
 import matplotlib
 
-__all__ = ["DRAW_LOCK", "set_style", "save_figure", "new_axes", "subplots", "figure_png",
-           "close_figure"]
+__all__ = [
+    "DRAW_LOCK",
+    "set_style",
+    "save_figure",
+    "new_axes",
+    "subplots",
+    "figure_png",
+    "close_figure",
+]
 
 #: Held while codedlib renders a figure to PNG/PDF: widget callbacks may run on a kernel
 #: subshell thread while a cell executes (JupyterLab >= 4.4 with ipykernel >= 7).
@@ -63,8 +70,7 @@ def set_style(context: str = "notebook") -> None:
     )
 
 
-def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None,
-             **subplot_kw):
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None, **subplot_kw):
     """``(fig, axes)`` like ``pyplot.subplots`` but on a :class:`matplotlib.figure.Figure` that
     pyplot never sees: no other thread (an inline backend flushing figures at the end of a cell)
     can show or close it. Shown by :func:`save_figure`, or as a cell's value in Jupyter.
@@ -159,7 +165,9 @@ def _in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def save_figure(fig, name: str, fig_dir: str | os.PathLike | None, *, show: bool = True) -> list[Path]:
+def save_figure(
+    fig, name: str, fig_dir: str | os.PathLike | None, *, show: bool = True
+) -> list[Path]:
     """Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` with fixed metadata, and show it.
 
     The same figure gives byte-identical files on every run (no timestamps or version

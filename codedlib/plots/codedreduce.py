@@ -110,8 +110,9 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colors, node_size=size)
     if labelled:
         labels = {r: graph.nodes[r]["label"] if r else "M" for r in graph.nodes}
-        nx.draw_networkx_labels(graph, pos, labels, ax=ax, font_size=6 if n**L > 9 else 7,
-                                font_color="white")
+        nx.draw_networkx_labels(
+            graph, pos, labels, ax=ax, font_size=6 if n**L > 9 else 7, font_color="white"
+        )
     if show_data:
         for nd in alloc.nodes[1:]:
             x, y = pos[nd.rank]
@@ -353,7 +354,9 @@ def theorem2_title(df) -> str:
         if ns:
             label = "between (7) and (8)" if where == "inside" else where
             parts.append(f"{label} for n = {', '.join(map(str, ns))}")
-    return "Theorem 2: Monte Carlo E[T_CR] " + "; ".join(parts) + "\n(bounds without their o(·) terms)"
+    return (
+        "Theorem 2: Monte Carlo E[T_CR] " + "; ".join(parts) + "\n(bounds without their o(·) terms)"
+    )
 
 
 def plot_theorem2(df, ax=None, subtitle: str = ""):
@@ -378,22 +381,36 @@ def plot_theorem2(df, ax=None, subtitle: str = ""):
     ax.plot(df["n"], df["lower (7)"], "v--", label="lower bound (7), o(·) dropped")
     ax.plot(df["n"], df["upper (8)"], "^--", label="upper bound (8), o(·) dropped")
     if "ci low" in df:
-        yerr = np.vstack([df["Monte Carlo E[T_CR]"] - df["ci low"],
-                          df["ci high"] - df["Monte Carlo E[T_CR]"]])
+        yerr = np.vstack(
+            [df["Monte Carlo E[T_CR]"] - df["ci low"], df["ci high"] - df["Monte Carlo E[T_CR]"]]
+        )
     else:
         yerr = 1.96 * df["stderr"]
-    ax.errorbar(df["n"], df["Monte Carlo E[T_CR]"], yerr=yerr, fmt="o-", color="k", capsize=3,
-                label="Monte Carlo E[T_CR] (95 % interval)")
+    ax.errorbar(
+        df["n"],
+        df["Monte Carlo E[T_CR]"],
+        yerr=yerr,
+        fmt="o-",
+        color="k",
+        capsize=3,
+        label="Monte Carlo E[T_CR] (95 % interval)",
+    )
     ax.set_xscale("log", base=2)
     ax.set_xlabel("children per parent n (α, L fixed)")
     ax.set_ylabel("expected iteration time [s]")
-    title = theorem2_title(df) if "position" in df else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
+    title = (
+        theorem2_title(df)
+        if "position" in df
+        else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
+    )
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     ax.legend(fontsize=8)
     return fig
 
 
-def plot_iteration_times(df, ax=None, title: str = "Average iteration time (CR speedup: ours, paper)"):
+def plot_iteration_times(
+    df, ax=None, title: str = "Average iteration time (CR speedup: ours, paper)"
+):
     """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
 
     With the columns of ``experiments.fig2_over_seeds``'s summary (``ci low [s]``,
@@ -420,14 +437,25 @@ def plot_iteration_times(df, ax=None, title: str = "Average iteration time (CR s
     yerr = None
     if "ci low [s]" in df and "ci high [s]" in df:
         yerr = np.vstack([vals - df["ci low [s]"].to_numpy(), df["ci high [s]"].to_numpy() - vals])
-    ax.bar(names, vals, color=[SCHEME_COLORS.get(n, "C0") for n in names], yerr=yerr,
-           capsize=4, error_kw={"elinewidth": 1.2})
+    ax.bar(
+        names,
+        vals,
+        color=[SCHEME_COLORS.get(n, "C0") for n in names],
+        yerr=yerr,
+        capsize=4,
+        error_kw={"elinewidth": 1.2},
+    )
     for i, name in enumerate(names):
         ours = df.loc[name, "CR speedup (ours)"]
         paper = df.loc[name, "CR speedup (paper)"]
         text = f"{ours:.2f}×"
-        if "speedup ci low" in df and df.loc[name, "speedup ci low"] != df.loc[name, "speedup ci high"]:
-            text += f"\n[{df.loc[name, 'speedup ci low']:.2f}, {df.loc[name, 'speedup ci high']:.2f}]"
+        if (
+            "speedup ci low" in df
+            and df.loc[name, "speedup ci low"] != df.loc[name, "speedup ci high"]
+        ):
+            text += (
+                f"\n[{df.loc[name, 'speedup ci low']:.2f}, {df.loc[name, 'speedup ci high']:.2f}]"
+            )
         text += "" if np.isnan(paper) else f"\n(paper {paper:g}×)"
         if name != "CR":
             ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)
@@ -477,8 +505,12 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
     if n_seeds > 1:
         grid = np.geomspace(curves["time"].min(), curves["time"].max(), 300)
         for name, group in curves.groupby("scheme", sort=False):
-            errs = np.vstack([_curves_on_grid(g.sort_values("iteration"), grid)
-                              for _, g in group.groupby("seed")])
+            errs = np.vstack(
+                [
+                    _curves_on_grid(g.sort_values("iteration"), grid)
+                    for _, g in group.groupby("seed")
+                ]
+            )
             colour = SCHEME_COLORS.get(name)
             with warnings.catch_warnings():  # all-NaN columns before the first iteration ends
                 warnings.simplefilter("ignore", RuntimeWarning)
@@ -488,7 +520,9 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
             ax.fill_between(grid, lo, hi, color=colour, alpha=0.25, lw=0)
     else:
         for name, group in curves.groupby("scheme", sort=False):
-            ax.plot(group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8)
+            ax.plot(
+                group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
+            )
     if logy is None:
         logy = result["task"] != "softmax"
     if logy:
@@ -502,8 +536,11 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
     if subtitle:
         title += f"\n{subtitle}"
     ax.set_title(title, fontsize=9)
-    ax.legend(title=(f"median, band min–max\nover {n_seeds} seeds" if n_seeds > 1 else None),
-              fontsize=8, title_fontsize=7)
+    ax.legend(
+        title=(f"median, band min–max\nover {n_seeds} seeds" if n_seeds > 1 else None),
+        fontsize=8,
+        title_fontsize=7,
+    )
     return fig
 
 
@@ -524,10 +561,8 @@ def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time
     matplotlib.figure.Figure
         The figure; never shown or saved.
     """
-    parts = (("computation", "#56b4e9"), ("communication", "#009e73"),
-             ("straggling", "#cc79a7"))
-    fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0),
-                         squeeze=False)
+    parts = (("computation", "#56b4e9"), ("communication", "#009e73"), ("straggling", "#cc79a7"))
+    fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0), squeeze=False)
     for ax, (label, df) in zip(axes[0], breakdowns.items()):
         bottom = np.zeros(len(df))
         x = np.arange(len(df))
@@ -536,8 +571,14 @@ def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time
             ax.bar(x, vals, bottom=bottom, color=color, label=part, width=0.65)
             bottom += vals
         for xi, (total, share) in enumerate(zip(df["total"], df["straggling share"])):
-            ax.text(xi, total, f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait", ha="center",
-                    va="bottom", fontsize=7)
+            ax.text(
+                xi,
+                total,
+                f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait",
+                ha="center",
+                va="bottom",
+                fontsize=7,
+            )
         ax.set_xticks(x, list(df.index))
         ax.set_ylim(0, 1.25 * float(df["total"].max()))
         ax.set_title(label, fontsize=9)
@@ -571,11 +612,17 @@ def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
     from matplotlib.colors import LogNorm
 
     delays = sorted(df["straggle_delay"].unique())
-    fig, axes = subplots(1, len(delays), figsize=(3.4 * len(delays) + 1.2, 3.9), squeeze=False,
-                         sharey=True, layout="constrained")
+    fig, axes = subplots(
+        1,
+        len(delays),
+        figsize=(3.4 * len(delays) + 1.2, 3.9),
+        squeeze=False,
+        sharey=True,
+        layout="constrained",
+    )
     values = df["cr_over_rar"].to_numpy(dtype=float)
     span = float(np.max(np.abs(np.log10(values))))
-    norm = LogNorm(vmin=10 ** -span, vmax=10**span)
+    norm = LogNorm(vmin=10**-span, vmax=10**span)
     mesh = None
     for ax, delay in zip(axes[0], delays):
         sub = df[df["straggle_delay"] == delay]
@@ -589,8 +636,9 @@ def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
         ax.clabel(cs, fmt={1.0: "CR = RAR"}, fontsize=7)
         for name, (b, l) in (marks or {}).items():
             ax.plot(b * 8 / 1e6, l * 1e3, "k*", ms=9)
-            ax.annotate(name, (b * 8 / 1e6, l * 1e3), textcoords="offset points",
-                        xytext=(4, 4), fontsize=7)
+            ax.annotate(
+                name, (b * 8 / 1e6, l * 1e3), textcoords="offset points", xytext=(4, 4), fontsize=7
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("bandwidth [Mb/s]")
@@ -633,13 +681,30 @@ def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper 
         sub = table[table["scheme"] == scheme].set_index("figure").reindex(figures)
         if ranges is not None:
             rg = ranges[ranges["scheme"] == scheme].set_index("figure").reindex(figures)
-            ax.bar(x, rg["max"] - rg["min"], bottom=rg["min"], width=0.6, color="#dddddd",
-                   label="model range (free constants)")
+            ax.bar(
+                x,
+                rg["max"] - rg["min"],
+                bottom=rg["min"],
+                width=0.6,
+                color="#dddddd",
+                label="model range (free constants)",
+            )
         ours = sub["ours"].to_numpy(dtype=float)
-        yerr = np.vstack([ours - sub["ci low"].to_numpy(dtype=float),
-                          sub["ci high"].to_numpy(dtype=float) - ours])
-        ax.errorbar(x, ours, yerr=yerr, fmt="o", color=SCHEME_COLORS["CR"], capsize=3,
-                    label="ours (95 % interval)")
+        yerr = np.vstack(
+            [
+                ours - sub["ci low"].to_numpy(dtype=float),
+                sub["ci high"].to_numpy(dtype=float) - ours,
+            ]
+        )
+        ax.errorbar(
+            x,
+            ours,
+            yerr=yerr,
+            fmt="o",
+            color=SCHEME_COLORS["CR"],
+            capsize=3,
+            label="ours (95 % interval)",
+        )
         ax.plot(x, sub["paper"].to_numpy(dtype=float), "kx", ms=8, mew=2, label="paper")
         ax.axhline(1.0, color="#888888", lw=0.8)
         ax.set_yscale("log")

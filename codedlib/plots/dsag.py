@@ -54,8 +54,15 @@ def add_caption(fig, text, fontsize="small"):
 
     bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> figure fraction
     width = max(40, int(fig.get_figwidth() * 15))
-    fig.text(0.01, bottom - 0.02, "\n".join(textwrap.wrap(text, width)), ha="left", va="top",
-             fontsize=fontsize, color="0.25")
+    fig.text(
+        0.01,
+        bottom - 0.02,
+        "\n".join(textwrap.wrap(text, width)),
+        ha="left",
+        va="top",
+        fontsize=fontsize,
+        color="0.25",
+    )
     return fig
 
 
@@ -274,13 +281,20 @@ def plot_cumulative_latency(df, ax=None, title=None, extra=None, model_note=""):
         ax.plot(sub["iteration"], sub["event_driven"], "--", color="k", lw=1)
         ax.plot(sub["iteration"], sub["order_statistic"], ":", color=color, lw=1.5)
     ax.plot([], [], "--", color="k", lw=1, label=f"event-driven model (Sec. IV-B){model_note}")
-    ax.plot([], [], ":", color="gray", lw=1.5,
-            label=f"order-statistic model (Sec. IV-A){model_note}")
+    ax.plot(
+        [], [], ":", color="gray", lw=1.5, label=f"order-statistic model (Sec. IV-A){model_note}"
+    )
     for j, (label, curve) in enumerate((extra or {}).items()):
         curve = np.asarray(curve, dtype=float)
         style = "-." if j % 2 == 0 else (0, (3, 1, 1, 1, 1, 1))
-        ax.plot(np.arange(1, curve.size + 1), curve, linestyle=style, color=f"C{j + 4}", lw=1.5,
-                label=label)
+        ax.plot(
+            np.arange(1, curve.size + 1),
+            curve,
+            linestyle=style,
+            color=f"C{j + 4}",
+            lw=1.5,
+            label=label,
+        )
     ax.set_xlabel("iteration")
     ax.set_ylabel("cumulative latency [s]")
     ax.set_title(title or "Fig. 6: cumulative latency over 100 iterations")
@@ -336,8 +350,14 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it
             for k, it in enumerate(marks):
-                ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0,
-                           label="re-partitioning" if k == 0 else None)
+                ax.axvline(
+                    it,
+                    color="0.35",
+                    ls=":",
+                    lw=1.0,
+                    zorder=0,
+                    label="re-partitioning" if k == 0 else None,
+                )
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize="small", loc="upper right")
         ax.set_title(f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else ""))
@@ -374,8 +394,11 @@ def _method_styles(methods):
         color = next((c for key, c in fixed.items() if family.startswith(key)), None)
         if color is None:
             color = family_colors.setdefault(family, palette[len(family_colors) % len(palette)])
-        styles[method] = (color, "--" if "-LB" in method else "-",
-                          2.2 if family.startswith("DSAG") else 1.5)
+        styles[method] = (
+            color,
+            "--" if "-LB" in method else "-",
+            2.2 if family.startswith("DSAG") else 1.5,
+        )
     return styles
 
 
@@ -411,8 +434,7 @@ def plot_convergence(df, ax=None, title=None):
     return fig
 
 
-def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=None,
-                           axes=None):
+def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=None, axes=None):
     """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
     (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
     ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
@@ -456,19 +478,36 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
     for method in order:
         sub = band[band.method == method]
         color, style, width = styles[method]
-        ax.plot(sub["time"], np.maximum(sub["median"], 1e-16), style, color=color, lw=width,
-                label=method)
+        ax.plot(
+            sub["time"],
+            np.maximum(sub["median"], 1e-16),
+            style,
+            color=color,
+            lw=width,
+            label=method,
+        )
         if n_seeds > 1:
-            ax.fill_between(sub["time"], np.maximum(sub["low"], 1e-16),
-                            np.maximum(sub["high"], 1e-16), color=color, alpha=0.15, lw=0)
+            ax.fill_between(
+                sub["time"],
+                np.maximum(sub["low"], 1e-16),
+                np.maximum(sub["high"], 1e-16),
+                color=color,
+                alpha=0.15,
+                lw=0,
+            )
     ax.set_yscale("log")
     ax.set_ylim(1e-13, None)
     ax.set_xlabel("time [s] (simulated)")
     ax.set_ylabel("suboptimality gap")
     ax.set_title(title or "Fig. 8")
-    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
-              title=(f"median of {n_seeds} seeds, band: min–max" if n_seeds > 1 else None),
-              title_fontsize="x-small")
+    ax.legend(
+        fontsize="x-small",
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncol=3,
+        title=(f"median of {n_seeds} seeds, band: min–max" if n_seeds > 1 else None),
+        title_fontsize="x-small",
+    )
     if two:
         ax = axes[1]
         methods = methods or order
@@ -487,16 +526,39 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
                 ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
                 if reached.size == t.size and t.size >= 2:
                     m, lo, hi = mean_interval(t)
-                    ax.errorbar([x], [m], yerr=[[m - lo], [hi - m]], fmt=marker, ms=6,
-                                color=color, mfc=face, capsize=3, lw=1.5,
-                                label=method if g_idx == 0 else None)
+                    ax.errorbar(
+                        [x],
+                        [m],
+                        yerr=[[m - lo], [hi - m]],
+                        fmt=marker,
+                        ms=6,
+                        color=color,
+                        mfc=face,
+                        capsize=3,
+                        lw=1.5,
+                        label=method if g_idx == 0 else None,
+                    )
                 elif reached.size:
-                    ax.plot([x], [reached.mean()], marker, ms=6, color=color, mfc=face,
-                            label=method if g_idx == 0 else None)
+                    ax.plot(
+                        [x],
+                        [reached.mean()],
+                        marker,
+                        ms=6,
+                        color=color,
+                        mfc=face,
+                        label=method if g_idx == 0 else None,
+                    )
                 if reached.size < t.size:
-                    ax.annotate(f"{t.size - reached.size} never", (x, 0), fontsize="xx-small",
-                                color=color, rotation=90, xycoords=("data", "axes fraction"),
-                                ha="center", va="bottom")
+                    ax.annotate(
+                        f"{t.size - reached.size} never",
+                        (x, 0),
+                        fontsize="xx-small",
+                        color=color,
+                        rotation=90,
+                        xycoords=("data", "axes fraction"),
+                        ha="center",
+                        va="bottom",
+                    )
         ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
         ax.set_ylim(bottom=0)
         ax.set_xlabel("suboptimality gap reached")
@@ -535,11 +597,24 @@ def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: s
     cvs = sorted(df["comp_cv"].unique())
     ratios = []
     for cv in cvs:
-        wide = df[df.comp_cv == cv].pivot(index="seed", columns="method", values="time_to_gap").dropna()
-        ratios.append(ratio_interval(wide["DSAG-LB"], wide["DSAG"]) if len(wide) > 1 else (np.nan,) * 3)
+        wide = (
+            df[df.comp_cv == cv]
+            .pivot(index="seed", columns="method", values="time_to_gap")
+            .dropna()
+        )
+        ratios.append(
+            ratio_interval(wide["DSAG-LB"], wide["DSAG"]) if len(wide) > 1 else (np.nan,) * 3
+        )
     r = np.array(ratios)
-    ax1.errorbar(cvs, r[:, 0], yerr=[r[:, 0] - r[:, 1], r[:, 2] - r[:, 0]], fmt="o-", capsize=3,
-                 color="C2", label="ours (95 % interval over seeds)")
+    ax1.errorbar(
+        cvs,
+        r[:, 0],
+        yerr=[r[:, 0] - r[:, 1], r[:, 2] - r[:, 0]],
+        fmt="o-",
+        capsize=3,
+        color="C2",
+        label="ours (95 % interval over seeds)",
+    )
     ax1.axhspan(*paper_range, color="0.85", label=f"paper: {paper_range[0]:g}–{paper_range[1]:g}")
     ax1.axhline(1.0, color="0.5", lw=0.8)
     if chosen is not None:
@@ -547,10 +622,19 @@ def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: s
     ax1.set_ylabel("time to gap: DSAG-LB / DSAG")
     ax1.legend(fontsize=7)
     for method, color in (("DSAG", "C0"), ("DSAG-LB", "C2")):
-        stats = [mean_interval(df[(df.comp_cv == cv) & (df.method == method)]["n_fresh"]) for cv in cvs]
+        stats = [
+            mean_interval(df[(df.comp_cv == cv) & (df.method == method)]["n_fresh"]) for cv in cvs
+        ]
         m = np.array(stats)
-        ax2.errorbar(cvs, m[:, 0], yerr=[m[:, 0] - m[:, 1], m[:, 2] - m[:, 0]], fmt="o-", capsize=3,
-                     color=color, label=method)
+        ax2.errorbar(
+            cvs,
+            m[:, 0],
+            yerr=[m[:, 0] - m[:, 1], m[:, 2] - m[:, 0]],
+            fmt="o-",
+            capsize=3,
+            color=color,
+            label=method,
+        )
     ax2.set_ylabel("fresh results per iteration")
     ax2.legend(fontsize=7)
     for ax in (ax1, ax2):
@@ -590,13 +674,24 @@ def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, titl
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]
-        ax.plot(sub.rows_per_subpartition, sub.floor_gap, "o", color=color, alpha=0.8,
-                label=f"{method} (one point per seed)")
+        ax.plot(
+            sub.rows_per_subpartition,
+            sub.floor_gap,
+            "o",
+            color=color,
+            alpha=0.8,
+            label=f"{method} (one point per seed)",
+        )
     if slope is not None and intercept is not None:
         top = max(float(df.rows_per_subpartition.max()), float(paper_rows or 0))
         x = np.geomspace(float(df.rows_per_subpartition.min()), top, 50)
-        ax.plot(x, np.exp(intercept) * x**slope, color="C1", ls="--",
-                label=f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)")
+        ax.plot(
+            x,
+            np.exp(intercept) * x**slope,
+            color="C1",
+            ls="--",
+            label=f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)",
+        )
     if paper_rows is not None:
         ax.axvline(paper_rows, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_rows:,.0f} rows")
     ax.axhline(1e-3, color="0.5", lw=0.8, label="gap 1e-3")

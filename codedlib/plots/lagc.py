@@ -33,8 +33,14 @@ __all__ = [
 ]
 
 _ORDER = ["GD", "GC", "LAG", "G-GD", "G-LAG"]
-_STYLE = {"GD": ("k", "-"), "GC": ("tab:blue", "--"), "LAG": ("tab:orange", "-."),
-          "G-GD": ("tab:green", ":"), "G-LAG": ("tab:red", "-"), "LAGC": ("tab:purple", "--")}
+_STYLE = {
+    "GD": ("k", "-"),
+    "GC": ("tab:blue", "--"),
+    "LAG": ("tab:orange", "-."),
+    "G-GD": ("tab:green", ":"),
+    "G-LAG": ("tab:red", "-"),
+    "LAGC": ("tab:purple", "--"),
+}
 
 
 def _style(label):
@@ -85,8 +91,9 @@ def plot_storage_layouts(layouts: dict, fig=None):
         ax.grid(which="major", visible=False)
         ax.tick_params(which="minor", length=0)
         wait = layout.wait_for
-        ax.set_title(f"{title}\nPS waits for {wait} of {layout.workers_per_group} "
-                     f"per group", fontsize=9)
+        ax.set_title(
+            f"{title}\nPS waits for {wait} of {layout.workers_per_group} per group", fontsize=9
+        )
     fig.tight_layout()
     return fig
 
@@ -112,8 +119,9 @@ def plot_table1(table, ax=None):
     width = 0.8 / len(table)
     for i in range(len(table)):
         values = table[metrics].iloc[i].to_numpy(dtype=float)
-        bars = ax.bar(x + (i - (len(table) - 1) / 2) * width, values, width,
-                      label=table["technique"].iloc[i])
+        bars = ax.bar(
+            x + (i - (len(table) - 1) / 2) * width, values, width, label=table["technique"].iloc[i]
+        )
         ax.bar_label(bars, fmt="%.2f", fontsize=7)
     ax.axhline(1.0, color="k", linewidth=0.8)
     ax.set_xticks(x, [m.replace(" / GD", "") for m in metrics])
@@ -143,14 +151,19 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
     """
 
     delays = list(dict.fromkeys(df["delay"]))
-    metrics = [("time", "time complexity (10)"), ("communication", "communication (11)"),
-               ("computation", "computation (12)")]
-    ylabels = {"time": "time to ε [units of μ₀ or t₀]", "communication": "messages to ε",
-               "computation": "partition gradients to ε"}
+    metrics = [
+        ("time", "time complexity (10)"),
+        ("communication", "communication (11)"),
+        ("computation", "computation (12)"),
+    ]
+    ylabels = {
+        "time": "time to ε [units of μ₀ or t₀]",
+        "communication": "messages to ε",
+        "computation": "partition gradients to ε",
+    }
     xlabels = {"r": "r (copies of each partition)", "G": "G (worker groups)"}
     if fig is None:
-        fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)),
-                                 squeeze=False)
+        fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)), squeeze=False)
     else:
         axes = np.atleast_2d(fig.subplots(len(delays), 3, squeeze=False))
     for i, dname in enumerate(delays):
@@ -161,9 +174,15 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
                 s = sub[sub["scheme"] == scheme].sort_values(x)
                 color, ls = _style(scheme)
                 lazy = bool(s["bound"].iloc[0])
-                ax.plot(s[x], s[col], color=color, linestyle=ls,
-                        marker="o", mfc="white" if lazy else color,
-                        label=scheme + (" (bound)" if lazy else ""))
+                ax.plot(
+                    s[x],
+                    s[col],
+                    color=color,
+                    linestyle=ls,
+                    marker="o",
+                    mfc="white" if lazy else color,
+                    label=scheme + (" (bound)" if lazy else ""),
+                )
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
@@ -240,15 +259,25 @@ def plot_iteration_time_check(table, ax=None):
     fig, ax = new_axes(ax, figsize=(6.5, 3.4))
     x = np.arange(len(table))
     ax.bar(x - 0.2, table["expected"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    ax.bar(x + 0.2, table["simulated"], 0.4, yerr=2 * table["stderr"], capsize=3,
-           label="simulation (±2 s.e.)", color="tab:blue")
+    ax.bar(
+        x + 0.2,
+        table["simulated"],
+        0.4,
+        yerr=2 * table["stderr"],
+        capsize=3,
+        label="simulation (±2 s.e.)",
+        color="tab:blue",
+    )
     ax.set_xticks(x, table["scheme"], fontsize=8)
     ax.set_ylabel("mean time per iteration")
     ax.legend(fontsize=8)
     return fig
 
 
-_RULE_LABELS = {"gd": "α = 1/L for every scheme", "theory": "α = (1 − √(Dξ))/L for the lazy schemes"}
+_RULE_LABELS = {
+    "gd": "α = 1/L for every scheme",
+    "theory": "α = (1 − √(Dξ))/L for the lazy schemes",
+}
 
 
 def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
@@ -279,9 +308,11 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
         fig, axes = subplots(len(rules), 3, figsize=(13, 3.5 * len(rules)), squeeze=False)
     else:
         axes = np.atleast_2d(fig.subplots(len(rules), 3, squeeze=False))
-    panels = [("rel_gap", "relative gap (F(θ) − F*)/(F(θ⁰) − F*)"),
-              ("communication", "communication load (messages)"),
-              ("computation", "computation load (partition gradients)")]
+    panels = [
+        ("rel_gap", "relative gap (F(θ) − F*)/(F(θ⁰) − F*)"),
+        ("communication", "communication load (messages)"),
+        ("computation", "computation load (partition gradients)"),
+    ]
     n_seeds = int(bands["n_seeds"].max()) if len(bands) else 0
     for i, rule in enumerate(rules):
         part = bands[bands["rule"] == rule]
@@ -302,8 +333,9 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
             ax.set_ylabel(ylabel, fontsize=8)
             ax.set_xlabel("computing wall-clock time [units of μ₀ or t₀]", fontsize=8)
             ax.set_title(_RULE_LABELS.get(rule, rule), fontsize=9)
-        axes[i, 0].legend(fontsize=7, title=f"median, band: min–max over {n_seeds} seeds",
-                          title_fontsize=7)
+        axes[i, 0].legend(
+            fontsize=7, title=f"median, band: min–max over {n_seeds} seeds", title_fontsize=7
+        )
     if title:
         fig.suptitle(title, fontsize=9.5, y=1.0)
     fig.tight_layout()
@@ -338,8 +370,14 @@ def plot_table1_seeds(table, ax=None, title: str = ""):
         sub = table[table["technique"] == tech].set_index(["metric", "delay"]).loc[groups]
         mean = sub["mean"].to_numpy(float)
         err = np.vstack([mean - sub["low"].to_numpy(float), sub["high"].to_numpy(float) - mean])
-        bars = ax.bar(x + (i - (len(techniques) - 1) / 2) * width, mean, width,
-                      yerr=np.clip(err, 0, None), capsize=2, label=tech)
+        bars = ax.bar(
+            x + (i - (len(techniques) - 1) / 2) * width,
+            mean,
+            width,
+            yerr=np.clip(err, 0, None),
+            capsize=2,
+            label=tech,
+        )
         ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=2)
     ax.axhline(1.0, color="k", linewidth=0.8)
     ax.set_xticks(x, [m if d == "all" else f"{m}\n({d})" for m, d in groups], fontsize=8)
@@ -374,8 +412,15 @@ def plot_iteration_time_seeds(table, ax=None, title: str = ""):
     mean = table["mean"].to_numpy(float)
     err = np.vstack([mean - table["low"].to_numpy(float), table["high"].to_numpy(float) - mean])
     ax.bar(x - 0.2, table["formula"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    ax.bar(x + 0.2, mean, 0.4, yerr=np.clip(err, 0, None), capsize=3,
-           label="simulation (95 % CI over seeds)", color="tab:blue")
+    ax.bar(
+        x + 0.2,
+        mean,
+        0.4,
+        yerr=np.clip(err, 0, None),
+        capsize=3,
+        label="simulation (95 % CI over seeds)",
+        color="tab:blue",
+    )
     ax.set_xticks(x, table["scheme"], fontsize=8)
     ax.set_ylabel("mean time per iteration")
     ax.legend(fontsize=7)
@@ -384,9 +429,11 @@ def plot_iteration_time_seeds(table, ax=None, title: str = ""):
     return fig
 
 
-_BOUND_SERIES = [("bound", "bound: eq. (20) × (31), eq. (20) step", "k", "white"),
-                 ("theory", "simulated, eq. (20) step (1−√(Dξ))/L", "tab:red", None),
-                 ("gd", "simulated, step 1/L (outside eq. 20)", "tab:blue", None)]
+_BOUND_SERIES = [
+    ("bound", "bound: eq. (20) × (31), eq. (20) step", "k", "white"),
+    ("theory", "simulated, eq. (20) step (1−√(Dξ))/L", "tab:red", None),
+    ("gd", "simulated, step 1/L (outside eq. 20)", "tab:blue", None),
+]
 _D_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
@@ -434,18 +481,39 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
                     s = sub[(sub["history"] == D) & (sub["rule"] == "theory")]
                     if s.empty:
                         s = sub[sub["history"] == D].drop_duplicates(["xi"])
-                    ax.plot(s["sqrt_Dxi"], s["bound_ratio"], linestyle="none",
-                            marker=marker[D], mec=color, mfc=face, ms=6)
+                    ax.plot(
+                        s["sqrt_Dxi"],
+                        s["bound_ratio"],
+                        linestyle="none",
+                        marker=marker[D],
+                        mec=color,
+                        mfc=face,
+                        ms=6,
+                    )
                     continue
                 s = sub[(sub["history"] == D) & (sub["rule"] == key)]
                 if s.empty:
                     continue
                 err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
-                ax.errorbar(s["sqrt_Dxi"], s["sim_ratio"], yerr=err, linestyle="none",
-                            marker=marker[D], color=color, ms=5, capsize=2, lw=0.8)
+                ax.errorbar(
+                    s["sqrt_Dxi"],
+                    s["sim_ratio"],
+                    yerr=err,
+                    linestyle="none",
+                    marker=marker[D],
+                    color=color,
+                    ms=5,
+                    capsize=2,
+                    lw=0.8,
+                )
         ax.axhline(1.0, color="0.4", linestyle="--", lw=0.8)
-        ax.axhspan(ax.get_ylim()[0] if ax.get_ylim()[0] < 1 else 0.5, 1.0, color="tab:blue",
-                   alpha=0.06, lw=0)
+        ax.axhspan(
+            ax.get_ylim()[0] if ax.get_ylim()[0] < 1 else 0.5,
+            1.0,
+            color="tab:blue",
+            alpha=0.06,
+            lw=0,
+        )
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0)))
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
@@ -456,10 +524,14 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
     # legend: colours for the series, marker shapes for D
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], linestyle="none", marker="o", mec=c, mfc=f or c, color=c,
-                      label=label) for _, label, c, f in _BOUND_SERIES]
-    handles += [Line2D([], [], linestyle="none", marker=marker[D], color="0.3",
-                       label=f"D = {D}") for D in histories]
+    handles = [
+        Line2D([], [], linestyle="none", marker="o", mec=c, mfc=f or c, color=c, label=label)
+        for _, label, c, f in _BOUND_SERIES
+    ]
+    handles += [
+        Line2D([], [], linestyle="none", marker=marker[D], color="0.3", label=f"D = {D}")
+        for D in histories
+    ]
     axes[0].legend(handles=handles, fontsize=6.5, loc="upper left")
     if best_case is not None:
         ax = axes[-1]

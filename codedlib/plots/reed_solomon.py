@@ -52,13 +52,22 @@ def plot_mask(M, ax=None, title=None):
     ax.imshow(M, cmap="Greys", vmin=0, vmax=1.6, aspect="auto")
     if M.size <= 400:
         for (i, j), v in np.ndenumerate(M):
-            ax.text(j, i, str(int(v)), ha="center", va="center",
-                    color="white" if v else "0.4", fontsize=9)
+            ax.text(
+                j,
+                i,
+                str(int(v)),
+                ha="center",
+                va="center",
+                color="white" if v else "0.4",
+                fontsize=9,
+            )
     ax.set_xlabel("chunk j")
     ax.set_ylabel("worker i")
     ax.grid(False)
-    ax.set_title(title or f"mask M ({M.shape[0]}×{M.shape[1]}), row weights "
-                 f"{sorted(set(M.sum(axis=1).tolist()))}")
+    ax.set_title(
+        title
+        or f"mask M ({M.shape[0]}×{M.shape[1]}), row weights {sorted(set(M.sum(axis=1).tolist()))}"
+    )
     return fig
 
 
@@ -111,8 +120,9 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None):
     vals = np.log10(np.maximum(df["residual"].to_numpy(), 1e-17))
     bins = np.linspace(vals.min() - 0.5, max(vals.max(), 0) + 0.5, 40)
     for kind, g in df.groupby("kind", sort=False):
-        ax.hist(np.log10(np.maximum(g["residual"].to_numpy(), 1e-17)), bins=bins, alpha=0.7,
-                label=kind)
+        ax.hist(
+            np.log10(np.maximum(g["residual"].to_numpy(), 1e-17)), bins=bins, alpha=0.7, label=kind
+        )
     ax.set_xlabel("log10 max |a B_F − 1|")
     ax.set_ylabel("survivor sets")
     ax.legend(fontsize=8)
@@ -141,17 +151,21 @@ def plot_decoding_cost(df: pd.DataFrame, ax=None):
     stats = df.groupby("f")[["alg3_seconds", "lstsq_seconds"]].agg(["median", "min", "max"])
     f = stats.index.to_numpy(float)
     repeats = int(df.groupby("f").size().min())
-    for col, marker, label in (("alg3_seconds", "o-", "Algorithm 3 (table look-ups)"),
-                               ("lstsq_seconds", "s-", "least squares on B_F")):
+    for col, marker, label in (
+        ("alg3_seconds", "o-", "Algorithm 3 (table look-ups)"),
+        ("lstsq_seconds", "s-", "least squares on B_F"),
+    ):
         med = stats[(col, "median")].to_numpy()
-        err = np.vstack([med - stats[(col, "min")].to_numpy(), stats[(col, "max")].to_numpy() - med])
+        err = np.vstack(
+            [med - stats[(col, "min")].to_numpy(), stats[(col, "max")].to_numpy() - med]
+        )
         ax.errorbar(f, med, yerr=err, fmt=marker, capsize=3, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     for power, col, ls in ((2, "alg3_seconds", ":"), (3, "lstsq_seconds", "--")):
         med = stats[(col, "median")].to_numpy()
         ax.plot(f, med[-1] * (f / f[-1]) ** power, ls, color="0.5", label=f"∝ f^{power}")
-    ax.set_xticks(f, [f"{v:g}" for v in f])       # the measured f only: minor labels overlapped
+    ax.set_xticks(f, [f"{v:g}" for v in f])  # the measured f only: minor labels overlapped
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_xlabel("f (workers decoded)")
     ax.set_ylabel("seconds per decoding vector")
@@ -179,10 +193,19 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None):
     """
     fig, ax = new_axes(ax, figsize=(7.0, 4.5))
     for (root, load), g in table.groupby(["root", "load"], sort=False):
-        line, = ax.semilogy(g["n"], np.maximum(g["worst_error"], 1e-17), "o-",
-                            label=f"{root}, w/k≈{load:.2f}: worst case")
-        ax.semilogy(g["n"], np.maximum(g["random_error"], 1e-17), "x--", color=line.get_color(),
-                    label="random survivors")
+        (line,) = ax.semilogy(
+            g["n"],
+            np.maximum(g["worst_error"], 1e-17),
+            "o-",
+            label=f"{root}, w/k≈{load:.2f}: worst case",
+        )
+        ax.semilogy(
+            g["n"],
+            np.maximum(g["random_error"], 1e-17),
+            "x--",
+            color=line.get_color(),
+            label="random survivors",
+        )
     ax.axhline(tol, color="k", lw=1, ls=":", label=f"tolerance {tol:g}")
     ax.set_ylim(1e-17, 1e3)
     ax.set_xlabel("n (workers)")
@@ -211,8 +234,14 @@ def plot_pareto_check(df: pd.DataFrame, ax=None):
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
     mc = df.dropna(subset=["mc_mean"])
-    ax.errorbar(mc["n"], mc["mc_mean"] * 1e3, yerr=2e3 * mc["mc_stderr"], fmt="x",
-                capsize=3, label="Monte Carlo ±2 s.e.")
+    ax.errorbar(
+        mc["n"],
+        mc["mc_mean"] * 1e3,
+        yerr=2e3 * mc["mc_stderr"],
+        fmt="x",
+        capsize=3,
+        label="Monte Carlo ±2 s.e.",
+    )
     ax.axhline(df["limit_eq19"].iloc[0] * 1e3, color="k", ls="--", label="t0 α^{-1/ξ} (eq. 19)")
     ax.set_xlabel("n")
     ax.set_ylabel("E[T_delay^(f)] (ms)")
@@ -242,15 +271,26 @@ def plot_tf_curve(result: dict, ax=None, show_online: bool = True):
     curve = result["curve"]
     ax.plot(curve["alpha"], curve["T_offline"], label="T_f, offline decoding (eq. 21)")
     if show_online and result.get("c_m", 0) > 0:
-        ax.plot(curve["alpha"], curve["T_online"], "--",
-                label=f"T_f, online decoding (eq. 20, c_m={result['c_m']:g})")
+        ax.plot(
+            curve["alpha"],
+            curve["T_online"],
+            "--",
+            label=f"T_f, online decoding (eq. 20, c_m={result['c_m']:g})",
+        )
     a_star = result["alpha_star"]
     if a_star is not None:
-        ax.plot([a_star], [result["T_star"]], "*", ms=16, color="C3",
-                label=f"α* = {a_star:.4f} (eq. 22)")
+        ax.plot(
+            [a_star],
+            [result["T_star"]],
+            "*",
+            ms=16,
+            color="C3",
+            label=f"α* = {a_star:.4f} (eq. 22)",
+        )
     else:
-        ax.text(0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes,
-                ha="center")
+        ax.text(
+            0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes, ha="center"
+        )
     lo = np.nanmin(curve["T_offline"])
     ax.set_ylim(lo * 0.8, min(np.nanmax(curve["T_offline"]), lo * 6))
     ax.set_xlabel("α = w/k")
@@ -305,8 +345,14 @@ def _curves_matrix(df: pd.DataFrame, quantity: str, grid: np.ndarray):
     return out
 
 
-def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title: str | None = None,
-              reference: str = "Coded-RS", level: float = 0.95):
+def plot_fig2(
+    df: pd.DataFrame,
+    quantity: str = "test_error",
+    n: int = 80,
+    title: str | None = None,
+    reference: str = "Coded-RS",
+    level: float = 0.95,
+):
     """Fig. 2 over independent seeds (``seed`` column of
     :func:`codedlib.experiments.reed_solomon.fig2_experiment`).
 
@@ -347,11 +393,13 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
     else:
         fig, ax = subplots(figsize=(9.0, 4.8))
     for i, (scheme, m) in enumerate(curves.items()):
-        line, = ax.plot(grid, m.mean(axis=0), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2,
-                        label=scheme)
+        (line,) = ax.plot(
+            grid, m.mean(axis=0), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2, label=scheme
+        )
         if n_seeds > 1:
-            ax.fill_between(grid, m.min(axis=0), m.max(axis=0), color=line.get_color(),
-                            alpha=0.15, lw=0)
+            ax.fill_between(
+                grid, m.min(axis=0), m.max(axis=0), color=line.get_color(), alpha=0.15, lw=0
+            )
     ax.set_xlabel("simulated time (s)")
     ylabel = {"test_error": "test error", "train_loss": "training loss"}.get(quantity, quantity)
     ax.set_ylabel(f"{ylabel} (mean; band: seed range)" if n_seeds > 1 else ylabel)
@@ -368,13 +416,22 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
                 continue
             diff = (m - ref) * n_test
             mean = diff.mean(axis=0)
-            line, = ax2.plot(grid, mean, ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2,
-                             label=f"{scheme} − {reference}")
+            (line,) = ax2.plot(
+                grid,
+                mean,
+                ls=_FIG2_STYLES[i % len(_FIG2_STYLES)],
+                lw=2,
+                label=f"{scheme} − {reference}",
+            )
             if n_seeds > 1:
-                half = (stats.t.ppf(0.5 + level / 2, n_seeds - 1)
-                        * diff.std(axis=0, ddof=1) / np.sqrt(n_seeds))
-                ax2.fill_between(grid, mean - half, mean + half, color=line.get_color(),
-                                 alpha=0.2, lw=0)
+                half = (
+                    stats.t.ppf(0.5 + level / 2, n_seeds - 1)
+                    * diff.std(axis=0, ddof=1)
+                    / np.sqrt(n_seeds)
+                )
+                ax2.fill_between(
+                    grid, mean - half, mean + half, color=line.get_color(), alpha=0.2, lw=0
+                )
         ax2.axhline(0, color="k", lw=1)
         ax2.set_xlabel("simulated time (s)")
         unit = "test images" if "n_test" in df else "test error"
@@ -382,11 +439,14 @@ def plot_fig2(df: pd.DataFrame, quantity: str = "test_error", n: int = 80, title
         # linear within ±20 images (where the close calls are), logarithmic beyond
         ax2.set_yscale("symlog", linthresh=20 if "n_test" in df else 0.05)
         ax2.legend(fontsize=8)
-        ax2.set_title(f"> 0: {reference} better (mean, {level:.0%} t-band over {n_seeds} seeds)",
-                      fontsize=10)
+        ax2.set_title(
+            f"> 0: {reference} better (mean, {level:.0%} t-band over {n_seeds} seeds)", fontsize=10
+        )
     what = "Fig. 2" if quantity == "test_error" else "Fig. 2 setting; not plotted in the paper"
-    fig.suptitle(title or f"softmax regression, n = {n} workers, Pareto delays ({what}), "
-                 f"{n_seeds} seeds", fontsize=10)
+    fig.suptitle(
+        title or f"softmax regression, n = {n} workers, Pareto delays ({what}), {n_seeds} seeds",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
@@ -418,8 +478,10 @@ def plot_straggler_regimes(metrics, column: str = "test_error", title: str = "")
     width = 0.8 / len(schemes)
     for j, scheme in enumerate(schemes):
         x = np.arange(len(regimes)) + (j - (len(schemes) - 1) / 2) * width
-        stats = [mean_interval(metrics[(metrics["regime"] == r) & (metrics["scheme"] == scheme)][column])
-                 for r in regimes]
+        stats = [
+            mean_interval(metrics[(metrics["regime"] == r) & (metrics["scheme"] == scheme)][column])
+            for r in regimes
+        ]
         mean = np.array([s[0] for s in stats])
         err = np.array([[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]])
         ax.bar(x, mean, width=width * 0.9, yerr=err, capsize=3, label=scheme, alpha=0.8)

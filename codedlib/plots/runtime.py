@@ -100,9 +100,23 @@ def plot_worker_latency(trace, ax=None, max_workers: int = 13):
         d = df[df["worker"] == w]
         fresh = d[d["fresh"]]
         color = f"C{k % 10}"
-        ax.plot(fresh["task_iteration"], fresh["latency_ms"], "o-", ms=3, lw=1, color=color,
-                label=f"worker {w}")
-        ax.plot(fresh["task_iteration"], fresh["injected_delay"] * 1e3, "-", lw=3, alpha=0.2, color=color)
+        ax.plot(
+            fresh["task_iteration"],
+            fresh["latency_ms"],
+            "o-",
+            ms=3,
+            lw=1,
+            color=color,
+            label=f"worker {w}",
+        )
+        ax.plot(
+            fresh["task_iteration"],
+            fresh["injected_delay"] * 1e3,
+            "-",
+            lw=3,
+            alpha=0.2,
+            color=color,
+        )
         stale = d[~d["fresh"]]
         if len(stale):
             ax.plot(stale["task_iteration"], stale["latency_ms"], "x", color=color)
@@ -169,19 +183,40 @@ def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2):
     fig, ax = new_axes(ax, figsize=(1.6 * len(table) + 3.0, 4.2))
     x = np.arange(len(table))
     width = 0.27
-    ax.bar(x - width, table["measured"] * 1e3, width, yerr=table["measured_sem"] * 1e3,
-           label="measured (MPI)", color="C0")
+    ax.bar(
+        x - width,
+        table["measured"] * 1e3,
+        width,
+        yerr=table["measured_sem"] * 1e3,
+        label="measured (MPI)",
+        color="C0",
+    )
     ax.bar(x, table["replayed"] * 1e3, width, label="simulator on the injected draw", color="C1")
-    ax.bar(x + width, table["predicted"] * 1e3, width, yerr=table["predicted_stderr"] * 1e3,
-           label="model expectation", color="C2")
-    for xi, (m, g, gr) in enumerate(zip(table["measured"], table["gap_predicted"], table["gap_replayed"])):
+    ax.bar(
+        x + width,
+        table["predicted"] * 1e3,
+        width,
+        yerr=table["predicted_stderr"] * 1e3,
+        label="model expectation",
+        color="C2",
+    )
+    for xi, (m, g, gr) in enumerate(
+        zip(table["measured"], table["gap_predicted"], table["gap_replayed"])
+    ):
         flag = "" if abs(g) <= tolerance else " !"
-        ax.annotate(f"{g:+.0%}{flag}\n({gr:+.0%})", (xi - width, m * 1e3), ha="center", va="bottom",
-                    fontsize="x-small")
+        ax.annotate(
+            f"{g:+.0%}{flag}\n({gr:+.0%})",
+            (xi - width, m * 1e3),
+            ha="center",
+            va="bottom",
+            fontsize="x-small",
+        )
     ax.set_xticks(x, [f"{n}\n({p} procs)" for n, p in zip(table["name"], table["processes"])])
     ax.set_ylabel("mean iteration time (ms)")
-    ax.set_title(f"Measured vs simulated iteration time (gap vs expectation, ! beyond "
-                 f"{tolerance:.0%}; in brackets vs replay)")
+    ax.set_title(
+        f"Measured vs simulated iteration time (gap vs expectation, ! beyond "
+        f"{tolerance:.0%}; in brackets vs replay)"
+    )
     ax.margins(y=0.3)
     ax.legend(fontsize="small", loc="upper center", ncol=3)
     return fig
@@ -207,8 +242,11 @@ def plot_ring_rounds(rounds, ax=None):
     g = rounds.groupby(["phase", "round"], sort=False)["seconds"].mean().reset_index()
     order = {"reduce-scatter": 0, "all-gather": 1}
     g = g.sort_values(["phase", "round"], key=lambda s: s.map(order) if s.name == "phase" else s)
-    ax.bar(np.arange(len(g)), g["seconds"] * 1e3,
-           color=["C0" if p == "reduce-scatter" else "C1" for p in g["phase"]])
+    ax.bar(
+        np.arange(len(g)),
+        g["seconds"] * 1e3,
+        color=["C0" if p == "reduce-scatter" else "C1" for p in g["phase"]],
+    )
     ax.set_xticks(np.arange(len(g)), [f"{p[0].upper()}{r}" for p, r in zip(g["phase"], g["round"])])
     ax.set_xlabel("round (R: reduce-scatter, A: all-gather)")
     ax.set_ylabel("mean round time (ms)")

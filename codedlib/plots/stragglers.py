@@ -153,8 +153,11 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str = ""):
                 lw=0,
             )
     ax.fill_between([], [], color="0.5", alpha=0.3, label="in a burst (shaded)")
-    ax.set(xlabel="iteration", ylabel="latency",
-           title=title or "bursty workers (two-state Markov slowdown)")
+    ax.set(
+        xlabel="iteration",
+        ylabel="latency",
+        title=title or "bursty workers (two-state Markov slowdown)",
+    )
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 

@@ -53,20 +53,41 @@ def plot_example2(table, ax=None):
         first = True
         for yi, values in zip(y, rows["sim_per_seed"]):
             if isinstance(values, tuple) and values:
-                ax.scatter(values, np.full(len(values), yi - 0.3), marker="|", s=40, color="0.5",
-                           label="ours, one stream of J jobs each" if first else None)
+                ax.scatter(
+                    values,
+                    np.full(len(values), yi - 0.3),
+                    marker="|",
+                    s=40,
+                    color="0.5",
+                    label="ours, one stream of J jobs each" if first else None,
+                )
                 first = False
     if "sim_q025" in rows:
         lo, hi = rows["sim_q025"].to_numpy(float), rows["sim_q975"].to_numpy(float)
         ok = np.isfinite(lo) & np.isfinite(hi)
-        ax.hlines(y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5,
-                  label="central 95% of single streams")
-    ax.errorbar(sim[has_sim], y[has_sim] - 0.15, xerr=rows["sim_ci_halfwidth"][has_sim],
-                fmt="o", color="C0", capsize=3, label="ours, simulated mean (95% CI)", zorder=3)
+        ax.hlines(
+            y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label="central 95% of single streams"
+        )
+    ax.errorbar(
+        sim[has_sim],
+        y[has_sim] - 0.15,
+        xerr=rows["sim_ci_halfwidth"][has_sim],
+        fmt="o",
+        color="C0",
+        capsize=3,
+        label="ours, simulated mean (95% CI)",
+        zorder=3,
+    )
     theory = rows["theory"].to_numpy(dtype=float)
     has_th = np.isfinite(theory)
-    ax.scatter(theory[has_th], y[has_th] - 0.15, marker="D", color="C2",
-               label="ours, closed form", zorder=3)
+    ax.scatter(
+        theory[has_th],
+        y[has_th] - 0.15,
+        marker="D",
+        color="C2",
+        label="ours, closed form",
+        zorder=3,
+    )
     ax.set_yticks(y, rows["quantity"], fontsize="small")
     ax.invert_yaxis()
     ax.set_xlabel("average job delay [s]")
@@ -106,8 +127,15 @@ def plot_split_metrics(df, axes=None):
     w = 0.38
     b.bar(x - w / 2, df["metric_uniform"], width=w, color="C1", label="uniform split")
     b.bar(x + w / 2, df["metric_optimal"], width=w, color="C0", label="optimal split (integer κ)")
-    b.scatter(x + w / 2, df["metric_optimal_continuous"], marker="_", s=300, color="k",
-              label="optimal split (real κ) = θ", zorder=3)
+    b.scatter(
+        x + w / 2,
+        df["metric_optimal_continuous"],
+        marker="_",
+        s=300,
+        color="k",
+        label="optimal split (real κ) = θ",
+        zorder=3,
+    )
     for xi, (ku, ko) in zip(x, zip(df["kappa_uniform"], df["kappa_optimal"])):
         b.annotate(f"{ku}", (xi - w / 2, 0), ha="center", va="bottom", fontsize="x-small")
         b.annotate(f"{ko}", (xi + w / 2, 0), ha="center", va="bottom", fontsize="x-small")
@@ -139,8 +167,9 @@ def plot_activity(data, axes=None, max_time=None):
 
     kinds = [k for k in ("uniform", "optimal") if k in data]
     if axes is None:
-        fig, axes = subplots(len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2),
-                                 sharex=True, squeeze=False)
+        fig, axes = subplots(
+            len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2), sharex=True, squeeze=False
+        )
         axes = axes[:, 0]
     fig = axes[0].figure
     colors = matplotlib.colormaps["tab10"]
@@ -150,8 +179,9 @@ def plot_activity(data, axes=None, max_time=None):
         iv = d["intervals"]
         for (worker, job), g in iv.groupby(["worker", "job"]):
             spans = list(zip(g["start"], g["stop"] - g["start"]))
-            ax.broken_barh(spans, (worker + 0.6, 0.8), facecolors=colors(job % 10),
-                           edgecolor="none")
+            ax.broken_barh(
+                spans, (worker + 0.6, 0.8), facecolors=colors(job % 10), edgecolor="none"
+            )
         for j, t in enumerate(d["jobs"]["arrival"]):
             ax.axvline(t, color=colors(j % 10), ls="--", lw=1)
         ax.set_yticks(np.arange(1, d["n_workers"] + 1))
@@ -185,17 +215,39 @@ def plot_delay_vs_redundancy(result, axes=None):
     t = result["table"]
     top, bottom = axes
     for kind, color in (("uniform", "C3"), ("optimal", "C0")):
-        top.errorbar(t["omega"], t[f"{kind}_mean"], yerr=t[f"{kind}_ci_halfwidth"], marker="o",
-                     color=color, capsize=3, label=f"{kind} split, simulated (purging)")
+        top.errorbar(
+            t["omega"],
+            t[f"{kind}_mean"],
+            yerr=t[f"{kind}_ci_halfwidth"],
+            marker="o",
+            color=color,
+            capsize=3,
+            label=f"{kind} split, simulated (purging)",
+        )
     if "optimal_no_purging_mean" in t:
-        top.errorbar(t["omega"], t["optimal_no_purging_mean"],
-                     yerr=t["optimal_no_purging_ci_halfwidth"], ls=":", marker=".", color="C2",
-                     alpha=0.7, capsize=2, label="optimal split, simulated (no purging)")
-    top.plot(t["omega"], t["theory_no_purging"], color="C2", lw=2,
-             label="theory, no purging (eq. 7)")
+        top.errorbar(
+            t["omega"],
+            t["optimal_no_purging_mean"],
+            yerr=t["optimal_no_purging_ci_halfwidth"],
+            ls=":",
+            marker=".",
+            color="C2",
+            alpha=0.7,
+            capsize=2,
+            label="optimal split, simulated (no purging)",
+        )
+    top.plot(
+        t["omega"], t["theory_no_purging"], color="C2", lw=2, label="theory, no purging (eq. 7)"
+    )
     top.plot(t["omega"], t["lower_bound"], color="k", lw=1.5, label="lower bound D_L (eq. 9)")
-    top.plot(t["omega"], t["lower_bound_queue"], color="k", ls="--", lw=1,
-             label="D_L behind the queue (M/D/1)")
+    top.plot(
+        t["omega"],
+        t["lower_bound_queue"],
+        color="k",
+        ls="--",
+        lw=1,
+        label="D_L behind the queue (M/D/1)",
+    )
     top.set_ylabel("average job delay [s]")
     top.set_yscale("log")
     top.legend(fontsize="x-small")
@@ -206,8 +258,14 @@ def plot_delay_vs_redundancy(result, axes=None):
     for kind, color, shift in (("uniform", "C3", -0.2), ("optimal", "C0", 0.2)):
         sub = r[r["split"] == kind]
         jitter = rng.uniform(-0.12, 0.12, len(sub)) * step
-        bottom.scatter(sub["omega"] + shift * step + jitter, sub["delay"], s=4, alpha=0.5,
-                       color=color, label=kind)
+        bottom.scatter(
+            sub["omega"] + shift * step + jitter,
+            sub["delay"],
+            s=4,
+            alpha=0.5,
+            color=color,
+            label=kind,
+        )
     bottom.set_yscale("log")
     bottom.set_xlabel("redundancy ratio Ω")
     bottom.set_ylabel("job delay [s]")
@@ -244,8 +302,15 @@ def plot_cluster(df, ax=None):
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     # below the axes: the twin axis would draw its points over a legend inside them
-    ax2.legend(h1 + h2, l1 + l2, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2),
-               ncol=2, frameon=False)
+    ax2.legend(
+        h1 + h2,
+        l1 + l2,
+        fontsize="small",
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncol=2,
+        frameon=False,
+    )
     ax.set_title(f"seeded heterogeneous cluster, P = {len(df)}")
     return fig
 
@@ -272,8 +337,7 @@ def plot_mismatch(result, ax=None):
     ax.set_xlabel("number of critical tasks K (C = Z / K)")
     ax.set_ylabel("mismatch, all workers")
     ax2 = ax.twinx()
-    ax2.plot(t["K"], t["mismatch_active"], marker=".", color="C1",
-             label="over active workers only")
+    ax2.plot(t["K"], t["mismatch_active"], marker=".", color="C1", label="over active workers only")
     ax2.axvline(result["best_K_active_only"], color="C1", ls=":", lw=1)
     ax2.set_yscale("log")
     ax2.set_ylabel("mismatch, active workers")
@@ -307,8 +371,14 @@ def plot_theta_active(result, ax=None):
     ax2 = ax.twinx()
     ax2.step(t["K"], t["n_active"], where="mid", color="C3", label="active: a_p < θ (Theorem 2)")
     if "n_assigned" in t:
-        ax2.step(t["K"], t["n_assigned"], where="mid", color="C1", ls="--",
-                 label="κ_p ≥ 1 after rounding")
+        ax2.step(
+            t["K"],
+            t["n_assigned"],
+            where="mid",
+            color="C1",
+            ls="--",
+            label="κ_p ≥ 1 after rounding",
+        )
     ax2.set_ylabel("number of workers")
     ax2.grid(False)
     h1, l1 = ax.get_legend_handles_labels()
@@ -335,8 +405,15 @@ def plot_table2(df, ax=None):
     fig, ax = new_axes(ax, figsize=(6, 3.4))
     x = np.arange(len(df))
     stable = df["sim_stable"].to_numpy(dtype=bool)
-    ax.bar(x[stable], df["sim_mean"][stable], yerr=df["sim_ci_halfwidth"][stable], capsize=4,
-           color="C0", alpha=0.8, label="simulated, optimal split (95% CI)")
+    ax.bar(
+        x[stable],
+        df["sim_mean"][stable],
+        yerr=df["sim_ci_halfwidth"][stable],
+        capsize=4,
+        color="C0",
+        alpha=0.8,
+        label="simulated, optimal split (95% CI)",
+    )
     th = df["theory_no_purging"].to_numpy(dtype=float)
     ok = np.isfinite(th)
     ax.scatter(x[ok], th[ok], marker="D", color="C2", zorder=3, label="P-K, eq. (7)")
@@ -346,8 +423,11 @@ def plot_table2(df, ax=None):
     ax.set_xlabel("K")
     ax.set_ylabel("average job delay [s]")
     # head room so the legend sits above the bars and error bars, not on them
-    top = np.nanmax(np.concatenate([(df["sim_mean"] + df["sim_ci_halfwidth"])[stable].to_numpy(float),
-                                    th[ok], [1.0]]))
+    top = np.nanmax(
+        np.concatenate(
+            [(df["sim_mean"] + df["sim_ci_halfwidth"])[stable].to_numpy(float), th[ok], [1.0]]
+        )
+    )
     ax.set_ylim(0, 1.35 * top)
     ax.legend(fontsize="small", loc="upper right", ncol=2)
     return fig
@@ -374,16 +454,29 @@ def plot_unstable_growth(df, paper=None, ax=None):
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.6))
     for seed, g in df.groupby("seed"):
-        ax.plot(g["J"], g["mean_delay"], marker="o", ls="none", color="C0", alpha=0.6,
-                label="ours, one stream per seed" if seed == df["seed"].min() else None)
+        ax.plot(
+            g["J"],
+            g["mean_delay"],
+            marker="o",
+            ls="none",
+            color="C0",
+            alpha=0.6,
+            label="ours, one stream per seed" if seed == df["seed"].min() else None,
+        )
     pred = df.groupby("J")["prediction"].mean()
     ax.plot(pred.index, pred.to_numpy(), color="C2", label="E[T_s] + (J-1)/2 (E[T_s] - E[T_a])")
     if paper:
         J = float(df["J"].max())
         markers = "sD^v<>ph"
         for i, (label, value) in enumerate(paper.items()):
-            ax.scatter([J * (1.025 + 0.02 * i)], [value], marker=markers[i % len(markers)], color="C3",
-                       zorder=3, label=f"paper, Table II, {label}")
+            ax.scatter(
+                [J * (1.025 + 0.02 * i)],
+                [value],
+                marker=markers[i % len(markers)],
+                color="C3",
+                zorder=3,
+                label=f"paper, Table II, {label}",
+            )
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
     ax.legend(fontsize="small", loc="upper left")
@@ -411,14 +504,25 @@ def plot_example2_setting_check(check: dict, title: str = ""):
     fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
     for ax, split in zip(axes, ("optimal", "uniform")):
         x, y = streams["realised_rate"].to_numpy(), streams[split].to_numpy()
-        ax.plot(x, y, ".", color="#0173b2" if split == "optimal" else "#de8f05", ms=4,
-                label=f"one simulated stream ({split} split)")
+        ax.plot(
+            x,
+            y,
+            ".",
+            color="#0173b2" if split == "optimal" else "#de8f05",
+            ms=4,
+            label=f"one simulated stream ({split} split)",
+        )
         m = match.loc[split]
         grid = np.linspace(min(x.min(), m["rate_matching_paper"]) * 0.98, x.max() * 1.02, 50)
         ax.plot(grid, m["intercept"] + m["slope"] * grid, "k-", lw=1, label="least squares")
         ax.axhline(m["paper"], color="crimson", ls="--", lw=1, label=f"paper: {m['paper']:g} s")
-        ax.axvline(m["rate_matching_paper"], color="crimson", ls=":", lw=1,
-                   label=f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s")
+        ax.axvline(
+            m["rate_matching_paper"],
+            color="crimson",
+            ls=":",
+            lw=1,
+            label=f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s",
+        )
         ax.axvline(0.01, color="#888888", lw=0.8, label="λ = 0.01 (listed)")
         ax.set_xlabel("realised arrival rate of the stream, J / t_J [jobs/s]")
         ax.set_ylabel("average job delay of the stream [s]")
@@ -463,17 +567,41 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
         agg = g.groupby("arrival_rate")["slope"]
         mean, sd, n = agg.mean(), agg.std(ddof=1), agg.count()
         half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
-        a.errorbar(mean.index, mean.to_numpy(), yerr=half.to_numpy(), fmt="o", capsize=3,
-                   color=colors[kind], label=f"{kind} split, simulated (95% CI)")
+        a.errorbar(
+            mean.index,
+            mean.to_numpy(),
+            yerr=half.to_numpy(),
+            fmt="o",
+            capsize=3,
+            color=colors[kind],
+            label=f"{kind} split, simulated (95% CI)",
+        )
         t = thr[thr["split"] == kind].iloc[0]
-        grid = np.linspace(streams["arrival_rate"].min() * 0.97, streams["arrival_rate"].max() * 1.03, 200)
-        a.plot(grid, np.maximum(0.0, t["service_mean"] - 1 / grid), color=colors[kind], lw=1,
-               label=f"{kind}: E[T_s] − E[T_a] (closed form)")
+        grid = np.linspace(
+            streams["arrival_rate"].min() * 0.97, streams["arrival_rate"].max() * 1.03, 200
+        )
+        a.plot(
+            grid,
+            np.maximum(0.0, t["service_mean"] - 1 / grid),
+            color=colors[kind],
+            lw=1,
+            label=f"{kind}: E[T_s] − E[T_a] (closed form)",
+        )
         if grid[0] <= t["critical_rate"] <= grid[-1]:
-            a.axvline(t["critical_rate"], color=colors[kind], ls=":", lw=1,
-                      label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.5f}")
+            a.axvline(
+                t["critical_rate"],
+                color=colors[kind],
+                ls=":",
+                lw=1,
+                label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.5f}",
+            )
         else:
-            a.plot([], [], " ", label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.4f} (off the axis)")
+            a.plot(
+                [],
+                [],
+                " ",
+                label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.4f} (off the axis)",
+            )
     a.axvline(lam0, color="k", ls="--", lw=1, label="paper's λ = 0.01")
     a.set_xlabel("arrival rate λ [jobs/s]")
     a.set_ylabel("growth of the job delay [s per job]")
@@ -483,8 +611,14 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
     for kind, g in by.groupby("split"):
         b.plot(g["job"], g["mean_delay"], color=colors[kind], lw=1, label=f"{kind} split")
         low = g["mean_delay"] - g["ci_halfwidth"]
-        b.fill_between(g["job"], low.where(low > 0, g["mean_delay"] / 2),
-                       g["mean_delay"] + g["ci_halfwidth"], color=colors[kind], alpha=0.25, lw=0)
+        b.fill_between(
+            g["job"],
+            low.where(low > 0, g["mean_delay"] / 2),
+            g["mean_delay"] + g["ci_halfwidth"],
+            color=colors[kind],
+            alpha=0.25,
+            lw=0,
+        )
     b.set_yscale("log")
     block = int(by["block"].iloc[0]) if "block" in by and len(by) else 1
     b.set_xlabel(f"job index j (blocks of {block} jobs)")
@@ -495,12 +629,22 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
     for kind in ("uniform", "optimal"):
         c.plot(t["scale"], t[f"rho_{kind}"], color=colors[kind], label=f"ρ, {kind} split")
     c.axhline(1.0, color="k", lw=0.8)
-    c.axvspan(window["s_uniform"], window["s_optimal"], color="0.85", zorder=0,
-              label=f"paper's statement holds: s ∈ [{window['s_uniform']:.3f}, {window['s_optimal']:.2f})")
+    c.axvspan(
+        window["s_uniform"],
+        window["s_optimal"],
+        color="0.85",
+        zorder=0,
+        label=f"paper's statement holds: s ∈ [{window['s_uniform']:.3f}, {window['s_optimal']:.2f})",
+    )
     c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
     if "fig4_scale" in window:
-        c.axvline(window["fig4_scale"], color="0.4", ls=":", lw=1,
-                  label=f"Fig. 4 stand-in's speeds (s = {window['fig4_scale']:g})")
+        c.axvline(
+            window["fig4_scale"],
+            color="0.4",
+            ls=":",
+            lw=1,
+            label=f"Fig. 4 stand-in's speeds (s = {window['fig4_scale']:g})",
+        )
     c.set_xscale("log")
     c.set_yscale("log")
     c.set_xlabel("task-time scale s of the workers (s > 1: slower)")

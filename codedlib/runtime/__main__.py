@@ -42,16 +42,27 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m codedlib.runtime",
         description="Run straggler-resilient distributed gradient descent on MPI "
-                    "(launch under mpiexec -n <workers + 1>).")
+        "(launch under mpiexec -n <workers + 1>).",
+    )
     add_arguments(p)  # one option per RunConfig field, from its declaration
-    p.add_argument("--compare", action="store_true",
-                   help="also print the simulator's prediction for the injected model")
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="also print the simulator's prediction for the injected model",
+    )
     p.add_argument("--out", help="directory for trace.csv, iterations.csv, run.json")
     p.add_argument("--trace", help="also write the latency trace CSV to this file")
-    p.add_argument("--force", action="store_true",
-                   help="replace an existing --trace file / this tool's files in --out")
-    p.add_argument("--check-tol", type=float, default=1e-8,
-                   help="largest relative gradient error --check accepts (exit 4 beyond it)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing --trace file / this tool's files in --out",
+    )
+    p.add_argument(
+        "--check-tol",
+        type=float,
+        default=1e-8,
+        help="largest relative gradient error --check accepts (exit 4 beyond it)",
+    )
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -66,15 +77,19 @@ def check_outputs(args) -> None:
         while not probe.exists():
             probe = probe.parent
         if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-            raise ValueError(f"{option} {path}: cannot create it ({probe} is not a writable directory)")
+            raise ValueError(
+                f"{option} {path}: cannot create it ({probe} is not a writable directory)"
+            )
 
     if args.trace:
         trace = Path(args.trace)
         if trace.is_dir():
             raise ValueError(f"--trace must name a file, got the directory {trace}")
         if trace.exists() and not args.force:
-            raise ValueError(f"--trace {trace} exists: refusing to overwrite an earlier trace "
-                             "(choose another file or add --force)")
+            raise ValueError(
+                f"--trace {trace} exists: refusing to overwrite an earlier trace "
+                "(choose another file or add --force)"
+            )
         writable_dir("--trace", trace.parent if str(trace.parent) else Path("."))
     if args.out:
         out = Path(args.out)
@@ -84,11 +99,15 @@ def check_outputs(args) -> None:
             ours = [name for name in RUN_FILES if (out / name).exists()]
             others = sorted(p.name for p in out.iterdir() if p.name not in RUN_FILES)
             if ours and not args.force:
-                raise ValueError(f"--out {out} holds an earlier run ({', '.join(ours)}): refusing to "
-                                 "mix two runs' files (choose another directory or add --force)")
+                raise ValueError(
+                    f"--out {out} holds an earlier run ({', '.join(ours)}): refusing to "
+                    "mix two runs' files (choose another directory or add --force)"
+                )
             if others:
-                raise ValueError(f"--out {out} holds files that are not a run's ({', '.join(others[:5])}"
-                                 f"{', ...' if len(others) > 5 else ''}): choose an empty or new directory")
+                raise ValueError(
+                    f"--out {out} holds files that are not a run's ({', '.join(others[:5])}"
+                    f"{', ...' if len(others) > 5 else ''}): choose an empty or new directory"
+                )
         writable_dir("--out", out)
     if not args.check_tol > 0:
         raise ValueError(f"--check-tol must be > 0, got {args.check_tol}")
@@ -106,13 +125,17 @@ def summary(result) -> str:
     lines = [
         f"scheme {m['scheme']}: {len(it)} iterations on {m['world_size']} processes, "
         f"mean iteration time {it['iteration_time'].mean() * 1e3:.2f} ms, "
-        f"final loss {it['loss'].iloc[-1]:.6g}" if len(it) else f"scheme {m['scheme']}: no iteration finished",
+        f"final loss {it['loss'].iloc[-1]:.6g}"
+        if len(it)
+        else f"scheme {m['scheme']}: no iteration finished",
         f"  real:     {m['real']}",
         f"  injected: {m['injected']}",
     ]
     if "grad_rel_error" in it and it["grad_rel_error"].notna().any():
-        lines.append(f"  max relative gradient error vs serial: {it['grad_rel_error'].max():.3e} "
-                     "(||g - g_serial|| / sum of the partition gradients' norms)")
+        lines.append(
+            f"  max relative gradient error vs serial: {it['grad_rel_error'].max():.3e} "
+            "(||g - g_serial|| / sum of the partition gradients' norms)"
+        )
     for note in m.get("notes", []):
         lines.append(f"  note: {note}")
     return "\n".join(lines)
@@ -123,10 +146,12 @@ def comparison(result) -> str:
     from codedlib.runtime.validation import compare_with_simulator
 
     row = compare_with_simulator({result.meta["scheme"]: result}).iloc[0]
-    return (f"  simulator (iterations 1..): measured {row['measured'] * 1e3:.2f} ms, "
-            f"simulator on the injected draw {row['replayed'] * 1e3:.2f} ms "
-            f"({row['gap_replayed']:+.1%}), model expectation {row['predicted'] * 1e3:.2f} ms "
-            f"({row['gap_predicted']:+.1%}; {row['method']})")
+    return (
+        f"  simulator (iterations 1..): measured {row['measured'] * 1e3:.2f} ms, "
+        f"simulator on the injected draw {row['replayed'] * 1e3:.2f} ms "
+        f"({row['gap_replayed']:+.1%}), model expectation {row['predicted'] * 1e3:.2f} ms "
+        f"({row['gap_predicted']:+.1%}; {row['method']})"
+    )
 
 
 def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed process
@@ -156,11 +181,16 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
     DEAD_WORKERS.update(dead)
     if dead and not fresh:
         return
-    who = (", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
-           if fresh else "a process of the job (not one of this host's workers)")
-    sys.stderr.write(f"codedlib.runtime: warning: {who} died; the run goes on without it (no more "
-                     "tasks to it): a scheme that tolerates it finishes, else --timeout ends the run "
-                     "with the iterations completed so far in --out\n")
+    who = (
+        ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
+        if fresh
+        else "a process of the job (not one of this host's workers)"
+    )
+    sys.stderr.write(
+        f"codedlib.runtime: warning: {who} died; the run goes on without it (no more "
+        "tasks to it): a scheme that tolerates it finishes, else --timeout ends the run "
+        "with the iterations completed so far in --out\n"
+    )
     sys.stderr.flush()
 
 
@@ -211,7 +241,7 @@ def main(argv=None) -> int:
     for option in ("--out", "--trace"):  # where the files went is not part of how they were made
         if option in shown:
             k = shown.index(option)
-            del shown[k:k + 2]
+            del shown[k : k + 2]
     shown = [a for a in shown if a not in ("--quiet", "--force")]
     command = "mpiexec -n {} python -m codedlib.runtime {}".format(comm.Get_size(), " ".join(shown))
     if rank == 0 and args.out and args.force:
@@ -221,14 +251,23 @@ def main(argv=None) -> int:
             path = Path(args.out) / name
             if path.is_file() and not path.is_symlink():
                 path.unlink()
+
     def announce():
         if not args.quiet:
-            print(f"codedlib.runtime: started scheme {config.scheme} on {comm.Get_size()} processes",
-                  file=sys.stderr, flush=True)
+            print(
+                f"codedlib.runtime: started scheme {config.scheme} on {comm.Get_size()} processes",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
-        result = run(config, comm, command=command, progress_dir=args.out if rank == 0 else None,
-                     on_start=announce)
+        result = run(
+            config,
+            comm,
+            command=command,
+            progress_dir=args.out if rank == 0 else None,
+            on_start=announce,
+        )
     except (StragglerTimeout, Diverged) as exc:
         print(f"codedlib.runtime: error: {exc}", file=sys.stderr, flush=True)
         result = getattr(exc, "result", None)
@@ -260,12 +299,18 @@ def main(argv=None) -> int:
             print(summary(result), flush=True)
         if args.compare:
             print(comparison(result), flush=True)
-        errors = result.iterations["grad_rel_error"] if "grad_rel_error" in result.iterations else None
+        errors = (
+            result.iterations["grad_rel_error"] if "grad_rel_error" in result.iterations else None
+        )
         if config.check and errors is not None and errors.notna().any():
             worst = float(errors.max())
             if not worst <= args.check_tol:
-                print(f"codedlib.runtime: error: --check: largest relative gradient error {worst:.3g} "
-                      f"exceeds --check-tol {args.check_tol:g}", file=sys.stderr, flush=True)
+                print(
+                    f"codedlib.runtime: error: --check: largest relative gradient error {worst:.3g} "
+                    f"exceeds --check-tol {args.check_tol:g}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 code = 4
         abort_if_needed(comm, result, code)
     return code

@@ -28,13 +28,21 @@ import numpy as np
 from codedlib.runtime.config import RunConfig, tree_size
 
 
-def suite(world: int, frozen: bool = False, iterations: int = 6,
-          sigstop: bool = False) -> list[tuple[str, RunConfig]]:
+def suite(
+    world: int, frozen: bool = False, iterations: int = 6, sigstop: bool = False
+) -> list[tuple[str, RunConfig]]:
     """The named configs of the self-check for a world of ``world`` processes; with
     ``sigstop`` only the SIGSTOP run (it ends the job with ``MPI_Abort``)."""
     N = world - 1
-    common = {"iterations": iterations, "check": True, "timeout": 20.0, "samples": max(240, 20 * N),
-                  "dim": 16, "delay": "shiftexp:shift=0.005,rate=200", "seed": 1}
+    common = {
+        "iterations": iterations,
+        "check": True,
+        "timeout": 20.0,
+        "samples": max(240, 20 * N),
+        "dim": 16,
+        "delay": "shiftexp:shift=0.005,rate=200",
+        "seed": 1,
+    }
     runs = []
     S = max(1, N // 4)
     runs.append(("gc", RunConfig("gc", n_workers=N, stragglers=S, **common)))
@@ -45,21 +53,46 @@ def suite(world: int, frozen: bool = False, iterations: int = 6,
                 runs.append((f"cr(n={n},L={L})", RunConfig("cr", n=n, L=L, s=1, **common)))
     runs.append(("rar", RunConfig("rar", n_workers=N, **common)))
     if N <= 4:
-        runs.append(("rar-ring", RunConfig("rar", n_workers=N, allreduce="ring", t_c=0.001, **common)))
+        runs.append(
+            ("rar-ring", RunConfig("rar", n_workers=N, allreduce="ring", t_c=0.001, **common))
+        )
         runs.append(("umw", RunConfig("umw", n_workers=N, **common)))
         runs.append(("sgd", RunConfig("sgd", n_workers=N, stragglers=S, **common)))
-        runs.append(("dsag", RunConfig("dsag", n_workers=N, w=max(1, N - 1), subpartitions=2, **common)))
+        runs.append(
+            ("dsag", RunConfig("dsag", n_workers=N, w=max(1, N - 1), subpartitions=2, **common))
+        )
     if sigstop:
         for name, cfg in runs:
             if name.startswith("cr") and cfg.L >= 2:
-                return [(name + "-sigstop", cfg.replace(freeze=f"{cfg.n + 1}@2", freeze_mode="stop"))]
+                return [
+                    (name + "-sigstop", cfg.replace(freeze=f"{cfg.n + 1}@2", freeze_mode="stop"))
+                ]
         return []
     if frozen:
-        runs.append(("gc-frozen", RunConfig("gc", n_workers=N, stragglers=S,
-                                            freeze=",".join(f"{w}@1" for w in range(S)), **common)))
-        runs.append(("rs-frozen", RunConfig("rs", n_workers=N, stragglers=S,
-                                            freeze=",".join(f"{w}@1" for w in range(1, S + 1)),
-                                            **common)))
+        runs.append(
+            (
+                "gc-frozen",
+                RunConfig(
+                    "gc",
+                    n_workers=N,
+                    stragglers=S,
+                    freeze=",".join(f"{w}@1" for w in range(S)),
+                    **common,
+                ),
+            )
+        )
+        runs.append(
+            (
+                "rs-frozen",
+                RunConfig(
+                    "rs",
+                    n_workers=N,
+                    stragglers=S,
+                    freeze=",".join(f"{w}@1" for w in range(1, S + 1)),
+                    **common,
+                ),
+            )
+        )
         for name, cfg in list(runs):
             if name.startswith("cr") and cfg.L >= 2:
                 # one frozen leaf under the first parent and one frozen inner node (different
@@ -87,12 +120,19 @@ def _check_tree_reduce(comm):
             if tree_size(n, L) == N:
                 for blocking in (False, True):
                     out = tree_reduce(comm, vec, n, L, blocking=blocking)
-                    errors[f"tree(n={n},L={L},blocking={blocking})"] = float(np.abs(out - exact).max())
+                    errors[f"tree(n={n},L={L},blocking={blocking})"] = float(
+                        np.abs(out - exact).max()
+                    )
     errors["ring"] = float(np.abs(ring_allreduce(comm, vec) - exact).max())
     worst = comm.allreduce(max(errors.values()), op=_max_op())
     if comm.Get_rank() == 0:
-        print("CHECK " + json.dumps({"name": "allreduce-kernels", "kernels": sorted(errors),
-                                     "max_abs_error": worst}), flush=True)
+        print(
+            "CHECK "
+            + json.dumps(
+                {"name": "allreduce-kernels", "kernels": sorted(errors), "max_abs_error": worst}
+            ),
+            flush=True,
+        )
 
 
 def _max_op():
@@ -125,14 +165,19 @@ def main(argv=None) -> int:
             used = tr[tr["used"] & (tr["parent"] == 0)]  # RAR's rows have parent -1: none
             survivors = [sorted(g["worker"].tolist()) for _, g in used.groupby("iteration")]
             patterns = sorted({tuple(p) for p in survivors})
-            line = {"name": name, "scheme": cfg.scheme, "world": comm.Get_size(),
-                    "iterations": len(it),
-                    "max_grad_rel_error": float(np.nanmax(it["grad_rel_error"])),
-                    "mean_iteration_time": float(it["iteration_time"].mean()),
-                    "exact": cfg.spec.exact, "frozen": [list(f) for f in cfg.freeze],
-                    "root_patterns": [list(pat) for pat in patterns],
-                    "root_survivors": survivors,
-                    "unresponsive": result.meta["unresponsive"]}
+            line = {
+                "name": name,
+                "scheme": cfg.scheme,
+                "world": comm.Get_size(),
+                "iterations": len(it),
+                "max_grad_rel_error": float(np.nanmax(it["grad_rel_error"])),
+                "mean_iteration_time": float(it["iteration_time"].mean()),
+                "exact": cfg.spec.exact,
+                "frozen": [list(f) for f in cfg.freeze],
+                "root_patterns": [list(pat) for pat in patterns],
+                "root_survivors": survivors,
+                "unresponsive": result.meta["unresponsive"],
+            }
             print("CHECK " + json.dumps(line), flush=True)
             if args.record:
                 with open(args.record, "a", encoding="utf-8") as fh:

@@ -25,7 +25,15 @@ import time
 
 import numpy as np
 
-TAG_TASK, TAG_RESULT, TAG_STOP, TAG_DONE, TAG_TRACE, TAG_RING, TAG_PROGRESS = 11, 12, 13, 14, 15, 16, 17
+TAG_TASK, TAG_RESULT, TAG_STOP, TAG_DONE, TAG_TRACE, TAG_RING, TAG_PROGRESS = (
+    11,
+    12,
+    13,
+    14,
+    15,
+    16,
+    17,
+)
 TAG_REPARTITION = 18
 HEADER = 6  # iteration, compute, injected, elapsed, start, stop
 

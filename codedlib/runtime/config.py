@@ -27,8 +27,16 @@ from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear
 from codedlib.runtime.injection import DelayModel, parse_freeze
 from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
 
-__all__ = ["SCHEMES", "RunConfig", "WorldSizeError", "add_arguments", "build_problem", "cli_fields",
-           "option", "tree_size"]
+__all__ = [
+    "SCHEMES",
+    "RunConfig",
+    "WorldSizeError",
+    "add_arguments",
+    "build_problem",
+    "cli_fields",
+    "option",
+    "tree_size",
+]
 
 PROBLEMS = ("linreg", "logreg")
 
@@ -37,15 +45,32 @@ class WorldSizeError(ValueError):
     """The MPI world does not have the number of processes the scheme needs."""
 
 
-def option(default, *flags, help: str, kind=None, choices=None, scheme: bool = False,
-           alias_of: str | None = None, metavar: str | None = None):
+def option(
+    default,
+    *flags,
+    help: str,
+    kind=None,
+    choices=None,
+    scheme: bool = False,
+    alias_of: str | None = None,
+    metavar: str | None = None,
+):
     """A :class:`RunConfig` field with its command-line form. ``flags``: the options (the
     first is written by ``cli_args``; none: not on the command line); ``kind``: the value's
     type (default: the default's); ``scheme``: used by some schemes only; ``alias_of``: for a
     scheme that does not use this field, its value goes to that field (``--s`` = ``--S``)."""
-    return dataclasses.field(default=default, metadata={
-        "flags": flags, "help": help, "kind": kind or type(default), "choices": choices,
-        "scheme": scheme, "alias_of": alias_of, "metavar": metavar})
+    return dataclasses.field(
+        default=default,
+        metadata={
+            "flags": flags,
+            "help": help,
+            "kind": kind or type(default),
+            "choices": choices,
+            "scheme": scheme,
+            "alias_of": alias_of,
+            "metavar": metavar,
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -69,24 +94,61 @@ class RunConfig:
     """
 
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
-    n_workers: int | None = option(None, "--N", "--workers", kind=int, scheme=True,
-                                   help="workers N (every scheme but cr, whose N follows from n, L)")
+    n_workers: int | None = option(
+        None,
+        "--N",
+        "--workers",
+        kind=int,
+        scheme=True,
+        help="workers N (every scheme but cr, whose N follows from n, L)",
+    )
     stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd, rs)")
     n: int | None = option(None, "--n", kind=int, scheme=True, help="children per parent (cr)")
     L: int | None = option(None, "--L", kind=int, scheme=True, help="tree layers (cr)")
-    s: int = option(0, "--s", scheme=True, alias_of="stragglers",
-                    help="stragglers tolerated per parent (cr); for gc/sgd/rs the same as --S")
-    w: int | None = option(None, "--w", kind=int, scheme=True,
-                           help="fresh results the DSAG coordinator waits for (default N)")
-    subpartitions: int = option(1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker")
-    redundancy: int = option(1, "--r", "--redundancy", scheme=True,
-                             help="LAGC/G-LAG: fine partitions each worker stores (r)")
-    groups: int | None = option(None, "--G", "--groups", kind=int, scheme=True,
-                                help="LAGC/G-LAG: groups G (a divisor of N; G-LAG default N/r)")
-    xi: float = option(0.0, "--xi", scheme=True,
-                       help="LAGC/G-LAG: laziness xi of the selection rule (17); 0: every group, every time")
-    history: int = option(10, "--history", scheme=True,
-                          help="LAGC/G-LAG: past steps D in the selection rule (D xi < 1)")
+    s: int = option(
+        0,
+        "--s",
+        scheme=True,
+        alias_of="stragglers",
+        help="stragglers tolerated per parent (cr); for gc/sgd/rs the same as --S",
+    )
+    w: int | None = option(
+        None,
+        "--w",
+        kind=int,
+        scheme=True,
+        help="fresh results the DSAG coordinator waits for (default N)",
+    )
+    subpartitions: int = option(
+        1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker"
+    )
+    redundancy: int = option(
+        1,
+        "--r",
+        "--redundancy",
+        scheme=True,
+        help="LAGC/G-LAG: fine partitions each worker stores (r)",
+    )
+    groups: int | None = option(
+        None,
+        "--G",
+        "--groups",
+        kind=int,
+        scheme=True,
+        help="LAGC/G-LAG: groups G (a divisor of N; G-LAG default N/r)",
+    )
+    xi: float = option(
+        0.0,
+        "--xi",
+        scheme=True,
+        help="LAGC/G-LAG: laziness xi of the selection rule (17); 0: every group, every time",
+    )
+    history: int = option(
+        10,
+        "--history",
+        scheme=True,
+        help="LAGC/G-LAG: past steps D in the selection rule (D xi < 1)",
+    )
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
     samples: int = option(240, "--samples", help="data points")
@@ -94,37 +156,70 @@ class RunConfig:
     noise: float = option(1.0, "--noise", help="label noise of the synthetic data")
     step_scale: float = option(1.0, "--step-scale", help="step = step_scale / smoothness")
     delay: DelayModel | str | None = option(
-        None, "--delay", kind=str,
+        None,
+        "--delay",
+        kind=str,
         help="injected computation delay (seconds), e.g. shiftexp:shift=0.01,rate=100, "
-             "pareto:t0=0.01,xi=2, gamma:mean=0.02,var=4e-5,spread=0.4, cr6:a=1e-4,mu=1; "
-             "a kind alone uses defaults (shiftexp = shifted-exp: 50 ms + Exp(mean 50 ms)); "
-             "default none")
-    bursts: str | None = option(None, "--bursts", kind=str,
-                                help="Markov bursts on top: p_enter=0.05,p_exit=0.2,factor=3")
+        "pareto:t0=0.01,xi=2, gamma:mean=0.02,var=4e-5,spread=0.4, cr6:a=1e-4,mu=1; "
+        "a kind alone uses defaults (shiftexp = shifted-exp: 50 ms + Exp(mean 50 ms)); "
+        "default none",
+    )
+    bursts: str | None = option(
+        None, "--bursts", kind=str, help="Markov bursts on top: p_enter=0.05,p_exit=0.2,factor=3"
+    )
     t_c: float = option(0.0, "--t-c", help="injected seconds per received message")
-    timeout: float = option(30.0, "--timeout", help="seconds the root waits within one iteration before failing")
+    timeout: float = option(
+        30.0, "--timeout", help="seconds the root waits within one iteration before failing"
+    )
     seed: int = option(0, "--seed", help="seed of the data and of the injected delays")
-    freeze: tuple | str | None = option((), "--freeze", kind=str,
-                                        help="freeze workers: WORKER[@ITERATION],... (workers 0..N-1)")
-    freeze_mode: str = option("sleep", "--freeze-mode", choices=("sleep", "stop"),
-                              help="sleep: infinite injected delay; stop: the worker SIGSTOPs itself")
-    on_new_iterate: str | None = option(None, "--on-new-iterate", kind=str, choices=("abandon", "finish"),
-                                        help="a busy worker given a newer iterate abandons or finishes its task")
-    allreduce: str = option("mpi", "--allreduce", choices=("mpi", "ring"), scheme=True,
-                            help="RAR implementation")
+    freeze: tuple | str | None = option(
+        (), "--freeze", kind=str, help="freeze workers: WORKER[@ITERATION],... (workers 0..N-1)"
+    )
+    freeze_mode: str = option(
+        "sleep",
+        "--freeze-mode",
+        choices=("sleep", "stop"),
+        help="sleep: infinite injected delay; stop: the worker SIGSTOPs itself",
+    )
+    on_new_iterate: str | None = option(
+        None,
+        "--on-new-iterate",
+        kind=str,
+        choices=("abandon", "finish"),
+        help="a busy worker given a newer iterate abandons or finishes its task",
+    )
+    allreduce: str = option(
+        "mpi", "--allreduce", choices=("mpi", "ring"), scheme=True, help="RAR implementation"
+    )
     margin: float = option(0.02, "--margin", scheme=True, help="DSAG extra wait fraction (2 %%)")
-    lb_interval: float = option(0.5, "--lb-interval", scheme=True,
-                                help="DSAG-LB: seconds between runs of the load balancer")
-    lb_window: float = option(2.0, "--lb-window", scheme=True,
-                              help="DSAG-LB: seconds of latency history the balancer profiles")
-    lb_threshold: float = option(0.1, "--lb-threshold", scheme=True,
-                                 help="DSAG-LB: least relative improvement of the balance before p changes")
-    check: bool = option(False, "--check",
-                         help="root also computes the serial gradient and records the relative error")
+    lb_interval: float = option(
+        0.5, "--lb-interval", scheme=True, help="DSAG-LB: seconds between runs of the load balancer"
+    )
+    lb_window: float = option(
+        2.0,
+        "--lb-window",
+        scheme=True,
+        help="DSAG-LB: seconds of latency history the balancer profiles",
+    )
+    lb_threshold: float = option(
+        0.1,
+        "--lb-threshold",
+        scheme=True,
+        help="DSAG-LB: least relative improvement of the balance before p changes",
+    )
+    check: bool = option(
+        False,
+        "--check",
+        help="root also computes the serial gradient and records the relative error",
+    )
     poll: float = option(1e-3, "--poll", help="longest nap between probes (s)")
-    fail_root_at: int | None = option(None, "--fail-root-at", kind=int, metavar="T",
-                                      help="fault injection: the root raises an error at iteration T "
-                                           "(-1: before the run)")
+    fail_root_at: int | None = option(
+        None,
+        "--fail-root-at",
+        kind=int,
+        metavar="T",
+        help="fault injection: the root raises an error at iteration T (-1: before the run)",
+    )
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)
@@ -138,7 +233,9 @@ class RunConfig:
         set_("subpartitions", check_int("subpartitions", self.subpartitions, low=1))
         set_("iterations", check_int("iterations", self.iterations, low=1))
         if self.problem not in PROBLEMS:
-            raise ValueError(f"problem must be one of {list(PROBLEMS)}, got problem={self.problem!r}")
+            raise ValueError(
+                f"problem must be one of {list(PROBLEMS)}, got problem={self.problem!r}"
+            )
         set_("dim", check_int("dim", self.dim, low=1))
         set_("samples", check_int("samples", self.samples, low=spec.min_samples(self)))
         set_("noise", check_real("noise", self.noise, low=0.0))
@@ -154,27 +251,39 @@ class RunConfig:
         set_("t_c", check_real("t_c", self.t_c, low=0.0))
         set_("timeout", check_real("timeout", self.timeout, low=0.0, low_open=True))
         set_("seed", check_int("seed", self.seed, low=0))
-        freeze = parse_freeze(self.freeze) if isinstance(self.freeze, str) or self.freeze is None \
+        freeze = (
+            parse_freeze(self.freeze)
+            if isinstance(self.freeze, str) or self.freeze is None
             else tuple((int(a), int(b)) for a, b in self.freeze)
+        )
         for worker, it in freeze:
             check_int("freeze worker", worker, low=0, high=N - 1)
             check_int("freeze iteration", it, low=0, high=self.iterations - 1)
         set_("freeze", freeze)
         if self.freeze_mode not in ("sleep", "stop"):
-            raise ValueError(f"freeze_mode must be 'sleep' or 'stop', got freeze_mode={self.freeze_mode!r}")
+            raise ValueError(
+                f"freeze_mode must be 'sleep' or 'stop', got freeze_mode={self.freeze_mode!r}"
+            )
         mode = spec.on_new_iterate if self.on_new_iterate is None else self.on_new_iterate
         if mode not in ("abandon", "finish"):
-            raise ValueError(f"on_new_iterate must be 'abandon' or 'finish', got on_new_iterate={mode!r}")
+            raise ValueError(
+                f"on_new_iterate must be 'abandon' or 'finish', got on_new_iterate={mode!r}"
+            )
         set_("on_new_iterate", mode)
         if self.allreduce not in ("mpi", "ring"):
             raise ValueError(f"allreduce must be 'mpi' or 'ring', got allreduce={self.allreduce!r}")
         if self.fail_root_at is not None:
-            set_("fail_root_at", check_int("fail_root_at", self.fail_root_at, low=-1,
-                                           high=self.iterations - 1))
+            set_(
+                "fail_root_at",
+                check_int("fail_root_at", self.fail_root_at, low=-1, high=self.iterations - 1),
+            )
         set_("margin", check_real("margin", self.margin, low=0.0))
         set_("lb_interval", check_real("lb_interval", self.lb_interval, low=0.0, low_open=True))
         set_("lb_window", check_real("lb_window", self.lb_window, low=0.0, low_open=True))
-        set_("lb_threshold", check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True))
+        set_(
+            "lb_threshold",
+            check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True),
+        )
         set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
 
     @property
@@ -199,7 +308,8 @@ class RunConfig:
             raise WorldSizeError(
                 f"scheme {self.scheme!r} with {self.spec.sizes_text(self)} needs 1 root + "
                 f"{self.n_workers} workers = {self.world_size} MPI processes, but this run has {size}; "
-                f"launch it with: mpiexec -n {self.world_size} python -m codedlib.runtime ...")
+                f"launch it with: mpiexec -n {self.world_size} python -m codedlib.runtime ..."
+            )
 
     def replace(self, **changes) -> RunConfig:
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -247,7 +357,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(*md["flags"], action="store_true", **kw)
             continue
         if f.name == "scheme":
-            kw.update(required=True, choices=list(SCHEMES), help=md["help"] + ": " + ", ".join(SCHEMES))
+            kw.update(
+                required=True, choices=list(SCHEMES), help=md["help"] + ": " + ", ".join(SCHEMES)
+            )
         else:
             default = f.default
             if default not in (None, (), "") and "default" not in md["help"]:

@@ -52,11 +52,21 @@ def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) 
     (:func:`codedlib.schemes.dsag.subpartition_range`, DSAG eq. 5)."""
     offset = p_start(n_samples, n_workers, worker + 1) - 1
     n_local = p_stop(n_samples, n_workers, worker + 1) - offset
-    return [(*subpartition_range(n_local, subpartitions, k, offset), 1.0)
-            for k in range(1, subpartitions + 1)]
+    return [
+        (*subpartition_range(n_local, subpartitions, k, offset), 1.0)
+        for k in range(1, subpartitions + 1)
+    ]
 
-__all__ = ["DSAGCoordinator", "DSAGWorker", "DSAGLBCoordinator", "DSAGLBWorker", "dsag_plan",
-           "dsag_terms", "local_share"]
+
+__all__ = [
+    "DSAGCoordinator",
+    "DSAGWorker",
+    "DSAGLBCoordinator",
+    "DSAGLBWorker",
+    "dsag_plan",
+    "dsag_terms",
+    "local_share",
+]
 
 
 def local_share(n_samples: int, n_workers: int, worker: int) -> tuple[int, int]:
@@ -69,8 +79,12 @@ def dsag_plan(config, n_samples: int, rank: int) -> NodePlan:
     """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
     if rank == 0:
         return NodePlan(0, None, list(range(1, config.n_workers + 1)), need=config.w, label="root")
-    return NodePlan(rank, 0, terms=dsag_terms(n_samples, config.n_workers, rank - 1,
-                                              config.subpartitions), label=f"worker {rank - 1}")
+    return NodePlan(
+        rank,
+        0,
+        terms=dsag_terms(n_samples, config.n_workers, rank - 1, config.subpartitions),
+        label=f"worker {rank - 1}",
+    )
 
 
 class DSAGWorker(WorkerNode):
@@ -166,9 +180,18 @@ class DSAGLBCoordinator(DSAGCoordinator):
         self.repartitions = []  # (iteration, worker, p_old, p_new)
         self.last_arrival = {}  # worker -> time its previous result arrived
         # compile the simulator's kernel now, not inside a timed iteration
-        optimize_subpartitions(self.p, self.n_local, np.full(N, 1e-3), np.full(N, 1e-8),
-                               np.full(N, 1e-2), np.full(N, 1e-6), config.w, n_iterations=4,
-                               replicas=1, rng=0)
+        optimize_subpartitions(
+            self.p,
+            self.n_local,
+            np.full(N, 1e-3),
+            np.full(N, 1e-8),
+            np.full(N, 1e-2),
+            np.full(N, 1e-6),
+            config.w,
+            n_iterations=4,
+            replicas=1,
+            rng=0,
+        )
 
     def on_any_result(self, src, buf, fresh, row):
         super().on_any_result(src, buf, fresh, row)
@@ -183,8 +206,13 @@ class DSAGLBCoordinator(DSAGCoordinator):
         self.last_arrival[i] = arrival
         load = (int(buf[5]) - int(buf[4])) / self.n_local[i]
         if load > 0:
-            self.profiler.record(now(), i, max(float(r["comm_time"]) - wait, 0.0),
-                                 max(float(r["compute_time"]), 0.0), load)
+            self.profiler.record(
+                now(),
+                i,
+                max(float(r["comm_time"]) - wait, 0.0),
+                max(float(r["compute_time"]), 0.0),
+                load,
+            )
 
     def balance(self, t: int):
         """Algorithm 1 on the profiled latencies; send the changed ``p_i``."""
@@ -193,11 +221,22 @@ class DSAGLBCoordinator(DSAGCoordinator):
         stats = self.profiler.statistics(now())
         if stats is None:
             return
-        q, _ = optimize_subpartitions(self.p, self.n_local, stats[0], stats[1], stats[2], stats[3],
-                                      cfg.w, p_baseline=np.full(cfg.n_workers, cfg.subpartitions),
-                                      margin=cfg.margin, rng=self.rng, semantics=self.policy.semantics)
-        if not balance_objective(q, stats[0], stats[2]) < (1 - cfg.lb_threshold) * balance_objective(
-                self.p, stats[0], stats[2]):
+        q, _ = optimize_subpartitions(
+            self.p,
+            self.n_local,
+            stats[0],
+            stats[1],
+            stats[2],
+            stats[3],
+            cfg.w,
+            p_baseline=np.full(cfg.n_workers, cfg.subpartitions),
+            margin=cfg.margin,
+            rng=self.rng,
+            semantics=self.policy.semantics,
+        )
+        if not balance_objective(q, stats[0], stats[2]) < (
+            1 - cfg.lb_threshold
+        ) * balance_objective(self.p, stats[0], stats[2]):
             return
         for i in np.flatnonzero(q != self.p):
             self.repartitions.append((t, int(i), int(self.p[i]), int(q[i])))
@@ -210,8 +249,10 @@ class DSAGLBCoordinator(DSAGCoordinator):
         finally:
             self.extra["repartitions"] = self.repartitions
             self.extra["subpartitions_final"] = self.p.tolist()
-            self.notes.append(f"load balancer: {len(self.repartitions)} changes of p_i; final "
-                              f"sub-partitions per worker {self.p.tolist()}")
+            self.notes.append(
+                f"load balancer: {len(self.repartitions)} changes of p_i; final "
+                f"sub-partitions per worker {self.p.tolist()}"
+            )
 
     def before_iteration(self, t: int):
         if now() >= self.next_balance:

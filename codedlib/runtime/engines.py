@@ -62,9 +62,22 @@ from codedlib.runtime.nodes import (
 )
 from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWriter, RunResult
 
-__all__ = ["DEAD_WORKERS", "ROOT_GRACE", "WORKER_PIDS", "Diverged", "NodePlan", "ParentSilent",
-           "StragglerTimeout", "abort_if_needed", "build_plan", "gradient_error", "local_gradient",
-           "run", "watchdog_seconds", "worker_loads"]
+__all__ = [
+    "DEAD_WORKERS",
+    "ROOT_GRACE",
+    "WORKER_PIDS",
+    "Diverged",
+    "NodePlan",
+    "ParentSilent",
+    "StragglerTimeout",
+    "abort_if_needed",
+    "build_plan",
+    "gradient_error",
+    "local_gradient",
+    "run",
+    "watchdog_seconds",
+    "worker_loads",
+]
 
 TAG_DELAYS, TAG_READY = 111, 112
 
@@ -115,7 +128,9 @@ def _distribute_delays(comm, config, problem, rank):
         while not MPI.Request.Testall(reqs):
             if now() > deadline:
                 missing = [w for w, buf in enumerate(ready) if not np.isfinite(buf[0])]
-                raise RuntimeError(f"workers {missing} did not start within {startup_seconds(config):g} s")
+                raise RuntimeError(
+                    f"workers {missing} did not start within {startup_seconds(config):g} s"
+                )
             poller.idle()
         WORKER_PIDS.clear()
         WORKER_PIDS.update({w: int(buf[0]) for w, buf in enumerate(ready)})
@@ -125,8 +140,10 @@ def _distribute_delays(comm, config, problem, rank):
     deadline = now() + startup_seconds(config)
     while not req.Test():
         if now() > deadline:  # the root failed before the run (or is frozen): never hang
-            raise ParentSilent(f"rank {rank} got no work from the root within {startup_seconds(config):g} s "
-                               "of start-up: the root failed before the run or is frozen; ending the job")
+            raise ParentSilent(
+                f"rank {rank} got no work from the root within {startup_seconds(config):g} s "
+                "of start-up: the root failed before the run or is frozen; ending the job"
+            )
         poller.idle()
     req = comm.Isend(np.full(1, float(os.getpid())), dest=0, tag=TAG_READY)
     while not req.Test():
@@ -145,32 +162,51 @@ def _meta(config, comm, command=None):
     lib = MPI.Get_library_version().strip().splitlines()[0][:80]
     injected = []
     if config.delay.kind != "none":
-        injected.append(f"computation delay per (iteration, worker) slept before sending, "
-                        f"drawn with seed {config.seed} from {config.delay.describe()}")
+        injected.append(
+            f"computation delay per (iteration, worker) slept before sending, "
+            f"drawn with seed {config.seed} from {config.delay.describe()}"
+        )
     if config.t_c > 0:
-        injected.append(f"per-message delay t_c={config.t_c:g} s at each receiving node "
-                        "(single-port model, CodedReduce Sec. III-C)")
+        injected.append(
+            f"per-message delay t_c={config.t_c:g} s at each receiving node "
+            "(single-port model, CodedReduce Sec. III-C)"
+        )
     if config.freeze:
-        how = "infinite injected delay" if config.freeze_mode == "sleep" else "SIGSTOP (real freeze)"
-        injected.append("frozen workers " + ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
-                        + f" by {how}")
+        how = (
+            "infinite injected delay" if config.freeze_mode == "sleep" else "SIGSTOP (real freeze)"
+        )
+        injected.append(
+            "frozen workers "
+            + ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
+            + f" by {how}"
+        )
     return {
-        "scheme": config.scheme, "world_size": comm.Get_size(), "config": config.to_dict(),
-        "mpi_library": lib, "host": platform.node(), "cpus": os.cpu_count(),
+        "scheme": config.scheme,
+        "world_size": comm.Get_size(),
+        "config": config.to_dict(),
+        "mpi_library": lib,
+        "host": platform.node(),
+        "cpus": os.cpu_count(),
         "python": platform.python_version(),
-        "command": command or " ".join(["mpiexec", "-n", str(comm.Get_size()), "python", "-m",
-                                        "codedlib.runtime"] + config.cli_args()),
-        "real": (f"gradient computation (numpy, {config.samples} x {config.dim} {config.problem} data), "
-                 f"MPI message transfer ({lib.split(',')[0]}), process scheduling "
-                 f"({comm.Get_size()} processes on {os.cpu_count()} cores), polling granularity "
-                 f"<= {config.poll:g} s"),
+        "command": command
+        or " ".join(
+            ["mpiexec", "-n", str(comm.Get_size()), "python", "-m", "codedlib.runtime"]
+            + config.cli_args()
+        ),
+        "real": (
+            f"gradient computation (numpy, {config.samples} x {config.dim} {config.problem} data), "
+            f"MPI message transfer ({lib.split(',')[0]}), process scheduling "
+            f"({comm.Get_size()} processes on {os.cpu_count()} cores), polling granularity "
+            f"<= {config.poll:g} s"
+        ),
         "injected": "; ".join(injected) if injected else "nothing (all delays are real)",
         "notes": [],
     }
 
 
-def run(config: RunConfig, comm=None, command: str | None = None,
-        progress_dir=None, on_start=None) -> RunResult | None:
+def run(
+    config: RunConfig, comm=None, command: str | None = None, progress_dir=None, on_start=None
+) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
     Returns the :class:`~codedlib.runtime.traces.RunResult` on rank 0 and ``None`` elsewhere.
@@ -198,8 +234,9 @@ def run(config: RunConfig, comm=None, command: str | None = None,
         on_start()  # every worker has its data, plan and delays: the run starts now
     t0 = now()
     if rank != 0:
-        spec.worker(comm, config, plan, problem, t0, column[2:], int(column[0]),
-                    start_wall=float(column[1])).run()
+        spec.worker(
+            comm, config, plan, problem, t0, column[2:], int(column[0]), start_wall=float(column[1])
+        ).run()
         return None
     root = spec.root(comm, config, plan, problem, t0, theta_star)
     meta = _meta(config, comm, command)
@@ -214,8 +251,11 @@ def run(config: RunConfig, comm=None, command: str | None = None,
     if root.progress is not None:
         root.progress.close()
     rows, rounds = root.collect()
-    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS).sort_values(
-        list(root.trace_order), kind="stable").reset_index(drop=True)
+    trace = (
+        pd.DataFrame(rows, columns=TRACE_COLUMNS)
+        .sort_values(list(root.trace_order), kind="stable")
+        .reset_index(drop=True)
+    )
     iterations = pd.DataFrame(root.iteration_rows, columns=ITERATION_COLUMNS)
     meta["unresponsive"] = unresponsive
     meta["withheld_tasks"] = {str(c - 1): k for c, k in root.skipped.items() if k}
@@ -224,9 +264,13 @@ def run(config: RunConfig, comm=None, command: str | None = None,
     meta["notes"].extend(root.notes)
     meta.update(root.extra)
     if unresponsive:
-        meta["notes"].append(f"workers {unresponsive} did not answer STOP (frozen); ended by MPI_Abort")
+        meta["notes"].append(
+            f"workers {unresponsive} did not answer STOP (frozen); ended by MPI_Abort"
+        )
     if DEAD_WORKERS:
-        meta["notes"].append(f"workers {sorted(DEAD_WORKERS)} died during the run; it went on without them")
+        meta["notes"].append(
+            f"workers {sorted(DEAD_WORKERS)} died during the run; it went on without them"
+        )
     result = RunResult(trace, iterations, rounds, meta)
     if error is not None:
         error.result = result
@@ -241,8 +285,10 @@ def abort_if_needed(comm, result_or_error, code: int = 0):
     meta = getattr(result, "meta", {}) or {}
     if meta.get("unresponsive"):
         sys.stdout.flush()
-        sys.stderr.write(f"codedlib.runtime: workers {meta['unresponsive']} ignored STOP "
-                         f"(frozen); ending them with MPI_Abort({code})\n")
+        sys.stderr.write(
+            f"codedlib.runtime: workers {meta['unresponsive']} ignored STOP "
+            f"(frozen); ending them with MPI_Abort({code})\n"
+        )
         sys.stderr.flush()
         time.sleep(0.5)  # let the launcher forward the message before the job is torn down
         comm.Abort(code)

@@ -65,8 +65,12 @@ DEFAULT_PARAMS = {
     "pareto": {"t0": 0.05, "xi": 2.5},
     "gamma": {"mean": 0.1, "var": 1e-3, "spread": 0.4},
 }
-_ALIASES = {"shifted-exp": "shiftexp", "shifted_exponential": "shiftexp", "shifted-exponential": "shiftexp",
-            "exp": "shiftexp"}
+_ALIASES = {
+    "shifted-exp": "shiftexp",
+    "shifted_exponential": "shiftexp",
+    "shifted-exponential": "shiftexp",
+    "exp": "shiftexp",
+}
 _BURST_KEYS = ("p_enter", "p_exit", "factor")
 
 
@@ -76,7 +80,9 @@ def _parse_params(text: str, what: str) -> dict:
         return params
     for item in text.split(","):
         if "=" not in item:
-            raise ValueError(f"{what} parameters must look like key=value, got {item!r} in {text!r}")
+            raise ValueError(
+                f"{what} parameters must look like key=value, got {item!r} in {text!r}"
+            )
         key, value = item.split("=", 1)
         key = key.strip()
         value = value.strip()
@@ -104,7 +110,9 @@ class DelayModel:
 
     def __post_init__(self):
         if self.kind not in DELAY_KINDS:
-            raise ValueError(f"delay kind must be one of {sorted(DELAY_KINDS)}, got kind={self.kind!r}")
+            raise ValueError(
+                f"delay kind must be one of {sorted(DELAY_KINDS)}, got kind={self.kind!r}"
+            )
         allowed = set(DELAY_KINDS[self.kind]) | set(_OPTIONAL.get(self.kind, {}))
         missing = [k for k in DELAY_KINDS[self.kind] if k not in self.params]
         unknown = [k for k in self.params if k not in allowed]
@@ -116,7 +124,9 @@ class DelayModel:
         if self.bursts is not None:
             bad = sorted(set(self.bursts) ^ set(_BURST_KEYS))
             if bad:
-                raise ValueError(f"bursts must give exactly {list(_BURST_KEYS)}, got bursts={self.bursts!r}")
+                raise ValueError(
+                    f"bursts must give exactly {list(_BURST_KEYS)}, got bursts={self.bursts!r}"
+                )
         # build once to validate the numbers (raises ValueError naming the parameter)
         if self.kind != "none":
             self._base_dist(1)
@@ -131,7 +141,9 @@ class DelayModel:
             kind, _, rest = text.partition(":")
             kind = _ALIASES.get(kind.strip(), kind.strip())
             if kind not in DELAY_KINDS:
-                raise ValueError(f"delay kind must be one of {sorted(DELAY_KINDS)}, got delay={text!r}")
+                raise ValueError(
+                    f"delay kind must be one of {sorted(DELAY_KINDS)}, got delay={text!r}"
+                )
             params = _parse_params(rest, f"delay {kind!r}") or dict(DEFAULT_PARAMS.get(kind, {}))
         burst_params = None
         if bursts:
@@ -169,7 +181,8 @@ class DelayModel:
             return models.gamma_from_moments(p["mean"], p["var"])
         if self.kind == "cr6":
             return models.codedreduce_compute_time(
-                max(int(n_points), 1), p["a"], p["mu"], rate_convention=p.get("convention", "eq6"))
+                max(int(n_points), 1), p["a"], p["mu"], rate_convention=p.get("convention", "eq6")
+            )
         raise ValueError(f"delay kind {self.kind!r} has no distribution")
 
     def cluster(self, n_workers: int, loads=None):
@@ -186,14 +199,19 @@ class DelayModel:
             return None
         if self.kind == "cr6":
             if loads is None or len(loads) != n_workers:
-                raise ValueError(f"loads must give the samples of each of the n_workers={n_workers} "
-                                 f"workers for the cr6 delay model, got loads={loads!r}")
+                raise ValueError(
+                    f"loads must give the samples of each of the n_workers={n_workers} "
+                    f"workers for the cr6 delay model, got loads={loads!r}"
+                )
             return HeterogeneousCluster([self._base_dist(d) for d in loads])
         if self.kind == "gamma":
             factors = linear_slowdown(n_workers, float(self.params.get("spread", 0.0)))
-            return HeterogeneousCluster([
-                gamma_from_moments(self.params["mean"] * f, self.params["var"] * f * f)
-                for f in factors])
+            return HeterogeneousCluster(
+                [
+                    gamma_from_moments(self.params["mean"] * f, self.params["var"] * f * f)
+                    for f in factors
+                ]
+            )
         return HeterogeneousCluster.identical(self._base_dist(1), n_workers)
 
     def sample(self, n_iterations: int, n_workers: int, rng=None, loads=None) -> np.ndarray:
@@ -229,7 +247,9 @@ def parse_freeze(text: str | None) -> tuple[tuple[int, int], ...]:
         try:
             out.append((int(worker), int(it) if it else 0))
         except ValueError:
-            raise ValueError(f"freeze must look like WORKER[@ITERATION],..., got freeze={text!r}") from None
+            raise ValueError(
+                f"freeze must look like WORKER[@ITERATION],..., got freeze={text!r}"
+            ) from None
     return tuple(out)
 
 

@@ -55,7 +55,9 @@ def lagc_plan(config, n_samples: int, rank: int) -> NodePlan:
     layout = layout_of(config)
     N, n_g = config.n_workers, layout.workers_per_group
     if rank == 0:
-        return NodePlan(0, None, list(range(1, N + 1)), need=layout.wait_for, label="parameter server")
+        return NodePlan(
+            0, None, list(range(1, N + 1)), need=layout.wait_for, label="parameter server"
+        )
     bounds = even_partition(n_samples, N)
     i = rank - 1
     g, j = divmod(i, n_g)
@@ -64,8 +66,11 @@ def lagc_plan(config, n_samples: int, rank: int) -> NodePlan:
         coefs = np.ones(n_g)
     else:
         coefs = np.asarray(code.B, dtype=float)[j]
-    terms = [(int(bounds[g * n_g + c]), int(bounds[g * n_g + c + 1]), float(coefs[c]))
-             for c in range(n_g) if coefs[c] != 0]
+    terms = [
+        (int(bounds[g * n_g + c]), int(bounds[g * n_g + c + 1]), float(coefs[c]))
+        for c in range(n_g)
+        if coefs[c] != 0
+    ]
     return NodePlan(rank, 0, terms=terms, label=f"worker {i} (group {g})")
 
 
@@ -77,7 +82,9 @@ class LAGCRoot(RootNode):
         self.layout = layout_of(config)
         G, n_g = self.layout.n_groups, self.layout.workers_per_group
         code = _group_code(self.layout)
-        self.combine = code_combine(code) if code is not None else (lambda positions, vectors: vectors[0])
+        self.combine = (
+            code_combine(code) if code is not None else (lambda positions, vectors: vectors[0])
+        )
         bounds = even_partition(problem.n_samples, config.n_workers)
         self.group_bounds = [(int(bounds[g * n_g]), int(bounds[(g + 1) * n_g])) for g in range(G)]
         self.L_g = np.array([(b - a) * problem.smoothness(a, b) for a, b in self.group_bounds])
@@ -97,7 +104,7 @@ class LAGCRoot(RootNode):
         alpha = self.step / self.problem.n_samples  # the step on the sum objective
         diff = self.theta_hat - self.theta[None, :]
         lhs = self.L_g**2 * np.einsum("ij,ij->i", diff, diff)
-        rhs = cfg.xi / (alpha**2 * G**2) * float(sum(self.steps[-cfg.history:]))
+        rhs = cfg.xi / (alpha**2 * G**2) * float(sum(self.steps[-cfg.history :]))
         return lhs > rhs
 
     def _group_results(self):
@@ -133,28 +140,35 @@ class LAGCRoot(RootNode):
                 first = results[:wait]
                 for _, _, row in first:
                     self.rows[row]["used"] = True
-                self.fresh_groups[g] = self.combine([j for j, _, _ in first], [v for _, v, _ in first])
+                self.fresh_groups[g] = self.combine(
+                    [j for j, _, _ in first], [v for _, v, _ in first]
+                )
                 self.stale[g] = self.fresh_groups[g]
                 self.theta_hat[g] = self.theta
             old = self.theta
             self.n_selected.append(int(self.selected.sum()))
             self.record_iteration(t, start, now(), np.sum(self.stale, axis=0))
             self.steps.append(float(np.sum((self.theta - old) ** 2)))
-        self.notes.append(f"LAGC: groups selected per iteration {np.mean(self.n_selected):.2f} of "
-                          f"{self.layout.n_groups} on average (xi={cfg.xi:g}, D={cfg.history})")
+        self.notes.append(
+            f"LAGC: groups selected per iteration {np.mean(self.n_selected):.2f} of "
+            f"{self.layout.n_groups} on average (xi={cfg.xi:g}, D={cfg.history})"
+        )
         self.extra["groups_selected"] = self.n_selected
 
     def timeout_error(self, t):
         n_g, wait = self.layout.workers_per_group, self.layout.wait_for
         groups = self._group_results()
-        short = [int(g) for g in np.flatnonzero(self.selected) if len(groups.get(int(g), ())) < wait]
+        short = [
+            int(g) for g in np.flatnonzero(self.selected) if len(groups.get(int(g), ())) < wait
+        ]
         got = {self.plan.children[p] - 1 for p, _, _ in self.fresh}
         missing = sorted(w for g in short for w in range(g * n_g, (g + 1) * n_g) if w not in got)
         raise StragglerTimeout(
             f"scheme {self.config.scheme!r} needs results from {wait} of the {n_g} workers of every "
             f"selected group per iteration (tolerates {n_g - wait} straggler(s) per group) but groups "
             f"{short} had fewer within timeout={self.config.timeout:g} s in iteration {t}; missing: "
-            f"{missing}. More workers straggled, froze or died than the scheme tolerates; stopping the run.")
+            f"{missing}. More workers straggled, froze or died than the scheme tolerates; stopping the run."
+        )
 
     def check_error(self, g) -> float:
         """The decoded gradients of this iteration's selected groups against the serial
@@ -164,7 +178,10 @@ class LAGCRoot(RootNode):
         got = np.sum(list(self.fresh_groups.values()), axis=0)
         n_g = self.layout.workers_per_group
         bounds = even_partition(self.problem.n_samples, self.config.n_workers)
-        parts = [self.problem.partial_gradient(self.theta, int(bounds[p]), int(bounds[p + 1]))
-                 for g_ in self.fresh_groups for p in range(g_ * n_g, (g_ + 1) * n_g)]
+        parts = [
+            self.problem.partial_gradient(self.theta, int(bounds[p]), int(bounds[p + 1]))
+            for g_ in self.fresh_groups
+            for p in range(g_ * n_g, (g_ + 1) * n_g)
+        ]
         scale = sum(float(np.linalg.norm(p)) for p in parts)
         return float(np.linalg.norm(got - np.sum(parts, axis=0)) / max(scale, 1e-300))

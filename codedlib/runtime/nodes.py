@@ -37,10 +37,27 @@ from codedlib.runtime.comm import (
     sleep_interruptible,
 )
 
-__all__ = ["DEAD_WORKERS", "MAX_OUTSTANDING", "ROOT_GRACE", "WORKER_GRACE", "WORKER_PIDS", "Diverged",
-           "Node", "NodePlan", "ParentSilent", "RootNode", "StragglerTimeout", "WorkerNode",
-           "code_combine", "gradient_error", "inject_root_failure", "local_gradient", "scaled_sum",
-           "sum_combine", "watchdog_seconds"]
+__all__ = [
+    "DEAD_WORKERS",
+    "MAX_OUTSTANDING",
+    "ROOT_GRACE",
+    "WORKER_GRACE",
+    "WORKER_PIDS",
+    "Diverged",
+    "Node",
+    "NodePlan",
+    "ParentSilent",
+    "RootNode",
+    "StragglerTimeout",
+    "WorkerNode",
+    "code_combine",
+    "gradient_error",
+    "inject_root_failure",
+    "local_gradient",
+    "scaled_sum",
+    "sum_combine",
+    "watchdog_seconds",
+]
 
 WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
 #: Tasks a child may hold unanswered: a child that has not answered any of its last
@@ -75,7 +92,6 @@ def watchdog_seconds(config) -> float:
     return config.timeout + ROOT_GRACE + 2.0
 
 
-
 # ---------------------------------------------------------------------------- plans
 @dataclass
 class NodePlan:
@@ -108,11 +124,13 @@ def sum_combine(positions, vectors):
 def scaled_sum(scale):
     def combine(positions, vectors):
         return scale * np.sum(vectors, axis=0)
+
     return combine
 
 
 def code_combine(code):
     """Combine with the gradient code's decoding vector for this set of survivors."""
+
     def combine(positions, vectors):
         a = np.asarray(code.decode(sorted(positions)), dtype=float)
         if a.shape == (code.B.shape[0],):
@@ -121,8 +139,8 @@ def code_combine(code):
             order = {p: i for i, p in enumerate(sorted(positions))}
             coeffs = np.array([a[order[p]] for p in positions])
         return np.tensordot(coeffs, np.asarray(vectors), axes=1)
-    return combine
 
+    return combine
 
 
 def gradient_error(problem, theta, g, n_parts: int) -> float:
@@ -218,13 +236,21 @@ class Node:
         arrival = now()
         sent = self.sent_at.get(task_it, np.nan)
         elapsed = float(buf[3])
-        self.rows.append({
-            "iteration": self.current, "worker": src - 1, "compute_time": elapsed,
-            "comm_time": (arrival - sent) - elapsed, "fresh": fresh,
-            "wall_clock": arrival - self.t0, "injected_delay": float(buf[2]),
-            "real_compute": float(buf[1]), "task_iteration": task_it, "used": False,
-            "parent": self.plan.rank,
-        })
+        self.rows.append(
+            {
+                "iteration": self.current,
+                "worker": src - 1,
+                "compute_time": elapsed,
+                "comm_time": (arrival - sent) - elapsed,
+                "fresh": fresh,
+                "wall_clock": arrival - self.t0,
+                "injected_delay": float(buf[2]),
+                "real_compute": float(buf[1]),
+                "task_iteration": task_it,
+                "used": False,
+                "parent": self.plan.rank,
+            }
+        )
         if fresh:
             self.fresh.append((self.child_pos[src], buf[HEADER:], len(self.rows) - 1))
         self.on_any_result(src, buf, fresh, len(self.rows) - 1)
@@ -342,7 +368,8 @@ class WorkerNode(Node):
                         f"worker {self.plan.worker} (rank {self.plan.rank}) is idle and heard nothing "
                         f"from its parent (rank {self.plan.parent}) for {silent:.1f} s (limit: "
                         f"--timeout {self.config.timeout:g} s + {limit - self.config.timeout:g} s): the "
-                        "root is frozen or gone; ending the job")
+                        "root is frozen or gone; ending the job"
+                    )
                 self.sends.prune()
                 self.poller.idle(self.last_heard + limit)
         self.shutdown()
@@ -391,7 +418,8 @@ class RootNode(Node):
             f"{len(self.plan.children) - self.plan.need} "
             f"straggler(s)) but only {len(got)} arrived within timeout={cfg.timeout:g} s in "
             f"iteration {t}; results came from workers {got}, missing: {missing}. More workers "
-            f"straggled, froze or died than the scheme tolerates; stopping the run.")
+            f"straggled, froze or died than the scheme tolerates; stopping the run."
+        )
 
     def check_error(self, g) -> float:
         """``--check``: error of the aggregate ``g`` against the serial computation
@@ -400,8 +428,13 @@ class RootNode(Node):
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
     def record_iteration(self, t, start, end, g):
-        row = {"iteration": t, "start": start - self.t0, "end": end - self.t0,
-               "iteration_time": end - start, "n_fresh": len(self.fresh)}
+        row = {
+            "iteration": t,
+            "start": start - self.t0,
+            "end": end - self.t0,
+            "iteration_time": end - start,
+            "n_fresh": len(self.fresh),
+        }
         self.record_step(t, row, g)
 
     def record_step(self, t, row, g):
@@ -416,10 +449,12 @@ class RootNode(Node):
             raise Diverged(
                 f"the iterate diverged at iteration {t} (loss {row['loss']!r}): step = "
                 f"step_scale / smoothness = {self.config.step_scale:g} / "
-                f"{self.problem.smoothness():.4g} = {self.step:.4g}; lower --step-scale")
+                f"{self.problem.smoothness():.4g} = {self.step:.4g}; lower --step-scale"
+            )
         if self.theta_star is not None:
-            row["normalized_error"] = float(np.sum((self.theta - self.theta_star) ** 2)
-                                            / np.sum(self.theta_star**2))
+            row["normalized_error"] = float(
+                np.sum((self.theta - self.theta_star) ** 2) / np.sum(self.theta_star**2)
+            )
         self.iteration_rows.append(row)
         if self.progress is not None:
             self.progress.write(row)
@@ -451,10 +486,8 @@ class RootNode(Node):
         return sorted(r - 1 for r in alive if r not in self.traces)
 
 
-
 #: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
 WORKER_PIDS: dict = {}
 #: Workers known dead on the root (from MPICH's SIGUSR1 under ``-disable-auto-cleanup``): they get
 #: no task and no STOP, and the run goes on without them as long as the scheme tolerates it.
 DEAD_WORKERS: set = set()
-

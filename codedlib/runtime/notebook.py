@@ -60,10 +60,21 @@ def scheme_config(scheme: str, quick: bool = True, seed: int = 0, **overrides) -
     spec = get_scheme(scheme)
     sizes = dict(spec.quick if quick else spec.full)
     if any(name in overrides for name in ("n_workers", "n", "L")):  # sizes that follow N: dropped
-        sizes = {k: v for k, v in sizes.items() if k not in ("n_workers", "n", "L", "stragglers", "w", "groups")}
-    fields = {**sizes, "iterations": 30 if quick else 60, "samples": 600 if quick else 2400,
-              "dim": 20 if quick else 50, "delay": QUICK_DELAY if quick else FULL_DELAY, "seed": seed,
-              "check": True, "timeout": 60.0}
+        sizes = {
+            k: v
+            for k, v in sizes.items()
+            if k not in ("n_workers", "n", "L", "stragglers", "w", "groups")
+        }
+    fields = {
+        **sizes,
+        "iterations": 30 if quick else 60,
+        "samples": 600 if quick else 2400,
+        "dim": 20 if quick else 50,
+        "delay": QUICK_DELAY if quick else FULL_DELAY,
+        "seed": seed,
+        "check": True,
+        "timeout": 60.0,
+    }
     fields.update(overrides)
     return RunConfig(scheme, **fields)
 
@@ -75,8 +86,10 @@ def mpiexec_path() -> str:
         return str(here)
     found = shutil.which("mpiexec")
     if found is None:
-        raise RuntimeError("no mpiexec found: install an MPI (e.g. `pip install mpich mpi4py`) "
-                           "so that `mpiexec` is next to python or on PATH")
+        raise RuntimeError(
+            "no mpiexec found: install an MPI (e.g. `pip install mpich mpi4py`) "
+            "so that `mpiexec` is next to python or on PATH"
+        )
     return found
 
 
@@ -106,8 +119,16 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     cluster = ipp.Cluster(engines="mpi", n=n_procs, log_level=logging.ERROR)
     cluster.config.MPIEngineSetLauncher.mpi_cmd = [mpiexec_path()]
     client = None
-    old = {k: os.environ.get(k) for k in ("PATH", "PYTHONPATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                           "OMPI_MCA_rmaps_base_oversubscribe")}
+    old = {
+        k: os.environ.get(k)
+        for k in (
+            "PATH",
+            "PYTHONPATH",
+            "OMP_NUM_THREADS",
+            "OPENBLAS_NUM_THREADS",
+            "OMPI_MCA_rmaps_base_oversubscribe",
+        )
+    }
     os.environ.update({k: v for k, v in _env().items() if k in old})
     try:
         cluster.start_cluster_sync()
@@ -144,9 +165,11 @@ def _engine_run(config):
 def run_on_cluster(config: RunConfig, run_timeout: float | None = None) -> RunResult:
     """Run ``config`` on a fresh ipyparallel MPI cluster of ``config.world_size`` engines."""
     if config.freeze_mode == "stop" and config.freeze:
-        raise ValueError("freeze_mode='stop' SIGSTOPs an engine, which would then be ended by "
-                         "MPI_Abort and take the cluster down; use freeze_mode='sleep' here or "
-                         "backend='mpiexec'")
+        raise ValueError(
+            "freeze_mode='stop' SIGSTOPs an engine, which would then be ended by "
+            "MPI_Abort and take the cluster down; use freeze_mode='sleep' here or "
+            "backend='mpiexec'"
+        )
     run_timeout = run_timeout or (config.timeout * 2 + 60)
     with mpi_cluster(config.world_size) as view:
         replies = view.apply_async(_engine_run, config).get(timeout=run_timeout)
@@ -163,37 +186,79 @@ def run_on_cluster(config: RunConfig, run_timeout: float | None = None) -> RunRe
 KILLED_FROM_OUTSIDE = 9
 
 
-def run_with_mpiexec(config: RunConfig, run_timeout: float | None = None, out_dir=None) -> RunResult:
+def run_with_mpiexec(
+    config: RunConfig, run_timeout: float | None = None, out_dir=None
+) -> RunResult:
     """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
     subprocess is killed after ``run_timeout`` seconds."""
     timeout = run_timeout or (config.timeout * 2 + 60)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(out_dir) if out_dir is not None else Path(tmp)
-        cmd = [mpiexec_path(), "-n", str(config.world_size), sys.executable, "-m", "mpi4py",
-               "-m", "codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"]
+        cmd = [
+            mpiexec_path(),
+            "-n",
+            str(config.world_size),
+            sys.executable,
+            "-m",
+            "mpi4py",
+            "-m",
+            "codedlib.runtime",
+            *config.cli_args(),
+            "--out",
+            str(out),
+            "--quiet",
+        ]
         for attempt in (1, 2):
             try:
                 # own session: the launcher's signals never reach the caller (a notebook kernel)
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                                      env=_env(), check=False, start_new_session=True)
+                proc = subprocess.run(
+                    cmd,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                    env=_env(),
+                    check=False,
+                    start_new_session=True,
+                )
             except subprocess.TimeoutExpired as exc:
-                raise RuntimeError(f"mpiexec run did not finish within {timeout:g} s: "
-                                   f"{' '.join(cmd)}") from exc
-            if not (proc.returncode == KILLED_FROM_OUTSIDE and not proc.stderr.strip()
-                    and not (out / "run.json").exists()) or attempt == 2:
+                raise RuntimeError(
+                    f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
+                ) from exc
+            if (
+                not (
+                    proc.returncode == KILLED_FROM_OUTSIDE
+                    and not proc.stderr.strip()
+                    and not (out / "run.json").exists()
+                )
+                or attempt == 2
+            ):
                 break
-            warnings.warn("an MPI rank was killed from outside the job (SIGKILL, no error "
-                          "message; seen on heavily loaded machines): the run is started once "
-                          "more", RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                "an MPI rank was killed from outside the job (SIGKILL, no error "
+                "message; seen on heavily loaded machines): the run is started once "
+                "more",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         if proc.returncode != 0 or not (out / "run.json").exists():
-            lines = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()] or proc.stderr.splitlines()
-            raise RuntimeError("; ".join(lines[-3:]) or f"mpiexec exited with {proc.returncode} "
-                               f"(stdout: {proc.stdout[-500:]!r})")
+            lines = [
+                ln for ln in proc.stderr.splitlines() if "error" in ln.lower()
+            ] or proc.stderr.splitlines()
+            raise RuntimeError(
+                "; ".join(lines[-3:])
+                or f"mpiexec exited with {proc.returncode} (stdout: {proc.stdout[-500:]!r})"
+            )
         return RunResult.load(out)
 
 
-def run_for_real(scheme: str, quick: bool = True, backend: str = "ipyparallel",
-                 run_timeout: float | None = None, seed: int = 0, **overrides) -> RunResult:
+def run_for_real(
+    scheme: str,
+    quick: bool = True,
+    backend: str = "ipyparallel",
+    run_timeout: float | None = None,
+    seed: int = 0,
+    **overrides,
+) -> RunResult:
     """Run ``scheme`` (a name of :data:`codedlib.runtime.registry.SCHEMES`) on real MPI processes.
 
     ``quick=True``: 3 workers (CR: the (2, 2) tree, 6 workers), 30 iterations; ``quick=False``:
@@ -211,8 +276,16 @@ def run_for_real(scheme: str, quick: bool = True, backend: str = "ipyparallel",
     raise ValueError(f"backend must be 'ipyparallel' or 'mpiexec', got backend={backend!r}")
 
 
-def real_run_section(runs, *, quick: bool = True, seed: int = 0, fig_dir=None, figure: str | None = None,
-                     backend: str = "mpiexec", **overrides):
+def real_run_section(
+    runs,
+    *,
+    quick: bool = True,
+    seed: int = 0,
+    fig_dir=None,
+    figure: str | None = None,
+    backend: str = "mpiexec",
+    **overrides,
+):
     """A notebook's "Run it for real on MPI" section in one call.
 
     ``runs``: scheme names, or ``{scheme: {field: value}}`` for per-scheme :class:`RunConfig`
@@ -232,12 +305,23 @@ def real_run_section(runs, *, quick: bool = True, seed: int = 0, fig_dir=None, f
     per_scheme = dict(runs) if isinstance(runs, dict) else {s: {} for s in runs}
     if not per_scheme:
         raise ValueError("runs must name at least one scheme, got none")
-    results = {s: run_for_real(s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})})
-               for s, kw in per_scheme.items()}
+    results = {
+        s: run_for_real(s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})})
+        for s, kw in per_scheme.items()
+    }
     table = compare_with_simulator(results, rng=seed)
     if figure is not None:
         save_figure(plot_measured_vs_predicted(table), figure, fig_dir)
-    columns = ["name", "N", "processes", "measured", "replayed", "predicted", "gap_predicted", "method"]
+    columns = [
+        "name",
+        "N",
+        "processes",
+        "measured",
+        "replayed",
+        "predicted",
+        "gap_predicted",
+        "method",
+    ]
     return results, table[columns]
 
 
@@ -254,8 +338,14 @@ VALIDATION_RUNS = {
 }
 
 
-def run_validation(labels=None, quick: bool = False, backend: str = "mpiexec", seed: int = 0,
-                   replicas: int = 2000, **overrides):
+def run_validation(
+    labels=None,
+    quick: bool = False,
+    backend: str = "mpiexec",
+    seed: int = 0,
+    replicas: int = 2000,
+    **overrides,
+):
     """Run each labelled configuration of :data:`VALIDATION_RUNS` for real and compare with
     the simulator. Returns ``(results, table)``: ``{label: RunResult}`` and the table of
     :func:`compare_with_simulator`. ``quick``: 4-7 processes, 30 iterations; otherwise 13
@@ -267,6 +357,7 @@ def run_validation(labels=None, quick: bool = False, backend: str = "mpiexec", s
     results = {}
     for label in labels:
         scheme, extra = VALIDATION_RUNS[label]
-        results[label] = run_for_real(scheme, quick=quick, backend=backend, seed=seed,
-                                      **{**extra, **overrides})
+        results[label] = run_for_real(
+            scheme, quick=quick, backend=backend, seed=seed, **{**extra, **overrides}
+        )
     return results, compare_with_simulator(results, replicas=replicas, rng=seed)

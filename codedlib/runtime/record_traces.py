@@ -22,18 +22,47 @@ _COMMON = {"samples": 2400, "dim": 50, "seed": 0, "timeout": 60.0}
 #: file stem -> configuration
 TRACE_RUNS = {
     "umw-N12-real": RunConfig("umw", n_workers=12, iterations=40, **_COMMON),
-    "umw-N12-gamma-hetero": RunConfig("umw", n_workers=12, iterations=40,
-                                      delay="gamma:mean=0.04,var=1e-4,spread=0.4", **_COMMON),
-    "gc-N12-S3-shiftexp": RunConfig("gc", n_workers=12, stragglers=3, iterations=30,
-                                    delay="shiftexp:shift=0.05,rate=20", **_COMMON),
-    "cr-n3-L2-s1-shiftexp": RunConfig("cr", n=3, L=2, s=1, iterations=30, t_c=0.005,
-                                      delay="shiftexp:shift=0.05,rate=20", **_COMMON),
-    "dsag-N12-w6-bursts": RunConfig("dsag", n_workers=12, w=6, subpartitions=4, iterations=40,
-                                    delay="gamma:mean=0.03,var=1e-4,spread=0.4",
-                                    bursts="p_enter=0.05,p_exit=0.2,factor=3", **_COMMON),
+    "umw-N12-gamma-hetero": RunConfig(
+        "umw", n_workers=12, iterations=40, delay="gamma:mean=0.04,var=1e-4,spread=0.4", **_COMMON
+    ),
+    "gc-N12-S3-shiftexp": RunConfig(
+        "gc",
+        n_workers=12,
+        stragglers=3,
+        iterations=30,
+        delay="shiftexp:shift=0.05,rate=20",
+        **_COMMON,
+    ),
+    "cr-n3-L2-s1-shiftexp": RunConfig(
+        "cr",
+        n=3,
+        L=2,
+        s=1,
+        iterations=30,
+        t_c=0.005,
+        delay="shiftexp:shift=0.05,rate=20",
+        **_COMMON,
+    ),
+    "dsag-N12-w6-bursts": RunConfig(
+        "dsag",
+        n_workers=12,
+        w=6,
+        subpartitions=4,
+        iterations=40,
+        delay="gamma:mean=0.03,var=1e-4,spread=0.4",
+        bursts="p_enter=0.05,p_exit=0.2,factor=3",
+        **_COMMON,
+    ),
     # the same run without bursts: steady state, as the traces behind the paper's Fig. 6
-    "dsag-N12-w6-steady": RunConfig("dsag", n_workers=12, w=6, subpartitions=4, iterations=40,
-                                    delay="gamma:mean=0.03,var=1e-4,spread=0.4", **_COMMON),
+    "dsag-N12-w6-steady": RunConfig(
+        "dsag",
+        n_workers=12,
+        w=6,
+        subpartitions=4,
+        iterations=40,
+        delay="gamma:mean=0.03,var=1e-4,spread=0.4",
+        **_COMMON,
+    ),
 }
 
 
@@ -50,8 +79,11 @@ def record(out_dir, names=None) -> list[Path]:
             run_with_mpiexec(TRACE_RUNS[name], out_dir=tmp)
             target = out_dir / f"{name}.csv"
             text = (Path(tmp) / "trace.csv").read_text(encoding="utf-8")
-            target.write_text(f"# recorded by: python -m codedlib.runtime.record_traces {out_dir} {name}\n"
-                              + text, encoding="utf-8")
+            target.write_text(
+                f"# recorded by: python -m codedlib.runtime.record_traces {out_dir} {name}\n"
+                + text,
+                encoding="utf-8",
+            )
             written.append(target)
             print(f"wrote {target}", flush=True)
     return written

@@ -52,21 +52,28 @@ def workers_sizes(cfg) -> dict:
     if cfg.n_workers is None:
         raise ValueError(f"scheme {cfg.scheme!r} needs n_workers (N >= 1), got n_workers=None")
     N = check_int("n_workers", cfg.n_workers, low=1)
-    return {"n_workers": N, "stragglers": check_int("stragglers", cfg.stragglers, low=0, high=N - 1)}
+    return {
+        "n_workers": N,
+        "stragglers": check_int("stragglers", cfg.stragglers, low=0, high=N - 1),
+    }
 
 
 def tree_sizes(cfg) -> dict:
     """The (n, L)-regular tree: ``N = n + ... + n^L`` workers, ``s`` stragglers per parent."""
     if cfg.n is None or cfg.L is None:
-        raise ValueError(f"scheme {cfg.scheme!r} needs the tree sizes n (children per parent) and L "
-                         f"(layers), got n={cfg.n}, L={cfg.L}")
+        raise ValueError(
+            f"scheme {cfg.scheme!r} needs the tree sizes n (children per parent) and L "
+            f"(layers), got n={cfg.n}, L={cfg.L}"
+        )
     n = check_int("n", cfg.n, low=2)
     L = check_int("L", cfg.L, low=1)
     s = check_int("s", cfg.s, low=0, high=n - 1)
     N = tree_size(n, L)
     if cfg.n_workers is not None and cfg.n_workers != N:
-        raise ValueError(f"n_workers must equal n + ... + n^L = {N} for {cfg.scheme} (n={n}, L={L}), "
-                         f"got n_workers={cfg.n_workers}")
+        raise ValueError(
+            f"n_workers must equal n + ... + n^L = {N} for {cfg.scheme} (n={n}, L={L}), "
+            f"got n_workers={cfg.n_workers}"
+        )
     return {"n": n, "L": L, "s": s, "n_workers": N}
 
 
@@ -100,8 +107,10 @@ def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
     xi = check_real("xi", cfg.xi, low=0.0)
     history = check_int("history", cfg.history, low=1)
     if not history * xi < 1:
-        raise ValueError(f"xi must satisfy history * xi < 1 (step (1 - sqrt(D xi)) / L), got xi={xi:g}, "
-                         f"history={history}")
+        raise ValueError(
+            f"xi must satisfy history * xi < 1 (step (1 - sqrt(D xi)) / L), got xi={xi:g}, "
+            f"history={history}"
+        )
     return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
 
 
@@ -120,8 +129,10 @@ def replay_groups(cfg, d) -> np.ndarray:
 
 
 def _tree_text(cfg) -> str:
-    return (f"n={cfg.n}, L={cfg.L}: N = {' + '.join(f'{cfg.n}^{layer}' for layer in range(1, cfg.L + 1))}"
-            f" = {cfg.n_workers} workers")
+    return (
+        f"n={cfg.n}, L={cfg.L}: N = {' + '.join(f'{cfg.n}^{layer}' for layer in range(1, cfg.L + 1))}"
+        f" = {cfg.n_workers} workers"
+    )
 
 
 def _workers_text(cfg) -> str:
@@ -153,7 +164,9 @@ def replay_event_driven(cfg, d, need: int, margin: float = 0.0) -> np.ndarray:
     MPI coordinator (``semantics="deadline"``: it waits out the whole margin and its workers
     start the newest task at once)."""
     flat = d.reshape((-1,) + d.shape[-2:])
-    return simulate_event_driven(flat, need, margin=margin, semantics="deadline").latency.reshape(d.shape[:-1])
+    return simulate_event_driven(flat, need, margin=margin, semantics="deadline").latency.reshape(
+        d.shape[:-1]
+    )
 
 
 def _need_all(cfg) -> int:
@@ -245,80 +258,166 @@ def _entries(*schemes: Scheme) -> dict:
 
 SCHEMES: dict[str, Scheme] = _entries(
     Scheme(
-        name="umw", title="uncoded master-worker: the master waits for all N workers",
-        params=("n_workers",), sizes=workers_sizes, tolerated=lambda cfg: 0, plan=umw_plan,
-        need=_need_all, replay=lambda cfg, d: replay_star(cfg, d, cfg.n_workers), closed_form=True,
-        quick={"n_workers": 3}, full={"n_workers": 12}),
+        name="umw",
+        title="uncoded master-worker: the master waits for all N workers",
+        params=("n_workers",),
+        sizes=workers_sizes,
+        tolerated=lambda cfg: 0,
+        plan=umw_plan,
+        need=_need_all,
+        replay=lambda cfg, d: replay_star(cfg, d, cfg.n_workers),
+        closed_form=True,
+        quick={"n_workers": 3},
+        full={"n_workers": 12},
+    ),
     Scheme(
-        name="sgd", title="uncoded, the master uses the first N - S results (rescaled)",
-        params=("n_workers", "stragglers"), sizes=workers_sizes, tolerated=lambda cfg: cfg.stragglers,
-        plan=sgd_plan, root=SGDRoot, need=_need_n_minus_s, closed_form=True, exact=False,
+        name="sgd",
+        title="uncoded, the master uses the first N - S results (rescaled)",
+        params=("n_workers", "stragglers"),
+        sizes=workers_sizes,
+        tolerated=lambda cfg: cfg.stragglers,
+        plan=sgd_plan,
+        root=SGDRoot,
+        need=_need_n_minus_s,
+        closed_form=True,
+        exact=False,
         replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
-        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+        quick={"n_workers": 3, "stragglers": 1},
+        full={"n_workers": 12, "stragglers": 3},
+    ),
     Scheme(
-        name="gc", title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
-        params=("n_workers", "stragglers"), sizes=workers_sizes, tolerated=lambda cfg: cfg.stragglers,
-        plan=gc_plan, need=_need_n_minus_s, closed_form=True,
+        name="gc",
+        title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
+        params=("n_workers", "stragglers"),
+        sizes=workers_sizes,
+        tolerated=lambda cfg: cfg.stragglers,
+        plan=gc_plan,
+        need=_need_n_minus_s,
+        closed_form=True,
         replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
-        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+        quick={"n_workers": 3, "stragglers": 1},
+        full={"n_workers": 12, "stragglers": 3},
+    ),
     Scheme(
-        name="rs", title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
-        params=("n_workers", "stragglers"), sizes=rs_sizes, tolerated=lambda cfg: cfg.stragglers,
-        plan=rs_plan, need=_need_n_minus_s, closed_form=True,
+        name="rs",
+        title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
+        params=("n_workers", "stragglers"),
+        sizes=rs_sizes,
+        tolerated=lambda cfg: cfg.stragglers,
+        plan=rs_plan,
+        need=_need_n_minus_s,
+        closed_form=True,
         replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
-        quick={"n_workers": 3, "stragglers": 1}, full={"n_workers": 12, "stragglers": 3}),
+        quick={"n_workers": 3, "stragglers": 1},
+        full={"n_workers": 12, "stragglers": 3},
+    ),
     Scheme(
-        name="rar", title="Ring-AllReduce over the workers (rank 0 only watches and logs)",
-        params=("n_workers", "allreduce"), sizes=workers_sizes, tolerated=lambda cfg: 0,
-        plan=ring_plan, root=RingWatchdog, worker=RingWorker, need=_need_all, replay=replay_ring,
-        closed_form=True, on_new_iterate="finish", constant_time=lambda cfg: replay_ring(cfg, np.zeros(1)),
-        quick={"n_workers": 3}, full={"n_workers": 12}),
+        name="rar",
+        title="Ring-AllReduce over the workers (rank 0 only watches and logs)",
+        params=("n_workers", "allreduce"),
+        sizes=workers_sizes,
+        tolerated=lambda cfg: 0,
+        plan=ring_plan,
+        root=RingWatchdog,
+        worker=RingWorker,
+        need=_need_all,
+        replay=replay_ring,
+        closed_form=True,
+        on_new_iterate="finish",
+        constant_time=lambda cfg: replay_ring(cfg, np.zeros(1)),
+        quick={"n_workers": 3},
+        full={"n_workers": 12},
+    ),
     Scheme(
-        name="cr", title="CodedReduce on the (n, L)-regular tree, any n - s children per parent",
-        params=("n_workers", "n", "L", "s"), derived=("n_workers",), sizes=tree_sizes,
-        tolerated=lambda cfg: cfg.s, plan=tree_plan, need=lambda cfg: cfg.n - cfg.s,
-        replay=replay_tree, sizes_text=_tree_text,
+        name="cr",
+        title="CodedReduce on the (n, L)-regular tree, any n - s children per parent",
+        params=("n_workers", "n", "L", "s"),
+        derived=("n_workers",),
+        sizes=tree_sizes,
+        tolerated=lambda cfg: cfg.s,
+        plan=tree_plan,
+        need=lambda cfg: cfg.n - cfg.s,
+        replay=replay_tree,
+        sizes_text=_tree_text,
         # each tree node needs at least one sample per coded part (see codes.codedreduce)
         min_samples=lambda cfg: max(cfg.n_workers, cfg.n**cfg.L),
-        quick={"n": 2, "L": 2, "s": 1}, full={"n": 3, "L": 2, "s": 1}),
+        quick={"n": 2, "L": 2, "s": 1},
+        full={"n": 3, "L": 2, "s": 1},
+    ),
     Scheme(
-        name="dsag", title="DSAG: the coordinator waits for w fresh results, stale ones cached",
-        params=("n_workers", "w", "subpartitions", "margin"), sizes=dsag_sizes,
-        tolerated=lambda cfg: cfg.n_workers - cfg.w, plan=dsag_plan, root=DSAGCoordinator,
-        worker=DSAGWorker, need=lambda cfg: cfg.w, on_new_iterate="finish", exact=False,
-        one_term_per_task=True, replay_name="event-driven simulation",
+        name="dsag",
+        title="DSAG: the coordinator waits for w fresh results, stale ones cached",
+        params=("n_workers", "w", "subpartitions", "margin"),
+        sizes=dsag_sizes,
+        tolerated=lambda cfg: cfg.n_workers - cfg.w,
+        plan=dsag_plan,
+        root=DSAGCoordinator,
+        worker=DSAGWorker,
+        need=lambda cfg: cfg.w,
+        on_new_iterate="finish",
+        exact=False,
+        one_term_per_task=True,
+        replay_name="event-driven simulation",
         replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
         min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
         quick={"n_workers": 3, "w": 2, "subpartitions": 2},
-        full={"n_workers": 12, "w": 6, "subpartitions": 4}),
+        full={"n_workers": 12, "w": 6, "subpartitions": 4},
+    ),
     Scheme(
-        name="dsag-lb", title="DSAG with the load balancer (Section VI): p_i re-optimised from profiled latency",
-        params=("n_workers", "w", "subpartitions", "margin", "lb_interval", "lb_window", "lb_threshold"),
-        sizes=dsag_sizes, tolerated=lambda cfg: cfg.n_workers - cfg.w, plan=dsag_plan,
-        root=DSAGLBCoordinator, worker=DSAGLBWorker, need=lambda cfg: cfg.w, on_new_iterate="finish",
-        exact=False, one_term_per_task=True,
+        name="dsag-lb",
+        title="DSAG with the load balancer (Section VI): p_i re-optimised from profiled latency",
+        params=(
+            "n_workers",
+            "w",
+            "subpartitions",
+            "margin",
+            "lb_interval",
+            "lb_window",
+            "lb_threshold",
+        ),
+        sizes=dsag_sizes,
+        tolerated=lambda cfg: cfg.n_workers - cfg.w,
+        plan=dsag_plan,
+        root=DSAGLBCoordinator,
+        worker=DSAGLBWorker,
+        need=lambda cfg: cfg.w,
+        on_new_iterate="finish",
+        exact=False,
+        one_term_per_task=True,
         replay_name="event-driven simulation at the initial sub-partitions (no load balancing)",
         replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
         min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
         quick={"n_workers": 3, "w": 2, "subpartitions": 4, "lb_interval": 0.3, "lb_window": 1.0},
-        full={"n_workers": 12, "w": 6, "subpartitions": 8, "lb_interval": 0.5, "lb_window": 2.0}),
+        full={"n_workers": 12, "w": 6, "subpartitions": 8, "lb_interval": 0.5, "lb_window": 2.0},
+    ),
     Scheme(
-        name="lagc", title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
-        params=("n_workers", "redundancy", "groups", "xi", "history"), sizes=lagc_sizes,
+        name="lagc",
+        title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
+        params=("n_workers", "redundancy", "groups", "xi", "history"),
+        sizes=lagc_sizes,
         tolerated=lambda cfg: cfg.n_workers // cfg.groups - _lagc_need(cfg),
-        plan=lagc_plan, root=LAGCRoot, need=_lagc_need, replay=replay_groups,
+        plan=lagc_plan,
+        root=LAGCRoot,
+        need=_lagc_need,
+        replay=replay_groups,
         replay_name="Monte Carlo replay, every group selected",
         quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},
-        full={"n_workers": 12, "redundancy": 2, "groups": 3, "xi": 0.01, "history": 10}),
+        full={"n_workers": 12, "redundancy": 2, "groups": 3, "xi": 0.01, "history": 10},
+    ),
     Scheme(
-        name="g-lag", title="G-LAG (Zhang & Simeone, Remark 3): lazily selected groups, the fastest worker each",
+        name="g-lag",
+        title="G-LAG (Zhang & Simeone, Remark 3): lazily selected groups, the fastest worker each",
         params=("n_workers", "redundancy", "groups", "xi", "history"),
         sizes=lambda cfg: lagc_sizes(cfg, "g-lag"),
         tolerated=lambda cfg: cfg.n_workers // cfg.groups - 1,
-        plan=lagc_plan, root=LAGCRoot, need=_lagc_need, replay=replay_groups,
+        plan=lagc_plan,
+        root=LAGCRoot,
+        need=_lagc_need,
+        replay=replay_groups,
         replay_name="Monte Carlo replay, every group selected",
         quick={"n_workers": 4, "redundancy": 2, "xi": 0.01, "history": 10},
-        full={"n_workers": 12, "redundancy": 3, "xi": 0.01, "history": 10}),
+        full={"n_workers": 12, "redundancy": 3, "xi": 0.01, "history": 10},
+    ),
 )
 
 

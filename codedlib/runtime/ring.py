@@ -62,8 +62,14 @@ def _wait_all(reqs, poller, interrupt=None):
     poller.reset()
 
 
-def ring_allreduce(comm, vector: np.ndarray, t_c: float = 0.0, poller: Poller | None = None,
-                   rounds: list | None = None, interrupt=None) -> np.ndarray:
+def ring_allreduce(
+    comm,
+    vector: np.ndarray,
+    t_c: float = 0.0,
+    poller: Poller | None = None,
+    rounds: list | None = None,
+    interrupt=None,
+) -> np.ndarray:
     """Sum ``vector`` over ``comm`` with the ring algorithm; every rank gets the sum.
 
     2 (P - 1) rounds for P ranks; round ``k`` of the reduce-scatter sends chunk
@@ -91,8 +97,10 @@ def ring_allreduce(comm, vector: np.ndarray, t_c: float = 0.0, poller: Poller | 
             s, rc = chunk(send_c), chunk(recv_c)
             sendbuf = out[s].copy()
             n_recv = rc.stop - rc.start
-            reqs = [comm.Irecv([recv, n_recv, _double()], source=left, tag=TAG_RING),
-                    comm.Isend(sendbuf, dest=right, tag=TAG_RING)]
+            reqs = [
+                comm.Irecv([recv, n_recv, _double()], source=left, tag=TAG_RING),
+                comm.Isend(sendbuf, dest=right, tag=TAG_RING),
+            ]
             _wait_all(reqs, poller, interrupt)
             if t_c > 0:
                 time.sleep(t_c)
@@ -144,7 +152,13 @@ class RingWorker:
             self.wcomm.Free()
 
     def _run(self):
-        comm, wcomm, config, problem, plan = self.comm, self.wcomm, self.config, self.problem, self.plan
+        comm, wcomm, config, problem, plan = (
+            self.comm,
+            self.wcomm,
+            self.config,
+            self.problem,
+            self.plan,
+        )
         worker = plan.worker
         delays, start_wall, stop_at = self.delays, self.start_wall, self.stop_at
         poller = Poller(config.poll)
@@ -180,10 +194,21 @@ class RingWorker:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
             comm_time = now() - c0
-            rows.append({"iteration": t, "worker": worker, "compute_time": compute,
-                         "comm_time": comm_time, "fresh": True,
-                         "wall_clock": time.time() - start_wall, "injected_delay": float(delays[t]),
-                         "real_compute": real, "task_iteration": t, "used": True, "parent": -1})
+            rows.append(
+                {
+                    "iteration": t,
+                    "worker": worker,
+                    "compute_time": compute,
+                    "comm_time": comm_time,
+                    "fresh": True,
+                    "wall_clock": time.time() - start_wall,
+                    "injected_delay": float(delays[t]),
+                    "real_compute": real,
+                    "task_iteration": t,
+                    "used": True,
+                    "parent": -1,
+                }
+            )
             theta = theta - step * total / problem.n_samples
             if worker == 0:
                 msg = np.concatenate([[t, now() - t_start], total])
@@ -210,8 +235,10 @@ class RingWatchdog(RootNode):
         super().__init__(comm, config, plan, problem, t0, theta_star)
         _ring_comm(comm, 0)  # collective; rank 0 is not part of the ring
         self.reports = []
-        self.notes.append(f"RAR via {'MPI_Allreduce' if config.allreduce == 'mpi' else 'hand-written ring'}; "
-                          "iteration_time measured by worker 0 (compute + injected delay + all-reduce)")
+        self.notes.append(
+            f"RAR via {'MPI_Allreduce' if config.allreduce == 'mpi' else 'hand-written ring'}; "
+            "iteration_time measured by worker 0 (compute + injected delay + all-reduce)"
+        )
 
     def on_message(self, tag, src, buf):
         if tag == TAG_PROGRESS:
@@ -227,11 +254,17 @@ class RingWatchdog(RootNode):
                     f"scheme 'rar' iteration {t} did not finish within timeout={cfg.timeout:g} s: "
                     f"Ring-AllReduce needs every one of the {cfg.n_workers} workers in every "
                     "iteration (it tolerates no straggler), so a frozen, dead or very slow worker "
-                    "blocks it; stopping the run.")
+                    "blocks it; stopping the run."
+                )
             buf = self.reports.pop(0)
             end = now()
-            row = {"iteration": t, "start": last - self.t0, "end": end - self.t0,
-                   "iteration_time": float(buf[1]), "n_fresh": cfg.n_workers}
+            row = {
+                "iteration": t,
+                "start": last - self.t0,
+                "end": end - self.t0,
+                "iteration_time": float(buf[1]),
+                "n_fresh": cfg.n_workers,
+            }
             self.record_step(t, row, buf[2:])
             last = end
 

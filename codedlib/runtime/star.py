@@ -73,16 +73,19 @@ def rs_code(n_workers: int, stragglers: int):
     chunks, ``w = S + 1`` per worker (``s = N w / k - 1 = S``, optimal, Halbawi et al. eq. 2);
     the primitive root is chosen for a small ``|B|`` (``root_power="auto"``), and a decoding
     vector that misses ``a B_F = 1`` raises instead of giving a wrong gradient."""
-    return reed_solomon_gradient_code(n_workers, n_workers, stragglers + 1, root_power="auto",
-                                      on_inaccurate="raise")
+    return reed_solomon_gradient_code(
+        n_workers, n_workers, stragglers + 1, root_power="auto", on_inaccurate="raise"
+    )
 
 
 def _rs_combine(code):
     """Algorithm 3 on the survivors' complex coded rows (sent as float64 ``[re, im]`` pairs)."""
+
     def combine(positions, vectors):
         a = code.decode(sorted(positions))  # length N, zero off the survivors
         rows = np.asarray(vectors, dtype=np.float64).view(np.complex128)
         return np.real(a[list(positions)] @ rows)
+
     return combine
 
 
@@ -99,7 +102,9 @@ class SGDRoot(RootNode):
     def check_error(self, g) -> float:
         used = [self.plan.children[p] - 1 for p, _, _ in self.fresh[: self.plan.need]]
         bounds = even_partition(self.problem.n_samples, self.config.n_workers)
-        part = sum(self.problem.partial_gradient(self.theta, int(bounds[w]), int(bounds[w + 1]))
-                   for w in used)
+        part = sum(
+            self.problem.partial_gradient(self.theta, int(bounds[w]), int(bounds[w + 1]))
+            for w in used
+        )
         ref = part * (self.config.n_workers / self.plan.need)
         return float(np.linalg.norm(g - ref) / max(float(np.linalg.norm(ref)), 1e-300))

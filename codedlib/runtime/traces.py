@@ -46,13 +46,32 @@ __all__ = [
     "write_csv",
 ]
 
-TRACE_COLUMNS = ["iteration", "worker", "compute_time", "comm_time", "fresh", "wall_clock",
-                 "injected_delay", "real_compute", "task_iteration", "used", "parent"]
+TRACE_COLUMNS = [
+    "iteration",
+    "worker",
+    "compute_time",
+    "comm_time",
+    "fresh",
+    "wall_clock",
+    "injected_delay",
+    "real_compute",
+    "task_iteration",
+    "used",
+    "parent",
+]
 #: The files a run writes into its ``--out`` directory (and the only ones it ever removes).
 RUN_FILES = ("trace.csv", "iterations.csv", "rounds.csv", "run.json")
 
-ITERATION_COLUMNS = ["iteration", "start", "end", "iteration_time", "loss", "grad_rel_error",
-                     "normalized_error", "n_fresh"]
+ITERATION_COLUMNS = [
+    "iteration",
+    "start",
+    "end",
+    "iteration_time",
+    "loss",
+    "grad_rel_error",
+    "normalized_error",
+    "n_fresh",
+]
 ROUND_COLUMNS = ["iteration", "worker", "phase", "round", "seconds"]
 
 
@@ -95,8 +114,10 @@ class ProgressWriter:
         out.mkdir(parents=True, exist_ok=True)
         self.path = out / "iterations.csv"
         self._fh = open(self.path, "w", encoding="utf-8")
-        self._fh.write(f"# codedlib.runtime progress (iterations completed so far): "
-                       f"scheme={meta.get('scheme')} command: {meta.get('command', '?')}\n")
+        self._fh.write(
+            f"# codedlib.runtime progress (iterations completed so far): "
+            f"scheme={meta.get('scheme')} command: {meta.get('command', '?')}\n"
+        )
         self._fh.write(",".join(ITERATION_COLUMNS) + "\n")
         self._fh.flush()
 
@@ -165,8 +186,10 @@ class RunResult:
     def header(self) -> list[str]:
         m = self.meta
         lines = [
-            (f"codedlib.runtime trace: scheme={m.get('scheme')} world_size={m.get('world_size')} "
-            f"mpi={m.get('mpi_library', '?')}"),
+            (
+                f"codedlib.runtime trace: scheme={m.get('scheme')} world_size={m.get('world_size')} "
+                f"mpi={m.get('mpi_library', '?')}"
+            ),
             f"command: {m.get('command', '?')}",
             f"recorded: {m.get('host', '?')} ({m.get('cpus', '?')} cpus), python {m.get('python', '?')}",
             f"real: {m.get('real', '')}",
@@ -205,5 +228,9 @@ class RunResult:
             rounds = pd.read_csv(out / "rounds.csv", comment="#")
         with open(out / "run.json", encoding="utf-8") as fh:
             meta = json.load(fh)
-        return cls(read_trace(out / "trace.csv"), pd.read_csv(out / "iterations.csv", comment="#"),
-                   rounds, meta)
+        return cls(
+            read_trace(out / "trace.csv"),
+            pd.read_csv(out / "iterations.csv", comment="#"),
+            rounds,
+            meta,
+        )

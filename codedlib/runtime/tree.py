@@ -61,8 +61,9 @@ def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
     return parent, children
 
 
-def tree_reduce(comm, vector, n: int, L: int, poll: float = 1e-3, broadcast: bool = True,
-                blocking: bool = False):
+def tree_reduce(
+    comm, vector, n: int, L: int, poll: float = 1e-3, broadcast: bool = True, blocking: bool = False
+):
     """Sum ``vector`` over the (n, L) tree to rank 0 (CR.EXECUTE with s = 0: every parent
     waits for all n children, adds its own vector and sends up) and, with ``broadcast``, send
     the sum back down the tree so every rank holds it (what one GD iteration communicates:

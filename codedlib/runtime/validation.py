@@ -66,7 +66,9 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
     spec = config.spec
     N = config.n_workers
     model = config.delay
-    loads = worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
+    loads = (
+        worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
+    )
     if model.kind == "none":
         return {"mean": spec.extra_time(config), "stderr": 0.0, "method": "no injected delay"}
     k = spec.closed_form_k(config)
@@ -74,18 +76,32 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
         extra = spec.extra_time(config)
         if model.kind == "shiftexp":
             mean = order_stats.expected_order_statistic_exponential(
-                k, N, rate=model.params["rate"], shift=model.params["shift"])
-            return {"mean": mean + extra, "stderr": 0.0,
-                    "method": f"order_stats.expected_order_statistic_exponential(k={k}, n={N})"}
+                k, N, rate=model.params["rate"], shift=model.params["shift"]
+            )
+            return {
+                "mean": mean + extra,
+                "stderr": 0.0,
+                "method": f"order_stats.expected_order_statistic_exponential(k={k}, n={N})",
+            }
         mean = order_stats.expected_order_statistic_numeric(model.cluster(N, loads), k)
-        return {"mean": mean + extra, "stderr": 0.0,
-                "method": f"order_stats.expected_order_statistic_numeric(k={k}, n={N})"}
-    draws = np.stack([apply_freeze(model.sample(config.iterations, N, rng=rng, loads=loads), config.freeze)
-                      for _ in range(max(2, replicas // config.iterations))])
+        return {
+            "mean": mean + extra,
+            "stderr": 0.0,
+            "method": f"order_stats.expected_order_statistic_numeric(k={k}, n={N})",
+        }
+    draws = np.stack(
+        [
+            apply_freeze(model.sample(config.iterations, N, rng=rng, loads=loads), config.freeze)
+            for _ in range(max(2, replicas // config.iterations))
+        ]
+    )
     times = replay_iteration_times(config, draws).mean(axis=-1)
     what = spec.replay_method(config)
-    return {"mean": float(times.mean()), "stderr": float(times.std(ddof=1) / np.sqrt(times.size)),
-            "method": f"{what} ({times.size} runs of {config.iterations} iterations)"}
+    return {
+        "mean": float(times.mean()),
+        "stderr": float(times.std(ddof=1) / np.sqrt(times.size)),
+        "method": f"{what} ({times.size} runs of {config.iterations} iterations)",
+    }
 
 
 def compare_with_simulator(results, replicas: int = 2000, rng=0):
@@ -101,13 +117,21 @@ def compare_with_simulator(results, replicas: int = 2000, rng=0):
         delays = np.asarray(result.meta["delays"], dtype=float)
         replayed = replay_iteration_times(config, delays)[1:]
         pred = predict_iteration_time(config, replicas=replicas, rng=rng)
-        rows.append({
-            "name": name, "scheme": config.scheme, "N": config.n_workers,
-            "processes": config.world_size, "iterations": it.size,
-            "measured": it.mean(), "measured_sem": it.std(ddof=1) / np.sqrt(it.size),
-            "replayed": replayed.mean(), "predicted": pred["mean"],
-            "predicted_stderr": pred["stderr"],
-            "gap_replayed": it.mean() / replayed.mean() - 1,
-            "gap_predicted": it.mean() / pred["mean"] - 1, "method": pred["method"],
-        })
+        rows.append(
+            {
+                "name": name,
+                "scheme": config.scheme,
+                "N": config.n_workers,
+                "processes": config.world_size,
+                "iterations": it.size,
+                "measured": it.mean(),
+                "measured_sem": it.std(ddof=1) / np.sqrt(it.size),
+                "replayed": replayed.mean(),
+                "predicted": pred["mean"],
+                "predicted_stderr": pred["stderr"],
+                "gap_replayed": it.mean() / replayed.mean() - 1,
+                "gap_predicted": it.mean() / pred["mean"] - 1,
+                "method": pred["method"],
+            }
+        )
     return pd.DataFrame(rows)

@@ -282,9 +282,11 @@ def _check_draws(draws, n_workers):
         )
     if not np.all(np.isfinite(draws)) or np.any(draws < 0):
         finite = draws[np.isfinite(draws)]
-        raise ValueError("draws must be finite and >= 0 (Exp(1) draws), got "
-                         f"min={finite.min() if finite.size else 'n/a'} and "
-                         f"{int(np.sum(~np.isfinite(draws)))} non-finite entries")
+        raise ValueError(
+            "draws must be finite and >= 0 (Exp(1) draws), got "
+            f"min={finite.min() if finite.size else 'n/a'} and "
+            f"{int(np.sum(~np.isfinite(draws)))} non-finite entries"
+        )
     return draws
 
 
@@ -459,8 +461,9 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
     R = compute.shape[0]
     offsets = [sum(n**m for m in range(layer)) for layer in range(L + 2)]  # first rank per layer
     if compute.ndim != 2 or compute.shape[1] != offsets[L + 1] - 1:
-        raise ValueError(f"compute must have shape (R, N={offsets[L + 1] - 1}), "
-                         f"got shape {compute.shape}")
+        raise ValueError(
+            f"compute must have shape (R, N={offsets[L + 1] - 1}), got shape {compute.shape}"
+        )
     ready = compute[:, offsets[L] - 1 : offsets[L + 1] - 1]  # bottom layer
     survivors = {}
     for layer in range(L - 1, -1, -1):

@@ -322,7 +322,9 @@ class _ContributionSimulator:
     def participation(self, p):
         self.n_evaluations += 1
         lat = self.comm + self.comp_full / p
-        return simulate_event_driven(lat, self.w, self.margin, semantics=self.semantics).participation
+        return simulate_event_driven(
+            lat, self.w, self.margin, semantics=self.semantics
+        ).participation
 
     def contribution(self, p):
         return contribution(self.participation(p), p, self.n_local)
@@ -379,8 +381,12 @@ def optimize_subpartitions(
     w = check_int("w", w, 1, n_workers)
     if np.any(p < 1) or np.any(p > n_local):
         raise ValueError(f"p must satisfy 1 <= p_i <= n_i, got p={p.tolist()}")
-    for name, value in (("comm_mean", comm_mean), ("comm_var", comm_var),
-                        ("comp_mean_full", comp_mean_full), ("comp_var_full", comp_var_full)):
+    for name, value in (
+        ("comm_mean", comm_mean),
+        ("comm_var", comm_var),
+        ("comp_mean_full", comp_mean_full),
+        ("comp_var_full", comp_var_full),
+    ):
         arr = check_array(name, value)
         if np.any(arr < 0):
             raise ValueError(f"{name} must be >= 0 (latency moments), got min={arr.min():g}")
@@ -540,8 +546,9 @@ class ClockOptions:
         object.__setattr__(self, "n_iterations", check_int("n_iterations", self.n_iterations, 1))
         object.__setattr__(self, "record_every", check_int("record_every", self.record_every, 1))
         if self.time_limit is not None:
-            object.__setattr__(self, "time_limit",
-                               check_real("time_limit", self.time_limit, 0.0, low_open=True))
+            object.__setattr__(
+                self, "time_limit", check_real("time_limit", self.time_limit, 0.0, low_open=True)
+            )
 
     def project(self, theta):
         return theta if self.projection is None else self.projection(theta)
@@ -559,7 +566,11 @@ class ClockOptions:
 
     def factors(self, now, t, n_workers):
         """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``."""
-        return np.ones(n_workers) if self.slowdown is None else np.asarray(self.slowdown(now, t), dtype=float)
+        return (
+            np.ones(n_workers)
+            if self.slowdown is None
+            else np.asarray(self.slowdown(now, t), dtype=float)
+        )
 
 
 @dataclass(frozen=True)
@@ -584,7 +595,9 @@ class CoordinatorPolicy:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got method={self.method!r}")
         if self.semantics not in SEMANTICS:
-            raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={self.semantics!r}")
+            raise ValueError(
+                f"semantics must be one of {SEMANTICS}, got semantics={self.semantics!r}"
+            )
         object.__setattr__(self, "w", check_int("w", self.w, 1))
         object.__setattr__(self, "margin", check_real("margin", self.margin, 0.0))
 
@@ -603,8 +616,9 @@ class CoordinatorPolicy:
     def iteration_end(self, window_end: float, last_arrival: float) -> float:
         return last_arrival if self.reference else window_end
 
-    def absorb(self, cache: GradientCache, start: int, stop: int, iteration: int, grad,
-               fresh: bool) -> bool:
+    def absorb(
+        self, cache: GradientCache, start: int, stop: int, iteration: int, grad, fresh: bool
+    ) -> bool:
         """Offer a result to the cache (Section V): True if it entered."""
         if fresh or self.method == "dsag":
             return bool(cache.insert(start, stop, iteration, grad))
@@ -649,14 +663,17 @@ class _Coordinator:
         """Worker i starts the task of iteration t at time ``at`` on its next subpartition
         (eq. 5), re-partitioned first if the balancer asked for it (Algorithm 2)."""
         if self.pending_p[i]:
-            p_new, k_new = align_partition(int(self.n_local[i]), int(self.p[i]), int(self.pending_p[i]),
-                                           int(self.k[i]))
+            p_new, k_new = align_partition(
+                int(self.n_local[i]), int(self.p[i]), int(self.pending_p[i]), int(self.k[i])
+            )
             self.repartitions.append((at, i, int(self.p[i]), p_new))
             self.p[i], self.k[i] = p_new, k_new
             self.pending_p[i] = 0
         else:
             self.k[i] = self.k[i] % self.p[i] + 1
-        lo, hi = subpartition_range(int(self.n_local[i]), int(self.p[i]), int(self.k[i]), int(self.starts[i]))
+        lo, hi = subpartition_range(
+            int(self.n_local[i]), int(self.p[i]), int(self.k[i]), int(self.starts[i])
+        )
         load = (hi - lo) / self.n_local[i]
         grad = np.asarray(self.problem.partial_gradient(self.theta, lo, hi), dtype=float)
         model = self.model
@@ -690,10 +707,20 @@ class _Coordinator:
             return
         current = np.where(self.pending_p > 0, self.pending_p, self.p)
         q, _ = optimize_subpartitions(
-            current, self.n_local, stats[0], stats[1], stats[2], stats[3], self.w,
-            p_baseline=np.full(self.n_workers, self.p0), margin=self.margin,
-            n_iterations=lb.n_iterations, replicas=lb.replicas, rng=self.rng,
-            semantics=self.policy.semantics)
+            current,
+            self.n_local,
+            stats[0],
+            stats[1],
+            stats[2],
+            stats[3],
+            self.w,
+            p_baseline=np.full(self.n_workers, self.p0),
+            margin=self.margin,
+            n_iterations=lb.n_iterations,
+            replicas=lb.replicas,
+            rng=self.rng,
+            semantics=self.policy.semantics,
+        )
         old = balance_objective(current, stats[0], stats[2])
         new = balance_objective(q, stats[0], stats[2])
         if new < (1 - lb.threshold) * old:
@@ -737,7 +764,13 @@ class _Coordinator:
                 self.queued[i] = -1
                 if self.policy.restarts_late_worker(n_fresh):
                     self.start_task(i, t, finish)
-        return n_fresh, n_stale, sgd_sum, sgd_covered, self.policy.iteration_end(deadline, last_arrival)
+        return (
+            n_fresh,
+            n_stale,
+            sgd_sum,
+            sgd_covered,
+            self.policy.iteration_end(deadline, last_arrival),
+        )
 
     def iteration(self, t) -> bool:
         """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
@@ -747,13 +780,25 @@ class _Coordinator:
             self.rebalance()
         self.hand_out(t)
         n_fresh, n_stale, sgd_sum, sgd_covered, self.now = self.collect(t)
-        estimate = sgd_sum / sgd_covered if self.method == "sgd" else self.cache.H / self.cache.covered
+        estimate = (
+            sgd_sum / sgd_covered if self.method == "sgd" else self.cache.H / self.cache.covered
+        )
         self.theta = options.project(self.theta - self.eta * estimate)
         if not options.records(t):
             return False
         coverage = sgd_covered / self.n if self.method == "sgd" else self.cache.coverage
-        self.history.append((t + 1, self.now, coverage, n_fresh, n_stale, self.cache.n_rejected,
-                             self.cache.n_evicted, int(self.p.sum())))
+        self.history.append(
+            (
+                t + 1,
+                self.now,
+                coverage,
+                n_fresh,
+                n_stale,
+                self.cache.n_rejected,
+                self.cache.n_evicted,
+                int(self.p.sum()),
+            )
+        )
         self.thetas.append(self.theta.copy())
         return options.callback is not None and bool(options.callback(self.theta))
 
@@ -837,15 +882,18 @@ def simulate_dsag(
     p0 = check_int("n_subpartitions", n_subpartitions, 1, int(n_local.min()))
     eta = check_real("eta", eta, 0.0, low_open=True)
     margin = check_real("margin", margin, 0.0)
-    options = ClockOptions(n_iterations, time_limit, slowdown, projection, theta0, record_every, callback)
+    options = ClockOptions(
+        n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
+    )
     if method == "gd" and (w != n_workers or p0 != 1):
         raise ValueError(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
             f"got w={w}, n_subpartitions={p0}"
         )
     policy = CoordinatorPolicy(w, margin, method, semantics)
-    coordinator = _Coordinator(problem, latency_model, p0, eta, policy, load_balancer, options,
-                               as_generator(rng))
+    coordinator = _Coordinator(
+        problem, latency_model, p0, eta, policy, load_balancer, options, as_generator(rng)
+    )
     return coordinator.run()
 
 
@@ -873,7 +921,9 @@ def simulate_coded_bound(
     n_workers = latency_model.n_workers
     rate = check_real("rate", rate, 0.0, 1.0, low_open=True)
     eta = check_real("eta", eta, 0.0, low_open=True)
-    options = ClockOptions(n_iterations, time_limit, slowdown, projection, theta0, record_every, callback)
+    options = ClockOptions(
+        n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
+    )
     rng = as_generator(rng)
     needed = math.ceil(rate * n_workers - 1e-9)
     theta = options.start(problem, rng)

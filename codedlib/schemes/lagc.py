@@ -98,11 +98,15 @@ class DelayStream:
         self.replicas = check_int("replicas", replicas, low=1)
         if isinstance(delay, HeterogeneousCluster):
             if delay.n_workers != self.n_workers:
-                raise ValueError(f"delay must be a cluster of n_workers={self.n_workers} "
-                                 f"workers, got {delay.n_workers}")
+                raise ValueError(
+                    f"delay must be a cluster of n_workers={self.n_workers} "
+                    f"workers, got {delay.n_workers}"
+                )
         elif not (hasattr(delay, "rvs") and hasattr(delay, "cdf")):
-            raise ValueError("delay must be a frozen scipy distribution or a "
-                             f"HeterogeneousCluster, got delay={delay!r}")
+            raise ValueError(
+                "delay must be a frozen scipy distribution or a "
+                f"HeterogeneousCluster, got delay={delay!r}"
+            )
         self.delay = delay
         if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
             self.seed = int(rng)
@@ -121,7 +125,8 @@ class DelayStream:
             else:
                 draws = self.delay.rvs(size=(rows, self.n_workers), random_state=gen)
             self._cache[b] = np.asarray(draws, dtype=float).reshape(
-                self.replicas, _BLOCK, self.n_workers)
+                self.replicas, _BLOCK, self.n_workers
+            )
         return self._cache[b]
 
     def draws(self, k: int) -> np.ndarray:
@@ -207,14 +212,16 @@ class SchemeRun:
         """One row per iterate ``θ^k``: time (mean over replicas), communication (eq. 7),
         computation (eq. 8) spent before it, and its optimality gap (eq. 9)."""
         zero = np.zeros(1, dtype=float)
-        return pd.DataFrame({
-            "scheme": self.scheme,
-            "iteration": np.arange(self.n_iterations + 1),
-            "time": self.clock(),
-            "communication": np.concatenate([zero, np.cumsum(self.downloads + self.uploads)]),
-            "computation": np.concatenate([zero, np.cumsum(self.computation)]),
-            "gap": self.gap,
-        })
+        return pd.DataFrame(
+            {
+                "scheme": self.scheme,
+                "iteration": np.arange(self.n_iterations + 1),
+                "time": self.clock(),
+                "communication": np.concatenate([zero, np.cumsum(self.downloads + self.uploads)]),
+                "computation": np.concatenate([zero, np.cumsum(self.computation)]),
+                "gap": self.gap,
+            }
+        )
 
     def complexity(self, eps: float) -> dict:
         """Iteration, time (eq. 10), communication (eq. 11), computation (eq. 12) complexity:
@@ -224,16 +231,29 @@ class SchemeRun:
         hits = np.flatnonzero(self.gap <= eps)
         if hits.size == 0:
             nan = math.nan
-            return {"scheme": self.scheme, "iterations": nan, "time": nan, "time_stderr": nan,
-                    "communication": nan, "computation": nan}
+            return {
+                "scheme": self.scheme,
+                "iterations": nan,
+                "time": nan,
+                "time_stderr": nan,
+                "communication": nan,
+                "computation": nan,
+            }
         k = int(hits[0])
         per_replica = self.iteration_times[:, :k].sum(axis=1)
-        stderr = (per_replica.std(ddof=1) / math.sqrt(per_replica.size)
-                  if per_replica.size > 1 else math.nan)
-        return {"scheme": self.scheme, "iterations": k, "time": float(per_replica.mean()),
-                "time_stderr": float(stderr),
-                "communication": int((self.downloads[:k] + self.uploads[:k]).sum()),
-                "computation": int(self.computation[:k].sum())}
+        stderr = (
+            per_replica.std(ddof=1) / math.sqrt(per_replica.size)
+            if per_replica.size > 1
+            else math.nan
+        )
+        return {
+            "scheme": self.scheme,
+            "iterations": k,
+            "time": float(per_replica.mean()),
+            "time_stderr": float(stderr),
+            "communication": int((self.downloads[:k] + self.uploads[:k]).sum()),
+            "computation": int(self.computation[:k].sum()),
+        }
 
 
 # --------------------------------------------------------------------------------------
@@ -262,33 +282,48 @@ class _Setup:
         return self.problem.loss(theta) - self.f_star
 
 
-def _setup(problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star,
-           keep_iterates):
+def _setup(
+    problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
+):
     n_workers = check_int("n_workers", n_workers, low=1)
     if not hasattr(problem, "partial_gradient"):
         raise ValueError(f"problem must provide partial_gradient, got problem={problem!r}")
     if problem.n_samples < n_workers:
-        raise ValueError(f"n_workers must satisfy 1 <= n_workers <= n_samples="
-                         f"{problem.n_samples}, got n_workers={n_workers}")
+        raise ValueError(
+            f"n_workers must satisfy 1 <= n_workers <= n_samples="
+            f"{problem.n_samples}, got n_workers={n_workers}"
+        )
     max_iter = check_int("max_iter", max_iter, low=1)
     if gap_tol is not None:
         gap_tol = check_real("gap_tol", gap_tol, low=0.0, low_open=True)
     if delays is None:
         if delay is None:
-            raise ValueError("delay (a frozen distribution or HeterogeneousCluster) or delays "
-                             "(a DelayStream) must be given")
+            raise ValueError(
+                "delay (a frozen distribution or HeterogeneousCluster) or delays "
+                "(a DelayStream) must be given"
+            )
         delays = DelayStream(delay, n_workers, replicas, rng)
     elif not isinstance(delays, DelayStream) or delays.n_workers != n_workers:
-        raise ValueError(f"delays must be a DelayStream over n_workers={n_workers} workers, "
-                         f"got delays={delays!r}")
+        raise ValueError(
+            f"delays must be a DelayStream over n_workers={n_workers} workers, "
+            f"got delays={delays!r}"
+        )
     if f_star is None:
         if not hasattr(problem, "optimum"):
             raise ValueError("f_star must be given for a problem without optimum()")
         f_star = problem.loss(problem.optimum())
     n = problem.n_samples
     f_star = check_real("f_star", f_star)
-    return _Setup(problem, even_partition(n, n_workers), float(f_star),
-                  n * problem.smoothness(0, n), delays, max_iter, gap_tol, keep_iterates)
+    return _Setup(
+        problem,
+        even_partition(n, n_workers),
+        float(f_star),
+        n * problem.smoothness(0, n),
+        delays,
+        max_iter,
+        gap_tol,
+        keep_iterates,
+    )
 
 
 def _check_lazy(xi, history, stepsize, setup):
@@ -335,18 +370,40 @@ def _history_rhs(steps, history):
     return float(sum(steps[-history:])) if steps else 0.0
 
 
-def _finish(setup, scheme, layout, stepsize, xi, history, sel, down, up, comp, times, gaps,
-            theta, iterates, survivors):
+def _finish(
+    setup,
+    scheme,
+    layout,
+    stepsize,
+    xi,
+    history,
+    sel,
+    down,
+    up,
+    comp,
+    times,
+    gaps,
+    theta,
+    iterates,
+    survivors,
+):
     K = len(sel)
     return SchemeRun(
-        scheme=scheme, layout=layout, stepsize=stepsize, xi=xi, history=history,
+        scheme=scheme,
+        layout=layout,
+        stepsize=stepsize,
+        xi=xi,
+        history=history,
         selected=np.array(sel, dtype=bool).reshape(K, -1),
-        downloads=np.array(down, dtype=np.int64), uploads=np.array(up, dtype=np.int64),
+        downloads=np.array(down, dtype=np.int64),
+        uploads=np.array(up, dtype=np.int64),
         computation=np.array(comp, dtype=np.int64),
         iteration_times=np.array(times, dtype=float).T.reshape(setup.delays.replicas, K),
-        gap=np.array(gaps), theta=theta,
+        gap=np.array(gaps),
+        theta=theta,
         iterates=np.array(iterates) if iterates is not None else None,
-        survivors=survivors)
+        survivors=survivors,
+    )
 
 
 def _done(setup, gaps):
@@ -356,9 +413,20 @@ def _done(setup, gaps):
 # --------------------------------------------------------------------------------------
 # Reference schemes (Section III)
 # --------------------------------------------------------------------------------------
-def run_gd(problem, n_workers: int, *, delay=None, delays=None, stepsize=None,
-           max_iter: int = 1000, gap_tol=None, replicas: int = 1, rng=None, f_star=None,
-           keep_iterates: bool = False) -> SchemeRun:
+def run_gd(
+    problem,
+    n_workers: int,
+    *,
+    delay=None,
+    delays=None,
+    stepsize=None,
+    max_iter: int = 1000,
+    gap_tol=None,
+    replicas: int = 1,
+    rng=None,
+    f_star=None,
+    keep_iterates: bool = False,
+) -> SchemeRun:
     """Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
 
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
@@ -394,8 +462,9 @@ def run_gd(problem, n_workers: int, *, delay=None, delays=None, stepsize=None,
     SchemeRun
         Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
     """
-    s = _setup(problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star,
-               keep_iterates)
+    s = _setup(
+        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
+    )
     N = n_workers
     alpha = _plain_stepsize(stepsize, s)
     theta = problem.initial_point().astype(float)
@@ -415,13 +484,40 @@ def run_gd(problem, n_workers: int, *, delay=None, delays=None, stepsize=None,
         gaps.append(s.gap(theta))
         if keep_iterates:
             iterates.append(theta.copy())
-    return _finish(s, "gd", lagc_layout(N, 1, N), alpha, 0.0, 1, sel, down, up, comp, times,
-                   gaps, theta, iterates, None)
+    return _finish(
+        s,
+        "gd",
+        lagc_layout(N, 1, N),
+        alpha,
+        0.0,
+        1,
+        sel,
+        down,
+        up,
+        comp,
+        times,
+        gaps,
+        theta,
+        iterates,
+        None,
+    )
 
 
-def run_gc(problem, n_workers: int, redundancy: int, *, delay=None, delays=None,
-           stepsize=None, max_iter: int = 1000, gap_tol=None, replicas: int = 1, rng=None,
-           f_star=None, keep_iterates: bool = False) -> SchemeRun:
+def run_gc(
+    problem,
+    n_workers: int,
+    redundancy: int,
+    *,
+    delay=None,
+    delays=None,
+    stepsize=None,
+    max_iter: int = 1000,
+    gap_tol=None,
+    replicas: int = 1,
+    rng=None,
+    f_star=None,
+    keep_iterates: bool = False,
+) -> SchemeRun:
     """Gradient coding (Section III-A, Tandon et al.): worker ``i`` stores partitions
     ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
@@ -461,8 +557,9 @@ def run_gc(problem, n_workers: int, redundancy: int, *, delay=None, delays=None,
         ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
         ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``.
     """
-    s = _setup(problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star,
-               keep_iterates)
+    s = _setup(
+        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
+    )
     N = n_workers
     r = check_int("redundancy", redundancy, low=1, high=N)
     alpha = _plain_stepsize(stepsize, s)
@@ -491,13 +588,41 @@ def run_gc(problem, n_workers: int, redundancy: int, *, delay=None, delays=None,
         gaps.append(s.gap(theta))
         if keep_iterates:
             iterates.append(theta.copy())
-    return _finish(s, "gc", lagc_layout(N, r, 1), alpha, 0.0, 1, sel, down, up, comp, times,
-                   gaps, theta, iterates, survivors)
+    return _finish(
+        s,
+        "gc",
+        lagc_layout(N, r, 1),
+        alpha,
+        0.0,
+        1,
+        sel,
+        down,
+        up,
+        comp,
+        times,
+        gaps,
+        theta,
+        iterates,
+        survivors,
+    )
 
 
-def run_lag_ps(problem, n_workers: int, *, xi: float, history: int, delay=None, delays=None,
-               stepsize=None, max_iter: int = 1000, gap_tol=None, replicas: int = 1,
-               rng=None, f_star=None, keep_iterates: bool = False) -> SchemeRun:
+def run_lag_ps(
+    problem,
+    n_workers: int,
+    *,
+    xi: float,
+    history: int,
+    delay=None,
+    delays=None,
+    stepsize=None,
+    max_iter: int = 1000,
+    gap_tol=None,
+    replicas: int = 1,
+    rng=None,
+    f_star=None,
+    keep_iterates: bool = False,
+) -> SchemeRun:
     """LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
 
     Worker ``m`` (partition ``m``, smoothness ``L_m``) is contacted at iteration ``k >= 1`` iff
@@ -542,8 +667,9 @@ def run_lag_ps(problem, n_workers: int, *, xi: float, history: int, delay=None, 
     SchemeRun
         LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
     """
-    s = _setup(problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star,
-               keep_iterates)
+    s = _setup(
+        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
+    )
     M = n_workers
     xi, history, alpha = _check_lazy(xi, history, stepsize, s)
     L_m = np.array([s.range_smoothness(m, m + 1) for m in range(M)])
@@ -581,17 +707,48 @@ def run_lag_ps(problem, n_workers: int, *, xi: float, history: int, delay=None, 
         gaps.append(s.gap(theta))
         if keep_iterates:
             iterates.append(theta.copy())
-    return _finish(s, "lag", lagc_layout(M, 1, M), alpha, xi, history, sel, down, up, comp,
-                   times, gaps, theta, iterates, None)
+    return _finish(
+        s,
+        "lag",
+        lagc_layout(M, 1, M),
+        alpha,
+        xi,
+        history,
+        sel,
+        down,
+        up,
+        comp,
+        times,
+        gaps,
+        theta,
+        iterates,
+        None,
+    )
 
 
 # --------------------------------------------------------------------------------------
 # LAGC (Section IV, Algorithm 1) and its no-coding special cases
 # --------------------------------------------------------------------------------------
-def run_lagc(problem, n_workers: int, redundancy: int, n_groups: int, *, xi: float = 0.0,
-             history: int = 10, lazy: bool = True, delay=None, delays=None, stepsize=None,
-             max_iter: int = 1000, gap_tol=None, replicas: int = 1, rng=None, f_star=None,
-             keep_iterates: bool = False, scheme: str = "lagc") -> SchemeRun:
+def run_lagc(
+    problem,
+    n_workers: int,
+    redundancy: int,
+    n_groups: int,
+    *,
+    xi: float = 0.0,
+    history: int = 10,
+    lazy: bool = True,
+    delay=None,
+    delays=None,
+    stepsize=None,
+    max_iter: int = 1000,
+    gap_tol=None,
+    replicas: int = 1,
+    rng=None,
+    f_star=None,
+    keep_iterates: bool = False,
+    scheme: str = "lagc",
+) -> SchemeRun:
     """Lazily aggregated gradient coding (Algorithm 1, eq. 17-18).
 
     ``G`` groups of ``N/G`` workers; group ``g`` owns fine partitions ``g N/G .. (g+1) N/G - 1``
@@ -648,8 +805,9 @@ def run_lagc(problem, n_workers: int, redundancy: int, n_groups: int, *, xi: flo
     SchemeRun
         Lazily aggregated gradient coding (Algorithm 1, eq. 17-18).
     """
-    s = _setup(problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star,
-               keep_iterates)
+    s = _setup(
+        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
+    )
     layout = lagc_layout(n_workers, redundancy, n_groups)
     if lazy:
         xi, history, alpha = _check_lazy(xi, history, stepsize, s)
@@ -697,8 +855,9 @@ def run_lagc(problem, n_workers: int, redundancy: int, n_groups: int, *, xi: flo
         for g in range(1, G):
             grad += stale[g]
         n_sel = int(chosen.sum())
-        times.append(group_times[:, chosen].max(axis=1) if n_sel
-                     else np.zeros(group_times.shape[0]))
+        times.append(
+            group_times[:, chosen].max(axis=1) if n_sel else np.zeros(group_times.shape[0])
+        )
         survivors.append(fast_k)
         sel.append(chosen)
         down.append(n_sel * n_g), up.append(n_sel * wait), comp.append(n_sel * n_g * stored)
@@ -709,12 +868,28 @@ def run_lagc(problem, n_workers: int, redundancy: int, n_groups: int, *, xi: flo
         gaps.append(s.gap(theta))
         if keep_iterates:
             iterates.append(theta.copy())
-    return _finish(s, scheme, layout, alpha, xi, history, sel, down, up, comp, times, gaps,
-                   theta, iterates, survivors)
+    return _finish(
+        s,
+        scheme,
+        layout,
+        alpha,
+        xi,
+        history,
+        sel,
+        down,
+        up,
+        comp,
+        times,
+        gaps,
+        theta,
+        iterates,
+        survivors,
+    )
 
 
-def run_g_gd(problem, n_workers: int, redundancy: int, n_groups: int | None = None,
-             **kwargs) -> SchemeRun:
+def run_g_gd(
+    problem, n_workers: int, redundancy: int, n_groups: int | None = None, **kwargs
+) -> SchemeRun:
     """Grouped GD [9] (Remark 3 with every group active): ``G >= N/r`` groups (default
     ``N/r``), every worker stores its group's whole partition, the PS waits for the fastest
     worker of each group. Time per iteration ``E[T_(G:G)]`` of the group minima (eq. 29).
@@ -741,12 +916,21 @@ def run_g_gd(problem, n_workers: int, redundancy: int, n_groups: int | None = No
     """
     layout = scheme_layout("g-gd", n_workers, redundancy, n_groups)
     kwargs.pop("xi", None)
-    return run_lagc(problem, n_workers, redundancy, layout.n_groups, lazy=False,
-                    scheme="g-gd", **kwargs)
+    return run_lagc(
+        problem, n_workers, redundancy, layout.n_groups, lazy=False, scheme="g-gd", **kwargs
+    )
 
 
-def run_g_lag(problem, n_workers: int, redundancy: int, n_groups: int | None = None, *,
-              xi: float, history: int, **kwargs) -> SchemeRun:
+def run_g_lag(
+    problem,
+    n_workers: int,
+    redundancy: int,
+    n_groups: int | None = None,
+    *,
+    xi: float,
+    history: int,
+    **kwargs,
+) -> SchemeRun:
     """Grouped LAG (Remark 3): LAG selection (17) over ``G >= N/r`` groups (default ``N/r``)
     whose workers each store the whole group partition; the fastest worker of each selected
     group answers, no coding.
@@ -776,12 +960,21 @@ def run_g_lag(problem, n_workers: int, redundancy: int, n_groups: int | None = N
         answers, no coding.
     """
     layout = scheme_layout("g-lag", n_workers, redundancy, n_groups)
-    return run_lagc(problem, n_workers, redundancy, layout.n_groups, xi=xi, history=history,
-                    scheme="g-lag", **kwargs)
+    return run_lagc(
+        problem,
+        n_workers,
+        redundancy,
+        layout.n_groups,
+        xi=xi,
+        history=history,
+        scheme="g-lag",
+        **kwargs,
+    )
 
 
-def run_scheme(scheme: str, problem, n_workers: int, redundancy: int = 1,
-               n_groups: int | None = None, **kwargs) -> SchemeRun:
+def run_scheme(
+    scheme: str, problem, n_workers: int, redundancy: int = 1, n_groups: int | None = None, **kwargs
+) -> SchemeRun:
     """Dispatch by name: ``gd``, ``gc``, ``lag``, ``g-gd``, ``g-lag``, ``lagc``.
 
     Parameters
@@ -821,13 +1014,26 @@ def run_scheme(scheme: str, problem, n_workers: int, redundancy: int = 1,
         if n_groups is None:
             raise ValueError("n_groups must be given for lagc (a divisor of n_workers)")
         return run_lagc(problem, n_workers, redundancy, n_groups, **kwargs)
-    raise ValueError("scheme must be one of ('gd', 'gc', 'lag', 'g-gd', 'g-lag', 'lagc'), "
-                     f"got scheme={scheme!r}")
+    raise ValueError(
+        f"scheme must be one of ('gd', 'gc', 'lag', 'g-gd', 'g-lag', 'lagc'), got scheme={scheme!r}"
+    )
 
 
-def compare_schemes(problem, n_workers: int, redundancy: int, configs, *, delay, xi: float,
-                    history: int, replicas: int = 1, rng=None, max_iter: int = 1000,
-                    gap_tol=None, f_star=None) -> dict:
+def compare_schemes(
+    problem,
+    n_workers: int,
+    redundancy: int,
+    configs,
+    *,
+    delay,
+    xi: float,
+    history: int,
+    replicas: int = 1,
+    rng=None,
+    max_iter: int = 1000,
+    gap_tol=None,
+    f_star=None,
+) -> dict:
     """Run several schemes on the same delay draws.
 
     ``configs`` is a sequence of ``(label, scheme, n_groups)``. Returns ``{label: SchemeRun}``.
@@ -869,7 +1075,17 @@ def compare_schemes(problem, n_workers: int, redundancy: int, configs, *, delay,
         f_star = problem.loss(problem.optimum())
     out = {}
     for label, scheme, n_groups in configs:
-        out[label] = run_scheme(scheme, problem, n_workers, redundancy, n_groups,
-                                delays=delays, xi=xi, history=history, max_iter=max_iter,
-                                gap_tol=gap_tol, f_star=f_star)
+        out[label] = run_scheme(
+            scheme,
+            problem,
+            n_workers,
+            redundancy,
+            n_groups,
+            delays=delays,
+            xi=xi,
+            history=history,
+            max_iter=max_iter,
+            gap_tol=gap_tol,
+            f_star=f_star,
+        )
     return out

@@ -161,9 +161,15 @@ def chunk_gradient_function(problem, bounds):
     k = bounds.size - 1
     sizes = np.diff(bounds)
     if not isinstance(problem, SoftmaxRegression):
+
         def generic(theta):
-            return np.stack([problem.partial_gradient(theta, int(bounds[j]), int(bounds[j + 1]))
-                             for j in range(k)])
+            return np.stack(
+                [
+                    problem.partial_gradient(theta, int(bounds[j]), int(bounds[j + 1]))
+                    for j in range(k)
+                ]
+            )
+
         return generic
     width = int(sizes.max())
     chunk_of = np.repeat(np.arange(k), sizes)
@@ -340,8 +346,11 @@ def simulate_schemes(
             raise ValueError(
                 f"xi must satisfy xi > 1/(n-f+1) for {spec.name} (f={spec.wait}), got xi={xi:g}"
             )
-    step_size = 1.0 / problem.smoothness() if step_size is None else check_real(
-        "step_size", step_size, low=0.0, low_open=True)
+    step_size = (
+        1.0 / problem.smoothness()
+        if step_size is None
+        else check_real("step_size", step_size, low=0.0, low_open=True)
+    )
     if record_interval is not None:
         record_interval = check_real("record_interval", record_interval, low=0.0, low_open=True)
     bounds = even_partition(problem.n_samples, n)
@@ -370,15 +379,34 @@ def simulate_schemes(
         clock = 0.0
         next_record = 0.0 if record_interval is None else record_interval
         max_err = max_imag = last_dt = 0.0
-        rows.append((spec.name, 0, 0.0, 0.0, problem.error_rate(theta, X_test, y_test),
-                     problem.loss(theta), 0.0, 0.0))
+        rows.append(
+            (
+                spec.name,
+                0,
+                0.0,
+                0.0,
+                problem.error_rate(theta, X_test, y_test),
+                problem.loss(theta),
+                0.0,
+                0.0,
+            )
+        )
         for it in range(delays.shape[0]):
             dt = sorted_delays[it, spec.wait - 1] + t_extra
             if clock + dt > time_budget:
                 if record_interval is not None and rows[-1][1] != it:  # keep the last iterate
-                    rows.append((spec.name, it, clock, last_dt,
-                                 problem.error_rate(theta, X_test, y_test), problem.loss(theta),
-                                 max_err, max_imag))
+                    rows.append(
+                        (
+                            spec.name,
+                            it,
+                            clock,
+                            last_dt,
+                            problem.error_rate(theta, X_test, y_test),
+                            problem.loss(theta),
+                            max_err,
+                            max_imag,
+                        )
+                    )
                 break
             last_dt = dt
             clock += dt
@@ -402,9 +430,18 @@ def simulate_schemes(
             theta_prev, theta = theta, y - step_size * full / N
             max_err, max_imag = max(max_err, dec_err), max(max_imag, imag)
             if clock >= next_record:
-                rows.append((spec.name, it + 1, clock, dt,
-                             problem.error_rate(theta, X_test, y_test), problem.loss(theta),
-                             max_err, max_imag))
+                rows.append(
+                    (
+                        spec.name,
+                        it + 1,
+                        clock,
+                        dt,
+                        problem.error_rate(theta, X_test, y_test),
+                        problem.loss(theta),
+                        max_err,
+                        max_imag,
+                    )
+                )
                 max_err = max_imag = 0.0
                 if record_interval is not None:
                     next_record = (np.floor(clock / record_interval) + 1) * record_interval
@@ -413,5 +450,16 @@ def simulate_schemes(
                 f"{spec.name} used all {delays.shape[0]} delay rows before time_budget; "
                 "pass a longer delays matrix"
             )
-    return pd.DataFrame(rows, columns=["scheme", "iteration", "time", "iteration_time",
-                                       "test_error", "train_loss", "decode_error", "imag"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "scheme",
+            "iteration",
+            "time",
+            "iteration_time",
+            "test_error",
+            "train_loss",
+            "decode_error",
+            "imag",
+        ],
+    )

@@ -84,7 +84,9 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     raw = check_array("kappa", kappa, ndim=1)
     if np.any(raw != np.round(raw)) or np.any(raw < 0):
-        raise ValueError(f"kappa must hold non-negative integer task counts, got kappa={raw.tolist()}")
+        raise ValueError(
+            f"kappa must hold non-negative integer task counts, got kappa={raw.tolist()}"
+        )
     if not np.any(raw > 0):
         raise ValueError(f"kappa must give at least one worker a task, got kappa={raw.tolist()}")
     kappa = raw.astype(np.int64)
@@ -103,8 +105,9 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
     return np.concatenate(blocks, axis=1)
 
 
-def sample_iteration_times(workers: StreamWorkers, kappa, K, n_iterations, purging=True,
-                           rng=None) -> np.ndarray:
+def sample_iteration_times(
+    workers: StreamWorkers, kappa, K, n_iterations, purging=True, rng=None
+) -> np.ndarray:
     """``n_iterations`` i.i.d. iteration times ``T_itr`` for the split ``kappa``.
 
     Purging: the ``K``-th smallest task completion time. No purging: the largest
@@ -232,8 +235,9 @@ class StreamSimulation:
         return int(self.delays.size)
 
 
-def simulate_stream(workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs,
-                    purging=True, rng=None) -> StreamSimulation:
+def simulate_stream(
+    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, rng=None
+) -> StreamSimulation:
     """Simulate ``n_jobs`` Poisson-arriving jobs of ``iterations`` iterations each (Section VI).
 
     Stability is judged on the estimated mean service time over the ``n_jobs x I``
@@ -275,8 +279,9 @@ def simulate_stream(workers: StreamWorkers, kappa, K, iterations, arrival_rate, 
     start, finish = fifo_delays(arrivals, service)
     service_mean = float(itr.mean()) * iterations
     rho = service_mean * arrival_rate
-    return StreamSimulation(arrivals, itr, service, start, finish, finish - arrivals,
-                            service_mean, rho, bool(rho < 1.0))
+    return StreamSimulation(
+        arrivals, itr, service, start, finish, finish - arrivals, service_mean, rho, bool(rho < 1.0)
+    )
 
 
 @dataclass(frozen=True)
@@ -319,8 +324,16 @@ class DelaySummary:
         return f"{self.mean:.2f} ± {self.ci_halfwidth:.2f}"
 
 
-def simulate_mean_delay(workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs,
-                        purging=True, seeds=(0, 1, 2, 3, 4)) -> DelaySummary:
+def simulate_mean_delay(
+    workers: StreamWorkers,
+    kappa,
+    K,
+    iterations,
+    arrival_rate,
+    n_jobs,
+    purging=True,
+    seeds=(0, 1, 2, 3, 4),
+) -> DelaySummary:
     """Average delay over ``n_jobs`` for every seed and a 95% t confidence interval.
 
     Each seed is one independent stream; the per-seed averages are the i.i.d. samples of the
@@ -355,8 +368,10 @@ def simulate_mean_delay(workers: StreamWorkers, kappa, K, iterations, arrival_ra
     seeds = list(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    sims = [simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, s)
-            for s in seeds]
+    sims = [
+        simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, s)
+        for s in seeds
+    ]
     per_seed = np.array([s.delays.mean() for s in sims])
     service_mean = float(np.mean([s.service_mean for s in sims]))
     rho = service_mean * arrival_rate
@@ -364,12 +379,14 @@ def simulate_mean_delay(workers: StreamWorkers, kappa, K, iterations, arrival_ra
     if not stable:
         return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
     half = stats.t.ppf(0.975, len(seeds) - 1) * per_seed.std(ddof=1) / math.sqrt(len(seeds))
-    return DelaySummary(float(per_seed.mean()), float(half), per_seed, service_mean, rho,
-                        True, n_jobs)
+    return DelaySummary(
+        float(per_seed.mean()), float(half), per_seed, service_mean, rho, True, n_jobs
+    )
 
 
-def activity_trace(workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs,
-                   purging=True, rng=None):
+def activity_trace(
+    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, rng=None
+):
     """Busy intervals of every worker for the first ``n_jobs`` jobs (Fig. 3).
 
     Returns a list of dicts ``{job, iteration, worker, start, stop}``: worker ``p`` is
@@ -419,13 +436,21 @@ def activity_trace(workers: StreamWorkers, kappa, K, iterations, arrival_rate, n
     itr = itr.reshape(n_jobs, iterations)
     start, finish = fifo_delays(arrivals, itr.sum(axis=1))
     offsets = start[:, None] + np.concatenate(
-        (np.zeros((n_jobs, 1)), np.cumsum(itr, axis=1)[:, :-1]), axis=1)
+        (np.zeros((n_jobs, 1)), np.cumsum(itr, axis=1)[:, :-1]), axis=1
+    )
     rows = []
     for j in range(n_jobs):
         for i in range(iterations):
             r = j * iterations + i
             for p in np.flatnonzero(kappa):
                 busy = min(own_finish[r, p], itr[j, i])
-                rows.append({"job": j, "iteration": i, "worker": int(p),
-                             "start": offsets[j, i], "stop": offsets[j, i] + busy})
+                rows.append(
+                    {
+                        "job": j,
+                        "iteration": i,
+                        "worker": int(p),
+                        "start": offsets[j, i],
+                        "stop": offsets[j, i] + busy,
+                    }
+                )
     return rows, {"arrival": arrivals, "start": start, "finish": finish}

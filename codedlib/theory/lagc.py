@@ -203,8 +203,9 @@ def lagc_layout(n_workers: int, redundancy: int, n_groups: int) -> LAGCLayout:
     return LAGCLayout(n_workers, redundancy, n_groups)
 
 
-def scheme_layout(scheme: str, n_workers: int, redundancy: int = 1,
-                  n_groups: int | None = None) -> LAGCLayout:
+def scheme_layout(
+    scheme: str, n_workers: int, redundancy: int = 1, n_groups: int | None = None
+) -> LAGCLayout:
     """The layout each scheme uses, as a special case of LAGC (Remarks 2 and 3).
 
     GD: ``r=1, G=N``; GC: ``G=1``; LAG: ``r=1, G=N``; G-GD and G-LAG: ``G`` given (default
@@ -294,8 +295,10 @@ def pareto_delay(scale: float, shape: float):
     scipy.stats frozen distribution
         Unit-load computing time.
     """
-    return pareto(check_real("scale", scale, low=0.0, low_open=True),
-                  check_real("shape", shape, low=0.0, low_open=True))
+    return pareto(
+        check_real("scale", scale, low=0.0, low_open=True),
+        check_real("shape", shape, low=0.0, low_open=True),
+    )
 
 
 def _family(dist):
@@ -360,17 +363,18 @@ class _GroupTime(stats.rv_continuous):
 
     def _updated_ctor_param(self):  # scipy re-creates the generator when freezing
         params = super()._updated_ctor_param()
-        params.update(workers=self._workers, n=self._n, wait_for=self._wait_for,
-                      load=self._load)
+        params.update(workers=self._workers, n=self._n, wait_for=self._wait_for, load=self._load)
         return params
 
     def _cdf(self, t):
-        return order_statistic_cdf(self._workers, self._wait_for,
-                                   np.asarray(t, dtype=float) / self._load, self._n)
+        return order_statistic_cdf(
+            self._workers, self._wait_for, np.asarray(t, dtype=float) / self._load, self._n
+        )
 
     def _sf(self, t):
-        return order_statistic_survival(self._workers, self._wait_for,
-                                        np.asarray(t, dtype=float) / self._load, self._n)
+        return order_statistic_survival(
+            self._workers, self._wait_for, np.asarray(t, dtype=float) / self._load, self._n
+        )
 
     def _ppf(self, q):
         q = np.asarray(q, dtype=float)
@@ -423,26 +427,32 @@ def group_completion_time(delay, workers_per_group: int, wait_for: int, load: fl
         return _GroupTime(workers=delay, n=n, wait_for=wait_for, load=load)()
     dists = list(delay)
     if len(dists) != n:
-        raise ValueError(f"delay must hold workers_per_group={n} distributions, "
-                         f"got {len(dists)}")
+        raise ValueError(f"delay must hold workers_per_group={n} distributions, got {len(dists)}")
     return _GroupTime(workers=dists, n=None, wait_for=wait_for, load=load)()
 
 
 def _worker_dists(delay, n_workers):
     if isinstance(delay, HeterogeneousCluster):
         if delay.n_workers != n_workers:
-            raise ValueError(f"delay must be a cluster of n_workers={n_workers} workers, "
-                             f"got {delay.n_workers}")
+            raise ValueError(
+                f"delay must be a cluster of n_workers={n_workers} workers, got {delay.n_workers}"
+            )
         return list(delay.dists)
     if hasattr(delay, "rvs"):
         return None
-    raise ValueError(f"delay must be a frozen distribution or a HeterogeneousCluster, "
-                     f"got delay={delay!r}")
+    raise ValueError(
+        f"delay must be a frozen distribution or a HeterogeneousCluster, got delay={delay!r}"
+    )
 
 
-def expected_iteration_time(scheme: str, n_workers: int, redundancy: int = 1,
-                            n_groups: int | None = None, delay=None,
-                            n_selected: int | None = None) -> float:
+def expected_iteration_time(
+    scheme: str,
+    n_workers: int,
+    redundancy: int = 1,
+    n_groups: int | None = None,
+    delay=None,
+    n_selected: int | None = None,
+) -> float:
     """Expected computing time of one iteration (Section V-A).
 
     * GD: ``E[T_(N:N)](μ)`` (eq. 23); GC: ``E[T_(N-r+1:N)](rμ)`` (eq. 24);
@@ -476,8 +486,7 @@ def expected_iteration_time(scheme: str, n_workers: int, redundancy: int = 1,
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     if delay is None:
-        raise ValueError("delay must be a frozen distribution or a HeterogeneousCluster, "
-                         "got None")
+        raise ValueError("delay must be a frozen distribution or a HeterogeneousCluster, got None")
     n_units = layout.n_groups
     if n_selected is None:
         n_selected = n_units
@@ -516,8 +525,10 @@ def _iteration_time(layout, delay, dists, n_selected):
         if n_selected == 1:
             return expected_order_statistic_numeric(group, 1, 1)
         return expected_order_statistic_numeric(group, n_selected, n_selected)
-    groups = [group_completion_time(dists[g * n_g:(g + 1) * n_g], n_g, k_g, load)
-              for g in range(n_selected)]
+    groups = [
+        group_completion_time(dists[g * n_g : (g + 1) * n_g], n_g, k_g, load)
+        for g in range(n_selected)
+    ]
     return expected_order_statistic_numeric(groups, n_selected)
 
 
@@ -551,13 +562,16 @@ def _check_lag(xi, history):
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
     if history * xi >= 1.0:
-        raise ValueError(f"xi must satisfy 0 <= xi < 1/D = {1.0 / history:g} for the LAG "
-                         f"stepsize (1 - sqrt(D xi))/L, got xi={xi:g}, D={history}")
+        raise ValueError(
+            f"xi must satisfy 0 <= xi < 1/D = {1.0 / history:g} for the LAG "
+            f"stepsize (1 - sqrt(D xi))/L, got xi={xi:g}, D={history}"
+        )
     return xi, history
 
 
-def iteration_complexity_lag(kappa: float, initial_gap: float, eps: float, xi: float,
-                             history: int) -> float:
+def iteration_complexity_lag(
+    kappa: float, initial_gap: float, eps: float, xi: float, history: int
+) -> float:
     """Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``).
 
     Parameters
@@ -599,8 +613,7 @@ def lag_stepsize(total_smoothness: float, xi: float, history: int) -> float:
     float
         LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``).
     """
-    total_smoothness = check_real("total_smoothness", total_smoothness, low=0.0,
-                                  low_open=True)
+    total_smoothness = check_real("total_smoothness", total_smoothness, low=0.0, low_open=True)
     xi, history = _check_lag(xi, history)
     return (1.0 - math.sqrt(history * xi)) / total_smoothness
 
@@ -703,8 +716,7 @@ def communication_saving(unit_smoothness, xi: float, history: int, stepsize: flo
     return float(np.sum((1.0 / d - 1.0 / (d + 1)) * heterogeneity_fraction(L, gammas)))
 
 
-def selection_fraction_bound(unit_smoothness, xi: float, history: int,
-                             stepsize: float) -> float:
+def selection_fraction_bound(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
     """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30).
 
     Parameters
@@ -729,9 +741,13 @@ def selection_fraction_bound(unit_smoothness, xi: float, history: int,
 # --------------------------------------------------------------------------------------
 # Loads per iteration and complexities (eq. 23-35, Table II)
 # --------------------------------------------------------------------------------------
-def loads_per_iteration(scheme: str, n_workers: int, redundancy: int = 1,
-                        n_groups: int | None = None,
-                        n_selected: float | None = None) -> dict:
+def loads_per_iteration(
+    scheme: str,
+    n_workers: int,
+    redundancy: int = 1,
+    n_groups: int | None = None,
+    n_selected: float | None = None,
+) -> dict:
     """Downloads, uploads and fine-partition gradients of one iteration.
 
     With ``m = n_selected`` active units (workers for LAG, groups otherwise; all by default):
@@ -759,19 +775,36 @@ def loads_per_iteration(scheme: str, n_workers: int, redundancy: int = 1,
         Downloads, uploads and fine-partition gradients of one iteration.
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
-    m = layout.n_groups if n_selected is None else check_real(
-        "n_selected", n_selected, low=0.0, high=layout.n_groups)
+    m = (
+        layout.n_groups
+        if n_selected is None
+        else check_real("n_selected", n_selected, low=0.0, high=layout.n_groups)
+    )
     downloads = m * layout.workers_per_group
     uploads = m * layout.wait_for
-    return {"downloads": downloads, "uploads": uploads,
-            "communication": downloads + uploads,
-            "computation": m * layout.workers_per_group * layout.stored_per_worker}
+    return {
+        "downloads": downloads,
+        "uploads": uploads,
+        "communication": downloads + uploads,
+        "computation": m * layout.workers_per_group * layout.stored_per_worker,
+    }
 
 
-def complexities(scheme: str, n_workers: int, redundancy: int = 1,
-                 n_groups: int | None = None, *, delay, kappa: float, initial_gap: float,
-                 eps: float, unit_smoothness=None, total_smoothness: float | None = None,
-                 xi: float = 0.0, history: int = 10) -> dict:
+def complexities(
+    scheme: str,
+    n_workers: int,
+    redundancy: int = 1,
+    n_groups: int | None = None,
+    *,
+    delay,
+    kappa: float,
+    initial_gap: float,
+    eps: float,
+    unit_smoothness=None,
+    total_smoothness: float | None = None,
+    xi: float = 0.0,
+    history: int = 10,
+) -> dict:
     """Time, communication and computation complexity at target gap ``ε`` (Table II).
 
     GD, GC, G-GD: ``I_GD(ε)`` iterations of the full per-iteration cost (eq. 23, 24, 29, 32,
@@ -821,8 +854,7 @@ def complexities(scheme: str, n_workers: int, redundancy: int = 1,
     if lazy:
         if unit_smoothness is None or total_smoothness is None:
             raise ValueError(f"unit_smoothness and total_smoothness must be given for {scheme}")
-        L_units = check_array("unit_smoothness", unit_smoothness, ndim=1,
-                              shape=(layout.n_groups,))
+        L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))
         iterations = iteration_complexity_lag(kappa, initial_gap, eps, xi, history)
         alpha = lag_stepsize(total_smoothness, xi, history)
         fraction = selection_fraction_bound(L_units, xi, history, alpha)
@@ -831,13 +863,21 @@ def complexities(scheme: str, n_workers: int, redundancy: int = 1,
     else:
         iterations = iteration_complexity_gd(kappa, initial_gap, eps)
         selected = layout.n_groups
-    t_iter = expected_iteration_time(scheme, n_workers, redundancy, layout.n_groups, delay,
-                                     n_selected=selected)
+    t_iter = expected_iteration_time(
+        scheme, n_workers, redundancy, layout.n_groups, delay, n_selected=selected
+    )
     loads = loads_per_iteration(scheme, n_workers, redundancy, layout.n_groups, selected)
-    return {"scheme": scheme, "n_groups": layout.n_groups, "iterations": iterations,
-            "selected": selected, "time_per_iter": t_iter, "time": iterations * t_iter,
-            "communication": iterations * loads["communication"],
-            "computation": iterations * loads["computation"], "bound": lazy}
+    return {
+        "scheme": scheme,
+        "n_groups": layout.n_groups,
+        "iterations": iterations,
+        "selected": selected,
+        "time_per_iter": t_iter,
+        "time": iterations * t_iter,
+        "communication": iterations * loads["communication"],
+        "computation": iterations * loads["computation"],
+        "bound": lazy,
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -874,9 +914,17 @@ def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> 
     return math.sqrt(xi / d) / ((1.0 - math.sqrt(history * xi)) * n_units)
 
 
-def lazy_time_ratio_bound(unit_smoothness, total_smoothness: float, n_workers: int,
-                          redundancy: int, n_groups: int, *, delay, xi: float,
-                          history: int) -> dict:
+def lazy_time_ratio_bound(
+    unit_smoothness,
+    total_smoothness: float,
+    n_workers: int,
+    redundancy: int,
+    n_groups: int,
+    *,
+    delay,
+    xi: float,
+    history: int,
+) -> dict:
     """Time bound of G-LAG / LAGC (eq. 31) over the time of its all-active twin (eq. 29).
 
     Both use the same iteration-complexity form, so ``Δ`` and ``ε`` cancel:
@@ -918,9 +966,13 @@ def lazy_time_ratio_bound(unit_smoothness, total_smoothness: float, n_workers: i
     alpha = lag_stepsize(total_smoothness, xi, history)
     fraction = selection_fraction_bound(L_units, xi, history, alpha)
     m = max(1, min(layout.n_groups, math.ceil(fraction * layout.n_groups - 1e-12)))
-    t_lazy = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay,
-                                     n_selected=m)
+    t_lazy = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay, n_selected=m)
     t_all = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay)
     factor = 1.0 / (1.0 - math.sqrt(history * xi))
-    return {"iteration_factor": factor, "selection_bound": fraction, "selected": m,
-            "time_factor": t_lazy / t_all, "ratio": factor * t_lazy / t_all}
+    return {
+        "iteration_factor": factor,
+        "selection_bound": fraction,
+        "selected": m,
+        "time_factor": t_lazy / t_all,
+        "ratio": factor * t_lazy / t_all,
+    }

@@ -261,15 +261,18 @@ def optimal_alpha_numeric(
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
     if c_m > 0 and n is None:
-        raise ValueError("n must be given when c_m > 0 (the decoding term of eq. 20 is c_m (1-α)² n²)")
+        raise ValueError(
+            "n must be given when c_m > 0 (the decoding term of eq. 20 is c_m (1-α)² n²)"
+        )
     n_ = 1 if n is None else check_int("n", n, low=1)
 
     def objective(log_a):
         return iteration_time_online(np.exp(log_a), t0, xi, cg_N, c_m, n_)
 
     # search in log α: the t0 α^{-1/ξ} term is steep near 0
-    res = optimize.minimize_scalar(objective, bounds=(np.log(1e-12), 0.0), method="bounded",
-                                   options={"xatol": 1e-12})
+    res = optimize.minimize_scalar(
+        objective, bounds=(np.log(1e-12), 0.0), method="bounded", options={"xatol": 1e-12}
+    )
     best = float(np.exp(res.x))
     return 1.0 if objective(0.0) <= objective(res.x) else best
 
@@ -340,8 +343,9 @@ def expected_iteration_time(
     f = check_int("f", f, low=1, high=n)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     alpha = (n - f + 1) / n
-    return float(expected_pareto_delay(f, n, t0, xi) + cg_N * alpha
-                 + decoding_time(f, c_m, decoder))
+    return float(
+        expected_pareto_delay(f, n, t0, xi) + cg_N * alpha + decoding_time(f, c_m, decoder)
+    )
 
 
 def iteration_time_table(
@@ -375,12 +379,11 @@ def iteration_time_table(
     n = check_int("n", n, low=1)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     f = np.arange(1, n + 1)
-    delay = np.array([
-        expected_pareto_delay(int(v), n, t0, xi) if xi * (n - v + 1) > 1 else np.inf for v in f
-    ])
+    delay = np.array(
+        [expected_pareto_delay(int(v), n, t0, xi) if xi * (n - v + 1) > 1 else np.inf for v in f]
+    )
     alpha = (n - f + 1) / n
-    table = pd.DataFrame({"f": f, "s": n - f, "alpha": alpha, "delay": delay,
-                          "comp": cg_N * alpha})
+    table = pd.DataFrame({"f": f, "s": n - f, "alpha": alpha, "delay": delay, "comp": cg_N * alpha})
     for dec in decoders:
         table[f"T_{dec}"] = delay + table["comp"].to_numpy() + decoding_time(f, c_m, dec)
     return table
@@ -415,6 +418,8 @@ def optimal_workers(
     table = iteration_time_table(n, t0, xi, cg_N, c_m, decoders=(decoder,))
     times = table[f"T_{decoder}"].to_numpy()
     if not np.isfinite(times).any():
-        raise ValueError(f"xi must exceed 1/n = {1 / n:.3g} for any f to have a finite expected "
-                         f"iteration time (eq. 17), got xi={xi:g}")
+        raise ValueError(
+            f"xi must exceed 1/n = {1 / n:.3g} for any f to have a finite expected "
+            f"iteration time (eq. 17), got xi={xi:g}"
+        )
     return int(table["f"].iloc[int(np.argmin(times))])

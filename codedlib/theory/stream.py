@@ -420,8 +420,9 @@ def solve_theta(workers: StreamWorkers, n_tasks: float, gamma: float) -> float:
     hi = hi * (1 + 1e-9) + 1e-300
     while excess(hi) < 0:  # guards round-off at the bracket's end only
         hi *= 2.0
-    return float(optimize.brentq(excess, lo, hi, xtol=1e-15 * max(1.0, hi), rtol=1e-15,
-                                 maxiter=500))
+    return float(
+        optimize.brentq(excess, lo, hi, xtol=1e-15 * max(1.0, hi), rtol=1e-15, maxiter=500)
+    )
 
 
 def round_split(kappa, n_tasks: int) -> np.ndarray:
@@ -532,8 +533,16 @@ def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
     theta = solve_theta(workers, n_tasks, gamma)
     kappa = kappa_of_theta(workers, theta, gamma)
     a, _, _ = split_coefficients(workers, gamma)
-    return LoadSplit("optimal", int(K), float(omega), gamma, theta, kappa,
-                     round_split(kappa * (n_tasks / kappa.sum()), n_tasks), a < theta)
+    return LoadSplit(
+        "optimal",
+        int(K),
+        float(omega),
+        gamma,
+        theta,
+        kappa,
+        round_split(kappa * (n_tasks / kappa.sum()), n_tasks),
+        a < theta,
+    )
 
 
 def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
@@ -562,8 +571,7 @@ def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
     P = workers.n_workers
     kappa = np.full(P, n_tasks / P)
     rounded = round_split(kappa, n_tasks)
-    return LoadSplit("uniform", int(K), float(omega), gamma, math.nan, kappa, rounded,
-                     rounded > 0)
+    return LoadSplit("uniform", int(K), float(omega), gamma, math.nan, kappa, rounded, rounded > 0)
 
 
 def example1_kappa(rates, theta: float, gamma: float) -> np.ndarray:
@@ -588,8 +596,10 @@ def example1_kappa(rates, theta: float, gamma: float) -> np.ndarray:
     rates = check_array("rates", rates, ndim=1)
     theta = check_real("theta", theta, low=0.0)
     gamma = check_real("gamma", gamma, low=0.0, low_open=True)
-    return (rates + gamma) / (2 * gamma) * (
-        -1 + np.sqrt(1 + 4 * gamma * rates**2 * theta / (rates + gamma) ** 2)
+    return (
+        (rates + gamma)
+        / (2 * gamma)
+        * (-1 + np.sqrt(1 + 4 * gamma * rates**2 * theta / (rates + gamma) ** 2))
     )
 
 
@@ -615,8 +625,12 @@ def _assignment_distributions(workers: StreamWorkers, kappa):
     kappa = _check_kappa(workers, kappa)
     active = kappa > 0
     shape, scale = workers.gamma_parameters()
-    return (workers.comm_time[active], kappa[active] * shape[active], scale[active],
-            kappa[active] * workers.task_mean[active])
+    return (
+        workers.comm_time[active],
+        kappa[active] * shape[active],
+        scale[active],
+        kappa[active] * workers.task_mean[active],
+    )
 
 
 def iteration_time_cdf(workers: StreamWorkers, kappa, t) -> np.ndarray:
@@ -651,7 +665,9 @@ def iteration_time_cdf(workers: StreamWorkers, kappa, t) -> np.ndarray:
     return out
 
 
-def iteration_time_moments(workers: StreamWorkers, kappa, rtol: float = 1e-10) -> tuple[float, float]:
+def iteration_time_moments(
+    workers: StreamWorkers, kappa, rtol: float = 1e-10
+) -> tuple[float, float]:
     """``E[T_itr]`` and ``E[T_itr^2]`` for ``T_itr = max_p T_{p,kappa_p}`` (no purging).
 
     Numeric integration of the survival function of ``F_itr = prod_p F_p`` (Section IV):
@@ -685,12 +701,17 @@ def iteration_time_moments(workers: StreamWorkers, kappa, rtol: float = 1e-10) -
         return start, start**2
     c, k, s = shift[stochastic, None], shape[stochastic, None], scale[stochastic, None]
     stop = float(np.max(c[:, 0] + stats.gamma.isf(1e-17, k[:, 0], scale=s[:, 0])))
-    edges_fixed = np.unique(np.concatenate(([start, stop], steps[(steps > start) & (steps < stop)])))
+    edges_fixed = np.unique(
+        np.concatenate(([start, stop], steps[(steps > start) & (steps < stop)]))
+    )
     nodes, weights = np.polynomial.legendre.leggauss(16)
 
     def integrals(n_panels):
-        edges = np.unique(np.concatenate(
-            [np.linspace(lo, hi, n_panels + 1) for lo, hi in itertools.pairwise(edges_fixed)]))
+        edges = np.unique(
+            np.concatenate(
+                [np.linspace(lo, hi, n_panels + 1) for lo, hi in itertools.pairwise(edges_fixed)]
+            )
+        )
         half = np.diff(edges)[:, None] / 2
         t = ((edges[:-1, None] + edges[1:, None]) / 2 + half * nodes).ravel()
         wts = (half * weights).ravel()
@@ -706,8 +727,10 @@ def iteration_time_moments(workers: StreamWorkers, kappa, rtol: float = 1e-10) -
     while True:
         n_panels *= 2
         cur = integrals(n_panels)
-        if (abs(cur[0] - prev[0]) <= rtol * (start + abs(cur[0]))
-                and abs(cur[1] - prev[1]) <= rtol * (start**2 + abs(cur[1]))) or n_panels >= 8192:
+        if (
+            abs(cur[0] - prev[0]) <= rtol * (start + abs(cur[0]))
+            and abs(cur[1] - prev[1]) <= rtol * (start**2 + abs(cur[1]))
+        ) or n_panels >= 8192:
             break
         prev = cur
     return start + cur[0], start**2 + cur[1]
@@ -736,9 +759,11 @@ def service_time_moments(iter_mean: float, iter_second: float, iterations) -> tu
     if iter_second < iter_mean**2 * (1 - 1e-12):
         raise ValueError(
             f"iter_second must satisfy iter_second >= iter_mean^2, got {iter_second:g} < "
-            f"{iter_mean ** 2:g}"
+            f"{iter_mean**2:g}"
         )
-    return iterations * iter_mean, iterations * iter_second + iterations * (iterations - 1) * iter_mean**2
+    return iterations * iter_mean, iterations * iter_second + iterations * (
+        iterations - 1
+    ) * iter_mean**2
 
 
 def is_stable(service_mean: float, arrival_mean: float) -> bool:
@@ -871,7 +896,9 @@ class StabilityThreshold:
         return max(0.0, self.service_mean - 1.0 / self.arrival_rate)
 
 
-def stability_threshold(workers: StreamWorkers, kappa, iterations, arrival_rate) -> StabilityThreshold:
+def stability_threshold(
+    workers: StreamWorkers, kappa, iterations, arrival_rate
+) -> StabilityThreshold:
     """Rate stability of a split (Section IV-A) in closed form and with ``F_itr``.
 
     The slowest worker's utilisation ``lambda I (c_p + kappa_p m_p)`` (eqs. 1, 8) is a closed
@@ -901,8 +928,15 @@ def stability_threshold(workers: StreamWorkers, kappa, iterations, arrival_rate)
     e1, _ = iteration_time_moments(workers, kappa)
     service = iterations * e1
     slow_service = iterations * float(first[slowest])
-    return StabilityThreshold(arrival_rate * service, arrival_rate * slow_service, 1.0 / service,
-                              1.0 / slow_service, slowest, service, arrival_rate)
+    return StabilityThreshold(
+        arrival_rate * service,
+        arrival_rate * slow_service,
+        1.0 / service,
+        1.0 / slow_service,
+        slowest,
+        service,
+        arrival_rate,
+    )
 
 
 @dataclass(frozen=True)
@@ -1099,8 +1133,9 @@ class CodeSearch:
         return int(self.K[self.best_index])
 
 
-def optimise_code_parameters(unit_workers: StreamWorkers, Z, K_values, omega=1.0, gamma=1.0,
-                             over: str = "all") -> CodeSearch:
+def optimise_code_parameters(
+    unit_workers: StreamWorkers, Z, K_values, omega=1.0, gamma=1.0, over: str = "all"
+) -> CodeSearch:
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
     (Assumption 1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep
     the code with the smallest one (first on ties).
@@ -1149,6 +1184,14 @@ def optimise_code_parameters(unit_workers: StreamWorkers, Z, K_values, omega=1.0
     crit = np.asarray(mm if over == "all" else mma)
     if over not in ("all", "active"):
         raise ValueError(f"over must be 'all' or 'active', got over={over!r}")
-    return CodeSearch(np.asarray(ks), np.asarray(cs), np.asarray(mm), np.asarray(mma),
-                      np.asarray(th), np.asarray(na), np.asarray(nz), splits,
-                      int(np.argmin(crit)))
+    return CodeSearch(
+        np.asarray(ks),
+        np.asarray(cs),
+        np.asarray(mm),
+        np.asarray(mma),
+        np.asarray(th),
+        np.asarray(na),
+        np.asarray(nz),
+        splits,
+        int(np.argmin(crit)),
+    )

@@ -99,8 +99,10 @@ def error_html(err: Exception | str) -> str:
         The one error style of every explorer: a red line with the library's message.
     """
     name = type(err).__name__ if isinstance(err, Exception) else "Error"
-    return (f"<div class='codedlib-error' style='color:#b00020'><b>{html.escape(name)}:</b> "
-            f"{html.escape(str(err))}</div>")
+    return (
+        f"<div class='codedlib-error' style='color:#b00020'><b>{html.escape(name)}:</b> "
+        f"{html.escape(str(err))}</div>"
+    )
 
 
 def text_html(text: str) -> str:
@@ -124,8 +126,16 @@ def _on_grid(value: float, low: float, step: float) -> bool:
     return abs(k - round(k)) < 1e-9 * max(1.0, abs(k))
 
 
-def float_slider(name: str, value: float, low: float, high: float, step: float, *,
-                 description: str | None = None, readout_format: str | None = None):
+def float_slider(
+    name: str,
+    value: float,
+    low: float,
+    high: float,
+    step: float,
+    *,
+    description: str | None = None,
+    readout_format: str | None = None,
+):
     """A ``FloatSlider`` that keeps the value it is given: ``value`` must lie on the grid
     ``low + k * step`` (the browser snaps to it and sends the snapped value back, which
     changes the result and recomputes). Raises ``ValueError`` otherwise.
@@ -157,15 +167,25 @@ def float_slider(name: str, value: float, low: float, high: float, step: float, 
     if not low <= value <= high:
         raise ValueError(f"{name} must satisfy {low} <= {name} <= {high}, got {name}={value}")
     if not _on_grid(value, low, step):
-        raise ValueError(f"{name}={value} is not on the slider grid {low} + k*{step}: the "
-                         "browser would round it; use a finer step or a text box")
+        raise ValueError(
+            f"{name}={value} is not on the slider grid {low} + k*{step}: the "
+            "browser would round it; use a finer step or a text box"
+        )
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
     label = description or name
     # wide enough that a long label leaves the slider its track
     width = f"{max(300, 130 + 8 * len(label))}px"
-    return W.FloatSlider(value=value, min=low, max=high, step=step, description=label,
-                         style=_STYLE, continuous_update=False, layout=W.Layout(width=width),
-                         readout_format=readout_format or f".{decimals}f")
+    return W.FloatSlider(
+        value=value,
+        min=low,
+        max=high,
+        step=step,
+        description=label,
+        style=_STYLE,
+        continuous_update=False,
+        layout=W.Layout(width=width),
+        readout_format=readout_format or f".{decimals}f",
+    )
 
 
 def log_slider(name: str, value: float, low: float, high: float, *, description: str | None = None):
@@ -195,9 +215,15 @@ def log_slider(name: str, value: float, low: float, high: float, *, description:
 
     if not low <= value <= high:
         raise ValueError(f"{name} must satisfy {low:g} <= {name} <= {high:g}, got {name}={value:g}")
-    return W.BoundedFloatText(value=value, min=low, max=high, step=None,
-                              description=f"{description or name} [{low:g}, {high:g}]",
-                              style=_STYLE, layout=W.Layout(width="260px"))
+    return W.BoundedFloatText(
+        value=value,
+        min=low,
+        max=high,
+        step=None,
+        description=f"{description or name} [{low:g}, {high:g}]",
+        style=_STYLE,
+        layout=W.Layout(width="260px"),
+    )
 
 
 @dataclass
@@ -250,21 +276,38 @@ class Explorer:
         Controls whose change recomputes; default all.
     """
 
-    def __init__(self, compute: Callable[..., Report], controls: dict, *,
-                 rows: list[list[str]] | None = None, n_figures: int = 1, auto: bool = True,
-                 button: str | None = None, fixed: dict | None = None,
-                 extra: list | None = None, watch: list[str] | None = None):
+    def __init__(
+        self,
+        compute: Callable[..., Report],
+        controls: dict,
+        *,
+        rows: list[list[str]] | None = None,
+        n_figures: int = 1,
+        auto: bool = True,
+        button: str | None = None,
+        fixed: dict | None = None,
+        extra: list | None = None,
+        watch: list[str] | None = None,
+    ):
         import ipywidgets as W
 
         self.compute = compute
         self.controls = controls
         self.fixed = dict(fixed or {})
         self.status = W.HTML()
-        self.images = [W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
-                       for _ in range(n_figures)]
-        self.progress = W.FloatProgress(value=0, min=0, max=1, description="running…",
-                                        bar_style="info", style=_STYLE,
-                                        layout=W.Layout(display="none"))
+        self.images = [
+            W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
+            for _ in range(n_figures)
+        ]
+        self.progress = W.FloatProgress(
+            value=0,
+            min=0,
+            max=1,
+            description="running…",
+            bar_style="info",
+            style=_STYLE,
+            layout=W.Layout(display="none"),
+        )
         self.button = W.Button(description=button, button_style="primary") if button else None
         self.calls = 0
         self.last_values: dict | None = None
@@ -272,8 +315,10 @@ class Explorer:
         self._pending = False
         self.auto = auto
         rows = rows or [list(controls)]
-        children = [W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
-                    for row in rows]
+        children = [
+            W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
+            for row in rows
+        ]
         if self.button is not None:
             children.append(W.HBox([self.button, self.progress]))
             self.button.on_click(lambda _: self.refresh())
@@ -287,7 +332,7 @@ class Explorer:
         for image in self.images:
             image.add_class("codedlib-figure")
         if auto:
-            for name in (list(controls) if watch is None else watch):
+            for name in list(controls) if watch is None else watch:
                 controls[name].observe(self._changed, names="value")
 
     # -- recompute ----------------------------------------------------------------------------

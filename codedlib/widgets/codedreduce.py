@@ -41,8 +41,9 @@ def render_summary(summary: dict) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def codedreduce_report(n, L, s, d, a, amu, bandwidth_mbps, latency_ms, p, straggle_prob,
-                       straggle_delay, seed) -> Report:
+def codedreduce_report(
+    n, L, s, d, a, amu, bandwidth_mbps, latency_ms, p, straggle_prob, straggle_delay, seed
+) -> Report:
     """What the explorer shows for one configuration (ValueError on invalid input).
 
     Parameters
@@ -85,10 +86,21 @@ def codedreduce_report(n, L, s, d, a, amu, bandwidth_mbps, latency_ms, p, stragg
     a = check_real("a", a, low=0.0, low_open=True)
     bandwidth_mbps = check_real("bandwidth_mbps", bandwidth_mbps, low=0.0, low_open=True)
     latency_ms = check_real("latency_ms", latency_ms, low=0.0)
-    summary = configuration_summary(n=n, L=L, s=s, d=d, a=a, mu=amu / a,
-                                    bandwidth=bandwidth_mbps * 1e6 / 8, latency=latency_ms / 1e3,
-                                    gradient_numbers=p, straggle_prob=straggle_prob,
-                                    straggle_delay=straggle_delay, n_iterations=200, rng=seed)
+    summary = configuration_summary(
+        n=n,
+        L=L,
+        s=s,
+        d=d,
+        a=a,
+        mu=amu / a,
+        bandwidth=bandwidth_mbps * 1e6 / 8,
+        latency=latency_ms / 1e3,
+        gradient_numbers=p,
+        straggle_prob=straggle_prob,
+        straggle_delay=straggle_delay,
+        n_iterations=200,
+        rng=seed,
+    )
     alloc = summary["allocation"]
     text = render_summary(summary)
     tree = None
@@ -96,11 +108,19 @@ def codedreduce_report(n, L, s, d, a, amu, bandwidth_mbps, latency_ms, p, stragg
         tree = plot_tree(alloc)
     else:
         text += f"<p>(tree with {alloc.n**alloc.L} leaves not drawn)</p>"
-    return Report(html=text, figures=[tree, plot_iteration_times(summary["simulation"]),
-                                      plot_time_breakdown({"this configuration": summary["breakdown"]})])
+    return Report(
+        html=text,
+        figures=[
+            tree,
+            plot_iteration_times(summary["simulation"]),
+            plot_time_breakdown({"this configuration": summary["breakdown"]}),
+        ],
+    )
 
 
-def explore_codedreduce(n: int = 4, L: int = 3, s: int = 1, d: int = 7644, seed: int = 0) -> Explorer:
+def explore_codedreduce(
+    n: int = 4, L: int = 3, s: int = 1, d: int = 7644, seed: int = 0
+) -> Explorer:
     """ipywidgets UI: n, L, s, d, a, a·μ, the network (bandwidth, latency), the gradient size p,
     the straggler process (q, D) and a seed -> computation loads of CR and GC, the
     resiliency, message times, the tree (up to 81 leaves), Theorem 2's bounds, the mean
@@ -140,22 +160,38 @@ def explore_codedreduce(n: int = 4, L: int = 3, s: int = 1, d: int = 7644, seed:
         "d": W.BoundedIntText(value=d, min=1, max=10**7, description="d (points)", style=style),
         "a": log_slider("a", 5e-5, 1e-7, 1e-2, description="a [s/point]"),
         "amu": log_slider("amu", 1.0, 1e-2, 1e2, description="a·μ"),
-        "bandwidth_mbps": log_slider("bandwidth_mbps", round(PAPER_NETWORK.bandwidth * 8 / 1e6, 1),
-                                     1.0, 1e5, description="bandwidth [Mb/s]"),
-        "latency_ms": log_slider("latency_ms", PAPER_NETWORK.latency * 1e3, 1e-3, 100.0,
-                                 description="latency [ms]"),
+        "bandwidth_mbps": log_slider(
+            "bandwidth_mbps",
+            round(PAPER_NETWORK.bandwidth * 8 / 1e6, 1),
+            1.0,
+            1e5,
+            description="bandwidth [Mb/s]",
+        ),
+        "latency_ms": log_slider(
+            "latency_ms", PAPER_NETWORK.latency * 1e3, 1e-3, 100.0, description="latency [ms]"
+        ),
         "p": W.BoundedIntText(value=6500, min=1, max=10**9, description="p (numbers)", style=style),
-        "straggle_prob": float_slider("straggle_prob", 0.0, 0.0, 0.5, 0.01,
-                                      description="straggler probability q"),
-        "straggle_delay": log_slider("straggle_delay", 0.1, 1e-4, 100.0,
-                                     description="straggler delay D [s]"),
+        "straggle_prob": float_slider(
+            "straggle_prob", 0.0, 0.0, 0.5, 0.01, description="straggler probability q"
+        ),
+        "straggle_delay": log_slider(
+            "straggle_delay", 0.1, 1e-4, 100.0, description="straggler delay D [s]"
+        ),
         "seed": W.IntText(value=seed, description="seed", style=style),
     }
     again = W.Button(description="simulate again", tooltip="a new seed")
-    explorer = Explorer(codedreduce_report, controls, n_figures=3,
-                        rows=[["n", "L", "s", "d"], ["a", "amu", "p"],
-                              ["bandwidth_mbps", "latency_ms"],
-                              ["straggle_prob", "straggle_delay", "seed"]], extra=[again])
+    explorer = Explorer(
+        codedreduce_report,
+        controls,
+        n_figures=3,
+        rows=[
+            ["n", "L", "s", "d"],
+            ["a", "amu", "p"],
+            ["bandwidth_mbps", "latency_ms"],
+            ["straggle_prob", "straggle_delay", "seed"],
+        ],
+        extra=[again],
+    )
     again.on_click(lambda _: setattr(controls["seed"], "value", controls["seed"].value + 1))
     explorer.refresh()
     return explorer

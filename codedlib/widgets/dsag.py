@@ -15,8 +15,12 @@ from codedlib.experiments.dsag import small_pca_convergence as quick_convergence
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
 __all__ = [
-    "SLOWDOWN_PATTERNS", "convergence_report", "explore_dsag", "latency_prediction",
-    "latency_report", "quick_convergence",
+    "SLOWDOWN_PATTERNS",
+    "convergence_report",
+    "explore_dsag",
+    "latency_prediction",
+    "latency_report",
+    "quick_convergence",
 ]
 
 
@@ -49,13 +53,18 @@ def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_
     """
     from codedlib.plots.dsag import plot_participation
 
-    pred = latency_prediction(N, w, n_subpartitions, pattern, burst_rate if bursts else 0.0,
-                              rng=seed)
+    pred = latency_prediction(
+        N, w, n_subpartitions, pattern, burst_rate if bursts else 0.0, rng=seed
+    )
     gap = pred["event_driven"] / pred["order_statistic"] - 1
-    text = (f"mean iteration latency: event-driven {1e3 * pred['event_driven']:.2f} ms, "
-            f"order statistic {1e3 * pred['order_statistic']:.2f} ms "
-            f"(the latter underestimates by {100 * gap:.1f}%)")
-    fig = plot_participation(pred["participation"], title=f"stand-in cluster: N={N}, w={w}, {pattern}")
+    text = (
+        f"mean iteration latency: event-driven {1e3 * pred['event_driven']:.2f} ms, "
+        f"order statistic {1e3 * pred['order_statistic']:.2f} ms "
+        f"(the latter underestimates by {100 * gap:.1f}%)"
+    )
+    fig = plot_participation(
+        pred["participation"], title=f"stand-in cluster: N={N}, w={w}, {pattern}"
+    )
     return Report(html=f"<p>{text}</p>", figures=[fig])
 
 
@@ -88,9 +97,12 @@ def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, 
     """
     from codedlib.plots.dsag import plot_convergence
 
-    df = quick_convergence(N, w, n_subpartitions, eta, pattern, burst_rate if bursts else 0.0,
-                           rng=seed)
-    fig = plot_convergence(df, title=f"fresh run: small PCA on a sparse binary stand-in, N={N}, w={w}")
+    df = quick_convergence(
+        N, w, n_subpartitions, eta, pattern, burst_rate if bursts else 0.0, rng=seed
+    )
+    fig = plot_convergence(
+        df, title=f"fresh run: small PCA on a sparse binary stand-in, N={N}, w={w}"
+    )
     return Report(html="", figures=[fig])
 
 
@@ -123,22 +135,29 @@ def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, se
     controls = {
         "N": widgets.IntSlider(value=n_workers, min=2, max=100, description="N", style=style),
         "w": widgets.IntSlider(value=w, min=1, max=100, description="w", style=style),
-        "n_subpartitions": widgets.IntSlider(value=n_subpartitions, min=1, max=50,
-                                             description="subpartitions", style=style),
+        "n_subpartitions": widgets.IntSlider(
+            value=n_subpartitions, min=1, max=50, description="subpartitions", style=style
+        ),
         "eta": float_slider("eta", 0.9, 0.05, 1.5, 0.05, description="step η"),
-        "pattern": widgets.Dropdown(options=SLOWDOWN_PATTERNS, value=SLOWDOWN_PATTERNS[1],
-                                    description="slowdown", style=style),
+        "pattern": widgets.Dropdown(
+            options=SLOWDOWN_PATTERNS,
+            value=SLOWDOWN_PATTERNS[1],
+            description="slowdown",
+            style=style,
+        ),
         "bursts": widgets.Checkbox(value=False, description="bursts", style=style),
         "burst_rate": log_slider("burst_rate", 1e-3, 1e-4, 1e-1, description="burst rate"),
         "seed": widgets.IntText(value=seed, description="seed", style=style),
     }
-    latency = Explorer(latency_report, controls,
-                       watch=["N", "w", "n_subpartitions", "pattern", "bursts", "burst_rate",
-                              "seed"],
-                       rows=[["N", "w", "n_subpartitions"], ["eta", "pattern"],
-                             ["bursts", "burst_rate", "seed"]])
-    convergence = Explorer(convergence_report, controls, auto=False, button="run convergence",
-                           rows=[])
+    latency = Explorer(
+        latency_report,
+        controls,
+        watch=["N", "w", "n_subpartitions", "pattern", "bursts", "burst_rate", "seed"],
+        rows=[["N", "w", "n_subpartitions"], ["eta", "pattern"], ["bursts", "burst_rate", "seed"]],
+    )
+    convergence = Explorer(
+        convergence_report, controls, auto=False, button="run convergence", rows=[]
+    )
     latency.refresh()
     box = widgets.VBox([latency.box, convergence.box])
     box.latency, box.convergence = latency, convergence

@@ -24,12 +24,25 @@ from codedlib.widgets._common import Explorer, Report, float_slider
 __all__ = ["explore_lagc", "lagc_report", "lagc_view"]
 
 
-def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
-                xi: float = 0.05, history: int = 10, delay_kind: str = "exponential",
-                mean: float = 1.0, scale: float = 1.0, shape: float = 2.0,
-                stepsize_rule: str = "gd", samples_per_partition: int = 30,
-                heterogeneity: float = 30.0, condition: float = 50.0, replicas: int = 5,
-                seed: int = 0, eps_rel: float = 1e-8, max_iter: int = 20_000) -> dict:
+def lagc_report(
+    n_workers: int = 12,
+    redundancy: int = 3,
+    n_groups: int = 3,
+    xi: float = 0.05,
+    history: int = 10,
+    delay_kind: str = "exponential",
+    mean: float = 1.0,
+    scale: float = 1.0,
+    shape: float = 2.0,
+    stepsize_rule: str = "gd",
+    samples_per_partition: int = 30,
+    heterogeneity: float = 30.0,
+    condition: float = 50.0,
+    replicas: int = 5,
+    seed: int = 0,
+    eps_rel: float = 1e-8,
+    max_iter: int = 20_000,
+) -> dict:
     """Complexities (Table II, theory) and a fresh run (simulation) for one setting.
 
     LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
@@ -77,12 +90,30 @@ def lagc_report(n_workers: int = 12, redundancy: int = 3, n_groups: int = 3,
     dict
         Complexities (Table II, theory) and a fresh run (simulation) for one setting.
     """
-    out = ex.compare_schemes(n_workers, redundancy, n_groups, xi, history, delay_kind, mean, scale,
-                             shape, stepsize_rule, samples_per_partition, heterogeneity, condition,
-                             replicas, seed, eps_rel, max_iter)
+    out = ex.compare_schemes(
+        n_workers,
+        redundancy,
+        n_groups,
+        xi,
+        history,
+        delay_kind,
+        mean,
+        scale,
+        shape,
+        stepsize_rule,
+        samples_per_partition,
+        heterogeneity,
+        condition,
+        replicas,
+        seed,
+        eps_rel,
+        max_iter,
+    )
     out["figure"] = plot_convergence(
-        out.pop("metrics"), f"N={n_workers}, r={redundancy}, G={n_groups}, ξ={xi}, D={history},"
-                            f" {delay_kind} delays, stepsize rule '{stepsize_rule}'")
+        out.pop("metrics"),
+        f"N={n_workers}, r={redundancy}, G={n_groups}, ξ={xi}, D={history},"
+        f" {delay_kind} delays, stepsize rule '{stepsize_rule}'",
+    )
     return out
 
 
@@ -100,10 +131,12 @@ def lagc_view(**values) -> Report:
         :func:`lagc_report` as what the explorer shows: two tables and the figure.
     """
     report = lagc_report(**values)
-    text = ("<b>Table II (theory; lazy schemes are upper bounds)</b>"
-            + report["theory"].round(1).to_html(index=False, na_rep="")
-            + "<b>Measured on a fresh run (complexity at gap 1e-8 × initial gap)</b>"
-            + report["measured"].round(2).to_html(index=False, na_rep=""))
+    text = (
+        "<b>Table II (theory; lazy schemes are upper bounds)</b>"
+        + report["theory"].round(1).to_html(index=False, na_rep="")
+        + "<b>Measured on a fresh run (complexity at gap 1e-8 × initial gap)</b>"
+        + report["measured"].round(2).to_html(index=False, na_rep="")
+    )
     return Report(html=text, figures=[report["figure"]])
 
 
@@ -125,28 +158,48 @@ def explore_lagc(**defaults) -> Explorer:
     """
     import ipywidgets as w
 
-    d = {"n_workers": 12, "redundancy": 3, "n_groups": 3, "xi": 0.05, "history": 10,
-         "delay_kind": "exponential", "mean": 1.0, "scale": 1.0, "shape": 2.0,
-         "stepsize_rule": "gd"}
+    d = {
+        "n_workers": 12,
+        "redundancy": 3,
+        "n_groups": 3,
+        "xi": 0.05,
+        "history": 10,
+        "delay_kind": "exponential",
+        "mean": 1.0,
+        "scale": 1.0,
+        "shape": 2.0,
+        "stepsize_rule": "gd",
+    }
     d.update(defaults)
     style = {"description_width": "initial"}
     controls = {
-        "n_workers": w.Dropdown(options=[4, 6, 8, 12, 24], value=d["n_workers"],
-                                description="N", style=style),
-        "redundancy": w.IntSlider(value=d["redundancy"], min=1, max=24, description="r", style=style),
+        "n_workers": w.Dropdown(
+            options=[4, 6, 8, 12, 24], value=d["n_workers"], description="N", style=style
+        ),
+        "redundancy": w.IntSlider(
+            value=d["redundancy"], min=1, max=24, description="r", style=style
+        ),
         "n_groups": w.IntSlider(value=d["n_groups"], min=1, max=24, description="G", style=style),
         "xi": float_slider("xi", d["xi"], 0.0, 0.2, 0.005, description="ξ", readout_format=".3f"),
         "history": w.IntSlider(value=d["history"], min=1, max=20, description="D", style=style),
-        "delay_kind": w.Dropdown(options=["exponential", "pareto"], value=d["delay_kind"],
-                                 description="delay", style=style),
-        "mean": w.BoundedFloatText(value=d["mean"], min=1e-6, max=1e6, description="exponential mean",
-                                   style=style),
-        "scale": w.BoundedFloatText(value=d["scale"], min=1e-6, max=1e6, description="Pareto t0",
-                                    style=style),
-        "shape": w.BoundedFloatText(value=d["shape"], min=1e-3, max=100.0,
-                                    description="Pareto shape", style=style),
-        "stepsize_rule": w.Dropdown(options=["gd", "theory"], value=d["stepsize_rule"],
-                                    description="step size", style=style),
+        "delay_kind": w.Dropdown(
+            options=["exponential", "pareto"],
+            value=d["delay_kind"],
+            description="delay",
+            style=style,
+        ),
+        "mean": w.BoundedFloatText(
+            value=d["mean"], min=1e-6, max=1e6, description="exponential mean", style=style
+        ),
+        "scale": w.BoundedFloatText(
+            value=d["scale"], min=1e-6, max=1e6, description="Pareto t0", style=style
+        ),
+        "shape": w.BoundedFloatText(
+            value=d["shape"], min=1e-3, max=100.0, description="Pareto shape", style=style
+        ),
+        "stepsize_rule": w.Dropdown(
+            options=["gd", "theory"], value=d["stepsize_rule"], description="step size", style=style
+        ),
     }
 
     def show_delay_parameters(*_):
@@ -157,8 +210,17 @@ def explore_lagc(**defaults) -> Explorer:
 
     controls["delay_kind"].observe(show_delay_parameters, names="value")
     show_delay_parameters()
-    explorer = Explorer(lagc_view, controls, auto=False, button="Run",
-                        rows=[["n_workers", "redundancy", "n_groups"], ["xi", "history"],
-                              ["delay_kind", "mean", "scale", "shape"], ["stepsize_rule"]])
+    explorer = Explorer(
+        lagc_view,
+        controls,
+        auto=False,
+        button="Run",
+        rows=[
+            ["n_workers", "redundancy", "n_groups"],
+            ["xi", "history"],
+            ["delay_kind", "mean", "scale", "shape"],
+            ["stepsize_rule"],
+        ],
+    )
     explorer.refresh()
     return explorer

@@ -59,10 +59,12 @@ def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
     f_mds = optimal_workers(n, t0, xi, cg_N, c_m, "mds")
     a_star = res["alpha_star"]
     lines = [
-        (f"load w/k = {w / k:.4f}; tolerates s = floor(nw/k) - 1 = {s} stragglers, "
-         f"waits for f = {n - s} of n = {n}"),
-        "alpha* (eq. 22) = " + (f"{a_star:.4f}" if a_star is not None else
-                                 "n/a (t0/(c_g N xi) >= 1: best alpha = 1)")
+        (
+            f"load w/k = {w / k:.4f}; tolerates s = floor(nw/k) - 1 = {s} stragglers, "
+            f"waits for f = {n - s} of n = {n}"
+        ),
+        "alpha* (eq. 22) = "
+        + (f"{a_star:.4f}" if a_star is not None else "n/a (t0/(c_g N xi) >= 1: best alpha = 1)")
         + f"; numeric with decoding cost (eq. 20) = {res['alpha_star_online']:.4f}",
         f"eq. (17) optimum: f_RS = {f_rs}, f_MDS = {f_mds} (paper: 68, 33 at n = 80)",
     ]
@@ -104,8 +106,15 @@ def reed_solomon_report(n, k, w, t0, xi, cg_N, c_m) -> Report:
     return Report(html=text_html(text), figures=[fig])
 
 
-def explore_reed_solomon(n: int = 8, k: int = 4, w: int = 3, t0: float = 0.001,
-                         xi: float = 1.1, cg_N: float = 0.035, c_m: float = 1e-9) -> Explorer:
+def explore_reed_solomon(
+    n: int = 8,
+    k: int = 4,
+    w: int = 3,
+    t0: float = 0.001,
+    xi: float = 1.1,
+    cg_N: float = 0.035,
+    c_m: float = 1e-9,
+) -> Explorer:
     """Widget: n, k, w, ξ, t0, c_g N, c_m → mask, tolerance, α*, T_f curve. The positive
     parameters spanning decades are typed exactly (no slider rounding).
 
@@ -143,7 +152,8 @@ def explore_reed_solomon(n: int = 8, k: int = 4, w: int = 3, t0: float = 0.001,
         "cg_N": log_slider("cg_N", cg_N, 1e-4, 1.0, description="c_g·N"),
         "c_m": log_slider("c_m", c_m, 1e-11, 1e-5, description="c_m [s/FLOP]"),
     }
-    explorer = Explorer(reed_solomon_report, controls,
-                        rows=[["n", "k", "w"], ["t0", "xi"], ["cg_N", "c_m"]])
+    explorer = Explorer(
+        reed_solomon_report, controls, rows=[["n", "k", "w"], ["t0", "xi"], ["cg_N", "c_m"]]
+    )
     explorer.refresh()
     return explorer

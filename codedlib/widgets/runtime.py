@@ -58,21 +58,32 @@ def config_from_controls(values: dict, quick: bool = True):
     over = {"delay": values["delay"], "t_c": t_c, "iterations": values["iterations"]}
     spec = SCHEMES.get(scheme)
     if spec is not None:
-        over.update({name: values[CONTROLS[name]] for name in spec.params
-                     if name in CONTROLS and name not in spec.derived})
+        over.update(
+            {
+                name: values[CONTROLS[name]]
+                for name in spec.params
+                if name in CONTROLS and name not in spec.derived
+            }
+        )
     return scheme_config(scheme, quick=quick, **over)
 
 
 #: The size controls: RunConfig field -> control.
 CONTROLS = {"n_workers": "N", "stragglers": "S", "n": "n", "L": "L", "s": "s", "w": "w"}
 #: The controls that apply to each scheme (the others are hidden): its sizes in the registry.
-APPLIES = {name: tuple(CONTROLS[p] for p in spec.params if p in CONTROLS and p not in spec.derived)
-           for name, spec in SCHEMES.items()}
+APPLIES = {
+    name: tuple(CONTROLS[p] for p in spec.params if p in CONTROLS and p not in spec.derived)
+    for name, spec in SCHEMES.items()
+}
 
 
-def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool = True,
-                         backend: str = "ipyparallel", scheme: str | None = None,
-                         delay: str | None = None):
+def explore_run_for_real(
+    schemes=("cr", "gc", "rar", "umw", "sgd"),
+    quick: bool = True,
+    backend: str = "ipyparallel",
+    scheme: str | None = None,
+    delay: str | None = None,
+):
     """ipywidgets UI that runs one of ``schemes`` on real MPI processes on demand.
 
     ``quick`` picks the small defaults of :func:`codedlib.runtime.notebook.scheme_config`;
@@ -117,29 +128,58 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
     cr_defaults = scheme_config("cr", quick)
     style = {"description_width": "initial"}
     scheme_box = w.Dropdown(options=list(schemes), value=first, description="scheme")
-    N = w.BoundedIntText(value=defaults.n_workers, min=1, max=64, description="workers N", style=style)
-    S = w.BoundedIntText(value=defaults.stragglers, min=0, max=63, description="stragglers S", style=style)
+    N = w.BoundedIntText(
+        value=defaults.n_workers, min=1, max=64, description="workers N", style=style
+    )
+    S = w.BoundedIntText(
+        value=defaults.stragglers, min=0, max=63, description="stragglers S", style=style
+    )
     n = w.BoundedIntText(value=cr_defaults.n, min=2, max=12, description="children n", style=style)
     L = w.BoundedIntText(value=cr_defaults.L, min=1, max=4, description="layers L", style=style)
-    s = w.BoundedIntText(value=cr_defaults.s, min=0, max=11, description="s per parent", style=style)
+    s = w.BoundedIntText(
+        value=cr_defaults.s, min=0, max=11, description="s per parent", style=style
+    )
     wfresh = w.BoundedIntText(value=2, min=1, max=64, description="DSAG w", style=style)
-    delay_text = w.Text(value=delay or defaults.delay.to_text(), description="injected delay (s)",
-                        style=style, layout=w.Layout(width="420px"))
-    t_c = w.BoundedFloatText(value=0.0, min=-1.0, max=1e4, description="t_c per message (ms)",
-                             style=style)
-    iters = w.BoundedIntText(value=defaults.iterations, min=1, max=500, description="iterations", style=style)
+    delay_text = w.Text(
+        value=delay or defaults.delay.to_text(),
+        description="injected delay (s)",
+        style=style,
+        layout=w.Layout(width="420px"),
+    )
+    t_c = w.BoundedFloatText(
+        value=0.0, min=-1.0, max=1e4, description="t_c per message (ms)", style=style
+    )
+    iters = w.BoundedIntText(
+        value=defaults.iterations, min=1, max=500, description="iterations", style=style
+    )
     button = w.Button(description="Run on MPI", button_style="primary", icon="play")
-    progress = w.FloatProgress(value=0, min=0, max=1, description="running…", style=style,
-                               bar_style="info", layout=w.Layout(display="none"))
+    progress = w.FloatProgress(
+        value=0,
+        min=0,
+        max=1,
+        description="running…",
+        style=style,
+        bar_style="info",
+        layout=w.Layout(display="none"),
+    )
     status = w.HTML()
     log = w.HTML()
     image = w.Image(format="png", layout=w.Layout(display="none", max_width="100%"))
     sized = {"N": N, "S": S, "n": n, "L": L, "s": s, "w": wfresh}
 
     def values():
-        return {"scheme": scheme_box.value, "N": N.value, "S": S.value, "n": n.value, "L": L.value,
-                "s": s.value, "w": wfresh.value, "delay": delay_text.value,
-                "t_c_ms": t_c.value, "iterations": iters.value}
+        return {
+            "scheme": scheme_box.value,
+            "N": N.value,
+            "S": S.value,
+            "n": n.value,
+            "L": L.value,
+            "s": s.value,
+            "w": wfresh.value,
+            "delay": delay_text.value,
+            "t_c_ms": t_c.value,
+            "iterations": iters.value,
+        }
 
     def show_size(*_):
         applies = APPLIES.get(scheme_box.value, ("N",))
@@ -147,8 +187,10 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
             control.layout.display = "" if name in applies else "none"
         try:
             cfg = config_from_controls(values(), quick)
-            status.value = (f"<b>{cfg.world_size} MPI processes</b> (1 root + {cfg.n_workers} workers), "
-                            f"tolerates {cfg.tolerated} straggler(s){' per parent' if cfg.spec.derived else ''}")
+            status.value = (
+                f"<b>{cfg.world_size} MPI processes</b> (1 root + {cfg.n_workers} workers), "
+                f"tolerates {cfg.tolerated} straggler(s){' per parent' if cfg.spec.derived else ''}"
+            )
         except ValueError as exc:
             status.value = error_html(exc)
 
@@ -188,9 +230,11 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
             pred = predict_iteration_time(cfg, rng=cfg.seed)
             measured = result.iterations["iteration_time"].iloc[1:].mean()
             if pred["mean"] > 0:
-                say(f"simulator prediction for the injected model: {pred['mean'] * 1e3:.1f} ms "
+                say(
+                    f"simulator prediction for the injected model: {pred['mean'] * 1e3:.1f} ms "
                     f"({pred['method']}); measured {measured * 1e3:.1f} ms "
-                    f"({measured / pred['mean'] - 1:+.0%}; the gap is this machine's real cost)")
+                    f"({measured / pred['mean'] - 1:+.0%}; the gap is this machine's real cost)"
+                )
             fig, axes = subplots(1, 2, figsize=(12, 4), layout="constrained")
             plot_iteration_times({cfg.scheme: result}, ax=axes[0])
             plot_worker_latency(result.trace, ax=axes[1])
@@ -205,18 +249,32 @@ def explore_run_for_real(schemes=("cr", "gc", "rar", "umw", "sgd"), quick: bool 
         control.observe(show_size, names="value")
     button.on_click(on_run)
     show_size()
-    box = w.VBox([
-        w.HBox([scheme_box, iters, button, progress]),
-        w.HBox([N, S, wfresh, n, L, s], layout=w.Layout(flex_flow="row wrap")),
-        w.HBox([delay_text, t_c]),
-        status, log, image,
-    ])
+    box = w.VBox(
+        [
+            w.HBox([scheme_box, iters, button, progress]),
+            w.HBox([N, S, wfresh, n, L, s], layout=w.Layout(flex_flow="row wrap")),
+            w.HBox([delay_text, t_c]),
+            status,
+            log,
+            image,
+        ]
+    )
     box.add_class("codedlib-run-for-real")
     box.run_button = button
     box.messages = log
     box.image = image
     box.status = status
     box.progress = progress
-    box.controls = {"scheme": scheme_box, "N": N, "S": S, "n": n, "L": L, "s": s, "w": wfresh,
-                    "delay": delay_text, "t_c_ms": t_c, "iterations": iters}
+    box.controls = {
+        "scheme": scheme_box,
+        "N": N,
+        "S": S,
+        "n": n,
+        "L": L,
+        "s": s,
+        "w": wfresh,
+        "delay": delay_text,
+        "t_c_ms": t_c,
+        "iterations": iters,
+    }
     return box

@@ -267,17 +267,24 @@ def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0
         "second": float_slider(p2[0], p2[1], *p2[2], 0.05),
         "n": W.BoundedIntText(value=n, min=-1000, max=500, description="n workers", style=style),
         "k": W.BoundedIntText(value=k, min=-1000, max=500, description="k", style=style),
-        "replicas": W.Dropdown(options=[2_000, 20_000, 100_000], value=replicas,
-                               description="MC replicas", style=style),
+        "replicas": W.Dropdown(
+            options=[2_000, 20_000, 100_000], value=replicas, description="MC replicas", style=style
+        ),
     }
-    explorer = Explorer(_text_report(order_statistics_report), controls,
-                        rows=[["model", "first", "second"], ["n", "k", "replicas"]],
-                        fixed={"seed": seed}, watch=["first", "second", "n", "k", "replicas"])
+    explorer = Explorer(
+        _text_report(order_statistics_report),
+        controls,
+        rows=[["model", "first", "second"], ["n", "k", "replicas"]],
+        fixed={"seed": seed},
+        watch=["first", "second", "n", "k", "replicas"],
+    )
 
     def on_model(change):
         first, second = controls["first"], controls["second"]
         with explorer.hold(recompute=True):  # one recompute, after the sliders are reset
-            for slider, (name, default, (lo, hi)) in zip((first, second), MODEL_PARAMETERS[change["new"]]):
+            for slider, (name, default, (lo, hi)) in zip(
+                (first, second), MODEL_PARAMETERS[change["new"]]
+            ):
                 with slider.hold_sync():
                     slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
                     slider.value = default

@@ -15,7 +15,11 @@ from codedlib.theory import stream as th
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
 __all__ = [
-    "build_workers", "explore_load_split", "parse_values", "split_report", "split_view",
+    "build_workers",
+    "explore_load_split",
+    "parse_values",
+    "split_report",
+    "split_view",
 ]
 
 
@@ -43,8 +47,9 @@ def parse_values(name: str, text: str) -> np.ndarray:
     return np.asarray(values)
 
 
-def build_workers(rates_text: str, comm_text: str, complexity: float,
-                  heterogeneity: float = 1.0) -> th.StreamWorkers:
+def build_workers(
+    rates_text: str, comm_text: str, complexity: float, heterogeneity: float = 1.0
+) -> th.StreamWorkers:
     """Exponential workers ``Exp(mu_p / C)``; ``heterogeneity`` h maps each speed to
     ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical speeds, h = 1: as typed).
 
@@ -68,8 +73,9 @@ def build_workers(rates_text: str, comm_text: str, complexity: float,
     rates = parse_values("mu_p", rates_text)
     comm = parse_values("c_p", comm_text)
     if rates.size != comm.size:
-        raise ValueError(f"mu_p and c_p must list the same number of workers, got "
-                         f"{rates.size} and {comm.size}")
+        raise ValueError(
+            f"mu_p and c_p must list the same number of workers, got {rates.size} and {comm.size}"
+        )
     if np.any(rates <= 0):
         raise ValueError(f"mu_p must satisfy mu_p > 0, got mu_p={rates.min():g}")
     base = rates.mean()
@@ -83,17 +89,21 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
     if simulate:
         res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs=n_jobs)
     else:
-        res = {"optimal": th.optimal_split(workers, K, omega, gamma),
-               "uniform": th.uniform_split(workers, K, omega, gamma),
-               "lower_bound": th.lower_bound_delay(workers, K, iterations)}
+        res = {
+            "optimal": th.optimal_split(workers, K, omega, gamma),
+            "uniform": th.uniform_split(workers, K, omega, gamma),
+            "lower_bound": th.lower_bound_delay(workers, K, iterations),
+        }
         for kind in ("optimal", "uniform"):
             res[f"{kind}_prediction"] = th.predict_delay(workers, res[kind].kappa, iterations, lam)
             res[f"{kind}_metric"] = th.balance_metric(workers, res[kind].kappa, gamma)
     res["workers"] = workers
     opt = res["optimal"]
     lines = [
-        (f"theta = {opt.theta:.6g}   active workers: {np.flatnonzero(opt.active) + 1}"
-        f" ({opt.n_active} of {workers.n_workers})"),
+        (
+            f"theta = {opt.theta:.6g}   active workers: {np.flatnonzero(opt.active) + 1}"
+            f" ({opt.n_active} of {workers.n_workers})"
+        ),
         f"kappa optimal (real):    {np.round(opt.kappa_continuous, 3)}",
         f"kappa optimal (integer): {opt.kappa}  (sum {opt.kappa.sum()} = K*Omega)",
         f"kappa uniform:           {res['uniform'].kappa}",
@@ -101,17 +111,33 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
     ]
     for kind in ("optimal", "uniform"):
         pred = res[f"{kind}_prediction"]
-        text = (f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})" if pred.stable
-                else f"UNSTABLE: E[T_s] = {pred.service_mean:.4g} s >= E[T_a] = {1 / lam:.4g} s")
+        text = (
+            f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})"
+            if pred.stable
+            else f"UNSTABLE: E[T_s] = {pred.service_mean:.4g} s >= E[T_a] = {1 / lam:.4g} s"
+        )
         line = f"{kind:8s} theory, no purging (eq. 7): {text}"
         if simulate:
-            line += f";  simulated with purging ({n_jobs} jobs x 3 seeds): {res[f'{kind}_simulation']}"
+            line += (
+                f";  simulated with purging ({n_jobs} jobs x 3 seeds): {res[f'{kind}_simulation']}"
+            )
         lines.append(line)
     return res, "\n".join(lines)
 
 
-def split_report(rates_text, comm_text, heterogeneity, K, omega, gamma, lam, iterations,
-                 simulate=True, complexity=None, n_jobs=300):
+def split_report(
+    rates_text,
+    comm_text,
+    heterogeneity,
+    K,
+    omega,
+    gamma,
+    lam,
+    iterations,
+    simulate=True,
+    complexity=None,
+    n_jobs=300,
+):
     """``(result, text)`` the widget shows; raises ``ValueError`` on bad input.
 
     Parameters
@@ -216,14 +242,25 @@ def explore_load_split(rates=None, comm=None, complexity=None, n_jobs=300) -> Ex
         "K": W.IntSlider(value=ex2["K"], min=1, max=500, description="K", style=style),
         "omega": float_slider("omega", ex2["omega"], 1.0, 2.0, 0.02, description="Ω"),
         "gamma": log_slider("gamma", ex2["gamma"], 1e-3, 1e2, description="γ"),
-        "lam": float_slider("lam", ex2["arrival_rate"], 0.001, 0.05, 0.001, description="λ",
-                            readout_format=".3f"),
-        "iterations": W.IntSlider(value=ex2["iterations"], min=1, max=100, description="I",
-                                  style=style),
+        "lam": float_slider(
+            "lam", ex2["arrival_rate"], 0.001, 0.05, 0.001, description="λ", readout_format=".3f"
+        ),
+        "iterations": W.IntSlider(
+            value=ex2["iterations"], min=1, max=100, description="I", style=style
+        ),
         "simulate": W.Checkbox(value=True, description="simulate (purging)", style=style),
     }
-    explorer = Explorer(split_view, controls, fixed={"complexity": complexity, "n_jobs": n_jobs},
-                        rows=[["rates_text"], ["comm_text"], ["heterogeneity", "K", "omega"],
-                              ["gamma", "lam", "iterations"], ["simulate"]])
+    explorer = Explorer(
+        split_view,
+        controls,
+        fixed={"complexity": complexity, "n_jobs": n_jobs},
+        rows=[
+            ["rates_text"],
+            ["comm_text"],
+            ["heterogeneity", "K", "omega"],
+            ["gamma", "lam", "iterations"],
+            ["simulate"],
+        ],
+    )
     explorer.refresh()
     return explorer
