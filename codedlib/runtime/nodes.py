@@ -132,13 +132,9 @@ def code_combine(code):
     """Combine with the gradient code's decoding vector for this set of survivors."""
 
     def combine(positions, vectors):
+        # GradientCode.decode returns a length-N vector, zero off the survivors
         a = np.asarray(code.decode(sorted(positions)), dtype=float)
-        if a.shape == (code.B.shape[0],):
-            coeffs = a[list(positions)]
-        else:  # decoding vector over the survivors only, in sorted order
-            order = {p: i for i, p in enumerate(sorted(positions))}
-            coeffs = np.array([a[order[p]] for p in positions])
-        return np.tensordot(coeffs, np.asarray(vectors), axes=1)
+        return np.tensordot(a[list(positions)], np.asarray(vectors), axes=1)
 
     return combine
 
