@@ -43,52 +43,19 @@ def lagc_report(
     eps_rel: float = 1e-8,
     max_iter: int = 20_000,
 ) -> dict:
-    """Complexities (Table II, theory) and a fresh run (simulation) for one setting.
-
-    LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
-    Returns ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``.
+    """Complexities (Table II, theory) and a fresh run (simulation) for one setting: what
+    :func:`codedlib.experiments.lagc.compare_schemes` returns, with its convergence rows drawn.
 
     Parameters
     ----------
-    n_workers : int, default 12
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 3
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int, default 3
-        Number of groups G.
-    xi : float, default 0.05
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int, default 10
-        LAG history length D. Must satisfy ``1 <= history``.
-    delay_kind : str, default 'exponential'
-        Delay distribution: ``'exponential'`` or ``'pareto'``.
-    mean : float, default 1.0
-        Mean.
-    scale : float, default 1.0
-        Scale.
-    shape : float, default 2.0
-        Pareto shape.
-    stepsize_rule : str, default 'gd'
-        Step-size rule: ``'gd'`` or ``'theory'``.
-    samples_per_partition : int, default 30
-        Samples per data partition.
-    heterogeneity : float, default 30.0
-        Heterogeneity of the workers (spread of their speeds).
-    condition : float, default 50.0
-        Condition number of the synthetic data.
-    replicas : int, default 5
-        Number of Monte Carlo replicas.
-    seed : int, default 0
-        Seed of the random generator.
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops.
-    max_iter : int, default 20000
-        Maximum number of iterations.
+    n_workers, redundancy, n_groups, xi, history, delay_kind, mean, scale, shape, stepsize_rule, \
+samples_per_partition, heterogeneity, condition, replicas, seed, eps_rel, max_iter
+        As :func:`codedlib.experiments.lagc.compare_schemes` (same defaults, same checks).
 
     Returns
     -------
     dict
-        Complexities (Table II, theory) and a fresh run (simulation) for one setting.
+        ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``.
     """
     out = ex.compare_schemes(
         n_workers,
