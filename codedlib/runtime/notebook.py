@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -208,7 +209,8 @@ def run_with_mpiexec(
             str(out),
             "--quiet",
         ]
-        for attempt in (1, 2):
+        attempts = 3
+        for attempt in range(1, attempts + 1):
             try:
                 # own session: the launcher's signals never reach the caller (a notebook kernel)
                 proc = subprocess.run(
@@ -230,16 +232,17 @@ def run_with_mpiexec(
                     and not proc.stderr.strip()
                     and not (out / "run.json").exists()
                 )
-                or attempt == 2
+                or attempt == attempts
             ):
                 break
             warnings.warn(
                 "an MPI rank was killed from outside the job (SIGKILL, no error "
-                "message; seen on heavily loaded machines): the run is started once "
-                "more",
+                f"message; seen on heavily loaded machines): attempt {attempt} of {attempts}, "
+                "the run is started once more",
                 RuntimeWarning,
                 stacklevel=2,
             )
+            time.sleep(2.0 * attempt)  # let the machine's load settle
         if proc.returncode != 0 or not (out / "run.json").exists():
             lines = [
                 ln for ln in proc.stderr.splitlines() if "error" in ln.lower()
