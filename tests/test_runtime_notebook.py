@@ -247,3 +247,27 @@ def test_widget_runs_a_scheme():
     assert "simulator prediction for the injected model" in text
     assert box.image.value[:4] == b"\x89PNG" and box.image.layout.display == ""
     assert not box.run_button.disabled and box.progress.layout.display == "none"
+
+
+def test_a_run_killed_from_outside_is_a_visible_not_run_row(monkeypatch, tmp_path):
+    """real_run_section: a scheme whose every attempt lost a rank to an outside SIGKILL is
+    reported (table row, figure text, warning), the others still run and are compared."""
+    import codedlib.runtime.notebook as nbmod
+
+    calls = []
+
+    def fake_run(scheme, **kw):
+        calls.append(scheme)
+        if scheme == "gc":
+            raise nbmod.KilledFromOutside(
+                "an MPI rank was SIGKILLed from outside the job in all 3 attempts"
+            )
+        raise nbmod.KilledFromOutside("also killed")
+
+    monkeypatch.setattr(nbmod, "run_for_real", fake_run)
+    with pytest.warns(RuntimeWarning, match="SIGKILLed from outside"):
+        results, table = nbmod.real_run_section(["gc", "umw"], fig_dir=tmp_path, figure="killed")
+    assert results == {} and calls == ["gc", "umw"]
+    assert table["name"].tolist() == ["gc", "umw"]
+    assert table["method"].str.startswith("not run:").all() and table["measured"].isna().all()
+    assert (tmp_path / "killed.png").exists()

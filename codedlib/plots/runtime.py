@@ -159,7 +159,7 @@ def plot_loss_vs_time(results, ax=None, metric: str = "loss"):
     return fig
 
 
-def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2):
+def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2, not_run=None):
     """Grouped bars per run: measured mean iteration time (± s.e.m.), the simulator replayed
     on the very delays injected, and the model's expectation (order statistics / Monte Carlo /
     event-driven), with the gap measured/expectation - 1 written above (in brackets: against
@@ -174,13 +174,28 @@ def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2):
         Axes to draw on; a new figure when None.
     tolerance : float, default 0.2
         Relative gap drawn as acceptable.
+    not_run : dict, optional
+        ``{scheme: reason}`` of runs that did not complete, named in the figure.
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
-    fig, ax = new_axes(ax, figsize=(1.6 * len(table) + 3.0, 4.2))
+    fig, ax = new_axes(ax, figsize=(1.6 * max(len(table), 1) + 3.0, 4.2))
+    if not_run:
+        ax.text(
+            0.01,
+            0.99,
+            "not run: " + "; ".join(f"{s} ({why})" for s, why in not_run.items()),
+            transform=ax.transAxes,
+            va="top",
+            fontsize=7,
+            wrap=True,
+        )
+    if len(table) == 0:
+        ax.set_axis_off()
+        return fig
     x = np.arange(len(table))
     width = 0.27
     ax.bar(

@@ -187,6 +187,11 @@ def run_on_cluster(config: RunConfig, run_timeout: float | None = None) -> RunRe
 KILLED_FROM_OUTSIDE = 9
 
 
+class KilledFromOutside(RuntimeError):
+    """Every attempt of an ``mpiexec`` run lost a rank to a SIGKILL from outside the job (exit
+    9, no error message, no results): nothing of ours failed, the machine ended the process."""
+
+
 def run_with_mpiexec(
     config: RunConfig, run_timeout: float | None = None, out_dir=None
 ) -> RunResult:
@@ -243,6 +248,15 @@ def run_with_mpiexec(
                 stacklevel=2,
             )
             time.sleep(2.0 * attempt)  # let the machine's load settle
+        if (
+            proc.returncode == KILLED_FROM_OUTSIDE
+            and not proc.stderr.strip()
+            and not (out / "run.json").exists()
+        ):
+            raise KilledFromOutside(
+                f"an MPI rank was SIGKILLed from outside the job in all {attempts} attempts "
+                "(exit 9, no error message, no results)"
+            )
         if proc.returncode != 0 or not (out / "run.json").exists():
             lines = [
                 ln for ln in proc.stderr.splitlines() if "error" in ln.lower()
@@ -308,13 +322,20 @@ def real_run_section(
     per_scheme = dict(runs) if isinstance(runs, dict) else {s: {} for s in runs}
     if not per_scheme:
         raise ValueError("runs must name at least one scheme, got none")
-    results = {
-        s: run_for_real(s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})})
-        for s, kw in per_scheme.items()
-    }
-    table = compare_with_simulator(results, rng=seed)
+    import pandas as pd
+
+    results, not_run = {}, {}
+    for s, kw in per_scheme.items():
+        try:
+            results[s] = run_for_real(
+                s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})}
+            )
+        except KilledFromOutside as err:  # said in the table, the figure and a warning
+            warnings.warn(f"{s}: {err}", RuntimeWarning, stacklevel=2)
+            not_run[s] = str(err)
+    table = compare_with_simulator(results, rng=seed) if results else pd.DataFrame()
     if figure is not None:
-        save_figure(plot_measured_vs_predicted(table), figure, fig_dir)
+        save_figure(plot_measured_vs_predicted(table, not_run=not_run), figure, fig_dir)
     columns = [
         "name",
         "N",
@@ -325,7 +346,11 @@ def real_run_section(
         "gap_predicted",
         "method",
     ]
-    return results, table[columns]
+    missing = pd.DataFrame([{"name": s, "method": f"not run: {why}"} for s, why in not_run.items()])
+    frames = [f.reindex(columns=columns) for f in (table, missing) if len(f)]
+    return results, (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    )
 
 
 #: Runs of :func:`run_validation`: label -> (scheme, overrides of ``scheme_config``).
