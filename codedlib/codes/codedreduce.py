@@ -71,7 +71,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # Tree indexing
 # --------------------------------------------------------------------------------------
-_check_tree = check_tree  # the one (n, L, s) check (codedlib.theory.codedreduce)
 
 
 def _layer_offset(layer: int, n: int) -> int:
@@ -289,7 +288,7 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
     int
         Smallest ``d`` for which every uniform partition and every node load is an integer.
     """
-    n, L, s = _check_tree(n, L, s)
+    n, L, s = check_tree(n, L, s)
     r = r_cr(n, s, L, exact=True)
     fractions = [Fraction(1, n), r]
     subtree = Fraction(s + 1, n)
@@ -540,7 +539,7 @@ def allocate(
     >>> alloc.load_points.tolist() == [4] * 12
     True
     """
-    n, L, s = _check_tree(n, L, s)
+    n, L, s = check_tree(n, L, s)
     d = check_int("d", d, 1)
     if code is None:
         code = cyclic_repetition_code(n, s, rng=rng)

@@ -41,6 +41,7 @@ __all__ = [
     "fit_gamma_model",
     "fit_line_through_origin",
     "order_statistic_latency",
+    "queue_wait",
     "validate_trace",
     "without_queueing",
 ]
@@ -258,6 +259,32 @@ def validate_trace(trace_df):
     return trace_df
 
 
+def queue_wait(previous_arrival, arrival, comm_time, compute_time):
+    """How long a task waited behind its worker's previous task (see :func:`without_queueing`):
+    ``max(0, a - s)`` with ``s = arrival - comm_time - compute_time`` the task's send time and
+    ``a = previous_arrival`` the parent's receipt of the worker's previous result (NaN: none,
+    no wait). Scalars or arrays.
+
+    Parameters
+    ----------
+    previous_arrival, arrival, comm_time, compute_time : float or array
+        Times in seconds on the parent's clock (``comm_time`` as recorded: round trip minus
+        ``compute_time``).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The wait, >= 0.
+
+    >>> round(float(queue_wait(1.0, 1.95, 0.55, 0.9)), 12)
+    0.5
+    """
+    sent = (
+        np.asarray(arrival, float) - np.asarray(comm_time, float) - np.asarray(compute_time, float)
+    )
+    return np.nan_to_num(np.maximum(np.asarray(previous_arrival, float) - sent, 0.0), nan=0.0)
+
+
 def without_queueing(trace_df, floor=1e-6):
     """The trace with each task's wait behind its worker's previous task taken out of
     ``comm_time``.
@@ -290,9 +317,8 @@ def without_queueing(trace_df, floor=1e-6):
         raise ValueError("trace_df needs a 'wall_clock' column to find queued tasks")
     keys = ["parent", "worker"] if "parent" in df.columns else ["worker"]
     order = df.sort_values(keys + ["wall_clock"], kind="stable")
-    sent = order["wall_clock"] - order["comm_time"] - order["compute_time"]
     previous = order.groupby(keys)["wall_clock"].shift(1)
-    wait = (previous - sent).clip(lower=0.0).fillna(0.0)
+    wait = queue_wait(previous, order["wall_clock"], order["comm_time"], order["compute_time"])
     df.loc[order.index, "comm_time"] = np.maximum(order["comm_time"] - wait, floor)
     df["queue_wait"] = 0.0
     df.loc[order.index, "queue_wait"] = wait

@@ -158,7 +158,6 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
     """MPICH (with ``-disable-auto-cleanup``) signals SIGUSR1 when a process of the job died:
     name it (by the pids the workers sent at start-up) and send it nothing more. The run goes
     on without it; a scheme that cannot do without it ends at its straggler ``--timeout``."""
-    import time
 
     from codedlib.runtime.engines import DEAD_WORKERS, WORKER_PIDS
 
@@ -196,12 +195,10 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
 
 def _fail(comm, rank, message, code):
     """Print ``message`` (once per failing rank) and end every process of the job."""
+    from codedlib.runtime.engines import abort_job
+
     print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
-    sys.stdout.flush()
-    # MPI_Abort tears the launcher down too: give it a moment to forward the message (without
-    # this pause it was lost once in a full test run on a loaded 2-core machine)
-    time.sleep(0.5)
-    comm.Abort(code)
+    abort_job(comm, code)
     return code
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from codedlib.latency.gamma_model import queue_wait
 from codedlib.runtime.comm import HEADER, TAG_REPARTITION, now
 from codedlib.runtime.nodes import NodePlan, RootNode, WorkerNode
 from codedlib.schemes.dsag import (
@@ -200,9 +201,8 @@ class DSAGLBCoordinator(DSAGCoordinator):
         # a task sent while the worker still computed its previous one waited in its queue:
         # that wait is inside comm_time but is not the worker's latency (without_queueing)
         arrival = r["wall_clock"] + self.t0
-        sent = arrival - r["comm_time"] - r["compute_time"]
-        previous = self.last_arrival.get(i)
-        wait = max(0.0, previous - sent) if previous is not None else 0.0
+        previous = self.last_arrival.get(i, np.nan)
+        wait = float(queue_wait(previous, arrival, r["comm_time"], r["compute_time"]))
         self.last_arrival[i] = arrival
         load = (int(buf[5]) - int(buf[4])) / self.n_local[i]
         if load > 0:

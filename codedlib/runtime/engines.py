@@ -64,6 +64,7 @@ from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWr
 
 __all__ = [
     "DEAD_WORKERS",
+    "abort_job",
     "ROOT_GRACE",
     "WORKER_PIDS",
     "Diverged",
@@ -278,6 +279,16 @@ def run(
     return result
 
 
+def abort_job(comm, code: int):
+    """``MPI_Abort(code)`` after flushing stdout/stderr and a short pause: the abort tears the
+    launcher down too, and without the pause a message just printed was lost once in a full
+    test run on a loaded 2-core machine."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    time.sleep(0.5)
+    comm.Abort(code)
+
+
 def abort_if_needed(comm, result_or_error, code: int = 0):
     """End processes that ignored STOP (SIGSTOPped workers) with ``MPI_Abort``; a no-op
     otherwise. Flushes stdout/stderr first."""
@@ -289,6 +300,4 @@ def abort_if_needed(comm, result_or_error, code: int = 0):
             f"codedlib.runtime: workers {meta['unresponsive']} ignored STOP "
             f"(frozen); ending them with MPI_Abort({code})\n"
         )
-        sys.stderr.flush()
-        time.sleep(0.5)  # let the launcher forward the message before the job is torn down
-        comm.Abort(code)
+        abort_job(comm, code)

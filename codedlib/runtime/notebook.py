@@ -231,14 +231,12 @@ def run_with_mpiexec(
                 raise RuntimeError(
                     f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
                 ) from exc
-            if (
-                not (
-                    proc.returncode == KILLED_FROM_OUTSIDE
-                    and not proc.stderr.strip()
-                    and not (out / "run.json").exists()
-                )
-                or attempt == attempts
-            ):
+            killed = (
+                proc.returncode == KILLED_FROM_OUTSIDE
+                and not proc.stderr.strip()
+                and not (out / "run.json").exists()
+            )
+            if not killed or attempt == attempts:
                 break
             warnings.warn(
                 "an MPI rank was killed from outside the job (SIGKILL, no error "
@@ -248,11 +246,7 @@ def run_with_mpiexec(
                 stacklevel=2,
             )
             time.sleep(2.0 * attempt)  # let the machine's load settle
-        if (
-            proc.returncode == KILLED_FROM_OUTSIDE
-            and not proc.stderr.strip()
-            and not (out / "run.json").exists()
-        ):
+        if killed:
             raise KilledFromOutside(
                 f"an MPI rank was SIGKILLed from outside the job in all {attempts} attempts "
                 "(exit 9, no error message, no results)"

@@ -631,7 +631,6 @@ class _Coordinator:
 
     def __init__(self, problem, latency_model, p0, eta, policy, load_balancer, options, rng):
         self.problem, self.model, self.eta, self.policy = problem, latency_model, eta, policy
-        self.w, self.method, self.margin = policy.w, policy.method, policy.margin
         self.options, self.rng = options, rng
         n_workers = latency_model.n_workers
         self.n = problem.n_samples
@@ -713,9 +712,9 @@ class _Coordinator:
             stats[1],
             stats[2],
             stats[3],
-            self.w,
+            self.policy.w,
             p_baseline=np.full(self.n_workers, self.p0),
-            margin=self.margin,
+            margin=self.policy.margin,
             n_iterations=lb.n_iterations,
             replicas=lb.replicas,
             rng=self.rng,
@@ -750,14 +749,14 @@ class _Coordinator:
                 self.profiler.record(finish, i, comm, comp, load)
             if is_fresh:
                 n_fresh += 1
-                if self.method == "sgd":
+                if self.policy.method == "sgd":
                     sgd_sum += grad
                     sgd_covered += hi - lo
                 else:
                     self.policy.absorb(self.cache, lo, hi, task_t, grad, fresh=True)
-                if n_fresh == self.w:
+                if n_fresh == self.policy.w:
                     deadline = self.policy.window_end(finish, start)
-            elif self.method != "sgd":
+            elif self.policy.method != "sgd":
                 n_stale += self.policy.absorb(self.cache, lo, hi, task_t, grad, fresh=False)
             self.running[i] = -1
             if self.queued[i] >= 0:
@@ -781,12 +780,14 @@ class _Coordinator:
         self.hand_out(t)
         n_fresh, n_stale, sgd_sum, sgd_covered, self.now = self.collect(t)
         estimate = (
-            sgd_sum / sgd_covered if self.method == "sgd" else self.cache.H / self.cache.covered
+            sgd_sum / sgd_covered
+            if self.policy.method == "sgd"
+            else self.cache.H / self.cache.covered
         )
         self.theta = options.project(self.theta - self.eta * estimate)
         if not options.records(t):
             return False
-        coverage = sgd_covered / self.n if self.method == "sgd" else self.cache.coverage
+        coverage = sgd_covered / self.n if self.policy.method == "sgd" else self.cache.coverage
         self.history.append(
             (
                 t + 1,
@@ -807,7 +808,7 @@ class _Coordinator:
             if self.options.out_of_time(self.now) or self.iteration(t):
                 break
         hist, tasks = _run_frames(self.history, self.task_rows)
-        return DSAGRun(self.method, hist, self.thetas, self.theta, tasks, self.repartitions)
+        return DSAGRun(self.policy.method, hist, self.thetas, self.theta, tasks, self.repartitions)
 
 
 def simulate_dsag(
