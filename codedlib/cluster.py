@@ -21,7 +21,7 @@ Examples
 --------
 >>> c = ClusterModel(n_workers=4, family="gamma", shape=0.5, heterogeneity=0.4)
 >>> round(c.share_time, 6), round(c.message_time, 6)
-(0.0004, 0.00094)
+(0.04, 0.00094)
 >>> c.compute_times(np.ones(4), 3, rng=0).shape
 (3, 4)
 
@@ -112,7 +112,7 @@ class Workload:
     ----------
     dim : int, default 1000
         Model size (numbers per gradient message). Must satisfy ``1 <= dim``.
-    rows : int, default 100
+    rows : int, default 10000
         Rows of data in one share (the ``1/N`` an uncoded worker holds). Must satisfy
         ``1 <= rows``.
     flops_per_entry : float, default 4.0
@@ -120,7 +120,7 @@ class Workload:
     """
 
     dim: int = 1000
-    rows: int = 100
+    rows: int = 10_000
     flops_per_entry: float = 4.0
 
     def __post_init__(self):

@@ -161,6 +161,17 @@ class Problem:
         """Σ_{i=start}^{stop-1} ∇f_i(θ): the unit of work every scheme computes."""
         return self._grad_terms(self._theta(theta), self._range(start, stop))
 
+    def partition_gradients(self, theta, bounds) -> np.ndarray:
+        """Σ ∇f_i over each range ``bounds[j] .. bounds[j+1] - 1``: array ``(len(bounds)-1, dim)``.
+
+        ``bounds`` must increase strictly from 0 to ``n_samples`` (every range non-empty).
+        """
+        bounds = _check_bounds(bounds, self.n_samples)
+        theta = self._theta(theta)
+        return np.array(
+            [self._grad_terms(theta, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        )
+
     def loss(self, theta) -> float:
         """F(θ) = (1/n) Σ_i f_i(θ)."""
         return self.partial_loss(theta) / self.n_samples
@@ -176,6 +187,23 @@ class Problem:
     def smoothness(self, start: int = 0, stop: int | None = None) -> float:
         """Lipschitz constant of (1/m) Σ_{i in range} ∇f_i, m the range size."""
         raise NotImplementedError
+
+
+def _check_bounds(bounds, n_samples: int) -> np.ndarray:
+    bounds = np.asarray(bounds)
+    if (
+        bounds.ndim != 1
+        or bounds.size < 2
+        or not np.issubdtype(bounds.dtype, np.integer)
+        or bounds[0] != 0
+        or bounds[-1] != n_samples
+        or np.any(np.diff(bounds) <= 0)
+    ):
+        raise ValueError(
+            f"bounds must be integers increasing strictly from 0 to n_samples={n_samples}, "
+            f"got bounds={bounds!r}"
+        )
+    return bounds
 
 
 def _top_eigenvalue_of_gram(Xr: np.ndarray) -> float:
@@ -236,6 +264,16 @@ class LeastSquares(Problem):
         rows = self._range(start, stop)
         m = max(rows.stop - rows.start, 1)
         return _top_eigenvalue_of_gram(self.X[rows]) / m + self.lam
+
+    def partition_gradients(self, theta, bounds) -> np.ndarray:
+        """Vectorised :meth:`Problem.partition_gradients`: one pass over the data."""
+        bounds = _check_bounds(bounds, self.n_samples)
+        theta = self._theta(theta)
+        residual = self.X @ theta - self.y
+        out = np.add.reduceat(self.X * residual[:, None], bounds[:-1], axis=0)
+        if self.lam:
+            out += self.lam * np.diff(bounds)[:, None] * theta
+        return out
 
     def optimum(self) -> np.ndarray:
         """Exact minimiser of F (normal equations, least-squares solve)."""
