@@ -405,7 +405,15 @@ def _balanced_subpartitions(setup, w):
     n_local = np.diff(setup.bounds)
     p0 = np.full(N, setup.subpartitions, dtype=np.int64)
     p, _ = optimize_subpartitions(
-        p0, n_local, comm, (comm * 1e-3) ** 2, comp_mean, comp_var, w, n_iterations=50, rng=0,
+        p0,
+        n_local,
+        comm,
+        (comm * 1e-3) ** 2,
+        comp_mean,
+        comp_var,
+        w,
+        n_iterations=50,
+        rng=0,
         semantics="deadline",
     )
     return np.asarray(p, dtype=np.int64)
@@ -537,7 +545,9 @@ class SchemeRun:
             "iterations_to_target": k,
             "reached": not math.isinf(k),
             "time_per_iteration": float(self.times.mean()),
-            "numbers_to_target": float(self.numbers[:upto].sum()) if not math.isinf(k) else math.inf,
+            "numbers_to_target": float(self.numbers[:upto].sum())
+            if not math.isinf(k)
+            else math.inf,
             "numbers_per_iteration": float(self.numbers.mean()),
             "shares_per_iteration": float(self.shares.mean()),
             "final_gap": float(self.gaps[-1]),
@@ -707,7 +717,7 @@ def _group_smoothness(setup, n_groups):
 def _run_lazy(setup, scheme, lay, factors, seed):
     """LAGC Algorithm 1 over groups (LAG: groups of one; G-LAG/G-GD: no coding)."""
     c, problem = setup.cluster, setup.problem
-    N, G, n_g = setup.n_workers, lay["groups"], lay["group_size"]
+    G, n_g = lay["groups"], lay["group_size"]
     need, xi, D = lay["need"], lay["xi"], lay["history"]
     n = problem.n_samples
     L_total = n * setup.smoothness
