@@ -375,7 +375,9 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         comm_time`` (``wall_clock`` orders each worker's rows and lets queue waits be taken
         out of ``comm_time``), at least 2 workers, at least :data:`MIN_ROWS_PER_WORKER` rows
         per worker and finite times > 0. Every row's ``compute_time`` is used (stale ones
-        too: they are computations all the same).
+        too: they are computations all the same). Rows are taken as complete: tasks abandoned
+        before they finished (``--on-new-iterate abandon``) leave no row, so a trace of such
+        a run lacks its slowest times and its tail is underestimated (noted in the result).
     family : str or None, default None
         One of :data:`codedlib.cluster.FAMILIES` to impose, or None to choose by maximum
         likelihood.
@@ -427,6 +429,13 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         workers.append(w)
         seqs.append(g["compute_time"].to_numpy(dtype=float))
     N = len(workers)
+    counts = [s.size for s in seqs]
+    if min(counts) < max(counts):
+        notes.append(
+            f"rows per worker range from {min(counts)} to {max(counts)}: if late tasks were "
+            "abandoned, the slowest times are missing (right-censored) and the fit, which takes "
+            "the rows as complete, underestimates the tail"
+        )
     means = np.array([s.mean() for s in seqs])
     xs = [s / m for s, m in zip(seqs, means)]
 
