@@ -49,6 +49,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -105,6 +106,7 @@ PAPERS = {
         "Stream",
         "Esfahanizadeh et al., stream coded computing, arXiv 2022",
     ),
+    "shootout": ("", "Shoot-out", "All five papers' schemes on one cluster (notebook 06)"),
 }
 
 
@@ -493,6 +495,18 @@ class ClaimsTable:
         self.paper = paper
         self.mode = "quick" if quick else "faithful"
         self.rows: list[Claim] = []
+
+    @contextlib.contextmanager
+    def about(self, paper: str):
+        """Rows added inside the block are about ``paper`` (a notebook that tests several
+        papers' claims, e.g. the shoot-out replaying each paper's headline on one cluster)."""
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {sorted(PAPERS)}, got paper={paper!r}")
+        before, self.paper = self.paper, paper
+        try:
+            yield self
+        finally:
+            self.paper = before
 
     # -- adding rows -------------------------------------------------------------------------
     def _add(self, claim: Claim) -> Claim:

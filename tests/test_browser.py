@@ -430,6 +430,27 @@ def interact_05(page, record):
     assert "same number of workers" in status_text(box) and figure_of(box)[1] is None
 
 
+def interact_06(page, record):
+    from codedlib.widgets.shootout import TRACE_NONE
+
+    box = explorer(page, 0)
+    button = box.locator("button", has_text="Rank the schemes")
+    record("06 your cluster: rank", redraw(page, box, button.click, timeout=300))
+    assert "N=12" in status_text(box) and "fastest" in status_text(box)
+    set_value(control(box, "N"), 20)
+    record("06 your cluster: N 12 -> 20, rank", redraw(page, box, button.click, timeout=300))
+    assert "N=20" in status_text(box)
+    set_value(control(box, "or a trace"), "dsag-N12-w6-steady.csv")
+    record("06 your cluster: a trace, rank", redraw(page, box, button.click, timeout=300))
+    assert "fitted from dsag-N12-w6-steady.csv" in normalise(status_text(box))
+    set_value(control(box, "or a trace"), TRACE_NONE)
+    set_value(control(box, "delay family"), "pareto")
+    set_value(control(box, "shape"), 0.5)
+    button.click()
+    box.locator(".codedlib-error").wait_for(timeout=120_000)
+    assert "shape must satisfy 1.0 < shape" in status_text(box) and figure_of(box)[1] is None
+
+
 INTERACTIONS = {
     "00": interact_00,
     "01": interact_01,
@@ -437,6 +458,7 @@ INTERACTIONS = {
     "03": interact_03,
     "04": interact_04,
     "05": interact_05,
+    "06": interact_06,
 }
 
 

@@ -1,0 +1,577 @@
+"""Notebook 06: which straggler mitigation wins where -- rankings, regime maps, scale, your cluster.
+
+Every function runs the schemes of :mod:`codedlib.schemes.shootout` on one
+:class:`codedlib.cluster.ClusterModel` and returns a small result object holding tidy
+``pandas`` frames (snake_case columns, one row per scheme and seed or per map cell); labels
+for display are set by :mod:`codedlib.plots.shootout`.
+
+"Wins" is said only where the interval says so: the fastest scheme (least mean time to the
+target over seeds) *wins* a setting when, for every other scheme, the paired ratio of times
+(:func:`codedlib.claims.ratio_interval`, seeds share their straggling draws) has a 95 %
+interval above 1; otherwise the schemes whose interval holds 1 are *tied* with it.
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking, 2022, arXiv:1902.01981.
+.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
+   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and Learning
+   Systems 32(3), 2021, arXiv:1905.09148.
+.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
+   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from codedlib._validation import check_int
+from codedlib.claims import mean_interval, ratio_interval
+from codedlib.cluster import ClusterModel
+from codedlib.network import Network
+from codedlib.schemes.shootout import SCHEMES, Shootout, simulate
+
+__all__ = [
+    "AXES",
+    "HEADLINES",
+    "Headlines",
+    "axis_value",
+    "operating_point_cluster",
+    "paper_headlines",
+    "Ranking",
+    "RegimeMap",
+    "ScaleStudy",
+    "YourCluster",
+    "apply_axis",
+    "default_cluster",
+    "paper_operating_points",
+    "rank_schemes",
+    "ranking",
+    "regime_map",
+    "scale_study",
+    "your_cluster",
+]
+
+
+def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
+    """The shoot-out's reference cluster: shifted-exponential straggling (share 0.5, CR eq. 6's
+    ``a mu = 1``), no heterogeneity or bursts, 0.3 ms / 100 Mb/s network, 1000-parameter model,
+    10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message)."""
+    base = ClusterModel(n_workers=n_workers, name="reference cluster")
+    return base.with_(**changes) if changes else base
+
+
+# ------------------------------------------------------------------------------ ranking
+def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataFrame:
+    """Per scheme: mean and 95 % interval of ``metric`` over seeds, the paired ratio to the
+    fastest scheme with its interval, and a verdict (``wins`` / ``tied`` / ``slower`` /
+    ``not reached``).
+
+    ``runs``: tidy rows ``scheme, seed, <metric>`` (seeds paired across schemes).
+    """
+    rows = []
+    finite = runs.groupby("scheme")[metric].apply(lambda v: bool(np.all(np.isfinite(v))))
+    means = runs.groupby("scheme")[metric].mean()
+    reached = [s for s in means.index if finite[s]]
+    best = min(reached, key=lambda s: means[s]) if reached else None
+    by = {s: g.sort_values("seed")[metric].to_numpy() for s, g in runs.groupby("scheme")}
+    for scheme, values in by.items():
+        mean, lo, hi = mean_interval(values) if finite[scheme] else (math.inf,) * 3
+        if best is None or not finite[scheme]:
+            ratio = r_lo = r_hi = math.inf
+        elif scheme == best:
+            ratio = r_lo = r_hi = 1.0
+        else:
+            ratio, r_lo, r_hi = ratio_interval(values, by[best])
+        rows.append(
+            {
+                "scheme": scheme,
+                "mean": mean,
+                "ci_low": lo,
+                "ci_high": hi,
+                "ratio_to_best": ratio,
+                "ratio_low": r_lo,
+                "ratio_high": r_hi,
+                "n_seeds": len(values),
+            }
+        )
+    table = pd.DataFrame(rows).sort_values("mean", kind="stable").reset_index(drop=True)
+    tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
+    verdicts = []
+    for _, r in table.iterrows():
+        if not np.isfinite(r["mean"]):
+            verdicts.append("not reached")
+        elif r["scheme"] == best:
+            verdicts.append("wins" if tied.empty else "tied (fastest mean)")
+        elif r["ratio_low"] <= 1.0:
+            verdicts.append("tied")
+        else:
+            verdicts.append("slower")
+    table["verdict"] = verdicts
+    table["rank"] = np.arange(1, len(table) + 1)
+    return table
+
+
+@dataclass
+class Ranking:
+    """Every scheme on one cluster over seeds.
+
+    ``runs``: one row per (scheme, seed) (:meth:`codedlib.schemes.shootout.SchemeRun.summary`).
+    ``table``: :func:`rank_schemes` of time to target, with the mean communication (numbers per
+    iteration) and computation (shares per iteration) of each scheme added.
+    ``trajectories``: one row per (scheme, seed, iteration): clock time and relative gap.
+    """
+
+    setup: Shootout
+    runs: pd.DataFrame
+    table: pd.DataFrame
+    trajectories: pd.DataFrame = field(repr=False)
+
+    @property
+    def best(self) -> str | None:
+        first = self.table.iloc[0]
+        return first["scheme"] if np.isfinite(first["mean"]) else None
+
+    @property
+    def winners(self) -> list[str]:
+        """The fastest scheme and those the interval cannot tell from it."""
+        ok = self.table.verdict.isin(["wins", "tied (fastest mean)", "tied"])
+        return self.table.loc[ok, "scheme"].tolist()
+
+
+def _applicable(setup, schemes):
+    names = list(SCHEMES) if schemes is None else list(schemes)
+    for name in names:
+        if name not in SCHEMES:
+            raise ValueError(f"schemes must be names from {list(SCHEMES)}, got {name!r}")
+    return [n for n in names if SCHEMES[n].applies(setup)]
+
+
+def ranking(cluster: ClusterModel, schemes=None, seeds=5, **setup_options) -> Ranking:
+    """Run every scheme on ``cluster`` for each seed (common straggling draws) and rank them.
+
+    Parameters
+    ----------
+    cluster : ClusterModel
+        The cluster.
+    schemes : sequence of str, optional
+        Names from :data:`codedlib.schemes.shootout.SCHEMES` (default: every scheme that applies).
+    seeds : int or sequence of int, default 5
+        Seeds ``0..seeds-1`` or the seeds themselves (at least 2 for an interval).
+    **setup_options
+        Passed on to :class:`codedlib.schemes.shootout.Shootout` (``target``, ``max_iter``, ...).
+
+    Returns
+    -------
+    Ranking
+        Tidy runs, the ranked table and the trajectories.
+    """
+    seeds = _seeds(seeds)
+    setup = Shootout(cluster, **setup_options)
+    names = _applicable(setup, schemes)
+    rows, traj = [], []
+    for seed in seeds:
+        factors = cluster.factors(setup.max_iter, seed)
+        for name in names:
+            run = simulate(setup, name, seed, factors=factors)
+            rows.append(run.summary(setup.target))
+            clock = np.concatenate([[0.0], np.cumsum(run.times)])
+            traj.append(
+                pd.DataFrame(
+                    {
+                        "scheme": name,
+                        "seed": seed,
+                        "iteration": np.arange(clock.size),
+                        "time": clock,
+                        "gap": run.gaps,
+                    }
+                )
+            )
+    runs = pd.DataFrame(rows)
+    table = rank_schemes(runs)
+    extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
+    reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
+    table = table.join(extra, on="scheme").join(reached, on="scheme")
+    table["title"] = table.scheme.map(lambda s: SCHEMES[s].title)
+    table["paper"] = table.scheme.map(lambda s: SCHEMES[s].paper)
+    return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
+
+
+def _seeds(seeds):
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return list(range(check_int("seeds", seeds, 1)))
+    seeds = [check_int("seeds", s, 0) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must name at least one seed, got an empty sequence")
+    return seeds
+
+
+# ------------------------------------------------------------------------------ axes
+def _with_comm_to_comp(cluster: ClusterModel, ratio: float) -> ClusterModel:
+    """The cluster whose message time is ``ratio`` shares: latency and 1/bandwidth scaled by
+    the same factor (a slower or faster network, same physics)."""
+    if not ratio > 0:
+        raise ValueError(f"comm_to_comp must be > 0, got {ratio}")
+    k = ratio / cluster.comm_to_comp
+    net = cluster.network
+    return cluster.with_(network=Network(net.latency * k, net.bandwidth / k, net.bytes_per_number))
+
+
+#: Map axes: what each changes in the cluster.
+AXES = {
+    "pareto_tail": "Pareto tail index xi of the straggling factor (smaller: heavier tail)",
+    "straggling": "shifted-exponential straggling share v (0: none, 1: pure exponential)",
+    "comm_to_comp": "one message's time over one share's mean computation time",
+    "heterogeneity": "slowdown strength h: worker i is 1 + h i / N times slower",
+    "burst_factor": "slowdown inside a Markov burst (1: no bursts)",
+    "n_workers": "number of workers N (the stand-in problem grows with N)",
+}
+
+
+def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
+    """``cluster`` with one :data:`AXES` quantity set to ``value``."""
+    if axis == "pareto_tail":
+        return cluster.with_(family="pareto", shape=float(value))
+    if axis == "straggling":
+        return cluster.with_(family="shifted_exponential", shape=float(value))
+    if axis == "comm_to_comp":
+        return _with_comm_to_comp(cluster, float(value))
+    if axis == "heterogeneity":
+        return cluster.with_(heterogeneity=float(value))
+    if axis == "burst_factor":
+        return cluster.with_(burst_factor=float(value))
+    if axis == "n_workers":
+        return cluster.with_(n_workers=int(value))
+    raise ValueError(f"axis must be one of {list(AXES)}, got axis={axis!r}")
+
+
+def axis_value(cluster: ClusterModel, axis: str) -> float:
+    """Where ``cluster`` sits on ``axis`` (NaN when its family has no such coordinate)."""
+    if axis == "pareto_tail":
+        return cluster.shape if cluster.family == "pareto" else math.nan
+    if axis == "straggling":
+        return cluster.shape if cluster.family == "shifted_exponential" else math.nan
+    if axis == "comm_to_comp":
+        return cluster.comm_to_comp
+    if axis == "heterogeneity":
+        return cluster.heterogeneity
+    if axis == "burst_factor":
+        return cluster.burst_factor
+    if axis == "n_workers":
+        return float(cluster.n_workers)
+    raise ValueError(f"axis must be one of {list(AXES)}, got axis={axis!r}")
+
+
+# ------------------------------------------------------------------------------ regime map
+@dataclass
+class RegimeMap:
+    """Winners over a grid of two axes.
+
+    ``cells``: one row per (x, y): ``winner`` (fastest mean time to target), ``verdict``
+    (``wins`` / ``tied``), ``tied_with`` (schemes the interval cannot tell from it),
+    ``runner_up`` and ``margin`` (runner-up / winner paired ratio) with ``margin_low`` /
+    ``margin_high``. ``runs``: every (x, y, scheme, seed) row.
+    """
+
+    x_axis: str
+    y_axis: str
+    base: ClusterModel
+    cells: pd.DataFrame
+    runs: pd.DataFrame
+
+
+def regime_map(
+    base: ClusterModel,
+    x_axis: str,
+    x_values,
+    y_axis: str,
+    y_values,
+    schemes=None,
+    seeds=3,
+    progress=None,
+    **setup_options,
+) -> RegimeMap:
+    """Which scheme reaches the target first at each (x, y) of a grid (module docstring).
+
+    Parameters
+    ----------
+    base : ClusterModel
+        The cluster every cell changes two quantities of.
+    x_axis, y_axis : str
+        Keys of :data:`AXES`.
+    x_values, y_values : sequence
+        Grid values.
+    schemes : sequence of str, optional
+        Schemes compared (default: all that apply at each cell).
+    seeds : int or sequence, default 3
+        Seeds per cell (paired across schemes).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each cell.
+    **setup_options
+        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
+
+    Returns
+    -------
+    RegimeMap
+        Cells with winner, ties and margin; every run.
+    """
+    for axis in (x_axis, y_axis):
+        if axis not in AXES:
+            raise ValueError(f"axis must be one of {list(AXES)}, got {axis!r}")
+    if x_axis == y_axis:
+        raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
+    cells, all_runs = [], []
+    total = len(x_values) * len(y_values)
+    for j, y in enumerate(y_values):
+        for i, x in enumerate(x_values):
+            cluster = apply_axis(apply_axis(base, x_axis, x), y_axis, y)
+            result = ranking(cluster, schemes, seeds, **setup_options)
+            runs = result.runs.assign(x=x, y=y)
+            all_runs.append(runs)
+            table = result.table
+            first = table.iloc[0]
+            second = table.iloc[1] if len(table) > 1 else None
+            ok = np.isfinite(first["mean"])
+            cells.append(
+                {
+                    "x": x,
+                    "y": y,
+                    "winner": first["scheme"] if ok else "none",
+                    "verdict": first["verdict"] if ok else "not reached",
+                    "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
+                    "runner_up": "" if second is None else second["scheme"],
+                    "margin": math.nan if second is None else second["ratio_to_best"],
+                    "margin_low": math.nan if second is None else second["ratio_low"],
+                    "margin_high": math.nan if second is None else second["ratio_high"],
+                    "best_time": first["mean"],
+                }
+            )
+            if progress is not None:
+                progress(j * len(x_values) + i + 1, total)
+    return RegimeMap(
+        x_axis, y_axis, base, pd.DataFrame(cells), pd.concat(all_runs, ignore_index=True)
+    )
+
+
+# ------------------------------------------------------------------------------ papers
+def paper_operating_points() -> pd.DataFrame:
+    """Each paper's own setting mapped onto the map's axes (our mapping; ``how`` says from
+    which of the paper's numbers).
+
+    Columns: paper, n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp, how.
+    """
+    from codedlib.experiments.codedreduce import GRADIENT_NUMBERS
+    from codedlib.experiments.dsag import AWS_TABLE_I
+    from codedlib.schemes.codedreduce import TimingModel
+
+    cr = TimingModel(gradient_numbers=GRADIENT_NUMBERS["fig11a"])
+    cr_points = 7644 / 156  # Fig. 11(a): d = 7644 points over the (12, 2) tree's 156 workers
+    cr_share = cr.a * cr_points * 2  # shift a d plus exponential mean d / mu (a mu = 1)
+    (c_lo, c_hi), (z_lo, z_hi), p = AWS_TABLE_I["pca"]
+    dsag_ratio = (0.5 * (c_lo + c_hi)) / (0.5 * (z_lo + z_hi) * p)
+    rows = [
+        ("CodedReduce", 156, "shifted_exponential", 0.5, 0.0, 1.0, cr.t_c / cr_share,
+         "Fig. 11(a): a mu = 1 (share 0.5), t_c of p = 6500 on the paper's network over "
+         "a d_i + d_i/mu for d/N points"),
+        ("Reed–Solomon", 80, "pareto", 1.1, 0.0, 1.0, math.nan,
+         "Fig. 2-3: Pareto xi = 1.1, n = 80; no communication term (comm/comp not modelled)"),
+        ("DSAG", 100, "gamma", 0.1, 0.4, 1.12, dsag_ratio,
+         "Sec. VII-B/C: gamma (our cv 0.1), slowdown 0.4, Fig. 4 bursts x1.12, Table I AWS PCA "
+         "comm over p = 100 tasks"),
+        ("LAGC", 12, "shifted_exponential", 0.99, 0.0, 1.0, math.nan,
+         "Sec. VI: exponential delays (share ~1), no network (comm/comp not modelled)"),
+        ("Stream", 5, "shifted_exponential", 0.99, 1.0, 1.0, math.nan,
+         "Example 2: five exponential workers of different speeds (our h ~ 1)"),
+    ]  # fmt: skip
+    cols = [
+        "paper",
+        "n_workers",
+        "family",
+        "shape",
+        "heterogeneity",
+        "burst_factor",
+        "comm_to_comp",
+        "how",
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
+    """The cluster of one :func:`paper_operating_points` row: its N, family, shape,
+    heterogeneity and bursts on ``base``'s network and workload; where the paper models no
+    communication (``comm_to_comp`` NaN) ``base``'s ratio stays."""
+    cluster = base.with_(
+        n_workers=int(point["n_workers"]),
+        family=point["family"],
+        shape=float(point["shape"]),
+        heterogeneity=float(point["heterogeneity"]),
+        burst_factor=float(point["burst_factor"]),
+        name=f"{point['paper']} operating point",
+    )
+    if np.isfinite(point["comm_to_comp"]):
+        cluster = apply_axis(cluster, "comm_to_comp", float(point["comm_to_comp"]))
+    return cluster
+
+
+#: Each paper's headline, as (paper key, item, quantity, slower scheme, faster scheme, metric,
+#: paper's ratio or range or None, the paper's words). The ratio is slower / faster.
+HEADLINES = (
+    ("codedreduce", "CR Fig. 11(a)", "UMW / CR time to target", "gd", "cr", "time_to_target",
+     31.7, "CR 31.7x faster than UMW"),
+    ("codedreduce", "CR Fig. 11(a)", "RAR / CR time to target", "rar", "cr", "time_to_target",
+     5.2, "CR 5.2x faster than RAR"),
+    ("reed-solomon", "RS Sec. 5, eq. (17)", "GC / RS-GC time to target", "gc", "rs",
+     "time_to_target", None, "RS decoding O(f^2) beats the O(f^3) solve"),
+    ("dsag", "DSAG Fig. 8", "SAG / DSAG time to target", "sag", "dsag", "time_to_target",
+     None, "DSAG faster than SAG"),
+    ("dsag", "DSAG Sec. VII-C", "DSAG / DSAG-LB time to target", "dsag", "dsag-lb",
+     "time_to_target", (1.10, 1.15), "load balancing gains 10-15 %"),
+    ("lagc", "LAGC Sec. VI", "GC / LAGC communication to target", "gc", "lagc",
+     "numbers_to_target", None, "LAGC communicates less than GC"),
+    ("lagc", "LAGC Sec. VI", "LAG / LAGC time to target", "lag", "lagc", "time_to_target",
+     None, "LAGC faster than LAG under stragglers"),
+    ("stream", "Stream Thm. 2 (Example 2)", "uniform / speed-proportional split time to target",
+     "gd", "het-split", "time_to_target", None, "the optimal split beats the uniform one"),
+)  # fmt: skip
+
+_PAPER_NAMES = {
+    "codedreduce": "CodedReduce",
+    "reed-solomon": "Reed–Solomon",
+    "dsag": "DSAG",
+    "lagc": "LAGC",
+    "stream": "Stream",
+}
+
+
+@dataclass
+class Headlines:
+    """Each paper's headline on its operating point of the one cluster: ``rows`` (one per
+    headline: paper, item, quantity, ratio slower/faster with its 95 % paired interval,
+    the per-seed values of both arms) and the ``rankings`` per paper."""
+
+    rows: pd.DataFrame
+    rankings: dict
+
+
+def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
+    """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper."""
+    points = paper_operating_points().set_index("paper")
+    rankings, rows = {}, []
+    for key, item, quantity, slower, faster, metric, paper, words in HEADLINES:
+        name = _PAPER_NAMES[key]
+        if name not in rankings:
+            cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
+            rankings[name] = ranking(cluster, None, seeds, **setup_options)
+        runs = rankings[name].runs
+        a = runs[runs.scheme == slower].sort_values("seed")[metric].to_numpy()
+        b = runs[runs.scheme == faster].sort_values("seed")[metric].to_numpy()
+        ok = np.all(np.isfinite(a)) and np.all(np.isfinite(b))
+        ratio, lo, hi = ratio_interval(a, b) if ok else (math.nan,) * 3
+        rows.append(
+            {"paper_key": key, "paper": name, "item": item, "quantity": quantity,
+             "slower": slower, "faster": faster, "metric": metric, "paper_value": paper,
+             "paper_text": words, "ratio": ratio, "ratio_low": lo, "ratio_high": hi,
+             "numerator": a, "denominator": b,
+             "cluster": rankings[name].setup.cluster.describe()}
+        )  # fmt: skip
+    return Headlines(pd.DataFrame(rows), rankings)
+
+
+# ------------------------------------------------------------------------------ scale
+@dataclass
+class ScaleStudy:
+    """Time per iteration and to target vs N, and the simulator's own cost.
+
+    ``runs``: one row per (n_workers, scheme, seed) with ``time_per_iteration``,
+    ``time_to_target`` and ``wall_seconds`` (the simulation's wall-clock time, for the
+    notebook; benchmarks own the performance claims).
+    """
+
+    runs: pd.DataFrame
+    trees: pd.DataFrame
+
+
+def scale_study(
+    base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=100, **setup_options
+) -> ScaleStudy:
+    """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
+    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
+    rows, trees = [], []
+    for N in n_values:
+        cluster = apply_axis(base, "n_workers", N)
+        setup = Shootout(cluster, max_iter=max_iter, **setup_options)
+        for seed in _seeds(seeds):
+            factors = cluster.factors(max_iter, seed)
+            for name in _applicable(setup, schemes):
+                t0 = time.perf_counter()
+                run = simulate(setup, name, seed, factors=factors)
+                wall = time.perf_counter() - t0
+                row = run.summary(setup.target)
+                row.update(n_workers=N, wall_seconds=wall, max_iter=max_iter)
+                rows.append(row)
+                if name == "cr" and seed == _seeds(seeds)[0]:
+                    lay = run.layout
+                    trees.append(
+                        {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
+                    )
+    return ScaleStudy(pd.DataFrame(rows), pd.DataFrame(trees))
+
+
+# ------------------------------------------------------------------------------ your cluster
+@dataclass
+class YourCluster:
+    """A user's cluster: the fitted model (if from a trace), the ranking and its position on
+    the map's axes (``position``: axis -> value)."""
+
+    cluster: ClusterModel
+    ranking: Ranking
+    position: dict
+    fit: object = None
+
+
+def your_cluster(source, seeds=5, n_workers=None, schemes=None, **setup_options) -> YourCluster:
+    """Rank every scheme on your cluster: a :class:`ClusterModel`, or a latency trace in the
+    ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`.
+
+    Parameters
+    ----------
+    source : ClusterModel, str, pathlib.Path or pandas.DataFrame
+        The cluster description or a trace.
+    seeds : int or sequence, default 5
+        Seeds of the ranking.
+    n_workers : int, optional
+        Rank at this N instead of the trace's (the fitted heterogeneity is per-N relative).
+    schemes : sequence of str, optional
+        Schemes to rank.
+    **setup_options
+        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
+
+    Returns
+    -------
+    YourCluster
+        The cluster, its ranking and where it sits on the map's axes.
+    """
+    fit = None
+    if isinstance(source, ClusterModel):
+        cluster = source
+    else:
+        from codedlib.cluster_fit import fit_cluster
+
+        fit = fit_cluster(source)
+        cluster = fit.cluster
+    if n_workers is not None:
+        cluster = cluster.with_(n_workers=check_int("n_workers", n_workers, 2))
+    result = ranking(cluster, schemes, seeds, **setup_options)
+    position = {axis: axis_value(cluster, axis) for axis in AXES}
+    return YourCluster(cluster, result, position, fit)

@@ -1,0 +1,252 @@
+"""Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale.
+
+Every function takes a result of :mod:`codedlib.experiments.shootout`, an optional ``ax`` or
+``fig`` and ``title``, and returns the Figure; display labels are set here. Every figure names
+its stand-ins: the cluster (``ClusterModel.describe``) and the stand-in problem.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking, 2022, arXiv:1902.01981.
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import numpy as np
+
+from codedlib.plots import subplots
+from codedlib.schemes.shootout import SCHEMES
+
+__all__ = [
+    "SCHEME_COLORS",
+    "plot_headlines",
+    "plot_ranking",
+    "plot_regime_map",
+    "plot_scale",
+    "plot_trajectories",
+    "problem_label",
+]
+
+#: One colour per scheme, fixed across every figure of the notebook.
+SCHEME_COLORS = {name: mpl.colormaps["tab20"](i % 20) for i, name in enumerate(sorted(SCHEMES))}
+SCHEME_COLORS["none"] = (0.85, 0.85, 0.85, 1.0)
+
+_AXIS_LABELS = {
+    "pareto_tail": "Pareto tail index ξ (← heavier tail)",
+    "straggling": "straggling share v (shifted exponential)",
+    "comm_to_comp": "communication / computation (one message / one share)",
+    "heterogeneity": "heterogeneity h (worker i is 1 + h i/N slower)",
+    "burst_factor": "burst slowdown factor (1 = no bursts)",
+    "n_workers": "workers N",
+}
+_LOG_AXES = {"comm_to_comp", "n_workers"}
+
+
+def problem_label(setup) -> str:
+    """The stand-in problem in words, for captions."""
+    p = setup.problem
+    rows = p.n_samples // setup.n_workers
+    return (
+        f"stand-in problem: synthetic least squares, {rows} rows/worker x {p.dim} features, "
+        f"target gap {setup.target:g}"
+    )
+
+
+def plot_ranking(ranking, ax=None, title: str | None = None):
+    """Time to target per scheme (mean and 95 % interval over seeds), ratio to the fastest
+    written beside each bar, bars hatched where the interval cannot tell it from the fastest;
+    right panel: communication (numbers) and computation (shares) per iteration."""
+    table = ranking.table.iloc[::-1]
+    if ax is None:
+        fig, (ax, ax2, ax3) = subplots(
+            1, 3, figsize=(13.0, 0.35 * len(table) + 2.0), gridspec_kw={"width_ratios": [3, 1, 1]}
+        )
+    else:
+        fig, ax2, ax3 = ax.figure, None, None
+    y = np.arange(len(table))
+    finite = np.isfinite(table["mean"].to_numpy())
+    means = np.where(finite, table["mean"], np.nan)
+    err = np.vstack([means - table["ci_low"], table["ci_high"] - means])
+    colors = [SCHEME_COLORS[s] for s in table.scheme]
+    bars = ax.barh(y, means, xerr=np.where(finite, err, 0), color=colors, capsize=2)
+    for bar, (_, r) in zip(bars, table.iterrows()):
+        if r["verdict"].startswith("tied"):
+            bar.set_hatch("//")
+    top = np.nanmax(means) if finite.any() else 1.0
+    for yi, (_, r) in zip(y, table.iterrows()):
+        if np.isfinite(r["mean"]):
+            text = f"×{r['ratio_to_best']:.2f}" if r["ratio_to_best"] != 1 else "fastest"
+            ax.text(r["ci_high"] + 0.01 * top, yi, f" {text}", va="center", fontsize=8)
+        else:
+            ax.text(0.01 * top, yi, "target not reached", va="center", fontsize=8)
+    ax.set_yticks(y, [f"{s} ({SCHEMES[s].paper})" for s in table.scheme])
+    ax.set_xlabel(f"time to relative gap {ranking.setup.target:g} [s] (hatched: tied with fastest)")
+    ax.set_xlim(0, top * 1.25)
+    if ax2 is not None:
+        ax2.barh(y, table["numbers_per_iteration"], color=colors)
+        ax2.set_yticks(y, [])
+        ax2.set_xlabel("numbers sent / iteration")
+        ax3.barh(y, table["shares_per_iteration"], color=colors)
+        ax3.set_yticks(y, [])
+        ax3.set_xlabel("shares computed / iteration")
+    seeds = int(table["n_seeds"].iloc[0])
+    fig.suptitle(
+        (title or "Every scheme on one cluster")
+        + f"\n{ranking.setup.cluster.describe()}; {seeds} seeds; "
+        + problem_label(ranking.setup),
+        fontsize=9,
+    )
+    return fig
+
+
+def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | None = None):
+    """Relative optimality gap against clock time, one line per scheme (one seed)."""
+    traj = ranking.trajectories
+    seed = int(traj.seed.min()) if seed is None else seed
+    if ax is None:
+        fig, ax = subplots(figsize=(7.5, 4.5))
+    else:
+        fig = ax.figure
+    for scheme, g in traj[traj.seed == seed].groupby("scheme", sort=False):
+        ax.plot(g.time, g.gap, color=SCHEME_COLORS[scheme], label=scheme, lw=1.2)
+    ax.axhline(ranking.setup.target, color="k", ls=":", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=max(1e-12, ranking.setup.target / 100), top=2)
+    ax.set_xlabel("clock time [s]")
+    ax.set_ylabel("relative gap (F - F*) / (F0 - F*)")
+    ax.legend(fontsize=7, ncol=3)
+    ax.set_title(
+        (title or f"Convergence on one cluster (seed {seed})")
+        + f"\n{ranking.setup.cluster.describe()}; {problem_label(ranking.setup)}",
+        fontsize=9,
+    )
+    return fig
+
+
+def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
+    """Winner of each cell (colour), its margin over the runner-up (text, ``≈`` and hatching
+    where the interval cannot tell them apart); the papers' operating points (``points``: a
+    frame with ``paper`` and the two axes' values) drawn at the nearest cell position."""
+    cells = rmap.cells
+    xs = list(dict.fromkeys(cells.x))
+    ys = list(dict.fromkeys(cells.y))
+    if ax is None:
+        fig, ax = subplots(figsize=(max(1.2 * len(xs) + 3.0, 7.5), 0.8 * len(ys) + 2.4))
+    else:
+        fig = ax.figure
+    for _, c in cells.iterrows():
+        i, j = xs.index(c.x), ys.index(c.y)
+        tied = c.verdict != "wins"
+        ax.add_patch(
+            mpl.patches.Rectangle(
+                (i - 0.5, j - 0.5), 1, 1, facecolor=SCHEME_COLORS.get(c.winner, "w"),
+                hatch="//" if tied else None, edgecolor="w", lw=1.0,
+            )
+        )  # fmt: skip
+        margin = "" if not np.isfinite(c.margin) else (
+            f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
+        )  # fmt: skip
+        ax.text(i, j + 0.12, c.winner, ha="center", va="center", fontsize=7, weight="bold")
+        ax.text(i, j - 0.2, margin, ha="center", va="center", fontsize=6)
+    ax.set_xlim(-0.5, len(xs) - 0.5)
+    ax.set_ylim(-0.5, len(ys) - 0.5)
+    ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
+    ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
+    ax.set_xlabel(_AXIS_LABELS[rmap.x_axis])
+    ax.set_ylabel(_AXIS_LABELS[rmap.y_axis])
+    if points is not None:
+        for _, p in points.iterrows():
+            px, py = p.get(rmap.x_axis, np.nan), p.get(rmap.y_axis, np.nan)
+            if not (np.isfinite(px) and np.isfinite(py)):
+                continue
+            fx = _fractional_index(xs, px, rmap.x_axis in _LOG_AXES)
+            fy = _fractional_index(ys, py, rmap.y_axis in _LOG_AXES)
+            ax.plot(fx, fy, marker="*", ms=12, mfc="w", mec="k")
+            ax.annotate(p["paper"], (fx, fy), xytext=(4, 4), textcoords="offset points",
+                        fontsize=7, bbox={"fc": "w", "alpha": 0.7, "lw": 0})  # fmt: skip
+    ax.set_title(
+        (title or "Which scheme reaches the target first")
+        + f"\nbase: {rmap.base.describe()}\n×: runner-up / winner; hatched ≈: tied (95 % CI)",
+        fontsize=8,
+    )
+    return fig
+
+
+def _fractional_index(values, v, log):
+    grid = np.log(values) if log else np.asarray(values, dtype=float)
+    v = np.log(v) if log else v
+    order = np.argsort(grid)
+    pos = np.interp(v, grid[order], np.arange(len(values))[order])
+    return float(pos)
+
+
+def plot_scale(study, fig=None, title: str | None = None):
+    """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
+    worker-iteration (what N = 10,000 costs to simulate)."""
+    runs = study.runs
+    if fig is None:
+        fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
+    else:
+        ax1, ax2 = fig.subplots(1, 2)
+    runs = runs.assign(per_worker_iteration=runs.wall_seconds / (runs.n_workers * runs.max_iter))
+    agg = runs.groupby(["scheme", "n_workers"]).agg(
+        t=("time_per_iteration", "mean"), wall=("per_worker_iteration", "mean")
+    )
+    for scheme in dict.fromkeys(runs.scheme):
+        g = agg.loc[scheme]
+        color = SCHEME_COLORS[scheme]
+        ax1.plot(g.index, g.t, marker="o", ms=3, color=color, label=scheme)
+        ax2.plot(g.index, g.wall, marker="o", ms=3, color=color, label=scheme)
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("workers N")
+    ax1.set_ylabel("mean time per iteration [s]")
+    ax2.set_ylabel("simulator wall time per worker-iteration [s]")
+    ax1.legend(fontsize=7, ncol=2)
+    fig.suptitle(title or "From 10 to 10,000 workers (tree schemes choose (n, L) per N)",
+                 fontsize=9)  # fmt: skip
+    return fig
+
+
+def plot_headlines(headlines, ax=None, title: str | None = None):
+    """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
+    cluster, with the 95 % paired interval, beside the paper's number where it gives one;
+    right of the dashed line at 1 the paper's direction holds."""
+    rows = headlines.rows.iloc[::-1].reset_index(drop=True)
+    if ax is None:
+        fig, ax = subplots(figsize=(9.0, 0.5 * len(rows) + 1.8))
+    else:
+        fig = ax.figure
+    y = np.arange(len(rows))
+    for yi, r in rows.iterrows():
+        if np.isfinite(r.ratio):
+            ax.errorbar(r.ratio, yi, xerr=[[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]],
+                        fmt="o", color="k", capsize=3)  # fmt: skip
+        else:
+            missed = [
+                name for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
+                if not np.all(np.isfinite(arm))
+            ]  # fmt: skip
+            ax.text(1.0, yi, f"  {', '.join(missed)} misses the target in some seeds",
+                    va="center", fontsize=7)  # fmt: skip
+        paper = r.paper_value
+        if isinstance(paper, tuple):
+            ax.plot(paper, [yi, yi], color="tab:red", lw=4, alpha=0.6)
+        elif paper is not None and np.isfinite(paper):
+            ax.plot(paper, yi, marker="D", color="tab:red", ms=6)
+    ax.axvline(1.0, color="0.5", ls="--", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(y, [f"{r.paper}: {r.quantity}" for _, r in rows.iterrows()], fontsize=8)
+    ax.set_xlabel("slower / faster scheme (paired over seeds; > 1: the paper's direction)")
+    ax.set_title(
+        (title or "Each paper's headline on its operating point of the one cluster")
+        + "\nblack: ours (95 % CI); red: the paper's number where it gives one",
+        fontsize=9,
+    )
+    return fig

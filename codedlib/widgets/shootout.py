@@ -1,0 +1,170 @@
+"""Notebook 06's explorer: describe your cluster (or pick a latency trace) and get the ranking of
+every scheme with intervals, and where the cluster sits on the regime maps' axes.
+
+The widget only wires controls to :func:`codedlib.experiments.shootout.your_cluster` and
+:func:`codedlib.plots.shootout.plot_ranking`.
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877 -- Section VI-A (latency fitted from traces).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from codedlib.cluster import FAMILIES
+from codedlib.widgets._common import Explorer, Report, log_slider
+
+__all__ = ["TRACE_NONE", "explore_your_cluster", "trace_choices", "your_cluster_report"]
+
+#: The trace menu's entry meaning "use the controls, not a trace".
+TRACE_NONE = "(none: the controls describe the cluster)"
+
+
+def trace_choices() -> list[str]:
+    """:data:`TRACE_NONE` and the CSV traces shipped under ``data/traces``."""
+    from codedlib.notebooks import REPO_ROOT
+
+    return [TRACE_NONE] + sorted(p.name for p in (REPO_ROOT / "data" / "traces").glob("*.csv"))
+
+
+def your_cluster_report(
+    n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp, trace, seeds, max_iter=300
+):
+    """``(result, html)`` the explorer shows: the ranking on the described (or fitted) cluster.
+
+    Parameters
+    ----------
+    n_workers : int
+        Number of workers N (also for a trace: the fitted cluster is ranked at this N).
+    family : str
+        Delay family (:data:`codedlib.cluster.FAMILIES`).
+    shape : float
+        The family's shape.
+    heterogeneity : float
+        Slowdown strength h.
+    burst_factor : float
+        Slowdown inside a burst (1: none).
+    comm_to_comp : float
+        Message time over one share's mean computation time.
+    trace : str
+        :data:`TRACE_NONE` or a file name under ``data/traces``.
+    seeds : int
+        Seeds of the ranking (>= 2 for intervals).
+    max_iter : int, default 300
+        Iterations simulated per scheme.
+
+    Returns
+    -------
+    tuple
+        ``(YourCluster, html)``.
+    """
+    from codedlib.experiments import shootout as ex
+    from codedlib.notebooks import REPO_ROOT
+
+    if trace == TRACE_NONE:
+        cluster = ex.default_cluster(
+            n_workers,
+            family=family,
+            shape=shape,
+            heterogeneity=heterogeneity,
+            burst_factor=burst_factor,
+            name="your cluster",
+        )
+        source = ex.apply_axis(cluster, "comm_to_comp", comm_to_comp)
+    else:
+        path = REPO_ROOT / "data" / "traces" / str(trace)
+        if not path.is_file():
+            raise ValueError(f"trace must be one of {trace_choices()}, got trace={trace!r}")
+        source = path
+    result = ex.your_cluster(source, seeds=int(seeds), n_workers=n_workers, max_iter=max_iter)
+    table = result.ranking.table
+    rows = "".join(
+        f"<tr><td>{r.scheme}</td><td>{r['mean']:.4g}</td><td>[{r.ci_low:.4g}, "
+        f"{r.ci_high:.4g}]</td><td>×{r.ratio_to_best:.3g}</td><td>{r.verdict}</td></tr>"
+        for _, r in table.iterrows()
+    )
+    where = ", ".join(f"{k} = {v:.3g}" for k, v in result.position.items() if v == v)
+    fitted = ""
+    if result.fit is not None:
+        fitted = (
+            f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: "
+            + "; ".join(html.escape(n) for n in result.fit.notes[:3])
+            + "</p>"
+        )
+    winners = ", ".join(result.ranking.winners) or "none reaches the target"
+    text = (
+        f"<p><b>{html.escape(result.cluster.describe())}</b></p>{fitted}"
+        f"<p>fastest (with those the 95 % interval cannot tell from it): <b>{winners}</b></p>"
+        f"<p>on the map's axes: {where}</p>"
+        "<table><tr><th>scheme</th><th>time to target [s]</th><th>95 % CI</th>"
+        f"<th>vs fastest</th><th>verdict</th></tr>{rows}</table>"
+    )
+    return result, text
+
+
+def _view(**values) -> Report:
+    from codedlib.plots import shootout as sp
+
+    result, text = your_cluster_report(**values)
+    fig = sp.plot_ranking(result.ranking, title="Your cluster")
+    return Report(text, [fig])
+
+
+def explore_your_cluster(
+    n_workers: int = 24, seeds: int = 3, max_iter: int = 300, trace: str = TRACE_NONE
+) -> Explorer:
+    """The "your cluster" explorer: N, delay family and shape, heterogeneity, bursts,
+    communication/computation, or a trace; the Rank button ranks every scheme.
+
+    Parameters
+    ----------
+    n_workers : int, default 24
+        Initial N.
+    seeds : int, default 3
+        Initial number of seeds.
+    max_iter : int, default 300
+        Iterations simulated per scheme.
+    trace : str, default TRACE_NONE
+        Initial trace choice.
+
+    Returns
+    -------
+    Explorer
+        The widget (display it).
+    """
+    import ipywidgets as W
+
+    style = {"description_width": "initial"}
+    controls = {
+        "n_workers": W.BoundedIntText(value=n_workers, min=2, max=10_000, description="N",
+                                      style=style),
+        "family": W.Dropdown(options=list(FAMILIES), value="shifted_exponential",
+                             description="delay family", style=style),
+        "shape": W.BoundedFloatText(value=0.5, min=0.0, max=100.0, step=0.05,
+                                    description="shape (v, ξ or cv)", style=style),
+        "heterogeneity": W.BoundedFloatText(value=0.0, min=0.0, max=10.0, step=0.1,
+                                            description="heterogeneity h", style=style),
+        "burst_factor": W.BoundedFloatText(value=1.0, min=0.0, max=20.0, step=0.1,
+                                           description="burst factor", style=style),
+        "comm_to_comp": log_slider("comm_to_comp", 0.0235, 1e-4, 100.0,
+                                   description="comm / comp"),
+        "trace": W.Dropdown(options=trace_choices(), value=trace, description="or a trace",
+                            style=style),
+        "seeds": W.IntSlider(value=seeds, min=2, max=10, description="seeds", style=style),
+    }  # fmt: skip
+    return Explorer(
+        _view,
+        controls,
+        rows=[
+            ["n_workers", "family", "shape", "heterogeneity"],
+            ["burst_factor", "comm_to_comp", "trace", "seeds"],
+        ],
+        auto=False,
+        button="Rank the schemes",
+        fixed={"max_iter": max_iter},
+    )
