@@ -65,6 +65,7 @@ import numpy as np
 
 from codedlib._validation import InputTypeError, as_generator, check_int, check_real
 from codedlib.cluster import FAMILIES, ClusterModel, Workload
+from codedlib.latency.traces import read_trace, synchronous_trace
 from codedlib.network import Network
 
 __all__ = [
@@ -326,8 +327,6 @@ def _as_trace(trace):
     import pandas as pd
 
     if isinstance(trace, (str, os.PathLike)):
-        from codedlib.runtime.traces import read_trace
-
         trace = read_trace(trace)
     if not isinstance(trace, pd.DataFrame):
         raise InputTypeError(
@@ -370,7 +369,7 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
     Parameters
     ----------
     trace : pandas.DataFrame or str or os.PathLike
-        A trace in the ``data/traces`` format (as :func:`codedlib.runtime.traces.read_trace`
+        A trace in the ``data/traces`` format (as :func:`codedlib.latency.traces.read_trace`
         returns) or its path. Needs the columns ``iteration, worker, compute_time,
         comm_time`` (``wall_clock`` orders each worker's rows and lets queue waits be taken
         out of ``comm_time``), at least 2 workers, at least :data:`MIN_ROWS_PER_WORKER` rows
@@ -397,7 +396,7 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
 
     Examples
     --------
-    >>> from codedlib.runtime.traces import trace_path
+    >>> from codedlib.latency.traces import trace_path
     >>> fit = fit_cluster(trace_path("umw-N12-gamma-hetero"))
     >>> fit.cluster.n_workers, fit.family
     (12, 'gamma')
@@ -601,7 +600,7 @@ def synthetic_trace(cluster, n_iterations, rng=None, *, shares=1.0):
     -------
     pandas.DataFrame
         One row per (iteration, worker) with the columns of
-        :data:`codedlib.runtime.traces.TRACE_COLUMNS`, in arrival order.
+        :data:`codedlib.latency.traces.TRACE_COLUMNS`, in arrival order.
 
     Examples
     --------
@@ -609,35 +608,11 @@ def synthetic_trace(cluster, n_iterations, rng=None, *, shares=1.0):
     >>> df.shape, list(df.columns[:4])
     ((12, 11), ['iteration', 'worker', 'compute_time', 'comm_time'])
     """
-    import pandas as pd
 
     if not isinstance(cluster, ClusterModel):
         raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
     n_iterations = check_int("n_iterations", n_iterations, 1)
     shares = check_real("shares", shares, 0.0, low_open=True)
     rng = as_generator(rng)
-    T, N = n_iterations, cluster.n_workers
-    compute = cluster.compute_times(shares, T, rng)
-    comm = cluster.message_time
-    arrival = np.empty((T, N))
-    start = 0.0
-    for t in range(T):
-        arrival[t] = start + compute[t] + comm
-        start = float(arrival[t].max())
-    it = np.repeat(np.arange(T), N)
-    df = pd.DataFrame(
-        {
-            "iteration": it,
-            "worker": np.tile(np.arange(N), T),
-            "compute_time": compute.ravel(),
-            "comm_time": np.full(T * N, comm),
-            "fresh": True,
-            "wall_clock": arrival.ravel(),
-            "injected_delay": compute.ravel(),
-            "real_compute": 0.0,
-            "task_iteration": it,
-            "used": True,
-            "parent": 0,
-        }
-    )
-    return df.sort_values(["iteration", "wall_clock"], kind="stable").reset_index(drop=True)
+    compute = cluster.compute_times(shares, n_iterations, rng)
+    return synchronous_trace(compute, cluster.message_time)

@@ -170,7 +170,8 @@ def test_workload_sets_flop_time_not_times():
     b = fit_cluster(trace, workload=Workload(dim=50, rows=200))
     assert a.cluster.share_time == pytest.approx(b.cluster.share_time)
     assert a.cluster.message_time == pytest.approx(b.cluster.message_time)
-    assert b.cluster.worker_flop_time == pytest.approx(a.cluster.worker_flop_time * 1000 / 100)
+    flops_ratio = Workload().share_flops / Workload(dim=50, rows=200).share_flops
+    assert b.cluster.worker_flop_time == pytest.approx(a.cluster.worker_flop_time * flops_ratio)
 
 
 def _trace():

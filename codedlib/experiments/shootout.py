@@ -67,7 +67,20 @@ __all__ = [
 def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
     """The shoot-out's reference cluster: shifted-exponential straggling (share 0.5, CR eq. 6's
     ``a mu = 1``), no heterogeneity or bursts, 0.3 ms / 100 Mb/s network, 1000-parameter model,
-    10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message)."""
+    10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message).
+
+    Parameters
+    ----------
+    n_workers : int, default 100
+        Number of workers N.
+    **changes
+        Other :class:`~codedlib.cluster.ClusterModel` fields to change.
+
+    Returns
+    -------
+    ClusterModel
+        The reference cluster.
+    """
     base = ClusterModel(n_workers=n_workers, name="reference cluster")
     return base.with_(**changes) if changes else base
 
@@ -78,7 +91,18 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
     fastest scheme with its interval, and a verdict (``wins`` / ``tied`` / ``slower`` /
     ``not reached``).
 
-    ``runs``: tidy rows ``scheme, seed, <metric>`` (seeds paired across schemes).
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Tidy rows ``scheme, seed, <metric>`` (seeds paired across schemes).
+    metric : str, default 'time_to_target'
+        The column ranked (smaller is better; ``inf``: not reached).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scheme, fastest first: ``mean, ci_low, ci_high, ratio_to_best, ratio_low,
+        ratio_high, n_seeds, verdict, rank``.
     """
     rows = []
     finite = runs.groupby("scheme")[metric].apply(lambda v: bool(np.all(np.isfinite(v))))
@@ -131,6 +155,13 @@ class Ranking:
     ``table``: :func:`rank_schemes` of time to target, with the mean communication (numbers per
     iteration) and computation (shares per iteration) of each scheme added.
     ``trajectories``: one row per (scheme, seed, iteration): clock time and relative gap.
+
+    Attributes
+    ----------
+    setup : Shootout
+        The setting every scheme ran in.
+    runs, table, trajectories : pandas.DataFrame
+        As above.
     """
 
     setup: Shootout
@@ -240,7 +271,22 @@ AXES = {
 
 
 def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
-    """``cluster`` with one :data:`AXES` quantity set to ``value``."""
+    """``cluster`` with one :data:`AXES` quantity set to ``value``.
+
+    Parameters
+    ----------
+    cluster : ClusterModel
+        The cluster.
+    axis : str
+        A key of :data:`AXES`.
+    value : float
+        The new value.
+
+    Returns
+    -------
+    ClusterModel
+        The changed copy.
+    """
     if axis == "pareto_tail":
         return cluster.with_(family="pareto", shape=float(value))
     if axis == "straggling":
@@ -257,7 +303,20 @@ def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
 
 
 def axis_value(cluster: ClusterModel, axis: str) -> float:
-    """Where ``cluster`` sits on ``axis`` (NaN when its family has no such coordinate)."""
+    """Where ``cluster`` sits on ``axis`` (NaN when its family has no such coordinate).
+
+    Parameters
+    ----------
+    cluster : ClusterModel
+        The cluster.
+    axis : str
+        A key of :data:`AXES`.
+
+    Returns
+    -------
+    float
+        Its coordinate.
+    """
     if axis == "pareto_tail":
         return cluster.shape if cluster.family == "pareto" else math.nan
     if axis == "straggling":
@@ -282,6 +341,15 @@ class RegimeMap:
     (``wins`` / ``tied``), ``tied_with`` (schemes the interval cannot tell from it),
     ``runner_up`` and ``margin`` (runner-up / winner paired ratio) with ``margin_low`` /
     ``margin_high``. ``runs``: every (x, y, scheme, seed) row.
+
+    Attributes
+    ----------
+    x_axis, y_axis : str
+        Keys of :data:`AXES`.
+    base : ClusterModel
+        The cluster the cells change.
+    cells, runs : pandas.DataFrame
+        As above.
     """
 
     x_axis: str
@@ -308,10 +376,14 @@ def regime_map(
     ----------
     base : ClusterModel
         The cluster every cell changes two quantities of.
-    x_axis, y_axis : str
-        Keys of :data:`AXES`.
-    x_values, y_values : sequence
-        Grid values.
+    x_axis : str
+        A key of :data:`AXES`.
+    x_values : sequence
+        Grid values of the x axis.
+    y_axis : str
+        A key of :data:`AXES`.
+    y_values : sequence
+        Grid values of the y axis.
     schemes : sequence of str, optional
         Schemes compared (default: all that apply at each cell).
     seeds : int or sequence, default 3
@@ -369,7 +441,11 @@ def paper_operating_points() -> pd.DataFrame:
     """Each paper's own setting mapped onto the map's axes (our mapping; ``how`` says from
     which of the paper's numbers).
 
-    Columns: paper, n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp, how.
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: paper, n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp,
+        how.
     """
     from codedlib.experiments.codedreduce import GRADIENT_NUMBERS
     from codedlib.experiments.dsag import AWS_TABLE_I
@@ -410,7 +486,20 @@ def paper_operating_points() -> pd.DataFrame:
 def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
     """The cluster of one :func:`paper_operating_points` row: its N, family, shape,
     heterogeneity and bursts on ``base``'s network and workload; where the paper models no
-    communication (``comm_to_comp`` NaN) ``base``'s ratio stays."""
+    communication (``comm_to_comp`` NaN) ``base``'s ratio stays.
+
+    Parameters
+    ----------
+    point : mapping
+        A row of :func:`paper_operating_points` (with ``paper``).
+    base : ClusterModel
+        Network and workload.
+
+    Returns
+    -------
+    ClusterModel
+        The paper's point as a cluster.
+    """
     cluster = base.with_(
         n_workers=int(point["n_workers"]),
         family=point["family"],
@@ -458,14 +547,37 @@ _PAPER_NAMES = {
 class Headlines:
     """Each paper's headline on its operating point of the one cluster: ``rows`` (one per
     headline: paper, item, quantity, ratio slower/faster with its 95 % paired interval,
-    the per-seed values of both arms) and the ``rankings`` per paper."""
+    the per-seed values of both arms) and the ``rankings`` per paper.
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        As above.
+    rankings : dict
+        Paper name -> :class:`Ranking` at its operating point.
+    """
 
     rows: pd.DataFrame
     rankings: dict
 
 
 def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
-    """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper."""
+    """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper.
+
+    Parameters
+    ----------
+    base : ClusterModel
+        Network and workload of every operating point.
+    seeds : int or sequence, default 5
+        Paired seeds.
+    **setup_options
+        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
+
+    Returns
+    -------
+    Headlines
+        One row per headline and the rankings behind them.
+    """
     points = paper_operating_points().set_index("paper")
     rankings, rows = {}, []
     for key, item, quantity, slower, faster, metric, paper, words in HEADLINES:
@@ -496,6 +608,13 @@ class ScaleStudy:
     ``runs``: one row per (n_workers, scheme, seed) with ``time_per_iteration``,
     ``time_to_target`` and ``wall_seconds`` (the simulation's wall-clock time, for the
     notebook; benchmarks own the performance claims).
+
+    Attributes
+    ----------
+    runs : pandas.DataFrame
+        As above.
+    trees : pandas.DataFrame
+        The CodedReduce tree chosen at each N: ``n_workers, n, L, used``.
     """
 
     runs: pd.DataFrame
@@ -506,7 +625,28 @@ def scale_study(
     base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=100, **setup_options
 ) -> ScaleStudy:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
-    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
+    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N.
+
+    Parameters
+    ----------
+    base : ClusterModel
+        The cluster whose N changes.
+    n_values : sequence of int
+        Numbers of workers.
+    schemes : sequence of str, optional
+        Schemes (default: all that apply at each N).
+    seeds : int or sequence, default 2
+        Seeds per N.
+    max_iter : int, default 100
+        Iterations per run.
+    **setup_options
+        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
+
+    Returns
+    -------
+    ScaleStudy
+        Every run and the trees chosen.
+    """
     rows, trees = [], []
     for N in n_values:
         cluster = apply_axis(base, "n_workers", N)
@@ -532,7 +672,19 @@ def scale_study(
 @dataclass
 class YourCluster:
     """A user's cluster: the fitted model (if from a trace), the ranking and its position on
-    the map's axes (``position``: axis -> value)."""
+    the map's axes (``position``: axis -> value).
+
+    Attributes
+    ----------
+    cluster : ClusterModel
+        The cluster ranked.
+    ranking : Ranking
+        Every scheme on it.
+    position : dict
+        :data:`AXES` key -> value (NaN where the family has no such coordinate).
+    fit : ClusterFit or None
+        The fit, when the cluster came from a trace.
+    """
 
     cluster: ClusterModel
     ranking: Ranking

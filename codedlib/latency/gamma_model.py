@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib.latency.traces import TRACE_COLUMNS
 
 __all__ = [
     "TRACE_COLUMNS",
@@ -46,7 +47,6 @@ __all__ = [
     "without_queueing",
 ]
 
-TRACE_COLUMNS = ("iteration", "worker", "compute_time", "comm_time", "fresh", "wall_clock")
 
 # Floor on fitted variances (relative to mean^2): a worker whose recorded latencies are all
 # equal would otherwise give an infinite gamma shape.

@@ -48,7 +48,18 @@ _LOG_AXES = {"comm_to_comp", "n_workers"}
 
 
 def problem_label(setup) -> str:
-    """The stand-in problem in words, for captions."""
+    """The stand-in problem in words, for captions.
+
+    Parameters
+    ----------
+    setup : Shootout
+        The setting.
+
+    Returns
+    -------
+    str
+        One line.
+    """
     p = setup.problem
     rows = p.n_samples // setup.n_workers
     return (
@@ -60,7 +71,22 @@ def problem_label(setup) -> str:
 def plot_ranking(ranking, ax=None, title: str | None = None):
     """Time to target per scheme (mean and 95 % interval over seeds), ratio to the fastest
     written beside each bar, bars hatched where the interval cannot tell it from the fastest;
-    right panel: communication (numbers) and computation (shares) per iteration."""
+    right panels: communication (numbers) and computation (shares) per iteration.
+
+    Parameters
+    ----------
+    ranking : Ranking
+        From :func:`codedlib.experiments.shootout.ranking`.
+    ax : matplotlib.axes.Axes, optional
+        Draw the time panel only, here.
+    title : str, optional
+        First line of the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     table = ranking.table.iloc[::-1]
     if ax is None:
         fig, (ax, ax2, ax3) = subplots(
@@ -105,7 +131,24 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
 
 
 def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | None = None):
-    """Relative optimality gap against clock time, one line per scheme (one seed)."""
+    """Relative optimality gap against clock time, one line per scheme (one seed).
+
+    Parameters
+    ----------
+    ranking : Ranking
+        From :func:`codedlib.experiments.shootout.ranking`.
+    seed : int, optional
+        The seed drawn (default: the first).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+    title : str, optional
+        First line of the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     traj = ranking.trajectories
     seed = int(traj.seed.min()) if seed is None else seed
     if ax is None:
@@ -131,7 +174,24 @@ def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | No
 def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     """Winner of each cell (colour), its margin over the runner-up (text, ``≈`` and hatching
     where the interval cannot tell them apart); the papers' operating points (``points``: a
-    frame with ``paper`` and the two axes' values) drawn at the nearest cell position."""
+    frame with ``paper`` and the two axes' values) drawn at their interpolated position.
+
+    Parameters
+    ----------
+    rmap : RegimeMap
+        From :func:`codedlib.experiments.shootout.regime_map`.
+    points : pandas.DataFrame, optional
+        Operating points to mark.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+    title : str, optional
+        First line of the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     cells = rmap.cells
     xs = list(dict.fromkeys(cells.x))
     ys = list(dict.fromkeys(cells.y))
@@ -187,7 +247,22 @@ def _fractional_index(values, v, log):
 
 def plot_scale(study, fig=None, title: str | None = None):
     """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
-    worker-iteration (what N = 10,000 costs to simulate)."""
+    worker-iteration (what N = 10,000 costs to simulate).
+
+    Parameters
+    ----------
+    study : ScaleStudy
+        From :func:`codedlib.experiments.shootout.scale_study`.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw into.
+    title : str, optional
+        Title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     runs = study.runs
     if fig is None:
         fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
@@ -217,7 +292,22 @@ def plot_scale(study, fig=None, title: str | None = None):
 def plot_headlines(headlines, ax=None, title: str | None = None):
     """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
     cluster, with the 95 % paired interval, beside the paper's number where it gives one;
-    right of the dashed line at 1 the paper's direction holds."""
+    right of the dashed line at 1 the paper's direction holds.
+
+    Parameters
+    ----------
+    headlines : Headlines
+        From :func:`codedlib.experiments.shootout.paper_headlines`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+    title : str, optional
+        First line of the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     rows = headlines.rows.iloc[::-1].reset_index(drop=True)
     if ax is None:
         fig, ax = subplots(figsize=(9.0, 0.5 * len(rows) + 1.8))

@@ -127,6 +127,22 @@ def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
     takes them in order of arrival, ``tau`` each, starting no earlier than ``port_free``:
     ``R_m = max(R_{m-1}, a_(m)) + tau``. Same as :func:`codedlib.network.single_port_receive`
     with ``port_free = 0``; ``need = 0`` gives ``port_free``.
+
+    Parameters
+    ----------
+    ready : array_like
+        Arrival times at the port, last axis: messages.
+    need : int
+        Messages to receive.
+    tau : float
+        Time to receive one message.
+    port_free : float or array_like, default 0.0
+        When the port is free.
+
+    Returns
+    -------
+    numpy.ndarray
+        When the ``need``-th message is in, shape ``ready.shape[:-1]``.
     """
     a = np.sort(np.asarray(ready, dtype=float), axis=-1)
     if need == 0:
@@ -176,6 +192,21 @@ class ShootoutScheme:
     ``need``, ``decoder``, tree ``n, L, s``, ``w``, ``p``, groups ...). ``timing``:
     ``"star"``, ``"ring"`` or ``"tree"`` for the exact and SGD engines. ``runtime``: the name
     of its MPI engine in :data:`codedlib.runtime.registry.SCHEMES`, if any.
+
+    Attributes
+    ----------
+    name, title, paper : str
+        Key, one-line description, and the papers it comes from.
+    engine : str
+        How it runs.
+    layout : callable
+        ``layout(setup) -> dict``.
+    timing : str
+        Star, ring or tree.
+    runtime : str or None
+        Its MPI engine.
+    applies : callable
+        ``applies(setup) -> bool``: whether it runs at this setting.
     """
 
     name: str
@@ -304,6 +335,20 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
     """For each depth L, the widest (n, L)-regular tree with ``n + ... + n^L <= N`` and
     ``n > s`` (CodedReduce on N machines leaves the rest idle).
 
+    Parameters
+    ----------
+    n_workers : int
+        Number of machines N. Must satisfy ``2 <= n_workers``.
+    s : int, default 1
+        Stragglers per parent.
+
+    Returns
+    -------
+    list of tuple
+        ``(n, L)`` per depth.
+
+    Examples
+    --------
     >>> tree_candidates(12)
     [(12, 1), (3, 2)]
     >>> tree_candidates(10_000)[:4]
@@ -327,7 +372,18 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
 
 def choose_tree(setup: Shootout) -> tuple[int, int]:
     """The candidate tree (:func:`tree_candidates`) with the least mean iteration time on a
-    20-iteration pilot draw no reported run uses: CodedReduce's (n, L) chosen per cluster."""
+    20-iteration pilot draw no reported run uses: CodedReduce's (n, L) chosen per cluster.
+
+    Parameters
+    ----------
+    setup : Shootout
+        The setting (its cluster and ``tree_s``).
+
+    Returns
+    -------
+    tuple of int
+        ``(n, L)``.
+    """
 
     def compute():
         factors = setup.cluster.factors(20, _PILOT_SEED)
@@ -491,7 +547,21 @@ def get_scheme(name: str) -> ShootoutScheme:
 def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
     """Time of each iteration of an exact or SGD scheme for straggling ``factors (T, N)``.
 
-    The same function predicts real runs (:mod:`codedlib.experiments.shootout`).
+    The same function predicts real runs.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SCHEMES` whose engine is ``exact`` or ``sgd``.
+    setup : Shootout
+        The setting.
+    factors : array_like
+        Straggling factors ``(T, N)`` (:meth:`codedlib.cluster.ClusterModel.factors`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Seconds per iteration, shape ``(T,)``.
     """
     scheme = get_scheme(name)
     if scheme.engine not in ("exact", "sgd"):
@@ -512,6 +582,17 @@ class SchemeRun:
     """One scheme, one seed: per-iteration ``times``, ``messages`` (received by the master or
     parents), ``numbers`` (communicated, uploads + downloads), ``shares`` (computed), and
     ``gaps`` (relative optimality gap before each iteration and after the last, ``K + 1``).
+
+    Attributes
+    ----------
+    scheme : str
+        Its name.
+    seed : int
+        The straggling draws' seed.
+    times, gaps, messages, numbers, shares : numpy.ndarray
+        As above.
+    layout : dict
+        The scheme's sizes at this N (:attr:`ShootoutScheme.layout`).
     """
 
     scheme: str

@@ -26,7 +26,13 @@ TRACE_NONE = "(none: the controls describe the cluster)"
 
 
 def trace_choices() -> list[str]:
-    """:data:`TRACE_NONE` and the CSV traces shipped under ``data/traces``."""
+    """:data:`TRACE_NONE` and the CSV traces shipped under ``data/traces``.
+
+    Returns
+    -------
+    list of str
+        The trace menu's entries.
+    """
     from codedlib.notebooks import REPO_ROOT
 
     return [TRACE_NONE] + sorted(p.name for p in (REPO_ROOT / "data" / "traces").glob("*.csv"))

@@ -1,0 +1,256 @@
+"""Latency traces, the schema every layer shares: one row per result received, CSV with ``#``
+header lines saying how the data were made.
+
+Trace columns (the DSAG latency model is fitted to these; DSAG Section VI-A records the same
+two quantities):
+
+``iteration``        the receiving node's iteration when the result arrived
+``worker``           worker index ``0 .. N-1`` (MPI rank - 1)
+``compute_time``     seconds from the worker receiving the iterate to having its result ready:
+                     real computation + injected delay (+ for a tree node, waiting for and
+                     decoding its children)
+``comm_time``        round trip measured by the receiver minus the worker's ``compute_time``:
+                     real MPI transfer + queueing + injected per-message delay ``t_c``
+``fresh``            computed from the receiver's current iterate (False: a stale result)
+``wall_clock``       seconds since the start of the run when the result was received
+``injected_delay``   the injected part of ``compute_time`` (0 when no model is injected)
+``real_compute``     the measured gradient computation alone
+``task_iteration``   the iterate the result was computed from
+``used``             the result entered the aggregate (decoded / summed / cached)
+``parent``           rank that received it (0: the root)
+
+The first six (:data:`REQUIRED_COLUMNS`) are what a trace from elsewhere must have. Our MPI
+runtime (:mod:`codedlib.runtime`) writes these files; :func:`synchronous_trace` writes one from
+drawn times (the model-fitting tests and :func:`codedlib.cluster_fit.synthetic_trace`).
+
+References
+----------
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877 -- Section VI-A (recorded latencies).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "ITERATION_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "ROUND_COLUMNS",
+    "TRACE_COLUMNS",
+    "TRACE_DIR",
+    "list_traces",
+    "per_iteration_worker_latency",
+    "read_trace",
+    "synchronous_trace",
+    "trace_path",
+    "write_csv",
+]
+
+TRACE_COLUMNS = [
+    "iteration",
+    "worker",
+    "compute_time",
+    "comm_time",
+    "fresh",
+    "wall_clock",
+    "injected_delay",
+    "real_compute",
+    "task_iteration",
+    "used",
+    "parent",
+]
+
+#: The columns a trace must have (the rest are optional).
+REQUIRED_COLUMNS = tuple(TRACE_COLUMNS[:6])
+
+#: The per-iteration table of a run (``iterations.csv``); ``grad_rel_error`` (with ``check``) is
+#: ``||g - g_serial|| / sum_j ||g_j||``, see :func:`codedlib.runtime.engines.gradient_error`.
+ITERATION_COLUMNS = [
+    "iteration",
+    "start",
+    "end",
+    "iteration_time",
+    "loss",
+    "grad_rel_error",
+    "normalized_error",
+    "n_fresh",
+]
+
+ROUND_COLUMNS = ["iteration", "worker", "phase", "round", "seconds"]
+
+#: ``data/traces`` of the repository: the traces recorded by ``codedlib.runtime.record_traces``.
+TRACE_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
+
+
+def list_traces() -> list[str]:
+    """Names of the shipped traces (file stems in :data:`TRACE_DIR`).
+
+    Returns
+    -------
+    list of str
+        Sorted file stems.
+    """
+    return sorted(p.stem for p in TRACE_DIR.glob("*.csv"))
+
+
+def trace_path(name: str) -> Path:
+    """Path of a shipped trace, e.g. ``trace_path("umw-N12-gamma-hetero")``; works from any
+    working directory (notebooks run in ``notebooks/``).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list_traces`.
+
+    Returns
+    -------
+    pathlib.Path
+        The CSV file.
+    """
+    path = TRACE_DIR / f"{name}.csv"
+    if not path.exists():
+        raise ValueError(f"name must be one of {list_traces()}, got name={name!r}")
+    return path
+
+
+def write_csv(df, path, header_lines=()) -> Path:
+    """Write ``df`` to ``path`` preceded by ``# `` comment lines (how the data were made).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    path : str or pathlib.Path
+        Output file (its folder is created).
+    header_lines : sequence of str, default ()
+        Comment lines written first.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for line in header_lines:
+            fh.writelines(f"# {part}\n" for part in str(line).splitlines())
+        df.to_csv(fh, index=False, float_format="%.9g")
+    return path
+
+
+def read_trace(path_or_text):
+    """Read a trace CSV (ours or any with the same columns); ``#`` lines are skipped.
+
+    Accepts a path or the CSV text. ``fresh`` and ``used`` come back as booleans.
+
+    Parameters
+    ----------
+    path_or_text : str or pathlib.Path
+        A file, or the CSV text itself (a string with a newline).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace, with at least :data:`REQUIRED_COLUMNS`.
+    """
+    import pandas as pd
+
+    if isinstance(path_or_text, str) and "\n" in path_or_text:
+        src = io.StringIO(path_or_text)
+    else:
+        src = Path(path_or_text)
+    df = pd.read_csv(src, comment="#")
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"trace must have columns {list(REQUIRED_COLUMNS)}, missing {missing}")
+    for col in ("fresh", "used"):
+        if col in df.columns:
+            df[col] = df[col].astype(str).str.lower().isin(("true", "1", "1.0"))
+    return df
+
+
+def per_iteration_worker_latency(trace):
+    """Pivot a trace into the latency ``compute_time + comm_time`` of each worker per
+    iteration (rows: task iteration, columns: worker), fresh results only.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        A trace (:func:`read_trace`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Latency per (iteration, worker).
+    """
+    df = trace[trace["fresh"]] if "fresh" in trace.columns else trace
+    df = df.assign(latency=df["compute_time"] + df["comm_time"])
+    key = "task_iteration" if "task_iteration" in df.columns else "iteration"
+    return df.pivot_table(index=key, columns="worker", values="latency", aggfunc="first")
+
+
+def synchronous_trace(compute, comm, injected=None):
+    """The trace of synchronous iterations: every worker computes ``compute[t, i]`` seconds
+    and sends one message of ``comm`` seconds (scalar or ``(T, N)``); iteration ``t + 1``
+    starts when the last result of iteration ``t`` has arrived (no queue waits).
+
+    Parameters
+    ----------
+    compute : array_like
+        Computation times ``(T, N)``, seconds, finite and >= 0.
+    comm : float or array_like
+        Message times, seconds, broadcastable to ``(T, N)``.
+    injected : array_like, optional
+        The injected part of ``compute`` (default: all of it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (iteration, worker) with :data:`TRACE_COLUMNS`, in arrival order.
+
+    Examples
+    --------
+    >>> df = synchronous_trace([[1.0, 2.0], [1.0, 1.0]], 0.5)
+    >>> df.wall_clock.tolist()
+    [1.5, 2.5, 4.0, 4.0]
+    """
+    import pandas as pd
+
+    compute = np.asarray(compute, dtype=float)
+    if compute.ndim != 2 or compute.size == 0:
+        raise ValueError(f"compute must be a (T, N) array, got shape {compute.shape}")
+    if not np.all(np.isfinite(compute)) or np.any(compute < 0):
+        raise ValueError("compute must hold finite times >= 0")
+    T, N = compute.shape
+    comm = np.broadcast_to(np.asarray(comm, dtype=float), (T, N))
+    if not np.all(np.isfinite(comm)) or np.any(comm < 0):
+        raise ValueError("comm must hold finite times >= 0")
+    injected = compute if injected is None else np.broadcast_to(injected, (T, N))
+    arrival = np.empty((T, N))
+    start = 0.0
+    for t in range(T):
+        arrival[t] = start + compute[t] + comm[t]
+        start = float(arrival[t].max())
+    it = np.repeat(np.arange(T), N)
+    df = pd.DataFrame(
+        {
+            "iteration": it,
+            "worker": np.tile(np.arange(N), T),
+            "compute_time": compute.ravel(),
+            "comm_time": comm.ravel(),
+            "fresh": True,
+            "wall_clock": arrival.ravel(),
+            "injected_delay": np.asarray(injected, dtype=float).ravel(),
+            "real_compute": 0.0,
+            "task_iteration": it,
+            "used": True,
+            "parent": 0,
+        }
+    )
+    return df.sort_values(["iteration", "wall_clock"], kind="stable").reset_index(drop=True)
