@@ -220,15 +220,19 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     ax.set_xlabel(_AXIS_LABELS[rmap.x_axis])
     ax.set_ylabel(_AXIS_LABELS[rmap.y_axis])
     if points is not None:
+        placed: dict = {}
         for _, p in points.iterrows():
             px, py = p.get(rmap.x_axis, np.nan), p.get(rmap.y_axis, np.nan)
             if not (np.isfinite(px) and np.isfinite(py)):
                 continue
             fx = _fractional_index(xs, px, rmap.x_axis in _LOG_AXES)
             fy = _fractional_index(ys, py, rmap.y_axis in _LOG_AXES)
+            label = p["paper"] + (f" (N={p['n_workers']})" if "n_workers" in p else "")
+            placed.setdefault((round(fx, 3), round(fy, 3)), []).append(label)
+        for (fx, fy), labels in placed.items():
             ax.plot(fx, fy, marker="*", ms=12, mfc="w", mec="k")
-            ax.annotate(p["paper"], (fx, fy), xytext=(4, 4), textcoords="offset points",
-                        fontsize=7, bbox={"fc": "w", "alpha": 0.7, "lw": 0})  # fmt: skip
+            ax.annotate("\n".join(labels), (fx, fy), xytext=(6, 4), textcoords="offset points",
+                        fontsize=7, bbox={"fc": "w", "alpha": 0.8, "lw": 0})  # fmt: skip
     ax.set_title(
         (title or "Which scheme reaches the target first")
         + f"\nbase: {rmap.base.describe()}\n×: runner-up / winner; hatched ≈: tied (95 % CI)",
