@@ -243,6 +243,7 @@ class Shootout:
             object.__setattr__(self, "problem", shootout_problem(N))
         elif not isinstance(self.problem, LeastSquares):
             raise TypeError(f"problem must be a LeastSquares, got {type(self.problem).__name__}")
+        check_int("subpartitions", self.subpartitions, 1)
         if self.problem.n_samples < N * self.subpartitions:
             raise ValueError(
                 f"problem must have at least N * subpartitions = {N * self.subpartitions} rows, "
@@ -253,7 +254,6 @@ class Shootout:
         check_real("stragglers", self.stragglers, 0.0, 1.0, high_open=True)
         check_int("tree_s", self.tree_s, 0)
         check_real("w_fraction", self.w_fraction, 0.0, 1.0, low_open=True)
-        check_int("subpartitions", self.subpartitions, 1)
         check_real("margin", self.margin, 0.0)
         check_int("redundancy", self.redundancy, 1)
         check_int("group_size", self.group_size, 1)
@@ -702,14 +702,18 @@ def _run_event(setup, scheme, lay, factors, seed):
 
 
 def _group_smoothness(setup, n_groups):
-    """Smoothness of each group's sum loss (LAGC's L_g), batched eigenvalues."""
+    """Smoothness of each group's sum loss (LAGC's L_g), batched eigenvalues.
+
+    Group ``g`` owns the rows of its workers' partitions (``setup.bounds``), as in LAGC's
+    Algorithm 1 (:func:`codedlib.schemes.lagc.run_lagc`); the ridge adds ``lam`` per row.
+    """
     X = setup.problem.X
-    bounds = even_partition(X.shape[0], n_groups)
+    bounds = setup.bounds[:: setup.n_workers // n_groups]
     rows = np.diff(bounds)
     if np.all(rows == rows[0]):
         Xg = X.reshape(n_groups, rows[0], X.shape[1])
         gram = Xg @ Xg.transpose(0, 2, 1) if rows[0] <= X.shape[1] else Xg.transpose(0, 2, 1) @ Xg
-        return np.linalg.eigvalsh(gram)[:, -1], bounds
+        return np.linalg.eigvalsh(gram)[:, -1] + setup.problem.lam * rows[0], bounds
     top = [setup.problem.smoothness(a, b) * (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
     return np.array(top), bounds
 
@@ -798,6 +802,8 @@ def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeR
             f"factors must have shape (max_iter, N) = ({setup.max_iter}, {setup.n_workers}), "
             f"got shape {factors.shape}"
         )
+    if not np.all(np.isfinite(factors) & (factors >= 0)):
+        raise ValueError("factors must be finite and >= 0")
     lay = scheme.layout(setup)
     if scheme.engine == "event":
         lay["step"] = _tuned_step(setup, scheme, lay)
