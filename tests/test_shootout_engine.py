@@ -144,16 +144,17 @@ def _event_reference(setup, lay, factors, step):
 
 
 @pytest.mark.parametrize(
-    "N, family, shape, w_fraction, margin, subpartitions, heterogeneity",
+    "N, family, shape, w_fraction, margin, subpartitions, heterogeneity, extra_rows, lam",
     [
-        (12, "gamma", 0.8, 0.5, 0.02, 4, 0.5),
-        (8, "pareto", 1.5, 0.25, 0.1, 2, 0.0),
-        (12, "gamma", 1.5, 0.75, 0.3, 3, 1.0),
-        (10, "shifted_exponential", 0.9, 0.5, 0.0, 1, 2.0),
+        (12, "gamma", 0.8, 0.5, 0.02, 4, 0.5, 0, 0.0),
+        (8, "pareto", 1.5, 0.25, 0.1, 2, 0.0, 0, 0.0),
+        (12, "gamma", 1.5, 0.75, 0.3, 3, 1.0, 0, 0.0),
+        (10, "shifted_exponential", 0.9, 0.5, 0.0, 1, 2.0, 0, 0.0),
+        (10, "gamma", 1.0, 0.5, 0.05, 3, 1.0, 7, 0.05),  # uneven sub-partitions, ridge
     ],
 )
 def test_event_engine_equals_event_driven_reference(
-    N, family, shape, w_fraction, margin, subpartitions, heterogeneity
+    N, family, shape, w_fraction, margin, subpartitions, heterogeneity, extra_rows, lam
 ):
     cluster = ClusterModel(
         n_workers=N, family=family, shape=shape, heterogeneity=heterogeneity, network=FREE,
@@ -161,7 +162,12 @@ def test_event_engine_equals_event_driven_reference(
     )  # fmt: skip
     assert cluster.message_time < 1e-200
     setup = so.Shootout(
-        cluster, max_iter=40, w_fraction=w_fraction, margin=margin, subpartitions=subpartitions
+        cluster,
+        problem=_problem(N, extra_rows, lam),
+        max_iter=40,
+        w_fraction=w_fraction,
+        margin=margin,
+        subpartitions=subpartitions,
     )
     factors = cluster.factors(40, 5)
     stale_seen = False
@@ -175,6 +181,21 @@ def test_event_engine_equals_event_driven_reference(
         np.testing.assert_allclose(run.gaps, gaps, rtol=0, atol=1e-10)
         stale_seen |= bool((messages > fresh.sum(axis=1)).any())
     assert stale_seen  # the cases exercise stale deliveries, not only fresh ones
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.2])
+def test_range_gradients_equal_partition_gradients(lam):
+    """The event engine's gradients of the N sub-partitions in work == those rows of
+    ``partition_gradients`` over every sub-partition."""
+    rng = np.random.default_rng(lam > 0)
+    problem = _problem(20, extra_rows=11, lam=lam)
+    bounds = np.unique(np.r_[0, rng.choice(np.arange(1, 171), 60), 171])
+    theta = rng.standard_normal(problem.dim)
+    every = problem.partition_gradients(theta, bounds)
+    for _ in range(5):
+        sub = np.sort(rng.choice(bounds.size - 1, 25, replace=False))
+        got = so._range_gradients(problem, theta, bounds[sub], np.diff(bounds)[sub])
+        np.testing.assert_allclose(got, every[sub], rtol=1e-12, atol=1e-12)
 
 
 def test_event_engine_with_everyone_fresh_is_gd():
