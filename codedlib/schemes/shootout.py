@@ -274,6 +274,7 @@ class Shootout:
             object.__setattr__(self, "problem", shootout_problem(N))
         elif not isinstance(self.problem, LeastSquares):
             raise TypeError(f"problem must be a LeastSquares, got {type(self.problem).__name__}")
+        check_int("subpartitions", self.subpartitions, 1)
         if self.problem.n_samples < N * self.subpartitions:
             raise ValueError(
                 f"problem must have at least N * subpartitions = {N * self.subpartitions} rows, "
@@ -284,7 +285,6 @@ class Shootout:
         check_real("stragglers", self.stragglers, 0.0, 1.0, high_open=True)
         check_int("tree_s", self.tree_s, 0)
         check_real("w_fraction", self.w_fraction, 0.0, 1.0, low_open=True)
-        check_int("subpartitions", self.subpartitions, 1)
         check_real("margin", self.margin, 0.0)
         check_int("redundancy", self.redundancy, 1)
         check_int("group_size", self.group_size, 1)
@@ -690,6 +690,22 @@ def _run_sgd(setup, scheme, lay, factors, seed):
                      np.full(T, (need + N) * float(dim)), np.full(T, float(N)), lay)  # fmt: skip
 
 
+def _range_gradients(problem, theta, first, rows):
+    """``Σ ∇f_i`` over rows ``first[j] .. first[j] + rows[j] - 1`` for each j (increasing,
+    disjoint, non-empty ranges): ``problem.partition_gradients(theta, bounds)[sub]`` for
+    those ranges, computed on their rows only."""
+    ends = np.cumsum(rows)
+    starts = ends - rows
+    idx = np.arange(ends[-1]) + np.repeat(first - starts, rows)
+    X = problem.X[idx]
+    terms = X * (X @ theta - problem.y[idx])[:, None]
+    # reduceat along the last axis of the transpose: the same sums, several times faster
+    out = np.add.reduceat(terms.T, starts, axis=1).T
+    if problem.lam:
+        out += problem.lam * rows[:, None] * theta
+    return out
+
+
 def _run_event(setup, scheme, lay, factors, seed):
     """DSAG Section V-A coordinator (deadline rule) with a single-port master, vectorised."""
     c, problem = setup.cluster, setup.problem
@@ -697,14 +713,14 @@ def _run_event(setup, scheme, lay, factors, seed):
     p = lay["p"]
     tau = c.message_time
     # sub-partition boundaries: worker i's rows split evenly into p_i parts (DSAG eq. 5)
+    # (even_partition of each worker's rows, for all workers at once: the larger parts first)
     wb = setup.bounds
-    sub_bounds = [0]
-    offsets = np.zeros(N, dtype=np.int64)
-    for i in range(N):
-        offsets[i] = len(sub_bounds) - 1
-        local = even_partition(int(wb[i + 1] - wb[i]), int(p[i]))
-        sub_bounds.extend((wb[i] + local[1:]).tolist())
-    sub_bounds = np.array(sub_bounds, dtype=np.int64)
+    p = np.asarray(p, dtype=np.int64)
+    offsets = np.cumsum(p) - p
+    owner = np.repeat(np.arange(N), p)
+    part = np.arange(owner.size) - offsets[owner] + 1  # 1..p_i
+    base, extra = np.divmod(np.diff(wb)[owner], p[owner])
+    sub_bounds = np.concatenate([[0], wb[owner] + part * base + np.minimum(part, extra)])
     sub_rows = np.diff(sub_bounds)
     n_sub = sub_rows.size
     cache = np.zeros((n_sub, problem.dim))
@@ -727,7 +743,7 @@ def _run_event(setup, scheme, lay, factors, seed):
     task_time = c.share_time * lay["shares"][None, :] * factors  # (T, N)
     for t in range(T):
         sub = offsets + next_sub
-        grads_now = problem.partition_gradients(theta, sub_bounds)[sub]  # task t of each worker
+        grads_now = _range_gradients(problem, theta, sub_bounds[sub], sub_rows[sub])  # task t
         begin = np.maximum(start, busy)
         done = begin + task_time[t]
         # arrivals at the port: stale pending results and this iteration's fresh ones
@@ -783,14 +799,18 @@ def _run_event(setup, scheme, lay, factors, seed):
 
 
 def _group_smoothness(setup, n_groups):
-    """Smoothness of each group's sum loss (LAGC's L_g), batched eigenvalues."""
+    """Smoothness of each group's sum loss (LAGC's L_g), batched eigenvalues.
+
+    Group ``g`` owns the rows of its workers' partitions (``setup.bounds``), as in LAGC's
+    Algorithm 1 (:func:`codedlib.schemes.lagc.run_lagc`); the ridge adds ``lam`` per row.
+    """
     X = setup.problem.X
-    bounds = even_partition(X.shape[0], n_groups)
+    bounds = setup.bounds[:: setup.n_workers // n_groups]
     rows = np.diff(bounds)
     if np.all(rows == rows[0]):
         Xg = X.reshape(n_groups, rows[0], X.shape[1])
         gram = Xg @ Xg.transpose(0, 2, 1) if rows[0] <= X.shape[1] else Xg.transpose(0, 2, 1) @ Xg
-        return np.linalg.eigvalsh(gram)[:, -1], bounds
+        return np.linalg.eigvalsh(gram)[:, -1] + setup.problem.lam * rows[0], bounds
     top = [setup.problem.smoothness(a, b) * (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
     return np.array(top), bounds
 
@@ -879,6 +899,8 @@ def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeR
             f"factors must have shape (max_iter, N) = ({setup.max_iter}, {setup.n_workers}), "
             f"got shape {factors.shape}"
         )
+    if not np.all(np.isfinite(factors) & (factors >= 0)):
+        raise ValueError("factors must be finite and >= 0")
     lay = scheme.layout(setup)
     if scheme.engine == "event":
         lay["step"] = _tuned_step(setup, scheme, lay)
