@@ -158,7 +158,7 @@ def test_event_engine_equals_event_driven_reference(
 ):
     cluster = ClusterModel(
         n_workers=N, family=family, shape=shape, heterogeneity=heterogeneity, network=FREE,
-        burst_factor=3.0,
+        burst_factor=3.0, master_flop_time=0.0,
     )  # fmt: skip
     assert cluster.message_time < 1e-200
     setup = so.Shootout(
@@ -200,7 +200,7 @@ def test_range_gradients_equal_partition_gradients(lam):
 
 def test_event_engine_with_everyone_fresh_is_gd():
     """w = N, margin 0, one sub-partition: every result fresh, the cache is the exact gradient
-    and step 1 (which the tuner picks) is GD; the clock is GD's minus its summing charge."""
+    and step 1 (which the tuner picks) is GD; the clock is GD's (the same summing charge)."""
     setup = so.Shootout(
         ClusterModel(n_workers=12, family="pareto", shape=2.0),
         max_iter=60,
@@ -216,7 +216,8 @@ def test_event_engine_with_everyone_fresh_is_gd():
         assert run.layout["step"] == 1.0
         np.testing.assert_array_equal(run.messages, setup.n_workers)
         np.testing.assert_allclose(run.gaps, gd.gaps, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(run.times, gd.times - combine, rtol=1e-12)
+        np.testing.assert_allclose(run.times, gd.times, rtol=1e-12)
+        assert combine > 0
 
 
 @pytest.mark.parametrize("w_fraction, margin", [(1.0, 0.0), (0.5, 1e3)])

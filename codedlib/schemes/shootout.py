@@ -18,6 +18,9 @@ for 100 iterations take seconds:
 
 All schemes of one seed share the same straggling draws (common random numbers, one
 ``ClusterModel.factors`` array) and the same stand-in problem (:func:`shootout_problem`).
+Every master sums what it receives (``dim`` FLOPs per message at ``master_flop_time``);
+the event engine counts a result as delivered when it reaches the master's port by the
+deadline, and the port's reception of it (``message_time``) delays the next receptions.
 Model download is not charged to the clock (the papers' own timing models charge the
 aggregation only); it is counted in the communication volume.
 
@@ -789,8 +792,10 @@ def _run_event(setup, scheme, lay, factors, seed):
         busy = np.where(started, done, busy)
         next_sub = np.where(started, (next_sub + 1) % p, next_sub)
         shares_done[t] = lay["shares"][started].sum()
-        times[t] = deadline - start
-        start = deadline
+        # the coordinator sums what it received before it steps (as the exact schemes' master)
+        end = deadline + _decode_time(c, int(messages[t]), None)
+        times[t] = end - start
+        start = end
         theta = theta - eta * H / covered
         gaps.append(setup.relative_gap(theta))
     dim = c.workload.dim
