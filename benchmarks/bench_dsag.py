@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from _timing import best_time
 
 from codedlib.latency.event_driven import simulate_event_driven, simulate_event_driven_heapq
 from codedlib.latency.gamma_model import GammaLatencyModel
@@ -28,13 +29,7 @@ N, W, ITERATIONS = 100, 50, 100
 
 def best_of(fn, repeat=7, number=20):
     """Best mean time per call in ms over ``repeat`` batches of ``number`` calls."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return 1e3 * min(times)
+    return 1e3 * best_time(fn, repeat, number=number)
 
 
 def main():

@@ -13,23 +13,13 @@ this one run:
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from _timing import timed
 from scipy import integrate
 
 from codedlib.experiments import stream as ex
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
-
-
-def timed(fn, repeat=1):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def reference_stream(workers, kappa, K, iterations, lam, n_jobs, seed):
