@@ -216,6 +216,8 @@ def main(argv=None) -> int:
         config.check_world(comm.Get_size())
         if rank == 0:
             check_outputs(args)
+            if config.delays_file is not None:  # a bad file fails here, before any compute
+                config.injected_delays()
     except (ValueError, WorldSizeError) as exc:
         problem = str(exc)
     if comm.Get_size() > 1:

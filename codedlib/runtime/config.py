@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
-from codedlib._validation import check_int, check_real
+from codedlib._validation import InputTypeError, check_int, check_real
 from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear_regression
-from codedlib.runtime.injection import DelayModel, parse_freeze
+from codedlib.runtime.injection import DelayModel, load_delays, parse_freeze
 from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
 
 __all__ = [
@@ -81,7 +82,9 @@ class RunConfig:
     ``w`` and ``subpartitions`` for dsag (see each field's help and the scheme records).
     Problem: ``problem`` ("linreg": CodedReduce eq. 10 synthetic least squares;
     "logreg": logistic regression on labels sign(x^T theta* + noise)), ``samples``, ``dim``.
-    Delays: ``delay`` (a :class:`DelayModel` or its text), ``bursts``, ``t_c`` (per message).
+    Delays: ``delay`` (a :class:`DelayModel` or its text), ``bursts``, ``t_c`` (per message);
+    or ``delays_file``, an explicit ``(iterations, N)`` ``.npy`` array of seconds
+    (:func:`~codedlib.runtime.injection.load_delays`, read by the root when the run starts).
     Faults: ``freeze`` ("W@T,..."), ``freeze_mode`` ("sleep": infinite injected delay,
     "stop": the worker sends itself SIGSTOP), ``timeout`` (seconds the root waits in one
     iteration before it stops the run with an error).
@@ -167,6 +170,14 @@ class RunConfig:
     bursts: str | None = option(
         None, "--bursts", kind=str, help="Markov bursts on top: p_enter=0.05,p_exit=0.2,factor=3"
     )
+    delays_file: str | None = option(
+        None,
+        "--delays-file",
+        kind=str,
+        metavar="PATH",
+        help="injected computation delays as an explicit (iterations, N) array of seconds in a "
+        ".npy file (row t, column i: worker i in iteration t) instead of a --delay model",
+    )
     t_c: float = option(0.0, "--t-c", help="injected seconds per received message")
     timeout: float = option(
         30.0, "--timeout", help="seconds the root waits within one iteration before failing"
@@ -248,6 +259,21 @@ class RunConfig:
         if delay.bursts:  # the burst parameters are checked when the model is built: now
             delay.sample(1, N, rng=0, loads=np.ones(N))
         set_("delay", delay)
+        if self.delays_file is not None:
+            if not isinstance(self.delays_file, str | os.PathLike):
+                raise InputTypeError(
+                    f"delays_file must be a path (str or os.PathLike), got "
+                    f"{type(self.delays_file).__name__}"
+                )
+            path = os.fspath(self.delays_file)
+            if not path.endswith(".npy"):
+                raise ValueError(f"delays_file must be a .npy file, got delays_file={path!r}")
+            if delay.kind != "none":
+                raise ValueError(
+                    "delays_file replaces the delay model: give one of delay and delays_file, "
+                    f"got delay={delay.to_text()!r} and delays_file={path!r}"
+                )
+            set_("delays_file", path)
         set_("t_c", check_real("t_c", self.t_c, low=0.0))
         set_("timeout", check_real("timeout", self.timeout, low=0.0, low_open=True))
         set_("seed", check_int("seed", self.seed, low=0))
@@ -285,6 +311,14 @@ class RunConfig:
             check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True),
         )
         set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
+
+    def injected_delays(self, loads=None) -> np.ndarray:
+        """The computation delays ``(iterations, N)`` the root hands out (before freezes):
+        ``delays_file`` if given, else a draw of ``delay`` with the run's seed (``loads``:
+        samples per worker, for the ``cr6`` model)."""
+        if self.delays_file is not None:
+            return load_delays(self.delays_file, self.iterations, self.n_workers)
+        return self.delay.sample(self.iterations, self.n_workers, rng=self.seed, loads=loads)
 
     @property
     def spec(self):

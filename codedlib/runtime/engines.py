@@ -100,7 +100,7 @@ def worker_loads(config: RunConfig, n_samples: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- driver
 def _distribute_delays(comm, config, problem, rank):
-    """Root draws the injected delays (seeded) and sends each worker its column; every worker
+    """Root draws the injected delays (seeded; or reads ``delays_file``) and sends each worker its column; every worker
     answers READY once it has its data and plan, so the per-iteration ``timeout`` never
     includes process start-up.
 
@@ -113,7 +113,7 @@ def _distribute_delays(comm, config, problem, rank):
     poller = Poller(config.poll)
     if rank == 0:
         loads = worker_loads(config, problem.n_samples) if config.delay.kind == "cr6" else None
-        delays = config.delay.sample(T, N, rng=config.seed, loads=loads)
+        delays = config.injected_delays(loads)
         stop_at = np.full(N, -1.0)
         if config.freeze_mode == "sleep":
             delays = apply_freeze(delays, config.freeze)
@@ -162,7 +162,12 @@ def _meta(config, comm, command=None):
 
     lib = MPI.Get_library_version().strip().splitlines()[0][:80]
     injected = []
-    if config.delay.kind != "none":
+    if config.delays_file is not None:
+        injected.append(
+            "computation delay per (iteration, worker) slept before sending, read from the "
+            f"explicit ({config.iterations}, {config.n_workers}) array {config.delays_file}"
+        )
+    elif config.delay.kind != "none":
         injected.append(
             f"computation delay per (iteration, worker) slept before sending, "
             f"drawn with seed {config.seed} from {config.delay.describe()}"

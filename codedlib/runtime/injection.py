@@ -28,6 +28,10 @@ Models (``DelayModel.kind``), all from :mod:`codedlib.latency.models`:
 ``bursts``    optional modifier on any of the above: two-state Markov bursts (DSAG
               Section III-B) with ``p_enter``, ``p_exit``, ``factor``
 
+Instead of a model, ``RunConfig(delays_file=...)`` (``--delays-file``) injects an explicit
+``(iterations, N)`` array of seconds saved with :func:`numpy.save` (:func:`load_delays`), e.g.
+the computation times of another simulator's cluster model on its own random draws.
+
 The command line writes a model as ``kind:key=value,key=value``, e.g.
 ``shiftexp:shift=0.02,rate=50`` and ``--bursts p_enter=0.05,p_exit=0.2,factor=3``; a kind
 alone (``pareto``; ``shifted-exp`` is an alias of ``shiftexp``) takes :data:`DEFAULT_PARAMS`.
@@ -48,7 +52,14 @@ import numpy as np
 
 from codedlib._validation import as_generator, check_int, check_real
 
-__all__ = ["DEFAULT_PARAMS", "DELAY_KINDS", "DelayModel", "apply_freeze", "parse_freeze"]
+__all__ = [
+    "DEFAULT_PARAMS",
+    "DELAY_KINDS",
+    "DelayModel",
+    "apply_freeze",
+    "load_delays",
+    "parse_freeze",
+]
 
 DELAY_KINDS = {
     "none": (),
@@ -232,6 +243,53 @@ class DelayModel:
             model = MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
             return model.sample_path(n_iterations, rng).latency
         return cluster.sample(n_iterations, rng)
+
+
+def load_delays(path, n_iterations: int, n_workers: int) -> np.ndarray:
+    """Explicit injected delays: the ``(n_iterations, n_workers)`` array of seconds in the
+    ``.npy`` file ``path`` (row ``t``, column ``i``: worker ``i``, MPI rank ``i + 1``, in
+    iteration ``t``; ``inf`` is a worker that never answers).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`numpy.save`.
+    n_iterations, n_workers : int
+        The run's iterations and workers N: the array's shape must be exactly this.
+
+    Returns
+    -------
+    numpy.ndarray
+        The delays as float64, shape ``(n_iterations, n_workers)``.
+
+    Raises
+    ------
+    ValueError
+        If the file is missing or unreadable, or the array has another shape, a NaN or a
+        negative entry.
+    """
+    n_iterations = check_int("n_iterations", n_iterations, low=1)
+    n_workers = check_int("n_workers", n_workers, low=1)
+    try:
+        delays = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise ValueError(
+            f"delays_file must be a readable .npy file, got delays_file={str(path)!r} ({exc})"
+        ) from None
+    if delays.shape != (n_iterations, n_workers) or not np.issubdtype(delays.dtype, np.number):
+        raise ValueError(
+            f"delays_file must hold a numeric array of shape (iterations, N) = "
+            f"({n_iterations}, {n_workers}), got dtype {delays.dtype} and shape {delays.shape} "
+            f"in delays_file={str(path)!r}"
+        )
+    delays = np.asarray(delays, dtype=float)
+    if np.isnan(delays).any() or (delays < 0).any():
+        raise ValueError(
+            f"delays_file must hold delays >= 0 (seconds; inf: never answers), got minimum "
+            f"{np.nanmin(delays) if not np.isnan(delays).all() else np.nan!r} and "
+            f"{int(np.isnan(delays).sum())} NaN in delays_file={str(path)!r}"
+        )
+    return delays
 
 
 def parse_freeze(text: str | None) -> tuple[tuple[int, int], ...]:

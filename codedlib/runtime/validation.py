@@ -57,7 +57,8 @@ def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
 
 
 def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) -> dict:
-    """Expected iteration time under the injected model (see the module docstring).
+    """Expected iteration time under the injected model (see the module docstring); with an
+    explicit ``delays_file`` (no model to draw from) the replay of those delays.
 
     Returns ``{"mean": ..., "stderr": ..., "method": ...}``; ``stderr`` is 0 for closed forms.
     """
@@ -65,6 +66,15 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
     rng = as_generator(rng)
     spec = config.spec
     N = config.n_workers
+    if config.delays_file is not None:  # no model to draw afresh from: the explicit delays
+        times = replay_iteration_times(
+            config, apply_freeze(config.injected_delays(), config.freeze)
+        )
+        return {
+            "mean": float(times.mean()),
+            "stderr": 0.0,
+            "method": f"{spec.replay_method(config)} of the explicit delays (delays_file)",
+        }
     model = config.delay
     loads = (
         worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
@@ -116,7 +126,14 @@ def compare_with_simulator(results, replicas: int = 2000, rng=0):
         it = result.iterations["iteration_time"].to_numpy()[1:]
         delays = np.asarray(result.meta["delays"], dtype=float)
         replayed = replay_iteration_times(config, delays)[1:]
-        pred = predict_iteration_time(config, replicas=replicas, rng=rng)
+        if config.delays_file is not None:  # the run's own explicit delays (the file may be gone)
+            pred = {
+                "mean": float(replayed.mean()),
+                "stderr": 0.0,
+                "method": f"{config.spec.replay_method(config)} of the explicit delays (delays_file)",
+            }
+        else:
+            pred = predict_iteration_time(config, replicas=replicas, rng=rng)
         rows.append(
             {
                 "name": name,

@@ -1,0 +1,124 @@
+"""Figure of the real-process shoot-out: measured MPI iteration times against the shoot-out
+simulator on the same injected cluster (:mod:`codedlib.experiments.shootout_mpi`).
+
+References
+----------
+.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
+   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
+   Networking, 2022, arXiv:1902.01981 -- Section III-C (single-port model).
+.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
+   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
+.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
+   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
+   Communications, 2023, arXiv:2111.13877.
+.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
+   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and Learning
+   Systems 32(3), 2021, arXiv:1905.09148.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from codedlib._validation import InputTypeError
+from codedlib.plots import new_axes
+
+__all__ = ["plot_real_vs_predicted"]
+
+
+def plot_real_vs_predicted(result, ax=None, title=None):
+    """Measured against predicted mean iteration time, one point per scheme, on the y = x line.
+
+    Each scheme that ran is a point at (predicted, measured) in ms with the 95 % interval of
+    the measured mean over iterations as a vertical bar, its ratio measured / predicted in the
+    legend; the band shows ±10 % around y = x. Schemes that did not run are named in a
+    note. The title says which cluster was injected (``cluster.describe()``), the caption
+    which part of a measured time is injected and which is real.
+
+    Parameters
+    ----------
+    result : RealVsPredicted
+        From :func:`codedlib.experiments.shootout_mpi.real_vs_predicted`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    title : str, optional
+        Title; default names the processes and the injected cluster.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    """
+    from codedlib.experiments.shootout_mpi import RealVsPredicted
+
+    if not isinstance(result, RealVsPredicted):
+        raise InputTypeError(f"result must be a RealVsPredicted, got {type(result).__name__}")
+    if title is not None and not isinstance(title, str):
+        raise InputTypeError(f"title must be a str or None, got title={title!r}")
+    fig, ax = new_axes(ax, figsize=(6.8, 5.6))
+    frame = result.frame
+    ran = frame[frame["status"] == "run"]
+    not_run = frame[frame["status"] != "run"]
+    if len(ran):
+        x = ran["predicted_mean"].to_numpy() * 1e3
+        y = ran["measured_mean_iteration_time"].to_numpy() * 1e3
+        low = ran["measured_ci_low"].to_numpy() * 1e3
+        high = ran["measured_ci_high"].to_numpy() * 1e3
+        top = float(max(x.max(), high.max())) * 1.12
+        line = np.array([0.0, top])
+        ax.fill_between(line, 0.9 * line, 1.1 * line, color="0.9", label="±10 %")
+        ax.plot(line, line, color="0.4", lw=1, label="measured = predicted")
+        for k, (xi, yi, lo, hi, name, ratio) in enumerate(
+            zip(x, y, low, high, ran["scheme"], ran["ratio"])
+        ):
+            ax.errorbar(
+                xi,
+                yi,
+                yerr=[[yi - lo], [hi - yi]],
+                fmt="os^Dv<>ph*"[k % 10],
+                color=f"C{k % 10}",
+                capsize=3,
+                label=f"{name}  ×{ratio:.2f}",
+            )
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, top)
+        ax.set_aspect("equal")
+        ax.legend(
+            loc="lower right",
+            fontsize="small",
+            title="measured / predicted",
+            title_fontsize="small",
+        )
+    else:
+        ax.set_axis_off()
+    if len(not_run):
+        ax.text(
+            0.99,
+            0.01,
+            "not run: "
+            + "; ".join(f"{s} ({why})" for s, why in zip(not_run["scheme"], not_run["status"])),
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize="x-small",
+            wrap=True,
+        )
+    ax.set_xlabel("predicted: shoot-out simulator on the injected draws (ms / iteration)")
+    ax.set_ylabel("measured: real MPI processes, 95 % CI (ms / iteration)")
+    processes = int(frame["processes"].max()) if len(frame) else 0
+    ax.set_title(
+        title
+        if title is not None
+        else f"Real processes ({processes}) vs the shoot-out simulator\n{result.cluster.describe()}",
+        fontsize="medium",
+    )
+    fig.text(
+        0.5,
+        -0.02,
+        result.caption.replace("; real:", "\nreal:").replace(" and t_c", "\nand t_c"),
+        ha="center",
+        va="top",
+        fontsize="x-small",
+        wrap=True,
+    )
+    return fig
