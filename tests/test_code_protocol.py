@@ -3,7 +3,8 @@
 Both code families satisfy :class:`GradientCodeLike`; :class:`CachedDecoder` returns exactly
 the vector a fresh decode gives, for every straggler pattern of every small code (n <= 6),
 recovers the full gradient through ``combine`` for every pattern, and keeps at most ``maxsize``
-patterns.
+patterns. The places that used to cache on their own (CodedReduce, LAGC's groups) now use it
+and give the numbers they gave before, bit for bit.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import itertools
 import numpy as np
 import pytest
 
+from codedlib.codes.codedreduce import allocate
 from codedlib.codes.cyclic import (
     PAPER_EXAMPLE_A,
     PAPER_EXAMPLE_B,
+    GradientCode,
     cyclic_repetition_code,
     gradient_code_from_matrices,
 )
@@ -25,6 +28,7 @@ from codedlib.codes.reed_solomon import (
     reed_solomon_gradient_code,
     straggler_tolerance,
 )
+from codedlib.schemes import lagc as lagc_schemes
 
 CYCLIC = [(n, s) for n in range(1, 7) for s in range(n)]
 RS = [
@@ -182,3 +186,28 @@ def test_cache_bad_input():
     assert len(decoder) == 0 and decoder.misses == 0  # failures are not cached
     with pytest.raises(ValueError, match="need at least f=1 survivors"):
         CachedDecoder(_rs(6, 6, 6)).vector([])
+
+
+# ---------------------------------------------------------------------------- its users
+def test_codedreduce_decodes_through_the_cache():
+    alloc = allocate(3, 2, 1, 36, rng=0)
+    assert isinstance(alloc._decoder, CachedDecoder) and alloc._decoder.code is alloc.code
+    for survivors in _survivor_sets(3, 1):
+        a = alloc.decoding_coefficients(list(reversed(survivors)))
+        np.testing.assert_array_equal(a, alloc.code.decode(np.array(survivors)))
+        assert a is alloc.decoding_coefficients(survivors)
+    assert alloc._decoder.misses == 4 and alloc._decoder.hits == 4
+
+
+@pytest.mark.parametrize("n, stored", [(3, 2), (4, 3), (6, 2), (6, 4), (5, 5)])
+def test_lagc_group_decoder_gives_the_old_numbers(n, stored):
+    """LAGC's group decoder gives exactly what its own cache gave: ``a_F @ (B_F @ G)``."""
+    rng = np.random.default_rng(n * stored)
+    grads = rng.standard_normal((n, 4))
+    decoder = lagc_schemes._Decoder(n, stored)
+    assert isinstance(decoder.code, GradientCode)
+    for survivors in itertools.combinations(range(n), n - stored + 1):
+        key = np.array(survivors)
+        old = decoder.code.decode(key)[key] @ (decoder.code.B[key] @ grads)
+        np.testing.assert_array_equal(decoder.decode(grads, key), old)
+    assert decoder.cached.hits == 0 and len(decoder.cached) == decoder.cached.misses
