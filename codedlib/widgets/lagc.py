@@ -49,10 +49,12 @@ def lagc_report(*args, **settings) -> dict:
 
     Parameters
     ----------
-    *args, **settings
-        Any arguments of :func:`codedlib.experiments.lagc.compare_schemes` (``n_workers``,
-        ``redundancy``, ``n_groups``, ``xi``, ``history``, ``delay_kind``, ``mean``, ...), by
-        position or name; TypeError for an argument it does not take.
+    *args
+        Arguments of :func:`codedlib.experiments.lagc.compare_schemes` by position
+        (``n_workers, redundancy, n_groups, xi, history, delay_kind, ...``).
+    **settings
+        Arguments of :func:`codedlib.experiments.lagc.compare_schemes` by name; TypeError
+        for an argument it does not take.
 
     Returns
     -------
