@@ -379,3 +379,43 @@ def test_the_widget_shows_compare_schemes():
     pd.testing.assert_frame_equal(out["theory"], report["theory"])
     pd.testing.assert_frame_equal(out["measured"], report["measured"])
     assert "note" not in out["theory"] or out["theory"]["note"].isna().all()  # every layout valid
+
+
+def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
+    """lagc_report repeats no signature: whatever compare_schemes takes and defaults to is what
+    it passes on (the defaults live in compare_schemes only); the title reads the bound values."""
+    import inspect
+
+    import codedlib.widgets.lagc as widget
+
+    calls, titles = [], []
+    real = ex.compare_schemes
+
+    def fake(*args, **kwargs):
+        calls.append(inspect.signature(real).bind(*args, **kwargs).arguments)
+        return {"theory": pd.DataFrame(), "measured": pd.DataFrame(), "metrics": None}
+
+    fake.__signature__ = inspect.signature(real)  # what the widget reads its arguments from
+    monkeypatch.setattr(ex, "compare_schemes", fake)
+    monkeypatch.setattr(widget, "plot_convergence", lambda metrics, title: titles.append(title))
+    defaults = {n: p.default for n, p in inspect.signature(real).parameters.items()}
+    report = lagc_report()
+    assert calls[-1] == defaults and set(report) == {"theory", "measured", "figure"}
+    assert titles[-1] == "N=12, r=3, G=3, ξ=0.05, D=10, exponential delays, stepsize rule 'gd'"
+    lagc_report(6, 2, history=4, delay_kind="pareto", max_iter=7)
+    assert calls[-1] == {
+        **defaults,
+        "n_workers": 6,
+        "redundancy": 2,
+        "history": 4,
+        "delay_kind": "pareto",
+        "max_iter": 7,
+    }
+    assert titles[-1] == "N=6, r=2, G=3, ξ=0.05, D=4, pareto delays, stepsize rule 'gd'"
+    for bad in ({"n_worker": 6}, {"bogus": 1}):
+        with pytest.raises(TypeError, match="unexpected keyword"):
+            lagc_report(**bad)
+    with pytest.raises(TypeError, match="multiple values"):
+        lagc_report(6, n_workers=6)
+    # the explorer's controls are compare_schemes arguments (they start at its defaults)
+    assert set(widget._CONTROLS) <= set(defaults)

@@ -24,6 +24,12 @@ from hypothesis import strategies as st
 from codedlib.runtime.config import RunConfig, WorldSizeError, tree_size
 from codedlib.runtime.dsag import dsag_terms
 from codedlib.runtime.injection import DelayModel, apply_freeze, parse_freeze
+from codedlib.runtime.notebook import (
+    KILLED_FROM_OUTSIDE,
+    killed_from_outside,
+    mpiexec_command,
+    mpiexec_env,
+)
 from codedlib.runtime.registry import SCHEMES
 from codedlib.runtime.traces import TRACE_COLUMNS, read_trace
 
@@ -37,30 +43,22 @@ needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec not found")
 # that at most one oversubscribed MPI job from this file runs at a time
 pytestmark = pytest.mark.xdist_group("mpi")
 
-KILLED = 9  # the launcher's report of a rank that received SIGKILL from outside the job
-
 
 def mpirun(n_procs, module_args, timeout=120):
     """``mpiexec -n K python -m mpi4py -m ...`` as a subprocess; returns CompletedProcess.
 
     On a heavily loaded shared machine we saw (rarely, ~1 in 10 runs of the suite next to other
     heavy jobs) a rank killed from outside with no Python error (exit 9, empty stderr); such a
-    job is started once more. Any other failure, or a second kill, is returned as it is.
+    job is started once more. Any other failure, or a second kill, is returned as it is. The
+    command, environment and kill rule are the library's (``codedlib.runtime.notebook``).
     """
-    cmd = [MPIEXEC, "-n", str(n_procs), sys.executable, "-m", "mpi4py", "-m", *module_args]
-    env = dict(
-        os.environ,
-        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        PYTHONPATH=str(ROOT),
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        OMPI_MCA_rmaps_base_oversubscribe="1",
-    )
+    cmd = mpiexec_command(n_procs, module_args)
+    env = mpiexec_env()
     for _attempt in range(2):
         proc = subprocess.run(
             cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env, check=False
         )
-        if not (proc.returncode == KILLED and not proc.stderr.strip()):
+        if not killed_from_outside(proc):
             break
     return proc
 
@@ -72,6 +70,59 @@ def check_lines(proc):
             json.loads(line[6:]) for line in proc.stdout.splitlines() if line.startswith("CHECK ")
         )
     }
+
+
+# ---------------------------------------------------------------------------- launching
+def test_killed_from_outside_rule():
+    """Exit 9 with an empty stderr (and no results, when a results file is named) is a kill from
+    outside; anything else is a failure of ours (the rule both retry loops use)."""
+
+    def done(code, err=""):
+        return subprocess.CompletedProcess(["mpiexec"], code, stdout="", stderr=err)
+
+    assert KILLED_FROM_OUTSIDE == 9
+    assert killed_from_outside(done(9)) and killed_from_outside(done(9, " \n"))
+    assert killed_from_outside(done(9, b""))  # bytes output (text=False) too
+    assert not killed_from_outside(done(9, "Traceback ...\nValueError: x"))
+    assert not killed_from_outside(done(0)) and not killed_from_outside(done(1))
+    assert killed_from_outside(done(9, None))  # stderr not captured: nothing said
+    with pytest.raises(TypeError, match="proc must be a subprocess.CompletedProcess"):
+        killed_from_outside(9)
+
+
+def test_killed_from_outside_with_results(tmp_path):
+    proc = subprocess.CompletedProcess(["mpiexec"], 9, stdout="", stderr="")
+    results = tmp_path / "run.json"
+    assert killed_from_outside(proc, results)
+    results.write_text("{}")
+    assert not killed_from_outside(proc, results)  # the job finished: not a lost rank
+
+
+@needs_mpi
+def test_mpiexec_command_and_env(monkeypatch):
+    cmd = mpiexec_command(3, ["codedlib.runtime.checks", "--quiet"])
+    assert Path(cmd[0]).name == "mpiexec" and Path(cmd[0]).exists()
+    assert cmd[1:] == [
+        "-n",
+        "3",
+        sys.executable,
+        "-m",
+        "mpi4py",
+        "-m",
+        "codedlib.runtime.checks",
+        "--quiet",
+    ]
+    with pytest.raises(ValueError, match="n_procs must satisfy"):
+        mpiexec_command(0, ["x"])
+    with pytest.raises(TypeError, match="module_args must be a sequence"):
+        mpiexec_command(2, "codedlib.runtime")
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMPI_MCA_rmaps_base_oversubscribe"):
+        monkeypatch.delenv(name, raising=False)
+    env = mpiexec_env()
+    assert env["PATH"].split(os.pathsep)[0] == str(BIN)
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
+    assert env["OMP_NUM_THREADS"] == env["OPENBLAS_NUM_THREADS"] == "1"
+    assert env["OMPI_MCA_rmaps_base_oversubscribe"] == "1"
 
 
 # ---------------------------------------------------------------------------- config

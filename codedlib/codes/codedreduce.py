@@ -45,13 +45,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 
 from codedlib._validation import check_array, check_int
 from codedlib.codes.cyclic import GradientCode, cyclic_repetition_code
+from codedlib.codes.protocol import CachedDecoder
 from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
 
 __all__ = [
@@ -362,8 +364,6 @@ class CodedReduceAllocation:
         Gradient code used inside each family.
     nodes : tuple[TreeNode, ...]
         Every node of the tree in heap order (rank 0 is the master).
-    _decode_cache : dict
-        Cache of decoding vectors (internal).
     """
 
     n: int
@@ -372,7 +372,6 @@ class CodedReduceAllocation:
     d: int
     code: GradientCode
     nodes: tuple[TreeNode, ...]
-    _decode_cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def n_workers(self) -> int:
@@ -430,12 +429,16 @@ class CodedReduceAllocation:
             "n_points": nd.n_points,
         }
 
+    @cached_property
+    def _decoder(self) -> CachedDecoder:
+        """The family code's decoding vectors, one per straggler pattern (every family
+        shares the code, so one cache serves the whole tree)."""
+        return CachedDecoder(self.code)
+
     def decoding_coefficients(self, survivor_positions) -> np.ndarray:
-        """Decoding vector over the ``n`` children positions (cached per pattern)."""
-        key = tuple(sorted(int(p) for p in survivor_positions))
-        if key not in self._decode_cache:
-            self._decode_cache[key] = self.code.decode(np.array(key, dtype=np.int64))
-        return self._decode_cache[key]
+        """Decoding vector over the ``n`` children positions (cached per pattern, read-only;
+        :class:`~codedlib.codes.protocol.CachedDecoder`)."""
+        return self._decoder.vector(list(survivor_positions))
 
     def combine(self, rank: int, child_messages: Mapping[int, np.ndarray], local=0.0):
         """CR.EXECUTE step at ``rank``: ``m = sum_j a_j m_(child j) + g_D(rank)``.

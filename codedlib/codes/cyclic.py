@@ -84,7 +84,9 @@ class GradientCode:
     """A gradient code: encoding matrix ``B`` tolerating ``stragglers`` = s stragglers.
 
     ``B[i, k]`` is the coefficient with which worker ``i`` weighs the gradient of partition
-    ``k``. Any ``n_workers - s`` rows of ``B`` span the all-ones vector.
+    ``k``. Any ``n_workers - s`` rows of ``B`` span the all-ones vector. Satisfies
+    :class:`~codedlib.codes.protocol.GradientCodeLike` (``B``, ``n_workers``, ``stragglers``,
+    ``decode``); :class:`~codedlib.codes.protocol.CachedDecoder` caches its decodes.
 
     Parameters
     ----------

@@ -519,9 +519,11 @@ class DecodingAccuracyError(ArithmeticError):
 class ReedSolomonGradientCode:
     """A Reed–Solomon gradient code: mask M, encoding B (complex n×k) and Algorithm 3 decoder.
 
-    Same interface as the other gradient codes: ``.B`` and ``.decode(survivors) -> a`` (length
-    n, zero off the survivors) with a @ B == 1; ``.decoding_vector(survivors)`` is the length-f
-    vector of Algorithm 3. a is complex; the recovered gradient is real to round-off.
+    Satisfies :class:`~codedlib.codes.protocol.GradientCodeLike`, the interface of every
+    gradient code: ``.B``, ``.n_workers`` (= n), ``.stragglers`` (= s) and
+    ``.decode(survivors) -> a`` (length n, zero off the survivors) with a @ B == 1;
+    ``.decoding_vector(survivors)`` is the length-f vector of Algorithm 3. a is complex; the
+    recovered gradient is real to round-off.
 
     Parameters
     ----------
@@ -595,6 +597,16 @@ class ReedSolomonGradientCode:
     def f(self) -> int:
         """Workers the master waits for, f = n − s."""
         return self.n - self.s
+
+    @property
+    def n_workers(self) -> int:
+        """Number of workers n (the :class:`~codedlib.codes.protocol.GradientCodeLike` name)."""
+        return self.n
+
+    @property
+    def stragglers(self) -> int:
+        """Straggler tolerance s (the :class:`~codedlib.codes.protocol.GradientCodeLike` name)."""
+        return self.s
 
     @property
     def load(self) -> float:

@@ -200,20 +200,10 @@ def run_with_mpiexec(
     timeout = run_timeout or (config.timeout * 2 + 60)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(out_dir) if out_dir is not None else Path(tmp)
-        cmd = [
-            mpiexec_path(),
-            "-n",
-            str(config.world_size),
-            sys.executable,
-            "-m",
-            "mpi4py",
-            "-m",
-            "codedlib.runtime",
-            *config.cli_args(),
-            "--out",
-            str(out),
-            "--quiet",
-        ]
+        cmd = mpiexec_command(
+            config.world_size,
+            ["codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"],
+        )
         attempts = 3
         for attempt in range(1, attempts + 1):
             try:
@@ -223,7 +213,7 @@ def run_with_mpiexec(
                     capture_output=True,
                     text=True,
                     timeout=timeout,
-                    env=_env(),
+                    env=mpiexec_env(),
                     check=False,
                     start_new_session=True,
                 )
@@ -231,11 +221,7 @@ def run_with_mpiexec(
                 raise RuntimeError(
                     f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
                 ) from exc
-            killed = (
-                proc.returncode == KILLED_FROM_OUTSIDE
-                and not proc.stderr.strip()
-                and not (out / "run.json").exists()
-            )
+            killed = killed_from_outside(proc, out / "run.json")
             if not killed or attempt == attempts:
                 break
             warnings.warn(
@@ -383,3 +369,78 @@ def run_validation(
             scheme, quick=quick, backend=backend, seed=seed, **{**extra, **overrides}
         )
     return results, compare_with_simulator(results, replicas=replicas, rng=seed)
+
+
+def mpiexec_command(n_procs: int, module_args) -> list[str]:
+    """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``.
+
+    Parameters
+    ----------
+    n_procs : int
+        Number of MPI processes K. Must satisfy ``1 <= n_procs``.
+    module_args : sequence of str
+        Module to run and its arguments (e.g. ``["codedlib.runtime", "--scheme", "gc"]``).
+
+    Returns
+    -------
+    list of str
+        The command, with :func:`mpiexec_path` and the running Python.
+    """
+    from codedlib._validation import check_int
+
+    n_procs = check_int("n_procs", n_procs, low=1)
+    if isinstance(module_args, str):
+        raise TypeError(
+            f"module_args must be a sequence of strings, got the string {module_args!r}"
+        )
+    return [mpiexec_path(), "-n", str(n_procs), sys.executable, "-m", "mpi4py", "-m"] + [
+        str(arg) for arg in module_args
+    ]
+
+
+def mpiexec_env() -> dict:
+    """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
+    ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
+    allowed to oversubscribe (values already set in the environment are kept).
+
+    Returns
+    -------
+    dict
+        The environment, for ``subprocess.run(..., env=mpiexec_env())``.
+    """
+    return _env()
+
+
+def killed_from_outside(proc, results=None) -> bool:
+    """Whether an ``mpiexec`` job lost a rank to a SIGKILL from outside the job.
+
+    The sign is exit code :data:`KILLED_FROM_OUTSIDE` (9) with an empty stderr (no Python
+    error of ours) and, when ``results`` is given, no results file written. Seen on heavily
+    loaded shared machines; such a job is worth starting once more, any other failure is not.
+
+    Parameters
+    ----------
+    proc : subprocess.CompletedProcess
+        The finished job, run with ``capture_output=True, text=True``.
+    results : str or os.PathLike, optional
+        File the job writes when it finishes (e.g. ``out / "run.json"``).
+
+    Returns
+    -------
+    bool
+        True for a kill from outside.
+    """
+    if not hasattr(proc, "returncode") or not hasattr(proc, "stderr"):
+        raise TypeError(f"proc must be a subprocess.CompletedProcess, got {type(proc).__name__}")
+    stderr = proc.stderr or ""
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode(errors="replace")
+    return (
+        proc.returncode == KILLED_FROM_OUTSIDE
+        and not stderr.strip()
+        and not (results is not None and Path(results).exists())
+    )
+
+
+# the helpers above are public (kept here, at the end, so the list at the top stays untouched)
+__all__ += ["killed_from_outside", "mpiexec_command", "mpiexec_env"]

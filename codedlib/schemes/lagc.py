@@ -348,21 +348,22 @@ def _fastest(unit_times_primary, k):
 
 
 class _Decoder:
-    """Cyclic-repetition GC inside one group of ``n`` workers storing ``stored`` batches."""
+    """Cyclic-repetition GC inside one group of ``n`` workers storing ``stored`` batches
+    (decoding vectors cached per straggler pattern by a
+    :class:`~codedlib.codes.protocol.CachedDecoder`)."""
 
     def __init__(self, n, stored):
         from codedlib.codes.cyclic import cyclic_repetition_code
+        from codedlib.codes.protocol import CachedDecoder
 
         self.code = cyclic_repetition_code(n, stored - 1)
-        self._cache: dict[tuple, np.ndarray] = {}
+        self.cached = CachedDecoder(self.code)
 
     def decode(self, partition_grads, survivors):
         """``a @ (B @ G)`` for the survivors: the group's exact gradient sum."""
-        key = tuple(int(i) for i in survivors)
-        if key not in self._cache:
-            self._cache[key] = self.code.decode(np.array(key))[np.array(key)]
-        messages = self.code.B[np.array(key)] @ partition_grads  # coded uploads
-        return self._cache[key] @ messages
+        idx = np.asarray(survivors, dtype=np.int64)
+        messages = self.code.B[idx] @ partition_grads  # coded uploads
+        return self.cached.combine(messages, idx)
 
 
 def _history_rhs(steps, history):

@@ -17,69 +17,59 @@ References
 
 from __future__ import annotations
 
+import inspect
+
 from codedlib.experiments import lagc as ex
 from codedlib.plots.lagc import plot_convergence
 from codedlib.widgets._common import Explorer, Report, float_slider
 
 __all__ = ["explore_lagc", "lagc_report", "lagc_view"]
 
+#: Arguments of :func:`codedlib.experiments.lagc.compare_schemes` the explorer has controls for.
+_CONTROLS = (
+    "n_workers",
+    "redundancy",
+    "n_groups",
+    "xi",
+    "history",
+    "delay_kind",
+    "mean",
+    "scale",
+    "shape",
+    "stepsize_rule",
+)
 
-def lagc_report(
-    n_workers: int = 12,
-    redundancy: int = 3,
-    n_groups: int = 3,
-    xi: float = 0.05,
-    history: int = 10,
-    delay_kind: str = "exponential",
-    mean: float = 1.0,
-    scale: float = 1.0,
-    shape: float = 2.0,
-    stepsize_rule: str = "gd",
-    samples_per_partition: int = 30,
-    heterogeneity: float = 30.0,
-    condition: float = 50.0,
-    replicas: int = 5,
-    seed: int = 0,
-    eps_rel: float = 1e-8,
-    max_iter: int = 20_000,
-) -> dict:
+
+def lagc_report(*args, **settings) -> dict:
     """Complexities (Table II, theory) and a fresh run (simulation) for one setting: what
     :func:`codedlib.experiments.lagc.compare_schemes` returns, with its convergence rows drawn.
 
+    The arguments, their defaults and their checks are those of ``compare_schemes`` (one
+    home: its signature).
+
     Parameters
     ----------
-    n_workers, redundancy, n_groups, xi, history, delay_kind, mean, scale, shape, stepsize_rule, \
-samples_per_partition, heterogeneity, condition, replicas, seed, eps_rel, max_iter
-        As :func:`codedlib.experiments.lagc.compare_schemes` (same defaults, same checks).
+    *args
+        Arguments of :func:`codedlib.experiments.lagc.compare_schemes` by position
+        (``n_workers, redundancy, n_groups, xi, history, delay_kind, ...``).
+    **settings
+        Arguments of :func:`codedlib.experiments.lagc.compare_schemes` by name; TypeError
+        for an argument it does not take.
 
     Returns
     -------
     dict
         ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``.
     """
-    out = ex.compare_schemes(
-        n_workers,
-        redundancy,
-        n_groups,
-        xi,
-        history,
-        delay_kind,
-        mean,
-        scale,
-        shape,
-        stepsize_rule,
-        samples_per_partition,
-        heterogeneity,
-        condition,
-        replicas,
-        seed,
-        eps_rel,
-        max_iter,
-    )
+    bound = inspect.signature(ex.compare_schemes).bind(*args, **settings)
+    bound.apply_defaults()
+    values = bound.arguments
+    out = ex.compare_schemes(*bound.args, **bound.kwargs)
     out["figure"] = plot_convergence(
         out.pop("metrics"),
-        f"N={n_workers}, r={redundancy}, G={n_groups}, ξ={xi}, D={history},"
-        f" {delay_kind} delays, stepsize rule '{stepsize_rule}'",
+        f"N={values['n_workers']}, r={values['redundancy']}, G={values['n_groups']},"
+        f" ξ={values['xi']}, D={values['history']}, {values['delay_kind']} delays,"
+        f" stepsize rule '{values['stepsize_rule']}'",
     )
     return out
 
@@ -125,18 +115,9 @@ def explore_lagc(**defaults) -> Explorer:
     """
     import ipywidgets as w
 
-    d = {
-        "n_workers": 12,
-        "redundancy": 3,
-        "n_groups": 3,
-        "xi": 0.05,
-        "history": 10,
-        "delay_kind": "exponential",
-        "mean": 1.0,
-        "scale": 1.0,
-        "shape": 2.0,
-        "stepsize_rule": "gd",
-    }
+    # the controls start at compare_schemes' defaults (kept there only)
+    parameters = inspect.signature(ex.compare_schemes).parameters
+    d = {name: parameters[name].default for name in _CONTROLS}
     d.update(defaults)
     style = {"description_width": "initial"}
     controls = {
