@@ -253,6 +253,8 @@ class Shootout:
         LAGC workers per group ``N/G`` (G-LAG and G-GD use ``r``).
     xi : float, default 0.01
         LAG trigger constant ξ. ``history`` D: 10.
+    tree : tuple of int, optional
+        CodedReduce's ``(n, L)``; default: chosen per cluster (:func:`choose_tree`).
     """
 
     cluster: ClusterModel
@@ -268,6 +270,7 @@ class Shootout:
     group_size: int = 4
     xi: float = 0.01
     history: int = 10
+    tree: tuple | None = None
 
     def __post_init__(self):
         if not isinstance(self.cluster, ClusterModel):
@@ -293,6 +296,18 @@ class Shootout:
         check_int("group_size", self.group_size, 1)
         check_real("xi", self.xi, 0.0)
         check_int("history", self.history, 1)
+        if self.tree is not None:
+            if not (isinstance(self.tree, tuple) and len(self.tree) == 2):
+                raise ValueError(f"tree must be a tuple (n, L), got tree={self.tree!r}")
+            n, L = (
+                check_int("tree n", self.tree[0], self.tree_s + 1),
+                check_int("tree L", self.tree[1], 1),
+            )
+            if n_tree_workers(n, L) > N:
+                raise ValueError(
+                    f"tree must satisfy n + ... + n^L <= N={N}, got tree=({n}, {L}) with "
+                    f"{n_tree_workers(n, L)} workers"
+                )
         if not self.history * self.xi < 1:
             raise ValueError(f"xi must satisfy history * xi < 1, got xi={self.xi}")
 
@@ -431,7 +446,8 @@ def _het_layout(setup):
 
 
 def _tree_layout(setup):
-    return _tree_shares(setup, *choose_tree(setup))
+    tree = choose_tree(setup) if setup.tree is None else setup.tree
+    return _tree_shares(setup, *tree)
 
 
 def _tree_shares(setup, n, L):

@@ -125,7 +125,8 @@ def explore_your_cluster(
     n_workers: int = 24, seeds: int = 3, max_iter: int = 300, trace: str = TRACE_NONE
 ) -> Explorer:
     """The "your cluster" explorer: N, delay family and shape, heterogeneity, bursts,
-    communication/computation, or a trace; the Rank button ranks every scheme.
+    communication/computation, or a trace; the Rank button ranks every scheme (ranked once at
+    construction with the initial values).
 
     Parameters
     ----------
@@ -163,7 +164,7 @@ def explore_your_cluster(
                             style=style),
         "seeds": W.IntSlider(value=seeds, min=2, max=10, description="seeds", style=style),
     }  # fmt: skip
-    return Explorer(
+    explorer = Explorer(
         _view,
         controls,
         rows=[
@@ -174,3 +175,5 @@ def explore_your_cluster(
         button="Rank the schemes",
         fixed={"max_iter": max_iter},
     )
+    explorer.refresh()  # a reader sees the first ranking before pressing anything
+    return explorer
