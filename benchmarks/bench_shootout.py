@@ -31,11 +31,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _timing import best_time  # noqa: E402
-from scipy import stats  # noqa: E402
 
 from codedlib.cluster import ClusterModel  # noqa: E402
 from codedlib.latency.gamma_model import GammaLatencyModel  # noqa: E402
-from codedlib.schemes import lagc  # noqa: E402
 from codedlib.schemes import shootout as so  # noqa: E402
 from codedlib.schemes.dsag import simulate_dsag  # noqa: E402
 
@@ -87,29 +85,15 @@ def growth_exponent(sizes, seconds) -> float:
     return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
 
 
-def paper_run(setup: so.Shootout, name: str):
-    """The LAGC paper's simulator of ``name`` on the shoot-out's problem and sizes."""
-    N, p = setup.n_workers, setup.problem
-    kw = {"delay": stats.expon(), "max_iter": setup.max_iter, "rng": 0}
-    lazy = {"xi": setup.xi, "history": setup.history}
-    if name == "lag":
-        return lagc.run_lag_ps(p, N, **lazy, **kw)
-    if name == "lagc":
-        return lagc.run_lagc(p, N, setup.redundancy, N // setup.group_size, **lazy, **kw)
-    if name == "g-lag":
-        return lagc.run_g_lag(p, N, setup.redundancy, **lazy, **kw)
-    return lagc.run_g_gd(p, N, setup.redundancy, **kw)
-
-
 def lazy_ratios():
     """(scheme, paper seconds, shoot-out seconds) at N = REFERENCE_N, same trajectories."""
     setup = setup_for(REFERENCE_N)
     rows = []
     for name in ("lag", "lagc", "g-lag", "g-gd"):
         ours = so.simulate(setup, name)
-        ref = paper_run(setup, name)
+        ref = so.lagc_reference_run(setup, name)
         assert np.allclose(ours.gaps, ref.gap / ref.gap[0], rtol=0, atol=1e-10), name
-        t_ref = cpu_time(lambda name=name: paper_run(setup, name), repeat=3)
+        t_ref = cpu_time(lambda name=name: so.lagc_reference_run(setup, name), repeat=3)
         t_ours = cpu_time(lambda name=name: so.simulate(setup, name))
         rows.append((name, t_ref, t_ours))
     return rows

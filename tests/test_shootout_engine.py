@@ -12,13 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from scipy import stats
 
 from codedlib.cluster import ClusterModel
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.network import Network, single_port_receive
 from codedlib.problems import LeastSquares, even_partition
-from codedlib.schemes import lagc
 from codedlib.schemes import shootout as so
 from codedlib.schemes.codedreduce import tree_finish
 from codedlib.theory.codedreduce import n_tree_workers, r_cr
@@ -38,21 +36,6 @@ def _problem(N, extra_rows=0, lam=0.0, rng=3):
 
 
 # ----------------------------------------------------------------------------- a. lazy engine
-def _paper_run(setup, name):
-    """The LAGC paper's implementation of ``name`` on the shoot-out's problem."""
-    N, p = setup.n_workers, setup.problem
-    kw = {"delay": stats.expon(), "max_iter": setup.max_iter, "rng": 0}
-    lazy = {"xi": setup.xi, "history": setup.history}
-    if name == "lag":
-        return lagc.run_lag_ps(p, N, **lazy, **kw)
-    if name == "lagc":
-        groups = N // setup.group_size
-        return lagc.run_lagc(p, N, setup.redundancy, groups, **lazy, **kw)
-    if name == "g-lag":
-        return lagc.run_g_lag(p, N, setup.redundancy, **lazy, **kw)
-    return lagc.run_g_gd(p, N, setup.redundancy, **kw)
-
-
 @pytest.mark.parametrize(
     "N, r, group_size, xi, extra_rows, lam",
     [
@@ -77,7 +60,7 @@ def test_lazy_engine_equals_lagc_paper(N, r, group_size, xi, extra_rows, lam):
     lazy_somewhere = False
     for name in LAZY:
         run = so.simulate(setup, name)
-        ref = _paper_run(setup, name)
+        ref = so.lagc_reference_run(setup, name)
         lay = run.layout
         assert lay["groups"] == ref.layout.n_groups, name
         assert lay["need"] == ref.layout.wait_for, name

@@ -76,6 +76,7 @@ __all__ = [
     "choose_tree",
     "tree_candidates",
     "iteration_times",
+    "lagc_reference_run",
     "port_receive",
     "shootout_problem",
     "simulate",
@@ -950,3 +951,38 @@ def _tuned_step(setup, scheme, lay) -> float:
         return best[1]
 
     return _cached(setup, ("step", scheme.name), compute)
+
+
+def lagc_reference_run(setup: Shootout, name: str):
+    """The LAGC paper module's own run of a lazy scheme on the shoot-out's problem and sizes:
+    :func:`codedlib.schemes.lagc.run_lag_ps` / ``run_lagc`` / ``run_g_lag`` / ``run_g_gd``,
+    whose trajectory (gaps, groups selected) the ``lazy`` engine must reproduce.
+
+    Parameters
+    ----------
+    setup : Shootout
+        The setting (problem, N, r, group size, ξ, D, ``max_iter``).
+    name : str
+        ``"lag"``, ``"lagc"``, ``"g-lag"`` or ``"g-gd"``.
+
+    Returns
+    -------
+    codedlib.schemes.lagc.SchemeRun
+        The paper module's run (its own exponential delays; only the trajectory compares).
+    """
+    from scipy import stats
+
+    from codedlib.schemes import lagc
+
+    if name not in ("lag", "lagc", "g-lag", "g-gd"):
+        raise ValueError(f"name must be a lazy scheme (lag, lagc, g-lag, g-gd), got name={name!r}")
+    N, p = setup.n_workers, setup.problem
+    kw = {"delay": stats.expon(), "max_iter": setup.max_iter, "rng": 0}
+    lazy = {"xi": setup.xi, "history": setup.history}
+    if name == "lag":
+        return lagc.run_lag_ps(p, N, **lazy, **kw)
+    if name == "lagc":
+        return lagc.run_lagc(p, N, setup.redundancy, N // setup.group_size, **lazy, **kw)
+    if name == "g-lag":
+        return lagc.run_g_lag(p, N, setup.redundancy, **lazy, **kw)
+    return lagc.run_g_gd(p, N, setup.redundancy, **kw)
