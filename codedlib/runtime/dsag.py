@@ -110,6 +110,8 @@ class DSAGCoordinator(RootNode):
     def before_iteration(self, t: int):
         """Hook run before iteration ``t`` starts (DSAG-LB: the load balancer)."""
 
+    reads_stale = True  # every result offered to the cache occupies the port (t_c)
+
     def check_error(self, g) -> float:
         return np.nan  # no exact reference: the cache mixes iterates
 

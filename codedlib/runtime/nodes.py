@@ -166,6 +166,10 @@ def local_gradient(problem, theta, terms) -> np.ndarray:
 class Node:
     """Message handling shared by the root and the workers (see ``comm`` for the layout)."""
 
+    #: Whether stale results are read (DSAG's cache): then each costs the single-port delay
+    #: ``t_c`` like a fresh one, as in the shoot-out's event engine.
+    reads_stale = False
+
     def __init__(self, comm, config, plan: NodePlan, problem, t0: float):
         from mpi4py import MPI
 
@@ -222,12 +226,13 @@ class Node:
         return self.stop or (self.abandon and self.pending_task is not None)
 
     def on_result(self, src: int, buf: np.ndarray):
-        """A child's result: charge the single-port delay t_c if fresh, log it, keep it."""
+        """A child's result: charge the single-port delay t_c if the node reads it (fresh, or
+        any result for a node that keeps stale ones, :attr:`reads_stale`), log it, keep it."""
         task_it = int(buf[0])
         # an answer to task t settles every earlier task (the child always works on the newest)
         self.unanswered[src] = [it for it in self.unanswered.get(src, []) if it > task_it]
         fresh = task_it == self.current
-        if fresh and self.config.t_c > 0:
+        if (fresh or self.reads_stale) and self.config.t_c > 0:
             time.sleep(self.config.t_c)
         arrival = now()
         sent = self.sent_at.get(task_it, np.nan)
