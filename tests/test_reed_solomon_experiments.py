@@ -16,32 +16,40 @@ from codedlib.widgets.reed_solomon import code_summary
 
 def test_mask_example_and_any_f_rows():
     out = ex.mask_example()
-    assert out["matches_eq5"] and (out["s"], out["f"]) == (5, 3)
+    assert out.matches_eq5 and (out.s, out.f) == (5, 3)
+    assert ex.mask_example(10, 4, 3).matches_eq5 is None  # only the paper's example
     df = ex.any_f_rows_check(12, 6, 2, n_sets=30, rng=0)
     alg3 = df[df.kind == "f random (Algorithm 3)"]["residual"]
     blocked = df[df.kind == "f-1: holders of one chunk straggle"]["residual"]
     assert alg3.max() < 1e-10
     assert blocked.min() > 0.1  # the chunk nobody computed cannot be recovered (eq. 2 tight)
     plt.close(rsplots.plot_any_f_rows(df))
-    plt.close(rsplots.plot_mask(out["M"]))
-    plt.close(rsplots.plot_encoding_matrix(out["B"]))
+    plt.close(rsplots.plot_mask(out.mask))
+    plt.close(rsplots.plot_encoding_matrix(out.encoding))
 
 
 def test_workers_choice_and_cm_window():
     table = ex.workers_choice(c_ms=(0.0, 1e-9, 1e-7))
-    assert table["f_RS"].tolist() == [68, 68, 68]
-    assert table["f_MDS"].iloc[0] == 68 and table["f_MDS"].iloc[2] < 40
+    assert list(table.columns) == ["c_m", "f_rs", "f_mds", "t_rs", "t_mds"]
+    assert table["f_rs"].tolist() == [68, 68, 68]
+    assert table["f_mds"].iloc[0] == 68 and table["f_mds"].iloc[2] < 40
+    shown = table.rename(columns=rsplots.label)  # what the notebook prints
+    assert list(shown.columns) == ["c_m", "f_RS", "f_MDS", "T_RS", "T_MDS"]
     lo, hi = ex.c_m_range_for_f_mds(33)
     assert 1e-7 < lo <= hi < 1.4e-7
-    plt.close(rsplots.plot_workers_choice(table))
+    fig = rsplots.plot_workers_choice(table, title="a title")
+    assert fig.axes[0].get_title() == "a title"
+    plt.close(fig)
 
 
 def test_fig3_and_pareto_check():
     res = ex.fig3_tf_curve(c_m=1e-9)
-    assert round(res["alpha_star"], 4) == 0.1477 and res["f_star"] == 70
-    assert res["curve"]["T_offline"].min() >= res["T_star"] - 1e-12
+    assert isinstance(res, ex.TfCurveResult)
+    assert round(res.alpha_star, 4) == 0.1477 and res.f_star == 70
+    assert list(res.curve.columns) == ["alpha", "t_offline", "t_online"]
+    assert res.curve["t_offline"].min() >= res.t_star - 1e-12
     none = ex.fig3_tf_curve(t0=0.1)
-    assert none["alpha_star"] is None and none["alpha_star_numeric"] == 1.0
+    assert none.alpha_star is None and none.alpha_star_numeric == 1.0
     df = ex.pareto_order_statistic_check(ns=(20, 80), replicas=4000, rng=0)
     assert np.all(np.abs(df["z"]) < 4)
     plt.close(rsplots.plot_tf_curve(res))
@@ -51,11 +59,11 @@ def test_fig3_and_pareto_check():
 
 def test_any_f_rows_exhaustive_checks_every_set():
     out = ex.any_f_rows_exhaustive(8, 4, 3)
-    assert (out["s"], out["f"], out["n_sets"]) == (5, 3, 56)
-    assert out["any_f_decode"] and out["max_residual_f"] < 1e-10
-    assert out["tight"] and out["min_residual_tight"] > 0.1
+    assert (out.s, out.f, out.n_sets) == (5, 3, 56)
+    assert out.any_f_decode and out.max_residual_f < 1e-10
+    assert out.tight and out.min_residual_tight > 0.1
     big = ex.any_f_rows_exhaustive(12, 6, 2)
-    assert big["n_sets"] == 220 and big["any_f_decode"] and big["tight"]  # C(12, 9)
+    assert big.n_sets == 220 and big.any_f_decode and big.tight  # C(12, 9)
     with pytest.raises(ValueError, match="max_sets"):
         ex.any_f_rows_exhaustive(16, 8, 3, max_sets=100)
 
@@ -75,7 +83,8 @@ def test_decoding_cost_and_accuracy_tables():
     assert summary["speedup"].iloc[0] == pytest.approx(
         (first["lstsq_seconds"] / first["alg3_seconds"]).median()
     )
-    table, limits = ex.accuracy_study(ns=(10, 60, 100), loads=(0.2,), n_random=3, rng=0)
+    study = ex.accuracy_study(ns=(10, 60, 100), loads=(0.2,), n_random=3, rng=0)
+    table, limits = study.table, study.limits
     paper = limits[limits.root.str.contains("paper")].iloc[0]
     auto = limits[~limits.root.str.contains("paper")].iloc[0]
     assert paper["largest_accurate_n_worst"] == 60 and auto["largest_accurate_n_worst"] == 100
@@ -93,6 +102,10 @@ def test_fig2_experiment_small(small_fig2):
     assert sorted(df["seed"].unique()) == [0, 1, 2]
     assert set(df.groupby("seed")["n_test"].first()) == {449}
     summary = ex.fig2_summary(df, times=[0.05, 0.1])
+    assert list(summary.columns)[1:3] == ["test_error_at_0_05", "test_error_at_0_1"]
+    shown = summary.rename(columns=rsplots.label).columns  # what the notebook prints
+    assert list(shown)[1:3] == ["test_error@0.05s", "test_error@0.1s"]
+    assert rsplots.label(ex.summary_column(1e-5)) == "test_error@1e-05s"
     assert list(summary["scheme"])[:2] == ["Coded-RS", "Coded-MDS"]
     assert summary.loc[0, "max_gradient_error"] < 1e-10
     assert not summary.isna().any().any()
@@ -170,12 +183,12 @@ def test_sample_mean_of_heavy_tail_sits_below_eq17():
     from codedlib.theory.reed_solomon import expected_iteration_time
 
     out = sample_mean_of_heavy_tail(80, 80, n_samples=22, replicas=4000, rng=1)
-    assert out["expectation"] == pytest.approx(expected_iteration_time(80, 80, 0.001, 1.1, 0.035))
-    assert out["expectation"] == pytest.approx(0.565, abs=1e-3)
-    assert out["median"] < 0.5 * out["expectation"] and out["p_reach_expectation"] < 0.2
+    assert out.expectation == pytest.approx(expected_iteration_time(80, 80, 0.001, 1.1, 0.035))
+    assert out.expectation == pytest.approx(0.565, abs=1e-3)
+    assert out.median < 0.5 * out.expectation and out.p_reach_expectation < 0.2
     # a light tail (xi = 5): the sample mean concentrates around the expectation
     light = sample_mean_of_heavy_tail(80, 80, xi=5.0, n_samples=200, replicas=400, rng=1)
-    assert light["median"] == pytest.approx(light["expectation"], rel=0.05)
+    assert light.median == pytest.approx(light.expectation, rel=0.05)
 
 
 def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly():

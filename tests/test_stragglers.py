@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 from codedlib.experiments import stragglers as ex
@@ -31,9 +32,11 @@ def test_known_values_table():
 
 def test_standard_models_share_the_mean():
     models = ex.standard_models(mean=2.0, cv=0.25)
-    for dist in models.values():
+    assert list(models.named()) == ["shifted exponential", "Pareto", "gamma"]
+    for dist in models.named().values():
         assert dist.mean() == pytest.approx(2.0)
-    assert models["gamma"].std() == pytest.approx(0.5)
+    assert models.gamma.std() == pytest.approx(0.5)
+    assert models.named()["Pareto"] is models.pareto
     with pytest.raises(ValueError, match="cv must satisfy"):
         ex.standard_models(cv=1.5)
 
@@ -51,7 +54,7 @@ def test_order_statistic_comparison_pareto_heavy_tail():
 
 
 def test_order_statistic_comparison_gamma_has_no_closed_form():
-    table = ex.order_statistic_comparison(ex.standard_models()["gamma"], 8, replicas=20_000, rng=2)
+    table = ex.order_statistic_comparison(ex.standard_models().gamma, 8, replicas=20_000, rng=2)
     assert table["closed_form"].isna().all()
     assert (table["z"].abs() < 4).all()  # z against the numeric value
 
@@ -80,7 +83,7 @@ def test_cost_of_waiting_grows_with_k():
 
 def test_bursty_path_summary_matches_stationary():
     result = ex.bursty_path(n_workers=50, n_iterations=5000, p_enter=0.02, p_exit=0.1, rng=4)
-    summary = result["summary"].set_index("quantity")
+    summary = result.summary.set_index("quantity")
     assert summary.loc["burst fraction", "sampled"] == pytest.approx(
         summary.loc["burst fraction", "stationary"], rel=0.1
     )
@@ -88,7 +91,7 @@ def test_bursty_path_summary_matches_stationary():
         summary.loc["mean latency", "stationary"], rel=0.01
     )
     # the three workers shown are those with the most burst iterations
-    shown = result["path"].groupby("worker")["in_burst"].sum()
+    shown = result.path.groupby("worker")["in_burst"].sum()
     assert len(shown) == 3 and shown.min() > 0
 
 
@@ -97,7 +100,7 @@ def test_plots_return_figures():
     figs = [
         pl.plot_delay_models(ex.delay_model_curves(models)),
         pl.plot_cluster_ecdf(ex.cluster_ecdf(ex.demo_cluster(6), n_samples=200, rng=0)),
-        pl.plot_bursty_path(ex.bursty_path(n_iterations=50, rng=0)["path"]),
+        pl.plot_bursty_path(ex.bursty_path(n_iterations=50, rng=0).path, title="a title"),
         pl.plot_order_statistics(
             ex.order_statistic_comparison(shifted_exponential(0, 1), 6, replicas=500, rng=0)
         ),
@@ -108,6 +111,13 @@ def test_plots_return_figures():
     for fig in figs:
         assert isinstance(fig, matplotlib.figure.Figure)
         assert fig.axes
+    assert figs[2].axes[0].get_title() == "a title"
+    fig = pl.plot_pareto_limit(ex.pareto_limit_convergence(ns=[10, 100]), title="left")
+    assert fig.axes[0].get_title() == "left"
+    # the models by name (a dict) give the same frames as the result object
+    pd.testing.assert_frame_equal(
+        ex.cost_of_waiting(models.named(), n=10), ex.cost_of_waiting(models, n=10)
+    )
 
 
 @pytest.mark.parametrize(
@@ -227,7 +237,7 @@ def test_burst_consistency_and_run_needed():
     # a MarkovBursts path calibrated by the table gives the same stationary value
     summary = ex.bursty_path(
         n_workers=36, n_iterations=600, p_enter=table["p_enter"].iloc[1], p_exit=0.05, rng=0
-    )["summary"].set_index("quantity")
+    ).summary.set_index("quantity")
     assert summary.loc["workers with >= 1 burst", "stationary"] == pytest.approx(
         table["workers_with_burst"].iloc[1]
     )

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -54,6 +55,11 @@ from codedlib.theory.reed_solomon import (
 
 __all__ = [
     "PAPER",
+    "AccuracyStudyResult",
+    "AnyFRowsExhaustiveResult",
+    "HeavyTailMeanResult",
+    "MaskExampleResult",
+    "TfCurveResult",
     "accuracy_study",
     "any_f_rows_check",
     "any_f_rows_exhaustive",
@@ -72,6 +78,7 @@ __all__ = [
     "STRAGGLER_REGIMES",
     "ignore_stragglers_regimes",
     "sample_mean_of_heavy_tail",
+    "summary_column",
 ]
 
 #: numbers the paper reports
@@ -98,7 +105,36 @@ PAPER = {
 }
 
 
-def mask_example(n: int = 8, k: int = 4, w: int = 3) -> dict:
+@dataclass(frozen=True)
+class MaskExampleResult:
+    """Mask, encoding matrix and straggler tolerance of one RS gradient code (:func:`mask_example`).
+
+    Attributes
+    ----------
+    mask : numpy.ndarray
+        0/1 mask (support) matrix M, workers by chunks (Algorithm 1 or 4).
+    encoding : numpy.ndarray
+        Complex encoding matrix B, workers by chunks (Algorithm 2).
+    s : int
+        Stragglers tolerated, ⌊wn/k⌋ − 1 (eq. 2).
+    f : int
+        Workers waited for, n − s.
+    code : codedlib.codes.reed_solomon.ReedSolomonGradientCode
+        The code itself.
+    matches_eq5 : bool or None
+        Whether RowBalancedMaskMatrix(8, 4, 6, 0) equals the paper's eq. (5); None unless
+        (n, k, w) = (8, 4, 3).
+    """
+
+    mask: np.ndarray
+    encoding: np.ndarray
+    s: int
+    f: int
+    code: object
+    matches_eq5: bool | None = None
+
+
+def mask_example(n: int = 8, k: int = 4, w: int = 3) -> MaskExampleResult:
     """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
 
     Parameters
@@ -112,16 +148,16 @@ def mask_example(n: int = 8, k: int = 4, w: int = 3) -> dict:
 
     Returns
     -------
-    dict
+    MaskExampleResult
         Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
     """
     code = reed_solomon_gradient_code(n, k, w)
-    out = {"M": code.M, "B": code.B, "s": code.s, "f": code.f, "code": code}
+    matches = None
     if (n, k, w) == (8, 4, 3):
-        out["matches_eq5"] = bool(
-            np.array_equal(row_balanced_mask_matrix(8, 4, 6, 0), PAPER["eq5"])
-        )
-    return out
+        matches = bool(np.array_equal(row_balanced_mask_matrix(8, 4, 6, 0), PAPER["eq5"]))
+    return MaskExampleResult(
+        mask=code.M, encoding=code.B, s=code.s, f=code.f, code=code, matches_eq5=matches
+    )
 
 
 def any_f_rows_check(
@@ -194,9 +230,50 @@ def any_f_rows_check(
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class AnyFRowsExhaustiveResult:
+    """The two properties of Section 2.1 checked on every survivor set
+    (:func:`any_f_rows_exhaustive`).
+
+    Attributes
+    ----------
+    n : int
+        Number of workers.
+    k : int
+        Number of data chunks.
+    w : int
+        Chunks held by each worker.
+    s : int
+        Stragglers tolerated.
+    f : int
+        Workers waited for, n − s.
+    n_sets : int
+        Survivor sets checked, C(n, f).
+    max_residual_f : float
+        Largest max|a_F B_F − 1| over all sets of f survivors (Algorithm 3's vector).
+    min_residual_tight : float
+        Smallest least-squares residual when the s + 1 holders of a light chunk straggle.
+    any_f_decode : bool
+        ``max_residual_f < 1e-10``: any f rows span the all-ones row.
+    tight : bool
+        ``min_residual_tight > 0.1``: eq. (2)'s s cannot be raised.
+    """
+
+    n: int
+    k: int
+    w: int
+    s: int
+    f: int
+    n_sets: int
+    max_residual_f: float
+    min_residual_tight: float
+    any_f_decode: bool
+    tight: bool
+
+
 def any_f_rows_exhaustive(
     n: int = 16, k: int = 8, w: int = 3, root_power=1, max_sets: int = 200_000
-) -> dict:
+) -> AnyFRowsExhaustiveResult:
     """Check the two properties of Section 2.1 on *every* survivor set, not a sample.
 
     * ``max_residual_f``: max over all C(n, f) sets F of max|a_F B_F − 1| with Algorithm 3's
@@ -205,8 +282,9 @@ def any_f_rows_exhaustive(
       squares residual when the s + 1 holders of j straggle (f − 1 survivors): stays O(1), so no
       decoding vector exists and s = ⌊wn/k⌋ − 1 of eq. (2) cannot be raised.
 
-    Returns a dict with n, k, w, s, f, n_sets (C(n, f)), the two residuals and booleans
-    ``any_f_decode`` (max_residual_f < 1e-10) and ``tight`` (min_residual_tight > 0.1).
+    Returns an :class:`AnyFRowsExhaustiveResult` with n, k, w, s, f, n_sets (C(n, f)), the two
+    residuals and booleans ``any_f_decode`` (max_residual_f < 1e-10) and ``tight``
+    (min_residual_tight > 0.1).
 
     Parameters
     ----------
@@ -223,7 +301,7 @@ def any_f_rows_exhaustive(
 
     Returns
     -------
-    dict
+    AnyFRowsExhaustiveResult
         Check the two properties of Section 2.1 on *every* survivor set, not a sample.
     """
     max_sets = check_int("max_sets", max_sets, low=1)
@@ -246,18 +324,18 @@ def any_f_rows_exhaustive(
         H = np.flatnonzero(code.M[:, j] == 0)
         a_h = least_squares_decoding_vector(code.B[H])
         tight = min(tight, float(np.abs(a_h @ code.B[H] - 1).max()))
-    return {
-        "n": code.n,
-        "k": code.k,
-        "w": code.w,
-        "s": code.s,
-        "f": code.f,
-        "n_sets": n_sets,
-        "max_residual_f": worst,
-        "min_residual_tight": float(tight),
-        "any_f_decode": bool(worst < 1e-10),
-        "tight": bool(tight > 0.1),
-    }
+    return AnyFRowsExhaustiveResult(
+        n=code.n,
+        k=code.k,
+        w=code.w,
+        s=code.s,
+        f=code.f,
+        n_sets=n_sets,
+        max_residual_f=worst,
+        min_residual_tight=float(tight),
+        any_f_decode=bool(worst < 1e-10),
+        tight=bool(tight > 0.1),
+    )
 
 
 def _elapsed(fn):
@@ -384,6 +462,25 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+@dataclass(frozen=True)
+class AccuracyStudyResult:
+    """Round-off of online decoding vs n (:func:`accuracy_study`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (root, load, n): root, load and the columns of
+        :func:`codedlib.codes.reed_solomon.accuracy_limit` (n, f, max_abs_B, worst_error,
+        random_error, worst_imag, ...).
+    limits : pandas.DataFrame
+        One row per (root, load): root, load, tol, largest_accurate_n_worst,
+        largest_accurate_n_random (largest n of the sweep with error <= tol).
+    """
+
+    table: pd.DataFrame
+    limits: pd.DataFrame
+
+
 def accuracy_study(
     ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
     loads=(13 / 80, 0.3),
@@ -391,10 +488,10 @@ def accuracy_study(
     tol: float = 1e-6,
     n_random: int = 20,
     rng=None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> AccuracyStudyResult:
     """Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
 
-    Returns (table, limits): table rows per (root, load, n) from
+    Returns an :class:`AccuracyStudyResult` (table, limits): table rows per (root, load, n) from
     :func:`codedlib.codes.reed_solomon.accuracy_limit`; limits gives the largest n of the
     sweep with error <= ``tol`` for worst-case and random survivor sets.
 
@@ -415,7 +512,7 @@ def accuracy_study(
 
     Returns
     -------
-    tuple[pd.DataFrame, pd.DataFrame]
+    AccuracyStudyResult
         Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
     """
     if len(ns) == 0:
@@ -440,7 +537,9 @@ def accuracy_study(
                     "largest_accurate_n_random": lim["random"],
                 }
             )
-    return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
+    return AccuracyStudyResult(
+        table=pd.concat(tables, ignore_index=True), limits=pd.DataFrame(limits)
+    )
 
 
 def pareto_order_statistic_check(
@@ -508,6 +607,40 @@ def pareto_order_statistic_check(
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class TfCurveResult:
+    """Fig. 3's curve and optimum (:func:`fig3_tf_curve`).
+
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        Columns alpha, t_offline (T_f of eq. 21), t_online (eq. 20 with decoding cost).
+    alpha_star : float or None
+        α* of eq. (22); None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
+    alpha_star_numeric : float
+        Numeric minimiser of eq. (21).
+    alpha_star_online : float
+        Numeric minimiser of eq. (20) with decoding cost c_m.
+    t_star : float
+        T_f at α* (at the numeric optimum when ``alpha_star`` is None), seconds.
+    f_star : int
+        f(α*) by eq. (18).
+    c_m : float
+        Time of one FLOP at the master, seconds.
+    n : int
+        Number of workers.
+    """
+
+    curve: pd.DataFrame
+    alpha_star: float | None
+    alpha_star_numeric: float
+    alpha_star_online: float
+    t_star: float
+    f_star: int
+    c_m: float
+    n: int
+
+
 def fig3_tf_curve(
     t0: float = 0.001,
     xi: float = 1.1,
@@ -515,12 +648,12 @@ def fig3_tf_curve(
     c_m: float = 0.0,
     n: int = 80,
     alphas=None,
-) -> dict:
+) -> TfCurveResult:
     """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
 
-    Returns {"curve": DataFrame(alpha, T_offline, T_online), "alpha_star", "alpha_star_numeric",
-    "alpha_star_online", "T_star", "f_star"} where f_star = f(α*) by eq. (18). ``alpha_star`` is
-    None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
+    Returns a :class:`TfCurveResult`: curve (alpha, t_offline, t_online), alpha_star,
+    alpha_star_numeric, alpha_star_online, t_star and f_star = f(α*) by eq. (18).
+    ``alpha_star`` is None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
 
     Parameters
     ----------
@@ -539,7 +672,7 @@ def fig3_tf_curve(
 
     Returns
     -------
-    dict
+    TfCurveResult
         Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
     """
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
@@ -552,21 +685,21 @@ def fig3_tf_curve(
     curve = pd.DataFrame(
         {
             "alpha": alphas,
-            "T_offline": iteration_time_offline(alphas, t0, xi, cg_N),
-            "T_online": iteration_time_online(alphas, t0, xi, cg_N, c_m, n),
+            "t_offline": iteration_time_offline(alphas, t0, xi, cg_N),
+            "t_online": iteration_time_online(alphas, t0, xi, cg_N, c_m, n),
         }
     )
     best = a_num if a_star is None else a_star
-    return {
-        "curve": curve,
-        "alpha_star": a_star,
-        "alpha_star_numeric": a_num,
-        "alpha_star_online": a_on,
-        "T_star": iteration_time_offline(best, t0, xi, cg_N),
-        "f_star": workers_needed(max(best, 1.0 / n), n),
-        "c_m": c_m,
-        "n": n,
-    }
+    return TfCurveResult(
+        curve=curve,
+        alpha_star=a_star,
+        alpha_star_numeric=a_num,
+        alpha_star_online=a_on,
+        t_star=iteration_time_offline(best, t0, xi, cg_N),
+        f_star=workers_needed(max(best, 1.0 / n), n),
+        c_m=c_m,
+        n=n,
+    )
 
 
 def _base_table(n, t0, xi, cg_N):
@@ -603,7 +736,8 @@ def workers_choice(
     Returns
     -------
     pd.DataFrame
-        F_RS and f_MDS minimising eq. (17) (exact order statistic) for each FLOP time c_m.
+        One row per c_m: c_m, f_rs and f_mds (the f minimising eq. (17), exact order statistic)
+        and t_rs, t_mds (the minimal expected iteration times, seconds).
     """
     f, base = _base_table(n, t0, xi, cg_N)
     rows = []
@@ -614,10 +748,10 @@ def workers_choice(
         rows.append(
             {
                 "c_m": c_m,
-                "f_RS": int(f[np.argmin(t_rs)]),
-                "f_MDS": int(f[np.argmin(t_mds)]),
-                "T_RS": float(t_rs.min()),
-                "T_MDS": float(t_mds.min()),
+                "f_rs": int(f[np.argmin(t_rs)]),
+                "f_mds": int(f[np.argmin(t_mds)]),
+                "t_rs": float(t_rs.min()),
+                "t_mds": float(t_mds.min()),
             }
         )
     return pd.DataFrame(rows)
@@ -888,6 +1022,37 @@ def ignore_stragglers_regimes(
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass(frozen=True)
+class HeavyTailMeanResult:
+    """The sample mean of a few heavy-tailed iteration times (:func:`sample_mean_of_heavy_tail`).
+
+    Attributes
+    ----------
+    expectation : float
+        Expected iteration time, eq. (17), seconds.
+    median : float
+        Median of the sample mean over the replicas, seconds.
+    q025 : float
+        2.5 % quantile of the sample mean, seconds.
+    q975 : float
+        97.5 % quantile of the sample mean, seconds.
+    p_reach_expectation : float
+        Fraction of replicas whose sample mean reaches the expectation.
+    n_samples : int
+        Iteration times averaged per replica.
+    replicas : int
+        Number of Monte Carlo replicas.
+    """
+
+    expectation: float
+    median: float
+    q025: float
+    q975: float
+    p_reach_expectation: float
+    n_samples: int
+    replicas: int
+
+
 def sample_mean_of_heavy_tail(
     f: int = 80,
     n: int = 80,
@@ -897,7 +1062,7 @@ def sample_mean_of_heavy_tail(
     n_samples: int = 22,
     replicas: int = 20_000,
     rng=None,
-) -> dict:
+) -> HeavyTailMeanResult:
     """What the mean of ``n_samples`` simulated iteration times of "wait for f of n"
     (Pareto delays, eq. 16) looks like next to its expectation (eq. 17).
 
@@ -927,7 +1092,7 @@ def sample_mean_of_heavy_tail(
 
     Returns
     -------
-    dict
+    HeavyTailMeanResult
         What the mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto
         delays, eq. 16) looks like next to its expectation (eq. 17).
     """
@@ -944,15 +1109,15 @@ def sample_mean_of_heavy_tail(
         draws = t0 * (1.0 - gen.random((stop - start, n_samples, n))) ** (-1.0 / xi)
         times = np.sort(draws, axis=2)[:, :, f - 1] + comp
         means[start:stop] = times.mean(axis=1)
-    return {
-        "expectation": expect,
-        "median": float(np.median(means)),
-        "q025": float(np.quantile(means, 0.025)),
-        "q975": float(np.quantile(means, 0.975)),
-        "p_reach_expectation": float(np.mean(means >= expect)),
-        "n_samples": n_samples,
-        "replicas": replicas,
-    }
+    return HeavyTailMeanResult(
+        expectation=expect,
+        median=float(np.median(means)),
+        q025=float(np.quantile(means, 0.025)),
+        q975=float(np.quantile(means, 0.975)),
+        p_reach_expectation=float(np.mean(means >= expect)),
+        n_samples=n_samples,
+        replicas=replicas,
+    )
 
 
 def _step_values(run: pd.DataFrame, quantity: str, grid: np.ndarray) -> np.ndarray:
@@ -1070,6 +1235,25 @@ def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
     return metrics.pivot(index="seed", columns="scheme", values=column)[order]
 
 
+def summary_column(t: float) -> str:
+    """Name of :func:`fig2_summary`'s column holding the mean test error at time ``t`` (seconds):
+    ``test_error_at_`` and ``t`` formatted with ``:g``, its ``.``, ``-`` and ``+`` spelled ``_``,
+    ``m`` and ``p`` (``0.5`` -> ``test_error_at_0_5``).
+
+    Parameters
+    ----------
+    t : float
+        Time, seconds.
+
+    Returns
+    -------
+    str
+        The column name.
+    """
+    text = f"{float(t):g}".replace(".", "_").replace("-", "m").replace("+", "p")
+    return f"test_error_at_{text}"
+
+
 def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     """Mean over seeds of each scheme's test error at the given times (step function: the
     error after the last iteration finished by t), iterations completed and mean iteration
@@ -1086,8 +1270,9 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     -------
     pd.DataFrame
         Mean over seeds of each scheme's test error at the given times (step function: the error
-        after the last iteration finished by t), iterations completed and mean iteration time, and
-        the largest relative gradient error over all seeds.
+        after the last iteration finished by t; one column per time, named by
+        :func:`summary_column`), iterations completed and mean iteration time, and the largest
+        relative gradient error over all seeds.
     """
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
@@ -1098,7 +1283,7 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
             vals = [
                 _step_values(run, "test_error", np.array([t]))[0] for _, run in g.groupby("seed")
             ]
-            row[f"test_error@{t:g}s"] = float(np.mean(vals))
+            row[summary_column(t)] = float(np.mean(vals))
         last = g.groupby("seed").tail(1)
         row["iterations"] = float(last["iteration"].mean())
         row["mean_iteration_time"] = float((last["time"] / last["iteration"]).mean())

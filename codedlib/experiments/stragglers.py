@@ -1,6 +1,6 @@
 """Experiments of the opening notebook ``00-stragglers``: delay models and order statistics.
 
-One function per figure/table; each returns a DataFrame (or a small dict of them):
+One function per figure/table; each returns a DataFrame (or a small result dataclass):
 
 * :func:`standard_models` -- the three single-worker models with matched mean (CR eq. 6,
   RS eq. 16, DSAG gamma);
@@ -55,6 +55,7 @@ References
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,8 @@ from codedlib.progress import track
 
 __all__ = [
     "KNOWN_VALUES",
+    "BurstyPathResult",
+    "StandardModelsResult",
     "burst_consistency",
     "burst_run_needed",
     "bursts_over_seeds",
@@ -107,7 +110,49 @@ KNOWN_VALUES = [
 ]
 
 
-def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
+@dataclass(frozen=True)
+class StandardModelsResult:
+    """The three single-worker delay models of :func:`standard_models` (same mean).
+
+    :meth:`named` gives them by their display names (``"shifted exponential"``, ``"Pareto"``,
+    ``"gamma"``), the ``model`` values of :func:`delay_model_curves` and
+    :func:`cost_of_waiting`, which take this object or such a dict.
+
+    Attributes
+    ----------
+    shifted_exponential : scipy.stats frozen distribution
+        Shifted exponential (CR eq. 6).
+    pareto : scipy.stats frozen distribution
+        Pareto (RS eq. 16).
+    gamma : scipy.stats frozen distribution
+        Gamma (DSAG).
+    """
+
+    shifted_exponential: object
+    pareto: object
+    gamma: object
+
+    def named(self) -> dict:
+        """The models by display name, in the order shifted exponential, Pareto, gamma.
+
+        Returns
+        -------
+        dict
+            ``{"shifted exponential": ..., "Pareto": ..., "gamma": ...}``.
+        """
+        return {
+            "shifted exponential": self.shifted_exponential,
+            "Pareto": self.pareto,
+            "gamma": self.gamma,
+        }
+
+
+def _named_models(models) -> dict:
+    """``models`` as a ``{name: distribution}`` dict (a :class:`StandardModelsResult` or a dict)."""
+    return models.named() if isinstance(models, StandardModelsResult) else models
+
+
+def standard_models(mean: float = 1.0, cv: float = 0.5) -> StandardModelsResult:
     """Shifted exponential, Pareto and gamma delays with the same ``mean``.
 
     * shifted exponential (CR eq. 6): standard deviation ``cv * mean`` (rate ``1/(cv mean)``,
@@ -124,25 +169,25 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
 
     Returns
     -------
-    dict
+    StandardModelsResult
         Shifted exponential, Pareto and gamma delays with the same ``mean``.
     """
     mean = check_real("mean", mean, low=0.0, low_open=True)
     cv = check_real("cv", cv, low=0.0, high=1.0, low_open=True)
     std = cv * mean
-    return {
-        "shifted exponential": shifted_exponential(mean - std, 1.0 / std),
-        "Pareto": pareto(2.0 * mean / 3.0, 3.0),
-        "gamma": gamma_from_moments(mean, std**2),
-    }
+    return StandardModelsResult(
+        shifted_exponential=shifted_exponential(mean - std, 1.0 / std),
+        pareto=pareto(2.0 * mean / 3.0, 3.0),
+        gamma=gamma_from_moments(mean, std**2),
+    )
 
 
-def delay_model_curves(models: dict, t=None, n_points: int = 400) -> pd.DataFrame:
+def delay_model_curves(models, t=None, n_points: int = 400) -> pd.DataFrame:
     """pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
 
     Parameters
     ----------
-    models : dict
+    models : dict or StandardModelsResult
         Delay models by name.
     t : optional
         Time point(s) at which to evaluate.
@@ -154,6 +199,7 @@ def delay_model_curves(models: dict, t=None, n_points: int = 400) -> pd.DataFram
     pd.DataFrame
         Pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
     """
+    models = _named_models(models)
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
     if t is None:  # linear grid over the bulk, log grid far into the tail
@@ -242,6 +288,26 @@ def cluster_ecdf(
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass(frozen=True)
+class BurstyPathResult:
+    """A sampled :class:`MarkovBursts` path (:func:`bursty_path`).
+
+    Attributes
+    ----------
+    path : pandas.DataFrame
+        Columns iteration, worker (1-based), latency, in_burst, for the shown workers.
+    summary : pandas.DataFrame
+        Columns quantity, stationary, sampled: burst fraction, mean latency, P[some worker in
+        a burst], workers with >= 1 burst.
+    model : MarkovBursts
+        The sampled model.
+    """
+
+    path: pd.DataFrame
+    summary: pd.DataFrame
+    model: MarkovBursts
+
+
 def bursty_path(
     n_workers: int = 36,
     n_iterations: int = 600,
@@ -252,7 +318,7 @@ def bursty_path(
     p_enter: float = 0.0007,
     p_exit: float = 0.05,
     rng=None,
-) -> dict:
+) -> BurstyPathResult:
     """A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
 
     Defaults are calibrated to DSAG's description of AWS: bursts raise the mean latency by
@@ -260,9 +326,9 @@ def bursty_path(
     the stationary probability that at least one of ``N = 36`` workers is in a burst about 40%.
 
     ``shown`` lists the workers to return (default: the three with the most burst iterations).
-    Returns ``{"path": DataFrame(iteration, worker, latency, in_burst) for the shown workers,
-    "summary": DataFrame with the stationary vs sampled burst fraction and mean latency,
-    "any_burst": fraction of iterations with at least one of the N workers in a burst}``.
+    Returns a :class:`BurstyPathResult`: ``path`` (iteration, worker, latency, in_burst for the
+    shown workers), ``summary`` (stationary vs sampled burst fraction, mean latency, share of
+    iterations with some worker in a burst, share of workers with a burst) and ``model``.
 
     Parameters
     ----------
@@ -287,7 +353,7 @@ def bursty_path(
 
     Returns
     -------
-    dict
+    BurstyPathResult
         A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -333,7 +399,7 @@ def bursty_path(
             ],
         }
     )
-    return {"path": pd.concat(rows, ignore_index=True), "summary": summary, "model": model}
+    return BurstyPathResult(path=pd.concat(rows, ignore_index=True), summary=summary, model=model)
 
 
 def closed_form(dist, k: int, n: int) -> float:
@@ -581,7 +647,7 @@ def pareto_limit_convergence(
 
 
 def cost_of_waiting(
-    models: dict, n: int = 100, ks=None, cluster: HeterogeneousCluster | None = None
+    models, n: int = 100, ks=None, cluster: HeterogeneousCluster | None = None
 ) -> pd.DataFrame:
     """``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
 
@@ -591,7 +657,7 @@ def cost_of_waiting(
 
     Parameters
     ----------
-    models : dict
+    models : dict or StandardModelsResult
         Delay models by name.
     n : int, default 100
         Number of workers. Must satisfy ``1 <= n``.
@@ -625,7 +691,7 @@ def cost_of_waiting(
                 }
             )
 
-    for name, dist in models.items():
+    for name, dist in _named_models(models).items():
         add(
             name,
             expected_order_statistics_numeric(dist, ks, n, divergent="inf"),

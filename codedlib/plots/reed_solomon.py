@@ -17,6 +17,8 @@ from matplotlib import ticker
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "LABELS",
+    "label",
     "plot_straggler_regimes",
     "plot_accuracy",
     "plot_any_f_rows",
@@ -29,8 +31,44 @@ __all__ = [
     "plot_workers_choice",
 ]
 
+#: display labels of the experiments' snake_case columns (what a table shows)
+LABELS = {
+    "f_rs": "f_RS",
+    "f_mds": "f_MDS",
+    "t_rs": "T_RS",
+    "t_mds": "T_MDS",
+    "t_offline": "T_offline",
+    "t_online": "T_online",
+}
 
-def plot_mask(M, ax=None, title=None):
+
+def label(column: str) -> str:
+    """Display label of a column of :mod:`codedlib.experiments.reed_solomon`'s frames.
+
+    :data:`LABELS` first; :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s
+    ``test_error_at_<t>`` columns read ``test_error@<t>s``; any other column as it is. Use as
+    ``frame.rename(columns=label)``.
+
+    Parameters
+    ----------
+    column : str
+        Column name.
+
+    Returns
+    -------
+    str
+        The label shown for it.
+    """
+    if column in LABELS:
+        return LABELS[column]
+    prefix = "test_error_at_"
+    if column.startswith(prefix):
+        t = column[len(prefix) :].replace("_", ".").replace("m", "-").replace("p", "+")
+        return f"test_error@{t}s"
+    return column
+
+
+def plot_mask(M, ax=None, title: str | None = None):
     """The 0/1 mask matrix (rows = workers, columns = data chunks), eq. (5) / Algorithm 4.
 
     Parameters
@@ -39,8 +77,8 @@ def plot_mask(M, ax=None, title=None):
         Mask (support) matrix, workers by chunks.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, optional
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -71,7 +109,7 @@ def plot_mask(M, ax=None, title=None):
     return fig
 
 
-def plot_encoding_matrix(B, ax=None, title=None):
+def plot_encoding_matrix(B, ax=None, title: str | None = None):
     """log10 |B_ij| of the complex encoding matrix (Algorithm 2); white cells are zeros.
 
     Parameters
@@ -80,8 +118,8 @@ def plot_encoding_matrix(B, ax=None, title=None):
         Encoding matrix, workers by chunks.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, optional
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -100,7 +138,7 @@ def plot_encoding_matrix(B, ax=None, title=None):
     return fig
 
 
-def plot_any_f_rows(df: pd.DataFrame, ax=None):
+def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     """Residual max|a B_F − 1| of the best decoding vector for f random survivors, f − 1
     random survivors, and the f − 1 workers left when one chunk's holders all straggle.
 
@@ -110,6 +148,8 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None):
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -126,11 +166,11 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None):
     ax.set_xlabel("log10 max |a B_F − 1|")
     ax.set_ylabel("survivor sets")
     ax.legend(fontsize=8)
-    ax.set_title("any f rows reach the all-ones row; f − 1 rows need not")
+    ax.set_title(title or "any f rows reach the all-ones row; f − 1 rows need not")
     return fig
 
 
-def plot_decoding_cost(df: pd.DataFrame, ax=None):
+def plot_decoding_cost(df: pd.DataFrame, ax=None, title: str | None = None):
     """Time for one decoding vector vs f (log–log): median over repeats with min–max bars, and
     f² / f³ guides. ``df`` is :func:`codedlib.experiments.reed_solomon.decoding_cost`'s tidy
     frame (one row per f and repeat).
@@ -141,6 +181,8 @@ def plot_decoding_cost(df: pd.DataFrame, ax=None):
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -170,11 +212,11 @@ def plot_decoding_cost(df: pd.DataFrame, ax=None):
     ax.set_xlabel("f (workers decoded)")
     ax.set_ylabel("seconds per decoding vector")
     ax.legend()
-    ax.set_title(f"Sec. 4: online decoding cost (median, min–max of {repeats} repeats)")
+    ax.set_title(title or f"Sec. 4: online decoding cost (median, min–max of {repeats} repeats)")
     return fig
 
 
-def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None):
+def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | None = None):
     """Relative gradient error of decoding vs n, worst-case and random survivor sets.
 
     Parameters
@@ -185,6 +227,8 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None):
         Tolerance.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -212,11 +256,11 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None):
     ax.set_ylabel("relative error of decoded gradient")
     # below the axes: the diverging curves cross the whole upper half of the plot
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
-    ax.set_title("double-precision accuracy of RS decoding (not in the paper)")
+    ax.set_title(title or "double-precision accuracy of RS decoding (not in the paper)")
     return fig
 
 
-def plot_pareto_check(df: pd.DataFrame, ax=None):
+def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
     """Appendix formula vs Monte Carlo vs eq. (19)'s limit, as n grows.
 
     Parameters
@@ -225,6 +269,8 @@ def plot_pareto_check(df: pd.DataFrame, ax=None):
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -246,21 +292,23 @@ def plot_pareto_check(df: pd.DataFrame, ax=None):
     ax.set_xlabel("n")
     ax.set_ylabel("E[T_delay^(f)] (ms)")
     ax.legend()
-    ax.set_title("Pareto order statistic, f = n − ⌊αn⌋")
+    ax.set_title(title or "Pareto order statistic, f = n − ⌊αn⌋")
     return fig
 
 
-def plot_tf_curve(result: dict, ax=None, show_online: bool = True):
+def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None = None):
     """Fig. 3: T_f(α) of eq. (21) with α* (star); eq. (20) with decoding cost when c_m > 0.
 
     Parameters
     ----------
-    result : dict
-        Result of the matching ``codedlib.experiments`` function.
+    result : codedlib.experiments.reed_solomon.TfCurveResult
+        Result of :func:`codedlib.experiments.reed_solomon.fig3_tf_curve`.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
     show_online : bool, default True
         Also draw eq. (20) with decoding cost.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -268,20 +316,20 @@ def plot_tf_curve(result: dict, ax=None, show_online: bool = True):
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
-    curve = result["curve"]
-    ax.plot(curve["alpha"], curve["T_offline"], label="T_f, offline decoding (eq. 21)")
-    if show_online and result.get("c_m", 0) > 0:
+    curve = result.curve
+    ax.plot(curve["alpha"], curve["t_offline"], label="T_f, offline decoding (eq. 21)")
+    if show_online and result.c_m > 0:
         ax.plot(
             curve["alpha"],
-            curve["T_online"],
+            curve["t_online"],
             "--",
-            label=f"T_f, online decoding (eq. 20, c_m={result['c_m']:g})",
+            label=f"T_f, online decoding (eq. 20, c_m={result.c_m:g})",
         )
-    a_star = result["alpha_star"]
+    a_star = result.alpha_star
     if a_star is not None:
         ax.plot(
             [a_star],
-            [result["T_star"]],
+            [result.t_star],
             "*",
             ms=16,
             color="C3",
@@ -291,16 +339,16 @@ def plot_tf_curve(result: dict, ax=None, show_online: bool = True):
         ax.text(
             0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes, ha="center"
         )
-    lo = np.nanmin(curve["T_offline"])
-    ax.set_ylim(lo * 0.8, min(np.nanmax(curve["T_offline"]), lo * 6))
+    lo = np.nanmin(curve["t_offline"])
+    ax.set_ylim(lo * 0.8, min(np.nanmax(curve["t_offline"]), lo * 6))
     ax.set_xlabel("α = w/k")
     ax.set_ylabel("T_f (s)")
     ax.legend()
-    ax.set_title("expected time per iteration (Fig. 3)")
+    ax.set_title(title or "expected time per iteration (Fig. 3)")
     return fig
 
 
-def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None):
+def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None, title: str | None = None):
     """f_RS and f_MDS minimising eq. (17) against the FLOP time c_m.
 
     Parameters
@@ -311,6 +359,8 @@ def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None):
         The paper's value(s), drawn for comparison.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -319,14 +369,14 @@ def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None):
     """
     fig, ax = new_axes(ax)
     pos = df[df["c_m"] > 0]
-    ax.semilogx(pos["c_m"], pos["f_RS"], "o-", label="f_RS (c_m f², Algorithm 3)")
-    ax.semilogx(pos["c_m"], pos["f_MDS"], "s-", label="f_MDS (c_m f³)")
+    ax.semilogx(pos["c_m"], pos["f_rs"], "o-", label="f_RS (c_m f², Algorithm 3)")
+    ax.semilogx(pos["c_m"], pos["f_mds"], "s-", label="f_MDS (c_m f³)")
     ax.axhline(paper[0], color="C0", ls=":", label=f"paper f_RS = {paper[0]}")
     ax.axhline(paper[1], color="C1", ls=":", label=f"paper f_MDS = {paper[1]}")
     ax.set_xlabel("c_m (seconds per FLOP)")
     ax.set_ylabel("f minimising eq. (17)")
     ax.legend()
-    ax.set_title("eq. (17): workers to wait for, n = 80")
+    ax.set_title(title or "eq. (17): workers to wait for, n = 80")
     return fig
 
 
@@ -451,7 +501,7 @@ def plot_fig2(
     return fig
 
 
-def plot_straggler_regimes(metrics, column: str = "test_error", title: str = ""):
+def plot_straggler_regimes(metrics, column: str = "test_error", title: str | None = None):
     """Final test error of Coded-RS and ignore-stragglers per regime (mean over seeds with a
     95 % t-interval), from :func:`codedlib.experiments.reed_solomon.ignore_stragglers_regimes`;
     the seeds are drawn as dots.
@@ -462,8 +512,8 @@ def plot_straggler_regimes(metrics, column: str = "test_error", title: str = "")
         Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
     column : str, default 'test_error'
         Column to use.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -491,6 +541,6 @@ def plot_straggler_regimes(metrics, column: str = "test_error", title: str = "")
     ax.set_xticks(np.arange(len(regimes)), [r.replace(", ", ",\n") for r in regimes], fontsize=7)
     ax.set_ylabel("test error at the end of the budget")
     ax.legend(fontsize=8)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title or "", fontsize=9)
     fig.tight_layout()
     return fig

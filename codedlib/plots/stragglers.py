@@ -48,7 +48,7 @@ def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
     return fig, list(np.atleast_1d(axes))
 
 
-def plot_delay_models(curves: pd.DataFrame, axes=None, title: str = ""):
+def plot_delay_models(curves: pd.DataFrame, axes=None, title: str | None = None):
     """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long-format DataFrame);
     ``title`` (a figure title) should name the models' parameters.
 
@@ -58,8 +58,8 @@ def plot_delay_models(curves: pd.DataFrame, axes=None, title: str = ""):
         Curves as returned by the matching ``codedlib.experiments`` function.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Figure title (suptitle); none when None.
 
     Returns
     -------
@@ -86,7 +86,7 @@ def plot_delay_models(curves: pd.DataFrame, axes=None, title: str = ""):
     return fig
 
 
-def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str = ""):
+def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str | None = None):
     """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
 
     ``title`` (default: a generic one) should name the stand-in cluster's parameters.
@@ -97,8 +97,8 @@ def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str = ""):
         Empirical and model CDFs.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -119,7 +119,7 @@ def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str = ""):
     return fig
 
 
-def plot_bursty_path(path: pd.DataFrame, ax=None, title: str = ""):
+def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
     """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
 
     ``title`` (default: a generic one) should name the chosen and calibrated parameters.
@@ -130,8 +130,8 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str = ""):
         File path.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -162,7 +162,7 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str = ""):
     return fig
 
 
-def plot_order_statistics(comparison: pd.DataFrame, title: str = "", axes=None):
+def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, axes=None):
     """``E[T_(k)]`` vs ``k``: closed form (line), numeric (o), Monte Carlo (3 s.e. bars); and the
     Monte Carlo deviation in standard errors.
 
@@ -170,8 +170,8 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str = "", axes=None):
     ----------
     comparison : pd.DataFrame
         Closed form, numeric and Monte Carlo order statistics.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
 
@@ -227,7 +227,7 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str = "", axes=None):
     return fig
 
 
-def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str = ""):
+def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = None):
     """Non-identical workers: numeric integration (Poisson-binomial) vs Monte Carlo, and the
     i.i.d. approximation. ``title`` should name the stand-in cluster.
 
@@ -237,8 +237,8 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str = ""):
         Numeric vs Monte Carlo comparison.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------
@@ -261,7 +261,7 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str = ""):
     return fig
 
 
-def plot_pareto_limit(convergence: pd.DataFrame, axes=None):
+def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = None):
     """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19).
 
     Parameters
@@ -270,6 +270,8 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None):
         Exact order statistics and their limit.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Title of the left panel; the default title when None.
 
     Returns
     -------
@@ -295,7 +297,7 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None):
     ax.set(
         xlabel="n workers",
         ylabel="E[T_(ceil((1-alpha) n))]",
-        title="RS Proposition 1: Pareto order statistic vs eq. (19)",
+        title=title or "RS Proposition 1: Pareto order statistic vs eq. (19)",
     )
     # between the two upper limit lines (paper parameters), clear of the curves
     ax.legend(fontsize="small", loc="center right", bbox_to_anchor=(1.0, 0.42))
@@ -304,7 +306,7 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None):
     return fig
 
 
-def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str = ""):
+def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str | None = None):
     """``E[T_(k)] / E[T]`` against the fraction ``k/n`` of workers waited for (``title``
     should name the models' parameters).
 
@@ -314,8 +316,8 @@ def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str = ""):
         Cost table from the matching experiment.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str | None, optional
+        Title; the default title when None.
 
     Returns
     -------

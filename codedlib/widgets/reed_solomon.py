@@ -57,7 +57,7 @@ def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
     res = fig3_tf_curve(t0, xi, cg_N, c_m, n)
     f_rs = optimal_workers(n, t0, xi, cg_N, c_m, "rs")
     f_mds = optimal_workers(n, t0, xi, cg_N, c_m, "mds")
-    a_star = res["alpha_star"]
+    a_star = res.alpha_star
     lines = [
         (
             f"load w/k = {w / k:.4f}; tolerates s = floor(nw/k) - 1 = {s} stragglers, "
@@ -65,7 +65,7 @@ def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
         ),
         "alpha* (eq. 22) = "
         + (f"{a_star:.4f}" if a_star is not None else "n/a (t0/(c_g N xi) >= 1: best alpha = 1)")
-        + f"; numeric with decoding cost (eq. 20) = {res['alpha_star_online']:.4f}",
+        + f"; numeric with decoding cost (eq. 20) = {res.alpha_star_online:.4f}",
         f"eq. (17) optimum: f_RS = {f_rs}, f_MDS = {f_mds} (paper: 68, 33 at n = 80)",
     ]
     return "\n".join(lines), {"s": s, "f": n - s, "res": res, "f_rs": f_rs, "f_mds": f_mds}

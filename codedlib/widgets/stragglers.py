@@ -214,8 +214,8 @@ def bursts_report(p_enter, p_exit, factor, n_workers=36, n_iterations=600, seed=
         p_exit=p_exit,
         rng=seed,
     )
-    fig = plot_bursty_path(result["path"])
-    return fig, result["summary"].to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    fig = plot_bursty_path(result.path)
+    return fig, result.summary.to_string(index=False, float_format=lambda v: f"{v:.4g}")
 
 
 # --------------------------------------------------------------------------------------
