@@ -25,9 +25,11 @@ def small():
 def test_heterogeneous_regression_has_requested_spread():
     problem = ex.heterogeneous_regression(8, 200, 6, heterogeneity=50.0, condition=20.0, rng=0)
     c = ex.problem_constants(problem, 8)
-    spread = c["L_parts"].max() / c["L_parts"].min()
+    assert isinstance(c, ex.ProblemConstantsResult)
+    spread = c.partition_smoothness.max() / c.partition_smoothness.min()
     assert 25 < spread < 100  # sampling noise around the requested factor 50
-    assert 10 < c["kappa"] < 40
+    assert 10 < c.kappa < 40
+    assert c.kappa == pytest.approx(c.total_smoothness / c.strong_convexity)
     with pytest.raises(ValueError, match="heterogeneity must satisfy"):
         ex.heterogeneous_regression(heterogeneity=0.5)
 
@@ -40,7 +42,9 @@ def test_default_configs():
 
 
 def test_runs_share_delays_and_converge(small):
-    _problem, runs = small
+    _problem, result = small
+    assert isinstance(result, ex.ConvergenceRunsResult) and result.stepsize_rule == "gd"
+    runs = result.runs
     assert all(run.gap[-1] <= 1e-9 * run.gap[0] for run in runs.values())
     # same worker draws: G-GD's slowest group minimum never exceeds GD's overall maximum, so
     # with load r = 2 its iteration time is at most twice GD's
@@ -52,17 +56,26 @@ def test_runs_share_delays_and_converge(small):
 def test_tables(small):
     problem, runs = small
     summary = ex.complexity_summary(runs)
-    assert list(summary["scheme"]) == list(runs)
+    assert list(summary["scheme"]) == list(runs.runs)
+    pd.testing.assert_frame_equal(summary, ex.complexity_summary(runs.runs))  # dict still fine
     verdict = ex.conclusion_check(summary)
-    assert verdict["best_time"] == (summary.set_index("scheme")["time"].idxmin() == "G-LAG")
+    assert isinstance(verdict, ex.ConclusionCheckResult)
+    assert verdict.best_time == (summary.set_index("scheme")["time"].idxmin() == "G-LAG")
+    assert verdict.fastest == summary.set_index("scheme")["time"].idxmin()
     t1 = ex.table1_tradeoff(runs)
-    assert t1.loc[0, "computation / GD"] == pytest.approx(2.0)  # GC: r = 2 partitions each
-    assert t1.loc[0, "communication / GD"] == pytest.approx((12 - 2 + 1) / 12)  # eq. 33
+    assert list(t1.columns) == [
+        "technique",
+        "time_vs_gd",
+        "communication_vs_gd",
+        "computation_vs_gd",
+    ]
+    assert t1.loc[0, "computation_vs_gd"] == pytest.approx(2.0)  # GC: r = 2 partitions each
+    assert t1.loc[0, "communication_vs_gd"] == pytest.approx((12 - 2 + 1) / 12)  # eq. 33
     checks = ex.iteration_time_check(runs, ex.make_delay("pareto", shape=2.5))
     assert (checks["z"].abs() < 4.5).all()
     sel = ex.selection_check(runs, problem, 0.05, 10)
     assert sel["eq25_respected"].all()
-    assert (sel["measured_fraction"] <= sel["bound_1_minus_dC"] + 0.01).all()
+    assert (sel["measured_fraction"] <= sel["selection_bound"] + 0.01).all()
 
 
 def test_complexity_curves_and_plots(small):
@@ -72,15 +85,30 @@ def test_complexity_curves_and_plots(small):
     gd = curves[curves["scheme"] == "GD"]
     assert np.allclose(gd["communication"], 2 * 6 * gd["iterations"])
     curves_g = ex.complexity_curves(problem, 6, delays=delays, vary="G", redundancy=2)
-    assert set(curves_g["G"]) == {1, 2, 3, 6}
+    assert set(curves_g["n_groups"]) == {1, 2, 3, 6}
+    assert set(curves["redundancy"]) == {1, 2, 3, 6}
+    layouts = ex.storage_layouts()
+    assert isinstance(layouts, ex.StorageLayoutsResult)
+    assert [name for name, _, _ in layouts.panels()] == ["gc", "lag", "g_lag", "lagc"]
+    assert (layouts.gc.n_workers, layouts.gc.redundancy) == (3, 2)
+    assert layouts.lagc.n_groups == 2 and layouts.selected["lagc"] == [0]
     for fig in (
-        pl.plot_storage_layouts(ex.storage_layouts()),
+        pl.plot_storage_layouts(layouts),
         pl.plot_complexity_curves(curves, "r"),
         pl.plot_convergence(ex.convergence_metrics(runs)),
         pl.plot_table1(ex.table1_tradeoff(runs)),
         pl.plot_iteration_time_check(ex.iteration_time_check(runs, delays["exponential"])),
     ):
         assert isinstance(fig, matplotlib.figure.Figure)
+    # display labels are set at plotting time
+    fig = pl.plot_storage_layouts(layouts)
+    assert fig.axes[0].get_title().startswith("Fig. 3: GC (N=3, r=2)\n")
+    assert fig.axes[3].get_title().startswith("Fig. 5(b): LAGC (N=6, r=2, G=2)\n")
+    fig = pl.plot_table1(ex.table1_tradeoff(runs))
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == ["time", "communication", "computation"]
+    fig = pl.plot_complexity_curves(curves_g, "G")
+    assert fig.axes[0].get_xlabel() == "G (worker groups)"
     with pytest.raises(ValueError, match="vary must be"):
         ex.complexity_curves(problem, 6, delays=delays, vary="x")
 
@@ -90,6 +118,7 @@ def test_widget_report_and_errors():
         n_workers=6, redundancy=2, n_groups=2, samples_per_partition=10, replicas=2
     )
     assert isinstance(report["theory"], pd.DataFrame) and len(report["measured"]) == 6
+    assert "upper_bound" in report["theory"].columns
     for bad, match in [
         ({"n_groups": 4}, "n_groups must divide"),
         ({"redundancy": 7}, "redundancy must satisfy"),
@@ -111,16 +140,16 @@ def test_table2_against_runs(small, rule):
     )
     tab = ex.table2_check(runs, problem, delay, 0.05, 10).set_index("scheme")
     exact = tab[~tab["bound"]]
-    np.testing.assert_array_equal(exact["communication"], exact["communication Table II"])
-    np.testing.assert_array_equal(exact["computation"], exact["computation Table II"])
-    assert ((exact["time"] - exact["time Table II"]).abs() < 4 * exact["time_stderr"]).all()
+    np.testing.assert_array_equal(exact["communication"], exact["table2_communication"])
+    np.testing.assert_array_equal(exact["computation"], exact["table2_computation"])
+    assert ((exact["time"] - exact["table2_time"]).abs() < 4 * exact["time_stderr"]).all()
     lazy = tab[tab["bound"]]
     for col in ("time", "communication", "computation"):
         assert (
-            lazy[col] <= lazy[f"{col} Table II"] + 4 * lazy["time_stderr"] * (col == "time")
+            lazy[col] <= lazy[f"table2_{col}"] + 4 * lazy["time_stderr"] * (col == "time")
         ).all()
-    bounded = tab.dropna(subset=["I(eps) eq. 19/20"])
-    assert (bounded["iterations"] <= bounded["I(eps) eq. 19/20"]).all()
+    bounded = tab.dropna(subset=["iter_bound"])
+    assert (bounded["iterations"] <= bounded["iter_bound"]).all()
     assert bounded["bound"].any() == (rule == "theory")
 
 
@@ -181,7 +210,8 @@ def test_convergence_seeds_tidy_and_paired(over_seeds):
     assert lazy["selection_bound"].between(0, 1).all() and lazy["eq25_respected"].all()
     assert s.loc[~s["lazy"], "selection_bound"].isna().all()
     assert (s["time_per_iter"] > 0).all() and (s["time_per_iter_formula"] > 0).all()
-    assert np.allclose(s.loc[s["rule"] == "gd", "stepsize_times_L"], 1.0)
+    assert isinstance(over_seeds, ex.SeedRunsResult)
+    assert np.allclose(s.loc[s["rule"] == "gd", "stepsize_times_smoothness"], 1.0)
     curves = over_seeds.curves
     assert {"rel_gap", "seed", "delay", "rule"} <= set(curves.columns)
     assert np.allclose(curves.groupby(["seed", "delay", "rule", "scheme"])["rel_gap"].first(), 1.0)
@@ -242,8 +272,8 @@ def test_seed_interval():
 
 def test_seed_plots(over_seeds):
     bands = ex.convergence_bands(over_seeds.curves, n_grid=20)
-    fig = pl.plot_convergence_bands(bands[bands["delay"] == "pareto"], "title")
-    assert len(fig.axes) == 6
+    fig = pl.plot_convergence_bands(bands[bands["delay"] == "pareto"], title="title")
+    assert len(fig.axes) == 6 and fig.get_suptitle() == "title"
     fig = pl.plot_table1_seeds(ex.table1_intervals(ex.table1_seeds(over_seeds.summary)), title="t")
     assert isinstance(fig, matplotlib.figure.Figure)
     table = pd.DataFrame(
@@ -256,7 +286,11 @@ def test_seed_plots(over_seeds):
         }
     )
     fig = pl.plot_iteration_time_seeds(table, title="t")
-    assert isinstance(fig, matplotlib.figure.Figure)
+    assert isinstance(fig, matplotlib.figure.Figure) and fig.axes[0].get_title() == "t"
+    both = pd.concat([table.assign(delay="exponential"), table.assign(delay="pareto")])
+    fig = pl.plot_iteration_time_panels(both, panel_titles={"pareto": "P"}, title="t")
+    assert [ax.get_title() for ax in fig.axes] == ["exponential", "P"]
+    assert fig.get_suptitle() == "t"
 
 
 # ------------------------------------------- issue 13 item 7: bound vs simulation grid
@@ -312,7 +346,7 @@ def test_eq20_factor_is_realised_by_the_simulation(bound_grid):
     np.testing.assert_allclose(
         th_rows["sim_iteration_factor"], th_rows["iteration_factor"], rtol=0.05
     )
-    big = th_rows[th_rows["sqrt_Dxi"] > 0.7]
+    big = th_rows[th_rows["sqrt_d_xi"] > 0.7]
     assert (big["sim_iteration_factor"] < 0.5 * big["iteration_factor"] ** 2).all()
     # with step 1/L lazy selection costs (almost) no iterations
     gd_rows = grid[grid["rule"] == "gd"]
@@ -328,8 +362,8 @@ def test_grid_direction_bound_vs_simulation(bound_grid):
     # the bound's ratio tracks the simulated one and exceeds it where eq. (30) is loose
     theory = s[s["rule"] == "theory"]
     assert (theory["looseness"] > 0.95).all()
-    assert (theory.loc[theory["sqrt_Dxi"] > 0.7, "looseness"] > 1.1).all()
-    skipping = s[(s["rule"] == "gd") & (s["sqrt_Dxi"] > 0.2)]
+    assert (theory.loc[theory["sqrt_d_xi"] > 0.7, "looseness"] > 1.1).all()
+    skipping = s[(s["rule"] == "gd") & (s["sqrt_d_xi"] > 0.2)]
     assert len(skipping) and (skipping["sim_winner"] == "G-LAG").all()
     assert (skipping["sim_high"] < 1).all()
 
@@ -347,8 +381,8 @@ def test_bound_grid_plot(bound_grid):
     best = pd.DataFrame(
         {"delay": ["exponential"] * 2, "spread": [1.0, 1e3], "best_ratio": [1.01, 0.9]}
     )
-    fig = pl.plot_bound_grid(summary, best, spread=15.0)
-    assert len(fig.axes) == 3
+    fig = pl.plot_bound_grid(summary, best, spread=15.0, title="grid")
+    assert len(fig.axes) == 3 and fig.get_suptitle() == "grid"
     assert all(ax.get_ylabel() for ax in fig.axes)
     assert "ratio" in fig.axes[0].get_ylabel()
 
@@ -376,9 +410,11 @@ def test_the_widget_shows_compare_schemes():
     kwargs = dict(n_workers=6, redundancy=2, n_groups=2, samples_per_partition=10, replicas=2)
     out = ex.compare_schemes(**kwargs)
     report = lagc_report(**kwargs)
-    pd.testing.assert_frame_equal(out["theory"], report["theory"])
-    pd.testing.assert_frame_equal(out["measured"], report["measured"])
-    assert "note" not in out["theory"] or out["theory"]["note"].isna().all()  # every layout valid
+    assert isinstance(out, ex.CompareSchemesResult)
+    pd.testing.assert_frame_equal(out.theory, report["theory"])
+    pd.testing.assert_frame_equal(out.measured, report["measured"])
+    assert "note" not in out.theory or out.theory["note"].isna().all()  # every layout valid
+    assert all(c == c.lower() and " " not in c for c in out.theory.columns)
 
 
 def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
@@ -393,11 +429,11 @@ def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
 
     def fake(*args, **kwargs):
         calls.append(inspect.signature(real).bind(*args, **kwargs).arguments)
-        return {"theory": pd.DataFrame(), "measured": pd.DataFrame(), "metrics": None}
+        return ex.CompareSchemesResult(theory=pd.DataFrame(), measured=pd.DataFrame(), metrics=None)
 
     fake.__signature__ = inspect.signature(real)  # what the widget reads its arguments from
     monkeypatch.setattr(ex, "compare_schemes", fake)
-    monkeypatch.setattr(widget, "plot_convergence", lambda metrics, title: titles.append(title))
+    monkeypatch.setattr(widget, "plot_convergence", lambda metrics, *, title: titles.append(title))
     defaults = {n: p.default for n, p in inspect.signature(real).parameters.items()}
     report = lagc_report()
     assert calls[-1] == defaults and set(report) == {"theory", "measured", "figure"}

@@ -50,8 +50,14 @@ from codedlib.theory import lagc as th
 
 __all__ = [
     "compare_schemes",
+    "CompareSchemesResult",
+    "ConclusionCheckResult",
+    "ConvergenceRunsResult",
+    "ProblemConstantsResult",
     "SCHEME_LABELS",
     "SeedRuns",
+    "SeedRunsResult",
+    "StorageLayoutsResult",
     "bound_best_case",
     "bound_grid",
     "bound_grid_summary",
@@ -157,7 +163,38 @@ def heterogeneous_regression(
     return LeastSquares(X, y, lam=lam)
 
 
-def problem_constants(problem, n_workers: int) -> dict:
+@dataclass(frozen=True)
+class ProblemConstantsResult:
+    """Constants of a learning problem split over ``N`` fine partitions (Section V).
+
+    Attributes
+    ----------
+    total_smoothness : float
+        ``L``, smoothness of the sum objective.
+    strong_convexity : float
+        ``μ``, strong convexity of the sum objective.
+    kappa : float
+        Condition number ``κ = L/μ``.
+    initial_gap : float
+        ``Δ = L(θ⁰) - L*`` of the sum objective.
+    f_star : float
+        Optimal value of the mean loss.
+    partition_smoothness : np.ndarray
+        Smoothness ``L_p`` of each fine partition's sum loss.
+    bounds : np.ndarray
+        Row boundaries of the fine partitions.
+    """
+
+    total_smoothness: float
+    strong_convexity: float
+    kappa: float
+    initial_gap: float
+    f_star: float
+    partition_smoothness: np.ndarray
+    bounds: np.ndarray
+
+
+def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
     """``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``.
 
     Parameters
@@ -169,7 +206,7 @@ def problem_constants(problem, n_workers: int) -> dict:
 
     Returns
     -------
-    dict
+    ProblemConstantsResult
         ``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``.
     """
     n = problem.n_samples
@@ -179,15 +216,15 @@ def problem_constants(problem, n_workers: int) -> dict:
     eig = np.linalg.eigvalsh(H)
     L_parts = np.array([(b - a) * problem.smoothness(a, b) for a, b in itertools.pairwise(bounds)])
     f_star = problem.loss(theta_star)
-    return {
-        "L": n * eig[-1],
-        "mu": n * eig[0],
-        "kappa": eig[-1] / eig[0],
-        "initial_gap": n * (problem.loss(problem.initial_point()) - f_star),
-        "f_star": f_star,
-        "L_parts": L_parts,
-        "bounds": bounds,
-    }
+    return ProblemConstantsResult(
+        total_smoothness=n * eig[-1],
+        strong_convexity=n * eig[0],
+        kappa=eig[-1] / eig[0],
+        initial_gap=n * (problem.loss(problem.initial_point()) - f_star),
+        f_star=f_star,
+        partition_smoothness=L_parts,
+        bounds=bounds,
+    )
 
 
 def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
@@ -250,23 +287,62 @@ def make_delay(
 # --------------------------------------------------------------------------------------
 # Figures 3-5: storage layouts
 # --------------------------------------------------------------------------------------
-def storage_layouts() -> dict:
+@dataclass(frozen=True)
+class StorageLayoutsResult:
+    """The storage layouts of the paper's examples (Figs. 3-5) and the groups the PS selects
+    in each figure.
+
+    Attributes
+    ----------
+    gc : LAGCLayout
+        Fig. 3: GC with N=3, r=2.
+    lag : LAGCLayout
+        Fig. 4: LAG with N=3.
+    g_lag : LAGCLayout
+        Fig. 5(a): G-LAG with N=6, r=2, G=3.
+    lagc : LAGCLayout
+        Fig. 5(b): LAGC with N=6, r=2, G=2.
+    selected : dict
+        Groups selected in each figure's example, by field name (``"gc"``, ``"lag"``,
+        ``"g_lag"``, ``"lagc"``).
+    """
+
+    gc: th.LAGCLayout
+    lag: th.LAGCLayout
+    g_lag: th.LAGCLayout
+    lagc: th.LAGCLayout
+    selected: dict
+
+    def panels(self) -> list[tuple[str, th.LAGCLayout, list[int]]]:
+        """``(name, layout, selected_groups)`` per figure, in the paper's order.
+
+        Returns
+        -------
+        list of tuple
+            ``(name, layout, selected_groups)`` for ``gc``, ``lag``, ``g_lag``, ``lagc``.
+        """
+        names = ("gc", "lag", "g_lag", "lagc")
+        return [(name, getattr(self, name), self.selected[name]) for name in names]
+
+
+def storage_layouts() -> StorageLayoutsResult:
     """The paper's examples: Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and
-    Fig. 5(b) LAGC (N=6, r=2, G=3 and G=2). Values are ``(layout, selected_groups)`` with
-    the selections drawn in the figures (Fig. 4: worker 1 only; Fig. 5: group 1 only).
+    Fig. 5(b) LAGC (N=6, r=2, G=3 and G=2), with the selections drawn in the figures
+    (Fig. 4: worker 1 only; Fig. 5: group 1 only).
 
     Returns
     -------
-    dict
+    StorageLayoutsResult
         The paper's examples: Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and Fig. 5(b)
         LAGC (N=6, r=2, G=3 and G=2).
     """
-    return {
-        "Fig. 3: GC (N=3, r=2)": (th.lagc_layout(3, 2, 1), [0]),
-        "Fig. 4: LAG (N=3)": (th.lagc_layout(3, 1, 3), [0]),
-        "Fig. 5(a): G-LAG (N=6, r=2, G=3)": (th.lagc_layout(6, 2, 3), [0]),
-        "Fig. 5(b): LAGC (N=6, r=2, G=2)": (th.lagc_layout(6, 2, 2), [0]),
-    }
+    return StorageLayoutsResult(
+        gc=th.lagc_layout(3, 2, 1),
+        lag=th.lagc_layout(3, 1, 3),
+        g_lag=th.lagc_layout(6, 2, 3),
+        lagc=th.lagc_layout(6, 2, 2),
+        selected={"gc": [0], "lag": [0], "g_lag": [0], "lagc": [0]},
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -313,6 +389,32 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
     return configs
 
 
+@dataclass(frozen=True)
+class ConvergenceRunsResult:
+    """Every scheme run on the same delay draws (Section VI), as :func:`convergence_runs`
+    returns them.
+
+    Attributes
+    ----------
+    runs : dict
+        ``{label: SchemeRun}`` in the order of the configurations (labels such as ``"GD"`` or
+        ``"LAGC (G=3)"`` are the ``scheme`` values of the tables built from the runs).
+    stepsize_rule : str
+        Step-size rule used: ``'gd'`` or ``'theory'``.
+    f_star : float
+        Optimal value of the mean loss.
+    """
+
+    runs: dict
+    stepsize_rule: str
+    f_star: float
+
+
+def _runs(runs) -> dict:
+    """``{label: SchemeRun}`` of a :class:`ConvergenceRunsResult` (or of such a dict)."""
+    return runs.runs if isinstance(runs, ConvergenceRunsResult) else runs
+
+
 def convergence_runs(
     problem,
     n_workers: int,
@@ -327,13 +429,13 @@ def convergence_runs(
     max_iter: int = 20_000,
     rel_tol: float = 1e-10,
     rng=None,
-) -> dict:
+) -> ConvergenceRunsResult:
     """Run every scheme on the same delay draws until the gap falls below
     ``rel_tol * gap(θ⁰)`` (Section VI).
 
     ``stepsize_rule="gd"`` uses ``α = 1/L`` for every scheme (as in LAG's experiments);
-    ``"theory"`` uses ``(1 - sqrt(Dξ))/L`` for the lazy schemes (eq. 20). Returns
-    ``{label: SchemeRun}``.
+    ``"theory"`` uses ``(1 - sqrt(Dξ))/L`` for the lazy schemes (eq. 20). The result's
+    ``runs`` is ``{label: SchemeRun}``.
 
     Parameters
     ----------
@@ -364,9 +466,9 @@ def convergence_runs(
 
     Returns
     -------
-    dict
-        Run every scheme on the same delay draws until the gap falls below ``rel_tol * gap(θ⁰)``
-        (Section VI).
+    ConvergenceRunsResult
+        Every scheme's run on the same delay draws until the gap falls below
+        ``rel_tol * gap(θ⁰)`` (Section VI).
     """
     if stepsize_rule not in ("gd", "theory"):
         raise ValueError(f"stepsize_rule must be 'gd' or 'theory', got {stepsize_rule!r}")
@@ -392,7 +494,7 @@ def convergence_runs(
             gap_tol=tol,
             f_star=f_star,
         )
-    return runs
+    return ConvergenceRunsResult(runs=runs, stepsize_rule=stepsize_rule, f_star=f_star)
 
 
 def convergence_metrics(runs: dict, max_points: int = 400) -> pd.DataFrame:
@@ -400,8 +502,8 @@ def convergence_metrics(runs: dict, max_points: int = 400) -> pd.DataFrame:
 
     Parameters
     ----------
-    runs : dict
-        Runs by scheme, as returned by :func:`convergence_runs`.
+    runs : ConvergenceRunsResult or dict
+        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
     max_points : int, default 400
         Largest number of points kept per curve.
 
@@ -411,7 +513,7 @@ def convergence_metrics(runs: dict, max_points: int = 400) -> pd.DataFrame:
         Long table (scheme, time, communication, computation, gap) thinned for plotting.
     """
     frames = []
-    for label, run in runs.items():
+    for label, run in _runs(runs).items():
         df = run.metrics()
         if len(df) > max_points:
             keep = np.unique(np.linspace(0, len(df) - 1, max_points).astype(int))
@@ -426,8 +528,8 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
 
     Parameters
     ----------
-    runs : dict
-        Runs by scheme, as returned by :func:`convergence_runs`.
+    runs : ConvergenceRunsResult or dict
+        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
     eps_rel : float, default 1e-08
         Relative optimality gap at which a run stops.
 
@@ -438,7 +540,7 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
         ``eps_rel * gap(θ⁰)``, plus the mean fraction of active units per iteration.
     """
     rows = []
-    for label, run in runs.items():
+    for label, run in _runs(runs).items():
         c = run.complexity(eps_rel * run.gap[0])
         c["scheme"] = label
         c["active_fraction"] = float(run.n_selected.mean() / run.selected.shape[1])
@@ -455,7 +557,38 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
     return pd.DataFrame(rows)[cols]
 
 
-def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> dict:
+@dataclass(frozen=True)
+class ConclusionCheckResult:
+    """Where one scheme ranks among the measured complexities (the paper's conclusion).
+
+    Attributes
+    ----------
+    best_time : bool
+        The scheme has the lowest time complexity.
+    best_communication : bool
+        The scheme has the lowest communication complexity.
+    computation_rank : int
+        Its rank in computation complexity (1 = lowest).
+    n_schemes : int
+        Number of schemes compared.
+    fastest : str
+        Scheme with the lowest time complexity.
+    least_communication : str
+        Scheme with the lowest communication complexity.
+    least_computation : str
+        Scheme with the lowest computation complexity.
+    """
+
+    best_time: bool
+    best_communication: bool
+    computation_rank: int
+    n_schemes: int
+    fastest: str
+    least_communication: str
+    least_computation: str
+
+
+def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> ConclusionCheckResult:
     """Does ``scheme`` have the best time and communication complexity, and where does its
     computation rank (1 = lowest)? The paper's conclusion: G-LAG best time and communication
     "while maintaining a low computational cost".
@@ -469,7 +602,7 @@ def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> dict:
 
     Returns
     -------
-    dict
+    ConclusionCheckResult
         Does ``scheme`` have the best time and communication complexity, and where does its
         computation rank (1 = lowest)?
     """
@@ -477,15 +610,15 @@ def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> dict:
     ranks = {
         m: int(s[m].rank(method="min")[scheme]) for m in ("time", "communication", "computation")
     }
-    return {
-        "best_time": ranks["time"] == 1,
-        "best_communication": ranks["communication"] == 1,
-        "computation_rank": ranks["computation"],
-        "n_schemes": len(s),
-        "fastest": s["time"].idxmin(),
-        "least_communication": s["communication"].idxmin(),
-        "least_computation": s["computation"].idxmin(),
-    }
+    return ConclusionCheckResult(
+        best_time=ranks["time"] == 1,
+        best_communication=ranks["communication"] == 1,
+        computation_rank=ranks["computation"],
+        n_schemes=len(s),
+        fastest=s["time"].idxmin(),
+        least_communication=s["communication"].idxmin(),
+        least_computation=s["computation"].idxmin(),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -497,14 +630,15 @@ def table1_tradeoff(runs: dict) -> pd.DataFrame:
 
     Parameters
     ----------
-    runs : dict
-        Runs by scheme, as returned by :func:`convergence_runs`.
+    runs : ConvergenceRunsResult or dict
+        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
 
     Returns
     -------
     pd.DataFrame
         Table I measured: mean time, communication and computation *per iteration* of coding (GC),
-        grouping (G-GD) and adaptive selection (LAG), relative to GD on the same delays.
+        grouping (G-GD) and adaptive selection (LAG), relative to GD on the same delays; columns
+        ``technique, time_vs_gd, communication_vs_gd, computation_vs_gd``.
     """
 
     def per_iter(run):
@@ -514,6 +648,7 @@ def table1_tradeoff(runs: dict) -> pd.DataFrame:
             "computation": float(run.computation.mean()),
         }
 
+    runs = _runs(runs)
     base = per_iter(runs["GD"])
     rows = []
     for technique, label in [
@@ -522,7 +657,7 @@ def table1_tradeoff(runs: dict) -> pd.DataFrame:
         ("Adaptive selection (LAG)", "LAG"),
     ]:
         m = per_iter(runs[label])
-        rows.append({"technique": technique, **{f"{k} / GD": m[k] / base[k] for k in base}})
+        rows.append({"technique": technique, **{f"{k}_vs_gd": m[k] / base[k] for k in base}})
     return pd.DataFrame(rows)
 
 
@@ -532,8 +667,8 @@ def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
 
     Parameters
     ----------
-    runs : dict
-        Runs by scheme, as returned by :func:`convergence_runs`.
+    runs : ConvergenceRunsResult or dict
+        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
     delay
         Per-worker delay sampler (see :func:`make_delay`).
 
@@ -544,7 +679,7 @@ def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
         the group schemes), conditioned on the realised number of active units.
     """
     rows = []
-    for label, run in runs.items():
+    for label, run in _runs(runs).items():
         layout = run.layout
         cache = {}
         expected = np.empty(run.n_iterations)
@@ -583,8 +718,8 @@ def selection_check(runs: dict, problem, xi: float, history: int) -> pd.DataFram
 
     Parameters
     ----------
-    runs : dict
-        Runs by scheme, as returned by :func:`convergence_runs`.
+    runs : ConvergenceRunsResult or dict
+        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
     problem
         Learning problem from :mod:`codedlib.problems`.
     xi : float
@@ -596,10 +731,11 @@ def selection_check(runs: dict, problem, xi: float, history: int) -> pd.DataFram
     -------
     pd.DataFrame
         Measured mean fraction of active units vs the bound ``1 - ΔC`` (eq. 26 / 30) computed with
-        each run's own stepsize, and the worst per-unit count vs ``ceil(K/(d_m+1))``.
+        each run's own stepsize, and the worst per-unit count vs ``ceil(K/(d_m+1))``; columns
+        ``scheme, units, measured_fraction, selection_bound, eq25_respected``.
     """
     rows = []
-    for label, run in runs.items():
+    for label, run in _runs(runs).items():
         if run.scheme not in ("lag", "g-lag", "lagc"):
             continue
         layout = run.layout
@@ -612,7 +748,7 @@ def selection_check(runs: dict, problem, xi: float, history: int) -> pd.DataFram
                 "scheme": label,
                 "units": layout.n_groups,
                 "measured_fraction": float(run.n_selected.mean() / layout.n_groups),
-                "bound_1_minus_dC": th.selection_fraction_bound(L_units, xi, history, run.stepsize),
+                "selection_bound": th.selection_fraction_bound(L_units, xi, history, run.stepsize),
                 "eq25_respected": bool(np.all(counts <= np.ceil(K / (periods + 1)))),
             }
         )
@@ -639,7 +775,9 @@ def complexity_curves(
     G-LAG with ``G = N/r``. ``vary="G"``: fixed ``redundancy``, LAGC for every divisor ``G``
     of ``N`` (``G = 1`` is GC-like, ``G = N`` is LAG, ``G >= N/r`` is G-LAG). ``delays`` maps a
     name to a unit-load delay. Lazy schemes use the upper bounds (26)/(30) with the theory
-    stepsize ``(1 - sqrt(Dξ))/L``. Returns a long DataFrame.
+    stepsize ``(1 - sqrt(Dξ))/L``. Returns a long DataFrame with columns ``delay,
+    redundancy`` (``r``), ``n_groups`` (``G``), ``scheme, iterations, selected, time_per_iter,
+    time, communication, computation, bound``.
 
     Parameters
     ----------
@@ -668,16 +806,16 @@ def complexity_curves(
     if vary not in ("r", "G"):
         raise ValueError(f"vary must be 'r' or 'G', got vary={vary!r}")
     c = problem_constants(problem, n_workers)
-    eps = eps_rel * c["initial_gap"]
+    eps = eps_rel * c.initial_gap
     divisors = [d for d in range(1, n_workers + 1) if n_workers % d == 0]
     rows = []
     for dname, delay in delays.items():
         common = {
             "delay": delay,
-            "kappa": c["kappa"],
-            "initial_gap": c["initial_gap"],
+            "kappa": c.kappa,
+            "initial_gap": c.initial_gap,
             "eps": eps,
-            "total_smoothness": c["L"],
+            "total_smoothness": c.total_smoothness,
             "xi": xi,
             "history": history,
         }
@@ -702,8 +840,8 @@ def complexity_curves(
                     rows.append(
                         {
                             "delay": dname,
-                            "r": r,
-                            "G": out["n_groups"],
+                            "redundancy": r,
+                            "n_groups": out["n_groups"],
                             "scheme": label,
                             **_pick(out),
                         }
@@ -718,11 +856,21 @@ def complexity_curves(
                     )
                 except ValueError:
                     continue
-                rows.append({"delay": dname, "r": r, "G": g, "scheme": "LAGC", **_pick(out)})
+                rows.append(
+                    {"delay": dname, "redundancy": r, "n_groups": g, "scheme": "LAGC", **_pick(out)}
+                )
             for label, scheme, groups in [("GD", "gd", None), ("GC", "gc", None)]:
                 out = th.complexities(scheme, n_workers, r, groups, **common)
                 for g in divisors:
-                    rows.append({"delay": dname, "r": r, "G": g, "scheme": label, **_pick(out)})
+                    rows.append(
+                        {
+                            "delay": dname,
+                            "redundancy": r,
+                            "n_groups": g,
+                            "scheme": label,
+                            **_pick(out),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -758,8 +906,8 @@ def table2_check(
 
     Parameters
     ----------
-    runs : dict
-        Runs by scheme, as returned by :func:`convergence_runs`.
+    runs : ConvergenceRunsResult or dict
+        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
     problem
         Learning problem from :mod:`codedlib.problems`.
     delay
@@ -775,8 +923,11 @@ def table2_check(
     -------
     pd.DataFrame
         Measured complexities (10)-(12) next to Table II evaluated with the *measured* iteration
-        count, and the measured iteration count next to eq. (19)/(20).
+        count, and the measured iteration count next to eq. (19)/(20); columns ``scheme, bound,
+        iterations, iter_bound`` (eq. 19/20), ``time, table2_time, time_stderr, communication,
+        table2_communication, computation, table2_computation``.
     """
+    runs = _runs(runs)
     c = problem_constants(problem, next(iter(runs.values())).layout.n_workers)
     rows = []
     for label, run in runs.items():
@@ -784,21 +935,21 @@ def table2_check(
         iters = measured["iterations"]
         layout = run.layout
         lazy = run.scheme in ("lag", "g-lag", "lagc")
-        eps = eps_rel * c["initial_gap"]
+        eps = eps_rel * c.initial_gap
         if lazy:
             L_units = group_smoothness(problem, layout.n_workers, layout.n_groups)
             frac = th.selection_fraction_bound(L_units, xi, history, run.stepsize)
             m = max(1, min(layout.n_groups, math.ceil(frac * layout.n_groups - 1e-12)))
-            theory_alpha = th.lag_stepsize(c["L"], xi, history) if history * xi < 1 else None
+            theory_alpha = (
+                th.lag_stepsize(c.total_smoothness, xi, history) if history * xi < 1 else None
+            )
             if theory_alpha is not None and math.isclose(run.stepsize, theory_alpha):
-                i_bound = th.iteration_complexity_lag(
-                    c["kappa"], c["initial_gap"], eps, xi, history
-                )
+                i_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
             else:
                 i_bound = math.nan
         else:
             m = layout.n_groups
-            i_bound = th.iteration_complexity_gd(c["kappa"], c["initial_gap"], eps)
+            i_bound = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
         t_iter = th.expected_iteration_time(
             "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay, n_selected=m
         )
@@ -814,14 +965,14 @@ def table2_check(
                 "scheme": label,
                 "bound": lazy,
                 "iterations": iters,
-                "I(eps) eq. 19/20": i_bound,
+                "iter_bound": i_bound,
                 "time": measured["time"],
-                "time Table II": iters * t_iter,
+                "table2_time": iters * t_iter,
                 "time_stderr": measured["time_stderr"],
                 "communication": measured["communication"],
-                "communication Table II": iters * loads["communication"],
+                "table2_communication": iters * loads["communication"],
                 "computation": measured["computation"],
-                "computation Table II": iters * loads["computation"],
+                "table2_computation": iters * loads["computation"],
             }
         )
     return pd.DataFrame(rows)
@@ -859,10 +1010,10 @@ def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
 
 
 @dataclass
-class SeedRuns:
+class SeedRunsResult:
     """Section VI over seeds. ``summary``: one row per (seed, delay, rule, scheme) with
 
-    ``iterations``, ``time`` (eq. 10: expected time to the target given the trajectory,
+    ``stepsize_times_smoothness`` (``αL``), ``iterations``, ``time`` (eq. 10: expected time to the target given the trajectory,
     mean over delay replicas), ``communication`` (eq. 11), ``computation`` (eq. 12),
     ``active_fraction`` (active units per iteration / units), ``time_per_iter`` (simulated),
     ``time_per_iter_formula`` (eq. 21/22/28 given the realised active units),
@@ -872,7 +1023,7 @@ class SeedRuns:
     run's step size) and ``eq25_respected``. ``curves``: thinned time / communication /
     computation / relative gap per run. ``settings``: the parameters used.
 
-    Parameters
+    Attributes
     ----------
     summary : pd.DataFrame
         One row per (seed, delay, rule, scheme).
@@ -885,6 +1036,10 @@ class SeedRuns:
     summary: pd.DataFrame
     curves: pd.DataFrame
     settings: dict
+
+
+#: Former name of :class:`SeedRunsResult`.
+SeedRuns = SeedRunsResult
 
 
 def convergence_seeds(
@@ -904,7 +1059,7 @@ def convergence_seeds(
     max_iter: int = 20_000,
     max_points: int = 400,
     rng=None,
-) -> SeedRuns:
+) -> SeedRunsResult:
     """Section VI repeated over ``n_seeds`` independent seeds.
 
     Seed ``i`` draws a new :func:`heterogeneous_regression` problem (``problem_kwargs``) and
@@ -947,7 +1102,7 @@ def convergence_seeds(
 
     Returns
     -------
-    SeedRuns
+    SeedRunsResult
         Section VI repeated over ``n_seeds`` independent seeds.
     """
     n_seeds = check_int("n_seeds", n_seeds, low=1)
@@ -987,7 +1142,7 @@ def convergence_seeds(
                 t2 = table2_check(runs, problem, delay, xi, history, eps_rel).set_index("scheme")
                 sel = selection_check(runs, problem, xi, history)
                 sel = sel.set_index("scheme") if len(sel) else sel
-                for label, run in runs.items():
+                for label, run in _runs(runs).items():
                     lazy = run.scheme in ("lag", "g-lag", "lagc")
                     row = {
                         "seed": i,
@@ -998,19 +1153,19 @@ def convergence_seeds(
                         "scheme": label,
                         "kind": run.scheme,
                         "lazy": lazy,
-                        "stepsize_times_L": run.stepsize * consts["L"],
-                        "kappa": consts["kappa"],
+                        "stepsize_times_smoothness": run.stepsize * consts.total_smoothness,
+                        "kappa": consts.kappa,
                         **summary.loc[label].to_dict(),
                         "time_per_iter": times.loc[label, "simulated"],
                         "time_per_iter_formula": times.loc[label, "expected"],
                         "messages_per_iter": float((run.downloads + run.uploads).mean()),
                         "gradients_per_iter": float(run.computation.mean()),
-                        "iter_bound": t2.loc[label, "I(eps) eq. 19/20"],
-                        "table2_time": t2.loc[label, "time Table II"],
-                        "table2_communication": t2.loc[label, "communication Table II"],
-                        "table2_computation": t2.loc[label, "computation Table II"],
+                        "iter_bound": t2.loc[label, "iter_bound"],
+                        "table2_time": t2.loc[label, "table2_time"],
+                        "table2_communication": t2.loc[label, "table2_communication"],
+                        "table2_computation": t2.loc[label, "table2_computation"],
                         "selection_bound": (
-                            sel.loc[label, "bound_1_minus_dC"] if lazy else math.nan
+                            sel.loc[label, "selection_bound"] if lazy else math.nan
                         ),
                         "eq25_respected": (
                             bool(sel.loc[label, "eq25_respected"]) if lazy else True
@@ -1035,7 +1190,7 @@ def convergence_seeds(
         "problem_kwargs": problem_kwargs,
         "configs": list(configs),
     }
-    return SeedRuns(pd.DataFrame(rows), pd.concat(curves, ignore_index=True), settings)
+    return SeedRunsResult(pd.DataFrame(rows), pd.concat(curves, ignore_index=True), settings)
 
 
 def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
@@ -1281,7 +1436,7 @@ def bound_grid(
     rather than Monte Carlo: the trajectory does not depend on the delays).
 
     One row per (seed, delay, ξ, D, rule): simulated ``iterations``, ``ggd_iterations``,
-    ``active_fraction``, ``time``, ``ggd_time``, ``sim_ratio = time/ggd_time``; the bound's
+    ``active_fraction``, ``time``, ``ggd_time``, ``sqrt_d_xi = sqrt(Dξ)``, ``sim_ratio = time/ggd_time``; the bound's
     ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (``1-ΔC``, eq. 30,
     theory step), ``bound_time`` (eq. 31), ``ggd_bound_time`` (eq. 29), ``bound_ratio``, its
     factors ``iteration_factor = 1/(1-sqrt(Dξ))`` and ``time_factor``, and the
@@ -1342,7 +1497,7 @@ def bound_grid(
         problem = heterogeneous_regression(n_workers, rng=gen, **problem_kwargs)
         c = problem_constants(problem, n_workers)
         L_units = group_smoothness(problem, n_workers, G)
-        f_star = c["f_star"]
+        f_star = c.f_star
         gap0 = problem.loss(problem.initial_point()) - f_star
         stream = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
         common = {
@@ -1353,18 +1508,25 @@ def bound_grid(
         }
         ggd = run_scheme("g-gd", problem, n_workers, redundancy, G, **common)
         ggd_iters = ggd.n_iterations  # the run stops at the first iterate below the target
-        eps = eps_rel * c["initial_gap"]
-        ggd_bound_iters = th.iteration_complexity_gd(c["kappa"], c["initial_gap"], eps)
+        eps = eps_rel * c.initial_gap
+        ggd_bound_iters = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
         for xi, history in cells:
             bound = {
                 name: th.lazy_time_ratio_bound(
-                    L_units, c["L"], n_workers, redundancy, G, delay=delay, xi=xi, history=history
+                    L_units,
+                    c.total_smoothness,
+                    n_workers,
+                    redundancy,
+                    G,
+                    delay=delay,
+                    xi=xi,
+                    history=history,
                 )
                 for name, delay in delays.items()
             }
-            iter_bound = th.iteration_complexity_lag(c["kappa"], c["initial_gap"], eps, xi, history)
+            iter_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
             for rule in rules:
-                alpha = 1.0 / c["L"] if rule == "gd" else None
+                alpha = 1.0 / c.total_smoothness if rule == "gd" else None
                 run = run_scheme(
                     "g-lag",
                     problem,
@@ -1394,7 +1556,7 @@ def bound_grid(
                             "delay": name,
                             "xi": xi,
                             "history": history,
-                            "sqrt_Dxi": math.sqrt(history * xi),
+                            "sqrt_d_xi": math.sqrt(history * xi),
                             "rule": rule,
                             "iterations": iters,
                             "ggd_iterations": ggd_iters,
@@ -1448,7 +1610,7 @@ def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
         rows.append(
             {
                 **dict(zip(keys, key)),
-                "sqrt_Dxi": float(part["sqrt_Dxi"].iloc[0]),
+                "sqrt_d_xi": float(part["sqrt_d_xi"].iloc[0]),
                 "n_seeds": len(part),
                 "sim_ratio": sim,
                 "sim_low": lo,
@@ -1544,6 +1706,26 @@ def bound_best_case(
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class CompareSchemesResult:
+    """Table II complexities and a fresh simulated run of every scheme for one setting.
+
+    Attributes
+    ----------
+    theory : pd.DataFrame
+        Table II per scheme: ``scheme, iterations, time, communication, computation,
+        upper_bound`` (``note`` holds the reason where a scheme has no finite complexity).
+    measured : pd.DataFrame
+        The runs' measured complexities (:func:`complexity_summary`).
+    metrics : pd.DataFrame
+        The runs' thinned convergence rows (:func:`convergence_metrics`).
+    """
+
+    theory: pd.DataFrame
+    measured: pd.DataFrame
+    metrics: pd.DataFrame
+
+
 def compare_schemes(
     n_workers: int = 12,
     redundancy: int = 3,
@@ -1562,12 +1744,12 @@ def compare_schemes(
     seed: int = 0,
     eps_rel: float = 1e-8,
     max_iter: int = 20_000,
-) -> dict:
+) -> CompareSchemesResult:
     """Complexities (Table II, theory) and a fresh run (simulation) for one setting.
 
     LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
-    Returns ``{"theory": DataFrame, "measured": DataFrame, "metrics": DataFrame}`` (the
-    metrics are what :func:`codedlib.plots.lagc.plot_convergence` draws).
+    Returns a :class:`CompareSchemesResult` (its ``metrics`` are what
+    :func:`codedlib.plots.lagc.plot_convergence` draws).
 
     Parameters
     ----------
@@ -1608,7 +1790,7 @@ def compare_schemes(
 
     Returns
     -------
-    dict
+    CompareSchemesResult
         ``theory`` (Table II per scheme), ``measured`` (the runs' complexities) and ``metrics``
         (the runs' convergence rows).
     """
@@ -1640,11 +1822,11 @@ def compare_schemes(
                 redundancy,
                 groups,
                 delay=delay,
-                kappa=c["kappa"],
-                initial_gap=c["initial_gap"],
-                eps=eps_rel * c["initial_gap"],
+                kappa=c.kappa,
+                initial_gap=c.initial_gap,
+                eps=eps_rel * c.initial_gap,
                 unit_smoothness=group_smoothness(problem, n_workers, g),
-                total_smoothness=c["L"],
+                total_smoothness=c.total_smoothness,
                 xi=xi,
                 history=history,
             )
@@ -1655,7 +1837,7 @@ def compare_schemes(
                     "time": out["time"],
                     "communication": out["communication"],
                     "computation": out["computation"],
-                    "upper bound": out["bound"],
+                    "upper_bound": out["bound"],
                 }
             )
         except ValueError as err:  # e.g. infinite Pareto mean or D xi >= 1
@@ -1676,4 +1858,4 @@ def compare_schemes(
         rng=seed,
     )
     measured = complexity_summary(runs, eps_rel)
-    return {"theory": theory, "measured": measured, "metrics": convergence_metrics(runs)}
+    return CompareSchemesResult(theory=theory, measured=measured, metrics=convergence_metrics(runs))

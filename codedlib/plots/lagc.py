@@ -21,16 +21,50 @@ from matplotlib import ticker
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "LABELS",
     "plot_bound_grid",
     "plot_complexity_curves",
     "plot_convergence",
     "plot_convergence_bands",
     "plot_iteration_time_check",
+    "plot_iteration_time_panels",
     "plot_iteration_time_seeds",
     "plot_storage_layouts",
     "plot_table1",
     "plot_table1_seeds",
 ]
+
+#: Display labels of the experiments' snake_case columns and result fields (what a reader sees:
+#: axis labels, legend entries and table headers, via ``frame.rename(columns=LABELS)``).
+LABELS = {
+    # storage_layouts fields: panel titles of Figs. 3-5
+    "gc": "Fig. 3: GC (N=3, r=2)",
+    "lag": "Fig. 4: LAG (N=3)",
+    "g_lag": "Fig. 5(a): G-LAG (N=6, r=2, G=3)",
+    "lagc": "Fig. 5(b): LAGC (N=6, r=2, G=2)",
+    # table1_tradeoff
+    "time_vs_gd": "time / GD",
+    "communication_vs_gd": "communication / GD",
+    "computation_vs_gd": "computation / GD",
+    # table2_check and compare_schemes
+    "iter_bound": "I(eps) eq. 19/20",
+    "table2_time": "time Table II",
+    "table2_communication": "communication Table II",
+    "table2_computation": "computation Table II",
+    "upper_bound": "upper bound",
+    # selection_check
+    "selection_bound": "bound_1_minus_dC",
+    # complexity_curves
+    "redundancy": "r",
+    "n_groups": "G",
+    # bound_grid and bound_grid_summary
+    "sqrt_d_xi": "sqrt_Dxi",
+    # convergence_seeds
+    "stepsize_times_smoothness": "stepsize_times_L",
+}
+
+#: ``x`` of :func:`plot_complexity_curves` (``"r"`` or ``"G"``) -> column of the curves.
+_CURVE_X = {"r": "redundancy", "G": "n_groups"}
 
 _ORDER = ["GD", "GC", "LAG", "G-GD", "G-LAG"]
 _STYLE = {
@@ -47,17 +81,20 @@ def _style(label):
     return _STYLE.get(label.split(" ")[0], ("tab:gray", "-"))
 
 
-def plot_storage_layouts(layouts: dict, fig=None):
+def plot_storage_layouts(layouts, fig=None, *, title: str | None = None):
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
     groups the PS selects in the paper's example are drawn solid, the others faded.
 
     Parameters
     ----------
-    layouts : dict
-        Storage layouts by scheme.
+    layouts : StorageLayoutsResult
+        Result of :func:`codedlib.experiments.lagc.storage_layouts`; panel titles from
+        :data:`LABELS`.
     fig : matplotlib.figure.Figure, optional
         Figure to draw on; a new one when None.
+    title : str, optional
+        Figure title; none when None.
 
     Returns
     -------
@@ -66,14 +103,15 @@ def plot_storage_layouts(layouts: dict, fig=None):
     """
     from matplotlib.colors import to_rgba
 
-    n = len(layouts)
+    panels = layouts.panels()
+    n = len(panels)
     if fig is None:
         fig, axes = subplots(1, n, figsize=(3.4 * n, 3.2))
     else:
         axes = fig.subplots(1, n)
     axes = np.atleast_1d(axes)
     palette = matplotlib.colormaps["tab10"]
-    for ax, (title, (layout, selected)) in zip(axes, layouts.items()):
+    for ax, (name, layout, selected) in zip(axes, panels):
         N = layout.n_workers
         img = np.ones((N, N, 4))
         storage = layout.storage_matrix()
@@ -92,13 +130,16 @@ def plot_storage_layouts(layouts: dict, fig=None):
         ax.tick_params(which="minor", length=0)
         wait = layout.wait_for
         ax.set_title(
-            f"{title}\nPS waits for {wait} of {layout.workers_per_group} per group", fontsize=9
+            f"{LABELS.get(name, name)}\nPS waits for {wait} of {layout.workers_per_group} per group",
+            fontsize=9,
         )
+    if title:
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def plot_table1(table, ax=None):
+def plot_table1(table, ax=None, *, title: str | None = None):
     """Table I measured: per-iteration time, communication, computation relative to GD.
 
     Parameters
@@ -107,6 +148,8 @@ def plot_table1(table, ax=None):
         Table as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title; none when None.
 
     Returns
     -------
@@ -114,7 +157,7 @@ def plot_table1(table, ax=None):
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(7.0, 3.6))
-    metrics = [c for c in table.columns if c.endswith("/ GD")]
+    metrics = [c for c in table.columns if c.endswith("_vs_gd")]
     x = np.arange(len(metrics))
     width = 0.8 / len(table)
     for i in range(len(table)):
@@ -124,13 +167,15 @@ def plot_table1(table, ax=None):
         )
         ax.bar_label(bars, fmt="%.2f", fontsize=7)
     ax.axhline(1.0, color="k", linewidth=0.8)
-    ax.set_xticks(x, [m.replace(" / GD", "") for m in metrics])
+    ax.set_xticks(x, [LABELS[m].replace(" / GD", "") for m in metrics])
     ax.set_ylabel("per iteration, relative to GD")
     ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig
 
 
-def plot_complexity_curves(df, x: str = "r", fig=None):
+def plot_complexity_curves(df, x: str = "r", fig=None, *, title: str | None = None):
     """Section V-D: time, communication and computation complexity (Table II) vs ``x``
     (``"r"`` or ``"G"``), one row of panels per delay distribution. Lazy schemes are upper
     bounds (open markers).
@@ -140,9 +185,11 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
     df : pandas.DataFrame
         Data as returned by the matching ``codedlib.experiments`` function.
     x : str, default 'r'
-        ``'r'`` or ``'G'``.
+        ``'r'`` or ``'G'`` (columns ``redundancy`` or ``n_groups``).
     fig : matplotlib.figure.Figure, optional
         Figure to draw on; a new one when None.
+    title : str, optional
+        Figure title (above the panels); none when None.
 
     Returns
     -------
@@ -162,6 +209,7 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
         "computation": "partition gradients to ε",
     }
     xlabels = {"r": "r (copies of each partition)", "G": "G (worker groups)"}
+    xcol = _CURVE_X.get(x, x)
     if fig is None:
         fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)), squeeze=False)
     else:
@@ -171,11 +219,11 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
         for j, (col, label) in enumerate(metrics):
             ax = axes[i, j]
             for scheme in dict.fromkeys(sub["scheme"]):
-                s = sub[sub["scheme"] == scheme].sort_values(x)
+                s = sub[sub["scheme"] == scheme].sort_values(xcol)
                 color, ls = _style(scheme)
                 lazy = bool(s["bound"].iloc[0])
                 ax.plot(
-                    s[x],
+                    s[xcol],
                     s[col],
                     color=color,
                     linestyle=ls,
@@ -189,16 +237,19 @@ def plot_complexity_curves(df, x: str = "r", fig=None):
             ax.yaxis.set_minor_formatter(ticker.NullFormatter())  # plain text: fast to draw
             ax.set_xscale("log", base=2)
             ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-            ax.set_xticks(sorted(sub[x].unique()), [str(v) for v in sorted(sub[x].unique())])
+            ticks = sorted(sub[xcol].unique())
+            ax.set_xticks(ticks, [str(v) for v in ticks])
             ax.set_xlabel(xlabels.get(x, x))
             ax.set_ylabel(ylabels[col], fontsize=8)
             ax.set_title(f"{dname}: {label}", fontsize=9)
         axes[i, 0].legend(fontsize=7)
     fig.tight_layout()
+    if title:
+        fig.suptitle(title, fontsize=9, y=1.03)
     return fig
 
 
-def plot_convergence(metrics, title: str = "", fig=None):
+def plot_convergence(metrics, fig=None, *, title: str | None = None):
     """Section VI: optimality gap (9), communication load (7) and computation load (8) vs
     computing wall-clock time, one line per scheme.
 
@@ -206,10 +257,10 @@ def plot_convergence(metrics, title: str = "", fig=None):
     ----------
     metrics : pandas.DataFrame
         Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
-    title : str, default ''
-        Figure or axes title.
     fig : matplotlib.figure.Figure, optional
         Figure to draw on; a new one when None.
+    title : str, optional
+        Figure title; none when None.
 
     Returns
     -------
@@ -241,7 +292,7 @@ def plot_convergence(metrics, title: str = "", fig=None):
     return fig
 
 
-def plot_iteration_time_check(table, ax=None):
+def plot_iteration_time_check(table, ax=None, *, title: str | None = None):
     """Simulated mean time per iteration vs eq. 21/22/28 (error bars: 2 standard errors).
 
     Parameters
@@ -250,6 +301,8 @@ def plot_iteration_time_check(table, ax=None):
         Table as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title; none when None.
 
     Returns
     -------
@@ -271,6 +324,8 @@ def plot_iteration_time_check(table, ax=None):
     ax.set_xticks(x, table["scheme"], fontsize=8)
     ax.set_ylabel("mean time per iteration")
     ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig
 
 
@@ -280,7 +335,7 @@ _RULE_LABELS = {
 }
 
 
-def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
+def plot_convergence_bands(bands, rules=None, fig=None, *, title: str | None = None):
     """Section VI over seeds: relative optimality gap (9), communication (7) and computation
     (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
     seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
@@ -290,12 +345,12 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
     ----------
     bands
         Result of :func:`codedlib.experiments.lagc.convergence_bands`.
-    title : str, default ''
-        Figure or axes title.
     rules : sequence of str, optional
         Step-size rules.
     fig : matplotlib.figure.Figure, optional
         Figure to draw on; a new one when None.
+    title : str, optional
+        Figure title (above the panels); none when None.
 
     Returns
     -------
@@ -342,7 +397,7 @@ def plot_convergence_bands(bands, title: str = "", rules=None, fig=None):
     return fig
 
 
-def plot_table1_seeds(table, ax=None, title: str = ""):
+def plot_table1_seeds(table, ax=None, *, title: str | None = None):
     """Table I measured over seeds: per-iteration time (one bar per delay model),
     communication and computation of each technique relative to GD. ``table`` has columns
     ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars).
@@ -353,8 +408,8 @@ def plot_table1_seeds(table, ax=None, title: str = ""):
         Table as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str, optional
+        Axes title; none when None.
 
     Returns
     -------
@@ -388,7 +443,7 @@ def plot_table1_seeds(table, ax=None, title: str = ""):
     return fig
 
 
-def plot_iteration_time_seeds(table, ax=None, title: str = ""):
+def plot_iteration_time_seeds(table, ax=None, *, title: str | None = None):
     """Mean time per iteration: eq. 21/22/28 (grey) vs simulation (blue, 95 % interval over
     seeds). ``table``: ``scheme, formula, mean, low, high``; for the lazy schemes the formula is
     conditioned on the realised number of active units and averages over seeds.
@@ -399,8 +454,8 @@ def plot_iteration_time_seeds(table, ax=None, title: str = ""):
         Table as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, default ''
-        Figure or axes title.
+    title : str, optional
+        Axes title; none when None.
 
     Returns
     -------
@@ -429,6 +484,43 @@ def plot_iteration_time_seeds(table, ax=None, title: str = ""):
     return fig
 
 
+def plot_iteration_time_panels(table, panel_titles=None, fig=None, *, title: str | None = None):
+    """:func:`plot_iteration_time_seeds` side by side, one panel per delay model.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Long table ``delay, scheme, formula, mean, low, high`` (one row per delay model and
+        scheme); panels in the order of the delay models.
+    panel_titles : dict, optional
+        Panel title by delay model; the delay model's name when None or missing.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw on; a new one when None.
+    title : str, optional
+        Figure title (above the panels); none when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``fig`` when given); never shown or saved.
+    """
+    delays = list(dict.fromkeys(table["delay"]))
+    n = len(delays)
+    if fig is None:
+        fig, axes = subplots(1, n, figsize=(6.0 * n, 3.6), squeeze=False)
+        axes = axes[0]
+    else:
+        axes = np.atleast_1d(fig.subplots(1, n))
+    panel_titles = panel_titles or {}
+    for ax, dname in zip(axes, delays):
+        sub = table[table["delay"] == dname].reset_index(drop=True)
+        plot_iteration_time_seeds(sub, ax=ax, title=panel_titles.get(dname, dname))
+    if title:
+        fig.suptitle(title, fontsize=8.5, y=1.0)
+    fig.tight_layout()
+    return fig
+
+
 _BOUND_SERIES = [
     ("bound", "bound: eq. (20) × (31), eq. (20) step", "k", "white"),
     ("theory", "simulated, eq. (20) step (1−√(Dξ))/L", "tab:red", None),
@@ -437,7 +529,9 @@ _BOUND_SERIES = [
 _D_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
-def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=None):
+def plot_bound_grid(
+    summary, best_case=None, spread: float | None = None, fig=None, *, title: str | None = None
+):
     """Issue 13 item 7: G-LAG / G-GD time to the target gap against ``sqrt(Dξ)``.
 
     One panel per delay model (``summary`` from :func:`~codedlib.experiments.lagc.
@@ -458,6 +552,8 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
         Spread of the group smoothness constants, for the title.
     fig : matplotlib.figure.Figure, optional
         Figure to draw on; a new one when None.
+    title : str, optional
+        Figure title (above the panels); none when None.
 
     Returns
     -------
@@ -482,7 +578,7 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
                     if s.empty:
                         s = sub[sub["history"] == D].drop_duplicates(["xi"])
                     ax.plot(
-                        s["sqrt_Dxi"],
+                        s["sqrt_d_xi"],
                         s["bound_ratio"],
                         linestyle="none",
                         marker=marker[D],
@@ -496,7 +592,7 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
                     continue
                 err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
                 ax.errorbar(
-                    s["sqrt_Dxi"],
+                    s["sqrt_d_xi"],
                     s["sim_ratio"],
                     yerr=err,
                     linestyle="none",
@@ -547,4 +643,6 @@ def plot_bound_grid(summary, best_case=None, spread: float | None = None, fig=No
         ax.set_title("best case of the bound (L = Σ L_g)", fontsize=9)
         ax.legend(fontsize=7)
     fig.tight_layout()
+    if title:
+        fig.suptitle(title, fontsize=8, y=1.09)
     return fig

@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 
 from codedlib.experiments import lagc as ex
-from codedlib.plots.lagc import plot_convergence
+from codedlib.plots.lagc import LABELS, plot_convergence
 from codedlib.widgets._common import Explorer, Report, float_slider
 
 __all__ = ["explore_lagc", "lagc_report", "lagc_view"]
@@ -59,19 +59,21 @@ def lagc_report(*args, **settings) -> dict:
     Returns
     -------
     dict
-        ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``.
+        ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``: the
+        :class:`~codedlib.experiments.lagc.CompareSchemesResult` tables (snake_case columns)
+        and its metrics drawn.
     """
     bound = inspect.signature(ex.compare_schemes).bind(*args, **settings)
     bound.apply_defaults()
     values = bound.arguments
-    out = ex.compare_schemes(*bound.args, **bound.kwargs)
-    out["figure"] = plot_convergence(
-        out.pop("metrics"),
-        f"N={values['n_workers']}, r={values['redundancy']}, G={values['n_groups']},"
+    result = ex.compare_schemes(*bound.args, **bound.kwargs)
+    figure = plot_convergence(
+        result.metrics,
+        title=f"N={values['n_workers']}, r={values['redundancy']}, G={values['n_groups']},"
         f" ξ={values['xi']}, D={values['history']}, {values['delay_kind']} delays,"
         f" stepsize rule '{values['stepsize_rule']}'",
     )
-    return out
+    return {"theory": result.theory, "measured": result.measured, "figure": figure}
 
 
 def lagc_view(**values) -> Report:
@@ -90,9 +92,9 @@ def lagc_view(**values) -> Report:
     report = lagc_report(**values)
     text = (
         "<b>Table II (theory; lazy schemes are upper bounds)</b>"
-        + report["theory"].round(1).to_html(index=False, na_rep="")
+        + report["theory"].rename(columns=LABELS).round(1).to_html(index=False, na_rep="")
         + "<b>Measured on a fresh run (complexity at gap 1e-8 × initial gap)</b>"
-        + report["measured"].round(2).to_html(index=False, na_rep="")
+        + report["measured"].rename(columns=LABELS).round(2).to_html(index=False, na_rep="")
     )
     return Report(html=text, figures=[report["figure"]])
 
