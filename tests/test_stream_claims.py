@@ -41,14 +41,14 @@ def test_example2_streams_tidy_and_paired():
 
 def test_example2_comparison_quantiles_and_percentile():
     res = ex.example2_comparison(n_jobs=100, seeds=tuple(range(6)))
-    t = res["table"].set_index("quantity")
+    t = res.table.set_index("quantity")
     r = t.loc["optimal split, purging (simulated)"]
     per = np.asarray(r["sim_per_seed"])
     assert r["sim_q025"] == pytest.approx(np.percentile(per, 2.5))
     assert r["sim_q975"] == pytest.approx(np.percentile(per, 97.5))
     assert r["sim_seed_min"] <= r["sim_q025"] <= r["sim_mean"] <= r["sim_q975"] <= r["sim_seed_max"]
     assert r["paper_percentile"] == pytest.approx(100 * np.mean(per <= 47.93))
-    streams = res["streams"]
+    streams = res.streams
     np.testing.assert_allclose(per, streams[streams["arm"] == "optimal"]["mean_delay"])
     with pytest.raises(ValueError, match="seeds"):
         ex.example2_comparison(n_jobs=50, seeds=(0,))
@@ -57,10 +57,10 @@ def test_example2_comparison_quantiles_and_percentile():
 def test_fig4_per_seed_is_tidy_and_matches_table():
     seeds = (0, 1)
     f4 = ex.fig4_delay_vs_redundancy(omegas=(1.0, 1.1), seeds=seeds, n_jobs=40, n_realizations=5)
-    ps = f4["per_seed"]
+    ps = f4.per_seed
     assert set(ps["arm"]) == {"optimal", "uniform", "optimal, no purging"}
     assert len(ps) == 2 * 3 * len(seeds)
-    t = f4["table"].set_index("omega")
+    t = f4.table.set_index("omega")
     for omega in (1.0, 1.1):
         got = ps[(ps["omega"] == omega) & (ps["arm"] == "optimal")]["mean_delay"].mean()
         assert got == pytest.approx(t.loc[omega, "optimal_mean"], rel=1e-12)
@@ -81,13 +81,13 @@ def test_per_seed_frame_explodes_and_skips_unstable():
 def test_paper_table2_stability_bounds():
     out = ex.paper_table2_stability()
     theta = 646.24
-    lo, hi = out["assignment_mean_low"], out["assignment_mean_high"]
+    lo, hi = out.assignment_mean_low, out.assignment_mean_high
     # the bounds solve E + 2 E^2 = theta (Var = E^2) and E + E^2 = theta (Var = 0)
     assert lo + 2 * lo**2 == pytest.approx(theta) and hi + hi**2 == pytest.approx(theta)
-    assert out["service_mean_low"] == pytest.approx(10 * lo) and out["service_mean_low"] > 100
+    assert out.service_mean_low == pytest.approx(10 * lo) and out.service_mean_low > 100
     # inverting the drift formula gives back the reported average
     for K, d in zip((110, 200, 350, 510), (9.19e4, 8.07e4, 7.71e4, 7.50e4)):
-        s = out["implied_service_mean"][K]
+        s = out.implied_service_mean[K]
         assert s + 999 / 2 * (s - 100) == pytest.approx(d)
     # any assignment c + kappa Exp(m) tasks with E + E^2 + Var = theta obeys the bounds
     for c, kappa in ((0.0, 1), (5.0, 3), (20.0, 50)):
@@ -108,7 +108,9 @@ def test_unstable_growth_is_linear_in_J():
         np.testing.assert_allclose(
             g["prediction"], g["service_mean"] + (g.index - 1) / 2 * (g["service_mean"] - 100)
         )
-    plt.close(sp.plot_unstable_growth(df, paper={"K = 350": 7.71e4}))
+    fig = sp.plot_unstable_growth(df, paper={"K = 350": 7.71e4}, title="unstable growth")
+    assert fig.axes[0].get_title() == "unstable growth"
+    plt.close(fig)
 
 
 def test_calibrate_work_hits_the_target_within_a_rounding_step():

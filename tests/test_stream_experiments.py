@@ -15,6 +15,13 @@ from codedlib.theory import stream as th
 from codedlib.widgets import stream as ws
 
 
+def close_titled(fig, title):
+    """Assert ``title`` is drawn once on ``fig`` (figure or axes title), then close it."""
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    assert texts.count(title) == 1, texts
+    plt.close(fig)
+
+
 def test_fig2_metrics_and_caption_formula():
     df = ex.fig2_split_metrics()  # Section VI-A: K = 1000, Omega = 1
     assert np.ptp(df["metric_optimal_continuous"]) < 1e-9 * df["theta"].iloc[0]
@@ -23,52 +30,59 @@ def test_fig2_metrics_and_caption_formula():
     assert np.ptp(df["caption_formula_optimal_continuous"]) > 0.01 * df["theta"].iloc[0]
     assert np.ptp(df["metric_uniform"]) > 5 * df["theta"].iloc[0]
     plt.close(sp.plot_split_metrics(df))
+    close_titled(sp.plot_split_metrics(df, title="Fig. 2 title"), "Fig. 2 title")
     ex2 = ex.fig2_split_metrics(th.example2_workers(), 50, 1.1, 1.0)  # any setting still works
     assert ex2["kappa_optimal"].sum() == 55
 
 
 def test_example2_table_rows():
     res = ex.example2_comparison(n_jobs=150, seeds=(0, 1))
-    t = res["table"].set_index("quantity")
+    t = res.table.set_index("quantity")
     uni = t.loc["uniform split, no purging: P-K eq. (7)"]
     assert math.isinf(uni["theory"]) and not uni["sim_stable"] and math.isnan(uni["sim_mean"])
     assert t.loc["lower bound D_L, eq. (9) as printed", "theory"] == pytest.approx(33.928, abs=1e-3)
     assert t.loc["optimal split, purging (simulated)", "paper"] == 47.93
-    plt.close(sp.plot_example2(res["table"]))
+    close_titled(
+        sp.plot_example2(res.table), "Example 2 (P = 5, K = 50, Ω = 1.1, I = 50, λ = 0.01)"
+    )
+    close_titled(sp.plot_example2(res.table, title="Example 2 title"), "Example 2 title")
 
 
 def test_code_search_and_table2_unstable():
     res = ex.code_parameter_search(K_values=range(100, 400, 50))
-    t = res["table"]
-    assert res["best_K"] == int(t["K"][t["mismatch"].idxmin()])
+    t = res.table
+    assert res.best_k == int(t["K"][t["mismatch"].idxmin()])
     np.testing.assert_allclose(t["K"] * t["C"], ex.CLUSTER_SETTINGS["Z"])
-    plt.close(sp.plot_mismatch(res))
-    plt.close(sp.plot_theta_active(res))
+    close_titled(sp.plot_mismatch(res, title="Fig. 6 title"), "Fig. 6 title")
+    close_titled(sp.plot_theta_active(res, title="Fig. 7 title"), "Fig. 7 title")
     unstable = ex.table2_delay_vs_K(K_values=(110,), seeds=(0, 1), n_jobs=100, Z=250.0)
     assert not unstable["sim_stable"].any() and unstable["sim_mean"].isna().all()
     assert np.isinf(unstable["theory_no_purging"]).all()
     stable = ex.table2_delay_vs_K(K_values=(350,), seeds=(0, 1), n_jobs=100)
     assert stable["sim_stable"].all()
-    plt.close(sp.plot_table2(stable))
+    close_titled(sp.plot_table2(stable, title="Table II title"), "Table II title")
 
 
 def test_fig3_fig4_fig5_smoke():
     act = ex.fig3_activity(n_jobs=2, iterations=3)
-    assert set(act) == {"uniform", "optimal"}
-    plt.close(sp.plot_activity(act))
+    assert isinstance(act.uniform, ex.SplitActivity) and isinstance(act.optimal, ex.SplitActivity)
+    assert list(act.uniform.jobs.columns) == ["arrival", "start", "finish"]
+    close_titled(sp.plot_activity(act, title="Fig. 3 title"), "Fig. 3 title")
     f4 = ex.fig4_delay_vs_redundancy(omegas=(1.0, 1.1), seeds=(0, 1), n_jobs=50, n_realizations=20)
-    t = f4["table"]
+    t = f4.table
     # with Omega = 1 purging changes nothing; the theory is above the purged delay for Omega > 1
     assert t["theory_no_purging"].iloc[1] > t["optimal_mean"].iloc[1]
-    plt.close(sp.plot_delay_vs_redundancy(f4))
-    plt.close(sp.plot_cluster(ex.fig5_cluster()))
+    close_titled(sp.plot_delay_vs_redundancy(f4, title="Fig. 4 title"), "Fig. 4 title")
+    close_titled(sp.plot_cluster(ex.fig5_cluster()), "seeded heterogeneous cluster, P = 100")
+    close_titled(sp.plot_cluster(ex.fig5_cluster(), title="Fig. 5 title"), "Fig. 5 title")
 
 
 def test_widget_report_and_errors():
     res, text = ws.split_report(
         "5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.2, 1.0, 0.01, 5, simulate=False
     )
-    assert res is not None and "theta =" in text and res["optimal"].kappa.sum() == 12
+    assert res is not None and "theta =" in text and res.optimal.kappa.sum() == 12
+    assert res.workers.n_workers == 2 and res.optimal_simulation is None
     for args, message in [
         (("5.29e7, 7.26e7", "0.05, 0.06", 1.0, 10, 1.25), "K\\*omega must be an integer"),
         (("", "", 1.0, 10, 1.0), "P=0"),
@@ -83,7 +97,7 @@ def test_widget_report_and_errors():
     res, _ = ws.split_report(
         "1e7, 3e7, 5e7", "0.05, 0.05, 0.05", 0.0, 30, 1.0, 1.0, 0.01, 5, simulate=False
     )
-    np.testing.assert_array_equal(res["optimal"].kappa, res["uniform"].kappa)
+    np.testing.assert_array_equal(res.optimal.kappa, res.uniform.kappa)
     ui = ws.explore_load_split()
     assert "theta =" in ui.status.value and ui.images[0].value[:4] == b"\x89PNG"
     ui.controls["comm_text"].value = "0.1"  # 5 speeds, 1 communication time: the message
@@ -96,11 +110,13 @@ def test_example2_setting_check_finds_one_arrival_rate_for_both_paper_values():
     from codedlib.experiments.stream import example2_setting_check
 
     res = example2_setting_check(n_streams=40, n_jobs=1000, seed=1)
-    v = res["variants"].set_index("setting")
+    v = res.variants.set_index("setting")
     det = v.loc["deterministic arrivals every 1/λ"]
     assert det["optimal_sd"] < 0.1 * v.iloc[0]["optimal_sd"]  # no queue burstiness left
-    rates = res["match"]["rate_matching_paper"].to_numpy()
+    rates = res.match["rate_matching_paper"].to_numpy()
     assert (rates < 0.01).all() and abs(rates[0] - rates[1]) < 0.0015
-    assert (res["match"]["slope"] > 0).all()  # a faster stream waits longer
-    assert res["lambda_fit"] == pytest.approx(rates.mean())
+    assert (res.match["slope"] > 0).all()  # a faster stream waits longer
+    assert res.lambda_fit == pytest.approx(rates.mean())
     assert v.index[-1].startswith("λ = ") and "calibrated" in v.index[-1]
+    assert list(res.calibrated.columns) == ["optimal", "uniform"] and len(res.calibrated) == 40
+    close_titled(sp.plot_example2_setting_check(res, title="setting check"), "setting check")

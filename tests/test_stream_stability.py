@@ -1,6 +1,8 @@
 """Stream coded computing (paper 5): Section VI-A's setting, and the uniform split's rate
 stability (Section IV-A) in closed form against long simulated streams."""
 
+import dataclasses
+
 import matplotlib
 import numpy as np
 import pytest
@@ -35,9 +37,9 @@ def test_section6a_setting_is_the_papers():
     df = ex.fig2_split_metrics()
     assert df["kappa_uniform"].tolist() == [200] * 5 and df["kappa_optimal"].sum() == 1000
     act = ex.fig3_activity()
-    assert len(act["uniform"]["jobs"]["arrival"]) == 3
-    assert act["optimal"]["kappa"].sum() == 1000
-    assert act["uniform"]["intervals"]["iteration"].max() == 9
+    assert len(act.uniform.jobs["arrival"]) == 3
+    assert act.optimal.kappa.sum() == 1000
+    assert act.uniform.intervals["iteration"].max() == 9
 
 
 def test_stability_threshold_closed_form():
@@ -69,7 +71,7 @@ def test_threshold_against_long_simulation():
     scan = ex.stability_scan(
         rate_factors=(0.85, 1.15, 1.3), n_jobs=6000, seeds=seeds, include_paper_rate=False
     )
-    st, thr = scan["streams"], scan["thresholds"]
+    st, thr = scan.streams, scan.thresholds
     uni = st[st["split"] == "uniform"]
     thr_u = thr[thr["split"] == "uniform"].set_index("rate_factor")
     # the simulated service time is eq. (8)'s
@@ -92,19 +94,20 @@ def test_threshold_against_long_simulation():
     plt.close(
         sp.plot_stability(
             ex.stability_scan(rate_factors=(0.9, 1.1), n_jobs=400, seeds=(0, 1)),
-            {**ex.section6a_speed_window(scales=[0.5, 1, 2]), "fig4_scale": 0.2},
+            dataclasses.replace(ex.section6a_speed_window(scales=[0.5, 1, 2]), fig4_scale=0.2),
+            title="stability",
         )
     )
 
 
 def test_speed_window_brackets_the_stand_in():
     win = ex.section6a_speed_window(scales=np.geomspace(0.3, 5, 9))
-    t = win["table"]
+    t = win.table
     assert np.all(np.diff(t["rho_uniform"]) > 0) and np.all(np.diff(t["rho_optimal"]) > 0)
     assert np.all(t["rho_uniform"] > t["rho_optimal"])
-    assert win["s_uniform"] < 1.0 < win["s_optimal"]
+    assert win.s_uniform < 1.0 < win.s_optimal
     w = ex.section6a_workers()
-    for kind, s in (("uniform", win["s_uniform"]), ("optimal", win["s_optimal"])):
+    for kind, s in (("uniform", win.s_uniform), ("optimal", win.s_optimal)):
         ws = w.with_complexity(s)
         split = (
             th.uniform_split(ws, 1000, 1.0)

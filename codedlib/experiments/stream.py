@@ -1,7 +1,9 @@
 """Experiments for paper 5 (stream coded computing): one function per figure / table.
 
-Every function returns plain data (``pandas.DataFrame`` or ``dict``) for
-``codedlib.plots.stream`` and ``notebooks/05-stream.ipynb``.
+Every function returns plain data for ``codedlib.plots.stream`` and
+``notebooks/05-stream.ipynb``: a tidy ``pandas.DataFrame`` (snake_case columns; the paper's
+symbols ``K``, ``C``, ``J`` keep their letter) or a small result dataclass (``*Result``) holding
+such frames. Display labels are set by the plots.
 
 Worker sets. Example 2 lists its five workers; Sections VI-A/B ("a stronger set of workers")
 and VI-C (Fig. 5, P = 100) do not. We therefore use
@@ -25,6 +27,8 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -34,6 +38,16 @@ from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 
 __all__ = [
+    "ActivityResult",
+    "CodeSearchResult",
+    "Example2Result",
+    "ExploreSplitResult",
+    "Fig4Result",
+    "PaperStabilityResult",
+    "SettingCheckResult",
+    "SpeedWindowResult",
+    "SplitActivity",
+    "StabilityScanResult",
     "SECTION6A",
     "example2_setting_check",
     "CLUSTER_SETTINGS",
@@ -140,6 +154,252 @@ CLUSTER_SETTINGS = {
 }
 
 
+# ---------------------------------------------------------------------------- result objects
+@dataclass(frozen=True)
+class Example2Result:
+    """Example 2, paper vs ours (:func:`example2_comparison`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per quantity: ``quantity``, ``arm``, ``paper``, ``theory``, the simulation
+        summary ``sim_*`` (mean, 95 % CI half-width, per-stream range and central 95 %,
+        ``rho``, ``stable``, ``per_seed``), ``paper_percentile`` and ``note``.
+    streams : pandas.DataFrame
+        :func:`example2_streams`: one row per (seed, arm).
+    optimal, uniform : LoadSplit
+        The two splits of Example 2.
+    workers : StreamWorkers
+        Example 2's workers (or the ones given).
+    lower_bound : float
+        Eq. (9)'s ``D_L`` in seconds.
+    """
+
+    table: pd.DataFrame
+    streams: pd.DataFrame
+    optimal: th.LoadSplit
+    uniform: th.LoadSplit
+    workers: th.StreamWorkers
+    lower_bound: float
+
+
+@dataclass(frozen=True)
+class SettingCheckResult:
+    """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`).
+
+    Attributes
+    ----------
+    variants : pandas.DataFrame
+        One row per setting: ``setting`` (its description), ``optimal_mean``, ``optimal_sd``,
+        ``uniform_mean``, ``uniform_sd`` and ``both_at_or_below_paper``; the last row is the
+        calibrated arrival rate.
+    streams : pandas.DataFrame
+        One row per stream of the setting as listed: ``stream``, ``realised_rate``, and the
+        average delays ``optimal`` and ``uniform``.
+    match : pandas.DataFrame
+        One row per split: ``split``, ``paper``, ``slope``, ``intercept``,
+        ``rate_matching_paper`` and ``share_of_streams_that_slow``.
+    lambda_fit : float
+        The calibrated arrival rate (mean of the two matching rates).
+    calibrated : pandas.DataFrame
+        One row per stream at ``lambda_fit``: average delays ``optimal`` and ``uniform``.
+    """
+
+    variants: pd.DataFrame
+    streams: pd.DataFrame
+    match: pd.DataFrame
+    lambda_fit: float
+    calibrated: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class SplitActivity:
+    """Busy intervals of every worker under one split (:func:`fig3_activity`).
+
+    Attributes
+    ----------
+    intervals : pandas.DataFrame
+        One row per busy interval: ``job``, ``iteration``, ``worker`` (0-based), ``start``,
+        ``stop``.
+    jobs : pandas.DataFrame
+        One row per job: ``arrival``, ``start``, ``finish`` in seconds.
+    n_workers : int
+        Number of workers P.
+    kappa : numpy.ndarray
+        Tasks per worker.
+    """
+
+    intervals: pd.DataFrame
+    jobs: pd.DataFrame
+    n_workers: int
+    kappa: np.ndarray
+
+
+@dataclass(frozen=True)
+class ActivityResult:
+    """Fig. 3: worker activity under both splits (:func:`fig3_activity`).
+
+    Attributes
+    ----------
+    uniform, optimal : SplitActivity
+        Activity under the uniform and the optimal split (same arrivals).
+    """
+
+    uniform: SplitActivity
+    optimal: SplitActivity
+
+
+@dataclass(frozen=True)
+class StabilityScanResult:
+    """The uniform split's stability threshold against long streams (:func:`stability_scan`).
+
+    Attributes
+    ----------
+    streams : pandas.DataFrame
+        One row per (split, seed, rate): ``split``, ``seed``, ``arrival_rate``, ``rate_factor``,
+        ``slope``, ``first_quarter``, ``last_quarter``, ``service_mean``.
+    thresholds : pandas.DataFrame
+        One row per (split, rate): ``rho``, ``rho_slowest``, critical rates,
+        ``slowest_worker``, ``service_mean`` and the closed-form ``drift``.
+    by_job : pandas.DataFrame
+        Job delay at the paper's rate in blocks: ``split``, ``job``, ``mean_delay``,
+        ``ci_halfwidth``, ``block`` (empty without the paper's rate).
+    critical_rate : float
+        The uniform split's critical arrival rate.
+    """
+
+    streams: pd.DataFrame
+    thresholds: pd.DataFrame
+    by_job: pd.DataFrame
+    critical_rate: float
+
+
+@dataclass
+class SpeedWindowResult:
+    """Section VI-A's statement as a function of the workers' speed (:func:`section6a_speed_window`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        ``scale``, ``rho_uniform``, ``rho_optimal``.
+    s_uniform, s_optimal : float
+        Scales at which ``rho = 1`` for the uniform and the optimal split.
+    fig4_scale : float or None
+        Scale of Fig. 4's stand-in workers, drawn when set (None: not drawn).
+    """
+
+    table: pd.DataFrame
+    s_uniform: float
+    s_optimal: float
+    fig4_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class Fig4Result:
+    """Fig. 4: average job delay vs Omega (:func:`fig4_delay_vs_redundancy`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per Omega: ``omega``, ``n_tasks``, ``theory_no_purging``, ``theory_stable``,
+        ``lower_bound``, ``lower_bound_queue`` and per arm (``optimal``, ``uniform``,
+        ``optimal_no_purging``) the simulation summary ``<arm>_mean``, ``<arm>_ci_halfwidth``,
+        ... .
+    realizations : pandas.DataFrame
+        Job delays of one stream: ``omega``, ``split``, ``delay``.
+    per_seed : pandas.DataFrame
+        Every stream's average: ``omega``, ``arm``, ``seed``, ``mean_delay``.
+    settings : dict
+        :data:`FIG4_SETTINGS` with the Omegas run.
+    """
+
+    table: pd.DataFrame
+    realizations: pd.DataFrame
+    per_seed: pd.DataFrame
+    settings: dict
+
+
+@dataclass(frozen=True)
+class CodeSearchResult:
+    """Figs. 6-7, Algorithm 1 (:func:`code_parameter_search`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per K: ``K``, ``C``, ``mismatch``, ``mismatch_active``, ``theta``,
+        ``n_active``, ``n_assigned``.
+    best_k : int
+        K with the smallest mismatch over all workers (eq. 10).
+    best_k_active_only : int
+        K with the smallest mismatch over the active workers.
+    search : CodeSearch
+        The search of :func:`codedlib.theory.stream.optimise_code_parameters`.
+    """
+
+    table: pd.DataFrame
+    best_k: int
+    best_k_active_only: int
+    search: th.CodeSearch
+
+
+@dataclass(frozen=True)
+class PaperStabilityResult:
+    """What the paper's own Section VI-C numbers say (:func:`paper_table2_stability`).
+
+    Attributes
+    ----------
+    theta : float
+        The balance threshold used.
+    assignment_mean_low, assignment_mean_high : float
+        Bounds on ``E[T_{p,kappa}]`` of an active worker in seconds.
+    service_mean_low : float
+        Lower bound on ``E[T_s]`` in seconds.
+    arrival_mean : float
+        ``E[T_a] = 1 / lambda`` in seconds.
+    implied_service_mean : dict
+        ``E[T_s]`` implied by each Table II value, keyed by K.
+    """
+
+    theta: float
+    assignment_mean_low: float
+    assignment_mean_high: float
+    service_mean_low: float
+    arrival_mean: float
+    implied_service_mean: dict
+
+
+@dataclass(frozen=True)
+class ExploreSplitResult:
+    """Everything the load-split widget shows (:func:`explore_split`).
+
+    Attributes
+    ----------
+    optimal, uniform : LoadSplit
+        The two splits.
+    lower_bound : float
+        Eq. (9)'s ``D_L`` in seconds.
+    optimal_prediction, uniform_prediction : DelayPrediction
+        Eqs. (6)-(8) per split.
+    optimal_metric, uniform_metric : numpy.ndarray
+        Balance metric of eq. (4) per worker.
+    optimal_simulation, uniform_simulation : DelaySummary or None
+        Simulated delay with purging; None when not simulated.
+    workers : StreamWorkers or None
+        The workers the splits are for.
+    """
+
+    optimal: th.LoadSplit
+    uniform: th.LoadSplit
+    lower_bound: float
+    optimal_prediction: th.DelayPrediction
+    uniform_prediction: th.DelayPrediction
+    optimal_metric: np.ndarray
+    uniform_metric: np.ndarray
+    optimal_simulation: sim.DelaySummary | None = None
+    uniform_simulation: sim.DelaySummary | None = None
+    workers: th.StreamWorkers | None = None
+
+
 def _summary_row(summary: sim.DelaySummary) -> dict:
     """Mean, CI, per-stream range and the central 95 % of the per-stream averages (where one
     stream of J jobs falls); an unstable summary keeps only rho (no averages)."""
@@ -242,11 +502,10 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> dict:
+def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Example2Result:
     """Example 2: optimal vs uniform split, lower bound; paper vs ours.
 
-    Returns ``{"table": DataFrame, "streams": DataFrame, "optimal": LoadSplit, "uniform":
-    LoadSplit, ...}``. The table has one row per quantity with the paper's number, our
+    Returns an :class:`Example2Result`. Its table has one row per quantity with the paper's number, our
     closed form (when there is one) and our simulation (mean and 95% CI over seeds, each seed
     ``n_jobs`` jobs; the central 95 % of single streams; the percentile of the paper's
     single-stream value among ours). ``streams`` is :func:`example2_streams` (tidy, one row
@@ -263,7 +522,7 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> di
 
     Returns
     -------
-    dict
+    Example2Result
         Example 2: optimal vs uniform split, lower bound; paper vs ours.
     """
     ex = th.EXAMPLE2
@@ -348,17 +607,17 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> di
         "not in the paper; same arrivals as the splits",
         "ideal worker",
     )
-    return {
-        "table": pd.DataFrame(rows),
-        "streams": streams,
-        "optimal": opt,
-        "uniform": uni,
-        "workers": w,
-        "lower_bound": d_l,
-    }
+    return Example2Result(
+        table=pd.DataFrame(rows),
+        streams=streams,
+        optimal=opt,
+        uniform=uni,
+        workers=w,
+        lower_bound=d_l,
+    )
 
 
-def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> dict:
+def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> SettingCheckResult:
     """Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
 
     Candidate differences in setting, each run on ``n_streams`` paired streams (optimal and
@@ -368,7 +627,7 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
     *realised* arrival rate ``J / t_J`` against its two average delays, with a least-squares
     line per split and the realised rate at which each line meets the paper's value.
 
-    Returns ``{"variants": DataFrame, "streams": DataFrame, "match": DataFrame}``.
+    Returns a :class:`SettingCheckResult`.
 
     Parameters
     ----------
@@ -383,7 +642,7 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
 
     Returns
     -------
-    dict
+    SettingCheckResult
         Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
     """
     ex = th.EXAMPLE2
@@ -479,14 +738,13 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
             ),
         }
     )
-    calibrated = {k: d[k] for k in splits}
-    return {
-        "variants": pd.DataFrame(rows),
-        "streams": streams,
-        "match": pd.DataFrame(match),
-        "lambda_fit": lam_fit,
-        "calibrated": calibrated,
-    }
+    return SettingCheckResult(
+        variants=pd.DataFrame(rows),
+        streams=streams,
+        match=pd.DataFrame(match),
+        lambda_fit=lam_fit,
+        calibrated=pd.DataFrame({k: d[k] for k in splits}),
+    )
 
 
 def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
@@ -555,7 +813,7 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
 
 def fig3_activity(
     n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None, arrival_rate=None
-) -> dict:
+) -> ActivityResult:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
 
     Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
@@ -582,7 +840,7 @@ def fig3_activity(
 
     Returns
     -------
-    dict
+    ActivityResult
         Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
     """
     s = SECTION6A
@@ -599,13 +857,13 @@ def fig3_activity(
     out = {}
     for split in (th.uniform_split(w, K, omega), th.optimal_split(w, K, omega, s["gamma"])):
         rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
-        out[split.kind] = {
-            "intervals": pd.DataFrame(rows),
-            "jobs": jobs,
-            "n_workers": w.n_workers,
-            "kappa": split.kappa,
-        }
-    return out
+        out[split.kind] = SplitActivity(
+            intervals=pd.DataFrame(rows),
+            jobs=pd.DataFrame(jobs),
+            n_workers=w.n_workers,
+            kappa=split.kappa,
+        )
+    return ActivityResult(**out)
 
 
 def _section6a_splits(workers, K, omega, gamma):
@@ -672,7 +930,7 @@ def stability_scan(
     seeds=tuple(range(10)),
     workers=None,
     include_paper_rate=True,
-) -> dict:
+) -> StabilityScanResult:
     """The uniform split's stability threshold (Section IV-A) against long simulated streams.
 
     Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly). The
@@ -683,7 +941,7 @@ def stability_scan(
     grows by ``E[T_s] - E[T_a]`` per job, a stable one by 0) and the mean delay of the first
     and last quarter of the stream. Every rate reuses the seed's random numbers (paired).
 
-    Returns ``{"streams": DataFrame, "thresholds": DataFrame, "by_job": DataFrame}``;
+    Returns a :class:`StabilityScanResult`: ``streams``, one row per (split, rate, seed);
     ``thresholds`` holds each split's ``rho``, ``rho_slowest``, critical rates and closed-form
     drift per rate; ``by_job`` the job delay at the paper's rate in blocks of ``n_jobs // 100``
     consecutive jobs (``job`` = the block's centre): mean over seeds of each block's average
@@ -704,7 +962,7 @@ def stability_scan(
 
     Returns
     -------
-    dict
+    StabilityScanResult
         The uniform split's stability threshold (Section IV-A) against long simulated streams.
     """
     from scipy import stats
@@ -784,22 +1042,22 @@ def stability_scan(
                     }
                 )
             )
-    return {
-        "streams": pd.DataFrame(rows),
-        "thresholds": pd.DataFrame(thresholds),
-        "by_job": pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
-        "critical_rate": crit,
-    }
+    return StabilityScanResult(
+        streams=pd.DataFrame(rows),
+        thresholds=pd.DataFrame(thresholds),
+        by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
+        critical_rate=crit,
+    )
 
 
-def section6a_speed_window(scales=None, workers=None) -> dict:
+def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
     """Section VI-A's statement (optimal split stable, uniform split not) as a function of the
     unlisted workers' speed: ``rho`` of both splits (Section IV-A, eq. 8, Omega = 1) when every
     task-time moment of the stand-in is scaled by ``s`` (Assumption 1; ``s > 1``: slower
     workers), and the two scales where ``rho = 1``. The statement holds for
     ``s_uniform <= s < s_optimal``; the stand-in is ``s = 1``.
 
-    Returns ``{"table": DataFrame(scale, rho_uniform, rho_optimal), "s_uniform", "s_optimal"}``.
+    Returns a :class:`SpeedWindowResult` (``table``: ``scale, rho_uniform, rho_optimal``).
 
     Parameters
     ----------
@@ -810,7 +1068,7 @@ def section6a_speed_window(scales=None, workers=None) -> dict:
 
     Returns
     -------
-    dict
+    SpeedWindowResult
         Section VI-A's statement (optimal split stable, uniform split not) as a function of the
         unlisted workers' speed: ``rho`` of both splits (Section IV-A, eq. 8, Omega = 1) when every
         task-time moment of the stand-in is scaled by ``s`` (Assumption 1; ``s > 1``: slower
@@ -841,12 +1099,12 @@ def section6a_speed_window(scales=None, workers=None) -> dict:
     for kind in ("uniform", "optimal"):
         lo, hi = 1e-3, 1e3
         roots[kind] = float(optimize.brentq(lambda x, k=kind: rho(k, x) - 1.0, lo, hi, rtol=1e-6))
-    return {"table": table, "s_uniform": roots["uniform"], "s_optimal": roots["optimal"]}
+    return SpeedWindowResult(table=table, s_uniform=roots["uniform"], s_optimal=roots["optimal"])
 
 
 def fig4_delay_vs_redundancy(
     omegas=None, seeds=tuple(range(5)), n_jobs=1000, n_realizations=100, include_no_purging=True
-) -> dict:
+) -> Fig4Result:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
 
@@ -868,7 +1126,7 @@ def fig4_delay_vs_redundancy(
 
     Returns
     -------
-    dict
+    Fig4Result
         Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
         without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
     """
@@ -921,12 +1179,12 @@ def fig4_delay_vs_redundancy(
                 row[f"optimal_no_purging_{k}"] = v
             tidy(omega, "optimal, no purging", summary)
         rows.append(row)
-    return {
-        "table": pd.DataFrame(rows),
-        "realizations": pd.concat(realizations, ignore_index=True),
-        "per_seed": pd.concat(per_seed, ignore_index=True),
-        "settings": dict(s, omegas=tuple(omegas)),
-    }
+    return Fig4Result(
+        table=pd.DataFrame(rows),
+        realizations=pd.concat(realizations, ignore_index=True),
+        per_seed=pd.concat(per_seed, ignore_index=True),
+        settings=dict(s, omegas=tuple(omegas)),
+    )
 
 
 def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
@@ -1034,7 +1292,9 @@ def fig5_cluster(unit_workers=None) -> pd.DataFrame:
     )
 
 
-def code_parameter_search(unit_workers=None, K_values=None, Z=None, omega=None, gamma=None) -> dict:
+def code_parameter_search(
+    unit_workers=None, K_values=None, Z=None, omega=None, gamma=None
+) -> CodeSearchResult:
     """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
 
     Parameters
@@ -1052,7 +1312,7 @@ def code_parameter_search(unit_workers=None, K_values=None, Z=None, omega=None, 
 
     Returns
     -------
-    dict
+    CodeSearchResult
         Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
     """
     s = CLUSTER_SETTINGS
@@ -1076,12 +1336,12 @@ def code_parameter_search(unit_workers=None, K_values=None, Z=None, omega=None, 
             "n_assigned": search.n_assigned,
         }
     )
-    return {
-        "table": table,
-        "best_K": search.best_K,
-        "best_K_active_only": int(search.K[active_best]),
-        "search": search,
-    }
+    return CodeSearchResult(
+        table=table,
+        best_k=search.best_K,
+        best_k_active_only=int(search.K[active_best]),
+        search=search,
+    )
 
 
 def table2_delay_vs_K(
@@ -1201,7 +1461,7 @@ def queueing_check(
 
 def explore_split(
     workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2)
-) -> dict:
+) -> ExploreSplitResult:
     """Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
 
     Parameters
@@ -1225,7 +1485,7 @@ def explore_split(
 
     Returns
     -------
-    dict
+    ExploreSplitResult
         Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
     """
     opt = th.optimal_split(workers, K, omega, gamma)
@@ -1243,7 +1503,7 @@ def explore_split(
         out[f"{split.kind}_prediction"] = pred
         out[f"{split.kind}_simulation"] = summary
         out[f"{split.kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
-    return out
+    return ExploreSplitResult(**out, workers=workers)
 
 
 def per_seed_frame(
@@ -1358,7 +1618,7 @@ def unstable_growth(
 
 def paper_table2_stability(
     theta=None, gamma=None, iterations=None, arrival_rate=None, n_jobs=1000, paper_delays=None
-) -> dict:
+) -> PaperStabilityResult:
     """What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
 
     With exponential tasks, ``T_{p,kappa} = c_p + kappa`` task times has
@@ -1387,7 +1647,7 @@ def paper_table2_stability(
 
     Returns
     -------
-    dict
+    PaperStabilityResult
         What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
     """
     s = CLUSTER_SETTINGS
@@ -1404,14 +1664,14 @@ def paper_table2_stability(
     high = (-1 + np.sqrt(1 + 4 * gamma * theta)) / (2 * gamma)
     half = (n_jobs - 1) / 2
     implied = [(d + half / lam) / (1 + half) for d in delays]
-    return {
-        "theta": theta,
-        "assignment_mean_low": float(low),
-        "assignment_mean_high": float(high),
-        "service_mean_low": float(I * low),
-        "arrival_mean": 1 / lam,
-        "implied_service_mean": dict(zip(s["table_K"], map(float, implied))),
-    }
+    return PaperStabilityResult(
+        theta=theta,
+        assignment_mean_low=float(low),
+        assignment_mean_high=float(high),
+        service_mean_low=float(I * low),
+        arrival_mean=1 / lam,
+        implied_service_mean=dict(zip(s["table_K"], map(float, implied))),
+    )
 
 
 def calibrate_work(

@@ -1,4 +1,6 @@
-"""Figures for paper 5 (stream coded computing). Each ``plot_*`` returns the Figure.
+"""Figures for paper 5 (stream coded computing). Each ``plot_*`` takes a result of
+:mod:`codedlib.experiments.stream`, an optional ``ax`` / ``axes`` and ``title``, and returns the
+Figure; display labels are set here.
 
 References
 ----------
@@ -28,7 +30,7 @@ __all__ = [
 ]
 
 
-def plot_example2(table, ax=None):
+def plot_example2(table, ax=None, *, title: str | None = None):
     """Example 2: paper's delays vs ours (simulated mean with 95% CI, or closed form).
 
     Parameters
@@ -37,6 +39,8 @@ def plot_example2(table, ax=None):
         Table as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title; default names Example 2's parameters.
 
     Returns
     -------
@@ -91,12 +95,12 @@ def plot_example2(table, ax=None):
     ax.set_yticks(y, rows["quantity"], fontsize="small")
     ax.invert_yaxis()
     ax.set_xlabel("average job delay [s]")
-    ax.set_title("Example 2 (P = 5, K = 50, Ω = 1.1, I = 50, λ = 0.01)")
+    ax.set_title("Example 2 (P = 5, K = 50, Ω = 1.1, I = 50, λ = 0.01)" if title is None else title)
     ax.legend(fontsize="small", loc="lower right")
     return fig
 
 
-def plot_split_metrics(df, axes=None):
+def plot_split_metrics(df, axes=None, *, title: str | None = None):
     """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``.
 
     Parameters
@@ -105,6 +109,8 @@ def plot_split_metrics(df, axes=None):
         Data as returned by the matching ``codedlib.experiments`` function.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Figure title above both panels (small font); none by default.
 
     Returns
     -------
@@ -144,20 +150,24 @@ def plot_split_metrics(df, axes=None):
     b.set_title("(b) balance metric of eq. (4)")
     b.legend(fontsize="small")
     fig.tight_layout()
+    if title is not None:
+        fig.suptitle(title, y=1.03, fontsize="small")
     return fig
 
 
-def plot_activity(data, axes=None, max_time=None):
+def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker.
 
     Parameters
     ----------
-    data
-        Data as returned by the matching ``codedlib.experiments`` function.
+    data : ActivityResult
+        Result of :func:`codedlib.experiments.stream.fig3_activity`.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
     max_time : optional
         End of the time axis; default the whole run.
+    title : str, optional
+        Figure title above the panels (small font); none by default.
 
     Returns
     -------
@@ -165,7 +175,7 @@ def plot_activity(data, axes=None, max_time=None):
         The figure (that of ``axes`` when given); never shown or saved.
     """
 
-    kinds = [k for k in ("uniform", "optimal") if k in data]
+    kinds = [k for k in ("uniform", "optimal") if getattr(data, k, None) is not None]
     if axes is None:
         fig, axes = subplots(
             len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2), sharex=True, squeeze=False
@@ -173,35 +183,39 @@ def plot_activity(data, axes=None, max_time=None):
         axes = axes[:, 0]
     fig = axes[0].figure
     colors = matplotlib.colormaps["tab10"]
-    end = max(float(np.max(data[k]["jobs"]["finish"])) for k in kinds)
+    end = max(float(np.max(getattr(data, k).jobs["finish"])) for k in kinds)
     for ax, kind in zip(axes, kinds):
-        d = data[kind]
-        iv = d["intervals"]
+        d = getattr(data, kind)
+        iv = d.intervals
         for (worker, job), g in iv.groupby(["worker", "job"]):
             spans = list(zip(g["start"], g["stop"] - g["start"]))
             ax.broken_barh(
                 spans, (worker + 0.6, 0.8), facecolors=colors(job % 10), edgecolor="none"
             )
-        for j, t in enumerate(d["jobs"]["arrival"]):
+        for j, t in enumerate(d.jobs["arrival"]):
             ax.axvline(t, color=colors(j % 10), ls="--", lw=1)
-        ax.set_yticks(np.arange(1, d["n_workers"] + 1))
+        ax.set_yticks(np.arange(1, d.n_workers + 1))
         ax.set_ylabel("worker")
         ax.set_title(f"{kind} split (dashed: job arrivals)")
         ax.set_xlim(0, max_time if max_time is not None else end * 1.02)
     axes[-1].set_xlabel("time [s]")
     fig.tight_layout()
+    if title is not None:
+        fig.suptitle(title, y=1.01, fontsize="small")
     return fig
 
 
-def plot_delay_vs_redundancy(result, axes=None):
+def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom).
 
     Parameters
     ----------
-    result
-        Result of the matching ``codedlib.experiments`` function.
+    result : Fig4Result
+        Result of :func:`codedlib.experiments.stream.fig4_delay_vs_redundancy`.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Title of the top panel (small font); none by default.
 
     Returns
     -------
@@ -212,7 +226,7 @@ def plot_delay_vs_redundancy(result, axes=None):
     if axes is None:
         fig, axes = subplots(2, 1, figsize=(7.5, 7), sharex=True)
     fig = axes[0].figure
-    t = result["table"]
+    t = result.table
     top, bottom = axes
     for kind, color in (("uniform", "C3"), ("optimal", "C0")):
         top.errorbar(
@@ -251,7 +265,7 @@ def plot_delay_vs_redundancy(result, axes=None):
     top.set_ylabel("average job delay [s]")
     top.set_yscale("log")
     top.legend(fontsize="x-small")
-    r = result["realizations"]
+    r = result.realizations
     omegas = np.sort(r["omega"].unique())
     step = np.min(np.diff(omegas)) if omegas.size > 1 else 0.02
     rng = np.random.default_rng(0)
@@ -271,10 +285,12 @@ def plot_delay_vs_redundancy(result, axes=None):
     bottom.set_ylabel("job delay [s]")
     bottom.legend(fontsize="small", markerscale=3)
     fig.tight_layout()
+    if title is not None:
+        top.set_title(title, fontsize="small")
     return fig
 
 
-def plot_cluster(df, ax=None):
+def plot_cluster(df, ax=None, *, title: str | None = None):
     """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time.
 
     Parameters
@@ -283,6 +299,8 @@ def plot_cluster(df, ax=None):
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (small font); default names the cluster size (normal font).
 
     Returns
     -------
@@ -311,19 +329,24 @@ def plot_cluster(df, ax=None):
         ncol=2,
         frameon=False,
     )
-    ax.set_title(f"seeded heterogeneous cluster, P = {len(df)}")
+    if title is None:
+        ax.set_title(f"seeded heterogeneous cluster, P = {len(df)}")
+    else:
+        ax.set_title(title, fontsize="small")
     return fig
 
 
-def plot_mismatch(result, ax=None):
+def plot_mismatch(result, ax=None, *, title: str | None = None):
     """Fig. 6: mismatch (eq. 10) vs K, over all workers (as printed) and over active ones.
 
     Parameters
     ----------
-    result
-        Result of the matching ``codedlib.experiments`` function.
+    result : CodeSearchResult
+        Result of :func:`codedlib.experiments.stream.code_parameter_search`.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title; none by default.
 
     Returns
     -------
@@ -331,32 +354,36 @@ def plot_mismatch(result, ax=None):
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(7, 3.6))
-    t = result["table"]
+    t = result.table
     ax.plot(t["K"], t["mismatch"], marker=".", color="C0", label="over all P workers (eq. 10)")
-    ax.axvline(result["best_K"], color="C0", ls="--", lw=1)
+    ax.axvline(result.best_k, color="C0", ls="--", lw=1)
     ax.set_xlabel("number of critical tasks K (C = Z / K)")
     ax.set_ylabel("mismatch, all workers")
     ax2 = ax.twinx()
     ax2.plot(t["K"], t["mismatch_active"], marker=".", color="C1", label="over active workers only")
-    ax2.axvline(result["best_K_active_only"], color="C1", ls=":", lw=1)
+    ax2.axvline(result.best_k_active_only, color="C1", ls=":", lw=1)
     ax2.set_yscale("log")
     ax2.set_ylabel("mismatch, active workers")
     ax2.grid(False)
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="upper right")
+    if title is not None:
+        ax.set_title(title)
     return fig
 
 
-def plot_theta_active(result, ax=None):
+def plot_theta_active(result, ax=None, *, title: str | None = None):
     """Fig. 7: theta and the number of active workers vs K for the optimal split.
 
     Parameters
     ----------
-    result
-        Result of the matching ``codedlib.experiments`` function.
+    result : CodeSearchResult
+        Result of :func:`codedlib.experiments.stream.code_parameter_search`.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title; none by default.
 
     Returns
     -------
@@ -364,7 +391,7 @@ def plot_theta_active(result, ax=None):
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(7, 3.6))
-    t = result["table"]
+    t = result.table
     ax.plot(t["K"], t["theta"], color="C0", marker=".", label="θ")
     ax.set_xlabel("number of critical tasks K")
     ax.set_ylabel("θ")
@@ -384,18 +411,22 @@ def plot_theta_active(result, ax=None):
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="center right")
+    if title is not None:
+        ax.set_title(title)
     return fig
 
 
-def plot_table2(df, ax=None):
+def plot_table2(df, ax=None, *, title: str | None = None):
     """Table II as a chart: simulated delay (95% CI) and theory per K; unstable rows marked.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
+        Result of :func:`codedlib.experiments.stream.table2_delay_vs_K`.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (small font); none by default.
 
     Returns
     -------
@@ -430,10 +461,12 @@ def plot_table2(df, ax=None):
     )
     ax.set_ylim(0, 1.35 * top)
     ax.legend(fontsize="small", loc="upper right", ncol=2)
+    if title is not None:
+        ax.set_title(title, fontsize="small")
     return fig
 
 
-def plot_unstable_growth(df, paper=None, ax=None):
+def plot_unstable_growth(df, paper=None, ax=None, *, title: str | None = None):
     """An unstable stream: the average delay of the first J jobs per seed (points) against
     the linear drift ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (line); ``paper`` maps labels to
     the paper's J = 1000 averages (Table II), drawn as markers just right of the largest J.
@@ -446,6 +479,8 @@ def plot_unstable_growth(df, paper=None, ax=None):
         The paper's value(s), drawn for comparison.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (small font); none by default.
 
     Returns
     -------
@@ -480,27 +515,29 @@ def plot_unstable_growth(df, paper=None, ax=None):
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
     ax.legend(fontsize="small", loc="upper left")
+    if title is not None:
+        ax.set_title(title, fontsize="small")
     return fig
 
 
-def plot_example2_setting_check(check: dict, title: str = ""):
+def plot_example2_setting_check(check, *, title: str | None = None):
     """Each simulated stream's average delay against its realised arrival rate, per split,
     with the least-squares line, the paper's value and the rate where they meet
     (:func:`codedlib.experiments.stream.example2_setting_check`).
 
     Parameters
     ----------
-    check : dict
+    check : SettingCheckResult
         Result of :func:`codedlib.experiments.stream.example2_setting_check`.
-    title : str, default ''
-        Figure or axes title.
+    title : str, optional
+        Figure title (font size 9); empty by default.
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure; never shown or saved.
     """
-    streams, match = check["streams"], check["match"].set_index("split")
+    streams, match = check.streams, check.match.set_index("split")
     fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
     for ax, split in zip(axes, ("optimal", "uniform")):
         x, y = streams["realised_rate"].to_numpy(), streams[split].to_numpy()
@@ -528,12 +565,12 @@ def plot_example2_setting_check(check: dict, title: str = ""):
         ax.set_ylabel("average job delay of the stream [s]")
         ax.legend(fontsize=7)
         ax.set_title(f"{split} split", fontsize=9)
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def plot_stability(scan: dict, window: dict, title: str = ""):
+def plot_stability(scan, window, *, title: str | None = None):
     """The uniform split's instability (Section IV-A) in three panels.
 
     (a) growth of the job delay per job (least-squares slope over a stream, mean and 95 %
@@ -545,12 +582,12 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
 
     Parameters
     ----------
-    scan : dict
+    scan : StabilityScanResult
         Result of :func:`codedlib.experiments.stream.stability_scan`.
-    window : dict
+    window : SpeedWindowResult
         Result of :func:`codedlib.experiments.stream.section6a_speed_window`.
-    title : str, default ''
-        Figure or axes title.
+    title : str, optional
+        Figure title above the panels (small font); none by default.
 
     Returns
     -------
@@ -560,7 +597,7 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
     from scipy import stats
 
     fig, (a, b, c) = subplots(1, 3, figsize=(15, 4.2))
-    streams, thr = scan["streams"], scan["thresholds"]
+    streams, thr = scan.streams, scan.thresholds
     colors = {"uniform": "C3", "optimal": "C0"}
     lam0 = 0.01
     for kind, g in streams.groupby("split"):
@@ -607,7 +644,7 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
     a.set_ylabel("growth of the job delay [s per job]")
     a.set_title("(a) delay growth vs λ", fontsize="small")
     a.legend(fontsize="x-small", loc="upper left")
-    by = scan["by_job"]
+    by = scan.by_job
     for kind, g in by.groupby("split"):
         b.plot(g["job"], g["mean_delay"], color=colors[kind], lw=1, label=f"{kind} split")
         low = g["mean_delay"] - g["ci_halfwidth"]
@@ -625,25 +662,25 @@ def plot_stability(scan: dict, window: dict, title: str = ""):
     b.set_ylabel("job delay [s] (mean over seeds, 95% band)")
     b.set_title("(b) at the paper's λ = 0.01", fontsize="small")
     b.legend(fontsize="small", loc="center right")
-    t = window["table"]
+    t = window.table
     for kind in ("uniform", "optimal"):
         c.plot(t["scale"], t[f"rho_{kind}"], color=colors[kind], label=f"ρ, {kind} split")
     c.axhline(1.0, color="k", lw=0.8)
     c.axvspan(
-        window["s_uniform"],
-        window["s_optimal"],
+        window.s_uniform,
+        window.s_optimal,
         color="0.85",
         zorder=0,
-        label=f"paper's statement holds: s ∈ [{window['s_uniform']:.3f}, {window['s_optimal']:.2f})",
+        label=f"paper's statement holds: s ∈ [{window.s_uniform:.3f}, {window.s_optimal:.2f})",
     )
     c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
-    if "fig4_scale" in window:
+    if window.fig4_scale is not None:
         c.axvline(
-            window["fig4_scale"],
+            window.fig4_scale,
             color="0.4",
             ls=":",
             lw=1,
-            label=f"Fig. 4 stand-in's speeds (s = {window['fig4_scale']:g})",
+            label=f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})",
         )
     c.set_xscale("log")
     c.set_yscale("log")

@@ -89,16 +89,19 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
     if simulate:
         res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs=n_jobs)
     else:
-        res = {
-            "optimal": th.optimal_split(workers, K, omega, gamma),
-            "uniform": th.uniform_split(workers, K, omega, gamma),
-            "lower_bound": th.lower_bound_delay(workers, K, iterations),
-        }
-        for kind in ("optimal", "uniform"):
-            res[f"{kind}_prediction"] = th.predict_delay(workers, res[kind].kappa, iterations, lam)
-            res[f"{kind}_metric"] = th.balance_metric(workers, res[kind].kappa, gamma)
-    res["workers"] = workers
-    opt = res["optimal"]
+        opt = th.optimal_split(workers, K, omega, gamma)
+        uni = th.uniform_split(workers, K, omega, gamma)
+        res = ex.ExploreSplitResult(
+            optimal=opt,
+            uniform=uni,
+            lower_bound=th.lower_bound_delay(workers, K, iterations),
+            optimal_prediction=th.predict_delay(workers, opt.kappa, iterations, lam),
+            uniform_prediction=th.predict_delay(workers, uni.kappa, iterations, lam),
+            optimal_metric=th.balance_metric(workers, opt.kappa, gamma),
+            uniform_metric=th.balance_metric(workers, uni.kappa, gamma),
+            workers=workers,
+        )
+    opt = res.optimal
     lines = [
         (
             f"theta = {opt.theta:.6g}   active workers: {np.flatnonzero(opt.active) + 1}"
@@ -106,11 +109,11 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
         ),
         f"kappa optimal (real):    {np.round(opt.kappa_continuous, 3)}",
         f"kappa optimal (integer): {opt.kappa}  (sum {opt.kappa.sum()} = K*Omega)",
-        f"kappa uniform:           {res['uniform'].kappa}",
-        f"lower bound D_L (eq. 9): {res['lower_bound']:.4g} s",
+        f"kappa uniform:           {res.uniform.kappa}",
+        f"lower bound D_L (eq. 9): {res.lower_bound:.4g} s",
     ]
     for kind in ("optimal", "uniform"):
-        pred = res[f"{kind}_prediction"]
+        pred = getattr(res, f"{kind}_prediction")
         text = (
             f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})"
             if pred.stable
@@ -119,7 +122,8 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
         line = f"{kind:8s} theory, no purging (eq. 7): {text}"
         if simulate:
             line += (
-                f";  simulated with purging ({n_jobs} jobs x 3 seeds): {res[f'{kind}_simulation']}"
+                f";  simulated with purging ({n_jobs} jobs x 3 seeds): "
+                f"{getattr(res, f'{kind}_simulation')}"
             )
         lines.append(line)
     return res, "\n".join(lines)
@@ -168,7 +172,8 @@ def split_report(
     Returns
     -------
     tuple
-        ``(result, text)``.
+        ``(result, text)``: an :class:`~codedlib.experiments.stream.ExploreSplitResult` (with
+        ``workers``; no simulation when ``simulate`` is False) and the summary text.
     """
     complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
     workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
@@ -195,12 +200,12 @@ def split_view(*, complexity=None, n_jobs=300, **values) -> Report:
     from codedlib.plots import subplots
 
     res, text = split_report(**values, complexity=complexity, n_jobs=n_jobs)
-    workers = res["workers"]
+    workers = res.workers
     fig, ax = subplots(figsize=(7, 3.0), layout="constrained")
     x = np.arange(1, workers.n_workers + 1)
-    ax.bar(x - 0.2, res["uniform_metric"], width=0.4, color="C1", label="uniform")
-    ax.bar(x + 0.2, res["optimal_metric"], width=0.4, color="C0", label="optimal")
-    ax.axhline(res["optimal"].theta, color="k", lw=1, label="θ")
+    ax.bar(x - 0.2, res.uniform_metric, width=0.4, color="C1", label="uniform")
+    ax.bar(x + 0.2, res.optimal_metric, width=0.4, color="C0", label="optimal")
+    ax.axhline(res.optimal.theta, color="k", lw=1, label="θ")
     ax.set(xlabel="worker p", ylabel="E[T] + γE[T²]", xticks=x)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return Report(html=text_html(text), figures=[fig])
