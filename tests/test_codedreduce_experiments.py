@@ -6,6 +6,13 @@ import pytest
 
 from codedlib.experiments.codedreduce import (
     PAPER_SPEEDUPS,
+    ConfigurationSummaryResult,
+    ConvergenceResult,
+    ConvergenceSeedsResult,
+    Example1Result,
+    Example2Result,
+    Fig2SeedsResult,
+    LoadReductionResult,
     calibrate_straggle_delay,
     coded_gradient_descent,
     configuration_summary,
@@ -33,35 +40,40 @@ from codedlib.schemes.codedreduce import PAPER_NETWORK, TimingModel
 
 def test_examples_1_and_2_worked_numerically():
     ex1 = example1_gc()
-    assert ex1["table"]["max |a_f B G - g|"].max() < 1e-12
-    for got, want in zip(ex1["table"]["decoding row a_f"], ex1["table"]["paper's row of A"]):
+    assert isinstance(ex1, Example1Result)
+    assert ex1.table["max_abs_error"].max() < 1e-12
+    for got, want in zip(ex1.table["decoding_row"], ex1.table["paper_row"]):
         np.testing.assert_allclose(got, want, atol=1e-12)
     ex2 = example2_codedreduce()
-    assert ex2["max_abs_error"] < 1e-12
-    np.testing.assert_allclose(ex2["m_(1,1)"], ex2["g_D1/2 + g_D2"], atol=1e-12)
-    np.testing.assert_allclose(ex2["m_(1,3)"], ex2["g_D1/2 + g_D3"], atol=1e-12)
-    np.testing.assert_allclose(ex2["decoding_(1,1)"], [2, -1, 0], atol=1e-12)
+    assert isinstance(ex2, Example2Result)
+    assert ex2.max_abs_error < 1e-12
+    np.testing.assert_allclose(ex2.m_11, ex2.half_g1_plus_g2, atol=1e-12)
+    np.testing.assert_allclose(ex2.m_13, ex2.half_g1_plus_g3, atol=1e-12)
+    np.testing.assert_allclose(ex2.decoding_11, [2, -1, 0], atol=1e-12)
 
 
 def test_load_curves_and_claim():
     df = load_curves(alphas=[0.1, 0.5])
     assert set(df["L"]) == {1, 2, 3}
-    assert seven_times_claim()["reduction"] == pytest.approx(7.0)
-    assert table1().loc["CR", "alpha exact"] == pytest.approx(0.25)
+    claim = seven_times_claim()
+    assert isinstance(claim, LoadReductionResult)
+    assert claim.reduction == pytest.approx(7.0)
+    assert claim.load_one_layer / claim.load_three_layers == pytest.approx(claim.reduction)
+    assert table1().loc["CR", "alpha_exact"] == pytest.approx(0.25)
 
 
 def test_theorem2_check_reports_within_for_large_n():
     df = theorem2_check(ns=(16,), n_iterations=50)
-    assert bool(df["within bounds"].iloc[0])
+    assert bool(df["within_bounds"].iloc[0])
 
 
 def test_fig2_table_has_costs_and_paper_numbers():
     df = fig2_iteration_times(n_iterations=50, model=TimingModel.from_t_c(0.05, 6500, 0.005))
-    assert df["mean iteration time [s]"].idxmin() == "CR"
-    assert df["mean iteration time [s]"].idxmax() == "UMW"
-    assert df.loc["UMW", "CR speedup (paper)"] == PAPER_SPEEDUPS["fig2"]["UMW"]
-    assert df.loc["CR", "messages at busiest node"] == 3
-    assert df.loc["GC", "load [points/worker]"] > df.loc["CR", "load [points/worker]"]
+    assert df["mean_iteration_time"].idxmin() == "CR"
+    assert df["mean_iteration_time"].idxmax() == "UMW"
+    assert df.loc["UMW", "cr_speedup_paper"] == PAPER_SPEEDUPS["fig2"]["UMW"]
+    assert df.loc["CR", "busiest_node_messages"] == 3
+    assert df.loc["GC", "load_points"] > df.loc["CR", "load_points"]
 
 
 def test_one_network_for_every_figure():
@@ -83,11 +95,11 @@ def test_time_breakdown_parts_add_up_and_follow_the_regime():
     np.testing.assert_allclose(parts, calm["total"], rtol=1e-12)
     assert (calm["straggling"] >= -1e-12).all() and (calm["communication"] > 0).all()
     # UMW on the physical network: its master receives N messages, almost all of its time
-    assert calm.loc["UMW", "communication share"] > 0.9
+    assert calm.loc["UMW", "communication_share"] > 0.9
     slow = time_breakdown(
         model=TimingModel(straggle_prob=0.02, straggle_delay=1.0), n_iterations=60, rng=1
     )
-    assert slow.loc["RAR", "straggling share"] > 0.8  # RAR waits for every straggler
+    assert slow.loc["RAR", "straggling_share"] > 0.8  # RAR waits for every straggler
     # CR waits only when two siblings straggle at once
     assert slow.loc["CR", "straggling"] < 0.1 * slow.loc["RAR", "straggling"]
 
@@ -110,7 +122,7 @@ def test_calibrated_straggle_delay_hits_its_target():
     D = calibrate_straggle_delay(4.3, "RAR", n_iterations=100, rng=0, tol=1e-4)
     model = TimingModel(straggle_prob=0.02, straggle_delay=D)
     df = fig2_iteration_times(n_iterations=100, rng=0, model=model)
-    assert df.loc["RAR", "CR speedup (ours)"] == pytest.approx(4.3, rel=1e-2)
+    assert df.loc["RAR", "cr_speedup_ours"] == pytest.approx(4.3, rel=1e-2)
     with pytest.raises(ValueError, match="target must lie between"):
         calibrate_straggle_delay(1e6, "RAR", n_iterations=20)
 
@@ -129,23 +141,26 @@ def test_gradient_descent_through_the_actual_codes_equals_gd(figure):
 @pytest.mark.parametrize("figure", ["fig8", "fig10"])
 def test_convergence_quick(figure):
     res = convergence(figure, quick=True, n_iterations=25, sgd_learning_rate=(10.0, 100.0))
-    curves = res["curves"]
+    assert isinstance(res, ConvergenceResult)
+    curves = res.curves
     # exact schemes share iterates: identical error columns
     errs = {k: g["error"].to_numpy() for k, g in curves.groupby("scheme")}
     for name in ("UMW", "GC", "RAR"):
         np.testing.assert_array_equal(errs[name], errs["CR"])
     # the actually decoded gradients on the real problem are exact
-    assert res["verification"]["CR"] < 1e-9 and res["verification"]["GC"] < 1e-9
-    assert set(res["speedups"].index) == {"UMW", "GC", "RAR", "SGD"}
+    assert res.verification["CR"] < 1e-9 and res.verification["GC"] < 1e-9
+    assert set(res.speedups.index) == {"UMW", "GC", "RAR", "SGD"}
     # physical network: CR beats the master-worker schemes; RAR is close to CR (regime map)
-    assert (res["speedups"].loc[["UMW", "GC", "SGD"], "CR speedup to target (ours)"] > 1).all()
+    assert (res.speedups.loc[["UMW", "GC", "SGD"], "cr_speedup_to_target_ours"] > 1).all()
 
 
 def test_configuration_summary_and_errors():
     out = configuration_summary(n=3, L=2, s=1, d=45, n_iterations=20)
-    assert out["r_CR"] == pytest.approx(4 / 15)
-    assert out["CR points per node"] == "12..12"
-    assert out["Theorem 2 lower"] < out["Theorem 2 upper"]
+    assert isinstance(out, ConfigurationSummaryResult)
+    assert out.r_cr == pytest.approx(4 / 15)
+    assert out.cr_points_per_node == "12..12"
+    assert out.theorem2_lower < out.theorem2_upper
+    assert configuration_summary(n=3, L=2, s=0, d=45, n_iterations=5).theorem2_lower is None
     with pytest.raises(ValueError, match="s must satisfy"):
         configuration_summary(n=3, L=2, s=3)
     with pytest.raises(ValueError, match="figure must be one of"):
@@ -168,6 +183,9 @@ def test_widget_builds_and_survives_bad_input():
     assert "r_CR" in ui.status.value and ui.calls == 3
     html = render_summary(configuration_summary(n=3, L=2, s=1, d=45, n_iterations=5))
     assert "r_CR" in html and "<table>" in html
+    assert "<td>S (GC/SGD)</td>" in html and "<td>Theorem 2 upper</td>" in html
+    html0 = render_summary(configuration_summary(n=3, L=2, s=0, d=45, n_iterations=5))
+    assert "Theorem 2" not in html0
 
 
 # -- seeds, intervals and the model's reach (issue 11) ------------------------------------
@@ -185,19 +203,20 @@ def test_replica_seeds_are_deterministic_and_distinct():
 
 def test_fig2_over_seeds_pairs_seeds_and_brackets_the_mean():
     out = fig2_over_seeds(n_iterations=20, seeds=replica_seeds(3, 3))
-    per_seed, summary = out["per_seed"], out["summary"]
-    assert set(per_seed.columns) >= {"seed", "scheme", "mean iteration time [s]"}
+    assert isinstance(out, Fig2SeedsResult)
+    per_seed, summary = out.per_seed, out.summary
+    assert set(per_seed.columns) >= {"seed", "scheme", "mean_iteration_time"}
     assert len(per_seed) == 3 * 5
     for name in summary.index:
         row = summary.loc[name]
-        assert row["ci low [s]"] <= row["mean iteration time [s]"] <= row["ci high [s]"]
-        assert row["speedup ci low"] <= row["CR speedup (ours)"] <= row["speedup ci high"]
-    assert summary.loc["CR", "CR speedup (ours)"] == pytest.approx(1.0)
+        assert row["time_ci_low"] <= row["mean_iteration_time"] <= row["time_ci_high"]
+        assert row["speedup_ci_low"] <= row["cr_speedup_ours"] <= row["speedup_ci_high"]
+    assert summary.loc["CR", "cr_speedup_ours"] == pytest.approx(1.0)
     # each seed is its own fig2_iteration_times run
     seed0 = per_seed["seed"].iloc[0]
     single = fig2_iteration_times(n_iterations=20, rng=seed0)
-    got = per_seed[per_seed["seed"] == seed0].set_index("scheme")["mean iteration time [s]"]
-    np.testing.assert_allclose(got[single.index], single["mean iteration time [s]"])
+    got = per_seed[per_seed["seed"] == seed0].set_index("scheme")["mean_iteration_time"]
+    np.testing.assert_allclose(got[single.index], single["mean_iteration_time"])
     with pytest.raises(ValueError, match="seeds"):
         fig2_over_seeds(seeds=[])
 
@@ -216,8 +235,8 @@ def test_model_speedup_range_reaches_the_communication_bound_limits():
     assert set(tidy["scheme"]) == {"UMW", "GC", "SGD", "RAR"}
     summary = speedup_range_summary(tidy)
     # N / (L (n - s)) = 84 / 9 and (N - S) / (L (n - s)) = 63 / 9, approached on a slow link
-    assert summary.loc[("N84", "UMW"), "communication-bound limit"] == pytest.approx(84 / 9)
-    assert summary.loc[("N84", "GC"), "communication-bound limit"] == pytest.approx(7.0)
+    assert summary.loc[("N84", "UMW"), "communication_bound_limit"] == pytest.approx(84 / 9)
+    assert summary.loc[("N84", "GC"), "communication_bound_limit"] == pytest.approx(7.0)
     assert no_straggling.loc[("N84", "UMW"), "max"] == pytest.approx(84 / 9, rel=2e-3)
     assert no_straggling.loc[("N84", "GC"), "max"] <= 7.0 + 1e-9
     # stragglers UMW waits for and CR does not push past the message-count limit
@@ -228,8 +247,8 @@ def test_model_speedup_range_reaches_the_communication_bound_limits():
     )
     fig2 = fig2_iteration_times(4, 3, 1, 7644, model=model, n_iterations=10, rng=0)
     cell = tidy[(tidy["bandwidth"] == 1.25e7) & (tidy["straggle_delay"] == 1.0)].set_index("scheme")
-    assert cell.loc["RAR", "CR speedup"] == pytest.approx(
-        fig2.loc["RAR", "CR speedup (ours)"], rel=1e-12
+    assert cell.loc["RAR", "cr_speedup"] == pytest.approx(
+        fig2.loc["RAR", "cr_speedup_ours"], rel=1e-12
     )
 
 
@@ -238,34 +257,36 @@ def test_convergence_over_seeds_tidy_tables_and_intervals():
     res = convergence_over_seeds(
         "fig8", quick=True, n_iterations=8, seeds=seeds, sgd_learning_rate=(10.0, 100.0)
     )
-    assert sorted(res["curves"]["seed"].unique()) == sorted(seeds)
-    assert set(res["speedups"]["seed"]) == set(seeds)
-    assert len(res["final"]) == 2 * 5 and len(res["verification"]) == 1  # one coded check
-    assert res["verification"][["CR", "GC"]].to_numpy().max() < 1e-9
+    assert isinstance(res, ConvergenceSeedsResult)
+    assert sorted(res.curves["seed"].unique()) == sorted(seeds)
+    assert set(res.speedups["seed"]) == set(seeds)
+    assert len(res.final) == 2 * 5 and len(res.verification) == 1  # one coded check
+    assert set(res.final.columns) == {"seed", "scheme", "final_error"}
+    assert res.verification[["CR", "GC"]].to_numpy().max() < 1e-9
     # time-to-target ratio = the per-seed speedup column
-    sp = res["speedups"]
+    sp = res.speedups
     np.testing.assert_allclose(
-        sp["time to target [s]"] / sp["CR time to target [s]"], sp["CR speedup to target (ours)"]
+        sp["time_to_target"] / sp["cr_time_to_target"], sp["cr_speedup_to_target_ours"]
     )
     table = speedup_intervals(sp)
     assert list(table.index) == ["UMW", "GC", "RAR", "SGD"]
-    assert (table["to target ci low"] <= table["to target (ours)"]).all()
-    assert (table["to target (ours)"] <= table["to target ci high"]).all()
-    assert res["data_shape"] == (271, 65) and res["n_iterations"] == 8
+    assert (table["to_target_ci_low"] <= table["to_target_ours"]).all()
+    assert (table["to_target_ours"] <= table["to_target_ci_high"]).all()
+    assert res.data_shape == (271, 65) and res.n_iterations == 8
 
 
 def test_theorem2_check_decomposes_the_gap_at_small_n():
     df = theorem2_check(ns=(8, 16), n_iterations=200, rng=1)
     assert list(df["position"]) == ["below (7)", "inside"]
     row = df.iloc[0]
-    assert row["ci low"] <= row["Monte Carlo E[T_CR]"] <= row["ci high"]
+    assert row["ci_low"] <= row["monte_carlo_mean"] <= row["ci_high"]
     # the two measured gaps add up to the miss
-    gap = row["lower (7)"] - row["Monte Carlo E[T_CR]"]
-    parts = (row["computation term (7)-(8)"] - row["E[T_(n-s)] exact"]) + (
-        row["communication term (7)"] - row["MC - E[T_(n-s)]"]
+    gap = row["lower_bound"] - row["monte_carlo_mean"]
+    parts = (row["computation_term"] - row["sibling_order_statistic"]) + (
+        row["communication_term"] - row["monte_carlo_rest"]
     )
     assert parts == pytest.approx(gap)
-    assert row["computation term (7)-(8)"] > row["E[T_(n-s)] exact"]  # log(1/α) > H_n - H_s
+    assert row["computation_term"] > row["sibling_order_statistic"]  # log(1/α) > H_n - H_s
 
 
 def test_plots_bands_and_honest_titles():
@@ -295,7 +316,7 @@ def test_plots_bands_and_honest_titles():
     title = theorem2_title(thm)
     assert "below (7) for n = 8" in title and "between (7) and (8) for n = 16" in title
     plt.close(plot_theorem2(thm))
-    summary = fig2_over_seeds(n_iterations=10, seeds=[1, 2])["summary"]
+    summary = fig2_over_seeds(n_iterations=10, seeds=[1, 2]).summary
     fig = plot_iteration_times(summary)
     assert "[" in "".join(t.get_text() for t in fig.axes[0].texts)  # intervals on the bars
     plt.close(fig)
@@ -305,8 +326,8 @@ def test_plots_bands_and_honest_titles():
             "scheme": ["GC", "GC"],
             "paper": [6.4, 5.3],
             "ours": [6.8, 6.8],
-            "ci low": [6.7, 6.7],
-            "ci high": [6.9, 6.9],
+            "ci_low": [6.7, 6.7],
+            "ci_high": [6.9, 6.9],
         }
     )
     ranges = pd.DataFrame(

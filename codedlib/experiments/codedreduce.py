@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -60,7 +60,14 @@ from codedlib.theory.codedreduce import (
 )
 
 __all__ = [
+    "ConfigurationSummaryResult",
+    "ConvergenceResult",
+    "ConvergenceSeedsResult",
+    "Example1Result",
+    "Example2Result",
     "FIGURE_SETTINGS",
+    "Fig2SeedsResult",
+    "LoadReductionResult",
     "GRADIENT_NUMBERS",
     "PAPER_SPEEDUPS",
     "configuration_summary",
@@ -135,6 +142,16 @@ GRADIENT_NUMBERS = {
 }
 
 
+#: Column names of :func:`codedlib.theory.codedreduce.table_one` -> ours (snake_case).
+_TABLE_ONE_COLUMNS = {
+    "alpha (paper)": "alpha_paper",
+    "beta (paper)": "beta_paper",
+    "alpha ≈": "alpha_approx",
+    "alpha exact": "alpha_exact",
+    "beta order": "beta_order",
+}
+
+
 def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     """``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the
     network is the same for every figure, the message times follow from p.
@@ -161,7 +178,74 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
 # --------------------------------------------------------------------------------------
 # Examples 1 and 2
 # --------------------------------------------------------------------------------------
-def example1_gc(rng=0) -> dict:
+@dataclass(frozen=True)
+class Example1Result:
+    """Example 1 (Fig. 4) worked numerically, from :func:`example1_gc`.
+
+    Attributes
+    ----------
+    code : GradientCode
+        The gradient code of eq. (4) (N = 3, S = 1).
+    table : pandas.DataFrame
+        One row per straggler: ``straggler``, ``decoding_row`` (the online decoder's row
+        a_f), ``paper_row`` (the paper's row of A) and ``max_abs_error``
+        (``max |a_f B G - g|``).
+    load : float
+        Computation load per worker of the code.
+    """
+
+    code: object
+    table: pd.DataFrame
+    load: float
+
+
+@dataclass(frozen=True)
+class Example2Result:
+    """Example 2 (Fig. 7) worked numerically, from :func:`example2_codedreduce`.
+
+    Attributes
+    ----------
+    allocation : CodedReduceAllocation
+        The (3, 2) tree's allocation with eq. (4)'s code.
+    table : pandas.DataFrame
+        The allocation's node table.
+    r_cr : fractions.Fraction
+        Exact computation load r_CR(3, 1, 2).
+    decoding_11 : numpy.ndarray
+        Decoding row of node (1,1) when (2,3) straggles.
+    decoding_master : numpy.ndarray
+        Decoding row of the master from (1,1) and (1,3).
+    m_11 : numpy.ndarray
+        Message of node (1,1).
+    half_g1_plus_g2 : numpy.ndarray
+        ``g_D1/2 + g_D2``, what ``m_11`` must equal.
+    m_13 : numpy.ndarray
+        Message of node (1,3).
+    half_g1_plus_g3 : numpy.ndarray
+        ``g_D1/2 + g_D3``, what ``m_13`` must equal.
+    master : numpy.ndarray
+        Gradient the master recovers.
+    g_d : numpy.ndarray
+        The exact gradient g_D.
+    max_abs_error : float
+        Largest absolute difference between ``master`` and ``g_d``.
+    """
+
+    allocation: object
+    table: pd.DataFrame
+    r_cr: object
+    decoding_11: np.ndarray
+    decoding_master: np.ndarray
+    m_11: np.ndarray
+    half_g1_plus_g2: np.ndarray
+    m_13: np.ndarray
+    half_g1_plus_g3: np.ndarray
+    master: np.ndarray
+    g_d: np.ndarray
+    max_abs_error: float
+
+
+def example1_gc(rng=0) -> Example1Result:
     """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k.
 
     Parameters
@@ -171,8 +255,8 @@ def example1_gc(rng=0) -> dict:
 
     Returns
     -------
-    dict
-        Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k.
+    Example1Result
+        The code, the per-straggler decoding table and the load.
     """
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
@@ -183,15 +267,15 @@ def example1_gc(rng=0) -> dict:
         rows.append(
             {
                 "straggler": f"W{straggler + 1}",
-                "decoding row a_f": np.round(a, 12).tolist(),
-                "paper's row of A": PAPER_EXAMPLE_A[straggler].tolist(),
-                "max |a_f B G - g|": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
+                "decoding_row": np.round(a, 12).tolist(),
+                "paper_row": PAPER_EXAMPLE_A[straggler].tolist(),
+                "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
             }
         )
-    return {"code": code, "table": pd.DataFrame(rows), "load": code.load}
+    return Example1Result(code=code, table=pd.DataFrame(rows), load=code.load)
 
 
-def example2_codedreduce(d: int = 15, rng=0) -> dict:
+def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
     """Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
 
     Returns the allocation, its node table, the messages of sub-tree T(1,1) when (2,3)
@@ -206,7 +290,7 @@ def example2_codedreduce(d: int = 15, rng=0) -> dict:
 
     Returns
     -------
-    dict
+    Example2Result
         Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
     """
     d = check_int("d", d, 1)
@@ -217,20 +301,20 @@ def example2_codedreduce(d: int = 15, rng=0) -> dict:
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
     thirds = np.array_split(np.arange(d), 3)
     g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
-    return {
-        "allocation": alloc,
-        "table": alloc.to_dataframe(),
-        "r_cr": r_cr(3, 1, 2, exact=True),
-        "decoding_(1,1)": alloc.decoding_coefficients([0, 1]),
-        "decoding_master": alloc.decoding_coefficients([0, 2]),
-        "m_(1,1)": messages[1],
-        "g_D1/2 + g_D2": 0.5 * g1 + g2,
-        "m_(1,3)": messages[3],
-        "g_D1/2 + g_D3": 0.5 * g1 + g3,
-        "master": gradient,
-        "g_D": G.sum(0),
-        "max_abs_error": float(np.max(np.abs(gradient - G.sum(0)))),
-    }
+    return Example2Result(
+        allocation=alloc,
+        table=alloc.to_dataframe(),
+        r_cr=r_cr(3, 1, 2, exact=True),
+        decoding_11=alloc.decoding_coefficients([0, 1]),
+        decoding_master=alloc.decoding_coefficients([0, 2]),
+        m_11=messages[1],
+        half_g1_plus_g2=0.5 * g1 + g2,
+        m_13=messages[3],
+        half_g1_plus_g3=0.5 * g1 + g3,
+        master=gradient,
+        g_d=G.sum(0),
+        max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -251,20 +335,48 @@ def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataF
     Returns
     -------
     pd.DataFrame
-        Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2).
+        Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2):
+        columns ``alpha``, ``L``, ``load`` and ``alpha_power_l`` (alpha^L).
     """
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
     frames = []
     for L in layers:
         frames.append(
             pd.DataFrame(
-                {"alpha": alphas, "L": L, "load": load_vs_alpha(alphas, L, n), "alpha^L": alphas**L}
+                {
+                    "alpha": alphas,
+                    "L": L,
+                    "load": load_vs_alpha(alphas, L, n),
+                    "alpha_power_l": alphas**L,
+                }
             )
         )
     return pd.concat(frames, ignore_index=True)
 
 
-def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> dict:
+@dataclass(frozen=True)
+class LoadReductionResult:
+    """Remark 2's load cut from 1 to 3 layers, from :func:`seven_times_claim`.
+
+    Attributes
+    ----------
+    alpha : float
+        Straggler resiliency alpha.
+    load_one_layer : float
+        Computation load with L = 1 (GC).
+    load_three_layers : float
+        Computation load with L = 3 (CR).
+    reduction : float
+        ``load_one_layer / load_three_layers``.
+    """
+
+    alpha: float
+    load_one_layer: float
+    load_three_layers: float
+    reduction: float
+
+
+def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReductionResult:
     """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x.
 
     Parameters
@@ -276,12 +388,14 @@ def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> dict:
 
     Returns
     -------
-    dict
+    LoadReductionResult
         Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x.
     """
     alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
-    return {"alpha": alpha, "load L=1": one, "load L=3": three, "reduction": one / three}
+    return LoadReductionResult(
+        alpha=alpha, load_one_layer=one, load_three_layers=three, reduction=one / three
+    )
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
@@ -301,9 +415,11 @@ def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
     Returns
     -------
     pd.DataFrame
-        Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4).
+        Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4):
+        one row per scheme, columns ``alpha_paper``, ``beta_paper``, ``alpha_approx``,
+        ``alpha_exact`` and ``beta_order``.
     """
-    return table_one(N, r_cr(n, s, L), L, n=n)
+    return table_one(N, r_cr(n, s, L), L, n=n).rename(columns=_TABLE_ONE_COLUMNS)
 
 
 def theorem2_check(
@@ -318,13 +434,17 @@ def theorem2_check(
     """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n.
 
     Every iteration is an independent replica (fresh delay draws), so ``stderr`` is the
-    standard error of the mean and ``ci low`` / ``ci high`` its normal 95 % interval.
+    standard error of the mean and ``ci_low`` / ``ci_high`` its normal 95 % interval.
     ``position`` says where the interval lies w.r.t. the bounds without their o(.) terms
     ("below (7)", "inside", "above (8)"). The two gaps a bound can have at finite n are
-    measured separately: ``E[T_(n-s)]`` (the exact mean (n-s)-th order statistic of one
-    sibling group) against the bounds' computation term ``(r d/mu) log(1/alpha) + a r d``,
-    and the rest of the Monte Carlo mean (``MC - E[T_(n-s)]``: reception and waiting for the
-    slowest group) against the lower bound's communication term ``(n(1-alpha) + L - 1) t_c``.
+    measured separately: ``sibling_order_statistic`` (E[T_(n-s)], the exact mean (n-s)-th
+    order statistic of one sibling group) against the bounds' ``computation_term``
+    ``(r d/mu) log(1/alpha) + a r d``, and the rest of the Monte Carlo mean
+    (``monte_carlo_rest`` = MC - E[T_(n-s)]: reception and waiting for the slowest group)
+    against the lower bound's ``communication_term`` ``(n(1-alpha) + L - 1) t_c``. The other
+    columns: ``n``, ``s``, ``N``, ``lower_bound`` (7), ``monte_carlo_mean`` (E[T_CR]),
+    ``stderr``, ``upper_bound`` (8), ``within_bounds``, ``pipelined_upper``
+    (E[T_(n-s)] + L(n-s)t_c) and ``replicas``.
 
     Parameters
     ----------
@@ -364,19 +484,19 @@ def theorem2_check(
                 "n": n,
                 "s": s,
                 "N": cfg.N,
-                "lower (7)": b["lower"],
-                "Monte Carlo E[T_CR]": mean,
+                "lower_bound": b["lower"],
+                "monte_carlo_mean": mean,
                 "stderr": se,
-                "ci low": lo,
-                "ci high": hi,
-                "upper (8)": b["upper"],
-                "within bounds": b["lower"] <= mean <= b["upper"],
+                "ci_low": lo,
+                "ci_high": hi,
+                "upper_bound": b["upper"],
+                "within_bounds": b["lower"] <= mean <= b["upper"],
                 "position": position,
-                "computation term (7)-(8)": b["computation"],
-                "E[T_(n-s)] exact": b["sibling_order_statistic"],
-                "communication term (7)": b["lower_communication"],
-                "MC - E[T_(n-s)]": mean - b["sibling_order_statistic"],
-                "E[T_(n-s)] + L(n-s)t_c": b["pipelined_upper"],
+                "computation_term": b["computation"],
+                "sibling_order_statistic": b["sibling_order_statistic"],
+                "communication_term": b["lower_communication"],
+                "monte_carlo_rest": mean - b["sibling_order_statistic"],
+                "pipelined_upper": b["pipelined_upper"],
                 "replicas": int(times.size),
             }
         )
@@ -419,7 +539,10 @@ def fig2_iteration_times(
     -------
     pd.DataFrame
         Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4), with
-        per-iteration costs and CR's speedup beside the paper's.
+        per-iteration costs and CR's speedup beside the paper's. Index ``scheme``; columns
+        ``mean_iteration_time`` and ``std`` [s], ``load_points`` (per worker),
+        ``busiest_node_messages``, ``busiest_node_gradients`` (gradients' worth received at
+        the busiest node), ``cr_speedup_ours`` and ``cr_speedup_paper``.
     """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
@@ -432,13 +555,13 @@ def fig2_iteration_times(
         rows.append(
             {
                 "scheme": name,
-                "mean iteration time [s]": t.mean,
-                "std [s]": float(np.std(t.times)),
-                "load [points/worker]": t.load_points,
-                "messages at busiest node": t.busiest_messages,
-                "gradients' worth received at busiest node": t.busiest_gradients,
-                "CR speedup (ours)": t.mean / cr_mean,
-                "CR speedup (paper)": PAPER_SPEEDUPS["fig2"].get(name, np.nan),
+                "mean_iteration_time": t.mean,
+                "std": float(np.std(t.times)),
+                "load_points": t.load_points,
+                "busiest_node_messages": t.busiest_messages,
+                "busiest_node_gradients": t.busiest_gradients,
+                "cr_speedup_ours": t.mean / cr_mean,
+                "cr_speedup_paper": PAPER_SPEEDUPS["fig2"].get(name, np.nan),
             }
         )
     return pd.DataFrame(rows).set_index("scheme")
@@ -466,6 +589,26 @@ def replica_seeds(seed: int, n_seeds: int) -> list[int]:
     return [int(ss.generate_state(1)[0]) for ss in np.random.SeedSequence(seed).spawn(n_seeds)]
 
 
+@dataclass(frozen=True)
+class Fig2SeedsResult:
+    """Fig. 2 over independent seeds, from :func:`fig2_over_seeds`.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per scheme (index ``scheme``): the per-iteration costs of
+        :func:`fig2_iteration_times`, ``mean_iteration_time`` (mean over seeds, [s]) with its
+        95 % t-interval ``time_ci_low`` / ``time_ci_high`` [s], ``cr_speedup_ours`` (geometric
+        mean of the paired per-seed ratios) with ``speedup_ci_low`` / ``speedup_ci_high``,
+        ``cr_speedup_paper`` and ``seeds``.
+    per_seed : pandas.DataFrame
+        Tidy: ``seed``, ``scheme``, ``mean_iteration_time`` [s], ``cr_speedup_ours``.
+    """
+
+    summary: pd.DataFrame
+    per_seed: pd.DataFrame
+
+
 def fig2_over_seeds(
     n: int = 4,
     L: int = 3,
@@ -474,10 +617,10 @@ def fig2_over_seeds(
     model: TimingModel | None = None,
     n_iterations: int = 300,
     seeds=(0, 1),
-) -> dict:
+) -> Fig2SeedsResult:
     """Fig. 2 over independent seeds: one :func:`fig2_iteration_times` run per seed.
 
-    Returns ``per_seed`` (tidy: seed, scheme, mean iteration time [s], CR speedup (ours))
+    Returns ``per_seed`` (tidy: seed, scheme, mean iteration time [s], CR's speedup)
     and ``summary`` (one row per scheme: the per-iteration costs, the mean over seeds of the
     mean iteration time with its 95 % t-interval, and CR's speedup as the geometric mean of
     the paired per-seed ratios with its 95 % interval, beside the paper's number).
@@ -501,7 +644,7 @@ def fig2_over_seeds(
 
     Returns
     -------
-    dict
+    Fig2SeedsResult
         Fig. 2 over independent seeds: one :func:`fig2_iteration_times` run per seed.
     """
     from codedlib.claims import mean_interval, ratio_interval
@@ -516,10 +659,10 @@ def fig2_over_seeds(
         for seed in seeds
     ]
     per_seed = pd.concat(frames, ignore_index=True)[
-        ["seed", "scheme", "mean iteration time [s]", "CR speedup (ours)"]
+        ["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]
     ]
-    summary = frames[0].set_index("scheme").drop(columns=["seed", "std [s]"])
-    times = per_seed.pivot(index="seed", columns="scheme", values="mean iteration time [s]")
+    summary = frames[0].set_index("scheme").drop(columns=["seed", "std"])
+    times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     for name in summary.index:
         m, lo, hi = mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0],) * 3
         r, rlo, rhi = (
@@ -527,14 +670,14 @@ def fig2_over_seeds(
             if len(seeds) > 1
             else (times[name].iloc[0] / times["CR"].iloc[0],) * 3
         )
-        summary.loc[name, "mean iteration time [s]"] = m
-        summary.loc[name, "ci low [s]"] = lo
-        summary.loc[name, "ci high [s]"] = hi
-        summary.loc[name, "CR speedup (ours)"] = r
-        summary.loc[name, "speedup ci low"] = rlo
-        summary.loc[name, "speedup ci high"] = rhi
+        summary.loc[name, "mean_iteration_time"] = m
+        summary.loc[name, "time_ci_low"] = lo
+        summary.loc[name, "time_ci_high"] = hi
+        summary.loc[name, "cr_speedup_ours"] = r
+        summary.loc[name, "speedup_ci_low"] = rlo
+        summary.loc[name, "speedup_ci_high"] = rhi
     summary["seeds"] = len(seeds)
-    return {"summary": summary, "per_seed": per_seed}
+    return Fig2SeedsResult(summary=summary, per_seed=per_seed)
 
 
 def model_speedup_range(
@@ -554,7 +697,7 @@ def model_speedup_range(
     ``settings`` maps a label to ``(n, L, s, d, p)``. Every bandwidth [bytes/s] x latency [s]
     x ``a mu`` x straggler delay ``D`` (probability ``straggle_prob``) runs on one set of
     delay draws. Tidy output: label, n, L, s, N, bandwidth, latency, a_mu, straggle_delay,
-    scheme, CR speedup. For slow networks the master-worker schemes approach the
+    scheme, cr_speedup. For slow networks the master-worker schemes approach the
     communication-bound limits ``N / (L (n - s))`` (UMW) and ``(N - S) / (L (n - s))`` (GC,
     SGD).
 
@@ -629,7 +772,7 @@ def model_speedup_range(
                         "a_mu": a_mu,
                         "straggle_delay": delay,
                         "scheme": name,
-                        "CR speedup": value / cr,
+                        "cr_speedup": value / cr,
                     }
                 )
     return pd.DataFrame(rows)
@@ -650,7 +793,8 @@ def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.Data
     -------
     pd.DataFrame
         Per label and scheme: the smallest and largest CR speedup over the sweep of
-        :func:`model_speedup_range` and the communication-bound limit.
+        :func:`model_speedup_range` and the communication-bound limit (columns ``min``,
+        ``max``, ``communication_bound_limit``).
     """
     rows = []
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
@@ -665,9 +809,9 @@ def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.Data
             {
                 "label": label,
                 "scheme": scheme,
-                "min": float(g["CR speedup"].min()),
-                "max": float(g["CR speedup"].max()),
-                "communication-bound limit": limit,
+                "min": float(g["cr_speedup"].min()),
+                "max": float(g["cr_speedup"].max()),
+                "communication_bound_limit": limit,
             }
         )
     return pd.DataFrame(rows).set_index(["label", "scheme"])
@@ -689,7 +833,8 @@ def time_breakdown(
     ``computation`` = the shift ``a d_i`` of the scheme's load (what a worker computes with no
     randomness), ``communication`` = the iteration time with every draw at zero (no tail, no
     straggler) minus that shift, and ``straggling`` = the rest (waiting for the slow draws).
-    Returns one row per scheme with the three parts [s], their shares and the total.
+    Returns one row per scheme with the three parts [s], their shares (``computation_share``,
+    ``communication_share``, ``straggling_share``) and the ``total``.
 
     Parameters
     ----------
@@ -738,7 +883,7 @@ def time_breakdown(
         )
     out = pd.DataFrame(rows).set_index("scheme")
     for part in ("computation", "communication", "straggling"):
-        out[f"{part} share"] = out[part] / out["total"]
+        out[f"{part}_share"] = out[part] / out["total"]
     return out
 
 
@@ -1067,6 +1212,101 @@ def _tune_sgd(prob, task, data, theta0, unused, step, n_iter, grid):
     return best[1], best[2]
 
 
+@dataclass(frozen=True)
+class ConvergenceResult:
+    """Error vs wall-clock for one of Figs. 8-13, from :func:`convergence`.
+
+    Attributes
+    ----------
+    figure : str
+        Paper figure (key of :data:`FIGURE_SETTINGS`).
+    task : str
+        ``"logistic"``, ``"linear"`` or ``"softmax"``.
+    metric : str
+        Name of the error metric (the y-axis label).
+    config : ClusterConfig
+        The tree and data size of the timing.
+    curves : pandas.DataFrame
+        Tidy: ``scheme``, ``iteration``, ``time``, ``error``.
+    timings : dict
+        Scheme name to its simulated iteration times.
+    speedups : pandas.DataFrame
+        CR's speedups, ours vs the paper's (:func:`speedups`).
+    verification : dict or None
+        Relative error of the actually decoded CR and GC gradients; None when not verified.
+    sgd_learning_rate : tuple of float
+        ``(c1, c2)`` of SGD's rate ``c1/(t + c2)``.
+    data : str
+        Description of the stand-in data set.
+    data_shape : tuple of int
+        ``(n_samples, dim)`` of the learning problem.
+    n_iterations : int
+        Number of iterations.
+    """
+
+    figure: str
+    task: str
+    metric: str
+    config: ClusterConfig
+    curves: pd.DataFrame
+    timings: dict
+    speedups: pd.DataFrame
+    verification: dict | None
+    sgd_learning_rate: tuple
+    data: str
+    data_shape: tuple
+    n_iterations: int
+
+
+@dataclass(frozen=True)
+class ConvergenceSeedsResult:
+    """:func:`convergence` over independent seeds, from :func:`convergence_over_seeds`.
+
+    Attributes
+    ----------
+    figure : str
+        Paper figure (key of :data:`FIGURE_SETTINGS`).
+    task : str
+        ``"logistic"``, ``"linear"`` or ``"softmax"``.
+    metric : str
+        Name of the error metric (the y-axis label).
+    config : ClusterConfig
+        The tree and data size of the timing.
+    data : str
+        Description of the stand-in data set (first seed).
+    data_shape : tuple of int
+        ``(n_samples, dim)`` of the learning problem.
+    n_iterations : int
+        Number of iterations per seed.
+    sgd_learning_rate : tuple of float
+        ``(c1, c2)`` of SGD's rate, shared by every seed.
+    seeds : list of int
+        The seeds, one run each.
+    curves : pandas.DataFrame
+        Tidy: ``scheme``, ``iteration``, ``time``, ``error``, ``seed``.
+    speedups : pandas.DataFrame
+        Tidy per-seed :func:`speedups` with ``scheme`` and ``seed`` columns.
+    final : pandas.DataFrame
+        ``seed``, ``scheme``, ``final_error``.
+    verification : pandas.DataFrame
+        ``seed``, ``CR``, ``GC``: relative error of the actually decoded gradients (first seed).
+    """
+
+    figure: str
+    task: str
+    metric: str
+    config: ClusterConfig
+    data: str
+    data_shape: tuple
+    n_iterations: int
+    sgd_learning_rate: tuple
+    seeds: list
+    curves: pd.DataFrame
+    speedups: pd.DataFrame
+    final: pd.DataFrame
+    verification: pd.DataFrame
+
+
 def convergence(
     figure: str = "fig10",
     model: TimingModel | None = None,
@@ -1075,7 +1315,7 @@ def convergence(
     rng=0,
     sgd_learning_rate: tuple[float, float] | None = None,
     verify: bool = True,
-) -> dict:
+) -> ConvergenceResult:
     """Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
@@ -1105,7 +1345,7 @@ def convergence(
 
     Returns
     -------
-    dict
+    ConvergenceResult
         Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
     """
     if figure not in FIGURE_SETTINGS:
@@ -1158,20 +1398,20 @@ def convergence(
         )
     curves = pd.concat(frames, ignore_index=True)
     verification = _verify_coded(prob, cfg, theta0, model, gen) if verify else None
-    return {
-        "figure": figure,
-        "task": task,
-        "metric": metric_name,
-        "config": cfg,
-        "curves": curves,
-        "timings": timings,
-        "speedups": speedups(curves, figure, higher_is_better=(task == "softmax")),
-        "verification": verification,
-        "sgd_learning_rate": (c1, c2),
-        "data": data.description,
-        "data_shape": (int(prob.n_samples), int(prob.dim)),
-        "n_iterations": n_iterations,
-    }
+    return ConvergenceResult(
+        figure=figure,
+        task=task,
+        metric=metric_name,
+        config=cfg,
+        curves=curves,
+        timings=timings,
+        speedups=speedups(curves, figure, higher_is_better=(task == "softmax")),
+        verification=verification,
+        sgd_learning_rate=(c1, c2),
+        data=data.description,
+        data_shape=(int(prob.n_samples), int(prob.dim)),
+        n_iterations=n_iterations,
+    )
 
 
 def coded_gradient_descent(
@@ -1278,15 +1518,14 @@ def convergence_over_seeds(
     quick: bool = False,
     seeds=(0, 1),
     sgd_learning_rate: tuple[float, float] | None = None,
-) -> dict:
+) -> ConvergenceSeedsResult:
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
     SGD's rate ``c1/(t + c2)`` is tuned on the first seed unless ``sgd_learning_rate`` is
     given, then reused for every seed. Returns ``curves`` (seed, scheme, iteration, time,
-    error), ``speedups`` (seed, scheme, target error, time to target [s], CR time to target
-    [s], CR speedup to target (ours), mean-iteration-time ratio (ours), CR speedup (paper)),
-    ``final`` (seed, scheme, final error), ``verification`` (seed, CR, GC: relative error of
+    error), ``speedups`` (seed, scheme and the columns of :func:`speedups`), ``final``
+    (seed, scheme, final_error), ``verification`` (seed, CR, GC: relative error of
     the actually decoded gradient at the initial point; one coded execution, on the first
     seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
     ``n_iterations`` and ``sgd_learning_rate``.
@@ -1308,7 +1547,7 @@ def convergence_over_seeds(
 
     Returns
     -------
-    dict
+    ConvergenceSeedsResult
         :func:`convergence` once per independent seed (fresh delay draws, initial point and, for
         the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
     """
@@ -1328,38 +1567,38 @@ def convergence_over_seeds(
                 sgd_learning_rate=rate,
                 verify=not runs,
             )
-            rate = res["sgd_learning_rate"]
+            rate = res.sgd_learning_rate
             runs.append((seed, res))
     first = runs[0][1]
-    curves = pd.concat([r["curves"].assign(seed=seed) for seed, r in runs], ignore_index=True)
+    curves = pd.concat([r.curves.assign(seed=seed) for seed, r in runs], ignore_index=True)
     speeds = pd.concat(
-        [r["speedups"].reset_index().assign(seed=seed) for seed, r in runs], ignore_index=True
+        [r.speedups.reset_index().assign(seed=seed) for seed, r in runs], ignore_index=True
     )
     final = (
         curves.sort_values("iteration")
         .groupby(["seed", "scheme"], sort=False)["error"]
         .last()
-        .rename("final error")
+        .rename("final_error")
         .reset_index()
     )
     verification = pd.DataFrame(
-        [{"seed": seed, **r["verification"]} for seed, r in runs if r["verification"] is not None]
+        [{"seed": seed, **r.verification} for seed, r in runs if r.verification is not None]
     )
-    return {
-        "figure": figure,
-        "task": first["task"],
-        "metric": first["metric"],
-        "config": first["config"],
-        "data": first["data"],
-        "data_shape": first["data_shape"],
-        "n_iterations": first["n_iterations"],
-        "sgd_learning_rate": rate,
-        "seeds": seeds,
-        "curves": curves,
-        "speedups": speeds,
-        "final": final,
-        "verification": verification,
-    }
+    return ConvergenceSeedsResult(
+        figure=figure,
+        task=first.task,
+        metric=first.metric,
+        config=first.config,
+        data=first.data,
+        data_shape=first.data_shape,
+        n_iterations=first.n_iterations,
+        sgd_learning_rate=rate,
+        seeds=seeds,
+        curves=curves,
+        speedups=speeds,
+        final=final,
+        verification=verification,
+    )
 
 
 def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
@@ -1378,6 +1617,9 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
         Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup to
         target and the mean-iteration-time ratio as geometric means of the per-seed ratios with 95
         % paired log-ratio t-intervals (one seed gives a point), beside the paper's number.
+        Index ``scheme``; columns ``cr_speedup_paper``, ``to_target_ours``,
+        ``to_target_ci_low``, ``to_target_ci_high``, ``mean_iteration_time_ratio_ours``,
+        ``ratio_ci_low``, ``ratio_ci_high``, ``seeds``.
     """
     from codedlib.claims import ratio_interval
 
@@ -1385,25 +1627,25 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     for name, g in speedups.groupby("scheme", sort=False):
         one = len(g) < 2
         to_target = (
-            (g["CR speedup to target (ours)"].iloc[0],) * 3
+            (g["cr_speedup_to_target_ours"].iloc[0],) * 3
             if one
-            else ratio_interval(g["time to target [s]"], g["CR time to target [s]"])
+            else ratio_interval(g["time_to_target"], g["cr_time_to_target"])
         )
         per_iter = (
-            (g["mean-iteration-time ratio (ours)"].iloc[0],) * 3
+            (g["mean_iteration_time_ratio_ours"].iloc[0],) * 3
             if one
-            else ratio_interval(g["mean-iteration-time ratio (ours)"], np.ones(len(g)))
+            else ratio_interval(g["mean_iteration_time_ratio_ours"], np.ones(len(g)))
         )
         rows.append(
             {
                 "scheme": name,
-                "CR speedup (paper)": g["CR speedup (paper)"].iloc[0],
-                "to target (ours)": to_target[0],
-                "to target ci low": to_target[1],
-                "to target ci high": to_target[2],
-                "mean-iteration-time ratio (ours)": per_iter[0],
-                "ratio ci low": per_iter[1],
-                "ratio ci high": per_iter[2],
+                "cr_speedup_paper": g["cr_speedup_paper"].iloc[0],
+                "to_target_ours": to_target[0],
+                "to_target_ci_low": to_target[1],
+                "to_target_ci_high": to_target[2],
+                "mean_iteration_time_ratio_ours": per_iter[0],
+                "ratio_ci_low": per_iter[1],
+                "ratio_ci_high": per_iter[2],
                 "seeds": len(g),
             }
         )
@@ -1435,7 +1677,10 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
     -------
     pandas.DataFrame
         CR's speedup over each scheme: time to reach the best error both reach, and the ratio of
-        mean iteration times, beside the paper's number for ``figure``.
+        mean iteration times, beside the paper's number for ``figure``. Index ``scheme``;
+        columns ``target_error``, ``time_to_target`` and ``cr_time_to_target`` [s],
+        ``cr_speedup_to_target_ours``, ``mean_iteration_time_ratio_ours``,
+        ``cr_speedup_paper``.
     """
     check_frame("curves", curves, ("scheme", "time", "error"))
     cr = curves[curves.scheme == "CR"]
@@ -1452,12 +1697,12 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
         rows.append(
             {
                 "scheme": name,
-                "target error": target,
-                "time to target [s]": t_other,
-                "CR time to target [s]": t_cr,
-                "CR speedup to target (ours)": t_other / t_cr,
-                "mean-iteration-time ratio (ours)": other["time"].iloc[-1] / cr["time"].iloc[-1],
-                "CR speedup (paper)": PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan),
+                "target_error": target,
+                "time_to_target": t_other,
+                "cr_time_to_target": t_cr,
+                "cr_speedup_to_target_ours": t_other / t_cr,
+                "mean_iteration_time_ratio_ours": other["time"].iloc[-1] / cr["time"].iloc[-1],
+                "cr_speedup_paper": PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan),
             }
         )
     return pd.DataFrame(rows).set_index("scheme")
@@ -1480,7 +1725,9 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
     Returns
     -------
     pandas.DataFrame
-        Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction).
+        Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction):
+        columns ``alpha``, ``s``, ``S``, ``r_gc``, ``r_cr``, ``cr_points_range`` (min..max
+        points per node) and ``r_cr_d``.
     """
     rows = []
     N = n_tree_workers(n, L)
@@ -1493,13 +1740,66 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
                 "alpha": alpha,
                 "s": s,
                 "S": S,
-                "r_GC": r_gc(N, S),
-                "r_CR": r_cr(n, s, L),
-                "CR points (min..max)": f"{alloc.load_points.min()}..{alloc.load_points.max()}",
-                "r_CR d": r_cr(n, s, L) * d,
+                "r_gc": r_gc(N, S),
+                "r_cr": r_cr(n, s, L),
+                "cr_points_range": f"{alloc.load_points.min()}..{alloc.load_points.max()}",
+                "r_cr_d": r_cr(n, s, L) * d,
             }
         )
     return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class ConfigurationSummaryResult:
+    """What the explorer widget shows for one configuration, from
+    :func:`configuration_summary`.
+
+    Attributes
+    ----------
+    n_workers : int
+        Number of workers N of the tree.
+    alpha : float
+        Straggler resiliency s/n.
+    stragglers_flat : int
+        Stragglers S = floor(alpha N) the flat schemes (GC, SGD) tolerate.
+    r_cr : float
+        CR's computation load.
+    r_gc : float
+        GC's computation load at S = alpha N.
+    cr_points_per_node : str
+        ``"min..max"`` data points per CR node.
+    r_cr_d : float
+        CR's load in points, r_CR d.
+    t_c : float
+        Time of one full-gradient message [s].
+    rar_segment : float
+        Time of one RAR segment message [s].
+    allocation : CodedReduceAllocation
+        The CR allocation.
+    simulation : pandas.DataFrame
+        :func:`fig2_iteration_times` of this configuration.
+    breakdown : pandas.DataFrame
+        :func:`time_breakdown` of this configuration.
+    theorem2_lower : float or None
+        Theorem 2's lower bound (7) [s]; None when s = 0.
+    theorem2_upper : float or None
+        Theorem 2's upper bound (8) [s]; None when s = 0.
+    """
+
+    n_workers: int
+    alpha: float
+    stragglers_flat: int
+    r_cr: float
+    r_gc: float
+    cr_points_per_node: str
+    r_cr_d: float
+    t_c: float
+    rar_segment: float
+    allocation: object
+    simulation: pd.DataFrame
+    breakdown: pd.DataFrame
+    theorem2_lower: float | None = None
+    theorem2_upper: float | None = None
 
 
 def configuration_summary(
@@ -1516,7 +1816,7 @@ def configuration_summary(
     straggle_delay: float = 0.0,
     n_iterations: int = 200,
     rng=0,
-) -> dict:
+) -> ConfigurationSummaryResult:
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
     same alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all
     schemes and where their time goes (:func:`time_breakdown`).
@@ -1552,7 +1852,7 @@ def configuration_summary(
 
     Returns
     -------
-    dict
+    ConfigurationSummaryResult
         Everything the explorer widget shows for one configuration: loads (CR vs GC at the same
         alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all schemes and
         where their time goes (:func:`time_breakdown`).
@@ -1568,24 +1868,23 @@ def configuration_summary(
     )
     alloc = allocate(n, L, s, d)
     sim = fig2_iteration_times(n, L, s, d, model, n_iterations, rng)
-    out = {
-        "N": cfg.N,
-        "alpha": cfg.alpha,
-        "S (GC/SGD)": cfg.S,
-        "r_CR": r_cr(n, s, L),
-        "r_GC at S = alpha N": r_gc(cfg.N, cfg.S),
-        "CR points per node": f"{alloc.load_points.min()}..{alloc.load_points.max()}",
-        "r_CR d": r_cr(n, s, L) * d,
-        "t_c (full gradient) [s]": model.t_c,
-        "RAR segment [s]": model.message_time(1.0 / cfg.N),
-        "allocation": alloc,
-        "simulation": sim,
-        "breakdown": time_breakdown(
-            n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points
-        ),
-    }
+    bounds = {}
+    breakdown = time_breakdown(n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points)
     if s >= 1:
         b = theorem2_bounds(n, L, s, d, a, mu, model.t_c)
-        out["Theorem 2 lower"] = b["lower"]
-        out["Theorem 2 upper"] = b["upper"]
-    return out
+        bounds = {"theorem2_lower": b["lower"], "theorem2_upper": b["upper"]}
+    return ConfigurationSummaryResult(
+        n_workers=cfg.N,
+        alpha=cfg.alpha,
+        stragglers_flat=cfg.S,
+        r_cr=r_cr(n, s, L),
+        r_gc=r_gc(cfg.N, cfg.S),
+        cr_points_per_node=f"{alloc.load_points.min()}..{alloc.load_points.max()}",
+        r_cr_d=r_cr(n, s, L) * d,
+        t_c=model.t_c,
+        rar_segment=model.message_time(1.0 / cfg.N),
+        allocation=alloc,
+        simulation=sim,
+        breakdown=breakdown,
+        **bounds,
+    )

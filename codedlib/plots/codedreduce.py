@@ -20,7 +20,10 @@ from codedlib.plots import new_axes, subplots
 from codedlib.theory.codedreduce import n_tree_workers
 
 __all__ = [
+    "LABELS",
     "SCHEME_COLORS",
+    "display_frame",
+    "gc_title",
     "plot_convergence",
     "plot_gc_diagram",
     "plot_iteration_times",
@@ -33,6 +36,7 @@ __all__ = [
     "plot_topologies",
     "plot_tree",
     "theorem2_title",
+    "tree_title",
 ]
 
 SCHEME_COLORS = {
@@ -42,6 +46,88 @@ SCHEME_COLORS = {
     "RAR": "#029e73",
     "CR": "#d55e00",
 }
+
+#: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
+#: (what the figures and the notebook's tables show).
+LABELS = {
+    # example1_gc().table
+    "decoding_row": "decoding row a_f",
+    "paper_row": "paper's row of A",
+    "max_abs_error": "max |a_f B G - g|",
+    # load_curves
+    "alpha_power_l": "alpha^L",
+    # table1
+    "alpha_paper": "alpha (paper)",
+    "beta_paper": "beta (paper)",
+    "alpha_approx": "alpha ≈",
+    "alpha_exact": "alpha exact",
+    "beta_order": "beta order",
+    # theorem2_check
+    "lower_bound": "lower (7)",
+    "monte_carlo_mean": "Monte Carlo E[T_CR]",
+    "ci_low": "ci low",
+    "ci_high": "ci high",
+    "upper_bound": "upper (8)",
+    "within_bounds": "within bounds",
+    "computation_term": "computation term (7)-(8)",
+    "sibling_order_statistic": "E[T_(n-s)] exact",
+    "communication_term": "communication term (7)",
+    "monte_carlo_rest": "MC - E[T_(n-s)]",
+    "pipelined_upper": "E[T_(n-s)] + L(n-s)t_c",
+    # fig2_iteration_times, fig2_over_seeds
+    "mean_iteration_time": "mean iteration time [s]",
+    "std": "std [s]",
+    "load_points": "load [points/worker]",
+    "busiest_node_messages": "messages at busiest node",
+    "busiest_node_gradients": "gradients' worth received at busiest node",
+    "cr_speedup_ours": "CR speedup (ours)",
+    "cr_speedup_paper": "CR speedup (paper)",
+    "time_ci_low": "ci low [s]",
+    "time_ci_high": "ci high [s]",
+    "speedup_ci_low": "speedup ci low",
+    "speedup_ci_high": "speedup ci high",
+    # model_speedup_range, speedup_range_summary
+    "cr_speedup": "CR speedup",
+    "communication_bound_limit": "communication-bound limit",
+    # time_breakdown
+    "computation_share": "computation share",
+    "communication_share": "communication share",
+    "straggling_share": "straggling share",
+    # speedups, speedup_intervals, convergence_over_seeds
+    "target_error": "target error",
+    "time_to_target": "time to target [s]",
+    "cr_time_to_target": "CR time to target [s]",
+    "cr_speedup_to_target_ours": "CR speedup to target (ours)",
+    "mean_iteration_time_ratio_ours": "mean-iteration-time ratio (ours)",
+    "to_target_ours": "to target (ours)",
+    "to_target_ci_low": "to target ci low",
+    "to_target_ci_high": "to target ci high",
+    "ratio_ci_low": "ratio ci low",
+    "ratio_ci_high": "ratio ci high",
+    "final_error": "final error",
+    # load_table
+    "r_gc": "r_GC",
+    "r_cr": "r_CR",
+    "cr_points_range": "CR points (min..max)",
+    "r_cr_d": "r_CR d",
+}
+
+
+def display_frame(df):
+    """``df`` with its snake_case columns renamed to their display labels (:data:`LABELS`);
+    columns without a label keep their name. For showing a result table in the notebook.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A frame of :mod:`codedlib.experiments.codedreduce`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A renamed copy; the values are unchanged.
+    """
+    return df.rename(columns=LABELS)
 
 
 def _tree_positions(n: int, L: int):
@@ -57,7 +143,34 @@ def _tree_positions(n: int, L: int):
     return pos
 
 
-def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_leaves: int = 400):
+def tree_title(alloc) -> str:
+    """Default title of :func:`plot_tree`: the tree's shape, N, s, d and r_CR d.
+
+    Parameters
+    ----------
+    alloc : CodedReduceAllocation
+        Tree allocation from :func:`codedlib.codes.codedreduce.allocate`.
+
+    Returns
+    -------
+    str
+        Two-line title.
+    """
+    return (
+        f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\n"
+        f"s = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
+    )
+
+
+def plot_tree(
+    alloc,
+    ax=None,
+    show_data: bool | None = None,
+    stragglers=(),
+    max_leaves: int = 400,
+    *,
+    title: str | None = None,
+):
     """Draw the CR tree of an allocation (Figs. 5-7): node labels, data counts and, for small
     trees, each node's local data with its combining coefficients. ``stragglers`` (ranks) are
     drawn hatched grey.
@@ -74,6 +187,8 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
         Ranks drawn as stragglers.
     max_leaves : int, default 400
         Largest number of leaves drawn.
+    title : str | None, optional
+        Axes title; default :func:`tree_title`.
 
     Returns
     -------
@@ -126,16 +241,13 @@ def plot_tree(alloc, ax=None, show_data: bool | None = None, stragglers=(), max_
                 va="top",
                 fontsize=6,
             )
-    ax.set_title(
-        f"CodedReduce ({n}, {L})-regular tree: N = {alloc.n_workers} workers,\n"
-        f"s = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
-    )
+    ax.set_title(tree_title(alloc) if title is None else title)
     ax.set_axis_off()
     ax.margins(x=0.05, y=0.25)
     return fig
 
 
-def plot_topologies(n: int = 3, L: int = 2, ax=None):
+def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None):
     """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L.
 
     Parameters
@@ -145,7 +257,9 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None):
     L : int, default 2
         Number of worker layers of the tree.
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+        Axes to draw on (three of them); a new figure when None.
+    title : str | None, optional
+        Figure title above the three panels; none by default (each panel has its own).
 
     Returns
     -------
@@ -182,10 +296,28 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None):
     axes[2].set_title(f"CR: ({n}, {L}) tree\nα ≈ r^(1/L), β = Θ(N^(1-1/L))")
     for a in axes:
         a.set_axis_off()
+    if title is not None:
+        fig.suptitle(title, y=1.1)
     return fig
 
 
-def plot_gc_diagram(code, ax=None):
+def gc_title(code) -> str:
+    """Default title of :func:`plot_gc_diagram`: N, S and the load of the code.
+
+    Parameters
+    ----------
+    code
+        Gradient code.
+
+    Returns
+    -------
+    str
+        One-line title.
+    """
+    return f"Gradient coding, N = {code.n_workers}, S = {code.stragglers}, load {code.load:.3g}"
+
+
+def plot_gc_diagram(code, ax=None, *, title: str | None = None):
     """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows.
 
     Parameters
@@ -194,6 +326,8 @@ def plot_gc_diagram(code, ax=None):
         Gradient code used inside each family.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Axes title; default :func:`gc_title`.
 
     Returns
     -------
@@ -239,11 +373,11 @@ def plot_gc_diagram(code, ax=None):
             bbox={"boxstyle": "round", "fc": "#cfe2f3"},
         )
     ax.set_axis_off()
-    ax.set_title(f"Gradient coding, N = {n}, S = {code.stragglers}, load {code.load:.3g}")
+    ax.set_title(gc_title(code) if title is None else title)
     return fig
 
 
-def plot_rar_schedule(N: int = 3, ax=None):
+def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     """Fig. 3: which reduced segment every worker holds after each RAR round
     (reduce-scatter then all-gather).
 
@@ -253,6 +387,8 @@ def plot_rar_schedule(N: int = 3, ax=None):
         Number of workers of the flat (master-worker) schemes.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str | None, optional
+        Axes title; default names Fig. 3, N and the rounds.
 
     Returns
     -------
@@ -286,14 +422,16 @@ def plot_rar_schedule(N: int = 3, ax=None):
     )
     table.scale(1, 1.3)
     ax.set_axis_off()
-    ax.set_title(
-        f"Fig. 3: Ring-AllReduce, N = {N}: 2(N−1) = {2 * (N - 1)} rounds of p/N-sized segments\n"
-        "(entry: segment completed so far / contributors)"
-    )
+    if title is None:
+        title = (
+            f"Fig. 3: Ring-AllReduce, N = {N}: 2(N−1) = {2 * (N - 1)} rounds of p/N-sized "
+            "segments\n(entry: segment completed so far / contributors)"
+        )
+    ax.set_title(title)
     return fig
 
 
-def plot_load_curves(df, ax=None, claim: dict | None = None):
+def plot_load_curves(df, ax=None, claim=None, *, title: str | None = None):
     """Theorem 1 / Remark 2: computation load vs resiliency alpha for L = 1 (GC), 2, 3.
 
     Parameters
@@ -302,8 +440,10 @@ def plot_load_curves(df, ax=None, claim: dict | None = None):
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    claim : dict | None, optional
-        Paper-vs-ours claim to annotate the figure with.
+    claim : LoadReductionResult | None, optional
+        Remark 2's load cut (``experiments.codedreduce.seven_times_claim``) to annotate.
+    title : str | None, optional
+        Axes title; default names Theorem 1 / Remark 2.
 
     Returns
     -------
@@ -318,16 +458,18 @@ def plot_load_curves(df, ax=None, claim: dict | None = None):
     ax.set_xlabel("straggler resiliency α = s/n")
     ax.set_ylabel("computation load r (fraction of d)")
     if claim is not None:
-        a = claim["alpha"]
+        a = claim.alpha
         ax.annotate(
-            f"{claim['reduction']:.3g}× at α = {a:g}",
-            xy=(a, claim["load L=3"]),
-            xytext=(a + 0.05, claim["load L=3"] / 3),
+            f"{claim.reduction:.3g}× at α = {a:g}",
+            xy=(a, claim.load_three_layers),
+            xytext=(a + 0.05, claim.load_three_layers / 3),
             arrowprops={"arrowstyle": "->"},
         )
-        ax.plot([a, a], [claim["load L=3"], claim["load L=1"]], "k:", lw=1)
+        ax.plot([a, a], [claim.load_three_layers, claim.load_one_layer], "k:", lw=1)
     ax.legend()
-    ax.set_title("Theorem 1 / Remark 2: CR load ≈ α^L vs GC load ≈ α (n → ∞)")
+    ax.set_title(
+        "Theorem 1 / Remark 2: CR load ≈ α^L vs GC load ≈ α (n → ∞)" if title is None else title
+    )
     return fig
 
 
@@ -359,7 +501,7 @@ def theorem2_title(df) -> str:
     )
 
 
-def plot_theorem2(df, ax=None, subtitle: str = ""):
+def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     """Monte Carlo E[T_CR] (95 % interval) against Theorem 2's lower (7) and upper (8) bounds
     without their o(.) terms, vs n; the title says where the simulation falls (computed).
 
@@ -371,6 +513,8 @@ def plot_theorem2(df, ax=None, subtitle: str = ""):
         Axes to draw on; a new figure when None.
     subtitle : str, default ''
         Text appended to the title.
+    title : str | None, optional
+        Title (before ``subtitle``); default :func:`theorem2_title`.
 
     Returns
     -------
@@ -378,17 +522,17 @@ def plot_theorem2(df, ax=None, subtitle: str = ""):
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
-    ax.plot(df["n"], df["lower (7)"], "v--", label="lower bound (7), o(·) dropped")
-    ax.plot(df["n"], df["upper (8)"], "^--", label="upper bound (8), o(·) dropped")
-    if "ci low" in df:
+    ax.plot(df["n"], df["lower_bound"], "v--", label="lower bound (7), o(·) dropped")
+    ax.plot(df["n"], df["upper_bound"], "^--", label="upper bound (8), o(·) dropped")
+    if "ci_low" in df:
         yerr = np.vstack(
-            [df["Monte Carlo E[T_CR]"] - df["ci low"], df["ci high"] - df["Monte Carlo E[T_CR]"]]
+            [df["monte_carlo_mean"] - df["ci_low"], df["ci_high"] - df["monte_carlo_mean"]]
         )
     else:
         yerr = 1.96 * df["stderr"]
     ax.errorbar(
         df["n"],
-        df["Monte Carlo E[T_CR]"],
+        df["monte_carlo_mean"],
         yerr=yerr,
         fmt="o-",
         color="k",
@@ -398,23 +542,22 @@ def plot_theorem2(df, ax=None, subtitle: str = ""):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("children per parent n (α, L fixed)")
     ax.set_ylabel("expected iteration time [s]")
-    title = (
-        theorem2_title(df)
-        if "position" in df
-        else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
-    )
+    if title is None:
+        title = (
+            theorem2_title(df)
+            if "position" in df
+            else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
+        )
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     ax.legend(fontsize=8)
     return fig
 
 
-def plot_iteration_times(
-    df, ax=None, title: str = "Average iteration time (CR speedup: ours, paper)"
-):
+def plot_iteration_times(df, ax=None, *, title: str | None = None):
     """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
 
-    With the columns of ``experiments.fig2_over_seeds``'s summary (``ci low [s]``,
-    ``ci high [s]``, ``speedup ci low``, ``speedup ci high``) the bars carry 95 % error bars
+    With the columns of ``experiments.fig2_over_seeds``'s summary (``time_ci_low``,
+    ``time_ci_high``, ``speedup_ci_low``, ``speedup_ci_high``) the bars carry 95 % error bars
     over seeds and the speedups their intervals.
 
     Parameters
@@ -423,20 +566,24 @@ def plot_iteration_times(
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
-    title : str, optional
-        Figure or axes title.
+    title : str | None, optional
+        Axes title; default "Average iteration time (CR speedup: ours, paper)".
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
+    if title is None:
+        title = "Average iteration time (CR speedup: ours, paper)"
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
-    vals = df["mean iteration time [s]"].to_numpy()
+    vals = df["mean_iteration_time"].to_numpy()
     yerr = None
-    if "ci low [s]" in df and "ci high [s]" in df:
-        yerr = np.vstack([vals - df["ci low [s]"].to_numpy(), df["ci high [s]"].to_numpy() - vals])
+    if "time_ci_low" in df and "time_ci_high" in df:
+        yerr = np.vstack(
+            [vals - df["time_ci_low"].to_numpy(), df["time_ci_high"].to_numpy() - vals]
+        )
     ax.bar(
         names,
         vals,
@@ -446,20 +593,20 @@ def plot_iteration_times(
         error_kw={"elinewidth": 1.2},
     )
     for i, name in enumerate(names):
-        ours = df.loc[name, "CR speedup (ours)"]
-        paper = df.loc[name, "CR speedup (paper)"]
+        ours = df.loc[name, "cr_speedup_ours"]
+        paper = df.loc[name, "cr_speedup_paper"]
         text = f"{ours:.2f}×"
         if (
-            "speedup ci low" in df
-            and df.loc[name, "speedup ci low"] != df.loc[name, "speedup ci high"]
+            "speedup_ci_low" in df
+            and df.loc[name, "speedup_ci_low"] != df.loc[name, "speedup_ci_high"]
         ):
             text += (
-                f"\n[{df.loc[name, 'speedup ci low']:.2f}, {df.loc[name, 'speedup ci high']:.2f}]"
+                f"\n[{df.loc[name, 'speedup_ci_low']:.2f}, {df.loc[name, 'speedup_ci_high']:.2f}]"
             )
         text += "" if np.isnan(paper) else f"\n(paper {paper:g}×)"
         if name != "CR":
             ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)
-    ax.set_ylabel("mean iteration time [s]")
+    ax.set_ylabel(LABELS["mean_iteration_time"])
     ax.set_title(title, fontsize=9)
     ax.set_ylim(0, vals.max() * 1.35)
     return fig
@@ -477,7 +624,9 @@ def _curves_on_grid(group, grid):
     return out
 
 
-def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = ""):
+def plot_convergence(
+    result, ax=None, logy: bool | None = None, subtitle: str = "", *, title: str | None = None
+):
     """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence`` or
     ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
     median over seeds on a common time grid with a band from the smallest to the largest
@@ -485,14 +634,16 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
 
     Parameters
     ----------
-    result
-        Result of the matching ``codedlib.experiments`` function.
+    result : ConvergenceResult or ConvergenceSeedsResult
+        Result of ``experiments.codedreduce.convergence`` or ``convergence_over_seeds``.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
     logy : bool | None, optional
         Log scale on the error axis; default chosen from the data.
     subtitle : str, default ''
         Text appended to the title.
+    title : str | None, optional
+        Title (before ``subtitle``); default the figure, N, the tree and alpha.
 
     Returns
     -------
@@ -500,7 +651,7 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
-    curves = result["curves"]
+    curves = result.curves
     n_seeds = curves["seed"].nunique() if "seed" in curves else 1
     if n_seeds > 1:
         grid = np.geomspace(curves["time"].min(), curves["time"].max(), 300)
@@ -524,15 +675,16 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
                 group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
             )
     if logy is None:
-        logy = result["task"] != "softmax"
+        logy = result.task != "softmax"
     if logy:
         ax.set_yscale("log")
     ax.set_xscale("log")
     ax.set_xlabel("simulated wall-clock time [s]")
-    ax.set_ylabel(result["metric"])
-    cfg = result["config"]
-    label = str(result["figure"]).replace("fig", "Fig. ")
-    title = f"{label}: N = {cfg.N} ({cfg.n}, {cfg.L}) tree, α = {cfg.s}/{cfg.n}"
+    ax.set_ylabel(result.metric)
+    if title is None:
+        cfg = result.config
+        label = str(result.figure).replace("fig", "Fig. ")
+        title = f"{label}: N = {cfg.N} ({cfg.n}, {cfg.L}) tree, α = {cfg.s}/{cfg.n}"
     if subtitle:
         title += f"\n{subtitle}"
     ax.set_title(title, fontsize=9)
@@ -544,7 +696,7 @@ def plot_convergence(result, ax=None, logy: bool | None = None, subtitle: str = 
     return fig
 
 
-def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time goes"):
+def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
     """Stacked bars per scheme: computation (the load's shift ``a d_i``), communication and
     waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
     panel per regime (``breakdowns`` maps a panel title to a breakdown frame).
@@ -553,14 +705,16 @@ def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time
     ----------
     breakdowns : dict
         Panel title to breakdown frame.
-    title : str, optional
-        Figure or axes title.
+    title : str | None, optional
+        Figure title; default "Where the iteration time goes".
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure; never shown or saved.
     """
+    if title is None:
+        title = "Where the iteration time goes"
     parts = (("computation", "#56b4e9"), ("communication", "#009e73"), ("straggling", "#cc79a7"))
     fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0), squeeze=False)
     for ax, (label, df) in zip(axes[0], breakdowns.items()):
@@ -570,7 +724,7 @@ def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time
             vals = df[part].to_numpy(dtype=float)
             ax.bar(x, vals, bottom=bottom, color=color, label=part, width=0.65)
             bottom += vals
-        for xi, (total, share) in enumerate(zip(df["total"], df["straggling share"])):
+        for xi, (total, share) in enumerate(zip(df["total"], df["straggling_share"])):
             ax.text(
                 xi,
                 total,
@@ -590,7 +744,7 @@ def plot_time_breakdown(breakdowns: dict, title: str = "Where the iteration time
     return fig
 
 
-def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
+def plot_regime_map(df, marks=None, *, title: str | None = None):
     """CR's speedup over RAR (RAR time / CR time, log colour scale centred on 1) over
     bandwidth x latency, one panel per straggler delay; the contour at 1 is where the
     ordering flips. ``marks`` maps a label to ``(bandwidth, latency)`` points to mark.
@@ -601,8 +755,8 @@ def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
         Data as returned by the matching ``codedlib.experiments`` function.
     marks : optional
         Label to ``(bandwidth, latency)`` points to mark.
-    title : str, default 'Where CR beats RAR'
-        Figure or axes title.
+    title : str | None, optional
+        Figure title; default "Where CR beats RAR".
 
     Returns
     -------
@@ -611,6 +765,8 @@ def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
     """
     from matplotlib.colors import LogNorm
 
+    if title is None:
+        title = "Where CR beats RAR"
     delays = sorted(df["straggle_delay"].unique())
     fig, axes = subplots(
         1,
@@ -650,10 +806,10 @@ def plot_regime_map(df, marks=None, title: str = "Where CR beats RAR"):
     return fig
 
 
-def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper vs ours"):
+def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
     """Every CR speedup the notebook compares with the paper, one panel per scheme.
 
-    ``table``: rows with ``figure``, ``scheme``, ``paper``, ``ours``, ``ci low``, ``ci high``
+    ``table``: rows with ``figure``, ``scheme``, ``paper``, ``ours``, ``ci_low``, ``ci_high``
     (ours with its 95 % interval over seeds). ``ranges`` (optional): rows with ``figure``,
     ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
     over its free constants — drawn as grey bars.
@@ -664,14 +820,16 @@ def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper 
         Table as returned by the matching ``codedlib.experiments`` function.
     ranges : optional
         Spans our clock can produce, drawn as grey bars.
-    title : str, optional
-        Figure or axes title.
+    title : str | None, optional
+        Figure title; default "CR speedups: paper vs ours".
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure; never shown or saved.
     """
+    if title is None:
+        title = "CR speedups: paper vs ours"
     schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
     figures = list(dict.fromkeys(table["figure"]))
     fig, axes = subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)
@@ -692,8 +850,8 @@ def plot_speedups_vs_paper(table, ranges=None, title: str = "CR speedups: paper 
         ours = sub["ours"].to_numpy(dtype=float)
         yerr = np.vstack(
             [
-                ours - sub["ci low"].to_numpy(dtype=float),
-                sub["ci high"].to_numpy(dtype=float) - ours,
+                ours - sub["ci_low"].to_numpy(dtype=float),
+                sub["ci_high"].to_numpy(dtype=float) - ours,
             ]
         )
         ax.errorbar(

@@ -12,20 +12,37 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
-__all__ = ["codedreduce_report", "explore_codedreduce", "render_summary"]
+__all__ = ["SUMMARY_LABELS", "codedreduce_report", "explore_codedreduce", "render_summary"]
+
+#: Display label of every scalar field of ``ConfigurationSummaryResult``, in table order.
+SUMMARY_LABELS = {
+    "n_workers": "N",
+    "alpha": "alpha",
+    "stragglers_flat": "S (GC/SGD)",
+    "r_cr": "r_CR",
+    "r_gc": "r_GC at S = alpha N",
+    "cr_points_per_node": "CR points per node",
+    "r_cr_d": "r_CR d",
+    "t_c": "t_c (full gradient) [s]",
+    "rar_segment": "RAR segment [s]",
+    "theorem2_lower": "Theorem 2 lower",
+    "theorem2_upper": "Theorem 2 upper",
+}
 
 
-def render_summary(summary: dict) -> str:
-    """HTML table of the scalar entries of ``experiments.codedreduce.configuration_summary``.
+def render_summary(summary) -> str:
+    """HTML table of the scalar entries of ``experiments.codedreduce.configuration_summary``,
+    labelled by :data:`SUMMARY_LABELS` (Theorem 2's bounds only when they exist, s >= 1).
 
     Parameters
     ----------
-    summary : dict
-        Summary as returned by the matching ``codedlib.experiments`` function.
+    summary : ConfigurationSummaryResult
+        Summary as returned by ``experiments.codedreduce.configuration_summary``.
 
     Returns
     -------
@@ -33,11 +50,13 @@ def render_summary(summary: dict) -> str:
         HTML table of the scalar entries of ``experiments.codedreduce.configuration_summary``.
     """
     rows = []
-    for key, value in summary.items():
-        if key in ("allocation", "simulation", "breakdown"):
+    fields = {f.name: getattr(summary, f.name) for f in dataclasses.fields(summary)}
+    for key, label in SUMMARY_LABELS.items():
+        value = fields[key]
+        if value is None:
             continue
         text = f"{value:.4g}" if isinstance(value, float) else str(value)
-        rows.append(f"<tr><td>{html.escape(key)}</td><td>{html.escape(text)}</td></tr>")
+        rows.append(f"<tr><td>{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
     return "<table>" + "".join(rows) + "</table>"
 
 
@@ -101,7 +120,7 @@ def codedreduce_report(
         n_iterations=200,
         rng=seed,
     )
-    alloc = summary["allocation"]
+    alloc = summary.allocation
     text = render_summary(summary)
     tree = None
     if alloc.n**alloc.L <= 81:
@@ -112,8 +131,8 @@ def codedreduce_report(
         html=text,
         figures=[
             tree,
-            plot_iteration_times(summary["simulation"]),
-            plot_time_breakdown({"this configuration": summary["breakdown"]}),
+            plot_iteration_times(summary.simulation),
+            plot_time_breakdown({"this configuration": summary.breakdown}),
         ],
     )
 
