@@ -407,3 +407,35 @@ def test_one_pca_gap_for_fig8_and_the_explorer():
     )
     assert gap(V) == pytest.approx(best - problem.explained_variance(V), abs=1e-12)
     assert gap(V) > 0
+
+
+def test_dsag_plots_take_a_title_and_set_the_display_labels():
+    """Issue item 4: every plot_* takes title= (keyword, default None) and uses it; the
+    experiments' snake_case columns get their display labels at display time."""
+    import inspect
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codedlib.plots import dsag as dp
+
+    for name in dp.__all__:
+        if name.startswith("plot_"):
+            param = inspect.signature(getattr(dp, name)).parameters.get("title")
+            assert param is not None, name
+            assert param.kind is inspect.Parameter.KEYWORD_ONLY and param.default is None, name
+    df = _toy_runs()
+    for title, expected in ((None, "Fig. 8"), ("my title", "my title")):
+        fig = dp.plot_convergence(df[df.seed == 0], title=title)
+        assert fig.axes[0].get_title() == expected
+        plt.close(fig)
+    fig = dp.plot_participation(np.array([0.5, 1.0]), title="u")
+    assert fig.axes[0].get_title() == "u"
+    plt.close(fig)
+    times = ex.mean_time_to_gap(df, gaps=(1e-2, 1e-6))
+    assert list(times.columns) == [1e-2, 1e-6, "final_gap"]
+    shown = dp.with_labels(times)
+    assert list(shown.columns) == ["0.01", "1e-06", "final gap"]
+    np.testing.assert_array_equal(shown.to_numpy(), times.to_numpy())
