@@ -93,7 +93,8 @@ def test_burst_slowdown_statistics():
 
 def test_fig1_slopes_follow_the_load():
     data = ex.fig1_load_scaling(loads=(1.0, 2.0, 4.0), n_workers=20, n_iterations=100, rng=0)
-    avg = data["average"].set_index("load")
+    assert isinstance(data, ex.LoadScalingResult)
+    avg = data.average.set_index("load")
     assert avg.loc[4.0, "mean"] / avg.loc[1.0, "mean"] == pytest.approx(4.0, rel=0.1)
     assert avg.loc[4.0, "var"] / avg.loc[1.0, "var"] == pytest.approx(16.0, rel=0.3)
 
@@ -117,8 +118,9 @@ def test_widget_functions():
     pred = latency_prediction(
         12, 3, 10, "3 workers x2", burst_rate=0.01, n_iterations=50, replicas=5, rng=0
     )
-    assert pred["event_driven"] >= pred["order_statistic"] > 0
-    assert pred["participation"].shape == (12,)
+    assert isinstance(pred, ex.LatencyPredictionResult)
+    assert pred.event_driven >= pred.order_statistic > 0
+    assert pred.participation.shape == (12,)
     df = quick_convergence(6, 2, 2, 0.9, "linear (Sec. VII-B)", time_limit=3.0, rng=0)
     assert set(df.method) == {"DSAG w=2", "SAG w=2", "SAG w=6"}
     with pytest.raises(ValueError, match="w must satisfy 1 <= w <= 12"):
@@ -148,7 +150,7 @@ def test_repeated_latency_experiments_have_a_seed_column():
     assert fig4.seed.tolist() == [3, 4] and fig4.any_burst_fraction.between(0, 1).all()
     # the same seed gives the same rows as the single-run function
     single = ex.fig4_bursts(n_workers=6, n_iterations=200, p_enter=0.01, p_exit=0.1, rng=3)
-    assert fig4.any_burst_fraction.iloc[0] == single["any_burst_fraction"]
+    assert fig4.any_burst_fraction.iloc[0] == single.any_burst_fraction
 
     fig5 = ex.fig5_repeated((0, 1), n_workers=8, n_iterations=200, replicas=2000)
     assert sorted(fig5.seed.unique()) == [0, 1] and len(fig5) == 16
@@ -176,12 +178,12 @@ def test_fig7_repeated_and_final_latency():
     assert set(df.attrs["repartition_iterations"]) == {0, 1}
     last = ex.fig7_final_latency(df, last=10)
     assert last.seed.tolist() == [0, 1]
-    assert {"load-balanced", "not balanced"} <= set(last.columns)
+    assert list(last.columns) == ["seed", "load_balanced", "not_balanced"]
     # by hand for seed 0: the slowest task of each of the last 10 iterations, averaged
     sub = df[(df.seed == 0) & (df.run == "not balanced")]
     tail = sub[sub.iteration >= sub.iteration.max() + 1 - 10]
     expected = tail.groupby("iteration").latency.max().mean()
-    assert last.loc[0, "not balanced"] == pytest.approx(expected)
+    assert last.loc[0, "not_balanced"] == pytest.approx(expected)
     with pytest.raises(ValueError, match="last must satisfy"):
         ex.fig7_final_latency(df, last=0)
 
@@ -231,8 +233,9 @@ def test_event_driven_timing_shape_only():
         n_workers=10, w=5, n_iterations=10, repeats=2, number=2, reference_calls=1, rng=0
     )
     # wall-clock values are never asserted, only what the function returns
-    assert out["compiled_ms"].shape == (2,) and np.all(out["compiled_ms"] > 0)
-    assert out["heapq_ms"] > 0
+    assert isinstance(out, ex.EventDrivenTimingResult)
+    assert out.compiled_ms.shape == (2,) and np.all(out.compiled_ms > 0)
+    assert out.heapq_ms > 0
 
 
 def test_trace_gamma_ks_on_a_gamma_trace():
@@ -252,12 +255,13 @@ def test_trace_dsag_predictions_on_the_shipped_trace():
         trace_path("dsag-N12-w6-bursts"), replicas=20, long_iterations=400, rng=0
     )
     # the injected delays are redrawn exactly from the command in the trace's header
-    assert out["injected_mismatch"] < 1e-6
-    assert out["w"] == 6 and out["n_iterations"] == 40
-    assert out["recorded"] == pytest.approx(out["recorded_cumulative"][-1])
-    assert out["injected_cumulative"].shape == (40,)
-    assert np.all(np.diff(out["injected_cumulative"]) > 0)
-    totals = out["totals"]
+    assert isinstance(out, ex.TraceDsagPredictionsResult)
+    assert out.injected_mismatch < 1e-6
+    assert out.w == 6 and out.n_iterations == 40
+    assert out.recorded == pytest.approx(out.recorded_cumulative[-1])
+    assert out.injected_cumulative.shape == (40,)
+    assert np.all(np.diff(out.injected_cumulative) > 0)
+    totals = out.totals
     assert set(totals.model) == {
         "injected",
         "order statistic (injected)",
@@ -272,7 +276,7 @@ def test_trace_dsag_predictions_on_the_shipped_trace():
     assert means["order statistic (injected)"] < means["injected"]
     assert means["order statistic (trace fit)"] < means["gamma fit (trace)"]
     # queue waits counted as communication latency inflate the fit
-    assert 0.2 < out["queued_share"] < 0.6 and out["queue_wait_mean"] > 0.005
+    assert 0.2 < out.queued_share < 0.6 and out.queue_wait_mean > 0.005
     assert means["gamma fit (trace, queueing as latency)"] > means["gamma fit (trace)"]
 
 
@@ -403,3 +407,35 @@ def test_one_pca_gap_for_fig8_and_the_explorer():
     )
     assert gap(V) == pytest.approx(best - problem.explained_variance(V), abs=1e-12)
     assert gap(V) > 0
+
+
+def test_dsag_plots_take_a_title_and_set_the_display_labels():
+    """Issue item 4: every plot_* takes title= (keyword, default None) and uses it; the
+    experiments' snake_case columns get their display labels at display time."""
+    import inspect
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codedlib.plots import dsag as dp
+
+    for name in dp.__all__:
+        if name.startswith("plot_"):
+            param = inspect.signature(getattr(dp, name)).parameters.get("title")
+            assert param is not None, name
+            assert param.kind is inspect.Parameter.KEYWORD_ONLY and param.default is None, name
+    df = _toy_runs()
+    for title, expected in ((None, "Fig. 8"), ("my title", "my title")):
+        fig = dp.plot_convergence(df[df.seed == 0], title=title)
+        assert fig.axes[0].get_title() == expected
+        plt.close(fig)
+    fig = dp.plot_participation(np.array([0.5, 1.0]), title="u")
+    assert fig.axes[0].get_title() == "u"
+    plt.close(fig)
+    times = ex.mean_time_to_gap(df, gaps=(1e-2, 1e-6))
+    assert list(times.columns) == [1e-2, 1e-6, "final_gap"]
+    shown = dp.with_labels(times)
+    assert list(shown.columns) == ["0.01", "1e-06", "final gap"]
+    np.testing.assert_array_equal(shown.to_numpy(), times.to_numpy())

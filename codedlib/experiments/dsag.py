@@ -1,6 +1,8 @@
 """Experiments of the DSAG paper (Severinson et al.): one function per figure.
 
-Every function returns plain data (DataFrames / dicts) for ``codedlib.plots.dsag``.
+Every function returns plain data for ``codedlib.plots.dsag``: tidy DataFrames with snake_case
+columns, or a small result object (``*Result`` dataclass) where it returns several things;
+display labels are set by the plots (``codedlib.plots.dsag.LABELS``).
 We have no access to the paper's Azure/AWS/eX3 traces, so the latency figures (1-6) use a
 synthetic *ground truth*: a heterogeneous gamma cluster with Markov bursts (Section III),
 recorded as traces in the ``data/traces`` format, from which the model is fitted exactly
@@ -25,7 +27,9 @@ References
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,7 +59,14 @@ from codedlib.schemes.dsag import (
 )
 
 __all__ = [
+    "BurstsResult",
+    "EventDrivenTimingResult",
+    "LatencyCdfsResult",
+    "LatencyPredictionResult",
+    "LoadScalingResult",
     "SLOWDOWN_PATTERNS",
+    "TraceDsagPredictionsResult",
+    "WorkerLatencyFit",
     "explorer_cluster",
     "latency_prediction",
     "lb_gain_vs_task_noise",
@@ -163,9 +174,31 @@ def load_traces(directory="data/traces") -> dict:
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class LoadScalingResult:
+    """Fig. 1 data (:func:`fig1_load_scaling`).
+
+    Attributes
+    ----------
+    workers : pandas.DataFrame
+        One row per (load, worker): ``load, worker, mean, var`` (fitted computation latency).
+    average : pandas.DataFrame
+        Per load, the mean over workers: ``load, mean, var``.
+    mean_slope : float
+        Slope of a line through the origin fitted to mean vs load c.
+    var_slope : float
+        Slope of a line through the origin fitted to variance vs c².
+    """
+
+    workers: pd.DataFrame
+    average: pd.DataFrame
+    mean_slope: float
+    var_slope: float
+
+
 def fig1_load_scaling(
     loads=(0.25, 0.5, 1.0, 2.0, 4.0), n_workers=100, n_iterations=200, rng=None
-) -> dict:
+) -> LoadScalingResult:
     """Fig. 1: per-worker mean and variance of computation latency vs computational load.
 
     For each load a fresh set of workers (new instances, as in the paper) runs
@@ -182,15 +215,51 @@ def fig1_load_scaling(
             rows.append((load, i, fit.comp_mean[i], fit.comp_var[i]))
     df = pd.DataFrame(rows, columns=["load", "worker", "mean", "var"])
     avg = df.groupby("load")[["mean", "var"]].mean().reset_index()
-    return {
-        "workers": df,
-        "average": avg,
-        "mean_slope": fit_line_through_origin(df["load"], df["mean"]),
-        "var_slope": fit_line_through_origin(df["load"] ** 2, df["var"]),
-    }
+    return LoadScalingResult(
+        workers=df,
+        average=avg,
+        mean_slope=fit_line_through_origin(df["load"], df["mean"]),
+        var_slope=fit_line_through_origin(df["load"] ** 2, df["var"]),
+    )
 
 
-def fig3_cdfs(trace, workers=(0, 1)) -> dict:
+@dataclass(frozen=True, eq=False)
+class WorkerLatencyFit:
+    """One worker's recorded latency and fitted gammas (:func:`fig3_cdfs`).
+
+    Attributes
+    ----------
+    trace : pandas.DataFrame
+        The worker's rows: ``iteration, comm_time, compute_time``.
+    comp_fit, comm_fit : scipy.stats frozen distribution
+        Gamma distributions fitted to its computation / communication latency.
+    mean_total : float
+        Mean communication plus mean computation latency.
+    """
+
+    trace: pd.DataFrame
+    comp_fit: Any
+    comm_fit: Any
+    mean_total: float
+
+
+@dataclass(frozen=True, eq=False)
+class LatencyCdfsResult:
+    """Figs. 2-3 data (:func:`fig3_cdfs`).
+
+    Attributes
+    ----------
+    workers : dict of int to WorkerLatencyFit
+        Per worker id (in the order asked for), its recorded latency and fitted gammas.
+    slower_by : float
+        Mean total latency of the second worker over that of the first, minus 1.
+    """
+
+    workers: dict[int, WorkerLatencyFit]
+    slower_by: float
+
+
+def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
     """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas."""
     from scipy import stats
 
@@ -200,20 +269,41 @@ def fig3_cdfs(trace, workers=(0, 1)) -> dict:
     for w in workers:
         sub = trace[trace.worker == w]
         j = ids.index(w)
-        out[w] = {
-            "trace": sub[["iteration", "comm_time", "compute_time"]].reset_index(drop=True),
-            "comp_fit": stats.gamma(fit.comp_shape[j], scale=fit.comp_scale[j]),
-            "comm_fit": stats.gamma(fit.comm_shape[j], scale=fit.comm_scale[j]),
-            "mean_total": float(sub.comm_time.mean() + sub.compute_time.mean()),
-        }
-    a, b = (out[w]["mean_total"] for w in workers)
-    out["slower_by"] = b / a - 1
-    return out
+        out[w] = WorkerLatencyFit(
+            trace=sub[["iteration", "comm_time", "compute_time"]].reset_index(drop=True),
+            comp_fit=stats.gamma(fit.comp_shape[j], scale=fit.comp_scale[j]),
+            comm_fit=stats.gamma(fit.comm_shape[j], scale=fit.comm_scale[j]),
+            mean_total=float(sub.comm_time.mean() + sub.compute_time.mean()),
+        )
+    a, b = (out[w].mean_total for w in workers)
+    return LatencyCdfsResult(workers=out, slower_by=b / a - 1)
+
+
+@dataclass(frozen=True, eq=False)
+class BurstsResult:
+    """Fig. 4 data (:func:`fig4_bursts`).
+
+    Attributes
+    ----------
+    trace : pandas.DataFrame
+        The recorded trace (``data/traces`` columns).
+    in_burst : numpy.ndarray of bool, shape (n_iterations, n_workers)
+        Whether each worker is in a burst in each iteration.
+    any_burst_fraction : float
+        Fraction of iterations with at least one worker in a burst.
+    model : GammaLatencyModel
+        The cluster the trace was drawn from.
+    """
+
+    trace: pd.DataFrame
+    in_burst: np.ndarray
+    any_burst_fraction: float
+    model: GammaLatencyModel
 
 
 def fig4_bursts(
     n_workers=36, n_iterations=600, p_enter=0.004, p_exit=0.02, factor=1.12, rng=None
-) -> dict:
+) -> BurstsResult:
     """Fig. 4: computation latency of workers with Markov bursts (Section III-B).
 
     Defaults: bursts multiply the mean by 1.12 (the paper's ~12 %), last 1/p_exit = 50
@@ -226,12 +316,12 @@ def fig4_bursts(
     slow = burst_slowdown(model, n_iterations, p_enter, p_exit, factor, rng=rng)
     trace = record_trace(model, n_iterations, bursts=slow, rng=rng)
     in_burst = slow > 1
-    return {
-        "trace": trace,
-        "in_burst": in_burst,
-        "any_burst_fraction": float(in_burst.any(axis=1).mean()),
-        "model": model,
-    }
+    return BurstsResult(
+        trace=trace,
+        in_burst=in_burst,
+        any_burst_fraction=float(in_burst.any(axis=1).mean()),
+        model=model,
+    )
 
 
 def fig5_order_statistics(
@@ -692,14 +782,18 @@ def fig8_convergence(
 
 
 def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """First simulated time each method's gap falls below each threshold (NaN: never)."""
+    """First simulated time each method's gap falls below each threshold (NaN: never).
+
+    One row per method (the index), one column per gap: the column labels are the gaps
+    themselves (floats; :func:`codedlib.plots.dsag.table_labels` formats them for display).
+    """
     check_frame("df", df, ("method", "time", "gap"))
     rows = {}
     for method, sub in df.groupby("method", sort=False):
         row = {}
         for g in gaps:
             hit = sub.time[sub.gap <= g]
-            row[f"{g:g}"] = float(hit.iloc[0]) if len(hit) else np.nan
+            row[float(g)] = float(hit.iloc[0]) if len(hit) else np.nan
         rows[method] = row
     return pd.DataFrame(rows).T
 
@@ -982,11 +1076,12 @@ def sgd_gap_vs_subpartition_rows(
 
 def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Time to each gap averaged over seeds (NaN if some seed never reaches it), plus the
-    final gap averaged over seeds."""
+    final gap averaged over seeds: columns as :func:`time_to_gap` (one per gap) and
+    ``final_gap``."""
     per_seed = []
     for _seed, sub in df.groupby("seed"):
         t = time_to_gap(sub, gaps)
-        t["final gap"] = sub.groupby("method", sort=False).gap.min()
+        t["final_gap"] = sub.groupby("method", sort=False).gap.min()
         per_seed.append(t)
     stacked = pd.concat(per_seed, keys=range(len(per_seed)))
     order = list(dict.fromkeys(df["method"]))
@@ -1027,6 +1122,25 @@ def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     return model, static * bursts
 
 
+@dataclass(frozen=True, eq=False)
+class LatencyPredictionResult:
+    """Mean iteration latency of the w-th fastest of N (:func:`latency_prediction`).
+
+    Attributes
+    ----------
+    event_driven : float
+        Event-driven prediction (Section IV-B: workers stay busy with stale tasks) [s].
+    order_statistic : float
+        Independent-iterations order-statistic prediction (Section IV-A) [s].
+    participation : numpy.ndarray, shape (n_workers,)
+        Each worker's participation u_i (share of iterations it was fresh in).
+    """
+
+    event_driven: float
+    order_statistic: float
+    participation: np.ndarray
+
+
 def latency_prediction(
     n_workers=49,
     w=10,
@@ -1036,7 +1150,7 @@ def latency_prediction(
     n_iterations=100,
     replicas=50,
     rng=0,
-) -> dict:
+) -> LatencyPredictionResult:
     """Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
 
     Returns the event-driven prediction (workers stay busy with stale tasks), the
@@ -1063,8 +1177,8 @@ def latency_prediction(
 
     Returns
     -------
-    dict
-        Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
+    LatencyPredictionResult
+        Event-driven and order-statistic predictions and each worker's participation.
     """
     n_workers = check_int("N", n_workers, 1, 500)
     w = check_int("w", w, 1, n_workers)
@@ -1076,11 +1190,11 @@ def latency_prediction(
     lat = comm + comp
     res = simulate_event_driven(lat, w, margin=0.02)
     order = np.partition(lat, w - 1, axis=2)[..., w - 1].mean()
-    return {
-        "event_driven": res.mean_latency,
-        "order_statistic": float(order),
-        "participation": res.participation,
-    }
+    return LatencyPredictionResult(
+        event_driven=res.mean_latency,
+        order_statistic=float(order),
+        participation=res.participation,
+    )
 
 
 def small_pca_convergence(
@@ -1182,7 +1296,7 @@ def _seeds(seeds) -> list[int]:
 def fig4_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig4_bursts` once per seed: one row per seed with ``any_burst_fraction`` (the
     fraction of iterations in which at least one worker is in a burst)."""
-    rows = [(s, fig4_bursts(rng=s, **kwargs)["any_burst_fraction"]) for s in _seeds(seeds)]
+    rows = [(s, fig4_bursts(rng=s, **kwargs).any_burst_fraction) for s in _seeds(seeds)]
     return pd.DataFrame(rows, columns=["seed", "any_burst_fraction"])
 
 
@@ -1263,7 +1377,8 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
 
 def fig7_final_latency(df, last=20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
-    last ``last`` iterations, one column per run (``load-balanced``, ``not balanced``)."""
+    last ``last`` iterations, one column per run: ``seed, load_balanced, not_balanced`` (the
+    runs ``load-balanced`` and ``not balanced`` of :func:`fig7_load_balancing`)."""
     last = check_int("last", last, 1)
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -1271,8 +1386,13 @@ def fig7_final_latency(df, last=20) -> pd.DataFrame:
         start = int(sub.iteration.max()) + 1 - last
         tail = sub[sub.iteration >= start]
         per_run = tail.groupby(["run", "iteration"]).latency.max().groupby("run").mean()
-        rows.append({"seed": s, **per_run.to_dict()})
+        rows.append({"seed": s, **{_snake(run): v for run, v in per_run.items()}})
     return pd.DataFrame(rows)
+
+
+def _snake(label) -> str:
+    """A run or method label as a snake_case column name ("not balanced" -> "not_balanced")."""
+    return str(label).replace("-", "_").replace(" ", "_")
 
 
 def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
@@ -1352,15 +1472,31 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass(frozen=True, eq=False)
+class EventDrivenTimingResult:
+    """Wall-clock time of the event-driven simulator (:func:`event_driven_timing`).
+
+    Attributes
+    ----------
+    compiled_ms : numpy.ndarray, shape (repeats,)
+        Milliseconds per call of the compiled kernel, one value per repeat.
+    heapq_ms : float
+        Milliseconds per call of the plain ``heapq`` reference.
+    """
+
+    compiled_ms: np.ndarray
+    heapq_ms: float
+
+
 def event_driven_timing(
     n_workers=100, w=50, n_iterations=100, repeats=7, number=50, reference_calls=2, rng=None
-) -> dict:
+) -> EventDrivenTimingResult:
     """Wall-clock time of one event-driven simulation (Section VI-B, footnote 16: N = 100,
     w = 50, 100 iterations), in ms per call.
 
     The compiled kernel is warmed up (JIT) first, then timed ``repeats`` times, each the mean
     over ``number`` calls; the plain ``heapq`` reference is timed over ``reference_calls``
-    calls. Returns ``{"compiled_ms": array (repeats,), "heapq_ms": float}``. Wall-clock
+    calls. Returns an :class:`EventDrivenTimingResult`. Wall-clock
     values depend on the machine and its load: report them, never test them.
     """
     import time
@@ -1384,7 +1520,7 @@ def event_driven_timing(
         [per_call(lambda: simulate_event_driven(lat, w), number) for _ in range(repeats)]
     )
     heap = per_call(lambda: simulate_event_driven_heapq(lat, w), max(1, int(reference_calls)))
-    return {"compiled_ms": compiled, "heapq_ms": heap}
+    return EventDrivenTimingResult(compiled_ms=compiled, heapq_ms=heap)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1422,7 +1558,60 @@ def _recorded_cumulative(trace) -> np.ndarray:
     return ends - start
 
 
-def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -> dict:
+@dataclass(frozen=True, eq=False)
+class TraceDsagPredictionsResult:
+    """A recorded DSAG run against models of decreasing fidelity (:func:`trace_dsag_predictions`).
+
+    Attributes
+    ----------
+    config : codedlib.runtime.config.RunConfig
+        The run's configuration, from the trace's ``# command:`` header.
+    w : int
+        Fresh results the run waited for per iteration.
+    n_iterations : int
+        Iterations of the run.
+    recorded : float
+        Recorded total time of the run [s].
+    recorded_cumulative : numpy.ndarray
+        Recorded cumulative latency per iteration.
+    replay : float
+        Total of the event-driven simulation on the very delays the run injected (no real cost).
+    injected_cumulative, order_statistic_injected_cumulative : numpy.ndarray
+        Mean cumulative latency per iteration of the ``injected`` /
+        ``order statistic (injected)`` runs.
+    injected_mismatch : float
+        Largest difference between the redrawn and the recorded injected delays.
+    queueing : float
+        Largest ``compute_time - injected_delay - real_compute`` (time in ``compute_time``
+        that is neither).
+    queued_share, queue_wait_mean : float
+        Share of tasks that waited behind a stale task, and their mean wait (inside
+        ``comm_time``).
+    comm_time_mean : float
+        Raw mean ``comm_time``.
+    totals : pandas.DataFrame
+        ``model, replica, total``: one row per simulated run of each model.
+    """
+
+    config: Any
+    w: int
+    n_iterations: int
+    recorded: float
+    recorded_cumulative: np.ndarray = field(repr=False)
+    replay: float
+    injected_cumulative: np.ndarray = field(repr=False)
+    order_statistic_injected_cumulative: np.ndarray = field(repr=False)
+    injected_mismatch: float
+    queueing: float
+    queued_share: float
+    queue_wait_mean: float
+    comm_time_mean: float
+    totals: pd.DataFrame = field(repr=False)
+
+
+def trace_dsag_predictions(
+    path, replicas=200, long_iterations=4000, rng=None
+) -> TraceDsagPredictionsResult:
     """Fig. 6 on a recorded DSAG run: its total time against models of decreasing fidelity.
 
     The trace's ``# command:`` header gives the run's configuration, so the injected delays
@@ -1445,16 +1634,8 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
 
-    Returns ``{"config", "w", "n_iterations", "recorded", "recorded_cumulative", "replay",
-    "injected_cumulative", "order_statistic_injected_cumulative", "injected_mismatch",
-    "queueing", "totals"}``: ``replay`` is the
-    event-driven simulation on the very delays the run injected (no real cost),
-    ``injected_cumulative`` / ``order_statistic_injected_cumulative`` the mean cumulative
-    latency per iteration of the ``injected`` / ``order statistic (injected)`` runs,
-    ``queueing`` the largest ``compute_time - injected_delay - real_compute`` (time
-    in ``compute_time`` that is neither), ``queued_share`` / ``queue_wait_mean`` the share of
-    tasks that waited behind a stale task and their mean wait (inside ``comm_time``),
-    ``comm_time_mean`` the raw mean ``comm_time``, ``totals`` a DataFrame ``model, replica, total``.
+    Returns a :class:`TraceDsagPredictionsResult` (its ``totals``: one row per model and
+    simulated run, the models named as above).
     """
     import shlex
 
@@ -1546,21 +1727,21 @@ def trace_dsag_predictions(path, replicas=200, long_iterations=4000, rng=None) -
         ignore_index=True,
     )
     extra = trace.compute_time - trace.injected_delay - trace.real_compute
-    return {
-        "config": config,
-        "w": w,
-        "n_iterations": T,
-        "recorded": float(recorded[-1]),
-        "recorded_cumulative": recorded,
-        "replay": replay,
-        "injected_cumulative": injected_runs.mean(axis=0),
-        "order_statistic_injected_cumulative": order_injected.mean(axis=0),
-        "injected_mismatch": mismatch,
-        "queueing": float(extra.max()),
-        "queued_share": float((net.queue_wait > 0).mean()),
-        "queue_wait_mean": float(net.queue_wait[net.queue_wait > 0].mean())
+    return TraceDsagPredictionsResult(
+        config=config,
+        w=w,
+        n_iterations=T,
+        recorded=float(recorded[-1]),
+        recorded_cumulative=recorded,
+        replay=replay,
+        injected_cumulative=injected_runs.mean(axis=0),
+        order_statistic_injected_cumulative=order_injected.mean(axis=0),
+        injected_mismatch=mismatch,
+        queueing=float(extra.max()),
+        queued_share=float((net.queue_wait > 0).mean()),
+        queue_wait_mean=float(net.queue_wait[net.queue_wait > 0].mean())
         if (net.queue_wait > 0).any()
         else 0.0,
-        "comm_time_mean": float(trace.comm_time.mean()),
-        "totals": frame,
-    }
+        comm_time_mean=float(trace.comm_time.mean()),
+        totals=frame,
+    )

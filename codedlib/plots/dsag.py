@@ -1,5 +1,9 @@
 """Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure.
 
+The experiments (:mod:`codedlib.experiments.dsag`) return snake_case data; the display labels
+are set here: in each ``plot_*`` (legends, axes, titles: ``title=`` replaces the default
+title) and, for the tables a notebook shows, in :data:`LABELS` (:func:`with_labels`).
+
 References
 ----------
 .. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
@@ -16,6 +20,7 @@ from matplotlib.figure import Figure
 from codedlib.plots import new_axes, subplots
 
 __all__ = [
+    "LABELS",
     "plot_lb_gain_vs_task_noise",
     "plot_sgd_floor_vs_rows",
     "add_caption",
@@ -29,7 +34,40 @@ __all__ = [
     "plot_order_statistics",
     "plot_participation",
     "plot_worker_latency",
+    "with_labels",
 ]
+
+#: Display label of each snake_case column the experiments return whose label a reader sees
+#: differently (columns not listed are shown as they are).
+LABELS = {
+    "load_balanced": "load-balanced",
+    "not_balanced": "not balanced",
+    "final_gap": "final gap",
+}
+
+
+def with_labels(table):
+    """``table`` with its display column labels, for showing it: the names in :data:`LABELS`
+    replaced, float column labels (the gaps of
+    :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06").
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table from :mod:`codedlib.experiments.dsag`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A relabelled copy; the values are unchanged.
+    """
+
+    def label(column):
+        if isinstance(column, float):
+            return f"{column:g}"
+        return LABELS.get(column, column)
+
+    return table.rename(columns=label)
 
 
 def add_caption(fig, text, fontsize="small"):
@@ -66,15 +104,17 @@ def add_caption(fig, text, fontsize="small"):
     return fig
 
 
-def plot_load_scaling(data, axes=None):
+def plot_load_scaling(data, axes=None, *, title: str | None = None):
     """Fig. 1: per-worker mean and variance of computation latency vs load c.
 
     Parameters
     ----------
-    data
-        Data as returned by the matching ``codedlib.experiments`` function.
+    data : codedlib.experiments.dsag.LoadScalingResult
+        From :func:`codedlib.experiments.dsag.fig1_load_scaling`.
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Title of the left panel (default "Fig. 1: mean scales with c").
 
     Returns
     -------
@@ -85,11 +125,11 @@ def plot_load_scaling(data, axes=None):
     if axes is None:
         fig, axes = subplots(1, 2, figsize=(10, 4))
     fig = axes[0].figure
-    workers, avg = data["workers"], data["average"]
+    workers, avg = data.workers, data.average
     c = np.linspace(0, workers["load"].max() * 1.05, 50)
     for ax, col, slope, power, label in (
-        (axes[0], "mean", data["mean_slope"], 1, "mean [s]"),
-        (axes[1], "var", data["var_slope"], 2, "variance [s²]"),
+        (axes[0], "mean", data.mean_slope, 1, "mean [s]"),
+        (axes[1], "var", data.var_slope, 2, "variance [s²]"),
     ):
         ax.scatter(workers["load"], workers[col], s=10, alpha=0.4, label="workers")
         ax.scatter(avg["load"], avg[col], marker="s", s=50, color="k", label="average")
@@ -103,25 +143,29 @@ def plot_load_scaling(data, axes=None):
         ax.set_xlabel("computational load c (relative)")
         ax.set_ylabel(f"computation latency {label}")
         ax.legend(fontsize="small")
-    axes[0].set_title("Fig. 1: mean scales with c")
+    axes[0].set_title("Fig. 1: mean scales with c" if title is None else title)
     axes[1].set_title("variance scales with c²")
     fig.tight_layout()
     return fig
 
 
-def plot_worker_latency(data, workers=(0, 1), n_iterations=100, ax=None):
+def plot_worker_latency(
+    data, workers=(0, 1), n_iterations=100, ax=None, *, title: str | None = None
+):
     """Fig. 2: per-iteration communication (circles) and computation (triangles) latency.
 
     Parameters
     ----------
-    data
-        Data as returned by the matching ``codedlib.experiments`` function.
+    data : codedlib.experiments.dsag.LatencyCdfsResult
+        From :func:`codedlib.experiments.dsag.fig3_cdfs`.
     workers : tuple, default (0, 1)
         Workers shown.
     n_iterations : int, default 100
         Iterations shown.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (default "Fig. 2: worker 1 is ...% slower").
 
     Returns
     -------
@@ -130,7 +174,7 @@ def plot_worker_latency(data, workers=(0, 1), n_iterations=100, ax=None):
     """
     fig, ax = new_axes(ax, figsize=(8, 4))
     for j, w in enumerate(workers):
-        tr = data[w]["trace"].iloc[:n_iterations]
+        tr = data.workers[w].trace.iloc[:n_iterations]
         color = f"C{j}"
         for column, marker, kind in (
             ("comm_time", "o", "communication"),
@@ -142,22 +186,26 @@ def plot_worker_latency(data, workers=(0, 1), n_iterations=100, ax=None):
     ax.set_yscale("log")
     ax.set_xlabel("iteration")
     ax.set_ylabel("latency [s]")
-    ax.set_title(f"Fig. 2: worker {workers[1]} is {100 * data['slower_by']:.0f}% slower")
+    if title is None:
+        title = f"Fig. 2: worker {workers[1]} is {100 * data.slower_by:.0f}% slower"
+    ax.set_title(title)
     ax.legend(fontsize="small", ncol=2)
     return fig
 
 
-def plot_latency_cdfs(data, workers=(0, 1), ax=None):
+def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None):
     """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed).
 
     Parameters
     ----------
-    data
-        Data as returned by the matching ``codedlib.experiments`` function.
+    data : codedlib.experiments.dsag.LatencyCdfsResult
+        From :func:`codedlib.experiments.dsag.fig3_cdfs`.
     workers : tuple, default (0, 1)
         The two workers shown.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (default "Fig. 3: empirical CDFs and fitted gamma distributions").
 
     Returns
     -------
@@ -166,7 +214,7 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None):
     """
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
-        tr = data[w]["trace"]
+        tr = data.workers[w].trace
         for col, fit_key, style in (("compute_time", "comp_fit", "-"),):
             x = np.sort(tr[col].to_numpy())
             ax.step(
@@ -178,26 +226,30 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None):
                 label=f"worker {w} computation (recorded)",
             )
             grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
-            ax.plot(grid, data[w][fit_key].cdf(grid), "k--", lw=1)
+            ax.plot(grid, getattr(data.workers[w], fit_key).cdf(grid), "k--", lw=1)
     ax.plot([], [], "k--", lw=1, label="fitted gamma")
     ax.set_xlabel("computation latency [s]")
     ax.set_ylabel("CDF")
-    ax.set_title("Fig. 3: empirical CDFs and fitted gamma distributions")
+    ax.set_title(
+        "Fig. 3: empirical CDFs and fitted gamma distributions" if title is None else title
+    )
     ax.legend(fontsize="small")
     return fig
 
 
-def plot_bursts(data, n_workers_shown=3, ax=None):
+def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
     """Fig. 4: computation latency of the workers with the most burst time.
 
     Parameters
     ----------
-    data
-        Data as returned by the matching ``codedlib.experiments`` function.
+    data : codedlib.experiments.dsag.BurstsResult
+        From :func:`codedlib.experiments.dsag.fig4_bursts`.
     n_workers_shown : int, default 3
         Number of workers shown.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (default "Fig. 4: bursts (...)").
 
     Returns
     -------
@@ -205,7 +257,7 @@ def plot_bursts(data, n_workers_shown=3, ax=None):
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(8, 4))
-    trace, in_burst = data["trace"], data["in_burst"]
+    trace, in_burst = data.trace, data.in_burst
     shown = np.argsort(-in_burst.sum(axis=0), kind="stable")[:n_workers_shown]
     for j, w in enumerate(shown):
         sub = trace[trace.worker == w]
@@ -215,15 +267,17 @@ def plot_bursts(data, n_workers_shown=3, ax=None):
             ax.plot(burst_its, sub["compute_time"].to_numpy()[burst_its], ".", ms=2, color=f"C{j}")
     ax.set_xlabel("iteration")
     ax.set_ylabel("computation latency [s]")
-    ax.set_title(
-        f"Fig. 4: bursts (at least one of {in_burst.shape[1]} workers bursting in "
-        f"{100 * data['any_burst_fraction']:.0f}% of iterations)"
-    )
+    if title is None:
+        title = (
+            f"Fig. 4: bursts (at least one of {in_burst.shape[1]} workers bursting in "
+            f"{100 * data.any_burst_fraction:.0f}% of iterations)"
+        )
+    ax.set_title(title)
     ax.legend(fontsize="small")
     return fig
 
 
-def plot_order_statistics(df, ax=None):
+def plot_order_statistics(df, ax=None, *, title: str | None = None):
     """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models.
 
     Parameters
@@ -232,6 +286,8 @@ def plot_order_statistics(df, ax=None):
         Data as returned by the matching ``codedlib.experiments`` function.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
+    title : str, optional
+        Axes title (default "Fig. 5: order statistics, N = ...").
 
     Returns
     -------
@@ -244,12 +300,14 @@ def plot_order_statistics(df, ax=None):
     ax.plot(df["w"], df["iid"], "--", label="model: i.i.d. gamma (global moments)")
     ax.set_xlabel("w")
     ax.set_ylabel("latency of the w-th fastest worker [s]")
-    ax.set_title(f"Fig. 5: order statistics, N = {len(df)}")
+    ax.set_title(f"Fig. 5: order statistics, N = {len(df)}" if title is None else title)
     ax.legend(fontsize="small")
     return fig
 
 
-def plot_cumulative_latency(df, ax=None, title=None, extra=None, model_note=""):
+def plot_cumulative_latency(
+    df, ax=None, *, title: str | None = None, extra=None, model_note: str = ""
+):
     """Fig. 6: cumulative latency; recorded vs event-driven vs order-statistic models.
 
     ``extra`` maps a label to a further cumulative-latency curve (one value per iteration),
@@ -263,7 +321,7 @@ def plot_cumulative_latency(df, ax=None, title=None, extra=None, model_note=""):
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
     title : str, optional
-        Figure or axes title.
+        Axes title (default "Fig. 6: cumulative latency over 100 iterations").
     extra : optional
         Label to further cumulative-latency curve.
     model_note : str, default ''
@@ -297,12 +355,12 @@ def plot_cumulative_latency(df, ax=None, title=None, extra=None, model_note=""):
         )
     ax.set_xlabel("iteration")
     ax.set_ylabel("cumulative latency [s]")
-    ax.set_title(title or "Fig. 6: cumulative latency over 100 iterations")
+    ax.set_title("Fig. 6: cumulative latency over 100 iterations" if title is None else title)
     ax.legend(fontsize="small")
     return fig
 
 
-def plot_load_balancing(df, axes=None, seed=None, summary=None):
+def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | None = None):
     """Fig. 7: per-worker latency with (left) and without (right) load balancing.
 
     ``df`` from :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated``
@@ -318,8 +376,11 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
         Axes to draw on; a new figure when None.
     seed : int, optional
         Seed of the random generator.
-    summary : optional
-        Summary as returned by the matching ``codedlib.experiments`` function.
+    summary : pandas.DataFrame, optional
+        From :func:`codedlib.experiments.dsag.fig7_final_latency` (columns ``seed,
+        load_balanced, not_balanced``).
+    title : str, optional
+        Title of the left panel (default "Fig. 7: load-balanced (seed ...)").
 
     Returns
     -------
@@ -360,7 +421,8 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
                 )
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize="small", loc="upper right")
-        ax.set_title(f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else ""))
+        default = f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else "")
+        ax.set_title(title if (title is not None and ax is axes[0]) else default)
         ax.set_xlabel("iteration")
     for role, c in colors.items():
         axes[1].plot([], [], color=c, label=role)
@@ -368,7 +430,7 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None):
     axes[0].set_ylabel("per-worker latency [s]")
     if summary is not None and len(axes) > 2:
         ax = axes[2]
-        runs = ("load-balanced", "not balanced")
+        runs = ("load_balanced", "not_balanced")
         for _, row in summary.iterrows():
             ax.plot([0, 1], [row[r] for r in runs], "-o", color="0.5", ms=4, lw=1)
         means = [summary[r].mean() for r in runs]
@@ -402,7 +464,7 @@ def _method_styles(methods):
     return styles
 
 
-def plot_convergence(df, ax=None, title=None):
+def plot_convergence(df, ax=None, *, title: str | None = None):
     """Fig. 8: suboptimality gap vs time for each method (one run).
 
     Parameters
@@ -412,7 +474,7 @@ def plot_convergence(df, ax=None, title=None):
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
     title : str, optional
-        Figure or axes title.
+        Axes title (default "Fig. 8").
 
     Returns
     -------
@@ -429,12 +491,14 @@ def plot_convergence(df, ax=None, title=None):
     ax.set_xlabel("time [s] (simulated)")
     ax.set_ylabel("suboptimality gap")
     ax.set_ylim(1e-13, None)
-    ax.set_title(title or "Fig. 8")
+    ax.set_title("Fig. 8" if title is None else title)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
-def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=None, axes=None):
+def plot_convergence_bands(
+    band, per_seed=None, methods=None, gaps=None, *, title: str | None = None, axes=None
+):
     """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
     (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
     ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
@@ -451,7 +515,7 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
     gaps : optional
         Gaps shown on the right.
     title : str, optional
-        Figure or axes title.
+        Title of the left panel (default "Fig. 8").
     axes : sequence of matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
 
@@ -499,7 +563,7 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
     ax.set_ylim(1e-13, None)
     ax.set_xlabel("time [s] (simulated)")
     ax.set_ylabel("suboptimality gap")
-    ax.set_title(title or "Fig. 8")
+    ax.set_title("Fig. 8" if title is None else title)
     ax.legend(
         fontsize="x-small",
         loc="upper center",
@@ -569,7 +633,9 @@ def plot_convergence_bands(band, per_seed=None, methods=None, gaps=None, title=N
     return fig
 
 
-def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: str = ""):
+def plot_lb_gain_vs_task_noise(
+    df, paper_range=(0.6, 0.7), chosen=None, *, title: str | None = None
+):
     """Left: DSAG-LB / DSAG time to the gap per per-task noise level (geometric mean of the
     paired per-seed ratios, 95 % interval), the paper's range shaded; right: fresh results per
     iteration of each method (mean over seeds, 95 % interval). From
@@ -583,8 +649,8 @@ def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: s
         The paper's range, shaded.
     chosen : optional
         Noise level to mark.
-    title : str, default ''
-        Figure or axes title.
+    title : str, optional
+        Figure title (default: none).
 
     Returns
     -------
@@ -642,12 +708,14 @@ def plot_lb_gain_vs_task_noise(df, paper_range=(0.6, 0.7), chosen=None, title: s
         ax.set_xticks(cvs, [f"{cv:g}" for cv in cvs])
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xlabel("per-task coefficient of variation (comp_cv)")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, title: str = ""):
+def plot_sgd_floor_vs_rows(
+    df, slope=None, intercept=None, paper_rows=None, *, title: str | None = None
+):
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
@@ -663,8 +731,8 @@ def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, titl
         Intercept of the fitted power law.
     paper_rows : optional
         Rows per subpartition of the paper.
-    title : str, default ''
-        Figure or axes title.
+    title : str, optional
+        Axes title (default: none).
 
     Returns
     -------
@@ -700,12 +768,12 @@ def plot_sgd_floor_vs_rows(df, slope=None, intercept=None, paper_rows=None, titl
     ax.set_xlabel("rows per subpartition")
     ax.set_ylabel("gap floor (median, last quarter of the run)")
     ax.legend(fontsize=7)
-    ax.set_title(title, fontsize=9)
+    ax.set_title("" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def plot_participation(participation, title: str = ""):
+def plot_participation(participation, *, title: str | None = None):
     """Each worker's participation u_i (share of iterations it was fresh in, Section VI-B) as
     bars; from :func:`codedlib.experiments.dsag.latency_prediction`.
 
@@ -713,15 +781,16 @@ def plot_participation(participation, title: str = ""):
     ----------
     participation : array of shape (N,)
         u_i per worker, in [0, 1].
-    title : str
-        Axes title.
+    title : str, optional
+        Axes title (default: none).
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure; never shown or saved.
     """
     u = np.asarray(participation, dtype=float)
     fig, ax = subplots(figsize=(7, 2.8), layout="constrained")
     ax.bar(np.arange(1, u.size + 1), u)
-    ax.set(xlabel="worker", ylabel="participation $u_i$", title=title)
+    ax.set(xlabel="worker", ylabel="participation $u_i$", title="" if title is None else title)
     return fig

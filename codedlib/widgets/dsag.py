@@ -56,15 +56,13 @@ def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_
     pred = latency_prediction(
         N, w, n_subpartitions, pattern, burst_rate if bursts else 0.0, rng=seed
     )
-    gap = pred["event_driven"] / pred["order_statistic"] - 1
+    gap = pred.event_driven / pred.order_statistic - 1
     text = (
-        f"mean iteration latency: event-driven {1e3 * pred['event_driven']:.2f} ms, "
-        f"order statistic {1e3 * pred['order_statistic']:.2f} ms "
+        f"mean iteration latency: event-driven {1e3 * pred.event_driven:.2f} ms, "
+        f"order statistic {1e3 * pred.order_statistic:.2f} ms "
         f"(the latter underestimates by {100 * gap:.1f}%)"
     )
-    fig = plot_participation(
-        pred["participation"], title=f"stand-in cluster: N={N}, w={w}, {pattern}"
-    )
+    fig = plot_participation(pred.participation, title=f"stand-in cluster: N={N}, w={w}, {pattern}")
     return Report(html=f"<p>{text}</p>", figures=[fig])
 
 
