@@ -371,44 +371,59 @@ def _history_rhs(steps, history):
     return float(sum(steps[-history:])) if steps else 0.0
 
 
-def _finish(
-    setup,
-    scheme,
-    layout,
-    stepsize,
-    xi,
-    history,
-    sel,
-    down,
-    up,
-    comp,
-    times,
-    gaps,
-    theta,
-    iterates,
-    survivors,
-):
-    K = len(sel)
-    return SchemeRun(
-        scheme=scheme,
-        layout=layout,
-        stepsize=stepsize,
-        xi=xi,
-        history=history,
-        selected=np.array(sel, dtype=bool).reshape(K, -1),
-        downloads=np.array(down, dtype=np.int64),
-        uploads=np.array(up, dtype=np.int64),
-        computation=np.array(comp, dtype=np.int64),
-        iteration_times=np.array(times, dtype=float).T.reshape(setup.delays.replicas, K),
-        gap=np.array(gaps),
-        theta=theta,
-        iterates=np.array(iterates) if iterates is not None else None,
-        survivors=survivors,
-    )
+class _Trajectory:
+    """What a run records per iteration (the metrics of Section II-A) and the
+    :class:`SchemeRun` it becomes: one recorder for every scheme of this module."""
 
+    def __init__(self, setup: _Setup, theta, keeps_survivors: bool = False):
+        self.setup = setup
+        self.gaps = [setup.gap(theta)]
+        self.iterates = [theta.copy()] if setup.keep_iterates else None
+        self.selected, self.downloads, self.uploads, self.computation = [], [], [], []
+        self.times = []
+        self.survivors = [] if keeps_survivors else None
 
-def _done(setup, gaps):
-    return setup.gap_tol is not None and gaps[-1] <= setup.gap_tol
+    @property
+    def done(self) -> bool:
+        """The gap reached ``gap_tol`` (never, without one)."""
+        return self.setup.gap_tol is not None and self.gaps[-1] <= self.setup.gap_tol
+
+    def record(self, times, selected, downloads, uploads, computation, survivors=None):
+        """Iteration ``k``'s per-replica time, active units and loads (eq. 6-8)."""
+        self.times.append(times)
+        self.selected.append(selected)
+        self.downloads.append(downloads)
+        self.uploads.append(uploads)
+        self.computation.append(computation)
+        if self.survivors is not None:
+            self.survivors.append(survivors)
+
+    def step(self, theta):
+        """The new iterate's gap (eq. 9), and the iterate itself when kept."""
+        self.gaps.append(self.setup.gap(theta))
+        if self.iterates is not None:
+            self.iterates.append(theta.copy())
+
+    def result(self, scheme, layout, stepsize, xi, history, theta) -> SchemeRun:
+        K = len(self.selected)
+        return SchemeRun(
+            scheme=scheme,
+            layout=layout,
+            stepsize=stepsize,
+            xi=xi,
+            history=history,
+            selected=np.array(self.selected, dtype=bool).reshape(K, -1),
+            downloads=np.array(self.downloads, dtype=np.int64),
+            uploads=np.array(self.uploads, dtype=np.int64),
+            computation=np.array(self.computation, dtype=np.int64),
+            iteration_times=np.array(self.times, dtype=float).T.reshape(
+                self.setup.delays.replicas, K
+            ),
+            gap=np.array(self.gaps),
+            theta=theta,
+            iterates=np.array(self.iterates) if self.iterates is not None else None,
+            survivors=self.survivors,
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -469,39 +484,18 @@ def run_gd(
     N = n_workers
     alpha = _plain_stepsize(stepsize, s)
     theta = problem.initial_point().astype(float)
-    gaps, iterates = [s.gap(theta)], ([theta.copy()] if keep_iterates else None)
-    sel, down, up, comp, times = [], [], [], [], []
+    rec = _Trajectory(s, theta)
     for k in range(s.max_iter):
-        if _done(s, gaps):
+        if rec.done:
             break
         grad = s.partition_gradient(theta, 0).copy()
         for p in range(1, N):
             grad += s.partition_gradient(theta, p)
         X = s.delays.draws(k)
-        times.append(X.max(axis=1))
-        sel.append(np.ones(N, dtype=bool))
-        down.append(N), up.append(N), comp.append(N)
+        rec.record(X.max(axis=1), np.ones(N, dtype=bool), N, N, N)
         theta = theta - alpha * grad
-        gaps.append(s.gap(theta))
-        if keep_iterates:
-            iterates.append(theta.copy())
-    return _finish(
-        s,
-        "gd",
-        lagc_layout(N, 1, N),
-        alpha,
-        0.0,
-        1,
-        sel,
-        down,
-        up,
-        comp,
-        times,
-        gaps,
-        theta,
-        iterates,
-        None,
-    )
+        rec.step(theta)
+    return rec.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1, theta)
 
 
 def run_gc(
@@ -567,45 +561,24 @@ def run_gc(
     wait = N - r + 1
     decoder = _Decoder(N, r) if r < N else None
     theta = problem.initial_point().astype(float)
-    gaps, iterates = [s.gap(theta)], ([theta.copy()] if keep_iterates else None)
-    sel, down, up, comp, times, survivors = [], [], [], [], [], []
+    rec = _Trajectory(s, theta, keeps_survivors=True)
     for k in range(s.max_iter):
-        if _done(s, gaps):
+        if rec.done:
             break
         G = np.array([s.partition_gradient(theta, p) for p in range(N)])
         T = r * s.delays.draws(k)
         fast = _fastest(T[0], wait)
-        times.append(np.partition(T, wait - 1, axis=1)[:, wait - 1])
+        times = np.partition(T, wait - 1, axis=1)[:, wait - 1]
         if decoder is None:
             grad = G[0].copy()  # the fastest worker's plain sum over all partitions
             for p in range(1, N):
                 grad += G[p]
         else:
             grad = decoder.decode(G, fast)
-        survivors.append(fast)
-        sel.append(np.ones(1, dtype=bool))
-        down.append(N), up.append(wait), comp.append(N * r)
+        rec.record(times, np.ones(1, dtype=bool), N, wait, N * r, survivors=fast)
         theta = theta - alpha * grad
-        gaps.append(s.gap(theta))
-        if keep_iterates:
-            iterates.append(theta.copy())
-    return _finish(
-        s,
-        "gc",
-        lagc_layout(N, r, 1),
-        alpha,
-        0.0,
-        1,
-        sel,
-        down,
-        up,
-        comp,
-        times,
-        gaps,
-        theta,
-        iterates,
-        survivors,
-    )
+        rec.step(theta)
+    return rec.result("gc", lagc_layout(N, r, 1), alpha, 0.0, 1, theta)
 
 
 def run_lag_ps(
@@ -679,10 +652,9 @@ def run_lag_ps(
     theta_hat = np.repeat(theta[None, :], M, axis=0)
     stale = [None] * M
     steps: list[float] = []
-    gaps, iterates = [s.gap(theta)], ([theta.copy()] if keep_iterates else None)
-    sel, down, up, comp, times = [], [], [], [], []
+    rec = _Trajectory(s, theta)
     for k in range(s.max_iter):
-        if _done(s, gaps):
+        if rec.done:
             break
         if k == 0 or xi == 0.0:
             chosen = np.ones(M, dtype=bool)
@@ -698,33 +670,14 @@ def run_lag_ps(
             grad += stale[m]
         X = s.delays.draws(k)
         n_sel = int(chosen.sum())
-        times.append(X[:, chosen].max(axis=1) if n_sel else np.zeros(X.shape[0]))
-        sel.append(chosen)
-        down.append(n_sel), up.append(n_sel), comp.append(n_sel)
+        times = X[:, chosen].max(axis=1) if n_sel else np.zeros(X.shape[0])
+        rec.record(times, chosen, n_sel, n_sel, n_sel)
         new_theta = theta - alpha * grad
         step = new_theta - theta
         steps.append(float(step @ step))
         theta = new_theta
-        gaps.append(s.gap(theta))
-        if keep_iterates:
-            iterates.append(theta.copy())
-    return _finish(
-        s,
-        "lag",
-        lagc_layout(M, 1, M),
-        alpha,
-        xi,
-        history,
-        sel,
-        down,
-        up,
-        comp,
-        times,
-        gaps,
-        theta,
-        iterates,
-        None,
-    )
+        rec.step(theta)
+    return rec.result("lag", lagc_layout(M, 1, M), alpha, xi, history, theta)
 
 
 # --------------------------------------------------------------------------------------
@@ -825,10 +778,9 @@ def run_lagc(
     theta_hat = np.repeat(theta[None, :], G, axis=0)
     stale = [None] * G
     steps: list[float] = []
-    gaps, iterates = [s.gap(theta)], ([theta.copy()] if keep_iterates else None)
-    sel, down, up, comp, times, survivors = [], [], [], [], [], []
+    rec = _Trajectory(s, theta, keeps_survivors=True)
     for k in range(s.max_iter):
-        if _done(s, gaps):
+        if rec.done:
             break
         if k == 0 or xi == 0.0 or not lazy:
             chosen = np.ones(G, dtype=bool)
@@ -856,36 +808,14 @@ def run_lagc(
         for g in range(1, G):
             grad += stale[g]
         n_sel = int(chosen.sum())
-        times.append(
-            group_times[:, chosen].max(axis=1) if n_sel else np.zeros(group_times.shape[0])
-        )
-        survivors.append(fast_k)
-        sel.append(chosen)
-        down.append(n_sel * n_g), up.append(n_sel * wait), comp.append(n_sel * n_g * stored)
+        times = group_times[:, chosen].max(axis=1) if n_sel else np.zeros(group_times.shape[0])
+        rec.record(times, chosen, n_sel * n_g, n_sel * wait, n_sel * n_g * stored, survivors=fast_k)
         new_theta = theta - alpha * grad
         step = new_theta - theta
         steps.append(float(step @ step))
         theta = new_theta
-        gaps.append(s.gap(theta))
-        if keep_iterates:
-            iterates.append(theta.copy())
-    return _finish(
-        s,
-        scheme,
-        layout,
-        alpha,
-        xi,
-        history,
-        sel,
-        down,
-        up,
-        comp,
-        times,
-        gaps,
-        theta,
-        iterates,
-        survivors,
-    )
+        rec.step(theta)
+    return rec.result(scheme, layout, alpha, xi, history, theta)
 
 
 def run_g_gd(
