@@ -280,3 +280,26 @@ def test_largest_three_layer_trees_recover_exactly(n, s):
     for _ in range(2):
         got, _ = execute(alloc, local, _random_pattern(alloc, rng))
         assert _rel_err(got, G.sum(0)) <= 1e-9
+
+
+@pytest.mark.parametrize("n,L", [(1, 3), (2, 3), (3, 2), (4, 3), (12, 2)])
+def test_tree_links_are_networkx_balanced_tree(n, L):
+    """Breadth-first (heap) ranks: the parent/children of every rank are those of
+    ``networkx.balanced_tree(n, L)``, which numbers its nodes breadth-first from the root 0."""
+    import networkx as nx
+
+    from codedlib.codes.codedreduce import tree_links
+    from codedlib.theory.codedreduce import n_tree_workers
+
+    tree = nx.bfs_tree(nx.balanced_tree(n, L), 0)
+    assert tree.number_of_nodes() == n_tree_workers(n, L) + 1
+    for rank in tree.nodes:
+        parent, children = tree_links(n, L, rank)
+        preds = list(tree.predecessors(rank))
+        assert parent == (preds[0] if preds else None)
+        assert children == sorted(tree.successors(rank))
+    alloc = allocate(n, L, 0, n**L * 2) if n > 1 else None
+    if alloc is not None:
+        assert [nd.parent for nd in alloc.nodes] == [tree_links(n, L, r)[0] for r in tree.nodes]
+    with pytest.raises(ValueError, match="rank"):
+        tree_links(n, L, n_tree_workers(n, L) + 1)

@@ -67,6 +67,7 @@ __all__ = [
     "local_messages_from_point_gradients",
     "position_of",
     "rank_of",
+    "tree_links",
 ]
 
 
@@ -124,6 +125,39 @@ def position_of(rank: int, n: int) -> tuple[int, int]:
     while rank >= _layer_offset(layer + 1, n):
         layer += 1
     return layer, rank - _layer_offset(layer, n)
+
+
+def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
+    """Parent and children of ``rank`` in the (n, L)-regular tree: breadth-first (heap) ranks,
+    master 0, node ``(l, i)`` with parent ``(l-1, i // n)`` and children ``(l+1, n i + j)``
+    (CR Section III-A). The one definition the allocation and the MPI runtime use.
+
+    Parameters
+    ----------
+    n : int
+        Children per node. Must satisfy ``1 <= n``.
+    L : int
+        Layers of workers. Must satisfy ``1 <= L``.
+    rank : int
+        Breadth-first rank. Must satisfy ``0 <= rank <= n + ... + n^L``.
+
+    Returns
+    -------
+    tuple
+        ``(parent, children)``: ``None`` for the master's parent, ``[]`` for a leaf's children.
+
+    Examples
+    --------
+    >>> tree_links(3, 2, 0), tree_links(3, 2, 2), tree_links(3, 2, 7)
+    ((None, [1, 2, 3]), (0, [7, 8, 9]), (2, []))
+    """
+    n = check_int("n", n, 1)
+    L = check_int("L", L, 1)
+    rank = check_int("rank", rank, 0, sum(n**layer for layer in range(1, L + 1)))
+    layer, index = position_of(rank, n)
+    parent = None if layer == 0 else rank_of(layer - 1, index // n, n)
+    children = [rank_of(layer + 1, n * index + j, n) for j in range(n)] if layer < L else []
+    return parent, children
 
 
 # --------------------------------------------------------------------------------------
@@ -574,10 +608,8 @@ def allocate(
     nodes = []
     for rank in range(n_nodes):
         layer, index = position_of(rank, n)
-        parent = None if layer == 0 else rank_of(layer - 1, index // n, n)
-        children = (
-            tuple(rank_of(layer + 1, n * index + j, n) for j in range(n)) if layer < L else ()
-        )
+        parent, children = tree_links(n, L, rank)
+        children = tuple(children)
         nodes.append(
             TreeNode(
                 rank=rank,

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from codedlib.codes.codedreduce import allocate, position_of, rank_of
+from codedlib.codes.codedreduce import allocate, tree_links
 from codedlib.runtime.comm import Poller
 from codedlib.runtime.nodes import NodePlan
 
@@ -48,17 +48,6 @@ def tree_plan(config, n_samples: int, rank: int):
         label=p["label"],
         child_kind="children",
     )
-
-
-def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
-    """Parent and children of ``rank`` in the (n, L)-regular tree (breadth-first ranks,
-    master 0), as in :mod:`codedlib.codes.codedreduce`."""
-    if rank == 0:
-        return None, list(range(1, n + 1))
-    layer, index = position_of(rank, n)
-    parent = 0 if layer == 1 else rank_of(layer - 1, index // n, n)
-    children = [rank_of(layer + 1, n * index + j, n) for j in range(n)] if layer < L else []
-    return parent, children
 
 
 def tree_reduce(
