@@ -122,6 +122,30 @@ def cloud_model(
     Mean computation latency of worker i is ``comp_mean * U(1 - spread, 1 + spread)`` (at the
     reference load), with per-worker coefficients of variation around ``comp_cv``; Fig. 2 of
     the paper shows two Azure workers 14 % apart.
+
+    Parameters
+    ----------
+    n_workers : int, default 72
+        Number of workers N. Must satisfy ``1 <= n_workers``.
+    comp_mean : float, default 0.05
+        Cluster-average mean computation latency at the reference load, seconds.
+    comm_mean : float, default 2e-3
+        Cluster-average mean communication latency, seconds.
+    spread : float, default 0.15
+        Relative spread of the per-worker means (uniform in ``1 ± spread``). Must satisfy
+        ``0 <= spread < 1``.
+    comp_cv : float, default 0.1
+        Typical coefficient of variation (std/mean) of the computation latency; each worker's
+        is ``comp_cv * U(0.5, 1.5)``.
+    comm_cv : float, default 0.3
+        Coefficient of variation of the communication latency (all workers).
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed of the per-worker means.
+
+    Returns
+    -------
+    GammaLatencyModel
+        Per-worker gamma communication and computation latency of the N workers.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     spread = check_real("spread", spread, 0.0, 1.0, high_open=True)
@@ -135,10 +159,26 @@ def cloud_model(
 def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.DataFrame:
     """Record a profiling trace of ``model``: every worker, every iteration (w = N).
 
-    Columns follow ``data/traces``: ``iteration, worker, compute_time, comm_time, fresh,
-    wall_clock`` (wall clock = end of the iteration, when the slowest worker responded).
-    ``bursts`` is an optional ``(n_iterations, N)`` slowdown array (e.g. from
-    :func:`codedlib.latency.gamma_model.burst_slowdown`).
+    Parameters
+    ----------
+    model : GammaLatencyModel
+        The cluster the latencies are drawn from.
+    n_iterations : int
+        Number of iterations recorded. Must satisfy ``1 <= n_iterations``.
+    load : float, default 1.0
+        Computational load c, a factor on the computation latency (1: the reference load).
+    bursts : numpy.ndarray or None, default None
+        Optional ``(n_iterations, N)`` slowdown array (e.g. from
+        :func:`codedlib.latency.gamma_model.burst_slowdown`); None: no bursts.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed of the latency draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (iteration, worker), columns following ``data/traces``: ``iteration,
+        worker, compute_time, comm_time, fresh, wall_clock`` (seconds; ``fresh`` always True;
+        wall clock = end of the iteration, when the slowest worker responded).
     """
     n_iterations = check_int("n_iterations", n_iterations, 1)
     rng = as_generator(rng)
@@ -161,7 +201,19 @@ def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.Dat
 def load_traces(directory="data/traces") -> dict:
     """Read every ``*.csv`` trace in ``directory`` (``#`` comment lines skipped).
 
-    Returns ``{file stem: DataFrame}``; an empty dict when the directory has no traces.
+    Files without the ``worker``, ``compute_time`` and ``comm_time`` columns, or without rows,
+    are skipped.
+
+    Parameters
+    ----------
+    directory : str or pathlib.Path, default "data/traces"
+        Directory holding the traces.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        ``{file stem: DataFrame}``, sorted by file name; an empty dict when the directory does
+        not exist or has no traces.
     """
     out = {}
     path = Path(directory)
@@ -202,8 +254,24 @@ def fig1_load_scaling(
     """Fig. 1: per-worker mean and variance of computation latency vs computational load.
 
     For each load a fresh set of workers (new instances, as in the paper) runs
-    ``n_iterations``; returns per-worker statistics and the slopes of lines through the
-    origin fitted to mean vs c and variance vs c² (the linearisation of Section VI-B).
+    ``n_iterations``; the per-worker gamma model is fitted to the trace and lines through the
+    origin are fitted to mean vs c and variance vs c² (the linearisation of Section VI-B).
+
+    Parameters
+    ----------
+    loads : sequence of float, default (0.25, 0.5, 1.0, 2.0, 4.0)
+        Computational loads c (factors on the reference load).
+    n_workers : int, default 100
+        Workers per load.
+    n_iterations : int, default 200
+        Iterations recorded per load.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    LoadScalingResult
+        Per-worker and worker-averaged fitted mean and variance per load, and the two slopes.
     """
     rng = as_generator(rng)
     rows = []
@@ -260,7 +328,22 @@ class LatencyCdfsResult:
 
 
 def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
-    """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas."""
+    """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        A trace in the ``data/traces`` format (``iteration, worker, compute_time,
+        comm_time``), e.g. from :func:`record_trace`.
+    workers : tuple of int, default (0, 1)
+        The two worker ids to compare (they must occur in the trace).
+
+    Returns
+    -------
+    LatencyCdfsResult
+        Per worker its recorded latency and fitted gamma distributions, and how much slower
+        (in mean total latency) the second worker is than the first.
+    """
     from scipy import stats
 
     out = {}
@@ -307,9 +390,29 @@ def fig4_bursts(
     """Fig. 4: computation latency of workers with Markov bursts (Section III-B).
 
     Defaults: bursts multiply the mean by 1.12 (the paper's ~12 %), last 1/p_exit = 50
-    iterations on average; returns the trace and burst indicators, and the fraction of
-    iterations during which at least one worker is in a burst (paper: about 40 % on AWS
-    with N = 36).
+    iterations on average. The paper finds at least one worker in a burst in about 40 % of
+    iterations on AWS with N = 36.
+
+    Parameters
+    ----------
+    n_workers : int, default 36
+        Number of workers N.
+    n_iterations : int, default 600
+        Iterations recorded.
+    p_enter : float, default 0.004
+        Per-iteration probability that a worker enters a burst, in ``[0, 1]``.
+    p_exit : float, default 0.02
+        Per-iteration probability that a worker in a burst leaves it, in ``(0, 1]``.
+    factor : float, default 1.12
+        Factor on the computation latency during a burst.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    BurstsResult
+        The recorded trace, the ``(n_iterations, N)`` burst indicators, the fraction of
+        iterations during which at least one worker is in a burst, and the cluster.
     """
     rng = as_generator(rng)
     model = cloud_model(n_workers, comp_cv=0.03, rng=rng)
@@ -333,6 +436,23 @@ def fig5_order_statistics(
     w = N trace of the heterogeneous ground truth; the predictions use the gamma model fitted
     to that trace (independent, non-identical workers) and its i.i.d. version (global mean
     and variance), by Monte Carlo over ``replicas`` rounds (Section IV-A).
+
+    Parameters
+    ----------
+    n_workers : int, default 72
+        Number of workers N.
+    n_iterations : int, default 1000
+        Iterations of the recorded trace.
+    replicas : int, default 20000
+        Monte Carlo rounds of each prediction.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``w = 1, ..., N``: ``w, recorded, heterogeneous, iid`` (mean latency of the
+        w-th fastest worker, seconds).
     """
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -360,9 +480,37 @@ def fig6_cumulative_latency(
     """Fig. 6: cumulative latency over 100 iterations, w = 9 and w = 72 of N = 72.
 
     'Recorded': one run of the bursty ground truth through the heap-based reference
-    simulator. Predictions from the model fitted to a separate w = N profiling trace: the
-    event-driven model of Section IV-B (mean over ``replicas``) and the independent-iterations
-    order-statistic model of Section IV-A (t times the expected w-th order statistic).
+    simulator. Predictions from the model fitted to a separate w = N profiling trace (2000
+    iterations): the event-driven model of Section IV-B (mean over ``replicas``) and the
+    independent-iterations order-statistic model of Section IV-A (t times the expected w-th
+    order statistic).
+
+    Parameters
+    ----------
+    n_workers : int, default 72
+        Number of workers N.
+    ws : tuple of int, default (9, 72)
+        Values of w compared, each ``1 <= w <= n_workers``.
+    n_iterations : int, default 100
+        Iterations per run.
+    load : float, default 1.0
+        Computational load c, a factor on the computation latency.
+    p_enter : float, default 0.002
+        Per-iteration probability of entering a burst.
+    p_exit : float, default 0.02
+        Per-iteration probability of leaving a burst.
+    factor : float, default 1.12
+        Factor on the computation latency during a burst.
+    replicas : int, default 200
+        Simulated runs averaged by the event-driven prediction.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (w, iteration): ``w, iteration, recorded, event_driven, order_statistic``
+        (cumulative latency after that iteration, seconds).
     """
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -400,10 +548,35 @@ def fig7_load_balancing(
     """Fig. 7: per-worker latency with and without load balancing, w = N = 8.
 
     After ``slow_at`` iterations 3 random workers slow down by ``factor``; after ``fast_at``
-    another 3 speed up by ``factor``. Runs DSAG (w = N) with and without the load balancer
-    of Section VI on a small PCA problem (the latency does not depend on
-    the data). Returns one row per (run, iteration, worker) with the task latency and
-    whether the balancer repartitioned in that iteration.
+    another 3 speed up by ``factor``. Runs DSAG (w = N, step size 0.9) with and without the
+    load balancer of Section VI on a small PCA problem (the latency does not depend on
+    the data), both runs on the same seed.
+
+    Parameters
+    ----------
+    n_workers : int, default 8
+        Number of workers N (also w); 3 are slowed and 3 more sped up (fewer if N < 6).
+    n_iterations : int, default 150
+        Iterations per run.
+    n_subpartitions : int, default 20
+        Initial subpartitions per worker.
+    slow_at : int, default 40
+        Iteration (0-based) from which 3 workers are ``factor`` times slower.
+    fast_at : int, default 90
+        Iteration (0-based) from which another 3 workers are ``factor`` times faster.
+    factor : float, default 2.0
+        Slowdown / speed-up factor of the computation latency.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`
+        plus ``latency`` (comm + compute, seconds), ``run`` (``"load-balanced"`` or
+        ``"not balanced"``) and ``role`` (``"slowed"``, ``"sped up"``, ``"other"``).
+        ``attrs``: ``repartition_iterations`` (iterations in which the balanced run
+        repartitioned), ``slow_at`` and ``fast_at``.
     """
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
@@ -471,6 +644,27 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
     communication latency is 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic). eX3 is homogeneous:
     per-worker means within ±2 %; the per-task coefficient of variation of the computation
     latency ``comp_cv`` (default 5 %) is our choice (the paper gives no number).
+
+    Parameters
+    ----------
+    kind : {"pca", "logistic"}, default "pca"
+        Which problem's latencies.
+    n_workers : int, default 49
+        Number of workers N.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed of the per-worker means.
+    comp_cv : float, default 0.05
+        Coefficient of variation of the computation latency.
+
+    Returns
+    -------
+    GammaLatencyModel
+        Per-worker gamma latency (communication CV 0.3), computation at the full local data.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"pca"`` nor ``"logistic"``.
     """
     rng = as_generator(rng)
     if kind == "pca":
@@ -485,7 +679,25 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
 
 def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recovering=(40, 49)):
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
-    workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s."""
+    workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s.
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers N.
+    strength : float, default 0.4
+        Slowdown of the last worker (factor ``1 + strength``).
+    recover_after : float, default 1.0
+        Simulated time, seconds, from which the recovering workers run at factor 1.
+    recovering : tuple of int, default (40, 49)
+        First and last (1-based, inclusive) worker that recovers.
+
+    Returns
+    -------
+    callable
+        ``slowdown(time, iteration) -> (N,)`` factors on the computation latency, for
+        :func:`codedlib.schemes.dsag.simulate_dsag`.
+    """
     base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
     lo, hi = recovering
@@ -512,6 +724,27 @@ def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyM
     Table I's AWS ranges (calibrated); a worker's full local data is ``p`` tasks at the
     paper's p. ``comp_cv``, the per-task coefficient of variation, is our choice: the paper says
     AWS is noisier than eX3 and gives no number (the eX3 stand-in uses 0.05).
+
+    Parameters
+    ----------
+    kind : {"pca", "logistic"}, default "pca"
+        Which row of :data:`AWS_TABLE_I`.
+    n_workers : int, default 100
+        Number of workers N. Must satisfy ``1 <= n_workers``.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed of the per-worker means.
+    comp_cv : float, default 0.1
+        Coefficient of variation of the computation latency. Must satisfy ``0 < comp_cv``.
+
+    Returns
+    -------
+    GammaLatencyModel
+        Per-worker gamma latency (communication CV 0.3), computation at the full local data.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"pca"`` nor ``"logistic"``.
     """
     if kind not in AWS_TABLE_I:
         raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
@@ -533,9 +766,30 @@ def timed_bursts(
 
     Defaults from Fig. 4 (AWS, N = 36): bursts of about +12 % for about one minute, and at
     least one of 36 workers in a burst in about 40 % of iterations, i.e. a per-worker share
-    f with 1 - (1 - f)^36 = 0.4 (f = 0.0141). Returns ``slowdown(time, iteration)`` for
-    :func:`codedlib.schemes.dsag.simulate_dsag`; the first state is drawn from the stationary
+    f with 1 - (1 - f)^36 = 0.4 (f = 0.0141). The first state is drawn from the stationary
     share, so a worker can start the run in a burst.
+
+    Parameters
+    ----------
+    n_workers : int
+        Number of workers N. Must satisfy ``1 <= n_workers``.
+    horizon : float
+        Simulated seconds over which the burst periods are drawn. Must satisfy
+        ``0 < horizon``.
+    mean_duration : float, default 60.0
+        Mean length of a burst, seconds. Must satisfy ``0 < mean_duration``.
+    busy_fraction : float, default 0.0141
+        Long-run share of time a worker is in a burst. Must satisfy
+        ``0 < busy_fraction < 1``.
+    factor : float, default 1.12
+        Factor on the computation latency in a burst. Must satisfy ``0 < factor``.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    callable
+        ``slowdown(time, iteration) -> (N,)`` for :func:`codedlib.schemes.dsag.simulate_dsag`.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     horizon = check_real("horizon", horizon, 0.0, low_open=True)
@@ -568,7 +822,24 @@ def timed_bursts(
 
 
 def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
-    """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix."""
+    """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix.
+
+    Parameters
+    ----------
+    n_samples : int, default 9800
+        Number of samples (rows).
+    dim : int, default 100
+        Number of features d.
+    k : int, default 3
+        Number of principal components.
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed of the data (4 populations, density 0.1).
+
+    Returns
+    -------
+    PCA
+        The PCA problem on the ``(n_samples, dim)`` matrix with ``k`` components.
+    """
     data = sparse_lowrank_binary(
         n_samples=n_samples, dim=dim, n_populations=4, density=0.1, rng=rng
     )
@@ -581,6 +852,20 @@ def logistic_problem(n_samples=9800, dim=28, rng=0):
     HIGGS (11M samples, 28 features) is not shippable; we draw ``dim`` independent Gaussian
     features, labels from a logistic model (not separable), standardise the features, add an
     intercept and set λ = 1/n, as the paper does for HIGGS.
+
+    Parameters
+    ----------
+    n_samples : int, default 9800
+        Number of samples n.
+    dim : int, default 28
+        Number of features (before the intercept).
+    rng : numpy.random.Generator, int or None, default 0
+        Random generator or seed of the data.
+
+    Returns
+    -------
+    LogisticRegression
+        The problem on ``n_samples`` rows and ``dim + 1`` columns, labels ±1, λ = 1/n.
     """
     rng = as_generator(rng)
     Z = rng.standard_normal((n_samples, dim))
@@ -593,7 +878,18 @@ def logistic_problem(n_samples=9800, dim=28, rng=0):
 def pca_gap(problem):
     """The PCA suboptimality gap of Fig. 8: explained variance ``tr(Vᵀ C V) / tr(C)`` of the
     top-k eigenvectors of the Gram matrix ``C = XᵀX`` minus that of the iterate ``V`` (whose
-    columns are orthonormal after G), floored at 0. Returns ``gap(theta)``; C is computed once."""
+    columns are orthonormal after G), floored at 0. C is computed once.
+
+    Parameters
+    ----------
+    problem : PCA
+        The PCA problem (its ``X`` and ``k``).
+
+    Returns
+    -------
+    callable
+        ``gap(theta) -> float``: the gap, ``>= 0``, of a flattened ``(d, k)`` iterate.
+    """
     gram = problem.X.T @ problem.X
     d, k = problem.X.shape[1], problem.k
     V_opt = np.linalg.eigh(gram)[1][:, ::-1][:, :k]  # top-k eigenvectors = optimum
@@ -608,7 +904,18 @@ def pca_gap(problem):
 
 
 def pca_projection(problem):
-    """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k)."""
+    """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k).
+
+    Parameters
+    ----------
+    problem : PCA
+        The PCA problem (its number of features d and components k).
+
+    Returns
+    -------
+    callable
+        ``project(theta) -> numpy.ndarray``: the flattened orthonormalised ``(d, k)`` iterate.
+    """
     d, k = problem.X.shape[1], problem.k
 
     def project(theta):
@@ -618,7 +925,24 @@ def pca_projection(problem):
 
 
 def fig8_methods(n_workers=49, w=10, include_lb=True):
-    """The methods of Fig. 8: (label, kind, w, load-balanced)."""
+    """The methods of Fig. 8: (label, kind, w, load-balanced).
+
+    Parameters
+    ----------
+    n_workers : int, default 49
+        Number of workers N (the w of GD, coded and SAG w = N).
+    w : int, default 10
+        The w of the stochastic methods.
+    include_lb : bool, default True
+        Whether to add DSAG-LB, SAG-LB and SGD-LB.
+
+    Returns
+    -------
+    list of tuple
+        ``(label, kind, w, load_balanced)`` per method: display label, ``kind`` one of
+        ``"gd"``, ``"coded"``, ``"sgd"``, ``"sag"``, ``"dsag"``, its w, and whether the load
+        balancer runs.
+    """
     methods = [
         ("GD", "gd", n_workers, False),
         ("coded (r=45/49)", "coded", n_workers, False),
@@ -663,14 +987,65 @@ def fig8_convergence(
 
     PCA gap: explained-variance gap to the top-k SVD; logistic: loss gap to the L-BFGS
     optimum. Step sizes: 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the
-    stochastic methods; 100 (PCA) / 10 (logistic) subpartitions; ``comp_cv`` is the per-task
-    coefficient of variation of the stand-in cluster (:func:`artificial_model`). Returns rows
-    ``(method, time, gap, iteration, n_fresh, total_subpartitions)`` at the recorded
-    iterations (``n_fresh``: fresh results in that iteration; ``total_subpartitions``: the
-    sum of the workers' p, which the load balancer changes). A run stops early once its gap is below
-    ``stop_gap`` (the floating-point floor of the gap computation). The data set is drawn
-    from ``data_seed`` (the same across repeated runs, as in the paper); the cluster,
+    stochastic methods; 100 (PCA) / 10 (logistic) subpartitions. A run stops early once its
+    gap is below ``stop_gap`` (the floating-point floor of the gap computation). The data set
+    is drawn from ``data_seed`` (the same across repeated runs, as in the paper); the cluster,
     latencies and initial point from ``seed``.
+
+    Parameters
+    ----------
+    kind : {"pca", "logistic"}, default "pca"
+        The problem.
+    n_workers : int, default 49
+        Number of workers N.
+    w : int, default 10
+        The w of the stochastic methods. Must satisfy ``1 <= w <= n_workers``.
+    n_subpartitions : int or None, default None
+        Subpartitions per worker; None: 100 (PCA) or 10 (logistic).
+    eta : float or None, default None
+        Step size of the stochastic methods; None: 0.9 (PCA) or 0.25 (logistic).
+    time_limit : float or None, default None
+        Simulated time of each run, seconds; None: 60 (PCA) or 1.5 (logistic).
+    n_samples : int, default 9800
+        Number of samples of the stand-in data set.
+    dim : int or None, default None
+        Number of features; None: 100 (PCA) or 28 (logistic).
+    methods : list of tuple or None, default None
+        ``(label, kind, w, load_balanced)`` entries as from :func:`fig8_methods`; None: all
+        of ``fig8_methods(n_workers, w)``.
+    margin : float, default 0.02
+        Coordinator's wait after the w-th fresh result (fraction of the elapsed time).
+    coded_rate : float, default 45/49
+        Code rate of the coded bound, in ``(0, 1]``.
+    seed : int, default 0
+        Seed of the cluster, latencies and initial point.
+    data_seed : int, default 0
+        Seed of the data set.
+    max_records : int, default 300
+        About how many iterations are recorded per run.
+    stop_gap : float, default 1e-12
+        A run stops once its gap is at most this.
+    comp_cv : float, default 0.05
+        Per-task coefficient of variation of the stand-in cluster
+        (:func:`artificial_model`, :func:`aws_model`).
+    semantics : {"reference", "deadline"}, default "reference"
+        Margin-window rule of the coordinator (:func:`codedlib.schemes.dsag.simulate_dsag`).
+    cluster : {"ex3", "aws"}, default "ex3"
+        Which stand-in cluster and slowdown.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``method, time, iteration, gap, n_fresh, total_subpartitions`` at the recorded
+        iterations (``time`` in seconds; ``n_fresh``: fresh results in that iteration;
+        ``total_subpartitions``: the sum of the workers' p, which the load balancer changes).
+        ``attrs`` hold the setting (kind, n_workers, w, n_subpartitions, eta, comp_cv,
+        cluster, n_samples, n_features, time_limit).
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` or ``cluster`` is unknown.
     """
     rng = as_generator(seed)
     if kind == "pca":
@@ -784,8 +1159,19 @@ def fig8_convergence(
 def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """First simulated time each method's gap falls below each threshold (NaN: never).
 
-    One row per method (the index), one column per gap: the column labels are the gaps
-    themselves (floats; :func:`codedlib.plots.dsag.table_labels` formats them for display).
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Convergence rows with columns ``method, time, gap`` (e.g. :func:`fig8_convergence`).
+    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
+        Gap thresholds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method (the index, in order of appearance), one column per gap: the column
+        labels are the gaps themselves (floats; :func:`codedlib.plots.dsag.table_labels`
+        formats them for display); values are times in seconds.
     """
     check_frame("df", df, ("method", "time", "gap"))
     rows = {}
@@ -799,7 +1185,23 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
 
 
 def speedup_table(times, method, reference) -> pd.Series:
-    """Relative time saved by ``method`` over ``reference``: 1 - t_method / t_reference."""
+    """Relative time saved by ``method`` over ``reference``: 1 - t_method / t_reference.
+
+    Parameters
+    ----------
+    times : pandas.DataFrame
+        Times to gap, one row per method (from :func:`time_to_gap`).
+    method : str
+        Label of the method compared.
+    reference : str
+        Label of the reference method.
+
+    Returns
+    -------
+    pandas.Series
+        Per gap (the columns of ``times``), the relative saving (positive: ``method`` is
+        faster; NaN where either never reached the gap).
+    """
     return 1.0 - times.loc[method] / times.loc[reference]
 
 
@@ -807,7 +1209,19 @@ def speedup_table(times, method, reference) -> pd.Series:
 # Recorded traces (data/traces): the same checks on real measurements
 # ------------------------------------------------------------------------------------------
 def trace_summary(trace) -> pd.DataFrame:
-    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace)."""
+    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace).
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        A trace in the ``data/traces`` format.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per worker: ``worker, comm_mean, comm_var, comp_mean, comp_var, comp_shape``
+        (seconds and s²; ``comp_shape`` the gamma shape of the computation latency).
+    """
     fit = fit_gamma_model(trace)
     return pd.DataFrame(
         {
@@ -824,8 +1238,22 @@ def trace_summary(trace) -> pd.DataFrame:
 def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | None:
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
-    Uses the iterations in which every worker delivered a fresh result; returns None when
-    there are fewer than 5 such iterations (e.g. a w < N trace).
+    Uses the iterations in which every worker delivered a fresh result.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        A trace in the ``data/traces`` format.
+    replicas : int, default 20000
+        Monte Carlo rounds of each prediction.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        As :func:`fig5_order_statistics`: ``w, recorded, heterogeneous, iid`` (seconds);
+        None when there are fewer than 5 such iterations (e.g. a w < N trace).
     """
     fresh = trace[trace.fresh.astype(bool)] if "fresh" in trace else trace
     N = trace.worker.nunique()
@@ -864,10 +1292,33 @@ def coordinator_semantics_difference(
     """The two margin-window rules (:mod:`codedlib.latency.event_driven`) on the same draws.
 
     For each of ``replicas`` paired draws of ``n_iterations`` task latencies from ``model``
-    (``sample_total``, tasks of ``load`` times the local data), one row: the total time under
-    the authors' rules (``reference``) and ours (``deadline``), their relative difference
-    ``deadline / reference - 1``, the share of iterations whose fresh sets differ, and whether
-    any does.
+    (``sample_total``, tasks of ``load`` times the local data), the authors' rules
+    (``reference``) and ours (``deadline``) are simulated.
+
+    Parameters
+    ----------
+    model : GammaLatencyModel
+        The cluster.
+    w : int
+        Fresh results waited for per iteration. Must satisfy ``1 <= w <= N``.
+    n_iterations : int, default 30
+        Iterations per run. Must satisfy ``1 <= n_iterations``.
+    margin : float, default 0.02
+        Wait after the w-th fresh result (fraction of the elapsed time).
+    load : float, default 1.0
+        Fraction of the local data per task (factor on the computation latency).
+    replicas : int, default 200
+        Paired draws. Must satisfy ``1 <= replicas``.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per replica: ``replica``, ``total_reference``, ``total_deadline`` (total
+        time, seconds), ``relative_difference`` (``deadline / reference - 1``),
+        ``share_iterations_fresh_differs`` (share of iterations whose fresh sets differ) and
+        ``fresh_set_differs`` (whether any does).
     """
     w = check_int("w", w, 1, model.n_workers)
     n_iterations = check_int("n_iterations", n_iterations, 1)
@@ -896,9 +1347,28 @@ def trace_cumulative_latency(
     Recorded: the iteration ends at the last fresh arrival of that iteration (the margin
     included), measured from the start of the first task. Predictions come from the gamma
     model fitted to the same trace (the waits of queued tasks taken out of ``comm_time``,
-    :func:`~codedlib.latency.gamma_model.without_queueing`): event-driven (Section IV-B) and independent order
-    statistics (Section IV-A). ``w`` defaults to the smallest number of fresh results in an
-    iteration. Returns None for traces without stale results.
+    :func:`~codedlib.latency.gamma_model.without_queueing`): event-driven (Section IV-B, our
+    coordinator's ``"deadline"`` rules) and independent order statistics (Section IV-A).
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        A trace in the ``data/traces`` format with a ``fresh`` column.
+    w : int or None, default None
+        Fresh results per iteration; None: the smallest number of fresh results in an
+        iteration of the trace.
+    margin : float, default 0.02
+        Coordinator's wait after the w-th fresh result (fraction of the elapsed time).
+    replicas : int, default 500
+        Simulated runs averaged by the event-driven prediction.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        One row per iteration: ``w, iteration, recorded, event_driven, order_statistic``
+        (cumulative latency, seconds); None for traces without stale results.
     """
     if "fresh" not in trace or trace.fresh.astype(bool).all():
         return None
@@ -927,7 +1397,23 @@ def trace_cumulative_latency(
 
 def fig8_repeated(kind="pca", seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig8_convergence` for several run seeds on the same data (the paper averages 5
-    runs); adds a ``seed`` column."""
+    runs); adds a ``seed`` column.
+
+    Parameters
+    ----------
+    kind : {"pca", "logistic"}, default "pca"
+        The problem.
+    seeds : sequence of int, default (0,)
+        Run seeds (``seed`` of :func:`fig8_convergence`); the data seed stays fixed.
+    **kwargs
+        Passed on to :func:`fig8_convergence`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every run (columns of :func:`fig8_convergence`) plus ``seed``; ``attrs``
+        from the first run.
+    """
     frames = []
     for s in track(seeds, f"Fig. 8 ({kind}) seeds"):
         df = fig8_convergence(kind, seed=int(s), **kwargs)
@@ -951,10 +1437,40 @@ def lb_gain_vs_task_noise(
 
     For each per-task coefficient of variation ``comp_cv`` of the stand-in cluster, DSAG and
     DSAG-LB run on the same seeds (:func:`fig8_convergence`); per seed: the time to ``gap`` of
-    each, their ratio (LB / plain, below 1: balancing helps) and the mean number of fresh
-    results per iteration up to then. With little task noise a balanced cluster's workers finish
-    together, so many fresh results fall inside the margin after the w-th: each iteration
-    carries more of the data. Tidy rows: comp_cv, seed, method, time_to_gap, n_fresh."""
+    each (their ratio LB / plain, below 1: balancing helps, is what the notebook reports) and
+    the mean number of fresh results per iteration up to then. With little task noise a balanced
+    cluster's workers finish together, so many fresh results fall inside the margin after the
+    w-th: each iteration carries more of the data.
+
+    Parameters
+    ----------
+    comp_cvs : sequence of float, default (0.01, 0.02, 0.05, 0.1)
+        Coefficients of variation of the computation latency. Each must be ``> 0``.
+    seeds : sequence of int, default (0, 1, 2, 3, 4)
+        Run seeds; must hold at least one.
+    kind : {"pca", "logistic"}, default "logistic"
+        The problem.
+    gap : float, default 1e-6
+        Gap threshold.
+    n_workers : int, default 49
+        Number of workers N.
+    w : int, default 10
+        Fresh results waited for per iteration.
+    **kwargs
+        Passed on to :func:`fig8_convergence`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy rows ``comp_cv, seed, method, time_to_gap, n_fresh``: ``method`` is ``"DSAG"``
+        or ``"DSAG-LB"``, ``time_to_gap`` in seconds (NaN: not reached), ``n_fresh`` the mean
+        fresh results per iteration up to then (or to the end of the run).
+
+    Raises
+    ------
+    ValueError
+        If ``seeds`` is empty or a ``comp_cv`` is not positive.
+    """
     seeds = list(seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed, got seeds=[]")
@@ -987,7 +1503,30 @@ def semantics_effect_on_convergence(
 ) -> pd.DataFrame:
     """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
     start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
-    Tidy rows: seed, method, semantics, time_to_gap (NaN: not within the time limit)."""
+
+    Parameters
+    ----------
+    seeds : sequence of int, default (0, 1, 2, 3, 4)
+        Run seeds; must hold at least one.
+    kind : {"pca", "logistic"}, default "logistic"
+        The problem.
+    gap : float, default 1e-6
+        Gap threshold.
+    n_workers : int, default 49
+        Number of workers N.
+    w : int, default 10
+        Fresh results waited for per iteration.
+    labels : collection of str or None, default None
+        Labels of the :func:`fig8_methods` (without LB) to run; None: all.
+    **kwargs
+        Passed on to :func:`fig8_convergence`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy rows ``seed, method, semantics, time_to_gap`` (seconds; NaN: not within the
+        time limit).
+    """
     seeds = _seeds(seeds)
     methods = fig8_methods(n_workers, w, include_lb=False)
     if labels is not None:
@@ -1033,9 +1572,34 @@ def sgd_gap_vs_subpartition_rows(
     as a subpartition holds more rows; the paper's PCA subpartitions hold ≈ 16,600 rows
     (the 1000 Genomes matrix on 49 workers × 100 subpartitions), our default stand-in 2.
     For each size the stand-in holds ``rows × N × p`` samples (same cluster and clock);
-    SGD and DSAG run on the same seeds. Tidy rows: rows_per_subpartition, n_samples, seed,
-    method, time_to_gap (NaN: not within the time limit), floor_gap (median gap over the last
-    quarter of the run: SGD's noise floor; DSAG's keeps falling).
+    SGD and DSAG run on the same seeds.
+
+    Parameters
+    ----------
+    rows_per_subpartition : sequence of int, default (2, 8, 32)
+        Rows per subpartition compared. Each must be ``>= 1``.
+    seeds : sequence of int, default (0, 1, 2, 3, 4)
+        Run seeds; must hold at least one.
+    gap : float, default 1e-3
+        Gap threshold.
+    n_workers : int, default 49
+        Number of workers N.
+    w : int, default 10
+        Fresh results waited for per iteration.
+    n_subpartitions : int, default 100
+        Subpartitions per worker p.
+    dim : int, default 100
+        Number of features of the PCA stand-in.
+    **kwargs
+        Passed on to :func:`fig8_convergence`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy rows ``rows_per_subpartition, n_samples, seed, method, time_to_gap, floor_gap``:
+        ``method`` ``"SGD"`` or ``"DSAG"``, ``time_to_gap`` in seconds (NaN: not within the
+        time limit), ``floor_gap`` the median gap over the last quarter of the run (SGD's
+        noise floor; DSAG's keeps falling).
     """
     seeds = _seeds(seeds)
     methods = [
@@ -1076,8 +1640,21 @@ def sgd_gap_vs_subpartition_rows(
 
 def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Time to each gap averaged over seeds (NaN if some seed never reaches it), plus the
-    final gap averaged over seeds: columns as :func:`time_to_gap` (one per gap) and
-    ``final_gap``."""
+    final gap averaged over seeds.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Convergence rows with ``seed, method, time, gap`` (e.g. :func:`fig8_repeated`).
+    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
+        Gap thresholds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method (in order of appearance): columns as :func:`time_to_gap` (one per
+        gap, mean time in seconds) and ``final_gap`` (mean smallest gap).
+    """
     per_seed = []
     for _seed, sub in df.groupby("seed"):
         t = time_to_gap(sub, gaps)
@@ -1111,8 +1688,33 @@ def _slowdown_factors(pattern, n_workers, rng):
 def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
     slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
-    (×1.5, exit probability 0.05 per step). Returns ``(model, factors)``, factors of shape
-    ``(n_steps, N)``."""
+    (×1.5, exit probability 0.05 per step).
+
+    Parameters
+    ----------
+    n_workers : int
+        Number of workers N.
+    pattern : str
+        One of :data:`SLOWDOWN_PATTERNS`.
+    burst_rate : float
+        Per-step probability that a worker enters a burst, in ``[0, 1]``; 0: no bursts.
+    n_steps : int
+        Number of steps (iterations) of the factors.
+    rng : numpy.random.Generator
+        Random generator.
+
+    Returns
+    -------
+    model : GammaLatencyModel
+        The cluster.
+    factors : numpy.ndarray, shape (n_steps, N)
+        Per-step, per-worker factors on the computation latency (static times bursts).
+
+    Raises
+    ------
+    ValueError
+        If ``pattern`` is not in :data:`SLOWDOWN_PATTERNS`.
+    """
     model = artificial_model("pca", n_workers, rng=rng)
     static = _slowdown_factors(pattern, n_workers, rng)
     if burst_rate > 0:
@@ -1232,8 +1834,9 @@ def small_pca_convergence(
     Returns
     -------
     pandas.DataFrame
-        A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30) of DSAG
-        w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
+        Gap vs time rows ``method, time, gap`` (``method``: ``DSAG w={w}``, ``SAG w={w}``
+        or ``SAG w={n_workers}``; ``time`` in seconds), recorded every second iteration
+        until ``time_limit`` or a gap below 1e-12.
     """
     n_workers = check_int("N", n_workers, 1, 200)
     w = check_int("w", w, 1, n_workers)
@@ -1294,22 +1897,61 @@ def _seeds(seeds) -> list[int]:
 
 
 def fig4_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig4_bursts` once per seed: one row per seed with ``any_burst_fraction`` (the
-    fraction of iterations in which at least one worker is in a burst)."""
+    """:func:`fig4_bursts` once per seed.
+
+    Parameters
+    ----------
+    seeds : sequence of int, default (0,)
+        Seeds; must hold at least one.
+    **kwargs
+        Passed on to :func:`fig4_bursts`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per seed: ``seed, any_burst_fraction`` (the fraction of iterations in which at
+        least one worker is in a burst).
+    """
     rows = [(s, fig4_bursts(rng=s, **kwargs).any_burst_fraction) for s in _seeds(seeds)]
     return pd.DataFrame(rows, columns=["seed", "any_burst_fraction"])
 
 
 def fig5_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig5_order_statistics` once per seed (a fresh ground-truth cluster, trace and
-    fit each time); the rows of every seed with a ``seed`` column."""
+    fit each time).
+
+    Parameters
+    ----------
+    seeds : sequence of int, default (0,)
+        Seeds; must hold at least one.
+    **kwargs
+        Passed on to :func:`fig5_order_statistics`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every seed (``w, recorded, heterogeneous, iid``) with a ``seed`` column.
+    """
     frames = [fig5_order_statistics(rng=s, **kwargs).assign(seed=s) for s in _seeds(seeds)]
     return pd.concat(frames, ignore_index=True)
 
 
 def order_statistic_errors(df) -> pd.DataFrame:
     """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
-    the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5."""
+    the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`fig5_order_statistics` or :func:`fig5_repeated` (no ``seed`` column:
+        one seed, 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per seed: ``seed, heterogeneous_max, iid_max, heterogeneous_mean, iid_mean,
+        iid_worst_w`` (the w at which the i.i.d. model's error is largest).
+    """
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
     for s, sub in df.groupby("seed", sort=True):
@@ -1339,7 +1981,21 @@ def order_statistic_errors(df) -> pd.DataFrame:
 
 
 def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column."""
+    """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column.
+
+    Parameters
+    ----------
+    seeds : sequence of int, default (0,)
+        Seeds; must hold at least one.
+    **kwargs
+        Passed on to :func:`fig6_cumulative_latency`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every seed (``w, iteration, recorded, event_driven, order_statistic``)
+        plus ``seed``.
+    """
     frames = [
         fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s)
         for s in track(_seeds(seeds), "Fig. 6 seeds")
@@ -1349,7 +2005,23 @@ def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
 
 def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
-    models' ratios to the recorded value (``event_driven_ratio``, ``order_statistic_ratio``)."""
+    models' ratios to the recorded value.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`fig6_cumulative_latency` or :func:`fig6_repeated` (no ``seed``
+        column: one seed, 0).
+    iteration : int or None, default None
+        Iteration (1-based, as in ``df``); None: the last.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (w, seed), sorted so: ``seed, w, recorded, event_driven,
+        order_statistic`` (seconds), ``event_driven_ratio`` and ``order_statistic_ratio``
+        (prediction / recorded).
+    """
     df = df if "seed" in df else df.assign(seed=0)
     it = int(df.iteration.max()) if iteration is None else int(iteration)
     end = df[df.iteration == it][["seed", "w", "recorded", "event_driven", "order_statistic"]]
@@ -1361,7 +2033,22 @@ def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
 
 def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
-    with a ``seed`` column; ``attrs["repartition_iterations"]`` maps seed -> iterations."""
+    with a ``seed`` column.
+
+    Parameters
+    ----------
+    seeds : sequence of int, default (0,)
+        Seeds; must hold at least one.
+    **kwargs
+        Passed on to :func:`fig7_load_balancing`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every seed plus ``seed``; ``attrs``: ``slow_at``, ``fast_at`` and
+        ``repartition_iterations`` (dict seed -> iterations in which the balancer
+        repartitioned).
+    """
     frames, marks = [], {}
     for s in track(_seeds(seeds), "Fig. 7 seeds"):
         df = fig7_load_balancing(rng=s, **kwargs)
@@ -1377,8 +2064,23 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
 
 def fig7_final_latency(df, last=20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
-    last ``last`` iterations, one column per run: ``seed, load_balanced, not_balanced`` (the
-    runs ``load-balanced`` and ``not balanced`` of :func:`fig7_load_balancing`)."""
+    last ``last`` iterations, one column per run (the runs ``load-balanced`` and
+    ``not balanced`` of :func:`fig7_load_balancing`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`fig7_load_balancing` or :func:`fig7_repeated` (no ``seed`` column:
+        one seed, 0).
+    last : int, default 20
+        Number of final iterations averaged. Must satisfy ``1 <= last``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per seed: ``seed, load_balanced, not_balanced`` (mean iteration latency,
+        seconds).
+    """
     last = check_int("last", last, 1)
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -1397,7 +2099,21 @@ def _snake(label) -> str:
 
 def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
-    threshold (NaN: never within the run) and the run's final (smallest) gap."""
+    threshold (NaN: never within the run) and the run's final (smallest) gap.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Convergence rows with ``method, time, gap`` and optionally ``seed`` (e.g.
+        :func:`fig8_repeated`; no ``seed`` column: one seed, 0).
+    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
+        Gap thresholds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``seed, method, gap, time, final_gap`` (``time`` in seconds).
+    """
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
     for (s, method), sub in df.groupby(["seed", "method"], sort=False):
@@ -1411,9 +2127,36 @@ def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
 def paired_times(per_seed, numerator, denominator, gap, censor=None):
     """Times to ``gap`` of two methods, paired seed by seed (from :func:`time_to_gap_per_seed`).
 
-    Returns ``(numerator_times, denominator_times, n_censored)``. A run that never reached
-    the gap has no time: with ``censor`` (the time limit) it counts as ``censor`` (a lower
-    bound on its time) and is counted in ``n_censored``; without, a ``ValueError`` says so.
+    A run that never reached the gap has no time: with ``censor`` (the time limit) it counts
+    as ``censor`` (a lower bound on its time) and is counted in ``n_censored``; without, a
+    ``ValueError`` says so.
+
+    Parameters
+    ----------
+    per_seed : pandas.DataFrame
+        Rows of :func:`time_to_gap_per_seed`.
+    numerator : str
+        Label of the first method.
+    denominator : str
+        Label of the second method.
+    gap : float
+        The gap threshold (one of those in ``per_seed``, matched to a relative 1e-9).
+    censor : float or None, default None
+        Time, seconds, given to runs that never reached the gap; None: raise instead.
+
+    Returns
+    -------
+    numerator_times : numpy.ndarray
+        Times of ``numerator``, seconds, one per seed in seed order.
+    denominator_times : numpy.ndarray
+        Times of ``denominator`` on the same seeds.
+    n_censored : int
+        How many of these times are ``censor``.
+
+    Raises
+    ------
+    ValueError
+        If a method is not in the runs, or a run never reached the gap and ``censor`` is None.
     """
     sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
     wide = sub.pivot(index="seed", columns="method", values="time")
@@ -1438,8 +2181,19 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
     that ended before another seed's run of the same method keeps its last gap, e.g. at the
     floating-point floor; the band ends with the method's last run).
 
-    Returns ``method, time, median, low, high, n_seeds`` (``n_seeds`` runs have started by
-    that time).
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Convergence rows with ``method, time, gap`` and optionally ``seed`` (no ``seed``
+        column: one seed, 0).
+    n_grid : int, default 300
+        Points of the time grid from 0 to the largest time. Must satisfy ``2 <= n_grid``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method, time, median, low, high, n_seeds`` (``time`` in seconds; ``n_seeds``
+        runs have started by that time).
     """
     n_grid = check_int("n_grid", n_grid, 2)
     df = df if "seed" in df else df.assign(seed=0)
@@ -1496,8 +2250,30 @@ def event_driven_timing(
 
     The compiled kernel is warmed up (JIT) first, then timed ``repeats`` times, each the mean
     over ``number`` calls; the plain ``heapq`` reference is timed over ``reference_calls``
-    calls. Returns an :class:`EventDrivenTimingResult`. Wall-clock
-    values depend on the machine and its load: report them, never test them.
+    calls. Wall-clock values depend on the machine and its load: report them, never test them.
+
+    Parameters
+    ----------
+    n_workers : int, default 100
+        Number of workers N.
+    w : int, default 50
+        Fresh results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
+    n_iterations : int, default 100
+        Iterations per simulation.
+    repeats : int, default 7
+        Timings of the compiled kernel. Must satisfy ``1 <= repeats``.
+    number : int, default 50
+        Calls averaged per timing. Must satisfy ``1 <= number``.
+    reference_calls : int, default 2
+        Calls of the ``heapq`` reference averaged (at least 1).
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed of the cluster and the latencies.
+
+    Returns
+    -------
+    EventDrivenTimingResult
+        Milliseconds per call: one value per repeat of the compiled kernel, and the
+        ``heapq`` reference's.
     """
     import time
 
@@ -1532,6 +2308,17 @@ def trace_gamma_ks(trace) -> pd.DataFrame:
 
     The parameters are fitted to the same data, which makes the p-values conservative
     (a rejection at 5 % is trustworthy, an acceptance weak evidence).
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        A trace in the ``data/traces`` format.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (column, worker): ``worker, column`` (``"compute_time"`` or
+        ``"comm_time"``), ``ks`` (the KS statistic), ``pvalue`` and ``n`` (recordings).
     """
     from scipy import stats
 
@@ -1634,8 +2421,30 @@ def trace_dsag_predictions(
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
 
-    Returns a :class:`TraceDsagPredictionsResult` (its ``totals``: one row per model and
-    simulated run, the models named as above).
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A DSAG trace written by ``codedlib.runtime`` with a ``# command: ... -m
+        codedlib.runtime ...`` header line.
+    replicas : int, default 200
+        Simulated runs per model. Must satisfy ``2 <= replicas``.
+    long_iterations : int, default 4000
+        Iterations of the long draw of the injected model (stationary moments, shuffled
+        runs). Must satisfy ``2 <= long_iterations``.
+    rng : numpy.random.Generator, int or None, default None
+        Random generator or seed of the simulated runs.
+
+    Returns
+    -------
+    TraceDsagPredictionsResult
+        The run's configuration, recorded and replayed totals, the injected models' mean
+        cumulative latency, queueing diagnostics, and ``totals``: one row per model and
+        simulated run (``model, replica, total``), the models named as above.
+
+    Raises
+    ------
+    ValueError
+        If the trace has no ``codedlib.runtime`` command header or is not a DSAG run.
     """
     import shlex
 
