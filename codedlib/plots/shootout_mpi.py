@@ -49,9 +49,8 @@ def plot_real_vs_predicted(result, ax=None, title=None):
     matplotlib.figure.Figure
         The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
-    from codedlib.experiments.shootout_mpi import RealVsPredicted
-
-    if not isinstance(result, RealVsPredicted):
+    # a plot reads the result it is given (plots sit below experiments: no import of it)
+    if not (hasattr(result, "frame") and hasattr(result, "cluster")):
         raise InputTypeError(f"result must be a RealVsPredicted, got {type(result).__name__}")
     if title is not None and not isinstance(title, str):
         raise InputTypeError(f"title must be a str or None, got title={title!r}")
