@@ -173,7 +173,9 @@ def test_a_worker_sigstopped_for_the_whole_run_is_survived(scheme_args, n_procs,
     if scheme_args[1] == "cr":  # a frozen leaf costs only its own contribution: its parent goes on
         parent_rank = 1 + (frozen + 1 - 4) // 3  # leaf rank frozen + 1 under (3, 2) tree
         parent = trace[trace["parent"] == parent_rank]
-        assert parent["iteration"].nunique() >= 390
+        # a parent stuck on its frozen child would record nothing after iteration 5; under a
+        # busy machine (CI: 386 of 400) a few iterations move on before any child answers
+        assert parent["iteration"].nunique() >= 360 and parent["iteration"].max() >= 395
 
 
 @pytest.mark.timeout(200)
