@@ -151,10 +151,14 @@ def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
     a = np.sort(np.asarray(ready, dtype=float), axis=-1)
     if need == 0:
         return np.broadcast_to(np.asarray(port_free, dtype=float), a.shape[:-1]).copy()
-    m = np.arange(need)
-    # R_m = (m + 1) tau + max(port_free, max_{j <= m} (a_j - j tau))
-    lead = np.maximum.accumulate(a[..., :need] - m * tau, axis=-1)[..., -1]
-    return need * tau + np.maximum(lead, port_free)
+    return _port_schedule(a[..., :need], tau, port_free)[..., -1]
+
+
+def _port_schedule(arrivals, tau, port_free=0.0):
+    """When the port has received each of the sorted ``arrivals`` (last axis), vectorised:
+    ``R_m = (m + 1) tau + max(port_free, max_{j <= m} (a_j - j tau))``."""
+    m = np.arange(arrivals.shape[-1])
+    return (m + 1) * tau + np.maximum(np.maximum.accumulate(arrivals - m * tau, axis=-1), port_free)
 
 
 def _decode_time(cluster: ClusterModel, need: int, decoder: str | None) -> float:
@@ -165,25 +169,39 @@ def _decode_time(cluster: ClusterModel, need: int, decoder: str | None) -> float
     return combine + float(decoding_time(need, cluster.master_flop_time, decoder))
 
 
-def _star(cluster, factors, shares, need, decoder=None):
-    comp = cluster.share_time * shares[None, :] * factors
+def _star(cluster, comp, need, decoder=None):
+    """The master decodes from the first ``need`` messages of its single port."""
     return single_port_receive(comp, need, cluster.message_time) + _decode_time(
         cluster, need, decoder
     )
 
 
-def _ring(cluster, factors, shares):
+def _ring(cluster, comp):
     """Ring all-reduce: everyone done, then ``2(N-1)`` rounds of ``dim/N``-number messages."""
     N = cluster.n_workers
-    comp = cluster.share_time * shares[None, :] * factors
     segment = cluster.network.vector_time(cluster.workload.dim / N) if N > 1 else 0.0
     return comp.max(axis=1) + 2 * (N - 1) * segment
 
 
-def _tree(cluster, factors, shares, n, L, s):
-    N_tree = n_tree_workers(n, L)
-    comp = cluster.share_time * shares[None, :N_tree] * factors[:, :N_tree]
-    return tree_finish(comp, n, L, s, cluster.message_time)
+def _tree(cluster, comp, n, L, s):
+    """CodedReduce's root on the first ``n + ... + n^L`` workers (the rest idle)."""
+    return tree_finish(comp[:, : n_tree_workers(n, L)], n, L, s, cluster.message_time)
+
+
+def _compute(cluster, shares, factors):
+    """Computation times ``(T, N)`` of ``shares`` on the drawn ``factors``."""
+    return cluster.compute_times(shares, factors.shape[0], factors=factors)
+
+
+def _clock(setup, scheme, lay, factors):
+    """Iteration times of an exact or SGD scheme with layout ``lay``."""
+    c = setup.cluster
+    comp = _compute(c, lay["shares"], factors)
+    if scheme.timing == "ring":
+        return _ring(c, comp)
+    if scheme.timing == "tree":
+        return _tree(c, comp, lay["n"], lay["L"], lay["s"])
+    return _star(c, comp, lay["need"], lay.get("decoder"))
 
 
 # ------------------------------------------------------------------------------ entries
@@ -409,7 +427,8 @@ def choose_tree(setup: Shootout) -> tuple[int, int]:
         best = None
         for n, L in tree_candidates(setup.n_workers, setup.tree_s):
             lay = _tree_shares(setup, n, L)
-            mean = float(_tree(setup.cluster, factors, lay["shares"], n, L, lay["s"]).mean())
+            comp = _compute(setup.cluster, lay["shares"], factors)
+            mean = float(_tree(setup.cluster, comp, n, L, lay["s"]).mean())
             if best is None or mean < best[0]:
                 best = (mean, (n, L))
         return best[1]
@@ -586,14 +605,7 @@ def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
     scheme = get_scheme(name)
     if scheme.engine not in ("exact", "sgd"):
         raise ValueError(f"iteration_times needs an exact or sgd scheme, got scheme={name!r}")
-    lay = scheme.layout(setup)
-    factors = np.asarray(factors, dtype=float)
-    c = setup.cluster
-    if scheme.timing == "ring":
-        return _ring(c, factors, lay["shares"])
-    if scheme.timing == "tree":
-        return _tree(c, factors, lay["shares"], lay["n"], lay["L"], lay["s"])
-    return _star(c, factors, lay["shares"], lay["need"], lay.get("decoder"))
+    return _clock(setup, scheme, scheme.layout(setup), np.asarray(factors, dtype=float))
 
 
 # ------------------------------------------------------------------------------ results
@@ -673,7 +685,7 @@ def _gd_trajectory(setup: Shootout, n_iter: int) -> np.ndarray:
 
 def _run_exact(setup, scheme, lay, factors, seed):
     T = factors.shape[0]
-    times = iteration_times(scheme.name, setup, factors)
+    times = _clock(setup, scheme, lay, factors)
     N, dim = setup.n_workers, setup.cluster.workload.dim
     if scheme.timing == "ring":
         messages = np.full(T, 2.0 * (N - 1) * N)
@@ -692,8 +704,8 @@ def _run_exact(setup, scheme, lay, factors, seed):
 
 def _run_sgd(setup, scheme, lay, factors, seed):
     c, N, need = setup.cluster, setup.n_workers, lay["need"]
-    comp = c.share_time * lay["shares"][None, :] * factors
-    times = single_port_receive(comp, need, c.message_time) + _decode_time(c, need, None)
+    comp = _compute(c, lay["shares"], factors)
+    times = _star(c, comp, need)
     fastest = np.argpartition(comp, need - 1, axis=1)[:, :need]
     bounds, problem = setup.bounds, setup.problem
     theta = setup.theta0.copy()
@@ -760,7 +772,7 @@ def _run_event(setup, scheme, lay, factors, seed):
     T = factors.shape[0]
     times, gaps = np.zeros(T), [setup.relative_gap(theta)]
     messages, shares_done = np.zeros(T), np.zeros(T)
-    task_time = c.share_time * lay["shares"][None, :] * factors  # (T, N)
+    task_time = _compute(c, lay["shares"], factors)  # (T, N)
     for t in range(T):
         sub = offsets + next_sub
         grads_now = _range_gradients(problem, theta, sub_bounds[sub], sub_rows[sub])  # task t
@@ -770,11 +782,8 @@ def _run_event(setup, scheme, lay, factors, seed):
         arrive = np.concatenate([np.where(pend, pend_time, np.inf), done])
         order = np.argsort(arrive, kind="stable")
         a = arrive[order]
-        m = np.arange(a.size)
-        finite = np.isfinite(a)
-        recv = (m + 1) * tau + np.maximum(
-            np.maximum.accumulate(np.where(finite, a - m * tau, -np.inf)), port_free
-        )
+        finite = np.isfinite(a)  # never-sent results sort last
+        recv = _port_schedule(a, tau, port_free)
         fresh_sorted = order >= N
         wth = np.flatnonzero(fresh_sorted & finite)[w - 1]
         T_w = recv[wth]
@@ -854,7 +863,7 @@ def _run_lazy(setup, scheme, lay, factors, seed):
     T = factors.shape[0]
     times, gaps = np.zeros(T), [setup.relative_gap(theta)]
     messages, numbers, shares = np.zeros(T), np.zeros(T), np.zeros(T)
-    comp = (c.share_time * lay["shares"][None, :] * factors).reshape(T, G, n_g)
+    comp = _compute(c, lay["shares"], factors).reshape(T, G, n_g)
     tau = c.message_time
     for k in range(T):
         if k == 0 or xi == 0.0:
