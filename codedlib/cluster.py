@@ -229,9 +229,7 @@ class ClusterModel:
     @property
     def cv(self) -> float:
         """Coefficient of variation of the straggling factor X (inf for Pareto xi <= 2)."""
-        if self.family == "shifted_exponential":
-            return self.shape
-        if self.family == "gamma":
+        if self.family != "pareto":  # the shifted exponential's share v and gamma's cv
             return self.shape
         xi = self.shape
         return math.inf if xi <= 2 else 1.0 / math.sqrt(xi * (xi - 2.0))

@@ -648,23 +648,25 @@ def scale_study(
         Every run and the trees chosen.
     """
     rows, trees = [], []
+    seed_list = _seeds(seeds)
     for N in n_values:
         cluster = apply_axis(base, "n_workers", N)
         setup = Shootout(cluster, max_iter=max_iter, **setup_options)
-        for seed in _seeds(seeds):
+        names = _applicable(setup, schemes)
+        for seed in seed_list:
             factors = cluster.factors(max_iter, seed)
-            for name in _applicable(setup, schemes):
+            for name in names:
                 t0 = time.perf_counter()
                 run = simulate(setup, name, seed, factors=factors)
                 wall = time.perf_counter() - t0
                 row = run.summary(setup.target)
                 row.update(n_workers=N, wall_seconds=wall, max_iter=max_iter)
                 rows.append(row)
-                if name == "cr" and seed == _seeds(seeds)[0]:
-                    lay = run.layout
-                    trees.append(
-                        {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
-                    )
+        if "cr" in names:
+            lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
+            trees.append(
+                {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
+            )
     return ScaleStudy(pd.DataFrame(rows), pd.DataFrame(trees))
 
 
