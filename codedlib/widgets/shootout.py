@@ -17,6 +17,7 @@ import html
 from pathlib import Path
 
 from codedlib.cluster import FAMILIES
+from codedlib.latency.traces import list_traces, trace_path
 from codedlib.widgets._common import Explorer, Report, log_slider
 
 __all__ = ["TRACE_NONE", "explore_your_cluster", "trace_choices", "your_cluster_report"]
@@ -33,9 +34,7 @@ def trace_choices() -> list[str]:
     list of str
         The trace menu's entries.
     """
-    from codedlib.notebooks import REPO_ROOT
-
-    return [TRACE_NONE] + sorted(p.name for p in (REPO_ROOT / "data" / "traces").glob("*.csv"))
+    return [TRACE_NONE] + [f"{name}.csv" for name in list_traces()]
 
 
 def your_cluster_report(
@@ -70,7 +69,6 @@ def your_cluster_report(
         ``(YourCluster, html)``.
     """
     from codedlib.experiments import shootout as ex
-    from codedlib.notebooks import REPO_ROOT
 
     if trace == TRACE_NONE:
         cluster = ex.default_cluster(
@@ -83,10 +81,9 @@ def your_cluster_report(
         )
         source = ex.apply_axis(cluster, "comm_to_comp", comm_to_comp)
     else:
-        path = REPO_ROOT / "data" / "traces" / str(trace)
-        if not path.is_file():
+        if trace not in trace_choices():
             raise ValueError(f"trace must be one of {trace_choices()}, got trace={trace!r}")
-        source = path
+        source = trace_path(str(trace).removesuffix(".csv"))
     result = ex.your_cluster(source, seeds=int(seeds), n_workers=n_workers, max_iter=max_iter)
     table = result.ranking.table
     rows = "".join(
