@@ -34,13 +34,13 @@ Algorithm 1). The registry's own replay of the injected delays
 simulator runs on the real runs' own data (:func:`real_problem`), so LAGC's and G-LAG's lazy
 group selection (eq. 17) is the same in both.
 
-Measured (:func:`real_cluster`, 40 iterations, seed 0, the first iteration left out; a 2-core
-machine, otherwise idle), measured / predicted: UMW 1.05, SGD 1.06, GC 1.04, RS-GC 1.04,
-CodedReduce (3, 2) 1.06, RAR (hand-written ring) 1.11, DSAG 0.93, DSAG-LB 0.98, LAGC 1.05,
-G-LAG 1.07 (the lazy schemes' 95 % intervals are wide: iterations that select no group take
-about nothing). DSAG is *below* 1 because the simulator's single-port coordinator spends ``t_c``
-on every result it receives, stale ones included, while the MPI coordinator charges ``t_c`` for
-fresh results only (about 7 of the 12 it receives per iteration); DSAG-LB's prediction uses
+Measured (:func:`real_cluster`, 40 iterations, seed 0, the first iteration left out; the
+faithful run of notebook 06 on a 2-core machine), measured / predicted: UMW 1.05, SGD 1.07,
+GC 1.04, RS-GC 1.04, CodedReduce (3, 2) 1.06, RAR (hand-written ring) 1.11, DSAG 1.10,
+DSAG-LB 1.13, LAGC 1.04, G-LAG 1.05 (the lazy schemes' 95 % intervals are wide: iterations that
+select no group take about nothing). Both the simulator's and the MPI coordinator's single port
+charge ``t_c`` for every result they read, stale ones included (before the runtime did so, for
+fresh results only, DSAG measured 0.93); DSAG-LB's prediction uses
 the shoot-out's oracle sub-partitions from the first iteration, the run learns them online.
 
 Examples
@@ -571,9 +571,9 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
         fresh = trace["fresh"].astype(bool)
         T = setup.max_iter
         row["method"] += (
-            f"; results received per iteration: simulator {messages.mean():.2f} (its single port "
-            f"takes t_c for each, stale ones too), run {len(trace) / T:.2f} of which "
-            f"{fresh.sum() / T:.2f} fresh (the MPI coordinator charges t_c for fresh ones only)"
+            f"; results received per iteration: simulator {messages.mean():.2f}, run "
+            f"{len(trace) / T:.2f} of which {fresh.sum() / T:.2f} fresh (both single ports take "
+            f"t_c for each, stale ones too)"
         )
     if selected is not None:
         real = np.asarray(result.meta["groups_selected"], dtype=float)
