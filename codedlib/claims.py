@@ -60,6 +60,7 @@ import numpy as np
 __all__ = [
     "VERDICTS",
     "KINDS",
+    "BASES",
     "PAPERS",
     "Claim",
     "ClaimsTable",
@@ -83,6 +84,10 @@ VERDICTS = (
     "not attempted",
 )
 KINDS = ("exact", "interval", "comparison", "qualitative")
+#: What a row stands for: ``paper`` (a number or statement printed in the paper, with its
+#: locator), ``derived`` (our derivation from the paper's printed numbers), ``check`` (true by
+#: construction, or our own consistency check). Only ``paper`` rows count in a tally.
+BASES = ("paper", "derived", "check")
 OUTCOMES = ("greater", "less", "indistinguishable")
 
 #: The five papers (and the common-ground notebook) by key: citation key in references.bib
@@ -175,6 +180,8 @@ class Claim:
         ``quick`` or ``faithful`` run.
     headline : bool, default False
         Shown in the README's headline rows.
+    basis : str, default 'paper'
+        What the row stands for (one of ``BASES``).
     """
 
     notebook: str
@@ -203,6 +210,7 @@ class Claim:
     section: str = ""
     mode: str = ""
     headline: bool = False
+    basis: str = "paper"
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -406,6 +414,8 @@ def check_claim(claim: Claim) -> list[str]:
         problems.append(f"verdict {claim.verdict!r} not in {VERDICTS}")
     if claim.kind not in KINDS:
         problems.append(f"kind {claim.kind!r} not in {KINDS}")
+    if claim.basis not in BASES:
+        problems.append(f"basis {claim.basis!r} not in {BASES}")
     if not claim.item or not claim.quantity or not claim.section:
         problems.append("item, quantity and section are required")
     if (
@@ -544,6 +554,7 @@ class ClaimsTable:
         headline: bool = False,
         ours_text: str = "",
         paper_text: str = "",
+        basis: str = "paper",
     ) -> Claim:
         """A deterministic value (a formula, a count, a code property).
 
@@ -559,6 +570,7 @@ class ClaimsTable:
             reason=reason,
             section=section,
             headline=headline,
+            basis=basis,
             rtol=rtol,
             uncertainty="exact (deterministic)",
         )
@@ -601,6 +613,7 @@ class ClaimsTable:
         section: str = "",
         headline: bool = False,
         paper_text: str = "",
+        basis: str = "paper",
     ) -> Claim:
         """A stochastic value: ``samples`` over independent seeds (mean and t-interval), or an
         ``estimate = (value, low, high)`` computed elsewhere (say what in ``uncertainty``).
@@ -641,6 +654,7 @@ class ClaimsTable:
             reason=reason,
             section=section,
             headline=headline,
+            basis=basis,
         )
         if verdict is None:
             rng_ = _paper_range(claim)
@@ -670,6 +684,7 @@ class ClaimsTable:
         reason: str = "",
         section: str = "",
         headline: bool = False,
+        basis: str = "paper",
     ) -> Claim:
         """ "A is faster / better than B": the paired ratio numerator/denominator over seeds,
         with a log-scale t-interval, against null = 1.
@@ -710,6 +725,7 @@ class ClaimsTable:
             reason=reason,
             section=section,
             headline=headline,
+            basis=basis,
         )
         if verdict is None:
             rng_ = _paper_range(claim)
@@ -741,6 +757,7 @@ class ClaimsTable:
         section: str = "",
         uncertainty: str = "",
         headline: bool = False,
+        basis: str = "paper",
     ) -> Claim:
         """A statement that is not a number ("Coded-RS has the lowest test error"): the verdict
         is the notebook's judgement and must come with a reason unless reproduced."""
@@ -756,6 +773,7 @@ class ClaimsTable:
                 setting=setting,
                 section=section,
                 headline=headline,
+                basis=basis,
                 uncertainty=uncertainty,
             )
         )
@@ -769,6 +787,7 @@ class ClaimsTable:
         reason: str,
         section: str,
         headline: bool = False,
+        basis: str = "paper",
     ) -> Claim:
         """A paper claim we do not reproduce at all, and why."""
         return self._add(
@@ -781,6 +800,7 @@ class ClaimsTable:
                 reason=reason,
                 section=section,
                 headline=headline,
+                basis=basis,
             )
         )
 
@@ -891,6 +911,8 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
     rows = []
     for path in paths:
         frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+        if "basis" not in frame.columns:  # files written before the field existed
+            frame["basis"] = "paper"
         missing = set(names) - set(frame.columns)
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")
