@@ -182,6 +182,9 @@ class Claim:
         Shown in the README's headline rows.
     basis : str, default 'paper'
         What the row stands for (one of ``BASES``).
+    machine_dependent : bool, default False
+        The numbers are wall-clock or real-process measurements of the machine that ran the
+        notebook: committed files keep the verdict, not the numbers.
     """
 
     notebook: str
@@ -211,6 +214,7 @@ class Claim:
     mode: str = ""
     headline: bool = False
     basis: str = "paper"
+    machine_dependent: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -913,6 +917,8 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
         frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
         if "basis" not in frame.columns:  # files written before the field existed
             frame["basis"] = "paper"
+        if "machine_dependent" not in frame.columns:
+            frame["machine_dependent"] = "False"
         missing = set(names) - set(frame.columns)
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")

@@ -118,10 +118,13 @@ class NodePlan:
 
 
 def sum_combine(positions, vectors):
+    """Combine a node's received vectors by summing them."""
     return np.sum(vectors, axis=0)
 
 
 def scaled_sum(scale):
+    """A combine that sums the received vectors and multiplies by ``scale``."""
+
     def combine(positions, vectors):
         return scale * np.sum(vectors, axis=0)
 
