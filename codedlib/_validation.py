@@ -2,22 +2,6 @@
 
 Errors name the parameter, its value and the allowed range, e.g.
 ``ValueError("s must satisfy 0 <= s < 3, got s=5")``.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -27,6 +11,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "RngLike",
     "InputTypeError",
     "as_generator",
     "check_int",
@@ -36,24 +21,17 @@ __all__ = [
 ]
 
 
+#: What every ``rng`` parameter accepts: a Generator, an integer seed, or None (fresh entropy).
+RngLike = np.random.Generator | int | None
+
+
 class InputTypeError(TypeError, ValueError):
     """An argument of the wrong type: a ``TypeError`` (the Python convention) that callers
     catching the library's ``ValueError`` (the widgets do) still catch."""
 
 
-def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
-    """Return a ``np.random.Generator`` from a Generator, an integer seed or None.
-
-    Parameters
-    ----------
-    rng : np.random.Generator | int | None
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.random.Generator
-        A ``np.random.Generator`` from a Generator, an integer seed or None.
-    """
+def as_generator(rng: RngLike) -> np.random.Generator:
+    """Return a ``np.random.Generator`` from a Generator, an integer seed or None."""
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, numbers.Integral):
@@ -72,24 +50,7 @@ def _range_text(name, low, high, low_open=False, high_open=False):
 
 
 def check_int(name: str, value, low=None, high=None) -> int:
-    """Return ``value`` as int if it is an integer with ``low <= value <= high``.
-
-    Parameters
-    ----------
-    name : str
-        Name of the checked argument, used in error messages.
-    value
-        Value to check or convert.
-    low : float, optional
-        Lower bound (inclusive unless ``low_open``).
-    high : float, optional
-        Upper bound (inclusive unless ``high_open``).
-
-    Returns
-    -------
-    int
-        ``value`` as int if it is an integer with ``low <= value <= high``.
-    """
+    """Return ``value`` as int if it is an integer with ``low <= value <= high``."""
     if isinstance(value, bool):
         raise InputTypeError(f"{name} must be an integer, got {name}={value!r}")
     if not isinstance(value, numbers.Integral):
@@ -108,28 +69,8 @@ def check_int(name: str, value, low=None, high=None) -> int:
 def check_real(name: str, value, low=None, high=None, low_open=False, high_open=False) -> float:
     """Return ``value`` as float if it is a finite real number inside the given range.
 
-    ``low_open`` / ``high_open`` make the corresponding bound strict. ``high=np.inf`` with
-    ``high_open=False`` admits infinity.
-
-    Parameters
-    ----------
-    name : str
-        Name of the checked argument, used in error messages.
-    value
-        Value to check or convert.
-    low : float, optional
-        Lower bound (inclusive unless ``low_open``).
-    high : float, optional
-        Upper bound (inclusive unless ``high_open``).
-    low_open : bool, default False
-        Make the lower bound strict.
-    high_open : bool, default False
-        Make the upper bound strict.
-
-    Returns
-    -------
-    float
-        ``value`` as float if it is a finite real number inside the given range.
+    ``low_open`` / ``high_open`` make a bound strict; ``high=np.inf`` with ``high_open=False``
+    admits infinity.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputTypeError(f"{name} must be a real number, got {name}={value!r}")
@@ -149,28 +90,8 @@ def check_real(name: str, value, low=None, high=None, low_open=False, high_open=
 def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=float) -> np.ndarray:
     """Return ``value`` as an array, checking type, dimension, shape and finiteness.
 
-    Complex values (for a real ``dtype``) and non-numeric values raise
-    :class:`InputTypeError`; nothing is truncated silently.
-
-    Parameters
-    ----------
-    name : str
-        Name of the checked argument, used in error messages.
-    value
-        Value to check or convert.
-    ndim : int, optional
-        Required number of dimensions.
-    shape : optional
-        Required shape (None entries are free).
-    finite : bool, default True
-        Require every entry to be finite.
-    dtype : numpy dtype, default float
-        dtype to convert to.
-
-    Returns
-    -------
-    np.ndarray
-        ``value`` as an array, checking type, dimension, shape and finiteness.
+    ``shape`` entries that are None are free. Complex values (for a real ``dtype``) and
+    non-numeric values raise :class:`InputTypeError`; nothing is truncated silently.
     """
     raw = np.asarray(value)
     if np.dtype(dtype).kind in "biuf":
@@ -199,22 +120,7 @@ def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=floa
 
 
 def check_frame(name: str, frame, columns=()):
-    """``frame`` must be a non-empty pandas DataFrame holding ``columns``.
-
-    Parameters
-    ----------
-    name : str
-        Name of the checked argument, used in error messages.
-    frame : pandas.DataFrame
-        Frame to check.
-    columns : sequence of str, default ()
-        Columns the frame must hold.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``frame`` itself, once checked.
-    """
+    """Return ``frame`` if it is a non-empty pandas DataFrame holding ``columns``."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):

@@ -1,17 +1,1 @@
-"""Gradient codes: cyclic-repetition GC (Tandon et al.), CodedReduce tree allocation, Reed–Solomon GC.
-
-References
-----------
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
-"""
+"""Gradient codes: cyclic repetition (Tandon et al.), CodedReduce trees, Reed–Solomon, streams."""

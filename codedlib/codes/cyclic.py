@@ -5,39 +5,18 @@ and sends the coded partial gradient ``b_i @ G`` where ``G`` stacks the partitio
 row-wise. For any set ``F`` of at least ``n - s`` survivors there is a decoding vector ``a``,
 zero outside ``F``, with ``a @ B = 1`` (the all-ones row), so ``a @ (B @ G) = sum_k g_k``.
 
-This is the building block of CodedReduce (CR paper, Section II-C and COMPALLOC, Algorithm 1),
-whose Example 1 / eq. (4) code ``B = [[1/2,1,0],[0,1,-1],[1/2,0,1]]`` with decoding matrix
-``A = [[0,1,2],[1,0,1],[2,-1,0]]`` is accepted by :func:`gradient_code_from_matrices`.
+The building block of CodedReduce (CR paper, Sec. II-C and COMPALLOC, Alg. 1); its Example 1
+/ eq. (4) code is :data:`PAPER_EXAMPLE_B` / :data:`PAPER_EXAMPLE_A`.
 
-Construction (Tandon et al., Algorithm 2): pick ``H`` (``s x n``) with ``H @ 1 = 0``; row ``i``
-of ``B`` is the (unique up to scale) vector supported on the window ``i..i+s`` that ``H``
-annihilates. All rows then lie in ``null(H)`` (dimension ``n - s``, containing ``1``) and any
-``n - s`` rows span it for a generic ``H``.
+Numerical robustness. Tandon et al.'s Gaussian null space ``H`` (Alg. 2) gives decoding systems
+whose condition number grows erratically with ``n`` (1e8-1e10 at n = 500-1000 in our trials).
+We use a *structured* one, ``H[:, m] = E[:, m mod (s+1)]`` (``E``: orthonormal zero-sum basis of
+R^{s+1}): every row of ``B`` is all-ones on its window and a decoding vector is the indicator of
+a residue class hit by no straggler (condition ~sqrt(n)). Exact when ``(s+1) | n``; otherwise a
+``perturbation * N(0, 1)`` term makes ``H`` generic; condition numbers stay below ~1e7 up to
+n = 1000, s <= 10 (``benchmarks/bench_codedreduce.py``).
 
-Numerical robustness. A Gaussian ``H`` (Tandon et al.'s random choice) gives decoding systems
-whose condition number grows erratically with ``n`` (1e8-1e10 at n = 500-1000 in our trials)
-because decoding chains products of ratios of random entries. We use a *structured* null space
-instead: ``H[:, m] = E[:, m mod (s+1)]`` where the columns of ``E`` are an orthonormal basis of the
-zero-sum vectors of R^{s+1}. Every window then holds each residue once, so every row of ``B`` is
-the all-ones vector on its window and the decoding vector is the indicator of a residue class
-hit by no straggler (condition number ~sqrt(n)). This is exact when ``(s+1) | n``; otherwise a
-window near the wrap-around repeats a residue and we add a small random perturbation
-(``perturbation * N(0, 1)``, default 0.1) that makes ``H`` generic while keeping rows close to
-all-ones. Measured condition numbers stay below ~1e7 up to n = 1000 for s <= 10
-(``benchmarks/bench_codedreduce.py``). :meth:`GradientCode.decode` is online: one SVD of ``B`` per
-code (cached), then an ``s x s`` solve per straggler pattern; it reports the condition number
-of every solve and warns with :class:`DecodingConditionWarning` above ``1e10``.
-
-References
-----------
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
+References: references.bib keys tandon2017gradient, reisizadeh2022codedreduce.
 """
 
 from __future__ import annotations
@@ -50,7 +29,7 @@ from functools import cached_property
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 
 __all__ = [
     "PAPER_EXAMPLE_A",
@@ -81,23 +60,10 @@ class DecodingConditionWarning(UserWarning):
 
 @dataclass(frozen=True, eq=False)
 class GradientCode:
-    """A gradient code: encoding matrix ``B`` tolerating ``stragglers`` = s stragglers.
+    """A gradient code: encoding matrix ``B`` (``B[i, k]``: worker i's weight on partition k).
 
-    ``B[i, k]`` is the coefficient with which worker ``i`` weighs the gradient of partition
-    ``k``. Any ``n_workers - s`` rows of ``B`` span the all-ones vector. Satisfies
-    :class:`~codedlib.codes.protocol.GradientCodeLike` (``B``, ``n_workers``, ``stragglers``,
-    ``decode``); :class:`~codedlib.codes.protocol.CachedDecoder` caches its decodes.
-
-    Parameters
-    ----------
-    B : np.ndarray
-        Encoding (task) matrix, one row per worker.
-    stragglers : int
-        Number of stragglers s tolerated.
-    A : np.ndarray | None, optional
-        Optional decoding matrix supplied by the user (rows in ``combinations`` order).
-    null_space : np.ndarray | None, optional
-        The null-space matrix ``H`` the code was built from (None if given as matrices).
+    Any ``n_workers - stragglers`` rows of ``B`` span the all-ones vector. Satisfies
+    :class:`~codedlib.codes.protocol.GradientCodeLike`.
 
     Example
     -------
@@ -191,24 +157,9 @@ class GradientCode:
     ):
         """Decoding vector for the actual survivors (Tandon et al., Algorithm 1, online).
 
-        Returns ``a`` of length ``n_workers``, zero outside the survivors F, with
-        ``a @ B == 1``. Method: ``a = a0 + N @ c`` where ``a0`` is the minimum-norm solution of
-        ``a0 @ B = 1`` and ``N`` an orthonormal basis of the left null space of ``B`` (one SVD
-        per code, cached); ``c`` solves the ``|S| x (n - rank B)`` system ``N[S] c = -a0[S]``
-        for the stragglers S by least squares. Cost per call O(n s) after the first.
-
-        Parameters
-        ----------
-        survivors : array of distinct worker indices, or boolean mask of length n_workers;
-            at least ``n - s`` of them.
-        return_condition : also return the condition number ``cond(B) * cond(N[S])``
-            (nonzero singular values), an estimate of the condition number of ``B[F]``.
-        warn_condition : emit :class:`DecodingConditionWarning` above this condition number.
-
-        Raises
-        ------
-        ValueError for too few survivors, bad indices, or survivors whose rows do not span
-        the all-ones vector (a code that is not valid for this pattern).
+        ``a`` is zero outside the survivors (worker indices or a boolean mask) with
+        ``a @ B == 1``; one cached SVD per code, then O(n s) per call (see :attr:`_decoder`).
+        ``return_condition`` adds ``cond(B) * cond(N[S])``, an estimate of ``cond(B[F])``.
         """
         idx = self._survivor_indices(survivors)
         a0, null, cond_b = self._decoder
@@ -256,10 +207,8 @@ class GradientCode:
     def decoding_matrix(self, max_patterns: int = DEFAULT_MAX_PATTERNS) -> np.ndarray:
         """Full decoding matrix ``A`` (C(n, s) x n), one row per straggler set of size s.
 
-        Row ``f`` decodes when exactly the workers of the ``f``-th set of
-        ``itertools.combinations(range(n), s)`` straggle (the order of eq. (4)). Returns the
-        user-supplied ``A`` if there is one. Refuses (ValueError) when C(n, s) exceeds
-        ``max_patterns``: use :meth:`decode` online instead.
+        Row ``f``: the ``f``-th set of ``itertools.combinations(range(n), s)`` straggles (the
+        order of eq. (4)). The user-supplied ``A`` if there is one.
         """
         n, s = self.n_workers, self.stragglers
         count = math.comb(n, s)
@@ -277,29 +226,14 @@ class GradientCode:
         return np.array(rows).reshape(count, n)
 
 
-def structured_null_space(n: int, s: int, rng=None, perturbation: float = 0.1) -> np.ndarray:
+def structured_null_space(
+    n: int, s: int, rng: RngLike = None, perturbation: float = 0.1
+) -> np.ndarray:
     """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code`.
 
     ``H[:, m] = E[:, m mod (s+1)]`` with ``E`` an orthonormal basis of zero-sum vectors of
     R^{s+1}; exact when ``(s+1) | n`` (then ``B`` is the all-ones band), else perturbed by
     ``perturbation * N(0, 1)`` entries and re-centred so ``H @ 1 = 0``.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    s : int
-        Number of stragglers s tolerated. Must satisfy ``0 <= s <= n - 1``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    perturbation : float, default 0.1
-        Size of the random perturbation used when (s+1) does not divide n. Must satisfy
-        ``0.0 <= perturbation``.
-
-    Returns
-    -------
-    np.ndarray
-        Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code`.
     """
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
@@ -320,20 +254,8 @@ def code_from_null_space(H, s: int) -> GradientCode:
     """Tandon et al.'s cyclic construction (Algorithm 2) from a given ``H`` (s x n, H @ 1 = 0).
 
     Row ``i`` of ``B`` is the null vector of ``H[:, i..i+s mod n]``, scaled to Euclidean norm
-    ``sqrt(s+1)`` with non-negative entry sum (all-ones rows when ``H`` is periodic).
-    ``H = [[-2, 1, 1]]`` reproduces eq. (4)'s ``B`` up to row scaling.
-
-    Parameters
-    ----------
-    H : array_like
-        ``(s, n)`` matrix with ``H @ 1 = 0``.
-    s : int
-        Number of stragglers s tolerated. Must satisfy ``0 <= s``.
-
-    Returns
-    -------
-    GradientCode
-        Tandon et al.'s cyclic construction (Algorithm 2) from a given ``H`` (s x n, H @ 1 = 0).
+    ``sqrt(s+1)`` with non-negative entry sum. ``H = [[-2, 1, 1]]`` gives eq. (4)'s ``B`` up to
+    row scaling.
     """
     H = check_array("H", H, ndim=2)
     s = check_int("s", s, 0)
@@ -367,33 +289,12 @@ def code_from_null_space(H, s: int) -> GradientCode:
 
 
 def cyclic_repetition_code(
-    n: int, s: int, rng=None, *, perturbation: float = 0.1, null_space=None
+    n: int, s: int, rng: RngLike = None, *, perturbation: float = 0.1, null_space=None
 ) -> GradientCode:
     """Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
 
-    Tandon et al. Algorithm 2 with the structured null space of :func:`structured_null_space`
-    (exact and perfectly conditioned when (s+1) divides n). ``rng`` seeds the perturbation used
-    when (s+1) does not divide n; ``rng=None`` means seed 0, so the default code is
-    deterministic. ``null_space`` overrides ``H`` (e.g. a Gaussian one, as in Tandon et al.).
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    s : int
-        Number of stragglers s tolerated. Must satisfy ``0 <= s``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    perturbation : float, default 0.1
-        Size of the random perturbation used when (s+1) does not divide n. Must satisfy
-        ``0.0 <= perturbation``.
-    null_space : array_like, optional
-        Matrix ``H`` to use instead of the structured null space.
-
-    Returns
-    -------
-    GradientCode
-        Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
+    Tandon et al. Algorithm 2 with :func:`structured_null_space`. ``rng=None`` means seed 0
+    (the default code is deterministic). ``null_space`` overrides ``H`` (e.g. a Gaussian one).
 
     Example
     -------
@@ -417,28 +318,9 @@ def gradient_code_from_matrices(
 ) -> GradientCode:
     """Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code.
 
-    With ``validate`` (default) every one of the C(n, s) straggler patterns is checked: the
-    surviving rows of ``B`` must span the all-ones row, and if ``A`` is given its row ``f``
-    must vanish on the ``f``-th straggler set (``itertools.combinations`` order) and satisfy
-    ``A[f] @ B == 1``. Refuses to validate more than ``max_patterns`` patterns.
-
-    Parameters
-    ----------
-    B : numpy.ndarray
-        Encoding (task) matrix, one row per worker.
-    s : int
-        Number of stragglers s tolerated. Must satisfy ``0 <= s``.
-    A : optional
-        Decoding matrix, one row per straggler pattern.
-    validate : bool, default True
-        Check every straggler pattern.
-    max_patterns : int, default DEFAULT_MAX_PATTERNS
-        Largest number of patterns validated.
-
-    Returns
-    -------
-    GradientCode
-        Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code.
+    ``validate`` checks all C(n, s) straggler patterns (at most ``max_patterns``): surviving
+    rows span the all-ones row; row ``f`` of ``A`` (``itertools.combinations`` order) vanishes
+    on the ``f``-th straggler set and has ``A[f] @ B == 1``.
 
     Example (CR paper, eq. (4))
     ---------------------------
