@@ -9,11 +9,7 @@ per-message constant of its own.
 The bytes of a message follow from what it carries: ``n_numbers * bytes_per_number``
 (float64 by default). A full gradient of a ``p``-parameter model is ``8 p`` bytes.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981 -- Section III-C (single-port communication model).
+References: references.bib keys reisizadeh2022codedreduce.
 """
 
 from __future__ import annotations
@@ -34,11 +30,11 @@ class Network:
     Parameters
     ----------
     latency : float, default 0.0003
-        Per-message latency, seconds. Must satisfy ``0.0 <= latency``.
+        Per-message latency, seconds.
     bandwidth : float, default 12500000.0
-        Link bandwidth, bytes per second. Must satisfy ``0.0 < bandwidth``.
+        Link bandwidth, bytes per second.
     bytes_per_number : int, default 8
-        Bytes per number of a message. Must satisfy ``1 <= bytes_per_number``.
+        Bytes per number of a message.
 
     Examples
     --------
@@ -106,14 +102,9 @@ def single_port_receive(ready, k: int, message_time) -> np.ndarray:
     ready : array_like
         Ready time of each sender's message (last axis: senders).
     k : int
-        Number of messages received. Must satisfy ``0 <= k <= ready.shape[-1]``.
+        Number of messages received.
     message_time
         Time to receive one message (scalar or broadcastable).
-
-    Returns
-    -------
-    np.ndarray
-        When a single-port node has fully received ``k`` messages.
 
     Examples
     --------

@@ -22,21 +22,7 @@ Example
 >>> bool(np.allclose(sum(parts), 40 * prob.gradient(theta)))
 True
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -73,10 +59,8 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
 
     Parameters
     ----------
-    n_samples : int
-        Number of samples. Must satisfy ``1 <= n_samples``.
     n_parts : int
-        Number of parts. Must satisfy ``1 <= n_parts <= n_samples``.
+        Number of parts.
 
     Returns
     -------
@@ -100,13 +84,6 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
 def standardize(X, intercept: bool = False) -> np.ndarray:
     """Columns shifted to zero mean and scaled to unit variance (constant columns left at 0);
     optionally a leading intercept column of ones (DSAG Section VII, logistic regression).
-
-    Parameters
-    ----------
-    X : numpy.ndarray
-        Feature matrix, one row per sample.
-    intercept : bool, default False
-        Append a column of ones.
 
     Returns
     -------
@@ -229,15 +206,6 @@ class LeastSquares(Problem):
     """f_i(θ) = ½ (x_iᵀθ − y_i)² + (λ/2)‖θ‖², so F(θ) = (1/2n)‖Xθ − y‖² + (λ/2)‖θ‖².
 
     The linear-regression problem of CodedReduce (eq. 10–11) and LAGC (Section VI).
-
-    Parameters
-    ----------
-    X : numpy.ndarray
-        Feature matrix, one row per sample.
-    y : numpy.ndarray
-        Labels or targets, one per row of ``X``.
-    lam : float, default 0.0
-        Ridge (L2) regularisation weight. Must satisfy ``0.0 <= lam``.
     """
 
     def __init__(self, X, y, lam: float = 0.0):
@@ -287,15 +255,6 @@ class LogisticRegression(Problem):
 
     DSAG Section VII (with ``standardize(X, intercept=True)`` and λ = 1/n) and CodedReduce's
     GISETTE 4-vs-9 task.
-
-    Parameters
-    ----------
-    X : numpy.ndarray
-        Feature matrix, one row per sample.
-    y : numpy.ndarray
-        Labels or targets, one per row of ``X``.
-    lam : float, default 0.0
-        Ridge (L2) regularisation weight. Must satisfy ``0.0 <= lam``.
     """
 
     def __init__(self, X, y, lam: float = 0.0):
@@ -351,14 +310,8 @@ class SoftmaxRegression(Problem):
 
     Parameters
     ----------
-    X : numpy.ndarray
-        Feature matrix, one row per sample.
-    y : numpy.ndarray
-        Labels or targets, one per row of ``X``.
     n_classes : int | None, optional
-        Number of classes; default from ``y``. Must satisfy ``2 <= n_classes``.
-    lam : float, default 0.0
-        Ridge (L2) regularisation weight. Must satisfy ``0.0 <= lam``.
+        Number of classes; default from ``y``.
     """
 
     def __init__(self, X, y, n_classes: int | None = None, lam: float = 0.0):
@@ -426,10 +379,8 @@ class PCA(Problem):
 
     Parameters
     ----------
-    X : numpy.ndarray
-        Feature matrix, one row per sample.
     k : int
-        Number of principal components. Must satisfy ``1 <= k <= self.X.shape[1]``.
+        Number of principal components.
     """
 
     def __init__(self, X, k: int):
@@ -510,10 +461,6 @@ class Dataset:
 
     Parameters
     ----------
-    X : np.ndarray
-        Feature matrix, one row per sample.
-    y : np.ndarray
-        Labels or targets, one per row of ``X``.
     X_test : np.ndarray | None, optional
         Held-out features.
     y_test : np.ndarray | None, optional
@@ -540,23 +487,6 @@ def synthetic_linear_regression(n_samples: int, dim: int, noise: float = 1.0, rn
 
     The paper uses (d, p) = (7644, 6500); ``theta_star`` is returned for the normalised
     error rate of eq. 11, ‖θ − θ*‖² / ‖θ*‖².
-
-    Parameters
-    ----------
-    n_samples : int
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    dim : int
-        Number of features. Must satisfy ``1 <= dim``.
-    noise : float, default 1.0
-        Standard deviation of the label noise. Must satisfy ``0.0 <= noise``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    Dataset
-        CodedReduce eq. 10: x_j ~ N(0, I_p), θ* ~ N(0, I_p), y_j = x_jᵀθ* + z_j, z_j ~ N(0,
-        noise²).
     """
     n_samples = check_int("n_samples", n_samples, low=1)
     dim = check_int("dim", dim, low=1)
@@ -597,16 +527,9 @@ def digits_binary(
     Parameters
     ----------
     pos : int, default 4
-        Digit labelled +1. Must satisfy ``0 <= pos <= 9``.
+        Digit labelled +1.
     neg : int, default 9
-        Digit labelled -1. Must satisfy ``0 <= neg <= 9``.
-    test_fraction : float, default 0.25
-        Fraction held out for testing. Must satisfy ``0.0 <= test_fraction < 1.0``.
-    intercept : bool, default True
-        Append a column of ones.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
+        Digit labelled -1.
     Returns
     -------
     Dataset
@@ -636,15 +559,6 @@ def digits_binary(
 def digits_multiclass(test_fraction: float = 0.25, intercept: bool = True, rng=0) -> Dataset:
     """All ten classes of scikit-learn's bundled digits (1797 images, 64 features), scaled to
     [0, 1] (+ intercept): the stand-in for MNIST in the Reed–Solomon GC experiment.
-
-    Parameters
-    ----------
-    test_fraction : float, default 0.25
-        Fraction held out for testing. Must satisfy ``0.0 <= test_fraction < 1.0``.
-    intercept : bool, default True
-        Append a column of ones.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
 
     Returns
     -------
@@ -678,17 +592,10 @@ def sparse_lowrank_binary(
 
     Parameters
     ----------
-    n_samples : int, default 2000
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    dim : int, default 500
-        Number of features. Must satisfy ``1 <= dim``.
     n_populations : int, default 4
-        Number of populations (row patterns). Must satisfy ``1 <= n_populations``.
+        Number of populations (row patterns).
     density : float, default 0.1
-        Fraction of non-zero entries. Must satisfy ``0.0 < density < 1.0``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
+        Fraction of non-zero entries.
     Returns
     -------
     Dataset

@@ -5,40 +5,20 @@ having ``n`` children: ``N = n + n^2 + ... + n^L`` workers. Node ``(l, i)`` (lay
 0-based index ``i`` in its layer) has *rank* ``1 + n + ... + n^(l-1) + i`` (master rank 0,
 breadth-first), parent ``(l-1, i // n)`` and children ``(l+1, n i + j)``, ``j = 0..n-1``.
 
-Data and coefficients. A data set carrying coefficients is an ordered list of
-``(point, coefficient)`` pairs, stored compactly as :class:`Segments` (contiguous index ranges
-``[start, stop)`` with one coefficient each). ``g_{bD} = b g_D`` (paper, Section III-A).
+A data set with coefficients is an ordered list of ``(point, coefficient)`` pairs, stored as
+:class:`Segments`; ``g_{bD} = b g_D`` (Sec. III-A). In :func:`allocate` each node keeps the
+*first* ``r_CR d`` points of its sub-tree set as its local set and passes the rest down (as in
+Example 2); leaves keep their whole sub-tree set.
 
-* :func:`comp_alloc` (Algorithm 1, COMPALLOC): partition the ordered list uniformly into
-  ``k`` parts and give worker ``i`` the parts ``kappa`` in its support, scaled by ``B[i, kappa]``.
-* :func:`allocate` (Algorithm 2, CR.ALLOCATE): from the master down, COMPALLOC the
-  sub-tree data set ``D_T(l-1,i)`` among the children; each node keeps the *first*
-  ``r_CR d`` points of its sub-tree set ``D^T(l,i)`` as its local set ``D(l,i)`` and passes
-  the rest down (as in Example 2). Leaves keep their whole sub-tree set.
-* :func:`execute` (Algorithm 2, CR.EXECUTE): leaves send ``m = g_D(L,i)``; a parent decodes
-  ``sum_j a_j m_j`` from any ``n - s`` children (``a`` from the gradient code's online
-  decoder), adds its own coded gradient and sends up; the master gets ``g_D`` exactly.
+Data size not divisible. Loads are exact iff ``d`` is a multiple of :func:`exact_data_unit`
+(15 for the paper's (3, 2), s = 1 example). Otherwise partitions differ by one point (larger
+parts spread around the cycle), internal nodes keep ``round(r_CR d)`` points, leaves keep what
+reaches them, and recovery stays exact; ``max_load_deviation`` gives the gap to ``r_CR d``.
 
-Data size not divisible. Sizes are exact (every node holds exactly ``r_CR d`` points and
-every partition is equal) iff ``d`` is a multiple of :func:`exact_data_unit` (15 for the
-paper's (3, 2), s = 1 example). Otherwise each uniform partition is made as equal as possible
-(sizes differ by one point, the larger parts spread evenly around the cycle so every worker's
-window of ``s+1`` parts gets its share), internal nodes keep ``round(r_CR d)`` points and leaves
-keep what reaches them; recovery stays exact because every split is a partition of the
-ordered list. :attr:`CodedReduceAllocation.load_points` shows the resulting per-node counts;
-they differ from ``r_CR d`` by a few points (``max_load_deviation``).
+An MPI engine uses :meth:`CodedReduceAllocation.plan` and :meth:`CodedReduceAllocation.combine`,
+the very function :func:`execute` uses, so it computes the simulator's messages.
 
-The per-rank view for a real MPI run is :meth:`CodedReduceAllocation.plan` plus
-:meth:`CodedReduceAllocation.combine`, the very function :func:`execute` uses, so an MPI
-engine and the simulator compute the same messages.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+References: references.bib keys reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -51,7 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
-from codedlib._validation import check_array, check_int
+from codedlib._validation import RngLike, check_array, check_int
 from codedlib.codes.cyclic import GradientCode, cyclic_repetition_code
 from codedlib.codes.protocol import CachedDecoder
 from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
@@ -82,22 +62,7 @@ def _layer_offset(layer: int, n: int) -> int:
 
 
 def rank_of(layer: int, index: int, n: int) -> int:
-    """Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0.
-
-    Parameters
-    ----------
-    layer : int
-        Layer of the node (0 is the master). Must satisfy ``0 <= layer``.
-    index : int
-        Index of the node inside its layer. Must satisfy ``0 <= index <= n ** layer - 1``.
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    int
-        Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0.
-    """
+    """Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0."""
     n = check_int("n", n, 1)
     layer = check_int("layer", layer, 0)
     index = check_int("index", index, 0, n**layer - 1)
@@ -105,20 +70,7 @@ def rank_of(layer: int, index: int, n: int) -> int:
 
 
 def position_of(rank: int, n: int) -> tuple[int, int]:
-    """Inverse of :func:`rank_of`: ``(layer, index)`` of a rank.
-
-    Parameters
-    ----------
-    rank : int
-        Worker rank (heap index; 0 is the master). Must satisfy ``0 <= rank``.
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    tuple[int, int]
-        Inverse of :func:`rank_of`: ``(layer, index)`` of a rank.
-    """
+    """Inverse of :func:`rank_of`: ``(layer, index)`` of a rank."""
     n = check_int("n", n, 1)
     rank = check_int("rank", rank, 0)
     layer = 0
@@ -128,23 +80,9 @@ def position_of(rank: int, n: int) -> tuple[int, int]:
 
 
 def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
-    """Parent and children of ``rank`` in the (n, L)-regular tree: breadth-first (heap) ranks,
-    master 0, node ``(l, i)`` with parent ``(l-1, i // n)`` and children ``(l+1, n i + j)``
-    (CR Section III-A). The one definition the allocation and the MPI runtime use.
+    """Parent and children of ``rank`` in the (n, L)-regular tree (CR Section III-A).
 
-    Parameters
-    ----------
-    n : int
-        Children per node. Must satisfy ``1 <= n``.
-    L : int
-        Layers of workers. Must satisfy ``1 <= L``.
-    rank : int
-        Breadth-first rank. Must satisfy ``0 <= rank <= n + ... + n^L``.
-
-    Returns
-    -------
-    tuple
-        ``(parent, children)``: ``None`` for the master's parent, ``[]`` for a leaf's children.
+    The one definition the allocation and the MPI runtime use; the master's parent is None.
 
     Examples
     --------
@@ -168,15 +106,6 @@ class Segments:
     """Ordered data set with coefficients: points ``start..stop-1`` weighted by ``coef``.
 
     Gradient over it: ``sum_k coef[k] * sum_{x in [start[k], stop[k])} grad l(theta; x)``.
-
-    Parameters
-    ----------
-    starts : np.ndarray
-        First point of each segment.
-    stops : np.ndarray
-        One past the last point of each segment.
-    coefs : np.ndarray
-        Coefficient of each segment.
     """
 
     starts: np.ndarray
@@ -268,21 +197,8 @@ def _even_part_sizes(total: int, k: int) -> np.ndarray:
 def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     """COMPALLOC (Algorithm 1): allocate an ordered data set among ``code.n_workers`` workers.
 
-    Uniformly partitions ``data`` into ``k = code.n_partitions`` consecutive parts
-    ``D_1..D_k`` and returns, for worker ``i``, ``D_(i) = U_kappa b_{i kappa} D_kappa`` (parts
-    in increasing ``kappa``). The parent recovers ``g_data`` from any ``n - s`` workers.
-
-    Parameters
-    ----------
-    data : Segments
-        Data set (with coefficients) to split among the children.
-    code : GradientCode
-        Gradient code used inside each family.
-
-    Returns
-    -------
-    list[Segments]
-        COMPALLOC (Algorithm 1): allocate an ordered data set among ``code.n_workers`` workers.
+    Splits ``data`` into ``k = code.n_partitions`` consecutive parts and gives worker ``i``
+    ``D_(i) = U_kappa b_{i kappa} D_kappa`` (parts in increasing ``kappa``).
 
     Examples
     --------
@@ -309,20 +225,6 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
 
     Data sizes that are multiples of it give every node exactly ``r_CR d`` points.
     ``exact_data_unit(3, 1, 2) == 15`` (Example 2: r_CR d = 4d/15).
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-    s : int
-        Stragglers tolerated among each node's children. Must satisfy ``0 <= s``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-
-    Returns
-    -------
-    int
-        Smallest ``d`` for which every uniform partition and every node load is an integer.
     """
     n, L, s = check_tree(n, L, s)
     r = r_cr(n, s, L, exact=True)
@@ -339,24 +241,8 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
 class TreeNode:
     """One node of the CR tree with its data allocation (Fig. 6 / Fig. 7).
 
-    Parameters
-    ----------
-    rank : int
-        Worker rank (heap index; 0 is the master).
-    layer : int
-        Layer of the node (0 is the master).
-    index : int
-        Index of the node inside its layer.
-    parent : int | None
-        Rank of the parent (None for the master).
-    children : tuple[int, ...]
-        Ranks of the children.
-    position : int | None
-        position ``j`` among the parent's children (row of ``B`` it was allocated with)
-    subtree_data : Segments
-        ``D^T(l,i)``: the data set (with coefficients) allocated to the sub-tree rooted here
-    local_data : Segments
-        ``D(l,i)``: the node's own local data set with combining coefficients
+    ``position`` is the row of ``B`` the node was allocated with; ``subtree_data`` is
+    ``D^T(l,i)`` and ``local_data`` is ``D(l,i)`` in the paper's notation.
     """
 
     rank: int
@@ -382,23 +268,7 @@ class TreeNode:
 
 @dataclass(frozen=True, eq=False)
 class CodedReduceAllocation:
-    """CR.ALLOCATE result: the whole (n, L) tree with every node's data and coefficients.
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree.
-    L : int
-        Number of worker layers of the tree.
-    s : int
-        Stragglers tolerated among each node's children.
-    d : int
-        Number of data units (the data set is split into d units).
-    code : GradientCode
-        Gradient code used inside each family.
-    nodes : tuple[TreeNode, ...]
-        Every node of the tree in heap order (rank 0 is the master).
-    """
+    """CR.ALLOCATE result: the whole (n, L) tree, nodes in heap order (rank 0 the master)."""
 
     n: int
     L: int
@@ -440,13 +310,11 @@ class CodedReduceAllocation:
     def plan(self, rank: int) -> dict:
         """Everything an MPI process with this rank needs (tree rank = MPI rank).
 
-        Keys: ``rank, layer, index, label, parent, children, position, n_children_needed,
-        segments`` (list of ``(start, stop, coefficient)`` of its local data), ``n_points``.
-        After computing ``local = sum coef * partial_gradient(start, stop)`` the process
-        receives messages from its children until ``n_children_needed`` have arrived, calls
-        :meth:`combine` and sends the result to ``parent`` (the master keeps it: g_D).
-        :func:`allocate` is deterministic for ``rng=None`` or an int seed, so every MPI
-        process can rebuild the same allocation from ``(n, L, s, d, rng)``.
+        ``segments`` lists ``(start, stop, coefficient)`` of the local data. The process
+        computes ``local = sum coef * partial_gradient(start, stop)``, waits for
+        ``n_children_needed`` children, calls :meth:`combine` and sends to ``parent``.
+        :func:`allocate` is deterministic for ``rng=None`` or an int seed, so every process
+        can rebuild the same allocation.
         """
         rank = check_int("rank", rank, 0, self.n_workers)
         nd = self.nodes[rank]
@@ -548,24 +416,9 @@ class CodedReduceAllocation:
 
 
 def allocate(
-    n: int, L: int, s: int, d: int, code: GradientCode | None = None, rng=None
+    n: int, L: int, s: int, d: int, code: GradientCode | None = None, rng: RngLike = None
 ) -> CodedReduceAllocation:
-    """CR.ALLOCATE (Algorithm 2): data allocation of an (n, L)-regular tree tolerating ``s``
-    stragglers per parent.
-
-    Parameters
-    ----------
-    n, L : tree width (children per parent, ``>= 1``) and depth (layers of workers, ``>= 1``).
-    s : stragglers tolerated per parent, ``0 <= s < n``.
-    d : number of data points (``>= 1``); see the module docstring for non-divisible ``d``.
-    code : the (n, s) gradient code ``B`` (default :func:`cyclic_repetition_code` ``(n, s)``).
-    rng : seeds the default code's construction when (s+1) does not divide n.
-
-    Returns
-    -------
-    CodedReduceAllocation
-        CR.ALLOCATE (Algorithm 2): data allocation of an (n, L)-regular tree tolerating ``s``
-        stragglers per parent.
+    """CR.ALLOCATE (Algorithm 2): data allocation of an (n, L)-regular tree, ``s`` per parent.
 
     Example (the paper's Example 2, d = 15)
     ----------------------------------------
@@ -629,20 +482,9 @@ def allocate(
 # Execution
 # --------------------------------------------------------------------------------------
 def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_gradients):
-    """Every node's coded local gradient from a ``(d, p)`` array of per-point gradients
-    (prefix sums, so each segment costs O(p)).
+    """Every rank's coded local gradient (one row per rank) from ``(d, p)`` point gradients.
 
-    Parameters
-    ----------
-    alloc : CodedReduceAllocation
-        Tree allocation from :func:`allocate`.
-    point_gradients : array_like
-        ``(d, p)`` per-point gradients.
-
-    Returns
-    -------
-    numpy.ndarray
-        Every node's coded local gradient, one row per rank.
+    Prefix sums, so each segment costs O(p).
     """
     G = check_array("point_gradients", point_gradients, ndim=2, shape=(alloc.d, None))
     prefix = np.vstack([np.zeros((1, G.shape[1])), np.cumsum(G, axis=0)])
@@ -665,23 +507,10 @@ def execute(
 ):
     """CR.EXECUTE (Algorithm 2): aggregate coded gradients up the tree.
 
-    Parameters
-    ----------
-    alloc : CodedReduceAllocation
-        Tree allocation from :func:`allocate`.
-    local_messages : ``(N+1, p)`` array of every rank's local coded gradient ``g_D(l,i)``
-        (row 0, the master, is ignored), or a callable ``rank -> vector``.
-    stragglers : worker ranks whose messages never arrive (their sub-trees are lost).
-    survivors : optional ``{parent_rank: child ranks}`` naming exactly which children a
-        parent combines (e.g. the first ``n - s`` to arrive); default: all non-stragglers.
-
-    Returns
-    -------
-    (gradient, messages): the master's aggregate (``= g_D`` exactly) and the dict of every
-    delivered message by rank.
-
-    Raises ValueError naming the parent and the count when a parent has more than ``s``
-    straggling children.
+    ``local_messages``: an ``(N+1, p)`` array of every rank's ``g_D(l,i)`` (row 0 ignored) or
+    a callable ``rank -> vector``. ``survivors`` (``{parent_rank: child ranks}``) names the
+    children a parent combines; default all non-stragglers. Returns ``(gradient, messages)``:
+    the master's aggregate (``= g_D`` exactly) and every delivered message by rank.
     """
     if callable(local_messages):
         get_local = local_messages

@@ -1,18 +1,10 @@
 """The gradient-code interface, written down once, and one cached decoder for all its users.
 
-A gradient code (Tandon et al.; Reed–Solomon codes of Halbawi et al.) has ``n_workers`` rows of
-an encoding matrix ``B`` (worker ``i`` sends ``B[i] @ G`` for the stacked partition gradients
-``G``), tolerates ``stragglers`` missing workers, and ``decode(survivors)`` returns a length
-``n_workers`` decoding vector ``a``, zero off the survivors, with ``a @ B == 1`` — so
-``a[F] @ (B[F] @ G)`` is the full gradient sum for the survivors ``F``.
-:class:`~codedlib.codes.cyclic.GradientCode` (real) and
-:class:`~codedlib.codes.reed_solomon.ReedSolomonGradientCode` (complex) both satisfy
-:class:`GradientCodeLike`.
-
-A scheme meets the same straggler patterns again and again, so it decodes each pattern once:
-:class:`CachedDecoder` keeps the decoding vectors of the most recent patterns (keyed by the
-sorted survivor tuple, least recently used evicted beyond ``maxsize``) and
-:meth:`CachedDecoder.combine` applies one to the survivors' coded messages.
+Worker ``i`` sends ``B[i] @ G`` (``G``: stacked partition gradients); ``a[F] @ (B[F] @ G)`` is
+the full gradient sum for survivors ``F``. :class:`~codedlib.codes.cyclic.GradientCode` (real)
+and :class:`~codedlib.codes.reed_solomon.ReedSolomonGradientCode` (complex) both satisfy
+:class:`GradientCodeLike`. A scheme meets the same straggler patterns again and again, so
+:class:`CachedDecoder` decodes each pattern once (LRU beyond ``maxsize``).
 
 Example
 -------
@@ -25,18 +17,7 @@ True
 >>> decoder.combine(code.B[[0, 2, 3]] @ G, [0, 2, 3]).round(12)
 array([12., 16.])
 
-References
-----------
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
+References: references.bib keys tandon2017gradient, halbawi2018reedsolomon.
 """
 
 from __future__ import annotations
@@ -58,16 +39,8 @@ DEFAULT_DECODER_CACHE = 1024
 class GradientCodeLike(Protocol):
     """What every gradient code offers: ``B``, ``n_workers``, ``stragglers``, ``decode``.
 
+    ``B`` may be real or complex; any ``n_workers - stragglers`` survivors decode.
     ``isinstance(code, GradientCodeLike)`` checks that the members exist (not their types).
-
-    Attributes
-    ----------
-    B : numpy.ndarray
-        Encoding matrix, one row per worker (real or complex).
-    n_workers : int
-        Number of workers, ``B.shape[0]``.
-    stragglers : int
-        Number of stragglers s tolerated: any ``n_workers - s`` survivors decode.
     """
 
     B: np.ndarray
@@ -86,25 +59,9 @@ class GradientCodeLike(Protocol):
 class CachedDecoder:
     """Decoding vectors of a gradient code, computed once per straggler pattern.
 
-    :meth:`vector` returns ``code.decode(sorted(survivors))`` and keeps it (read-only) for the
-    ``maxsize`` most recently used patterns; :meth:`combine` applies it to the survivors'
-    coded messages. A pattern met again costs a dictionary look-up instead of a decode, and
-    gives the very same vector, so results do not depend on the cache.
-
-    Parameters
-    ----------
-    code : GradientCodeLike
-        The gradient code (e.g. :class:`~codedlib.codes.cyclic.GradientCode` or
-        :class:`~codedlib.codes.reed_solomon.ReedSolomonGradientCode`).
-    maxsize : int, default DEFAULT_DECODER_CACHE
-        Largest number of straggler patterns kept. Must satisfy ``1 <= maxsize``.
-
-    Attributes
-    ----------
-    hits : int
-        Calls answered from the cache.
-    misses : int
-        Calls that decoded.
+    Keeps the ``maxsize`` most recently used patterns' vectors (read-only); a pattern met again
+    gives the very same vector, so results do not depend on the cache. ``hits`` / ``misses``
+    count the calls answered from the cache / that decoded.
 
     Examples
     --------
@@ -158,16 +115,7 @@ class CachedDecoder:
     def vector(self, survivors) -> np.ndarray:
         """Decoding vector for ``survivors`` (any order): ``code.decode(sorted(survivors))``.
 
-        Parameters
-        ----------
-        survivors : sequence of int
-            Distinct indices of the workers whose messages arrived; the code's ``decode``
-            checks them (ValueError for bad indices or too few survivors, never cached).
-
-        Returns
-        -------
-        numpy.ndarray
-            Read-only length ``n_workers`` vector ``a``, zero off the survivors, ``a @ B == 1``.
+        Read-only. Invalid survivors raise from the code's ``decode`` and are never cached.
         """
         key = tuple(int(i) for i in np.sort(self._indices(survivors)))
         cached = self._vectors.get(key)
@@ -184,19 +132,9 @@ class CachedDecoder:
         return a
 
     def combine(self, messages, survivors) -> np.ndarray:
-        """Decoded sum ``vector(survivors)[survivors] @ messages``.
+        """Decoded sum ``1 @ G`` from messages ``B[survivors] @ G`` (rows in ``survivors`` order).
 
-        Parameters
-        ----------
-        messages : array_like
-            Coded messages, row ``m`` from worker ``survivors[m]`` (``B[survivors] @ G``).
-        survivors : sequence of int
-            Distinct indices of the workers that sent ``messages``, in the rows' order.
-
-        Returns
-        -------
-        numpy.ndarray
-            The full gradient sum ``1 @ G`` (complex for complex codes: take ``.real``).
+        Complex for complex codes: take ``.real``.
         """
         idx = self._indices(survivors)
         messages = np.asarray(messages)

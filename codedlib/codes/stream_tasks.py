@@ -5,18 +5,10 @@ The data set is split into ``m`` chunks; task ``r`` computes the partial gradien
 ``sum_j B[r, j] G_j``. The master recovers ``G_1 + ... + G_m`` from any ``K`` task results
 when the all-ones row lies in the span of every ``K``-row sub-matrix of ``B``.
 
-Tasks play the role of the "workers" of a gradient code that tolerates ``K Omega - K``
-stragglers, so encoding, validation and decoding reuse :mod:`codedlib.codes.cyclic`
-(``gradient_code_from_matrices``, ``GradientCode.decode``). Example 3 (``K = 2``,
-``Omega = 1.5``, ``m = 3``, ``d = 2``) is :func:`example3_task_matrix`; ``cyclic_task_matrix``
-takes ``B`` from the cyclic-repetition code (``K Omega = m = n`` tasks, ``K = n - s``).
+Tasks are the "workers" of a gradient code tolerating ``K Omega - K`` stragglers, so encoding,
+validation and decoding reuse :mod:`codedlib.codes.cyclic`.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+References: references.bib keys esfahanizadeh2022stream, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -43,18 +35,8 @@ __all__ = [
 class TaskCode:
     """A task matrix ``B`` (``n_tasks x m``) from which any ``K`` task results recover the sum.
 
-    ``encode(partial_gradients)`` returns every task's result ``B @ G`` (``G`` has one row per
-    chunk); ``decode(results, received)`` returns ``sum_j G_j`` from the results of the tasks
-    listed in ``received`` (at least ``K`` of them).
-
-    Parameters
-    ----------
-    B : numpy.ndarray
-        Encoding (task) matrix, one row per worker.
-    K : int
-        Number of task results that suffice to decode. Must satisfy ``1 <= K <= B.shape[0]``.
-    validate : bool, default True
-        Check every ``K``-subset of tasks.
+    ``encode(G)`` returns ``B @ G`` (``G``: one row per chunk); ``validate`` checks every
+    ``K``-subset of tasks.
     """
 
     def __init__(self, B, K, validate=True):
@@ -114,34 +96,14 @@ class TaskCode:
 
 
 def example3_task_matrix() -> TaskCode:
-    """Example 3 / Fig. 8: ``B = [[1, 0, .5], [1, -1, 0], [0, 1, .5]]``, ``K = 2``.
-
-    Returns
-    -------
-    TaskCode
-        Example 3 / Fig. 8: ``B = [[1, 0, .5], [1, -1, 0], [0, 1, .5]]``, ``K = 2``.
-    """
+    """Example 3 / Fig. 8: ``B = [[1, 0, .5], [1, -1, 0], [0, 1, .5]]``, ``K = 2``."""
     B = np.array([[1.0, 0.0, 0.5], [1.0, -1.0, 0.0], [0.0, 1.0, 0.5]])
     return TaskCode(B, 2)
 
 
 def cyclic_task_matrix(n_tasks, s) -> TaskCode:
-    """Task matrix from the cyclic-repetition gradient code of Tandon et al.
-    (``codedlib.codes.cyclic``): ``n`` tasks on ``m = n`` chunks, ``d = s + 1``, ``K = n - s``.
-
-    Parameters
-    ----------
-    n_tasks : int
-        Number of tasks. Must satisfy ``1 <= n_tasks``.
-    s : int
-        Stragglers tolerated. Must satisfy ``0 <= s <= n_tasks - 1``.
-
-    Returns
-    -------
-    TaskCode
-        Task matrix from the cyclic-repetition gradient code of Tandon et al.
-        (``codedlib.codes.cyclic``): ``n`` tasks on ``m = n`` chunks, ``d = s + 1``, ``K = n - s``.
-    """
+    """Task matrix of the cyclic-repetition code: ``n`` tasks, ``m = n`` chunks, ``d = s + 1``,
+    ``K = n - s``."""
     n_tasks = check_int("n_tasks", n_tasks, low=1)
     s = check_int("s", s, low=0, high=n_tasks - 1)
     code = cyclic_repetition_code(n_tasks, s)
@@ -151,20 +113,7 @@ def cyclic_task_matrix(n_tasks, s) -> TaskCode:
 def decoding_vector(B, received) -> np.ndarray:
     """Coefficients ``a`` with ``a @ B[received] = 1`` (the all-ones row).
 
-    ``GradientCode.decode`` of the code whose workers are the tasks, restricted to the
-    received ones; ValueError when the all-ones row is not in the span of their rows.
-
-    Parameters
-    ----------
-    B : numpy.ndarray
-        Encoding (task) matrix, one row per worker.
-    received
-        Indices of the tasks whose results arrived.
-
-    Returns
-    -------
-    np.ndarray
-        Coefficients ``a`` with ``a @ B[received] = 1`` (the all-ones row).
+    ``GradientCode.decode`` of the code whose workers are the tasks, restricted to them.
     """
     B = check_array("B", B, ndim=2)
     received = np.asarray(received, dtype=np.int64)
@@ -184,24 +133,7 @@ def decoding_vector(B, received) -> np.ndarray:
 
 
 def decode_full_gradient(B, results, received, K=None) -> np.ndarray:
-    """``sum_j G_j`` from the task results of the tasks in ``received`` (Appendix).
-
-    Parameters
-    ----------
-    B : numpy.ndarray
-        Encoding (task) matrix, one row per worker.
-    results
-        Task results, one row per task.
-    received
-        Indices of the tasks whose results arrived.
-    K : int, optional
-        Number of task results that suffice to decode.
-
-    Returns
-    -------
-    np.ndarray
-        ``sum_j G_j`` from the task results of the tasks in ``received`` (Appendix).
-    """
+    """``sum_j G_j`` from the task results (one row per task) of ``received`` (Appendix)."""
     received = np.asarray(received, dtype=np.int64)
     if K is not None and received.size < K:
         raise ValueError(f"received must hold at least K={K} task results, got {received.size}")
@@ -215,23 +147,7 @@ def decode_full_gradient(B, results, received, K=None) -> np.ndarray:
 
 
 def is_recoverable_from_any(B, K) -> bool:
-    """True when every ``K``-subset of the rows of ``B`` spans the all-ones row
-    (``gradient_code_from_matrices`` validation over every straggler pattern).
-
-    Parameters
-    ----------
-    B : numpy.ndarray
-        Encoding (task) matrix, one row per worker.
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K <= B.shape[0]``.
-
-    Returns
-    -------
-    bool
-        True when every ``K``-subset of the rows of ``B`` spans the all-ones row
-        (``gradient_code_from_matrices`` validation over every straggler pattern).
-    """
+    """True when every ``K``-subset of the rows of ``B`` spans the all-ones row."""
     B = check_array("B", B, ndim=2)
     K = check_int("K", K, low=1, high=B.shape[0])
     try:

@@ -24,21 +24,7 @@ Example
 >>> cluster.sample(4, rng=0).shape
 (4, 2)
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -78,10 +64,7 @@ def shifted_exponential(shift: float, rate: float):
     Parameters
     ----------
     shift : float
-        Deterministic shift, seconds. Must satisfy ``0.0 <= shift``.
-    rate : float
-        Rate of the exponential part. Must satisfy ``0.0 < rate``.
-
+        Deterministic shift, seconds.
     Returns
     -------
     scipy.stats frozen distribution
@@ -112,12 +95,6 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
         Per-point shift (seconds per data point), ``> 0``.
     mu : float
         Straggling parameter (rate), ``> 0``.
-    rate_convention : {"eq6", "appendix"}
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Computation time.
     """
     n_points = check_int("n_points", n_points, low=1)
     a = check_real("a", a, low=0.0, low_open=True)
@@ -142,13 +119,6 @@ def pareto(t0: float, xi: float):
     (``.mean()`` / ``.var()`` return ``inf`` otherwise). Returns ``scipy.stats.pareto(b=xi,
     scale=t0)``.
 
-    Parameters
-    ----------
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-
     Returns
     -------
     scipy.stats frozen distribution
@@ -166,8 +136,6 @@ def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
 
     Parameters
     ----------
-    n_workers : int >= 1
-        Number of workers N.
     strength : float >= 0
         Slowdown of the last worker (0.4 in the paper).
 
@@ -192,9 +160,9 @@ def gamma_from_moments(mean: float, var: float):
     Parameters
     ----------
     mean : float
-        Mean of the distribution. Must satisfy ``0.0 < mean``.
+        Mean of the distribution.
     var : float
-        Variance of the distribution. Must satisfy ``0.0 < var``.
+        Variance of the distribution.
 
     Returns
     -------
@@ -275,17 +243,8 @@ def sample_distribution(dist, size, rng=None) -> np.ndarray:
 
     Parameters
     ----------
-    dist : scipy.stats frozen distribution
-        Delay distribution of one worker.
     size
-        Shape of the sample. Must satisfy ``0 <= size``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models).
+        Shape of the sample.
     """
     rng = as_generator(rng)
     if not hasattr(dist, "rvs"):
@@ -305,13 +264,6 @@ class HeterogeneousCluster:
 
     DSAG (Sec. III-A) observes that latency parameters differ between workers; LAGC eq. (28)
     computes order statistics of such non-identical workers.
-
-    Parameters
-    ----------
-    dists : sequence of frozen scipy.stats distributions, one per worker (``N >= 1``).
-
-    ``sample`` draws all workers of the same scipy family in one vectorised call (loc, scale
-    and shape parameters broadcast per worker), so large clusters sample at numpy speed.
 
     Example
     -------

@@ -17,19 +17,7 @@ Example
 >>> round(expected_order_statistic_exponential(10, 10), 6)   # H_10
 2.928968
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc.
 """
 
 from __future__ import annotations
@@ -63,16 +51,6 @@ def harmonic_number(n: int) -> float:
     """``H_n = 1 + 1/2 + ... + 1/n`` (``H_0 = 0``).
 
     Exact summation up to ``n = 10**6``, ``digamma(n+1) + gamma_E`` beyond.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``0 <= n``.
-
-    Returns
-    -------
-    float
-        ``H_n = 1 + 1/2 + ... + 1/n`` (``H_0 = 0``).
     """
     n = check_int("n", n, low=0)
     if n <= 1_000_000:
@@ -96,19 +74,8 @@ def expected_order_statistic_exponential(
 
     Parameters
     ----------
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    rate : float, default 1.0
-        Rate of the exponential part. Must satisfy ``0.0 < rate``.
     shift : float, default 0.0
         Deterministic shift, seconds.
-
-    Returns
-    -------
-    float
-        ``E[T_(k)]`` for ``n`` i.i.d. shifted exponentials: ``shift + (H_n - H_{n-k}) / rate``.
     """
     k, n = _check_k_n(k, n)
     rate = check_real("rate", rate, low=0.0, low_open=True)
@@ -122,22 +89,6 @@ def expected_order_statistic_pareto(k: int, n: int, t0: float, xi: float) -> flo
     ``t0 Gamma(n-k+1-1/xi) Gamma(n+1) / (Gamma(n-k+1) Gamma(n+1-1/xi))``, evaluated with
     ``gammaln`` so large ``n`` does not overflow. The mean is finite only when
     ``xi (n-k+1) > 1``; otherwise a ``ValueError`` is raised.
-
-    Parameters
-    ----------
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-
-    Returns
-    -------
-    float
-        ``E[T_(k)]`` for ``n`` i.i.d.
     """
     k, n = _check_k_n(k, n)
     t0 = check_real("t0", t0, low=0.0, low_open=True)
@@ -166,18 +117,9 @@ def pareto_order_statistic_limit(t0: float, xi: float, alpha: float) -> float:
 
     Parameters
     ----------
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
     alpha : float
         Fraction alpha of stragglers: the ((1 - alpha) n)-th order statistic. Must satisfy
         ``0.0 < alpha <= 1.0``.
-
-    Returns
-    -------
-    float
-        Reed--Solomon GC Proposition 1 / eq. (19): ``lim E[T_((1-alpha) n)] = t0 alpha**(-1/xi)``.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -252,22 +194,6 @@ def order_statistic_cdf(dist_or_dists, k: int, t, n: int | None = None) -> np.nd
     Identical workers (one distribution and ``n``): ``P[Bin(n, F(t)) >= k]``. Non-identical
     workers (a sequence of distributions or a ``HeterogeneousCluster``): exact Poisson-binomial
     recursion over the workers' CDFs ``F_i(t)`` (no subset enumeration).
-
-    Parameters
-    ----------
-    dist_or_dists
-        One delay distribution shared by all workers, or one per worker.
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    t
-        Time point(s) at which to evaluate.
-    n : int | None, optional
-        Number of workers. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    np.ndarray
-        CDF ``F_(k)(t) = P[T_(k) <= t]`` of the ``k``-th fastest of the workers.
     """
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n)
@@ -297,23 +223,6 @@ def order_statistic_survival(dist_or_dists, k: int, t, n: int | None = None) -> 
     """``P[T_(k) > t] = P[at least n-k+1 workers exceed t]``, from the workers' survival functions.
 
     Computed from ``sf`` rather than ``1 - cdf`` so far tails keep full relative precision.
-
-    Parameters
-    ----------
-    dist_or_dists
-        One delay distribution shared by all workers, or one per worker.
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    t
-        Time point(s) at which to evaluate.
-    n : int | None, optional
-        Number of workers. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    np.ndarray
-        ``P[T_(k) > t] = P[at least n-k+1 workers exceed t]``, from the workers' survival
-        functions.
     """
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n)
@@ -360,20 +269,10 @@ def expected_order_statistics_numeric(
 
     Parameters
     ----------
-    dist_or_dists : frozen distribution (identical workers, give ``n``), a sequence of frozen
-        distributions or a ``HeterogeneousCluster`` (non-identical workers).
-    ks : int or sequence of ints in ``1..n`` (default: all).
-    n : int, required for a single distribution, else must match the number of workers.
-    rtol : relative tolerance of the integrals.
     divergent : {"raise", "inf"}
         What to do when ``E[T_(k)]`` does not exist (tail ``P[T_(k) > t] ~ t**(-s)`` with
         ``s <= 1``; identical Pareto workers: ``xi (n-k+1) <= 1``): raise ``ValueError`` or
         return ``inf`` for that ``k``.
-
-    Returns
-    -------
-    np.ndarray
-        ``E[T_(k)]`` for several ``k`` at once by numeric integration (LAGC eq. 28).
     """
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     ks = list(range(1, n + 1)) if ks is None else _check_ks(ks, n)
@@ -462,17 +361,8 @@ def expected_order_statistic_numeric(
 
     Parameters
     ----------
-    dist_or_dists : frozen distribution (identical workers, give ``n``), a sequence of frozen
-        distributions or a ``HeterogeneousCluster`` (non-identical workers).
-    k : int, ``1 <= k <= n``.
-    n : int, required for a single distribution, else must match the number of workers.
     rtol : float, default 1e-10
         Relative tolerance of the numeric integration.
-
-    Returns
-    -------
-    float
-        ``E[T_(k)]`` by numeric integration (LAGC eq. 28) for any (non-identical) workers.
     """
     _, _, n_checked = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n_checked)
@@ -536,26 +426,6 @@ def order_statistic_samples(
     ``k`` may be an int (returns shape ``(replicas,)``) or a sequence of ints (returns
     ``(replicas, len(k))``). Rounds are drawn in chunks (about 2M values each) and reduced with
     ``np.partition`` (linear-time selection, no full sort).
-
-    Parameters
-    ----------
-    dist_or_cluster
-        Delay distribution or heterogeneous cluster to sample from.
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    n : int | None, optional
-        Number of workers. Must satisfy ``1 <= n``.
-    replicas : int, default 100000
-        Number of Monte Carlo replicas. Must satisfy ``1 <= replicas``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    chunk_size : int | None, optional
-        Replicas drawn per chunk (bounds memory). Must satisfy ``1 <= chunk_size``.
-
-    Returns
-    -------
-    np.ndarray
-        Samples of ``T_(k)`` over ``replicas`` independent rounds of all workers.
     """
     draw, n = _sampler(dist_or_cluster, n)
     ks = _check_ks(k, n)
@@ -611,26 +481,6 @@ def order_statistic_monte_carlo(
     ``dist_or_cluster`` is a frozen distribution (identical workers, give ``n``), a sequence of
     distributions or a ``HeterogeneousCluster``. Returns ``OrderStatisticEstimate(mean,
     stderr)`` (unpacks as a tuple); arrays when ``k`` is a sequence. ``replicas >= 2``.
-
-    Parameters
-    ----------
-    dist_or_cluster
-        Delay distribution or heterogeneous cluster to sample from.
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    n : int | None, optional
-        Number of workers. Must satisfy ``1 <= n``.
-    replicas : int, default 100000
-        Number of Monte Carlo replicas. Must satisfy ``2 <= replicas``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    chunk_size : int | None, optional
-        Replicas drawn per chunk (bounds memory). Must satisfy ``1 <= chunk_size``.
-
-    Returns
-    -------
-    OrderStatisticEstimate
-        Monte Carlo ``E[T_(k)]`` with its standard error, for any workers.
     """
     replicas = check_int("replicas", replicas, low=2)
     _refuse_infinite_mean(dist_or_cluster, k, n)

@@ -5,21 +5,7 @@ Every function takes data (``RunResult`` objects or the DataFrames they hold, or
 :func:`codedlib.runtime.validation.compare_with_simulator`) and an optional ``ax``, and returns
 the Figure without showing or saving it.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, severinson2023dsag, zhang2021lagc, halbawi2018reedsolomon, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -52,9 +38,6 @@ def plot_iteration_times(results, ax=None):
     ----------
     results
         Results of the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-
     Returns
     -------
     matplotlib.figure.Figure
@@ -82,8 +65,6 @@ def plot_worker_latency(trace, ax=None, max_workers: int = 13):
     ----------
     trace
         Latency trace of a real run.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
     max_workers : int, default 13
         Largest number of workers drawn.
 
@@ -136,8 +117,6 @@ def plot_loss_vs_time(results, ax=None, metric: str = "loss"):
     ----------
     results
         Results of real runs.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
     metric : str, default 'loss'
         ``'loss'`` or ``'normalized_error'``.
 
@@ -168,10 +147,6 @@ def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2, not_run=N
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
     tolerance : float, default 0.2
         Relative gap drawn as acceptable.
     not_run : dict, optional
@@ -245,9 +220,6 @@ def plot_ring_rounds(rounds, ax=None):
     ----------
     rounds
         Per-round durations of the ring all-reduce.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-
     Returns
     -------
     matplotlib.figure.Figure

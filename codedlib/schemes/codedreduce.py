@@ -33,13 +33,7 @@ Schemes (per iteration):
   parent receives the first ``n - s`` children's messages one at a time, then (once its own
   computation is done) sends up.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+References: references.bib keys reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -89,22 +83,15 @@ class TimingModel:
 
     Parameters
     ----------
-    a : float, default 5e-05
-        Shift (deterministic part) of the shifted-exponential computation time. Must satisfy
-        ``0.0 <= a``.
-    mu : float, default 20000.0
-        Rate of the exponential part of the computation time. Must satisfy ``0.0 < mu``.
     network : Network, default PAPER_NETWORK
         Physical network the messages travel on.
-    gradient_numbers : int, default 6500
-        Numbers in one gradient message (model size). Must satisfy ``1 <= gradient_numbers``.
     rate_convention : str, default 'appendix'
         ``'appendix'`` or ``'eq6'`` (see :func:`codedlib.latency.models.codedreduce_compute_time`).
     straggle_prob : float, default 0.0
         Probability that a worker straggles in an iteration. Must satisfy
         ``0.0 <= straggle_prob <= 1.0``.
     straggle_delay : float, default 0.0
-        Extra delay of a straggler, seconds. Must satisfy ``0.0 <= straggle_delay``.
+        Extra delay of a straggler, seconds.
     """
 
     a: float = 5e-5
@@ -162,17 +149,6 @@ class TimingModel:
 class ClusterConfig:
     """A CR tree ``(n, L)`` with ``s`` stragglers per parent, ``d`` points; the master-worker
     schemes use the same ``N`` workers with ``S = alpha N`` (``alpha = s/n``) stragglers.
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-    s : int
-        Stragglers tolerated among each node's children. Must satisfy ``0 <= s``.
-    d : int
-        Number of data units (the data set is split into d units). Must satisfy ``1 <= d``.
     """
 
     n: int
@@ -204,8 +180,6 @@ class SchemeTiming:
 
     Parameters
     ----------
-    scheme : str
-        Scheme name.
     times : np.ndarray
         (n_iterations,)
     load_points : float
@@ -231,22 +205,7 @@ class SchemeTiming:
 
 
 def draw_delays(n_iterations: int, n_workers: int, rng=None) -> np.ndarray:
-    """The shared ``Exp(1)`` draws ``E[t, i]`` for iteration ``t`` and worker (rank) ``i+1``.
-
-    Parameters
-    ----------
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    n_workers : int
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        The shared ``Exp(1)`` draws ``E[t, i]`` for iteration ``t`` and worker (rank) ``i+1``.
-    """
+    """The shared ``Exp(1)`` draws ``E[t, i]`` for iteration ``t`` and worker (rank) ``i+1``."""
     n_iterations = check_int("n_iterations", n_iterations, 1)
     n_workers = check_int("n_workers", n_workers, 1)
     return as_generator(rng).standard_exponential((n_iterations, n_workers))
@@ -260,11 +219,6 @@ def master_receive_times(ready, k: int, tau: float) -> np.ndarray:
     ----------
     ready
         Ready times of the messages (last axis: senders).
-    k : int
-        Number of workers waited for.
-    tau : float
-        Time to receive one message.
-
     Returns
     -------
     np.ndarray
@@ -291,22 +245,7 @@ def _check_draws(draws, n_workers):
 
 
 def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Uncoded master-worker: wait for all N workers (loads ``d/N``).
-
-    Parameters
-    ----------
-    cfg : ClusterConfig
-        Cluster configuration.
-    model : TimingModel
-        Timing model.
-    draws
-        Random delay draws from :func:`draw_delays`.
-
-    Returns
-    -------
-    SchemeTiming
-        Uncoded master-worker: wait for all N workers (loads ``d/N``).
-    """
+    """Uncoded master-worker: wait for all N workers (loads ``d/N``)."""
     N = cfg.N
     draws = _check_draws(draws, N)
     load = cfg.d / N
@@ -316,22 +255,7 @@ def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 
 
 def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Gradient coding with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages.
-
-    Parameters
-    ----------
-    cfg : ClusterConfig
-        Cluster configuration.
-    model : TimingModel
-        Timing model.
-    draws
-        Random delay draws from :func:`draw_delays`.
-
-    Returns
-    -------
-    SchemeTiming
-        Gradient coding with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages.
-    """
+    """Gradient coding with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
     N, S = cfg.N, cfg.S
     draws = _check_draws(draws, N)
     load = (S + 1) * cfg.d / N
@@ -341,22 +265,7 @@ def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 
 
 def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted.
-
-    Parameters
-    ----------
-    cfg : ClusterConfig
-        Cluster configuration.
-    model : TimingModel
-        Timing model.
-    draws
-        Random delay draws from :func:`draw_delays`.
-
-    Returns
-    -------
-    SchemeTiming
-        Ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted.
-    """
+    """Ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
     N, S = cfg.N, cfg.S
     draws = _check_draws(draws, N)
     load = cfg.d / N
@@ -371,15 +280,6 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Ring-AllReduce: ``2(N-1)`` rounds of ``p/N`` segments; round ``k`` at worker ``i`` ends
     ``tau`` after both ``i`` and its predecessor ``i-1`` ended round ``k-1``.
-
-    Parameters
-    ----------
-    cfg : ClusterConfig
-        Cluster configuration.
-    model : TimingModel
-        Timing model.
-    draws
-        Random delay draws from :func:`draw_delays`.
 
     Returns
     -------
@@ -407,11 +307,6 @@ def ring_allreduce_finish(ready, tau) -> np.ndarray:
         ``(R, N)`` ready times of the workers.
     tau : float
         Time of one segment (scalar or one per row).
-
-    Returns
-    -------
-    np.ndarray
-        When the last worker ends RAR's ``2(N-1)`` rounds, from the workers' ready times.
     """
     ready = np.array(ready, dtype=float)  # a copy: updated in place below
     N = ready.shape[1]
@@ -440,17 +335,6 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
     ----------
     compute : callable
         ``(R, N)`` computation finish times, column j is rank j + 1.
-    n : int
-        Children per node of the (n, L)-regular tree.
-    L : int
-        Number of worker layers of the tree.
-    s : int
-        Stragglers tolerated among each node's children.
-    tau : float
-        Time to receive one message.
-    return_survivors : bool, default False
-        Also return the children each parent heard from.
-
     Returns
     -------
     numpy.ndarray or tuple
@@ -498,17 +382,8 @@ def cr_times(
 
     Parameters
     ----------
-    cfg : ClusterConfig
-        Cluster configuration.
-    model : TimingModel
-        Timing model.
-    draws
-        Random delay draws from :func:`draw_delays`.
     loads : optional
         Per-rank data counts; default ``r_CR d``.
-    return_survivors : bool, default False
-        Also return the children each parent heard from.
-
     Returns
     -------
     SchemeTiming or tuple
@@ -544,25 +419,8 @@ def simulate_iteration_times(
 
     Parameters
     ----------
-    cfg : ClusterConfig
-        Cluster configuration.
     model : TimingModel | None, optional
         Timing model; default :class:`TimingModel`.
-    n_iterations : int, default 300
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    schemes : sequence of str, default SCHEMES
-        Scheme names.
-    cr_loads : optional
-        Per-rank data counts of CR; default ``r_CR d``.
-    draws : optional
-        Random delay draws from :func:`draw_delays`.
-
-    Returns
-    -------
-    dict[str, SchemeTiming]
-        All schemes on the same delay draws (one row of ``draws`` per iteration).
     """
     model = TimingModel() if model is None else model
     if draws is None:

@@ -19,12 +19,7 @@ eq. (17) with c_m seconds per FLOP. The schemes of Fig. 2:
 The coded schemes really encode the chunk gradients and decode them (complex arithmetic for RS),
 so the round-off of decoding is part of the simulation and is recorded per iteration.
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+References: references.bib keys halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -83,22 +78,7 @@ class SchemeSpec:
 
 
 def fig2_schemes(n: int, f_rs: int, f_mds: int) -> list[SchemeSpec]:
-    """The five schemes of Fig. 2 for ``n`` workers.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``3 <= n``.
-    f_rs : int
-        Workers waited for by RS gradient coding. Must satisfy ``1 <= f_rs <= n - 2``.
-    f_mds : int
-        Workers waited for by the MDS baseline. Must satisfy ``1 <= f_mds <= n - 1``.
-
-    Returns
-    -------
-    list[SchemeSpec]
-        The five schemes of Fig. 2 for ``n`` workers.
-    """
+    """The five schemes of Fig. 2 for ``n`` workers."""
     n = check_int("n", n, low=3)
     f_rs = check_int("f_rs", f_rs, low=1, high=n - 2)
     f_mds = check_int("f_mds", f_mds, low=1, high=n - 1)
@@ -112,26 +92,7 @@ def fig2_schemes(n: int, f_rs: int, f_mds: int) -> list[SchemeSpec]:
 
 
 def pareto_delays(n_iterations: int, n: int, t0: float, xi: float, rng=None) -> np.ndarray:
-    """An (n_iterations × n) matrix of i.i.d. Pareto(t0, ξ) delays (eq. 16).
-
-    Parameters
-    ----------
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float
-        Shape (tail index) of the Pareto delay.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        An (n_iterations × n) matrix of i.i.d.
-    """
+    """An (n_iterations × n) matrix of i.i.d. Pareto(t0, ξ) delays (eq. 16)."""
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     n = check_int("n", n, low=1)
     return pareto(t0, xi).rvs(size=(n_iterations, n), random_state=as_generator(rng))
@@ -144,18 +105,6 @@ def chunk_gradient_function(problem, bounds):
     j). For :class:`~codedlib.problems.SoftmaxRegression` all chunks come from one pass: the
     data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j) is a
     batched matrix product. Any other problem calls ``problem.partial_gradient`` per chunk.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    bounds
-        The k + 1 chunk boundaries.
-
-    Returns
-    -------
-    callable
-        θ ↦ the (k × dim) matrix of partial gradient sums.
     """
     bounds = np.asarray(bounds, dtype=np.int64)
     k = bounds.size - 1
@@ -191,22 +140,7 @@ def chunk_gradient_function(problem, bounds):
 
 
 def chunk_gradients(problem, theta, bounds) -> np.ndarray:
-    """Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    theta : numpy.ndarray
-        Current iterate.
-    bounds
-        The k + 1 chunk boundaries.
-
-    Returns
-    -------
-    np.ndarray
-        Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk.
-    """
+    """Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk."""
     return chunk_gradient_function(problem, bounds)(theta)
 
 
@@ -215,17 +149,10 @@ def nesterov(theta, theta_prev, step: int) -> np.ndarray:
 
     Parameters
     ----------
-    theta : numpy.ndarray
-        Current iterate.
     theta_prev : numpy.ndarray
         Previous iterate.
     step : int
         Iteration index.
-
-    Returns
-    -------
-    np.ndarray
-        Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}).
     """
     return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
 
@@ -289,43 +216,22 @@ def simulate_schemes(
 
     Parameters
     ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
     X_test : numpy.ndarray, optional
         Test features.
     y_test : numpy.ndarray, optional
         Test labels.
-    schemes : sequence of str
-        Scheme names.
-    n : int, default 80
-        Number of workers. Must satisfy ``3 <= n``.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
     cg_N : float, default 0.035
         c_g N: time for one worker to process the whole data set, seconds. Must satisfy
         ``0.0 <= cg_N``.
-    c_m : float, default 1e-09
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
     time_budget : float, default 5.0
-        Simulated time of each run, seconds. Must satisfy ``0.0 < time_budget``.
+        Simulated time of each run, seconds.
     step_size : float | None, optional
-        Step size; default 1/L. Must satisfy ``0.0 < step_size``.
-    root_power : int | str, default 1
-        Power of the primitive root used as evaluation points.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+        Step size; default 1/L.
     delays : np.ndarray | None, optional
         Per-worker delays.
     record_interval : float | None, optional
         Simulated seconds between recorded rows; None records every iteration. Must satisfy
         ``0.0 < record_interval``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Run every scheme with Nesterov's accelerated gradient until ``time_budget`` seconds.
     """
     n = check_int("n", n, low=3)
     schemes = list(schemes)

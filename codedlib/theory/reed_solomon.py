@@ -16,12 +16,7 @@ time of one FLOP at the master.
 >>> round(optimal_alpha(0.001, 1.1, 0.035), 4)   # Fig. 3
 0.1477
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+References: references.bib keys halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -71,43 +66,12 @@ def expected_pareto_delay(f: int, n: int, t0: float, xi: float) -> float:
 
     t0 Γ(n−f+1−1/ξ) Γ(n+1) / (Γ(n−f+1) Γ(n+1−1/ξ)); finite only when ξ (n − f + 1) > 1,
     otherwise ValueError (the mean is infinite).
-
-    Parameters
-    ----------
-    f : int
-        Number of workers waited for (the f fastest).
-    n : int
-        Number of workers.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float
-        Shape (tail index) of the Pareto delay.
-
-    Returns
-    -------
-    float
-        Exact E[T_delay^(f)], the f-th smallest of n Pareto(t0, ξ) delays (appendix, [19]).
     """
     return expected_order_statistic_pareto(f, n, t0, xi)
 
 
 def pareto_delay_limit(alpha: float, t0: float, xi: float) -> float:
-    """Eq. (19), Proposition 1: lim_{n→∞} E[T_delay^((1−α)n)] = t0 α^{−1/ξ}.
-
-    Parameters
-    ----------
-    alpha : float
-        Computation load alpha = w/k.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float
-        Shape (tail index) of the Pareto delay.
-
-    Returns
-    -------
-    float
-        Eq. (19), Proposition 1: lim_{n→∞} E[T_delay^((1−α)n)] = t0 α^{−1/ξ}.
-    """
+    """Eq. (19), Proposition 1: lim_{n→∞} E[T_delay^((1−α)n)] = t0 α^{−1/ξ}."""
     return pareto_order_statistic_limit(t0, xi, alpha)
 
 
@@ -120,14 +84,7 @@ def workers_needed(alpha: float, n: int) -> int:
     Parameters
     ----------
     alpha : float
-        Computation load alpha = w/k. Must satisfy ``1.0 / n <= alpha <= 1.0``.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    int
-        Eq. (18): f(α) = ⌈(1 − α) n⌉ + 1 workers recover the gradient at load α = w/k.
+        Computation load alpha = w/k.
     """
     n = check_int("n", n, low=1)
     alpha = check_real("alpha", alpha, low=1.0 / n, high=1.0)
@@ -136,18 +93,6 @@ def workers_needed(alpha: float, n: int) -> int:
 
 def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
     """Eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (large n, offline decoding). Vectorised in α.
-
-    Parameters
-    ----------
-    alpha : float or array_like
-        Computation load alpha = w/k.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
 
     Returns
     -------
@@ -162,22 +107,6 @@ def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
 
 def iteration_time_online(alpha, t0: float, xi: float, cg_N: float, c_m: float, n: int):
     """Eq. (20): T_f ≈ t0 α^{−1/ξ} + c_g N α + c_m (1 − α)² n² (Algorithm 3 decoding).
-
-    Parameters
-    ----------
-    alpha : float or array_like
-        Computation load alpha = w/k.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
-    c_m : float
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
 
     Returns
     -------
@@ -205,21 +134,6 @@ def optimal_alpha(t0: float, xi: float, cg_N: float) -> float:
 
     α* < 1 iff t0 / (c_g N ξ) < 1; otherwise ValueError (eq. 21 then decreases on (0, 1] and the
     constrained optimum is the degenerate α = 1: every worker holds all the data).
-
-    Parameters
-    ----------
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
-
-    Returns
-    -------
-    float
-        Eq. (22): α* = (t0 / (c_g N ξ))^{ξ/(1+ξ)}, the minimiser of eq. (21).
     """
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     ratio = t0 / (cg_N * xi)
@@ -238,25 +152,6 @@ def optimal_alpha_numeric(
 
     With c_m > 0, ``n`` is required. Eq. (20) is convex in α (sum of convex terms), so a bounded
     scalar search finds the global minimum; α = 1 is returned when it is the minimiser.
-
-    Parameters
-    ----------
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
-    c_m : float, default 0.0
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
-    n : int | None, optional
-        Number of workers. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    float
-        Minimise eq. (20) (or eq. (21) when c_m = 0) over α ∈ (0, 1] numerically.
     """
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
@@ -278,22 +173,7 @@ def optimal_alpha_numeric(
 
 
 def decoding_time(f, c_m: float, decoder: str = "rs"):
-    """T_dec(f) of eq. (17) for the decoders in :data:`DECODERS` (c_m seconds per FLOP).
-
-    Parameters
-    ----------
-    f : int
-        Number of workers waited for (the f fastest).
-    c_m : float
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
-    decoder : str, default 'rs'
-        Decoding cost model, a key of ``DECODERS``.
-
-    Returns
-    -------
-    numpy.ndarray
-        T_dec(f) of eq. (17) for the decoders in :data:`DECODERS` (c_m seconds per FLOP).
-    """
+    """T_dec(f) of eq. (17) for the decoders in :data:`DECODERS` (c_m seconds per FLOP)."""
     c_m = check_real("c_m", c_m, low=0.0)
     if decoder not in DECODERS:
         raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got decoder={decoder!r}")
@@ -315,29 +195,6 @@ def expected_iteration_time(
     The load is the smallest one tolerating s = n − f stragglers, α = (s + 1)/n = (n − f + 1)/n
     (eq. 2, both for the RS code and for the cyclic MDS code of Tandon et al.). Raises
     ValueError when ξ (n − f + 1) <= 1 (infinite expected delay).
-
-    Parameters
-    ----------
-    f : int
-        Number of workers waited for (the f fastest). Must satisfy ``1 <= f <= n``.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
-    c_m : float, default 0.0
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
-    decoder : str, default 'rs'
-        Decoding cost model, a key of ``DECODERS``.
-
-    Returns
-    -------
-    float
-        Eq. (17): T_f = E[T_delay^(f)] + c_g N α + T_dec(f), exact order statistic.
     """
     n = check_int("n", n, low=1)
     f = check_int("f", f, low=1, high=n)
@@ -357,24 +214,8 @@ def iteration_time_table(
 
     Parameters
     ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
-    c_m : float, default 0.0
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
     decoders : sequence of str, default ('rs', 'mds')
         Decoding cost models, keys of ``DECODERS``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Eq. (17) for every f = 1..n: columns f, s, alpha, delay, comp and T_<decoder>.
     """
     n = check_int("n", n, low=1)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
@@ -392,29 +233,7 @@ def iteration_time_table(
 def optimal_workers(
     n: int, t0: float, xi: float, cg_N: float, c_m: float = 0.0, decoder: str = "rs"
 ) -> int:
-    """The f in 1..n minimising eq. (17) (the paper's f_RS with "rs", f_MDS with "mds").
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 < cg_N``.
-    c_m : float, default 0.0
-        Time of one FLOP at the master, seconds. Must satisfy ``0.0 <= c_m``.
-    decoder : str, default 'rs'
-        Decoding cost model, a key of ``DECODERS``.
-
-    Returns
-    -------
-    int
-        The f in 1..n minimising eq. (17) (the paper's f_RS with "rs", f_MDS with "mds").
-    """
+    """The f in 1..n minimising eq. (17) (the paper's f_RS with "rs", f_MDS with "mds")."""
     table = iteration_time_table(n, t0, xi, cg_N, c_m, decoders=(decoder,))
     times = table[f"T_{decoder}"].to_numpy()
     if not np.isfinite(times).any():

@@ -21,21 +21,7 @@ read and closed by the inline backend from the other thread (half-drawn or blank
 The JupyterLab setting ``commsOverSubshells: "disabled"`` is shipped in the environment too
 (``make setup`` installs ``jupyter/overrides.json``), as a belt on top of this.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -66,11 +52,6 @@ def render_png(fig) -> bytes:
     """``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
     pyplot if it was ever registered there.
 
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-
     Returns
     -------
     bytes
@@ -92,11 +73,6 @@ def error_html(err: Exception | str) -> str:
     ----------
     err : Exception | str
         Error or its message.
-
-    Returns
-    -------
-    str
-        The one error style of every explorer: a red line with the library's message.
     """
     name = type(err).__name__ if isinstance(err, Exception) else "Error"
     return (
@@ -112,11 +88,6 @@ def text_html(text: str) -> str:
     ----------
     text : str
         Plain text to show.
-
-    Returns
-    -------
-    str
-        Plain text (a report) as preformatted HTML.
     """
     return f"<pre style='margin:0'>{html.escape(text)}</pre>"
 
@@ -142,18 +113,8 @@ def float_slider(
 
     Parameters
     ----------
-    name : str
-        Control name.
-    value : float
-        Initial value.
-    low : float
-        Smallest value.
-    high : float
-        Largest value.
     step : float
         Slider step.
-    description : str | None, optional
-        Label; default ``name``.
     readout_format : str | None, optional
         Readout format of the slider.
 
@@ -192,19 +153,6 @@ def log_slider(name: str, value: float, low: float, high: float, *, description:
     """A positive parameter spanning decades: a ``BoundedFloatText`` (exact typed value, no
     rounding), labelled with its range. ``FloatLogSlider`` rounds to its exponent grid in the
     browser and echoes the rounded value back, so it is not used for values the user gives.
-
-    Parameters
-    ----------
-    name : str
-        Control name.
-    value : float
-        Initial value.
-    low : float
-        Smallest value.
-    high : float
-        Largest value.
-    description : str | None, optional
-        Label; default ``name``.
 
     Returns
     -------

@@ -8,21 +8,7 @@ scheme, shuts them down, and shows the summary (which delays were real and which
 the measured iteration times against the simulator's prediction and the per-worker latency.
 Bad input is shown as the error message, never raised.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, severinson2023dsag, zhang2021lagc, halbawi2018reedsolomon, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -42,9 +28,6 @@ def config_from_controls(values: dict, quick: bool = True):
     ----------
     values : dict
         Widget values.
-    quick : bool, default True
-        Smaller sizes for a fast run (tests, widgets).
-
     Returns
     -------
     codedlib.runtime.config.RunConfig
@@ -96,10 +79,6 @@ def explore_run_for_real(
 
     Parameters
     ----------
-    schemes : sequence of str, optional
-        Scheme names.
-    quick : bool, default True
-        Smaller sizes for a fast run (tests, widgets).
     backend : str, default 'ipyparallel'
         Execution back-end.
     scheme : str | None, optional

@@ -10,21 +10,7 @@
 Each widget wraps a plain ``*_report`` function that returns ``(figure, text)`` and raises
 ``ValueError`` for bad input; the widget shows that message instead of crashing.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -59,15 +45,6 @@ MODEL_PARAMETERS = {
 def make_model(model: str, first: float, second: float):
     """The frozen distribution for a model name and its two parameters (see MODEL_PARAMETERS).
 
-    Parameters
-    ----------
-    model : str
-        Model name (a key of ``MODEL_PARAMETERS``).
-    first : float
-        First parameter of the model.
-    second : float
-        Second parameter of the model.
-
     Returns
     -------
     scipy.stats frozen distribution
@@ -83,30 +60,7 @@ def make_model(model: str, first: float, second: float):
 
 
 def order_statistics_report(model, first, second, n, k, replicas=20_000, seed=0):
-    """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``.
-
-    Parameters
-    ----------
-    model : str
-        Model name (a key of ``MODEL_PARAMETERS``).
-    first
-        First parameter of the model.
-    second
-        Second parameter of the model.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Order of the order statistic (k-th fastest of n). Must satisfy ``1 <= k <= n``.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    tuple
-        Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``.
-    """
+    """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``."""
     from codedlib.plots import subplots
     from codedlib.plots.stragglers import plot_order_statistics
 
@@ -148,19 +102,8 @@ def pareto_limit_report(t0, xi, alpha, n_max=100_000):
 
     Parameters
     ----------
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float
-        Shape (tail index) of the Pareto delay.
-    alpha : float
-        Computation load alpha = w/k.
     n_max : int, default 100000
-        Largest n of the curve. Must satisfy ``10 <= n_max``.
-
-    Returns
-    -------
-    tuple
-        RS Proposition 1 figure and the limit value for one ``(t0, xi, alpha)``.
+        Largest n of the curve.
     """
     from codedlib.plots.stragglers import plot_pareto_limit
 
@@ -182,28 +125,7 @@ def pareto_limit_report(t0, xi, alpha, n_max=100_000):
 
 
 def bursts_report(p_enter, p_exit, factor, n_workers=36, n_iterations=600, seed=0):
-    """Bursty-worker path figure and the stationary vs sampled summary.
-
-    Parameters
-    ----------
-    p_enter : float
-        Per-step probability of entering a burst.
-    p_exit : float
-        Per-step probability of leaving a burst.
-    factor : float
-        Slowdown factor during a burst.
-    n_workers : int, default 36
-        Number of workers.
-    n_iterations : int, default 600
-        Number of iterations.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    tuple
-        Bursty-worker path figure and the stationary vs sampled summary.
-    """
+    """Bursty-worker path figure and the stationary vs sampled summary."""
     from codedlib.plots.stragglers import plot_bursty_path
 
     result = ex.bursty_path(
@@ -241,19 +163,6 @@ def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0
     ----------
     model : str, default 'Pareto'
         Name of a delay model of :func:`standard_models`.
-    n : int, default 20
-        Number of workers.
-    k : int, default 16
-        Order of the order statistic (k-th fastest of n).
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    Explorer
-        Delay model (shape/scale sliders), ``n`` and ``k`` -> pdf/cdf and ``E[T_(k)]`` three ways.
     """
     import ipywidgets as W
 
@@ -296,22 +205,7 @@ def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0
 
 
 def explore_pareto_limit(t0=0.001, xi=1.1, alpha=0.1477) -> Explorer:
-    """``t0``, ``xi``, ``alpha`` -> RS Proposition 1 limit vs exact as ``n`` grows.
-
-    Parameters
-    ----------
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    alpha : float, default 0.1477
-        Computation load alpha = w/k.
-
-    Returns
-    -------
-    Explorer
-        ``t0``, ``xi``, ``alpha`` -> RS Proposition 1 limit vs exact as ``n`` grows.
-    """
+    """``t0``, ``xi``, ``alpha`` -> RS Proposition 1 limit vs exact as ``n`` grows."""
     controls = {
         "t0": log_slider("t0", t0, 1e-4, 10.0),
         "xi": float_slider("xi", xi, 0.05, 6.0, 0.05),
@@ -323,24 +217,7 @@ def explore_pareto_limit(t0=0.001, xi=1.1, alpha=0.1477) -> Explorer:
 
 
 def explore_bursts(p_enter=0.0007, p_exit=0.05, factor=1.12, seed=0) -> Explorer:
-    """Burst entry/exit probabilities and slowdown factor -> sampled path and summary.
-
-    Parameters
-    ----------
-    p_enter : float, default 0.0007
-        Per-step probability of entering a burst.
-    p_exit : float, default 0.05
-        Per-step probability of leaving a burst.
-    factor : float, default 1.12
-        Slowdown factor during a burst.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    Explorer
-        Burst entry/exit probabilities and slowdown factor -> sampled path and summary.
-    """
+    """Burst entry/exit probabilities and slowdown factor -> sampled path and summary."""
     controls = {
         "p_enter": log_slider("p_enter", p_enter, 1e-5, 1.0),
         "p_exit": log_slider("p_exit", p_exit, 1e-4, 1.0),
