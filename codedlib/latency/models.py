@@ -1,17 +1,8 @@
 """Delay models for straggling workers, as frozen ``scipy.stats`` distributions.
 
-Every single-worker model is a frozen ``scipy.stats`` distribution, so it has
-``.rvs(size=, random_state=)``, ``.mean()``, ``.var()``, ``.pdf()``, ``.cdf()``, ``.ppf()``
-and ``.support()``. Two containers build on them:
-
-* :class:`HeterogeneousCluster` -- one (possibly different) distribution per worker, sampled
-  as a vectorised ``(n_samples, N)`` array (DSAG Section III-A: parameters differ between
-  workers).
-* :class:`MarkovBursts` -- workers whose latency is multiplied by a factor while a two-state
-  Markov chain is in its *burst* state (DSAG Section III-B, "Variability over time").
-
 Papers: CodedReduce eq. (6) (shifted exponential), Reed--Solomon GC eq. (16) (Pareto),
-DSAG Section III and footnote 14 (gamma from mean and variance).
+DSAG Section III and footnote 14 (gamma from mean and variance), DSAG Sec. III-A
+(:class:`HeterogeneousCluster`) and Sec. III-B (:class:`MarkovBursts`).
 
 Example
 -------
@@ -24,7 +15,8 @@ Example
 >>> cluster.sample(4, rng=0).shape
 (4, 2)
 
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
+severinson2023dsag, zhang2021lagc.
 """
 
 from __future__ import annotations
@@ -35,7 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from codedlib._validation import InputTypeError, as_generator, check_array, check_int, check_real
+from codedlib._validation import (
+    InputTypeError,
+    RngLike,
+    as_generator,
+    check_array,
+    check_int,
+    check_real,
+)
 
 __all__ = [
     "BurstPath",
@@ -56,19 +55,7 @@ __all__ = [
 def shifted_exponential(shift: float, rate: float):
     """Shifted exponential: ``P[T <= t] = 1 - exp(-rate (t - shift))`` for ``t >= shift``.
 
-    Mean ``shift + 1/rate``, variance ``1/rate**2``. Returns ``scipy.stats.expon`` frozen with
-    ``loc=shift, scale=1/rate``.
-
-    Raises ``ValueError`` for ``shift < 0`` or ``rate <= 0``.
-
-    Parameters
-    ----------
-    shift : float
-        Deterministic shift, seconds.
-    Returns
-    -------
-    scipy.stats frozen distribution
-        ``scipy.stats.expon(loc=shift, scale=1/rate)``.
+    ``scipy.stats.expon(loc=shift, scale=1/rate)``; ``shift`` in seconds.
     """
     shift = check_real("shift", shift, low=0.0)
     rate = check_real("rate", rate, low=0.0, low_open=True)
@@ -85,16 +72,8 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
     (``E[T_(n-s)] = (r d / mu)(H_n - H_s) + a r d``), so the random part grows with the load
     too; select it with ``rate_convention="appendix"`` (mean ``a d_i + d_i/mu``). The two
     rates coincide only when ``a == d_i``; the appendix form is the one Theorem 2's bounds
-    (7)-(8) are derived from (the paper's experiments take ``a mu = 1``).
-
-    Parameters
-    ----------
-    n_points : int
-        ``d_i``, the number of data points the worker processes (``>= 1``).
-    a : float
-        Per-point shift (seconds per data point), ``> 0``.
-    mu : float
-        Straggling parameter (rate), ``> 0``.
+    (7)-(8) are derived from (the paper's experiments take ``a mu = 1``). ``n_points`` is
+    ``d_i``; ``a`` is in seconds per data point; ``mu`` is the straggling parameter.
     """
     n_points = check_int("n_points", n_points, low=1)
     a = check_real("a", a, low=0.0, low_open=True)
@@ -114,15 +93,8 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
 def pareto(t0: float, xi: float):
     """Pareto delay (Reed--Solomon GC eq. 16): ``P[T <= t] = 1 - (t0/t)**xi`` for ``t >= t0``.
 
-    ``t0 > 0`` is the fundamental delay, ``xi > 0`` the tail shape. The mean
-    ``xi t0 / (xi - 1)`` is finite only for ``xi > 1`` and the variance only for ``xi > 2``
-    (``.mean()`` / ``.var()`` return ``inf`` otherwise). Returns ``scipy.stats.pareto(b=xi,
-    scale=t0)``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        ``scipy.stats.pareto(b=xi, scale=t0)``.
+    ``scipy.stats.pareto(b=xi, scale=t0)``. The mean ``xi t0 / (xi - 1)`` is finite only for
+    ``xi > 1`` and the variance only for ``xi > 2`` (``.mean()`` / ``.var()`` return ``inf``).
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -131,18 +103,10 @@ def pareto(t0: float, xi: float):
 
 def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
     """DSAG Section VII-B's static slowdown: worker ``i = 1, ..., N`` is ``1 + (i/N) strength``
-    times slower (the paper's indexing: the first worker is slowed too, the last by
-    ``1 + strength``). The one definition used by the simulator's scenario and the MPI runtime.
+    times slower.
 
-    Parameters
-    ----------
-    strength : float >= 0
-        Slowdown of the last worker (0.4 in the paper).
-
-    Returns
-    -------
-    numpy.ndarray
-        Factors of shape ``(N,)``, entry ``i - 1`` for worker ``i``.
+    1-based as in the paper: the first worker is slowed too, the last by ``1 + strength`` (0.4
+    in the paper); entry ``i - 1`` is worker ``i``. Shared by the simulator and the MPI runtime.
 
     >>> linear_slowdown(4).tolist()
     [1.1, 1.2, 1.3, 1.4]
@@ -155,19 +119,7 @@ def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
 def gamma_from_moments(mean: float, var: float):
     """Gamma latency with given mean ``e`` and variance ``v`` (DSAG Sec. III, footnote 14).
 
-    Shape ``e**2 / v`` and scale ``v / e``. Both ``mean`` and ``var`` must be ``> 0``.
-
-    Parameters
-    ----------
-    mean : float
-        Mean of the distribution.
-    var : float
-        Variance of the distribution.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Gamma distribution.
+    Shape ``e**2 / v`` and scale ``v / e``.
     """
     mean = check_real("mean", mean, low=0.0, low_open=True)
     var = check_real("var", var, low=0.0, low_open=True)
@@ -238,14 +190,8 @@ def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> 
     return out
 
 
-def sample_distribution(dist, size, rng=None) -> np.ndarray:
-    """Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models).
-
-    Parameters
-    ----------
-    size
-        Shape of the sample.
-    """
+def sample_distribution(dist, size, rng: RngLike = None) -> np.ndarray:
+    """Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models)."""
     rng = as_generator(rng)
     if not hasattr(dist, "rvs"):
         raise InputTypeError(f"dist must be a frozen scipy.stats distribution, got {dist!r}")
@@ -394,7 +340,7 @@ class HeterogeneousCluster:
         """Smallest lower end of the workers' supports (may be ``-inf``)."""
         return float(min(d.support()[0] for d in self.dists))
 
-    def sample(self, n_samples: int, rng=None) -> np.ndarray:
+    def sample(self, n_samples: int, rng: RngLike = None) -> np.ndarray:
         """Draw ``n_samples`` independent rounds of all workers: array ``(n_samples, N)``."""
         n_samples = check_int("n_samples", n_samples, low=0)
         rng = as_generator(rng)
@@ -418,13 +364,6 @@ class BurstPath:
     """A sampled path of :class:`MarkovBursts`: latencies and burst indicators.
 
     ``latency`` and ``in_burst`` both have shape ``(n_iterations, N)``.
-
-    Parameters
-    ----------
-    latency : np.ndarray
-        Latencies, shape ``(n_iterations, N)``.
-    in_burst : np.ndarray
-        Burst indicators, shape ``(n_iterations, N)``.
     """
 
     latency: np.ndarray
@@ -434,24 +373,10 @@ class BurstPath:
 class MarkovBursts:
     """Workers with bursts of high latency driven by a two-state Markov chain per worker.
 
-    DSAG Section III-B (Fig. 4): workers' latency distribution changes over time; on AWS the
-    mean latency of a worker rises by about 12% for about a minute. Each worker carries an
-    independent chain with states *normal* and *burst*: from normal it enters a burst with
-    probability ``p_enter`` per iteration and from burst it returns with probability
-    ``p_exit``. In a burst the worker's latency is the base latency multiplied by ``factor``
-    (so the mean is multiplied by ``factor`` and the variance by ``factor**2``).
-
-    Parameters
-    ----------
-    base : frozen distribution or HeterogeneousCluster
-        Normal-state latency. A single distribution needs ``n_workers``.
-    p_enter, p_exit : float in (0, 1]
-        Per-iteration transition probabilities normal -> burst and burst -> normal.
-        Mean burst length is ``1/p_exit`` iterations.
-    factor : float > 0
-        Latency multiplier while in a burst (DSAG Fig. 4: about 1.12).
-    n_workers : int, optional
-        Number of workers when ``base`` is a single distribution.
+    DSAG Section III-B (Fig. 4): on AWS a worker's mean latency rises by about 12% for about
+    a minute. Per worker and iteration, normal -> burst with probability ``p_enter`` and
+    burst -> normal with ``p_exit``; in a burst the ``base`` latency (a distribution plus
+    ``n_workers``, or a ``HeterogeneousCluster``) is multiplied by ``factor`` (Fig. 4: ~1.12).
     """
 
     def __init__(
@@ -503,7 +428,9 @@ class MarkovBursts:
         second = (v + m**2) * (1.0 - pi + pi * self.factor**2)
         return second - self.stationary_means() ** 2
 
-    def sample_states(self, n_iterations: int, rng=None, initial: str = "stationary") -> np.ndarray:
+    def sample_states(
+        self, n_iterations: int, rng: RngLike = None, initial: str = "stationary"
+    ) -> np.ndarray:
         """Burst indicators, boolean array ``(n_iterations, N)``.
 
         ``initial="stationary"`` draws the first state from the stationary law;
@@ -526,7 +453,9 @@ class MarkovBursts:
             states[it] = state
         return states
 
-    def sample_path(self, n_iterations: int, rng=None, initial: str = "stationary") -> BurstPath:
+    def sample_path(
+        self, n_iterations: int, rng: RngLike = None, initial: str = "stationary"
+    ) -> BurstPath:
         """Sample ``n_iterations`` iterations of all workers (explicit ``rng``)."""
         rng = as_generator(rng)
         states = self.sample_states(n_iterations, rng, initial)

@@ -17,7 +17,8 @@ Example
 >>> round(expected_order_statistic_exponential(10, 10), 6)   # H_10
 2.928968
 
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
+zhang2021lagc.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, special, stats
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.latency.models import HeterogeneousCluster, sample_distribution
 
 __all__ = [
@@ -71,11 +72,6 @@ def expected_order_statistic_exponential(
 
     LAGC eq. (21); CodedReduce Appendix uses ``E[T_(n-s)] = (H_n - H_s)/lambda + shift``.
     ``k`` counts from the fastest worker (``k = n`` is the maximum).
-
-    Parameters
-    ----------
-    shift : float, default 0.0
-        Deterministic shift, seconds.
     """
     k, n = _check_k_n(k, n)
     rate = check_real("rate", rate, low=0.0, low_open=True)
@@ -113,13 +109,7 @@ def pareto_order_statistic_limit(t0: float, xi: float, alpha: float) -> float:
 
     ``alpha`` is the fraction of workers the master does *not* wait for (RS GC: ``alpha = w/k``,
     the fraction of the data each machine holds, and ``f = ceil((1-alpha) n) + 1`` machines
-    suffice, eq. 18). The limit is the Pareto ``(1-alpha)``-quantile. ``0 < alpha <= 1``.
-
-    Parameters
-    ----------
-    alpha : float
-        Fraction alpha of stragglers: the ((1 - alpha) n)-th order statistic. Must satisfy
-        ``0.0 < alpha <= 1.0``.
+    suffice, eq. 18). The limit is the Pareto ``(1-alpha)``-quantile.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -265,14 +255,9 @@ def expected_order_statistics_numeric(
     enumeration). The bulk is integrated adaptively (vectorised Gauss--Kronrod,
     ``scipy.integrate.cubature``) with breakpoints at quantiles of ``T_(k)``; the far tail on a
     log scale up to ``10**12`` times the bulk, and the remainder beyond in closed form for a
-    power-law tail (exact for Pareto), so heavy tails are handled.
-
-    Parameters
-    ----------
-    divergent : {"raise", "inf"}
-        What to do when ``E[T_(k)]`` does not exist (tail ``P[T_(k) > t] ~ t**(-s)`` with
-        ``s <= 1``; identical Pareto workers: ``xi (n-k+1) <= 1``): raise ``ValueError`` or
-        return ``inf`` for that ``k``.
+    power-law tail (exact for Pareto), so heavy tails are handled. ``divergent`` ("raise" or
+    "inf") says what to do when ``E[T_(k)]`` does not exist (tail exponent ``<= 1``; identical
+    Pareto workers: ``xi (n-k+1) <= 1``).
     """
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     ks = list(range(1, n + 1)) if ks is None else _check_ks(ks, n)
@@ -355,14 +340,8 @@ def expected_order_statistic_numeric(
 ) -> float:
     """``E[T_(k)]`` by numeric integration (LAGC eq. 28) for any (non-identical) workers.
 
-    Single-``k`` form of :func:`expected_order_statistics_numeric` (see there for the method).
-    Raises ``ValueError`` when the mean does not exist (tail exponent ``<= 1``; for identical
-    Pareto workers ``xi (n-k+1) <= 1``).
-
-    Parameters
-    ----------
-    rtol : float, default 1e-10
-        Relative tolerance of the numeric integration.
+    Single-``k`` form of :func:`expected_order_statistics_numeric`; raises ``ValueError`` when
+    the mean does not exist.
     """
     _, _, n_checked = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n_checked)
@@ -373,15 +352,7 @@ def expected_order_statistic_numeric(
 # Monte Carlo
 # --------------------------------------------------------------------------------------
 class OrderStatisticEstimate(NamedTuple):
-    """Monte Carlo estimate: ``mean`` and its standard error ``stderr`` (scalars or arrays).
-
-    Parameters
-    ----------
-    mean : float | np.ndarray
-        Monte Carlo mean.
-    stderr : float | np.ndarray
-        Standard error of the mean.
-    """
+    """Monte Carlo estimate: ``mean`` and its standard error ``stderr`` (scalars or arrays)."""
 
     mean: float | np.ndarray
     stderr: float | np.ndarray
@@ -418,7 +389,7 @@ def order_statistic_samples(
     k,
     n: int | None = None,
     replicas: int = 100_000,
-    rng=None,
+    rng: RngLike = None,
     chunk_size: int | None = None,
 ) -> np.ndarray:
     """Samples of ``T_(k)`` over ``replicas`` independent rounds of all workers.
@@ -473,14 +444,13 @@ def order_statistic_monte_carlo(
     k,
     n: int | None = None,
     replicas: int = 100_000,
-    rng=None,
+    rng: RngLike = None,
     chunk_size: int | None = None,
 ) -> OrderStatisticEstimate:
     """Monte Carlo ``E[T_(k)]`` with its standard error, for any workers.
 
     ``dist_or_cluster`` is a frozen distribution (identical workers, give ``n``), a sequence of
-    distributions or a ``HeterogeneousCluster``. Returns ``OrderStatisticEstimate(mean,
-    stderr)`` (unpacks as a tuple); arrays when ``k`` is a sequence. ``replicas >= 2``.
+    distributions or a ``HeterogeneousCluster``; arrays when ``k`` is a sequence.
     """
     replicas = check_int("replicas", replicas, low=2)
     _refuse_infinite_mean(dist_or_cluster, k, n)
