@@ -1,16 +1,8 @@
 """Learning problems with partial gradients over index ranges, and the data sets the papers use.
 
-Every problem has the finite-sum form
-
-    F(θ) = (1/n) Σ_i f_i(θ),
-
-where each per-sample term ``f_i`` already carries its share of the regulariser. The unit
-every distributed scheme computes is the *partial gradient sum*
-
-    partial_gradient(θ, start, stop) = Σ_{i=start}^{stop-1} ∇f_i(θ),
-
-so the partial sums over any partition of ``range(n)`` add up to ``n * gradient(θ)``, and a
-coded scheme that recovers Σ_j g_j over partitions recovers the full gradient exactly.
+F(θ) = (1/n) Σ_i f_i(θ), each ``f_i`` carrying its share of the regulariser. Schemes compute
+*sums* ``Σ_{i=start}^{stop-1} ∇f_i(θ)`` (not means), so the partial sums over a partition of
+``range(n)`` add up to ``n * gradient(θ)``.
 
 Example
 -------
@@ -22,7 +14,8 @@ Example
 >>> bool(np.allclose(sum(parts), 40 * prob.gradient(theta)))
 True
 
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
+severinson2023dsag, zhang2021lagc, alpaydin1998digits, pedregosa2011sklearn.
 """
 
 from __future__ import annotations
@@ -32,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 
 __all__ = [
     "Problem",
@@ -54,19 +47,7 @@ __all__ = [
 
 
 def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
-    """Boundaries ``b`` (length ``n_parts + 1``) splitting ``range(n_samples)`` into
-    ``n_parts`` contiguous ranges whose sizes differ by at most one (larger ones first).
-
-    Parameters
-    ----------
-    n_parts : int
-        Number of parts.
-
-    Returns
-    -------
-    np.ndarray
-        Boundaries ``b`` (length ``n_parts + 1``) splitting ``range(n_samples)`` into ``n_parts``
-        contiguous ranges whose sizes differ by at most one (larger ones first).
+    """Boundaries of ``n_parts`` contiguous ranges of sizes differing by at most one (larger first).
 
     Examples
     --------
@@ -82,14 +63,9 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
 
 
 def standardize(X, intercept: bool = False) -> np.ndarray:
-    """Columns shifted to zero mean and scaled to unit variance (constant columns left at 0);
-    optionally a leading intercept column of ones (DSAG Section VII, logistic regression).
+    """Columns to zero mean and unit variance (constant columns left at 0), DSAG Section VII.
 
-    Returns
-    -------
-    np.ndarray
-        Columns shifted to zero mean and scaled to unit variance (constant columns left at 0);
-        optionally a leading intercept column of ones (DSAG Section VII, logistic regression).
+    ``intercept`` prepends a column of ones.
     """
     X = check_array("X", X, ndim=2)
     mean = X.mean(axis=0)
@@ -157,7 +133,7 @@ class Problem:
         """∇F(θ) = (1/n) Σ_i ∇f_i(θ)."""
         return self.partial_gradient(theta) / self.n_samples
 
-    def initial_point(self, rng=None) -> np.ndarray:
+    def initial_point(self, rng: RngLike = None) -> np.ndarray:
         """Zeros (deterministic); subclasses that need symmetry breaking draw from ``rng``."""
         return np.zeros(self.dim)
 
@@ -308,10 +284,7 @@ class SoftmaxRegression(Problem):
     """Multinomial logistic regression, θ = vec(W) with W of shape (p, C):
     f_i(θ) = −log softmax(x_iᵀW)_{y_i} + (λ/2)‖W‖_F² (Reed–Solomon GC Section 6).
 
-    Parameters
-    ----------
-    n_classes : int | None, optional
-        Number of classes; default from ``y``.
+    ``n_classes`` defaults to the classes in ``y``.
     """
 
     def __init__(self, X, y, n_classes: int | None = None, lam: float = 0.0):
@@ -376,11 +349,6 @@ class PCA(Problem):
     method, V ← G(XᵀX V), as the paper states. In this module's mean convention the
     per-sample term is n·f_i + R, so ``loss`` and ``gradient`` equal the paper's F and ∇F.
     θ is vec(V) with V of shape (d, k).
-
-    Parameters
-    ----------
-    k : int
-        Number of principal components.
     """
 
     def __init__(self, X, k: int):
@@ -430,7 +398,7 @@ class PCA(Problem):
         Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
         return Q.ravel() if flat else Q
 
-    def initial_point(self, rng=None) -> np.ndarray:
+    def initial_point(self, rng: RngLike = None) -> np.ndarray:
         """A random orthonormal V (seeded): PCA needs symmetry breaking."""
         rng = as_generator(rng)
         V = rng.standard_normal((self.X.shape[1], self.k))
@@ -457,21 +425,7 @@ class PCA(Problem):
 
 @dataclass(frozen=True)
 class Dataset:
-    """Features, targets, optional held-out split, and where they came from.
-
-    Parameters
-    ----------
-    X_test : np.ndarray | None, optional
-        Held-out features.
-    y_test : np.ndarray | None, optional
-        Held-out labels.
-    theta_star : np.ndarray | None, optional
-        True parameter, when known.
-    description : str, default ''
-        Where the data came from.
-    meta : dict
-        Further facts about the data.
-    """
+    """Features, targets, optional held-out split, the true θ* when known, and provenance."""
 
     X: np.ndarray
     y: np.ndarray
@@ -482,7 +436,9 @@ class Dataset:
     meta: dict = field(default_factory=dict)
 
 
-def synthetic_linear_regression(n_samples: int, dim: int, noise: float = 1.0, rng=None) -> Dataset:
+def synthetic_linear_regression(
+    n_samples: int, dim: int, noise: float = 1.0, rng: RngLike = None
+) -> Dataset:
     """CodedReduce eq. 10: x_j ~ N(0, I_p), θ* ~ N(0, I_p), y_j = x_jᵀθ* + z_j, z_j ~ N(0, noise²).
 
     The paper uses (d, p) = (7644, 6500); ``theta_star`` is returned for the normalised
@@ -518,24 +474,16 @@ def _split(n: int, test_fraction: float, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 def digits_binary(
-    pos: int = 4, neg: int = 9, test_fraction: float = 0.25, intercept: bool = True, rng=0
+    pos: int = 4,
+    neg: int = 9,
+    test_fraction: float = 0.25,
+    intercept: bool = True,
+    rng: RngLike = 0,
 ) -> Dataset:
-    """Scikit-learn's bundled 8×8 handwritten digits, ``pos`` vs ``neg`` with labels ±1,
-    standardised (+ intercept column): the stand-in for GISETTE's 4-vs-9 task (CodedReduce
-    Section VI) and for DSAG's logistic regression. Shipped with scikit-learn: no download.
+    """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept).
 
-    Parameters
-    ----------
-    pos : int, default 4
-        Digit labelled +1.
-    neg : int, default 9
-        Digit labelled -1.
-    Returns
-    -------
-    Dataset
-        Scikit-learn's bundled 8×8 handwritten digits, ``pos`` vs ``neg`` with labels ±1,
-        standardised (+ intercept column): the stand-in for GISETTE's 4-vs-9 task (CodedReduce
-        Section VI) and for DSAG's logistic regression.
+    The stand-in for GISETTE's 4-vs-9 task (CodedReduce Section VI) and for DSAG's logistic
+    regression. Shipped with scikit-learn: no download.
     """
     pos = check_int("pos", pos, low=0, high=9)
     neg = check_int("neg", neg, low=0, high=9)
@@ -556,15 +504,12 @@ def digits_binary(
     )
 
 
-def digits_multiclass(test_fraction: float = 0.25, intercept: bool = True, rng=0) -> Dataset:
-    """All ten classes of scikit-learn's bundled digits (1797 images, 64 features), scaled to
-    [0, 1] (+ intercept): the stand-in for MNIST in the Reed–Solomon GC experiment.
+def digits_multiclass(
+    test_fraction: float = 0.25, intercept: bool = True, rng: RngLike = 0
+) -> Dataset:
+    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept).
 
-    Returns
-    -------
-    Dataset
-        All ten classes of scikit-learn's bundled digits (1797 images, 64 features), scaled to [0,
-        1] (+ intercept): the stand-in for MNIST in the Reed–Solomon GC experiment.
+    The stand-in for MNIST in the Reed–Solomon GC experiment (Section 6).
     """
     X, t = _load_sklearn_digits()
     X = X / 16.0
@@ -582,25 +527,16 @@ def digits_multiclass(test_fraction: float = 0.25, intercept: bool = True, rng=0
 
 
 def sparse_lowrank_binary(
-    n_samples: int = 2000, dim: int = 500, n_populations: int = 4, density: float = 0.1, rng=None
+    n_samples: int = 2000,
+    dim: int = 500,
+    n_populations: int = 4,
+    density: float = 0.1,
+    rng: RngLike = None,
 ) -> Dataset:
-    """A sparse binary matrix with low-rank structure: the stand-in for DSAG's 1000 Genomes
-    genotype matrix. Each sample belongs to one of ``n_populations`` groups; each group has
-    its own per-feature frequency (Beta-distributed around ``density``), and X_ij ~
-    Bernoulli(frequency). The population structure gives a few dominant principal
-    components; ``y`` holds the population labels.
+    """A sparse binary low-rank matrix: the stand-in for DSAG's 1000 Genomes genotype matrix.
 
-    Parameters
-    ----------
-    n_populations : int, default 4
-        Number of populations (row patterns).
-    density : float, default 0.1
-        Fraction of non-zero entries.
-    Returns
-    -------
-    Dataset
-        A sparse binary matrix with low-rank structure: the stand-in for DSAG's 1000 Genomes
-        genotype matrix.
+    Each sample belongs to one of ``n_populations`` groups with its own per-feature frequency
+    (Beta around ``density``), X_ij ~ Bernoulli(frequency); ``y`` holds the population labels.
     """
     n_samples = check_int("n_samples", n_samples, low=1)
     dim = check_int("dim", dim, low=1)

@@ -78,13 +78,8 @@ def pareto_delay_limit(alpha: float, t0: float, xi: float) -> float:
 def workers_needed(alpha: float, n: int) -> int:
     """Eq. (18): f(α) = ⌈(1 − α) n⌉ + 1 workers recover the gradient at load α = w/k.
 
-    Requires α >= 1/n (a load below 1/n cannot cover the data). A tolerance of 1e-9 absorbs
-    round-off in (1 − α) n, so α = (s + 1)/n gives exactly f = n − s.
-
-    Parameters
-    ----------
-    alpha : float
-        Computation load alpha = w/k.
+    Requires α >= 1/n. A tolerance of 1e-9 absorbs round-off in (1 − α) n, so α = (s + 1)/n
+    gives exactly f = n − s.
     """
     n = check_int("n", n, low=1)
     alpha = check_real("alpha", alpha, low=1.0 / n, high=1.0)
@@ -92,13 +87,7 @@ def workers_needed(alpha: float, n: int) -> int:
 
 
 def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
-    """Eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (large n, offline decoding). Vectorised in α.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        T_f for each ``alpha`` (a float for scalar ``alpha``).
-    """
+    """Eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (large n, offline decoding). Vectorised in α."""
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     a = _check_alpha_array(alpha)
     out = t0 * a ** (-1.0 / xi) + cg_N * a
@@ -106,13 +95,7 @@ def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
 
 
 def iteration_time_online(alpha, t0: float, xi: float, cg_N: float, c_m: float, n: int):
-    """Eq. (20): T_f ≈ t0 α^{−1/ξ} + c_g N α + c_m (1 − α)² n² (Algorithm 3 decoding).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        T_f for each ``alpha`` (a float for scalar ``alpha``).
-    """
+    """Eq. (20): T_f ≈ t0 α^{−1/ξ} + c_g N α + c_m (1 − α)² n² (Algorithm 3). Vectorised in α."""
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
     n = check_int("n", n, low=1)
@@ -193,8 +176,8 @@ def expected_iteration_time(
     """Eq. (17): T_f = E[T_delay^(f)] + c_g N α + T_dec(f), exact order statistic.
 
     The load is the smallest one tolerating s = n − f stragglers, α = (s + 1)/n = (n − f + 1)/n
-    (eq. 2, both for the RS code and for the cyclic MDS code of Tandon et al.). Raises
-    ValueError when ξ (n − f + 1) <= 1 (infinite expected delay).
+    (eq. 2, both for the RS code and for the cyclic MDS code of Tandon et al.). ValueError when
+    ξ (n − f + 1) <= 1 (infinite expected delay).
     """
     n = check_int("n", n, low=1)
     f = check_int("f", f, low=1, high=n)
@@ -210,12 +193,8 @@ def iteration_time_table(
 ) -> pd.DataFrame:
     """Eq. (17) for every f = 1..n: columns f, s, alpha, delay, comp and T_<decoder>.
 
-    Rows with an infinite expected delay (ξ (n − f + 1) <= 1) hold ``inf`` explicitly.
-
-    Parameters
-    ----------
-    decoders : sequence of str, default ('rs', 'mds')
-        Decoding cost models, keys of ``DECODERS``.
+    Rows with an infinite expected delay (ξ (n − f + 1) <= 1) hold ``inf``. ``decoders`` are
+    keys of :data:`DECODERS`.
     """
     n = check_int("n", n, low=1)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
