@@ -19,19 +19,8 @@ Model (CR paper Section III-C; every assumption beyond the paper is marked *ours
   every scheme still sees the same stragglers.
 * Receiving overlaps with computing; combining/decoding time is neglected.
 
-Schemes (per iteration):
-
-* **UMW** — data split evenly, master receives all ``N`` messages.
-* **GC** — cyclic-repetition gradient code with ``S = alpha N``, load ``(S+1)/N``; the master
-  receives the first ``N - S`` messages.
-* **SGD** — UMW's allocation; the master receives the first ``N - S`` messages and steps with
-  them (learning rate ``c1/(t + c2)``).
-* **RAR** — ring reduce-scatter then all-gather: ``2(N-1)`` rounds of ``p/N``-sized segments,
-  a node's round ``k`` starting once it and its ring predecessor finished round ``k-1``
-  (so any straggler delays everyone: no tolerance).
-* **CR** — (n, L) tree, load ``r_CR d`` (the actual allocation's per-node counts); every
-  parent receives the first ``n - s`` children's messages one at a time, then (once its own
-  computation is done) sends up.
+The schemes UMW, GC, SGD (learning rate ``c1/(t + c2)``), RAR and CR: one ``*_times``
+function each.
 
 References: references.bib keys reisizadeh2022codedreduce, tandon2017gradient.
 """
@@ -42,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.network import Network, single_port_receive
 from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
 
@@ -79,19 +68,8 @@ class TimingModel:
     Defaults: the paper's Section IV-B computation constants (``a = 5e-5`` s/point,
     ``a mu = 1``), a gradient of ``p = 6500`` numbers (the Fig. 2/10 linear model) and
     :data:`PAPER_NETWORK` (the link on which the paper's t_c = 0.05 s holds for p = 120 000,
-    with 0.3 ms latency). ``t_c`` is derived from them, never set.
-
-    Parameters
-    ----------
-    network : Network, default PAPER_NETWORK
-        Physical network the messages travel on.
-    rate_convention : str, default 'appendix'
-        ``'appendix'`` or ``'eq6'`` (see :func:`codedlib.latency.models.codedreduce_compute_time`).
-    straggle_prob : float, default 0.0
-        Probability that a worker straggles in an iteration. Must satisfy
-        ``0.0 <= straggle_prob <= 1.0``.
-    straggle_delay : float, default 0.0
-        Extra delay of a straggler, seconds.
+    with 0.3 ms latency). ``t_c`` is derived from them, never set. ``rate_convention``:
+    see :func:`codedlib.latency.models.codedreduce_compute_time`; ``straggle_delay`` in seconds.
     """
 
     a: float = 5e-5
@@ -178,18 +156,9 @@ class ClusterConfig:
 class SchemeTiming:
     """Per-iteration wall-clock times of one scheme and its per-iteration costs.
 
-    Parameters
-    ----------
-    times : np.ndarray
-        (n_iterations,)
-    load_points : float
-        largest number of data points a worker processes
-    busiest_messages : int
-        messages received by the busiest node per iteration
-    busiest_gradients : float
-        gradient-vectors' worth of numbers it receives (x p x 8 bytes)
-    used_workers : np.ndarray | None, optional
-        SGD: (n_iterations, N) mask of contributing workers
+    ``load_points``: largest load of a worker; ``busiest_messages`` / ``busiest_gradients``:
+    messages and gradient-vectors' worth of numbers (x p x 8 bytes) the busiest node receives
+    per iteration; ``used_workers``: SGD's ``(n_iterations, N)`` mask of contributing workers.
     """
 
     scheme: str
@@ -204,7 +173,7 @@ class SchemeTiming:
         return float(np.mean(self.times))
 
 
-def draw_delays(n_iterations: int, n_workers: int, rng=None) -> np.ndarray:
+def draw_delays(n_iterations: int, n_workers: int, rng: RngLike = None) -> np.ndarray:
     """The shared ``Exp(1)`` draws ``E[t, i]`` for iteration ``t`` and worker (rank) ``i+1``."""
     n_iterations = check_int("n_iterations", n_iterations, 1)
     n_workers = check_int("n_workers", n_workers, 1)
@@ -212,18 +181,9 @@ def draw_delays(n_iterations: int, n_workers: int, rng=None) -> np.ndarray:
 
 
 def master_receive_times(ready, k: int, tau: float) -> np.ndarray:
-    """Single-port reception: time the ``k``-th message is fully received
-    (:func:`codedlib.network.single_port_receive`: ``R_m = max(R_{m-1}, ready_(m)) + tau``).
+    """Single-port reception: time the ``k``-th message is fully received.
 
-    Parameters
-    ----------
-    ready
-        Ready times of the messages (last axis: senders).
-    Returns
-    -------
-    np.ndarray
-        Single-port reception: time the ``k``-th message is fully received
-        (:func:`codedlib.network.single_port_receive`: ``R_m = max(R_{m-1}, ready_(m)) + tau``).
+    :func:`codedlib.network.single_port_receive` over the last axis (senders) of ``ready``.
     """
     return single_port_receive(ready, k, tau)
 
@@ -278,14 +238,9 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 
 
 def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Ring-AllReduce: ``2(N-1)`` rounds of ``p/N`` segments; round ``k`` at worker ``i`` ends
-    ``tau`` after both ``i`` and its predecessor ``i-1`` ended round ``k-1``.
+    """Ring-AllReduce: ``2(N-1)`` rounds of ``p/N`` segments (no straggler tolerance).
 
-    Returns
-    -------
-    SchemeTiming
-        Ring-AllReduce: ``2(N-1)`` rounds of ``p/N`` segments; round ``k`` at worker ``i`` ends
-        ``tau`` after both ``i`` and its predecessor ``i-1`` ended round ``k-1``.
+    Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``.
     """
     N = cfg.N
     draws = _check_draws(draws, N)
@@ -300,13 +255,6 @@ def ring_allreduce_finish(ready, tau) -> np.ndarray:
 
     ``ready`` is ``(R, N)`` (row = one iteration); ``tau`` the time of one ``p/N`` segment,
     a scalar or one value per row (shape ``(R,)``), so many timing models run in one pass.
-
-    Parameters
-    ----------
-    ready
-        ``(R, N)`` ready times of the workers.
-    tau : float
-        Time of one segment (scalar or one per row).
     """
     ready = np.array(ready, dtype=float)  # a copy: updated in place below
     N = ready.shape[1]
@@ -329,17 +277,7 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
     ``compute`` is ``(R, N)``: column ``j`` is tree rank ``j + 1`` (heap order, layer by
     layer). Every parent receives the first ``n - s`` of its children's messages one at a
     time (``tau`` each) and sends up once that and its own computation are done. With
-    ``return_survivors`` also returns ``{parent_rank: (R, n - s) child ranks}``.
-
-    Parameters
-    ----------
-    compute : callable
-        ``(R, N)`` computation finish times, column j is rank j + 1.
-    Returns
-    -------
-    numpy.ndarray or tuple
-        Time the root holds the gradient per row; with ``return_survivors``,
-        ``(times, survivors)``.
+    ``return_survivors`` returns ``(times, {parent_rank: (R, n - s) child ranks})``.
     """
     compute = np.asarray(compute, dtype=float)
     R = compute.shape[0]
@@ -372,22 +310,12 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
 def cr_times(
     cfg: ClusterConfig, model: TimingModel, draws, loads=None, return_survivors: bool = False
 ):
-    """CodedReduce on the (n, L) tree: per-parent single-port reception of the first
-    ``n - s`` children (Algorithm 2, CR.EXECUTE timing; :func:`tree_finish`).
+    """CodedReduce on the (n, L) tree (Algorithm 2, CR.EXECUTE timing; :func:`tree_finish`).
 
-    ``loads``: per-rank data counts (length N, ranks 1..N); default ``r_CR d`` for every node
-    (the allocation's counts differ by rounding only). With ``return_survivors`` also returns
-    ``{parent_rank: (n_iterations, n - s) child ranks}`` — the children each parent combined,
-    to feed :func:`codedlib.codes.codedreduce.execute`.
-
-    Parameters
-    ----------
-    loads : optional
-        Per-rank data counts; default ``r_CR d``.
-    Returns
-    -------
-    SchemeTiming or tuple
-        CR's timing; with ``return_survivors``, ``(timing, survivors)``.
+    ``loads``: per-rank data counts (ranks 1..N); default ``r_CR d`` for every node (the
+    allocation's counts differ by rounding only). With ``return_survivors`` returns
+    ``(timing, survivors)``, the children each parent combined, to feed
+    :func:`codedlib.codes.codedreduce.execute`.
     """
     n, L, s = cfg.n, cfg.L, cfg.s
     N = cfg.N
@@ -410,18 +338,12 @@ def simulate_iteration_times(
     cfg: ClusterConfig,
     model: TimingModel | None = None,
     n_iterations: int = 300,
-    rng=None,
+    rng: RngLike = None,
     schemes=SCHEMES,
     cr_loads=None,
     draws=None,
 ) -> dict[str, SchemeTiming]:
-    """All schemes on the same delay draws (one row of ``draws`` per iteration).
-
-    Parameters
-    ----------
-    model : TimingModel | None, optional
-        Timing model; default :class:`TimingModel`.
-    """
+    """All schemes on the same delay draws (one row of ``draws`` per iteration)."""
     model = TimingModel() if model is None else model
     if draws is None:
         draws = draw_delays(n_iterations, cfg.N, rng)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, even_partition
@@ -52,17 +52,8 @@ __all__ = [
 class SchemeSpec:
     """One straggler-mitigation scheme of Fig. 2.
 
-    kind: "rs" (Reed–Solomon code), "mds" (cyclic-repetition code, Tandon et al.) or
+    ``kind``: "rs" (Reed–Solomon code), "mds" (cyclic-repetition code, Tandon et al.) or
     "uncoded"; ``wait`` is f, the number of workers the master waits for.
-
-    Parameters
-    ----------
-    name : str
-        Label of the scheme.
-    kind : str
-        ``'rs'``, ``'mds'`` or ``'uncoded'``.
-    wait : int
-        Number f of workers the master waits for.
     """
 
     name: str
@@ -91,7 +82,9 @@ def fig2_schemes(n: int, f_rs: int, f_mds: int) -> list[SchemeSpec]:
     ]
 
 
-def pareto_delays(n_iterations: int, n: int, t0: float, xi: float, rng=None) -> np.ndarray:
+def pareto_delays(
+    n_iterations: int, n: int, t0: float, xi: float, rng: RngLike = None
+) -> np.ndarray:
     """An (n_iterations × n) matrix of i.i.d. Pareto(t0, ξ) delays (eq. 16)."""
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     n = check_int("n", n, low=1)
@@ -145,15 +138,7 @@ def chunk_gradients(problem, theta, bounds) -> np.ndarray:
 
 
 def nesterov(theta, theta_prev, step: int) -> np.ndarray:
-    """Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}).
-
-    Parameters
-    ----------
-    theta_prev : numpy.ndarray
-        Previous iterate.
-    step : int
-        Iteration index.
-    """
+    """Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
     return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
 
 
@@ -197,7 +182,7 @@ def simulate_schemes(
     time_budget: float = 5.0,
     step_size: float | None = None,
     root_power: int | str = 1,
-    rng=None,
+    rng: RngLike = None,
     delays: np.ndarray | None = None,
     record_interval: float | None = None,
 ) -> pd.DataFrame:
@@ -213,25 +198,7 @@ def simulate_schemes(
     is written only for the first iteration finishing after each multiple of the interval and
     for the last one (test error and loss are the expensive part); None records every
     iteration. ``decode_error`` and ``imag`` are then maxima since the previous row.
-
-    Parameters
-    ----------
-    X_test : numpy.ndarray, optional
-        Test features.
-    y_test : numpy.ndarray, optional
-        Test labels.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds. Must satisfy
-        ``0.0 <= cg_N``.
-    time_budget : float, default 5.0
-        Simulated time of each run, seconds.
-    step_size : float | None, optional
-        Step size; default 1/L.
-    delays : np.ndarray | None, optional
-        Per-worker delays.
-    record_interval : float | None, optional
-        Simulated seconds between recorded rows; None records every iteration. Must satisfy
-        ``0.0 < record_interval``.
+    ``cg_N`` (c_g N) and ``time_budget`` are seconds; ``step_size`` defaults to 1/L.
     """
     n = check_int("n", n, low=3)
     schemes = list(schemes)
