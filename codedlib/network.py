@@ -1,13 +1,8 @@
 """One physical network for every scheme: a message's time follows from its size.
 
-A message of ``b`` bytes takes ``latency + b / bandwidth`` seconds to be received, and a node
-receives one message at a time (single port). Every scheme of every paper that sends messages
-(master-worker gradients, ring segments, tree partial sums, DSAG results) takes its
-communication times from one :class:`Network`, so no scheme gets a free "latency share" or a
-per-message constant of its own.
-
-The bytes of a message follow from what it carries: ``n_numbers * bytes_per_number``
-(float64 by default). A full gradient of a ``p``-parameter model is ``8 p`` bytes.
+A message of ``b`` bytes takes ``latency + b / bandwidth`` seconds and a node receives one
+message at a time (single port). Every scheme takes its communication times from one
+:class:`Network`, so no scheme gets a per-message constant of its own.
 
 References: references.bib keys reisizadeh2022codedreduce.
 """
@@ -26,15 +21,6 @@ __all__ = ["Network", "single_port_receive"]
 @dataclass(frozen=True)
 class Network:
     """Per-message latency [s], link bandwidth [bytes/s] and the size of one number [bytes].
-
-    Parameters
-    ----------
-    latency : float, default 0.0003
-        Per-message latency, seconds.
-    bandwidth : float, default 12500000.0
-        Link bandwidth, bytes per second.
-    bytes_per_number : int, default 8
-        Bytes per number of a message.
 
     Examples
     --------
@@ -96,15 +82,6 @@ def single_port_receive(ready, k: int, message_time) -> np.ndarray:
     ``ready[..., j]`` is when sender ``j``'s message is ready; messages are received in order of
     readiness, one at a time: ``R_m = max(R_{m-1}, ready_(m)) + tau`` with ``tau`` the
     message time (scalar, or broadcastable to ``ready.shape[:-1]``).
-
-    Parameters
-    ----------
-    ready : array_like
-        Ready time of each sender's message (last axis: senders).
-    k : int
-        Number of messages received.
-    message_time
-        Time to receive one message (scalar or broadcastable).
 
     Examples
     --------

@@ -1,27 +1,15 @@
 """One drawing path for every explorer: controls in, a status line and figures redrawn in place.
 
-Why it is built this way (measured in a real browser, JupyterLab 4.6 + ipykernel 7): JupyterLab
-sends widget messages over kernel *subshells* by default, so a callback can run on another
-thread while a cell executes. Figures shown with ``display()`` inside an ``Output`` widget then
-carry another message's id (they land in the Log Console), and ``pyplot``'s shared figure list is
-read and closed by the inline backend from the other thread (half-drawn or blank figures). So:
-
-- an explorer never calls ``display`` from a callback: a figure is rendered to PNG bytes under
-  one lock (:data:`DRAW_LOCK`) and assigned to an ``ipywidgets.Image`` that the explorer owns
-  (a widget-state update: it goes to that image and nowhere else, redrawn in place);
-- figures come from :func:`codedlib.plots.subplots` (a ``matplotlib.figure.Figure``, never
-  registered with ``pyplot``), so no other thread can show or close them;
-- text and tables go to an ``HTML`` widget; an error is shown in one style
-  (:func:`error_html`) and clears the stale figures;
-- a change recomputes once: controls are created with values on their own step grid (no
-  front-end rounding echoed back, see :func:`float_slider`), and programmatic multi-control
-  changes are grouped with :meth:`Explorer.hold`;
-- long actions (buttons) disable their button and show a progress bar while they run.
-
-The JupyterLab setting ``commsOverSubshells: "disabled"`` is shipped in the environment too
-(``make setup`` installs ``jupyter/overrides.json``), as a belt on top of this.
-
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+Why (measured in JupyterLab 4.6 + ipykernel 7): widget messages arrive over kernel
+*subshells*, so a callback can run on another thread while a cell executes; ``display()`` inside
+an ``Output`` then lands in the Log Console, and the inline backend reads and closes ``pyplot``'s
+shared figures from the other thread (half-drawn or blank figures). So an explorer never calls
+``display`` from a callback: figures come from :func:`codedlib.plots.subplots` (never registered
+with ``pyplot``), are rendered to PNG under :data:`DRAW_LOCK` and assigned to an
+``ipywidgets.Image`` it owns; text goes to an ``HTML`` widget. Controls hold values on their own
+step grid (:func:`float_slider`) so the browser echoes nothing back, and :meth:`Explorer.hold`
+groups programmatic changes, so a change recomputes once. ``make setup`` also ships
+``commsOverSubshells: "disabled"`` (``jupyter/overrides.json``) as a belt on top of this.
 """
 
 from __future__ import annotations
@@ -50,14 +38,7 @@ _STYLE = {"description_width": "initial"}
 
 def render_png(fig) -> bytes:
     """``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
-    pyplot if it was ever registered there.
-
-    Returns
-    -------
-    bytes
-        ``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
-        pyplot if it was ever registered there.
-    """
+    pyplot if it was ever registered there."""
     from codedlib.plots import close_figure, figure_png
 
     with DRAW_LOCK:
@@ -67,13 +48,7 @@ def render_png(fig) -> bytes:
 
 
 def error_html(err: Exception | str) -> str:
-    """The one error style of every explorer: a red line with the library's message.
-
-    Parameters
-    ----------
-    err : Exception | str
-        Error or its message.
-    """
+    """The one error style of every explorer: a red line with the library's message."""
     name = type(err).__name__ if isinstance(err, Exception) else "Error"
     return (
         f"<div class='codedlib-error' style='color:#b00020'><b>{html.escape(name)}:</b> "
@@ -82,13 +57,7 @@ def error_html(err: Exception | str) -> str:
 
 
 def text_html(text: str) -> str:
-    """Plain text (a report) as preformatted HTML.
-
-    Parameters
-    ----------
-    text : str
-        Plain text to show.
-    """
+    """Plain text (a report) as preformatted HTML."""
     return f"<pre style='margin:0'>{html.escape(text)}</pre>"
 
 
@@ -109,19 +78,7 @@ def float_slider(
 ):
     """A ``FloatSlider`` that keeps the value it is given: ``value`` must lie on the grid
     ``low + k * step`` (the browser snaps to it and sends the snapped value back, which
-    changes the result and recomputes). Raises ``ValueError`` otherwise.
-
-    Parameters
-    ----------
-    step : float
-        Slider step.
-    readout_format : str | None, optional
-        Readout format of the slider.
-
-    Returns
-    -------
-    ipywidgets.FloatSlider
-        The slider.
+    changes the result and recomputes).
     """
     import ipywidgets as W
 
@@ -153,11 +110,6 @@ def log_slider(name: str, value: float, low: float, high: float, *, description:
     """A positive parameter spanning decades: a ``BoundedFloatText`` (exact typed value, no
     rounding), labelled with its range. ``FloatLogSlider`` rounds to its exponent grid in the
     browser and echoes the rounded value back, so it is not used for values the user gives.
-
-    Returns
-    -------
-    ipywidgets.BoundedFloatText
-        The control.
     """
     import ipywidgets as W
 
@@ -176,15 +128,7 @@ def log_slider(name: str, value: float, low: float, high: float, *, description:
 
 @dataclass
 class Report:
-    """What one recompute shows: HTML text and zero or more figures (one per image pane).
-
-    Parameters
-    ----------
-    html : str, default ''
-        HTML text shown.
-    figures : list
-        Figures shown, one per image pane.
-    """
+    """What one recompute shows: HTML text and zero or more figures (one per image pane)."""
 
     html: str = ""
     figures: list = field(default_factory=list)
@@ -195,33 +139,11 @@ class Explorer:
 
     ``compute`` returns a :class:`Report` (or raises ``ValueError``: the message is shown
     in the error style and the figures are cleared). ``auto=True`` recomputes on every control
-    change; otherwise only the ``button`` runs it (disabled and with a progress bar while it
-    runs). ``rows`` lays out the controls (lists of names); ``n_figures`` is the number of image
-    panes; ``watch`` names the controls whose change recomputes (default: all; a control that
-    resets others handles its own change inside :meth:`hold`). Attributes for tests and callers: ``controls``, ``status``, ``images``, ``calls``
-    (number of recomputes), ``last_values`` (the values the shown result used), ``box`` (the
-    UI; also what ``_ipython_display_`` shows).
-
-    Parameters
-    ----------
-    compute : Callable[..., Report]
-        Function of the control values returning a report.
-    controls : dict
-        ipywidgets controls by keyword of ``compute``.
-    rows : list[list[str]] | None, optional
-        Layout of the controls (lists of names).
-    n_figures : int, default 1
-        Number of image panes.
-    auto : bool, default True
-        Recompute on every control change.
-    button : str | None, optional
-        Label of the run button (no button when None).
-    fixed : dict | None, optional
-        Fixed keyword arguments of ``compute``.
-    extra : list | None, optional
-        Further widgets shown.
-    watch : list[str] | None, optional
-        Controls whose change recomputes; default all.
+    change; otherwise only the ``button`` runs it (disabled, with a progress bar, while it
+    runs). ``controls`` are keyed by ``compute``'s keywords, ``fixed`` adds constant ones;
+    ``rows`` lays them out; ``watch`` names the controls whose change recomputes (default all;
+    a control that resets others handles its own change inside :meth:`hold`). ``calls`` counts
+    recomputes; ``last_values`` are the values the shown result used; ``box`` is the UI.
     """
 
     def __init__(
