@@ -1,18 +1,22 @@
 """Figures for real MPI runs (:mod:`codedlib.runtime`): iteration times, per-worker latency,
 loss against wall-clock time, and measured vs simulated iteration times.
 
-Every function takes data (``RunResult`` objects or the DataFrames they hold, or the table of
-:func:`codedlib.runtime.validation.compare_with_simulator`) and an optional ``ax``, and returns
-the Figure without showing or saving it.
-
-References: references.bib keys reisizadeh2022codedreduce, severinson2023dsag, zhang2021lagc, halbawi2018reedsolomon, esfahanizadeh2022stream.
+``results`` is a ``RunResult`` or ``{label: RunResult}``; ``trace`` and ``rounds`` are the
+DataFrames a ``RunResult`` holds; ``table`` comes from
+:func:`codedlib.runtime.validation.compare_with_simulator`. Each returns the Figure
+(``ax.figure`` when ``ax`` is given) without showing or saving it.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from codedlib.plots import new_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "plot_iteration_times",
@@ -29,20 +33,8 @@ def _results_dict(results):
     return dict(results)
 
 
-def plot_iteration_times(results, ax=None):
-    """Per-iteration times (ms) of each run as points with the mean as a bar.
-
-    ``results``: a ``RunResult`` or ``{label: RunResult}``.
-
-    Parameters
-    ----------
-    results
-        Results of the matching ``codedlib.experiments`` function.
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+def plot_iteration_times(results, ax: Axes | None = None):
+    """Per-iteration times (ms) of each run as points with the mean as a bar."""
     res = _results_dict(results)
     fig, ax = new_axes(ax, figsize=(1.2 * len(res) + 3.0, 4.0))
     rng = np.random.default_rng(0)
@@ -57,22 +49,9 @@ def plot_iteration_times(results, ax=None):
     return fig
 
 
-def plot_worker_latency(trace, ax=None, max_workers: int = 13):
+def plot_worker_latency(trace, ax: Axes | None = None, max_workers: int = 13):
     """Latency ``compute_time + comm_time`` of each worker's results over iterations; the
-    injected part is drawn as a faint line underneath, stale results as crosses.
-
-    Parameters
-    ----------
-    trace
-        Latency trace of a real run.
-    max_workers : int, default 13
-        Largest number of workers drawn.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    injected part is drawn as a faint line underneath, stale results as crosses."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.0))
     df = trace.copy()
     df["latency_ms"] = (df["compute_time"] + df["comm_time"]) * 1e3
@@ -109,22 +88,9 @@ def plot_worker_latency(trace, ax=None, max_workers: int = 13):
     return fig
 
 
-def plot_loss_vs_time(results, ax=None, metric: str = "loss"):
+def plot_loss_vs_time(results, ax: Axes | None = None, metric: str = "loss"):
     """``metric`` ("loss" or "normalized_error", CR eq. 11) against wall-clock seconds at the
-    end of each iteration (CodedReduce Fig. 10 style).
-
-    Parameters
-    ----------
-    results
-        Results of real runs.
-    metric : str, default 'loss'
-        ``'loss'`` or ``'normalized_error'``.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    end of each iteration (CodedReduce Fig. 10 style)."""
     res = _results_dict(results)
     fig, ax = new_axes(ax)
     for k, (label, r) in enumerate(res.items()):
@@ -138,24 +104,13 @@ def plot_loss_vs_time(results, ax=None, metric: str = "loss"):
     return fig
 
 
-def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2, not_run=None):
+def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float = 0.2, not_run=None):
     """Grouped bars per run: measured mean iteration time (± s.e.m.), the simulator replayed
     on the very delays injected, and the model's expectation (order statistics / Monte Carlo /
     event-driven), with the gap measured/expectation - 1 written above (in brackets: against
-    the replay of the same draw, i.e. the machine's real cost without sampling noise). ``table`` comes from
-    :func:`codedlib.runtime.validation.compare_with_simulator`.
-
-    Parameters
-    ----------
-    tolerance : float, default 0.2
-        Relative gap drawn as acceptable.
-    not_run : dict, optional
-        ``{scheme: reason}`` of runs that did not complete, named in the figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
+    the replay of the same draw, i.e. the machine's real cost without sampling noise).
+    ``tolerance`` is the relative gap drawn as acceptable; ``not_run`` (``{scheme: reason}``)
+    names the runs that did not complete.
     """
     fig, ax = new_axes(ax, figsize=(1.6 * max(len(table), 1) + 3.0, 4.2))
     if not_run:
@@ -212,19 +167,9 @@ def plot_measured_vs_predicted(table, ax=None, tolerance: float = 0.2, not_run=N
     return fig
 
 
-def plot_ring_rounds(rounds, ax=None):
+def plot_ring_rounds(rounds, ax: Axes | None = None):
     """Per-round durations of the hand-written ring all-reduce (reduce-scatter then
-    all-gather), mean over workers and iterations.
-
-    Parameters
-    ----------
-    rounds
-        Per-round durations of the ring all-reduce.
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    all-gather), mean over workers and iterations."""
     fig, ax = new_axes(ax)
     g = rounds.groupby(["phase", "round"], sort=False)["seconds"].mean().reset_index()
     order = {"reduce-scatter": 0, "all-gather": 1}

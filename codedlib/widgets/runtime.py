@@ -1,14 +1,9 @@
 """Widget for the "Run it for real" section of every paper notebook.
 
-:func:`explore_run_for_real` returns an ipywidgets UI: choose a scheme and its sizes, the
-injected delay model (shifted exponential, Pareto, per-worker gamma, ... in the command-line
-form of :class:`codedlib.runtime.injection.DelayModel`) and the per-message delay ``t_c``,
-press *Run on MPI*; it starts the MPI processes (ipyparallel engines by default), runs the
-scheme, shuts them down, and shows the summary (which delays were real and which injected),
-the measured iteration times against the simulator's prediction and the per-worker latency.
-Bad input is shown as the error message, never raised.
-
-References: references.bib keys reisizadeh2022codedreduce, severinson2023dsag, zhang2021lagc, halbawi2018reedsolomon, esfahanizadeh2022stream.
+Pressing *Run on MPI* starts the MPI processes (ipyparallel engines by default), runs the
+scheme, shuts them down, and shows which delays were real and which injected, the measured
+iteration times against the simulator's prediction and the per-worker latency. Bad input is
+shown as the error message, never raised.
 """
 
 from __future__ import annotations
@@ -19,19 +14,10 @@ __all__ = ["APPLIES", "CONTROLS", "config_from_controls", "explore_run_for_real"
 
 
 def config_from_controls(values: dict, quick: bool = True):
-    """Build the :class:`~codedlib.runtime.config.RunConfig` from the widget values (plain
-    dict: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
-    ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations). Raises ``ValueError`` naming the
-    bad parameter.
+    """Build the :class:`~codedlib.runtime.config.RunConfig` from the widget values.
 
-    Parameters
-    ----------
-    values : dict
-        Widget values.
-    Returns
-    -------
-    codedlib.runtime.config.RunConfig
-        Configuration of the run.
+    ``values`` is a plain dict: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
+    ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations.
     """
     from codedlib._validation import check_real
     from codedlib.runtime.notebook import scheme_config
@@ -73,23 +59,8 @@ def explore_run_for_real(
     ``backend`` is "ipyparallel" (MPI engines) or "mpiexec"; ``delay`` the initial injected
     model in command-line form (default ``shiftexp:shift=0.05,rate=20``; e.g.
     ``pareto:t0=0.05,xi=2.5`` for the Reed--Solomon notebook). Only the controls that apply to
-    the chosen scheme are shown. Nothing runs until the button is pressed; while it runs the
-    button is disabled and a progress bar shows. The returned box has ``.run_button``,
-    ``.messages`` (the run's messages, HTML), ``.image`` (the figure), ``.status`` and ``.controls``.
-
-    Parameters
-    ----------
-    backend : str, default 'ipyparallel'
-        Execution back-end.
-    scheme : str | None, optional
-        Initially selected scheme.
-    delay : str | None, optional
-        Initial injected delay model, command-line form.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        The UI.
+    the chosen scheme are shown; nothing runs until the button is pressed. The returned
+    ``VBox`` has ``.run_button``, ``.messages`` (HTML), ``.image``, ``.status`` and ``.controls``.
     """
     import html
 

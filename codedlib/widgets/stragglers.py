@@ -1,16 +1,10 @@
 """Interactive exploration for the opening notebook ``00-stragglers``.
 
-* :func:`explore_order_statistics` -- pick a delay model and its shape/scale, ``n`` and ``k``:
-  redraws the model's pdf/cdf and ``E[T_(k)]`` for every ``k`` (closed form, numeric, Monte
-  Carlo) and reports the chosen ``k``.
-* :func:`explore_pareto_limit` -- ``t0``, ``xi``, ``alpha``: RS Proposition 1 (eq. 19) vs the
-  exact order statistic as ``n`` grows.
-* :func:`explore_bursts` -- burst probabilities and slowdown factor of DSAG-style bursty workers.
+Each explorer wraps a plain ``*_report`` function returning ``(figure, text)``; its
+``ValueError`` is shown as the message instead of crashing.
 
-Each widget wraps a plain ``*_report`` function that returns ``(figure, text)`` and raises
-``ValueError`` for bad input; the widget shows that message instead of crashing.
-
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+References: references.bib keys halbawi2018reedsolomon (Proposition 1, eq. 19),
+severinson2023dsag (bursts, Sec. III-B).
 """
 
 from __future__ import annotations
@@ -43,13 +37,7 @@ MODEL_PARAMETERS = {
 
 
 def make_model(model: str, first: float, second: float):
-    """The frozen distribution for a model name and its two parameters (see MODEL_PARAMETERS).
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Delay distribution.
-    """
+    """The frozen distribution for a model name and its two parameters (see MODEL_PARAMETERS)."""
     if model == "shifted exponential":
         return shifted_exponential(first, second)
     if model == "Pareto":
@@ -98,13 +86,7 @@ def order_statistics_report(model, first, second, n, k, replicas=20_000, seed=0)
 
 
 def pareto_limit_report(t0, xi, alpha, n_max=100_000):
-    """RS Proposition 1 figure and the limit value for one ``(t0, xi, alpha)``.
-
-    Parameters
-    ----------
-    n_max : int, default 100000
-        Largest n of the curve.
-    """
+    """RS Proposition 1 (eq. 19) figure, up to ``n_max``, and the limit for ``(t0, xi, alpha)``."""
     from codedlib.plots.stragglers import plot_pareto_limit
 
     limit = pareto_order_statistic_limit(t0, xi, alpha)
@@ -156,13 +138,8 @@ def _text_report(report):
 def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0) -> Explorer:
     """Delay model (shape/scale sliders), ``n`` and ``k`` -> pdf/cdf and ``E[T_(k)]`` three ways.
 
-    Switching the model resets its two sliders to that model's defaults (one recompute).
-    Returns the :class:`~codedlib.widgets._common.Explorer`; ``.refresh()`` recomputes.
-
-    Parameters
-    ----------
-    model : str, default 'Pareto'
-        Name of a delay model of :func:`standard_models`.
+    Closed form, numeric and Monte Carlo. ``model`` names one of :func:`standard_models`;
+    switching it resets its two sliders to that model's defaults (one recompute).
     """
     import ipywidgets as W
 
