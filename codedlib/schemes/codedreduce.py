@@ -7,11 +7,8 @@ Model (CR paper Section III-C; every assumption beyond the paper is marked *ours
   printed eq. (6) rate ``mu/a`` with ``rate_convention="eq6"``). All schemes use the **same**
   draws ``E`` (worker ``i`` of every scheme is tree rank ``i`` of CR), so differences come from
   the schemes, not the noise.
-* Communication (:mod:`codedlib.network`): single port — a node receives one message at a
-  time — and a message of ``b`` bytes takes ``latency + b / bandwidth``. A full gradient is
-  ``p`` numbers, so ``t_c = latency + 8 p / bandwidth``; RAR's segments carry ``ceil(p/N)``
-  numbers each and cost ``latency + 8 ceil(p/N) / bandwidth``. Every scheme's message times
-  follow from the same three physical parameters (no free per-scheme constant).
+* Communication: one single-port :class:`codedlib.network.Network` for every scheme; a full
+  gradient is ``p`` numbers (``t_c = latency + 8 p / bandwidth``), a RAR segment ``ceil(p/N)``.
 * Straggling beyond the shifted exponential (*ours*, off by default): a worker whose draw
   ``E_i`` lies in its top-``q`` tail (``E_i > log(1/q)``, probability ``q``) is held up by a
   further ``D`` seconds (``straggle_prob = q``, ``straggle_delay = D``), a load-independent
