@@ -48,11 +48,18 @@ __all__ = ["build_book", "bibliography", "main", "mathjax_source"]
 
 _FIG_ANCHOR = "fig-{}"
 MATHJAX_DIR = "mathjax"
-# nbconvert's lab page without what it would fetch from a CDN
+# nbconvert's lab page without what it would fetch from a CDN; MathJax with the web fonts that
+# jupyter-server-mathjax ships (STIX-Web only)
 _PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{{ super() }}
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web",
+                                 imageFont: null}});
+</script>
+{%- endblock html_head_js_mathjax -%}
 """
 
 
