@@ -23,5 +23,6 @@ def test_readme_names_every_make_target():
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
     targets = set(re.findall(r"^([a-z]+):.*## ", makefile, flags=re.M))
     assert {"figures", "test", "lint", "book"} <= targets
-    missing = [t for t in sorted(targets) if f"`{t}`" not in PROSE and f"make {t}" not in PROSE]
-    assert not missing, f"README does not mention make targets {missing}"
+    others = re.search(r"^Other targets:(.*?)\n\n", PROSE, flags=re.M | re.S).group(1)
+    missing = sorted(t for t in targets - {"figures", "test", "help"} if f"`{t}`" not in others)
+    assert not missing, f"README's 'Other targets' does not name {missing}"
