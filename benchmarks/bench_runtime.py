@@ -16,10 +16,11 @@ Prints the median time of each (ms) and the ratios tree / allreduce (``ratio``) 
 tree / allreduce (``ratio_bl``); > 1: the tree is slower.
 
 Target: the tree within 2x of ``MPI_Allreduce`` (``ratio`` <= 2), except where bandwidth
-explains it: every parent of the tree receives n full vectors and sends n back, 2n vectors
-through one port, where MPICH's large-message allreduce (reduce-scatter + allgather) moves
-2(K-1)/K vectors per process; for long vectors the tree can be up to ``port`` = nK/(K-1)
-times slower (4 for (3, 1), 2.33 for (2, 2), 3.25 for (3, 2)). The ``target`` column says which
+explains it: every parent of the tree receives n full vectors and sends n back through one
+port, one layer after the other (2Ln vectors on the critical path), where MPICH's
+large-message allreduce (reduce-scatter + allgather) moves 2(K-1)/K vectors per process; for
+long vectors the tree can be up to ``port`` = LnK/(K-1) times slower (4 for (3, 1), 4.67 for
+(2, 2), 6.5 for (3, 2)). The ``target`` column says which
 case a row is; ``NO`` would be a ratio above both.
 All delays are real (no injection). On an oversubscribed laptop MPI_Allreduce's processes
 spin while waiting whereas the tree's sleep; on a cluster with one process per core the
@@ -71,7 +72,7 @@ def worker(n: int, L: int) -> None:
         if rank == 0:
             tree, block, red = (np.median(times[k]) for k in ("tree", "tree-blocking", "allreduce"))
             k = comm.Get_size()
-            port = n * k / (k - 1)
+            port = L * n * k / (k - 1)
             ratio = tree / red
             target = "<= 2" if ratio <= 2 else f"<= port {port:.2f}" if ratio <= port else "NO"
             print(
