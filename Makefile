@@ -55,8 +55,13 @@ book: $(STAMP) ## Static HTML book of the executed notebooks (runs any missing f
 LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_ARGS ?=
 
+# the first free port from 8888 on, chosen here so the URL printed is the one served
+LAB_PORT ?= $(shell $(PYTHON) -c 'import socket as s; print(next(p for p in range(8888, 8988) if s.socket().connect_ex(("127.0.0.1", p))))' 2>/dev/null || echo 8888)
+
 lab: $(STAMP) ## Open the notebooks in JupyterLab (saving never writes outputs into notebooks/)
-	$(BIN)/jupyter lab --config=jupyter/jupyter_server_config.py $(LAB_ROOT) $(LAB_ARGS) notebooks/
+	@echo "JupyterLab on http://localhost:$(LAB_PORT)/lab (the token is in the URL the server prints below)"
+	$(BIN)/jupyter lab --config=jupyter/jupyter_server_config.py --port=$(LAB_PORT) \
+		--ServerApp.port_retries=0 $(LAB_ROOT) $(LAB_ARGS) notebooks/
 
 bench: $(STAMP) ## Run every benchmark in benchmarks/ and print the ratios
 	@set -e; for f in benchmarks/bench_*.py; do echo "=== $$f"; $(BIN)/python $$f; done
@@ -74,6 +79,7 @@ clean: ## Remove build outputs and caches (keeps .venv and figures/)
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean ## Also remove .venv and generated figures (only what make made; never through a symbolic link)
+	rm -rf codedlib.egg-info
 	@if [ -L $(VENV) ]; then echo "distclean: $(VENV) is a symbolic link: left alone"; \
 	elif [ -d $(VENV) ] && [ -f $(STAMP) ]; then rm -rf -- $(VENV); \
 	elif [ -e $(VENV) ]; then echo "distclean: $(VENV) was not made by make setup (no $(STAMP)): left alone"; fi

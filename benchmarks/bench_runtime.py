@@ -14,6 +14,14 @@ Launches itself under ``mpiexec -n K`` for the trees (n, L) = (3, 1), (2, 2) and
 
 Prints the median time of each (ms) and the ratios tree / allreduce (``ratio``) and blocking
 tree / allreduce (``ratio_bl``); > 1: the tree is slower.
+
+Target: the tree within 2x of ``MPI_Allreduce`` (``ratio`` <= 2), except where bandwidth
+explains it: every parent of the tree receives n full vectors and sends n back through one
+port, one layer after the other (2Ln vectors on the critical path), where MPICH's
+large-message allreduce (reduce-scatter + allgather) moves 2(K-1)/K vectors per process; for
+long vectors the tree can be up to ``port`` = LnK/(K-1) times slower (4 for (3, 1), 4.67 for
+(2, 2), 6.5 for (3, 2)). The ``target`` column says which
+case a row is; ``NO`` would be a ratio above both.
 All delays are real (no injection). On an oversubscribed laptop MPI_Allreduce's processes
 spin while waiting whereas the tree's sleep; on a cluster with one process per core the
 comparison is the one the CodedReduce paper makes (Fig. 2: RAR vs CR without stragglers).
@@ -63,9 +71,13 @@ def worker(n: int, L: int) -> None:
                 assert out[0] == expect, (name, out[0], expect)
         if rank == 0:
             tree, block, red = (np.median(times[k]) for k in ("tree", "tree-blocking", "allreduce"))
+            k = comm.Get_size()
+            port = L * n * k / (k - 1)
+            ratio = tree / red
+            target = "<= 2" if ratio <= 2 else f"<= port {port:.2f}" if ratio <= port else "NO"
             print(
-                f"{n:>3} {L:>3} {comm.Get_size():>6} {size:>9} {tree * 1e3:>10.3f} {block * 1e3:>10.3f} "
-                f"{red * 1e3:>10.3f} {tree / red:>8.2f} {block / red:>8.2f}",
+                f"{n:>3} {L:>3} {k:>6} {size:>9} {tree * 1e3:>10.3f} {block * 1e3:>10.3f} "
+                f"{red * 1e3:>10.3f} {ratio:>8.2f} {block / red:>8.2f}  {target}",
                 flush=True,
             )
 
@@ -83,7 +95,7 @@ def main() -> int:
     )
     print(
         f"{'n':>3} {'L':>3} {'procs':>6} {'floats':>9} {'tree ms':>10} {'blocking':>10} "
-        f"{'allreduce':>10} {'ratio':>8} {'ratio_bl':>8}",
+        f"{'allreduce':>10} {'ratio':>8} {'ratio_bl':>8}  target",
         flush=True,
     )
     start = time.perf_counter()

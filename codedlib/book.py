@@ -3,9 +3,12 @@
 ``make book`` (``python -m codedlib.book``) renders every executed notebook of
 ``build/notebooks/`` (the faithful ``make figures`` run; notebooks missing there are executed
 first) into ``build/book/``: one page per notebook with every figure embedded in the page
-(``data:`` URIs, no side files), and an ``index.html`` with the five papers, the claims table
-generated from the run's ``claims.csv`` files, and a figure map linking each figure to its place
-in its page. The pages open from disk, without a server.
+(``data:`` URIs), and an ``index.html`` with the five papers, the claims table generated from
+the run's ``claims.csv`` files, and a figure map linking each figure to its place in its page.
+The pages open from disk, without a server or a network: the equations are typeset by MathJax 2
+copied into ``build/book/mathjax/`` from the ``jupyter-server-mathjax`` package (PyPI, installed
+by ``make setup``), and no page loads a script or stylesheet from elsewhere (no require.js, no
+widget manager, no Mermaid).
 
 Tool: nbconvert's HTML exporter (the ``lab`` template, the look of JupyterLab). It is
 maintained by the Jupyter project, already installed with JupyterLab, renders the executed
@@ -35,14 +38,42 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shutil
 from pathlib import Path
 
 from codedlib.claims import PAPERS, VERDICTS, claims_frame, read_claims
 from codedlib.notebooks import REPO_ROOT, discover_notebooks, run_notebook
 
-__all__ = ["build_book", "bibliography", "main"]
+__all__ = ["build_book", "bibliography", "main", "mathjax_source"]
 
 _FIG_ANCHOR = "fig-{}"
+MATHJAX_DIR = "mathjax"
+# nbconvert's lab page without what it would fetch from a CDN; MathJax with the web fonts that
+# jupyter-server-mathjax ships (STIX-Web only)
+_PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{{ super() }}
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web",
+                                 imageFont: null}});
+</script>
+{%- endblock html_head_js_mathjax -%}
+"""
+
+
+def mathjax_source() -> Path:
+    """The MathJax 2 files of the ``jupyter-server-mathjax`` package (``MathJax.js`` and its
+    ``config/``, ``jax/``, ``extensions/``, ``fonts/``); ``RuntimeError`` when not installed."""
+    try:
+        import jupyter_server_mathjax
+    except ImportError:
+        raise RuntimeError(
+            "the book typesets equations with the MathJax of the jupyter-server-mathjax package: "
+            "run `make setup` (or pip install jupyter-server-mathjax)"
+        ) from None
+    return Path(jupyter_server_mathjax.__file__).parent / "static"
 
 
 def bibliography(path: str | Path = REPO_ROOT / "references.bib") -> dict[str, dict[str, str]]:
@@ -111,6 +142,7 @@ def _anchor_figures(nb) -> list[str]:
 
 
 def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
+    import jinja2
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -133,7 +165,12 @@ def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
             f"`{executed.name}` of the codedlib companion"
         ),
     )
-    exporter = HTMLExporter(template_name="lab")
+    exporter = HTMLExporter(
+        template_name="lab",
+        template_file="book.html.j2",
+        extra_loaders=[jinja2.DictLoader({"book.html.j2": _PAGE_TEMPLATE})],
+        mathjax_url=f"{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe",
+    )
     body, _ = exporter.from_notebook_node(nb)
     (out / f"{executed.stem}.html").write_text(body, encoding="utf-8")
     return title, figures
@@ -218,6 +255,7 @@ def build_book(
     if missing:
         raise ValueError(f"executed_dir={str(executed_dir)!r} lacks executed notebooks {missing}")
     out.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(mathjax_source(), out / MATHJAX_DIR, dirs_exist_ok=True)
     pages, claims = [], []
     for source in sources:
         title, figures = _export_page(executed_dir / source.name, out)

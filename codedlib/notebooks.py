@@ -34,7 +34,6 @@ import ast
 import contextlib
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -303,8 +302,18 @@ def strip_outputs_pre_save(model, path, contents_manager=None, **_):
         strip_outputs(model["content"])
 
 
+#: The columns a machine-dependent row leaves out of ``data/claims/`` (see ``publish_claims``).
+MEASURED_COLUMNS = ("our_value", "ci_low", "ci_high")
+
+
 def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> Path | None:
-    """Copy a faithful run's ``<fig_root>/<stem>/claims.csv`` to ``<claims_dir>/<stem>.csv``.
+    """Copy a faithful run's ``<fig_root>/<stem>/claims.csv`` to ``<claims_dir>/<stem>.csv``,
+    keeping out the numbers of its machine-dependent rows.
+
+    A row with ``machine_dependent`` true (a wall-clock timing, a real-MPI ratio) is published
+    with its verdict, outcome and texts but empty ``MEASURED_COLUMNS``: its numbers stay in the
+    run's own ``claims.csv`` and executed notebook (untracked), so a rerun on another machine
+    leaves the committed file unchanged unless a verdict changed.
 
     Parameters
     ----------
@@ -318,15 +327,30 @@ def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> P
     Returns
     -------
     Path | None
-        Copy a faithful run's ``<fig_root>/<stem>/claims.csv`` to ``<claims_dir>/<stem>.csv``.
+        The published file; None when the run wrote no ``claims.csv``.
     """
+    import csv
+    import io
+
+    from codedlib.atomic import write_text_atomic
+
     source = Path(fig_root) / stem / "claims.csv"
     if not source.exists():
         return None
+    with open(source, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+        columns = reader.fieldnames or []
+    for row in rows:
+        if str(row.get("machine_dependent", "")).strip().lower() == "true":
+            row.update(dict.fromkeys(MEASURED_COLUMNS, ""))
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
     target = Path(claims_dir) / f"{stem}.csv"
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    return target
+    return write_text_atomic(target, text.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:

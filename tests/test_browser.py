@@ -10,6 +10,9 @@ values typed (its report recomputed here from the controls' values must match), 
 shows the error style with no stale figure, and the Log Console stays empty. Screenshots and
 the response time of each change go to ``build/browser/``.
 
+The static book (``make book``) is opened here too, from disk with every non-file request
+refused: its equations must be typeset (MathJax shipped in the book) and no raw ``$`` left.
+
 Needs Chromium (Debian package ``chromium``; ``.ci/run`` installs it) and Playwright (PyPI,
 ``codedlib[test]``). Without them the tier is skipped and ``make test`` says so loudly.
 """
@@ -70,12 +73,16 @@ def _quick_copy(source: Path, target: Path) -> None:
     target.write_text(json.dumps(nb), encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A JupyterLab server on a copy of the notebooks; yields ``(base_url, root)``."""
+def _require_browser():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"BROWSER TIER SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api", reason="BROWSER TIER SKIPPED: no playwright")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server on a copy of the notebooks; yields ``(base_url, root)``."""
+    _require_browser()
     root = tmp_path_factory.mktemp("lab")
     for nb in NOTEBOOKS:
         _quick_copy(nb, root / nb.name)
@@ -132,7 +139,8 @@ def lab(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(lab):
+def browser():
+    _require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -515,3 +523,83 @@ def test_notebook_in_jupyterlab(path, lab, browser):
         (ARTIFACTS / f"{path.stem}-timings.json").write_text(json.dumps(timings, indent=1))
         print(json.dumps(timings, indent=1))
         page.close()
+
+
+# -- the static book, offline ------------------------------------------------------------------
+
+# a script, stylesheet or module a page would fetch from another host
+REMOTE_ASSET = re.compile(
+    r"<script[^>]*\ssrc=[\"']?(?:https?:)?//"
+    r"|<link[^>]*\shref=[\"']?(?:https?:)?//"
+    r"|\bimport\s*\(\s*[\"'](?:https?:)?//"
+    r"|@import\s+(?:url\()?[\"']?(?:https?:)?//",
+    flags=re.I,
+)
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    """The book of the committed notebooks (their markdown holds the equations); its folder."""
+    from codedlib.book import build_book
+
+    out = tmp_path_factory.mktemp("book")
+    build_book(REPO_ROOT / "notebooks", out, fig_root=None)
+    return out
+
+
+def test_book_pages_fetch_nothing_from_another_host(book):
+    pages = sorted(book.glob("*.html"))
+    assert len(pages) == len(NOTEBOOKS) + 1
+    assert (book / "mathjax" / "MathJax.js").is_file()
+    assert REMOTE_ASSET.search('<script src="https://cdn.example/x.js">')  # the probe bites
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not REMOTE_ASSET.search(text), (page.name, REMOTE_ASSET.search(text).group(0))
+        if page.name != "index.html":
+            assert 'src="mathjax/MathJax.js?' in text, page.name
+
+
+TYPESET_JS = r"""() => new Promise(done => MathJax.Hub.Queue(() => {
+  const math = document.querySelectorAll('.MathJax, .MathJax_Display').length;
+  const errors = document.querySelectorAll('.MathJax_Error, .merror').length;
+  const raw = [];
+  for (const md of document.querySelectorAll('.jp-RenderedMarkdown')) {
+    const copy = md.cloneNode(true);
+    copy.querySelectorAll('code, pre, script, .MathJax, .MathJax_Display, .MJX_Assistive_MathML')
+      .forEach(e => e.remove());
+    const text = copy.textContent;
+    for (const m of text.matchAll(/\$/g))
+      raw.push(text.slice(Math.max(0, m.index - 40), m.index + 40));
+  }
+  done([math, errors, raw.slice(0, 5)]);
+}))"""
+
+
+@pytest.mark.timeout(900)
+def test_book_typesets_every_equation_offline(book, browser):
+    context = browser.new_context()
+    refused: list[str] = []
+
+    def only_files(route):
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_files)
+    try:
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda err: problems.append(str(err)))
+        for path in NOTEBOOKS:
+            page.goto((book / f"{path.stem}.html").as_uri(), wait_until="load", timeout=300_000)
+            page.wait_for_function("window.MathJax && MathJax.Hub", timeout=60_000)
+            math, errors, raw = page.evaluate(TYPESET_JS)
+            assert math > 0, f"{path.stem}: no typeset equation"
+            assert errors == 0, f"{path.stem}: {errors} MathJax errors"
+            assert not raw, f"{path.stem}: raw $ left: {raw}"
+        assert not refused, refused
+        assert not problems, problems
+    finally:
+        context.close()

@@ -139,3 +139,44 @@ def test_the_version_is_written_once():
     assert version("codedlib") == codedlib.__version__
     cff = (REPO_ROOT / "CITATION.cff").read_text(encoding="utf-8")
     assert re.search(r'^version:\s*"?([^"\n]+)"?', cff, re.M).group(1) == codedlib.__version__
+
+
+def test_publish_keeps_machine_dependent_numbers_out_of_data_claims(tmp_path):
+    """Two runs that differ only in a timing publish the same file and the same README block;
+    the run's own claims.csv keeps the numbers."""
+    import dataclasses
+    import math
+
+    from codedlib.claims import ClaimsTable, read_claims, render_readme_table
+    from codedlib.notebooks import publish_claims
+
+    published = []
+    for run, slow in enumerate(([18.0, 19.0, 20.0], [17.0, 22.0, 21.0])):
+        table = ClaimsTable("nb", paper="reed-solomon")
+        row = table.comparison(
+            "Alg. 3",
+            "decoding time ratio",
+            numerator=slow,
+            denominator=[1.0, 1.05, 0.95],
+            expected="greater",
+            paper_text="faster",
+            section="3",
+            headline=True,
+        )
+        table.rows = [dataclasses.replace(row, machine_dependent=True)]
+        table.write(tmp_path / f"run{run}" / "nb")
+        path = publish_claims(tmp_path / f"run{run}", "nb", tmp_path / f"data{run}")
+        published.append(path.read_text(encoding="utf-8"))
+        (mine,) = read_claims(path)
+        (measured,) = read_claims(tmp_path / f"run{run}" / "nb" / "claims.csv")
+        assert math.isnan(mine.our_value) and math.isnan(mine.ci_low) and math.isnan(mine.ci_high)
+        assert measured.our_value == pytest.approx(row.our_value)
+        assert (mine.verdict, mine.outcome, mine.machine_dependent) == (
+            row.verdict,
+            "greater",
+            True,
+        )
+    assert published[0] == published[1]
+    assert render_readme_table(read_claims(tmp_path / "data0")) == render_readme_table(
+        read_claims(tmp_path / "data1")
+    )
