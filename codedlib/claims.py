@@ -78,6 +78,7 @@ VERDICTS = (
     "reproduced",
     "reproduced within CI",
     "partly",
+    "direction only",
     "not reproduced",
     "paper erratum",
     "calibrated",
