@@ -79,6 +79,7 @@ VERDICTS = (
     "reproduced within CI",
     "partly",
     "direction only",
+    "inconclusive",
     "not reproduced",
     "paper erratum",
     "calibrated",

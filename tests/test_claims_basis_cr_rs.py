@@ -62,6 +62,7 @@ def test_speedup_verdict_rules():
     assert cr.speedup_verdict(6.6, 6.88, 6.87, 6.9) == "partly"
     assert cr.speedup_verdict(4.0, 4.07, 3.8, 4.3) == "reproduced within CI"
     assert cr.speedup_verdict(3.0, 0.95, 0.94, 0.96) == "not reproduced"
+    assert cr.speedup_verdict(4.0, 2.0, 0.9, 4.5) == "inconclusive"
 
 
 def test_residual_tol_bounds_the_residual_not_the_gradient_error():

@@ -908,13 +908,15 @@ def cr_rar_network_table(
 
 def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: float = 0.0) -> str:
     """Verdict of a 'CR is p× faster' row: ``reproduced within CI`` when our interval holds
-    ``paper``; ``not reproduced`` when the interval does not show CR faster by 10 % (``hi <
-    1.1``: no speedup to speak of); ``reproduced`` when ``value`` is within ``rtol`` of
+    ``paper`` and excludes 1; ``inconclusive`` when it holds both ``paper`` and 1; ``not
+    reproduced`` when it does not show CR faster by 10 % (``hi < 1.1``: no speedup to speak of); ``reproduced`` when ``value`` is within ``rtol`` of
     ``paper`` (a simulation-vs-simulation tolerance, stated in the row); ``direction only``
     when the magnitude is off by more than 2×; else ``partly``."""
+    if lo <= 1.0:
+        return "inconclusive" if paper <= hi else "not reproduced"
     if lo <= paper <= hi:
         return "reproduced within CI"
-    if lo <= 1.0 or hi < 1.1:
+    if hi < 1.1:
         return "not reproduced"
     if abs(value / paper - 1.0) <= rtol:
         return "reproduced"
