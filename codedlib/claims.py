@@ -78,6 +78,8 @@ VERDICTS = (
     "reproduced",
     "reproduced within CI",
     "partly",
+    "direction only",
+    "inconclusive",
     "not reproduced",
     "paper erratum",
     "calibrated",

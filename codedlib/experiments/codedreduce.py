@@ -81,6 +81,9 @@ __all__ = [
     "load_table",
     "calibrate_straggle_delay",
     "coded_gradient_descent",
+    "cr_rar_network_table",
+    "speedup_verdict",
+    "network_reason",
     "figure_model",
     "model_speedup_range",
     "regime_map",
@@ -815,6 +818,144 @@ def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.Data
             }
         )
     return pd.DataFrame(rows).set_index(["label", "scheme"])
+
+
+def _figure_tree(figure: str) -> tuple[int, int, int, int]:
+    """(n, L, s, timing d) of a paper figure (Fig. 2 is Fig. 10's N = 84 linear setting)."""
+    return (4, 3, 1, 7644) if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
+
+
+def cr_rar_network_table(
+    model: TimingModel | None = None,
+    figures=tuple(PAPER_SPEEDUPS),
+    n_iterations: int = 200,
+    straggle_prob: float = 0.005,
+    straggle_delay: float = 3.0,
+    rng=0,
+) -> pd.DataFrame:
+    """Per paper figure: the constant-free bound on its printed UMW and RAR speedups, and
+    where CR and RAR tie on the single-port α–β network (CR Sec. III-C model).
+
+    Whatever the constants, UMW and RAR wait for the same slowest worker with the same load
+    and UMW's master then receives at most N messages, while CR's slowest path receives
+    L(n − s): UMW/CR − RAR/CR ≤ N/(L(n − s)) (``bound``; ``paper_gap`` is the printed
+    UMW − RAR speedups, ``breaks`` when it exceeds the bound). UMW/CR alone has no ceiling
+    (``umw_over_cr_straggling``: ``straggle_prob``, ``straggle_delay`` added). On ``model``'s
+    network: ``rar_over_cr`` (mean iteration times, same draws), ``break_even_latency`` (the
+    per-message latency at which they tie, bandwidth held; NaN when none in [1 µs, 1 s]),
+    ``rar_over_cr_float32`` (t_c = 0.05 s read as a float32 model: half the bandwidth for the
+    float64 gradients of Figs. 2, 8–12; Fig. 13 unchanged) and the model download that no
+    iteration time charges: ``download`` = L·n·t_c down CR's tree (RAR needs none), with its
+    ``download_share`` of CR's iteration.
+    """
+    from scipy.optimize import brentq
+
+    model = TimingModel() if model is None else model
+    gen = as_generator(rng)
+    rows = []
+    for figure in figures:
+        n, L, s, d = _figure_tree(figure)
+        cfg = ClusterConfig(n, L, s, d)
+        m = figure_model(figure, model)
+        draws = draw_delays(n_iterations, cfg.N, gen)
+        loads = _allocation(n, L, s, d).load_points
+
+        def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
+            res = simulate_iteration_times(cfg, mod, draws=draws, cr_loads=loads, schemes=schemes)
+            return {k: v.mean for k, v in res.items()}
+
+        def log_ratio(log_lat, m=m, means=means):
+            t = means(replace(m, network=replace(m.network, latency=float(np.exp(log_lat)))))
+            return np.log(t["RAR"] / t["CR"])
+
+        lo, hi = np.log(1e-6), np.log(1.0)
+        tie = (
+            float(np.exp(brentq(log_ratio, lo, hi, xtol=1e-4)))
+            if log_ratio(lo) * log_ratio(hi) < 0
+            else np.nan
+        )
+        f32 = (
+            m
+            if figure == "fig13"
+            else replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
+        )
+        t = means(m)
+        strag = means(
+            replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay),
+            ("UMW", "RAR", "CR"),
+        )
+        paper = PAPER_SPEEDUPS[figure]
+        bound = cfg.N / (L * (n - s))
+        rows.append(
+            {
+                "figure": figure,
+                "N": cfg.N,
+                "tree": f"({n}, {L}), s = {s}",
+                "bound": bound,
+                "paper_gap": paper["UMW"] - paper["RAR"],
+                "breaks": paper["UMW"] - paper["RAR"] > bound,
+                "umw_over_cr_straggling": strag["UMW"] / strag["CR"],
+                "gap_straggling": (strag["UMW"] - strag["RAR"]) / strag["CR"],
+                "rar_over_cr": t["RAR"] / t["CR"],
+                "break_even_latency": tie,
+                "rar_over_cr_float32": (lambda u: u["RAR"] / u["CR"])(means(f32)),
+                "download": L * n * m.t_c,
+                "download_share": L * n * m.t_c / t["CR"],
+            }
+        )
+    return pd.DataFrame(rows).set_index("figure")
+
+
+def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: float = 0.0) -> str:
+    """Verdict of a 'CR is p× faster' row: ``reproduced within CI`` when our interval holds
+    ``paper`` and excludes 1; ``inconclusive`` when it holds both ``paper`` and 1; ``not
+    reproduced`` when it does not show CR faster by 10 % (``hi < 1.1``: no speedup to speak of); ``reproduced`` when ``value`` is within ``rtol`` of
+    ``paper`` (a simulation-vs-simulation tolerance, stated in the row); ``direction only``
+    when the magnitude is off by more than 2×; else ``partly``."""
+    if lo <= 1.0:
+        return "inconclusive" if paper <= hi else "not reproduced"
+    if lo <= paper <= hi:
+        return "reproduced within CI"
+    if hi < 1.1:
+        return "not reproduced"
+    if abs(value / paper - 1.0) <= rtol:
+        return "reproduced"
+    return "direction only" if max(paper / value, value / paper) > 2.0 else "partly"
+
+
+def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
+    """What :func:`cr_rar_network_table`'s ``row`` says about a UMW or RAR speedup row of
+    ``figure`` (empty for the other schemes)."""
+    paper = PAPER_SPEEDUPS[figure]
+    if scheme == "UMW":
+        fits = "breaks" if row["breaks"] else "fits"
+        return (
+            f"UMW/CR alone has no ceiling (UMW waits for every straggler: "
+            f"{row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
+            f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any "
+            f"constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
+            f"{row['paper_gap']:.3g} {fits} it"
+            + (
+                ": the paper's UMW and RAR numbers cannot both come from one single-port network"
+                if row["breaks"]
+                else ""
+            )
+        )
+    if scheme == "RAR":
+        tie = row["break_even_latency"]
+        tie_text = (
+            f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth "
+            f"(ours {1e3 * latency:g} ms)"
+            if np.isfinite(tie)
+            else "CR and RAR do not tie for any latency in [1 µs, 1 s] on this bandwidth"
+        )
+        return (
+            f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = "
+            f"{row['rar_over_cr_float32']:.3g}; not charged: the model download, "
+            f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree "
+            f"({100 * row['download_share']:.0f} % of its iteration), none for RAR"
+        )
+    return ""
 
 
 def time_breakdown(
