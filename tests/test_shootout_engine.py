@@ -58,6 +58,7 @@ def test_lazy_engine_equals_lagc_paper(N, r, group_size, xi, extra_rows, lam):
         redundancy=r,
         group_size=group_size,
         xi=xi,
+        tune=False,
     )
     lazy_somewhere = False
     for name in LAZY:
@@ -153,6 +154,7 @@ def test_event_engine_equals_event_driven_reference(
         w_fraction=w_fraction,
         margin=margin,
         subpartitions=subpartitions,
+        tune=False,
     )
     factors = cluster.factors(40, 5)
     stale_seen = False
@@ -192,6 +194,7 @@ def test_event_engine_with_everyone_fresh_is_gd():
         w_fraction=1.0,
         margin=0.0,
         subpartitions=1,
+        tune=False,
     )
     gd = so.simulate(setup, "gd", seed=2)
     c = setup.cluster
@@ -212,6 +215,7 @@ def test_dsag_with_every_result_fresh_equals_sag(w_fraction, margin):
         max_iter=50,
         w_fraction=w_fraction,
         margin=margin,
+        tune=False,
     )
     sag, dsag = so.simulate(setup, "sag", seed=4), so.simulate(setup, "dsag", seed=4)
     np.testing.assert_array_equal(dsag.messages, setup.n_workers)  # all delivered fresh
@@ -221,7 +225,9 @@ def test_dsag_with_every_result_fresh_equals_sag(w_fraction, margin):
 
 
 def test_dsag_differs_from_sag_with_stale_results():
-    setup = so.Shootout(ClusterModel(n_workers=12, family="gamma", shape=1.0), max_iter=50)
+    setup = so.Shootout(
+        ClusterModel(n_workers=12, family="gamma", shape=1.0), max_iter=50, tune=False
+    )
     sag, dsag = so.simulate(setup, "sag", seed=4), so.simulate(setup, "dsag", seed=4)
     np.testing.assert_array_equal(dsag.times, sag.times)  # same clock, different cache
     assert not np.array_equal(dsag.gaps, sag.gaps)
@@ -501,7 +507,8 @@ def test_tuning_is_one_rule_on_the_pilot_draw():
     times = {}
     for S in so._s_grid(setup):
         lay = {"shares": np.full(12, S + 1.0), "need": 12 - S, "decoder": "mds", "S": S}
-        times[S] = so._run_exact(pilot, so.SCHEMES["gc"], lay, factors, 0).time_to(setup.target)
+        run = so._run_exact(pilot, so.SCHEMES["gc"], lay, factors, 0)
+        times[S] = so._projected_time(run, setup.target)
     assert 0 in times and so.SCHEMES["gc"].layout(setup)["S"] == min(times, key=times.get)
     assert "S=" in so.chosen_parameters(setup, "gc")
     assert "tree (" in so.chosen_parameters(setup, "cr")
