@@ -8,7 +8,9 @@ for 100 iterations take seconds:
 
 * ``exact`` -- the master (or the tree root, or the ring) ends up with the exact full gradient
   and steps ``θ ← θ - ∇F(θ)/L``: GD/UMW, Tandon GC, Reed–Solomon GC, MDS-coded, CodedReduce,
-  RAR and the heterogeneous load split. Their iterates are the same; only the clock differs.
+  RAR, the MPI all-reduces (recursive doubling, Rabenseifner, binomial tree and MPICH's
+  default choice, :func:`mpich_allreduce_algorithm`) and the heterogeneous load split. Their
+  iterates are the same; only the clock differs.
 * ``sgd`` -- ignore-stragglers SGD: the first ``N - S`` partial gradients received, rescaled.
 * ``event`` -- SAG and DSAG (with or without the load balancer's sub-partitions): the
   event-driven coordinator of DSAG Section IV-B/V-A (``semantics="deadline"``, what our MPI
@@ -21,6 +23,7 @@ All schemes of one seed share the same straggling draws (common random numbers, 
 Every master sums what it receives (``dim`` FLOPs per message at ``master_flop_time``);
 the event engine counts a result as delivered when it reaches the master's port by the
 deadline, and the port's reception of it (``message_time``) delays the next receptions.
+Every scheme's free parameter is chosen by one rule, :func:`tune`, on a pilot draw.
 Model download is not charged to the clock (the papers' own timing models charge the
 aggregation only); it is counted in the communication volume.
 
@@ -49,6 +52,10 @@ References
    the load split proportional to worker speed.
 .. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
    Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [MPI] R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of Collective Communication
+   Operations in MPICH", Int. J. High Performance Computing Applications 19(1), 2005; MPICH
+   src/mpi/coll/allreduce.c (``MPIR_Allreduce_intra_auto``, ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE``
+   = 2048) and the recursive-doubling / reduce-scatter-allgather algorithms it selects.
 """
 
 from __future__ import annotations
