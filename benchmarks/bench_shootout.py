@@ -3,7 +3,7 @@
 Target (module docstring of the shoot-out): every scheme simulates ``N = 10,000`` workers for
 100 iterations in seconds on one core. For each scheme and N in 10, 100, 1000, 10,000 we time
 one run from scratch (a new :class:`Shootout`: the stand-in problem, its smoothness and
-optimum, the CodedReduce tree choice and the SAG/DSAG step tuned over 4 pilot runs included;
+optimum, and every scheme's free parameter tuned on the pilot draw (``so.tune``) included;
 CPU seconds of this process, best of 5, of 3 at N = 10,000) and print seconds per
 worker-iteration and the growth exponent of the total time with N (least-squares slope of
 log time on log N, and between N = 1000 and 10,000). Then, in the same run, ratios against
@@ -136,7 +136,7 @@ def main():
         f"(best of 5, of 3 at N = 10,000), {where}"
     )
     head = "".join(f"{'N=' + format(N, ','):>11}" for N in SIZES)
-    print(f"{'scheme':<10}{head}{'us/worker-iter':>16}{'exponent':>10}{'1k-10k':>8}")
+    print(f"{'scheme':<14}{head}{'us/worker-iter':>16}{'exponent':>10}{'1k-10k':>8}")
     slowest = None
     for name in so.SCHEMES:
         sizes = [N for N in SIZES if (name, N) in seconds]
@@ -147,7 +147,7 @@ def main():
         big = sizes[-1]
         per = 1e6 * seconds[name, big] / (big * ITERATIONS)
         tail = growth_exponent(sizes[-2:], ts[-2:]) if big == SIZES[-1] else float("nan")
-        print(f"{name:<10}{cells}{per:>16.3f}{growth_exponent(sizes, ts):>10.2f}{tail:>8.2f}")
+        print(f"{name:<14}{cells}{per:>16.3f}{growth_exponent(sizes, ts):>10.2f}{tail:>8.2f}")
         if (name, TARGET_N) in seconds and (
             slowest is None or seconds[name, TARGET_N] > seconds[slowest, TARGET_N]
         ):
@@ -168,7 +168,7 @@ def main():
         print(f"  {name:<10}{t:>8.2f} s  {'under' if t < TARGET_SECONDS else 'OVER'}")
 
     print(f"\nAgainst the per-paper simulators, N = {REFERENCE_N:,}, {ITERATIONS} iterations")
-    print(f"{'scheme':<10}{'paper s':>10}{'shoot-out s':>13}{'paper/shoot-out':>17}")
+    print(f"{'scheme':<14}{'paper s':>10}{'shoot-out s':>13}{'paper/shoot-out':>17}")
     for name, t_ref, t_ours in lazy_ratios():
         print(f"{name:<10}{t_ref:>10.3f}{t_ours:>13.3f}{t_ref / t_ours:>17.1f}")
     t_ref, t_ours = dsag_ratio()

@@ -7,6 +7,8 @@
 * every scheme at N in {3, 12, 100}; seeds and common random numbers; bad input.
 """
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -56,6 +58,7 @@ def test_lazy_engine_equals_lagc_paper(N, r, group_size, xi, extra_rows, lam):
         redundancy=r,
         group_size=group_size,
         xi=xi,
+        tune=False,
     )
     lazy_somewhere = False
     for name in LAZY:
@@ -151,6 +154,7 @@ def test_event_engine_equals_event_driven_reference(
         w_fraction=w_fraction,
         margin=margin,
         subpartitions=subpartitions,
+        tune=False,
     )
     factors = cluster.factors(40, 5)
     stale_seen = False
@@ -190,6 +194,7 @@ def test_event_engine_with_everyone_fresh_is_gd():
         w_fraction=1.0,
         margin=0.0,
         subpartitions=1,
+        tune=False,
     )
     gd = so.simulate(setup, "gd", seed=2)
     c = setup.cluster
@@ -210,6 +215,7 @@ def test_dsag_with_every_result_fresh_equals_sag(w_fraction, margin):
         max_iter=50,
         w_fraction=w_fraction,
         margin=margin,
+        tune=False,
     )
     sag, dsag = so.simulate(setup, "sag", seed=4), so.simulate(setup, "dsag", seed=4)
     np.testing.assert_array_equal(dsag.messages, setup.n_workers)  # all delivered fresh
@@ -219,7 +225,9 @@ def test_dsag_with_every_result_fresh_equals_sag(w_fraction, margin):
 
 
 def test_dsag_differs_from_sag_with_stale_results():
-    setup = so.Shootout(ClusterModel(n_workers=12, family="gamma", shape=1.0), max_iter=50)
+    setup = so.Shootout(
+        ClusterModel(n_workers=12, family="gamma", shape=1.0), max_iter=50, tune=False
+    )
     sag, dsag = so.simulate(setup, "sag", seed=4), so.simulate(setup, "dsag", seed=4)
     np.testing.assert_array_equal(dsag.times, sag.times)  # same clock, different cache
     assert not np.array_equal(dsag.gaps, sag.gaps)
@@ -424,3 +432,83 @@ def test_simulate_rejects_bad_setup_and_inapplicable_scheme():
         so.simulate(so.Shootout(ClusterModel(n_workers=2)), "cr")
     with pytest.raises(ValueError, match=r"\bscheme\b"):
         so.iteration_times("dsag", so.Shootout(ClusterModel(n_workers=4)), np.ones((3, 4)))
+
+
+# ----------------------------------------------------------------------------- e. MPI all-reduce
+@pytest.mark.parametrize("N", [2, 8, 13, 64, 100])
+def test_allreduce_clocks_on_free_compute_are_the_hand_formulas(N):
+    """Zero compute time: recursive doubling (log2 p + 2[r>0]) t(d), Rabenseifner
+    2 sum_k t(d / 2^k) + 2[r>0] t(d), binomial 2 ceil(log2 N) t(d); p = pof2, r = N - p."""
+    net = Network(latency=3e-4, bandwidth=12.5e6)
+    setup = so.Shootout(ClusterModel(n_workers=N, network=net), max_iter=3)
+    zero = np.zeros((3, N))
+    d, lg = setup.cluster.workload.dim, N.bit_length() - 1
+    p, r = 2**lg, N - 2**lg
+
+    def t(m):
+        return 3e-4 + 8 * m / 12.5e6
+
+    fold = 2 * t(d) if r else 0.0
+    expected = {
+        "rd": lg * t(d) + fold,
+        "rabenseifner": 2 * sum(t(d / 2**k) for k in range(1, lg + 1)) + fold,
+        "binomial": 2 * math.ceil(math.log2(N)) * t(d),
+        "rar": 2 * (N - 1) * t(d / N),
+    }
+    for name, value in expected.items():
+        np.testing.assert_allclose(so.iteration_times(name, setup, zero), value, rtol=1e-13)
+    mpi = so.iteration_times("mpi-allreduce", setup, zero)
+    choice = {"recursive-doubling": "rd", "rabenseifner": "rabenseifner"}
+    pick = so.mpich_allreduce_algorithm(N, d)
+    np.testing.assert_allclose(mpi, expected[choice[pick]], rtol=1e-13)
+    assert pick == ("recursive-doubling" if d < p else "rabenseifner")
+
+
+def test_mpich_rule_thresholds():
+    assert so.mpich_allreduce_algorithm(100, 256) == "recursive-doubling"  # 2048 B: short
+    assert so.mpich_allreduce_algorithm(100, 257) == "rabenseifner"
+    assert so.mpich_allreduce_algorithm(1024, 1023) == "recursive-doubling"  # count < pof2
+    assert so.mpich_allreduce_algorithm(1500, 1024) == "rabenseifner"
+    with pytest.raises(ValueError, match="n_workers"):
+        so.mpich_allreduce_algorithm(0, 10)
+
+
+@pytest.mark.parametrize("name", ["rd", "rabenseifner", "binomial", "mpi-allreduce"])
+def test_allreduce_with_compute_waits_for_every_rank(exact_setup, name):
+    """Per rank: each rank enters when its computation is done, so an iteration lasts at least
+    the slowest worker plus one message and at most the slowest plus the free-compute time."""
+    setup, factors = exact_setup
+    c = setup.cluster
+    comp = c.share_time * factors
+    free = so.iteration_times(name, setup, np.zeros_like(factors))
+    got = so.iteration_times(name, setup, factors)
+    assert np.all(got >= comp.max(axis=1) + c.message_time * (1 - 1e-12) / 2)
+    assert np.all(got <= comp.max(axis=1) + free + 1e-12)
+    # a straggler late by far more than the whole all-reduce sets the end alone
+    late = factors.copy()
+    late[:, 5] = 1e3
+    tail = so.iteration_times(name, setup, late) - c.share_time * 1e3
+    assert np.all(tail > 0) and np.all(tail <= free[0] + 1e-9)
+
+
+def test_tree_candidates_include_binary_trees():
+    cands = so.tree_candidates(10_000, 1)
+    assert (2, 12) in cands and (99, 2) in cands and (10_000, 1) in cands
+    assert all(n_tree_workers(n, L) <= 10_000 and n >= 2 for n, L in cands)
+    assert (2, 13) not in cands  # 2 + ... + 2^13 = 16382 > 10,000
+    assert so.tree_candidates(3, 1) == [(2, 1), (3, 1)]
+
+
+def test_tuning_is_one_rule_on_the_pilot_draw():
+    """Every tuned parameter is the grid's least time to target on the pilot draw."""
+    setup = so.Shootout(ClusterModel(n_workers=12, family="pareto", shape=1.5), max_iter=60)
+    factors = so._pilot_factors(setup)
+    pilot = setup.with_max_iter(factors.shape[0])
+    times = {}
+    for S in so._s_grid(setup):
+        lay = {"shares": np.full(12, S + 1.0), "need": 12 - S, "decoder": "mds", "S": S}
+        run = so._run_exact(pilot, so.SCHEMES["gc"], lay, factors, 0)
+        times[S] = so._projected_time(run, setup.target)
+    assert 0 in times and so.SCHEMES["gc"].layout(setup)["S"] == min(times, key=times.get)
+    assert "S=" in so.chosen_parameters(setup, "gc")
+    assert "tree (" in so.chosen_parameters(setup, "cr")

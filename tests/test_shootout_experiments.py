@@ -85,7 +85,7 @@ def test_apply_axis_sets_each_quantity_and_keeps_physics():
         assert ex.axis_value(ex.apply_axis(base, axis, value), axis) == pytest.approx(value)
     with pytest.raises(ValueError, match="axis must be one of"):
         ex.apply_axis(base, "colour", 1)
-    with pytest.raises(ValueError, match="comm_to_comp must be > 0"):
+    with pytest.raises(ValueError, match="comm_to_comp must be > latency"):
         ex.apply_axis(base, "comm_to_comp", 0.0)
 
 
@@ -164,3 +164,16 @@ def test_explorer_wires_the_library(monkeypatch):
     with pytest.raises(ValueError, match="trace must be one of"):
         ws.your_cluster_report(6, "gamma", 0.3, 0.0, 1.0, 0.05, "missing.csv", 2, 60)
     assert ws.trace_choices()[0] == ws.TRACE_NONE and TRACE.name in ws.trace_choices()
+
+
+def test_comm_to_comp_moves_bandwidth_only_and_latency_has_its_own_axis():
+    base = ex.default_cluster(20)
+    for ratio in (0.01, 0.1, 1.0, 10.0):
+        c = ex.apply_axis(base, "comm_to_comp", ratio)
+        assert c.network.latency == base.network.latency
+        assert c.comm_to_comp == pytest.approx(ratio, rel=1e-12)
+    with pytest.raises(ValueError, match="comm_to_comp must be > latency / share_time"):
+        ex.apply_axis(base, "comm_to_comp", 0.5 * base.network.latency / base.share_time)
+    fast = ex.apply_axis(base, "latency", ex.LATENCIES["RDMA fabric"][0])
+    assert fast.network.latency == 2e-6 and fast.network.bandwidth == base.network.bandwidth
+    assert fast.comm_to_comp < base.comm_to_comp

@@ -45,7 +45,7 @@ def test_real_cluster_sizes():
 
 @pytest.mark.parametrize("name", list(REAL_SCHEMES))
 def test_injected_delays_are_the_clusters_compute_times_for_the_schemes_shares(name):
-    setup = Shootout(real_cluster(), max_iter=6)
+    setup = Shootout(real_cluster(), max_iter=6, tune=False)
     injection = scheme_injection(setup, name, seed=3)
     shares = SCHEMES[name].layout(setup)["shares"]
     if name == "dsag-lb":  # the runtime's default sub-partition, scaled by the task's size there
@@ -194,7 +194,7 @@ def test_quick_real_run_matches_the_shootout_simulator():
         assert 0.8 <= row["ratio"] <= 1.5, (name, row["ratio"])
         assert row["measured_ci_low"] <= row["measured_mean_iteration_time"]
         assert row["real_compute_mean"] < 0.05 * row["injected_delay_mean"]
-        shares = SCHEMES[name].layout(Shootout(cluster, max_iter=8))["shares"]
+        shares = SCHEMES[name].layout(Shootout(cluster, max_iter=8, tune=False))["shares"]
         injected = np.asarray(result.results[name].meta["delays"], dtype=float)
         assert np.array_equal(injected, cluster.compute_times(shares, 8, rng=1))
         # the registry's single-port replay is the shoot-out's star timing minus decoding

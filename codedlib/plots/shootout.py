@@ -39,12 +39,13 @@ SCHEME_COLORS["none"] = (0.85, 0.85, 0.85, 1.0)
 _AXIS_LABELS = {
     "pareto_tail": "Pareto tail index ξ (← heavier tail)",
     "straggling": "straggling share v (shifted exponential)",
-    "comm_to_comp": "communication / computation (one message / one share)",
+    "comm_to_comp": "communication / computation (one message / one share, via bandwidth)",
+    "latency": "per-message latency [s] (bandwidth kept)",
     "heterogeneity": "heterogeneity h (worker i is 1 + h i/N slower)",
     "burst_factor": "burst slowdown factor (1 = no bursts)",
     "n_workers": "workers N",
 }
-_LOG_AXES = {"comm_to_comp", "n_workers"}
+_LOG_AXES = {"comm_to_comp", "n_workers", "latency"}
 
 
 def problem_label(setup) -> str:

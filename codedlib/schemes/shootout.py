@@ -8,7 +8,9 @@ for 100 iterations take seconds:
 
 * ``exact`` -- the master (or the tree root, or the ring) ends up with the exact full gradient
   and steps ``θ ← θ - ∇F(θ)/L``: GD/UMW, Tandon GC, Reed–Solomon GC, MDS-coded, CodedReduce,
-  RAR and the heterogeneous load split. Their iterates are the same; only the clock differs.
+  RAR, the MPI all-reduces (recursive doubling, Rabenseifner, binomial tree and MPICH's
+  default choice, :func:`mpich_allreduce_algorithm`) and the heterogeneous load split. Their
+  iterates are the same; only the clock differs.
 * ``sgd`` -- ignore-stragglers SGD: the first ``N - S`` partial gradients received, rescaled.
 * ``event`` -- SAG and DSAG (with or without the load balancer's sub-partitions): the
   event-driven coordinator of DSAG Section IV-B/V-A (``semantics="deadline"``, what our MPI
@@ -21,6 +23,7 @@ All schemes of one seed share the same straggling draws (common random numbers, 
 Every master sums what it receives (``dim`` FLOPs per message at ``master_flop_time``);
 the event engine counts a result as delivered when it reaches the master's port by the
 deadline, and the port's reception of it (``message_time``) delays the next receptions.
+Every scheme's free parameter is chosen by one rule, :func:`tune`, on a pilot draw.
 Model download is not charged to the clock (the papers' own timing models charge the
 aggregation only); it is counted in the communication volume.
 
@@ -49,13 +52,17 @@ References
    the load split proportional to worker speed.
 .. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
    Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+.. [MPI] R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of Collective Communication
+   Operations in MPICH", Int. J. High Performance Computing Applications 19(1), 2005; MPICH
+   src/mpi/coll/allreduce.c (``MPIR_Allreduce_intra_auto``, ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE``
+   = 2048) and the recursive-doubling / reduce-scatter-allgather algorithms it selects.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -74,7 +81,10 @@ __all__ = [
     "ShootoutScheme",
     "Shootout",
     "choose_tree",
+    "chosen_parameters",
+    "mpich_allreduce_algorithm",
     "tree_candidates",
+    "tune",
     "iteration_times",
     "lagc_reference_run",
     "port_receive",
@@ -188,6 +198,122 @@ def _tree(cluster, comp, n, L, s):
     return tree_finish(comp[:, : n_tree_workers(n, L)], n, L, s, cluster.message_time)
 
 
+# ------------------------------------------------------------------------------ MPI all-reduce
+#: MPICH's ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE`` default, bytes (src/mpi/coll/allreduce.c).
+MPICH_SHORT_MSG_SIZE = 2048
+
+
+#: Timings of the MPI all-reduce schemes (``layout["algorithm"]`` says which algorithm).
+ALLREDUCE = ("allreduce",)
+
+
+def mpich_allreduce_algorithm(n_workers: int, count: int, bytes_per_number: int = 8) -> str:
+    """The algorithm MPICH's default ``MPI_Allreduce`` runs for ``count`` numbers on N ranks.
+
+    ``MPIR_Allreduce_intra_auto`` (MPICH 3.3, src/mpi/coll/allreduce.c; the same test in
+    MPICH 4's default coll_selection.json for builtin commutative ops): recursive doubling if
+    the message is at most ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE`` = 2048 bytes, the op is not
+    builtin, or ``count < pof2`` (the largest power of two <= N); otherwise Rabenseifner's
+    reduce-scatter + all-gather. The op here (a sum of doubles) is builtin. Single-node (SMP)
+    variants are not modelled: every rank is its own node.
+
+    Examples
+    --------
+    >>> mpich_allreduce_algorithm(100, 1000), mpich_allreduce_algorithm(10_000, 1000)
+    ('rabenseifner', 'recursive-doubling')
+    >>> mpich_allreduce_algorithm(100, 256)  # 2048 bytes: short
+    'recursive-doubling'
+    """
+    N = check_int("n_workers", n_workers, 1)
+    count = check_int("count", count, 1)
+    pof2 = 1 << (N.bit_length() - 1)
+    short = count * bytes_per_number <= MPICH_SHORT_MSG_SIZE
+    return "recursive-doubling" if short or count < pof2 else "rabenseifner"
+
+
+def _fold_in(ready, t_full):
+    """MPICH's non-power-of-two pre-step: of the first ``2r`` ranks (``r = N - pof2``) each even
+    rank sends its vector to the odd one after it; the odd ranks and ranks ``2r..`` go on.
+    Returns the ``pof2`` active ranks' ready times and the active rank indices."""
+    N = ready.shape[-1]
+    pof2 = 1 << (N.bit_length() - 1)
+    r = N - pof2
+    ready = ready.copy()
+    ready[:, 1 : 2 * r : 2] = np.maximum(ready[:, 1 : 2 * r : 2], ready[:, 0 : 2 * r : 2]) + t_full
+    active = np.concatenate([np.arange(1, 2 * r, 2), np.arange(2 * r, N)])
+    return ready[:, active], r
+
+
+def _butterfly(ready, sizes, masks, net):
+    """Exchange rounds between ranks ``j`` and ``j ^ mask`` (``sizes[k]`` numbers each way):
+    ``ready_j <- max(ready_j, ready_{j^mask}) + t(size)``: a round's message is received once
+    both ranks are in the round (one message in per rank per round, single port)."""
+    idx = np.arange(ready.shape[-1])
+    for size, mask in zip(sizes, masks):
+        ready = np.maximum(ready, ready[:, idx ^ mask]) + net.vector_time(size)
+    return ready
+
+
+def _allreduce(cluster, comp, algorithm):
+    """When every rank holds the sum, per-rank: each rank enters when its own computation is
+    done (``comp (T, N)``) and the rounds follow MPICH's algorithms on the α-β network:
+
+    * ``recursive-doubling``: ``log2 pof2`` exchanges of the full vector;
+    * ``rabenseifner``: recursive halving (masks 1, 2, ..., sizes d/2, d/4, ..., d/pof2), then
+      recursive doubling all-gather (masks pof2/2, ..., 1, sizes d/pof2, ..., d/2); blocks
+      taken as ``d / pof2`` numbers (MPICH's differ by less than one number);
+    * both fold the ``r = N - pof2`` excess ranks in before and out after (one full vector
+      each way, MPICH's pre/post step);
+    * ``binomial``: binomial-tree reduce to rank 0 then binomial broadcast, ``ceil(log2 N)``
+      full-vector rounds each (MPICH's ``MPIR_Reduce_intra_binomial`` / ``Bcast`` binomial).
+
+    On free compute: ``(log2 pof2 + 2[r > 0]) t(d)``, ``2 Σ_k t(d / 2^k) + 2[r > 0] t(d)`` and
+    ``2 ceil(log2 N) t(d)`` with ``t(m) = latency + 8 m / bandwidth``. Reduction FLOPs are not
+    charged (as for the ring).
+    """
+    net, d = cluster.network, cluster.workload.dim
+    N = comp.shape[-1]
+    t_full = net.vector_time(d)
+    if N == 1:
+        return comp[:, 0].copy()
+    if algorithm == "binomial":
+        ready = comp.copy()
+        mask = 1
+        while mask < N:
+            parents = np.arange(0, N - mask, 2 * mask)
+            ready[:, parents] = np.maximum(ready[:, parents], ready[:, parents + mask]) + t_full
+            mask *= 2
+        return ready[:, 0] + math.ceil(math.log2(N)) * t_full
+    active, r = _fold_in(comp, t_full)
+    pof2 = active.shape[-1]
+    masks = [1 << k for k in range(pof2.bit_length() - 1)]
+    if algorithm == "recursive-doubling":
+        done = _butterfly(active, [d] * len(masks), masks, net)
+    else:
+        halves = [d / (2 << k) for k in range(len(masks))]
+        done = _butterfly(active, halves, masks, net)
+        done = _butterfly(done, halves[::-1], masks[::-1], net)
+    end = done.max(axis=1)
+    return end + t_full if r > 0 else end
+
+
+def _allreduce_volume(cluster, algorithm):
+    """Messages and numbers sent per all-reduce (point-to-point, both directions counted)."""
+    N, d = cluster.n_workers, cluster.workload.dim
+    if N == 1:
+        return 0.0, 0.0
+    pof2 = 1 << (N.bit_length() - 1)
+    r, rounds = N - pof2, pof2.bit_length() - 1
+    if algorithm == "ring":
+        return 2.0 * (N - 1) * N, 2.0 * (N - 1) * d
+    if algorithm == "binomial":
+        return 2.0 * (N - 1), 2.0 * (N - 1) * d
+    fold = 2.0 * r
+    if algorithm == "recursive-doubling":
+        return pof2 * rounds + fold, (pof2 * rounds + fold) * d
+    return 2.0 * pof2 * rounds + fold, 2.0 * (pof2 - 1) * d + fold * d
+
+
 def _compute(cluster, shares, factors):
     """Computation times ``(T, N)`` of ``shares`` on the drawn ``factors``."""
     return cluster.compute_times(shares, factors.shape[0], factors=factors)
@@ -201,6 +327,8 @@ def _clock(setup, scheme, lay, factors):
         return _ring(c, comp)
     if scheme.timing == "tree":
         return _tree(c, comp, lay["n"], lay["L"], lay["s"])
+    if scheme.timing in ALLREDUCE:
+        return _allreduce(c, comp, lay["algorithm"])
     return _star(c, comp, lay["need"], lay.get("decoder"))
 
 
@@ -274,6 +402,11 @@ class Shootout:
         LAG trigger constant ξ. ``history`` D: 10.
     tree : tuple of int, optional
         CodedReduce's ``(n, L)``; default: chosen per cluster (:func:`choose_tree`).
+    tune : bool, default True
+        Choose every scheme's free parameter by :func:`tune` (one rule for all); ``False``
+        uses ``stragglers``, ``w_fraction``, ``group_size`` and ``redundancy`` as given
+        (SAG/DSAG still tune their step) and the cluster's own moments for DSAG-LB and the
+        split (an oracle). The tree is always tuned unless ``tree`` is given.
     """
 
     cluster: ClusterModel
@@ -290,6 +423,7 @@ class Shootout:
     xi: float = 0.01
     history: int = 10
     tree: tuple | None = None
+    tune: bool = True
 
     def __post_init__(self):
         if not isinstance(self.cluster, ClusterModel):
@@ -334,6 +468,16 @@ class Shootout:
     def n_workers(self) -> int:
         return self.cluster.n_workers
 
+    def with_max_iter(self, max_iter: int) -> Shootout:
+        """The same setting (problem, cache of F* and L) simulated for ``max_iter`` iterations."""
+        if max_iter == self.max_iter:
+            return self
+        other = replace(self, max_iter=max_iter)
+        shared = {k: v for k, v in self.__dict__.get("_cache", {}).items()
+                  if k in ("smoothness", "f_star") or (isinstance(k, tuple) and k[0] == "gd_gaps")}  # fmt: skip
+        other.__dict__["_cache"] = dict(shared)
+        return other
+
     @property
     def n_stragglers(self) -> int:
         N = self.n_workers
@@ -369,8 +513,9 @@ def _cached(obj, key, compute):
 
 
 def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
-    """For each depth L, the widest (n, L)-regular tree with ``n + ... + n^L <= N`` and
-    ``n > s`` (CodedReduce on N machines leaves the rest idle).
+    """Candidate (n, L)-regular trees with ``n + ... + n^L <= N`` and ``n > s``, ``n >= 2``
+    (CodedReduce on N machines leaves the rest idle): for each depth L the narrowest
+    (``max(2, s + 1)``, binary trees included), the powers of two between and the widest.
 
     Parameters
     ----------
@@ -382,34 +527,34 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
     Returns
     -------
     list of tuple
-        ``(n, L)`` per depth.
+        ``(n, L)``, by depth then width.
 
     Examples
     --------
     >>> tree_candidates(12)
-    [(12, 1), (3, 2)]
-    >>> tree_candidates(10_000)[:4]
-    [(10000, 1), (99, 2), (21, 3), (9, 4)]
+    [(2, 1), (4, 1), (8, 1), (12, 1), (2, 2), (3, 2)]
+    >>> (2, 12) in tree_candidates(10_000), (99, 2) in tree_candidates(10_000)
+    (True, True)
     """
     n_workers = check_int("n_workers", n_workers, 2)
     s = check_int("s", s, 0)
+    narrow = max(2, s + 1)
     out = []
-    for L in range(1, 40):
-        if n_tree_workers(s + 2 if s + 2 > 2 else 2, L) > n_workers:
-            break
-        n = max(2, s + 1)
-        while n_tree_workers(n + 1, L) <= n_workers:
-            n += 1
-        if n > s and n_tree_workers(n, L) <= n_workers:
-            out.append((n, L))
+    L = 1
+    while n_tree_workers(narrow, L) <= n_workers:
+        wide = narrow
+        while n_tree_workers(wide + 1, L) <= n_workers:
+            wide += 1
+        widths = {narrow, wide} | {2**k for k in range(1, wide.bit_length()) if narrow < 2**k}
+        out += [(n, L) for n in sorted(widths) if n <= wide]
+        L += 1
     if not out:
         raise ValueError(f"n_workers={n_workers} is too small for a tree with s={s}")
     return out
 
 
 def choose_tree(setup: Shootout) -> tuple[int, int]:
-    """The candidate tree (:func:`tree_candidates`) with the least mean iteration time on a
-    20-iteration pilot draw no reported run uses: CodedReduce's (n, L) chosen per cluster.
+    """CodedReduce's (n, L): the :func:`tree_candidates` tree chosen by :func:`tune`.
 
     Parameters
     ----------
@@ -421,19 +566,78 @@ def choose_tree(setup: Shootout) -> tuple[int, int]:
     tuple of int
         ``(n, L)``.
     """
+    lay = _tree_layout(setup)
+    return lay["n"], lay["L"]
+
+
+#: The S grid of the star codes and SGD: these shares of N (rounded up) and 0, 1, 2.
+S_FRACTIONS = (0.01, 0.05, 0.1, 0.2)
+#: The w grid of SAG/DSAG: these shares of N (rounded up).
+W_FRACTIONS = (0.25, 0.5, 0.75)
+#: Largest group size the LAG family's grid tries (divisors of N up to it).
+MAX_GROUP = 12
+#: Iterations of the pilot draw (seed ``_PILOT_SEED``) every scheme is tuned on.
+PILOT_ITERATIONS = 20
+
+
+def tune(setup: Shootout, name: str, candidates) -> dict:
+    """The one tuning rule, applied to every scheme's free parameter: of the ``candidates``
+    (layouts), the one with the least time to target on the pilot draw (the first
+    :data:`PILOT_ITERATIONS` iterations of seed ``_PILOT_SEED``, which no reported run uses),
+    projected from the pilot's own rate where the pilot does not reach the target (first on
+    ties). Grids: S for GC/RS/MDS/SGD
+    (:data:`S_FRACTIONS`, S = 0 included), (w, step) for SAG/DSAG (:data:`W_FRACTIONS` x
+    :data:`STEP_GRID`), the CodedReduce tree (:func:`tree_candidates`), the group size of
+    LAGC / G-LAG / G-GD (divisors of N up to :data:`MAX_GROUP`). DSAG-LB's profiler and the
+    speed-proportional split estimate the workers' moments from the same pilot draw.
+
+    Returns
+    -------
+    dict
+        The chosen layout.
+    """
 
     def compute():
-        factors = setup.cluster.factors(20, _PILOT_SEED)
+        scheme = SCHEMES[name]
+        factors = _pilot_factors(setup)
+        pilot = setup.with_max_iter(factors.shape[0])
         best = None
-        for n, L in tree_candidates(setup.n_workers, setup.tree_s):
-            lay = _tree_shares(setup, n, L)
-            comp = _compute(setup.cluster, lay["shares"], factors)
-            mean = float(_tree(setup.cluster, comp, n, L, lay["s"]).mean())
-            if best is None or mean < best[0]:
-                best = (mean, (n, L))
+        for lay in candidates:
+            run = _ENGINES[scheme.engine](pilot, scheme, dict(lay), factors, _PILOT_SEED)
+            key = (_projected_time(run, setup.target), run.gaps[-1])
+            if best is None or key < best[0]:
+                best = (key, lay)
         return best[1]
 
-    return _cached(setup, "tree", compute)
+    return dict(_cached(setup, ("tuned", name), compute))
+
+
+def _projected_time(run, target) -> float:
+    """Time to ``target`` on the pilot, or, if not reached, the pilot's clock time scaled by
+    ``log(target) / log(final gap)`` (its own linear rate extrapolated); inf if no progress."""
+    reached = run.time_to(target)
+    gap = run.gaps[-1]
+    if np.isfinite(reached) or not (0.0 < gap < 1.0):
+        return reached
+    return float(run.times.sum()) * math.log(target) / math.log(gap)
+
+
+def _pilot_factors(setup):
+    n = min(setup.max_iter, PILOT_ITERATIONS)
+    return _cached(setup, "pilot", lambda: setup.cluster.factors(n, _PILOT_SEED))
+
+
+def _s_grid(setup):
+    N = setup.n_workers
+    grid = {0, 1, 2} | {math.ceil(f * N) for f in S_FRACTIONS}
+    return sorted(S for S in grid if S < N)
+
+
+def _tuned_or_fixed(setup, name, make, grid, fixed):
+    """``make(fixed)`` if the setup does not tune, else :func:`tune` over ``make(grid...)``."""
+    if not setup.tune:
+        return make(fixed)
+    return tune(setup, name, [make(v) for v in grid])
 
 
 def _ones(setup):
@@ -445,29 +649,54 @@ def _gd_layout(setup):
 
 
 def _sgd_layout(setup):
-    return {"shares": _ones(setup), "need": setup.n_workers - setup.n_stragglers}
+    def make(S):
+        return {"shares": _ones(setup), "need": setup.n_workers - S, "S": S}
+
+    return _tuned_or_fixed(setup, "sgd", make, _s_grid(setup), setup.n_stragglers)
 
 
 def _gc_layout(setup, decoder="mds"):
-    S = setup.n_stragglers
-    return {"shares": _ones(setup) * (S + 1), "need": setup.n_workers - S, "decoder": decoder}
+    def make(S):
+        # S = 0: every partial gradient arrives, nothing to decode (a plain sum, as GD)
+        return {"shares": _ones(setup) * (S + 1), "need": setup.n_workers - S,
+                "decoder": decoder if S else None, "S": S}  # fmt: skip
+
+    name = "gc" if decoder == "mds" else "rs"
+    return _tuned_or_fixed(setup, name, make, _s_grid(setup), setup.n_stragglers)
 
 
 def _mds_layout(setup):
-    S = setup.n_stragglers
     N = setup.n_workers
-    return {"shares": _ones(setup) * N / (N - S), "need": N - S, "decoder": "mds"}
+
+    def make(S):
+        return {"shares": _ones(setup) * N / (N - S), "need": N - S,
+                "decoder": "mds" if S else None, "S": S}  # fmt: skip
+
+    return _tuned_or_fixed(setup, "mds", make, _s_grid(setup), setup.n_stragglers)
+
+
+def _pilot_moments(setup):
+    """Per-worker mean and variance of one share's time, from the pilot draw (what a
+    profiler would measure) or, if the setup does not tune, the cluster's own (oracle)."""
+    c = setup.cluster
+    if not setup.tune:
+        mean = c.mean_share_times()
+        return mean, (mean * min(c.cv, 10.0)) ** 2
+    times = c.share_time * _pilot_factors(setup)
+    return times.mean(axis=0), times.var(axis=0, ddof=1)
 
 
 def _het_layout(setup):
     """Shares proportional to each worker's speed (the stream paper's heterogeneous split)."""
-    speed = 1.0 / setup.cluster.mean_share_times()
+    speed = 1.0 / _pilot_moments(setup)[0]
     return {"shares": setup.n_workers * speed / speed.sum(), "need": setup.n_workers}
 
 
 def _tree_layout(setup):
-    tree = choose_tree(setup) if setup.tree is None else setup.tree
-    return _tree_shares(setup, *tree)
+    if setup.tree is not None:
+        return _tree_shares(setup, *setup.tree)
+    cands = tree_candidates(setup.n_workers, setup.tree_s)
+    return tune(setup, "cr", [_tree_shares(setup, n, L) for n, L in cands])
 
 
 def _tree_shares(setup, n, L):
@@ -480,22 +709,31 @@ def _tree_shares(setup, n, L):
 
 def _event_layout(setup, method="dsag", balanced=False):
     N = setup.n_workers
-    w = min(N, math.ceil(setup.w_fraction * N - 1e-9))
-    p = np.full(N, setup.subpartitions, dtype=np.int64)
-    if balanced:
-        p = _balanced_subpartitions(setup, w)
-    return {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
+    name = {"sag": "sag", "dsag": "dsag-lb" if balanced else "dsag"}[method]
+
+    def make(w, step=None):
+        w = min(N, math.ceil(w * N - 1e-9))
+        p = (_cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w)) if balanced
+             else np.full(N, setup.subpartitions))  # fmt: skip
+        lay = {"shares": 1.0 / p, "w": w, "p": np.asarray(p, dtype=np.int64),
+               "method": method, "margin": setup.margin}  # fmt: skip
+        return lay if step is None else {**lay, "step": step}
+
+    if not setup.tune:
+        lay = make(setup.w_fraction)
+        return {**lay, "step": _tuned_step(setup, SCHEMES[name], lay)}
+    grid = [make(f, step) for f in W_FRACTIONS for step in STEP_GRID]
+    return tune(setup, name, grid)
 
 
 def _balanced_subpartitions(setup, w):
-    """DSAG-LB (Section VI): Algorithm 1 on the cluster's own means and variances (an oracle
-    profiler: the moments the profiler would converge to)."""
+    """DSAG-LB (Section VI): Algorithm 1 on the workers' means and variances estimated from
+    the pilot draw (:func:`_pilot_moments`)."""
     from codedlib.schemes.dsag import optimize_subpartitions
 
     c = setup.cluster
     N = setup.n_workers
-    comp_mean = c.mean_share_times()
-    comp_var = (comp_mean * min(c.cv, 10.0)) ** 2
+    comp_mean, comp_var = _pilot_moments(setup)
     comm = np.full(N, c.message_time)
     n_local = np.diff(setup.bounds)
     p0 = np.full(N, setup.subpartitions, dtype=np.int64)
@@ -515,26 +753,41 @@ def _balanced_subpartitions(setup, w):
 
 
 def _lazy_layout(setup, scheme):
-    N, r = setup.n_workers, setup.redundancy
+    N = setup.n_workers
     if scheme == "lag":
-        G, r = N, 1
-    elif scheme in ("g-lag", "g-gd"):
-        G = max(1, N // r) if N % r == 0 else N
-        r = r if N % r == 0 else 1
-    else:
-        size = setup.group_size if N % setup.group_size == 0 else N
-        G = N // size
-    layout = lagc_layout(N, min(r, N), G)
-    xi = 0.0 if scheme == "g-gd" else setup.xi
+        return _lazy_sizes(setup, scheme, 1, N)
+    sizes = [g for g in range(2 if scheme == "lagc" else 1, min(N, MAX_GROUP) + 1) if N % g == 0]
+    sizes = sizes or [N]
+    fixed = setup.group_size if scheme == "lagc" else setup.redundancy
+    if not setup.tune:
+        fixed = fixed if N % fixed == 0 else N
+        return _lazy_sizes(setup, scheme, min(setup.redundancy, fixed), N // fixed)
+    r = setup.redundancy
+    grid = [_lazy_sizes(setup, scheme, min(r, g) if scheme == "lagc" else g, N // g) for g in sizes]
+    return tune(setup, scheme, grid)
+
+
+def _lazy_sizes(setup, scheme, r, G):
+    """LAGC's layout with r partitions per worker and G groups (G-LAG/G-GD: N/G = r)."""
+    layout = lagc_layout(setup.n_workers, r, G)
     return {
         "groups": layout.n_groups,
         "group_size": layout.workers_per_group,
         "stored": layout.stored_per_worker,
         "need": layout.wait_for,
-        "shares": np.full(N, float(layout.stored_per_worker)),
-        "xi": xi,
+        "shares": np.full(setup.n_workers, float(layout.stored_per_worker)),
+        "xi": 0.0 if scheme == "g-gd" else setup.xi,
         "history": setup.history,
     }
+
+
+def _allreduce_layout(setup, algorithm):
+    """Every worker one share; the all-reduce waits for all of them (no straggler tolerance)."""
+    c = setup.cluster
+    if algorithm is None:
+        algorithm = mpich_allreduce_algorithm(c.n_workers, c.workload.dim,
+                                              c.network.bytes_per_number)  # fmt: skip
+    return {"shares": _ones(setup), "need": setup.n_workers, "algorithm": algorithm}
 
 
 def _entries(*schemes):
@@ -556,6 +809,14 @@ SCHEMES: dict[str, ShootoutScheme] = _entries(
                    runtime="cr", applies=lambda s: s.n_workers >= 3),
     ShootoutScheme("rar", "Ring-AllReduce", "CR", "exact", _gd_layout, timing="ring",
                    runtime="rar"),
+    ShootoutScheme("rd", "Recursive-doubling all-reduce (MPICH)", "MPI", "exact",
+                   lambda s: _allreduce_layout(s, "recursive-doubling"), timing="allreduce"),
+    ShootoutScheme("rabenseifner", "Rabenseifner all-reduce (MPICH)", "MPI", "exact",
+                   lambda s: _allreduce_layout(s, "rabenseifner"), timing="allreduce"),
+    ShootoutScheme("binomial", "Binomial-tree reduce + broadcast (MPICH)", "MPI", "exact",
+                   lambda s: _allreduce_layout(s, "binomial"), timing="allreduce"),
+    ShootoutScheme("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", "MPI", "exact",
+                   lambda s: _allreduce_layout(s, None), timing="allreduce", runtime="rar"),
     ShootoutScheme("het-split", "GD with speed-proportional load split", "stream", "exact",
                    _het_layout),
     ShootoutScheme("sag", "SAG (w of N, fresh results only)", "DSAG", "event",
@@ -581,6 +842,19 @@ def get_scheme(name: str) -> ShootoutScheme:
         return SCHEMES[name]
     except (KeyError, TypeError):
         raise ValueError(f"scheme must be one of {list(SCHEMES)}, got scheme={name!r}") from None
+
+
+def chosen_parameters(setup: Shootout, name: str) -> str:
+    """The free parameters scheme ``name`` runs with at ``setup`` (after :func:`tune`)."""
+    lay = get_scheme(name).layout(setup)
+    parts = []
+    for key, fmt in (("S", "S={}"), ("w", "w={}"), ("step", "step={:g}/L"),
+                     ("group_size", "group={}"), ("algorithm", "{}")):  # fmt: skip
+        if key in lay and not (key == "group_size" and name == "lag"):
+            parts.append(fmt.format(lay[key]))
+    if "n" in lay:
+        parts.append(f"tree ({lay['n']}, {lay['L']})")
+    return ", ".join(parts)
 
 
 def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
@@ -690,6 +964,9 @@ def _run_exact(setup, scheme, lay, factors, seed):
     if scheme.timing == "ring":
         messages = np.full(T, 2.0 * (N - 1) * N)
         numbers = np.full(T, 2.0 * (N - 1) * dim + N * dim)
+    elif scheme.timing in ALLREDUCE:
+        m, v = _allreduce_volume(setup.cluster, lay["algorithm"])
+        messages, numbers = np.full(T, m), np.full(T, v)
     elif scheme.timing == "tree":
         N_tree = lay["tree_workers"]
         messages = np.full(T, (lay["n"] - lay["s"]) * (N_tree // lay["n"]) * 1.0)
@@ -933,8 +1210,6 @@ def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeR
     if not np.all(np.isfinite(factors) & (factors >= 0)):
         raise ValueError("factors must be finite and >= 0")
     lay = scheme.layout(setup)
-    if scheme.engine == "event":
-        lay["step"] = _tuned_step(setup, scheme, lay)
     return _ENGINES[scheme.engine](setup, scheme, lay, factors, seed)
 
 

@@ -155,7 +155,7 @@ def explore_your_cluster(
                                             description="heterogeneity h", style=style),
         "burst_factor": W.BoundedFloatText(value=1.0, min=0.0, max=20.0, step=0.1,
                                            description="burst factor", style=style),
-        "comm_to_comp": log_slider("comm_to_comp", 0.0235, 1e-4, 100.0,
+        "comm_to_comp": log_slider("comm_to_comp", 0.0235, 0.01, 100.0,
                                    description="comm / comp"),
         "trace": W.Dropdown(options=trace_choices(), value=trace, description="or a trace",
                             style=style),
