@@ -177,6 +177,7 @@ def main(argv=None) -> int:
                 "root_patterns": [list(pat) for pat in patterns],
                 "root_survivors": survivors,
                 "unresponsive": result.meta["unresponsive"],
+                "notes": result.meta["notes"],
             }
             print("CHECK " + json.dumps(line), flush=True)
             if args.record:

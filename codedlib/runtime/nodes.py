@@ -330,6 +330,9 @@ class WorkerNode(Node):
         self.fresh = []
         if 0 <= self.stop_at <= t:
             os.kill(os.getpid(), signal.SIGSTOP)  # a really frozen process (freeze_mode="stop")
+            self.pump()  # resumed (SIGCONT): by the root at the end of the run, to end cleanly
+            if self.stop:
+                return
         if self.plan.children:
             self.send_task(t, theta)
         terms = self.choose_terms()
@@ -486,8 +489,37 @@ class RootNode(Node):
         alive = [r for r in range(1, self.comm.Get_size()) if r - 1 not in DEAD_WORKERS]
         for rank in alive:
             self.sends.isend(self.comm, stop, rank, TAG_STOP)
-        self.wait(lambda: all(r in self.traces for r in alive), now() + ROOT_GRACE)
+        done = lambda: all(r in self.traces for r in alive)  # noqa: E731
+        if not self.wait(done, now() + ROOT_GRACE / 2):
+            # a SIGSTOPped worker cannot read STOP: resume it (SIGCONT) so that it ends like the
+            # others and the job ends with exit 0, instead of an MPI_Abort of the whole job
+            resumed = resume_stopped([r - 1 for r in alive if r not in self.traces])
+            if resumed:
+                self.notes.append(
+                    f"workers {resumed} were stopped (SIGSTOP) at the end of the run; the root "
+                    "resumed them (SIGCONT) so that they could end cleanly"
+                )
+            self.wait(done, now() + ROOT_GRACE)
         return sorted(r - 1 for r in alive if r not in self.traces)
+
+
+def resume_stopped(workers) -> list:
+    """Send SIGCONT to those of ``workers`` that are stopped processes of this run on this
+    host (``/proc/<pid>``: state ``T`` and a ``codedlib.runtime`` command line); returns them."""
+    resumed = []
+    for w in workers:
+        pid = WORKER_PIDS.get(w)
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                state = fh.read().rsplit(")", 1)[-1].split()[0]
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                ours = b"codedlib.runtime" in fh.read()
+        except (OSError, TypeError, IndexError):
+            continue
+        if state in ("T", "t") and ours:
+            os.kill(pid, signal.SIGCONT)
+            resumed.append(w)
+    return resumed
 
 
 #: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
