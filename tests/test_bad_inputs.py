@@ -515,7 +515,7 @@ NEW_MODULE_CASES = [
             "pareto:t0=0.01,xi=0.5"
         ),
         ValueError,
-        r"xi > 1 .*ClusterModel",
+        r"xi must satisfy xi > 1 .*ClusterModel",
     ),
 ]
 

@@ -213,9 +213,10 @@ def read_trace(path_or_text):
         if not finite.all():
             raise bad(col, ~finite, "must be a finite number")
         if col in ("iteration", "worker", "task_iteration", "parent"):
-            whole = (values >= 0) & (values == np.round(values))
+            low = -1 if col == "parent" else 0  # parent -1: RAR's rows (no receiving parent)
+            whole = (values >= low) & (values == np.round(values))
             if not whole.all():
-                raise bad(col, ~whole, "must be an integer >= 0")
+                raise bad(col, ~whole, f"must be an integer >= {low}")
             values = values.astype(np.int64)
         elif col in ("compute_time", "wall_clock", "injected_delay", "real_compute"):
             if (values < 0).any():

@@ -22,7 +22,10 @@ longer than ``--timeout`` + 4 s, so a frozen or failed root never leaves the job
 
 A killed worker: MPICH ends the whole job when any process dies; the iterations completed so
 far are already in ``--out``. Launched with ``mpiexec -disable-auto-cleanup``, MPICH first
-tells the root, which names the dead worker before the job ends.
+tells the root, which names the dead worker before the job ends. Launched with
+``mpiexec -disable-auto-cleanup -n K python -m codedlib.runtime.rank python -m mpi4py -m
+codedlib.runtime ...`` (:mod:`codedlib.runtime.rank`), the job is not ended: a scheme that
+tolerates the dead worker finishes the run without it.
 """
 
 from __future__ import annotations
@@ -190,7 +193,7 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
     name it (by the pids the workers sent at start-up) and send it nothing more. The run goes
     on without it; a scheme that cannot do without it ends at its straggler ``--timeout``."""
 
-    from codedlib.runtime.engines import DEAD_WORKERS, WORKER_PIDS
+    from codedlib.runtime.nodes import DEAD_WORKERS, ENDED_WORKERS, WORKER_PIDS
 
     def gone(pid):
         try:
@@ -203,24 +206,33 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
 
     dead = []
     for _ in range(20):  # the kernel may still be ending the process: look again briefly
-        dead = [w for w, pid in sorted(WORKER_PIDS.items()) if gone(pid)]
+        dead = [w for w, pid in sorted(WORKER_PIDS.items()) if gone(pid) and w not in ENDED_WORKERS]
         if dead:
             break
         time.sleep(0.025)
     fresh = [w for w in dead if w not in DEAD_WORKERS]
     DEAD_WORKERS.update(dead)
-    if dead and not fresh:
+    if (dead and not fresh) or (not dead and ENDED_WORKERS):  # the others ending after the run
         return
     who = (
         ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
         if fresh
         else "a process of the job (not one of this host's workers)"
     )
-    sys.stderr.write(
-        f"codedlib.runtime: warning: {who} died; the run goes on without it (no more "
-        "tasks to it): a scheme that tolerates it finishes, else --timeout ends the run "
-        "with the iterations completed so far in --out\n"
-    )
+    from codedlib.runtime.rank import ENV
+
+    if os.environ.get(ENV):  # launched through codedlib.runtime.rank: the launcher lets us go on
+        then = (
+            "the run goes on without it (no more tasks to it): a scheme that tolerates it "
+            "finishes, else --timeout ends the run with the iterations completed so far in --out"
+        )
+    else:
+        then = (
+            "MPICH's launcher now ends the job (a process ended by a signal ends it; launch "
+            "the ranks through python -m codedlib.runtime.rank to let a tolerated run "
+            "finish); the iterations completed so far are in --out"
+        )
+    sys.stderr.write(f"codedlib.runtime: warning: {who} died; {then}\n")
     sys.stderr.flush()
 
 
@@ -367,6 +379,12 @@ def main(argv=None) -> int:
                 )
                 code = 4
         abort_if_needed(comm, result, code)
+    from codedlib.runtime.nodes import DEAD_WORKERS, SKIP_FINALIZE
+
+    if DEAD_WORKERS or SKIP_FINALIZE:  # MPI_Finalize would wait for the dead process forever
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     return code
 
 

@@ -192,8 +192,8 @@ class DelayModel:
                 _check_shape("pareto", p["xi"])
             except (ValueError, TypeError):
                 raise ValueError(
-                    f"delay 'pareto' needs a tail index xi > 1 (a finite mean, as ClusterModel "
-                    f"requires of its Pareto shape), got xi={p['xi']!r}"
+                    f"delay 'pareto': xi must satisfy xi > 1 (a finite mean, the rule "
+                    f"ClusterModel applies to its Pareto shape), got xi={p['xi']!r}"
                 ) from None
             return models.pareto(p["t0"], p["xi"])
         if self.kind == "gamma":
