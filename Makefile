@@ -46,7 +46,7 @@ lint: $(STAMP) ## Lint and format-check code, tests, benchmarks and notebooks wi
 	$(BIN)/ruff format --check codedlib tests benchmarks notebooks
 
 figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figures/<notebook>/
-	$(BIN)/python -m codedlib.notebooks --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)
+	$(BIN)/python -m codedlib.notebooks --publish --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)
 
 book: $(STAMP) ## Static HTML book of the executed notebooks (runs any missing first) -> build/book/index.html
 	$(BIN)/python -m codedlib.book --executed build/notebooks --fig-root figures --out build/book --timeout $(NOTEBOOK_TIMEOUT)

@@ -9,7 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write", "write_text_atomic", "write_bytes_atomic"]
+__all__ = ["atomic_write", "replace_directory", "write_text_atomic", "write_bytes_atomic"]
 
 
 @contextlib.contextmanager
@@ -46,3 +46,53 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
     with atomic_write(path, "wb", encoding=None) as fh:
         fh.write(data)
     return Path(path)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False when the
+    system cannot (then the caller falls back to two renames)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def replace_directory(path: str | Path):
+    """Write a directory's new contents into a fresh sibling directory, then swap it with
+    ``path`` in one step: a reader (or a writer killed midway) sees the old complete set of
+    files or the new one, never a mix. Everything the old ``path`` held is removed, so the
+    caller uses it only for a directory that holds nothing but its own files. Yields the
+    staging directory."""
+    import shutil
+
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".new"))
+    try:
+        yield stage
+        for p in stage.iterdir():
+            with open(p, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.chmod(stage, 0o755)
+        if not target.exists():
+            os.replace(stage, target)
+            return
+        if not _exchange(stage, target):  # two renames: a kill between them leaves both
+            old = target.with_name(f".{target.name}.{os.getpid()}.old")
+            os.replace(target, old)
+            os.replace(stage, target)
+            stage = old
+        shutil.rmtree(stage, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise

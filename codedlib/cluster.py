@@ -94,6 +94,11 @@ def unit_delays(family: str, shape: float, size, rng=None) -> np.ndarray:
     (True, True)
     """
     shape = _check_shape(family, shape)
+    dims = (size,) if np.ndim(size) == 0 else tuple(size)
+    if not all(
+        isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0 for d in dims
+    ):
+        raise ValueError(f"size must be an int >= 0 or a tuple of them, got size={size!r}")
     rng = as_generator(rng)
     if family == "shifted_exponential":
         return (1.0 - shape) + shape * rng.standard_exponential(size)

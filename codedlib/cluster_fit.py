@@ -346,6 +346,23 @@ def _as_trace(trace):
                 f"trace[{col!r}] must hold finite times > 0 (seconds), got {int(bad.sum())} "
                 f"bad values, e.g. {values[bad][0]:g}"
             )
+    for col in ("worker", "iteration", "wall_clock"):
+        if col not in trace.columns:
+            continue
+        try:
+            values = trace[col].to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise InputTypeError(f"trace[{col!r}] must be numeric") from None
+        bad = ~np.isfinite(values) | ~(values >= 0)
+        if col != "wall_clock":
+            bad |= values != np.round(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"trace[{col!r}] must hold finite "
+                + ("times >= 0 (seconds)" if col == "wall_clock" else "integers >= 0")
+                + f", got {int(bad.sum())} bad values, e.g. {values[row]:g} in row {row + 1}"
+            )
     sizes = trace.groupby("worker").size()
     if sizes.size < 2:
         raise ValueError(f"trace must hold at least 2 workers, got {sizes.size}")

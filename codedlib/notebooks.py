@@ -7,8 +7,12 @@ the executed copy to a build folder; figures go to ``<fig_root>/<notebook stem>/
 
 Command line::
 
-    python -m codedlib.notebooks                     # every notebook, faithful sizes -> figures/
+    python -m codedlib.notebooks --publish           # every notebook, faithful sizes -> figures/,
+                                                     # claims -> data/claims/, README table
     python -m codedlib.notebooks notebooks/00-stragglers.ipynb --quick --fig-root /tmp/figs
+
+Committed files (``data/claims/*.csv``, the README's claims table) change only with
+``--publish`` (``make figures`` passes it); a side run leaves them alone.
 
 References
 ----------
@@ -385,8 +389,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--claims",
         default=str(REPO_ROOT / "data" / "claims"),
-        help="faithful runs copy their claims.csv here and regenerate the "
-        "README table from it ('' to skip)",
+        help="with --publish, faithful runs copy their claims.csv here and regenerate the "
+        "README table from it",
+    )
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="faithful runs rewrite the committed claims (--claims) and the README's claims "
+        "table (make figures does; without it a run leaves committed files alone)",
     )
     args = parser.parse_args(argv)
 
@@ -412,11 +422,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[FAIL] {nb}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             continue
         print(f"[ok]  {nb} in {time.perf_counter() - start:.1f} s", flush=True)
-        if not args.quick and args.claims:
+        if not args.quick and args.publish:
             published = publish_claims(args.fig_root, Path(nb).stem, args.claims)
             if published:
                 print(f"      claims -> {published}", flush=True)
-    if not args.quick and args.claims and not failures:
+        elif not args.quick and (Path(args.fig_root) / Path(nb).stem / "claims.csv").exists():
+            print(
+                f"      claims: {Path(args.fig_root) / Path(nb).stem / 'claims.csv'} "
+                "(committed claims and README unchanged; --publish copies them)",
+                flush=True,
+            )
+    if not args.quick and args.publish and not failures:
         from codedlib.claims import update_readme
 
         if update_readme(REPO_ROOT / "README.md", args.claims):

@@ -5,6 +5,8 @@ as the widgets that catch the library's ValueError still do)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -377,3 +379,216 @@ def test_type_errors_are_still_value_errors_for_callers_that_catch_those():
     with pytest.raises(ValueError):
         check_int("n", "3")
     assert issubclass(InputTypeError, TypeError) and issubclass(InputTypeError, ValueError)
+
+
+# ---------------------------------------------------------------- issue 25: newer modules
+COMMITTED = ("data/claims", "data/traces", "README.md")
+
+
+def _committed_state():
+    """Bytes of every committed data file the commands below could rewrite."""
+    from codedlib.notebooks import REPO_ROOT
+
+    files = [REPO_ROOT / "README.md"]
+    for folder in COMMITTED[:2]:
+        files += sorted((REPO_ROOT / folder).glob("*.csv"))
+    return {str(f): f.read_bytes() for f in files}
+
+
+@pytest.fixture
+def committed_unchanged():
+    before = _committed_state()
+    yield
+    assert _committed_state() == before, "a committed file changed"
+
+
+def _good_trace_text():
+    from codedlib.latency.traces import trace_path
+
+    return trace_path("gc-N12-S3-shiftexp").read_text(encoding="utf-8")
+
+
+def _data_rows(text):
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("iteration,"))
+    return lines, head
+
+
+def _set_field(text, row, column, value):
+    lines, head = _data_rows(text)
+    names = lines[head].split(",")
+    fields = lines[head + row].split(",")
+    fields[names.index(column)] = value
+    lines[head + row] = ",".join(fields)
+    return "\n".join(lines) + "\n"
+
+
+TRACE_CASES = [
+    # (case, corrupt the good text, the message names)
+    (
+        "truncated",
+        lambda t: t[: t.rstrip().rfind(",") - 3],
+        r"row \d+, column '\w+'.*truncated file",
+    ),
+    ("header-only", lambda t: "\n".join(_data_rows(t)[0][: _data_rows(t)[1] + 1]), "header only"),
+    ("fresh-yes", lambda t: _set_field(t, 2, "fresh", "yes"), "row 2, column 'fresh'.*boolean"),
+    ("fresh-maybe", lambda t: _set_field(t, 5, "fresh", "maybe"), "row 5, column 'fresh'"),
+    (
+        "compute-fast",
+        lambda t: _set_field(t, 3, "compute_time", "fast"),
+        "row 3, column 'compute_t",
+    ),
+    ("compute-neg", lambda t: _set_field(t, 4, "compute_time", "-1"), "row 4, .*>= 0"),
+    ("worker-nan", lambda t: _set_field(t, 1, "worker", "nan"), "row 1, column 'worker'"),
+    ("wall-inf", lambda t: _set_field(t, 6, "wall_clock", "inf"), "row 6, column 'wall_clock'"),
+    ("empty", lambda t: "", "empty file"),
+]
+
+
+@pytest.mark.parametrize("case, corrupt, match", TRACE_CASES, ids=[c[0] for c in TRACE_CASES])
+def test_read_trace_refuses_a_corrupt_file_naming_file_row_and_column(
+    tmp_path, case, corrupt, match
+):
+    from codedlib.latency.traces import read_trace
+
+    path = tmp_path / f"{case}.csv"
+    path.write_text(corrupt(_good_trace_text()), encoding="utf-8")
+    with pytest.raises(ValueError, match=match) as err:
+        read_trace(path)
+    assert str(path) in str(err.value)
+
+
+def test_read_trace_missing_path_and_the_good_file_still_reads(tmp_path):
+    from codedlib.latency.traces import read_trace, trace_path
+
+    with pytest.raises(ValueError, match="no such file"):
+        read_trace(tmp_path / "absent.csv")
+    df = read_trace(trace_path("gc-N12-S3-shiftexp"))
+    assert df["fresh"].dtype == bool and df["worker"].dtype == np.int64 and len(df) > 0
+
+
+@pytest.mark.parametrize(
+    "name", ["../claims/00-stragglers", "/etc/passwd", "gc-N12-S3-shiftexp.csv"]
+)
+def test_trace_names_cannot_leave_the_trace_folder(name):
+    from codedlib.latency.traces import trace_path
+
+    with pytest.raises(ValueError, match="name must be one of"):
+        trace_path(name)
+
+
+NEW_MODULE_CASES = [
+    # (what, call, exception, message)
+    (
+        "latency-empty-frame",
+        lambda: __import__("codedlib.latency.traces", fromlist=["x"]).per_iteration_worker_latency(
+            pd.DataFrame()
+        ),
+        ValueError,
+        "trace must have columns worker, compute_time, comm_time",
+    ),
+    (
+        "unit-delays-negative-size",
+        lambda: __import__("codedlib.cluster", fromlist=["x"]).unit_delays("pareto", 3.0, -1),
+        ValueError,
+        "size must be an int >= 0",
+    ),
+    (
+        "port-nan-arrival",
+        lambda: __import__("codedlib.schemes.shootout", fromlist=["x"]).port_receive(
+            [0.1, np.nan, 0.3], 2, 0.01
+        ),
+        ValueError,
+        "ready must be .* 1 NaN",
+    ),
+    (
+        "port-need-too-large",
+        lambda: __import__("codedlib.schemes.shootout", fromlist=["x"]).port_receive(
+            [0.1, 0.2], 3, 0.01
+        ),
+        ValueError,
+        "need must satisfy 0 <= need <= 2",
+    ),
+    (
+        "pareto-delay-infinite-mean",
+        lambda: __import__("codedlib.runtime.injection", fromlist=["x"]).DelayModel.parse(
+            "pareto:t0=0.01,xi=0.5"
+        ),
+        ValueError,
+        r"xi must satisfy xi > 1 .*ClusterModel",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "what, call, exc, match", NEW_MODULE_CASES, ids=[c[0] for c in NEW_MODULE_CASES]
+)
+def test_new_modules_bad_input_gets_a_clear_error(what, call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_pareto_delay_and_cluster_model_share_one_rule():
+    from codedlib.cluster import ClusterModel
+    from codedlib.runtime.injection import DelayModel
+
+    for xi in (0.5, 1.0):
+        with pytest.raises(ValueError):
+            ClusterModel(family="pareto", shape=xi)
+        with pytest.raises(ValueError):
+            DelayModel.parse(f"pareto:t0=0.01,xi={xi}")
+    ClusterModel(family="pareto", shape=1.5)
+    DelayModel.parse("pareto:t0=0.01,xi=1.5")
+
+
+def test_notebook_side_run_leaves_committed_claims_alone(
+    tmp_path, monkeypatch, committed_unchanged
+):
+    import codedlib.claims
+    import codedlib.notebooks as nbmod
+
+    def fake_run(nb, fig_root, **_):
+        folder = Path(fig_root) / Path(nb).stem
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "claims.csv").write_text("notebook,item\nx,y\n", encoding="utf-8")
+
+    readme_calls = []
+    monkeypatch.setattr(nbmod, "run_notebook", fake_run)
+    monkeypatch.setattr(codedlib.claims, "update_readme", lambda *a: readme_calls.append(a))
+    nb = nbmod.discover_notebooks()[0]
+    figs = tmp_path / "figs"
+    assert nbmod.main([str(nb), "--fig-root", str(figs), "--out", str(tmp_path / "nb")]) == 0
+    assert readme_calls == []  # no --publish: the README is not regenerated
+    published = tmp_path / "claims"
+    args = ["--fig-root", str(figs), "--out", str(tmp_path / "nb"), "--claims", str(published)]
+    assert nbmod.main([str(nb), *args, "--publish"]) == 0
+    assert (published / f"{nb.stem}.csv").read_text(encoding="utf-8") == "notebook,item\nx,y\n"
+    assert len(readme_calls) == 1
+
+
+def test_record_traces_refuses_to_overwrite_without_force(
+    tmp_path, monkeypatch, committed_unchanged
+):
+    import codedlib.runtime.notebook
+    from codedlib.runtime import record_traces
+
+    def must_not_run(*a, **k):
+        raise AssertionError("a run started although the command was refused")
+
+    monkeypatch.setattr(codedlib.runtime.notebook, "run_with_mpiexec", must_not_run)
+    assert record_traces.main([]) == 2  # data/traces holds every trace
+    name = next(iter(record_traces.TRACE_RUNS))
+    (tmp_path / f"{name}.csv").write_text("old\n", encoding="utf-8")
+    assert record_traces.main([str(tmp_path), name]) == 2
+    assert (tmp_path / f"{name}.csv").read_text(encoding="utf-8") == "old\n"
+    assert record_traces.main([str(tmp_path), "bogus"]) == 2
+
+
+def test_read_trace_names_a_row_cut_at_a_field_boundary(tmp_path):
+    from codedlib.latency.traces import read_trace
+
+    text = _good_trace_text().rstrip("\n")
+    path = tmp_path / "cut.csv"
+    path.write_text(text[: text.rfind(",")] + "\n", encoding="utf-8")  # last field missing
+    with pytest.raises(ValueError, match=r"column 'parent'.*last row: a truncated file"):
+        read_trace(path)

@@ -196,6 +196,9 @@ def _trace():
         (lambda d: d, {"shares": "1"}, TypeError, "shares"),
         (lambda d: d, {"workload": 1000}, TypeError, "workload"),
         (lambda d: d, {"name": 1}, TypeError, "name"),
+        (lambda d: d.assign(wall_clock=np.nan), {}, ValueError, "wall_clock"),
+        (lambda d: d.assign(wall_clock=-d.wall_clock), {}, ValueError, "wall_clock"),
+        (lambda d: d.assign(worker=d.worker.where(d.index != 3)), {}, ValueError, "worker"),
     ],
 )
 def test_bad_input(change, kwargs, error, word):

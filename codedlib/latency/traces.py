@@ -112,10 +112,9 @@ def trace_path(name: str) -> Path:
     pathlib.Path
         The CSV file.
     """
-    path = TRACE_DIR / f"{name}.csv"
-    if not path.exists():
+    if not isinstance(name, str) or name not in list_traces():  # never a path out of TRACE_DIR
         raise ValueError(f"name must be one of {list_traces()}, got name={name!r}")
-    return path
+    return TRACE_DIR / f"{name}.csv"
 
 
 def write_csv(df, path, header_lines=()) -> Path:
@@ -135,9 +134,11 @@ def write_csv(df, path, header_lines=()) -> Path:
     pathlib.Path
         The file written.
     """
+    from codedlib.atomic import atomic_write
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_write(path) as fh:  # a reader never sees a half-written file
         for line in header_lines:
             fh.writelines(f"# {part}\n" for part in str(line).splitlines())
         df.to_csv(fh, index=False, float_format="%.9g")
@@ -147,7 +148,11 @@ def write_csv(df, path, header_lines=()) -> Path:
 def read_trace(path_or_text):
     """Read a trace CSV (ours or any with the same columns); ``#`` lines are skipped.
 
-    Accepts a path or the CSV text. ``fresh`` and ``used`` come back as booleans.
+    Accepts a path or the CSV text. ``fresh`` and ``used`` come back as booleans. A file that
+    is missing, empty, header-only or truncated (a row with an empty field), or holds a value
+    of the wrong kind (``fresh`` not a boolean, a non-numeric or non-finite time, a negative
+    ``compute_time`` or ``wall_clock``, a negative or fractional ``worker``) raises
+    ``ValueError`` naming the file, the row (1-based data row) and the column.
 
     Parameters
     ----------
@@ -162,16 +167,61 @@ def read_trace(path_or_text):
     import pandas as pd
 
     if isinstance(path_or_text, str) and "\n" in path_or_text:
-        src = io.StringIO(path_or_text)
+        src, where = io.StringIO(path_or_text), "trace text"
     else:
         src = Path(path_or_text)
-    df = pd.read_csv(src, comment="#")
+        where = f"trace {src}"
+        if not src.is_file():
+            raise ValueError(f"{where}: no such file")
+    try:
+        df = pd.read_csv(src, comment="#", dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{where}: empty file (no header, no rows)") from None
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"{where}: not a CSV table ({exc})") from None
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(f"trace must have columns {list(REQUIRED_COLUMNS)}, missing {missing}")
-    for col in ("fresh", "used"):
-        if col in df.columns:
-            df[col] = df[col].astype(str).str.lower().isin(("true", "1", "1.0"))
+        raise ValueError(
+            f"{where}: a trace must have columns {list(REQUIRED_COLUMNS)}, missing {missing}"
+        )
+    if not len(df):
+        raise ValueError(f"{where}: header only, no rows")
+
+    def bad(col, mask, what):
+        row = int(np.flatnonzero(np.asarray(mask))[0])
+        value = df[col].iloc[row]
+        return ValueError(
+            f"{where}, row {row + 1}, column {col!r}: {what}, got {value!r}"
+            + (" (the last row: a truncated file?)" if row == len(df) - 1 else "")
+        )
+
+    for col in df.columns:
+        text = df[col].str.strip()
+        if col in ("fresh", "used"):
+            low = text.str.lower()
+            ok = low.isin(("true", "false", "1", "0", "1.0", "0.0"))
+            if not ok.all():
+                raise bad(col, ~ok, "must be a boolean (True/False or 1/0)")
+            df[col] = low.isin(("true", "1", "1.0"))
+            continue
+        values = pd.to_numeric(text, errors="coerce")
+        if col not in TRACE_COLUMNS:  # a column of someone else's: numbers if it holds numbers
+            if not values[text != ""].isna().any():
+                df[col] = values
+            continue
+        finite = np.isfinite(values.to_numpy(dtype=float))
+        if not finite.all():
+            raise bad(col, ~finite, "must be a finite number")
+        if col in ("iteration", "worker", "task_iteration", "parent"):
+            low = -1 if col == "parent" else 0  # parent -1: RAR's rows (no receiving parent)
+            whole = (values >= low) & (values == np.round(values))
+            if not whole.all():
+                raise bad(col, ~whole, f"must be an integer >= {low}")
+            values = values.astype(np.int64)
+        elif col in ("compute_time", "wall_clock", "injected_delay", "real_compute"):
+            if (values < 0).any():
+                raise bad(col, values < 0, "must be >= 0 (seconds)")
+        df[col] = values
     return df
 
 
@@ -189,9 +239,17 @@ def per_iteration_worker_latency(trace):
     pandas.DataFrame
         Latency per (iteration, worker).
     """
-    df = trace[trace["fresh"]] if "fresh" in trace.columns else trace
+    missing = [c for c in ("worker", "compute_time", "comm_time") if c not in trace.columns]
+    if missing:
+        raise ValueError(
+            f"trace must have columns worker, compute_time, comm_time (see read_trace), "
+            f"missing {missing}"
+        )
+    df = trace[trace["fresh"].astype(bool)] if "fresh" in trace.columns else trace
     df = df.assign(latency=df["compute_time"] + df["comm_time"])
     key = "task_iteration" if "task_iteration" in df.columns else "iteration"
+    if key not in df.columns:
+        raise ValueError("trace must have a task_iteration or iteration column")
     return df.pivot_table(index=key, columns="worker", values="latency", aggfunc="first")
 
 

@@ -200,8 +200,14 @@ def save_figure(
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / f"{name}.png", out / f"{name}.pdf"]
         with DRAW_LOCK:
-            fig.savefig(paths[0], metadata=_PNG_METADATA)
-            fig.savefig(paths[1], metadata=_PDF_METADATA)
+            from codedlib.atomic import atomic_write
+
+            for path, fmt, meta in (
+                (paths[0], "png", _PNG_METADATA),
+                (paths[1], "pdf", _PDF_METADATA),
+            ):
+                with atomic_write(path, "wb", encoding=None) as fh:  # never a half-written file
+                    fig.savefig(fh, format=fmt, metadata=meta)
     if show and _in_kernel():
         from IPython.display import Image, display
 

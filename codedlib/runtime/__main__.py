@@ -22,15 +22,20 @@ longer than ``--timeout`` + 4 s, so a frozen or failed root never leaves the job
 
 A killed worker: MPICH ends the whole job when any process dies; the iterations completed so
 far are already in ``--out``. Launched with ``mpiexec -disable-auto-cleanup``, MPICH first
-tells the root, which names the dead worker before the job ends.
+tells the root, which names the dead worker before the job ends. Launched with
+``mpiexec -disable-auto-cleanup -n K python -m codedlib.runtime.rank python -m mpi4py -m
+codedlib.runtime ...`` (:mod:`codedlib.runtime.rank`), the job is not ended: a scheme that
+tolerates the dead worker finishes the run without it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -67,19 +72,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _probe_writable(option, directory: Path) -> None:
+    """Create ``directory`` (and its missing parents) and a file in it, then remove what was
+    created: the only sure test that the output can be written (``os.access`` says yes to
+    read-only file systems and to root)."""
+    created = []
+    try:
+        for parent in reversed([directory, *directory.parents]):
+            if not parent.exists():
+                parent.mkdir()
+                created.append(parent)
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".codedlib-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(
+            f"{option}: cannot write into {directory} ({exc.strerror or exc})"
+        ) from None
+    finally:
+        for d in reversed(created):
+            with contextlib.suppress(OSError):
+                d.rmdir()
+
+
 def check_outputs(args) -> None:
     """``--out`` and ``--trace`` must be writable places that hold no earlier run (unless
     ``--force``); raises ValueError naming the option, the path and what is wrong."""
     from codedlib.runtime.traces import RUN_FILES
-
-    def writable_dir(option, path):
-        probe = path
-        while not probe.exists():
-            probe = probe.parent
-        if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-            raise ValueError(
-                f"{option} {path}: cannot create it ({probe} is not a writable directory)"
-            )
 
     if args.trace:
         trace = Path(args.trace)
@@ -90,7 +109,7 @@ def check_outputs(args) -> None:
                 f"--trace {trace} exists: refusing to overwrite an earlier trace "
                 "(choose another file or add --force)"
             )
-        writable_dir("--trace", trace.parent if str(trace.parent) else Path("."))
+        _probe_writable(f"--trace {trace}", trace.parent)
     if args.out:
         out = Path(args.out)
         if out.exists() and not out.is_dir():
@@ -108,15 +127,30 @@ def check_outputs(args) -> None:
                     f"--out {out} holds files that are not a run's ({', '.join(others[:5])}"
                     f"{', ...' if len(others) > 5 else ''}): choose an empty or new directory"
                 )
-        writable_dir("--out", out)
+        _probe_writable(f"--out {out}", out)
+        if out.is_dir() and any(out.iterdir()):  # --force: the new run is staged beside it
+            _probe_writable(
+                f"--out {out} (--force stages the new run beside it)", out.resolve().parent
+            )
     if not args.check_tol > 0:
         raise ValueError(f"--check-tol must be > 0, got {args.check_tol}")
 
 
-def config_from_args(args) -> RunConfig:
+def config_from_args(args, world_size: int | None = None) -> RunConfig:
     """The :class:`RunConfig` of the parsed command line (options not given keep the field's
-    default; see :func:`codedlib.runtime.config.config_from_namespace`)."""
-    return config_from_namespace(vars(args))
+    default; see :func:`codedlib.runtime.config.config_from_namespace`). With ``world_size``,
+    a wrong world size is the error reported first (before, e.g., too few ``--samples``)."""
+    try:
+        return config_from_namespace(vars(args))
+    except ValueError:
+        if world_size is not None:
+            try:  # is the world size wrong too? That is what to fix first
+                probe = config_from_namespace({**vars(args), "samples": 2**62})
+            except ValueError:
+                probe = None
+            if probe is not None:
+                probe.check_world(world_size)
+        raise
 
 
 def summary(result) -> str:
@@ -159,7 +193,7 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
     name it (by the pids the workers sent at start-up) and send it nothing more. The run goes
     on without it; a scheme that cannot do without it ends at its straggler ``--timeout``."""
 
-    from codedlib.runtime.engines import DEAD_WORKERS, WORKER_PIDS
+    from codedlib.runtime.nodes import DEAD_WORKERS, ENDED_WORKERS, WORKER_PIDS
 
     def gone(pid):
         try:
@@ -172,25 +206,42 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
 
     dead = []
     for _ in range(20):  # the kernel may still be ending the process: look again briefly
-        dead = [w for w, pid in sorted(WORKER_PIDS.items()) if gone(pid)]
+        dead = [w for w, pid in sorted(WORKER_PIDS.items()) if gone(pid) and w not in ENDED_WORKERS]
         if dead:
             break
         time.sleep(0.025)
     fresh = [w for w in dead if w not in DEAD_WORKERS]
     DEAD_WORKERS.update(dead)
-    if dead and not fresh:
+    if (dead and not fresh) or (not dead and ENDED_WORKERS):  # the others ending after the run
         return
     who = (
         ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
         if fresh
         else "a process of the job (not one of this host's workers)"
     )
-    sys.stderr.write(
-        f"codedlib.runtime: warning: {who} died; the run goes on without it (no more "
-        "tasks to it): a scheme that tolerates it finishes, else --timeout ends the run "
-        "with the iterations completed so far in --out\n"
-    )
+    from codedlib.runtime.rank import ENV
+
+    if os.environ.get(ENV):  # launched through codedlib.runtime.rank: the launcher lets us go on
+        then = (
+            "the run goes on without it (no more tasks to it): a scheme that tolerates it "
+            "finishes, else --timeout ends the run with the iterations completed so far in --out"
+        )
+    else:
+        then = (
+            "MPICH's launcher now ends the job (a process ended by a signal ends it; launch "
+            "the ranks through python -m codedlib.runtime.rank to let a tolerated run "
+            "finish); the iterations completed so far are in --out"
+        )
+    sys.stderr.write(f"codedlib.runtime: warning: {who} died; {then}\n")
     sys.stderr.flush()
+
+
+def _remove_partial(partial):
+    """The progress directory of a ``--force`` run, once the run is saved in ``--out``."""
+    if partial is not None:
+        for name in ("iterations.csv",):
+            (partial / name).unlink(missing_ok=True)
+        partial.rmdir()
 
 
 def _fail(comm, rank, message, code):
@@ -202,30 +253,40 @@ def _fail(comm, rank, message, code):
     return code
 
 
+def _parse_and_check(argv, size):
+    """Rank 0's reading of the command line: ``(args, config, None)`` or
+    ``(None, None, (exit code, message or None))``; argparse prints its own usage and error."""
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or an argparse error (2), already printed here
+        return None, None, (int(exc.code or 0), None)
+    try:
+        config = config_from_args(args, size)
+        config.check_world(size)
+        check_outputs(args)
+        if config.delays_file is not None:  # a bad file fails here, before any compute
+            config.injected_delays()
+    except (ValueError, WorldSizeError) as exc:
+        return None, None, (2, str(exc))
+    return args, config, None
+
+
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
-    # everything checked before any process computes; the verdict is rank 0's (it writes the
-    # files) and every rank returns the same exit code, so the error is printed once
-    problem = None
-    try:
-        config = config_from_args(args)
-        config.check_world(comm.Get_size())
-        if rank == 0:
-            check_outputs(args)
-            if config.delays_file is not None:  # a bad file fails here, before any compute
-                config.injected_delays()
-    except (ValueError, WorldSizeError) as exc:
-        problem = str(exc)
+    # rank 0 reads and checks the command line (and the outputs it will write) before any
+    # process computes and sends the verdict to every rank: one message, one exit code
+    verdict = _parse_and_check(argv, comm.Get_size()) if rank == 0 else None
     if comm.Get_size() > 1:
-        problem = comm.bcast(problem if rank == 0 else None, root=0)
+        verdict = comm.bcast(verdict, root=0)
+    args, config, problem = verdict
     if problem is not None:
-        if rank == 0:
-            print(f"codedlib.runtime: error: {problem}", file=sys.stderr, flush=True)
-        return 2
+        code, message = problem
+        if rank == 0 and message is not None:
+            print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+        return code
     from codedlib.runtime.engines import (
         Diverged,
         ParentSilent,
@@ -243,13 +304,17 @@ def main(argv=None) -> int:
             del shown[k : k + 2]
     shown = [a for a in shown if a not in ("--quiet", "--force")]
     command = "mpiexec -n {} python -m codedlib.runtime {}".format(comm.Get_size(), " ".join(shown))
-    if rank == 0 and args.out and args.force:
-        from codedlib.runtime.traces import RUN_FILES
-
-        for name in RUN_FILES:  # only this tool's files, never anything else
-            path = Path(args.out) / name
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
+    progress_dir = partial = None
+    if rank == 0 and args.out:
+        progress_dir = Path(args.out)
+        if progress_dir.is_dir() and any(progress_dir.iterdir()):  # --force over an earlier run
+            # the earlier run stays whole until the new one is saved (RunResult.save swaps the
+            # directories); until then the new run's completed iterations go here
+            partial = progress_dir = Path(
+                tempfile.mkdtemp(
+                    dir=progress_dir.resolve().parent, prefix=f"{progress_dir.name}.partial-"
+                )
+            )
 
     def announce():
         if not args.quiet:
@@ -264,7 +329,7 @@ def main(argv=None) -> int:
             config,
             comm,
             command=command,
-            progress_dir=args.out if rank == 0 else None,
+            progress_dir=progress_dir,
             on_start=announce,
         )
     except (StragglerTimeout, Diverged) as exc:
@@ -273,6 +338,7 @@ def main(argv=None) -> int:
         if result is not None and args.out:
             result.meta["error"] = str(exc)
             result.save(args.out)
+            _remove_partial(partial)
         code = 3 if isinstance(exc, StragglerTimeout) else 5
         if result is not None and result.meta.get("unresponsive"):
             abort_if_needed(comm, result, code)
@@ -286,6 +352,7 @@ def main(argv=None) -> int:
     if rank == 0:
         if args.out:
             paths = result.save(args.out)
+            _remove_partial(partial)
             if not args.quiet:
                 print(f"wrote {', '.join(str(p) for p in paths.values())}")
         if args.trace:
@@ -312,6 +379,12 @@ def main(argv=None) -> int:
                 )
                 code = 4
         abort_if_needed(comm, result, code)
+    from codedlib.runtime.nodes import DEAD_WORKERS, SKIP_FINALIZE
+
+    if DEAD_WORKERS or SKIP_FINALIZE:  # MPI_Finalize would wait for the dead process forever
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     return code
 
 

@@ -41,6 +41,9 @@ __all__ = [
 
 PROBLEMS = ("linreg", "logreg")
 
+#: Most injected delays (iterations x workers) a run draws: 2**27 float64 values, 1 GiB.
+MAX_DELAY_CELLS = 2**27
+
 
 class WorldSizeError(ValueError):
     """The MPI world does not have the number of processes the scheme needs."""
@@ -243,6 +246,14 @@ class RunConfig:
         N = self.n_workers
         set_("subpartitions", check_int("subpartitions", self.subpartitions, low=1))
         set_("iterations", check_int("iterations", self.iterations, low=1))
+        if self.iterations * N > MAX_DELAY_CELLS:  # the root draws every injected delay up front
+            raise ValueError(
+                f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected "
+                f"delays are drawn up front: {MAX_DELAY_CELLS * 8 / 2**30:g} GiB), got "
+                f"iterations={self.iterations:,} with N={N} "
+                f"({self.iterations * N * 8 / 2**30:.3g} GiB): at most "
+                f"{MAX_DELAY_CELLS // N:,} iterations"
+            )
         if self.problem not in PROBLEMS:
             raise ValueError(
                 f"problem must be one of {list(PROBLEMS)}, got problem={self.problem!r}"
@@ -416,8 +427,19 @@ def config_from_namespace(values: dict) -> RunConfig:
         if md["scheme"] and name not in spec.params:
             value = given.pop(name)
             target = md["alias_of"]
-            if target in spec.params and target not in given:
-                given[target] = value
+            flag = md["flags"][0]
+            if target not in spec.params:
+                usable = [fields[k].metadata["flags"][0] for k in spec.params if k in fields]
+                raise ValueError(
+                    f"{flag} does not apply to scheme {spec.name!r} (its own options: "
+                    f"{', '.join(usable) or 'none'})"
+                )
+            if target in given:
+                raise ValueError(
+                    f"{flag} is {fields[target].metadata['flags'][0]} for scheme "
+                    f"{spec.name!r}: give one of them"
+                )
+            given[target] = value
     return RunConfig(**given)
 
 

@@ -229,6 +229,7 @@ def run(
 
     comm = MPI.COMM_WORLD if comm is None else comm
     config.check_world(comm.Get_size())
+    comm = run_communicator(comm)
     rank = comm.Get_rank()
     spec = config.spec
     problem, theta_star = build_problem(config)
@@ -282,6 +283,24 @@ def run(
         error.result = result
         raise error
     return result
+
+
+#: The communicators of this process's runs, kept (never freed) until the process ends.
+_RUN_COMMS: list = []
+
+
+def run_communicator(comm):
+    """A duplicate of ``comm`` for one run's messages (collective), never freed.
+
+    A run ends with messages no one receives (a late result of a straggler the aggregate did
+    not wait for). MPICH's ``MPI_Finalize`` fails on a built-in communicator that still holds
+    unmatched messages ("being freed has 1 unmatched message(s)"); the process then exits
+    without finalizing its PMI connection, and Hydra answers by SIGKILLing the whole job (the
+    "BAD TERMINATION ... Killed (signal 9)" banner after a successful run). On a duplicate
+    that is never freed, the late messages are simply dropped at exit."""
+    dup = comm.Dup()
+    _RUN_COMMS.append(dup)
+    return dup
 
 
 def abort_job(comm, code: int):

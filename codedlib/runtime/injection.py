@@ -186,6 +186,15 @@ class DelayModel:
         if self.kind == "shiftexp":
             return models.shifted_exponential(p["shift"], p["rate"])
         if self.kind == "pareto":
+            from codedlib.cluster import _check_shape
+
+            try:  # the rule ClusterModel applies to its Pareto shape: a finite mean
+                _check_shape("pareto", p["xi"])
+            except (ValueError, TypeError):
+                raise ValueError(
+                    f"delay 'pareto': xi must satisfy xi > 1 (a finite mean, the rule "
+                    f"ClusterModel applies to its Pareto shape), got xi={p['xi']!r}"
+                ) from None
             return models.pareto(p["t0"], p["xi"])
         if self.kind == "gamma":
             check_real("spread", p.get("spread", 0.0), low=0.0)

@@ -208,8 +208,9 @@ class Node:
             tag, src = status.Get_tag(), status.Get_source()
             if src == self.plan.parent:
                 self.last_heard = now()
-            if tag == TAG_TRACE:
+            if tag == TAG_TRACE:  # a node's last message: it ends now (not a death)
                 self.traces[src] = comm.recv(source=src, tag=TAG_TRACE)
+                ENDED_WORKERS.add(src - 1)
                 continue
             count = status.Get_count(MPI.DOUBLE)
             buf = np.empty(max(count, 1))
@@ -221,6 +222,8 @@ class Node:
                 self.on_result(src, buf)
             elif tag == TAG_STOP:
                 self.stop = True
+                if buf[0] > 0:  # the root knows of a dead process: MPI_Finalize would wait for it
+                    SKIP_FINALIZE.add(self.plan.rank)
             elif tag == TAG_DONE:
                 self.done_children.add(src)
             else:
@@ -330,6 +333,11 @@ class WorkerNode(Node):
         self.fresh = []
         if 0 <= self.stop_at <= t:
             os.kill(os.getpid(), signal.SIGSTOP)  # a really frozen process (freeze_mode="stop")
+            # resumed (SIGCONT) by the root at the end of the run so that it ends cleanly: it
+            # stops for good only once it has heard STOP, never freezing itself again
+            self.stop_at = -1
+            self.wait(lambda: self.stop, now() + WORKER_GRACE)
+            return
         if self.plan.children:
             self.send_task(t, theta)
         terms = self.choose_terms()
@@ -482,13 +490,52 @@ class RootNode(Node):
 
     def shutdown(self) -> list:
         """STOP every worker, collect their traces; return the workers that never answered."""
-        stop = np.zeros(1)
+        stop = np.full(1, 1.0 if DEAD_WORKERS else 0.0)  # 1: a process died, skip MPI_Finalize
         alive = [r for r in range(1, self.comm.Get_size()) if r - 1 not in DEAD_WORKERS]
+        # a SIGSTOPped worker cannot read STOP: resume it (SIGCONT) first, so that it ends with
+        # the others (its parent still waits for it) and the job exits 0 without an MPI_Abort
+        resumed = resume_stopped([r - 1 for r in alive])
         for rank in alive:
             self.sends.isend(self.comm, stop, rank, TAG_STOP)
-        self.wait(lambda: all(r in self.traces for r in alive), now() + ROOT_GRACE)
+        done = lambda: all(r in self.traces for r in alive)  # noqa: E731
+        if not self.wait(done, now() + ROOT_GRACE):
+            late = resume_stopped([r - 1 for r in alive if r not in self.traces])
+            resumed += late
+            if late:
+                self.wait(done, now() + ROOT_GRACE)
+        if resumed:
+            self.notes.append(
+                f"workers {sorted(set(resumed))} were stopped (SIGSTOP) at the end of the run; "
+                "the root resumed them (SIGCONT) so that they could end cleanly"
+            )
         return sorted(r - 1 for r in alive if r not in self.traces)
 
+
+def resume_stopped(workers) -> list:
+    """Send SIGCONT to those of ``workers`` that are stopped processes of this run on this
+    host (``/proc/<pid>``: state ``T`` and a ``codedlib.runtime`` command line); returns them."""
+    resumed = []
+    for w in workers:
+        pid = WORKER_PIDS.get(w)
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                state = fh.read().rsplit(")", 1)[-1].split()[0]
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                ours = b"codedlib.runtime" in fh.read()
+        except (OSError, TypeError, IndexError):
+            continue
+        if state in ("T", "t") and ours:
+            os.kill(pid, signal.SIGCONT)
+            resumed.append(w)
+    return resumed
+
+
+#: Workers that sent their trace at the end of the run (on the root): their exit is no death.
+ENDED_WORKERS: set = set()
+
+#: Non-empty on a rank whose job lost a process: ``MPI_Finalize`` would wait for the dead one
+#: forever, so the rank ends without it (:func:`codedlib.runtime.__main__.main`).
+SKIP_FINALIZE: set = set()
 
 #: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
 WORKER_PIDS: dict = {}

@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -188,8 +187,11 @@ KILLED_FROM_OUTSIDE = 9
 
 
 class KilledFromOutside(RuntimeError):
-    """Every attempt of an ``mpiexec`` run lost a rank to a SIGKILL from outside the job (exit
-    9, no error message, no results): nothing of ours failed, the machine ended the process."""
+    """An ``mpiexec`` run lost a rank to a SIGKILL (exit 9, no error message of ours, no
+    results). The one cause we found was ours and is fixed: a rank whose ``MPI_Finalize``
+    failed (unmatched messages on ``MPI_COMM_WORLD``) left without finalizing its PMI
+    connection, and Hydra SIGKILLed the job (:func:`codedlib.runtime.engines.run_communicator`).
+    The run is not retried: a failure is reported, never hidden."""
 
 
 def run_with_mpiexec(
@@ -204,38 +206,27 @@ def run_with_mpiexec(
             config.world_size,
             ["codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"],
         )
-        attempts = 3
-        for attempt in range(1, attempts + 1):
-            try:
-                # own session: the launcher's signals never reach the caller (a notebook kernel)
-                proc = subprocess.run(
-                    cmd,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
-                    env=mpiexec_env(),
-                    check=False,
-                    start_new_session=True,
-                )
-            except subprocess.TimeoutExpired as exc:
-                raise RuntimeError(
-                    f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
-                ) from exc
-            killed = killed_from_outside(proc, out / "run.json")
-            if not killed or attempt == attempts:
-                break
-            warnings.warn(
-                "an MPI rank was killed from outside the job (SIGKILL, no error "
-                f"message; seen on heavily loaded machines): attempt {attempt} of {attempts}, "
-                "the run is started once more",
-                RuntimeWarning,
-                stacklevel=2,
+        try:
+            # own session: the launcher's signals never reach the caller (a notebook kernel)
+            proc = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=mpiexec_env(),
+                check=False,
+                start_new_session=True,
             )
-            time.sleep(2.0 * attempt)  # let the machine's load settle
-        if killed:
+        except subprocess.TimeoutExpired as exc:
+            raise RuntimeError(
+                f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
+            ) from exc
+        if killed_from_outside(proc, out / "run.json"):
             raise KilledFromOutside(
-                f"an MPI rank was SIGKILLed from outside the job in all {attempts} attempts "
-                "(exit 9, no error message, no results)"
+                "an MPI rank was SIGKILLed (mpiexec exit 9, no error message, no results): "
+                "Hydra kills the job when a process exits without finalizing its PMI "
+                "connection, or the system killed a process (e.g. out of memory); "
+                f"stderr: {proc.stderr[-300:]!r}"
             )
         if proc.returncode != 0 or not (out / "run.json").exists():
             lines = [
@@ -415,8 +406,8 @@ def killed_from_outside(proc, results=None) -> bool:
     """Whether an ``mpiexec`` job lost a rank to a SIGKILL from outside the job.
 
     The sign is exit code :data:`KILLED_FROM_OUTSIDE` (9) with an empty stderr (no Python
-    error of ours) and, when ``results`` is given, no results file written. Seen on heavily
-    loaded shared machines; such a job is worth starting once more, any other failure is not.
+    error of ours) and, when ``results`` is given, no results file written (see
+    :class:`KilledFromOutside` for the cause we found).
 
     Parameters
     ----------

@@ -66,28 +66,54 @@ TRACE_RUNS = {
 }
 
 
-def record(out_dir, names=None) -> list[Path]:
+def record(out_dir, names=None, force: bool = False) -> list[Path]:
     """Run the named configurations (default: all of :data:`TRACE_RUNS`) and write
-    ``<out_dir>/<name>.csv``."""
+    ``<out_dir>/<name>.csv`` (atomically); an existing file is replaced only with ``force``,
+    checked for every name before any run starts."""
+    from codedlib.atomic import write_text_atomic
     from codedlib.runtime.notebook import run_with_mpiexec
 
+    names = list(names or TRACE_RUNS)
+    unknown = [n for n in names if n not in TRACE_RUNS]
+    if unknown:
+        raise ValueError(f"names must be among {list(TRACE_RUNS)}, got unknown {unknown}")
     out_dir = Path(out_dir)
+    existing = [str(out_dir / f"{n}.csv") for n in names if (out_dir / f"{n}.csv").exists()]
+    if existing and not force:
+        raise ValueError(
+            f"refusing to overwrite recorded traces {existing} (committed data): add --force"
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in names or TRACE_RUNS:
+    for name in names:
         with tempfile.TemporaryDirectory() as tmp:
             run_with_mpiexec(TRACE_RUNS[name], out_dir=tmp)
-            target = out_dir / f"{name}.csv"
             text = (Path(tmp) / "trace.csv").read_text(encoding="utf-8")
-            target.write_text(
-                f"# recorded by: python -m codedlib.runtime.record_traces {out_dir} {name}\n"
-                + text,
-                encoding="utf-8",
-            )
-            written.append(target)
-            print(f"wrote {target}", flush=True)
+        target = write_text_atomic(
+            out_dir / f"{name}.csv",
+            f"# recorded by: python -m codedlib.runtime.record_traces {out_dir} {name}\n" + text,
+        )
+        written.append(target)
+        print(f"wrote {target}", flush=True)
     return written
 
 
+def main(argv=None) -> int:
+    """``python -m codedlib.runtime.record_traces [OUT_DIR] [NAME ...] [--force]``."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m codedlib.runtime.record_traces")
+    p.add_argument("out_dir", nargs="?", default="data/traces", help="default data/traces")
+    p.add_argument("names", nargs="*", help=f"default all: {', '.join(TRACE_RUNS)}")
+    p.add_argument("--force", action="store_true", help="replace existing trace files")
+    args = p.parse_args(argv)
+    try:
+        record(args.out_dir, args.names or None, force=args.force)
+    except ValueError as exc:
+        print(f"record_traces: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    record(sys.argv[1] if len(sys.argv) > 1 else "data/traces", sys.argv[2:] or None)
+    sys.exit(main())

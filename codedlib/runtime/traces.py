@@ -44,13 +44,15 @@ RUN_FILES = ("trace.csv", "iterations.csv", "rounds.csv", "run.json")
 class ProgressWriter:
     """Completed iterations on disk as they finish (``iterations.csv`` in ``out_dir``, one
     flushed line per iteration), so a job ended from outside keeps what it completed; the
-    final :meth:`RunResult.save` replaces the file with the full one."""
+    final :meth:`RunResult.save` replaces the file with the full one. ``out_dir`` must not
+    hold an earlier run's ``iterations.csv`` (the CLI gives a fresh directory under
+    ``--force``): the file is created, never truncated."""
 
     def __init__(self, out_dir, meta: dict):
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.path = out / "iterations.csv"
-        self._fh = open(self.path, "w", encoding="utf-8")
+        self._fh = open(self.path, "x", encoding="utf-8")
         self._fh.write(
             f"# codedlib.runtime progress (iterations completed so far): "
             f"scheme={meta.get('scheme')} command: {meta.get('command', '?')}\n"
@@ -101,23 +103,42 @@ class RunResult:
         return lines
 
     def save(self, out_dir) -> dict:
-        """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json``; any
-        of these files an earlier run left there is removed first (no stale ``rounds.csv``)."""
+        """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json`` into
+        ``out_dir`` as one step: the files go to a fresh sibling directory that then takes
+        the place of ``out_dir`` (:func:`codedlib.atomic.replace_directory`), so a save killed
+        midway leaves the earlier complete run (or its progress file), never a mix. A
+        directory that holds other files too gets each file replaced atomically instead."""
+        from codedlib.atomic import replace_directory
+
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for name in RUN_FILES:
-            if (out / name).is_file() and not (out / name).is_symlink():
-                (out / name).unlink()
-        paths = {
-            "trace": write_csv(self.trace, out / "trace.csv", self.header()),
-            "iterations": write_csv(self.iterations, out / "iterations.csv", self.header()),
-        }
+        others = [p.name for p in out.iterdir() if p.name not in RUN_FILES] if out.is_dir() else []
+        if others:
+            for name in RUN_FILES:  # no stale rounds.csv from an earlier run
+                if name == "rounds.csv" and (out / name).is_file() and self.rounds is None:
+                    (out / name).unlink()
+            self._write(out)
+            return {k: out / v.name for k, v in self._names().items()}
+        with replace_directory(out) as stage:
+            self._write(stage)
+        return {k: out / v.name for k, v in self._names().items()}
+
+    def _names(self) -> dict:
+        names = {"trace": Path("trace.csv"), "iterations": Path("iterations.csv")}
         if self.rounds is not None and len(self.rounds):
-            paths["rounds"] = write_csv(self.rounds, out / "rounds.csv", self.header())
-        with open(out / "run.json", "w", encoding="utf-8") as fh:
-            json.dump(self.meta, fh, indent=2, sort_keys=True, default=str)
-        paths["meta"] = out / "run.json"
-        return paths
+            names["rounds"] = Path("rounds.csv")
+        names["meta"] = Path("run.json")
+        return names
+
+    def _write(self, folder: Path) -> None:
+        from codedlib.atomic import write_text_atomic
+
+        tables = {"trace": self.trace, "iterations": self.iterations, "rounds": self.rounds}
+        for key, name in self._names().items():
+            if key == "meta":
+                text = json.dumps(self.meta, indent=2, sort_keys=True, default=str)
+                write_text_atomic(folder / name, text)
+            else:
+                write_csv(tables[key], folder / name, self.header())
 
     @classmethod
     def load(cls, out_dir) -> RunResult:

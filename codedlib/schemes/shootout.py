@@ -159,6 +159,12 @@ def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
         When the ``need``-th message is in, shape ``ready.shape[:-1]``.
     """
     a = np.sort(np.asarray(ready, dtype=float), axis=-1)
+    if a.ndim == 0 or np.isnan(a).any():
+        raise ValueError(
+            "ready must be an array of arrival times (inf: never sent), got "
+            + (f"the scalar {ready!r}" if a.ndim == 0 else f"{int(np.isnan(a).sum())} NaN")
+        )
+    check_int("need", need, low=0, high=a.shape[-1])
     if need == 0:
         return np.broadcast_to(np.asarray(port_free, dtype=float), a.shape[:-1]).copy()
     return _port_schedule(a[..., :need], tau, port_free)[..., -1]

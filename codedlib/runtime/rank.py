@@ -1,0 +1,39 @@
+"""Run one MPI rank as a child process and exit with its status as an exit code:
+``mpiexec -disable-auto-cleanup -n K python -m codedlib.runtime.rank python -m mpi4py -m
+codedlib.runtime ...``.
+
+MPICH's launcher (Hydra) ends the whole job when one of its processes is ended by a signal,
+even under ``-disable-auto-cleanup`` (a worker killed with ``kill -9``: the job was SIGKILLed
+about 0.6 s after the root had named the dead worker). Between the launcher and the rank, this
+process turns "killed by signal N" into exit code 128 + N, and the launcher then only tells the
+other ranks (SIGUSR1, see :mod:`codedlib.runtime.__main__`): a scheme that tolerates the
+lost worker finishes the run. It imports nothing heavy and ignores SIGUSR1 itself; the rank
+inherits the launcher's PMI connection (``close_fds=False``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+#: Set in the rank's environment: the root then knows a dead worker does not end the job.
+ENV = "CODEDLIB_RANK_WRAPPED"
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        print("usage: python -m codedlib.runtime.rank COMMAND [ARG ...]", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # inherited: the rank sets its own handler
+    child = subprocess.Popen(argv, close_fds=False, env={**os.environ, ENV: "1"})
+    for sig in (signal.SIGTERM, signal.SIGINT):  # pass the launcher's signals on
+        signal.signal(sig, lambda s, _f: child.send_signal(s))
+    code = child.wait()
+    return 128 - code if code < 0 else code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
