@@ -455,3 +455,17 @@ def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
         lagc_report(6, n_workers=6)
     # the explorer's controls are compare_schemes arguments (they start at its defaults)
     assert set(widget._CONTROLS) <= set(defaults)
+
+
+# ------------------------------------------- issue 23: the Table I beta sweep
+def test_gc_gd_beta_sweep_follows_eq22_and_is_seeded():
+    sweep = ex.gc_gd_beta_sweep(12, 3, n_seeds=3, shapes=(1.5, 3.0), replicas=5000, rng=7)
+    assert len(sweep) == 6 and set(sweep["seed"]) == {0, 1, 2}
+    light = sweep[sweep["shape"] == 3.0]
+    np.testing.assert_allclose(light["sim_ratio"], light["formula_ratio"], rtol=0.03)
+    heavy = sweep[sweep["shape"] == 1.5]
+    assert (heavy["sim_ratio"] < 1).all() and (light["sim_ratio"] > 1).all()
+    again = ex.gc_gd_beta_sweep(12, 3, n_seeds=3, shapes=(1.5, 3.0), replicas=5000, rng=7)
+    pd.testing.assert_frame_equal(sweep, again)
+    with pytest.raises(ValueError, match="n_seeds"):
+        ex.gc_gd_beta_sweep(12, 3, n_seeds=1)

@@ -273,3 +273,17 @@ def test_lazy_time_ratio_bound_errors():
         th.lazy_time_ratio_bound([1.0, 2.0], 3.0, 12, 3, 4, delay=delay, xi=0.01, history=2)
     with pytest.raises(ValueError, match="n_groups must divide n_workers=12"):
         th.lazy_time_ratio_bound([1.0] * 5, 5.0, 12, 3, 5, delay=delay, xi=0.01, history=2)
+
+
+# ------------------------------------------- issue 23: GC vs GD per iteration over the Pareto tail
+def test_gc_gd_pareto_threshold_brackets_the_ratio():
+    beta_star = th.gc_gd_pareto_threshold(12, 3)
+    assert beta_star == pytest.approx(1.8431, abs=1e-3)
+    assert th.gc_gd_pareto_ratio(12, 3, beta_star) == pytest.approx(1.0, abs=1e-9)
+    assert th.gc_gd_pareto_ratio(12, 3, 1.5) < 1 < th.gc_gd_pareto_ratio(12, 3, 2.0)
+    # eq. (22) at beta = 2: 3 E[T_(10:12)] / E[T_(12:12)] = 9/8
+    assert th.gc_gd_pareto_ratio(12, 3, 2.0) == pytest.approx(1.125, rel=1e-9)
+    with pytest.raises(ValueError, match="shape"):
+        th.gc_gd_pareto_ratio(12, 3, 1.0)
+    with pytest.raises(ValueError, match="redundancy"):
+        th.gc_gd_pareto_threshold(12, 1)

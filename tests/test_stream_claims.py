@@ -132,3 +132,73 @@ def test_fig4_no_purging_check_matches_theory():
     assert df["theory"].iloc[1] > df["theory"].iloc[0]
     np.testing.assert_allclose(df["sim_mean"], df["theory"], rtol=0.03)
     assert (df["inside"] == ((df["theory"] - df["sim_mean"]).abs() <= df["sim_ci_halfwidth"])).all()
+
+
+# ------------------------------------------- issue 23: the committed rows (data/claims/05-stream.csv)
+def _faithful_row(item, quantity):
+    from codedlib.claims import read_claims
+    from codedlib.notebooks import REPO_ROOT
+
+    rows = read_claims(REPO_ROOT / "data" / "claims" / "05-stream.csv")
+    found = [c for c in rows if c.item == item and c.quantity == quantity]
+    assert len(found) == 1, (item, quantity)
+    return found[0]
+
+
+def test_example2_rows_use_the_interval_of_the_mean():
+    opt = _faithful_row("Example 2", "average job delay, optimal split (mean over J-job streams)")
+    assert opt.n_seeds >= 2 and opt.verdict == "partly" and opt.basis == "paper" and opt.headline
+    assert not opt.ci_low <= 47.93 <= opt.ci_high
+    assert opt.ci_high - opt.ci_low < 1.0  # the mean's interval, not a single stream's range
+    uni = _faithful_row("Example 2", "average job delay, uniform split (mean over J-job streams)")
+    assert uni.verdict == "not reproduced" and uni.headline
+    cal = _faithful_row("Example 2", "the setting difference behind the paper's two delays")
+    assert cal.verdict == "calibrated" and cal.headline and "λ = 0.009" in cal.setting
+
+
+def test_example2_ratio_split_and_lower_bound_erratum():
+    r25 = _faithful_row(
+        "Section I", "delay ratio uniform / optimal split, Example 2 setting: more than 2.5×"
+    )
+    assert (r25.verdict, r25.basis) == ("reproduced", "paper") and r25.ci_low > 2.5
+    r271 = _faithful_row("Example 2", "delay ratio uniform / optimal split, 129.96 / 47.93")
+    assert (r271.verdict, r271.basis) == ("not reproduced", "derived") and r271.ci_low > 2.71
+    dl = _faithful_row("Example 2, eq. (9)", "lower bound D_L as printed")
+    assert dl.verdict == "paper erratum" and "Analysis_Omega.m" in dl.reason
+    assert "42.64 s" in dl.reason
+
+
+def test_stand_in_rows_are_partly_or_not_attempted():
+    for item, quantity, verdict, basis in [
+        ("Fig. 3, Section VI-A", "uniform split at Ω = 1: rate stable?", "partly", "paper"),
+        (
+            "Fig. 3, Section IV-A (closed form)",
+            "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
+            "partly",
+            "derived",
+        ),
+        (
+            "Fig. 3, Section IV-A",
+            "uniform split, λ = 0.01: simulated delay growth per job / (E[T_s] − E[T_a])",
+            "reproduced within CI",
+            "derived",
+        ),
+        ("Table II", "delay ratio K = 110 / K = 350", "not attempted", "paper"),
+        (
+            "Table II",
+            "plateau: gain K = 110 → 350 over gain K = 350 → 510",
+            "not attempted",
+            "paper",
+        ),
+    ]:
+        r = _faithful_row(item, quantity)
+        assert (r.verdict, r.basis) == (verdict, basis), (quantity, r.verdict, r.basis)
+
+
+def test_lower_bound_queue_delay_is_the_authors_md1_bound():
+    w = th.example2_workers()
+    d_l = th.lower_bound_delay(w, 50, 50)
+    rho = 0.01 * d_l
+    expected = d_l + 0.01 * d_l**2 / (2 * (1 - rho))
+    assert th.lower_bound_queue_delay(w, 50, 50, 0.01) == pytest.approx(expected, rel=1e-12)
+    assert expected == pytest.approx(42.64, abs=0.01)

@@ -49,6 +49,9 @@ from codedlib.schemes.lagc import DelayStream, run_scheme
 from codedlib.theory import lagc as th
 
 __all__ = [
+    "seed_values",
+    "BETA_SWEEP",
+    "gc_gd_beta_sweep",
     "compare_schemes",
     "CompareSchemesResult",
     "ConclusionCheckResult",
@@ -1221,6 +1224,11 @@ def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
     return sub.pivot(index="seed", columns="scheme", values=column)[order]
 
 
+def seed_values(summary: pd.DataFrame, column: str, scheme: str, delay: str, rule: str = "gd"):
+    """One scheme's per-seed values of ``column`` (a column of :func:`seed_table`), as an array."""
+    return seed_table(summary, column, delay=delay, rule=rule)[scheme].to_numpy()
+
+
 def convergence_bands(
     curves: pd.DataFrame, n_grid: int = 300, quantities=("rel_gap", "communication", "computation")
 ) -> pd.DataFrame:
@@ -1344,6 +1352,48 @@ def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     if x.size > 1 and np.all(x == x[0]):
         return float(x[0]), float(x[0]), float(x[0])
     return mean_interval(x, level)
+
+
+#: Pareto shapes and delay replicas per seed of the GC / GD sweep (one draw serves every shape).
+BETA_SWEEP = {"shapes": (1.2, 1.5, 1.7, 2.0, 2.5, 3.0), "replicas": 20_000}
+
+
+def gc_gd_beta_sweep(
+    n_workers: int,
+    redundancy: int,
+    *,
+    n_seeds: int,
+    shapes=BETA_SWEEP["shapes"],
+    replicas: int = BETA_SWEEP["replicas"],
+    rng=None,
+) -> pd.DataFrame:
+    """GC / GD mean time per iteration over Pareto shapes, simulated, one row per (shape, seed),
+    with eq. (22)'s ratio beside it (:func:`codedlib.theory.lagc.gc_gd_pareto_ratio`).
+
+    Pareto times are ``U**(-1/beta)`` of one uniform draw per seed, so every shape sees the same
+    random numbers; GC waits for the ``N-r+1``-th of ``N`` workers at load ``r``, GD for all.
+    """
+    n = check_int("n_workers", n_workers, low=2)
+    r = check_int("redundancy", redundancy, low=2, high=n)
+    n_seeds = check_int("n_seeds", n_seeds, low=2)
+    replicas = check_int("replicas", replicas, low=2)
+    gen = as_generator(rng)
+    formula = {beta: th.gc_gd_pareto_ratio(n, r, beta) for beta in shapes}
+    rows = []
+    for seed in range(n_seeds):
+        u = np.sort(gen.random((replicas, n)), axis=1)
+        for beta in shapes:
+            gd = np.mean(u[:, 0] ** (-1.0 / beta))
+            gc = r * np.mean(u[:, r - 1] ** (-1.0 / beta))
+            rows.append(
+                {
+                    "shape": float(beta),
+                    "seed": seed,
+                    "sim_ratio": gc / gd,
+                    "formula_ratio": formula[beta],
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:

@@ -88,6 +88,8 @@ __all__ = [
     "expected_iteration_time",
     "expected_order_statistic",
     "exponential_delay",
+    "gc_gd_pareto_ratio",
+    "gc_gd_pareto_threshold",
     "group_completion_time",
     "heterogeneity_fraction",
     "iteration_complexity_gd",
@@ -305,6 +307,32 @@ def _family(dist):
     """``(name, shapes, loc, scale)`` of a frozen scipy distribution or None (no closed form)."""
     params = _family_parameters(dist)
     return None if params is None else (params[0].name, *params[1:])
+
+
+def gc_gd_pareto_ratio(n_workers: int, redundancy: int, shape: float) -> float:
+    """GC / GD expected time per iteration under Pareto times: ``r E[T_(N-r+1:N)] / E[T_(N:N)]``
+    (eqs. 22-24 as reconstructed; the scale cancels). GC is faster per iteration when it is < 1.
+
+    Parameters
+    ----------
+    shape : float
+        Pareto shape beta. Must satisfy ``1.0 < shape``.
+    """
+    n = check_int("n_workers", n_workers, low=1)
+    r = check_int("redundancy", redundancy, low=1, high=n)
+    beta = check_real("shape", shape, low=1.0, low_open=True)
+    delay = pareto_delay(1.0, beta)
+    return r * expected_order_statistic(delay, n - r + 1, n) / expected_order_statistic(delay, n, n)
+
+
+def gc_gd_pareto_threshold(n_workers: int, redundancy: int) -> float:
+    """The Pareto shape beta* below which GC beats GD per iteration (text after eq. 24):
+    the root of :func:`gc_gd_pareto_ratio` = 1, which rises from 0 (beta -> 1) to r."""
+    from scipy.optimize import brentq
+
+    n = check_int("n_workers", n_workers, low=2)
+    r = check_int("redundancy", redundancy, low=2, high=n)
+    return float(brentq(lambda b: gc_gd_pareto_ratio(n, r, b) - 1.0, 1.0 + 1e-9, 1e3))
 
 
 def expected_order_statistic(delay, k: int, n: int, load: float = 1.0) -> float:

@@ -1032,7 +1032,9 @@ def lower_bound_delay(workers: StreamWorkers, K, iterations) -> float:
 
 def lower_bound_queue_delay(workers: StreamWorkers, K, iterations, arrival_rate) -> float:
     """Not in the paper: the single ideal worker of Section IV-C, deterministic service
-    ``D_L`` (eq. 9), behind the same Poisson queue — P-K (eq. 7) with ``E[T_s^2] = D_L^2``.
+    ``D_L`` (eq. 9), behind the same Poisson queue — P-K (eq. 7) with ``E[T_s^2] = D_L^2``,
+    i.e. ``D_L + lambda D_L^2 / (2 (1 - rho))``: the "theory lower bound" of the authors' code
+    (``Analysis_Omega.m``, GitHub hesfahanizadeh/Layered_Computations_Cloudnet).
 
     Parameters
     ----------
