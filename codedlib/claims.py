@@ -78,6 +78,8 @@ VERDICTS = (
     "reproduced",
     "reproduced within CI",
     "partly",
+    "direction only",  # issue 23 (also added by another helper: keep one copy on merge)
+    "inconclusive",
     "not reproduced",
     "paper erratum",
     "calibrated",
