@@ -459,6 +459,7 @@ def _gain_table(ratios):
                 "ci low": r * 0.95,
                 "ci high": r * 1.05,
                 "seeds": 5,
+                "censored": 0,
                 "LB slower in": int(r > 1) * 5,
                 "DSAG iterations": 400.0,
                 "fresh, DSAG": 11.0,
@@ -490,6 +491,7 @@ def test_lb_gain_table_pairs_seeds_per_schedule():
                 schedule=name,
                 method=m,
                 time_to_gap=t,
+                time_limit=4.0,
                 iterations=100,
                 n_fresh=f,
             )
@@ -504,6 +506,10 @@ def test_lb_gain_table_pairs_seeds_per_schedule():
     assert len(t) == 1 and t.schedule.iloc[0] == "x" and t.seeds.iloc[0] == 2
     assert t["LB / DSAG"].iloc[0] == pytest.approx(0.5) and t["LB slower in"].iloc[0] == 0
     assert t["fresh, DSAG-LB"].iloc[0] == 13.0 and t["fresh, DSAG"].iloc[0] == 11.0
+    # a run that never reaches the gap counts at the time limit
+    sweep.loc[sweep.method == "DSAG", "time_to_gap"] = [1.0, np.nan]
+    t = ex.lb_gain_table(sweep)
+    assert t.censored.iloc[0] == 1 and t["LB / DSAG"].iloc[0] == pytest.approx(np.sqrt(0.5 * 0.25))
 
 
 def test_correlated_logistic_stand_in_and_static_spreads():
