@@ -72,7 +72,7 @@ def test_aws_rows_read_faster_as_a_time_ratio_below_one():
     assert len(aws) == 6
     for c in aws:
         assert c.expected == "less" and c.paper_high <= 1, c.quantity
-        if not c.verdict.startswith("reproduced"):
+        if c.verdict not in ("reproduced", "reproduced within CI", "inconclusive"):
             assert "static spread" in c.reason, c.quantity
     best = row("AWS log. reg.: DSAG-LB w=20 / SAG w=N, time to 1e-4")
     assert (best.paper_low, best.paper_high) == (0.45, 0.55) and "Sec. VIII" in best.item
