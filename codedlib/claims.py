@@ -972,14 +972,15 @@ def _ordered(rows: Sequence[Claim]) -> list[Claim]:
     )
 
 
-def claims_frame(rows: Sequence[Claim]):
+def claims_frame(rows: Sequence[Claim], *, notebook: bool = False):
     """The table a reader sees, in :func:`tally`'s grouping (headline rows lead): paper, ours
-    with interval, verdict, basis, setting and reason."""
+    with interval, verdict, basis, setting and reason (after the notebook, if asked)."""
     import pandas as pd
 
     rows = _ordered(rows)
     return pd.DataFrame(
         {
+            **({"notebook": [r.notebook for r in rows]} if notebook else {}),
             "item": [r.item for r in rows],
             "quantity": [r.quantity for r in rows],
             "paper": [r.paper_display() for r in rows],

@@ -461,6 +461,15 @@ def test_tally_counts_paper_rows_and_shows_the_rest_apart():
         t.exact("Abstract", "h2", paper=5, ours=5, headline=True, basis="derived", section="1")
 
 
+def test_book_tally_is_the_readme_tally():
+    from codedlib.book import _claims_html
+
+    page = _claims_html(mixed_table().rows)
+    assert "<th>paper rows</th>" in page and "<td>1, all pass</td>" in page
+    assert "<td>2: 1 reproduced, 1 not reproduced</td>" in page
+    assert page.index("headline") < page.index("printed") < page.index("derived ok")
+
+
 def test_render_readme_table_names_an_unknown_paper():
     row = mixed_table().rows[0]
     with pytest.raises(ValueError, match="bogus"):
