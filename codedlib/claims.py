@@ -33,7 +33,8 @@ numbers by :func:`check_claim` (the tests run it on every row a notebook writes)
 - ``not attempted``: the reason says why.
 
 An interval needs at least 2 independent replicas and a level in (0, 1); a NaN or infinite
-number is refused at the row.
+number is refused at the row, except one end of a comparison's or interval's ``paper_range``
+(``(2.5, math.inf)``: the paper's "more than 2.5×").
 
 Example
 -------
@@ -208,8 +209,13 @@ class Claim:
             return self.paper_text
         if _finite(self.paper_value):
             return _fmt(self.paper_value, self.unit)
-        if _finite(self.paper_low) and _finite(self.paper_high):
-            return f"{_fmt(self.paper_low)}–{_fmt(self.paper_high, self.unit)}"
+        lo, hi = self.paper_low, self.paper_high
+        if _finite(lo) and _finite(hi):
+            return f"{_fmt(lo)}–{_fmt(hi, self.unit)}"
+        if _finite(lo) and hi == math.inf:
+            return f"> {_fmt(lo, self.unit)}"
+        if _finite(hi) and lo == -math.inf:
+            return f"< {_fmt(hi, self.unit)}"
         return "—"
 
     def ours_display(self) -> str:
@@ -247,8 +253,16 @@ def _number(value, name: str) -> float:
     return x
 
 
-def _pair(pair, name: str) -> tuple[float, float]:
+def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
+    """``(low, high)`` finite; with ``one_sided``, ``(low, inf)`` or ``(-inf, high)`` too
+    (the paper's "more than 2.5×")."""
     lo, hi = pair
+    if one_sided and (lo == -math.inf) != (hi == math.inf):
+        return (
+            (-math.inf, _number(hi, f"{name}[1]"))
+            if lo == -math.inf
+            else (_number(lo, f"{name}[0]"), math.inf)
+        )
     return _number(lo, f"{name}[0]"), _number(hi, f"{name}[1]")
 
 
@@ -364,8 +378,12 @@ def magnitude_factor(ours: float, paper_low: float, paper_high: float, null: flo
     >>> round(magnitude_factor(0.94, 0.6, 0.7), 2)
     5.76
     """
-    e = abs(math.log(ours / null))
-    ends = [abs(math.log(paper_low / null)), abs(math.log(paper_high / null))]
+
+    def effect(x):
+        return abs(math.log(x / null)) if 0 < x < math.inf else math.inf
+
+    e = effect(ours)
+    ends = [effect(paper_low), effect(paper_high)]
     e_min = 0.0 if min(paper_low, paper_high) <= null <= max(paper_low, paper_high) else min(ends)
     e_max = max(ends)
     if e_min <= e <= e_max:
@@ -384,8 +402,9 @@ def _outcome(lo: float, hi: float, null: float) -> str:
 
 
 def _paper_range(claim: Claim) -> tuple[float, float] | None:
-    if _finite(claim.paper_low) and _finite(claim.paper_high):
-        return float(claim.paper_low), float(claim.paper_high)
+    lo, hi = float(claim.paper_low), float(claim.paper_high)
+    if not (math.isnan(lo) or math.isnan(hi)) and (_finite(lo) or _finite(hi)):
+        return lo, hi
     if _finite(claim.paper_value):
         return float(claim.paper_value), float(claim.paper_value)
     return None
@@ -526,7 +545,7 @@ def _tolerance(rtol) -> float:
 
 def _paper_pair(paper, paper_range) -> tuple[float, float]:
     if paper_range is not None:
-        return _pair(paper_range, "paper_range")
+        return _pair(paper_range, "paper_range", one_sided=True)
     if paper is not None:
         x = _number(paper, "paper")
         return x, x

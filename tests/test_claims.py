@@ -351,6 +351,44 @@ def test_direction_only_when_the_magnitude_is_off_more_than_twice():
         )
 
 
+def test_a_one_sided_paper_range(tmp_path):
+    t = table()
+    base = np.random.default_rng(2).uniform(10, 20, size=5)
+    jitter = np.array([1.0, 1.01, 0.99, 1.005, 0.995])
+    row = t.comparison(
+        "Sec. I",
+        "uniform / optimal",
+        numerator=base * 3 * jitter,
+        denominator=base,
+        expected="greater",
+        paper_range=(2.5, math.inf),
+        section="1",
+    )
+    assert row.verdict == "reproduced within CI" and row.paper_display() == "> 2.5 ×"
+    row = t.comparison(
+        "Sec. I",
+        "uniform / optimal 2",
+        numerator=base * 2 * jitter,
+        denominator=base,
+        expected="greater",
+        paper_range=(2.5, math.inf),
+        section="1",
+    )
+    assert row.verdict == "partly"  # log 2 against log 2.5: off by 1.3×
+    t.write(tmp_path)
+    assert read_claims(tmp_path / "claims.csv")[0].paper_high == math.inf
+    with pytest.raises(ValueError, match=r"paper_range\[0\]"):
+        t.comparison(
+            "Sec. I",
+            "x",
+            numerator=base,
+            denominator=base,
+            expected="greater",
+            paper_range=(-math.inf, math.inf),
+            section="1",
+        )
+
+
 def test_inconclusive_needs_both_the_paper_and_the_null_inside():
     t = table()
     # an interval row with a null: 0.84 [0.69, 1.03] against the paper's 0.6-0.7
