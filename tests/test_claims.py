@@ -466,6 +466,18 @@ def test_simulation_against_simulation_within_a_stated_rtol():
     assert any("rtol=0.05" in p for p in check_claim(stated))
 
 
+def test_library_callers_never_turn_one_replica_into_an_interval():
+    from codedlib.cluster import ClusterModel
+    from codedlib.experiments import codedreduce, shootout
+
+    for seeds in (1, [3]):
+        with pytest.raises(ValueError, match="seeds must (satisfy 2 <= seeds|name at least 2)"):
+            shootout.ranking(ClusterModel(n_workers=6), seeds=seeds, max_iter=10)
+    one = codedreduce.fig2_over_seeds(n_iterations=20, seeds=[0]).summary
+    assert one["time_ci_low"].isna().all() and one["speedup_ci_high"].isna().all()
+    assert one["mean_iteration_time"].notna().all()
+
+
 # -- tallies: paper rows counted, derived and checks apart, headlines first ---------------
 
 
