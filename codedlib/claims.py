@@ -973,8 +973,8 @@ def _tally_text(rows: Sequence[Claim]) -> str:
     derived = "none" if t["derived"] == "·" else t["derived"]
     checks = "none" if t["check"] == "·" else t["check"]
     return (
-        f"{t['paper rows']} paper rows: {counts} · derived from the paper's numbers: {derived}"
-        f" · internal checks: {checks}"
+        f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
+        f" · internal checks {checks}"
     )
 
 

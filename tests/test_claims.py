@@ -497,8 +497,10 @@ def test_tally_counts_paper_rows_and_shows_the_rest_apart():
     assert tl["paper rows"] == 2 and tl["reproduced"] == 2 and tl["not reproduced"] == 0
     assert tl["check"] == "1, all pass"
     assert tl["derived"] == "2: 1 reproduced, 1 not reproduced"
-    assert t.summary().startswith("2 paper rows: 2 reproduced")
-    assert "internal checks: 1, all pass" in t.summary()
+    assert t.summary().startswith(
+        "paper rows 2: 2 reproduced · derived from the paper's numbers 2: 1"
+    )
+    assert t.summary().endswith("internal checks 1, all pass")
     frame = t.display_frame()
     assert list(frame["quantity"]) == ["headline", "printed", "derived", "derived ok", "check"]
     assert frame["basis"].iloc[0] == "paper (headline)"
