@@ -41,7 +41,14 @@ import re
 import shutil
 from pathlib import Path
 
-from codedlib.claims import PAPERS, VERDICTS, claims_frame, read_claims
+from codedlib.claims import (
+    COLOURS,
+    PAPERS,
+    VERDICTS,
+    claims_frame,
+    read_claims,
+    tally,
+)
 from codedlib.notebooks import REPO_ROOT, discover_notebooks, run_notebook
 
 __all__ = ["build_book", "bibliography", "main", "mathjax_source"]
@@ -182,9 +189,6 @@ body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; 
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
-td.v-reproduced, td.v-reproduced-within-CI { background: #d9f2d9; }
-td.v-partly { background: #fff2cc; } td.v-calibrated { background: #e0e8ff; }
-td.v-not-reproduced { background: #f8d7da; }
 """
 
 
@@ -193,17 +197,21 @@ def _claims_html(claims) -> str:
         return "<p>No claims recorded (the notebooks were not run with a figure folder).</p>"
     rows = []
     counts = "".join(f"<th>{html.escape(v)}</th>" for v in VERDICTS)
-    rows.append(f"<table><tr><th>paper</th><th>rows</th>{counts}</tr>")
+    rows.append(
+        f"<table><tr><th>paper</th><th>paper rows</th>{counts}<th>derived</th>"
+        "<th>internal checks</th></tr>"
+    )
     for key, (_, _short, title) in PAPERS.items():
         mine = [c for c in claims if c.paper == key]
         if mine:
+            t = tally(mine)
             cells = "".join(
-                f"<td>{sum(c.verdict == v for c in mine) or '·'}</td>" for v in VERDICTS
+                f"<td>{html.escape(str(t[k]) if t[k] else '·')}</td>"
+                for k in ("paper rows", *VERDICTS, "derived", "check")
             )
-            rows.append(f"<tr><td>{html.escape(title)}</td><td>{len(mine)}</td>{cells}</tr>")
+            rows.append(f"<tr><td>{html.escape(title)}</td>{cells}</tr>")
     rows.append("</table>")
-    frame = claims_frame(claims)
-    frame.insert(0, "notebook", [c.notebook for c in claims])
+    frame = claims_frame(claims, notebook=True)
     rows.append(
         "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns) + "</tr>"
     )
@@ -213,7 +221,8 @@ def _claims_html(claims) -> str:
             text = html.escape(str(value))
             if column == "notebook":
                 text = f'<a href="{html.escape(str(value))}.html">{text}</a>'
-            css = f' class="v-{str(value).replace(" ", "-")}"' if column == "verdict" else ""
+            colour = COLOURS.get(value, "") if column == "verdict" else ""
+            css = f' style="background: {colour}"' if colour else ""
             cells.append(f"<td{css}>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     rows.append("</table>")

@@ -5,20 +5,36 @@ Every comparison a notebook makes between a paper's number and ours is recorded 
 with :meth:`ClaimsTable.exact`, :meth:`ClaimsTable.interval`, :meth:`ClaimsTable.comparison`
 or :meth:`ClaimsTable.qualitative`, writes them to ``<fig_dir>/claims.csv`` and shows them as
 its closing section. ``make figures`` copies the faithful-run rows to ``data/claims/`` and the
-README's "What we reproduce" table is generated from those files (:func:`render_readme_table`).
+README's "What we reproduce" block is generated from those files (:func:`render_readme_table`).
+
+Each row says what it stands for (:data:`BASES`): ``paper`` (a number or statement printed in
+the paper, its ``item`` the locator), ``derived`` (our derivation from the paper's printed
+numbers) or ``check`` (true by construction, or our own consistency check). Tallies
+(:func:`tally`) count ``paper`` rows by verdict and show the other two apart.
 
 The verdict vocabulary is fixed (:data:`VERDICTS`) and each row is checked against its own
 numbers by :func:`check_claim` (the tests run it on every row a notebook writes):
 
-- ``reproduced``: an exact or deterministic value equal to the paper's within the row's
-  tolerance, or a comparison whose interval excludes equality in the paper's direction;
+- ``reproduced``: an exact value equal to the paper's within the row's ``rtol``; a simulated
+  value whose paper counterpart (itself a simulation) lies within the row's stated ``rtol`` of
+  ours; or a comparison whose interval excludes equality in the paper's direction, the paper
+  giving no number;
 - ``reproduced within CI``: the paper's value (or range) lies inside our interval over seeds;
-- ``partly``: part of the claim holds (the row's ``reason`` says which part);
+- ``partly``: part of the claim holds (the row's ``reason`` says which); for a comparison, the
+  direction holds and the paper's number is outside our interval but within 2× in magnitude;
+- ``direction only``: a comparison whose direction holds but whose magnitude is off by more
+  than 2× (:func:`magnitude_factor`);
+- ``inconclusive``: our interval holds both the paper's value and no effect (the row's
+  ``null``: 1 for a comparison);
 - ``not reproduced``: the paper's value is outside our interval, or a comparison that the
-  interval cannot tell apart ("indistinguishable") or reverses;
+  interval cannot tell apart ("indistinguishable") from no effect, or reverses;
 - ``paper erratum``: the paper's own numbers contradict it (the reason shows how);
 - ``calibrated``: a match forced by a parameter chosen to hit the paper's value;
 - ``not attempted``: the reason says why.
+
+An interval needs at least 2 independent replicas and a level in (0, 1); a NaN or infinite
+number is refused at the row, except one end of a comparison's or interval's ``paper_range``
+(``(2.5, math.inf)``: the paper's "more than 2.5×").
 
 Example
 -------
@@ -50,12 +66,15 @@ References
 from __future__ import annotations
 
 import contextlib
+import html
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
+
+from codedlib.atomic import write_text_atomic
 
 __all__ = [
     "VERDICTS",
@@ -67,7 +86,9 @@ __all__ = [
     "mean_interval",
     "ratio_interval",
     "proportion_interval",
+    "magnitude_factor",
     "check_claim",
+    "tally",
     "claims_frame",
     "read_claims",
     "render_readme_table",
@@ -85,12 +106,17 @@ VERDICTS = (
     "calibrated",
     "not attempted",
 )
+#: Verdicts that count as a pass for a derived row or an internal check.
+PASSING = ("reproduced", "reproduced within CI")
 KINDS = ("exact", "interval", "comparison", "qualitative")
 #: What a row stands for: ``paper`` (a number or statement printed in the paper, with its
 #: locator), ``derived`` (our derivation from the paper's printed numbers), ``check`` (true by
 #: construction, or our own consistency check). Only ``paper`` rows count in a tally.
 BASES = ("paper", "derived", "check")
 OUTCOMES = ("greater", "less", "indistinguishable")
+#: A comparison's magnitude is "off" when our effect and the paper's differ by more than this
+#: factor (:func:`magnitude_factor`).
+MAGNITUDE_FACTOR = 2.0
 
 #: The five papers (and the common-ground notebook) by key: citation key in references.bib
 #: and the short form used in tables.
@@ -130,61 +156,17 @@ class Claim:
 
     Parameters
     ----------
-    notebook : str
-        Notebook stem the claim comes from.
-    paper : str
-        Paper key (one of ``PAPERS``).
-    item : str
-        The paper's item compared (figure, table, equation).
-    quantity : str
-        Quantity compared.
-    kind : str
-        Kind of comparison (value, interval, comparison, ...).
-    verdict : str
-        Verdict of the comparison.
-    paper_value : float, default math.nan
-        The paper's number (NaN for a range).
-    paper_low : float, default math.nan
-        Lower end of the paper's number or range.
-    paper_high : float, default math.nan
-        Upper end of the paper's number or range.
-    paper_text : str, default ''
-        The paper's value in words.
-    our_value : float, default math.nan
-        Our number.
-    ci_low : float, default math.nan
-        Lower end of our confidence interval.
-    ci_high : float, default math.nan
-        Upper end of our confidence interval.
-    our_text : str, default ''
-        Our value in words.
-    uncertainty : str, default ''
-        How our interval was obtained.
-    n_seeds : int, default 0
-        Number of seeds behind our value.
-    rtol : float, default 0.0
-        Relative tolerance of the comparison.
-    null : float, default math.nan
-        Null value the interval is compared with.
-    expected : str, default ''
-        The paper's direction: ``greater`` or ``less``.
-    outcome : str, default ''
-        ``greater``, ``less`` or ``indistinguishable``.
-    unit : str, default ''
-        Unit of the numbers.
-    setting : str, default ''
-        Our setting (stand-ins, sizes).
-    reason : str, default ''
-        Why the verdict is what it is.
-    section : str, default ''
-        Notebook section that makes the claim.
-    mode : str, default ''
-        ``quick`` or ``faithful`` run.
-    headline : bool, default False
-        Shown in the README's headline rows.
-    basis : str, default 'paper'
+    rtol : float
+        Relative tolerance: of an exact value against the paper's, or (interval rows) within
+        which the paper's simulated value may lie of ours to count as ``reproduced``.
+    null : float
+        No effect (1 for a comparison); an interval holding it and the paper's value is
+        ``inconclusive``.
+    headline : bool
+        An abstract or conclusion claim: leads its paper's table and the README.
+    basis : str
         What the row stands for (one of ``BASES``).
-    machine_dependent : bool, default False
+    machine_dependent : bool
         The numbers are wall-clock or real-process measurements of the machine that ran the
         notebook: committed files keep the verdict, not the numbers.
     """
@@ -227,8 +209,13 @@ class Claim:
             return self.paper_text
         if _finite(self.paper_value):
             return _fmt(self.paper_value, self.unit)
-        if _finite(self.paper_low) and _finite(self.paper_high):
-            return f"{_fmt(self.paper_low)}–{_fmt(self.paper_high, self.unit)}"
+        lo, hi = self.paper_low, self.paper_high
+        if _finite(lo) and _finite(hi):
+            return f"{_fmt(lo)}–{_fmt(hi, self.unit)}"
+        if _finite(lo) and hi == math.inf:
+            return f"> {_fmt(lo, self.unit)}"
+        if _finite(hi) and lo == -math.inf:
+            return f"< {_fmt(hi, self.unit)}"
         return "—"
 
     def ours_display(self) -> str:
@@ -255,6 +242,36 @@ def _finite(x) -> bool:
         return False
 
 
+def _number(value, name: str) -> float:
+    """``value`` as a finite float, or a ValueError naming ``name``."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number, got {name}={value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number, got {name}={value!r}")
+    return x
+
+
+def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
+    """``(low, high)`` finite; with ``one_sided``, ``(low, inf)`` or ``(-inf, high)`` too
+    (the paper's "more than 2.5×")."""
+    lo, hi = pair
+    if one_sided and (lo == -math.inf) != (hi == math.inf):
+        return (
+            (-math.inf, _number(hi, f"{name}[1]"))
+            if lo == -math.inf
+            else (_number(lo, f"{name}[0]"), math.inf)
+        )
+    return _number(lo, f"{name}[0]"), _number(hi, f"{name}[1]")
+
+
+def _check_level(level) -> float:
+    if not (isinstance(level, (int, float)) and 0 < level < 1):
+        raise ValueError(f"level must satisfy 0 < level < 1, got level={level!r}")
+    return float(level)
+
+
 def _fmt(x, unit: str = "", digits: int = 6) -> str:
     """A number as a reader wants it: a paper's 129.96 stays 129.96 (6 significant digits);
     our estimates with an interval are shown with ``digits=4``."""
@@ -277,97 +294,66 @@ def _as_samples(samples, name: str) -> np.ndarray:
     return arr
 
 
+def _replicas(arr: np.ndarray, name: str) -> np.ndarray:
+    if arr.size < 2:
+        raise ValueError(
+            f"{name}: an interval needs at least 2 independent replicas, got {arr.size} "
+            f"({name}={arr.tolist()!r}); one replica has no spread to estimate"
+        )
+    return arr
+
+
 def mean_interval(samples, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of independent replicas and its Student-t confidence interval.
+    """``(mean, low, high)``: mean of >= 2 independent replicas and its Student-t interval.
 
-    One sample gives an interval of zero width only if told so: a single replica has no
-    spread estimate, so the interval is (-inf, inf) — a verdict then cannot claim a CI.
-
-    Parameters
-    ----------
-    samples : array_like
-        Independent replicas.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    tuple of float
-        ``(mean, low, high)``.
-
-    Examples
-    --------
     >>> mean_interval([1.0, 2.0, 3.0])[0]
     2.0
     """
     from scipy import stats
 
-    if not 0 < level < 1:
-        raise ValueError(f"level must satisfy 0 < level < 1, got level={level}")
-    x = _as_samples(samples, "samples")
+    level = _check_level(level)
+    x = _replicas(_as_samples(samples, "samples"), "samples")
     mean = float(x.mean())
-    if x.size < 2:
-        return mean, -math.inf, math.inf
     half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
     return mean, mean - half, mean + half
 
 
 def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, float, float]:
-    """Ratio of two paired positive quantities over seeds: geometric mean and t-interval on the
-    log scale (seed i of both arms shares its random draws).
+    """``(ratio, low, high)`` of two paired positive arms over >= 2 seeds: geometric mean and
+    t-interval on the log scale (seed i of both arms shares its random draws).
 
-    Parameters
-    ----------
-    numerator : array_like
-        Per-seed positive values of the first arm.
-    denominator : array_like
-        Per-seed positive values of the second arm, paired with ``numerator``.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    tuple of float
-        ``(ratio, low, high)``.
-
-    Examples
-    --------
     >>> round(ratio_interval([2.0, 2.2, 1.8], [1.0, 1.1, 0.9])[0], 6)
     2.0
     """
+    level = _check_level(level)
     a = _as_samples(numerator, "numerator")
     b = _as_samples(denominator, "denominator")
     if a.shape != b.shape:
         raise ValueError(
             f"numerator and denominator must pair seed by seed, got {a.size} and {b.size}"
         )
+    _replicas(a, "numerator")
     if np.any(a <= 0) or np.any(b <= 0):
         raise ValueError("ratio_interval needs positive values in both arms")
     m, lo, hi = mean_interval(np.log(a / b), level)
     return math.exp(m), math.exp(lo), math.exp(hi)
 
 
+def _count(value, name: str) -> int:
+    if isinstance(value, bool) or not _finite(value) or not float(value).is_integer():
+        raise ValueError(f"{name} must be a whole number, got {name}={value!r}")
+    return int(value)
+
+
 def proportion_interval(
     successes: int, trials: int, level: float = 0.95
 ) -> tuple[float, float, float]:
-    """Binomial proportion with its Wilson score interval (e.g. a test error on n images).
-
-    Parameters
-    ----------
-    successes : int
-        Number of successes.
-    trials : int
-        Number of trials.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    tuple of float
-        ``(proportion, low, high)``.
-    """
+    """``(proportion, low, high)``: binomial proportion with its Wilson score interval (e.g. a
+    test error on n images)."""
     from scipy import stats
 
+    level = _check_level(level)
+    successes, trials = _count(successes, "successes"), _count(trials, "trials")
     if trials <= 0 or not 0 <= successes <= trials:
         raise ValueError(
             f"successes must satisfy 0 <= successes <= trials, got "
@@ -381,6 +367,32 @@ def proportion_interval(
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
+def magnitude_factor(ours: float, paper_low: float, paper_high: float, null: float = 1.0) -> float:
+    """How many times our effect is off from the paper's (1 when it lies in the paper's range).
+
+    The effect of a ratio ``r`` is ``|log(r / null)|``, so a 6 % gain against the paper's
+    30 % (0.94 vs 0.70) is off by log(0.70)/log(0.94) ≈ 5.8, and a 2× speed-up against 4× by
+    2 (either side of the null alike). Ours is compared with the nearest effect of the paper's
+    range; an effect of zero against a non-zero one is infinitely off.
+
+    >>> round(magnitude_factor(0.94, 0.6, 0.7), 2)
+    5.76
+    """
+
+    def effect(x):
+        return abs(math.log(x / null)) if 0 < x < math.inf else math.inf
+
+    e = effect(ours)
+    ends = [effect(paper_low), effect(paper_high)]
+    e_min = 0.0 if min(paper_low, paper_high) <= null <= max(paper_low, paper_high) else min(ends)
+    e_max = max(ends)
+    if e_min <= e <= e_max:
+        return 1.0
+    if e < e_min:
+        return math.inf if e == 0 else e_min / e
+    return math.inf if e_max == 0 else e / e_max
+
+
 def _outcome(lo: float, hi: float, null: float) -> str:
     if lo > null:
         return "greater"
@@ -390,8 +402,9 @@ def _outcome(lo: float, hi: float, null: float) -> str:
 
 
 def _paper_range(claim: Claim) -> tuple[float, float] | None:
-    if _finite(claim.paper_low) and _finite(claim.paper_high):
-        return float(claim.paper_low), float(claim.paper_high)
+    lo, hi = float(claim.paper_low), float(claim.paper_high)
+    if not (math.isnan(lo) or math.isnan(hi)) and (_finite(lo) or _finite(hi)):
+        return lo, hi
     if _finite(claim.paper_value):
         return float(claim.paper_value), float(claim.paper_value)
     return None
@@ -402,19 +415,24 @@ def _within(value: float, lo: float, hi: float, rtol: float) -> bool:
     return lo - max(rtol * abs(lo), 1e-12) <= value <= hi + max(rtol * abs(hi), 1e-12)
 
 
+def _meets(paper: tuple[float, float] | None, lo: float, hi: float) -> bool:
+    return paper is not None and paper[1] >= lo and paper[0] <= hi
+
+
+def _near(paper: tuple[float, float] | None, ours: float, rtol: float) -> bool:
+    """The paper's value (or range) lies within ``rtol`` of ours (relative to ours)."""
+    if paper is None or not rtol > 0:
+        return False
+    tol = rtol * abs(ours)
+    return paper[0] - tol <= ours <= paper[1] + tol
+
+
+def _holds_null(claim: Claim) -> bool:
+    return _finite(claim.null) and claim.ci_low <= claim.null <= claim.ci_high
+
+
 def check_claim(claim: Claim) -> list[str]:
-    """Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent).
-
-    Parameters
-    ----------
-    claim : Claim
-        Paper-vs-ours claim to annotate the figure with.
-
-    Returns
-    -------
-    list[str]
-        Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent).
-    """
+    """Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent)."""
     problems = []
     if claim.verdict not in VERDICTS:
         problems.append(f"verdict {claim.verdict!r} not in {VERDICTS}")
@@ -422,13 +440,13 @@ def check_claim(claim: Claim) -> list[str]:
         problems.append(f"kind {claim.kind!r} not in {KINDS}")
     if claim.basis not in BASES:
         problems.append(f"basis {claim.basis!r} not in {BASES}")
+    if claim.headline and claim.basis != "paper":
+        problems.append(
+            f"a headline row states the paper's claim: basis 'paper', not {claim.basis!r}"
+        )
     if not claim.item or not claim.quantity or not claim.section:
         problems.append("item, quantity and section are required")
-    if (
-        claim.verdict
-        in ("partly", "not reproduced", "paper erratum", "calibrated", "not attempted")
-        and not claim.reason.strip()
-    ):
+    if claim.verdict not in ("reproduced", "reproduced within CI") and not claim.reason.strip():
         problems.append(f"verdict {claim.verdict!r} needs a reason")
     if claim.verdict == "calibrated" and "calibrated" not in claim.setting.lower():
         problems.append("a calibrated row must name the calibrated parameter in its setting")
@@ -436,55 +454,115 @@ def check_claim(claim: Claim) -> list[str]:
         return problems
     paper = _paper_range(claim)
     if claim.kind == "exact":
-        if claim.verdict == "reproduced":
-            if paper is not None and _finite(claim.our_value):
-                lo, hi = paper
-                if not _within(claim.our_value, lo, hi, claim.rtol):
+        if paper is not None and not _finite(claim.our_value):
+            problems.append(f"our value is {claim.our_value}, not a finite number")
+        elif claim.verdict == "reproduced":
+            if paper is not None:
+                if not _within(claim.our_value, *paper, claim.rtol):
                     problems.append(
                         f"reproduced but ours {claim.our_value} is not within "
                         f"rtol={claim.rtol} of the paper's {claim.paper_display()}"
                     )
             elif claim.paper_text.strip() != claim.our_text.strip():
                 problems.append("reproduced but the paper's and our texts differ")
-        if claim.verdict == "reproduced within CI":
-            problems.append("an exact value has no CI: use 'reproduced'")
+        if claim.verdict in ("reproduced within CI", "inconclusive", "direction only"):
+            problems.append(f"an exact value has no interval: {claim.verdict!r} does not apply")
     elif claim.kind in ("interval", "comparison"):
-        if not (
-            _finite(claim.our_value)
-            and not math.isnan(claim.ci_low)
-            and not math.isnan(claim.ci_high)
-        ):
-            problems.append("interval rows need our_value, ci_low and ci_high")
+        lo, hi = claim.ci_low, claim.ci_high
+        if not (_finite(claim.our_value) and _finite(lo) and _finite(hi)):
+            problems.append("interval rows need finite our_value, ci_low and ci_high")
             return problems
-        if not claim.ci_low <= claim.our_value <= claim.ci_high:
+        if 0 < claim.n_seeds < 2:
+            problems.append(f"an interval needs >= 2 independent replicas, got {claim.n_seeds}")
+        if not lo <= claim.our_value <= hi:
+            problems.append(f"our value {claim.our_value} outside its own interval [{lo}, {hi}]")
+        span = f"[{lo:.4g}, {hi:.4g}]"
+        if claim.verdict == "reproduced within CI" and not _meets(paper, lo, hi):
             problems.append(
-                f"our value {claim.our_value} outside its own interval "
-                f"[{claim.ci_low}, {claim.ci_high}]"
+                f"reproduced within CI but the paper's {claim.paper_display()} misses {span}"
             )
-        if claim.verdict == "reproduced within CI":
-            if paper is None or paper[1] < claim.ci_low or paper[0] > claim.ci_high:
-                problems.append(
-                    f"reproduced within CI but the paper's {claim.paper_display()} "
-                    f"misses [{claim.ci_low:.4g}, {claim.ci_high:.4g}]"
-                )
+        if (
+            claim.kind == "interval"
+            and claim.verdict in ("reproduced", "reproduced within CI")
+            and _holds_null(claim)
+        ):
+            problems.append(
+                f"{claim.verdict!r} but {span} also holds the null {claim.null:g}: 'inconclusive'"
+            )
+        if claim.verdict == "inconclusive" and not (_holds_null(claim) and _meets(paper, lo, hi)):
+            problems.append(
+                f"inconclusive needs an interval holding both the paper's value and the null; "
+                f"{span} vs paper {claim.paper_display()}, null {claim.null:g}"
+            )
         if claim.kind == "comparison":
-            if not _finite(claim.null) or claim.expected not in ("greater", "less"):
-                problems.append("a comparison needs a finite null and expected in {greater, less}")
-            else:
-                outcome = _outcome(claim.ci_low, claim.ci_high, claim.null)
-                if claim.outcome != outcome:
-                    problems.append(f"outcome {claim.outcome!r} but the interval says {outcome!r}")
-                if (
-                    claim.verdict in ("reproduced", "reproduced within CI")
-                    and outcome != claim.expected
-                ):
-                    problems.append(
-                        f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
-                        f"the paper {claim.expected!r}"
-                    )
-        elif claim.verdict == "reproduced":
-            problems.append("a stochastic value is reproduced only 'within CI'")
+            problems += _check_comparison(claim, paper)
+        elif claim.verdict == "reproduced" and not _near(paper, claim.our_value, claim.rtol):
+            problems.append(
+                "a stochastic value is 'reproduced' only with the paper's value within the row's "
+                f"rtol of ours (rtol={claim.rtol:g}, paper {claim.paper_display()}, ours "
+                f"{claim.our_value:.4g}); else 'reproduced within CI'"
+            )
+        elif claim.verdict == "direction only":
+            problems.append("'direction only' applies to comparisons")
+    elif claim.verdict in ("reproduced within CI", "inconclusive", "direction only"):
+        problems.append(f"a qualitative row has no interval: {claim.verdict!r} does not apply")
     return problems
+
+
+def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[str]:
+    if not _finite(claim.null) or claim.expected not in ("greater", "less"):
+        return ["a comparison needs a finite null and expected in {greater, less}"]
+    problems = []
+    outcome = _outcome(claim.ci_low, claim.ci_high, claim.null)
+    if claim.outcome != outcome:
+        problems.append(f"outcome {claim.outcome!r} but the interval says {outcome!r}")
+    if claim.verdict in ("reproduced", "reproduced within CI", "direction only"):
+        if outcome != claim.expected:
+            problems.append(
+                f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
+                f"the paper {claim.expected!r}"
+            )
+    if claim.verdict == "direction only":
+        if paper is None:
+            problems.append("'direction only' needs the paper's number")
+        elif _meets(paper, claim.ci_low, claim.ci_high):
+            problems.append("'direction only' but the paper's value lies in our interval")
+        elif magnitude_factor(claim.our_value, *paper, claim.null) <= MAGNITUDE_FACTOR:
+            problems.append(
+                f"'direction only' but the magnitude is off by only "
+                f"{magnitude_factor(claim.our_value, *paper, claim.null):.2f}× (<= "
+                f"{MAGNITUDE_FACTOR:g}×): 'partly'"
+            )
+    return problems
+
+
+def _tolerance(rtol) -> float:
+    rtol = _number(rtol, "rtol")
+    if rtol < 0:
+        raise ValueError(f"rtol must be >= 0, got rtol={rtol!r}")
+    return rtol
+
+
+def _paper_pair(paper, paper_range) -> tuple[float, float]:
+    if paper_range is not None:
+        return _pair(paper_range, "paper_range", one_sided=True)
+    if paper is not None:
+        x = _number(paper, "paper")
+        return x, x
+    return math.nan, math.nan
+
+
+COLOURS = {
+    "reproduced": "#d9f2d9",
+    "reproduced within CI": "#d9f2d9",
+    "partly": "#fff2cc",
+    "direction only": "#fde5cc",
+    "inconclusive": "#eeeeee",
+    "calibrated": "#e0e8ff",
+    "not reproduced": "#f8d7da",
+    "paper erratum": "#eeeeee",
+    "not attempted": "#eeeeee",
+}
 
 
 class ClaimsTable:
@@ -492,16 +570,8 @@ class ClaimsTable:
 
     ``mode`` is ``"quick"`` or ``"faithful"`` (the notebook's ``quick`` parameter); every row
     records it. Rows are checked as they are added: an inconsistent verdict raises
-    ``ValueError`` in the notebook, so it can never reach a table.
-
-    Parameters
-    ----------
-    notebook : str
-        Notebook stem.
-    paper : str
-        Paper key (one of ``PAPERS``).
-    quick : bool, default False
-        The notebook's ``quick`` parameter (sets ``mode``).
+    ``ValueError`` in the notebook, so it can never reach a table; so does a NaN or infinite
+    number, and an interval from fewer than 2 replicas.
     """
 
     def __init__(self, notebook: str, *, paper: str, quick: bool = False):
@@ -570,6 +640,7 @@ class ClaimsTable:
         compare as strings. ``ours_text`` / ``paper_text`` add words to a numeric row (the
         split behind a sum, the paper's own wording).
         """
+        rtol = _tolerance(rtol)
         kw = dict(
             unit=unit,
             setting=setting,
@@ -584,19 +655,25 @@ class ClaimsTable:
             kw.update(paper_text="" if paper is None else str(paper), our_text=str(ours))
             match = paper is not None and str(paper).strip() == str(ours).strip()
         else:
-            lo, hi = paper_range if paper_range is not None else (paper, paper)
-            value = float(paper) if paper is not None else math.nan
+            ours = _number(ours, "ours")
+            value = math.nan if paper is None else _number(paper, "paper")
+            if paper_range is not None:
+                lo, hi = _pair(paper_range, "paper_range")
+            elif paper is not None:
+                lo = hi = value
+            else:
+                raise ValueError("a numeric exact row needs paper or paper_range")
             kw.update(
                 paper_value=value,
-                paper_low=float(lo),
-                paper_high=float(hi),
-                our_value=float(ours),
-                ci_low=float(ours),
-                ci_high=float(ours),
+                paper_low=lo,
+                paper_high=hi,
+                our_value=ours,
+                ci_low=ours,
+                ci_high=ours,
                 our_text=ours_text,
                 paper_text=paper_text,
             )
-            match = _within(float(ours), float(lo), float(hi), rtol)
+            match = _within(ours, lo, hi, rtol)
         if verdict is None:
             verdict = "reproduced" if match else "not reproduced"
         return self._add(self._base(item, quantity, "exact", verdict=verdict, **kw))
@@ -613,6 +690,8 @@ class ClaimsTable:
         uncertainty: str = "",
         verdict: str | None = None,
         level: float = 0.95,
+        rtol: float = 0.0,
+        null: float | None = None,
         unit: str = "",
         setting: str = "",
         reason: str = "",
@@ -621,13 +700,17 @@ class ClaimsTable:
         paper_text: str = "",
         basis: str = "paper",
     ) -> Claim:
-        """A stochastic value: ``samples`` over independent seeds (mean and t-interval), or an
-        ``estimate = (value, low, high)`` computed elsewhere (say what in ``uncertainty``).
+        """A stochastic value: ``samples`` over >= 2 independent seeds (mean and t-interval), or
+        an ``estimate = (value, low, high)`` with finite bounds computed elsewhere (say what in
+        ``uncertainty``).
 
-        Verdict by default: ``reproduced within CI`` when the paper's value or range meets
-        our interval, else ``not reproduced`` (pass ``verdict`` and ``reason`` for
-        ``partly``, ``calibrated``, ``paper erratum``).
+        Verdict by default: ``inconclusive`` when our interval holds both the paper's value and
+        ``null`` (no effect, if the row has one); ``reproduced within CI`` when it holds the
+        paper's value; ``reproduced`` when the paper's value (a simulation itself) lies within
+        ``rtol`` of ours — the tolerance is stated in the row; else ``not reproduced`` (pass
+        ``verdict`` and ``reason`` for ``partly``, ``calibrated``, ``paper erratum``).
         """
+        level, rtol = _check_level(level), _tolerance(rtol)
         if (samples is None) == (estimate is None):
             raise ValueError("give exactly one of samples or estimate")
         if samples is not None:
@@ -636,11 +719,13 @@ class ClaimsTable:
             n = int(x.size)
             uncertainty = uncertainty or f"{level:.0%} t-interval over {n} seeds"
         else:
-            value, lo, hi = (float(v) for v in estimate)
+            value, lo, hi = (_number(v, f"estimate[{i}]") for i, v in enumerate(estimate))
             n = 0
             if not uncertainty:
                 raise ValueError("an estimate needs its uncertainty described")
-        p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
+        if rtol > 0:
+            uncertainty += f"; reproduced if the paper's value is within rtol = {rtol:g} of ours"
+        p_lo, p_hi = _paper_pair(paper, paper_range)
         claim = self._base(
             item,
             quantity,
@@ -649,12 +734,14 @@ class ClaimsTable:
             our_value=value,
             ci_low=lo,
             ci_high=hi,
-            paper_value=math.nan if paper is None else float(paper),
-            paper_low=math.nan if p_lo is None else float(p_lo),
-            paper_high=math.nan if p_hi is None else float(p_hi),
+            paper_value=math.nan if paper is None else _number(paper, "paper"),
+            paper_low=p_lo,
+            paper_high=p_hi,
             paper_text=paper_text,
             uncertainty=uncertainty,
             n_seeds=n,
+            rtol=rtol,
+            null=math.nan if null is None else _number(null, "null"),
             unit=unit,
             setting=setting,
             reason=reason,
@@ -664,11 +751,10 @@ class ClaimsTable:
         )
         if verdict is None:
             rng_ = _paper_range(claim)
-            verdict = (
-                "reproduced within CI"
-                if rng_ is not None and rng_[1] >= lo and rng_[0] <= hi
-                else "not reproduced"
-            )
+            if _meets(rng_, lo, hi):
+                verdict = "inconclusive" if _holds_null(claim) else "reproduced within CI"
+            else:
+                verdict = "reproduced" if _near(rng_, value, rtol) else "not reproduced"
         claim.verdict = verdict
         return self._add(claim)
 
@@ -697,10 +783,12 @@ class ClaimsTable:
 
         ``expected`` is the paper's direction (``"greater"``: the ratio is above 1). The
         outcome is ``greater`` / ``less`` only when the interval excludes 1, else
-        ``indistinguishable``. Default verdict: ``reproduced within CI`` when the paper gives a
-        number that our interval holds, ``reproduced`` when it gives only the direction and we
-        find it, ``partly`` when the direction holds but the paper's number is outside our
-        interval, else ``not reproduced``.
+        ``indistinguishable``. Default verdict, when the direction holds: ``reproduced within
+        CI`` when the paper gives a number that our interval holds, ``reproduced`` when it gives
+        only the direction, ``direction only`` when its number is off in magnitude by more than
+        2× (:func:`magnitude_factor`), else ``partly``. When the interval holds 1:
+        ``inconclusive`` if it also holds the paper's number, else ``not reproduced``; a
+        reversed direction is ``not reproduced``.
         """
         if expected not in ("greater", "less"):
             raise ValueError(f"expected must be 'greater' or 'less', got expected={expected!r}")
@@ -708,7 +796,7 @@ class ClaimsTable:
         n = len(np.ravel(numerator))
         outcome = _outcome(lo, hi, 1.0)
         paper_given = paper is not None or paper_range is not None
-        p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
+        p_lo, p_hi = _paper_pair(paper, paper_range)
         claim = self._base(
             item,
             quantity,
@@ -717,10 +805,10 @@ class ClaimsTable:
             our_value=value,
             ci_low=lo,
             ci_high=hi,
-            paper_value=math.nan if paper is None else float(paper),
-            paper_low=math.nan if p_lo is None else float(p_lo),
-            paper_high=math.nan if p_hi is None else float(p_hi),
-            paper_text=paper_text or ("" if p_lo is not None else f"ratio {expected} than 1"),
+            paper_value=math.nan if paper is None else _number(paper, "paper"),
+            paper_low=p_lo,
+            paper_high=p_hi,
+            paper_text=paper_text or ("" if paper_given else f"ratio {expected} than 1"),
             uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds",
             n_seeds=n,
             null=1.0,
@@ -735,18 +823,26 @@ class ClaimsTable:
         )
         if verdict is None:
             rng_ = _paper_range(claim)
-            if outcome != expected:
-                verdict = "not reproduced"
-            elif rng_ is None:
-                verdict = "reproduced"
-            elif rng_[1] >= lo and rng_[0] <= hi:
-                verdict = "reproduced within CI"
+            if outcome == expected:
+                if rng_ is None:
+                    verdict = "reproduced"
+                elif _meets(rng_, lo, hi):
+                    verdict = "reproduced within CI"
+                elif magnitude_factor(value, *rng_) > MAGNITUDE_FACTOR:
+                    verdict = "direction only"
+                else:
+                    verdict = "partly"
+            elif outcome == "indistinguishable" and _meets(rng_, lo, hi):
+                verdict = "inconclusive"
             else:
-                verdict = "partly"
-        if verdict in ("partly", "not reproduced") and not reason:
+                verdict = "not reproduced"
+        if verdict not in PASSING and not reason:
             claim.reason = f"ratio {_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}]: {outcome}" + (
                 f"; paper {claim.paper_display()}" if paper_given else ""
             )
+            rng_ = _paper_range(claim)
+            if verdict in ("partly", "direction only") and rng_ is not None:
+                claim.reason += f"; effect |log ratio| off by {magnitude_factor(value, *rng_):.2g}×"
         claim.verdict = verdict
         return self._add(claim)
 
@@ -823,67 +919,94 @@ class ClaimsTable:
             return None
         out = Path(fig_dir)
         out.mkdir(parents=True, exist_ok=True)
-        path = out / "claims.csv"
-        self.to_frame().to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
-        return path
+        text = self.to_frame().to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        return write_text_atomic(out / "claims.csv", text)
 
     def display_frame(self):
         """The table a reader sees (see :func:`claims_frame`)."""
         return claims_frame(self.rows)
 
     def show(self):
-        """The closing table of a notebook, one row per claim, verdicts coloured."""
-        colours = {
-            "reproduced": "#d9f2d9",
-            "reproduced within CI": "#d9f2d9",
-            "partly": "#fff2cc",
-            "calibrated": "#e0e8ff",
-            "not reproduced": "#f8d7da",
-            "paper erratum": "#eeeeee",
-            "not attempted": "#eeeeee",
-        }
-        frame = self.display_frame()
-        styled = (
-            frame.style.hide(axis="index")
+        """The closing table of a notebook (headline rows first, then paper, derived and check
+        rows), verdicts coloured, the tally (:meth:`summary`) as its caption."""
+        return (
+            self.display_frame()
+            .style.hide(axis="index")
             .format(escape="html")
-            .map(lambda v: f"background-color: {colours.get(v, '')}", subset=["verdict"])
+            .map(lambda v: f"background-color: {COLOURS.get(v, '')}", subset=["verdict"])
             .set_properties(**{"text-align": "left", "vertical-align": "top"})
+            .set_caption(html.escape(self.summary()))
         )
-        return styled
 
     def summary(self) -> str:
-        """One line: how many rows per verdict."""
-        counts = {}
-        for r in self.rows:
-            counts[r.verdict] = counts.get(r.verdict, 0) + 1
-        return ", ".join(
-            f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: VERDICTS.index(kv[0]))
-        )
+        """The tally of :func:`tally` in one line: the README's row for this notebook."""
+        return _tally_text(self.rows)
 
 
-def claims_frame(rows: Sequence[Claim]):
-    """The table a reader sees: paper, ours with interval, verdict, setting and reason.
+def _apart(rows: Sequence[Claim]) -> str:
+    if not rows:
+        return "·"
+    if all(r.verdict in PASSING for r in rows):
+        return f"{len(rows)}, all pass"
+    counts = ((v, sum(r.verdict == v for r in rows)) for v in VERDICTS)
+    return f"{len(rows)}: " + ", ".join(f"{n} {v}" for v, n in counts if n)
 
-    Parameters
-    ----------
-    rows : Sequence[Claim]
-        Claims to show.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per claim.
+def tally(rows: Sequence[Claim]) -> dict:
+    """The verdict counts of the ``paper`` rows (``"paper rows"`` and one key per verdict), and
+    the ``derived`` and ``check`` rows apart ("12, all pass" or "12: 10 reproduced, 2 partly").
+
+    The README's per-paper table, the book's and each notebook's :meth:`ClaimsTable.summary`
+    all come from here.
     """
+    paper = [r for r in rows if r.basis == "paper"]
+    out = {"paper rows": len(paper)}
+    out.update({v: sum(r.verdict == v for r in paper) for v in VERDICTS})
+    out["derived"] = _apart([r for r in rows if r.basis == "derived"])
+    out["check"] = _apart([r for r in rows if r.basis == "check"])
+    return out
+
+
+def _tally_text(rows: Sequence[Claim]) -> str:
+    t = tally(rows)
+    counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
+    derived = "none" if t["derived"] == "·" else t["derived"]
+    checks = "none" if t["check"] == "·" else t["check"]
+    return (
+        f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
+        f" · internal checks {checks}"
+    )
+
+
+def _ordered(rows: Sequence[Claim]) -> list[Claim]:
+    """Each paper's rows together, its headline rows first, then paper, derived, check rows."""
+    order = list(PAPERS)
+    return sorted(
+        rows,
+        key=lambda r: (
+            order.index(r.paper) if r.paper in order else len(order),
+            not r.headline,
+            BASES.index(r.basis) if r.basis in BASES else len(BASES),
+        ),
+    )
+
+
+def claims_frame(rows: Sequence[Claim], *, notebook: bool = False):
+    """The table a reader sees, in :func:`tally`'s grouping (headline rows lead): paper, ours
+    with interval, verdict, basis, setting and reason (after the notebook, if asked)."""
     import pandas as pd
 
+    rows = _ordered(rows)
     return pd.DataFrame(
         {
+            **({"notebook": [r.notebook for r in rows]} if notebook else {}),
             "item": [r.item for r in rows],
             "quantity": [r.quantity for r in rows],
             "paper": [r.paper_display() for r in rows],
             "ours": [r.ours_display() for r in rows],
             "uncertainty": [r.uncertainty for r in rows],
             "verdict": [r.verdict for r in rows],
+            "basis": [r.basis + (" (headline)" if r.headline else "") for r in rows],
             "setting": [r.setting for r in rows],
             "why / where": [
                 (r.reason + (" — " if r.reason else "") + f"§ {r.section}") for r in rows
@@ -895,19 +1018,29 @@ def claims_frame(rows: Sequence[Claim]):
 # -- reading and the README table -------------------------------------------------------------
 
 
+def _cell(raw, typ: str):
+    """One CSV cell as the field's type (``ValueError`` when it is not one)."""
+    empty = not isinstance(raw, str) or raw.strip() == ""
+    if typ == "float":
+        return math.nan if empty else float(raw)
+    if typ == "int":
+        if empty:
+            return 0
+        x = float(raw)
+        if not x.is_integer():
+            raise ValueError("not a whole number")
+        return int(x)
+    if typ == "bool":
+        text = "false" if empty else raw.strip().lower()
+        if text not in ("true", "false"):
+            raise ValueError("not True or False")
+        return text == "true"
+    return "" if empty else raw
+
+
 def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
-    """Claims from one or more ``claims.csv`` files (or a folder of them).
-
-    Parameters
-    ----------
-    paths : Iterable[str | Path] | str | Path
-        ``claims.csv`` files or folders of them.
-
-    Returns
-    -------
-    list[Claim]
-        Claims from one or more ``claims.csv`` files (or a folder of them).
-    """
+    """Claims from ``claims.csv`` files or folders of them; a file that is not a claims table
+    or a bad cell raises ``ValueError`` naming the file, the line and the column."""
     import pandas as pd
 
     if isinstance(paths, (str, Path)):
@@ -916,7 +1049,10 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
     names = {f.name: f.type for f in fields(Claim)}
     rows = []
     for path in paths:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+        try:
+            frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path}: not a claims CSV ({err})") from None
         if "basis" not in frame.columns:  # files written before the field existed
             frame["basis"] = "paper"
         if "machine_dependent" not in frame.columns:
@@ -924,18 +1060,16 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
         missing = set(names) - set(frame.columns)
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")
-        for record in frame.to_dict("records"):
+        for line, record in enumerate(frame.to_dict("records"), start=2):
             kw = {}
             for name, typ in names.items():
-                raw = record[name]
-                if typ in ("float", float):
-                    kw[name] = float(raw) if isinstance(raw, str) and raw != "" else math.nan
-                elif typ in ("int", int):
-                    kw[name] = int(float(raw)) if isinstance(raw, str) and raw != "" else 0
-                elif typ in ("bool", bool):
-                    kw[name] = str(raw).strip().lower() == "true"
-                else:
-                    kw[name] = raw if isinstance(raw, str) else ""
+                try:
+                    kw[name] = _cell(record[name], str(typ))
+                except ValueError as err:
+                    raise ValueError(
+                        f"{path}, line {line}, column {name!r}: {record[name]!r} is not a "
+                        f"valid {typ} ({err})"
+                    ) from None
             rows.append(Claim(**kw))
     return rows
 
@@ -951,64 +1085,52 @@ def _md(text: str) -> str:
 
 
 def render_readme_table(claims: Sequence[Claim]) -> str:
-    """The README's "What we reproduce" block: verdict counts per paper and the headline rows.
-
-    Parameters
-    ----------
-    claims : Sequence[Claim]
-        Claims of every notebook.
-
-    Returns
-    -------
-    str
-        The README's "What we reproduce" block: verdict counts per paper and the headline rows.
-    """
+    """The README's "What we reproduce" block: each paper's headline rows, then the tally of
+    :func:`tally` per paper (paper rows by verdict, derived rows and internal checks apart)."""
+    unknown = sorted({c.paper for c in claims} - set(PAPERS))
+    if unknown:
+        raise ValueError(
+            f"unknown paper keys {unknown}: each row's paper must be in {list(PAPERS)}"
+        )
     lines = [
         README_BEGIN,
-        "",
-        "| Paper | Rows | " + " | ".join(VERDICTS) + " |",
-        "|---|---:|" + "---:|" * len(VERDICTS),
-    ]
-    for key, (_, _, title) in PAPERS.items():
-        rows = [c for c in claims if c.paper == key]
-        if not rows:
-            continue
-        counts = [sum(c.verdict == v for c in rows) for v in VERDICTS]
-        lines.append(
-            f"| {title} | {len(rows)} | " + " | ".join(str(n) if n else "·" for n in counts) + " |"
-        )
-    lines += [
         "",
         "| Paper | Item | Quantity | Paper value | Ours [95 % CI] | Verdict | Setting |",
         "|---|---|---|---|---|---|---|",
     ]
-    for c in claims:
+    for c in _ordered(claims):
         if c.headline:
             lines.append(
                 f"| {_md(PAPERS[c.paper][1])} "
                 f"| {_md(c.item)} | {_md(c.quantity)} | {_md(c.paper_display())} "
                 f"| {_md(c.ours_display())} | {_md(c.verdict)} | {_md(c.setting)} |"
             )
+    lines += [
+        "",
+        "| Paper | Paper rows | " + " | ".join(VERDICTS) + " | Derived | Internal checks |",
+        "|---|---:|" + "---:|" * len(VERDICTS) + "---|---|",
+    ]
+    for key, (_, _, title) in PAPERS.items():
+        rows = [c for c in claims if c.paper == key]
+        if rows:
+            t = tally(rows)
+            counts = " | ".join(str(t[v]) if t[v] else "·" for v in VERDICTS)
+            lines.append(
+                f"| {title} | {t['paper rows']} | {counts} | {t['derived']} | {t['check']} |"
+            )
     lines += ["", README_END]
     return "\n".join(lines)
 
 
 def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
-    """Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed.
-
-    Parameters
-    ----------
-    readme : str | Path
-        Path of README.md.
-    claims_dir : str | Path
-        Folder of the published ``<stem>.csv`` claims.
-
-    Returns
-    -------
-    bool
-        Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed.
-    """
-    readme = Path(readme)
+    """Rewrite the generated block of ``readme`` from ``claims_dir`` (atomically); True when it
+    changed. An empty or missing source raises ``ValueError`` and leaves the README as it is."""
+    readme, source = Path(readme), Path(claims_dir)
+    if not source.exists():
+        raise ValueError(f"claims_dir={str(source)!r} does not exist")
+    claims = read_claims(source)
+    if not claims:
+        raise ValueError(f"claims_dir={str(source)!r} holds no claims rows")
     text = readme.read_text(encoding="utf-8")
     if README_BEGIN not in text or README_END not in text:
         raise ValueError(
@@ -1016,34 +1138,50 @@ def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
         )
     head, rest = text.split(README_BEGIN, 1)
     _, tail = rest.split(README_END, 1)
-    new = head + render_readme_table(read_claims(claims_dir)) + tail
+    new = head + render_readme_table(claims) + tail
     if new != text:
-        readme.write_text(new, encoding="utf-8")
+        write_text_atomic(readme, new)
         return True
     return False
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m codedlib.claims readme|check``; exit 2 with one message on a bad source."""
     import argparse
 
-    repo_root = (
-        Path(__file__).resolve().parent.parent
-    )  # the checkout (as codedlib.notebooks.REPO_ROOT)
+    repo_root = Path(__file__).resolve().parent.parent  # as codedlib.notebooks.REPO_ROOT
     parser = argparse.ArgumentParser(
         prog="python -m codedlib.claims",
-        description="Regenerate the README claims table from data/claims/.",
+        description="Regenerate the README claims table from data/claims/ (or check the rows).",
     )
     parser.add_argument("command", choices=["readme", "check"])
     parser.add_argument("--claims", default=str(repo_root / "data" / "claims"))
     parser.add_argument("--readme", default=str(repo_root / "README.md"))
     args = parser.parse_args(argv)
-    claims = read_claims(args.claims)
+    source = Path(args.claims)
+    if not source.exists():
+        parser.error(f"--claims {args.claims}: no such file or folder")
+    try:
+        claims = read_claims(source)
+        render_readme_table(claims)
+    except ValueError as err:
+        parser.error(f"--claims {args.claims}: {err}")
+    if not claims:
+        parser.error(
+            f"--claims {args.claims}: no claims rows (expected <notebook>.csv files); "
+            "the README is left as it is"
+        )
     bad = [(c.key, p) for c in claims for p in check_claim(c)]
     for key, problem in bad:
         print(f"{key}: {problem}")
     if args.command == "check":
         return 1 if bad else 0
-    changed = update_readme(args.readme, args.claims)
+    if not Path(args.readme).is_file():
+        parser.error(f"--readme {args.readme}: no such file")
+    try:
+        changed = update_readme(args.readme, source)
+    except ValueError as err:
+        parser.error(f"--readme {args.readme}: {err}")
     print(f"{args.readme}: {'updated' if changed else 'up to date'} ({len(claims)} claims)")
     return 1 if bad else 0
 

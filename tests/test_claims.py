@@ -13,11 +13,15 @@ from codedlib.claims import (
     Claim,
     ClaimsTable,
     check_claim,
+    magnitude_factor,
+    main,
     mean_interval,
     proportion_interval,
     ratio_interval,
     read_claims,
     render_readme_table,
+    tally,
+    update_readme,
 )
 from codedlib.notebooks import REPO_ROOT, discover_notebooks
 
@@ -34,7 +38,8 @@ def test_mean_interval_matches_t_quantile():
     # t_{0.975, 4} = 2.776445; s = sqrt(2.5); half = 2.776445 * sqrt(2.5 / 5)
     assert hi - mean == pytest.approx(2.776445105 * math.sqrt(0.5), rel=1e-8)
     assert mean - lo == pytest.approx(hi - mean)
-    assert mean_interval([2.0])[1:] == (-math.inf, math.inf)
+    with pytest.raises(ValueError, match="at least 2 independent replicas"):
+        mean_interval([2.0])
     with pytest.raises(ValueError, match="samples"):
         mean_interval([])
     with pytest.raises(ValueError, match="level"):
@@ -117,7 +122,7 @@ def test_interval_verdicts_follow_the_interval():
             verdict="reproduced within CI",
             section="3",
         )
-    with pytest.raises(ValueError, match="only 'within CI'"):
+    with pytest.raises(ValueError, match="within the row's rtol"):
         t.interval("Ex 2", "u3", samples=[1.0, 1.1], paper=1.05, verdict="reproduced", section="3")
 
 
@@ -135,8 +140,19 @@ def test_comparison_says_indistinguishable_inside_the_noise():
         paper_range=(1.2, 1.3),
         section="8",
     )
-    assert row.outcome == "indistinguishable" and row.verdict == "not reproduced"
-    assert row.ci_low < 1 < row.ci_high
+    # the interval holds both 1 (no effect) and the paper's 1.2-1.3: we cannot tell
+    assert row.outcome == "indistinguishable" and row.verdict == "inconclusive"
+    assert row.ci_low < 1 < row.ci_high and row.ci_low < 1.2 < row.ci_high
+    row = t.comparison(
+        "Fig 8",
+        "T(SAG)/T(DSAG+LB) far",
+        numerator=noisy,
+        denominator=base,
+        expected="greater",
+        paper=5.0,
+        section="8",
+    )
+    assert row.verdict == "not reproduced" and "indistinguishable" in row.reason
     row = t.comparison(
         "Fig 8",
         "T(SAG)/T(DSAG)",
@@ -202,6 +218,382 @@ def test_claims_round_trip_through_csv(tmp_path):
                     else value == other
                 ), name
     assert "Thm 1" in render_readme_table(back)
+
+
+# -- refusals: one replica, levels, counts, NaN --------------------------------------------
+
+
+def test_one_replica_and_bad_levels_are_refused():
+    with pytest.raises(ValueError, match="numerator: an interval needs at least 2"):
+        ratio_interval([2.0], [1.0])
+    t = table()
+    with pytest.raises(ValueError, match="at least 2 independent replicas"):
+        t.interval("Ex 2", "delay", samples=[1.0], paper=1e9, section="3")
+    with pytest.raises(ValueError, match=r"estimate\[1\]"):
+        t.interval("Ex 2", "d", estimate=(1.0, -math.inf, math.inf), uncertainty="x", section="3")
+    with pytest.raises(ValueError, match="at least 2"):
+        t.comparison("F", "r", numerator=[2.0], denominator=[1.0], expected="greater", section="8")
+    for bad in (1.5, 0, 1, -0.1, math.nan):
+        with pytest.raises(ValueError, match="level"):
+            proportion_interval(1, 5, level=bad)
+        with pytest.raises(ValueError, match="level"):
+            ratio_interval([2.0, 3.0], [1.0, 1.0], level=bad)
+        with pytest.raises(ValueError, match="level"):
+            t.interval("E", "e", estimate=(1.0, 0.5, 1.5), uncertainty="x", level=bad, section="3")
+    with pytest.raises(ValueError, match="successes"):
+        proportion_interval(2.5, 5)
+    with pytest.raises(ValueError, match="trials"):
+        proportion_interval(2, 5.5)
+    assert proportion_interval(np.int64(2), 5.0)[0] == 0.4  # whole numbers of any type
+    assert not [r for r in t.rows]
+
+
+def test_nan_numbers_are_refused_at_the_row():
+    t = table()
+    with pytest.raises(ValueError, match="ours"):
+        t.exact("Thm 1", "r", paper=1.0, ours=math.nan, section="1")
+    with pytest.raises(ValueError, match="paper"):
+        t.exact("Thm 1", "r", paper=math.nan, ours=1.0, section="1")
+    with pytest.raises(ValueError, match=r"paper_range\[1\]"):
+        t.exact("Thm 1", "r", paper_range=(1.0, math.inf), ours=1.0, section="1")
+    with pytest.raises(ValueError, match="paper"):
+        t.interval("E", "e", samples=[1.0, 2.0], paper=math.nan, section="3")
+    with pytest.raises(ValueError, match="samples"):
+        t.interval("E", "e", samples=[1.0, math.nan], paper=1.0, section="3")
+    with pytest.raises(ValueError, match=r"paper_range\[0\]"):
+        t.comparison(
+            "F",
+            "r",
+            numerator=[2, 3],
+            denominator=[1, 1],
+            expected="greater",
+            paper_range=(math.nan, 2.0),
+            section="8",
+        )
+    assert not t.rows
+    nan_row = Claim(
+        notebook="n",
+        paper="dsag",
+        item="i",
+        quantity="q",
+        kind="exact",
+        verdict="reproduced",
+        paper_value=1.0,
+        paper_low=1.0,
+        paper_high=1.0,
+        section="s",
+    )
+    assert any("not a finite number" in p for p in check_claim(nan_row))
+
+
+# -- the new verdicts -----------------------------------------------------------------------
+
+
+def test_magnitude_factor_compares_log_effects():
+    assert magnitude_factor(0.94, 0.6, 0.7) == pytest.approx(math.log(0.7) / math.log(0.94))
+    assert magnitude_factor(2.0, 4.0, 4.0) == pytest.approx(2.0)
+    assert magnitude_factor(0.5, 0.25, 0.25) == pytest.approx(2.0)  # same either side of 1
+    assert magnitude_factor(8.0, 2.0, 4.0) == pytest.approx(1.5)
+    assert magnitude_factor(3.0, 2.0, 4.0) == 1.0
+    assert magnitude_factor(1.0, 2.0, 2.0) == math.inf
+
+
+def test_direction_only_when_the_magnitude_is_off_more_than_twice():
+    t = table()
+    base = np.random.default_rng(1).uniform(10, 20, size=5)
+    jitter = np.array([1.0, 1.01, 0.99, 1.005, 0.995])
+    # DSAG-LB / DSAG: 6 % lower against the paper's 30-40 % (ratio 0.6-0.7)
+    row = t.comparison(
+        "Fig 8",
+        "LB gain",
+        numerator=base * 0.94 * jitter,
+        denominator=base,
+        expected="less",
+        paper_range=(0.6, 0.7),
+        section="8",
+    )
+    assert row.outcome == "less" and row.verdict == "direction only"
+    assert "off by 5.8×" in row.reason
+    # 0.94 against 0.9: off by 1.7× in |log ratio|: a near miss
+    row = t.comparison(
+        "Fig 8",
+        "LB gain near",
+        numerator=base * 0.94 * jitter,
+        denominator=base,
+        expected="less",
+        paper=0.9,
+        section="8",
+    )
+    assert row.verdict == "partly"
+    with pytest.raises(ValueError, match="only 1.7"):
+        t.comparison(
+            "Fig 8",
+            "LB gain near",
+            numerator=base * 0.94 * jitter,
+            denominator=base,
+            expected="less",
+            paper=0.9,
+            verdict="direction only",
+            reason="r",
+            section="8",
+        )
+    with pytest.raises(ValueError, match="interval says"):  # the direction must hold
+        t.comparison(
+            "Fig 8",
+            "rev",
+            numerator=base * 1.2 * jitter,
+            denominator=base,
+            expected="less",
+            paper=0.5,
+            verdict="direction only",
+            reason="r",
+            section="8",
+        )
+
+
+def test_a_one_sided_paper_range(tmp_path):
+    t = table()
+    base = np.random.default_rng(2).uniform(10, 20, size=5)
+    jitter = np.array([1.0, 1.01, 0.99, 1.005, 0.995])
+    row = t.comparison(
+        "Sec. I",
+        "uniform / optimal",
+        numerator=base * 3 * jitter,
+        denominator=base,
+        expected="greater",
+        paper_range=(2.5, math.inf),
+        section="1",
+    )
+    assert row.verdict == "reproduced within CI" and row.paper_display() == "> 2.5 ×"
+    row = t.comparison(
+        "Sec. I",
+        "uniform / optimal 2",
+        numerator=base * 2 * jitter,
+        denominator=base,
+        expected="greater",
+        paper_range=(2.5, math.inf),
+        section="1",
+    )
+    assert row.verdict == "partly"  # log 2 against log 2.5: off by 1.3×
+    t.write(tmp_path)
+    assert read_claims(tmp_path / "claims.csv")[0].paper_high == math.inf
+    with pytest.raises(ValueError, match=r"paper_range\[0\]"):
+        t.comparison(
+            "Sec. I",
+            "x",
+            numerator=base,
+            denominator=base,
+            expected="greater",
+            paper_range=(-math.inf, math.inf),
+            section="1",
+        )
+
+
+def test_inconclusive_needs_both_the_paper_and_the_null_inside():
+    t = table()
+    # an interval row with a null: 0.84 [0.69, 1.03] against the paper's 0.6-0.7
+    row = t.interval(
+        "Fig 8",
+        "gain",
+        estimate=(0.84, 0.69, 1.03),
+        uncertainty="t",
+        paper_range=(0.6, 0.7),
+        null=1.0,
+        reason="holds 1",
+        section="8",
+    )
+    assert row.verdict == "inconclusive"
+    with pytest.raises(ValueError, match="also holds the null"):
+        t.interval(
+            "Fig 8",
+            "gain2",
+            estimate=(0.84, 0.69, 1.03),
+            uncertainty="t",
+            paper_range=(0.6, 0.7),
+            null=1.0,
+            verdict="reproduced within CI",
+            section="8",
+        )
+    with pytest.raises(ValueError, match="inconclusive needs"):  # null outside
+        t.interval(
+            "Fig 8",
+            "gain3",
+            estimate=(0.84, 0.69, 0.98),
+            uncertainty="t",
+            paper_range=(0.6, 0.7),
+            null=1.0,
+            verdict="inconclusive",
+            reason="r",
+            section="8",
+        )
+    with pytest.raises(ValueError, match="inconclusive needs"):  # paper outside
+        t.interval(
+            "Fig 8",
+            "gain4",
+            estimate=(0.84, 0.75, 1.03),
+            uncertainty="t",
+            paper_range=(0.6, 0.7),
+            null=1.0,
+            verdict="inconclusive",
+            reason="r",
+            section="8",
+        )
+    assert (
+        t.interval(
+            "Fig 8",
+            "gain5",
+            estimate=(0.84, 0.69, 0.98),
+            uncertainty="t",
+            paper_range=(0.6, 0.7),
+            null=1.0,
+            section="8",
+        ).verdict
+        == "reproduced within CI"
+    )
+
+
+def test_simulation_against_simulation_within_a_stated_rtol():
+    t = table()
+    samples = [10.0, 10.2, 9.8, 10.1, 9.9]  # 10 [9.8, 10.2]; the paper's simulation says 10.8
+    row = t.interval("Fig 4", "delay", samples=samples, paper=10.8, rtol=0.1, section="4")
+    assert row.verdict == "reproduced" and row.rtol == 0.1
+    assert "rtol = 0.1" in row.uncertainty
+    with pytest.raises(ValueError, match="needs a reason"):  # 8 % off, rtol 5 %
+        t.interval("Fig 4", "delay2", samples=samples, paper=10.8, rtol=0.05, section="4")
+    with pytest.raises(ValueError, match="rtol"):
+        t.interval("Fig 4", "delay3", samples=samples, paper=10.8, rtol=-0.1, section="4")
+    stated = Claim(**{**row.__dict__, "rtol": 0.05})
+    assert any("rtol=0.05" in p for p in check_claim(stated))
+
+
+def test_library_callers_never_turn_one_replica_into_an_interval():
+    from codedlib.cluster import ClusterModel
+    from codedlib.experiments import codedreduce, shootout
+
+    for seeds in (1, [3]):
+        with pytest.raises(ValueError, match="seeds must (satisfy 2 <= seeds|name at least 2)"):
+            shootout.ranking(ClusterModel(n_workers=6), seeds=seeds, max_iter=10)
+    one = codedreduce.fig2_over_seeds(n_iterations=20, seeds=[0]).summary
+    assert one["time_ci_low"].isna().all() and one["speedup_ci_high"].isna().all()
+    assert one["mean_iteration_time"].notna().all()
+
+
+# -- tallies: paper rows counted, derived and checks apart, headlines first ---------------
+
+
+def mixed_table():
+    t = table()
+    t.exact("Eq 5", "check", paper=2, ours=2, basis="check", section="1")
+    t.exact("Eq 6", "derived", paper=3, ours=4, basis="derived", reason="ours", section="1")
+    t.exact("Eq 7", "derived ok", paper=3, ours=3, basis="derived", section="1")
+    t.exact("Fig 1", "printed", paper=1, ours=1, section="1")
+    t.exact("Abstract", "headline", paper=5, ours=5, headline=True, section="1")
+    return t
+
+
+def test_tally_counts_paper_rows_and_shows_the_rest_apart():
+    t = mixed_table()
+    tl = tally(t.rows)
+    assert tl["paper rows"] == 2 and tl["reproduced"] == 2 and tl["not reproduced"] == 0
+    assert tl["check"] == "1, all pass"
+    assert tl["derived"] == "2: 1 reproduced, 1 not reproduced"
+    assert t.summary().startswith(
+        "paper rows 2: 2 reproduced · derived from the paper's numbers 2: 1"
+    )
+    assert t.summary().endswith("internal checks 1, all pass")
+    frame = t.display_frame()
+    assert list(frame["quantity"]) == ["headline", "printed", "derived", "derived ok", "check"]
+    assert frame["basis"].iloc[0] == "paper (headline)"
+    block = render_readme_table(t.rows)
+    # headline rows lead the block, the tally row is the same function's output
+    assert block.index("| Abstract |") < block.index("| Paper rows |")
+    assert "| 2 | 2 | · | · | · | · | · | · | · | · | 2: 1 reproduced, 1 not reproduced " in block
+    assert "| 1, all pass |" in block
+    with pytest.raises(ValueError, match="headline"):
+        t.exact("Abstract", "h2", paper=5, ours=5, headline=True, basis="derived", section="1")
+
+
+def test_book_tally_is_the_readme_tally():
+    from codedlib.book import _claims_html
+
+    page = _claims_html(mixed_table().rows)
+    assert "<th>paper rows</th>" in page and "<td>1, all pass</td>" in page
+    assert "<td>2: 1 reproduced, 1 not reproduced</td>" in page
+    assert page.index("headline") < page.index("printed") < page.index("derived ok")
+
+
+def test_render_readme_table_names_an_unknown_paper():
+    row = mixed_table().rows[0]
+    with pytest.raises(ValueError, match="bogus"):
+        render_readme_table([Claim(**{**row.__dict__, "paper": "bogus"})])
+
+
+# -- reading and writing: errors name the file, row and column; writes are atomic ---------
+
+
+def test_read_claims_names_file_line_and_column(tmp_path):
+    path = mixed_table().write(tmp_path)
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    cells = lines[3].split(",")
+    cells[header.index("our_value")] = "abc"
+    path.write_text("\n".join([*lines[:3], ",".join(cells), *lines[4:]]) + "\n")
+    with pytest.raises(ValueError, match=r"claims\.csv, line 4, column 'our_value': 'abc'"):
+        read_claims(path)
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ValueError, match="empty.csv: not a claims CSV"):
+        read_claims(tmp_path / "empty.csv")
+
+
+def test_writes_are_atomic(tmp_path, monkeypatch):
+    import codedlib.atomic
+
+    t = mixed_table()
+    path = t.write(tmp_path)
+    before = path.read_text()
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{render_readme_table(t.rows)}\nend\n")
+    t.exact("Fig 2", "new", paper=1, ours=1, section="1")
+    t.write(tmp_path / "new")
+
+    def killed(*args):
+        raise OSError("killed mid-write")
+
+    monkeypatch.setattr(codedlib.atomic.os, "replace", killed)
+    readme_before = readme.read_text()
+    with pytest.raises(OSError, match="killed"):
+        t.write(tmp_path)
+    with pytest.raises(OSError, match="killed"):
+        update_readme(readme, tmp_path / "new")
+    assert path.read_text() == before and readme.read_text() == readme_before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "claims.csv", "new"]
+
+
+def test_cli_refuses_an_empty_or_missing_source(tmp_path, capsys):
+    t = mixed_table()
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{render_readme_table(t.rows[:1])}\nend\n")
+    before = readme.read_text()
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "x.csv").write_text("notebook,item\n1,2\n")
+    for source, message in (
+        (tmp_path / "empty", "no claims rows"),
+        (tmp_path / "typo", "no such file or folder"),
+        (tmp_path / "bad", "lacks columns"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(["readme", "--claims", str(source), "--readme", str(readme)])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "--claims" in err and message in err and "Traceback" not in err
+        assert readme.read_text() == before
+    with pytest.raises(ValueError, match="no claims rows"):
+        update_readme(readme, tmp_path / "empty")
+    assert readme.read_text() == before
+    t.write(tmp_path / "good")
+    assert main(["readme", "--claims", str(tmp_path / "good"), "--readme", str(readme)]) == 0
+    assert "updated" in capsys.readouterr().out and readme.read_text() != before
 
 
 # -- the faithful run's claims (data/claims/, written by `make figures`) -------------------

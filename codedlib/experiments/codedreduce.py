@@ -667,11 +667,14 @@ def fig2_over_seeds(
     summary = frames[0].set_index("scheme").drop(columns=["seed", "std"])
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     for name in summary.index:
-        m, lo, hi = mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0],) * 3
+        # one seed: a point without an interval (NaN bounds), never a zero-width "CI"
+        m, lo, hi = (
+            mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0], np.nan, np.nan)
+        )
         r, rlo, rhi = (
             ratio_interval(times[name], times["CR"])
             if len(seeds) > 1
-            else (times[name].iloc[0] / times["CR"].iloc[0],) * 3
+            else (times[name].iloc[0] / times["CR"].iloc[0], np.nan, np.nan)
         )
         summary.loc[name, "mean_iteration_time"] = m
         summary.loc[name, "time_ci_low"] = lo
@@ -1745,7 +1748,7 @@ def convergence_over_seeds(
 def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     """Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup
     to target and the mean-iteration-time ratio as geometric means of the per-seed ratios with
-    95 % paired log-ratio t-intervals (one seed gives a point), beside the paper's number.
+    95 % paired log-ratio t-intervals (one seed gives a point, NaN bounds), beside the paper's number.
 
     Parameters
     ----------
@@ -1757,7 +1760,7 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     pd.DataFrame
         Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup to
         target and the mean-iteration-time ratio as geometric means of the per-seed ratios with 95
-        % paired log-ratio t-intervals (one seed gives a point), beside the paper's number.
+        % paired log-ratio t-intervals (one seed gives a point, NaN bounds), beside the paper's number.
         Index ``scheme``; columns ``cr_speedup_paper``, ``to_target_ours``,
         ``to_target_ci_low``, ``to_target_ci_high``, ``mean_iteration_time_ratio_ours``,
         ``ratio_ci_low``, ``ratio_ci_high``, ``seeds``.
@@ -1768,12 +1771,12 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     for name, g in speedups.groupby("scheme", sort=False):
         one = len(g) < 2
         to_target = (
-            (g["cr_speedup_to_target_ours"].iloc[0],) * 3
+            (g["cr_speedup_to_target_ours"].iloc[0], np.nan, np.nan)
             if one
             else ratio_interval(g["time_to_target"], g["cr_time_to_target"])
         )
         per_iter = (
-            (g["mean_iteration_time_ratio_ours"].iloc[0],) * 3
+            (g["mean_iteration_time_ratio_ours"].iloc[0], np.nan, np.nan)
             if one
             else ratio_interval(g["mean_iteration_time_ratio_ours"], np.ones(len(g)))
         )

@@ -242,11 +242,15 @@ def ranking(cluster: ClusterModel, schemes=None, seeds=5, **setup_options) -> Ra
 
 
 def _seeds(seeds):
+    """Seeds as a list of at least 2 (a ranking's interval needs 2 independent replicas)."""
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return list(range(check_int("seeds", seeds, 1)))
+        return list(range(check_int("seeds", seeds, 2)))
     seeds = [check_int("seeds", s, 0) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds must name at least one seed, got an empty sequence")
+    if len(seeds) < 2:
+        raise ValueError(
+            f"seeds must name at least 2 seeds (an interval needs 2 independent replicas), "
+            f"got seeds={seeds}"
+        )
     return seeds
 
 
