@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
+from codedlib.claims import magnitude_factor
 from codedlib.codes.codedreduce import (
     allocate,
     execute,
@@ -914,7 +915,8 @@ def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: floa
     ``paper`` and excludes 1; ``inconclusive`` when it holds both ``paper`` and 1; ``not
     reproduced`` when it does not show CR faster by 10 % (``hi < 1.1``: no speedup to speak of); ``reproduced`` when ``value`` is within ``rtol`` of
     ``paper`` (a simulation-vs-simulation tolerance, stated in the row); ``direction only``
-    when the magnitude is off by more than 2×; else ``partly``."""
+    when the effect |log ratio| is off by more than 2× (:func:`codedlib.claims.magnitude_factor`);
+    else ``partly``."""
     if lo <= 1.0:
         return "inconclusive" if paper <= hi else "not reproduced"
     if lo <= paper <= hi:
@@ -923,7 +925,7 @@ def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: floa
         return "not reproduced"
     if abs(value / paper - 1.0) <= rtol:
         return "reproduced"
-    return "direction only" if max(paper / value, value / paper) > 2.0 else "partly"
+    return "direction only" if magnitude_factor(value, paper, paper) > 2.0 else "partly"
 
 
 def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
