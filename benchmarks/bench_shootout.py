@@ -146,15 +146,16 @@ def main():
         )
         big = sizes[-1]
         per = 1e6 * seconds[name, big] / (big * ITERATIONS)
-        tail = growth_exponent(sizes[-2:], ts[-2:]) if big == SIZES[-1] else float("nan")
-        print(f"{name:<14}{cells}{per:>16.3f}{growth_exponent(sizes, ts):>10.2f}{tail:>8.2f}")
+        tail = f"{growth_exponent(sizes[-2:], ts[-2:]):>8.2f}" if big == SIZES[-1] else f"{'—':>8}"
+        print(f"{name:<14}{cells}{per:>16.3f}{growth_exponent(sizes, ts):>10.2f}{tail}")
         if (name, TARGET_N) in seconds and (
             slowest is None or seconds[name, TARGET_N] > seconds[slowest, TARGET_N]
         ):
             slowest = name
     print(
         "(exponent: slope of log time on log N over all sizes; 1k-10k: between the two largest;\n"
-        " us/worker-iter at the largest N the scheme applies to; dsag-lb applies to N <= 500)"
+        " us/worker-iter at the largest N the scheme applies to;\n"
+        " — where a scheme stops below N = 10,000: dsag-lb applies to N <= 500)"
     )
 
     at_target = {n: seconds[n, TARGET_N] for n in so.SCHEMES if (n, TARGET_N) in seconds}
