@@ -4,7 +4,6 @@ paper's printed speedups, the CR/RAR tie latency, the Reed–Solomon decoders' b
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from codedlib.claims import BASES, read_claims
@@ -160,4 +159,4 @@ def test_reed_solomon_rows_corrected():
         "exact gradients beat ignoring the same stragglers (Uncoded f_RS)",
     )
     assert merged.basis == "paper" and merged.verdict == "partly"
-    assert np.isfinite(ls.our_value) and ls.outcome == "greater"
+    assert ls.machine_dependent and ls.outcome == "greater"  # numbers stay in the run outputs
