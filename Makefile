@@ -60,8 +60,7 @@ LAB_PORT ?= $(shell $(PYTHON) -c 'import socket as s; print(next(p for p in rang
 
 lab: $(STAMP) ## Open the notebooks in JupyterLab (saving never writes outputs into notebooks/)
 	@echo "JupyterLab on http://localhost:$(LAB_PORT)/lab (the token is in the URL the server prints below)"
-	$(BIN)/jupyter lab --config=jupyter/jupyter_server_config.py --port=$(LAB_PORT) \
-		--ServerApp.port_retries=0 $(LAB_ROOT) $(LAB_ARGS) notebooks/
+	$(BIN)/jupyter lab --config=jupyter/jupyter_server_config.py --port=$(LAB_PORT) --ServerApp.port_retries=0 $(LAB_ROOT) $(LAB_ARGS) notebooks/
 
 bench: $(STAMP) ## Run every benchmark in benchmarks/ and print the ratios
 	@set -e; for f in benchmarks/bench_*.py; do echo "=== $$f"; $(BIN)/python $$f; done

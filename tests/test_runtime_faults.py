@@ -172,8 +172,11 @@ def test_a_worker_sigstopped_for_the_whole_run_is_survived(scheme_args, n_procs,
     notes = json.loads((tmp_path / "run" / "run.json").read_text())["notes"]
     assert any(f"workers [{frozen}] were stopped (SIGSTOP)" in note for note in notes), notes
     trace = pd.read_csv(tmp_path / "run" / "trace.csv", comment="#")
-    answered = trace[trace["worker"] == frozen]["task_iteration"]
-    assert answered.empty or answered.max() < 5  # never answered after it froze
+    answered = trace[trace["worker"] == frozen]
+    late = answered[answered["task_iteration"] >= 5]
+    # after it froze it answers nothing during the run; resumed at the end (SIGCONT), its one
+    # pending result may reach the root as the run closes, and is never used
+    assert late.empty or ((late["iteration"] >= 399).all() and not late["used"].any()), late
     if scheme_args[1] == "cr":  # a frozen leaf costs only its own contribution: its parent goes on
         parent_rank = 1 + (frozen + 1 - 4) // 3  # leaf rank frozen + 1 under (3, 2) tree
         parent = trace[trace["parent"] == parent_rank]

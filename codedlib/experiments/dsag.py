@@ -2608,9 +2608,10 @@ def trace_dsag_predictions(
     argv = shlex.split(command) if command else []
     if "codedlib.runtime" not in argv:
         raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
-    config = config_from_args(parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :]))
-    if config.scheme != "dsag":
-        raise ValueError(f"{path.name} is a {config.scheme!r} trace, not a DSAG one")
+    args = parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :])
+    if args.scheme != "dsag":  # before config_from_args: recorded commands list every option
+        raise ValueError(f"{path.name} is a {args.scheme!r} trace, not a DSAG one")
+    config = config_from_args(args)
     trace = read_trace(path)
     rng = as_generator(rng)
     N, T, w, margin = config.n_workers, config.iterations, config.w, config.margin
