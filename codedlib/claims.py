@@ -67,8 +67,9 @@ from __future__ import annotations
 
 import contextlib
 import html
+import inspect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -88,6 +89,9 @@ __all__ = [
     "proportion_interval",
     "magnitude_factor",
     "check_claim",
+    "Spec",
+    "spec",
+    "evaluate",
     "tally",
     "claims_frame",
     "read_claims",
@@ -605,6 +609,7 @@ class ClaimsTable:
         return claim
 
     def _base(self, item, quantity, kind, **kw) -> Claim:
+        kw["machine_dependent"] = bool(kw.get("machine_dependent", False))
         return Claim(
             notebook=self.notebook,
             paper=self.paper,
@@ -633,6 +638,7 @@ class ClaimsTable:
         ours_text: str = "",
         paper_text: str = "",
         basis: str = "paper",
+        machine_dependent: bool = False,
     ) -> Claim:
         """A deterministic value (a formula, a count, a code property).
 
@@ -650,6 +656,7 @@ class ClaimsTable:
             section=section,
             headline=headline,
             basis=basis,
+            machine_dependent=machine_dependent,
             rtol=rtol,
             uncertainty="exact (deterministic)",
         )
@@ -701,6 +708,7 @@ class ClaimsTable:
         headline: bool = False,
         paper_text: str = "",
         basis: str = "paper",
+        machine_dependent: bool = False,
     ) -> Claim:
         """A stochastic value: ``samples`` over >= 2 independent seeds (mean and t-interval), or
         an ``estimate = (value, low, high)`` with finite bounds computed elsewhere (say what in
@@ -750,6 +758,7 @@ class ClaimsTable:
             section=section,
             headline=headline,
             basis=basis,
+            machine_dependent=machine_dependent,
         )
         if verdict is None:
             rng_ = _paper_range(claim)
@@ -779,6 +788,7 @@ class ClaimsTable:
         section: str = "",
         headline: bool = False,
         basis: str = "paper",
+        machine_dependent: bool = False,
     ) -> Claim:
         """ "A is faster / better than B": the paired ratio numerator/denominator over seeds,
         with a log-scale t-interval, against null = 1.
@@ -822,6 +832,7 @@ class ClaimsTable:
             section=section,
             headline=headline,
             basis=basis,
+            machine_dependent=machine_dependent,
         )
         if verdict is None:
             rng_ = _paper_range(claim)
@@ -862,6 +873,7 @@ class ClaimsTable:
         uncertainty: str = "",
         headline: bool = False,
         basis: str = "paper",
+        machine_dependent: bool = False,
     ) -> Claim:
         """A statement that is not a number ("Coded-RS has the lowest test error"): the verdict
         is the notebook's judgement and must come with a reason unless reproduced."""
@@ -878,6 +890,7 @@ class ClaimsTable:
                 section=section,
                 headline=headline,
                 basis=basis,
+                machine_dependent=machine_dependent,
                 uncertainty=uncertainty,
             )
         )
@@ -892,6 +905,7 @@ class ClaimsTable:
         section: str,
         headline: bool = False,
         basis: str = "paper",
+        machine_dependent: bool = False,
     ) -> Claim:
         """A paper claim we do not reproduce at all, and why."""
         return self._add(
@@ -905,6 +919,7 @@ class ClaimsTable:
                 section=section,
                 headline=headline,
                 basis=basis,
+                machine_dependent=machine_dependent,
             )
         )
 
@@ -943,6 +958,68 @@ class ClaimsTable:
     def summary(self) -> str:
         """The tally of :func:`tally` in one line: the README's row for this notebook."""
         return _tally_text(self.rows)
+
+
+#: The ClaimsTable method each spec kind calls.
+SPEC_KINDS = ("exact", "interval", "comparison", "qualitative", "not_attempted")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A claim declared beside the experiment that measures it.
+
+    ``fixed`` holds what the paper and we say before any run (``paper``/``paper_range`` with the
+    ``item`` as locator, ``basis``, ``section``, ``setting``, ``reason``, ``rtol``...);
+    ``measured(results)`` turns the experiment's results (keyword arguments of
+    :func:`evaluate`) into the row's measured arguments (``ours``, ``samples``,
+    ``numerator``/``denominator``, and a ``verdict``/``reason`` where the judgement depends on
+    the numbers); it names the results it reads as its parameters. ``about`` overrides the table's paper for this row.
+    """
+
+    kind: str
+    item: str
+    quantity: str
+    fixed: dict
+    measured: Callable[..., dict] | None = None
+    about: str | None = None
+
+
+def spec(kind: str, item: str, quantity: str, measured=None, *, about=None, **fixed) -> Spec:
+    """One :class:`Spec`; ``kind`` names the :class:`ClaimsTable` method (:data:`SPEC_KINDS`)."""
+    if kind not in SPEC_KINDS:
+        raise ValueError(f"kind must be one of {SPEC_KINDS}, got kind={kind!r}")
+    if about is not None and about not in PAPERS:
+        raise ValueError(f"about must be one of {sorted(PAPERS)}, got about={about!r}")
+    if measured is not None and not callable(measured):
+        raise ValueError(f"measured must be callable, got measured={measured!r}")
+    return Spec(kind, item, quantity, dict(fixed), measured, about)
+
+
+def _wanted(fn: Callable, results: dict) -> dict:
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return results
+    missing = [p.name for p in params if p.name not in results and p.default is p.empty]
+    if missing:
+        raise ValueError(f"evaluate needs the results {missing} (given: {sorted(results)})")
+    return {p.name: results[p.name] for p in params if p.name in results}
+
+
+def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim]:
+    """Add one row per spec to ``table``, its measured part read from ``results``; returns the
+    rows added (each checked by :func:`check_claim` as it is added)."""
+    rows = []
+    for s in specs:
+        kw = dict(s.fixed)
+        if s.measured is not None:
+            kw.update(s.measured(**_wanted(s.measured, results)))
+        add = getattr(table, s.kind)
+        if s.about is None:
+            rows.append(add(s.item, s.quantity, **kw))
+        else:
+            with table.about(s.about):
+                rows.append(add(s.item, s.quantity, **kw))
+    return rows
 
 
 def _apart(rows: Sequence[Claim]) -> str:

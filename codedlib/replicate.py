@@ -1,0 +1,262 @@
+"""Run a measure once per seed and stack the results: the one replication runner.
+
+``over_seeds(measure, seeds, **setting)`` calls ``measure(seed, **setting)`` for every seed and
+returns one tidy frame with a ``seed`` column first. A measure returns a mapping (one row), a
+list of mappings or a ``DataFrame`` (several rows). Seeds are explicit integers; ``spawn_seeds``
+is the one policy for deriving ``n`` independent replica seeds from one base seed.
+
+Where the seeds run is the ``executor``:
+
+- ``None``: the session default (:func:`set_default_executor`; else ``CODEDLIB_WORKERS``
+  processes, else every core); one seed, or one worker, runs in this process;
+- an ``int``: that many local worker processes (``1``: serially, in this process);
+- an ``ipyparallel.Client`` or one of its views: the seeds run on its engines (which may be
+  MPI, SSH or batch-system engines on other machines; ``codedlib`` must be importable there).
+
+Results are ordered by seed as given, whatever finishes first, so every executor returns the
+frame the serial run returns (each measure builds its own generator from its seed). The
+measure must be picklable: a module-level function, not a lambda or a notebook ``def``.
+
+>>> import numpy as np
+>>> def draw(seed, n):
+...     return {"mean": float(np.random.default_rng(seed).normal(size=n).mean())}
+>>> over_seeds(draw, [0, 1], executor=1, n=4).columns.tolist()
+['seed', 'mean']
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from codedlib._validation import check_int
+from codedlib.progress import track
+
+__all__ = [
+    "Executor",
+    "spawn_seeds",
+    "check_seeds",
+    "over_seeds",
+    "set_default_executor",
+    "default_workers",
+    "first_reach",
+    "band",
+    "paired",
+]
+
+#: ``None`` (the default), a number of local worker processes, or an ipyparallel client/view.
+Executor = Any
+Measure = Callable[..., Mapping | Sequence[Mapping] | pd.DataFrame]
+
+_default: Executor = None
+_pools: dict[int, ProcessPoolExecutor] = {}
+
+
+def spawn_seeds(seed: int, n: int) -> list[int]:
+    """``n`` independent replica seeds from one base ``seed`` (``SeedSequence(seed).spawn``)."""
+    seed = check_int("seed", seed, low=0)
+    n = check_int("n", n, low=1)
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n)]
+
+
+def check_seeds(seeds: int | Iterable[int]) -> list[int]:
+    """Distinct non-negative integer seeds; an int ``n`` means ``range(n)``."""
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        seeds = range(check_int("seeds", seeds, low=1))
+    seeds = list(np.atleast_1d(np.asarray(list(seeds), dtype=object)).tolist())
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got seeds=[]")
+    checked = [check_int("seed", s, low=0) for s in seeds]
+    if len(set(checked)) != len(checked):
+        raise ValueError(f"seeds must be distinct (independent replicas), got seeds={checked}")
+    return checked
+
+
+def default_workers() -> int:
+    """``CODEDLIB_WORKERS`` if set, else the cores this process may use."""
+    env = os.environ.get("CODEDLIB_WORKERS", "").strip()
+    if env:
+        return check_int("CODEDLIB_WORKERS", int(env), low=1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def set_default_executor(executor: Executor) -> None:
+    """The executor ``over_seeds`` uses when given none (``None`` restores the default):
+    a notebook points every sweep at an ipyparallel cluster with one call."""
+    global _default
+    if executor is not None:
+        _check_executor(executor)
+    _default = executor
+
+
+def _check_executor(executor: Executor) -> Executor:
+    if isinstance(executor, bool):
+        raise ValueError(
+            f"executor must be None, a worker count >= 1 or an ipyparallel client, got executor={executor!r}"
+        )
+    if isinstance(executor, (int, np.integer)):
+        return check_int("executor", executor, low=1)
+    if hasattr(executor, "map_sync") or hasattr(executor, "load_balanced_view"):
+        return executor
+    raise ValueError(
+        "executor must be None, a worker count >= 1 or an ipyparallel Client/View, "
+        f"got executor={executor!r}"
+    )
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    if workers not in _pools:
+        _pools[workers] = ProcessPoolExecutor(max_workers=workers)
+    return _pools[workers]
+
+
+@atexit.register
+def _shutdown_pools() -> None:
+    for pool in _pools.values():
+        pool.shutdown(wait=False, cancel_futures=True)
+    _pools.clear()
+
+
+class _Call:
+    """``measure(seed, **setting)`` as one picklable callable of the seed."""
+
+    def __init__(self, measure: Measure, setting: Mapping):
+        self.measure, self.setting = measure, dict(setting)
+
+    def __call__(self, seed: int):
+        return self.measure(seed, **self.setting)
+
+
+def _run(call: _Call, seeds: list[int], executor: Executor, desc: str) -> list:
+    executor = _check_executor(_default if executor is None else executor)
+    if executor is None:
+        executor = default_workers()
+    if isinstance(executor, int):
+        workers = min(executor, len(seeds))
+        if workers <= 1:
+            return [call(s) for s in track(seeds, desc)]
+        futures = [_pool(executor).submit(call, s) for s in seeds]
+        return [f.result() for f in track(futures, desc)]
+    view = executor.load_balanced_view() if hasattr(executor, "load_balanced_view") else executor
+    return list(track(view.map_sync(call, seeds), desc, total=len(seeds)))
+
+
+def _rows(seed: int, out) -> pd.DataFrame:
+    if isinstance(out, pd.DataFrame):
+        frame = out.copy()
+    elif isinstance(out, Mapping):
+        frame = pd.DataFrame([dict(out)])
+    elif isinstance(out, Sequence) and all(isinstance(r, Mapping) for r in out):
+        frame = pd.DataFrame([dict(r) for r in out])
+    else:
+        raise TypeError(
+            f"a measure returns a mapping, a list of mappings or a DataFrame, got {type(out).__name__}"
+        )
+    if "seed" in frame:
+        frame = frame.drop(columns="seed")
+    frame.insert(0, "seed", seed)
+    return frame
+
+
+def over_seeds(
+    measure: Measure,
+    seeds: int | Iterable[int],
+    *,
+    executor: Executor = None,
+    desc: str | None = None,
+    **setting,
+) -> pd.DataFrame:
+    """``measure(seed, **setting)`` for every seed, stacked in seed order with a ``seed``
+    column; ``desc`` labels the progress bar (default: the measure's name)."""
+    if not callable(measure):
+        raise ValueError(f"measure must be callable, got measure={measure!r}")
+    seeds = check_seeds(seeds)
+    outs = _run(_Call(measure, setting), seeds, executor, desc or measure.__name__)
+    return pd.concat([_rows(s, o) for s, o in zip(seeds, outs)], ignore_index=True)
+
+
+def first_reach(x, y, target: float, *, below: bool = True) -> float:
+    """The first recorded ``x`` at which ``y`` reaches ``target`` (``y <= target`` when
+    ``below``, else ``y >= target``); NaN if it never does."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have one shape, got {x.shape} and {y.shape}")
+    ok = y <= target if below else y >= target
+    return float(x[np.argmax(ok)]) if ok.any() else float("nan")
+
+
+def band(
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    by: str | Sequence[str] = (),
+    n_grid: int = 300,
+    log: bool = True,
+) -> pd.DataFrame:
+    """Per group of ``by``: the median and the min–max of ``y`` across seeds on one ``x`` grid.
+
+    Each seed's curve is interpolated (on ``log10 y`` when ``log``) onto ``n_grid`` points
+    from 0 to the group's largest ``x``; before a seed's first point it has no value, after
+    its last it keeps its last one. Columns: ``by..., x, median, low, high, n_seeds``.
+    """
+    n_grid = check_int("n_grid", n_grid, low=2)
+    by = [by] if isinstance(by, str) else list(by)
+    frames = []
+    groups = frame.groupby(by, sort=False) if by else [((), frame)]
+    for key, sub in groups:
+        grid = np.linspace(0.0, float(sub[x].max()), n_grid)
+        curves = []
+        for _, run in sub.groupby("seed", sort=True):
+            run = run.sort_values(x)
+            t = run[x].to_numpy(dtype=float)
+            v = run[y].to_numpy(dtype=float)
+            v = np.log10(np.maximum(v, 1e-300)) if log else v
+            c = np.interp(grid, t, v)
+            c[grid < t[0]] = np.nan
+            curves.append(c)
+        curves = np.array(curves)
+        n = np.isfinite(curves).sum(axis=0)
+        keep = n > 0
+        stats = [np.nanmedian, np.nanmin, np.nanmax]
+        cols = {
+            name: f(curves[:, keep], axis=0) for name, f in zip(("median", "low", "high"), stats)
+        }
+        if log:
+            cols = {k: 10**v for k, v in cols.items()}
+        part = pd.DataFrame({x: grid[keep], **cols, "n_seeds": n[keep]})
+        for name, value in zip(by, key if isinstance(key, tuple) else (key,)):
+            part.insert(by.index(name), name, value)
+        frames.append(part)
+    return pd.concat(frames, ignore_index=True)
+
+
+def paired(
+    frame: pd.DataFrame, value: str, *, arm: str, numerator: str, denominator: str
+) -> pd.DataFrame:
+    """Seed-by-seed pairs of ``value`` between two arms of column ``arm``: columns ``seed,
+    numerator, denominator, ratio`` (seeds present in both arms only), the input of
+    :meth:`codedlib.claims.ClaimsTable.comparison`."""
+    wide = frame.pivot_table(index="seed", columns=arm, values=value, aggfunc="first")
+    for name in (numerator, denominator):
+        if name not in wide:
+            raise ValueError(f"{arm}={name!r} is not in the frame (has {list(wide.columns)})")
+    wide = wide[[numerator, denominator]].dropna()
+    out = pd.DataFrame(
+        {
+            "seed": wide.index.to_numpy(),
+            "numerator": wide[numerator].to_numpy(dtype=float),
+            "denominator": wide[denominator].to_numpy(dtype=float),
+        }
+    )
+    out["ratio"] = out.numerator / out.denominator
+    return out
