@@ -39,7 +39,8 @@ test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode, the MP
 	@command -v chromium >/dev/null 2>&1 || { echo; \
 	  echo "*** WARNING: no Chromium on this machine: the browser test tier (tests/test_browser.py) will be SKIPPED."; \
 	  echo "*** Install it with: apt-get install chromium   (.ci/run does)"; echo; }
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -p no:cacheprovider
+	@# the test workers already fill the cores: each sweep runs its seeds serially (codedlib.replicate)
+	CODEDLIB_WORKERS=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -p no:cacheprovider --durations=25
 
 lint: $(STAMP) ## Lint and format-check code, tests, benchmarks and notebooks with ruff (pyproject.toml)
 	$(BIN)/ruff check codedlib tests benchmarks notebooks
