@@ -15,7 +15,8 @@ Where the seeds run is the ``executor``:
 
 Results are ordered by seed as given, whatever finishes first, so every executor returns the
 frame the serial run returns (each measure builds its own generator from its seed). The
-measure must be picklable: a module-level function, not a lambda or a notebook ``def``.
+measure and the setting travel with cloudpickle: a library function, or one defined in a
+notebook.
 
 >>> import numpy as np
 >>> def draw(seed, n):
@@ -127,10 +128,21 @@ def _shutdown_pools() -> None:
 
 
 class _Call:
-    """``measure(seed, **setting)`` as one picklable callable of the seed."""
+    """``measure(seed, **setting)`` as one picklable callable of the seed; sent with
+    cloudpickle, so a function defined in a notebook (``__main__``) reaches the workers too."""
 
     def __init__(self, measure: Measure, setting: Mapping):
         self.measure, self.setting = measure, dict(setting)
+
+    def __getstate__(self):
+        import cloudpickle
+
+        return cloudpickle.dumps((self.measure, self.setting))
+
+    def __setstate__(self, state):
+        import pickle
+
+        self.measure, self.setting = pickle.loads(state)
 
     def __call__(self, seed: int):
         return self.measure(seed, **self.setting)

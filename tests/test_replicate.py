@@ -116,3 +116,15 @@ def test_ipyparallel_cluster_gives_the_serial_frame():
             replicate.set_default_executor(None)
     pd.testing.assert_frame_equal(serial, on_cluster)
     pd.testing.assert_frame_equal(serial, by_default)
+
+
+def test_a_function_defined_after_the_pool_started_reaches_the_workers():
+    over_seeds(curve, range(2), executor=2)  # the pool exists now
+    namespace = {}
+    exec(  # a notebook's own measure: defined in __main__-like code, not importable
+        "import numpy as np\ndef late(seed, scale):\n    return {'x': scale * np.random.default_rng(seed).random()}",
+        namespace,
+    )
+    late = namespace["late"]
+    serial = over_seeds(late, range(4), executor=1, scale=3.0)
+    pd.testing.assert_frame_equal(serial, over_seeds(late, range(4), executor=2, scale=3.0))
