@@ -128,3 +128,10 @@ def test_a_function_defined_after_the_pool_started_reaches_the_workers():
     late = namespace["late"]
     serial = over_seeds(late, range(4), executor=1, scale=3.0)
     pd.testing.assert_frame_equal(serial, over_seeds(late, range(4), executor=2, scale=3.0))
+
+
+def test_no_executor_means_the_default(monkeypatch):
+    monkeypatch.setenv("CODEDLIB_WORKERS", "2")
+    pd.testing.assert_frame_equal(
+        over_seeds(curve, range(3), executor=1), over_seeds(curve, range(3))
+    )
