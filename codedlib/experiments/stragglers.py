@@ -35,21 +35,7 @@ and one deterministic table:
   given number of burst lengths (DSAG Section III-B's statements side by side);
   :func:`burst_run_needed` -- how many burst lengths a run must last for a given share.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -122,10 +108,6 @@ class StandardModelsResult:
     ----------
     shifted_exponential : scipy.stats frozen distribution
         Shifted exponential (CR eq. 6).
-    pareto : scipy.stats frozen distribution
-        Pareto (RS eq. 16).
-    gamma : scipy.stats frozen distribution
-        Gamma (DSAG).
     """
 
     shifted_exponential: object
@@ -133,13 +115,7 @@ class StandardModelsResult:
     gamma: object
 
     def named(self) -> dict:
-        """The models by display name, in the order shifted exponential, Pareto, gamma.
-
-        Returns
-        -------
-        dict
-            ``{"shifted exponential": ..., "Pareto": ..., "gamma": ...}``.
-        """
+        """The models by display name, in the order shifted exponential, Pareto, gamma."""
         return {
             "shifted exponential": self.shifted_exponential,
             "Pareto": self.pareto,
@@ -159,18 +135,6 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> StandardModelsResult:
       shift ``mean (1 - cv)``), so ``cv <= 1``;
     * Pareto (RS eq. 16): ``xi = 3``, ``t0 = 2 mean / 3`` (finite variance);
     * gamma (DSAG): variance ``(cv mean)**2``.
-
-    Parameters
-    ----------
-    mean : float, default 1.0
-        Mean. Must satisfy ``0.0 < mean``.
-    cv : float, default 0.5
-        Coefficient of variation. Must satisfy ``0.0 < cv <= 1.0``.
-
-    Returns
-    -------
-    StandardModelsResult
-        Shifted exponential, Pareto and gamma delays with the same ``mean``.
     """
     mean = check_real("mean", mean, low=0.0, low_open=True)
     cv = check_real("cv", cv, low=0.0, high=1.0, low_open=True)
@@ -187,17 +151,8 @@ def delay_model_curves(models, t=None, n_points: int = 400) -> pd.DataFrame:
 
     Parameters
     ----------
-    models : dict or StandardModelsResult
-        Delay models by name.
     t : optional
         Time point(s) at which to evaluate.
-    n_points : int, default 400
-        Number of grid points. Must satisfy ``2 <= n_points``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
     """
     models = _named_models(models)
     if not models:
@@ -225,18 +180,9 @@ def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> H
 
     Parameters
     ----------
-    n_workers : int, default 12
-        Number of workers. Must satisfy ``1 <= n_workers``.
     spread : float, default 0.4
         Relative increase of the mean from the first to the last worker. Must satisfy
         ``0.0 <= spread``.
-    cv : float, default 0.2
-        Coefficient of variation. Must satisfy ``0.0 < cv``.
-
-    Returns
-    -------
-    HeterogeneousCluster
-        Gamma workers whose means grow linearly: worker i has mean ``1 + spread * i/(N-1)``.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     spread = check_real("spread", spread, low=0.0)
@@ -248,24 +194,7 @@ def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> H
 def cluster_ecdf(
     cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, rng=None
 ) -> pd.DataFrame:
-    """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF.
-
-    Parameters
-    ----------
-    cluster : HeterogeneousCluster
-        Cluster of workers with their own delay distributions.
-    workers : sequence of int, default (0, -1)
-        Workers to show.
-    n_samples : int, default 2000
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF.
-    """
+    """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF."""
     n_samples = check_int("n_samples", n_samples, low=1)
     samples = cluster.sample(n_samples, as_generator(rng))
     frames = []
@@ -299,8 +228,6 @@ class BurstyPathResult:
     summary : pandas.DataFrame
         Columns quantity, stationary, sampled: burst fraction, mean latency, P[some worker in
         a burst], workers with >= 1 burst.
-    model : MarkovBursts
-        The sampled model.
     """
 
     path: pd.DataFrame
@@ -332,29 +259,8 @@ def bursty_path(
 
     Parameters
     ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    n_iterations : int, default 600
-        Number of iterations.
     shown : optional
         Workers to return; default a few.
-    mean : float, default 1.0
-        Mean.
-    cv : float, default 0.03
-        Coefficient of variation.
-    factor : float, default 1.12
-        Slowdown factor during a burst.
-    p_enter : float, default 0.0007
-        Per-step probability of entering a burst.
-    p_exit : float, default 0.05
-        Per-step probability of leaving a burst.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    BurstyPathResult
-        A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     model = MarkovBursts(
@@ -412,14 +318,6 @@ def closed_form(dist, k: int, n: int) -> float:
         Delay distribution of one worker.
     k : int
         Order of the order statistic (k-th fastest of n).
-    n : int
-        Number of workers.
-
-    Returns
-    -------
-    float
-        Closed-form ``E[T_(k)]`` for shifted exponential (harmonic numbers) or Pareto (gamma
-        functions) workers; ``nan`` for other families.
     """
     params = _family_parameters(dist)
     if params is None:
@@ -433,20 +331,7 @@ def closed_form(dist, k: int, n: int) -> float:
 
 
 def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
-    """The issue's reference values next to closed form, numeric integration and Monte Carlo.
-
-    Parameters
-    ----------
-    replicas : int, default 100000
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        The issue's reference values next to closed form, numeric integration and Monte Carlo.
-    """
+    """The issue's reference values next to closed form, numeric integration and Monte Carlo."""
     rng = as_generator(rng)
     models = {
         "exponential, mean 1": shifted_exponential(0.0, 1.0),
@@ -496,19 +381,6 @@ def order_statistic_comparison(
     ----------
     dist : scipy.stats frozen distribution
         Delay distribution of one worker.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    ks : sequence of int, optional
-        Orders k of the order statistics.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        ``E[T_(k)]`` for ``k`` in ``ks`` (default all of ``1..n``) three ways.
     """
     n = check_int("n", n, low=1)
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -549,22 +421,6 @@ def non_identical_comparison(
     Also lists the i.i.d. approximation that replaces every worker by the cluster's average
     distribution moments (gamma with the mean of means and mean of variances), to show what
     ignoring heterogeneity costs (DSAG Fig. 5's point).
-
-    Parameters
-    ----------
-    cluster : HeterogeneousCluster
-        Cluster of workers with their own delay distributions.
-    ks : sequence of int, optional
-        Orders k of the order statistics.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        LAGC eq. (28) for non-identical workers: numeric integration vs Monte Carlo.
     """
     n = cluster.n_workers
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -600,18 +456,9 @@ def pareto_limit_convergence(
     Parameters
     ----------
     t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
+        Scale (minimum) of the Pareto delay, seconds.
     xi : float, default 1.1
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    alphas : sequence of float, default (0.1477, 0.3, 0.5)
-        Computation loads alpha.
-    ns : sequence of int, optional
-        Numbers of workers n.
-
-    Returns
-    -------
-    pd.DataFrame
-        RS Proposition 1: exact ``E[T_(k)]`` with ``k = ceil((1-alpha) n)`` vs eq. (19)'s limit.
+        Shape (tail index) of the Pareto delay.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -654,22 +501,6 @@ def cost_of_waiting(
     ``E[T]`` is each model's single-worker mean, so the curve is the price of waiting for more
     workers. ``inf`` where the mean does not exist. A ``cluster`` (of ``n`` workers) is added
     as "heterogeneous cluster", normalised by its average worker mean.
-
-    Parameters
-    ----------
-    models : dict or StandardModelsResult
-        Delay models by name.
-    n : int, default 100
-        Number of workers. Must satisfy ``1 <= n``.
-    ks : sequence of int, optional
-        Orders k of the order statistics.
-    cluster : HeterogeneousCluster | None, optional
-        Cluster of workers with their own delay distributions.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
     """
     n = check_int("n", n, low=1)
     ks = (
@@ -737,19 +568,6 @@ def monte_carlo_over_seeds(
     ----------
     dist_or_cluster
         Delay distribution or heterogeneous cluster to sample from.
-    ks : sequence of int
-        Orders k of the order statistics.
-    n : int | None, optional
-        Number of workers.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    seeds : sequence of int, default range(5)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    pd.DataFrame
-        Monte Carlo ``E[T_(k)]`` for each ``k`` in ``ks``, once per independent seed.
     """
     seeds = _check_seeds(seeds)
     ks = np.atleast_1d(np.asarray(ks))
@@ -770,22 +588,6 @@ def ecdf_ks_over_seeds(
     tests the chosen workers' samples against their own model CDF. Under the model the
     p-value is uniform on [0, 1] (mean 0.5). Returns ``seed, worker (1-based), n_samples,
     ks_statistic, p_value``.
-
-    Parameters
-    ----------
-    cluster : HeterogeneousCluster
-        Cluster of workers with their own delay distributions.
-    workers : sequence of int, default (0, -1)
-        Workers to show.
-    n_samples : int, default 2000
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    seeds : sequence of int, default range(5)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    pd.DataFrame
-        Kolmogorov--Smirnov distance between sampled and model CDF, per seed and worker.
     """
     from scipy import stats
 
@@ -831,30 +633,6 @@ def bursts_over_seeds(
     ``workers_with_burst`` (share of workers with at least one burst iteration),
     ``burst_latency_ratio`` (mean latency in a burst / outside one; nan without bursts),
     ``burst_iterations`` (number of worker-iterations in a burst).
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    n_iterations : int, default 600
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    seeds : sequence of int, default range(5)
-        Seeds, one independent run per seed.
-    mean : float, default 1.0
-        Mean.
-    cv : float, default 0.03
-        Coefficient of variation.
-    factor : float, default 1.12
-        Slowdown factor during a burst.
-    p_enter : float, default 0.0007
-        Per-step probability of entering a burst.
-    p_exit : float, default 0.05
-        Per-step probability of leaving a burst.
-
-    Returns
-    -------
-    pd.DataFrame
-        Burst statistics of independent :class:`MarkovBursts` paths, one per seed.
     """
     seeds = _check_seeds(seeds)
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -905,20 +683,13 @@ def burst_consistency(
 
     Parameters
     ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
     any_fraction : float, default 0.4
         Fraction of iterations with at least one worker in a burst. Must satisfy
         ``0.0 < any_fraction < 1.0``.
     run_in_bursts : float, default 30.0
-        Length of the run in mean burst lengths. Must satisfy ``0.0 < run_in_bursts``.
+        Length of the run in mean burst lengths.
     burst_lengths : tuple, default (5, 10, 20, 50, 100)
         Mean burst lengths ``1/p_exit``, iterations.
-
-    Returns
-    -------
-    pd.DataFrame
-        DSAG Sec. III-B's burst statements under independent two-state Markov workers.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     any_fraction = check_real(
@@ -956,18 +727,11 @@ def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: flo
 
     Parameters
     ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
     any_fraction : float, default 0.4
         Fraction of iterations with at least one worker in a burst. Must satisfy
         ``0.0 < any_fraction < 1.0``.
     share : float, default 0.5
-        Share of the workers that must burst at least once. Must satisfy ``0.0 < share < 1.0``.
-
-    Returns
-    -------
-    float
-        Run length, in mean burst lengths, for ``share`` of the workers to burst at least once.
+        Share of the workers that must burst at least once.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     any_fraction = check_real(

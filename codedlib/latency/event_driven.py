@@ -40,11 +40,7 @@ Both implementations return identical results for identical latencies (tested), 
 authors' step rules written from their description (idle flags, task epochs, pop until w fresh
 results re-enqueueing stale workers, then pop inside the window without re-enqueueing).
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -196,11 +192,6 @@ def simulate_event_driven(
         The coordinator's rule inside the margin window (module docstring); the two agree
         when ``margin == 0``.
 
-    Returns
-    -------
-    EventDrivenResult
-        Simulate iterations of a w-of-N computation (Section IV-B), compiled with numba.
-
     Examples
     --------
     >>> lat = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
@@ -231,22 +222,10 @@ def simulate_event_driven_heapq(
     ----------
     task_latency
         Task latencies, shape ``(replicas, n_iterations, N)``.
-    w : int
-        Number of results the coordinator waits for per iteration. Must satisfy
-        ``1 <= w <= n_workers``.
-    margin : float, default 0.0
-        Margin after the w-th result within which results count as fresh. Must satisfy
-        ``0.0 <= margin``.
     busy_until : optional
         Time each worker is busy until at the start.
     semantics : str, default 'reference'
         ``'reference'`` (the authors' rules) or ``'deadline'``.
-
-    Returns
-    -------
-    EventDrivenResult
-        Plain priority-queue (``heapq``) event-driven simulator: pops worker completion events in
-        time order as described in Section IV-B (a task queue of length one per worker).
     """
     reference = _check_semantics(semantics)
     lat, w, margin, busy = _check_inputs(task_latency, w, margin, busy_until)
@@ -314,17 +293,6 @@ def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenR
     ----------
     task_latency
         Task latencies, shape ``(replicas, n_iterations, N)``.
-    w : int
-        Number of results the coordinator waits for per iteration. Must satisfy
-        ``1 <= w <= n_workers``.
-    margin : float, default 0.0
-        Margin after the w-th result within which results count as fresh. Must satisfy
-        ``0.0 <= margin``.
-
-    Returns
-    -------
-    EventDrivenResult
-        The authors' coordinator rules, step by step (the check of ``semantics="reference"``).
     """
     lat, w, margin, _ = _check_inputs(task_latency, w, margin, None)
     replicas, n_iterations, n_workers = lat.shape
@@ -386,27 +354,10 @@ def simulate_model(
     ----------
     model
         Latency model with ``sample_total(size, rng, load)``.
-    w : int
-        Number of results the coordinator waits for per iteration. Must satisfy
-        ``1 <= w <= n_workers``.
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
     replicas : int, default 1
-        Number of Monte Carlo replicas. Must satisfy ``1 <= replicas``.
-    margin : float, default 0.0
-        Margin after the w-th result within which results count as fresh. Must satisfy
-        ``0.0 <= margin``.
-    load : float, default 1.0
-        Computational load per task.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
+        Number of Monte Carlo replicas.
     semantics : str, default 'reference'
         ``'reference'`` (the authors' rules) or ``'deadline'``.
-
-    Returns
-    -------
-    EventDrivenResult
-        Draw task latencies from a latency model and simulate (Section IV-B).
     """
     n_iterations = check_int("n_iterations", n_iterations, 1)
     replicas = check_int("replicas", replicas, 1)

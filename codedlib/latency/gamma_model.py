@@ -19,11 +19,7 @@ moving time window (Section VI-A) and gamma parameters from moments (footnote 14
 e²/v, scale v/e). :meth:`GammaLatencyModel.iid` is the i.i.d. baseline of Fig. 5, where every
 worker gets the global mean and variance.
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -229,11 +225,6 @@ def validate_trace(trace_df):
     ----------
     trace_df : pandas.DataFrame
         Latency trace, one row per (iteration, worker).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The cleaned trace.
     """
     import pandas as pd
 
@@ -270,14 +261,6 @@ def queue_wait(previous_arrival, arrival, comm_time, compute_time):
     previous_arrival, arrival, comm_time, compute_time : float or array
         Times in seconds on the parent's clock (``comm_time`` as recorded: round trip minus
         ``compute_time``).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The wait, >= 0.
-
-    >>> round(float(queue_wait(1.0, 1.95, 0.55, 0.9)), 12)
-    0.5
     """
     sent = (
         np.asarray(arrival, float) - np.asarray(comm_time, float) - np.asarray(compute_time, float)
@@ -305,12 +288,6 @@ def without_queueing(trace_df, floor=1e-6):
         Latency trace, one row per (iteration, worker).
     floor : float, default 1e-06
         Smallest communication time kept, seconds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The trace with each task's wait behind its worker's previous task taken out of
-        ``comm_time``.
     """
     df = validate_trace(trace_df).copy()
     if "wall_clock" not in df.columns:
@@ -348,11 +325,6 @@ def fit_gamma_model(
         Column holding the time of each recording.
     min_samples : int >= 2
         Workers with fewer recordings in the window raise ValueError.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A).
     """
     trace_df = validate_trace(trace_df)
     df = trace_df
@@ -389,15 +361,8 @@ def fit_line_through_origin(load, value) -> float:
 
     Parameters
     ----------
-    load : float
-        Computational load per task.
     value
         Value to check or convert.
-
-    Returns
-    -------
-    float
-        Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1).
     """
     load = check_array("load", load, ndim=1)
     value = check_array("value", value, shape=load.shape)
@@ -416,23 +381,8 @@ def burst_slowdown(model, n_steps, p_enter, p_exit, factor, rng=None) -> np.ndar
 
     Parameters
     ----------
-    model
-        Gamma latency model.
     n_steps : int
         Number of steps of the path.
-    p_enter : float
-        Per-step probability of entering a burst.
-    p_exit : float
-        Per-step probability of leaving a burst.
-    factor : float
-        Slowdown factor during a burst.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        Burst multipliers ``(n_steps, N)`` for ``model``'s workers (Section III-B).
     """
     from codedlib.latency.models import HeterogeneousCluster, MarkovBursts
 
@@ -452,21 +402,8 @@ def order_statistic_latency(model, ks, replicas=10_000, rng=None, load=1.0) -> n
 
     Parameters
     ----------
-    model
-        Gamma latency model.
-    ks : sequence of int
-        Orders k of the order statistics.
     replicas : int, default 10000
-        Number of Monte Carlo replicas. Must satisfy ``1 <= replicas``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    load : float, default 1.0
-        Computational load per task.
-
-    Returns
-    -------
-    np.ndarray
-        Monte Carlo E[latency of the w-th fastest worker] for each w in ``ks`` (Section IV-A).
+        Number of Monte Carlo replicas.
     """
     replicas = check_int("replicas", replicas, low=1)
     ks = np.atleast_1d(np.asarray(ks, dtype=int))

@@ -418,7 +418,8 @@ def order_statistic_samples(
 def _refuse_infinite_mean(dist_or_cluster, k, n):
     """A Monte Carlo mean of an order statistic whose expectation is infinite is a
     seed-dependent finite number: refuse it. Pareto / Lomax workers with tail index ``xi``:
-    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix)."""
+    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix).
+    """
     family = getattr(getattr(dist_or_cluster, "dist", None), "name", None)
     if family not in ("pareto", "lomax") or n is None:
         return

@@ -23,11 +23,7 @@ The first six (:data:`REQUIRED_COLUMNS`) are what a trace from elsewhere must ha
 runtime (:mod:`codedlib.runtime`) writes these files; :func:`synchronous_trace` writes one from
 drawn times (the model-fitting tests and :func:`codedlib.cluster_fit.synthetic_trace`).
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877 -- Section VI-A (recorded latencies).
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -88,29 +84,13 @@ TRACE_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
 
 
 def list_traces() -> list[str]:
-    """Names of the shipped traces (file stems in :data:`TRACE_DIR`).
-
-    Returns
-    -------
-    list of str
-        Sorted file stems.
-    """
+    """Names of the shipped traces (file stems in :data:`TRACE_DIR`)."""
     return sorted(p.stem for p in TRACE_DIR.glob("*.csv"))
 
 
 def trace_path(name: str) -> Path:
     """Path of a shipped trace, e.g. ``trace_path("umw-N12-gamma-hetero")``; works from any
     working directory (notebooks run in ``notebooks/``).
-
-    Parameters
-    ----------
-    name : str
-        One of :func:`list_traces`.
-
-    Returns
-    -------
-    pathlib.Path
-        The CSV file.
     """
     if not isinstance(name, str) or name not in list_traces():  # never a path out of TRACE_DIR
         raise ValueError(f"name must be one of {list_traces()}, got name={name!r}")
@@ -122,17 +102,8 @@ def write_csv(df, path, header_lines=()) -> Path:
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        The table.
     path : str or pathlib.Path
         Output file (its folder is created).
-    header_lines : sequence of str, default ()
-        Comment lines written first.
-
-    Returns
-    -------
-    pathlib.Path
-        The file written.
     """
     from codedlib.atomic import atomic_write
 
@@ -228,16 +199,6 @@ def read_trace(path_or_text):
 def per_iteration_worker_latency(trace):
     """Pivot a trace into the latency ``compute_time + comm_time`` of each worker per
     iteration (rows: task iteration, columns: worker), fresh results only.
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace (:func:`read_trace`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Latency per (iteration, worker).
     """
     missing = [c for c in ("worker", "compute_time", "comm_time") if c not in trace.columns]
     if missing:

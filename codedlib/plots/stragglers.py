@@ -3,21 +3,7 @@
 Each ``plot_*`` takes the data returned by :mod:`codedlib.experiments.stragglers` and returns
 the Figure; none shows or saves.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -54,10 +40,6 @@ def plot_delay_models(curves: pd.DataFrame, axes=None, title: str | None = None)
 
     Parameters
     ----------
-    curves : pd.DataFrame
-        Curves as returned by the matching ``codedlib.experiments`` function.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
     title : str | None, optional
         Figure title (suptitle); none when None.
 
@@ -91,15 +73,6 @@ def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str | None = None):
 
     ``title`` (default: a generic one) should name the stand-in cluster's parameters.
 
-    Parameters
-    ----------
-    ecdf : pd.DataFrame
-        Empirical and model CDFs.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
     Returns
     -------
     matplotlib.figure.Figure
@@ -123,15 +96,6 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
     """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
 
     ``title`` (default: a generic one) should name the chosen and calibrated parameters.
-
-    Parameters
-    ----------
-    path : pd.DataFrame
-        File path.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
 
     Returns
     -------
@@ -170,10 +134,6 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, ax
     ----------
     comparison : pd.DataFrame
         Closed form, numeric and Monte Carlo order statistics.
-    title : str | None, optional
-        Title; the default title when None.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -235,10 +195,6 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = No
     ----------
     comparison : pd.DataFrame
         Numeric vs Monte Carlo comparison.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
 
     Returns
     -------
@@ -268,8 +224,6 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = 
     ----------
     convergence : pd.DataFrame
         Exact order statistics and their limit.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
     title : str | None, optional
         Title of the left panel; the default title when None.
 
@@ -314,10 +268,6 @@ def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str | None = None):
     ----------
     cost : pd.DataFrame
         Cost table from the matching experiment.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
 
     Returns
     -------
