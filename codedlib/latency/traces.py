@@ -1,29 +1,10 @@
 """Latency traces, the schema every layer shares: one row per result received, CSV with ``#``
 header lines saying how the data were made.
 
-Trace columns (the DSAG latency model is fitted to these; DSAG Section VI-A records the same
-two quantities):
-
-``iteration``        the receiving node's iteration when the result arrived
-``worker``           worker index ``0 .. N-1`` (MPI rank - 1)
-``compute_time``     seconds from the worker receiving the iterate to having its result ready:
-                     real computation + injected delay (+ for a tree node, waiting for and
-                     decoding its children)
-``comm_time``        round trip measured by the receiver minus the worker's ``compute_time``:
-                     real MPI transfer + queueing + injected per-message delay ``t_c``
-``fresh``            computed from the receiver's current iterate (False: a stale result)
-``wall_clock``       seconds since the start of the run when the result was received
-``injected_delay``   the injected part of ``compute_time`` (0 when no model is injected)
-``real_compute``     the measured gradient computation alone
-``task_iteration``   the iterate the result was computed from
-``used``             the result entered the aggregate (decoded / summed / cached)
-``parent``           rank that received it (0: the root)
-
-The first six (:data:`REQUIRED_COLUMNS`) are what a trace from elsewhere must have. Our MPI
-runtime (:mod:`codedlib.runtime`) writes these files; :func:`synchronous_trace` writes one from
-drawn times (the model-fitting tests and :func:`codedlib.cluster_fit.synthetic_trace`).
-
-Reference: severinson2023dsag.
+The columns are :data:`TRACE_COLUMNS` (meanings beside it; DSAG Section VI-A records the same
+two times); the first six (:data:`REQUIRED_COLUMNS`) are what a trace from elsewhere must
+have. Our MPI runtime (:mod:`codedlib.runtime`) writes these files; :func:`synchronous_trace`
+writes one from drawn times. Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -48,17 +29,21 @@ __all__ = [
 ]
 
 TRACE_COLUMNS = [
-    "iteration",
-    "worker",
+    "iteration",  # the receiving node's iteration when the result arrived
+    "worker",  # 0 .. N-1 (MPI rank - 1)
+    # seconds from receiving the iterate to the result being ready: real computation +
+    # injected delay (+ for a tree node, waiting for and decoding its children)
     "compute_time",
+    # round trip measured by the receiver minus compute_time: MPI transfer + queueing +
+    # injected per-message delay t_c
     "comm_time",
-    "fresh",
-    "wall_clock",
-    "injected_delay",
-    "real_compute",
-    "task_iteration",
-    "used",
-    "parent",
+    "fresh",  # computed from the receiver's current iterate (False: a stale result)
+    "wall_clock",  # seconds since the start of the run when the result was received
+    "injected_delay",  # the injected part of compute_time (0 when no model is injected)
+    "real_compute",  # the measured gradient computation alone
+    "task_iteration",  # the iterate the result was computed from
+    "used",  # the result entered the aggregate (decoded / summed / cached)
+    "parent",  # rank that received it (0: the root)
 ]
 
 #: The columns a trace must have (the rest are optional).
@@ -98,13 +83,7 @@ def trace_path(name: str) -> Path:
 
 
 def write_csv(df, path, header_lines=()) -> Path:
-    """Write ``df`` to ``path`` preceded by ``# `` comment lines (how the data were made).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        Output file (its folder is created).
-    """
+    """Write ``df`` to ``path`` (folder created) after ``# `` lines (how the data were made)."""
     from codedlib.atomic import atomic_write
 
     path = Path(path)
@@ -124,16 +103,6 @@ def read_trace(path_or_text):
     of the wrong kind (``fresh`` not a boolean, a non-numeric or non-finite time, a negative
     ``compute_time`` or ``wall_clock``, a negative or fractional ``worker``) raises
     ``ValueError`` naming the file, the row (1-based data row) and the column.
-
-    Parameters
-    ----------
-    path_or_text : str or pathlib.Path
-        A file, or the CSV text itself (a string with a newline).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The trace, with at least :data:`REQUIRED_COLUMNS`.
     """
     import pandas as pd
 
@@ -217,21 +186,8 @@ def per_iteration_worker_latency(trace):
 def synchronous_trace(compute, comm, injected=None):
     """The trace of synchronous iterations: every worker computes ``compute[t, i]`` seconds
     and sends one message of ``comm`` seconds (scalar or ``(T, N)``); iteration ``t + 1``
-    starts when the last result of iteration ``t`` has arrived (no queue waits).
-
-    Parameters
-    ----------
-    compute : array_like
-        Computation times ``(T, N)``, seconds, finite and >= 0.
-    comm : float or array_like
-        Message times, seconds, broadcastable to ``(T, N)``.
-    injected : array_like, optional
-        The injected part of ``compute`` (default: all of it).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (iteration, worker) with :data:`TRACE_COLUMNS`, in arrival order.
+    starts when the last result of iteration ``t`` has arrived (no queue waits). ``injected``
+    is the injected part of ``compute`` (default: all of it); rows in arrival order.
 
     Examples
     --------
