@@ -3,7 +3,8 @@
 Each ``plot_*`` takes the data returned by :mod:`codedlib.experiments.stragglers` and returns
 the Figure; none shows or saves.
 
-Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
+zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -37,16 +38,6 @@ def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
 def plot_delay_models(curves: pd.DataFrame, axes=None, title: str | None = None):
     """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long-format DataFrame);
     ``title`` (a figure title) should name the models' parameters.
-
-    Parameters
-    ----------
-    title : str | None, optional
-        Figure title (suptitle); none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
     fig, (ax_pdf, ax_cdf, ax_sf) = _axes_row(3, axes)
     if title:
@@ -72,11 +63,6 @@ def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str | None = None):
     """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
 
     ``title`` (default: a generic one) should name the stand-in cluster's parameters.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     for worker, part in ecdf.groupby("worker", sort=False):
@@ -96,11 +82,6 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
     """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
 
     ``title`` (default: a generic one) should name the chosen and calibrated parameters.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(8.0, 3.6))
     for worker, part in path.groupby("worker", sort=False):
@@ -129,16 +110,6 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
 def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, axes=None):
     """``E[T_(k)]`` vs ``k``: closed form (line), numeric (o), Monte Carlo (3 s.e. bars); and the
     Monte Carlo deviation in standard errors.
-
-    Parameters
-    ----------
-    comparison : pd.DataFrame
-        Closed form, numeric and Monte Carlo order statistics.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
     fig, (ax, ax_z) = _axes_row(2, axes)
     k = comparison["k"].to_numpy()
@@ -190,16 +161,6 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, ax
 def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = None):
     """Non-identical workers: numeric integration (Poisson-binomial) vs Monte Carlo, and the
     i.i.d. approximation. ``title`` should name the stand-in cluster.
-
-    Parameters
-    ----------
-    comparison : pd.DataFrame
-        Numeric vs Monte Carlo comparison.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     ax.plot(comparison["k"], comparison["numeric"], "-", label="numeric, per-worker CDFs")
@@ -219,18 +180,6 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = No
 
 def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = None):
     """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19).
-
-    Parameters
-    ----------
-    convergence : pd.DataFrame
-        Exact order statistics and their limit.
-    title : str | None, optional
-        Title of the left panel; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
     fig, (ax, ax_err) = _axes_row(2, axes)
     for i, (alpha, part) in enumerate(convergence.groupby("alpha", sort=False)):
@@ -263,16 +212,6 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = 
 def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str | None = None):
     """``E[T_(k)] / E[T]`` against the fraction ``k/n`` of workers waited for (``title``
     should name the models' parameters).
-
-    Parameters
-    ----------
-    cost : pd.DataFrame
-        Cost table from the matching experiment.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     for name, part in cost.groupby("model", sort=False):
