@@ -136,33 +136,40 @@ def read_trace(path_or_text):
         )
 
     for col in df.columns:
-        text = df[col].str.strip()
-        if col in ("fresh", "used"):
-            low = text.str.lower()
-            ok = low.isin(("true", "false", "1", "0", "1.0", "0.0"))
-            if not ok.all():
-                raise bad(col, ~ok, "must be a boolean (True/False or 1/0)")
-            df[col] = low.isin(("true", "1", "1.0"))
-            continue
-        values = pd.to_numeric(text, errors="coerce")
-        if col not in TRACE_COLUMNS:  # a column of someone else's: numbers if it holds numbers
-            if not values[text != ""].isna().any():
-                df[col] = values
-            continue
-        finite = np.isfinite(values.to_numpy(dtype=float))
-        if not finite.all():
-            raise bad(col, ~finite, "must be a finite number")
-        if col in ("iteration", "worker", "task_iteration", "parent"):
-            low = -1 if col == "parent" else 0  # parent -1: RAR's rows (no receiving parent)
-            whole = (values >= low) & (values == np.round(values))
-            if not whole.all():
-                raise bad(col, ~whole, f"must be an integer >= {low}")
-            values = values.astype(np.int64)
-        elif col in ("compute_time", "wall_clock", "injected_delay", "real_compute"):
-            if (values < 0).any():
-                raise bad(col, values < 0, "must be >= 0 (seconds)")
-        df[col] = values
+        parsed = _parse_column(col, df[col].str.strip(), bad)
+        if parsed is not None:
+            df[col] = parsed
     return df
+
+
+def _parse_column(col, text, bad):
+    """A trace column's values parsed and checked (None: leave a foreign text column as is)."""
+    import pandas as pd
+
+    if col in ("fresh", "used"):
+        low = text.str.lower()
+        ok = low.isin(("true", "false", "1", "0", "1.0", "0.0"))
+        if not ok.all():
+            raise bad(col, ~ok, "must be a boolean (True/False or 1/0)")
+        return low.isin(("true", "1", "1.0"))
+    values = pd.to_numeric(text, errors="coerce")
+    if col not in TRACE_COLUMNS:  # a column of someone else's: numbers if it holds numbers
+        return None if values[text != ""].isna().any() else values
+    finite = np.isfinite(values.to_numpy(dtype=float))
+    if not finite.all():
+        raise bad(col, ~finite, "must be a finite number")
+    if col in ("iteration", "worker", "task_iteration", "parent"):
+        low = -1 if col == "parent" else 0  # parent -1: RAR's rows (no receiving parent)
+        whole = (values >= low) & (values == np.round(values))
+        if not whole.all():
+            raise bad(col, ~whole, f"must be an integer >= {low}")
+        return values.astype(np.int64)
+    if (
+        col in ("compute_time", "wall_clock", "injected_delay", "real_compute")
+        and (values < 0).any()
+    ):
+        raise bad(col, values < 0, "must be >= 0 (seconds)")
+    return values
 
 
 def per_iteration_worker_latency(trace):
