@@ -12,6 +12,7 @@ import pytest
 from codedlib.experiments import stragglers as ex
 from codedlib.latency.models import pareto, shifted_exponential
 from codedlib.plots import stragglers as pl
+from codedlib.replicate import over_seeds
 from codedlib.widgets import stragglers as wd
 
 
@@ -170,9 +171,17 @@ def test_widgets_show_errors_instead_of_raising():
 
 
 # -- replicas over seeds (claims with intervals) ---------------------------------------------
-def test_monte_carlo_over_seeds_is_tidy_and_independent():
+def test_monte_carlo_means_over_seeds_is_tidy_and_independent():
     dist = shifted_exponential(0.0, 1.0)
-    table = ex.monte_carlo_over_seeds(dist, [8, 10], 10, replicas=2_000, seeds=[3, 4, 5])
+    table = over_seeds(
+        ex.monte_carlo_means,
+        [3, 4, 5],
+        executor=1,
+        dist_or_cluster=dist,
+        ks=[8, 10],
+        n=10,
+        replicas=2_000,
+    )
     assert list(table.columns) == ["seed", "k", "mc_mean", "mc_stderr"]
     assert table["seed"].tolist() == [3, 3, 4, 4, 5, 5] and table["k"].tolist() == [8, 10] * 3
     # one seed reproduces a direct call; different seeds give different estimates
@@ -187,28 +196,45 @@ def test_monte_carlo_over_seeds_is_tidy_and_independent():
     ]
     assert (z.abs() < 4).all()
     with pytest.raises(ValueError, match="seeds must be distinct"):
-        ex.monte_carlo_over_seeds(dist, 5, 10, replicas=100, seeds=[1, 1])
+        over_seeds(
+            ex.monte_carlo_means, [1, 1], executor=1, dist_or_cluster=dist, ks=5, n=10, replicas=100
+        )
     with pytest.raises(ValueError, match="seeds must hold"):
-        ex.monte_carlo_over_seeds(dist, 5, 10, replicas=100, seeds=[])
+        over_seeds(
+            ex.monte_carlo_means, [], executor=1, dist_or_cluster=dist, ks=5, n=10, replicas=100
+        )
 
 
-def test_ecdf_ks_over_seeds_model_samples_look_uniform():
+def test_ecdf_ks_model_samples_look_uniform():
     cluster = ex.demo_cluster(6)
-    table = ex.ecdf_ks_over_seeds(cluster, workers=(0, -1), n_samples=500, seeds=range(20))
+    table = over_seeds(
+        ex.ecdf_ks, range(20), executor=1, cluster=cluster, workers=(0, -1), n_samples=500
+    )
     assert len(table) == 40 and set(table["worker"]) == {1, 6}
     assert table["p_value"].between(0, 1).all()
     assert 0.3 < table["p_value"].mean() < 0.7  # uniform p-values under the model
     # the KS distance shrinks like 1/sqrt(n_samples)
-    big = ex.ecdf_ks_over_seeds(cluster, workers=(0,), n_samples=8_000, seeds=range(10))
-    small = ex.ecdf_ks_over_seeds(cluster, workers=(0,), n_samples=125, seeds=range(10))
+    big = over_seeds(
+        ex.ecdf_ks, range(10), executor=1, cluster=cluster, workers=(0,), n_samples=8_000
+    )
+    small = over_seeds(
+        ex.ecdf_ks, range(10), executor=1, cluster=cluster, workers=(0,), n_samples=125
+    )
     assert big["ks_statistic"].mean() < 0.5 * small["ks_statistic"].mean()  # expected ratio 1/8
     with pytest.raises(ValueError, match="worker must satisfy"):
-        ex.ecdf_ks_over_seeds(cluster, workers=(6,), seeds=[0])
+        over_seeds(ex.ecdf_ks, [0], executor=1, cluster=cluster, workers=(6,))
 
 
-def test_bursts_over_seeds_matches_the_stationary_law():
-    table = ex.bursts_over_seeds(
-        n_workers=20, n_iterations=2_000, seeds=range(8), p_enter=0.02, p_exit=0.1, factor=1.5
+def test_burst_stats_match_the_stationary_law():
+    table = over_seeds(
+        ex.burst_stats,
+        range(8),
+        executor=1,
+        n_workers=20,
+        n_iterations=2_000,
+        p_enter=0.02,
+        p_exit=0.1,
+        factor=1.5,
     )
     assert table["seed"].tolist() == list(range(8))
     pi = 0.02 / 0.12
@@ -217,7 +243,9 @@ def test_bursts_over_seeds_matches_the_stationary_law():
     assert table["burst_latency_ratio"].mean() == pytest.approx(1.5, rel=0.02)
     assert (table["workers_with_burst"] == 1.0).all()
     # no burst at all: the ratio is undefined, not an error
-    calm = ex.bursts_over_seeds(n_workers=2, n_iterations=5, seeds=[0], p_enter=1e-12, p_exit=1.0)
+    calm = over_seeds(
+        ex.burst_stats, [0], executor=1, n_workers=2, n_iterations=5, p_enter=1e-12, p_exit=1.0
+    )
     assert np.isnan(calm["burst_latency_ratio"].iloc[0]) and calm["burst_iterations"].iloc[0] == 0
 
 

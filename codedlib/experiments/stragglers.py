@@ -1,55 +1,13 @@
-"""Experiments of the opening notebook ``00-stragglers``: delay models and order statistics.
+"""Experiments and claims of the opening notebook ``00-stragglers``: delay models and order
+statistics (CR eq. 6, RS eq. 16 and Prop. 1, DSAG Sec. III, LAGC eqs. 21-22 and 28).
 
-One function per figure/table; each returns a DataFrame (or a small result dataclass):
+One function per figure or table, the measures :func:`over_seeds` runs once per seed
+(:func:`monte_carlo_means`, :func:`ecdf_ks`, :func:`burst_stats`), the notebook's sizes
+(:data:`SETTINGS`) and its claims (:data:`CLAIMS`, section key -> specs evaluated by
+:func:`codedlib.claims.evaluate`).
 
-* :func:`standard_models` -- the three single-worker models with matched mean (CR eq. 6,
-  RS eq. 16, DSAG gamma);
-* :func:`delay_model_curves` -- pdf, cdf and survival of each model on a grid;
-* :func:`cluster_ecdf` -- empirical vs model CDF of a few workers of a heterogeneous cluster
-  (DSAG Fig. 3 style);
-* :func:`bursty_path` -- latency of a few bursty workers over iterations (DSAG Fig. 4 style);
-* :func:`known_values_table` -- the issue's known order-statistic values, closed form vs
-  numeric vs Monte Carlo;
-* :func:`order_statistic_comparison` -- ``E[T_(k)]`` for every ``k`` of ``n``: closed form,
-  numeric integration (LAGC eq. 28) and Monte Carlo with standard errors;
-* :func:`non_identical_comparison` -- numeric (Poisson-binomial) vs Monte Carlo for a
-  heterogeneous cluster;
-* :func:`pareto_limit_convergence` -- RS Proposition 1: exact ``E[T_((1-alpha) n)]`` vs the
-  limit ``t0 alpha**(-1/xi)`` (eq. 19) as ``n`` grows;
-* :func:`cost_of_waiting` -- ``E[T_(k)]`` relative to the mean single-worker latency as the
-  master waits for more of the ``n`` workers.
-
-Replicas over independent seeds (tidy frames with a ``seed`` column, one generator
-``np.random.default_rng(seed)`` per seed), for the notebook's claims with intervals:
-
-* :func:`monte_carlo_over_seeds` -- Monte Carlo ``E[T_(k)]``, one estimate per seed;
-* :func:`ecdf_ks_over_seeds` -- Kolmogorov--Smirnov distance and p-value of sampled workers
-  against their model CDF (DSAG Fig. 3 style);
-* :func:`bursts_over_seeds` -- burst statistics of sampled :class:`MarkovBursts` paths
-  (DSAG Fig. 4 style);
-
-and one deterministic table:
-
-* :func:`burst_consistency` -- for bursts calibrated to a given probability that some worker
-  is in a burst, the expected share of workers that see at least one burst in a run of a
-  given number of burst lengths (DSAG Section III-B's statements side by side);
-  :func:`burst_run_needed` -- how many burst lengths a run must last for a given share.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc,
+esfahanizadeh2022stream, david2003order.
 """
 
 from __future__ import annotations
@@ -61,10 +19,12 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib.claims import mean_interval, spec
 from codedlib.latency.models import (
     HeterogeneousCluster,
     MarkovBursts,
     _family_parameters,
+    codedreduce_compute_time,
     gamma_from_moments,
     pareto,
     shifted_exponential,
@@ -74,30 +34,43 @@ from codedlib.latency.order_stats import (
     expected_order_statistic_numeric,
     expected_order_statistic_pareto,
     expected_order_statistics_numeric,
+    harmonic_number,
     order_statistic_monte_carlo,
     pareto_order_statistic_limit,
 )
-from codedlib.progress import track
+from codedlib.replicate import over_seeds
 
 __all__ = [
+    "CLAIMS",
     "KNOWN_VALUES",
+    "REFERENCE_MODELS",
+    "SETTINGS",
     "BurstyPathResult",
     "StandardModelsResult",
     "burst_consistency",
     "burst_run_needed",
-    "bursts_over_seeds",
+    "burst_stats",
     "bursty_path",
     "closed_form",
     "cluster_ecdf",
+    "cluster_moments",
+    "codedreduce_conventions",
+    "cost_ks",
     "cost_of_waiting",
     "delay_model_curves",
     "demo_cluster",
-    "ecdf_ks_over_seeds",
+    "ecdf_ks",
+    "finite_means",
+    "grid_summary",
     "known_values_table",
-    "monte_carlo_over_seeds",
+    "model_moments",
+    "monte_carlo_means",
     "non_identical_comparison",
     "order_statistic_comparison",
     "pareto_limit_convergence",
+    "reference_monte_carlo",
+    "rs_appendix_factors",
+    "rs_finite_n",
     "standard_models",
 ]
 
@@ -112,34 +85,15 @@ KNOWN_VALUES = [
 
 @dataclass(frozen=True)
 class StandardModelsResult:
-    """The three single-worker delay models of :func:`standard_models` (same mean).
-
-    :meth:`named` gives them by their display names (``"shifted exponential"``, ``"Pareto"``,
-    ``"gamma"``), the ``model`` values of :func:`delay_model_curves` and
-    :func:`cost_of_waiting`, which take this object or such a dict.
-
-    Attributes
-    ----------
-    shifted_exponential : scipy.stats frozen distribution
-        Shifted exponential (CR eq. 6).
-    pareto : scipy.stats frozen distribution
-        Pareto (RS eq. 16).
-    gamma : scipy.stats frozen distribution
-        Gamma (DSAG).
-    """
+    """The three single-worker delay models of :func:`standard_models` (same mean): CR eq. (6),
+    RS eq. (16), DSAG's gamma; :meth:`named` gives them by display name."""
 
     shifted_exponential: object
     pareto: object
     gamma: object
 
     def named(self) -> dict:
-        """The models by display name, in the order shifted exponential, Pareto, gamma.
-
-        Returns
-        -------
-        dict
-            ``{"shifted exponential": ..., "Pareto": ..., "gamma": ...}``.
-        """
+        """The models by display name, in the order shifted exponential, Pareto, gamma."""
         return {
             "shifted exponential": self.shifted_exponential,
             "Pareto": self.pareto,
@@ -159,18 +113,6 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> StandardModelsResult:
       shift ``mean (1 - cv)``), so ``cv <= 1``;
     * Pareto (RS eq. 16): ``xi = 3``, ``t0 = 2 mean / 3`` (finite variance);
     * gamma (DSAG): variance ``(cv mean)**2``.
-
-    Parameters
-    ----------
-    mean : float, default 1.0
-        Mean. Must satisfy ``0.0 < mean``.
-    cv : float, default 0.5
-        Coefficient of variation. Must satisfy ``0.0 < cv <= 1.0``.
-
-    Returns
-    -------
-    StandardModelsResult
-        Shifted exponential, Pareto and gamma delays with the same ``mean``.
     """
     mean = check_real("mean", mean, low=0.0, low_open=True)
     cv = check_real("cv", cv, low=0.0, high=1.0, low_open=True)
@@ -183,22 +125,7 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> StandardModelsResult:
 
 
 def delay_model_curves(models, t=None, n_points: int = 400) -> pd.DataFrame:
-    """pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
-
-    Parameters
-    ----------
-    models : dict or StandardModelsResult
-        Delay models by name.
-    t : optional
-        Time point(s) at which to evaluate.
-    n_points : int, default 400
-        Number of grid points. Must satisfy ``2 <= n_points``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format).
-    """
+    """pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format)."""
     models = _named_models(models)
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
@@ -220,23 +147,7 @@ def delay_model_curves(models, t=None, n_points: int = 400) -> pd.DataFrame:
 def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> HeterogeneousCluster:
     """Gamma workers whose means grow linearly: worker i has mean ``1 + spread * i/(N-1)``.
 
-    DSAG's artificial eX3 scenario slows worker i by a factor ``(i/N) * 0.4``; the coefficient
-    of variation ``cv`` is the same for every worker.
-
-    Parameters
-    ----------
-    n_workers : int, default 12
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    spread : float, default 0.4
-        Relative increase of the mean from the first to the last worker. Must satisfy
-        ``0.0 <= spread``.
-    cv : float, default 0.2
-        Coefficient of variation. Must satisfy ``0.0 < cv``.
-
-    Returns
-    -------
-    HeterogeneousCluster
-        Gamma workers whose means grow linearly: worker i has mean ``1 + spread * i/(N-1)``.
+    After DSAG's artificial eX3 scenario (worker i slowed by ``(i/N) * 0.4``); one ``cv``.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     spread = check_real("spread", spread, low=0.0)
@@ -248,24 +159,7 @@ def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> H
 def cluster_ecdf(
     cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, rng=None
 ) -> pd.DataFrame:
-    """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF.
-
-    Parameters
-    ----------
-    cluster : HeterogeneousCluster
-        Cluster of workers with their own delay distributions.
-    workers : sequence of int, default (0, -1)
-        Workers to show.
-    n_samples : int, default 2000
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF.
-    """
+    """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF."""
     n_samples = check_int("n_samples", n_samples, low=1)
     samples = cluster.sample(n_samples, as_generator(rng))
     frames = []
@@ -290,18 +184,8 @@ def cluster_ecdf(
 
 @dataclass(frozen=True)
 class BurstyPathResult:
-    """A sampled :class:`MarkovBursts` path (:func:`bursty_path`).
-
-    Attributes
-    ----------
-    path : pandas.DataFrame
-        Columns iteration, worker (1-based), latency, in_burst, for the shown workers.
-    summary : pandas.DataFrame
-        Columns quantity, stationary, sampled: burst fraction, mean latency, P[some worker in
-        a burst], workers with >= 1 burst.
-    model : MarkovBursts
-        The sampled model.
-    """
+    """A sampled :class:`MarkovBursts` path (:func:`bursty_path`): ``path`` (iteration, worker
+    (1-based), latency, in_burst), ``summary`` (stationary vs sampled) and ``model``."""
 
     path: pd.DataFrame
     summary: pd.DataFrame
@@ -325,36 +209,7 @@ def bursty_path(
     12% (``factor = 1.12``) and last ``1/p_exit = 20`` iterations; ``p_enter = 0.0007`` makes
     the stationary probability that at least one of ``N = 36`` workers is in a burst about 40%.
 
-    ``shown`` lists the workers to return (default: the three with the most burst iterations).
-    Returns a :class:`BurstyPathResult`: ``path`` (iteration, worker, latency, in_burst for the
-    shown workers), ``summary`` (stationary vs sampled burst fraction, mean latency, share of
-    iterations with some worker in a burst, share of workers with a burst) and ``model``.
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    n_iterations : int, default 600
-        Number of iterations.
-    shown : optional
-        Workers to return; default a few.
-    mean : float, default 1.0
-        Mean.
-    cv : float, default 0.03
-        Coefficient of variation.
-    factor : float, default 1.12
-        Slowdown factor during a burst.
-    p_enter : float, default 0.0007
-        Per-step probability of entering a burst.
-    p_exit : float, default 0.05
-        Per-step probability of leaving a burst.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    BurstyPathResult
-        A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
+    ``shown``: the workers to return (default: the three with the most burst iterations).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     model = MarkovBursts(
@@ -403,24 +258,8 @@ def bursty_path(
 
 
 def closed_form(dist, k: int, n: int) -> float:
-    """Closed-form ``E[T_(k)]`` for shifted exponential (harmonic numbers) or Pareto (gamma
-    functions) workers; ``nan`` for other families.
-
-    Parameters
-    ----------
-    dist : scipy.stats frozen distribution
-        Delay distribution of one worker.
-    k : int
-        Order of the order statistic (k-th fastest of n).
-    n : int
-        Number of workers.
-
-    Returns
-    -------
-    float
-        Closed-form ``E[T_(k)]`` for shifted exponential (harmonic numbers) or Pareto (gamma
-        functions) workers; ``nan`` for other families.
-    """
+    """Closed-form ``E[T_(k)]`` for shifted exponential (LAGC eq. 21) or Pareto (eq. 22)
+    workers; ``nan`` for other families."""
     params = _family_parameters(dist)
     if params is None:
         return math.nan
@@ -433,20 +272,7 @@ def closed_form(dist, k: int, n: int) -> float:
 
 
 def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
-    """The issue's reference values next to closed form, numeric integration and Monte Carlo.
-
-    Parameters
-    ----------
-    replicas : int, default 100000
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        The issue's reference values next to closed form, numeric integration and Monte Carlo.
-    """
+    """The issue's reference values next to closed form, numeric integration and Monte Carlo."""
     rng = as_generator(rng)
     models = {
         "exponential, mean 1": shifted_exponential(0.0, 1.0),
@@ -486,29 +312,9 @@ def order_statistic_comparison(
 ) -> pd.DataFrame:
     """``E[T_(k)]`` for ``k`` in ``ks`` (default all of ``1..n``) three ways.
 
-    Columns: ``k``, ``mc_valid`` (the variance is finite so the standard error means something;
-    Pareto needs ``xi (n-k+1) > 2``), ``closed_form`` (nan where none exists, inf where the
-    mean is infinite),
-    ``numeric`` (nan where infinite), ``mc_mean, mc_stderr, z`` (MC minus closed form, in
-    standard errors; against numeric when there is no closed form).
-
-    Parameters
-    ----------
-    dist : scipy.stats frozen distribution
-        Delay distribution of one worker.
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    ks : sequence of int, optional
-        Orders k of the order statistics.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        ``E[T_(k)]`` for ``k`` in ``ks`` (default all of ``1..n``) three ways.
+    Columns ``k``, ``mc_valid`` (finite variance: the standard error means something),
+    ``closed_form`` (nan: none, inf: infinite mean), ``numeric``, ``mc_mean, mc_stderr, z``
+    (Monte Carlo minus closed form, or numeric without one, in standard errors).
     """
     n = check_int("n", n, low=1)
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -546,25 +352,7 @@ def non_identical_comparison(
 ) -> pd.DataFrame:
     """LAGC eq. (28) for non-identical workers: numeric integration vs Monte Carlo.
 
-    Also lists the i.i.d. approximation that replaces every worker by the cluster's average
-    distribution moments (gamma with the mean of means and mean of variances), to show what
-    ignoring heterogeneity costs (DSAG Fig. 5's point).
-
-    Parameters
-    ----------
-    cluster : HeterogeneousCluster
-        Cluster of workers with their own delay distributions.
-    ks : sequence of int, optional
-        Orders k of the order statistics.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        LAGC eq. (28) for non-identical workers: numeric integration vs Monte Carlo.
+    Also the i.i.d. approximation (one gamma with the pooled moments; DSAG Fig. 5's point).
     """
     n = cluster.n_workers
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -593,25 +381,8 @@ def pareto_limit_convergence(
 ) -> pd.DataFrame:
     """RS Proposition 1: exact ``E[T_(k)]`` with ``k = ceil((1-alpha) n)`` vs eq. (19)'s limit.
 
-    Defaults are the paper's Pareto delay (``t0 = 0.001``, ``xi = 1.1``, Fig. 2/3) and its
-    optimal ``alpha* = 0.1477`` (Fig. 3). Columns: ``alpha, n, k, exact, limit,
-    relative_error``. Sizes where the exact mean is infinite are skipped.
-
-    Parameters
-    ----------
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds. Must satisfy ``0.0 < t0``.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay. Must satisfy ``0.0 < xi``.
-    alphas : sequence of float, default (0.1477, 0.3, 0.5)
-        Computation loads alpha.
-    ns : sequence of int, optional
-        Numbers of workers n.
-
-    Returns
-    -------
-    pd.DataFrame
-        RS Proposition 1: exact ``E[T_(k)]`` with ``k = ceil((1-alpha) n)`` vs eq. (19)'s limit.
+    Defaults: the paper's delay (Fig. 2/3) and ``alpha* = 0.1477`` (Fig. 3); sizes with an
+    infinite mean are skipped.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -651,25 +422,8 @@ def cost_of_waiting(
 ) -> pd.DataFrame:
     """``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
 
-    ``E[T]`` is each model's single-worker mean, so the curve is the price of waiting for more
-    workers. ``inf`` where the mean does not exist. A ``cluster`` (of ``n`` workers) is added
-    as "heterogeneous cluster", normalised by its average worker mean.
-
-    Parameters
-    ----------
-    models : dict or StandardModelsResult
-        Delay models by name.
-    n : int, default 100
-        Number of workers. Must satisfy ``1 <= n``.
-    ks : sequence of int, optional
-        Orders k of the order statistics.
-    cluster : HeterogeneousCluster | None, optional
-        Cluster of workers with their own delay distributions.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
+    ``E[T]`` is each model's single-worker mean (``inf`` where none); a ``cluster`` of ``n``
+    workers is added as "heterogeneous cluster", over its average worker mean.
     """
     n = check_int("n", n, low=1)
     ks = (
@@ -711,177 +465,77 @@ def cost_of_waiting(
 
 
 # --------------------------------------------------------------------------------------
-# Replicas over independent seeds (for the claims' intervals)
+# Measures run once per seed by codedlib.replicate.over_seeds (one generator per seed)
 # --------------------------------------------------------------------------------------
-def _check_seeds(seeds) -> list[int]:
-    seeds = list(np.atleast_1d(np.asarray(seeds)).tolist())
-    if not seeds:
-        raise ValueError(f"seeds must hold at least one integer seed, got seeds={seeds!r}")
-    checked = [check_int("seed", s, low=0) for s in seeds]
-    if len(set(checked)) != len(checked):
-        raise ValueError(f"seeds must be distinct (independent replicas), got seeds={seeds!r}")
-    return checked
-
-
-def monte_carlo_over_seeds(
-    dist_or_cluster, ks, n: int | None = None, replicas: int = 20_000, seeds=range(5)
-) -> pd.DataFrame:
-    """Monte Carlo ``E[T_(k)]`` for each ``k`` in ``ks``, once per independent seed.
-
-    ``dist_or_cluster`` as in :func:`~codedlib.latency.order_stats.order_statistic_monte_carlo`
-    (a frozen distribution with ``n``, or a :class:`HeterogeneousCluster`). Each seed draws
-    ``replicas`` rounds from ``np.random.default_rng(seed)``. Returns a tidy frame
-    ``seed, k, mc_mean, mc_stderr`` (one row per seed and ``k``).
-
-    Parameters
-    ----------
-    dist_or_cluster
-        Delay distribution or heterogeneous cluster to sample from.
-    ks : sequence of int
-        Orders k of the order statistics.
-    n : int | None, optional
-        Number of workers.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas.
-    seeds : sequence of int, default range(5)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    pd.DataFrame
-        Monte Carlo ``E[T_(k)]`` for each ``k`` in ``ks``, once per independent seed.
-    """
-    seeds = _check_seeds(seeds)
+def monte_carlo_means(seed: int, dist_or_cluster, ks, n: int | None = None, replicas: int = 20_000):
+    """Monte Carlo ``E[T_(k)]`` and its standard error for each ``k`` in ``ks`` (rows ``k,
+    mc_mean, mc_stderr``); ``dist_or_cluster`` as in ``order_statistic_monte_carlo``."""
     ks = np.atleast_1d(np.asarray(ks))
-    rows = []
-    for s in track(seeds, "Monte Carlo seeds"):
-        est = order_statistic_monte_carlo(dist_or_cluster, ks, n, replicas=replicas, rng=s)
-        for k, mean, se in zip(ks.tolist(), np.atleast_1d(est.mean), np.atleast_1d(est.stderr)):
-            rows.append({"seed": s, "k": int(k), "mc_mean": float(mean), "mc_stderr": float(se)})
-    return pd.DataFrame(rows)
+    est = order_statistic_monte_carlo(dist_or_cluster, ks, n, replicas=replicas, rng=seed)
+    return [
+        {"k": int(k), "mc_mean": float(mean), "mc_stderr": float(se)}
+        for k, mean, se in zip(ks.tolist(), np.atleast_1d(est.mean), np.atleast_1d(est.stderr))
+    ]
 
 
-def ecdf_ks_over_seeds(
-    cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, seeds=range(5)
-) -> pd.DataFrame:
-    """Kolmogorov--Smirnov distance between sampled and model CDF, per seed and worker.
-
-    Each seed samples ``n_samples`` rounds of the whole cluster (as :func:`cluster_ecdf`) and
-    tests the chosen workers' samples against their own model CDF. Under the model the
-    p-value is uniform on [0, 1] (mean 0.5). Returns ``seed, worker (1-based), n_samples,
-    ks_statistic, p_value``.
-
-    Parameters
-    ----------
-    cluster : HeterogeneousCluster
-        Cluster of workers with their own delay distributions.
-    workers : sequence of int, default (0, -1)
-        Workers to show.
-    n_samples : int, default 2000
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    seeds : sequence of int, default range(5)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    pd.DataFrame
-        Kolmogorov--Smirnov distance between sampled and model CDF, per seed and worker.
-    """
+def ecdf_ks(seed: int, cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000):
+    """Kolmogorov--Smirnov distance and p-value of ``n_samples`` draws of each chosen worker
+    against its model CDF (DSAG Fig. 3 style; uniform p-values under the model)."""
     from scipy import stats
 
-    seeds = _check_seeds(seeds)
     n_samples = check_int("n_samples", n_samples, low=1)
     idxs = [
         check_int("worker", w, low=-cluster.n_workers, high=cluster.n_workers - 1)
         % cluster.n_workers
         for w in workers
     ]
+    samples = cluster.sample(n_samples, as_generator(seed))
     rows = []
-    for s in track(seeds, "ECDF seeds"):
-        samples = cluster.sample(n_samples, as_generator(s))
-        for idx in idxs:
-            test = stats.kstest(samples[:, idx], cluster.dists[idx].cdf)
-            rows.append(
-                {
-                    "seed": s,
-                    "worker": idx + 1,
-                    "n_samples": n_samples,
-                    "ks_statistic": float(test.statistic),
-                    "p_value": float(test.pvalue),
-                }
-            )
-    return pd.DataFrame(rows)
+    for idx in idxs:
+        test = stats.kstest(samples[:, idx], cluster.dists[idx].cdf)
+        rows.append(
+            {
+                "worker": idx + 1,
+                "n_samples": n_samples,
+                "ks_statistic": float(test.statistic),
+                "p_value": float(test.pvalue),
+            }
+        )
+    return rows
 
 
-def bursts_over_seeds(
+def burst_stats(
+    seed: int,
     n_workers: int = 36,
     n_iterations: int = 600,
-    seeds=range(5),
     mean: float = 1.0,
     cv: float = 0.03,
     factor: float = 1.12,
     p_enter: float = 0.0007,
     p_exit: float = 0.05,
-) -> pd.DataFrame:
-    """Burst statistics of independent :class:`MarkovBursts` paths, one per seed.
-
-    Same model and defaults as :func:`bursty_path` (DSAG Sec. III-B calibration). Columns:
-    ``seed``, ``burst_fraction`` (share of worker-iterations in a burst),
-    ``any_burst`` (share of iterations with at least one worker in a burst),
-    ``workers_with_burst`` (share of workers with at least one burst iteration),
-    ``burst_latency_ratio`` (mean latency in a burst / outside one; nan without bursts),
-    ``burst_iterations`` (number of worker-iterations in a burst).
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    n_iterations : int, default 600
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    seeds : sequence of int, default range(5)
-        Seeds, one independent run per seed.
-    mean : float, default 1.0
-        Mean.
-    cv : float, default 0.03
-        Coefficient of variation.
-    factor : float, default 1.12
-        Slowdown factor during a burst.
-    p_enter : float, default 0.0007
-        Per-step probability of entering a burst.
-    p_exit : float, default 0.05
-        Per-step probability of leaving a burst.
-
-    Returns
-    -------
-    pd.DataFrame
-        Burst statistics of independent :class:`MarkovBursts` paths, one per seed.
-    """
-    seeds = _check_seeds(seeds)
+) -> dict:
+    """Burst statistics of one :class:`MarkovBursts` path (model of :func:`bursty_path`):
+    shares of worker-iterations in a burst, of iterations with some worker in a burst, of
+    workers with a burst; latency in / out of a burst (nan without bursts)."""
     n_workers = check_int("n_workers", n_workers, low=1)
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     model = MarkovBursts(
         gamma_from_moments(mean, (cv * mean) ** 2), p_enter, p_exit, factor, n_workers=n_workers
     )
-    rows = []
-    for s in track(seeds, "burst seeds"):
-        path = model.sample_path(n_iterations, as_generator(s))
-        burst = path.in_burst
-        ratio = (
-            float(path.latency[burst].mean() / path.latency[~burst].mean())
-            if burst.any() and (~burst).any()
-            else math.nan
-        )
-        rows.append(
-            {
-                "seed": s,
-                "burst_fraction": float(burst.mean()),
-                "any_burst": float(burst.any(axis=1).mean()),
-                "workers_with_burst": float(burst.any(axis=0).mean()),
-                "burst_latency_ratio": ratio,
-                "burst_iterations": int(burst.sum()),
-            }
-        )
-    return pd.DataFrame(rows)
+    path = model.sample_path(n_iterations, as_generator(seed))
+    burst = path.in_burst
+    ratio = (
+        float(path.latency[burst].mean() / path.latency[~burst].mean())
+        if burst.any() and (~burst).any()
+        else math.nan
+    )
+    return {
+        "burst_fraction": float(burst.mean()),
+        "any_burst": float(burst.any(axis=1).mean()),
+        "workers_with_burst": float(burst.any(axis=0).mean()),
+        "burst_latency_ratio": ratio,
+        "burst_iterations": int(burst.sum()),
+    }
 
 
 def burst_consistency(
@@ -892,33 +546,10 @@ def burst_consistency(
 ) -> pd.DataFrame:
     """DSAG Sec. III-B's burst statements under independent two-state Markov workers.
 
-    DSAG reports (AWS, ``N = 36``): at least one worker is in a burst in about 40 % of the
-    iterations, bursts last about a minute, the run lasts about 30 minutes, and most workers
-    see at least one burst. For each mean burst length ``L = 1/p_exit`` (iterations) this
-    calibrates ``p_enter`` so that ``1 - (1 - pi)**N = any_fraction`` with
-    ``pi = p_enter / (p_enter + p_exit)``, sets the run to ``run_in_bursts * L`` iterations
-    and returns the expected share of workers with at least one burst iteration,
-    ``1 - (1 - pi)(1 - p_enter)**(I - 1)`` (stationary start). Columns:
-    ``mean_burst_length, n_iterations, p_enter, p_exit, burst_probability, any_burst,
-    workers_with_burst``. As ``L`` grows the share tends to
-    ``1 - (1 - pi) exp(-run_in_bursts pi / (1 - pi))``.
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    any_fraction : float, default 0.4
-        Fraction of iterations with at least one worker in a burst. Must satisfy
-        ``0.0 < any_fraction < 1.0``.
-    run_in_bursts : float, default 30.0
-        Length of the run in mean burst lengths. Must satisfy ``0.0 < run_in_bursts``.
-    burst_lengths : tuple, default (5, 10, 20, 50, 100)
-        Mean burst lengths ``1/p_exit``, iterations.
-
-    Returns
-    -------
-    pd.DataFrame
-        DSAG Sec. III-B's burst statements under independent two-state Markov workers.
+    For each mean burst length ``L = 1/p_exit`` (iterations), ``p_enter`` is calibrated so
+    that ``1 - (1 - pi)**N = any_fraction`` (some worker in a burst; DSAG: 40 %), the run lasts
+    ``run_in_bursts * L`` iterations (DSAG: 30), and ``workers_with_burst`` is the expected
+    share of workers with a burst, ``1 - (1 - pi)(1 - p_enter)**(I - 1)`` (stationary start).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     any_fraction = check_real(
@@ -949,25 +580,8 @@ def burst_consistency(
 def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: float = 0.5) -> float:
     """Run length, in mean burst lengths, for ``share`` of the workers to burst at least once.
 
-    Same calibration as :func:`burst_consistency` (``1 - (1 - pi)**N = any_fraction``), in
-    the limit of long bursts (``p_enter -> 0``): solves
-    ``1 - (1 - pi) exp(-R pi / (1 - pi)) = share`` for ``R``. Returns ``0.0`` when the
-    stationary start alone gives the share (``pi >= share``).
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers. Must satisfy ``1 <= n_workers``.
-    any_fraction : float, default 0.4
-        Fraction of iterations with at least one worker in a burst. Must satisfy
-        ``0.0 < any_fraction < 1.0``.
-    share : float, default 0.5
-        Share of the workers that must burst at least once. Must satisfy ``0.0 < share < 1.0``.
-
-    Returns
-    -------
-    float
-        Run length, in mean burst lengths, for ``share`` of the workers to burst at least once.
+    Calibrated as :func:`burst_consistency`, long bursts (``p_enter -> 0``): solves
+    ``1 - (1 - pi) exp(-R pi / (1 - pi)) = share`` for ``R`` (0 when ``pi >= share``).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     any_fraction = check_real(
@@ -978,3 +592,873 @@ def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: flo
     if pi >= share:
         return 0.0
     return (1.0 - pi) / pi * math.log((1.0 - pi) / (1.0 - share))
+
+
+# --------------------------------------------------------------------------------------
+# The notebook's sizes, tables and claims
+# --------------------------------------------------------------------------------------
+#: The notebook's sizes: ``SETTINGS["quick" if quick else "faithful"]``.
+SETTINGS = {
+    "quick": {
+        "n_grid": 20,
+        "n_cost": 30,
+        "replicas": 20_000,
+        "n_seeds": 5,
+        "n_paths": 10,
+        "burst_workers": 36,
+        "burst_iterations": 300,
+        "widget_replicas": 2_000,
+    },
+    "faithful": {
+        "n_grid": 20,
+        "n_cost": 100,
+        "replicas": 100_000,
+        "n_seeds": 10,
+        "n_paths": 30,
+        "burst_workers": 36,
+        "burst_iterations": 600,
+        "widget_replicas": 20_000,
+    },
+}
+
+#: The reference models of :data:`KNOWN_VALUES` (exponential mean 1, Pareto t0 = 1, xi = 2).
+REFERENCE_MODELS = {
+    "exponential, mean 1": shifted_exponential(0.0, 1.0),
+    "Pareto t0=1, xi=2": pareto(1.0, 2.0),
+}
+
+# CR Section V: a = 5e-5 s per data point, a mu = 1; d = 49920 images over N = 156 workers
+# before coding; n = 12 children, resiliency 5/12
+CR_A, CR_MU, CR_D_I, CR_N, CR_S = 5e-5, 1 / 5e-5, 49920 // 156, 12, 5
+# RS Section 6 delay and Fig. 3's optimal load; n = 80 machines
+RS_T0, RS_XI, RS_ALPHA, RS_N = 0.001, 1.1, 0.1477, 80
+RS_F = int(np.ceil((1 - RS_ALPHA) * RS_N)) + 1  # eq. (18)'s f
+XI_HEAVY, N_HEAVY = 0.6, 10
+
+
+def model_moments(models) -> pd.DataFrame:
+    """Mean, variance and two tail probabilities of each model."""
+    return pd.DataFrame(
+        {
+            name: {
+                "mean": d.mean(),
+                "variance": d.var(),
+                "P[T > 3]": d.sf(3.0),
+                "P[T > 10]": d.sf(10.0),
+            }
+            for name, d in _named_models(models).items()
+        }
+    ).T
+
+
+def codedreduce_conventions(
+    d_i: int = CR_D_I, a: float = CR_A, mu: float = CR_MU, n: int = CR_N, s: int = CR_S
+) -> pd.DataFrame:
+    """CR eq. (6) vs the Theorem 2 proof's rate: shift, random part, mean, ``E[T_(n-s)]`` and
+    the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
+    dists = {
+        c: codedreduce_compute_time(d_i, a, mu, rate_convention=c) for c in ("eq6", "appendix")
+    }
+    cr = pd.DataFrame(
+        {
+            c: {
+                "shift a d_i [s]": d.support()[0],
+                "random part [s]": d.std(),
+                "mean [s]": d.mean(),
+                f"E[T_({n - s}) of {n}] [s]": closed_form(d, n - s, n),
+            }
+            for c, d in dists.items()
+        }
+    ).T
+    cr.loc["appendix", "CR appendix formula [s]"] = (
+        d_i / mu * (harmonic_number(n) - harmonic_number(s)) + a * d_i
+    )
+    return cr
+
+
+def cluster_moments(cluster: HeterogeneousCluster) -> pd.DataFrame:
+    """Mean and variance of each worker (columns: workers 1..N)."""
+    return pd.DataFrame(
+        {"mean": cluster.means(), "variance": cluster.variances()},
+        index=pd.RangeIndex(1, cluster.n_workers + 1, name="worker"),
+    ).T
+
+
+def reference_monte_carlo(seeds, replicas: int, executor=None) -> pd.DataFrame:
+    """:func:`monte_carlo_means` of each :data:`REFERENCE_MODELS` model at its
+    :data:`KNOWN_VALUES` ``k`` (n = 10) over ``seeds``, with a ``model`` column."""
+    frames = []
+    for model, dist in REFERENCE_MODELS.items():
+        ks = [ref["k"] for ref in KNOWN_VALUES if ref["model"] == model]
+        frame = over_seeds(
+            monte_carlo_means,
+            seeds,
+            executor=executor,
+            dist_or_cluster=dist,
+            ks=ks,
+            n=10,
+            replicas=replicas,
+        )
+        frames.append(frame.assign(model=model))
+    return pd.concat(frames, ignore_index=True)
+
+
+def grid_summary(comparisons: dict) -> pd.DataFrame:
+    """Largest numeric error and Monte Carlo ``|z|`` of :func:`order_statistic_comparison`
+    frames (by name)."""
+    return pd.DataFrame(
+        {
+            "max |numeric / closed form - 1|": [
+                np.max(np.abs(c["numeric"] / c["closed_form"] - 1)) for c in comparisons.values()
+            ],
+            "max |z| (finite variance)": [
+                c.loc[c["mc_valid"], "z"].abs().max() for c in comparisons.values()
+            ],
+            "k with finite variance": [int(c["mc_valid"].sum()) for c in comparisons.values()],
+        },
+        index=list(comparisons),
+    )
+
+
+def finite_means(xi: float = XI_HEAVY, n: int = N_HEAVY, t0: float = 1.0) -> list[int]:
+    """The ``k`` whose Pareto ``E[T_(k)]`` the numeric integral finds finite."""
+    heavy = expected_order_statistics_numeric(
+        pareto(t0, xi), np.arange(1, n + 1), n, divergent="inf"
+    )
+    return [k for k, v in zip(range(1, n + 1), heavy) if np.isfinite(v)]
+
+
+def rs_finite_n(
+    t0: float = RS_T0,
+    xi: float = RS_XI,
+    alpha: float = RS_ALPHA,
+    n: int = RS_N,
+    n_big: int = 100_000,
+) -> pd.DataFrame:
+    """RS eq. (19)'s limit next to the exact ``E[T_(k)]`` at ``n_big`` and at the paper's ``n``
+    (``k = ceil((1-alpha) n)`` and eq. (18)'s ``f = k + 1``), in ms."""
+    f = int(np.ceil((1 - alpha) * n)) + 1
+    k_big = math.ceil((1 - alpha) * n_big)
+    rs = pd.DataFrame(
+        {
+            "value [ms]": [
+                1e3 * pareto_order_statistic_limit(t0, xi, alpha),
+                1e3 * expected_order_statistic_pareto(k_big, n_big, t0, xi),
+                1e3 * expected_order_statistic_pareto(f - 1, n, t0, xi),
+                1e3 * expected_order_statistic_pareto(f, n, t0, xi),
+            ]
+        },
+        index=[
+            "eq. (19) limit t0 alpha^(-1/xi) (paper's T_f uses this)",
+            f"exact, k = ceil((1-alpha) n) = {k_big} of n = {n_big}",
+            f"exact, k = ceil((1-alpha) n) = {f - 1} of n = {n}",
+            f"exact, f = ceil((1-alpha) n) + 1 = {f} of n = {n} (eq. 18)",
+        ],
+    )
+    rs["relative to the limit"] = rs["value [ms]"] / rs["value [ms]"].iloc[0] - 1
+    return rs
+
+
+def rs_appendix_factors(xi: float = RS_XI, alpha: float = RS_ALPHA, n: int = 10**8) -> dict:
+    """The two factors of the RS appendix's proof of Proposition 1 at ``n`` (the paper: they
+    tend to ``e^(-xi)`` and ``e^xi``), their product and the limits ``e^(-+1/xi)``, ``e^(-+xi)``."""
+    first = math.exp((alpha * n + 0.5) * math.log1p(-1 / (xi * (alpha * n + 1))))
+    second = math.exp((-n - 0.5) * math.log1p(-1 / (xi * (n + 1))))
+    return {
+        "first": first,
+        "e^(-1/xi)": math.exp(-1 / xi),
+        "paper's e^(-xi)": math.exp(-xi),
+        "second": second,
+        "e^(1/xi)": math.exp(1 / xi),
+        "paper's e^xi": math.exp(xi),
+        "product": first * second,
+    }
+
+
+def cost_ks(n: int) -> tuple[np.ndarray, list[int]]:
+    """The ``k`` of the cost-of-waiting curve (25 spread over 1..n plus the shown ones) and the
+    shown ``k``."""
+    shown = [1, n // 2, int(0.9 * n), n - 1, n]
+    return np.unique(np.r_[np.linspace(1, n, 25).round(), shown]).astype(int), shown
+
+
+def _mc_check(samples, exact) -> dict:
+    """An interval row's Monte Carlo means over seeds against a formula; a miss says by how
+    many standard errors (a 95 % interval misses 1 time in 20)."""
+    mean, low, high = mean_interval(samples)
+    reason = ""
+    if not (low <= exact <= high):
+        se = float(np.std(samples, ddof=1)) / math.sqrt(len(samples))
+        reason = (
+            f"measured: the Monte Carlo mean is {mean - exact:+.3g} from the formula, "
+            f"{(mean - exact) / se:+.1f} standard errors over {len(samples)} seeds; "
+            "a 95 % interval misses the true value 1 time in 20"
+        )
+    return {"samples": samples, "paper": exact, "reason": reason}
+
+
+def _verdict(ok: bool, reason: str, missed="not reproduced") -> dict:
+    return {"verdict": "reproduced" if ok else missed, "reason": "" if ok else reason}
+
+
+# --------------------------------------------------------------------------------------
+# Claims, by notebook section (evaluate(table, CLAIMS[key], **results))
+# --------------------------------------------------------------------------------------
+def _model_claims() -> list:
+    check = {"section": "1. Delay models", "basis": "check", "rtol": 1e-12}
+    gamma_setting = (
+        "chosen: e = 1, v = 0.25; paper value: the e and v the footnote's shape "
+        "and scale are built from; ours: the frozen gamma's moments"
+    )
+    return [
+        spec(
+            "exact",
+            "RS eq. (16)",
+            "P[T > 10 t0], t0 = 0.001 s, ξ = 1.1",
+            lambda: {"ours": pareto(RS_T0, RS_XI).sf(10 * RS_T0)},
+            paper=(RS_T0 / (10 * RS_T0)) ** RS_XI,
+            setting="RS Sec. 6 delay parameters; paper value: (t0/t)^ξ from eq. (16); "
+            "ours: codedlib pareto(t0, ξ).sf",
+            **check,
+        ),
+        spec(
+            "exact",
+            "RS eq. (16)",
+            "mean of Pareto(t0 = 2/3, ξ = 3)",
+            lambda models: {"ours": models.pareto.mean()},
+            paper=3.0 * (2 / 3) / (3.0 - 1.0),
+            setting="chosen: t0 = 2/3, ξ = 3 (mean 1); paper value: ξ t0/(ξ − 1), the mean of "
+            "eq. (16); ours: the frozen distribution's mean",
+            **check,
+        ),
+        spec(
+            "exact",
+            "DSAG fn. 14 (gamma)",
+            "mean of gamma(shape e²/v, scale v/e)",
+            lambda models: {"ours": models.gamma.mean()},
+            paper=1.0,
+            setting=gamma_setting,
+            **check,
+        ),
+        spec(
+            "exact",
+            "DSAG fn. 14 (gamma)",
+            "variance of gamma(shape e²/v, scale v/e)",
+            lambda models: {"ours": models.gamma.var()},
+            paper=0.5**2,
+            setting=gamma_setting,
+            **check,
+        ),
+    ]
+
+
+def _codedreduce_claims() -> list:
+    setting = (
+        f"CR Sec. V constants a = 5e-5 s/sample, aμ = 1; chosen: d_i = 49920/156 = {CR_D_I} "
+        "samples (uncoded share)"
+    )
+    check = {"section": "1.1 CodedReduce eq. (6)", "basis": "check", "unit": "s"}
+    app = codedreduce_compute_time(CR_D_I, CR_A, CR_MU, rate_convention="appendix")
+
+    def erratum(cr):
+        eq6_std, app_std = cr.loc["eq6", "random part [s]"], cr.loc["appendix", "random part [s]"]
+        eq6_mean, app_mean = cr.loc["eq6", "mean [s]"], cr.loc["appendix", "mean [s]"]
+        return {
+            "ours": f"random part {eq6_std:.3g} s vs {app_std:.3g} s, mean {eq6_mean:.4g} s vs "
+            f"{app_mean:.4g} s at CR's constants",
+            "reason": "the two rates agree only if a = d_i: eq. (6) as printed makes the "
+            f"computation time almost deterministic (random part {eq6_std / app_std:.1e} of the "
+            "appendix's); Theorem 2's bounds follow the appendix. codedlib offers both "
+            "(rate_convention)",
+        }
+
+    return [
+        spec(
+            "exact",
+            "CR eq. (6)",
+            "mean of T_i, rate μ/a",
+            lambda cr: {"ours": cr.loc["eq6", "mean [s]"]},
+            paper=CR_A * CR_D_I + CR_A / CR_MU,
+            rtol=1e-12,
+            setting=setting + "; paper value: a d_i + a/μ, the mean of eq. (6)",
+            **check,
+        ),
+        spec(
+            "exact",
+            "CR eq. (6)",
+            "std of T_i, rate μ/a",
+            lambda cr: {"ours": cr.loc["eq6", "random part [s]"]},
+            paper=CR_A / CR_MU,
+            rtol=1e-12,
+            setting=setting + "; paper value: a/μ from eq. (6)",
+            **check,
+        ),
+        spec(
+            "exact",
+            "CR App. (Thm. 2 proof)",
+            f"E[T_(n-s)], n = {CR_N}, s = {CR_S}, rate μ/d_i",
+            lambda cr: {
+                "paper": cr.loc["appendix", "CR appendix formula [s]"],
+                "ours": expected_order_statistic_numeric(app, CR_N - CR_S, CR_N),
+            },
+            rtol=1e-9,
+            setting=setting + "; paper value: the appendix's (d_i/μ)(H_n − H_s) + a d_i; "
+            "ours: numeric integration (LAGC eq. 28 route)",
+            **check,
+        ),
+        spec(
+            "qualitative",
+            "CR eq. (6) vs App.",
+            "exponential rate: eq. (6) vs Thm. 2 proof",
+            erratum,
+            paper="eq. (6): rate μ/a; proof of Theorem 2: rate μ/d_i (same computation-time model)",
+            verdict="paper erratum",
+            setting=setting,
+            section="1.1 CodedReduce eq. (6)",
+            basis="paper",
+        ),
+    ]
+
+
+def _cluster_claims() -> list:
+    section = "1.2 Heterogeneous workers"
+    return [
+        spec(
+            "interval",
+            "DSAG Fig. 3 (style)",
+            "KS p-value, sampled vs model CDF",
+            lambda ks_tests: {
+                "samples": ks_tests["p_value"],
+                "uncertainty": f"95 % t-interval over {len(ks_tests)} tests "
+                f"({ks_tests['seed'].nunique()} seeds × 2 workers)",
+            },
+            paper=0.5,
+            paper_text="gamma CDF fits the samples (p-values uniform, mean 0.5)",
+            setting="stand-in: 12 gamma workers, means 1→1.4 (chosen, DSAG eX3-like), cv 0.2 "
+            "(chosen), 2000 draws of workers 1 and 12 per seed; paper value: the mean p-value "
+            "when the samples follow the model",
+            section=section,
+            basis="check",
+        ),
+        spec(
+            "not_attempted",
+            "DSAG Fig. 3",
+            "gamma fit to two Azure workers",
+            paper="gamma CDFs fit the recorded per-iteration latency of two Azure workers; "
+            "worker 2 is 14 % slower",
+            reason="we have no Azure traces: this section samples a chosen gamma cluster, so it "
+            "checks the sampler, not the paper's fit; notebook 03-dsag fits the model to latency "
+            "recorded by our own MPI runs",
+            section=section,
+            basis="paper",
+        ),
+    ]
+
+
+def _burst_setting(bursts, burst_workers, burst_iterations):
+    model = bursts.model
+    return (
+        f"{burst_workers} gamma workers (mean 1, cv 0.03, chosen), {burst_iterations} iterations "
+        f"per path, stationary start; calibrated: p_enter = {model.p_enter:g}, "
+        f"factor = {model.factor:g}; chosen: p_exit = {model.p_exit:g}"
+    )
+
+
+def _burst_claims() -> list:
+    section = "1.3 Bursty workers"
+
+    def fraction(bursts, paths, burst_workers, burst_iterations):
+        setting = _burst_setting(bursts, burst_workers, burst_iterations)
+        return {
+            "samples": paths["burst_fraction"],
+            "paper": bursts.model.burst_probability,
+            "setting": setting + "; paper value: the chain's stationary law (our model of "
+            "DSAG's bursts; DSAG gives no formula)",
+        }
+
+    def any_burst(bursts, paths, burst_workers, burst_iterations):
+        pi = bursts.model.burst_probability
+        return {
+            "samples": paths["any_burst"],
+            "paper": 1 - (1 - pi) ** burst_workers,
+            "setting": _burst_setting(bursts, burst_workers, burst_iterations)
+            + "; paper value: the stationary 1 − (1 − π)^N",
+        }
+
+    def calibrated(bursts):
+        m = bursts.model
+        return {
+            "ours": 1 - (1 - m.burst_probability) ** 36,
+            "setting": f"calibrated: p_enter = {m.p_enter:g}; chosen: p_exit = {m.p_exit:g}; "
+            "ours: the stationary 1 − (1 − π)^36",
+        }
+
+    def ratio(bursts, paths, burst_workers, burst_iterations):
+        return {
+            "samples": paths["burst_latency_ratio"].dropna(),
+            "setting": _burst_setting(bursts, burst_workers, burst_iterations),
+        }
+
+    def sampled_share(bursts, paths, consistency, burst_workers, burst_iterations):
+        setting = _burst_setting(bursts, burst_workers, burst_iterations)
+        return {
+            "samples": paths["workers_with_burst"],
+            "setting": setting
+            + f" ({burst_iterations / bursts.model.mean_burst_length:g} burst lengths)",
+            "reason": f"measured: calibrated to 40 %, a worker bursts at least once in "
+            f"{burst_iterations} iterations with probability "
+            f"{bursts.summary['stationary'].iloc[3]:.2f} (stationary value, first table above); "
+            "with DSAG's own burst/run ratio the model gives at most "
+            f"{consistency['workers_with_burst'].max():.2f} (next row)",
+        }
+
+    def share(consistency, run_needed):
+        most = consistency["workers_with_burst"].max()
+        return {
+            "ours": most,
+            "reason": f"measured (table above): calibrated to 40 % of iterations, independent "
+            f"workers whose bursts last 1/30 of the run burst at least once with probability "
+            f"{most:.2f} at most, whatever the burst length; 'most' would need runs of "
+            f"≥ {run_needed:.0f} burst lengths (bursts of ≤ {30 * 60 / run_needed:.0f} s in "
+            "DSAG's 30 minutes) or bursts shared between workers, which the model does not have",
+        }
+
+    return [
+        spec(
+            "interval",
+            "DSAG Sec. III-B (model)",
+            "sampled burst fraction vs p_enter/(p_enter+p_exit)",
+            fraction,
+            section=section,
+            basis="check",
+        ),
+        spec(
+            "interval",
+            "DSAG Sec. III-B (model)",
+            "sampled P[some worker in a burst]",
+            any_burst,
+            section=section,
+            basis="check",
+        ),
+        spec(
+            "exact",
+            "DSAG Fig. 4",
+            "stationary P[some of 36 workers in a burst]",
+            calibrated,
+            paper=0.40,
+            rtol=0.05,
+            verdict="calibrated",
+            section=section,
+            reason="p_enter was chosen to hit the paper's 40 %",
+            basis="paper",
+        ),
+        spec(
+            "interval",
+            "DSAG Fig. 4",
+            "mean latency in a burst / outside",
+            ratio,
+            paper=1.12,
+            verdict="calibrated",
+            unit="×",
+            section=section,
+            reason="factor = 1.12 was chosen to hit the paper's +12 %",
+            basis="paper",
+        ),
+        spec(
+            "interval",
+            "DSAG Fig. 4",
+            "sampled share of workers with >= 1 burst",
+            sampled_share,
+            paper_range=(0.5, 1.0),
+            paper_text="most of the 36 workers",
+            section=section,
+            basis="derived",
+        ),
+        spec(
+            "exact",
+            "DSAG Fig. 4",
+            "share of workers with >= 1 burst, run = 30 bursts",
+            share,
+            paper_range=(0.5, 1.0),
+            rtol=0.0,
+            section=section,
+            headline=True,
+            setting="DSAG Sec. III-B: 40 % of iterations with some of N = 36 workers in a burst, "
+            "~1-minute bursts in a ~30-minute run; chosen: independent workers, "
+            "stationary start, burst lengths 5–100 iterations; paper value: 'most' (> 0.5)",
+            basis="paper",
+        ),
+    ]
+
+
+_REFERENCE_ROWS = {
+    "exponential, mean 1": (
+        "LAGC eq. (21)",
+        "exp. mean 1",
+        "expected_order_statistic_exponential",
+    ),
+    "Pareto t0=1, xi=2": (
+        "RS App. / LAGC eq. (22)",
+        "Pareto(1, 2)",
+        "expected_order_statistic_pareto",
+    ),
+}
+
+
+def _reference_claims() -> list:
+    section = "2.1 Reference values"
+    specs = []
+    for i, ref in enumerate(KNOWN_VALUES):
+        item, label, function = _REFERENCE_ROWS[ref["model"]]
+        k, n = ref["k"], ref["n"]
+        heavy = (
+            " T_(10) of 10 has infinite variance (ξ(n−k+1) = 2): the interval is only indicative."
+            if label.startswith("Pareto") and k == n
+            else ""
+        )
+
+        def numeric(known, i=i):
+            return {"paper": known["closed_form"].iloc[i], "ours": known["numeric"].iloc[i]}
+
+        def monte_carlo(
+            known,
+            reference_mc,
+            replicas,
+            i=i,
+            model=ref["model"],
+            k=k,
+            heavy=heavy,
+            function=function,
+        ):
+            rows = reference_mc[(reference_mc["model"] == model) & (reference_mc["k"] == k)]
+            return {
+                **_mc_check(rows["mc_mean"], known["closed_form"].iloc[i]),
+                "setting": f"{replicas} rounds per seed; paper value: the closed form "
+                f"({function}).{heavy}",
+            }
+
+        specs += [
+            spec(
+                "exact",
+                item,
+                f"E[T_({k})] of {n}, {label}: numeric",
+                numeric,
+                rtol=1e-9,
+                section=section,
+                setting=f"paper value: the closed form ({function}; reference {ref['reference']}); "
+                "ours: numeric integration of 1 − F_(k) (LAGC eq. 28)",
+                basis="check",
+            ),
+            spec(
+                "interval",
+                item,
+                f"E[T_({k})] of {n}, {label}: Monte Carlo",
+                monte_carlo,
+                section=section,
+                basis="check",
+            ),
+        ]
+    return specs
+
+
+def _grid_claims() -> list:
+    section = "2.2 E[T_(k)] for every k"
+    specs = []
+    for name, item, formula in (
+        ("exponential", "LAGC eq. (21)", "eq. (21)"),
+        ("Pareto xi=2", "RS App. / LAGC eq. (22)", "the Vännman / eq. (22) closed form"),
+    ):
+
+        def judged(grid, replicas, n_grid, name=name):
+            row = grid.loc[name]
+            ok = row.iloc[0] < 1e-8 and row.iloc[1] < 4
+            return {
+                "ours": f"numeric within {row.iloc[0]:.1e} (relative) for every k; Monte Carlo "
+                f"within {row.iloc[1]:.1f} standard errors for the {int(row.iloc[2])} k with "
+                "finite variance",
+                **_verdict(
+                    ok,
+                    "the largest deviation exceeds 1e-8 (numeric) or 4 standard errors (Monte Carlo)",
+                ),
+                "uncertainty": f"one Monte Carlo run of {replicas} rounds; pass: relative error "
+                "< 1e-8, |z| < 4",
+                "setting": f"n = {n_grid}; chosen: exponential mean 1, Pareto t0 = 1, ξ = 2",
+            }
+
+        specs.append(
+            spec(
+                "qualitative",
+                item,
+                f"all k = 1..n: numeric and Monte Carlo vs closed form, {name}",
+                judged,
+                paper=f"E[T_(k)] given by {formula} for every k",
+                section=section,
+                basis="check",
+            )
+        )
+
+    def finite(finite_k):
+        contiguous = finite_k == list(range(1, max(finite_k) + 1))
+        return {"ours": f"k <= {max(finite_k)}" if contiguous else str(finite_k)}
+
+    paper_k = max(k for k in range(1, N_HEAVY + 1) if XI_HEAVY * (N_HEAVY - k + 1) > 1)
+    specs.append(
+        spec(
+            "exact",
+            "RS App. / LAGC eq. (22)",
+            f"finite E[T_(k)], Pareto ξ = {XI_HEAVY}, n = {N_HEAVY}",
+            finite,
+            paper=f"k <= {paper_k}",
+            section=section,
+            setting="chosen: t0 = 1, ξ = 0.6; paper value: the Gamma functions of eq. (22) need "
+            "ξ(n − k + 1) > 1; ours: where the numeric integral converges",
+            basis="check",
+        )
+    )
+    return specs
+
+
+def _iid_error(frame):
+    return frame["iid_relative_error"].abs().max()
+
+
+def _hetero_claims() -> list:
+    section = "2.3 Non-identical workers"
+    setting = "stand-in: 20 gamma workers, means 1→2, cv 0.05 (chosen)"
+    paper_iid = "the i.i.d. model (global mean and variance) can significantly reduce accuracy"
+    specs = []
+    for k in (10, 20):
+
+        def monte_carlo(hetero, hetero_mc, replicas, k=k):
+            exact = float(hetero.loc[hetero["k"] == k, "numeric"].iloc[0])
+            return {
+                **_mc_check(hetero_mc.loc[hetero_mc["k"] == k, "mc_mean"], exact),
+                "setting": setting + f"; {replicas} rounds per seed; paper value: eq. (28) "
+                "integrated numerically with the per-worker CDFs (Poisson-binomial)",
+            }
+
+        specs.append(
+            spec(
+                "interval",
+                "LAGC eq. (28)",
+                f"E[T_({k})] of 20 non-identical: Monte Carlo",
+                monte_carlo,
+                section=section,
+                basis="check",
+            )
+        )
+
+    def strong(hetero):
+        err = _iid_error(hetero)
+        first, last = hetero["iid_relative_error"].iloc[0], hetero["iid_relative_error"].iloc[-1]
+        return {
+            "ours": f"largest |error| {err:.1%}; {first:+.1%} at k = 1, {last:+.1%} at k = 20",
+            **_verdict(err > 0.01, f"the i.i.d. model errs by at most {err:.1%} here", "partly"),
+        }
+
+    def mild(hetero, mild):
+        err, err_strong = _iid_error(mild), _iid_error(hetero)
+        return {
+            "ours": f"largest |error| {err:.1%}",
+            **_verdict(
+                err > 0.01,
+                f"measured: with the milder spread the i.i.d. shortcut errs by at most {err:.1%} "
+                f"(vs {err_strong:.1%} for means 1→2): how much accuracy it costs depends on how "
+                "heterogeneous the workers are",
+                "partly",
+            ),
+        }
+
+    exact_note = {
+        "uncertainty": "exact (numeric integration)",
+        "section": section,
+        "basis": "check",
+    }
+    return specs + [
+        spec(
+            "qualitative",
+            "DSAG Fig. 5 (style)",
+            "i.i.d.-model error, means 1→2, cv 0.05",
+            strong,
+            paper=paper_iid,
+            setting=setting,
+            **exact_note,
+        ),
+        spec(
+            "qualitative",
+            "DSAG Fig. 5 (style)",
+            "i.i.d.-model error, means 1→1.4, cv 0.2",
+            mild,
+            paper=paper_iid,
+            setting="stand-in: 20 gamma workers, means 1→1.4, cv 0.2 (chosen)",
+            **exact_note,
+        ),
+        spec(
+            "not_attempted",
+            "DSAG Fig. 5",
+            "recorded vs predicted w-th fastest latency, Azure N = 72",
+            paper="the per-worker model predicts the recorded latency; the i.i.d. model is less "
+            "accurate",
+            reason="no Azure traces: this section compares the two models with each other on a "
+            "stand-in cluster; notebook 03-dsag compares them with latency recorded by our own "
+            "MPI runs",
+            section=section,
+            basis="paper",
+        ),
+    ]
+
+
+def _pareto_limit_claims() -> list:
+    section = "2.4 RS Proposition 1"
+    setting = (
+        "RS Sec. 6 delay t0 = 0.001 s, ξ = 1.1, Fig. 3's α* = 0.1477; paper value: eq. (19)'s "
+        "limit t0 α^(−1/ξ) (pareto_order_statistic_limit); ours: the exact Vännman expectation "
+        "(RS App.)"
+    )
+    specs = [
+        spec(
+            "exact",
+            "RS Prop. 1 / eq. (19)",
+            "E[T_(⌈(1−α)n⌉)] at n = 10^5",
+            lambda rs: {"paper": rs["value [ms]"].iloc[0], "ours": rs["value [ms]"].iloc[1]},
+            rtol=1e-4,
+            unit="ms",
+            setting=setting,
+            section=section,
+            headline=True,
+            basis="paper",
+        )
+    ]
+    for row, quantity in (
+        (2, f"E[T_({RS_F - 1})] of {RS_N}, k = ⌈(1−α)n⌉"),
+        (3, f"E[T_({RS_F})] of {RS_N}, eq. (18)'s f"),
+    ):
+
+        def finite_n(rs, row=row):
+            return {
+                "paper": rs["value [ms]"].iloc[0],
+                "ours": rs["value [ms]"].iloc[row],
+                "reason": f"Proposition 1's limit holds (previous row), but at the paper's own "
+                f"n = {RS_N} the exact expectation is {rs['relative to the limit'].iloc[row]:+.0%} "
+                "off the limit that T_f (eqs. 20-21) uses in its place",
+            }
+
+        specs.append(
+            spec(
+                "exact",
+                "RS eqs. (20)-(21) at n = 80",
+                quantity,
+                finite_n,
+                rtol=1e-3,
+                unit="ms",
+                verdict="partly",
+                setting=setting + f"; n = {RS_N} machines (RS Sec. 6)",
+                section=section,
+                basis="derived",
+            )
+        )
+    xi = RS_XI
+    specs.append(
+        spec(
+            "exact",
+            "RS App. (proof of Prop. 1)",
+            "limit of (1 − 1/(ξ(αn+1)))^(αn+1/2)",
+            lambda factors: {"ours": factors["first"]},
+            paper=math.exp(-xi),
+            rtol=1e-3,
+            verdict="paper erratum",
+            setting="ξ = 1.1, α = 0.1477; paper value: e^(−ξ) as printed; ours: the factor at "
+            "n = 10^8",
+            section=section,
+            reason=f"the factor tends to e^(−1/ξ) = {math.exp(-1 / xi):.4f}, not e^(−ξ) = "
+            f"{math.exp(-xi):.4f}; the second factor likewise tends to e^(1/ξ), not e^ξ, so "
+            "the two still cancel and eq. (19) stands",
+            basis="paper",
+        )
+    )
+    return specs
+
+
+def _cost_claims() -> list:
+    section = "2.5 Cost of waiting"
+    specs = []
+    for name, item, label, setting in (
+        (
+            "shifted exponential",
+            "LAGC eq. (21)",
+            "shifted exp.",
+            "chosen: shift 0.5, rate 2 (mean 1); paper value: eq. (21), shift + H_n/rate, over "
+            "the mean",
+        ),
+        (
+            "Pareto",
+            "LAGC eq. (22)",
+            "Pareto ξ = 3",
+            "chosen: t0 = 2/3, ξ = 3 (mean 1); paper value: eq. (22) over the mean",
+        ),
+    ):
+
+        def all_n(cost, models, name=name, setting=setting):
+            n = int(cost["k"].max())
+            dist = _named_models(models)[name]
+            relative = cost.set_index(["model", "k"])["relative"]
+            return {
+                "paper": closed_form(dist, n, n) / dist.mean(),
+                "ours": relative[(name, n)],
+                "setting": f"n = {n}; " + setting + "; ours: numeric integration",
+            }
+
+        specs.append(
+            spec(
+                "exact",
+                item,
+                f"cost of waiting for all n, {label}",
+                all_n,
+                rtol=1e-8,
+                unit="× E[T]",
+                section=section,
+                basis="check",
+            )
+        )
+
+    def growing(cost):
+        up = {
+            name: bool(np.all(np.diff(part.sort_values("k")["expected"]) > 0))
+            for name, part in cost.groupby("model")
+        }
+        return {
+            "ours": ", ".join(
+                f"{name}: {'increasing' if u else 'not increasing'}" for name, u in up.items()
+            ),
+            **_verdict(all(up.values()), "a curve is not increasing in k"),
+            "setting": f"n = {int(cost['k'].max())}, {cost['k'].nunique()} values of k; the "
+            "Section 1 models and the gamma cluster",
+        }
+
+    specs.append(
+        spec(
+            "qualitative",
+            "LAGC eqs. (21)-(22)",
+            "E[T_(k)] increases with k",
+            growing,
+            paper="the averages (21) and (22) increase with the mean of each worker and with k",
+            uncertainty="exact (numeric integration)",
+            section=section,
+            basis="check",
+        )
+    )
+    return specs
+
+
+#: The notebook's claims by section: ``evaluate(table, CLAIMS[key], **results)``.
+CLAIMS = {
+    "models": _model_claims(),
+    "codedreduce": _codedreduce_claims(),
+    "cluster": _cluster_claims(),
+    "bursts": _burst_claims(),
+    "reference": _reference_claims(),
+    "grid": _grid_claims(),
+    "hetero": _hetero_claims(),
+    "pareto_limit": _pareto_limit_claims(),
+    "cost": _cost_claims(),
+}

@@ -1,50 +1,22 @@
 """Event-driven simulation of a w-of-N iterative computation (DSAG paper, Section IV-B).
 
-Model (Section IV-B): each worker is idle or busy and has a task queue of length one that
-always holds the *newest* task. At the start of iteration t the coordinator hands every
-worker the task of iteration t; an idle worker starts it at once, a busy worker (still
-computing a stale task) queues it, replacing any older queued task, and starts it the moment
-its stale task completes. The coordinator ends iteration t once ``w`` tasks of iteration t
-(fresh results) have completed, optionally waiting ``margin`` times the iteration's
-elapsed time longer (the 2 % margin of Section V-A), and then starts iteration t+1.
+Each worker has a task queue of length one holding the *newest* task; a busy worker starts
+its queued task when its stale one completes. Iteration t ends once ``w`` fresh results have
+arrived, plus ``margin`` times the elapsed time (Section V-A's 2 %). Inside that window
+``semantics="reference"`` follows the authors' simulator (CodedComputing.jl: the clock moves
+to the last arrival; a stale worker stays idle until the next iteration), ``"deadline"`` ends
+at ``T'`` and restarts it at once, as ``codedlib.runtime``'s coordinator does.
 
-What happens inside that margin window is not written in the paper; two rules exist:
+With every task latency ``task_latency[t, i]`` drawn up front, the priority-queue simulation
+(:func:`simulate_event_driven_heapq`) has an exact O(N)-per-iteration form compiled with numba
+(:func:`simulate_event_driven`). With busy-until ``b_i`` at iteration start ``s``:
 
-* ``semantics="reference"`` (default): the rules of the authors' simulator
-  (CodedComputing.jl, ``EventDrivenSimulator``, on which the paper's figures were made). The
-  clock moves only to the last result that actually arrived inside the window, and a worker
-  whose stale result arrives inside the window stays idle until the next iteration starts
-  (it is not restarted on the current one).
-* ``semantics="deadline"``: the iteration always ends at the full deadline ``T'`` and a
-  worker whose stale result arrives inside the window starts its queued task at once. This is
-  what ``codedlib.runtime``'s MPI coordinator does (it waits out the whole margin and its
-  workers hold the newest task), so traces of our own runs are predicted with it.
-
-Every task's latency is drawn up front: ``task_latency[t, i]`` is the time worker i needs for
-the task of iteration t, should it ever start it. With that convention the event-driven
-simulation (a priority queue of completion times, :func:`simulate_event_driven_heapq`) has
-an exact O(N)-per-iteration reformulation that :func:`simulate_event_driven` compiles with
-numba. For worker i with busy-until time ``b_i`` at iteration start ``s``:
-
-    c_i = max(s, b_i) + task_latency[t, i]       (completion time of its fresh task)
-    T   = w-th smallest c_i,  T' = T + margin * (T - s)
+    c_i = max(s, b_i) + task_latency[t, i],  T = w-th smallest c_i,  T' = T + margin (T - s)
     fresh_i = c_i <= T'
-
     deadline:  next start T';  b_i <- c_i if max(s, b_i) <= T' else b_i
-    reference: b_i <- c_i if b_i <= T (restarted before the w-th fresh result) else b_i;
-               next start = the latest arrival (c_i of a restarted worker, or b_i of one that
-               was not) at or before T' (at least T).
+    reference: b_i <- c_i if b_i <= T else b_i; next start = latest arrival in [T, T'].
 
-Both implementations return identical results for identical latencies (tested), and under
-``semantics="reference"`` both equal :func:`simulate_event_driven_reference`, a port of the
-authors' step rules written from their description (idle flags, task epochs, pop until w fresh
-results re-enqueueing stale workers, then pop inside the window without re-enqueueing).
-
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+All three implementations agree (tested). Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -74,14 +46,9 @@ SEMANTICS = ("reference", "deadline")
 class EventDrivenResult:
     """Outcome of an event-driven simulation.
 
-    Attributes
-    ----------
-    iteration_end : (replicas, n_iterations) array
-        Time ``T_w^(t)`` at which iteration t ends (cumulative latency; time 0 is the start).
-    fresh : (replicas, n_iterations, N) bool array
-        Whether worker i delivered a fresh result in iteration t (within the margin).
-    busy_until : (replicas, N) array
-        Time each worker becomes idle after the last simulated iteration.
+    ``iteration_end`` (replicas, n_iterations): time ``T_w^(t)`` iteration t ends (cumulative);
+    ``fresh`` (replicas, n_iterations, N): worker i delivered a fresh result in iteration t;
+    ``busy_until`` (replicas, N): when each worker becomes idle after the last iteration.
     """
 
     iteration_end: np.ndarray
@@ -181,25 +148,9 @@ def simulate_event_driven(
 ) -> EventDrivenResult:
     """Simulate iterations of a w-of-N computation (Section IV-B), compiled with numba.
 
-    Parameters
-    ----------
-    task_latency : array, shape (n_iterations, N) or (replicas, n_iterations, N)
-        Latency of the task of iteration t on worker i (communication + computation).
-    w : int, 1 <= w <= N
-        Fresh results the coordinator waits for in each iteration.
-    margin : float >= 0
-        Extra waiting time after the w-th fresh result, as a fraction of the iteration's
-        elapsed time (0.02 in the paper, Section V-A).
-    busy_until : array (N,) or (replicas, N), optional
-        Time each worker is still busy with an earlier task (default: all idle at time 0).
-    semantics : {"reference", "deadline"}
-        The coordinator's rule inside the margin window (module docstring); the two agree
-        when ``margin == 0``.
-
-    Returns
-    -------
-    EventDrivenResult
-        Simulate iterations of a w-of-N computation (Section IV-B), compiled with numba.
+    ``task_latency`` (n_iterations, N) or (replicas, n_iterations, N); ``margin`` is a fraction
+    of the iteration's elapsed time (0.02 in Section V-A); ``busy_until`` (N,) or (replicas, N)
+    defaults to all idle at time 0.
 
     Examples
     --------
@@ -224,29 +175,8 @@ def simulate_event_driven_heapq(
     """Plain priority-queue (``heapq``) event-driven simulator: pops worker completion events
     in time order as described in Section IV-B (a task queue of length one per worker).
 
-    Same model and arguments as :func:`simulate_event_driven`. Slow (pure Python), kept to
-    check the compiled kernel and as the benchmark's baseline.
-
-    Parameters
-    ----------
-    task_latency
-        Task latencies, shape ``(replicas, n_iterations, N)``.
-    w : int
-        Number of results the coordinator waits for per iteration. Must satisfy
-        ``1 <= w <= n_workers``.
-    margin : float, default 0.0
-        Margin after the w-th result within which results count as fresh. Must satisfy
-        ``0.0 <= margin``.
-    busy_until : optional
-        Time each worker is busy until at the start.
-    semantics : str, default 'reference'
-        ``'reference'`` (the authors' rules) or ``'deadline'``.
-
-    Returns
-    -------
-    EventDrivenResult
-        Plain priority-queue (``heapq``) event-driven simulator: pops worker completion events in
-        time order as described in Section IV-B (a task queue of length one per worker).
+    Same model and arguments as :func:`simulate_event_driven`; pure Python, kept to check the
+    compiled kernel and as the benchmark's baseline.
     """
     reference = _check_semantics(semantics)
     lat, w, margin, busy = _check_inputs(task_latency, w, margin, busy_until)
@@ -302,29 +232,9 @@ def simulate_event_driven_heapq(
 def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenResult:
     """The authors' coordinator rules, step by step (the check of ``semantics="reference"``).
 
-    Written here from the rules of their simulator (CodedComputing.jl's
-    ``EventDrivenSimulator.step!``): each worker has an idle flag and the epoch its task was
-    assigned in; an epoch enqueues every idle worker; results are popped in time order until
-    ``w`` fresh ones have arrived, a stale result re-enqueueing its worker on the current
-    epoch; then results arriving within ``(1 + margin)`` times the epoch's elapsed time are
-    popped without re-enqueueing, and the clock is the last popped arrival. All workers idle
-    at time 0 (no ``busy_until``). Pure Python; for tests.
-
-    Parameters
-    ----------
-    task_latency
-        Task latencies, shape ``(replicas, n_iterations, N)``.
-    w : int
-        Number of results the coordinator waits for per iteration. Must satisfy
-        ``1 <= w <= n_workers``.
-    margin : float, default 0.0
-        Margin after the w-th result within which results count as fresh. Must satisfy
-        ``0.0 <= margin``.
-
-    Returns
-    -------
-    EventDrivenResult
-        The authors' coordinator rules, step by step (the check of ``semantics="reference"``).
+    From CodedComputing.jl's ``EventDrivenSimulator.step!``: idle flags and task epochs; pop
+    results until ``w`` are fresh (a stale one re-enqueues its worker), then pop those within
+    ``(1 + margin)`` times the elapsed time without re-enqueueing. Pure Python; for tests.
     """
     lat, w, margin, _ = _check_inputs(task_latency, w, margin, None)
     replicas, n_iterations, n_workers = lat.shape
@@ -381,32 +291,6 @@ def simulate_model(
 
     ``model`` is anything with ``sample_total(size, rng, load)`` returning latencies of shape
     ``size + (N,)``, e.g. :class:`codedlib.latency.gamma_model.GammaLatencyModel`.
-
-    Parameters
-    ----------
-    model
-        Latency model with ``sample_total(size, rng, load)``.
-    w : int
-        Number of results the coordinator waits for per iteration. Must satisfy
-        ``1 <= w <= n_workers``.
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    replicas : int, default 1
-        Number of Monte Carlo replicas. Must satisfy ``1 <= replicas``.
-    margin : float, default 0.0
-        Margin after the w-th result within which results count as fresh. Must satisfy
-        ``0.0 <= margin``.
-    load : float, default 1.0
-        Computational load per task.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    semantics : str, default 'reference'
-        ``'reference'`` (the authors' rules) or ``'deadline'``.
-
-    Returns
-    -------
-    EventDrivenResult
-        Draw task latencies from a latency model and simulate (Section IV-B).
     """
     n_iterations = check_int("n_iterations", n_iterations, 1)
     replicas = check_int("replicas", replicas, 1)

@@ -1,29 +1,12 @@
 """Per-worker gamma latency model of the DSAG paper (Section III) and its fitting.
 
-Worker i's latency is ``X_i = Y_i + Z_i`` (Section III-A) with independent gamma-distributed
-communication latency ``Y_i`` and computation latency ``Z_i`` whose parameters differ between
-workers. The computation latency scales with the computational load c: its mean scales
-linearly (Fig. 1) and, as in the load balancer's linearisation (Section VI-B), its variance
-with the square of the load,
-
-    e_Z(c) = e_Z * c,   v_Z(c) = v_Z * c**2,
-
-so a gamma variable keeps its shape and only its scale grows. ``load`` is measured relative to
-the reference load the model was fitted at (``load=1``).
-
-Bursts (Section III-B) multiply a worker's mean computation latency by a factor for a while;
-every sampler takes a ``slowdown`` array broadcastable to the sample shape for that.
-
-The model is fitted from recorded latencies with per-worker sample mean and variance over a
-moving time window (Section VI-A) and gamma parameters from moments (footnote 14: shape
-e²/v, scale v/e). :meth:`GammaLatencyModel.iid` is the i.i.d. baseline of Fig. 5, where every
-worker gets the global mean and variance.
-
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Worker i's latency is ``X_i = Y_i + Z_i`` (Section III-A), independent gamma communication
+``Y_i`` and computation ``Z_i`` with per-worker parameters. At computational load c (relative
+to the fitted reference load ``load=1``) ``e_Z(c) = e_Z c`` (Fig. 1) and ``v_Z(c) = v_Z c**2``
+(Section VI-B's linearisation), so only the gamma scale grows. Bursts (Section III-B) enter
+every sampler as a ``slowdown`` multiplier. Fitting uses per-worker sample moments over a
+moving window (Section VI-A) and shape e²/v, scale v/e (footnote 14);
+:meth:`GammaLatencyModel.iid` is Fig. 5's i.i.d. baseline. Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -74,16 +57,8 @@ def _check_moments(name, mean, var, n_workers=None):
 class GammaLatencyModel:
     """Independent gamma communication and computation latency per worker (Section III-A).
 
-    Parameters
-    ----------
-    comm_mean, comm_var : arrays (N,)
-        Mean ``e_Y`` and variance ``v_Y`` of each worker's communication latency.
-    comp_mean, comp_var : arrays (N,)
-        Mean ``e_Z`` and variance ``v_Z`` of each worker's computation latency at the
-        reference load (``load=1``).
+    Arrays (N,): ``e_Y, v_Y`` (communication) and ``e_Z, v_Z`` (computation at ``load=1``).
 
-    Examples
-    --------
     >>> m = GammaLatencyModel([1e-3, 1e-3], [1e-8, 1e-8], [0.02, 0.03], [4e-6, 9e-6])
     >>> m.mean_latency(load=2.0).round(4).tolist()
     [0.041, 0.061]
@@ -167,11 +142,7 @@ class GammaLatencyModel:
         return self.comm_mean + self._load(load) * self.comp_mean
 
     def iid(self) -> GammaLatencyModel:
-        """The i.i.d. baseline (Fig. 5): every worker gets the global mean and variance.
-
-        The global variance is that of the pooled population (law of total variance), i.e.
-        the variance computed across all workers' recordings.
-        """
+        """The i.i.d. baseline (Fig. 5): every worker gets the pooled mean and variance."""
 
         def pooled(mean, var):
             m = mean.mean()
@@ -186,9 +157,8 @@ class GammaLatencyModel:
     def sample(self, size=(), rng=None, load=1.0, slowdown=None):
         """Draw ``(comm, comp)`` latencies, each of shape ``size + (N,)``.
 
-        ``load`` (scalar or broadcastable to the sample shape) scales the computation latency
-        as in Section VI-B; ``slowdown`` (same broadcasting) multiplies it as a burst does
-        (Section III-B). Vectorised over all samples and workers.
+        ``load`` scales the computation latency (Section VI-B), ``slowdown`` multiplies it as
+        a burst does (Section III-B); both broadcast to the sample shape.
         """
         rng = as_generator(rng)
         size = (int(size),) if np.ndim(size) == 0 and size != () else tuple(size)
@@ -221,19 +191,8 @@ class GammaLatencyModel:
 
 
 def validate_trace(trace_df):
-    """Check a latency trace DataFrame (columns :data:`TRACE_COLUMNS`); return it cleaned.
-
-    Raises ValueError for missing columns, an empty trace, negative or non-finite latency.
-
-    Parameters
-    ----------
-    trace_df : pandas.DataFrame
-        Latency trace, one row per (iteration, worker).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The cleaned trace.
+    """Check a latency trace (:data:`TRACE_COLUMNS`; ValueError on missing columns, an empty
+    trace, negative or non-finite latency); return it cleaned.
     """
     import pandas as pd
 
@@ -263,21 +222,7 @@ def queue_wait(previous_arrival, arrival, comm_time, compute_time):
     """How long a task waited behind its worker's previous task (see :func:`without_queueing`):
     ``max(0, a - s)`` with ``s = arrival - comm_time - compute_time`` the task's send time and
     ``a = previous_arrival`` the parent's receipt of the worker's previous result (NaN: none,
-    no wait). Scalars or arrays.
-
-    Parameters
-    ----------
-    previous_arrival, arrival, comm_time, compute_time : float or array
-        Times in seconds on the parent's clock (``comm_time`` as recorded: round trip minus
-        ``compute_time``).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The wait, >= 0.
-
-    >>> round(float(queue_wait(1.0, 1.95, 0.55, 0.9)), 12)
-    0.5
+    no wait). Scalars or arrays, seconds on the parent's clock.
     """
     sent = (
         np.asarray(arrival, float) - np.asarray(comm_time, float) - np.asarray(compute_time, float)
@@ -289,28 +234,11 @@ def without_queueing(trace_df, floor=1e-6):
     """The trace with each task's wait behind its worker's previous task taken out of
     ``comm_time``.
 
-    A recorded ``comm_time`` is the parent's round trip minus the worker's ``compute_time``.
-    When the parent sends iteration t's task while the worker still computes a stale one (w < N,
-    Section IV-B's queue of length one), the task waits in the worker's queue and that wait
-    lands in ``comm_time``: it is the coordinator's queueing, which the event-driven simulator
-    produces itself, not the worker's latency (Section III's model is the latency of a task from
-    its start). The wait is ``max(0, a - s)``: ``s`` the task's send time (arrival minus round
-    trip), ``a`` the parent's receipt of the same worker's previous result. ``comm_time`` is
-    reduced by it and floored at ``floor``. Needs ``wall_clock``; rows of w = N traces, where no
-    task waits, are unchanged.
-
-    Parameters
-    ----------
-    trace_df : pandas.DataFrame
-        Latency trace, one row per (iteration, worker).
-    floor : float, default 1e-06
-        Smallest communication time kept, seconds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The trace with each task's wait behind its worker's previous task taken out of
-        ``comm_time``.
+    With w < N a task sent while its worker computes a stale one waits in the worker's queue
+    (Section IV-B), and the wait lands in the recorded ``comm_time``: that is the coordinator's
+    queueing, which the event-driven simulator produces itself, not the worker's latency
+    (Section III). The wait (:func:`queue_wait`) is subtracted and ``comm_time`` floored at
+    ``floor`` seconds. Needs ``wall_clock``; w = N traces are unchanged.
     """
     df = validate_trace(trace_df).copy()
     if "wall_clock" not in df.columns:
@@ -330,29 +258,10 @@ def fit_gamma_model(
 ) -> GammaLatencyModel:
     """Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A).
 
-    For each worker, the sample mean and variance of ``comm_time`` and ``compute_time`` over
-    the moving window ``(at - window, at]`` of ``time_column`` (all rows if ``window`` is
-    None; ``at`` defaults to the latest time in the trace) give the gamma parameters
-    (footnote 14). Workers are ordered by their id; the fitted model has attribute order
-    ``sorted(trace_df.worker.unique())``.
-
-    Parameters
-    ----------
-    trace_df : DataFrame with columns ``worker, compute_time, comm_time`` (+ ``wall_clock``
-        when ``window`` is given), e.g. a ``data/traces/*.csv`` file.
-    window : float > 0 or None
-        Window length in the units of ``time_column`` (the paper uses 10 s).
-    at : float or None
-        End of the window; default the latest time in the trace.
-    time_column : str, default 'wall_clock'
-        Column holding the time of each recording.
-    min_samples : int >= 2
-        Workers with fewer recordings in the window raise ValueError.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A).
+    Per worker (sorted by id), sample moments of ``comm_time`` and ``compute_time`` over the
+    window ``(at - window, at]`` of ``time_column`` (the paper: 10 s; all rows if None; ``at``
+    defaults to the latest time) give the gamma parameters (footnote 14). Fewer than
+    ``min_samples`` recordings in the window raise ValueError.
     """
     trace_df = validate_trace(trace_df)
     df = trace_df
@@ -385,20 +294,7 @@ def fit_gamma_model(
 
 
 def fit_line_through_origin(load, value) -> float:
-    """Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1).
-
-    Parameters
-    ----------
-    load : float
-        Computational load per task.
-    value
-        Value to check or convert.
-
-    Returns
-    -------
-    float
-        Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1).
-    """
+    """Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1)."""
     load = check_array("load", load, ndim=1)
     value = check_array("value", value, shape=load.shape)
     if load.size == 0 or not np.any(load):
@@ -409,30 +305,8 @@ def fit_line_through_origin(load, value) -> float:
 def burst_slowdown(model, n_steps, p_enter, p_exit, factor, rng=None) -> np.ndarray:
     """Burst multipliers ``(n_steps, N)`` for ``model``'s workers (Section III-B).
 
-    Each worker follows the two-state Markov chain of
-    :class:`codedlib.latency.models.MarkovBursts` (enter a burst with probability
-    ``p_enter`` per step, leave with ``p_exit``); the multiplier is ``factor`` in a burst and 1
-    otherwise. Pass it as ``slowdown`` to :meth:`GammaLatencyModel.sample`.
-
-    Parameters
-    ----------
-    model
-        Gamma latency model.
-    n_steps : int
-        Number of steps of the path.
-    p_enter : float
-        Per-step probability of entering a burst.
-    p_exit : float
-        Per-step probability of leaving a burst.
-    factor : float
-        Slowdown factor during a burst.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        Burst multipliers ``(n_steps, N)`` for ``model``'s workers (Section III-B).
+    The two-state chain of :class:`codedlib.latency.models.MarkovBursts`; ``factor`` in a burst,
+    1 otherwise. Pass it as ``slowdown`` to :meth:`GammaLatencyModel.sample`.
     """
     from codedlib.latency.models import HeterogeneousCluster, MarkovBursts
 
@@ -445,28 +319,8 @@ def burst_slowdown(model, n_steps, p_enter, p_exit, factor, rng=None) -> np.ndar
 def order_statistic_latency(model, ks, replicas=10_000, rng=None, load=1.0) -> np.ndarray:
     """Monte Carlo E[latency of the w-th fastest worker] for each w in ``ks`` (Section IV-A).
 
-    Samples ``X_i = Y_i + Z_i`` for all workers and selects the w-th smallest with
-    ``np.partition`` (linear time, the Quickselect of Section IV-A). The sum of two gammas is
-    not gamma, so :func:`codedlib.latency.order_stats.order_statistic_monte_carlo` (which
-    takes distributions) does not apply directly.
-
-    Parameters
-    ----------
-    model
-        Gamma latency model.
-    ks : sequence of int
-        Orders k of the order statistics.
-    replicas : int, default 10000
-        Number of Monte Carlo replicas. Must satisfy ``1 <= replicas``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    load : float, default 1.0
-        Computational load per task.
-
-    Returns
-    -------
-    np.ndarray
-        Monte Carlo E[latency of the w-th fastest worker] for each w in ``ks`` (Section IV-A).
+    ``np.partition`` on samples of ``X_i = Y_i + Z_i`` (Section IV-A's Quickselect); the sum
+    of two gammas is not gamma, so ``order_stats.order_statistic_monte_carlo`` does not apply.
     """
     replicas = check_int("replicas", replicas, low=1)
     ks = np.atleast_1d(np.asarray(ks, dtype=int))

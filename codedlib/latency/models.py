@@ -4,8 +4,6 @@ Papers: CodedReduce eq. (6) (shifted exponential), Reed--Solomon GC eq. (16) (Pa
 DSAG Section III and footnote 14 (gamma from mean and variance), DSAG Sec. III-A
 (:class:`HeterogeneousCluster`) and Sec. III-B (:class:`MarkovBursts`).
 
-Example
--------
 >>> import numpy as np
 >>> from codedlib.latency.models import shifted_exponential, HeterogeneousCluster
 >>> d = shifted_exponential(shift=1.0, rate=2.0)
@@ -15,8 +13,7 @@ Example
 >>> cluster.sample(4, rng=0).shape
 (4, 2)
 
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
-severinson2023dsag, zhang2021lagc.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag, zhang2021lagc.
 """
 
 from __future__ import annotations
@@ -65,15 +62,10 @@ def shifted_exponential(shift: float, rate: float):
 def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str = "eq6"):
     """Computation time of a worker holding ``n_points`` samples (CodedReduce eq. 6).
 
-    Eq. (6) as printed: ``P[T_i <= t] = 1 - exp(-(mu/a)(t - a d_i))`` for ``t >= a d_i``, i.e. a
-    shift ``a d_i`` and rate ``mu / a`` (``rate_convention="eq6"``, mean ``a d_i + a/mu``).
-
-    The proof of Theorem 2 (Appendix) instead uses rate ``mu / d_i``
-    (``E[T_(n-s)] = (r d / mu)(H_n - H_s) + a r d``), so the random part grows with the load
-    too; select it with ``rate_convention="appendix"`` (mean ``a d_i + d_i/mu``). The two
-    rates coincide only when ``a == d_i``; the appendix form is the one Theorem 2's bounds
-    (7)-(8) are derived from (the paper's experiments take ``a mu = 1``). ``n_points`` is
-    ``d_i``; ``a`` is in seconds per data point; ``mu`` is the straggling parameter.
+    ``n_points`` is ``d_i``, ``a`` seconds per data point, ``mu`` the straggling parameter.
+    ``rate_convention="eq6"``: eq. (6) as printed, shift ``a d_i``, rate ``mu / a``;
+    ``"appendix"``: rate ``mu / d_i``, as the proof of Theorem 2 (bounds 7-8) uses. The two
+    coincide only when ``a == d_i``.
     """
     n_points = check_int("n_points", n_points, low=1)
     a = check_real("a", a, low=0.0, low_open=True)
@@ -102,11 +94,8 @@ def pareto(t0: float, xi: float):
 
 
 def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
-    """DSAG Section VII-B's static slowdown: worker ``i = 1, ..., N`` is ``1 + (i/N) strength``
-    times slower.
-
-    1-based as in the paper: the first worker is slowed too, the last by ``1 + strength`` (0.4
-    in the paper); entry ``i - 1`` is worker ``i``. Shared by the simulator and the MPI runtime.
+    """DSAG Section VII-B's static slowdown: worker ``i = 1, ..., N`` (entry ``i - 1``) is
+    ``1 + (i/N) strength`` times slower (paper: strength 0.4).
 
     >>> linear_slowdown(4).tolist()
     [1.1, 1.2, 1.3, 1.4]
@@ -117,10 +106,7 @@ def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
 
 
 def gamma_from_moments(mean: float, var: float):
-    """Gamma latency with given mean ``e`` and variance ``v`` (DSAG Sec. III, footnote 14).
-
-    Shape ``e**2 / v`` and scale ``v / e``.
-    """
+    """Gamma with mean ``e``, variance ``v``: shape e²/v, scale v/e (DSAG Sec. III, fn. 14)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
     var = check_real("var", var, low=0.0, low_open=True)
     return stats.gamma(a=mean**2 / var, scale=var / mean)
@@ -170,9 +156,8 @@ def _family_parameters(dist):
 def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> np.ndarray:
     """Draw ``size`` values of a scipy family with broadcast ``shapes``, ``loc``, ``scale``.
 
-    Exponential, Pareto and gamma (the papers' models) use numpy's generators directly with
-    in-place arithmetic (scipy's generic ``rvs`` path is slower for Pareto); other families go
-    through ``family.rvs``. Same ``rng`` state, same values.
+    Exponential, Pareto and gamma use numpy's generators directly (faster than scipy's
+    ``rvs``); other families go through ``family.rvs``.
     """
     name = family.name
     if name == "expon":
@@ -208,11 +193,8 @@ def sample_distribution(dist, size, rng: RngLike = None) -> np.ndarray:
 class HeterogeneousCluster:
     """A cluster of ``N`` independent workers, each with its own delay distribution.
 
-    DSAG (Sec. III-A) observes that latency parameters differ between workers; LAGC eq. (28)
-    computes order statistics of such non-identical workers.
+    DSAG Sec. III-A; LAGC eq. (28) computes order statistics of such workers.
 
-    Example
-    -------
     >>> from codedlib.latency.models import HeterogeneousCluster, gamma_from_moments
     >>> c = HeterogeneousCluster.from_gamma_moments([1.0, 2.0], [0.1, 0.2])
     >>> c.n_workers, c.means().round(6).tolist()
@@ -361,10 +343,7 @@ class HeterogeneousCluster:
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BurstPath:
-    """A sampled path of :class:`MarkovBursts`: latencies and burst indicators.
-
-    ``latency`` and ``in_burst`` both have shape ``(n_iterations, N)``.
-    """
+    """A sampled path of :class:`MarkovBursts`: ``latency``, ``in_burst``, (n_iterations, N)."""
 
     latency: np.ndarray
     in_burst: np.ndarray
@@ -373,10 +352,9 @@ class BurstPath:
 class MarkovBursts:
     """Workers with bursts of high latency driven by a two-state Markov chain per worker.
 
-    DSAG Section III-B (Fig. 4): on AWS a worker's mean latency rises by about 12% for about
-    a minute. Per worker and iteration, normal -> burst with probability ``p_enter`` and
-    burst -> normal with ``p_exit``; in a burst the ``base`` latency (a distribution plus
-    ``n_workers``, or a ``HeterogeneousCluster``) is multiplied by ``factor`` (Fig. 4: ~1.12).
+    DSAG Sec. III-B, Fig. 4. Per step normal -> burst with ``p_enter``, back with ``p_exit``;
+    in a burst the ``base`` latency (a distribution plus ``n_workers``, or a
+    ``HeterogeneousCluster``) is multiplied by ``factor`` (Fig. 4: ~1.12).
     """
 
     def __init__(

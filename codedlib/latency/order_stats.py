@@ -11,14 +11,11 @@ statistic ``T_(k)`` (``k = n`` is the slowest worker). This module gives its exp
   recursion over workers,
 * by Monte Carlo for anything (vectorised over replicas with ``np.partition``).
 
-Example
--------
 >>> from codedlib.latency.order_stats import expected_order_statistic_exponential
 >>> round(expected_order_statistic_exponential(10, 10), 6)   # H_10
 2.928968
 
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
-zhang2021lagc.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, zhang2021lagc.
 """
 
 from __future__ import annotations
@@ -49,10 +46,7 @@ _EULER_GAMMA = 0.5772156649015329
 
 
 def harmonic_number(n: int) -> float:
-    """``H_n = 1 + 1/2 + ... + 1/n`` (``H_0 = 0``).
-
-    Exact summation up to ``n = 10**6``, ``digamma(n+1) + gamma_E`` beyond.
-    """
+    """``H_n = 1 + 1/2 + ... + 1/n`` (``H_0 = 0``; ``digamma(n+1) + gamma_E`` beyond 10**6)."""
     n = check_int("n", n, low=0)
     if n <= 1_000_000:
         return float(np.sum(1.0 / np.arange(n, 0, -1, dtype=float)))  # small terms first
@@ -70,8 +64,7 @@ def expected_order_statistic_exponential(
 ) -> float:
     """``E[T_(k)]`` for ``n`` i.i.d. shifted exponentials: ``shift + (H_n - H_{n-k}) / rate``.
 
-    LAGC eq. (21); CodedReduce Appendix uses ``E[T_(n-s)] = (H_n - H_s)/lambda + shift``.
-    ``k`` counts from the fastest worker (``k = n`` is the maximum).
+    LAGC eq. (21); CodedReduce Appendix (``E[T_(n-s)] = (H_n - H_s)/lambda + shift``).
     """
     k, n = _check_k_n(k, n)
     rate = check_real("rate", rate, low=0.0, low_open=True)
@@ -82,9 +75,8 @@ def expected_order_statistic_exponential(
 def expected_order_statistic_pareto(k: int, n: int, t0: float, xi: float) -> float:
     """``E[T_(k)]`` for ``n`` i.i.d. Pareto(``t0``, ``xi``) delays (RS GC Appendix, LAGC eq. 22).
 
-    ``t0 Gamma(n-k+1-1/xi) Gamma(n+1) / (Gamma(n-k+1) Gamma(n+1-1/xi))``, evaluated with
-    ``gammaln`` so large ``n`` does not overflow. The mean is finite only when
-    ``xi (n-k+1) > 1``; otherwise a ``ValueError`` is raised.
+    ``t0 Gamma(n-k+1-1/xi) Gamma(n+1) / (Gamma(n-k+1) Gamma(n+1-1/xi))`` via ``gammaln``;
+    ValueError unless ``xi (n-k+1) > 1`` (infinite mean).
     """
     k, n = _check_k_n(k, n)
     t0 = check_real("t0", t0, low=0.0, low_open=True)
@@ -107,9 +99,8 @@ def expected_order_statistic_pareto(k: int, n: int, t0: float, xi: float) -> flo
 def pareto_order_statistic_limit(t0: float, xi: float, alpha: float) -> float:
     """Reed--Solomon GC Proposition 1 / eq. (19): ``lim E[T_((1-alpha) n)] = t0 alpha**(-1/xi)``.
 
-    ``alpha`` is the fraction of workers the master does *not* wait for (RS GC: ``alpha = w/k``,
-    the fraction of the data each machine holds, and ``f = ceil((1-alpha) n) + 1`` machines
-    suffice, eq. 18). The limit is the Pareto ``(1-alpha)``-quantile.
+    ``alpha = w/k`` is the fraction of workers not waited for (eq. 18); the limit is the
+    Pareto ``(1-alpha)``-quantile.
     """
     t0 = check_real("t0", t0, low=0.0, low_open=True)
     xi = check_real("xi", xi, low=0.0, low_open=True)
@@ -142,9 +133,8 @@ def _as_cluster(dist_or_dists, n):
 def _at_least_k_probability(p: np.ndarray, k: int, complement: bool = True) -> np.ndarray:
     """``P[at least k of N independent events]``; ``p`` has shape ``(..., N)``.
 
-    Poisson-binomial recursion over workers on counts capped at ``k`` (``O(N k)``). With
-    ``complement=True`` it runs on the complementary events when that needs fewer states
-    (faster, but ``1 - (...)`` loses relative precision for results near 0).
+    Poisson-binomial recursion on counts capped at ``k`` (``O(N k)``); ``complement=True`` may
+    run on the complementary events (faster, less relative precision near 0).
     """
     n_workers = p.shape[-1]
     if complement and k > n_workers - k + 1:  # at least k successes <=> at most N-k failures
@@ -163,8 +153,7 @@ def _at_least_k_probability(p: np.ndarray, k: int, complement: bool = True) -> n
 def _count_tail_probabilities(p: np.ndarray, ms) -> np.ndarray:
     """``P[at least m of N independent events]`` for every ``m`` in ``ms``: shape ``(..., len(ms))``.
 
-    Full Poisson-binomial pmf (``O(N**2)``) summed from the top, so tiny tails keep relative
-    precision.
+    Full Poisson-binomial pmf (``O(N**2)``) summed from the top (tiny tails stay precise).
     """
     n_workers = p.shape[-1]
     pmf = np.zeros(p.shape[:-1] + (n_workers + 1,))
@@ -210,10 +199,7 @@ def _survival_matrix(source, n, ks, t) -> np.ndarray:
 
 
 def order_statistic_survival(dist_or_dists, k: int, t, n: int | None = None) -> np.ndarray:
-    """``P[T_(k) > t] = P[at least n-k+1 workers exceed t]``, from the workers' survival functions.
-
-    Computed from ``sf`` rather than ``1 - cdf`` so far tails keep full relative precision.
-    """
+    """``P[T_(k) > t] = P[at least n-k+1 workers exceed t]``, from ``sf`` (precise far tails)."""
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n)
     t = np.asarray(t, dtype=float)
@@ -248,16 +234,12 @@ def expected_order_statistics_numeric(
 ) -> np.ndarray:
     """``E[T_(k)]`` for several ``k`` at once by numeric integration (LAGC eq. 28).
 
-    ``E[T_(k)] = L + int_L^inf P[T_(k) > t] dt`` with ``L`` the lowest support point of the
-    workers (shifts handled exactly); for supports unbounded below ``- int_{-inf}^L F_(k)`` is
-    added. ``P[T_(k) > t]`` is exact: a binomial for identical workers, the Poisson-binomial
-    recursion over the workers' survival functions for non-identical ones (no subset
-    enumeration). The bulk is integrated adaptively (vectorised Gauss--Kronrod,
-    ``scipy.integrate.cubature``) with breakpoints at quantiles of ``T_(k)``; the far tail on a
-    log scale up to ``10**12`` times the bulk, and the remainder beyond in closed form for a
-    power-law tail (exact for Pareto), so heavy tails are handled. ``divergent`` ("raise" or
-    "inf") says what to do when ``E[T_(k)]`` does not exist (tail exponent ``<= 1``; identical
-    Pareto workers: ``xi (n-k+1) <= 1``).
+    ``E[T_(k)] = L + int_L^inf P[T_(k) > t] dt`` (``L`` the lowest support point; minus
+    ``int_{-inf}^L F_(k)`` if unbounded below), with ``P[T_(k) > t]`` exact (binomial, or
+    Poisson-binomial over the workers' survival functions). Adaptive Gauss--Kronrod
+    (``scipy.integrate.cubature``) over the bulk, a log grid up to ``10**12`` times it, and a
+    closed-form power-law remainder (exact for Pareto). ``divergent`` ("raise" or "inf") for an
+    ``E[T_(k)]`` that does not exist (Pareto: ``xi (n-k+1) <= 1``).
     """
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     ks = list(range(1, n + 1)) if ks is None else _check_ks(ks, n)
@@ -338,11 +320,7 @@ def expected_order_statistics_numeric(
 def expected_order_statistic_numeric(
     dist_or_dists, k: int, n: int | None = None, rtol: float = 1e-10
 ) -> float:
-    """``E[T_(k)]`` by numeric integration (LAGC eq. 28) for any (non-identical) workers.
-
-    Single-``k`` form of :func:`expected_order_statistics_numeric`; raises ``ValueError`` when
-    the mean does not exist.
-    """
+    """``E[T_(k)]`` by numeric integration (LAGC eq. 28); ValueError if the mean is infinite."""
     _, _, n_checked = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n_checked)
     return float(expected_order_statistics_numeric(dist_or_dists, [k], n, rtol=rtol)[0])
@@ -394,9 +372,8 @@ def order_statistic_samples(
 ) -> np.ndarray:
     """Samples of ``T_(k)`` over ``replicas`` independent rounds of all workers.
 
-    ``k`` may be an int (returns shape ``(replicas,)``) or a sequence of ints (returns
-    ``(replicas, len(k))``). Rounds are drawn in chunks (about 2M values each) and reduced with
-    ``np.partition`` (linear-time selection, no full sort).
+    Shape ``(replicas,)`` for an int ``k``, ``(replicas, len(k))`` for a sequence; drawn in
+    chunks of about 2M values, reduced with ``np.partition``.
     """
     draw, n = _sampler(dist_or_cluster, n)
     ks = _check_ks(k, n)
@@ -418,7 +395,8 @@ def order_statistic_samples(
 def _refuse_infinite_mean(dist_or_cluster, k, n):
     """A Monte Carlo mean of an order statistic whose expectation is infinite is a
     seed-dependent finite number: refuse it. Pareto / Lomax workers with tail index ``xi``:
-    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix)."""
+    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix).
+    """
     family = getattr(getattr(dist_or_cluster, "dist", None), "name", None)
     if family not in ("pareto", "lomax") or n is None:
         return

@@ -1,33 +1,10 @@
 """Latency traces, the schema every layer shares: one row per result received, CSV with ``#``
 header lines saying how the data were made.
 
-Trace columns (the DSAG latency model is fitted to these; DSAG Section VI-A records the same
-two quantities):
-
-``iteration``        the receiving node's iteration when the result arrived
-``worker``           worker index ``0 .. N-1`` (MPI rank - 1)
-``compute_time``     seconds from the worker receiving the iterate to having its result ready:
-                     real computation + injected delay (+ for a tree node, waiting for and
-                     decoding its children)
-``comm_time``        round trip measured by the receiver minus the worker's ``compute_time``:
-                     real MPI transfer + queueing + injected per-message delay ``t_c``
-``fresh``            computed from the receiver's current iterate (False: a stale result)
-``wall_clock``       seconds since the start of the run when the result was received
-``injected_delay``   the injected part of ``compute_time`` (0 when no model is injected)
-``real_compute``     the measured gradient computation alone
-``task_iteration``   the iterate the result was computed from
-``used``             the result entered the aggregate (decoded / summed / cached)
-``parent``           rank that received it (0: the root)
-
-The first six (:data:`REQUIRED_COLUMNS`) are what a trace from elsewhere must have. Our MPI
-runtime (:mod:`codedlib.runtime`) writes these files; :func:`synchronous_trace` writes one from
-drawn times (the model-fitting tests and :func:`codedlib.cluster_fit.synthetic_trace`).
-
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877 -- Section VI-A (recorded latencies).
+The columns are :data:`TRACE_COLUMNS` (meanings beside it; DSAG Section VI-A records the same
+two times); the first six (:data:`REQUIRED_COLUMNS`) are what a trace from elsewhere must
+have. Our MPI runtime (:mod:`codedlib.runtime`) writes these files; :func:`synchronous_trace`
+writes one from drawn times. Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -52,17 +29,21 @@ __all__ = [
 ]
 
 TRACE_COLUMNS = [
-    "iteration",
-    "worker",
+    "iteration",  # the receiving node's iteration when the result arrived
+    "worker",  # 0 .. N-1 (MPI rank - 1)
+    # seconds from receiving the iterate to the result being ready: real computation +
+    # injected delay (+ for a tree node, waiting for and decoding its children)
     "compute_time",
+    # round trip measured by the receiver minus compute_time: MPI transfer + queueing +
+    # injected per-message delay t_c
     "comm_time",
-    "fresh",
-    "wall_clock",
-    "injected_delay",
-    "real_compute",
-    "task_iteration",
-    "used",
-    "parent",
+    "fresh",  # computed from the receiver's current iterate (False: a stale result)
+    "wall_clock",  # seconds since the start of the run when the result was received
+    "injected_delay",  # the injected part of compute_time (0 when no model is injected)
+    "real_compute",  # the measured gradient computation alone
+    "task_iteration",  # the iterate the result was computed from
+    "used",  # the result entered the aggregate (decoded / summed / cached)
+    "parent",  # rank that received it (0: the root)
 ]
 
 #: The columns a trace must have (the rest are optional).
@@ -88,29 +69,13 @@ TRACE_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
 
 
 def list_traces() -> list[str]:
-    """Names of the shipped traces (file stems in :data:`TRACE_DIR`).
-
-    Returns
-    -------
-    list of str
-        Sorted file stems.
-    """
+    """Names of the shipped traces (file stems in :data:`TRACE_DIR`)."""
     return sorted(p.stem for p in TRACE_DIR.glob("*.csv"))
 
 
 def trace_path(name: str) -> Path:
     """Path of a shipped trace, e.g. ``trace_path("umw-N12-gamma-hetero")``; works from any
     working directory (notebooks run in ``notebooks/``).
-
-    Parameters
-    ----------
-    name : str
-        One of :func:`list_traces`.
-
-    Returns
-    -------
-    pathlib.Path
-        The CSV file.
     """
     if not isinstance(name, str) or name not in list_traces():  # never a path out of TRACE_DIR
         raise ValueError(f"name must be one of {list_traces()}, got name={name!r}")
@@ -118,22 +83,7 @@ def trace_path(name: str) -> Path:
 
 
 def write_csv(df, path, header_lines=()) -> Path:
-    """Write ``df`` to ``path`` preceded by ``# `` comment lines (how the data were made).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table.
-    path : str or pathlib.Path
-        Output file (its folder is created).
-    header_lines : sequence of str, default ()
-        Comment lines written first.
-
-    Returns
-    -------
-    pathlib.Path
-        The file written.
-    """
+    """Write ``df`` to ``path`` (folder created) after ``# `` lines (how the data were made)."""
     from codedlib.atomic import atomic_write
 
     path = Path(path)
@@ -153,16 +103,6 @@ def read_trace(path_or_text):
     of the wrong kind (``fresh`` not a boolean, a non-numeric or non-finite time, a negative
     ``compute_time`` or ``wall_clock``, a negative or fractional ``worker``) raises
     ``ValueError`` naming the file, the row (1-based data row) and the column.
-
-    Parameters
-    ----------
-    path_or_text : str or pathlib.Path
-        A file, or the CSV text itself (a string with a newline).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The trace, with at least :data:`REQUIRED_COLUMNS`.
     """
     import pandas as pd
 
@@ -196,48 +136,45 @@ def read_trace(path_or_text):
         )
 
     for col in df.columns:
-        text = df[col].str.strip()
-        if col in ("fresh", "used"):
-            low = text.str.lower()
-            ok = low.isin(("true", "false", "1", "0", "1.0", "0.0"))
-            if not ok.all():
-                raise bad(col, ~ok, "must be a boolean (True/False or 1/0)")
-            df[col] = low.isin(("true", "1", "1.0"))
-            continue
-        values = pd.to_numeric(text, errors="coerce")
-        if col not in TRACE_COLUMNS:  # a column of someone else's: numbers if it holds numbers
-            if not values[text != ""].isna().any():
-                df[col] = values
-            continue
-        finite = np.isfinite(values.to_numpy(dtype=float))
-        if not finite.all():
-            raise bad(col, ~finite, "must be a finite number")
-        if col in ("iteration", "worker", "task_iteration", "parent"):
-            low = -1 if col == "parent" else 0  # parent -1: RAR's rows (no receiving parent)
-            whole = (values >= low) & (values == np.round(values))
-            if not whole.all():
-                raise bad(col, ~whole, f"must be an integer >= {low}")
-            values = values.astype(np.int64)
-        elif col in ("compute_time", "wall_clock", "injected_delay", "real_compute"):
-            if (values < 0).any():
-                raise bad(col, values < 0, "must be >= 0 (seconds)")
-        df[col] = values
+        parsed = _parse_column(col, df[col].str.strip(), bad)
+        if parsed is not None:
+            df[col] = parsed
     return df
+
+
+def _parse_column(col, text, bad):
+    """A trace column's values parsed and checked (None: leave a foreign text column as is)."""
+    import pandas as pd
+
+    if col in ("fresh", "used"):
+        low = text.str.lower()
+        ok = low.isin(("true", "false", "1", "0", "1.0", "0.0"))
+        if not ok.all():
+            raise bad(col, ~ok, "must be a boolean (True/False or 1/0)")
+        return low.isin(("true", "1", "1.0"))
+    values = pd.to_numeric(text, errors="coerce")
+    if col not in TRACE_COLUMNS:  # a column of someone else's: numbers if it holds numbers
+        return None if values[text != ""].isna().any() else values
+    finite = np.isfinite(values.to_numpy(dtype=float))
+    if not finite.all():
+        raise bad(col, ~finite, "must be a finite number")
+    if col in ("iteration", "worker", "task_iteration", "parent"):
+        low = -1 if col == "parent" else 0  # parent -1: RAR's rows (no receiving parent)
+        whole = (values >= low) & (values == np.round(values))
+        if not whole.all():
+            raise bad(col, ~whole, f"must be an integer >= {low}")
+        return values.astype(np.int64)
+    if (
+        col in ("compute_time", "wall_clock", "injected_delay", "real_compute")
+        and (values < 0).any()
+    ):
+        raise bad(col, values < 0, "must be >= 0 (seconds)")
+    return values
 
 
 def per_iteration_worker_latency(trace):
     """Pivot a trace into the latency ``compute_time + comm_time`` of each worker per
     iteration (rows: task iteration, columns: worker), fresh results only.
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace (:func:`read_trace`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Latency per (iteration, worker).
     """
     missing = [c for c in ("worker", "compute_time", "comm_time") if c not in trace.columns]
     if missing:
@@ -256,21 +193,8 @@ def per_iteration_worker_latency(trace):
 def synchronous_trace(compute, comm, injected=None):
     """The trace of synchronous iterations: every worker computes ``compute[t, i]`` seconds
     and sends one message of ``comm`` seconds (scalar or ``(T, N)``); iteration ``t + 1``
-    starts when the last result of iteration ``t`` has arrived (no queue waits).
-
-    Parameters
-    ----------
-    compute : array_like
-        Computation times ``(T, N)``, seconds, finite and >= 0.
-    comm : float or array_like
-        Message times, seconds, broadcastable to ``(T, N)``.
-    injected : array_like, optional
-        The injected part of ``compute`` (default: all of it).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (iteration, worker) with :data:`TRACE_COLUMNS`, in arrival order.
+    starts when the last result of iteration ``t`` has arrived (no queue waits). ``injected``
+    is the injected part of ``compute`` (default: all of it); rows in arrival order.
 
     Examples
     --------

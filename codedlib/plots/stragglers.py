@@ -3,21 +3,8 @@
 Each ``plot_*`` takes the data returned by :mod:`codedlib.experiments.stragglers` and returns
 the Figure; none shows or saves.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
+zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -51,20 +38,6 @@ def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
 def plot_delay_models(curves: pd.DataFrame, axes=None, title: str | None = None):
     """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long-format DataFrame);
     ``title`` (a figure title) should name the models' parameters.
-
-    Parameters
-    ----------
-    curves : pd.DataFrame
-        Curves as returned by the matching ``codedlib.experiments`` function.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Figure title (suptitle); none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
     fig, (ax_pdf, ax_cdf, ax_sf) = _axes_row(3, axes)
     if title:
@@ -90,20 +63,6 @@ def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str | None = None):
     """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
 
     ``title`` (default: a generic one) should name the stand-in cluster's parameters.
-
-    Parameters
-    ----------
-    ecdf : pd.DataFrame
-        Empirical and model CDFs.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     for worker, part in ecdf.groupby("worker", sort=False):
@@ -123,20 +82,6 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
     """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
 
     ``title`` (default: a generic one) should name the chosen and calibrated parameters.
-
-    Parameters
-    ----------
-    path : pd.DataFrame
-        File path.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(8.0, 3.6))
     for worker, part in path.groupby("worker", sort=False):
@@ -165,20 +110,6 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
 def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, axes=None):
     """``E[T_(k)]`` vs ``k``: closed form (line), numeric (o), Monte Carlo (3 s.e. bars); and the
     Monte Carlo deviation in standard errors.
-
-    Parameters
-    ----------
-    comparison : pd.DataFrame
-        Closed form, numeric and Monte Carlo order statistics.
-    title : str | None, optional
-        Title; the default title when None.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
     fig, (ax, ax_z) = _axes_row(2, axes)
     k = comparison["k"].to_numpy()
@@ -230,20 +161,6 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, ax
 def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = None):
     """Non-identical workers: numeric integration (Poisson-binomial) vs Monte Carlo, and the
     i.i.d. approximation. ``title`` should name the stand-in cluster.
-
-    Parameters
-    ----------
-    comparison : pd.DataFrame
-        Numeric vs Monte Carlo comparison.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     ax.plot(comparison["k"], comparison["numeric"], "-", label="numeric, per-worker CDFs")
@@ -263,20 +180,6 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = No
 
 def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = None):
     """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19).
-
-    Parameters
-    ----------
-    convergence : pd.DataFrame
-        Exact order statistics and their limit.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title of the left panel; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
     fig, (ax, ax_err) = _axes_row(2, axes)
     for i, (alpha, part) in enumerate(convergence.groupby("alpha", sort=False)):
@@ -309,20 +212,6 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = 
 def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str | None = None):
     """``E[T_(k)] / E[T]`` against the fraction ``k/n`` of workers waited for (``title``
     should name the models' parameters).
-
-    Parameters
-    ----------
-    cost : pd.DataFrame
-        Cost table from the matching experiment.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     for name, part in cost.groupby("model", sort=False):
