@@ -299,7 +299,7 @@ class ShootoutScheme:
     layout: Callable
     timing: str = "star"
     runtime: str | None = None
-    applies: Callable = field(default=lambda setup: True)
+    applies: Callable = field(default=lambda _setup: True)
 
 
 @dataclass(frozen=True)
