@@ -177,3 +177,12 @@ def test_comm_to_comp_moves_bandwidth_only_and_latency_has_its_own_axis():
     fast = ex.apply_axis(base, "latency", ex.LATENCIES["RDMA fabric"][0])
     assert fast.network.latency == 2e-6 and fast.network.bandwidth == base.network.bandwidth
     assert fast.comm_to_comp < base.comm_to_comp
+
+
+def test_ranking_in_two_processes_is_the_serial_ranking():
+    kw = {"schemes": ["gd", "cr", "dsag"], "seeds": [3, 5], "max_iter": 60}
+    serial = ex.ranking(ex.default_cluster(8), executor=1, **kw)
+    parallel = ex.ranking(ex.default_cluster(8), executor=2, **kw)
+    pd.testing.assert_frame_equal(serial.runs, parallel.runs)
+    pd.testing.assert_frame_equal(serial.table, parallel.table)
+    pd.testing.assert_frame_equal(serial.trajectories, parallel.trajectories)

@@ -1,4 +1,4 @@
-"""Real processes against the shoot-out simulator (codedlib.experiments.shootout_mpi): the
+"""Real processes against the shoot-out simulator (codedlib.runtime.shootout): the
 injected delays are the cluster's computation times, the explicit-delay option of the runtime
 (``RunConfig(delays_file=...)``), bad inputs, the figure, and one quick real run."""
 
@@ -15,7 +15,10 @@ pytestmark = pytest.mark.xdist_group("mpi")
 matplotlib.use("Agg")
 
 from codedlib.cluster import ClusterModel  # noqa: E402
-from codedlib.experiments.shootout_mpi import (  # noqa: E402
+from codedlib.runtime.config import RunConfig  # noqa: E402
+from codedlib.runtime.injection import load_delays  # noqa: E402
+from codedlib.runtime.notebook import mpiexec_path  # noqa: E402
+from codedlib.runtime.shootout import (  # noqa: E402
     REAL_SCHEMES,
     RealVsPredicted,
     cluster_delay_model,
@@ -23,9 +26,6 @@ from codedlib.experiments.shootout_mpi import (  # noqa: E402
     real_vs_predicted,
     scheme_injection,
 )
-from codedlib.runtime.config import RunConfig  # noqa: E402
-from codedlib.runtime.injection import load_delays  # noqa: E402
-from codedlib.runtime.notebook import mpiexec_path  # noqa: E402
 from codedlib.schemes.shootout import SCHEMES, Shootout  # noqa: E402
 
 try:

@@ -1,30 +1,18 @@
 """Notebook 06: which straggler mitigation wins where -- rankings, regime maps, scale, your cluster.
 
 Every function runs the schemes of :mod:`codedlib.schemes.shootout` on one
-:class:`codedlib.cluster.ClusterModel` and returns a small result object holding tidy
-``pandas`` frames (snake_case columns, one row per scheme and seed or per map cell); labels
-for display are set by :mod:`codedlib.plots.shootout`.
+:class:`codedlib.cluster.ClusterModel`, one seed at a time through
+:func:`codedlib.replicate.over_seeds` (every scheme of a seed sees the same draws), and returns
+tidy ``pandas`` frames; :data:`SETTINGS` holds the notebook's sizes and :data:`CLAIMS` its
+claims.
 
 "Wins" is said only where the interval says so: the fastest scheme (least mean time to the
 target over seeds) *wins* a setting when, for every other scheme, the paired ratio of times
-(:func:`codedlib.claims.ratio_interval`, seeds share their straggling draws) has a 95 %
-interval above 1; otherwise the schemes whose interval holds 1 are *tied* with it.
+(:func:`codedlib.claims.ratio_interval`) has a 95 % interval above 1; otherwise the schemes
+whose interval holds 1 are *tied* with it.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
-   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and Learning
-   Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
+zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -37,30 +25,48 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import check_int
-from codedlib.claims import mean_interval, ratio_interval
+from codedlib.claims import ClaimsTable, Spec, mean_interval, ratio_interval, spec
 from codedlib.cluster import ClusterModel
 from codedlib.network import Network
-from codedlib.schemes.shootout import SCHEMES, Shootout, chosen_parameters, simulate
+from codedlib.replicate import default_workers, over_seeds
+from codedlib.schemes.shootout import (
+    SCHEMES,
+    Shootout,
+    _decode_time,
+    _tree_shares,
+    chosen_parameters,
+    mpich_allreduce_algorithm,
+    simulate,
+)
+from codedlib.theory.codedreduce import r_cr
+from codedlib.theory.reed_solomon import decoding_time
 
 __all__ = [
     "AXES",
-    "LATENCIES",
+    "CLAIMS",
     "HEADLINES",
+    "LATENCIES",
+    "SETTINGS",
     "Headlines",
-    "axis_value",
-    "operating_point_cluster",
-    "paper_headlines",
     "Ranking",
     "RegimeMap",
     "ScaleStudy",
     "YourCluster",
     "apply_axis",
+    "axis_value",
     "default_cluster",
+    "evaluate",
+    "operating_point_cluster",
+    "paper_headlines",
     "paper_operating_points",
     "rank_schemes",
     "ranking",
     "regime_map",
+    "regime_maps",
     "scale_study",
+    "scheme_table",
+    "seed_runs",
+    "why_table",
     "your_cluster",
 ]
 
@@ -68,43 +74,17 @@ __all__ = [
 def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
     """The shoot-out's reference cluster: shifted-exponential straggling (share 0.5, CR eq. 6's
     ``a mu = 1``), no heterogeneity or bursts, 0.3 ms / 100 Mb/s network, 1000-parameter model,
-    10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message).
-
-    Parameters
-    ----------
-    n_workers : int, default 100
-        Number of workers N.
-    **changes
-        Other :class:`~codedlib.cluster.ClusterModel` fields to change.
-
-    Returns
-    -------
-    ClusterModel
-        The reference cluster.
-    """
+    10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message);
+    ``changes``: other :class:`~codedlib.cluster.ClusterModel` fields."""
     base = ClusterModel(n_workers=n_workers, name="reference cluster")
     return base.with_(**changes) if changes else base
 
 
 # ------------------------------------------------------------------------------ ranking
 def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataFrame:
-    """Per scheme: mean and 95 % interval of ``metric`` over seeds, the paired ratio to the
-    fastest scheme with its interval, and a verdict (``wins`` / ``tied`` / ``slower`` /
-    ``not reached``).
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        Tidy rows ``scheme, seed, <metric>`` (seeds paired across schemes).
-    metric : str, default 'time_to_target'
-        The column ranked (smaller is better; ``inf``: not reached).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per scheme, fastest first: ``mean, ci_low, ci_high, ratio_to_best, ratio_low,
-        ratio_high, n_seeds, verdict, rank``.
-    """
+    """Per scheme of the tidy ``runs`` (``scheme, seed, <metric>``; smaller is better, ``inf``:
+    not reached): mean and 95 % interval over seeds, the paired ratio to the fastest with its
+    interval, a verdict (``wins`` / ``tied`` / ``slower`` / ``not reached``) and the rank."""
     rows = []
     finite = runs.groupby("scheme")[metric].apply(lambda v: bool(np.all(np.isfinite(v))))
     means = runs.groupby("scheme")[metric].mean()
@@ -119,18 +99,9 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
             ratio = r_lo = r_hi = 1.0
         else:
             ratio, r_lo, r_hi = ratio_interval(values, by[best])
-        rows.append(
-            {
-                "scheme": scheme,
-                "mean": mean,
-                "ci_low": lo,
-                "ci_high": hi,
-                "ratio_to_best": ratio,
-                "ratio_low": r_lo,
-                "ratio_high": r_hi,
-                "n_seeds": len(values),
-            }
-        )
+        rows.append({"scheme": scheme, "mean": mean, "ci_low": lo, "ci_high": hi,
+                     "ratio_to_best": ratio, "ratio_low": r_lo, "ratio_high": r_hi,
+                     "n_seeds": len(values)})  # fmt: skip
     table = pd.DataFrame(rows).sort_values("mean", kind="stable").reset_index(drop=True)
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
     verdicts = []
@@ -150,20 +121,10 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
 
 @dataclass
 class Ranking:
-    """Every scheme on one cluster over seeds.
-
-    ``runs``: one row per (scheme, seed) (:meth:`codedlib.schemes.shootout.SchemeRun.summary`).
-    ``table``: :func:`rank_schemes` of time to target, with the mean communication (numbers per
-    iteration) and computation (shares per iteration) of each scheme added.
-    ``trajectories``: one row per (scheme, seed, iteration): clock time and relative gap.
-
-    Attributes
-    ----------
-    setup : Shootout
-        The setting every scheme ran in.
-    runs, table, trajectories : pandas.DataFrame
-        As above.
-    """
+    """Every scheme on one cluster over seeds: ``runs`` (one row per scheme and seed,
+    :meth:`~codedlib.schemes.shootout.SchemeRun.summary`), ``table`` (:func:`rank_schemes` of
+    the time to target, with each scheme's mean numbers and shares per iteration) and
+    ``trajectories`` (scheme, seed, iteration: clock time and relative gap)."""
 
     setup: Shootout
     runs: pd.DataFrame
@@ -190,57 +151,6 @@ def _applicable(setup, schemes):
     return [n for n in names if SCHEMES[n].applies(setup)]
 
 
-def ranking(cluster: ClusterModel, schemes=None, seeds=5, **setup_options) -> Ranking:
-    """Run every scheme on ``cluster`` for each seed (common straggling draws) and rank them.
-
-    Parameters
-    ----------
-    cluster : ClusterModel
-        The cluster.
-    schemes : sequence of str, optional
-        Names from :data:`codedlib.schemes.shootout.SCHEMES` (default: every scheme that applies).
-    seeds : int or sequence of int, default 5
-        Seeds ``0..seeds-1`` or the seeds themselves (at least 2 for an interval).
-    **setup_options
-        Passed on to :class:`codedlib.schemes.shootout.Shootout` (``target``, ``max_iter``, ...).
-
-    Returns
-    -------
-    Ranking
-        Tidy runs, the ranked table and the trajectories.
-    """
-    seeds = _seeds(seeds)
-    setup = Shootout(cluster, **setup_options)
-    names = _applicable(setup, schemes)
-    rows, traj = [], []
-    for seed in seeds:
-        factors = cluster.factors(setup.max_iter, seed)
-        for name in names:
-            run = simulate(setup, name, seed, factors=factors)
-            rows.append(run.summary(setup.target))
-            clock = np.concatenate([[0.0], np.cumsum(run.times)])
-            traj.append(
-                pd.DataFrame(
-                    {
-                        "scheme": name,
-                        "seed": seed,
-                        "iteration": np.arange(clock.size),
-                        "time": clock,
-                        "gap": run.gaps,
-                    }
-                )
-            )
-    runs = pd.DataFrame(rows)
-    table = rank_schemes(runs)
-    extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
-    reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
-    table = table.join(extra, on="scheme").join(reached, on="scheme")
-    table["title"] = table.scheme.map(lambda s: SCHEMES[s].title)
-    table["paper"] = table.scheme.map(lambda s: SCHEMES[s].paper)
-    table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
-    return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
-
-
 def _seeds(seeds):
     """Seeds as a list of at least 2 (a ranking's interval needs 2 independent replicas)."""
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
@@ -252,6 +162,80 @@ def _seeds(seeds):
             f"got seeds={seeds}"
         )
     return seeds
+
+
+def seed_runs(seed: int, setup: Shootout, names, timed: bool = False) -> list[dict]:
+    """The measure of one seed: every scheme of ``names`` on that seed's draws (common random
+    numbers), one :meth:`~codedlib.schemes.shootout.SchemeRun.summary` row each with the run's
+    ``times`` and ``gaps`` arrays (and its simulation's ``wall_seconds`` when ``timed``)."""
+    factors = setup.cluster.factors(setup.max_iter, seed)
+    rows = []
+    for name in names:
+        t0 = time.perf_counter()
+        run = simulate(setup, name, seed, factors=factors)
+        row = run.summary(setup.target)
+        if timed:
+            row["wall_seconds"] = time.perf_counter() - t0
+        rows.append({**row, "times": run.times, "gaps": run.gaps})
+    return rows
+
+
+def _over_seeds(setup, names, seeds, executor, timed=False):
+    """:func:`seed_runs` over ``seeds`` (the setup tuned once here, so every process reuses
+    its choices); columns in the order of a summary row, arrays apart."""
+    for name in names:
+        SCHEMES[name].layout(setup)  # tune once (cached on the setup that travels)
+    # replicate._check_executor rejects None when no default is set: name the default here
+    executor = default_workers() if executor is None else executor
+    runs = over_seeds(seed_runs, seeds, executor=executor, desc=setup.cluster.name,
+                      setup=setup, names=names, timed=timed)  # fmt: skip
+    runs.insert(1, "seed", runs.pop("seed"))
+    runs.insert(0, "scheme", runs.pop("scheme"))
+    arrays = runs[["scheme", "seed", "times", "gaps"]]
+    return runs.drop(columns=["times", "gaps"]), arrays
+
+
+def ranking(
+    cluster: ClusterModel, schemes=None, seeds=5, executor=None, **setup_options
+) -> Ranking:
+    """Run every scheme (default: all that apply) on ``cluster`` for each seed (an int ``n``:
+    seeds ``0..n-1``; at least 2) and rank them; ``setup_options`` go to
+    :class:`~codedlib.schemes.shootout.Shootout`, ``executor`` to
+    :func:`~codedlib.replicate.over_seeds`."""
+    seeds = _seeds(seeds)
+    setup = Shootout(cluster, **setup_options)
+    names = _applicable(setup, schemes)
+    runs, arrays = _over_seeds(setup, names, seeds, executor)
+    traj = [pd.DataFrame({"scheme": r.scheme, "seed": r.seed, "iteration": np.arange(r.gaps.size),
+                          "time": np.concatenate([[0.0], np.cumsum(r.times)]), "gap": r.gaps})
+            for r in arrays.itertuples()]  # fmt: skip
+    table = rank_schemes(runs)
+    extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
+    reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
+    table = table.join(extra, on="scheme").join(reached, on="scheme")
+    table["title"] = table.scheme.map(lambda s: SCHEMES[s].title)
+    table["paper"] = table.scheme.map(lambda s: SCHEMES[s].paper)
+    table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
+    return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
+
+
+#: The columns of the ranking table notebook 06 shows.
+RANKING_COLUMNS = ["rank", "scheme", "paper", "mean", "ci_low", "ci_high", "ratio_to_best",
+                   "ratio_low", "ratio_high", "verdict", "numbers_per_iteration",
+                   "shares_per_iteration", "seeds_reached", "parameters"]  # fmt: skip
+
+
+def scheme_table(setup: Shootout) -> pd.DataFrame:
+    """One row per scheme that applies at ``setup``: title, paper, engine, MPI engine, the
+    largest shares per worker and the tuned parameters."""
+    names = [n for n, s in SCHEMES.items() if s.applies(setup)]
+    return pd.DataFrame({
+        "title": [SCHEMES[n].title for n in names], "paper": [SCHEMES[n].paper for n in names],
+        "engine": [SCHEMES[n].engine for n in names],
+        "mpi engine": [SCHEMES[n].runtime or "—" for n in names],
+        "shares per worker": [float(np.max(SCHEMES[n].layout(setup)["shares"])) for n in names],
+        "parameters (tuned)": [chosen_parameters(setup, n) for n in names],
+    }, index=names)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ axes
@@ -293,22 +277,7 @@ AXES = {
 
 
 def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
-    """``cluster`` with one :data:`AXES` quantity set to ``value``.
-
-    Parameters
-    ----------
-    cluster : ClusterModel
-        The cluster.
-    axis : str
-        A key of :data:`AXES`.
-    value : float
-        The new value.
-
-    Returns
-    -------
-    ClusterModel
-        The changed copy.
-    """
+    """``cluster`` with one :data:`AXES` quantity set to ``value``."""
     if axis == "pareto_tail":
         return cluster.with_(family="pareto", shape=float(value))
     if axis == "straggling":
@@ -327,20 +296,7 @@ def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
 
 
 def axis_value(cluster: ClusterModel, axis: str) -> float:
-    """Where ``cluster`` sits on ``axis`` (NaN when its family has no such coordinate).
-
-    Parameters
-    ----------
-    cluster : ClusterModel
-        The cluster.
-    axis : str
-        A key of :data:`AXES`.
-
-    Returns
-    -------
-    float
-        Its coordinate.
-    """
+    """Where ``cluster`` sits on ``axis`` (NaN when its family has no such coordinate)."""
     if axis == "pareto_tail":
         return cluster.shape if cluster.family == "pareto" else math.nan
     if axis == "straggling":
@@ -361,22 +317,9 @@ def axis_value(cluster: ClusterModel, axis: str) -> float:
 # ------------------------------------------------------------------------------ regime map
 @dataclass
 class RegimeMap:
-    """Winners over a grid of two axes.
-
-    ``cells``: one row per (x, y): ``winner`` (fastest mean time to target), ``verdict``
-    (``wins`` / ``tied``), ``tied_with`` (schemes the interval cannot tell from it),
-    ``runner_up`` and ``margin`` (runner-up / winner paired ratio) with ``margin_low`` /
-    ``margin_high``. ``runs``: every (x, y, scheme, seed) row.
-
-    Attributes
-    ----------
-    x_axis, y_axis : str
-        Keys of :data:`AXES`.
-    base : ClusterModel
-        The cluster the cells change.
-    cells, runs : pandas.DataFrame
-        As above.
-    """
+    """Winners over a grid of two :data:`AXES` of ``base``: ``cells`` (one row per (x, y):
+    ``winner``, ``verdict``, ``tied_with``, ``runner_up`` and ``margin`` = runner-up / winner
+    paired ratio with ``margin_low`` / ``margin_high``) and ``runs`` (x, y, scheme, seed)."""
 
     x_axis: str
     y_axis: str
@@ -385,45 +328,28 @@ class RegimeMap:
     runs: pd.DataFrame
 
 
-def regime_map(
-    base: ClusterModel,
-    x_axis: str,
-    x_values,
-    y_axis: str,
-    y_values,
-    schemes=None,
-    seeds=3,
-    progress=None,
-    **setup_options,
-) -> RegimeMap:
-    """Which scheme reaches the target first at each (x, y) of a grid (module docstring).
+def _cell(x, y, table) -> dict:
+    first = table.iloc[0]
+    second = table.iloc[1] if len(table) > 1 else None
+    ok = np.isfinite(first["mean"])
+    return {
+        "x": x,
+        "y": y,
+        "winner": first["scheme"] if ok else "none",
+        "verdict": first["verdict"] if ok else "not reached",
+        "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
+        "runner_up": "" if second is None else second["scheme"],
+        "margin": math.nan if second is None else second["ratio_to_best"],
+        "margin_low": math.nan if second is None else second["ratio_low"],
+        "margin_high": math.nan if second is None else second["ratio_high"],
+        "best_time": first["mean"],
+    }
 
-    Parameters
-    ----------
-    base : ClusterModel
-        The cluster every cell changes two quantities of.
-    x_axis : str
-        A key of :data:`AXES`.
-    x_values : sequence
-        Grid values of the x axis.
-    y_axis : str
-        A key of :data:`AXES`.
-    y_values : sequence
-        Grid values of the y axis.
-    schemes : sequence of str, optional
-        Schemes compared (default: all that apply at each cell).
-    seeds : int or sequence, default 3
-        Seeds per cell (paired across schemes).
-    progress : callable, optional
-        Called as ``progress(done, total)`` after each cell.
-    **setup_options
-        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
 
-    Returns
-    -------
-    RegimeMap
-        Cells with winner, ties and margin; every run.
-    """
+def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values, schemes=None,
+               seeds=3, progress=None, **setup_options) -> RegimeMap:  # fmt: skip
+    """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
+    (module docstring); ``progress(done, total)`` is called after each cell."""
     for axis in (x_axis, y_axis):
         if axis not in AXES:
             raise ValueError(f"axis must be one of {list(AXES)}, got {axis!r}")
@@ -435,26 +361,8 @@ def regime_map(
         for i, x in enumerate(x_values):
             cluster = apply_axis(apply_axis(base, x_axis, x), y_axis, y)
             result = ranking(cluster, schemes, seeds, **setup_options)
-            runs = result.runs.assign(x=x, y=y)
-            all_runs.append(runs)
-            table = result.table
-            first = table.iloc[0]
-            second = table.iloc[1] if len(table) > 1 else None
-            ok = np.isfinite(first["mean"])
-            cells.append(
-                {
-                    "x": x,
-                    "y": y,
-                    "winner": first["scheme"] if ok else "none",
-                    "verdict": first["verdict"] if ok else "not reached",
-                    "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
-                    "runner_up": "" if second is None else second["scheme"],
-                    "margin": math.nan if second is None else second["ratio_to_best"],
-                    "margin_low": math.nan if second is None else second["ratio_low"],
-                    "margin_high": math.nan if second is None else second["ratio_high"],
-                    "best_time": first["mean"],
-                }
-            )
+            all_runs.append(result.runs.assign(x=x, y=y))
+            cells.append(_cell(x, y, result.table))
             if progress is not None:
                 progress(j * len(x_values) + i + 1, total)
     return RegimeMap(
@@ -462,17 +370,38 @@ def regime_map(
     )
 
 
+#: Notebook 06's four maps: key -> (title, figure name, x axis, x setting, y axis, y setting).
+MAPS = {
+    "a": ("Straggler tail x comm/comp", "map-tail-vs-communication",
+          "pareto_tail", "tails", "comm_to_comp", "ratios"),
+    "b": ("Straggler tail x latency", "map-tail-vs-latency",
+          "pareto_tail", "tails", "latency", "latencies"),
+    "c": ("Heterogeneity x bursts", "map-heterogeneity-vs-bursts",
+          "heterogeneity", "hets", "burst_factor", "bursts"),
+    "d": ("Workers N x comm/comp", "map-workers-vs-communication",
+          "n_workers", "n_grid", "comm_to_comp", "n_ratios"),
+}  # fmt: skip
+
+
+def regime_maps(reference: ClusterModel, settings: dict, seeds, max_iter: int) -> dict:
+    """Notebook 06's :data:`MAPS` on ``reference`` at the grids of ``settings`` (a
+    :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations."""
+    maps = {}
+    for key, (_, _, x_axis, x_key, y_axis, y_key) in MAPS.items():
+        base = reference.with_(name=f"map ({key})")
+        if key == "c":
+            base = reference.with_(family="gamma", shape=0.3, name="map (c)")
+        maps[key] = regime_map(base, x_axis, settings[x_key], y_axis, settings[y_key],
+                               schemes=MAP_SCHEMES, seeds=seeds,
+                               max_iter=200 if key == "d" else max_iter)  # fmt: skip
+    return maps
+
+
 # ------------------------------------------------------------------------------ papers
 def paper_operating_points() -> pd.DataFrame:
     """Each paper's own setting mapped onto the map's axes (our mapping; ``how`` says from
-    which of the paper's numbers).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns: paper, n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp,
-        how.
-    """
+    which of the paper's numbers): paper, n_workers, family, shape, heterogeneity,
+    burst_factor, comm_to_comp, how."""
     from codedlib.experiments.codedreduce import GRADIENT_NUMBERS
     from codedlib.experiments.dsag import AWS_TABLE_I
     from codedlib.schemes.codedreduce import TimingModel
@@ -513,20 +442,7 @@ def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
     """The cluster of one :func:`paper_operating_points` row: its N, family, shape,
     heterogeneity and bursts on ``base``'s network and workload, its comm/comp through the
     bandwidth; where that ratio is below ``base``'s latency allows, the latency is half the
-    message time; where the paper models no communication (NaN) ``base``'s ratio stays.
-
-    Parameters
-    ----------
-    point : mapping
-        A row of :func:`paper_operating_points` (with ``paper``).
-    base : ClusterModel
-        Network and workload.
-
-    Returns
-    -------
-    ClusterModel
-        The paper's point as a cluster.
-    """
+    message time; where the paper models no communication (NaN) ``base``'s ratio stays."""
     cluster = base.with_(
         n_workers=int(point["n_workers"]),
         family=point["family"],
@@ -581,39 +497,17 @@ _PAPER_NAMES = {
 
 @dataclass
 class Headlines:
-    """Each paper's headline on its operating point of the one cluster: ``rows`` (one per
-    headline: paper, item, quantity, ratio slower/faster with its 95 % paired interval,
-    the per-seed values of both arms) and the ``rankings`` per paper.
-
-    Attributes
-    ----------
-    rows : pandas.DataFrame
-        As above.
-    rankings : dict
-        Paper name -> :class:`Ranking` at its operating point.
-    """
+    """Each paper's headline at its operating point: ``rows`` (paper, item, quantity, ratio
+    slower / faster with its 95 % paired interval, both arms per seed) and ``rankings``
+    (paper name -> :class:`Ranking`)."""
 
     rows: pd.DataFrame
     rankings: dict
 
 
 def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
-    """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper.
-
-    Parameters
-    ----------
-    base : ClusterModel
-        Network and workload of every operating point.
-    seeds : int or sequence, default 5
-        Paired seeds.
-    **setup_options
-        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
-
-    Returns
-    -------
-    Headlines
-        One row per headline and the rankings behind them.
-    """
+    """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper (``base``'s
+    network and workload)."""
     points = paper_operating_points().set_index("paper")
     rankings, rows = {}, []
     for key, item, quantity, slower, faster, metric, paper, words in HEADLINES:
@@ -622,9 +516,8 @@ def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
             cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
             options = {**setup_options, **PAPER_SETUPS.get(name, {})}
             rankings[name] = ranking(cluster, None, seeds, **options)
-        runs = rankings[name].runs
-        a = runs[runs.scheme == slower].sort_values("seed")[metric].to_numpy()
-        b = runs[runs.scheme == faster].sort_values("seed")[metric].to_numpy()
+        by = paired(rankings[name].runs, metric)
+        a, b = by[slower], by[faster]
         ok = np.all(np.isfinite(a)) and np.all(np.isfinite(b))
         ratio, lo, hi = ratio_interval(a, b) if ok else (math.nan,) * 3
         rows.append(
@@ -637,93 +530,58 @@ def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
     return Headlines(pd.DataFrame(rows), rankings)
 
 
+def why_table(headlines: Headlines) -> pd.DataFrame:
+    """For the two schemes of every headline: mean iterations to the target, time, shares and
+    numbers per iteration (what decides a miss)."""
+    cols = ["iterations_to_target", "time_per_iteration", "shares_per_iteration",
+            "numbers_per_iteration"]  # fmt: skip
+    why = []
+    for paper, r in headlines.rankings.items():
+        g = r.runs.groupby("scheme")[cols].mean()
+        g.insert(0, "paper", paper)
+        why.append(g.reset_index())
+    why = pd.concat(why, ignore_index=True)
+    wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
+    return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
+
+
 # ------------------------------------------------------------------------------ scale
 @dataclass
 class ScaleStudy:
-    """Time per iteration and to target vs N, and the simulator's own cost.
-
-    ``runs``: one row per (n_workers, scheme, seed) with ``time_per_iteration``,
-    ``time_to_target`` and ``wall_seconds`` (the simulation's wall-clock time, for the
-    notebook; benchmarks own the performance claims).
-
-    Attributes
-    ----------
-    runs : pandas.DataFrame
-        As above.
-    trees : pandas.DataFrame
-        The CodedReduce tree chosen at each N: ``n_workers, n, L, used``.
-    """
+    """Time per iteration and to target vs N: ``runs`` (n_workers, scheme, seed, with the
+    simulation's ``wall_seconds``; benchmarks own the performance claims) and ``trees`` (the
+    CodedReduce tree chosen at each N: ``n_workers, n, L, used``)."""
 
     runs: pd.DataFrame
     trees: pd.DataFrame
 
 
-def scale_study(
-    base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=100, **setup_options
-) -> ScaleStudy:
+def scale_study(base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=100,
+                executor=None, **setup_options) -> ScaleStudy:  # fmt: skip
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
-    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N.
-
-    Parameters
-    ----------
-    base : ClusterModel
-        The cluster whose N changes.
-    n_values : sequence of int
-        Numbers of workers.
-    schemes : sequence of str, optional
-        Schemes (default: all that apply at each N).
-    seeds : int or sequence, default 2
-        Seeds per N.
-    max_iter : int, default 100
-        Iterations per run.
-    **setup_options
-        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
-
-    Returns
-    -------
-    ScaleStudy
-        Every run and the trees chosen.
-    """
-    rows, trees = [], []
+    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
+    runs, trees = [], []
     seed_list = _seeds(seeds)
     for N in n_values:
         cluster = apply_axis(base, "n_workers", N)
         setup = Shootout(cluster, max_iter=max_iter, **setup_options)
         names = _applicable(setup, schemes)
-        for seed in seed_list:
-            factors = cluster.factors(max_iter, seed)
-            for name in names:
-                t0 = time.perf_counter()
-                run = simulate(setup, name, seed, factors=factors)
-                wall = time.perf_counter() - t0
-                row = run.summary(setup.target)
-                row.update(n_workers=N, wall_seconds=wall, max_iter=max_iter)
-                rows.append(row)
+        rows, _ = _over_seeds(setup, names, seed_list, executor, timed=True)
+        wall = rows.pop("wall_seconds")
+        runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
         if "cr" in names:
             lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
             trees.append(
                 {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
             )
-    return ScaleStudy(pd.DataFrame(rows), pd.DataFrame(trees))
+    return ScaleStudy(pd.concat(runs, ignore_index=True), pd.DataFrame(trees))
 
 
 # ------------------------------------------------------------------------------ your cluster
 @dataclass
 class YourCluster:
-    """A user's cluster: the fitted model (if from a trace), the ranking and its position on
-    the map's axes (``position``: axis -> value).
-
-    Attributes
-    ----------
-    cluster : ClusterModel
-        The cluster ranked.
-    ranking : Ranking
-        Every scheme on it.
-    position : dict
-        :data:`AXES` key -> value (NaN where the family has no such coordinate).
-    fit : ClusterFit or None
-        The fit, when the cluster came from a trace.
-    """
+    """A user's cluster, its :class:`Ranking`, its ``position`` on the maps' :data:`AXES`
+    (NaN where its family has no such coordinate) and the ``fit`` when it came from a trace."""
 
     cluster: ClusterModel
     ranking: Ranking
@@ -733,26 +591,8 @@ class YourCluster:
 
 def your_cluster(source, seeds=5, n_workers=None, schemes=None, **setup_options) -> YourCluster:
     """Rank every scheme on your cluster: a :class:`ClusterModel`, or a latency trace in the
-    ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`.
-
-    Parameters
-    ----------
-    source : ClusterModel, str, pathlib.Path or pandas.DataFrame
-        The cluster description or a trace.
-    seeds : int or sequence, default 5
-        Seeds of the ranking.
-    n_workers : int, optional
-        Rank at this N instead of the trace's (the fitted heterogeneity is per-N relative).
-    schemes : sequence of str, optional
-        Schemes to rank.
-    **setup_options
-        Passed on to :class:`codedlib.schemes.shootout.Shootout`.
-
-    Returns
-    -------
-    YourCluster
-        The cluster, its ranking and where it sits on the map's axes.
-    """
+    ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`;
+    ``n_workers`` ranks it at another N (the fitted heterogeneity is per-N relative)."""
     fit = None
     if isinstance(source, ClusterModel):
         cluster = source
@@ -776,13 +616,14 @@ MAP_SCHEMES = ("gd", "sgd", "gc", "cr", "rar", "mpi-allreduce", "dsag", "lagc")
 SCALE_SCHEMES = ("gd", "sgd", "gc", "rs", "cr", "rar", "rd", "rabenseifner", "binomial",
                  "mpi-allreduce")  # fmt: skip
 
-#: Notebook 06's sizes (``settings(quick)``).
+#: Notebook 06's sizes; ``real_*``: the real-process section (``None``: every scheme).
 SETTINGS = {
     "quick": {
         "n_workers": 24, "seeds": 2, "map_seeds": 2, "max_iter": 200,
         "tails": [1.5, 5.0], "ratios": [0.01, 1.0], "latencies": [2e-6, 5e-4],
         "hets": [0.0, 2.0], "bursts": [1.0, 3.0], "n_grid": [10, 100], "n_ratios": [0.1, 1.0],
         "n_values": [10, 100, 1000], "widget_n": 12, "widget_seeds": 2,
+        "real_iterations": 8, "real_schemes": ("gd", "gc", "cr", "dsag", "mpi-allreduce"),
     },
     "faithful": {
         "n_workers": 100, "seeds": 5, "map_seeds": 5, "max_iter": 300,
@@ -790,20 +631,77 @@ SETTINGS = {
         "latencies": [v for v, _ in LATENCIES.values()],
         "hets": [0.0, 1.0, 4.0], "bursts": [1.0, 4.0], "n_grid": [10, 100, 1000, 10_000],
         "n_ratios": [0.1, 10.0], "n_values": [10, 100, 1000, 10_000], "widget_n": 24,
-        "widget_seeds": 3,
+        "widget_seeds": 3, "real_iterations": 40, "real_schemes": None,
     },
 }  # fmt: skip
 
 
-def settings(quick: bool) -> dict:
-    """Notebook 06's sizes: :data:`SETTINGS` ``"quick"`` or ``"faithful"``."""
-    return dict(SETTINGS["quick" if quick else "faithful"])
+def paired(runs: pd.DataFrame, metric: str = "time_to_target") -> dict:
+    """Scheme -> its ``metric`` per seed, in seed order (the arms of a paired ratio)."""
+    return {s: g.sort_values("seed")[metric].to_numpy() for s, g in runs.groupby("scheme")}
 
 
-def record_headlines(claims, headlines: Headlines, section: str, max_iter: int) -> None:
-    """One claims row per :data:`HEADLINES` row: a paired comparison, or a qualitative row
-    with the reached counts when one arm misses the target in some seed. RS's GC / RS-GC is
-    the decoding FLOP formula the clock is given (``basis="check"``)."""
+# ------------------------------------------------------------------------------ claims
+def evaluate(table: ClaimsTable, entries, **results) -> list:
+    """:func:`codedlib.claims.evaluate` of ``entries`` (a :data:`CLAIMS` list): a callable
+    entry is a row whose kind follows the numbers, ``entry(**results) -> Spec`` (or a list)."""
+    from codedlib.claims import evaluate as add
+
+    specs = []
+    for entry in entries:
+        chosen = entry if isinstance(entry, Spec) else entry(**results)
+        specs += chosen if isinstance(chosen, list) else [chosen]
+    return add(table, specs, **results)
+
+
+S1 = "1. The schemes"
+S2 = "2. Ranking on the reference cluster"
+S3 = "3. Each paper's headline on one cluster"
+S4 = "4. Regime maps"
+S5 = "5. Scale"
+
+
+def _cr_load():
+    lay = _tree_shares(Shootout(default_cluster(12), max_iter=10), 3, 2)
+    return {"ours": float(lay["shares"].max()) / 12}
+
+
+def _rs_decoding(reference, setup):
+    need = setup.n_workers - setup.n_stragglers
+    return {
+        "paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
+        "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
+        "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
+        "(1 s per FLOP to count FLOPs)",
+    }
+
+
+def _message(reference):
+    net = reference.network
+    return {
+        "paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
+        "ours": reference.message_time,
+        "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
+        f"dim = {reference.workload.dim}",
+    }
+
+
+def _runner_up(rank):
+    best, second = rank.table.scheme.iloc[0], rank.table.scheme.iloc[1]
+    by = paired(rank.runs)
+    return {
+        "numerator": by[second],
+        "denominator": by[best],
+        "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
+        f"stand-in least squares; {len(by[best])} paired seeds",
+    }
+
+
+def _headline_specs(headlines, **_):
+    """One row per :data:`HEADLINES` row: a paired comparison, or a qualitative row with the
+    reached counts when one arm misses the target in some seed. RS's GC / RS-GC is the
+    decoding FLOP formula the clock is given (``basis="check"``)."""
+    specs = []
     for _, h in headlines.rows.iterrows():
         paper, kw = h.paper_value, {}
         if isinstance(paper, tuple):
@@ -814,56 +712,101 @@ def record_headlines(claims, headlines: Headlines, section: str, max_iter: int) 
             kw["paper_text"] = h.paper_text
         basis = "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
         n = len(h.numerator)
-        with claims.about(h.paper_key):
-            if np.isfinite(h.ratio):
-                claims.comparison(
-                    h["item"], h["quantity"], numerator=h.numerator, denominator=h.denominator,
-                    expected="greater", section=section, basis=basis,
-                    setting=f"{h.cluster}; stand-in least squares (not the paper's data); "
-                    f"{n} paired seeds", **kw,
-                )  # fmt: skip
-                continue
-            slow_ok, fast_ok = (
-                int(np.isfinite(h.numerator).sum()),
-                int(np.isfinite(h.denominator).sum()),
-            )
-            verdict = ("reproduced" if fast_ok == n and slow_ok == 0
-                       else "not reproduced" if fast_ok < slow_ok else "partly")  # fmt: skip
-            claims.qualitative(
-                h["item"], h["quantity"], paper=h.paper_text, verdict=verdict, basis=basis,
-                ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
-                f"{slow_ok}/{n} (within {max_iter} iterations)", section=section,
-                setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
-                reason="" if verdict == "reproduced" else "see the reached counts",
-            )  # fmt: skip
+        if np.isfinite(h.ratio):
+            specs.append(spec(
+                "comparison", h["item"], h["quantity"], about=h.paper_key, numerator=h.numerator,
+                denominator=h.denominator, expected="greater", section=S3, basis=basis,
+                setting=f"{h.cluster}; stand-in least squares (not the paper's data); "
+                f"{n} paired seeds", **kw,
+            ))  # fmt: skip
+            continue
+        max_iter = headlines.rankings[h.paper].setup.max_iter
+        slow_ok = int(np.isfinite(h.numerator).sum())
+        fast_ok = int(np.isfinite(h.denominator).sum())
+        verdict = ("reproduced" if fast_ok == n and slow_ok == 0
+                   else "not reproduced" if fast_ok < slow_ok else "partly")  # fmt: skip
+        specs.append(spec(
+            "qualitative", h["item"], h["quantity"], about=h.paper_key, paper=h.paper_text,
+            verdict=verdict, basis=basis, section=S3,
+            ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
+            f"{slow_ok}/{n} (within {max_iter} iterations)",
+            setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
+            reason="" if verdict == "reproduced" else "see the reached counts",
+        ))  # fmt: skip
+    return specs
 
 
-def paired(runs: pd.DataFrame, metric: str = "time_to_target") -> dict:
-    """Scheme -> its ``metric`` per seed, in seed order (the arms of a paired ratio)."""
-    return {s: g.sort_values("seed")[metric].to_numpy() for s, g in runs.groupby("scheme")}
+def _map_cell(key, x_at, y_at, where, versus=None):
+    """The row of one map cell (its first or last x and y): runner-up (or ``versus``) / winner
+    time to target, or not attempted when there is nothing to compare."""
+
+    def choose(maps, **_):
+        m = maps[key]
+        x = m.cells.x.unique()[0 if x_at == "first" else -1]
+        y = m.cells.y.unique()[0 if y_at == "first" else -1]
+        runs = m.runs[(m.runs.x == x) & (m.runs.y == y)]
+        cell = m.cells[(m.cells.x == x) & (m.cells.y == y)].iloc[0]
+        other = versus or cell.runner_up
+        by = paired(runs)
+        item = f"Regime map ({key})"
+        quantity = f"{'runner-up' if versus is None else versus} / winner, time to target, {where}"
+        if (cell.winner == "none" or not other or other == cell.winner
+                or not np.all(np.isfinite(by[other]))):  # fmt: skip
+            return spec("not_attempted", item, quantity, paper="", section=S4, basis="check",
+                        reason=f"no other scheme to compare (winner {cell.winner})")  # fmt: skip
+        return spec(
+            "comparison", item, quantity, numerator=by[other], denominator=by[cell.winner],
+            expected="greater", section=S4, basis="check",
+            setting=f"winner {cell.winner}, {other} at {m.x_axis} = {x:g}, {m.y_axis} = {y:g}; "
+            f"{m.base.describe()}; {len(by[other])} paired seeds",
+        )  # fmt: skip
+
+    return choose
 
 
-def map_cell_claim(claims, m: RegimeMap, x, y, label: str, where: str, section: str,
-                   versus: str | None = None):  # fmt: skip
-    """Claims row of one map cell: runner-up (or ``versus``) / winner time to target."""
-    runs = m.runs[(m.runs.x == x) & (m.runs.y == y)]
-    cell = m.cells[(m.cells.x == x) & (m.cells.y == y)].iloc[0]
-    other = versus or cell.runner_up
-    by = paired(runs)
-    item = f"Regime map {label}"
-    quantity = f"{'runner-up' if versus is None else versus} / winner, time to target, {where}"
-    if (
-        cell.winner == "none"
-        or not other
-        or other == cell.winner
-        or not np.all(np.isfinite(by[other]))
-    ):
-        return claims.not_attempted(item, quantity, paper="", section=section, basis="check",
-                                    reason=f"no other scheme to compare (winner {cell.winner})")  # fmt: skip
-    return claims.comparison(
-        item, quantity, numerator=by[other], denominator=by[cell.winner], expected="greater",
-        section=section, basis="check",
-        setting=f"winner {cell.winner}, {other} at "
-        f"{m.x_axis} = {x:g}, {m.y_axis} = {y:g}; {m.base.describe()}; "
-        f"{len(by[other])} paired seeds",
-    )  # fmt: skip
+def _scale(numerator, denominator, setting):
+    def measured(study, reference):
+        n = int(study.runs.n_workers.iloc[-1])
+        big = study.runs[study.runs.n_workers == n]
+        per = paired(big, "time_per_iteration")
+        text = setting(n, reference) + f"; {len(per[numerator])} paired seeds"
+        return {"numerator": per[numerator], "denominator": per[denominator], "setting": text}
+
+    return measured
+
+
+#: Notebook 06's claims per section (results: ``reference``, ``setup``, ``rank``,
+#: ``headlines``, ``maps``, ``study``); callables pick their row from the numbers.
+CLAIMS = {
+    "schemes": [
+        spec("exact", "CR Theorem 1, eq. (5)", "computation load r_CR of the (3, 2) tree, s = 1",
+             _cr_load, paper=float(r_cr(3, 1, 2)), rtol=1e-12, section=S1, basis="check",
+             setting="shares per tree node / N in the shoot-out's CodedReduce at N = 12"),
+        spec("exact", "RS eq. (17)", "decoding FLOPs f(f - 1) + f dim at f = N - S",
+             _rs_decoding, rtol=1e-12, section=S1, basis="check"),
+        spec("exact", "CR Sec. III-C (single port)",
+             "one gradient message: latency + 8 dim / bandwidth [s]", _message, rtol=1e-12,
+             section=S1, basis="check"),
+    ],
+    "ranking": [
+        spec("comparison", "Ranking, reference cluster", "runner-up / fastest scheme, time to target",
+             _runner_up, expected="greater", section=S2, basis="check"),
+    ],
+    "headlines": [_headline_specs],
+    "maps": [
+        _map_cell("d", "last", "last", "largest N, most communication"),
+        _map_cell("a", "first", "first", "heaviest tail, least communication"),
+        _map_cell("b", "first", "last", "heaviest tail, highest latency"),
+        _map_cell("b", "first", "last", "heaviest tail, highest latency", versus="mpi-allreduce"),
+        _map_cell("c", "last", "last", "most heterogeneity and bursts"),
+    ],
+    "scale": [
+        spec("comparison", "Scale, largest N", "GD / CodedReduce time per iteration",
+             _scale("gd", "cr", lambda n, ref: f"N = {n}: {ref.with_(n_workers=n).describe()}"),
+             expected="greater", section=S5, basis="check"),
+        spec("comparison", "Scale, largest N", "CodedReduce / MPI_Allreduce time per iteration",
+             _scale("cr", "mpi-allreduce", lambda n, ref: f"N = {n}, MPICH's choice "
+                    f"{mpich_allreduce_algorithm(n, ref.workload.dim)}"),
+             expected="greater", section=S5, basis="check"),
+    ],
+}  # fmt: skip

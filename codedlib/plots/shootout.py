@@ -4,14 +4,7 @@ Every function takes a result of :mod:`codedlib.experiments.shootout`, an option
 ``fig`` and ``title``, and returns the Figure; display labels are set here. Every figure names
 its stand-ins: the cluster (``ClusterModel.describe``) and the stand-in problem.
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981.
+Reference: severinson2023dsag, reisizadeh2022codedreduce.
 """
 
 from __future__ import annotations
@@ -49,18 +42,7 @@ _LOG_AXES = {"comm_to_comp", "n_workers", "latency"}
 
 
 def problem_label(setup) -> str:
-    """The stand-in problem in words, for captions.
-
-    Parameters
-    ----------
-    setup : Shootout
-        The setting.
-
-    Returns
-    -------
-    str
-        One line.
-    """
+    """The stand-in problem in words, for captions."""
     p = setup.problem
     rows = p.n_samples // setup.n_workers
     return (
@@ -73,20 +55,6 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
     """Time to target per scheme (mean and 95 % interval over seeds), ratio to the fastest
     written beside each bar, bars hatched where the interval cannot tell it from the fastest;
     right panels: communication (numbers) and computation (shares) per iteration.
-
-    Parameters
-    ----------
-    ranking : Ranking
-        From :func:`codedlib.experiments.shootout.ranking`.
-    ax : matplotlib.axes.Axes, optional
-        Draw the time panel only, here.
-    title : str, optional
-        First line of the title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
     """
     table = ranking.table.iloc[::-1]
     if ax is None:
@@ -132,24 +100,7 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
 
 
 def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | None = None):
-    """Relative optimality gap against clock time, one line per scheme (one seed).
-
-    Parameters
-    ----------
-    ranking : Ranking
-        From :func:`codedlib.experiments.shootout.ranking`.
-    seed : int, optional
-        The seed drawn (default: the first).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
-    title : str, optional
-        First line of the title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
+    """Relative optimality gap against clock time, one line per scheme (one seed)."""
     traj = ranking.trajectories
     seed = int(traj.seed.min()) if seed is None else seed
     if ax is None:
@@ -176,22 +127,6 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     """Winner of each cell (colour), its margin over the runner-up (text, ``≈`` and hatching
     where the interval cannot tell them apart); the papers' operating points (``points``: a
     frame with ``paper`` and the two axes' values) drawn at their interpolated position.
-
-    Parameters
-    ----------
-    rmap : RegimeMap
-        From :func:`codedlib.experiments.shootout.regime_map`.
-    points : pandas.DataFrame, optional
-        Operating points to mark.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
-    title : str, optional
-        First line of the title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
     """
     cells = rmap.cells
     xs = list(dict.fromkeys(cells.x))
@@ -253,20 +188,6 @@ def _fractional_index(values, v, log):
 def plot_scale(study, fig=None, title: str | None = None):
     """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
     worker-iteration (what N = 10,000 costs to simulate).
-
-    Parameters
-    ----------
-    study : ScaleStudy
-        From :func:`codedlib.experiments.shootout.scale_study`.
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw into.
-    title : str, optional
-        Title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
     """
     runs = study.runs
     if fig is None:
@@ -298,20 +219,6 @@ def plot_headlines(headlines, ax=None, title: str | None = None):
     """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
     cluster, with the 95 % paired interval, beside the paper's number where it gives one;
     right of the dashed line at 1 the paper's direction holds.
-
-    Parameters
-    ----------
-    headlines : Headlines
-        From :func:`codedlib.experiments.shootout.paper_headlines`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
-    title : str, optional
-        First line of the title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
     """
     rows = headlines.rows.iloc[::-1].reset_index(drop=True)
     if ax is None:

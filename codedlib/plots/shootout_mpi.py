@@ -1,19 +1,7 @@
 """Figure of the real-process shoot-out: measured MPI iteration times against the shoot-out
-simulator on the same injected cluster (:mod:`codedlib.experiments.shootout_mpi`).
+simulator on the same injected cluster (:mod:`codedlib.runtime.shootout`).
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981 -- Section III-C (single-port model).
-.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
-   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and Learning
-   Systems 32(3), 2021, arXiv:1905.09148.
+Reference: reisizadeh2022codedreduce (Sec. III-C, single port).
 """
 
 from __future__ import annotations
@@ -34,20 +22,6 @@ def plot_real_vs_predicted(result, ax=None, title=None):
     legend; the band shows ±10 % around y = x. Schemes that did not run are named in a
     note. The title says which cluster was injected (``cluster.describe()``), the caption
     which part of a measured time is injected and which is real.
-
-    Parameters
-    ----------
-    result : RealVsPredicted
-        From :func:`codedlib.experiments.shootout_mpi.real_vs_predicted`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Title; default names the processes and the injected cluster.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     # a plot reads the result it is given (plots sit below experiments: no import of it)
     if not (hasattr(result, "frame") and hasattr(result, "cluster")):

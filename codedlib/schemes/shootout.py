@@ -35,27 +35,9 @@ Examples
 >>> run.scheme, run.times.shape, bool(run.gaps[-1] < run.gaps[0])
 ('gc', (60,), True)
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981 -- Algorithm 2, Theorem 1 (r_CR), Section III-C.
-.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
-   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436 -- eq. (17) decoding cost.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877 -- Sections IV-B, V, VI.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and Learning
-   Systems 32(3), 2021, arXiv:1905.09148 -- Algorithm 1, eq. (17).
-.. [STREAM] Stream coded computing with heterogeneous load splits (this project's notebook 05):
-   the load split proportional to worker speed.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [MPI] R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of Collective Communication
-   Operations in MPICH", Int. J. High Performance Computing Applications 19(1), 2005; MPICH
-   src/mpi/coll/allreduce.c (``MPIR_Allreduce_intra_auto``, ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE``
-   = 2048) and the recursive-doubling / reduce-scatter-allgather algorithms it selects.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
+zhang2021lagc, esfahanizadeh2022stream, tandon2017gradient; MPICH's allreduce.c
+(``MPIR_Allreduce_intra_auto``; Thakur, Rabenseifner, Gropp 2005).
 """
 
 from __future__ import annotations
@@ -97,31 +79,8 @@ __all__ = [
 def shootout_problem(
     n_partitions: int, rows: int = 8, dim: int = 20, condition: float = 20.0, rng=0
 ) -> LeastSquares:
-    """The stand-in learning problem: least squares with ``rows`` rows per partition.
-
-    Features ``x = z * c`` with ``z ~ N(0, I)`` and column scales ``c`` from 1 down to
-    ``1/sqrt(condition)`` (so the Hessian's condition number is about ``condition``), labels
-    ``y = xᵀθ* + 0.1 z'`` (CodedReduce eq. 10 with scaled columns). Least squares is linear, so
-    the MDS-coded scheme applies too.
-
-    Parameters
-    ----------
-    n_partitions : int
-        Number of partitions (workers). Must satisfy ``1 <= n_partitions``.
-    rows : int, default 8
-        Rows per partition. Must satisfy ``1 <= rows``.
-    dim : int, default 20
-        Number of features. Must satisfy ``1 <= dim``.
-    condition : float, default 20.0
-        Target condition number. Must satisfy ``1.0 <= condition``.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed.
-
-    Returns
-    -------
-    LeastSquares
-        ``n_partitions * rows`` rows, ``dim`` features.
-    """
+    """The stand-in problem: least squares, ``rows`` rows per partition (CR eq. 10, scaled
+    columns ``1 .. 1/sqrt(condition)`` so the Hessian's condition number is about ``condition``)."""
     n_partitions = check_int("n_partitions", n_partitions, 1)
     rows = check_int("rows", rows, 1)
     dim = check_int("dim", dim, 1)
@@ -140,24 +99,7 @@ def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
     ``ready (..., M)``: when each message reaches the port (``inf``: never sent); the port
     takes them in order of arrival, ``tau`` each, starting no earlier than ``port_free``:
     ``R_m = max(R_{m-1}, a_(m)) + tau``. Same as :func:`codedlib.network.single_port_receive`
-    with ``port_free = 0``; ``need = 0`` gives ``port_free``.
-
-    Parameters
-    ----------
-    ready : array_like
-        Arrival times at the port, last axis: messages.
-    need : int
-        Messages to receive.
-    tau : float
-        Time to receive one message.
-    port_free : float or array_like, default 0.0
-        When the port is free.
-
-    Returns
-    -------
-    numpy.ndarray
-        When the ``need``-th message is in, shape ``ready.shape[:-1]``.
-    """
+    with ``port_free = 0``; ``need = 0`` gives ``port_free``. Shape ``ready.shape[:-1]``."""
     a = np.sort(np.asarray(ready, dtype=float), axis=-1)
     if a.ndim == 0 or np.isnan(a).any():
         raise ValueError(
@@ -346,23 +288,8 @@ class ShootoutScheme:
     ``engine``: ``"exact"``, ``"sgd"``, ``"event"`` or ``"lazy"`` (module docstring).
     ``layout(setup) -> dict``: the scheme's sizes at the setup's N (``shares`` per worker,
     ``need``, ``decoder``, tree ``n, L, s``, ``w``, ``p``, groups ...). ``timing``:
-    ``"star"``, ``"ring"`` or ``"tree"`` for the exact and SGD engines. ``runtime``: the name
-    of its MPI engine in :data:`codedlib.runtime.registry.SCHEMES`, if any.
-
-    Attributes
-    ----------
-    name, title, paper : str
-        Key, one-line description, and the papers it comes from.
-    engine : str
-        How it runs.
-    layout : callable
-        ``layout(setup) -> dict``.
-    timing : str
-        Star, ring or tree.
-    runtime : str or None
-        Its MPI engine.
-    applies : callable
-        ``applies(setup) -> bool``: whether it runs at this setting.
+    ``"star"``, ``"ring"``, ``"tree"`` or ``"allreduce"``. ``runtime``: its MPI engine in
+    :data:`codedlib.runtime.registry.SCHEMES`, if any; ``applies(setup)``: whether it runs.
     """
 
     name: str
@@ -372,47 +299,19 @@ class ShootoutScheme:
     layout: Callable
     timing: str = "star"
     runtime: str | None = None
-    applies: Callable = field(default=lambda setup: True)
+    applies: Callable = field(default=lambda _setup: True)
 
 
 @dataclass(frozen=True)
 class Shootout:
     """One cluster, one stand-in problem, one target: the setting every scheme runs in.
 
-    Parameters
-    ----------
-    cluster : ClusterModel
-        The cluster (its ``n_workers`` is N).
-    problem : LeastSquares, optional
-        Stand-in problem with at least one row per worker; default
-        ``shootout_problem(N)``.
-    target : float, default 1e-4
-        Relative optimality gap ``(F(θ) - F*) / (F(θ0) - F*)`` to reach.
-    max_iter : int, default 300
-        Iterations simulated per scheme.
-    stragglers : float, default 0.1
-        Share of workers the star codes and SGD do without: ``S = max(1, round(f N))``.
-    tree_s : int, default 1
-        Stragglers per parent of the CodedReduce tree.
-    w_fraction : float, default 0.5
-        SAG/DSAG wait for ``w = ceil(f N)`` fresh results.
-    subpartitions : int, default 4
-        SAG/DSAG sub-partitions per worker (DSAG eq. 5).
-    margin : float, default 0.02
-        DSAG's wait after the w-th result (Section V-A).
-    redundancy : int, default 2
-        LAGC / G-LAG / G-GD partitions per worker r.
-    group_size : int, default 4
-        LAGC workers per group ``N/G`` (G-LAG and G-GD use ``r``).
-    xi : float, default 0.01
-        LAG trigger constant ξ. ``history`` D: 10.
-    tree : tuple of int, optional
-        CodedReduce's ``(n, L)``; default: chosen per cluster (:func:`choose_tree`).
-    tune : bool, default True
-        Choose every scheme's free parameter by :func:`tune` (one rule for all); ``False``
-        uses ``stragglers``, ``w_fraction``, ``group_size`` and ``redundancy`` as given
-        (SAG/DSAG still tune their step) and the cluster's own moments for DSAG-LB and the
-        split (an oracle). The tree is always tuned unless ``tree`` is given.
+    ``target``: relative gap ``(F(θ) - F*) / (F(θ0) - F*)`` to reach; ``stragglers``: share of
+    workers the star codes and SGD do without (``S = max(1, round(f N))``); ``w_fraction``:
+    SAG/DSAG wait for ``ceil(f N)`` fresh results; ``subpartitions`` (DSAG eq. 5), ``margin``
+    (Sec. V-A); ``redundancy`` r, ``group_size`` N/G, ``xi``, ``history`` D (LAGC); ``tree``:
+    CodedReduce's ``(n, L)`` (default: tuned). ``tune=False`` uses the given sizes (SAG/DSAG
+    still tune their step) and the cluster's own moments for DSAG-LB and the split (an oracle).
     """
 
     cluster: ClusterModel
@@ -523,18 +422,6 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
     (CodedReduce on N machines leaves the rest idle): for each depth L the narrowest
     (``max(2, s + 1)``, binary trees included), the powers of two between and the widest.
 
-    Parameters
-    ----------
-    n_workers : int
-        Number of machines N. Must satisfy ``2 <= n_workers``.
-    s : int, default 1
-        Stragglers per parent.
-
-    Returns
-    -------
-    list of tuple
-        ``(n, L)``, by depth then width.
-
     Examples
     --------
     >>> tree_candidates(12)
@@ -560,18 +447,7 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
 
 
 def choose_tree(setup: Shootout) -> tuple[int, int]:
-    """CodedReduce's (n, L): the :func:`tree_candidates` tree chosen by :func:`tune`.
-
-    Parameters
-    ----------
-    setup : Shootout
-        The setting (its cluster and ``tree_s``).
-
-    Returns
-    -------
-    tuple of int
-        ``(n, L)``.
-    """
+    """CodedReduce's (n, L): the :func:`tree_candidates` tree chosen by :func:`tune`."""
     lay = _tree_layout(setup)
     return lay["n"], lay["L"]
 
@@ -596,12 +472,7 @@ def tune(setup: Shootout, name: str, candidates) -> dict:
     :data:`STEP_GRID`), the CodedReduce tree (:func:`tree_candidates`), the group size of
     LAGC / G-LAG / G-GD (divisors of N up to :data:`MAX_GROUP`). DSAG-LB's profiler and the
     speed-proportional split estimate the workers' moments from the same pilot draw.
-
-    Returns
-    -------
-    dict
-        The chosen layout.
-    """
+    Returns the chosen layout."""
 
     def compute():
         scheme = SCHEMES[name]
@@ -864,24 +735,8 @@ def chosen_parameters(setup: Shootout, name: str) -> str:
 
 
 def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
-    """Time of each iteration of an exact or SGD scheme for straggling ``factors (T, N)``.
-
-    The same function predicts real runs.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`SCHEMES` whose engine is ``exact`` or ``sgd``.
-    setup : Shootout
-        The setting.
-    factors : array_like
-        Straggling factors ``(T, N)`` (:meth:`codedlib.cluster.ClusterModel.factors`).
-
-    Returns
-    -------
-    numpy.ndarray
-        Seconds per iteration, shape ``(T,)``.
-    """
+    """Seconds per iteration ``(T,)`` of an exact or SGD scheme for straggling ``factors
+    (T, N)`` (:meth:`codedlib.cluster.ClusterModel.factors`); also predicts real runs."""
     scheme = get_scheme(name)
     if scheme.engine not in ("exact", "sgd"):
         raise ValueError(f"iteration_times needs an exact or sgd scheme, got scheme={name!r}")
@@ -893,19 +748,8 @@ def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
 class SchemeRun:
     """One scheme, one seed: per-iteration ``times``, ``messages`` (received by the master or
     parents), ``numbers`` (communicated, uploads + downloads), ``shares`` (computed), and
-    ``gaps`` (relative optimality gap before each iteration and after the last, ``K + 1``).
-
-    Attributes
-    ----------
-    scheme : str
-        Its name.
-    seed : int
-        The straggling draws' seed.
-    times, gaps, messages, numbers, shares : numpy.ndarray
-        As above.
-    layout : dict
-        The scheme's sizes at this N (:attr:`ShootoutScheme.layout`).
-    """
+    ``gaps`` (relative optimality gap before each iteration and after the last, ``K + 1``),
+    and the scheme's ``layout`` at this N."""
 
     scheme: str
     seed: int
@@ -1181,24 +1025,8 @@ _ENGINES = {"exact": _run_exact, "sgd": _run_sgd, "event": _run_event, "lazy": _
 
 
 def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeRun:
-    """Run scheme ``name`` of :data:`SCHEMES` for ``setup.max_iter`` iterations.
-
-    Parameters
-    ----------
-    setup : Shootout
-        Cluster, stand-in problem and scheme parameters.
-    name : str
-        A key of :data:`SCHEMES`.
-    seed : int, default 0
-        Seed of the straggling draws (every scheme of one seed sees the same draws).
-    factors : numpy.ndarray, optional
-        Straggling factors ``(max_iter, N)``; default ``setup.cluster.factors(max_iter, seed)``.
-
-    Returns
-    -------
-    SchemeRun
-        Times, gaps, communication and computation per iteration.
-    """
+    """Run scheme ``name`` of :data:`SCHEMES` for ``setup.max_iter`` iterations on the
+    straggling ``factors (max_iter, N)`` (default ``setup.cluster.factors(max_iter, seed)``)."""
     scheme = get_scheme(name)
     if not isinstance(setup, Shootout):
         raise TypeError(f"setup must be a Shootout, got {type(setup).__name__}")
@@ -1246,20 +1074,8 @@ def _tuned_step(setup, scheme, lay) -> float:
 def lagc_reference_run(setup: Shootout, name: str):
     """The LAGC paper module's own run of a lazy scheme on the shoot-out's problem and sizes:
     :func:`codedlib.schemes.lagc.run_lag_ps` / ``run_lagc`` / ``run_g_lag`` / ``run_g_gd``,
-    whose trajectory (gaps, groups selected) the ``lazy`` engine must reproduce.
-
-    Parameters
-    ----------
-    setup : Shootout
-        The setting (problem, N, r, group size, ξ, D, ``max_iter``).
-    name : str
-        ``"lag"``, ``"lagc"``, ``"g-lag"`` or ``"g-gd"``.
-
-    Returns
-    -------
-    codedlib.schemes.lagc.SchemeRun
-        The paper module's run (its own exponential delays; only the trajectory compares).
-    """
+    whose trajectory (gaps, groups selected) the ``lazy`` engine must reproduce (its own
+    exponential delays: only the trajectory compares)."""
     from scipy import stats
 
     from codedlib.schemes import lagc

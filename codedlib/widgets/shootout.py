@@ -4,11 +4,7 @@ every scheme with intervals, and where the cluster sits on the regime maps' axes
 The widget only wires controls to :func:`codedlib.experiments.shootout.your_cluster` and
 :func:`codedlib.plots.shootout.plot_ranking`.
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877 -- Section VI-A (latency fitted from traces).
+Reference: severinson2023dsag (Sec. VI-A, latency fitted from traces).
 """
 
 from __future__ import annotations
@@ -27,47 +23,16 @@ TRACE_NONE = "(none: the controls describe the cluster)"
 
 
 def trace_choices() -> list[str]:
-    """:data:`TRACE_NONE` and the CSV traces shipped under ``data/traces``.
-
-    Returns
-    -------
-    list of str
-        The trace menu's entries.
-    """
+    """:data:`TRACE_NONE` and the CSV traces shipped under ``data/traces``."""
     return [TRACE_NONE] + [f"{name}.csv" for name in list_traces()]
 
 
 def your_cluster_report(
     n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp, trace, seeds, max_iter=300
 ):
-    """``(result, html)`` the explorer shows: the ranking on the described (or fitted) cluster.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N (also for a trace: the fitted cluster is ranked at this N).
-    family : str
-        Delay family (:data:`codedlib.cluster.FAMILIES`).
-    shape : float
-        The family's shape.
-    heterogeneity : float
-        Slowdown strength h.
-    burst_factor : float
-        Slowdown inside a burst (1: none).
-    comm_to_comp : float
-        Message time over one share's mean computation time.
-    trace : str
-        :data:`TRACE_NONE` or a file name under ``data/traces``.
-    seeds : int
-        Seeds of the ranking (>= 2 for intervals).
-    max_iter : int, default 300
-        Iterations simulated per scheme.
-
-    Returns
-    -------
-    tuple
-        ``(YourCluster, html)``.
-    """
+    """``(YourCluster, html)`` the explorer shows: the ranking on the described cluster, or on
+    the one fitted to ``trace`` (a file under ``data/traces``; :data:`TRACE_NONE`: none), at N =
+    ``n_workers``."""
     from codedlib.experiments import shootout as ex
 
     if trace == TRACE_NONE:
@@ -124,22 +89,6 @@ def explore_your_cluster(
     """The "your cluster" explorer: N, delay family and shape, heterogeneity, bursts,
     communication/computation, or a trace; the Rank button ranks every scheme (ranked once at
     construction with the initial values).
-
-    Parameters
-    ----------
-    n_workers : int, default 24
-        Initial N.
-    seeds : int, default 3
-        Initial number of seeds.
-    max_iter : int, default 300
-        Iterations simulated per scheme.
-    trace : str, default TRACE_NONE
-        Initial trace choice.
-
-    Returns
-    -------
-    Explorer
-        The widget (display it).
     """
     import ipywidgets as W
 
