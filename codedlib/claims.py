@@ -1005,11 +1005,22 @@ def _wanted(fn: Callable, results: dict) -> dict:
     return {p.name: results[p.name] for p in params if p.name in results}
 
 
+def _expand(entries: Iterable, results: dict) -> list[Spec]:
+    """Specs as declared; a callable entry (a row whose kind follows the numbers) is called
+    with the results it names and gives a Spec or a list of them."""
+    out = []
+    for entry in entries:
+        chosen = entry if isinstance(entry, Spec) else entry(**_wanted(entry, results))
+        out += chosen if isinstance(chosen, list) else [chosen]
+    return out
+
+
 def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim]:
-    """Add one row per spec to ``table``, its measured part read from ``results``; returns the
-    rows added (each checked by :func:`check_claim` as it is added)."""
+    """Add one row per spec to ``table``, its measured part read from ``results`` (an entry may
+    also be a function of the results returning the spec(s), when a row's kind follows the
+    numbers); returns the rows added (each checked by :func:`check_claim` as it is added)."""
     rows = []
-    for s in specs:
+    for s in _expand(specs, results):
         kw = dict(s.fixed)
         if s.measured is not None:
             kw.update(s.measured(**_wanted(s.measured, results)))

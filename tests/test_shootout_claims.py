@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from codedlib.claims import ClaimsTable
+from codedlib.claims import ClaimsTable, evaluate
 from codedlib.experiments import shootout as ex
 from codedlib.experiments import shootout_mpi as exm
 from codedlib.notebooks import REPO_ROOT
@@ -44,7 +44,7 @@ def table():
 def test_scheme_formulas(table):
     reference = ex.default_cluster(24)
     setup = so.Shootout(reference, max_iter=10)
-    rows = ex.evaluate(table, ex.CLAIMS["schemes"], reference=reference, setup=setup)
+    rows = evaluate(table, ex.CLAIMS["schemes"], reference=reference, setup=setup)
     _check(table, rows, 3, ["exact"] * 3)
     assert all(r.verdict == "reproduced" for r in rows)
     assert "f = 22" in rows[1].setting  # N - S at N = 24
@@ -54,7 +54,7 @@ def test_ranking_runner_up(table):
     runs = _runs({"a": [1.0, 1.1, 0.9], "b": [2.0, 2.1, 1.9]})
     setup = SimpleNamespace(cluster=ex.default_cluster(8))
     rank = ex.Ranking(setup, runs, ex.rank_schemes(runs), pd.DataFrame())
-    [row] = ex.evaluate(table, ex.CLAIMS["ranking"], rank=rank)
+    [row] = evaluate(table, ex.CLAIMS["ranking"], rank=rank)
     _check(table, [row], 1, ["comparison"])
     assert row.our_value == pytest.approx(2.0, rel=0.05) and row.verdict == "reproduced"
     assert row.setting.startswith("fastest a, runner-up b;") and "3 paired seeds" in row.setting
@@ -73,7 +73,7 @@ def test_headlines_compare_or_count_reached(table):
                      "numerator": a, "denominator": b, "cluster": "c"})  # fmt: skip
     rankings = {r["paper"]: SimpleNamespace(setup=SimpleNamespace(max_iter=50)) for r in rows}
     headlines = ex.Headlines(pd.DataFrame(rows), rankings)
-    added = ex.evaluate(table, ex.CLAIMS["headlines"], headlines=headlines)
+    added = evaluate(table, ex.CLAIMS["headlines"], headlines=headlines)
     _check(table, added, len(ex.HEADLINES))
     sag = [r for r in added if r.item == "DSAG Fig. 8"][0]
     assert sag.kind == "qualitative" and sag.verdict == "partly" and sag.paper == "dsag"
@@ -97,7 +97,7 @@ def _map(key, winner="gd", other="rar"):
 def test_map_cells_compare_or_are_not_attempted(table):
     maps = {key: _map(key) for key in ex.MAPS}
     maps["c"] = _map("c", winner="none", other="")
-    rows = ex.evaluate(table, ex.CLAIMS["maps"], maps=maps)
+    rows = evaluate(table, ex.CLAIMS["maps"], maps=maps)
     _check(table, rows, 5, ["comparison"] * 4 + ["qualitative"])
     assert [r.item for r in rows] == ["Regime map (d)", "Regime map (a)", "Regime map (b)",
                                       "Regime map (b)", "Regime map (c)"]  # fmt: skip
@@ -113,7 +113,7 @@ def test_scale_at_the_largest_n(table):
                          "time_per_iteration").assign(n_workers=n) for n in (10, 1000)]),
         pd.DataFrame(),
     )  # fmt: skip
-    rows = ex.evaluate(table, ex.CLAIMS["scale"], study=study, reference=ex.default_cluster(8))
+    rows = evaluate(table, ex.CLAIMS["scale"], study=study, reference=ex.default_cluster(8))
     _check(table, rows, 2, ["comparison", "comparison"])
     assert rows[0].setting.startswith("N = 1000: ") and rows[0].setting.endswith("2 paired seeds")
     assert "MPICH's choice rabenseifner;" in rows[1].setting
@@ -127,10 +127,10 @@ def test_real_runs_interval_or_not_attempted(table):
         "iterations": [7, 7, 7], "method": ["m"] * 3,
     })  # fmt: skip
     real = SimpleNamespace(frame=frame, cluster=ex.default_cluster(12))
-    rows = ex.evaluate(table, exm.CLAIMS["real"], real=real)
+    rows = evaluate(table, exm.CLAIMS["real"], real=real)
     _check(table, rows, 2, ["interval", "interval"])
     assert all(r.machine_dependent for r in rows)
     failed = SimpleNamespace(frame=frame.iloc[:1].assign(status="not run: x"), cluster=real.cluster)
-    rows = ex.evaluate(table, exm.CLAIMS["real"], real=failed)
+    rows = evaluate(table, exm.CLAIMS["real"], real=failed)
     assert [r.verdict for r in rows] == ["not attempted"] * 2
     assert rows[1].reason == "MPI_Allreduce did not run: not requested"

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import check_int
-from codedlib.claims import ClaimsTable, Spec, mean_interval, ratio_interval, spec
+from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.cluster import ClusterModel
 from codedlib.network import Network
 from codedlib.replicate import default_workers, over_seeds
@@ -55,7 +55,6 @@ __all__ = [
     "apply_axis",
     "axis_value",
     "default_cluster",
-    "evaluate",
     "operating_point_cluster",
     "paper_headlines",
     "paper_operating_points",
@@ -642,18 +641,6 @@ def paired(runs: pd.DataFrame, metric: str = "time_to_target") -> dict:
 
 
 # ------------------------------------------------------------------------------ claims
-def evaluate(table: ClaimsTable, entries, **results) -> list:
-    """:func:`codedlib.claims.evaluate` of ``entries`` (a :data:`CLAIMS` list): a callable
-    entry is a row whose kind follows the numbers, ``entry(**results) -> Spec`` (or a list)."""
-    from codedlib.claims import evaluate as add
-
-    specs = []
-    for entry in entries:
-        chosen = entry if isinstance(entry, Spec) else entry(**results)
-        specs += chosen if isinstance(chosen, list) else [chosen]
-    return add(table, specs, **results)
-
-
 S1 = "1. The schemes"
 S2 = "2. Ranking on the reference cluster"
 S3 = "3. Each paper's headline on one cluster"

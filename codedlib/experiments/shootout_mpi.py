@@ -60,5 +60,5 @@ def _mpi_allreduce(real, **_):
 
 
 #: Section 7's claims (result: ``real``, a ``RealVsPredicted``); each row's kind follows the
-#: runs (:func:`codedlib.experiments.shootout.evaluate`).
+#: runs (:func:`codedlib.claims.evaluate`).
 CLAIMS = {"real": [_over_schemes, _mpi_allreduce]}
