@@ -14,12 +14,7 @@
   :func:`fig2_seed_metrics`, :func:`fig2_wide` turn the runs into per-seed numbers for paired
   comparisons.
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -109,24 +104,7 @@ PAPER = {
 
 @dataclass(frozen=True)
 class MaskExampleResult:
-    """Mask, encoding matrix and straggler tolerance of one RS gradient code (:func:`mask_example`).
-
-    Attributes
-    ----------
-    mask : numpy.ndarray
-        0/1 mask (support) matrix M, workers by chunks (Algorithm 1 or 4).
-    encoding : numpy.ndarray
-        Complex encoding matrix B, workers by chunks (Algorithm 2).
-    s : int
-        Stragglers tolerated, ⌊wn/k⌋ − 1 (eq. 2).
-    f : int
-        Workers waited for, n − s.
-    code : codedlib.codes.reed_solomon.ReedSolomonGradientCode
-        The code itself.
-    matches_eq5 : bool or None
-        Whether RowBalancedMaskMatrix(8, 4, 6, 0) equals the paper's eq. (5); None unless
-        (n, k, w) = (8, 4, 3).
-    """
+    """Mask, encoding matrix and straggler tolerance of one RS gradient code (:func:`mask_example`)."""
 
     mask: np.ndarray
     encoding: np.ndarray
@@ -137,22 +115,7 @@ class MaskExampleResult:
 
 
 def mask_example(n: int = 8, k: int = 4, w: int = 3) -> MaskExampleResult:
-    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
-
-    Parameters
-    ----------
-    n : int, default 8
-        Number of workers.
-    k : int, default 4
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-
-    Returns
-    -------
-    MaskExampleResult
-        Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
-    """
+    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check."""
     code = reed_solomon_gradient_code(n, k, w)
     matches = None
     if (n, k, w) == (8, 4, 3):
@@ -172,26 +135,6 @@ def any_f_rows_check(
       all slow; no vector works (least squares residual stays O(1)): eq. (2) is tight;
     * "f-1 random (least squares)": most random sets of f − 1 survivors *can* still decode when
       k < f, because B = G T has rank <= k; the guarantee is about the worst case.
-
-    Parameters
-    ----------
-    n : int, default 16
-        Number of workers.
-    k : int, default 8
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-    n_sets : int, default 200
-        Random row sets checked. Must satisfy ``1 <= n_sets``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Residual max|a B_F − 1| of the best decoding vector for three kinds of survivor sets.
     """
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
@@ -236,29 +179,6 @@ def any_f_rows_check(
 class AnyFRowsExhaustiveResult:
     """The two properties of Section 2.1 checked on every survivor set
     (:func:`any_f_rows_exhaustive`).
-
-    Attributes
-    ----------
-    n : int
-        Number of workers.
-    k : int
-        Number of data chunks.
-    w : int
-        Chunks held by each worker.
-    s : int
-        Stragglers tolerated.
-    f : int
-        Workers waited for, n − s.
-    n_sets : int
-        Survivor sets checked, C(n, f).
-    max_residual_f : float
-        Largest max|a_F B_F − 1| over all sets of f survivors (Algorithm 3's vector).
-    min_residual_tight : float
-        Smallest least-squares residual when the s + 1 holders of a light chunk straggle.
-    any_f_decode : bool
-        ``max_residual_f < 1e-10``: any f rows span the all-ones row.
-    tight : bool
-        ``min_residual_tight > 0.1``: eq. (2)'s s cannot be raised.
     """
 
     n: int
@@ -287,24 +207,6 @@ def any_f_rows_exhaustive(
     Returns an :class:`AnyFRowsExhaustiveResult` with n, k, w, s, f, n_sets (C(n, f)), the two
     residuals and booleans ``any_f_decode`` (max_residual_f < 1e-10) and ``tight``
     (min_residual_tight > 0.1).
-
-    Parameters
-    ----------
-    n : int, default 16
-        Number of workers.
-    k : int, default 8
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points.
-    max_sets : int, default 200000
-        Largest number of row sets enumerated. Must satisfy ``1 <= max_sets``.
-
-    Returns
-    -------
-    AnyFRowsExhaustiveResult
-        Check the two properties of Section 2.1 on *every* survivor set, not a sample.
     """
     max_sets = check_int("max_sets", max_sets, low=1)
     code = reed_solomon_gradient_code(n, k, w, root_power)
@@ -364,23 +266,6 @@ def decoding_cost(
     lstsq_seconds, lu_seconds, alg3_residual, lstsq_residual and lu_residual (max |a B_F − 1|
     of each timed decoder), paper_root_residual, accurate (the three residuals below 1e-6). Both run on one BLAS
     thread (an algorithmic comparison on one core).
-
-    Parameters
-    ----------
-    fs : sequence of int, default (50, 100, 200, 400, 800)
-        Numbers of workers waited for.
-    straggler_fraction : float, default 0.15
-        Fraction of workers that straggle. Must satisfy ``0.0 <= straggler_fraction < 1.0``.
-    repeats : int, default 5
-        Timing repeats per point. Must satisfy ``1 <= repeats``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Wall-clock time to compute one decoding vector, Algorithm 3 vs least squares, timed only
-        where Algorithm 3 is accurate.
     """
     from threadpoolctl import threadpool_limits
 
@@ -473,18 +358,6 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
     (``speedup``) and the log–log slope of each decoder's median time against the previous f
     (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
-
-    Parameters
-    ----------
-    cost : pd.DataFrame
-        Cost table from the matching experiment.
-
-    Returns
-    -------
-    pd.DataFrame
-        Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
-        (``speedup``) and the log–log slope of each decoder's median time against the previous f
-        (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
     """
     ratio = cost.assign(
         speedup=cost["lstsq_seconds"] / cost["alg3_seconds"],
@@ -515,18 +388,7 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class AccuracyStudyResult:
-    """Round-off of online decoding vs n (:func:`accuracy_study`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per (root, load, n): root, load and the columns of
-        :func:`codedlib.codes.reed_solomon.accuracy_limit` (n, f, max_abs_B, worst_error,
-        random_error, worst_imag, ...).
-    limits : pandas.DataFrame
-        One row per (root, load): root, load, tol, largest_accurate_n_worst,
-        largest_accurate_n_random (largest n of the sweep with error <= tol).
-    """
+    """Round-off of online decoding vs n (:func:`accuracy_study`)."""
 
     table: pd.DataFrame
     limits: pd.DataFrame
@@ -545,26 +407,6 @@ def accuracy_study(
     Returns an :class:`AccuracyStudyResult` (table, limits): table rows per (root, load, n) from
     :func:`codedlib.codes.reed_solomon.accuracy_limit`; limits gives the largest n of the
     sweep with error <= ``tol`` for worst-case and random survivor sets.
-
-    Parameters
-    ----------
-    ns : sequence of int, optional
-        Numbers of workers n.
-    loads : sequence of float, default (13 / 80, 0.3)
-        Computation loads alpha.
-    root_powers : sequence, default (1, 'auto')
-        Root powers to compare (``'auto'`` for the well-conditioned one).
-    tol : float, default 1e-06
-        Tolerance.
-    n_random : int, default 20
-        Random survivor sets per configuration.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    AccuracyStudyResult
-        Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
     """
     if len(ns) == 0:
         raise ValueError("ns must hold at least one n, got an empty sequence")
@@ -606,28 +448,6 @@ def pareto_order_statistic_check(
 
     Monte Carlo (``replicas`` draws of n delays) only for n <= ``mc_max_n``; reports the mean,
     its standard error and the z-score against the exact value.
-
-    Parameters
-    ----------
-    ns : sequence of int, optional
-        Numbers of workers n.
-    alpha : float, default 0.2
-        Fraction of stragglers; f = n - floor(alpha n). Must satisfy ``0.0 < alpha < 1.0``.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas. Must satisfy ``2 <= replicas``.
-    mc_max_n : int, default 1000
-        Largest n with a Monte Carlo estimate.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, Monte Carlo, and eq. (19)'s limit.
     """
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     replicas = check_int("replicas", replicas, low=2)
@@ -660,27 +480,7 @@ def pareto_order_statistic_check(
 
 @dataclass(frozen=True)
 class TfCurveResult:
-    """Fig. 3's curve and optimum (:func:`fig3_tf_curve`).
-
-    Attributes
-    ----------
-    curve : pandas.DataFrame
-        Columns alpha, t_offline (T_f of eq. 21), t_online (eq. 20 with decoding cost).
-    alpha_star : float or None
-        α* of eq. (22); None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
-    alpha_star_numeric : float
-        Numeric minimiser of eq. (21).
-    alpha_star_online : float
-        Numeric minimiser of eq. (20) with decoding cost c_m.
-    t_star : float
-        T_f at α* (at the numeric optimum when ``alpha_star`` is None), seconds.
-    f_star : int
-        f(α*) by eq. (18).
-    c_m : float
-        Time of one FLOP at the master, seconds.
-    n : int
-        Number of workers.
-    """
+    """Fig. 3's curve and optimum (:func:`fig3_tf_curve`)."""
 
     curve: pd.DataFrame
     alpha_star: float | None
@@ -705,26 +505,6 @@ def fig3_tf_curve(
     Returns a :class:`TfCurveResult`: curve (alpha, t_offline, t_online), alpha_star,
     alpha_star_numeric, alpha_star_online, t_star and f_star = f(α*) by eq. (18).
     ``alpha_star`` is None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
-
-    Parameters
-    ----------
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 0.0
-        Time of one FLOP at the master, seconds.
-    n : int, default 80
-        Number of workers.
-    alphas : sequence of float, optional
-        Computation loads alpha.
-
-    Returns
-    -------
-    TfCurveResult
-        Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
     """
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
     try:
@@ -770,25 +550,6 @@ def workers_choice(
 
     RS decodes in c_m f(f − 1) (Algorithm 3), MDS in c_m f³ (generic solve). The loads are the
     minimal ones, (n − f + 1)/n, for both codes.
-
-    Parameters
-    ----------
-    n : int, default 80
-        Number of workers.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_ms : sequence of float, optional
-        Master FLOP times c_m.
-
-    Returns
-    -------
-    pd.DataFrame
-        One row per c_m: c_m, f_rs and f_mds (the f minimising eq. (17), exact order statistic)
-        and t_rs, t_mds (the minimal expected iteration times, seconds).
     """
     f, base = _base_table(n, t0, xi, cg_N)
     rows = []
@@ -811,26 +572,7 @@ def workers_choice(
 def c_m_range_for_f_mds(
     target: int = 33, n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035
 ) -> tuple[float, float] | None:
-    """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
-
-    Parameters
-    ----------
-    target : int, default 33
-        Number of workers f_MDS to reproduce.
-    n : int, default 80
-        Number of workers.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-
-    Returns
-    -------
-    tuple[float, float] | None
-        The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
-    """
+    """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``."""
     f, base = _base_table(n, t0, xi, cg_N)
     grid = np.logspace(-10, -5, 2001)
     best = f[np.argmin(base[None, :] + grid[:, None] * f[None, :] ** 3, axis=1)]
@@ -874,51 +616,6 @@ def fig2_experiment(
     workers (the last ones, i.e. whole classes when sorted) are persistently ``slowdown``
     times slower, so the same chunks are dropped every iteration. ``scheme_names`` keeps a
     subset of the five schemes.
-
-    Parameters
-    ----------
-    n : int, default 80
-        Number of workers.
-    f_rs : int, default 68
-        Workers waited for by RS gradient coding.
-    f_mds : int, default 33
-        Workers waited for by the MDS baseline.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 1e-09
-        Time of one FLOP at the master, seconds.
-    time_budget : float, default 5.0
-        Simulated time of each run, seconds.
-    n_seeds : int, default 1
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    lam : float, default 0.0001
-        Ridge (L2) regularisation weight.
-    root_power : int, default 1
-        Power of the primitive root of the RS code (``'auto'`` for the well-conditioned one).
-    seed : int, default 0
-        Base seed; seed r uses ``SeedSequence([seed, r])``.
-    resplit : bool, default True
-        Draw a new train/test split per seed.
-    record_points : int, default 250
-        Points recorded per run. Must satisfy ``1 <= record_points``.
-    partition : str, default 'shuffled'
-        How the samples are split into chunks (``'shuffled'`` or by class).
-    slow_workers : int, default 0
-        Workers made persistently slow. Must satisfy ``0 <= slow_workers <= n``.
-    slowdown : float, default 1.0
-        Delay factor of the slow workers. Must satisfy ``1.0 <= slowdown``.
-    scheme_names : optional
-        Schemes to run; default all five.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
-        time, over ``n_seeds`` independent seeds.
     """
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     record_points = check_int("record_points", record_points, low=1)
@@ -1015,38 +712,6 @@ def ignore_stragglers_regimes(
     workers are slow every iteration. Each regime (:data:`STRAGGLER_REGIMES` by default) runs
     Coded-RS and Uncoded (f_RS) on ``n_seeds`` paired seeds (:func:`fig2_experiment`).
     Returns :func:`fig2_seed_metrics` rows with a ``regime`` column.
-
-    Parameters
-    ----------
-    regimes : optional
-        Straggling regimes to run; default all.
-    n : int, default 80
-        Number of workers.
-    f_rs : int, default 68
-        Workers waited for by RS gradient coding.
-    f_mds : int, default 33
-        Workers waited for by the MDS baseline.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 1.25e-07
-        Time of one FLOP at the master, seconds.
-    time_budget : float, default 5.0
-        Simulated time of each run, seconds.
-    n_seeds : int, default 5
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    lam : float, default 0.0001
-        Ridge (L2) regularisation weight.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    pd.DataFrame
-        Where exact gradients (Coded-RS) beat ignoring the same number of stragglers.
     """
     regimes = STRAGGLER_REGIMES if regimes is None else regimes
     if not regimes:
@@ -1075,25 +740,7 @@ def ignore_stragglers_regimes(
 
 @dataclass(frozen=True)
 class HeavyTailMeanResult:
-    """The sample mean of a few heavy-tailed iteration times (:func:`sample_mean_of_heavy_tail`).
-
-    Attributes
-    ----------
-    expectation : float
-        Expected iteration time, eq. (17), seconds.
-    median : float
-        Median of the sample mean over the replicas, seconds.
-    q025 : float
-        2.5 % quantile of the sample mean, seconds.
-    q975 : float
-        97.5 % quantile of the sample mean, seconds.
-    p_reach_expectation : float
-        Fraction of replicas whose sample mean reaches the expectation.
-    n_samples : int
-        Iteration times averaged per replica.
-    replicas : int
-        Number of Monte Carlo replicas.
-    """
+    """The sample mean of a few heavy-tailed iteration times (:func:`sample_mean_of_heavy_tail`)."""
 
     expectation: float
     median: float
@@ -1121,31 +768,6 @@ def sample_mean_of_heavy_tail(
     of a few samples is usually far below the expectation, which only rare huge delays reach.
     Returns the expectation, the median and the 2.5 / 97.5 % quantiles of the sample mean over
     ``replicas`` and the probability that a sample mean reaches the expectation.
-
-    Parameters
-    ----------
-    f : int, default 80
-        Number of workers waited for (the f fastest).
-    n : int, default 80
-        Number of workers.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    n_samples : int, default 22
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas. Must satisfy ``10 <= replicas``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    HeavyTailMeanResult
-        What the mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto
-        delays, eq. 16) looks like next to its expectation (eq. 17).
     """
     from codedlib.theory.reed_solomon import expected_iteration_time
 
@@ -1185,23 +807,6 @@ def fig2_curves(
 ) -> pd.DataFrame:
     """``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default:
     the last recorded time), as a tidy frame seed, scheme, time, value.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    quantity : str, default 'test_error'
-        Column to put on the grid.
-    time_budget : float | None, optional
-        End of the time grid; default the last recorded time.
-    n_points : int, default 401
-        Number of grid points. Must satisfy ``2 <= n_points``.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default: the
-        last recorded time), as a tidy frame seed, scheme, time, value.
     """
     n_points = check_int("n_points", n_points, low=2)
     t_max = float(df["time"].max()) if time_budget is None else float(time_budget)
@@ -1229,18 +834,6 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
     [0, budget]: the whole curve of Fig. 2 in one number), train_loss (at the end),
     iterations, mean_iteration_time (time of the last iteration / iterations), max_decode_error
     (largest relative error of the gradient the scheme used), n_test.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    time_budget : float | None, optional
-        End of the budget; default the last recorded time.
-
-    Returns
-    -------
-    pd.DataFrame
-        One row per (seed, scheme) of a :func:`fig2_experiment` frame.
     """
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
@@ -1268,19 +861,6 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
 def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
     """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
     the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
-
-    Parameters
-    ----------
-    metrics : pd.DataFrame
-        Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
-    column : str
-        Column to use.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
-        the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
     """
     order = list(dict.fromkeys(metrics["scheme"]))
     return metrics.pivot(index="seed", columns="scheme", values=column)[order]
@@ -1290,16 +870,6 @@ def summary_column(t: float) -> str:
     """Name of :func:`fig2_summary`'s column holding the mean test error at time ``t`` (seconds):
     ``test_error_at_`` and ``t`` formatted with ``:g``, its ``.``, ``-`` and ``+`` spelled ``_``,
     ``m`` and ``p`` (``0.5`` -> ``test_error_at_0_5``).
-
-    Parameters
-    ----------
-    t : float
-        Time, seconds.
-
-    Returns
-    -------
-    str
-        The column name.
     """
     text = f"{float(t):g}".replace(".", "_").replace("-", "m").replace("+", "p")
     return f"test_error_at_{text}"
@@ -1309,21 +879,6 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     """Mean over seeds of each scheme's test error at the given times (step function: the
     error after the last iteration finished by t), iterations completed and mean iteration
     time, and the largest relative gradient error over all seeds.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    times : optional
-        Times at which to read the error; default a few over the run.
-
-    Returns
-    -------
-    pd.DataFrame
-        Mean over seeds of each scheme's test error at the given times (step function: the error
-        after the last iteration finished by t; one column per time, named by
-        :func:`summary_column`), iterations completed and mean iteration time, and the largest
-        relative gradient error over all seeds.
     """
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)

@@ -19,7 +19,7 @@ eq. (17) with c_m seconds per FLOP. The schemes of Fig. 2:
 The coded schemes really encode the chunk gradients and decode them (complex arithmetic for RS),
 so the round-off of decoding is part of the simulation and is recorded per iteration.
 
-References: references.bib keys halbawi2018reedsolomon, tandon2017gradient.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
