@@ -1191,9 +1191,11 @@ def _fig2_kwargs(P: Setup) -> dict:
     return {k: getattr(P, k) for k in keys}
 
 
-def run_fig2(P: Setup) -> dict:
-    """Section 7: Fig. 2 over ``fig2_seeds`` seeds, per-seed metrics and the texts of its rows."""
-    fig2 = fig2_experiment(n_seeds=P.fig2_seeds, **_fig2_kwargs(P))
+def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
+    """Section 7: Fig. 2 over ``fig2_seeds`` seeds (or the given runs), per-seed metrics and the
+    texts of its rows."""
+    if fig2 is None:
+        fig2 = fig2_experiment(n_seeds=P.fig2_seeds, **_fig2_kwargs(P))
     n_train, n_test = int(fig2["n_train"].iloc[0]), int(fig2["n_test"].iloc[0])
     stand_in = (
         f"stand-in: softmax regression on scikit-learn's 8×8 digits ({n_train} train / {n_test} "
@@ -1229,13 +1231,15 @@ def run_fig2(P: Setup) -> dict:
     }
 
 
-def run_regimes(P: Setup, stand_in: str) -> dict:
-    """Section 7b: Coded-RS vs Uncoded (f_RS) in :data:`STRAGGLER_REGIMES`, paired by seed."""
+def run_regimes(P: Setup, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
+    """Section 7b: Coded-RS vs Uncoded (f_RS) in :data:`STRAGGLER_REGIMES` (or the given
+    :func:`ignore_stragglers_regimes` rows), paired by seed."""
     from codedlib.claims import ratio_interval
 
-    metrics = ignore_stragglers_regimes(
-        n_seeds=min(P.regime_seeds, P.fig2_seeds), **_fig2_kwargs(P)
-    )
+    if metrics is None:
+        metrics = ignore_stragglers_regimes(
+            n_seeds=min(P.regime_seeds, P.fig2_seeds), **_fig2_kwargs(P)
+        )
     uncoded = f"Uncoded (f_RS={P.f_rs})"
     wide, holds = {}, []
     for regime, g in metrics.groupby("regime", sort=False):
