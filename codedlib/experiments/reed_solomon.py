@@ -1467,14 +1467,10 @@ def _regimes_verdict(holds, P):
     }
 
 
-def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
-    """Notebook 02's claims, section key -> specs (quantities name n and the schemes)."""
+def _mask_specs():
+    """Claim specs of notebook 02, sections sec1, sec2."""
     from codedlib.claims import spec
 
-    fig3_kw = {"rtol": 4e-4, "section": SEC[5]}
-    schemes = [s.name for s in fig2_schemes(n, f_rs, f_mds)]
-    times = [("Coded-RS", f_rs, "rs"), ("Coded-MDS", f_mds, "mds"), (schemes[2], n, "rs")]
-    uncoded = f"Uncoded (f_RS={f_rs})"
     return {
         "sec1": [
             spec(
@@ -1554,6 +1550,14 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
                 basis="check",
             ),
         ],
+    }
+
+
+def _decoding_specs(n):
+    """Claim specs of notebook 02, sections sec3, sec3b."""
+    from codedlib.claims import spec
+
+    return {
         "sec3": [
             spec(
                 "comparison",
@@ -1600,6 +1604,14 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
                 basis="paper",
             ),
         ],
+    }
+
+
+def _delay_specs():
+    """Claim specs of notebook 02, section sec4."""
+    from codedlib.claims import spec
+
+    return {
         "sec4": [
             spec(
                 "interval",
@@ -1662,6 +1674,15 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
                 basis="derived",
             ),
         ],
+    }
+
+
+def _model_specs():
+    """Claim specs of notebook 02, sections sec5, sec6."""
+    from codedlib.claims import spec
+
+    fig3_kw = {"rtol": 4e-4, "section": SEC[5]}
+    return {
         "sec5": [
             spec(
                 "exact",
@@ -1740,6 +1761,16 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
                 basis="paper",
             ),
         ],
+    }
+
+
+def _fig2_specs(n, f_rs, f_mds):
+    """Claim specs of notebook 02, sections fig2_times, fig2, fig2_verdict."""
+    from codedlib.claims import spec
+
+    schemes = [s.name for s in fig2_schemes(n, f_rs, f_mds)]
+    times = [("Coded-RS", f_rs, "rs"), ("Coded-MDS", f_mds, "mds"), (schemes[2], n, "rs")]
+    return {
         "fig2_times": [
             spec(
                 "interval",
@@ -1800,6 +1831,15 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
                 basis="paper",
             )
         ],
+    }
+
+
+def _regime_specs(f_rs):
+    """Claim specs of notebook 02, sections sec7b, sec7b_verdict."""
+    from codedlib.claims import spec
+
+    uncoded = f"Uncoded (f_RS={f_rs})"
+    return {
         "sec7b": [
             spec(
                 "comparison",
@@ -1827,6 +1867,18 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
                 basis="paper",
             )
         ],
+    }
+
+
+def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
+    """Notebook 02's claims, section key -> specs (quantities name n and the schemes)."""
+    return {
+        **_mask_specs(),
+        **_decoding_specs(n),
+        **_delay_specs(),
+        **_model_specs(),
+        **_fig2_specs(n, f_rs, f_mds),
+        **_regime_specs(f_rs),
     }
 
 
