@@ -4,29 +4,12 @@ n workers, the data split into k chunks, each worker holds w chunks. The taskmas
 full gradient ``1_{1×k} g`` from the coded rows of *any* f = n − s workers, where
 s = ⌊wn/k⌋ − 1 is the optimal straggler tolerance of eq. (2).
 
-Construction:
+Algorithms 1 and 4 build the mask, Algorithm 2 the encoding, Algorithm 3 decodes in O(f²);
+:func:`least_squares_decoding_vector` is the generic O(f³) decoder of Tandon et al.
 
-* :func:`row_balanced_mask_matrix` — Algorithm 1 (column weight d, rows of weight ⌊kd/n⌋ or
-  ⌈kd/n⌉, Proposition 2 / Corollary 1);
-* :func:`mask_matrix` — Algorithm 4 (row weight exactly w, columns of weight ⌊nw/k⌋ or ⌈nw/k⌉,
-  Lemma 1), equal to Algorithm 1 when k | nw;
-* :func:`encoding_matrix` — Algorithm 2: column j evaluates
-  t_j(x) = ∏_{r: M[r,j]=0} (x − α^r)/(−α^r) on the n-th roots of unity, so B has the support of
-  M and t_j(0) = 1;
-* :func:`decoding_vector` — Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} from
-  the precomputed table {(1 − α^i)^{-1}}, O(f²) operations and no linear solve;
-* :func:`least_squares_decoding_vector` — the generic O(f³) decoder (min-norm solution of
-  a B_F = 1) used by Tandon et al., for comparison;
-* :func:`decoding_accuracy` / :func:`accuracy_limit` — how accurate the recovered gradient stays
-  in double precision as n grows (complex Vandermonde systems lose digits).
+``root_power`` is q of the primitive root α = exp(2πi·q/n), gcd(q, n) = 1 (default 1; 'auto':
+:func:`well_conditioned_root_power`, which keeps |B| small and decoding accurate to larger n).
 
-``root_power`` selects the primitive n-th root α = exp(2πi·q/n) with gcd(q, n) = 1. The paper
-uses any primitive root; q = 1 (the default) is the natural choice, and
-:func:`well_conditioned_root_power` picks a q that keeps |B| small, which extends the accurate
-range of n by a large factor (see the notebook).
-
-Example
--------
 >>> code = reed_solomon_gradient_code(8, 4, 3)
 >>> code.s, code.f
 (5, 3)
@@ -34,12 +17,7 @@ Example
 >>> bool(np.allclose(a @ code.B, 1))
 True
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -81,28 +59,9 @@ __all__ = [
 def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
     """Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t).
 
-    Column j has ones in rows {(i + j·d + t) mod n : 0 <= i < d} (eq. 24). Every column has
-    weight d; rows {t, …, (t + kd − 1) mod n} have weight ⌈kd/n⌉ and the others ⌊kd/n⌋
-    (Proposition 2, Corollary 1 / eq. 26).
+    Column j has ones in rows (i + j·d + t) mod n, 0 <= i < d (eq. 24); row weights ⌈kd/n⌉ or
+    ⌊kd/n⌋ (Proposition 2, eq. 26).
 
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    d : int
-        Number of model parameters. Must satisfy ``0 <= d <= n``.
-    t : int, default 0
-        Row offset of the mask pattern. Must satisfy ``0 <= t <= n - 1``.
-
-    Returns
-    -------
-    np.ndarray
-        Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t).
-
-    Examples
-    --------
     >>> row_balanced_mask_matrix(8, 4, 6, 0)[:, 3]
     array([0, 0, 1, 1, 1, 1, 1, 1], dtype=int8)
     """
@@ -146,22 +105,6 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
     t = (k_h d_h) mod n, which puts the heavy rows of M_l on the light rows of M_h (Lemma 1).
     When k | nw this is ROWBALANCEDMASKMATRIX(n, k, nw/k, 0).
 
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-
-    Returns
-    -------
-    np.ndarray
-        Algorithm 4, MASKMATRIX(n, k, w): a mask whose every row has weight exactly w.
-
-    Examples
-    --------
     >>> mask_matrix(8, 4, 3).sum(axis=1)
     array([3, 3, 3, 3, 3, 3, 3, 3])
     """
@@ -175,44 +118,14 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
 
 
 def column_weights(n: int, k: int, w: int) -> np.ndarray:
-    """Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-
-    Returns
-    -------
-    np.ndarray
-        Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋.
-    """
+    """Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋."""
     n, k, w = _check_nkw(n, k, w)
     p = _split_parameters(n, k, w)
     return np.array([p["d_h"]] * p["k_h"] + [p["d_l"]] * p["k_l"], dtype=int)
 
 
 def straggler_tolerance(n: int, k: int, w: int) -> int:
-    """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-
-    Returns
-    -------
-    int
-        Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates.
-    """
+    """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates."""
     n, k, w = _check_nkw(n, k, w)
     return n * w // k - 1
 
@@ -231,23 +144,8 @@ def _check_root_power(n: int, root_power: int) -> int:
 
 
 def roots_of_unity(n: int, root_power: int = 1) -> np.ndarray:
-    """The evaluation points α^i, i = 0..n−1, with α = exp(2πi·q/n) (eq. 6).
-
-    Exponents are reduced mod n before taking exp, so α^i is exact to round-off for every i.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-
-    Returns
-    -------
-    np.ndarray
-        The evaluation points α^i, i = 0..n−1, with α = exp(2πi·q/n) (eq. 6).
-    """
+    """The evaluation points α^i, i = 0..n−1, with α = exp(2πi·q/n) (eq. 6),
+    exponents reduced mod n first."""
     n = check_int("n", n, low=1)
     q = _check_root_power(n, root_power)
     return np.exp(2j * np.pi * ((q * np.arange(n)) % n) / n)
@@ -259,11 +157,8 @@ def _one_minus_power(n: int, q: int) -> np.ndarray:
 
 
 def _column_blocks(n: int, k: int, w: int):
-    """(column weight d, row shift of each column) for the blocks M_h, M_l of Algorithm 4.
-
-    Column j of an Algorithm-1 block with weight d and offset t has ones in rows
-    (j d + t + i) mod n, i < d: a cyclic shift by (j d + t) of the column with ones in 0..d-1.
-    """
+    """(column weight d, row shift of each column) for the blocks M_h, M_l of Algorithm 4:
+    column j is the column with ones in 0..d−1 shifted by j d + t."""
     p = _split_parameters(n, k, w)
     blocks = []
     if p["k_h"]:
@@ -282,33 +177,9 @@ def _base_column(one_minus: np.ndarray, d: int) -> np.ndarray:
 def encoding_matrix(n: int, k: int, w: int, root_power: int = 1) -> np.ndarray:
     """Algorithm 2, ENCODINGMATRIX(n, k, w): the complex n×k encoding matrix B.
 
-    Column j holds t_j(α^i) for t_j(x) = ∏_{r: M[r,j]=0} (x − α^r)/(−α^r), i.e.
-    B[i, j] = ∏_{r ∈ Z_j} (1 − α^{i−r}), which vanishes exactly where the mask is zero and has
-    t_j(0) = 1. Each t_j has degree n − d_j <= f − 1, so B = G T with G the n×f Vandermonde
-    matrix of eq. (6) and T's first row all ones (eq. 11).
-
-    The zero sets of Algorithm 1 are cyclic shifts of one arc, and shifting the zeros by m
-    shifts the evaluations by m (t(α^i) depends on i − r only), so each column is a cyclic
-    shift of one of at most two base columns: O(n²) work instead of O(n² k).
-
-    Raises ValueError when ⌊nw/k⌋ < 2 (no straggler tolerance, Section 8.2).
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-
-    Returns
-    -------
-    np.ndarray
-        Algorithm 2, ENCODINGMATRIX(n, k, w): the complex n×k encoding matrix B.
+    B[i, j] = t_j(α^i) = ∏_{r: M[r,j]=0} (1 − α^{i−r}): zero off the mask, t_j(0) = 1, B = G T
+    (eqs. 6, 11). Each column is a cyclic shift of one of at most two base columns (O(n²)).
+    ValueError when ⌊nw/k⌋ < 2 (no straggler tolerance, Section 8.2).
     """
     n, k, w = _check_nkw(n, k, w)
     q = _check_root_power(n, root_power)
@@ -336,26 +207,8 @@ def _check_tolerance(n, k, w):
 def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64) -> int:
     """A primitive root exponent q that minimises max |B| for the mask of (n, k, w).
 
-    Any primitive n-th root of unity satisfies the paper's construction; with q = 1 the zeros
-    of each t_j sit on one arc of the circle, and |B| grows exponentially in n. Spreading them
-    (q ≈ 0.38 n, say) keeps |B| and the decoding round-off small. Candidates are the q <= n/2
-    coprime with n (q and n − q give conjugate codes), thinned to ``max_candidates``.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-    max_candidates : int, default 64
-        Largest number of exponents tried.
-
-    Returns
-    -------
-    int
-        A primitive root exponent q that minimises max |B| for the mask of (n, k, w).
+    With q = 1 the zeros of each t_j sit on one arc and |B| grows exponentially in n; spreading
+    them keeps the round-off small. Tries up to ``max_candidates`` q <= n/2 coprime with n.
     """
     n, k, w = _check_nkw(n, k, w)
     _check_tolerance(n, k, w)
@@ -377,21 +230,7 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
 
 
 def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
-    """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused).
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``2 <= n``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-
-    Returns
-    -------
-    np.ndarray
-        The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused).
-    """
+    """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused)."""
     n = check_int("n", n, low=2)
     q = _check_root_power(n, root_power)
     table = np.zeros(n, dtype=complex)
@@ -421,27 +260,8 @@ def _check_survivors(survivors, n, f=None):
 def decoding_vector(survivors, n: int, root_power: int = 1, table=None) -> np.ndarray:
     """Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F.
 
-    ``a`` is the first row of G_F^{-1}, i.e. the constant terms of the Lagrange polynomials of
-    eq. (13), so a G_F = e_1 (eq. 12) and hence a B_F = 1 for every code built on these f
-    evaluation points. O(f²) table look-ups and multiplications; ``table`` is
-    :func:`inverse_table` (computed once per code).
-
-    Parameters
-    ----------
-    survivors
-        Indices of the f workers that responded.
-    n : int
-        Number of workers. Must satisfy ``2 <= n``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-    table : numpy.ndarray, optional
-        Table to look values up in.
-
-    Returns
-    -------
-    np.ndarray
-        Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F.
+    a is the first row of G_F^{-1} (eq. 13), so a G_F = e_1 and a B_F = 1; O(f²) look-ups in
+    ``table`` = :func:`inverse_table` (computed once per code).
     """
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
@@ -453,23 +273,7 @@ def decoding_vector(survivors, n: int, root_power: int = 1, table=None) -> np.nd
 
 
 def vandermonde_decoding_vector(survivors, n: int, root_power: int = 1) -> np.ndarray:
-    """Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3).
-
-    Parameters
-    ----------
-    survivors
-        Indices of the f workers that responded.
-    n : int
-        Number of workers. Must satisfy ``2 <= n``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-
-    Returns
-    -------
-    np.ndarray
-        Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3).
-    """
+    """Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3)."""
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
     f = F.size
@@ -482,20 +286,7 @@ def vandermonde_decoding_vector(survivors, n: int, root_power: int = 1) -> np.nd
 
 def least_squares_decoding_vector(B_F) -> np.ndarray:
     """Generic decoder: the minimum-norm a with a B_F = 1 (numpy lstsq, O(f k min(f, k))).
-
-    This is what a code without structure (Tandon et al.'s O(f³) decoding) has to do online.
-    When B_F has full row rank f the solution is unique and equals Algorithm 3's vector.
-
-    Parameters
-    ----------
-    B_F : numpy.ndarray
-        Rows of the encoding matrix of the surviving workers.
-
-    Returns
-    -------
-    np.ndarray
-        Generic decoder: the minimum-norm a with a B_F = 1 (numpy lstsq, O(f k min(f, k))).
-    """
+    Equal to Algorithm 3's vector when B_F has full row rank f."""
     B_F = np.asarray(B_F)
     if B_F.ndim != 2:
         raise ValueError(f"B_F must be a 2-d array, got shape {B_F.shape}")
@@ -519,32 +310,8 @@ class DecodingAccuracyError(ArithmeticError):
 class ReedSolomonGradientCode:
     """A Reed–Solomon gradient code: mask M, encoding B (complex n×k) and Algorithm 3 decoder.
 
-    Satisfies :class:`~codedlib.codes.protocol.GradientCodeLike`, the interface of every
-    gradient code: ``.B``, ``.n_workers`` (= n), ``.stragglers`` (= s) and
-    ``.decode(survivors) -> a`` (length n, zero off the survivors) with a @ B == 1;
-    ``.decoding_vector(survivors)`` is the length-f vector of Algorithm 3. a is complex; the
-    recovered gradient is real to round-off.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers.
-    k : int
-        Number of data chunks.
-    w : int
-        Chunks held by each worker.
-    root_power : int
-        Power of the primitive root used as evaluation points.
-    M : np.ndarray
-        Mask (support) matrix, workers by chunks.
-    B : np.ndarray
-        Encoding matrix, workers by chunks.
-    table : np.ndarray
-        Table of Algorithm 3 (see :func:`inverse_table`).
-    residual_tol : float, default 1e-06
-        Largest accepted residual ``max |a B_F - 1|``. Must satisfy ``0.0 < residual_tol``.
-    on_inaccurate : str, default 'warn'
-        ``'warn'``, ``'raise'`` or ``'ignore'`` an inaccurate decoding vector.
+    A :class:`~codedlib.codes.protocol.GradientCodeLike`; ``decode`` gives the complex length-n
+    a (zero off the survivors), ``decoding_vector`` the length-f one of Algorithm 3.
     """
 
     n: int
@@ -640,11 +407,8 @@ class ReedSolomonGradientCode:
         return self.B @ g
 
     def recover(self, coded_rows, survivors, return_imag: bool = False):
-        """Eq. (4): a_F C_F = 1 g, from the coded rows of ``survivors`` (first f used).
-
-        ``coded_rows`` is indexed like ``survivors`` (row m belongs to worker survivors[m]).
-        Returns the real part; with ``return_imag`` also max |imaginary part| (round-off).
-        """
+        """Eq. (4): a_F C_F = 1 g (real part; ``return_imag`` adds max |imag|), row m of
+        ``coded_rows`` from worker survivors[m]; the first f are used."""
         F = _check_survivors(survivors, self.n, self.f)
         C = np.asarray(coded_rows)
         if C.shape[0] != F.size:
@@ -666,34 +430,8 @@ def reed_solomon_gradient_code(
     residual_tol: float = 1e-6,
     on_inaccurate: str = "warn",
 ) -> ReedSolomonGradientCode:
-    """Build the code of Algorithms 2 and 4; ``root_power='auto'`` uses
-    :func:`well_conditioned_root_power`. Every decoding vector the code returns is checked
-    against ``a B_F = 1``: a residual above ``residual_tol`` warns (default), raises
-    (``on_inaccurate="raise"``) or, for studies that measure the error themselves, is let
-    through (``"ignore"``).
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-    root_power : int | str, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-    residual_tol : float, default 1e-06
-        Largest accepted residual ``max |a B_F - 1|``.
-    on_inaccurate : str, default 'warn'
-        ``'warn'``, ``'raise'`` or ``'ignore'`` an inaccurate decoding vector.
-
-    Returns
-    -------
-    ReedSolomonGradientCode
-        Build the code of Algorithms 2 and 4; ``root_power='auto'`` uses
-        :func:`well_conditioned_root_power`.
-    """
+    """The code of Algorithms 2 and 4; a decoding vector with max|a B_F − 1| > ``residual_tol``
+    warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
     n, k, w = _check_nkw(n, k, w)
     _check_tolerance(n, k, w)
     if isinstance(root_power, str):
@@ -723,23 +461,6 @@ def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) ->
     Missing an arc of the circle makes the interpolation at 0 (eq. 14) worst conditioned:
     |a| grows exponentially with the arc length. For q = 1 the stragglers are the workers
     start, …, start + s − 1 (mod n).
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``2 <= n``.
-    f : int
-        Number of workers waited for (the f fastest). Must satisfy ``1 <= f <= n``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-    start : int, default 0
-        First straggler of the arc.
-
-    Returns
-    -------
-    np.ndarray
-        Survivors whose s = n − f stragglers form one contiguous arc of evaluation points.
     """
     n = check_int("n", n, low=2)
     f = check_int("f", f, low=1, high=n)
@@ -771,33 +492,8 @@ def decoding_accuracy(
 ) -> dict:
     """Round-off of online decoding for one code, worst-case and random survivor sets.
 
-    Partial gradients g are standard normal (k × dim). Returns the largest relative gradient
-    error ‖Re(a C_F) − 1g‖/‖1g‖, relative imaginary part and residual max|a B_F − 1| over
-    all n rotations of the worst-case arc (:func:`worst_case_survivors`) and over
-    ``n_random`` uniformly random survivor sets of size f.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers. Must satisfy ``1 <= n``.
-    k : int
-        Number of data chunks. Must satisfy ``1 <= k``.
-    w : int
-        Chunks held by each worker. Must satisfy ``1 <= w``.
-    root_power : int | str, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-    n_random : int, default 20
-        Random survivor sets tried. Must satisfy ``1 <= n_random``.
-    dim : int, default 8
-        Number of features. Must satisfy ``1 <= dim``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    dict
-        Round-off of online decoding for one code, worst-case and random survivor sets.
+    Largest ‖Re(a C_F) − 1g‖/‖1g‖, imaginary part and residual over every rotation of the
+    worst-case arc and ``n_random`` random sets; g is standard normal, k × ``dim``.
     """
     n_random = check_int("n_random", n_random, low=1)
     dim = check_int("dim", dim, low=1)
@@ -836,31 +532,8 @@ def accuracy_limit(
 ) -> tuple[pd.DataFrame, dict]:
     """Sweep n with k = n and w = max(2, round(load·n)) and find the largest accurate n.
 
-    Returns (table, limits): the table has one row per n (see :func:`decoding_accuracy`);
-    ``limits`` maps "worst" / "random" to the largest n in ``ns`` such that it and every
-    smaller n in the sweep have relative gradient error <= ``tol`` (None if even the smallest
-    fails).
-
-    Parameters
-    ----------
-    ns : sequence of int
-        Numbers of workers n.
-    load : float, default 0.15
-        Computation load alpha = w/k. Must satisfy ``0.0 < load <= 1.0``.
-    root_power : int | str, default 1
-        Power of the primitive root used as evaluation points. Must satisfy
-        ``1 <= root_power <= max(n - 1, 1)``.
-    tol : float, default 1e-06
-        Tolerance. Must satisfy ``0.0 < tol``.
-    n_random : int, default 20
-        Random survivor sets tried. Must satisfy ``1 <= n_random``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    tuple[pd.DataFrame, dict]
-        Sweep n with k = n and w = max(2, round(load·n)) and find the largest accurate n.
+    Returns (table of :func:`decoding_accuracy` rows, limits): ``limits["worst"|"random"]`` is the
+    largest n up to which every n of the sweep has error <= ``tol`` (None if the smallest fails).
     """
     load = check_real("load", load, low=0.0, high=1.0, low_open=True)
     tol = check_real("tol", tol, low=0.0, low_open=True)

@@ -14,12 +14,7 @@
   :func:`fig2_seed_metrics`, :func:`fig2_wide` turn the runs into per-seed numbers for paired
   comparisons.
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -35,13 +30,14 @@ from codedlib._validation import as_generator, check_frame, check_int, check_rea
 from codedlib.codes.reed_solomon import (
     accuracy_limit,
     least_squares_decoding_vector,
+    mask_matrix,
     reed_solomon_gradient_code,
     row_balanced_mask_matrix,
     vandermonde_decoding_vector,
 )
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, digits_multiclass
-from codedlib.progress import track
+from codedlib.replicate import default_workers, over_seeds
 from codedlib.schemes.reed_solomon import fig2_schemes, pareto_delays, simulate_schemes
 from codedlib.theory.reed_solomon import (
     expected_pareto_delay,
@@ -69,6 +65,7 @@ __all__ = [
     "decoding_cost_summary",
     "fig2_curves",
     "fig2_experiment",
+    "fig2_run",
     "fig2_seed_metrics",
     "fig2_summary",
     "fig2_wide",
@@ -81,6 +78,21 @@ __all__ = [
     "ignore_stragglers_regimes",
     "sample_mean_of_heavy_tail",
     "summary_column",
+    "SETTINGS",
+    "SEC",
+    "Setup",
+    "setup",
+    "run_masks",
+    "run_encoding",
+    "run_decoding_cost",
+    "run_accuracy",
+    "run_delay_model",
+    "run_fig3",
+    "run_workers_choice",
+    "run_fig2",
+    "run_regimes",
+    "claim_specs",
+    "CLAIMS",
 ]
 
 #: numbers the paper reports
@@ -109,24 +121,7 @@ PAPER = {
 
 @dataclass(frozen=True)
 class MaskExampleResult:
-    """Mask, encoding matrix and straggler tolerance of one RS gradient code (:func:`mask_example`).
-
-    Attributes
-    ----------
-    mask : numpy.ndarray
-        0/1 mask (support) matrix M, workers by chunks (Algorithm 1 or 4).
-    encoding : numpy.ndarray
-        Complex encoding matrix B, workers by chunks (Algorithm 2).
-    s : int
-        Stragglers tolerated, ⌊wn/k⌋ − 1 (eq. 2).
-    f : int
-        Workers waited for, n − s.
-    code : codedlib.codes.reed_solomon.ReedSolomonGradientCode
-        The code itself.
-    matches_eq5 : bool or None
-        Whether RowBalancedMaskMatrix(8, 4, 6, 0) equals the paper's eq. (5); None unless
-        (n, k, w) = (8, 4, 3).
-    """
+    """Mask, encoding matrix and straggler tolerance of one RS gradient code (:func:`mask_example`)."""
 
     mask: np.ndarray
     encoding: np.ndarray
@@ -137,22 +132,7 @@ class MaskExampleResult:
 
 
 def mask_example(n: int = 8, k: int = 4, w: int = 3) -> MaskExampleResult:
-    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
-
-    Parameters
-    ----------
-    n : int, default 8
-        Number of workers.
-    k : int, default 4
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-
-    Returns
-    -------
-    MaskExampleResult
-        Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check.
-    """
+    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check."""
     code = reed_solomon_gradient_code(n, k, w)
     matches = None
     if (n, k, w) == (8, 4, 3):
@@ -172,26 +152,6 @@ def any_f_rows_check(
       all slow; no vector works (least squares residual stays O(1)): eq. (2) is tight;
     * "f-1 random (least squares)": most random sets of f − 1 survivors *can* still decode when
       k < f, because B = G T has rank <= k; the guarantee is about the worst case.
-
-    Parameters
-    ----------
-    n : int, default 16
-        Number of workers.
-    k : int, default 8
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-    n_sets : int, default 200
-        Random row sets checked. Must satisfy ``1 <= n_sets``.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Residual max|a B_F − 1| of the best decoding vector for three kinds of survivor sets.
     """
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
@@ -236,29 +196,6 @@ def any_f_rows_check(
 class AnyFRowsExhaustiveResult:
     """The two properties of Section 2.1 checked on every survivor set
     (:func:`any_f_rows_exhaustive`).
-
-    Attributes
-    ----------
-    n : int
-        Number of workers.
-    k : int
-        Number of data chunks.
-    w : int
-        Chunks held by each worker.
-    s : int
-        Stragglers tolerated.
-    f : int
-        Workers waited for, n − s.
-    n_sets : int
-        Survivor sets checked, C(n, f).
-    max_residual_f : float
-        Largest max|a_F B_F − 1| over all sets of f survivors (Algorithm 3's vector).
-    min_residual_tight : float
-        Smallest least-squares residual when the s + 1 holders of a light chunk straggle.
-    any_f_decode : bool
-        ``max_residual_f < 1e-10``: any f rows span the all-ones row.
-    tight : bool
-        ``min_residual_tight > 0.1``: eq. (2)'s s cannot be raised.
     """
 
     n: int
@@ -287,24 +224,6 @@ def any_f_rows_exhaustive(
     Returns an :class:`AnyFRowsExhaustiveResult` with n, k, w, s, f, n_sets (C(n, f)), the two
     residuals and booleans ``any_f_decode`` (max_residual_f < 1e-10) and ``tight``
     (min_residual_tight > 0.1).
-
-    Parameters
-    ----------
-    n : int, default 16
-        Number of workers.
-    k : int, default 8
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-    root_power : int, default 1
-        Power of the primitive root used as evaluation points.
-    max_sets : int, default 200000
-        Largest number of row sets enumerated. Must satisfy ``1 <= max_sets``.
-
-    Returns
-    -------
-    AnyFRowsExhaustiveResult
-        Check the two properties of Section 2.1 on *every* survivor set, not a sample.
     """
     max_sets = check_int("max_sets", max_sets, low=1)
     code = reed_solomon_gradient_code(n, k, w, root_power)
@@ -364,23 +283,6 @@ def decoding_cost(
     lstsq_seconds, lu_seconds, alg3_residual, lstsq_residual and lu_residual (max |a B_F − 1|
     of each timed decoder), paper_root_residual, accurate (the three residuals below 1e-6). Both run on one BLAS
     thread (an algorithmic comparison on one core).
-
-    Parameters
-    ----------
-    fs : sequence of int, default (50, 100, 200, 400, 800)
-        Numbers of workers waited for.
-    straggler_fraction : float, default 0.15
-        Fraction of workers that straggle. Must satisfy ``0.0 <= straggler_fraction < 1.0``.
-    repeats : int, default 5
-        Timing repeats per point. Must satisfy ``1 <= repeats``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Wall-clock time to compute one decoding vector, Algorithm 3 vs least squares, timed only
-        where Algorithm 3 is accurate.
     """
     from threadpoolctl import threadpool_limits
 
@@ -473,18 +375,6 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
     (``speedup``) and the log–log slope of each decoder's median time against the previous f
     (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
-
-    Parameters
-    ----------
-    cost : pd.DataFrame
-        Cost table from the matching experiment.
-
-    Returns
-    -------
-    pd.DataFrame
-        Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
-        (``speedup``) and the log–log slope of each decoder's median time against the previous f
-        (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
     """
     ratio = cost.assign(
         speedup=cost["lstsq_seconds"] / cost["alg3_seconds"],
@@ -515,18 +405,7 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class AccuracyStudyResult:
-    """Round-off of online decoding vs n (:func:`accuracy_study`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per (root, load, n): root, load and the columns of
-        :func:`codedlib.codes.reed_solomon.accuracy_limit` (n, f, max_abs_B, worst_error,
-        random_error, worst_imag, ...).
-    limits : pandas.DataFrame
-        One row per (root, load): root, load, tol, largest_accurate_n_worst,
-        largest_accurate_n_random (largest n of the sweep with error <= tol).
-    """
+    """Round-off of online decoding vs n (:func:`accuracy_study`)."""
 
     table: pd.DataFrame
     limits: pd.DataFrame
@@ -545,26 +424,6 @@ def accuracy_study(
     Returns an :class:`AccuracyStudyResult` (table, limits): table rows per (root, load, n) from
     :func:`codedlib.codes.reed_solomon.accuracy_limit`; limits gives the largest n of the
     sweep with error <= ``tol`` for worst-case and random survivor sets.
-
-    Parameters
-    ----------
-    ns : sequence of int, optional
-        Numbers of workers n.
-    loads : sequence of float, default (13 / 80, 0.3)
-        Computation loads alpha.
-    root_powers : sequence, default (1, 'auto')
-        Root powers to compare (``'auto'`` for the well-conditioned one).
-    tol : float, default 1e-06
-        Tolerance.
-    n_random : int, default 20
-        Random survivor sets per configuration.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    AccuracyStudyResult
-        Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
     """
     if len(ns) == 0:
         raise ValueError("ns must hold at least one n, got an empty sequence")
@@ -606,28 +465,6 @@ def pareto_order_statistic_check(
 
     Monte Carlo (``replicas`` draws of n delays) only for n <= ``mc_max_n``; reports the mean,
     its standard error and the z-score against the exact value.
-
-    Parameters
-    ----------
-    ns : sequence of int, optional
-        Numbers of workers n.
-    alpha : float, default 0.2
-        Fraction of stragglers; f = n - floor(alpha n). Must satisfy ``0.0 < alpha < 1.0``.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas. Must satisfy ``2 <= replicas``.
-    mc_max_n : int, default 1000
-        Largest n with a Monte Carlo estimate.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, Monte Carlo, and eq. (19)'s limit.
     """
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     replicas = check_int("replicas", replicas, low=2)
@@ -660,27 +497,7 @@ def pareto_order_statistic_check(
 
 @dataclass(frozen=True)
 class TfCurveResult:
-    """Fig. 3's curve and optimum (:func:`fig3_tf_curve`).
-
-    Attributes
-    ----------
-    curve : pandas.DataFrame
-        Columns alpha, t_offline (T_f of eq. 21), t_online (eq. 20 with decoding cost).
-    alpha_star : float or None
-        α* of eq. (22); None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
-    alpha_star_numeric : float
-        Numeric minimiser of eq. (21).
-    alpha_star_online : float
-        Numeric minimiser of eq. (20) with decoding cost c_m.
-    t_star : float
-        T_f at α* (at the numeric optimum when ``alpha_star`` is None), seconds.
-    f_star : int
-        f(α*) by eq. (18).
-    c_m : float
-        Time of one FLOP at the master, seconds.
-    n : int
-        Number of workers.
-    """
+    """Fig. 3's curve and optimum (:func:`fig3_tf_curve`)."""
 
     curve: pd.DataFrame
     alpha_star: float | None
@@ -705,26 +522,6 @@ def fig3_tf_curve(
     Returns a :class:`TfCurveResult`: curve (alpha, t_offline, t_online), alpha_star,
     alpha_star_numeric, alpha_star_online, t_star and f_star = f(α*) by eq. (18).
     ``alpha_star`` is None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
-
-    Parameters
-    ----------
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 0.0
-        Time of one FLOP at the master, seconds.
-    n : int, default 80
-        Number of workers.
-    alphas : sequence of float, optional
-        Computation loads alpha.
-
-    Returns
-    -------
-    TfCurveResult
-        Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
     """
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
     try:
@@ -770,25 +567,6 @@ def workers_choice(
 
     RS decodes in c_m f(f − 1) (Algorithm 3), MDS in c_m f³ (generic solve). The loads are the
     minimal ones, (n − f + 1)/n, for both codes.
-
-    Parameters
-    ----------
-    n : int, default 80
-        Number of workers.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_ms : sequence of float, optional
-        Master FLOP times c_m.
-
-    Returns
-    -------
-    pd.DataFrame
-        One row per c_m: c_m, f_rs and f_mds (the f minimising eq. (17), exact order statistic)
-        and t_rs, t_mds (the minimal expected iteration times, seconds).
     """
     f, base = _base_table(n, t0, xi, cg_N)
     rows = []
@@ -811,26 +589,7 @@ def workers_choice(
 def c_m_range_for_f_mds(
     target: int = 33, n: int = 80, t0: float = 0.001, xi: float = 1.1, cg_N: float = 0.035
 ) -> tuple[float, float] | None:
-    """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
-
-    Parameters
-    ----------
-    target : int, default 33
-        Number of workers f_MDS to reproduce.
-    n : int, default 80
-        Number of workers.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-
-    Returns
-    -------
-    tuple[float, float] | None
-        The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``.
-    """
+    """The interval of c_m (log grid, 10⁻¹⁰..10⁻⁵) for which eq. (17) gives f_MDS = ``target``."""
     f, base = _base_table(n, t0, xi, cg_N)
     grid = np.logspace(-10, -5, 2001)
     best = f[np.argmin(base[None, :] + grid[:, None] * f[None, :] ** 3, axis=1)]
@@ -857,6 +616,7 @@ def fig2_experiment(
     slow_workers: int = 0,
     slowdown: float = 1.0,
     scheme_names=None,
+    executor=None,
 ) -> pd.DataFrame:
     """Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
     time, over ``n_seeds`` independent seeds.
@@ -873,52 +633,7 @@ def fig2_experiment(
     or two classes (data not identically distributed across workers), and ``slow_workers``
     workers (the last ones, i.e. whole classes when sorted) are persistently ``slowdown``
     times slower, so the same chunks are dropped every iteration. ``scheme_names`` keeps a
-    subset of the five schemes.
-
-    Parameters
-    ----------
-    n : int, default 80
-        Number of workers.
-    f_rs : int, default 68
-        Workers waited for by RS gradient coding.
-    f_mds : int, default 33
-        Workers waited for by the MDS baseline.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 1e-09
-        Time of one FLOP at the master, seconds.
-    time_budget : float, default 5.0
-        Simulated time of each run, seconds.
-    n_seeds : int, default 1
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    lam : float, default 0.0001
-        Ridge (L2) regularisation weight.
-    root_power : int, default 1
-        Power of the primitive root of the RS code (``'auto'`` for the well-conditioned one).
-    seed : int, default 0
-        Base seed; seed r uses ``SeedSequence([seed, r])``.
-    resplit : bool, default True
-        Draw a new train/test split per seed.
-    record_points : int, default 250
-        Points recorded per run. Must satisfy ``1 <= record_points``.
-    partition : str, default 'shuffled'
-        How the samples are split into chunks (``'shuffled'`` or by class).
-    slow_workers : int, default 0
-        Workers made persistently slow. Must satisfy ``0 <= slow_workers <= n``.
-    slowdown : float, default 1.0
-        Delay factor of the slow workers. Must satisfy ``1.0 <= slowdown``.
-    scheme_names : optional
-        Schemes to run; default all five.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
-        time, over ``n_seeds`` independent seeds.
+    subset of the five schemes. Seeds run through :func:`~codedlib.replicate.over_seeds` (``executor``).
     """
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     record_points = check_int("record_points", record_points, low=1)
@@ -937,47 +652,85 @@ def fig2_experiment(
                 f"{[sp.name for sp in schemes]}, got {list(scheme_names)}"
             )
         schemes = [sp for sp in schemes if sp.name in set(scheme_names)]
-    frames = []
-    for r in track(range(n_seeds), "Fig. 2 seeds"):
-        delay_seq, split_seq = np.random.SeedSequence([seed, r]).spawn(2)
-        data = (
-            digits_multiclass(rng=np.random.default_rng(split_seq))
-            if resplit
-            else digits_multiclass()
-        )
-        X, y = data.X, data.y
-        if partition == "class-sorted":
-            order = np.argsort(y, kind="stable")
-            X, y = X[order], y[order]
-        problem = SoftmaxRegression(X, y, 10, lam=lam)
-        fastest = min(t0 + cg_N * s.load(n) for s in schemes)
-        delays = pareto_delays(
-            int(np.ceil(time_budget / fastest)) + 1, n, t0, xi, rng=np.random.default_rng(delay_seq)
-        )
-        if slow_workers:
-            delays[:, n - slow_workers :] *= slowdown  # the same workers straggle every time
-        df = simulate_schemes(
-            problem,
-            data.X_test,
-            data.y_test,
-            schemes,
-            n=n,
-            t0=t0,
-            xi=xi,
-            cg_N=cg_N,
-            c_m=c_m,
-            time_budget=time_budget,
-            root_power=root_power,
-            delays=delays,
-            record_interval=time_budget / record_points,
-        )
-        df.insert(0, "seed", r)
-        df.insert(1, "n_train", len(data.y))
-        df.insert(2, "n_test", len(data.y_test))
-        df.insert(3, "partition", partition)
-        df.insert(4, "slow_workers", slow_workers)
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True)
+    return over_seeds(
+        fig2_run,
+        range(n_seeds),
+        # replicate._run rejects executor=None today (its check runs before the default)
+        executor=default_workers() if executor is None else executor,
+        desc="Fig. 2 seeds",
+        seed=seed,
+        schemes=schemes,
+        n=n,
+        t0=t0,
+        xi=xi,
+        cg_N=cg_N,
+        c_m=c_m,
+        time_budget=time_budget,
+        lam=lam,
+        root_power=root_power,
+        resplit=resplit,
+        record_points=record_points,
+        partition=partition,
+        slow_workers=slow_workers,
+        slowdown=slowdown,
+    )
+
+
+def fig2_run(
+    r: int,
+    *,
+    seed: int,
+    schemes,
+    n: int,
+    t0: float,
+    xi: float,
+    cg_N: float,
+    c_m: float,
+    time_budget: float,
+    lam: float,
+    root_power,
+    resplit: bool,
+    record_points: int,
+    partition: str,
+    slow_workers: int,
+    slowdown: float,
+) -> pd.DataFrame:
+    """Replica ``r`` of :func:`fig2_experiment` (delays and split from ``SeedSequence([seed, r])``)."""
+    delay_seq, split_seq = np.random.SeedSequence([seed, r]).spawn(2)
+    data = (
+        digits_multiclass(rng=np.random.default_rng(split_seq)) if resplit else digits_multiclass()
+    )
+    X, y = data.X, data.y
+    if partition == "class-sorted":
+        order = np.argsort(y, kind="stable")
+        X, y = X[order], y[order]
+    problem = SoftmaxRegression(X, y, 10, lam=lam)
+    fastest = min(t0 + cg_N * s.load(n) for s in schemes)
+    delays = pareto_delays(
+        int(np.ceil(time_budget / fastest)) + 1, n, t0, xi, rng=np.random.default_rng(delay_seq)
+    )
+    if slow_workers:
+        delays[:, n - slow_workers :] *= slowdown  # the same workers straggle every time
+    df = simulate_schemes(
+        problem,
+        data.X_test,
+        data.y_test,
+        schemes,
+        n=n,
+        t0=t0,
+        xi=xi,
+        cg_N=cg_N,
+        c_m=c_m,
+        time_budget=time_budget,
+        root_power=root_power,
+        delays=delays,
+        record_interval=time_budget / record_points,
+    )
+    df.insert(0, "n_train", len(data.y))
+    df.insert(1, "n_test", len(data.y_test))
+    df.insert(2, "partition", partition)
+    df.insert(3, "slow_workers", slow_workers)
+    return df
 
 
 #: The regimes of :func:`ignore_stragglers_regimes`: label -> fig2_experiment options.
@@ -1015,38 +768,6 @@ def ignore_stragglers_regimes(
     workers are slow every iteration. Each regime (:data:`STRAGGLER_REGIMES` by default) runs
     Coded-RS and Uncoded (f_RS) on ``n_seeds`` paired seeds (:func:`fig2_experiment`).
     Returns :func:`fig2_seed_metrics` rows with a ``regime`` column.
-
-    Parameters
-    ----------
-    regimes : optional
-        Straggling regimes to run; default all.
-    n : int, default 80
-        Number of workers.
-    f_rs : int, default 68
-        Workers waited for by RS gradient coding.
-    f_mds : int, default 33
-        Workers waited for by the MDS baseline.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 1.25e-07
-        Time of one FLOP at the master, seconds.
-    time_budget : float, default 5.0
-        Simulated time of each run, seconds.
-    n_seeds : int, default 5
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    lam : float, default 0.0001
-        Ridge (L2) regularisation weight.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    pd.DataFrame
-        Where exact gradients (Coded-RS) beat ignoring the same number of stragglers.
     """
     regimes = STRAGGLER_REGIMES if regimes is None else regimes
     if not regimes:
@@ -1075,25 +796,7 @@ def ignore_stragglers_regimes(
 
 @dataclass(frozen=True)
 class HeavyTailMeanResult:
-    """The sample mean of a few heavy-tailed iteration times (:func:`sample_mean_of_heavy_tail`).
-
-    Attributes
-    ----------
-    expectation : float
-        Expected iteration time, eq. (17), seconds.
-    median : float
-        Median of the sample mean over the replicas, seconds.
-    q025 : float
-        2.5 % quantile of the sample mean, seconds.
-    q975 : float
-        97.5 % quantile of the sample mean, seconds.
-    p_reach_expectation : float
-        Fraction of replicas whose sample mean reaches the expectation.
-    n_samples : int
-        Iteration times averaged per replica.
-    replicas : int
-        Number of Monte Carlo replicas.
-    """
+    """The sample mean of a few heavy-tailed iteration times (:func:`sample_mean_of_heavy_tail`)."""
 
     expectation: float
     median: float
@@ -1121,31 +824,6 @@ def sample_mean_of_heavy_tail(
     of a few samples is usually far below the expectation, which only rare huge delays reach.
     Returns the expectation, the median and the 2.5 / 97.5 % quantiles of the sample mean over
     ``replicas`` and the probability that a sample mean reaches the expectation.
-
-    Parameters
-    ----------
-    f : int, default 80
-        Number of workers waited for (the f fastest).
-    n : int, default 80
-        Number of workers.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    n_samples : int, default 22
-        Number of samples. Must satisfy ``1 <= n_samples``.
-    replicas : int, default 20000
-        Number of Monte Carlo replicas. Must satisfy ``10 <= replicas``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    HeavyTailMeanResult
-        What the mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto
-        delays, eq. 16) looks like next to its expectation (eq. 17).
     """
     from codedlib.theory.reed_solomon import expected_iteration_time
 
@@ -1185,23 +863,6 @@ def fig2_curves(
 ) -> pd.DataFrame:
     """``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default:
     the last recorded time), as a tidy frame seed, scheme, time, value.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    quantity : str, default 'test_error'
-        Column to put on the grid.
-    time_budget : float | None, optional
-        End of the time grid; default the last recorded time.
-    n_points : int, default 401
-        Number of grid points. Must satisfy ``2 <= n_points``.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default: the
-        last recorded time), as a tidy frame seed, scheme, time, value.
     """
     n_points = check_int("n_points", n_points, low=2)
     t_max = float(df["time"].max()) if time_budget is None else float(time_budget)
@@ -1229,18 +890,6 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
     [0, budget]: the whole curve of Fig. 2 in one number), train_loss (at the end),
     iterations, mean_iteration_time (time of the last iteration / iterations), max_decode_error
     (largest relative error of the gradient the scheme used), n_test.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    time_budget : float | None, optional
-        End of the budget; default the last recorded time.
-
-    Returns
-    -------
-    pd.DataFrame
-        One row per (seed, scheme) of a :func:`fig2_experiment` frame.
     """
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
@@ -1268,19 +917,6 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
 def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
     """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
     the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
-
-    Parameters
-    ----------
-    metrics : pd.DataFrame
-        Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
-    column : str
-        Column to use.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
-        the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
     """
     order = list(dict.fromkeys(metrics["scheme"]))
     return metrics.pivot(index="seed", columns="scheme", values=column)[order]
@@ -1290,16 +926,6 @@ def summary_column(t: float) -> str:
     """Name of :func:`fig2_summary`'s column holding the mean test error at time ``t`` (seconds):
     ``test_error_at_`` and ``t`` formatted with ``:g``, its ``.``, ``-`` and ``+`` spelled ``_``,
     ``m`` and ``p`` (``0.5`` -> ``test_error_at_0_5``).
-
-    Parameters
-    ----------
-    t : float
-        Time, seconds.
-
-    Returns
-    -------
-    str
-        The column name.
     """
     text = f"{float(t):g}".replace(".", "_").replace("-", "m").replace("+", "p")
     return f"test_error_at_{text}"
@@ -1309,21 +935,6 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
     """Mean over seeds of each scheme's test error at the given times (step function: the
     error after the last iteration finished by t), iterations completed and mean iteration
     time, and the largest relative gradient error over all seeds.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    times : optional
-        Times at which to read the error; default a few over the run.
-
-    Returns
-    -------
-    pd.DataFrame
-        Mean over seeds of each scheme's test error at the given times (step function: the error
-        after the last iteration finished by t; one column per time, named by
-        :func:`summary_column`), iterations completed and mean iteration time, and the largest
-        relative gradient error over all seeds.
     """
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
@@ -1341,3 +952,950 @@ def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
         row["max_gradient_error"] = float(g["decode_error"].max())
         out.append(row)
     return pd.DataFrame(out)
+
+
+# --------------------------------------------------------------------------- notebook 02
+
+#: Notebook 02's sizes; ``caps`` bound the parameters cell's values in quick mode.
+SETTINGS = {
+    "quick": {
+        "caps": {"time_budget": 0.4, "fig2_seeds": 2, "decode_repeats": 3},
+        "cost_fs": (25, 50, 100),
+        "accuracy_ns": (10, 30, 50, 70, 90),
+        "mc_replicas": 2000,
+        "rows_sets": 50,
+        "n_random": 5,
+        "heavy_replicas": 2000,
+    },
+    "faithful": {
+        "caps": {},
+        "cost_fs": (25, 50, 100, 200, 400, 800),
+        "accuracy_ns": (10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
+        "mc_replicas": 20000,
+        "rows_sets": 300,
+        "n_random": 20,
+        "heavy_replicas": 20000,
+    },
+}
+
+#: The notebook's section headings (the claims table's ``section`` column).
+SEC = {
+    1: "1. Balanced mask matrices",
+    2: "2. The encoding matrix",
+    3: "3. Online decoding in O(f²)",
+    "3b": "3b. Decoding accuracy in double precision",
+    4: "4. The delay model",
+    5: "5. Fig. 3",
+    6: "6. Choosing f_RS and f_MDS",
+    7: "7. Fig. 2",
+    "7b": "7b. Where exact gradients beat ignoring stragglers",
+}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Notebook 02's parameters after :func:`setup`: sizes, the calibrated c_m and its texts."""
+
+    n: int
+    t0: float
+    xi: float
+    cg_N: float
+    c_m: float
+    f_rs: int
+    f_mds: int
+    time_budget: float
+    fig2_seeds: int
+    decode_repeats: int
+    lam: float
+    regime_seeds: int
+    seed: int
+    sizes: dict
+    accuracy_ns: tuple
+    c_m_window: tuple | None
+    c_m_calibrated: bool
+    c_m_text: str
+    changed: str  # non-empty when (n, t0, ξ, c_g N) differ from the paper's
+    claims: dict  # :func:`claim_specs` for this n, f_RS, f_MDS
+
+
+def setup(settings: dict, *, c_m: float | None = None, **params) -> Setup:
+    """Apply ``settings`` (one of :data:`SETTINGS`) to the parameters cell; ``c_m=None`` is
+    calibrated to the geometric middle of the window where eq. (17) gives the paper's f_MDS."""
+    for key, cap in settings["caps"].items():
+        params[key] = min(params[key], cap)
+    n, t0, xi, cg_N = params["n"], params["t0"], params["xi"], params["cg_N"]
+    window = c_m_range_for_f_mds(PAPER["f_mds"], n, t0, xi, cg_N)
+    calibrated = c_m is None
+    if calibrated:
+        if not window:
+            raise ValueError(
+                "no c_m makes eq. (17) give the paper's f_MDS here: pass c_m explicitly"
+            )
+        c_m = float(np.sqrt(window[0] * window[1]))  # geometric middle of the window
+    text = (
+        f"c_m = {c_m:.3g} s/FLOP (calibrated: eq. (17) gives the paper's f_MDS = {PAPER['f_mds']} for "
+        f"c_m in [{window[0]:.3g}, {window[1]:.3g}])"
+        if calibrated
+        else f"c_m = {c_m:g} s/FLOP (chosen)"
+    )
+    paper = (t0, xi, cg_N) == (PAPER["t0"], PAPER["xi"], PAPER["cg_N"]) and n == PAPER["n"]
+    sizes = {k: v for k, v in settings.items() if k != "caps"}
+    return Setup(
+        **params,
+        c_m=c_m,
+        sizes=sizes,
+        accuracy_ns=tuple(sorted(set(sizes["accuracy_ns"]) | {n})),  # n itself is always measured
+        c_m_window=window,
+        c_m_calibrated=calibrated,
+        c_m_text=text,
+        changed="" if paper else "parameters differ from the paper's (n, t0, ξ, c_g N)",
+        claims=claim_specs(n, params["f_rs"], params["f_mds"]),
+    )
+
+
+def _because(*parts):
+    """A claim's reason from its non-empty parts."""
+    return "; ".join(p for p in parts if p)
+
+
+def _rows_text(M):
+    return " / ".join("".join(str(int(v)) for v in row) for row in np.asarray(M))
+
+
+def run_masks() -> dict:
+    """Section 1: eq. (5)'s mask and Algorithm 4's unbalanced case."""
+    return {
+        "example": mask_example(8, 4, 3),
+        "M5": row_balanced_mask_matrix(8, 4, 6, 0),
+        "M_general": mask_matrix(10, 4, 3),  # nw/k = 7.5: Algorithm 4, k_h = 2, d_h = 8, d_l = 7
+    }
+
+
+def run_encoding(P: Setup) -> dict:
+    """Section 2: B of the 8 × 4 example and the any-f-rows property, exhaustive and sampled."""
+    return {
+        "example": mask_example(8, 4, 3),
+        "exhaustive": any_f_rows_exhaustive(16, 8, 3),
+        "rows_check": any_f_rows_check(16, 8, 3, n_sets=P.sizes["rows_sets"], rng=P.seed),
+    }
+
+
+def run_decoding_cost(P: Setup) -> dict:
+    """Section 3: decoding times, kept only where every decoder is accurate."""
+    cost = decoding_cost(P.sizes["cost_fs"], repeats=P.decode_repeats, rng=P.seed)
+    summary = decoding_cost_summary(cost)
+    inaccurate = summary[~summary["accurate"]]
+    cost, summary = cost[cost["accurate"]], summary[summary["accurate"]]
+    f_max = int(cost["f"].max())
+    # growth of the paired speedup with f: O(f³)/O(f²) predicts exponent 1 for large f
+    top = summary[summary["f"] >= summary["f"].iloc[-3]]
+    growth = np.polyfit(np.log(top["f"]), np.log(top["speedup"]), 1)[0]
+    return {
+        "cost": cost,
+        "summary": summary,
+        "inaccurate": inaccurate,
+        "f_max": f_max,
+        "largest": cost[cost["f"] == f_max],
+        "growth": growth,
+        "growth_from": int(top["f"].iloc[0]),
+    }
+
+
+def run_accuracy(P: Setup) -> dict:
+    """Section 3b: round-off of the decoded gradient vs n, and what ``residual_tol`` flags."""
+    study = accuracy_study(
+        P.accuracy_ns, loads=(13 / 80, 0.3), rng=P.seed, n_random=P.sizes["n_random"]
+    )
+    table, limits = study.table, study.limits
+    paper_root, auto_root = limits["root"].iloc[0], limits["root"].iloc[-1]
+    at_n = table[(table["n"] == P.n) & np.isclose(table["load"], 13 / 80)].set_index("root")
+    tol = residual_tol_check(P.n, P.n, 13, root_power=1, n_sets=P.sizes["rows_sets"], rng=P.seed)
+    return {
+        "acc_table": table,
+        "acc_limits": limits,
+        "paper_root": paper_root,
+        "auto_root": auto_root,
+        "at_n": at_n,
+        "tol": tol,
+        "P": P,
+    }
+
+
+def run_delay_model(P: Setup) -> dict:
+    """Section 4: the appendix's order statistic vs Monte Carlo vs eq. (19)."""
+    check = pareto_order_statistic_check(
+        alpha=0.2, t0=P.t0, xi=P.xi, replicas=P.sizes["mc_replicas"], rng=P.seed
+    )
+    by_n = check.set_index("n")
+    return {"pareto_check": check, "at80": by_n.loc[80], "big": by_n.iloc[-1], "P": P}
+
+
+def run_fig3(P: Setup) -> dict:
+    """Section 5: Fig. 3's curve, α*, and α* from the caption's N and c_g."""
+    caption_cgN = 12000 * 3e-6
+    return {
+        "fig3": fig3_tf_curve(P.t0, P.xi, P.cg_N, c_m=P.c_m, n=P.n),
+        "caption_cgN": caption_cgN,
+        "alpha_caption": optimal_alpha(PAPER["t0"], PAPER["xi"], caption_cgN),
+        "P": P,
+    }
+
+
+def run_workers_choice(P: Setup) -> dict:
+    """Section 6: f_RS and f_MDS by eq. (17) against c_m, and why f_MDS pins c_m."""
+    from codedlib.theory.reed_solomon import optimal_workers
+
+    choice = workers_choice(
+        P.n,
+        P.t0,
+        P.xi,
+        P.cg_N,
+        c_ms=sorted({0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, P.c_m}),
+    )
+    ours_rs = optimal_workers(P.n, P.t0, P.xi, P.cg_N, P.c_m, "rs")
+    ours_mds = optimal_workers(P.n, P.t0, P.xi, P.cg_N, P.c_m, "mds")
+    window = c_m_range_for_f_mds(PAPER["f_mds"], P.n, P.t0, P.xi, P.cg_N)
+    rs_ok = choice[choice["f_rs"] == PAPER["f_rs"]]["c_m"]
+    rs_range = (
+        f"f_RS = {PAPER['f_rs']} for every c_m of the sweep up to {rs_ok.max():.2g} s/FLOP"
+        if len(rs_ok)
+        else ""
+    )
+    mds_cost_ms = P.c_m * ours_rs**3 * 1e3
+    if window:
+        width = window[1] / window[0] - 1
+        why_mds = (
+            f"eq. (17) gives f_MDS = {PAPER['f_mds']} only for c_m in [{window[0]:.3g}, "
+            f"{window[1]:.3g}] s/FLOP (a window {width:.0%} wide, a master doing "
+            f"{1e-6 / window[1]:.1f}–{1e-6 / window[0]:.1f} MFLOP/s); at c_m = {P.c_m:.3g} the "
+            f"O(f³) solve costs {mds_cost_ms:.2f} ms per iteration at f = {ours_rs}"
+        )
+    else:
+        why_mds = (
+            f"no c_m in [1e-10, 1e-5] s/FLOP makes eq. (17) give f_MDS = {PAPER['f_mds']} "
+            f"in this setting. Fig. 2 keeps the paper's f_MDS = {P.f_mds}"
+        )
+    return {
+        "choice": choice,
+        "ours_rs": ours_rs,
+        "ours_mds": ours_mds,
+        "rs_range": rs_range,
+        "why_mds": why_mds,
+        "mds_cost_ms": mds_cost_ms,
+        "P": P,
+    }
+
+
+def _fig2_kwargs(P: Setup) -> dict:
+    keys = ("n", "f_rs", "f_mds", "t0", "xi", "cg_N", "c_m", "time_budget", "lam", "seed")
+    return {k: getattr(P, k) for k in keys}
+
+
+def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
+    """Section 7: Fig. 2 over ``fig2_seeds`` seeds (or the given runs), per-seed metrics and the
+    texts of its rows."""
+    if fig2 is None:
+        fig2 = fig2_experiment(n_seeds=P.fig2_seeds, **_fig2_kwargs(P))
+    n_train, n_test = int(fig2["n_train"].iloc[0]), int(fig2["n_test"].iloc[0])
+    stand_in = (
+        f"stand-in: softmax regression on scikit-learn's 8×8 digits ({n_train} train / {n_test} "
+        "test images, a fresh split per seed) for the paper's MNIST (12 000 / 10 000)"
+    )
+    setting = (
+        f"{stand_in}; n = {P.n}, f_RS = {P.f_rs}, f_MDS = {P.f_mds} (paper's); Pareto t0 = "
+        f"{P.t0:g} s, ξ = {P.xi:g}, c_g N = {P.cg_N:g}; {P.c_m_text}; chosen: λ = {P.lam:g}, "
+        f"step 1/L, budget {P.time_budget:g} s simulated; {P.fig2_seeds} seeds (delays + split)"
+    )
+    title = (
+        f"softmax regression on scikit-learn's 8×8 digits ({n_train} train / {n_test} test, a "
+        f"fresh split per seed)\nas the stand-in for the paper's MNIST (12 000 / 10 000); n = "
+        f"{P.n} workers, Pareto(t0 = {P.t0 * 1e3:g} ms, ξ = {P.xi:g}),\nc_g N = {P.cg_N:g}, "
+        f"c_m = {P.c_m:.3g} s/FLOP{' (calibrated)' if P.c_m_calibrated else ''}, λ = {P.lam:g}, "
+        f"{P.fig2_seeds} seeds"
+    )
+    metrics = fig2_seed_metrics(fig2, P.time_budget)
+    wide = {
+        c: fig2_wide(metrics, c)
+        for c in ("test_error", "test_error_mean", "test_errors", "train_loss", "iterations")
+    }
+    return {
+        "fig2": fig2,
+        "n_test": n_test,
+        "stand_in": stand_in,
+        "setting": setting,
+        "title": title,
+        "summary": fig2_summary(fig2, times=[P.time_budget * x for x in (0.1, 0.2, 0.5, 1.0)]),
+        "metrics": metrics,
+        "wide": wide,
+        "P": P,
+    }
+
+
+def run_regimes(P: Setup, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
+    """Section 7b: Coded-RS vs Uncoded (f_RS) in :data:`STRAGGLER_REGIMES` (or the given
+    :func:`ignore_stragglers_regimes` rows), paired by seed."""
+    from codedlib.claims import ratio_interval
+
+    if metrics is None:
+        metrics = ignore_stragglers_regimes(
+            n_seeds=min(P.regime_seeds, P.fig2_seeds), **_fig2_kwargs(P)
+        )
+    uncoded = f"Uncoded (f_RS={P.f_rs})"
+    wide, holds = {}, []
+    for regime, g in metrics.groupby("regime", sort=False):
+        wide[regime] = w = g.pivot(index="seed", columns="scheme", values="test_error")
+        value, lo, hi = ratio_interval(w[uncoded], w["Coded-RS"])
+        outcome = "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"
+        holds.append(
+            {
+                "regime": regime,
+                "ratio": value,
+                "ci low": lo,
+                "ci high": hi,
+                "outcome": outcome,
+                "seeds": len(w),
+            }
+        )
+    title = (
+        f"Coded-RS vs ignoring the same {P.n - P.f_rs} stragglers: test error after "
+        f"{P.time_budget:g} s (mean, 95 % interval, seeds as dots)\n{stand_in.split(';')[0]}; "
+        f"n = {P.n}, f = {P.f_rs}, {P.c_m_text.split(' (')[0]}"
+    )
+    return {
+        "regime_metrics": metrics,
+        "regime_wide": wide,
+        "holds": pd.DataFrame(holds).set_index("regime"),
+        "title": title,
+        "P": P,
+    }
+
+
+# --------------------------------------------------------------------------- claims
+
+
+def _speed_setting(f_max, largest):
+    return (
+        f"f = {f_max}, n = k = {int(largest['n'].iloc[0])}, random survivors, one BLAS thread; "
+        f"numpy SVD least squares (lstsq) as the generic O(f³) decoder; the LU solve of eq. (12) "
+        f"is the row above (a timing: machine-dependent); better-spread root "
+        f"α = exp(2πi·{int(largest['root_power'].iloc[0])}/n), both decoders accurate (residual "
+        f"{float(largest['alg3_residual'].iloc[0]):.1e} and "
+        f"{float(largest['lstsq_residual'].iloc[0]):.1e}); with the paper's root the same "
+        f"Algorithm 3 returns a vector with residual "
+        f"{float(largest['paper_root_residual'].iloc[0]):.1e}: not timed"
+    )
+
+
+def _accuracy_row(acc_limits, paper_root, auto_root, at_n, tol, P):
+    limits = acc_limits.set_index(["root", "load"])
+    lim_16, lim_30 = limits.loc[(paper_root, 13 / 80)], limits.loc[(paper_root, 0.3)]
+    lim_auto = limits.loc[(auto_root, 13 / 80)]
+    err = at_n.loc[paper_root]
+    return {
+        "ours": f"{err['worst_error']:.1e} worst-case survivors, {err['random_error']:.1e} random",
+        "setting": f"α = e^(2πi/n) as in the paper, k = n, double precision; sweep n in "
+        f"{list(P.accuracy_ns)}",
+        "reason": (
+            f"exact in exact arithmetic; in double precision the worst-case error stays below 1e-6 "
+            f"only up to n = {int(lim_16['largest_accurate_n_worst'])} on our sweep at w/k ≈ 0.16 "
+            f"({int(lim_30['largest_accurate_n_worst'])} at w/k = 0.3): max |B_ij| = "
+            f"{err['max_abs_B']:.1e} at n = {P.n}, so a·C_F cancels massively. Another primitive "
+            f"root (root_power='auto') gives {at_n.loc[auto_root, 'worst_error']:.1e} at n = {P.n} "
+            f"(worst case below 1e-6 up to n = {int(lim_auto['largest_accurate_n_worst'])} of the "
+            f"sweep). The library's residual_tol = {tol['residual_tol']:g} bounds max|a B_F − 1|, "
+            f"not this error: it fires on {100 * tol['share_flagged']:.0f} % of random survivor "
+            f"sets here while their gradient error is {tol['median_gradient_error']:.1e} (median)"
+        ),
+    }
+
+
+def _iteration_time_row(name, f_, dec, metrics, setting, P):
+    """Eq. (17)'s time per iteration against the simulated one; a miss explained by measuring
+    the sample mean of a heavy tail."""
+    from codedlib.claims import mean_interval
+    from codedlib.theory.reed_solomon import expected_iteration_time
+
+    sim = metrics[metrics["scheme"] == name]["mean_iteration_time"].to_numpy() * 1e3
+    iters_ = int(np.median(metrics[metrics["scheme"] == name]["iterations"]))
+    model = expected_iteration_time(f_, P.n, P.t0, P.xi, P.cg_N, P.c_m if f_ < P.n else 0.0, dec)
+    model *= 1e3
+    lo, hi = mean_interval(sim)[1:]
+    reason = ""
+    if not lo <= model <= hi:
+        heavy = sample_mean_of_heavy_tail(
+            f_,
+            P.n,
+            P.t0,
+            P.xi,
+            P.cg_N,
+            n_samples=max(iters_, 1),
+            replicas=P.sizes["heavy_replicas"],
+            rng=P.seed,
+        )
+        reason = (
+            f"eq. (17) gives {model:.3f} ms, outside the interval over {len(sim)} seeds (estimate: "
+            f"time of the last iteration within the budget / iterations, ≈ {iters_} iterations per "
+            f"seed). Measured: the mean of {heavy.n_samples} draws of this iteration time has "
+            f"median {heavy.median * 1e3:.3g} ms and reaches the expectation in only "
+            f"{100 * heavy.p_reach_expectation:.1f} % of {heavy.replicas} replicas (the order "
+            f"statistic's variance is infinite for ξ = {P.xi:g}): a short run's mean sits far "
+            "below eq. (17)"
+        )
+    return {
+        "samples": sim,
+        "paper": model,
+        "reason": reason,
+        "setting": f"paper value: eq. (17) at f = {f_}, c_m = {P.c_m:.3g}; {setting}",
+    }
+
+
+def _fig2_verdict(fig2_rows, wide, n_test, setting):
+    """The Fig. 2 row: which of the four schemes Coded-RS beats, and why not the others."""
+    from codedlib.claims import mean_interval, proportion_interval, ratio_interval
+
+    counts, loss, iters = wide["test_errors"], wide["train_loss"], wide["iterations"]
+    others = [s for s in counts.columns if s != "Coded-RS"]
+    end = {o: r for o, r in zip(others, fig2_rows[0::2])}
+    avg = {o: r for o, r in zip(others, fig2_rows[1::2])}
+    p, p_lo, p_hi = proportion_interval(int(counts["Coded-RS"].iloc[0]), n_test)
+    better = [o for o in others if end[o].outcome == "less"]
+    same = [o for o in others if end[o].outcome == "indistinguishable"]
+    worse = [o for o in others if end[o].outcome == "greater"]
+    ours = "; ".join(
+        part
+        for part in (
+            f"lower final test error than {', '.join(better)}" if better else "",
+            f"indistinguishable from {', '.join(same)}" if same else "",
+            f"higher than {', '.join(worse)}" if worse else "",
+        )
+        if part
+    )
+    verdict = (
+        "reproduced" if len(better) == len(others) else ("partly" if better else "not reproduced")
+    )
+    fast = [o for o in others if o.startswith("Uncoded (f_")]
+    n_seeds = len(counts)
+    diffs = (
+        "; ".join(
+            "{} {:+.1f} [{:+.1f}, {:+.1f}]".format(
+                o, *mean_interval(counts[o] - counts["Coded-RS"])
+            )
+            for o in same + worse
+        )
+        if n_seeds > 1
+        else ""
+    )
+    reason = (
+        ""
+        if verdict == "reproduced"
+        else _because(
+            f"misclassified test images, other − Coded-RS, at the end (of {n_test}; paired over "
+            f"{n_seeds} seeds): {diffs}"
+            if diffs
+            else "",
+            f"one test error alone has a 95 % interval of ±{(p_hi - p_lo) / 2 * n_test:.0f} images",
+            "; ".join(
+                "time-averaged test error ratio RS/{} {:.3f} [{:.3f}, {:.3f}] ({}): {}".format(
+                    o,
+                    avg[o].our_value,
+                    avg[o].ci_low,
+                    avg[o].ci_high,
+                    avg[o].outcome,
+                    "ahead earlier, caught up by the end"
+                    if avg[o].outcome == "less"
+                    else "not measurably ahead earlier either",
+                )
+                for o in same + worse
+                if not o.startswith("Uncoded (f_")
+            ),
+            "; ".join(
+                f"{o} runs {(iters[o] / iters['Coded-RS']).mean():.1f}× as many iterations as "
+                "Coded-RS and ends at training loss ratio RS/{} {:.4f} [{:.4f}, {:.4f}]".format(
+                    o, *ratio_interval(loss["Coded-RS"], loss[o])
+                )
+                for o in fast
+                if o in same + worse
+            ),
+            "on this small problem a gradient from the fastest chunks is as good as the exact one "
+            "within the budget"
+            if any(o in same + worse for o in fast)
+            else "",
+        )
+    )
+    return {
+        "ours": ours,
+        "verdict": verdict,
+        "reason": reason,
+        "setting": setting,
+        "uncertainty": f"paired 95 % intervals over {n_seeds} seeds (the rows 'test error at the end')",
+    }
+
+
+def _regime_row(regime, regime_wide, holds, P, uncoded):
+    w, h = regime_wide[regime], holds.loc[regime]
+    return {
+        "numerator": w[uncoded],
+        "denominator": w["Coded-RS"],
+        "setting": f"{regime}; n = {P.n}, f = {P.f_rs}, {P.c_m_text}; budget {P.time_budget:g} s; "
+        f"{len(w)} paired seeds",
+        "reason": ""
+        if h["outcome"] == "greater"
+        else f"ours {h['ratio']:.3g} [{h['ci low']:.3g}, {h['ci high']:.3g}] ({h['outcome']}): in "
+        "this regime the dropped chunks do not differ enough from the rest to bias the rescaled "
+        "gradient",
+    }
+
+
+def _regimes_verdict(holds, P):
+    held = [r for r in holds.index if holds.loc[r, "outcome"] == "greater"]
+    paper_like = holds.loc[[r for r in holds.index if r.startswith("paper-like")]]
+    return {
+        "ours": f"holds in {len(held)} of {len(holds)} regimes: "
+        + "; ".join(
+            f"{r} {h['ratio']:.3g} [{h['ci low']:.3g}, {h['ci high']:.3g}]"
+            for r, h in holds.iterrows()
+        ),
+        "verdict": "reproduced"
+        if (paper_like["outcome"] == "greater").all()
+        else ("partly" if held else "not reproduced"),
+        "reason": "holds only in regimes we built (class-sorted data, persistent ×100 stragglers); "
+        "in the paper-like regime the interval includes 1"
+        if held
+        else "no regime shows Coded-RS better",
+        "setting": f"n = {P.n}, f = {P.f_rs}, {P.c_m_text}; budget {P.time_budget:g} s; rows above "
+        "per regime",
+    }
+
+
+def _mask_specs():
+    """Claim specs of notebook 02, sections sec1, sec2."""
+    from codedlib.claims import spec
+
+    return {
+        "sec1": [
+            spec(
+                "exact",
+                "eq. (5), Algorithm 1",
+                "RowBalancedMaskMatrix(8, 4, 6, 0)",
+                lambda M5: {"ours": _rows_text(M5)},
+                paper=_rows_text(PAPER["eq5"]),
+                setting="rows of M, top to bottom",
+                section=SEC[1],
+                basis="paper",
+            ),
+            spec(
+                "exact",
+                "Algorithm 4, Lemma 1",
+                "row weights of MaskMatrix(10, 4, 3)",
+                lambda M_general: {
+                    "ours": "every row has weight w = 3"
+                    if sorted(set(M_general.sum(axis=1).tolist())) == [3]
+                    else f"row weights {sorted(set(M_general.sum(axis=1).tolist()))}"
+                },
+                paper="every row has weight w = 3",
+                setting="k ∤ nw: 2 columns of weight ⌈nw/k⌉ = 8, 2 of weight ⌊nw/k⌋ = 7",
+                section=SEC[1],
+                basis="paper",
+            ),
+        ],
+        "sec2": [
+            spec(
+                "exact",
+                "eqs. (7)-(10)",
+                "f for n = 8, k = 4, w = 3",
+                lambda example: {"ours": example.f},
+                paper=3,
+                setting="paper: each t_j has 2 roots, so f − 1 = 2; ours: f = n − s, s = ⌊wn/k⌋ − 1",
+                section=SEC[2],
+                basis="derived",
+            ),
+            spec(
+                "exact",
+                "Algorithm 2",
+                "support of B equals the mask (8 × 4 example)",
+                lambda example: {
+                    "ours": str(
+                        bool(np.array_equal(np.abs(example.encoding) > 1e-12, example.mask == 1))
+                    )
+                },
+                paper="True",
+                setting="|B_ij| > 1e-12 exactly where M_ij = 1",
+                section=SEC[2],
+                basis="check",
+            ),
+            spec(
+                "exact",
+                "Section 2.1, property 2",
+                "every f = 11 of 16 rows decode (n=16, k=8, w=3)",
+                lambda exhaustive: {
+                    "ours": str(exhaustive.any_f_decode),
+                    "setting": f"all C(16, 11) = {exhaustive.n_sets} survivor sets, Algorithm 3's "
+                    f"vector; max |a_F B_F − 1| = {exhaustive.max_residual_f:.1e} (tolerance 1e-10)",
+                },
+                paper="True",
+                section=SEC[2],
+                basis="paper",
+            ),
+            spec(
+                "exact",
+                "eq. (2)",
+                "tight: f − 1 rows missing all holders of a chunk cannot decode",
+                lambda exhaustive: {
+                    "ours": str(exhaustive.tight),
+                    "setting": f"every light chunk of the n=16, k=8, w=3 code; smallest least-squares "
+                    f"residual {exhaustive.min_residual_tight:.2g} (> 0.1 means no decoding vector)",
+                },
+                paper="True",
+                section=SEC[2],
+                basis="check",
+            ),
+        ],
+    }
+
+
+def _decoding_specs(n):
+    """Claim specs of notebook 02, sections sec3, sec3b."""
+    from codedlib.claims import spec
+
+    return {
+        "sec3": [
+            spec(
+                "comparison",
+                "Sec. 4, eq. (12)",
+                "decoding time: LU solve of eq. (12) / Algorithm 3 at the largest f",
+                lambda largest, f_max: {
+                    "numerator": largest["lu_seconds"],
+                    "denominator": largest["alg3_seconds"],
+                    "setting": f"f = {f_max}, same codes and survivors as the next row; numpy LU "
+                    "(solve) of a G_F = e_1; a timing: machine-dependent",
+                },
+                expected="greater",
+                paper_text="O(f²) vs O(f³): Algorithm 3 faster than inverting the Vandermonde G_F",
+                section=SEC[3],
+                basis="paper",
+                machine_dependent=True,
+            ),
+            spec(
+                "comparison",
+                "Sec. 4, Algorithm 3",
+                "decoding time: least squares / Algorithm 3 at the largest f",
+                lambda largest, f_max: {
+                    "numerator": largest["lstsq_seconds"],
+                    "denominator": largest["alg3_seconds"],
+                    "setting": _speed_setting(f_max, largest),
+                },
+                expected="greater",
+                paper_text="O(f²) vs O(f³): Algorithm 3 faster",
+                section=SEC[3],
+                headline=True,
+                basis="paper",
+                machine_dependent=True,
+            ),
+        ],
+        "sec3b": [
+            spec(
+                "exact",
+                "Algorithm 3, eq. (14)",
+                f"decoded-gradient relative error at n = {n}, w/k = 13/80",
+                _accuracy_row,
+                paper="exact (any f rows decode)",
+                verdict="partly",
+                section=SEC["3b"],
+                basis="paper",
+            ),
+        ],
+    }
+
+
+def _delay_specs():
+    """Claim specs of notebook 02, section sec4."""
+    from codedlib.claims import spec
+
+    return {
+        "sec4": [
+            spec(
+                "interval",
+                "Appendix (order statistic)",
+                "E[T^(f)] at n = 80, α = 0.2: Monte Carlo",
+                lambda at80, P: {
+                    "estimate": (
+                        at80["mc_mean"] * 1e3,
+                        (at80["mc_mean"] - 1.96 * at80["mc_stderr"]) * 1e3,
+                        (at80["mc_mean"] + 1.96 * at80["mc_stderr"]) * 1e3,
+                    ),
+                    "uncertainty": f"95 % normal interval from {P.sizes['mc_replicas']} Monte Carlo "
+                    "draws",
+                    "paper": at80["exact"] * 1e3,
+                    "setting": f"Pareto t0 = {P.t0:g} s, ξ = {P.xi:g}, f = {int(at80['f'])}; paper "
+                    "value: the appendix's exact formula",
+                    "reason": f"z = {at80['z']:.2f}: the formula lies outside this Monte Carlo "
+                    "interval (a 95 % interval misses in 5 % of seeds)"
+                    if abs(at80["z"]) > 1.96
+                    else "",
+                },
+                unit="ms",
+                section=SEC[4],
+                basis="check",
+            ),
+            spec(
+                "exact",
+                "Proposition 1, eq. (19)",
+                "E[T^(f)] at n = 10000, α = 0.2: exact formula",
+                lambda big, P: {
+                    "paper": big["limit_eq19"] * 1e3,
+                    "ours": big["exact"] * 1e3,
+                    "setting": f"f = {int(big['f'])}; paper value: the limit t0 α^(−1/ξ); tolerance "
+                    "0.1 %",
+                    "reason": _because(
+                        P.changed, f"relative gap {big['relative_gap_to_limit']:.1e}"
+                    ),
+                },
+                rtol=1e-3,
+                unit="ms",
+                section=SEC[4],
+                basis="paper",
+            ),
+            spec(
+                "exact",
+                "eq. (20) at n = 80",
+                "E[T^(f)] at n = 80, α = 0.2: exact formula",
+                lambda at80, P: {
+                    "paper": at80["limit_eq19"] * 1e3,
+                    "ours": at80["exact"] * 1e3,
+                    "reason": _because(
+                        P.changed, f"relative gap {at80['relative_gap_to_limit']:.1e}"
+                    ),
+                },
+                rtol=0.01,
+                unit="ms",
+                setting="paper value: the limit of eq. (19) that eq. (20) uses at finite n; "
+                "tolerance 1 %",
+                section=SEC[4],
+                basis="derived",
+            ),
+        ],
+    }
+
+
+def _model_specs():
+    """Claim specs of notebook 02, sections sec5, sec6."""
+    from codedlib.claims import spec
+
+    fig3_kw = {"rtol": 4e-4, "section": SEC[5]}
+    return {
+        "sec5": [
+            spec(
+                "exact",
+                "Fig. 3, eq. (22)",
+                "alpha* (closed form)",
+                lambda fig3, P: {
+                    "ours": fig3.alpha_star if fig3.alpha_star is not None else np.nan,
+                    **_alpha_setting(P),
+                },
+                paper=PAPER["alpha_star"],
+                headline=True,
+                basis="paper",
+                **fig3_kw,
+            ),
+            spec(
+                "exact",
+                "Fig. 3, eq. (21)",
+                "alpha* (numeric minimiser of eq. 21)",
+                lambda fig3, P: {"ours": fig3.alpha_star_numeric, **_alpha_setting(P)},
+                paper=PAPER["alpha_star"],
+                basis="paper",
+                **fig3_kw,
+            ),
+            spec(
+                "exact",
+                "Fig. 3 caption",
+                "N c_g from N = 12000, c_g = 3e-6",
+                lambda caption_cgN, alpha_caption: {
+                    "ours": caption_cgN,
+                    "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {PAPER['cg_N']}; eq. (22) "
+                    f"gives the paper's α* = 0.1477 with c_g N = {PAPER['cg_N']} and "
+                    f"{alpha_caption:.4f} with {caption_cgN:.3f}, so we use c_g N = {PAPER['cg_N']}",
+                },
+                paper=PAPER["cg_N"],
+                verdict="paper erratum",
+                setting="the Fig. 3 caption's N = 12000 and c_g = 3e-6 against its N c_g = 0.035",
+                section=SEC[5],
+                basis="paper",
+            ),
+        ],
+        "sec6": [
+            spec(
+                "exact",
+                "Fig. 2 caption, eq. (17)",
+                "f_RS",
+                lambda ours_rs, rs_range, P: {
+                    "ours": ours_rs,
+                    "setting": _eq17_setting(P) + (f"; {rs_range}" if rs_range else ""),
+                    "reason": ""
+                    if ours_rs == PAPER["f_rs"]
+                    else _because(
+                        P.changed, f"eq. (17) is minimised at f = {ours_rs} for c_m = {P.c_m:g}"
+                    ),
+                },
+                paper=PAPER["f_rs"],
+                section=SEC[6],
+                basis="paper",
+            ),
+            spec(
+                "exact",
+                "Fig. 2 caption, eq. (17)",
+                "f_MDS",
+                lambda ours_mds, why_mds, P: {
+                    "ours": ours_mds,
+                    "setting": _eq17_setting(P),
+                    "verdict": "calibrated"
+                    if P.c_m_calibrated and ours_mds == PAPER["f_mds"]
+                    else None,
+                    "reason": f"calibrated parameter c_m: chosen inside the window where eq. (17) "
+                    f"gives f_MDS = {PAPER['f_mds']}; {why_mds}"
+                    if P.c_m_calibrated
+                    else why_mds,
+                },
+                paper=PAPER["f_mds"],
+                section=SEC[6],
+                basis="paper",
+            ),
+        ],
+    }
+
+
+def _fig2_specs(n, f_rs, f_mds):
+    """Claim specs of notebook 02, sections fig2_times, fig2, fig2_verdict."""
+    from codedlib.claims import spec
+
+    schemes = [s.name for s in fig2_schemes(n, f_rs, f_mds)]
+    times = [("Coded-RS", f_rs, "rs"), ("Coded-MDS", f_mds, "mds"), (schemes[2], n, "rs")]
+    return {
+        "fig2_times": [
+            spec(
+                "interval",
+                "eq. (17)",
+                f"{name} time per iteration, simulated",
+                lambda metrics, setting, P, _a=(name, f_, dec): _iteration_time_row(
+                    *_a, metrics, setting, P
+                ),
+                unit="ms",
+                section=SEC[7],
+                basis="check",
+            )
+            for name, f_, dec in times
+        ],
+        "fig2": [
+            row
+            for other in schemes[1:]
+            for row in (
+                spec(
+                    "comparison",
+                    "Fig. 2",
+                    f"test error at the end of the budget: Coded-RS / {other}",
+                    lambda wide, setting, _o=other: {
+                        "numerator": wide["test_error"]["Coded-RS"],
+                        "denominator": wide["test_error"][_o],
+                        "setting": setting,
+                    },
+                    expected="less",
+                    paper_text="Coded-RS lower (ratio < 1)",
+                    section=SEC[7],
+                    basis="paper",
+                ),
+                spec(
+                    "comparison",
+                    "Fig. 2",
+                    f"time-averaged test error: Coded-RS / {other}",
+                    lambda wide, setting, _o=other: {
+                        "numerator": wide["test_error_mean"]["Coded-RS"],
+                        "denominator": wide["test_error_mean"][_o],
+                        "setting": setting,
+                    },
+                    expected="less",
+                    paper_text="Coded-RS lower (ratio < 1)",
+                    section=SEC[7],
+                    basis="derived",
+                ),
+            )
+        ],
+        "fig2_verdict": [
+            spec(
+                "qualitative",
+                "Fig. 2",
+                "Coded-RS outperforms the four other schemes",
+                _fig2_verdict,
+                paper="Coded-RS has the lowest test error for the same training time",
+                section=SEC[7],
+                headline=True,
+                basis="paper",
+            )
+        ],
+    }
+
+
+def _regime_specs(f_rs):
+    """Claim specs of notebook 02, sections sec7b, sec7b_verdict."""
+    from codedlib.claims import spec
+
+    uncoded = f"Uncoded (f_RS={f_rs})"
+    return {
+        "sec7b": [
+            spec(
+                "comparison",
+                "Section 6, Fig. 2",
+                f"test error Uncoded (f_RS) / Coded-RS: "
+                f"{'our regime: ' if not regime.startswith('paper-like') else ''}{regime}",
+                lambda regime_wide, holds, P, _r=regime: _regime_row(
+                    _r, regime_wide, holds, P, uncoded
+                ),
+                expected="greater",
+                paper_text="exact gradients (Coded-RS) beat ignoring stragglers",
+                section=SEC["7b"],
+                basis="derived",
+            )
+            for regime in STRAGGLER_REGIMES
+        ],
+        "sec7b_verdict": [
+            spec(
+                "qualitative",
+                "Section 6, Fig. 2",
+                "exact gradients beat ignoring the same stragglers (Uncoded f_RS)",
+                _regimes_verdict,
+                paper="exact gradients (Coded-RS) beat ignoring stragglers",
+                section=SEC["7b"],
+                basis="paper",
+            )
+        ],
+    }
+
+
+def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
+    """Notebook 02's claims, section key -> specs (quantities name n and the schemes)."""
+    return {
+        **_mask_specs(),
+        **_decoding_specs(n),
+        **_delay_specs(),
+        **_model_specs(),
+        **_fig2_specs(n, f_rs, f_mds),
+        **_regime_specs(f_rs),
+    }
+
+
+def _alpha_setting(P):
+    return {
+        "setting": f"t0 = {P.t0:g} s, ξ = {P.xi:g}, c_g N = {P.cg_N:g} (Fig. 3); tolerance 4e-4 = "
+        "half a unit of the paper's last digit",
+        "reason": P.changed,
+    }
+
+
+def _eq17_setting(P):
+    return (
+        f"{P.c_m_text}; n = {P.n}, t0 = {P.t0:g} s, ξ = {P.xi:g}, c_g N = {P.cg_N:g}; exact order "
+        "statistic; load (n − f + 1)/n"
+    )
+
+
+#: Notebook 02's claims in the paper's setting (:func:`claim_specs`).
+CLAIMS = claim_specs()

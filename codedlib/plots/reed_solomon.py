@@ -1,11 +1,6 @@
 """Figures of notebook 02 (Reed–Solomon gradient codes). Each ``plot_*`` returns the Figure.
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -48,16 +43,6 @@ def label(column: str) -> str:
     :data:`LABELS` first; :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s
     ``test_error_at_<t>`` columns read ``test_error@<t>s``; any other column as it is. Use as
     ``frame.rename(columns=label)``.
-
-    Parameters
-    ----------
-    column : str
-        Column name.
-
-    Returns
-    -------
-    str
-        The label shown for it.
     """
     if column in LABELS:
         return LABELS[column]
@@ -69,22 +54,7 @@ def label(column: str) -> str:
 
 
 def plot_mask(M, ax=None, title: str | None = None):
-    """The 0/1 mask matrix (rows = workers, columns = data chunks), eq. (5) / Algorithm 4.
-
-    Parameters
-    ----------
-    M : numpy.ndarray
-        Mask (support) matrix, workers by chunks.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """The 0/1 mask matrix (rows = workers, columns = data chunks), eq. (5) / Algorithm 4."""
     M = np.asarray(M)
     fig, ax = new_axes(ax, figsize=(0.45 * M.shape[1] + 2.0, 0.3 * M.shape[0] + 1.2))
     ax.imshow(M, cmap="Greys", vmin=0, vmax=1.6, aspect="auto")
@@ -110,22 +80,7 @@ def plot_mask(M, ax=None, title: str | None = None):
 
 
 def plot_encoding_matrix(B, ax=None, title: str | None = None):
-    """log10 |B_ij| of the complex encoding matrix (Algorithm 2); white cells are zeros.
-
-    Parameters
-    ----------
-    B : numpy.ndarray
-        Encoding matrix, workers by chunks.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """log10 |B_ij| of the complex encoding matrix (Algorithm 2); white cells are zeros."""
     B = np.asarray(B)
     fig, ax = new_axes(ax, figsize=(0.45 * B.shape[1] + 2.8, 0.3 * B.shape[0] + 1.2))
     mag = np.where(B != 0, np.log10(np.abs(B) + 1e-300), np.nan)
@@ -141,20 +96,6 @@ def plot_encoding_matrix(B, ax=None, title: str | None = None):
 def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     """Residual max|a B_F − 1| of the best decoding vector for f random survivors, f − 1
     random survivors, and the f − 1 workers left when one chunk's holders all straggle.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(7.0, 4.0))
     vals = np.log10(np.maximum(df["residual"].to_numpy(), 1e-17))
@@ -174,20 +115,6 @@ def plot_decoding_cost(df: pd.DataFrame, ax=None, title: str | None = None):
     """Time for one decoding vector vs f (log–log): median over repeats with min–max bars, and
     f² / f³ guides. ``df`` is :func:`codedlib.experiments.reed_solomon.decoding_cost`'s tidy
     frame (one row per f and repeat).
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax)
     stats = df.groupby("f")[["alg3_seconds", "lstsq_seconds"]].agg(["median", "min", "max"])
@@ -217,24 +144,7 @@ def plot_decoding_cost(df: pd.DataFrame, ax=None, title: str | None = None):
 
 
 def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | None = None):
-    """Relative gradient error of decoding vs n, worst-case and random survivor sets.
-
-    Parameters
-    ----------
-    table : pd.DataFrame
-        Table to look values up in.
-    tol : float, default 1e-06
-        Tolerance.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Relative gradient error of decoding vs n, worst-case and random survivor sets."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.5))
     for (root, load), g in table.groupby(["root", "load"], sort=False):
         (line,) = ax.semilogy(
@@ -261,22 +171,7 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | 
 
 
 def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
-    """Appendix formula vs Monte Carlo vs eq. (19)'s limit, as n grows.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Appendix formula vs Monte Carlo vs eq. (19)'s limit, as n grows."""
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
     mc = df.dropna(subset=["mc_mean"])
@@ -297,24 +192,7 @@ def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
 
 
 def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None = None):
-    """Fig. 3: T_f(α) of eq. (21) with α* (star); eq. (20) with decoding cost when c_m > 0.
-
-    Parameters
-    ----------
-    result : codedlib.experiments.reed_solomon.TfCurveResult
-        Result of :func:`codedlib.experiments.reed_solomon.fig3_tf_curve`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    show_online : bool, default True
-        Also draw eq. (20) with decoding cost.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 3: T_f(α) of eq. (21) with α* (star); eq. (20) with decoding cost when c_m > 0."""
     fig, ax = new_axes(ax)
     curve = result.curve
     ax.plot(curve["alpha"], curve["t_offline"], label="T_f, offline decoding (eq. 21)")
@@ -349,24 +227,7 @@ def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None =
 
 
 def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None, title: str | None = None):
-    """f_RS and f_MDS minimising eq. (17) against the FLOP time c_m.
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    paper : tuple, default (68, 33)
-        The paper's value(s), drawn for comparison.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """f_RS and f_MDS minimising eq. (17) against the FLOP time c_m."""
     fig, ax = new_axes(ax)
     pos = df[df["c_m"] > 0]
     ax.semilogx(pos["c_m"], pos["f_rs"], "o-", label="f_RS (c_m f², Algorithm 3)")
@@ -411,26 +272,6 @@ def plot_fig2(
     (scheme − ``reference``) in misclassified test images, seed by seed, with its mean and a
     ``level`` t-interval band: above zero the reference is better, a band across zero is
     indistinguishable. ``title`` is the figure's title (name the stand-in data there).
-
-    Parameters
-    ----------
-    df : pd.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    quantity : str, default 'test_error'
-        Column drawn.
-    n : int, default 80
-        Number of workers.
-    title : str | None, optional
-        Figure or axes title.
-    reference : str, default 'Coded-RS'
-        Scheme the others are compared with.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     from scipy import stats
 
@@ -505,20 +346,6 @@ def plot_straggler_regimes(metrics, column: str = "test_error", title: str | Non
     """Final test error of Coded-RS and ignore-stragglers per regime (mean over seeds with a
     95 % t-interval), from :func:`codedlib.experiments.reed_solomon.ignore_stragglers_regimes`;
     the seeds are drawn as dots.
-
-    Parameters
-    ----------
-    metrics : pandas.DataFrame
-        Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
-    column : str, default 'test_error'
-        Column to use.
-    title : str | None, optional
-        Title; the default title when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     from codedlib.claims import mean_interval
 

@@ -19,7 +19,7 @@ eq. (17) with c_m seconds per FLOP. The schemes of Fig. 2:
 The coded schemes really encode the chunk gradients and decode them (complex arithmetic for RS),
 so the round-off of decoding is part of the simulation and is recorded per iteration.
 
-References: references.bib keys halbawi2018reedsolomon, tandon2017gradient.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -169,6 +169,46 @@ def _one_blas_thread(func):
 
 
 @_one_blas_thread
+def _row(name, problem, X_test, y_test, it, clock, dt, theta, max_err, max_imag):
+    """One recorded row of :func:`simulate_schemes`."""
+    error = problem.error_rate(theta, X_test, y_test)
+    return (name, it, clock, dt, error, problem.loss(theta), max_err, max_imag)
+
+
+def _used_gradient(spec, code, g, exact, survivors, rescale):
+    """The gradient the master uses from the survivors' rows, and its relative imaginary part:
+    the rescaled partial sum (uncoded) or the decoded one (coded)."""
+    if spec.kind == "uncoded":
+        return g[survivors].sum(axis=0) * rescale, 0.0
+    coded = code.B[survivors] @ g  # only the survivors' rows reach the master
+    a = code.decode(survivors)
+    if a.size == code.B.shape[0]:  # cyclic code: length-n vector, zero off the survivors
+        a = a[survivors]
+    total = a @ coded
+    imag = 0.0
+    if np.iscomplexobj(total):
+        imag = float(np.max(np.abs(total.imag)) / max(np.max(np.abs(exact)), 1e-300))
+    return np.real(total), imag
+
+
+def _check_waits(schemes, n, xi):
+    for spec in schemes:
+        check_int(f"wait of {spec.name}", spec.wait, low=1, high=n)
+        if spec.kind in ("rs", "mds") and xi * (n - spec.wait + 1) <= 1:
+            raise ValueError(
+                f"xi must satisfy xi > 1/(n-f+1) for {spec.name} (f={spec.wait}), got xi={xi:g}"
+            )
+
+
+def _check_delays(delays, n):
+    delays = check_array("delays", delays)
+    if np.any(delays < 0):
+        raise ValueError(f"delays must be >= 0 seconds, got min(delays)={delays.min():g}")
+    if delays.ndim != 2 or delays.shape[1] != n:
+        raise ValueError(f"delays must have shape (iterations, n={n}), got {delays.shape}")
+    return delays
+
+
 def simulate_schemes(
     problem,
     X_test,
@@ -213,12 +253,7 @@ def simulate_schemes(
     time_budget = check_real("time_budget", time_budget, low=0.0, low_open=True)
     if n > problem.n_samples:
         raise ValueError(f"n must be <= the number of samples {problem.n_samples}, got n={n}")
-    for spec in schemes:
-        check_int(f"wait of {spec.name}", spec.wait, low=1, high=n)
-        if spec.kind in ("rs", "mds") and xi * (n - spec.wait + 1) <= 1:
-            raise ValueError(
-                f"xi must satisfy xi > 1/(n-f+1) for {spec.name} (f={spec.wait}), got xi={xi:g}"
-            )
+    _check_waits(schemes, n, xi)
     step_size = (
         1.0 / problem.smoothness()
         if step_size is None
@@ -235,11 +270,7 @@ def simulate_schemes(
         fastest = min(t0 + cg_N * s.load(n) for s in schemes)
         n_iter = int(np.ceil(time_budget / fastest)) + 1
         delays = pareto_delays(n_iter, n, t0, xi, rng)
-    delays = check_array("delays", delays)
-    if np.any(delays < 0):
-        raise ValueError(f"delays must be >= 0 seconds, got min(delays)={delays.min():g}")
-    if delays.ndim != 2 or delays.shape[1] != n:
-        raise ValueError(f"delays must have shape (iterations, n={n}), got {delays.shape}")
+    delays = _check_delays(delays, n)
     order = np.argsort(delays, axis=1, kind="stable")  # arrival order per iteration
     sorted_delays = np.take_along_axis(delays, order, axis=1)
 
@@ -252,69 +283,26 @@ def simulate_schemes(
         clock = 0.0
         next_record = 0.0 if record_interval is None else record_interval
         max_err = max_imag = last_dt = 0.0
-        rows.append(
-            (
-                spec.name,
-                0,
-                0.0,
-                0.0,
-                problem.error_rate(theta, X_test, y_test),
-                problem.loss(theta),
-                0.0,
-                0.0,
-            )
-        )
+        record = functools.partial(_row, spec.name, problem, X_test, y_test)
+        rows.append(record(0, 0.0, 0.0, theta, 0.0, 0.0))
         for it in range(delays.shape[0]):
             dt = sorted_delays[it, spec.wait - 1] + t_extra
             if clock + dt > time_budget:
                 if record_interval is not None and rows[-1][1] != it:  # keep the last iterate
-                    rows.append(
-                        (
-                            spec.name,
-                            it,
-                            clock,
-                            last_dt,
-                            problem.error_rate(theta, X_test, y_test),
-                            problem.loss(theta),
-                            max_err,
-                            max_imag,
-                        )
-                    )
+                    rows.append(record(it, clock, last_dt, theta, max_err, max_imag))
                 break
             last_dt = dt
             clock += dt
             y = nesterov(theta, theta_prev, it + 1)
             survivors = order[it, : spec.wait]
-            imag = 0.0
             g = gradients_of(y)  # worker i holds chunk i (uncoded)
             exact = g.sum(axis=0)
-            if spec.kind == "uncoded":
-                full = g[survivors].sum(axis=0) * (N / sizes[survivors].sum())
-            else:
-                coded = code.B[survivors] @ g  # only the survivors' rows reach the master
-                a = code.decode(survivors)
-                if a.size == n:  # cyclic code: length-n vector, zero off the survivors
-                    a = a[survivors]
-                total = a @ coded
-                if np.iscomplexobj(total):
-                    imag = float(np.max(np.abs(total.imag)) / max(np.max(np.abs(exact)), 1e-300))
-                full = np.real(total)
+            full, imag = _used_gradient(spec, code, g, exact, survivors, N / sizes[survivors].sum())
             dec_err = float(np.linalg.norm(full - exact) / max(np.linalg.norm(exact), 1e-300))
             theta_prev, theta = theta, y - step_size * full / N
             max_err, max_imag = max(max_err, dec_err), max(max_imag, imag)
             if clock >= next_record:
-                rows.append(
-                    (
-                        spec.name,
-                        it + 1,
-                        clock,
-                        dt,
-                        problem.error_rate(theta, X_test, y_test),
-                        problem.loss(theta),
-                        max_err,
-                        max_imag,
-                    )
-                )
+                rows.append(record(it + 1, clock, dt, theta, max_err, max_imag))
                 max_err = max_imag = 0.0
                 if record_interval is not None:
                     next_record = (np.floor(clock / record_interval) + 1) * record_interval

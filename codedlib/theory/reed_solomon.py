@@ -1,22 +1,13 @@
 """Total computation time of Reed–Solomon gradient coding and the choice of α = w/k (Section 5).
 
-Response time of one worker: T = T_delay + T_comp (eq. 15) with Pareto delay (eq. 16) and
-T_comp = c_g N w/k. The master waits for the f-th fastest worker and then decodes:
-
-* eq. (17): T_f = E[T_delay^(f)] + c_g N α + T_dec(f), exact order statistic (appendix);
-* eq. (18): f(α) = ⌈(1 − α) n⌉ + 1 workers suffice for load α;
-* eq. (19): E[T_delay^((1−α)n)] → t0 α^{−1/ξ} as n → ∞ (Proposition 1);
-* eq. (20): T_f ≈ t0 α^{−1/ξ} + c_g N α + c_m (1 − α)² n² (online decoding, Algorithm 3);
-* eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (decoding vectors precomputed offline);
-* eq. (22): α* = (t0 / (c_g N ξ))^{ξ/(1+ξ)} minimises eq. (21).
-
-``cg_N`` is the product c_g·N (time for one worker to process the whole data set); ``c_m`` the
-time of one FLOP at the master.
+A worker answers after T = T_delay + c_g N w/k (eqs. 15-16, Pareto delay); the master waits for
+the f-th fastest and decodes: eq. (17) exactly, eqs. (18)-(22) its large-n forms and α*.
+``cg_N`` = c_g·N (s, one worker's time for the whole data set); ``c_m`` s per master FLOP.
 
 >>> round(optimal_alpha(0.001, 1.1, 0.035), 4)   # Fig. 3
 0.1477
 
-References: references.bib keys halbawi2018reedsolomon, tandon2017gradient.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -76,11 +67,8 @@ def pareto_delay_limit(alpha: float, t0: float, xi: float) -> float:
 
 
 def workers_needed(alpha: float, n: int) -> int:
-    """Eq. (18): f(α) = ⌈(1 − α) n⌉ + 1 workers recover the gradient at load α = w/k.
-
-    Requires α >= 1/n. A tolerance of 1e-9 absorbs round-off in (1 − α) n, so α = (s + 1)/n
-    gives exactly f = n − s.
-    """
+    """Eq. (18): f(α) = ⌈(1 − α) n⌉ + 1 workers recover the gradient at load α = w/k;
+    α = (s + 1)/n gives exactly f = n − s (a 1e-9 tolerance absorbs round-off)."""
     n = check_int("n", n, low=1)
     alpha = check_real("alpha", alpha, low=1.0 / n, high=1.0)
     return int(np.ceil((1.0 - alpha) * n - 1e-9)) + 1
@@ -131,11 +119,8 @@ def optimal_alpha(t0: float, xi: float, cg_N: float) -> float:
 def optimal_alpha_numeric(
     t0: float, xi: float, cg_N: float, c_m: float = 0.0, n: int | None = None
 ) -> float:
-    """Minimise eq. (20) (or eq. (21) when c_m = 0) over α ∈ (0, 1] numerically.
-
-    With c_m > 0, ``n`` is required. Eq. (20) is convex in α (sum of convex terms), so a bounded
-    scalar search finds the global minimum; α = 1 is returned when it is the minimiser.
-    """
+    """Minimise eq. (20) (or eq. (21) when c_m = 0) over α ∈ (0, 1] numerically;
+    eq. (20) is convex, a bounded search in log α finds its minimum (``n`` needed if c_m > 0)."""
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
     if c_m > 0 and n is None:
@@ -191,11 +176,8 @@ def expected_iteration_time(
 def iteration_time_table(
     n: int, t0: float, xi: float, cg_N: float, c_m: float = 0.0, decoders=("rs", "mds")
 ) -> pd.DataFrame:
-    """Eq. (17) for every f = 1..n: columns f, s, alpha, delay, comp and T_<decoder>.
-
-    Rows with an infinite expected delay (ξ (n − f + 1) <= 1) hold ``inf``. ``decoders`` are
-    keys of :data:`DECODERS`.
-    """
+    """Eq. (17) for every f = 1..n: columns f, s, alpha, delay, comp and T_<decoder>
+    (``inf`` where ξ (n − f + 1) <= 1)."""
     n = check_int("n", n, low=1)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     f = np.arange(1, n + 1)

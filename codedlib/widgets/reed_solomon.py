@@ -4,12 +4,7 @@ Wraps the same functions as the notebook's figures: the mask of Algorithm 4, the
 tolerance of eq. (2), α* of eq. (22), the numeric optimum of eq. (20) and the T_f curve of
 Fig. 3. Invalid parameters show the library's ValueError message instead of a figure.
 
-References
-----------
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -24,30 +19,7 @@ __all__ = ["code_summary", "explore_reed_solomon", "reed_solomon_report"]
 
 
 def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
-    """Text and numbers the widget shows; raises ValueError on invalid parameters.
-
-    Parameters
-    ----------
-    n : int
-        Number of workers.
-    k : int
-        Number of data chunks.
-    w : int
-        Chunks held by each worker.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float
-        Shape (tail index) of the Pareto delay.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float
-        Time of one FLOP at the master, seconds.
-
-    Returns
-    -------
-    tuple[str, dict]
-        Text and numbers the widget shows; raises ValueError on invalid parameters.
-    """
+    """Text and numbers the widget shows; raises ValueError on invalid parameters."""
     s = straggler_tolerance(n, k, w)
     if s < 1:
         raise ValueError(
@@ -72,30 +44,7 @@ def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
 
 
 def reed_solomon_report(n, k, w, t0, xi, cg_N, c_m) -> Report:
-    """Text, mask and T_f curve for one setting (ValueError on invalid input).
-
-    Parameters
-    ----------
-    n : int
-        Number of workers.
-    k : int
-        Number of data chunks.
-    w : int
-        Chunks held by each worker.
-    t0 : float
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float
-        Shape (tail index) of the Pareto delay.
-    cg_N : float
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float
-        Time of one FLOP at the master, seconds.
-
-    Returns
-    -------
-    Report
-        Text, mask and T_f curve for one setting (ValueError on invalid input).
-    """
+    """Text, mask and T_f curve for one setting (ValueError on invalid input)."""
     from codedlib.plots import subplots
 
     text, info = code_summary(n, k, w, t0, xi, cg_N, c_m)
@@ -117,28 +66,6 @@ def explore_reed_solomon(
 ) -> Explorer:
     """Widget: n, k, w, ξ, t0, c_g N, c_m → mask, tolerance, α*, T_f curve. The positive
     parameters spanning decades are typed exactly (no slider rounding).
-
-    Parameters
-    ----------
-    n : int, default 8
-        Number of workers.
-    k : int, default 4
-        Number of data chunks.
-    w : int, default 3
-        Chunks held by each worker.
-    t0 : float, default 0.001
-        Scale (minimum) of the Pareto delay, seconds.
-    xi : float, default 1.1
-        Shape (tail index) of the Pareto delay.
-    cg_N : float, default 0.035
-        c_g N: time for one worker to process the whole data set, seconds.
-    c_m : float, default 1e-09
-        Time of one FLOP at the master, seconds.
-
-    Returns
-    -------
-    Explorer
-        Widget: n, k, w, ξ, t0, c_g N, c_m → mask, tolerance, α*, T_f curve.
     """
     import ipywidgets as W
 
