@@ -37,7 +37,7 @@ from codedlib.codes.reed_solomon import (
 )
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, digits_multiclass
-from codedlib.replicate import default_workers, over_seeds
+from codedlib.replicate import over_seeds
 from codedlib.schemes.reed_solomon import fig2_schemes, pareto_delays, simulate_schemes
 from codedlib.theory.reed_solomon import (
     expected_pareto_delay,
@@ -655,8 +655,7 @@ def fig2_experiment(
     return over_seeds(
         fig2_run,
         range(n_seeds),
-        # replicate._run rejects executor=None today (its check runs before the default)
-        executor=default_workers() if executor is None else executor,
+        executor=executor,
         desc="Fig. 2 seeds",
         seed=seed,
         schemes=schemes,

@@ -28,7 +28,7 @@ from codedlib._validation import check_int
 from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.cluster import ClusterModel
 from codedlib.network import Network
-from codedlib.replicate import default_workers, over_seeds
+from codedlib.replicate import over_seeds
 from codedlib.schemes.shootout import (
     SCHEMES,
     Shootout,
@@ -184,8 +184,6 @@ def _over_seeds(setup, names, seeds, executor, timed=False):
     its choices); columns in the order of a summary row, arrays apart."""
     for name in names:
         SCHEMES[name].layout(setup)  # tune once (cached on the setup that travels)
-    # replicate._check_executor rejects None when no default is set: name the default here
-    executor = default_workers() if executor is None else executor
     runs = over_seeds(seed_runs, seeds, executor=executor, desc=setup.cluster.name,
                       setup=setup, names=names, timed=timed)  # fmt: skip
     runs.insert(1, "seed", runs.pop("seed"))
