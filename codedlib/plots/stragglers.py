@@ -179,8 +179,7 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = No
 
 
 def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = None):
-    """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19).
-    """
+    """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19)."""
     fig, (ax, ax_err) = _axes_row(2, axes)
     for i, (alpha, part) in enumerate(convergence.groupby("alpha", sort=False)):
         color = f"C{i}"
