@@ -19,10 +19,7 @@ and VI-C (Fig. 5, P = 100) do not. We therefore use
   under both splits, as Section VI-B requires;
 * Figs. 5-7, Table II: :func:`heterogeneous_cluster`, a seeded P = 100 cluster.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -101,17 +98,6 @@ def section6a_workers(speed_scale=None) -> th.StreamWorkers:
     Example 2's per-iteration work, is 5x faster), and Fig. 2(a) draws ``m_p = C / mu_p`` on the
     axis of ``c_p`` (here ``m_p`` = 0.010-0.052 s beside ``c_p`` = 0.048-0.089 s).
     Returns ``StreamWorkers`` with ``C = 500`` (Section VI-A).
-
-    Parameters
-    ----------
-    speed_scale : optional
-        Factor scaling every task-time moment (Assumption 1). Must satisfy ``0.0 < speed_scale``.
-
-    Returns
-    -------
-    th.StreamWorkers
-        Stand-in for Section VI-A's five workers, which the paper shows (Fig. 2a) but does not
-        list.
     """
     s = SECTION6A
     scale = check_real(
@@ -437,21 +423,6 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
     when the stream's estimated ``rho >= 1``, its averages then nan) and ``ideal worker``:
     eq. (9)'s single ideal worker (deterministic service ``D_L``) behind the same queue.
     One seed gives every arm the same arrival times (paired comparisons).
-
-    Parameters
-    ----------
-    n_jobs : int, default 1000
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seeds : sequence of int, default tuple(range(10))
-        Seeds, one independent run per seed.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    pd.DataFrame
-        Example 2, one row per (seed, arm): the average job delay of one stream of ``n_jobs``
-        Poisson jobs, split into its mean queue wait (start - arrival) and mean service time.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
@@ -510,20 +481,6 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
     ``n_jobs`` jobs; the central 95 % of single streams; the percentile of the paper's
     single-stream value among ours). ``streams`` is :func:`example2_streams` (tidy, one row
     per seed and arm).
-
-    Parameters
-    ----------
-    n_jobs : int, default 1000
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seeds : sequence of int, default tuple(range(10))
-        Seeds, one independent run per seed.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    Example2Result
-        Example 2: optimal vs uniform split, lower bound; paper vs ours.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
@@ -628,22 +585,6 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
     line per split and the realised rate at which each line meets the paper's value.
 
     Returns a :class:`SettingCheckResult`.
-
-    Parameters
-    ----------
-    n_streams : int, default 200
-        Number of simulated streams. Must satisfy ``3 <= n_streams``.
-    n_jobs : int, default 1000
-        Number of jobs in the stream. Must satisfy ``10 <= n_jobs``.
-    seed : int, default 0
-        Seed of the random generator.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    SettingCheckResult
-        Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
@@ -756,22 +697,6 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     ``c + gamma c^2 + 2 gamma kappa c m + kappa m + kappa (kappa-1) sigma^2``, which is not
     ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (it drops ``gamma`` and the ``kappa sigma^2``,
     ``kappa^2 m^2`` terms); we plot the latter, as eq. (4)-(5) define it.
-
-    Parameters
-    ----------
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    K : int, optional
-        Number of tasks per iteration (redundancy Omega included in the code).
-    omega : float, optional
-        Redundancy factor Omega.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split.
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
@@ -819,29 +744,6 @@ def fig3_activity(
     Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
     lambda = 0.01; workers :func:`section6a_workers`). The same seed gives the same arrival
     times to both splits.
-
-    Parameters
-    ----------
-    n_jobs : int, optional
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seed : int, default 0
-        Seed of the random generator.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    K : int, optional
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    omega : float, optional
-        Redundancy factor Omega. Must satisfy ``1.0 <= omega``.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-
-    Returns
-    -------
-    ActivityResult
-        Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
@@ -881,22 +783,6 @@ def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.Data
     its arrival) and ``mean_wait`` over the ``n_jobs`` jobs. Omega = 1, so every iteration
     needs all ``K`` tasks: ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn
     directly.
-
-    Parameters
-    ----------
-    n_streams : int, default 400
-        Number of simulated streams. Must satisfy ``2 <= n_streams``.
-    seed : int, default 0
-        Seed of the random generator.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    n_jobs : int, optional
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-
-    Returns
-    -------
-    pd.DataFrame
-        How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
@@ -946,24 +832,6 @@ def stability_scan(
     drift per rate; ``by_job`` the job delay at the paper's rate in blocks of ``n_jobs // 100``
     consecutive jobs (``job`` = the block's centre): mean over seeds of each block's average
     and its 95 % t-interval half-width, per split.
-
-    Parameters
-    ----------
-    rate_factors : tuple, optional
-        Arrival rates as multiples of the critical rate.
-    n_jobs : int, default 10000
-        Number of jobs in the stream. Must satisfy ``20 <= n_jobs``.
-    seeds : sequence of int, default tuple(range(10))
-        Seeds, one independent run per seed.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    include_paper_rate : bool, default True
-        Also run the paper's lambda = 0.01.
-
-    Returns
-    -------
-    StabilityScanResult
-        The uniform split's stability threshold (Section IV-A) against long simulated streams.
     """
     from scipy import stats
 
@@ -1058,21 +926,6 @@ def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
     ``s_uniform <= s < s_optimal``; the stand-in is ``s = 1``.
 
     Returns a :class:`SpeedWindowResult` (``table``: ``scale, rho_uniform, rho_optimal``).
-
-    Parameters
-    ----------
-    scales : optional
-        Scales s of the task-time moments.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    SpeedWindowResult
-        Section VI-A's statement (optimal split stable, uniform split not) as a function of the
-        unlisted workers' speed: ``rho`` of both splits (Section IV-A, eq. 8, Omega = 1) when every
-        task-time moment of the stand-in is scaled by ``s`` (Assumption 1; ``s > 1``: slower
-        workers), and the two scales where ``rho = 1``.
     """
     from scipy import optimize
 
@@ -1110,25 +963,6 @@ def fig4_delay_vs_redundancy(
 
     ``per_seed`` (tidy: ``omega, arm, seed, mean_delay``) holds every stream's average; one
     seed gives every arm and every Omega the same arrival times (paired comparisons).
-
-    Parameters
-    ----------
-    omegas : sequence of float, optional
-        Redundancy factors Omega.
-    seeds : sequence of int, default tuple(range(5))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    n_realizations : int, default 100
-        Job-delay realisations shown.
-    include_no_purging : bool, default True
-        Also simulate without purging.
-
-    Returns
-    -------
-    Fig4Result
-        Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
-        without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
@@ -1193,21 +1027,6 @@ def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> p
 
     One row per Omega: ``theory``, ``sim_mean``, ``sim_ci_halfwidth``, ``inside`` (the theory
     within the 95 % CI) and ``n_seeds``. Every Omega reuses the same seeds (same arrivals).
-
-    Parameters
-    ----------
-    omegas : sequence of float, optional
-        Redundancy factors Omega.
-    seeds : sequence of int, default tuple(range(40))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 4's no-purging theory (eqs. 7-8) against a no-purging simulation of the optimal split,
-        over many streams (cheap without purging: one gamma sum per worker and iteration).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
@@ -1237,22 +1056,6 @@ def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_
     Unit-complexity task times ``U_p ~ Exp`` with speed ``1/E[U_p]`` lognormal(0, sigma) and
     communication times ``c_p ~ Uniform(0, comm_max)``. Returns unit-task ``StreamWorkers``
     (Assumption 1 scales them by ``C``).
-
-    Parameters
-    ----------
-    n_workers : int, optional
-        Number of workers P. Must satisfy ``1 <= n_workers``.
-    seed : int, optional
-        Seed of the stand-in.
-    speed_log_sigma : optional
-        Sigma of the lognormal speeds. Must satisfy ``0 <= speed_log_sigma``.
-    comm_max : optional
-        Upper end of the uniform communication times. Must satisfy ``0 <= comm_max``.
-
-    Returns
-    -------
-    StreamWorkers
-        Unit-task workers.
     """
     s = CLUSTER_SETTINGS
     P = check_int("n_workers", s["n_workers"] if n_workers is None else n_workers, low=1)
@@ -1269,18 +1072,7 @@ def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_
 
 
 def fig5_cluster(unit_workers=None) -> pd.DataFrame:
-    """Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``.
-
-    Parameters
-    ----------
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``.
-    """
+    """Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``."""
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     return pd.DataFrame(
         {
@@ -1295,26 +1087,7 @@ def fig5_cluster(unit_workers=None) -> pd.DataFrame:
 def code_parameter_search(
     unit_workers=None, K_values=None, Z=None, omega=None, gamma=None
 ) -> CodeSearchResult:
-    """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
-
-    Parameters
-    ----------
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    K_values : optional
-        Numbers of tasks K tried.
-    Z : float, optional
-        Computational complexity of one iteration.
-    omega : float, optional
-        Redundancy factor Omega.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric.
-
-    Returns
-    -------
-    CodeSearchResult
-        Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
-    """
+    """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z)."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     search = th.optimise_code_parameters(
@@ -1357,30 +1130,6 @@ def table2_delay_vs_K(
     """Table II: average job delay for several K (optimal split, purging), with theory.
 
     Unstable configurations show ``stable = False`` and no average.
-
-    Parameters
-    ----------
-    K_values : optional
-        Numbers of tasks K.
-    seeds : sequence of int, default tuple(range(5))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    Z : float, optional
-        Computational complexity of one iteration.
-    omega : float, optional
-        Redundancy factor Omega.
-    iterations : int, optional
-        Iterations I per job.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs.
-
-    Returns
-    -------
-    pd.DataFrame
-        Table II: average job delay for several K (optimal split, purging), with theory.
     """
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
@@ -1419,21 +1168,6 @@ def queueing_check(
 ) -> pd.DataFrame:
     """Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
     Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default tuple(range(12))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    arrival_rates : sequence of float, default (0.005, 0.01, 0.015)
-        Arrival rates lambda.
-
-    Returns
-    -------
-    pd.DataFrame
-        Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
-        Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers()
@@ -1462,32 +1196,7 @@ def queueing_check(
 def explore_split(
     workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2)
 ) -> ExploreSplitResult:
-    """Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code).
-    omega : float
-        Redundancy factor Omega.
-    gamma : float
-        Weight gamma of the communication time in the balance metric.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs.
-    iterations : int
-        Iterations I per job.
-    n_jobs : int, default 300
-        Number of jobs in the stream.
-    seeds : sequence of int, default (0, 1, 2)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    ExploreSplitResult
-        Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
-    """
+    """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
     opt = th.optimal_split(workers, K, omega, gamma)
     uni = th.uniform_split(workers, K, omega, gamma)
     out = {
@@ -1512,24 +1221,6 @@ def per_seed_frame(
     """Tidy per-stream averages from a table with a tuple column of per-seed values
     (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
     ``mean_delay``; unstable rows (empty tuples) are left out.
-
-    Parameters
-    ----------
-    table : pd.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    seeds : sequence of int
-        Seeds of the per-seed values.
-    id_columns : tuple, default ('K',)
-        Columns that identify a row.
-    column : str, default 'sim_per_seed'
-        Column to use.
-
-    Returns
-    -------
-    pd.DataFrame
-        Tidy per-stream averages from a table with a tuple column of per-seed values
-        (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
-        ``mean_delay``; unstable rows (empty tuples) are left out.
     """
     seeds = tuple(seeds)
     rows = []
@@ -1563,30 +1254,6 @@ def unstable_growth(
     Stand-in cluster (:func:`heterogeneous_cluster`), optimal split, ``Omega = 1``. One row
     per (seed, J): ``mean_delay`` over the first J jobs of one stream of ``max(n_jobs)``
     jobs, the stream's estimated ``service_mean`` and the linear-drift ``prediction``.
-
-    Parameters
-    ----------
-    K : int, default 350
-        Number of tasks per iteration (redundancy Omega included in the code).
-    Z : float, default 250.0
-        Computational complexity of one iteration.
-    n_jobs : int, default (250, 500, 1000)
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seeds : sequence of int, default (0, 1)
-        Seeds, one independent run per seed.
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs. Must satisfy ``0 < arrival_rate``.
-
-    Returns
-    -------
-    pd.DataFrame
-        An unstable stream (``E[T_s] > E[T_a]``): the average delay of the first ``J`` jobs grows
-        linearly with ``J``, as ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (each job waits about
-        ``E[T_s] - E[T_a]`` longer than the one before it).
     """
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
@@ -1629,26 +1296,6 @@ def paper_table2_stability(
     T_{p,kappa}`` so ``E[T_s] >= I`` times the lower end. Inverting the linear drift of an
     unstable queue (:func:`unstable_growth`), a ``J``-job average ``D`` means
     ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``.
-
-    Parameters
-    ----------
-    theta : float, optional
-        Balance threshold theta. Must satisfy ``0 < theta``.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric. Must satisfy ``0 < gamma``.
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs. Must satisfy ``0 < arrival_rate``.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    paper_delays : optional
-        The paper's Table II delays; default as printed.
-
-    Returns
-    -------
-    PaperStabilityResult
-        What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
     """
     s = CLUSTER_SETTINGS
     theta = s["paper_theta"] if theta is None else check_real("theta", theta, low=0, low_open=True)
@@ -1683,28 +1330,6 @@ def calibrate_work(
     Used to put a *calibrated* stand-in at the service time the paper's Table II implies
     (:func:`paper_table2_stability`), never to fit a reproduced number. ``E[T_s](Z)`` has small
     steps where the integer split changes, so the target is met to within such a step.
-
-    Parameters
-    ----------
-    target_service_mean
-        Mean job service time to reach. Must satisfy ``0 < target_service_mean``.
-    K : int, default 350
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    omega : float, default 1.0
-        Redundancy factor Omega.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric.
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-
-    Returns
-    -------
-    float
-        The total work ``Z = K C`` at which the stand-in cluster's optimal split has the mean job
-        service time ``target_service_mean`` (eq. 8, no purging), found by a root search.
     """
     from scipy import optimize
 
