@@ -24,12 +24,14 @@ Reference: esfahanizadeh2022stream.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_int, check_real
+from codedlib.claims import mean_interval, proportion_interval, ratio_interval, spec
 from codedlib.progress import track
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
@@ -1357,3 +1359,1168 @@ def calibrate_work(
     # the integer split jumps with Z, so E[T_s](Z) has small steps: a relative 1e-4 in Z
     # is as close as the target can be met anyway
     return float(optimize.brentq(lambda z: service(z) - target, lo, hi, rtol=1e-4))
+
+
+# --------------------------------------------------------------------------------------
+# Notebook 05: its sizes, one run per section and the claims each section makes
+# --------------------------------------------------------------------------------------
+
+# the notebook's parameters cell holds n_jobs, n_seeds and n_seeds_example2 (faithful values)
+SETTINGS = {
+    "quick": {
+        "n_jobs": 150,
+        "n_seeds": 2,
+        "n_seeds_example2": 3,
+        "queueing_min_seeds": 4,
+        "scan_jobs": 3000,
+        "scan_seeds": 5,
+        "fig4_omegas": (1.0, 1.06, 1.5),
+        "no_purging_seeds": 6,
+        "wait_streams": 100,
+    },
+    "faithful": {
+        "queueing_min_seeds": 12,
+        "scan_jobs": 10_000,
+        "scan_seeds": 10,
+        "fig4_omegas": FIG4_SETTINGS["omegas"],
+        "no_purging_seeds": 40,
+        "wait_streams": 2000,
+    },
+}
+QUEUEING_RATES = (0.005, 0.01, 0.015, 0.025)  # the last is past saturation (no row)
+
+_VIA, _F4, _CL = SECTION6A, FIG4_SETTINGS, CLUSTER_SETTINGS
+STANDIN_VI_A = (
+    f"Section VI-A as printed: P = 5, T_p ~ Exp(μ_p/C), C = {_VIA['complexity']:g}, "
+    f"K = {_VIA['K']}, Ω = {_VIA['omega']:g}, I = {_VIA['iterations']}, "
+    f"λ = {_VIA['arrival_rate']}, γ = {_VIA['gamma']:g}; stand-in for its unlisted five workers "
+    f"(chosen, not fitted): Example 2's μ_p × {_VIA['speed_scale']:.4g} (one Section VI-A job is "
+    f"one Example 2 job of work), c_p as listed"
+)
+STANDIN_FIG4 = (
+    f"stand-in: Example 2's workers for Section VI-B's unlisted 'stronger' set; chosen: "
+    f"Z = K·C of Example 2, K = {_F4['K']} (C = {_F4['Z'] / _F4['K']:,.0f}), "
+    f"I = {_F4['iterations']}, λ = {_F4['arrival_rate']}"
+)
+STANDIN_CLUSTER = (
+    f"stand-in: seeded P = {_CL['n_workers']} cluster (seed {_CL['seed']}) for Fig. 5's "
+    f"unlisted one; chosen: 1/E[U_p] ~ lognormal(0, {_CL['speed_log_sigma']}), "
+    f"c_p ~ U(0, {_CL['comm_max']:g}) s, Z = K·C = {_CL['Z']:g}, Ω = {_CL['omega']:g}, "
+    f"I = {_CL['iterations']}, λ = {_CL['arrival_rate']}"
+)
+
+
+def example2_setting(gamma: float = 1.0) -> str:
+    """The claims' setting text for Example 2 as listed (γ is the notebook's parameter)."""
+    e = th.EXAMPLE2
+    return (
+        f"Example 2 as listed: P = 5, T_p ~ Exp(μ_p/C), K = {e['K']}, Ω = {e['omega']}, "
+        f"I = {e['iterations']}, λ = {e['arrival_rate']}, γ = {gamma:g}"
+    )
+
+
+def show(rows) -> None:
+    """Print claim rows as 'paper | ours -> verdict' lines (the notebook's prose quotes them)."""
+    for r in rows:
+        print(
+            f"- {r.item} / {r.quantity}:\n    paper {r.paper_display()} | ours {r.ours_display()}"
+            f"  [{r.uncertainty}] -> {r.verdict}"
+        )
+
+
+def _inside(samples, paper=None, paper_range=None) -> bool:
+    """Whether the paper's value (or range) meets our 95 % mean interval."""
+    _, lo, hi = mean_interval(samples)
+    p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
+    return p_hi >= lo and p_lo <= hi
+
+
+def _call(fn, results: dict):
+    names = inspect.signature(fn).parameters
+    return fn(**{k: v for k, v in results.items() if k in names})
+
+
+def _interval(item, quantity, measured, miss_reason="", **fixed):
+    """An interval spec: ``measured`` returns ``samples`` (and any other measured argument, a
+    ``miss_reason`` too); the reason is recorded only when the paper's value misses ours."""
+
+    def run(**results):
+        kw = _call(measured, results)
+        why = kw.pop("miss_reason", miss_reason)
+        hit = _inside(kw["samples"], fixed.get("paper"), fixed.get("paper_range"))
+        return kw | {"reason": "" if hit else why}
+
+    return spec("interval", item, quantity, run, **fixed)
+
+
+def split_results(gamma: float = 1.0) -> dict:
+    """Section 1: Theorem 2 on Example 2, Fig. 2's metrics on Section VI-A and Example 1."""
+    e = th.EXAMPLE2
+    workers = th.example2_workers()
+    fig2 = fig2_split_metrics(section6a_workers(), _VIA["K"], _VIA["omega"], gamma)
+    theta6a = float(fig2["theta"].iloc[0])
+    spread = {
+        c: float(np.ptp(fig2[c]) / theta6a)
+        for c in (
+            "metric_optimal_continuous",
+            "metric_optimal",
+            "metric_uniform",
+            "caption_formula_optimal_continuous",
+        )
+    }
+    rates = np.array([0.5, 1.0, 2.0, 7.0])
+    s1 = th.optimal_split(th.StreamWorkers.exponential(rates, np.zeros(4)), 40, 1.0, gamma)
+    return {
+        "gamma": gamma,
+        "workers": workers,
+        "opt": th.optimal_split(workers, e["K"], e["omega"], gamma),
+        "uni": th.uniform_split(workers, e["K"], e["omega"], gamma),
+        "fig2": fig2,
+        "spread": spread,
+        "ratio_minmax": {
+            c: float(fig2[c].max() / fig2[c].min()) for c in ("metric_optimal", "metric_uniform")
+        },
+        "slowest": int(fig2["m_p"].idxmax()),
+        "example1": s1,
+        "example1_kappa": th.example1_kappa(rates, s1.theta, gamma),
+    }
+
+
+def _fig2_qualitative(spread, ratio_minmax, slowest):
+    holds = spread["metric_uniform"] > 10 * spread["metric_optimal"]
+    return {
+        "ours": (
+            f"(max−min)/θ: {spread['metric_optimal']:.3f} with integer κ (max/min "
+            f"{ratio_minmax['metric_optimal']:.3f}), {spread['metric_uniform']:.2f} uniform "
+            f"(max/min {ratio_minmax['metric_uniform']:.1f}; worker {slowest + 1}, the slowest, "
+            "overloaded)"
+        ),
+        "verdict": "reproduced" if holds else "not reproduced",
+        "reason": ""
+        if holds
+        else "the uniform spread is not an order of magnitude above the optimal one",
+    }
+
+
+def example2_results(n_jobs: int, seeds, gamma: float = 1.0) -> dict:
+    """Section 2: Example 2's two splits and the ideal worker on paired streams."""
+    e = th.EXAMPLE2
+    res = example2_comparison(n_jobs=n_jobs, seeds=seeds)
+    delay, wait, service = (
+        res.streams.pivot(index="seed", columns="arm", values=v)
+        for v in ("mean_delay", "mean_wait", "mean_service")
+    )
+    workers = th.example2_workers()
+    queued = th.lower_bound_queue_delay(workers, e["K"], e["iterations"], e["arrival_rate"])
+    return {
+        "example2": res,
+        "delay": delay,
+        "wait": wait,
+        "service": service,
+        "lower_bound_queue": queued,
+        "n_jobs": n_jobs,
+        "setting": example2_setting(gamma) + f"; J = {n_jobs}",
+        "setting_listed": example2_setting(gamma),
+    }
+
+
+def _example2_arm(arm):
+    """The interval row of one split's mean delay against the paper's single stream."""
+
+    def measured(delay):
+        e = th.EXAMPLE2
+        p_opt, p_uni = e["paper_optimal_delay"], e["paper_uniform_delay"]
+        share = {
+            a: float(np.mean(delay[a] <= p)) for a, p in (("optimal", p_opt), ("uniform", p_uni))
+        }
+        n = len(delay)
+        if arm == "uniform":
+            m_uni = delay["uniform"].mean()
+            return {
+                "samples": delay["uniform"].to_numpy(),
+                "reason": f"the paper's one stream is {1 - p_uni / m_uni:.1%} below our mean; "
+                f"{share['uniform']:.0%} of our single streams are at or below it; a slower "
+                "arrival rate explains both values (calibrated row below)",
+            }
+        both_low = float(np.mean((delay["optimal"] <= p_opt) & (delay["uniform"] <= p_uni)))
+        m_opt, lo_opt, hi_opt = mean_interval(delay["optimal"])
+        return {
+            "samples": delay["optimal"].to_numpy(),
+            "verdict": None if lo_opt <= p_opt <= hi_opt else "partly",
+            "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over {n} "
+            f"streams, yet a common single stream: {share['optimal']:.0%} of ours are at or below "
+            f"it (both paper values at once: {both_low:.0%}); the splits follow the paper's rules, "
+            "we tune nothing",
+        }
+
+    return measured
+
+
+def _example2_ratio(delay, setting):
+    num, den = delay["uniform"].to_numpy(), delay["optimal"].to_numpy()
+    return {"numerator": num, "denominator": den, "setting": setting}
+
+
+def _section1_ratio(delay, setting):
+    kw = _example2_ratio(delay, setting)
+    rlo = ratio_interval(kw["numerator"], kw["denominator"])[1]
+    ok = rlo > 2.5
+    return kw | {
+        "verdict": "reproduced" if ok else "not reproduced",
+        "reason": "" if ok else "the interval does not exclude 2.5",
+    }
+
+
+def _example2_printed_ratio(delay, setting):
+    kw = _example2_ratio(delay, setting)
+    num, den = kw["numerator"], kw["denominator"]
+    _, rlo, rhi = ratio_interval(num, den)
+    p = _EX2_RATIO
+    return kw | {
+        "verdict": None if rlo <= p <= rhi else "not reproduced",
+        "reason": f"{np.mean(num / den <= p):.0%} of our single-stream ratios are at or below "
+        f"{p:.2f}; the uniform split's miss (row above) carries the difference",
+    }
+
+
+_EX2_RATIO = th.EXAMPLE2["paper_uniform_delay"] / th.EXAMPLE2["paper_optimal_delay"]
+
+
+def _code_lower_bound(q):
+    return (
+        "the authors' code (Analysis_Omega.m, 'theory lower bound', GitHub hesfahanizadeh/"
+        f"Layered_Computations_Cloudnet) adds the M/D/1 queue wait λS²/(2(1−ρ)) to the service "
+        f"term: {q:.2f} s here"
+    )
+
+
+def _lower_bound_row(example2, lower_bound_queue, setting_listed):
+    d_l, p_lb = example2.lower_bound, th.EXAMPLE2["paper_lower_bound"]
+    return {
+        "ours": d_l,
+        "setting": setting_listed,
+        "reason": f"eq. (9) with the listed μ_p, c_p, K, I gives {d_l:.2f} s; "
+        f"{_code_lower_bound(lower_bound_queue)}, so the printed {p_lb} s comes from a different "
+        "formula than eq. (9) as printed",
+    }
+
+
+def _ideal_worker_row(delay, lower_bound_queue, setting):
+    p_lb = th.EXAMPLE2["paper_lower_bound"]
+    _, lo, hi = mean_interval(delay["ideal worker"])
+    return {
+        "samples": delay["ideal worker"].to_numpy(),
+        "verdict": None if lo <= p_lb <= hi else "partly",
+        "reason": f"not in the paper: {_code_lower_bound(lower_bound_queue)}; the queue wait "
+        f"closes most of the gap from eq. (9) but overshoots the printed value by "
+        f"{lower_bound_queue - p_lb:.2f} s",
+        "setting": setting + "; same arrivals as the splits",
+    }
+
+
+def _setting_check_row(check, n_jobs, gamma=1.0):
+    e = th.EXAMPLE2
+    m2, v2 = check.match.set_index("split"), check.variants.set_index("setting")
+    lam_fit = check.lambda_fit
+    cal = v2.iloc[-1]
+    cal_ok = (
+        abs(cal["optimal_mean"] - e["paper_optimal_delay"]) <= 2 * cal["optimal_sd"]
+        and abs(cal["uniform_mean"] - e["paper_uniform_delay"]) <= 2 * cal["uniform_sd"]
+    )
+    rate = m2["rate_matching_paper"]
+    pair = [
+        f"{v2.iloc[i]['optimal_mean']:.1f} / {v2.iloc[i]['uniform_mean']:.1f} s" for i in (1, 2, 4)
+    ]
+    return {
+        "paper": f"{e['paper_optimal_delay']} s (optimal) and {e['paper_uniform_delay']} s "
+        f"(uniform), one stream at λ = {e['arrival_rate']}",
+        "ours": (
+            f"deterministic arrivals give {pair[0]}, J = 100 {pair[1]}, a dropped warm-up "
+            f"{pair[2]}: none moves both to the paper; both splits meet the paper at one realised "
+            f"arrival rate ({rate['optimal']:.5f} and {rate['uniform']:.5f} jobs/s, "
+            f"{100 * (1 - lam_fit / e['arrival_rate']):.0f} % below λ), and λ = {lam_fit:.5f} "
+            f"gives {cal['optimal_mean']:.2f} ± {cal['optimal_sd']:.2f} s and "
+            f"{cal['uniform_mean']:.1f} ± {cal['uniform_sd']:.1f} s (mean ± sd of single streams)"
+        ),
+        "reason": (
+            f"calibrated parameter: the arrival rate λ = {lam_fit:.5f} (from both paper values) "
+            + (
+                "reproduces both at once within 2 sd of a single stream: the paper's stream had "
+                "arrivals about that much slower than λ = 0.01 (a lower effective λ, or an "
+                f"unusually slow stream: {100 * m2['share_of_streams_that_slow'].min():.1f} % of "
+                "ours are that slow)"
+                if cal_ok
+                else "does not reproduce both at once: the difference is not the arrival rate alone"
+            )
+        ),
+        "setting": example2_setting(gamma) + f"; calibrated: λ = {lam_fit:.5f}; J = {n_jobs}; "
+        f"{len(check.streams)} streams per setting",
+    }
+
+
+def _queueing_spec(rate):
+    def measured(queueing, gamma=1.0):
+        r = queueing.set_index("arrival_rate").loc[rate]
+        return {
+            "samples": np.asarray(r.sim_per_seed) / r.pk,
+            "setting": f"{example2_setting(gamma).replace('Ω = 1.1', 'Ω = 1')} except λ; optimal "
+            f"split; J = 1000 jobs per stream; ρ = {r.rho:.3f}",
+        }
+
+    return _interval(
+        "Section IV-B, eq. (7)",
+        f"simulated / P–K delay, Ω = 1, no purging, λ = {rate:g}",
+        measured,
+        "the simulation's interval excludes the P–K value",
+        paper=1.0,
+        unit="×",
+        paper_text="1 (eq. 7 is precise for Ω = 1)",
+        section="3. Queueing theory vs simulation",
+        basis="paper",
+    )
+
+
+def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
+    """Section 4: Fig. 3's activity and the closed-form stability of both Section VI-A splits."""
+    w6a = section6a_workers()
+    splits = {
+        s.kind: s
+        for s in (
+            th.uniform_split(w6a, _VIA["K"], _VIA["omega"]),
+            th.optimal_split(w6a, _VIA["K"], _VIA["omega"], gamma),
+        )
+    }
+    thresholds = {
+        k: th.stability_threshold(w6a, s.kappa, _VIA["iterations"], _VIA["arrival_rate"])
+        for k, s in splits.items()
+    }
+    # the earlier figure's setting: Example 2 at Ω = 1.1 with purging (simulated E[T_itr])
+    e, w = th.EXAMPLE2, th.example2_workers()
+    uni = th.uniform_split(w, e["K"], e["omega"])
+    itr = sim.sample_iteration_times(w, uni.kappa, e["K"], 20_000, True, seed)
+    return {
+        "activity": fig3_activity(seed=seed),
+        "workers6a": w6a,
+        "splits6a": splits,
+        "thresholds": thresholds,
+        "rho_example2_uniform": e["arrival_rate"] * e["iterations"] * itr.mean(),
+    }
+
+
+def _standin_reason(thresholds):
+    margin = _VIA["arrival_rate"] / thresholds["uniform"].critical_rate - 1
+    return (
+        f"holds on our stand-in only: λ = 0.01 is {margin:.1%} past its uniform threshold, and "
+        "the paper's Section VI-A workers are unlisted (speed window row below)"
+    )
+
+
+def _fig3_stable_row(thresholds):
+    tu = thresholds["uniform"]
+    return {
+        "ours": "unstable" if not tu.stable else "stable",
+        "setting": f"{STANDIN_VI_A}; ρ = λE[T_s] (eq. 8): uniform {tu.rho:.3f}, optimal "
+        f"{thresholds['optimal'].rho:.3f}",
+        "verdict": "partly" if not tu.stable else None,
+        "reason": _standin_reason(thresholds)
+        if not tu.stable
+        else "our stand-in workers give a stable uniform split",
+    }
+
+
+def _fig3_rho_row(thresholds, splits6a):
+    tu = thresholds["uniform"]
+    over = tu.rho_slowest >= 1
+    return {
+        "ours": tu.rho_slowest,
+        "ours_text": f"worker {tu.slowest + 1}, κ = {splits6a['uniform'].kappa[tu.slowest]}; "
+        f"ρ (F_itr) = {tu.rho:.4f}",
+        "verdict": "partly" if over else None,
+        "reason": _standin_reason(thresholds) if over else "below 1 on our stand-in",
+    }
+
+
+def fig3_stability_results(
+    seed: int, scan_jobs: int, scan_seeds: int, wait_streams: int, workers6a, splits6a
+) -> dict:
+    """Section 4: the threshold against long streams, the speed window, 3-job pictures."""
+    scan = stability_scan(n_jobs=scan_jobs, seeds=tuple(range(seed, seed + scan_seeds)))
+    window = section6a_speed_window()
+    # Fig. 4's stand-in (Example 2's per-iteration work, C = Z/K): task times s = C_F4 · scale / C_VI-A of ours
+    window.fig4_scale = (_F4["Z"] / _F4["K"]) * _VIA["speed_scale"] / _VIA["complexity"]
+    ss = scan.streams
+    paper_rate = np.isclose(ss["arrival_rate"], _VIA["arrival_rate"])
+    by_job = scan.by_job
+    return {
+        "scan": scan,
+        "window": window,
+        "n_scan": ss["seed"].nunique(),
+        "J_scan": int(len(by_job) and by_job["job"].max() + by_job["block"].iloc[0] / 2),
+        "at_paper": {k: ss[(ss["split"] == k) & paper_rate] for k in ("uniform", "optimal")},
+        "rho_fig4": th.stability_threshold(
+            workers6a.with_complexity(window.fig4_scale),
+            splits6a["uniform"].kappa,
+            _VIA["iterations"],
+            _VIA["arrival_rate"],
+        ).rho,
+        "waits": fig3_wait_check(n_streams=wait_streams, seed=seed),
+    }
+
+
+def fig3_scan_summary(scan) -> pd.DataFrame:
+    """Mean growth per job and first/last-quarter delays per (split, rate), with ρ and drift."""
+    summ = (
+        scan.streams.groupby(["split", "rate_factor"])
+        .agg(
+            slope=("slope", "mean"),
+            slope_sd=("slope", "std"),
+            first_q=("first_quarter", "mean"),
+            last_q=("last_quarter", "mean"),
+        )
+        .reset_index()
+    )
+    cols = ["split", "rate_factor", "rho", "drift"]
+    return summ.merge(scan.thresholds[cols], on=["split", "rate_factor"])
+
+
+def _long_streams(n_scan, J_scan):
+    return f"{STANDIN_VI_A}; {n_scan} streams of {J_scan} jobs"
+
+
+def _drift_row(at_paper, thresholds, n_scan, J_scan):
+    tu = thresholds["uniform"]
+    return {
+        "samples": at_paper["uniform"]["slope"].to_numpy() / tu.drift,
+        "setting": f"{_long_streams(n_scan, J_scan)}; closed-form drift {tu.drift:.3f} s per job",
+    }
+
+
+def _grow_row(at_paper, thresholds, n_scan, J_scan):
+    u = at_paper["uniform"]
+    grows = ratio_interval(u["last_quarter"], u["first_quarter"])[1] > 1
+    return {
+        "numerator": u["last_quarter"].to_numpy(),
+        "denominator": u["first_quarter"].to_numpy(),
+        "verdict": "partly" if grows else None,
+        "reason": _standin_reason(thresholds) if grows else "",
+        "setting": _long_streams(n_scan, J_scan),
+    }
+
+
+def _window_row(thresholds, window, rho_fig4):
+    tu, s_u, s_o = thresholds["uniform"], window.s_uniform, window.s_optimal
+    return {
+        "ours": (
+            f"λ* uniform = {tu.critical_rate:.5f}, optimal = "
+            f"{thresholds['optimal'].critical_rate:.4f} jobs/s: λ = 0.01 is "
+            f"{100 * (_VIA['arrival_rate'] / tu.critical_rate - 1):.1f} % above the uniform "
+            f"threshold; the pair holds for task-time scales s ∈ [{s_u:.3f}, {s_o:.2f}) of our "
+            f"stand-in (s = 1); at the Fig. 4 stand-in's speeds (s = {window.fig4_scale:.2g}) the "
+            f"uniform ρ is {rho_fig4:.2f}"
+        ),
+        "reason": (
+            f"holds on our stand-in (chosen from Example 2's work per job, not fitted), but only "
+            f"{100 * (1 - s_u):.1f} % past the threshold: workers {100 * (1 - s_u):.1f} % faster "
+            f"make the uniform split stable. Section VI-A's workers are unlisted, so the statement "
+            f"can be checked only for a speed window (×{s_o / s_u:.2f} wide), not for the paper's "
+            "five"
+        ),
+    }
+
+
+def _wait_row(waits):
+    w = {
+        kind: proportion_interval(int(g["waited"].sum()), len(g)) + (float(g["mean_wait"].mean()),)
+        for kind, g in waits.groupby("split")
+    }
+    pu, po = w["uniform"], w["optimal"]
+    ok = pu[1] > po[2]
+    return {
+        "ours": (
+            f"uniform {pu[0]:.0%} [{pu[1]:.0%}, {pu[2]:.0%}] of streams (mean wait {pu[3]:.1f} s), "
+            f"optimal {po[0]:.0%} [{po[1]:.0%}, {po[2]:.0%}] ({po[3]:.1f} s)"
+        ),
+        "verdict": "reproduced" if ok else "not reproduced",
+        "reason": ""
+        if ok
+        else "a 3-job picture does not separate the splits; instability is a property of ρ "
+        "(rows above)",
+        "uncertainty": f"Wilson 95 % intervals over {len(waits) // 2} paired 3-job streams",
+    }
+
+
+def fig4_results(omegas, seeds, n_jobs: int, no_purging_seeds) -> dict:
+    """Section 5: Fig. 4's delays per Ω, per stream, and the no-purging theory check."""
+    f4 = fig4_delay_vs_redundancy(omegas=omegas, seeds=seeds, n_jobs=n_jobs)
+    per_seed = f4.per_seed.pivot(index=["omega", "seed"], columns="arm", values="mean_delay")
+    o_hi = max(omegas)
+    return {
+        "fig4": f4,
+        "t4": f4.table.set_index("omega"),
+        "opt_at": {o: per_seed.loc[o, "optimal"].to_numpy() for o in (1.0, 1.06, o_hi)},
+        "uni_at": {o: per_seed.loc[o, "uniform"].to_numpy() for o in (1.0, o_hi)},
+        "o_hi": o_hi,
+        "setting4": STANDIN_FIG4 + f"; {len(seeds)} streams of {n_jobs} jobs",
+        "no_purging": fig4_no_purging_check(omegas=omegas, seeds=no_purging_seeds, n_jobs=1000),
+    }
+
+
+def example3_results(seed: int = 0) -> dict:
+    """Section 6: Example 3's task matrix decodes the sum from any K = 2 of its 3 results."""
+    from itertools import combinations
+
+    from codedlib.codes import stream_tasks
+
+    code = stream_tasks.example3_task_matrix()
+    G = np.random.default_rng(seed).normal(size=(3, 4))  # partial gradients of the three chunks
+    results = code.encode(G)
+    rows = []
+    for received in combinations(range(3), 2):
+        err = np.abs(code.decode(results[list(received)], received) - G.sum(axis=0)).max()
+        rows.append(
+            {
+                "received": received,
+                "coefficients": np.round(stream_tasks.decoding_vector(code.B, received), 3),
+                "max_error": err,
+                "relative_error": err / np.abs(G.sum(axis=0)).max(),
+            }
+        )
+    return {"code": code, "decoding": pd.DataFrame(rows)}
+
+
+def code_parameter_results(unit) -> dict:
+    """Section 7: Algorithm 1's sweep over K on the stand-in cluster (Figs. 6-7)."""
+    search = code_parameter_search(unit)
+    st = search.table.set_index("K")
+    return {"search": search, "st": st, "best": st.loc[search.best_k]}
+
+
+CLUSTER_REASON = (
+    "the paper's P = 100 cluster is not listed (Fig. 5 is a picture); ours is a seeded "
+    "stand-in, so its value is shown for orientation, not as an attempt at the paper's"
+)
+UNSTABLE_REASON = (
+    "the paper's Table II comes from an unstable queue (rows below: its averages grow with J) on "
+    "an unlisted cluster; our stand-in's queue is stable, a different regime: shown for "
+    "orientation, not as an attempt"
+)
+
+
+def table2_results(unit, seeds, n_jobs: int) -> dict:
+    """Section 7: Table II's delays per K on the stand-in, per stream."""
+    t2 = table2_delay_vs_K(unit_workers=unit, seeds=seeds, n_jobs=n_jobs)
+    ps2 = per_seed_frame(t2, seeds).pivot(index="seed", columns="K", values="mean_delay")
+    by_K = t2.set_index("K")
+    ks = list(by_K.index)
+    disagree = [
+        (p, q)
+        for i, p in enumerate(ks)
+        for q in ks[i + 1 :]
+        if np.sign(by_K.loc[p, "mismatch"] - by_K.loc[q, "mismatch"])
+        != np.sign(by_K.loc[p, "sim_mean"] - by_K.loc[q, "sim_mean"])
+    ]
+    return {
+        "t2": t2,
+        "ps2": ps2,
+        "disagree": disagree,
+        "setting2": STANDIN_CLUSTER + f"; optimal split; {len(seeds)} streams of {n_jobs} jobs",
+    }
+
+
+def calibrated_growth_results(unit, seeds, target: float) -> dict:
+    """Section 7: an unstable stream at the E[T_s] the paper's K = 350 value implies."""
+    Z = calibrate_work(target, K=350, unit_workers=unit)
+    growth = unstable_growth(K=350, Z=Z, seeds=seeds, unit_workers=unit)
+    return {
+        "Z_cal": Z,
+        "growth": growth,
+        "target": target,
+        "n_streams": len(seeds),
+        "at_J": growth[growth["J"] == growth["J"].max()],
+    }
+
+
+def _table2_delay_spec(i):
+    K, paper = _CL["table_K"][i], _CL["paper_table_delay"][i]
+    return spec(
+        "interval",
+        "Table II",
+        f"average job delay, K = {K}",
+        lambda ps2, setting2: {"samples": ps2[K].to_numpy(), "setting": setting2},
+        paper=paper,
+        unit="s",
+        verdict="not attempted",
+        reason=CLUSTER_REASON + "; the paper's value is from an unstable queue (row below)",
+        section=S7,
+        basis="paper",
+    )
+
+
+S1, S2, S3, S4 = (
+    "1. Optimal load split",
+    "2. Example 2",
+    "3. Queueing theory vs simulation",
+    "4. Fig. 3",
+)
+S5, S6, S7 = "5. Fig. 4", "6. Appendix, Example 3", "7. Code parameters"
+_SIXTEEN = 1 / (1 - 0.16)
+_PD = _CL["paper_table_delay"]
+_EX2_PAPER = th.EXAMPLE2
+
+
+def _real_kappa_row(opt, gamma=1.0):
+    real = ", ".join(f"{k:.3f}" for k in opt.kappa_continuous)
+    return {
+        "ours": float(opt.kappa_continuous.sum()),
+        "setting": f"{example2_setting(gamma)}; θ = {opt.theta:.6g}; real κ = ({real})",
+    }
+
+
+def _integer_kappa_row(opt, gamma=1.0):
+    return {
+        "ours": int(opt.kappa.sum()),
+        "setting": f"{example2_setting(gamma)}; closest integers to Theorem 2 with Σ = KΩ "
+        "(footnote 2) by largest remainder; the paper prints no κ_p",
+        "ours_text": "κ = (" + ", ".join(map(str, opt.kappa)) + ")",  # pinned by the tests
+    }
+
+
+def _caption_row(spread):
+    return {
+        "ours": spread["caption_formula_optimal_continuous"],
+        "reason": (
+            "the caption's c+γc²+2γκcm+κm+κ(κ−1)σ² is not eq. (4)'s E[T]+γE[T²] (it drops γ "
+            "on κσ² and κ²m² and a κm² term); under the optimal split, where the figure's bars "
+            f"are equal, it varies by {spread['caption_formula_optimal_continuous']:.1%} of θ "
+            "across workers; we plot eq. (4)"
+        ),
+    }
+
+
+def _fig6_row(item, quantity, paper, ours_of):
+    return spec(
+        "exact",
+        item,
+        quantity,
+        lambda search, best: {"ours": ours_of(search, best)},
+        paper=paper,
+        verdict="not attempted",
+        reason=CLUSTER_REASON,
+        setting=STANDIN_CLUSTER,
+        section=S7,
+        basis="paper",
+    )
+
+
+def _not_monotone(search) -> bool:
+    return bool(np.any(np.diff(search.table["mismatch"].to_numpy()) >= 0))
+
+
+def _table2_ratio(ps2, setting2):
+    return {
+        "numerator": ps2[110].to_numpy(),
+        "denominator": ps2[350].to_numpy(),
+        "setting": setting2,
+    }
+
+
+def _table2_plateau(ps2, setting2):
+    a, b, c = (ps2[K].to_numpy() for K in (110, 350, 510))
+    return {"numerator": a / b, "denominator": b / c, "setting": setting2}
+
+
+def _paper_stability_row(paper_stability):
+    pt = paper_stability
+    implied = pt.implied_service_mean.values()
+    return {
+        "ours": (
+            f"θ = {pt.theta} ⇒ E[T_s] ≥ {pt.service_mean_low:.0f} s > E[T_a] = "
+            f"{pt.arrival_mean:.0f} s: unstable; the values imply E[T_s] ≈ "
+            f"{min(implied):.0f}–{max(implied):.0f} s"
+        )
+    }
+
+
+def _calibrated_row(at_J, Z_cal, target, n_streams):
+    return {
+        "samples": at_J["mean_delay"].to_numpy(),
+        "setting": (
+            f"calibrated: Z = K·C = {Z_cal:.4g} so that the stand-in's E[T_s] (eq. 8) is "
+            f"{at_J['service_mean'].mean():.4g} s (target {target:.4g} s; the integer split "
+            f"moves in steps); {STANDIN_CLUSTER.split(';')[0]}; {n_streams} streams"
+        ),
+    }
+
+
+def _fig4_reach_miss(t4):
+    gap = t4.loc[1.06, "lower_bound_queue"] / t4.loc[1.06, "lower_bound"]
+    return (
+        f"eq. (9) leaves out the queue wait: the same ideal worker behind the queue (M/D/1) is "
+        f"{gap:.3f}× eq. (9), and the optimal split's ratio to it is the next row"
+    )
+
+
+#: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
+CLAIMS = {
+    "theorem2": [
+        spec(
+            "exact",
+            "Theorem 2 (Example 2)",
+            "Σκ_p(θ) = KΩ, real κ",
+            _real_kappa_row,
+            paper=55,
+            rtol=1e-9,
+            unit="tasks",
+            basis="check",
+            section=S1,
+        ),
+        spec(
+            "exact",
+            "Theorem 2 (Example 2)",
+            "integer optimal split κ_p (Σ = KΩ)",
+            _integer_kappa_row,
+            paper=55,
+            unit="tasks",
+            section=S1,
+            basis="check",
+        ),
+    ],
+    "fig2": [
+        spec(
+            "exact",
+            "Fig. 2(b), eq. (4)",
+            "spread of E[T]+γE[T²] across workers, real κ (max−min)/θ",
+            lambda spread: {"ours": spread["metric_optimal_continuous"]},
+            paper=0.0,
+            rtol=0.0,
+            setting=STANDIN_VI_A,
+            section=S1,
+            basis="check",
+        ),
+        spec(
+            "qualitative",
+            "Fig. 2(b)",
+            "metric equal under the optimal split, spread under the uniform one",
+            _fig2_qualitative,
+            paper="the same for all workers (optimal split); notable variance (uniform split)",
+            uncertainty="exact (deterministic)",
+            setting=STANDIN_VI_A,
+            section=S1,
+            basis="paper",
+        ),
+        spec(
+            "exact",
+            "Fig. 2(b) caption",
+            "caption expression: spread across workers, optimal real κ, (max−min)/θ",
+            _caption_row,
+            paper=0.0,
+            rtol=0.0,
+            verdict="paper erratum",
+            setting=STANDIN_VI_A,
+            section=S1,
+            basis="paper",
+        ),
+    ],
+    "example1": [
+        spec(
+            "exact",
+            "Example 1",
+            "max |κ_p(Theorem 2) − κ_p(Example 1)| / max κ_p",
+            lambda example1, example1_kappa, gamma=1.0: {
+                "ours": float(
+                    np.max(np.abs(example1.kappa_continuous - example1_kappa))
+                    / np.max(example1_kappa)
+                ),
+                "setting": f"chosen: μ_p = (0.5, 1, 2, 7), c_p = 0, KΩ = 40, γ = {gamma:g}",
+            },
+            paper=0.0,
+            rtol=0.0,
+            section=S1,
+            basis="check",
+        )
+    ],
+    "example2": [
+        spec(
+            "interval",
+            "Example 2",
+            "average job delay, optimal split (mean over J-job streams)",
+            lambda delay, setting: _example2_arm("optimal")(delay) | {"setting": setting},
+            paper=_EX2_PAPER["paper_optimal_delay"],
+            headline=True,
+            unit="s",
+            section=S2,
+            basis="paper",
+        ),
+        spec(
+            "interval",
+            "Example 2",
+            "average job delay, uniform split (mean over J-job streams)",
+            lambda delay, setting: _example2_arm("uniform")(delay) | {"setting": setting},
+            paper=_EX2_PAPER["paper_uniform_delay"],
+            headline=True,
+            unit="s",
+            section=S2,
+            basis="paper",
+        ),
+        spec(
+            "comparison",
+            "Section I",
+            "delay ratio uniform / optimal split, Example 2 setting: more than 2.5×",
+            _section1_ratio,
+            expected="greater",
+            paper_text="more than two and a half (Section I)",
+            headline=True,
+            basis="paper",
+            section=S2,
+        ),
+        spec(
+            "comparison",
+            "Example 2",
+            "delay ratio uniform / optimal split, 129.96 / 47.93",
+            _example2_printed_ratio,
+            expected="greater",
+            paper=_EX2_RATIO,
+            paper_text=f"129.96 / 47.93 = {_EX2_RATIO:.2f} (our ratio of two printed values)",
+            basis="derived",
+            section=S2,
+        ),
+        spec(
+            "exact",
+            "Example 2, eq. (9)",
+            "lower bound D_L as printed",
+            _lower_bound_row,
+            paper=_EX2_PAPER["paper_lower_bound"],
+            rtol=1e-3,
+            unit="s",
+            verdict="paper erratum",
+            section=S2,
+            headline=True,
+            basis="paper",
+        ),
+        spec(
+            "interval",
+            "Example 2, eq. (9) + queue wait",
+            "ideal worker (service D_L) behind the Poisson queue (mean over J-job streams)",
+            _ideal_worker_row,
+            paper=_EX2_PAPER["paper_lower_bound"],
+            unit="s",
+            section=S2,
+            basis="derived",
+        ),
+    ],
+    "example2_setting": [
+        spec(
+            "qualitative",
+            "Example 2",
+            "the setting difference behind the paper's two delays",
+            _setting_check_row,
+            verdict="calibrated",
+            section=S2,
+            basis="derived",
+        )
+    ],
+    "queueing": [_queueing_spec(rate) for rate in QUEUEING_RATES[:3]],
+    "fig3": [
+        spec(
+            "exact",
+            "Fig. 3, Section VI-A",
+            "uniform split at Ω = 1: rate stable?",
+            _fig3_stable_row,
+            paper="unstable",
+            section=S4,
+            basis="paper",
+        ),
+        spec(
+            "exact",
+            "Fig. 3, Section IV-A (closed form)",
+            "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
+            _fig3_rho_row,
+            paper=None,
+            paper_range=(1.0, 1e300),
+            rtol=0.0,  # one-sided: ≥ 1 (finite: CSV round trip)
+            paper_text="≥ 1 ('not stable due to the large service time')",
+            setting=STANDIN_VI_A,
+            section=S4,
+            basis="derived",
+        ),
+    ],
+    "fig3_stability": [
+        _interval(
+            "Fig. 3, Section IV-A",
+            "uniform split, λ = 0.01: simulated delay growth per job / (E[T_s] − E[T_a])",
+            _drift_row,
+            "the simulated growth is not the closed-form drift",
+            paper=1.0,
+            unit="×",
+            paper_text="1 (an unstable queue grows by E[T_s] − E[T_a] per job)",
+            section=S4,
+            basis="derived",
+        ),
+        spec(
+            "comparison",
+            "Fig. 3, Section VI-A",
+            "uniform split, λ = 0.01: mean delay, last / first quarter of a long stream",
+            _grow_row,
+            expected="greater",
+            paper_text="not stable: the queue wait grows without bound",
+            section=S4,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 3, Section VI-A",
+            "optimal split, λ = 0.01: mean delay, last / first quarter of a long stream",
+            lambda at_paper, n_scan, J_scan: {
+                "samples": at_paper["optimal"]["last_quarter"].to_numpy()
+                / at_paper["optimal"]["first_quarter"].to_numpy(),
+                "setting": _long_streams(n_scan, J_scan),
+            },
+            "the optimal split's delays drift over the stream",
+            paper=1.0,
+            unit="×",
+            paper_text="stable (the optimal split has no growing queue)",
+            section=S4,
+            basis="derived",
+        ),
+        spec(
+            "qualitative",
+            "Fig. 3, Section VI-A (workers unlisted)",
+            "where the paper's λ sits against the stability thresholds",
+            _window_row,
+            paper="at λ = 0.01 the uniform split is not stable, the optimal one is; Section "
+            "VI-B's 'stronger' workers are stable for every Ω",
+            verdict="partly",
+            uncertainty="exact (closed form and F_itr, eq. 8)",
+            setting=STANDIN_VI_A,
+            section=S4,
+            basis="paper",
+        ),
+        spec(
+            "qualitative",
+            "Fig. 3 (J = 3 jobs)",
+            "share of 3-job pictures in which a job waits in the queue",
+            _wait_row,
+            paper="the uniform solution experiences a notable waiting time in the queue",
+            setting=STANDIN_VI_A,
+            section=S4,
+            basis="paper",
+        ),
+    ],
+    "fig4": [
+        spec(
+            "comparison",
+            "Fig. 4",
+            "delay ratio uniform / optimal at Ω = 1",
+            lambda uni_at, opt_at, setting4: {
+                "numerator": uni_at[1.0],
+                "denominator": opt_at[1.0],
+                "setting": setting4,
+            },
+            expected="greater",
+            paper_text="optimal dramatically lower, particularly at low Ω",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4",
+            "delay ratio uniform / optimal at the largest Ω (1.5)",
+            lambda uni_at, opt_at, o_hi, setting4: {
+                "samples": uni_at[o_hi] / opt_at[o_hi],
+                "setting": setting4,
+            },
+            "the gap has not closed to 5 % at our largest Ω",
+            paper_range=(0.95, 1.05),
+            unit="×",
+            paper_text="similar for a large amount of redundancy (read: within 5 %)",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4, eq. (7)",
+            "simulated (purging) / theory at Ω = 1",
+            lambda opt_at, t4, setting4: {
+                "samples": opt_at[1.0] / t4.loc[1.0, "theory_no_purging"],
+                "setting": setting4,
+            },
+            "the interval excludes 1 (short streams started empty are biased low)",
+            paper=1.0,
+            unit="×",
+            paper_text="1 (theory almost coincides with simulation at Ω = 1)",
+            section=S5,
+            basis="paper",
+        ),
+        spec(
+            "comparison",
+            "Fig. 4, eq. (7)",
+            "theory / simulated (purging) at the largest Ω (1.5)",
+            lambda opt_at, t4, o_hi, setting4: {
+                "numerator": np.full(len(opt_at[o_hi]), t4.loc[o_hi, "theory_no_purging"]),
+                "denominator": opt_at[o_hi],
+                "setting": setting4,
+            },
+            expected="greater",
+            paper_text="theory (no purging) diverges above the simulation as Ω grows",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4, eq. (9)",
+            "optimal delay at Ω = 1.06 / D_L (eq. 9)",
+            lambda opt_at, t4, setting4: {
+                "samples": opt_at[1.06] / t4.loc[1.06, "lower_bound"],
+                "setting": setting4,
+                "miss_reason": _fig4_reach_miss(t4),
+            },
+            paper_range=(1.0, 1.01),
+            unit="×",
+            paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4, eq. (9) + queue wait",
+            "optimal delay at Ω = 1.06 / D_L behind the queue (M/D/1)",
+            lambda opt_at, t4, setting4: {
+                "samples": opt_at[1.06] / t4.loc[1.06, "lower_bound_queue"],
+                "setting": setting4
+                + "; not in the paper: eq. (9)'s service behind the Poisson queue",
+            },
+            "the optimal split's interval is not within 1 % of the queued ideal worker",
+            paper_range=(1.0, 1.01),
+            unit="×",
+            paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
+            section=S5,
+            basis="derived",
+        ),
+    ],
+    "example3": [
+        spec(
+            "exact",
+            "Example 3 (Appendix)",
+            "max relative decoding error, any K = 2 of the 3 task results",
+            lambda decoding: {"ours": float(decoding["relative_error"].max())},
+            paper=0.0,
+            rtol=0.0,
+            setting="the paper's B; chosen: random partial gradients G (3 × 4), seed = notebook "
+            "seed",
+            section=S6,
+            basis="paper",
+        )
+    ],
+    "fig5": [
+        spec(
+            "not_attempted",
+            "Fig. 5",
+            "the P = 100 heterogeneous cluster",
+            paper="a picture of 100 workers; values not listed",
+            reason=f"replaced by a seeded stand-in ({STANDIN_CLUSTER})",
+            section=S7,
+            basis="paper",
+        )
+    ],
+    "fig6": [
+        spec(
+            "exact",
+            "Fig. 6",
+            "mismatch (eq. 10) vs K is not strictly decreasing",
+            lambda search: {
+                "ours": str(_not_monotone(search)),
+                "reason": ""
+                if _not_monotone(search)
+                else "on our stand-in the mismatch falls with every K step",
+            },
+            paper="True",
+            setting=STANDIN_CLUSTER,
+            section=S7,
+            basis="paper",
+        ),
+        _fig6_row(
+            "Fig. 6, Algorithm 1",
+            "K with the smallest mismatch (eq. 10, all workers)",
+            _CL["paper_best_K"],
+            lambda search, best: search.best_k,
+        ),
+        _fig6_row(
+            "Fig. 7",
+            "θ at the best K",
+            _CL["paper_theta"],
+            lambda search, best: float(best["theta"]),
+        ),
+        _fig6_row(
+            "Fig. 7",
+            "active workers (Theorem 2) at the best K",
+            _CL["paper_active"],
+            lambda search, best: int(best["n_active"]),
+        ),
+    ],
+    "table2": [
+        *(_table2_delay_spec(i) for i in range(len(_CL["table_K"]))),
+        spec(
+            "comparison",
+            "Table II",
+            "delay ratio K = 110 / K = 350",
+            _table2_ratio,
+            expected="greater",
+            paper=_PD[0] / _PD[2],
+            paper_text=f"more than 16 % lower at K = 350 (ratio > {_SIXTEEN:.3f}; 9.19e4 / 7.71e4 "
+            f"= {_PD[0] / _PD[2]:.3f})",
+            verdict="not attempted",
+            reason=UNSTABLE_REASON,
+            section=S7,
+            basis="paper",
+        ),
+        spec(
+            "comparison",
+            "Table II",
+            "plateau: gain K = 110 → 350 over gain K = 350 → 510",
+            _table2_plateau,
+            expected="greater",
+            paper_text=(
+                f"after a certain point more tasks bring no notable benefit: 110 → 350 gains "
+                f"{_PD[0] / _PD[2]:.3f}×, 350 → 510 only {_PD[2] / _PD[3]:.3f}×"
+            ),
+            verdict="not attempted",
+            reason=UNSTABLE_REASON,
+            section=S7,
+            basis="paper",
+        ),
+    ],
+    "table2_stability": [
+        spec(
+            "qualitative",
+            "Table II, Section IV-A",
+            "rate stability of the paper's Section VI-C queue",
+            _paper_stability_row,
+            paper=f"finite average delays {min(_PD):.3g}–{max(_PD):.3g} s",
+            verdict="paper erratum",
+            reason=(
+                "the paper's own θ (Fig. 7) and I, λ (Section VI) make E[T_s] > E[T_a] (Ω = 1 "
+                "assumed; Section VI-C states none), so its averages grow with J and are no "
+                "steady delay; the calibrated run below shows an unstable stream at that E[T_s] "
+                "gives the paper's magnitude"
+            ),
+            uncertainty="exact (arithmetic on the paper's numbers)",
+            setting="the paper's θ = 646.24, γ = 1, I = 10, λ = 0.01, J = 1000; exponential tasks",
+            section=S7,
+            basis="paper",
+        )
+    ],
+    "table2_calibrated": [
+        spec(
+            "interval",
+            "Table II (calibrated stand-in)",
+            "J = 1000 average delay of an unstable stream, K = 350",
+            _calibrated_row,
+            paper=_PD[2],
+            unit="s",
+            paper_text=f"{_PD[2]:.3g} s (K = 350)",
+            verdict="calibrated",
+            reason=(
+                "an unstable stream with the E[T_s] the paper's value implies gives an average of "
+                "the paper's magnitude, growing linearly with J (table above): the mechanism, not "
+                "a reproduction"
+            ),
+            section=S7,
+            basis="derived",
+        )
+    ],
+}
