@@ -3,7 +3,9 @@
 Every function returns plain data for ``codedlib.plots.stream`` and
 ``notebooks/05-stream.ipynb``: a tidy ``pandas.DataFrame`` (snake_case columns; the paper's
 symbols ``K``, ``C``, ``J`` keep their letter) or a small result dataclass (``*Result``) holding
-such frames. Display labels are set by the plots.
+such frames. Display labels are set by the plots. The notebook's sizes are :data:`SETTINGS`
+(quick / faithful), each section's run is one ``*_results`` function returning a dict, and its
+claims are :data:`CLAIMS` (``claims.spec`` rows that ``claims.evaluate`` reads from that dict).
 
 Worker sets. Example 2 lists its five workers; Sections VI-A/B ("a stronger set of workers")
 and VI-C (Fig. 5, P = 100) do not. We therefore use
@@ -33,10 +35,29 @@ import pandas as pd
 from codedlib._validation import as_generator, check_int, check_real
 from codedlib.claims import mean_interval, proportion_interval, ratio_interval, spec
 from codedlib.progress import track
+from codedlib.replicate import over_seeds
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 
 __all__ = [
+    "CLAIMS",
+    "QUEUEING_RATES",
+    "SETTINGS",
+    "STANDIN_CLUSTER",
+    "STANDIN_FIG4",
+    "STANDIN_VI_A",
+    "calibrated_growth_results",
+    "code_parameter_results",
+    "example2_results",
+    "example2_setting",
+    "example3_results",
+    "fig3_results",
+    "fig3_scan_summary",
+    "fig3_stability_results",
+    "fig4_results",
+    "show",
+    "split_results",
+    "table2_results",
     "ActivityResult",
     "CodeSearchResult",
     "Example2Result",
@@ -428,51 +449,57 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam, gamma = (
-        ex["K"],
-        ex["omega"],
-        ex["iterations"],
-        ex["arrival_rate"],
-        ex["gamma"],
-    )
+    K, omega, I, gamma = ex["K"], ex["omega"], ex["iterations"], ex["gamma"]
     n_jobs = check_int("n_jobs", n_jobs, low=1)
     splits = {
         "optimal": th.optimal_split(w, K, omega, gamma),
         "uniform": th.uniform_split(w, K, omega, gamma),
     }
-    d_l = th.lower_bound_delay(w, K, I)
+    return over_seeds(
+        _example2_stream,
+        seeds,
+        desc="stream seeds",
+        workers=w,
+        splits=splits,
+        n_jobs=n_jobs,
+        lower_bound=th.lower_bound_delay(w, K, I),
+    )
+
+
+def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict]:
+    """One seed of :func:`example2_streams`: its five arms on the same arrival times."""
+    ex = th.EXAMPLE2
+    K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     rows = []
-    for seed in track(seeds, "stream seeds"):
-        for purging in (True, False):
-            for name, split in splits.items():
-                one = sim.simulate_stream(w, split.kappa, K, I, lam, n_jobs, purging, seed)
-                ok = one.stable
-                rows.append(
-                    {
-                        "seed": seed,
-                        "arm": name if purging else f"{name}, no purging",
-                        "mean_delay": float(one.delays.mean()) if ok else np.nan,
-                        "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
-                        "mean_service": float(one.service.mean()),
-                        "rho": one.rho,
-                        "stable": ok,
-                    }
-                )
-        # same arrivals as simulate_stream (the generator's first draws)
-        arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
-        start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-        rows.append(
-            {
-                "seed": seed,
-                "arm": "ideal worker",
-                "mean_delay": float(np.mean(finish - arrivals)),
-                "mean_wait": float(np.mean(start - arrivals)),
-                "mean_service": d_l,
-                "rho": d_l * lam,
-                "stable": bool(d_l * lam < 1),
-            }
-        )
-    return pd.DataFrame(rows)
+    for purging in (True, False):
+        for name, split in splits.items():
+            one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs, purging, seed)
+            ok = one.stable
+            rows.append(
+                {
+                    "arm": name if purging else f"{name}, no purging",
+                    "mean_delay": float(one.delays.mean()) if ok else np.nan,
+                    "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
+                    "mean_service": float(one.service.mean()),
+                    "rho": one.rho,
+                    "stable": ok,
+                }
+            )
+    # same arrivals as simulate_stream (the generator's first draws)
+    d_l = lower_bound
+    arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
+    start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
+    rows.append(
+        {
+            "arm": "ideal worker",
+            "mean_delay": float(np.mean(finish - arrivals)),
+            "mean_wait": float(np.mean(start - arrivals)),
+            "mean_service": d_l,
+            "rho": d_l * lam,
+            "stable": bool(d_l * lam < 1),
+        }
+    )
+    return rows
 
 
 def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Example2Result:
@@ -1268,21 +1295,33 @@ def unstable_growth(
     n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
-    rows = []
-    for seed in track(seeds, "unstable-stream seeds"):
-        one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs[-1], True, seed)
-        for J in n_jobs:
-            rows.append(
-                {
-                    "seed": seed,
-                    "J": J,
-                    "mean_delay": float(one.delays[:J].mean()),
-                    "service_mean": one.service_mean,
-                    "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
-                    "rho": one.rho,
-                }
-            )
-    return pd.DataFrame(rows)
+    return over_seeds(
+        _unstable_stream,
+        seeds,
+        desc="unstable-stream seeds",
+        workers=workers,
+        kappa=split.kappa,
+        K=K,
+        iterations=I,
+        arrival_rate=lam,
+        n_jobs=n_jobs,
+    )
+
+
+def _unstable_stream(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs) -> list[dict]:
+    """One seed of :func:`unstable_growth`: the first-J averages of one long stream."""
+    lam = arrival_rate
+    one = sim.simulate_stream(workers, kappa, K, iterations, lam, n_jobs[-1], True, seed)
+    return [
+        {
+            "J": J,
+            "mean_delay": float(one.delays[:J].mean()),
+            "service_mean": one.service_mean,
+            "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
+            "rho": one.rho,
+        }
+        for J in n_jobs
+    ]
 
 
 def paper_table2_stability(
@@ -2002,7 +2041,7 @@ def _fig6_row(item, quantity, paper, ours_of):
         "exact",
         item,
         quantity,
-        lambda search, best: {"ours": ours_of(search, best)},
+        lambda **r: {"ours": _call(ours_of, r)},
         paper=paper,
         verdict="not attempted",
         reason=CLUSTER_REASON,
@@ -2437,19 +2476,19 @@ CLAIMS = {
             "Fig. 6, Algorithm 1",
             "K with the smallest mismatch (eq. 10, all workers)",
             _CL["paper_best_K"],
-            lambda search, best: search.best_k,
+            lambda search: search.best_k,
         ),
         _fig6_row(
             "Fig. 7",
             "θ at the best K",
             _CL["paper_theta"],
-            lambda search, best: float(best["theta"]),
+            lambda best: float(best["theta"]),
         ),
         _fig6_row(
             "Fig. 7",
             "active workers (Theorem 2) at the best K",
             _CL["paper_active"],
-            lambda search, best: int(best["n_active"]),
+            lambda best: int(best["n_active"]),
         ),
     ],
     "table2": [
