@@ -878,9 +878,6 @@ def stability_scan(
         rates.append(lam0)
     rates = sorted(set(rates))
     thresholds, rows, by_job = [], [], []
-    idx = np.arange(n_jobs, dtype=float)
-    xc = idx - idx.mean()
-    q = n_jobs // 4
     for kind, split in splits.items():
         for lam in rates:
             t = th.stability_threshold(w, split.kappa, I, lam)
@@ -898,30 +895,19 @@ def stability_scan(
                     "drift": t.drift,
                 }
             )
-        delays_at_paper = []
-        for seed in track(seeds, f"stability scan ({kind})"):
-            rng = np.random.default_rng([seed, 7])
-            unit_gaps = rng.exponential(1.0, n_jobs)  # arrivals at rate lam: unit_gaps / lam
-            service = sim.sample_iteration_times(w, split.kappa, K, n_jobs * I, False, rng)
-            service = service.reshape(n_jobs, I).sum(axis=1)
-            for lam in rates:
-                arrivals = np.cumsum(unit_gaps) / lam
-                _, finish = sim.fifo_delays(arrivals, service)
-                d = finish - arrivals
-                rows.append(
-                    {
-                        "split": kind,
-                        "seed": seed,
-                        "arrival_rate": lam,
-                        "rate_factor": lam / crit,
-                        "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
-                        "first_quarter": float(d[:q].mean()),
-                        "last_quarter": float(d[-q:].mean()),
-                        "service_mean": float(service.mean()),
-                    }
-                )
-                if lam == lam0:
-                    delays_at_paper.append(d)
+        runs = over_seeds(
+            _scan_stream,
+            seeds,
+            desc=f"stability scan ({kind})",
+            workers=w,
+            kappa=split.kappa,
+            rates=rates,
+            critical_rate=crit,
+            n_jobs=n_jobs,
+        )
+        delays_at_paper = [d for d in runs.pop("delays") if d is not None]
+        runs.insert(0, "split", kind)
+        rows.append(runs)
         if lam0 in rates:
             block = max(1, n_jobs // 100)
             n_blocks = n_jobs // block
@@ -940,11 +926,43 @@ def stability_scan(
                 )
             )
     return StabilityScanResult(
-        streams=pd.DataFrame(rows),
+        streams=pd.concat(rows, ignore_index=True),
         thresholds=pd.DataFrame(thresholds),
         by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
         critical_rate=crit,
     )
+
+
+def _scan_stream(seed, *, workers, kappa, rates, critical_rate, n_jobs) -> list[dict]:
+    """One seed of :func:`stability_scan`: one stream's arrivals and service at every rate (the
+    job delays kept at the paper's rate)."""
+    s = SECTION6A
+    idx = np.arange(n_jobs, dtype=float)
+    xc = idx - idx.mean()
+    q = n_jobs // 4
+    rng = np.random.default_rng([seed, 7])
+    unit_gaps = rng.exponential(1.0, n_jobs)  # arrivals at rate lam: unit_gaps / lam
+    service = sim.sample_iteration_times(
+        workers, kappa, s["K"], n_jobs * s["iterations"], False, rng
+    )
+    service = service.reshape(n_jobs, s["iterations"]).sum(axis=1)
+    rows = []
+    for lam in rates:
+        arrivals = np.cumsum(unit_gaps) / lam
+        _, finish = sim.fifo_delays(arrivals, service)
+        d = finish - arrivals
+        rows.append(
+            {
+                "arrival_rate": lam,
+                "rate_factor": lam / critical_rate,
+                "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
+                "first_quarter": float(d[:q].mean()),
+                "last_quarter": float(d[-q:].mean()),
+                "service_mean": float(service.mean()),
+                "delays": d if lam == s["arrival_rate"] else None,
+            }
+        )
+    return rows
 
 
 def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib.replicate import over_seeds
 from codedlib.theory.stream import StreamWorkers
 
 __all__ = [
@@ -208,6 +209,12 @@ class DelaySummary:
         return f"{self.mean:.2f} ± {self.ci_halfwidth:.2f}"
 
 
+def _stream_means(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs, purging) -> dict:
+    """One seed of :func:`simulate_mean_delay`."""
+    one = simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, seed)
+    return {"mean_delay": one.delays.mean(), "service_mean": one.service_mean, "stable": one.stable}
+
+
 def simulate_mean_delay(
     workers: StreamWorkers,
     kappa,
@@ -227,14 +234,22 @@ def simulate_mean_delay(
     seeds = list(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    sims = [
-        simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, s)
-        for s in seeds
-    ]
-    per_seed = np.array([s.delays.mean() for s in sims])
-    service_mean = float(np.mean([s.service_mean for s in sims]))
+    runs = over_seeds(
+        _stream_means,
+        seeds,
+        desc="stream seeds",
+        workers=workers,
+        kappa=kappa,
+        K=K,
+        iterations=iterations,
+        arrival_rate=arrival_rate,
+        n_jobs=n_jobs,
+        purging=purging,
+    )
+    per_seed = runs["mean_delay"].to_numpy()
+    service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate
-    stable = bool(rho < 1.0 and all(s.stable for s in sims))
+    stable = bool(rho < 1.0 and runs["stable"].all())
     if not stable:
         return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
     half = stats.t.ppf(0.975, len(seeds) - 1) * per_seed.std(ddof=1) / math.sqrt(len(seeds))
