@@ -151,9 +151,8 @@ class _Call:
 
 
 def _run(call: _Call, seeds: list[int], executor: Executor, desc: str) -> list:
-    executor = _check_executor(_default if executor is None else executor)
-    if executor is None:
-        executor = default_workers()
+    executor = _default if executor is None else executor
+    executor = default_workers() if executor is None else _check_executor(executor)
     if isinstance(executor, int):
         workers = min(executor, len(seeds))
         if workers <= 1:

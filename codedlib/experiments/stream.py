@@ -3,7 +3,9 @@
 Every function returns plain data for ``codedlib.plots.stream`` and
 ``notebooks/05-stream.ipynb``: a tidy ``pandas.DataFrame`` (snake_case columns; the paper's
 symbols ``K``, ``C``, ``J`` keep their letter) or a small result dataclass (``*Result``) holding
-such frames. Display labels are set by the plots.
+such frames. Display labels are set by the plots. The notebook's sizes are :data:`SETTINGS`
+(quick / faithful), each section's run is one ``*_results`` function returning a dict, and its
+claims are :data:`CLAIMS` (``claims.spec`` rows that ``claims.evaluate`` reads from that dict).
 
 Worker sets. Example 2 lists its five workers; Sections VI-A/B ("a stronger set of workers")
 and VI-C (Fig. 5, P = 100) do not. We therefore use
@@ -19,25 +21,43 @@ and VI-C (Fig. 5, P = 100) do not. We therefore use
   under both splits, as Section VI-B requires;
 * Figs. 5-7, Table II: :func:`heterogeneous_cluster`, a seeded P = 100 cluster.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_int, check_real
+from codedlib.claims import mean_interval, proportion_interval, ratio_interval, spec
 from codedlib.progress import track
+from codedlib.replicate import over_seeds
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 
 __all__ = [
+    "CLAIMS",
+    "QUEUEING_RATES",
+    "SETTINGS",
+    "STANDIN_CLUSTER",
+    "STANDIN_FIG4",
+    "STANDIN_VI_A",
+    "calibrated_growth_results",
+    "code_parameter_results",
+    "example2_results",
+    "example2_setting",
+    "example3_results",
+    "fig3_results",
+    "fig3_scan_summary",
+    "fig3_stability_results",
+    "fig4_results",
+    "show",
+    "split_results",
+    "table2_results",
     "ActivityResult",
     "CodeSearchResult",
     "Example2Result",
@@ -101,17 +121,6 @@ def section6a_workers(speed_scale=None) -> th.StreamWorkers:
     Example 2's per-iteration work, is 5x faster), and Fig. 2(a) draws ``m_p = C / mu_p`` on the
     axis of ``c_p`` (here ``m_p`` = 0.010-0.052 s beside ``c_p`` = 0.048-0.089 s).
     Returns ``StreamWorkers`` with ``C = 500`` (Section VI-A).
-
-    Parameters
-    ----------
-    speed_scale : optional
-        Factor scaling every task-time moment (Assumption 1). Must satisfy ``0.0 < speed_scale``.
-
-    Returns
-    -------
-    th.StreamWorkers
-        Stand-in for Section VI-A's five workers, which the paper shows (Fig. 2a) but does not
-        list.
     """
     s = SECTION6A
     scale = check_real(
@@ -437,69 +446,60 @@ def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.Da
     when the stream's estimated ``rho >= 1``, its averages then nan) and ``ideal worker``:
     eq. (9)'s single ideal worker (deterministic service ``D_L``) behind the same queue.
     One seed gives every arm the same arrival times (paired comparisons).
-
-    Parameters
-    ----------
-    n_jobs : int, default 1000
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seeds : sequence of int, default tuple(range(10))
-        Seeds, one independent run per seed.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    pd.DataFrame
-        Example 2, one row per (seed, arm): the average job delay of one stream of ``n_jobs``
-        Poisson jobs, split into its mean queue wait (start - arrival) and mean service time.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam, gamma = (
-        ex["K"],
-        ex["omega"],
-        ex["iterations"],
-        ex["arrival_rate"],
-        ex["gamma"],
-    )
+    K, omega, I, gamma = ex["K"], ex["omega"], ex["iterations"], ex["gamma"]
     n_jobs = check_int("n_jobs", n_jobs, low=1)
     splits = {
         "optimal": th.optimal_split(w, K, omega, gamma),
         "uniform": th.uniform_split(w, K, omega, gamma),
     }
-    d_l = th.lower_bound_delay(w, K, I)
+    return over_seeds(
+        _example2_stream,
+        seeds,
+        desc="stream seeds",
+        workers=w,
+        splits=splits,
+        n_jobs=n_jobs,
+        lower_bound=th.lower_bound_delay(w, K, I),
+    )
+
+
+def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict]:
+    """One seed of :func:`example2_streams`: its five arms on the same arrival times."""
+    ex = th.EXAMPLE2
+    K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     rows = []
-    for seed in track(seeds, "stream seeds"):
-        for purging in (True, False):
-            for name, split in splits.items():
-                one = sim.simulate_stream(w, split.kappa, K, I, lam, n_jobs, purging, seed)
-                ok = one.stable
-                rows.append(
-                    {
-                        "seed": seed,
-                        "arm": name if purging else f"{name}, no purging",
-                        "mean_delay": float(one.delays.mean()) if ok else np.nan,
-                        "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
-                        "mean_service": float(one.service.mean()),
-                        "rho": one.rho,
-                        "stable": ok,
-                    }
-                )
-        # same arrivals as simulate_stream (the generator's first draws)
-        arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
-        start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-        rows.append(
-            {
-                "seed": seed,
-                "arm": "ideal worker",
-                "mean_delay": float(np.mean(finish - arrivals)),
-                "mean_wait": float(np.mean(start - arrivals)),
-                "mean_service": d_l,
-                "rho": d_l * lam,
-                "stable": bool(d_l * lam < 1),
-            }
-        )
-    return pd.DataFrame(rows)
+    for purging in (True, False):
+        for name, split in splits.items():
+            one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs, purging, seed)
+            ok = one.stable
+            rows.append(
+                {
+                    "arm": name if purging else f"{name}, no purging",
+                    "mean_delay": float(one.delays.mean()) if ok else np.nan,
+                    "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
+                    "mean_service": float(one.service.mean()),
+                    "rho": one.rho,
+                    "stable": ok,
+                }
+            )
+    # same arrivals as simulate_stream (the generator's first draws)
+    d_l = lower_bound
+    arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
+    start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
+    rows.append(
+        {
+            "arm": "ideal worker",
+            "mean_delay": float(np.mean(finish - arrivals)),
+            "mean_wait": float(np.mean(start - arrivals)),
+            "mean_service": d_l,
+            "rho": d_l * lam,
+            "stable": bool(d_l * lam < 1),
+        }
+    )
+    return rows
 
 
 def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Example2Result:
@@ -510,20 +510,6 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
     ``n_jobs`` jobs; the central 95 % of single streams; the percentile of the paper's
     single-stream value among ours). ``streams`` is :func:`example2_streams` (tidy, one row
     per seed and arm).
-
-    Parameters
-    ----------
-    n_jobs : int, default 1000
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seeds : sequence of int, default tuple(range(10))
-        Seeds, one independent run per seed.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    Example2Result
-        Example 2: optimal vs uniform split, lower bound; paper vs ours.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
@@ -628,22 +614,6 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
     line per split and the realised rate at which each line meets the paper's value.
 
     Returns a :class:`SettingCheckResult`.
-
-    Parameters
-    ----------
-    n_streams : int, default 200
-        Number of simulated streams. Must satisfy ``3 <= n_streams``.
-    n_jobs : int, default 1000
-        Number of jobs in the stream. Must satisfy ``10 <= n_jobs``.
-    seed : int, default 0
-        Seed of the random generator.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    SettingCheckResult
-        Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
@@ -756,22 +726,6 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     ``c + gamma c^2 + 2 gamma kappa c m + kappa m + kappa (kappa-1) sigma^2``, which is not
     ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (it drops ``gamma`` and the ``kappa sigma^2``,
     ``kappa^2 m^2`` terms); we plot the latter, as eq. (4)-(5) define it.
-
-    Parameters
-    ----------
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    K : int, optional
-        Number of tasks per iteration (redundancy Omega included in the code).
-    omega : float, optional
-        Redundancy factor Omega.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split.
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
@@ -819,29 +773,6 @@ def fig3_activity(
     Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
     lambda = 0.01; workers :func:`section6a_workers`). The same seed gives the same arrival
     times to both splits.
-
-    Parameters
-    ----------
-    n_jobs : int, optional
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seed : int, default 0
-        Seed of the random generator.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    K : int, optional
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    omega : float, optional
-        Redundancy factor Omega. Must satisfy ``1.0 <= omega``.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-
-    Returns
-    -------
-    ActivityResult
-        Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
@@ -881,22 +812,6 @@ def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.Data
     its arrival) and ``mean_wait`` over the ``n_jobs`` jobs. Omega = 1, so every iteration
     needs all ``K`` tasks: ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn
     directly.
-
-    Parameters
-    ----------
-    n_streams : int, default 400
-        Number of simulated streams. Must satisfy ``2 <= n_streams``.
-    seed : int, default 0
-        Seed of the random generator.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    n_jobs : int, optional
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-
-    Returns
-    -------
-    pd.DataFrame
-        How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
@@ -946,24 +861,6 @@ def stability_scan(
     drift per rate; ``by_job`` the job delay at the paper's rate in blocks of ``n_jobs // 100``
     consecutive jobs (``job`` = the block's centre): mean over seeds of each block's average
     and its 95 % t-interval half-width, per split.
-
-    Parameters
-    ----------
-    rate_factors : tuple, optional
-        Arrival rates as multiples of the critical rate.
-    n_jobs : int, default 10000
-        Number of jobs in the stream. Must satisfy ``20 <= n_jobs``.
-    seeds : sequence of int, default tuple(range(10))
-        Seeds, one independent run per seed.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-    include_paper_rate : bool, default True
-        Also run the paper's lambda = 0.01.
-
-    Returns
-    -------
-    StabilityScanResult
-        The uniform split's stability threshold (Section IV-A) against long simulated streams.
     """
     from scipy import stats
 
@@ -981,9 +878,6 @@ def stability_scan(
         rates.append(lam0)
     rates = sorted(set(rates))
     thresholds, rows, by_job = [], [], []
-    idx = np.arange(n_jobs, dtype=float)
-    xc = idx - idx.mean()
-    q = n_jobs // 4
     for kind, split in splits.items():
         for lam in rates:
             t = th.stability_threshold(w, split.kappa, I, lam)
@@ -1001,30 +895,19 @@ def stability_scan(
                     "drift": t.drift,
                 }
             )
-        delays_at_paper = []
-        for seed in track(seeds, f"stability scan ({kind})"):
-            rng = np.random.default_rng([seed, 7])
-            unit_gaps = rng.exponential(1.0, n_jobs)  # arrivals at rate lam: unit_gaps / lam
-            service = sim.sample_iteration_times(w, split.kappa, K, n_jobs * I, False, rng)
-            service = service.reshape(n_jobs, I).sum(axis=1)
-            for lam in rates:
-                arrivals = np.cumsum(unit_gaps) / lam
-                _, finish = sim.fifo_delays(arrivals, service)
-                d = finish - arrivals
-                rows.append(
-                    {
-                        "split": kind,
-                        "seed": seed,
-                        "arrival_rate": lam,
-                        "rate_factor": lam / crit,
-                        "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
-                        "first_quarter": float(d[:q].mean()),
-                        "last_quarter": float(d[-q:].mean()),
-                        "service_mean": float(service.mean()),
-                    }
-                )
-                if lam == lam0:
-                    delays_at_paper.append(d)
+        runs = over_seeds(
+            _scan_stream,
+            seeds,
+            desc=f"stability scan ({kind})",
+            workers=w,
+            kappa=split.kappa,
+            rates=rates,
+            critical_rate=crit,
+            n_jobs=n_jobs,
+        )
+        delays_at_paper = [d for d in runs.pop("delays") if d is not None]
+        runs.insert(0, "split", kind)
+        rows.append(runs)
         if lam0 in rates:
             block = max(1, n_jobs // 100)
             n_blocks = n_jobs // block
@@ -1043,11 +926,43 @@ def stability_scan(
                 )
             )
     return StabilityScanResult(
-        streams=pd.DataFrame(rows),
+        streams=pd.concat(rows, ignore_index=True),
         thresholds=pd.DataFrame(thresholds),
         by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
         critical_rate=crit,
     )
+
+
+def _scan_stream(seed, *, workers, kappa, rates, critical_rate, n_jobs) -> list[dict]:
+    """One seed of :func:`stability_scan`: one stream's arrivals and service at every rate (the
+    job delays kept at the paper's rate)."""
+    s = SECTION6A
+    idx = np.arange(n_jobs, dtype=float)
+    xc = idx - idx.mean()
+    q = n_jobs // 4
+    rng = np.random.default_rng([seed, 7])
+    unit_gaps = rng.exponential(1.0, n_jobs)  # arrivals at rate lam: unit_gaps / lam
+    service = sim.sample_iteration_times(
+        workers, kappa, s["K"], n_jobs * s["iterations"], False, rng
+    )
+    service = service.reshape(n_jobs, s["iterations"]).sum(axis=1)
+    rows = []
+    for lam in rates:
+        arrivals = np.cumsum(unit_gaps) / lam
+        _, finish = sim.fifo_delays(arrivals, service)
+        d = finish - arrivals
+        rows.append(
+            {
+                "arrival_rate": lam,
+                "rate_factor": lam / critical_rate,
+                "slope": float(xc @ (d - d.mean()) / (xc @ xc)),
+                "first_quarter": float(d[:q].mean()),
+                "last_quarter": float(d[-q:].mean()),
+                "service_mean": float(service.mean()),
+                "delays": d if lam == s["arrival_rate"] else None,
+            }
+        )
+    return rows
 
 
 def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
@@ -1058,21 +973,6 @@ def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
     ``s_uniform <= s < s_optimal``; the stand-in is ``s = 1``.
 
     Returns a :class:`SpeedWindowResult` (``table``: ``scale, rho_uniform, rho_optimal``).
-
-    Parameters
-    ----------
-    scales : optional
-        Scales s of the task-time moments.
-    workers : StreamWorkers, optional
-        Heterogeneous workers (speeds and communication times).
-
-    Returns
-    -------
-    SpeedWindowResult
-        Section VI-A's statement (optimal split stable, uniform split not) as a function of the
-        unlisted workers' speed: ``rho`` of both splits (Section IV-A, eq. 8, Omega = 1) when every
-        task-time moment of the stand-in is scaled by ``s`` (Assumption 1; ``s > 1``: slower
-        workers), and the two scales where ``rho = 1``.
     """
     from scipy import optimize
 
@@ -1110,25 +1010,6 @@ def fig4_delay_vs_redundancy(
 
     ``per_seed`` (tidy: ``omega, arm, seed, mean_delay``) holds every stream's average; one
     seed gives every arm and every Omega the same arrival times (paired comparisons).
-
-    Parameters
-    ----------
-    omegas : sequence of float, optional
-        Redundancy factors Omega.
-    seeds : sequence of int, default tuple(range(5))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    n_realizations : int, default 100
-        Job-delay realisations shown.
-    include_no_purging : bool, default True
-        Also simulate without purging.
-
-    Returns
-    -------
-    Fig4Result
-        Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
-        without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
@@ -1193,21 +1074,6 @@ def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> p
 
     One row per Omega: ``theory``, ``sim_mean``, ``sim_ci_halfwidth``, ``inside`` (the theory
     within the 95 % CI) and ``n_seeds``. Every Omega reuses the same seeds (same arrivals).
-
-    Parameters
-    ----------
-    omegas : sequence of float, optional
-        Redundancy factors Omega.
-    seeds : sequence of int, default tuple(range(40))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 4's no-purging theory (eqs. 7-8) against a no-purging simulation of the optimal split,
-        over many streams (cheap without purging: one gamma sum per worker and iteration).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
@@ -1237,22 +1103,6 @@ def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_
     Unit-complexity task times ``U_p ~ Exp`` with speed ``1/E[U_p]`` lognormal(0, sigma) and
     communication times ``c_p ~ Uniform(0, comm_max)``. Returns unit-task ``StreamWorkers``
     (Assumption 1 scales them by ``C``).
-
-    Parameters
-    ----------
-    n_workers : int, optional
-        Number of workers P. Must satisfy ``1 <= n_workers``.
-    seed : int, optional
-        Seed of the stand-in.
-    speed_log_sigma : optional
-        Sigma of the lognormal speeds. Must satisfy ``0 <= speed_log_sigma``.
-    comm_max : optional
-        Upper end of the uniform communication times. Must satisfy ``0 <= comm_max``.
-
-    Returns
-    -------
-    StreamWorkers
-        Unit-task workers.
     """
     s = CLUSTER_SETTINGS
     P = check_int("n_workers", s["n_workers"] if n_workers is None else n_workers, low=1)
@@ -1269,18 +1119,7 @@ def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_
 
 
 def fig5_cluster(unit_workers=None) -> pd.DataFrame:
-    """Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``.
-
-    Parameters
-    ----------
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``.
-    """
+    """Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``."""
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     return pd.DataFrame(
         {
@@ -1295,26 +1134,7 @@ def fig5_cluster(unit_workers=None) -> pd.DataFrame:
 def code_parameter_search(
     unit_workers=None, K_values=None, Z=None, omega=None, gamma=None
 ) -> CodeSearchResult:
-    """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
-
-    Parameters
-    ----------
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    K_values : optional
-        Numbers of tasks K tried.
-    Z : float, optional
-        Computational complexity of one iteration.
-    omega : float, optional
-        Redundancy factor Omega.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric.
-
-    Returns
-    -------
-    CodeSearchResult
-        Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z).
-    """
+    """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z)."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     search = th.optimise_code_parameters(
@@ -1357,30 +1177,6 @@ def table2_delay_vs_K(
     """Table II: average job delay for several K (optimal split, purging), with theory.
 
     Unstable configurations show ``stable = False`` and no average.
-
-    Parameters
-    ----------
-    K_values : optional
-        Numbers of tasks K.
-    seeds : sequence of int, default tuple(range(5))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    Z : float, optional
-        Computational complexity of one iteration.
-    omega : float, optional
-        Redundancy factor Omega.
-    iterations : int, optional
-        Iterations I per job.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs.
-
-    Returns
-    -------
-    pd.DataFrame
-        Table II: average job delay for several K (optimal split, purging), with theory.
     """
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
@@ -1419,21 +1215,6 @@ def queueing_check(
 ) -> pd.DataFrame:
     """Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
     Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default tuple(range(12))
-        Seeds, one independent run per seed.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    arrival_rates : sequence of float, default (0.005, 0.01, 0.015)
-        Arrival rates lambda.
-
-    Returns
-    -------
-    pd.DataFrame
-        Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
-        Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers()
@@ -1462,32 +1243,7 @@ def queueing_check(
 def explore_split(
     workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2)
 ) -> ExploreSplitResult:
-    """Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code).
-    omega : float
-        Redundancy factor Omega.
-    gamma : float
-        Weight gamma of the communication time in the balance metric.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs.
-    iterations : int
-        Iterations I per job.
-    n_jobs : int, default 300
-        Number of jobs in the stream.
-    seeds : sequence of int, default (0, 1, 2)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    ExploreSplitResult
-        Everything the widget shows: theta, kappa, active set, predicted and simulated delays.
-    """
+    """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
     opt = th.optimal_split(workers, K, omega, gamma)
     uni = th.uniform_split(workers, K, omega, gamma)
     out = {
@@ -1512,24 +1268,6 @@ def per_seed_frame(
     """Tidy per-stream averages from a table with a tuple column of per-seed values
     (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
     ``mean_delay``; unstable rows (empty tuples) are left out.
-
-    Parameters
-    ----------
-    table : pd.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    seeds : sequence of int
-        Seeds of the per-seed values.
-    id_columns : tuple, default ('K',)
-        Columns that identify a row.
-    column : str, default 'sim_per_seed'
-        Column to use.
-
-    Returns
-    -------
-    pd.DataFrame
-        Tidy per-stream averages from a table with a tuple column of per-seed values
-        (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
-        ``mean_delay``; unstable rows (empty tuples) are left out.
     """
     seeds = tuple(seeds)
     rows = []
@@ -1563,30 +1301,6 @@ def unstable_growth(
     Stand-in cluster (:func:`heterogeneous_cluster`), optimal split, ``Omega = 1``. One row
     per (seed, J): ``mean_delay`` over the first J jobs of one stream of ``max(n_jobs)``
     jobs, the stream's estimated ``service_mean`` and the linear-drift ``prediction``.
-
-    Parameters
-    ----------
-    K : int, default 350
-        Number of tasks per iteration (redundancy Omega included in the code).
-    Z : float, default 250.0
-        Computational complexity of one iteration.
-    n_jobs : int, default (250, 500, 1000)
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    seeds : sequence of int, default (0, 1)
-        Seeds, one independent run per seed.
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs. Must satisfy ``0 < arrival_rate``.
-
-    Returns
-    -------
-    pd.DataFrame
-        An unstable stream (``E[T_s] > E[T_a]``): the average delay of the first ``J`` jobs grows
-        linearly with ``J``, as ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (each job waits about
-        ``E[T_s] - E[T_a]`` longer than the one before it).
     """
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
@@ -1599,21 +1313,33 @@ def unstable_growth(
     n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
-    rows = []
-    for seed in track(seeds, "unstable-stream seeds"):
-        one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs[-1], True, seed)
-        for J in n_jobs:
-            rows.append(
-                {
-                    "seed": seed,
-                    "J": J,
-                    "mean_delay": float(one.delays[:J].mean()),
-                    "service_mean": one.service_mean,
-                    "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
-                    "rho": one.rho,
-                }
-            )
-    return pd.DataFrame(rows)
+    return over_seeds(
+        _unstable_stream,
+        seeds,
+        desc="unstable-stream seeds",
+        workers=workers,
+        kappa=split.kappa,
+        K=K,
+        iterations=I,
+        arrival_rate=lam,
+        n_jobs=n_jobs,
+    )
+
+
+def _unstable_stream(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs) -> list[dict]:
+    """One seed of :func:`unstable_growth`: the first-J averages of one long stream."""
+    lam = arrival_rate
+    one = sim.simulate_stream(workers, kappa, K, iterations, lam, n_jobs[-1], True, seed)
+    return [
+        {
+            "J": J,
+            "mean_delay": float(one.delays[:J].mean()),
+            "service_mean": one.service_mean,
+            "prediction": one.service_mean + (J - 1) / 2 * (one.service_mean - 1 / lam),
+            "rho": one.rho,
+        }
+        for J in n_jobs
+    ]
 
 
 def paper_table2_stability(
@@ -1629,26 +1355,6 @@ def paper_table2_stability(
     T_{p,kappa}`` so ``E[T_s] >= I`` times the lower end. Inverting the linear drift of an
     unstable queue (:func:`unstable_growth`), a ``J``-job average ``D`` means
     ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``.
-
-    Parameters
-    ----------
-    theta : float, optional
-        Balance threshold theta. Must satisfy ``0 < theta``.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric. Must satisfy ``0 < gamma``.
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float, optional
-        Poisson arrival rate lambda of jobs. Must satisfy ``0 < arrival_rate``.
-    n_jobs : int, default 1000
-        Number of jobs in the stream.
-    paper_delays : optional
-        The paper's Table II delays; default as printed.
-
-    Returns
-    -------
-    PaperStabilityResult
-        What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
     """
     s = CLUSTER_SETTINGS
     theta = s["paper_theta"] if theta is None else check_real("theta", theta, low=0, low_open=True)
@@ -1683,28 +1389,6 @@ def calibrate_work(
     Used to put a *calibrated* stand-in at the service time the paper's Table II implies
     (:func:`paper_table2_stability`), never to fit a reproduced number. ``E[T_s](Z)`` has small
     steps where the integer split changes, so the target is met to within such a step.
-
-    Parameters
-    ----------
-    target_service_mean
-        Mean job service time to reach. Must satisfy ``0 < target_service_mean``.
-    K : int, default 350
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    unit_workers : StreamWorkers, optional
-        Workers with unit complexity, rescaled by ``Z``.
-    omega : float, default 1.0
-        Redundancy factor Omega.
-    gamma : float, optional
-        Weight gamma of the communication time in the balance metric.
-    iterations : int, optional
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-
-    Returns
-    -------
-    float
-        The total work ``Z = K C`` at which the stand-in cluster's optimal split has the mean job
-        service time ``target_service_mean`` (eq. 8, no purging), found by a root search.
     """
     from scipy import optimize
 
@@ -1732,3 +1416,1168 @@ def calibrate_work(
     # the integer split jumps with Z, so E[T_s](Z) has small steps: a relative 1e-4 in Z
     # is as close as the target can be met anyway
     return float(optimize.brentq(lambda z: service(z) - target, lo, hi, rtol=1e-4))
+
+
+# --------------------------------------------------------------------------------------
+# Notebook 05: its sizes, one run per section and the claims each section makes
+# --------------------------------------------------------------------------------------
+
+# the notebook's parameters cell holds n_jobs, n_seeds and n_seeds_example2 (faithful values)
+SETTINGS = {
+    "quick": {
+        "n_jobs": 150,
+        "n_seeds": 2,
+        "n_seeds_example2": 3,
+        "queueing_min_seeds": 4,
+        "scan_jobs": 3000,
+        "scan_seeds": 5,
+        "fig4_omegas": (1.0, 1.06, 1.5),
+        "no_purging_seeds": 6,
+        "wait_streams": 100,
+    },
+    "faithful": {
+        "queueing_min_seeds": 12,
+        "scan_jobs": 10_000,
+        "scan_seeds": 10,
+        "fig4_omegas": FIG4_SETTINGS["omegas"],
+        "no_purging_seeds": 40,
+        "wait_streams": 2000,
+    },
+}
+QUEUEING_RATES = (0.005, 0.01, 0.015, 0.025)  # the last is past saturation (no row)
+
+_VIA, _F4, _CL = SECTION6A, FIG4_SETTINGS, CLUSTER_SETTINGS
+STANDIN_VI_A = (
+    f"Section VI-A as printed: P = 5, T_p ~ Exp(μ_p/C), C = {_VIA['complexity']:g}, "
+    f"K = {_VIA['K']}, Ω = {_VIA['omega']:g}, I = {_VIA['iterations']}, "
+    f"λ = {_VIA['arrival_rate']}, γ = {_VIA['gamma']:g}; stand-in for its unlisted five workers "
+    f"(chosen, not fitted): Example 2's μ_p × {_VIA['speed_scale']:.4g} (one Section VI-A job is "
+    f"one Example 2 job of work), c_p as listed"
+)
+STANDIN_FIG4 = (
+    f"stand-in: Example 2's workers for Section VI-B's unlisted 'stronger' set; chosen: "
+    f"Z = K·C of Example 2, K = {_F4['K']} (C = {_F4['Z'] / _F4['K']:,.0f}), "
+    f"I = {_F4['iterations']}, λ = {_F4['arrival_rate']}"
+)
+STANDIN_CLUSTER = (
+    f"stand-in: seeded P = {_CL['n_workers']} cluster (seed {_CL['seed']}) for Fig. 5's "
+    f"unlisted one; chosen: 1/E[U_p] ~ lognormal(0, {_CL['speed_log_sigma']}), "
+    f"c_p ~ U(0, {_CL['comm_max']:g}) s, Z = K·C = {_CL['Z']:g}, Ω = {_CL['omega']:g}, "
+    f"I = {_CL['iterations']}, λ = {_CL['arrival_rate']}"
+)
+
+
+def example2_setting(gamma: float = 1.0) -> str:
+    """The claims' setting text for Example 2 as listed (γ is the notebook's parameter)."""
+    e = th.EXAMPLE2
+    return (
+        f"Example 2 as listed: P = 5, T_p ~ Exp(μ_p/C), K = {e['K']}, Ω = {e['omega']}, "
+        f"I = {e['iterations']}, λ = {e['arrival_rate']}, γ = {gamma:g}"
+    )
+
+
+def show(rows) -> None:
+    """Print claim rows as 'paper | ours -> verdict' lines (the notebook's prose quotes them)."""
+    for r in rows:
+        print(
+            f"- {r.item} / {r.quantity}:\n    paper {r.paper_display()} | ours {r.ours_display()}"
+            f"  [{r.uncertainty}] -> {r.verdict}"
+        )
+
+
+def _inside(samples, paper=None, paper_range=None) -> bool:
+    """Whether the paper's value (or range) meets our 95 % mean interval."""
+    _, lo, hi = mean_interval(samples)
+    p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
+    return p_hi >= lo and p_lo <= hi
+
+
+def _call(fn, results: dict):
+    names = inspect.signature(fn).parameters
+    return fn(**{k: v for k, v in results.items() if k in names})
+
+
+def _interval(item, quantity, measured, miss_reason="", **fixed):
+    """An interval spec: ``measured`` returns ``samples`` (and any other measured argument, a
+    ``miss_reason`` too); the reason is recorded only when the paper's value misses ours."""
+
+    def run(**results):
+        kw = _call(measured, results)
+        why = kw.pop("miss_reason", miss_reason)
+        hit = _inside(kw["samples"], fixed.get("paper"), fixed.get("paper_range"))
+        return kw | {"reason": "" if hit else why}
+
+    return spec("interval", item, quantity, run, **fixed)
+
+
+def split_results(gamma: float = 1.0) -> dict:
+    """Section 1: Theorem 2 on Example 2, Fig. 2's metrics on Section VI-A and Example 1."""
+    e = th.EXAMPLE2
+    workers = th.example2_workers()
+    fig2 = fig2_split_metrics(section6a_workers(), _VIA["K"], _VIA["omega"], gamma)
+    theta6a = float(fig2["theta"].iloc[0])
+    spread = {
+        c: float(np.ptp(fig2[c]) / theta6a)
+        for c in (
+            "metric_optimal_continuous",
+            "metric_optimal",
+            "metric_uniform",
+            "caption_formula_optimal_continuous",
+        )
+    }
+    rates = np.array([0.5, 1.0, 2.0, 7.0])
+    s1 = th.optimal_split(th.StreamWorkers.exponential(rates, np.zeros(4)), 40, 1.0, gamma)
+    return {
+        "gamma": gamma,
+        "workers": workers,
+        "opt": th.optimal_split(workers, e["K"], e["omega"], gamma),
+        "uni": th.uniform_split(workers, e["K"], e["omega"], gamma),
+        "fig2": fig2,
+        "spread": spread,
+        "ratio_minmax": {
+            c: float(fig2[c].max() / fig2[c].min()) for c in ("metric_optimal", "metric_uniform")
+        },
+        "slowest": int(fig2["m_p"].idxmax()),
+        "example1": s1,
+        "example1_kappa": th.example1_kappa(rates, s1.theta, gamma),
+    }
+
+
+def _fig2_qualitative(spread, ratio_minmax, slowest):
+    holds = spread["metric_uniform"] > 10 * spread["metric_optimal"]
+    return {
+        "ours": (
+            f"(max−min)/θ: {spread['metric_optimal']:.3f} with integer κ (max/min "
+            f"{ratio_minmax['metric_optimal']:.3f}), {spread['metric_uniform']:.2f} uniform "
+            f"(max/min {ratio_minmax['metric_uniform']:.1f}; worker {slowest + 1}, the slowest, "
+            "overloaded)"
+        ),
+        "verdict": "reproduced" if holds else "not reproduced",
+        "reason": ""
+        if holds
+        else "the uniform spread is not an order of magnitude above the optimal one",
+    }
+
+
+def example2_results(n_jobs: int, seeds, gamma: float = 1.0) -> dict:
+    """Section 2: Example 2's two splits and the ideal worker on paired streams."""
+    e = th.EXAMPLE2
+    res = example2_comparison(n_jobs=n_jobs, seeds=seeds)
+    delay, wait, service = (
+        res.streams.pivot(index="seed", columns="arm", values=v)
+        for v in ("mean_delay", "mean_wait", "mean_service")
+    )
+    workers = th.example2_workers()
+    queued = th.lower_bound_queue_delay(workers, e["K"], e["iterations"], e["arrival_rate"])
+    return {
+        "example2": res,
+        "delay": delay,
+        "wait": wait,
+        "service": service,
+        "lower_bound_queue": queued,
+        "n_jobs": n_jobs,
+        "setting": example2_setting(gamma) + f"; J = {n_jobs}",
+        "setting_listed": example2_setting(gamma),
+    }
+
+
+def _example2_arm(arm):
+    """The interval row of one split's mean delay against the paper's single stream."""
+
+    def measured(delay):
+        e = th.EXAMPLE2
+        p_opt, p_uni = e["paper_optimal_delay"], e["paper_uniform_delay"]
+        share = {
+            a: float(np.mean(delay[a] <= p)) for a, p in (("optimal", p_opt), ("uniform", p_uni))
+        }
+        n = len(delay)
+        if arm == "uniform":
+            m_uni = delay["uniform"].mean()
+            return {
+                "samples": delay["uniform"].to_numpy(),
+                "reason": f"the paper's one stream is {1 - p_uni / m_uni:.1%} below our mean; "
+                f"{share['uniform']:.0%} of our single streams are at or below it; a slower "
+                "arrival rate explains both values (calibrated row below)",
+            }
+        both_low = float(np.mean((delay["optimal"] <= p_opt) & (delay["uniform"] <= p_uni)))
+        m_opt, lo_opt, hi_opt = mean_interval(delay["optimal"])
+        return {
+            "samples": delay["optimal"].to_numpy(),
+            "verdict": None if lo_opt <= p_opt <= hi_opt else "partly",
+            "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over {n} "
+            f"streams, yet a common single stream: {share['optimal']:.0%} of ours are at or below "
+            f"it (both paper values at once: {both_low:.0%}); the splits follow the paper's rules, "
+            "we tune nothing",
+        }
+
+    return measured
+
+
+def _example2_ratio(delay, setting):
+    num, den = delay["uniform"].to_numpy(), delay["optimal"].to_numpy()
+    return {"numerator": num, "denominator": den, "setting": setting}
+
+
+def _section1_ratio(delay, setting):
+    kw = _example2_ratio(delay, setting)
+    rlo = ratio_interval(kw["numerator"], kw["denominator"])[1]
+    ok = rlo > 2.5
+    return kw | {
+        "verdict": "reproduced" if ok else "not reproduced",
+        "reason": "" if ok else "the interval does not exclude 2.5",
+    }
+
+
+def _example2_printed_ratio(delay, setting):
+    kw = _example2_ratio(delay, setting)
+    num, den = kw["numerator"], kw["denominator"]
+    _, rlo, rhi = ratio_interval(num, den)
+    p = _EX2_RATIO
+    return kw | {
+        "verdict": None if rlo <= p <= rhi else "not reproduced",
+        "reason": f"{np.mean(num / den <= p):.0%} of our single-stream ratios are at or below "
+        f"{p:.2f}; the uniform split's miss (row above) carries the difference",
+    }
+
+
+_EX2_RATIO = th.EXAMPLE2["paper_uniform_delay"] / th.EXAMPLE2["paper_optimal_delay"]
+
+
+def _code_lower_bound(q):
+    return (
+        "the authors' code (Analysis_Omega.m, 'theory lower bound', GitHub hesfahanizadeh/"
+        f"Layered_Computations_Cloudnet) adds the M/D/1 queue wait λS²/(2(1−ρ)) to the service "
+        f"term: {q:.2f} s here"
+    )
+
+
+def _lower_bound_row(example2, lower_bound_queue, setting_listed):
+    d_l, p_lb = example2.lower_bound, th.EXAMPLE2["paper_lower_bound"]
+    return {
+        "ours": d_l,
+        "setting": setting_listed,
+        "reason": f"eq. (9) with the listed μ_p, c_p, K, I gives {d_l:.2f} s; "
+        f"{_code_lower_bound(lower_bound_queue)}, so the printed {p_lb} s comes from a different "
+        "formula than eq. (9) as printed",
+    }
+
+
+def _ideal_worker_row(delay, lower_bound_queue, setting):
+    p_lb = th.EXAMPLE2["paper_lower_bound"]
+    _, lo, hi = mean_interval(delay["ideal worker"])
+    return {
+        "samples": delay["ideal worker"].to_numpy(),
+        "verdict": None if lo <= p_lb <= hi else "partly",
+        "reason": f"not in the paper: {_code_lower_bound(lower_bound_queue)}; the queue wait "
+        f"closes most of the gap from eq. (9) but overshoots the printed value by "
+        f"{lower_bound_queue - p_lb:.2f} s",
+        "setting": setting + "; same arrivals as the splits",
+    }
+
+
+def _setting_check_row(check, n_jobs, gamma=1.0):
+    e = th.EXAMPLE2
+    m2, v2 = check.match.set_index("split"), check.variants.set_index("setting")
+    lam_fit = check.lambda_fit
+    cal = v2.iloc[-1]
+    cal_ok = (
+        abs(cal["optimal_mean"] - e["paper_optimal_delay"]) <= 2 * cal["optimal_sd"]
+        and abs(cal["uniform_mean"] - e["paper_uniform_delay"]) <= 2 * cal["uniform_sd"]
+    )
+    rate = m2["rate_matching_paper"]
+    pair = [
+        f"{v2.iloc[i]['optimal_mean']:.1f} / {v2.iloc[i]['uniform_mean']:.1f} s" for i in (1, 2, 4)
+    ]
+    return {
+        "paper": f"{e['paper_optimal_delay']} s (optimal) and {e['paper_uniform_delay']} s "
+        f"(uniform), one stream at λ = {e['arrival_rate']}",
+        "ours": (
+            f"deterministic arrivals give {pair[0]}, J = 100 {pair[1]}, a dropped warm-up "
+            f"{pair[2]}: none moves both to the paper; both splits meet the paper at one realised "
+            f"arrival rate ({rate['optimal']:.5f} and {rate['uniform']:.5f} jobs/s, "
+            f"{100 * (1 - lam_fit / e['arrival_rate']):.0f} % below λ), and λ = {lam_fit:.5f} "
+            f"gives {cal['optimal_mean']:.2f} ± {cal['optimal_sd']:.2f} s and "
+            f"{cal['uniform_mean']:.1f} ± {cal['uniform_sd']:.1f} s (mean ± sd of single streams)"
+        ),
+        "reason": (
+            f"calibrated parameter: the arrival rate λ = {lam_fit:.5f} (from both paper values) "
+            + (
+                "reproduces both at once within 2 sd of a single stream: the paper's stream had "
+                "arrivals about that much slower than λ = 0.01 (a lower effective λ, or an "
+                f"unusually slow stream: {100 * m2['share_of_streams_that_slow'].min():.1f} % of "
+                "ours are that slow)"
+                if cal_ok
+                else "does not reproduce both at once: the difference is not the arrival rate alone"
+            )
+        ),
+        "setting": example2_setting(gamma) + f"; calibrated: λ = {lam_fit:.5f}; J = {n_jobs}; "
+        f"{len(check.streams)} streams per setting",
+    }
+
+
+def _queueing_spec(rate):
+    def measured(queueing, gamma=1.0):
+        r = queueing.set_index("arrival_rate").loc[rate]
+        return {
+            "samples": np.asarray(r.sim_per_seed) / r.pk,
+            "setting": f"{example2_setting(gamma).replace('Ω = 1.1', 'Ω = 1')} except λ; optimal "
+            f"split; J = 1000 jobs per stream; ρ = {r.rho:.3f}",
+        }
+
+    return _interval(
+        "Section IV-B, eq. (7)",
+        f"simulated / P–K delay, Ω = 1, no purging, λ = {rate:g}",
+        measured,
+        "the simulation's interval excludes the P–K value",
+        paper=1.0,
+        unit="×",
+        paper_text="1 (eq. 7 is precise for Ω = 1)",
+        section="3. Queueing theory vs simulation",
+        basis="paper",
+    )
+
+
+def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
+    """Section 4: Fig. 3's activity and the closed-form stability of both Section VI-A splits."""
+    w6a = section6a_workers()
+    splits = {
+        s.kind: s
+        for s in (
+            th.uniform_split(w6a, _VIA["K"], _VIA["omega"]),
+            th.optimal_split(w6a, _VIA["K"], _VIA["omega"], gamma),
+        )
+    }
+    thresholds = {
+        k: th.stability_threshold(w6a, s.kappa, _VIA["iterations"], _VIA["arrival_rate"])
+        for k, s in splits.items()
+    }
+    # the earlier figure's setting: Example 2 at Ω = 1.1 with purging (simulated E[T_itr])
+    e, w = th.EXAMPLE2, th.example2_workers()
+    uni = th.uniform_split(w, e["K"], e["omega"])
+    itr = sim.sample_iteration_times(w, uni.kappa, e["K"], 20_000, True, seed)
+    return {
+        "activity": fig3_activity(seed=seed),
+        "workers6a": w6a,
+        "splits6a": splits,
+        "thresholds": thresholds,
+        "rho_example2_uniform": e["arrival_rate"] * e["iterations"] * itr.mean(),
+    }
+
+
+def _standin_reason(thresholds):
+    margin = _VIA["arrival_rate"] / thresholds["uniform"].critical_rate - 1
+    return (
+        f"holds on our stand-in only: λ = 0.01 is {margin:.1%} past its uniform threshold, and "
+        "the paper's Section VI-A workers are unlisted (speed window row below)"
+    )
+
+
+def _fig3_stable_row(thresholds):
+    tu = thresholds["uniform"]
+    return {
+        "ours": "unstable" if not tu.stable else "stable",
+        "setting": f"{STANDIN_VI_A}; ρ = λE[T_s] (eq. 8): uniform {tu.rho:.3f}, optimal "
+        f"{thresholds['optimal'].rho:.3f}",
+        "verdict": "partly" if not tu.stable else None,
+        "reason": _standin_reason(thresholds)
+        if not tu.stable
+        else "our stand-in workers give a stable uniform split",
+    }
+
+
+def _fig3_rho_row(thresholds, splits6a):
+    tu = thresholds["uniform"]
+    over = tu.rho_slowest >= 1
+    return {
+        "ours": tu.rho_slowest,
+        "ours_text": f"worker {tu.slowest + 1}, κ = {splits6a['uniform'].kappa[tu.slowest]}; "
+        f"ρ (F_itr) = {tu.rho:.4f}",
+        "verdict": "partly" if over else None,
+        "reason": _standin_reason(thresholds) if over else "below 1 on our stand-in",
+    }
+
+
+def fig3_stability_results(
+    seed: int, scan_jobs: int, scan_seeds: int, wait_streams: int, workers6a, splits6a
+) -> dict:
+    """Section 4: the threshold against long streams, the speed window, 3-job pictures."""
+    scan = stability_scan(n_jobs=scan_jobs, seeds=tuple(range(seed, seed + scan_seeds)))
+    window = section6a_speed_window()
+    # Fig. 4's stand-in (Example 2's per-iteration work, C = Z/K): task times s = C_F4 · scale / C_VI-A of ours
+    window.fig4_scale = (_F4["Z"] / _F4["K"]) * _VIA["speed_scale"] / _VIA["complexity"]
+    ss = scan.streams
+    paper_rate = np.isclose(ss["arrival_rate"], _VIA["arrival_rate"])
+    by_job = scan.by_job
+    return {
+        "scan": scan,
+        "window": window,
+        "n_scan": ss["seed"].nunique(),
+        "J_scan": int(len(by_job) and by_job["job"].max() + by_job["block"].iloc[0] / 2),
+        "at_paper": {k: ss[(ss["split"] == k) & paper_rate] for k in ("uniform", "optimal")},
+        "rho_fig4": th.stability_threshold(
+            workers6a.with_complexity(window.fig4_scale),
+            splits6a["uniform"].kappa,
+            _VIA["iterations"],
+            _VIA["arrival_rate"],
+        ).rho,
+        "waits": fig3_wait_check(n_streams=wait_streams, seed=seed),
+    }
+
+
+def fig3_scan_summary(scan) -> pd.DataFrame:
+    """Mean growth per job and first/last-quarter delays per (split, rate), with ρ and drift."""
+    summ = (
+        scan.streams.groupby(["split", "rate_factor"])
+        .agg(
+            slope=("slope", "mean"),
+            slope_sd=("slope", "std"),
+            first_q=("first_quarter", "mean"),
+            last_q=("last_quarter", "mean"),
+        )
+        .reset_index()
+    )
+    cols = ["split", "rate_factor", "rho", "drift"]
+    return summ.merge(scan.thresholds[cols], on=["split", "rate_factor"])
+
+
+def _long_streams(n_scan, J_scan):
+    return f"{STANDIN_VI_A}; {n_scan} streams of {J_scan} jobs"
+
+
+def _drift_row(at_paper, thresholds, n_scan, J_scan):
+    tu = thresholds["uniform"]
+    return {
+        "samples": at_paper["uniform"]["slope"].to_numpy() / tu.drift,
+        "setting": f"{_long_streams(n_scan, J_scan)}; closed-form drift {tu.drift:.3f} s per job",
+    }
+
+
+def _grow_row(at_paper, thresholds, n_scan, J_scan):
+    u = at_paper["uniform"]
+    grows = ratio_interval(u["last_quarter"], u["first_quarter"])[1] > 1
+    return {
+        "numerator": u["last_quarter"].to_numpy(),
+        "denominator": u["first_quarter"].to_numpy(),
+        "verdict": "partly" if grows else None,
+        "reason": _standin_reason(thresholds) if grows else "",
+        "setting": _long_streams(n_scan, J_scan),
+    }
+
+
+def _window_row(thresholds, window, rho_fig4):
+    tu, s_u, s_o = thresholds["uniform"], window.s_uniform, window.s_optimal
+    return {
+        "ours": (
+            f"λ* uniform = {tu.critical_rate:.5f}, optimal = "
+            f"{thresholds['optimal'].critical_rate:.4f} jobs/s: λ = 0.01 is "
+            f"{100 * (_VIA['arrival_rate'] / tu.critical_rate - 1):.1f} % above the uniform "
+            f"threshold; the pair holds for task-time scales s ∈ [{s_u:.3f}, {s_o:.2f}) of our "
+            f"stand-in (s = 1); at the Fig. 4 stand-in's speeds (s = {window.fig4_scale:.2g}) the "
+            f"uniform ρ is {rho_fig4:.2f}"
+        ),
+        "reason": (
+            f"holds on our stand-in (chosen from Example 2's work per job, not fitted), but only "
+            f"{100 * (1 - s_u):.1f} % past the threshold: workers {100 * (1 - s_u):.1f} % faster "
+            f"make the uniform split stable. Section VI-A's workers are unlisted, so the statement "
+            f"can be checked only for a speed window (×{s_o / s_u:.2f} wide), not for the paper's "
+            "five"
+        ),
+    }
+
+
+def _wait_row(waits):
+    w = {
+        kind: proportion_interval(int(g["waited"].sum()), len(g)) + (float(g["mean_wait"].mean()),)
+        for kind, g in waits.groupby("split")
+    }
+    pu, po = w["uniform"], w["optimal"]
+    ok = pu[1] > po[2]
+    return {
+        "ours": (
+            f"uniform {pu[0]:.0%} [{pu[1]:.0%}, {pu[2]:.0%}] of streams (mean wait {pu[3]:.1f} s), "
+            f"optimal {po[0]:.0%} [{po[1]:.0%}, {po[2]:.0%}] ({po[3]:.1f} s)"
+        ),
+        "verdict": "reproduced" if ok else "not reproduced",
+        "reason": ""
+        if ok
+        else "a 3-job picture does not separate the splits; instability is a property of ρ "
+        "(rows above)",
+        "uncertainty": f"Wilson 95 % intervals over {len(waits) // 2} paired 3-job streams",
+    }
+
+
+def fig4_results(omegas, seeds, n_jobs: int, no_purging_seeds) -> dict:
+    """Section 5: Fig. 4's delays per Ω, per stream, and the no-purging theory check."""
+    f4 = fig4_delay_vs_redundancy(omegas=omegas, seeds=seeds, n_jobs=n_jobs)
+    per_seed = f4.per_seed.pivot(index=["omega", "seed"], columns="arm", values="mean_delay")
+    o_hi = max(omegas)
+    return {
+        "fig4": f4,
+        "t4": f4.table.set_index("omega"),
+        "opt_at": {o: per_seed.loc[o, "optimal"].to_numpy() for o in (1.0, 1.06, o_hi)},
+        "uni_at": {o: per_seed.loc[o, "uniform"].to_numpy() for o in (1.0, o_hi)},
+        "o_hi": o_hi,
+        "setting4": STANDIN_FIG4 + f"; {len(seeds)} streams of {n_jobs} jobs",
+        "no_purging": fig4_no_purging_check(omegas=omegas, seeds=no_purging_seeds, n_jobs=1000),
+    }
+
+
+def example3_results(seed: int = 0) -> dict:
+    """Section 6: Example 3's task matrix decodes the sum from any K = 2 of its 3 results."""
+    from itertools import combinations
+
+    from codedlib.codes import stream_tasks
+
+    code = stream_tasks.example3_task_matrix()
+    G = np.random.default_rng(seed).normal(size=(3, 4))  # partial gradients of the three chunks
+    results = code.encode(G)
+    rows = []
+    for received in combinations(range(3), 2):
+        err = np.abs(code.decode(results[list(received)], received) - G.sum(axis=0)).max()
+        rows.append(
+            {
+                "received": received,
+                "coefficients": np.round(stream_tasks.decoding_vector(code.B, received), 3),
+                "max_error": err,
+                "relative_error": err / np.abs(G.sum(axis=0)).max(),
+            }
+        )
+    return {"code": code, "decoding": pd.DataFrame(rows)}
+
+
+def code_parameter_results(unit) -> dict:
+    """Section 7: Algorithm 1's sweep over K on the stand-in cluster (Figs. 6-7)."""
+    search = code_parameter_search(unit)
+    st = search.table.set_index("K")
+    return {"search": search, "st": st, "best": st.loc[search.best_k]}
+
+
+CLUSTER_REASON = (
+    "the paper's P = 100 cluster is not listed (Fig. 5 is a picture); ours is a seeded "
+    "stand-in, so its value is shown for orientation, not as an attempt at the paper's"
+)
+UNSTABLE_REASON = (
+    "the paper's Table II comes from an unstable queue (rows below: its averages grow with J) on "
+    "an unlisted cluster; our stand-in's queue is stable, a different regime: shown for "
+    "orientation, not as an attempt"
+)
+
+
+def table2_results(unit, seeds, n_jobs: int) -> dict:
+    """Section 7: Table II's delays per K on the stand-in, per stream."""
+    t2 = table2_delay_vs_K(unit_workers=unit, seeds=seeds, n_jobs=n_jobs)
+    ps2 = per_seed_frame(t2, seeds).pivot(index="seed", columns="K", values="mean_delay")
+    by_K = t2.set_index("K")
+    ks = list(by_K.index)
+    disagree = [
+        (p, q)
+        for i, p in enumerate(ks)
+        for q in ks[i + 1 :]
+        if np.sign(by_K.loc[p, "mismatch"] - by_K.loc[q, "mismatch"])
+        != np.sign(by_K.loc[p, "sim_mean"] - by_K.loc[q, "sim_mean"])
+    ]
+    return {
+        "t2": t2,
+        "ps2": ps2,
+        "disagree": disagree,
+        "setting2": STANDIN_CLUSTER + f"; optimal split; {len(seeds)} streams of {n_jobs} jobs",
+    }
+
+
+def calibrated_growth_results(unit, seeds, target: float) -> dict:
+    """Section 7: an unstable stream at the E[T_s] the paper's K = 350 value implies."""
+    Z = calibrate_work(target, K=350, unit_workers=unit)
+    growth = unstable_growth(K=350, Z=Z, seeds=seeds, unit_workers=unit)
+    return {
+        "Z_cal": Z,
+        "growth": growth,
+        "target": target,
+        "n_streams": len(seeds),
+        "at_J": growth[growth["J"] == growth["J"].max()],
+    }
+
+
+def _table2_delay_spec(i):
+    K, paper = _CL["table_K"][i], _CL["paper_table_delay"][i]
+    return spec(
+        "interval",
+        "Table II",
+        f"average job delay, K = {K}",
+        lambda ps2, setting2: {"samples": ps2[K].to_numpy(), "setting": setting2},
+        paper=paper,
+        unit="s",
+        verdict="not attempted",
+        reason=CLUSTER_REASON + "; the paper's value is from an unstable queue (row below)",
+        section=S7,
+        basis="paper",
+    )
+
+
+S1, S2, S3, S4 = (
+    "1. Optimal load split",
+    "2. Example 2",
+    "3. Queueing theory vs simulation",
+    "4. Fig. 3",
+)
+S5, S6, S7 = "5. Fig. 4", "6. Appendix, Example 3", "7. Code parameters"
+_SIXTEEN = 1 / (1 - 0.16)
+_PD = _CL["paper_table_delay"]
+_EX2_PAPER = th.EXAMPLE2
+
+
+def _real_kappa_row(opt, gamma=1.0):
+    real = ", ".join(f"{k:.3f}" for k in opt.kappa_continuous)
+    return {
+        "ours": float(opt.kappa_continuous.sum()),
+        "setting": f"{example2_setting(gamma)}; θ = {opt.theta:.6g}; real κ = ({real})",
+    }
+
+
+def _integer_kappa_row(opt, gamma=1.0):
+    return {
+        "ours": int(opt.kappa.sum()),
+        "setting": f"{example2_setting(gamma)}; closest integers to Theorem 2 with Σ = KΩ "
+        "(footnote 2) by largest remainder; the paper prints no κ_p",
+        "ours_text": "κ = (" + ", ".join(map(str, opt.kappa)) + ")",  # pinned by the tests
+    }
+
+
+def _caption_row(spread):
+    return {
+        "ours": spread["caption_formula_optimal_continuous"],
+        "reason": (
+            "the caption's c+γc²+2γκcm+κm+κ(κ−1)σ² is not eq. (4)'s E[T]+γE[T²] (it drops γ "
+            "on κσ² and κ²m² and a κm² term); under the optimal split, where the figure's bars "
+            f"are equal, it varies by {spread['caption_formula_optimal_continuous']:.1%} of θ "
+            "across workers; we plot eq. (4)"
+        ),
+    }
+
+
+def _fig6_row(item, quantity, paper, ours_of):
+    return spec(
+        "exact",
+        item,
+        quantity,
+        lambda **r: {"ours": _call(ours_of, r)},
+        paper=paper,
+        verdict="not attempted",
+        reason=CLUSTER_REASON,
+        setting=STANDIN_CLUSTER,
+        section=S7,
+        basis="paper",
+    )
+
+
+def _not_monotone(search) -> bool:
+    return bool(np.any(np.diff(search.table["mismatch"].to_numpy()) >= 0))
+
+
+def _table2_ratio(ps2, setting2):
+    return {
+        "numerator": ps2[110].to_numpy(),
+        "denominator": ps2[350].to_numpy(),
+        "setting": setting2,
+    }
+
+
+def _table2_plateau(ps2, setting2):
+    a, b, c = (ps2[K].to_numpy() for K in (110, 350, 510))
+    return {"numerator": a / b, "denominator": b / c, "setting": setting2}
+
+
+def _paper_stability_row(paper_stability):
+    pt = paper_stability
+    implied = pt.implied_service_mean.values()
+    return {
+        "ours": (
+            f"θ = {pt.theta} ⇒ E[T_s] ≥ {pt.service_mean_low:.0f} s > E[T_a] = "
+            f"{pt.arrival_mean:.0f} s: unstable; the values imply E[T_s] ≈ "
+            f"{min(implied):.0f}–{max(implied):.0f} s"
+        )
+    }
+
+
+def _calibrated_row(at_J, Z_cal, target, n_streams):
+    return {
+        "samples": at_J["mean_delay"].to_numpy(),
+        "setting": (
+            f"calibrated: Z = K·C = {Z_cal:.4g} so that the stand-in's E[T_s] (eq. 8) is "
+            f"{at_J['service_mean'].mean():.4g} s (target {target:.4g} s; the integer split "
+            f"moves in steps); {STANDIN_CLUSTER.split(';')[0]}; {n_streams} streams"
+        ),
+    }
+
+
+def _fig4_reach_miss(t4):
+    gap = t4.loc[1.06, "lower_bound_queue"] / t4.loc[1.06, "lower_bound"]
+    return (
+        f"eq. (9) leaves out the queue wait: the same ideal worker behind the queue (M/D/1) is "
+        f"{gap:.3f}× eq. (9), and the optimal split's ratio to it is the next row"
+    )
+
+
+#: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
+CLAIMS = {
+    "theorem2": [
+        spec(
+            "exact",
+            "Theorem 2 (Example 2)",
+            "Σκ_p(θ) = KΩ, real κ",
+            _real_kappa_row,
+            paper=55,
+            rtol=1e-9,
+            unit="tasks",
+            basis="check",
+            section=S1,
+        ),
+        spec(
+            "exact",
+            "Theorem 2 (Example 2)",
+            "integer optimal split κ_p (Σ = KΩ)",
+            _integer_kappa_row,
+            paper=55,
+            unit="tasks",
+            section=S1,
+            basis="check",
+        ),
+    ],
+    "fig2": [
+        spec(
+            "exact",
+            "Fig. 2(b), eq. (4)",
+            "spread of E[T]+γE[T²] across workers, real κ (max−min)/θ",
+            lambda spread: {"ours": spread["metric_optimal_continuous"]},
+            paper=0.0,
+            rtol=0.0,
+            setting=STANDIN_VI_A,
+            section=S1,
+            basis="check",
+        ),
+        spec(
+            "qualitative",
+            "Fig. 2(b)",
+            "metric equal under the optimal split, spread under the uniform one",
+            _fig2_qualitative,
+            paper="the same for all workers (optimal split); notable variance (uniform split)",
+            uncertainty="exact (deterministic)",
+            setting=STANDIN_VI_A,
+            section=S1,
+            basis="paper",
+        ),
+        spec(
+            "exact",
+            "Fig. 2(b) caption",
+            "caption expression: spread across workers, optimal real κ, (max−min)/θ",
+            _caption_row,
+            paper=0.0,
+            rtol=0.0,
+            verdict="paper erratum",
+            setting=STANDIN_VI_A,
+            section=S1,
+            basis="paper",
+        ),
+    ],
+    "example1": [
+        spec(
+            "exact",
+            "Example 1",
+            "max |κ_p(Theorem 2) − κ_p(Example 1)| / max κ_p",
+            lambda example1, example1_kappa, gamma=1.0: {
+                "ours": float(
+                    np.max(np.abs(example1.kappa_continuous - example1_kappa))
+                    / np.max(example1_kappa)
+                ),
+                "setting": f"chosen: μ_p = (0.5, 1, 2, 7), c_p = 0, KΩ = 40, γ = {gamma:g}",
+            },
+            paper=0.0,
+            rtol=0.0,
+            section=S1,
+            basis="check",
+        )
+    ],
+    "example2": [
+        spec(
+            "interval",
+            "Example 2",
+            "average job delay, optimal split (mean over J-job streams)",
+            lambda delay, setting: _example2_arm("optimal")(delay) | {"setting": setting},
+            paper=_EX2_PAPER["paper_optimal_delay"],
+            headline=True,
+            unit="s",
+            section=S2,
+            basis="paper",
+        ),
+        spec(
+            "interval",
+            "Example 2",
+            "average job delay, uniform split (mean over J-job streams)",
+            lambda delay, setting: _example2_arm("uniform")(delay) | {"setting": setting},
+            paper=_EX2_PAPER["paper_uniform_delay"],
+            headline=True,
+            unit="s",
+            section=S2,
+            basis="paper",
+        ),
+        spec(
+            "comparison",
+            "Section I",
+            "delay ratio uniform / optimal split, Example 2 setting: more than 2.5×",
+            _section1_ratio,
+            expected="greater",
+            paper_text="more than two and a half (Section I)",
+            headline=True,
+            basis="paper",
+            section=S2,
+        ),
+        spec(
+            "comparison",
+            "Example 2",
+            "delay ratio uniform / optimal split, 129.96 / 47.93",
+            _example2_printed_ratio,
+            expected="greater",
+            paper=_EX2_RATIO,
+            paper_text=f"129.96 / 47.93 = {_EX2_RATIO:.2f} (our ratio of two printed values)",
+            basis="derived",
+            section=S2,
+        ),
+        spec(
+            "exact",
+            "Example 2, eq. (9)",
+            "lower bound D_L as printed",
+            _lower_bound_row,
+            paper=_EX2_PAPER["paper_lower_bound"],
+            rtol=1e-3,
+            unit="s",
+            verdict="paper erratum",
+            section=S2,
+            headline=True,
+            basis="paper",
+        ),
+        spec(
+            "interval",
+            "Example 2, eq. (9) + queue wait",
+            "ideal worker (service D_L) behind the Poisson queue (mean over J-job streams)",
+            _ideal_worker_row,
+            paper=_EX2_PAPER["paper_lower_bound"],
+            unit="s",
+            section=S2,
+            basis="derived",
+        ),
+    ],
+    "example2_setting": [
+        spec(
+            "qualitative",
+            "Example 2",
+            "the setting difference behind the paper's two delays",
+            _setting_check_row,
+            verdict="calibrated",
+            section=S2,
+            basis="derived",
+        )
+    ],
+    "queueing": [_queueing_spec(rate) for rate in QUEUEING_RATES[:3]],
+    "fig3": [
+        spec(
+            "exact",
+            "Fig. 3, Section VI-A",
+            "uniform split at Ω = 1: rate stable?",
+            _fig3_stable_row,
+            paper="unstable",
+            section=S4,
+            basis="paper",
+        ),
+        spec(
+            "exact",
+            "Fig. 3, Section IV-A (closed form)",
+            "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
+            _fig3_rho_row,
+            paper=None,
+            paper_range=(1.0, 1e300),
+            rtol=0.0,  # one-sided: ≥ 1 (finite: CSV round trip)
+            paper_text="≥ 1 ('not stable due to the large service time')",
+            setting=STANDIN_VI_A,
+            section=S4,
+            basis="derived",
+        ),
+    ],
+    "fig3_stability": [
+        _interval(
+            "Fig. 3, Section IV-A",
+            "uniform split, λ = 0.01: simulated delay growth per job / (E[T_s] − E[T_a])",
+            _drift_row,
+            "the simulated growth is not the closed-form drift",
+            paper=1.0,
+            unit="×",
+            paper_text="1 (an unstable queue grows by E[T_s] − E[T_a] per job)",
+            section=S4,
+            basis="derived",
+        ),
+        spec(
+            "comparison",
+            "Fig. 3, Section VI-A",
+            "uniform split, λ = 0.01: mean delay, last / first quarter of a long stream",
+            _grow_row,
+            expected="greater",
+            paper_text="not stable: the queue wait grows without bound",
+            section=S4,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 3, Section VI-A",
+            "optimal split, λ = 0.01: mean delay, last / first quarter of a long stream",
+            lambda at_paper, n_scan, J_scan: {
+                "samples": at_paper["optimal"]["last_quarter"].to_numpy()
+                / at_paper["optimal"]["first_quarter"].to_numpy(),
+                "setting": _long_streams(n_scan, J_scan),
+            },
+            "the optimal split's delays drift over the stream",
+            paper=1.0,
+            unit="×",
+            paper_text="stable (the optimal split has no growing queue)",
+            section=S4,
+            basis="derived",
+        ),
+        spec(
+            "qualitative",
+            "Fig. 3, Section VI-A (workers unlisted)",
+            "where the paper's λ sits against the stability thresholds",
+            _window_row,
+            paper="at λ = 0.01 the uniform split is not stable, the optimal one is; Section "
+            "VI-B's 'stronger' workers are stable for every Ω",
+            verdict="partly",
+            uncertainty="exact (closed form and F_itr, eq. 8)",
+            setting=STANDIN_VI_A,
+            section=S4,
+            basis="paper",
+        ),
+        spec(
+            "qualitative",
+            "Fig. 3 (J = 3 jobs)",
+            "share of 3-job pictures in which a job waits in the queue",
+            _wait_row,
+            paper="the uniform solution experiences a notable waiting time in the queue",
+            setting=STANDIN_VI_A,
+            section=S4,
+            basis="paper",
+        ),
+    ],
+    "fig4": [
+        spec(
+            "comparison",
+            "Fig. 4",
+            "delay ratio uniform / optimal at Ω = 1",
+            lambda uni_at, opt_at, setting4: {
+                "numerator": uni_at[1.0],
+                "denominator": opt_at[1.0],
+                "setting": setting4,
+            },
+            expected="greater",
+            paper_text="optimal dramatically lower, particularly at low Ω",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4",
+            "delay ratio uniform / optimal at the largest Ω (1.5)",
+            lambda uni_at, opt_at, o_hi, setting4: {
+                "samples": uni_at[o_hi] / opt_at[o_hi],
+                "setting": setting4,
+            },
+            "the gap has not closed to 5 % at our largest Ω",
+            paper_range=(0.95, 1.05),
+            unit="×",
+            paper_text="similar for a large amount of redundancy (read: within 5 %)",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4, eq. (7)",
+            "simulated (purging) / theory at Ω = 1",
+            lambda opt_at, t4, setting4: {
+                "samples": opt_at[1.0] / t4.loc[1.0, "theory_no_purging"],
+                "setting": setting4,
+            },
+            "the interval excludes 1 (short streams started empty are biased low)",
+            paper=1.0,
+            unit="×",
+            paper_text="1 (theory almost coincides with simulation at Ω = 1)",
+            section=S5,
+            basis="paper",
+        ),
+        spec(
+            "comparison",
+            "Fig. 4, eq. (7)",
+            "theory / simulated (purging) at the largest Ω (1.5)",
+            lambda opt_at, t4, o_hi, setting4: {
+                "numerator": np.full(len(opt_at[o_hi]), t4.loc[o_hi, "theory_no_purging"]),
+                "denominator": opt_at[o_hi],
+                "setting": setting4,
+            },
+            expected="greater",
+            paper_text="theory (no purging) diverges above the simulation as Ω grows",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4, eq. (9)",
+            "optimal delay at Ω = 1.06 / D_L (eq. 9)",
+            lambda opt_at, t4, setting4: {
+                "samples": opt_at[1.06] / t4.loc[1.06, "lower_bound"],
+                "setting": setting4,
+                "miss_reason": _fig4_reach_miss(t4),
+            },
+            paper_range=(1.0, 1.01),
+            unit="×",
+            paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
+            section=S5,
+            basis="paper",
+        ),
+        _interval(
+            "Fig. 4, eq. (9) + queue wait",
+            "optimal delay at Ω = 1.06 / D_L behind the queue (M/D/1)",
+            lambda opt_at, t4, setting4: {
+                "samples": opt_at[1.06] / t4.loc[1.06, "lower_bound_queue"],
+                "setting": setting4
+                + "; not in the paper: eq. (9)'s service behind the Poisson queue",
+            },
+            "the optimal split's interval is not within 1 % of the queued ideal worker",
+            paper_range=(1.0, 1.01),
+            unit="×",
+            paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
+            section=S5,
+            basis="derived",
+        ),
+    ],
+    "example3": [
+        spec(
+            "exact",
+            "Example 3 (Appendix)",
+            "max relative decoding error, any K = 2 of the 3 task results",
+            lambda decoding: {"ours": float(decoding["relative_error"].max())},
+            paper=0.0,
+            rtol=0.0,
+            setting="the paper's B; chosen: random partial gradients G (3 × 4), seed = notebook "
+            "seed",
+            section=S6,
+            basis="paper",
+        )
+    ],
+    "fig5": [
+        spec(
+            "not_attempted",
+            "Fig. 5",
+            "the P = 100 heterogeneous cluster",
+            paper="a picture of 100 workers; values not listed",
+            reason=f"replaced by a seeded stand-in ({STANDIN_CLUSTER})",
+            section=S7,
+            basis="paper",
+        )
+    ],
+    "fig6": [
+        spec(
+            "exact",
+            "Fig. 6",
+            "mismatch (eq. 10) vs K is not strictly decreasing",
+            lambda search: {
+                "ours": str(_not_monotone(search)),
+                "reason": ""
+                if _not_monotone(search)
+                else "on our stand-in the mismatch falls with every K step",
+            },
+            paper="True",
+            setting=STANDIN_CLUSTER,
+            section=S7,
+            basis="paper",
+        ),
+        _fig6_row(
+            "Fig. 6, Algorithm 1",
+            "K with the smallest mismatch (eq. 10, all workers)",
+            _CL["paper_best_K"],
+            lambda search: search.best_k,
+        ),
+        _fig6_row(
+            "Fig. 7",
+            "θ at the best K",
+            _CL["paper_theta"],
+            lambda best: float(best["theta"]),
+        ),
+        _fig6_row(
+            "Fig. 7",
+            "active workers (Theorem 2) at the best K",
+            _CL["paper_active"],
+            lambda best: int(best["n_active"]),
+        ),
+    ],
+    "table2": [
+        *(_table2_delay_spec(i) for i in range(len(_CL["table_K"]))),
+        spec(
+            "comparison",
+            "Table II",
+            "delay ratio K = 110 / K = 350",
+            _table2_ratio,
+            expected="greater",
+            paper=_PD[0] / _PD[2],
+            paper_text=f"more than 16 % lower at K = 350 (ratio > {_SIXTEEN:.3f}; 9.19e4 / 7.71e4 "
+            f"= {_PD[0] / _PD[2]:.3f})",
+            verdict="not attempted",
+            reason=UNSTABLE_REASON,
+            section=S7,
+            basis="paper",
+        ),
+        spec(
+            "comparison",
+            "Table II",
+            "plateau: gain K = 110 → 350 over gain K = 350 → 510",
+            _table2_plateau,
+            expected="greater",
+            paper_text=(
+                f"after a certain point more tasks bring no notable benefit: 110 → 350 gains "
+                f"{_PD[0] / _PD[2]:.3f}×, 350 → 510 only {_PD[2] / _PD[3]:.3f}×"
+            ),
+            verdict="not attempted",
+            reason=UNSTABLE_REASON,
+            section=S7,
+            basis="paper",
+        ),
+    ],
+    "table2_stability": [
+        spec(
+            "qualitative",
+            "Table II, Section IV-A",
+            "rate stability of the paper's Section VI-C queue",
+            _paper_stability_row,
+            paper=f"finite average delays {min(_PD):.3g}–{max(_PD):.3g} s",
+            verdict="paper erratum",
+            reason=(
+                "the paper's own θ (Fig. 7) and I, λ (Section VI) make E[T_s] > E[T_a] (Ω = 1 "
+                "assumed; Section VI-C states none), so its averages grow with J and are no "
+                "steady delay; the calibrated run below shows an unstable stream at that E[T_s] "
+                "gives the paper's magnitude"
+            ),
+            uncertainty="exact (arithmetic on the paper's numbers)",
+            setting="the paper's θ = 646.24, γ = 1, I = 10, λ = 0.01, J = 1000; exponential tasks",
+            section=S7,
+            basis="paper",
+        )
+    ],
+    "table2_calibrated": [
+        spec(
+            "interval",
+            "Table II (calibrated stand-in)",
+            "J = 1000 average delay of an unstable stream, K = 350",
+            _calibrated_row,
+            paper=_PD[2],
+            unit="s",
+            paper_text=f"{_PD[2]:.3g} s (K = 350)",
+            verdict="calibrated",
+            reason=(
+                "an unstable stream with the E[T_s] the paper's value implies gives an average of "
+                "the paper's magnitude, growing linearly with J (table above): the mechanism, not "
+                "a reproduction"
+            ),
+            section=S7,
+            basis="derived",
+        )
+    ],
+}

@@ -2,10 +2,7 @@
 :mod:`codedlib.experiments.stream`, an optional ``ax`` / ``axes`` and ``title``, and returns the
 Figure; display labels are set here.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -31,22 +28,7 @@ __all__ = [
 
 
 def plot_example2(table, ax=None, *, title: str | None = None):
-    """Example 2: paper's delays vs ours (simulated mean with 95% CI, or closed form).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; default names Example 2's parameters.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Example 2: paper's delays vs ours (simulated mean with 95% CI, or closed form)."""
     fig, ax = new_axes(ax, figsize=(7.5, 3.6))
     rows = table[~table["paper"].isna()].reset_index(drop=True)
     y = np.arange(len(rows))
@@ -101,22 +83,7 @@ def plot_example2(table, ax=None, *, title: str | None = None):
 
 
 def plot_split_metrics(df, axes=None, *, title: str | None = None):
-    """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Figure title above both panels (small font); none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
-    """
+    """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``."""
 
     if axes is None:
         fig, axes = subplots(1, 2, figsize=(10, 3.6))
@@ -156,24 +123,7 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
 
 
 def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
-    """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker.
-
-    Parameters
-    ----------
-    data : ActivityResult
-        Result of :func:`codedlib.experiments.stream.fig3_activity`.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    max_time : optional
-        End of the time axis; default the whole run.
-    title : str, optional
-        Figure title above the panels (small font); none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
-    """
+    """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
 
     kinds = [k for k in ("uniform", "optimal") if getattr(data, k, None) is not None]
     if axes is None:
@@ -206,22 +156,7 @@ def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
 
 
 def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
-    """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom).
-
-    Parameters
-    ----------
-    result : Fig4Result
-        Result of :func:`codedlib.experiments.stream.fig4_delay_vs_redundancy`.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Title of the top panel (small font); none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
-    """
+    """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom)."""
 
     if axes is None:
         fig, axes = subplots(2, 1, figsize=(7.5, 7), sharex=True)
@@ -291,22 +226,7 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
 
 
 def plot_cluster(df, ax=None, *, title: str | None = None):
-    """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (small font); default names the cluster size (normal font).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time."""
     fig, ax = new_axes(ax, figsize=(8, 3.4))
     x = df["worker"]
     ax.scatter(x, df["unit_task_mean"], marker="s", s=12, color="C3", label="E[U_p] (unit task)")
@@ -337,22 +257,7 @@ def plot_cluster(df, ax=None, *, title: str | None = None):
 
 
 def plot_mismatch(result, ax=None, *, title: str | None = None):
-    """Fig. 6: mismatch (eq. 10) vs K, over all workers (as printed) and over active ones.
-
-    Parameters
-    ----------
-    result : CodeSearchResult
-        Result of :func:`codedlib.experiments.stream.code_parameter_search`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 6: mismatch (eq. 10) vs K, over all workers (as printed) and over active ones."""
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result.table
     ax.plot(t["K"], t["mismatch"], marker=".", color="C0", label="over all P workers (eq. 10)")
@@ -374,22 +279,7 @@ def plot_mismatch(result, ax=None, *, title: str | None = None):
 
 
 def plot_theta_active(result, ax=None, *, title: str | None = None):
-    """Fig. 7: theta and the number of active workers vs K for the optimal split.
-
-    Parameters
-    ----------
-    result : CodeSearchResult
-        Result of :func:`codedlib.experiments.stream.code_parameter_search`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 7: theta and the number of active workers vs K for the optimal split."""
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result.table
     ax.plot(t["K"], t["theta"], color="C0", marker=".", label="θ")
@@ -417,22 +307,7 @@ def plot_theta_active(result, ax=None, *, title: str | None = None):
 
 
 def plot_table2(df, ax=None, *, title: str | None = None):
-    """Table II as a chart: simulated delay (95% CI) and theory per K; unstable rows marked.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Result of :func:`codedlib.experiments.stream.table2_delay_vs_K`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (small font); none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Table II as a chart: simulated delay (95% CI) and theory per K; unstable rows marked."""
     fig, ax = new_axes(ax, figsize=(6, 3.4))
     x = np.arange(len(df))
     stable = df["sim_stable"].to_numpy(dtype=bool)
@@ -470,22 +345,6 @@ def plot_unstable_growth(df, paper=None, ax=None, *, title: str | None = None):
     """An unstable stream: the average delay of the first J jobs per seed (points) against
     the linear drift ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (line); ``paper`` maps labels to
     the paper's J = 1000 averages (Table II), drawn as markers just right of the largest J.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    paper : optional
-        The paper's value(s), drawn for comparison.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (small font); none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.6))
     for seed, g in df.groupby("seed"):
@@ -524,18 +383,6 @@ def plot_example2_setting_check(check, *, title: str | None = None):
     """Each simulated stream's average delay against its realised arrival rate, per split,
     with the least-squares line, the paper's value and the rate where they meet
     (:func:`codedlib.experiments.stream.example2_setting_check`).
-
-    Parameters
-    ----------
-    check : SettingCheckResult
-        Result of :func:`codedlib.experiments.stream.example2_setting_check`.
-    title : str, optional
-        Figure title (font size 9); empty by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     streams, match = check.streams, check.match.set_index("split")
     fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
@@ -579,20 +426,6 @@ def plot_stability(scan, window, *, title: str | None = None):
     lambda, mean over seeds with its 95 % band; (c) ``rho`` of both splits against the
     workers' speed scale, the window where the paper's statement holds and the stand-in
     (:func:`codedlib.experiments.stream.stability_scan`, :func:`~codedlib.experiments.stream.section6a_speed_window`).
-
-    Parameters
-    ----------
-    scan : StabilityScanResult
-        Result of :func:`codedlib.experiments.stream.stability_scan`.
-    window : SpeedWindowResult
-        Result of :func:`codedlib.experiments.stream.section6a_speed_window`.
-    title : str, optional
-        Figure title above the panels (small font); none by default.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     from scipy import stats
 

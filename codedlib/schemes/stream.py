@@ -15,10 +15,7 @@ Iterations are i.i.d., so the simulation draws all ``J x I`` iteration times at 
 runs the FIFO queue with the vectorised Lindley recursion
 ``finish_j = S_j^cum + max_{k<=j}(arrival_k - S_{k-1}^cum)``.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -30,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib.replicate import over_seeds
 from codedlib.theory.stream import StreamWorkers
 
 __all__ = [
@@ -63,22 +61,6 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
 
     Column block ``p`` holds ``c_p + cumsum`` of ``kappa_p`` i.i.d. task times of worker ``p``
     (gamma with the worker's moments; exponential when ``sigma_p = m_p``).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    rng : numpy.random.Generator, int or None
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        Task completion times within an iteration: ``(n_iterations, sum kappa)``.
     """
     rng = as_generator(rng)
     n_iterations = check_int("n_iterations", n_iterations, low=1)
@@ -112,27 +94,6 @@ def sample_iteration_times(
 
     Purging: the ``K``-th smallest task completion time. No purging: the largest
     ``T_{p,kappa_p}`` (each drawn directly as ``c_p`` plus a gamma sum of ``kappa_p`` tasks).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K <= max(n_tasks, 1)``.
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    purging : bool, default True
-        Cancel the remaining tasks of an iteration once it is decodable.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    np.ndarray
-        ``n_iterations`` i.i.d. iteration times ``T_itr`` for the split ``kappa``.
     """
     rng = as_generator(rng)
     kappa, K = _check_split(workers, kappa, K)
@@ -162,18 +123,6 @@ def fifo_delays(arrivals, service) -> tuple[np.ndarray, np.ndarray]:
 
     Vectorised Lindley recursion: ``finish_j = S_j + max_{k<=j}(a_k - S_{k-1})`` with
     ``S`` the cumulative service time.
-
-    Parameters
-    ----------
-    arrivals
-        Arrival times.
-    service
-        Service times.
-
-    Returns
-    -------
-    tuple[np.ndarray, np.ndarray]
-        FIFO single-server queue: returns ``(start, finish)`` times of every job.
     """
     arrivals = check_array("arrivals", arrivals, ndim=1)
     service = check_array("service", service, shape=arrivals.shape)
@@ -193,27 +142,6 @@ class StreamSimulation:
 
     ``stable`` compares the estimated ``E[T_s]`` with ``E[T_a] = 1/lambda``; when it is False
     ``mean_delay`` is nan (the queue grows without bound: no meaningful average).
-
-    Parameters
-    ----------
-    arrivals : np.ndarray
-        Arrival times of the jobs.
-    iteration_times : np.ndarray
-        (J, I)
-    service : np.ndarray
-        Service time of each job.
-    start : np.ndarray
-        Service start of each job.
-    finish : np.ndarray
-        Service end of each job.
-    delays : np.ndarray
-        Delay of each job.
-    service_mean : float
-        Mean job service time.
-    rho : float
-        Server utilisation.
-    stable : bool
-        Whether the queue is stable.
     """
 
     arrivals: np.ndarray
@@ -242,31 +170,6 @@ def simulate_stream(
 
     Stability is judged on the estimated mean service time over the ``n_jobs x I``
     simulated iterations (its standard error included): ``rho >= 1`` is reported as unstable.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K <= max(n_tasks, 1)``.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-    n_jobs : int
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    purging : bool, default True
-        Cancel the remaining tasks of an iteration once it is decodable.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    StreamSimulation
-        Simulate ``n_jobs`` Poisson-arriving jobs of ``iterations`` iterations each (Section VI).
     """
     rng = as_generator(rng)
     iterations = check_int("iterations", iterations, low=1)
@@ -286,25 +189,7 @@ def simulate_stream(
 
 @dataclass(frozen=True)
 class DelaySummary:
-    """Average job delay over several seeds: mean, half-width of a 95% t interval.
-
-    Parameters
-    ----------
-    mean : float
-        Average job delay over seeds.
-    ci_halfwidth : float
-        Half-width of the 95 % t interval.
-    per_seed : np.ndarray
-        Average delay of each seed.
-    service_mean : float
-        Mean job service time.
-    rho : float
-        Server utilisation.
-    stable : bool
-        Whether the queue is stable.
-    n_jobs : int
-        Jobs per stream.
-    """
+    """Average job delay over several seeds: mean, half-width of a 95% t interval."""
 
     mean: float
     ci_halfwidth: float
@@ -324,6 +209,12 @@ class DelaySummary:
         return f"{self.mean:.2f} ± {self.ci_halfwidth:.2f}"
 
 
+def _stream_means(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs, purging) -> dict:
+    """One seed of :func:`simulate_mean_delay`."""
+    one = simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, seed)
+    return {"mean_delay": one.delays.mean(), "service_mean": one.service_mean, "stable": one.stable}
+
+
 def simulate_mean_delay(
     workers: StreamWorkers,
     kappa,
@@ -339,43 +230,26 @@ def simulate_mean_delay(
     Each seed is one independent stream; the per-seed averages are the i.i.d. samples of the
     interval. If any seed's stream is unstable (``rho >= 1``) the summary is marked unstable
     and its mean is nan.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K <= max(n_tasks, 1)``.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-    n_jobs : int
-        Number of jobs in the stream. Must satisfy ``1 <= n_jobs``.
-    purging : bool, default True
-        Cancel the remaining tasks of an iteration once it is decodable.
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    DelaySummary
-        Average delay over ``n_jobs`` for every seed and a 95% t confidence interval.
     """
     seeds = list(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    sims = [
-        simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, s)
-        for s in seeds
-    ]
-    per_seed = np.array([s.delays.mean() for s in sims])
-    service_mean = float(np.mean([s.service_mean for s in sims]))
+    runs = over_seeds(
+        _stream_means,
+        seeds,
+        desc="stream seeds",
+        workers=workers,
+        kappa=kappa,
+        K=K,
+        iterations=iterations,
+        arrival_rate=arrival_rate,
+        n_jobs=n_jobs,
+        purging=purging,
+    )
+    per_seed = runs["mean_delay"].to_numpy()
+    service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate
-    stable = bool(rho < 1.0 and all(s.stable for s in sims))
+    stable = bool(rho < 1.0 and runs["stable"].all())
     if not stable:
         return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
     half = stats.t.ppf(0.975, len(seeds) - 1) * per_seed.std(ddof=1) / math.sqrt(len(seeds))
@@ -392,31 +266,6 @@ def activity_trace(
     Returns a list of dicts ``{job, iteration, worker, start, stop}``: worker ``p`` is
     busy from the iteration start until it has finished its assignment or the iteration is
     over (purged), whichever is first; plus the job arrivals, starts and finishes.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K <= max(n_tasks, 1)``.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-    n_jobs : int
-        Number of jobs. Must satisfy ``1 <= n_jobs``.
-    purging : bool, default True
-        Cancel the remaining tasks of an iteration once it is decodable.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    tuple
-        Busy intervals of every worker for the first ``n_jobs`` jobs (Fig. 3).
     """
     rng = as_generator(rng)
     kappa, K = _check_split(workers, kappa, K)

@@ -19,10 +19,7 @@ Task times are described by their first two moments; where a distribution is nee
 (``F_itr``, simulation) a task time is gamma distributed with those moments, which is the
 exponential ``Exp(mu_p / C)`` of the paper's Example 2 and Section VI when ``sigma_p = m_p``.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -83,15 +80,6 @@ class StreamWorkers:
     ``task_mean[p] = E[T_p] = m_p``, ``task_second_moment[p] = E[T_p^2]`` and
     ``comm_time[p] = c_p`` (Section II, Fig. 1). Validated on construction: P >= 1,
     ``m_p > 0``, ``E[T_p^2] >= m_p^2`` (non-negative variance), ``c_p >= 0``.
-
-    Parameters
-    ----------
-    task_mean : np.ndarray
-        Mean task time ``m_p`` of each worker.
-    task_second_moment : np.ndarray
-        Second moment ``E[T_p^2]`` of each worker.
-    comm_time : np.ndarray
-        Communication time ``c_p`` of each worker.
     """
 
     task_mean: np.ndarray
@@ -207,38 +195,13 @@ EXAMPLE2 = {
 
 
 def example2_workers(complexity: float | None = None) -> StreamWorkers:
-    """The P = 5 workers of Example 2 (``T_p ~ Exp(mu_p / C)``, listed ``c_p``).
-
-    Parameters
-    ----------
-    complexity : float | None, optional
-        Per-worker computational complexity.
-
-    Returns
-    -------
-    StreamWorkers
-        The P = 5 workers of Example 2 (``T_p ~ Exp(mu_p / C)``, listed ``c_p``).
-    """
+    """The P = 5 workers of Example 2 (``T_p ~ Exp(mu_p / C)``, listed ``c_p``)."""
     c = EXAMPLE2["complexity"] if complexity is None else complexity
     return StreamWorkers.exponential(EXAMPLE2["rates"], EXAMPLE2["comm_time"], c)
 
 
 def total_tasks(K, omega) -> int:
-    """``K * Omega`` as an integer (tasks per iteration); ValueError if it is not one.
-
-    Parameters
-    ----------
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    omega : float
-        Redundancy factor Omega. Must satisfy ``1.0 <= omega``.
-
-    Returns
-    -------
-    int
-        ``K * Omega`` as an integer (tasks per iteration); ValueError if it is not one.
-    """
+    """``K * Omega`` as an integer (tasks per iteration); ValueError if it is not one."""
     K = check_int("K", K, low=1)
     omega = check_real("omega", omega, low=1.0)
     total = K * omega
@@ -259,21 +222,6 @@ def split_coefficients(workers: StreamWorkers, gamma: float):
     """``a_p = c_p + gamma c_p^2``, ``b_p = m_p + 2 gamma c_p m_p + gamma sigma_p^2`` and
     ``q_p = gamma m_p^2`` of problem (5), so that for ``kappa > 0``
     ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] = a_p + b_p kappa + q_p kappa^2``.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-
-    Returns
-    -------
-    tuple
-        ``a_p = c_p + gamma c_p^2``, ``b_p = m_p + 2 gamma c_p m_p + gamma sigma_p^2`` and
-        ``q_p = gamma m_p^2`` of problem (5), so that for ``kappa > 0``
-        ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] = a_p + b_p kappa + q_p kappa^2``.
     """
     gamma = check_real("gamma", gamma, low=0.0)
     m, c = workers.task_mean, workers.comm_time
@@ -288,18 +236,6 @@ def assignment_moments(workers: StreamWorkers, kappa) -> tuple[np.ndarray, np.nd
 
     ``E[T] = c I + kappa m``; ``E[T^2] = c^2 I + 2 kappa c m + kappa E[T_p^2] +
     kappa (kappa - 1) m^2`` with ``I = 1[kappa > 0]``; ``kappa`` may be real (relaxation).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-
-    Returns
-    -------
-    tuple[np.ndarray, np.ndarray]
-        ``E[T_{p,kappa_p}]`` and ``E[T_{p,kappa_p}^2]`` of eq. (1) (Section III-B).
     """
     kappa = _check_kappa(workers, kappa)
     ind = (kappa > 0).astype(float)
@@ -310,23 +246,7 @@ def assignment_moments(workers: StreamWorkers, kappa) -> tuple[np.ndarray, np.nd
 
 
 def balance_metric(workers: StreamWorkers, kappa, gamma: float) -> np.ndarray:
-    """``E[T_{p,kappa_p}] + gamma E[T_{p,kappa_p}^2]`` per worker (Fig. 2b, eq. 4).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-
-    Returns
-    -------
-    np.ndarray
-        ``E[T_{p,kappa_p}] + gamma E[T_{p,kappa_p}^2]`` per worker (Fig. 2b, eq. 4).
-    """
+    """``E[T_{p,kappa_p}] + gamma E[T_{p,kappa_p}^2]`` per worker (Fig. 2b, eq. 4)."""
     gamma = check_real("gamma", gamma, low=0.0)
     first, second = assignment_moments(workers, kappa)
     return first + gamma * second
@@ -335,24 +255,6 @@ def balance_metric(workers: StreamWorkers, kappa, gamma: float) -> np.ndarray:
 def distance(workers: StreamWorkers, kappa, gamma: float, theta: float) -> float:
     """Objective of problem (3) with the distance of eq. (4):
     ``sum_p (E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] - theta)^2``.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-    theta : float
-        Balance threshold theta. Must satisfy ``0.0 <= theta``.
-
-    Returns
-    -------
-    float
-        Objective of problem (3) with the distance of eq. (4):
-        ``sum_p (E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] - theta)^2``.
     """
     theta = check_real("theta", theta, low=0.0)
     return float(np.sum((balance_metric(workers, kappa, gamma) - theta) ** 2))
@@ -364,22 +266,6 @@ def kappa_of_theta(workers: StreamWorkers, theta: float, gamma: float) -> np.nda
     Evaluated in the algebraically equal, cancellation-free form
     ``2 (theta - a_p)^+ / (b_p + sqrt(b_p^2 + 4 gamma m_p^2 (theta - a_p)^+))``, which is also
     the limit ``(theta - a_p)^+ / b_p`` for ``gamma -> 0``.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    theta : float
-        Balance threshold theta. Must satisfy ``0.0 <= theta``.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-
-    Returns
-    -------
-    np.ndarray
-        Theorem 2:
-        ``kappa_p = b_p/(2 gamma m_p^2) (-1 + sqrt(1 + 4 gamma m_p^2 (theta-a_p)^+ / b_p^2))``.
     """
     theta = check_real("theta", theta, low=0.0)
     a, b, q = split_coefficients(workers, gamma)
@@ -393,21 +279,6 @@ def solve_theta(workers: StreamWorkers, n_tasks: float, gamma: float) -> float:
     ``sum kappa_p`` is continuous and strictly increasing in ``theta`` above ``min a_p``;
     the bracket is ``[min a_p, max_p h_p(n_tasks)]`` where ``h_p(k) = a_p + b_p k + q_p k^2``
     (at the upper end every worker alone already takes ``n_tasks``). Brent's method.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    n_tasks : float
-        Number of tasks. Must satisfy ``0.0 < n_tasks``.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-
-    Returns
-    -------
-    float
-        The unique ``theta`` with ``sum_p kappa_p(theta) = n_tasks`` (Theorem 2).
     """
     n_tasks = check_real("n_tasks", n_tasks, low=0.0, low_open=True)
     a, b, q = split_coefficients(workers, gamma)
@@ -430,18 +301,6 @@ def round_split(kappa, n_tasks: int) -> np.ndarray:
 
     Largest-remainder rounding: floor every entry, then give the missing tasks to the
     largest fractional parts (ties to the lower index). Zero entries stay zero.
-
-    Parameters
-    ----------
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    n_tasks : int
-        Number of tasks. Must satisfy ``0 <= n_tasks``.
-
-    Returns
-    -------
-    np.ndarray
-        Closest integers to ``kappa`` summing to ``n_tasks`` (footnote 2, Section VI).
     """
     kappa = check_array("kappa", kappa, ndim=1)
     n_tasks = check_int("n_tasks", n_tasks, low=0)
@@ -468,25 +327,6 @@ class LoadSplit:
 
     ``active`` marks ``{p : a_p < theta}`` (proof of Theorem 2). For the uniform split
     ``theta`` is nan and ``kappa_continuous = K Omega / P``.
-
-    Parameters
-    ----------
-    kind : str
-        ``'optimal'`` or ``'uniform'``.
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code).
-    omega : float
-        Redundancy factor Omega.
-    gamma : float
-        Weight gamma of the communication time in the balance metric.
-    theta : float
-        Threshold theta (nan for the uniform split).
-    kappa_continuous : np.ndarray
-        Continuous split of Theorem 2.
-    kappa : np.ndarray
-        Integer split.
-    active : np.ndarray
-        Active workers ``a_p < theta``.
     """
 
     kind: str
@@ -508,26 +348,7 @@ class LoadSplit:
 
 
 def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
-    """Optimal split of ``K Omega`` tasks per iteration (Theorem 2), rounded to integers.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    omega : float
-        Redundancy factor Omega. Must satisfy ``1.0 <= omega``.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-
-    Returns
-    -------
-    LoadSplit
-        Optimal split of ``K Omega`` tasks per iteration (Theorem 2), rounded to integers.
-    """
+    """Optimal split of ``K Omega`` tasks per iteration (Theorem 2), rounded to integers."""
     n_tasks = total_tasks(K, omega)
     gamma = check_real("gamma", gamma, low=0.0)
     theta = solve_theta(workers, n_tasks, gamma)
@@ -546,26 +367,7 @@ def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
 
 
 def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
-    """Baseline oblivious to heterogeneity: ``K Omega / P`` tasks each, rounded (Section VI).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    omega : float
-        Redundancy factor Omega. Must satisfy ``1.0 <= omega``.
-    gamma : float, default 1.0
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-
-    Returns
-    -------
-    LoadSplit
-        Baseline oblivious to heterogeneity: ``K Omega / P`` tasks each, rounded (Section VI).
-    """
+    """Baseline oblivious to heterogeneity: ``K Omega / P`` tasks each, rounded (Section VI)."""
     n_tasks = total_tasks(K, omega)
     gamma = check_real("gamma", gamma, low=0.0)
     P = workers.n_workers
@@ -577,21 +379,6 @@ def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
 def example1_kappa(rates, theta: float, gamma: float) -> np.ndarray:
     """Example 1 (``c_p = 0``, ``T_p ~ Exp(mu_p)``):
     ``kappa_p = (mu_p + gamma)/(2 gamma) (-1 + sqrt(1 + 4 gamma mu_p^2 theta / (mu_p + gamma)^2))``.
-
-    Parameters
-    ----------
-    rates : numpy.ndarray
-        Per-worker computation rates.
-    theta : float
-        Balance threshold theta. Must satisfy ``0.0 <= theta``.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy ``0.0 < gamma``.
-
-    Returns
-    -------
-    np.ndarray
-        Example 1 (``c_p = 0``, ``T_p ~ Exp(mu_p)``):
-        ``kappa_p = (mu_p + gamma)/(2 gamma) (-1 + sqrt(1 + 4 gamma mu_p^2 theta / (mu_p + gamma)^2))``.
     """
     rates = check_array("rates", rates, ndim=1)
     theta = check_real("theta", theta, low=0.0)
@@ -639,20 +426,6 @@ def iteration_time_cdf(workers: StreamWorkers, kappa, t) -> np.ndarray:
     ``T_{p,kappa}`` is ``c_p`` plus a gamma variable of shape ``kappa_p m_p^2/sigma_p^2``
     and scale ``sigma_p^2/m_p`` (for exponential tasks: shape ``kappa_p``, scale
     ``C/mu_p``, the shifted gamma of Section VI); deterministic tasks give a step.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    t
-        Time point(s) at which to evaluate.
-
-    Returns
-    -------
-    np.ndarray
-        ``F_itr(t) = prod_{p active} F_p(t)`` for no purging (Section IV).
     """
     shift, shape, scale, det = _assignment_distributions(workers, kappa)
     t = np.asarray(t, dtype=float)
@@ -676,20 +449,6 @@ def iteration_time_moments(
     are panel edges), so composite 16-point Gauss-Legendre on panels, doubled until two
     successive results agree to ``rtol``, converges fast; every worker's CDF is evaluated on
     all nodes at once.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    rtol : float, default 1e-10
-        Relative tolerance.
-
-    Returns
-    -------
-    tuple[float, float]
-        ``E[T_itr]`` and ``E[T_itr^2]`` for ``T_itr = max_p T_{p,kappa_p}`` (no purging).
     """
     shift, shape, scale, det = _assignment_distributions(workers, kappa)
     if shift.size == 0:
@@ -737,22 +496,7 @@ def iteration_time_moments(
 
 
 def service_time_moments(iter_mean: float, iter_second: float, iterations) -> tuple[float, float]:
-    """Eq. (8): ``E[T_s] = I E[T_itr]``, ``E[T_s^2] = I E[T_itr^2] + I (I-1) E[T_itr]^2``.
-
-    Parameters
-    ----------
-    iter_mean : float
-        Mean iteration time. Must satisfy ``0.0 <= iter_mean``.
-    iter_second : float
-        Second moment of the iteration time. Must satisfy ``0.0 <= iter_second``.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-
-    Returns
-    -------
-    tuple[float, float]
-        Eq. (8): ``E[T_s] = I E[T_itr]``, ``E[T_s^2] = I E[T_itr^2] + I (I-1) E[T_itr]^2``.
-    """
+    """Eq. (8): ``E[T_s] = I E[T_itr]``, ``E[T_s^2] = I E[T_itr^2] + I (I-1) E[T_itr]^2``."""
     iterations = check_int("iterations", iterations, low=1)
     iter_mean = check_real("iter_mean", iter_mean, low=0.0)
     iter_second = check_real("iter_second", iter_second, low=0.0)
@@ -767,20 +511,7 @@ def service_time_moments(iter_mean: float, iter_second: float, iterations) -> tu
 
 
 def is_stable(service_mean: float, arrival_mean: float) -> bool:
-    """Rate stability of the master's G/G/1 queue: ``E[T_s] < E[T_a]`` (Section IV-A).
-
-    Parameters
-    ----------
-    service_mean : float
-        Mean job service time. Must satisfy ``0.0 <= service_mean``.
-    arrival_mean : float
-        Mean inter-arrival time. Must satisfy ``0.0 < arrival_mean``.
-
-    Returns
-    -------
-    bool
-        Rate stability of the master's G/G/1 queue: ``E[T_s] < E[T_a]`` (Section IV-A).
-    """
+    """Rate stability of the master's G/G/1 queue: ``E[T_s] < E[T_a]`` (Section IV-A)."""
     service_mean = check_real("service_mean", service_mean, low=0.0, high=np.inf)
     arrival_mean = check_real("arrival_mean", arrival_mean, low=0.0, low_open=True)
     return service_mean < arrival_mean
@@ -795,24 +526,7 @@ def _require_stable(service_mean, arrival_mean):
 
 
 def kingman_delay(service_mean, service_second, arrival_mean, arrival_second) -> float:
-    """Kingman's approximation, eq. (6): ``D ~ E[T_s](1 + rho/(1-rho) (c_a^2 + c_s^2)/2)``.
-
-    Parameters
-    ----------
-    service_mean : float
-        Mean job service time. Must satisfy ``0.0 <= service_mean``.
-    service_second : float
-        Second moment of the job service time. Must satisfy ``0.0 <= service_second``.
-    arrival_mean : float
-        Mean inter-arrival time. Must satisfy ``0.0 < arrival_mean``.
-    arrival_second : float
-        Second moment of the inter-arrival time. Must satisfy ``0.0 <= arrival_second``.
-
-    Returns
-    -------
-    float
-        Kingman's approximation, eq. (6): ``D ~ E[T_s](1 + rho/(1-rho) (c_a^2 + c_s^2)/2)``.
-    """
+    """Kingman's approximation, eq. (6): ``D ~ E[T_s](1 + rho/(1-rho) (c_a^2 + c_s^2)/2)``."""
     service_mean = check_real("service_mean", service_mean, low=0.0)
     service_second = check_real("service_second", service_second, low=0.0)
     arrival_mean = check_real("arrival_mean", arrival_mean, low=0.0, low_open=True)
@@ -825,22 +539,7 @@ def kingman_delay(service_mean, service_second, arrival_mean, arrival_second) ->
 
 
 def pollaczek_khinchin_delay(service_mean, service_second, arrival_rate) -> float:
-    """Pollaczek-Khinchin, eq. (7): ``D = E[T_s] + lambda E[T_s^2] / (2 (1 - lambda E[T_s]))``.
-
-    Parameters
-    ----------
-    service_mean : float
-        Mean job service time. Must satisfy ``0.0 <= service_mean``.
-    service_second : float
-        Second moment of the job service time. Must satisfy ``0.0 <= service_second``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-
-    Returns
-    -------
-    float
-        Pollaczek-Khinchin, eq. (7): ``D = E[T_s] + lambda E[T_s^2] / (2 (1 - lambda E[T_s]))``.
-    """
+    """Pollaczek-Khinchin, eq. (7): ``D = E[T_s] + lambda E[T_s^2] / (2 (1 - lambda E[T_s]))``."""
     service_mean = check_real("service_mean", service_mean, low=0.0)
     service_second = check_real("service_second", service_second, low=0.0)
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
@@ -860,23 +559,6 @@ class StabilityThreshold:
     and ``critical_rate <= critical_rate_slowest``; ``slowest`` is that worker's index.
     ``drift = E[T_s] - E[T_a]``: in an unstable FIFO queue each job waits about this much
     longer than the one before it (0 when stable).
-
-    Parameters
-    ----------
-    rho : float
-        Utilisation ``lambda I E[T_itr]``.
-    rho_slowest : float
-        Utilisation of the slowest worker alone.
-    critical_rate : float
-        Arrival rate at which ``rho = 1``.
-    critical_rate_slowest : float
-        Critical rate of the slowest worker alone.
-    slowest : int
-        Index of the slowest worker.
-    service_mean : float
-        Mean job service time.
-    arrival_rate : float
-        Arrival rate lambda.
     """
 
     rho: float
@@ -904,22 +586,6 @@ def stability_threshold(
     The slowest worker's utilisation ``lambda I (c_p + kappa_p m_p)`` (eqs. 1, 8) is a closed
     form and a lower bound on ``rho``; ``rho`` itself integrates ``F_itr = prod_p F_p``
     (:func:`iteration_time_moments`). Both critical arrival rates are returned.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-
-    Returns
-    -------
-    StabilityThreshold
-        Rate stability of a split (Section IV-A) in closed form and with ``F_itr``.
     """
     iterations = check_int("iterations", iterations, low=1)
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
@@ -944,25 +610,6 @@ class DelayPrediction:
     """No-purging prediction for one split (Section IV-B): moments, ``rho`` and delays.
 
     ``pk_delay`` (eq. 7) and ``kingman_delay`` (eq. 6) are ``inf`` when not ``stable``.
-
-    Parameters
-    ----------
-    iter_mean : float
-        Mean iteration time.
-    iter_second : float
-        Second moment of the iteration time.
-    service_mean : float
-        Mean job service time.
-    service_second : float
-        Second moment of the job service time.
-    rho : float
-        Server utilisation.
-    stable : bool
-        Whether the queue is stable.
-    pk_delay : float
-        Pollaczek-Khinchin delay (eq. 7).
-    kingman_delay : float
-        Kingman delay (eq. 6).
     """
 
     iter_mean: float
@@ -976,24 +623,7 @@ class DelayPrediction:
 
 
 def predict_delay(workers: StreamWorkers, kappa, iterations, arrival_rate) -> DelayPrediction:
-    """Theory for Poisson arrivals, no purging: ``F_itr`` -> eq. (8) -> eqs. (6)-(7).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-
-    Returns
-    -------
-    DelayPrediction
-        Theory for Poisson arrivals, no purging: ``F_itr`` -> eq. (8) -> eqs. (6)-(7).
-    """
+    """Theory for Poisson arrivals, no purging: ``F_itr`` -> eq. (8) -> eqs. (6)-(7)."""
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
     e1, e2 = iteration_time_moments(workers, kappa)
     s1, s2 = service_time_moments(e1, e2, iterations)
@@ -1008,23 +638,7 @@ def predict_delay(workers: StreamWorkers, kappa, iterations, arrival_rate) -> De
 
 
 def lower_bound_delay(workers: StreamWorkers, K, iterations) -> float:
-    """Eq. (9): ``D_L = I (K / sum_p 1/E[T_p] + (1/P) sum_p c_p)``.
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-
-    Returns
-    -------
-    float
-        Eq. (9): ``D_L = I (K / sum_p 1/E[T_p] + (1/P) sum_p c_p)``.
-    """
+    """Eq. (9): ``D_L = I (K / sum_p 1/E[T_p] + (1/P) sum_p c_p)``."""
     K = check_int("K", K, low=1)
     iterations = check_int("iterations", iterations, low=1)
     return iterations * (K / np.sum(1.0 / workers.task_mean) + np.mean(workers.comm_time))
@@ -1035,24 +649,6 @@ def lower_bound_queue_delay(workers: StreamWorkers, K, iterations, arrival_rate)
     ``D_L`` (eq. 9), behind the same Poisson queue — P-K (eq. 7) with ``E[T_s^2] = D_L^2``,
     i.e. ``D_L + lambda D_L^2 / (2 (1 - rho))``: the "theory lower bound" of the authors' code
     (``Analysis_Omega.m``, GitHub hesfahanizadeh/Layered_Computations_Cloudnet).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code). Must satisfy
-        ``1 <= K``.
-    iterations : int
-        Iterations I per job. Must satisfy ``1 <= iterations``.
-    arrival_rate : float
-        Poisson arrival rate lambda of jobs. Must satisfy ``0.0 < arrival_rate``.
-
-    Returns
-    -------
-    float
-        Not in the paper: the single ideal worker of Section IV-C, deterministic service ``D_L``
-        (eq. 9), behind the same Poisson queue — P-K (eq. 7) with ``E[T_s^2] = D_L^2``.
     """
     d = lower_bound_delay(workers, K, iterations)
     return pollaczek_khinchin_delay(d, d**2, arrival_rate)
@@ -1068,23 +664,6 @@ def mismatch(workers: StreamWorkers, kappa, gamma: float, over: str = "all") -> 
 
     ``over="all"`` runs over every worker in P, as printed (idle workers contribute 0);
     ``over="active"`` only over workers with ``kappa_p > 0`` (the quantisation mismatch).
-
-    Parameters
-    ----------
-    workers : StreamWorkers
-        Heterogeneous workers (speeds and communication times).
-    kappa : numpy.ndarray
-        Load split: fraction of the tasks assigned to each worker.
-    gamma : float
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-    over : str, default 'all'
-        ``'all'`` workers or only the ``'active'`` ones.
-
-    Returns
-    -------
-    float
-        Eq. (10): numerical variance of ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]``.
     """
     values = balance_metric(workers, kappa, gamma)
     if over == "active":
@@ -1096,29 +675,7 @@ def mismatch(workers: StreamWorkers, kappa, gamma: float, over: str = "all") -> 
 
 @dataclass(frozen=True)
 class CodeSearch:
-    """Algorithm 1 over ``K`` with ``K C = Z`` fixed: one row per candidate code.
-
-    Parameters
-    ----------
-    K : np.ndarray
-        Candidate numbers of tasks.
-    complexity : np.ndarray
-        Complexity C = Z/K of each candidate.
-    mismatch : np.ndarray
-        Mismatch (eq. 10) over all workers.
-    mismatch_active : np.ndarray
-        Mismatch over the active workers.
-    theta : np.ndarray
-        Threshold theta of each candidate.
-    n_active : np.ndarray
-        Active workers of each candidate.
-    n_assigned : np.ndarray
-        workers with at least one task after rounding
-    splits : list
-        Load split of each candidate.
-    best_index : int
-        Index of the chosen candidate.
-    """
+    """Algorithm 1 over ``K`` with ``K C = Z`` fixed: one row per candidate code."""
 
     K: np.ndarray
     complexity: np.ndarray
@@ -1141,29 +698,6 @@ def optimise_code_parameters(
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
     (Assumption 1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep
     the code with the smallest one (first on ties).
-
-    Parameters
-    ----------
-    unit_workers : StreamWorkers
-        Workers with unit complexity, rescaled by ``Z``.
-    Z : float
-        Computational complexity of one iteration. Must satisfy ``0.0 < Z``.
-    K_values
-        Numbers of tasks K tried.
-    omega : float, default 1.0
-        Redundancy factor Omega. Must satisfy ``1.0 <= omega``.
-    gamma : float, default 1.0
-        Weight gamma of the communication time in the balance metric. Must satisfy
-        ``0.0 <= gamma``.
-    over : str, default 'all'
-        ``'all'`` workers or only the ``'active'`` ones.
-
-    Returns
-    -------
-    CodeSearch
-        Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments (Assumption
-        1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep the code with the
-        smallest one (first on ties).
     """
     Z = check_real("Z", Z, low=0.0, low_open=True)
     K_values = np.asarray(K_values)

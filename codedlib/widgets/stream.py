@@ -1,10 +1,7 @@
 """Interactive exploration for paper 5: per-worker speeds and communication times, K, Omega,
 gamma, lambda, I -> theta, kappa split, active set, predicted and simulated delay.
 
-References
-----------
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+Reference: esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -24,20 +21,7 @@ __all__ = [
 
 
 def parse_values(name: str, text: str) -> np.ndarray:
-    """Comma-separated numbers -> array; ValueError naming the field otherwise.
-
-    Parameters
-    ----------
-    name : str
-        Name of the field, for messages.
-    text : str
-        Comma-separated numbers.
-
-    Returns
-    -------
-    np.ndarray
-        Comma-separated numbers -> array; ValueError naming the field otherwise.
-    """
+    """Comma-separated numbers -> array; ValueError naming the field otherwise."""
     try:
         values = [float(v) for v in str(text).replace(";", ",").split(",") if v.strip()]
     except ValueError:
@@ -52,23 +36,6 @@ def build_workers(
 ) -> th.StreamWorkers:
     """Exponential workers ``Exp(mu_p / C)``; ``heterogeneity`` h maps each speed to
     ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical speeds, h = 1: as typed).
-
-    Parameters
-    ----------
-    rates_text : str
-        Comma-separated speeds mu_p.
-    comm_text : str
-        Comma-separated communication times c_p.
-    complexity : float
-        Computational complexity C of one task.
-    heterogeneity : float, default 1.0
-        Heterogeneity of the workers (spread of their speeds).
-
-    Returns
-    -------
-    th.StreamWorkers
-        Exponential workers ``Exp(mu_p / C)``; ``heterogeneity`` h maps each speed to
-        ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical speeds, h = 1: as typed).
     """
     rates = parse_values("mu_p", rates_text)
     comm = parse_values("c_p", comm_text)
@@ -142,61 +109,14 @@ def split_report(
     complexity=None,
     n_jobs=300,
 ):
-    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input.
-
-    Parameters
-    ----------
-    rates_text
-        Comma-separated speeds mu_p.
-    comm_text
-        Comma-separated communication times c_p.
-    heterogeneity : float
-        Heterogeneity of the workers (spread of their speeds).
-    K : int
-        Number of tasks per iteration (redundancy Omega included in the code).
-    omega : float
-        Redundancy factor Omega.
-    gamma : float
-        Weight gamma of the communication time in the balance metric.
-    lam : float
-        Arrival rate lambda.
-    iterations : int
-        Iterations I per job.
-    simulate : bool, default True
-        Also simulate the stream.
-    complexity : numpy.ndarray, optional
-        Task complexity; default Example 2's.
-    n_jobs : int, default 300
-        Number of jobs in the stream.
-
-    Returns
-    -------
-    tuple
-        ``(result, text)``: an :class:`~codedlib.experiments.stream.ExploreSplitResult` (with
-        ``workers``; no simulation when ``simulate`` is False) and the summary text.
-    """
+    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
     complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
     workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
     return _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate)
 
 
 def split_view(*, complexity=None, n_jobs=300, **values) -> Report:
-    """:func:`split_report` as what the explorer shows: the summary and the per-worker chart.
-
-    Parameters
-    ----------
-    complexity : numpy.ndarray, optional
-        Per-worker computational complexity.
-    n_jobs : int, default 300
-        Number of jobs in the stream.
-    **values : dict
-        Current control values.
-
-    Returns
-    -------
-    Report
-        :func:`split_report` as what the explorer shows: the summary and the per-worker chart.
-    """
+    """:func:`split_report` as what the explorer shows: the summary and the per-worker chart."""
     from codedlib.plots import subplots
 
     res, text = split_report(**values, complexity=complexity, n_jobs=n_jobs)
@@ -216,22 +136,6 @@ def explore_load_split(rates=None, comm=None, complexity=None, n_jobs=300) -> Ex
 
     Defaults are Example 2's workers. Bad input (mismatched lists, K*Omega not an integer,
     negative values) is shown as the error message instead of raising.
-
-    Parameters
-    ----------
-    rates : numpy.ndarray, optional
-        Speeds; default Example 2's.
-    comm : optional
-        Communication times; default Example 2's.
-    complexity : numpy.ndarray, optional
-        Task complexity; default Example 2's.
-    n_jobs : int, default 300
-        Number of jobs in the stream.
-
-    Returns
-    -------
-    Explorer
-        Ipywidgets UI around Theorem 2, eqs. (6)-(9) and the Section VI simulation.
     """
     import ipywidgets as W
 
