@@ -363,20 +363,7 @@ def run_validation(
 
 
 def mpiexec_command(n_procs: int, module_args) -> list[str]:
-    """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``.
-
-    Parameters
-    ----------
-    n_procs : int
-        Number of MPI processes K. Must satisfy ``1 <= n_procs``.
-    module_args : sequence of str
-        Module to run and its arguments (e.g. ``["codedlib.runtime", "--scheme", "gc"]``).
-
-    Returns
-    -------
-    list of str
-        The command, with :func:`mpiexec_path` and the running Python.
-    """
+    """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``."""
     from codedlib._validation import check_int
 
     n_procs = check_int("n_procs", n_procs, low=1)
@@ -393,11 +380,6 @@ def mpiexec_env() -> dict:
     """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
     ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
     allowed to oversubscribe (values already set in the environment are kept).
-
-    Returns
-    -------
-    dict
-        The environment, for ``subprocess.run(..., env=mpiexec_env())``.
     """
     return _env()
 
@@ -408,18 +390,6 @@ def killed_from_outside(proc, results=None) -> bool:
     The sign is exit code :data:`KILLED_FROM_OUTSIDE` (9) with an empty stderr (no Python
     error of ours) and, when ``results`` is given, no results file written (see
     :class:`KilledFromOutside` for the cause we found).
-
-    Parameters
-    ----------
-    proc : subprocess.CompletedProcess
-        The finished job, run with ``capture_output=True, text=True``.
-    results : str or os.PathLike, optional
-        File the job writes when it finishes (e.g. ``out / "run.json"``).
-
-    Returns
-    -------
-    bool
-        True for a kill from outside.
     """
     if not hasattr(proc, "returncode") or not hasattr(proc, "stderr"):
         raise TypeError(f"proc must be a subprocess.CompletedProcess, got {type(proc).__name__}")
