@@ -15,22 +15,6 @@ maintained by the Jupyter project, already installed with JupyterLab, renders th
 notebooks as they are (no re-execution, no build configuration) and embeds outputs inline.
 Jupyter Book 2 would add a Node.js toolchain (mystmd) to the environment for what this book
 needs: a handful of pages and one generated index.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -86,17 +70,6 @@ def mathjax_source() -> Path:
 def bibliography(path: str | Path = REPO_ROOT / "references.bib") -> dict[str, dict[str, str]]:
     """Entries of a BibTeX file as ``{key: {field: value}}`` (braces stripped; enough for the
     plain fields of ``references.bib``).
-
-    Parameters
-    ----------
-    path : str | Path, optional
-        File path.
-
-    Returns
-    -------
-    dict[str, dict[str, str]]
-        Entries of a BibTeX file as ``{key: {field: value}}`` (braces stripped; enough for the
-        plain fields of ``references.bib``).
     """
     text = Path(path).read_text(encoding="utf-8")
     entries = {}
@@ -241,22 +214,6 @@ def build_book(
     Claims come from ``<fig_root>/<stem>/claims.csv`` (the same run as the executed
     notebooks). Returns the path of ``index.html``. Raises ``ValueError`` when an executed
     notebook is missing.
-
-    Parameters
-    ----------
-    executed_dir : str | Path, default 'build/notebooks'
-        Folder of the executed notebooks.
-    out_dir : str | Path, default 'build/book'
-        Folder the book is written to.
-    fig_root : str | Path | None, default 'figures'
-        Root of the per-notebook figure folders holding ``claims.csv``; None for no claims.
-    notebooks : list[Path] | None, optional
-        Executed notebooks to render; default every notebook of the repository.
-
-    Returns
-    -------
-    pathlib.Path
-        Path of ``index.html``.
     """
     executed_dir, out = Path(executed_dir), Path(out_dir)
     sources = notebooks if notebooks is not None else discover_notebooks()
@@ -311,18 +268,7 @@ below, with its interval over independent seeds and a verdict. Run: {html.escape
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point of ``python -m codedlib.book`` (``make book``).
-
-    Parameters
-    ----------
-    argv : list[str] | None, optional
-        Command-line arguments; default ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        Exit status (0 on success).
-    """
+    """Command-line entry point of ``python -m codedlib.book`` (``make book``)."""
     parser = argparse.ArgumentParser(
         prog="python -m codedlib.book",
         description=__doc__,

@@ -1,40 +1,19 @@
-"""One cluster for every scheme: computation delays, heterogeneity, bursts and the network.
+"""One cluster for every scheme (notebook 06): computation delays, heterogeneity, bursts, network.
 
-The shoot-out (notebook 06, :mod:`codedlib.schemes.shootout`) holds every scheme of the five
-papers to one clock. A :class:`ClusterModel` says what one iteration costs on that clock:
+A :class:`ClusterModel` prices one iteration: a share (the ``1/N`` of the data an uncoded
+worker holds) costs ``4 rows dim`` FLOPs at ``worker_flop_time`` s/FLOP; straggling is a
+unit-mean factor from :data:`FAMILIES` times worker ``i``'s slowdown ``1 + h i / N`` (DSAG
+Sec. VII-B) times a two-state Markov burst (DSAG Sec. III-B); a task of ``k`` shares takes ``k``
+times as long (CR eq. 6); every message goes through one :class:`codedlib.network.Network`;
+decoding costs ``master_flop_time`` s/FLOP (RS eq. 17).
 
-* **work**: a :class:`Workload` (model size ``dim``, rows per worker's share) charged at
-  ``worker_flop_time`` seconds per FLOP, so the mean time of one *share* (the ``1/N`` of the
-  data an uncoded worker holds) follows from the sizes: ``4 * rows * dim * worker_flop_time``
-  (a least-squares partial gradient ``Xᵀ(Xθ − y)`` is ``4 rows dim`` FLOPs);
-* **straggling**: a unit-mean random factor ``X`` per (iteration, worker) from one family --
-  shifted exponential (CodedReduce eq. 6), Pareto (Reed–Solomon GC eq. 16) or gamma (DSAG
-  Section III-A) -- times worker ``i``'s fixed slowdown ``1 + h i / N`` (DSAG Section VII-B,
-  :func:`codedlib.latency.models.linear_slowdown`) times a two-state Markov burst factor (DSAG
-  Section III-B). A task of ``k`` shares takes ``k`` times as long (all of it scales, as in
-  CodedReduce eq. 6 with load ``d_i``);
-* **communication**: one :class:`codedlib.network.Network` (latency + bytes / bandwidth, single
-  port) for every message; a gradient message carries ``dim`` numbers;
-* **decoding**: ``master_flop_time`` seconds per FLOP at the master (Reed–Solomon GC eq. 17).
-
-Examples
---------
 >>> c = ClusterModel(n_workers=4, family="gamma", shape=0.5, heterogeneity=0.4)
 >>> round(c.share_time, 6), round(c.message_time, 6)
 (0.04, 0.00094)
 >>> c.compute_times(np.ones(4), 3, rng=0).shape
 (3, 4)
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981 -- eq. (6), Section III-C.
-.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
-   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436 -- eq. (16), (17).
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877 -- Sections III-A, III-B, VII-B.
+Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -69,26 +48,8 @@ def _check_shape(family: str, shape: float) -> float:
 
 
 def unit_delays(family: str, shape: float, size, rng=None) -> np.ndarray:
-    """Unit-mean straggling factors ``X`` of ``family`` (see :data:`FAMILIES`).
+    """Unit-mean straggling factors ``X`` of ``family`` (:data:`FAMILIES`).
 
-    Parameters
-    ----------
-    family : str
-        One of :data:`FAMILIES`.
-    shape : float
-        The family's shape (straggling share, tail index or coefficient of variation).
-    size : int or tuple
-        Output shape.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed.
-
-    Returns
-    -------
-    numpy.ndarray
-        Draws with mean 1 (infinite variance for a Pareto tail index ``xi <= 2``).
-
-    Examples
-    --------
     >>> x = unit_delays("pareto", 3.0, 200_000, rng=1)
     >>> bool(abs(x.mean() - 1) < 0.02), bool(x.min() >= 2 / 3)
     (True, True)
@@ -111,18 +72,8 @@ def unit_delays(family: str, shape: float, size, rng=None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Workload:
-    """What one uncoded share costs: a gradient of ``dim`` numbers over ``rows`` rows.
-
-    Parameters
-    ----------
-    dim : int, default 1000
-        Model size (numbers per gradient message). Must satisfy ``1 <= dim``.
-    rows : int, default 10000
-        Rows of data in one share (the ``1/N`` an uncoded worker holds). Must satisfy
-        ``1 <= rows``.
-    flops_per_entry : float, default 4.0
-        FLOPs per (row, parameter) of one partial gradient (least squares: ``4``).
-    """
+    """What one uncoded share costs: a gradient of ``dim`` numbers over ``rows`` rows, at
+    ``flops_per_entry`` FLOPs per (row, parameter) (least squares: 4)."""
 
     dim: int = 1000
     rows: int = 10_000
@@ -140,33 +91,10 @@ class Workload:
 
 @dataclass(frozen=True)
 class ClusterModel:
-    """N workers, one delay family, heterogeneity, bursts, one network (module docstring).
-
-    Parameters
-    ----------
-    n_workers : int, default 12
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    family : str, default 'shifted_exponential'
-        Straggling family, one of :data:`FAMILIES`.
-    shape : float, default 0.5
-        The family's shape (straggling share, Pareto tail index or gamma cv).
-    heterogeneity : float, default 0.0
-        Slowdown strength h: worker ``i`` (1-based) is ``1 + h i / N`` times slower (DSAG
-        Section VII-B). Must satisfy ``0.0 <= heterogeneity``.
-    burst_factor : float, default 1.0
-        Slowdown while in a burst (1 = no bursts). Must satisfy ``1.0 <= burst_factor``.
-    burst_enter, burst_exit : float, default 0.05, 0.2
-        Per-iteration probabilities of entering / leaving a burst (DSAG Section III-B).
-    network : Network, default ``Network()``
-        Latency and bandwidth of every message (0.3 ms, 100 Mb/s).
-    workload : Workload, default ``Workload()``
-        Model size and rows per share.
-    worker_flop_time : float, default 1e-9
-        Seconds per FLOP at a worker (a 1 GFLOP/s core).
-    master_flop_time : float, default 1e-9
-        Seconds per FLOP at the master (decoding, RS eq. 17).
-    name : str, default ''
-        What this cluster stands for (shown in figures).
+    """N workers, one delay family, heterogeneity, bursts, one network (module docstring):
+    ``heterogeneity`` h: worker ``i`` (1-based) is ``1 + h i / N`` times slower;
+    ``burst_factor``: slowdown in a burst (1 = none), entered / left with per-iteration
+    probabilities ``burst_enter`` / ``burst_exit``; ``*_flop_time``: seconds per FLOP.
     """
 
     n_workers: int = 12

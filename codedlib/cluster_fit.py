@@ -1,39 +1,15 @@
-"""Fit a :class:`~codedlib.cluster.ClusterModel` to a recorded latency trace.
+"""Fit a :class:`~codedlib.cluster.ClusterModel` to a recorded latency trace (DSAG Sec. VI-A).
 
-DSAG Section VI-A fits its latency model to the latency the workers and the coordinator record;
-:func:`fit_cluster` does the same for the shoot-out's one cluster model, from a trace in the
-``data/traces`` format (one row per result: ``iteration, worker, compute_time, comm_time,
-...``, see ``data/traces/README.md``). What is fitted, in this order:
+In order: (1) bursts (DSAG Sec. III-B): only when the lag-1 autocorrelation of
+``X = compute_time / worker mean`` exceeds :data:`BURST_Z` ``/ sqrt(pairs)``, a two-state
+Gaussian HMM on ``log X`` (EM, shared variance) gives enter / exit probabilities and the burst
+factor (ratio of posterior-weighted means of X); (2) heterogeneity (DSAG Sec. VII-B): sorted
+per-worker means fitted by least squares to ``b (1 + h k / N)``; (3) the delay family: each
+family's unit-mean ML shape on the pooled X, the largest likelihood wins (one parameter each,
+so also the AIC choice); (4) network: the median ``comm_time`` (queue waits out) is one
+message of ``workload.dim`` numbers, latency assumed, bandwidth follows. The workload only
+turns the share time into ``worker_flop_time``.
 
-1. **bursts** (DSAG Section III-B): the lag-1 autocorrelation of the normalised factor
-   ``X = compute_time / (worker's mean)`` within workers. Only when it exceeds
-   :data:`BURST_Z` ``/ sqrt(pairs)`` (the ``z``-sigma bound of an uncorrelated sequence) is a
-   two-state hidden Markov model fitted to ``log X`` of every worker's sequence (EM,
-   Gaussian emissions with a shared variance: the burst multiplies the time, so it shifts
-   ``log X``); its transition matrix gives the enter / exit probabilities and the ratio of the
-   posterior-weighted means of ``X`` in and out of a burst the burst factor. Otherwise
-   ``burst_factor = 1``;
-2. **heterogeneity** (DSAG Section VII-B): the per-worker means of the compute times (bursts
-   divided out), sorted, fitted by least squares to ``b (1 + h k / N)``, ``k = 1..N`` the rank
-   -- the worker with the ``k``-th smallest mean gets slowdown index ``k``
-   (:attr:`ClusterFit.worker_order`); ``share_time = b / shares``;
-3. **delay family**: the pooled factor ``X`` (bursts divided out, unit mean per worker), each
-   family's shape by maximum likelihood under the unit-mean constraint -- shifted exponential
-   ``(1 - v) + v Exp(1)`` (closed form ``v = 1 - min X``), Pareto with mean 1 (bounded 1-d
-   search, the support ``x >= (xi - 1)/xi`` must hold every sample) and gamma with mean 1
-   (root of the score) -- and the family of largest likelihood (all three have one free
-   parameter, so this is also the AIC choice);
-4. **network**: the median ``comm_time`` (queue waits taken out by
-   :func:`codedlib.latency.gamma_model.without_queueing` when the trace has ``wall_clock``) is
-   one message of ``workload.dim`` numbers. One message size cannot separate latency from
-   bandwidth, so the latency is *assumed* (``Network().latency``, or half the message time if
-   that is shorter) and the bandwidth follows (:meth:`codedlib.network.Network.from_message_time`).
-
-Times are what matter: the workload (default ``Workload()``) only turns the fitted share time
-into ``worker_flop_time``; the cluster's times do not depend on it.
-
-Examples
---------
 >>> from codedlib.cluster import ClusterModel
 >>> true = ClusterModel(n_workers=6, family="gamma", shape=0.5, heterogeneity=0.4)
 >>> fit = fit_cluster(synthetic_trace(true, 1000, rng=0))
@@ -42,17 +18,7 @@ Examples
 >>> bool(abs(fit.message_time - true.message_time) < 1e-12), fit.cluster.burst_factor
 (True, 1.0)
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877 -- Section VI-A (fitting latency from traces),
-   Sections III-A, III-B (delay model, Markov bursts), VII-B (linear slowdown).
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking, 2022, arXiv:1902.01981 -- eq. (6) (shifted exponential).
-.. [RS] W. Halbawi, N. Azizan, F. Salehi, B. Hassibi, "Improving Distributed Gradient Descent
-   Using Reed-Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436 -- eq. (16) (Pareto).
+Reference: severinson2023dsag, reisizadeh2022codedreduce (eq. 6), halbawi2018reedsolomon (eq. 16).
 """
 
 from __future__ import annotations
@@ -88,26 +54,10 @@ _REQUIRED = ("iteration", "worker", "compute_time", "comm_time")
 # ---------------------------------------------------------------------- the result
 @dataclass(frozen=True)
 class ClusterFit:
-    """A :class:`~codedlib.cluster.ClusterModel` fitted to a trace, and how it was fitted.
+    """A :class:`~codedlib.cluster.ClusterModel` fitted to a trace, and how (``notes``).
 
-    Attributes
-    ----------
-    cluster : ClusterModel
-        The fitted cluster (``n_workers`` = the trace's number of workers).
-    loglik : dict
-        Log-likelihood of the pooled factor X under each family of
-        :data:`codedlib.cluster.FAMILIES` at its ML shape.
-    family : str
-        The chosen (or given) family.
-    worker_order : tuple of int
-        ``worker_order[k - 1]`` is the trace's worker id given slowdown index ``k`` (the
-        ``k``-th smallest mean compute time).
-    burst_autocorrelation : float
-        Pooled lag-1 autocorrelation of X within workers.
-    message_time : float
-        Fitted time of one message (median ``comm_time`` without queue waits), seconds.
-    notes : list of str
-        What was fitted and what was assumed.
+    ``loglik``: family -> log-likelihood of the pooled X at its ML shape; ``worker_order[k-1]``:
+    the trace's worker given slowdown index ``k``; ``message_time`` in seconds.
     """
 
     cluster: ClusterModel
@@ -119,13 +69,7 @@ class ClusterFit:
     notes: list = field(default_factory=list)
 
     def summary(self):
-        """The fitted cluster's parameters, one row each, and whether fitted or assumed.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``parameter``, ``value``, ``how`` (``"fitted"`` / ``"assumed"``).
-        """
+        """DataFrame ``parameter, value, how`` (``"fitted"`` / ``"assumed"``), one row each."""
         import pandas as pd
 
         c = self.cluster
@@ -155,8 +99,7 @@ class ClusterFit:
 
 # ---------------------------------------------------------------------- families
 def _fit_shifted_exponential(x: np.ndarray) -> tuple[float, float]:
-    """ML straggling share ``v`` of ``(1 - v) + v Exp(1)``: the shift ``1 - v`` is the sample
-    minimum (the likelihood grows as ``v`` shrinks until the support excludes a sample)."""
+    """ML straggling share ``v`` of ``(1 - v) + v Exp(1)``: ``1 - v`` is the sample minimum."""
     n = x.size
     v = float(np.clip(1.0 - x.min(), 1e-9, 1.0 - 1e-9))
     ll = -n * math.log(v) - float(np.sum(x - (1.0 - v))) / v
@@ -169,8 +112,7 @@ def _pareto_loglik(xi: float, n: int, sum_log: float) -> float:
 
 
 def _fit_pareto(x: np.ndarray) -> tuple[float, float]:
-    """ML tail index ``xi > 1`` of the unit-mean Pareto (scale ``(xi - 1) / xi``), subject to
-    every sample lying in the support."""
+    """ML tail index ``xi > 1`` of the unit-mean Pareto, every sample in the support."""
     from scipy.optimize import minimize_scalar
 
     n, sum_log, xmin = x.size, float(np.sum(np.log(x))), float(x.min())
@@ -190,8 +132,7 @@ def _fit_pareto(x: np.ndarray) -> tuple[float, float]:
 
 
 def _fit_gamma(x: np.ndarray) -> tuple[float, float]:
-    """ML coefficient of variation ``cv = k^(-1/2)`` of the unit-mean gamma (shape ``k``,
-    scale ``1/k``): the root of the score in ``k``."""
+    """ML ``cv = k^(-1/2)`` of the unit-mean gamma (shape ``k``): the root of the score."""
     from scipy.optimize import brentq
     from scipy.special import digamma, gammaln
 
@@ -222,20 +163,8 @@ _FITTERS = {
 
 
 def family_logliks(x) -> dict:
-    """ML shape and log-likelihood of unit-mean factors ``x`` under each delay family.
+    """``family -> (ML shape, loglik)`` of positive unit-mean factors ``x``, every family.
 
-    Parameters
-    ----------
-    x : array_like
-        Positive factors with mean (about) 1, pooled over workers.
-
-    Returns
-    -------
-    dict
-        ``family -> (shape, loglik)`` for every family of :data:`codedlib.cluster.FAMILIES`.
-
-    Examples
-    --------
     >>> from codedlib.cluster import unit_delays
     >>> fits = family_logliks(unit_delays("pareto", 3.0, 5000, rng=0))
     >>> max(fits, key=lambda f: fits[f][1]), round(fits["pareto"][0], 1)
@@ -261,9 +190,7 @@ def _lag1_autocorrelation(seqs) -> tuple[float, int]:
 
 
 def _hmm_bursts(seqs, max_iter=200, tol=1e-6):
-    """Two-state Gaussian HMM on ``log X`` of each worker's sequence (EM / Baum-Welch with a
-    shared variance; state 1 = burst). Returns (p_enter, p_exit, posterior burst probability
-    per sequence)."""
+    """Two-state Gaussian HMM (Baum-Welch) on ``log X``: (p_enter, p_exit, burst posteriors)."""
     lengths = np.array([s.size for s in seqs])
     N, T = len(seqs), int(lengths.max())
     y = np.zeros((N, T))
@@ -378,41 +305,10 @@ def _as_trace(trace):
 def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your cluster"):
     """Fit a :class:`~codedlib.cluster.ClusterModel` to a latency trace (DSAG Section VI-A).
 
-    See the module docstring for what is fitted, how, and in which order. Times are what
-    matter: ``workload`` only converts the fitted share time into ``worker_flop_time``
-    (``share_time = workload.share_flops * worker_flop_time``) and sets the message size the
-    fitted message time is attributed to.
+    ``trace``: a ``data/traces`` DataFrame or path (``wall_clock`` orders rows and removes
+    queue waits); rows are taken as complete, so abandoned tasks make the tail underestimated
+    (noted). ``family``: imposed, or None for ML. ``shares``: shares per traced task.
 
-    Parameters
-    ----------
-    trace : pandas.DataFrame or str or os.PathLike
-        A trace in the ``data/traces`` format (as :func:`codedlib.latency.traces.read_trace`
-        returns) or its path. Needs the columns ``iteration, worker, compute_time,
-        comm_time`` (``wall_clock`` orders each worker's rows and lets queue waits be taken
-        out of ``comm_time``), at least 2 workers, at least :data:`MIN_ROWS_PER_WORKER` rows
-        per worker and finite times > 0. Every row's ``compute_time`` is used (stale ones
-        too: they are computations all the same). Rows are taken as complete: tasks abandoned
-        before they finished (``--on-new-iterate abandon``) leave no row, so a trace of such
-        a run lacks its slowest times and its tail is underestimated (noted in the result).
-    family : str or None, default None
-        One of :data:`codedlib.cluster.FAMILIES` to impose, or None to choose by maximum
-        likelihood.
-    shares : float, default 1.0
-        How many shares each traced task computed (the fitted ``share_time`` is the base
-        mean over ``shares``). Must satisfy ``0.0 < shares``.
-    workload : Workload or None, default None
-        Sizes of one share; None for ``Workload()``.
-    name : str, default 'your cluster'
-        Name of the fitted cluster.
-
-    Returns
-    -------
-    ClusterFit
-        The fitted cluster, the families' log-likelihoods and notes on what was fitted and
-        what assumed.
-
-    Examples
-    --------
     >>> from codedlib.latency.traces import trace_path
     >>> fit = fit_cluster(trace_path("umw-N12-gamma-hetero"))
     >>> fit.cluster.n_workers, fit.family
@@ -420,107 +316,20 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
     >>> fit.summary().set_index("parameter").loc["latency", "how"]
     'assumed'
     """
-    trace = _as_trace(trace)
-    if family is not None:
-        if not isinstance(family, str):
-            raise InputTypeError(
-                f"family must be None or a str, got family={family!r} ({type(family).__name__})"
-            )
-        if family not in FAMILIES:
-            raise ValueError(f"family must be None or one of {list(FAMILIES)}, got {family!r}")
-    shares = check_real("shares", shares, 0.0, low_open=True)
-    if workload is None:
-        workload = Workload()
-    elif not isinstance(workload, Workload):
-        raise InputTypeError(f"workload must be a Workload or None, got {type(workload).__name__}")
-    if not isinstance(name, str):
-        raise InputTypeError(f"name must be a str, got name={name!r}")
+    trace, shares, workload = _check_fit_args(trace, family, shares, workload, name)
     notes = []
-
-    # ---- per-worker sequences in the order computed
-    order_cols = ["wall_clock"] if "wall_clock" in trace.columns else ["iteration"]
-    df = trace.sort_values(["worker", *order_cols], kind="stable")
-    workers, seqs = [], []
-    for w, g in df.groupby("worker", sort=True):
-        workers.append(w)
-        seqs.append(g["compute_time"].to_numpy(dtype=float))
+    workers, seqs = _worker_sequences(trace, notes)
     N = len(workers)
-    counts = [s.size for s in seqs]
-    if min(counts) < max(counts):
-        notes.append(
-            f"rows per worker range from {min(counts)} to {max(counts)}: if late tasks were "
-            "abandoned, the slowest times are missing (right-censored) and the fit, which takes "
-            "the rows as complete, underestimates the tail"
-        )
     means = np.array([s.mean() for s in seqs])
     xs = [s / m for s, m in zip(seqs, means)]
-
-    # ---- bursts
-    r, pairs = _lag1_autocorrelation(xs)
-    bound = BURST_Z / math.sqrt(max(pairs, 1))
-    factor, p_enter, p_exit = 1.0, ClusterModel.burst_enter, ClusterModel.burst_exit
-    in_burst = [np.zeros(s.size, dtype=bool) for s in seqs]
-    if r > bound:
-        pe, px, post = _hmm_bursts(xs)
-        w_in = sum(float(p.sum()) for p in post)
-        w_out = sum(float((1 - p).sum()) for p in post)
-        if w_in >= 1.0 and w_out >= 1.0 and pe + px < 1.0:
-            mean_in = sum(float((p * x).sum()) for p, x in zip(post, xs)) / w_in
-            mean_out = sum(float(((1 - p) * x).sum()) for p, x in zip(post, xs)) / w_out
-            factor = max(mean_in / mean_out, 1.0)
-        if factor > 1.0:
-            p_enter, p_exit = pe, px
-            in_burst = [p > 0.5 for p in post]
-            notes.append(
-                f"bursts fitted: lag-1 autocorrelation {r:.3f} > {BURST_Z:g}/sqrt({pairs}) = "
-                f"{bound:.3f}; two-state HMM on log X: factor {factor:.3g} (ratio of mean X in / "
-                f"out), enter {pe:.3g}, exit {px:.3g}"
-            )
-        else:
-            notes.append(
-                f"lag-1 autocorrelation {r:.3f} > {bound:.3f} but the two-state fit shows no "
-                "persistent slower state: burst_factor = 1"
-            )
-    else:
-        notes.append(
-            f"no bursts: lag-1 autocorrelation {r:.3f} <= {BURST_Z:g}/sqrt({pairs}) = "
-            f"{bound:.3f}; burst_factor = 1 (burst_enter / burst_exit: unused defaults)"
-        )
+    r, factor, p_enter, p_exit, in_burst = _fit_bursts(xs, notes)
     if factor > 1.0:
         seqs = [s / np.where(b, factor, 1.0) for s, b in zip(seqs, in_burst)]
         means = np.array([s.mean() for s in seqs])
         xs = [s / m for s, m in zip(seqs, means)]
-
-    # ---- heterogeneity: sorted means ~ b (1 + h k / N)
-    rank = np.argsort(means, kind="stable")
-    sorted_means = means[rank]
-    u = np.arange(1, N + 1) / N
-    slope, intercept = np.polyfit(u, sorted_means, 1)
-    if intercept > 0:
-        base, h = float(intercept), float(max(slope, 0.0) / intercept)
-    else:  # the line crosses zero before the first worker: bounded least squares
-        from scipy.optimize import least_squares
-
-        sol = least_squares(
-            lambda p: p[0] * (1 + p[1] * u) - sorted_means,
-            x0=[sorted_means[0], 1.0],
-            bounds=([1e-300, 0.0], [np.inf, np.inf]),
-        )
-        base, h = float(sol.x[0]), float(sol.x[1])
-        notes.append("heterogeneity: least-squares intercept <= 0, fitted with b > 0 bound")
-    rel_se = math.sqrt(
-        np.mean([np.var(s, ddof=1) / (s.size * s.mean() ** 2) for s in seqs])
-    )  # relative standard error of one worker's mean
-    blom = _normal_order_means(N)
-    noise_h = float(np.polyfit(u, 1.0 + rel_se * blom, 1)[0]) if N > 1 else 0.0
+    base, h, rank = _fit_heterogeneity(seqs, means, notes)
     worker_order = tuple(_plain(workers[i]) for i in rank)
-    notes.append(
-        f"heterogeneity {h:.3g} fitted by least squares over workers sorted by mean; sampling "
-        f"noise alone (homogeneous workers) would give about {noise_h:.2g}"
-    )
-
-    # ---- family and shape
-    x = np.concatenate(xs)
+    x = np.concatenate(xs)  # ---- family and shape
     fits = family_logliks(x)
     loglik = {f: fits[f][1] for f in FAMILIES}
     if family is None:
@@ -532,25 +341,7 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
     else:
         notes.append(f"family given ({family}); shape fitted by maximum likelihood")
     shape = fits[family][0]
-
-    # ---- network
-    comm = trace
-    if "wall_clock" in trace.columns:
-        from codedlib.latency.gamma_model import without_queueing
-
-        comm = without_queueing(trace)
-        waited = int((comm["queue_wait"] > 0).sum())
-        if waited:
-            notes.append(f"queue waits taken out of comm_time for {waited} rows")
-    message_time = float(np.median(comm["comm_time"].to_numpy(dtype=float)))
-    latency = min(Network().latency, 0.5 * message_time)
-    network = Network.from_message_time(message_time, workload.dim, latency)
-    notes.append(
-        f"message time {message_time:.4g} s fitted (median comm_time) for a {workload.dim}-number "
-        f"message; latency {latency:.3g} s assumed (one message size cannot separate latency "
-        f"from bandwidth); bandwidth {network.bandwidth:.4g} B/s follows"
-    )
-
+    message_time, network = _fit_network(trace, workload, notes)
     share_time = base / shares
     worker_flop_time = share_time / workload.share_flops
     notes.append(
@@ -582,6 +373,130 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
     )
 
 
+def _check_fit_args(trace, family, shares, workload, name):
+    trace = _as_trace(trace)
+    if family is not None:
+        if not isinstance(family, str):
+            raise InputTypeError(
+                f"family must be None or a str, got family={family!r} ({type(family).__name__})"
+            )
+        if family not in FAMILIES:
+            raise ValueError(f"family must be None or one of {list(FAMILIES)}, got {family!r}")
+    shares = check_real("shares", shares, 0.0, low_open=True)
+    if workload is None:
+        workload = Workload()
+    elif not isinstance(workload, Workload):
+        raise InputTypeError(f"workload must be a Workload or None, got {type(workload).__name__}")
+    if not isinstance(name, str):
+        raise InputTypeError(f"name must be a str, got name={name!r}")
+    return trace, shares, workload
+
+
+def _worker_sequences(trace, notes):
+    """Each worker's compute times in the order computed."""
+    order_cols = ["wall_clock"] if "wall_clock" in trace.columns else ["iteration"]
+    df = trace.sort_values(["worker", *order_cols], kind="stable")
+    workers, seqs = [], []
+    for w, g in df.groupby("worker", sort=True):
+        workers.append(w)
+        seqs.append(g["compute_time"].to_numpy(dtype=float))
+    counts = [s.size for s in seqs]
+    if min(counts) < max(counts):
+        notes.append(
+            f"rows per worker range from {min(counts)} to {max(counts)}: if late tasks were "
+            "abandoned, the slowest times are missing (right-censored) and the fit, which takes "
+            "the rows as complete, underestimates the tail"
+        )
+    return workers, seqs
+
+
+def _fit_bursts(xs, notes):
+    """(autocorrelation, factor, p_enter, p_exit, in-burst masks) of the factors ``xs``."""
+    r, pairs = _lag1_autocorrelation(xs)
+    bound = BURST_Z / math.sqrt(max(pairs, 1))
+    factor, p_enter, p_exit = 1.0, ClusterModel.burst_enter, ClusterModel.burst_exit
+    in_burst = [np.zeros(s.size, dtype=bool) for s in xs]
+    if r > bound:
+        pe, px, post = _hmm_bursts(xs)
+        w_in = sum(float(p.sum()) for p in post)
+        w_out = sum(float((1 - p).sum()) for p in post)
+        if w_in >= 1.0 and w_out >= 1.0 and pe + px < 1.0:
+            mean_in = sum(float((p * x).sum()) for p, x in zip(post, xs)) / w_in
+            mean_out = sum(float(((1 - p) * x).sum()) for p, x in zip(post, xs)) / w_out
+            factor = max(mean_in / mean_out, 1.0)
+        if factor > 1.0:
+            p_enter, p_exit = pe, px
+            in_burst = [p > 0.5 for p in post]
+            notes.append(
+                f"bursts fitted: lag-1 autocorrelation {r:.3f} > {BURST_Z:g}/sqrt({pairs}) = "
+                f"{bound:.3f}; two-state HMM on log X: factor {factor:.3g} (ratio of mean X in / "
+                f"out), enter {pe:.3g}, exit {px:.3g}"
+            )
+        else:
+            notes.append(
+                f"lag-1 autocorrelation {r:.3f} > {bound:.3f} but the two-state fit shows no "
+                "persistent slower state: burst_factor = 1"
+            )
+    else:
+        notes.append(
+            f"no bursts: lag-1 autocorrelation {r:.3f} <= {BURST_Z:g}/sqrt({pairs}) = "
+            f"{bound:.3f}; burst_factor = 1 (burst_enter / burst_exit: unused defaults)"
+        )
+    return r, factor, p_enter, p_exit, in_burst
+
+
+def _fit_heterogeneity(seqs, means, notes):
+    """(base, h, rank): sorted means ~ b (1 + h k / N) by least squares."""
+    N = len(seqs)
+    rank = np.argsort(means, kind="stable")
+    sorted_means = means[rank]
+    u = np.arange(1, N + 1) / N
+    slope, intercept = np.polyfit(u, sorted_means, 1)
+    if intercept > 0:
+        base, h = float(intercept), float(max(slope, 0.0) / intercept)
+    else:  # the line crosses zero before the first worker: bounded least squares
+        from scipy.optimize import least_squares
+
+        sol = least_squares(
+            lambda p: p[0] * (1 + p[1] * u) - sorted_means,
+            x0=[sorted_means[0], 1.0],
+            bounds=([1e-300, 0.0], [np.inf, np.inf]),
+        )
+        base, h = float(sol.x[0]), float(sol.x[1])
+        notes.append("heterogeneity: least-squares intercept <= 0, fitted with b > 0 bound")
+    rel_se = math.sqrt(
+        np.mean([np.var(s, ddof=1) / (s.size * s.mean() ** 2) for s in seqs])
+    )  # relative standard error of one worker's mean
+    blom = _normal_order_means(N)
+    noise_h = float(np.polyfit(u, 1.0 + rel_se * blom, 1)[0]) if N > 1 else 0.0
+    notes.append(
+        f"heterogeneity {h:.3g} fitted by least squares over workers sorted by mean; sampling "
+        f"noise alone (homogeneous workers) would give about {noise_h:.2g}"
+    )
+    return base, h, rank
+
+
+def _fit_network(trace, workload, notes):
+    """(message time, network): the median comm_time without queue waits, latency assumed."""
+    comm = trace
+    if "wall_clock" in trace.columns:
+        from codedlib.latency.gamma_model import without_queueing
+
+        comm = without_queueing(trace)
+        waited = int((comm["queue_wait"] > 0).sum())
+        if waited:
+            notes.append(f"queue waits taken out of comm_time for {waited} rows")
+    message_time = float(np.median(comm["comm_time"].to_numpy(dtype=float)))
+    latency = min(Network().latency, 0.5 * message_time)
+    network = Network.from_message_time(message_time, workload.dim, latency)
+    notes.append(
+        f"message time {message_time:.4g} s fitted (median comm_time) for a {workload.dim}-number "
+        f"message; latency {latency:.3g} s assumed (one message size cannot separate latency "
+        f"from bandwidth); bandwidth {network.bandwidth:.4g} B/s follows"
+    )
+    return message_time, network
+
+
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
@@ -595,37 +510,13 @@ def _normal_order_means(n: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------- synthetic traces
 def synthetic_trace(cluster, n_iterations, rng=None, *, shares=1.0):
-    """A trace in the ``data/traces`` format drawn from ``cluster`` (synchronous iterations).
+    """A ``data/traces`` trace drawn from ``cluster``: synchronous iterations of ``shares``
+    shares per task, no queueing, one row per (iteration, worker) in arrival order.
 
-    Every worker computes a task of ``shares`` shares in every iteration (times from
-    :meth:`ClusterModel.compute_times`) and sends it in one message of ``cluster.message_time``;
-    iteration ``t + 1`` starts when the last result of iteration ``t`` has arrived, so no task
-    waits in a queue.
-
-    Parameters
-    ----------
-    cluster : ClusterModel
-        The cluster to draw from.
-    n_iterations : int
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed.
-    shares : float, default 1.0
-        Shares per task. Must satisfy ``0.0 < shares``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (iteration, worker) with the columns of
-        :data:`codedlib.latency.traces.TRACE_COLUMNS`, in arrival order.
-
-    Examples
-    --------
     >>> df = synthetic_trace(ClusterModel(n_workers=3), 4, rng=0)
     >>> df.shape, list(df.columns[:4])
     ((12, 11), ['iteration', 'worker', 'compute_time', 'comm_time'])
     """
-
     if not isinstance(cluster, ClusterModel):
         raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
     n_iterations = check_int("n_iterations", n_iterations, 1)

@@ -1,11 +1,4 @@
-"""One physical network for every scheme: a message's time follows from its size.
-
-A message of ``b`` bytes takes ``latency + b / bandwidth`` seconds and a node receives one
-message at a time (single port). Every scheme takes its communication times from one
-:class:`Network`, so no scheme gets a per-message constant of its own.
-
-References: references.bib keys reisizadeh2022codedreduce.
-"""
+"""One network for every scheme: latency + bytes / bandwidth, single port (reisizadeh2022codedreduce)."""
 
 from __future__ import annotations
 
@@ -22,12 +15,7 @@ __all__ = ["Network", "single_port_receive"]
 class Network:
     """Per-message latency [s], link bandwidth [bytes/s] and the size of one number [bytes].
 
-    Examples
-    --------
-    >>> net = Network(latency=3e-4, bandwidth=12.5e6)      # 0.3 ms, 100 Mb/s
-    >>> round(net.vector_time(5000), 6)                    # a 40 kB gradient
-    0.0035
-    >>> round(net.latency_share(5000), 3)                  # latency's part of that message
+    >>> round(Network(latency=3e-4, bandwidth=12.5e6).latency_share(5000), 3)  # 40 kB, 100 Mb/s
     0.086
     """
 
@@ -61,9 +49,7 @@ class Network:
     def from_message_time(
         cls, message_time: float, n_numbers: int, latency: float, bytes_per_number: int = 8
     ) -> Network:
-        """The network on which a ``n_numbers``-number message takes ``message_time`` seconds
-        with the given ``latency`` (solves for the bandwidth). Use it to *calibrate* a network
-        to a paper's stated per-message time; say so wherever its results are shown."""
+        """The network (bandwidth solved for) where ``n_numbers`` numbers take ``message_time``."""
         message_time = check_real("message_time", message_time, 0.0, low_open=True)
         n_numbers = check_int("n_numbers", n_numbers, 1)
         latency = check_real("latency", latency, 0.0)
@@ -77,14 +63,9 @@ class Network:
 
 
 def single_port_receive(ready, k: int, message_time) -> np.ndarray:
-    """When a single-port node has fully received ``k`` messages.
+    """When a single-port node has received ``k`` of the messages ready at ``ready[..., j]``:
+    ``R_m = max(R_{m-1}, ready_(m)) + tau`` (``tau`` broadcastable to ``ready.shape[:-1]``).
 
-    ``ready[..., j]`` is when sender ``j``'s message is ready; messages are received in order of
-    readiness, one at a time: ``R_m = max(R_{m-1}, ready_(m)) + tau`` with ``tau`` the
-    message time (scalar, or broadcastable to ``ready.shape[:-1]``).
-
-    Examples
-    --------
     >>> float(single_port_receive([0.0, 0.0, 5.0], 3, 1.0))
     6.0
     """

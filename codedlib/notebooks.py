@@ -13,22 +13,6 @@ Command line::
 
 Committed files (``data/claims/*.csv``, the README's claims table) change only with
 ``--publish`` (``make figures`` passes it); a side run leaves them alone.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -60,18 +44,7 @@ REQUIRED_PARAMETERS = ("interactive", "quick", "seed", "fig_dir")
 
 
 def discover_notebooks(root: str | Path | None = None) -> list[Path]:
-    """All ``*.ipynb`` under ``root`` (default ``notebooks/``), sorted by name.
-
-    Parameters
-    ----------
-    root : str | Path | None, optional
-        Folder to search; default ``notebooks/``.
-
-    Returns
-    -------
-    list[Path]
-        All ``*.ipynb`` under ``root`` (default ``notebooks/``), sorted by name.
-    """
+    """All ``*.ipynb`` under ``root`` (default ``notebooks/``), sorted by name."""
     root = REPO_ROOT / "notebooks" if root is None else Path(root)
     return sorted(p for p in root.glob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
@@ -86,16 +59,6 @@ def parameters_cell(path: str | Path) -> dict:
 
     Raises ``ValueError`` when the first code cell is not tagged ``parameters``, holds
     anything but ``name = literal`` assignments, or misses one of the required names.
-
-    Parameters
-    ----------
-    path : str | Path
-        File path.
-
-    Returns
-    -------
-    dict
-        The literal assignments of the notebook's ``parameters`` cell, as a dict.
     """
     path = Path(path)
     code_cells = [c for c in _load(path)["cells"] if c["cell_type"] == "code"]
@@ -123,18 +86,7 @@ def parameters_cell(path: str | Path) -> dict:
 
 
 def notebook_has_outputs(path: str | Path) -> bool:
-    """True when any code cell carries outputs or an execution count.
-
-    Parameters
-    ----------
-    path : str | Path
-        File path.
-
-    Returns
-    -------
-    bool
-        True when any code cell carries outputs or an execution count.
-    """
+    """True when any code cell carries outputs or an execution count."""
     return any(
         c.get("outputs") or c.get("execution_count")
         for c in _load(Path(path))["cells"]
@@ -158,30 +110,6 @@ def run_notebook(
     ``fig_root=None`` runs without saving figures. Paths are resolved against the current
     directory; the kernel runs with the notebook's folder as working directory. A failing
     cell raises ``papermill.PapermillExecutionError`` naming the cell.
-
-    Parameters
-    ----------
-    path : str | Path
-        Notebook to run.
-    quick : bool, default False
-        Run the notebook's quick setting.
-    interactive : bool, default False
-        Keep the interactive widgets on.
-    fig_root : str | Path | None, default 'figures'
-        Root of the figure folders; None runs without saving.
-    out_dir : str | Path, default 'build/notebooks'
-        Folder of the executed copy.
-    timeout : float, default 3600
-        Per-cell timeout, seconds.
-    seed : int | None, optional
-        Seed passed to the notebook.
-    parameters : dict | None, optional
-        Further values for the parameters cell.
-
-    Returns
-    -------
-    Path
-        Execute one notebook with papermill and return the path of the executed copy.
     """
     import papermill as pm
 
@@ -242,17 +170,6 @@ def _kernel_environment():
 def inline_figures(executed: str | Path) -> list[str]:
     """Names of the figures an executed notebook shows inline (``save_figure`` tags each
     display with its file stem; figures shown without a name count as ``""``).
-
-    Parameters
-    ----------
-    executed : str | Path
-        Executed notebook.
-
-    Returns
-    -------
-    list[str]
-        Names of the figures an executed notebook shows inline (``save_figure`` tags each display
-        with its file stem; figures shown without a name count as ``""``).
     """
     names = []
     for cell in _load(Path(executed))["cells"]:
@@ -263,18 +180,7 @@ def inline_figures(executed: str | Path) -> list[str]:
 
 
 def strip_outputs(nb: dict) -> dict:
-    """``nb`` (a notebook as a dict) without outputs, execution counts or widget state.
-
-    Parameters
-    ----------
-    nb : dict
-        Notebook as a dict.
-
-    Returns
-    -------
-    dict
-        ``nb`` (a notebook as a dict) without outputs, execution counts or widget state.
-    """
+    """``nb`` (a notebook as a dict) without outputs, execution counts or widget state."""
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
@@ -286,17 +192,6 @@ def strip_outputs(nb: dict) -> dict:
 def strip_outputs_pre_save(model, path, contents_manager=None, **_):
     """Jupyter server ``pre_save_hook``: a notebook saved under ``notebooks/`` of this
     repository keeps no outputs (``make lab`` installs it; see ``jupyter/``).
-
-    Parameters
-    ----------
-    model : dict
-        Jupyter contents model of the file being saved.
-    path : str
-        Path of the file, relative to the server root.
-    contents_manager : optional
-        The server's contents manager (gives ``root_dir``).
-    **_
-        Further hook arguments, ignored.
     """
     if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
         return
@@ -318,20 +213,6 @@ def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> P
     with its verdict, outcome and texts but empty ``MEASURED_COLUMNS``: its numbers stay in the
     run's own ``claims.csv`` and executed notebook (untracked), so a rerun on another machine
     leaves the committed file unchanged unless a verdict changed.
-
-    Parameters
-    ----------
-    fig_root : str | Path
-        Root of the figure folders.
-    stem : str
-        Notebook stem.
-    claims_dir : str | Path
-        Folder of the published claims.
-
-    Returns
-    -------
-    Path | None
-        The published file; None when the run wrote no ``claims.csv``.
     """
     import csv
     import io
@@ -358,18 +239,7 @@ def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> P
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point of ``python -m codedlib.notebooks``.
-
-    Parameters
-    ----------
-    argv : list[str] | None, optional
-        Command-line arguments; default ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        Exit status (0 on success).
-    """
+    """Command-line entry point of ``python -m codedlib.notebooks``."""
     parser = argparse.ArgumentParser(
         prog="python -m codedlib.notebooks",
         description=__doc__,

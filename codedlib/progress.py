@@ -1,10 +1,4 @@
-"""Progress a person can see in JupyterLab; silence in headless runs.
-
-:func:`track` shows a ``tqdm.auto`` bar only after :func:`show_progress` (the notebooks' set-up
-cell calls ``show_progress(interactive)``, so ``make figures`` stays quiet) and only on the main
-thread: a widget callback on a kernel subshell must not display anything (its output would land
-in another cell or the Log Console; explorers show their own progress bar instead).
-
+"""Progress bars after ``show_progress(True)``, never off the main thread (widget callbacks).
 >>> list(track(range(3), "seeds"))   # off by default: the iterable itself
 [0, 1, 2]
 """
@@ -28,10 +22,7 @@ def show_progress(enabled: bool = True) -> None:
 
 
 def track(iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:
-    """``iterable``, with a progress bar labelled ``desc`` when progress is shown.
-
-    ``total`` is needed when ``iterable`` has no length.
-    """
+    """``iterable``, with a progress bar labelled ``desc`` when progress is shown."""
     if not _enabled or threading.current_thread() is not threading.main_thread():
         return iterable
     from tqdm.auto import tqdm

@@ -302,7 +302,7 @@ def normalise(text: str) -> str:
 # -- what a person does in each notebook --------------------------------------------------------
 
 
-def interact_00(page, record):
+def interact_stragglers(page, record):
     from codedlib.widgets import stragglers as wd
 
     order = explorer(page, 0)
@@ -341,7 +341,7 @@ def interact_00(page, record):
     assert normalise(status_text(bursts)) == normalise(expected)
 
 
-def interact_01(page, record):
+def interact_codedreduce(page, record):
     box = explorer(page, 0)
     record(
         "01 explorer: seed 0 -> 1 (new simulation)",
@@ -355,7 +355,7 @@ def interact_01(page, record):
     assert read_value(control(box, "a [s/point]")) == "0.00005"
 
 
-def interact_02(page, record):
+def interact_reed_solomon(page, record):
     from codedlib.experiments import reed_solomon as ex
     from codedlib.widgets.reed_solomon import code_summary
 
@@ -383,7 +383,7 @@ def interact_02(page, record):
     record("02 explorer: w back to 3", redraw(page, box, lambda: set_value(control(box, "w"), 3)))
 
 
-def interact_03(page, record):
+def interact_dsag(page, record):
     latency = explorer(page, 0)
     record(
         "03 latency: seed 0 -> 1",
@@ -396,7 +396,7 @@ def interact_03(page, record):
     assert button.is_enabled()
 
 
-def interact_04(page, record):
+def interact_lagc(page, record):
     box = explorer(page, 0)
     assert not control(box, "Pareto t0").is_visible()  # only the chosen delay's parameters
     set_value(control(box, "delay"), "pareto")
@@ -410,7 +410,7 @@ def interact_04(page, record):
     assert "n_groups must divide" in status_text(box) and figure_of(box)[1] is None
 
 
-def interact_05(page, record):
+def interact_stream(page, record):
     from codedlib.widgets.stream import split_report
 
     box = explorer(page, 0)
@@ -438,7 +438,7 @@ def interact_05(page, record):
     assert "same number of workers" in status_text(box) and figure_of(box)[1] is None
 
 
-def interact_06(page, record):
+def interact_shootout(page, record):
     from codedlib.widgets.shootout import TRACE_NONE
 
     box = explorer(page, 0)
@@ -458,15 +458,29 @@ def interact_06(page, record):
     assert "shape must satisfy 1.0 < shape" in status_text(box) and figure_of(box)[1] is None
 
 
-INTERACTIONS = {
-    "00": interact_00,
-    "01": interact_01,
-    "02": interact_02,
-    "03": interact_03,
-    "04": interact_04,
-    "05": interact_05,
-    "06": interact_06,
-}
+def interactions():
+    """notebook stem -> ``interact_<module>``, for each ``codedlib.widgets`` module declaring
+    ``WIDGET_TESTS`` (its notebook)."""
+    import importlib
+    import pkgutil
+
+    import codedlib.widgets
+
+    found = {}
+    for info in pkgutil.iter_modules(codedlib.widgets.__path__):
+        spec = getattr(
+            importlib.import_module(f"codedlib.widgets.{info.name}"), "WIDGET_TESTS", None
+        )
+        if spec is not None:
+            found[spec["notebook"]] = globals()[f"interact_{info.name}"]
+    return found
+
+
+INTERACTIONS = interactions()
+
+
+def test_every_notebook_has_an_interaction():
+    assert sorted(INTERACTIONS) == [p.stem for p in NOTEBOOKS]
 
 
 @pytest.mark.timeout(1500)
@@ -503,7 +517,7 @@ def test_notebook_in_jupyterlab(path, lab, browser):
         panes = figure_state(page, ".codedlib-figure")
         assert panes and all(ink > 0 for _, (_, _, ink) in panes), panes
 
-        INTERACTIONS[path.stem[:2]](page, lambda name, seconds: timings.__setitem__(name, seconds))
+        INTERACTIONS[path.stem](page, lambda name, seconds: timings.__setitem__(name, seconds))
         wait_idle(page)
         page.screenshot(path=str(ARTIFACTS / f"{path.stem}-after.png"), full_page=False)
         for i, box in enumerate(page.locator(".codedlib-explorer").all()):

@@ -4,6 +4,8 @@ simulator comparison, the runtime plots and the widget."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import matplotlib
@@ -253,6 +255,7 @@ def test_a_run_killed_from_outside_is_a_visible_not_run_row(monkeypatch, tmp_pat
     """real_run_section: a scheme whose every attempt lost a rank to an outside SIGKILL is
     reported (table row, figure text, warning), the others still run and are compared."""
     import codedlib.runtime.notebook as nbmod
+    from codedlib.plots.runtime import real_run_section
 
     calls = []
 
@@ -264,8 +267,25 @@ def test_a_run_killed_from_outside_is_a_visible_not_run_row(monkeypatch, tmp_pat
 
     monkeypatch.setattr(nbmod, "run_for_real", fake_run)
     with pytest.warns(RuntimeWarning, match="SIGKILLed from outside"):
-        results, table = nbmod.real_run_section(["gc", "umw"], fig_dir=tmp_path, figure="killed")
+        results, table = real_run_section(["gc", "umw"], fig_dir=tmp_path, figure="killed")
     assert results == {} and calls == ["gc", "umw"]
     assert table["name"].tolist() == ["gc", "umw"]
     assert table["method"].str.startswith("not run:").all() and table["measured"].isna().all()
     assert (tmp_path / "killed.png").exists()
+
+
+def test_the_mpi_package_does_not_draw():
+    """Layering: importing codedlib.runtime's modules loads no plotting; the notebooks' old
+    import path of real_run_section still resolves (to codedlib.plots.runtime)."""
+    code = (
+        "import sys, pkgutil, importlib, codedlib.runtime as r\n"
+        "for m in pkgutil.iter_modules(r.__path__):\n"
+        "    if m.name != '__main__': importlib.import_module('codedlib.runtime.' + m.name)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('codedlib.plots', 'matplotlib'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    from codedlib.plots import runtime as plots_runtime
+    from codedlib.runtime.notebook import real_run_section
+
+    assert real_run_section is plots_runtime.real_run_section

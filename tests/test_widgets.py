@@ -1,6 +1,7 @@
 """Explorers keep the values they are given, recompute once per change, redraw in place and
 show one error style; no figure of theirs ever reaches pyplot (see codedlib.widgets._common)."""
 
+import functools
 import math
 
 import pytest
@@ -13,19 +14,41 @@ import matplotlib.pyplot as plt  # noqa: E402
 from codedlib.widgets import _common  # noqa: E402
 
 
-def explorers():
-    from codedlib.widgets import codedreduce, dsag, lagc, reed_solomon, stragglers, stream
+def paper_widget_modules():
+    """``codedlib.widgets``' paper modules: those declaring ``WIDGET_TESTS``."""
+    import importlib
+    import pkgutil
 
-    return {
-        "order statistics": lambda: stragglers.explore_order_statistics(replicas=2_000),
-        "pareto limit": stragglers.explore_pareto_limit,
-        "bursts": stragglers.explore_bursts,
-        "codedreduce": lambda: codedreduce.explore_codedreduce(n=3, L=2, s=1, d=45),
-        "reed-solomon": reed_solomon.explore_reed_solomon,
-        "dsag latency": lambda: dsag.explore_dsag().latency,
-        "lagc": lambda: lagc.explore_lagc(n_workers=4, redundancy=2, n_groups=2),
-        "stream": lambda: stream.explore_load_split(n_jobs=30),
-    }
+    import codedlib.widgets
+
+    modules = {}
+    for info in pkgutil.iter_modules(codedlib.widgets.__path__):
+        module = importlib.import_module(f"codedlib.widgets.{info.name}")
+        if hasattr(module, "WIDGET_TESTS"):
+            modules[info.name] = module
+    return modules
+
+
+def _build(function, kwargs, *attribute):
+    explorer = function(**kwargs)
+    return getattr(explorer, attribute[0]) if attribute else explorer
+
+
+def explorers():
+    """Every paper widget module's ``WIDGET_TESTS["explorers"]``: name -> builder."""
+    found = {}
+    for module in paper_widget_modules().values():
+        for name, spec in module.WIDGET_TESTS["explorers"].items():
+            assert name not in found, f"two explorers named {name!r}"
+            found[name] = functools.partial(_build, *spec)
+    return found
+
+
+def test_every_paper_notebook_has_a_widget_module():
+    from codedlib.notebooks import discover_notebooks
+
+    declared = sorted(m.WIDGET_TESTS["notebook"] for m in paper_widget_modules().values())
+    assert declared == [p.stem for p in discover_notebooks()]
 
 
 def walk(widget):

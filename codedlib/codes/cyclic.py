@@ -1,22 +1,13 @@
-"""Cyclic-repetition gradient coding (Tandon, Lei, Dimakis, Karampatziakis, ICML 2017).
+"""Cyclic-repetition gradient coding (Tandon et al., ICML 2017), CodedReduce's building block
+(CR Sec. II-C, Alg. 1; its Example 1 / eq. (4) code is :data:`PAPER_EXAMPLE_B` / ``_A``).
 
-``n`` workers, ``n`` data partitions. Worker ``i`` holds partitions ``i, i+1, ..., i+s (mod n)``
-and sends the coded partial gradient ``b_i @ G`` where ``G`` stacks the partition gradients
-row-wise. For any set ``F`` of at least ``n - s`` survivors there is a decoding vector ``a``,
-zero outside ``F``, with ``a @ B = 1`` (the all-ones row), so ``a @ (B @ G) = sum_k g_k``.
+Worker ``i`` holds partitions ``i..i+s (mod n)`` and sends ``b_i @ G``; any ``n - s``
+survivors ``F`` have ``a`` (zero off ``F``) with ``a @ B = 1``. Instead of Tandon's Gaussian
+null space (condition 1e8-1e10 at n = 500-1000) we use ``H[:, m] = E[:, m mod (s+1)]``: a
+decoding vector is the indicator of a residue class no straggler hits (condition ~sqrt(n));
+exact when ``(s+1) | n``, else perturbed (condition < ~1e7 up to n = 1000, s <= 10).
 
-The building block of CodedReduce (CR paper, Sec. II-C and COMPALLOC, Alg. 1); its Example 1
-/ eq. (4) code is :data:`PAPER_EXAMPLE_B` / :data:`PAPER_EXAMPLE_A`.
-
-Numerical robustness. Tandon et al.'s Gaussian null space ``H`` (Alg. 2) gives decoding systems
-whose condition number grows erratically with ``n`` (1e8-1e10 at n = 500-1000 in our trials).
-We use a *structured* one, ``H[:, m] = E[:, m mod (s+1)]`` (``E``: orthonormal zero-sum basis of
-R^{s+1}): every row of ``B`` is all-ones on its window and a decoding vector is the indicator of
-a residue class hit by no straggler (condition ~sqrt(n)). Exact when ``(s+1) | n``; otherwise a
-``perturbation * N(0, 1)`` term makes ``H`` generic; condition numbers stay below ~1e7 up to
-n = 1000, s <= 10 (``benchmarks/bench_codedreduce.py``).
-
-References: references.bib keys tandon2017gradient, reisizadeh2022codedreduce.
+Reference: tandon2017gradient, reisizadeh2022codedreduce.
 """
 
 from __future__ import annotations
@@ -62,14 +53,8 @@ class DecodingConditionWarning(UserWarning):
 class GradientCode:
     """A gradient code: encoding matrix ``B`` (``B[i, k]``: worker i's weight on partition k).
 
-    Any ``n_workers - stragglers`` rows of ``B`` span the all-ones vector. Satisfies
-    :class:`~codedlib.codes.protocol.GradientCodeLike`.
-
-    Example
-    -------
     >>> code = cyclic_repetition_code(5, 2)
-    >>> a = code.decode([0, 2, 4])
-    >>> bool(np.allclose(a @ code.B, 1.0))
+    >>> bool(np.allclose(code.decode([0, 2, 4]) @ code.B, 1.0))
     True
     """
 
@@ -91,7 +76,6 @@ class GradientCode:
     @property
     def load(self) -> float:
         """Computation load: largest fraction of the partitions held by one worker.
-
         ``(s + 1) / n`` for the cyclic-repetition code (r_GC, CR paper Section II-C)."""
         counts = np.count_nonzero(self.B, axis=1)
         return float(counts.max()) / self.n_partitions
@@ -134,11 +118,7 @@ class GradientCode:
 
     @cached_property
     def _decoder(self):
-        """Once per code: min-norm ``a0`` with ``a0 @ B = 1`` and the left null space of B.
-
-        Every decoding vector is ``a0 + N @ c``; zeroing it on the stragglers S is the small
-        ``|S| x dim(N)`` system ``N[S] @ c = -a0[S]``, solved online per pattern.
-        """
+        """Min-norm ``a0 @ B = 1`` and left null space ``N``: a pattern solves ``N[S] c = -a0[S]``."""
         U, sv, Vt = np.linalg.svd(self.B, full_matrices=True)
         tol = sv[0] * max(self.B.shape) * np.finfo(float).eps if sv.size else 0.0
         rank = int(np.count_nonzero(sv > tol))
@@ -155,10 +135,8 @@ class GradientCode:
         return_condition: bool = False,
         warn_condition: float = DEFAULT_CONDITION_WARNING,
     ):
-        """Decoding vector for the actual survivors (Tandon et al., Algorithm 1, online).
+        """Decoding vector for the survivors (indices or a mask; Tandon et al., Alg. 1, online).
 
-        ``a`` is zero outside the survivors (worker indices or a boolean mask) with
-        ``a @ B == 1``; one cached SVD per code, then O(n s) per call (see :attr:`_decoder`).
         ``return_condition`` adds ``cond(B) * cond(N[S])``, an estimate of ``cond(B[F])``.
         """
         idx = self._survivor_indices(survivors)
@@ -205,11 +183,7 @@ class GradientCode:
         return itertools.combinations(range(self.n_workers), self.stragglers)
 
     def decoding_matrix(self, max_patterns: int = DEFAULT_MAX_PATTERNS) -> np.ndarray:
-        """Full decoding matrix ``A`` (C(n, s) x n), one row per straggler set of size s.
-
-        Row ``f``: the ``f``-th set of ``itertools.combinations(range(n), s)`` straggles (the
-        order of eq. (4)). The user-supplied ``A`` if there is one.
-        """
+        """Decoding matrix ``A`` (C(n, s) x n), rows in ``itertools.combinations`` order (eq. 4)."""
         n, s = self.n_workers, self.stragglers
         count = math.comb(n, s)
         if self.A is not None:
@@ -296,8 +270,6 @@ def cyclic_repetition_code(
     Tandon et al. Algorithm 2 with :func:`structured_null_space`. ``rng=None`` means seed 0
     (the default code is deterministic). ``null_space`` overrides ``H`` (e.g. a Gaussian one).
 
-    Example
-    -------
     >>> code = cyclic_repetition_code(6, 2)
     >>> code.B[0]
     array([1., 1., 1., 0., 0., 0.])
@@ -322,8 +294,6 @@ def gradient_code_from_matrices(
     rows span the all-ones row; row ``f`` of ``A`` (``itertools.combinations`` order) vanishes
     on the ``f``-th straggler set and has ``A[f] @ B == 1``.
 
-    Example (CR paper, eq. (4))
-    ---------------------------
     >>> code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     >>> code.decoding_matrix()[2] @ code.B
     array([1., 1., 1.])

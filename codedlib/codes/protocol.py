@@ -1,23 +1,10 @@
-"""The gradient-code interface, written down once, and one cached decoder for all its users.
+"""The gradient-code interface and one cached decoder for all its users (tandon2017gradient,
+halbawi2018reedsolomon): worker ``i`` sends ``B[i] @ G``; ``a[F] @ (B[F] @ G)`` is the full sum.
 
-Worker ``i`` sends ``B[i] @ G`` (``G``: stacked partition gradients); ``a[F] @ (B[F] @ G)`` is
-the full gradient sum for survivors ``F``. :class:`~codedlib.codes.cyclic.GradientCode` (real)
-and :class:`~codedlib.codes.reed_solomon.ReedSolomonGradientCode` (complex) both satisfy
-:class:`GradientCodeLike`. A scheme meets the same straggler patterns again and again, so
-:class:`CachedDecoder` decodes each pattern once (LRU beyond ``maxsize``).
-
-Example
--------
 >>> from codedlib.codes.cyclic import cyclic_repetition_code
 >>> code = cyclic_repetition_code(4, 1)
->>> isinstance(code, GradientCodeLike)
-True
->>> decoder = CachedDecoder(code)
->>> G = np.arange(8.0).reshape(4, 2)
->>> decoder.combine(code.B[[0, 2, 3]] @ G, [0, 2, 3]).round(12)
+>>> CachedDecoder(code).combine(code.B[[0, 2, 3]] @ np.arange(8.0).reshape(4, 2), [0, 2, 3])
 array([12., 16.])
-
-References: references.bib keys tandon2017gradient, halbawi2018reedsolomon.
 """
 
 from __future__ import annotations
@@ -37,11 +24,7 @@ DEFAULT_DECODER_CACHE = 1024
 
 @runtime_checkable
 class GradientCodeLike(Protocol):
-    """What every gradient code offers: ``B``, ``n_workers``, ``stragglers``, ``decode``.
-
-    ``B`` may be real or complex; any ``n_workers - stragglers`` survivors decode.
-    ``isinstance(code, GradientCodeLike)`` checks that the members exist (not their types).
-    """
+    """A gradient code (real or complex ``B``); ``isinstance`` checks the members exist."""
 
     B: np.ndarray
 
@@ -57,14 +40,8 @@ class GradientCodeLike(Protocol):
 
 
 class CachedDecoder:
-    """Decoding vectors of a gradient code, computed once per straggler pattern.
+    """Read-only decoding vectors, one per straggler pattern, the ``maxsize`` latest kept.
 
-    Keeps the ``maxsize`` most recently used patterns' vectors (read-only); a pattern met again
-    gives the very same vector, so results do not depend on the cache. ``hits`` / ``misses``
-    count the calls answered from the cache / that decoded.
-
-    Examples
-    --------
     >>> from codedlib.codes.cyclic import cyclic_repetition_code
     >>> decoder = CachedDecoder(cyclic_repetition_code(6, 2), maxsize=8)
     >>> a = decoder.vector([5, 0, 3, 1])
@@ -113,10 +90,7 @@ class CachedDecoder:
         return idx.astype(np.int64, copy=False)
 
     def vector(self, survivors) -> np.ndarray:
-        """Decoding vector for ``survivors`` (any order): ``code.decode(sorted(survivors))``.
-
-        Read-only. Invalid survivors raise from the code's ``decode`` and are never cached.
-        """
+        """``code.decode(sorted(survivors))``, decoded once (invalid survivors never cached)."""
         key = tuple(int(i) for i in np.sort(self._indices(survivors)))
         cached = self._vectors.get(key)
         if cached is not None:
@@ -132,10 +106,7 @@ class CachedDecoder:
         return a
 
     def combine(self, messages, survivors) -> np.ndarray:
-        """Decoded sum ``1 @ G`` from messages ``B[survivors] @ G`` (rows in ``survivors`` order).
-
-        Complex for complex codes: take ``.real``.
-        """
+        """Decoded sum ``1 @ G`` (complex for complex codes) from ``B[survivors] @ G``."""
         idx = self._indices(survivors)
         messages = np.asarray(messages)
         if messages.ndim == 0 or messages.shape[0] != idx.size:

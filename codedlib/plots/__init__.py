@@ -2,22 +2,6 @@
 
 Paper-specific ``plot_*`` functions live in the sub-modules (``codedlib.plots.codedreduce`` ...);
 each takes data and an optional ``ax`` and returns the ``Figure``. None of them shows or saves.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
 """
 
 from __future__ import annotations
@@ -48,13 +32,7 @@ _PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None, "ModDa
 
 
 def set_style(context: str = "notebook") -> None:
-    """Apply the companion's plotting style (seaborn ``whitegrid``, colour-blind palette).
-
-    Parameters
-    ----------
-    context : str, default 'notebook'
-        seaborn context (``'notebook'``, ``'paper'``, ...).
-    """
+    """Apply the companion's plotting style (seaborn ``whitegrid``, colour-blind palette)."""
     import seaborn as sns
 
     sns.set_theme(context=context, style="whitegrid", palette="colorblind")
@@ -74,26 +52,6 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None,
     """``(fig, axes)`` like ``pyplot.subplots`` but on a :class:`matplotlib.figure.Figure` that
     pyplot never sees: no other thread (an inline backend flushing figures at the end of a cell)
     can show or close it. Shown by :func:`save_figure`, or as a cell's value in Jupyter.
-
-    Parameters
-    ----------
-    nrows : int, default 1
-        Rows of axes.
-    ncols : int, default 1
-        Columns of axes.
-    figsize : tuple, default (6.0, 4.0)
-        Figure size, inches.
-    layout : optional
-        matplotlib layout engine.
-    **subplot_kw
-        Passed on to ``Figure.subplots``.
-
-    Returns
-    -------
-    tuple
-        ``(fig, axes)`` like ``pyplot.subplots`` but on a :class:`matplotlib.figure.Figure` that
-        pyplot never sees: no other thread (an inline backend flushing figures at the end of a
-        cell) can show or close it.
     """
     from matplotlib.figure import Figure
 
@@ -103,38 +61,14 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None,
 
 
 def new_axes(ax=None, figsize=(6.0, 4.0)):
-    """Return ``(fig, ax)``: the given axes and its figure, or a fresh pair.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    figsize : tuple, default (6.0, 4.0)
-        Size of a fresh figure, inches.
-
-    Returns
-    -------
-    tuple
-        ``(fig, ax)``.
-    """
+    """Return ``(fig, ax)``: the given axes and its figure, or a fresh pair."""
     if ax is not None:
         return ax.figure, ax
     return subplots(figsize=figsize)
 
 
 def figure_png(fig) -> bytes:
-    """``fig`` as PNG bytes with the same fixed metadata as the saved files.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-
-    Returns
-    -------
-    bytes
-        ``fig`` as PNG bytes with the same fixed metadata as the saved files.
-    """
+    """``fig`` as PNG bytes with the same fixed metadata as the saved files."""
     buffer = io.BytesIO()
     with DRAW_LOCK:
         fig.savefig(buffer, format="png", metadata=_PNG_METADATA)
@@ -142,13 +76,7 @@ def figure_png(fig) -> bytes:
 
 
 def close_figure(fig) -> None:
-    """Forget ``fig`` in pyplot if it was registered there (a no-op for :func:`subplots`).
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    """
+    """Forget ``fig`` in pyplot if it was registered there (a no-op for :func:`subplots`)."""
     import sys
 
     pyplot = sys.modules.get("matplotlib.pyplot")
@@ -175,22 +103,6 @@ def save_figure(
     inline as exactly the PNG bytes written to disk, whatever matplotlib backend the kernel
     runs, and then closed, so it appears once, where the cell draws it. ``fig_dir=None``
     writes nothing (interactive use) but still shows the figure. Returns the written paths.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    name : str
-        File stem.
-    fig_dir : str | os.PathLike | None
-        Folder to write to; None writes nothing.
-    show : bool, default True
-        Display the figure inline.
-
-    Returns
-    -------
-    list[Path]
-        Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` with fixed metadata, and show it.
     """
     if not name or any(sep in name for sep in ("/", "\\")):
         raise ValueError(f"name must be a plain file stem, got name={name!r}")

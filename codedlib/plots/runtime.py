@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.plots import new_axes
+from codedlib.plots import new_axes, save_figure, subplots
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,7 +23,9 @@ __all__ = [
     "plot_loss_vs_time",
     "plot_measured_vs_predicted",
     "plot_ring_rounds",
+    "plot_run_summary",
     "plot_worker_latency",
+    "real_run_section",
 ]
 
 
@@ -184,3 +186,36 @@ def plot_ring_rounds(rounds, ax: Axes | None = None):
     ax.set_ylabel("mean round time (ms)")
     ax.set_title("Ring all-reduce rounds")
     return fig
+
+
+def plot_run_summary(result, label: str):
+    """One run's iteration times (left) and per-worker latency (right)."""
+    fig, axes = subplots(1, 2, figsize=(12, 4), layout="constrained")
+    plot_iteration_times({label: result}, ax=axes[0])
+    plot_worker_latency(result.trace, ax=axes[1])
+    return fig
+
+
+def real_run_section(
+    runs,
+    *,
+    quick: bool = True,
+    seed: int = 0,
+    fig_dir=None,
+    figure: str | None = None,
+    backend: str = "mpiexec",
+    **overrides,
+):
+    """A notebook's "Run it for real on MPI" section in one call: the runs of
+    :func:`codedlib.runtime.notebook.real_runs` (``mpiexec`` by default: a headless notebook
+    holds no cluster client), the measured-vs-predicted figure saved as ``figure`` in
+    ``fig_dir``, and ``(results, display table)``.
+    """
+    from codedlib.runtime import notebook
+
+    results, table, not_run = notebook.real_runs(
+        runs, quick=quick, seed=seed, backend=backend, **overrides
+    )
+    if figure is not None:
+        save_figure(plot_measured_vs_predicted(table, not_run=not_run), figure, fig_dir)
+    return results, notebook.real_run_table(table, not_run)

@@ -1,1 +1,1 @@
-"""Real distributed runs on MPI (mpi4py): engines, delay injection, traces, CLI and ipyparallel helpers."""
+"""Real distributed runs on MPI: engines, delay injection, traces, CLI, ipyparallel."""

@@ -365,9 +365,7 @@ def main(argv=None) -> int:
             print(summary(result), flush=True)
         if args.compare:
             print(comparison(result), flush=True)
-        errors = (
-            result.iterations["grad_rel_error"] if "grad_rel_error" in result.iterations else None
-        )
+        errors = result.iterations.get("grad_rel_error")
         if config.check and errors is not None and errors.notna().any():
             worst = float(errors.max())
             if not worst <= args.check_tol:

@@ -1,22 +1,12 @@
 """Message layout, tags and polling helpers shared by the engines.
 
-Only standard MPI point-to-point calls are used (Iprobe, Recv, Isend, Test), so the same code
-runs with MPICH, Open MPI or Intel MPI. Waiting is never a blocking MPI call or a busy loop:
-many MPI libraries spin inside blocking calls, which on an oversubscribed laptop (13
-processes on 2 cores) would steal the cores from the processes doing real work. Every wait
-below probes, and sleeps with an exponential back-off (50 µs up to ``poll`` seconds) between
-probes.
-
-Messages (all float64 buffers, no pickling on the hot path):
-
-``TASK``    ``[iteration, theta...]``                   root/parent -> worker
-``RESULT``  ``[iteration, compute, injected, elapsed, start, stop, vector...]``  worker -> parent
-``STOP``    empty                                        root -> every worker
-``DONE``    empty                                        worker -> parent (its sends are complete)
-``TRACE``   pickled list of trace rows                   worker -> root (at shutdown)
-``RING``    one chunk of the vector                      worker -> next worker on the ring
-``PROGRESS`` ``[iteration, iteration_time, gradient...]``  RAR worker 0 -> root (watchdog, loss)
-``REPARTITION`` ``[subpartitions]``                     DSAG-LB coordinator -> worker (load balancer)
+Point-to-point calls only (Iprobe, Recv, Isend, Test): MPICH, Open MPI, Intel MPI. No blocking
+wait (MPI libraries spin in them, stealing the cores of an oversubscribed laptop): every wait
+probes and sleeps with an exponential back-off (50 µs up to ``poll`` s). Float64 buffers:
+``TASK [iteration, theta...]`` parent -> worker; ``RESULT [iteration, compute, injected,
+elapsed, start, stop, vector...]`` worker -> parent; ``STOP`` / ``DONE`` empty; ``TRACE``
+pickled rows at shutdown; ``RING`` one chunk; ``PROGRESS [iteration, iteration_time,
+gradient...]`` RAR worker 0 -> root; ``REPARTITION [subpartitions]`` DSAG-LB -> worker.
 """
 
 from __future__ import annotations
@@ -90,11 +80,8 @@ class SendQueue:
 
 
 def sleep_interruptible(seconds: float, pump, poller: Poller) -> bool:
-    """Sleep ``seconds`` (``inf`` allowed) in short naps, calling ``pump()`` between naps.
-
-    ``pump()`` handles incoming messages and returns True to interrupt. Returns True if the
-    full time elapsed, False if interrupted.
-    """
+    """Sleep ``seconds`` (``inf`` allowed) in naps; ``pump()`` between naps returns True to
+    interrupt. True if the full time elapsed."""
     end = now() + seconds
     while True:
         if pump():

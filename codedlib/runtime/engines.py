@@ -1,37 +1,15 @@
 """MPI engines: master--worker (UMW, SGD, GC), tree (CodedReduce), ring (RAR), DSAG.
 
-Every process runs :func:`run` with the same :class:`~codedlib.runtime.config.RunConfig`.
-Rank 0 is the root (master / tree root / DSAG coordinator / RAR watchdog); ranks
-``1 .. N`` are workers ``0 .. N-1``. Each rank rebuilds the learning problem from the seed and
-its own share of the data allocation from the same ``codes`` functions the simulator uses,
-so the MPI run computes exactly the gradients of the simulation.
-
-Iteration (master--worker and tree, CodedReduce Algorithm 2, CR.EXECUTE):
-
-1. the root sends the iterate ``theta_t`` to its children; every node forwards it to its own
-   children, then computes its local (coded) partial gradient and sleeps its injected delay;
-2. a node with children waits for the first ``need`` fresh results (GC: ``N - S``; CR: any
-   ``n - s`` children; UMW: all; SGD: the first ``N - S``), combines them with the decoding
-   vector of the gradient code for exactly that set of survivors, adds its own coded gradient
-   and sends the sum up (CR.EXECUTE steps 2--5);
-3. the root decodes and takes the gradient step ``theta <- theta - eta * g / n_samples``,
-   ``eta = step_scale / smoothness``.
-
-Results from an older iterate are *stale*: they are logged in the trace and dropped (DSAG
-folds them into its cache instead). With ``on_new_iterate="abandon"`` a worker still sleeping
-its injected delay when a new iterate arrives drops the old task, so every iteration starts
-with all workers (the papers' per-iteration model); with ``"finish"`` it completes the old task
-first and then takes the newest queued iterate (DSAG Section IV-B: a task queue of length one).
-
-Faults: a worker with an infinite injected delay never answers but still obeys STOP; with
-``freeze_mode="stop"`` it sends itself ``SIGSTOP`` (a really frozen process). Only the root
-enforces the ``timeout``: a tree node that cannot decode is just a straggler for its parent.
-When the root has too few results after ``timeout`` seconds it stops every worker and raises
-:class:`StragglerTimeout` naming the missing workers; a process that does not even obey STOP
-is ended by ``MPI_Abort`` (see ``codedlib.runtime.__main__``).
-
-The node classes and plans are the scheme's (:mod:`codedlib.runtime.registry`); this module
-only drives a run: start-up, the delay hand-out, the root's run and the result.
+Every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`; rank 0 is
+the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the seed with
+the simulator's ``codes`` functions. An iteration (CR Alg. 2, CR.EXECUTE): the iterate goes
+down, every node computes and sleeps its injected delay, a parent waits for its first
+``need`` fresh results, decodes them for exactly that survivor set, adds its own and sends up;
+the root steps ``theta -= step_scale / smoothness * g / n_samples``. Stale results are logged
+and dropped (DSAG caches them). ``on_new_iterate="abandon"`` drops a task still sleeping,
+``"finish"`` completes it and takes the newest queued iterate (DSAG Sec. IV-B). An infinite
+delay never answers (``freeze_mode="stop"``: a real SIGSTOP); only the root enforces
+``timeout`` (:class:`StragglerTimeout`); a process ignoring STOP is ended by ``MPI_Abort``.
 """
 
 from __future__ import annotations
@@ -100,13 +78,9 @@ def worker_loads(config: RunConfig, n_samples: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- driver
 def _distribute_delays(comm, config, problem, rank):
-    """Root draws the injected delays (seeded; or reads ``delays_file``) and sends each worker its column; every worker
-    answers READY once it has its data and plan, so the per-iteration ``timeout`` never
-    includes process start-up.
-
-    Column layout: ``[stop_at, start_wall, delay_0, ..., delay_{T-1}]``; ``stop_at >= 0``
-    means the worker sends itself SIGSTOP from that iteration on (``freeze_mode="stop"``).
-    """
+    """Root sends each worker its delay column ``[stop_at, start_wall, delay_0, ...]``
+    (``stop_at >= 0``: SIGSTOP from then on); workers answer READY, so no timeout includes
+    start-up."""
     from mpi4py import MPI
 
     T, N = config.iterations, config.n_workers
@@ -215,15 +189,10 @@ def run(
 ) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
-    Returns the :class:`~codedlib.runtime.traces.RunResult` on rank 0 and ``None`` elsewhere.
-    Raises :class:`~codedlib.runtime.config.WorldSizeError` on every rank when the world has
-    the wrong size, and :class:`StragglerTimeout` on rank 0 when too many workers fail.
-    The result's ``meta["unresponsive"]`` lists workers that ignored STOP (e.g. SIGSTOPped);
-    the caller must then end the job with ``comm.Abort`` (the CLI does). With
-    ``progress_dir`` the root writes every completed iteration to ``iterations.csv`` there as
-    it finishes, so a job ended from outside (a killed process) keeps what it completed.
-    Raises :class:`Diverged` when the iterate stops being finite and
-    :class:`ParentSilent` on a worker whose parent went silent.
+    The :class:`~codedlib.runtime.traces.RunResult` on rank 0, None elsewhere; workers in
+    ``meta["unresponsive"]`` ignored STOP (the caller must ``comm.Abort``). ``progress_dir``:
+    each iteration goes to ``iterations.csv`` as it ends. Raises ``WorldSizeError``,
+    :class:`StragglerTimeout`, :class:`Diverged`, :class:`ParentSilent`.
     """
     from mpi4py import MPI
 
@@ -290,23 +259,15 @@ _RUN_COMMS: list = []
 
 
 def run_communicator(comm):
-    """A duplicate of ``comm`` for one run's messages (collective), never freed.
-
-    A run ends with messages no one receives (a late result of a straggler the aggregate did
-    not wait for). MPICH's ``MPI_Finalize`` fails on a built-in communicator that still holds
-    unmatched messages ("being freed has 1 unmatched message(s)"); the process then exits
-    without finalizing its PMI connection, and Hydra answers by SIGKILLing the whole job (the
-    "BAD TERMINATION ... Killed (signal 9)" banner after a successful run). On a duplicate
-    that is never freed, the late messages are simply dropped at exit."""
+    """A never-freed duplicate of ``comm`` for one run: late unreceived results on a built-in
+    communicator make MPICH's ``MPI_Finalize`` fail and Hydra SIGKILL the job."""
     dup = comm.Dup()
     _RUN_COMMS.append(dup)
     return dup
 
 
 def abort_job(comm, code: int):
-    """``MPI_Abort(code)`` after flushing stdout/stderr and a short pause: the abort tears the
-    launcher down too, and without the pause a message just printed was lost once in a full
-    test run on a loaded 2-core machine."""
+    """``MPI_Abort(code)`` after flushing stdout/stderr and a pause (else output got lost)."""
     sys.stdout.flush()
     sys.stderr.flush()
     time.sleep(0.5)

@@ -1,45 +1,15 @@
 """Straggler injection: per-(iteration, worker) delays drawn from the ``latency`` models.
 
-A real run on one laptop has almost no stragglers and a loopback network that is far faster
-than a cloud network. To reproduce the papers' regimes the runtime *injects* two kinds of
-delay, and every run reports which delays are real and which injected:
+A worker sleeps ``delays[t, i]`` s after really computing, before sending (drawn up front by
+the root from the seed, so MPI and simulation share the draw); a receiving node spends ``t_c``
+s per message (CR Sec. III-C, single port). Kinds: ``none``; ``shiftexp`` (``shift``, ``rate``,
+CR eq. 6); ``cr6`` (shift ``a d_i``, rate ``mu / a`` or ``mu / d_i`` by ``convention``);
+``pareto`` (``t0``, ``xi``, RS eq. 16); ``gamma`` (DSAG Sec. III-A, worker ``i`` mean
+``mean (1 + spread i / N)``, Sec. VII-B); ``--bursts p_enter=,p_exit=,factor=`` (DSAG
+Sec. III-B). CLI syntax ``kind:key=value,...``; a bare kind takes :data:`DEFAULT_PARAMS`;
+``delays_file``: an explicit ``(iterations, N)`` ``.npy`` (:func:`load_delays`).
 
-* **computation delay** (injected): worker ``i`` sleeps ``delays[t, i]`` seconds after it has
-  really computed its (coded) partial gradient and before it sends it, where ``delays`` is
-  drawn once, up front, by the root from one of the models below. The same seed gives the
-  same delays, so an MPI run and a simulation can use the very same draw.
-* **per-message delay** ``t_c`` (injected): a receiving node handles one message at a time and
-  spends ``t_c`` seconds on each (CodedReduce Section III-C, single-port model: "communicating
-  a partial gradient vector from a child to its parent takes a constant time t_c").
-
-Models (``DelayModel.kind``), all from :mod:`codedlib.latency.models`:
-
-``none``      no injected computation delay
-``shiftexp``  shifted exponential (``shift``, ``rate``), CodedReduce eq. (6) style, i.i.d.
-``cr6``       CodedReduce eq. (6) with the load of each worker: shift ``a d_i``, rate
-              ``mu / a`` (``convention="eq6"``) or ``mu / d_i`` (``"appendix"``), ``d_i`` the
-              number of samples worker ``i`` processes
-``pareto``    Pareto (``t0``, ``xi``), Reed--Solomon GC eq. (16), i.i.d.
-``gamma``     per-worker gamma from mean and variance (DSAG Section III-A); worker ``i``
-              (``i = 1..N``, MPI rank ``i``) has mean ``mean * (1 + spread * i / N)``, DSAG
-              Section VII-B's slowdown with ``spread = 0.4``
-              (:func:`~codedlib.latency.models.linear_slowdown`), its variance scaled by the
-              same factor squared
-``bursts``    optional modifier on any of the above: two-state Markov bursts (DSAG
-              Section III-B) with ``p_enter``, ``p_exit``, ``factor``
-
-Instead of a model, ``RunConfig(delays_file=...)`` (``--delays-file``) injects an explicit
-``(iterations, N)`` array of seconds saved with :func:`numpy.save` (:func:`load_delays`), e.g.
-the computation times of another simulator's cluster model on its own random draws.
-
-The command line writes a model as ``kind:key=value,key=value``, e.g.
-``shiftexp:shift=0.02,rate=50`` and ``--bursts p_enter=0.05,p_exit=0.2,factor=3``; a kind
-alone (``pareto``; ``shifted-exp`` is an alias of ``shiftexp``) takes :data:`DEFAULT_PARAMS`.
-
-Example
--------
->>> m = DelayModel.parse("shiftexp:shift=0.01,rate=100")
->>> d = m.sample(n_iterations=3, n_workers=4, rng=0)
+>>> d = DelayModel.parse("shiftexp:shift=0.01,rate=100").sample(n_iterations=3, n_workers=4, rng=0)
 >>> d.shape, bool((d >= 0.01).all())
 ((3, 4), True)
 """
@@ -106,14 +76,8 @@ def _parse_params(text: str, what: str) -> dict:
 
 @dataclass(frozen=True)
 class DelayModel:
-    """An injected computation-delay model (see the module docstring for the kinds).
-
-    Parameters
-    ----------
-    kind : one of ``DELAY_KINDS``
-    params : dict of the kind's parameters (seconds / rates in 1/s)
-    bursts : optional dict with ``p_enter``, ``p_exit``, ``factor`` (DSAG Section III-B)
-    """
+    """An injected computation-delay model (module docstring): ``params`` in seconds / rates in
+    1/s; ``bursts``: optional ``p_enter``, ``p_exit``, ``factor`` (DSAG Section III-B)."""
 
     kind: str = "none"
     params: dict = field(default_factory=dict)
@@ -258,24 +222,6 @@ def load_delays(path, n_iterations: int, n_workers: int) -> np.ndarray:
     """Explicit injected delays: the ``(n_iterations, n_workers)`` array of seconds in the
     ``.npy`` file ``path`` (row ``t``, column ``i``: worker ``i``, MPI rank ``i + 1``, in
     iteration ``t``; ``inf`` is a worker that never answers).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A file written by :func:`numpy.save`.
-    n_iterations, n_workers : int
-        The run's iterations and workers N: the array's shape must be exactly this.
-
-    Returns
-    -------
-    numpy.ndarray
-        The delays as float64, shape ``(n_iterations, n_workers)``.
-
-    Raises
-    ------
-    ValueError
-        If the file is missing or unreadable, or the array has another shape, a NaN or a
-        negative entry.
     """
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -302,10 +248,7 @@ def load_delays(path, n_iterations: int, n_workers: int) -> np.ndarray:
 
 
 def parse_freeze(text: str | None) -> tuple[tuple[int, int], ...]:
-    """``"2@0,5@3"`` -> ((2, 0), (5, 3)): worker 2 freezes from iteration 0, worker 5 from 3.
-
-    A bare ``"2"`` means from iteration 0. Workers are numbered ``0 .. N-1`` (rank - 1).
-    """
+    """``"2@0,5@3"`` -> ((2, 0), (5, 3)): worker (rank - 1) 2 freezes from iteration 0, ..."""
     if not text:
         return ()
     out = []

@@ -39,7 +39,8 @@ __all__ = [
     "run_for_real",
     "run_on_cluster",
     "run_with_mpiexec",
-    "real_run_section",
+    "real_run_table",
+    "real_runs",
     "run_validation",
     "scheme_config",
     "VALIDATION_RUNS",
@@ -264,30 +265,14 @@ def run_for_real(
     raise ValueError(f"backend must be 'ipyparallel' or 'mpiexec', got backend={backend!r}")
 
 
-def real_run_section(
-    runs,
-    *,
-    quick: bool = True,
-    seed: int = 0,
-    fig_dir=None,
-    figure: str | None = None,
-    backend: str = "mpiexec",
-    **overrides,
-):
-    """A notebook's "Run it for real on MPI" section in one call.
+def real_runs(runs, *, quick: bool = True, seed: int = 0, backend: str = "mpiexec", **overrides):
+    """Run each scheme of ``runs`` for real and compare with the simulator on the same draw.
 
-    ``runs``: scheme names, or ``{scheme: {field: value}}`` for per-scheme :class:`RunConfig`
-    overrides; ``overrides`` apply to every scheme. Each scheme runs on real processes
-    (:func:`run_for_real`, the ``mpiexec`` backend by default so a headless notebook holds no
-    cluster client), the measured iteration times are compared with the simulator on the same
-    injected delays (:func:`codedlib.runtime.validation.compare_with_simulator`), and the
-    measured-vs-predicted figure is saved as ``figure`` in ``fig_dir``.
-
-    Returns ``(results, table)``: ``{scheme: RunResult}`` and the comparison's display columns.
+    ``runs``: scheme names, or ``{scheme: {field: value}}`` of per-scheme :class:`RunConfig`
+    overrides (``overrides`` apply to all). Returns ``(results, table, not_run)``: ``{scheme:
+    RunResult}``, :func:`compare_with_simulator`'s table and ``{scheme: why}`` of the runs
+    killed from outside (warned). The figure: :func:`codedlib.plots.runtime.real_run_section`.
     """
-    from codedlib.plots import save_figure
-    from codedlib.plots.runtime import plot_measured_vs_predicted
-
     if isinstance(runs, str):
         runs = [runs]
     per_scheme = dict(runs) if isinstance(runs, dict) else {s: {} for s in runs}
@@ -302,11 +287,16 @@ def real_run_section(
                 s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})}
             )
         except KilledFromOutside as err:  # said in the table, the figure and a warning
-            warnings.warn(f"{s}: {err}", RuntimeWarning, stacklevel=2)
+            warnings.warn(f"{s}: {err}", RuntimeWarning, stacklevel=3)
             not_run[s] = str(err)
     table = compare_with_simulator(results, rng=seed) if results else pd.DataFrame()
-    if figure is not None:
-        save_figure(plot_measured_vs_predicted(table, not_run=not_run), figure, fig_dir)
+    return results, table, not_run
+
+
+def real_run_table(table, not_run):
+    """The display columns of :func:`real_runs`' table, a "not run" row per ``not_run``."""
+    import pandas as pd
+
     columns = [
         "name",
         "N",
@@ -319,9 +309,17 @@ def real_run_section(
     ]
     missing = pd.DataFrame([{"name": s, "method": f"not run: {why}"} for s, why in not_run.items()])
     frames = [f.reindex(columns=columns) for f in (table, missing) if len(f)]
-    return results, (
-        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    )
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def __getattr__(name):
+    """``real_run_section`` moved to :mod:`codedlib.plots.runtime` (it draws); this name stays
+    for the notebooks that import it from here until they import it from there."""
+    if name == "real_run_section":
+        from codedlib.plots.runtime import real_run_section
+
+        return real_run_section
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: Runs of :func:`run_validation`: label -> (scheme, overrides of ``scheme_config``).
@@ -363,20 +361,7 @@ def run_validation(
 
 
 def mpiexec_command(n_procs: int, module_args) -> list[str]:
-    """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``.
-
-    Parameters
-    ----------
-    n_procs : int
-        Number of MPI processes K. Must satisfy ``1 <= n_procs``.
-    module_args : sequence of str
-        Module to run and its arguments (e.g. ``["codedlib.runtime", "--scheme", "gc"]``).
-
-    Returns
-    -------
-    list of str
-        The command, with :func:`mpiexec_path` and the running Python.
-    """
+    """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``."""
     from codedlib._validation import check_int
 
     n_procs = check_int("n_procs", n_procs, low=1)
@@ -393,11 +378,6 @@ def mpiexec_env() -> dict:
     """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
     ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
     allowed to oversubscribe (values already set in the environment are kept).
-
-    Returns
-    -------
-    dict
-        The environment, for ``subprocess.run(..., env=mpiexec_env())``.
     """
     return _env()
 
@@ -408,18 +388,6 @@ def killed_from_outside(proc, results=None) -> bool:
     The sign is exit code :data:`KILLED_FROM_OUTSIDE` (9) with an empty stderr (no Python
     error of ours) and, when ``results`` is given, no results file written (see
     :class:`KilledFromOutside` for the cause we found).
-
-    Parameters
-    ----------
-    proc : subprocess.CompletedProcess
-        The finished job, run with ``capture_output=True, text=True``.
-    results : str or os.PathLike, optional
-        File the job writes when it finishes (e.g. ``out / "run.json"``).
-
-    Returns
-    -------
-    bool
-        True for a kill from outside.
     """
     if not hasattr(proc, "returncode") or not hasattr(proc, "stderr"):
         raise TypeError(f"proc must be a subprocess.CompletedProcess, got {type(proc).__name__}")

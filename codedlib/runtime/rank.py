@@ -1,14 +1,8 @@
-"""Run one MPI rank as a child process and exit with its status as an exit code:
-``mpiexec -disable-auto-cleanup -n K python -m codedlib.runtime.rank python -m mpi4py -m
-codedlib.runtime ...``.
+"""Run one MPI rank as a child and exit with its status: ``mpiexec -disable-auto-cleanup -n K
+python -m codedlib.runtime.rank python -m mpi4py -m codedlib.runtime ...``.
 
-MPICH's launcher (Hydra) ends the whole job when one of its processes is ended by a signal,
-even under ``-disable-auto-cleanup`` (a worker killed with ``kill -9``: the job was SIGKILLed
-about 0.6 s after the root had named the dead worker). Between the launcher and the rank, this
-process turns "killed by signal N" into exit code 128 + N, and the launcher then only tells the
-other ranks (SIGUSR1, see :mod:`codedlib.runtime.__main__`): a scheme that tolerates the
-lost worker finishes the run. It imports nothing heavy and ignores SIGUSR1 itself; the rank
-inherits the launcher's PMI connection (``close_fds=False``).
+Hydra ends the whole job when a process dies by a signal; this wrapper turns "killed by
+signal N" into exit code 128 + N: the other ranks are told (SIGUSR1), a tolerant scheme ends.
 """
 
 from __future__ import annotations

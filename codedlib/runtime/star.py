@@ -1,17 +1,8 @@
-"""Master--worker schemes on MPI: one root (rank 0), N workers (ranks 1..N), no inner nodes.
+"""Master--worker schemes on MPI: root rank 0, workers 1..N, plans from the ``codes`` functions.
 
-Plans (who computes what, how the root decodes), from the same ``codes`` functions the
-simulators use:
-
-* UMW: one even partition per worker, the root sums all N results;
-* SGD: the same partitions, the root rescales the sum of the first ``N - S`` by ``N / (N - S)``;
-* GC: the cyclic-repetition gradient code of Tandon et al.
-  (:func:`codedlib.codes.cyclic.cyclic_repetition_code`), decoded from any ``N - S``;
-* RS-GC: the Reed--Solomon gradient code of Halbawi et al. (ISIT 2018,
-  :func:`codedlib.codes.reed_solomon.reed_solomon_gradient_code`) with ``k = N`` chunks and
-  ``w = S + 1`` chunks per worker, so it tolerates exactly ``s = N w / k - 1 = S`` stragglers;
-  the encoding is complex, a worker sends its coded row as ``[re, im]`` pairs and the root
-  decodes with Algorithm 3 (no linear solve) and keeps the real part.
+UMW sums all N even partitions; SGD rescales the first ``N - S`` by ``N / (N - S)``; GC is
+Tandon et al.'s cyclic code decoded from any ``N - S``; RS-GC (Halbawi et al.) has ``k = N``,
+``w = S + 1`` (so ``s = S``), sends ``[re, im]`` pairs and decodes by Algorithm 3.
 """
 
 from __future__ import annotations
@@ -69,10 +60,8 @@ def gc_plan(config, n_samples: int, rank: int) -> NodePlan:
 
 @lru_cache(maxsize=8)
 def rs_code(n_workers: int, stragglers: int):
-    """The Reed--Solomon gradient code of ``N`` workers tolerating ``S`` stragglers: ``k = N``
-    chunks, ``w = S + 1`` per worker (``s = N w / k - 1 = S``, optimal, Halbawi et al. eq. 2);
-    the primitive root is chosen for a small ``|B|`` (``root_power="auto"``), and a decoding
-    vector that misses ``a B_F = 1`` raises instead of giving a wrong gradient."""
+    """RS gradient code, ``N`` workers, ``S`` stragglers: ``k = N``, ``w = S + 1`` (RS eq. 2);
+    ``root_power="auto"``, and a decoding vector missing ``a B_F = 1`` raises."""
     return reed_solomon_gradient_code(
         n_workers, n_workers, stragglers + 1, root_power="auto", on_inaccurate="raise"
     )
@@ -96,8 +85,7 @@ def rs_plan(config, n_samples: int, rank: int) -> NodePlan:
 
 
 class SGDRoot(RootNode):
-    """Checks SGD against what it computes: the rescaled sum over exactly the workers used
-    (relative error), not the full gradient."""
+    """Checks SGD against the rescaled sum over the workers used, not the full gradient."""
 
     def check_error(self, g) -> float:
         used = [self.plan.children[p] - 1 for p, _, _ in self.fresh[: self.plan.need]]

@@ -1,13 +1,9 @@
 """CodedReduce on MPI: the (n, L)-regular tree of ranks (CR Algorithm 2).
 
-MPI rank = tree rank of :mod:`codedlib.codes.codedreduce` (master 0, then breadth first:
-node ``(l, i)`` is rank ``1 + n + ... + n^(l-1) + i``). Each rank takes its parent, children,
-local data segments with combining coefficients (CR.ALLOCATE) and the decoding step
-(CR.EXECUTE, ``m = a_f [m_children] + g_D(l,i)``) from
-:class:`codedlib.codes.codedreduce.CodedReduceAllocation`, the same object the simulator
-uses, so the MPI run and the simulation produce identical messages. The message passing
-itself (forward the iterate, compute, wait for any ``n - s`` children, decode, add, send up)
-is the generic :class:`codedlib.runtime.nodes.WorkerNode` / ``RootNode``.
+MPI rank = tree rank of :mod:`codedlib.codes.codedreduce` (master 0, breadth first); parent,
+children, data segments and decoding (CR.ALLOCATE, CR.EXECUTE) come from
+:class:`~codedlib.codes.codedreduce.CodedReduceAllocation`, as in the simulator; the message
+passing is the generic :class:`codedlib.runtime.nodes.WorkerNode` / ``RootNode``.
 """
 
 from __future__ import annotations
@@ -53,12 +49,8 @@ def tree_plan(config, n_samples: int, rank: int):
 def tree_reduce(
     comm, vector, n: int, L: int, poll: float = 1e-3, broadcast: bool = True, blocking: bool = False
 ):
-    """Sum ``vector`` over the (n, L) tree to rank 0 (CR.EXECUTE with s = 0: every parent
-    waits for all n children, adds its own vector and sends up) and, with ``broadcast``, send
-    the sum back down the tree so every rank holds it (what one GD iteration communicates:
-    gradient up, model down). Non-blocking sends and receives with probing naps, as the
-    engines do (``blocking=True``: plain blocking MPI calls instead, which most MPI libraries
-    implement by spinning). Returns the sum on every rank (``broadcast``) or on rank 0 only."""
+    """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and, with
+    ``broadcast``, back down to every rank; probing naps unless ``blocking=True``."""
     rank = comm.Get_rank()
     parent, children = tree_links(n, L, rank)
     poller = None if blocking else Poller(poll)

@@ -1,31 +1,10 @@
-"""Measured MPI iteration times against the simulator's prediction for the same injected model.
+"""Measured MPI iteration times against the simulator's prediction for the injected model.
 
-For a :class:`~codedlib.runtime.config.RunConfig`, three numbers per run:
-
-* ``predicted``: the expected iteration time under the injected delay model alone (no real
-  cost), from :mod:`codedlib.latency.order_stats` where a closed form or numeric integral
-  exists (master--worker schemes without ``t_c``: ``E[X_(k:N)]`` with ``k = N`` for UMW and
-  ``N - S`` for GC/SGD; RAR: ``E[X_(N:N)]`` plus ``2 (N - 1) t_c`` for the ring), else the
-  Monte Carlo mean of :func:`replay_iteration_times` over fresh draws (CodedReduce tree,
-  single-port queues with ``t_c``, DSAG through the event-driven simulator of
-  :mod:`codedlib.latency.event_driven`);
-* ``replayed``: the same model applied to the *very delays the run injected* (they are drawn
-  from the seed and stored in ``meta["delays"]``), which removes the sampling noise of a
-  short run;
-* ``measured``: the mean iteration time the root measured.
-
-``measured / replayed - 1`` is then the real cost of the machine (computation, MPI transfer,
-polling granularity, scheduling of K processes on few cores), and ``measured / predicted - 1``
-adds the sampling noise of a finite run. Frozen workers (``config.freeze``) are part of the
-model: their delay is infinite from the given iteration on, in the prediction as in the run.
-
-Measured on the development laptop (2 cores shared with other jobs, load average ~10; 13 MPI
-processes; 59 timed iterations; delays 50 ms + Exp(mean 50 ms)), against the model
-expectation: UMW +2 %, SGD +7 %, GC +8 %, GC with t_c = 5 ms +8 %, CodedReduce (3, 2) +6 %,
-RAR +7 %, DSAG (w = 6) +6 %; against the simulator replayed on the same draw +2 % to +7 %
-(the real cost). Quick runs (4-7 processes, 29 iterations): +6 % to +16 % against the
-expectation, of which up to +11 % is the sampling noise of that short draw (+1 % to +6 %
-against the replay).
+Per run: ``predicted`` (expected time under the injected model alone: order statistics where a
+closed form exists, else Monte Carlo of :func:`replay_iteration_times`), ``replayed`` (the same
+model on the very delays injected, no sampling noise) and ``measured``. ``measured / replayed
+- 1`` is the machine's real cost. On the 2-core laptop (13 processes, 59 iterations) measured
+was +2 % to +8 % over the expectation and +2 % to +7 % over the replay.
 """
 
 from __future__ import annotations
@@ -42,26 +21,14 @@ __all__ = ["compare_with_simulator", "predict_iteration_time", "replay_iteration
 
 
 def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
-    """Per-iteration time the engine would take if only the injected delays cost time.
-
-    ``delays``: array ``(..., iterations, N)`` of computation delays (worker ``i`` = rank
-    ``i + 1``). Returns ``(..., iterations)``: the scheme record's timing
-    (:meth:`codedlib.runtime.registry.Scheme.iteration_times`), the simulator's own code: in
-    "abandon" mode every iteration starts with all workers (the single-port master
-    :func:`codedlib.network.single_port_receive`, the tree
-    :func:`codedlib.schemes.codedreduce.tree_finish`); in "finish" mode (DSAG) busy workers
-    carry over (event-driven simulation, DSAG Section IV-B). One timing model for the paper
-    figures and the real runs.
-    """
+    """Iteration times ``(..., iterations)`` if only the injected ``delays`` ``(...,
+    iterations, N)`` cost time: the simulator's own :meth:`Scheme.iteration_times`."""
     return config.spec.iteration_times(config, delays)
 
 
 def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) -> dict:
-    """Expected iteration time under the injected model (see the module docstring); with an
-    explicit ``delays_file`` (no model to draw from) the replay of those delays.
-
-    Returns ``{"mean": ..., "stderr": ..., "method": ...}``; ``stderr`` is 0 for closed forms.
-    """
+    """``{"mean", "stderr", "method"}`` of the injected model's iteration time (a
+    ``delays_file``: its replay)."""
     replicas = check_int("replicas", replicas, low=2)
     rng = as_generator(rng)
     spec = config.spec

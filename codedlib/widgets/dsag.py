@@ -160,3 +160,12 @@ def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, se
     box = widgets.VBox([latency.box, convergence.box])
     box.latency, box.convergence = latency, convergence
     return box
+
+
+#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
+#: ``interact_dsag``) and the explorers tests/test_widgets.py builds, name -> (function,
+#: keyword arguments[, attribute of the result]).
+WIDGET_TESTS = {
+    "notebook": "03-dsag",
+    "explorers": {"dsag latency": (explore_dsag, {}, "latency")},
+}

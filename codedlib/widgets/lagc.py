@@ -174,3 +174,12 @@ def explore_lagc(**defaults) -> Explorer:
     )
     explorer.refresh()
     return explorer
+
+
+#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
+#: ``interact_lagc``) and the explorers tests/test_widgets.py builds, name -> (function,
+#: keyword arguments[, attribute of the result]).
+WIDGET_TESTS = {
+    "notebook": "04-lagc",
+    "explorers": {"lagc": (explore_lagc, {"n_workers": 4, "redundancy": 2, "n_groups": 2})},
+}

@@ -84,3 +84,12 @@ def explore_reed_solomon(
     )
     explorer.refresh()
     return explorer
+
+
+#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
+#: ``interact_reed_solomon``) and the explorers tests/test_widgets.py builds, name -> (function,
+#: keyword arguments[, attribute of the result]).
+WIDGET_TESTS = {
+    "notebook": "02-reed-solomon",
+    "explorers": {"reed-solomon": (explore_reed_solomon, {})},
+}

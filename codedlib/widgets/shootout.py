@@ -123,3 +123,12 @@ def explore_your_cluster(
     )
     explorer.refresh()  # a reader sees the first ranking before pressing anything
     return explorer
+
+
+#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
+#: ``interact_shootout``) and the explorers tests/test_widgets.py builds, name -> (function,
+#: keyword arguments[, attribute of the result]).
+WIDGET_TESTS = {
+    "notebook": "06-shootout",
+    "explorers": {},  # explore_your_cluster is tested in tests/test_shootout_experiments.py
+}

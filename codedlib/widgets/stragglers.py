@@ -203,3 +203,16 @@ def explore_bursts(p_enter=0.0007, p_exit=0.05, factor=1.12, seed=0) -> Explorer
     explorer = Explorer(_text_report(bursts_report), controls, fixed={"seed": seed})
     explorer.refresh()
     return explorer
+
+
+#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
+#: ``interact_stragglers``) and the explorers tests/test_widgets.py builds, name -> (function,
+#: keyword arguments[, attribute of the result]).
+WIDGET_TESTS = {
+    "notebook": "00-stragglers",
+    "explorers": {
+        "order statistics": (explore_order_statistics, {"replicas": 2_000}),
+        "pareto limit": (explore_pareto_limit, {}),
+        "bursts": (explore_bursts, {}),
+    },
+}

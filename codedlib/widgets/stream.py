@@ -173,3 +173,12 @@ def explore_load_split(rates=None, comm=None, complexity=None, n_jobs=300) -> Ex
     )
     explorer.refresh()
     return explorer
+
+
+#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
+#: ``interact_stream``) and the explorers tests/test_widgets.py builds, name -> (function,
+#: keyword arguments[, attribute of the result]).
+WIDGET_TESTS = {
+    "notebook": "05-stream",
+    "explorers": {"stream": (explore_load_split, {"n_jobs": 30})},
+}
