@@ -22,15 +22,7 @@
   :func:`convergence_bands` (median and min-max over seeds on a common clock),
   :func:`seed_table` (seeds x schemes) and :func:`table1_seeds` (Table I ratios per seed).
 
-References
-----------
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
-   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
 
 from __future__ import annotations
@@ -120,31 +112,6 @@ def heterogeneous_regression(
     factor ``heterogeneity``). Labels ``y = Xθ₀ + noise · N(0, 1)``. Section VI uses linear
     regression; the LAG paper's synthetic data likewise gives every worker its own
     smoothness (``1.3**(m-1)``).
-
-    Parameters
-    ----------
-    n_workers : int, default 12
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    samples_per_partition : int, default 50
-        Samples per data partition. Must satisfy ``1 <= samples_per_partition``.
-    dim : int, default 20
-        Number of features. Must satisfy ``1 <= dim``.
-    heterogeneity : float, default 30.0
-        Heterogeneity of the workers (spread of their speeds). Must satisfy
-        ``1.0 <= heterogeneity``.
-    condition : float, default 100.0
-        Condition number of the synthetic data. Must satisfy ``1.0 <= condition``.
-    noise : float, default 0.1
-        Standard deviation of the label noise. Must satisfy ``0.0 <= noise``.
-    lam : float, default 0.0
-        Ridge (L2) regularisation weight.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    LeastSquares
-        Synthetic linear regression with heterogeneous smoothness across partitions.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     samples_per_partition = check_int("samples_per_partition", samples_per_partition, low=1)
@@ -168,25 +135,7 @@ def heterogeneous_regression(
 
 @dataclass(frozen=True)
 class ProblemConstantsResult:
-    """Constants of a learning problem split over ``N`` fine partitions (Section V).
-
-    Attributes
-    ----------
-    total_smoothness : float
-        ``L``, smoothness of the sum objective.
-    strong_convexity : float
-        ``μ``, strong convexity of the sum objective.
-    kappa : float
-        Condition number ``κ = L/μ``.
-    initial_gap : float
-        ``Δ = L(θ⁰) - L*`` of the sum objective.
-    f_star : float
-        Optimal value of the mean loss.
-    partition_smoothness : np.ndarray
-        Smoothness ``L_p`` of each fine partition's sum loss.
-    bounds : np.ndarray
-        Row boundaries of the fine partitions.
-    """
+    """Constants of a learning problem split over ``N`` fine partitions (Section V)."""
 
     total_smoothness: float
     strong_convexity: float
@@ -198,20 +147,7 @@ class ProblemConstantsResult:
 
 
 def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
-    """``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N.
-
-    Returns
-    -------
-    ProblemConstantsResult
-        ``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``.
-    """
+    """``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``."""
     n = problem.n_samples
     bounds = even_partition(n, n_workers)
     theta_star = problem.optimum()
@@ -231,22 +167,7 @@ def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
 
 
 def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
-    """Smoothness ``L_g`` of each group's sum loss (eq. 17).
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N.
-    n_groups : int
-        Number of groups G.
-
-    Returns
-    -------
-    np.ndarray
-        Smoothness ``L_g`` of each group's sum loss (eq. 17).
-    """
+    """Smoothness ``L_g`` of each group's sum loss (eq. 17)."""
     n = problem.n_samples
     bounds = even_partition(n, n_workers)
     n_g = n_workers // n_groups
@@ -262,24 +183,7 @@ def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
 def make_delay(
     kind: str = "exponential", mean: float = 1.0, scale: float = 1.0, shape: float = 2.0
 ):
-    """Unit-load delay: ``"exponential"`` with ``mean`` or ``"pareto"`` with ``scale, shape``.
-
-    Parameters
-    ----------
-    kind : str, default 'exponential'
-        Delay distribution: ``'exponential'`` or ``'pareto'``.
-    mean : float, default 1.0
-        Mean.
-    scale : float, default 1.0
-        Scale.
-    shape : float, default 2.0
-        Pareto shape.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Unit-load delay.
-    """
+    """Unit-load delay: ``"exponential"`` with ``mean`` or ``"pareto"`` with ``scale, shape``."""
     if kind == "exponential":
         return th.exponential_delay(mean)
     if kind == "pareto":
@@ -294,20 +198,6 @@ def make_delay(
 class StorageLayoutsResult:
     """The storage layouts of the paper's examples (Figs. 3-5) and the groups the PS selects
     in each figure.
-
-    Attributes
-    ----------
-    gc : LAGCLayout
-        Fig. 3: GC with N=3, r=2.
-    lag : LAGCLayout
-        Fig. 4: LAG with N=3.
-    g_lag : LAGCLayout
-        Fig. 5(a): G-LAG with N=6, r=2, G=3.
-    lagc : LAGCLayout
-        Fig. 5(b): LAGC with N=6, r=2, G=2.
-    selected : dict
-        Groups selected in each figure's example, by field name (``"gc"``, ``"lag"``,
-        ``"g_lag"``, ``"lagc"``).
     """
 
     gc: th.LAGCLayout
@@ -317,13 +207,7 @@ class StorageLayoutsResult:
     selected: dict
 
     def panels(self) -> list[tuple[str, th.LAGCLayout, list[int]]]:
-        """``(name, layout, selected_groups)`` per figure, in the paper's order.
-
-        Returns
-        -------
-        list of tuple
-            ``(name, layout, selected_groups)`` for ``gc``, ``lag``, ``g_lag``, ``lagc``.
-        """
+        """``(name, layout, selected_groups)`` per figure, in the paper's order."""
         names = ("gc", "lag", "g_lag", "lagc")
         return [(name, getattr(self, name), self.selected[name]) for name in names]
 
@@ -332,12 +216,6 @@ def storage_layouts() -> StorageLayoutsResult:
     """The paper's examples: Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and
     Fig. 5(b) LAGC (N=6, r=2, G=3 and G=2), with the selections drawn in the figures
     (Fig. 4: worker 1 only; Fig. 5: group 1 only).
-
-    Returns
-    -------
-    StorageLayoutsResult
-        The paper's examples: Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and Fig. 5(b)
-        LAGC (N=6, r=2, G=3 and G=2).
     """
     return StorageLayoutsResult(
         gc=th.lagc_layout(3, 2, 1),
@@ -352,22 +230,7 @@ def storage_layouts() -> StorageLayoutsResult:
 # Section VI: convergence on one clock
 # --------------------------------------------------------------------------------------
 def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = None):
-    """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    lagc_groups : int | None, optional
-        Number of LAGC groups.
-
-    Returns
-    -------
-    list of tuple
-        ``(label, scheme, n_groups)`` per scheme.
-    """
+    """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     if n_workers % redundancy:
@@ -396,16 +259,6 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
 class ConvergenceRunsResult:
     """Every scheme run on the same delay draws (Section VI), as :func:`convergence_runs`
     returns them.
-
-    Attributes
-    ----------
-    runs : dict
-        ``{label: SchemeRun}`` in the order of the configurations (labels such as ``"GD"`` or
-        ``"LAGC (G=3)"`` are the ``scheme`` values of the tables built from the runs).
-    stepsize_rule : str
-        Step-size rule used: ``'gd'`` or ``'theory'``.
-    f_star : float
-        Optimal value of the mean loss.
     """
 
     runs: dict
@@ -439,39 +292,6 @@ def convergence_runs(
     ``stepsize_rule="gd"`` uses ``α = 1/L`` for every scheme (as in LAG's experiments);
     ``"theory"`` uses ``(1 - sqrt(Dξ))/L`` for the lazy schemes (eq. 20). The result's
     ``runs`` is ``{label: SchemeRun}``.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    xi : float, default 0.05
-        LAG trigger constant xi.
-    history : int, default 10
-        LAG history length D.
-    stepsize_rule : str, default 'gd'
-        Step-size rule: ``'gd'`` or ``'theory'``.
-    configs : optional
-        Scheme configurations.
-    replicas : int, default 20
-        Number of Monte Carlo replicas.
-    max_iter : int, default 20000
-        Maximum number of iterations.
-    rel_tol : float, default 1e-10
-        Relative gap at which runs stop. Must satisfy ``0.0 < rel_tol``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    ConvergenceRunsResult
-        Every scheme's run on the same delay draws until the gap falls below
-        ``rel_tol * gap(θ⁰)`` (Section VI).
     """
     if stepsize_rule not in ("gd", "theory"):
         raise ValueError(f"stepsize_rule must be 'gd' or 'theory', got {stepsize_rule!r}")
@@ -501,20 +321,7 @@ def convergence_runs(
 
 
 def convergence_metrics(runs: dict, max_points: int = 400) -> pd.DataFrame:
-    """Long table (scheme, time, communication, computation, gap) thinned for plotting.
-
-    Parameters
-    ----------
-    runs : ConvergenceRunsResult or dict
-        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
-    max_points : int, default 400
-        Largest number of points kept per curve.
-
-    Returns
-    -------
-    pd.DataFrame
-        Long table (scheme, time, communication, computation, gap) thinned for plotting.
-    """
+    """Long table (scheme, time, communication, computation, gap) thinned for plotting."""
     frames = []
     for label, run in _runs(runs).items():
         df = run.metrics()
@@ -528,19 +335,6 @@ def convergence_metrics(runs: dict, max_points: int = 400) -> pd.DataFrame:
 def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
     """Measured iteration / time / communication / computation complexity (eq. 10-12) at
     gap ``eps_rel * gap(θ⁰)``, plus the mean fraction of active units per iteration.
-
-    Parameters
-    ----------
-    runs : ConvergenceRunsResult or dict
-        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops.
-
-    Returns
-    -------
-    pd.DataFrame
-        Measured iteration / time / communication / computation complexity (eq. 10-12) at gap
-        ``eps_rel * gap(θ⁰)``, plus the mean fraction of active units per iteration.
     """
     rows = []
     for label, run in _runs(runs).items():
@@ -562,25 +356,7 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class ConclusionCheckResult:
-    """Where one scheme ranks among the measured complexities (the paper's conclusion).
-
-    Attributes
-    ----------
-    best_time : bool
-        The scheme has the lowest time complexity.
-    best_communication : bool
-        The scheme has the lowest communication complexity.
-    computation_rank : int
-        Its rank in computation complexity (1 = lowest).
-    n_schemes : int
-        Number of schemes compared.
-    fastest : str
-        Scheme with the lowest time complexity.
-    least_communication : str
-        Scheme with the lowest communication complexity.
-    least_computation : str
-        Scheme with the lowest computation complexity.
-    """
+    """Where one scheme ranks among the measured complexities (the paper's conclusion)."""
 
     best_time: bool
     best_communication: bool
@@ -595,19 +371,6 @@ def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> Conclusion
     """Does ``scheme`` have the best time and communication complexity, and where does its
     computation rank (1 = lowest)? The paper's conclusion: G-LAG best time and communication
     "while maintaining a low computational cost".
-
-    Parameters
-    ----------
-    summary : pd.DataFrame
-        Summary as returned by the matching ``codedlib.experiments`` function.
-    scheme : str, default 'G-LAG'
-        Scheme name.
-
-    Returns
-    -------
-    ConclusionCheckResult
-        Does ``scheme`` have the best time and communication complexity, and where does its
-        computation rank (1 = lowest)?
     """
     s = summary.set_index("scheme")
     ranks = {
@@ -630,18 +393,6 @@ def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> Conclusion
 def table1_tradeoff(runs: dict) -> pd.DataFrame:
     """Table I measured: mean time, communication and computation *per iteration* of coding
     (GC), grouping (G-GD) and adaptive selection (LAG), relative to GD on the same delays.
-
-    Parameters
-    ----------
-    runs : ConvergenceRunsResult or dict
-        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
-
-    Returns
-    -------
-    pd.DataFrame
-        Table I measured: mean time, communication and computation *per iteration* of coding (GC),
-        grouping (G-GD) and adaptive selection (LAG), relative to GD on the same delays; columns
-        ``technique, time_vs_gd, communication_vs_gd, computation_vs_gd``.
     """
 
     def per_iter(run):
@@ -667,19 +418,6 @@ def table1_tradeoff(runs: dict) -> pd.DataFrame:
 def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
     """Simulated mean time per iteration vs the formulas (eq. 21/22 for GD, GC, LAG; eq. 28
     for the group schemes), conditioned on the realised number of active units.
-
-    Parameters
-    ----------
-    runs : ConvergenceRunsResult or dict
-        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Simulated mean time per iteration vs the formulas (eq. 21/22 for GD, GC, LAG; eq. 28 for
-        the group schemes), conditioned on the realised number of active units.
     """
     rows = []
     for label, run in _runs(runs).items():
@@ -718,24 +456,6 @@ def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
 def selection_check(runs: dict, problem, xi: float, history: int) -> pd.DataFrame:
     """Measured mean fraction of active units vs the bound ``1 - ΔC`` (eq. 26 / 30) computed
     with each run's own stepsize, and the worst per-unit count vs ``ceil(K/(d_m+1))``.
-
-    Parameters
-    ----------
-    runs : ConvergenceRunsResult or dict
-        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    xi : float
-        LAG trigger constant xi.
-    history : int
-        LAG history length D.
-
-    Returns
-    -------
-    pd.DataFrame
-        Measured mean fraction of active units vs the bound ``1 - ΔC`` (eq. 26 / 30) computed with
-        each run's own stepsize, and the worst per-unit count vs ``ceil(K/(d_m+1))``; columns
-        ``scheme, units, measured_fraction, selection_bound, eq25_respected``.
     """
     rows = []
     for label, run in _runs(runs).items():
@@ -781,30 +501,6 @@ def complexity_curves(
     stepsize ``(1 - sqrt(Dξ))/L``. Returns a long DataFrame with columns ``delay,
     redundancy`` (``r``), ``n_groups`` (``G``), ``scheme, iterations, selected, time_per_iter,
     time, communication, computation, bound``.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N.
-    delays : dict
-        Delay samplers by name.
-    vary : str, default 'r'
-        ``'r'`` or ``'G'``: the parameter varied.
-    redundancy : int, default 2
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    xi : float, default 0.05
-        LAG trigger constant xi.
-    history : int, default 10
-        LAG history length D.
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops.
-
-    Returns
-    -------
-    pd.DataFrame
-        Table II evaluated on ``problem`` (Section V-D illustration).
     """
     if vary not in ("r", "G"):
         raise ValueError(f"vary must be 'r' or 'G', got vary={vary!r}")
@@ -906,29 +602,6 @@ def table2_check(
     the upper bounds (26)/(27)/(30)/(31) with ``ΔC`` computed from each run's own stepsize.
     Eq. (20) is a bound only for the theory stepsize ``(1 - sqrt(Dξ))/L``; for runs with another
     stepsize its column is NaN.
-
-    Parameters
-    ----------
-    runs : ConvergenceRunsResult or dict
-        Runs by scheme, as returned by :func:`convergence_runs` (or its ``runs``).
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    xi : float
-        LAG trigger constant xi.
-    history : int
-        LAG history length D.
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops.
-
-    Returns
-    -------
-    pd.DataFrame
-        Measured complexities (10)-(12) next to Table II evaluated with the *measured* iteration
-        count, and the measured iteration count next to eq. (19)/(20); columns ``scheme, bound,
-        iterations, iter_bound`` (eq. 19/20), ``time, table2_time, time_stderr, communication,
-        table2_communication, computation, table2_computation``.
     """
     runs = _runs(runs)
     c = problem_constants(problem, next(iter(runs.values())).layout.n_workers)
@@ -990,18 +663,6 @@ def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
     An int ``rng`` is the entropy of a ``numpy.random.SeedSequence`` whose spawned children
     give the pairs, so the same ``rng`` always gives the same pairs and pair ``i`` does not
     depend on ``n_seeds``.
-
-    Parameters
-    ----------
-    n_seeds : int
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    list[tuple[int, int]]
-        ``n_seeds`` independent ``(problem_seed, delay_seed)`` pairs derived from ``rng``.
     """
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
@@ -1025,15 +686,6 @@ class SeedRunsResult:
     with the measured iteration count), ``selection_bound`` (``1 - ΔC`` of eq. 26/30 with the
     run's step size) and ``eq25_respected``. ``curves``: thinned time / communication /
     computation / relative gap per run. ``settings``: the parameters used.
-
-    Attributes
-    ----------
-    summary : pd.DataFrame
-        One row per (seed, delay, rule, scheme).
-    curves : pd.DataFrame
-        Thinned curves per run.
-    settings : dict
-        Parameters used.
     """
 
     summary: pd.DataFrame
@@ -1069,44 +721,6 @@ def convergence_seeds(
     new delays; within a seed every scheme and step-size rule runs on the same delay draws
     (paired comparisons). ``delays`` maps a name to a unit-load delay. Complexities are
     measured at gap ``eps_rel * gap(θ⁰)``; runs stop at ``rel_tol * gap(θ⁰)``.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    delays : dict
-        Delay samplers by name.
-    n_seeds : int, default 5
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    rules : sequence of str, default ('gd', 'theory')
-        Step-size rules.
-    problem_kwargs : dict | None, optional
-        Keyword arguments of :func:`heterogeneous_regression`.
-    xi : float, default 0.05
-        LAG trigger constant xi.
-    history : int, default 10
-        LAG history length D.
-    configs : optional
-        Scheme configurations.
-    replicas : int, default 20
-        Number of Monte Carlo replicas.
-    rel_tol : float, default 1e-10
-        Relative gap at which runs stop. Must satisfy ``0.0 < rel_tol``.
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops. Must satisfy ``0.0 < eps_rel``.
-    max_iter : int, default 20000
-        Maximum number of iterations.
-    max_points : int, default 400
-        Largest number of points kept per curve.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    SeedRunsResult
-        Section VI repeated over ``n_seeds`` independent seeds.
     """
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, low_open=True)
@@ -1199,21 +813,6 @@ def convergence_seeds(
 def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
     """``column`` as a (seed x scheme) table for the rows matching ``where`` (e.g.
     ``delay="pareto", rule="gd"``); columns in the order the schemes were run.
-
-    Parameters
-    ----------
-    summary : pd.DataFrame
-        Summary as returned by the matching ``codedlib.experiments`` function.
-    column : str
-        Column to use.
-    **where
-        Column values the rows must match.
-
-    Returns
-    -------
-    pd.DataFrame
-        ``column`` as a (seed x scheme) table for the rows matching ``where`` (e.g.
-        ``delay="pareto", rule="gd"``); columns in the order the schemes were run.
     """
     sub = summary
     for key, value in where.items():
@@ -1238,20 +837,6 @@ def convergence_bands(
     at time ``t`` is that of its last iterate finished by ``t`` (a run that reached its
     target stops, so its curves stay flat afterwards). Returns a long table with columns
     ``delay, rule, scheme, time, quantity, median, low, high, n_seeds``.
-
-    Parameters
-    ----------
-    curves : pd.DataFrame
-        Curves as returned by the matching ``codedlib.experiments`` function.
-    n_grid : int, default 300
-        Points of the common clock. Must satisfy ``2 <= n_grid``.
-    quantities : tuple, optional
-        Columns of ``curves`` to summarise.
-
-    Returns
-    -------
-    pd.DataFrame
-        Median, min and max over seeds of each quantity on a common clock.
     """
     n_grid = check_int("n_grid", n_grid, low=2)
     out = []
@@ -1295,19 +880,6 @@ def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
     """Table I per seed: time, communication and computation *per iteration* of coding
     (GC), grouping (G-GD) and adaptive selection (LAG) divided by GD's on the same seed and
     delays. Long table: ``seed, delay, technique, metric, ratio``.
-
-    Parameters
-    ----------
-    summary : pd.DataFrame
-        Summary as returned by the matching ``codedlib.experiments`` function.
-    rule : str, default 'gd'
-        Step-size rule: ``'gd'`` or ``'theory'``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Table I per seed: time, communication and computation *per iteration* of coding (GC),
-        grouping (G-GD) and adaptive selection (LAG) divided by GD's on the same seed and delays.
     """
     sub = summary[summary["rule"] == rule]
     if sub.empty:
@@ -1332,19 +904,6 @@ def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
 def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     """Mean over seeds and its Student-t interval (``codedlib.claims.mean_interval``); an
     interval of zero width when every seed gives the same value.
-
-    Parameters
-    ----------
-    values : array_like
-        Per-seed values.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    tuple[float, float, float]
-        Mean over seeds and its Student-t interval (``codedlib.claims.mean_interval``); an interval
-        of zero width when every seed gives the same value.
     """
     from codedlib.claims import mean_interval
 
@@ -1400,18 +959,6 @@ def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Table I ratios of :func:`table1_seeds` summarised over seeds (mean, t-interval).
     Communication and computation do not depend on the delay model (the trajectories do
     not), so they are reported once with ``delay = "all"``.
-
-    Parameters
-    ----------
-    table : pd.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    pd.DataFrame
-        Table I ratios of :func:`table1_seeds` summarised over seeds (mean, t-interval).
     """
     rows = []
     first = table["delay"].iloc[0]
@@ -1491,36 +1038,6 @@ def bound_grid(
     theory step), ``bound_time`` (eq. 31), ``ggd_bound_time`` (eq. 29), ``bound_ratio``, its
     factors ``iteration_factor = 1/(1-sqrt(Dξ))`` and ``time_factor``, and the
     measured-vs-bound factors ``sim_iteration_factor = iterations/ggd_iterations``.
-
-    Parameters
-    ----------
-    n_workers : int, default 12
-        Number of workers N. Must satisfy ``2 <= n_workers``.
-    redundancy : int, default 3
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    delays : dict
-        Delay samplers by name.
-    xis : sequence of float, optional
-        LAG trigger constants xi. Must satisfy ``0.0 < xis``.
-    histories : sequence of int, default (1, 2, 5, 10)
-        LAG history lengths D. Must satisfy ``1 <= histories``.
-    n_seeds : int, default 5
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-    rules : sequence of str, default ('gd', 'theory')
-        Step-size rules.
-    problem_kwargs : dict | None, optional
-        Keyword arguments of :func:`heterogeneous_regression`.
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops. Must satisfy ``0.0 < eps_rel < 1.0``.
-    max_iter : int, default 100000
-        Maximum number of iterations.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        G-LAG against G-GD (``G = N/r``): Table II's time bound next to the simulated time.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -1634,21 +1151,6 @@ def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     with its paired t-interval, the bound's ratio (mean over seeds, with min and max), the
     winner each says (``"G-LAG"`` when the ratio's interval is below 1, ``"G-GD"`` when above,
     else ``"tie"``), and how loose the bound is (``looseness = bound ratio / simulated``).
-
-    Parameters
-    ----------
-    grid : pd.DataFrame
-        Result of :func:`bound_grid`.
-    level : float, default 0.95
-        Confidence level of the intervals.
-
-    Returns
-    -------
-    pd.DataFrame
-        Per (delay, ξ, D, rule): the simulated ratio G-LAG/G-GD as a geometric mean over seeds with
-        its paired t-interval, the bound's ratio (mean over seeds, with min and max), the winner
-        each says (``"G-LAG"`` when the ratio's interval is below 1, ``"G-GD"`` when above, else
-        ``"tie"``), and how loose the bound is (``looseness = bound ratio / simulated``).
     """
     from codedlib.claims import ratio_interval
 
@@ -1699,26 +1201,6 @@ def bound_best_case(
     ``[1e-4/D, 0.99/D)``. Returns one row per (delay, spread): ``best_ratio`` and the
     ``xi``, ``history``, ``selected`` (``m`` of eq. 30) where it is reached. A ratio below 1
     means the bound can show G-LAG beating G-GD for that spread.
-
-    Parameters
-    ----------
-    spreads : sequence of float, optional
-        Spreads of the group smoothness constants. Must satisfy ``1.0 <= spreads``.
-    n_workers : int, default 12
-        Number of workers N. Must satisfy ``2 <= n_workers``.
-    redundancy : int, default 3
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    delays : dict
-        Delay samplers by name.
-    histories : sequence of int, default tuple(range(1, 21))
-        LAG history lengths D. Must satisfy ``1 <= histories``.
-    n_xi : int, default 60
-        Grid points of xi. Must satisfy ``2 <= n_xi``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Smallest G-LAG / G-GD time bound (eq. 29-31 with eq. 19-20) over ``(ξ, D)``.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -1758,18 +1240,7 @@ def bound_best_case(
 
 @dataclass(frozen=True)
 class CompareSchemesResult:
-    """Table II complexities and a fresh simulated run of every scheme for one setting.
-
-    Attributes
-    ----------
-    theory : pd.DataFrame
-        Table II per scheme: ``scheme, iterations, time, communication, computation,
-        upper_bound`` (``note`` holds the reason where a scheme has no finite complexity).
-    measured : pd.DataFrame
-        The runs' measured complexities (:func:`complexity_summary`).
-    metrics : pd.DataFrame
-        The runs' thinned convergence rows (:func:`convergence_metrics`).
-    """
+    """Table II complexities and a fresh simulated run of every scheme for one setting."""
 
     theory: pd.DataFrame
     measured: pd.DataFrame
@@ -1800,49 +1271,6 @@ def compare_schemes(
     LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
     Returns a :class:`CompareSchemesResult` (its ``metrics`` are what
     :func:`codedlib.plots.lagc.plot_convergence` draws).
-
-    Parameters
-    ----------
-    n_workers : int, default 12
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 3
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int, default 3
-        Number of groups G.
-    xi : float, default 0.05
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int, default 10
-        LAG history length D. Must satisfy ``1 <= history``.
-    delay_kind : str, default 'exponential'
-        Delay distribution: ``'exponential'`` or ``'pareto'``.
-    mean : float, default 1.0
-        Mean.
-    scale : float, default 1.0
-        Scale.
-    shape : float, default 2.0
-        Pareto shape.
-    stepsize_rule : str, default 'gd'
-        Step-size rule: ``'gd'`` or ``'theory'``.
-    samples_per_partition : int, default 30
-        Samples per data partition.
-    heterogeneity : float, default 30.0
-        Heterogeneity of the workers (spread of their speeds).
-    condition : float, default 50.0
-        Condition number of the synthetic data.
-    replicas : int, default 5
-        Number of Monte Carlo replicas.
-    seed : int, default 0
-        Seed of the random generator.
-    eps_rel : float, default 1e-08
-        Relative optimality gap at which a run stops.
-    max_iter : int, default 20000
-        Maximum number of iterations.
-
-    Returns
-    -------
-    CompareSchemesResult
-        ``theory`` (Table II per scheme), ``measured`` (the runs' complexities) and ``metrics``
-        (the runs' convergence rows).
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)

@@ -46,15 +46,7 @@ Example
 >>> round(expected_iteration_time("gd", 4, delay=exponential_delay(1.0)), 4)  # H_4
 2.0833
 
-References
-----------
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
-   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
 
 from __future__ import annotations
@@ -116,15 +108,9 @@ SCHEMES = ("gd", "gc", "lag", "g-gd", "g-lag", "lagc")
 class LAGCLayout:
     """Data layout of LAGC with ``n_groups`` groups (Section IV, Algorithm 1).
 
-    Attributes
-    ----------
-    n_workers, redundancy, n_groups : N, r, G.
-    workers_per_group : ``N/G``.
-    stored_per_worker : ``min(r, N/G)``, fine partitions each worker stores and computes.
-    wait_for : ``N/G - min(r, N/G) + 1``, fastest workers the PS waits for in a group.
-    coded : whether GC coding is needed inside a group (``1 < wait_for < N/G`` or the
-        plain-sum case ``stored_per_worker < N/G``); False means every worker holds the
-        whole group partition (G-LAG / G-GD / LAG, Remark 3).
+    ``stored_per_worker = min(r, N/G)`` fine partitions per worker; ``wait_for = N/G -
+    stored_per_worker + 1`` fastest workers per group; ``coded`` is False when every worker
+    holds its whole group partition (G-LAG / G-GD / LAG, Remark 3).
     """
 
     n_workers: int
@@ -177,22 +163,7 @@ class LAGCLayout:
 
 
 def lagc_layout(n_workers: int, redundancy: int, n_groups: int) -> LAGCLayout:
-    """Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-
-    Returns
-    -------
-    LAGCLayout
-        Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``.
-    """
+    """Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``."""
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_groups = check_int("n_groups", n_groups, low=1, high=n_workers)
@@ -212,22 +183,6 @@ def scheme_layout(
 
     GD: ``r=1, G=N``; GC: ``G=1``; LAG: ``r=1, G=N``; G-GD and G-LAG: ``G`` given (default
     ``N/r``) with ``N/G <= r`` (no coding); LAGC: ``G`` given.
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-
-    Returns
-    -------
-    LAGCLayout
-        The layout each scheme uses, as a special case of LAGC (Remarks 2 and 3).
     """
     scheme = _check_scheme(scheme)
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -266,37 +221,13 @@ def _check_scheme(scheme):
 # Delays and order statistics (eq. 21, 22, 28)
 # --------------------------------------------------------------------------------------
 def exponential_delay(mean: float):
-    """Unit-load exponential computing time with mean ``mean`` (Section II).
-
-    Parameters
-    ----------
-    mean : float
-        Mean. Must satisfy ``0.0 < mean``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Unit-load computing time.
-    """
+    """Unit-load exponential computing time with mean ``mean`` (Section II)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
     return shifted_exponential(0.0, 1.0 / mean)
 
 
 def pareto_delay(scale: float, shape: float):
-    """Unit-load Pareto computing time, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``.
-
-    Parameters
-    ----------
-    scale : float
-        Scale. Must satisfy ``0.0 < scale``.
-    shape : float
-        Pareto shape. Must satisfy ``0.0 < shape``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Unit-load computing time.
-    """
+    """Unit-load Pareto computing time, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``."""
     return pareto(
         check_real("scale", scale, low=0.0, low_open=True),
         check_real("shape", shape, low=0.0, low_open=True),
@@ -312,11 +243,6 @@ def _family(dist):
 def gc_gd_pareto_ratio(n_workers: int, redundancy: int, shape: float) -> float:
     """GC / GD expected time per iteration under Pareto times: ``r E[T_(N-r+1:N)] / E[T_(N:N)]``
     (eqs. 22-24 as reconstructed; the scale cancels). GC is faster per iteration when it is < 1.
-
-    Parameters
-    ----------
-    shape : float
-        Pareto shape beta. Must satisfy ``1.0 < shape``.
     """
     n = check_int("n_workers", n_workers, low=1)
     r = check_int("redundancy", redundancy, low=1, high=n)
@@ -340,22 +266,6 @@ def expected_order_statistic(delay, k: int, n: int, load: float = 1.0) -> float:
 
     Closed form (21) for exponential ``X`` (``scipy.stats.expon``), (22) for Pareto
     (``scipy.stats.pareto`` with ``loc=0``); numeric integration otherwise.
-
-    Parameters
-    ----------
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    k : int
-        Number of workers waited for. Must satisfy ``1 <= k <= n``.
-    n : int
-        Number of workers N. Must satisfy ``1 <= n``.
-    load : float, default 1.0
-        Computation load per worker. Must satisfy ``0.0 < load``.
-
-    Returns
-    -------
-    float
-        ``E[T_(k:n)]`` of ``n`` i.i.d. worker times ``load * X`` (eq. 21/22, else eq. 28).
     """
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1, high=n)
@@ -431,22 +341,6 @@ def group_completion_time(delay, workers_per_group: int, wait_for: int, load: fl
 
     ``delay`` is one frozen distribution (identical workers) or a sequence of
     ``workers_per_group`` frozen distributions (non-identical workers).
-
-    Parameters
-    ----------
-    delay
-        Frozen distribution, or one per worker of the group.
-    workers_per_group : int
-        Workers in each group. Must satisfy ``1 <= workers_per_group``.
-    wait_for : int
-        Workers waited for in each group. Must satisfy ``1 <= wait_for <= n``.
-    load : float, default 1.0
-        Computation load per worker. Must satisfy ``0.0 < load``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        One group's completion time.
     """
     n = check_int("workers_per_group", workers_per_group, low=1)
     wait_for = check_int("wait_for", wait_for, low=1, high=n)
@@ -491,26 +385,6 @@ def expected_iteration_time(
 
     ``delay`` is the unit-load delay (frozen distribution) or a ``HeterogeneousCluster``
     (then the selected groups/workers are the first ``n_selected``).
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    delay : optional
-        Per-worker delay sampler (see :func:`make_delay`).
-    n_selected : int | None, optional
-        Units selected this iteration; default all. Must satisfy ``0 <= n_selected <= n_units``.
-
-    Returns
-    -------
-    float
-        Expected computing time of one iteration (Section V-A).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     if delay is None:
@@ -564,22 +438,7 @@ def _iteration_time(layout, delay, dists, n_selected):
 # Iteration complexity and LAG selection (eq. 19, 20, 25, 26, 30)
 # --------------------------------------------------------------------------------------
 def iteration_complexity_gd(kappa: float, initial_gap: float, eps: float) -> float:
-    """Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``.
-
-    Parameters
-    ----------
-    kappa : float
-        Condition number of the problem. Must satisfy ``1.0 <= kappa``.
-    initial_gap : float
-        Initial optimality gap f(theta^0) - f*. Must satisfy ``0.0 < initial_gap``.
-    eps : float
-        Target accuracy epsilon. Must satisfy ``0.0 < eps``.
-
-    Returns
-    -------
-    float
-        Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``.
-    """
+    """Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``."""
     kappa = check_real("kappa", kappa, low=1.0)
     initial_gap = check_real("initial_gap", initial_gap, low=0.0, low_open=True)
     eps = check_real("eps", eps, low=0.0, low_open=True)
@@ -600,71 +459,20 @@ def _check_lag(xi, history):
 def iteration_complexity_lag(
     kappa: float, initial_gap: float, eps: float, xi: float, history: int
 ) -> float:
-    """Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``).
-
-    Parameters
-    ----------
-    kappa : float
-        Condition number of the problem. Must satisfy ``1.0 <= kappa``.
-    initial_gap : float
-        Initial optimality gap f(theta^0) - f*. Must satisfy ``0.0 < initial_gap``.
-    eps : float
-        Target accuracy epsilon. Must satisfy ``0.0 < eps``.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    float
-        Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``).
-    """
+    """Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``)."""
     xi, history = _check_lag(xi, history)
     return iteration_complexity_gd(kappa, initial_gap, eps) / (1.0 - math.sqrt(history * xi))
 
 
 def lag_stepsize(total_smoothness: float, xi: float, history: int) -> float:
-    """LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``).
-
-    Parameters
-    ----------
-    total_smoothness : float
-        Smoothness constant of the whole objective. Must satisfy ``0.0 < total_smoothness``.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    float
-        LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``).
-    """
+    """LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``)."""
     total_smoothness = check_real("total_smoothness", total_smoothness, low=0.0, low_open=True)
     xi, history = _check_lag(xi, history)
     return (1.0 - math.sqrt(history * xi)) / total_smoothness
 
 
 def selection_thresholds(xi: float, history: int, stepsize: float, n_units: int) -> np.ndarray:
-    """``γ_d = ξ / (d α² M²)`` for ``d = 1..D`` (eq. 25), ``M`` = workers (LAG) or groups.
-
-    Parameters
-    ----------
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-    n_units : int
-        Number of data units. Must satisfy ``1 <= n_units``.
-
-    Returns
-    -------
-    np.ndarray
-        ``γ_d = ξ / (d α² M²)`` for ``d = 1..D`` (eq. 25), ``M`` = workers (LAG) or groups.
-    """
+    """``γ_d = ξ / (d α² M²)`` for ``d = 1..D`` (eq. 25), ``M`` = workers (LAG) or groups."""
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
     stepsize = check_real("stepsize", stepsize, low=0.0, low_open=True)
@@ -676,23 +484,6 @@ def selection_thresholds(xi: float, history: int, stepsize: float, n_units: int)
 def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) -> np.ndarray:
     """``d_m = max{d <= D : L_m² <= γ_d}`` (0 if none): unit ``m`` is selected at most once
     every ``d_m + 1`` iterations, i.e. in at most ``ceil(k/(d_m+1))`` of ``k`` (eq. 25).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-
-    Returns
-    -------
-    np.ndarray
-        ``d_m = max{d <= D : L_m² <= γ_d}`` (0 if none): unit ``m`` is selected at most once every
-        ``d_m + 1`` iterations, i.e. in at most ``ceil(k/(d_m+1))`` of ``k`` (eq. 25).
     """
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gammas = selection_thresholds(xi, history, stepsize, L.size)
@@ -700,44 +491,14 @@ def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) 
 
 
 def heterogeneity_fraction(unit_smoothness, gamma) -> np.ndarray:
-    """``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    gamma : float
-        Delay model or its parameter.
-
-    Returns
-    -------
-    np.ndarray
-        ``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups).
-    """
+    """``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups)."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gamma = check_array("gamma", gamma)
     return (L[:, None] ** 2 <= gamma.reshape(-1)[None, :]).mean(axis=0).reshape(gamma.shape)
 
 
 def communication_saving(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
-    """``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-
-    Returns
-    -------
-    float
-        ``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30).
-    """
+    """``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30)."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gammas = selection_thresholds(xi, history, stepsize, L.size)
     d = np.arange(1, gammas.size + 1)
@@ -745,24 +506,7 @@ def communication_saving(unit_smoothness, xi: float, history: int, stepsize: flo
 
 
 def selection_fraction_bound(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
-    """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-
-    Returns
-    -------
-    float
-        Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30).
-    """
+    """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30)."""
     return 1.0 - communication_saving(unit_smoothness, xi, history, stepsize)
 
 
@@ -782,25 +526,6 @@ def loads_per_iteration(
     downloads ``m N/G``, uploads ``m (N/G - min(r,N/G) + 1)``, computation
     ``m (N/G) min(r, N/G)`` — e.g. GD ``2N`` messages and ``N`` gradients, GC
     ``2N - r + 1`` messages and ``rN`` gradients (eq. 32, 33).
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    n_selected : float | None, optional
-        Units selected this iteration; default all. Must satisfy
-        ``0.0 <= n_selected <= layout.n_groups``.
-
-    Returns
-    -------
-    dict
-        Downloads, uploads and fine-partition gradients of one iteration.
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     m = (
@@ -843,38 +568,6 @@ def complexities(
 
     Returns a dict with ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
     ``time``, ``communication``, ``computation``, ``bound`` (True for lazy schemes).
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    kappa : float
-        Condition number of the problem. Must satisfy ``1.0 <= kappa``.
-    initial_gap : float
-        Initial optimality gap f(theta^0) - f*. Must satisfy ``0.0 < initial_gap``.
-    eps : float
-        Target accuracy epsilon. Must satisfy ``0.0 < eps``.
-    unit_smoothness : optional
-        Smoothness constants of the data units.
-    total_smoothness : float | None, optional
-        Smoothness constant of the whole objective. Must satisfy ``0.0 < total_smoothness``.
-    xi : float, default 0.0
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int, default 10
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    dict
-        Time, communication and computation complexity at target gap ``ε`` (Table II).
     """
     scheme = _check_scheme(scheme)
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
@@ -919,22 +612,6 @@ def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> 
     least ``L``, their mean is at least ``L/M``: a unit skips only if it is smoother than
     the average by the factor ``sqrt(ξ/d)/(1 - sqrt(Dξ))``, which is small unless
     ``sqrt(Dξ)`` is close to 1, where eq. (20)'s factor ``1/(1 - sqrt(Dξ))`` is large.
-
-    Parameters
-    ----------
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    n_units : int
-        Number of data units. Must satisfy ``1 <= n_units``.
-    d : int, default 1
-        Number of model parameters. Must satisfy ``1 <= d <= history``.
-
-    Returns
-    -------
-    float
-        Largest ``L_m / L`` for which eq. (25) guarantees a skip, with the eq. (20) step size.
     """
     xi, history = _check_lag(xi, history)
     n_units = check_int("n_units", n_units, low=1)
@@ -963,30 +640,6 @@ def lazy_time_ratio_bound(
     Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected`` (``m``),
     ``time_factor`` (``E[T_(m:m)]/E[T_(G:G)]``) and ``ratio``; the lazy scheme beats its
     twin in the bound only when ``ratio < 1``.
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    total_smoothness : float
-        Smoothness constant of the whole objective. Must satisfy ``0.0 < total_smoothness``.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    dict
-        Time bound of G-LAG / LAGC (eq. 31) over the time of its all-active twin (eq. 29).
     """
     layout = lagc_layout(n_workers, redundancy, n_groups)
     L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))
