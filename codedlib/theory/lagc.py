@@ -1,47 +1,31 @@
 """Closed forms of LAGC (Zhang & Simeone, "LAGC: Lazily Aggregated Gradient Coding ...").
 
-Our copy of the paper lost its equations; the forms below are reconstructed from the text,
-from Tandon et al.'s gradient coding (GC) and from LAG (Chen, Giannakis, Sun, Yin, NeurIPS
-2018, the server-side rule "LAG-PS"). Each docstring says how. Notation:
+Our copy lost its equations: these are rebuilt from the text, GC and LAG-PS. Notation:
 
-* ``N`` workers, storage redundancy ``r`` (each worker stores ``r`` of the data partitions),
-  ``G`` groups of ``N/G`` workers (LAGC, Section IV). All schemes share the same ``N`` *fine*
-  partitions of ``n/N`` samples; a group owns ``N/G`` consecutive fine partitions.
-* Computation and communication are counted in units of one fine-partition gradient and one
-  message (download or upload).
-* The computing time of a worker that processes ``load`` fine partitions is ``load * X``
-  with ``X`` the unit-load delay (Section II: "mean proportional to the worker load"):
-  exponential with mean ``mu`` or Pareto with scale ``t0`` and shape ``beta``.
-* Objective ``L(θ) = Σ_m L_m(θ)`` (sum over partitions, as in LAG), ``L`` its smoothness,
-  ``L_m`` the smoothness of partition (or group) ``m``, ``κ = L/μ_sc``, ``Δ = L(θ⁰) - L*``.
+* ``N`` workers, redundancy ``r``, ``G`` groups of ``N/G`` workers sharing ``N`` fine
+  partitions; loads in fine-partition gradients and messages; a worker with ``load``
+  partitions takes ``load * X``, ``X`` the unit-load delay (exponential mean ``mu``, Pareto
+  ``t0, beta``). Objective ``L(θ) = Σ_m L_m(θ)`` (as in LAG), ``κ = L/μ_sc``, ``Δ = L(θ⁰) - L*``.
 
 Reconstructed equations
 -----------------------
 (19)  ``I_GD(ε) = κ log(Δ/ε)`` with stepsize ``α = 1/L``.
 (20)  ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` with ``α = (1 - sqrt(Dξ))/L``, ``Dξ < 1``
-      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same iteration complexity. Exponent 1 of
-      ``1/(1 - sqrt(Dξ))``: LAG with every unit selected is GD with step ``α``, whose worst-case
-      contraction on a quadratic is ``1 - αμ``, so no valid bound has a smaller exponent; and
-      simulated G-LAG runs with that step need this factor (±2 %) more iterations than G-GD
-      (issue 13, item 7; :func:`codedlib.experiments.lagc.bound_grid`).
+      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same. Exponent 1 is tight: LAG with
+      every unit selected is GD with step ``α`` (contraction ``1 - αμ``; issue 13 item 7).
 (21)  ``E[T_(k:n)] = μ (H_n - H_{n-k})`` (exponential with mean μ).
 (22)  ``E[T_(k:n)] = t0 Γ(n+1) Γ(n-k+1-1/β) / (Γ(n-k+1) Γ(n+1-1/β))`` (Pareto, β(n-k+1) > 1).
 (25)  ``L_m² ≤ γ_d := ξ / (d α² M²)``, ``1 <= d <= D``: then worker ``m`` is selected in at
-      most ``ceil(k/(d+1))`` of the first ``k`` iterations (LAG Lemma 4, PS version; proof:
-      after a selection, ``‖θ̂_m - θ^k‖² <= j Σ_{i<=j} ‖Δθ‖²`` for ``j <= d`` iterations).
+      most ``ceil(k/(d+1))`` of the first ``k`` iterations (LAG Lemma 4, PS version).
 (26)  ``mean |M^k| <= (1 - ΔC) M`` with ``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` and
       ``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (fraction of workers meeting (25)).
-(27)  ``T_LAG <= I_LAG(ε) E[T_(m:m)](μ)`` with ``m = ceil((1-ΔC)N)`` (E[T_(m:m)] is concave
-      in ``m``, so Jensen's inequality applies to the random selection sizes).
-(28)  ``E[T_(k:G)] = ∫_0^∞ (1 - F_(k:G)(t)) dt`` for the non-identical group completion times
-      (each the ``(N/G - r + 1)``-th order statistic of its group); computed by
-      :func:`codedlib.latency.order_stats.expected_order_statistic_numeric`.
+(27)  ``T_LAG <= I_LAG(ε) E[T_(m:m)](μ)``, ``m = ceil((1-ΔC)N)`` (Jensen: concave in ``m``).
+(28)  ``E[T_(k:G)] = ∫_0^∞ (1 - F_(k:G)(t)) dt`` over the non-identical group times (each
+      the ``(N/G - r + 1)``-th order statistic of its group).
 (23), (24), (29), (31): time = iteration complexity × expected time per iteration.
 (32)–(35) and LAGC: communication = iteration complexity × (downloads + uploads) per iteration.
 Computation (Table II): iteration complexity × fine-partition gradients per iteration.
 
-Example
--------
 >>> from codedlib.theory.lagc import expected_iteration_time, exponential_delay
 >>> round(expected_iteration_time("gd", 4, delay=exponential_delay(1.0)), 4)  # H_4
 2.0833
@@ -377,14 +361,9 @@ def expected_iteration_time(
 ) -> float:
     """Expected computing time of one iteration (Section V-A).
 
-    * GD: ``E[T_(N:N)](μ)`` (eq. 23); GC: ``E[T_(N-r+1:N)](rμ)`` (eq. 24);
-    * LAG with ``m = n_selected`` selected workers: ``E[T_(m:m)](μ)`` (eq. 27);
-    * G-GD / G-LAG / LAGC with ``n_selected`` of the ``G`` groups active: ``E[T_(m:m)]`` of the
-      group completion times (eq. 28/29/31), each group waiting for its ``N/G - r + 1``
-      fastest workers with load ``min(r, N/G)``.
-
-    ``delay`` is the unit-load delay (frozen distribution) or a ``HeterogeneousCluster``
-    (then the selected groups/workers are the first ``n_selected``).
+    GD eq. 23, GC eq. 24, LAG eq. 27 (``m = n_selected`` workers), grouped schemes eq. 28/29/31
+    (``n_selected`` of ``G`` groups). ``delay``: unit-load distribution or a
+    ``HeterogeneousCluster`` (then the first ``n_selected`` units are selected).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     if delay is None:
@@ -562,9 +541,8 @@ def complexities(
 
     GD, GC, G-GD: ``I_GD(ε)`` iterations of the full per-iteration cost (eq. 23, 24, 29, 32,
     33, 35). LAG, G-LAG, LAGC: ``I_LAG(ε)`` iterations with at most ``ceil((1-ΔC) M)`` units
-    selected (eq. 26, 27, 30, 31, 34): the values are *upper bounds*. ``unit_smoothness`` is
-    ``(L_1..L_M)`` of the selection units (workers for LAG, groups for G-LAG / LAGC) and
-    ``total_smoothness`` is ``L``; both are needed for the lazy schemes.
+    selected (eq. 26, 27, 30, 31, 34): *upper bounds*; they need ``unit_smoothness`` (``L_m`` of
+    the workers for LAG, groups for G-LAG / LAGC) and ``total_smoothness`` ``L``.
 
     Returns a dict with ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
     ``time``, ``communication``, ``computation``, ``bound`` (True for lazy schemes).
@@ -637,9 +615,8 @@ def lazy_time_ratio_bound(
         ``ratio = [I_LAG/I_GD] × E[T_(m:m)] / E[T_(G:G)]``, ``I_LAG/I_GD = 1/(1 - sqrt(Dξ))``
         (eq. 19, 20), ``m = ceil((1 - ΔC_G) G)`` (eq. 30).
 
-    Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected`` (``m``),
-    ``time_factor`` (``E[T_(m:m)]/E[T_(G:G)]``) and ``ratio``; the lazy scheme beats its
-    twin in the bound only when ``ratio < 1``.
+    Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected``,
+    ``time_factor`` and ``ratio`` (< 1: the lazy scheme wins in the bound).
     """
     layout = lagc_layout(n_workers, redundancy, n_groups)
     L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))
