@@ -610,10 +610,8 @@ def lazy_time_ratio_bound(
 ) -> dict:
     """Time bound of G-LAG / LAGC (eq. 31) over the time of its all-active twin (eq. 29).
 
-    Both use the same iteration-complexity form, so ``Δ`` and ``ε`` cancel:
-
-        ``ratio = [I_LAG/I_GD] × E[T_(m:m)] / E[T_(G:G)]``, ``I_LAG/I_GD = 1/(1 - sqrt(Dξ))``
-        (eq. 19, 20), ``m = ceil((1 - ΔC_G) G)`` (eq. 30).
+    ``Δ`` and ``ε`` cancel: ``ratio = [I_LAG/I_GD] × E[T_(m:m)] / E[T_(G:G)]`` with
+    ``I_LAG/I_GD = 1/(1 - sqrt(Dξ))`` (eq. 19, 20), ``m = ceil((1 - ΔC_G) G)`` (eq. 30).
 
     Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected``,
     ``time_factor`` and ``ratio`` (< 1: the lazy scheme wins in the bound).
