@@ -10,6 +10,7 @@ import pytest
 
 from codedlib.experiments import lagc as ex
 from codedlib.plots import lagc as pl
+from codedlib.replicate import over_seeds as over_seeds_
 from codedlib.widgets.lagc import lagc_report
 
 
@@ -160,11 +161,14 @@ def over_seeds():
         "exponential": ex.make_delay("exponential"),
         "pareto": ex.make_delay("pareto", shape=2.5),
     }
-    return ex.convergence_seeds(
-        6,
-        2,
+    runs = over_seeds_(
+        ex.seed_runs,
+        3,
+        executor=1,
+        pairs=ex.seed_pairs(3, 5),
+        n_workers=6,
+        redundancy=2,
         delays=delays,
-        n_seeds=3,
         replicas=4,
         problem_kwargs={
             "samples_per_partition": 8,
@@ -174,8 +178,8 @@ def over_seeds():
         },
         rel_tol=1e-6,
         eps_rel=1e-6,
-        rng=5,
     )
+    return ex.stack_seed_runs(runs)
 
 
 def test_seed_pairs_are_reproducible_and_independent():
@@ -188,7 +192,7 @@ def test_seed_pairs_are_reproducible_and_independent():
         ex.seed_pairs(0, 1)
 
 
-def test_convergence_seeds_tidy_and_paired(over_seeds):
+def test_seed_runs_tidy_and_paired(over_seeds):
     s = over_seeds.summary
     labels = [c[0] for c in ex.default_configs(6, 2)]
     assert len(s) == 3 * 2 * 2 * len(labels)
@@ -216,9 +220,24 @@ def test_convergence_seeds_tidy_and_paired(over_seeds):
     assert {"rel_gap", "seed", "delay", "rule"} <= set(curves.columns)
     assert np.allclose(curves.groupby(["seed", "delay", "rule", "scheme"])["rel_gap"].first(), 1.0)
     with pytest.raises(ValueError, match="rel_tol must satisfy"):
-        ex.convergence_seeds(6, 2, delays={"e": ex.make_delay()}, rel_tol=1e-3, eps_rel=1e-6)
+        ex.seed_runs(
+            0,
+            pairs=[(1, 2)],
+            n_workers=6,
+            redundancy=2,
+            delays={"e": ex.make_delay()},
+            rel_tol=1e-3,
+            eps_rel=1e-6,
+        )
     with pytest.raises(ValueError, match="rules must hold"):
-        ex.convergence_seeds(6, 2, delays={"e": ex.make_delay()}, rules=("sgd",))
+        ex.seed_runs(
+            0,
+            pairs=[(1, 2)],
+            n_workers=6,
+            redundancy=2,
+            delays={"e": ex.make_delay()},
+            rules=("sgd",),
+        )
     with pytest.raises(ValueError, match="no rows match"):
         ex.seed_table(s, "time", delay="gamma")
 

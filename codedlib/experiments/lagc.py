@@ -7,6 +7,8 @@
   per-iteration time, communication and computation relative to GD.
 * :func:`complexity_curves` -- Section V-D: time / communication / computation complexity of
   GD, GC, LAG, G-GD, G-LAG and LAGC as ``r`` or ``G`` varies (Table II formulas).
+* :data:`SETTINGS`, :class:`Notebook` and :data:`CLAIMS` -- notebook 04's sizes per preset, its
+  setting texts and its claims declared as specs, section by section.
 * :func:`convergence_runs` -- Section VI: gap, communication and computation vs wall-clock
   time for all schemes on shared delays; :func:`complexity_summary` and
   :func:`conclusion_check` test the paper's conclusion on those runs.
@@ -16,9 +18,9 @@
   :func:`bound_grid_summary` gives the intervals and the verdict per cell;
   :func:`bound_best_case` the smallest bound ratio over all ``(ξ, D)`` as the groups'
   smoothness spread grows.
-* :func:`convergence_seeds` -- the Section VI runs repeated over independent seeds (a new
-  problem draw and new delays per seed): one tidy row per (seed, delay, step-size rule,
-  scheme) with every measured quantity the notebook compares, and thinned curves;
+* :func:`seed_runs` -- the Section VI runs on one seed (a new problem draw and new delays),
+  a measure for ``over_seeds``: one tidy row per (delay, step-size rule, scheme) with every
+  measured quantity the notebook compares, and thinned curves (:func:`stack_seed_runs`);
   :func:`convergence_bands` (median and min-max over seeds on a common clock),
   :func:`seed_table` (seeds x schemes) and :func:`table1_seeds` (Table I ratios per seed).
 
@@ -41,7 +43,7 @@ from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.codes.cyclic import cyclic_repetition_code
 from codedlib.latency.order_stats import expected_order_statistic_numeric
 from codedlib.problems import LeastSquares, even_partition
-from codedlib.progress import track
+from codedlib.replicate import default_workers, over_seeds
 from codedlib.schemes.lagc import DelayStream, run_gc, run_gd, run_lag_ps, run_lagc, run_scheme
 from codedlib.theory import lagc as th
 
@@ -67,7 +69,11 @@ __all__ = [
     "convergence_bands",
     "convergence_metrics",
     "convergence_runs",
-    "convergence_seeds",
+    "seed_runs",
+    "stack_seed_runs",
+    "SETTINGS",
+    "CLAIMS",
+    "Notebook",
     "default_configs",
     "group_smoothness",
     "heterogeneous_regression",
@@ -702,12 +708,13 @@ class SeedRunsResult:
 SeedRuns = SeedRunsResult
 
 
-def convergence_seeds(
+def seed_runs(
+    seed: int,
+    *,
+    pairs,
     n_workers: int,
     redundancy: int,
-    *,
     delays: dict,
-    n_seeds: int = 5,
     rules=("gd", "theory"),
     problem_kwargs: dict | None = None,
     xi: float = 0.05,
@@ -718,16 +725,14 @@ def convergence_seeds(
     eps_rel: float = 1e-8,
     max_iter: int = 20_000,
     max_points: int = 400,
-    rng=None,
-) -> SeedRunsResult:
-    """Section VI repeated over ``n_seeds`` independent seeds.
+) -> dict:
+    """Section VI on seed ``seed``: a new problem and new delays from ``pairs[seed]``
+    (:func:`seed_pairs`), every scheme and step-size rule on the same delay draws (paired).
 
-    Seed ``i`` draws a new :func:`heterogeneous_regression` problem (``problem_kwargs``) and
-    new delays; within a seed every scheme and step-size rule runs on the same delay draws
-    (paired comparisons). ``delays`` maps a name to a unit-load delay. Complexities are
+    A measure for :func:`codedlib.replicate.over_seeds`; :func:`stack_seed_runs` stacks its
+    ``summary`` and ``curves``. ``delays`` maps a name to a unit-load delay. Complexities are
     measured at gap ``eps_rel * gap(θ⁰)``; runs stop at ``rel_tol * gap(θ⁰)``.
     """
-    n_seeds = check_int("n_seeds", n_seeds, low=1)
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, low_open=True)
     rel_tol = check_real("rel_tol", rel_tol, low=0.0, low_open=True)
     if rel_tol > eps_rel:
@@ -737,37 +742,37 @@ def convergence_seeds(
     for rule in rules:
         if rule not in ("gd", "theory"):
             raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
-    problem_kwargs = dict(problem_kwargs or {})
     configs = configs or default_configs(n_workers, redundancy)
+    p_seed, d_seed = pairs[seed]
+    problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
+    consts = problem_constants(problem, n_workers)
     rows, curves = [], []
-    for i, (p_seed, d_seed) in enumerate(track(seed_pairs(n_seeds, rng), "LAGC seeds")):
-        problem = heterogeneous_regression(n_workers, rng=p_seed, **problem_kwargs)
-        consts = problem_constants(problem, n_workers)
-        for dname, delay in delays.items():
-            for rule in rules:
-                runs = convergence_runs(
-                    problem,
-                    n_workers,
-                    redundancy,
-                    delay=delay,
-                    xi=xi,
-                    history=history,
-                    stepsize_rule=rule,
-                    configs=configs,
-                    replicas=replicas,
-                    max_iter=max_iter,
-                    rel_tol=rel_tol,
-                    rng=d_seed,
-                )
-                summary = complexity_summary(runs, eps_rel).set_index("scheme")
-                times = iteration_time_check(runs, delay).set_index("scheme")
-                t2 = table2_check(runs, problem, delay, xi, history, eps_rel).set_index("scheme")
-                sel = selection_check(runs, problem, xi, history)
-                sel = sel.set_index("scheme") if len(sel) else sel
-                for label, run in _runs(runs).items():
-                    lazy = run.scheme in ("lag", "g-lag", "lagc")
-                    row = {
-                        "seed": i,
+    for dname, delay in delays.items():
+        for rule in rules:
+            runs = convergence_runs(
+                problem,
+                n_workers,
+                redundancy,
+                delay=delay,
+                xi=xi,
+                history=history,
+                stepsize_rule=rule,
+                configs=configs,
+                replicas=replicas,
+                max_iter=max_iter,
+                rel_tol=rel_tol,
+                rng=d_seed,
+            )
+            summary = complexity_summary(runs, eps_rel).set_index("scheme")
+            times = iteration_time_check(runs, delay).set_index("scheme")
+            t2 = table2_check(runs, problem, delay, xi, history, eps_rel).set_index("scheme")
+            sel = selection_check(runs, problem, xi, history)
+            sel = sel.set_index("scheme") if len(sel) else sel
+            for label, run in _runs(runs).items():
+                lazy = run.scheme in ("lag", "g-lag", "lagc")
+                rows.append(
+                    {
+                        "seed": seed,
                         "problem_seed": p_seed,
                         "delay_seed": d_seed,
                         "delay": dname,
@@ -793,26 +798,22 @@ def convergence_seeds(
                             bool(sel.loc[label, "eq25_respected"]) if lazy else True
                         ),
                     }
-                    rows.append(row)
-                metrics = convergence_metrics(runs, max_points)
-                gap0 = metrics.groupby("scheme")["gap"].transform("first")
-                curves.append(
-                    metrics.assign(rel_gap=metrics["gap"] / gap0, seed=i, delay=dname, rule=rule)
                 )
-    settings = {
-        "n_workers": n_workers,
-        "redundancy": redundancy,
-        "n_seeds": n_seeds,
-        "rules": tuple(rules),
-        "xi": xi,
-        "history": history,
-        "replicas": replicas,
-        "rel_tol": rel_tol,
-        "eps_rel": eps_rel,
-        "problem_kwargs": problem_kwargs,
-        "configs": list(configs),
-    }
-    return SeedRunsResult(pd.DataFrame(rows), pd.concat(curves, ignore_index=True), settings)
+            metrics = convergence_metrics(runs, max_points)
+            gap0 = metrics.groupby("scheme")["gap"].transform("first")
+            curves.append(
+                metrics.assign(rel_gap=metrics["gap"] / gap0, seed=seed, delay=dname, rule=rule)
+            )
+    return {"summary": pd.DataFrame(rows), "curves": pd.concat(curves, ignore_index=True)}
+
+
+def stack_seed_runs(frame: pd.DataFrame, settings: dict | None = None) -> SeedRunsResult:
+    """The :func:`seed_runs` of every seed (an ``over_seeds`` frame) as one :class:`SeedRunsResult`."""
+    return SeedRunsResult(
+        pd.concat(list(frame["summary"]), ignore_index=True),
+        pd.concat(list(frame["curves"]), ignore_index=True),
+        dict(settings or {}),
+    )
 
 
 def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
@@ -1013,6 +1014,102 @@ def _expected_time(run, delay, cache):
     return total
 
 
+def _executor(executor):
+    # replicate._check_executor refuses None, the default it documents: name the default here
+    return default_workers() if executor is None else executor
+
+
+def _bound_grid_seed(
+    i, *, problems, n_workers, redundancy, delays, cells, rules, eps_rel, max_iter
+) -> pd.DataFrame:
+    """One seed of :func:`bound_grid` (a measure for ``over_seeds``)."""
+    problem = problems[i]
+    G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
+    rows, cache = [], {}
+    c = problem_constants(problem, n_workers)
+    L_units = group_smoothness(problem, n_workers, G)
+    f_star = c.f_star
+    gap0 = problem.loss(problem.initial_point()) - f_star
+    stream = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
+    common = {
+        "delays": stream,
+        "max_iter": max_iter,
+        "gap_tol": eps_rel * gap0,
+        "f_star": f_star,
+    }
+    ggd = run_scheme("g-gd", problem, n_workers, redundancy, G, **common)
+    ggd_iters = ggd.n_iterations  # the run stops at the first iterate below the target
+    eps = eps_rel * c.initial_gap
+    ggd_bound_iters = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
+    for xi, history in cells:
+        bound = {
+            name: th.lazy_time_ratio_bound(
+                L_units,
+                c.total_smoothness,
+                n_workers,
+                redundancy,
+                G,
+                delay=delay,
+                xi=xi,
+                history=history,
+            )
+            for name, delay in delays.items()
+        }
+        iter_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
+        for rule in rules:
+            alpha = 1.0 / c.total_smoothness if rule == "gd" else None
+            run = run_scheme(
+                "g-lag",
+                problem,
+                n_workers,
+                redundancy,
+                G,
+                xi=xi,
+                history=history,
+                stepsize=alpha,
+                **common,
+            )
+            iters = run.complexity(eps_rel * gap0)["iterations"]
+            if math.isnan(iters):
+                raise ValueError(
+                    f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, "
+                    f"D={history}, rule={rule!r}) did not reach eps_rel="
+                    f"{eps_rel:g}"
+                )
+            active = float(run.n_selected.mean() / G)
+            for name, delay in delays.items():
+                t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
+                time_ = _expected_time(run, delay, cache)
+                b = bound[name]
+                rows.append(
+                    {
+                        "seed": i,
+                        "delay": name,
+                        "xi": xi,
+                        "history": history,
+                        "sqrt_d_xi": math.sqrt(history * xi),
+                        "rule": rule,
+                        "iterations": iters,
+                        "ggd_iterations": ggd_iters,
+                        "active_fraction": active,
+                        "time": time_,
+                        "ggd_time": ggd_iters * t_all,
+                        "sim_ratio": time_ / (ggd_iters * t_all),
+                        "sim_iteration_factor": iters / ggd_iters,
+                        "iter_bound": iter_bound,
+                        "ggd_iter_bound": ggd_bound_iters,
+                        "selection_bound": b["selection_bound"],
+                        "bound_units": b["selected"],
+                        "bound_time": iter_bound * b["time_factor"] * t_all,
+                        "ggd_bound_time": ggd_bound_iters * t_all,
+                        "iteration_factor": b["iteration_factor"],
+                        "time_factor": b["time_factor"],
+                        "bound_ratio": b["ratio"],
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
 def bound_grid(
     n_workers: int = 12,
     redundancy: int = 3,
@@ -1026,6 +1123,7 @@ def bound_grid(
     eps_rel: float = 1e-8,
     max_iter: int = 100_000,
     rng=None,
+    executor=None,
 ) -> pd.DataFrame:
     """G-LAG against G-GD (``G = N/r``): Table II's time bound next to the simulated time.
 
@@ -1061,94 +1159,25 @@ def bound_grid(
             f"xis and histories must give at least one cell with D*xi < 1, got "
             f"xis={xis}, histories={histories}"
         )
-    G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
     problem_kwargs = dict(problem_kwargs or {})
     gen = as_generator(rng)
-    rows, cache = [], {}
-    for i in track(range(n_seeds), "bound grid seeds"):
-        problem = heterogeneous_regression(n_workers, rng=gen, **problem_kwargs)
-        c = problem_constants(problem, n_workers)
-        L_units = group_smoothness(problem, n_workers, G)
-        f_star = c.f_star
-        gap0 = problem.loss(problem.initial_point()) - f_star
-        stream = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
-        common = {
-            "delays": stream,
-            "max_iter": max_iter,
-            "gap_tol": eps_rel * gap0,
-            "f_star": f_star,
-        }
-        ggd = run_scheme("g-gd", problem, n_workers, redundancy, G, **common)
-        ggd_iters = ggd.n_iterations  # the run stops at the first iterate below the target
-        eps = eps_rel * c.initial_gap
-        ggd_bound_iters = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
-        for xi, history in cells:
-            bound = {
-                name: th.lazy_time_ratio_bound(
-                    L_units,
-                    c.total_smoothness,
-                    n_workers,
-                    redundancy,
-                    G,
-                    delay=delay,
-                    xi=xi,
-                    history=history,
-                )
-                for name, delay in delays.items()
-            }
-            iter_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
-            for rule in rules:
-                alpha = 1.0 / c.total_smoothness if rule == "gd" else None
-                run = run_scheme(
-                    "g-lag",
-                    problem,
-                    n_workers,
-                    redundancy,
-                    G,
-                    xi=xi,
-                    history=history,
-                    stepsize=alpha,
-                    **common,
-                )
-                iters = run.complexity(eps_rel * gap0)["iterations"]
-                if math.isnan(iters):
-                    raise ValueError(
-                        f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, "
-                        f"D={history}, rule={rule!r}) did not reach eps_rel="
-                        f"{eps_rel:g}"
-                    )
-                active = float(run.n_selected.mean() / G)
-                for name, delay in delays.items():
-                    t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
-                    time_ = _expected_time(run, delay, cache)
-                    b = bound[name]
-                    rows.append(
-                        {
-                            "seed": i,
-                            "delay": name,
-                            "xi": xi,
-                            "history": history,
-                            "sqrt_d_xi": math.sqrt(history * xi),
-                            "rule": rule,
-                            "iterations": iters,
-                            "ggd_iterations": ggd_iters,
-                            "active_fraction": active,
-                            "time": time_,
-                            "ggd_time": ggd_iters * t_all,
-                            "sim_ratio": time_ / (ggd_iters * t_all),
-                            "sim_iteration_factor": iters / ggd_iters,
-                            "iter_bound": iter_bound,
-                            "ggd_iter_bound": ggd_bound_iters,
-                            "selection_bound": b["selection_bound"],
-                            "bound_units": b["selected"],
-                            "bound_time": iter_bound * b["time_factor"] * t_all,
-                            "ggd_bound_time": ggd_bound_iters * t_all,
-                            "iteration_factor": b["iteration_factor"],
-                            "time_factor": b["time_factor"],
-                            "bound_ratio": b["ratio"],
-                        }
-                    )
-    return pd.DataFrame(rows)
+    problems = [
+        heterogeneous_regression(n_workers, rng=gen, **problem_kwargs) for _ in range(n_seeds)
+    ]
+    return over_seeds(
+        _bound_grid_seed,
+        range(n_seeds),
+        executor=_executor(executor),
+        desc="bound grid seeds",
+        problems=problems,
+        n_workers=n_workers,
+        redundancy=redundancy,
+        delays=delays,
+        cells=cells,
+        rules=tuple(rules),
+        eps_rel=eps_rel,
+        max_iter=max_iter,
+    )
 
 
 def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -1476,21 +1505,29 @@ class Notebook:
 
     def sweep(self) -> SeedRunsResult:
         """Section 5's runs: every scheme, delay model and step-size rule over the seeds."""
-        return convergence_seeds(
-            self.n_workers,
-            self.redundancy,
-            delays=self.delays,
-            n_seeds=self.n_seeds,
-            rules=tuple(RULES),
-            problem_kwargs=self.problem,
-            xi=self.xi,
-            history=self.history,
-            configs=self.configs,
-            replicas=self.replicas,
-            eps_rel=EPS_REL,
-            rel_tol=self.preset["rel_tol"],
-            rng=self.seed,
+        setting = {
+            "n_workers": self.n_workers,
+            "redundancy": self.redundancy,
+            "delays": self.delays,
+            "rules": tuple(RULES),
+            "problem_kwargs": self.problem,
+            "xi": self.xi,
+            "history": self.history,
+            "configs": self.configs,
+            "replicas": self.replicas,
+            "eps_rel": EPS_REL,
+            "rel_tol": self.preset["rel_tol"],
+        }
+        pairs = seed_pairs(self.n_seeds, self.seed)
+        out = over_seeds(
+            seed_runs,
+            range(self.n_seeds),
+            executor=_executor(None),
+            desc="LAGC seeds",
+            pairs=pairs,
+            **setting,
         )
+        return stack_seed_runs(out, setting)
 
     def grid(self) -> pd.DataFrame:
         """Section 9's (ξ, D) grid of G-LAG against G-GD (:func:`bound_grid`)."""

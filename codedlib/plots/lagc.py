@@ -51,7 +51,7 @@ LABELS = {
     "n_groups": "G",
     # bound_grid and bound_grid_summary
     "sqrt_d_xi": "sqrt_Dxi",
-    # convergence_seeds
+    # seed_runs
     "stepsize_times_smoothness": "stepsize_times_L",
 }
 
