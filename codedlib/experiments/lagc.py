@@ -3,15 +3,12 @@
 * :func:`heterogeneous_regression` -- the Section VI linear-regression task (synthetic data
   with smoothness that varies across partitions, so lazy aggregation can pay off).
 * :func:`storage_layouts` -- who stores what in Figs. 3 (GC), 4 (LAG), 5(a) (G-LAG), 5(b) (LAGC).
-* :func:`table1_tradeoff` -- Table I (coding / grouping / adaptive selection) as measured
-  per-iteration time, communication and computation relative to GD.
 * :func:`complexity_curves` -- Section V-D: time / communication / computation complexity of
   GD, GC, LAG, G-GD, G-LAG and LAGC as ``r`` or ``G`` varies (Table II formulas).
 * :data:`SETTINGS`, :class:`Notebook` and :data:`CLAIMS` -- notebook 04's sizes per preset, its
   setting texts and its claims declared as specs, section by section.
 * :func:`convergence_runs` -- Section VI: gap, communication and computation vs wall-clock
-  time for all schemes on shared delays; :func:`complexity_summary` and
-  :func:`conclusion_check` test the paper's conclusion on those runs.
+  time for all schemes on shared delays; :func:`complexity_summary` measures them.
 * :func:`iteration_time_check` -- simulated mean time per iteration vs eq. 21/22/28.
 * :func:`bound_grid` -- issue 13 item 7: G-LAG / G-GD time to a target gap, bound (eq. 19,
   20, 29, 30, 31) against simulation over a grid of ``(ξ, D)`` and seeds;
@@ -53,11 +50,9 @@ __all__ = [
     "gc_gd_beta_sweep",
     "compare_schemes",
     "CompareSchemesResult",
-    "ConclusionCheckResult",
     "ConvergenceRunsResult",
     "ProblemConstantsResult",
     "SCHEME_LABELS",
-    "SeedRuns",
     "SeedRunsResult",
     "StorageLayoutsResult",
     "bound_best_case",
@@ -65,7 +60,6 @@ __all__ = [
     "bound_grid_summary",
     "complexity_curves",
     "complexity_summary",
-    "conclusion_check",
     "convergence_bands",
     "convergence_metrics",
     "convergence_runs",
@@ -87,7 +81,6 @@ __all__ = [
     "storage_layouts",
     "table1_intervals",
     "table1_seeds",
-    "table1_tradeoff",
     "table2_check",
 ]
 
@@ -365,67 +358,9 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
     return pd.DataFrame(rows)[cols]
 
 
-@dataclass(frozen=True)
-class ConclusionCheckResult:
-    """Where one scheme ranks among the measured complexities (the paper's conclusion)."""
-
-    best_time: bool
-    best_communication: bool
-    computation_rank: int
-    n_schemes: int
-    fastest: str
-    least_communication: str
-    least_computation: str
-
-
-def conclusion_check(summary: pd.DataFrame, scheme: str = "G-LAG") -> ConclusionCheckResult:
-    """Does ``scheme`` have the best time and communication complexity, and where does its
-    computation rank (1 = lowest)? The paper's conclusion: G-LAG best time and communication
-    "while maintaining a low computational cost".
-    """
-    s = summary.set_index("scheme")
-    ranks = {
-        m: int(s[m].rank(method="min")[scheme]) for m in ("time", "communication", "computation")
-    }
-    return ConclusionCheckResult(
-        best_time=ranks["time"] == 1,
-        best_communication=ranks["communication"] == 1,
-        computation_rank=ranks["computation"],
-        n_schemes=len(s),
-        fastest=s["time"].idxmin(),
-        least_communication=s["communication"].idxmin(),
-        least_computation=s["computation"].idxmin(),
-    )
-
-
 # --------------------------------------------------------------------------------------
 # Table I and eq. 21/22/28 checks
 # --------------------------------------------------------------------------------------
-def table1_tradeoff(runs: dict) -> pd.DataFrame:
-    """Table I measured: mean time, communication and computation *per iteration* of coding
-    (GC), grouping (G-GD) and adaptive selection (LAG), relative to GD on the same delays.
-    """
-
-    def per_iter(run):
-        return {
-            "time": float(run.iteration_times.mean()),
-            "communication": float((run.downloads + run.uploads).mean()),
-            "computation": float(run.computation.mean()),
-        }
-
-    runs = _runs(runs)
-    base = per_iter(runs["GD"])
-    rows = []
-    for technique, label in [
-        ("Coding (GC)", "GC"),
-        ("Grouping (G-GD)", "G-GD"),
-        ("Adaptive selection (LAG)", "LAG"),
-    ]:
-        m = per_iter(runs[label])
-        rows.append({"technique": technique, **{f"{k}_vs_gd": m[k] / base[k] for k in base}})
-    return pd.DataFrame(rows)
-
-
 def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
     """Simulated mean time per iteration vs the formulas (eq. 21/22 for GD, GC, LAG; eq. 28
     for the group schemes), conditioned on the realised number of active units.
@@ -702,10 +637,6 @@ class SeedRunsResult:
     summary: pd.DataFrame
     curves: pd.DataFrame
     settings: dict
-
-
-#: Former name of :class:`SeedRunsResult`.
-SeedRuns = SeedRunsResult
 
 
 def seed_runs(

@@ -18,11 +18,9 @@ __all__ = [
     "plot_complexity_curves",
     "plot_convergence",
     "plot_convergence_bands",
-    "plot_iteration_time_check",
     "plot_iteration_time_panels",
     "plot_iteration_time_seeds",
     "plot_storage_layouts",
-    "plot_table1",
     "plot_table1_seeds",
 ]
 
@@ -34,10 +32,6 @@ LABELS = {
     "lag": "Fig. 4: LAG (N=3)",
     "g_lag": "Fig. 5(a): G-LAG (N=6, r=2, G=3)",
     "lagc": "Fig. 5(b): LAGC (N=6, r=2, G=2)",
-    # table1_tradeoff
-    "time_vs_gd": "time / GD",
-    "communication_vs_gd": "communication / GD",
-    "computation_vs_gd": "computation / GD",
     # table2_check and compare_schemes
     "iter_bound": "I(eps) eq. 19/20",
     "table2_time": "time Table II",
@@ -113,27 +107,6 @@ def plot_storage_layouts(layouts, fig=None, *, title: str | None = None):
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    return fig
-
-
-def plot_table1(table, ax=None, *, title: str | None = None):
-    """Table I measured: per-iteration time, communication, computation relative to GD."""
-    fig, ax = new_axes(ax, figsize=(7.0, 3.6))
-    metrics = [c for c in table.columns if c.endswith("_vs_gd")]
-    x = np.arange(len(metrics))
-    width = 0.8 / len(table)
-    for i in range(len(table)):
-        values = table[metrics].iloc[i].to_numpy(dtype=float)
-        bars = ax.bar(
-            x + (i - (len(table) - 1) / 2) * width, values, width, label=table["technique"].iloc[i]
-        )
-        ax.bar_label(bars, fmt="%.2f", fontsize=7)
-    ax.axhline(1.0, color="k", linewidth=0.8)
-    ax.set_xticks(x, [LABELS[m].replace(" / GD", "") for m in metrics])
-    ax.set_ylabel("per iteration, relative to GD")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
     return fig
 
 
@@ -221,28 +194,6 @@ def plot_convergence(metrics, fig=None, *, title: str | None = None):
     if title:
         fig.suptitle(title, fontsize=10, y=1.02)
     fig.tight_layout()
-    return fig
-
-
-def plot_iteration_time_check(table, ax=None, *, title: str | None = None):
-    """Simulated mean time per iteration vs eq. 21/22/28 (error bars: 2 standard errors)."""
-    fig, ax = new_axes(ax, figsize=(6.5, 3.4))
-    x = np.arange(len(table))
-    ax.bar(x - 0.2, table["expected"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    ax.bar(
-        x + 0.2,
-        table["simulated"],
-        0.4,
-        yerr=2 * table["stderr"],
-        capsize=3,
-        label="simulation (±2 s.e.)",
-        color="tab:blue",
-    )
-    ax.set_xticks(x, table["scheme"], fontsize=8)
-    ax.set_ylabel("mean time per iteration")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
     return fig
 
 
