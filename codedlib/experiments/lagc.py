@@ -842,8 +842,6 @@ def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     """Mean over seeds and its Student-t interval (``codedlib.claims.mean_interval``); an
     interval of zero width when every seed gives the same value.
     """
-    from codedlib.claims import mean_interval
-
     x = np.asarray(values, dtype=float)
     if x.size > 1 and np.all(x == x[0]):
         return float(x[0]), float(x[0]), float(x[0])
@@ -1117,8 +1115,6 @@ def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     winner each says (``"G-LAG"`` when the ratio's interval is below 1, ``"G-GD"`` when above,
     else ``"tie"``), and how loose the bound is (``looseness = bound ratio / simulated``).
     """
-    from codedlib.claims import ratio_interval
-
     rows = []
     keys = ["delay", "xi", "history", "rule"]
     for key, part in grid.groupby(keys, sort=False):
@@ -1647,97 +1643,64 @@ def _sec2_specs(nb: Notebook) -> list:
         f"{nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, "
         f"D={nb.history} for the lazy pair"
     )
-    specs = [
-        spec(
-            "exact",
+    erratum = {
+        "verdict": "paper erratum",
+        "setting": ex_["setting"],
+        "reason": (
+            f"our copy's example text says D_g is 'divided into two parts, each stored at two "
+            f"workers'; Section IV's own rule splits D_g into N/G = {n_g} "
+            f"batches, each stored at r = 2 workers, and only {n_g} batches "
+            f"give each of the group's {n_g} workers r = 2 batches "
+            f"({n_g} × 2 copies); two parts at two workers each are 4 copies"
+        ),
+        "section": SECTIONS["sec2"],
+        "basis": "paper",
+    }
+
+    def wait(lay):
+        return lay.wait_for
+
+    def decodes(lay):
+        return str(any_wait_for_decodes(lay))
+
+    def batches(lay):
+        return len(lay.group_partitions(0))
+
+    g3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
+    figs = [  # item, quantity, layout, what we read, the paper's value
+        (
             "Fig. 3",
             "GC storage (N=3, r=2)",
-            text("gc", storage_text),
-            paper="W1: D1 D2 | W2: D2 D3 | W3: D1 D3",
-            **ex_,
+            "gc",
+            storage_text,
+            "W1: D1 D2 | W2: D2 D3 | W3: D1 D3",
         ),
-        spec(
-            "exact",
-            "Fig. 3",
-            "GC: fastest workers the PS waits for (N−r+1)",
-            lambda layouts: {"ours": layouts.gc.wait_for},
-            paper=2,
-            **ex_,
-        ),
-        spec(
-            "exact",
-            "Fig. 3",
-            "GC: any 2 of 3 uploads give the full gradient",
-            text("gc", lambda lay: str(any_wait_for_decodes(lay))),
-            paper="True",
-            **coded,
-        ),
-        spec(
-            "exact",
-            "Fig. 4",
-            "LAG storage (N=3)",
-            text("lag", storage_text),
-            paper="W1: D1 | W2: D2 | W3: D3",
-            **ex_,
-        ),
-        spec(
-            "exact",
-            "Fig. 5(a)",
-            "G-LAG groups (N=6, r=2, G=3)",
-            text("g_lag", groups_text),
-            paper="{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3",
-            **ex_,
-        ),
-        spec(
-            "exact",
-            "Fig. 5(a)",
-            "G-LAG: workers the PS waits for per group",
-            lambda layouts: {"ours": layouts.g_lag.wait_for},
-            paper=1,
-            **ex_,
-        ),
-        spec(
-            "exact",
+        ("Fig. 3", "GC: fastest workers the PS waits for (N−r+1)", "gc", wait, 2),
+        ("Fig. 3", "GC: any 2 of 3 uploads give the full gradient", "gc", decodes, "True"),
+        ("Fig. 4", "LAG storage (N=3)", "lag", storage_text, "W1: D1 | W2: D2 | W3: D3"),
+        ("Fig. 5(a)", "G-LAG groups (N=6, r=2, G=3)", "g_lag", groups_text, g3),
+        ("Fig. 5(a)", "G-LAG: workers the PS waits for per group", "g_lag", wait, 1),
+        (
             "Fig. 5(b)",
             "LAGC groups (N=6, r=2, G=2)",
-            text("lagc", groups_text),
-            paper="{W1,W2,W3} | {W4,W5,W6}",
-            **ex_,
+            "lagc",
+            groups_text,
+            "{W1,W2,W3} | {W4,W5,W6}",
         ),
-        spec(
-            "exact",
-            "Fig. 5(b)",
-            "LAGC: batches per group block",
-            lambda layouts: {"ours": len(layouts.lagc.group_partitions(0))},
-            paper=2,
-            verdict="paper erratum",
-            setting=ex_["setting"],
-            reason=(
-                f"our copy's example text says D_g is 'divided into two parts, each stored at two "
-                f"workers'; Section IV's own rule splits D_g into N/G = {n_g} "
-                f"batches, each stored at r = 2 workers, and only {n_g} batches "
-                f"give each of the group's {n_g} workers r = 2 batches "
-                f"({n_g} × 2 copies); two parts at two workers each are 4 copies"
-            ),
-            section=SECTIONS["sec2"],
-            basis="paper",
-        ),
-        spec(
-            "exact",
-            "Fig. 5(b)",
-            "LAGC: workers the PS waits for per group (N/G−r+1)",
-            lambda layouts: {"ours": layouts.lagc.wait_for},
-            paper=2,
-            **ex_,
-        ),
-        spec(
-            "exact",
+        ("Fig. 5(b)", "LAGC: batches per group block", "lagc", batches, 2),
+        ("Fig. 5(b)", "LAGC: workers the PS waits for per group (N/G−r+1)", "lagc", wait, 2),
+        (
             "Fig. 5(b)",
             "LAGC: any 2 of the 3 workers of a group give its gradient",
-            text("lagc", lambda lay: str(any_wait_for_decodes(lay))),
-            paper="True",
-            **coded,
+            "lagc",
+            decodes,
+            "True",
         ),
+    ]
+    kinds = {decodes: coded, batches: erratum}
+    specs = [
+        spec("exact", item, q, text(field, fn), paper=paper, **kinds.get(fn, ex_))
+        for item, q, field, fn, paper in figs
     ]
     for name in REMARK2_PAIRS:
         what = (
@@ -2206,63 +2169,34 @@ def _table2_specs(nb: Notebook) -> list:
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
     )
+    t2, msg, grad = "Table II (reconstructed)", "messages_per_iter", "gradients_per_iter"
+    loads = [  # item, quantity, the formula's value, scheme, column
+        ("Table II, eq. (32) (reconstructed)", "messages per iteration, GD (2N)", 2 * n, "GD", msg),
+        (
+            "Table II, eq. (33) (reconstructed)",
+            "messages per iteration, GC (2N−r+1)",
+            2 * n - r + 1,
+            "GC",
+            msg,
+        ),
+        (
+            "Table II, eq. (35) (reconstructed)",
+            "messages per iteration, G-GD (N+N/r)",
+            n + n // r,
+            "G-GD",
+            msg,
+        ),
+        (t2, "gradients per iteration, GD (N)", n, "GD", grad),
+        (t2, "gradients per iteration, GC (rN)", r * n, "GC", grad),
+        (t2, "gradients per iteration, G-GD (rN)", r * n, "G-GD", grad),
+    ]
+
+    def load(label, column):
+        return lambda summary: {"ours": _fixed_load(summary, label, column)}
+
     specs = [
-        spec(
-            "exact",
-            item,
-            quantity,
-            lambda summary, label=label, column=column: {
-                "ours": _fixed_load(summary, label, column)
-            },
-            paper=paper,
-            setting=load_setting,
-            basis="check",
-            **kw,
-        )
-        for item, quantity, paper, label, column in [
-            (
-                "Table II, eq. (32) (reconstructed)",
-                "messages per iteration, GD (2N)",
-                2 * n,
-                "GD",
-                "messages_per_iter",
-            ),
-            (
-                "Table II, eq. (33) (reconstructed)",
-                "messages per iteration, GC (2N−r+1)",
-                2 * n - r + 1,
-                "GC",
-                "messages_per_iter",
-            ),
-            (
-                "Table II, eq. (35) (reconstructed)",
-                "messages per iteration, G-GD (N+N/r)",
-                n + n // r,
-                "G-GD",
-                "messages_per_iter",
-            ),
-            (
-                "Table II (reconstructed)",
-                "gradients per iteration, GD (N)",
-                n,
-                "GD",
-                "gradients_per_iter",
-            ),
-            (
-                "Table II (reconstructed)",
-                "gradients per iteration, GC (rN)",
-                r * n,
-                "GC",
-                "gradients_per_iter",
-            ),
-            (
-                "Table II (reconstructed)",
-                "gradients per iteration, G-GD (rN)",
-                r * n,
-                "G-GD",
-                "gradients_per_iter",
-            ),
-        ]
+        spec("exact", item, q, load(lb, col), paper=v, setting=load_setting, basis="check", **kw)
+        for item, q, v, lb, col in loads
     ]
 
     def within(summary):
