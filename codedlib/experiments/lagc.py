@@ -1847,7 +1847,7 @@ def _sec3(nb: Notebook) -> list:
     ]
 
 
-def _sec5(nb: Notebook) -> list:
+def _sec5(_nb: Notebook) -> list:
     return [
         spec(
             "not_attempted",
@@ -2603,7 +2603,7 @@ def _table2_rank_specs(nb: Notebook) -> list:
 
 
 # ---- Section 9: is the G-LAG bound wrong or loose? ----------------------------------------
-def grid_facts(nb: Notebook, grid: pd.DataFrame, grid_summary: pd.DataFrame) -> dict:
+def grid_facts(grid: pd.DataFrame, grid_summary: pd.DataFrame) -> dict:
     """What Section 9's rows and verdict read off the (ξ, D) grid."""
     th_rows = grid[grid["rule"] == "theory"]
     s_th, s_gd = (grid_summary[grid_summary["rule"] == r] for r in ("theory", "gd"))
@@ -2628,7 +2628,7 @@ def grid_facts(nb: Notebook, grid: pd.DataFrame, grid_summary: pd.DataFrame) -> 
 
 def grid_verdict(nb: Notebook, grid, grid_summary, best_case, spread: float) -> str:
     """Section 9's verdict in numbers (the prose below the cell reads it)."""
-    f = grid_facts(nb, grid, grid_summary)
+    f = grid_facts(grid, grid_summary)
     s_th, s_gd, loose = f["s_th"], f["s_gd"], f["loose"]
     best_exp = best_case[best_case["delay"] == "exponential"]
     first_win = best_exp.loc[best_exp["best_ratio"] < 1, "spread"]
@@ -2650,7 +2650,7 @@ def _grid_specs(nb: Notebook) -> list:
     sec = SECTIONS["sec9"]
 
     def factor(grid, grid_summary):
-        err = grid_facts(nb, grid, grid_summary)["factor_err"]
+        err = grid_facts(grid, grid_summary)["factor_err"]
         ok = err < 0.05
         return {
             "ours": str(ok),
@@ -2664,7 +2664,7 @@ def _grid_specs(nb: Notebook) -> list:
         }
 
     def holds(grid, grid_summary):
-        ok = grid_facts(nb, grid, grid_summary)["bound_holds"]
+        ok = grid_facts(grid, grid_summary)["bound_holds"]
         return {"ours": str(ok), "reason": "" if ok else "a run exceeds its bound (table above)"}
 
     def ratio_cell(dname):
@@ -2678,7 +2678,7 @@ def _grid_specs(nb: Notebook) -> list:
         return measured
 
     def verdict(grid, grid_summary, spread):
-        f = grid_facts(nb, grid, grid_summary)
+        f = grid_facts(grid, grid_summary)
         s_th, s_gd, loose, wins = f["s_th"], f["s_gd"], f["loose"], f["wins"]
         sel_gap = s_th["selection_bound"] - s_th["active_fraction"]
         n_pairs = len(s_th)
