@@ -1617,7 +1617,7 @@ def _loads_text(down, up, grads) -> str:
     return f"down {down:g}, up {up:g}, gradients {grads:g}"
 
 
-def _sec2_specs(nb: Notebook) -> list:
+def _layout_specs(_nb: Notebook) -> list:
     kw = {"section": SECTIONS["sec2"], "basis": "check"}
     ex_ = {"setting": "the paper's examples (Sections III-A, III-B, IV), our layout code", **kw}
     coded = {**ex_, "setting": ex_["setting"] + "; cyclic GC code"}
@@ -1625,24 +1625,8 @@ def _sec2_specs(nb: Notebook) -> list:
     def text(field, fn):
         return lambda layouts: {"ours": fn(getattr(layouts, field))}
 
-    def remark(name, column):
-        return lambda remark2: {"ours": remark2.set_index("pair").loc[name, column]}
-
-    def remark_ok(name):
-        def measured(remark2):
-            row = remark2.set_index("pair").loc[name]
-            same_sel = row["same selections"] or name.endswith("vs GC")
-            return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
-
-        return measured
-
     lagc = storage_layouts().lagc  # the paper's example: its sizes word the erratum row
     n_g = lagc.workers_per_group
-    remark_setting = (
-        f"tiny stand-in regression (6 partitions × 10 samples, d=4), N=6, r=2, "
-        f"{nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, "
-        f"D={nb.history} for the lazy pair"
-    )
     erratum = {
         "verdict": "paper erratum",
         "setting": ex_["setting"],
@@ -1702,6 +1686,29 @@ def _sec2_specs(nb: Notebook) -> list:
         spec("exact", item, q, text(field, fn), paper=paper, **kinds.get(fn, ex_))
         for item, q, field, fn, paper in figs
     ]
+    return specs
+
+
+def _remark2_specs(nb: Notebook) -> list:
+    kw = {"section": SECTIONS["sec2"], "basis": "check"}
+
+    def remark(name, column):
+        return lambda remark2: {"ours": remark2.set_index("pair").loc[name, column]}
+
+    def remark_ok(name):
+        def measured(remark2):
+            row = remark2.set_index("pair").loc[name]
+            same_sel = row["same selections"] or name.endswith("vs GC")
+            return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
+
+        return measured
+
+    remark_setting = (
+        f"tiny stand-in regression (6 partitions × 10 samples, d=4), N=6, r=2, "
+        f"{nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, "
+        f"D={nb.history} for the lazy pair"
+    )
+    specs = []
     for name in REMARK2_PAIRS:
         what = (
             "same times and loads" if name.endswith("vs GC") else "same selections, times and loads"
@@ -1915,7 +1922,7 @@ def iteration_time_table(nb: Notebook, summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _table1_all(nb: Notebook) -> list:
+def _table1_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
     sett = join(nb.data, nb.schemes, "any delay model", nb.rule_text["gd"], nb.runs)
     kw = {"setting": sett, "section": SECTIONS["sec6"], "basis": "paper"}
@@ -1972,6 +1979,11 @@ def _table1_all(nb: Notebook) -> list:
                         **kw,
                     )
                 )
+    return specs
+
+
+def _robustness_specs(nb: Notebook) -> list:
+    specs = []
     n, r, g = nb.n_workers, nb.redundancy, nb.n_workers // nb.redundancy
     tolerance = {
         "coding (GC)": ("better", f"better: any r−1 = {r - 1} vs none for GD"),
@@ -1993,6 +2005,11 @@ def _table1_all(nb: Notebook) -> list:
                 basis="check",
             )
         )
+    return specs
+
+
+def _time_per_iter_specs(nb: Notebook) -> list:
+    specs = []
     for label, technique, eq in (("GC", "coding (GC)", "(24)"), ("LAG", "selection (LAG)", "(27)")):
         why = (
             "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)"
@@ -2164,7 +2181,7 @@ def _fixed_load(summary, label, column) -> float:
 
 
 def _table2_specs(nb: Notebook) -> list:
-    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
+    n, r = nb.n_workers, nb.redundancy
     kw = {"section": SECTIONS["sec6"]}
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
@@ -2194,10 +2211,15 @@ def _table2_specs(nb: Notebook) -> list:
     def load(label, column):
         return lambda summary: {"ours": _fixed_load(summary, label, column)}
 
-    specs = [
+    return [
         spec("exact", item, q, load(lb, col), paper=v, setting=load_setting, basis="check", **kw)
         for item, q, v, lb, col in loads
-    ]
+    ] + _table2_bound_specs(nb, load_setting)
+
+
+def _table2_bound_specs(nb: Notebook, load_setting: str) -> list:
+    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
+    kw = {"section": SECTIONS["sec6"]}
 
     def within(summary):
         lazy = summary[summary["lazy"]]
@@ -2223,7 +2245,7 @@ def _table2_specs(nb: Notebook) -> list:
         )
         return {"ours": str(ok)}
 
-    specs += [
+    specs = [
         spec(
             "exact",
             "text after eq. (33) (reconstructed)",
@@ -2794,13 +2816,13 @@ GRID_COLUMNS = [
 
 #: Notebook 04's claims by section: each a function of the :class:`Notebook` giving its specs.
 CLAIMS = {
-    "sec2": lambda nb: _sec2_specs(nb)[:10],  # Figs. 3-5
-    "remark2": lambda nb: _sec2_specs(nb)[10:],  # Remark 2 and the examples' loads
+    "sec2": _layout_specs,
+    "remark2": _remark2_specs,
     "sec3": _sec3,
     "sec5": _sec5,
-    "table1": lambda nb: _table1_all(nb)[:6],  # communication and computation per iteration
-    "robustness": lambda nb: _table1_all(nb)[6:9],
-    "time_per_iter": lambda nb: _table1_all(nb)[9:],
+    "table1": _table1_specs,
+    "robustness": _robustness_specs,
+    "time_per_iter": _time_per_iter_specs,
     "beta": _beta_spec,
     "eq28": _iteration_time_specs,
     "selection": _selection_specs,
