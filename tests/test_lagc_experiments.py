@@ -10,6 +10,7 @@ import pytest
 
 from codedlib.experiments import lagc as ex
 from codedlib.plots import lagc as pl
+from codedlib.replicate import over_seeds as over_seeds_
 from codedlib.widgets.lagc import lagc_report
 
 
@@ -58,19 +59,6 @@ def test_tables(small):
     summary = ex.complexity_summary(runs)
     assert list(summary["scheme"]) == list(runs.runs)
     pd.testing.assert_frame_equal(summary, ex.complexity_summary(runs.runs))  # dict still fine
-    verdict = ex.conclusion_check(summary)
-    assert isinstance(verdict, ex.ConclusionCheckResult)
-    assert verdict.best_time == (summary.set_index("scheme")["time"].idxmin() == "G-LAG")
-    assert verdict.fastest == summary.set_index("scheme")["time"].idxmin()
-    t1 = ex.table1_tradeoff(runs)
-    assert list(t1.columns) == [
-        "technique",
-        "time_vs_gd",
-        "communication_vs_gd",
-        "computation_vs_gd",
-    ]
-    assert t1.loc[0, "computation_vs_gd"] == pytest.approx(2.0)  # GC: r = 2 partitions each
-    assert t1.loc[0, "communication_vs_gd"] == pytest.approx((12 - 2 + 1) / 12)  # eq. 33
     checks = ex.iteration_time_check(runs, ex.make_delay("pareto", shape=2.5))
     assert (checks["z"].abs() < 4.5).all()
     sel = ex.selection_check(runs, problem, 0.05, 10)
@@ -96,17 +84,12 @@ def test_complexity_curves_and_plots(small):
         pl.plot_storage_layouts(layouts),
         pl.plot_complexity_curves(curves, "r"),
         pl.plot_convergence(ex.convergence_metrics(runs)),
-        pl.plot_table1(ex.table1_tradeoff(runs)),
-        pl.plot_iteration_time_check(ex.iteration_time_check(runs, delays["exponential"])),
     ):
         assert isinstance(fig, matplotlib.figure.Figure)
     # display labels are set at plotting time
     fig = pl.plot_storage_layouts(layouts)
     assert fig.axes[0].get_title().startswith("Fig. 3: GC (N=3, r=2)\n")
     assert fig.axes[3].get_title().startswith("Fig. 5(b): LAGC (N=6, r=2, G=2)\n")
-    fig = pl.plot_table1(ex.table1_tradeoff(runs))
-    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-    assert ticks == ["time", "communication", "computation"]
     fig = pl.plot_complexity_curves(curves_g, "G")
     assert fig.axes[0].get_xlabel() == "G (worker groups)"
     with pytest.raises(ValueError, match="vary must be"):
@@ -160,11 +143,14 @@ def over_seeds():
         "exponential": ex.make_delay("exponential"),
         "pareto": ex.make_delay("pareto", shape=2.5),
     }
-    return ex.convergence_seeds(
-        6,
-        2,
+    runs = over_seeds_(
+        ex.seed_runs,
+        3,
+        executor=1,
+        pairs=ex.seed_pairs(3, 5),
+        n_workers=6,
+        redundancy=2,
         delays=delays,
-        n_seeds=3,
         replicas=4,
         problem_kwargs={
             "samples_per_partition": 8,
@@ -174,8 +160,8 @@ def over_seeds():
         },
         rel_tol=1e-6,
         eps_rel=1e-6,
-        rng=5,
     )
+    return ex.stack_seed_runs(runs)
 
 
 def test_seed_pairs_are_reproducible_and_independent():
@@ -188,7 +174,7 @@ def test_seed_pairs_are_reproducible_and_independent():
         ex.seed_pairs(0, 1)
 
 
-def test_convergence_seeds_tidy_and_paired(over_seeds):
+def test_seed_runs_tidy_and_paired(over_seeds):
     s = over_seeds.summary
     labels = [c[0] for c in ex.default_configs(6, 2)]
     assert len(s) == 3 * 2 * 2 * len(labels)
@@ -216,9 +202,24 @@ def test_convergence_seeds_tidy_and_paired(over_seeds):
     assert {"rel_gap", "seed", "delay", "rule"} <= set(curves.columns)
     assert np.allclose(curves.groupby(["seed", "delay", "rule", "scheme"])["rel_gap"].first(), 1.0)
     with pytest.raises(ValueError, match="rel_tol must satisfy"):
-        ex.convergence_seeds(6, 2, delays={"e": ex.make_delay()}, rel_tol=1e-3, eps_rel=1e-6)
+        ex.seed_runs(
+            0,
+            pairs=[(1, 2)],
+            n_workers=6,
+            redundancy=2,
+            delays={"e": ex.make_delay()},
+            rel_tol=1e-3,
+            eps_rel=1e-6,
+        )
     with pytest.raises(ValueError, match="rules must hold"):
-        ex.convergence_seeds(6, 2, delays={"e": ex.make_delay()}, rules=("sgd",))
+        ex.seed_runs(
+            0,
+            pairs=[(1, 2)],
+            n_workers=6,
+            redundancy=2,
+            delays={"e": ex.make_delay()},
+            rules=("sgd",),
+        )
     with pytest.raises(ValueError, match="no rows match"):
         ex.seed_table(s, "time", delay="gamma")
 

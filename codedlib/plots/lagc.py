@@ -1,15 +1,7 @@
 """Figures of the LAGC notebook. Every ``plot_*`` takes data (from
 :mod:`codedlib.experiments.lagc`) and returns a Figure; nothing is shown or saved here.
 
-References
-----------
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
-   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
 
 from __future__ import annotations
@@ -26,11 +18,9 @@ __all__ = [
     "plot_complexity_curves",
     "plot_convergence",
     "plot_convergence_bands",
-    "plot_iteration_time_check",
     "plot_iteration_time_panels",
     "plot_iteration_time_seeds",
     "plot_storage_layouts",
-    "plot_table1",
     "plot_table1_seeds",
 ]
 
@@ -42,10 +32,6 @@ LABELS = {
     "lag": "Fig. 4: LAG (N=3)",
     "g_lag": "Fig. 5(a): G-LAG (N=6, r=2, G=3)",
     "lagc": "Fig. 5(b): LAGC (N=6, r=2, G=2)",
-    # table1_tradeoff
-    "time_vs_gd": "time / GD",
-    "communication_vs_gd": "communication / GD",
-    "computation_vs_gd": "computation / GD",
     # table2_check and compare_schemes
     "iter_bound": "I(eps) eq. 19/20",
     "table2_time": "time Table II",
@@ -59,7 +45,7 @@ LABELS = {
     "n_groups": "G",
     # bound_grid and bound_grid_summary
     "sqrt_d_xi": "sqrt_Dxi",
-    # convergence_seeds
+    # seed_runs
     "stepsize_times_smoothness": "stepsize_times_L",
 }
 
@@ -85,21 +71,6 @@ def plot_storage_layouts(layouts, fig=None, *, title: str | None = None):
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
     groups the PS selects in the paper's example are drawn solid, the others faded.
-
-    Parameters
-    ----------
-    layouts : StorageLayoutsResult
-        Result of :func:`codedlib.experiments.lagc.storage_layouts`; panel titles from
-        :data:`LABELS`.
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    title : str, optional
-        Figure title; none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
     """
     from matplotlib.colors import to_rgba
 
@@ -139,62 +110,10 @@ def plot_storage_layouts(layouts, fig=None, *, title: str | None = None):
     return fig
 
 
-def plot_table1(table, ax=None, *, title: str | None = None):
-    """Table I measured: per-iteration time, communication, computation relative to GD.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
-    fig, ax = new_axes(ax, figsize=(7.0, 3.6))
-    metrics = [c for c in table.columns if c.endswith("_vs_gd")]
-    x = np.arange(len(metrics))
-    width = 0.8 / len(table)
-    for i in range(len(table)):
-        values = table[metrics].iloc[i].to_numpy(dtype=float)
-        bars = ax.bar(
-            x + (i - (len(table) - 1) / 2) * width, values, width, label=table["technique"].iloc[i]
-        )
-        ax.bar_label(bars, fmt="%.2f", fontsize=7)
-    ax.axhline(1.0, color="k", linewidth=0.8)
-    ax.set_xticks(x, [LABELS[m].replace(" / GD", "") for m in metrics])
-    ax.set_ylabel("per iteration, relative to GD")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
-    return fig
-
-
 def plot_complexity_curves(df, x: str = "r", fig=None, *, title: str | None = None):
     """Section V-D: time, communication and computation complexity (Table II) vs ``x``
     (``"r"`` or ``"G"``), one row of panels per delay distribution. Lazy schemes are upper
     bounds (open markers).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    x : str, default 'r'
-        ``'r'`` or ``'G'`` (columns ``redundancy`` or ``n_groups``).
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    title : str, optional
-        Figure title (above the panels); none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
     """
 
     delays = list(dict.fromkeys(df["delay"]))
@@ -252,20 +171,6 @@ def plot_complexity_curves(df, x: str = "r", fig=None, *, title: str | None = No
 def plot_convergence(metrics, fig=None, *, title: str | None = None):
     """Section VI: optimality gap (9), communication load (7) and computation load (8) vs
     computing wall-clock time, one line per scheme.
-
-    Parameters
-    ----------
-    metrics : pandas.DataFrame
-        Per-seed metrics as returned by the matching ``codedlib.experiments`` function.
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    title : str, optional
-        Figure title; none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
     """
 
     if fig is None:
@@ -292,43 +197,6 @@ def plot_convergence(metrics, fig=None, *, title: str | None = None):
     return fig
 
 
-def plot_iteration_time_check(table, ax=None, *, title: str | None = None):
-    """Simulated mean time per iteration vs eq. 21/22/28 (error bars: 2 standard errors).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
-    fig, ax = new_axes(ax, figsize=(6.5, 3.4))
-    x = np.arange(len(table))
-    ax.bar(x - 0.2, table["expected"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    ax.bar(
-        x + 0.2,
-        table["simulated"],
-        0.4,
-        yerr=2 * table["stderr"],
-        capsize=3,
-        label="simulation (±2 s.e.)",
-        color="tab:blue",
-    )
-    ax.set_xticks(x, table["scheme"], fontsize=8)
-    ax.set_ylabel("mean time per iteration")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
-    return fig
-
-
 _RULE_LABELS = {
     "gd": "α = 1/L for every scheme",
     "theory": "α = (1 − √(Dξ))/L for the lazy schemes",
@@ -340,22 +208,6 @@ def plot_convergence_bands(bands, rules=None, fig=None, *, title: str | None = N
     (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
     seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
     for one delay model).
-
-    Parameters
-    ----------
-    bands
-        Result of :func:`codedlib.experiments.lagc.convergence_bands`.
-    rules : sequence of str, optional
-        Step-size rules.
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    title : str, optional
-        Figure title (above the panels); none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
     """
 
     rules = list(rules or dict.fromkeys(bands["rule"]))
@@ -401,20 +253,6 @@ def plot_table1_seeds(table, ax=None, *, title: str | None = None):
     """Table I measured over seeds: per-iteration time (one bar per delay model),
     communication and computation of each technique relative to GD. ``table`` has columns
     ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(9.0, 3.8))
     groups = list(dict.fromkeys(zip(table["metric"], table["delay"])))
@@ -447,20 +285,6 @@ def plot_iteration_time_seeds(table, ax=None, *, title: str | None = None):
     """Mean time per iteration: eq. 21/22/28 (grey) vs simulation (blue, 95 % interval over
     seeds). ``table``: ``scheme, formula, mean, low, high``; for the lazy schemes the formula is
     conditioned on the realised number of active units and averages over seeds.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title; none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.4))
     x = np.arange(len(table))
@@ -485,25 +309,7 @@ def plot_iteration_time_seeds(table, ax=None, *, title: str | None = None):
 
 
 def plot_iteration_time_panels(table, panel_titles=None, fig=None, *, title: str | None = None):
-    """:func:`plot_iteration_time_seeds` side by side, one panel per delay model.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Long table ``delay, scheme, formula, mean, low, high`` (one row per delay model and
-        scheme); panels in the order of the delay models.
-    panel_titles : dict, optional
-        Panel title by delay model; the delay model's name when None or missing.
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    title : str, optional
-        Figure title (above the panels); none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
-    """
+    """:func:`plot_iteration_time_seeds` side by side, one panel per delay model."""
     delays = list(dict.fromkeys(table["delay"]))
     n = len(delays)
     if fig is None:
@@ -541,24 +347,6 @@ def plot_bound_grid(
     (from :func:`~codedlib.experiments.lagc.bound_best_case`) a last panel shows the smallest
     bound ratio over all ``(ξ, D)`` against the spread of the group smoothness constants,
     ``spread`` (the problem's own) drawn as a vertical line.
-
-    Parameters
-    ----------
-    summary
-        Summary as returned by the matching ``codedlib.experiments`` function.
-    best_case : optional
-        Best-case bound to draw.
-    spread : float | None, optional
-        Spread of the group smoothness constants, for the title.
-    fig : matplotlib.figure.Figure, optional
-        Figure to draw on; a new one when None.
-    title : str, optional
-        Figure title (above the panels); none when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
     """
     delays = list(dict.fromkeys(summary["delay"]))
     n = len(delays) + (best_case is not None)

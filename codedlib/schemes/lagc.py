@@ -35,15 +35,7 @@ Example
 >>> run.n_iterations, bool(run.gap[-1] < run.gap[0])
 (50, True)
 
-References
-----------
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
-   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
 
 from __future__ import annotations
@@ -83,14 +75,6 @@ class DelayStream:
 
     Iteration ``k`` reads block ``k // 256`` generated from ``default_rng([seed, block])``,
     so every scheme sees the same draws at the same iteration however long it runs.
-
-    Parameters
-    ----------
-    delay : frozen scipy distribution (i.i.d. workers) or ``HeterogeneousCluster`` of
-        ``n_workers`` workers.
-    n_workers : int
-    replicas : int, number of independent delay realisations (replica 0 drives decoding).
-    rng : Generator | int | None; an int is used as the seed directly.
     """
 
     def __init__(self, delay, n_workers: int, replicas: int = 1, rng=None):
@@ -146,37 +130,6 @@ class SchemeRun:
     ``θ^{k+1}``): ``selected`` (K, units) active workers (LAG) or groups, ``downloads``,
     ``uploads``, ``computation`` (fine-partition gradients), ``iteration_times`` (replicas, K).
     ``gap`` (K+1,) is ``F(θ^k) - F*`` before iteration ``k`` and after the last one.
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    layout : LAGCLayout
-        Storage layout of the scheme.
-    stepsize : float
-        Gradient step size.
-    xi : float
-        LAG trigger constant xi.
-    history : int
-        LAG history length D.
-    selected : np.ndarray
-        Active units per iteration, (K, units).
-    downloads : np.ndarray
-        Downloads per iteration.
-    uploads : np.ndarray
-        Uploads per iteration.
-    computation : np.ndarray
-        Fine-partition gradients computed per iteration.
-    iteration_times : np.ndarray
-        Iteration times, (replicas, K).
-    gap : np.ndarray
-        Optimality gap before each iteration and after the last, (K+1,).
-    theta : np.ndarray
-        Final iterate.
-    iterates : np.ndarray | None, optional
-        Every iterate, when kept.
-    survivors : list | None, optional
-        Workers heard from in each iteration, when kept.
     """
 
     scheme: str
@@ -447,36 +400,6 @@ def run_gd(
 
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
     Stepsize ``1/L`` by default (eq. 19).
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    delay : optional
-        Per-worker delay sampler (see :func:`make_delay`).
-    delays : dict, optional
-        Delay samplers by name.
-    stepsize : float, optional
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-    max_iter : int, default 1000
-        Maximum number of iterations. Must satisfy ``1 <= max_iter``.
-    gap_tol : float, optional
-        Optimality gap at which to stop. Must satisfy ``0.0 < gap_tol``.
-    replicas : int, default 1
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    f_star : float, optional
-        Optimal objective value.
-    keep_iterates : bool, default False
-        Keep every iterate in the result.
-
-    Returns
-    -------
-    SchemeRun
-        Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
     """
     s = _setup(
         problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
@@ -517,40 +440,6 @@ def run_gc(
     ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
     and the fastest one sends the plain sum (no coding).
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= N``.
-    delay : optional
-        Per-worker delay sampler (see :func:`make_delay`).
-    delays : dict, optional
-        Delay samplers by name.
-    stepsize : float, optional
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-    max_iter : int, default 1000
-        Maximum number of iterations. Must satisfy ``1 <= max_iter``.
-    gap_tol : float, optional
-        Optimality gap at which to stop. Must satisfy ``0.0 < gap_tol``.
-    replicas : int, default 1
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    f_star : float, optional
-        Optimal objective value.
-    keep_iterates : bool, default False
-        Keep every iterate in the result.
-
-    Returns
-    -------
-    SchemeRun
-        Gradient coding (Section III-A, Tandon et al.): worker ``i`` stores partitions
-        ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
-        ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``.
     """
     s = _setup(
         problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
@@ -606,40 +495,6 @@ def run_lag_ps(
     (all workers at ``k = 0``; ``ξ = 0`` contacts every worker). The PS waits for all
     contacted workers and reuses the others' stale gradients (14). Stepsize
     ``(1 - sqrt(Dξ))/L`` by default (eq. 20).
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    delay : optional
-        Per-worker delay sampler (see :func:`make_delay`).
-    delays : dict, optional
-        Delay samplers by name.
-    stepsize : float, optional
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-    max_iter : int, default 1000
-        Maximum number of iterations. Must satisfy ``1 <= max_iter``.
-    gap_tol : float, optional
-        Optimality gap at which to stop. Must satisfy ``0.0 < gap_tol``.
-    replicas : int, default 1
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    f_star : float, optional
-        Optimal objective value.
-    keep_iterates : bool, default False
-        Keep every iterate in the result.
-
-    Returns
-    -------
-    SchemeRun
-        LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
     """
     s = _setup(
         problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
@@ -716,48 +571,6 @@ def run_lagc(
     group gradient by GC (or takes the fastest worker's plain sum when ``N/G <= r``) and adds
     the stale gradients of the other groups (18). Stepsize ``(1 - sqrt(Dξ))/L`` when lazy,
     ``1/L`` otherwise.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker.
-    n_groups : int
-        Number of groups G.
-    xi : float, default 0.0
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int, default 10
-        LAG history length D. Must satisfy ``1 <= history``.
-    lazy : bool, default True
-        Skip uploads by the LAG rule.
-    delay : optional
-        Per-worker delay sampler (see :func:`make_delay`).
-    delays : dict, optional
-        Delay samplers by name.
-    stepsize : float, optional
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-    max_iter : int, default 1000
-        Maximum number of iterations. Must satisfy ``1 <= max_iter``.
-    gap_tol : float, optional
-        Optimality gap at which to stop. Must satisfy ``0.0 < gap_tol``.
-    replicas : int, default 1
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    f_star : float, optional
-        Optimal objective value.
-    keep_iterates : bool, default False
-        Keep every iterate in the result.
-    scheme : str, default 'lagc'
-        Scheme name.
-
-    Returns
-    -------
-    SchemeRun
-        Lazily aggregated gradient coding (Algorithm 1, eq. 17-18).
     """
     s = _setup(
         problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
@@ -824,26 +637,6 @@ def run_g_gd(
     """Grouped GD [9] (Remark 3 with every group active): ``G >= N/r`` groups (default
     ``N/r``), every worker stores its group's whole partition, the PS waits for the fastest
     worker of each group. Time per iteration ``E[T_(G:G)]`` of the group minima (eq. 29).
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker.
-    n_groups : int | None, optional
-        Number of groups G.
-    **kwargs
-        Passed on to the underlying function.
-
-    Returns
-    -------
-    SchemeRun
-        Grouped GD [9] (Remark 3 with every group active): ``G >= N/r`` groups (default ``N/r``),
-        every worker stores its group's whole partition, the PS waits for the fastest worker of
-        each group.
     """
     layout = scheme_layout("g-gd", n_workers, redundancy, n_groups)
     kwargs.pop("xi", None)
@@ -865,30 +658,6 @@ def run_g_lag(
     """Grouped LAG (Remark 3): LAG selection (17) over ``G >= N/r`` groups (default ``N/r``)
     whose workers each store the whole group partition; the fastest worker of each selected
     group answers, no coding.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker.
-    n_groups : int | None, optional
-        Number of groups G.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    **kwargs
-        Passed on to the underlying function.
-
-    Returns
-    -------
-    SchemeRun
-        Grouped LAG (Remark 3): LAG selection (17) over ``G >= N/r`` groups (default ``N/r``) whose
-        workers each store the whole group partition; the fastest worker of each selected group
-        answers, no coding.
     """
     layout = scheme_layout("g-lag", n_workers, redundancy, n_groups)
     return run_lagc(
@@ -906,28 +675,7 @@ def run_g_lag(
 def run_scheme(
     scheme: str, problem, n_workers: int, redundancy: int = 1, n_groups: int | None = None, **kwargs
 ) -> SchemeRun:
-    """Dispatch by name: ``gd``, ``gc``, ``lag``, ``g-gd``, ``g-lag``, ``lagc``.
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= N``.
-    n_groups : int | None, optional
-        Number of groups G.
-    **kwargs
-        Passed on to the underlying function.
-
-    Returns
-    -------
-    SchemeRun
-        Dispatch by name: ``gd``, ``gc``, ``lag``, ``g-gd``, ``g-lag``, ``lagc``.
-    """
+    """Dispatch by name: ``gd``, ``gc``, ``lag``, ``g-gd``, ``g-lag``, ``lagc``."""
     if scheme == "gd":
         kwargs.pop("xi", None), kwargs.pop("history", None)
         return run_gd(problem, n_workers, **kwargs)
@@ -968,38 +716,6 @@ def compare_schemes(
     """Run several schemes on the same delay draws.
 
     ``configs`` is a sequence of ``(label, scheme, n_groups)``. Returns ``{label: SchemeRun}``.
-
-    Parameters
-    ----------
-    problem
-        Learning problem from :mod:`codedlib.problems`.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= N``.
-    configs
-        Scheme configurations.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    replicas : int, default 1
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, optional
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    max_iter : int, default 1000
-        Maximum number of iterations. Must satisfy ``1 <= max_iter``.
-    gap_tol : float, optional
-        Optimality gap at which to stop. Must satisfy ``0.0 < gap_tol``.
-    f_star : float, optional
-        Optimal objective value.
-
-    Returns
-    -------
-    dict
-        Run several schemes on the same delay draws.
     """
     delays = DelayStream(delay, n_workers, replicas, rng)
     if f_star is None:

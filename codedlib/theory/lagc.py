@@ -1,60 +1,36 @@
 """Closed forms of LAGC (Zhang & Simeone, "LAGC: Lazily Aggregated Gradient Coding ...").
 
-Our copy of the paper lost its equations; the forms below are reconstructed from the text,
-from Tandon et al.'s gradient coding (GC) and from LAG (Chen, Giannakis, Sun, Yin, NeurIPS
-2018, the server-side rule "LAG-PS"). Each docstring says how. Notation:
+Our copy lost its equations: these are rebuilt from the text, GC and LAG-PS. Notation:
 
-* ``N`` workers, storage redundancy ``r`` (each worker stores ``r`` of the data partitions),
-  ``G`` groups of ``N/G`` workers (LAGC, Section IV). All schemes share the same ``N`` *fine*
-  partitions of ``n/N`` samples; a group owns ``N/G`` consecutive fine partitions.
-* Computation and communication are counted in units of one fine-partition gradient and one
-  message (download or upload).
-* The computing time of a worker that processes ``load`` fine partitions is ``load * X``
-  with ``X`` the unit-load delay (Section II: "mean proportional to the worker load"):
-  exponential with mean ``mu`` or Pareto with scale ``t0`` and shape ``beta``.
-* Objective ``L(θ) = Σ_m L_m(θ)`` (sum over partitions, as in LAG), ``L`` its smoothness,
-  ``L_m`` the smoothness of partition (or group) ``m``, ``κ = L/μ_sc``, ``Δ = L(θ⁰) - L*``.
+* ``N`` workers, redundancy ``r``, ``G`` groups of ``N/G`` workers sharing ``N`` fine
+  partitions; loads in fine-partition gradients and messages; a worker with ``load``
+  partitions takes ``load * X``, ``X`` the unit-load delay (exponential mean ``mu``, Pareto
+  ``t0, beta``). Objective ``L(θ) = Σ_m L_m(θ)`` (as in LAG), ``κ = L/μ_sc``, ``Δ = L(θ⁰) - L*``.
 
 Reconstructed equations
 -----------------------
 (19)  ``I_GD(ε) = κ log(Δ/ε)`` with stepsize ``α = 1/L``.
 (20)  ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` with ``α = (1 - sqrt(Dξ))/L``, ``Dξ < 1``
-      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same iteration complexity. Exponent 1 of
-      ``1/(1 - sqrt(Dξ))``: LAG with every unit selected is GD with step ``α``, whose worst-case
-      contraction on a quadratic is ``1 - αμ``, so no valid bound has a smaller exponent; and
-      simulated G-LAG runs with that step need this factor (±2 %) more iterations than G-GD
-      (issue 13, item 7; :func:`codedlib.experiments.lagc.bound_grid`).
+      (LAG Theorem 1 with ``ξ_d = ξ``); LAGC has the same. Exponent 1 is tight: LAG with
+      every unit selected is GD with step ``α`` (contraction ``1 - αμ``; issue 13 item 7).
 (21)  ``E[T_(k:n)] = μ (H_n - H_{n-k})`` (exponential with mean μ).
 (22)  ``E[T_(k:n)] = t0 Γ(n+1) Γ(n-k+1-1/β) / (Γ(n-k+1) Γ(n+1-1/β))`` (Pareto, β(n-k+1) > 1).
 (25)  ``L_m² ≤ γ_d := ξ / (d α² M²)``, ``1 <= d <= D``: then worker ``m`` is selected in at
-      most ``ceil(k/(d+1))`` of the first ``k`` iterations (LAG Lemma 4, PS version; proof:
-      after a selection, ``‖θ̂_m - θ^k‖² <= j Σ_{i<=j} ‖Δθ‖²`` for ``j <= d`` iterations).
+      most ``ceil(k/(d+1))`` of the first ``k`` iterations (LAG Lemma 4, PS version).
 (26)  ``mean |M^k| <= (1 - ΔC) M`` with ``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` and
       ``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (fraction of workers meeting (25)).
-(27)  ``T_LAG <= I_LAG(ε) E[T_(m:m)](μ)`` with ``m = ceil((1-ΔC)N)`` (E[T_(m:m)] is concave
-      in ``m``, so Jensen's inequality applies to the random selection sizes).
-(28)  ``E[T_(k:G)] = ∫_0^∞ (1 - F_(k:G)(t)) dt`` for the non-identical group completion times
-      (each the ``(N/G - r + 1)``-th order statistic of its group); computed by
-      :func:`codedlib.latency.order_stats.expected_order_statistic_numeric`.
+(27)  ``T_LAG <= I_LAG(ε) E[T_(m:m)](μ)``, ``m = ceil((1-ΔC)N)`` (Jensen: concave in ``m``).
+(28)  ``E[T_(k:G)] = ∫_0^∞ (1 - F_(k:G)(t)) dt`` over the non-identical group times (each
+      the ``(N/G - r + 1)``-th order statistic of its group).
 (23), (24), (29), (31): time = iteration complexity × expected time per iteration.
 (32)–(35) and LAGC: communication = iteration complexity × (downloads + uploads) per iteration.
 Computation (Table II): iteration complexity × fine-partition gradients per iteration.
 
-Example
--------
 >>> from codedlib.theory.lagc import expected_iteration_time, exponential_delay
 >>> round(expected_iteration_time("gd", 4, delay=exponential_delay(1.0)), 4)  # H_4
 2.0833
 
-References
-----------
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
-   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
 
 from __future__ import annotations
@@ -116,15 +92,9 @@ SCHEMES = ("gd", "gc", "lag", "g-gd", "g-lag", "lagc")
 class LAGCLayout:
     """Data layout of LAGC with ``n_groups`` groups (Section IV, Algorithm 1).
 
-    Attributes
-    ----------
-    n_workers, redundancy, n_groups : N, r, G.
-    workers_per_group : ``N/G``.
-    stored_per_worker : ``min(r, N/G)``, fine partitions each worker stores and computes.
-    wait_for : ``N/G - min(r, N/G) + 1``, fastest workers the PS waits for in a group.
-    coded : whether GC coding is needed inside a group (``1 < wait_for < N/G`` or the
-        plain-sum case ``stored_per_worker < N/G``); False means every worker holds the
-        whole group partition (G-LAG / G-GD / LAG, Remark 3).
+    ``stored_per_worker = min(r, N/G)`` fine partitions per worker; ``wait_for = N/G -
+    stored_per_worker + 1`` fastest workers per group; ``coded`` is False when every worker
+    holds its whole group partition (G-LAG / G-GD / LAG, Remark 3).
     """
 
     n_workers: int
@@ -177,22 +147,7 @@ class LAGCLayout:
 
 
 def lagc_layout(n_workers: int, redundancy: int, n_groups: int) -> LAGCLayout:
-    """Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-
-    Returns
-    -------
-    LAGCLayout
-        Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``.
-    """
+    """Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``."""
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_groups = check_int("n_groups", n_groups, low=1, high=n_workers)
@@ -212,22 +167,6 @@ def scheme_layout(
 
     GD: ``r=1, G=N``; GC: ``G=1``; LAG: ``r=1, G=N``; G-GD and G-LAG: ``G`` given (default
     ``N/r``) with ``N/G <= r`` (no coding); LAGC: ``G`` given.
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-
-    Returns
-    -------
-    LAGCLayout
-        The layout each scheme uses, as a special case of LAGC (Remarks 2 and 3).
     """
     scheme = _check_scheme(scheme)
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -266,37 +205,13 @@ def _check_scheme(scheme):
 # Delays and order statistics (eq. 21, 22, 28)
 # --------------------------------------------------------------------------------------
 def exponential_delay(mean: float):
-    """Unit-load exponential computing time with mean ``mean`` (Section II).
-
-    Parameters
-    ----------
-    mean : float
-        Mean. Must satisfy ``0.0 < mean``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Unit-load computing time.
-    """
+    """Unit-load exponential computing time with mean ``mean`` (Section II)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
     return shifted_exponential(0.0, 1.0 / mean)
 
 
 def pareto_delay(scale: float, shape: float):
-    """Unit-load Pareto computing time, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``.
-
-    Parameters
-    ----------
-    scale : float
-        Scale. Must satisfy ``0.0 < scale``.
-    shape : float
-        Pareto shape. Must satisfy ``0.0 < shape``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        Unit-load computing time.
-    """
+    """Unit-load Pareto computing time, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``."""
     return pareto(
         check_real("scale", scale, low=0.0, low_open=True),
         check_real("shape", shape, low=0.0, low_open=True),
@@ -312,11 +227,6 @@ def _family(dist):
 def gc_gd_pareto_ratio(n_workers: int, redundancy: int, shape: float) -> float:
     """GC / GD expected time per iteration under Pareto times: ``r E[T_(N-r+1:N)] / E[T_(N:N)]``
     (eqs. 22-24 as reconstructed; the scale cancels). GC is faster per iteration when it is < 1.
-
-    Parameters
-    ----------
-    shape : float
-        Pareto shape beta. Must satisfy ``1.0 < shape``.
     """
     n = check_int("n_workers", n_workers, low=1)
     r = check_int("redundancy", redundancy, low=1, high=n)
@@ -340,22 +250,6 @@ def expected_order_statistic(delay, k: int, n: int, load: float = 1.0) -> float:
 
     Closed form (21) for exponential ``X`` (``scipy.stats.expon``), (22) for Pareto
     (``scipy.stats.pareto`` with ``loc=0``); numeric integration otherwise.
-
-    Parameters
-    ----------
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    k : int
-        Number of workers waited for. Must satisfy ``1 <= k <= n``.
-    n : int
-        Number of workers N. Must satisfy ``1 <= n``.
-    load : float, default 1.0
-        Computation load per worker. Must satisfy ``0.0 < load``.
-
-    Returns
-    -------
-    float
-        ``E[T_(k:n)]`` of ``n`` i.i.d. worker times ``load * X`` (eq. 21/22, else eq. 28).
     """
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1, high=n)
@@ -431,22 +325,6 @@ def group_completion_time(delay, workers_per_group: int, wait_for: int, load: fl
 
     ``delay`` is one frozen distribution (identical workers) or a sequence of
     ``workers_per_group`` frozen distributions (non-identical workers).
-
-    Parameters
-    ----------
-    delay
-        Frozen distribution, or one per worker of the group.
-    workers_per_group : int
-        Workers in each group. Must satisfy ``1 <= workers_per_group``.
-    wait_for : int
-        Workers waited for in each group. Must satisfy ``1 <= wait_for <= n``.
-    load : float, default 1.0
-        Computation load per worker. Must satisfy ``0.0 < load``.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        One group's completion time.
     """
     n = check_int("workers_per_group", workers_per_group, low=1)
     wait_for = check_int("wait_for", wait_for, low=1, high=n)
@@ -483,34 +361,9 @@ def expected_iteration_time(
 ) -> float:
     """Expected computing time of one iteration (Section V-A).
 
-    * GD: ``E[T_(N:N)](μ)`` (eq. 23); GC: ``E[T_(N-r+1:N)](rμ)`` (eq. 24);
-    * LAG with ``m = n_selected`` selected workers: ``E[T_(m:m)](μ)`` (eq. 27);
-    * G-GD / G-LAG / LAGC with ``n_selected`` of the ``G`` groups active: ``E[T_(m:m)]`` of the
-      group completion times (eq. 28/29/31), each group waiting for its ``N/G - r + 1``
-      fastest workers with load ``min(r, N/G)``.
-
-    ``delay`` is the unit-load delay (frozen distribution) or a ``HeterogeneousCluster``
-    (then the selected groups/workers are the first ``n_selected``).
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    delay : optional
-        Per-worker delay sampler (see :func:`make_delay`).
-    n_selected : int | None, optional
-        Units selected this iteration; default all. Must satisfy ``0 <= n_selected <= n_units``.
-
-    Returns
-    -------
-    float
-        Expected computing time of one iteration (Section V-A).
+    GD eq. 23, GC eq. 24, LAG eq. 27 (``m = n_selected`` workers), grouped schemes eq. 28/29/31
+    (``n_selected`` of ``G`` groups). ``delay``: unit-load distribution or a
+    ``HeterogeneousCluster`` (then the first ``n_selected`` units are selected).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     if delay is None:
@@ -564,22 +417,7 @@ def _iteration_time(layout, delay, dists, n_selected):
 # Iteration complexity and LAG selection (eq. 19, 20, 25, 26, 30)
 # --------------------------------------------------------------------------------------
 def iteration_complexity_gd(kappa: float, initial_gap: float, eps: float) -> float:
-    """Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``.
-
-    Parameters
-    ----------
-    kappa : float
-        Condition number of the problem. Must satisfy ``1.0 <= kappa``.
-    initial_gap : float
-        Initial optimality gap f(theta^0) - f*. Must satisfy ``0.0 < initial_gap``.
-    eps : float
-        Target accuracy epsilon. Must satisfy ``0.0 < eps``.
-
-    Returns
-    -------
-    float
-        Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``.
-    """
+    """Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``."""
     kappa = check_real("kappa", kappa, low=1.0)
     initial_gap = check_real("initial_gap", initial_gap, low=0.0, low_open=True)
     eps = check_real("eps", eps, low=0.0, low_open=True)
@@ -600,71 +438,20 @@ def _check_lag(xi, history):
 def iteration_complexity_lag(
     kappa: float, initial_gap: float, eps: float, xi: float, history: int
 ) -> float:
-    """Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``).
-
-    Parameters
-    ----------
-    kappa : float
-        Condition number of the problem. Must satisfy ``1.0 <= kappa``.
-    initial_gap : float
-        Initial optimality gap f(theta^0) - f*. Must satisfy ``0.0 < initial_gap``.
-    eps : float
-        Target accuracy epsilon. Must satisfy ``0.0 < eps``.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    float
-        Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``).
-    """
+    """Eq. (20): ``I_LAG(ε) = κ/(1 - sqrt(Dξ)) log(Δ/ε)`` (LAG Theorem 1, ``ξ_d = ξ``)."""
     xi, history = _check_lag(xi, history)
     return iteration_complexity_gd(kappa, initial_gap, eps) / (1.0 - math.sqrt(history * xi))
 
 
 def lag_stepsize(total_smoothness: float, xi: float, history: int) -> float:
-    """LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``).
-
-    Parameters
-    ----------
-    total_smoothness : float
-        Smoothness constant of the whole objective. Must satisfy ``0.0 < total_smoothness``.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    float
-        LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``).
-    """
+    """LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``)."""
     total_smoothness = check_real("total_smoothness", total_smoothness, low=0.0, low_open=True)
     xi, history = _check_lag(xi, history)
     return (1.0 - math.sqrt(history * xi)) / total_smoothness
 
 
 def selection_thresholds(xi: float, history: int, stepsize: float, n_units: int) -> np.ndarray:
-    """``γ_d = ξ / (d α² M²)`` for ``d = 1..D`` (eq. 25), ``M`` = workers (LAG) or groups.
-
-    Parameters
-    ----------
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-    n_units : int
-        Number of data units. Must satisfy ``1 <= n_units``.
-
-    Returns
-    -------
-    np.ndarray
-        ``γ_d = ξ / (d α² M²)`` for ``d = 1..D`` (eq. 25), ``M`` = workers (LAG) or groups.
-    """
+    """``γ_d = ξ / (d α² M²)`` for ``d = 1..D`` (eq. 25), ``M`` = workers (LAG) or groups."""
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
     stepsize = check_real("stepsize", stepsize, low=0.0, low_open=True)
@@ -676,23 +463,6 @@ def selection_thresholds(xi: float, history: int, stepsize: float, n_units: int)
 def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) -> np.ndarray:
     """``d_m = max{d <= D : L_m² <= γ_d}`` (0 if none): unit ``m`` is selected at most once
     every ``d_m + 1`` iterations, i.e. in at most ``ceil(k/(d_m+1))`` of ``k`` (eq. 25).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-
-    Returns
-    -------
-    np.ndarray
-        ``d_m = max{d <= D : L_m² <= γ_d}`` (0 if none): unit ``m`` is selected at most once every
-        ``d_m + 1`` iterations, i.e. in at most ``ceil(k/(d_m+1))`` of ``k`` (eq. 25).
     """
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gammas = selection_thresholds(xi, history, stepsize, L.size)
@@ -700,44 +470,14 @@ def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) 
 
 
 def heterogeneity_fraction(unit_smoothness, gamma) -> np.ndarray:
-    """``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    gamma : float
-        Delay model or its parameter.
-
-    Returns
-    -------
-    np.ndarray
-        ``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups).
-    """
+    """``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups)."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gamma = check_array("gamma", gamma)
     return (L[:, None] ** 2 <= gamma.reshape(-1)[None, :]).mean(axis=0).reshape(gamma.shape)
 
 
 def communication_saving(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
-    """``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-
-    Returns
-    -------
-    float
-        ``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30).
-    """
+    """``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30)."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gammas = selection_thresholds(xi, history, stepsize, L.size)
     d = np.arange(1, gammas.size + 1)
@@ -745,24 +485,7 @@ def communication_saving(unit_smoothness, xi: float, history: int, stepsize: flo
 
 
 def selection_fraction_bound(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
-    """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30).
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    stepsize : float
-        Gradient step size. Must satisfy ``0.0 < stepsize``.
-
-    Returns
-    -------
-    float
-        Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30).
-    """
+    """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30)."""
     return 1.0 - communication_saving(unit_smoothness, xi, history, stepsize)
 
 
@@ -782,25 +505,6 @@ def loads_per_iteration(
     downloads ``m N/G``, uploads ``m (N/G - min(r,N/G) + 1)``, computation
     ``m (N/G) min(r, N/G)`` — e.g. GD ``2N`` messages and ``N`` gradients, GC
     ``2N - r + 1`` messages and ``rN`` gradients (eq. 32, 33).
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    n_selected : float | None, optional
-        Units selected this iteration; default all. Must satisfy
-        ``0.0 <= n_selected <= layout.n_groups``.
-
-    Returns
-    -------
-    dict
-        Downloads, uploads and fine-partition gradients of one iteration.
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     m = (
@@ -837,44 +541,11 @@ def complexities(
 
     GD, GC, G-GD: ``I_GD(ε)`` iterations of the full per-iteration cost (eq. 23, 24, 29, 32,
     33, 35). LAG, G-LAG, LAGC: ``I_LAG(ε)`` iterations with at most ``ceil((1-ΔC) M)`` units
-    selected (eq. 26, 27, 30, 31, 34): the values are *upper bounds*. ``unit_smoothness`` is
-    ``(L_1..L_M)`` of the selection units (workers for LAG, groups for G-LAG / LAGC) and
-    ``total_smoothness`` is ``L``; both are needed for the lazy schemes.
+    selected (eq. 26, 27, 30, 31, 34): *upper bounds*; they need ``unit_smoothness`` (``L_m`` of
+    the workers for LAG, groups for G-LAG / LAGC) and ``total_smoothness`` ``L``.
 
     Returns a dict with ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
     ``time``, ``communication``, ``computation``, ``bound`` (True for lazy schemes).
-
-    Parameters
-    ----------
-    scheme : str
-        Scheme name.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int, default 1
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int | None, optional
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    kappa : float
-        Condition number of the problem. Must satisfy ``1.0 <= kappa``.
-    initial_gap : float
-        Initial optimality gap f(theta^0) - f*. Must satisfy ``0.0 < initial_gap``.
-    eps : float
-        Target accuracy epsilon. Must satisfy ``0.0 < eps``.
-    unit_smoothness : optional
-        Smoothness constants of the data units.
-    total_smoothness : float | None, optional
-        Smoothness constant of the whole objective. Must satisfy ``0.0 < total_smoothness``.
-    xi : float, default 0.0
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int, default 10
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    dict
-        Time, communication and computation complexity at target gap ``ε`` (Table II).
     """
     scheme = _check_scheme(scheme)
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
@@ -919,22 +590,6 @@ def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> 
     least ``L``, their mean is at least ``L/M``: a unit skips only if it is smoother than
     the average by the factor ``sqrt(ξ/d)/(1 - sqrt(Dξ))``, which is small unless
     ``sqrt(Dξ)`` is close to 1, where eq. (20)'s factor ``1/(1 - sqrt(Dξ))`` is large.
-
-    Parameters
-    ----------
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-    n_units : int
-        Number of data units. Must satisfy ``1 <= n_units``.
-    d : int, default 1
-        Number of model parameters. Must satisfy ``1 <= d <= history``.
-
-    Returns
-    -------
-    float
-        Largest ``L_m / L`` for which eq. (25) guarantees a skip, with the eq. (20) step size.
     """
     xi, history = _check_lag(xi, history)
     n_units = check_int("n_units", n_units, low=1)
@@ -955,38 +610,11 @@ def lazy_time_ratio_bound(
 ) -> dict:
     """Time bound of G-LAG / LAGC (eq. 31) over the time of its all-active twin (eq. 29).
 
-    Both use the same iteration-complexity form, so ``Δ`` and ``ε`` cancel:
+    ``Δ`` and ``ε`` cancel: ``ratio = [I_LAG/I_GD] × E[T_(m:m)] / E[T_(G:G)]`` with
+    ``I_LAG/I_GD = 1/(1 - sqrt(Dξ))`` (eq. 19, 20), ``m = ceil((1 - ΔC_G) G)`` (eq. 30).
 
-        ``ratio = [I_LAG/I_GD] × E[T_(m:m)] / E[T_(G:G)]``, ``I_LAG/I_GD = 1/(1 - sqrt(Dξ))``
-        (eq. 19, 20), ``m = ceil((1 - ΔC_G) G)`` (eq. 30).
-
-    Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected`` (``m``),
-    ``time_factor`` (``E[T_(m:m)]/E[T_(G:G)]``) and ``ratio``; the lazy scheme beats its
-    twin in the bound only when ``ratio < 1``.
-
-    Parameters
-    ----------
-    unit_smoothness
-        Smoothness constants of the data units.
-    total_smoothness : float
-        Smoothness constant of the whole objective. Must satisfy ``0.0 < total_smoothness``.
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    redundancy : int
-        Redundancy r: partitions stored per worker. Must satisfy ``1 <= redundancy <= n_workers``.
-    n_groups : int
-        Number of groups G. Must satisfy ``1 <= n_groups <= n_workers``.
-    delay
-        Per-worker delay sampler (see :func:`make_delay`).
-    xi : float
-        LAG trigger constant xi. Must satisfy ``0.0 <= xi``.
-    history : int
-        LAG history length D. Must satisfy ``1 <= history``.
-
-    Returns
-    -------
-    dict
-        Time bound of G-LAG / LAGC (eq. 31) over the time of its all-active twin (eq. 29).
+    Returns ``iteration_factor``, ``selection_bound`` (``1 - ΔC_G``), ``selected``,
+    ``time_factor`` and ``ratio`` (< 1: the lazy scheme wins in the bound).
     """
     layout = lagc_layout(n_workers, redundancy, n_groups)
     L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))

@@ -4,15 +4,7 @@ Table II complexities and a fresh simulated run of every scheme.
 :func:`lagc_report` does the work (plain function, testable); :func:`explore_lagc` wraps it
 in ipywidgets and prints the ValueError message instead of crashing on bad input.
 
-References
-----------
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
-.. [LAG] T. Chen, G. B. Giannakis, T. Sun, W. Yin, "LAG: Lazily Aggregated Gradient for
-   Communication-Efficient Distributed Learning", NeurIPS, 2018, arXiv:1805.09965.
+Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
 
 from __future__ import annotations
@@ -46,22 +38,6 @@ def lagc_report(*args, **settings) -> dict:
 
     The arguments, their defaults and their checks are those of ``compare_schemes`` (one
     home: its signature).
-
-    Parameters
-    ----------
-    *args
-        Arguments of :func:`codedlib.experiments.lagc.compare_schemes` by position
-        (``n_workers, redundancy, n_groups, xi, history, delay_kind, ...``).
-    **settings
-        Arguments of :func:`codedlib.experiments.lagc.compare_schemes` by name; TypeError
-        for an argument it does not take.
-
-    Returns
-    -------
-    dict
-        ``{"theory": DataFrame, "measured": DataFrame, "figure": Figure}``: the
-        :class:`~codedlib.experiments.lagc.CompareSchemesResult` tables (snake_case columns)
-        and its metrics drawn.
     """
     bound = inspect.signature(ex.compare_schemes).bind(*args, **settings)
     bound.apply_defaults()
@@ -77,18 +53,7 @@ def lagc_report(*args, **settings) -> dict:
 
 
 def lagc_view(**values) -> Report:
-    """:func:`lagc_report` as what the explorer shows: two tables and the figure.
-
-    Parameters
-    ----------
-    **values : dict
-        Current control values by name.
-
-    Returns
-    -------
-    Report
-        :func:`lagc_report` as what the explorer shows: two tables and the figure.
-    """
+    """:func:`lagc_report` as what the explorer shows: two tables and the figure."""
     report = lagc_report(**values)
     text = (
         "<b>Table II (theory; lazy schemes are upper bounds)</b>"
@@ -103,17 +68,6 @@ def explore_lagc(**defaults) -> Explorer:
     """ipywidgets UI around :func:`lagc_report` (controls: N, r, G, ξ, D, delay, step size);
     "Run" recomputes (a progress bar shows while it runs). Only the delay parameters of the
     chosen distribution are shown.
-
-    Parameters
-    ----------
-    **defaults
-        Initial control values.
-
-    Returns
-    -------
-    Explorer
-        Ipywidgets UI around :func:`lagc_report` (controls: N, r, G, ξ, D, delay, step size); "Run"
-        recomputes (a progress bar shows while it runs).
     """
     import ipywidgets as w
 
