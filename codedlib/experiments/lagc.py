@@ -40,7 +40,7 @@ from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.codes.cyclic import cyclic_repetition_code
 from codedlib.latency.order_stats import expected_order_statistic_numeric
 from codedlib.problems import LeastSquares, even_partition
-from codedlib.replicate import default_workers, over_seeds
+from codedlib.replicate import over_seeds
 from codedlib.schemes.lagc import DelayStream, run_gc, run_gd, run_lag_ps, run_lagc, run_scheme
 from codedlib.theory import lagc as th
 
@@ -943,11 +943,6 @@ def _expected_time(run, delay, cache):
     return total
 
 
-def _executor(executor):
-    # replicate._check_executor refuses None, the default it documents: name the default here
-    return default_workers() if executor is None else executor
-
-
 def _bound_grid_seed(
     i, *, problems, n_workers, redundancy, delays, cells, rules, eps_rel, max_iter
 ) -> pd.DataFrame:
@@ -1096,7 +1091,7 @@ def bound_grid(
     return over_seeds(
         _bound_grid_seed,
         range(n_seeds),
-        executor=_executor(executor),
+        executor=executor,
         desc="bound grid seeds",
         problems=problems,
         n_workers=n_workers,
@@ -1449,7 +1444,7 @@ class Notebook:
         out = over_seeds(
             seed_runs,
             range(self.n_seeds),
-            executor=_executor(None),
+            executor=None,
             desc="LAGC seeds",
             pairs=pairs,
             **setting,
