@@ -437,6 +437,22 @@ def _holds_null(claim: Claim) -> bool:
 
 def check_claim(claim: Claim) -> list[str]:
     """Every way ``claim``'s verdict disagrees with its own numbers (empty when consistent)."""
+    problems = _check_fields(claim)
+    if claim.verdict == "not attempted":
+        return problems
+    if claim.machine_dependent and not _finite(claim.our_value):
+        return problems  # committed form: the numbers stay in the run's own outputs
+    paper = _paper_range(claim)
+    if claim.kind == "exact":
+        problems += _check_exact(claim, paper)
+    elif claim.kind in ("interval", "comparison"):
+        problems += _check_interval(claim, paper)
+    elif claim.verdict in ("reproduced within CI", "inconclusive", "direction only"):
+        problems.append(f"a qualitative row has no interval: {claim.verdict!r} does not apply")
+    return problems
+
+
+def _check_fields(claim: Claim) -> list[str]:
     problems = []
     if claim.verdict not in VERDICTS:
         problems.append(f"verdict {claim.verdict!r} not in {VERDICTS}")
@@ -454,64 +470,64 @@ def check_claim(claim: Claim) -> list[str]:
         problems.append(f"verdict {claim.verdict!r} needs a reason")
     if claim.verdict == "calibrated" and "calibrated" not in claim.setting.lower():
         problems.append("a calibrated row must name the calibrated parameter in its setting")
-    if claim.verdict == "not attempted":
-        return problems
-    if claim.machine_dependent and not _finite(claim.our_value):
-        return problems  # committed form: the numbers stay in the run's own outputs
-    paper = _paper_range(claim)
-    if claim.kind == "exact":
-        if paper is not None and not _finite(claim.our_value):
-            problems.append(f"our value is {claim.our_value}, not a finite number")
-        elif claim.verdict == "reproduced":
-            if paper is not None:
-                if not _within(claim.our_value, *paper, claim.rtol):
-                    problems.append(
-                        f"reproduced but ours {claim.our_value} is not within "
-                        f"rtol={claim.rtol} of the paper's {claim.paper_display()}"
-                    )
-            elif claim.paper_text.strip() != claim.our_text.strip():
-                problems.append("reproduced but the paper's and our texts differ")
-        if claim.verdict in ("reproduced within CI", "inconclusive", "direction only"):
-            problems.append(f"an exact value has no interval: {claim.verdict!r} does not apply")
-    elif claim.kind in ("interval", "comparison"):
-        lo, hi = claim.ci_low, claim.ci_high
-        if not (_finite(claim.our_value) and _finite(lo) and _finite(hi)):
-            problems.append("interval rows need finite our_value, ci_low and ci_high")
-            return problems
-        if 0 < claim.n_seeds < 2:
-            problems.append(f"an interval needs >= 2 independent replicas, got {claim.n_seeds}")
-        if not lo <= claim.our_value <= hi:
-            problems.append(f"our value {claim.our_value} outside its own interval [{lo}, {hi}]")
-        span = f"[{lo:.4g}, {hi:.4g}]"
-        if claim.verdict == "reproduced within CI" and not _meets(paper, lo, hi):
-            problems.append(
-                f"reproduced within CI but the paper's {claim.paper_display()} misses {span}"
-            )
-        if (
-            claim.kind == "interval"
-            and claim.verdict in ("reproduced", "reproduced within CI")
-            and _holds_null(claim)
-        ):
-            problems.append(
-                f"{claim.verdict!r} but {span} also holds the null {claim.null:g}: 'inconclusive'"
-            )
-        if claim.verdict == "inconclusive" and not (_holds_null(claim) and _meets(paper, lo, hi)):
-            problems.append(
-                f"inconclusive needs an interval holding both the paper's value and the null; "
-                f"{span} vs paper {claim.paper_display()}, null {claim.null:g}"
-            )
-        if claim.kind == "comparison":
-            problems += _check_comparison(claim, paper)
-        elif claim.verdict == "reproduced" and not _near(paper, claim.our_value, claim.rtol):
-            problems.append(
-                "a stochastic value is 'reproduced' only with the paper's value within the row's "
-                f"rtol of ours (rtol={claim.rtol:g}, paper {claim.paper_display()}, ours "
-                f"{claim.our_value:.4g}); else 'reproduced within CI'"
-            )
-        elif claim.verdict == "direction only":
-            problems.append("'direction only' applies to comparisons")
-    elif claim.verdict in ("reproduced within CI", "inconclusive", "direction only"):
-        problems.append(f"a qualitative row has no interval: {claim.verdict!r} does not apply")
+    return problems
+
+
+def _check_exact(claim: Claim, paper: tuple[float, float] | None) -> list[str]:
+    problems = []
+    if paper is not None and not _finite(claim.our_value):
+        problems.append(f"our value is {claim.our_value}, not a finite number")
+    elif claim.verdict == "reproduced":
+        if paper is not None:
+            if not _within(claim.our_value, *paper, claim.rtol):
+                problems.append(
+                    f"reproduced but ours {claim.our_value} is not within "
+                    f"rtol={claim.rtol} of the paper's {claim.paper_display()}"
+                )
+        elif claim.paper_text.strip() != claim.our_text.strip():
+            problems.append("reproduced but the paper's and our texts differ")
+    if claim.verdict in ("reproduced within CI", "inconclusive", "direction only"):
+        problems.append(f"an exact value has no interval: {claim.verdict!r} does not apply")
+    return problems
+
+
+def _check_interval(claim: Claim, paper: tuple[float, float] | None) -> list[str]:
+    lo, hi = claim.ci_low, claim.ci_high
+    if not (_finite(claim.our_value) and _finite(lo) and _finite(hi)):
+        return ["interval rows need finite our_value, ci_low and ci_high"]
+    problems = []
+    if 0 < claim.n_seeds < 2:
+        problems.append(f"an interval needs >= 2 independent replicas, got {claim.n_seeds}")
+    if not lo <= claim.our_value <= hi:
+        problems.append(f"our value {claim.our_value} outside its own interval [{lo}, {hi}]")
+    span = f"[{lo:.4g}, {hi:.4g}]"
+    if claim.verdict == "reproduced within CI" and not _meets(paper, lo, hi):
+        problems.append(
+            f"reproduced within CI but the paper's {claim.paper_display()} misses {span}"
+        )
+    if (
+        claim.kind == "interval"
+        and claim.verdict in ("reproduced", "reproduced within CI")
+        and _holds_null(claim)
+    ):
+        problems.append(
+            f"{claim.verdict!r} but {span} also holds the null {claim.null:g}: 'inconclusive'"
+        )
+    if claim.verdict == "inconclusive" and not (_holds_null(claim) and _meets(paper, lo, hi)):
+        problems.append(
+            f"inconclusive needs an interval holding both the paper's value and the null; "
+            f"{span} vs paper {claim.paper_display()}, null {claim.null:g}"
+        )
+    if claim.kind == "comparison":
+        problems += _check_comparison(claim, paper)
+    elif claim.verdict == "reproduced" and not _near(paper, claim.our_value, claim.rtol):
+        problems.append(
+            "a stochastic value is 'reproduced' only with the paper's value within the row's "
+            f"rtol of ours (rtol={claim.rtol:g}, paper {claim.paper_display()}, ours "
+            f"{claim.our_value:.4g}); else 'reproduced within CI'"
+        )
+    elif claim.verdict == "direction only":
+        problems.append("'direction only' applies to comparisons")
     return problems
 
 
@@ -522,12 +538,13 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
     outcome = _outcome(claim.ci_low, claim.ci_high, claim.null)
     if claim.outcome != outcome:
         problems.append(f"outcome {claim.outcome!r} but the interval says {outcome!r}")
-    if claim.verdict in ("reproduced", "reproduced within CI", "direction only"):
-        if outcome != claim.expected:
-            problems.append(
-                f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
-                f"the paper {claim.expected!r}"
-            )
+    if claim.verdict in ("reproduced", "reproduced within CI", "direction only") and (
+        outcome != claim.expected
+    ):
+        problems.append(
+            f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
+            f"the paper {claim.expected!r}"
+        )
     if claim.verdict == "direction only":
         if paper is None:
             problems.append("'direction only' needs the paper's number")

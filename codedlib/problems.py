@@ -133,7 +133,7 @@ class Problem:
         """∇F(θ) = (1/n) Σ_i ∇f_i(θ)."""
         return self.partial_gradient(theta) / self.n_samples
 
-    def initial_point(self, rng: RngLike = None) -> np.ndarray:
+    def initial_point(self, rng: RngLike = None) -> np.ndarray:  # noqa: ARG002 (subclasses draw)
         """Zeros (deterministic); subclasses that need symmetry breaking draw from ``rng``."""
         return np.zeros(self.dim)
 

@@ -235,7 +235,7 @@ class RunConfig:
         help="fault injection: the root raises an error at iteration T (-1: before the run)",
     )
 
-    def __post_init__(self):
+    def __post_init__(self):  # noqa: C901 (one check per field, each naming it)
         set_ = lambda k, v: object.__setattr__(self, k, v)
         spec = get_scheme(self.scheme)
         for f in cli_fields():  # a field the scheme does not use keeps its default

@@ -52,7 +52,7 @@ class ProgressWriter:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.path = out / "iterations.csv"
-        self._fh = open(self.path, "x", encoding="utf-8")
+        self._fh = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 (open for the whole run)
         self._fh.write(
             f"# codedlib.runtime progress (iterations completed so far): "
             f"scheme={meta.get('scheme')} command: {meta.get('command', '?')}\n"
