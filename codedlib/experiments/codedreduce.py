@@ -8,13 +8,7 @@ training points, 65 features) for GISETTE, and the eq.-(10) synthetic model at a
 size with the paper's aspect ratio d/p ~ 1.18 for the linear regression ((956, 812) =
 paper / 8; (478, 406) in quick mode).
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -159,19 +153,6 @@ _TABLE_ONE_COLUMNS = {
 def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     """``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the
     network is the same for every figure, the message times follow from p.
-
-    Parameters
-    ----------
-    figure : str
-        Which paper figure's setting to use.
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-
-    Returns
-    -------
-    TimingModel
-        ``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the network
-        is the same for every figure, the message times follow from p.
     """
     if figure not in GRADIENT_NUMBERS:
         raise ValueError(f"figure must be one of {sorted(GRADIENT_NUMBERS)}, got figure={figure!r}")
@@ -207,32 +188,9 @@ class Example1Result:
 class Example2Result:
     """Example 2 (Fig. 7) worked numerically, from :func:`example2_codedreduce`.
 
-    Attributes
-    ----------
-    allocation : CodedReduceAllocation
-        The (3, 2) tree's allocation with eq. (4)'s code.
-    table : pandas.DataFrame
-        The allocation's node table.
-    r_cr : fractions.Fraction
-        Exact computation load r_CR(3, 1, 2).
-    decoding_11 : numpy.ndarray
-        Decoding row of node (1,1) when (2,3) straggles.
-    decoding_master : numpy.ndarray
-        Decoding row of the master from (1,1) and (1,3).
-    m_11 : numpy.ndarray
-        Message of node (1,1).
-    half_g1_plus_g2 : numpy.ndarray
-        ``g_D1/2 + g_D2``, what ``m_11`` must equal.
-    m_13 : numpy.ndarray
-        Message of node (1,3).
-    half_g1_plus_g3 : numpy.ndarray
-        ``g_D1/2 + g_D3``, what ``m_13`` must equal.
-    master : numpy.ndarray
-        Gradient the master recovers.
-    g_d : numpy.ndarray
-        The exact gradient g_D.
-    max_abs_error : float
-        Largest absolute difference between ``master`` and ``g_d``.
+    ``decoding_11``: node (1,1)'s row when (2,3) straggles; ``decoding_master``: the master's
+    row from (1,1) and (1,3); ``m_11``/``m_13`` the messages, to equal ``half_g1_plus_g2`` =
+    ``g_D1/2 + g_D2`` and ``half_g1_plus_g3``; ``master`` the recovered gradient, ``g_d`` the exact.
     """
 
     allocation: object
@@ -250,18 +208,7 @@ class Example2Result:
 
 
 def example1_gc(rng=0) -> Example1Result:
-    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    Example1Result
-        The code, the per-straggler decoding table and the load.
-    """
+    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
     rows = []
@@ -284,18 +231,6 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
 
     Returns the allocation, its node table, the messages of sub-tree T(1,1) when (2,3)
     straggles, and the master's recovery from (1,1) and (1,3) with the exact gradient.
-
-    Parameters
-    ----------
-    d : int, default 15
-        Number of data units (the data set is split into d units). Must satisfy ``1 <= d``.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    Example2Result
-        Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
     """
     d = check_int("d", d, 1)
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
@@ -325,23 +260,7 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
 # Theorem 1, Table I, Theorem 2
 # --------------------------------------------------------------------------------------
 def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataFrame:
-    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2).
-
-    Parameters
-    ----------
-    alphas : sequence of float, optional
-        Computation loads alpha.
-    layers : sequence of int, default (1, 2, 3)
-        Tree depths L.
-    n : int | None, optional
-        Children per node of the (n, L)-regular tree.
-
-    Returns
-    -------
-    pd.DataFrame
-        Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2):
-        columns ``alpha``, ``L``, ``load`` and ``alpha_power_l`` (alpha^L).
-    """
+    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
     frames = []
     for L in layers:
@@ -381,20 +300,7 @@ class LoadReductionResult:
 
 
 def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReductionResult:
-    """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x.
-
-    Parameters
-    ----------
-    alpha : float, default 0.5
-        Exponent alpha of the model. Must satisfy ``0.0 < alpha < 1.0``.
-    n : int | None, optional
-        Children per node of the (n, L)-regular tree.
-
-    Returns
-    -------
-    LoadReductionResult
-        Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x.
-    """
+    """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x."""
     alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
     return LoadReductionResult(
@@ -403,26 +309,7 @@ def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReduction
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
-    """Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4).
-
-    Parameters
-    ----------
-    N : int, default 156
-        Number of workers of the flat (master-worker) schemes.
-    n : int, default 12
-        Children per node of the (n, L)-regular tree.
-    L : int, default 2
-        Number of worker layers of the tree.
-    s : int, default 3
-        Stragglers tolerated among each node's children.
-
-    Returns
-    -------
-    pd.DataFrame
-        Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4):
-        one row per scheme, columns ``alpha_paper``, ``beta_paper``, ``alpha_approx``,
-        ``alpha_exact`` and ``beta_order``.
-    """
+    """Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4)."""
     return table_one(N, r_cr(n, s, L), L, n=n).rename(columns=_TABLE_ONE_COLUMNS)
 
 
@@ -449,28 +336,6 @@ def theorem2_check(
     columns: ``n``, ``s``, ``N``, ``lower_bound`` (7), ``monte_carlo_mean`` (E[T_CR]),
     ``stderr``, ``upper_bound`` (8), ``within_bounds``, ``pipelined_upper``
     (E[T_(n-s)] + L(n-s)t_c) and ``replicas``.
-
-    Parameters
-    ----------
-    ns : sequence of int, default (8, 16, 32, 64)
-        Numbers of workers n.
-    L : int, default 2
-        Number of worker layers of the tree.
-    alpha : float, default 0.25
-        Exponent alpha of the model.
-    d : int, default 50000
-        Number of data units (the data set is split into d units).
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    n_iterations : int, default 400
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n.
     """
     model = figure_model("fig13") if model is None else model  # the paper's t_c = 0.05 s
     gen = as_generator(rng)
@@ -521,32 +386,6 @@ def fig2_iteration_times(
 ) -> pd.DataFrame:
     """Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4),
     with per-iteration costs and CR's speedup beside the paper's.
-
-    Parameters
-    ----------
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    n_iterations : int, default 300
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4), with
-        per-iteration costs and CR's speedup beside the paper's. Index ``scheme``; columns
-        ``mean_iteration_time`` and ``std`` [s], ``load_points`` (per worker),
-        ``busiest_node_messages``, ``busiest_node_gradients`` (gradients' worth received at
-        the busiest node), ``cr_speedup_ours`` and ``cr_speedup_paper``.
     """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
@@ -574,19 +413,6 @@ def fig2_iteration_times(
 def replica_seeds(seed: int, n_seeds: int) -> list[int]:
     """``n_seeds`` independent seeds derived from one notebook ``seed``
     (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list.
-
-    Parameters
-    ----------
-    seed : int
-        Seed of the random generator. Must satisfy ``0 <= seed``.
-    n_seeds : int
-        Number of independent seeds. Must satisfy ``1 <= n_seeds``.
-
-    Returns
-    -------
-    list[int]
-        ``n_seeds`` independent seeds derived from one notebook ``seed``
-        (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list.
     """
     seed = check_int("seed", seed, 0)
     n_seeds = check_int("n_seeds", n_seeds, 1)
@@ -628,28 +454,6 @@ def fig2_over_seeds(
     and ``summary`` (one row per scheme: the per-iteration costs, the mean over seeds of the
     mean iteration time with its 95 % t-interval, and CR's speedup as the geometric mean of
     the paired per-seed ratios with its 95 % interval, beside the paper's number).
-
-    Parameters
-    ----------
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    n_iterations : int, default 300
-        Number of iterations.
-    seeds : sequence of int, default (0, 1)
-        Seeds, one independent run per seed.
-
-    Returns
-    -------
-    Fig2SeedsResult
-        Fig. 2 over independent seeds: one :func:`fig2_iteration_times` run per seed.
     """
     from codedlib.claims import mean_interval, ratio_interval
 
@@ -707,33 +511,6 @@ def model_speedup_range(
     scheme, cr_speedup. For slow networks the master-worker schemes approach the
     communication-bound limits ``N / (L (n - s))`` (UMW) and ``(N - S) / (L (n - s))`` (GC,
     SGD).
-
-    Parameters
-    ----------
-    settings : dict
-        Experiment settings.
-    bandwidths : sequence of float, optional
-        Bandwidths, bytes per second.
-    latencies : sequence of float, default (5e-05, 0.0003, 0.002)
-        Latencies, seconds.
-    a_mus : sequence of float, default (0.1, 1.0, 10.0)
-        Products a*mu of the shifted-exponential model.
-    straggle_delays : sequence of float, default (0.0, 0.3, 3.0)
-        Extra straggler delays, seconds.
-    straggle_prob : float, default 0.02
-        Probability that a worker straggles in an iteration.
-    a : float, default 5e-05
-        Shift (deterministic part) of the shifted-exponential computation time.
-    n_iterations : int, default 100
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        CR's speedup (ratio of mean iteration times) over every scheme across the simulated
-        cluster's physical constants, to see which paper numbers the model can produce at all.
     """
     gen = as_generator(rng)
     rows = []
@@ -788,20 +565,6 @@ def model_speedup_range(
 def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.DataFrame:
     """Per label and scheme: the smallest and largest CR speedup over the sweep of
     :func:`model_speedup_range` and the communication-bound limit.
-
-    Parameters
-    ----------
-    tidy : pd.DataFrame
-        Tidy sweep of :func:`model_speedup_range`.
-    at : dict | None, optional
-        Settings at which to read the communication-bound limit.
-
-    Returns
-    -------
-    pd.DataFrame
-        Per label and scheme: the smallest and largest CR speedup over the sweep of
-        :func:`model_speedup_range` and the communication-bound limit (columns ``min``,
-        ``max``, ``communication_bound_limit``).
     """
     rows = []
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
@@ -981,30 +744,6 @@ def time_breakdown(
     straggler) minus that shift, and ``straggling`` = the rest (waiting for the slow draws).
     Returns one row per scheme with the three parts [s], their shares (``computation_share``,
     ``communication_share``, ``straggling_share``) and the ``total``.
-
-    Parameters
-    ----------
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    n_iterations : int, default 300
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    cr_loads : optional
-        Per-rank data counts of CR; default ``r_CR d``.
-
-    Returns
-    -------
-    pd.DataFrame
-        Where each scheme's iteration time goes (CR Section III-C model).
     """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
@@ -1051,40 +790,6 @@ def regime_map(
     latency [s] x straggler delay ``D`` (each worker-iteration straggles with probability
     ``straggle_prob``), on one set of draws. Tidy: bandwidth, latency, straggle_delay, scheme,
     mean_time, plus ``cr_over_rar`` = RAR's time / CR's (above 1: CR faster).
-
-    Parameters
-    ----------
-    bandwidths : sequence of float, optional
-        Bandwidths, bytes per second.
-    latencies : sequence of float, optional
-        Latencies, seconds.
-    straggle_delays : sequence of float, default (0.0, 0.1, 0.3, 1.0)
-        Extra straggler delays, seconds.
-    straggle_prob : float, default 0.02
-        Probability that a worker straggles in an iteration.
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    p : int, default 6500
-        Model size (numbers per gradient).
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    n_iterations : int, default 200
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Where CR beats RAR: mean iteration time of every scheme over bandwidth [bytes/s] x latency
-        [s] x straggler delay ``D`` (each worker-iteration straggles with probability
-        ``straggle_prob``), on one set of draws.
     """
     bandwidths = np.geomspace(1.25e6, 1.25e9, 13) if bandwidths is None else bandwidths
     latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
@@ -1142,40 +847,6 @@ def calibrate_straggle_delay(
     """The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
     iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
     schemes that wait for every worker). The result is a **calibrated** parameter.
-
-    Parameters
-    ----------
-    target : float
-        Target speedup of CR over ``scheme``. Must satisfy ``0.0 < target``.
-    scheme : str, default 'RAR'
-        Scheme name.
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    straggle_prob : float, default 0.02
-        Probability that a worker straggles in an iteration.
-    n_iterations : int, default 300
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    bracket : tuple, default (0.0, 10.0)
-        Interval ``(low, high)`` of delays searched, seconds.
-    tol : float, default 0.001
-        Tolerance.
-
-    Returns
-    -------
-    float
-        The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
-        iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
-        schemes that wait for every worker).
     """
     target = check_real("target", target, 0.0, low_open=True)
     base = TimingModel() if model is None else model
@@ -1471,28 +1142,6 @@ def convergence(
     error), ``speedups`` (ours vs paper), ``timings`` and ``verification`` (relative error of
     the actually decoded CR and GC gradients on the real problem, one iteration; skipped,
     and ``None``, with ``verify=False``).
-
-    Parameters
-    ----------
-    figure : str, default 'fig10'
-        Which paper figure's setting to use.
-    model : TimingModel | None, optional
-        Timing model; default the figure's.
-    n_iterations : int | None, optional
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    quick : bool, default False
-        Smaller sizes for a fast run (tests, widgets).
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-    sgd_learning_rate : tuple[float, float] | None, optional
-        Learning rates of the SGD baseline.
-    verify : bool, default True
-        Check that the GD-type schemes recover the exact gradient.
-
-    Returns
-    -------
-    ConvergenceResult
-        Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
@@ -1577,24 +1226,6 @@ def coded_gradient_descent(
     Each scheme steps from its own iterate. Returns per iteration and scheme the relative
     distance ``||theta_scheme - theta_GD|| / ||theta_GD||`` to centralised GD and the
     gradient's relative decoding error: all exact schemes must stay at rounding level.
-
-    Parameters
-    ----------
-    figure : str, default 'fig8'
-        Which paper figure's setting to use.
-    n_iterations : int, default 300
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    quick : bool, default False
-        Smaller sizes for a fast run (tests, widgets).
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pd.DataFrame
-        Gradient descent whose every gradient goes through the schemes' actual codes.
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
@@ -1675,27 +1306,6 @@ def convergence_over_seeds(
     the actually decoded gradient at the initial point; one coded execution, on the first
     seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
     ``n_iterations`` and ``sgd_learning_rate``.
-
-    Parameters
-    ----------
-    figure : str, default 'fig10'
-        Which paper figure's setting to use.
-    model : TimingModel | None, optional
-        Timing model (computation constants and network).
-    n_iterations : int | None, optional
-        Number of iterations. Must satisfy ``1 <= n_iterations``.
-    quick : bool, default False
-        Smaller sizes for a fast run (tests, widgets).
-    seeds : sequence of int, default (0, 1)
-        Seeds, one independent run per seed.
-    sgd_learning_rate : tuple[float, float] | None, optional
-        Learning rates of the SGD baseline.
-
-    Returns
-    -------
-    ConvergenceSeedsResult
-        :func:`convergence` once per independent seed (fresh delay draws, initial point and, for
-        the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
     """
     seeds = list(seeds)
     if not seeds:
@@ -1751,21 +1361,6 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     """Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup
     to target and the mean-iteration-time ratio as geometric means of the per-seed ratios with
     95 % paired log-ratio t-intervals (one seed gives a point, NaN bounds), beside the paper's number.
-
-    Parameters
-    ----------
-    speedups : pd.DataFrame
-        Tidy per-seed speedups of :func:`convergence_over_seeds`.
-
-    Returns
-    -------
-    pd.DataFrame
-        Per scheme, from the tidy ``speedups`` of :func:`convergence_over_seeds`: CR's speedup to
-        target and the mean-iteration-time ratio as geometric means of the per-seed ratios with 95
-        % paired log-ratio t-intervals (one seed gives a point, NaN bounds), beside the paper's number.
-        Index ``scheme``; columns ``cr_speedup_paper``, ``to_target_ours``,
-        ``to_target_ci_low``, ``to_target_ci_high``, ``mean_iteration_time_ratio_ours``,
-        ``ratio_ci_low``, ``ratio_ci_high``, ``seeds``.
     """
     from codedlib.claims import ratio_interval
 
@@ -1809,24 +1404,6 @@ def _time_to_reach(curve: pd.DataFrame, target: float, higher_is_better: bool) -
 def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=False):
     """CR's speedup over each scheme: time to reach the best error both reach, and the ratio
     of mean iteration times, beside the paper's number for ``figure``.
-
-    Parameters
-    ----------
-    curves : pd.DataFrame
-        Curves as returned by the matching ``codedlib.experiments`` function.
-    figure : str | None, optional
-        Paper figure whose speedups are shown beside ours.
-    higher_is_better : bool, default False
-        The error curve improves upwards (accuracy) rather than downwards.
-
-    Returns
-    -------
-    pandas.DataFrame
-        CR's speedup over each scheme: time to reach the best error both reach, and the ratio of
-        mean iteration times, beside the paper's number for ``figure``. Index ``scheme``;
-        columns ``target_error``, ``time_to_target`` and ``cr_time_to_target`` [s],
-        ``cr_speedup_to_target_ours``, ``mean_iteration_time_ratio_ours``,
-        ``cr_speedup_paper``.
     """
     check_frame("curves", curves, ("scheme", "time", "error"))
     cr = curves[curves.scheme == "CR"]
@@ -1855,26 +1432,7 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
 
 
 def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int = 6552):
-    """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction).
-
-    Parameters
-    ----------
-    n : int, default 12
-        Children per node of the (n, L)-regular tree.
-    L : int, default 2
-        Number of worker layers of the tree.
-    alphas : sequence of float, default (1 / 12, 2 / 12, 3 / 12)
-        Computation loads alpha.
-    d : int, default 6552
-        Number of data units (the data set is split into d units).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction):
-        columns ``alpha``, ``s``, ``S``, ``r_gc``, ``r_cr``, ``cr_points_range`` (min..max
-        points per node) and ``r_cr_d``.
-    """
+    """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction)."""
     rows = []
     N = n_tree_workers(n, L)
     for alpha in alphas:
@@ -1966,42 +1524,6 @@ def configuration_summary(
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
     same alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all
     schemes and where their time goes (:func:`time_breakdown`).
-
-    Parameters
-    ----------
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    a : float, default 5e-05
-        Shift (deterministic part) of the shifted-exponential computation time.
-    mu : float, default 20000.0
-        Rate of the exponential part of the computation time.
-    bandwidth : float, default PAPER_NETWORK.bandwidth
-        Link bandwidth, bytes per second.
-    latency : float, default PAPER_NETWORK.latency
-        Per-message latency, seconds.
-    gradient_numbers : int, default 6500
-        Numbers in one gradient message (model size).
-    straggle_prob : float, default 0.0
-        Probability that a worker straggles in an iteration.
-    straggle_delay : float, default 0.0
-        Extra delay of a straggler, seconds.
-    n_iterations : int, default 200
-        Number of iterations.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    ConfigurationSummaryResult
-        Everything the explorer widget shows for one configuration: loads (CR vs GC at the same
-        alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all schemes and
-        where their time goes (:func:`time_breakdown`).
     """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel(
