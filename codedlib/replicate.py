@@ -99,6 +99,8 @@ def set_default_executor(executor: Executor) -> None:
 
 
 def _check_executor(executor: Executor) -> Executor:
+    if executor is None:
+        return None
     if isinstance(executor, bool):
         raise ValueError(
             f"executor must be None, a worker count >= 1 or an ipyparallel client, got executor={executor!r}"
