@@ -10,6 +10,7 @@ import pytest
 from codedlib.claims import ClaimsTable, evaluate
 from codedlib.experiments import codedreduce as ex
 from codedlib.network import Network
+from codedlib.replicate import over_seeds
 from codedlib.schemes.codedreduce import TimingModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,7 @@ def results():
         straggle_delays=(0.0,),
         n_iterations=3,
     )
-    f2 = ex.fig2_over_seeds(model=m2, n_iterations=10, seeds=seeds)
+    f2 = ex.fig2_summary(over_seeds(ex.fig2_measure, seeds, model=m2, n_iterations=10))
     strag = TimingModel(a=m2.a, mu=m2.mu, network=network, straggle_prob=0.02)
     return dict(
         seed=0,
@@ -57,14 +58,16 @@ def results():
         ranges=ex.speedup_range_summary(sweep),
         regimes=ex.regime_table(model, 5, 0),
         f2=f2,
-        f2s=ex.fig2_over_seeds(model=strag, n_iterations=10, seeds=seeds),
+        f2s=ex.fig2_summary(over_seeds(ex.fig2_measure, seeds, model=strag, n_iterations=10)),
         D_cal=0.5,
         conv={name: conv10 for name in ex.FIGURE_SETTINGS},
         coded_runs={
             f: ex.coded_gradient_descent(f, n_iterations=3, model=model, quick=True, rng=0)
             for f in ("fig8", "fig10")
         },
-        eq6=ex.fig2_over_seeds(12, 2, 5, 49920, n_iterations=5, seeds=seeds).summary,
+        eq6=ex.fig2_summary(
+            over_seeds(ex.fig2_measure, seeds, n=12, L=2, s=5, d=49920, n_iterations=5)
+        ).summary,
         complexity=ex.gradient_complexity(conv10, seeds[0]),
     )
 

@@ -34,7 +34,7 @@ from codedlib.codes.cyclic import (
     gradient_code_from_matrices,
 )
 from codedlib.network import Network
-from codedlib.progress import track
+from codedlib.replicate import check_seeds, over_seeds
 from codedlib.schemes.codedreduce import (
     PAPER_NETWORK,
     SCHEMES,
@@ -85,11 +85,13 @@ __all__ = [
     "PAPER_SPEEDUPS",
     "configuration_summary",
     "convergence",
+    "convergence_measure",
     "convergence_over_seeds",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
-    "fig2_over_seeds",
+    "fig2_measure",
+    "fig2_summary",
     "load_curves",
     "load_table",
     "calibrate_straggle_delay",
@@ -206,9 +208,32 @@ class Example1Result:
 class Example2Result:
     """Example 2 (Fig. 7) worked numerically, from :func:`example2_codedreduce`.
 
-    ``decoding_11``: node (1,1)'s row when (2,3) straggles; ``decoding_master``: the master's
-    row from (1,1) and (1,3); ``m_11``/``m_13`` the messages, to equal ``half_g1_plus_g2`` =
-    ``g_D1/2 + g_D2`` and ``half_g1_plus_g3``; ``master`` the recovered gradient, ``g_d`` the exact.
+    Attributes
+    ----------
+    allocation : CodedReduceAllocation
+        The (3, 2) tree's allocation with eq. (4)'s code.
+    table : pandas.DataFrame
+        The allocation's node table.
+    r_cr : fractions.Fraction
+        Exact computation load r_CR(3, 1, 2).
+    decoding_11 : numpy.ndarray
+        Decoding row of node (1,1) when (2,3) straggles.
+    decoding_master : numpy.ndarray
+        Decoding row of the master from (1,1) and (1,3).
+    m_11 : numpy.ndarray
+        Message of node (1,1).
+    half_g1_plus_g2 : numpy.ndarray
+        ``g_D1/2 + g_D2``, what ``m_11`` must equal.
+    m_13 : numpy.ndarray
+        Message of node (1,3).
+    half_g1_plus_g3 : numpy.ndarray
+        ``g_D1/2 + g_D3``, what ``m_13`` must equal.
+    master : numpy.ndarray
+        Gradient the master recovers.
+    g_d : numpy.ndarray
+        The exact gradient g_D.
+    max_abs_error : float
+        Largest absolute difference between ``master`` and ``g_d``.
     """
 
     allocation: object
@@ -439,7 +464,7 @@ def replica_seeds(seed: int, n_seeds: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Fig2SeedsResult:
-    """Fig. 2 over independent seeds, from :func:`fig2_over_seeds`.
+    """Fig. 2 over independent seeds, from :func:`fig2_summary`.
 
     Attributes
     ----------
@@ -457,37 +482,33 @@ class Fig2SeedsResult:
     per_seed: pd.DataFrame
 
 
-def fig2_over_seeds(
+def fig2_measure(
+    seed: int,
     n: int = 4,
     L: int = 3,
     s: int = 1,
     d: int = 7644,
     model: TimingModel | None = None,
     n_iterations: int = 300,
-    seeds=(0, 1),
-) -> Fig2SeedsResult:
-    """Fig. 2 over independent seeds: one :func:`fig2_iteration_times` run per seed.
+) -> pd.DataFrame:
+    """Fig. 2 on one seed (a measure for :func:`codedlib.replicate.over_seeds`): the rows of
+    :func:`fig2_iteration_times`, ``scheme`` a column."""
+    return fig2_iteration_times(
+        n, L, s, d, model=model, n_iterations=n_iterations, rng=seed
+    ).reset_index()
 
-    Returns ``per_seed`` (tidy: seed, scheme, mean iteration time [s], CR's speedup)
-    and ``summary`` (one row per scheme: the per-iteration costs, the mean over seeds of the
-    mean iteration time with its 95 % t-interval, and CR's speedup as the geometric mean of
-    the paired per-seed ratios with its 95 % interval, beside the paper's number).
-    """
-    from codedlib.claims import mean_interval, ratio_interval
 
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed, got seeds=[]")
-    frames = [
-        fig2_iteration_times(n, L, s, d, model=model, n_iterations=n_iterations, rng=seed)
-        .reset_index()
-        .assign(seed=seed)
-        for seed in seeds
-    ]
-    per_seed = pd.concat(frames, ignore_index=True)[
-        ["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]
-    ]
-    summary = frames[0].set_index("scheme").drop(columns=["seed", "std"])
+def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
+    """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: per-scheme mean
+    iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
+    paired per-seed ratios with its 95 % interval, beside the paper's number."""
+    from codedlib.claims import mean_interval
+
+    seeds = list(dict.fromkeys(frame["seed"]))
+    per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
+    first = frame[frame["seed"] == seeds[0]]
+    keep = [c for c in first.columns if c not in ("scheme", "seed", "std")]
+    summary = first.set_index("scheme")[keep].copy()
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     for name in summary.index:
         # one seed: a point without an interval (NaN bounds), never a zero-width "CI"
@@ -1306,6 +1327,30 @@ def coded_gradient_descent(
     return pd.DataFrame(rows)
 
 
+def convergence_measure(
+    seed: int,
+    figure: str = "fig10",
+    model: TimingModel | None = None,
+    n_iterations: int | None = None,
+    quick: bool = False,
+    sgd_learning_rate: tuple[float, float] | None = None,
+    verify: bool = True,
+) -> dict:
+    """:func:`convergence` on one seed as one row ``{"run": ConvergenceResult}`` (a measure
+    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread."""
+    with _one_blas_thread():
+        run = convergence(
+            figure,
+            model=model,
+            n_iterations=n_iterations,
+            quick=quick,
+            rng=seed,
+            sgd_learning_rate=sgd_learning_rate,
+            verify=verify,
+        )
+    return {"run": run}
+
+
 def convergence_over_seeds(
     figure: str = "fig10",
     model: TimingModel | None = None,
@@ -1325,24 +1370,21 @@ def convergence_over_seeds(
     seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
     ``n_iterations`` and ``sgd_learning_rate``.
     """
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed, got seeds=[]")
-    rate = sgd_learning_rate
-    runs = []
-    with _one_blas_thread():
-        for seed in track(seeds, f"{figure} seeds"):
-            res = convergence(
-                figure,
-                model=model,
-                n_iterations=n_iterations,
-                quick=quick,
-                rng=seed,
-                sgd_learning_rate=rate,
-                verify=not runs,
-            )
-            rate = res.sgd_learning_rate
-            runs.append((seed, res))
+    seeds = check_seeds(seeds)
+    setting = dict(figure=figure, model=model, n_iterations=n_iterations, quick=quick)
+    first = convergence_measure(seeds[0], **setting, sgd_learning_rate=sgd_learning_rate)["run"]
+    rate = first.sgd_learning_rate
+    runs = [(seeds[0], first)]
+    if len(seeds) > 1:  # the other seeds reuse the first one's SGD rate, in parallel
+        rest = over_seeds(
+            convergence_measure,
+            seeds[1:],
+            desc=f"{figure} seeds",
+            **setting,
+            sgd_learning_rate=rate,
+            verify=False,
+        )
+        runs += list(zip(seeds[1:], rest["run"]))
     first = runs[0][1]
     curves = pd.concat([r.curves.assign(seed=seed) for seed, r in runs], ignore_index=True)
     speeds = pd.concat(

@@ -68,7 +68,7 @@ LABELS = {
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
     "pipelined_upper": "E[T_(n-s)] + L(n-s)t_c",
-    # fig2_iteration_times, fig2_over_seeds
+    # fig2_iteration_times, fig2_summary
     "mean_iteration_time": "mean iteration time [s]",
     "std": "std [s]",
     "load_points": "load [points/worker]",
@@ -407,7 +407,7 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
 def plot_iteration_times(df, ax=None, *, title: str | None = None):
     """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
 
-    With the columns of ``experiments.fig2_over_seeds``'s summary (``time_ci_low``,
+    With the columns of ``experiments.fig2_summary``'s summary (``time_ci_low``,
     ``time_ci_high``, ``speedup_ci_low``, ``speedup_ci_high``) the bars carry 95 % error bars
     over seeds and the speedups their intervals.
     """
