@@ -601,7 +601,7 @@ def model_speedup_range(
     return pd.DataFrame(rows)
 
 
-def speedup_range_summary(tidy: pd.DataFrame, at: dict | None = None) -> pd.DataFrame:
+def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
     """Per label and scheme: the smallest and largest CR speedup over the sweep of
     :func:`model_speedup_range` and the communication-bound limit.
     """
