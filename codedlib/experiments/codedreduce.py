@@ -928,7 +928,7 @@ def _problem(task: str, quick: bool, rng):
         prob = LogisticRegression(data.X, data.y, lam=1.0 / data.X.shape[0])
         return prob, data, "relative error rate (9)"
     if task == "linear":
-        d_learn, p_learn = (478, 406) if quick else (956, 812)  # paper (7644, 6500) / 16, / 8
+        d_learn, p_learn = _sizes(quick)["linear_problem"]
         data = synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
         return LeastSquares(data.X, data.y), data, "normalized error rate (11)"
     if task == "softmax":
@@ -1185,7 +1185,8 @@ def convergence(
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
     task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
-    n_iterations = (60 if quick else iters) if n_iterations is None else n_iterations
+    if n_iterations is None:
+        n_iterations = _sizes(quick)["default_conv_iterations"] or iters
     n_iterations = check_int("n_iterations", n_iterations, 1)
     model = figure_model(figure, model)
     gen = as_generator(rng)
@@ -1206,7 +1207,7 @@ def convergence(
     starts, stops = _worker_ranges(prob.n_samples, cfg.N)
     unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
     if sgd_learning_rate is None:
-        grid = ([10.0, 100.0], [0.5, 1.0]) if quick else ([10.0, 100.0, 1000.0], [0.5, 1.0])
+        grid = _sizes(quick)["sgd_grid"]
         c1, c2 = _tune_sgd(prob, task, data, theta0, unused, step, n_iterations, grid)
     else:
         c1, c2 = (
@@ -1634,6 +1635,10 @@ SETTINGS = {
         "coded_iterations": 30,
         "plotted": ("fig8", "fig10", "fig13"),
         "real_schemes": ("cr",),
+        # the library's own sizes in quick mode (convergence)
+        "linear_problem": (478, 406),  # paper (7644, 6500) / 16
+        "default_conv_iterations": 60,
+        "sgd_grid": ([10.0, 100.0], [0.5, 1.0]),  # SGD's (c1, c2) tuning grid
     },
     "faithful": {
         "iterations": 300,
@@ -1646,8 +1651,16 @@ SETTINGS = {
         "coded_iterations": 300,
         "plotted": tuple(FIGURE_SETTINGS),
         "real_schemes": ("cr", "gc", "rar", "umw", "sgd"),
+        "linear_problem": (956, 812),  # paper (7644, 6500) / 8
+        "default_conv_iterations": None,  # the figure's own (FIGURE_SETTINGS)
+        "sgd_grid": ([10.0, 100.0, 1000.0], [0.5, 1.0]),
     },
 }
+
+
+def _sizes(quick: bool) -> dict:
+    return SETTINGS["quick" if quick else "faithful"]
+
 
 SEC_BACKGROUND = "II. Background: Ring-AllReduce and gradient coding"
 SEC_CR = "III. CodedReduce"
