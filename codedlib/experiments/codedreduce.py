@@ -1640,11 +1640,8 @@ SETTINGS = {
         "default_conv_iterations": 60,
         "sgd_grid": ([10.0, 100.0], [0.5, 1.0]),  # SGD's (c1, c2) tuning grid
     },
-    "faithful": {
-        "iterations": 300,
+    "faithful": {  # iterations, replicas, n_seeds: the notebook's parameters (300, 400, 5)
         "conv_iterations": None,
-        "replicas": 400,
-        "n_seeds": 5,
         "conditioning": ((12, 3), (100, 5), (101, 5), (500, 10), (1000, 10)),
         "model_iterations": 200,
         "sweep_iterations": 40,
