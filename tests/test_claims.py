@@ -446,7 +446,11 @@ def test_library_callers_never_turn_one_replica_into_an_interval():
     for seeds in (1, [3]):
         with pytest.raises(ValueError, match="seeds must (satisfy 2 <= seeds|name at least 2)"):
             shootout.ranking(ClusterModel(n_workers=6), seeds=seeds, max_iter=10)
-    one = codedreduce.fig2_over_seeds(n_iterations=20, seeds=[0]).summary
+    from codedlib.replicate import over_seeds
+
+    one = codedreduce.fig2_summary(
+        over_seeds(codedreduce.fig2_measure, [0], n_iterations=20)
+    ).summary
     assert one["time_ci_low"].isna().all() and one["speedup_ci_high"].isna().all()
     assert one["mean_iteration_time"].notna().all()
 

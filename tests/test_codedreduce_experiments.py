@@ -21,7 +21,8 @@ from codedlib.experiments.codedreduce import (
     example1_gc,
     example2_codedreduce,
     fig2_iteration_times,
-    fig2_over_seeds,
+    fig2_measure,
+    fig2_summary,
     figure_model,
     load_curves,
     model_speedup_range,
@@ -35,6 +36,7 @@ from codedlib.experiments.codedreduce import (
     time_breakdown,
 )
 from codedlib.network import Network
+from codedlib.replicate import over_seeds
 from codedlib.schemes.codedreduce import PAPER_NETWORK, TimingModel
 
 
@@ -201,8 +203,8 @@ def test_replica_seeds_are_deterministic_and_distinct():
         replica_seeds(0, 0)
 
 
-def test_fig2_over_seeds_pairs_seeds_and_brackets_the_mean():
-    out = fig2_over_seeds(n_iterations=20, seeds=replica_seeds(3, 3))
+def test_fig2_summary_pairs_seeds_and_brackets_the_mean():
+    out = fig2_summary(over_seeds(fig2_measure, replica_seeds(3, 3), n_iterations=20))
     assert isinstance(out, Fig2SeedsResult)
     per_seed, summary = out.per_seed, out.summary
     assert set(per_seed.columns) >= {"seed", "scheme", "mean_iteration_time"}
@@ -218,7 +220,7 @@ def test_fig2_over_seeds_pairs_seeds_and_brackets_the_mean():
     got = per_seed[per_seed["seed"] == seed0].set_index("scheme")["mean_iteration_time"]
     np.testing.assert_allclose(got[single.index], single["mean_iteration_time"])
     with pytest.raises(ValueError, match="seeds"):
-        fig2_over_seeds(seeds=[])
+        over_seeds(fig2_measure, [])
 
 
 def test_model_speedup_range_reaches_the_communication_bound_limits():
@@ -316,7 +318,7 @@ def test_plots_bands_and_honest_titles():
     title = theorem2_title(thm)
     assert "below (7) for n = 8" in title and "between (7) and (8) for n = 16" in title
     plt.close(plot_theorem2(thm))
-    summary = fig2_over_seeds(n_iterations=10, seeds=[1, 2]).summary
+    summary = fig2_summary(over_seeds(fig2_measure, [1, 2], n_iterations=10)).summary
     fig = plot_iteration_times(summary)
     assert "[" in "".join(t.get_text() for t in fig.axes[0].texts)  # intervals on the bars
     plt.close(fig)

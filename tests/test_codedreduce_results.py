@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from codedlib.codes.codedreduce import allocate  # noqa: E402
 from codedlib.experiments import codedreduce as ex  # noqa: E402
 from codedlib.plots import codedreduce as crplots  # noqa: E402
+from codedlib.replicate import over_seeds  # noqa: E402
 
 SNAKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*$")  # single-letter symbols (N, L, S) allowed
 
@@ -31,7 +32,7 @@ def frames():
     conv = ex.convergence_over_seeds(
         "fig8", quick=True, n_iterations=5, seeds=[1, 2], sgd_learning_rate=(10.0, 100.0)
     )
-    f2 = ex.fig2_over_seeds(n_iterations=10, seeds=[1, 2])
+    f2 = ex.fig2_summary(over_seeds(ex.fig2_measure, [1, 2], n_iterations=10))
     sweep = ex.model_speedup_range(
         {"N84": (4, 3, 1, 7644, 6500)},
         bandwidths=(1.25e7,),

@@ -5,20 +5,18 @@ having ``n`` children: ``N = n + n^2 + ... + n^L`` workers. Node ``(l, i)`` (lay
 0-based index ``i`` in its layer) has *rank* ``1 + n + ... + n^(l-1) + i`` (master rank 0,
 breadth-first), parent ``(l-1, i // n)`` and children ``(l+1, n i + j)``, ``j = 0..n-1``.
 
-A data set with coefficients is an ordered list of ``(point, coefficient)`` pairs, stored as
-:class:`Segments`; ``g_{bD} = b g_D`` (Sec. III-A). In :func:`allocate` each node keeps the
-*first* ``r_CR d`` points of its sub-tree set as its local set and passes the rest down (as in
-Example 2); leaves keep their whole sub-tree set.
+A data set with coefficients (:class:`Segments`; ``g_{bD} = b g_D``, Sec. III-A): in
+:func:`allocate` each node keeps the *first* ``r_CR d`` points of its sub-tree set and passes
+the rest down (Example 2); leaves keep their whole sub-tree set.
 
 Data size not divisible. Loads are exact iff ``d`` is a multiple of :func:`exact_data_unit`
 (15 for the paper's (3, 2), s = 1 example). Otherwise partitions differ by one point (larger
 parts spread around the cycle), internal nodes keep ``round(r_CR d)`` points, leaves keep what
-reaches them, and recovery stays exact; ``max_load_deviation`` gives the gap to ``r_CR d``.
+reaches them, and recovery stays exact (``max_load_deviation``: the gap to ``r_CR d``).
 
-An MPI engine uses :meth:`CodedReduceAllocation.plan` and :meth:`CodedReduceAllocation.combine`,
-the very function :func:`execute` uses, so it computes the simulator's messages.
+The MPI engine calls :meth:`CodedReduceAllocation.combine`, as :func:`execute` does.
 
-References: references.bib keys reisizadeh2022codedreduce, tandon2017gradient.
+Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -310,11 +308,8 @@ class CodedReduceAllocation:
     def plan(self, rank: int) -> dict:
         """Everything an MPI process with this rank needs (tree rank = MPI rank).
 
-        ``segments`` lists ``(start, stop, coefficient)`` of the local data. The process
-        computes ``local = sum coef * partial_gradient(start, stop)``, waits for
+        ``segments``: ``(start, stop, coefficient)`` of the local data; the process waits for
         ``n_children_needed`` children, calls :meth:`combine` and sends to ``parent``.
-        :func:`allocate` is deterministic for ``rng=None`` or an int seed, so every process
-        can rebuild the same allocation.
         """
         rank = check_int("rank", rank, 0, self.n_workers)
         nd = self.nodes[rank]

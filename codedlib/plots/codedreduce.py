@@ -1,13 +1,7 @@
 """Figures of the CodedReduce notebook. Every ``plot_*`` takes data, an optional ``ax`` and
 returns the Figure (never shows or saves).
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -74,7 +68,7 @@ LABELS = {
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
     "pipelined_upper": "E[T_(n-s)] + L(n-s)t_c",
-    # fig2_iteration_times, fig2_over_seeds
+    # fig2_iteration_times, fig2_summary
     "mean_iteration_time": "mean iteration time [s]",
     "std": "std [s]",
     "load_points": "load [points/worker]",
@@ -116,16 +110,6 @@ LABELS = {
 def display_frame(df):
     """``df`` with its snake_case columns renamed to their display labels (:data:`LABELS`);
     columns without a label keep their name. For showing a result table in the notebook.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A frame of :mod:`codedlib.experiments.codedreduce`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A renamed copy; the values are unchanged.
     """
     return df.rename(columns=LABELS)
 
@@ -144,18 +128,7 @@ def _tree_positions(n: int, L: int):
 
 
 def tree_title(alloc) -> str:
-    """Default title of :func:`plot_tree`: the tree's shape, N, s, d and r_CR d.
-
-    Parameters
-    ----------
-    alloc : CodedReduceAllocation
-        Tree allocation from :func:`codedlib.codes.codedreduce.allocate`.
-
-    Returns
-    -------
-    str
-        Two-line title.
-    """
+    """Default title of :func:`plot_tree`: the tree's shape, N, s, d and r_CR d."""
     return (
         f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\n"
         f"s = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
@@ -174,26 +147,6 @@ def plot_tree(
     """Draw the CR tree of an allocation (Figs. 5-7): node labels, data counts and, for small
     trees, each node's local data with its combining coefficients. ``stragglers`` (ranks) are
     drawn hatched grey.
-
-    Parameters
-    ----------
-    alloc : CodedReduceAllocation
-        Tree allocation from :func:`codedlib.codes.codedreduce.allocate`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    show_data : bool | None, optional
-        Draw each node's local data; default for small trees.
-    stragglers : tuple, default ()
-        Ranks drawn as stragglers.
-    max_leaves : int, default 400
-        Largest number of leaves drawn.
-    title : str | None, optional
-        Axes title; default :func:`tree_title`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     import networkx as nx
 
@@ -248,24 +201,7 @@ def plot_tree(
 
 
 def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None):
-    """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L.
-
-    Parameters
-    ----------
-    n : int, default 3
-        Children per node of the (n, L)-regular tree.
-    L : int, default 2
-        Number of worker layers of the tree.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on (three of them); a new figure when None.
-    title : str | None, optional
-        Figure title above the three panels; none by default (each panel has its own).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L."""
     import networkx as nx
 
     N = n_tree_workers(n, L)
@@ -302,38 +238,12 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None
 
 
 def gc_title(code) -> str:
-    """Default title of :func:`plot_gc_diagram`: N, S and the load of the code.
-
-    Parameters
-    ----------
-    code
-        Gradient code.
-
-    Returns
-    -------
-    str
-        One-line title.
-    """
+    """Default title of :func:`plot_gc_diagram`: N, S and the load of the code."""
     return f"Gradient coding, N = {code.n_workers}, S = {code.stragglers}, load {code.load:.3g}"
 
 
 def plot_gc_diagram(code, ax=None, *, title: str | None = None):
-    """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows.
-
-    Parameters
-    ----------
-    code
-        Gradient code used inside each family.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Axes title; default :func:`gc_title`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows."""
     fig, ax = new_axes(ax, figsize=(7, 3.2))
     n = code.n_workers
     ax.text(
@@ -380,20 +290,6 @@ def plot_gc_diagram(code, ax=None, *, title: str | None = None):
 def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     """Fig. 3: which reduced segment every worker holds after each RAR round
     (reduce-scatter then all-gather).
-
-    Parameters
-    ----------
-    N : int, default 3
-        Number of workers of the flat (master-worker) schemes.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Axes title; default names Fig. 3, N and the rounds.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(2 + 1.6 * N, 1 + 0.45 * 2 * N))
     # worker i (0-based) holds segment j with the set of contributing workers
@@ -432,24 +328,7 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
 
 
 def plot_load_curves(df, ax=None, claim=None, *, title: str | None = None):
-    """Theorem 1 / Remark 2: computation load vs resiliency alpha for L = 1 (GC), 2, 3.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    claim : LoadReductionResult | None, optional
-        Remark 2's load cut (``experiments.codedreduce.seven_times_claim``) to annotate.
-    title : str | None, optional
-        Axes title; default names Theorem 1 / Remark 2.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Theorem 1 / Remark 2: computation load vs resiliency alpha for L = 1 (GC), 2, 3."""
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     for L, group in df.groupby("L"):
         label = "L = 1 (GC)" if L == 1 else f"L = {L} (CR)"
@@ -477,18 +356,6 @@ def theorem2_title(df) -> str:
     """What the Monte Carlo rows of ``experiments.theorem2_check`` show, in words: for which n
     the 95 % interval of the mean lies inside the bounds (7)-(8) without their o(.) terms and
     for which below (7) or above (8).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-
-    Returns
-    -------
-    str
-        What the Monte Carlo rows of ``experiments.theorem2_check`` show, in words: for which n the
-        95 % interval of the mean lies inside the bounds (7)-(8) without their o(.) terms and for
-        which below (7) or above (8).
     """
     parts = []
     for where in ("inside", "below (7)", "above (8)"):
@@ -504,22 +371,6 @@ def theorem2_title(df) -> str:
 def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     """Monte Carlo E[T_CR] (95 % interval) against Theorem 2's lower (7) and upper (8) bounds
     without their o(.) terms, vs n; the title says where the simulation falls (computed).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    subtitle : str, default ''
-        Text appended to the title.
-    title : str | None, optional
-        Title (before ``subtitle``); default :func:`theorem2_title`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     ax.plot(df["n"], df["lower_bound"], "v--", label="lower bound (7), o(·) dropped")
@@ -556,23 +407,9 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
 def plot_iteration_times(df, ax=None, *, title: str | None = None):
     """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
 
-    With the columns of ``experiments.fig2_over_seeds``'s summary (``time_ci_low``,
+    With the columns of ``experiments.fig2_summary``'s summary (``time_ci_low``,
     ``time_ci_high``, ``speedup_ci_low``, ``speedup_ci_high``) the bars carry 95 % error bars
     over seeds and the speedups their intervals.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str | None, optional
-        Axes title; default "Average iteration time (CR speedup: ours, paper)".
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     if title is None:
         title = "Average iteration time (CR speedup: ours, paper)"
@@ -631,24 +468,6 @@ def plot_convergence(
     ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
     median over seeds on a common time grid with a band from the smallest to the largest
     seed (the legend says how many seeds).
-
-    Parameters
-    ----------
-    result : ConvergenceResult or ConvergenceSeedsResult
-        Result of ``experiments.codedreduce.convergence`` or ``convergence_over_seeds``.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    logy : bool | None, optional
-        Log scale on the error axis; default chosen from the data.
-    subtitle : str, default ''
-        Text appended to the title.
-    title : str | None, optional
-        Title (before ``subtitle``); default the figure, N, the tree and alpha.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     curves = result.curves
@@ -700,18 +519,6 @@ def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
     """Stacked bars per scheme: computation (the load's shift ``a d_i``), communication and
     waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
     panel per regime (``breakdowns`` maps a panel title to a breakdown frame).
-
-    Parameters
-    ----------
-    breakdowns : dict
-        Panel title to breakdown frame.
-    title : str | None, optional
-        Figure title; default "Where the iteration time goes".
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     if title is None:
         title = "Where the iteration time goes"
@@ -748,20 +555,6 @@ def plot_regime_map(df, marks=None, *, title: str | None = None):
     """CR's speedup over RAR (RAR time / CR time, log colour scale centred on 1) over
     bandwidth x latency, one panel per straggler delay; the contour at 1 is where the
     ordering flips. ``marks`` maps a label to ``(bandwidth, latency)`` points to mark.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    marks : optional
-        Label to ``(bandwidth, latency)`` points to mark.
-    title : str | None, optional
-        Figure title; default "Where CR beats RAR".
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     from matplotlib.colors import LogNorm
 
@@ -813,20 +606,6 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
     (ours with its 95 % interval over seeds). ``ranges`` (optional): rows with ``figure``,
     ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
     over its free constants — drawn as grey bars.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Table as returned by the matching ``codedlib.experiments`` function.
-    ranges : optional
-        Spans our clock can produce, drawn as grey bars.
-    title : str | None, optional
-        Figure title; default "CR speedups: paper vs ours".
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     if title is None:
         title = "CR speedups: paper vs ours"

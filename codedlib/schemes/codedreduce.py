@@ -16,10 +16,7 @@ Model (CR paper Section III-C; every assumption beyond the paper is marked *ours
   every scheme still sees the same stragglers.
 * Receiving overlaps with computing; combining/decoding time is neglected.
 
-The schemes UMW, GC, SGD (learning rate ``c1/(t + c2)``), RAR and CR: one ``*_times``
-function each.
-
-References: references.bib keys reisizadeh2022codedreduce, tandon2017gradient.
+Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -62,11 +59,8 @@ PAPER_NETWORK = Network.from_message_time(0.05, 120_000, 3e-4)
 class TimingModel:
     """Computation constants and the network every scheme communicates over.
 
-    Defaults: the paper's Section IV-B computation constants (``a = 5e-5`` s/point,
-    ``a mu = 1``), a gradient of ``p = 6500`` numbers (the Fig. 2/10 linear model) and
-    :data:`PAPER_NETWORK` (the link on which the paper's t_c = 0.05 s holds for p = 120 000,
-    with 0.3 ms latency). ``t_c`` is derived from them, never set. ``rate_convention``:
-    see :func:`codedlib.latency.models.codedreduce_compute_time`; ``straggle_delay`` in seconds.
+    Defaults: Section IV-B's ``a = 5e-5`` s/point, ``a mu = 1``, ``p = 6500`` (Figs. 2, 10) and
+    :data:`PAPER_NETWORK`; ``t_c`` is derived, never set; ``straggle_delay`` in seconds.
     """
 
     a: float = 5e-5
@@ -151,12 +145,7 @@ class ClusterConfig:
 
 @dataclass(frozen=True, eq=False)
 class SchemeTiming:
-    """Per-iteration wall-clock times of one scheme and its per-iteration costs.
-
-    ``load_points``: largest load of a worker; ``busiest_messages`` / ``busiest_gradients``:
-    messages and gradient-vectors' worth of numbers (x p x 8 bytes) the busiest node receives
-    per iteration; ``used_workers``: SGD's ``(n_iterations, N)`` mask of contributing workers.
-    """
+    """Per-iteration wall-clock times of one scheme and its per-iteration costs."""
 
     scheme: str
     times: np.ndarray  # (n_iterations,)
@@ -271,10 +260,9 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
     """When the root of an (n, L) tree holds the gradient, from every node's computation
     finish times (CR Algorithm 2, CR.EXECUTE timing).
 
-    ``compute`` is ``(R, N)``: column ``j`` is tree rank ``j + 1`` (heap order, layer by
-    layer). Every parent receives the first ``n - s`` of its children's messages one at a
-    time (``tau`` each) and sends up once that and its own computation are done. With
-    ``return_survivors`` returns ``(times, {parent_rank: (R, n - s) child ranks})``.
+    ``compute`` is ``(R, N)``, column ``j`` tree rank ``j + 1``; a parent receives its first
+    ``n - s`` children one at a time (``tau`` each). ``return_survivors``: also
+    ``{parent_rank: (R, n - s) child ranks}``.
     """
     compute = np.asarray(compute, dtype=float)
     R = compute.shape[0]

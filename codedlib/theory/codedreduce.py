@@ -1,26 +1,8 @@
-"""Closed forms of CodedReduce (Reisizadeh, Prakash, Pedarsani, Avestimehr, IEEE/ACM ToN 2021).
+"""Closed forms of CodedReduce: loads (Theorem 1, eq. 5; Remark 2), Table I and Theorem 2's
+bounds (7)-(8) without their o(.) terms, with the appendix rate ``mu / (r_CR d)`` (the printed
+eq. (6) has ``mu / a``) and the single-port model (``t_c`` per incoming message).
 
-* :func:`r_cr` — computation load of CR on an (n, L)-regular tree tolerating s stragglers
-  per parent, Theorem 1 / eq. (5); also the converse: every scheme robust to s stragglers per
-  parent on that tree needs load ``r >= r_CR`` (:func:`theorem1_lower_bound`).
-* :func:`r_gc` — gradient coding's load ``(S+1)/N`` (Section II-C, Remark 2).
-* :func:`load_vs_alpha` — loads as a function of the resiliency ``alpha = s/n`` (Remark 2:
-  ``r_CR ~ alpha^L``, "7x at alpha = 0.5" from L = 1 to L = 3).
-* :func:`table_one` — Table I: straggler resiliency and communication parallelisation gain
-  of RAR, GC and CR at computation load r.
-* :func:`theorem2_bounds` — Theorem 2's bounds (7)-(8) on ``E[T_CR]`` under the shifted
-  exponential model with the *appendix* rate ``mu / (r_CR d)`` (the proof's convention; the
-  printed eq. (6) has rate ``mu / a``, see ``codedlib.latency.models.codedreduce_compute_time``)
-  and the single-port model (one incoming message at a time, ``t_c`` each). The ``o(.)``
-  terms are dropped, so they are asymptotic statements in n with alpha and L fixed.
-
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -48,23 +30,7 @@ __all__ = [
 
 
 def check_tree(n, L, s=None):
-    """The one check of an (n, L)-regular tree (CR Section III-A) and its straggler tolerance.
-
-    Parameters
-    ----------
-    n : int >= 1
-        Children per node.
-    L : int >= 1
-        Layers below the master.
-    s : int, 0 <= s < n, optional
-        Stragglers tolerated among each node's children.
-
-    Returns
-    -------
-    tuple
-        ``(n, L)``, or ``(n, L, s)`` when ``s`` is given, as ints; ``ValueError`` naming the
-        parameter, its value and the allowed range otherwise.
-    """
+    """The one check of an (n, L)-regular tree (CR Section III-A) and its straggler tolerance."""
     n = check_int("n", n, 1)
     L = check_int("L", L, 1)
     if s is None:
@@ -81,20 +47,7 @@ def _check_nsl(n, s, L):
 
 
 def n_tree_workers(n: int, L: int) -> int:
-    """``N = n + n^2 + ... + n^L`` (Fig. 5).
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-
-    Returns
-    -------
-    int
-        ``N = n + n^2 + ... + n^L`` (Fig. 5).
-    """
+    """``N = n + n^2 + ... + n^L`` (Fig. 5)."""
     n = check_int("n", n, 1)
     L = check_int("L", L, 1)
     return sum(n**layer for layer in range(1, L + 1))
@@ -104,22 +57,6 @@ def r_cr(n: int, s: int, L: int, exact: bool = False):
     """Computation load of CodedReduce, Theorem 1 eq. (5).
 
     ``r_CR = 1 / ((n/(s+1)) + (n/(s+1))^2 + ... + (n/(s+1))^L)``; a ``Fraction`` if ``exact``.
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-    s : int
-        Stragglers tolerated among each node's children. Must satisfy ``0 <= s``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-    exact : bool, default False
-        Return a ``fractions.Fraction``.
-
-    Returns
-    -------
-    float or fractions.Fraction
-        Computation load r_CR.
 
     Examples
     --------
@@ -135,40 +72,12 @@ def r_cr(n: int, s: int, L: int, exact: bool = False):
 def theorem1_lower_bound(n: int, s: int, L: int) -> float:
     """Theorem 1 converse: any scheme on an (n, L)-regular tree robust to any s stragglers per
     parent has computation load ``r >= r_CR(n, s, L)`` (Appendix C-B). Returns that bound.
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-    s : int
-        Stragglers tolerated among each node's children. Must satisfy ``0 <= s``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-
-    Returns
-    -------
-    float
-        Theorem 1 converse: any scheme on an (n, L)-regular tree robust to any s stragglers per
-        parent has computation load ``r >= r_CR(n, s, L)`` (Appendix C-B).
     """
     return r_cr(n, s, L)
 
 
 def r_gc(N: int, S: int) -> float:
-    """Gradient coding load ``(S + 1) / N`` (Section II-C; Remark 2).
-
-    Parameters
-    ----------
-    N : int
-        Number of workers of the flat (master-worker) schemes. Must satisfy ``1 <= N``.
-    S : int
-        Number of stragglers S tolerated. Must satisfy ``0 <= S <= N - 1``.
-
-    Returns
-    -------
-    float
-        Gradient coding load ``(S + 1) / N`` (Section II-C; Remark 2).
-    """
+    """Gradient coding load ``(S + 1) / N`` (Section II-C; Remark 2)."""
     N = check_int("N", N, 1)
     S = check_int("S", S, 0, N - 1)
     return (S + 1) / N
@@ -177,23 +86,8 @@ def r_gc(N: int, S: int) -> float:
 def load_vs_alpha(alpha, L: int, n: int | None = None) -> np.ndarray:
     """CR load as a function of the per-parent resiliency ``alpha = s/n`` (Remark 2).
 
-    With ``n`` given, ``r_CR = 1 / sum_l (n/(alpha n + 1))^l`` (``alpha n`` need not be an
-    integer: the formula is evaluated as written in Remark 2). With ``n=None`` the
-    large-n limit ``1 / sum_l alpha^-l`` (``~ alpha^L`` for small alpha). ``L = 1`` is GC.
-
-    Parameters
-    ----------
-    alpha : float
-        Exponent alpha of the model.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-    n : int | None, optional
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    np.ndarray
-        CR load as a function of the per-parent resiliency ``alpha = s/n`` (Remark 2).
+    With ``n``: ``1 / sum_l (n/(alpha n + 1))^l`` (any real ``alpha n``); else the large-n limit
+    ``1 / sum_l alpha^-l`` (``~ alpha^L``). ``L = 1`` is GC.
     """
     L = check_int("L", L, 1)
     alpha = np.asarray(alpha, dtype=float)
@@ -211,23 +105,8 @@ def load_vs_alpha(alpha, L: int, n: int | None = None) -> np.ndarray:
 def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
     """Resiliency CR reaches at load r: the largest ``alpha`` with ``load_vs_alpha <= r``.
 
-    With ``n`` given, ``alpha = s/n`` for the largest integer ``s < n`` with
-    ``r_CR(n, s, L) <= r`` (0 if even s = 0 needs more). With ``n=None`` the large-n limit,
-    which solves ``sum_l alpha^-l = 1/r`` (``alpha ~ r^(1/L)``, Table I).
-
-    Parameters
-    ----------
-    r : float
-        Computation load (data units per worker, normalised). Must satisfy ``0.0 < r <= 1.0``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-    n : int | None, optional
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    float
-        Resiliency CR reaches at load r: the largest ``alpha`` with ``load_vs_alpha <= r``.
+    With ``n``: the largest ``s/n`` with ``r_CR(n, s, L) <= r``; else the large-n limit
+    solving ``sum_l alpha^-l = 1/r`` (``alpha ~ r^(1/L)``, Table I).
     """
     r = check_real("r", r, 0.0, 1.0, low_open=True)
     L = check_int("L", L, 1)
@@ -251,26 +130,7 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
 def table_one(N: int, r: float, L: int, n: int | None = None):
     """Table I: resiliency alpha and parallelisation gain beta of RAR, GC and CR at load r.
 
-    Returns a DataFrame with the paper's symbolic entries (``alpha``, ``beta``) and their
-    values for this ``N`` (``beta`` as the order ``N``, ``1``, ``N^(1-1/L)`` without constants)
-    plus CR's exact resiliency on the (n, L) tree when ``n`` is given (``N`` must then equal
-    ``n + ... + n^L``).
-
-    Parameters
-    ----------
-    N : int
-        Number of workers of the flat (master-worker) schemes. Must satisfy ``1 <= N``.
-    r : float
-        Computation load (data units per worker, normalised). Must satisfy ``0.0 < r <= 1.0``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-    n : int | None, optional
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Table I: resiliency alpha and parallelisation gain beta of RAR, GC and CR at load r.
+    ``beta`` as the order without constants; "alpha exact" on the (n, L) tree when ``n`` is given.
     """
     import pandas as pd
 
@@ -309,28 +169,7 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
 
 
 def expected_sibling_order_statistic(n: int, s: int, load_points: float, a: float, mu: float):
-    """``E[T_(n-s)] = (load/mu)(H_n - H_s) + a load`` for n siblings (Appendix D), i.e. the
-    mean (n-s)-th fastest of n shifted exponentials with shift ``a load``, rate ``mu/load``.
-
-    Parameters
-    ----------
-    n : int
-        Number of siblings. Must satisfy ``1 <= n``.
-    s : int
-        Stragglers tolerated among each node's children. Must satisfy ``0 <= s <= n - 1``.
-    load_points : float
-        Data points of each sibling. Must satisfy ``0.0 < load_points``.
-    a : float
-        Shift (deterministic part) of the shifted-exponential computation time. Must satisfy
-        ``0.0 <= a``.
-    mu : float
-        Rate of the exponential part of the computation time. Must satisfy ``0.0 < mu``.
-
-    Returns
-    -------
-    float
-        ``E[T_(n-s)]``.
-    """
+    """``E[T_(n-s)] = (load/mu)(H_n - H_s) + a load``: the (n-s)-th fastest sibling (Appendix D)."""
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
     load_points = check_real("load_points", load_points, 0.0, low_open=True)
@@ -346,34 +185,8 @@ def theorem2_bounds(
 
     ``lower = (r d/mu) log(1/alpha) + a r d + (n (1 - alpha) + L - 1) t_c``
     ``upper = (r d/mu) log(1/alpha) + a r d + n L t_c``
-    with ``r = r_CR(n, s, L)``, ``alpha = s/n`` (needs ``s >= 1``). Also returns the two
-    non-asymptotic ingredients of the proof: ``sibling_order_statistic`` =
-    ``E[T_(n-s)]`` and ``pipelined_upper`` = ``E[T_(n-s)] + L (n - s) t_c`` (the proof's
-    upper bound before ``E[T_comp] -> E[T_(n-s)]``), and ``computation`` / ``communication``
-    parts of each bound.
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree. Must satisfy ``1 <= n``.
-    L : int
-        Number of worker layers of the tree. Must satisfy ``1 <= L``.
-    s : int
-        Stragglers tolerated among each node's children. Must satisfy ``0 <= s``.
-    d : float
-        Number of data units (the data set is split into d units). Must satisfy ``0.0 < d``.
-    a : float
-        Shift (deterministic part) of the shifted-exponential computation time. Must satisfy
-        ``0.0 <= a``.
-    mu : float
-        Rate of the exponential part of the computation time. Must satisfy ``0.0 < mu``.
-    t_c : float
-        Time to send one full gradient, seconds. Must satisfy ``0.0 <= t_c``.
-
-    Returns
-    -------
-    dict[str, float]
-        Theorem 2 bounds on ``E[T_CR]`` with the ``o(.)`` terms dropped, eqs. (7)-(8).
+    with ``r = r_CR(n, s, L)``, ``alpha = s/n``; also the proof's ``sibling_order_statistic``
+    ``E[T_(n-s)]`` and ``pipelined_upper`` ``E[T_(n-s)] + L (n - s) t_c``.
     """
     n, s, L = _check_nsl(n, s, L)
     if s < 1:

@@ -1,13 +1,7 @@
 """Interactive explorer for CodedReduce: tree shape, resiliency and timing constants in,
 loads, resiliency, tree drawing, Theorem 2 bounds and a fresh simulation out.
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [GC] R. Tandon, Q. Lei, A. G. Dimakis, N. Karampatziakis, "Gradient Coding: Avoiding
-   Stragglers in Distributed Learning", ICML (PMLR 70), 2017, arXiv:1612.03301.
+Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
 
 from __future__ import annotations
@@ -38,16 +32,6 @@ SUMMARY_LABELS = {
 def render_summary(summary) -> str:
     """HTML table of the scalar entries of ``experiments.codedreduce.configuration_summary``,
     labelled by :data:`SUMMARY_LABELS` (Theorem 2's bounds only when they exist, s >= 1).
-
-    Parameters
-    ----------
-    summary : ConfigurationSummaryResult
-        Summary as returned by ``experiments.codedreduce.configuration_summary``.
-
-    Returns
-    -------
-    str
-        HTML table of the scalar entries of ``experiments.codedreduce.configuration_summary``.
     """
     rows = []
     fields = {f.name: getattr(summary, f.name) for f in dataclasses.fields(summary)}
@@ -63,41 +47,7 @@ def render_summary(summary) -> str:
 def codedreduce_report(
     n, L, s, d, a, amu, bandwidth_mbps, latency_ms, p, straggle_prob, straggle_delay, seed
 ) -> Report:
-    """What the explorer shows for one configuration (ValueError on invalid input).
-
-    Parameters
-    ----------
-    n : int
-        Children per node of the (n, L)-regular tree.
-    L : int
-        Number of worker layers of the tree.
-    s : int
-        Stragglers tolerated among each node's children.
-    d : int
-        Number of data units (the data set is split into d units).
-    a : float
-        Shift (deterministic part) of the shifted-exponential computation time. Must satisfy
-        ``0.0 < a``.
-    amu
-        Product a*mu.
-    bandwidth_mbps
-        Link bandwidth, Mbit/s. Must satisfy ``0.0 < bandwidth_mbps``.
-    latency_ms
-        Per-message latency, ms. Must satisfy ``0.0 <= latency_ms``.
-    p : int
-        Model size (numbers per gradient).
-    straggle_prob : float
-        Probability that a worker straggles in an iteration.
-    straggle_delay : float
-        Extra delay of a straggler, seconds.
-    seed : int
-        Seed of the random generator.
-
-    Returns
-    -------
-    Report
-        What the explorer shows for one configuration (ValueError on invalid input).
-    """
+    """What the explorer shows for one configuration (ValueError on invalid input)."""
     from codedlib._validation import check_real
     from codedlib.experiments.codedreduce import configuration_summary
     from codedlib.plots.codedreduce import plot_iteration_times, plot_time_breakdown, plot_tree
@@ -145,27 +95,6 @@ def explore_codedreduce(
     resiliency, message times, the tree (up to 81 leaves), Theorem 2's bounds, the mean
     iteration time of every scheme in a fresh simulation and where it goes; "simulate again"
     draws a new seed. Invalid combinations show the error message and no stale figure.
-
-    Parameters
-    ----------
-    n : int, default 4
-        Children per node of the (n, L)-regular tree.
-    L : int, default 3
-        Number of worker layers of the tree.
-    s : int, default 1
-        Stragglers tolerated among each node's children.
-    d : int, default 7644
-        Number of data units (the data set is split into d units).
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    Explorer
-        Ipywidgets UI: n, L, s, d, a, a·μ, the network (bandwidth, latency), the gradient size p,
-        the straggler process (q, D) and a seed -> computation loads of CR and GC, the resiliency,
-        message times, the tree (up to 81 leaves), Theorem 2's bounds, the mean iteration time of
-        every scheme in a fresh simulation and where it goes; "simulate again" draws a new seed.
     """
     import ipywidgets as W
 
