@@ -17,11 +17,7 @@ table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSA
 models of decreasing fidelity; it reads the run's configuration with ``codedlib.runtime``
 (imported lazily, only there).
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -128,30 +124,6 @@ def cloud_model(
     Mean computation latency of worker i is ``comp_mean * U(1 - spread, 1 + spread)`` (at the
     reference load), with per-worker coefficients of variation around ``comp_cv``; Fig. 2 of
     the paper shows two Azure workers 14 % apart.
-
-    Parameters
-    ----------
-    n_workers : int, default 72
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    comp_mean : float, default 0.05
-        Cluster-average mean computation latency at the reference load, seconds.
-    comm_mean : float, default 2e-3
-        Cluster-average mean communication latency, seconds.
-    spread : float, default 0.15
-        Relative spread of the per-worker means (uniform in ``1 ± spread``). Must satisfy
-        ``0 <= spread < 1``.
-    comp_cv : float, default 0.1
-        Typical coefficient of variation (std/mean) of the computation latency; each worker's
-        is ``comp_cv * U(0.5, 1.5)``.
-    comm_cv : float, default 0.3
-        Coefficient of variation of the communication latency (all workers).
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the per-worker means.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Per-worker gamma communication and computation latency of the N workers.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     spread = check_real("spread", spread, 0.0, 1.0, high_open=True)
@@ -165,26 +137,9 @@ def cloud_model(
 def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.DataFrame:
     """Record a profiling trace of ``model``: every worker, every iteration (w = N).
 
-    Parameters
-    ----------
-    model : GammaLatencyModel
-        The cluster the latencies are drawn from.
-    n_iterations : int
-        Number of iterations recorded. Must satisfy ``1 <= n_iterations``.
-    load : float, default 1.0
-        Computational load c, a factor on the computation latency (1: the reference load).
-    bursts : numpy.ndarray or None, default None
-        Optional ``(n_iterations, N)`` slowdown array (e.g. from
-        :func:`codedlib.latency.gamma_model.burst_slowdown`); None: no bursts.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the latency draws.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (iteration, worker), columns following ``data/traces``: ``iteration,
-        worker, compute_time, comm_time, fresh, wall_clock`` (seconds; ``fresh`` always True;
-        wall clock = end of the iteration, when the slowest worker responded).
+    Returns one row per (iteration, worker), columns following ``data/traces``: ``iteration,
+    worker, compute_time, comm_time, fresh, wall_clock`` (seconds; ``fresh`` always True;
+    wall clock = end of the iteration, when the slowest worker responded).
     """
     n_iterations = check_int("n_iterations", n_iterations, 1)
     rng = as_generator(rng)
@@ -209,17 +164,6 @@ def load_traces(directory="data/traces") -> dict:
 
     Files without the ``worker``, ``compute_time`` and ``comm_time`` columns, or without rows,
     are skipped.
-
-    Parameters
-    ----------
-    directory : str or pathlib.Path, default "data/traces"
-        Directory holding the traces.
-
-    Returns
-    -------
-    dict of str to pandas.DataFrame
-        ``{file stem: DataFrame}``, sorted by file name; an empty dict when the directory does
-        not exist or has no traces.
     """
     out = {}
     path = Path(directory)
@@ -234,19 +178,7 @@ def load_traces(directory="data/traces") -> dict:
 
 @dataclass(frozen=True, eq=False)
 class LoadScalingResult:
-    """Fig. 1 data (:func:`fig1_load_scaling`).
-
-    Attributes
-    ----------
-    workers : pandas.DataFrame
-        One row per (load, worker): ``load, worker, mean, var`` (fitted computation latency).
-    average : pandas.DataFrame
-        Per load, the mean over workers: ``load, mean, var``.
-    mean_slope : float
-        Slope of a line through the origin fitted to mean vs load c.
-    var_slope : float
-        Slope of a line through the origin fitted to variance vs c².
-    """
+    """Fig. 1 data (:func:`fig1_load_scaling`)."""
 
     workers: pd.DataFrame
     average: pd.DataFrame
@@ -262,22 +194,6 @@ def fig1_load_scaling(
     For each load a fresh set of workers (new instances, as in the paper) runs
     ``n_iterations``; the per-worker gamma model is fitted to the trace and lines through the
     origin are fitted to mean vs c and variance vs c² (the linearisation of Section VI-B).
-
-    Parameters
-    ----------
-    loads : sequence of float, default (0.25, 0.5, 1.0, 2.0, 4.0)
-        Computational loads c (factors on the reference load).
-    n_workers : int, default 100
-        Workers per load.
-    n_iterations : int, default 200
-        Iterations recorded per load.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    LoadScalingResult
-        Per-worker and worker-averaged fitted mean and variance per load, and the two slopes.
     """
     rng = as_generator(rng)
     rows = []
@@ -299,17 +215,7 @@ def fig1_load_scaling(
 
 @dataclass(frozen=True, eq=False)
 class WorkerLatencyFit:
-    """One worker's recorded latency and fitted gammas (:func:`fig3_cdfs`).
-
-    Attributes
-    ----------
-    trace : pandas.DataFrame
-        The worker's rows: ``iteration, comm_time, compute_time``.
-    comp_fit, comm_fit : scipy.stats frozen distribution
-        Gamma distributions fitted to its computation / communication latency.
-    mean_total : float
-        Mean communication plus mean computation latency.
-    """
+    """One worker's recorded latency and fitted gammas (:func:`fig3_cdfs`)."""
 
     trace: pd.DataFrame
     comp_fit: Any
@@ -319,37 +225,14 @@ class WorkerLatencyFit:
 
 @dataclass(frozen=True, eq=False)
 class LatencyCdfsResult:
-    """Figs. 2-3 data (:func:`fig3_cdfs`).
-
-    Attributes
-    ----------
-    workers : dict of int to WorkerLatencyFit
-        Per worker id (in the order asked for), its recorded latency and fitted gammas.
-    slower_by : float
-        Mean total latency of the second worker over that of the first, minus 1.
-    """
+    """Figs. 2-3 data (:func:`fig3_cdfs`)."""
 
     workers: dict[int, WorkerLatencyFit]
     slower_by: float
 
 
 def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
-    """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas.
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format (``iteration, worker, compute_time,
-        comm_time``), e.g. from :func:`record_trace`.
-    workers : tuple of int, default (0, 1)
-        The two worker ids to compare (they must occur in the trace).
-
-    Returns
-    -------
-    LatencyCdfsResult
-        Per worker its recorded latency and fitted gamma distributions, and how much slower
-        (in mean total latency) the second worker is than the first.
-    """
+    """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas."""
     from scipy import stats
 
     out = {}
@@ -370,19 +253,7 @@ def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
 
 @dataclass(frozen=True, eq=False)
 class BurstsResult:
-    """Fig. 4 data (:func:`fig4_bursts`).
-
-    Attributes
-    ----------
-    trace : pandas.DataFrame
-        The recorded trace (``data/traces`` columns).
-    in_burst : numpy.ndarray of bool, shape (n_iterations, n_workers)
-        Whether each worker is in a burst in each iteration.
-    any_burst_fraction : float
-        Fraction of iterations with at least one worker in a burst.
-    model : GammaLatencyModel
-        The cluster the trace was drawn from.
-    """
+    """Fig. 4 data (:func:`fig4_bursts`)."""
 
     trace: pd.DataFrame
     in_burst: np.ndarray
@@ -398,27 +269,6 @@ def fig4_bursts(
     Defaults: bursts multiply the mean by 1.12 (the paper's ~12 %), last 1/p_exit = 50
     iterations on average. The paper finds at least one worker in a burst in about 40 % of
     iterations on AWS with N = 36.
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers N.
-    n_iterations : int, default 600
-        Iterations recorded.
-    p_enter : float, default 0.004
-        Per-iteration probability that a worker enters a burst, in ``[0, 1]``.
-    p_exit : float, default 0.02
-        Per-iteration probability that a worker in a burst leaves it, in ``(0, 1]``.
-    factor : float, default 1.12
-        Factor on the computation latency during a burst.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    BurstsResult
-        The recorded trace, the ``(n_iterations, N)`` burst indicators, the fraction of
-        iterations during which at least one worker is in a burst, and the cluster.
     """
     rng = as_generator(rng)
     model = cloud_model(n_workers, comp_cv=0.03, rng=rng)
@@ -442,23 +292,6 @@ def fig5_order_statistics(
     w = N trace of the heterogeneous ground truth; the predictions use the gamma model fitted
     to that trace (independent, non-identical workers) and its i.i.d. version (global mean
     and variance), by Monte Carlo over ``replicas`` rounds (Section IV-A).
-
-    Parameters
-    ----------
-    n_workers : int, default 72
-        Number of workers N.
-    n_iterations : int, default 1000
-        Iterations of the recorded trace.
-    replicas : int, default 20000
-        Monte Carlo rounds of each prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per ``w = 1, ..., N``: ``w, recorded, heterogeneous, iid`` (mean latency of the
-        w-th fastest worker, seconds).
     """
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -490,33 +323,6 @@ def fig6_cumulative_latency(
     iterations): the event-driven model of Section IV-B (mean over ``replicas``) and the
     independent-iterations order-statistic model of Section IV-A (t times the expected w-th
     order statistic).
-
-    Parameters
-    ----------
-    n_workers : int, default 72
-        Number of workers N.
-    ws : tuple of int, default (9, 72)
-        Values of w compared, each ``1 <= w <= n_workers``.
-    n_iterations : int, default 100
-        Iterations per run.
-    load : float, default 1.0
-        Computational load c, a factor on the computation latency.
-    p_enter : float, default 0.002
-        Per-iteration probability of entering a burst.
-    p_exit : float, default 0.02
-        Per-iteration probability of leaving a burst.
-    factor : float, default 1.12
-        Factor on the computation latency during a burst.
-    replicas : int, default 200
-        Simulated runs averaged by the event-driven prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (w, iteration): ``w, iteration, recorded, event_driven, order_statistic``
-        (cumulative latency after that iteration, seconds).
     """
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -558,31 +364,11 @@ def fig7_load_balancing(
     load balancer of Section VI on a small PCA problem (the latency does not depend on
     the data), both runs on the same seed.
 
-    Parameters
-    ----------
-    n_workers : int, default 8
-        Number of workers N (also w); 3 are slowed and 3 more sped up (fewer if N < 6).
-    n_iterations : int, default 150
-        Iterations per run.
-    n_subpartitions : int, default 20
-        Initial subpartitions per worker.
-    slow_at : int, default 40
-        Iteration (0-based) from which 3 workers are ``factor`` times slower.
-    fast_at : int, default 90
-        Iteration (0-based) from which another 3 workers are ``factor`` times faster.
-    factor : float, default 2.0
-        Slowdown / speed-up factor of the computation latency.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`
-        plus ``latency`` (comm + compute, seconds), ``run`` (``"load-balanced"`` or
-        ``"not balanced"``) and ``role`` (``"slowed"``, ``"sped up"``, ``"other"``).
-        ``attrs``: ``repartition_iterations`` (iterations in which the balanced run
-        repartitioned), ``slow_at`` and ``fast_at``.
+    Returns one row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`
+    plus ``latency`` (comm + compute, seconds), ``run`` (``"load-balanced"`` or
+    ``"not balanced"``) and ``role`` (``"slowed"``, ``"sped up"``, ``"other"``).
+    ``attrs``: ``repartition_iterations`` (iterations in which the balanced run
+    repartitioned), ``slow_at`` and ``fast_at``.
     """
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
@@ -650,27 +436,6 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
     communication latency is 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic). eX3 is homogeneous:
     per-worker means within ±2 %; the per-task coefficient of variation of the computation
     latency ``comp_cv`` (default 5 %) is our choice (the paper gives no number).
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        Which problem's latencies.
-    n_workers : int, default 49
-        Number of workers N.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the per-worker means.
-    comp_cv : float, default 0.05
-        Coefficient of variation of the computation latency.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Per-worker gamma latency (communication CV 0.3), computation at the full local data.
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` is neither ``"pca"`` nor ``"logistic"``.
     """
     rng = as_generator(rng)
     if kind == "pca":
@@ -686,23 +451,6 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
 def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recovering=(40, 49)):
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
     workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers N.
-    strength : float, default 0.4
-        Slowdown of the last worker (factor ``1 + strength``).
-    recover_after : float, default 1.0
-        Simulated time, seconds, from which the recovering workers run at factor 1.
-    recovering : tuple of int, default (40, 49)
-        First and last (1-based, inclusive) worker that recovers.
-
-    Returns
-    -------
-    callable
-        ``slowdown(time, iteration) -> (N,)`` factors on the computation latency, for
-        :func:`codedlib.schemes.dsag.simulate_dsag`.
     """
     base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
@@ -730,27 +478,6 @@ def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyM
     Table I's AWS ranges (calibrated); a worker's full local data is ``p`` tasks at the
     paper's p. ``comp_cv``, the per-task coefficient of variation, is our choice: the paper says
     AWS is noisier than eX3 and gives no number (the eX3 stand-in uses 0.05).
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        Which row of :data:`AWS_TABLE_I`.
-    n_workers : int, default 100
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the per-worker means.
-    comp_cv : float, default 0.1
-        Coefficient of variation of the computation latency. Must satisfy ``0 < comp_cv``.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Per-worker gamma latency (communication CV 0.3), computation at the full local data.
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` is neither ``"pca"`` nor ``"logistic"``.
     """
     if kind not in AWS_TABLE_I:
         raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
@@ -790,28 +517,6 @@ def timed_bursts(
     least one of 36 workers in a burst in about 40 % of iterations, i.e. a per-worker share
     f with 1 - (1 - f)^36 = 0.4 (f = 0.0141). The first state is drawn from the stationary
     share, so a worker can start the run in a burst.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    horizon : float
-        Simulated seconds over which the burst periods are drawn. Must satisfy
-        ``0 < horizon``.
-    mean_duration : float, default 60.0
-        Mean length of a burst, seconds. Must satisfy ``0 < mean_duration``.
-    busy_fraction : float, default 0.0141
-        Long-run share of time a worker is in a burst. Must satisfy
-        ``0 < busy_fraction < 1``.
-    factor : float, default 1.12
-        Factor on the computation latency in a burst. Must satisfy ``0 < factor``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    callable
-        ``slowdown(time, iteration) -> (N,)`` for :func:`codedlib.schemes.dsag.simulate_dsag`.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     horizon = check_real("horizon", horizon, 0.0, low_open=True)
@@ -844,24 +549,7 @@ def timed_bursts(
 
 
 def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
-    """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix.
-
-    Parameters
-    ----------
-    n_samples : int, default 9800
-        Number of samples (rows).
-    dim : int, default 100
-        Number of features d.
-    k : int, default 3
-        Number of principal components.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed of the data (4 populations, density 0.1).
-
-    Returns
-    -------
-    PCA
-        The PCA problem on the ``(n_samples, dim)`` matrix with ``k`` components.
-    """
+    """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix."""
     data = sparse_lowrank_binary(
         n_samples=n_samples, dim=dim, n_populations=4, density=0.1, rng=rng
     )
@@ -877,21 +565,7 @@ def logistic_problem(n_samples=9800, dim=28, rng=0, correlation=0.0):
     paper does for HIGGS. Correlated features make the problem worse conditioned, so the
     methods need more iterations.
 
-    Parameters
-    ----------
-    n_samples : int, default 9800
-        Number of samples n.
-    dim : int, default 28
-        Number of features (before the intercept).
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed of the data.
-    correlation : float, default 0.0
-        Correlation of every pair of features, in ``[0, 1)``.
-
-    Returns
-    -------
-    LogisticRegression
-        The problem on ``n_samples`` rows and ``dim + 1`` columns, labels ±1, λ = 1/n.
+    Returns the problem on ``n_samples`` rows and ``dim + 1`` columns, labels ±1, λ = 1/n.
     """
     correlation = check_real("correlation", correlation, low=0.0, high=1.0, high_open=True)
     rng = as_generator(rng)
@@ -909,16 +583,6 @@ def pca_gap(problem):
     """The PCA suboptimality gap of Fig. 8: explained variance ``tr(Vᵀ C V) / tr(C)`` of the
     top-k eigenvectors of the Gram matrix ``C = XᵀX`` minus that of the iterate ``V`` (whose
     columns are orthonormal after G), floored at 0. C is computed once.
-
-    Parameters
-    ----------
-    problem : PCA
-        The PCA problem (its ``X`` and ``k``).
-
-    Returns
-    -------
-    callable
-        ``gap(theta) -> float``: the gap, ``>= 0``, of a flattened ``(d, k)`` iterate.
     """
     gram = problem.X.T @ problem.X
     d, k = problem.X.shape[1], problem.k
@@ -934,18 +598,7 @@ def pca_gap(problem):
 
 
 def pca_projection(problem):
-    """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k).
-
-    Parameters
-    ----------
-    problem : PCA
-        The PCA problem (its number of features d and components k).
-
-    Returns
-    -------
-    callable
-        ``project(theta) -> numpy.ndarray``: the flattened orthonormalised ``(d, k)`` iterate.
-    """
+    """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k)."""
     d, k = problem.X.shape[1], problem.k
 
     def project(theta):
@@ -955,24 +608,7 @@ def pca_projection(problem):
 
 
 def fig8_methods(n_workers=49, w=10, include_lb=True):
-    """The methods of Fig. 8: (label, kind, w, load-balanced).
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers N (the w of GD, coded and SAG w = N).
-    w : int, default 10
-        The w of the stochastic methods.
-    include_lb : bool, default True
-        Whether to add DSAG-LB, SAG-LB and SGD-LB.
-
-    Returns
-    -------
-    list of tuple
-        ``(label, kind, w, load_balanced)`` per method: display label, ``kind`` one of
-        ``"gd"``, ``"coded"``, ``"sgd"``, ``"sag"``, ``"dsag"``, its w, and whether the load
-        balancer runs.
-    """
+    """The methods of Fig. 8: (label, kind, w, load-balanced)."""
     methods = [
         ("GD", "gd", n_workers, False),
         ("coded (r=45/49)", "coded", n_workers, False),
@@ -1023,66 +659,6 @@ def fig8_convergence(
     gap is below ``stop_gap`` (the floating-point floor of the gap computation). The data set
     is drawn from ``data_seed`` (the same across repeated runs, as in the paper); the cluster,
     latencies and initial point from ``seed``.
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        The problem.
-    n_workers : int, default 49
-        Number of workers N.
-    w : int, default 10
-        The w of the stochastic methods. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions : int or None, default None
-        Subpartitions per worker; None: 100 (PCA) or 10 (logistic).
-    eta : float or None, default None
-        Step size of the stochastic methods; None: 0.9 (PCA) or 0.25 (logistic).
-    time_limit : float or None, default None
-        Simulated time of each run, seconds; None: 60 (PCA) or 1.5 (logistic).
-    n_samples : int, default 9800
-        Number of samples of the stand-in data set.
-    dim : int or None, default None
-        Number of features; None: 100 (PCA) or 28 (logistic).
-    methods : list of tuple or None, default None
-        ``(label, kind, w, load_balanced)`` entries as from :func:`fig8_methods`; None: all
-        of ``fig8_methods(n_workers, w)``.
-    margin : float, default 0.02
-        Coordinator's wait after the w-th fresh result (fraction of the elapsed time).
-    coded_rate : float, default 45/49
-        Code rate of the coded bound, in ``(0, 1]``.
-    seed : int, default 0
-        Seed of the cluster, latencies and initial point.
-    data_seed : int, default 0
-        Seed of the data set.
-    max_records : int, default 300
-        About how many iterations are recorded per run.
-    stop_gap : float, default 1e-12
-        A run stops once its gap is at most this.
-    comp_cv : float, default 0.05
-        Per-task coefficient of variation of the stand-in cluster
-        (:func:`artificial_model`, :func:`aws_model`).
-    semantics : {"reference", "deadline"}, default "reference"
-        Margin-window rule of the coordinator (:func:`codedlib.schemes.dsag.simulate_dsag`).
-    cluster : {"ex3", "aws"}, default "ex3"
-        Which stand-in cluster and slowdown.
-    correlation : float, default 0.0
-        Feature correlation of the logistic stand-in (:func:`logistic_problem`).
-    load_balancer : LoadBalancerConfig or None, default None
-        Schedule of the balanced methods; None: every 1 s with a 3 s window (PCA), every
-        0.05 s with a 0.3 s window (logistic), no optimizer run time.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Rows ``method, time, iteration, gap, n_fresh, total_subpartitions`` at the recorded
-        iterations (``time`` in seconds; ``n_fresh``: fresh results in that iteration;
-        ``total_subpartitions``: the sum of the workers' p, which the load balancer changes).
-        ``attrs`` hold the setting (kind, n_workers, w, n_subpartitions, eta, comp_cv,
-        cluster, n_samples, n_features, time_limit).
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` or ``cluster`` is unknown.
     """
     rng = as_generator(seed)
     if kind == "pca":
@@ -1200,19 +776,9 @@ def fig8_convergence(
 def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """First simulated time each method's gap falls below each threshold (NaN: never).
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with columns ``method, time, gap`` (e.g. :func:`fig8_convergence`).
-    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
-        Gap thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per method (the index, in order of appearance), one column per gap: the column
-        labels are the gaps themselves (floats; :func:`codedlib.plots.dsag.table_labels`
-        formats them for display); values are times in seconds.
+    Returns one row per method (the index, in order of appearance), one column per gap: the column
+    labels are the gaps themselves (floats; :func:`codedlib.plots.dsag.table_labels`
+    formats them for display); values are times in seconds.
     """
     check_frame("df", df, ("method", "time", "gap"))
     rows = {}
@@ -1228,20 +794,8 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
 def speedup_table(times, method, reference) -> pd.Series:
     """Relative time saved by ``method`` over ``reference``: 1 - t_method / t_reference.
 
-    Parameters
-    ----------
-    times : pandas.DataFrame
-        Times to gap, one row per method (from :func:`time_to_gap`).
-    method : str
-        Label of the method compared.
-    reference : str
-        Label of the reference method.
-
-    Returns
-    -------
-    pandas.Series
-        Per gap (the columns of ``times``), the relative saving (positive: ``method`` is
-        faster; NaN where either never reached the gap).
+    Returns per gap (the columns of ``times``), the relative saving (positive: ``method`` is
+    faster; NaN where either never reached the gap).
     """
     return 1.0 - times.loc[method] / times.loc[reference]
 
@@ -1250,19 +804,7 @@ def speedup_table(times, method, reference) -> pd.Series:
 # Recorded traces (data/traces): the same checks on real measurements
 # ------------------------------------------------------------------------------------------
 def trace_summary(trace) -> pd.DataFrame:
-    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace).
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per worker: ``worker, comm_mean, comm_var, comp_mean, comp_var, comp_shape``
-        (seconds and s²; ``comp_shape`` the gamma shape of the computation latency).
-    """
+    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace)."""
     fit = fit_gamma_model(trace)
     return pd.DataFrame(
         {
@@ -1280,21 +822,6 @@ def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | N
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
     Uses the iterations in which every worker delivered a fresh result.
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format.
-    replicas : int, default 20000
-        Monte Carlo rounds of each prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame or None
-        As :func:`fig5_order_statistics`: ``w, recorded, heterogeneous, iid`` (seconds);
-        None when there are fewer than 5 such iterations (e.g. a w < N trace).
     """
     fresh = trace[trace.fresh.astype(bool)] if "fresh" in trace else trace
     N = trace.worker.nunique()
@@ -1335,31 +862,6 @@ def coordinator_semantics_difference(
     For each of ``replicas`` paired draws of ``n_iterations`` task latencies from ``model``
     (``sample_total``, tasks of ``load`` times the local data), the authors' rules
     (``reference``) and ours (``deadline``) are simulated.
-
-    Parameters
-    ----------
-    model : GammaLatencyModel
-        The cluster.
-    w : int
-        Fresh results waited for per iteration. Must satisfy ``1 <= w <= N``.
-    n_iterations : int, default 30
-        Iterations per run. Must satisfy ``1 <= n_iterations``.
-    margin : float, default 0.02
-        Wait after the w-th fresh result (fraction of the elapsed time).
-    load : float, default 1.0
-        Fraction of the local data per task (factor on the computation latency).
-    replicas : int, default 200
-        Paired draws. Must satisfy ``1 <= replicas``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per replica: ``replica``, ``total_reference``, ``total_deadline`` (total
-        time, seconds), ``relative_difference`` (``deadline / reference - 1``),
-        ``share_iterations_fresh_differs`` (share of iterations whose fresh sets differ) and
-        ``fresh_set_differs`` (whether any does).
     """
     w = check_int("w", w, 1, model.n_workers)
     n_iterations = check_int("n_iterations", n_iterations, 1)
@@ -1390,26 +892,6 @@ def trace_cumulative_latency(
     model fitted to the same trace (the waits of queued tasks taken out of ``comm_time``,
     :func:`~codedlib.latency.gamma_model.without_queueing`): event-driven (Section IV-B, our
     coordinator's ``"deadline"`` rules) and independent order statistics (Section IV-A).
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format with a ``fresh`` column.
-    w : int or None, default None
-        Fresh results per iteration; None: the smallest number of fresh results in an
-        iteration of the trace.
-    margin : float, default 0.02
-        Coordinator's wait after the w-th fresh result (fraction of the elapsed time).
-    replicas : int, default 500
-        Simulated runs averaged by the event-driven prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame or None
-        One row per iteration: ``w, iteration, recorded, event_driven, order_statistic``
-        (cumulative latency, seconds); None for traces without stale results.
     """
     if "fresh" not in trace or trace.fresh.astype(bool).all():
         return None
@@ -1440,20 +922,8 @@ def fig8_repeated(kind="pca", seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig8_convergence` for several run seeds on the same data (the paper averages 5
     runs); adds a ``seed`` column.
 
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        The problem.
-    seeds : sequence of int, default (0,)
-        Run seeds (``seed`` of :func:`fig8_convergence`); the data seed stays fixed.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every run (columns of :func:`fig8_convergence`) plus ``seed``; ``attrs``
-        from the first run.
+    Returns the rows of every run (columns of :func:`fig8_convergence`) plus ``seed``; ``attrs``
+    from the first run.
     """
     frames = []
     for s in track(seeds, f"Fig. 8 ({kind}) seeds"):
@@ -1499,29 +969,6 @@ def lb_gain_vs_task_noise(
     For each per-task coefficient of variation ``comp_cv`` of the stand-in cluster, DSAG and
     DSAG-LB (one run per schedule) run on the same seeds (:func:`fig8_convergence`); per seed:
     the time to ``gap`` of each and the mean number of fresh results per iteration up to then.
-
-    Parameters
-    ----------
-    comp_cvs : sequence of float, default (0.01, 0.02, 0.05, 0.1)
-        Coefficients of variation of the computation latency. Each must be ``> 0``.
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Run seeds; must hold at least one.
-    schedules : dict of str to LoadBalancerConfig or None, default None
-        Balancer schedules by name; None: :data:`LB_SCHEDULES`.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Tidy rows ``comp_cv, seed, schedule, method, time_to_gap, n_fresh``: ``method`` is
-        ``"DSAG"`` (``schedule`` ``""``) or ``"DSAG-LB"``, ``time_to_gap`` in seconds (NaN: not
-        reached), ``n_fresh`` the mean fresh results per iteration up to then.
-
-    Raises
-    ------
-    ValueError
-        If ``seeds`` is empty or a ``comp_cv`` is not positive.
     """
     seeds = list(seeds)
     if not seeds:
@@ -1641,29 +1088,6 @@ def semantics_effect_on_convergence(
 ) -> pd.DataFrame:
     """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
     start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Run seeds; must hold at least one.
-    kind : {"pca", "logistic"}, default "logistic"
-        The problem.
-    gap : float, default 1e-6
-        Gap threshold.
-    n_workers : int, default 49
-        Number of workers N.
-    w : int, default 10
-        Fresh results waited for per iteration.
-    labels : collection of str or None, default None
-        Labels of the :func:`fig8_methods` (without LB) to run; None: all.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Tidy rows ``seed, method, semantics, time_to_gap`` (seconds; NaN: not within the
-        time limit).
     """
     seeds = _seeds(seeds)
     methods = fig8_methods(n_workers, w, include_lb=False)
@@ -1711,33 +1135,6 @@ def sgd_gap_vs_subpartition_rows(
     (the 1000 Genomes matrix on 49 workers × 100 subpartitions), our default stand-in 2.
     For each size the stand-in holds ``rows × N × p`` samples (same cluster and clock);
     SGD and DSAG run on the same seeds.
-
-    Parameters
-    ----------
-    rows_per_subpartition : sequence of int, default (2, 8, 32)
-        Rows per subpartition compared. Each must be ``>= 1``.
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Run seeds; must hold at least one.
-    gap : float, default 1e-3
-        Gap threshold.
-    n_workers : int, default 49
-        Number of workers N.
-    w : int, default 10
-        Fresh results waited for per iteration.
-    n_subpartitions : int, default 100
-        Subpartitions per worker p.
-    dim : int, default 100
-        Number of features of the PCA stand-in.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Tidy rows ``rows_per_subpartition, n_samples, seed, method, time_to_gap, floor_gap``:
-        ``method`` ``"SGD"`` or ``"DSAG"``, ``time_to_gap`` in seconds (NaN: not within the
-        time limit), ``floor_gap`` the median gap over the last quarter of the run (SGD's
-        noise floor; DSAG's keeps falling).
     """
     seeds = _seeds(seeds)
     methods = [
@@ -1780,18 +1177,8 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Time to each gap averaged over seeds (NaN if some seed never reaches it), plus the
     final gap averaged over seeds.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with ``seed, method, time, gap`` (e.g. :func:`fig8_repeated`).
-    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
-        Gap thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per method (in order of appearance): columns as :func:`time_to_gap` (one per
-        gap, mean time in seconds) and ``final_gap`` (mean smallest gap).
+    Returns one row per method (in order of appearance): columns as :func:`time_to_gap` (one per
+    gap, mean time in seconds) and ``final_gap`` (mean smallest gap).
     """
     per_seed = []
     for _seed, sub in df.groupby("seed"):
@@ -1827,31 +1214,6 @@ def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
     slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
     (×1.5, exit probability 0.05 per step).
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N.
-    pattern : str
-        One of :data:`SLOWDOWN_PATTERNS`.
-    burst_rate : float
-        Per-step probability that a worker enters a burst, in ``[0, 1]``; 0: no bursts.
-    n_steps : int
-        Number of steps (iterations) of the factors.
-    rng : numpy.random.Generator
-        Random generator.
-
-    Returns
-    -------
-    model : GammaLatencyModel
-        The cluster.
-    factors : numpy.ndarray, shape (n_steps, N)
-        Per-step, per-worker factors on the computation latency (static times bursts).
-
-    Raises
-    ------
-    ValueError
-        If ``pattern`` is not in :data:`SLOWDOWN_PATTERNS`.
     """
     model = artificial_model("pca", n_workers, rng=rng)
     static = _slowdown_factors(pattern, n_workers, rng)
@@ -1864,17 +1226,7 @@ def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
 
 @dataclass(frozen=True, eq=False)
 class LatencyPredictionResult:
-    """Mean iteration latency of the w-th fastest of N (:func:`latency_prediction`).
-
-    Attributes
-    ----------
-    event_driven : float
-        Event-driven prediction (Section IV-B: workers stay busy with stale tasks) [s].
-    order_statistic : float
-        Independent-iterations order-statistic prediction (Section IV-A) [s].
-    participation : numpy.ndarray, shape (n_workers,)
-        Each worker's participation u_i (share of iterations it was fresh in).
-    """
+    """Mean iteration latency of the w-th fastest of N (:func:`latency_prediction`)."""
 
     event_driven: float
     order_statistic: float
@@ -1895,30 +1247,6 @@ def latency_prediction(
 
     Returns the event-driven prediction (workers stay busy with stale tasks), the
     independent-iterations order-statistic prediction and each worker's participation u_i.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers.
-    w : int, default 10
-        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions : int, default 100
-        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 10000``.
-    pattern : str, default 'linear (Sec. VII-B)'
-        Slowdown pattern name.
-    burst_rate : float, default 0.0
-        Rate of latency bursts. Must satisfy ``0.0 <= burst_rate <= 1.0``.
-    n_iterations : int, default 100
-        Number of iterations.
-    replicas : int, default 50
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    LatencyPredictionResult
-        Event-driven and order-statistic predictions and each worker's participation.
     """
     n_workers = check_int("N", n_workers, 1, 500)
     w = check_int("w", w, 1, n_workers)
@@ -1949,32 +1277,6 @@ def small_pca_convergence(
 ):
     """A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30)
     of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers.
-    w : int, default 10
-        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions : int, default 10
-        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 50``.
-    eta : float, default 0.9
-        Step size eta. Must satisfy ``0.0 < eta <= 2.0``.
-    pattern : str, default 'linear (Sec. VII-B)'
-        Slowdown pattern name.
-    burst_rate : float, default 0.0
-        Rate of latency bursts.
-    time_limit : float, default 30.0
-        Simulated time of each run, seconds. Must satisfy ``0.0 < time_limit <= 600.0``.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Gap vs time rows ``method, time, gap`` (``method``: ``DSAG w={w}``, ``SAG w={w}``
-        or ``SAG w={n_workers}``; ``time`` in seconds), recorded every second iteration
-        until ``time_limit`` or a gap below 1e-12.
     """
     n_workers = check_int("N", n_workers, 1, 200)
     w = check_int("w", w, 1, n_workers)
@@ -2035,21 +1337,7 @@ def _seeds(seeds) -> list[int]:
 
 
 def fig4_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig4_bursts` once per seed.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig4_bursts`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per seed: ``seed, any_burst_fraction`` (the fraction of iterations in which at
-        least one worker is in a burst).
-    """
+    """:func:`fig4_bursts` once per seed."""
     rows = [(s, fig4_bursts(rng=s, **kwargs).any_burst_fraction) for s in _seeds(seeds)]
     return pd.DataFrame(rows, columns=["seed", "any_burst_fraction"])
 
@@ -2058,17 +1346,7 @@ def fig5_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig5_order_statistics` once per seed (a fresh ground-truth cluster, trace and
     fit each time).
 
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig5_order_statistics`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every seed (``w, recorded, heterogeneous, iid``) with a ``seed`` column.
+    Returns the rows of every seed (``w, recorded, heterogeneous, iid``) with a ``seed`` column.
     """
     frames = [fig5_order_statistics(rng=s, **kwargs).assign(seed=s) for s in _seeds(seeds)]
     return pd.concat(frames, ignore_index=True)
@@ -2077,18 +1355,6 @@ def fig5_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
 def order_statistic_errors(df) -> pd.DataFrame:
     """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
     the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of :func:`fig5_order_statistics` or :func:`fig5_repeated` (no ``seed`` column:
-        one seed, 0).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per seed: ``seed, heterogeneous_max, iid_max, heterogeneous_mean, iid_mean,
-        iid_worst_w`` (the w at which the i.i.d. model's error is largest).
     """
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -2119,21 +1385,7 @@ def order_statistic_errors(df) -> pd.DataFrame:
 
 
 def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig6_cumulative_latency`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every seed (``w, iteration, recorded, event_driven, order_statistic``)
-        plus ``seed``.
-    """
+    """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column."""
     frames = [
         fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s)
         for s in track(_seeds(seeds), "Fig. 6 seeds")
@@ -2144,21 +1396,6 @@ def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
 def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
     models' ratios to the recorded value.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of :func:`fig6_cumulative_latency` or :func:`fig6_repeated` (no ``seed``
-        column: one seed, 0).
-    iteration : int or None, default None
-        Iteration (1-based, as in ``df``); None: the last.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (w, seed), sorted so: ``seed, w, recorded, event_driven,
-        order_statistic`` (seconds), ``event_driven_ratio`` and ``order_statistic_ratio``
-        (prediction / recorded).
     """
     df = df if "seed" in df else df.assign(seed=0)
     it = int(df.iteration.max()) if iteration is None else int(iteration)
@@ -2172,20 +1409,6 @@ def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
 def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
     with a ``seed`` column.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig7_load_balancing`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every seed plus ``seed``; ``attrs``: ``slow_at``, ``fast_at`` and
-        ``repartition_iterations`` (dict seed -> iterations in which the balancer
-        repartitioned).
     """
     frames, marks = [], {}
     for s in track(_seeds(seeds), "Fig. 7 seeds"):
@@ -2204,20 +1427,6 @@ def fig7_final_latency(df, last=20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
     last ``last`` iterations, one column per run (the runs ``load-balanced`` and
     ``not balanced`` of :func:`fig7_load_balancing`).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of :func:`fig7_load_balancing` or :func:`fig7_repeated` (no ``seed`` column:
-        one seed, 0).
-    last : int, default 20
-        Number of final iterations averaged. Must satisfy ``1 <= last``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per seed: ``seed, load_balanced, not_balanced`` (mean iteration latency,
-        seconds).
     """
     last = check_int("last", last, 1)
     df = df if "seed" in df else df.assign(seed=0)
@@ -2238,19 +1447,6 @@ def _snake(label) -> str:
 def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
     threshold (NaN: never within the run) and the run's final (smallest) gap.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with ``method, time, gap`` and optionally ``seed`` (e.g.
-        :func:`fig8_repeated`; no ``seed`` column: one seed, 0).
-    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
-        Gap thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``seed, method, gap, time, final_gap`` (``time`` in seconds).
     """
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -2268,33 +1464,6 @@ def paired_times(per_seed, numerator, denominator, gap, censor=None):
     A run that never reached the gap has no time: with ``censor`` (the time limit) it counts
     as ``censor`` (a lower bound on its time) and is counted in ``n_censored``; without, a
     ``ValueError`` says so.
-
-    Parameters
-    ----------
-    per_seed : pandas.DataFrame
-        Rows of :func:`time_to_gap_per_seed`.
-    numerator : str
-        Label of the first method.
-    denominator : str
-        Label of the second method.
-    gap : float
-        The gap threshold (one of those in ``per_seed``, matched to a relative 1e-9).
-    censor : float or None, default None
-        Time, seconds, given to runs that never reached the gap; None: raise instead.
-
-    Returns
-    -------
-    numerator_times : numpy.ndarray
-        Times of ``numerator``, seconds, one per seed in seed order.
-    denominator_times : numpy.ndarray
-        Times of ``denominator`` on the same seeds.
-    n_censored : int
-        How many of these times are ``censor``.
-
-    Raises
-    ------
-    ValueError
-        If a method is not in the runs, or a run never reached the gap and ``censor`` is None.
     """
     sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
     wide = sub.pivot(index="seed", columns="method", values="time")
@@ -2318,20 +1487,6 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
     seeds on a common time grid (log-linear interpolation between recorded points; a run
     that ended before another seed's run of the same method keeps its last gap, e.g. at the
     floating-point floor; the band ends with the method's last run).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with ``method, time, gap`` and optionally ``seed`` (no ``seed``
-        column: one seed, 0).
-    n_grid : int, default 300
-        Points of the time grid from 0 to the largest time. Must satisfy ``2 <= n_grid``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``method, time, median, low, high, n_seeds`` (``time`` in seconds; ``n_seeds``
-        runs have started by that time).
     """
     n_grid = check_int("n_grid", n_grid, 2)
     df = df if "seed" in df else df.assign(seed=0)
@@ -2366,15 +1521,7 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
 
 @dataclass(frozen=True, eq=False)
 class EventDrivenTimingResult:
-    """Wall-clock time of the event-driven simulator (:func:`event_driven_timing`).
-
-    Attributes
-    ----------
-    compiled_ms : numpy.ndarray, shape (repeats,)
-        Milliseconds per call of the compiled kernel, one value per repeat.
-    heapq_ms : float
-        Milliseconds per call of the plain ``heapq`` reference.
-    """
+    """Wall-clock time of the event-driven simulator (:func:`event_driven_timing`)."""
 
     compiled_ms: np.ndarray
     heapq_ms: float
@@ -2389,29 +1536,6 @@ def event_driven_timing(
     The compiled kernel is warmed up (JIT) first, then timed ``repeats`` times, each the mean
     over ``number`` calls; the plain ``heapq`` reference is timed over ``reference_calls``
     calls. Wall-clock values depend on the machine and its load: report them, never test them.
-
-    Parameters
-    ----------
-    n_workers : int, default 100
-        Number of workers N.
-    w : int, default 50
-        Fresh results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_iterations : int, default 100
-        Iterations per simulation.
-    repeats : int, default 7
-        Timings of the compiled kernel. Must satisfy ``1 <= repeats``.
-    number : int, default 50
-        Calls averaged per timing. Must satisfy ``1 <= number``.
-    reference_calls : int, default 2
-        Calls of the ``heapq`` reference averaged (at least 1).
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the cluster and the latencies.
-
-    Returns
-    -------
-    EventDrivenTimingResult
-        Milliseconds per call: one value per repeat of the compiled kernel, and the
-        ``heapq`` reference's.
     """
     import time
 
@@ -2447,16 +1571,8 @@ def trace_gamma_ks(trace) -> pd.DataFrame:
     The parameters are fitted to the same data, which makes the p-values conservative
     (a rejection at 5 % is trustworthy, an acceptance weak evidence).
 
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (column, worker): ``worker, column`` (``"compute_time"`` or
-        ``"comm_time"``), ``ks`` (the KS statistic), ``pvalue`` and ``n`` (recordings).
+    Returns one row per (column, worker): ``worker, column`` (``"compute_time"`` or
+    ``"comm_time"``), ``ks`` (the KS statistic), ``pvalue`` and ``n`` (recordings).
     """
     from scipy import stats
 
@@ -2485,41 +1601,7 @@ def _recorded_cumulative(trace) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class TraceDsagPredictionsResult:
-    """A recorded DSAG run against models of decreasing fidelity (:func:`trace_dsag_predictions`).
-
-    Attributes
-    ----------
-    config : codedlib.runtime.config.RunConfig
-        The run's configuration, from the trace's ``# command:`` header.
-    w : int
-        Fresh results the run waited for per iteration.
-    n_iterations : int
-        Iterations of the run.
-    recorded : float
-        Recorded total time of the run [s].
-    recorded_cumulative : numpy.ndarray
-        Recorded cumulative latency per iteration.
-    replay : float
-        Total of the event-driven simulation on the very delays the run injected (no real cost).
-    injected_cumulative, order_statistic_injected_cumulative : numpy.ndarray
-        Mean cumulative latency per iteration of the ``injected`` /
-        ``order statistic (injected)`` runs.
-    injected_mismatch : float
-        Largest difference between the redrawn and the recorded injected delays.
-    queueing : float
-        Largest ``compute_time - injected_delay - real_compute`` (time in ``compute_time``
-        that is neither).
-    queued_share, queue_wait_mean : float
-        Share of tasks that waited behind a stale task, and their mean wait (inside
-        ``comm_time``).
-    comm_time_mean : float
-        Raw mean ``comm_time``.
-    totals : pandas.DataFrame
-        ``model, replica, total``: one row per simulated run of each model.
-    split_half : pandas.DataFrame
-        ``model, replica, ratio``: out of sample, the fit to one half of the iterations
-        (queue waits out) predicting the other half; ratio = simulated / recorded total.
-    """
+    """A recorded DSAG run against models of decreasing fidelity (:func:`trace_dsag_predictions`)."""
 
     config: Any
     w: int
@@ -2562,31 +1644,6 @@ def trace_dsag_predictions(
       (the simulator queues tasks itself), what the notebook's Fig. 6 on the trace uses;
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        A DSAG trace written by ``codedlib.runtime`` with a ``# command: ... -m
-        codedlib.runtime ...`` header line.
-    replicas : int, default 200
-        Simulated runs per model. Must satisfy ``2 <= replicas``.
-    long_iterations : int, default 4000
-        Iterations of the long draw of the injected model (stationary moments, shuffled
-        runs). Must satisfy ``2 <= long_iterations``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the simulated runs.
-
-    Returns
-    -------
-    TraceDsagPredictionsResult
-        The run's configuration, recorded and replayed totals, the injected models' mean
-        cumulative latency, queueing diagnostics, and ``totals``: one row per model and
-        simulated run (``model, replica, total``), the models named as above.
-
-    Raises
-    ------
-    ValueError
-        If the trace has no ``codedlib.runtime`` command header or is not a DSAG run.
     """
     import shlex
 
