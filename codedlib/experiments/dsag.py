@@ -2345,7 +2345,7 @@ def _trace_specs(name, label):
     def row(quantity, model, judge=None, **fixed):
         def measured(tp, band, band_ratio):
             r = band_ratio.loc[model]
-            extra = judge(tp, band, band_ratio) if judge else {}
+            extra = judge(tp=tp, band=band, br=band_ratio) if judge else {}
             if "verdict" not in extra and r["low"] <= 1 <= r["high"]:
                 extra["reason"] = ""  # reproduced within CI: no reason kept
             return dict(
@@ -2367,11 +2367,11 @@ def _trace_specs(name, label):
         )
 
     def below(model, what):
-        def judge(tp, band, band_ratio):
-            r = band_ratio.loc[model]
+        def judge(tp, band, br):
+            r = br.loc[model]
             if r["high"] < 1:
                 return dict(verdict="reproduced within CI", reason="")
-            return dict(verdict="not reproduced", reason=what(tp, band, r))
+            return dict(verdict="not reproduced", reason=what(tp=tp, band=band, r=r))
 
         return judge
 
@@ -2398,7 +2398,7 @@ def _trace_specs(name, label):
             **_EVENT_PAPER,
         )
 
-    def fit_reason(tp, band, br):
+    def fit_reason(br, **_):
         f = br.loc["gamma fit (trace)"]
         return dict(
             reason=f"measured, model by model: the simulator on the injected model gives "
@@ -2409,7 +2409,7 @@ def _trace_specs(name, label):
             f"trace loses the bursts' persistence (the paper's Fig. 6 uses steady-state traces)"
         )
 
-    def queue_reason(tp, band, br):
+    def queue_reason(tp, br, **_):
         return dict(
             reason=f"{100 * tp.queued_share:.0f} % of the tasks waited {1e3 * tp.queue_wait_mean:.1f} ms on "
             f"average behind a stale task, and a round trip minus compute_time counts that wait as "
@@ -2423,7 +2423,7 @@ def _trace_specs(name, label):
         row(
             "event-driven (injected model) / recorded",
             "injected",
-            lambda tp, band, br: dict(
+            lambda tp, **_: dict(
                 reason=f"the recorded run is outside the model's 95 % range; the replay on the very injected delays is "
                 f"{tp.replay / tp.recorded:.2f} × recorded (the rest is the real cost of this VM)"
             ),
@@ -2434,9 +2434,7 @@ def _trace_specs(name, label):
             "order statistic (injected)",
             below(
                 "order statistic (injected)",
-                lambda tp, band, r: (
-                    "the recorded total lies inside the order-statistic model's 95 % range"
-                ),
+                lambda **_: "the recorded total lies inside the order-statistic model's 95 % range",
             ),
             **_BELOW_PAPER,
         ),
