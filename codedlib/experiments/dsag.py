@@ -131,7 +131,6 @@ __all__ = [
     "pca_problem",
     "pca_projection",
     "record_trace",
-    "speedup_table",
     "time_to_gap",
     "time_to_gap_per_seed",
     "trace_cumulative_latency",
@@ -818,15 +817,6 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
             row[float(g)] = float(hit.iloc[0]) if len(hit) else np.nan
         rows[method] = row
     return pd.DataFrame(rows).T
-
-
-def speedup_table(times, method, reference) -> pd.Series:
-    """Relative time saved by ``method`` over ``reference``: 1 - t_method / t_reference.
-
-    Returns per gap (the columns of ``times``), the relative saving (positive: ``method`` is
-    faster; NaN where either never reached the gap).
-    """
-    return 1.0 - times.loc[method] / times.loc[reference]
 
 
 # ------------------------------------------------------------------------------------------
@@ -2246,14 +2236,21 @@ def lb_decompositions(problems, w) -> dict:
 
 
 def sgd_floor(sgd_size) -> dict:
-    """SGD's noise floor against rows per subpartition: a power law fitted over the runs, its
-    extrapolation to the paper's subpartitions and the rows it needs to reach 1e-3."""
+    """SGD's noise floor against rows per subpartition: the median table, a power law fitted
+    over the runs, its extrapolation to the paper's subpartitions and the rows it needs to
+    reach 1e-3."""
     sgd_only = sgd_size[sgd_size.method == "SGD"]
     slope, intercept = np.polyfit(
         np.log(sgd_only.rows_per_subpartition), np.log(sgd_only.floor_gap), 1
     )
     paper_rows = 81_271_767 / (49 * 100)
     return dict(
+        table=sgd_size.pivot_table(
+            index="rows_per_subpartition",
+            columns="method",
+            values=["floor_gap", "time_to_gap"],
+            aggfunc="median",
+        ),
         slope=slope,
         intercept=intercept,
         paper_rows=paper_rows,
