@@ -7,6 +7,7 @@ import pytest
 from codedlib.experiments import dsag as ex
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.latency.gamma_model import GammaLatencyModel, burst_slowdown, order_statistic_latency
+from codedlib.replicate import over_seeds
 from codedlib.widgets.dsag import latency_prediction, quick_convergence
 
 
@@ -146,13 +147,17 @@ def test_explorer_shows_errors_instead_of_raising():
 # Repetitions over seeds and trace checks (the notebook's claims table)
 # ------------------------------------------------------------------------------------------
 def test_repeated_latency_experiments_have_a_seed_column():
-    fig4 = ex.fig4_repeated((3, 4), n_workers=6, n_iterations=200, p_enter=0.01, p_exit=0.1)
+    fig4 = over_seeds(
+        ex.fig4_measure, (3, 4), executor=1, n_workers=6, n_iterations=200, p_enter=0.01, p_exit=0.1
+    )
     assert fig4.seed.tolist() == [3, 4] and fig4.any_burst_fraction.between(0, 1).all()
     # the same seed gives the same rows as the single-run function
     single = ex.fig4_bursts(n_workers=6, n_iterations=200, p_enter=0.01, p_exit=0.1, rng=3)
     assert fig4.any_burst_fraction.iloc[0] == single.any_burst_fraction
 
-    fig5 = ex.fig5_repeated((0, 1), n_workers=8, n_iterations=200, replicas=2000)
+    fig5 = over_seeds(
+        ex.fig5_measure, (0, 1), executor=1, n_workers=8, n_iterations=200, replicas=2000
+    )
     assert sorted(fig5.seed.unique()) == [0, 1] and len(fig5) == 16
     errors = ex.order_statistic_errors(fig5)
     assert errors.seed.tolist() == [0, 1]
@@ -163,7 +168,9 @@ def test_repeated_latency_experiments_have_a_seed_column():
         ex.order_statistic_errors(one.drop(columns="seed")).iid_max, errors.iid_max.iloc[:1]
     )
 
-    fig6 = ex.fig6_repeated((0, 1), n_workers=10, ws=(3, 10), n_iterations=20, replicas=20)
+    fig6 = over_seeds(
+        ex.fig6_measure, (0, 1), executor=1, n_workers=10, ws=(3, 10), n_iterations=20, replicas=20
+    )
     ends = ex.cumulative_endpoints(fig6, iteration=20)
     assert len(ends) == 4 and set(ends.w) == {3, 10}
     np.testing.assert_allclose(ends.event_driven_ratio, ends.event_driven / ends.recorded)

@@ -9,19 +9,15 @@ recorded as traces in the ``data/traces`` format, from which the model is fitted
 as one would fit a recorded trace (:func:`codedlib.latency.gamma_model.fit_gamma_model`).
 The same pipeline runs on real traces when they exist (:func:`load_traces`).
 
-The ``*_repeated`` functions run an experiment once per seed and return tidy data with a
-``seed`` column; the summaries next to them (:func:`order_statistic_errors`,
+The ``*_measure`` functions run one seed for :func:`codedlib.replicate.over_seeds`
+(``fig7_repeated`` still loops itself: its per-seed marks); the summaries next to them (:func:`order_statistic_errors`,
 :func:`cumulative_endpoints`, :func:`fig7_final_latency`, :func:`time_to_gap_per_seed`,
 :func:`paired_times`, :func:`convergence_band`) give the per-seed numbers the notebook's claims
 table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG run against
 models of decreasing fidelity; it reads the run's configuration with ``codedlib.runtime``
 (imported lazily, only there).
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -35,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
-from codedlib.claims import ratio_interval
+from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.latency.event_driven import (
     SEMANTICS,
     simulate_event_driven,
@@ -60,6 +56,35 @@ from codedlib.schemes.dsag import (
 )
 
 __all__ = [
+    "SETTINGS",
+    "CLAIMS",
+    "claim_specs",
+    "run_seeds",
+    "BURSTS",
+    "PCA_GAPS",
+    "LOG_GAPS",
+    "DSAG_TRACES",
+    "check_traces",
+    "gamma_ks_summary",
+    "trace_fig6",
+    "describe_iid_ends",
+    "fig5_setting",
+    "timing_verdict",
+    "coordinator_semantics",
+    "paper_examples",
+    "algorithm2_as_printed",
+    "written_overlap",
+    "fig8_setting",
+    "paired_problem",
+    "seed_spread",
+    "lb_decomposition",
+    "lb_decompositions",
+    "sgd_floor",
+    "sgd_text",
+    "aws_methods",
+    "aws_setting",
+    "ratio_text",
+    "pct",
     "BurstsResult",
     "EventDrivenTimingResult",
     "LatencyCdfsResult",
@@ -87,17 +112,17 @@ __all__ = [
     "fig1_load_scaling",
     "fig3_cdfs",
     "fig4_bursts",
-    "fig4_repeated",
+    "fig4_measure",
     "fig5_order_statistics",
-    "fig5_repeated",
+    "fig5_measure",
     "fig6_cumulative_latency",
-    "fig6_repeated",
+    "fig6_measure",
     "fig7_final_latency",
     "fig7_load_balancing",
     "fig7_repeated",
     "fig8_convergence",
     "fig8_methods",
-    "fig8_repeated",
+    "fig8_measure",
     "load_traces",
     "logistic_problem",
     "mean_time_to_gap",
@@ -106,7 +131,6 @@ __all__ = [
     "pca_problem",
     "pca_projection",
     "record_trace",
-    "speedup_table",
     "time_to_gap",
     "time_to_gap_per_seed",
     "trace_cumulative_latency",
@@ -128,30 +152,6 @@ def cloud_model(
     Mean computation latency of worker i is ``comp_mean * U(1 - spread, 1 + spread)`` (at the
     reference load), with per-worker coefficients of variation around ``comp_cv``; Fig. 2 of
     the paper shows two Azure workers 14 % apart.
-
-    Parameters
-    ----------
-    n_workers : int, default 72
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    comp_mean : float, default 0.05
-        Cluster-average mean computation latency at the reference load, seconds.
-    comm_mean : float, default 2e-3
-        Cluster-average mean communication latency, seconds.
-    spread : float, default 0.15
-        Relative spread of the per-worker means (uniform in ``1 ± spread``). Must satisfy
-        ``0 <= spread < 1``.
-    comp_cv : float, default 0.1
-        Typical coefficient of variation (std/mean) of the computation latency; each worker's
-        is ``comp_cv * U(0.5, 1.5)``.
-    comm_cv : float, default 0.3
-        Coefficient of variation of the communication latency (all workers).
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the per-worker means.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Per-worker gamma communication and computation latency of the N workers.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     spread = check_real("spread", spread, 0.0, 1.0, high_open=True)
@@ -165,26 +165,9 @@ def cloud_model(
 def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.DataFrame:
     """Record a profiling trace of ``model``: every worker, every iteration (w = N).
 
-    Parameters
-    ----------
-    model : GammaLatencyModel
-        The cluster the latencies are drawn from.
-    n_iterations : int
-        Number of iterations recorded. Must satisfy ``1 <= n_iterations``.
-    load : float, default 1.0
-        Computational load c, a factor on the computation latency (1: the reference load).
-    bursts : numpy.ndarray or None, default None
-        Optional ``(n_iterations, N)`` slowdown array (e.g. from
-        :func:`codedlib.latency.gamma_model.burst_slowdown`); None: no bursts.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the latency draws.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (iteration, worker), columns following ``data/traces``: ``iteration,
-        worker, compute_time, comm_time, fresh, wall_clock`` (seconds; ``fresh`` always True;
-        wall clock = end of the iteration, when the slowest worker responded).
+    Returns one row per (iteration, worker), columns following ``data/traces``: ``iteration,
+    worker, compute_time, comm_time, fresh, wall_clock`` (seconds; ``fresh`` always True;
+    wall clock = end of the iteration, when the slowest worker responded).
     """
     n_iterations = check_int("n_iterations", n_iterations, 1)
     rng = as_generator(rng)
@@ -209,17 +192,6 @@ def load_traces(directory="data/traces") -> dict:
 
     Files without the ``worker``, ``compute_time`` and ``comm_time`` columns, or without rows,
     are skipped.
-
-    Parameters
-    ----------
-    directory : str or pathlib.Path, default "data/traces"
-        Directory holding the traces.
-
-    Returns
-    -------
-    dict of str to pandas.DataFrame
-        ``{file stem: DataFrame}``, sorted by file name; an empty dict when the directory does
-        not exist or has no traces.
     """
     out = {}
     path = Path(directory)
@@ -234,19 +206,7 @@ def load_traces(directory="data/traces") -> dict:
 
 @dataclass(frozen=True, eq=False)
 class LoadScalingResult:
-    """Fig. 1 data (:func:`fig1_load_scaling`).
-
-    Attributes
-    ----------
-    workers : pandas.DataFrame
-        One row per (load, worker): ``load, worker, mean, var`` (fitted computation latency).
-    average : pandas.DataFrame
-        Per load, the mean over workers: ``load, mean, var``.
-    mean_slope : float
-        Slope of a line through the origin fitted to mean vs load c.
-    var_slope : float
-        Slope of a line through the origin fitted to variance vs c².
-    """
+    """Fig. 1 data (:func:`fig1_load_scaling`)."""
 
     workers: pd.DataFrame
     average: pd.DataFrame
@@ -262,22 +222,6 @@ def fig1_load_scaling(
     For each load a fresh set of workers (new instances, as in the paper) runs
     ``n_iterations``; the per-worker gamma model is fitted to the trace and lines through the
     origin are fitted to mean vs c and variance vs c² (the linearisation of Section VI-B).
-
-    Parameters
-    ----------
-    loads : sequence of float, default (0.25, 0.5, 1.0, 2.0, 4.0)
-        Computational loads c (factors on the reference load).
-    n_workers : int, default 100
-        Workers per load.
-    n_iterations : int, default 200
-        Iterations recorded per load.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    LoadScalingResult
-        Per-worker and worker-averaged fitted mean and variance per load, and the two slopes.
     """
     rng = as_generator(rng)
     rows = []
@@ -299,17 +243,7 @@ def fig1_load_scaling(
 
 @dataclass(frozen=True, eq=False)
 class WorkerLatencyFit:
-    """One worker's recorded latency and fitted gammas (:func:`fig3_cdfs`).
-
-    Attributes
-    ----------
-    trace : pandas.DataFrame
-        The worker's rows: ``iteration, comm_time, compute_time``.
-    comp_fit, comm_fit : scipy.stats frozen distribution
-        Gamma distributions fitted to its computation / communication latency.
-    mean_total : float
-        Mean communication plus mean computation latency.
-    """
+    """One worker's recorded latency and fitted gammas (:func:`fig3_cdfs`)."""
 
     trace: pd.DataFrame
     comp_fit: Any
@@ -319,37 +253,14 @@ class WorkerLatencyFit:
 
 @dataclass(frozen=True, eq=False)
 class LatencyCdfsResult:
-    """Figs. 2-3 data (:func:`fig3_cdfs`).
-
-    Attributes
-    ----------
-    workers : dict of int to WorkerLatencyFit
-        Per worker id (in the order asked for), its recorded latency and fitted gammas.
-    slower_by : float
-        Mean total latency of the second worker over that of the first, minus 1.
-    """
+    """Figs. 2-3 data (:func:`fig3_cdfs`)."""
 
     workers: dict[int, WorkerLatencyFit]
     slower_by: float
 
 
 def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
-    """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas.
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format (``iteration, worker, compute_time,
-        comm_time``), e.g. from :func:`record_trace`.
-    workers : tuple of int, default (0, 1)
-        The two worker ids to compare (they must occur in the trace).
-
-    Returns
-    -------
-    LatencyCdfsResult
-        Per worker its recorded latency and fitted gamma distributions, and how much slower
-        (in mean total latency) the second worker is than the first.
-    """
+    """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas."""
     from scipy import stats
 
     out = {}
@@ -370,19 +281,7 @@ def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
 
 @dataclass(frozen=True, eq=False)
 class BurstsResult:
-    """Fig. 4 data (:func:`fig4_bursts`).
-
-    Attributes
-    ----------
-    trace : pandas.DataFrame
-        The recorded trace (``data/traces`` columns).
-    in_burst : numpy.ndarray of bool, shape (n_iterations, n_workers)
-        Whether each worker is in a burst in each iteration.
-    any_burst_fraction : float
-        Fraction of iterations with at least one worker in a burst.
-    model : GammaLatencyModel
-        The cluster the trace was drawn from.
-    """
+    """Fig. 4 data (:func:`fig4_bursts`)."""
 
     trace: pd.DataFrame
     in_burst: np.ndarray
@@ -398,27 +297,6 @@ def fig4_bursts(
     Defaults: bursts multiply the mean by 1.12 (the paper's ~12 %), last 1/p_exit = 50
     iterations on average. The paper finds at least one worker in a burst in about 40 % of
     iterations on AWS with N = 36.
-
-    Parameters
-    ----------
-    n_workers : int, default 36
-        Number of workers N.
-    n_iterations : int, default 600
-        Iterations recorded.
-    p_enter : float, default 0.004
-        Per-iteration probability that a worker enters a burst, in ``[0, 1]``.
-    p_exit : float, default 0.02
-        Per-iteration probability that a worker in a burst leaves it, in ``(0, 1]``.
-    factor : float, default 1.12
-        Factor on the computation latency during a burst.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    BurstsResult
-        The recorded trace, the ``(n_iterations, N)`` burst indicators, the fraction of
-        iterations during which at least one worker is in a burst, and the cluster.
     """
     rng = as_generator(rng)
     model = cloud_model(n_workers, comp_cv=0.03, rng=rng)
@@ -442,23 +320,6 @@ def fig5_order_statistics(
     w = N trace of the heterogeneous ground truth; the predictions use the gamma model fitted
     to that trace (independent, non-identical workers) and its i.i.d. version (global mean
     and variance), by Monte Carlo over ``replicas`` rounds (Section IV-A).
-
-    Parameters
-    ----------
-    n_workers : int, default 72
-        Number of workers N.
-    n_iterations : int, default 1000
-        Iterations of the recorded trace.
-    replicas : int, default 20000
-        Monte Carlo rounds of each prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per ``w = 1, ..., N``: ``w, recorded, heterogeneous, iid`` (mean latency of the
-        w-th fastest worker, seconds).
     """
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -490,33 +351,6 @@ def fig6_cumulative_latency(
     iterations): the event-driven model of Section IV-B (mean over ``replicas``) and the
     independent-iterations order-statistic model of Section IV-A (t times the expected w-th
     order statistic).
-
-    Parameters
-    ----------
-    n_workers : int, default 72
-        Number of workers N.
-    ws : tuple of int, default (9, 72)
-        Values of w compared, each ``1 <= w <= n_workers``.
-    n_iterations : int, default 100
-        Iterations per run.
-    load : float, default 1.0
-        Computational load c, a factor on the computation latency.
-    p_enter : float, default 0.002
-        Per-iteration probability of entering a burst.
-    p_exit : float, default 0.02
-        Per-iteration probability of leaving a burst.
-    factor : float, default 1.12
-        Factor on the computation latency during a burst.
-    replicas : int, default 200
-        Simulated runs averaged by the event-driven prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (w, iteration): ``w, iteration, recorded, event_driven, order_statistic``
-        (cumulative latency after that iteration, seconds).
     """
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -558,31 +392,11 @@ def fig7_load_balancing(
     load balancer of Section VI on a small PCA problem (the latency does not depend on
     the data), both runs on the same seed.
 
-    Parameters
-    ----------
-    n_workers : int, default 8
-        Number of workers N (also w); 3 are slowed and 3 more sped up (fewer if N < 6).
-    n_iterations : int, default 150
-        Iterations per run.
-    n_subpartitions : int, default 20
-        Initial subpartitions per worker.
-    slow_at : int, default 40
-        Iteration (0-based) from which 3 workers are ``factor`` times slower.
-    fast_at : int, default 90
-        Iteration (0-based) from which another 3 workers are ``factor`` times faster.
-    factor : float, default 2.0
-        Slowdown / speed-up factor of the computation latency.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`
-        plus ``latency`` (comm + compute, seconds), ``run`` (``"load-balanced"`` or
-        ``"not balanced"``) and ``role`` (``"slowed"``, ``"sped up"``, ``"other"``).
-        ``attrs``: ``repartition_iterations`` (iterations in which the balanced run
-        repartitioned), ``slow_at`` and ``fast_at``.
+    Returns one row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`
+    plus ``latency`` (comm + compute, seconds), ``run`` (``"load-balanced"`` or
+    ``"not balanced"``) and ``role`` (``"slowed"``, ``"sped up"``, ``"other"``).
+    ``attrs``: ``repartition_iterations`` (iterations in which the balanced run
+    repartitioned), ``slow_at`` and ``fast_at``.
     """
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
@@ -650,27 +464,6 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
     communication latency is 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic). eX3 is homogeneous:
     per-worker means within ±2 %; the per-task coefficient of variation of the computation
     latency ``comp_cv`` (default 5 %) is our choice (the paper gives no number).
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        Which problem's latencies.
-    n_workers : int, default 49
-        Number of workers N.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the per-worker means.
-    comp_cv : float, default 0.05
-        Coefficient of variation of the computation latency.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Per-worker gamma latency (communication CV 0.3), computation at the full local data.
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` is neither ``"pca"`` nor ``"logistic"``.
     """
     rng = as_generator(rng)
     if kind == "pca":
@@ -686,23 +479,6 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
 def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recovering=(40, 49)):
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
     workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers N.
-    strength : float, default 0.4
-        Slowdown of the last worker (factor ``1 + strength``).
-    recover_after : float, default 1.0
-        Simulated time, seconds, from which the recovering workers run at factor 1.
-    recovering : tuple of int, default (40, 49)
-        First and last (1-based, inclusive) worker that recovers.
-
-    Returns
-    -------
-    callable
-        ``slowdown(time, iteration) -> (N,)`` factors on the computation latency, for
-        :func:`codedlib.schemes.dsag.simulate_dsag`.
     """
     base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
@@ -730,27 +506,6 @@ def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyM
     Table I's AWS ranges (calibrated); a worker's full local data is ``p`` tasks at the
     paper's p. ``comp_cv``, the per-task coefficient of variation, is our choice: the paper says
     AWS is noisier than eX3 and gives no number (the eX3 stand-in uses 0.05).
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        Which row of :data:`AWS_TABLE_I`.
-    n_workers : int, default 100
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the per-worker means.
-    comp_cv : float, default 0.1
-        Coefficient of variation of the computation latency. Must satisfy ``0 < comp_cv``.
-
-    Returns
-    -------
-    GammaLatencyModel
-        Per-worker gamma latency (communication CV 0.3), computation at the full local data.
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` is neither ``"pca"`` nor ``"logistic"``.
     """
     if kind not in AWS_TABLE_I:
         raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
@@ -790,28 +545,6 @@ def timed_bursts(
     least one of 36 workers in a burst in about 40 % of iterations, i.e. a per-worker share
     f with 1 - (1 - f)^36 = 0.4 (f = 0.0141). The first state is drawn from the stationary
     share, so a worker can start the run in a burst.
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    horizon : float
-        Simulated seconds over which the burst periods are drawn. Must satisfy
-        ``0 < horizon``.
-    mean_duration : float, default 60.0
-        Mean length of a burst, seconds. Must satisfy ``0 < mean_duration``.
-    busy_fraction : float, default 0.0141
-        Long-run share of time a worker is in a burst. Must satisfy
-        ``0 < busy_fraction < 1``.
-    factor : float, default 1.12
-        Factor on the computation latency in a burst. Must satisfy ``0 < factor``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    callable
-        ``slowdown(time, iteration) -> (N,)`` for :func:`codedlib.schemes.dsag.simulate_dsag`.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     horizon = check_real("horizon", horizon, 0.0, low_open=True)
@@ -844,24 +577,7 @@ def timed_bursts(
 
 
 def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
-    """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix.
-
-    Parameters
-    ----------
-    n_samples : int, default 9800
-        Number of samples (rows).
-    dim : int, default 100
-        Number of features d.
-    k : int, default 3
-        Number of principal components.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed of the data (4 populations, density 0.1).
-
-    Returns
-    -------
-    PCA
-        The PCA problem on the ``(n_samples, dim)`` matrix with ``k`` components.
-    """
+    """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix."""
     data = sparse_lowrank_binary(
         n_samples=n_samples, dim=dim, n_populations=4, density=0.1, rng=rng
     )
@@ -877,21 +593,7 @@ def logistic_problem(n_samples=9800, dim=28, rng=0, correlation=0.0):
     paper does for HIGGS. Correlated features make the problem worse conditioned, so the
     methods need more iterations.
 
-    Parameters
-    ----------
-    n_samples : int, default 9800
-        Number of samples n.
-    dim : int, default 28
-        Number of features (before the intercept).
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed of the data.
-    correlation : float, default 0.0
-        Correlation of every pair of features, in ``[0, 1)``.
-
-    Returns
-    -------
-    LogisticRegression
-        The problem on ``n_samples`` rows and ``dim + 1`` columns, labels ±1, λ = 1/n.
+    Returns the problem on ``n_samples`` rows and ``dim + 1`` columns, labels ±1, λ = 1/n.
     """
     correlation = check_real("correlation", correlation, low=0.0, high=1.0, high_open=True)
     rng = as_generator(rng)
@@ -909,16 +611,6 @@ def pca_gap(problem):
     """The PCA suboptimality gap of Fig. 8: explained variance ``tr(Vᵀ C V) / tr(C)`` of the
     top-k eigenvectors of the Gram matrix ``C = XᵀX`` minus that of the iterate ``V`` (whose
     columns are orthonormal after G), floored at 0. C is computed once.
-
-    Parameters
-    ----------
-    problem : PCA
-        The PCA problem (its ``X`` and ``k``).
-
-    Returns
-    -------
-    callable
-        ``gap(theta) -> float``: the gap, ``>= 0``, of a flattened ``(d, k)`` iterate.
     """
     gram = problem.X.T @ problem.X
     d, k = problem.X.shape[1], problem.k
@@ -934,18 +626,7 @@ def pca_gap(problem):
 
 
 def pca_projection(problem):
-    """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k).
-
-    Parameters
-    ----------
-    problem : PCA
-        The PCA problem (its number of features d and components k).
-
-    Returns
-    -------
-    callable
-        ``project(theta) -> numpy.ndarray``: the flattened orthonormalised ``(d, k)`` iterate.
-    """
+    """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k)."""
     d, k = problem.X.shape[1], problem.k
 
     def project(theta):
@@ -955,24 +636,7 @@ def pca_projection(problem):
 
 
 def fig8_methods(n_workers=49, w=10, include_lb=True):
-    """The methods of Fig. 8: (label, kind, w, load-balanced).
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers N (the w of GD, coded and SAG w = N).
-    w : int, default 10
-        The w of the stochastic methods.
-    include_lb : bool, default True
-        Whether to add DSAG-LB, SAG-LB and SGD-LB.
-
-    Returns
-    -------
-    list of tuple
-        ``(label, kind, w, load_balanced)`` per method: display label, ``kind`` one of
-        ``"gd"``, ``"coded"``, ``"sgd"``, ``"sag"``, ``"dsag"``, its w, and whether the load
-        balancer runs.
-    """
+    """The methods of Fig. 8: (label, kind, w, load-balanced)."""
     methods = [
         ("GD", "gd", n_workers, False),
         ("coded (r=45/49)", "coded", n_workers, False),
@@ -1023,66 +687,6 @@ def fig8_convergence(
     gap is below ``stop_gap`` (the floating-point floor of the gap computation). The data set
     is drawn from ``data_seed`` (the same across repeated runs, as in the paper); the cluster,
     latencies and initial point from ``seed``.
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        The problem.
-    n_workers : int, default 49
-        Number of workers N.
-    w : int, default 10
-        The w of the stochastic methods. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions : int or None, default None
-        Subpartitions per worker; None: 100 (PCA) or 10 (logistic).
-    eta : float or None, default None
-        Step size of the stochastic methods; None: 0.9 (PCA) or 0.25 (logistic).
-    time_limit : float or None, default None
-        Simulated time of each run, seconds; None: 60 (PCA) or 1.5 (logistic).
-    n_samples : int, default 9800
-        Number of samples of the stand-in data set.
-    dim : int or None, default None
-        Number of features; None: 100 (PCA) or 28 (logistic).
-    methods : list of tuple or None, default None
-        ``(label, kind, w, load_balanced)`` entries as from :func:`fig8_methods`; None: all
-        of ``fig8_methods(n_workers, w)``.
-    margin : float, default 0.02
-        Coordinator's wait after the w-th fresh result (fraction of the elapsed time).
-    coded_rate : float, default 45/49
-        Code rate of the coded bound, in ``(0, 1]``.
-    seed : int, default 0
-        Seed of the cluster, latencies and initial point.
-    data_seed : int, default 0
-        Seed of the data set.
-    max_records : int, default 300
-        About how many iterations are recorded per run.
-    stop_gap : float, default 1e-12
-        A run stops once its gap is at most this.
-    comp_cv : float, default 0.05
-        Per-task coefficient of variation of the stand-in cluster
-        (:func:`artificial_model`, :func:`aws_model`).
-    semantics : {"reference", "deadline"}, default "reference"
-        Margin-window rule of the coordinator (:func:`codedlib.schemes.dsag.simulate_dsag`).
-    cluster : {"ex3", "aws"}, default "ex3"
-        Which stand-in cluster and slowdown.
-    correlation : float, default 0.0
-        Feature correlation of the logistic stand-in (:func:`logistic_problem`).
-    load_balancer : LoadBalancerConfig or None, default None
-        Schedule of the balanced methods; None: every 1 s with a 3 s window (PCA), every
-        0.05 s with a 0.3 s window (logistic), no optimizer run time.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Rows ``method, time, iteration, gap, n_fresh, total_subpartitions`` at the recorded
-        iterations (``time`` in seconds; ``n_fresh``: fresh results in that iteration;
-        ``total_subpartitions``: the sum of the workers' p, which the load balancer changes).
-        ``attrs`` hold the setting (kind, n_workers, w, n_subpartitions, eta, comp_cv,
-        cluster, n_samples, n_features, time_limit).
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` or ``cluster`` is unknown.
     """
     rng = as_generator(seed)
     if kind == "pca":
@@ -1200,19 +804,9 @@ def fig8_convergence(
 def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """First simulated time each method's gap falls below each threshold (NaN: never).
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with columns ``method, time, gap`` (e.g. :func:`fig8_convergence`).
-    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
-        Gap thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per method (the index, in order of appearance), one column per gap: the column
-        labels are the gaps themselves (floats; :func:`codedlib.plots.dsag.table_labels`
-        formats them for display); values are times in seconds.
+    Returns one row per method (the index, in order of appearance), one column per gap: the column
+    labels are the gaps themselves (floats; :func:`codedlib.plots.dsag.table_labels`
+    formats them for display); values are times in seconds.
     """
     check_frame("df", df, ("method", "time", "gap"))
     rows = {}
@@ -1225,44 +819,11 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
-def speedup_table(times, method, reference) -> pd.Series:
-    """Relative time saved by ``method`` over ``reference``: 1 - t_method / t_reference.
-
-    Parameters
-    ----------
-    times : pandas.DataFrame
-        Times to gap, one row per method (from :func:`time_to_gap`).
-    method : str
-        Label of the method compared.
-    reference : str
-        Label of the reference method.
-
-    Returns
-    -------
-    pandas.Series
-        Per gap (the columns of ``times``), the relative saving (positive: ``method`` is
-        faster; NaN where either never reached the gap).
-    """
-    return 1.0 - times.loc[method] / times.loc[reference]
-
-
 # ------------------------------------------------------------------------------------------
 # Recorded traces (data/traces): the same checks on real measurements
 # ------------------------------------------------------------------------------------------
 def trace_summary(trace) -> pd.DataFrame:
-    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace).
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per worker: ``worker, comm_mean, comm_var, comp_mean, comp_var, comp_shape``
-        (seconds and s²; ``comp_shape`` the gamma shape of the computation latency).
-    """
+    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace)."""
     fit = fit_gamma_model(trace)
     return pd.DataFrame(
         {
@@ -1280,21 +841,6 @@ def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | N
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
     Uses the iterations in which every worker delivered a fresh result.
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format.
-    replicas : int, default 20000
-        Monte Carlo rounds of each prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame or None
-        As :func:`fig5_order_statistics`: ``w, recorded, heterogeneous, iid`` (seconds);
-        None when there are fewer than 5 such iterations (e.g. a w < N trace).
     """
     fresh = trace[trace.fresh.astype(bool)] if "fresh" in trace else trace
     N = trace.worker.nunique()
@@ -1335,31 +881,6 @@ def coordinator_semantics_difference(
     For each of ``replicas`` paired draws of ``n_iterations`` task latencies from ``model``
     (``sample_total``, tasks of ``load`` times the local data), the authors' rules
     (``reference``) and ours (``deadline``) are simulated.
-
-    Parameters
-    ----------
-    model : GammaLatencyModel
-        The cluster.
-    w : int
-        Fresh results waited for per iteration. Must satisfy ``1 <= w <= N``.
-    n_iterations : int, default 30
-        Iterations per run. Must satisfy ``1 <= n_iterations``.
-    margin : float, default 0.02
-        Wait after the w-th fresh result (fraction of the elapsed time).
-    load : float, default 1.0
-        Fraction of the local data per task (factor on the computation latency).
-    replicas : int, default 200
-        Paired draws. Must satisfy ``1 <= replicas``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per replica: ``replica``, ``total_reference``, ``total_deadline`` (total
-        time, seconds), ``relative_difference`` (``deadline / reference - 1``),
-        ``share_iterations_fresh_differs`` (share of iterations whose fresh sets differ) and
-        ``fresh_set_differs`` (whether any does).
     """
     w = check_int("w", w, 1, model.n_workers)
     n_iterations = check_int("n_iterations", n_iterations, 1)
@@ -1390,26 +911,6 @@ def trace_cumulative_latency(
     model fitted to the same trace (the waits of queued tasks taken out of ``comm_time``,
     :func:`~codedlib.latency.gamma_model.without_queueing`): event-driven (Section IV-B, our
     coordinator's ``"deadline"`` rules) and independent order statistics (Section IV-A).
-
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format with a ``fresh`` column.
-    w : int or None, default None
-        Fresh results per iteration; None: the smallest number of fresh results in an
-        iteration of the trace.
-    margin : float, default 0.02
-        Coordinator's wait after the w-th fresh result (fraction of the elapsed time).
-    replicas : int, default 500
-        Simulated runs averaged by the event-driven prediction.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed.
-
-    Returns
-    -------
-    pandas.DataFrame or None
-        One row per iteration: ``w, iteration, recorded, event_driven, order_statistic``
-        (cumulative latency, seconds); None for traces without stale results.
     """
     if "fresh" not in trace or trace.fresh.astype(bool).all():
         return None
@@ -1436,32 +937,11 @@ def trace_cumulative_latency(
     )
 
 
-def fig8_repeated(kind="pca", seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig8_convergence` for several run seeds on the same data (the paper averages 5
-    runs); adds a ``seed`` column.
-
-    Parameters
-    ----------
-    kind : {"pca", "logistic"}, default "pca"
-        The problem.
-    seeds : sequence of int, default (0,)
-        Run seeds (``seed`` of :func:`fig8_convergence`); the data seed stays fixed.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every run (columns of :func:`fig8_convergence`) plus ``seed``; ``attrs``
-        from the first run.
-    """
-    frames = []
-    for s in track(seeds, f"Fig. 8 ({kind}) seeds"):
-        df = fig8_convergence(kind, seed=int(s), **kwargs)
-        frames.append(df.assign(seed=int(s)))
-    out = pd.concat(frames, ignore_index=True)
-    out.attrs.update(frames[0].attrs)
-    return out
+def fig8_measure(seed, kind="pca", **kwargs) -> pd.DataFrame:
+    """Fig. 8 for one run seed on the same data (:func:`fig8_convergence`; the paper averages 5
+    runs); ``attrs`` are the same for every seed, so :func:`codedlib.replicate.over_seeds`
+    keeps them."""
+    return fig8_convergence(kind, seed=seed, **kwargs)
 
 
 #: Balancer schedules of the load-balancing sweep: Fig. 8's (logistic) and one whose optimizer
@@ -1499,29 +979,6 @@ def lb_gain_vs_task_noise(
     For each per-task coefficient of variation ``comp_cv`` of the stand-in cluster, DSAG and
     DSAG-LB (one run per schedule) run on the same seeds (:func:`fig8_convergence`); per seed:
     the time to ``gap`` of each and the mean number of fresh results per iteration up to then.
-
-    Parameters
-    ----------
-    comp_cvs : sequence of float, default (0.01, 0.02, 0.05, 0.1)
-        Coefficients of variation of the computation latency. Each must be ``> 0``.
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Run seeds; must hold at least one.
-    schedules : dict of str to LoadBalancerConfig or None, default None
-        Balancer schedules by name; None: :data:`LB_SCHEDULES`.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Tidy rows ``comp_cv, seed, schedule, method, time_to_gap, n_fresh``: ``method`` is
-        ``"DSAG"`` (``schedule`` ``""``) or ``"DSAG-LB"``, ``time_to_gap`` in seconds (NaN: not
-        reached), ``n_fresh`` the mean fresh results per iteration up to then.
-
-    Raises
-    ------
-    ValueError
-        If ``seeds`` is empty or a ``comp_cv`` is not positive.
     """
     seeds = list(seeds)
     if not seeds:
@@ -1641,29 +1098,6 @@ def semantics_effect_on_convergence(
 ) -> pd.DataFrame:
     """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
     start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Run seeds; must hold at least one.
-    kind : {"pca", "logistic"}, default "logistic"
-        The problem.
-    gap : float, default 1e-6
-        Gap threshold.
-    n_workers : int, default 49
-        Number of workers N.
-    w : int, default 10
-        Fresh results waited for per iteration.
-    labels : collection of str or None, default None
-        Labels of the :func:`fig8_methods` (without LB) to run; None: all.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Tidy rows ``seed, method, semantics, time_to_gap`` (seconds; NaN: not within the
-        time limit).
     """
     seeds = _seeds(seeds)
     methods = fig8_methods(n_workers, w, include_lb=False)
@@ -1711,33 +1145,6 @@ def sgd_gap_vs_subpartition_rows(
     (the 1000 Genomes matrix on 49 workers × 100 subpartitions), our default stand-in 2.
     For each size the stand-in holds ``rows × N × p`` samples (same cluster and clock);
     SGD and DSAG run on the same seeds.
-
-    Parameters
-    ----------
-    rows_per_subpartition : sequence of int, default (2, 8, 32)
-        Rows per subpartition compared. Each must be ``>= 1``.
-    seeds : sequence of int, default (0, 1, 2, 3, 4)
-        Run seeds; must hold at least one.
-    gap : float, default 1e-3
-        Gap threshold.
-    n_workers : int, default 49
-        Number of workers N.
-    w : int, default 10
-        Fresh results waited for per iteration.
-    n_subpartitions : int, default 100
-        Subpartitions per worker p.
-    dim : int, default 100
-        Number of features of the PCA stand-in.
-    **kwargs
-        Passed on to :func:`fig8_convergence`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Tidy rows ``rows_per_subpartition, n_samples, seed, method, time_to_gap, floor_gap``:
-        ``method`` ``"SGD"`` or ``"DSAG"``, ``time_to_gap`` in seconds (NaN: not within the
-        time limit), ``floor_gap`` the median gap over the last quarter of the run (SGD's
-        noise floor; DSAG's keeps falling).
     """
     seeds = _seeds(seeds)
     methods = [
@@ -1780,18 +1187,8 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Time to each gap averaged over seeds (NaN if some seed never reaches it), plus the
     final gap averaged over seeds.
 
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with ``seed, method, time, gap`` (e.g. :func:`fig8_repeated`).
-    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
-        Gap thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per method (in order of appearance): columns as :func:`time_to_gap` (one per
-        gap, mean time in seconds) and ``final_gap`` (mean smallest gap).
+    Returns one row per method (in order of appearance): columns as :func:`time_to_gap` (one per
+    gap, mean time in seconds) and ``final_gap`` (mean smallest gap).
     """
     per_seed = []
     for _seed, sub in df.groupby("seed"):
@@ -1827,31 +1224,6 @@ def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
     slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
     (×1.5, exit probability 0.05 per step).
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N.
-    pattern : str
-        One of :data:`SLOWDOWN_PATTERNS`.
-    burst_rate : float
-        Per-step probability that a worker enters a burst, in ``[0, 1]``; 0: no bursts.
-    n_steps : int
-        Number of steps (iterations) of the factors.
-    rng : numpy.random.Generator
-        Random generator.
-
-    Returns
-    -------
-    model : GammaLatencyModel
-        The cluster.
-    factors : numpy.ndarray, shape (n_steps, N)
-        Per-step, per-worker factors on the computation latency (static times bursts).
-
-    Raises
-    ------
-    ValueError
-        If ``pattern`` is not in :data:`SLOWDOWN_PATTERNS`.
     """
     model = artificial_model("pca", n_workers, rng=rng)
     static = _slowdown_factors(pattern, n_workers, rng)
@@ -1864,17 +1236,7 @@ def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
 
 @dataclass(frozen=True, eq=False)
 class LatencyPredictionResult:
-    """Mean iteration latency of the w-th fastest of N (:func:`latency_prediction`).
-
-    Attributes
-    ----------
-    event_driven : float
-        Event-driven prediction (Section IV-B: workers stay busy with stale tasks) [s].
-    order_statistic : float
-        Independent-iterations order-statistic prediction (Section IV-A) [s].
-    participation : numpy.ndarray, shape (n_workers,)
-        Each worker's participation u_i (share of iterations it was fresh in).
-    """
+    """Mean iteration latency of the w-th fastest of N (:func:`latency_prediction`)."""
 
     event_driven: float
     order_statistic: float
@@ -1895,30 +1257,6 @@ def latency_prediction(
 
     Returns the event-driven prediction (workers stay busy with stale tasks), the
     independent-iterations order-statistic prediction and each worker's participation u_i.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers.
-    w : int, default 10
-        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions : int, default 100
-        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 10000``.
-    pattern : str, default 'linear (Sec. VII-B)'
-        Slowdown pattern name.
-    burst_rate : float, default 0.0
-        Rate of latency bursts. Must satisfy ``0.0 <= burst_rate <= 1.0``.
-    n_iterations : int, default 100
-        Number of iterations.
-    replicas : int, default 50
-        Number of Monte Carlo replicas.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    LatencyPredictionResult
-        Event-driven and order-statistic predictions and each worker's participation.
     """
     n_workers = check_int("N", n_workers, 1, 500)
     w = check_int("w", w, 1, n_workers)
@@ -1949,32 +1287,6 @@ def small_pca_convergence(
 ):
     """A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30)
     of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers.
-    w : int, default 10
-        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions : int, default 10
-        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 50``.
-    eta : float, default 0.9
-        Step size eta. Must satisfy ``0.0 < eta <= 2.0``.
-    pattern : str, default 'linear (Sec. VII-B)'
-        Slowdown pattern name.
-    burst_rate : float, default 0.0
-        Rate of latency bursts.
-    time_limit : float, default 30.0
-        Simulated time of each run, seconds. Must satisfy ``0.0 < time_limit <= 600.0``.
-    rng : numpy.random.Generator, int or None, default 0
-        Random generator or seed (see :func:`codedlib._validation.as_generator`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Gap vs time rows ``method, time, gap`` (``method``: ``DSAG w={w}``, ``SAG w={w}``
-        or ``SAG w={n_workers}``; ``time`` in seconds), recorded every second iteration
-        until ``time_limit`` or a gap below 1e-12.
     """
     n_workers = check_int("N", n_workers, 1, 200)
     w = check_int("w", w, 1, n_workers)
@@ -2034,61 +1346,21 @@ def _seeds(seeds) -> list[int]:
     return seeds
 
 
-def fig4_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig4_bursts` once per seed.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig4_bursts`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per seed: ``seed, any_burst_fraction`` (the fraction of iterations in which at
-        least one worker is in a burst).
-    """
-    rows = [(s, fig4_bursts(rng=s, **kwargs).any_burst_fraction) for s in _seeds(seeds)]
-    return pd.DataFrame(rows, columns=["seed", "any_burst_fraction"])
+def fig4_measure(seed, **kwargs) -> dict:
+    """Fig. 4 for one seed (:func:`codedlib.replicate.over_seeds`): the share of iterations
+    with at least one worker in a burst."""
+    return {"any_burst_fraction": fig4_bursts(rng=seed, **kwargs).any_burst_fraction}
 
 
-def fig5_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig5_order_statistics` once per seed (a fresh ground-truth cluster, trace and
-    fit each time).
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig5_order_statistics`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every seed (``w, recorded, heterogeneous, iid``) with a ``seed`` column.
-    """
-    frames = [fig5_order_statistics(rng=s, **kwargs).assign(seed=s) for s in _seeds(seeds)]
-    return pd.concat(frames, ignore_index=True)
+def fig5_measure(seed, **kwargs) -> pd.DataFrame:
+    """Fig. 5 for one seed (a fresh ground-truth cluster, trace and fit): ``w, recorded,
+    heterogeneous, iid``."""
+    return fig5_order_statistics(rng=seed, **kwargs)
 
 
 def order_statistic_errors(df) -> pd.DataFrame:
     """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
     the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of :func:`fig5_order_statistics` or :func:`fig5_repeated` (no ``seed`` column:
-        one seed, 0).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per seed: ``seed, heterogeneous_max, iid_max, heterogeneous_mean, iid_mean,
-        iid_worst_w`` (the w at which the i.i.d. model's error is largest).
     """
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -2118,47 +1390,14 @@ def order_statistic_errors(df) -> pd.DataFrame:
     )
 
 
-def fig6_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig6_cumulative_latency` once per seed, with a ``seed`` column.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig6_cumulative_latency`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every seed (``w, iteration, recorded, event_driven, order_statistic``)
-        plus ``seed``.
-    """
-    frames = [
-        fig6_cumulative_latency(rng=s, **kwargs).assign(seed=s)
-        for s in track(_seeds(seeds), "Fig. 6 seeds")
-    ]
-    return pd.concat(frames, ignore_index=True)
+def fig6_measure(seed, **kwargs) -> pd.DataFrame:
+    """Fig. 6 for one seed (:func:`fig6_cumulative_latency`)."""
+    return fig6_cumulative_latency(rng=seed, **kwargs)
 
 
 def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
     models' ratios to the recorded value.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of :func:`fig6_cumulative_latency` or :func:`fig6_repeated` (no ``seed``
-        column: one seed, 0).
-    iteration : int or None, default None
-        Iteration (1-based, as in ``df``); None: the last.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (w, seed), sorted so: ``seed, w, recorded, event_driven,
-        order_statistic`` (seconds), ``event_driven_ratio`` and ``order_statistic_ratio``
-        (prediction / recorded).
     """
     df = df if "seed" in df else df.assign(seed=0)
     it = int(df.iteration.max()) if iteration is None else int(iteration)
@@ -2172,20 +1411,6 @@ def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
 def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
     with a ``seed`` column.
-
-    Parameters
-    ----------
-    seeds : sequence of int, default (0,)
-        Seeds; must hold at least one.
-    **kwargs
-        Passed on to :func:`fig7_load_balancing`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of every seed plus ``seed``; ``attrs``: ``slow_at``, ``fast_at`` and
-        ``repartition_iterations`` (dict seed -> iterations in which the balancer
-        repartitioned).
     """
     frames, marks = [], {}
     for s in track(_seeds(seeds), "Fig. 7 seeds"):
@@ -2204,20 +1429,6 @@ def fig7_final_latency(df, last=20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
     last ``last`` iterations, one column per run (the runs ``load-balanced`` and
     ``not balanced`` of :func:`fig7_load_balancing`).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of :func:`fig7_load_balancing` or :func:`fig7_repeated` (no ``seed`` column:
-        one seed, 0).
-    last : int, default 20
-        Number of final iterations averaged. Must satisfy ``1 <= last``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per seed: ``seed, load_balanced, not_balanced`` (mean iteration latency,
-        seconds).
     """
     last = check_int("last", last, 1)
     df = df if "seed" in df else df.assign(seed=0)
@@ -2238,19 +1449,6 @@ def _snake(label) -> str:
 def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
     threshold (NaN: never within the run) and the run's final (smallest) gap.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with ``method, time, gap`` and optionally ``seed`` (e.g.
-        :func:`fig8_repeated`; no ``seed`` column: one seed, 0).
-    gaps : sequence of float, default (1e-4, 1e-6, 1e-8)
-        Gap thresholds.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``seed, method, gap, time, final_gap`` (``time`` in seconds).
     """
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -2268,33 +1466,6 @@ def paired_times(per_seed, numerator, denominator, gap, censor=None):
     A run that never reached the gap has no time: with ``censor`` (the time limit) it counts
     as ``censor`` (a lower bound on its time) and is counted in ``n_censored``; without, a
     ``ValueError`` says so.
-
-    Parameters
-    ----------
-    per_seed : pandas.DataFrame
-        Rows of :func:`time_to_gap_per_seed`.
-    numerator : str
-        Label of the first method.
-    denominator : str
-        Label of the second method.
-    gap : float
-        The gap threshold (one of those in ``per_seed``, matched to a relative 1e-9).
-    censor : float or None, default None
-        Time, seconds, given to runs that never reached the gap; None: raise instead.
-
-    Returns
-    -------
-    numerator_times : numpy.ndarray
-        Times of ``numerator``, seconds, one per seed in seed order.
-    denominator_times : numpy.ndarray
-        Times of ``denominator`` on the same seeds.
-    n_censored : int
-        How many of these times are ``censor``.
-
-    Raises
-    ------
-    ValueError
-        If a method is not in the runs, or a run never reached the gap and ``censor`` is None.
     """
     sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
     wide = sub.pivot(index="seed", columns="method", values="time")
@@ -2318,20 +1489,6 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
     seeds on a common time grid (log-linear interpolation between recorded points; a run
     that ended before another seed's run of the same method keeps its last gap, e.g. at the
     floating-point floor; the band ends with the method's last run).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Convergence rows with ``method, time, gap`` and optionally ``seed`` (no ``seed``
-        column: one seed, 0).
-    n_grid : int, default 300
-        Points of the time grid from 0 to the largest time. Must satisfy ``2 <= n_grid``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``method, time, median, low, high, n_seeds`` (``time`` in seconds; ``n_seeds``
-        runs have started by that time).
     """
     n_grid = check_int("n_grid", n_grid, 2)
     df = df if "seed" in df else df.assign(seed=0)
@@ -2366,15 +1523,7 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
 
 @dataclass(frozen=True, eq=False)
 class EventDrivenTimingResult:
-    """Wall-clock time of the event-driven simulator (:func:`event_driven_timing`).
-
-    Attributes
-    ----------
-    compiled_ms : numpy.ndarray, shape (repeats,)
-        Milliseconds per call of the compiled kernel, one value per repeat.
-    heapq_ms : float
-        Milliseconds per call of the plain ``heapq`` reference.
-    """
+    """Wall-clock time of the event-driven simulator (:func:`event_driven_timing`)."""
 
     compiled_ms: np.ndarray
     heapq_ms: float
@@ -2389,29 +1538,6 @@ def event_driven_timing(
     The compiled kernel is warmed up (JIT) first, then timed ``repeats`` times, each the mean
     over ``number`` calls; the plain ``heapq`` reference is timed over ``reference_calls``
     calls. Wall-clock values depend on the machine and its load: report them, never test them.
-
-    Parameters
-    ----------
-    n_workers : int, default 100
-        Number of workers N.
-    w : int, default 50
-        Fresh results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_iterations : int, default 100
-        Iterations per simulation.
-    repeats : int, default 7
-        Timings of the compiled kernel. Must satisfy ``1 <= repeats``.
-    number : int, default 50
-        Calls averaged per timing. Must satisfy ``1 <= number``.
-    reference_calls : int, default 2
-        Calls of the ``heapq`` reference averaged (at least 1).
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the cluster and the latencies.
-
-    Returns
-    -------
-    EventDrivenTimingResult
-        Milliseconds per call: one value per repeat of the compiled kernel, and the
-        ``heapq`` reference's.
     """
     import time
 
@@ -2447,16 +1573,8 @@ def trace_gamma_ks(trace) -> pd.DataFrame:
     The parameters are fitted to the same data, which makes the p-values conservative
     (a rejection at 5 % is trustworthy, an acceptance weak evidence).
 
-    Parameters
-    ----------
-    trace : pandas.DataFrame
-        A trace in the ``data/traces`` format.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (column, worker): ``worker, column`` (``"compute_time"`` or
-        ``"comm_time"``), ``ks`` (the KS statistic), ``pvalue`` and ``n`` (recordings).
+    Returns one row per (column, worker): ``worker, column`` (``"compute_time"`` or
+    ``"comm_time"``), ``ks`` (the KS statistic), ``pvalue`` and ``n`` (recordings).
     """
     from scipy import stats
 
@@ -2485,41 +1603,7 @@ def _recorded_cumulative(trace) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class TraceDsagPredictionsResult:
-    """A recorded DSAG run against models of decreasing fidelity (:func:`trace_dsag_predictions`).
-
-    Attributes
-    ----------
-    config : codedlib.runtime.config.RunConfig
-        The run's configuration, from the trace's ``# command:`` header.
-    w : int
-        Fresh results the run waited for per iteration.
-    n_iterations : int
-        Iterations of the run.
-    recorded : float
-        Recorded total time of the run [s].
-    recorded_cumulative : numpy.ndarray
-        Recorded cumulative latency per iteration.
-    replay : float
-        Total of the event-driven simulation on the very delays the run injected (no real cost).
-    injected_cumulative, order_statistic_injected_cumulative : numpy.ndarray
-        Mean cumulative latency per iteration of the ``injected`` /
-        ``order statistic (injected)`` runs.
-    injected_mismatch : float
-        Largest difference between the redrawn and the recorded injected delays.
-    queueing : float
-        Largest ``compute_time - injected_delay - real_compute`` (time in ``compute_time``
-        that is neither).
-    queued_share, queue_wait_mean : float
-        Share of tasks that waited behind a stale task, and their mean wait (inside
-        ``comm_time``).
-    comm_time_mean : float
-        Raw mean ``comm_time``.
-    totals : pandas.DataFrame
-        ``model, replica, total``: one row per simulated run of each model.
-    split_half : pandas.DataFrame
-        ``model, replica, ratio``: out of sample, the fit to one half of the iterations
-        (queue waits out) predicting the other half; ratio = simulated / recorded total.
-    """
+    """A recorded DSAG run against models of decreasing fidelity (:func:`trace_dsag_predictions`)."""
 
     config: Any
     w: int
@@ -2562,31 +1646,6 @@ def trace_dsag_predictions(
       (the simulator queues tasks itself), what the notebook's Fig. 6 on the trace uses;
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        A DSAG trace written by ``codedlib.runtime`` with a ``# command: ... -m
-        codedlib.runtime ...`` header line.
-    replicas : int, default 200
-        Simulated runs per model. Must satisfy ``2 <= replicas``.
-    long_iterations : int, default 4000
-        Iterations of the long draw of the injected model (stationary moments, shuffled
-        runs). Must satisfy ``2 <= long_iterations``.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the simulated runs.
-
-    Returns
-    -------
-    TraceDsagPredictionsResult
-        The run's configuration, recorded and replayed totals, the injected models' mean
-        cumulative latency, queueing diagnostics, and ``totals``: one row per model and
-        simulated run (``model, replica, total``), the models named as above.
-
-    Raises
-    ------
-    ValueError
-        If the trace has no ``codedlib.runtime`` command header or is not a DSAG run.
     """
     import shlex
 
@@ -2721,3 +1780,1499 @@ def trace_dsag_predictions(
         totals=frame,
         split_half=pd.concat(split, ignore_index=True),
     )
+
+
+# ------------------------------------------------------------------------------------------
+# Notebook 03: sizes per mode, the notebook's computations and its claims (declared as data)
+# ------------------------------------------------------------------------------------------
+#: The notebook's sizes per mode (the faithful p of Fig. 8 are the parameters' defaults).
+SETTINGS = {
+    "quick": dict(
+        n_seeds=2,
+        fig1_workers=30,
+        fig1_iterations=100,
+        fig5_iterations=300,
+        fig5_replicas=5000,
+        fig6_replicas=50,
+        trace_replicas=100,
+        timing_repeats=3,
+        semantics_replicas=50,
+        pca=dict(n_samples=980, dim=30, n_subpartitions=10, time_limit=35.0),
+        logistic=dict(n_samples=980, n_subpartitions=10, time_limit=0.8),
+        aws=dict(
+            pca=dict(n_samples=2000, dim=30, n_subpartitions=10, time_limit=20.0),
+            logistic=dict(n_samples=2000, n_subpartitions=10, time_limit=0.6),
+        ),
+        lb_sweep=LB_SWEEP["quick"],
+        sgd_rows=(2, 8),
+        sgd_seeds=1,
+        real_schemes=["dsag"],
+    ),
+    "faithful": dict(
+        n_seeds=None,  # the parameter n_seeds, at least 5 (the paper averages 5 runs)
+        fig1_workers=100,
+        fig1_iterations=200,
+        fig5_iterations=1000,
+        fig5_replicas=20000,
+        fig6_replicas=300,
+        trace_replicas=400,
+        timing_repeats=7,
+        semantics_replicas=400,
+        pca=dict(n_samples=9800, dim=100, n_subpartitions=100, time_limit=60.0),
+        logistic=dict(n_samples=9800, n_subpartitions=10, time_limit=1.5),
+        aws=dict(
+            pca=dict(n_samples=20000, dim=100, n_subpartitions=100, time_limit=60.0),
+            logistic=dict(n_samples=20000, n_subpartitions=10, time_limit=1.5),
+        ),
+        lb_sweep=LB_SWEEP["faithful"],
+        sgd_rows=(2, 8, 32),
+        sgd_seeds=3,
+        real_schemes=["dsag", "dsag-lb"],
+    ),
+}
+
+#: Fig. 4's burst process (calibrated entry rate, chosen factor and length).
+BURSTS = dict(n_workers=36, n_iterations=1800, p_enter=3e-4, p_exit=0.02, factor=1.12)
+PCA_GAPS = (1e-3, 1e-4, 1e-6, 1e-8)
+LOG_GAPS = (1e-4, 1e-6, 1e-8, 1e-10)
+REAL_TRACE = "umw-N12-real"
+#: The recorded DSAG runs of Fig. 6 on our traces: file stem -> label.
+DSAG_TRACES = {"dsag-N12-w6-steady": "steady", "dsag-N12-w6-bursts": "bursty"}
+
+CLOUD_SETTING = (
+    "stand-in cluster: synthetic gamma workers, per-worker means spread ±15 %, per-task "
+    "comp_cv = 0.1 × U(0.5, 1.5) (chosen), comm_cv 0.3"
+)
+BURST_SETTING = (
+    "stand-in: 36 synthetic gamma workers, per-task comp_cv = 0.03 × U(0.5, 1.5) (chosen); "
+    "bursts ×1.12, mean length 50 iterations (chosen); calibrated: entry rate p_enter = 3e-4"
+)
+REAL_SETTING = (
+    f"our MPI trace {REAL_TRACE} (UMW, N = 12, 40 iterations, 13 processes on a 2-core VM, nothing "
+    "injected: computation is a 2400 × 50 least-squares gradient)"
+)
+TRACE_SETTING = {
+    "dsag-N12-w6-steady": (
+        "our MPI trace dsag-N12-w6-steady: DSAG N = 12, w = 6, 40 iterations, 13 processes on a "
+        "2-core VM; injected gamma computation delay, mean 30 ms and sd 10 ms × (1 + 0.4 i/N), no "
+        "bursts; computation and transfer real"
+    ),
+    "dsag-N12-w6-bursts": (
+        "our MPI trace dsag-N12-w6-bursts: DSAG N = 12, w = 6, 40 iterations, 13 processes on a "
+        "2-core VM; injected gamma computation delay, mean 30 ms and sd 10 ms × (1 + 0.4 i/N), "
+        "Markov bursts ×3 (p_enter 0.05, p_exit 0.2); computation and transfer real"
+    ),
+}
+FIG6_SETTING = (
+    "stand-in cluster: 72 synthetic gamma workers, means ±30 %, per-task comp_cv = 0.1 × U(0.5, 1.5) "
+    "(chosen), Markov bursts ×1.12 (p_enter 0.002, p_exit 0.02, chosen); model fitted to a "
+    "2000-iteration w = N profiling trace"
+)
+TIMING_SETTING = (
+    "N = 100, w = 50, 100 iterations; numba kernel on this machine (a shared 2-core VM), "
+    "mean of 50 calls per repeat; paper: the authors' Julia implementation"
+)
+FIG7_SETTING = (
+    "stand-in: 8 synthetic gamma workers, mean 0.5 s per worker's data ±10 % (0.025 s per task at "
+    "p = 20), per-task comp_cv = 0.05 × U(0.5, 1.5) "
+    "(chosen); slowdown/speed-up ×2 (chosen); DSAG w = N on PCA of a 1280 × 20 sparse binary low-rank matrix"
+)
+SEC1, SEC1T = "1. The latency model", "1. The latency model / Our own recorded traces"
+SEC2, SEC3 = "2. Latency of the w-th fastest worker", "3. DSAG (Section V)"
+SEC4 = "4. Load balancing (Section VI)"
+SEC5 = "5. The artificial scenario (Fig. 8 top row)"
+SEC5B = "5b. Fig. 8 bottom row: AWS-like stand-in (Section VII-C)"
+
+
+def run_seeds(seed, n_seeds, setting) -> list[int]:
+    """The notebook's seeds: ``setting["n_seeds"]`` of them, or ``max(5, n_seeds)``."""
+    return list(range(seed, seed + (setting["n_seeds"] or max(5, n_seeds))))
+
+
+def pct(x) -> str:
+    """A ratio as a signed percentage change ("-21 %")."""
+    return f"{100 * (x - 1):+.0f} %"
+
+
+def ratio_text(row) -> str:
+    """A comparison row's ratio, interval and outcome as text for the prose."""
+    return f"{row.our_value:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}] ({row.outcome})"
+
+
+def fig5_setting(n_iterations) -> str:
+    """The setting text of the Fig. 5 rows."""
+    return (
+        "stand-in cluster: 72 synthetic gamma workers, per-worker means spread ±30 %, per-task "
+        f"comp_cv = 0.1 × U(0.5, 1.5) (chosen); {n_iterations}-iteration w = N trace"
+    )
+
+
+def describe_iid_ends(df) -> str:
+    """Fig. 5: the i.i.d. model's relative error at w = 1 and w = N, range over seeds."""
+    ends = df.groupby("seed").apply(
+        lambda d: pd.Series(
+            {
+                "iid_fastest": d.iid.iloc[0] / d.recorded.iloc[0] - 1,
+                "iid_slowest": d.iid.iloc[-1] / d.recorded.iloc[-1] - 1,
+            }
+        )
+    )
+    return (
+        f"i.i.d. model vs recorded, over seeds: fastest worker (w = 1) {100 * ends.iid_fastest.min():+.1f} to "
+        f"{100 * ends.iid_fastest.max():+.1f} %, slowest (w = N) {100 * ends.iid_slowest.min():+.1f} to "
+        f"{100 * ends.iid_slowest.max():+.1f} % (negative: predicted too fast)"
+    )
+
+
+def check_traces(traces, rng=None) -> tuple[dict, str]:
+    """Our master-worker traces (tree traces skipped): per-worker fit, and on w = N traces the
+    largest Fig. 5 errors of both models; returns ``({name: errors}, printed text)``."""
+    checks, lines = {}, []
+    for name, trace in traces.items():
+        if "parent" in trace and (trace["parent"] != 0).any():
+            lines.append(f"{name}: rows from tree parents (CodedReduce) - skipped")
+            continue
+        summary = trace_summary(trace)
+        lines.append(
+            f"{name}: {len(trace)} rows, {len(summary)} workers; fitted mean computation latency "
+            f"{summary.comp_mean.min() * 1e3:.2f}-{summary.comp_mean.max() * 1e3:.2f} ms, "
+            f"communication {summary.comm_mean.min() * 1e3:.2f}-{summary.comm_mean.max() * 1e3:.2f} ms"
+        )
+        order = trace_order_statistics(trace, rng=rng)
+        if order is not None:
+            err = order_statistic_errors(order).iloc[0]
+            checks[name] = err
+            lines.append(
+                f"   w = N trace: max relative error of the w-th order statistic: per-worker model "
+                f"{100 * err.heterogeneous_max:.1f} %, i.i.d. model {100 * err.iid_max:.1f} %"
+            )
+    return checks, "\n".join(lines)
+
+
+def gamma_ks_summary(trace) -> pd.DataFrame:
+    """Fig. 3 on a trace: per latency column, median KS distance and workers rejected at 5 %."""
+    return (
+        trace_gamma_ks(trace)
+        .groupby("column")
+        .agg(
+            median_ks=("ks", "median"),
+            rejected=("pvalue", lambda p: int((p < 0.05).sum())),
+            workers=("ks", "size"),
+        )
+    )
+
+
+def trace_fig6(directory, name, trace, margin, replicas, rng) -> dict:
+    """Fig. 6 on one recorded DSAG run: the recorded curve, the models' totals
+    (:func:`trace_dsag_predictions`), their 95 % bands and the bands ÷ the recorded total."""
+    recorded_fig6 = trace_cumulative_latency(trace, margin=margin, rng=rng)
+    tp = trace_dsag_predictions(Path(directory) / f"{name}.csv", replicas=replicas, rng=rng)
+    if not tp.injected_mismatch < 1e-6:
+        raise ValueError("the redrawn injected delays must match the trace")
+    rec = tp.recorded
+    band = tp.totals.groupby("model", sort=False).total.agg(
+        mean="mean", low=lambda t: t.quantile(0.025), high=lambda t: t.quantile(0.975)
+    )
+    band_ratio = band / rec
+    text = (
+        f"{name}: recorded {rec:.3f} s over {tp.n_iterations} iterations (w = {tp.w}); event-driven "
+        f"replay on the very injected delays {tp.replay:.3f} s ({pct(tp.replay / rec)} vs recorded: the real "
+        f"cost of computation, transfer and polling); {100 * tp.queued_share:.0f} % of the tasks waited behind a "
+        f"stale task, {1e3 * tp.queue_wait_mean:.1f} ms on average, inside comm_time (raw mean "
+        f"{1e3 * tp.comm_time_mean:.1f} ms)"
+    )
+    bands = band.assign(
+        ratio_to_recorded=band_ratio["mean"],
+        ratio_low=band_ratio["low"],
+        ratio_high=band_ratio["high"],
+    )
+    return dict(
+        recorded_fig6=recorded_fig6, tp=tp, band=band, band_ratio=band_ratio, text=text, bands=bands
+    )
+
+
+def timing_verdict(ms) -> tuple[str, str]:
+    """Verdict and reason of the fn. 16 timing row against the paper's 1.5 ms."""
+
+    _, lo, hi = mean_interval(ms)
+    if lo <= 1.5 <= hi:
+        return "reproduced within CI", ""
+    if hi < 1.5:
+        return "partly", (
+            "faster than the paper's 1.5 ms on this machine: the claim's point (fast enough "
+            "for the load balancer's inner loop) holds; the number depends on machine, load "
+            "and implementation (numba here, Julia in the paper)"
+        )
+    return "not reproduced", (
+        "slower than the paper's 1.5 ms on this machine and load (numba here, Julia in the paper)"
+    )
+
+
+def coordinator_semantics(
+    seeds, *, seed, n_workers, w, margin, eta, replicas, logreg_p, pca_p, logistic
+) -> tuple[pd.DataFrame, str]:
+    """Sec. V-A: our margin-window rule against the authors' on paired draws (four settings)
+    and DSAG's time to 1e-6 (logistic, Fig. 8); returns the table and its summary text."""
+    settings = [
+        (
+            f"Fig. 8 stand-in, logistic (p = {logreg_p})",
+            artificial_model("logistic", n_workers, rng=seed),
+            w,
+            1 / logreg_p,
+        ),
+        (
+            f"Fig. 8 stand-in, PCA (p = {pca_p})",
+            artificial_model("pca", n_workers, rng=seed),
+            w,
+            1 / pca_p,
+        ),
+        ("cloud stand-in of Figs. 5-6 (N = 72)", cloud_model(72, rng=seed), 9, 1.0),
+        ("cloud stand-in of Figs. 5-6 (N = 72)", cloud_model(72, rng=seed), 36, 1.0),
+    ]
+    rows = []
+    for label, model, w_, load in settings:
+        d = coordinator_semantics_difference(
+            model, w_, n_iterations=30, margin=margin, load=load, replicas=replicas, rng=seed
+        )
+        rd = d.relative_difference
+        rows.append(
+            {
+                "setting": label,
+                "N": model.n_workers,
+                "w": w_,
+                "time after 30 it.: ours / authors' - 1": rd.mean(),
+                "2.5 %": rd.quantile(0.025),
+                "97.5 %": rd.quantile(0.975),
+                "share of iterations, fresh set differs": d.share_iterations_fresh_differs.mean(),
+            }
+        )
+    table = pd.DataFrame(rows)
+    conv = semantics_effect_on_convergence(
+        seeds,
+        kind="logistic",
+        gap=1e-6,
+        n_workers=n_workers,
+        w=w,
+        labels=(f"DSAG w={w}",),
+        eta=eta,
+        margin=margin,
+        **logistic,
+    )
+    wide = conv.pivot(index="seed", columns="semantics", values="time_to_gap")
+    ratio = (
+        ratio_interval(wide["deadline"], wide["reference"]) if wide.notna().all().all() else None
+    )
+    conv_text = (
+        "; DSAG's time to a gap of 1e-6 (logistic, Fig. 8 setting): ours / authors' = "
+        f"{ratio[0]:.3f} [{ratio[1]:.3f}, {ratio[2]:.3f}] over {len(wide)} paired seeds"
+        if ratio
+        else "; DSAG did not reach a gap of 1e-6 in every run"
+    )
+    worst = table.iloc[:, 3:6]
+    summary = (
+        f"total time after 30 iterations differs by {100 * worst.iloc[:, 0].min():+.1f} to "
+        f"{100 * worst.iloc[:, 0].max():+.1f} % on average (95 % ranges within "
+        f"{100 * worst.iloc[:, 1].min():+.1f} to {100 * worst.iloc[:, 2].max():+.1f} %), while the fresh set "
+        f"differs in {100 * table.iloc[:, 6].min():.0f}-{100 * table.iloc[:, 6].max():.0f} % "
+        f"of iterations" + conv_text
+    )
+    return table, summary
+
+
+def written_overlap(i, j, i2, j2) -> bool:
+    """The paper's written overlap test of Section V (misses a cached range containing the new one)."""
+    return (i <= i2 <= j) or (i <= j2 <= j)
+
+
+def algorithm2_as_printed(n, p, p_new, k, max_steps=20):
+    """Algorithm 2 line by line; returns the visited (k, k') and whether k' left 1..p_new."""
+    from codedlib.schemes.dsag import p_start, p_trans
+
+    k = k % p + 1  # line 1
+    k_new = p_trans(n, p, p_new, k)  # line 2
+    visited = [(k, k_new)]
+    for _ in range(max_steps):
+        if p_start(n, p_new, k_new) == p_start(n, p, k):  # line 3
+            return visited, False
+        k_new -= 1  # line 4
+        if k_new < 1:
+            return visited + [(k, k_new)], True
+        k = p_trans(n, p_new, p, k_new)  # line 5
+        visited.append((k, k_new))
+    return visited, False
+
+
+def paper_examples() -> dict:
+    """Examples 1-3 and Algorithm 2 of Sections V-VI on n = 10 samples, with printed text."""
+    from codedlib.schemes.dsag import GradientCache, align_partition, p_start, p_stop
+
+    def indicator(a, b):
+        v = np.zeros(10)
+        v[a - 1 : b] = 1
+        return v
+
+    out, lines = {}, []
+    parts2 = [(p_start(10, 2, k), p_stop(10, 2, k)) for k in (1, 2)]
+    out["parts3"] = [(p_start(10, 3, k), p_stop(10, 3, k)) for k in (1, 2, 3)]
+    lines.append(f"p = 2: {parts2}   p = 3: {out['parts3']}")
+    cache = GradientCache(10, shape=(10,))
+    for a, b in [(1, 5), (6, 10)]:
+        cache.insert(a - 1, b, 0, indicator(a, b))
+    out["evicted"] = [(s + 1, e) for s, e, *_ in cache.entries() if s < 6 and e > 3]
+    lines.append(f"Example 1: inserting X_{{4:6}} would evict {out['evicted']}")
+    out["missing_rows"] = []
+    for t, (a, b) in enumerate([(1, 3), (4, 6), (7, 10)], start=1):
+        cache.insert(a - 1, b, t, indicator(a, b))
+        missing = (np.flatnonzero(cache.H == 0) + 1).tolist()
+        out["missing_rows"].append(missing)
+        lines.append(
+            f"Example 2, step {t}: cache {[(s + 1, e) for s, e, *_ in cache.entries()]}, missing rows {missing}"
+        )
+    steps = []
+    out["aligned"] = align_partition(10, 2, 3, 1, trace=steps)
+    lines.append(
+        f"Example 3: Algorithm 2 returns (p, k) = {out['aligned']}  visiting (k, k') = {steps}"
+    )
+    out["aligned4"] = align_partition(10, 2, 4, 1)
+    lines.append(
+        f"p = 2 -> 4 from k = 1: {out['aligned4']} (k' = 3 starts at row 6, like k = 2 of p = 2)"
+    )
+    new_range, old_range = (4, 5), (1, 10)
+    out["written"] = written_overlap(*new_range, *old_range)
+    out["actual"] = max(new_range[0], old_range[0]) <= min(new_range[1], old_range[1])
+    lines.append(
+        f"new X_{{4:5}} against cached X_{{1:10}}: written test {out['written']}, ranges overlap {out['actual']}"
+    )
+    out["visited"], out["broke"] = algorithm2_as_printed(10, 3, 2, 1)
+    out["text"] = "\n".join(lines)
+    out["algorithm2_text"] = (
+        f"Algorithm 2 as printed, n = 10, p = 3 -> 2 from k = 1: visits (k, k') = {out['visited']}; "
+        f"k' leaves 1..p': {out['broke']}; align_partition returns {align_partition(10, 3, 2, 1)}"
+    )
+    return out
+
+
+def fig8_setting(df, kind, eta, n_seeds) -> str:
+    """The setting text of Fig. 8's rows (data, cluster, sizes, balancer, seeds)."""
+    a = df.attrs
+    if kind == "pca":
+        data_text = (
+            f"stand-in for the 1000 Genomes matrix: sparse binary low-rank matrix {a['n_samples']} × "
+            f"{a['n_features']} (4 populations, density 0.1), top 3 components"
+        )
+        lb_text = "every 1 s, 3 s window, no optimizer run time (chosen)"
+    else:
+        data_text = (
+            f"stand-in for HIGGS: synthetic logistic data {a['n_samples']} × 28 standardised Gaussian "
+            f"features + intercept, labels from a logistic model, λ = 1/n"
+        )
+        lb_text = "every 0.05 s, 0.3 s window, no optimizer run time (chosen)"
+    return (
+        f"{data_text}; cluster: eX3-like gamma workers (Table I means ±2 %, per-task comp_cv = {a['comp_cv']:g}, "
+        f"chosen), slowdown 1 + 0.4 i/N, workers 40-49 recover after 1 s; N = {a['n_workers']}, w = {a['w']}, "
+        f"p = {a['n_subpartitions']}, η = {eta} (GD, coded: 1); load balancer {lb_text}; "
+        f"{n_seeds} seeds, time limit {a['time_limit']:g} s"
+    )
+
+
+def paired_problem(problems, problem, a, b, gap):
+    """Times to ``gap`` of methods a and b on one Fig. 8 problem, paired by seed, runs that
+    never reached it counted at the time limit (said in the returned setting)."""
+    df, ps, setting, limit = problems[problem]
+    num, den, censored = paired_times(ps, a, b, gap, censor=limit)
+    if censored:
+        setting = setting + f"; {censored} run(s) never reached {gap:g}: counted at the time limit"
+    return num, den, setting
+
+
+def seed_spread(num, den) -> str:
+    """Why a paired ratio is undecided: the per-seed ratios, as text."""
+    r = np.asarray(num) / np.asarray(den)
+    return f"per-seed ratios {r.min():.2f} to {r.max():.2f} over {r.size} seeds"
+
+
+def lb_decomposition(df, gap, dsag, lb) -> pd.DataFrame:
+    """Per seed: iterations and mean latency per iteration to reach ``gap``, mean fresh
+    results per iteration and mean total subpartitions up to then, for DSAG and DSAG-LB."""
+    rows = []
+    for (s, method), sub in df[df.method.isin([dsag, lb])].groupby(["seed", "method"]):
+        hit = sub[sub.gap <= gap]
+        end = hit.iloc[0] if len(hit) else sub.iloc[-1]
+        upto = sub[sub.time <= end.time]
+        rows.append(
+            dict(
+                seed=s,
+                method=method,
+                iterations=end.iteration,
+                time=end.time,
+                latency=end.time / end.iteration,
+                n_fresh=upto.n_fresh.mean(),
+                subpartitions=upto.total_subpartitions.mean(),
+            )
+        )
+    return pd.DataFrame(rows).pivot(index="seed", columns="method")
+
+
+def lb_decompositions(problems, w) -> dict:
+    """:func:`lb_decomposition` at the gaps of the load-balancing rows: ``{(problem, gap):
+    (per-seed frame, ratio intervals DSAG-LB / DSAG, text)}``."""
+    dsag, lb = f"DSAG w={w}", f"DSAG-LB w={w}"
+    out = {}
+    for problem, gap in (("PCA", 1e-8), ("log. reg.", 1e-6), ("log. reg.", 1e-10)):
+        dec = lb_decomposition(problems[problem][0], gap, dsag, lb)
+        parts = {
+            q: ratio_interval(dec[q][lb], dec[q][dsag])
+            for q in ("iterations", "latency", "n_fresh", "subpartitions")
+        }
+        out[(problem, gap)] = (
+            dec,
+            parts,
+            f"DSAG-LB / DSAG at {gap:g}: iterations ×{parts['iterations'][0]:.2f} [{parts['iterations'][1]:.2f}, "
+            f"{parts['iterations'][2]:.2f}], latency per iteration ×{parts['latency'][0]:.2f} "
+            f"[{parts['latency'][1]:.2f}, {parts['latency'][2]:.2f}], fresh results per iteration "
+            f"×{parts['n_fresh'][0]:.2f}, total subpartitions ×{parts['subpartitions'][0]:.2f}",
+        )
+    return out
+
+
+def sgd_floor(sgd_size) -> dict:
+    """SGD's noise floor against rows per subpartition: the median table, a power law fitted
+    over the runs, its extrapolation to the paper's subpartitions and the rows it needs to
+    reach 1e-3."""
+    sgd_only = sgd_size[sgd_size.method == "SGD"]
+    slope, intercept = np.polyfit(
+        np.log(sgd_only.rows_per_subpartition), np.log(sgd_only.floor_gap), 1
+    )
+    paper_rows = 81_271_767 / (49 * 100)
+    return dict(
+        table=sgd_size.pivot_table(
+            index="rows_per_subpartition",
+            columns="method",
+            values=["floor_gap", "time_to_gap"],
+            aggfunc="median",
+        ),
+        slope=slope,
+        intercept=intercept,
+        paper_rows=paper_rows,
+        n_runs=len(sgd_only),
+        floor_at_paper=float(np.exp(intercept) * paper_rows**slope),
+        rows_for_1e3=float(np.exp((np.log(1e-3) - intercept) / slope)),
+    )
+
+
+def aws_methods(w) -> list:
+    """The methods of the AWS-like bottom row: GD, coded, SAG w = N, DSAG and DSAG-LB w = 20."""
+    return [
+        m
+        for m in fig8_methods(100, w, include_lb=False)
+        if m[0] in ("GD", "coded (r=45/49)", "SAG w=100", f"DSAG w={w}")
+    ] + [("DSAG-LB w=20", "dsag", 20, True)]
+
+
+def aws_setting(sizes, comp_cv, w, n_seeds) -> str:
+    """The setting text of the AWS-like rows."""
+    return (
+        f"AWS-like stand-in (not AWS): N = 100, Table I AWS means (calibrated), per-task comp_cv = {comp_cv:g} "
+        f"(chosen), timed bursts +12 % for ~60 s (Fig. 4); stand-in data as in the top row "
+        f"({sizes['pca']['n_samples']} rows for PCA, {sizes['logistic']['n_samples']} for logistic "
+        f"regression); w = {w}; {n_seeds} paired seeds"
+    )
+
+
+# -- claims ---------------------------------------------------------------------------------
+_EVENT_PAPER = dict(paper=1.0, paper_text="1 (event-driven model accurate)")
+_BELOW_PAPER = dict(paper_range=(0.0, 1.0), paper_text="below 1 (underestimates for w < N)")
+
+
+def _fig1(fig1):
+    avg = fig1.average.set_index("load")
+    return {
+        "ours": f"stand-in built ∝ c: fitted mean at c = 4 / c = 1 = {avg.loc[4.0, 'mean'] / avg.loc[1.0, 'mean']:.2f}, "
+        f"variance {avg.loc[4.0, 'var'] / avg.loc[1.0, 'var']:.1f}"
+    }
+
+
+def _ks(ks_summary):
+    rej = ks_summary.rejected
+    n_w = int(ks_summary.workers.iloc[0])
+    verdict = (
+        "reproduced" if rej.sum() == 0 else "not reproduced" if (rej > n_w / 2).all() else "partly"
+    )
+    return dict(
+        verdict=verdict,
+        ours=(
+            f"KS rejects the fitted gamma at 5 % for {rej['compute_time']} of {n_w} workers' computation latency "
+            f"(median distance {ks_summary.median_ks['compute_time']:.2f}) and {rej['comm_time']} of {n_w} workers' "
+            f"communication latency ({ks_summary.median_ks['comm_time']:.2f})"
+        ),
+        reason=(
+            ""
+            if verdict == "reproduced"
+            else "our only fully real trace is a sub-millisecond numpy computation on an oversubscribed 2-core VM, "
+            "not the paper's cloud workers; by this test its computation latency is not gamma-shaped, its "
+            "communication latency is not rejected"
+        ),
+    )
+
+
+def _fig5_traces(trace_checks):
+    parts = [
+        f"{name}: per-worker {100 * e.heterogeneous_max:.1f} %, i.i.d. {100 * e.iid_max:.1f} %"
+        for name, e in trace_checks.items()
+    ]
+    fits = all(e.heterogeneous_max < 0.05 for e in trace_checks.values())
+    much_worse = all(e.iid_max > 2 * e.heterogeneous_max for e in trace_checks.values())
+    verdict = "reproduced" if fits and much_worse else "partly"
+    return dict(
+        verdict=verdict,
+        ours="max relative error over w: " + "; ".join(parts),
+        reason=(
+            ""
+            if verdict == "reproduced"
+            else "the i.i.d. model is not much worse than the per-worker one on any of our w = N traces: with 12 workers "
+            "whose injected gamma means differ by the factor 1 + 0.4 i/N the spread is small, and on the fully real "
+            "trace neither model fits (its computation latency is not gamma: row 'Fig. 3')"
+        ),
+    )
+
+
+def _trace_specs(name, label):
+    """The Fig. 6 rows of one recorded DSAG run (results: ``tp``, ``band``, ``band_ratio``)."""
+
+    def row(quantity, model, judge=None, **fixed):
+        def measured(tp, band, band_ratio):
+            r = band_ratio.loc[model]
+            extra = judge(tp=tp, band=band, br=band_ratio) if judge else {}
+            if "verdict" not in extra and r["low"] <= 1 <= r["high"]:
+                extra["reason"] = ""  # reproduced within CI: no reason kept
+            return dict(
+                estimate=(r["mean"], r["low"], r["high"]),
+                uncertainty=f"95 % range of the model's {tp.n_iterations}-iteration total over its "
+                "simulated runs, ÷ the one recorded total",
+                **extra,
+            )
+
+        return spec(
+            "interval",
+            "Fig. 6",
+            f"MPI trace ({label}): {quantity}",
+            measured,
+            setting=TRACE_SETTING[name],
+            unit="×",
+            section=SEC1T,
+            **fixed,
+        )
+
+    def below(model, what):
+        def judge(tp, band, br):
+            r = br.loc[model]
+            if r["high"] < 1:
+                return dict(verdict="reproduced within CI", reason="")
+            return dict(verdict="not reproduced", reason=what(tp=tp, band=band, r=r))
+
+        return judge
+
+    def split(model):
+        def measured(tp):
+            r = tp.split_half[tp.split_half.model == model].ratio
+            inside = r.quantile(0.025) <= 1 <= r.quantile(0.975)
+            return dict(
+                estimate=(r.mean(), r.quantile(0.025), r.quantile(0.975)),
+                uncertainty=f"95 % range of the model's half-run total over {r.size} simulated runs ÷ the recorded half",
+                reason=""
+                if inside
+                else "the recorded half lies outside the range of the model fitted to the other half",
+            )
+
+        return spec(
+            "interval",
+            "Fig. 6",
+            f"MPI trace ({label}): event-driven, {model} (out of sample)",
+            measured,
+            setting=TRACE_SETTING[name] + "; gamma fit with queue waits taken out",
+            unit="×",
+            section=SEC1T,
+            **_EVENT_PAPER,
+        )
+
+    def fit_reason(br, **_):
+        f = br.loc["gamma fit (trace)"]
+        return dict(
+            reason=f"measured, model by model: the simulator on the injected model gives "
+            f"{br.loc['injected', 'mean']:.2f}; shuffling each worker's injected delays over iterations "
+            f"(bursts no longer persist) {br.loc['injected, shuffled', 'mean']:.2f}; a stationary "
+            f"per-worker gamma with the injected moments {br.loc['gamma fit (long draw)', 'mean']:.2f}; "
+            f"the fit to this 40-iteration trace {f['mean']:.2f}: a stationary model fitted to a bursty "
+            f"trace loses the bursts' persistence (the paper's Fig. 6 uses steady-state traces)"
+        )
+
+    def queue_reason(tp, br, **_):
+        return dict(
+            reason=f"{100 * tp.queued_share:.0f} % of the tasks waited {1e3 * tp.queue_wait_mean:.1f} ms on "
+            f"average behind a stale task, and a round trip minus compute_time counts that wait as "
+            f"communication latency, as the paper's Section VI-A profiler does (round trip minus the worker's "
+            f"time, 'any queuing at either end' included); the simulator queues tasks itself, so this fit "
+            f"double-counts it ({br.loc['gamma fit (trace, queueing as latency)', 'mean']:.2f} × recorded, "
+            f"{br.loc['gamma fit (trace)', 'mean']:.2f} once the waits are taken out)"
+        )
+
+    return [
+        row(
+            "event-driven (injected model) / recorded",
+            "injected",
+            lambda tp, **_: dict(
+                reason=f"the recorded run is outside the model's 95 % range; the replay on the very injected delays is "
+                f"{tp.replay / tp.recorded:.2f} × recorded (the rest is the real cost of this VM)"
+            ),
+            **_EVENT_PAPER,
+        ),
+        row(
+            "order statistic (injected model) / recorded",
+            "order statistic (injected)",
+            below(
+                "order statistic (injected)",
+                lambda **_: "the recorded total lies inside the order-statistic model's 95 % range",
+            ),
+            **_BELOW_PAPER,
+        ),
+        row(
+            "event-driven (gamma fit to the same trace, in-sample) / recorded",
+            "gamma fit (trace)",
+            fit_reason,
+            **_EVENT_PAPER,
+        ),
+        row(
+            "event-driven (fit with queue waits counted as latency) / recorded",
+            "gamma fit (trace, queueing as latency)",
+            queue_reason,
+            **_EVENT_PAPER,
+        ),
+        split("fit on the first half / second half recorded"),
+        split("fit on the second half / first half recorded"),
+        row(
+            "order statistic (gamma fit to the trace) / recorded",
+            "order statistic (trace fit)",
+            below(
+                "order statistic (trace fit)",
+                lambda tp, band, r: (
+                    f"the recorded total lies inside the order-statistic model's 95 % range "
+                    f"({r['low']:.2f}-{r['high']:.2f}) on this {tp.n_iterations}-iteration run; "
+                    f"it is {band.loc['order statistic (trace fit)', 'mean'] / band.loc['gamma fit (trace)', 'mean']:.2f}"
+                    f" × the event-driven prediction on the same fit"
+                ),
+            ),
+            **_BELOW_PAPER,
+        ),
+    ]
+
+
+def _faster(w, n, problem, gap, faster, headline=False):
+    """Fig. 8: DSAG w / SAG w = N time to ``gap``, the paper's "about x % faster"."""
+    lo_p, hi_p = 1 - faster - 0.05, 1 - faster + 0.05
+
+    def measured(problems):
+        num, den, setting = paired_problem(problems, problem, f"DSAG w={w}", f"SAG w={n}", gap)
+        value, lo, hi = ratio_interval(num, den)
+        reason = ""
+        if lo <= 1 <= hi:
+            reason = (
+                f"indistinguishable: {seed_spread(num, den)}, interval {lo:.2f}–{hi:.2f} includes 1"
+                + (" and the paper's range" if lo <= hi_p and hi >= lo_p else "")
+            )
+        elif hi < 1 and (hi < lo_p or lo > hi_p):
+            reason = f"faster, by {100 * (1 - value):.0f} % [{100 * (1 - hi):.0f}, {100 * (1 - lo):.0f}] instead of about {100 * faster:.0f} %"
+        return dict(
+            numerator=num,
+            denominator=den,
+            verdict="inconclusive" if lo <= 1 <= hi and lo <= hi_p and hi >= lo_p else None,
+            reason=reason,
+            setting=setting,
+        )
+
+    return spec(
+        "comparison",
+        f"Fig. 8 {problem}",
+        f"time to gap {gap:g}: DSAG w={w} / SAG w=N",
+        measured,
+        expected="less",
+        paper_range=(lo_p, hi_p),
+        paper_text=f"about {100 * faster:.0f} % faster (ratio {lo_p:.2f}–{hi_p:.2f})",
+        section=SEC5,
+        headline=headline,
+    )
+
+
+def _lb_pca(w):
+    def measured(problems, lb_rows):
+        num, den, setting = paired_problem(problems, "PCA", f"DSAG-LB w={w}", f"DSAG w={w}", 1e-8)
+        value, lo, hi = ratio_interval(num, den)
+        measured_text = lb_rows[("PCA", 1e-8)][2]
+        if lo > 1:
+            verdict, reason = "reproduced", ""
+        elif hi >= 1:
+            verdict, reason = (
+                "partly",
+                f"no speedup, as in the paper, but the interval includes 1 (indistinguishable): the "
+                f"slowdown from cache invalidation is not resolved with {len(num)} seeds; measured: {measured_text}",
+            )
+        else:
+            verdict, reason = (
+                "not reproduced",
+                f"load balancing is faster in our runs; measured: {measured_text}. The paper's "
+                "optimizer needed about 7 s for a first PCA solution, ours takes no simulated time",
+            )
+        return dict(numerator=num, denominator=den, verdict=verdict, reason=reason, setting=setting)
+
+    return spec(
+        "comparison",
+        "Fig. 8 PCA",
+        f"time to gap 1e-08: DSAG-LB / DSAG w={w}",
+        measured,
+        expected="greater",
+        paper_text="no speedup from load balancing (ratio ≥ 1: cache invalidation)",
+        section=SEC5,
+    )
+
+
+def _lb_log(w, gap):
+    def measured(problems, lb_rows):
+        num, den, setting = paired_problem(
+            problems, "log. reg.", f"DSAG-LB w={w}", f"DSAG w={w}", gap
+        )
+        value, lo, hi = ratio_interval(num, den)
+        within = lo <= 0.7 and hi >= 0.6
+        small = hi < 1 and 1 - value < 0.3 / 2  # right direction, gain under half the paper's
+        reason = (
+            ""
+            if within
+            else f"gain {100 * (1 - value):.0f} % [{100 * (1 - hi):.0f}, {100 * (1 - lo):.0f}] against the paper's "
+            f"30–40 %; measured: {lb_rows[('log. reg.', gap)][2]}; what sets the gain in our stand-in: the row "
+            "'what sets the load-balancing gain'" + ("" if hi < 1 else f"; {seed_spread(num, den)}")
+        )
+        return dict(
+            numerator=num,
+            denominator=den,
+            verdict="direction only" if small else None,
+            reason=reason,
+            setting=setting,
+        )
+
+    return spec(
+        "comparison",
+        "Fig. 8 log. reg.",
+        f"time to gap {gap:g}: DSAG-LB / DSAG w={w}",
+        measured,
+        expected="less",
+        paper_range=(0.6, 0.7),
+        paper_text="30–40 % lower latency (ratio 0.6–0.7)",
+        section=SEC5,
+        headline=(gap == 1e-6),
+    )
+
+
+def _fresh(w):
+    def measured(problems, lb_rows):
+        dec = lb_rows[("log. reg.", 1e-6)][0]
+        num, den = dec["n_fresh"][f"DSAG-LB w={w}"], dec["n_fresh"][f"DSAG w={w}"]
+        return dict(
+            numerator=num,
+            denominator=den,
+            reason=""
+            if ratio_interval(num, den)[1] > 1
+            else f"indistinguishable or fewer: {seed_spread(num, den)}",
+            setting=problems["log. reg."][2] + "; mean over the recorded iterations up to gap 1e-6",
+        )
+
+    return spec(
+        "comparison",
+        "Fig. 8 log. reg.",
+        "fresh results per iteration: DSAG-LB / DSAG",
+        measured,
+        expected="greater",
+        paper_text="load balancing raises the number of workers responding within the 2 % margin",
+        section=SEC5,
+    )
+
+
+def _at_gap(ps, gap=1e-4):
+    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
+        index="seed", columns="method", values="time"
+    )
+
+
+def _method_specs(w, n, problem):
+    """The five Fig. 8 rows of one problem comparing the methods (GD, coded, SAG-LB, ...)."""
+    dsag = f"DSAG w={w}"
+    stochastic = [f"SGD w={w}", f"SAG w={w}", f"SAG w={n}", dsag]
+
+    def gd_fastest(problems):
+        df, ps, setting, limit = problems[problem]
+        at = _at_gap(ps)
+        fastest = at[stochastic].min(axis=1)
+        gd = at["GD"].fillna(limit)
+        value, lo, hi = ratio_interval(gd, fastest)
+        if lo > 2:
+            verdict, reason = "reproduced", ""
+        elif lo <= 2 <= hi and lo > 1:
+            verdict, reason = "reproduced within CI", ""
+        elif lo > 1:
+            verdict, reason = (
+                "partly",
+                "the fastest stochastic method is faster than GD, but by less than 2×",
+            )
+        else:
+            verdict, reason = (
+                "not reproduced",
+                "indistinguishable: the interval includes 1"
+                if hi >= 1
+                else "GD is faster over the seeds",
+            )
+        return dict(
+            numerator=gd,
+            denominator=fastest,
+            verdict=verdict,
+            reason=reason,
+            setting=setting + f"; fastest of {', '.join(stochastic)} per seed",
+        )
+
+    def coded(problems):
+        df, ps, setting, limit = problems[problem]
+        at = _at_gap(ps)
+        value, lo, hi = ratio_interval(at["coded (r=45/49)"].fillna(limit), at["GD"].fillna(limit))
+        outcome = "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"
+        return dict(
+            verdict="not reproduced" if outcome == "less" else "reproduced",
+            ours=f"{value:.3f} [{lo:.3f}, {hi:.3f}] ({outcome})",
+            reason="the coded bound is faster than GD in our runs" if outcome == "less" else "",
+            setting=setting,
+            uncertainty=f"95 % t-interval of the log ratio over {len(at)} paired seeds",
+        )
+
+    def final(problems):
+        return problems[problem][1].groupby(["seed", "method"]).final_gap.first().unstack()
+
+    def sag_lb(problems):
+        f = final(problems)
+        a, b = f[f"SAG-LB w={w}"], f[f"SAG w={w}"]
+        return dict(
+            numerator=a,
+            denominator=b,
+            reason="" if ratio_interval(a, b)[2] < 1 else f"not resolved: {seed_spread(a, b)}",
+            setting=problems[problem][2],
+        )
+
+    def converges(problems):
+        f = final(problems)
+        sagN = f"SAG w={n}"
+        converged = (f[dsag] <= 1e-10) & (f[sagN] <= 1e-10)
+        stalled = (f[f"SAG w={w}"] > 1e-6) & (f[f"SGD w={w}"] > 1e-6)
+        ok = bool((converged & stalled).all())
+        return dict(
+            verdict="reproduced" if ok else "partly",
+            ours=(
+                f"final gap over {len(f)} seeds: DSAG {f[dsag].max():.1e} (largest), SAG w=N {f[sagN].max():.1e}, "
+                f"SAG w={w} {f[f'SAG w={w}'].min():.1e} (smallest), SGD {f[f'SGD w={w}'].min():.1e} (smallest)"
+            ),
+            reason=""
+            if ok
+            else (
+                f"within the time limit, DSAG and SAG w=N reach 1e-10 in {int(converged.sum())} of "
+                f"{len(f)} seeds, SAG w={w} and SGD stay above 1e-6 in {int(stalled.sum())} of "
+                f"{len(f)}"
+            ),
+            setting=problems[problem][2],
+        )
+
+    def fastest(problems):
+        df, ps, setting, limit = problems[problem]
+        f = final(problems)
+        times = mean_time_to_gap(df, gaps=PCA_GAPS if problem == "PCA" else LOG_GAPS).drop(
+            columns="final_gap"
+        )
+        plain = times[[not m.endswith(f"-LB w={w}") for m in times.index]]
+        by_gap = {col: plain[col].idxmin() for col in plain.columns if plain[col].notna().any()}
+        everywhere = all(m == dsag for m in by_gap.values())
+        if problem == "PCA":
+            paper_text = f"DSAG w={w} fastest without load balancing, except SGD at gap 1e-3"
+            sgd_first = by_gap.get(1e-3) == f"SGD w={w}"
+            others = all(m == dsag for g, m in by_gap.items() if g != 1e-3)
+            verdict = (
+                "reproduced" if (sgd_first and others) else "partly" if others else "not reproduced"
+            )
+            reason = (
+                ""
+                if verdict == "reproduced"
+                else f"at 1e-3 the fastest is {by_gap.get(1e-3)}: our SGD stalls at a final gap of "
+                f"{f[f'SGD w={w}'].min():.1e} or more"
+                if verdict == "partly"
+                else "another method is fastest at some gap below 1e-3"
+            )
+        else:
+            paper_text = f"DSAG w={w} fastest without load balancing"
+            verdict = "reproduced" if everywhere else "not reproduced"
+            reason = "" if everywhere else "another method is fastest at some gap"
+        return dict(
+            verdict=verdict,
+            paper=paper_text,
+            ours=", ".join(f"{g:g}: {m}" for g, m in by_gap.items()),
+            reason=reason,
+            setting=setting,
+        )
+
+    item = f"Fig. 8 {problem}"
+    return [
+        spec(
+            "comparison",
+            item,
+            "time to gap 1e-4: GD / fastest stochastic method",
+            gd_fastest,
+            expected="greater",
+            paper=2.0,
+            paper_text="more than 2× (for any gap)",
+            section=SEC5,
+        ),
+        spec(
+            "qualitative",
+            item,
+            "time to gap 1e-4: coded bound (r = 45/49) / GD",
+            coded,
+            paper="the straggler resilience of coding is cancelled out by its higher computational load (not faster than GD)",
+            section=SEC5,
+        ),
+        spec(
+            "comparison",
+            item,
+            f"final gap: SAG-LB / SAG w={w}",
+            sag_lb,
+            expected="less",
+            paper_text="load balancing improves the precision of SAG with w < N",
+            section=SEC5,
+        ),
+        spec(
+            "qualitative",
+            item,
+            "with w < N only DSAG converges to the optimum",
+            converges,
+            paper="SAG (w < N) and SGD stall; DSAG (w < N) and SAG (w = N) converge",
+            section=SEC5,
+        ),
+        spec(
+            "qualitative",
+            item,
+            "fastest method without load balancing (mean time over seeds)",
+            fastest,
+            section=SEC5,
+        ),
+    ]
+
+
+def _aws(item, quantity, kind, numerator, denominator, gap, paper_range, paper_text):
+    """A Fig. 8 bottom-row ratio on the AWS-like stand-in, the paper's "x % faster" read as a
+    time ratio 1 - x (± 5 % for "about"), as in the eX3 rows."""
+
+    def measured(aws_ps, aws_sizes, aws_setting, seed):
+        a, b, censored = paired_times(
+            aws_ps[kind], numerator, denominator, gap, censor=aws_sizes[kind]["time_limit"]
+        )
+        value, lo, hi = ratio_interval(a, b)
+        within = lo <= paper_range[1] and hi >= paper_range[0]
+        saved = (1 - value) / (1 - np.mean(paper_range))  # our time saved / the paper's
+        spread = static_spread(kind, "aws", seed), static_spread(kind, "ex3", seed)
+        return dict(
+            numerator=a,
+            denominator=b,
+            verdict="inconclusive"
+            if within and lo <= 1 <= hi
+            else "direction only"
+            if hi < 1 and not within and not 0.5 <= saved <= 2
+            else None,
+            setting=aws_setting
+            + (f"; {censored} run(s) censored at the time limit" if censored else ""),
+            reason="the interval holds both the paper's ratio and 1"
+            if within and lo <= 1 <= hi
+            else ""
+            if within
+            else (
+                f"measured causes in our AWS-like stand-in: per-seed ratios {np.min(a / b):.2f} to "
+                f"{np.max(a / b):.2f} over {len(a)} paired seeds, and the static spread of per-worker mean task "
+                f"latency drawn from Table I's ranges, max/min {spread[0]:.2f} against {spread[1]:.2f} in our "
+                "eX3-like stand-in"
+                + (
+                    ""
+                    if spread[0] < spread[1]
+                    else " (Section VII-C says AWS's static variation is smaller than eX3's: ours is larger)"
+                )
+            ),
+        )
+
+    return spec(
+        "comparison",
+        item,
+        quantity,
+        measured,
+        expected="less",
+        paper_range=paper_range,
+        paper_text=paper_text,
+        section=SEC5B,
+    )
+
+
+def _table1(problem, kind, share, paper_comm, paper_comp):
+    """Table I (eX3): the stand-in's latencies per task, set from the table (calibrated)."""
+
+    def measured(seed, n_workers):
+        model = artificial_model(kind, n_workers, rng=np.random.default_rng(seed))
+        comp = model.comp_mean * share * artificial_slowdown(n_workers)(0.0, 0)
+        return dict(
+            ours=(
+                f"model means: communication {model.comm_mean.min():.1e} to {model.comm_mean.max():.1e}, "
+                f"computation {comp.min():.2e} to {comp.max():.2e} (slowdown 1 + 0.4 i/N included)"
+            ),
+            setting=(
+                f"calibrated: comp_mean = {model.comp_mean.mean() * share:.3g} s per task at the paper's p, comm means "
+                f"drawn uniformly in the Table I range; chosen: ±2 % per-worker spread, comp_cv = 0.05"
+            ),
+        )
+
+    return spec(
+        "qualitative",
+        "Table I",
+        f"eX3 {problem} latency per task [s]",
+        measured,
+        verdict="calibrated",
+        basis="check",
+        paper=f"communication {paper_comm}, computation {paper_comp}",
+        reason="the stand-in cluster's means are set from Table I; this row documents the calibration",
+        section=SEC5,
+    )
+
+
+def sgd_text(fit, rows) -> str:
+    """The measured SGD floor of :func:`sgd_floor` as text."""
+    return (
+        f"SGD's floor falls as rows^{fit['slope']:.2f} (fit over {fit['n_runs']} runs, {rows} rows); it reaches 1e-3 "
+        f"at ≈ {fit['rows_for_1e3']:.0f} rows per subpartition, and extrapolates to {fit['floor_at_paper']:.1e} at the paper's "
+        f"{fit['paper_rows']:,.0f}"
+    )
+
+
+def _sgd(sgd, rows, sgd_seeds, pca_size, n_workers):
+    p, dim = pca_size["n_subpartitions"], pca_size.get("dim", 100)
+    return dict(
+        ours=sgd_text(sgd, rows),
+        reason=(
+            f"our stand-in's subpartitions hold {rows[0]} rows and SGD stalls above 1e-3; the dependence on "
+            f"subpartition size is measured and its extrapolation puts the paper's subpartitions far below 1e-3, but a "
+            f"stand-in with {sgd['rows_for_1e3']:.0f}+ rows per subpartition ({sgd['rows_for_1e3'] * n_workers * p:,.0f}+ rows) is not run here"
+        ),
+        setting=(
+            f"stand-in PCA matrix of rows × {n_workers} × {p} rows, "
+            f"{dim} features; cluster and clock as Fig. 8; seeds {sgd_seeds}"
+        ),
+    )
+
+
+def _examples():
+    def exact(item, quantity, key, paper):
+        return spec(
+            "exact", item, quantity, lambda **r: {"ours": str(r[key])}, paper=paper, section=SEC3
+        )
+
+    return [
+        exact(
+            "Example 1",
+            "rows of the p = 3 subpartitions of n = 10",
+            "parts3",
+            "[(1, 3), (4, 6), (7, 10)]",
+        ),
+        exact("Example 1", "cache entries evicted by X_{4:6}", "evicted", "[(1, 5), (6, 10)]"),
+        exact(
+            "Example 2",
+            "rows missing from the cache after steps 1, 2, 3",
+            "missing_rows",
+            "[[4, 5], [7, 8, 9, 10], []]",
+        ),
+        exact("Example 3", "Algorithm 2, p = 2 -> 3 from k = 1: (p, k)", "aligned", "(3, 1)"),
+        exact("Sec. VI-C", "Algorithm 2, p = 2 -> 4 from k = 1: (p, k)", "aligned4", "(4, 3)"),
+        spec(
+            "qualitative",
+            "Sec. V",
+            "overlap test for a cached range containing the new one",
+            lambda written, actual: {
+                "ours": f"for new X_{{4:5}} and cached X_{{1:10}} the written test gives {written} although the ranges overlap ({actual})"
+            },
+            verdict="paper erratum",
+            paper="Y' = {Y_{i':j'} : i <= i' <= j or i <= j' <= j} selects the overlapping cache entries",
+            reason="the written condition misses a cached range that strictly contains the new one; we use interval "
+            "intersection (the text's intent: discard the overlapping entries)",
+            section=SEC3,
+        ),
+    ]
+
+
+def _algorithm2(visited, broke):
+    return dict(
+        verdict="paper erratum" if broke else "reproduced",
+        ours=f"as printed it visits (k, k') = {visited}"
+        + (": k' = 0 is no partition" if broke else ""),
+        reason=(
+            "line 4 decrements k' before the alignment test can stop at k' = 1; we stop at k' = 1 (the "
+            "termination argument's intent)"
+        )
+        if broke
+        else "",
+    )
+
+
+def claim_specs(w=10, n_workers=49) -> dict:
+    """The notebook's claims by section, for its parameters w and N (method labels)."""
+    c = {}
+    c["fig1"] = [
+        spec(
+            "qualitative",
+            "Fig. 1",
+            "mean latency ∝ load c, variance grows with c",
+            _fig1,
+            verdict="not attempted",
+            paper="mean and variance of the computation latency grow with c; a line through the origin fits the means (Azure, 100 workers)",
+            reason="a claim about measured cloud latency at several loads; our stand-in cluster is built with this scaling "
+            "and our MPI traces each have one load, so the figure only checks the fitting pipeline",
+            setting=CLOUD_SETTING,
+            section=SEC1,
+        )
+    ]
+    c["fig2"] = [
+        spec(
+            "qualitative",
+            "Fig. 2",
+            "mean latency difference of two workers",
+            lambda fig23: {"ours": f"{100 * fig23.slower_by:.1f} % (one draw of the stand-in)"},
+            verdict="not attempted",
+            paper="worker 2 about 14 % slower than worker 1 (two Azure workers)",
+            reason="a property of two particular Azure instances; ours is a draw from the stand-in's chosen ±15 % spread",
+            setting=CLOUD_SETTING,
+            section=SEC1,
+        )
+    ]
+    c["fig4"] = [
+        spec(
+            "interval",
+            "Fig. 4",
+            "iterations with ≥ 1 of 36 workers in a burst",
+            lambda fig4_seeds: {"samples": 100 * fig4_seeds.any_burst_fraction},
+            paper=40.0,
+            paper_text="about 40 % (AWS, N = 36)",
+            verdict="calibrated",
+            basis="check",
+            unit="%",
+            setting=BURST_SETTING,
+            section=SEC1,
+            reason="the burst entry rate was chosen to give about 40 %; the row checks the calibration, not the claim",
+        )
+    ]
+    c["traces"] = [
+        spec(
+            "qualitative",
+            "Fig. 3",
+            "gamma fit of real latency (KS test per worker)",
+            _ks,
+            paper="communication and computation latency are well approximated by gamma distributions (Azure, AWS)",
+            setting=REAL_SETTING,
+            uncertainty="KS test at 5 % per worker, parameters fitted to the same 40 samples",
+            section=SEC1T,
+        ),
+        spec(
+            "qualitative",
+            "Fig. 5",
+            "per-worker vs i.i.d. model on our w = N traces",
+            _fig5_traces,
+            paper="the per-worker model predicts the w-th fastest latency accurately; the i.i.d. model can be significantly worse",
+            setting="our MPI traces umw-N12-gamma-hetero (injected gamma delays, transfer real) and umw-N12-real (nothing injected)",
+            uncertainty="Monte Carlo model predictions (20 000 rounds); one recorded trace each",
+            section=SEC1T,
+        ),
+    ]
+    for name, label in DSAG_TRACES.items():
+        c[f"fig6 {label}"] = _trace_specs(name, label)
+    c["fig5"] = [
+        spec(
+            "comparison",
+            "Fig. 5",
+            "max error of the i.i.d. model / of the per-worker model",
+            lambda fig5_err, setting: dict(
+                numerator=fig5_err.iid_max,
+                denominator=fig5_err.heterogeneous_max,
+                setting=setting
+                + "; calibrated by construction: recorded latencies drawn from the fitted gamma family",
+            ),
+            expected="greater",
+            paper_text="i.i.d. 'can significantly reduce accuracy'; per-worker model accurate",
+            verdict="calibrated",
+            basis="check",
+            reason="by construction: the stand-in's workers are gamma with means spread ±30 % (chosen), the family the "
+            "per-worker model fits, so its accuracy checks the fitting code; the paper's claim is about Azure",
+            section=SEC2,
+        )
+    ]
+    c["fig6"] = [
+        spec(
+            "comparison",
+            "Fig. 6",
+            "order statistic / recorded, w = 9 of 72",
+            lambda ends6: dict(
+                numerator=ends6[ends6.w == 9].order_statistic,
+                denominator=ends6[ends6.w == 9].recorded,
+            ),
+            expected="less",
+            paper_text="below 1 (underestimates for w < N)",
+            setting=FIG6_SETTING,
+            section=SEC2,
+        ),
+        spec(
+            "interval",
+            "Fig. 6",
+            "event-driven / recorded, w = 9 of 72",
+            lambda ends6: {"samples": ends6[ends6.w == 9].event_driven_ratio},
+            paper=1.0,
+            paper_text="1 (event-driven model accurate)",
+            unit="×",
+            verdict="calibrated",
+            basis="check",
+            setting=FIG6_SETTING
+            + "; calibrated by construction: the stand-in's latencies are drawn from the gamma "
+            "family that is fitted",
+            section=SEC2,
+            reason=(
+                "calibrated parameter: none chosen, but the match is by construction: the recorded run is drawn "
+                "from the same per-worker gamma model family the event-driven model fits, so this checks the "
+                "fitting code, not the paper's claim about real clusters (our real MPI trace: the Fig. 6 rows "
+                "of section 2 above)"
+            ),
+        ),
+        spec(
+            "interval",
+            "Fig. 6",
+            "order statistic / recorded, w = N = 72",
+            lambda ends6: {"samples": ends6[ends6.w == 72].order_statistic_ratio},
+            paper=1.0,
+            paper_text="1 (both models accurate for w = N)",
+            unit="×",
+            verdict="calibrated",
+            basis="check",
+            setting=FIG6_SETTING
+            + "; calibrated by construction: recorded latencies drawn from the fitted gamma family",
+            section=SEC2,
+            reason="by construction: the recorded run is drawn from the per-worker gamma family the model fits "
+            "(a check of the fitting code, not of the paper's AWS claim)",
+        ),
+    ]
+    c["timing"] = [
+        spec(
+            "interval",
+            "Sec. VI-B, fn. 16",
+            "simulate 100 iterations, N = 100, w = 50",
+            lambda ms: dict(
+                samples=ms,
+                uncertainty=f"95 % t-interval over {ms.size} repeated timings",
+                **dict(zip(("verdict", "reason"), timing_verdict(ms))),
+            ),
+            paper=1.5,
+            paper_text="about 1.5 ms",
+            unit="ms",
+            setting=TIMING_SETTING,
+            section=SEC2,
+            machine_dependent=True,  # a wall-clock timing of this machine
+        )
+    ]
+    c["semantics"] = [
+        spec(
+            "qualitative",
+            "Sec. V-A",
+            "coordinator rules inside the 2 % margin window (the authors' simulator)",
+            lambda summary, margin, replicas, seeds: dict(
+                ours="the default of every simulation here, equal event for event to a port of those rules (tests); "
+                "measured against our earlier rule: " + summary,
+                setting=f"paired draws, margin {margin}, {replicas} simulated runs per setting; "
+                f"{len(seeds)} seeds for the convergence ratio",
+            ),
+            paper="the authors' simulator (CodedComputing.jl): clock to the last arrival in the window; a worker whose stale "
+            "result arrives in the window idles until the next iteration",
+            verdict="reproduced",
+            basis="check",
+            section=SEC2,
+        )
+    ]
+    c["examples"] = _examples()
+    c["algorithm2"] = [
+        spec(
+            "qualitative",
+            "Algorithm 2",
+            "termination when p shrinks (n = 10, p = 3 -> 2, k = 1)",
+            _algorithm2,
+            paper="Algorithm 2 always terminates: k = k' = 1 is always aligned (Section VI-C)",
+            section=SEC3,
+        )
+    ]
+    c["fig7"] = [
+        spec(
+            "comparison",
+            "Fig. 7",
+            "latency without / with load balancing, last 20 iterations",
+            lambda fig7_last: dict(
+                numerator=fig7_last["not_balanced"], denominator=fig7_last["load_balanced"]
+            ),
+            expected="greater",
+            paper=2.0,
+            paper_text="more than 2×",
+            verdict="calibrated",
+            basis="check",
+            setting=FIG7_SETTING
+            + "; calibrated: the ×2 slowdown is chosen to match the paper's experiment",
+            reason=(
+                "calibrated parameter: the ×2 slowdown of the slowed workers is our choice, and an unbalanced "
+                "iteration waits for a slowed worker, so a ratio of about 2 follows from it; what is measured is "
+                "that the balancer recovers it"
+            ),
+            section=SEC4,
+        )
+    ]
+    c["fig8"] = [
+        _faster(w, n_workers, "PCA", 1e-4, 0.20),
+        _faster(w, n_workers, "PCA", 1e-8, 0.30, headline=True),
+        _faster(w, n_workers, "log. reg.", 1e-4, 0.30, headline=True),
+        _faster(w, n_workers, "log. reg.", 1e-8, 0.30),
+    ]
+    c["lb"] = [_lb_pca(w), _lb_log(w, 1e-6), _lb_log(w, 1e-10), _fresh(w)]
+    c["lb_gain"] = [
+        spec(
+            "qualitative",
+            "Fig. 8 log. reg.",
+            "what sets the load-balancing gain (DSAG-LB / DSAG time to 1e-6)",
+            lambda noise_table, sweep, seeds: dict(
+                setting=f"logistic stand-in as in Fig. 8 but features correlated {sweep['correlation']:g} "
+                f"({noise_table['DSAG iterations'].mean():.0f} DSAG iterations to 1e-6 on average), "
+                f"{sweep['n_samples']} rows; {len(seeds)} paired seeds per level",
+                **describe_lb_gain(noise_table),
+            ),
+            paper="30–40 % lower latency with load balancing (ratio 0.6–0.7)",
+            basis="check",
+            section=SEC4,
+        )
+    ]
+    c["methods"] = _method_specs(w, n_workers, "PCA") + _method_specs(w, n_workers, "log. reg.")
+    c["table1"] = [
+        _table1("PCA", "pca", 0.01, "2e-5 to 6e-5", "2.2e-2 to 3.1e-2"),
+        _table1("log. reg.", "logistic", 0.1, "0.2e-5 to 3e-5", "1.8e-3 to 2.5e-3"),
+        spec(
+            "not_attempted",
+            "Sec. II-B",
+            "PCA of the 1000 Genomes matrix",
+            paper="81271767 × 2504 sparse binary matrix, density 5.36 %",
+            reason="the matrix is far too large to ship or run here; PCA runs on a sparse binary low-rank stand-in (named in each row)",
+            section=SEC5,
+        ),
+        spec(
+            "not_attempted",
+            "Sec. VII",
+            "logistic regression on HIGGS",
+            paper="11000000 samples, 28 features",
+            reason="HIGGS is not shipped; logistic regression runs on a synthetic HIGGS-like stand-in (named in each row)",
+            section=SEC5,
+        ),
+        spec(
+            "not_attempted",
+            "Sec. VII-B",
+            "load balancer's time to a first solution",
+            paper="about 7 s (PCA) and 0.5 s (logistic regression)",
+            reason="our optimizer runs in zero simulated time (chosen); its real run time on the paper's cluster is not modelled",
+            section=SEC5,
+        ),
+    ]
+    c["sgd"] = [
+        spec(
+            "qualitative",
+            "Fig. 8 PCA",
+            "SGD reaches a gap of 1e-3 (the paper: SGD fastest there)",
+            _sgd,
+            paper="SGD w=10 is the fastest method to a gap of 1e-3 (≈ 16,600 rows per subpartition)",
+            verdict="partly",
+            section=SEC5,
+        )
+    ]
+    dsag = f"DSAG w={w}"
+    c["aws"] = [
+        _aws(
+            "Fig. 8 bottom row",
+            "AWS PCA: DSAG w=10 / SAG w=N, time to 1e-6",
+            "pca",
+            dsag,
+            "SAG w=100",
+            1e-6,
+            (0.85, 0.95),
+            "DSAG up to about 10 % faster (gap below 1e-6; ratio 0.85–0.95)",
+        ),
+        _aws(
+            "Fig. 8 bottom row",
+            "AWS log. reg.: DSAG w=10 / SAG w=N, time to 1e-4",
+            "logistic",
+            dsag,
+            "SAG w=100",
+            1e-4,
+            (0.65, 0.75),
+            "DSAG about 30 % faster (gap 1e-4 or lower; ratio 0.65–0.75)",
+        ),
+        _aws(
+            "Sec. VII-C",
+            "AWS log. reg.: DSAG-LB w=20 / DSAG w=10, time to 1e-4",
+            "logistic",
+            "DSAG-LB w=20",
+            dsag,
+            1e-4,
+            (0.85, 0.90),
+            "DSAG-LB w=20 about 10–15 % faster (ratio 0.85–0.90)",
+        ),
+        _aws(
+            "Abstract, Sec. VII-C, Sec. VIII",
+            "AWS log. reg.: DSAG-LB w=20 / SAG w=N, time to 1e-4",
+            "logistic",
+            "DSAG-LB w=20",
+            "SAG w=100",
+            1e-4,
+            (0.45, 0.55),
+            "up to about 50 % faster than SAG; 'reduce latency by up to 50 %' (ratio 0.45–0.55)",
+        ),
+    ]
+    for kind, label in (("pca", "PCA"), ("logistic", "log. reg.")):
+        c["aws"].append(
+            _aws(
+                "Sec. VII-C",
+                f"AWS {label}: DSAG w=10 / coded, time to 1e-4",
+                kind,
+                dsag,
+                "coded (r=45/49)",
+                1e-4,
+                (0.45, 0.55),
+                "about twice as fast as coded computing on AWS (ratio 0.45–0.55; the abstract: more than twice)",
+            )
+        )
+    for label, kind in (("PCA", "pca"), ("log. reg.", "logistic")):
+        (c_lo, c_hi), (z_lo, z_hi), _ = AWS_TABLE_I[kind]
+        c["aws"].append(
+            spec(
+                "qualitative",
+                "Table I",
+                f"AWS {label} latency per task [s]",
+                lambda aws_setting: {"setting": aws_setting},
+                verdict="calibrated",
+                basis="check",
+                paper=f"communication {c_lo:g} to {c_hi:g}, computation {z_lo:g} to {z_hi:g}",
+                ours="the AWS-like stand-in's per-worker means are drawn uniformly in these ranges",
+                reason="the stand-in is built from Table I; this row documents the calibration",
+                section=SEC5B,
+            )
+        )
+    return c
+
+
+#: The claims of notebook 03 at its default parameters (w = 10, N = 49), by section.
+CLAIMS = claim_specs()

@@ -4,11 +4,7 @@ The experiments (:mod:`codedlib.experiments.dsag`) return snake_case data; the d
 are set here: in each ``plot_*`` (legends, axes, titles: ``title=`` replaces the default
 title) and, for the tables a notebook shows, in :data:`LABELS` (:func:`with_labels`).
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -50,16 +46,6 @@ def with_labels(table):
     """``table`` with its display column labels, for showing it: the names in :data:`LABELS`
     replaced, float column labels (the gaps of
     :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06").
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        A table from :mod:`codedlib.experiments.dsag`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A relabelled copy; the values are unchanged.
     """
 
     def label(column):
@@ -73,20 +59,6 @@ def with_labels(table):
 def add_caption(fig, text, fontsize="small"):
     """Write ``text`` under everything the figure draws (the setting: stand-in data, chosen
     parameters); saved with the figure (``savefig.bbox = tight``). Returns the Figure.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        Figure to caption.
-    text : str
-        Caption text.
-    fontsize : str, default 'small'
-        Font size of the caption.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``fig`` when given); never shown or saved.
     """
     import textwrap
 
@@ -105,22 +77,7 @@ def add_caption(fig, text, fontsize="small"):
 
 
 def plot_load_scaling(data, axes=None, *, title: str | None = None):
-    """Fig. 1: per-worker mean and variance of computation latency vs load c.
-
-    Parameters
-    ----------
-    data : codedlib.experiments.dsag.LoadScalingResult
-        From :func:`codedlib.experiments.dsag.fig1_load_scaling`.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Title of the left panel (default "Fig. 1: mean scales with c").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
-    """
+    """Fig. 1: per-worker mean and variance of computation latency vs load c."""
 
     if axes is None:
         fig, axes = subplots(1, 2, figsize=(10, 4))
@@ -152,26 +109,7 @@ def plot_load_scaling(data, axes=None, *, title: str | None = None):
 def plot_worker_latency(
     data, workers=(0, 1), n_iterations=100, ax=None, *, title: str | None = None
 ):
-    """Fig. 2: per-iteration communication (circles) and computation (triangles) latency.
-
-    Parameters
-    ----------
-    data : codedlib.experiments.dsag.LatencyCdfsResult
-        From :func:`codedlib.experiments.dsag.fig3_cdfs`.
-    workers : tuple, default (0, 1)
-        Workers shown.
-    n_iterations : int, default 100
-        Iterations shown.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (default "Fig. 2: worker 1 is ...% slower").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 2: per-iteration communication (circles) and computation (triangles) latency."""
     fig, ax = new_axes(ax, figsize=(8, 4))
     for j, w in enumerate(workers):
         tr = data.workers[w].trace.iloc[:n_iterations]
@@ -194,24 +132,7 @@ def plot_worker_latency(
 
 
 def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None):
-    """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed).
-
-    Parameters
-    ----------
-    data : codedlib.experiments.dsag.LatencyCdfsResult
-        From :func:`codedlib.experiments.dsag.fig3_cdfs`.
-    workers : tuple, default (0, 1)
-        The two workers shown.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (default "Fig. 3: empirical CDFs and fitted gamma distributions").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed)."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
         tr = data.workers[w].trace
@@ -238,24 +159,7 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
 
 
 def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
-    """Fig. 4: computation latency of the workers with the most burst time.
-
-    Parameters
-    ----------
-    data : codedlib.experiments.dsag.BurstsResult
-        From :func:`codedlib.experiments.dsag.fig4_bursts`.
-    n_workers_shown : int, default 3
-        Number of workers shown.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (default "Fig. 4: bursts (...)").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 4: computation latency of the workers with the most burst time."""
     fig, ax = new_axes(ax, figsize=(8, 4))
     trace, in_burst = data.trace, data.in_burst
     shown = np.argsort(-in_burst.sum(axis=0), kind="stable")[:n_workers_shown]
@@ -278,22 +182,7 @@ def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
 
 
 def plot_order_statistics(df, ax=None, *, title: str | None = None):
-    """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (default "Fig. 5: order statistics, N = ...").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     ax.plot(df["w"], df["recorded"], "o", ms=3, color="k", label="recorded (trace)")
     ax.plot(df["w"], df["heterogeneous"], "-", label="model: independent, per-worker gamma")
@@ -313,24 +202,6 @@ def plot_cumulative_latency(
     ``extra`` maps a label to a further cumulative-latency curve (one value per iteration),
     drawn dash-dotted (e.g. the event-driven model on a trace's injected delay model);
     ``model_note`` is appended to the two models' legend labels (e.g. ", fit to the trace").
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (default "Fig. 6: cumulative latency over 100 iterations").
-    extra : optional
-        Label to further cumulative-latency curve.
-    model_note : str, default ''
-        Text appended to the models' legend labels.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
     """
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, (w, sub) in enumerate(df.groupby("w")):
@@ -367,25 +238,6 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
     (then the run of ``seed`` is drawn, default the first). With ``summary`` (from
     ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
     last iterations, balanced vs not, one line per seed (the spread over seeds).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    seed : int, optional
-        Seed of the random generator.
-    summary : pandas.DataFrame, optional
-        From :func:`codedlib.experiments.dsag.fig7_final_latency` (columns ``seed,
-        load_balanced, not_balanced``).
-    title : str, optional
-        Title of the left panel (default "Fig. 7: load-balanced (seed ...)").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
 
     marks = df.attrs.get("repartition_iterations", [])
@@ -465,22 +317,7 @@ def _method_styles(methods):
 
 
 def plot_convergence(df, ax=None, *, title: str | None = None):
-    """Fig. 8: suboptimality gap vs time for each method (one run).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-    title : str, optional
-        Axes title (default "Fig. 8").
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``ax.figure`` when ``ax`` is given); never shown or saved.
-    """
+    """Fig. 8: suboptimality gap vs time for each method (one run)."""
     fig, ax = new_axes(ax, figsize=(7, 4.5))
     styles = _method_styles(list(dict.fromkeys(df["method"])))
     for method, sub in df.groupby("method", sort=False):
@@ -503,26 +340,6 @@ def plot_convergence_bands(
     (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
     ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
     t-interval as an error bar (right).
-
-    Parameters
-    ----------
-    band
-        Median and min-max gap per method and time.
-    per_seed : optional
-        Per-seed times to each gap.
-    methods : optional
-        Methods shown on the right.
-    gaps : optional
-        Gaps shown on the right.
-    title : str, optional
-        Title of the left panel (default "Fig. 8").
-    axes : sequence of matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (that of ``axes`` when given); never shown or saved.
     """
 
     from codedlib.claims import mean_interval
@@ -640,22 +457,6 @@ def plot_lb_gain_vs_task_noise(
     schedule (geometric mean of the paired per-seed ratios, 95 % interval), the paper's range
     shaded; right: mean fresh results per iteration of DSAG and of DSAG-LB per schedule. From
     :func:`codedlib.experiments.dsag.lb_gain_table`.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Rows of :func:`codedlib.experiments.dsag.lb_gain_table`.
-    paper_range : tuple, default (0.6, 0.7)
-        The paper's range, shaded.
-    chosen : optional
-        Noise level to mark.
-    title : str, optional
-        Figure title (default: none).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     fig, (ax1, ax2) = subplots(1, 2, figsize=(10.0, 4.0))
     cvs = sorted(table["comp_cv"].unique())
@@ -699,24 +500,6 @@ def plot_sgd_floor_vs_rows(
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
     :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Data as returned by the matching ``codedlib.experiments`` function.
-    slope : optional
-        Slope of the fitted power law.
-    intercept : optional
-        Intercept of the fitted power law.
-    paper_rows : optional
-        Rows per subpartition of the paper.
-    title : str, optional
-        Axes title (default: none).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
@@ -755,18 +538,6 @@ def plot_sgd_floor_vs_rows(
 def plot_participation(participation, *, title: str | None = None):
     """Each worker's participation u_i (share of iterations it was fresh in, Section VI-B) as
     bars; from :func:`codedlib.experiments.dsag.latency_prediction`.
-
-    Parameters
-    ----------
-    participation : array of shape (N,)
-        u_i per worker, in [0, 1].
-    title : str, optional
-        Axes title (default: none).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure; never shown or saved.
     """
     u = np.asarray(participation, dtype=float)
     fig, ax = subplots(figsize=(7, 2.8), layout="constrained")

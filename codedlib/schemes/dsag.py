@@ -18,11 +18,7 @@ Contents
 Indices follow the paper (1-based, inclusive) in the partition functions; sample ranges
 handed to problems are 0-based half-open ``[start, stop)`` as in ``codedlib.problems``.
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -74,53 +70,13 @@ def _check_partition(n, p, i, name_i="i"):
 
 
 def p_start(n: int, p: int, i: int) -> int:
-    """First sample (1-based) of the i-th of p partitions of n samples: ⌊(i-1)n/p⌋ + 1.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples. Must satisfy ``1 <= n``.
-    p : int
-        Number of partitions. Must satisfy ``1 <= p <= n``.
-    i : int
-        Partition index (1-based, as in the paper). Must satisfy ``1 <= i <= p``.
-
-    Returns
-    -------
-    int
-        Index (1-based) of the first sample of partition ``i``, in ``[1, n]``.
-
-    Examples
-    --------
-    >>> [p_start(10, 3, k) for k in (1, 2, 3)]
-    [1, 4, 7]
-    """
+    """First sample (1-based) of the i-th of p partitions of n samples: ⌊(i-1)n/p⌋ + 1."""
     n, p, i = _check_partition(n, p, i)
     return (i - 1) * n // p + 1
 
 
 def p_stop(n: int, p: int, i: int) -> int:
-    """Last sample (1-based, inclusive) of the i-th of p partitions of n samples: ⌊in/p⌋.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples. Must satisfy ``1 <= n``.
-    p : int
-        Number of partitions. Must satisfy ``1 <= p <= n``.
-    i : int
-        Partition index (1-based, as in the paper). Must satisfy ``1 <= i <= p``.
-
-    Returns
-    -------
-    int
-        Index (1-based, inclusive) of the last sample of partition ``i``; ``p_stop(n, p, p) = n``.
-
-    Examples
-    --------
-    >>> [p_stop(10, 3, k) for k in (1, 2, 3)]
-    [3, 6, 10]
-    """
+    """Last sample (1-based, inclusive) of the i-th of p partitions of n samples: ⌊in/p⌋."""
     n, p, i = _check_partition(n, p, i)
     return i * n // p
 
@@ -129,29 +85,6 @@ def p_trans(n: int, p: int, p_new: int, k: int) -> int:
     """Index of the partition (out of ``p_new``) holding sample ``p_start(n, p, k)``.
 
     Section VI-C: ``p_trans(n, p, p', k) = ⌈p_start(n, p, k) p' / n⌉``.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples. Must satisfy ``1 <= n``.
-    p : int
-        Number of partitions of the old subdivision. Must satisfy ``1 <= p <= n``.
-    p_new : int
-        Number of partitions of the new subdivision (the paper's p'). Must satisfy
-        ``1 <= p_new <= n``.
-    k : int
-        Partition index (1-based) in the old subdivision. Must satisfy ``1 <= k <= p``.
-
-    Returns
-    -------
-    int
-        Index (1-based, in ``[1, p_new]``) of the new partition that contains the first sample
-        of old partition ``k``.
-
-    Examples
-    --------
-    >>> p_trans(10, 2, 3, 2)
-    2
     """
     n, p, k = _check_partition(n, p, k, "k")
     p_new = check_int("p_new", p_new, 1, n)
@@ -159,21 +92,7 @@ def p_trans(n: int, p: int, p_new: int, k: int) -> int:
 
 
 def next_partition_index(k: int, p: int) -> int:
-    """Cyclic counter of eq. (5): ``k <- mod(k, p) + 1`` (k = 0 means 'not started yet').
-
-    Parameters
-    ----------
-    k : int
-        Index (1-based) of the partition processed last, or 0 if none yet. Must satisfy
-        ``0 <= k``.
-    p : int
-        Number of partitions of the worker's local data. Must satisfy ``1 <= p``.
-
-    Returns
-    -------
-    int
-        Index (1-based, in ``[1, p]``) of the partition to process next.
-    """
+    """Cyclic counter of eq. (5): ``k <- mod(k, p) + 1`` (k = 0 means 'not started yet')."""
     p = check_int("p", p, 1)
     k = check_int("k", k, 0)
     return k % p + 1
@@ -189,39 +108,6 @@ def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = Non
     (e.g. n = 10, p = 3 -> p' = 2, k = 1: then k = 2 starts at sample 4 and
     k' = p_trans = 1 starts at 1, not aligned). We keep k' >= 1; with k' = 1, line 5 gives
     k = 1 and the loop ends aligned, which is the termination argument of Section VI-C.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples of the worker's local data (the paper's n_i). Must satisfy
-        ``1 <= n``.
-    p : int
-        Current number of partitions. Must satisfy ``1 <= p <= n``.
-    p_new : int
-        Number of partitions asked for by the load balancer (the paper's p'). Must satisfy
-        ``1 <= p_new <= n``.
-    k : int
-        Index (1-based) of the partition the worker processed last, 0 if none. Must satisfy
-        ``0 <= k <= p``.
-    trace : list or None, default None
-        If a list, the ``(k, k')`` pairs visited by the while loop are appended to it (for
-        checking against the paper's examples); None records nothing.
-
-    Returns
-    -------
-    tuple of int
-        The new ``(p, k)``: ``p_new`` and the 1-based index of the partition of ``p_new`` to
-        process next. If ``p_new == p``, ``(p, next_partition_index(k, p))``.
-
-    Examples
-    --------
-    Example 3 of the paper:
-
-    >>> steps = []
-    >>> align_partition(10, 2, 3, 1, trace=steps)
-    (3, 1)
-    >>> steps
-    [(2, 2), (1, 1)]
     """
     n = check_int("n", n, 1)
     p = check_int("p", p, 1, n)
@@ -242,30 +128,7 @@ def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = Non
 
 
 def subpartition_range(n_local: int, p: int, k: int, offset: int = 0) -> tuple[int, int]:
-    """0-based half-open global sample range ``[start, stop)`` of local partition k of p.
-
-    Parameters
-    ----------
-    n_local : int
-        Number of samples of the worker's local data.
-    p : int
-        Number of partitions of the local data. Must satisfy ``1 <= k <= p <= n_local``.
-    k : int
-        Partition index (1-based). Must satisfy ``1 <= k <= p``.
-    offset : int, default 0
-        Global 0-based index of the worker's first sample.
-
-    Returns
-    -------
-    tuple of int
-        ``(start, stop)``: the 0-based half-open range of global sample indices,
-        ``offset + ⌊(k-1) n_local / p⌋`` to ``offset + ⌊k n_local / p⌋``.
-
-    Raises
-    ------
-    ValueError
-        If not ``1 <= k <= p <= n_local``.
-    """
+    """0-based half-open global sample range ``[start, stop)`` of local partition k of p."""
     if not (1 <= k <= p <= n_local):
         raise ValueError(f"need 1 <= k <= p <= n_local, got k={k}, p={p}, n_local={n_local}")
     return offset + (k - 1) * n_local // p, offset + k * n_local // p
@@ -287,39 +150,6 @@ class GradientCache:
     Overlap is the plain interval intersection; the paper's written condition
     ``i <= i' <= j or i <= j' <= j`` misses an old entry that strictly contains the new one,
     which would double-count samples.
-
-    Parameters
-    ----------
-    n_samples : int
-        Total number of samples n of the problem (sample ranges lie in ``[0, n_samples)``).
-        Must satisfy ``1 <= n_samples``.
-    shape : tuple of int, default ()
-        Shape of one sub-gradient (the iterate's shape); ``()`` for scalars.
-
-    Attributes
-    ----------
-    n_samples : int
-        Total number of samples n.
-    H : numpy.ndarray
-        Running sum of the cached sub-gradients, shape ``shape``.
-    covered : int
-        Number of samples covered by the cached entries (ξ n).
-    n_evicted : int
-        Entries evicted by newer overlapping arrivals so far.
-    n_rejected : int
-        Arrivals rejected so far because an overlapping cached entry was as recent.
-
-    Examples
-    --------
-    >>> cache = GradientCache(10, shape=(1,))
-    >>> cache.insert(0, 5, 0, np.array([5.0])), cache.insert(5, 10, 0, np.array([5.0]))
-    (True, True)
-    >>> cache.insert(3, 6, 1, np.array([3.0])), cache.H.tolist(), cache.coverage
-    (True, [3.0], 0.3)
-    >>> cache.insert(0, 3, 0, np.array([3.0]))   # older than the entry [3, 6) -> no overlap
-    True
-    >>> cache.insert(2, 4, 0, np.array([2.0]))   # overlaps newer entry [3, 6) -> rejected
-    False
     """
 
     def __init__(self, n_samples: int, shape=()):
@@ -340,15 +170,7 @@ class GradientCache:
         return self.covered / self.n_samples
 
     def entries(self):
-        """The cached entries, in order of their first sample.
-
-        Returns
-        -------
-        list of tuple
-            ``(start, stop, iteration, value)`` per entry, sorted by ``start``: the 0-based
-            half-open sample range, the iteration of the iterate it was computed from, and the
-            sub-gradient (a copy of the list; the arrays are not copied).
-        """
+        """The cached entries, in order of their first sample."""
         return list(self._entries)
 
     def _overlapping(self, start, stop):
@@ -359,30 +181,7 @@ class GradientCache:
         return lo, hi
 
     def insert(self, start: int, stop: int, iteration: int, value) -> bool:
-        """Offer sub-gradient ``value`` over samples ``[start, stop)`` computed at ``iteration``.
-
-        Parameters
-        ----------
-        start : int
-            First sample (0-based) of the range. Must satisfy ``0 <= start < stop``.
-        stop : int
-            End (exclusive) of the range. Must satisfy ``stop <= n_samples``.
-        iteration : int
-            Iteration t of the iterate the sub-gradient was computed from.
-        value : array_like
-            The sub-gradient, of the cache's ``shape``.
-
-        Returns
-        -------
-        bool
-            True if it was stored (evicting the overlapping older entries), False if a cached
-            overlapping entry is as recent (``n_rejected`` is incremented).
-
-        Raises
-        ------
-        ValueError
-            If the range is not within ``0 <= start < stop <= n_samples``.
-        """
+        """Offer sub-gradient ``value`` over samples ``[start, stop)`` computed at ``iteration``."""
         start, stop = check_int("start", start), check_int("stop", stop)
         iteration = check_int("iteration", iteration)
         if not (0 <= start < stop <= self.n_samples):
@@ -407,13 +206,7 @@ class GradientCache:
         return True
 
     def recompute_sum(self) -> np.ndarray:
-        """Sum of the cached entries computed from scratch (for checking H).
-
-        Returns
-        -------
-        numpy.ndarray
-            Sum of the cached sub-gradients, same shape as ``H``; equals ``H`` up to rounding.
-        """
+        """Sum of the cached entries computed from scratch (for checking H)."""
         total = np.zeros_like(self.H)
         for *_, y in self._entries:
             total = total + y
@@ -426,17 +219,7 @@ def gram_schmidt(V: np.ndarray) -> np.ndarray:
     Computed by :meth:`codedlib.problems.PCA.project`: a thin QR factorisation with the signs
     fixed so that R has a positive diagonal, which is exactly classical Gram–Schmidt's output.
 
-    Parameters
-    ----------
-    V : numpy.ndarray, shape (d, k)
-        Matrix whose columns are orthonormalised (d features, k components), of full column
-        rank.
-
-    Returns
-    -------
-    numpy.ndarray, shape (d, k)
-        Q with orthonormal columns spanning the same nested subspaces as the columns of V.
-
+    Returns q with orthonormal columns spanning the same nested subspaces as the columns of V.
     Examples
     --------
     >>> Q = gram_schmidt(np.array([[3.0, 1.0], [4.0, 1.0]]))
@@ -457,14 +240,6 @@ class LatencyProfiler:
     the worker's local data processed. Computation latency is normalised to the full local
     data (divided by ``load``, the linearisation of Section VI-B), so recordings made at
     different numbers of subpartitions are averaged consistently (footnote 15).
-
-    Parameters
-    ----------
-    n_workers : int
-        Number of workers N. Must satisfy ``1 <= n_workers``.
-    window : float
-        Length of the moving window in seconds of simulated time (10 s in the paper). Must
-        satisfy ``0 < window``.
     """
 
     def __init__(self, n_workers: int, window: float):
@@ -473,27 +248,7 @@ class LatencyProfiler:
         self._records: list[list[tuple[float, float, float]]] = [[] for _ in range(n_workers)]
 
     def record(self, time: float, worker: int, comm: float, comp: float, load: float):
-        """Record one completed task of ``worker``.
-
-        Parameters
-        ----------
-        time : float
-            When the result arrived, seconds (the window is over these times).
-        worker : int
-            Worker index (0-based). Must satisfy ``0 <= worker < n_workers``.
-        comm : float
-            Communication latency of the task, seconds. Must satisfy ``0 <= comm``.
-        comp : float
-            Computation latency of the task, seconds. Must satisfy ``0 <= comp``.
-        load : float
-            Fraction of the worker's local data the task processed, in ``(0, 1]``; ``comp`` is
-            stored divided by it (latency at full local load).
-
-        Raises
-        ------
-        ValueError
-            If ``comm`` or ``comp`` is negative.
-        """
+        """Record one completed task of ``worker``."""
         if comm < 0 or comp < 0:
             raise ValueError(f"latency must be non-negative, got comm={comm}, comp={comp}")
         self._records[worker].append((time, comm, comp / load))
@@ -503,20 +258,6 @@ class LatencyProfiler:
 
         Recordings older than the window are dropped. Variances are floored at ``1e-12`` times the
         squared mean (so a gamma fit of them stays finite).
-
-        Parameters
-        ----------
-        now : float
-            Current simulated time, seconds.
-        min_samples : int, default 2
-            Fewest recordings a worker needs in the window.
-
-        Returns
-        -------
-        numpy.ndarray of shape (4, n_workers), or None
-            Rows ``e_Y, v_Y, E_Z, V_Z``: mean and variance of the communication latency and mean
-            and variance of the computation latency at full load (s, s²); None if some worker has
-            fewer than ``min_samples`` recordings.
         """
         stats = np.empty((4, self.n_workers))
         for i, rec in enumerate(self._records):
@@ -559,51 +300,14 @@ class _ContributionSimulator:
 
 
 def contribution(participation, p, n_local) -> float:
-    """Per-iteration contribution ``h(p) = Σ u_i n_i / (p_i n)`` (Section VI-B).
-
-    Parameters
-    ----------
-    participation : array_like, shape (N,)
-        Each worker's participation u_i: the share of iterations in which its result is fresh
-        (the ``participation`` of :func:`codedlib.latency.event_driven.simulate_event_driven`).
-    p : array_like, shape (N,)
-        Number of subpartitions p_i of each worker. Must be positive.
-    n_local : array_like, shape (N,)
-        Number of samples n_i held by each worker; ``n = sum(n_local)``.
-
-    Returns
-    -------
-    float
-        Expected fraction of the n samples whose gradient is refreshed per iteration, in
-        ``[0, 1]``.
-    """
+    """Per-iteration contribution ``h(p) = Σ u_i n_i / (p_i n)`` (Section VI-B)."""
     p = np.asarray(p, dtype=float)
     n_local = np.asarray(n_local, dtype=float)
     return float(np.sum(np.asarray(participation) * n_local / (p * n_local.sum())))
 
 
 def balance_objective(p, comm_mean, comp_mean_full) -> float:
-    """Objective of (4): ``max e'_X / min e'_X`` with ``e'_X,i = e_Y,i + E_Z,i / p_i``.
-
-    Parameters
-    ----------
-    p : array_like, shape (N,)
-        Number of subpartitions of each worker. Must be positive.
-    comm_mean : array_like, shape (N,)
-        Mean communication latency e_Y,i of each worker, seconds.
-    comp_mean_full : array_like, shape (N,)
-        Mean computation latency E_Z,i of each worker at its full local data, seconds.
-
-    Returns
-    -------
-    float
-        Ratio of the largest to the smallest expected task latency, ``>= 1`` (1: balanced).
-
-    Raises
-    ------
-    ValueError
-        If some ``p_i <= 0``.
-    """
+    """Objective of (4): ``max e'_X / min e'_X`` with ``e'_X,i = e_Y,i + E_Z,i / p_i``."""
     p = check_array("p", p, ndim=1)
     if np.any(p <= 0):
         raise ValueError(f"p must hold positive numbers of sub-partitions, got p={p.tolist()}")
@@ -636,53 +340,6 @@ def optimize_subpartitions(
     evaluations of one call. ``h_min`` defaults to ``h(p_baseline)`` (Section VI-B); the
     last loop uses the 1 % tolerance, and we return the last p' that satisfied it (the
     algorithm as printed returns the first p' that violates it).
-
-    Parameters
-    ----------
-    p : array_like of int, shape (N,)
-        Current numbers of subpartitions. Must satisfy ``1 <= p_i <= n_local_i``.
-    n_local : array_like of int, shape (N,)
-        Number of samples held by each worker.
-    comm_mean : array_like, shape (N,)
-        Mean communication latency e_Y,i per worker, seconds. Must be ``>= 0``.
-    comm_var : array_like, shape (N,)
-        Variance of the communication latency v_Y,i, s². Must be ``>= 0``.
-    comp_mean_full : array_like, shape (N,)
-        Mean computation latency E_Z,i at the full local data, seconds. Must be ``>= 0``.
-    comp_var_full : array_like, shape (N,)
-        Variance of the computation latency V_Z,i at the full local data, s². Must be ``>= 0``.
-    w : int
-        Fresh results the coordinator waits for per iteration. Must satisfy ``1 <= w <= N``.
-    h_min : float or None, default None
-        Contribution constraint ``h(p') >= h_min``; None: ``h(p_baseline)``.
-    p_baseline : array_like of int, shape (N,), or None, default None
-        Baseline subpartitions defining ``h_min`` when it is None; None: ``p``.
-    margin : float, default 0.02
-        Coordinator's wait after the w-th fresh result, as a fraction of the iteration's
-        elapsed time (Section V-A).
-    n_iterations : int, default 100
-        Iterations of each simulated run.
-    replicas : int, default 2
-        Simulated runs per evaluation of h (common random numbers).
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the latency draws.
-    max_steps : int, default 10000
-        Cap on the greedy steps of the two loops together.
-    semantics : {"reference", "deadline"}, default "reference"
-        Margin-window rule of the simulated coordinator (:mod:`codedlib.latency.event_driven`).
-
-    Returns
-    -------
-    p_new : numpy.ndarray of int64, shape (N,)
-        The balanced numbers of subpartitions, ``1 <= p_new_i <= n_local_i``.
-    info : dict
-        ``h_min`` (the constraint), ``h`` (contribution of ``p_new``), ``evaluations``
-        (simulator calls) and ``steps`` (greedy steps taken).
-
-    Raises
-    ------
-    ValueError
-        If ``p`` is out of range or a latency moment is negative.
     """
     p = np.asarray(p, dtype=np.int64).copy()
     n_local = np.asarray(n_local, dtype=np.int64)
@@ -760,24 +417,7 @@ def optimize_subpartitions(
 
 @dataclass(frozen=True)
 class LoadBalancerConfig:
-    """Settings of the load balancer of Section VI.
-
-    Attributes
-    ----------
-    interval : float, default 0.5
-        Simulated seconds between optimizer runs (it runs continuously in the paper; we
-        restart it at the first iteration boundary after each interval).
-    window : float, default 2.0
-        Profiler window in seconds (10 s in the paper), see :class:`LatencyProfiler`.
-    threshold : float, default 0.1
-        Minimum relative improvement of objective (4) before a new p is distributed (10 %).
-    delay : float, default 0.0
-        Simulated seconds the optimizer takes before its result is distributed.
-    n_iterations : int, default 100
-        Iterations of each event-driven simulation of :func:`optimize_subpartitions`.
-    replicas : int, default 2
-        Simulated runs per evaluation of the contribution h (:func:`optimize_subpartitions`).
-    """
+    """Settings of the load balancer of Section VI."""
 
     interval: float = 0.5
     window: float = 2.0
@@ -792,29 +432,7 @@ class LoadBalancerConfig:
 # ------------------------------------------------------------------------------------------
 @dataclass
 class DSAGRun:
-    """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`.
-
-    Attributes
-    ----------
-    method : str
-        ``"dsag"``, ``"sag"``, ``"sgd"``, ``"gd"`` (:data:`METHODS`) or ``"coded"``.
-    history : pandas.DataFrame
-        One row per recorded iteration: ``iteration`` (iterations completed, 1-based),
-        ``time`` (simulated time at its end, seconds), ``coverage`` (ξ), ``n_fresh``,
-        ``n_stale`` (stale results that entered the cache), ``n_rejected``, ``n_evicted``
-        (cumulative cache counters) and ``total_subpartitions`` (sum of the workers' p).
-    thetas : list of numpy.ndarray
-        Iterates at the recorded iterations.
-    theta : numpy.ndarray
-        The final iterate.
-    tasks : pandas.DataFrame
-        One row per completed task in the trace format of ``data/traces``: ``iteration``
-        (of the iterate it used), ``worker``, ``compute_time``, ``comm_time`` (seconds),
-        ``fresh``, ``wall_clock`` (arrival time, seconds), plus ``start, stop`` (its sample
-        range; -1 for the coded bound).
-    repartitions : list of tuple, default []
-        ``(time, worker, p_old, p_new)`` rows, one per repartitioning by the load balancer.
-    """
+    """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`."""
 
     method: str
     history: object
@@ -867,25 +485,6 @@ class ClockOptions:
     """What every run on the simulated clock shares (:func:`simulate_dsag`,
     :func:`simulate_coded_bound` and the experiments that compare them): the length of the run,
     the slowdown, the projection G, the start, what is recorded, and the random stream.
-
-    Attributes
-    ----------
-    n_iterations : int, default 100
-        Most iterations to run. Must satisfy ``1 <= n_iterations``.
-    time_limit : float or None, default None
-        Stop once the simulated time exceeds this, seconds (``> 0``); None: no limit.
-    slowdown : callable or None, default None
-        ``slowdown(time, iteration) -> (N,)`` factors on the computation latency of tasks
-        starting then; None: all ones.
-    projection : callable or None, default None
-        G applied to every iterate (e.g. :func:`codedlib.experiments.dsag.pca_projection`);
-        None: identity.
-    theta0 : array_like or None, default None
-        Initial iterate (projected); None: ``problem.initial_point(rng)``.
-    record_every : int, default 1
-        Record every this many iterations (and the last). Must satisfy ``1 <= record_every``.
-    callback : callable or None, default None
-        ``callback(theta) -> bool`` called at every recorded iterate; True stops the run.
     """
 
     n_iterations: int = 100
@@ -905,85 +504,24 @@ class ClockOptions:
             )
 
     def project(self, theta):
-        """Apply the projection G to ``theta``.
-
-        Parameters
-        ----------
-        theta : numpy.ndarray
-            An iterate.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``projection(theta)``, or ``theta`` itself without a projection.
-        """
+        """Apply the projection G to ``theta``."""
         return theta if self.projection is None else self.projection(theta)
 
     def start(self, problem, rng):
-        """The projected initial iterate (drawn from ``rng`` unless ``theta0`` is given).
-
-        Parameters
-        ----------
-        problem : object
-            A ``codedlib.problems`` problem (its ``initial_point(rng)``).
-        rng : numpy.random.Generator
-            Random generator of the initial point.
-
-        Returns
-        -------
-        numpy.ndarray
-            The initial iterate (a float copy) after the projection G.
-        """
+        """The projected initial iterate (drawn from ``rng`` unless ``theta0`` is given)."""
         theta = problem.initial_point(rng) if self.theta0 is None else self.theta0
         return self.project(np.array(theta, dtype=float))
 
     def out_of_time(self, now) -> bool:
-        """Whether the run is past its time limit.
-
-        Parameters
-        ----------
-        now : float
-            Current simulated time, seconds.
-
-        Returns
-        -------
-        bool
-            True if a ``time_limit`` is set and ``now`` exceeds it.
-        """
+        """Whether the run is past its time limit."""
         return self.time_limit is not None and now > self.time_limit
 
     def records(self, t) -> bool:
-        """Whether iteration ``t`` is recorded.
-
-        Parameters
-        ----------
-        t : int
-            Iteration (0-based).
-
-        Returns
-        -------
-        bool
-            True every ``record_every`` iterations and at the last iteration.
-        """
+        """Whether iteration ``t`` is recorded."""
         return t % self.record_every == 0 or t == self.n_iterations - 1
 
     def factors(self, now, t, n_workers):
-        """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``.
-
-        Parameters
-        ----------
-        now : float
-            Current simulated time, seconds.
-        t : int
-            Iteration (0-based).
-        n_workers : int
-            Number of workers N.
-
-        Returns
-        -------
-        numpy.ndarray, shape (N,)
-            Factors on the computation latency (ones without a slowdown).
-        """
+        """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``."""
         return (
             np.ones(n_workers)
             if self.slowdown is None
@@ -1002,19 +540,6 @@ class CoordinatorPolicy:
     hold the newest task); the iteration ends at the last arrival in the window (reference) or
     at the window's end (deadline). DSAG offers every result to the gradient cache, SAG only
     fresh ones (SGD keeps no cache).
-
-    Attributes
-    ----------
-    w : int
-        Fresh results waited for per iteration. Must satisfy ``1 <= w`` (and ``w <= N``).
-    margin : float, default 0.02
-        Extra wait after the w-th fresh result, as a fraction of the iteration's elapsed time
-        (2 %). Must satisfy ``0 <= margin``.
-    method : str, default "dsag"
-        One of :data:`METHODS`: ``"dsag"``, ``"sag"``, ``"sgd"``, ``"gd"``.
-    semantics : str, default "reference"
-        Margin-window rule: ``"reference"`` or ``"deadline"``
-        (:data:`codedlib.latency.event_driven.SEMANTICS`).
     """
 
     w: int
@@ -1038,53 +563,15 @@ class CoordinatorPolicy:
         return self.semantics == "reference"
 
     def window_end(self, wth_arrival: float, start: float) -> float:
-        """When the window after the w-th fresh result (at ``wth_arrival``) closes.
-
-        Parameters
-        ----------
-        wth_arrival : float
-            Arrival time of the w-th fresh result, seconds.
-        start : float
-            Start of the iteration, seconds.
-
-        Returns
-        -------
-        float
-            ``wth_arrival + margin * (wth_arrival - start)``, seconds.
-        """
+        """When the window after the w-th fresh result (at ``wth_arrival``) closes."""
         return wth_arrival + self.margin * (wth_arrival - start)
 
     def restarts_late_worker(self, n_fresh: int) -> bool:
-        """Does a worker whose stale result just arrived start its queued task now?
-
-        Parameters
-        ----------
-        n_fresh : int
-            Fresh results received so far in this iteration.
-
-        Returns
-        -------
-        bool
-            False under the reference rules once w fresh results are in (the worker idles until
-            the next iteration), True otherwise.
-        """
+        """Does a worker whose stale result just arrived start its queued task now?"""
         return not (self.reference and n_fresh >= self.w)
 
     def iteration_end(self, window_end: float, last_arrival: float) -> float:
-        """When the iteration ends.
-
-        Parameters
-        ----------
-        window_end : float
-            When the margin window closes (:meth:`window_end`), seconds.
-        last_arrival : float
-            Arrival of the last result taken in the iteration, seconds.
-
-        Returns
-        -------
-        float
-            ``last_arrival`` under the reference rules, ``window_end`` under ``"deadline"``.
-        """
+        """When the iteration ends."""
         return last_arrival if self.reference else window_end
 
     def absorb(
@@ -1093,27 +580,6 @@ class CoordinatorPolicy:
         """Offer a result to the cache (Section V): True if it entered.
 
         Fresh results are offered under every method; stale ones under DSAG only.
-
-        Parameters
-        ----------
-        cache : GradientCache
-            The coordinator's gradient cache.
-        start : int
-            First sample (0-based) of the result's range.
-        stop : int
-            End (exclusive) of the result's range.
-        iteration : int
-            Iteration of the iterate the result was computed from.
-        grad : numpy.ndarray
-            The partial gradient.
-        fresh : bool
-            Whether it was computed from the current iterate.
-
-        Returns
-        -------
-        bool
-            True if the cache stored it (:meth:`GradientCache.insert`), False if it was
-            discarded or rejected.
         """
         if fresh or self.method == "dsag":
             return bool(cache.insert(start, stop, iteration, grad))
@@ -1350,62 +816,6 @@ def simulate_dsag(
     * ``"sag"``: stale arrivals are discarded (SAG; with a load balancer this is SAG-LB);
     * ``"sgd"``: no memory, only this iteration's fresh results;
     * ``"gd"``: requires w = N and one subpartition (exact gradient descent).
-
-    Parameters
-    ----------
-    problem : object
-        A ``codedlib.problems`` problem (``n_samples``, ``partial_gradient(theta, start,
-        stop)``, ``initial_point(rng)``). Must satisfy ``N <= problem.n_samples``.
-    latency_model : codedlib.latency.gamma_model.GammaLatencyModel
-        Per-worker gamma communication and computation latency (seconds; computation at the
-        full local data); its ``n_workers`` is N.
-    w : int
-        Fresh results waited for per iteration. Must satisfy ``1 <= w <= N``.
-    n_subpartitions : int
-        Initial subpartitions p per worker. Must satisfy ``1 <= n_subpartitions <= n/N``
-        (the smallest worker's number of samples).
-    eta : float
-        Step size. Must satisfy ``0 < eta``.
-    method : str, default "dsag"
-        One of :data:`METHODS`: ``"dsag"``, ``"sag"``, ``"sgd"`` or ``"gd"`` (above).
-    margin : float, default 0.02
-        Wait after the w-th fresh result, as a fraction of the iteration's elapsed time.
-        Must satisfy ``0 <= margin``.
-    n_iterations : int, default 100
-        Most iterations to run. Must satisfy ``1 <= n_iterations``.
-    time_limit : float or None, default None
-        Stop once the simulated time exceeds this (seconds), if given.
-    slowdown : callable or None, default None
-        ``slowdown(time, iteration) -> (N,)`` factors on computation latency of tasks
-        starting then (artificial slowdowns, bursts), or None.
-    projection : callable or None, default None
-        G applied to the iterate (``gram_schmidt`` via
-        :func:`codedlib.experiments.dsag.pca_projection`); None: identity.
-    theta0 : array_like or None, default None
-        Initial iterate (projected); None: ``problem.initial_point(rng)``.
-    load_balancer : LoadBalancerConfig or None, default None
-        Settings of the load balancer of Section VI (the -LB variants); None: no balancing.
-    record_every : int, default 1
-        Record every this many iterations (and the last). Must satisfy ``1 <= record_every``.
-    callback : callable or None, default None
-        Called as ``callback(theta)`` at every recorded iterate; returning True stops the run
-        (e.g. once the suboptimality gap is below a floor).
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the initial point and the latency draws.
-    semantics : str, default "reference"
-        Margin-window rule, ``"reference"`` or ``"deadline"`` (above).
-
-    Returns
-    -------
-    DSAGRun
-        The run: per-iteration ``history`` (time, coverage, fresh/stale counts), recorded
-        iterates, final iterate, per-task ``tasks`` trace and the balancer's repartitions.
-
-    Raises
-    ------
-    ValueError
-        If ``method`` or ``semantics`` is unknown, a parameter is out of range, or
-        ``method="gd"`` without ``w = N`` and one subpartition.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got method={method!r}")
@@ -1455,40 +865,6 @@ def simulate_coded_bound(
     Each iteration every worker processes its whole local data with computation latency
     scaled by ``1/rate``; the iteration lasts until the ``⌈rate N⌉``-th fastest worker
     responds (zero decoding cost), and the iterate follows exact GD.
-
-    Parameters
-    ----------
-    problem : object
-        A ``codedlib.problems`` problem (``gradient(theta)``, ``initial_point(rng)``).
-    latency_model : codedlib.latency.gamma_model.GammaLatencyModel
-        Per-worker gamma latency (seconds, computation at the full local data).
-    rate : float
-        Code rate r: the master needs ``⌈rate N⌉`` workers. Must satisfy ``0 < rate <= 1``.
-    eta : float, default 1.0
-        Step size. Must satisfy ``0 < eta``.
-    n_iterations : int, default 100
-        Most iterations to run. Must satisfy ``1 <= n_iterations``.
-    time_limit : float or None, default None
-        Stop once the simulated time exceeds this (seconds), if given.
-    slowdown : callable or None, default None
-        ``slowdown(time, iteration) -> (N,)`` factors on the computation latency, or None.
-    projection : callable or None, default None
-        G applied to the iterate; None: identity.
-    theta0 : array_like or None, default None
-        Initial iterate (projected); None: ``problem.initial_point(rng)``.
-    record_every : int, default 1
-        Record every this many iterations (and the last). Must satisfy ``1 <= record_every``.
-    callback : callable or None, default None
-        Called as ``callback(theta)`` at every recorded iterate; returning True stops the run.
-    rng : numpy.random.Generator, int or None, default None
-        Random generator or seed of the initial point and the latency draws.
-
-    Returns
-    -------
-    DSAGRun
-        Method ``"coded"``: ``history`` with coverage 1 and ``n_fresh = ⌈rate N⌉``, one
-        ``tasks`` row per worker and iteration (``fresh``: among the first ``⌈rate N⌉``;
-        ``start, stop = -1``), no repartitions.
     """
     n_workers = latency_model.n_workers
     rate = check_real("rate", rate, 0.0, 1.0, low_open=True)

@@ -1,11 +1,7 @@
 """Interactive explorer for DSAG: cluster and method settings in, latency predictions
 (event-driven vs order statistics, participation u_i) and a fresh convergence run out.
 
-References
-----------
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
+Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -25,32 +21,7 @@ __all__ = [
 
 
 def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_) -> Report:
-    """Latency prediction text and the participation chart (ValueError on invalid input).
-
-    Parameters
-    ----------
-    N : int
-        Number of workers. Must satisfy ``1 <= N <= 500``.
-    w
-        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions
-        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 10000``.
-    pattern
-        Slowdown pattern name.
-    bursts
-        Add latency bursts.
-    burst_rate
-        Rate of latency bursts. Must satisfy ``0.0 <= burst_rate <= 1.0``.
-    seed : int
-        Seed of the random generator.
-    **_
-        Further control values, ignored.
-
-    Returns
-    -------
-    Report
-        Latency prediction text and the participation chart (ValueError on invalid input).
-    """
+    """Latency prediction text and the participation chart (ValueError on invalid input)."""
     from codedlib.plots.dsag import plot_participation
 
     pred = latency_prediction(
@@ -67,32 +38,7 @@ def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_
 
 
 def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, seed) -> Report:
-    """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input).
-
-    Parameters
-    ----------
-    N : int
-        Number of workers. Must satisfy ``1 <= N <= 200``.
-    w
-        Results waited for per iteration. Must satisfy ``1 <= w <= n_workers``.
-    n_subpartitions
-        Subpartitions per worker. Must satisfy ``1 <= n_subpartitions <= 50``.
-    eta
-        Step size eta. Must satisfy ``0.0 < eta <= 2.0``.
-    pattern
-        Slowdown pattern name.
-    bursts
-        Add latency bursts.
-    burst_rate
-        Rate of latency bursts.
-    seed : int
-        Seed of the random generator.
-
-    Returns
-    -------
-    Report
-        A fresh small PCA run of DSAG vs SAG (ValueError on invalid input).
-    """
+    """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input)."""
     from codedlib.plots.dsag import plot_convergence
 
     df = quick_convergence(
@@ -110,22 +56,6 @@ def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, se
     request ("run convergence", with a progress bar) a fresh convergence run of DSAG vs SAG.
     Invalid settings show the error message. Returns a VBox with ``.latency`` and
     ``.convergence`` explorers.
-
-    Parameters
-    ----------
-    n_workers : int, default 49
-        Number of workers.
-    w : int, default 10
-        Results waited for per iteration.
-    n_subpartitions : int, default 10
-        Subpartitions per worker.
-    seed : int, default 0
-        Seed of the random generator.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        The UI.
     """
     import ipywidgets as widgets
 
