@@ -406,7 +406,7 @@ def fig7_load_balancing(
     perm = rng.permutation(n_workers)
     slowed, sped = perm[:3], perm[3:6]
 
-    def slowdown(time, iteration):
+    def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         f = np.ones(n_workers)
         if iteration >= slow_at:
             f[slowed] = factor
@@ -485,7 +485,7 @@ def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recoverin
     lo, hi = recovering
     recovered[lo - 1 : hi] = 1.0
 
-    def slowdown(time, iteration):
+    def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         return recovered if time >= recover_after else base
 
     return slowdown
@@ -565,7 +565,7 @@ def timed_bursts(
             state = not state
         switches.append((first, np.array(flips)))
 
-    def slowdown(time, iteration):
+    def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         out = np.ones(n_workers)
         for i, (first, flips) in enumerate(switches):
             in_burst = first ^ bool(np.searchsorted(flips, time, side="right") % 2)
@@ -1300,7 +1300,7 @@ def small_pca_convergence(
     n_steps = 4000
     model, factors = explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng)
 
-    def slowdown(time, iteration):
+    def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         return factors[min(iteration, n_steps - 1)]
 
     theta0 = projection(problem.initial_point(rng))
