@@ -275,8 +275,7 @@ def test_a_run_killed_from_outside_is_a_visible_not_run_row(monkeypatch, tmp_pat
 
 
 def test_the_mpi_package_does_not_draw():
-    """Layering: importing codedlib.runtime's modules loads no plotting; the notebooks' old
-    import path of real_run_section still resolves (to codedlib.plots.runtime)."""
+    """Layering: importing codedlib.runtime's modules loads no plotting."""
     code = (
         "import sys, pkgutil, importlib, codedlib.runtime as r\n"
         "for m in pkgutil.iter_modules(r.__path__):\n"
@@ -285,7 +284,3 @@ def test_the_mpi_package_does_not_draw():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
-    from codedlib.plots import runtime as plots_runtime
-    from codedlib.runtime.notebook import real_run_section
-
-    assert real_run_section is plots_runtime.real_run_section

@@ -312,16 +312,6 @@ def real_run_table(table, not_run):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
-def __getattr__(name):
-    """``real_run_section`` moved to :mod:`codedlib.plots.runtime` (it draws); this name stays
-    for the notebooks that import it from here until they import it from there."""
-    if name == "real_run_section":
-        from codedlib.plots.runtime import real_run_section
-
-        return real_run_section
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 #: Runs of :func:`run_validation`: label -> (scheme, overrides of ``scheme_config``).
 VALIDATION_RUNS = {
     "umw": ("umw", {}),
