@@ -48,9 +48,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-# one worker runs the notebooks (quick runs, book, browser) so that at most one notebook with
-# its MPI section runs at a time next to the MPI tests of the other worker
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("notebooks")]
+# its own worker: the papermill runs (group "notebooks") and this tier each run every notebook
+# once, so the two halves of `make test` run side by side
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 def _free_port() -> int:
