@@ -421,7 +421,7 @@ def test_bad_arguments_fail_at_once_printed_once(tmp_path):
         assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(400)  # seven MPI launches; minutes on a loaded 2-core machine
 def test_force_replaces_only_our_files_and_check_and_divergence_set_the_exit_code(tmp_path):
     out = tmp_path / "run"
     base = [
