@@ -963,8 +963,9 @@ LB_SCHEDULES = {
 #: Sizes of the load-balancing sweep (:func:`lb_gain_vs_task_noise`) per notebook mode: a
 #: logistic stand-in with correlated features (0.2), which needs about 400 iterations (0.8 s)
 #: to a gap of 1e-6 instead of Fig. 8's about 130 (0.25 s, less than the balancer's window).
+#: Quick: one level, a smaller data set and a shorter clock (runs may stop short of the gap).
 LB_SWEEP = {
-    "quick": dict(comp_cvs=(0.005, 0.02), n_samples=4900, correlation=0.2, time_limit=1.5),
+    "quick": dict(comp_cvs=(0.02,), n_samples=980, correlation=0.2, time_limit=0.5),
     "faithful": dict(
         comp_cvs=(0.005, 0.01, 0.02, 0.05), n_samples=9800, correlation=0.2, time_limit=1.5
     ),
@@ -1805,21 +1806,21 @@ def trace_dsag_predictions(
 # ------------------------------------------------------------------------------------------
 #: The notebook's sizes per mode; read them through :func:`settings` (it fills the faithful p).
 SETTINGS = {
-    "quick": dict(
+    "quick": dict(  # smoke-test sizes: Fig. 8's clocks cut short, some gaps censored
         n_seeds=2,
         fig1_workers=30,
         fig1_iterations=100,
         fig5_iterations=300,
         fig5_replicas=5000,
         fig6_replicas=50,
-        trace_replicas=100,
+        trace_replicas=50,
         timing_repeats=3,
-        semantics_replicas=50,
-        pca=dict(n_samples=980, dim=30, n_subpartitions=10, time_limit=35.0),
-        logistic=dict(n_samples=980, n_subpartitions=10, time_limit=0.8),
+        semantics_replicas=30,
+        pca=dict(n_samples=980, dim=30, n_subpartitions=10, time_limit=16.0),
+        logistic=dict(n_samples=980, n_subpartitions=10, time_limit=0.3),
         aws=dict(
-            pca=dict(n_samples=2000, dim=30, n_subpartitions=10, time_limit=20.0),
-            logistic=dict(n_samples=2000, n_subpartitions=10, time_limit=0.6),
+            pca=dict(n_samples=2000, dim=30, n_subpartitions=10, time_limit=6.0),
+            logistic=dict(n_samples=2000, n_subpartitions=10, time_limit=0.2),
         ),
         lb_sweep=LB_SWEEP["quick"],
         sgd_rows=(2, 8),
