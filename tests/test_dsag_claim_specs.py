@@ -186,3 +186,15 @@ def test_run_seeds_and_settings():
     assert ex.run_seeds(0, 3, ex.SETTINGS["faithful"]) == [0, 1, 2, 3, 4]
     assert ex.run_seeds(0, 7, ex.SETTINGS["faithful"]) == list(range(7))
     assert set(ex.SETTINGS["quick"]) == set(ex.SETTINGS["faithful"])
+
+
+def test_settings_fill_the_faithful_subpartitions_from_the_parameters():
+    f = ex.settings("faithful")  # the parameters' defaults: the paper's p = 100 / 10
+    for sizes in (f, f["aws"]):
+        assert sizes["pca"]["n_subpartitions"] == 100
+        assert sizes["logistic"]["n_subpartitions"] == 10
+    g = ex.settings("faithful", pca_subpartitions=50, logreg_subpartitions=5)
+    assert g["pca"]["n_subpartitions"] == g["aws"]["pca"]["n_subpartitions"] == 50
+    assert g["logistic"]["n_subpartitions"] == g["aws"]["logistic"]["n_subpartitions"] == 5
+    assert ex.SETTINGS["faithful"]["pca"]["n_subpartitions"] is None  # the preset is not changed
+    assert ex.settings("quick", 50, 5)["pca"] == ex.SETTINGS["quick"]["pca"]  # quick sizes stay

@@ -57,6 +57,7 @@ from codedlib.schemes.dsag import (
 
 __all__ = [
     "SETTINGS",
+    "settings",
     "CLAIMS",
     "claim_specs",
     "run_seeds",
@@ -654,6 +655,48 @@ def fig8_methods(n_workers=49, w=10, include_lb=True):
     return methods
 
 
+def _fig8_problem(kind, n_samples, dim, data_seed, correlation):
+    """Fig. 8's problem, projection and gap function, and its defaults (p, eta, time limit,
+    load balancer)."""
+    if kind == "pca":
+        problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=data_seed)
+        # explained-variance gap, equal to PCA.explained_variance's
+        return (
+            problem,
+            pca_projection(problem),
+            pca_gap(problem),
+            (100, 0.9, 60.0, LoadBalancerConfig(interval=1.0, window=3.0)),
+        )
+    if kind == "logistic":
+        problem = logistic_problem(
+            n_samples=n_samples,
+            dim=28 if dim is None else dim,
+            rng=data_seed,
+            correlation=correlation,
+        )
+        best = problem.loss(problem.optimum())
+
+        def gap(theta):
+            return max(problem.loss(theta) - best, 0.0)
+
+        return problem, None, gap, (10, 0.25, 1.5, LoadBalancerConfig(interval=0.05, window=0.3))
+    raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
+
+
+def _fig8_frame(label, h, gaps) -> pd.DataFrame:
+    """One method's rows of :func:`fig8_convergence` from its run's history."""
+    return pd.DataFrame(
+        {
+            "method": label,
+            "time": h.time.to_numpy(),
+            "iteration": h.iteration.to_numpy(),
+            "gap": gaps,
+            "n_fresh": h.n_fresh.to_numpy(),
+            "total_subpartitions": h.total_subpartitions.to_numpy(),
+        }
+    )
+
+
 def fig8_convergence(
     kind="pca",
     *,
@@ -689,32 +732,9 @@ def fig8_convergence(
     latencies and initial point from ``seed``.
     """
     rng = as_generator(seed)
-    if kind == "pca":
-        problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=data_seed)
-        projection = pca_projection(problem)
-        gap = pca_gap(problem)  # explained-variance gap, equal to PCA.explained_variance's
-
-        p_default, eta_default = 100, 0.9
-        limit_default = 60.0
-        lb = LoadBalancerConfig(interval=1.0, window=3.0)
-    elif kind == "logistic":
-        problem = logistic_problem(
-            n_samples=n_samples,
-            dim=28 if dim is None else dim,
-            rng=data_seed,
-            correlation=correlation,
-        )
-        projection = None
-        best = problem.loss(problem.optimum())
-
-        def gap(theta):
-            return max(problem.loss(theta) - best, 0.0)
-
-        p_default, eta_default = 10, 0.25
-        limit_default = 1.5
-        lb = LoadBalancerConfig(interval=0.05, window=0.3)
-    else:
-        raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
+    problem, projection, gap, (p_default, eta_default, limit_default, lb) = _fig8_problem(
+        kind, n_samples, dim, data_seed, correlation
+    )
     lb = lb if load_balancer is None else load_balancer
     p = p_default if n_subpartitions is None else n_subpartitions
     eta = eta_default if eta is None else eta
@@ -740,7 +760,6 @@ def fig8_convergence(
         else:
             per_iteration = float(np.sort(model.mean_latency(1.0 / p))[mw - 1])
             n_it = int(time_limit / per_iteration) + 2
-        record_every = max(1, n_it // max_records)
         gaps = []
 
         def stop(theta, gaps=gaps):
@@ -754,7 +773,7 @@ def fig8_convergence(
             "slowdown": slowdown,
             "projection": projection,
             "theta0": theta0,
-            "record_every": record_every,
+            "record_every": max(1, n_it // max_records),
             "callback": stop,
             "rng": run_seed,
         }
@@ -773,18 +792,7 @@ def fig8_convergence(
                 semantics=semantics,
                 **common,
             )
-        frames.append(
-            pd.DataFrame(
-                {
-                    "method": label,
-                    "time": run.history.time.to_numpy(),
-                    "iteration": run.history.iteration.to_numpy(),
-                    "gap": gaps,
-                    "n_fresh": run.history.n_fresh.to_numpy(),
-                    "total_subpartitions": run.history.total_subpartitions.to_numpy(),
-                }
-            )
-        )
+        frames.append(_fig8_frame(label, run.history, gaps))
     df = pd.concat(frames, ignore_index=True)
     df.attrs.update(
         kind=kind,
@@ -955,8 +963,9 @@ LB_SCHEDULES = {
 #: Sizes of the load-balancing sweep (:func:`lb_gain_vs_task_noise`) per notebook mode: a
 #: logistic stand-in with correlated features (0.2), which needs about 400 iterations (0.8 s)
 #: to a gap of 1e-6 instead of Fig. 8's about 130 (0.25 s, less than the balancer's window).
+#: Quick: one level, a smaller data set and a shorter clock (runs may stop short of the gap).
 LB_SWEEP = {
-    "quick": dict(comp_cvs=(0.005, 0.02), n_samples=4900, correlation=0.2, time_limit=1.5),
+    "quick": dict(comp_cvs=(0.02,), n_samples=980, correlation=0.2, time_limit=0.5),
     "faithful": dict(
         comp_cvs=(0.005, 0.01, 0.02, 0.05), n_samples=9800, correlation=0.2, time_limit=1.5
     ),
@@ -1622,6 +1631,69 @@ class TraceDsagPredictionsResult:
     split_half: pd.DataFrame = field(repr=False)
 
 
+def _trace_config(path):
+    """The run configuration of a recorded DSAG trace, from its ``# command:`` header."""
+    import shlex
+
+    from codedlib.runtime.__main__ import config_from_args, parser
+
+    command = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("# command:")
+        ),
+        None,
+    )
+    argv = shlex.split(command) if command else []
+    if "codedlib.runtime" not in argv:
+        raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
+    args = parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :])
+    if args.scheme != "dsag":  # before config_from_args: recorded commands list every option
+        raise ValueError(f"{path.name} is a {args.scheme!r} trace, not a DSAG one")
+    return config_from_args(args)
+
+
+def _delay_sampler(delay, N, rng):
+    """``draw(n_it)``: the sampler of ``DelayModel.sample``, built once (it rebuilds its
+    distributions per call)."""
+    cluster = delay.cluster(N)
+    if delay.bursts:
+        from codedlib.latency.models import MarkovBursts
+
+        b = delay.bursts
+        bursty = MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
+        return lambda n_it: bursty.sample_path(n_it, rng).latency
+    return lambda n_it: cluster.sample(n_it, rng)
+
+
+def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
+    """Out of sample: fit one half of the iterations, predict the other half's recorded total."""
+    half = T // 2
+    in_first = net.iteration.to_numpy() < net.iteration.min() + half
+    halves = {
+        "first": float(recorded[half - 1]),
+        "second": float(recorded[-1] - recorded[half - 1]),
+    }
+    split = []
+    for fit_on, predict, mask, n_it in (
+        ("first", "second", in_first, T - half),
+        ("second", "first", ~in_first, half),
+    ):
+        lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
+        pred = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR)
+        split.append(
+            pd.DataFrame(
+                {
+                    "model": f"fit on the {fit_on} half / {predict} half recorded",
+                    "replica": np.arange(replicas),
+                    "ratio": pred.iteration_end[:, -1] / halves[predict],
+                }
+            )
+        )
+    return pd.concat(split, ignore_index=True)
+
+
 def trace_dsag_predictions(
     path, replicas=200, long_iterations=4000, rng=None
 ) -> TraceDsagPredictionsResult:
@@ -1647,30 +1719,13 @@ def trace_dsag_predictions(
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
     """
-    import shlex
-
-    from codedlib.runtime.__main__ import config_from_args, parser
     from codedlib.runtime.traces import read_trace
     from codedlib.runtime.validation import replay_iteration_times
 
     replicas = check_int("replicas", replicas, 2)
     long_iterations = check_int("long_iterations", long_iterations, 2)
     path = Path(path)
-    command = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.startswith("# command:")
-        ),
-        None,
-    )
-    argv = shlex.split(command) if command else []
-    if "codedlib.runtime" not in argv:
-        raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
-    args = parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :])
-    if args.scheme != "dsag":  # before config_from_args: recorded commands list every option
-        raise ValueError(f"{path.name} is a {args.scheme!r} trace, not a DSAG one")
-    config = config_from_args(args)
+    config = _trace_config(path)
     trace = read_trace(path)
     rng = as_generator(rng)
     N, T, w, margin = config.n_workers, config.iterations, config.w, config.margin
@@ -1684,21 +1739,7 @@ def trace_dsag_predictions(
     recorded = _recorded_cumulative(trace)
     replay = float(replay_iteration_times(config, injected).sum())
 
-    # the sampler of DelayModel.sample, built once (it rebuilds its distributions per call)
-    cluster = config.delay.cluster(N)
-    if config.delay.bursts:
-        from codedlib.latency.models import MarkovBursts
-
-        b = config.delay.bursts
-        bursty = MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
-
-        def draw(n_it):
-            return bursty.sample_path(n_it, rng).latency
-    else:
-
-        def draw(n_it):
-            return cluster.sample(n_it, rng)
-
+    draw = _delay_sampler(config.delay, N, rng)
     totals = {}
     draws = np.stack([draw(T) for _ in range(replicas)])
     injected_runs = simulate_event_driven(
@@ -1730,29 +1771,7 @@ def trace_dsag_predictions(
         lat, w, margin=margin, semantics=OUR_COORDINATOR
     ).iteration_end[:, -1]
     totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
-    # out of sample: fit one half of the iterations, predict the other half's recorded total
-    half = T // 2
-    in_first = net.iteration.to_numpy() < net.iteration.min() + half
-    halves = {
-        "first": float(recorded[half - 1]),
-        "second": float(recorded[-1] - recorded[half - 1]),
-    }
-    split = []
-    for fit_on, predict, mask, n_it in (
-        ("first", "second", in_first, T - half),
-        ("second", "first", ~in_first, half),
-    ):
-        lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
-        pred = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR)
-        split.append(
-            pd.DataFrame(
-                {
-                    "model": f"fit on the {fit_on} half / {predict} half recorded",
-                    "replica": np.arange(replicas),
-                    "ratio": pred.iteration_end[:, -1] / halves[predict],
-                }
-            )
-        )
+    split = _split_half(net, recorded, T, w, margin, replicas, rng)
     frame = pd.concat(
         [
             pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
@@ -1778,30 +1797,30 @@ def trace_dsag_predictions(
         else 0.0,
         comm_time_mean=float(trace.comm_time.mean()),
         totals=frame,
-        split_half=pd.concat(split, ignore_index=True),
+        split_half=split,
     )
 
 
 # ------------------------------------------------------------------------------------------
 # Notebook 03: sizes per mode, the notebook's computations and its claims (declared as data)
 # ------------------------------------------------------------------------------------------
-#: The notebook's sizes per mode (the faithful p of Fig. 8 are the parameters' defaults).
+#: The notebook's sizes per mode; read them through :func:`settings` (it fills the faithful p).
 SETTINGS = {
-    "quick": dict(
+    "quick": dict(  # smoke-test sizes: Fig. 8's clocks cut short, some gaps censored
         n_seeds=2,
         fig1_workers=30,
         fig1_iterations=100,
         fig5_iterations=300,
         fig5_replicas=5000,
         fig6_replicas=50,
-        trace_replicas=100,
+        trace_replicas=50,
         timing_repeats=3,
-        semantics_replicas=50,
-        pca=dict(n_samples=980, dim=30, n_subpartitions=10, time_limit=35.0),
-        logistic=dict(n_samples=980, n_subpartitions=10, time_limit=0.8),
+        semantics_replicas=30,
+        pca=dict(n_samples=980, dim=30, n_subpartitions=10, time_limit=16.0),
+        logistic=dict(n_samples=980, n_subpartitions=10, time_limit=0.3),
         aws=dict(
-            pca=dict(n_samples=2000, dim=30, n_subpartitions=10, time_limit=20.0),
-            logistic=dict(n_samples=2000, n_subpartitions=10, time_limit=0.6),
+            pca=dict(n_samples=2000, dim=30, n_subpartitions=10, time_limit=6.0),
+            logistic=dict(n_samples=2000, n_subpartitions=10, time_limit=0.2),
         ),
         lb_sweep=LB_SWEEP["quick"],
         sgd_rows=(2, 8),
@@ -1818,11 +1837,12 @@ SETTINGS = {
         trace_replicas=400,
         timing_repeats=7,
         semantics_replicas=400,
-        pca=dict(n_samples=9800, dim=100, n_subpartitions=100, time_limit=60.0),
-        logistic=dict(n_samples=9800, n_subpartitions=10, time_limit=1.5),
+        # n_subpartitions None: the parameters pca_subpartitions / logreg_subpartitions (settings)
+        pca=dict(n_samples=9800, dim=100, n_subpartitions=None, time_limit=60.0),
+        logistic=dict(n_samples=9800, n_subpartitions=None, time_limit=1.5),
         aws=dict(
-            pca=dict(n_samples=20000, dim=100, n_subpartitions=100, time_limit=60.0),
-            logistic=dict(n_samples=20000, n_subpartitions=10, time_limit=1.5),
+            pca=dict(n_samples=20000, dim=100, n_subpartitions=None, time_limit=60.0),
+            logistic=dict(n_samples=20000, n_subpartitions=None, time_limit=1.5),
         ),
         lb_sweep=LB_SWEEP["faithful"],
         sgd_rows=(2, 8, 32),
@@ -1882,6 +1902,25 @@ SEC2, SEC3 = "2. Latency of the w-th fastest worker", "3. DSAG (Section V)"
 SEC4 = "4. Load balancing (Section VI)"
 SEC5 = "5. The artificial scenario (Fig. 8 top row)"
 SEC5B = "5b. Fig. 8 bottom row: AWS-like stand-in (Section VII-C)"
+
+
+def settings(preset, pca_subpartitions=100, logreg_subpartitions=10) -> dict:
+    """``SETTINGS[preset]`` with every ``n_subpartitions=None`` (the faithful Fig. 8 and AWS
+    runs) set from the notebook's parameters: ``pca_subpartitions`` for PCA,
+    ``logreg_subpartitions`` for logistic regression."""
+    p = {"pca": pca_subpartitions, "logistic": logreg_subpartitions}
+    out = dict(SETTINGS[preset])
+    out["aws"] = dict(out["aws"])
+    for sizes, kind in (
+        (out, "pca"),
+        (out, "logistic"),
+        (out["aws"], "pca"),
+        (out["aws"], "logistic"),
+    ):
+        sizes[kind] = dict(sizes[kind])
+        if sizes[kind]["n_subpartitions"] is None:
+            sizes[kind]["n_subpartitions"] = p[kind]
+    return out
 
 
 def run_seeds(seed, n_seeds, setting) -> list[int]:
@@ -2336,6 +2375,29 @@ def _fig5_traces(trace_checks):
     )
 
 
+def _fit_reason(br, **_):
+    f = br.loc["gamma fit (trace)"]
+    return dict(
+        reason=f"measured, model by model: the simulator on the injected model gives "
+        f"{br.loc['injected', 'mean']:.2f}; shuffling each worker's injected delays over iterations "
+        f"(bursts no longer persist) {br.loc['injected, shuffled', 'mean']:.2f}; a stationary "
+        f"per-worker gamma with the injected moments {br.loc['gamma fit (long draw)', 'mean']:.2f}; "
+        f"the fit to this 40-iteration trace {f['mean']:.2f}: a stationary model fitted to a bursty "
+        f"trace loses the bursts' persistence (the paper's Fig. 6 uses steady-state traces)"
+    )
+
+
+def _queue_reason(tp, br, **_):
+    return dict(
+        reason=f"{100 * tp.queued_share:.0f} % of the tasks waited {1e3 * tp.queue_wait_mean:.1f} ms on "
+        f"average behind a stale task, and a round trip minus compute_time counts that wait as "
+        f"communication latency, as the paper's Section VI-A profiler does (round trip minus the worker's "
+        f"time, 'any queuing at either end' included); the simulator queues tasks itself, so this fit "
+        f"double-counts it ({br.loc['gamma fit (trace, queueing as latency)', 'mean']:.2f} × recorded, "
+        f"{br.loc['gamma fit (trace)', 'mean']:.2f} once the waits are taken out)"
+    )
+
+
 def _trace_specs(name, label):
     """The Fig. 6 rows of one recorded DSAG run (results: ``tp``, ``band``, ``band_ratio``)."""
 
@@ -2395,27 +2457,6 @@ def _trace_specs(name, label):
             **_EVENT_PAPER,
         )
 
-    def fit_reason(br, **_):
-        f = br.loc["gamma fit (trace)"]
-        return dict(
-            reason=f"measured, model by model: the simulator on the injected model gives "
-            f"{br.loc['injected', 'mean']:.2f}; shuffling each worker's injected delays over iterations "
-            f"(bursts no longer persist) {br.loc['injected, shuffled', 'mean']:.2f}; a stationary "
-            f"per-worker gamma with the injected moments {br.loc['gamma fit (long draw)', 'mean']:.2f}; "
-            f"the fit to this 40-iteration trace {f['mean']:.2f}: a stationary model fitted to a bursty "
-            f"trace loses the bursts' persistence (the paper's Fig. 6 uses steady-state traces)"
-        )
-
-    def queue_reason(tp, br, **_):
-        return dict(
-            reason=f"{100 * tp.queued_share:.0f} % of the tasks waited {1e3 * tp.queue_wait_mean:.1f} ms on "
-            f"average behind a stale task, and a round trip minus compute_time counts that wait as "
-            f"communication latency, as the paper's Section VI-A profiler does (round trip minus the worker's "
-            f"time, 'any queuing at either end' included); the simulator queues tasks itself, so this fit "
-            f"double-counts it ({br.loc['gamma fit (trace, queueing as latency)', 'mean']:.2f} × recorded, "
-            f"{br.loc['gamma fit (trace)', 'mean']:.2f} once the waits are taken out)"
-        )
-
     return [
         row(
             "event-driven (injected model) / recorded",
@@ -2438,13 +2479,13 @@ def _trace_specs(name, label):
         row(
             "event-driven (gamma fit to the same trace, in-sample) / recorded",
             "gamma fit (trace)",
-            fit_reason,
+            _fit_reason,
             **_EVENT_PAPER,
         ),
         row(
             "event-driven (fit with queue waits counted as latency) / recorded",
             "gamma fit (trace, queueing as latency)",
-            queue_reason,
+            _queue_reason,
             **_EVENT_PAPER,
         ),
         split("fit on the first half / second half recorded"),
@@ -2600,40 +2641,106 @@ def _at_gap(ps, gap=1e-4):
     )
 
 
+def _final_gaps(problems, problem):
+    return problems[problem][1].groupby(["seed", "method"]).final_gap.first().unstack()
+
+
+def _gd_fastest(problems, w, n, problem):
+    stochastic = [f"SGD w={w}", f"SAG w={w}", f"SAG w={n}", f"DSAG w={w}"]
+    df, ps, setting, limit = problems[problem]
+    at = _at_gap(ps)
+    fastest = at[stochastic].min(axis=1)
+    gd = at["GD"].fillna(limit)
+    value, lo, hi = ratio_interval(gd, fastest)
+    if lo > 2:
+        verdict, reason = "reproduced", ""
+    elif lo <= 2 <= hi and lo > 1:
+        verdict, reason = "reproduced within CI", ""
+    elif lo > 1:
+        verdict, reason = (
+            "partly",
+            "the fastest stochastic method is faster than GD, but by less than 2×",
+        )
+    else:
+        verdict, reason = (
+            "not reproduced",
+            "indistinguishable: the interval includes 1"
+            if hi >= 1
+            else "GD is faster over the seeds",
+        )
+    return dict(
+        numerator=gd,
+        denominator=fastest,
+        verdict=verdict,
+        reason=reason,
+        setting=setting + f"; fastest of {', '.join(stochastic)} per seed",
+    )
+
+
+def _converges(problems, w, n, problem):
+    dsag = f"DSAG w={w}"
+    f = _final_gaps(problems, problem)
+    sagN = f"SAG w={n}"
+    converged = (f[dsag] <= 1e-10) & (f[sagN] <= 1e-10)
+    stalled = (f[f"SAG w={w}"] > 1e-6) & (f[f"SGD w={w}"] > 1e-6)
+    ok = bool((converged & stalled).all())
+    return dict(
+        verdict="reproduced" if ok else "partly",
+        ours=(
+            f"final gap over {len(f)} seeds: DSAG {f[dsag].max():.1e} (largest), SAG w=N {f[sagN].max():.1e}, "
+            f"SAG w={w} {f[f'SAG w={w}'].min():.1e} (smallest), SGD {f[f'SGD w={w}'].min():.1e} (smallest)"
+        ),
+        reason=""
+        if ok
+        else (
+            f"within the time limit, DSAG and SAG w=N reach 1e-10 in {int(converged.sum())} of "
+            f"{len(f)} seeds, SAG w={w} and SGD stay above 1e-6 in {int(stalled.sum())} of "
+            f"{len(f)}"
+        ),
+        setting=problems[problem][2],
+    )
+
+
+def _fastest(problems, w, problem):
+    dsag = f"DSAG w={w}"
+    df, ps, setting, limit = problems[problem]
+    f = _final_gaps(problems, problem)
+    times = mean_time_to_gap(df, gaps=PCA_GAPS if problem == "PCA" else LOG_GAPS).drop(
+        columns="final_gap"
+    )
+    plain = times[[not m.endswith(f"-LB w={w}") for m in times.index]]
+    by_gap = {col: plain[col].idxmin() for col in plain.columns if plain[col].notna().any()}
+    everywhere = all(m == dsag for m in by_gap.values())
+    if problem == "PCA":
+        paper_text = f"DSAG w={w} fastest without load balancing, except SGD at gap 1e-3"
+        sgd_first = by_gap.get(1e-3) == f"SGD w={w}"
+        others = all(m == dsag for g, m in by_gap.items() if g != 1e-3)
+        verdict = (
+            "reproduced" if (sgd_first and others) else "partly" if others else "not reproduced"
+        )
+        reason = (
+            ""
+            if verdict == "reproduced"
+            else f"at 1e-3 the fastest is {by_gap.get(1e-3)}: our SGD stalls at a final gap of "
+            f"{f[f'SGD w={w}'].min():.1e} or more"
+            if verdict == "partly"
+            else "another method is fastest at some gap below 1e-3"
+        )
+    else:
+        paper_text = f"DSAG w={w} fastest without load balancing"
+        verdict = "reproduced" if everywhere else "not reproduced"
+        reason = "" if everywhere else "another method is fastest at some gap"
+    return dict(
+        verdict=verdict,
+        paper=paper_text,
+        ours=", ".join(f"{g:g}: {m}" for g, m in by_gap.items()),
+        reason=reason,
+        setting=setting,
+    )
+
+
 def _method_specs(w, n, problem):
     """The five Fig. 8 rows of one problem comparing the methods (GD, coded, SAG-LB, ...)."""
-    dsag = f"DSAG w={w}"
-    stochastic = [f"SGD w={w}", f"SAG w={w}", f"SAG w={n}", dsag]
-
-    def gd_fastest(problems):
-        df, ps, setting, limit = problems[problem]
-        at = _at_gap(ps)
-        fastest = at[stochastic].min(axis=1)
-        gd = at["GD"].fillna(limit)
-        value, lo, hi = ratio_interval(gd, fastest)
-        if lo > 2:
-            verdict, reason = "reproduced", ""
-        elif lo <= 2 <= hi and lo > 1:
-            verdict, reason = "reproduced within CI", ""
-        elif lo > 1:
-            verdict, reason = (
-                "partly",
-                "the fastest stochastic method is faster than GD, but by less than 2×",
-            )
-        else:
-            verdict, reason = (
-                "not reproduced",
-                "indistinguishable: the interval includes 1"
-                if hi >= 1
-                else "GD is faster over the seeds",
-            )
-        return dict(
-            numerator=gd,
-            denominator=fastest,
-            verdict=verdict,
-            reason=reason,
-            setting=setting + f"; fastest of {', '.join(stochastic)} per seed",
-        )
 
     def coded(problems):
         df, ps, setting, limit = problems[problem]
@@ -2648,11 +2755,8 @@ def _method_specs(w, n, problem):
             uncertainty=f"95 % t-interval of the log ratio over {len(at)} paired seeds",
         )
 
-    def final(problems):
-        return problems[problem][1].groupby(["seed", "method"]).final_gap.first().unstack()
-
     def sag_lb(problems):
-        f = final(problems)
+        f = _final_gaps(problems, problem)
         a, b = f[f"SAG-LB w={w}"], f[f"SAG w={w}"]
         return dict(
             numerator=a,
@@ -2661,71 +2765,13 @@ def _method_specs(w, n, problem):
             setting=problems[problem][2],
         )
 
-    def converges(problems):
-        f = final(problems)
-        sagN = f"SAG w={n}"
-        converged = (f[dsag] <= 1e-10) & (f[sagN] <= 1e-10)
-        stalled = (f[f"SAG w={w}"] > 1e-6) & (f[f"SGD w={w}"] > 1e-6)
-        ok = bool((converged & stalled).all())
-        return dict(
-            verdict="reproduced" if ok else "partly",
-            ours=(
-                f"final gap over {len(f)} seeds: DSAG {f[dsag].max():.1e} (largest), SAG w=N {f[sagN].max():.1e}, "
-                f"SAG w={w} {f[f'SAG w={w}'].min():.1e} (smallest), SGD {f[f'SGD w={w}'].min():.1e} (smallest)"
-            ),
-            reason=""
-            if ok
-            else (
-                f"within the time limit, DSAG and SAG w=N reach 1e-10 in {int(converged.sum())} of "
-                f"{len(f)} seeds, SAG w={w} and SGD stay above 1e-6 in {int(stalled.sum())} of "
-                f"{len(f)}"
-            ),
-            setting=problems[problem][2],
-        )
-
-    def fastest(problems):
-        df, ps, setting, limit = problems[problem]
-        f = final(problems)
-        times = mean_time_to_gap(df, gaps=PCA_GAPS if problem == "PCA" else LOG_GAPS).drop(
-            columns="final_gap"
-        )
-        plain = times[[not m.endswith(f"-LB w={w}") for m in times.index]]
-        by_gap = {col: plain[col].idxmin() for col in plain.columns if plain[col].notna().any()}
-        everywhere = all(m == dsag for m in by_gap.values())
-        if problem == "PCA":
-            paper_text = f"DSAG w={w} fastest without load balancing, except SGD at gap 1e-3"
-            sgd_first = by_gap.get(1e-3) == f"SGD w={w}"
-            others = all(m == dsag for g, m in by_gap.items() if g != 1e-3)
-            verdict = (
-                "reproduced" if (sgd_first and others) else "partly" if others else "not reproduced"
-            )
-            reason = (
-                ""
-                if verdict == "reproduced"
-                else f"at 1e-3 the fastest is {by_gap.get(1e-3)}: our SGD stalls at a final gap of "
-                f"{f[f'SGD w={w}'].min():.1e} or more"
-                if verdict == "partly"
-                else "another method is fastest at some gap below 1e-3"
-            )
-        else:
-            paper_text = f"DSAG w={w} fastest without load balancing"
-            verdict = "reproduced" if everywhere else "not reproduced"
-            reason = "" if everywhere else "another method is fastest at some gap"
-        return dict(
-            verdict=verdict,
-            paper=paper_text,
-            ours=", ".join(f"{g:g}: {m}" for g, m in by_gap.items()),
-            reason=reason,
-            setting=setting,
-        )
-
     item = f"Fig. 8 {problem}"
     return [
         spec(
             "comparison",
             item,
             "time to gap 1e-4: GD / fastest stochastic method",
-            gd_fastest,
+            lambda problems: _gd_fastest(problems, w, n, problem),
             expected="greater",
             paper=2.0,
             paper_text="more than 2× (for any gap)",
@@ -2752,7 +2798,7 @@ def _method_specs(w, n, problem):
             "qualitative",
             item,
             "with w < N only DSAG converges to the optimum",
-            converges,
+            lambda problems: _converges(problems, w, n, problem),
             paper="SAG (w < N) and SGD stall; DSAG (w < N) and SAG (w = N) converge",
             section=SEC5,
         ),
@@ -2760,7 +2806,7 @@ def _method_specs(w, n, problem):
             "qualitative",
             item,
             "fastest method without load balancing (mean time over seeds)",
-            fastest,
+            lambda problems: _fastest(problems, w, problem),
             section=SEC5,
         ),
     ]
@@ -2924,8 +2970,8 @@ def _algorithm2(visited, broke):
     )
 
 
-def claim_specs(w=10, n_workers=49) -> dict:
-    """The notebook's claims by section, for its parameters w and N (method labels)."""
+def _latency_claims() -> dict:
+    """Section 1: the latency model (Figs. 1-4, our recorded traces)."""
     c = {}
     c["fig1"] = [
         spec(
@@ -2994,6 +3040,12 @@ def claim_specs(w=10, n_workers=49) -> dict:
     ]
     for name, label in DSAG_TRACES.items():
         c[f"fig6 {label}"] = _trace_specs(name, label)
+    return c
+
+
+def _order_statistic_claims() -> dict:
+    """Section 2: the w-th fastest worker's latency models (Figs. 5-6)."""
+    c = {}
     c["fig5"] = [
         spec(
             "comparison",
@@ -3066,6 +3118,12 @@ def claim_specs(w=10, n_workers=49) -> dict:
             "(a check of the fitting code, not of the paper's AWS claim)",
         ),
     ]
+    return c
+
+
+def _simulator_claims() -> dict:
+    """Section 2: the event-driven simulator's speed and coordinator rules."""
+    c = {}
     c["timing"] = [
         spec(
             "interval",
@@ -3102,6 +3160,12 @@ def claim_specs(w=10, n_workers=49) -> dict:
             section=SEC2,
         )
     ]
+    return c
+
+
+def _dsag_claims() -> dict:
+    """Sections 3-4: the paper's examples, Algorithm 2 and Fig. 7."""
+    c = {}
     c["examples"] = _examples()
     c["algorithm2"] = [
         spec(
@@ -3136,6 +3200,12 @@ def claim_specs(w=10, n_workers=49) -> dict:
             section=SEC4,
         )
     ]
+    return c
+
+
+def _fig8_claims(w, n_workers) -> dict:
+    """Section 5: Fig. 8 top row (the artificial scenario) and Table I."""
+    c = {}
     c["fig8"] = [
         _faster(w, n_workers, "PCA", 1e-4, 0.20),
         _faster(w, n_workers, "PCA", 1e-8, 0.30, headline=True),
@@ -3199,6 +3269,12 @@ def claim_specs(w=10, n_workers=49) -> dict:
             section=SEC5,
         )
     ]
+    return c
+
+
+def _aws_claims(w) -> dict:
+    """Section 5b: Fig. 8 bottom row (the AWS-like stand-in)."""
+    c = {}
     dsag = f"DSAG w={w}"
     c["aws"] = [
         _aws(
@@ -3272,6 +3348,18 @@ def claim_specs(w=10, n_workers=49) -> dict:
             )
         )
     return c
+
+
+def claim_specs(w=10, n_workers=49) -> dict:
+    """The notebook's claims by section, for its parameters w and N (method labels)."""
+    return {
+        **_latency_claims(),
+        **_order_statistic_claims(),
+        **_simulator_claims(),
+        **_dsag_claims(),
+        **_fig8_claims(w, n_workers),
+        **_aws_claims(w),
+    }
 
 
 #: The claims of notebook 03 at its default parameters (w = 10, N = 49), by section.

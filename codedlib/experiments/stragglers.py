@@ -964,71 +964,76 @@ def _burst_setting(bursts, burst_workers, burst_iterations):
     )
 
 
+def _burst_fraction(bursts, paths, burst_workers, burst_iterations):
+    setting = _burst_setting(bursts, burst_workers, burst_iterations)
+    return {
+        "samples": paths["burst_fraction"],
+        "paper": bursts.model.burst_probability,
+        "setting": setting + "; paper value: the chain's stationary law (our model of "
+        "DSAG's bursts; DSAG gives no formula)",
+    }
+
+
+def _burst_any_burst(bursts, paths, burst_workers, burst_iterations):
+    pi = bursts.model.burst_probability
+    return {
+        "samples": paths["any_burst"],
+        "paper": 1 - (1 - pi) ** burst_workers,
+        "setting": _burst_setting(bursts, burst_workers, burst_iterations)
+        + "; paper value: the stationary 1 − (1 − π)^N",
+    }
+
+
+def _burst_calibrated(bursts):
+    m = bursts.model
+    return {
+        "ours": 1 - (1 - m.burst_probability) ** 36,
+        "setting": f"calibrated: p_enter = {m.p_enter:g}; chosen: p_exit = {m.p_exit:g}; "
+        "ours: the stationary 1 − (1 − π)^36",
+    }
+
+
+def _burst_ratio(bursts, paths, burst_workers, burst_iterations):
+    return {
+        "samples": paths["burst_latency_ratio"].dropna(),
+        "setting": _burst_setting(bursts, burst_workers, burst_iterations),
+    }
+
+
+def _burst_sampled_share(bursts, paths, consistency, burst_workers, burst_iterations):
+    setting = _burst_setting(bursts, burst_workers, burst_iterations)
+    return {
+        "samples": paths["workers_with_burst"],
+        "setting": setting
+        + f" ({burst_iterations / bursts.model.mean_burst_length:g} burst lengths)",
+        "reason": f"measured: calibrated to 40 %, a worker bursts at least once in "
+        f"{burst_iterations} iterations with probability "
+        f"{bursts.summary['stationary'].iloc[3]:.2f} (stationary value, first table above); "
+        "with DSAG's own burst/run ratio the model gives at most "
+        f"{consistency['workers_with_burst'].max():.2f} (next row)",
+    }
+
+
+def _burst_share(consistency, run_needed):
+    most = consistency["workers_with_burst"].max()
+    return {
+        "ours": most,
+        "reason": f"measured (table above): calibrated to 40 % of iterations, independent "
+        f"workers whose bursts last 1/30 of the run burst at least once with probability "
+        f"{most:.2f} at most, whatever the burst length; 'most' would need runs of "
+        f"≥ {run_needed:.0f} burst lengths (bursts of ≤ {30 * 60 / run_needed:.0f} s in "
+        "DSAG's 30 minutes) or bursts shared between workers, which the model does not have",
+    }
+
+
 def _burst_claims() -> list:
     section = "1.3 Bursty workers"
-
-    def fraction(bursts, paths, burst_workers, burst_iterations):
-        setting = _burst_setting(bursts, burst_workers, burst_iterations)
-        return {
-            "samples": paths["burst_fraction"],
-            "paper": bursts.model.burst_probability,
-            "setting": setting + "; paper value: the chain's stationary law (our model of "
-            "DSAG's bursts; DSAG gives no formula)",
-        }
-
-    def any_burst(bursts, paths, burst_workers, burst_iterations):
-        pi = bursts.model.burst_probability
-        return {
-            "samples": paths["any_burst"],
-            "paper": 1 - (1 - pi) ** burst_workers,
-            "setting": _burst_setting(bursts, burst_workers, burst_iterations)
-            + "; paper value: the stationary 1 − (1 − π)^N",
-        }
-
-    def calibrated(bursts):
-        m = bursts.model
-        return {
-            "ours": 1 - (1 - m.burst_probability) ** 36,
-            "setting": f"calibrated: p_enter = {m.p_enter:g}; chosen: p_exit = {m.p_exit:g}; "
-            "ours: the stationary 1 − (1 − π)^36",
-        }
-
-    def ratio(bursts, paths, burst_workers, burst_iterations):
-        return {
-            "samples": paths["burst_latency_ratio"].dropna(),
-            "setting": _burst_setting(bursts, burst_workers, burst_iterations),
-        }
-
-    def sampled_share(bursts, paths, consistency, burst_workers, burst_iterations):
-        setting = _burst_setting(bursts, burst_workers, burst_iterations)
-        return {
-            "samples": paths["workers_with_burst"],
-            "setting": setting
-            + f" ({burst_iterations / bursts.model.mean_burst_length:g} burst lengths)",
-            "reason": f"measured: calibrated to 40 %, a worker bursts at least once in "
-            f"{burst_iterations} iterations with probability "
-            f"{bursts.summary['stationary'].iloc[3]:.2f} (stationary value, first table above); "
-            "with DSAG's own burst/run ratio the model gives at most "
-            f"{consistency['workers_with_burst'].max():.2f} (next row)",
-        }
-
-    def share(consistency, run_needed):
-        most = consistency["workers_with_burst"].max()
-        return {
-            "ours": most,
-            "reason": f"measured (table above): calibrated to 40 % of iterations, independent "
-            f"workers whose bursts last 1/30 of the run burst at least once with probability "
-            f"{most:.2f} at most, whatever the burst length; 'most' would need runs of "
-            f"≥ {run_needed:.0f} burst lengths (bursts of ≤ {30 * 60 / run_needed:.0f} s in "
-            "DSAG's 30 minutes) or bursts shared between workers, which the model does not have",
-        }
-
     return [
         spec(
             "interval",
             "DSAG Sec. III-B (model)",
             "sampled burst fraction vs p_enter/(p_enter+p_exit)",
-            fraction,
+            _burst_fraction,
             section=section,
             basis="check",
         ),
@@ -1036,7 +1041,7 @@ def _burst_claims() -> list:
             "interval",
             "DSAG Sec. III-B (model)",
             "sampled P[some worker in a burst]",
-            any_burst,
+            _burst_any_burst,
             section=section,
             basis="check",
         ),
@@ -1044,7 +1049,7 @@ def _burst_claims() -> list:
             "exact",
             "DSAG Fig. 4",
             "stationary P[some of 36 workers in a burst]",
-            calibrated,
+            _burst_calibrated,
             paper=0.40,
             rtol=0.05,
             verdict="calibrated",
@@ -1056,7 +1061,7 @@ def _burst_claims() -> list:
             "interval",
             "DSAG Fig. 4",
             "mean latency in a burst / outside",
-            ratio,
+            _burst_ratio,
             paper=1.12,
             verdict="calibrated",
             unit="×",
@@ -1068,7 +1073,7 @@ def _burst_claims() -> list:
             "interval",
             "DSAG Fig. 4",
             "sampled share of workers with >= 1 burst",
-            sampled_share,
+            _burst_sampled_share,
             paper_range=(0.5, 1.0),
             paper_text="most of the 36 workers",
             section=section,
@@ -1078,7 +1083,7 @@ def _burst_claims() -> list:
             "exact",
             "DSAG Fig. 4",
             "share of workers with >= 1 burst, run = 30 bursts",
-            share,
+            _burst_share,
             paper_range=(0.5, 1.0),
             rtol=0.0,
             section=section,
