@@ -3,11 +3,15 @@ figures are inline and on disk and whose claims are consistent and assert the pa
 numbers (``tests/expected_claims/<notebook>.json``)."""
 
 import json
+import os
+import shutil
+import time
 from html import unescape
 from pathlib import Path
 
 import pytest
 
+from codedlib.atomic import write_bytes_atomic
 from codedlib.claims import check_claim, read_claims
 from codedlib.notebooks import (
     REPO_ROOT,
@@ -71,8 +75,17 @@ def test_parameters_cell(path):
 
 @pytest.fixture(scope="session")
 def quick_runs(tmp_path_factory):
-    """One folder for every quick run of this session (the book test reuses them)."""
+    """This worker's folder for its quick runs."""
     return tmp_path_factory.getbasetemp() / "quick-runs"
+
+
+@pytest.fixture(scope="session")
+def shared_runs(tmp_path_factory):
+    """One folder all pytest-xdist workers of this session share: each finished quick run is
+    published there, and the book test builds from it (whichever worker ran each notebook)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if worker else base) / "shared-quick-runs"
 
 
 def run_quick(path, root):
@@ -86,15 +99,35 @@ def run_quick(path, root):
     )
 
 
+def publish_run(path, root, shared):
+    """Copy a finished quick run (figures first, then the notebook) into the shared folder; a
+    notebook present there means its run is complete."""
+    target = shared / "figures" / path.stem
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(root / "figures" / path.stem, target)
+    (shared / "executed").mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(
+        shared / "executed" / path.name, (root / "executed" / path.name).read_bytes()
+    )
+
+
 @pytest.mark.notebook
 @pytest.mark.xdist_group("notebooks")
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_quick_run(path, quick_runs):
+def test_quick_run(path, quick_runs, shared_runs):
     """Quick sizes, widgets built too; any cell error fails. Every saved figure is shown
     inline exactly once; the claims the run wrote are consistent, pin the papers' exact
     numbers, and are the same rows as the faithful run's in data/claims/."""
-    executed = run_quick(path, quick_runs)
+    running = shared_runs / "running" / path.stem
+    running.parent.mkdir(parents=True, exist_ok=True)
+    running.touch()
+    try:
+        executed = run_quick(path, quick_runs)
+        publish_run(path, quick_runs, shared_runs)
+    finally:
+        running.unlink()
     figures = quick_runs / "figures" / path.stem
     pngs = sorted(p.stem for p in figures.glob("*.png"))
     assert pngs, f"{path.name} wrote no figure"
@@ -136,7 +169,7 @@ def _html_ids(text: str) -> set[str]:
 @pytest.mark.notebook
 @pytest.mark.xdist_group("notebooks")
 @pytest.mark.timeout(1800)
-def test_book_from_quick_runs(quick_runs):
+def test_book_from_quick_runs(quick_runs, shared_runs):
     """The static book: a page per notebook, every inline figure embedded in its page, every
     internal link and anchor resolving, the claims table and the figure map on the index."""
     import re
@@ -144,9 +177,15 @@ def test_book_from_quick_runs(quick_runs):
 
     from codedlib.book import build_book
 
-    for path in NOTEBOOKS:  # reuse this session's quick runs; run the ones not yet done
-        if not (quick_runs / "executed" / path.name).exists():
+    for path in NOTEBOOKS:  # reuse this session's quick runs, from whichever worker
+        done = shared_runs / "executed" / path.name
+        deadline = time.monotonic() + 900
+        while (shared_runs / "running" / path.stem).exists() and time.monotonic() < deadline:
+            time.sleep(2)  # another worker is running it
+        if not done.exists():
             run_quick(path, quick_runs)
+            publish_run(path, quick_runs, shared_runs)
+    quick_runs = shared_runs
     out = quick_runs / "book"
     index = build_book(quick_runs / "executed", out, fig_root=quick_runs / "figures")
     pages = {p.name: p.read_text(encoding="utf-8") for p in out.glob("*.html")}

@@ -620,7 +620,7 @@ SETTINGS = {
         "tails": [1.5, 5.0], "ratios": [0.01, 1.0], "latencies": [2e-6, 5e-4],
         "hets": [0.0, 2.0], "bursts": [1.0, 3.0], "n_grid": [10, 100], "n_ratios": [0.1, 1.0],
         "n_values": [10, 100, 1000], "widget_n": 12, "widget_seeds": 2,
-        "real_iterations": 8, "real_schemes": ("gd", "gc", "cr", "dsag", "mpi-allreduce"),
+        "real_iterations": 8, "real_schemes": ("gc", "mpi-allreduce"),
     },
     "faithful": {
         "n_workers": 100, "seeds": 5, "map_seeds": 5, "max_iter": 300,
