@@ -40,7 +40,7 @@ test: $(STAMP) ## Run the test suite (incl. every notebook in quick mode, the MP
 	  echo "*** WARNING: no Chromium on this machine: the browser test tier (tests/test_browser.py) will be SKIPPED."; \
 	  echo "*** Install it with: apt-get install chromium   (.ci/run does)"; echo; }
 	@# the test workers already fill the cores: each sweep runs its seeds serially (codedlib.replicate)
-	CODEDLIB_WORKERS=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -p no:cacheprovider --durations=25
+	CODEDLIB_WORKERS=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load -p no:cacheprovider --durations=25
 
 lint: $(STAMP) ## Lint and format-check code, tests, benchmarks and notebooks with ruff (pyproject.toml)
 	$(BIN)/ruff check codedlib tests benchmarks notebooks

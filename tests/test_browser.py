@@ -48,9 +48,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-# its own worker: the papermill runs (group "notebooks") and this tier each run every notebook
-# once, so the two halves of `make test` run side by side
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = pytest.mark.browser
 
 
 def _free_port() -> int:

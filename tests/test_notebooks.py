@@ -113,7 +113,6 @@ def publish_run(path, root, shared):
 
 
 @pytest.mark.notebook
-@pytest.mark.xdist_group("notebooks")
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_quick_run(path, quick_runs, shared_runs):
@@ -167,7 +166,6 @@ def _html_ids(text: str) -> set[str]:
 
 
 @pytest.mark.notebook
-@pytest.mark.xdist_group("notebooks")
 @pytest.mark.timeout(1800)
 def test_book_from_quick_runs(quick_runs, shared_runs):
     """The static book: a page per notebook, every inline figure embedded in its page, every

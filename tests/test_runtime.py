@@ -39,9 +39,7 @@ MPIEXEC = shutil.which("mpiexec", path=f"{BIN}{os.pathsep}{os.environ.get('PATH'
 needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec not found")
 
 
-# every test that starts MPI jobs runs on one pytest-xdist worker (`--dist loadgroup`), so
-# that at most one oversubscribed MPI job from this file runs at a time
-pytestmark = pytest.mark.xdist_group("mpi")
+pytestmark = pytest.mark.mpi
 
 
 def mpirun(n_procs, module_args, timeout=120):

@@ -81,7 +81,7 @@ def test_progress_file_is_never_truncated(tmp_path):
         ProgressWriter(tmp_path, {"scheme": "gc"})
 
 
-@pytest.mark.xdist_group("mpi")
+@pytest.mark.mpi
 def test_force_keeps_the_earlier_run_until_the_new_one_is_saved(tmp_path):
     from codedlib.runtime.notebook import mpiexec_command, mpiexec_env
 

@@ -25,7 +25,7 @@ MPIEXEC = shutil.which("mpiexec", path=f"{BIN}{os.pathsep}{os.environ.get('PATH'
 
 pytestmark = [
     pytest.mark.skipif(MPIEXEC is None, reason="mpiexec not found"),
-    pytest.mark.xdist_group("mpi"),
+    pytest.mark.mpi,
 ]
 
 

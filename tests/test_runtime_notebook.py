@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 # MPI jobs from this file run on the same pytest-xdist worker as tests/test_runtime.py
-pytestmark = pytest.mark.xdist_group("mpi")
+pytestmark = pytest.mark.mpi
 
 matplotlib.use("Agg")
 

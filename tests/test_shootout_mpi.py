@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 # MPI jobs from this file run on the same pytest-xdist worker as tests/test_runtime.py
-pytestmark = pytest.mark.xdist_group("mpi")
+pytestmark = pytest.mark.mpi
 
 matplotlib.use("Agg")
 
