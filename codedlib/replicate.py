@@ -70,7 +70,7 @@ def check_seeds(seeds: int | Iterable[int]) -> list[int]:
     """Distinct non-negative integer seeds; an int ``n`` means ``range(n)``."""
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         seeds = range(check_int("seeds", seeds, low=1))
-    seeds = list(np.atleast_1d(np.asarray(list(seeds), dtype=object)).tolist())
+    seeds = list(seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed, got seeds=[]")
     checked = [check_int("seed", s, low=0) for s in seeds]
@@ -102,11 +102,7 @@ def set_default_executor(executor: Executor) -> None:
 def _check_executor(executor: Executor) -> Executor:
     if executor is None:
         return None
-    if isinstance(executor, bool):
-        raise ValueError(
-            f"executor must be None, a worker count >= 1 or an ipyparallel client, got executor={executor!r}"
-        )
-    if isinstance(executor, (int, np.integer)):
+    if isinstance(executor, (int, np.integer)) and not isinstance(executor, bool):
         return check_int("executor", executor, low=1)
     if hasattr(executor, "map_sync") or hasattr(executor, "load_balanced_view"):
         return executor
