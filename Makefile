@@ -14,6 +14,8 @@ export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 NOTEBOOK_TIMEOUT ?= 3600
+# notebooks make figures runs at once (longest first); each one's seed runner uses every core
+FIGURE_JOBS ?= 2
 TEST_WORKERS ?= 2
 CONSTRAINTS := constraints.txt
 
@@ -47,7 +49,7 @@ lint: $(STAMP) ## Lint and format-check code, tests, benchmarks and notebooks wi
 	$(BIN)/ruff format --check codedlib tests benchmarks notebooks
 
 figures: $(STAMP) ## Execute every notebook at faithful sizes; figures -> figures/<notebook>/
-	$(BIN)/python -m codedlib.notebooks --publish --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)
+	$(BIN)/python -m codedlib.notebooks --publish --jobs $(FIGURE_JOBS) --fig-root figures --out build/notebooks --timeout $(NOTEBOOK_TIMEOUT)
 
 book: $(STAMP) ## Static HTML book of the executed notebooks (runs any missing first) -> build/book/index.html
 	$(BIN)/python -m codedlib.book --executed build/notebooks --fig-root figures --out build/book --timeout $(NOTEBOOK_TIMEOUT)

@@ -24,7 +24,10 @@ import json
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from codedlib.atomic import write_text_atomic
 
 __all__ = [
     "REPO_ROOT",
@@ -167,6 +170,24 @@ def _kernel_environment():
         os.environ.update(saved)
 
 
+def _longest_first(paths: list, durations_file: Path) -> list:
+    """The notebooks in decreasing order of their last recorded run time (unknown ones first)."""
+    try:
+        seconds = json.loads(durations_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seconds = {}
+    return sorted(paths, key=lambda nb: -seconds.get(Path(nb).stem, float("inf")))
+
+
+def _record_durations(durations_file: Path, seconds: dict) -> None:
+    try:
+        known = json.loads(durations_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    durations_file.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(durations_file, json.dumps({**known, **seconds}, indent=1, sort_keys=True))
+
+
 def inline_figures(executed: str | Path) -> list[str]:
     """Names of the figures an executed notebook shows inline (``save_figure`` tags each
     display with its file stem; figures shown without a name count as ``""``).
@@ -217,8 +238,6 @@ def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> P
     import csv
     import io
 
-    from codedlib.atomic import write_text_atomic
-
     source = Path(fig_root) / stem / "claims.csv"
     if not source.exists():
         return None
@@ -268,14 +287,25 @@ def main(argv: list[str] | None = None) -> int:
         help="faithful runs rewrite the committed claims (--claims) and the README's claims "
         "table (make figures does; without it a run leaves committed files alone)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="notebooks run at once, longest first by the last run's durations (each kernel's "
+        "seed runner still uses every core unless CODEDLIB_WORKERS says otherwise)",
+    )
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got --jobs {args.jobs}")
 
     paths = args.notebooks or discover_notebooks()
     if not paths:
         print("no notebooks found", file=sys.stderr)
         return 1
-    failures = []
-    for nb in paths:
+    durations_file = Path(args.out) / f"durations-{'quick' if args.quick else 'faithful'}.json"
+    paths = _longest_first(paths, durations_file) if args.jobs > 1 else paths
+
+    def one(nb):
         start = time.perf_counter()
         print(f"[run] {nb} (quick={args.quick})", flush=True)
         try:
@@ -288,10 +318,10 @@ def main(argv: list[str] | None = None) -> int:
                 timeout=args.timeout,
             )
         except Exception as exc:  # report every notebook, then fail
-            failures.append(nb)
             print(f"[FAIL] {nb}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-            continue
-        print(f"[ok]  {nb} in {time.perf_counter() - start:.1f} s", flush=True)
+            return nb, None
+        seconds = time.perf_counter() - start
+        print(f"[ok]  {nb} in {seconds:.1f} s", flush=True)
         if not args.quick and args.publish:
             published = publish_claims(args.fig_root, Path(nb).stem, args.claims)
             if published:
@@ -302,6 +332,16 @@ def main(argv: list[str] | None = None) -> int:
                 "(committed claims and README unchanged; --publish copies them)",
                 flush=True,
             )
+        return nb, seconds
+
+    with _kernel_environment():  # entered once: the threads' own entries change nothing
+        if args.jobs == 1:
+            outcomes = [one(nb) for nb in paths]
+        else:
+            with ThreadPoolExecutor(args.jobs) as pool:
+                outcomes = list(pool.map(one, paths))
+    failures = [nb for nb, seconds in outcomes if seconds is None]
+    _record_durations(durations_file, {Path(nb).stem: s for nb, s in outcomes if s is not None})
     if not args.quick and args.publish and not failures:
         from codedlib.claims import update_readme
 

@@ -180,3 +180,40 @@ def test_publish_keeps_machine_dependent_numbers_out_of_data_claims(tmp_path):
     assert render_readme_table(read_claims(tmp_path / "data0")) == render_readme_table(
         read_claims(tmp_path / "data1")
     )
+
+
+def test_jobs_run_notebooks_at_once_longest_first_and_report_every_failure(tmp_path, monkeypatch):
+    import json
+    import threading
+    from pathlib import Path
+
+    import codedlib.notebooks as nbmod
+
+    nbs = nbmod.discover_notebooks()[:3]
+    started, running, peak = [], set(), []
+    lock, both = threading.Lock(), threading.Barrier(2, timeout=30)
+
+    def fake_run(nb, fig_root, **_):
+        with lock:
+            started.append(Path(nb).stem)
+            running.add(nb)
+            peak.append(len(running))
+        if len(started) <= 2:
+            both.wait()  # the first two must be running together
+        with lock:
+            running.discard(nb)
+        if Path(nb) == nbs[1]:
+            raise RuntimeError("cell failed")
+
+    monkeypatch.setattr(nbmod, "run_notebook", fake_run)
+    out = tmp_path / "nb"
+    out.mkdir()
+    (out / "durations-quick.json").write_text(json.dumps({nbs[0].stem: 1, nbs[2].stem: 9}))
+    argv = [*map(str, nbs), "--quick", "--fig-root", str(tmp_path / "f"), "--out", str(out)]
+    assert nbmod.main([*argv, "--jobs", "2"]) == 1  # the failure is reported, the rest ran
+    assert started[2] == nbs[0].stem  # unknown (nbs[1]) and 9 s (nbs[2]) first, then 1 s
+    assert set(started[:2]) == {nbs[1].stem, nbs[2].stem} and max(peak) == 2
+    recorded = json.loads((out / "durations-quick.json").read_text())
+    assert set(recorded) == {nbs[0].stem, nbs[2].stem}  # a failed run records no duration
+    with pytest.raises(SystemExit):
+        nbmod.main([*argv, "--jobs", "0"])
