@@ -84,10 +84,9 @@ __all__ = [
 ]
 
 #: numbers the paper reports
+_EQ5 = ("1110", "1110", "1101", "1101", "1011", "1011", "0111", "0111")  # the rows of eq. (5)
 PAPER = {
-    "eq5": np.array(
-        [[int(v) for v in row] for row in "1110 1110 1101 1101 1011 1011 0111 0111".split()]
-    ),
+    "eq5": np.array([[int(v) for v in row] for row in _EQ5]),
     "alpha_star": 0.1477,
     "f_rs": 68,
     "f_mds": 33,
@@ -1186,77 +1185,58 @@ def _fig2_verdict(fig2_rows, wide, n_test, setting):
     """The Fig. 2 row: which of the four schemes Coded-RS beats, and why not the others."""
     counts, loss, iters = wide["test_errors"], wide["train_loss"], wide["iterations"]
     others = [s for s in counts.columns if s != "Coded-RS"]
-    end = {o: r for o, r in zip(others, fig2_rows[0::2])}
-    avg = {o: r for o, r in zip(others, fig2_rows[1::2])}
-    p, p_lo, p_hi = proportion_interval(int(counts["Coded-RS"].iloc[0]), n_test)
-    better = [o for o in others if end[o].outcome == "less"]
-    same = [o for o in others if end[o].outcome == "indistinguishable"]
-    worse = [o for o in others if end[o].outcome == "greater"]
-    ours = "; ".join(
-        part
-        for part in (
-            f"lower final test error than {', '.join(better)}" if better else "",
-            f"indistinguishable from {', '.join(same)}" if same else "",
-            f"higher than {', '.join(worse)}" if worse else "",
-        )
-        if part
+    end, avg = dict(zip(others, fig2_rows[0::2])), dict(zip(others, fig2_rows[1::2]))
+    better, same, worse = (
+        [o for o in others if end[o].outcome == x] for x in ("less", "indistinguishable", "greater")
     )
+    parts = [("lower final test error than", better), ("indistinguishable from", same)]
+    ours = "; ".join(f"{text} {', '.join(g)}" for text, g in parts + [("higher than", worse)] if g)
     verdict = (
         "reproduced" if len(better) == len(others) else ("partly" if better else "not reproduced")
     )
     fast = [o for o in others if o.startswith("Uncoded (f_")]
-    n_seeds = len(counts)
-    diffs = (
-        "; ".join(
-            "{} {:+.1f} [{:+.1f}, {:+.1f}]".format(
-                o, *mean_interval(counts[o] - counts["Coded-RS"])
-            )
-            for o in same + worse
-        )
-        if n_seeds > 1
-        else ""
+    lagging, n_seeds = same + worse, len(counts)
+    p, p_lo, p_hi = proportion_interval(int(counts["Coded-RS"].iloc[0]), n_test)
+    diffs = "; ".join(
+        "{} {:+.1f} [{:+.1f}, {:+.1f}]".format(o, *mean_interval(counts[o] - counts["Coded-RS"]))
+        for o in (lagging if n_seeds > 1 else [])
     )
-    reason = (
-        ""
-        if verdict == "reproduced"
-        else _because(
-            f"misclassified test images, other − Coded-RS, at the end (of {n_test}; paired over "
-            f"{n_seeds} seeds): {diffs}"
-            if diffs
-            else "",
-            f"one test error alone has a 95 % interval of ±{(p_hi - p_lo) / 2 * n_test:.0f} images",
-            "; ".join(
-                "time-averaged test error ratio RS/{} {:.3f} [{:.3f}, {:.3f}] ({}): {}".format(
-                    o,
-                    avg[o].our_value,
-                    avg[o].ci_low,
-                    avg[o].ci_high,
-                    avg[o].outcome,
-                    "ahead earlier, caught up by the end"
-                    if avg[o].outcome == "less"
-                    else "not measurably ahead earlier either",
-                )
-                for o in same + worse
-                if not o.startswith("Uncoded (f_")
-            ),
-            "; ".join(
-                f"{o} runs {(iters[o] / iters['Coded-RS']).mean():.1f}× as many iterations as "
-                "Coded-RS and ends at training loss ratio RS/{} {:.4f} [{:.4f}, {:.4f}]".format(
-                    o, *ratio_interval(loss["Coded-RS"], loss[o])
-                )
-                for o in fast
-                if o in same + worse
-            ),
-            "on this small problem a gradient from the fastest chunks is as good as the exact one "
-            "within the budget"
-            if any(o in same + worse for o in fast)
-            else "",
+    averaged = "; ".join(
+        f"time-averaged test error ratio RS/{o} {avg[o].our_value:.3f} [{avg[o].ci_low:.3f}, "
+        f"{avg[o].ci_high:.3f}] ({avg[o].outcome}): "
+        + (
+            "ahead earlier, caught up by the end"
+            if avg[o].outcome == "less"
+            else "not measurably ahead earlier either"
         )
+        for o in lagging
+        if o not in fast
+    )
+    iterations = "; ".join(
+        f"{o} runs {(iters[o] / iters['Coded-RS']).mean():.1f}× as many iterations as "
+        "Coded-RS and ends at training loss ratio RS/{} {:.4f} [{:.4f}, {:.4f}]".format(
+            o, *ratio_interval(loss["Coded-RS"], loss[o])
+        )
+        for o in fast
+        if o in lagging
+    )
+    reason = _because(
+        f"misclassified test images, other − Coded-RS, at the end (of {n_test}; paired over "
+        f"{n_seeds} seeds): {diffs}"
+        if diffs
+        else "",
+        f"one test error alone has a 95 % interval of ±{(p_hi - p_lo) / 2 * n_test:.0f} images",
+        averaged,
+        iterations,
+        "on this small problem a gradient from the fastest chunks is as good as the exact one "
+        "within the budget"
+        if any(o in lagging for o in fast)
+        else "",
     )
     return {
         "ours": ours,
         "verdict": verdict,
-        "reason": reason,
+        "reason": "" if verdict == "reproduced" else reason,
         "setting": setting,
         "uncertainty": f"paired 95 % intervals over {n_seeds} seeds (the rows 'test error at the end')",
     }
