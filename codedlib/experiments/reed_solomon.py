@@ -100,14 +100,10 @@ PAPER = {
 def any_f_rows_check(
     n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200, root_power=1, rng=None
 ) -> pd.DataFrame:
-    """Residual max|a B_F − 1| of the best decoding vector for three kinds of survivor sets.
-
-    * "f random (Algorithm 3)": any f survivors decode (Algorithm 3's vector, round-off);
-    * "f-1: holders of one chunk straggle": the s + 1 workers holding a lightest chunk are
-      all slow; no vector works (least squares residual stays O(1)): eq. (2) is tight;
-    * "f-1 random (least squares)": most random sets of f − 1 survivors *can* still decode when
-      k < f, because B = G T has rank <= k; the guarantee is about the worst case.
-    """
+    """Residual max|a B_F − 1| of the best decoding vector for ``n_sets`` draws of each kind
+    of survivor set: f random (Algorithm 3: any f decode), f − 1 random (least squares: most
+    still decode when k < f, as B = G T has rank <= k) and all but the s + 1 holders of one
+    light chunk (no vector works: eq. (2) is tight)."""
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
     code = reed_solomon_gradient_code(n, k, w, root_power)
@@ -242,15 +238,9 @@ def decoding_cost(
 def residual_tol_check(
     n: int = 80, k: int = 80, w: int = 13, root_power: int = 1, n_sets: int = 200, rng=None
 ) -> dict:
-    """How often the code's ``residual_tol`` check fires on random survivor sets, against the
-    error of the gradient those sets decode (Algorithm 3, eq. 14).
-
-    ``residual_tol`` bounds max |a B_F − 1|, not the gradient error: with the paper's root the
-    residual is large where the decoded gradient ‖Re(a C_F) − Σ g_j‖/‖Σ g_j‖ (standard-normal
-    partial gradients, 8 features) is still small. Returns residual_tol, n_sets,
-    share_flagged (residual above the tolerance), median_residual, median_gradient_error and
-    max_gradient_error.
-    """
+    """How often the code's ``residual_tol`` (a bound on max |a B_F − 1|) fires on random
+    survivor sets, against the relative error ‖Re(a C_F) − Σ g_j‖/‖Σ g_j‖ of the gradient
+    they decode (standard-normal partial gradients, 8 features; Algorithm 3, eq. 14)."""
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
     code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")
@@ -401,12 +391,8 @@ def fig3_tf_curve(
     n: int = 80,
     alphas=None,
 ) -> TfCurveResult:
-    """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
-
-    Returns a :class:`TfCurveResult`: curve (alpha, t_offline, t_online), alpha_star,
-    alpha_star_numeric, alpha_star_online, t_star and f_star = f(α*) by eq. (18).
-    ``alpha_star`` is None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
-    """
+    """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0), α* of eq. (22) (None when
+    t0/(c_g N ξ) >= 1: not a valid load), numerically and online, and f(α*) by eq. (18)."""
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
     try:
         a_star = optimal_alpha(t0, xi, cg_N)
@@ -597,14 +583,10 @@ def ignore_stragglers_regimes(
     n_seeds: int = 5,
     **setting,
 ) -> pd.DataFrame:
-    """Where exact gradients (Coded-RS) beat ignoring the same number of stragglers.
-
-    "Uncoded (f_RS)" drops the slowest workers' data, which biases the gradient only when the
-    dropped data differ from the rest (classes not spread evenly, the same workers slow every
-    iteration). Each regime (:data:`STRAGGLER_REGIMES` by default) runs the two schemes on
-    ``n_seeds`` paired seeds (:func:`fig2_experiment`, which takes ``setting``); returns
-    :func:`fig2_seed_metrics` rows with a ``regime`` column.
-    """
+    """Coded-RS vs "Uncoded (f_RS)", which drops the slowest workers' data (a bias only when
+    those data differ from the rest), on ``n_seeds`` paired seeds per regime
+    (:data:`STRAGGLER_REGIMES`; :func:`fig2_experiment` takes ``setting``):
+    :func:`fig2_seed_metrics` rows with a ``regime`` column."""
     regimes = STRAGGLER_REGIMES if regimes is None else regimes
     if not regimes:
         raise ValueError("regimes must hold at least one regime, got an empty mapping")
@@ -745,14 +727,10 @@ def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 4
 
 
 def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.DataFrame:
-    """One row per (seed, scheme) of a :func:`fig2_experiment` frame.
-
-    Columns: test_error (at the end of the budget), test_errors (the same as a count of
-    misclassified test images), test_error_mean (time average of the test-error curve over
-    [0, budget]: the whole curve of Fig. 2 in one number), train_loss (at the end),
-    iterations, mean_iteration_time (time of the last iteration / iterations), max_decode_error
-    (largest relative error of the gradient the scheme used), n_test.
-    """
+    """One row per (seed, scheme) of a :func:`fig2_experiment` frame: test error (also as a
+    count of test images) and training loss at the end of the budget, the test error's time
+    average over [0, budget] (Fig. 2's curve in one number), iterations, mean iteration time
+    and the largest relative error of the gradient used."""
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
     rows = []
