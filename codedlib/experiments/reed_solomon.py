@@ -301,8 +301,6 @@ def accuracy_study(
     limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root, load, n)
     and the largest n of the sweep with error <= ``tol`` (worst-case and random survivors).
     """
-    if len(ns) == 0:
-        raise ValueError("ns must hold at least one n, got an empty sequence")
     gen = as_generator(rng)
     tables, limits = [], []
     for root in root_powers:
