@@ -86,7 +86,7 @@ def test_decoding_cost_and_accuracy_tables():
     paper = limits[limits.root.str.contains("paper")].iloc[0]
     auto = limits[~limits.root.str.contains("paper")].iloc[0]
     assert paper["largest_accurate_n_worst"] == 60 and auto["largest_accurate_n_worst"] == 100
-    plt.close(rsplots.plot_decoding_cost(cost))
+    plt.close(rsplots.plot_decoding_cost(summary))
     plt.close(rsplots.plot_accuracy(table))
 
 
@@ -110,10 +110,13 @@ def test_fig2_experiment_small(small_fig2):
     paired = ex.fig2_paired(df)
     assert list(paired.columns) == ["scheme", "time", "mean", "ci_low", "ci_high"]
     assert len(paired) == 4 * 400 and np.all(paired["ci_low"] <= paired["mean"])
-    fig = rsplots.plot_fig2(df, title="stand-in title", paired=paired)
+    bands = ex.fig2_bands(df)
+    assert list(bands.columns) == ["scheme", "time", "mean", "low", "high"]
+    assert np.all((bands["low"] <= bands["mean"]) & (bands["mean"] <= bands["high"]))
+    fig = rsplots.plot_fig2(df, bands, title="stand-in title", paired=paired)
     assert len(fig.axes) == 2 and fig._suptitle.get_text() == "stand-in title"
     plt.close(fig)
-    fig = rsplots.plot_fig2(df, quantity="train_loss")
+    fig = rsplots.plot_fig2(df, ex.fig2_bands(df, "train_loss"), quantity="train_loss")
     assert len(fig.axes) == 1
     plt.close(fig)
 
@@ -214,3 +217,16 @@ def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly()
         fig2_experiment(partition="sorted", n_seeds=1)
     with pytest.raises(ValueError, match="scheme_names must be"):
         fig2_experiment(scheme_names=["nope"], n_seeds=1)
+
+
+def test_regime_bars_feed_the_regimes_plot():
+    schemes = ["Coded-RS"] * 2 + ["Uncoded (f_RS=68)"] * 2
+    metrics = pd.DataFrame(
+        {"seed": [0, 1] * 2, "scheme": schemes, "test_error": [0.1, 0.12, 0.2, 0.3], "regime": "r"}
+    )
+    bars = ex.regime_bars(metrics)
+    assert list(bars["mean"]) == pytest.approx([0.11, 0.25])
+    assert (bars["ci_low"] < bars["mean"]).all() and (bars["mean"] < bars["ci_high"]).all()
+    fig = rsplots.plot_straggler_regimes(metrics, bars, title="regimes")
+    assert fig.axes[0].get_title() == "regimes"
+    plt.close(fig)

@@ -52,6 +52,7 @@ __all__ = [
     "decoding_cost_summary",
     "fig2_curves",
     "fig2_paired",
+    "fig2_bands",
     "fig2_experiment",
     "fig2_run",
     "fig2_seed_metrics",
@@ -266,8 +267,9 @@ def residual_tol_check(
 
 def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
-    (``speedup``) and the log–log slope of each decoder's median time against the previous f
-    (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
+    (``speedup``), the range of each decoder's times (``alg3_min`` … ``lstsq_max``) and the
+    log–log slope of its median time against the previous f (``alg3_slope``, ``lstsq_slope``;
+    O(f²) and O(f³) give 2 and 3 for large f).
     """
     ratio = cost.assign(
         speedup=cost["lstsq_seconds"] / cost["alg3_seconds"],
@@ -279,6 +281,7 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
         **{c: (c, "median") for c in median},
         repeats=("repeat", "size"),
         **{c: (c, "first") for c in first + ("accurate", "root_power")},
+        **{f"{c}_{s}": (f"{c}_seconds", s) for c in ("alg3", "lstsq") for s in ("min", "max")},
     )
     logf = np.log(out["f"].to_numpy(float))
     for col in ("alg3", "lstsq"):
@@ -692,20 +695,36 @@ def fig2_curves(
     return pd.concat(frames, ignore_index=True)
 
 
+def _seed_curves(df: pd.DataFrame, quantity: str, n_points: int):
+    """The grid of :func:`fig2_curves` and its values as {scheme: (seeds × grid) array}."""
+    curves = fig2_curves(df, quantity, n_points=n_points)
+    by = {
+        s: g["value"].to_numpy().reshape(-1, n_points)
+        for s, g in curves.groupby("scheme", sort=False)
+    }
+    return curves["time"].to_numpy()[:n_points], by
+
+
+def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 400):
+    """Per (scheme, time) of a 0..last-time grid: the mean of ``quantity`` over seeds and its
+    seed range (``low``, ``high``). Fig. 2's left panel."""
+    grid, by = _seed_curves(df, quantity, n_points)
+    frames = [
+        pd.DataFrame({"scheme": s, "time": grid, "mean": m.mean(axis=0)}).assign(
+            low=m.min(axis=0), high=m.max(axis=0)
+        )
+        for s, m in by.items()
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
 def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400):
     """Per (scheme, time) of a 0..last-time grid: the mean over seeds of the paired difference
     scheme − ``reference`` of the test error, in misclassified test images (``n_test``), and
     its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed). Fig. 2's right panel.
     """
-    from codedlib.claims import mean_interval
-
     scale = int(df["n_test"].iloc[0]) if "n_test" in df else 1
-    curves = fig2_curves(df, "test_error", n_points=n_points)
-    by = {
-        s: g["value"].to_numpy().reshape(-1, n_points)
-        for s, g in curves.groupby("scheme", sort=False)
-    }
-    grid = curves["time"].to_numpy()[:n_points]
+    grid, by = _seed_curves(df, "test_error", n_points)
     frames = []
     for scheme, m in by.items():
         if scheme == reference:
@@ -1041,6 +1060,7 @@ def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
     columns = ("test_error", "test_error_mean", "test_errors", "train_loss", "iterations")
     return {
         "fig2": fig2,
+        "bands": {q: fig2_bands(fig2, q) for q in ("test_error", "train_loss")},
         "paired": fig2_paired(fig2),
         "n_test": n_test,
         "stand_in": stand_in,
