@@ -212,28 +212,23 @@ def bursty_path(
         )
         for idx in (check_int("worker", w, low=0, high=model.n_workers - 1) for w in shown)
     ]
-    pi = model.burst_probability
+    pi, burst = model.burst_probability, path.in_burst
+    rows = [  # quantity, stationary value, sampled value
+        ("burst fraction", pi, burst.mean()),
+        ("mean latency", model.stationary_means()[0], path.latency.mean()),
+        (
+            "P[some worker in a burst]",
+            1.0 - (1.0 - pi) ** model.n_workers,
+            burst.any(axis=1).mean(),
+        ),
+        (
+            "workers with >= 1 burst",
+            1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1),
+            burst.any(axis=0).mean(),
+        ),
+    ]
     summary = pd.DataFrame(
-        {
-            "quantity": [
-                "burst fraction",
-                "mean latency",
-                "P[some worker in a burst]",
-                "workers with >= 1 burst",
-            ],
-            "stationary": [
-                pi,
-                float(model.stationary_means()[0]),
-                1.0 - (1.0 - pi) ** model.n_workers,
-                1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1),
-            ],
-            "sampled": [
-                float(path.in_burst.mean()),
-                float(path.latency.mean()),
-                float(path.in_burst.any(axis=1).mean()),
-                float(path.in_burst.any(axis=0).mean()),
-            ],
-        }
+        [(q, float(a), float(b)) for q, a, b in rows], columns=["quantity", "stationary", "sampled"]
     )
     return BurstyPathResult(pd.concat(frames, ignore_index=True), summary, model)
 
