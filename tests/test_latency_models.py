@@ -177,12 +177,9 @@ def test_cluster_cdfs_shape_and_values():
     for i, dist in enumerate(cluster.dists):
         np.testing.assert_allclose(c[..., i], dist.cdf(t))
     np.testing.assert_allclose(cluster.sfs(t), 1 - c, atol=1e-15)
-    assert cluster.lower_support() == 0.0
 
 
 def test_cluster_from_constructors():
-    c = HeterogeneousCluster.from_shifted_exponential([0, 1, 2], [1, 2, 3])
-    np.testing.assert_allclose(c.means(), [1, 1.5, 2 + 1 / 3])
     c = HeterogeneousCluster.from_pareto([1, 2], [3, 4])
     np.testing.assert_allclose(c.means(), [1.5, 8 / 3])
     c = HeterogeneousCluster.identical(gamma_from_moments(1, 1), 5)

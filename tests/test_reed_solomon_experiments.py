@@ -15,17 +15,16 @@ from codedlib.widgets.reed_solomon import code_summary
 
 
 def test_mask_example_and_any_f_rows():
-    out = ex.mask_example()
-    assert out.matches_eq5 and (out.s, out.f) == (5, 3)
-    assert ex.mask_example(10, 4, 3).matches_eq5 is None  # only the paper's example
+    out = ex.run_masks()["example"]
+    assert (out.s, out.f) == (5, 3)
     df = ex.any_f_rows_check(12, 6, 2, n_sets=30, rng=0)
     alg3 = df[df.kind == "f random (Algorithm 3)"]["residual"]
     blocked = df[df.kind == "f-1: holders of one chunk straggle"]["residual"]
     assert alg3.max() < 1e-10
     assert blocked.min() > 0.1  # the chunk nobody computed cannot be recovered (eq. 2 tight)
     plt.close(rsplots.plot_any_f_rows(df))
-    plt.close(rsplots.plot_mask(out.mask))
-    plt.close(rsplots.plot_encoding_matrix(out.encoding))
+    plt.close(rsplots.plot_mask(out.M))
+    plt.close(rsplots.plot_encoding_matrix(out.B))
 
 
 def test_workers_choice_and_cm_window():
@@ -59,11 +58,11 @@ def test_fig3_and_pareto_check():
 
 def test_any_f_rows_exhaustive_checks_every_set():
     out = ex.any_f_rows_exhaustive(8, 4, 3)
-    assert (out.s, out.f, out.n_sets) == (5, 3, 56)
-    assert out.any_f_decode and out.max_residual_f < 1e-10
-    assert out.tight and out.min_residual_tight > 0.1
+    assert (out["s"], out["f"], out["n_sets"]) == (5, 3, 56)
+    assert out["any_f_decode"] and out["max_residual_f"] < 1e-10
+    assert out["tight"] and out["min_residual_tight"] > 0.1
     big = ex.any_f_rows_exhaustive(12, 6, 2)
-    assert big.n_sets == 220 and big.any_f_decode and big.tight  # C(12, 9)
+    assert big["n_sets"] == 220 and big["any_f_decode"] and big["tight"]  # C(12, 9)
     with pytest.raises(ValueError, match="max_sets"):
         ex.any_f_rows_exhaustive(16, 8, 3, max_sets=100)
 
@@ -83,12 +82,11 @@ def test_decoding_cost_and_accuracy_tables():
     assert summary["speedup"].iloc[0] == pytest.approx(
         (first["lstsq_seconds"] / first["alg3_seconds"]).median()
     )
-    study = ex.accuracy_study(ns=(10, 60, 100), loads=(0.2,), n_random=3, rng=0)
-    table, limits = study.table, study.limits
+    table, limits = ex.accuracy_study(ns=(10, 60, 100), loads=(0.2,), n_random=3, rng=0)
     paper = limits[limits.root.str.contains("paper")].iloc[0]
     auto = limits[~limits.root.str.contains("paper")].iloc[0]
     assert paper["largest_accurate_n_worst"] == 60 and auto["largest_accurate_n_worst"] == 100
-    plt.close(rsplots.plot_decoding_cost(cost))
+    plt.close(rsplots.plot_decoding_cost(summary))
     plt.close(rsplots.plot_accuracy(table))
 
 
@@ -109,10 +107,16 @@ def test_fig2_experiment_small(small_fig2):
     assert list(summary["scheme"])[:2] == ["Coded-RS", "Coded-MDS"]
     assert summary.loc[0, "max_gradient_error"] < 1e-10
     assert not summary.isna().any().any()
-    fig = rsplots.plot_fig2(df, title="stand-in title")
+    paired = ex.fig2_paired(df)
+    assert list(paired.columns) == ["scheme", "time", "mean", "ci_low", "ci_high"]
+    assert len(paired) == 4 * 400 and np.all(paired["ci_low"] <= paired["mean"])
+    bands = ex.fig2_bands(df)
+    assert list(bands.columns) == ["scheme", "time", "mean", "low", "high"]
+    assert np.all((bands["low"] <= bands["mean"]) & (bands["mean"] <= bands["high"]))
+    fig = rsplots.plot_fig2(df, bands, title="stand-in title", paired=paired)
     assert len(fig.axes) == 2 and fig._suptitle.get_text() == "stand-in title"
     plt.close(fig)
-    fig = rsplots.plot_fig2(df, quantity="train_loss")
+    fig = rsplots.plot_fig2(df, ex.fig2_bands(df, "train_loss"), quantity="train_loss")
     assert len(fig.axes) == 1
     plt.close(fig)
 
@@ -186,12 +190,13 @@ def test_sample_mean_of_heavy_tail_sits_below_eq17():
     from codedlib.theory.reed_solomon import expected_iteration_time
 
     out = sample_mean_of_heavy_tail(80, 80, n_samples=22, replicas=4000, rng=1)
-    assert out.expectation == pytest.approx(expected_iteration_time(80, 80, 0.001, 1.1, 0.035))
-    assert out.expectation == pytest.approx(0.565, abs=1e-3)
-    assert out.median < 0.5 * out.expectation and out.p_reach_expectation < 0.2
+    expectation = out["expectation"]
+    assert expectation == pytest.approx(expected_iteration_time(80, 80, 0.001, 1.1, 0.035))
+    assert expectation == pytest.approx(0.565, abs=1e-3)
+    assert out["median"] < 0.5 * expectation and out["p_reach_expectation"] < 0.2
     # a light tail (xi = 5): the sample mean concentrates around the expectation
     light = sample_mean_of_heavy_tail(80, 80, xi=5.0, n_samples=200, replicas=400, rng=1)
-    assert light.median == pytest.approx(light.expectation, rel=0.05)
+    assert light["median"] == pytest.approx(light["expectation"], rel=0.05)
 
 
 def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly():
@@ -212,3 +217,16 @@ def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly()
         fig2_experiment(partition="sorted", n_seeds=1)
     with pytest.raises(ValueError, match="scheme_names must be"):
         fig2_experiment(scheme_names=["nope"], n_seeds=1)
+
+
+def test_regime_bars_feed_the_regimes_plot():
+    schemes = ["Coded-RS"] * 2 + ["Uncoded (f_RS=68)"] * 2
+    metrics = pd.DataFrame(
+        {"seed": [0, 1] * 2, "scheme": schemes, "test_error": [0.1, 0.12, 0.2, 0.3], "regime": "r"}
+    )
+    bars = ex.regime_bars(metrics)
+    assert list(bars["mean"]) == pytest.approx([0.11, 0.25])
+    assert (bars["ci_low"] < bars["mean"]).all() and (bars["mean"] < bars["ci_high"]).all()
+    fig = rsplots.plot_straggler_regimes(metrics, bars, title="regimes")
+    assert fig.axes[0].get_title() == "regimes"
+    plt.close(fig)

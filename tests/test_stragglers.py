@@ -6,7 +6,6 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 import pytest
 
 from codedlib.experiments import stragglers as ex
@@ -33,11 +32,10 @@ def test_known_values_table():
 
 def test_standard_models_share_the_mean():
     models = ex.standard_models(mean=2.0, cv=0.25)
-    assert list(models.named()) == ["shifted exponential", "Pareto", "gamma"]
-    for dist in models.named().values():
+    assert list(models) == ["shifted exponential", "Pareto", "gamma"]
+    for dist in models.values():
         assert dist.mean() == pytest.approx(2.0)
-    assert models.gamma.std() == pytest.approx(0.5)
-    assert models.named()["Pareto"] is models.pareto
+    assert models["gamma"].std() == pytest.approx(0.5)
     with pytest.raises(ValueError, match="cv must satisfy"):
         ex.standard_models(cv=1.5)
 
@@ -55,7 +53,7 @@ def test_order_statistic_comparison_pareto_heavy_tail():
 
 
 def test_order_statistic_comparison_gamma_has_no_closed_form():
-    table = ex.order_statistic_comparison(ex.standard_models().gamma, 8, replicas=20_000, rng=2)
+    table = ex.order_statistic_comparison(ex.standard_models()["gamma"], 8, replicas=20_000, rng=2)
     assert table["closed_form"].isna().all()
     assert (table["z"].abs() < 4).all()  # z against the numeric value
 
@@ -115,10 +113,6 @@ def test_plots_return_figures():
     assert figs[2].axes[0].get_title() == "a title"
     fig = pl.plot_pareto_limit(ex.pareto_limit_convergence(ns=[10, 100]), title="left")
     assert fig.axes[0].get_title() == "left"
-    # the models by name (a dict) give the same frames as the result object
-    pd.testing.assert_frame_equal(
-        ex.cost_of_waiting(models.named(), n=10), ex.cost_of_waiting(models, n=10)
-    )
 
 
 @pytest.mark.parametrize(

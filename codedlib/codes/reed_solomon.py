@@ -501,15 +501,8 @@ def decoding_accuracy(
     code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")  # measured here
     g = gen.standard_normal((code.k, dim))
     exact = g.sum(axis=0)
-    out = {
-        "n": code.n,
-        "k": code.k,
-        "w": code.w,
-        "s": code.s,
-        "f": code.f,
-        "root_power": code.root_power,
-        "max_abs_B": float(np.abs(code.B).max()),
-    }
+    out = {key: getattr(code, key) for key in ("n", "k", "w", "s", "f", "root_power")}
+    out["max_abs_B"] = float(np.abs(code.B).max())
     starts = range(code.n) if code.n <= 200 else np.linspace(0, code.n - 1, 50).astype(int)
     for kind, sets in (
         ("worst", [worst_case_survivors(code.n, code.f, code.root_power, st) for st in starts]),
@@ -538,13 +531,15 @@ def accuracy_limit(
     load = check_real("load", load, low=0.0, high=1.0, low_open=True)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     gen = as_generator(rng)
-    rows = []
     if len(ns) == 0:
         raise ValueError("ns must hold at least one n, got an empty sequence")
-    for n in sorted(int(check_int("n", v, low=2)) for v in ns):
-        w = min(n, max(2, round(load * n)))
-        rows.append(decoding_accuracy(n, n, w, root_power, n_random=n_random, rng=gen))
-    table = pd.DataFrame(rows)
+    ns = sorted(int(check_int("n", v, low=2)) for v in ns)
+    table = pd.DataFrame(
+        [
+            decoding_accuracy(n, n, min(n, max(2, round(load * n))), root_power, n_random, rng=gen)
+            for n in ns
+        ]
+    )
     limits = {}
     for kind in ("worst", "random"):
         ok = (table[f"{kind}_error"] <= tol).to_numpy()

@@ -1,18 +1,7 @@
-"""Experiments of the Reed–Solomon GC paper, one function per figure/table of notebook 02.
-
-* :func:`mask_example` — eq. (5) and the encoding matrix of eqs. (7)–(10);
-* :func:`any_f_rows_check` — any f rows of B span the all-ones row, f − 1 rows do not;
-* :func:`any_f_rows_exhaustive` — the same over *every* set of f survivors;
-* :func:`decoding_cost` / :func:`decoding_cost_summary` — Algorithm 3 (O(f²)) vs least squares
-  (O(f³)) wall-clock time, one row per (f, repeat);
-* :func:`accuracy_study` — round-off of online decoding vs n, paper root vs well-conditioned root;
-* :func:`pareto_order_statistic_check` — appendix formula vs Monte Carlo vs eq. (19);
-* :func:`fig3_tf_curve` — T_f of eq. (21) (and eq. 20) with α* of eq. (22);
-* :func:`workers_choice` — f_RS and f_MDS from eq. (17) as a function of c_m;
-* :func:`fig2_experiment` / :func:`fig2_summary` — test error vs time of the five schemes over
-  independent seeds (delay draw and train/test split); :func:`fig2_curves`,
-  :func:`fig2_seed_metrics`, :func:`fig2_wide` turn the runs into per-seed numbers for paired
-  comparisons.
+"""Experiments of the Reed–Solomon GC paper (notebook 02), one function per figure/table:
+masks and B (eqs. 5, 7–10), the any-f-rows property, Algorithm 3's cost and accuracy, the
+Pareto order statistic (appendix, eq. 19), Fig. 3, eq. (17)'s f_RS/f_MDS and Fig. 2 over seeds;
+then the notebook's SETTINGS, section runners and CLAIMS.
 
 Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
@@ -22,11 +11,13 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
+from codedlib.claims import mean_interval, proportion_interval, ratio_interval, spec
 from codedlib.codes.reed_solomon import (
     accuracy_limit,
     least_squares_decoding_vector,
@@ -52,10 +43,6 @@ from codedlib.theory.reed_solomon import (
 
 __all__ = [
     "PAPER",
-    "AccuracyStudyResult",
-    "AnyFRowsExhaustiveResult",
-    "HeavyTailMeanResult",
-    "MaskExampleResult",
     "TfCurveResult",
     "accuracy_study",
     "any_f_rows_check",
@@ -64,18 +51,20 @@ __all__ = [
     "decoding_cost",
     "decoding_cost_summary",
     "fig2_curves",
+    "fig2_paired",
+    "fig2_bands",
     "fig2_experiment",
     "fig2_run",
     "fig2_seed_metrics",
     "fig2_summary",
     "fig2_wide",
     "fig3_tf_curve",
-    "mask_example",
     "pareto_order_statistic_check",
     "residual_tol_check",
     "workers_choice",
     "STRAGGLER_REGIMES",
     "ignore_stragglers_regimes",
+    "regime_bars",
     "sample_mean_of_heavy_tail",
     "summary_column",
     "SETTINGS",
@@ -96,19 +85,9 @@ __all__ = [
 ]
 
 #: numbers the paper reports
+_EQ5 = ("1110", "1110", "1101", "1101", "1011", "1011", "0111", "0111")  # the rows of eq. (5)
 PAPER = {
-    "eq5": np.array(
-        [
-            [1, 1, 1, 0],
-            [1, 1, 1, 0],
-            [1, 1, 0, 1],
-            [1, 1, 0, 1],
-            [1, 0, 1, 1],
-            [1, 0, 1, 1],
-            [0, 1, 1, 1],
-            [0, 1, 1, 1],
-        ]
-    ),
+    "eq5": np.array([[int(v) for v in row] for row in _EQ5]),
     "alpha_star": 0.1477,
     "f_rs": 68,
     "f_mds": 33,
@@ -119,116 +98,61 @@ PAPER = {
 }
 
 
-@dataclass(frozen=True)
-class MaskExampleResult:
-    """Mask, encoding matrix and straggler tolerance of one RS gradient code (:func:`mask_example`)."""
-
-    mask: np.ndarray
-    encoding: np.ndarray
-    s: int
-    f: int
-    code: object
-    matches_eq5: bool | None = None
-
-
-def mask_example(n: int = 8, k: int = 4, w: int = 3) -> MaskExampleResult:
-    """Mask (Algorithm 1 with d = nw/k when k | nw, else Algorithm 4), code and eq. (5) check."""
-    code = reed_solomon_gradient_code(n, k, w)
-    matches = None
-    if (n, k, w) == (8, 4, 3):
-        matches = bool(np.array_equal(row_balanced_mask_matrix(8, 4, 6, 0), PAPER["eq5"]))
-    return MaskExampleResult(
-        mask=code.M, encoding=code.B, s=code.s, f=code.f, code=code, matches_eq5=matches
-    )
-
-
 def any_f_rows_check(
     n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200, root_power=1, rng=None
 ) -> pd.DataFrame:
-    """Residual max|a B_F − 1| of the best decoding vector for three kinds of survivor sets.
-
-    * "f random (Algorithm 3)": any f survivors decode (Algorithm 3's vector, round-off);
-    * "f-1: holders of one chunk straggle": the s + 1 workers holding a lightest chunk are
-      all slow; no vector works (least squares residual stays O(1)): eq. (2) is tight;
-    * "f-1 random (least squares)": most random sets of f − 1 survivors *can* still decode when
-      k < f, because B = G T has rank <= k; the guarantee is about the worst case.
-    """
+    """Residual max|a B_F − 1| of the best decoding vector for ``n_sets`` draws of each kind
+    of survivor set: f random (Algorithm 3: any f decode), f − 1 random (least squares: most
+    still decode when k < f, as B = G T has rank <= k) and all but the s + 1 holders of one
+    light chunk (no vector works: eq. (2) is tight)."""
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
     code = reed_solomon_gradient_code(n, k, w, root_power)
     light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
+
+    def row(kind, S, a):
+        return {"kind": kind, "survivors": len(S), "residual": _residual(a, code.B[S])}
+
     rows = []
     for _ in range(n_sets):
         perm = gen.permutation(code.n)
         F = perm[: code.f]
-        a = code.decoding_vector(F, check=False)  # the residual is what is measured
-        rows.append(
-            {
-                "kind": "f random (Algorithm 3)",
-                "survivors": code.f,
-                "residual": float(np.abs(a @ code.B[F] - 1).max()),
-            }
-        )
+        rows.append(row("f random (Algorithm 3)", F, code.decoding_vector(F, check=False)))
         if code.f > 1:
             G = perm[: code.f - 1]
-            a_ls = least_squares_decoding_vector(code.B[G])
             rows.append(
-                {
-                    "kind": "f-1 random (least squares)",
-                    "survivors": code.f - 1,
-                    "residual": float(np.abs(a_ls @ code.B[G] - 1).max()),
-                }
+                row("f-1 random (least squares)", G, least_squares_decoding_vector(code.B[G]))
             )
-            chunk = gen.choice(light)
-            H = np.flatnonzero(code.M[:, chunk] == 0)  # everyone except the chunk's holders
-            a_h = least_squares_decoding_vector(code.B[H])
+            H = np.flatnonzero(code.M[:, gen.choice(light)] == 0)  # all but one chunk's holders
             rows.append(
-                {
-                    "kind": "f-1: holders of one chunk straggle",
-                    "survivors": H.size,
-                    "residual": float(np.abs(a_h @ code.B[H] - 1).max()),
-                }
+                row(
+                    "f-1: holders of one chunk straggle",
+                    H,
+                    least_squares_decoding_vector(code.B[H]),
+                )
             )
     return pd.DataFrame(rows)
 
 
-@dataclass(frozen=True)
-class AnyFRowsExhaustiveResult:
-    """The two properties of Section 2.1 checked on every survivor set
-    (:func:`any_f_rows_exhaustive`).
-    """
-
-    n: int
-    k: int
-    w: int
-    s: int
-    f: int
-    n_sets: int
-    max_residual_f: float
-    min_residual_tight: float
-    any_f_decode: bool
-    tight: bool
+def _residual(a, B_S) -> float:
+    """max |a B_S − 1|: how far ``a`` is from decoding the sum from the rows ``B_S``."""
+    return float(np.abs(a @ B_S - 1).max())
 
 
 def any_f_rows_exhaustive(
     n: int = 16, k: int = 8, w: int = 3, root_power=1, max_sets: int = 200_000
-) -> AnyFRowsExhaustiveResult:
-    """Check the two properties of Section 2.1 on *every* survivor set, not a sample.
+) -> dict:
+    """The two properties of Section 2.1 on *every* survivor set, not a sample.
 
-    * ``max_residual_f``: max over all C(n, f) sets F of max|a_F B_F − 1| with Algorithm 3's
-      vector a_F (0 in exact arithmetic: any f rows span the all-ones row);
-    * ``min_residual_tight``: min over the light chunks j (column weight s + 1) of the least
-      squares residual when the s + 1 holders of j straggle (f − 1 survivors): stays O(1), so no
-      decoding vector exists and s = ⌊wn/k⌋ − 1 of eq. (2) cannot be raised.
-
-    Returns an :class:`AnyFRowsExhaustiveResult` with n, k, w, s, f, n_sets (C(n, f)), the two
-    residuals and booleans ``any_f_decode`` (max_residual_f < 1e-10) and ``tight``
-    (min_residual_tight > 0.1).
+    ``max_residual_f``: max over all C(n, f) sets F (``n_sets``) of Algorithm 3's residual
+    (``any_f_decode`` when < 1e-10); ``min_residual_tight``: min over the light chunks (column
+    weight s + 1) of the least-squares residual when their s + 1 holders straggle (``tight``
+    when > 0.1: s = ⌊wn/k⌋ − 1 of eq. (2) cannot be raised). Also n, k, w, s, f.
     """
-    max_sets = check_int("max_sets", max_sets, low=1)
-    code = reed_solomon_gradient_code(n, k, w, root_power)
     from math import comb
 
+    max_sets = check_int("max_sets", max_sets, low=1)
+    code = reed_solomon_gradient_code(n, k, w, root_power)
     n_sets = comb(code.n, code.f)
     if n_sets > max_sets:
         raise ValueError(
@@ -237,117 +161,87 @@ def any_f_rows_exhaustive(
     worst = 0.0
     for F in itertools.combinations(range(code.n), code.f):
         F = np.asarray(F)
-        a = code.decoding_vector(F, check=False)  # the residual is what is measured
-        worst = max(worst, float(np.abs(a @ code.B[F] - 1).max()))
-    light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
+        worst = max(worst, _residual(code.decoding_vector(F, check=False), code.B[F]))
     tight = np.inf
-    for j in light:
+    for j in np.flatnonzero(code.M.sum(axis=0) == code.s + 1):
         H = np.flatnonzero(code.M[:, j] == 0)
-        a_h = least_squares_decoding_vector(code.B[H])
-        tight = min(tight, float(np.abs(a_h @ code.B[H] - 1).max()))
-    return AnyFRowsExhaustiveResult(
-        n=code.n,
-        k=code.k,
-        w=code.w,
-        s=code.s,
-        f=code.f,
-        n_sets=n_sets,
-        max_residual_f=worst,
-        min_residual_tight=float(tight),
-        any_f_decode=bool(worst < 1e-10),
-        tight=bool(tight > 0.1),
-    )
+        tight = min(tight, _residual(least_squares_decoding_vector(code.B[H]), code.B[H]))
+    return {
+        **{key: getattr(code, key) for key in ("n", "k", "w", "s", "f")},
+        "n_sets": n_sets,
+        "max_residual_f": worst,
+        "min_residual_tight": float(tight),
+        "any_f_decode": bool(worst < 1e-10),
+        "tight": bool(tight > 0.1),
+    }
 
 
-def _elapsed(fn):
+def _elapsed(fn, *args):
     t = time.perf_counter()
-    fn()
+    fn(*args)
     return time.perf_counter() - t
 
 
 def decoding_cost(
     fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15, repeats: int = 5, rng=None
 ) -> pd.DataFrame:
-    """Wall-clock time to compute one decoding vector, Algorithm 3 vs least squares, timed
-    only where Algorithm 3 is accurate.
+    """Wall-clock time of one decoding vector: Algorithm 3 vs least squares vs LU, one row per
+    (f, repeat), on one BLAS thread.
 
-    For each f: n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1 (so exactly f
-    workers are needed) and a random survivor set. The timed code uses the better-spread root
-    (``root_power="auto"``); the paper's root α = e^{2πi/n} costs the same operations but
-    loses all accuracy as n grows, so its residual is reported beside (``paper_root_residual``)
-    and never timed. ``lstsq`` solves a B_F = 1 (f × n, the generic decoder: an SVD least-squares
-    solve); ``lu`` solves eq. (12), a G_F = e_1, by LU (the f × f Vandermonde system the code's
-    structure gives without Algorithm 3); Algorithm 3 uses the precomputed table. Each of the ``repeats`` times both decoders back to back (after one
-    untimed warm-up call of each), so repeat r of the two is a pair measured under the same
-    machine load. One row per (f, repeat): f, n, root_power, repeat, alg3_seconds,
-    lstsq_seconds, lu_seconds, alg3_residual, lstsq_residual and lu_residual (max |a B_F − 1|
-    of each timed decoder), paper_root_residual, accurate (the three residuals below 1e-6). Both run on one BLAS
-    thread (an algorithmic comparison on one core).
+    For each f: n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1 and a random
+    survivor set. Timed with the better-spread root (``root_power="auto"``); the paper's root
+    loses all accuracy as n grows, so only its residual is reported (``paper_root_residual``).
+    ``lstsq`` solves a B_F = 1 (SVD least squares); ``lu`` solves eq. (12), a G_F = e_1; each
+    repeat times the three back to back after an untimed warm-up (pairs under the same load).
+    ``accurate``: the three residuals max |a B_F − 1| are below 1e-6.
     """
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _decoding_cost(fs, straggler_fraction, repeats, rng)
-
-
-def _decoding_cost(fs, straggler_fraction, repeats, rng):
     straggler_fraction = check_real(
         "straggler_fraction", straggler_fraction, low=0.0, high=1.0, high_open=True
     )
     repeats = check_int("repeats", repeats, low=1)
     gen = as_generator(rng)
     rows = []
-    for f in fs:
-        f = check_int("f", f, low=2)
-        n = max(f + 1, round(f / (1 - straggler_fraction)))
-        code = reed_solomon_gradient_code(n, n, n - f + 1, "auto", on_inaccurate="ignore")
-        paper = reed_solomon_gradient_code(n, n, n - f + 1, 1, on_inaccurate="ignore")
-        F = np.sort(gen.choice(n, f, replace=False))
-        B_F = code.B[F]
-        a = code.decoding_vector(F)  # warm-up (tables, caches) + residual
-        a_ls = least_squares_decoding_vector(B_F)
-        a_lu = vandermonde_decoding_vector(F, n, code.root_power)
-        residual = code.residual(F, a)
-        ls_residual = float(np.abs(a_ls @ B_F - 1).max())
-        lu_residual = float(np.abs(a_lu @ B_F - 1).max())
-        paper_residual = paper.residual(F)
-        for r in range(repeats):
-            t_alg3 = _elapsed(lambda c=code, F=F: c.decoding_vector(F, check=False))
-            t_ls = _elapsed(lambda B_F=B_F: least_squares_decoding_vector(B_F))
-            t_lu = _elapsed(
-                lambda F=F, n=n, q=code.root_power: vandermonde_decoding_vector(F, n, q)
-            )
-            rows.append(
-                {
-                    "f": f,
-                    "n": n,
-                    "root_power": code.root_power,
-                    "repeat": r,
-                    "alg3_seconds": t_alg3,
-                    "lstsq_seconds": t_ls,
-                    "lu_seconds": t_lu,
-                    "alg3_residual": residual,
-                    "lstsq_residual": ls_residual,
-                    "lu_residual": lu_residual,
-                    "paper_root_residual": paper_residual,
-                    "accurate": bool(max(residual, ls_residual, lu_residual) < 1e-6),
-                }
-            )
+    with threadpool_limits(limits=1, user_api="blas"):
+        for f in fs:
+            f = check_int("f", f, low=2)
+            n = max(f + 1, round(f / (1 - straggler_fraction)))
+            code = reed_solomon_gradient_code(n, n, n - f + 1, "auto", on_inaccurate="ignore")
+            paper = reed_solomon_gradient_code(n, n, n - f + 1, 1, on_inaccurate="ignore")
+            F = np.sort(gen.choice(n, f, replace=False))
+            B_F, q = code.B[F], code.root_power
+            a = code.decoding_vector(F)  # warm-up (tables, caches) + residual
+            res = {
+                "alg3_residual": code.residual(F, a),
+                "lstsq_residual": _residual(least_squares_decoding_vector(B_F), B_F),
+                "lu_residual": _residual(vandermonde_decoding_vector(F, n, q), B_F),
+                "paper_root_residual": paper.residual(F),
+            }
+            accurate = bool(max(list(res.values())[:3]) < 1e-6)
+            for r in range(repeats):
+                rows.append(
+                    {
+                        "f": f,
+                        "n": n,
+                        "root_power": q,
+                        "repeat": r,
+                        "alg3_seconds": _elapsed(code.decoding_vector, F, False),
+                        "lstsq_seconds": _elapsed(least_squares_decoding_vector, B_F),
+                        "lu_seconds": _elapsed(vandermonde_decoding_vector, F, n, q),
+                        **res,
+                        "accurate": accurate,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def residual_tol_check(
     n: int = 80, k: int = 80, w: int = 13, root_power: int = 1, n_sets: int = 200, rng=None
 ) -> dict:
-    """How often the code's ``residual_tol`` check fires on random survivor sets, against the
-    error of the gradient those sets decode (Algorithm 3, eq. 14).
-
-    ``residual_tol`` bounds max |a B_F − 1|, not the gradient error: with the paper's root the
-    residual is large where the decoded gradient ‖Re(a C_F) − Σ g_j‖/‖Σ g_j‖ (standard-normal
-    partial gradients, 8 features) is still small. Returns residual_tol, n_sets,
-    share_flagged (residual above the tolerance), median_residual, median_gradient_error and
-    max_gradient_error.
-    """
+    """How often the code's ``residual_tol`` (a bound on max |a B_F − 1|) fires on random
+    survivor sets, against the relative error ‖Re(a C_F) − Σ g_j‖/‖Σ g_j‖ of the gradient
+    they decode (standard-normal partial gradients, 8 features; Algorithm 3, eq. 14)."""
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
     code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")
@@ -373,26 +267,21 @@ def residual_tol_check(
 
 def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
-    (``speedup``) and the log–log slope of each decoder's median time against the previous f
-    (``alg3_slope``, ``lstsq_slope``; O(f²) and O(f³) give 2 and 3 for large f).
+    (``speedup``), the range of each decoder's times (``alg3_min`` … ``lstsq_max``) and the
+    log–log slope of its median time against the previous f (``alg3_slope``, ``lstsq_slope``;
+    O(f²) and O(f³) give 2 and 3 for large f).
     """
     ratio = cost.assign(
         speedup=cost["lstsq_seconds"] / cost["alg3_seconds"],
         lu_speedup=cost["lu_seconds"] / cost["alg3_seconds"],
     )
+    median = ("alg3_seconds", "lstsq_seconds", "lu_seconds", "speedup", "lu_speedup")
+    first = ("alg3_residual", "lstsq_residual", "lu_residual", "paper_root_residual")
     out = ratio.groupby(["f", "n"], as_index=False).agg(
-        alg3_seconds=("alg3_seconds", "median"),
-        lstsq_seconds=("lstsq_seconds", "median"),
-        lu_seconds=("lu_seconds", "median"),
-        speedup=("speedup", "median"),
-        lu_speedup=("lu_speedup", "median"),
+        **{c: (c, "median") for c in median},
         repeats=("repeat", "size"),
-        alg3_residual=("alg3_residual", "first"),
-        lstsq_residual=("lstsq_residual", "first"),
-        lu_residual=("lu_residual", "first"),
-        paper_root_residual=("paper_root_residual", "first"),
-        accurate=("accurate", "first"),
-        root_power=("root_power", "first"),
+        **{c: (c, "first") for c in first + ("accurate", "root_power")},
+        **{f"{c}_{s}": (f"{c}_seconds", s) for c in ("alg3", "lstsq") for s in ("min", "max")},
     )
     logf = np.log(out["f"].to_numpy(float))
     for col in ("alg3", "lstsq"):
@@ -403,14 +292,6 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-@dataclass(frozen=True)
-class AccuracyStudyResult:
-    """Round-off of online decoding vs n (:func:`accuracy_study`)."""
-
-    table: pd.DataFrame
-    limits: pd.DataFrame
-
-
 def accuracy_study(
     ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
     loads=(13 / 80, 0.3),
@@ -418,15 +299,11 @@ def accuracy_study(
     tol: float = 1e-6,
     n_random: int = 20,
     rng=None,
-) -> AccuracyStudyResult:
-    """Relative error of the decoded gradient vs n (k = n, w = round(load·n)).
-
-    Returns an :class:`AccuracyStudyResult` (table, limits): table rows per (root, load, n) from
-    :func:`codedlib.codes.reed_solomon.accuracy_limit`; limits gives the largest n of the
-    sweep with error <= ``tol`` for worst-case and random survivor sets.
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Relative error of the decoded gradient vs n (k = n, w = round(load·n)): ``(table,
+    limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root, load, n)
+    and the largest n of the sweep with error <= ``tol`` (worst-case and random survivors).
     """
-    if len(ns) == 0:
-        raise ValueError("ns must hold at least one n, got an empty sequence")
     gen = as_generator(rng)
     tables, limits = [], []
     for root in root_powers:
@@ -447,9 +324,7 @@ def accuracy_study(
                     "largest_accurate_n_random": lim["random"],
                 }
             )
-    return AccuracyStudyResult(
-        table=pd.concat(tables, ignore_index=True), limits=pd.DataFrame(limits)
-    )
+    return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
 
 
 def pareto_order_statistic_check(
@@ -517,12 +392,8 @@ def fig3_tf_curve(
     n: int = 80,
     alphas=None,
 ) -> TfCurveResult:
-    """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0) with α* of eq. (22).
-
-    Returns a :class:`TfCurveResult`: curve (alpha, t_offline, t_online), alpha_star,
-    alpha_star_numeric, alpha_star_online, t_star and f_star = f(α*) by eq. (18).
-    ``alpha_star`` is None when t0/(c_g N ξ) >= 1 (the closed form is not a valid load).
-    """
+    """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0), α* of eq. (22) (None when
+    t0/(c_g N ξ) >= 1: not a valid load), numerically and online, and f(α*) by eq. (18)."""
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
     try:
         a_star = optimal_alpha(t0, xi, cg_N)
@@ -597,7 +468,17 @@ def c_m_range_for_f_mds(
     return (float(hits.min()), float(hits.max())) if hits.size else None
 
 
-def fig2_experiment(
+def fig2_experiment(n_seeds: int = 1, *, executor=None, **setting) -> pd.DataFrame:
+    """Fig. 2 over ``n_seeds`` independent seeds: :func:`fig2_run` (which takes ``setting``)
+    for r = 0, 1, ... through :func:`~codedlib.replicate.over_seeds` (``executor``)."""
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    return over_seeds(fig2_run, range(n_seeds), executor=executor, desc="Fig. 2 seeds", **setting)
+
+
+def fig2_run(
+    r: int,
+    *,
+    seed: int = 0,
     n: int = 80,
     f_rs: int = 68,
     f_mds: int = 33,
@@ -606,36 +487,28 @@ def fig2_experiment(
     cg_N: float = 0.035,
     c_m: float = 1e-9,
     time_budget: float = 5.0,
-    n_seeds: int = 1,
     lam: float = 1e-4,
     root_power=1,
-    seed: int = 0,
     resplit: bool = True,
     record_points: int = 250,
     partition: str = "shuffled",
     slow_workers: int = 0,
     slowdown: float = 1.0,
     scheme_names=None,
-    executor=None,
 ) -> pd.DataFrame:
-    """Fig. 2: softmax regression on the digits (MNIST stand-in), five schemes, test error vs
-    time, over ``n_seeds`` independent seeds.
+    """Replica ``r`` of Fig. 2: softmax regression on the digits (MNIST stand-in), the five
+    schemes (or ``scheme_names`` of them), test error vs time.
 
-    Seed r (0, 1, ...) draws its own (iterations × n) Pareto delay matrix and, with ``resplit``,
-    its own random 75 / 25 train/test split of the digits, both from
-    ``np.random.SeedSequence([seed, r])``; all five schemes of one seed share its delays and its
-    split, so scheme differences are paired by seed. ``resplit=False`` keeps the library's
-    default split for every seed (only the delays vary). Returns :func:`simulate_schemes`'s rows
-    with ``seed``, ``n_train`` and ``n_test`` columns in front.
+    The (iterations × n) Pareto delays and, with ``resplit``, a random 75 / 25 train/test split
+    come from ``SeedSequence([seed, r])`` (``resplit=False``: the library's default split); all
+    schemes share them, so scheme differences are paired by seed. Returns
+    :func:`simulate_schemes`'s rows with n_train, n_test, partition and slow_workers in front.
 
     Where ignoring stragglers hurts (*ours*, not in the paper): ``partition="class-sorted"``
-    sorts the training set by label before the even split, so each worker's chunk holds one
-    or two classes (data not identically distributed across workers), and ``slow_workers``
-    workers (the last ones, i.e. whole classes when sorted) are persistently ``slowdown``
-    times slower, so the same chunks are dropped every iteration. ``scheme_names`` keeps a
-    subset of the five schemes. Seeds run through :func:`~codedlib.replicate.over_seeds` (``executor``).
+    sorts the training set by label before the even split (each chunk holds one or two
+    classes), and the last ``slow_workers`` workers are persistently ``slowdown`` times
+    slower, so the same chunks are dropped every iteration.
     """
-    n_seeds = check_int("n_seeds", n_seeds, low=1)
     record_points = check_int("record_points", record_points, low=1)
     if partition not in ("shuffled", "class-sorted"):
         raise ValueError(
@@ -652,49 +525,6 @@ def fig2_experiment(
                 f"{[sp.name for sp in schemes]}, got {list(scheme_names)}"
             )
         schemes = [sp for sp in schemes if sp.name in set(scheme_names)]
-    return over_seeds(
-        fig2_run,
-        range(n_seeds),
-        executor=executor,
-        desc="Fig. 2 seeds",
-        seed=seed,
-        schemes=schemes,
-        n=n,
-        t0=t0,
-        xi=xi,
-        cg_N=cg_N,
-        c_m=c_m,
-        time_budget=time_budget,
-        lam=lam,
-        root_power=root_power,
-        resplit=resplit,
-        record_points=record_points,
-        partition=partition,
-        slow_workers=slow_workers,
-        slowdown=slowdown,
-    )
-
-
-def fig2_run(
-    r: int,
-    *,
-    seed: int,
-    schemes,
-    n: int,
-    t0: float,
-    xi: float,
-    cg_N: float,
-    c_m: float,
-    time_budget: float,
-    lam: float,
-    root_power,
-    resplit: bool,
-    record_points: int,
-    partition: str,
-    slow_workers: int,
-    slowdown: float,
-) -> pd.DataFrame:
-    """Replica ``r`` of :func:`fig2_experiment` (delays and split from ``SeedSequence([seed, r])``)."""
     delay_seq, split_seq = np.random.SeedSequence([seed, r]).spawn(2)
     data = (
         digits_multiclass(rng=np.random.default_rng(split_seq)) if resplit else digits_multiclass()
@@ -747,63 +577,51 @@ STRAGGLER_REGIMES = {
 
 def ignore_stragglers_regimes(
     regimes=None,
-    n: int = 80,
+    *,
     f_rs: int = 68,
-    f_mds: int = 33,
-    t0: float = 0.001,
-    xi: float = 1.1,
-    cg_N: float = 0.035,
     c_m: float = 1.25e-7,
     time_budget: float = 5.0,
     n_seeds: int = 5,
-    lam: float = 1e-4,
-    seed: int = 0,
+    **setting,
 ) -> pd.DataFrame:
-    """Where exact gradients (Coded-RS) beat ignoring the same number of stragglers.
-
-    The paper's argument for Coded-RS over "Uncoded (f_RS)" is that the latter's gradient
-    drops the slowest workers' data. That biases the gradient only when the dropped data
-    differ from the rest: when classes are not spread evenly over workers and when the same
-    workers are slow every iteration. Each regime (:data:`STRAGGLER_REGIMES` by default) runs
-    Coded-RS and Uncoded (f_RS) on ``n_seeds`` paired seeds (:func:`fig2_experiment`).
-    Returns :func:`fig2_seed_metrics` rows with a ``regime`` column.
-    """
+    """Coded-RS vs "Uncoded (f_RS)", which drops the slowest workers' data (a bias only when
+    those data differ from the rest), on ``n_seeds`` paired seeds per regime
+    (:data:`STRAGGLER_REGIMES`; :func:`fig2_experiment` takes ``setting``):
+    :func:`fig2_seed_metrics` rows with a ``regime`` column."""
     regimes = STRAGGLER_REGIMES if regimes is None else regimes
     if not regimes:
         raise ValueError("regimes must hold at least one regime, got an empty mapping")
     names = ["Coded-RS", f"Uncoded (f_RS={f_rs})"]
-    frames = []
-    for label, options in regimes.items():
-        df = fig2_experiment(
-            n=n,
-            f_rs=f_rs,
-            f_mds=f_mds,
-            t0=t0,
-            xi=xi,
-            cg_N=cg_N,
-            c_m=c_m,
-            time_budget=time_budget,
-            n_seeds=n_seeds,
-            lam=lam,
-            seed=seed,
-            scheme_names=names,
-            **options,
-        )
-        frames.append(fig2_seed_metrics(df, time_budget).assign(regime=label))
+    frames = [
+        fig2_seed_metrics(
+            fig2_experiment(
+                f_rs=f_rs,
+                c_m=c_m,
+                time_budget=time_budget,
+                n_seeds=n_seeds,
+                scheme_names=names,
+                **setting,
+                **options,
+            ),
+            time_budget,
+        ).assign(regime=label)
+        for label, options in regimes.items()
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
-@dataclass(frozen=True)
-class HeavyTailMeanResult:
-    """The sample mean of a few heavy-tailed iteration times (:func:`sample_mean_of_heavy_tail`)."""
+def regime_bars(metrics: pd.DataFrame, column: str = "test_error") -> pd.DataFrame:
+    """Mean of ``column`` over seeds with its 95 % t-interval per (scheme, regime) of
+    :func:`ignore_stragglers_regimes`' rows (columns scheme, regime, mean, ci_low, ci_high)."""
+    from codedlib.claims import mean_interval
 
-    expectation: float
-    median: float
-    q025: float
-    q975: float
-    p_reach_expectation: float
-    n_samples: int
-    replicas: int
+    return pd.DataFrame(
+        [
+            {"scheme": scheme, "regime": regime, **dict(zip(("mean", "ci_low", "ci_high"), ci))}
+            for (scheme, regime), g in metrics.groupby(["scheme", "regime"], sort=False)
+            for ci in [mean_interval(g[column])]
+        ]
+    )
 
 
 def sample_mean_of_heavy_tail(
@@ -815,14 +633,11 @@ def sample_mean_of_heavy_tail(
     n_samples: int = 22,
     replicas: int = 20_000,
     rng=None,
-) -> HeavyTailMeanResult:
-    """What the mean of ``n_samples`` simulated iteration times of "wait for f of n"
-    (Pareto delays, eq. 16) looks like next to its expectation (eq. 17).
-
-    With xi = 1.1 the f = n order statistic has a finite mean but infinite variance: the mean
-    of a few samples is usually far below the expectation, which only rare huge delays reach.
-    Returns the expectation, the median and the 2.5 / 97.5 % quantiles of the sample mean over
-    ``replicas`` and the probability that a sample mean reaches the expectation.
+) -> dict:
+    """The mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto delays,
+    eq. 16) next to its expectation (eq. 17), over ``replicas``: its median, 2.5 / 97.5 %
+    quantiles and probability of reaching the expectation. With xi = 1.1 the variance is
+    infinite: a short run's mean usually sits far below the expectation.
     """
     from codedlib.theory.reed_solomon import expected_iteration_time
 
@@ -837,15 +652,15 @@ def sample_mean_of_heavy_tail(
         draws = t0 * (1.0 - gen.random((stop - start, n_samples, n))) ** (-1.0 / xi)
         times = np.sort(draws, axis=2)[:, :, f - 1] + comp
         means[start:stop] = times.mean(axis=1)
-    return HeavyTailMeanResult(
-        expectation=expect,
-        median=float(np.median(means)),
-        q025=float(np.quantile(means, 0.025)),
-        q975=float(np.quantile(means, 0.975)),
-        p_reach_expectation=float(np.mean(means >= expect)),
-        n_samples=n_samples,
-        replicas=replicas,
-    )
+    return {
+        "expectation": expect,
+        "median": float(np.median(means)),
+        "q025": float(np.quantile(means, 0.025)),
+        "q975": float(np.quantile(means, 0.975)),
+        "p_reach_expectation": float(np.mean(means >= expect)),
+        "n_samples": n_samples,
+        "replicas": replicas,
+    }
 
 
 def _step_values(run: pd.DataFrame, quantity: str, grid: np.ndarray) -> np.ndarray:
@@ -866,30 +681,73 @@ def fig2_curves(
     n_points = check_int("n_points", n_points, low=2)
     t_max = float(df["time"].max()) if time_budget is None else float(time_budget)
     grid = np.linspace(0.0, t_max, n_points)
+    frames = [
+        pd.DataFrame(
+            {
+                "seed": seed,
+                "scheme": scheme,
+                "time": grid,
+                "value": _step_values(run, quantity, grid),
+            }
+        )
+        for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False)
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _seed_curves(df: pd.DataFrame, quantity: str, n_points: int):
+    """The grid of :func:`fig2_curves` and its values as {scheme: (seeds × grid) array}."""
+    curves = fig2_curves(df, quantity, n_points=n_points)
+    by = {
+        s: g["value"].to_numpy().reshape(-1, n_points)
+        for s, g in curves.groupby("scheme", sort=False)
+    }
+    return curves["time"].to_numpy()[:n_points], by
+
+
+def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 400):
+    """Per (scheme, time) of a 0..last-time grid: the mean of ``quantity`` over seeds and its
+    seed range (``low``, ``high``). Fig. 2's left panel."""
+    grid, by = _seed_curves(df, quantity, n_points)
+    frames = [
+        pd.DataFrame({"scheme": s, "time": grid, "mean": m.mean(axis=0)}).assign(
+            low=m.min(axis=0), high=m.max(axis=0)
+        )
+        for s, m in by.items()
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400):
+    """Per (scheme, time) of a 0..last-time grid: the mean over seeds of the paired difference
+    scheme − ``reference`` of the test error, in misclassified test images (``n_test``), and
+    its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed). Fig. 2's right panel.
+    """
+    scale = int(df["n_test"].iloc[0]) if "n_test" in df else 1
+    grid, by = _seed_curves(df, "test_error", n_points)
     frames = []
-    for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
+    for scheme, m in by.items():
+        if scheme == reference:
+            continue
+        diff = (m - by[reference]) * scale
+        stats = (
+            np.array([mean_interval(d) for d in diff.T]).T
+            if len(diff) > 1
+            else [diff[0], np.full(n_points, np.nan), np.full(n_points, np.nan)]
+        )
         frames.append(
             pd.DataFrame(
-                {
-                    "seed": seed,
-                    "scheme": scheme,
-                    "time": grid,
-                    "value": _step_values(run, quantity, grid),
-                }
+                {"scheme": scheme, "time": grid, **dict(zip(("mean", "ci_low", "ci_high"), stats))}
             )
         )
     return pd.concat(frames, ignore_index=True)
 
 
 def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.DataFrame:
-    """One row per (seed, scheme) of a :func:`fig2_experiment` frame.
-
-    Columns: test_error (at the end of the budget), test_errors (the same as a count of
-    misclassified test images), test_error_mean (time average of the test-error curve over
-    [0, budget]: the whole curve of Fig. 2 in one number), train_loss (at the end),
-    iterations, mean_iteration_time (time of the last iteration / iterations), max_decode_error
-    (largest relative error of the gradient the scheme used), n_test.
-    """
+    """One row per (seed, scheme) of a :func:`fig2_experiment` frame: test error (also as a
+    count of test images) and training loss at the end of the budget, the test error's time
+    average over [0, budget] (Fig. 2's curve in one number), iterations, mean iteration time
+    and the largest relative error of the gradient used."""
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
     rows = []
@@ -1062,9 +920,9 @@ def _rows_text(M):
 
 
 def run_masks() -> dict:
-    """Section 1: eq. (5)'s mask and Algorithm 4's unbalanced case."""
+    """Section 1: the 8 × 4 example code, eq. (5)'s mask and Algorithm 4's unbalanced case."""
     return {
-        "example": mask_example(8, 4, 3),
+        "example": reed_solomon_gradient_code(8, 4, 3),
         "M5": row_balanced_mask_matrix(8, 4, 6, 0),
         "M_general": mask_matrix(10, 4, 3),  # nw/k = 7.5: Algorithm 4, k_h = 2, d_h = 8, d_l = 7
     }
@@ -1073,7 +931,7 @@ def run_masks() -> dict:
 def run_encoding(P: Setup) -> dict:
     """Section 2: B of the 8 × 4 example and the any-f-rows property, exhaustive and sampled."""
     return {
-        "example": mask_example(8, 4, 3),
+        "example": reed_solomon_gradient_code(8, 4, 3),
         "exhaustive": any_f_rows_exhaustive(16, 8, 3),
         "rows_check": any_f_rows_check(16, 8, 3, n_sets=P.sizes["rows_sets"], rng=P.seed),
     }
@@ -1089,12 +947,13 @@ def run_decoding_cost(P: Setup) -> dict:
     # growth of the paired speedup with f: O(f³)/O(f²) predicts exponent 1 for large f
     top = summary[summary["f"] >= summary["f"].iloc[-3]]
     growth = np.polyfit(np.log(top["f"]), np.log(top["speedup"]), 1)[0]
+    largest = cost[cost["f"] == f_max]
     return {
         "cost": cost,
         "summary": summary,
         "inaccurate": inaccurate,
         "f_max": f_max,
-        "largest": cost[cost["f"] == f_max],
+        "largest": largest,
         "growth": growth,
         "growth_from": int(top["f"].iloc[0]),
     }
@@ -1102,20 +961,16 @@ def run_decoding_cost(P: Setup) -> dict:
 
 def run_accuracy(P: Setup) -> dict:
     """Section 3b: round-off of the decoded gradient vs n, and what ``residual_tol`` flags."""
-    study = accuracy_study(
+    table, limits = accuracy_study(
         P.accuracy_ns, loads=(13 / 80, 0.3), rng=P.seed, n_random=P.sizes["n_random"]
     )
-    table, limits = study.table, study.limits
-    paper_root, auto_root = limits["root"].iloc[0], limits["root"].iloc[-1]
-    at_n = table[(table["n"] == P.n) & np.isclose(table["load"], 13 / 80)].set_index("root")
-    tol = residual_tol_check(P.n, P.n, 13, root_power=1, n_sets=P.sizes["rows_sets"], rng=P.seed)
     return {
         "acc_table": table,
         "acc_limits": limits,
-        "paper_root": paper_root,
-        "auto_root": auto_root,
-        "at_n": at_n,
-        "tol": tol,
+        "paper_root": limits["root"].iloc[0],
+        "auto_root": limits["root"].iloc[-1],
+        "at_n": table[(table["n"] == P.n) & np.isclose(table["load"], 13 / 80)].set_index("root"),
+        "tol": residual_tol_check(P.n, P.n, 13, n_sets=P.sizes["rows_sets"], rng=P.seed),
         "P": P,
     }
 
@@ -1144,41 +999,30 @@ def run_workers_choice(P: Setup) -> dict:
     """Section 6: f_RS and f_MDS by eq. (17) against c_m, and why f_MDS pins c_m."""
     from codedlib.theory.reed_solomon import optimal_workers
 
-    choice = workers_choice(
-        P.n,
-        P.t0,
-        P.xi,
-        P.cg_N,
-        c_ms=sorted({0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, P.c_m}),
-    )
+    c_ms = sorted({0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, P.c_m})
+    choice = workers_choice(P.n, P.t0, P.xi, P.cg_N, c_ms=c_ms)
     ours_rs = optimal_workers(P.n, P.t0, P.xi, P.cg_N, P.c_m, "rs")
-    ours_mds = optimal_workers(P.n, P.t0, P.xi, P.cg_N, P.c_m, "mds")
-    window = c_m_range_for_f_mds(PAPER["f_mds"], P.n, P.t0, P.xi, P.cg_N)
+    window, f_mds = P.c_m_window, PAPER["f_mds"]
     rs_ok = choice[choice["f_rs"] == PAPER["f_rs"]]["c_m"]
-    rs_range = (
-        f"f_RS = {PAPER['f_rs']} for every c_m of the sweep up to {rs_ok.max():.2g} s/FLOP"
-        if len(rs_ok)
-        else ""
-    )
     mds_cost_ms = P.c_m * ours_rs**3 * 1e3
     if window:
-        width = window[1] / window[0] - 1
         why_mds = (
-            f"eq. (17) gives f_MDS = {PAPER['f_mds']} only for c_m in [{window[0]:.3g}, "
-            f"{window[1]:.3g}] s/FLOP (a window {width:.0%} wide, a master doing "
+            f"eq. (17) gives f_MDS = {f_mds} only for c_m in [{window[0]:.3g}, {window[1]:.3g}] "
+            f"s/FLOP (a window {window[1] / window[0] - 1:.0%} wide, a master doing "
             f"{1e-6 / window[1]:.1f}–{1e-6 / window[0]:.1f} MFLOP/s); at c_m = {P.c_m:.3g} the "
             f"O(f³) solve costs {mds_cost_ms:.2f} ms per iteration at f = {ours_rs}"
         )
     else:
         why_mds = (
-            f"no c_m in [1e-10, 1e-5] s/FLOP makes eq. (17) give f_MDS = {PAPER['f_mds']} "
-            f"in this setting. Fig. 2 keeps the paper's f_MDS = {P.f_mds}"
+            f"no c_m in [1e-10, 1e-5] s/FLOP makes eq. (17) give f_MDS = {f_mds} in this "
+            f"setting. Fig. 2 keeps the paper's f_MDS = {P.f_mds}"
         )
+    rs_range = f"f_RS = {PAPER['f_rs']} for every c_m of the sweep up to {rs_ok.max():.2g} s/FLOP"
     return {
         "choice": choice,
         "ours_rs": ours_rs,
-        "ours_mds": ours_mds,
-        "rs_range": rs_range,
+        "ours_mds": optimal_workers(P.n, P.t0, P.xi, P.cg_N, P.c_m, "mds"),
+        "rs_range": rs_range if len(rs_ok) else "",
         "why_mds": why_mds,
         "mds_cost_ms": mds_cost_ms,
         "P": P,
@@ -1191,8 +1035,8 @@ def _fig2_kwargs(P: Setup) -> dict:
 
 
 def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
-    """Section 7: Fig. 2 over ``fig2_seeds`` seeds (or the given runs), per-seed metrics and the
-    texts of its rows."""
+    """Section 7: Fig. 2 over ``fig2_seeds`` seeds (or the given runs), per-seed metrics, the
+    paired differences of its right panel and the texts of its rows."""
     if fig2 is None:
         fig2 = fig2_experiment(n_seeds=P.fig2_seeds, **_fig2_kwargs(P))
     n_train, n_test = int(fig2["n_train"].iloc[0]), int(fig2["n_test"].iloc[0])
@@ -1213,19 +1057,18 @@ def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
         f"{P.fig2_seeds} seeds"
     )
     metrics = fig2_seed_metrics(fig2, P.time_budget)
-    wide = {
-        c: fig2_wide(metrics, c)
-        for c in ("test_error", "test_error_mean", "test_errors", "train_loss", "iterations")
-    }
+    columns = ("test_error", "test_error_mean", "test_errors", "train_loss", "iterations")
     return {
         "fig2": fig2,
+        "bands": {q: fig2_bands(fig2, q) for q in ("test_error", "train_loss")},
+        "paired": fig2_paired(fig2),
         "n_test": n_test,
         "stand_in": stand_in,
         "setting": setting,
         "title": title,
         "summary": fig2_summary(fig2, times=[P.time_budget * x for x in (0.1, 0.2, 0.5, 1.0)]),
         "metrics": metrics,
-        "wide": wide,
+        "wide": {c: fig2_wide(metrics, c) for c in columns},
         "P": P,
     }
 
@@ -1233,27 +1076,21 @@ def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
 def run_regimes(P: Setup, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
     """Section 7b: Coded-RS vs Uncoded (f_RS) in :data:`STRAGGLER_REGIMES` (or the given
     :func:`ignore_stragglers_regimes` rows), paired by seed."""
-    from codedlib.claims import ratio_interval
-
     if metrics is None:
-        metrics = ignore_stragglers_regimes(
-            n_seeds=min(P.regime_seeds, P.fig2_seeds), **_fig2_kwargs(P)
-        )
+        n_seeds = min(P.regime_seeds, P.fig2_seeds)
+        metrics = ignore_stragglers_regimes(n_seeds=n_seeds, **_fig2_kwargs(P))
     uncoded = f"Uncoded (f_RS={P.f_rs})"
-    wide, holds = {}, []
-    for regime, g in metrics.groupby("regime", sort=False):
-        wide[regime] = w = g.pivot(index="seed", columns="scheme", values="test_error")
+    wide = {
+        regime: g.pivot(index="seed", columns="scheme", values="test_error")
+        for regime, g in metrics.groupby("regime", sort=False)
+    }
+    holds = []
+    for regime, w in wide.items():
         value, lo, hi = ratio_interval(w[uncoded], w["Coded-RS"])
         outcome = "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"
         holds.append(
-            {
-                "regime": regime,
-                "ratio": value,
-                "ci low": lo,
-                "ci high": hi,
-                "outcome": outcome,
-                "seeds": len(w),
-            }
+            {"regime": regime, "ratio": value, "ci low": lo, "ci high": hi}
+            | {"outcome": outcome, "seeds": len(w)}
         )
     title = (
         f"Coded-RS vs ignoring the same {P.n - P.f_rs} stragglers: test error after "
@@ -1262,6 +1099,7 @@ def run_regimes(P: Setup, stand_in: str, metrics: pd.DataFrame | None = None) ->
     )
     return {
         "regime_metrics": metrics,
+        "regime_bars": regime_bars(metrics),
         "regime_wide": wide,
         "holds": pd.DataFrame(holds).set_index("regime"),
         "title": title,
@@ -1273,22 +1111,20 @@ def run_regimes(P: Setup, stand_in: str, metrics: pd.DataFrame | None = None) ->
 
 
 def _speed_setting(f_max, largest):
+    first = largest.iloc[0]
     return (
-        f"f = {f_max}, n = k = {int(largest['n'].iloc[0])}, random survivors, one BLAS thread; "
+        f"f = {f_max}, n = k = {int(first['n'])}, random survivors, one BLAS thread; "
         f"numpy SVD least squares (lstsq) as the generic O(f³) decoder; the LU solve of eq. (12) "
         f"is the row above (a timing: machine-dependent); better-spread root "
-        f"α = exp(2πi·{int(largest['root_power'].iloc[0])}/n), both decoders accurate (residual "
-        f"{float(largest['alg3_residual'].iloc[0]):.1e} and "
-        f"{float(largest['lstsq_residual'].iloc[0]):.1e}); with the paper's root the same "
-        f"Algorithm 3 returns a vector with residual "
-        f"{float(largest['paper_root_residual'].iloc[0]):.1e}: not timed"
+        f"α = exp(2πi·{int(first['root_power'])}/n), both decoders accurate (residual "
+        f"{float(first['alg3_residual']):.1e} and {float(first['lstsq_residual']):.1e}); with the "
+        f"paper's root the same Algorithm 3 returns a vector with residual "
+        f"{float(first['paper_root_residual']):.1e}: not timed"
     )
 
 
 def _accuracy_row(acc_limits, paper_root, auto_root, at_n, tol, P):
-    limits = acc_limits.set_index(["root", "load"])
-    lim_16, lim_30 = limits.loc[(paper_root, 13 / 80)], limits.loc[(paper_root, 0.3)]
-    lim_auto = limits.loc[(auto_root, 13 / 80)]
+    worst = acc_limits.set_index(["root", "load"])["largest_accurate_n_worst"]
     err = at_n.loc[paper_root]
     return {
         "ours": f"{err['worst_error']:.1e} worst-case survivors, {err['random_error']:.1e} random",
@@ -1296,11 +1132,11 @@ def _accuracy_row(acc_limits, paper_root, auto_root, at_n, tol, P):
         f"{list(P.accuracy_ns)}",
         "reason": (
             f"exact in exact arithmetic; in double precision the worst-case error stays below 1e-6 "
-            f"only up to n = {int(lim_16['largest_accurate_n_worst'])} on our sweep at w/k ≈ 0.16 "
-            f"({int(lim_30['largest_accurate_n_worst'])} at w/k = 0.3): max |B_ij| = "
+            f"only up to n = {int(worst[(paper_root, 13 / 80)])} on our sweep at w/k ≈ 0.16 "
+            f"({int(worst[(paper_root, 0.3)])} at w/k = 0.3): max |B_ij| = "
             f"{err['max_abs_B']:.1e} at n = {P.n}, so a·C_F cancels massively. Another primitive "
             f"root (root_power='auto') gives {at_n.loc[auto_root, 'worst_error']:.1e} at n = {P.n} "
-            f"(worst case below 1e-6 up to n = {int(lim_auto['largest_accurate_n_worst'])} of the "
+            f"(worst case below 1e-6 up to n = {int(worst[(auto_root, 13 / 80)])} of the "
             f"sweep). The library's residual_tol = {tol['residual_tol']:g} bounds max|a B_F − 1|, "
             f"not this error: it fires on {100 * tol['share_flagged']:.0f} % of random survivor "
             f"sets here while their gradient error is {tol['median_gradient_error']:.1e} (median)"
@@ -1311,34 +1147,27 @@ def _accuracy_row(acc_limits, paper_root, auto_root, at_n, tol, P):
 def _iteration_time_row(name, f_, dec, metrics, setting, P):
     """Eq. (17)'s time per iteration against the simulated one; a miss explained by measuring
     the sample mean of a heavy tail."""
-    from codedlib.claims import mean_interval
     from codedlib.theory.reed_solomon import expected_iteration_time
 
-    sim = metrics[metrics["scheme"] == name]["mean_iteration_time"].to_numpy() * 1e3
-    iters_ = int(np.median(metrics[metrics["scheme"] == name]["iterations"]))
-    model = expected_iteration_time(f_, P.n, P.t0, P.xi, P.cg_N, P.c_m if f_ < P.n else 0.0, dec)
-    model *= 1e3
+    rows = metrics[metrics["scheme"] == name]
+    sim = rows["mean_iteration_time"].to_numpy() * 1e3
+    iters_ = int(np.median(rows["iterations"]))
+    c_m = P.c_m if f_ < P.n else 0.0
+    model = expected_iteration_time(f_, P.n, P.t0, P.xi, P.cg_N, c_m, dec) * 1e3
     lo, hi = mean_interval(sim)[1:]
     reason = ""
     if not lo <= model <= hi:
         heavy = sample_mean_of_heavy_tail(
-            f_,
-            P.n,
-            P.t0,
-            P.xi,
-            P.cg_N,
-            n_samples=max(iters_, 1),
-            replicas=P.sizes["heavy_replicas"],
-            rng=P.seed,
+            f_, P.n, P.t0, P.xi, P.cg_N, max(iters_, 1), P.sizes["heavy_replicas"], rng=P.seed
         )
         reason = (
             f"eq. (17) gives {model:.3f} ms, outside the interval over {len(sim)} seeds (estimate: "
             f"time of the last iteration within the budget / iterations, ≈ {iters_} iterations per "
-            f"seed). Measured: the mean of {heavy.n_samples} draws of this iteration time has "
-            f"median {heavy.median * 1e3:.3g} ms and reaches the expectation in only "
-            f"{100 * heavy.p_reach_expectation:.1f} % of {heavy.replicas} replicas (the order "
-            f"statistic's variance is infinite for ξ = {P.xi:g}): a short run's mean sits far "
-            "below eq. (17)"
+            f"seed). Measured: the mean of {heavy['n_samples']} draws of this iteration time has "
+            f"median {heavy['median'] * 1e3:.3g} ms and reaches the expectation in only "
+            f"{100 * heavy['p_reach_expectation']:.1f} % of {heavy['replicas']} replicas (the "
+            f"order statistic's variance is infinite for ξ = {P.xi:g}): a short run's mean sits "
+            "far below eq. (17)"
         )
     return {
         "samples": sim,
@@ -1350,81 +1179,60 @@ def _iteration_time_row(name, f_, dec, metrics, setting, P):
 
 def _fig2_verdict(fig2_rows, wide, n_test, setting):
     """The Fig. 2 row: which of the four schemes Coded-RS beats, and why not the others."""
-    from codedlib.claims import mean_interval, proportion_interval, ratio_interval
-
     counts, loss, iters = wide["test_errors"], wide["train_loss"], wide["iterations"]
     others = [s for s in counts.columns if s != "Coded-RS"]
-    end = {o: r for o, r in zip(others, fig2_rows[0::2])}
-    avg = {o: r for o, r in zip(others, fig2_rows[1::2])}
-    p, p_lo, p_hi = proportion_interval(int(counts["Coded-RS"].iloc[0]), n_test)
-    better = [o for o in others if end[o].outcome == "less"]
-    same = [o for o in others if end[o].outcome == "indistinguishable"]
-    worse = [o for o in others if end[o].outcome == "greater"]
-    ours = "; ".join(
-        part
-        for part in (
-            f"lower final test error than {', '.join(better)}" if better else "",
-            f"indistinguishable from {', '.join(same)}" if same else "",
-            f"higher than {', '.join(worse)}" if worse else "",
-        )
-        if part
+    end, avg = dict(zip(others, fig2_rows[0::2])), dict(zip(others, fig2_rows[1::2]))
+    better, same, worse = (
+        [o for o in others if end[o].outcome == x] for x in ("less", "indistinguishable", "greater")
     )
+    parts = [("lower final test error than", better), ("indistinguishable from", same)]
+    ours = "; ".join(f"{text} {', '.join(g)}" for text, g in parts + [("higher than", worse)] if g)
     verdict = (
         "reproduced" if len(better) == len(others) else ("partly" if better else "not reproduced")
     )
     fast = [o for o in others if o.startswith("Uncoded (f_")]
-    n_seeds = len(counts)
-    diffs = (
-        "; ".join(
-            "{} {:+.1f} [{:+.1f}, {:+.1f}]".format(
-                o, *mean_interval(counts[o] - counts["Coded-RS"])
-            )
-            for o in same + worse
-        )
-        if n_seeds > 1
-        else ""
+    lagging, n_seeds = same + worse, len(counts)
+    p, p_lo, p_hi = proportion_interval(int(counts["Coded-RS"].iloc[0]), n_test)
+    diffs = "; ".join(
+        "{} {:+.1f} [{:+.1f}, {:+.1f}]".format(o, *mean_interval(counts[o] - counts["Coded-RS"]))
+        for o in (lagging if n_seeds > 1 else [])
     )
-    reason = (
-        ""
-        if verdict == "reproduced"
-        else _because(
-            f"misclassified test images, other − Coded-RS, at the end (of {n_test}; paired over "
-            f"{n_seeds} seeds): {diffs}"
-            if diffs
-            else "",
-            f"one test error alone has a 95 % interval of ±{(p_hi - p_lo) / 2 * n_test:.0f} images",
-            "; ".join(
-                "time-averaged test error ratio RS/{} {:.3f} [{:.3f}, {:.3f}] ({}): {}".format(
-                    o,
-                    avg[o].our_value,
-                    avg[o].ci_low,
-                    avg[o].ci_high,
-                    avg[o].outcome,
-                    "ahead earlier, caught up by the end"
-                    if avg[o].outcome == "less"
-                    else "not measurably ahead earlier either",
-                )
-                for o in same + worse
-                if not o.startswith("Uncoded (f_")
-            ),
-            "; ".join(
-                f"{o} runs {(iters[o] / iters['Coded-RS']).mean():.1f}× as many iterations as "
-                "Coded-RS and ends at training loss ratio RS/{} {:.4f} [{:.4f}, {:.4f}]".format(
-                    o, *ratio_interval(loss["Coded-RS"], loss[o])
-                )
-                for o in fast
-                if o in same + worse
-            ),
-            "on this small problem a gradient from the fastest chunks is as good as the exact one "
-            "within the budget"
-            if any(o in same + worse for o in fast)
-            else "",
+    averaged = "; ".join(
+        f"time-averaged test error ratio RS/{o} {avg[o].our_value:.3f} [{avg[o].ci_low:.3f}, "
+        f"{avg[o].ci_high:.3f}] ({avg[o].outcome}): "
+        + (
+            "ahead earlier, caught up by the end"
+            if avg[o].outcome == "less"
+            else "not measurably ahead earlier either"
         )
+        for o in lagging
+        if o not in fast
+    )
+    iterations = "; ".join(
+        f"{o} runs {(iters[o] / iters['Coded-RS']).mean():.1f}× as many iterations as "
+        "Coded-RS and ends at training loss ratio RS/{} {:.4f} [{:.4f}, {:.4f}]".format(
+            o, *ratio_interval(loss["Coded-RS"], loss[o])
+        )
+        for o in fast
+        if o in lagging
+    )
+    reason = _because(
+        f"misclassified test images, other − Coded-RS, at the end (of {n_test}; paired over "
+        f"{n_seeds} seeds): {diffs}"
+        if diffs
+        else "",
+        f"one test error alone has a 95 % interval of ±{(p_hi - p_lo) / 2 * n_test:.0f} images",
+        averaged,
+        iterations,
+        "on this small problem a gradient from the fastest chunks is as good as the exact one "
+        "within the budget"
+        if any(o in lagging for o in fast)
+        else "",
     )
     return {
         "ours": ours,
         "verdict": verdict,
-        "reason": reason,
+        "reason": "" if verdict == "reproduced" else reason,
         "setting": setting,
         "uncertainty": f"paired 95 % intervals over {n_seeds} seeds (the rows 'test error at the end')",
     }
@@ -1466,14 +1274,96 @@ def _regimes_verdict(holds, P):
     }
 
 
-def _mask_specs():
-    """Claim specs of notebook 02, sections sec1, sec2."""
-    from codedlib.claims import spec
+def _row_weights(M_general):
+    weights = sorted(set(M_general.sum(axis=1).tolist()))
+    return {"ours": "every row has weight w = 3" if weights == [3] else f"row weights {weights}"}
 
+
+def _support(example):
+    return {"ours": str(bool(np.array_equal(np.abs(example.B) > 1e-12, example.M == 1)))}
+
+
+def _any_f(exhaustive):
+    return {
+        "ours": str(exhaustive["any_f_decode"]),
+        "setting": f"all C(16, 11) = {exhaustive['n_sets']} survivor sets, Algorithm 3's vector; "
+        f"max |a_F B_F − 1| = {exhaustive['max_residual_f']:.1e} (tolerance 1e-10)",
+    }
+
+
+def _tight(exhaustive):
+    return {
+        "ours": str(exhaustive["tight"]),
+        "setting": f"every light chunk of the n=16, k=8, w=3 code; smallest least-squares residual "
+        f"{exhaustive['min_residual_tight']:.2g} (> 0.1 means no decoding vector)",
+    }
+
+
+def _mc_at80(at80, P):
+    mean, se = at80["mc_mean"], at80["mc_stderr"]
+    return {
+        "estimate": (mean * 1e3, (mean - 1.96 * se) * 1e3, (mean + 1.96 * se) * 1e3),
+        "uncertainty": f"95 % normal interval from {P.sizes['mc_replicas']} Monte Carlo draws",
+        "paper": at80["exact"] * 1e3,
+        "setting": f"Pareto t0 = {P.t0:g} s, ξ = {P.xi:g}, f = {int(at80['f'])}; paper value: the "
+        "appendix's exact formula",
+        "reason": f"z = {at80['z']:.2f}: the formula lies outside this Monte Carlo interval (a "
+        "95 % interval misses in 5 % of seeds)"
+        if abs(at80["z"]) > 1.96
+        else "",
+    }
+
+
+def _limit_row(row, P):
+    gap = _because(P.changed, f"relative gap {row['relative_gap_to_limit']:.1e}")
+    return {"paper": row["limit_eq19"] * 1e3, "ours": row["exact"] * 1e3, "reason": gap}
+
+
+def _caption(caption_cgN, alpha_caption):
+    cg_N = PAPER["cg_N"]
+    return {
+        "ours": caption_cgN,
+        "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {cg_N}; eq. (22) gives the paper's "
+        f"α* = 0.1477 with c_g N = {cg_N} and {alpha_caption:.4f} with {caption_cgN:.3f}, so we "
+        f"use c_g N = {cg_N}",
+    }
+
+
+def _f_rs(ours_rs, rs_range, P):
+    reason = _because(P.changed, f"eq. (17) is minimised at f = {ours_rs} for c_m = {P.c_m:g}")
+    return {
+        "ours": ours_rs,
+        "setting": _eq17_setting(P) + (f"; {rs_range}" if rs_range else ""),
+        "reason": "" if ours_rs == PAPER["f_rs"] else reason,
+    }
+
+
+def _f_mds(ours_mds, why_mds, P):
+    calibrated = P.c_m_calibrated and ours_mds == PAPER["f_mds"]
+    return {
+        "ours": ours_mds,
+        "setting": _eq17_setting(P),
+        "verdict": "calibrated" if calibrated else None,
+        "reason": f"calibrated parameter c_m: chosen inside the window where eq. (17) gives "
+        f"f_MDS = {PAPER['f_mds']}; {why_mds}"
+        if P.c_m_calibrated
+        else why_mds,
+    }
+
+
+def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
+    """Notebook 02's claims, section key -> specs (quantities name n and the schemes)."""
+    exact, comparison = partial(spec, "exact"), partial(spec, "comparison")
+    schemes = [s.name for s in fig2_schemes(n, f_rs, f_mds)]
+    times = [("Coded-RS", f_rs, "rs"), ("Coded-MDS", f_mds, "mds"), (schemes[2], n, "rs")]
+    faster = "O(f²) vs O(f³): Algorithm 3 faster"
+    lower = {"expected": "less", "paper_text": "Coded-RS lower (ratio < 1)", "section": SEC[7]}
+    beat = "exact gradients (Coded-RS) beat ignoring stragglers"
+    fig3 = {"paper": PAPER["alpha_star"], "rtol": 4e-4, "section": SEC[5], "basis": "paper"}
+    eq17 = {"section": SEC[6], "basis": "paper"}
     return {
         "sec1": [
-            spec(
-                "exact",
+            exact(
                 "eq. (5), Algorithm 1",
                 "RowBalancedMaskMatrix(8, 4, 6, 0)",
                 lambda M5: {"ours": _rows_text(M5)},
@@ -1482,15 +1372,10 @@ def _mask_specs():
                 section=SEC[1],
                 basis="paper",
             ),
-            spec(
-                "exact",
+            exact(
                 "Algorithm 4, Lemma 1",
                 "row weights of MaskMatrix(10, 4, 3)",
-                lambda M_general: {
-                    "ours": "every row has weight w = 3"
-                    if sorted(set(M_general.sum(axis=1).tolist())) == [3]
-                    else f"row weights {sorted(set(M_general.sum(axis=1).tolist()))}"
-                },
+                _row_weights,
                 paper="every row has weight w = 3",
                 setting="k ∤ nw: 2 columns of weight ⌈nw/k⌉ = 8, 2 of weight ⌊nw/k⌋ = 7",
                 section=SEC[1],
@@ -1498,8 +1383,7 @@ def _mask_specs():
             ),
         ],
         "sec2": [
-            spec(
-                "exact",
+            exact(
                 "eqs. (7)-(10)",
                 "f for n = 8, k = 4, w = 3",
                 lambda example: {"ours": example.f},
@@ -1508,58 +1392,34 @@ def _mask_specs():
                 section=SEC[2],
                 basis="derived",
             ),
-            spec(
-                "exact",
+            exact(
                 "Algorithm 2",
                 "support of B equals the mask (8 × 4 example)",
-                lambda example: {
-                    "ours": str(
-                        bool(np.array_equal(np.abs(example.encoding) > 1e-12, example.mask == 1))
-                    )
-                },
+                _support,
                 paper="True",
                 setting="|B_ij| > 1e-12 exactly where M_ij = 1",
                 section=SEC[2],
                 basis="check",
             ),
-            spec(
-                "exact",
+            exact(
                 "Section 2.1, property 2",
                 "every f = 11 of 16 rows decode (n=16, k=8, w=3)",
-                lambda exhaustive: {
-                    "ours": str(exhaustive.any_f_decode),
-                    "setting": f"all C(16, 11) = {exhaustive.n_sets} survivor sets, Algorithm 3's "
-                    f"vector; max |a_F B_F − 1| = {exhaustive.max_residual_f:.1e} (tolerance 1e-10)",
-                },
+                _any_f,
                 paper="True",
                 section=SEC[2],
                 basis="paper",
             ),
-            spec(
-                "exact",
+            exact(
                 "eq. (2)",
                 "tight: f − 1 rows missing all holders of a chunk cannot decode",
-                lambda exhaustive: {
-                    "ours": str(exhaustive.tight),
-                    "setting": f"every light chunk of the n=16, k=8, w=3 code; smallest least-squares "
-                    f"residual {exhaustive.min_residual_tight:.2g} (> 0.1 means no decoding vector)",
-                },
+                _tight,
                 paper="True",
                 section=SEC[2],
                 basis="check",
             ),
         ],
-    }
-
-
-def _decoding_specs(n):
-    """Claim specs of notebook 02, sections sec3, sec3b."""
-    from codedlib.claims import spec
-
-    return {
         "sec3": [
-            spec(
-                "comparison",
+            comparison(
                 "Sec. 4, eq. (12)",
                 "decoding time: LU solve of eq. (12) / Algorithm 3 at the largest f",
                 lambda largest, f_max: {
@@ -1569,13 +1429,12 @@ def _decoding_specs(n):
                     "(solve) of a G_F = e_1; a timing: machine-dependent",
                 },
                 expected="greater",
-                paper_text="O(f²) vs O(f³): Algorithm 3 faster than inverting the Vandermonde G_F",
+                paper_text=f"{faster} than inverting the Vandermonde G_F",
                 section=SEC[3],
                 basis="paper",
                 machine_dependent=True,
             ),
-            spec(
-                "comparison",
+            comparison(
                 "Sec. 4, Algorithm 3",
                 "decoding time: least squares / Algorithm 3 at the largest f",
                 lambda largest, f_max: {
@@ -1584,7 +1443,7 @@ def _decoding_specs(n):
                     "setting": _speed_setting(f_max, largest),
                 },
                 expected="greater",
-                paper_text="O(f²) vs O(f³): Algorithm 3 faster",
+                paper_text=faster,
                 section=SEC[3],
                 headline=True,
                 basis="paper",
@@ -1592,8 +1451,7 @@ def _decoding_specs(n):
             ),
         ],
         "sec3b": [
-            spec(
-                "exact",
+            exact(
                 "Algorithm 3, eq. (14)",
                 f"decoded-gradient relative error at n = {n}, w/k = 13/80",
                 _accuracy_row,
@@ -1603,68 +1461,33 @@ def _decoding_specs(n):
                 basis="paper",
             ),
         ],
-    }
-
-
-def _delay_specs():
-    """Claim specs of notebook 02, section sec4."""
-    from codedlib.claims import spec
-
-    return {
         "sec4": [
             spec(
                 "interval",
                 "Appendix (order statistic)",
                 "E[T^(f)] at n = 80, α = 0.2: Monte Carlo",
-                lambda at80, P: {
-                    "estimate": (
-                        at80["mc_mean"] * 1e3,
-                        (at80["mc_mean"] - 1.96 * at80["mc_stderr"]) * 1e3,
-                        (at80["mc_mean"] + 1.96 * at80["mc_stderr"]) * 1e3,
-                    ),
-                    "uncertainty": f"95 % normal interval from {P.sizes['mc_replicas']} Monte Carlo "
-                    "draws",
-                    "paper": at80["exact"] * 1e3,
-                    "setting": f"Pareto t0 = {P.t0:g} s, ξ = {P.xi:g}, f = {int(at80['f'])}; paper "
-                    "value: the appendix's exact formula",
-                    "reason": f"z = {at80['z']:.2f}: the formula lies outside this Monte Carlo "
-                    "interval (a 95 % interval misses in 5 % of seeds)"
-                    if abs(at80["z"]) > 1.96
-                    else "",
-                },
+                _mc_at80,
                 unit="ms",
                 section=SEC[4],
                 basis="check",
             ),
-            spec(
-                "exact",
+            exact(
                 "Proposition 1, eq. (19)",
                 "E[T^(f)] at n = 10000, α = 0.2: exact formula",
                 lambda big, P: {
-                    "paper": big["limit_eq19"] * 1e3,
-                    "ours": big["exact"] * 1e3,
-                    "setting": f"f = {int(big['f'])}; paper value: the limit t0 α^(−1/ξ); tolerance "
-                    "0.1 %",
-                    "reason": _because(
-                        P.changed, f"relative gap {big['relative_gap_to_limit']:.1e}"
-                    ),
+                    **_limit_row(big, P),
+                    "setting": f"f = {int(big['f'])}; paper value: the limit t0 α^(−1/ξ); "
+                    "tolerance 0.1 %",
                 },
                 rtol=1e-3,
                 unit="ms",
                 section=SEC[4],
                 basis="paper",
             ),
-            spec(
-                "exact",
+            exact(
                 "eq. (20) at n = 80",
                 "E[T^(f)] at n = 80, α = 0.2: exact formula",
-                lambda at80, P: {
-                    "paper": at80["limit_eq19"] * 1e3,
-                    "ours": at80["exact"] * 1e3,
-                    "reason": _because(
-                        P.changed, f"relative gap {at80['relative_gap_to_limit']:.1e}"
-                    ),
-                },
+                lambda at80, P: _limit_row(at80, P),
                 rtol=0.01,
                 unit="ms",
                 setting="paper value: the limit of eq. (19) that eq. (20) uses at finite n; "
@@ -1673,48 +1496,27 @@ def _delay_specs():
                 basis="derived",
             ),
         ],
-    }
-
-
-def _model_specs():
-    """Claim specs of notebook 02, sections sec5, sec6."""
-    from codedlib.claims import spec
-
-    fig3_kw = {"rtol": 4e-4, "section": SEC[5]}
-    return {
         "sec5": [
-            spec(
-                "exact",
+            exact(
                 "Fig. 3, eq. (22)",
                 "alpha* (closed form)",
                 lambda fig3, P: {
                     "ours": fig3.alpha_star if fig3.alpha_star is not None else np.nan,
                     **_alpha_setting(P),
                 },
-                paper=PAPER["alpha_star"],
                 headline=True,
-                basis="paper",
-                **fig3_kw,
+                **fig3,
             ),
-            spec(
-                "exact",
+            exact(
                 "Fig. 3, eq. (21)",
                 "alpha* (numeric minimiser of eq. 21)",
                 lambda fig3, P: {"ours": fig3.alpha_star_numeric, **_alpha_setting(P)},
-                paper=PAPER["alpha_star"],
-                basis="paper",
-                **fig3_kw,
+                **fig3,
             ),
-            spec(
-                "exact",
+            exact(
                 "Fig. 3 caption",
                 "N c_g from N = 12000, c_g = 3e-6",
-                lambda caption_cgN, alpha_caption: {
-                    "ours": caption_cgN,
-                    "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {PAPER['cg_N']}; eq. (22) "
-                    f"gives the paper's α* = 0.1477 with c_g N = {PAPER['cg_N']} and "
-                    f"{alpha_caption:.4f} with {caption_cgN:.3f}, so we use c_g N = {PAPER['cg_N']}",
-                },
+                _caption,
                 paper=PAPER["cg_N"],
                 verdict="paper erratum",
                 setting="the Fig. 3 caption's N = 12000 and c_g = 3e-6 against its N c_g = 0.035",
@@ -1723,53 +1525,9 @@ def _model_specs():
             ),
         ],
         "sec6": [
-            spec(
-                "exact",
-                "Fig. 2 caption, eq. (17)",
-                "f_RS",
-                lambda ours_rs, rs_range, P: {
-                    "ours": ours_rs,
-                    "setting": _eq17_setting(P) + (f"; {rs_range}" if rs_range else ""),
-                    "reason": ""
-                    if ours_rs == PAPER["f_rs"]
-                    else _because(
-                        P.changed, f"eq. (17) is minimised at f = {ours_rs} for c_m = {P.c_m:g}"
-                    ),
-                },
-                paper=PAPER["f_rs"],
-                section=SEC[6],
-                basis="paper",
-            ),
-            spec(
-                "exact",
-                "Fig. 2 caption, eq. (17)",
-                "f_MDS",
-                lambda ours_mds, why_mds, P: {
-                    "ours": ours_mds,
-                    "setting": _eq17_setting(P),
-                    "verdict": "calibrated"
-                    if P.c_m_calibrated and ours_mds == PAPER["f_mds"]
-                    else None,
-                    "reason": f"calibrated parameter c_m: chosen inside the window where eq. (17) "
-                    f"gives f_MDS = {PAPER['f_mds']}; {why_mds}"
-                    if P.c_m_calibrated
-                    else why_mds,
-                },
-                paper=PAPER["f_mds"],
-                section=SEC[6],
-                basis="paper",
-            ),
+            exact("Fig. 2 caption, eq. (17)", "f_RS", _f_rs, paper=PAPER["f_rs"], **eq17),
+            exact("Fig. 2 caption, eq. (17)", "f_MDS", _f_mds, paper=PAPER["f_mds"], **eq17),
         ],
-    }
-
-
-def _fig2_specs(n, f_rs, f_mds):
-    """Claim specs of notebook 02, sections fig2_times, fig2, fig2_verdict."""
-    from codedlib.claims import spec
-
-    schemes = [s.name for s in fig2_schemes(n, f_rs, f_mds)]
-    times = [("Coded-RS", f_rs, "rs"), ("Coded-MDS", f_mds, "mds"), (schemes[2], n, "rs")]
-    return {
         "fig2_times": [
             spec(
                 "interval",
@@ -1785,37 +1543,21 @@ def _fig2_specs(n, f_rs, f_mds):
             for name, f_, dec in times
         ],
         "fig2": [
-            row
+            comparison(
+                "Fig. 2",
+                f"{what}: Coded-RS / {other}",
+                lambda wide, setting, _o=other, _c=column: {
+                    "numerator": wide[_c]["Coded-RS"],
+                    "denominator": wide[_c][_o],
+                    "setting": setting,
+                },
+                basis=basis,
+                **lower,
+            )
             for other in schemes[1:]
-            for row in (
-                spec(
-                    "comparison",
-                    "Fig. 2",
-                    f"test error at the end of the budget: Coded-RS / {other}",
-                    lambda wide, setting, _o=other: {
-                        "numerator": wide["test_error"]["Coded-RS"],
-                        "denominator": wide["test_error"][_o],
-                        "setting": setting,
-                    },
-                    expected="less",
-                    paper_text="Coded-RS lower (ratio < 1)",
-                    section=SEC[7],
-                    basis="paper",
-                ),
-                spec(
-                    "comparison",
-                    "Fig. 2",
-                    f"time-averaged test error: Coded-RS / {other}",
-                    lambda wide, setting, _o=other: {
-                        "numerator": wide["test_error_mean"]["Coded-RS"],
-                        "denominator": wide["test_error_mean"][_o],
-                        "setting": setting,
-                    },
-                    expected="less",
-                    paper_text="Coded-RS lower (ratio < 1)",
-                    section=SEC[7],
-                    basis="derived",
-                ),
+            for what, column, basis in (
+                ("test error at the end of the budget", "test_error", "paper"),
+                ("time-averaged test error", "test_error_mean", "derived"),
             )
         ],
         "fig2_verdict": [
@@ -1830,26 +1572,16 @@ def _fig2_specs(n, f_rs, f_mds):
                 basis="paper",
             )
         ],
-    }
-
-
-def _regime_specs(f_rs):
-    """Claim specs of notebook 02, sections sec7b, sec7b_verdict."""
-    from codedlib.claims import spec
-
-    uncoded = f"Uncoded (f_RS={f_rs})"
-    return {
         "sec7b": [
-            spec(
-                "comparison",
+            comparison(
                 "Section 6, Fig. 2",
                 f"test error Uncoded (f_RS) / Coded-RS: "
                 f"{'our regime: ' if not regime.startswith('paper-like') else ''}{regime}",
                 lambda regime_wide, holds, P, _r=regime: _regime_row(
-                    _r, regime_wide, holds, P, uncoded
+                    _r, regime_wide, holds, P, f"Uncoded (f_RS={f_rs})"
                 ),
                 expected="greater",
-                paper_text="exact gradients (Coded-RS) beat ignoring stragglers",
+                paper_text=beat,
                 section=SEC["7b"],
                 basis="derived",
             )
@@ -1861,23 +1593,11 @@ def _regime_specs(f_rs):
                 "Section 6, Fig. 2",
                 "exact gradients beat ignoring the same stragglers (Uncoded f_RS)",
                 _regimes_verdict,
-                paper="exact gradients (Coded-RS) beat ignoring stragglers",
+                paper=beat,
                 section=SEC["7b"],
                 basis="paper",
             )
         ],
-    }
-
-
-def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
-    """Notebook 02's claims, section key -> specs (quantities name n and the schemes)."""
-    return {
-        **_mask_specs(),
-        **_decoding_specs(n),
-        **_delay_specs(),
-        **_model_specs(),
-        **_fig2_specs(n, f_rs, f_mds),
-        **_regime_specs(f_rs),
     }
 
 

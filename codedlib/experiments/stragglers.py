@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,6 @@ __all__ = [
     "REFERENCE_MODELS",
     "SETTINGS",
     "BurstyPathResult",
-    "StandardModelsResult",
     "burst_consistency",
     "burst_run_needed",
     "burst_stats",
@@ -82,32 +82,15 @@ KNOWN_VALUES = [
     {"model": "Pareto t0=1, xi=2", "n": 10, "k": 8, "reference": 2.128299},
 ]
 
-
-@dataclass(frozen=True)
-class StandardModelsResult:
-    """The three single-worker delay models of :func:`standard_models` (same mean): CR eq. (6),
-    RS eq. (16), DSAG's gamma; :meth:`named` gives them by display name."""
-
-    shifted_exponential: object
-    pareto: object
-    gamma: object
-
-    def named(self) -> dict:
-        """The models by display name, in the order shifted exponential, Pareto, gamma."""
-        return {
-            "shifted exponential": self.shifted_exponential,
-            "Pareto": self.pareto,
-            "gamma": self.gamma,
-        }
+#: The reference models of :data:`KNOWN_VALUES` (exponential mean 1, Pareto t0 = 1, xi = 2).
+REFERENCE_MODELS = {
+    "exponential, mean 1": shifted_exponential(0.0, 1.0),
+    "Pareto t0=1, xi=2": pareto(1.0, 2.0),
+}
 
 
-def _named_models(models) -> dict:
-    """``models`` as a ``{name: distribution}`` dict (a :class:`StandardModelsResult` or a dict)."""
-    return models.named() if isinstance(models, StandardModelsResult) else models
-
-
-def standard_models(mean: float = 1.0, cv: float = 0.5) -> StandardModelsResult:
-    """Shifted exponential, Pareto and gamma delays with the same ``mean``.
+def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
+    """Shifted exponential, Pareto and gamma delays with the same ``mean``, by display name.
 
     * shifted exponential (CR eq. 6): standard deviation ``cv * mean`` (rate ``1/(cv mean)``,
       shift ``mean (1 - cv)``), so ``cv <= 1``;
@@ -117,16 +100,15 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> StandardModelsResult:
     mean = check_real("mean", mean, low=0.0, low_open=True)
     cv = check_real("cv", cv, low=0.0, high=1.0, low_open=True)
     std = cv * mean
-    return StandardModelsResult(
-        shifted_exponential=shifted_exponential(mean - std, 1.0 / std),
-        pareto=pareto(2.0 * mean / 3.0, 3.0),
-        gamma=gamma_from_moments(mean, std**2),
-    )
+    return {
+        "shifted exponential": shifted_exponential(mean - std, 1.0 / std),
+        "Pareto": pareto(2.0 * mean / 3.0, 3.0),
+        "gamma": gamma_from_moments(mean, std**2),
+    }
 
 
-def delay_model_curves(models, t=None, n_points: int = 400) -> pd.DataFrame:
-    """pdf, cdf and survival ``P[T > t]`` of each model on a grid (long format)."""
-    models = _named_models(models)
+def delay_model_curves(models: dict, t=None, n_points: int = 400) -> pd.DataFrame:
+    """pdf, cdf and survival ``P[T > t]`` of each model (by name) on a grid (long format)."""
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
     if t is None:  # linear grid over the bulk, log grid far into the tail
@@ -156,27 +138,25 @@ def demo_cluster(n_workers: int = 12, spread: float = 0.4, cv: float = 0.2) -> H
     return HeterogeneousCluster.from_gamma_moments(means, (cv * means) ** 2)
 
 
+def _workers(cluster: HeterogeneousCluster, workers) -> list[int]:
+    """0-based indices of ``workers`` (negative ones count from the end)."""
+    n = cluster.n_workers
+    return [check_int("worker", w, low=-n, high=n - 1) % n for w in workers]
+
+
 def cluster_ecdf(
     cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, rng=None
 ) -> pd.DataFrame:
     """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF."""
     n_samples = check_int("n_samples", n_samples, low=1)
     samples = cluster.sample(n_samples, as_generator(rng))
+    ecdf = np.arange(1, n_samples + 1) / n_samples
     frames = []
-    for w in workers:
-        idx = (
-            check_int("worker", w, low=-cluster.n_workers, high=cluster.n_workers - 1)
-            % cluster.n_workers
-        )
+    for idx in _workers(cluster, workers):
         x = np.sort(samples[:, idx])
         frames.append(
             pd.DataFrame(
-                {
-                    "worker": idx + 1,
-                    "t": x,
-                    "ecdf": np.arange(1, n_samples + 1) / n_samples,
-                    "model_cdf": cluster.dists[idx].cdf(x),
-                }
+                {"worker": idx + 1, "t": x, "ecdf": ecdf, "model_cdf": cluster.dists[idx].cdf(x)}
             )
         )
     return pd.concat(frames, ignore_index=True)
@@ -190,6 +170,12 @@ class BurstyPathResult:
     path: pd.DataFrame
     summary: pd.DataFrame
     model: MarkovBursts
+
+
+def _burst_model(n_workers, mean, cv, factor, p_enter, p_exit) -> MarkovBursts:
+    n_workers = check_int("n_workers", n_workers, low=1)
+    base = gamma_from_moments(mean, (cv * mean) ** 2)
+    return MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
 
 
 def bursty_path(
@@ -211,50 +197,40 @@ def bursty_path(
 
     ``shown``: the workers to return (default: the three with the most burst iterations).
     """
-    n_workers = check_int("n_workers", n_workers, low=1)
-    model = MarkovBursts(
-        gamma_from_moments(mean, (cv * mean) ** 2), p_enter, p_exit, factor, n_workers=n_workers
-    )
+    model = _burst_model(n_workers, mean, cv, factor, p_enter, p_exit)
     path = model.sample_path(n_iterations, as_generator(rng))
     if shown is None:  # like DSAG Fig. 4: show the three workers with the most burst time
         shown = sorted(np.argsort(-path.in_burst.sum(axis=0), kind="stable")[:3].tolist())
-    rows = []
-    for w in shown:
-        idx = check_int("worker", w, low=0, high=n_workers - 1)
-        rows.append(
-            pd.DataFrame(
-                {
-                    "iteration": np.arange(n_iterations),
-                    "worker": idx + 1,
-                    "latency": path.latency[:, idx],
-                    "in_burst": path.in_burst[:, idx],
-                }
-            )
+    frames = [
+        pd.DataFrame(
+            {
+                "iteration": np.arange(n_iterations),
+                "worker": idx + 1,
+                "latency": path.latency[:, idx],
+                "in_burst": path.in_burst[:, idx],
+            }
         )
-    pi = model.burst_probability
+        for idx in (check_int("worker", w, low=0, high=model.n_workers - 1) for w in shown)
+    ]
+    pi, burst = model.burst_probability, path.in_burst
+    rows = [  # quantity, stationary value, sampled value
+        ("burst fraction", pi, burst.mean()),
+        ("mean latency", model.stationary_means()[0], path.latency.mean()),
+        (
+            "P[some worker in a burst]",
+            1.0 - (1.0 - pi) ** model.n_workers,
+            burst.any(axis=1).mean(),
+        ),
+        (
+            "workers with >= 1 burst",
+            1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1),
+            burst.any(axis=0).mean(),
+        ),
+    ]
     summary = pd.DataFrame(
-        {
-            "quantity": [
-                "burst fraction",
-                "mean latency",
-                "P[some worker in a burst]",
-                "workers with >= 1 burst",
-            ],
-            "stationary": [
-                pi,
-                float(model.stationary_means()[0]),
-                1.0 - (1.0 - pi) ** n_workers,
-                1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1),
-            ],
-            "sampled": [
-                float(path.in_burst.mean()),
-                float(path.latency.mean()),
-                float(path.in_burst.any(axis=1).mean()),
-                float(path.in_burst.any(axis=0).mean()),
-            ],
-        }
+        [(q, float(a), float(b)) for q, a, b in rows], columns=["quantity", "stationary", "sampled"]
     )
-    return BurstyPathResult(path=pd.concat(rows, ignore_index=True), summary=summary, model=model)
+    return BurstyPathResult(pd.concat(frames, ignore_index=True), summary, model)
 
 
 def closed_form(dist, k: int, n: int) -> float:
@@ -274,13 +250,9 @@ def closed_form(dist, k: int, n: int) -> float:
 def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
     """The issue's reference values next to closed form, numeric integration and Monte Carlo."""
     rng = as_generator(rng)
-    models = {
-        "exponential, mean 1": shifted_exponential(0.0, 1.0),
-        "Pareto t0=1, xi=2": pareto(1.0, 2.0),
-    }
     rows = []
     for ref in KNOWN_VALUES:
-        dist, n, k = models[ref["model"]], ref["n"], ref["k"]
+        dist, n, k = REFERENCE_MODELS[ref["model"]], ref["n"], ref["k"]
         mc = order_statistic_monte_carlo(dist, k, n, replicas=replicas, rng=rng)
         exact = closed_form(dist, k, n)
         rows.append(
@@ -296,25 +268,15 @@ def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _finite_variance(dist, k: int, n: int) -> bool:
-    """Whether ``T_(k)`` has a finite variance, i.e. a meaningful Monte Carlo standard error.
-
-    Pareto: ``xi (n-k+1) > 2``; the other models here have all moments.
-    """
-    params = _family_parameters(dist)
-    if params is not None and params[0].name == "pareto":
-        return bool(params[1][0] * (n - k + 1) > 2.0)
-    return True
-
-
 def order_statistic_comparison(
     dist, n: int, ks=None, replicas: int = 20_000, rng=None
 ) -> pd.DataFrame:
     """``E[T_(k)]`` for ``k`` in ``ks`` (default all of ``1..n``) three ways.
 
-    Columns ``k``, ``mc_valid`` (finite variance: the standard error means something),
-    ``closed_form`` (nan: none, inf: infinite mean), ``numeric``, ``mc_mean, mc_stderr, z``
-    (Monte Carlo minus closed form, or numeric without one, in standard errors).
+    Columns ``k``, ``mc_valid`` (finite variance, so the standard error means something:
+    Pareto ``xi (n-k+1) > 2``), ``closed_form`` (nan: none, inf: infinite mean), ``numeric``,
+    ``mc_mean, mc_stderr, z`` (Monte Carlo minus closed form, or numeric without one, in
+    standard errors).
     """
     n = check_int("n", n, low=1)
     ks = np.arange(1, n + 1) if ks is None else np.asarray(ks)
@@ -325,6 +287,8 @@ def order_statistic_comparison(
     if finite.any():
         mc = order_statistic_monte_carlo(dist, ks[finite], n, replicas=replicas, rng=rng)
         means[finite], ses[finite] = np.atleast_1d(mc.mean), np.atleast_1d(mc.stderr)
+    params = _family_parameters(dist)
+    xi = params[1][0] if params is not None and params[0].name == "pareto" else math.inf
     rows = []
     for k, numeric, mean, se in zip(ks.tolist(), numerics, means, ses):
         try:
@@ -336,7 +300,7 @@ def order_statistic_comparison(
         rows.append(
             {
                 "k": k,
-                "mc_valid": _finite_variance(dist, k, n),
+                "mc_valid": bool(xi * (n - k + 1) > 2.0),
                 "closed_form": exact,
                 "numeric": numeric,
                 "mc_mean": float(mean),
@@ -363,13 +327,14 @@ def non_identical_comparison(
     )
     numeric = expected_order_statistics_numeric(cluster, ks)
     iid = expected_order_statistics_numeric(pooled, ks, n)
+    mean, stderr = np.atleast_1d(mc.mean), np.atleast_1d(mc.stderr)
     return pd.DataFrame(
         {
             "k": ks,
             "numeric": numeric,
-            "mc_mean": np.atleast_1d(mc.mean),
-            "mc_stderr": np.atleast_1d(mc.stderr),
-            "z": (np.atleast_1d(mc.mean) - numeric) / np.atleast_1d(mc.stderr),
+            "mc_mean": mean,
+            "mc_stderr": stderr,
+            "z": (mean - numeric) / stderr,
             "iid_approximation": iid,
             "iid_relative_error": iid / numeric - 1.0,
         }
@@ -401,24 +366,17 @@ def pareto_limit_convergence(
         limit = pareto_order_statistic_limit(t0, xi, alpha)
         for n in ns.tolist():
             k = max(1, math.ceil((1.0 - alpha) * n - 1e-9))
-            if xi * (n - k + 1) <= 1.0:
-                continue
-            exact = expected_order_statistic_pareto(k, n, t0, xi)
-            rows.append(
-                {
-                    "alpha": alpha,
-                    "n": n,
-                    "k": k,
-                    "exact": exact,
-                    "limit": limit,
-                    "relative_error": exact / limit - 1.0,
-                }
-            )
+            if xi * (n - k + 1) > 1.0:
+                exact = expected_order_statistic_pareto(k, n, t0, xi)
+                rows.append(
+                    {"alpha": alpha, "n": n, "k": k, "exact": exact, "limit": limit}
+                    | {"relative_error": exact / limit - 1.0}
+                )
     return pd.DataFrame(rows)
 
 
 def cost_of_waiting(
-    models, n: int = 100, ks=None, cluster: HeterogeneousCluster | None = None
+    models: dict, n: int = 100, ks=None, cluster: HeterogeneousCluster | None = None
 ) -> pd.DataFrame:
     """``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
 
@@ -431,37 +389,32 @@ def cost_of_waiting(
         if ks is None
         else np.asarray(ks)
     )
-    rows = []
-
-    def add(name, values, mean):
-        for k, value in zip(ks.tolist(), values):
-            rows.append(
-                {
-                    "model": name,
-                    "k": k,
-                    "fraction": k / n,
-                    "expected": float(value),
-                    "relative": float(value) / mean,
-                }
-            )
-
-    for name, dist in _named_models(models).items():
-        add(
-            name,
-            expected_order_statistics_numeric(dist, ks, n, divergent="inf"),
-            float(dist.mean()),
-        )
+    curves = [
+        (name, expected_order_statistics_numeric(d, ks, n, divergent="inf"), float(d.mean()))
+        for name, d in models.items()
+    ]
     if cluster is not None:
         if cluster.n_workers != n:
             raise ValueError(
                 f"cluster must have n={n} workers, got cluster.n_workers={cluster.n_workers}"
             )
-        add(
-            "heterogeneous cluster",
-            expected_order_statistics_numeric(cluster, ks),
-            float(cluster.means().mean()),
+        mean = float(cluster.means().mean())
+        curves.append(
+            ("heterogeneous cluster", expected_order_statistics_numeric(cluster, ks), mean)
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(
+        [
+            {
+                "model": name,
+                "k": k,
+                "fraction": k / n,
+                "expected": float(v),
+                "relative": float(v) / mean,
+            }
+            for name, values, mean in curves
+            for k, v in zip(ks.tolist(), values)
+        ]
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -484,24 +437,14 @@ def ecdf_ks(seed: int, cluster: HeterogeneousCluster, workers=(0, -1), n_samples
     from scipy import stats
 
     n_samples = check_int("n_samples", n_samples, low=1)
-    idxs = [
-        check_int("worker", w, low=-cluster.n_workers, high=cluster.n_workers - 1)
-        % cluster.n_workers
-        for w in workers
-    ]
+    idxs = _workers(cluster, workers)
     samples = cluster.sample(n_samples, as_generator(seed))
-    rows = []
-    for idx in idxs:
-        test = stats.kstest(samples[:, idx], cluster.dists[idx].cdf)
-        rows.append(
-            {
-                "worker": idx + 1,
-                "n_samples": n_samples,
-                "ks_statistic": float(test.statistic),
-                "p_value": float(test.pvalue),
-            }
-        )
-    return rows
+    tests = [(idx, stats.kstest(samples[:, idx], cluster.dists[idx].cdf)) for idx in idxs]
+    return [
+        {"worker": idx + 1, "n_samples": n_samples}
+        | {"ks_statistic": float(test.statistic), "p_value": float(test.pvalue)}
+        for idx, test in tests
+    ]
 
 
 def burst_stats(
@@ -517,11 +460,8 @@ def burst_stats(
     """Burst statistics of one :class:`MarkovBursts` path (model of :func:`bursty_path`):
     shares of worker-iterations in a burst, of iterations with some worker in a burst, of
     workers with a burst; latency in / out of a burst (nan without bursts)."""
-    n_workers = check_int("n_workers", n_workers, low=1)
     n_iterations = check_int("n_iterations", n_iterations, low=1)
-    model = MarkovBursts(
-        gamma_from_moments(mean, (cv * mean) ** 2), p_enter, p_exit, factor, n_workers=n_workers
-    )
+    model = _burst_model(n_workers, mean, cv, factor, p_enter, p_exit)
     path = model.sample_path(n_iterations, as_generator(seed))
     burst = path.in_burst
     ratio = (
@@ -538,6 +478,15 @@ def burst_stats(
     }
 
 
+def _calibrated_pi(n_workers, any_fraction) -> float:
+    """Per-worker burst probability pi with ``1 - (1 - pi)**N = any_fraction``."""
+    n_workers = check_int("n_workers", n_workers, low=1)
+    any_fraction = check_real(
+        "any_fraction", any_fraction, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    return 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
+
+
 def burst_consistency(
     n_workers: int = 36,
     any_fraction: float = 0.40,
@@ -551,12 +500,8 @@ def burst_consistency(
     ``run_in_bursts * L`` iterations (DSAG: 30), and ``workers_with_burst`` is the expected
     share of workers with a burst, ``1 - (1 - pi)(1 - p_enter)**(I - 1)`` (stationary start).
     """
-    n_workers = check_int("n_workers", n_workers, low=1)
-    any_fraction = check_real(
-        "any_fraction", any_fraction, low=0.0, high=1.0, low_open=True, high_open=True
-    )
+    pi = _calibrated_pi(n_workers, any_fraction)
     run_in_bursts = check_real("run_in_bursts", run_in_bursts, low=0.0, low_open=True)
-    pi = 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
     rows = []
     for length in np.atleast_1d(np.asarray(burst_lengths, dtype=float)).tolist():
         length = check_real("burst_length", length, low=1.0)
@@ -583,20 +528,13 @@ def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: flo
     Calibrated as :func:`burst_consistency`, long bursts (``p_enter -> 0``): solves
     ``1 - (1 - pi) exp(-R pi / (1 - pi)) = share`` for ``R`` (0 when ``pi >= share``).
     """
-    n_workers = check_int("n_workers", n_workers, low=1)
-    any_fraction = check_real(
-        "any_fraction", any_fraction, low=0.0, high=1.0, low_open=True, high_open=True
-    )
+    pi = _calibrated_pi(n_workers, any_fraction)
     share = check_real("share", share, low=0.0, high=1.0, low_open=True, high_open=True)
-    pi = 1.0 - (1.0 - any_fraction) ** (1.0 / n_workers)
     if pi >= share:
         return 0.0
     return (1.0 - pi) / pi * math.log((1.0 - pi) / (1.0 - share))
 
 
-# --------------------------------------------------------------------------------------
-# The notebook's sizes, tables and claims
-# --------------------------------------------------------------------------------------
 #: The notebook's sizes: ``SETTINGS["quick" if quick else "faithful"]``.
 SETTINGS = {
     "quick": {
@@ -621,12 +559,6 @@ SETTINGS = {
     },
 }
 
-#: The reference models of :data:`KNOWN_VALUES` (exponential mean 1, Pareto t0 = 1, xi = 2).
-REFERENCE_MODELS = {
-    "exponential, mean 1": shifted_exponential(0.0, 1.0),
-    "Pareto t0=1, xi=2": pareto(1.0, 2.0),
-}
-
 # CR Section V: a = 5e-5 s per data point, a mu = 1; d = 49920 images over N = 156 workers
 # before coding; n = 12 children, resiliency 5/12
 CR_A, CR_MU, CR_D_I, CR_N, CR_S = 5e-5, 1 / 5e-5, 49920 // 156, 12, 5
@@ -646,7 +578,7 @@ def model_moments(models) -> pd.DataFrame:
                 "P[T > 3]": d.sf(3.0),
                 "P[T > 10]": d.sf(10.0),
             }
-            for name, d in _named_models(models).items()
+            for name, d in models.items()
         }
     ).T
 
@@ -687,19 +619,18 @@ def cluster_moments(cluster: HeterogeneousCluster) -> pd.DataFrame:
 def reference_monte_carlo(seeds, replicas: int, executor=None) -> pd.DataFrame:
     """:func:`monte_carlo_means` of each :data:`REFERENCE_MODELS` model at its
     :data:`KNOWN_VALUES` ``k`` (n = 10) over ``seeds``, with a ``model`` column."""
-    frames = []
-    for model, dist in REFERENCE_MODELS.items():
-        ks = [ref["k"] for ref in KNOWN_VALUES if ref["model"] == model]
-        frame = over_seeds(
+    frames = [
+        over_seeds(
             monte_carlo_means,
             seeds,
             executor=executor,
             dist_or_cluster=dist,
-            ks=ks,
+            ks=[ref["k"] for ref in KNOWN_VALUES if ref["model"] == model],
             n=10,
             replicas=replicas,
-        )
-        frames.append(frame.assign(model=model))
+        ).assign(model=model)
+        for model, dist in REFERENCE_MODELS.items()
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -805,51 +736,51 @@ def _verdict(ok: bool, reason: str, missed="not reproduced") -> dict:
 # Claims, by notebook section (evaluate(table, CLAIMS[key], **results))
 # --------------------------------------------------------------------------------------
 def _model_claims() -> list:
-    check = {"section": "1. Delay models", "basis": "check", "rtol": 1e-12}
+    exact = partial(spec, "exact", section="1. Delay models", basis="check", rtol=1e-12)
     gamma_setting = (
         "chosen: e = 1, v = 0.25; paper value: the e and v the footnote's shape "
         "and scale are built from; ours: the frozen gamma's moments"
     )
     return [
-        spec(
-            "exact",
+        exact(
             "RS eq. (16)",
             "P[T > 10 t0], t0 = 0.001 s, ξ = 1.1",
             lambda: {"ours": pareto(RS_T0, RS_XI).sf(10 * RS_T0)},
             paper=(RS_T0 / (10 * RS_T0)) ** RS_XI,
             setting="RS Sec. 6 delay parameters; paper value: (t0/t)^ξ from eq. (16); "
             "ours: codedlib pareto(t0, ξ).sf",
-            **check,
         ),
-        spec(
-            "exact",
+        exact(
             "RS eq. (16)",
             "mean of Pareto(t0 = 2/3, ξ = 3)",
-            lambda models: {"ours": models.pareto.mean()},
+            lambda models: {"ours": models["Pareto"].mean()},
             paper=3.0 * (2 / 3) / (3.0 - 1.0),
             setting="chosen: t0 = 2/3, ξ = 3 (mean 1); paper value: ξ t0/(ξ − 1), the mean of "
             "eq. (16); ours: the frozen distribution's mean",
-            **check,
         ),
-        spec(
-            "exact",
+    ] + [
+        exact(
             "DSAG fn. 14 (gamma)",
-            "mean of gamma(shape e²/v, scale v/e)",
-            lambda models: {"ours": models.gamma.mean()},
-            paper=1.0,
+            f"{what} of gamma(shape e²/v, scale v/e)",
+            lambda models, m=method: {"ours": getattr(models["gamma"], m)()},
+            paper=paper,
             setting=gamma_setting,
-            **check,
-        ),
-        spec(
-            "exact",
-            "DSAG fn. 14 (gamma)",
-            "variance of gamma(shape e²/v, scale v/e)",
-            lambda models: {"ours": models.gamma.var()},
-            paper=0.5**2,
-            setting=gamma_setting,
-            **check,
-        ),
+        )
+        for what, method, paper in (("mean", "mean", 1.0), ("variance", "var", 0.5**2))
     ]
+
+
+def _cr_erratum(cr):
+    eq6_std, app_std = cr.loc["eq6", "random part [s]"], cr.loc["appendix", "random part [s]"]
+    eq6_mean, app_mean = cr.loc["eq6", "mean [s]"], cr.loc["appendix", "mean [s]"]
+    return {
+        "ours": f"random part {eq6_std:.3g} s vs {app_std:.3g} s, mean {eq6_mean:.4g} s vs "
+        f"{app_mean:.4g} s at CR's constants",
+        "reason": "the two rates agree only if a = d_i: eq. (6) as printed makes the "
+        f"computation time almost deterministic (random part {eq6_std / app_std:.1e} of the "
+        "appendix's); Theorem 2's bounds follow the appendix. codedlib offers both "
+        "(rate_convention)",
+    }
 
 
 def _codedreduce_claims() -> list:
@@ -857,44 +788,27 @@ def _codedreduce_claims() -> list:
         f"CR Sec. V constants a = 5e-5 s/sample, aμ = 1; chosen: d_i = 49920/156 = {CR_D_I} "
         "samples (uncoded share)"
     )
-    check = {"section": "1.1 CodedReduce eq. (6)", "basis": "check", "unit": "s"}
+    section = "1.1 CodedReduce eq. (6)"
+    exact = partial(spec, "exact", section=section, basis="check", unit="s")
     app = codedreduce_compute_time(CR_D_I, CR_A, CR_MU, rate_convention="appendix")
-
-    def erratum(cr):
-        eq6_std, app_std = cr.loc["eq6", "random part [s]"], cr.loc["appendix", "random part [s]"]
-        eq6_mean, app_mean = cr.loc["eq6", "mean [s]"], cr.loc["appendix", "mean [s]"]
-        return {
-            "ours": f"random part {eq6_std:.3g} s vs {app_std:.3g} s, mean {eq6_mean:.4g} s vs "
-            f"{app_mean:.4g} s at CR's constants",
-            "reason": "the two rates agree only if a = d_i: eq. (6) as printed makes the "
-            f"computation time almost deterministic (random part {eq6_std / app_std:.1e} of the "
-            "appendix's); Theorem 2's bounds follow the appendix. codedlib offers both "
-            "(rate_convention)",
-        }
-
     return [
-        spec(
-            "exact",
+        exact(
             "CR eq. (6)",
             "mean of T_i, rate μ/a",
             lambda cr: {"ours": cr.loc["eq6", "mean [s]"]},
             paper=CR_A * CR_D_I + CR_A / CR_MU,
             rtol=1e-12,
             setting=setting + "; paper value: a d_i + a/μ, the mean of eq. (6)",
-            **check,
         ),
-        spec(
-            "exact",
+        exact(
             "CR eq. (6)",
             "std of T_i, rate μ/a",
             lambda cr: {"ours": cr.loc["eq6", "random part [s]"]},
             paper=CR_A / CR_MU,
             rtol=1e-12,
             setting=setting + "; paper value: a/μ from eq. (6)",
-            **check,
         ),
-        spec(
-            "exact",
+        exact(
             "CR App. (Thm. 2 proof)",
             f"E[T_(n-s)], n = {CR_N}, s = {CR_S}, rate μ/d_i",
             lambda cr: {
@@ -904,17 +818,16 @@ def _codedreduce_claims() -> list:
             rtol=1e-9,
             setting=setting + "; paper value: the appendix's (d_i/μ)(H_n − H_s) + a d_i; "
             "ours: numeric integration (LAGC eq. 28 route)",
-            **check,
         ),
         spec(
             "qualitative",
             "CR eq. (6) vs App.",
             "exponential rate: eq. (6) vs Thm. 2 proof",
-            erratum,
+            _cr_erratum,
             paper="eq. (6): rate μ/a; proof of Theorem 2: rate μ/d_i (same computation-time model)",
             verdict="paper erratum",
             setting=setting,
-            section="1.1 CodedReduce eq. (6)",
+            section=section,
             basis="paper",
         ),
     ]
@@ -1028,55 +941,45 @@ def _burst_share(consistency, run_needed):
 
 def _burst_claims() -> list:
     section = "1.3 Bursty workers"
+    interval = partial(spec, "interval", section=section)
+    calibrated = partial(spec, verdict="calibrated", section=section, basis="paper")
     return [
-        spec(
-            "interval",
+        interval(
             "DSAG Sec. III-B (model)",
             "sampled burst fraction vs p_enter/(p_enter+p_exit)",
             _burst_fraction,
-            section=section,
             basis="check",
         ),
-        spec(
-            "interval",
+        interval(
             "DSAG Sec. III-B (model)",
             "sampled P[some worker in a burst]",
             _burst_any_burst,
-            section=section,
             basis="check",
         ),
-        spec(
+        calibrated(
             "exact",
             "DSAG Fig. 4",
             "stationary P[some of 36 workers in a burst]",
             _burst_calibrated,
             paper=0.40,
             rtol=0.05,
-            verdict="calibrated",
-            section=section,
             reason="p_enter was chosen to hit the paper's 40 %",
-            basis="paper",
         ),
-        spec(
+        calibrated(
             "interval",
             "DSAG Fig. 4",
             "mean latency in a burst / outside",
             _burst_ratio,
             paper=1.12,
-            verdict="calibrated",
             unit="×",
-            section=section,
             reason="factor = 1.12 was chosen to hit the paper's +12 %",
-            basis="paper",
         ),
-        spec(
-            "interval",
+        interval(
             "DSAG Fig. 4",
             "sampled share of workers with >= 1 burst",
             _burst_sampled_share,
             paper_range=(0.5, 1.0),
             paper_text="most of the 36 workers",
-            section=section,
             basis="derived",
         ),
         spec(
@@ -1096,12 +999,9 @@ def _burst_claims() -> list:
     ]
 
 
+#: per reference model: item, label and the closed-form function of its rows
 _REFERENCE_ROWS = {
-    "exponential, mean 1": (
-        "LAGC eq. (21)",
-        "exp. mean 1",
-        "expected_order_statistic_exponential",
-    ),
+    "exponential, mean 1": ("LAGC eq. (21)", "exp. mean 1", "expected_order_statistic_exponential"),
     "Pareto t0=1, xi=2": (
         "RS App. / LAGC eq. (22)",
         "Pareto(1, 2)",
@@ -1111,7 +1011,6 @@ _REFERENCE_ROWS = {
 
 
 def _reference_claims() -> list:
-    section = "2.1 Reference values"
     specs = []
     for i, ref in enumerate(KNOWN_VALUES):
         item, label, function = _REFERENCE_ROWS[ref["model"]]
@@ -1122,24 +1021,12 @@ def _reference_claims() -> list:
             else ""
         )
 
-        def numeric(known, i=i):
-            return {"paper": known["closed_form"].iloc[i], "ours": known["numeric"].iloc[i]}
-
-        def monte_carlo(
-            known,
-            reference_mc,
-            replicas,
-            i=i,
-            model=ref["model"],
-            k=k,
-            heavy=heavy,
-            function=function,
-        ):
+        def monte_carlo(known, reference_mc, replicas, i=i, model=ref["model"], k=k, heavy=heavy):
             rows = reference_mc[(reference_mc["model"] == model) & (reference_mc["k"] == k)]
             return {
                 **_mc_check(rows["mc_mean"], known["closed_form"].iloc[i]),
                 "setting": f"{replicas} rounds per seed; paper value: the closed form "
-                f"({function}).{heavy}",
+                f"({_REFERENCE_ROWS[model][2]}).{heavy}",
             }
 
         specs += [
@@ -1147,9 +1034,12 @@ def _reference_claims() -> list:
                 "exact",
                 item,
                 f"E[T_({k})] of {n}, {label}: numeric",
-                numeric,
+                lambda known, i=i: {
+                    "paper": known["closed_form"].iloc[i],
+                    "ours": known["numeric"].iloc[i],
+                },
                 rtol=1e-9,
-                section=section,
+                section="2.1 Reference values",
                 setting=f"paper value: the closed form ({function}; reference {ref['reference']}); "
                 "ours: numeric integration of 1 − F_(k) (LAGC eq. 28)",
                 basis="check",
@@ -1159,144 +1049,126 @@ def _reference_claims() -> list:
                 item,
                 f"E[T_({k})] of {n}, {label}: Monte Carlo",
                 monte_carlo,
-                section=section,
+                section="2.1 Reference values",
                 basis="check",
             ),
         ]
     return specs
 
 
+def _grid_row(grid, replicas, n_grid, name):
+    row = grid.loc[name]
+    ok = row.iloc[0] < 1e-8 and row.iloc[1] < 4
+    return {
+        "ours": f"numeric within {row.iloc[0]:.1e} (relative) for every k; Monte Carlo "
+        f"within {row.iloc[1]:.1f} standard errors for the {int(row.iloc[2])} k with "
+        "finite variance",
+        **_verdict(
+            ok, "the largest deviation exceeds 1e-8 (numeric) or 4 standard errors (Monte Carlo)"
+        ),
+        "uncertainty": f"one Monte Carlo run of {replicas} rounds; pass: relative error "
+        "< 1e-8, |z| < 4",
+        "setting": f"n = {n_grid}; chosen: exponential mean 1, Pareto t0 = 1, ξ = 2",
+    }
+
+
+def _finite(finite_k):
+    contiguous = finite_k == list(range(1, max(finite_k) + 1))
+    return {"ours": f"k <= {max(finite_k)}" if contiguous else str(finite_k)}
+
+
 def _grid_claims() -> list:
     section = "2.2 E[T_(k)] for every k"
-    specs = []
-    for name, item, formula in (
-        ("exponential", "LAGC eq. (21)", "eq. (21)"),
-        ("Pareto xi=2", "RS App. / LAGC eq. (22)", "the Vännman / eq. (22) closed form"),
-    ):
-
-        def judged(grid, replicas, n_grid, name=name):
-            row = grid.loc[name]
-            ok = row.iloc[0] < 1e-8 and row.iloc[1] < 4
-            return {
-                "ours": f"numeric within {row.iloc[0]:.1e} (relative) for every k; Monte Carlo "
-                f"within {row.iloc[1]:.1f} standard errors for the {int(row.iloc[2])} k with "
-                "finite variance",
-                **_verdict(
-                    ok,
-                    "the largest deviation exceeds 1e-8 (numeric) or 4 standard errors (Monte Carlo)",
-                ),
-                "uncertainty": f"one Monte Carlo run of {replicas} rounds; pass: relative error "
-                "< 1e-8, |z| < 4",
-                "setting": f"n = {n_grid}; chosen: exponential mean 1, Pareto t0 = 1, ξ = 2",
-            }
-
-        specs.append(
-            spec(
-                "qualitative",
-                item,
-                f"all k = 1..n: numeric and Monte Carlo vs closed form, {name}",
-                judged,
-                paper=f"E[T_(k)] given by {formula} for every k",
-                section=section,
-                basis="check",
-            )
-        )
-
-    def finite(finite_k):
-        contiguous = finite_k == list(range(1, max(finite_k) + 1))
-        return {"ours": f"k <= {max(finite_k)}" if contiguous else str(finite_k)}
-
     paper_k = max(k for k in range(1, N_HEAVY + 1) if XI_HEAVY * (N_HEAVY - k + 1) > 1)
-    specs.append(
+    return [
+        spec(
+            "qualitative",
+            item,
+            f"all k = 1..n: numeric and Monte Carlo vs closed form, {name}",
+            lambda grid, replicas, n_grid, name=name: _grid_row(grid, replicas, n_grid, name),
+            paper=f"E[T_(k)] given by {formula} for every k",
+            section=section,
+            basis="check",
+        )
+        for name, item, formula in (
+            ("exponential", "LAGC eq. (21)", "eq. (21)"),
+            ("Pareto xi=2", "RS App. / LAGC eq. (22)", "the Vännman / eq. (22) closed form"),
+        )
+    ] + [
         spec(
             "exact",
             "RS App. / LAGC eq. (22)",
             f"finite E[T_(k)], Pareto ξ = {XI_HEAVY}, n = {N_HEAVY}",
-            finite,
+            _finite,
             paper=f"k <= {paper_k}",
             section=section,
             setting="chosen: t0 = 1, ξ = 0.6; paper value: the Gamma functions of eq. (22) need "
             "ξ(n − k + 1) > 1; ours: where the numeric integral converges",
             basis="check",
         )
-    )
-    return specs
+    ]
 
 
 def _iid_error(frame):
     return frame["iid_relative_error"].abs().max()
 
 
+def _iid_strong(hetero):
+    err = _iid_error(hetero)
+    first, last = hetero["iid_relative_error"].iloc[0], hetero["iid_relative_error"].iloc[-1]
+    return {
+        "ours": f"largest |error| {err:.1%}; {first:+.1%} at k = 1, {last:+.1%} at k = 20",
+        **_verdict(err > 0.01, f"the i.i.d. model errs by at most {err:.1%} here", "partly"),
+    }
+
+
+def _iid_mild(hetero, mild):
+    err, err_strong = _iid_error(mild), _iid_error(hetero)
+    reason = (
+        f"measured: with the milder spread the i.i.d. shortcut errs by at most {err:.1%} "
+        f"(vs {err_strong:.1%} for means 1→2): how much accuracy it costs depends on how "
+        "heterogeneous the workers are"
+    )
+    return {"ours": f"largest |error| {err:.1%}", **_verdict(err > 0.01, reason, "partly")}
+
+
 def _hetero_claims() -> list:
     section = "2.3 Non-identical workers"
     setting = "stand-in: 20 gamma workers, means 1→2, cv 0.05 (chosen)"
-    paper_iid = "the i.i.d. model (global mean and variance) can significantly reduce accuracy"
-    specs = []
-    for k in (10, 20):
+    iid = partial(
+        spec,
+        "qualitative",
+        "DSAG Fig. 5 (style)",
+        paper="the i.i.d. model (global mean and variance) can significantly reduce accuracy",
+        uncertainty="exact (numeric integration)",
+        section=section,
+        basis="check",
+    )
 
-        def monte_carlo(hetero, hetero_mc, replicas, k=k):
-            exact = float(hetero.loc[hetero["k"] == k, "numeric"].iloc[0])
-            return {
-                **_mc_check(hetero_mc.loc[hetero_mc["k"] == k, "mc_mean"], exact),
-                "setting": setting + f"; {replicas} rounds per seed; paper value: eq. (28) "
-                "integrated numerically with the per-worker CDFs (Poisson-binomial)",
-            }
+    def monte_carlo(hetero, hetero_mc, replicas, k):
+        exact = float(hetero.loc[hetero["k"] == k, "numeric"].iloc[0])
+        return {
+            **_mc_check(hetero_mc.loc[hetero_mc["k"] == k, "mc_mean"], exact),
+            "setting": setting + f"; {replicas} rounds per seed; paper value: eq. (28) "
+            "integrated numerically with the per-worker CDFs (Poisson-binomial)",
+        }
 
-        specs.append(
-            spec(
-                "interval",
-                "LAGC eq. (28)",
-                f"E[T_({k})] of 20 non-identical: Monte Carlo",
-                monte_carlo,
-                section=section,
-                basis="check",
-            )
+    return [
+        spec(
+            "interval",
+            "LAGC eq. (28)",
+            f"E[T_({k})] of 20 non-identical: Monte Carlo",
+            lambda hetero, hetero_mc, replicas, k=k: monte_carlo(hetero, hetero_mc, replicas, k),
+            section=section,
+            basis="check",
         )
-
-    def strong(hetero):
-        err = _iid_error(hetero)
-        first, last = hetero["iid_relative_error"].iloc[0], hetero["iid_relative_error"].iloc[-1]
-        return {
-            "ours": f"largest |error| {err:.1%}; {first:+.1%} at k = 1, {last:+.1%} at k = 20",
-            **_verdict(err > 0.01, f"the i.i.d. model errs by at most {err:.1%} here", "partly"),
-        }
-
-    def mild(hetero, mild):
-        err, err_strong = _iid_error(mild), _iid_error(hetero)
-        return {
-            "ours": f"largest |error| {err:.1%}",
-            **_verdict(
-                err > 0.01,
-                f"measured: with the milder spread the i.i.d. shortcut errs by at most {err:.1%} "
-                f"(vs {err_strong:.1%} for means 1→2): how much accuracy it costs depends on how "
-                "heterogeneous the workers are",
-                "partly",
-            ),
-        }
-
-    exact_note = {
-        "uncertainty": "exact (numeric integration)",
-        "section": section,
-        "basis": "check",
-    }
-    return specs + [
-        spec(
-            "qualitative",
-            "DSAG Fig. 5 (style)",
-            "i.i.d.-model error, means 1→2, cv 0.05",
-            strong,
-            paper=paper_iid,
-            setting=setting,
-            **exact_note,
-        ),
-        spec(
-            "qualitative",
-            "DSAG Fig. 5 (style)",
+        for k in (10, 20)
+    ] + [
+        iid("i.i.d.-model error, means 1→2, cv 0.05", _iid_strong, setting=setting),
+        iid(
             "i.i.d.-model error, means 1→1.4, cv 0.2",
-            mild,
-            paper=paper_iid,
+            _iid_mild,
             setting="stand-in: 20 gamma workers, means 1→1.4, cv 0.2 (chosen)",
-            **exact_note,
         ),
         spec(
             "not_attempted",
@@ -1313,6 +1185,16 @@ def _hetero_claims() -> list:
     ]
 
 
+def _finite_n(rs, row):
+    return {
+        "paper": rs["value [ms]"].iloc[0],
+        "ours": rs["value [ms]"].iloc[row],
+        "reason": f"Proposition 1's limit holds (previous row), but at the paper's own "
+        f"n = {RS_N} the exact expectation is {rs['relative to the limit'].iloc[row]:+.0%} "
+        "off the limit that T_f (eqs. 20-21) uses in its place",
+    }
+
+
 def _pareto_limit_claims() -> list:
     section = "2.4 RS Proposition 1"
     setting = (
@@ -1320,139 +1202,121 @@ def _pareto_limit_claims() -> list:
         "limit t0 α^(−1/ξ) (pareto_order_statistic_limit); ours: the exact Vännman expectation "
         "(RS App.)"
     )
-    specs = [
-        spec(
-            "exact",
-            "RS Prop. 1 / eq. (19)",
-            "E[T_(⌈(1−α)n⌉)] at n = 10^5",
-            lambda rs: {"paper": rs["value [ms]"].iloc[0], "ours": rs["value [ms]"].iloc[1]},
-            rtol=1e-4,
-            unit="ms",
-            setting=setting,
-            section=section,
-            headline=True,
-            basis="paper",
-        )
-    ]
-    for row, quantity in (
-        (2, f"E[T_({RS_F - 1})] of {RS_N}, k = ⌈(1−α)n⌉"),
-        (3, f"E[T_({RS_F})] of {RS_N}, eq. (18)'s f"),
-    ):
-
-        def finite_n(rs, row=row):
-            return {
-                "paper": rs["value [ms]"].iloc[0],
-                "ours": rs["value [ms]"].iloc[row],
-                "reason": f"Proposition 1's limit holds (previous row), but at the paper's own "
-                f"n = {RS_N} the exact expectation is {rs['relative to the limit'].iloc[row]:+.0%} "
-                "off the limit that T_f (eqs. 20-21) uses in its place",
-            }
-
-        specs.append(
-            spec(
-                "exact",
+    exact = partial(spec, "exact", section=section)
+    xi = RS_XI
+    return (
+        [
+            exact(
+                "RS Prop. 1 / eq. (19)",
+                "E[T_(⌈(1−α)n⌉)] at n = 10^5",
+                lambda rs: {"paper": rs["value [ms]"].iloc[0], "ours": rs["value [ms]"].iloc[1]},
+                rtol=1e-4,
+                unit="ms",
+                setting=setting,
+                headline=True,
+                basis="paper",
+            )
+        ]
+        + [
+            exact(
                 "RS eqs. (20)-(21) at n = 80",
                 quantity,
-                finite_n,
+                lambda rs, row=row: _finite_n(rs, row),
                 rtol=1e-3,
                 unit="ms",
                 verdict="partly",
                 setting=setting + f"; n = {RS_N} machines (RS Sec. 6)",
-                section=section,
                 basis="derived",
             )
-        )
-    xi = RS_XI
-    specs.append(
-        spec(
-            "exact",
-            "RS App. (proof of Prop. 1)",
-            "limit of (1 − 1/(ξ(αn+1)))^(αn+1/2)",
-            lambda factors: {"ours": factors["first"]},
-            paper=math.exp(-xi),
-            rtol=1e-3,
-            verdict="paper erratum",
-            setting="ξ = 1.1, α = 0.1477; paper value: e^(−ξ) as printed; ours: the factor at "
-            "n = 10^8",
-            section=section,
-            reason=f"the factor tends to e^(−1/ξ) = {math.exp(-1 / xi):.4f}, not e^(−ξ) = "
-            f"{math.exp(-xi):.4f}; the second factor likewise tends to e^(1/ξ), not e^ξ, so "
-            "the two still cancel and eq. (19) stands",
-            basis="paper",
-        )
+            for row, quantity in (
+                (2, f"E[T_({RS_F - 1})] of {RS_N}, k = ⌈(1−α)n⌉"),
+                (3, f"E[T_({RS_F})] of {RS_N}, eq. (18)'s f"),
+            )
+        ]
+        + [
+            exact(
+                "RS App. (proof of Prop. 1)",
+                "limit of (1 − 1/(ξ(αn+1)))^(αn+1/2)",
+                lambda factors: {"ours": factors["first"]},
+                paper=math.exp(-xi),
+                rtol=1e-3,
+                verdict="paper erratum",
+                setting="ξ = 1.1, α = 0.1477; paper value: e^(−ξ) as printed; ours: the factor at "
+                "n = 10^8",
+                reason=f"the factor tends to e^(−1/ξ) = {math.exp(-1 / xi):.4f}, not e^(−ξ) = "
+                f"{math.exp(-xi):.4f}; the second factor likewise tends to e^(1/ξ), not e^ξ, so "
+                "the two still cancel and eq. (19) stands",
+                basis="paper",
+            )
+        ]
     )
-    return specs
+
+
+def _all_n(cost, models, name, setting):
+    n = int(cost["k"].max())
+    dist = models[name]
+    return {
+        "paper": closed_form(dist, n, n) / dist.mean(),
+        "ours": cost.set_index(["model", "k"])["relative"][(name, n)],
+        "setting": f"n = {n}; " + setting + "; ours: numeric integration",
+    }
+
+
+def _growing(cost):
+    up = {
+        name: bool(np.all(np.diff(part.sort_values("k")["expected"]) > 0))
+        for name, part in cost.groupby("model")
+    }
+    return {
+        "ours": ", ".join(
+            f"{name}: {'increasing' if u else 'not increasing'}" for name, u in up.items()
+        ),
+        **_verdict(all(up.values()), "a curve is not increasing in k"),
+        "setting": f"n = {int(cost['k'].max())}, {cost['k'].nunique()} values of k; the "
+        "Section 1 models and the gamma cluster",
+    }
 
 
 def _cost_claims() -> list:
     section = "2.5 Cost of waiting"
-    specs = []
-    for name, item, label, setting in (
-        (
-            "shifted exponential",
-            "LAGC eq. (21)",
-            "shifted exp.",
-            "chosen: shift 0.5, rate 2 (mean 1); paper value: eq. (21), shift + H_n/rate, over "
-            "the mean",
-        ),
-        (
-            "Pareto",
-            "LAGC eq. (22)",
-            "Pareto ξ = 3",
-            "chosen: t0 = 2/3, ξ = 3 (mean 1); paper value: eq. (22) over the mean",
-        ),
-    ):
-
-        def all_n(cost, models, name=name, setting=setting):
-            n = int(cost["k"].max())
-            dist = _named_models(models)[name]
-            relative = cost.set_index(["model", "k"])["relative"]
-            return {
-                "paper": closed_form(dist, n, n) / dist.mean(),
-                "ours": relative[(name, n)],
-                "setting": f"n = {n}; " + setting + "; ours: numeric integration",
-            }
-
-        specs.append(
-            spec(
-                "exact",
-                item,
-                f"cost of waiting for all n, {label}",
-                all_n,
-                rtol=1e-8,
-                unit="× E[T]",
-                section=section,
-                basis="check",
-            )
+    return [
+        spec(
+            "exact",
+            item,
+            f"cost of waiting for all n, {label}",
+            lambda cost, models, name=name, setting=setting: _all_n(cost, models, name, setting),
+            rtol=1e-8,
+            unit="× E[T]",
+            section=section,
+            basis="check",
         )
-
-    def growing(cost):
-        up = {
-            name: bool(np.all(np.diff(part.sort_values("k")["expected"]) > 0))
-            for name, part in cost.groupby("model")
-        }
-        return {
-            "ours": ", ".join(
-                f"{name}: {'increasing' if u else 'not increasing'}" for name, u in up.items()
+        for name, item, label, setting in (
+            (
+                "shifted exponential",
+                "LAGC eq. (21)",
+                "shifted exp.",
+                "chosen: shift 0.5, rate 2 (mean 1); paper value: eq. (21), shift + H_n/rate, "
+                "over the mean",
             ),
-            **_verdict(all(up.values()), "a curve is not increasing in k"),
-            "setting": f"n = {int(cost['k'].max())}, {cost['k'].nunique()} values of k; the "
-            "Section 1 models and the gamma cluster",
-        }
-
-    specs.append(
+            (
+                "Pareto",
+                "LAGC eq. (22)",
+                "Pareto ξ = 3",
+                "chosen: t0 = 2/3, ξ = 3 (mean 1); paper value: eq. (22) over the mean",
+            ),
+        )
+    ] + [
         spec(
             "qualitative",
             "LAGC eqs. (21)-(22)",
             "E[T_(k)] increases with k",
-            growing,
+            _growing,
             paper="the averages (21) and (22) increase with the mean of each worker and with k",
             uncertainty="exact (numeric integration)",
             section=section,
             basis="check",
         )
-    )
-    return specs
+    ]
 
 
 #: The notebook's claims by section: ``evaluate(table, CLAIMS[key], **results)``.

@@ -229,13 +229,6 @@ class HeterogeneousCluster:
         return cls([gamma_from_moments(m, v) for m, v in zip(means, variances)])
 
     @classmethod
-    def from_shifted_exponential(cls, shifts, rates) -> HeterogeneousCluster:
-        """Shifted-exponential workers with per-worker shifts and rates."""
-        shifts = check_array("shifts", shifts, ndim=1)
-        rates = check_array("rates", rates, ndim=1, shape=shifts.shape)
-        return cls([shifted_exponential(s, r) for s, r in zip(shifts, rates)])
-
-    @classmethod
     def from_pareto(cls, t0s, xis) -> HeterogeneousCluster:
         """Pareto workers with per-worker scales ``t0`` and shapes ``xi``."""
         t0s = check_array("t0s", t0s, ndim=1)
@@ -317,10 +310,6 @@ class HeterogeneousCluster:
         for i in singles:
             out[..., i] = getattr(self.dists[i], function)(t)
         return out
-
-    def lower_support(self) -> float:
-        """Smallest lower end of the workers' supports (may be ``-inf``)."""
-        return float(min(d.support()[0] for d in self.dists))
 
     def sample(self, n_samples: int, rng: RngLike = None) -> np.ndarray:
         """Draw ``n_samples`` independent rounds of all workers: array ``(n_samples, N)``."""

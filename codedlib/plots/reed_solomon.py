@@ -111,28 +111,25 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     return fig
 
 
-def plot_decoding_cost(df: pd.DataFrame, ax=None, title: str | None = None):
+def plot_decoding_cost(summary: pd.DataFrame, ax=None, title: str | None = None):
     """Time for one decoding vector vs f (log–log): median over repeats with min–max bars, and
-    f² / f³ guides. ``df`` is :func:`codedlib.experiments.reed_solomon.decoding_cost`'s tidy
-    frame (one row per f and repeat).
+    f² / f³ guides, from :func:`codedlib.experiments.reed_solomon.decoding_cost_summary`.
     """
     fig, ax = new_axes(ax)
-    stats = df.groupby("f")[["alg3_seconds", "lstsq_seconds"]].agg(["median", "min", "max"])
-    f = stats.index.to_numpy(float)
-    repeats = int(df.groupby("f").size().min())
+    f = summary["f"].to_numpy(float)
+    repeats = int(summary["repeats"].min())
     for col, marker, label in (
-        ("alg3_seconds", "o-", "Algorithm 3 (table look-ups)"),
-        ("lstsq_seconds", "s-", "least squares on B_F"),
+        ("alg3", "o-", "Algorithm 3 (table look-ups)"),
+        ("lstsq", "s-", "least squares on B_F"),
     ):
-        med = stats[(col, "median")].to_numpy()
-        err = np.vstack(
-            [med - stats[(col, "min")].to_numpy(), stats[(col, "max")].to_numpy() - med]
-        )
+        med = summary[f"{col}_seconds"].to_numpy()
+        low, high = summary[f"{col}_min"].to_numpy(), summary[f"{col}_max"].to_numpy()
+        err = np.vstack([med - low, high - med])
         ax.errorbar(f, med, yerr=err, fmt=marker, capsize=3, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    for power, col, ls in ((2, "alg3_seconds", ":"), (3, "lstsq_seconds", "--")):
-        med = stats[(col, "median")].to_numpy()
+    for power, col, ls in ((2, "alg3", ":"), (3, "lstsq", "--")):
+        med = summary[f"{col}_seconds"].to_numpy()
         ax.plot(f, med[-1] * (f / f[-1]) ** power, ls, color="0.5", label=f"∝ f^{power}")
     ax.set_xticks(f, [f"{v:g}" for v in f])  # the measured f only: minor labels overlapped
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
@@ -244,52 +241,45 @@ def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None, title: str | 
 _FIG2_STYLES = ["-", "--", ":", "-.", (0, (5, 1))]
 
 
-def _curves_matrix(df: pd.DataFrame, quantity: str, grid: np.ndarray):
-    """{scheme: (seeds × grid) array} of step-function values (schemes in run order)."""
-    out = {}
-    for scheme, g in df.groupby("scheme", sort=False):
-        rows = []
-        for _, run in g.groupby("seed"):
-            idx = np.searchsorted(run["time"].to_numpy(), grid, side="right") - 1
-            rows.append(run[quantity].to_numpy()[np.maximum(idx, 0)])
-        out[scheme] = np.array(rows)
-    return out
-
-
 def plot_fig2(
     df: pd.DataFrame,
+    bands: pd.DataFrame,
     quantity: str = "test_error",
     n: int = 80,
     title: str | None = None,
+    paired: pd.DataFrame | None = None,
     reference: str = "Coded-RS",
     level: float = 0.95,
 ):
-    """Fig. 2 over independent seeds (``seed`` column of
-    :func:`codedlib.experiments.reed_solomon.fig2_experiment`).
+    """Fig. 2 over independent seeds: the runs ``df`` of
+    :func:`codedlib.experiments.reed_solomon.fig2_experiment` and their ``quantity``.
 
-    Left: mean over seeds of each scheme's curve (step function of simulated time) with a band
-    spanning the lowest to the highest seed. Right (test error only): the paired difference
-    (scheme − ``reference``) in misclassified test images, seed by seed, with its mean and a
-    ``level`` t-interval band: above zero the reference is better, a band across zero is
-    indistinguishable. ``title`` is the figure's title (name the stand-in data there).
+    Left: ``bands`` (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean
+    over seeds with the seed range. Right, when ``paired`` is given
+    (:func:`~codedlib.experiments.reed_solomon.fig2_paired` against ``reference`` at ``level``):
+    the paired difference (scheme − ``reference``) in misclassified test images with its
+    t-interval band: above zero the reference is better. ``title`` names the stand-in data.
     """
-    from scipy import stats
-
-    grid = np.linspace(0, float(df["time"].max()), 400)
-    curves = _curves_matrix(df, quantity, grid)
     n_seeds = int(df["seed"].nunique())
-    paired = quantity == "test_error" and reference in curves and len(curves) > 1
-    if paired:
+    if paired is not None:
         fig, (ax, ax2) = subplots(1, 2, figsize=(12.0, 4.8))
     else:
         fig, ax = subplots(figsize=(9.0, 4.8))
-    for i, (scheme, m) in enumerate(curves.items()):
+    schemes = list(dict.fromkeys(bands["scheme"]))
+    for i, scheme in enumerate(schemes):
+        b = bands[bands["scheme"] == scheme]
+        grid = b["time"].to_numpy()
         (line,) = ax.plot(
-            grid, m.mean(axis=0), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2, label=scheme
+            grid, b["mean"].to_numpy(), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2, label=scheme
         )
         if n_seeds > 1:
             ax.fill_between(
-                grid, m.min(axis=0), m.max(axis=0), color=line.get_color(), alpha=0.15, lw=0
+                grid,
+                b["low"].to_numpy(),
+                b["high"].to_numpy(),
+                color=line.get_color(),
+                alpha=0.15,
+                lw=0,
             )
     ax.set_xlabel("simulated time (s)")
     ylabel = {"test_error": "test error", "train_loss": "training loss"}.get(quantity, quantity)
@@ -299,29 +289,26 @@ def plot_fig2(
         low = max(float(df[quantity][df[quantity] > 0].min()), 1e-3)
         ax.set_ylim(0.8 * low, min(1.0, float(df[quantity].max()) * 1.2))
     ax.legend(fontsize=8)
-    if paired:
-        n_test = int(df["n_test"].iloc[0]) if "n_test" in df else 1
-        ref = curves[reference]
-        for i, (scheme, m) in enumerate(curves.items()):
+    if paired is not None:
+        for i, scheme in enumerate(schemes):
             if scheme == reference:
                 continue
-            diff = (m - ref) * n_test
-            mean = diff.mean(axis=0)
+            d = paired[paired["scheme"] == scheme]
             (line,) = ax2.plot(
-                grid,
-                mean,
+                d["time"].to_numpy(),
+                d["mean"].to_numpy(),
                 ls=_FIG2_STYLES[i % len(_FIG2_STYLES)],
                 lw=2,
                 label=f"{scheme} − {reference}",
             )
             if n_seeds > 1:
-                half = (
-                    stats.t.ppf(0.5 + level / 2, n_seeds - 1)
-                    * diff.std(axis=0, ddof=1)
-                    / np.sqrt(n_seeds)
-                )
                 ax2.fill_between(
-                    grid, mean - half, mean + half, color=line.get_color(), alpha=0.2, lw=0
+                    d["time"].to_numpy(),
+                    d["ci_low"].to_numpy(),
+                    d["ci_high"].to_numpy(),
+                    color=line.get_color(),
+                    alpha=0.2,
+                    lw=0,
                 )
         ax2.axhline(0, color="k", lw=1)
         ax2.set_xlabel("simulated time (s)")
@@ -342,25 +329,21 @@ def plot_fig2(
     return fig
 
 
-def plot_straggler_regimes(metrics, column: str = "test_error", title: str | None = None):
-    """Final test error of Coded-RS and ignore-stragglers per regime (mean over seeds with a
-    95 % t-interval), from :func:`codedlib.experiments.reed_solomon.ignore_stragglers_regimes`;
-    the seeds are drawn as dots.
+def plot_straggler_regimes(metrics, bars, column: str = "test_error", title: str | None = None):
+    """Final test error of Coded-RS and ignore-stragglers per regime: ``bars`` (mean and
+    interval per regime and scheme, :func:`codedlib.experiments.reed_solomon.regime_bars`) with
+    the seeds of ``metrics`` (:func:`~codedlib.experiments.reed_solomon.ignore_stragglers_regimes`)
+    as dots.
     """
-    from codedlib.claims import mean_interval
-
     regimes = list(dict.fromkeys(metrics["regime"]))
     schemes = list(dict.fromkeys(metrics["scheme"]))
     fig, ax = new_axes(None, figsize=(8.0, 4.4))
     width = 0.8 / len(schemes)
     for j, scheme in enumerate(schemes):
         x = np.arange(len(regimes)) + (j - (len(schemes) - 1) / 2) * width
-        stats = [
-            mean_interval(metrics[(metrics["regime"] == r) & (metrics["scheme"] == scheme)][column])
-            for r in regimes
-        ]
-        mean = np.array([s[0] for s in stats])
-        err = np.array([[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]])
+        b = bars[bars["scheme"] == scheme].set_index("regime").loc[regimes]
+        mean = b["mean"].to_numpy()
+        err = np.array([mean - b["ci_low"].to_numpy(), b["ci_high"].to_numpy() - mean])
         ax.bar(x, mean, width=width * 0.9, yerr=err, capsize=3, label=scheme, alpha=0.8)
         for xi_, r in zip(x, regimes):
             vals = metrics[(metrics["regime"] == r) & (metrics["scheme"] == scheme)][column]
