@@ -13,7 +13,7 @@ import math
 import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import partial  # noqa: F401
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -1050,11 +1050,6 @@ def join(*parts) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def wrap(text: str, width: int = 150) -> str:
-    """A figure title wrapped line by line."""
-    return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
-
-
 @dataclass
 class Notebook:
     """Notebook 04's parameters after the preset's overrides, and the texts its rows name."""
@@ -1132,6 +1127,10 @@ class Notebook:
             f"{self.grid_seeds} seeds",
         )
 
+    def run_setting(self, *parts) -> str:
+        """The setting of a row measured on the Section 5 runs."""
+        return join(self.data, self.schemes, *parts, self.runs)
+
     def sweep(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Section 5's ``(summary, curves)``: every scheme, delay model and step-size rule
         over the seeds (:func:`seed_runs`)."""
@@ -1204,12 +1203,7 @@ class Notebook:
             ),
         }
         text, width = texts[key]
-        return wrap(text, width)
-
-
-def notebook(quick: bool, **params) -> Notebook:
-    """Notebook 04's :class:`Notebook` for the ``quick`` or faithful preset."""
-    return Notebook(SETTINGS["quick" if quick else "faithful"], **params)
+        return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
 
 
 # ---- Section 2: who stores what, Remark 2, the examples' loads -----------------------
@@ -1315,85 +1309,79 @@ def _loads_text(down, up, grads) -> str:
     return f"down {down:g}, up {up:g}, gradients {grads:g}"
 
 
+_READ = {  # what a row of Figs. 3-5 reads off a layout
+    "storage": storage_text,
+    "groups": groups_text,
+    "wait": lambda lay: lay.wait_for,
+    "decodes": lambda lay: str(any_wait_for_decodes(lay)),
+    "batches": lambda lay: len(lay.group_partitions(0)),
+}
+_G3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
+_FIGS = [  # item, quantity, layout, what we read, the paper's value
+    ("Fig. 3", "GC storage (N=3, r=2)", "gc", "storage", "W1: D1 D2 | W2: D2 D3 | W3: D1 D3"),
+    ("Fig. 3", "GC: fastest workers the PS waits for (N−r+1)", "gc", "wait", 2),
+    ("Fig. 3", "GC: any 2 of 3 uploads give the full gradient", "gc", "decodes", "True"),
+    ("Fig. 4", "LAG storage (N=3)", "lag", "storage", "W1: D1 | W2: D2 | W3: D3"),
+    ("Fig. 5(a)", "G-LAG groups (N=6, r=2, G=3)", "g_lag", "groups", _G3),
+    ("Fig. 5(a)", "G-LAG: workers the PS waits for per group", "g_lag", "wait", 1),
+    ("Fig. 5(b)", "LAGC groups (N=6, r=2, G=2)", "lagc", "groups", "{W1,W2,W3} | {W4,W5,W6}"),
+    ("Fig. 5(b)", "LAGC: batches per group block", "lagc", "batches", 2),
+    ("Fig. 5(b)", "LAGC: workers the PS waits for per group (N/G−r+1)", "lagc", "wait", 2),
+    (
+        "Fig. 5(b)",
+        "LAGC: any 2 of the 3 workers of a group give its gradient",
+        "lagc",
+        "decodes",
+        "True",
+    ),
+]
+
+
 def _layout_specs(_nb: Notebook) -> list:
-    kw = {"section": SECTIONS["sec2"], "basis": "check"}
-    ex_ = {"setting": "the paper's examples (Sections III-A, III-B, IV), our layout code", **kw}
-    coded = {**ex_, "setting": ex_["setting"] + "; cyclic GC code"}
-
-    def text(field, fn):
-        return lambda layouts: {"ours": fn(getattr(layouts, field))}
-
-    lagc = storage_layouts().lagc  # the paper's example: its sizes word the erratum row
-    n_g = lagc.workers_per_group
-    erratum = {
-        "verdict": "paper erratum",
-        "setting": ex_["setting"],
-        "reason": (
-            f"our copy's example text says D_g is 'divided into two parts, each stored at two "
-            f"workers'; Section IV's own rule splits D_g into N/G = {n_g} "
-            f"batches, each stored at r = 2 workers, and only {n_g} batches "
-            f"give each of the group's {n_g} workers r = 2 batches "
-            f"({n_g} × 2 copies); two parts at two workers each are 4 copies"
-        ),
-        "section": SECTIONS["sec2"],
-        "basis": "paper",
+    examples = "the paper's examples (Sections III-A, III-B, IV), our layout code"
+    n_g = storage_layouts().lagc.workers_per_group  # the example's sizes word the erratum row
+    kw = {
+        "decodes": {"setting": examples + "; cyclic GC code", "basis": "check"},
+        "batches": {
+            "verdict": "paper erratum",
+            "setting": examples,
+            "reason": (
+                f"our copy's example text says D_g is 'divided into two parts, each stored at two "
+                f"workers'; Section IV's own rule splits D_g into N/G = {n_g} "
+                f"batches, each stored at r = 2 workers, and only {n_g} batches "
+                f"give each of the group's {n_g} workers r = 2 batches "
+                f"({n_g} × 2 copies); two parts at two workers each are 4 copies"
+            ),
+            "basis": "paper",
+        },
     }
 
-    def wait(lay):
-        return lay.wait_for
+    def read(field, how):
+        return lambda layouts: {"ours": _READ[how](getattr(layouts, field))}
 
-    def decodes(lay):
-        return str(any_wait_for_decodes(lay))
-
-    def batches(lay):
-        return len(lay.group_partitions(0))
-
-    g3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
-    figs = [  # item, quantity, layout, what we read, the paper's value
-        (
-            "Fig. 3",
-            "GC storage (N=3, r=2)",
-            "gc",
-            storage_text,
-            "W1: D1 D2 | W2: D2 D3 | W3: D1 D3",
-        ),
-        ("Fig. 3", "GC: fastest workers the PS waits for (N−r+1)", "gc", wait, 2),
-        ("Fig. 3", "GC: any 2 of 3 uploads give the full gradient", "gc", decodes, "True"),
-        ("Fig. 4", "LAG storage (N=3)", "lag", storage_text, "W1: D1 | W2: D2 | W3: D3"),
-        ("Fig. 5(a)", "G-LAG groups (N=6, r=2, G=3)", "g_lag", groups_text, g3),
-        ("Fig. 5(a)", "G-LAG: workers the PS waits for per group", "g_lag", wait, 1),
-        (
-            "Fig. 5(b)",
-            "LAGC groups (N=6, r=2, G=2)",
-            "lagc",
-            groups_text,
-            "{W1,W2,W3} | {W4,W5,W6}",
-        ),
-        ("Fig. 5(b)", "LAGC: batches per group block", "lagc", batches, 2),
-        ("Fig. 5(b)", "LAGC: workers the PS waits for per group (N/G−r+1)", "lagc", wait, 2),
-        (
-            "Fig. 5(b)",
-            "LAGC: any 2 of the 3 workers of a group give its gradient",
-            "lagc",
-            decodes,
-            "True",
-        ),
+    return [
+        spec(
+            "exact",
+            item,
+            q,
+            read(field, how),
+            paper=paper,
+            section=SECTIONS["sec2"],
+            **kw.get(how, {"setting": examples, "basis": "check"}),
+        )
+        for item, q, field, how, paper in _FIGS
     ]
-    kinds = {decodes: coded, batches: erratum}
-    specs = [
-        spec("exact", item, q, text(field, fn), paper=paper, **kinds.get(fn, ex_))
-        for item, q, field, fn, paper in figs
-    ]
-    return specs
 
 
 def _remark2_specs(nb: Notebook) -> list:
-    kw = {"section": SECTIONS["sec2"], "basis": "check"}
+    S = partial(spec, section=SECTIONS["sec2"], basis="check")
 
-    def remark(name, column):
-        return lambda remark2: {"ours": remark2.set_index("pair").loc[name, column]}
+    def diff(name):
+        return lambda remark2: {
+            "ours": remark2.set_index("pair").loc[name, "max |iterate difference|"]
+        }
 
-    def remark_ok(name):
+    def remark(name):
         def measured(remark2):
             row = remark2.set_index("pair").loc[name]
             same_sel = row["same selections"] or name.endswith("vs GC")
@@ -1401,7 +1389,7 @@ def _remark2_specs(nb: Notebook) -> list:
 
         return measured
 
-    remark_setting = (
+    setting = (
         f"tiny stand-in regression (6 partitions × 10 samples, d=4), N=6, r=2, "
         f"{nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, "
         f"D={nb.history} for the lazy pair"
@@ -1412,66 +1400,47 @@ def _remark2_specs(nb: Notebook) -> list:
             "same times and loads" if name.endswith("vs GC") else "same selections, times and loads"
         )
         specs += [
-            spec(
+            S(
                 "exact",
                 "Remark 2",
                 f"{name}: max |θ difference|",
-                remark(name, "max |iterate difference|"),
+                diff(name),
                 paper=0.0,
                 rtol=0.0,
-                setting=remark_setting,
-                **kw,
+                setting=setting,
             ),
-            spec(
-                "exact",
-                "Remark 2",
-                f"{name}: {what}",
-                remark_ok(name),
-                paper="True",
-                setting=remark_setting,
-                **kw,
-            ),
+            S("exact", "Remark 2", f"{name}: {what}", remark(name), paper="True", setting=setting),
         ]
-    gc = "GC (r=2)"
+    fields = ("downloads", "uploads", "computation")
     specs.append(
-        spec(
+        S(
             "exact",
             "Fig. 3",
             "GC loads of one iteration",
-            lambda loads: {
-                "ours": _loads_text(
-                    *(loads[(gc, f)].iloc[0] for f in ("downloads", "uploads", "computation"))
-                )
-            },
+            lambda loads: {"ours": _loads_text(*(loads[("GC (r=2)", f)].iloc[0] for f in fields))},
             paper=_loads_text(3, 2, 6),
             setting="N=3, r=2: our GC simulator, first iteration",
-            **kw,
         )
     )
-    for item, quantity, paper, args in [
-        ("Fig. 4", "LAG loads, only worker 1 selected", _loads_text(1, 1, 1), ("lag", 3, 1, 3)),
-        (
-            "Fig. 5(a)",
-            "G-LAG loads, only group 1 selected",
-            _loads_text(2, 1, 4),
-            ("g-lag", 6, 2, 3),
-        ),
-        ("Fig. 5(b)", "LAGC loads, only group 1 selected", _loads_text(3, 2, 6), ("lagc", 6, 2, 2)),
-    ]:
+    examples = [
+        ("Fig. 4", "LAG loads, only worker 1 selected", (1, 1, 1), ("lag", 3, 1, 3)),
+        ("Fig. 5(a)", "G-LAG loads, only group 1 selected", (2, 1, 4), ("g-lag", 6, 2, 3)),
+        ("Fig. 5(b)", "LAGC loads, only group 1 selected", (3, 2, 6), ("lagc", 6, 2, 2)),
+    ]
+    for item, quantity, paper, args in examples:
 
         def measured(args=args):
             loads = th.loads_per_iteration(*args, n_selected=1)
-            return {"ours": _loads_text(loads["downloads"], loads["uploads"], loads["computation"])}
+            return {"ours": _loads_text(*(loads[f] for f in fields))}
 
         specs.append(
-            spec(
+            S(
                 "exact",
                 item,
                 quantity,
                 measured,
-                paper=paper,
+                paper=_loads_text(*paper),
                 setting="the paper's example selection; our per-iteration loads (Table II code)",
-                **kw,
             )
         )
     return specs
@@ -1492,13 +1461,14 @@ def _eq22(k, n, t0, beta) -> float:
 
 
 def _closed_forms(nb: Notebook) -> list:
-    n, r, t0, beta = nb.n_workers, nb.redundancy, nb.pareto_scale, nb.pareto_shape
-    e21, e22 = "eq. (21) (reconstructed)", "eq. (22) (reconstructed)"
+    """``(item, quantity, closed form, delay, k, load)`` of the eq. (21)/(22) rows."""
+    n, r, t0, beta, mu = nb.n_workers, nb.redundancy, nb.pareto_scale, nb.pareto_shape, nb.exp_mean
+    e21, e22, k = "eq. (21) (reconstructed)", "eq. (22) (reconstructed)", n - r + 1
     return [
         (
             e21,
             "E[T_(N:N)], exponential: eq. (21) vs eq. (28)",
-            nb.exp_mean * _harmonic(n),
+            mu * _harmonic(n),
             "exponential",
             n,
             1,
@@ -1506,18 +1476,18 @@ def _closed_forms(nb: Notebook) -> list:
         (
             e21,
             "E[T_(N−r+1:N)], exponential, load r: eq. (21) vs eq. (28)",
-            r * nb.exp_mean * (_harmonic(n) - _harmonic(r - 1)),
+            r * mu * (_harmonic(n) - _harmonic(r - 1)),
             "exponential",
-            n - r + 1,
+            k,
             r,
         ),
         (e22, "E[T_(N:N)], Pareto: eq. (22) vs eq. (28)", _eq22(n, n, t0, beta), "pareto", n, 1),
         (
             e22,
             "E[T_(N−r+1:N)], Pareto, load r: eq. (22) vs eq. (28)",
-            r * _eq22(n - r + 1, n, t0, beta),
+            r * _eq22(k, n, t0, beta),
             "pareto",
-            n - r + 1,
+            k,
             r,
         ),
     ]
@@ -1525,22 +1495,28 @@ def _closed_forms(nb: Notebook) -> list:
 
 def order_statistic_checks(nb: Notebook) -> pd.DataFrame:
     """The closed forms (21)-(22) beside the numerical integral (28) they must equal."""
-    rows = []
-    for _, quantity, closed, dname, k, load in _closed_forms(nb):
-        numeric = load * expected_order_statistic_numeric(nb.delays[dname], k, nb.n_workers)
-        rows.append({"quantity": quantity, "closed form": closed, "eq. (28) numeric": numeric})
+    rows = [
+        {
+            "quantity": quantity,
+            "closed form": closed,
+            "eq. (28) numeric": load
+            * expected_order_statistic_numeric(nb.delays[d], k, nb.n_workers),
+        }
+        for _, quantity, closed, d, k, load in _closed_forms(nb)
+    ]
     return pd.DataFrame(rows)
 
 
 def _sec3(nb: Notebook) -> list:
+    def numeric(q):
+        return lambda eq28: {"ours": eq28.set_index("quantity").loc[q, "eq. (28) numeric"]}
+
     return [
         spec(
             "exact",
             item,
             quantity,
-            lambda eq28, q=quantity: {
-                "ours": eq28.set_index("quantity").loc[q, "eq. (28) numeric"]
-            },
+            numeric(quantity),
             paper=closed,
             rtol=1e-6,
             unit=nb.unit[dname],
@@ -1553,17 +1529,19 @@ def _sec3(nb: Notebook) -> list:
 
 
 def _sec5(_nb: Notebook) -> list:
+    reason = (
+        "our copy of the paper has no Section VI: its data set, N, r, ξ, D, step "
+        "size and curves are unknown to us; we rebuild the experiment on a "
+        "synthetic stand-in and test only the abstract's conclusion on it"
+    )
+    paper = "Section VI regression experiments (figures)"
     return [
         spec(
             "not_attempted",
             "Sec. VI",
             "data set, parameters and curves of the paper",
-            paper="Section VI regression experiments (figures)",
-            reason=(
-                "our copy of the paper has no Section VI: its data set, N, r, ξ, D, step "
-                "size and curves are unknown to us; we rebuild the experiment on a "
-                "synthetic stand-in and test only the abstract's conclusion on it"
-            ),
+            paper=paper,
+            reason=reason,
             section=SECTIONS["sec5"],
             basis="paper",
         )
@@ -1575,7 +1553,6 @@ _PAPER_T1 = {
     "communication": ("same", "same", "better"),
     "computation": ("worse", "worse", "better"),
 }
-_T1_COLUMN = {"communication": "messages_per_iter", "computation": "gradients_per_iter"}
 _T1_REASON = {  # why a fixed communication load differs from "same"
     "GC": "downloads equal (all N), uploads N−r+1 of N: ratio (2N−r+1)/2N; the paper's own "
     "text after eq. (33) gives this reduction",
@@ -1601,147 +1578,144 @@ def beta_sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
 
 def iteration_time_table(nb: Notebook, summary: pd.DataFrame) -> pd.DataFrame:
     """Simulated time per iteration (mean, 95 % interval over seeds) and eq. 21/22/28."""
-    rows = []
-    for dname in nb.delays:
-        for label in nb.labels:
-            sim = seed_values(summary, "time_per_iter", label, dname)
-            formula = seed_values(summary, "time_per_iter_formula", label, dname)
-            sm, slo, shi = mean_interval(sim)
-            rows.append(
-                {
-                    "delay": dname,
-                    "scheme": label,
-                    "formula": formula.mean(),
-                    "mean": sm,
-                    "low": slo,
-                    "high": shi,
-                }
+    rows = [
+        {
+            "delay": dname,
+            "scheme": label,
+            "formula": seed_values(summary, "time_per_iter_formula", label, dname).mean(),
+        }
+        | dict(
+            zip(
+                ("mean", "low", "high"),
+                mean_interval(seed_values(summary, "time_per_iter", label, dname)),
             )
+        )
+        for dname in nb.delays
+        for label in nb.labels
+    ]
     return pd.DataFrame(rows)
+
+
+def _ratio_word(num, den, paper_word, label) -> dict:
+    """A fixed load per iteration (the layouts fix it) as a word with its exact ratio."""
+    value = float(num[0] / den[0])
+    word = "same" if math.isclose(value, 1.0) else ("better" if value < 1 else "worse")
+    verdict = "reproduced" if word == paper_word else "partly"
+    return {
+        "ours": f"{word}: ×{value:.4g} on every seed",
+        "verdict": verdict,
+        "reason": _T1_REASON.get(label, "") if verdict != "reproduced" else "",
+    }
 
 
 def _table1_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
-    sett = join(nb.data, nb.schemes, "any delay model", nb.rule_text["gd"], nb.runs)
-    kw = {"setting": sett, "section": SECTIONS["sec6"], "basis": "paper"}
+    S = partial(
+        spec,
+        item="Table I",
+        setting=nb.run_setting("any delay model", nb.rule_text["gd"]),
+        section=SECTIONS["sec6"],
+        basis="paper",
+    )
     specs = []
     for metric, words in _PAPER_T1.items():
-        for technique, paper_word in zip(
-            ("coding (GC)", "grouping (G-GD)", "selection (LAG)"), words
-        ):
-            label = technique.split("(")[1].rstrip(")")
+        for (technique, label), word in zip(_TABLE1.items(), words):
+            column = _TABLE1_METRICS[metric]
+
+            def ratio(summary, label=label, column=column):
+                return {
+                    "numerator": seed_values(summary, column, label, first),
+                    "denominator": seed_values(summary, column, "GD", first),
+                }
+
+            def fixed(summary, ratio=ratio, label=label, word=word):
+                return _ratio_word(*ratio(summary).values(), word, label)
+
             quantity = f"{metric} per iteration, {technique} / GD"
-
-            def ratio(summary, label=label, column=_T1_COLUMN[metric]):
-                return seed_values(summary, column, label, first), seed_values(
-                    summary, column, "GD", first
-                )
-
-            if label != "LAG":  # a fixed load per iteration (the layouts fix it)
-
-                def measured(summary, ratio=ratio, label=label, paper_word=paper_word):
-                    num, den = ratio(summary)
-                    value = float(num[0] / den[0])
-                    word = (
-                        "same" if math.isclose(value, 1.0) else ("better" if value < 1 else "worse")
-                    )
-                    verdict = "reproduced" if word == paper_word else "partly"
-                    return {
-                        "ours": f"{word}: ×{value:.4g} on every seed",
-                        "verdict": verdict,
-                        "reason": _T1_REASON.get(label, "") if verdict != "reproduced" else "",
-                    }
-
+            if label != "LAG":
                 specs.append(
-                    spec(
+                    S(
                         "qualitative",
-                        "Table I",
-                        quantity,
-                        measured,
-                        paper=paper_word,
+                        quantity=quantity,
+                        measured=fixed,
+                        paper=word,
                         uncertainty="exact (a fixed load per iteration)",
-                        **kw,
                     )
                 )
             else:
                 specs.append(
-                    spec(
+                    S(
                         "comparison",
-                        "Table I",
-                        quantity,
-                        lambda summary, ratio=ratio: dict(
-                            zip(("numerator", "denominator"), ratio(summary))
-                        ),
-                        expected="less" if paper_word == "better" else "greater",
-                        paper_text=f"{paper_word} (ratio {'<' if paper_word == 'better' else '>'} 1)",
-                        **kw,
+                        quantity=quantity,
+                        measured=ratio,
+                        expected="less" if word == "better" else "greater",
+                        paper_text=f"{word} (ratio {'<' if word == 'better' else '>'} 1)",
                     )
                 )
     return specs
 
 
 def _robustness_specs(nb: Notebook) -> list:
-    specs = []
     n, r, g = nb.n_workers, nb.redundancy, nb.n_workers // nb.redundancy
     tolerance = {
         "coding (GC)": ("better", f"better: any r−1 = {r - 1} vs none for GD"),
         "grouping (G-GD)": ("better", f"better: any r−1 = {r - 1}, up to N−G = {n - g} vs none"),
         "selection (LAG)": ("same", "same: none (every selected worker is waited for), as GD"),
     }
-    for technique, (paper_word, ours) in tolerance.items():
-        specs.append(
-            spec(
-                "qualitative",
-                "Table I",
-                f"robustness to stragglers, {technique} / GD: stragglers tolerated",
-                paper=paper_word,
-                ours=ours,
-                verdict="reproduced",
-                setting=join(nb.schemes, "by construction of the layouts"),
-                uncertainty="exact (by construction)",
-                section=SECTIONS["sec6"],
-                basis="check",
-            )
+    return [
+        spec(
+            "qualitative",
+            "Table I",
+            f"robustness to stragglers, {technique} / GD: stragglers tolerated",
+            paper=paper_word,
+            ours=ours,
+            verdict="reproduced",
+            setting=join(nb.schemes, "by construction of the layouts"),
+            uncertainty="exact (by construction)",
+            section=SECTIONS["sec6"],
+            basis="check",
         )
-    return specs
+        for technique, (paper_word, ours) in tolerance.items()
+    ]
 
 
 def _time_per_iter_specs(nb: Notebook) -> list:
-    specs = []
-    for label, technique, eq in (("GC", "coding (GC)", "(24)"), ("LAG", "selection (LAG)", "(27)")):
-        why = (
-            "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)"
-            if label == "GC"
-            else "LAG waits for the slowest of fewer active workers (eq. 27)"
+    why = {
+        "GC": "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)",
+        "LAG": "LAG waits for the slowest of fewer active workers (eq. 27)",
+    }
+
+    def measured(label, dname):
+        def ratio(summary):
+            f = (
+                seed_values(summary, "time_per_iter_formula", label, dname)
+                / seed_values(summary, "time_per_iter_formula", "GD", dname)
+            ).mean()
+            return {
+                "numerator": seed_values(summary, "time_per_iter", label, dname),
+                "denominator": seed_values(summary, "time_per_iter", "GD", dname),
+                "expected": "greater" if f > 1 else "less",
+                "paper_text": f"formula ×{f:.3f}: {why[label]}",
+            }
+
+        return ratio
+
+    return [
+        spec(
+            "comparison",
+            f"eqs. (23), {eq} (reconstructed)",
+            f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
+            measured(label, dname),
+            setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
+            section=SECTIONS["sec6"],
+            basis="derived",
         )
-        for dname in nb.delays:
-
-            def measured(summary, label=label, dname=dname, why=why):
-                f = (
-                    seed_values(summary, "time_per_iter_formula", label, dname)
-                    / seed_values(summary, "time_per_iter_formula", "GD", dname)
-                ).mean()
-                return {
-                    "numerator": seed_values(summary, "time_per_iter", label, dname),
-                    "denominator": seed_values(summary, "time_per_iter", "GD", dname),
-                    "expected": "greater" if f > 1 else "less",
-                    "paper_text": f"formula ×{f:.3f}: {why}",
-                }
-
-            specs.append(
-                spec(
-                    "comparison",
-                    f"eqs. (23), {eq} (reconstructed)",
-                    f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
-                    measured,
-                    setting=join(
-                        nb.data, nb.schemes, nb.delay_text[dname], nb.rule_text["gd"], nb.runs
-                    ),
-                    section=SECTIONS["sec6"],
-                    basis="derived",
-                )
-            )
-    return specs
+        for label, technique, eq in (
+            ("GC", "coding (GC)", "(24)"),
+            ("LAG", "selection (LAG)", "(27)"),
+        )
+        for dname in nb.delays
+    ]
 
 
 def _beta_spec(nb: Notebook) -> list:
@@ -1783,64 +1757,69 @@ def _beta_spec(nb: Notebook) -> list:
 def _iteration_time_specs(nb: Notebook) -> list:
     kind = {label: scheme for label, scheme, _ in nb.configs}
     n_rows = len(nb.delays) * len(nb.labels)
-    specs = []
-    for dname in nb.delays:
-        for label in nb.labels:
-            fixed = kind[label] not in ("lag", "g-lag", "lagc")  # no selection: a fixed formula
 
-            def measured(summary, dname=dname, label=label, fixed=fixed):
-                sim = seed_values(summary, "time_per_iter", label, dname)
-                formula = seed_values(summary, "time_per_iter_formula", label, dname)
-                if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
-                    raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
-                samples, paper, unit = (
-                    (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
+    def measured(dname, label):
+        fixed = kind[label] not in _LAZY  # no selection: a fixed formula
+
+        def check(summary):
+            sim = seed_values(summary, "time_per_iter", label, dname)
+            formula = seed_values(summary, "time_per_iter_formula", label, dname)
+            if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
+                raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
+            samples, paper, unit = (
+                (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
+            )
+            m, lo, hi = mean_interval(samples)
+            reason = ""
+            if not lo <= paper <= hi:
+                se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
+                z = (m - paper) / se if se > 0 else math.inf
+                heavy = dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
+                reason = (
+                    f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} "
+                    "standard errors)"
+                    + (
+                        "; with Pareto shape β ≤ 2 the time of a wait-for-all "
+                        "iteration has infinite variance, so the t-interval over seeds under-covers"
+                        if heavy
+                        else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
+                    )
                 )
-                m, lo, hi = mean_interval(samples)
-                reason = ""
-                if not lo <= paper <= hi:
-                    se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
-                    z = (m - paper) / se if se > 0 else math.inf
-                    heavy = (
-                        dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
-                    )
-                    reason = (
-                        f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} "
-                        "standard errors)"
-                        + (
-                            "; with Pareto shape β ≤ 2 the time of a wait-for-all "
-                            "iteration has infinite variance, so the t-interval over seeds under-covers"
-                            if heavy
-                            else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
-                        )
-                    )
-                return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
+            return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
 
-            quantity = (
+        return check
+
+    return [
+        spec(
+            "interval",
+            _ITEM_T[kind[label]],
+            (
                 f"time per iteration, {label}, {dname}"
-                if fixed
+                if kind[label] not in _LAZY
                 else f"simulated / formula time per iteration, {label}, {dname}"
-            )
-            specs.append(
-                spec(
-                    "interval",
-                    _ITEM_T[kind[label]],
-                    quantity,
-                    measured,
-                    setting=join(
-                        nb.data, nb.schemes, nb.delay_text[dname], nb.rule_text["gd"], nb.runs
-                    ),
-                    section=SECTIONS["sec6"],
-                    basis="check",
-                )
-            )
-    return specs
+            ),
+            measured(dname, label),
+            setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
+            section=SECTIONS["sec6"],
+            basis="check",
+        )
+        for dname in nb.delays
+        for label in nb.labels
+    ]
 
 
 def _selection_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
-    specs = [
-        spec(
+    S = partial(spec, section=SECTIONS["sec6"], basis="derived")
+
+    def ratio(label):
+        return lambda summary: {
+            "numerator": seed_values(summary, "active_fraction", label, first, "theory"),
+            "denominator": seed_values(summary, "selection_bound", label, first, "theory"),
+        }
+
+    return [
+        S(
             "exact",
             "eq. (25) (reconstructed)",
             "per-unit selections ≤ ⌈K/(d_m+1)⌉ in every lazy run",
@@ -1848,29 +1827,20 @@ def _selection_specs(nb: Notebook) -> list:
                 "ours": str(bool(summary.loc[summary["lazy"], "eq25_respected"].all()))
             },
             paper="True",
-            setting=join(nb.data, nb.schemes, "both delay models and step-size rules", nb.runs),
-            section=SECTIONS["sec6"],
-            basis="derived",
+            setting=nb.run_setting("both delay models and step-size rules"),
         )
+    ] + [
+        S(
+            "comparison",
+            "eq. (26)/(30) (reconstructed)",
+            f"active fraction / bound 1−ΔC, {label}, theory α",
+            ratio(label),
+            expected="less",
+            paper_text="at most the bound (ratio < 1)",
+            setting=nb.run_setting(nb.rule_text["theory"]),
+        )
+        for label in nb.lazy
     ]
-    for label in nb.lazy:
-        specs.append(
-            spec(
-                "comparison",
-                "eq. (26)/(30) (reconstructed)",
-                f"active fraction / bound 1−ΔC, {label}, theory α",
-                lambda summary, label=label: {
-                    "numerator": seed_values(summary, "active_fraction", label, first, "theory"),
-                    "denominator": seed_values(summary, "selection_bound", label, first, "theory"),
-                },
-                expected="less",
-                paper_text="at most the bound (ratio < 1)",
-                setting=join(nb.data, nb.schemes, nb.rule_text["theory"], nb.runs),
-                section=SECTIONS["sec6"],
-                basis="derived",
-            )
-        )
-    return specs
 
 
 def _fixed_load(summary, label, column) -> float:
@@ -1879,8 +1849,8 @@ def _fixed_load(summary, label, column) -> float:
 
 
 def _table2_specs(nb: Notebook) -> list:
-    n, r = nb.n_workers, nb.redundancy
-    kw = {"section": SECTIONS["sec6"]}
+    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
+    S = partial(spec, section=SECTIONS["sec6"])
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
     )
@@ -1909,24 +1879,10 @@ def _table2_specs(nb: Notebook) -> list:
     def load(label, column):
         return lambda summary: {"ours": _fixed_load(summary, label, column)}
 
-    return [
-        spec("exact", item, q, load(lb, col), paper=v, setting=load_setting, basis="check", **kw)
-        for item, q, v, lb, col in loads
-    ] + _table2_bound_specs(nb, load_setting)
-
-
-def _table2_bound_specs(nb: Notebook, load_setting: str) -> list:
-    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
-    kw = {"section": SECTIONS["sec6"]}
-
     def within(summary):
         lazy = summary[summary["lazy"]]
-        ok = bool(
-            (
-                (lazy["time"] <= lazy["table2_time"])
-                & (lazy["communication"] <= lazy["table2_communication"])
-                & (lazy["computation"] <= lazy["table2_computation"])
-            ).all()
+        ok = all(
+            (lazy[q] <= lazy[f"table2_{q}"]).all() for q in ("time", "communication", "computation")
         )
         return {
             "ours": str(ok),
@@ -1943,80 +1899,70 @@ def _table2_bound_specs(nb: Notebook, load_setting: str) -> list:
         )
         return {"ours": str(ok)}
 
-    specs = [
-        spec(
-            "exact",
-            "text after eq. (33) (reconstructed)",
-            "GC communication saving over GD, 2N/(2N−r+1)",
-            lambda summary: {
-                "ours": _fixed_load(summary, "GD", "messages_per_iter")
-                / _fixed_load(summary, "GC", "messages_per_iter")
-            },
-            paper=2 * n / (2 * n - r + 1),
-            setting=load_setting,
-            basis="check",
-            **kw,
-        ),
-        spec(
-            "exact",
-            "Table II, eqs. (27), (31), (34) (reconstructed)",
-            "lazy schemes: measured ≤ per-iteration bound × iterations",
-            within,
-            paper="True",
-            setting=join(
-                nb.data,
-                nb.schemes,
-                "every lazy run, both delay models and step-size rules",
-                nb.runs,
+    def iter_ratio(label, rule):
+        return lambda summary: {
+            "numerator": seed_values(summary, "iter_bound", label, first, rule),
+            "denominator": seed_values(summary, "iterations", label, first, rule),
+        }
+
+    upper = {"expected": "greater", "paper_text": "an upper bound (ratio > 1)", "basis": "derived"}
+    eps = f"ε={EPS_REL:g}×Δ"
+    return (
+        [
+            S("exact", item, q, load(lb, col), paper=v, setting=load_setting, basis="check")
+            for item, q, v, lb, col in loads
+        ]
+        + [
+            S(
+                "exact",
+                "text after eq. (33) (reconstructed)",
+                "GC communication saving over GD, 2N/(2N−r+1)",
+                lambda summary: {
+                    "ours": _fixed_load(summary, "GD", msg) / _fixed_load(summary, "GC", msg)
+                },
+                paper=2 * n / (2 * n - r + 1),
+                setting=load_setting,
+                basis="check",
             ),
-            basis="derived",
-            **kw,
-        ),
-        spec(
-            "exact",
-            "Sec. V",
-            "GC and G-GD need exactly as many iterations as GD",
-            same_iters,
-            paper="True",
-            setting=join(nb.data, nb.schemes, "every seed, both step-size rules", nb.runs),
-            basis="check",
-            **kw,
-        ),
-        spec(
-            "comparison",
-            "eq. (19) (reconstructed)",
-            "I_GD(ε) / measured GD iterations",
-            lambda summary: {
-                "numerator": seed_values(summary, "iter_bound", "GD", first),
-                "denominator": seed_values(summary, "iterations", "GD", first),
-            },
-            expected="greater",
-            paper_text="an upper bound (ratio > 1)",
-            setting=join(nb.data, "α=1/L", f"ε={EPS_REL:g}×Δ", nb.runs),
-            basis="derived",
-            **kw,
-        ),
-    ]
-    for label in nb.lazy:
-        specs.append(
-            spec(
+            S(
+                "exact",
+                "Table II, eqs. (27), (31), (34) (reconstructed)",
+                "lazy schemes: measured ≤ per-iteration bound × iterations",
+                within,
+                paper="True",
+                setting=nb.run_setting("every lazy run, both delay models and step-size rules"),
+                basis="derived",
+            ),
+            S(
+                "exact",
+                "Sec. V",
+                "GC and G-GD need exactly as many iterations as GD",
+                same_iters,
+                paper="True",
+                setting=nb.run_setting("every seed, both step-size rules"),
+                basis="check",
+            ),
+            S(
+                "comparison",
+                "eq. (19) (reconstructed)",
+                "I_GD(ε) / measured GD iterations",
+                iter_ratio("GD", "gd"),
+                setting=join(nb.data, "α=1/L", eps, nb.runs),
+                **upper,
+            ),
+        ]
+        + [
+            S(
                 "comparison",
                 "eq. (20) (reconstructed)",
                 f"I_LAG(ε) / measured iterations, {label}, theory α",
-                lambda summary, label=label: {
-                    "numerator": seed_values(summary, "iter_bound", label, first, "theory"),
-                    "denominator": seed_values(summary, "iterations", label, first, "theory"),
-                },
-                expected="greater",
-                paper_text="an upper bound (ratio > 1)",
-                setting=join(
-                    nb.data, nb.schemes, nb.rule_text["theory"], f"ε={EPS_REL:g}×Δ", nb.runs
-                ),
-                basis="derived",
-                **kw,
+                iter_ratio(label, "theory"),
+                setting=nb.run_setting(nb.rule_text["theory"], eps),
+                **upper,
             )
-        )
-    return specs
+            for label in nb.lazy
+        ]
+    )
 
 
 # ---- Section 7: the paper's conclusion --------------------------------------------------
@@ -2064,39 +2010,24 @@ def _conclusion_specs(nb: Notebook) -> list:
                 )
             return {"numerator": num, "denominator": den, "reason": reason}
 
-        common = {"expected": "less", "section": SECTIONS["sec7"], "basis": "paper"}
-        if metric == "time":
-            specs.append(
-                spec(
-                    "comparison",
-                    "Sec. VI (abstract)",
-                    f"time to target, G-LAG / {other}, {dname}, {RULES[rule]}",
-                    measured,
-                    paper_text="G-LAG fastest (ratio < 1)",
-                    setting=join(
-                        nb.data, nb.schemes, nb.delay_text[dname], nb.rule_text[rule], nb.runs
-                    ),
-                    **common,
-                )
+        same = "the same for both delay models (the trajectories do not depend on the delays)"
+        specs.append(
+            spec(
+                "comparison",
+                "Sec. VI (abstract)",
+                f"{metric} to target, G-LAG / {other}, "
+                + (f"{dname}, " if metric == "time" else "")
+                + RULES[rule],
+                measured,
+                paper_text=f"G-LAG {'fastest' if metric == 'time' else 'fewest'} (ratio < 1)",
+                setting=nb.run_setting(
+                    nb.delay_text[dname] if metric == "time" else same, nb.rule_text[rule]
+                ),
+                expected="less",
+                section=SECTIONS["sec7"],
+                basis="paper",
             )
-        else:
-            specs.append(
-                spec(
-                    "comparison",
-                    "Sec. VI (abstract)",
-                    f"messages to target, G-LAG / {other}, {RULES[rule]}",
-                    measured,
-                    paper_text="G-LAG fewest (ratio < 1)",
-                    setting=join(
-                        nb.data,
-                        nb.schemes,
-                        "the same for both delay models (the trajectories do not depend on the delays)",
-                        nb.rule_text[rule],
-                        nb.runs,
-                    ),
-                    **common,
-                )
-            )
+        )
     return specs
 
 
@@ -2148,7 +2079,7 @@ def _computation_specs(nb: Notebook) -> list:
                 f"computation to target: G-LAG low, {rule_short}",
                 measured,
                 paper="low computational cost",
-                setting=join(nb.data, nb.schemes, nb.rule_text[rule], nb.runs),
+                setting=nb.run_setting(nb.rule_text[rule]),
                 uncertainty=f"geometric mean [95 % t-interval of the log ratio over {nb.n_seeds} paired seeds]",
                 section=SECTIONS["sec7"],
                 basis="paper",
@@ -2196,14 +2127,7 @@ def _best_specs(nb: Notebook) -> list:
                 f"G-LAG best time and communication, {rule_short}",
                 measured,
                 paper="G-LAG best wall-clock time and communication (exponential and Pareto)",
-                setting=join(
-                    nb.data,
-                    nb.schemes,
-                    nb.delay_text["exponential"],
-                    nb.delay_text["pareto"],
-                    nb.rule_text[rule],
-                    nb.runs,
-                ),
+                setting=nb.run_setting(*nb.delay_text.values(), nb.rule_text[rule]),
                 uncertainty="summary of the paired comparison rows (95 % intervals)",
                 headline=True,
                 section=SECTIONS["sec7"],
