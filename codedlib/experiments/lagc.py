@@ -379,21 +379,10 @@ def complexity_curves(
     keys = ("iterations", "selected", "time_per_iter", "time", "communication", "computation")
     rows = []
     for dname, delay in delays.items():
-        common = {
-            "delay": delay,
-            "kappa": c.kappa,
-            "initial_gap": c.initial_gap,
-            "eps": eps_rel * c.initial_gap,
-            "total_smoothness": c.total_smoothness,
-            "xi": xi,
-            "history": history,
-        }
+        table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
         for r, label, scheme, groups in entries:
-            L_units = group_smoothness(problem, n_workers, groups or n_workers)
             try:
-                out = th.complexities(
-                    scheme, n_workers, r, groups, unit_smoothness=L_units, **common
-                )
+                out = table2(scheme, r, groups, eps_rel)
             except ValueError:  # e.g. Pareto mean infinite for this order statistic
                 continue
             g = out["n_groups"] if vary == "r" else groups
@@ -403,13 +392,36 @@ def complexity_curves(
             )
         if vary == "G":
             for label, scheme in [("GD", "gd"), ("GC", "gc")]:
-                out = th.complexities(scheme, n_workers, r, None, **common)
+                out = table2(scheme, r, None, eps_rel)
                 rows += [
                     {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label}
                     | {k: out[k] for k in (*keys, "bound")}
                     for g in divisors
                 ]
     return pd.DataFrame(rows)
+
+
+def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) -> dict:
+    """Table II (:func:`codedlib.theory.lagc.complexities`) on ``problem`` (constants ``c``)."""
+    g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
+    return th.complexities(
+        scheme,
+        n_workers,
+        redundancy,
+        groups,
+        kappa=c.kappa,
+        initial_gap=c.initial_gap,
+        eps=eps_rel * c.initial_gap,
+        unit_smoothness=group_smoothness(problem, n_workers, g),
+        total_smoothness=c.total_smoothness,
+        **kw,
+    )
+
+
+def _check_rules(rules) -> None:
+    for rule in rules:
+        if rule not in ("gd", "theory"):
+            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
 
 
 def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
@@ -456,9 +468,7 @@ def seed_runs(
         raise ValueError(f"rel_tol must satisfy rel_tol <= eps_rel={eps_rel:g}, got {rel_tol:g}")
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution")
-    for rule in rules:
-        if rule not in ("gd", "theory"):
-            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+    _check_rules(rules)
     configs = configs or default_configs(n_workers, redundancy)
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
@@ -794,9 +804,7 @@ def bound_grid(
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, high=1.0, low_open=True, high_open=True)
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution, got {}")
-    for rule in rules:
-        if rule not in ("gd", "theory"):
-            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+    _check_rules(rules)
     xis = [check_real("xis", x, low=0.0, low_open=True) for x in xis]
     histories = [check_int("histories", d, low=1) for d in histories]
     cells = [(x, d) for d in histories for x in xis if d * x < 1.0]
@@ -960,24 +968,11 @@ def compare_schemes(
         configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
     configs.append((f"LAGC (G={n_groups})", "lagc", n_groups))
     c = problem_constants(problem, n_workers)
+    table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
     rows = []
     for label, scheme, groups in configs:
         try:
-            g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
-            out = th.complexities(
-                scheme,
-                n_workers,
-                redundancy,
-                groups,
-                delay=delay,
-                kappa=c.kappa,
-                initial_gap=c.initial_gap,
-                eps=eps_rel * c.initial_gap,
-                unit_smoothness=group_smoothness(problem, n_workers, g),
-                total_smoothness=c.total_smoothness,
-                xi=xi,
-                history=history,
-            )
+            out = table2(scheme, redundancy, groups, eps_rel)
             keys = ("iterations", "time", "communication", "computation")
             rows.append({"scheme": label, **{k: out[k] for k in keys}, "upper_bound": out["bound"]})
         except ValueError as err:  # e.g. infinite Pareto mean or D xi >= 1
@@ -1854,26 +1849,14 @@ def _table2_specs(nb: Notebook) -> list:
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
     )
-    t2, msg, grad = "Table II (reconstructed)", "messages_per_iter", "gradients_per_iter"
-    loads = [  # item, quantity, the formula's value, scheme, column
-        ("Table II, eq. (32) (reconstructed)", "messages per iteration, GD (2N)", 2 * n, "GD", msg),
-        (
-            "Table II, eq. (33) (reconstructed)",
-            "messages per iteration, GC (2N−r+1)",
-            2 * n - r + 1,
-            "GC",
-            msg,
-        ),
-        (
-            "Table II, eq. (35) (reconstructed)",
-            "messages per iteration, G-GD (N+N/r)",
-            n + n // r,
-            "G-GD",
-            msg,
-        ),
-        (t2, "gradients per iteration, GD (N)", n, "GD", grad),
-        (t2, "gradients per iteration, GC (rN)", r * n, "GC", grad),
-        (t2, "gradients per iteration, G-GD (rN)", r * n, "G-GD", grad),
+    msg, grad = "messages_per_iter", "gradients_per_iter"
+    loads = [  # eq. of Table II, quantity, the formula's value, scheme, column
+        ("32", "messages per iteration, GD (2N)", 2 * n, "GD", msg),
+        ("33", "messages per iteration, GC (2N−r+1)", 2 * n - r + 1, "GC", msg),
+        ("35", "messages per iteration, G-GD (N+N/r)", n + n // r, "G-GD", msg),
+        ("", "gradients per iteration, GD (N)", n, "GD", grad),
+        ("", "gradients per iteration, GC (rN)", r * n, "GC", grad),
+        ("", "gradients per iteration, G-GD (rN)", r * n, "G-GD", grad),
     ]
 
     def load(label, column):
@@ -1909,8 +1892,16 @@ def _table2_specs(nb: Notebook) -> list:
     eps = f"ε={EPS_REL:g}×Δ"
     return (
         [
-            S("exact", item, q, load(lb, col), paper=v, setting=load_setting, basis="check")
-            for item, q, v, lb, col in loads
+            S(
+                "exact",
+                f"Table II, eq. ({eq}) (reconstructed)" if eq else "Table II (reconstructed)",
+                q,
+                load(lb, col),
+                paper=v,
+                setting=load_setting,
+                basis="check",
+            )
+            for eq, q, v, lb, col in loads
         ]
         + [
             S(

@@ -54,7 +54,6 @@ from codedlib.theory.lagc import LAGCLayout, lag_stepsize, lagc_layout, scheme_l
 __all__ = [
     "DelayStream",
     "SchemeRun",
-    "compare_schemes",
     "run_g_gd",
     "run_g_lag",
     "run_gc",
@@ -696,43 +695,3 @@ def run_scheme(
     raise ValueError(
         f"scheme must be one of ('gd', 'gc', 'lag', 'g-gd', 'g-lag', 'lagc'), got scheme={scheme!r}"
     )
-
-
-def compare_schemes(
-    problem,
-    n_workers: int,
-    redundancy: int,
-    configs,
-    *,
-    delay,
-    xi: float,
-    history: int,
-    replicas: int = 1,
-    rng=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    f_star=None,
-) -> dict:
-    """Run several schemes on the same delay draws.
-
-    ``configs`` is a sequence of ``(label, scheme, n_groups)``. Returns ``{label: SchemeRun}``.
-    """
-    delays = DelayStream(delay, n_workers, replicas, rng)
-    if f_star is None:
-        f_star = problem.loss(problem.optimum())
-    out = {}
-    for label, scheme, n_groups in configs:
-        out[label] = run_scheme(
-            scheme,
-            problem,
-            n_workers,
-            redundancy,
-            n_groups,
-            delays=delays,
-            xi=xi,
-            history=history,
-            max_iter=max_iter,
-            gap_tol=gap_tol,
-            f_star=f_star,
-        )
-    return out
