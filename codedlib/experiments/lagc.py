@@ -2025,6 +2025,7 @@ def _conclusion_specs(nb: Notebook) -> list:
 def _computation_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
     redundant = [label for label, scheme, _ in nb.configs if scheme in ("gc", "g-gd", "lagc")]
+    S = partial(spec, section=SECTIONS["sec7"], basis="paper")
     specs = []
     for rule, rule_short in RULES.items():
 
@@ -2064,7 +2065,7 @@ def _computation_specs(nb: Notebook) -> list:
             return {"ours": ours, "verdict": verdict, "reason": reason}
 
         specs.append(
-            spec(
+            S(
                 "qualitative",
                 "Sec. VI (abstract)",
                 f"computation to target: G-LAG low, {rule_short}",
@@ -2072,8 +2073,6 @@ def _computation_specs(nb: Notebook) -> list:
                 paper="low computational cost",
                 setting=nb.run_setting(nb.rule_text[rule]),
                 uncertainty=f"geometric mean [95 % t-interval of the log ratio over {nb.n_seeds} paired seeds]",
-                section=SECTIONS["sec7"],
-                basis="paper",
             )
         )
     return specs
@@ -2081,6 +2080,7 @@ def _computation_specs(nb: Notebook) -> list:
 
 def _best_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
+    S = partial(spec, section=SECTIONS["sec7"], basis="paper")
     specs = []
     for rule, rule_short in RULES.items():
 
@@ -2112,7 +2112,7 @@ def _best_specs(nb: Notebook) -> list:
             return {"ours": ours, "verdict": verdict, "reason": reason}
 
         specs.append(
-            spec(
+            S(
                 "qualitative",
                 "Sec. VI (abstract)",
                 f"G-LAG best time and communication, {rule_short}",
@@ -2121,8 +2121,6 @@ def _best_specs(nb: Notebook) -> list:
                 setting=nb.run_setting(*nb.delay_text.values(), nb.rule_text[rule]),
                 uncertainty="summary of the paired comparison rows (95 % intervals)",
                 headline=True,
-                section=SECTIONS["sec7"],
-                basis="paper",
             )
         )
     return specs
@@ -2282,7 +2280,7 @@ def grid_verdict(nb: Notebook, grid, grid_summary, best_case, spread: float) -> 
 
 
 def _grid_specs(nb: Notebook) -> list:
-    sec = SECTIONS["sec9"]
+    S = partial(spec, section=SECTIONS["sec9"])
 
     def factor(grid, grid_summary):
         err = grid_facts(grid, grid_summary)["factor_err"]
@@ -2336,28 +2334,26 @@ def _grid_specs(nb: Notebook) -> list:
         }
 
     specs = [
-        spec(
+        S(
             "exact",
             "eq. (20) (reconstructed), our step size",
             "G-LAG/G-GD iterations at the step (1−√(Dξ))/L = 1/(1−√(Dξ)) ±5 % in every grid cell",
             factor,
             paper="True",
-            section=sec,
             basis="check",
         ),
-        spec(
+        S(
             "exact",
             "eqs. (20), (29)–(31) (reconstructed)",
             "bound ≥ simulated G-LAG iterations and time at the eq. (20) step, every grid cell",
             holds,
             paper="True",
             setting=join(nb.grid_setting, "both delay models"),
-            section=sec,
             basis="derived",
         ),
     ]
     specs += [
-        spec(
+        S(
             "comparison",
             "eqs. (20), (31) (reconstructed) vs simulation",
             f"bound / simulated G-LAG time, eq. (20) step, ξ={nb.xi:g}, D={nb.history}, {dname}",
@@ -2365,13 +2361,12 @@ def _grid_specs(nb: Notebook) -> list:
             expected="greater",
             paper_text="an upper bound (ratio > 1)",
             setting=join(nb.grid_setting, nb.delay_text[dname]),
-            section=sec,
             basis="derived",
         )
         for dname in nb.delays
     ]
     specs.append(
-        spec(
+        S(
             "qualitative",
             "eqs. (20), (29)–(31) (reconstructed) over (ξ, D)",
             "G-LAG vs G-GD time: bound and simulation over the (ξ, D) grid",
@@ -2380,7 +2375,6 @@ def _grid_specs(nb: Notebook) -> list:
             verdict="partly",
             setting=join(nb.grid_setting, nb.delay_text["exponential"], nb.delay_text["pareto"]),
             uncertainty=f"95 % t-intervals of the log ratio over {nb.grid_seeds} paired seeds",
-            section=sec,
             basis="derived",
         )
     )
