@@ -295,13 +295,10 @@ def run_checks(run, problem, consts, delay, xi: float, history: int, eps_rel=1e-
     expected = np.array([cache[m] for m in run.n_selected])
     diff = run.iteration_times - expected[None, :]
     se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
-    i_bound, frac, eq25, m = (
-        th.iteration_complexity_gd(consts.kappa, consts.initial_gap, eps),
-        1.0,
-        True,
-        lay.n_groups,
-    )
-    if lazy:
+    m, frac, eq25 = lay.n_groups, math.nan, True
+    if not lazy:
+        i_bound = th.iteration_complexity_gd(consts.kappa, consts.initial_gap, eps)
+    else:
         L_units = group_smoothness(problem, lay.n_workers, lay.n_groups)
         frac = th.selection_fraction_bound(L_units, xi, history, run.stepsize)
         m = max(1, min(lay.n_groups, math.ceil(frac * lay.n_groups - 1e-12)))
@@ -332,7 +329,7 @@ def run_checks(run, problem, consts, delay, xi: float, history: int, eps_rel=1e-
         "table2_time": float(iters * _iteration_time(lay, delay, m)),
         "table2_communication": float(iters * loads["communication"]),
         "table2_computation": float(iters * loads["computation"]),
-        "selection_bound": frac if lazy else math.nan,
+        "selection_bound": frac,
         "eq25_respected": eq25,
     }
 
@@ -473,6 +470,7 @@ def seed_runs(
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
     consts = problem_constants(problem, n_workers)
+    kw = {"xi": xi, "history": history, "configs": configs, "replicas": replicas, "rng": d_seed}
     rows, curves = [], []
     for (dname, delay), rule in itertools.product(delays.items(), rules):
         runs = convergence_runs(
@@ -480,14 +478,10 @@ def seed_runs(
             n_workers,
             redundancy,
             delay=delay,
-            xi=xi,
-            history=history,
             stepsize_rule=rule,
-            configs=configs,
-            replicas=replicas,
             max_iter=max_iter,
             rel_tol=rel_tol,
-            rng=d_seed,
+            **kw,
         )
         summary = complexity_summary(runs, eps_rel).set_index("scheme")
         for label, run in runs.items():
@@ -1079,13 +1073,8 @@ class Notebook:
         self.labels = [label for label, _, _ in self.configs]
         self.others = [label for label in self.labels if label != "G-LAG"]
         self.lazy = [lb for lb, scheme, _ in self.configs if scheme in ("lag", "g-lag", "lagc")]
-        self.problem = {
-            "samples_per_partition": self.samples_per_partition,
-            "dim": self.dim,
-            "heterogeneity": self.heterogeneity,
-            "condition": self.condition,
-            "noise": 0.1,
-        }
+        keys = ("samples_per_partition", "dim", "heterogeneity", "condition")
+        self.problem = {k: getattr(self, k) for k in keys} | {"noise": 0.1}
         self.data_problem = (
             f"synthetic heterogeneous linear regression (N={n} partitions × "
             f"{self.samples_per_partition} samples, d={self.dim}, partition smoothness spread "
