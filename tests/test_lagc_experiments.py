@@ -43,9 +43,7 @@ def test_default_configs():
 
 
 def test_runs_share_delays_and_converge(small):
-    _problem, result = small
-    assert isinstance(result, ex.ConvergenceRunsResult) and result.stepsize_rule == "gd"
-    runs = result.runs
+    _problem, runs = small
     assert all(run.gap[-1] <= 1e-9 * run.gap[0] for run in runs.values())
     # same worker draws: G-GD's slowest group minimum never exceeds GD's overall maximum, so
     # with load r = 2 its iteration time is at most twice GD's
@@ -57,13 +55,12 @@ def test_runs_share_delays_and_converge(small):
 def test_tables(small):
     problem, runs = small
     summary = ex.complexity_summary(runs)
-    assert list(summary["scheme"]) == list(runs.runs)
-    pd.testing.assert_frame_equal(summary, ex.complexity_summary(runs.runs))  # dict still fine
-    checks = ex.iteration_time_check(runs, ex.make_delay("pareto", shape=2.5))
-    assert (checks["z"].abs() < 4.5).all()
-    sel = ex.selection_check(runs, problem, 0.05, 10)
-    assert sel["eq25_respected"].all()
-    assert (sel["measured_fraction"] <= sel["selection_bound"] + 0.01).all()
+    assert list(summary["scheme"]) == list(runs)
+    c, delay = ex.problem_constants(problem, 6), ex.make_delay("pareto", shape=2.5)
+    checks = pd.DataFrame([ex.run_checks(r, problem, c, delay, 0.05, 10) for r in runs.values()])
+    assert (checks["z"].abs() < 4.5).all() and checks["eq25_respected"].all()
+    lazy = summary.join(checks)[[r.scheme in ("lag", "g-lag", "lagc") for r in runs.values()]]
+    assert len(lazy) == 3 and (lazy["active_fraction"] <= lazy["selection_bound"] + 0.01).all()
 
 
 def test_complexity_curves_and_plots(small):
@@ -121,7 +118,11 @@ def test_table2_against_runs(small, rule):
     runs = ex.convergence_runs(
         problem, 6, 2, delay=delay, stepsize_rule=rule, replicas=30, rng=2, rel_tol=1e-9
     )
-    tab = ex.table2_check(runs, problem, delay, 0.05, 10).set_index("scheme")
+    c = ex.problem_constants(problem, 6)
+    tab = ex.complexity_summary(runs).join(
+        pd.DataFrame([ex.run_checks(r, problem, c, delay, 0.05, 10) for r in runs.values()])
+    )
+    tab["bound"] = [r.scheme in ("lag", "g-lag", "lagc") for r in runs.values()]
     exact = tab[~tab["bound"]]
     np.testing.assert_array_equal(exact["communication"], exact["table2_communication"])
     np.testing.assert_array_equal(exact["computation"], exact["table2_computation"])
@@ -175,7 +176,7 @@ def test_seed_pairs_are_reproducible_and_independent():
 
 
 def test_seed_runs_tidy_and_paired(over_seeds):
-    s = over_seeds.summary
+    s, curves = over_seeds
     labels = [c[0] for c in ex.default_configs(6, 2)]
     assert len(s) == 3 * 2 * 2 * len(labels)
     assert set(s["seed"]) == {0, 1, 2} and set(s["rule"]) == {"gd", "theory"}
@@ -196,9 +197,7 @@ def test_seed_runs_tidy_and_paired(over_seeds):
     assert lazy["selection_bound"].between(0, 1).all() and lazy["eq25_respected"].all()
     assert s.loc[~s["lazy"], "selection_bound"].isna().all()
     assert (s["time_per_iter"] > 0).all() and (s["time_per_iter_formula"] > 0).all()
-    assert isinstance(over_seeds, ex.SeedRunsResult)
     assert np.allclose(s.loc[s["rule"] == "gd", "stepsize_times_smoothness"], 1.0)
-    curves = over_seeds.curves
     assert {"rel_gap", "seed", "delay", "rule"} <= set(curves.columns)
     assert np.allclose(curves.groupby(["seed", "delay", "rule", "scheme"])["rel_gap"].first(), 1.0)
     with pytest.raises(ValueError, match="rel_tol must satisfy"):
@@ -225,14 +224,14 @@ def test_seed_runs_tidy_and_paired(over_seeds):
 
 
 def test_convergence_bands_cover_every_seed(over_seeds):
-    bands = ex.convergence_bands(over_seeds.curves, n_grid=50)
+    bands = ex.convergence_bands(over_seeds[1], n_grid=50)
     assert set(bands["quantity"]) == {"rel_gap", "communication", "computation"}
     assert (bands["n_seeds"] == 3).all()
     assert (bands["low"] <= bands["median"]).all() and (bands["median"] <= bands["high"]).all()
     start = bands[bands["time"] == 0.0]
     assert np.allclose(start.loc[start["quantity"] == "rel_gap", "median"], 1.0)
     # at the end of the clock every run has stopped at its target: final loads = summary totals
-    s = over_seeds.summary
+    s = over_seeds[0]
     end = bands[
         (bands["time"] == bands.groupby(["delay", "rule"])["time"].transform("max"))
         & (bands["quantity"] == "communication")
@@ -245,11 +244,11 @@ def test_convergence_bands_cover_every_seed(over_seeds):
         ]
         assert row["high"] >= totals["communication"].max() - 1e-9
     with pytest.raises(ValueError, match="n_grid must satisfy"):
-        ex.convergence_bands(over_seeds.curves, n_grid=1)
+        ex.convergence_bands(over_seeds[1], n_grid=1)
 
 
 def test_table1_seeds_and_intervals(over_seeds):
-    t1 = ex.table1_seeds(over_seeds.summary)
+    t1 = ex.table1_seeds(over_seeds[0])
     assert len(t1) == 3 * 2 * 3 * 3  # seeds x delays x techniques x metrics
     gc_comp = t1[(t1["technique"] == "coding (GC)") & (t1["metric"] == "computation")]
     assert np.allclose(gc_comp["ratio"], 2.0)  # r = 2 partitions per GC worker
@@ -262,7 +261,7 @@ def test_table1_seeds_and_intervals(over_seeds):
     assert fixed["low"].iloc[0] == fixed["high"].iloc[0] == pytest.approx((6 + 3) / 12)
     assert (summary["low"] <= summary["mean"]).all() and (summary["mean"] <= summary["high"]).all()
     with pytest.raises(ValueError, match="no rows with rule"):
-        ex.table1_seeds(over_seeds.summary, rule="sgd")
+        ex.table1_seeds(over_seeds[0], rule="sgd")
 
 
 def test_seed_interval():
@@ -272,10 +271,10 @@ def test_seed_interval():
 
 
 def test_seed_plots(over_seeds):
-    bands = ex.convergence_bands(over_seeds.curves, n_grid=20)
+    bands = ex.convergence_bands(over_seeds[1], n_grid=20)
     fig = pl.plot_convergence_bands(bands[bands["delay"] == "pareto"], title="title")
     assert len(fig.axes) == 6 and fig.get_suptitle() == "title"
-    fig = pl.plot_table1_seeds(ex.table1_intervals(ex.table1_seeds(over_seeds.summary)), title="t")
+    fig = pl.plot_table1_seeds(ex.table1_intervals(ex.table1_seeds(over_seeds[0])), title="t")
     assert isinstance(fig, matplotlib.figure.Figure)
     table = pd.DataFrame(
         {

@@ -1,25 +1,7 @@
-"""Experiments of the LAGC paper: one function per table / figure, returning data.
-
-* :func:`heterogeneous_regression` -- the Section VI linear-regression task (synthetic data
-  with smoothness that varies across partitions, so lazy aggregation can pay off).
-* :func:`storage_layouts` -- who stores what in Figs. 3 (GC), 4 (LAG), 5(a) (G-LAG), 5(b) (LAGC).
-* :func:`complexity_curves` -- Section V-D: time / communication / computation complexity of
-  GD, GC, LAG, G-GD, G-LAG and LAGC as ``r`` or ``G`` varies (Table II formulas).
-* :data:`SETTINGS`, :class:`Notebook` and :data:`CLAIMS` -- notebook 04's sizes per preset, its
-  setting texts and its claims declared as specs, section by section.
-* :func:`convergence_runs` -- Section VI: gap, communication and computation vs wall-clock
-  time for all schemes on shared delays; :func:`complexity_summary` measures them.
-* :func:`iteration_time_check` -- simulated mean time per iteration vs eq. 21/22/28.
-* :func:`bound_grid` -- issue 13 item 7: G-LAG / G-GD time to a target gap, bound (eq. 19,
-  20, 29, 30, 31) against simulation over a grid of ``(ξ, D)`` and seeds;
-  :func:`bound_grid_summary` gives the intervals and the verdict per cell;
-  :func:`bound_best_case` the smallest bound ratio over all ``(ξ, D)`` as the groups'
-  smoothness spread grows.
-* :func:`seed_runs` -- the Section VI runs on one seed (a new problem draw and new delays),
-  a measure for ``over_seeds``: one tidy row per (delay, step-size rule, scheme) with every
-  measured quantity the notebook compares, and thinned curves (:func:`stack_seed_runs`);
-  :func:`convergence_bands` (median and min-max over seeds on a common clock),
-  :func:`seed_table` (seeds x schemes) and :func:`table1_seeds` (Table I ratios per seed).
+"""Experiments of the LAGC paper (zhang2021lagc): the Section VI task and runs, the storage
+layouts of Figs. 3-5, the Section V-D complexity curves, the G-LAG bound against simulation
+over ``(ξ, D)`` (issue 13 item 7), and notebook 04's sizes (:data:`SETTINGS`), setting texts
+(:class:`Notebook`) and claims (:data:`CLAIMS`).
 
 Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 """
@@ -31,6 +13,7 @@ import math
 import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -50,10 +33,7 @@ __all__ = [
     "gc_gd_beta_sweep",
     "compare_schemes",
     "CompareSchemesResult",
-    "ConvergenceRunsResult",
     "ProblemConstantsResult",
-    "SCHEME_LABELS",
-    "SeedRunsResult",
     "StorageLayoutsResult",
     "bound_best_case",
     "bound_grid",
@@ -63,6 +43,7 @@ __all__ = [
     "convergence_bands",
     "convergence_metrics",
     "convergence_runs",
+    "run_checks",
     "seed_runs",
     "stack_seed_runs",
     "SETTINGS",
@@ -71,32 +52,19 @@ __all__ = [
     "default_configs",
     "group_smoothness",
     "heterogeneous_regression",
-    "iteration_time_check",
     "make_delay",
     "problem_constants",
     "seed_interval",
     "seed_pairs",
     "seed_table",
-    "selection_check",
     "storage_layouts",
     "table1_intervals",
     "table1_seeds",
-    "table2_check",
 ]
 
-SCHEME_LABELS = {
-    "gd": "GD",
-    "gc": "GC",
-    "lag": "LAG",
-    "g-gd": "G-GD",
-    "g-lag": "G-LAG",
-    "lagc": "LAGC",
-}
+_LAZY = ("lag", "g-lag", "lagc")
 
 
-# --------------------------------------------------------------------------------------
-# Data and constants
-# --------------------------------------------------------------------------------------
 def heterogeneous_regression(
     n_workers: int = 12,
     samples_per_partition: int = 50,
@@ -107,15 +75,12 @@ def heterogeneous_regression(
     lam: float = 0.0,
     rng=None,
 ) -> LeastSquares:
-    """Synthetic linear regression with heterogeneous smoothness across partitions.
+    """Synthetic linear regression with heterogeneous smoothness across partitions (Sec. VI).
 
-    Fine partition ``p`` (``samples_per_partition`` rows) has rows ``z ⊙ c · sqrt(s_p)`` with
-    ``z ~ N(0, I)``, feature scales ``c_j`` log-spaced from 1 to ``condition**-1/2`` (so the
-    condition number of the Hessian is about ``condition``) and partition scale
-    ``s_p = heterogeneity**(p/(N-1))`` (so the partition smoothness constants ``L_p`` span a
-    factor ``heterogeneity``). Labels ``y = Xθ₀ + noise · N(0, 1)``. Section VI uses linear
-    regression; the LAG paper's synthetic data likewise gives every worker its own
-    smoothness (``1.3**(m-1)``).
+    Fine partition ``p`` has rows ``z ⊙ c · sqrt(s_p)``, ``z ~ N(0, I)``, feature scales ``c_j``
+    log-spaced from 1 to ``condition**-1/2`` (Hessian condition number ≈ ``condition``) and
+    ``s_p = heterogeneity**(p/(N-1))`` (the ``L_p`` span a factor ``heterogeneity``, as the LAG
+    paper's ``1.3**(m-1)``); labels ``y = Xθ₀ + noise · N(0, 1)``.
     """
     n_workers = check_int("n_workers", n_workers, low=1)
     samples_per_partition = check_int("samples_per_partition", samples_per_partition, low=1)
@@ -154,11 +119,10 @@ def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
     """``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``."""
     n = problem.n_samples
     bounds = even_partition(n, n_workers)
-    theta_star = problem.optimum()
     H = (problem.X.T @ problem.X) / n + problem.lam * np.eye(problem.dim)
     eig = np.linalg.eigvalsh(H)
     L_parts = np.array([(b - a) * problem.smoothness(a, b) for a, b in itertools.pairwise(bounds)])
-    f_star = problem.loss(theta_star)
+    f_star = problem.loss(problem.optimum())
     return ProblemConstantsResult(
         total_smoothness=n * eig[-1],
         strong_convexity=n * eig[0],
@@ -172,15 +136,9 @@ def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
 
 def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
     """Smoothness ``L_g`` of each group's sum loss (eq. 17)."""
-    n = problem.n_samples
-    bounds = even_partition(n, n_workers)
-    n_g = n_workers // n_groups
+    b = even_partition(problem.n_samples, n_workers)[:: n_workers // n_groups]
     return np.array(
-        [
-            (bounds[(g + 1) * n_g] - bounds[g * n_g])
-            * problem.smoothness(bounds[g * n_g], bounds[(g + 1) * n_g])
-            for g in range(n_groups)
-        ]
+        [(b[g + 1] - b[g]) * problem.smoothness(b[g], b[g + 1]) for g in range(n_groups)]
     )
 
 
@@ -195,14 +153,9 @@ def make_delay(
     raise ValueError(f"kind must be 'exponential' or 'pareto', got kind={kind!r}")
 
 
-# --------------------------------------------------------------------------------------
-# Figures 3-5: storage layouts
-# --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class StorageLayoutsResult:
-    """The storage layouts of the paper's examples (Figs. 3-5) and the groups the PS selects
-    in each figure.
-    """
+    """The layouts of Figs. 3-5 and the groups the PS selects in each figure."""
 
     gc: th.LAGCLayout
     lag: th.LAGCLayout
@@ -212,15 +165,12 @@ class StorageLayoutsResult:
 
     def panels(self) -> list[tuple[str, th.LAGCLayout, list[int]]]:
         """``(name, layout, selected_groups)`` per figure, in the paper's order."""
-        names = ("gc", "lag", "g_lag", "lagc")
-        return [(name, getattr(self, name), self.selected[name]) for name in names]
+        return [(name, getattr(self, name), self.selected[name]) for name in self.selected]
 
 
 def storage_layouts() -> StorageLayoutsResult:
-    """The paper's examples: Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and
-    Fig. 5(b) LAGC (N=6, r=2, G=3 and G=2), with the selections drawn in the figures
-    (Fig. 4: worker 1 only; Fig. 5: group 1 only).
-    """
+    """Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and Fig. 5(b) LAGC (N=6, r=2,
+    G=3 and G=2), with the selections the figures draw (worker 1 / group 1 only)."""
     return StorageLayoutsResult(
         gc=th.lagc_layout(3, 2, 1),
         lag=th.lagc_layout(3, 1, 3),
@@ -230,9 +180,6 @@ def storage_layouts() -> StorageLayoutsResult:
     )
 
 
-# --------------------------------------------------------------------------------------
-# Section VI: convergence on one clock
-# --------------------------------------------------------------------------------------
 def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = None):
     """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
     n_workers = check_int("n_workers", n_workers, low=1)
@@ -243,13 +190,8 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
             f"G = N/r groups, got redundancy={redundancy}"
         )
     glag = n_workers // redundancy
-    configs = [
-        ("GD", "gd", None),
-        ("GC", "gc", None),
-        ("LAG", "lag", None),
-        ("G-GD", "g-gd", glag),
-        ("G-LAG", "g-lag", glag),
-    ]
+    configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
+    configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
     if lagc_groups is None:  # largest divisor below N/r: groups big enough to need coding
         candidates = [g for g in range(1, glag) if n_workers % g == 0]
         lagc_groups = candidates[-1] if candidates else None
@@ -257,22 +199,6 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
         th.lagc_layout(n_workers, redundancy, lagc_groups)
         configs.append((f"LAGC (G={lagc_groups})", "lagc", lagc_groups))
     return configs
-
-
-@dataclass(frozen=True)
-class ConvergenceRunsResult:
-    """Every scheme run on the same delay draws (Section VI), as :func:`convergence_runs`
-    returns them.
-    """
-
-    runs: dict
-    stepsize_rule: str
-    f_star: float
-
-
-def _runs(runs) -> dict:
-    """``{label: SchemeRun}`` of a :class:`ConvergenceRunsResult` (or of such a dict)."""
-    return runs.runs if isinstance(runs, ConvergenceRunsResult) else runs
 
 
 def convergence_runs(
@@ -289,13 +215,10 @@ def convergence_runs(
     max_iter: int = 20_000,
     rel_tol: float = 1e-10,
     rng=None,
-) -> ConvergenceRunsResult:
-    """Run every scheme on the same delay draws until the gap falls below
-    ``rel_tol * gap(θ⁰)`` (Section VI).
-
-    ``stepsize_rule="gd"`` uses ``α = 1/L`` for every scheme (as in LAG's experiments);
-    ``"theory"`` uses ``(1 - sqrt(Dξ))/L`` for the lazy schemes (eq. 20). The result's
-    ``runs`` is ``{label: SchemeRun}``.
+) -> dict:
+    """``{label: SchemeRun}``: every scheme on the same delay draws until the gap falls below
+    ``rel_tol * gap(θ⁰)`` (Section VI). ``stepsize_rule="gd"``: ``α = 1/L`` for every scheme
+    (as in LAG's experiments); ``"theory"``: ``(1 - sqrt(Dξ))/L`` for the lazy ones (eq. 20).
     """
     if stepsize_rule not in ("gd", "theory"):
         raise ValueError(f"stepsize_rule must be 'gd' or 'theory', got {stepsize_rule!r}")
@@ -305,128 +228,112 @@ def convergence_runs(
     tol = check_real("rel_tol", rel_tol, low=0.0, low_open=True) * gap0
     delays = DelayStream(delay, n_workers, replicas, rng)
     alpha = 1.0 / (problem.n_samples * problem.smoothness()) if stepsize_rule == "gd" else None
-    runs = {}
-    for label, scheme, groups in configs:
-        runs[label] = run_scheme(
+    kw = {"xi": xi, "history": history, "stepsize": alpha, "max_iter": max_iter}
+    return {
+        label: run_scheme(
             scheme,
             problem,
             n_workers,
             redundancy,
             groups,
             delays=delays,
-            xi=xi,
-            history=history,
-            stepsize=alpha,
-            max_iter=max_iter,
             gap_tol=tol,
             f_star=f_star,
+            **kw,
         )
-    return ConvergenceRunsResult(runs=runs, stepsize_rule=stepsize_rule, f_star=f_star)
+        for label, scheme, groups in configs
+    }
 
 
 def convergence_metrics(runs: dict, max_points: int = 400) -> pd.DataFrame:
     """Long table (scheme, time, communication, computation, gap) thinned for plotting."""
     frames = []
-    for label, run in _runs(runs).items():
+    for label, run in runs.items():
         df = run.metrics()
         if len(df) > max_points:
-            keep = np.unique(np.linspace(0, len(df) - 1, max_points).astype(int))
-            df = df.iloc[keep]
+            df = df.iloc[np.unique(np.linspace(0, len(df) - 1, max_points).astype(int))]
         frames.append(df.assign(scheme=label))
     return pd.concat(frames, ignore_index=True)
 
 
 def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
-    """Measured iteration / time / communication / computation complexity (eq. 10-12) at
-    gap ``eps_rel * gap(θ⁰)``, plus the mean fraction of active units per iteration.
-    """
-    rows = []
-    for label, run in _runs(runs).items():
-        c = run.complexity(eps_rel * run.gap[0])
-        c["scheme"] = label
-        c["active_fraction"] = float(run.n_selected.mean() / run.selected.shape[1])
-        rows.append(c)
-    cols = [
-        "scheme",
-        "iterations",
-        "time",
-        "time_stderr",
-        "communication",
-        "computation",
-        "active_fraction",
+    """Measured iteration / time / communication / computation complexity (eq. 10-12) at gap
+    ``eps_rel * gap(θ⁰)``, and the mean fraction of active units per iteration."""
+    rows = [
+        {
+            **run.complexity(eps_rel * run.gap[0]),
+            "scheme": label,
+            "active_fraction": float(run.n_selected.mean() / run.selected.shape[1]),
+        }
+        for label, run in runs.items()
     ]
-    return pd.DataFrame(rows)[cols]
+    cols = ["scheme", "iterations", "time", "time_stderr", "communication", "computation"]
+    return pd.DataFrame(rows)[[*cols, "active_fraction"]]
 
 
-# --------------------------------------------------------------------------------------
-# Table I and eq. 21/22/28 checks
-# --------------------------------------------------------------------------------------
-def iteration_time_check(runs: dict, delay) -> pd.DataFrame:
-    """Simulated mean time per iteration vs the formulas (eq. 21/22 for GD, GC, LAG; eq. 28
-    for the group schemes), conditioned on the realised number of active units.
+def _iteration_time(layout, delay, n_selected) -> float:
+    """``E[T_(m:m)]`` of ``m`` active units of ``layout`` (eq. 21/22/28)."""
+    return th.expected_iteration_time(
+        "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay, n_selected=n_selected
+    )
+
+
+def run_checks(run, problem, consts, delay, xi: float, history: int, eps_rel=1e-8) -> dict:
+    """One run's measurements beside the analysis (``consts``: :func:`problem_constants`).
+
+    ``time_per_iter`` (simulated) and ``time_per_iter_formula`` (eq. 21/22/28 given the
+    realised active units, ``z`` their difference in standard errors); ``iter_bound`` (eq. 19;
+    eq. 20 for the lazy schemes at the theory step size, else NaN); ``table2_*`` (Table II with
+    the measured iteration count: exact for GD, GC, G-GD, the bounds (26)/(27)/(30)/(31) with
+    ``ΔC`` from the run's step size for the lazy ones); ``selection_bound`` (``1 - ΔC``, eq.
+    26/30) and ``eq25_respected`` (per-unit counts ≤ ``ceil(K/(d_m+1))``) for the lazy ones.
     """
-    rows = []
-    for label, run in _runs(runs).items():
-        layout = run.layout
-        cache = {}
-        expected = np.empty(run.n_iterations)
-        for k, m in enumerate(run.n_selected):
-            m = int(m)
-            if m not in cache:
-                cache[m] = th.expected_iteration_time(
-                    "lagc",
-                    layout.n_workers,
-                    layout.redundancy,
-                    layout.n_groups,
-                    delay,
-                    n_selected=m,
-                )
-            expected[k] = cache[m]
-        sim = run.iteration_times
-        diff = sim - expected[None, :]
-        se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
-        formula = {"gd": "eq. 21/22 (23)", "gc": "eq. 21/22 (24)", "lag": "eq. 21/22 (27)"}
-        rows.append(
-            {
-                "scheme": label,
-                "formula": formula.get(run.scheme, "eq. 28"),
-                "expected": float(expected.mean()),
-                "simulated": float(sim.mean()),
-                "stderr": se,
-                "z": float(diff.mean() / se) if se > 0 else 0.0,
-            }
+    lay, lazy = run.layout, run.scheme in _LAZY
+    measured = run.complexity(eps_rel * run.gap[0])
+    iters, eps = measured["iterations"], eps_rel * consts.initial_gap
+    cache = {m: _iteration_time(lay, delay, int(m)) for m in np.unique(run.n_selected)}
+    expected = np.array([cache[m] for m in run.n_selected])
+    diff = run.iteration_times - expected[None, :]
+    se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
+    m, frac, eq25 = lay.n_groups, math.nan, True
+    if not lazy:
+        i_bound = th.iteration_complexity_gd(consts.kappa, consts.initial_gap, eps)
+    else:
+        L_units = group_smoothness(problem, lay.n_workers, lay.n_groups)
+        frac = th.selection_fraction_bound(L_units, xi, history, run.stepsize)
+        m = max(1, min(lay.n_groups, math.ceil(frac * lay.n_groups - 1e-12)))
+        theory = history * xi < 1 and math.isclose(
+            run.stepsize, th.lag_stepsize(consts.total_smoothness, xi, history)
         )
-    return pd.DataFrame(rows)
-
-
-def selection_check(runs: dict, problem, xi: float, history: int) -> pd.DataFrame:
-    """Measured mean fraction of active units vs the bound ``1 - ΔC`` (eq. 26 / 30) computed
-    with each run's own stepsize, and the worst per-unit count vs ``ceil(K/(d_m+1))``.
-    """
-    rows = []
-    for label, run in _runs(runs).items():
-        if run.scheme not in ("lag", "g-lag", "lagc"):
-            continue
-        layout = run.layout
-        L_units = group_smoothness(problem, layout.n_workers, layout.n_groups)
+        i_bound = (
+            th.iteration_complexity_lag(consts.kappa, consts.initial_gap, eps, xi, history)
+            if theory
+            else math.nan
+        )
         periods = th.selection_period(L_units, xi, history, run.stepsize)
-        K = run.n_iterations
-        counts = run.selected.sum(axis=0)
-        rows.append(
-            {
-                "scheme": label,
-                "units": layout.n_groups,
-                "measured_fraction": float(run.n_selected.mean() / layout.n_groups),
-                "selection_bound": th.selection_fraction_bound(L_units, xi, history, run.stepsize),
-                "eq25_respected": bool(np.all(counts <= np.ceil(K / (periods + 1)))),
-            }
-        )
-    return pd.DataFrame(rows)
+        eq25 = bool(np.all(run.selected.sum(axis=0) <= np.ceil(run.n_iterations / (periods + 1))))
+    loads = th.loads_per_iteration(
+        "lagc",
+        lay.n_workers,
+        lay.redundancy,
+        lay.n_groups,
+        n_selected=frac * lay.n_groups if lazy else m,
+    )
+    return {
+        "time_per_iter": float(run.iteration_times.mean()),
+        "time_per_iter_formula": float(expected.mean()),
+        "z": float(diff.mean() / se) if se > 0 else 0.0,
+        "messages_per_iter": float((run.downloads + run.uploads).mean()),
+        "gradients_per_iter": float(run.computation.mean()),
+        "iter_bound": float(i_bound),
+        "table2_time": float(iters * _iteration_time(lay, delay, m)),
+        "table2_communication": float(iters * loads["communication"]),
+        "table2_computation": float(iters * loads["computation"]),
+        "selection_bound": frac,
+        "eq25_respected": eq25,
+    }
 
 
-# --------------------------------------------------------------------------------------
-# Section V-D: complexity curves
-# --------------------------------------------------------------------------------------
 def complexity_curves(
     problem,
     n_workers: int,
@@ -438,178 +345,85 @@ def complexity_curves(
     history: int = 10,
     eps_rel: float = 1e-8,
 ) -> pd.DataFrame:
-    """Table II evaluated on ``problem`` (Section V-D illustration).
+    """Table II evaluated on ``problem`` (Section V-D illustration), per delay model of ``delays``.
 
     ``vary="r"``: for every divisor ``r`` of ``N``, GD and LAG (``r = 1``), GC(r), G-GD and
     G-LAG with ``G = N/r``. ``vary="G"``: fixed ``redundancy``, LAGC for every divisor ``G``
-    of ``N`` (``G = 1`` is GC-like, ``G = N`` is LAG, ``G >= N/r`` is G-LAG). ``delays`` maps a
-    name to a unit-load delay. Lazy schemes use the upper bounds (26)/(30) with the theory
-    stepsize ``(1 - sqrt(Dξ))/L``. Returns a long DataFrame with columns ``delay,
-    redundancy`` (``r``), ``n_groups`` (``G``), ``scheme, iterations, selected, time_per_iter,
-    time, communication, computation, bound``.
+    (``G = 1`` is GC-like, ``G = N`` is LAG, ``G >= N/r`` is G-LAG), GD and GC repeated per ``G``.
+    Lazy schemes use the bounds (26)/(30) at the theory step size ``(1 - sqrt(Dξ))/L``. Columns
+    ``delay, redundancy, n_groups, scheme, iterations, selected, time_per_iter, time,
+    communication, computation, bound``.
     """
     if vary not in ("r", "G"):
         raise ValueError(f"vary must be 'r' or 'G', got vary={vary!r}")
     c = problem_constants(problem, n_workers)
-    eps = eps_rel * c.initial_gap
     divisors = [d for d in range(1, n_workers + 1) if n_workers % d == 0]
+    if vary == "r":
+        entries = [
+            (r, label, scheme, groups)
+            for r in divisors
+            for label, scheme, groups in [
+                ("GD", "gd", None),
+                ("LAG", "lag", n_workers),
+                ("GC", "gc", 1),
+                ("G-GD", "g-gd", n_workers // r),
+                ("G-LAG", "g-lag", n_workers // r),
+            ]
+        ]
+    else:
+        r = check_int("redundancy", redundancy, low=1, high=n_workers)
+        entries = [(r, "LAGC", "lagc", g) for g in divisors]
+    keys = ("iterations", "selected", "time_per_iter", "time", "communication", "computation")
     rows = []
     for dname, delay in delays.items():
-        common = {
-            "delay": delay,
-            "kappa": c.kappa,
-            "initial_gap": c.initial_gap,
-            "eps": eps,
-            "total_smoothness": c.total_smoothness,
-            "xi": xi,
-            "history": history,
-        }
-        if vary == "r":
-            for r in divisors:
-                entries = [
-                    ("GD", "gd", r, None),
-                    ("LAG", "lag", r, n_workers),
-                    ("GC", "gc", r, 1),
-                    ("G-GD", "g-gd", r, n_workers // r),
-                    ("G-LAG", "g-lag", r, n_workers // r),
-                ]
-                for label, scheme, rr, groups in entries:
-                    g = groups if groups is not None else n_workers
-                    L_units = group_smoothness(problem, n_workers, g)
-                    try:
-                        out = th.complexities(
-                            scheme, n_workers, rr, groups, unit_smoothness=L_units, **common
-                        )
-                    except ValueError:  # e.g. Pareto mean infinite for this order statistic
-                        continue
-                    rows.append(
-                        {
-                            "delay": dname,
-                            "redundancy": r,
-                            "n_groups": out["n_groups"],
-                            "scheme": label,
-                            **_pick(out),
-                        }
-                    )
-        else:
-            r = check_int("redundancy", redundancy, low=1, high=n_workers)
-            for g in divisors:
-                L_units = group_smoothness(problem, n_workers, g)
-                try:
-                    out = th.complexities(
-                        "lagc", n_workers, r, g, unit_smoothness=L_units, **common
-                    )
-                except ValueError:
-                    continue
-                rows.append(
-                    {"delay": dname, "redundancy": r, "n_groups": g, "scheme": "LAGC", **_pick(out)}
-                )
-            for label, scheme, groups in [("GD", "gd", None), ("GC", "gc", None)]:
-                out = th.complexities(scheme, n_workers, r, groups, **common)
-                for g in divisors:
-                    rows.append(
-                        {
-                            "delay": dname,
-                            "redundancy": r,
-                            "n_groups": g,
-                            "scheme": label,
-                            **_pick(out),
-                        }
-                    )
-    return pd.DataFrame(rows)
-
-
-def _pick(out):
-    return {
-        k: out[k]
-        for k in (
-            "iterations",
-            "selected",
-            "time_per_iter",
-            "time",
-            "communication",
-            "computation",
-            "bound",
-        )
-    }
-
-
-# --------------------------------------------------------------------------------------
-# Table II against the runs
-# --------------------------------------------------------------------------------------
-def table2_check(
-    runs: dict, problem, delay, xi: float, history: int, eps_rel: float = 1e-8
-) -> pd.DataFrame:
-    """Measured complexities (10)-(12) next to Table II evaluated with the *measured*
-    iteration count, and the measured iteration count next to eq. (19)/(20).
-
-    For GD, GC and G-GD the per-iteration factors of Table II are exact (communication and
-    computation equal, time equal up to Monte Carlo error). For LAG, G-LAG and LAGC they are
-    the upper bounds (26)/(27)/(30)/(31) with ``ΔC`` computed from each run's own stepsize.
-    Eq. (20) is a bound only for the theory stepsize ``(1 - sqrt(Dξ))/L``; for runs with another
-    stepsize its column is NaN.
-    """
-    runs = _runs(runs)
-    c = problem_constants(problem, next(iter(runs.values())).layout.n_workers)
-    rows = []
-    for label, run in runs.items():
-        measured = run.complexity(eps_rel * run.gap[0])
-        iters = measured["iterations"]
-        layout = run.layout
-        lazy = run.scheme in ("lag", "g-lag", "lagc")
-        eps = eps_rel * c.initial_gap
-        if lazy:
-            L_units = group_smoothness(problem, layout.n_workers, layout.n_groups)
-            frac = th.selection_fraction_bound(L_units, xi, history, run.stepsize)
-            m = max(1, min(layout.n_groups, math.ceil(frac * layout.n_groups - 1e-12)))
-            theory_alpha = (
-                th.lag_stepsize(c.total_smoothness, xi, history) if history * xi < 1 else None
+        table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
+        for r, label, scheme, groups in entries:
+            try:
+                out = table2(scheme, r, groups, eps_rel)
+            except ValueError:  # e.g. Pareto mean infinite for this order statistic
+                continue
+            g = out["n_groups"] if vary == "r" else groups
+            rows.append(
+                {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label}
+                | {k: out[k] for k in (*keys, "bound")}
             )
-            if theory_alpha is not None and math.isclose(run.stepsize, theory_alpha):
-                i_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
-            else:
-                i_bound = math.nan
-        else:
-            m = layout.n_groups
-            i_bound = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
-        t_iter = th.expected_iteration_time(
-            "lagc", layout.n_workers, layout.redundancy, layout.n_groups, delay, n_selected=m
-        )
-        loads = th.loads_per_iteration(
-            "lagc",
-            layout.n_workers,
-            layout.redundancy,
-            layout.n_groups,
-            n_selected=m if not lazy else frac * layout.n_groups,
-        )
-        rows.append(
-            {
-                "scheme": label,
-                "bound": lazy,
-                "iterations": iters,
-                "iter_bound": i_bound,
-                "time": measured["time"],
-                "table2_time": iters * t_iter,
-                "time_stderr": measured["time_stderr"],
-                "communication": measured["communication"],
-                "table2_communication": iters * loads["communication"],
-                "computation": measured["computation"],
-                "table2_computation": iters * loads["computation"],
-            }
-        )
+        if vary == "G":
+            for label, scheme in [("GD", "gd"), ("GC", "gc")]:
+                out = table2(scheme, r, None, eps_rel)
+                rows += [
+                    {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label}
+                    | {k: out[k] for k in (*keys, "bound")}
+                    for g in divisors
+                ]
     return pd.DataFrame(rows)
 
 
-# --------------------------------------------------------------------------------------
-# Section VI over independent seeds
-# --------------------------------------------------------------------------------------
-def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
-    """``n_seeds`` independent ``(problem_seed, delay_seed)`` pairs derived from ``rng``.
+def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) -> dict:
+    """Table II (:func:`codedlib.theory.lagc.complexities`) on ``problem`` (constants ``c``)."""
+    g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
+    return th.complexities(
+        scheme,
+        n_workers,
+        redundancy,
+        groups,
+        kappa=c.kappa,
+        initial_gap=c.initial_gap,
+        eps=eps_rel * c.initial_gap,
+        unit_smoothness=group_smoothness(problem, n_workers, g),
+        total_smoothness=c.total_smoothness,
+        **kw,
+    )
 
-    An int ``rng`` is the entropy of a ``numpy.random.SeedSequence`` whose spawned children
-    give the pairs, so the same ``rng`` always gives the same pairs and pair ``i`` does not
-    depend on ``n_seeds``.
-    """
+
+def _check_rules(rules) -> None:
+    for rule in rules:
+        if rule not in ("gd", "theory"):
+            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+
+
+def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
+    """``n_seeds`` independent ``(problem_seed, delay_seed)`` pairs: children of
+    ``SeedSequence(rng)`` (an int ``rng``), so pair ``i`` does not depend on ``n_seeds``."""
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         entropy = int(rng)
@@ -617,26 +431,6 @@ def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
         entropy = int(as_generator(rng).integers(2**62))
     children = np.random.SeedSequence(entropy).spawn(n_seeds)
     return [tuple(int(v) for v in child.generate_state(2)) for child in children]
-
-
-@dataclass
-class SeedRunsResult:
-    """Section VI over seeds. ``summary``: one row per (seed, delay, rule, scheme) with
-
-    ``stepsize_times_smoothness`` (``αL``), ``iterations``, ``time`` (eq. 10: expected time to the target given the trajectory,
-    mean over delay replicas), ``communication`` (eq. 11), ``computation`` (eq. 12),
-    ``active_fraction`` (active units per iteration / units), ``time_per_iter`` (simulated),
-    ``time_per_iter_formula`` (eq. 21/22/28 given the realised active units),
-    ``messages_per_iter``, ``gradients_per_iter``, ``iter_bound`` (eq. 19 for GD, GC, G-GD;
-    eq. 20 for the lazy schemes with the theory step size, else NaN), ``table2_*`` (Table II
-    with the measured iteration count), ``selection_bound`` (``1 - ΔC`` of eq. 26/30 with the
-    run's step size) and ``eq25_respected``. ``curves``: thinned time / communication /
-    computation / relative gap per run. ``settings``: the parameters used.
-    """
-
-    summary: pd.DataFrame
-    curves: pd.DataFrame
-    settings: dict
 
 
 def seed_runs(
@@ -657,12 +451,13 @@ def seed_runs(
     max_iter: int = 20_000,
     max_points: int = 400,
 ) -> dict:
-    """Section VI on seed ``seed``: a new problem and new delays from ``pairs[seed]``
-    (:func:`seed_pairs`), every scheme and step-size rule on the same delay draws (paired).
+    """Section VI on seed ``seed`` (a measure for ``over_seeds``): a new problem and new delays
+    from ``pairs[seed]``, every scheme and step-size rule on the same delay draws (paired).
 
-    A measure for :func:`codedlib.replicate.over_seeds`; :func:`stack_seed_runs` stacks its
-    ``summary`` and ``curves``. ``delays`` maps a name to a unit-load delay. Complexities are
-    measured at gap ``eps_rel * gap(θ⁰)``; runs stop at ``rel_tol * gap(θ⁰)``.
+    ``summary``: one row per (delay, rule, scheme) with ``stepsize_times_smoothness`` (``αL``),
+    the complexities (eq. 10-12) at gap ``eps_rel * gap(θ⁰)``, ``active_fraction`` and
+    :func:`run_checks`' columns; ``curves``: thinned time / loads / relative gap per run. Runs
+    stop at ``rel_tol * gap(θ⁰)``.
     """
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, low_open=True)
     rel_tol = check_real("rel_tol", rel_tol, low=0.0, low_open=True)
@@ -670,87 +465,60 @@ def seed_runs(
         raise ValueError(f"rel_tol must satisfy rel_tol <= eps_rel={eps_rel:g}, got {rel_tol:g}")
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution")
-    for rule in rules:
-        if rule not in ("gd", "theory"):
-            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+    _check_rules(rules)
     configs = configs or default_configs(n_workers, redundancy)
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
     consts = problem_constants(problem, n_workers)
+    kw = {"xi": xi, "history": history, "configs": configs, "replicas": replicas, "rng": d_seed}
     rows, curves = [], []
-    for dname, delay in delays.items():
-        for rule in rules:
-            runs = convergence_runs(
-                problem,
-                n_workers,
-                redundancy,
-                delay=delay,
-                xi=xi,
-                history=history,
-                stepsize_rule=rule,
-                configs=configs,
-                replicas=replicas,
-                max_iter=max_iter,
-                rel_tol=rel_tol,
-                rng=d_seed,
+    for (dname, delay), rule in itertools.product(delays.items(), rules):
+        runs = convergence_runs(
+            problem,
+            n_workers,
+            redundancy,
+            delay=delay,
+            stepsize_rule=rule,
+            max_iter=max_iter,
+            rel_tol=rel_tol,
+            **kw,
+        )
+        summary = complexity_summary(runs, eps_rel).set_index("scheme")
+        for label, run in runs.items():
+            checks = run_checks(run, problem, consts, delay, xi, history, eps_rel)
+            del checks["z"]
+            rows.append(
+                {
+                    "seed": seed,
+                    "problem_seed": p_seed,
+                    "delay_seed": d_seed,
+                    "delay": dname,
+                    "rule": rule,
+                    "scheme": label,
+                    "kind": run.scheme,
+                    "lazy": run.scheme in _LAZY,
+                    "stepsize_times_smoothness": run.stepsize * consts.total_smoothness,
+                    "kappa": consts.kappa,
+                    **summary.loc[label].to_dict(),
+                    **checks,
+                }
             )
-            summary = complexity_summary(runs, eps_rel).set_index("scheme")
-            times = iteration_time_check(runs, delay).set_index("scheme")
-            t2 = table2_check(runs, problem, delay, xi, history, eps_rel).set_index("scheme")
-            sel = selection_check(runs, problem, xi, history)
-            sel = sel.set_index("scheme") if len(sel) else sel
-            for label, run in _runs(runs).items():
-                lazy = run.scheme in ("lag", "g-lag", "lagc")
-                rows.append(
-                    {
-                        "seed": seed,
-                        "problem_seed": p_seed,
-                        "delay_seed": d_seed,
-                        "delay": dname,
-                        "rule": rule,
-                        "scheme": label,
-                        "kind": run.scheme,
-                        "lazy": lazy,
-                        "stepsize_times_smoothness": run.stepsize * consts.total_smoothness,
-                        "kappa": consts.kappa,
-                        **summary.loc[label].to_dict(),
-                        "time_per_iter": times.loc[label, "simulated"],
-                        "time_per_iter_formula": times.loc[label, "expected"],
-                        "messages_per_iter": float((run.downloads + run.uploads).mean()),
-                        "gradients_per_iter": float(run.computation.mean()),
-                        "iter_bound": t2.loc[label, "iter_bound"],
-                        "table2_time": t2.loc[label, "table2_time"],
-                        "table2_communication": t2.loc[label, "table2_communication"],
-                        "table2_computation": t2.loc[label, "table2_computation"],
-                        "selection_bound": (
-                            sel.loc[label, "selection_bound"] if lazy else math.nan
-                        ),
-                        "eq25_respected": (
-                            bool(sel.loc[label, "eq25_respected"]) if lazy else True
-                        ),
-                    }
-                )
-            metrics = convergence_metrics(runs, max_points)
-            gap0 = metrics.groupby("scheme")["gap"].transform("first")
-            curves.append(
-                metrics.assign(rel_gap=metrics["gap"] / gap0, seed=seed, delay=dname, rule=rule)
-            )
+        metrics = convergence_metrics(runs, max_points)
+        gap0 = metrics.groupby("scheme")["gap"].transform("first")
+        curves.append(
+            metrics.assign(rel_gap=metrics["gap"] / gap0, seed=seed, delay=dname, rule=rule)
+        )
     return {"summary": pd.DataFrame(rows), "curves": pd.concat(curves, ignore_index=True)}
 
 
-def stack_seed_runs(frame: pd.DataFrame, settings: dict | None = None) -> SeedRunsResult:
-    """The :func:`seed_runs` of every seed (an ``over_seeds`` frame) as one :class:`SeedRunsResult`."""
-    return SeedRunsResult(
-        pd.concat(list(frame["summary"]), ignore_index=True),
-        pd.concat(list(frame["curves"]), ignore_index=True),
-        dict(settings or {}),
-    )
+def stack_seed_runs(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(summary, curves)`` of every seed's :func:`seed_runs` (an ``over_seeds`` frame)."""
+    return tuple(pd.concat(list(frame[k]), ignore_index=True) for k in ("summary", "curves"))
 
 
 def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
-    """``column`` as a (seed x scheme) table for the rows matching ``where`` (e.g.
-    ``delay="pareto", rule="gd"``); columns in the order the schemes were run.
-    """
+    """``column`` as a (seed x scheme) table of the rows matching ``where`` (e.g.
+    ``delay="pareto", rule="gd"``), schemes in the order they ran."""
     sub = summary
     for key, value in where.items():
         sub = sub[sub[key] == value]
@@ -768,44 +536,32 @@ def seed_values(summary: pd.DataFrame, column: str, scheme: str, delay: str, rul
 def convergence_bands(
     curves: pd.DataFrame, n_grid: int = 300, quantities=("rel_gap", "communication", "computation")
 ) -> pd.DataFrame:
-    """Median, min and max over seeds of each quantity on a common clock.
-
-    For every (delay, rule) the clock runs from 0 to the latest end of any run; a run's value
-    at time ``t`` is that of its last iterate finished by ``t`` (a run that reached its
-    target stops, so its curves stay flat afterwards). Returns a long table with columns
-    ``delay, rule, scheme, time, quantity, median, low, high, n_seeds``.
-    """
+    """Median, min and max over seeds of each quantity on a common clock per (delay, rule),
+    from 0 to the latest end of any run; a run's value at ``t`` is that of its last iterate
+    finished by ``t`` (a run that reached its target stays flat). Columns ``delay, rule,
+    scheme, time, quantity, median, low, high, n_seeds``."""
     n_grid = check_int("n_grid", n_grid, low=2)
     out = []
     for (dname, rule), part in curves.groupby(["delay", "rule"], sort=False):
         grid = np.linspace(0.0, float(part["time"].max()), n_grid)
-        for label, sub in part.groupby("scheme", sort=False):
-            for q in quantities:
-                values = []
-                for _, run in sub.groupby("seed", sort=True):
-                    t = run["time"].to_numpy()
-                    idx = np.searchsorted(t, grid, side="right") - 1
-                    values.append(run[q].to_numpy()[np.clip(idx, 0, len(t) - 1)])
-                values = np.array(values)
-                out.append(
-                    pd.DataFrame(
-                        {
-                            "delay": dname,
-                            "rule": rule,
-                            "scheme": label,
-                            "time": grid,
-                            "quantity": q,
-                            "median": np.median(values, axis=0),
-                            "low": values.min(axis=0),
-                            "high": values.max(axis=0),
-                            "n_seeds": values.shape[0],
-                        }
-                    )
+        for (label, sub), q in itertools.product(part.groupby("scheme", sort=False), quantities):
+            values = []
+            for _, run in sub.groupby("seed", sort=True):
+                idx = np.searchsorted(run["time"].to_numpy(), grid, side="right") - 1
+                values.append(run[q].to_numpy()[np.clip(idx, 0, len(run) - 1)])
+            values = np.array(values)
+            stats = {"median": np.median(values, axis=0), "low": values.min(axis=0)}
+            out.append(
+                pd.DataFrame(
+                    {"delay": dname, "rule": rule, "scheme": label, "time": grid, "quantity": q}
+                    | stats
+                    | {"high": values.max(axis=0), "n_seeds": values.shape[0]}
                 )
+            )
     return pd.concat(out, ignore_index=True)
 
 
-_TABLE1 = [("coding (GC)", "GC"), ("grouping (G-GD)", "G-GD"), ("selection (LAG)", "LAG")]
+_TABLE1 = {"coding (GC)": "GC", "grouping (G-GD)": "G-GD", "selection (LAG)": "LAG"}
 _TABLE1_METRICS = {
     "time": "time_per_iter",
     "communication": "messages_per_iter",
@@ -814,34 +570,31 @@ _TABLE1_METRICS = {
 
 
 def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
-    """Table I per seed: time, communication and computation *per iteration* of coding
-    (GC), grouping (G-GD) and adaptive selection (LAG) divided by GD's on the same seed and
-    delays. Long table: ``seed, delay, technique, metric, ratio``.
-    """
+    """Table I per seed: time, communication and computation *per iteration* of coding (GC),
+    grouping (G-GD) and selection (LAG) over GD's on the same seed and delays. Columns
+    ``seed, delay, technique, metric, ratio``."""
     sub = summary[summary["rule"] == rule]
     if sub.empty:
         raise ValueError(f"no rows with rule={rule!r}")
-    rows = []
-    for (seed, dname), part in sub.groupby(["seed", "delay"], sort=True):
-        s = part.set_index("scheme")
-        for technique, label in _TABLE1:
-            for metric, col in _TABLE1_METRICS.items():
-                rows.append(
-                    {
-                        "seed": seed,
-                        "delay": dname,
-                        "technique": technique,
-                        "metric": metric,
-                        "ratio": s.loc[label, col] / s.loc["GD", col],
-                    }
-                )
+    rows = [
+        {
+            "seed": seed,
+            "delay": dname,
+            "technique": technique,
+            "metric": metric,
+            "ratio": s.loc[label, col] / s.loc["GD", col],
+        }
+        for (seed, dname), part in sub.groupby(["seed", "delay"], sort=True)
+        for s in [part.set_index("scheme")]
+        for technique, label in _TABLE1.items()
+        for metric, col in _TABLE1_METRICS.items()
+    ]
     return pd.DataFrame(rows)
 
 
 def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean over seeds and its Student-t interval (``codedlib.claims.mean_interval``); an
-    interval of zero width when every seed gives the same value.
-    """
+    """Mean over seeds and its Student-t interval (``claims.mean_interval``); zero width when
+    every seed gives the same value."""
     x = np.asarray(values, dtype=float)
     if x.size > 1 and np.all(x == x[0]):
         return float(x[0]), float(x[0]), float(x[0])
@@ -852,6 +605,25 @@ def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
 BETA_SWEEP = {"shapes": (1.2, 1.5, 1.7, 2.0, 2.5, 3.0), "replicas": 20_000}
 
 
+def _beta_sweep_seed(seed, *, state, n, r, shapes, replicas) -> list[dict]:
+    """Seed ``seed`` of :func:`gc_gd_beta_sweep`: the ``seed``-th block of the generator's
+    uniform draws (``state`` advanced past the earlier blocks), one row per shape."""
+    bits = np.random.PCG64()
+    bits.state = state
+    bits.advance(seed * replicas * n)
+    u = np.sort(np.random.Generator(bits).random((replicas, n)), axis=1)
+    return [
+        {
+            "shape": float(beta),
+            "sim_ratio": r
+            * np.mean(u[:, r - 1] ** (-1.0 / beta))
+            / np.mean(u[:, 0] ** (-1.0 / beta)),
+            "formula_ratio": th.gc_gd_pareto_ratio(n, r, beta),
+        }
+        for beta in shapes
+    ]
+
+
 def gc_gd_beta_sweep(
     n_workers: int,
     redundancy: int,
@@ -860,87 +632,56 @@ def gc_gd_beta_sweep(
     shapes=BETA_SWEEP["shapes"],
     replicas: int = BETA_SWEEP["replicas"],
     rng=None,
+    executor=None,
 ) -> pd.DataFrame:
     """GC / GD mean time per iteration over Pareto shapes, simulated, one row per (shape, seed),
-    with eq. (22)'s ratio beside it (:func:`codedlib.theory.lagc.gc_gd_pareto_ratio`).
+    beside eq. (22)'s ratio (:func:`codedlib.theory.lagc.gc_gd_pareto_ratio`).
 
-    Pareto times are ``U**(-1/beta)`` of one uniform draw per seed, so every shape sees the same
-    random numbers; GC waits for the ``N-r+1``-th of ``N`` workers at load ``r``, GD for all.
+    Pareto times are ``U**(-1/beta)`` of one uniform draw per seed (consecutive blocks of
+    ``rng``'s PCG64 stream), so every shape sees the same random numbers; GC waits for the
+    ``N-r+1``-th of ``N`` workers at load ``r``, GD for all.
     """
     n = check_int("n_workers", n_workers, low=2)
     r = check_int("redundancy", redundancy, low=2, high=n)
     n_seeds = check_int("n_seeds", n_seeds, low=2)
     replicas = check_int("replicas", replicas, low=2)
     gen = as_generator(rng)
-    formula = {beta: th.gc_gd_pareto_ratio(n, r, beta) for beta in shapes}
-    rows = []
-    for seed in range(n_seeds):
-        u = np.sort(gen.random((replicas, n)), axis=1)
-        for beta in shapes:
-            gd = np.mean(u[:, 0] ** (-1.0 / beta))
-            gc = r * np.mean(u[:, r - 1] ** (-1.0 / beta))
-            rows.append(
-                {
-                    "shape": float(beta),
-                    "seed": seed,
-                    "sim_ratio": gc / gd,
-                    "formula_ratio": formula[beta],
-                }
-            )
-    return pd.DataFrame(rows)
+    state = gen.bit_generator.state
+    gen.bit_generator.advance(n_seeds * replicas * n)  # a caller's generator moves on as it used to
+    return over_seeds(
+        _beta_sweep_seed,
+        range(n_seeds),
+        executor=executor,
+        state=state,
+        n=n,
+        r=r,
+        shapes=shapes,
+        replicas=replicas,
+    )[["shape", "seed", "sim_ratio", "formula_ratio"]]
 
 
 def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Table I ratios of :func:`table1_seeds` summarised over seeds (mean, t-interval).
-    Communication and computation do not depend on the delay model (the trajectories do
-    not), so they are reported once with ``delay = "all"``.
-    """
-    rows = []
+    """Table I ratios of :func:`table1_seeds` over seeds (mean, t-interval); communication and
+    computation do not depend on the delay model (the trajectories do not): once, ``delay="all"``."""
     first = table["delay"].iloc[0]
-    for (technique, metric, dname), part in table.groupby(
-        ["technique", "metric", "delay"], sort=False
-    ):
-        if metric != "time" and dname != first:
-            continue
-        mean, low, high = seed_interval(part["ratio"], level)
-        rows.append(
-            {
-                "technique": technique,
-                "metric": metric,
-                "delay": dname if metric == "time" else "all",
-                "mean": mean,
-                "low": low,
-                "high": high,
-                "n_seeds": len(part),
-            }
-        )
-    out = pd.DataFrame(rows)
+    rows = [
+        dict(zip(("technique", "metric"), key[:2]))
+        | {"delay": key[2] if key[1] == "time" else "all"}
+        | dict(zip(("mean", "low", "high"), seed_interval(part["ratio"], level)))
+        | {"n_seeds": len(part)}
+        for key, part in table.groupby(["technique", "metric", "delay"], sort=False)
+        if key[1] == "time" or key[2] == first
+    ]
     order = {"time": 0, "communication": 1, "computation": 2}
-    return out.sort_values(
-        ["metric", "delay"], key=lambda c: c.map(order) if c.name == "metric" else c, kind="stable"
-    ).reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------------------
-# Issue 13, item 7: is the G-LAG bound wrong or loose? Bound vs simulation over (ξ, D)
-# --------------------------------------------------------------------------------------
-def _expected_time(run, delay, cache):
-    """``Σ_k E[T_(m_k:m_k)]`` of a run (eq. 10 given its selections; eq. 28/29/31)."""
-    layout = run.layout
-    total = 0.0
-    for m, count in zip(*np.unique(run.n_selected, return_counts=True)):
-        key = (id(delay), layout.n_groups, int(m))
-        if key not in cache:
-            cache[key] = th.expected_iteration_time(
-                "lagc",
-                layout.n_workers,
-                layout.redundancy,
-                layout.n_groups,
-                delay,
-                n_selected=int(m),
-            )
-        total += count * cache[key]
-    return total
+    return (
+        pd.DataFrame(rows)
+        .sort_values(
+            ["metric", "delay"],
+            key=lambda c: c.map(order) if c.name == "metric" else c,
+            kind="stable",
+        )
+        .reset_index(drop=True)
+    )
 
 
 def _bound_grid_seed(
@@ -952,30 +693,22 @@ def _bound_grid_seed(
     rows, cache = [], {}
     c = problem_constants(problem, n_workers)
     L_units = group_smoothness(problem, n_workers, G)
-    f_star = c.f_star
-    gap0 = problem.loss(problem.initial_point()) - f_star
-    stream = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
+    gap0 = problem.loss(problem.initial_point()) - c.f_star
     common = {
-        "delays": stream,
+        "delays": DelayStream(next(iter(delays.values())), n_workers, 1, 0),
         "max_iter": max_iter,
         "gap_tol": eps_rel * gap0,
-        "f_star": f_star,
+        "f_star": c.f_star,
     }
-    ggd = run_scheme("g-gd", problem, n_workers, redundancy, G, **common)
-    ggd_iters = ggd.n_iterations  # the run stops at the first iterate below the target
+    # the run stops at the first iterate below the target
+    ggd_iters = run_scheme("g-gd", problem, n_workers, redundancy, G, **common).n_iterations
     eps = eps_rel * c.initial_gap
     ggd_bound_iters = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
     for xi, history in cells:
+        lazy = {"xi": xi, "history": history}
         bound = {
             name: th.lazy_time_ratio_bound(
-                L_units,
-                c.total_smoothness,
-                n_workers,
-                redundancy,
-                G,
-                delay=delay,
-                xi=xi,
-                history=history,
+                L_units, c.total_smoothness, n_workers, redundancy, G, delay=delay, **lazy
             )
             for name, delay in delays.items()
         }
@@ -983,27 +716,23 @@ def _bound_grid_seed(
         for rule in rules:
             alpha = 1.0 / c.total_smoothness if rule == "gd" else None
             run = run_scheme(
-                "g-lag",
-                problem,
-                n_workers,
-                redundancy,
-                G,
-                xi=xi,
-                history=history,
-                stepsize=alpha,
-                **common,
+                "g-lag", problem, n_workers, redundancy, G, stepsize=alpha, **lazy, **common
             )
             iters = run.complexity(eps_rel * gap0)["iterations"]
             if math.isnan(iters):
                 raise ValueError(
-                    f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, "
-                    f"D={history}, rule={rule!r}) did not reach eps_rel="
-                    f"{eps_rel:g}"
+                    f"max_iter={max_iter} is too small: G-LAG (xi={xi:g}, D={history}, "
+                    f"rule={rule!r}) did not reach eps_rel={eps_rel:g}"
                 )
             active = float(run.n_selected.mean() / G)
             for name, delay in delays.items():
                 t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
-                time_ = _expected_time(run, delay, cache)
+                time_ = 0.0  # Σ_k E[T_(m_k:m_k)] given the run's selections (eq. 10, 28/29/31)
+                for m, count in zip(*np.unique(run.n_selected, return_counts=True)):
+                    key = (id(delay), int(m))
+                    if key not in cache:
+                        cache[key] = _iteration_time(run.layout, delay, int(m))
+                    time_ += count * cache[key]
                 b = bound[name]
                 rows.append(
                     {
@@ -1051,20 +780,17 @@ def bound_grid(
 ) -> pd.DataFrame:
     """G-LAG against G-GD (``G = N/r``): Table II's time bound next to the simulated time.
 
-    For each seed (a new :func:`heterogeneous_regression` problem drawn from a seeded
-    ``np.random.Generator``) G-GD runs once with ``α = 1/L``; G-LAG runs for every ``(ξ, D)``
-    with ``Dξ < 1`` and every step-size rule (``"gd"``: ``1/L``; ``"theory"``: the eq. (20)
-    step ``(1 - sqrt(Dξ))/L``, the only one the bound covers). Each run stops at gap
-    ``eps_rel × gap(θ⁰)``. The simulated time is the expected computing time given the run's
-    selections, ``Σ_k E[T_(m_k:m_k)]`` for each delay model (eq. 10 with eq. 28/29/31, exact
-    rather than Monte Carlo: the trajectory does not depend on the delays).
+    Per seed (a new :func:`heterogeneous_regression` problem drawn from ``rng``) G-GD runs once
+    with ``α = 1/L``, G-LAG for every ``(ξ, D)`` with ``Dξ < 1`` and step-size rule (``"gd"``:
+    ``1/L``; ``"theory"``: the eq. (20) step ``(1 - sqrt(Dξ))/L``, the only one the bound
+    covers), each to gap ``eps_rel × gap(θ⁰)``. The simulated time is exact given the run's
+    selections, ``Σ_k E[T_(m_k:m_k)]`` (eq. 10 with eq. 28/29/31), per delay model.
 
-    One row per (seed, delay, ξ, D, rule): simulated ``iterations``, ``ggd_iterations``,
-    ``active_fraction``, ``time``, ``ggd_time``, ``sqrt_d_xi = sqrt(Dξ)``, ``sim_ratio = time/ggd_time``; the bound's
-    ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (``1-ΔC``, eq. 30,
-    theory step), ``bound_time`` (eq. 31), ``ggd_bound_time`` (eq. 29), ``bound_ratio``, its
-    factors ``iteration_factor = 1/(1-sqrt(Dξ))`` and ``time_factor``, and the
-    measured-vs-bound factors ``sim_iteration_factor = iterations/ggd_iterations``.
+    One row per (seed, delay, ξ, D, rule): measured ``iterations, ggd_iterations,
+    active_fraction, time, ggd_time, sim_ratio, sim_iteration_factor``; the bound's
+    ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (eq. 30),
+    ``bound_time`` (eq. 31), ``ggd_bound_time`` (eq. 29), ``bound_ratio`` and its factors
+    ``iteration_factor = 1/(1-sqrt(Dξ))`` and ``time_factor``.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -1072,9 +798,7 @@ def bound_grid(
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, high=1.0, low_open=True, high_open=True)
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution, got {}")
-    for rule in rules:
-        if rule not in ("gd", "theory"):
-            raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
+    _check_rules(rules)
     xis = [check_real("xis", x, low=0.0, low_open=True) for x in xis]
     histories = [check_int("histories", d, low=1) for d in histories]
     cells = [(x, d) for d in histories for x in xis if d * x < 1.0]
@@ -1083,10 +807,10 @@ def bound_grid(
             f"xis and histories must give at least one cell with D*xi < 1, got "
             f"xis={xis}, histories={histories}"
         )
-    problem_kwargs = dict(problem_kwargs or {})
     gen = as_generator(rng)
     problems = [
-        heterogeneous_regression(n_workers, rng=gen, **problem_kwargs) for _ in range(n_seeds)
+        heterogeneous_regression(n_workers, rng=gen, **(problem_kwargs or {}))
+        for _ in range(n_seeds)
     ]
     return over_seeds(
         _bound_grid_seed,
@@ -1105,16 +829,16 @@ def bound_grid(
 
 
 def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Per (delay, ξ, D, rule): the simulated ratio G-LAG/G-GD as a geometric mean over seeds
-    with its paired t-interval, the bound's ratio (mean over seeds, with min and max), the
-    winner each says (``"G-LAG"`` when the ratio's interval is below 1, ``"G-GD"`` when above,
-    else ``"tie"``), and how loose the bound is (``looseness = bound ratio / simulated``).
+    """Per (delay, ξ, D, rule): the simulated ratio G-LAG/G-GD (geometric mean over seeds,
+    paired t-interval), the bound's ratio (mean, min, max), the winner each says (``"G-LAG"``
+    when below 1, ``"G-GD"`` when above, else ``"tie"``) and ``looseness = bound / simulated``.
     """
     rows = []
     keys = ["delay", "xi", "history", "rule"]
     for key, part in grid.groupby(keys, sort=False):
         sim, lo, hi = ratio_interval(part["time"], part["ggd_time"], level)
         b = part["bound_ratio"]
+        mean = {k: float(part[k].mean()) for k in _GRID_MEANS}
         rows.append(
             {
                 **dict(zip(keys, key)),
@@ -1129,15 +853,15 @@ def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
                 "sim_winner": "G-LAG" if hi < 1 else ("G-GD" if lo > 1 else "tie"),
                 "bound_winner": "G-LAG" if b.max() < 1 else ("G-GD" if b.min() > 1 else "tie"),
                 "looseness": float(b.mean()) / sim,
-                "active_fraction": float(part["active_fraction"].mean()),
-                "selection_bound": float(part["selection_bound"].mean()),
-                "sim_iteration_factor": float(part["sim_iteration_factor"].mean()),
-                "iteration_factor": float(part["iteration_factor"].mean()),
+                **mean,
                 "iterations_within_bound": bool((part["iterations"] <= part["iter_bound"]).all()),
                 "time_within_bound": bool((part["time"] <= part["bound_time"]).all()),
             }
         )
     return pd.DataFrame(rows)
+
+
+_GRID_MEANS = ("active_fraction", "selection_bound", "sim_iteration_factor", "iteration_factor")
 
 
 def bound_best_case(
@@ -1151,12 +875,11 @@ def bound_best_case(
 ) -> pd.DataFrame:
     """Smallest G-LAG / G-GD time bound (eq. 29-31 with eq. 19-20) over ``(ξ, D)``.
 
-    Group smoothness constants ``L_g = spread**(g/(G-1))`` (log-spaced, ``G = N/r``) with
-    ``L = Σ_g L_g``, the largest ``L`` convexity allows and so the most favourable to skipping
-    (eq. 25). For each ``D`` in ``histories``, ``n_xi`` values of ``ξ`` log-spaced in
-    ``[1e-4/D, 0.99/D)``. Returns one row per (delay, spread): ``best_ratio`` and the
-    ``xi``, ``history``, ``selected`` (``m`` of eq. 30) where it is reached. A ratio below 1
-    means the bound can show G-LAG beating G-GD for that spread.
+    Group smoothness ``L_g = spread**(g/(G-1))`` (``G = N/r``) with ``L = Σ_g L_g``, the
+    largest ``L`` convexity allows and so the most favourable to skipping (eq. 25); per ``D``,
+    ``n_xi`` values of ``ξ`` log-spaced in ``[1e-4/D, 0.99/D)``. One row per (delay, spread):
+    ``best_ratio`` and the ``xi, history, selected`` (``m`` of eq. 30) reaching it; below 1
+    the bound can show G-LAG beating G-GD.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -1167,30 +890,29 @@ def bound_best_case(
     histories = [check_int("histories", d, low=1) for d in histories]
     G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
     rows = []
-    for name, delay in delays.items():
-        for spread in spreads:
-            L_units = spread ** (np.arange(G) / max(G - 1, 1))
-            best = None
-            for D in histories:
-                for xi in np.geomspace(1e-4 / D, 0.99 / D, n_xi):
-                    b = th.lazy_time_ratio_bound(
-                        L_units,
-                        float(L_units.sum()),
-                        n_workers,
-                        redundancy,
-                        G,
-                        delay=delay,
-                        xi=float(xi),
-                        history=D,
-                    )
-                    if best is None or b["ratio"] < best["best_ratio"]:
-                        best = {
-                            "best_ratio": b["ratio"],
-                            "xi": float(xi),
-                            "history": D,
-                            "selected": b["selected"],
-                        }
-            rows.append({"delay": name, "spread": spread, "n_groups": G, **best})
+    for (name, delay), spread in itertools.product(delays.items(), spreads):
+        L_units = spread ** (np.arange(G) / max(G - 1, 1))
+        best = None
+        for D in histories:
+            for xi in np.geomspace(1e-4 / D, 0.99 / D, n_xi):
+                b = th.lazy_time_ratio_bound(
+                    L_units,
+                    float(L_units.sum()),
+                    n_workers,
+                    redundancy,
+                    G,
+                    delay=delay,
+                    xi=float(xi),
+                    history=D,
+                )
+                if best is None or b["ratio"] < best["best_ratio"]:
+                    best = {
+                        "best_ratio": b["ratio"],
+                        "xi": float(xi),
+                        "history": D,
+                        "selected": b["selected"],
+                    }
+        rows.append({"delay": name, "spread": spread, "n_groups": G, **best})
     return pd.DataFrame(rows)
 
 
@@ -1222,12 +944,9 @@ def compare_schemes(
     eps_rel: float = 1e-8,
     max_iter: int = 20_000,
 ) -> CompareSchemesResult:
-    """Complexities (Table II, theory) and a fresh run (simulation) for one setting.
-
-    LAGC uses ``n_groups`` groups; G-GD / G-LAG use ``N/r`` groups (when ``r`` divides ``N``).
-    Returns a :class:`CompareSchemesResult` (its ``metrics`` are what
-    :func:`codedlib.plots.lagc.plot_convergence` draws).
-    """
+    """Complexities (Table II, theory) and a fresh run (simulation) for one setting: LAGC with
+    ``n_groups`` groups, G-GD / G-LAG with ``N/r`` (when ``r`` divides ``N``); ``metrics`` is
+    what :func:`codedlib.plots.lagc.plot_convergence` draws."""
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     th.lagc_layout(n_workers, redundancy, n_groups)  # validates G
@@ -1239,45 +958,19 @@ def compare_schemes(
     )
     configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
     if n_workers % redundancy == 0:
-        configs += [
-            ("G-GD", "g-gd", n_workers // redundancy),
-            ("G-LAG", "g-lag", n_workers // redundancy),
-        ]
+        glag = n_workers // redundancy
+        configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
     configs.append((f"LAGC (G={n_groups})", "lagc", n_groups))
-
     c = problem_constants(problem, n_workers)
+    table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
     rows = []
     for label, scheme, groups in configs:
         try:
-            g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
-            out = th.complexities(
-                scheme,
-                n_workers,
-                redundancy,
-                groups,
-                delay=delay,
-                kappa=c.kappa,
-                initial_gap=c.initial_gap,
-                eps=eps_rel * c.initial_gap,
-                unit_smoothness=group_smoothness(problem, n_workers, g),
-                total_smoothness=c.total_smoothness,
-                xi=xi,
-                history=history,
-            )
-            rows.append(
-                {
-                    "scheme": label,
-                    "iterations": out["iterations"],
-                    "time": out["time"],
-                    "communication": out["communication"],
-                    "computation": out["computation"],
-                    "upper_bound": out["bound"],
-                }
-            )
+            out = table2(scheme, redundancy, groups, eps_rel)
+            keys = ("iterations", "time", "communication", "computation")
+            rows.append({"scheme": label, **{k: out[k] for k in keys}, "upper_bound": out["bound"]})
         except ValueError as err:  # e.g. infinite Pareto mean or D xi >= 1
             rows.append({"scheme": label, "note": str(err)})
-    theory = pd.DataFrame(rows)
-
     runs = convergence_runs(
         problem,
         n_workers,
@@ -1291,8 +984,11 @@ def compare_schemes(
         max_iter=max_iter,
         rng=seed,
     )
-    measured = complexity_summary(runs, eps_rel)
-    return CompareSchemesResult(theory=theory, measured=measured, metrics=convergence_metrics(runs))
+    return CompareSchemesResult(
+        theory=pd.DataFrame(rows),
+        measured=complexity_summary(runs, eps_rel),
+        metrics=convergence_metrics(runs),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1343,11 +1039,6 @@ def join(*parts) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def wrap(text: str, width: int = 150) -> str:
-    """A figure title wrapped line by line."""
-    return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
-
-
 @dataclass
 class Notebook:
     """Notebook 04's parameters after the preset's overrides, and the texts its rows name."""
@@ -1382,13 +1073,8 @@ class Notebook:
         self.labels = [label for label, _, _ in self.configs]
         self.others = [label for label in self.labels if label != "G-LAG"]
         self.lazy = [lb for lb, scheme, _ in self.configs if scheme in ("lag", "g-lag", "lagc")]
-        self.problem = {
-            "samples_per_partition": self.samples_per_partition,
-            "dim": self.dim,
-            "heterogeneity": self.heterogeneity,
-            "condition": self.condition,
-            "noise": 0.1,
-        }
+        keys = ("samples_per_partition", "dim", "heterogeneity", "condition")
+        self.problem = {k: getattr(self, k) for k in keys} | {"noise": 0.1}
         self.data_problem = (
             f"synthetic heterogeneous linear regression (N={n} partitions × "
             f"{self.samples_per_partition} samples, d={self.dim}, partition smoothness spread "
@@ -1425,31 +1111,31 @@ class Notebook:
             f"{self.grid_seeds} seeds",
         )
 
-    def sweep(self) -> SeedRunsResult:
-        """Section 5's runs: every scheme, delay model and step-size rule over the seeds."""
-        setting = {
-            "n_workers": self.n_workers,
-            "redundancy": self.redundancy,
-            "delays": self.delays,
-            "rules": tuple(RULES),
-            "problem_kwargs": self.problem,
-            "xi": self.xi,
-            "history": self.history,
-            "configs": self.configs,
-            "replicas": self.replicas,
-            "eps_rel": EPS_REL,
-            "rel_tol": self.preset["rel_tol"],
-        }
-        pairs = seed_pairs(self.n_seeds, self.seed)
+    def run_setting(self, *parts) -> str:
+        """The setting of a row measured on the Section 5 runs."""
+        return join(self.data, self.schemes, *parts, self.runs)
+
+    def sweep(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Section 5's ``(summary, curves)``: every scheme, delay model and step-size rule
+        over the seeds (:func:`seed_runs`)."""
         out = over_seeds(
             seed_runs,
             range(self.n_seeds),
-            executor=None,
             desc="LAGC seeds",
-            pairs=pairs,
-            **setting,
+            pairs=seed_pairs(self.n_seeds, self.seed),
+            n_workers=self.n_workers,
+            redundancy=self.redundancy,
+            delays=self.delays,
+            rules=tuple(RULES),
+            problem_kwargs=self.problem,
+            xi=self.xi,
+            history=self.history,
+            configs=self.configs,
+            replicas=self.replicas,
+            eps_rel=EPS_REL,
+            rel_tol=self.preset["rel_tol"],
         )
-        return stack_seed_runs(out, setting)
+        return stack_seed_runs(out)
 
     def grid(self) -> pd.DataFrame:
         """Section 9's (ξ, D) grid of G-LAG against G-GD (:func:`bound_grid`)."""
@@ -1501,12 +1187,7 @@ class Notebook:
             ),
         }
         text, width = texts[key]
-        return wrap(text, width)
-
-
-def notebook(quick: bool, **params) -> Notebook:
-    """Notebook 04's :class:`Notebook` for the ``quick`` or faithful preset."""
-    return Notebook(SETTINGS["quick" if quick else "faithful"], **params)
+        return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
 
 
 # ---- Section 2: who stores what, Remark 2, the examples' loads -----------------------
@@ -1612,85 +1293,79 @@ def _loads_text(down, up, grads) -> str:
     return f"down {down:g}, up {up:g}, gradients {grads:g}"
 
 
+_READ = {  # what a row of Figs. 3-5 reads off a layout
+    "storage": storage_text,
+    "groups": groups_text,
+    "wait": lambda lay: lay.wait_for,
+    "decodes": lambda lay: str(any_wait_for_decodes(lay)),
+    "batches": lambda lay: len(lay.group_partitions(0)),
+}
+_G3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
+_FIGS = [  # item, quantity, layout, what we read, the paper's value
+    ("Fig. 3", "GC storage (N=3, r=2)", "gc", "storage", "W1: D1 D2 | W2: D2 D3 | W3: D1 D3"),
+    ("Fig. 3", "GC: fastest workers the PS waits for (N−r+1)", "gc", "wait", 2),
+    ("Fig. 3", "GC: any 2 of 3 uploads give the full gradient", "gc", "decodes", "True"),
+    ("Fig. 4", "LAG storage (N=3)", "lag", "storage", "W1: D1 | W2: D2 | W3: D3"),
+    ("Fig. 5(a)", "G-LAG groups (N=6, r=2, G=3)", "g_lag", "groups", _G3),
+    ("Fig. 5(a)", "G-LAG: workers the PS waits for per group", "g_lag", "wait", 1),
+    ("Fig. 5(b)", "LAGC groups (N=6, r=2, G=2)", "lagc", "groups", "{W1,W2,W3} | {W4,W5,W6}"),
+    ("Fig. 5(b)", "LAGC: batches per group block", "lagc", "batches", 2),
+    ("Fig. 5(b)", "LAGC: workers the PS waits for per group (N/G−r+1)", "lagc", "wait", 2),
+    (
+        "Fig. 5(b)",
+        "LAGC: any 2 of the 3 workers of a group give its gradient",
+        "lagc",
+        "decodes",
+        "True",
+    ),
+]
+
+
 def _layout_specs(_nb: Notebook) -> list:
-    kw = {"section": SECTIONS["sec2"], "basis": "check"}
-    ex_ = {"setting": "the paper's examples (Sections III-A, III-B, IV), our layout code", **kw}
-    coded = {**ex_, "setting": ex_["setting"] + "; cyclic GC code"}
-
-    def text(field, fn):
-        return lambda layouts: {"ours": fn(getattr(layouts, field))}
-
-    lagc = storage_layouts().lagc  # the paper's example: its sizes word the erratum row
-    n_g = lagc.workers_per_group
-    erratum = {
-        "verdict": "paper erratum",
-        "setting": ex_["setting"],
-        "reason": (
-            f"our copy's example text says D_g is 'divided into two parts, each stored at two "
-            f"workers'; Section IV's own rule splits D_g into N/G = {n_g} "
-            f"batches, each stored at r = 2 workers, and only {n_g} batches "
-            f"give each of the group's {n_g} workers r = 2 batches "
-            f"({n_g} × 2 copies); two parts at two workers each are 4 copies"
-        ),
-        "section": SECTIONS["sec2"],
-        "basis": "paper",
+    examples = "the paper's examples (Sections III-A, III-B, IV), our layout code"
+    n_g = storage_layouts().lagc.workers_per_group  # the example's sizes word the erratum row
+    kw = {
+        "decodes": {"setting": examples + "; cyclic GC code", "basis": "check"},
+        "batches": {
+            "verdict": "paper erratum",
+            "setting": examples,
+            "reason": (
+                f"our copy's example text says D_g is 'divided into two parts, each stored at two "
+                f"workers'; Section IV's own rule splits D_g into N/G = {n_g} "
+                f"batches, each stored at r = 2 workers, and only {n_g} batches "
+                f"give each of the group's {n_g} workers r = 2 batches "
+                f"({n_g} × 2 copies); two parts at two workers each are 4 copies"
+            ),
+            "basis": "paper",
+        },
     }
 
-    def wait(lay):
-        return lay.wait_for
+    def read(field, how):
+        return lambda layouts: {"ours": _READ[how](getattr(layouts, field))}
 
-    def decodes(lay):
-        return str(any_wait_for_decodes(lay))
-
-    def batches(lay):
-        return len(lay.group_partitions(0))
-
-    g3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
-    figs = [  # item, quantity, layout, what we read, the paper's value
-        (
-            "Fig. 3",
-            "GC storage (N=3, r=2)",
-            "gc",
-            storage_text,
-            "W1: D1 D2 | W2: D2 D3 | W3: D1 D3",
-        ),
-        ("Fig. 3", "GC: fastest workers the PS waits for (N−r+1)", "gc", wait, 2),
-        ("Fig. 3", "GC: any 2 of 3 uploads give the full gradient", "gc", decodes, "True"),
-        ("Fig. 4", "LAG storage (N=3)", "lag", storage_text, "W1: D1 | W2: D2 | W3: D3"),
-        ("Fig. 5(a)", "G-LAG groups (N=6, r=2, G=3)", "g_lag", groups_text, g3),
-        ("Fig. 5(a)", "G-LAG: workers the PS waits for per group", "g_lag", wait, 1),
-        (
-            "Fig. 5(b)",
-            "LAGC groups (N=6, r=2, G=2)",
-            "lagc",
-            groups_text,
-            "{W1,W2,W3} | {W4,W5,W6}",
-        ),
-        ("Fig. 5(b)", "LAGC: batches per group block", "lagc", batches, 2),
-        ("Fig. 5(b)", "LAGC: workers the PS waits for per group (N/G−r+1)", "lagc", wait, 2),
-        (
-            "Fig. 5(b)",
-            "LAGC: any 2 of the 3 workers of a group give its gradient",
-            "lagc",
-            decodes,
-            "True",
-        ),
+    return [
+        spec(
+            "exact",
+            item,
+            q,
+            read(field, how),
+            paper=paper,
+            section=SECTIONS["sec2"],
+            **kw.get(how, {"setting": examples, "basis": "check"}),
+        )
+        for item, q, field, how, paper in _FIGS
     ]
-    kinds = {decodes: coded, batches: erratum}
-    specs = [
-        spec("exact", item, q, text(field, fn), paper=paper, **kinds.get(fn, ex_))
-        for item, q, field, fn, paper in figs
-    ]
-    return specs
 
 
 def _remark2_specs(nb: Notebook) -> list:
-    kw = {"section": SECTIONS["sec2"], "basis": "check"}
+    S = partial(spec, section=SECTIONS["sec2"], basis="check")
 
-    def remark(name, column):
-        return lambda remark2: {"ours": remark2.set_index("pair").loc[name, column]}
+    def diff(name):
+        return lambda remark2: {
+            "ours": remark2.set_index("pair").loc[name, "max |iterate difference|"]
+        }
 
-    def remark_ok(name):
+    def remark(name):
         def measured(remark2):
             row = remark2.set_index("pair").loc[name]
             same_sel = row["same selections"] or name.endswith("vs GC")
@@ -1698,7 +1373,7 @@ def _remark2_specs(nb: Notebook) -> list:
 
         return measured
 
-    remark_setting = (
+    setting = (
         f"tiny stand-in regression (6 partitions × 10 samples, d=4), N=6, r=2, "
         f"{nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, "
         f"D={nb.history} for the lazy pair"
@@ -1709,66 +1384,47 @@ def _remark2_specs(nb: Notebook) -> list:
             "same times and loads" if name.endswith("vs GC") else "same selections, times and loads"
         )
         specs += [
-            spec(
+            S(
                 "exact",
                 "Remark 2",
                 f"{name}: max |θ difference|",
-                remark(name, "max |iterate difference|"),
+                diff(name),
                 paper=0.0,
                 rtol=0.0,
-                setting=remark_setting,
-                **kw,
+                setting=setting,
             ),
-            spec(
-                "exact",
-                "Remark 2",
-                f"{name}: {what}",
-                remark_ok(name),
-                paper="True",
-                setting=remark_setting,
-                **kw,
-            ),
+            S("exact", "Remark 2", f"{name}: {what}", remark(name), paper="True", setting=setting),
         ]
-    gc = "GC (r=2)"
+    fields = ("downloads", "uploads", "computation")
     specs.append(
-        spec(
+        S(
             "exact",
             "Fig. 3",
             "GC loads of one iteration",
-            lambda loads: {
-                "ours": _loads_text(
-                    *(loads[(gc, f)].iloc[0] for f in ("downloads", "uploads", "computation"))
-                )
-            },
+            lambda loads: {"ours": _loads_text(*(loads[("GC (r=2)", f)].iloc[0] for f in fields))},
             paper=_loads_text(3, 2, 6),
             setting="N=3, r=2: our GC simulator, first iteration",
-            **kw,
         )
     )
-    for item, quantity, paper, args in [
-        ("Fig. 4", "LAG loads, only worker 1 selected", _loads_text(1, 1, 1), ("lag", 3, 1, 3)),
-        (
-            "Fig. 5(a)",
-            "G-LAG loads, only group 1 selected",
-            _loads_text(2, 1, 4),
-            ("g-lag", 6, 2, 3),
-        ),
-        ("Fig. 5(b)", "LAGC loads, only group 1 selected", _loads_text(3, 2, 6), ("lagc", 6, 2, 2)),
-    ]:
+    examples = [
+        ("Fig. 4", "LAG loads, only worker 1 selected", (1, 1, 1), ("lag", 3, 1, 3)),
+        ("Fig. 5(a)", "G-LAG loads, only group 1 selected", (2, 1, 4), ("g-lag", 6, 2, 3)),
+        ("Fig. 5(b)", "LAGC loads, only group 1 selected", (3, 2, 6), ("lagc", 6, 2, 2)),
+    ]
+    for item, quantity, paper, args in examples:
 
         def measured(args=args):
             loads = th.loads_per_iteration(*args, n_selected=1)
-            return {"ours": _loads_text(loads["downloads"], loads["uploads"], loads["computation"])}
+            return {"ours": _loads_text(*(loads[f] for f in fields))}
 
         specs.append(
-            spec(
+            S(
                 "exact",
                 item,
                 quantity,
                 measured,
-                paper=paper,
+                paper=_loads_text(*paper),
                 setting="the paper's example selection; our per-iteration loads (Table II code)",
-                **kw,
             )
         )
     return specs
@@ -1789,13 +1445,14 @@ def _eq22(k, n, t0, beta) -> float:
 
 
 def _closed_forms(nb: Notebook) -> list:
-    n, r, t0, beta = nb.n_workers, nb.redundancy, nb.pareto_scale, nb.pareto_shape
-    e21, e22 = "eq. (21) (reconstructed)", "eq. (22) (reconstructed)"
+    """``(item, quantity, closed form, delay, k, load)`` of the eq. (21)/(22) rows."""
+    n, r, t0, beta, mu = nb.n_workers, nb.redundancy, nb.pareto_scale, nb.pareto_shape, nb.exp_mean
+    e21, e22, k = "eq. (21) (reconstructed)", "eq. (22) (reconstructed)", n - r + 1
     return [
         (
             e21,
             "E[T_(N:N)], exponential: eq. (21) vs eq. (28)",
-            nb.exp_mean * _harmonic(n),
+            mu * _harmonic(n),
             "exponential",
             n,
             1,
@@ -1803,18 +1460,18 @@ def _closed_forms(nb: Notebook) -> list:
         (
             e21,
             "E[T_(N−r+1:N)], exponential, load r: eq. (21) vs eq. (28)",
-            r * nb.exp_mean * (_harmonic(n) - _harmonic(r - 1)),
+            r * mu * (_harmonic(n) - _harmonic(r - 1)),
             "exponential",
-            n - r + 1,
+            k,
             r,
         ),
         (e22, "E[T_(N:N)], Pareto: eq. (22) vs eq. (28)", _eq22(n, n, t0, beta), "pareto", n, 1),
         (
             e22,
             "E[T_(N−r+1:N)], Pareto, load r: eq. (22) vs eq. (28)",
-            r * _eq22(n - r + 1, n, t0, beta),
+            r * _eq22(k, n, t0, beta),
             "pareto",
-            n - r + 1,
+            k,
             r,
         ),
     ]
@@ -1822,22 +1479,28 @@ def _closed_forms(nb: Notebook) -> list:
 
 def order_statistic_checks(nb: Notebook) -> pd.DataFrame:
     """The closed forms (21)-(22) beside the numerical integral (28) they must equal."""
-    rows = []
-    for _, quantity, closed, dname, k, load in _closed_forms(nb):
-        numeric = load * expected_order_statistic_numeric(nb.delays[dname], k, nb.n_workers)
-        rows.append({"quantity": quantity, "closed form": closed, "eq. (28) numeric": numeric})
+    rows = [
+        {
+            "quantity": quantity,
+            "closed form": closed,
+            "eq. (28) numeric": load
+            * expected_order_statistic_numeric(nb.delays[d], k, nb.n_workers),
+        }
+        for _, quantity, closed, d, k, load in _closed_forms(nb)
+    ]
     return pd.DataFrame(rows)
 
 
 def _sec3(nb: Notebook) -> list:
+    def numeric(q):
+        return lambda eq28: {"ours": eq28.set_index("quantity").loc[q, "eq. (28) numeric"]}
+
     return [
         spec(
             "exact",
             item,
             quantity,
-            lambda eq28, q=quantity: {
-                "ours": eq28.set_index("quantity").loc[q, "eq. (28) numeric"]
-            },
+            numeric(quantity),
             paper=closed,
             rtol=1e-6,
             unit=nb.unit[dname],
@@ -1850,17 +1513,19 @@ def _sec3(nb: Notebook) -> list:
 
 
 def _sec5(_nb: Notebook) -> list:
+    reason = (
+        "our copy of the paper has no Section VI: its data set, N, r, ξ, D, step "
+        "size and curves are unknown to us; we rebuild the experiment on a "
+        "synthetic stand-in and test only the abstract's conclusion on it"
+    )
+    paper = "Section VI regression experiments (figures)"
     return [
         spec(
             "not_attempted",
             "Sec. VI",
             "data set, parameters and curves of the paper",
-            paper="Section VI regression experiments (figures)",
-            reason=(
-                "our copy of the paper has no Section VI: its data set, N, r, ξ, D, step "
-                "size and curves are unknown to us; we rebuild the experiment on a "
-                "synthetic stand-in and test only the abstract's conclusion on it"
-            ),
+            paper=paper,
+            reason=reason,
             section=SECTIONS["sec5"],
             basis="paper",
         )
@@ -1872,7 +1537,6 @@ _PAPER_T1 = {
     "communication": ("same", "same", "better"),
     "computation": ("worse", "worse", "better"),
 }
-_T1_COLUMN = {"communication": "messages_per_iter", "computation": "gradients_per_iter"}
 _T1_REASON = {  # why a fixed communication load differs from "same"
     "GC": "downloads equal (all N), uploads N−r+1 of N: ratio (2N−r+1)/2N; the paper's own "
     "text after eq. (33) gives this reduction",
@@ -1898,147 +1562,144 @@ def beta_sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
 
 def iteration_time_table(nb: Notebook, summary: pd.DataFrame) -> pd.DataFrame:
     """Simulated time per iteration (mean, 95 % interval over seeds) and eq. 21/22/28."""
-    rows = []
-    for dname in nb.delays:
-        for label in nb.labels:
-            sim = seed_values(summary, "time_per_iter", label, dname)
-            formula = seed_values(summary, "time_per_iter_formula", label, dname)
-            sm, slo, shi = mean_interval(sim)
-            rows.append(
-                {
-                    "delay": dname,
-                    "scheme": label,
-                    "formula": formula.mean(),
-                    "mean": sm,
-                    "low": slo,
-                    "high": shi,
-                }
+    rows = [
+        {
+            "delay": dname,
+            "scheme": label,
+            "formula": seed_values(summary, "time_per_iter_formula", label, dname).mean(),
+        }
+        | dict(
+            zip(
+                ("mean", "low", "high"),
+                mean_interval(seed_values(summary, "time_per_iter", label, dname)),
             )
+        )
+        for dname in nb.delays
+        for label in nb.labels
+    ]
     return pd.DataFrame(rows)
+
+
+def _ratio_word(num, den, paper_word, label) -> dict:
+    """A fixed load per iteration (the layouts fix it) as a word with its exact ratio."""
+    value = float(num[0] / den[0])
+    word = "same" if math.isclose(value, 1.0) else ("better" if value < 1 else "worse")
+    verdict = "reproduced" if word == paper_word else "partly"
+    return {
+        "ours": f"{word}: ×{value:.4g} on every seed",
+        "verdict": verdict,
+        "reason": _T1_REASON.get(label, "") if verdict != "reproduced" else "",
+    }
 
 
 def _table1_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
-    sett = join(nb.data, nb.schemes, "any delay model", nb.rule_text["gd"], nb.runs)
-    kw = {"setting": sett, "section": SECTIONS["sec6"], "basis": "paper"}
+    S = partial(
+        spec,
+        item="Table I",
+        setting=nb.run_setting("any delay model", nb.rule_text["gd"]),
+        section=SECTIONS["sec6"],
+        basis="paper",
+    )
     specs = []
     for metric, words in _PAPER_T1.items():
-        for technique, paper_word in zip(
-            ("coding (GC)", "grouping (G-GD)", "selection (LAG)"), words
-        ):
-            label = technique.split("(")[1].rstrip(")")
+        for (technique, label), word in zip(_TABLE1.items(), words):
+            column = _TABLE1_METRICS[metric]
+
+            def ratio(summary, label=label, column=column):
+                return {
+                    "numerator": seed_values(summary, column, label, first),
+                    "denominator": seed_values(summary, column, "GD", first),
+                }
+
+            def fixed(summary, ratio=ratio, label=label, word=word):
+                return _ratio_word(*ratio(summary).values(), word, label)
+
             quantity = f"{metric} per iteration, {technique} / GD"
-
-            def ratio(summary, label=label, column=_T1_COLUMN[metric]):
-                return seed_values(summary, column, label, first), seed_values(
-                    summary, column, "GD", first
-                )
-
-            if label != "LAG":  # a fixed load per iteration (the layouts fix it)
-
-                def measured(summary, ratio=ratio, label=label, paper_word=paper_word):
-                    num, den = ratio(summary)
-                    value = float(num[0] / den[0])
-                    word = (
-                        "same" if math.isclose(value, 1.0) else ("better" if value < 1 else "worse")
-                    )
-                    verdict = "reproduced" if word == paper_word else "partly"
-                    return {
-                        "ours": f"{word}: ×{value:.4g} on every seed",
-                        "verdict": verdict,
-                        "reason": _T1_REASON.get(label, "") if verdict != "reproduced" else "",
-                    }
-
+            if label != "LAG":
                 specs.append(
-                    spec(
+                    S(
                         "qualitative",
-                        "Table I",
-                        quantity,
-                        measured,
-                        paper=paper_word,
+                        quantity=quantity,
+                        measured=fixed,
+                        paper=word,
                         uncertainty="exact (a fixed load per iteration)",
-                        **kw,
                     )
                 )
             else:
                 specs.append(
-                    spec(
+                    S(
                         "comparison",
-                        "Table I",
-                        quantity,
-                        lambda summary, ratio=ratio: dict(
-                            zip(("numerator", "denominator"), ratio(summary))
-                        ),
-                        expected="less" if paper_word == "better" else "greater",
-                        paper_text=f"{paper_word} (ratio {'<' if paper_word == 'better' else '>'} 1)",
-                        **kw,
+                        quantity=quantity,
+                        measured=ratio,
+                        expected="less" if word == "better" else "greater",
+                        paper_text=f"{word} (ratio {'<' if word == 'better' else '>'} 1)",
                     )
                 )
     return specs
 
 
 def _robustness_specs(nb: Notebook) -> list:
-    specs = []
     n, r, g = nb.n_workers, nb.redundancy, nb.n_workers // nb.redundancy
     tolerance = {
         "coding (GC)": ("better", f"better: any r−1 = {r - 1} vs none for GD"),
         "grouping (G-GD)": ("better", f"better: any r−1 = {r - 1}, up to N−G = {n - g} vs none"),
         "selection (LAG)": ("same", "same: none (every selected worker is waited for), as GD"),
     }
-    for technique, (paper_word, ours) in tolerance.items():
-        specs.append(
-            spec(
-                "qualitative",
-                "Table I",
-                f"robustness to stragglers, {technique} / GD: stragglers tolerated",
-                paper=paper_word,
-                ours=ours,
-                verdict="reproduced",
-                setting=join(nb.schemes, "by construction of the layouts"),
-                uncertainty="exact (by construction)",
-                section=SECTIONS["sec6"],
-                basis="check",
-            )
+    return [
+        spec(
+            "qualitative",
+            "Table I",
+            f"robustness to stragglers, {technique} / GD: stragglers tolerated",
+            paper=paper_word,
+            ours=ours,
+            verdict="reproduced",
+            setting=join(nb.schemes, "by construction of the layouts"),
+            uncertainty="exact (by construction)",
+            section=SECTIONS["sec6"],
+            basis="check",
         )
-    return specs
+        for technique, (paper_word, ours) in tolerance.items()
+    ]
 
 
 def _time_per_iter_specs(nb: Notebook) -> list:
-    specs = []
-    for label, technique, eq in (("GC", "coding (GC)", "(24)"), ("LAG", "selection (LAG)", "(27)")):
-        why = (
-            "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)"
-            if label == "GC"
-            else "LAG waits for the slowest of fewer active workers (eq. 27)"
+    why = {
+        "GC": "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)",
+        "LAG": "LAG waits for the slowest of fewer active workers (eq. 27)",
+    }
+
+    def measured(label, dname):
+        def ratio(summary):
+            f = (
+                seed_values(summary, "time_per_iter_formula", label, dname)
+                / seed_values(summary, "time_per_iter_formula", "GD", dname)
+            ).mean()
+            return {
+                "numerator": seed_values(summary, "time_per_iter", label, dname),
+                "denominator": seed_values(summary, "time_per_iter", "GD", dname),
+                "expected": "greater" if f > 1 else "less",
+                "paper_text": f"formula ×{f:.3f}: {why[label]}",
+            }
+
+        return ratio
+
+    return [
+        spec(
+            "comparison",
+            f"eqs. (23), {eq} (reconstructed)",
+            f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
+            measured(label, dname),
+            setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
+            section=SECTIONS["sec6"],
+            basis="derived",
         )
-        for dname in nb.delays:
-
-            def measured(summary, label=label, dname=dname, why=why):
-                f = (
-                    seed_values(summary, "time_per_iter_formula", label, dname)
-                    / seed_values(summary, "time_per_iter_formula", "GD", dname)
-                ).mean()
-                return {
-                    "numerator": seed_values(summary, "time_per_iter", label, dname),
-                    "denominator": seed_values(summary, "time_per_iter", "GD", dname),
-                    "expected": "greater" if f > 1 else "less",
-                    "paper_text": f"formula ×{f:.3f}: {why}",
-                }
-
-            specs.append(
-                spec(
-                    "comparison",
-                    f"eqs. (23), {eq} (reconstructed)",
-                    f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
-                    measured,
-                    setting=join(
-                        nb.data, nb.schemes, nb.delay_text[dname], nb.rule_text["gd"], nb.runs
-                    ),
-                    section=SECTIONS["sec6"],
-                    basis="derived",
-                )
-            )
-    return specs
+        for label, technique, eq in (
+            ("GC", "coding (GC)", "(24)"),
+            ("LAG", "selection (LAG)", "(27)"),
+        )
+        for dname in nb.delays
+    ]
 
 
 def _beta_spec(nb: Notebook) -> list:
@@ -2080,64 +1741,69 @@ def _beta_spec(nb: Notebook) -> list:
 def _iteration_time_specs(nb: Notebook) -> list:
     kind = {label: scheme for label, scheme, _ in nb.configs}
     n_rows = len(nb.delays) * len(nb.labels)
-    specs = []
-    for dname in nb.delays:
-        for label in nb.labels:
-            fixed = kind[label] not in ("lag", "g-lag", "lagc")  # no selection: a fixed formula
 
-            def measured(summary, dname=dname, label=label, fixed=fixed):
-                sim = seed_values(summary, "time_per_iter", label, dname)
-                formula = seed_values(summary, "time_per_iter_formula", label, dname)
-                if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
-                    raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
-                samples, paper, unit = (
-                    (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
+    def measured(dname, label):
+        fixed = kind[label] not in _LAZY  # no selection: a fixed formula
+
+        def check(summary):
+            sim = seed_values(summary, "time_per_iter", label, dname)
+            formula = seed_values(summary, "time_per_iter_formula", label, dname)
+            if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
+                raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
+            samples, paper, unit = (
+                (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
+            )
+            m, lo, hi = mean_interval(samples)
+            reason = ""
+            if not lo <= paper <= hi:
+                se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
+                z = (m - paper) / se if se > 0 else math.inf
+                heavy = dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
+                reason = (
+                    f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} "
+                    "standard errors)"
+                    + (
+                        "; with Pareto shape β ≤ 2 the time of a wait-for-all "
+                        "iteration has infinite variance, so the t-interval over seeds under-covers"
+                        if heavy
+                        else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
+                    )
                 )
-                m, lo, hi = mean_interval(samples)
-                reason = ""
-                if not lo <= paper <= hi:
-                    se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
-                    z = (m - paper) / se if se > 0 else math.inf
-                    heavy = (
-                        dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
-                    )
-                    reason = (
-                        f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} "
-                        "standard errors)"
-                        + (
-                            "; with Pareto shape β ≤ 2 the time of a wait-for-all "
-                            "iteration has infinite variance, so the t-interval over seeds under-covers"
-                            if heavy
-                            else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
-                        )
-                    )
-                return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
+            return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
 
-            quantity = (
+        return check
+
+    return [
+        spec(
+            "interval",
+            _ITEM_T[kind[label]],
+            (
                 f"time per iteration, {label}, {dname}"
-                if fixed
+                if kind[label] not in _LAZY
                 else f"simulated / formula time per iteration, {label}, {dname}"
-            )
-            specs.append(
-                spec(
-                    "interval",
-                    _ITEM_T[kind[label]],
-                    quantity,
-                    measured,
-                    setting=join(
-                        nb.data, nb.schemes, nb.delay_text[dname], nb.rule_text["gd"], nb.runs
-                    ),
-                    section=SECTIONS["sec6"],
-                    basis="check",
-                )
-            )
-    return specs
+            ),
+            measured(dname, label),
+            setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
+            section=SECTIONS["sec6"],
+            basis="check",
+        )
+        for dname in nb.delays
+        for label in nb.labels
+    ]
 
 
 def _selection_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
-    specs = [
-        spec(
+    S = partial(spec, section=SECTIONS["sec6"], basis="derived")
+
+    def ratio(label):
+        return lambda summary: {
+            "numerator": seed_values(summary, "active_fraction", label, first, "theory"),
+            "denominator": seed_values(summary, "selection_bound", label, first, "theory"),
+        }
+
+    return [
+        S(
             "exact",
             "eq. (25) (reconstructed)",
             "per-unit selections ≤ ⌈K/(d_m+1)⌉ in every lazy run",
@@ -2145,29 +1811,20 @@ def _selection_specs(nb: Notebook) -> list:
                 "ours": str(bool(summary.loc[summary["lazy"], "eq25_respected"].all()))
             },
             paper="True",
-            setting=join(nb.data, nb.schemes, "both delay models and step-size rules", nb.runs),
-            section=SECTIONS["sec6"],
-            basis="derived",
+            setting=nb.run_setting("both delay models and step-size rules"),
         )
+    ] + [
+        S(
+            "comparison",
+            "eq. (26)/(30) (reconstructed)",
+            f"active fraction / bound 1−ΔC, {label}, theory α",
+            ratio(label),
+            expected="less",
+            paper_text="at most the bound (ratio < 1)",
+            setting=nb.run_setting(nb.rule_text["theory"]),
+        )
+        for label in nb.lazy
     ]
-    for label in nb.lazy:
-        specs.append(
-            spec(
-                "comparison",
-                "eq. (26)/(30) (reconstructed)",
-                f"active fraction / bound 1−ΔC, {label}, theory α",
-                lambda summary, label=label: {
-                    "numerator": seed_values(summary, "active_fraction", label, first, "theory"),
-                    "denominator": seed_values(summary, "selection_bound", label, first, "theory"),
-                },
-                expected="less",
-                paper_text="at most the bound (ratio < 1)",
-                setting=join(nb.data, nb.schemes, nb.rule_text["theory"], nb.runs),
-                section=SECTIONS["sec6"],
-                basis="derived",
-            )
-        )
-    return specs
 
 
 def _fixed_load(summary, label, column) -> float:
@@ -2176,54 +1833,28 @@ def _fixed_load(summary, label, column) -> float:
 
 
 def _table2_specs(nb: Notebook) -> list:
-    n, r = nb.n_workers, nb.redundancy
-    kw = {"section": SECTIONS["sec6"]}
+    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
+    S = partial(spec, section=SECTIONS["sec6"])
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
     )
-    t2, msg, grad = "Table II (reconstructed)", "messages_per_iter", "gradients_per_iter"
-    loads = [  # item, quantity, the formula's value, scheme, column
-        ("Table II, eq. (32) (reconstructed)", "messages per iteration, GD (2N)", 2 * n, "GD", msg),
-        (
-            "Table II, eq. (33) (reconstructed)",
-            "messages per iteration, GC (2N−r+1)",
-            2 * n - r + 1,
-            "GC",
-            msg,
-        ),
-        (
-            "Table II, eq. (35) (reconstructed)",
-            "messages per iteration, G-GD (N+N/r)",
-            n + n // r,
-            "G-GD",
-            msg,
-        ),
-        (t2, "gradients per iteration, GD (N)", n, "GD", grad),
-        (t2, "gradients per iteration, GC (rN)", r * n, "GC", grad),
-        (t2, "gradients per iteration, G-GD (rN)", r * n, "G-GD", grad),
+    msg, grad = "messages_per_iter", "gradients_per_iter"
+    loads = [  # eq. of Table II, quantity, the formula's value, scheme, column
+        ("32", "messages per iteration, GD (2N)", 2 * n, "GD", msg),
+        ("33", "messages per iteration, GC (2N−r+1)", 2 * n - r + 1, "GC", msg),
+        ("35", "messages per iteration, G-GD (N+N/r)", n + n // r, "G-GD", msg),
+        ("", "gradients per iteration, GD (N)", n, "GD", grad),
+        ("", "gradients per iteration, GC (rN)", r * n, "GC", grad),
+        ("", "gradients per iteration, G-GD (rN)", r * n, "G-GD", grad),
     ]
 
     def load(label, column):
         return lambda summary: {"ours": _fixed_load(summary, label, column)}
 
-    return [
-        spec("exact", item, q, load(lb, col), paper=v, setting=load_setting, basis="check", **kw)
-        for item, q, v, lb, col in loads
-    ] + _table2_bound_specs(nb, load_setting)
-
-
-def _table2_bound_specs(nb: Notebook, load_setting: str) -> list:
-    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
-    kw = {"section": SECTIONS["sec6"]}
-
     def within(summary):
         lazy = summary[summary["lazy"]]
-        ok = bool(
-            (
-                (lazy["time"] <= lazy["table2_time"])
-                & (lazy["communication"] <= lazy["table2_communication"])
-                & (lazy["computation"] <= lazy["table2_computation"])
-            ).all()
+        ok = all(
+            (lazy[q] <= lazy[f"table2_{q}"]).all() for q in ("time", "communication", "computation")
         )
         return {
             "ours": str(ok),
@@ -2240,80 +1871,78 @@ def _table2_bound_specs(nb: Notebook, load_setting: str) -> list:
         )
         return {"ours": str(ok)}
 
-    specs = [
-        spec(
-            "exact",
-            "text after eq. (33) (reconstructed)",
-            "GC communication saving over GD, 2N/(2N−r+1)",
-            lambda summary: {
-                "ours": _fixed_load(summary, "GD", "messages_per_iter")
-                / _fixed_load(summary, "GC", "messages_per_iter")
-            },
-            paper=2 * n / (2 * n - r + 1),
-            setting=load_setting,
-            basis="check",
-            **kw,
-        ),
-        spec(
-            "exact",
-            "Table II, eqs. (27), (31), (34) (reconstructed)",
-            "lazy schemes: measured ≤ per-iteration bound × iterations",
-            within,
-            paper="True",
-            setting=join(
-                nb.data,
-                nb.schemes,
-                "every lazy run, both delay models and step-size rules",
-                nb.runs,
+    def iter_ratio(label, rule):
+        return lambda summary: {
+            "numerator": seed_values(summary, "iter_bound", label, first, rule),
+            "denominator": seed_values(summary, "iterations", label, first, rule),
+        }
+
+    upper = {"expected": "greater", "paper_text": "an upper bound (ratio > 1)", "basis": "derived"}
+    eps = f"ε={EPS_REL:g}×Δ"
+    return (
+        [
+            S(
+                "exact",
+                f"Table II, eq. ({eq}) (reconstructed)" if eq else "Table II (reconstructed)",
+                q,
+                load(lb, col),
+                paper=v,
+                setting=load_setting,
+                basis="check",
+            )
+            for eq, q, v, lb, col in loads
+        ]
+        + [
+            S(
+                "exact",
+                "text after eq. (33) (reconstructed)",
+                "GC communication saving over GD, 2N/(2N−r+1)",
+                lambda summary: {
+                    "ours": _fixed_load(summary, "GD", msg) / _fixed_load(summary, "GC", msg)
+                },
+                paper=2 * n / (2 * n - r + 1),
+                setting=load_setting,
+                basis="check",
             ),
-            basis="derived",
-            **kw,
-        ),
-        spec(
-            "exact",
-            "Sec. V",
-            "GC and G-GD need exactly as many iterations as GD",
-            same_iters,
-            paper="True",
-            setting=join(nb.data, nb.schemes, "every seed, both step-size rules", nb.runs),
-            basis="check",
-            **kw,
-        ),
-        spec(
-            "comparison",
-            "eq. (19) (reconstructed)",
-            "I_GD(ε) / measured GD iterations",
-            lambda summary: {
-                "numerator": seed_values(summary, "iter_bound", "GD", first),
-                "denominator": seed_values(summary, "iterations", "GD", first),
-            },
-            expected="greater",
-            paper_text="an upper bound (ratio > 1)",
-            setting=join(nb.data, "α=1/L", f"ε={EPS_REL:g}×Δ", nb.runs),
-            basis="derived",
-            **kw,
-        ),
-    ]
-    for label in nb.lazy:
-        specs.append(
-            spec(
+            S(
+                "exact",
+                "Table II, eqs. (27), (31), (34) (reconstructed)",
+                "lazy schemes: measured ≤ per-iteration bound × iterations",
+                within,
+                paper="True",
+                setting=nb.run_setting("every lazy run, both delay models and step-size rules"),
+                basis="derived",
+            ),
+            S(
+                "exact",
+                "Sec. V",
+                "GC and G-GD need exactly as many iterations as GD",
+                same_iters,
+                paper="True",
+                setting=nb.run_setting("every seed, both step-size rules"),
+                basis="check",
+            ),
+            S(
+                "comparison",
+                "eq. (19) (reconstructed)",
+                "I_GD(ε) / measured GD iterations",
+                iter_ratio("GD", "gd"),
+                setting=join(nb.data, "α=1/L", eps, nb.runs),
+                **upper,
+            ),
+        ]
+        + [
+            S(
                 "comparison",
                 "eq. (20) (reconstructed)",
                 f"I_LAG(ε) / measured iterations, {label}, theory α",
-                lambda summary, label=label: {
-                    "numerator": seed_values(summary, "iter_bound", label, first, "theory"),
-                    "denominator": seed_values(summary, "iterations", label, first, "theory"),
-                },
-                expected="greater",
-                paper_text="an upper bound (ratio > 1)",
-                setting=join(
-                    nb.data, nb.schemes, nb.rule_text["theory"], f"ε={EPS_REL:g}×Δ", nb.runs
-                ),
-                basis="derived",
-                **kw,
+                iter_ratio(label, "theory"),
+                setting=nb.run_setting(nb.rule_text["theory"], eps),
+                **upper,
             )
-        )
-    return specs
+            for label in nb.lazy
+        ]
+    )
 
 
 # ---- Section 7: the paper's conclusion --------------------------------------------------
@@ -2361,45 +1990,31 @@ def _conclusion_specs(nb: Notebook) -> list:
                 )
             return {"numerator": num, "denominator": den, "reason": reason}
 
-        common = {"expected": "less", "section": SECTIONS["sec7"], "basis": "paper"}
-        if metric == "time":
-            specs.append(
-                spec(
-                    "comparison",
-                    "Sec. VI (abstract)",
-                    f"time to target, G-LAG / {other}, {dname}, {RULES[rule]}",
-                    measured,
-                    paper_text="G-LAG fastest (ratio < 1)",
-                    setting=join(
-                        nb.data, nb.schemes, nb.delay_text[dname], nb.rule_text[rule], nb.runs
-                    ),
-                    **common,
-                )
+        same = "the same for both delay models (the trajectories do not depend on the delays)"
+        specs.append(
+            spec(
+                "comparison",
+                "Sec. VI (abstract)",
+                f"{metric} to target, G-LAG / {other}, "
+                + (f"{dname}, " if metric == "time" else "")
+                + RULES[rule],
+                measured,
+                paper_text=f"G-LAG {'fastest' if metric == 'time' else 'fewest'} (ratio < 1)",
+                setting=nb.run_setting(
+                    nb.delay_text[dname] if metric == "time" else same, nb.rule_text[rule]
+                ),
+                expected="less",
+                section=SECTIONS["sec7"],
+                basis="paper",
             )
-        else:
-            specs.append(
-                spec(
-                    "comparison",
-                    "Sec. VI (abstract)",
-                    f"messages to target, G-LAG / {other}, {RULES[rule]}",
-                    measured,
-                    paper_text="G-LAG fewest (ratio < 1)",
-                    setting=join(
-                        nb.data,
-                        nb.schemes,
-                        "the same for both delay models (the trajectories do not depend on the delays)",
-                        nb.rule_text[rule],
-                        nb.runs,
-                    ),
-                    **common,
-                )
-            )
+        )
     return specs
 
 
 def _computation_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
     redundant = [label for label, scheme, _ in nb.configs if scheme in ("gc", "g-gd", "lagc")]
+    S = partial(spec, section=SECTIONS["sec7"], basis="paper")
     specs = []
     for rule, rule_short in RULES.items():
 
@@ -2439,16 +2054,14 @@ def _computation_specs(nb: Notebook) -> list:
             return {"ours": ours, "verdict": verdict, "reason": reason}
 
         specs.append(
-            spec(
+            S(
                 "qualitative",
                 "Sec. VI (abstract)",
                 f"computation to target: G-LAG low, {rule_short}",
                 measured,
                 paper="low computational cost",
-                setting=join(nb.data, nb.schemes, nb.rule_text[rule], nb.runs),
+                setting=nb.run_setting(nb.rule_text[rule]),
                 uncertainty=f"geometric mean [95 % t-interval of the log ratio over {nb.n_seeds} paired seeds]",
-                section=SECTIONS["sec7"],
-                basis="paper",
             )
         )
     return specs
@@ -2456,6 +2069,7 @@ def _computation_specs(nb: Notebook) -> list:
 
 def _best_specs(nb: Notebook) -> list:
     first = next(iter(nb.delays))
+    S = partial(spec, section=SECTIONS["sec7"], basis="paper")
     specs = []
     for rule, rule_short in RULES.items():
 
@@ -2487,24 +2101,15 @@ def _best_specs(nb: Notebook) -> list:
             return {"ours": ours, "verdict": verdict, "reason": reason}
 
         specs.append(
-            spec(
+            S(
                 "qualitative",
                 "Sec. VI (abstract)",
                 f"G-LAG best time and communication, {rule_short}",
                 measured,
                 paper="G-LAG best wall-clock time and communication (exponential and Pareto)",
-                setting=join(
-                    nb.data,
-                    nb.schemes,
-                    nb.delay_text["exponential"],
-                    nb.delay_text["pareto"],
-                    nb.rule_text[rule],
-                    nb.runs,
-                ),
+                setting=nb.run_setting(*nb.delay_text.values(), nb.rule_text[rule]),
                 uncertainty="summary of the paired comparison rows (95 % intervals)",
                 headline=True,
-                section=SECTIONS["sec7"],
-                basis="paper",
             )
         )
     return specs
@@ -2664,7 +2269,7 @@ def grid_verdict(nb: Notebook, grid, grid_summary, best_case, spread: float) -> 
 
 
 def _grid_specs(nb: Notebook) -> list:
-    sec = SECTIONS["sec9"]
+    S = partial(spec, section=SECTIONS["sec9"])
 
     def factor(grid, grid_summary):
         err = grid_facts(grid, grid_summary)["factor_err"]
@@ -2718,28 +2323,26 @@ def _grid_specs(nb: Notebook) -> list:
         }
 
     specs = [
-        spec(
+        S(
             "exact",
             "eq. (20) (reconstructed), our step size",
             "G-LAG/G-GD iterations at the step (1−√(Dξ))/L = 1/(1−√(Dξ)) ±5 % in every grid cell",
             factor,
             paper="True",
-            section=sec,
             basis="check",
         ),
-        spec(
+        S(
             "exact",
             "eqs. (20), (29)–(31) (reconstructed)",
             "bound ≥ simulated G-LAG iterations and time at the eq. (20) step, every grid cell",
             holds,
             paper="True",
             setting=join(nb.grid_setting, "both delay models"),
-            section=sec,
             basis="derived",
         ),
     ]
     specs += [
-        spec(
+        S(
             "comparison",
             "eqs. (20), (31) (reconstructed) vs simulation",
             f"bound / simulated G-LAG time, eq. (20) step, ξ={nb.xi:g}, D={nb.history}, {dname}",
@@ -2747,13 +2350,12 @@ def _grid_specs(nb: Notebook) -> list:
             expected="greater",
             paper_text="an upper bound (ratio > 1)",
             setting=join(nb.grid_setting, nb.delay_text[dname]),
-            section=sec,
             basis="derived",
         )
         for dname in nb.delays
     ]
     specs.append(
-        spec(
+        S(
             "qualitative",
             "eqs. (20), (29)–(31) (reconstructed) over (ξ, D)",
             "G-LAG vs G-GD time: bound and simulation over the (ξ, D) grid",
@@ -2762,7 +2364,6 @@ def _grid_specs(nb: Notebook) -> list:
             verdict="partly",
             setting=join(nb.grid_setting, nb.delay_text["exponential"], nb.delay_text["pareto"]),
             uncertainty=f"95 % t-intervals of the log ratio over {nb.grid_seeds} paired seeds",
-            section=sec,
             basis="derived",
         )
     )

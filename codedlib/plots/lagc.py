@@ -32,13 +32,13 @@ LABELS = {
     "lag": "Fig. 4: LAG (N=3)",
     "g_lag": "Fig. 5(a): G-LAG (N=6, r=2, G=3)",
     "lagc": "Fig. 5(b): LAGC (N=6, r=2, G=2)",
-    # table2_check and compare_schemes
+    # run_checks and compare_schemes
     "iter_bound": "I(eps) eq. 19/20",
     "table2_time": "time Table II",
     "table2_communication": "communication Table II",
     "table2_computation": "computation Table II",
     "upper_bound": "upper bound",
-    # selection_check
+    # run_checks
     "selection_bound": "bound_1_minus_dC",
     # complexity_curves
     "redundancy": "r",

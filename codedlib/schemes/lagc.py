@@ -12,6 +12,11 @@ over one data partition, ``codedlib.problems`` convention). All schemes share
   (downloads + uploads, eq. 7), computation load (fine-partition gradients, eq. 8), training
   optimality gap ``F(θ^k) - F*`` (eq. 9), and complexities at a target gap (eq. 10-12).
 
+Every ``run_*`` takes the simulation keywords ``delay`` (the unit-load delay) or ``delays``
+(a :class:`DelayStream` several runs share), ``replicas`` and ``rng`` (of the delay draws),
+``max_iter`` (1000), ``gap_tol`` (stop at the first gap below it), ``f_star`` (default: the
+loss at the optimum) and ``keep_iterates``.
+
 Because the PS selection of LAG/LAGC (eq. 13/17) depends only on iterates and GC decodes
 the exact gradient, the trajectory does not depend on the delays: replica 0 picks the
 survivors used for decoding and every replica's times are recorded, so expected times are
@@ -54,7 +59,6 @@ from codedlib.theory.lagc import LAGCLayout, lag_stepsize, lagc_layout, scheme_l
 __all__ = [
     "DelayStream",
     "SchemeRun",
-    "compare_schemes",
     "run_g_gd",
     "run_g_lag",
     "run_gc",
@@ -236,8 +240,19 @@ class _Setup:
 
 
 def _setup(
-    problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
+    problem,
+    n_workers,
+    *,
+    delay=None,
+    delays=None,
+    replicas: int = 1,
+    rng=None,
+    max_iter: int = 1000,
+    gap_tol=None,
+    f_star=None,
+    keep_iterates: bool = False,
 ):
+    """The simulation keywords every ``run_*`` takes (``**sim``), checked."""
     n_workers = check_int("n_workers", n_workers, low=1)
     if not hasattr(problem, "partial_gradient"):
         raise ValueError(f"problem must provide partial_gradient, got problem={problem!r}")
@@ -386,24 +401,15 @@ def run_gd(
     problem,
     n_workers: int,
     *,
-    delay=None,
-    delays=None,
     stepsize=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    replicas: int = 1,
-    rng=None,
-    f_star=None,
-    keep_iterates: bool = False,
+    **sim,
 ) -> SchemeRun:
     """Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
 
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
     Stepsize ``1/L`` by default (eq. 19).
     """
-    s = _setup(
-        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
-    )
+    s = _setup(problem, n_workers, **sim)
     N = n_workers
     alpha = _plain_stepsize(stepsize, s)
     theta = problem.initial_point().astype(float)
@@ -426,24 +432,15 @@ def run_gc(
     n_workers: int,
     redundancy: int,
     *,
-    delay=None,
-    delays=None,
     stepsize=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    replicas: int = 1,
-    rng=None,
-    f_star=None,
-    keep_iterates: bool = False,
+    **sim,
 ) -> SchemeRun:
     """Gradient coding (Section III-A, Tandon et al.): worker ``i`` stores partitions
     ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
     and the fastest one sends the plain sum (no coding).
     """
-    s = _setup(
-        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
-    )
+    s = _setup(problem, n_workers, **sim)
     N = n_workers
     r = check_int("redundancy", redundancy, low=1, high=N)
     alpha = _plain_stepsize(stepsize, s)
@@ -476,15 +473,8 @@ def run_lag_ps(
     *,
     xi: float,
     history: int,
-    delay=None,
-    delays=None,
     stepsize=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    replicas: int = 1,
-    rng=None,
-    f_star=None,
-    keep_iterates: bool = False,
+    **sim,
 ) -> SchemeRun:
     """LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
 
@@ -496,9 +486,7 @@ def run_lag_ps(
     contacted workers and reuses the others' stale gradients (14). Stepsize
     ``(1 - sqrt(Dξ))/L`` by default (eq. 20).
     """
-    s = _setup(
-        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
-    )
+    s = _setup(problem, n_workers, **sim)
     M = n_workers
     xi, history, alpha = _check_lazy(xi, history, stepsize, s)
     L_m = np.array([s.range_smoothness(m, m + 1) for m in range(M)])
@@ -547,16 +535,9 @@ def run_lagc(
     xi: float = 0.0,
     history: int = 10,
     lazy: bool = True,
-    delay=None,
-    delays=None,
     stepsize=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    replicas: int = 1,
-    rng=None,
-    f_star=None,
-    keep_iterates: bool = False,
     scheme: str = "lagc",
+    **sim,
 ) -> SchemeRun:
     """Lazily aggregated gradient coding (Algorithm 1, eq. 17-18).
 
@@ -572,9 +553,7 @@ def run_lagc(
     the stale gradients of the other groups (18). Stepsize ``(1 - sqrt(Dξ))/L`` when lazy,
     ``1/L`` otherwise.
     """
-    s = _setup(
-        problem, n_workers, delay, delays, replicas, rng, max_iter, gap_tol, f_star, keep_iterates
-    )
+    s = _setup(problem, n_workers, **sim)
     layout = lagc_layout(n_workers, redundancy, n_groups)
     if lazy:
         xi, history, alpha = _check_lazy(xi, history, stepsize, s)
@@ -696,43 +675,3 @@ def run_scheme(
     raise ValueError(
         f"scheme must be one of ('gd', 'gc', 'lag', 'g-gd', 'g-lag', 'lagc'), got scheme={scheme!r}"
     )
-
-
-def compare_schemes(
-    problem,
-    n_workers: int,
-    redundancy: int,
-    configs,
-    *,
-    delay,
-    xi: float,
-    history: int,
-    replicas: int = 1,
-    rng=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    f_star=None,
-) -> dict:
-    """Run several schemes on the same delay draws.
-
-    ``configs`` is a sequence of ``(label, scheme, n_groups)``. Returns ``{label: SchemeRun}``.
-    """
-    delays = DelayStream(delay, n_workers, replicas, rng)
-    if f_star is None:
-        f_star = problem.loss(problem.optimum())
-    out = {}
-    for label, scheme, n_groups in configs:
-        out[label] = run_scheme(
-            scheme,
-            problem,
-            n_workers,
-            redundancy,
-            n_groups,
-            delays=delays,
-            xi=xi,
-            history=history,
-            max_iter=max_iter,
-            gap_tol=gap_tol,
-            f_star=f_star,
-        )
-    return out
