@@ -203,7 +203,8 @@ class GradientCode:
 def structured_null_space(
     n: int, s: int, rng: RngLike = None, perturbation: float = 0.1
 ) -> np.ndarray:
-    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code`.
+    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code` (CR
+    Section II-C).
 
     ``H[:, m] = E[:, m mod (s+1)]`` with ``E`` an orthonormal basis of zero-sum vectors of
     R^{s+1}; exact when ``(s+1) | n`` (then ``B`` is the all-ones band), else perturbed by
@@ -288,7 +289,8 @@ def cyclic_repetition_code(
 def gradient_code_from_matrices(
     B, s: int, A=None, *, validate: bool = True, max_patterns: int = DEFAULT_MAX_PATTERNS
 ) -> GradientCode:
-    """Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code.
+    """Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code (CR
+    Section II-C, e.g. eq. (4)).
 
     ``validate`` checks all C(n, s) straggler patterns (at most ``max_patterns``): surviving
     rows span the all-ones row; row ``f`` of ``A`` (``itertools.combinations`` order) vanishes

@@ -118,7 +118,7 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
 
 
 def column_weights(n: int, k: int, w: int) -> np.ndarray:
-    """Column weights of :func:`mask_matrix`: k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋."""
+    """Column weights of :func:`mask_matrix` (Algorithm 4): k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋."""
     n, k, w = _check_nkw(n, k, w)
     p = _split_parameters(n, k, w)
     return np.array([p["d_h"]] * p["k_h"] + [p["d_l"]] * p["k_l"], dtype=int)
@@ -205,7 +205,8 @@ def _check_tolerance(n, k, w):
 
 
 def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64) -> int:
-    """A primitive root exponent q that minimises max |B| for the mask of (n, k, w).
+    """A primitive root exponent q that minimises max |B| for the mask of (n, k, w) (ours: Sec. 3.3
+    with α^q in place of α).
 
     With q = 1 the zeros of each t_j sit on one arc and |B| grows exponentially in n; spreading
     them keeps the round-off small. Tries up to ``max_candidates`` q <= n/2 coprime with n.
@@ -490,7 +491,7 @@ def decoding_accuracy(
     dim: int = 8,
     rng=None,
 ) -> dict:
-    """Round-off of online decoding for one code, worst-case and random survivor sets.
+    """Round-off of online decoding (Algorithm 3) for one code, worst-case and random survivor sets.
 
     Largest ‖Re(a C_F) − 1g‖/‖1g‖, imaginary part and residual over every rotation of the
     worst-case arc and ``n_random`` random sets; g is standard normal, k × ``dim``.

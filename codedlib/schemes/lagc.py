@@ -654,7 +654,8 @@ def run_g_lag(
 def run_scheme(
     scheme: str, problem, n_workers: int, redundancy: int = 1, n_groups: int | None = None, **kwargs
 ) -> SchemeRun:
-    """Dispatch by name: ``gd``, ``gc``, ``lag``, ``g-gd``, ``g-lag``, ``lagc``."""
+    """Dispatch by name to the schemes of Sections III–IV: ``gd``, ``gc``, ``lag``, ``g-gd``,
+    ``g-lag``, ``lagc``."""
     if scheme == "gd":
         kwargs.pop("xi", None), kwargs.pop("history", None)
         return run_gd(problem, n_workers, **kwargs)

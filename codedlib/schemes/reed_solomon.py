@@ -133,12 +133,12 @@ def chunk_gradient_function(problem, bounds):
 
 
 def chunk_gradients(problem, theta, bounds) -> np.ndarray:
-    """Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk."""
+    """Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk (Sec. 2.1)."""
     return chunk_gradient_function(problem, bounds)(theta)
 
 
 def nesterov(theta, theta_prev, step: int) -> np.ndarray:
-    """Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
+    """Sec. 6: Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
     return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
 
 
@@ -226,7 +226,7 @@ def simulate_schemes(
     delays: np.ndarray | None = None,
     record_interval: float | None = None,
 ) -> pd.DataFrame:
-    """Run every scheme with Nesterov's accelerated gradient until ``time_budget`` seconds.
+    """Sec. 6, Fig. 2: every scheme with Nesterov's accelerated gradient until ``time_budget`` seconds.
 
     All schemes start from ``problem.initial_point()`` and see the same delay matrix (drawn
     with ``rng`` unless ``delays`` is given). Returns one row per (scheme, iteration) with

@@ -147,7 +147,7 @@ class LAGCLayout:
 
 
 def lagc_layout(n_workers: int, redundancy: int, n_groups: int) -> LAGCLayout:
-    """Validated :class:`LAGCLayout`; ``G`` must divide ``N`` and ``1 <= r <= N``."""
+    """Validated :class:`LAGCLayout` (LAGC Section IV); ``G`` must divide ``N`` and ``1 <= r <= N``."""
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_groups = check_int("n_groups", n_groups, low=1, high=n_workers)
@@ -211,7 +211,7 @@ def exponential_delay(mean: float):
 
 
 def pareto_delay(scale: float, shape: float):
-    """Unit-load Pareto computing time, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``."""
+    """Unit-load Pareto computing time of LAGC Section II, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``."""
     return pareto(
         check_real("scale", scale, low=0.0, low_open=True),
         check_real("shape", shape, low=0.0, low_open=True),
@@ -444,7 +444,7 @@ def iteration_complexity_lag(
 
 
 def lag_stepsize(total_smoothness: float, xi: float, history: int) -> float:
-    """LAG stepsize ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``)."""
+    """LAG stepsize (LAGC Section III-B) ``α = (1 - sqrt(Dξ))/L`` (reduces to ``1/L`` for ``ξ = 0``)."""
     total_smoothness = check_real("total_smoothness", total_smoothness, low=0.0, low_open=True)
     xi, history = _check_lag(xi, history)
     return (1.0 - math.sqrt(history * xi)) / total_smoothness
