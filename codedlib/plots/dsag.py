@@ -135,19 +135,17 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
     """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed)."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
-        tr = data.workers[w].trace
-        for col, fit_key, style in (("compute_time", "comp_fit", "-"),):
-            x = np.sort(tr[col].to_numpy())
-            ax.step(
-                x,
-                np.arange(1, x.size + 1) / x.size,
-                style,
-                color=f"C{j}",
-                where="post",
-                label=f"worker {w} computation (recorded)",
-            )
-            grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
-            ax.plot(grid, getattr(data.workers[w], fit_key).cdf(grid), "k--", lw=1)
+        x = np.sort(data.workers[w].trace["compute_time"].to_numpy())
+        ax.step(
+            x,
+            np.arange(1, x.size + 1) / x.size,
+            "-",
+            color=f"C{j}",
+            where="post",
+            label=f"worker {w} computation (recorded)",
+        )
+        grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
+        ax.plot(grid, data.workers[w].comp_fit.cdf(grid), "k--", lw=1)
     ax.plot([], [], "k--", lw=1, label="fitted gamma")
     ax.set_xlabel("computation latency [s]")
     ax.set_ylabel("CDF")
