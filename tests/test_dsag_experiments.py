@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from codedlib.claims import mean_interval
 from codedlib.experiments import dsag as ex
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.latency.gamma_model import GammaLatencyModel, burst_slowdown, order_statistic_latency
@@ -189,6 +190,7 @@ def test_fig7_repeated_and_final_latency():
     tail = sub[sub.iteration >= sub.iteration.max() + 1 - 10]
     expected = tail.groupby("iteration").latency.max().mean()
     assert last.loc[0, "not_balanced"] == pytest.approx(expected)
+    assert last.attrs["mean"] == {c: last[c].mean() for c in ("load_balanced", "not_balanced")}
     with pytest.raises(ValueError, match="last must satisfy"):
         ex.fig7_final_latency(df, last=0)
 
@@ -324,7 +326,13 @@ def test_dsag_plots_draw_bands_and_captions():
 
     df = _toy_runs()
     ps = ex.time_to_gap_per_seed(df, gaps=(1e-2, 1e-8))
-    summary = ex.time_to_gap_summary(ps, ["fast", "slow"])
+    summary = ex.time_to_gap_summary(ps, ["fast", "slow"]).set_index(["method", "gap"])
+    # every seed reached 1e-2: the t-interval; 'slow' missed 1e-8 once: the mean of the others
+    fast = ps[(ps.method == "fast") & (ps.gap == 1e-2)].time
+    assert tuple(summary.loc[("fast", 1e-2), ["mean", "low", "high"]]) == mean_interval(fast)
+    slow = summary.loc[("slow", 1e-8)]
+    assert slow.never == 1 and slow.n == 3 and np.isnan(slow.low)
+    summary = summary.reset_index()
     fig = dp.plot_convergence_bands(ex.convergence_band(df), ps, summary)
     assert len(fig.axes) == 2
     dp.add_caption(fig, "stand-in: toy runs")
@@ -532,3 +540,14 @@ def test_correlated_logistic_stand_in_and_static_spreads():
     assert ex.static_spread("logistic", "aws") > ex.static_spread("logistic", "ex3")
     with pytest.raises(ValueError, match="cluster"):
         ex.static_spread("pca", "azure")
+
+
+def test_experiments_read_recorded_runs_without_importing_runtime():
+    """The experiments layer gets recorded runs passed in (runtime.validation reads them)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(ex.__file__).read_text(encoding="utf-8"))
+    modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in modules if m.startswith("codedlib.runtime")]

@@ -1986,10 +1986,8 @@ def coordinator_semantics(
             }
         )
     table = pd.DataFrame(rows)
-    conv = semantics_effect_on_convergence(
+    conv = semantics_effect_on_convergence(  # logistic regression, time to a gap of 1e-6
         seeds,
-        kind="logistic",
-        gap=1e-6,
         n_workers=n_workers,
         w=w,
         labels=(f"DSAG w={w}",),
