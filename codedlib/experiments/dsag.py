@@ -283,13 +283,22 @@ def fig5_order_statistics(
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
     trace = record_trace(truth, n_iterations, rng=rng)
-    fit = fit_gamma_model(trace)
     totals = (trace.comm_time + trace.compute_time).to_numpy().reshape(n_iterations, n_workers)
-    ks = np.arange(1, n_workers + 1)
-    recorded = np.sort(totals, axis=1).mean(axis=0)
-    hetero = order_statistic_latency(fit, ks, replicas=replicas, rng=rng)
-    iid = order_statistic_latency(fit.iid(), ks, replicas=replicas, rng=rng)
-    return pd.DataFrame({"w": ks, "recorded": recorded, "heterogeneous": hetero, "iid": iid})
+    return _order_statistics(totals, fit_gamma_model(trace), replicas, rng)
+
+
+def _order_statistics(totals, fit, replicas, rng) -> pd.DataFrame:
+    """Fig. 5's columns: the mean w-th fastest of ``totals`` (iterations × workers) and the
+    per-worker and i.i.d. models' Monte Carlo predictions of it."""
+    ks = np.arange(1, totals.shape[1] + 1)
+    return pd.DataFrame(
+        {
+            "w": ks,
+            "recorded": np.sort(totals, axis=1).mean(axis=0),
+            "heterogeneous": order_statistic_latency(fit, ks, replicas=replicas, rng=rng),
+            "iid": order_statistic_latency(fit.iid(), ks, replicas=replicas, rng=rng),
+        }
+    )
 
 
 def fig6_cumulative_latency(
@@ -811,19 +820,8 @@ def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | N
     lat = (sub.compute_time + sub.comm_time).to_numpy()
     if len(sub) != len(full) * N:
         return None
-    order = np.argsort(sub.iteration.to_numpy(), kind="stable")
-    totals = lat[order].reshape(len(full), N)
-    fit = fit_gamma_model(trace)
-    ks = np.arange(1, N + 1)
-    rng = as_generator(rng)
-    return pd.DataFrame(
-        {
-            "w": ks,
-            "recorded": np.sort(totals, axis=1).mean(axis=0),
-            "heterogeneous": order_statistic_latency(fit, ks, replicas=replicas, rng=rng),
-            "iid": order_statistic_latency(fit.iid(), ks, replicas=replicas, rng=rng),
-        }
-    )
+    totals = lat[np.argsort(sub.iteration.to_numpy(), kind="stable")].reshape(len(full), N)
+    return _order_statistics(totals, fit_gamma_model(trace), replicas, as_generator(rng))
 
 
 #: The margin rule of ``codedlib.runtime``'s DSAG coordinator (it waits out the whole margin and

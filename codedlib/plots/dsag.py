@@ -47,13 +47,7 @@ def with_labels(table):
     replaced, float column labels (the gaps of
     :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06").
     """
-
-    def label(column):
-        if isinstance(column, float):
-            return f"{column:g}"
-        return LABELS.get(column, column)
-
-    return table.rename(columns=label)
+    return table.rename(columns=lambda c: f"{c:g}" if isinstance(c, float) else LABELS.get(c, c))
 
 
 def add_caption(fig, text, fontsize="small"):
@@ -283,14 +277,8 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
         runs = ("load_balanced", "not_balanced")
         for _, row in summary.iterrows():
             ax.plot([0, 1], [row[r] for r in runs], "-o", color="0.5", ms=4, lw=1)
-        ax.plot(
-            [0, 1],
-            [summary.attrs["mean"][r] for r in runs],
-            "s",
-            color="k",
-            ms=7,
-            label="mean over seeds",
-        )
+        means = [summary.attrs["mean"][r] for r in runs]
+        ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
         ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
         ax.set_xlim(-0.4, 1.4)
         ax.set_ylabel("iteration latency [s]")
@@ -345,7 +333,7 @@ def plot_convergence_bands(
     ``time_to_gap_summary``: its methods and gaps), the time each method takes to reach each
     gap: every seed as a dot, the mean with its 95 % t-interval as an error bar (right).
     """
-    two = per_seed is not None
+    two = per_seed is not None and summary is not None
     if axes is None:
         if two:
             fig, axes = subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
