@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from codedlib.claims import mean_interval
 from codedlib.experiments import dsag as ex
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.latency.gamma_model import GammaLatencyModel, burst_slowdown, order_statistic_latency
@@ -94,7 +95,6 @@ def test_burst_slowdown_statistics():
 
 def test_fig1_slopes_follow_the_load():
     data = ex.fig1_load_scaling(loads=(1.0, 2.0, 4.0), n_workers=20, n_iterations=100, rng=0)
-    assert isinstance(data, ex.LoadScalingResult)
     avg = data.average.set_index("load")
     assert avg.loc[4.0, "mean"] / avg.loc[1.0, "mean"] == pytest.approx(4.0, rel=0.1)
     assert avg.loc[4.0, "var"] / avg.loc[1.0, "var"] == pytest.approx(16.0, rel=0.3)
@@ -119,7 +119,6 @@ def test_widget_functions():
     pred = latency_prediction(
         12, 3, 10, "3 workers x2", burst_rate=0.01, n_iterations=50, replicas=5, rng=0
     )
-    assert isinstance(pred, ex.LatencyPredictionResult)
     assert pred.event_driven >= pred.order_statistic > 0
     assert pred.participation.shape == (12,)
     df = quick_convergence(6, 2, 2, 0.9, "linear (Sec. VII-B)", time_limit=3.0, rng=0)
@@ -191,6 +190,7 @@ def test_fig7_repeated_and_final_latency():
     tail = sub[sub.iteration >= sub.iteration.max() + 1 - 10]
     expected = tail.groupby("iteration").latency.max().mean()
     assert last.loc[0, "not_balanced"] == pytest.approx(expected)
+    assert last.attrs["mean"] == {c: last[c].mean() for c in ("load_balanced", "not_balanced")}
     with pytest.raises(ValueError, match="last must satisfy"):
         ex.fig7_final_latency(df, last=0)
 
@@ -240,7 +240,6 @@ def test_event_driven_timing_shape_only():
         n_workers=10, w=5, n_iterations=10, repeats=2, number=2, reference_calls=1, rng=0
     )
     # wall-clock values are never asserted, only what the function returns
-    assert isinstance(out, ex.EventDrivenTimingResult)
     assert out.compiled_ms.shape == (2,) and np.all(out.compiled_ms > 0)
     assert out.heapq_ms > 0
 
@@ -257,12 +256,11 @@ def test_trace_gamma_ks_on_a_gamma_trace():
 
 def test_trace_dsag_predictions_on_the_shipped_trace():
     from codedlib.runtime.traces import trace_path
+    from codedlib.runtime.validation import recorded_dsag_run
 
-    out = ex.trace_dsag_predictions(
-        trace_path("dsag-N12-w6-bursts"), replicas=20, long_iterations=400, rng=0
-    )
+    run = recorded_dsag_run(trace_path("dsag-N12-w6-bursts"))
+    out = ex.trace_dsag_predictions(run, replicas=20, long_iterations=400, rng=0)
     # the injected delays are redrawn exactly from the command in the trace's header
-    assert isinstance(out, ex.TraceDsagPredictionsResult)
     assert out.injected_mismatch < 1e-6
     assert out.w == 6 and out.n_iterations == 40
     assert out.recorded == pytest.approx(out.recorded_cumulative[-1])
@@ -293,13 +291,14 @@ def test_trace_dsag_predictions_on_the_shipped_trace():
 
 def test_trace_dsag_predictions_rejects_other_traces(tmp_path):
     from codedlib.runtime.traces import trace_path
+    from codedlib.runtime.validation import recorded_dsag_run
 
     with pytest.raises(ValueError, match="not a DSAG one"):
-        ex.trace_dsag_predictions(trace_path("umw-N12-real"), replicas=2)
+        recorded_dsag_run(trace_path("umw-N12-real"))
     bare = tmp_path / "bare.csv"
     bare.write_text("iteration,worker,compute_time,comm_time,fresh,wall_clock\n0,0,1,1,True,2\n")
     with pytest.raises(ValueError, match="has no '# command:"):
-        ex.trace_dsag_predictions(bare, replicas=2)
+        recorded_dsag_run(bare)
 
 
 def test_fig8_records_fresh_results_and_workload():
@@ -327,7 +326,14 @@ def test_dsag_plots_draw_bands_and_captions():
 
     df = _toy_runs()
     ps = ex.time_to_gap_per_seed(df, gaps=(1e-2, 1e-8))
-    fig = dp.plot_convergence_bands(ex.convergence_band(df), ps, methods=["fast", "slow"])
+    summary = ex.time_to_gap_summary(ps, ["fast", "slow"]).set_index(["method", "gap"])
+    # every seed reached 1e-2: the t-interval; 'slow' missed 1e-8 once: the mean of the others
+    fast = ps[(ps.method == "fast") & (ps.gap == 1e-2)].time
+    assert tuple(summary.loc[("fast", 1e-2), ["mean", "low", "high"]]) == mean_interval(fast)
+    slow = summary.loc[("slow", 1e-8)]
+    assert slow.never == 1 and slow.n == 3 and np.isnan(slow.low)
+    summary = summary.reset_index()
+    fig = dp.plot_convergence_bands(ex.convergence_band(df), ps, summary)
     assert len(fig.axes) == 2
     dp.add_caption(fig, "stand-in: toy runs")
     assert any("stand-in: toy runs" in t.get_text() for t in fig.texts)
@@ -534,3 +540,14 @@ def test_correlated_logistic_stand_in_and_static_spreads():
     assert ex.static_spread("logistic", "aws") > ex.static_spread("logistic", "ex3")
     with pytest.raises(ValueError, match="cluster"):
         ex.static_spread("pca", "azure")
+
+
+def test_experiments_read_recorded_runs_without_importing_runtime():
+    """The experiments layer gets recorded runs passed in (runtime.validation reads them)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(ex.__file__).read_text(encoding="utf-8"))
+    modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in modules if m.startswith("codedlib.runtime")]

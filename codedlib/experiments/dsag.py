@@ -9,13 +9,12 @@ recorded as traces in the ``data/traces`` format, from which the model is fitted
 as one would fit a recorded trace (:func:`codedlib.latency.gamma_model.fit_gamma_model`).
 The same pipeline runs on real traces when they exist (:func:`load_traces`).
 
-The ``*_measure`` functions run one seed for :func:`codedlib.replicate.over_seeds`
-(``fig7_repeated`` still loops itself: its per-seed marks); the summaries next to them (:func:`order_statistic_errors`,
-:func:`cumulative_endpoints`, :func:`fig7_final_latency`, :func:`time_to_gap_per_seed`,
-:func:`paired_times`, :func:`convergence_band`) give the per-seed numbers the notebook's claims
-table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG run against
-models of decreasing fidelity; it reads the run's configuration with ``codedlib.runtime``
-(imported lazily, only there).
+The ``*_measure`` functions run one seed for :func:`codedlib.replicate.over_seeds`; the
+summaries next to them (:func:`order_statistic_errors`, :func:`cumulative_endpoints`,
+:func:`fig7_final_latency`, :func:`time_to_gap_per_seed`, :func:`paired_times`,
+:func:`convergence_band`) give the per-seed numbers the notebook's claims table turns into
+intervals. :func:`trace_dsag_predictions` checks a recorded DSAG run (read by
+:func:`codedlib.runtime.validation.recorded_dsag_run`) against models of decreasing fidelity.
 
 Reference: severinson2023dsag.
 """
@@ -23,9 +22,8 @@ Reference: severinson2023dsag.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -47,7 +45,7 @@ from codedlib.latency.gamma_model import (
 )
 from codedlib.latency.models import linear_slowdown
 from codedlib.problems import PCA, LogisticRegression, sparse_lowrank_binary, standardize
-from codedlib.progress import track
+from codedlib.replicate import first_reach, over_seeds
 from codedlib.schemes.dsag import (
     LoadBalancerConfig,
     gram_schmidt,
@@ -86,14 +84,7 @@ __all__ = [
     "aws_setting",
     "ratio_text",
     "pct",
-    "BurstsResult",
-    "EventDrivenTimingResult",
-    "LatencyCdfsResult",
-    "LatencyPredictionResult",
-    "LoadScalingResult",
     "SLOWDOWN_PATTERNS",
-    "TraceDsagPredictionsResult",
-    "WorkerLatencyFit",
     "explorer_cluster",
     "latency_prediction",
     "lb_gain_vs_task_noise",
@@ -134,6 +125,11 @@ __all__ = [
     "record_trace",
     "time_to_gap",
     "time_to_gap_per_seed",
+    "time_to_gap_summary",
+    "fig7_measure",
+    "lb_gain_measure",
+    "semantics_measure",
+    "sgd_floor_measure",
     "trace_cumulative_latency",
     "trace_dsag_predictions",
     "trace_gamma_ks",
@@ -205,19 +201,9 @@ def load_traces(directory="data/traces") -> dict:
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class LoadScalingResult:
-    """Fig. 1 data (:func:`fig1_load_scaling`)."""
-
-    workers: pd.DataFrame
-    average: pd.DataFrame
-    mean_slope: float
-    var_slope: float
-
-
 def fig1_load_scaling(
     loads=(0.25, 0.5, 1.0, 2.0, 4.0), n_workers=100, n_iterations=200, rng=None
-) -> LoadScalingResult:
+) -> SimpleNamespace:
     """Fig. 1: per-worker mean and variance of computation latency vs computational load.
 
     For each load a fresh set of workers (new instances, as in the paper) runs
@@ -234,7 +220,7 @@ def fig1_load_scaling(
             rows.append((load, i, fit.comp_mean[i], fit.comp_var[i]))
     df = pd.DataFrame(rows, columns=["load", "worker", "mean", "var"])
     avg = df.groupby("load")[["mean", "var"]].mean().reset_index()
-    return LoadScalingResult(
+    return SimpleNamespace(
         workers=df,
         average=avg,
         mean_slope=fit_line_through_origin(df["load"], df["mean"]),
@@ -242,25 +228,7 @@ def fig1_load_scaling(
     )
 
 
-@dataclass(frozen=True, eq=False)
-class WorkerLatencyFit:
-    """One worker's recorded latency and fitted gammas (:func:`fig3_cdfs`)."""
-
-    trace: pd.DataFrame
-    comp_fit: Any
-    comm_fit: Any
-    mean_total: float
-
-
-@dataclass(frozen=True, eq=False)
-class LatencyCdfsResult:
-    """Figs. 2-3 data (:func:`fig3_cdfs`)."""
-
-    workers: dict[int, WorkerLatencyFit]
-    slower_by: float
-
-
-def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
+def fig3_cdfs(trace, workers=(0, 1)) -> SimpleNamespace:
     """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas."""
     from scipy import stats
 
@@ -270,29 +238,19 @@ def fig3_cdfs(trace, workers=(0, 1)) -> LatencyCdfsResult:
     for w in workers:
         sub = trace[trace.worker == w]
         j = ids.index(w)
-        out[w] = WorkerLatencyFit(
+        out[w] = SimpleNamespace(
             trace=sub[["iteration", "comm_time", "compute_time"]].reset_index(drop=True),
             comp_fit=stats.gamma(fit.comp_shape[j], scale=fit.comp_scale[j]),
             comm_fit=stats.gamma(fit.comm_shape[j], scale=fit.comm_scale[j]),
             mean_total=float(sub.comm_time.mean() + sub.compute_time.mean()),
         )
     a, b = (out[w].mean_total for w in workers)
-    return LatencyCdfsResult(workers=out, slower_by=b / a - 1)
-
-
-@dataclass(frozen=True, eq=False)
-class BurstsResult:
-    """Fig. 4 data (:func:`fig4_bursts`)."""
-
-    trace: pd.DataFrame
-    in_burst: np.ndarray
-    any_burst_fraction: float
-    model: GammaLatencyModel
+    return SimpleNamespace(workers=out, slower_by=b / a - 1)
 
 
 def fig4_bursts(
     n_workers=36, n_iterations=600, p_enter=0.004, p_exit=0.02, factor=1.12, rng=None
-) -> BurstsResult:
+) -> SimpleNamespace:
     """Fig. 4: computation latency of workers with Markov bursts (Section III-B).
 
     Defaults: bursts multiply the mean by 1.12 (the paper's ~12 %), last 1/p_exit = 50
@@ -304,7 +262,7 @@ def fig4_bursts(
     slow = burst_slowdown(model, n_iterations, p_enter, p_exit, factor, rng=rng)
     trace = record_trace(model, n_iterations, bursts=slow, rng=rng)
     in_burst = slow > 1
-    return BurstsResult(
+    return SimpleNamespace(
         trace=trace,
         in_burst=in_burst,
         any_burst_fraction=float(in_burst.any(axis=1).mean()),
@@ -325,13 +283,22 @@ def fig5_order_statistics(
     rng = as_generator(rng)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
     trace = record_trace(truth, n_iterations, rng=rng)
-    fit = fit_gamma_model(trace)
     totals = (trace.comm_time + trace.compute_time).to_numpy().reshape(n_iterations, n_workers)
-    ks = np.arange(1, n_workers + 1)
-    recorded = np.sort(totals, axis=1).mean(axis=0)
-    hetero = order_statistic_latency(fit, ks, replicas=replicas, rng=rng)
-    iid = order_statistic_latency(fit.iid(), ks, replicas=replicas, rng=rng)
-    return pd.DataFrame({"w": ks, "recorded": recorded, "heterogeneous": hetero, "iid": iid})
+    return _order_statistics(totals, fit_gamma_model(trace), replicas, rng)
+
+
+def _order_statistics(totals, fit, replicas, rng) -> pd.DataFrame:
+    """Fig. 5's columns: the mean w-th fastest of ``totals`` (iterations × workers) and the
+    per-worker and i.i.d. models' Monte Carlo predictions of it."""
+    ks = np.arange(1, totals.shape[1] + 1)
+    return pd.DataFrame(
+        {
+            "w": ks,
+            "recorded": np.sort(totals, axis=1).mean(axis=0),
+            "heterogeneous": order_statistic_latency(fit, ks, replicas=replicas, rng=rng),
+            "iid": order_statistic_latency(fit.iid(), ks, replicas=replicas, rng=rng),
+        }
+    )
 
 
 def fig6_cumulative_latency(
@@ -416,7 +383,7 @@ def fig7_load_balancing(
         return f
 
     seed = int(rng.integers(2**31))
-    frames = []
+    frames, marks = [], []
     for label, lb in (
         ("load-balanced", LoadBalancerConfig(interval=0.1, window=1.0)),
         ("not balanced", None),
@@ -442,15 +409,11 @@ def fig7_load_balancing(
             "slowed",
             np.where(np.isin(tasks.worker, sped), "sped up", "other"),
         )
-        ends = run.history.set_index("iteration").time
-        rep_iters = sorted(
-            {int(np.searchsorted(ends.to_numpy(), t)) + 1 for t, *_ in run.repartitions}
-        )
-        tasks.attrs["repartition_iterations"] = rep_iters
-        frames.append((tasks, rep_iters))
-    df = pd.concat([f for f, _ in frames], ignore_index=True)
-    df.attrs["repartition_iterations"] = frames[0][1]
-    df.attrs["slow_at"], df.attrs["fast_at"] = slow_at, fast_at
+        ends = run.history.time.to_numpy()
+        marks.append(sorted({int(np.searchsorted(ends, t)) + 1 for t, *_ in run.repartitions}))
+        frames.append(tasks)
+    df = pd.concat(frames, ignore_index=True)
+    df.attrs.update(repartition_iterations=marks[0], slow_at=slow_at, fast_at=fast_at)
     return df
 
 
@@ -817,13 +780,10 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     formats them for display); values are times in seconds.
     """
     check_frame("df", df, ("method", "time", "gap"))
-    rows = {}
-    for method, sub in df.groupby("method", sort=False):
-        row = {}
-        for g in gaps:
-            hit = sub.time[sub.gap <= g]
-            row[float(g)] = float(hit.iloc[0]) if len(hit) else np.nan
-        rows[method] = row
+    rows = {
+        method: {float(g): first_reach(sub.time, sub.gap, g) for g in gaps}
+        for method, sub in df.groupby("method", sort=False)
+    }
     return pd.DataFrame(rows).T
 
 
@@ -858,22 +818,10 @@ def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | N
         return None
     sub = fresh[fresh.iteration.isin(full)].drop_duplicates(["iteration", "worker"])
     lat = (sub.compute_time + sub.comm_time).to_numpy()
-    totals = lat.reshape(-1, N) if len(sub) == len(full) * N else None
-    if totals is None:
+    if len(sub) != len(full) * N:
         return None
-    order = np.argsort(sub.iteration.to_numpy(), kind="stable")
-    totals = lat[order].reshape(len(full), N)
-    fit = fit_gamma_model(trace)
-    ks = np.arange(1, N + 1)
-    rng = as_generator(rng)
-    return pd.DataFrame(
-        {
-            "w": ks,
-            "recorded": np.sort(totals, axis=1).mean(axis=0),
-            "heterogeneous": order_statistic_latency(fit, ks, replicas=replicas, rng=rng),
-            "iid": order_statistic_latency(fit.iid(), ks, replicas=replicas, rng=rng),
-        }
-    )
+    totals = lat[np.argsort(sub.iteration.to_numpy(), kind="stable")].reshape(len(full), N)
+    return _order_statistics(totals, fit_gamma_model(trace), replicas, as_generator(rng))
 
 
 #: The margin rule of ``codedlib.runtime``'s DSAG coordinator (it waits out the whole margin and
@@ -972,6 +920,37 @@ LB_SWEEP = {
 }
 
 
+def lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
+    """One seed of :func:`lb_gain_vs_task_noise`: each (level, run)'s time to ``gap``."""
+    rows = []
+    for level, cv in enumerate(comp_cvs):
+        for name, method, cfg in runs:
+            sub = fig8_convergence(
+                kind, seed=seed, methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
+            )
+            hit = sub[sub.gap <= gap]
+            end = hit.iloc[0] if len(hit) else sub.iloc[-1]
+            rows.append(
+                {
+                    "level": level,
+                    "comp_cv": cv,
+                    "schedule": name,
+                    "method": "DSAG-LB" if cfg is not None else "DSAG",
+                    "time_to_gap": float(end.time) if len(hit) else np.nan,
+                    "time_limit": float(sub.attrs["time_limit"]),
+                    "iterations": int(end.iteration),
+                    "n_fresh": float(sub[sub.time <= end.time].n_fresh.mean()),
+                }
+            )
+    return rows
+
+
+def _serial_order(df, outer, columns) -> pd.DataFrame:
+    """Rows of :func:`~codedlib.replicate.over_seeds` (seed first) in the order of a serial
+    loop over ``outer``, then seeds: a stable sort."""
+    return df.sort_values(outer, kind="stable")[columns].reset_index(drop=True)
+
+
 def lb_gain_vs_task_noise(
     comp_cvs=(0.01, 0.02, 0.05, 0.1),
     seeds=(0, 1, 2, 3, 4),
@@ -989,44 +968,26 @@ def lb_gain_vs_task_noise(
     DSAG-LB (one run per schedule) run on the same seeds (:func:`fig8_convergence`); per seed:
     the time to ``gap`` of each and the mean number of fresh results per iteration up to then.
     """
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed, got seeds=[]")
     comp_cvs = [check_real("comp_cv", c, low=0.0, low_open=True) for c in comp_cvs]
     schedules = LB_SCHEDULES if schedules is None else schedules
     methods = {m[0]: m for m in fig8_methods(n_workers, w)}
     runs = [("", methods[f"DSAG w={w}"], None)] + [
         (name, methods[f"DSAG-LB w={w}"], cfg) for name, cfg in schedules.items()
     ]
-    rows = []
-    for cv in track(comp_cvs, "task-noise levels"):
-        for s in seeds:
-            for name, method, cfg in runs:
-                sub = fig8_convergence(
-                    kind,
-                    seed=int(s),
-                    n_workers=n_workers,
-                    w=w,
-                    methods=[method],
-                    comp_cv=cv,
-                    load_balancer=cfg,
-                    **kwargs,
-                )
-                hit = sub[sub.gap <= gap]
-                end = hit.iloc[0] if len(hit) else sub.iloc[-1]
-                rows.append(
-                    {
-                        "comp_cv": cv,
-                        "seed": int(s),
-                        "schedule": name,
-                        "method": "DSAG-LB" if cfg is not None else "DSAG",
-                        "time_to_gap": float(end.time) if len(hit) else np.nan,
-                        "time_limit": float(sub.attrs["time_limit"]),
-                        "iterations": int(end.iteration),
-                        "n_fresh": float(sub[sub.time <= end.time].n_fresh.mean()),
-                    }
-                )
-    return pd.DataFrame(rows)
+    df = over_seeds(
+        lb_gain_measure,
+        seeds,
+        comp_cvs=comp_cvs,
+        runs=runs,
+        kind=kind,
+        gap=gap,
+        n_workers=n_workers,
+        w=w,
+        desc="task-noise sweep",
+        **kwargs,
+    )
+    columns = ["comp_cv", "seed", "schedule", "method", "time_to_gap", "time_limit"]
+    return _serial_order(df, "level", columns + ["iterations", "n_fresh"])
 
 
 def lb_gain_table(sweep, level=0.95) -> pd.DataFrame:
@@ -1102,39 +1063,61 @@ def describe_lb_gain(table, paper_range=(0.6, 0.7)) -> dict:
     }
 
 
+def semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
+    """One seed of :func:`semantics_effect_on_convergence`."""
+    return [
+        {
+            "method": label,
+            "semantics": semantics,
+            "time_to_gap": first_reach(sub.time, sub.gap, gap),
+        }
+        for semantics in SEMANTICS
+        for label, sub in fig8_convergence(kind, seed=seed, semantics=semantics, **kwargs).groupby(
+            "method", sort=False
+        )
+    ]
+
+
 def semantics_effect_on_convergence(
     seeds=(0, 1, 2, 3, 4), kind="logistic", gap=1e-6, n_workers=49, w=10, labels=None, **kwargs
 ) -> pd.DataFrame:
     """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
     start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
     """
-    seeds = _seeds(seeds)
     methods = fig8_methods(n_workers, w, include_lb=False)
     if labels is not None:
         methods = [m for m in methods if m[0] in labels]
-    rows = []
-    for s in track(seeds, "coordinator semantics"):
-        for semantics in SEMANTICS:
-            df = fig8_convergence(
-                kind,
-                seed=s,
-                n_workers=n_workers,
-                w=w,
-                methods=methods,
-                semantics=semantics,
-                **kwargs,
-            )
-            for label, sub in df.groupby("method", sort=False):
-                hit = sub.time[sub.gap <= gap]
-                rows.append(
-                    {
-                        "seed": s,
-                        "method": label,
-                        "semantics": semantics,
-                        "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan,
-                    }
-                )
-    return pd.DataFrame(rows)
+    return over_seeds(
+        semantics_measure,
+        seeds,
+        kind=kind,
+        gap=gap,
+        n_workers=n_workers,
+        w=w,
+        methods=methods,
+        desc="coordinator semantics",
+        **kwargs,
+    )
+
+
+def sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[dict]:
+    """One seed of :func:`sgd_gap_vs_subpartition_rows`."""
+    out = []
+    for level, r in enumerate(rows_per_subpartition):
+        n_samples = r * kwargs["n_workers"] * kwargs["n_subpartitions"]
+        df = fig8_convergence("pca", seed=seed, n_samples=n_samples, **kwargs)
+        out += [
+            {
+                "level": level,
+                "rows_per_subpartition": r,
+                "n_samples": n_samples,
+                "method": label.split(" ")[0],
+                "time_to_gap": first_reach(sub.time, sub.gap, gap),
+                "floor_gap": float(sub.gap[sub.time >= 0.75 * sub.time.max()].median()),
+            }
+            for label, sub in df.groupby("method", sort=False)
+        ]
+    return out
 
 
 def sgd_gap_vs_subpartition_rows(
@@ -1155,41 +1138,27 @@ def sgd_gap_vs_subpartition_rows(
     For each size the stand-in holds ``rows × N × p`` samples (same cluster and clock);
     SGD and DSAG run on the same seeds.
     """
-    seeds = _seeds(seeds)
+    rows = [check_int("rows_per_subpartition", r, 1) for r in rows_per_subpartition]
     methods = [
         m
         for m in fig8_methods(n_workers, w, include_lb=False)
         if m[0] in (f"SGD w={w}", f"DSAG w={w}")
     ]
-    rows = []
-    for r in track(list(rows_per_subpartition), "rows per subpartition"):
-        r = check_int("rows_per_subpartition", r, 1)
-        n_samples = r * n_workers * n_subpartitions
-        for s in seeds:
-            df = fig8_convergence(
-                "pca",
-                seed=s,
-                n_workers=n_workers,
-                w=w,
-                methods=methods,
-                n_samples=n_samples,
-                n_subpartitions=n_subpartitions,
-                dim=dim,
-                **kwargs,
-            )
-            for label, sub in df.groupby("method", sort=False):
-                hit = sub.time[sub.gap <= gap]
-                rows.append(
-                    {
-                        "rows_per_subpartition": r,
-                        "n_samples": n_samples,
-                        "seed": s,
-                        "method": label.split(" ")[0],
-                        "time_to_gap": float(hit.iloc[0]) if len(hit) else np.nan,
-                        "floor_gap": float(sub.gap[sub.time >= 0.75 * sub.time.max()].median()),
-                    }
-                )
-    return pd.DataFrame(rows)
+    df = over_seeds(
+        sgd_floor_measure,
+        seeds,
+        rows_per_subpartition=rows,
+        gap=gap,
+        n_workers=n_workers,
+        w=w,
+        methods=methods,
+        n_subpartitions=n_subpartitions,
+        dim=dim,
+        desc="rows per subpartition",
+        **kwargs,
+    )
+    columns = ["rows_per_subpartition", "n_samples", "seed", "method", "time_to_gap"]
+    return _serial_order(df, "level", columns + ["floor_gap"])
 
 
 def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
@@ -1243,15 +1212,6 @@ def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     return model, static * bursts
 
 
-@dataclass(frozen=True, eq=False)
-class LatencyPredictionResult:
-    """Mean iteration latency of the w-th fastest of N (:func:`latency_prediction`)."""
-
-    event_driven: float
-    order_statistic: float
-    participation: np.ndarray
-
-
 def latency_prediction(
     n_workers=49,
     w=10,
@@ -1261,7 +1221,7 @@ def latency_prediction(
     n_iterations=100,
     replicas=50,
     rng=0,
-) -> LatencyPredictionResult:
+) -> SimpleNamespace:
     """Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
 
     Returns the event-driven prediction (workers stay busy with stale tasks), the
@@ -1277,7 +1237,7 @@ def latency_prediction(
     lat = comm + comp
     res = simulate_event_driven(lat, w, margin=0.02)
     order = np.partition(lat, w - 1, axis=2)[..., w - 1].mean()
-    return LatencyPredictionResult(
+    return SimpleNamespace(
         event_driven=res.mean_latency,
         order_statistic=float(order),
         participation=res.participation,
@@ -1348,13 +1308,6 @@ def small_pca_convergence(
 # ------------------------------------------------------------------------------------------
 # Repetitions over seeds: the intervals of the notebook's claims table
 # ------------------------------------------------------------------------------------------
-def _seeds(seeds) -> list[int]:
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError(f"seeds must hold at least one seed, got seeds={seeds!r}")
-    return seeds
-
-
 def fig4_measure(seed, **kwargs) -> dict:
     """Fig. 4 for one seed (:func:`codedlib.replicate.over_seeds`): the share of iterations
     with at least one worker in a burst."""
@@ -1417,37 +1370,40 @@ def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
     return end
 
 
+def fig7_measure(seed, **kwargs) -> pd.DataFrame:
+    """Fig. 7 for one seed (:func:`fig7_load_balancing`), its repartition iterations (which
+    differ per seed) moved from ``attrs`` into a ``marks`` column."""
+    df = fig7_load_balancing(rng=seed, **kwargs)
+    return df.assign(marks=[tuple(df.attrs.pop("repartition_iterations"))] * len(df))
+
+
 def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
-    with a ``seed`` column.
+    with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks.
     """
-    frames, marks = [], {}
-    for s in track(_seeds(seeds), "Fig. 7 seeds"):
-        df = fig7_load_balancing(rng=s, **kwargs)
-        marks[s] = list(df.attrs["repartition_iterations"])
-        attrs = dict(df.attrs)
-        frames.append(df.assign(seed=s))
-    out = pd.concat(frames, ignore_index=True)
-    out.attrs.update(
-        slow_at=attrs["slow_at"], fast_at=attrs["fast_at"], repartition_iterations=marks
-    )
+    df = over_seeds(fig7_measure, seeds, desc="Fig. 7 seeds", **kwargs)
+    marks = {s: list(m) for s, m in df.groupby("seed", sort=False).marks.first().items()}
+    out = df[[c for c in df if c not in ("seed", "marks")] + ["seed"]]
+    out.attrs.update(df.attrs, repartition_iterations=marks)
     return out
 
 
 def fig7_final_latency(df, last=20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
     last ``last`` iterations, one column per run (the runs ``load-balanced`` and
-    ``not balanced`` of :func:`fig7_load_balancing`).
+    ``not balanced`` of :func:`fig7_load_balancing`); ``attrs["mean"]``: each run's mean over
+    the seeds.
     """
     last = check_int("last", last, 1)
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
     for s, sub in df.groupby("seed", sort=True):
-        start = int(sub.iteration.max()) + 1 - last
-        tail = sub[sub.iteration >= start]
+        tail = sub[sub.iteration >= int(sub.iteration.max()) + 1 - last]
         per_run = tail.groupby(["run", "iteration"]).latency.max().groupby("run").mean()
         rows.append({"seed": s, **{_snake(run): v for run, v in per_run.items()}})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["mean"] = {c: out[c].mean() for c in out.columns[1:]}
+    return out
 
 
 def _snake(label) -> str:
@@ -1460,13 +1416,32 @@ def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     threshold (NaN: never within the run) and the run's final (smallest) gap.
     """
     df = df if "seed" in df else df.assign(seed=0)
-    rows = []
-    for (s, method), sub in df.groupby(["seed", "method"], sort=False):
-        final = float(sub.gap.min())
-        for g in gaps:
-            hit = sub.time[sub.gap <= g]
-            rows.append((s, method, float(g), float(hit.iloc[0]) if len(hit) else np.nan, final))
+    rows = [
+        (s, method, float(g), first_reach(sub.time, sub.gap, g), float(sub.gap.min()))
+        for (s, method), sub in df.groupby(["seed", "method"], sort=False)
+        for g in gaps
+    ]
     return pd.DataFrame(rows, columns=["seed", "method", "gap", "time", "final_gap"])
+
+
+def time_to_gap_summary(per_seed, methods=None, gaps=None) -> pd.DataFrame:
+    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` and ``gaps`` in that
+    order; default: all, the gaps descending): ``n`` runs, ``never`` (runs that did not reach
+    the gap), ``mean`` time of those that did and, if all did (n >= 2), the 95 % t-interval
+    ``low``, ``high`` (:func:`codedlib.claims.mean_interval`; else NaN)."""
+    methods = list(dict.fromkeys(per_seed.method)) if methods is None else list(methods)
+    gaps = sorted(per_seed.gap.unique(), reverse=True) if gaps is None else list(gaps)
+    rows = []
+    for method in methods:
+        for g in gaps:
+            at_gap = np.isclose(per_seed.gap, g, rtol=1e-9, atol=0.0)
+            t = per_seed[(per_seed.method == method) & at_gap].time.to_numpy(dtype=float)
+            reached = t[np.isfinite(t)]
+            m, lo, hi = (np.nan,) * 3 if not reached.size else (reached.mean(), np.nan, np.nan)
+            if reached.size == t.size >= 2:
+                m, lo, hi = mean_interval(t)
+            rows.append((method, g, t.size, t.size - reached.size, m, lo, hi))
+    return pd.DataFrame(rows, columns=["method", "gap", "n", "never", "mean", "low", "high"])
 
 
 def paired_times(per_seed, numerator, denominator, gap, censor=None):
@@ -1530,17 +1505,9 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-@dataclass(frozen=True, eq=False)
-class EventDrivenTimingResult:
-    """Wall-clock time of the event-driven simulator (:func:`event_driven_timing`)."""
-
-    compiled_ms: np.ndarray
-    heapq_ms: float
-
-
 def event_driven_timing(
     n_workers=100, w=50, n_iterations=100, repeats=7, number=50, reference_calls=2, rng=None
-) -> EventDrivenTimingResult:
+) -> SimpleNamespace:
     """Wall-clock time of one event-driven simulation (Section VI-B, footnote 16: N = 100,
     w = 50, 100 iterations), in ms per call.
 
@@ -1569,7 +1536,7 @@ def event_driven_timing(
         [per_call(lambda: simulate_event_driven(lat, w), number) for _ in range(repeats)]
     )
     heap = per_call(lambda: simulate_event_driven_heapq(lat, w), max(1, int(reference_calls)))
-    return EventDrivenTimingResult(compiled_ms=compiled, heapq_ms=heap)
+    return SimpleNamespace(compiled_ms=compiled, heapq_ms=heap)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1608,50 +1575,6 @@ def _recorded_cumulative(trace) -> np.ndarray:
     first = trace[trace.iteration == trace.iteration.min()]
     start = float((first.wall_clock - first.compute_time - first.comm_time).min())
     return ends - start
-
-
-@dataclass(frozen=True, eq=False)
-class TraceDsagPredictionsResult:
-    """A recorded DSAG run against models of decreasing fidelity (:func:`trace_dsag_predictions`)."""
-
-    config: Any
-    w: int
-    n_iterations: int
-    recorded: float
-    recorded_cumulative: np.ndarray = field(repr=False)
-    replay: float
-    injected_cumulative: np.ndarray = field(repr=False)
-    order_statistic_injected_cumulative: np.ndarray = field(repr=False)
-    injected_mismatch: float
-    queueing: float
-    queued_share: float
-    queue_wait_mean: float
-    comm_time_mean: float
-    totals: pd.DataFrame = field(repr=False)
-    split_half: pd.DataFrame = field(repr=False)
-
-
-def _trace_config(path):
-    """The run configuration of a recorded DSAG trace, from its ``# command:`` header."""
-    import shlex
-
-    from codedlib.runtime.__main__ import config_from_args, parser
-
-    command = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.startswith("# command:")
-        ),
-        None,
-    )
-    argv = shlex.split(command) if command else []
-    if "codedlib.runtime" not in argv:
-        raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
-    args = parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :])
-    if args.scheme != "dsag":  # before config_from_args: recorded commands list every option
-        raise ValueError(f"{path.name} is a {args.scheme!r} trace, not a DSAG one")
-    return config_from_args(args)
 
 
 def _delay_sampler(delay, N, rng):
@@ -1694,14 +1617,13 @@ def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
     return pd.concat(split, ignore_index=True)
 
 
-def trace_dsag_predictions(
-    path, replicas=200, long_iterations=4000, rng=None
-) -> TraceDsagPredictionsResult:
+def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) -> SimpleNamespace:
     """Fig. 6 on a recorded DSAG run: its total time against models of decreasing fidelity.
 
-    The trace's ``# command:`` header gives the run's configuration, so the injected delays
-    are redrawn exactly (checked against the trace's ``injected_delay`` column). Totals over
-    the run's iterations, one row per simulated run (``replicas``):
+    ``run`` is :func:`codedlib.runtime.validation.recorded_dsag_run`'s reading of the trace:
+    its configuration (from the ``# command:`` header), so the injected delays are redrawn
+    exactly (checked against the trace's ``injected_delay`` column). Totals over the run's
+    iterations, one row per simulated run (``replicas``):
 
     * ``injected``: event-driven simulation (Section IV-B, with the run's margin) on fresh
       draws of the injected model itself (per-worker gamma with persistent Markov bursts);
@@ -1719,17 +1641,11 @@ def trace_dsag_predictions(
     * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
       available at every iteration, no margin).
     """
-    from codedlib.runtime.traces import read_trace
-    from codedlib.runtime.validation import replay_iteration_times
-
     replicas = check_int("replicas", replicas, 2)
     long_iterations = check_int("long_iterations", long_iterations, 2)
-    path = Path(path)
-    config = _trace_config(path)
-    trace = read_trace(path)
+    config, trace, injected = run["config"], run["trace"], run["injected"]
     rng = as_generator(rng)
     N, T, w, margin = config.n_workers, config.iterations, config.w, config.margin
-    injected = config.delay.sample(T, N, rng=config.seed)
     mismatch = float(
         np.abs(
             trace.injected_delay.to_numpy()
@@ -1737,39 +1653,31 @@ def trace_dsag_predictions(
         ).max()
     )
     recorded = _recorded_cumulative(trace)
-    replay = float(replay_iteration_times(config, injected).sum())
+
+    def simulate(lat):
+        return simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end
 
     draw = _delay_sampler(config.delay, N, rng)
     totals = {}
     draws = np.stack([draw(T) for _ in range(replicas)])
-    injected_runs = simulate_event_driven(
-        draws, w, margin=margin, semantics=OUR_COORDINATOR
-    ).iteration_end
+    injected_runs = simulate(draws)
     totals["injected"] = injected_runs[:, -1]
     order_injected = np.cumsum(np.partition(draws, w - 1, axis=-1)[..., w - 1], axis=1)
     totals["order statistic (injected)"] = order_injected[:, -1]
     long = draw(long_iterations)
     shuffled = np.stack([rng.permutation(long[:, i]) for i in range(N)], axis=1)
     n_cut = long_iterations // T
-    cut = shuffled[: n_cut * T].reshape(n_cut, T, N)
-    totals["injected, shuffled"] = simulate_event_driven(
-        cut, w, margin=margin, semantics=OUR_COORDINATOR
-    ).iteration_end[:, -1]
+    totals["injected, shuffled"] = simulate(shuffled[: n_cut * T].reshape(n_cut, T, N))[:, -1]
     tiny = np.full(N, 1e-12)
     stationary = GammaLatencyModel(tiny, tiny**2, long.mean(axis=0), long.var(axis=0))
-    lat = stationary.sample_total((replicas, T), rng=rng)
-    totals["gamma fit (long draw)"] = simulate_event_driven(
-        lat, w, margin, semantics=OUR_COORDINATOR
-    ).iteration_end[:, -1]
+    totals["gamma fit (long draw)"] = simulate(stationary.sample_total((replicas, T), rng=rng))[
+        :, -1
+    ]
     raw = fit_gamma_model(trace).sample_total((replicas, T), rng=rng)
-    totals["gamma fit (trace, queueing as latency)"] = simulate_event_driven(
-        raw, w, margin=margin, semantics=OUR_COORDINATOR
-    ).iteration_end[:, -1]
+    totals["gamma fit (trace, queueing as latency)"] = simulate(raw)[:, -1]
     net = without_queueing(trace)
     lat = fit_gamma_model(net).sample_total((replicas, T), rng=rng)
-    totals["gamma fit (trace)"] = simulate_event_driven(
-        lat, w, margin=margin, semantics=OUR_COORDINATOR
-    ).iteration_end[:, -1]
+    totals["gamma fit (trace)"] = simulate(lat)[:, -1]
     totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
     split = _split_half(net, recorded, T, w, margin, replicas, rng)
     frame = pd.concat(
@@ -1780,21 +1688,20 @@ def trace_dsag_predictions(
         ignore_index=True,
     )
     extra = trace.compute_time - trace.injected_delay - trace.real_compute
-    return TraceDsagPredictionsResult(
+    waited = net.queue_wait[net.queue_wait > 0]
+    return SimpleNamespace(
         config=config,
         w=w,
         n_iterations=T,
         recorded=float(recorded[-1]),
         recorded_cumulative=recorded,
-        replay=replay,
+        replay=run["replay"],
         injected_cumulative=injected_runs.mean(axis=0),
         order_statistic_injected_cumulative=order_injected.mean(axis=0),
         injected_mismatch=mismatch,
         queueing=float(extra.max()),
         queued_share=float((net.queue_wait > 0).mean()),
-        queue_wait_mean=float(net.queue_wait[net.queue_wait > 0].mean())
-        if (net.queue_wait > 0).any()
-        else 0.0,
+        queue_wait_mean=float(waited.mean()) if len(waited) else 0.0,
         comm_time_mean=float(trace.comm_time.mean()),
         totals=frame,
         split_half=split,
@@ -1911,15 +1818,11 @@ def settings(preset, pca_subpartitions=100, logreg_subpartitions=10) -> dict:
     p = {"pca": pca_subpartitions, "logistic": logreg_subpartitions}
     out = dict(SETTINGS[preset])
     out["aws"] = dict(out["aws"])
-    for sizes, kind in (
-        (out, "pca"),
-        (out, "logistic"),
-        (out["aws"], "pca"),
-        (out["aws"], "logistic"),
-    ):
-        sizes[kind] = dict(sizes[kind])
-        if sizes[kind]["n_subpartitions"] is None:
-            sizes[kind]["n_subpartitions"] = p[kind]
+    for sizes in (out, out["aws"]):
+        for kind in p:
+            sizes[kind] = dict(sizes[kind])
+            if sizes[kind]["n_subpartitions"] is None:
+                sizes[kind]["n_subpartitions"] = p[kind]
     return out
 
 
@@ -2001,11 +1904,11 @@ def gamma_ks_summary(trace) -> pd.DataFrame:
     )
 
 
-def trace_fig6(directory, name, trace, margin, replicas, rng) -> dict:
-    """Fig. 6 on one recorded DSAG run: the recorded curve, the models' totals
-    (:func:`trace_dsag_predictions`), their 95 % bands and the bands ÷ the recorded total."""
+def trace_fig6(run, name, trace, margin, replicas, rng) -> dict:
+    """Fig. 6 on one recorded DSAG run (``run``: its reading for :func:`trace_dsag_predictions`):
+    the recorded curve, the models' totals, their 95 % bands and the bands ÷ the recorded total."""
     recorded_fig6 = trace_cumulative_latency(trace, margin=margin, rng=rng)
-    tp = trace_dsag_predictions(Path(directory) / f"{name}.csv", replicas=replicas, rng=rng)
+    tp = trace_dsag_predictions(run, replicas=replicas, rng=rng)
     if not tp.injected_mismatch < 1e-6:
         raise ValueError("the redrawn injected delays must match the trace")
     rec = tp.recorded
@@ -2054,19 +1957,14 @@ def coordinator_semantics(
     and DSAG's time to 1e-6 (logistic, Fig. 8); returns the table and its summary text."""
     settings = [
         (
-            f"Fig. 8 stand-in, logistic (p = {logreg_p})",
-            artificial_model("logistic", n_workers, rng=seed),
+            f"Fig. 8 stand-in, {label} (p = {p})",
+            artificial_model(kind, n_workers, rng=seed),
             w,
-            1 / logreg_p,
-        ),
-        (
-            f"Fig. 8 stand-in, PCA (p = {pca_p})",
-            artificial_model("pca", n_workers, rng=seed),
-            w,
-            1 / pca_p,
-        ),
-        ("cloud stand-in of Figs. 5-6 (N = 72)", cloud_model(72, rng=seed), 9, 1.0),
-        ("cloud stand-in of Figs. 5-6 (N = 72)", cloud_model(72, rng=seed), 36, 1.0),
+            1 / p,
+        )
+        for label, kind, p in (("logistic", "logistic", logreg_p), ("PCA", "pca", pca_p))
+    ] + [
+        ("cloud stand-in of Figs. 5-6 (N = 72)", cloud_model(72, rng=seed), k, 1.0) for k in (9, 36)
     ]
     rows = []
     for label, model, w_, load in settings:
@@ -2086,10 +1984,8 @@ def coordinator_semantics(
             }
         )
     table = pd.DataFrame(rows)
-    conv = semantics_effect_on_convergence(
+    conv = semantics_effect_on_convergence(  # logistic regression, time to a gap of 1e-6
         seeds,
-        kind="logistic",
-        gap=1e-6,
         n_workers=n_workers,
         w=w,
         labels=(f"DSAG w={w}",),
@@ -2321,6 +2217,7 @@ def aws_setting(sizes, comp_cv, w, n_seeds) -> str:
 # -- claims ---------------------------------------------------------------------------------
 _EVENT_PAPER = dict(paper=1.0, paper_text="1 (event-driven model accurate)")
 _BELOW_PAPER = dict(paper_range=(0.0, 1.0), paper_text="below 1 (underestimates for w < N)")
+_CALIBRATED = dict(verdict="calibrated", basis="check")
 
 
 def _fig1(fig1):
@@ -2885,8 +2782,7 @@ def _table1(problem, kind, share, paper_comm, paper_comp):
         "Table I",
         f"eX3 {problem} latency per task [s]",
         measured,
-        verdict="calibrated",
-        basis="check",
+        **_CALIBRATED,
         paper=f"communication {paper_comm}, computation {paper_comp}",
         reason="the stand-in cluster's means are set from Table I; this row documents the calibration",
         section=SEC5,
@@ -3008,8 +2904,7 @@ def _latency_claims() -> dict:
             lambda fig4_seeds: {"samples": 100 * fig4_seeds.any_burst_fraction},
             paper=40.0,
             paper_text="about 40 % (AWS, N = 36)",
-            verdict="calibrated",
-            basis="check",
+            **_CALIBRATED,
             unit="%",
             setting=BURST_SETTING,
             section=SEC1,
@@ -3059,8 +2954,7 @@ def _order_statistic_claims() -> dict:
             ),
             expected="greater",
             paper_text="i.i.d. 'can significantly reduce accuracy'; per-worker model accurate",
-            verdict="calibrated",
-            basis="check",
+            **_CALIBRATED,
             reason="by construction: the stand-in's workers are gamma with means spread ±30 % (chosen), the family the "
             "per-worker model fits, so its accuracy checks the fitting code; the paper's claim is about Azure",
             section=SEC2,
@@ -3088,8 +2982,7 @@ def _order_statistic_claims() -> dict:
             paper=1.0,
             paper_text="1 (event-driven model accurate)",
             unit="×",
-            verdict="calibrated",
-            basis="check",
+            **_CALIBRATED,
             setting=FIG6_SETTING
             + "; calibrated by construction: the stand-in's latencies are drawn from the gamma "
             "family that is fitted",
@@ -3109,8 +3002,7 @@ def _order_statistic_claims() -> dict:
             paper=1.0,
             paper_text="1 (both models accurate for w = N)",
             unit="×",
-            verdict="calibrated",
-            basis="check",
+            **_CALIBRATED,
             setting=FIG6_SETTING
             + "; calibrated by construction: recorded latencies drawn from the fitted gamma family",
             section=SEC2,
@@ -3188,8 +3080,7 @@ def _dsag_claims() -> dict:
             expected="greater",
             paper=2.0,
             paper_text="more than 2×",
-            verdict="calibrated",
-            basis="check",
+            **_CALIBRATED,
             setting=FIG7_SETTING
             + "; calibrated: the ×2 slowdown is chosen to match the paper's experiment",
             reason=(
@@ -3339,8 +3230,7 @@ def _aws_claims(w) -> dict:
                 "Table I",
                 f"AWS {label} latency per task [s]",
                 lambda aws_setting: {"setting": aws_setting},
-                verdict="calibrated",
-                basis="check",
+                **_CALIBRATED,
                 paper=f"communication {c_lo:g} to {c_hi:g}, computation {z_lo:g} to {z_hi:g}",
                 ours="the AWS-like stand-in's per-worker means are drawn uniformly in these ranges",
                 reason="the stand-in is built from Table I; this row documents the calibration",

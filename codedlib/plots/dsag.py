@@ -47,13 +47,7 @@ def with_labels(table):
     replaced, float column labels (the gaps of
     :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06").
     """
-
-    def label(column):
-        if isinstance(column, float):
-            return f"{column:g}"
-        return LABELS.get(column, column)
-
-    return table.rename(columns=label)
+    return table.rename(columns=lambda c: f"{c:g}" if isinstance(c, float) else LABELS.get(c, c))
 
 
 def add_caption(fig, text, fontsize="small"):
@@ -135,19 +129,17 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
     """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed)."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
-        tr = data.workers[w].trace
-        for col, fit_key, style in (("compute_time", "comp_fit", "-"),):
-            x = np.sort(tr[col].to_numpy())
-            ax.step(
-                x,
-                np.arange(1, x.size + 1) / x.size,
-                style,
-                color=f"C{j}",
-                where="post",
-                label=f"worker {w} computation (recorded)",
-            )
-            grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
-            ax.plot(grid, getattr(data.workers[w], fit_key).cdf(grid), "k--", lw=1)
+        x = np.sort(data.workers[w].trace["compute_time"].to_numpy())
+        ax.step(
+            x,
+            np.arange(1, x.size + 1) / x.size,
+            "-",
+            color=f"C{j}",
+            where="post",
+            label=f"worker {w} computation (recorded)",
+        )
+        grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
+        ax.plot(grid, data.workers[w].comp_fit.cdf(grid), "k--", lw=1)
     ax.plot([], [], "k--", lw=1, label="fitted gamma")
     ax.set_xlabel("computation latency [s]")
     ax.set_ylabel("CDF")
@@ -237,7 +229,7 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
     ``df`` from :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated``
     (then the run of ``seed`` is drawn, default the first). With ``summary`` (from
     ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
-    last iterations, balanced vs not, one line per seed (the spread over seeds).
+    last iterations, balanced vs not, one line per seed, and their mean (``summary.attrs``).
     """
 
     marks = df.attrs.get("repartition_iterations", [])
@@ -285,7 +277,7 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
         runs = ("load_balanced", "not_balanced")
         for _, row in summary.iterrows():
             ax.plot([0, 1], [row[r] for r in runs], "-o", color="0.5", ms=4, lw=1)
-        means = [summary[r].mean() for r in runs]
+        means = [summary.attrs["mean"][r] for r in runs]
         ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
         ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
         ax.set_xlim(-0.4, 1.4)
@@ -334,17 +326,14 @@ def plot_convergence(df, ax=None, *, title: str | None = None):
 
 
 def plot_convergence_bands(
-    band, per_seed=None, methods=None, gaps=None, *, title: str | None = None, axes=None
+    band, per_seed=None, summary=None, *, title: str | None = None, axes=None
 ):
     """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
-    (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``), the time each of
-    ``methods`` takes to reach each of ``gaps``: every seed as a dot, the mean with its 95 %
-    t-interval as an error bar (right).
+    (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``) and ``summary`` (from
+    ``time_to_gap_summary``: its methods and gaps), the time each method takes to reach each
+    gap: every seed as a dot, the mean with its 95 % t-interval as an error bar (right).
     """
-
-    from codedlib.claims import mean_interval
-
-    two = per_seed is not None
+    two = per_seed is not None and summary is not None
     if axes is None:
         if two:
             fig, axes = subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
@@ -391,55 +380,48 @@ def plot_convergence_bands(
     )
     if two:
         ax = axes[1]
-        methods = methods or order
-        gaps = sorted(per_seed.gap.unique(), reverse=True) if gaps is None else list(gaps)
+        methods = list(dict.fromkeys(summary.method))
+        gaps = list(dict.fromkeys(summary.gap))
         width = 0.8 / len(methods)
         markers = ["s", "o", "D", "^", "v", "P"]
-        for j, method in enumerate(methods):
-            color = styles.get(method, ("k", "-", 1))[0]
+        for r in summary.itertuples():
+            j, g_idx = methods.index(r.method), gaps.index(r.gap)
+            color = styles.get(r.method, ("k", "-", 1))[0]
             marker = markers[j % len(markers)]
-            face = "white" if "-LB" in method else color
-            for g_idx, g in enumerate(gaps):
-                at_gap = np.isclose(per_seed.gap, g, rtol=1e-9, atol=0.0)
-                t = per_seed[(per_seed.method == method) & at_gap].time.to_numpy(dtype=float)
-                x = g_idx + (j - (len(methods) - 1) / 2) * width
-                reached = t[np.isfinite(t)]
-                ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
-                if reached.size == t.size and t.size >= 2:
-                    m, lo, hi = mean_interval(t)
-                    ax.errorbar(
-                        [x],
-                        [m],
-                        yerr=[[m - lo], [hi - m]],
-                        fmt=marker,
-                        ms=6,
-                        color=color,
-                        mfc=face,
-                        capsize=3,
-                        lw=1.5,
-                        label=method if g_idx == 0 else None,
-                    )
-                elif reached.size:
-                    ax.plot(
-                        [x],
-                        [reached.mean()],
-                        marker,
-                        ms=6,
-                        color=color,
-                        mfc=face,
-                        label=method if g_idx == 0 else None,
-                    )
-                if reached.size < t.size:
-                    ax.annotate(
-                        f"{t.size - reached.size} never",
-                        (x, 0),
-                        fontsize="xx-small",
-                        color=color,
-                        rotation=90,
-                        xycoords=("data", "axes fraction"),
-                        ha="center",
-                        va="bottom",
-                    )
+            face = "white" if "-LB" in r.method else color
+            at_gap = np.isclose(per_seed.gap, r.gap, rtol=1e-9, atol=0.0)
+            t = per_seed[(per_seed.method == r.method) & at_gap].time.to_numpy(dtype=float)
+            x = g_idx + (j - (len(methods) - 1) / 2) * width
+            reached = t[np.isfinite(t)]
+            ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
+            label = r.method if g_idx == 0 else None
+            if np.isfinite(r.low):
+                m, lo, hi = r.mean, r.low, r.high
+                ax.errorbar(
+                    [x],
+                    [m],
+                    yerr=[[m - lo], [hi - m]],
+                    fmt=marker,
+                    ms=6,
+                    color=color,
+                    mfc=face,
+                    capsize=3,
+                    lw=1.5,
+                    label=label,
+                )
+            elif r.never < r.n:
+                ax.plot([x], [r.mean], marker, ms=6, color=color, mfc=face, label=label)
+            if r.never:
+                ax.annotate(
+                    f"{r.never} never",
+                    (x, 0),
+                    fontsize="xx-small",
+                    color=color,
+                    rotation=90,
+                    xycoords=("data", "axes fraction"),
+                    ha="center",
+                    va="bottom",
+                )
         ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
         ax.set_ylim(bottom=0)
         ax.set_xlabel("suboptimality gap reached")

@@ -17,13 +17,43 @@ from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.engines import worker_loads
 from codedlib.runtime.injection import apply_freeze
 
-__all__ = ["compare_with_simulator", "predict_iteration_time", "replay_iteration_times"]
+__all__ = [
+    "compare_with_simulator",
+    "predict_iteration_time",
+    "recorded_dsag_run",
+    "replay_iteration_times",
+]
 
 
 def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
     """Iteration times ``(..., iterations)`` if only the injected ``delays`` ``(...,
     iterations, N)`` cost time: the simulator's own :meth:`Scheme.iteration_times`."""
     return config.spec.iteration_times(config, delays)
+
+
+def recorded_dsag_run(path) -> dict:
+    """A recorded DSAG run (for :func:`codedlib.experiments.dsag.trace_dsag_predictions`):
+    ``config`` from the trace's ``# command:`` header, the ``trace``, the ``injected`` delays
+    redrawn from the configuration and ``replay``, the total replayed on them."""
+    import shlex
+    from pathlib import Path
+
+    from codedlib.runtime.__main__ import config_from_args, parser
+    from codedlib.runtime.traces import read_trace
+
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    command = next((x.split(":", 1)[1] for x in lines if x.startswith("# command:")), "")
+    argv = shlex.split(command)
+    if "codedlib.runtime" not in argv:
+        raise ValueError(f"{path.name} has no '# command: ... -m codedlib.runtime ...' header line")
+    args = parser().parse_args(argv[argv.index("codedlib.runtime") + 1 :])
+    if args.scheme != "dsag":  # before config_from_args: recorded commands list every option
+        raise ValueError(f"{path.name} is a {args.scheme!r} trace, not a DSAG one")
+    config = config_from_args(args)
+    injected = config.delay.sample(config.iterations, config.n_workers, rng=config.seed)
+    replay = float(replay_iteration_times(config, injected).sum())
+    return dict(config=config, trace=read_trace(path), injected=injected, replay=replay)
 
 
 def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) -> dict:
