@@ -166,23 +166,9 @@ CLUSTER_SETTINGS = {
 # ---------------------------------------------------------------------------- result objects
 @dataclass(frozen=True)
 class Example2Result:
-    """Example 2, paper vs ours (:func:`example2_comparison`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per quantity: ``quantity``, ``arm``, ``paper``, ``theory``, the simulation
-        summary ``sim_*`` (mean, 95 % CI half-width, per-stream range and central 95 %,
-        ``rho``, ``stable``, ``per_seed``), ``paper_percentile`` and ``note``.
-    streams : pandas.DataFrame
-        :func:`example2_streams`: one row per (seed, arm).
-    optimal, uniform : LoadSplit
-        The two splits of Example 2.
-    workers : StreamWorkers
-        Example 2's workers (or the ones given).
-    lower_bound : float
-        Eq. (9)'s ``D_L`` in seconds.
-    """
+    """Example 2, paper vs ours (:func:`example2_comparison`): ``table`` has one row per
+    quantity (``paper``, ``theory``, simulation summary ``sim_*``, ``paper_percentile``,
+    ``note``); ``streams`` is :func:`example2_streams`; ``lower_bound`` is eq. (9)'s ``D_L``."""
 
     table: pd.DataFrame
     streams: pd.DataFrame
@@ -196,22 +182,10 @@ class Example2Result:
 class SettingCheckResult:
     """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`).
 
-    Attributes
-    ----------
-    variants : pandas.DataFrame
-        One row per setting: ``setting`` (its description), ``optimal_mean``, ``optimal_sd``,
-        ``uniform_mean``, ``uniform_sd`` and ``both_at_or_below_paper``; the last row is the
-        calibrated arrival rate.
-    streams : pandas.DataFrame
-        One row per stream of the setting as listed: ``stream``, ``realised_rate``, and the
-        average delays ``optimal`` and ``uniform``.
-    match : pandas.DataFrame
-        One row per split: ``split``, ``paper``, ``slope``, ``intercept``,
-        ``rate_matching_paper`` and ``share_of_streams_that_slow``.
-    lambda_fit : float
-        The calibrated arrival rate (mean of the two matching rates).
-    calibrated : pandas.DataFrame
-        One row per stream at ``lambda_fit``: average delays ``optimal`` and ``uniform``.
+    ``variants``: one row per setting (the last: the calibrated ``lambda_fit``); ``streams``:
+    one row per stream as listed (``realised_rate``, delays ``optimal``, ``uniform``);
+    ``match``: per split, the least-squares line and the ``rate_matching_paper``;
+    ``calibrated``: one row per stream at ``lambda_fit``.
     """
 
     variants: pd.DataFrame
@@ -223,20 +197,8 @@ class SettingCheckResult:
 
 @dataclass(frozen=True)
 class SplitActivity:
-    """Busy intervals of every worker under one split (:func:`fig3_activity`).
-
-    Attributes
-    ----------
-    intervals : pandas.DataFrame
-        One row per busy interval: ``job``, ``iteration``, ``worker`` (0-based), ``start``,
-        ``stop``.
-    jobs : pandas.DataFrame
-        One row per job: ``arrival``, ``start``, ``finish`` in seconds.
-    n_workers : int
-        Number of workers P.
-    kappa : numpy.ndarray
-        Tasks per worker.
-    """
+    """Busy intervals (``job, iteration, worker, start, stop``) and jobs (``arrival, start,
+    finish``) under one split (:func:`fig3_activity`)."""
 
     intervals: pd.DataFrame
     jobs: pd.DataFrame
@@ -246,13 +208,7 @@ class SplitActivity:
 
 @dataclass(frozen=True)
 class ActivityResult:
-    """Fig. 3: worker activity under both splits (:func:`fig3_activity`).
-
-    Attributes
-    ----------
-    uniform, optimal : SplitActivity
-        Activity under the uniform and the optimal split (same arrivals).
-    """
+    """Fig. 3: worker activity under both splits, same arrivals (:func:`fig3_activity`)."""
 
     uniform: SplitActivity
     optimal: SplitActivity
@@ -260,42 +216,19 @@ class ActivityResult:
 
 @dataclass(frozen=True)
 class StabilityScanResult:
-    """The uniform split's stability threshold against long streams (:func:`stability_scan`).
-
-    Attributes
-    ----------
-    streams : pandas.DataFrame
-        One row per (split, seed, rate): ``split``, ``seed``, ``arrival_rate``, ``rate_factor``,
-        ``slope``, ``first_quarter``, ``last_quarter``, ``service_mean``.
-    thresholds : pandas.DataFrame
-        One row per (split, rate): ``rho``, ``rho_slowest``, critical rates,
-        ``slowest_worker``, ``service_mean`` and the closed-form ``drift``.
-    by_job : pandas.DataFrame
-        Job delay at the paper's rate in blocks: ``split``, ``job``, ``mean_delay``,
-        ``ci_halfwidth``, ``block`` (empty without the paper's rate).
-    critical_rate : float
-        The uniform split's critical arrival rate.
-    """
+    """The uniform split's stability threshold against long streams (:func:`stability_scan`)."""
 
     streams: pd.DataFrame
     thresholds: pd.DataFrame
     by_job: pd.DataFrame
     critical_rate: float
+    slopes: pd.DataFrame
 
 
 @dataclass
 class SpeedWindowResult:
-    """Section VI-A's statement as a function of the workers' speed (:func:`section6a_speed_window`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        ``scale``, ``rho_uniform``, ``rho_optimal``.
-    s_uniform, s_optimal : float
-        Scales at which ``rho = 1`` for the uniform and the optimal split.
-    fig4_scale : float or None
-        Scale of Fig. 4's stand-in workers, drawn when set (None: not drawn).
-    """
+    """``rho`` of both splits against the workers' speed scale, the scales where ``rho = 1``
+    and Fig. 4's stand-in scale (drawn when set) (:func:`section6a_speed_window`)."""
 
     table: pd.DataFrame
     s_uniform: float
@@ -305,22 +238,8 @@ class SpeedWindowResult:
 
 @dataclass(frozen=True)
 class Fig4Result:
-    """Fig. 4: average job delay vs Omega (:func:`fig4_delay_vs_redundancy`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per Omega: ``omega``, ``n_tasks``, ``theory_no_purging``, ``theory_stable``,
-        ``lower_bound``, ``lower_bound_queue`` and per arm (``optimal``, ``uniform``,
-        ``optimal_no_purging``) the simulation summary ``<arm>_mean``, ``<arm>_ci_halfwidth``,
-        ... .
-    realizations : pandas.DataFrame
-        Job delays of one stream: ``omega``, ``split``, ``delay``.
-    per_seed : pandas.DataFrame
-        Every stream's average: ``omega``, ``arm``, ``seed``, ``mean_delay``.
-    settings : dict
-        :data:`FIG4_SETTINGS` with the Omegas run.
-    """
+    """Fig. 4: per-Omega ``table``, one stream's job-delay ``realizations`` and every stream's
+    average ``per_seed`` (``omega, arm, seed, mean_delay``) (:func:`fig4_delay_vs_redundancy`)."""
 
     table: pd.DataFrame
     realizations: pd.DataFrame
@@ -330,20 +249,8 @@ class Fig4Result:
 
 @dataclass(frozen=True)
 class CodeSearchResult:
-    """Figs. 6-7, Algorithm 1 (:func:`code_parameter_search`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per K: ``K``, ``C``, ``mismatch``, ``mismatch_active``, ``theta``,
-        ``n_active``, ``n_assigned``.
-    best_k : int
-        K with the smallest mismatch over all workers (eq. 10).
-    best_k_active_only : int
-        K with the smallest mismatch over the active workers.
-    search : CodeSearch
-        The search of :func:`codedlib.theory.stream.optimise_code_parameters`.
-    """
+    """Figs. 6-7, Algorithm 1 (:func:`code_parameter_search`): ``table`` one row per K; the
+    best K over all workers (eq. 10) and over the active ones."""
 
     table: pd.DataFrame
     best_k: int
@@ -353,21 +260,8 @@ class CodeSearchResult:
 
 @dataclass(frozen=True)
 class PaperStabilityResult:
-    """What the paper's own Section VI-C numbers say (:func:`paper_table2_stability`).
-
-    Attributes
-    ----------
-    theta : float
-        The balance threshold used.
-    assignment_mean_low, assignment_mean_high : float
-        Bounds on ``E[T_{p,kappa}]`` of an active worker in seconds.
-    service_mean_low : float
-        Lower bound on ``E[T_s]`` in seconds.
-    arrival_mean : float
-        ``E[T_a] = 1 / lambda`` in seconds.
-    implied_service_mean : dict
-        ``E[T_s]`` implied by each Table II value, keyed by K.
-    """
+    """What the paper's own Section VI-C numbers say (:func:`paper_table2_stability`); times
+    in seconds, ``implied_service_mean`` keyed by K."""
 
     theta: float
     assignment_mean_low: float
@@ -379,23 +273,8 @@ class PaperStabilityResult:
 
 @dataclass(frozen=True)
 class ExploreSplitResult:
-    """Everything the load-split widget shows (:func:`explore_split`).
-
-    Attributes
-    ----------
-    optimal, uniform : LoadSplit
-        The two splits.
-    lower_bound : float
-        Eq. (9)'s ``D_L`` in seconds.
-    optimal_prediction, uniform_prediction : DelayPrediction
-        Eqs. (6)-(8) per split.
-    optimal_metric, uniform_metric : numpy.ndarray
-        Balance metric of eq. (4) per worker.
-    optimal_simulation, uniform_simulation : DelaySummary or None
-        Simulated delay with purging; None when not simulated.
-    workers : StreamWorkers or None
-        The workers the splits are for.
-    """
+    """Everything the load-split widget shows (:func:`explore_split`); a simulation is None
+    when not run."""
 
     optimal: th.LoadSplit
     uniform: th.LoadSplit
@@ -427,42 +306,36 @@ def _summary_row(summary: sim.DelaySummary) -> dict:
 
 
 def _summary_from_samples(per_seed, service_mean, rho, n_jobs) -> sim.DelaySummary:
-    """A :class:`~codedlib.schemes.stream.DelaySummary` from per-stream averages (stable)."""
-    from scipy import stats
-
+    """A stable :class:`~codedlib.schemes.stream.DelaySummary` from per-stream averages."""
     per_seed = np.asarray(per_seed, dtype=float)
-    half = stats.t.ppf(0.975, len(per_seed) - 1) * per_seed.std(ddof=1) / np.sqrt(len(per_seed))
+    mean = float(per_seed.mean())
     return sim.DelaySummary(
-        float(per_seed.mean()), float(half), per_seed, float(service_mean), float(rho), True, n_jobs
+        mean, _half(per_seed), per_seed, float(service_mean), float(rho), True, n_jobs
     )
 
 
-def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
-    """Example 2, one row per (seed, arm): the average job delay of one stream of ``n_jobs``
-    Poisson jobs, split into its mean queue wait (start - arrival) and mean service time.
+def _half(samples) -> float:
+    """Half-width of the 95 % t-interval of :func:`codedlib.claims.mean_interval`."""
+    mean, _, high = mean_interval(samples)
+    return high - mean
 
-    Arms: ``optimal`` and ``uniform`` (Section VI simulation, purging), ``optimal, no
-    purging`` and ``uniform, no purging`` (all ``K Omega`` tasks awaited; ``stable`` False
-    when the stream's estimated ``rho >= 1``, its averages then nan) and ``ideal worker``:
-    eq. (9)'s single ideal worker (deterministic service ``D_L``) behind the same queue.
-    One seed gives every arm the same arrival times (paired comparisons).
+
+def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
+    """Example 2, one row per (seed, arm): one stream's average job delay, mean queue wait and
+    mean service time. Arms: ``optimal``, ``uniform`` (purging), ``<split>, no purging`` (nan
+    averages when unstable) and ``ideal worker`` (eq. 9's deterministic service ``D_L`` behind
+    the same queue). One seed gives every arm the same arrival times.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, gamma = ex["K"], ex["omega"], ex["iterations"], ex["gamma"]
-    n_jobs = check_int("n_jobs", n_jobs, low=1)
-    splits = {
-        "optimal": th.optimal_split(w, K, omega, gamma),
-        "uniform": th.uniform_split(w, K, omega, gamma),
-    }
     return over_seeds(
         _example2_stream,
         seeds,
         desc="stream seeds",
         workers=w,
-        splits=splits,
-        n_jobs=n_jobs,
-        lower_bound=th.lower_bound_delay(w, K, I),
+        splits=_splits(w, ex["K"], ex["omega"], ex["gamma"], ("optimal", "uniform")),
+        n_jobs=check_int("n_jobs", n_jobs, low=1),
+        lower_bound=th.lower_bound_delay(w, ex["K"], ex["iterations"]),
     )
 
 
@@ -489,7 +362,7 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
     d_l = lower_bound
     arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
     start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-    rows.append(
+    return rows + [
         {
             "arm": "ideal worker",
             "mean_delay": float(np.mean(finish - arrivals)),
@@ -498,33 +371,20 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
             "rho": d_l * lam,
             "stable": bool(d_l * lam < 1),
         }
-    )
-    return rows
+    ]
 
 
 def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Example2Result:
-    """Example 2: optimal vs uniform split, lower bound; paper vs ours.
-
-    Returns an :class:`Example2Result`. Its table has one row per quantity with the paper's number, our
-    closed form (when there is one) and our simulation (mean and 95% CI over seeds, each seed
-    ``n_jobs`` jobs; the central 95 % of single streams; the percentile of the paper's
-    single-stream value among ours). ``streams`` is :func:`example2_streams` (tidy, one row
-    per seed and arm).
-    """
+    """Example 2: optimal vs uniform split and the lower bound, paper vs ours: our closed form
+    and simulation (mean and 95 % CI over seeds; the central 95 % of single streams; the
+    percentile of the paper's single-stream value among ours)."""
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam, gamma = (
-        ex["K"],
-        ex["omega"],
-        ex["iterations"],
-        ex["arrival_rate"],
-        ex["gamma"],
-    )
+    K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     seeds = tuple(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    opt = th.optimal_split(w, K, omega, gamma)
-    uni = th.uniform_split(w, K, omega, gamma)
+    splits = _splits(w, K, ex["omega"], ex["gamma"], ("optimal", "uniform"))
     streams = example2_streams(n_jobs, seeds, w)
     rows = []
 
@@ -542,201 +402,159 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
         if summary is not None:
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             # the paper's figure is one stream of J jobs: where does it fall among ours?
+            ok = summary.stable and np.isfinite(paper)
             row["paper_percentile"] = (
-                float(np.mean(summary.per_seed <= paper)) * 100
-                if summary.stable and np.isfinite(paper)
-                else np.nan
+                float(np.mean(summary.per_seed <= paper)) * 100 if ok else np.nan
             )
-        row["note"] = note
-        rows.append(row)
+        rows.append(row | {"note": note})
 
-    for split, paper in ((opt, ex["paper_optimal_delay"]), (uni, ex["paper_uniform_delay"])):
+    for kind, split in splits.items():
         pred = th.predict_delay(w, split.kappa, I, lam)
+        note = f"Section VI simulation, integer split {split.kappa.tolist()}"
         add(
-            f"{split.kind} split, purging (simulated)",
-            paper,
+            f"{kind} split, purging (simulated)",
+            ex[f"paper_{kind}_delay"],
             np.nan,
-            summary_of(split.kind),
-            f"Section VI simulation, integer split {split.kappa.tolist()}",
-            split.kind,
+            summary_of(kind),
+            note,
+            kind,
         )
+        unstable = f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s"
+        note, arm = "stable" if pred.stable else unstable, f"{kind}, no purging"
         add(
-            f"{split.kind} split, no purging: P-K eq. (7)",
+            f"{kind} split, no purging: P-K eq. (7)",
             np.nan,
             pred.pk_delay,
-            summary_of(f"{split.kind}, no purging"),
-            "stable"
-            if pred.stable
-            else f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s",
-            f"{split.kind}, no purging",
+            summary_of(arm),
+            note,
+            arm,
         )
-    d_l = th.lower_bound_delay(w, K, I)
+    d_l, p_lb = th.lower_bound_delay(w, K, I), ex["paper_lower_bound"]
+    d_lq = th.lower_bound_queue_delay(w, K, I, lam)
     add(
         "lower bound D_L, eq. (9) as printed",
-        ex["paper_lower_bound"],
+        p_lb,
         d_l,
         None,
         "service time of one ideal worker: no queueing",
     )
+    queue = "eq. (9) service behind the Poisson queue"
     add(
-        "eq. (9) service behind the Poisson queue (M/D/1, eq. 7)",
-        ex["paper_lower_bound"],
-        th.lower_bound_queue_delay(w, K, I, lam),
+        f"{queue} (M/D/1, eq. 7)",
+        p_lb,
+        d_lq,
         None,
         "not in the paper; D_L plus the mean M/D/1 queue wait",
     )
     add(
-        "eq. (9) service behind the Poisson queue (simulated)",
-        ex["paper_lower_bound"],
+        f"{queue} (simulated)",
+        p_lb,
         np.nan,
         summary_of("ideal worker"),
         "not in the paper; same arrivals as the splits",
         "ideal worker",
     )
-    return Example2Result(
-        table=pd.DataFrame(rows),
-        streams=streams,
-        optimal=opt,
-        uniform=uni,
-        workers=w,
-        lower_bound=d_l,
-    )
+    return Example2Result(pd.DataFrame(rows), streams, splits["optimal"], splits["uniform"], w, d_l)
+
+
+_MOMENTS = (("mean", np.mean), ("sd", lambda x: x.std(ddof=1)))
 
 
 def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> SettingCheckResult:
     """Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
 
-    Candidate differences in setting, each run on ``n_streams`` paired streams (optimal and
-    uniform split share arrivals): as listed (Poisson arrivals, J = ``n_jobs``, purging);
-    deterministic arrivals every 1/lambda; shorter streams (J = 100, 300: the queue starts
-    empty); a warm-up of 200 jobs dropped. Then the single-stream effect: each stream's
-    *realised* arrival rate ``J / t_J`` against its two average delays, with a least-squares
-    line per split and the realised rate at which each line meets the paper's value.
-
-    Returns a :class:`SettingCheckResult`.
+    Candidate setting differences, each on ``n_streams`` paired streams (both splits share
+    arrivals): as listed (Poisson, J = ``n_jobs``, purging); deterministic arrivals every
+    1/lambda; J = 100, 300 (the queue starts empty); a warm-up of 200 jobs dropped (the listed
+    streams' later jobs). Then each listed stream's *realised* rate ``J / t_J`` against its two
+    delays: a least-squares line per split and the rate at which it meets the paper's value.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"]
+    K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     n_streams = check_int("n_streams", n_streams, low=3)
     n_jobs = check_int("n_jobs", n_jobs, low=10)
-    splits = {
-        "optimal": th.optimal_split(w, K, omega, 1.0),
-        "uniform": th.uniform_split(w, K, omega, 1.0),
-    }
-    paper = {"optimal": ex["paper_optimal_delay"], "uniform": ex["paper_uniform_delay"]}
+    splits = _splits(w, K, ex["omega"], 1.0, ("optimal", "uniform"))
+    paper = {k: ex[f"paper_{k}_delay"] for k in splits}
 
-    def stream(kind, J, gen_seed, arrivals, warm, rate=lam):
+    def stream(kind, J, gen_seed, poisson, rate=lam):
+        """One stream's job delays and its realised arrival rate."""
         rng = np.random.default_rng([seed, gen_seed])
-        arr = (
-            np.cumsum(rng.exponential(1 / rate, J))
-            if arrivals == "poisson"
-            else np.arange(1, J + 1) / rate
-        )
+        arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
         itr = sim.sample_iteration_times(w, splits[kind].kappa, K, J * I, True, rng).reshape(J, I)
         _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
-        return float(np.mean((finish - arr)[warm:])), J / arr[-1]
+        return finish - arr, J / arr[-1]
 
-    variants = {
-        f"as listed (Poisson, J = {n_jobs})": (n_jobs, "poisson", 0),
-        "deterministic arrivals every 1/λ": (n_jobs, "deterministic", 0),
-        "J = 100 jobs": (100, "poisson", 0),
-        "J = 300 jobs": (300, "poisson", 0),
-        "first 200 jobs dropped (warm-up)": (n_jobs, "poisson", 200),
+    def row(setting, d):
+        both = (d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"])
+        moments = {f"{k}_{m}": f(d[k]) for k in splits for m, f in _MOMENTS}
+        return {"setting": setting, **moments, "both_at_or_below_paper": float(np.mean(both))}
+
+    listed = f"as listed (Poisson, J = {n_jobs})"
+    variants = {  # label: (J, Poisson arrivals, jobs dropped); the warm-up reuses the listed streams
+        listed: (n_jobs, True, 0),
+        "deterministic arrivals every 1/λ": (n_jobs, False, 0),
+        "J = 100 jobs": (100, True, 0),
+        "J = 300 jobs": (300, True, 0),
+        "first 200 jobs dropped (warm-up)": (n_jobs, True, 200),
     }
-    rows, per_stream = [], []
-    for label, (J, arrivals, warm) in track(list(variants.items()), "Example 2 settings"):
-        res = {k: [stream(k, J, r, arrivals, warm) for r in range(n_streams)] for k in splits}
-        d = {k: np.array([v[0] for v in res[k]]) for k in splits}
-        both = float(
-            np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"]))
-        )
-        rows.append(
-            {
-                "setting": label,
-                "optimal_mean": d["optimal"].mean(),
-                "optimal_sd": d["optimal"].std(ddof=1),
-                "uniform_mean": d["uniform"].mean(),
-                "uniform_sd": d["uniform"].std(ddof=1),
-                "both_at_or_below_paper": both,
-            }
-        )
-        if warm == 0 and arrivals == "poisson" and J == n_jobs:
-            for r in range(n_streams):
-                per_stream.append(
-                    {
-                        "stream": r,
-                        "realised_rate": res["optimal"][r][1],
-                        "optimal": d["optimal"][r],
-                        "uniform": d["uniform"][r],
-                    }
-                )
-    streams = pd.DataFrame(per_stream)
+    runs = {}
+    for J, poisson in track(
+        list(dict.fromkeys(v[:2] for v in variants.values())), "Example 2 settings"
+    ):
+        runs[J, poisson] = {k: [stream(k, J, r, poisson) for r in range(n_streams)] for k in splits}
+    rows = []
+    for label, (J, poisson, warm) in variants.items():
+        res = runs[J, poisson]
+        rows.append(row(label, {k: np.array([np.mean(d[warm:]) for d, _ in res[k]]) for k in res}))
+    d = {k: np.array([np.mean(x) for x, _ in runs[n_jobs, True][k]]) for k in splits}
+    rate = [r for _, r in runs[n_jobs, True]["optimal"]]
+    streams = pd.DataFrame({"stream": range(n_streams), "realised_rate": rate, **d})
     match = []
-    fitted = []
     for kind in splits:
         slope, icept = np.polyfit(streams["realised_rate"], streams[kind], 1)
-        rate = (paper[kind] - icept) / slope
+        fit = (paper[kind] - icept) / slope
+        share = float(np.mean(streams["realised_rate"] <= fit))
+        line = {"slope": slope, "intercept": icept, "rate_matching_paper": fit}
         match.append(
-            {
-                "split": kind,
-                "paper": paper[kind],
-                "slope": slope,
-                "intercept": icept,
-                "rate_matching_paper": rate,
-                "share_of_streams_that_slow": float(np.mean(streams["realised_rate"] <= rate)),
-            }
+            {"split": kind, "paper": paper[kind], **line, "share_of_streams_that_slow": share}
         )
-        fitted.append(rate)
     # one arrival rate for both splits (the mean of the two matches): a calibrated check
-    lam_fit = float(np.mean(fitted))
-    d = {
+    lam_fit = float(np.mean([m["rate_matching_paper"] for m in match]))
+    cal = {
         k: np.array(
-            [stream(k, n_jobs, 10_000 + r, "poisson", 0, lam_fit)[0] for r in range(n_streams)]
+            [np.mean(stream(k, n_jobs, 10_000 + r, True, lam_fit)[0]) for r in range(n_streams)]
         )
         for k in splits
     }
-    rows.append(
-        {
-            "setting": f"λ = {lam_fit:.5f} (calibrated on both paper values)",
-            "optimal_mean": d["optimal"].mean(),
-            "optimal_sd": d["optimal"].std(ddof=1),
-            "uniform_mean": d["uniform"].mean(),
-            "uniform_sd": d["uniform"].std(ddof=1),
-            "both_at_or_below_paper": float(
-                np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"]))
-            ),
-        }
-    )
+    rows.append(row(f"λ = {lam_fit:.5f} (calibrated on both paper values)", cal))
     return SettingCheckResult(
-        variants=pd.DataFrame(rows),
-        streams=streams,
-        match=pd.DataFrame(match),
-        lambda_fit=lam_fit,
-        calibrated=pd.DataFrame({k: d[k] for k in splits}),
+        pd.DataFrame(rows), streams, pd.DataFrame(match), lam_fit, pd.DataFrame(cal)
     )
+
+
+def _splits(workers, K, omega, gamma, kinds=("uniform", "optimal")) -> dict:
+    make = {"uniform": th.uniform_split, "optimal": th.optimal_split}
+    return {k: make[k](workers, K, omega, gamma) for k in kinds}
 
 
 def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
-    """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split.
+    """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split;
+    defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
 
-    Defaults: Section VI-A (:data:`SECTION6A`, workers :func:`section6a_workers`).
-
-    Column ``caption_formula_*`` evaluates the expression printed in Fig. 2's caption,
+    ``caption_formula_*`` evaluates Fig. 2's caption,
     ``c + gamma c^2 + 2 gamma kappa c m + kappa m + kappa (kappa-1) sigma^2``, which is not
-    ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (it drops ``gamma`` and the ``kappa sigma^2``,
-    ``kappa^2 m^2`` terms); we plot the latter, as eq. (4)-(5) define it.
+    ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (eqs. 4-5, what we plot).
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
     K = s["K"] if K is None else K
     omega = s["omega"] if omega is None else omega
     gamma = s["gamma"] if gamma is None else gamma
-    opt = th.optimal_split(w, K, omega, gamma)
-    uni = th.uniform_split(w, K, omega, gamma)
+    opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
+    m, c, s2 = w.task_mean, w.comm_time, w.task_var
 
     def caption(kappa):
-        m, c, s2 = w.task_mean, w.comm_time, w.task_var
         ind = kappa > 0
         return (
             c * ind
@@ -749,8 +567,8 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     return pd.DataFrame(
         {
             "worker": np.arange(1, w.n_workers + 1),
-            "m_p": w.task_mean,
-            "c_p": w.comm_time,
+            "m_p": m,
+            "c_p": c,
             "sigma_p": w.task_std,
             "kappa_optimal_continuous": opt.kappa_continuous,
             "kappa_optimal": opt.kappa,
@@ -768,74 +586,47 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
 def fig3_activity(
     n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None, arrival_rate=None
 ) -> ActivityResult:
-    """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
-
-    Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
-    lambda = 0.01; workers :func:`section6a_workers`). The same seed gives the same arrival
-    times to both splits.
-    """
+    """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits on the
+    same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`)."""
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
-    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    n_jobs = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
-    K = s["K"] if K is None else check_int("K", K, low=1)
-    omega = s["omega"] if omega is None else check_real("omega", omega, low=1.0)
-    lam = (
-        s["arrival_rate"]
-        if arrival_rate is None
-        else check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
-    )
+    I = s["iterations"] if iterations is None else iterations
+    n_jobs = s["n_jobs"] if n_jobs is None else n_jobs
+    K = s["K"] if K is None else K
+    omega = s["omega"] if omega is None else omega
+    lam = s["arrival_rate"] if arrival_rate is None else arrival_rate
     out = {}
     for split in (th.uniform_split(w, K, omega), th.optimal_split(w, K, omega, s["gamma"])):
         rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
         out[split.kind] = SplitActivity(
-            intervals=pd.DataFrame(rows),
-            jobs=pd.DataFrame(jobs),
-            n_workers=w.n_workers,
-            kappa=split.kappa,
+            pd.DataFrame(rows), pd.DataFrame(jobs), w.n_workers, split.kappa
         )
     return ActivityResult(**out)
-
-
-def _section6a_splits(workers, K, omega, gamma):
-    return {
-        "uniform": th.uniform_split(workers, K, omega, gamma),
-        "optimal": th.optimal_split(workers, K, omega, gamma),
-    }
 
 
 def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.DataFrame:
     """How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
 
-    ``n_streams`` independent short streams (Section VI-A; optimal and uniform split share
-    each stream's arrivals). One row per (stream, split): ``waited`` (some job started after
-    its arrival) and ``mean_wait`` over the ``n_jobs`` jobs. Omega = 1, so every iteration
-    needs all ``K`` tasks: ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn
-    directly.
+    ``n_streams`` short Section VI-A streams, both splits on each stream's arrivals; one row per
+    (stream, split): ``waited`` (a job started after its arrival) and ``mean_wait``. Omega = 1:
+    ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn directly.
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
     n_streams = check_int("n_streams", n_streams, low=2)
     J = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
     K, I, lam = s["K"], s["iterations"], s["arrival_rate"]
-    splits = _section6a_splits(w, K, s["omega"], s["gamma"])
+    splits = _splits(w, K, s["omega"], s["gamma"])
     rows = []
     for r in range(n_streams):
         arrivals = np.cumsum(np.random.default_rng([seed, r]).exponential(1 / lam, J))
         for kind, split in splits.items():
             rng = np.random.default_rng([seed, r, 1])
             itr = sim.sample_iteration_times(w, split.kappa, K, J * I, False, rng)
-            start, _ = sim.fifo_delays(arrivals, itr.reshape(J, I).sum(axis=1))
-            wait = start - arrivals
+            wait = sim.fifo_delays(arrivals, itr.reshape(J, I).sum(axis=1))[0] - arrivals
             # start - arrival is a difference of sums: round-off, not a wait, below 1 us
-            rows.append(
-                {
-                    "stream": r,
-                    "split": kind,
-                    "waited": bool(np.any(wait > 1e-6)),
-                    "mean_wait": float(wait.mean()),
-                }
-            )
+            waited = bool(np.any(wait > 1e-6))
+            rows.append({"stream": r, "split": kind, "waited": waited, "mean_wait": wait.mean()})
     return pd.DataFrame(rows)
 
 
@@ -848,22 +639,15 @@ def stability_scan(
 ) -> StabilityScanResult:
     """The uniform split's stability threshold (Section IV-A) against long simulated streams.
 
-    Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly). The
-    arrival rates are ``rate_factors`` times the uniform split's critical rate
-    ``1 / (I E[T_itr])`` (:func:`~codedlib.theory.stream.stability_threshold`), plus the paper's
-    lambda = 0.01. For every (split, rate, seed) one stream of ``n_jobs`` jobs: the
-    least-squares ``slope`` of job delay against job index (seconds per job; an unstable queue
-    grows by ``E[T_s] - E[T_a]`` per job, a stable one by 0) and the mean delay of the first
-    and last quarter of the stream. Every rate reuses the seed's random numbers (paired).
-
-    Returns a :class:`StabilityScanResult`: ``streams``, one row per (split, rate, seed);
-    ``thresholds`` holds each split's ``rho``, ``rho_slowest``, critical rates and closed-form
-    drift per rate; ``by_job`` the job delay at the paper's rate in blocks of ``n_jobs // 100``
-    consecutive jobs (``job`` = the block's centre): mean over seeds of each block's average
-    and its 95 % t-interval half-width, per split.
+    Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly) at
+    ``rate_factors`` times the uniform split's critical rate ``1 / (I E[T_itr])`` and the
+    paper's lambda = 0.01; every rate reuses the seed's random numbers (paired). ``streams``:
+    one row per (split, seed, rate) with the least-squares ``slope`` of job delay against job
+    index (an unstable queue grows by ``E[T_s] - E[T_a]`` per job) and the mean delay of the
+    first and last quarter; ``slopes``: its mean and 95 % interval per (split, rate);
+    ``thresholds``: each split's closed forms per rate; ``by_job``: the job delay at the
+    paper's rate in blocks of ``n_jobs // 100`` jobs, mean over seeds and 95 % half-width.
     """
-    from scipy import stats
-
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
     n_jobs = check_int("n_jobs", n_jobs, low=20)
@@ -871,12 +655,10 @@ def stability_scan(
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
     K, I, lam0 = s["K"], s["iterations"], s["arrival_rate"]
-    splits = _section6a_splits(w, K, s["omega"], s["gamma"])
+    splits = _splits(w, K, s["omega"], s["gamma"])
     crit = th.stability_threshold(w, splits["uniform"].kappa, I, lam0).critical_rate
     rates = [check_real("rate_factor", f, low=0.0, low_open=True) * crit for f in rate_factors]
-    if include_paper_rate:
-        rates.append(lam0)
-    rates = sorted(set(rates))
+    rates = sorted(set(rates + [lam0] if include_paper_rate else rates))
     thresholds, rows, by_job = [], [], []
     for kind, split in splits.items():
         for lam in rates:
@@ -913,23 +695,30 @@ def stability_scan(
             n_blocks = n_jobs // block
             dd = np.array(delays_at_paper)[:, : n_blocks * block]
             dd = dd.reshape(len(seeds), n_blocks, block).mean(axis=2)
-            half = stats.t.ppf(0.975, len(seeds) - 1) * dd.std(axis=0, ddof=1) / np.sqrt(len(seeds))
+            mean = dd.mean(axis=0)
+            half = [_half(x) for x in dd.T]
+            job = (np.arange(n_blocks) + 0.5) * block
             by_job.append(
                 pd.DataFrame(
                     {
                         "split": kind,
-                        "job": (np.arange(n_blocks) + 0.5) * block,
-                        "mean_delay": dd.mean(axis=0),
+                        "job": job,
+                        "mean_delay": mean,
                         "ci_halfwidth": half,
                         "block": block,
                     }
                 )
             )
+    streams = pd.concat(rows, ignore_index=True)
+    slopes = streams.groupby(["split", "arrival_rate"])["slope"].agg(
+        slope="mean", ci_halfwidth=_half
+    )
     return StabilityScanResult(
-        streams=pd.concat(rows, ignore_index=True),
+        streams=streams,
         thresholds=pd.DataFrame(thresholds),
         by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
         critical_rate=crit,
+        slopes=slopes.reset_index(),
     )
 
 
@@ -982,7 +771,7 @@ def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
 
     def rho(kind, scale):
         ws = w.with_complexity(scale)
-        split = _section6a_splits(ws, K, omega, gamma)[kind]
+        split = _splits(ws, K, omega, gamma)[kind]
         return th.stability_threshold(ws, split.kappa, I, lam).rho
 
     scales = np.geomspace(0.1, 10.0, 41) if scales is None else np.asarray(scales, dtype=float)
@@ -1007,9 +796,7 @@ def fig4_delay_vs_redundancy(
 ) -> Fig4Result:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
-
-    ``per_seed`` (tidy: ``omega, arm, seed, mean_delay``) holds every stream's average; one
-    seed gives every arm and every Omega the same arrival times (paired comparisons).
+    One seed gives every arm and every Omega the same arrival times (paired comparisons).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
@@ -1020,22 +807,18 @@ def fig4_delay_vs_redundancy(
     d_l = th.lower_bound_delay(w, K, I)
     d_lq = th.lower_bound_queue_delay(w, K, I, lam)
 
-    def tidy(omega, arm, summary):
+    def add(row, omega, arm, kappa, purging):
+        summary = sim.simulate_mean_delay(w, kappa, K, I, lam, n_jobs, purging, seeds)
+        prefix = arm.replace(", no purging", "_no_purging")
+        row.update({f"{prefix}_{k}": v for k, v in _summary_row(summary).items()})
+        delay = summary.per_seed if summary.stable else np.nan
         per_seed.append(
-            pd.DataFrame(
-                {
-                    "omega": omega,
-                    "arm": arm,
-                    "seed": seeds,
-                    "mean_delay": summary.per_seed if summary.stable else np.nan,
-                }
-            )
+            pd.DataFrame({"omega": omega, "arm": arm, "seed": seeds, "mean_delay": delay})
         )
 
     for omega in omegas:
         omega = check_real("omega", omega, low=1.0)
-        opt = th.optimal_split(w, K, omega, gamma)
-        uni = th.uniform_split(w, K, omega, gamma)
+        opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
         pred = th.predict_delay(w, opt.kappa, I, lam)
         row = {
             "omega": omega,
@@ -1046,19 +829,13 @@ def fig4_delay_vs_redundancy(
             "lower_bound_queue": d_lq,
         }
         for split in (opt, uni):
-            summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, True, seeds)
-            for k, v in _summary_row(summary).items():
-                row[f"{split.kind}_{k}"] = v
-            tidy(omega, split.kind, summary)
+            add(row, omega, split.kind, split.kappa, True)
             one = sim.simulate_stream(w, split.kappa, K, I, lam, n_realizations, True, seeds[0])
             realizations.append(
                 pd.DataFrame({"omega": omega, "split": split.kind, "delay": one.delays})
             )
         if include_no_purging:
-            summary = sim.simulate_mean_delay(w, opt.kappa, K, I, lam, n_jobs, False, seeds)
-            for k, v in _summary_row(summary).items():
-                row[f"optimal_no_purging_{k}"] = v
-            tidy(omega, "optimal, no purging", summary)
+            add(row, omega, "optimal, no purging", opt.kappa, False)
         rows.append(row)
     return Fig4Result(
         table=pd.DataFrame(rows),
@@ -1070,27 +847,25 @@ def fig4_delay_vs_redundancy(
 
 def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
     """Fig. 4's no-purging theory (eqs. 7-8) against a no-purging simulation of the optimal
-    split, over many streams (cheap without purging: one gamma sum per worker and iteration).
-
-    One row per Omega: ``theory``, ``sim_mean``, ``sim_ci_halfwidth``, ``inside`` (the theory
-    within the 95 % CI) and ``n_seeds``. Every Omega reuses the same seeds (same arrivals).
-    """
+    split over many streams, the same seeds at every Omega: one row per Omega with ``inside``
+    (the theory within the simulation's 95 % CI)."""
     s = FIG4_SETTINGS
-    omegas = s["omegas"] if omegas is None else omegas
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
     w = th.example2_workers(complexity=s["Z"] / K)
     rows = []
-    for omega in omegas:
-        split = th.optimal_split(w, K, check_real("omega", omega, low=1.0), gamma)
-        pred = th.predict_delay(w, split.kappa, I, lam)
+    for omega in s["omegas"] if omegas is None else omegas:
+        split = th.optimal_split(w, K, omega, gamma)
+        theory = th.predict_delay(w, split.kappa, I, lam).pk_delay
         summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, False, seeds)
+        mean, half = summary.mean, summary.ci_halfwidth
+        inside = bool(abs(theory - mean) <= half)
         rows.append(
             {
                 "omega": omega,
-                "theory": pred.pk_delay,
-                "sim_mean": summary.mean,
-                "sim_ci_halfwidth": summary.ci_halfwidth,
-                "inside": bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth),
+                "theory": theory,
+                "sim_mean": mean,
+                "sim_ci_halfwidth": half,
+                "inside": inside,
                 "n_seeds": len(tuple(seeds)),
             }
         )
@@ -1174,10 +949,8 @@ def table2_delay_vs_K(
     iterations=None,
     arrival_rate=None,
 ) -> pd.DataFrame:
-    """Table II: average job delay for several K (optimal split, purging), with theory.
-
-    Unstable configurations show ``stable = False`` and no average.
-    """
+    """Table II: average job delay for several K (optimal split, purging), with theory;
+    unstable configurations show ``stable = False`` and no average."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     K_values = s["table_K"] if K_values is None else [check_int("K", k, low=1) for k in K_values]
@@ -1205,8 +978,7 @@ def table2_delay_vs_K(
             "service_mean": pred.service_mean,
             "theory_no_purging": pred.pk_delay,
         }
-        row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
-        rows.append(row)
+        rows.append(row | {f"sim_{k}": v for k, v in _summary_row(summary).items()})
     return pd.DataFrame(rows)
 
 
@@ -1218,11 +990,11 @@ def queueing_check(
     """
     ex = th.EXAMPLE2
     w = th.example2_workers()
-    split = th.optimal_split(w, ex["K"], 1.0, ex["gamma"])
+    K, I = ex["K"], ex["iterations"]
+    kappa = th.optimal_split(w, K, 1.0, ex["gamma"]).kappa
     rows = []
     for lam in arrival_rates:
-        lam = check_real("arrival_rate", lam, low=0, low_open=True)
-        pred = th.predict_delay(w, split.kappa, ex["iterations"], lam)
+        pred = th.predict_delay(w, kappa, I, lam)
         row = {
             "arrival_rate": lam,
             "rho": pred.rho,
@@ -1231,9 +1003,7 @@ def queueing_check(
             "kingman": pred.kingman_delay,
         }
         if pred.stable:
-            summary = sim.simulate_mean_delay(
-                w, split.kappa, ex["K"], ex["iterations"], lam, n_jobs, False, seeds
-            )
+            summary = sim.simulate_mean_delay(w, kappa, K, I, lam, n_jobs, False, seeds)
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             row["pk_inside_ci"] = bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth)
         rows.append(row)

@@ -427,20 +427,15 @@ def plot_stability(scan, window, *, title: str | None = None):
     workers' speed scale, the window where the paper's statement holds and the stand-in
     (:func:`codedlib.experiments.stream.stability_scan`, :func:`~codedlib.experiments.stream.section6a_speed_window`).
     """
-    from scipy import stats
-
     fig, (a, b, c) = subplots(1, 3, figsize=(15, 4.2))
     streams, thr = scan.streams, scan.thresholds
     colors = {"uniform": "C3", "optimal": "C0"}
     lam0 = 0.01
-    for kind, g in streams.groupby("split"):
-        agg = g.groupby("arrival_rate")["slope"]
-        mean, sd, n = agg.mean(), agg.std(ddof=1), agg.count()
-        half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
+    for kind, g in scan.slopes.groupby("split"):
         a.errorbar(
-            mean.index,
-            mean.to_numpy(),
-            yerr=half.to_numpy(),
+            g["arrival_rate"].to_numpy(),
+            g["slope"].to_numpy(),
+            yerr=g["ci_halfwidth"].to_numpy(),
             fmt="o",
             capsize=3,
             color=colors[kind],
