@@ -397,9 +397,10 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
             )
         return _summary_from_samples(g["mean_delay"], service, service * lam, n_jobs)
 
-    def add(quantity, paper, theory, summary=None, note="", arm=""):
+    def add(quantity, paper, theory, arm, note):
         row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
-        if summary is not None:
+        if arm:
+            summary = summary_of(arm)
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             # the paper's figure is one stream of J jobs: where does it fall among ours?
             ok = summary.stable and np.isfinite(paper)
@@ -411,23 +412,15 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
     for kind, split in splits.items():
         pred = th.predict_delay(w, split.kappa, I, lam)
         note = f"Section VI simulation, integer split {split.kappa.tolist()}"
-        add(
-            f"{kind} split, purging (simulated)",
-            ex[f"paper_{kind}_delay"],
-            np.nan,
-            summary_of(kind),
-            note,
-            kind,
-        )
+        add(f"{kind} split, purging (simulated)", ex[f"paper_{kind}_delay"], np.nan, kind, note)
         unstable = f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s"
-        note, arm = "stable" if pred.stable else unstable, f"{kind}, no purging"
+        note = "stable" if pred.stable else unstable
         add(
             f"{kind} split, no purging: P-K eq. (7)",
             np.nan,
             pred.pk_delay,
-            summary_of(arm),
+            f"{kind}, no purging",
             note,
-            arm,
         )
     d_l, p_lb = th.lower_bound_delay(w, K, I), ex["paper_lower_bound"]
     d_lq = th.lower_bound_queue_delay(w, K, I, lam)
@@ -435,7 +428,7 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
         "lower bound D_L, eq. (9) as printed",
         p_lb,
         d_l,
-        None,
+        "",
         "service time of one ideal worker: no queueing",
     )
     queue = "eq. (9) service behind the Poisson queue"
@@ -443,21 +436,53 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
         f"{queue} (M/D/1, eq. 7)",
         p_lb,
         d_lq,
-        None,
+        "",
         "not in the paper; D_L plus the mean M/D/1 queue wait",
     )
-    add(
-        f"{queue} (simulated)",
-        p_lb,
-        np.nan,
-        summary_of("ideal worker"),
-        "not in the paper; same arrivals as the splits",
-        "ideal worker",
-    )
+    note = "not in the paper; same arrivals as the splits"
+    add(f"{queue} (simulated)", p_lb, np.nan, "ideal worker", note)
     return Example2Result(pd.DataFrame(rows), streams, splits["optimal"], splits["uniform"], w, d_l)
 
 
 _MOMENTS = (("mean", np.mean), ("sd", lambda x: x.std(ddof=1)))
+
+
+def _example2_splits(workers):
+    ex = th.EXAMPLE2
+    return _splits(workers, ex["K"], ex["omega"], 1.0, ("optimal", "uniform"))
+
+
+def _setting_stream(workers, kappa, seed, gen_seed, J, poisson=True, rate=None):
+    """One Example 2 stream with purging: its job delays and realised arrival rate ``J / t_J``."""
+    ex = th.EXAMPLE2
+    K, I, rate = ex["K"], ex["iterations"], ex["arrival_rate"] if rate is None else rate
+    rng = np.random.default_rng([seed, gen_seed])
+    arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
+    itr = sim.sample_iteration_times(workers, kappa, K, J * I, True, rng).reshape(J, I)
+    _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
+    return finish - arr, J / arr[-1]
+
+
+def _rate_match(n_streams, n_jobs, seed, workers):
+    """The listed setting's streams of :func:`example2_setting_check` (``runs``: split -> list of
+    (delays, realised rate)), one row per stream, and per split the least-squares line of
+    average delay against realised rate with the rate where it meets the paper's value."""
+    runs = {
+        k: [_setting_stream(workers, s.kappa, seed, r, n_jobs) for r in range(n_streams)]
+        for k, s in _example2_splits(workers).items()
+    }
+    d = {k: np.array([np.mean(x) for x, _ in v]) for k, v in runs.items()}
+    rate = [r for _, r in runs["optimal"]]
+    streams = pd.DataFrame({"stream": range(n_streams), "realised_rate": rate, **d})
+    match = []
+    for kind in runs:
+        paper = th.EXAMPLE2[f"paper_{kind}_delay"]
+        slope, icept = np.polyfit(streams["realised_rate"], streams[kind], 1)
+        fit = (paper - icept) / slope
+        share = float(np.mean(streams["realised_rate"] <= fit))
+        line = {"slope": slope, "intercept": icept, "rate_matching_paper": fit}
+        match.append({"split": kind, "paper": paper, **line, "share_of_streams_that_slow": share})
+    return runs, streams, pd.DataFrame(match)
 
 
 def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> SettingCheckResult:
@@ -471,66 +496,47 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     n_streams = check_int("n_streams", n_streams, low=3)
     n_jobs = check_int("n_jobs", n_jobs, low=10)
-    splits = _splits(w, K, ex["omega"], 1.0, ("optimal", "uniform"))
+    splits = _example2_splits(w)
     paper = {k: ex[f"paper_{k}_delay"] for k in splits}
-
-    def stream(kind, J, gen_seed, poisson, rate=lam):
-        """One stream's job delays and its realised arrival rate."""
-        rng = np.random.default_rng([seed, gen_seed])
-        arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
-        itr = sim.sample_iteration_times(w, splits[kind].kappa, K, J * I, True, rng).reshape(J, I)
-        _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
-        return finish - arr, J / arr[-1]
 
     def row(setting, d):
         both = (d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"])
         moments = {f"{k}_{m}": f(d[k]) for k in splits for m, f in _MOMENTS}
         return {"setting": setting, **moments, "both_at_or_below_paper": float(np.mean(both))}
 
-    listed = f"as listed (Poisson, J = {n_jobs})"
+    listed, streams, match = _rate_match(n_streams, n_jobs, seed, w)
+    runs = {(n_jobs, True): listed}
     variants = {  # label: (J, Poisson arrivals, jobs dropped); the warm-up reuses the listed streams
-        listed: (n_jobs, True, 0),
+        f"as listed (Poisson, J = {n_jobs})": (n_jobs, True, 0),
         "deterministic arrivals every 1/λ": (n_jobs, False, 0),
         "J = 100 jobs": (100, True, 0),
         "J = 300 jobs": (300, True, 0),
         "first 200 jobs dropped (warm-up)": (n_jobs, True, 200),
     }
-    runs = {}
-    for J, poisson in track(
-        list(dict.fromkeys(v[:2] for v in variants.values())), "Example 2 settings"
-    ):
-        runs[J, poisson] = {k: [stream(k, J, r, poisson) for r in range(n_streams)] for k in splits}
+    for J, poisson in track([(n_jobs, False), (100, True), (300, True)], "Example 2 settings"):
+        runs[J, poisson] = {
+            k: [_setting_stream(w, s.kappa, seed, r, J, poisson) for r in range(n_streams)]
+            for k, s in splits.items()
+        }
     rows = []
     for label, (J, poisson, warm) in variants.items():
         res = runs[J, poisson]
         rows.append(row(label, {k: np.array([np.mean(d[warm:]) for d, _ in res[k]]) for k in res}))
-    d = {k: np.array([np.mean(x) for x, _ in runs[n_jobs, True][k]]) for k in splits}
-    rate = [r for _, r in runs[n_jobs, True]["optimal"]]
-    streams = pd.DataFrame({"stream": range(n_streams), "realised_rate": rate, **d})
-    match = []
-    for kind in splits:
-        slope, icept = np.polyfit(streams["realised_rate"], streams[kind], 1)
-        fit = (paper[kind] - icept) / slope
-        share = float(np.mean(streams["realised_rate"] <= fit))
-        line = {"slope": slope, "intercept": icept, "rate_matching_paper": fit}
-        match.append(
-            {"split": kind, "paper": paper[kind], **line, "share_of_streams_that_slow": share}
-        )
     # one arrival rate for both splits (the mean of the two matches): a calibrated check
-    lam_fit = float(np.mean([m["rate_matching_paper"] for m in match]))
+    lam_fit = float(np.mean(match["rate_matching_paper"].to_numpy()))
     cal = {
         k: np.array(
-            [np.mean(stream(k, n_jobs, 10_000 + r, True, lam_fit)[0]) for r in range(n_streams)]
+            [
+                np.mean(_setting_stream(w, s.kappa, seed, 10_000 + r, n_jobs, True, lam_fit)[0])
+                for r in range(n_streams)
+            ]
         )
-        for k in splits
+        for k, s in splits.items()
     }
     rows.append(row(f"λ = {lam_fit:.5f} (calibrated on both paper values)", cal))
-    return SettingCheckResult(
-        pd.DataFrame(rows), streams, pd.DataFrame(match), lam_fit, pd.DataFrame(cal)
-    )
+    return SettingCheckResult(pd.DataFrame(rows), streams, match, lam_fit, pd.DataFrame(cal))
 
 
 def _splits(workers, K, omega, gamma, kinds=("uniform", "optimal")) -> dict:
@@ -1267,6 +1273,11 @@ def _call(fn, results: dict):
     return fn(**{k: v for k, v in results.items() if k in names})
 
 
+def _spec(kind, item, quantity, measured=None, *, basis="paper", **fixed):
+    """``claims.spec`` with the basis most rows have (:data:`CLAIMS` sets the section)."""
+    return spec(kind, item, quantity, measured, basis=basis, **fixed)
+
+
 def _interval(item, quantity, measured, miss_reason="", **fixed):
     """An interval spec: ``measured`` returns ``samples`` (and any other measured argument, a
     ``miss_reason`` too); the reason is recorded only when the paper's value misses ours."""
@@ -1277,7 +1288,7 @@ def _interval(item, quantity, measured, miss_reason="", **fixed):
         hit = _inside(kw["samples"], fixed.get("paper"), fixed.get("paper_range"))
         return kw | {"reason": "" if hit else why}
 
-    return spec("interval", item, quantity, run, **fixed)
+    return _spec("interval", item, quantity, run, **fixed)
 
 
 def split_results(gamma: float = 1.0) -> dict:
@@ -1502,21 +1513,13 @@ def _queueing_spec(rate):
         paper=1.0,
         unit="×",
         paper_text="1 (eq. 7 is precise for Ω = 1)",
-        section="3. Queueing theory vs simulation",
-        basis="paper",
     )
 
 
 def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
     """Section 4: Fig. 3's activity and the closed-form stability of both Section VI-A splits."""
     w6a = section6a_workers()
-    splits = {
-        s.kind: s
-        for s in (
-            th.uniform_split(w6a, _VIA["K"], _VIA["omega"]),
-            th.optimal_split(w6a, _VIA["K"], _VIA["omega"], gamma),
-        )
-    }
+    splits = _splits(w6a, _VIA["K"], _VIA["omega"], gamma)
     thresholds = {
         k: th.stability_threshold(w6a, s.kappa, _VIA["iterations"], _VIA["arrival_rate"])
         for k, s in splits.items()
@@ -1769,7 +1772,7 @@ def calibrated_growth_results(unit, seeds, target: float) -> dict:
 
 def _table2_delay_spec(i):
     K, paper = _CL["table_K"][i], _CL["paper_table_delay"][i]
-    return spec(
+    return _spec(
         "interval",
         "Table II",
         f"average job delay, K = {K}",
@@ -1778,8 +1781,6 @@ def _table2_delay_spec(i):
         unit="s",
         verdict="not attempted",
         reason=CLUSTER_REASON + "; the paper's value is from an unstable queue (row below)",
-        section=S7,
-        basis="paper",
     )
 
 
@@ -1825,7 +1826,7 @@ def _caption_row(spread):
 
 
 def _fig6_row(item, quantity, paper, ours_of):
-    return spec(
+    return _spec(
         "exact",
         item,
         quantity,
@@ -1834,8 +1835,6 @@ def _fig6_row(item, quantity, paper, ours_of):
         verdict="not attempted",
         reason=CLUSTER_REASON,
         setting=STANDIN_CLUSTER,
-        section=S7,
-        basis="paper",
     )
 
 
@@ -1890,7 +1889,7 @@ def _fig4_reach_miss(t4):
 #: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
 CLAIMS = {
     "theorem2": [
-        spec(
+        _spec(
             "exact",
             "Theorem 2 (Example 2)",
             "Σκ_p(θ) = KΩ, real κ",
@@ -1899,21 +1898,19 @@ CLAIMS = {
             rtol=1e-9,
             unit="tasks",
             basis="check",
-            section=S1,
         ),
-        spec(
+        _spec(
             "exact",
             "Theorem 2 (Example 2)",
             "integer optimal split κ_p (Σ = KΩ)",
             _integer_kappa_row,
             paper=55,
             unit="tasks",
-            section=S1,
             basis="check",
         ),
     ],
     "fig2": [
-        spec(
+        _spec(
             "exact",
             "Fig. 2(b), eq. (4)",
             "spread of E[T]+γE[T²] across workers, real κ (max−min)/θ",
@@ -1921,10 +1918,9 @@ CLAIMS = {
             paper=0.0,
             rtol=0.0,
             setting=STANDIN_VI_A,
-            section=S1,
             basis="check",
         ),
-        spec(
+        _spec(
             "qualitative",
             "Fig. 2(b)",
             "metric equal under the optimal split, spread under the uniform one",
@@ -1932,10 +1928,8 @@ CLAIMS = {
             paper="the same for all workers (optimal split); notable variance (uniform split)",
             uncertainty="exact (deterministic)",
             setting=STANDIN_VI_A,
-            section=S1,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "exact",
             "Fig. 2(b) caption",
             "caption expression: spread across workers, optimal real κ, (max−min)/θ",
@@ -1944,12 +1938,10 @@ CLAIMS = {
             rtol=0.0,
             verdict="paper erratum",
             setting=STANDIN_VI_A,
-            section=S1,
-            basis="paper",
         ),
     ],
     "example1": [
-        spec(
+        _spec(
             "exact",
             "Example 1",
             "max |κ_p(Theorem 2) − κ_p(Example 1)| / max κ_p",
@@ -1962,12 +1954,11 @@ CLAIMS = {
             },
             paper=0.0,
             rtol=0.0,
-            section=S1,
             basis="check",
         )
     ],
     "example2": [
-        spec(
+        _spec(
             "interval",
             "Example 2",
             "average job delay, optimal split (mean over J-job streams)",
@@ -1975,10 +1966,8 @@ CLAIMS = {
             paper=_EX2_PAPER["paper_optimal_delay"],
             headline=True,
             unit="s",
-            section=S2,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "interval",
             "Example 2",
             "average job delay, uniform split (mean over J-job streams)",
@@ -1986,10 +1975,8 @@ CLAIMS = {
             paper=_EX2_PAPER["paper_uniform_delay"],
             headline=True,
             unit="s",
-            section=S2,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "comparison",
             "Section I",
             "delay ratio uniform / optimal split, Example 2 setting: more than 2.5×",
@@ -1997,10 +1984,8 @@ CLAIMS = {
             expected="greater",
             paper_text="more than two and a half (Section I)",
             headline=True,
-            basis="paper",
-            section=S2,
         ),
-        spec(
+        _spec(
             "comparison",
             "Example 2",
             "delay ratio uniform / optimal split, 129.96 / 47.93",
@@ -2009,9 +1994,8 @@ CLAIMS = {
             paper=_EX2_RATIO,
             paper_text=f"129.96 / 47.93 = {_EX2_RATIO:.2f} (our ratio of two printed values)",
             basis="derived",
-            section=S2,
         ),
-        spec(
+        _spec(
             "exact",
             "Example 2, eq. (9)",
             "lower bound D_L as printed",
@@ -2020,44 +2004,38 @@ CLAIMS = {
             rtol=1e-3,
             unit="s",
             verdict="paper erratum",
-            section=S2,
             headline=True,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "interval",
             "Example 2, eq. (9) + queue wait",
             "ideal worker (service D_L) behind the Poisson queue (mean over J-job streams)",
             _ideal_worker_row,
             paper=_EX2_PAPER["paper_lower_bound"],
             unit="s",
-            section=S2,
             basis="derived",
         ),
     ],
     "example2_setting": [
-        spec(
+        _spec(
             "qualitative",
             "Example 2",
             "the setting difference behind the paper's two delays",
             _setting_check_row,
             verdict="calibrated",
-            section=S2,
             basis="derived",
         )
     ],
     "queueing": [_queueing_spec(rate) for rate in QUEUEING_RATES[:3]],
     "fig3": [
-        spec(
+        _spec(
             "exact",
             "Fig. 3, Section VI-A",
             "uniform split at Ω = 1: rate stable?",
             _fig3_stable_row,
             paper="unstable",
-            section=S4,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "exact",
             "Fig. 3, Section IV-A (closed form)",
             "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
@@ -2067,7 +2045,6 @@ CLAIMS = {
             rtol=0.0,  # one-sided: ≥ 1 (finite: CSV round trip)
             paper_text="≥ 1 ('not stable due to the large service time')",
             setting=STANDIN_VI_A,
-            section=S4,
             basis="derived",
         ),
     ],
@@ -2080,18 +2057,15 @@ CLAIMS = {
             paper=1.0,
             unit="×",
             paper_text="1 (an unstable queue grows by E[T_s] − E[T_a] per job)",
-            section=S4,
             basis="derived",
         ),
-        spec(
+        _spec(
             "comparison",
             "Fig. 3, Section VI-A",
             "uniform split, λ = 0.01: mean delay, last / first quarter of a long stream",
             _grow_row,
             expected="greater",
             paper_text="not stable: the queue wait grows without bound",
-            section=S4,
-            basis="paper",
         ),
         _interval(
             "Fig. 3, Section VI-A",
@@ -2105,10 +2079,9 @@ CLAIMS = {
             paper=1.0,
             unit="×",
             paper_text="stable (the optimal split has no growing queue)",
-            section=S4,
             basis="derived",
         ),
-        spec(
+        _spec(
             "qualitative",
             "Fig. 3, Section VI-A (workers unlisted)",
             "where the paper's λ sits against the stability thresholds",
@@ -2118,22 +2091,18 @@ CLAIMS = {
             verdict="partly",
             uncertainty="exact (closed form and F_itr, eq. 8)",
             setting=STANDIN_VI_A,
-            section=S4,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "qualitative",
             "Fig. 3 (J = 3 jobs)",
             "share of 3-job pictures in which a job waits in the queue",
             _wait_row,
             paper="the uniform solution experiences a notable waiting time in the queue",
             setting=STANDIN_VI_A,
-            section=S4,
-            basis="paper",
         ),
     ],
     "fig4": [
-        spec(
+        _spec(
             "comparison",
             "Fig. 4",
             "delay ratio uniform / optimal at Ω = 1",
@@ -2144,8 +2113,6 @@ CLAIMS = {
             },
             expected="greater",
             paper_text="optimal dramatically lower, particularly at low Ω",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4",
@@ -2158,8 +2125,6 @@ CLAIMS = {
             paper_range=(0.95, 1.05),
             unit="×",
             paper_text="similar for a large amount of redundancy (read: within 5 %)",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4, eq. (7)",
@@ -2172,10 +2137,8 @@ CLAIMS = {
             paper=1.0,
             unit="×",
             paper_text="1 (theory almost coincides with simulation at Ω = 1)",
-            section=S5,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "comparison",
             "Fig. 4, eq. (7)",
             "theory / simulated (purging) at the largest Ω (1.5)",
@@ -2186,8 +2149,6 @@ CLAIMS = {
             },
             expected="greater",
             paper_text="theory (no purging) diverges above the simulation as Ω grows",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4, eq. (9)",
@@ -2200,8 +2161,6 @@ CLAIMS = {
             paper_range=(1.0, 1.01),
             unit="×",
             paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4, eq. (9) + queue wait",
@@ -2215,12 +2174,11 @@ CLAIMS = {
             paper_range=(1.0, 1.01),
             unit="×",
             paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
-            section=S5,
             basis="derived",
         ),
     ],
     "example3": [
-        spec(
+        _spec(
             "exact",
             "Example 3 (Appendix)",
             "max relative decoding error, any K = 2 of the 3 task results",
@@ -2229,23 +2187,19 @@ CLAIMS = {
             rtol=0.0,
             setting="the paper's B; chosen: random partial gradients G (3 × 4), seed = notebook "
             "seed",
-            section=S6,
-            basis="paper",
         )
     ],
     "fig5": [
-        spec(
+        _spec(
             "not_attempted",
             "Fig. 5",
             "the P = 100 heterogeneous cluster",
             paper="a picture of 100 workers; values not listed",
             reason=f"replaced by a seeded stand-in ({STANDIN_CLUSTER})",
-            section=S7,
-            basis="paper",
         )
     ],
     "fig6": [
-        spec(
+        _spec(
             "exact",
             "Fig. 6",
             "mismatch (eq. 10) vs K is not strictly decreasing",
@@ -2257,8 +2211,6 @@ CLAIMS = {
             },
             paper="True",
             setting=STANDIN_CLUSTER,
-            section=S7,
-            basis="paper",
         ),
         _fig6_row(
             "Fig. 6, Algorithm 1",
@@ -2281,7 +2233,7 @@ CLAIMS = {
     ],
     "table2": [
         *(_table2_delay_spec(i) for i in range(len(_CL["table_K"]))),
-        spec(
+        _spec(
             "comparison",
             "Table II",
             "delay ratio K = 110 / K = 350",
@@ -2292,10 +2244,8 @@ CLAIMS = {
             f"= {_PD[0] / _PD[2]:.3f})",
             verdict="not attempted",
             reason=UNSTABLE_REASON,
-            section=S7,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "comparison",
             "Table II",
             "plateau: gain K = 110 → 350 over gain K = 350 → 510",
@@ -2307,12 +2257,10 @@ CLAIMS = {
             ),
             verdict="not attempted",
             reason=UNSTABLE_REASON,
-            section=S7,
-            basis="paper",
         ),
     ],
     "table2_stability": [
-        spec(
+        _spec(
             "qualitative",
             "Table II, Section IV-A",
             "rate stability of the paper's Section VI-C queue",
@@ -2327,12 +2275,10 @@ CLAIMS = {
             ),
             uncertainty="exact (arithmetic on the paper's numbers)",
             setting="the paper's θ = 646.24, γ = 1, I = 10, λ = 0.01, J = 1000; exponential tasks",
-            section=S7,
-            basis="paper",
         )
     ],
     "table2_calibrated": [
-        spec(
+        _spec(
             "interval",
             "Table II (calibrated stand-in)",
             "J = 1000 average delay of an unstable stream, K = 350",
@@ -2346,8 +2292,19 @@ CLAIMS = {
                 "the paper's magnitude, growing linearly with J (table above): the mechanism, not "
                 "a reproduction"
             ),
-            section=S7,
             basis="derived",
         )
     ],
 }
+_SECTIONS = {
+    S1: ("theorem2", "fig2", "example1"),
+    S2: ("example2", "example2_setting"),
+    S3: ("queueing",),
+    S4: ("fig3", "fig3_stability"),
+    S5: ("fig4",),
+    S6: ("example3",),
+    S7: ("fig5", "fig6", "table2", "table2_stability", "table2_calibrated"),
+}
+for _section, _names in _SECTIONS.items():
+    for _spec_row in (s for name in _names for s in CLAIMS[name]):
+        _spec_row.fixed["section"] = _section
