@@ -287,22 +287,6 @@ def _summary_row(summary: sim.DelaySummary) -> dict:
     }
 
 
-def _summary_from_samples(per_seed, service_mean, rho, n_jobs) -> sim.DelaySummary:
-    """A stable :class:`~codedlib.schemes.stream.DelaySummary` from per-stream averages."""
-    per_seed = np.asarray(per_seed, dtype=float)
-    half = _t_half(per_seed.std(ddof=1), len(per_seed))
-    return sim.DelaySummary(
-        float(per_seed.mean()), float(half), per_seed, float(service_mean), float(rho), True, n_jobs
-    )
-
-
-def _t_half(sd, n):
-    """Half-width of the 95 % t-interval of a mean of ``n`` samples (elementwise)."""
-    from scipy import stats
-
-    return stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
-
-
 def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
     """Example 2, one row per (seed, arm): one stream's average job delay, mean queue wait and
     mean service time. Arms: ``optimal``, ``uniform`` (purging), ``<split>, no purging`` (nan
@@ -378,7 +362,7 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
             return sim.DelaySummary(
                 np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False, n_jobs
             )
-        return _summary_from_samples(g["mean_delay"], service, service * lam, n_jobs)
+        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam, n_jobs)
 
     def add(quantity, paper, theory, arm, note):
         row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
@@ -685,7 +669,7 @@ def stability_scan(
             dd = np.array(delays_at_paper)[:, : n_blocks * block]
             dd = dd.reshape(len(seeds), n_blocks, block).mean(axis=2)
             mean = dd.mean(axis=0)
-            half = _t_half(dd.std(axis=0, ddof=1), len(seeds))
+            half = sim.t_halfwidth(dd.std(axis=0, ddof=1), len(seeds))
             job = (np.arange(n_blocks) + 0.5) * block
             by_job.append(
                 pd.DataFrame(
@@ -700,7 +684,9 @@ def stability_scan(
             )
     streams = pd.concat(rows, ignore_index=True)
     g = streams.groupby(["split", "arrival_rate"])["slope"]
-    slopes = pd.DataFrame({"slope": g.mean(), "ci_halfwidth": _t_half(g.std(ddof=1), g.count())})
+    slopes = pd.DataFrame(
+        {"slope": g.mean(), "ci_halfwidth": sim.t_halfwidth(g.std(ddof=1), g.count())}
+    )
     return StabilityScanResult(
         streams=streams,
         thresholds=pd.DataFrame(thresholds),
@@ -991,25 +977,20 @@ def queueing_check(
 
 
 def explore_split(
-    workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2)
+    workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2), simulate=True
 ) -> ExploreSplitResult:
     """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
-    opt = th.optimal_split(workers, K, omega, gamma)
-    uni = th.uniform_split(workers, K, omega, gamma)
-    out = {
-        "optimal": opt,
-        "uniform": uni,
-        "lower_bound": th.lower_bound_delay(workers, K, iterations),
-    }
+    opt, uni = _splits(workers, K, omega, gamma, ("optimal", "uniform")).values()
+    out = {"lower_bound": th.lower_bound_delay(workers, K, iterations)}
     for split in (opt, uni):
-        pred = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        summary = sim.simulate_mean_delay(
-            workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
-        )
-        out[f"{split.kind}_prediction"] = pred
-        out[f"{split.kind}_simulation"] = summary
-        out[f"{split.kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
-    return ExploreSplitResult(**out, workers=workers)
+        kind = split.kind
+        out[f"{kind}_prediction"] = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
+        if simulate:
+            out[f"{kind}_simulation"] = sim.simulate_mean_delay(
+                workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
+            )
+        out[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
+    return ExploreSplitResult(opt, uni, **out, workers=workers)
 
 
 def per_seed_frame(

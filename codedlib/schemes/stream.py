@@ -39,6 +39,7 @@ __all__ = [
     "sample_task_times",
     "simulate_mean_delay",
     "simulate_stream",
+    "t_halfwidth",
 ]
 
 _CHUNK_ELEMENTS = 2_000_000  # task-time samples drawn at once (memory bound)
@@ -187,6 +188,12 @@ def simulate_stream(
     )
 
 
+def t_halfwidth(sd, n):
+    """Half-width of the 95 % t-interval of a mean of ``n`` samples of standard deviation ``sd``
+    (elementwise)."""
+    return stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
+
+
 @dataclass(frozen=True)
 class DelaySummary:
     """Average job delay over several seeds: mean, half-width of a 95% t interval."""
@@ -202,6 +209,13 @@ class DelaySummary:
     @property
     def ci(self) -> tuple[float, float]:
         return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
+
+    @classmethod
+    def of_streams(cls, per_seed, service_mean, rho, n_jobs) -> DelaySummary:
+        """A stable summary of per-stream averages: their mean and :func:`t_halfwidth`."""
+        per_seed = np.asarray(per_seed, dtype=float)
+        half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
+        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True, n_jobs)
 
     def __str__(self) -> str:
         if not self.stable:
@@ -252,10 +266,7 @@ def simulate_mean_delay(
     stable = bool(rho < 1.0 and runs["stable"].all())
     if not stable:
         return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
-    half = stats.t.ppf(0.975, len(seeds) - 1) * per_seed.std(ddof=1) / math.sqrt(len(seeds))
-    return DelaySummary(
-        float(per_seed.mean()), float(half), per_seed, service_mean, rho, True, n_jobs
-    )
+    return DelaySummary.of_streams(per_seed, service_mean, rho, n_jobs)
 
 
 def activity_trace(
