@@ -703,31 +703,25 @@ def optimise_code_parameters(
     K_values = np.asarray(K_values)
     if K_values.ndim != 1 or K_values.size == 0:
         raise ValueError("K_values must be a non-empty 1-d sequence of integers")
-    ks, cs, mm, mma, th, na, nz, splits = [], [], [], [], [], [], [], []
+    rows = []
     for K in K_values:
         K = check_int("K", K, low=1)
-        C = Z / K
-        workers = unit_workers.with_complexity(C)
-        split = optimal_split(workers, K, omega, gamma)
-        ks.append(K)
-        cs.append(C)
-        mm.append(mismatch(workers, split.kappa, gamma, "all"))
-        mma.append(mismatch(workers, split.kappa, gamma, "active"))
-        th.append(split.theta)
-        na.append(split.n_active)
-        nz.append(int(np.count_nonzero(split.kappa)))
-        splits.append(split)
-    crit = np.asarray(mm if over == "all" else mma)
+        workers = unit_workers.with_complexity(Z / K)
+        rows.append((K, Z / K, workers, optimal_split(workers, K, omega, gamma)))
+    mm, mma = (
+        np.asarray([mismatch(w, s.kappa, gamma, o) for *_, w, s in rows]) for o in ("all", "active")
+    )
     if over not in ("all", "active"):
         raise ValueError(f"over must be 'all' or 'active', got over={over!r}")
+    splits = [s for *_, s in rows]
     return CodeSearch(
-        np.asarray(ks),
-        np.asarray(cs),
-        np.asarray(mm),
-        np.asarray(mma),
-        np.asarray(th),
-        np.asarray(na),
-        np.asarray(nz),
+        np.asarray([r[0] for r in rows]),
+        np.asarray([r[1] for r in rows]),
+        mm,
+        mma,
+        np.asarray([s.theta for s in splits]),
+        np.asarray([s.n_active for s in splits]),
+        np.asarray([int(np.count_nonzero(s.kappa)) for s in splits]),
         splits,
-        int(np.argmin(crit)),
+        int(np.argmin(mm if over == "all" else mma)),
     )
