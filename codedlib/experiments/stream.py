@@ -1000,19 +1000,16 @@ def per_seed_frame(
     (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
     ``mean_delay``; unstable rows (empty tuples) are left out.
     """
-    seeds = tuple(seeds)
-    rows = []
+    seeds, rows = tuple(seeds), []
     for _, r in table.iterrows():
-        values = r[column]
-        if not isinstance(values, tuple) or not values:
-            continue
-        if len(values) != len(seeds):
+        values = r[column] if isinstance(r[column], tuple) else ()
+        if values and len(values) != len(seeds):
             raise ValueError(
                 f"seeds must pair with the per-seed values, got {len(seeds)} seeds "
                 f"and {len(values)} values"
             )
-        for seed, v in zip(seeds, values):
-            rows.append({**{c: r[c] for c in id_columns}, "seed": seed, "mean_delay": float(v)})
+        ids = {c: r[c] for c in id_columns}
+        rows += [{**ids, "seed": seed, "mean_delay": float(v)} for seed, v in zip(seeds, values)]
     return pd.DataFrame(rows, columns=[*id_columns, "seed", "mean_delay"])
 
 
