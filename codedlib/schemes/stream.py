@@ -1,19 +1,11 @@
 """Stream of iterative jobs on heterogeneous workers, simulated (Section VI).
 
-Jobs arrive as a Poisson process of rate ``lambda`` and are served FIFO, in order, by the
-master. A job is ``I`` iterations; in every iteration worker ``p`` receives the model
-(communication time ``c_p``), then runs its ``kappa_p`` tasks one after the other and sends
-each task result as soon as it is done, so its ``j``-th result arrives at
-``c_p + T_p^(1) + ... + T_p^(j)`` after the iteration starts (eq. 1). The iteration ends
-
-* with purging: when ``K`` task results (of ``K Omega``) have arrived; the rest is dropped;
-* without purging: when every assigned task has finished, ``T_itr = max_p T_{p,kappa_p}`` (eq. 2
-  with equality).
-
-Iterations are i.i.d., so the simulation draws all ``J x I`` iteration times at once
-(vectorised over jobs, iterations, workers and tasks), sums them into job service times and
-runs the FIFO queue with the vectorised Lindley recursion
-``finish_j = S_j^cum + max_{k<=j}(arrival_k - S_{k-1}^cum)``.
+Jobs arrive as a Poisson process of rate ``lambda`` and are served FIFO by the master; a job
+is ``I`` iterations, in each of which worker ``p`` receives the model (``c_p``) and returns
+its ``kappa_p`` task results one by one (eq. 1). An iteration ends with purging when ``K`` of
+the ``K Omega`` results have arrived, without purging when every assigned task has finished
+(``T_itr = max_p T_{p,kappa_p}``). Iterations are i.i.d., so all ``J x I`` iteration times are
+drawn at once and the queue runs the vectorised Lindley recursion.
 
 Reference: esfahanizadeh2022stream.
 """
