@@ -162,13 +162,9 @@ class Example2Result:
 
 @dataclass(frozen=True)
 class SettingCheckResult:
-    """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`).
-
-    ``variants``: one row per setting (the last: the calibrated ``lambda_fit``); ``streams``:
-    one row per stream as listed (``realised_rate``, delays ``optimal``, ``uniform``);
-    ``match``: per split, the least-squares line and the ``rate_matching_paper``;
-    ``calibrated``: one row per stream at ``lambda_fit``.
-    """
+    """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`):
+    ``variants`` (the last row at the calibrated ``lambda_fit``), the listed ``streams``, the
+    per-split least-squares ``match`` and the ``calibrated`` streams."""
 
     variants: pd.DataFrame
     streams: pd.DataFrame
@@ -1066,13 +1062,10 @@ def paper_table2_stability(
 ) -> PaperStabilityResult:
     """What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
 
-    With exponential tasks, ``T_{p,kappa} = c_p + kappa`` task times has
-    ``Var <= E^2 / kappa <= E^2``, so every active worker whose
-    ``E[T] + gamma E[T^2]`` equals ``theta`` (Theorem 2) has
+    With exponential tasks every active worker at ``theta`` (Theorem 2) has
     ``(-1 + sqrt(1 + 8 gamma theta)) / (4 gamma) <= E[T_{p,kappa}] <= (-1 + sqrt(1 + 4 gamma
-    theta)) / (2 gamma)``. With Omega = 1 (no redundant task to purge) ``T_itr = max_p
-    T_{p,kappa}`` so ``E[T_s] >= I`` times the lower end. Inverting the linear drift of an
-    unstable queue (:func:`unstable_growth`), a ``J``-job average ``D`` means
+    theta)) / (2 gamma)`` (``Var <= E^2``), and with Omega = 1 ``E[T_s] >= I`` times the lower
+    end; inverting the linear drift (:func:`unstable_growth`), a ``J``-job average ``D`` means
     ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``.
     """
     s = CLUSTER_SETTINGS
