@@ -25,7 +25,6 @@ from codedlib.codes.cyclic import (
 __all__ = [
     "TaskCode",
     "cyclic_task_matrix",
-    "decode_full_gradient",
     "decoding_vector",
     "example3_task_matrix",
     "is_recoverable_from_any",
@@ -130,20 +129,6 @@ def decoding_vector(B, received) -> np.ndarray:
         )
     code = gradient_code_from_matrices(B, B.shape[0] - received.size, validate=False)
     return code.decode(received)[received]
-
-
-def decode_full_gradient(B, results, received, K=None) -> np.ndarray:
-    """``sum_j G_j`` from the task results (one row per task) of ``received`` (Appendix)."""
-    received = np.asarray(received, dtype=np.int64)
-    if K is not None and received.size < K:
-        raise ValueError(f"received must hold at least K={K} task results, got {received.size}")
-    results = np.asarray(results, dtype=float)
-    if results.shape[0] != received.size:
-        raise ValueError(
-            f"results must have one row per received task ({received.size}), "
-            f"got shape {results.shape}"
-        )
-    return decoding_vector(B, received) @ results
 
 
 def is_recoverable_from_any(B, K) -> bool:

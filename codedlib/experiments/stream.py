@@ -1,25 +1,14 @@
-"""Experiments for paper 5 (stream coded computing): one function per figure / table.
+"""Experiments for paper 5 (stream coded computing): one function per figure / table,
+returning tidy frames (the paper's ``K``, ``C``, ``J`` keep their letter) or small ``*Result``
+dataclasses for :mod:`codedlib.plots.stream`; the notebook's sizes are :data:`SETTINGS`, each
+section's run one ``*_results`` dict and its claims :data:`CLAIMS`.
 
-Every function returns plain data for ``codedlib.plots.stream`` and
-``notebooks/05-stream.ipynb``: a tidy ``pandas.DataFrame`` (snake_case columns; the paper's
-symbols ``K``, ``C``, ``J`` keep their letter) or a small result dataclass (``*Result``) holding
-such frames. Display labels are set by the plots. The notebook's sizes are :data:`SETTINGS`
-(quick / faithful), each section's run is one ``*_results`` function returning a dict, and its
-claims are :data:`CLAIMS` (``claims.spec`` rows that ``claims.evaluate`` reads from that dict).
-
-Worker sets. Example 2 lists its five workers; Sections VI-A/B ("a stronger set of workers")
-and VI-C (Fig. 5, P = 100) do not. We therefore use
-
-* Example 2: its own listed workers and parameters;
-* Figs. 2-3: Section VI-A's listed setting (P = 5, C = 500, K = 1000, Omega = 1, I = 10,
-  lambda = 0.01, gamma = 1, J = 3 jobs, ``T_p ~ Exp(mu_p / C)``) with a stand-in for its
-  five unlisted workers: Example 2's workers, task speeds scaled so that one Section VI-A job
-  (``I K C`` operations) is as much work for them as one Example 2 job
-  (:func:`section6a_workers`, :data:`SECTION6A`);
-* Fig. 4: the Example 2 workers with ``Z = K C`` held at Example 2's value and ``K = 1000``
-  (so ``C = 141,372``), ``I = 10`` (Section VI), ``lambda = 0.01`` - stable for every Omega
-  under both splits, as Section VI-B requires;
-* Figs. 5-7, Table II: :func:`heterogeneous_cluster`, a seeded P = 100 cluster.
+Worker sets. Example 2 lists its five workers; Sections VI-A/B and VI-C (Fig. 5, P = 100) do
+not, so we use Example 2's own workers; for Figs. 2-3, Section VI-A's listed setting with
+Example 2's workers slowed so one Section VI-A job is one Example 2 job of work
+(:func:`section6a_workers`); for Fig. 4, Example 2's workers with ``Z = K C`` of Example 2 and
+``K = 1000``, ``I = 10``, ``lambda = 0.01`` (stable for every Omega, as Section VI-B
+requires); for Figs. 5-7 and Table II a seeded P = 100 cluster (:func:`heterogeneous_cluster`).
 
 Reference: esfahanizadeh2022stream.
 """
@@ -109,26 +98,19 @@ SECTION6A = {
 }
 
 
-def section6a_workers(speed_scale=None) -> th.StreamWorkers:
-    """Stand-in for Section VI-A's five workers, which the paper shows (Fig. 2a) but does not list.
+def _given(value, default):
+    return default if value is None else value
 
-    Example 2's workers (Section IV: ``mu_p``, ``c_p`` as listed, ``T_p ~ Exp(mu_p / C)``) with
-    every ``mu_p`` multiplied by ``speed_scale``; the default
-    ``(I K C)_VI-A / (I K C)_Ex.2 = (10 * 1000 * 500) / (50 * 50 * 2,827,440) = 7.07e-4`` makes one
-    Section VI-A job (``I K C`` operations, Omega = 1) the same work for them as one Example 2
-    job. It is a choice, not a fit: no Section VI-A number was used to pick it. Two facts of the
-    text agree with it: Section VI-B's workers are "stronger" than these (our Fig. 4 stand-in,
-    Example 2's per-iteration work, is 5x faster), and Fig. 2(a) draws ``m_p = C / mu_p`` on the
-    axis of ``c_p`` (here ``m_p`` = 0.010-0.052 s beside ``c_p`` = 0.048-0.089 s).
-    Returns ``StreamWorkers`` with ``C = 500`` (Section VI-A).
+
+def section6a_workers(speed_scale=None) -> th.StreamWorkers:
+    """Stand-in for Section VI-A's five workers, shown (Fig. 2a) but not listed: Example 2's
+    workers with every ``mu_p`` times ``speed_scale``, by default ``(I K C)_VI-A / (I K C)_Ex.2
+    = 7.07e-4`` (one Section VI-A job is one Example 2 job of work). A choice, not a fit; the
+    text agrees: Section VI-B's "stronger" workers (our Fig. 4 stand-in) are 5x faster, and
+    Fig. 2(a) draws ``m_p`` (here 0.010-0.052 s) on the axis of ``c_p`` (0.048-0.089 s).
     """
     s = SECTION6A
-    scale = check_real(
-        "speed_scale",
-        s["speed_scale"] if speed_scale is None else speed_scale,
-        low=0.0,
-        low_open=True,
-    )
+    scale = check_real("speed_scale", _given(speed_scale, s["speed_scale"]), low=0.0, low_open=True)
     rates = np.asarray(th.EXAMPLE2["rates"]) * scale
     return th.StreamWorkers.exponential(rates, th.EXAMPLE2["comm_time"], s["complexity"])
 
@@ -166,23 +148,9 @@ CLUSTER_SETTINGS = {
 # ---------------------------------------------------------------------------- result objects
 @dataclass(frozen=True)
 class Example2Result:
-    """Example 2, paper vs ours (:func:`example2_comparison`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per quantity: ``quantity``, ``arm``, ``paper``, ``theory``, the simulation
-        summary ``sim_*`` (mean, 95 % CI half-width, per-stream range and central 95 %,
-        ``rho``, ``stable``, ``per_seed``), ``paper_percentile`` and ``note``.
-    streams : pandas.DataFrame
-        :func:`example2_streams`: one row per (seed, arm).
-    optimal, uniform : LoadSplit
-        The two splits of Example 2.
-    workers : StreamWorkers
-        Example 2's workers (or the ones given).
-    lower_bound : float
-        Eq. (9)'s ``D_L`` in seconds.
-    """
+    """Example 2, paper vs ours (:func:`example2_comparison`): ``table`` has one row per
+    quantity (``paper``, ``theory``, simulation summary ``sim_*``, ``paper_percentile``,
+    ``note``); ``streams`` is :func:`example2_streams`; ``lower_bound`` is eq. (9)'s ``D_L``."""
 
     table: pd.DataFrame
     streams: pd.DataFrame
@@ -194,25 +162,9 @@ class Example2Result:
 
 @dataclass(frozen=True)
 class SettingCheckResult:
-    """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`).
-
-    Attributes
-    ----------
-    variants : pandas.DataFrame
-        One row per setting: ``setting`` (its description), ``optimal_mean``, ``optimal_sd``,
-        ``uniform_mean``, ``uniform_sd`` and ``both_at_or_below_paper``; the last row is the
-        calibrated arrival rate.
-    streams : pandas.DataFrame
-        One row per stream of the setting as listed: ``stream``, ``realised_rate``, and the
-        average delays ``optimal`` and ``uniform``.
-    match : pandas.DataFrame
-        One row per split: ``split``, ``paper``, ``slope``, ``intercept``,
-        ``rate_matching_paper`` and ``share_of_streams_that_slow``.
-    lambda_fit : float
-        The calibrated arrival rate (mean of the two matching rates).
-    calibrated : pandas.DataFrame
-        One row per stream at ``lambda_fit``: average delays ``optimal`` and ``uniform``.
-    """
+    """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`):
+    ``variants`` (the last row at the calibrated ``lambda_fit``), the listed ``streams``, the
+    per-split least-squares ``match`` and the ``calibrated`` streams."""
 
     variants: pd.DataFrame
     streams: pd.DataFrame
@@ -223,20 +175,8 @@ class SettingCheckResult:
 
 @dataclass(frozen=True)
 class SplitActivity:
-    """Busy intervals of every worker under one split (:func:`fig3_activity`).
-
-    Attributes
-    ----------
-    intervals : pandas.DataFrame
-        One row per busy interval: ``job``, ``iteration``, ``worker`` (0-based), ``start``,
-        ``stop``.
-    jobs : pandas.DataFrame
-        One row per job: ``arrival``, ``start``, ``finish`` in seconds.
-    n_workers : int
-        Number of workers P.
-    kappa : numpy.ndarray
-        Tasks per worker.
-    """
+    """Busy intervals (``job, iteration, worker, start, stop``) and jobs (``arrival, start,
+    finish``) under one split (:func:`fig3_activity`)."""
 
     intervals: pd.DataFrame
     jobs: pd.DataFrame
@@ -246,13 +186,7 @@ class SplitActivity:
 
 @dataclass(frozen=True)
 class ActivityResult:
-    """Fig. 3: worker activity under both splits (:func:`fig3_activity`).
-
-    Attributes
-    ----------
-    uniform, optimal : SplitActivity
-        Activity under the uniform and the optimal split (same arrivals).
-    """
+    """Fig. 3: worker activity under both splits, same arrivals (:func:`fig3_activity`)."""
 
     uniform: SplitActivity
     optimal: SplitActivity
@@ -260,42 +194,19 @@ class ActivityResult:
 
 @dataclass(frozen=True)
 class StabilityScanResult:
-    """The uniform split's stability threshold against long streams (:func:`stability_scan`).
-
-    Attributes
-    ----------
-    streams : pandas.DataFrame
-        One row per (split, seed, rate): ``split``, ``seed``, ``arrival_rate``, ``rate_factor``,
-        ``slope``, ``first_quarter``, ``last_quarter``, ``service_mean``.
-    thresholds : pandas.DataFrame
-        One row per (split, rate): ``rho``, ``rho_slowest``, critical rates,
-        ``slowest_worker``, ``service_mean`` and the closed-form ``drift``.
-    by_job : pandas.DataFrame
-        Job delay at the paper's rate in blocks: ``split``, ``job``, ``mean_delay``,
-        ``ci_halfwidth``, ``block`` (empty without the paper's rate).
-    critical_rate : float
-        The uniform split's critical arrival rate.
-    """
+    """The uniform split's stability threshold against long streams (:func:`stability_scan`)."""
 
     streams: pd.DataFrame
     thresholds: pd.DataFrame
     by_job: pd.DataFrame
     critical_rate: float
+    slopes: pd.DataFrame
 
 
 @dataclass
 class SpeedWindowResult:
-    """Section VI-A's statement as a function of the workers' speed (:func:`section6a_speed_window`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        ``scale``, ``rho_uniform``, ``rho_optimal``.
-    s_uniform, s_optimal : float
-        Scales at which ``rho = 1`` for the uniform and the optimal split.
-    fig4_scale : float or None
-        Scale of Fig. 4's stand-in workers, drawn when set (None: not drawn).
-    """
+    """``rho`` of both splits against the workers' speed scale, the scales where ``rho = 1``
+    and Fig. 4's stand-in scale (drawn when set) (:func:`section6a_speed_window`)."""
 
     table: pd.DataFrame
     s_uniform: float
@@ -305,22 +216,8 @@ class SpeedWindowResult:
 
 @dataclass(frozen=True)
 class Fig4Result:
-    """Fig. 4: average job delay vs Omega (:func:`fig4_delay_vs_redundancy`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per Omega: ``omega``, ``n_tasks``, ``theory_no_purging``, ``theory_stable``,
-        ``lower_bound``, ``lower_bound_queue`` and per arm (``optimal``, ``uniform``,
-        ``optimal_no_purging``) the simulation summary ``<arm>_mean``, ``<arm>_ci_halfwidth``,
-        ... .
-    realizations : pandas.DataFrame
-        Job delays of one stream: ``omega``, ``split``, ``delay``.
-    per_seed : pandas.DataFrame
-        Every stream's average: ``omega``, ``arm``, ``seed``, ``mean_delay``.
-    settings : dict
-        :data:`FIG4_SETTINGS` with the Omegas run.
-    """
+    """Fig. 4: per-Omega ``table``, one stream's job-delay ``realizations`` and every stream's
+    average ``per_seed`` (``omega, arm, seed, mean_delay``) (:func:`fig4_delay_vs_redundancy`)."""
 
     table: pd.DataFrame
     realizations: pd.DataFrame
@@ -330,20 +227,8 @@ class Fig4Result:
 
 @dataclass(frozen=True)
 class CodeSearchResult:
-    """Figs. 6-7, Algorithm 1 (:func:`code_parameter_search`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per K: ``K``, ``C``, ``mismatch``, ``mismatch_active``, ``theta``,
-        ``n_active``, ``n_assigned``.
-    best_k : int
-        K with the smallest mismatch over all workers (eq. 10).
-    best_k_active_only : int
-        K with the smallest mismatch over the active workers.
-    search : CodeSearch
-        The search of :func:`codedlib.theory.stream.optimise_code_parameters`.
-    """
+    """Figs. 6-7, Algorithm 1 (:func:`code_parameter_search`): ``table`` one row per K; the
+    best K over all workers (eq. 10) and over the active ones."""
 
     table: pd.DataFrame
     best_k: int
@@ -353,21 +238,8 @@ class CodeSearchResult:
 
 @dataclass(frozen=True)
 class PaperStabilityResult:
-    """What the paper's own Section VI-C numbers say (:func:`paper_table2_stability`).
-
-    Attributes
-    ----------
-    theta : float
-        The balance threshold used.
-    assignment_mean_low, assignment_mean_high : float
-        Bounds on ``E[T_{p,kappa}]`` of an active worker in seconds.
-    service_mean_low : float
-        Lower bound on ``E[T_s]`` in seconds.
-    arrival_mean : float
-        ``E[T_a] = 1 / lambda`` in seconds.
-    implied_service_mean : dict
-        ``E[T_s]`` implied by each Table II value, keyed by K.
-    """
+    """What the paper's own Section VI-C numbers say (:func:`paper_table2_stability`); times
+    in seconds, ``implied_service_mean`` keyed by K."""
 
     theta: float
     assignment_mean_low: float
@@ -379,23 +251,8 @@ class PaperStabilityResult:
 
 @dataclass(frozen=True)
 class ExploreSplitResult:
-    """Everything the load-split widget shows (:func:`explore_split`).
-
-    Attributes
-    ----------
-    optimal, uniform : LoadSplit
-        The two splits.
-    lower_bound : float
-        Eq. (9)'s ``D_L`` in seconds.
-    optimal_prediction, uniform_prediction : DelayPrediction
-        Eqs. (6)-(8) per split.
-    optimal_metric, uniform_metric : numpy.ndarray
-        Balance metric of eq. (4) per worker.
-    optimal_simulation, uniform_simulation : DelaySummary or None
-        Simulated delay with purging; None when not simulated.
-    workers : StreamWorkers or None
-        The workers the splits are for.
-    """
+    """Everything the load-split widget shows (:func:`explore_split`); a simulation is None
+    when not run."""
 
     optimal: th.LoadSplit
     uniform: th.LoadSplit
@@ -426,43 +283,22 @@ def _summary_row(summary: sim.DelaySummary) -> dict:
     }
 
 
-def _summary_from_samples(per_seed, service_mean, rho, n_jobs) -> sim.DelaySummary:
-    """A :class:`~codedlib.schemes.stream.DelaySummary` from per-stream averages (stable)."""
-    from scipy import stats
-
-    per_seed = np.asarray(per_seed, dtype=float)
-    half = stats.t.ppf(0.975, len(per_seed) - 1) * per_seed.std(ddof=1) / np.sqrt(len(per_seed))
-    return sim.DelaySummary(
-        float(per_seed.mean()), float(half), per_seed, float(service_mean), float(rho), True, n_jobs
-    )
-
-
 def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
-    """Example 2, one row per (seed, arm): the average job delay of one stream of ``n_jobs``
-    Poisson jobs, split into its mean queue wait (start - arrival) and mean service time.
-
-    Arms: ``optimal`` and ``uniform`` (Section VI simulation, purging), ``optimal, no
-    purging`` and ``uniform, no purging`` (all ``K Omega`` tasks awaited; ``stable`` False
-    when the stream's estimated ``rho >= 1``, its averages then nan) and ``ideal worker``:
-    eq. (9)'s single ideal worker (deterministic service ``D_L``) behind the same queue.
-    One seed gives every arm the same arrival times (paired comparisons).
+    """Example 2, one row per (seed, arm): one stream's average job delay, mean queue wait and
+    mean service time. Arms: ``optimal``, ``uniform`` (purging), ``<split>, no purging`` (nan
+    averages when unstable) and ``ideal worker`` (eq. 9's deterministic service ``D_L`` behind
+    the same queue). One seed gives every arm the same arrival times.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, gamma = ex["K"], ex["omega"], ex["iterations"], ex["gamma"]
-    n_jobs = check_int("n_jobs", n_jobs, low=1)
-    splits = {
-        "optimal": th.optimal_split(w, K, omega, gamma),
-        "uniform": th.uniform_split(w, K, omega, gamma),
-    }
     return over_seeds(
         _example2_stream,
         seeds,
         desc="stream seeds",
         workers=w,
-        splits=splits,
-        n_jobs=n_jobs,
-        lower_bound=th.lower_bound_delay(w, K, I),
+        splits=_splits(w, ex["K"], ex["omega"], ex["gamma"], ("optimal", "uniform")),
+        n_jobs=check_int("n_jobs", n_jobs, low=1),
+        lower_bound=th.lower_bound_delay(w, ex["K"], ex["iterations"]),
     )
 
 
@@ -489,7 +325,7 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
     d_l = lower_bound
     arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
     start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-    rows.append(
+    return rows + [
         {
             "arm": "ideal worker",
             "mean_delay": float(np.mean(finish - arrivals)),
@@ -498,33 +334,20 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
             "rho": d_l * lam,
             "stable": bool(d_l * lam < 1),
         }
-    )
-    return rows
+    ]
 
 
 def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Example2Result:
-    """Example 2: optimal vs uniform split, lower bound; paper vs ours.
-
-    Returns an :class:`Example2Result`. Its table has one row per quantity with the paper's number, our
-    closed form (when there is one) and our simulation (mean and 95% CI over seeds, each seed
-    ``n_jobs`` jobs; the central 95 % of single streams; the percentile of the paper's
-    single-stream value among ours). ``streams`` is :func:`example2_streams` (tidy, one row
-    per seed and arm).
-    """
+    """Example 2: optimal vs uniform split and the lower bound, paper vs ours: our closed form
+    and simulation (mean and 95 % CI over seeds; the central 95 % of single streams; the
+    percentile of the paper's single-stream value among ours)."""
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam, gamma = (
-        ex["K"],
-        ex["omega"],
-        ex["iterations"],
-        ex["arrival_rate"],
-        ex["gamma"],
-    )
+    K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     seeds = tuple(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    opt = th.optimal_split(w, K, omega, gamma)
-    uni = th.uniform_split(w, K, omega, gamma)
+    splits = _splits(w, K, ex["omega"], ex["gamma"], ("optimal", "uniform"))
     streams = example2_streams(n_jobs, seeds, w)
     rows = []
 
@@ -535,208 +358,172 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
             return sim.DelaySummary(
                 np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False, n_jobs
             )
-        return _summary_from_samples(g["mean_delay"], service, service * lam, n_jobs)
+        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam, n_jobs)
 
-    def add(quantity, paper, theory, summary=None, note="", arm=""):
+    def add(quantity, paper, theory, arm, note):
         row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
-        if summary is not None:
+        if arm:
+            summary = summary_of(arm)
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             # the paper's figure is one stream of J jobs: where does it fall among ours?
+            ok = summary.stable and np.isfinite(paper)
             row["paper_percentile"] = (
-                float(np.mean(summary.per_seed <= paper)) * 100
-                if summary.stable and np.isfinite(paper)
-                else np.nan
+                float(np.mean(summary.per_seed <= paper)) * 100 if ok else np.nan
             )
-        row["note"] = note
-        rows.append(row)
+        rows.append(row | {"note": note})
 
-    for split, paper in ((opt, ex["paper_optimal_delay"]), (uni, ex["paper_uniform_delay"])):
+    for kind, split in splits.items():
         pred = th.predict_delay(w, split.kappa, I, lam)
+        note = f"Section VI simulation, integer split {split.kappa.tolist()}"
+        add(f"{kind} split, purging (simulated)", ex[f"paper_{kind}_delay"], np.nan, kind, note)
+        unstable = f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s"
+        note = "stable" if pred.stable else unstable
         add(
-            f"{split.kind} split, purging (simulated)",
-            paper,
-            np.nan,
-            summary_of(split.kind),
-            f"Section VI simulation, integer split {split.kappa.tolist()}",
-            split.kind,
-        )
-        add(
-            f"{split.kind} split, no purging: P-K eq. (7)",
+            f"{kind} split, no purging: P-K eq. (7)",
             np.nan,
             pred.pk_delay,
-            summary_of(f"{split.kind}, no purging"),
-            "stable"
-            if pred.stable
-            else f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s",
-            f"{split.kind}, no purging",
+            f"{kind}, no purging",
+            note,
         )
-    d_l = th.lower_bound_delay(w, K, I)
+    d_l, p_lb = th.lower_bound_delay(w, K, I), ex["paper_lower_bound"]
+    d_lq = th.lower_bound_queue_delay(w, K, I, lam)
     add(
         "lower bound D_L, eq. (9) as printed",
-        ex["paper_lower_bound"],
+        p_lb,
         d_l,
-        None,
+        "",
         "service time of one ideal worker: no queueing",
     )
+    queue = "eq. (9) service behind the Poisson queue"
     add(
-        "eq. (9) service behind the Poisson queue (M/D/1, eq. 7)",
-        ex["paper_lower_bound"],
-        th.lower_bound_queue_delay(w, K, I, lam),
-        None,
+        f"{queue} (M/D/1, eq. 7)",
+        p_lb,
+        d_lq,
+        "",
         "not in the paper; D_L plus the mean M/D/1 queue wait",
     )
-    add(
-        "eq. (9) service behind the Poisson queue (simulated)",
-        ex["paper_lower_bound"],
-        np.nan,
-        summary_of("ideal worker"),
-        "not in the paper; same arrivals as the splits",
-        "ideal worker",
-    )
-    return Example2Result(
-        table=pd.DataFrame(rows),
-        streams=streams,
-        optimal=opt,
-        uniform=uni,
-        workers=w,
-        lower_bound=d_l,
-    )
+    note = "not in the paper; same arrivals as the splits"
+    add(f"{queue} (simulated)", p_lb, np.nan, "ideal worker", note)
+    return Example2Result(pd.DataFrame(rows), streams, splits["optimal"], splits["uniform"], w, d_l)
+
+
+_MOMENTS = (("mean", np.mean), ("sd", lambda x: x.std(ddof=1)))
+
+
+def _example2_splits(workers):
+    ex = th.EXAMPLE2
+    return _splits(workers, ex["K"], ex["omega"], 1.0, ("optimal", "uniform"))
+
+
+def _setting_stream(workers, kappa, seed, gen_seed, J, poisson=True, rate=None):
+    """One Example 2 stream with purging: its job delays and realised arrival rate ``J / t_J``."""
+    ex = th.EXAMPLE2
+    K, I, rate = ex["K"], ex["iterations"], ex["arrival_rate"] if rate is None else rate
+    rng = np.random.default_rng([seed, gen_seed])
+    arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
+    itr = sim.sample_iteration_times(workers, kappa, K, J * I, True, rng).reshape(J, I)
+    _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
+    return finish - arr, J / arr[-1]
+
+
+def _rate_match(n_streams, n_jobs, seed, workers):
+    """The listed setting's streams of :func:`example2_setting_check` (``runs``: split -> list of
+    (delays, realised rate)), one row per stream, and per split the least-squares line of
+    average delay against realised rate with the rate where it meets the paper's value."""
+    runs = {
+        k: [_setting_stream(workers, s.kappa, seed, r, n_jobs) for r in range(n_streams)]
+        for k, s in _example2_splits(workers).items()
+    }
+    d = {k: np.array([np.mean(x) for x, _ in v]) for k, v in runs.items()}
+    rate = [r for _, r in runs["optimal"]]
+    streams = pd.DataFrame({"stream": range(n_streams), "realised_rate": rate, **d})
+    match = []
+    for kind in runs:
+        paper = th.EXAMPLE2[f"paper_{kind}_delay"]
+        slope, icept = np.polyfit(streams["realised_rate"], streams[kind], 1)
+        fit = (paper - icept) / slope
+        share = float(np.mean(streams["realised_rate"] <= fit))
+        line = {"slope": slope, "intercept": icept, "rate_matching_paper": fit}
+        match.append({"split": kind, "paper": paper, **line, "share_of_streams_that_slow": share})
+    return runs, streams, pd.DataFrame(match)
 
 
 def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> SettingCheckResult:
     """Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
 
-    Candidate differences in setting, each run on ``n_streams`` paired streams (optimal and
-    uniform split share arrivals): as listed (Poisson arrivals, J = ``n_jobs``, purging);
-    deterministic arrivals every 1/lambda; shorter streams (J = 100, 300: the queue starts
-    empty); a warm-up of 200 jobs dropped. Then the single-stream effect: each stream's
-    *realised* arrival rate ``J / t_J`` against its two average delays, with a least-squares
-    line per split and the realised rate at which each line meets the paper's value.
-
-    Returns a :class:`SettingCheckResult`.
+    Candidate setting differences, each on ``n_streams`` paired streams (both splits share
+    arrivals): as listed (Poisson, J = ``n_jobs``, purging); deterministic arrivals every
+    1/lambda; J = 100, 300 (the queue starts empty); a warm-up of 200 jobs dropped (the listed
+    streams' later jobs). Then each listed stream's *realised* rate ``J / t_J`` against its two
+    delays: a least-squares line per split and the rate at which it meets the paper's value.
     """
     ex = th.EXAMPLE2
     w = th.example2_workers() if workers is None else workers
-    K, omega, I, lam = ex["K"], ex["omega"], ex["iterations"], ex["arrival_rate"]
     n_streams = check_int("n_streams", n_streams, low=3)
     n_jobs = check_int("n_jobs", n_jobs, low=10)
-    splits = {
-        "optimal": th.optimal_split(w, K, omega, 1.0),
-        "uniform": th.uniform_split(w, K, omega, 1.0),
-    }
-    paper = {"optimal": ex["paper_optimal_delay"], "uniform": ex["paper_uniform_delay"]}
+    splits = _example2_splits(w)
+    paper = {k: ex[f"paper_{k}_delay"] for k in splits}
 
-    def stream(kind, J, gen_seed, arrivals, warm, rate=lam):
-        rng = np.random.default_rng([seed, gen_seed])
-        arr = (
-            np.cumsum(rng.exponential(1 / rate, J))
-            if arrivals == "poisson"
-            else np.arange(1, J + 1) / rate
-        )
-        itr = sim.sample_iteration_times(w, splits[kind].kappa, K, J * I, True, rng).reshape(J, I)
-        _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
-        return float(np.mean((finish - arr)[warm:])), J / arr[-1]
+    def row(setting, d):
+        both = (d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"])
+        moments = {f"{k}_{m}": f(d[k]) for k in splits for m, f in _MOMENTS}
+        return {"setting": setting, **moments, "both_at_or_below_paper": float(np.mean(both))}
 
-    variants = {
-        f"as listed (Poisson, J = {n_jobs})": (n_jobs, "poisson", 0),
-        "deterministic arrivals every 1/λ": (n_jobs, "deterministic", 0),
-        "J = 100 jobs": (100, "poisson", 0),
-        "J = 300 jobs": (300, "poisson", 0),
-        "first 200 jobs dropped (warm-up)": (n_jobs, "poisson", 200),
+    listed, streams, match = _rate_match(n_streams, n_jobs, seed, w)
+    runs = {(n_jobs, True): listed}
+    variants = {  # label: (J, Poisson arrivals, jobs dropped); the warm-up reuses the listed streams
+        f"as listed (Poisson, J = {n_jobs})": (n_jobs, True, 0),
+        "deterministic arrivals every 1/λ": (n_jobs, False, 0),
+        "J = 100 jobs": (100, True, 0),
+        "J = 300 jobs": (300, True, 0),
+        "first 200 jobs dropped (warm-up)": (n_jobs, True, 200),
     }
-    rows, per_stream = [], []
-    for label, (J, arrivals, warm) in track(list(variants.items()), "Example 2 settings"):
-        res = {k: [stream(k, J, r, arrivals, warm) for r in range(n_streams)] for k in splits}
-        d = {k: np.array([v[0] for v in res[k]]) for k in splits}
-        both = float(
-            np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"]))
-        )
-        rows.append(
-            {
-                "setting": label,
-                "optimal_mean": d["optimal"].mean(),
-                "optimal_sd": d["optimal"].std(ddof=1),
-                "uniform_mean": d["uniform"].mean(),
-                "uniform_sd": d["uniform"].std(ddof=1),
-                "both_at_or_below_paper": both,
-            }
-        )
-        if warm == 0 and arrivals == "poisson" and J == n_jobs:
-            for r in range(n_streams):
-                per_stream.append(
-                    {
-                        "stream": r,
-                        "realised_rate": res["optimal"][r][1],
-                        "optimal": d["optimal"][r],
-                        "uniform": d["uniform"][r],
-                    }
-                )
-    streams = pd.DataFrame(per_stream)
-    match = []
-    fitted = []
-    for kind in splits:
-        slope, icept = np.polyfit(streams["realised_rate"], streams[kind], 1)
-        rate = (paper[kind] - icept) / slope
-        match.append(
-            {
-                "split": kind,
-                "paper": paper[kind],
-                "slope": slope,
-                "intercept": icept,
-                "rate_matching_paper": rate,
-                "share_of_streams_that_slow": float(np.mean(streams["realised_rate"] <= rate)),
-            }
-        )
-        fitted.append(rate)
-    # one arrival rate for both splits (the mean of the two matches): a calibrated check
-    lam_fit = float(np.mean(fitted))
-    d = {
-        k: np.array(
-            [stream(k, n_jobs, 10_000 + r, "poisson", 0, lam_fit)[0] for r in range(n_streams)]
-        )
-        for k in splits
-    }
-    rows.append(
-        {
-            "setting": f"λ = {lam_fit:.5f} (calibrated on both paper values)",
-            "optimal_mean": d["optimal"].mean(),
-            "optimal_sd": d["optimal"].std(ddof=1),
-            "uniform_mean": d["uniform"].mean(),
-            "uniform_sd": d["uniform"].std(ddof=1),
-            "both_at_or_below_paper": float(
-                np.mean((d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"]))
-            ),
+    for J, poisson in track([(n_jobs, False), (100, True), (300, True)], "Example 2 settings"):
+        runs[J, poisson] = {
+            k: [_setting_stream(w, s.kappa, seed, r, J, poisson) for r in range(n_streams)]
+            for k, s in splits.items()
         }
-    )
-    return SettingCheckResult(
-        variants=pd.DataFrame(rows),
-        streams=streams,
-        match=pd.DataFrame(match),
-        lambda_fit=lam_fit,
-        calibrated=pd.DataFrame({k: d[k] for k in splits}),
-    )
+    rows = []
+    for label, (J, poisson, warm) in variants.items():
+        res = runs[J, poisson]
+        rows.append(row(label, {k: np.array([np.mean(d[warm:]) for d, _ in res[k]]) for k in res}))
+    # one arrival rate for both splits (the mean of the two matches): a calibrated check
+    lam_fit = float(np.mean(match["rate_matching_paper"].to_numpy()))
+    cal = {
+        k: np.array(
+            [
+                np.mean(_setting_stream(w, s.kappa, seed, 10_000 + r, n_jobs, True, lam_fit)[0])
+                for r in range(n_streams)
+            ]
+        )
+        for k, s in splits.items()
+    }
+    rows.append(row(f"λ = {lam_fit:.5f} (calibrated on both paper values)", cal))
+    return SettingCheckResult(pd.DataFrame(rows), streams, match, lam_fit, pd.DataFrame(cal))
+
+
+def _splits(workers, K, omega, gamma, kinds=("uniform", "optimal")) -> dict:
+    make = {"uniform": th.uniform_split, "optimal": th.optimal_split}
+    return {k: make[k](workers, K, omega, gamma) for k in kinds}
 
 
 def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
-    """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split.
+    """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split;
+    defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
 
-    Defaults: Section VI-A (:data:`SECTION6A`, workers :func:`section6a_workers`).
-
-    Column ``caption_formula_*`` evaluates the expression printed in Fig. 2's caption,
+    ``caption_formula_*`` evaluates Fig. 2's caption,
     ``c + gamma c^2 + 2 gamma kappa c m + kappa m + kappa (kappa-1) sigma^2``, which is not
-    ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (it drops ``gamma`` and the ``kappa sigma^2``,
-    ``kappa^2 m^2`` terms); we plot the latter, as eq. (4)-(5) define it.
+    ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (eqs. 4-5, what we plot).
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
     K = s["K"] if K is None else K
     omega = s["omega"] if omega is None else omega
     gamma = s["gamma"] if gamma is None else gamma
-    opt = th.optimal_split(w, K, omega, gamma)
-    uni = th.uniform_split(w, K, omega, gamma)
+    opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
+    m, c, s2 = w.task_mean, w.comm_time, w.task_var
 
     def caption(kappa):
-        m, c, s2 = w.task_mean, w.comm_time, w.task_var
         ind = kappa > 0
         return (
             c * ind
@@ -749,8 +536,8 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     return pd.DataFrame(
         {
             "worker": np.arange(1, w.n_workers + 1),
-            "m_p": w.task_mean,
-            "c_p": w.comm_time,
+            "m_p": m,
+            "c_p": c,
             "sigma_p": w.task_std,
             "kappa_optimal_continuous": opt.kappa_continuous,
             "kappa_optimal": opt.kappa,
@@ -768,74 +555,47 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
 def fig3_activity(
     n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None, arrival_rate=None
 ) -> ActivityResult:
-    """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits.
-
-    Defaults: Section VI-A (:data:`SECTION6A`: J = 3, K = 1000, Omega = 1, I = 10,
-    lambda = 0.01; workers :func:`section6a_workers`). The same seed gives the same arrival
-    times to both splits.
-    """
+    """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits on the
+    same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`)."""
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
-    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    n_jobs = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
-    K = s["K"] if K is None else check_int("K", K, low=1)
-    omega = s["omega"] if omega is None else check_real("omega", omega, low=1.0)
-    lam = (
-        s["arrival_rate"]
-        if arrival_rate is None
-        else check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
-    )
+    I = s["iterations"] if iterations is None else iterations
+    n_jobs = s["n_jobs"] if n_jobs is None else n_jobs
+    K = s["K"] if K is None else K
+    omega = s["omega"] if omega is None else omega
+    lam = s["arrival_rate"] if arrival_rate is None else arrival_rate
     out = {}
     for split in (th.uniform_split(w, K, omega), th.optimal_split(w, K, omega, s["gamma"])):
         rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
         out[split.kind] = SplitActivity(
-            intervals=pd.DataFrame(rows),
-            jobs=pd.DataFrame(jobs),
-            n_workers=w.n_workers,
-            kappa=split.kappa,
+            pd.DataFrame(rows), pd.DataFrame(jobs), w.n_workers, split.kappa
         )
     return ActivityResult(**out)
-
-
-def _section6a_splits(workers, K, omega, gamma):
-    return {
-        "uniform": th.uniform_split(workers, K, omega, gamma),
-        "optimal": th.optimal_split(workers, K, omega, gamma),
-    }
 
 
 def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.DataFrame:
     """How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
 
-    ``n_streams`` independent short streams (Section VI-A; optimal and uniform split share
-    each stream's arrivals). One row per (stream, split): ``waited`` (some job started after
-    its arrival) and ``mean_wait`` over the ``n_jobs`` jobs. Omega = 1, so every iteration
-    needs all ``K`` tasks: ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn
-    directly.
+    ``n_streams`` short Section VI-A streams, both splits on each stream's arrivals; one row per
+    (stream, split): ``waited`` (a job started after its arrival) and ``mean_wait``. Omega = 1:
+    ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn directly.
     """
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
     n_streams = check_int("n_streams", n_streams, low=2)
     J = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
     K, I, lam = s["K"], s["iterations"], s["arrival_rate"]
-    splits = _section6a_splits(w, K, s["omega"], s["gamma"])
+    splits = _splits(w, K, s["omega"], s["gamma"])
     rows = []
     for r in range(n_streams):
         arrivals = np.cumsum(np.random.default_rng([seed, r]).exponential(1 / lam, J))
         for kind, split in splits.items():
             rng = np.random.default_rng([seed, r, 1])
             itr = sim.sample_iteration_times(w, split.kappa, K, J * I, False, rng)
-            start, _ = sim.fifo_delays(arrivals, itr.reshape(J, I).sum(axis=1))
-            wait = start - arrivals
+            wait = sim.fifo_delays(arrivals, itr.reshape(J, I).sum(axis=1))[0] - arrivals
             # start - arrival is a difference of sums: round-off, not a wait, below 1 us
-            rows.append(
-                {
-                    "stream": r,
-                    "split": kind,
-                    "waited": bool(np.any(wait > 1e-6)),
-                    "mean_wait": float(wait.mean()),
-                }
-            )
+            waited = bool(np.any(wait > 1e-6))
+            rows.append({"stream": r, "split": kind, "waited": waited, "mean_wait": wait.mean()})
     return pd.DataFrame(rows)
 
 
@@ -848,22 +608,15 @@ def stability_scan(
 ) -> StabilityScanResult:
     """The uniform split's stability threshold (Section IV-A) against long simulated streams.
 
-    Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly). The
-    arrival rates are ``rate_factors`` times the uniform split's critical rate
-    ``1 / (I E[T_itr])`` (:func:`~codedlib.theory.stream.stability_threshold`), plus the paper's
-    lambda = 0.01. For every (split, rate, seed) one stream of ``n_jobs`` jobs: the
-    least-squares ``slope`` of job delay against job index (seconds per job; an unstable queue
-    grows by ``E[T_s] - E[T_a]`` per job, a stable one by 0) and the mean delay of the first
-    and last quarter of the stream. Every rate reuses the seed's random numbers (paired).
-
-    Returns a :class:`StabilityScanResult`: ``streams``, one row per (split, rate, seed);
-    ``thresholds`` holds each split's ``rho``, ``rho_slowest``, critical rates and closed-form
-    drift per rate; ``by_job`` the job delay at the paper's rate in blocks of ``n_jobs // 100``
-    consecutive jobs (``job`` = the block's centre): mean over seeds of each block's average
-    and its 95 % t-interval half-width, per split.
+    Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly) at
+    ``rate_factors`` times the uniform split's critical rate ``1 / (I E[T_itr])`` and the
+    paper's lambda = 0.01; every rate reuses the seed's random numbers (paired). ``streams``:
+    one row per (split, seed, rate) with the least-squares ``slope`` of job delay against job
+    index (an unstable queue grows by ``E[T_s] - E[T_a]`` per job) and the mean delay of the
+    first and last quarter; ``slopes``: its mean and 95 % interval per (split, rate);
+    ``thresholds``: each split's closed forms per rate; ``by_job``: the job delay at the
+    paper's rate in blocks of ``n_jobs // 100`` jobs, mean over seeds and 95 % half-width.
     """
-    from scipy import stats
-
     s = SECTION6A
     w = section6a_workers() if workers is None else workers
     n_jobs = check_int("n_jobs", n_jobs, low=20)
@@ -871,12 +624,10 @@ def stability_scan(
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
     K, I, lam0 = s["K"], s["iterations"], s["arrival_rate"]
-    splits = _section6a_splits(w, K, s["omega"], s["gamma"])
+    splits = _splits(w, K, s["omega"], s["gamma"])
     crit = th.stability_threshold(w, splits["uniform"].kappa, I, lam0).critical_rate
     rates = [check_real("rate_factor", f, low=0.0, low_open=True) * crit for f in rate_factors]
-    if include_paper_rate:
-        rates.append(lam0)
-    rates = sorted(set(rates))
+    rates = sorted(set(rates + [lam0] if include_paper_rate else rates))
     thresholds, rows, by_job = [], [], []
     for kind, split in splits.items():
         for lam in rates:
@@ -913,23 +664,31 @@ def stability_scan(
             n_blocks = n_jobs // block
             dd = np.array(delays_at_paper)[:, : n_blocks * block]
             dd = dd.reshape(len(seeds), n_blocks, block).mean(axis=2)
-            half = stats.t.ppf(0.975, len(seeds) - 1) * dd.std(axis=0, ddof=1) / np.sqrt(len(seeds))
+            mean = dd.mean(axis=0)
+            half = sim.t_halfwidth(dd.std(axis=0, ddof=1), len(seeds))
+            job = (np.arange(n_blocks) + 0.5) * block
             by_job.append(
                 pd.DataFrame(
                     {
                         "split": kind,
-                        "job": (np.arange(n_blocks) + 0.5) * block,
-                        "mean_delay": dd.mean(axis=0),
+                        "job": job,
+                        "mean_delay": mean,
                         "ci_halfwidth": half,
                         "block": block,
                     }
                 )
             )
+    streams = pd.concat(rows, ignore_index=True)
+    g = streams.groupby(["split", "arrival_rate"])["slope"]
+    slopes = pd.DataFrame(
+        {"slope": g.mean(), "ci_halfwidth": sim.t_halfwidth(g.std(ddof=1), g.count())}
+    )
     return StabilityScanResult(
-        streams=pd.concat(rows, ignore_index=True),
+        streams=streams,
         thresholds=pd.DataFrame(thresholds),
         by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
         critical_rate=crit,
+        slopes=slopes.reset_index(),
     )
 
 
@@ -966,14 +725,10 @@ def _scan_stream(seed, *, workers, kappa, rates, critical_rate, n_jobs) -> list[
 
 
 def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
-    """Section VI-A's statement (optimal split stable, uniform split not) as a function of the
-    unlisted workers' speed: ``rho`` of both splits (Section IV-A, eq. 8, Omega = 1) when every
-    task-time moment of the stand-in is scaled by ``s`` (Assumption 1; ``s > 1``: slower
-    workers), and the two scales where ``rho = 1``. The statement holds for
-    ``s_uniform <= s < s_optimal``; the stand-in is ``s = 1``.
-
-    Returns a :class:`SpeedWindowResult` (``table``: ``scale, rho_uniform, rho_optimal``).
-    """
+    """Section VI-A's statement (optimal split stable, uniform not) against the unlisted
+    workers' speed: ``rho`` of both splits (eq. 8, Omega = 1) with every task time of the
+    stand-in scaled by ``s`` (``s > 1``: slower), and the scales where ``rho = 1``; the statement
+    holds for ``s_uniform <= s < s_optimal``, the stand-in is ``s = 1``."""
     from scipy import optimize
 
     s = SECTION6A
@@ -982,7 +737,7 @@ def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
 
     def rho(kind, scale):
         ws = w.with_complexity(scale)
-        split = _section6a_splits(ws, K, omega, gamma)[kind]
+        split = _splits(ws, K, omega, gamma)[kind]
         return th.stability_threshold(ws, split.kappa, I, lam).rho
 
     scales = np.geomspace(0.1, 10.0, 41) if scales is None else np.asarray(scales, dtype=float)
@@ -1007,9 +762,7 @@ def fig4_delay_vs_redundancy(
 ) -> Fig4Result:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
-
-    ``per_seed`` (tidy: ``omega, arm, seed, mean_delay``) holds every stream's average; one
-    seed gives every arm and every Omega the same arrival times (paired comparisons).
+    One seed gives every arm and every Omega the same arrival times (paired comparisons).
     """
     s = FIG4_SETTINGS
     omegas = s["omegas"] if omegas is None else omegas
@@ -1020,22 +773,18 @@ def fig4_delay_vs_redundancy(
     d_l = th.lower_bound_delay(w, K, I)
     d_lq = th.lower_bound_queue_delay(w, K, I, lam)
 
-    def tidy(omega, arm, summary):
+    def add(row, omega, arm, kappa, purging):
+        summary = sim.simulate_mean_delay(w, kappa, K, I, lam, n_jobs, purging, seeds)
+        prefix = arm.replace(", no purging", "_no_purging")
+        row.update({f"{prefix}_{k}": v for k, v in _summary_row(summary).items()})
+        delay = summary.per_seed if summary.stable else np.nan
         per_seed.append(
-            pd.DataFrame(
-                {
-                    "omega": omega,
-                    "arm": arm,
-                    "seed": seeds,
-                    "mean_delay": summary.per_seed if summary.stable else np.nan,
-                }
-            )
+            pd.DataFrame({"omega": omega, "arm": arm, "seed": seeds, "mean_delay": delay})
         )
 
     for omega in omegas:
         omega = check_real("omega", omega, low=1.0)
-        opt = th.optimal_split(w, K, omega, gamma)
-        uni = th.uniform_split(w, K, omega, gamma)
+        opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
         pred = th.predict_delay(w, opt.kappa, I, lam)
         row = {
             "omega": omega,
@@ -1046,19 +795,13 @@ def fig4_delay_vs_redundancy(
             "lower_bound_queue": d_lq,
         }
         for split in (opt, uni):
-            summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, True, seeds)
-            for k, v in _summary_row(summary).items():
-                row[f"{split.kind}_{k}"] = v
-            tidy(omega, split.kind, summary)
+            add(row, omega, split.kind, split.kappa, True)
             one = sim.simulate_stream(w, split.kappa, K, I, lam, n_realizations, True, seeds[0])
             realizations.append(
                 pd.DataFrame({"omega": omega, "split": split.kind, "delay": one.delays})
             )
         if include_no_purging:
-            summary = sim.simulate_mean_delay(w, opt.kappa, K, I, lam, n_jobs, False, seeds)
-            for k, v in _summary_row(summary).items():
-                row[f"optimal_no_purging_{k}"] = v
-            tidy(omega, "optimal, no purging", summary)
+            add(row, omega, "optimal, no purging", opt.kappa, False)
         rows.append(row)
     return Fig4Result(
         table=pd.DataFrame(rows),
@@ -1070,27 +813,25 @@ def fig4_delay_vs_redundancy(
 
 def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
     """Fig. 4's no-purging theory (eqs. 7-8) against a no-purging simulation of the optimal
-    split, over many streams (cheap without purging: one gamma sum per worker and iteration).
-
-    One row per Omega: ``theory``, ``sim_mean``, ``sim_ci_halfwidth``, ``inside`` (the theory
-    within the 95 % CI) and ``n_seeds``. Every Omega reuses the same seeds (same arrivals).
-    """
+    split over many streams, the same seeds at every Omega: one row per Omega with ``inside``
+    (the theory within the simulation's 95 % CI)."""
     s = FIG4_SETTINGS
-    omegas = s["omegas"] if omegas is None else omegas
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
     w = th.example2_workers(complexity=s["Z"] / K)
     rows = []
-    for omega in omegas:
-        split = th.optimal_split(w, K, check_real("omega", omega, low=1.0), gamma)
-        pred = th.predict_delay(w, split.kappa, I, lam)
+    for omega in s["omegas"] if omegas is None else omegas:
+        split = th.optimal_split(w, K, omega, gamma)
+        theory = th.predict_delay(w, split.kappa, I, lam).pk_delay
         summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, False, seeds)
+        mean, half = summary.mean, summary.ci_halfwidth
+        inside = bool(abs(theory - mean) <= half)
         rows.append(
             {
                 "omega": omega,
-                "theory": pred.pk_delay,
-                "sim_mean": summary.mean,
-                "sim_ci_halfwidth": summary.ci_halfwidth,
-                "inside": bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth),
+                "theory": theory,
+                "sim_mean": mean,
+                "sim_ci_halfwidth": half,
+                "inside": inside,
                 "n_seeds": len(tuple(seeds)),
             }
         )
@@ -1107,12 +848,8 @@ def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_
     s = CLUSTER_SETTINGS
     P = check_int("n_workers", s["n_workers"] if n_workers is None else n_workers, low=1)
     rng = as_generator(s["seed"] if seed is None else seed)
-    sigma = check_real(
-        "speed_log_sigma",
-        s["speed_log_sigma"] if speed_log_sigma is None else speed_log_sigma,
-        low=0,
-    )
-    cmax = check_real("comm_max", s["comm_max"] if comm_max is None else comm_max, low=0)
+    sigma = check_real("speed_log_sigma", _given(speed_log_sigma, s["speed_log_sigma"]), low=0)
+    cmax = check_real("comm_max", _given(comm_max, s["comm_max"]), low=0)
     speed = rng.lognormal(0.0, sigma, P)
     comm = rng.uniform(0.0, cmax, P)
     return th.StreamWorkers.exponential(speed, comm, 1.0)
@@ -1174,10 +911,8 @@ def table2_delay_vs_K(
     iterations=None,
     arrival_rate=None,
 ) -> pd.DataFrame:
-    """Table II: average job delay for several K (optimal split, purging), with theory.
-
-    Unstable configurations show ``stable = False`` and no average.
-    """
+    """Table II: average job delay for several K (optimal split, purging), with theory;
+    unstable configurations show ``stable = False`` and no average."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     K_values = s["table_K"] if K_values is None else [check_int("K", k, low=1) for k in K_values]
@@ -1205,8 +940,7 @@ def table2_delay_vs_K(
             "service_mean": pred.service_mean,
             "theory_no_purging": pred.pk_delay,
         }
-        row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
-        rows.append(row)
+        rows.append(row | {f"sim_{k}": v for k, v in _summary_row(summary).items()})
     return pd.DataFrame(rows)
 
 
@@ -1218,11 +952,11 @@ def queueing_check(
     """
     ex = th.EXAMPLE2
     w = th.example2_workers()
-    split = th.optimal_split(w, ex["K"], 1.0, ex["gamma"])
+    K, I = ex["K"], ex["iterations"]
+    kappa = th.optimal_split(w, K, 1.0, ex["gamma"]).kappa
     rows = []
     for lam in arrival_rates:
-        lam = check_real("arrival_rate", lam, low=0, low_open=True)
-        pred = th.predict_delay(w, split.kappa, ex["iterations"], lam)
+        pred = th.predict_delay(w, kappa, I, lam)
         row = {
             "arrival_rate": lam,
             "rho": pred.rho,
@@ -1231,9 +965,7 @@ def queueing_check(
             "kingman": pred.kingman_delay,
         }
         if pred.stable:
-            summary = sim.simulate_mean_delay(
-                w, split.kappa, ex["K"], ex["iterations"], lam, n_jobs, False, seeds
-            )
+            summary = sim.simulate_mean_delay(w, kappa, K, I, lam, n_jobs, False, seeds)
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
             row["pk_inside_ci"] = bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth)
         rows.append(row)
@@ -1241,25 +973,20 @@ def queueing_check(
 
 
 def explore_split(
-    workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2)
+    workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2), simulate=True
 ) -> ExploreSplitResult:
     """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
-    opt = th.optimal_split(workers, K, omega, gamma)
-    uni = th.uniform_split(workers, K, omega, gamma)
-    out = {
-        "optimal": opt,
-        "uniform": uni,
-        "lower_bound": th.lower_bound_delay(workers, K, iterations),
-    }
+    opt, uni = _splits(workers, K, omega, gamma, ("optimal", "uniform")).values()
+    out = {"lower_bound": th.lower_bound_delay(workers, K, iterations)}
     for split in (opt, uni):
-        pred = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        summary = sim.simulate_mean_delay(
-            workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
-        )
-        out[f"{split.kind}_prediction"] = pred
-        out[f"{split.kind}_simulation"] = summary
-        out[f"{split.kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
-    return ExploreSplitResult(**out, workers=workers)
+        kind = split.kind
+        out[f"{kind}_prediction"] = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
+        if simulate:
+            out[f"{kind}_simulation"] = sim.simulate_mean_delay(
+                workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
+            )
+        out[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
+    return ExploreSplitResult(opt, uni, **out, workers=workers)
 
 
 def per_seed_frame(
@@ -1269,19 +996,16 @@ def per_seed_frame(
     (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
     ``mean_delay``; unstable rows (empty tuples) are left out.
     """
-    seeds = tuple(seeds)
-    rows = []
+    seeds, rows = tuple(seeds), []
     for _, r in table.iterrows():
-        values = r[column]
-        if not isinstance(values, tuple) or not values:
-            continue
-        if len(values) != len(seeds):
+        values = r[column] if isinstance(r[column], tuple) else ()
+        if values and len(values) != len(seeds):
             raise ValueError(
                 f"seeds must pair with the per-seed values, got {len(seeds)} seeds "
                 f"and {len(values)} values"
             )
-        for seed, v in zip(seeds, values):
-            rows.append({**{c: r[c] for c in id_columns}, "seed": seed, "mean_delay": float(v)})
+        ids = {c: r[c] for c in id_columns}
+        rows += [{**ids, "seed": seed, "mean_delay": float(v)} for seed, v in zip(seeds, values)]
     return pd.DataFrame(rows, columns=[*id_columns, "seed", "mean_delay"])
 
 
@@ -1294,22 +1018,13 @@ def unstable_growth(
     iterations=None,
     arrival_rate=None,
 ) -> pd.DataFrame:
-    """An unstable stream (``E[T_s] > E[T_a]``): the average delay of the first ``J`` jobs
-    grows linearly with ``J``, as ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (each job waits
-    about ``E[T_s] - E[T_a]`` longer than the one before it).
-
-    Stand-in cluster (:func:`heterogeneous_cluster`), optimal split, ``Omega = 1``. One row
-    per (seed, J): ``mean_delay`` over the first J jobs of one stream of ``max(n_jobs)``
-    jobs, the stream's estimated ``service_mean`` and the linear-drift ``prediction``.
-    """
+    """An unstable stream (``E[T_s] > E[T_a]``) on the stand-in cluster, optimal split, Omega
+    = 1: one row per (seed, J) with the average delay of the first J jobs of one stream, which
+    grows as the linear-drift ``prediction`` ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])``."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
     I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    lam = (
-        s["arrival_rate"]
-        if arrival_rate is None
-        else check_real("arrival_rate", arrival_rate, low=0, low_open=True)
-    )
+    lam = check_real("arrival_rate", _given(arrival_rate, s["arrival_rate"]), low=0, low_open=True)
     n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
@@ -1347,24 +1062,17 @@ def paper_table2_stability(
 ) -> PaperStabilityResult:
     """What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
 
-    With exponential tasks, ``T_{p,kappa} = c_p + kappa`` task times has
-    ``Var <= E^2 / kappa <= E^2``, so every active worker whose
-    ``E[T] + gamma E[T^2]`` equals ``theta`` (Theorem 2) has
+    With exponential tasks every active worker at ``theta`` (Theorem 2) has
     ``(-1 + sqrt(1 + 8 gamma theta)) / (4 gamma) <= E[T_{p,kappa}] <= (-1 + sqrt(1 + 4 gamma
-    theta)) / (2 gamma)``. With Omega = 1 (no redundant task to purge) ``T_itr = max_p
-    T_{p,kappa}`` so ``E[T_s] >= I`` times the lower end. Inverting the linear drift of an
-    unstable queue (:func:`unstable_growth`), a ``J``-job average ``D`` means
+    theta)) / (2 gamma)`` (``Var <= E^2``), and with Omega = 1 ``E[T_s] >= I`` times the lower
+    end; inverting the linear drift (:func:`unstable_growth`), a ``J``-job average ``D`` means
     ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``.
     """
     s = CLUSTER_SETTINGS
     theta = s["paper_theta"] if theta is None else check_real("theta", theta, low=0, low_open=True)
     gamma = s["gamma"] if gamma is None else check_real("gamma", gamma, low=0, low_open=True)
     I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    lam = (
-        s["arrival_rate"]
-        if arrival_rate is None
-        else check_real("arrival_rate", arrival_rate, low=0, low_open=True)
-    )
+    lam = check_real("arrival_rate", _given(arrival_rate, s["arrival_rate"]), low=0, low_open=True)
     delays = s["paper_table_delay"] if paper_delays is None else paper_delays
     low = (-1 + np.sqrt(1 + 8 * gamma * theta)) / (4 * gamma)
     high = (-1 + np.sqrt(1 + 4 * gamma * theta)) / (2 * gamma)
@@ -1383,13 +1091,9 @@ def paper_table2_stability(
 def calibrate_work(
     target_service_mean, K=350, unit_workers=None, omega=1.0, gamma=None, iterations=None
 ) -> float:
-    """The total work ``Z = K C`` at which the stand-in cluster's optimal split has the mean
-    job service time ``target_service_mean`` (eq. 8, no purging), found by a root search.
-
-    Used to put a *calibrated* stand-in at the service time the paper's Table II implies
-    (:func:`paper_table2_stability`), never to fit a reproduced number. ``E[T_s](Z)`` has small
-    steps where the integer split changes, so the target is met to within such a step.
-    """
+    """The total work ``Z = K C`` at which the stand-in's optimal split has the mean job service
+    time ``target_service_mean`` (eq. 8, no purging), to within a step of the integer split:
+    a *calibrated* stand-in for what the paper's Table II implies, never a fitted number."""
     from scipy import optimize
 
     s = CLUSTER_SETTINGS
@@ -1497,7 +1201,12 @@ def _call(fn, results: dict):
     return fn(**{k: v for k, v in results.items() if k in names})
 
 
-def _interval(item, quantity, measured, miss_reason="", **fixed):
+def _spec(kind, item, quantity, measured=None, *, basis="paper", **fixed):
+    """``claims.spec`` with the basis most rows have (:data:`CLAIMS` sets the section)."""
+    return spec(kind, item, quantity, measured, basis=basis, **fixed)
+
+
+def _interval(item, quantity, measured, miss_reason="", unit="×", **fixed):
     """An interval spec: ``measured`` returns ``samples`` (and any other measured argument, a
     ``miss_reason`` too); the reason is recorded only when the paper's value misses ours."""
 
@@ -1507,7 +1216,7 @@ def _interval(item, quantity, measured, miss_reason="", **fixed):
         hit = _inside(kw["samples"], fixed.get("paper"), fixed.get("paper_range"))
         return kw | {"reason": "" if hit else why}
 
-    return spec("interval", item, quantity, run, **fixed)
+    return _spec("interval", item, quantity, run, unit=unit, **fixed)
 
 
 def split_results(gamma: float = 1.0) -> dict:
@@ -1584,7 +1293,7 @@ def example2_results(n_jobs: int, seeds, gamma: float = 1.0) -> dict:
 def _example2_arm(arm):
     """The interval row of one split's mean delay against the paper's single stream."""
 
-    def measured(delay):
+    def measured(delay, setting):
         e = th.EXAMPLE2
         p_opt, p_uni = e["paper_optimal_delay"], e["paper_uniform_delay"]
         share = {
@@ -1598,6 +1307,7 @@ def _example2_arm(arm):
                 "reason": f"the paper's one stream is {1 - p_uni / m_uni:.1%} below our mean; "
                 f"{share['uniform']:.0%} of our single streams are at or below it; a slower "
                 "arrival rate explains both values (calibrated row below)",
+                "setting": setting,
             }
         both_low = float(np.mean((delay["optimal"] <= p_opt) & (delay["uniform"] <= p_uni)))
         m_opt, lo_opt, hi_opt = mean_interval(delay["optimal"])
@@ -1608,36 +1318,28 @@ def _example2_arm(arm):
             f"streams, yet a common single stream: {share['optimal']:.0%} of ours are at or below "
             f"it (both paper values at once: {both_low:.0%}); the splits follow the paper's rules, "
             "we tune nothing",
+            "setting": setting,
         }
 
     return measured
 
 
-def _example2_ratio(delay, setting):
+def _example2_ratio(delay, setting, printed):
+    """Uniform / optimal delay: more than 2.5x (Section I) or the printed pair's ratio."""
     num, den = delay["uniform"].to_numpy(), delay["optimal"].to_numpy()
-    return {"numerator": num, "denominator": den, "setting": setting}
-
-
-def _section1_ratio(delay, setting):
-    kw = _example2_ratio(delay, setting)
-    rlo = ratio_interval(kw["numerator"], kw["denominator"])[1]
-    ok = rlo > 2.5
-    return kw | {
-        "verdict": "reproduced" if ok else "not reproduced",
-        "reason": "" if ok else "the interval does not exclude 2.5",
-    }
-
-
-def _example2_printed_ratio(delay, setting):
-    kw = _example2_ratio(delay, setting)
-    num, den = kw["numerator"], kw["denominator"]
     _, rlo, rhi = ratio_interval(num, den)
     p = _EX2_RATIO
-    return kw | {
-        "verdict": None if rlo <= p <= rhi else "not reproduced",
-        "reason": f"{np.mean(num / den <= p):.0%} of our single-stream ratios are at or below "
-        f"{p:.2f}; the uniform split's miss (row above) carries the difference",
-    }
+    if printed:
+        verdict = None if rlo <= p <= rhi else "not reproduced"
+        reason = (
+            f"{np.mean(num / den <= p):.0%} of our single-stream ratios are at or below "
+            f"{p:.2f}; the uniform split's miss (row above) carries the difference"
+        )
+    else:
+        verdict = "reproduced" if rlo > 2.5 else "not reproduced"
+        reason = "" if rlo > 2.5 else "the interval does not exclude 2.5"
+    kw = {"numerator": num, "denominator": den, "setting": setting}
+    return kw | {"verdict": verdict, "reason": reason}
 
 
 _EX2_RATIO = th.EXAMPLE2["paper_uniform_delay"] / th.EXAMPLE2["paper_optimal_delay"]
@@ -1730,23 +1432,14 @@ def _queueing_spec(rate):
         measured,
         "the simulation's interval excludes the P–K value",
         paper=1.0,
-        unit="×",
         paper_text="1 (eq. 7 is precise for Ω = 1)",
-        section="3. Queueing theory vs simulation",
-        basis="paper",
     )
 
 
 def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
     """Section 4: Fig. 3's activity and the closed-form stability of both Section VI-A splits."""
     w6a = section6a_workers()
-    splits = {
-        s.kind: s
-        for s in (
-            th.uniform_split(w6a, _VIA["K"], _VIA["omega"]),
-            th.optimal_split(w6a, _VIA["K"], _VIA["omega"], gamma),
-        )
-    }
+    splits = _splits(w6a, _VIA["K"], _VIA["omega"], gamma)
     thresholds = {
         k: th.stability_threshold(w6a, s.kappa, _VIA["iterations"], _VIA["arrival_rate"])
         for k, s in splits.items()
@@ -1999,7 +1692,7 @@ def calibrated_growth_results(unit, seeds, target: float) -> dict:
 
 def _table2_delay_spec(i):
     K, paper = _CL["table_K"][i], _CL["paper_table_delay"][i]
-    return spec(
+    return _spec(
         "interval",
         "Table II",
         f"average job delay, K = {K}",
@@ -2008,8 +1701,6 @@ def _table2_delay_spec(i):
         unit="s",
         verdict="not attempted",
         reason=CLUSTER_REASON + "; the paper's value is from an unstable queue (row below)",
-        section=S7,
-        basis="paper",
     )
 
 
@@ -2055,7 +1746,7 @@ def _caption_row(spread):
 
 
 def _fig6_row(item, quantity, paper, ours_of):
-    return spec(
+    return _spec(
         "exact",
         item,
         quantity,
@@ -2064,8 +1755,6 @@ def _fig6_row(item, quantity, paper, ours_of):
         verdict="not attempted",
         reason=CLUSTER_REASON,
         setting=STANDIN_CLUSTER,
-        section=S7,
-        basis="paper",
     )
 
 
@@ -2120,7 +1809,7 @@ def _fig4_reach_miss(t4):
 #: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
 CLAIMS = {
     "theorem2": [
-        spec(
+        _spec(
             "exact",
             "Theorem 2 (Example 2)",
             "Σκ_p(θ) = KΩ, real κ",
@@ -2129,21 +1818,19 @@ CLAIMS = {
             rtol=1e-9,
             unit="tasks",
             basis="check",
-            section=S1,
         ),
-        spec(
+        _spec(
             "exact",
             "Theorem 2 (Example 2)",
             "integer optimal split κ_p (Σ = KΩ)",
             _integer_kappa_row,
             paper=55,
             unit="tasks",
-            section=S1,
             basis="check",
         ),
     ],
     "fig2": [
-        spec(
+        _spec(
             "exact",
             "Fig. 2(b), eq. (4)",
             "spread of E[T]+γE[T²] across workers, real κ (max−min)/θ",
@@ -2151,10 +1838,9 @@ CLAIMS = {
             paper=0.0,
             rtol=0.0,
             setting=STANDIN_VI_A,
-            section=S1,
             basis="check",
         ),
-        spec(
+        _spec(
             "qualitative",
             "Fig. 2(b)",
             "metric equal under the optimal split, spread under the uniform one",
@@ -2162,10 +1848,8 @@ CLAIMS = {
             paper="the same for all workers (optimal split); notable variance (uniform split)",
             uncertainty="exact (deterministic)",
             setting=STANDIN_VI_A,
-            section=S1,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "exact",
             "Fig. 2(b) caption",
             "caption expression: spread across workers, optimal real κ, (max−min)/θ",
@@ -2174,12 +1858,10 @@ CLAIMS = {
             rtol=0.0,
             verdict="paper erratum",
             setting=STANDIN_VI_A,
-            section=S1,
-            basis="paper",
         ),
     ],
     "example1": [
-        spec(
+        _spec(
             "exact",
             "Example 1",
             "max |κ_p(Theorem 2) − κ_p(Example 1)| / max κ_p",
@@ -2192,56 +1874,42 @@ CLAIMS = {
             },
             paper=0.0,
             rtol=0.0,
-            section=S1,
             basis="check",
         )
     ],
     "example2": [
-        spec(
-            "interval",
-            "Example 2",
-            "average job delay, optimal split (mean over J-job streams)",
-            lambda delay, setting: _example2_arm("optimal")(delay) | {"setting": setting},
-            paper=_EX2_PAPER["paper_optimal_delay"],
-            headline=True,
-            unit="s",
-            section=S2,
-            basis="paper",
+        *(
+            _spec(
+                "interval",
+                "Example 2",
+                f"average job delay, {arm} split (mean over J-job streams)",
+                _example2_arm(arm),
+                paper=_EX2_PAPER[f"paper_{arm}_delay"],
+                headline=True,
+                unit="s",
+            )
+            for arm in ("optimal", "uniform")
         ),
-        spec(
-            "interval",
-            "Example 2",
-            "average job delay, uniform split (mean over J-job streams)",
-            lambda delay, setting: _example2_arm("uniform")(delay) | {"setting": setting},
-            paper=_EX2_PAPER["paper_uniform_delay"],
-            headline=True,
-            unit="s",
-            section=S2,
-            basis="paper",
-        ),
-        spec(
+        _spec(
             "comparison",
             "Section I",
             "delay ratio uniform / optimal split, Example 2 setting: more than 2.5×",
-            _section1_ratio,
+            lambda delay, setting: _example2_ratio(delay, setting, False),
             expected="greater",
             paper_text="more than two and a half (Section I)",
             headline=True,
-            basis="paper",
-            section=S2,
         ),
-        spec(
+        _spec(
             "comparison",
             "Example 2",
             "delay ratio uniform / optimal split, 129.96 / 47.93",
-            _example2_printed_ratio,
+            lambda delay, setting: _example2_ratio(delay, setting, True),
             expected="greater",
             paper=_EX2_RATIO,
             paper_text=f"129.96 / 47.93 = {_EX2_RATIO:.2f} (our ratio of two printed values)",
             basis="derived",
-            section=S2,
         ),
-        spec(
+        _spec(
             "exact",
             "Example 2, eq. (9)",
             "lower bound D_L as printed",
@@ -2250,44 +1918,38 @@ CLAIMS = {
             rtol=1e-3,
             unit="s",
             verdict="paper erratum",
-            section=S2,
             headline=True,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "interval",
             "Example 2, eq. (9) + queue wait",
             "ideal worker (service D_L) behind the Poisson queue (mean over J-job streams)",
             _ideal_worker_row,
             paper=_EX2_PAPER["paper_lower_bound"],
             unit="s",
-            section=S2,
             basis="derived",
         ),
     ],
     "example2_setting": [
-        spec(
+        _spec(
             "qualitative",
             "Example 2",
             "the setting difference behind the paper's two delays",
             _setting_check_row,
             verdict="calibrated",
-            section=S2,
             basis="derived",
         )
     ],
     "queueing": [_queueing_spec(rate) for rate in QUEUEING_RATES[:3]],
     "fig3": [
-        spec(
+        _spec(
             "exact",
             "Fig. 3, Section VI-A",
             "uniform split at Ω = 1: rate stable?",
             _fig3_stable_row,
             paper="unstable",
-            section=S4,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "exact",
             "Fig. 3, Section IV-A (closed form)",
             "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
@@ -2297,7 +1959,6 @@ CLAIMS = {
             rtol=0.0,  # one-sided: ≥ 1 (finite: CSV round trip)
             paper_text="≥ 1 ('not stable due to the large service time')",
             setting=STANDIN_VI_A,
-            section=S4,
             basis="derived",
         ),
     ],
@@ -2308,20 +1969,16 @@ CLAIMS = {
             _drift_row,
             "the simulated growth is not the closed-form drift",
             paper=1.0,
-            unit="×",
             paper_text="1 (an unstable queue grows by E[T_s] − E[T_a] per job)",
-            section=S4,
             basis="derived",
         ),
-        spec(
+        _spec(
             "comparison",
             "Fig. 3, Section VI-A",
             "uniform split, λ = 0.01: mean delay, last / first quarter of a long stream",
             _grow_row,
             expected="greater",
             paper_text="not stable: the queue wait grows without bound",
-            section=S4,
-            basis="paper",
         ),
         _interval(
             "Fig. 3, Section VI-A",
@@ -2333,12 +1990,10 @@ CLAIMS = {
             },
             "the optimal split's delays drift over the stream",
             paper=1.0,
-            unit="×",
             paper_text="stable (the optimal split has no growing queue)",
-            section=S4,
             basis="derived",
         ),
-        spec(
+        _spec(
             "qualitative",
             "Fig. 3, Section VI-A (workers unlisted)",
             "where the paper's λ sits against the stability thresholds",
@@ -2348,22 +2003,18 @@ CLAIMS = {
             verdict="partly",
             uncertainty="exact (closed form and F_itr, eq. 8)",
             setting=STANDIN_VI_A,
-            section=S4,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "qualitative",
             "Fig. 3 (J = 3 jobs)",
             "share of 3-job pictures in which a job waits in the queue",
             _wait_row,
             paper="the uniform solution experiences a notable waiting time in the queue",
             setting=STANDIN_VI_A,
-            section=S4,
-            basis="paper",
         ),
     ],
     "fig4": [
-        spec(
+        _spec(
             "comparison",
             "Fig. 4",
             "delay ratio uniform / optimal at Ω = 1",
@@ -2374,8 +2025,6 @@ CLAIMS = {
             },
             expected="greater",
             paper_text="optimal dramatically lower, particularly at low Ω",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4",
@@ -2386,10 +2035,7 @@ CLAIMS = {
             },
             "the gap has not closed to 5 % at our largest Ω",
             paper_range=(0.95, 1.05),
-            unit="×",
             paper_text="similar for a large amount of redundancy (read: within 5 %)",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4, eq. (7)",
@@ -2400,12 +2046,9 @@ CLAIMS = {
             },
             "the interval excludes 1 (short streams started empty are biased low)",
             paper=1.0,
-            unit="×",
             paper_text="1 (theory almost coincides with simulation at Ω = 1)",
-            section=S5,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "comparison",
             "Fig. 4, eq. (7)",
             "theory / simulated (purging) at the largest Ω (1.5)",
@@ -2416,8 +2059,6 @@ CLAIMS = {
             },
             expected="greater",
             paper_text="theory (no purging) diverges above the simulation as Ω grows",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4, eq. (9)",
@@ -2428,10 +2069,7 @@ CLAIMS = {
                 "miss_reason": _fig4_reach_miss(t4),
             },
             paper_range=(1.0, 1.01),
-            unit="×",
             paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
-            section=S5,
-            basis="paper",
         ),
         _interval(
             "Fig. 4, eq. (9) + queue wait",
@@ -2443,14 +2081,12 @@ CLAIMS = {
             },
             "the optimal split's interval is not within 1 % of the queued ideal worker",
             paper_range=(1.0, 1.01),
-            unit="×",
             paper_text="reaches the lower bound at Ω ≈ 1.06 (read: within 1 %)",
-            section=S5,
             basis="derived",
         ),
     ],
     "example3": [
-        spec(
+        _spec(
             "exact",
             "Example 3 (Appendix)",
             "max relative decoding error, any K = 2 of the 3 task results",
@@ -2459,23 +2095,19 @@ CLAIMS = {
             rtol=0.0,
             setting="the paper's B; chosen: random partial gradients G (3 × 4), seed = notebook "
             "seed",
-            section=S6,
-            basis="paper",
         )
     ],
     "fig5": [
-        spec(
+        _spec(
             "not_attempted",
             "Fig. 5",
             "the P = 100 heterogeneous cluster",
             paper="a picture of 100 workers; values not listed",
             reason=f"replaced by a seeded stand-in ({STANDIN_CLUSTER})",
-            section=S7,
-            basis="paper",
         )
     ],
     "fig6": [
-        spec(
+        _spec(
             "exact",
             "Fig. 6",
             "mismatch (eq. 10) vs K is not strictly decreasing",
@@ -2487,8 +2119,6 @@ CLAIMS = {
             },
             paper="True",
             setting=STANDIN_CLUSTER,
-            section=S7,
-            basis="paper",
         ),
         _fig6_row(
             "Fig. 6, Algorithm 1",
@@ -2511,7 +2141,7 @@ CLAIMS = {
     ],
     "table2": [
         *(_table2_delay_spec(i) for i in range(len(_CL["table_K"]))),
-        spec(
+        _spec(
             "comparison",
             "Table II",
             "delay ratio K = 110 / K = 350",
@@ -2522,10 +2152,8 @@ CLAIMS = {
             f"= {_PD[0] / _PD[2]:.3f})",
             verdict="not attempted",
             reason=UNSTABLE_REASON,
-            section=S7,
-            basis="paper",
         ),
-        spec(
+        _spec(
             "comparison",
             "Table II",
             "plateau: gain K = 110 → 350 over gain K = 350 → 510",
@@ -2537,12 +2165,10 @@ CLAIMS = {
             ),
             verdict="not attempted",
             reason=UNSTABLE_REASON,
-            section=S7,
-            basis="paper",
         ),
     ],
     "table2_stability": [
-        spec(
+        _spec(
             "qualitative",
             "Table II, Section IV-A",
             "rate stability of the paper's Section VI-C queue",
@@ -2557,12 +2183,10 @@ CLAIMS = {
             ),
             uncertainty="exact (arithmetic on the paper's numbers)",
             setting="the paper's θ = 646.24, γ = 1, I = 10, λ = 0.01, J = 1000; exponential tasks",
-            section=S7,
-            basis="paper",
         )
     ],
     "table2_calibrated": [
-        spec(
+        _spec(
             "interval",
             "Table II (calibrated stand-in)",
             "J = 1000 average delay of an unstable stream, K = 350",
@@ -2576,8 +2200,19 @@ CLAIMS = {
                 "the paper's magnitude, growing linearly with J (table above): the mechanism, not "
                 "a reproduction"
             ),
-            section=S7,
             basis="derived",
         )
     ],
 }
+_SECTIONS = {
+    S1: ("theorem2", "fig2", "example1"),
+    S2: ("example2", "example2_setting"),
+    S3: ("queueing",),
+    S4: ("fig3", "fig3_stability"),
+    S5: ("fig4",),
+    S6: ("example3",),
+    S7: ("fig5", "fig6", "table2", "table2_stability", "table2_calibrated"),
+}
+for _section, _names in _SECTIONS.items():
+    for _spec_row in (s for name in _names for s in CLAIMS[name]):
+        _spec_row.fixed["section"] = _section

@@ -418,29 +418,20 @@ def plot_example2_setting_check(check, *, title: str | None = None):
 
 
 def plot_stability(scan, window, *, title: str | None = None):
-    """The uniform split's instability (Section IV-A) in three panels.
-
-    (a) growth of the job delay per job (least-squares slope over a stream, mean and 95 %
-    interval over seeds) against the arrival rate, with the closed-form drift
-    ``max(0, E[T_s] - 1/lambda)`` and the critical rates; (b) every job's delay at the paper's
-    lambda, mean over seeds with its 95 % band; (c) ``rho`` of both splits against the
-    workers' speed scale, the window where the paper's statement holds and the stand-in
-    (:func:`codedlib.experiments.stream.stability_scan`, :func:`~codedlib.experiments.stream.section6a_speed_window`).
+    """The uniform split's instability (Section IV-A): (a) the delay growth per job
+    (``scan.slopes``: mean and 95 % interval over seeds) against lambda, with the closed-form
+    drift and the critical rates; (b) the job delay at the paper's lambda (``scan.by_job``);
+    (c) ``rho`` of both splits against the workers' speed scale (``window``).
     """
-    from scipy import stats
-
     fig, (a, b, c) = subplots(1, 3, figsize=(15, 4.2))
     streams, thr = scan.streams, scan.thresholds
     colors = {"uniform": "C3", "optimal": "C0"}
     lam0 = 0.01
-    for kind, g in streams.groupby("split"):
-        agg = g.groupby("arrival_rate")["slope"]
-        mean, sd, n = agg.mean(), agg.std(ddof=1), agg.count()
-        half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
+    for kind, g in scan.slopes.groupby("split"):
         a.errorbar(
-            mean.index,
-            mean.to_numpy(),
-            yerr=half.to_numpy(),
+            g["arrival_rate"].to_numpy(),
+            g["slope"].to_numpy(),
+            yerr=g["ci_halfwidth"].to_numpy(),
             fmt="o",
             capsize=3,
             color=colors[kind],

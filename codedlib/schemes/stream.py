@@ -1,19 +1,11 @@
 """Stream of iterative jobs on heterogeneous workers, simulated (Section VI).
 
-Jobs arrive as a Poisson process of rate ``lambda`` and are served FIFO, in order, by the
-master. A job is ``I`` iterations; in every iteration worker ``p`` receives the model
-(communication time ``c_p``), then runs its ``kappa_p`` tasks one after the other and sends
-each task result as soon as it is done, so its ``j``-th result arrives at
-``c_p + T_p^(1) + ... + T_p^(j)`` after the iteration starts (eq. 1). The iteration ends
-
-* with purging: when ``K`` task results (of ``K Omega``) have arrived; the rest is dropped;
-* without purging: when every assigned task has finished, ``T_itr = max_p T_{p,kappa_p}`` (eq. 2
-  with equality).
-
-Iterations are i.i.d., so the simulation draws all ``J x I`` iteration times at once
-(vectorised over jobs, iterations, workers and tasks), sums them into job service times and
-runs the FIFO queue with the vectorised Lindley recursion
-``finish_j = S_j^cum + max_{k<=j}(arrival_k - S_{k-1}^cum)``.
+Jobs arrive as a Poisson process of rate ``lambda`` and are served FIFO by the master; a job
+is ``I`` iterations, in each of which worker ``p`` receives the model (``c_p``) and returns
+its ``kappa_p`` task results one by one (eq. 1). An iteration ends with purging when ``K`` of
+the ``K Omega`` results have arrived, without purging when every assigned task has finished
+(``T_itr = max_p T_{p,kappa_p}``). Iterations are i.i.d., so all ``J x I`` iteration times are
+drawn at once and the queue runs the vectorised Lindley recursion.
 
 Reference: esfahanizadeh2022stream.
 """
@@ -39,6 +31,7 @@ __all__ = [
     "sample_task_times",
     "simulate_mean_delay",
     "simulate_stream",
+    "t_halfwidth",
 ]
 
 _CHUNK_ELEMENTS = 2_000_000  # task-time samples drawn at once (memory bound)
@@ -187,6 +180,12 @@ def simulate_stream(
     )
 
 
+def t_halfwidth(sd, n):
+    """Half-width of the 95 % t-interval of a mean of ``n`` samples of standard deviation ``sd``
+    (elementwise)."""
+    return stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
+
+
 @dataclass(frozen=True)
 class DelaySummary:
     """Average job delay over several seeds: mean, half-width of a 95% t interval."""
@@ -202,6 +201,13 @@ class DelaySummary:
     @property
     def ci(self) -> tuple[float, float]:
         return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
+
+    @classmethod
+    def of_streams(cls, per_seed, service_mean, rho, n_jobs) -> DelaySummary:
+        """A stable summary of per-stream averages: their mean and :func:`t_halfwidth`."""
+        per_seed = np.asarray(per_seed, dtype=float)
+        half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
+        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True, n_jobs)
 
     def __str__(self) -> str:
         if not self.stable:
@@ -252,10 +258,7 @@ def simulate_mean_delay(
     stable = bool(rho < 1.0 and runs["stable"].all())
     if not stable:
         return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
-    half = stats.t.ppf(0.975, len(seeds) - 1) * per_seed.std(ddof=1) / math.sqrt(len(seeds))
-    return DelaySummary(
-        float(per_seed.mean()), float(half), per_seed, service_mean, rho, True, n_jobs
-    )
+    return DelaySummary.of_streams(per_seed, service_mean, rho, n_jobs)
 
 
 def activity_trace(

@@ -1,23 +1,12 @@
-"""Stream iterative coded computing on heterogeneous workers (Esfahanizadeh, Cohen, Médard).
+"""Stream iterative coded computing on heterogeneous workers (Esfahanizadeh, Cohen, Médard):
+closed forms of the system model (Section II, eq. 1), the optimal load split (Section III,
+eqs. 4-5, Theorem 2: ``kappa_p(theta)``, ``theta`` by a root search, integer rounding keeping
+``sum kappa_p = K Omega``, the uniform split, Example 1), queueing (Section IV: rate
+stability, ``F_itr = prod F_p``, eq. 8's service moments, Kingman eq. 6, Pollaczek-Khinchin
+eq. 7, the lower bound eq. 9) and Algorithm 1's code parameters (Section V, eq. 10).
 
-Closed forms of the paper "Stream Iterative Distributed Coded Computing for Learning
-Applications in Heterogeneous Systems":
-
-* system model (Section II, eq. 1): worker ``p`` gets ``kappa_p`` tasks per iteration,
-  ``sum kappa_p = K * Omega``; its assignment time is ``T_{p,kappa} = c_p 1[kappa>0] + kappa
-  task times``;
-* optimal load split (Section III, eq. 4-5, Theorem 2): coefficients ``a_p, b_p, m_p,
-  sigma_p``, ``kappa_p(theta)`` in closed form, ``theta`` by a bracketing root search,
-  active set ``{p : a_p < theta}``, integer rounding keeping ``sum kappa_p = K Omega``,
-  the uniform split, the distance of eq. 4 and Example 1;
-* queueing (Section IV): rate stability, ``F_itr = prod F_p`` (numeric, shifted gamma
-  ``T_{p,kappa}`` for gamma / exponential task times), ``E[T_s]`` and ``E[T_s^2]`` (eq. 8),
-  Kingman (eq. 6), Pollaczek-Khinchin (eq. 7) and the lower bound ``D_L`` (eq. 9);
-* code-parameter optimisation (Section V, Algorithm 1) with the mismatch of eq. 10.
-
-Task times are described by their first two moments; where a distribution is needed
-(``F_itr``, simulation) a task time is gamma distributed with those moments, which is the
-exponential ``Exp(mu_p / C)`` of the paper's Example 2 and Section VI when ``sigma_p = m_p``.
+Task times are described by their first two moments; where a distribution is needed a task
+time is gamma with those moments (the paper's ``Exp(mu_p / C)`` when ``sigma_p = m_p``).
 
 Reference: esfahanizadeh2022stream.
 """
@@ -441,14 +430,10 @@ def iteration_time_cdf(workers: StreamWorkers, kappa, t) -> np.ndarray:
 def iteration_time_moments(
     workers: StreamWorkers, kappa, rtol: float = 1e-10
 ) -> tuple[float, float]:
-    """``E[T_itr]`` and ``E[T_itr^2]`` for ``T_itr = max_p T_{p,kappa_p}`` (no purging).
-
-    Numeric integration of the survival function of ``F_itr = prod_p F_p`` (Section IV):
-    ``E[T] = int (1 - F_itr)``, ``E[T^2] = int 2 t (1 - F_itr)``. ``F_itr`` vanishes below
-    ``max_p c_p`` and is smooth above it (apart from the steps of deterministic workers, which
-    are panel edges), so composite 16-point Gauss-Legendre on panels, doubled until two
-    successive results agree to ``rtol``, converges fast; every worker's CDF is evaluated on
-    all nodes at once.
+    """``E[T_itr]`` and ``E[T_itr^2]`` for ``T_itr = max_p T_{p,kappa_p}`` (no purging): the
+    integrals of the survival function of ``F_itr = prod_p F_p`` (Section IV) by composite
+    16-point Gauss-Legendre on panels (deterministic workers' steps are panel edges), doubled
+    until two results agree to ``rtol``.
     """
     shift, shape, scale, det = _assignment_distributions(workers, kappa)
     if shift.size == 0:
@@ -549,16 +534,11 @@ def pollaczek_khinchin_delay(service_mean, service_second, arrival_rate) -> floa
 
 @dataclass(frozen=True)
 class StabilityThreshold:
-    """Where a split's queue turns unstable (Section IV-A, ``E[T_s] < E[T_a]``).
-
-    ``rho = lambda I E[T_itr]`` (eq. 8, ``T_itr = max_p T_{p,kappa_p}``, no purging; exact
-    for ``Omega = 1``) and ``critical_rate = 1 / (I E[T_itr])``, the arrival rate at which
-    ``rho = 1``. ``rho_slowest = lambda I max_p E[T_{p,kappa_p}]`` and
-    ``critical_rate_slowest`` are the closed forms of the slowest worker alone (eq. 1:
-    ``E[T_{p,kappa}] = c_p + kappa_p m_p``): since ``E[max] >= max E``, ``rho >= rho_slowest``
-    and ``critical_rate <= critical_rate_slowest``; ``slowest`` is that worker's index.
-    ``drift = E[T_s] - E[T_a]``: in an unstable FIFO queue each job waits about this much
-    longer than the one before it (0 when stable).
+    """Where a split's queue turns unstable (Section IV-A): ``rho = lambda I E[T_itr]`` (eq. 8,
+    no purging; exact for Omega = 1) and ``critical_rate`` where ``rho = 1``; ``*_slowest``:
+    the same for the slowest worker alone (``E[T_{p,kappa}] = c_p + kappa_p m_p``), a lower
+    bound on ``rho``; ``drift = E[T_s] - E[T_a]``, how much longer each job of an unstable
+    FIFO queue waits than the one before it (0 when stable).
     """
 
     rho: float
@@ -581,12 +561,8 @@ class StabilityThreshold:
 def stability_threshold(
     workers: StreamWorkers, kappa, iterations, arrival_rate
 ) -> StabilityThreshold:
-    """Rate stability of a split (Section IV-A) in closed form and with ``F_itr``.
-
-    The slowest worker's utilisation ``lambda I (c_p + kappa_p m_p)`` (eqs. 1, 8) is a closed
-    form and a lower bound on ``rho``; ``rho`` itself integrates ``F_itr = prod_p F_p``
-    (:func:`iteration_time_moments`). Both critical arrival rates are returned.
-    """
+    """Rate stability of a split (Section IV-A): ``rho`` from ``F_itr`` and the slowest worker's
+    closed-form utilisation ``lambda I (c_p + kappa_p m_p)``, with both critical rates."""
     iterations = check_int("iterations", iterations, low=1)
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
     first, _ = assignment_moments(workers, kappa)
@@ -703,31 +679,25 @@ def optimise_code_parameters(
     K_values = np.asarray(K_values)
     if K_values.ndim != 1 or K_values.size == 0:
         raise ValueError("K_values must be a non-empty 1-d sequence of integers")
-    ks, cs, mm, mma, th, na, nz, splits = [], [], [], [], [], [], [], []
+    rows = []
     for K in K_values:
         K = check_int("K", K, low=1)
-        C = Z / K
-        workers = unit_workers.with_complexity(C)
-        split = optimal_split(workers, K, omega, gamma)
-        ks.append(K)
-        cs.append(C)
-        mm.append(mismatch(workers, split.kappa, gamma, "all"))
-        mma.append(mismatch(workers, split.kappa, gamma, "active"))
-        th.append(split.theta)
-        na.append(split.n_active)
-        nz.append(int(np.count_nonzero(split.kappa)))
-        splits.append(split)
-    crit = np.asarray(mm if over == "all" else mma)
+        workers = unit_workers.with_complexity(Z / K)
+        rows.append((K, Z / K, workers, optimal_split(workers, K, omega, gamma)))
+    mm, mma = (
+        np.asarray([mismatch(w, s.kappa, gamma, o) for *_, w, s in rows]) for o in ("all", "active")
+    )
     if over not in ("all", "active"):
         raise ValueError(f"over must be 'all' or 'active', got over={over!r}")
+    splits = [s for *_, s in rows]
     return CodeSearch(
-        np.asarray(ks),
-        np.asarray(cs),
-        np.asarray(mm),
-        np.asarray(mma),
-        np.asarray(th),
-        np.asarray(na),
-        np.asarray(nz),
+        np.asarray([r[0] for r in rows]),
+        np.asarray([r[1] for r in rows]),
+        mm,
+        mma,
+        np.asarray([s.theta for s in splits]),
+        np.asarray([s.n_active for s in splits]),
+        np.asarray([int(np.count_nonzero(s.kappa)) for s in splits]),
         splits,
-        int(np.argmin(crit)),
+        int(np.argmin(mm if over == "all" else mma)),
     )

@@ -53,21 +53,7 @@ def build_workers(
 def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
     from codedlib.experiments import stream as ex
 
-    if simulate:
-        res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs=n_jobs)
-    else:
-        opt = th.optimal_split(workers, K, omega, gamma)
-        uni = th.uniform_split(workers, K, omega, gamma)
-        res = ex.ExploreSplitResult(
-            optimal=opt,
-            uniform=uni,
-            lower_bound=th.lower_bound_delay(workers, K, iterations),
-            optimal_prediction=th.predict_delay(workers, opt.kappa, iterations, lam),
-            uniform_prediction=th.predict_delay(workers, uni.kappa, iterations, lam),
-            optimal_metric=th.balance_metric(workers, opt.kappa, gamma),
-            uniform_metric=th.balance_metric(workers, uni.kappa, gamma),
-            workers=workers,
-        )
+    res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs, simulate=simulate)
     opt = res.optimal
     lines = [
         (
