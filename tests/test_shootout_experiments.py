@@ -19,13 +19,8 @@ TRACE = REPO_ROOT / "data" / "traces" / "dsag-N12-w6-steady.csv"
 
 
 def _runs(values: dict) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {"scheme": s, "seed": i, "time_to_target": v}
-            for s, vals in values.items()
-            for i, v in enumerate(vals)
-        ]
-    )
+    rows = [(s, i, v) for s, vals in values.items() for i, v in enumerate(vals)]
+    return pd.DataFrame(rows, columns=["scheme", "seed", "time_to_target"])
 
 
 def test_rank_schemes_wins_only_where_the_interval_says_so():

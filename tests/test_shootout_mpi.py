@@ -66,42 +66,31 @@ def test_cluster_delay_model_reuses_factors_and_saves_an_npy_the_runtime_reads(t
     assert np.array_equal(load_delays(path, 4, 12), a.delays)
 
 
+RC = real_cluster()
+
+
 @pytest.mark.parametrize(
     "call, error, match",
     [
         (lambda: cluster_delay_model("c", 1.0, 4), TypeError, "cluster must be a ClusterModel"),
-        (lambda: cluster_delay_model(real_cluster(), [1.0] * 3, 4), ValueError, "shares must"),
-        (lambda: cluster_delay_model(real_cluster(), 1.0, 0), ValueError, "n_iterations must"),
-        (lambda: cluster_delay_model(real_cluster(), 1.0, 4, seed=-1), ValueError, "seed must"),
-        (
-            lambda: cluster_delay_model(real_cluster(), 1.0, 4, factors=np.ones((3, 12))),
-            ValueError,
-            "factors must",
-        ),
-        (
-            lambda: cluster_delay_model(real_cluster(), 1.0, 4, message_numbers=0),
-            ValueError,
-            "message_numbers must",
-        ),
+        (lambda: cluster_delay_model(RC, [1.0] * 3, 4), ValueError, "shares must"),
+        (lambda: cluster_delay_model(RC, 1.0, 0), ValueError, "n_iterations must"),
+        (lambda: cluster_delay_model(RC, 1.0, 4, seed=-1), ValueError, "seed must"),
+        (lambda: cluster_delay_model(RC, 1.0, 4, factors=np.ones((3, 12))), ValueError,
+         "factors must"),
+        (lambda: cluster_delay_model(RC, 1.0, 4, message_numbers=0), ValueError,
+         "message_numbers must"),
         (lambda: real_vs_predicted(None), TypeError, "cluster must be a ClusterModel"),
-        (lambda: real_vs_predicted(real_cluster(), schemes="mds"), ValueError, "schemes must"),
-        (lambda: real_vs_predicted(real_cluster(), schemes=[]), ValueError, "schemes must"),
-        (lambda: real_vs_predicted(real_cluster(), schemes=3), TypeError, "schemes must"),
-        (lambda: real_vs_predicted(real_cluster(), iterations=1), ValueError, "iterations must"),
-        (lambda: real_vs_predicted(real_cluster(), seed=-2), ValueError, "seed must"),
-        (lambda: real_vs_predicted(real_cluster(), quick="yes"), TypeError, "quick must"),
-        (
-            lambda: real_vs_predicted(ClusterModel(n_workers=2), schemes="cr"),
-            ValueError,
-            "schemes: 'cr' does not apply",
-        ),
-        (
-            lambda: scheme_injection(real_cluster(), "gc"),
-            TypeError,
-            "setup must be a Shootout",
-        ),
+        (lambda: real_vs_predicted(RC, schemes="mds"), ValueError, "schemes must"),
+        (lambda: real_vs_predicted(RC, schemes=[]), ValueError, "schemes must"),
+        (lambda: real_vs_predicted(RC, schemes=3), TypeError, "schemes must"),
+        (lambda: real_vs_predicted(RC, iterations=1), ValueError, "iterations must"),
+        (lambda: real_vs_predicted(RC, seed=-2), ValueError, "seed must"),
+        (lambda: real_vs_predicted(ClusterModel(n_workers=2), schemes="cr"), ValueError,
+         "schemes: 'cr' does not apply"),
+        (lambda: scheme_injection(RC, "gc"), TypeError, "setup must be a Shootout"),
     ],
-)
+)  # fmt: skip
 def test_bad_inputs_name_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
@@ -161,7 +150,7 @@ def test_plot_names_the_cluster_and_the_schemes_not_run():
             "status": ["run", "run", "not run: killed"],
         }
     )
-    result = RealVsPredicted(frame, real_cluster(), 0, True)
+    result = RealVsPredicted(frame, real_cluster())
     fig = plot_real_vs_predicted(result)
     ax = fig.axes[0]
     assert real_cluster().describe() in ax.get_title()
