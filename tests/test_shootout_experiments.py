@@ -63,6 +63,9 @@ def test_ranking_is_reproducible():
     a = ex.ranking(ex.default_cluster(8), schemes=["gd", "dsag"], seeds=2, max_iter=80)
     b = ex.ranking(ex.default_cluster(8), schemes=["gd", "dsag"], seeds=2, max_iter=80)
     pd.testing.assert_frame_equal(a.runs, b.runs)
+    again = ex.ranking(a.setup, schemes=["gd", "dsag"], seeds=2)  # its tuned choices reused
+    assert again.setup is a.setup
+    pd.testing.assert_frame_equal(a.runs, again.runs)
 
 
 def test_apply_axis_sets_each_quantity_and_keeps_physics():

@@ -168,9 +168,10 @@ def ranking(
     """Run every scheme (default: all that apply) on ``cluster`` for each seed (an int ``n``:
     seeds ``0..n-1``; at least 2) and rank them; ``setup_options`` go to
     :class:`~codedlib.schemes.shootout.Shootout`, ``executor`` to
-    :func:`~codedlib.replicate.over_seeds`."""
+    :func:`~codedlib.replicate.over_seeds`. ``cluster`` may be a ``Shootout`` already (its
+    tuned choices are reused; then there are no ``setup_options``)."""
     seeds = _seeds(seeds)
-    setup = Shootout(cluster, **setup_options)
+    setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     names = _applicable(setup, schemes)
     runs, arrays = _over_seeds(setup, names, seeds, executor)
     traj = [pd.DataFrame({"scheme": r.scheme, "seed": r.seed, "iteration": np.arange(r.gaps.size),
@@ -553,7 +554,7 @@ SETTINGS = {
         "tails": [1.5, 5.0], "ratios": [0.01, 1.0], "latencies": [2e-6, 5e-4],
         "hets": [0.0, 2.0], "bursts": [1.0, 3.0], "n_grid": [10, 100], "n_ratios": [0.1, 1.0],
         "n_values": [10, 100, 1000], "widget_n": 12, "widget_seeds": 2,
-        "real_iterations": 8, "real_schemes": ("gc", "mpi-allreduce"),
+        "real_iterations": 8, "real_schemes": ("gc", "mpi-allreduce"), "real_workers": 4,
     },
     "faithful": {
         "n_workers": 100, "seeds": 5, "map_seeds": 5, "max_iter": 300,
@@ -561,7 +562,7 @@ SETTINGS = {
         "latencies": [v for v, _ in LATENCIES.values()],
         "hets": [0.0, 1.0, 4.0], "bursts": [1.0, 4.0], "n_grid": [10, 100, 1000, 10_000],
         "n_ratios": [0.1, 10.0], "n_values": [10, 100, 1000, 10_000], "widget_n": 24,
-        "widget_seeds": 3, "real_iterations": 40, "real_schemes": None,
+        "widget_seeds": 3, "real_iterations": 40, "real_schemes": None, "real_workers": 12,
     },
 }  # fmt: skip
 

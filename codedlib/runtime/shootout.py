@@ -70,7 +70,7 @@ REAL_SAMPLES, REAL_DIM = 2400, 50
 
 WHAT_IS_REAL = (
     f"real: gradients of a {REAL_SAMPLES} x {REAL_DIM} least-squares stand-in, MPI transfers, "
-    "1 ms polling, 13 processes' scheduling"
+    "1 ms polling, {processes} processes' scheduling"
 )
 WHAT_IS_INJECTED = (
     "injected: each task's computation time (cluster.compute_times on the shoot-out's draws, "
@@ -78,13 +78,15 @@ WHAT_IS_INJECTED = (
 )
 
 
-def real_cluster() -> ClusterModel:
-    """The shoot-out cluster the real runs inject: 12 workers, shifted-exponential straggling
-    (share 0.5, CR eq. 6), DSAG Sec. VII-B slowdown ``1 + 0.4 i / N``, 30 ms per share, 2.64 ms
-    per gradient message (2 ms latency; comm/comp 0.088)."""
-    return ClusterModel(n_workers=12, family="shifted_exponential", shape=0.5, heterogeneity=0.4,
-                        workload=Workload(dim=1000, rows=7500), network=Network(latency=2e-3),
-                        name="injected into 13 MPI processes")  # fmt: skip
+def real_cluster(n_workers: int = 12) -> ClusterModel:
+    """The shoot-out cluster the real runs inject into a root and ``n_workers`` processes:
+    shifted-exponential straggling (share 0.5, CR eq. 6), DSAG Sec. VII-B slowdown
+    ``1 + 0.4 i / N``, 30 ms per share, 2.64 ms per gradient message (2 ms latency; comm/comp
+    0.088)."""
+    return ClusterModel(n_workers=n_workers, family="shifted_exponential", shape=0.5,
+                        heterogeneity=0.4, workload=Workload(dim=1000, rows=7500),
+                        network=Network(latency=2e-3),
+                        name=f"injected into {n_workers + 1} MPI processes")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,8 @@ class RealVsPredicted:
     @property
     def caption(self) -> str:
         """Which part of a measured time is injected and which is real, in one line."""
-        return f"{WHAT_IS_INJECTED}; {WHAT_IS_REAL}"
+        real = WHAT_IS_REAL.replace("{processes}", str(self.cluster.n_workers + 1))
+        return f"{WHAT_IS_INJECTED}; {real}"
 
 
 def _check_schemes(schemes) -> list[str]:
