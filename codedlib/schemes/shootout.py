@@ -594,16 +594,11 @@ def _lazy_layout(setup, scheme):
 
 def _lazy_sizes(setup, scheme, r, G):
     """LAGC's layout with r partitions per worker and G groups (G-LAG/G-GD: N/G = r)."""
-    layout = lagc_layout(setup.n_workers, r, G)
-    return {
-        "groups": layout.n_groups,
-        "group_size": layout.workers_per_group,
-        "stored": layout.stored_per_worker,
-        "need": layout.wait_for,
-        "shares": np.full(setup.n_workers, float(layout.stored_per_worker)),
-        "xi": 0.0 if scheme == "g-gd" else setup.xi,
-        "history": setup.history,
-    }
+    lay = lagc_layout(setup.n_workers, r, G)
+    return {"groups": lay.n_groups, "group_size": lay.workers_per_group,
+            "stored": lay.stored_per_worker, "need": lay.wait_for,
+            "shares": np.full(setup.n_workers, float(lay.stored_per_worker)),
+            "xi": 0.0 if scheme == "g-gd" else setup.xi, "history": setup.history}  # fmt: skip
 
 
 def _allreduce_layout(setup, algorithm):
@@ -718,19 +713,14 @@ class SchemeRun:
         """Tidy row: time, iterations, communication and computation to ``target`` and per
         iteration."""
         k = self.iterations_to(target)
-        upto = self.times.size if math.isinf(k) else int(k)
-        return {
-            "scheme": self.scheme,
-            "seed": self.seed,
-            "time_to_target": self.time_to(target),
-            "iterations_to_target": k,
-            "reached": not math.isinf(k),
-            "time_per_iteration": float(self.times.mean()),
-            "numbers_to_target": math.inf if math.isinf(k) else float(self.numbers[:upto].sum()),
-            "numbers_per_iteration": float(self.numbers.mean()),
-            "shares_per_iteration": float(self.shares.mean()),
-            "final_gap": float(self.gaps[-1]),
-        }
+        reached = not math.isinf(k)
+        return {"scheme": self.scheme, "seed": self.seed, "time_to_target": self.time_to(target),
+                "iterations_to_target": k, "reached": reached,
+                "time_per_iteration": float(self.times.mean()),
+                "numbers_to_target": float(self.numbers[: int(k)].sum()) if reached else math.inf,
+                "numbers_per_iteration": float(self.numbers.mean()),
+                "shares_per_iteration": float(self.shares.mean()),
+                "final_gap": float(self.gaps[-1])}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ engines
