@@ -466,12 +466,9 @@ def why_table(headlines: Headlines) -> pd.DataFrame:
     numbers per iteration (what decides a miss)."""
     cols = ["iterations_to_target", "time_per_iteration", "shares_per_iteration",
             "numbers_per_iteration"]  # fmt: skip
-    why = []
-    for paper, r in headlines.rankings.items():
-        g = r.runs.groupby("scheme")[cols].mean()
-        g.insert(0, "paper", paper)
-        why.append(g.reset_index())
-    why = pd.concat(why, ignore_index=True)
+    why = pd.concat([r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
+                     for paper, r in headlines.rankings.items()], ignore_index=True)  # fmt: skip
+    why = why[["scheme", "paper", *cols]]
     wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
     return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
 
@@ -524,14 +521,10 @@ def your_cluster(source, seeds=5, n_workers=None, schemes=None, **setup_options)
     """Rank every scheme on your cluster: a :class:`ClusterModel`, or a latency trace in the
     ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`;
     ``n_workers`` ranks it at another N (the fitted heterogeneity is per-N relative)."""
-    fit = None
-    if isinstance(source, ClusterModel):
-        cluster = source
-    else:
-        from codedlib.cluster_fit import fit_cluster
+    from codedlib.cluster_fit import fit_cluster
 
-        fit = fit_cluster(source)
-        cluster = fit.cluster
+    fit = None if isinstance(source, ClusterModel) else fit_cluster(source)
+    cluster = source if fit is None else fit.cluster
     if n_workers is not None:
         cluster = cluster.with_(n_workers=check_int("n_workers", n_workers, 2))
     result = ranking(cluster, schemes, seeds, **setup_options)
