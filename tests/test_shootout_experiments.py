@@ -19,13 +19,8 @@ TRACE = REPO_ROOT / "data" / "traces" / "dsag-N12-w6-steady.csv"
 
 
 def _runs(values: dict) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {"scheme": s, "seed": i, "time_to_target": v}
-            for s, vals in values.items()
-            for i, v in enumerate(vals)
-        ]
-    )
+    rows = [(s, i, v) for s, vals in values.items() for i, v in enumerate(vals)]
+    return pd.DataFrame(rows, columns=["scheme", "seed", "time_to_target"])
 
 
 def test_rank_schemes_wins_only_where_the_interval_says_so():
@@ -68,6 +63,9 @@ def test_ranking_is_reproducible():
     a = ex.ranking(ex.default_cluster(8), schemes=["gd", "dsag"], seeds=2, max_iter=80)
     b = ex.ranking(ex.default_cluster(8), schemes=["gd", "dsag"], seeds=2, max_iter=80)
     pd.testing.assert_frame_equal(a.runs, b.runs)
+    again = ex.ranking(a.setup, schemes=["gd", "dsag"], seeds=2)  # its tuned choices reused
+    assert again.setup is a.setup
+    pd.testing.assert_frame_equal(a.runs, again.runs)
 
 
 def test_apply_axis_sets_each_quantity_and_keeps_physics():

@@ -28,7 +28,7 @@ from codedlib._validation import check_int
 from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.cluster import ClusterModel
 from codedlib.network import Network
-from codedlib.replicate import over_seeds
+from codedlib.replicate import check_seeds, over_seeds
 from codedlib.schemes.shootout import (
     SCHEMES,
     Shootout,
@@ -41,33 +41,11 @@ from codedlib.schemes.shootout import (
 from codedlib.theory.codedreduce import r_cr
 from codedlib.theory.reed_solomon import decoding_time
 
-__all__ = [
-    "AXES",
-    "CLAIMS",
-    "HEADLINES",
-    "LATENCIES",
-    "SETTINGS",
-    "Headlines",
-    "Ranking",
-    "RegimeMap",
-    "ScaleStudy",
-    "YourCluster",
-    "apply_axis",
-    "axis_value",
-    "default_cluster",
-    "operating_point_cluster",
-    "paper_headlines",
-    "paper_operating_points",
-    "rank_schemes",
-    "ranking",
-    "regime_map",
-    "regime_maps",
-    "scale_study",
-    "scheme_table",
-    "seed_runs",
-    "why_table",
-    "your_cluster",
-]
+__all__ = ["AXES", "CLAIMS", "HEADLINES", "LATENCIES", "SETTINGS", "Headlines", "Ranking",
+           "RegimeMap", "ScaleStudy", "YourCluster", "apply_axis", "axis_value", "default_cluster",
+           "operating_point_cluster", "paper_headlines", "paper_operating_points", "rank_schemes",
+           "ranking", "regime_map", "regime_maps", "scale_study", "scheme_table", "seed_runs",
+           "why_table", "your_cluster"]  # fmt: skip
 
 
 def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
@@ -89,7 +67,7 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
     means = runs.groupby("scheme")[metric].mean()
     reached = [s for s in means.index if finite[s]]
     best = min(reached, key=lambda s: means[s]) if reached else None
-    by = {s: g.sort_values("seed")[metric].to_numpy() for s, g in runs.groupby("scheme")}
+    by = paired(runs, metric)
     for scheme, values in by.items():
         mean, lo, hi = mean_interval(values) if finite[scheme] else (math.inf,) * 3
         if best is None or not finite[scheme]:
@@ -103,17 +81,11 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
                      "n_seeds": len(values)})  # fmt: skip
     table = pd.DataFrame(rows).sort_values("mean", kind="stable").reset_index(drop=True)
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
-    verdicts = []
-    for _, r in table.iterrows():
-        if not np.isfinite(r["mean"]):
-            verdicts.append("not reached")
-        elif r["scheme"] == best:
-            verdicts.append("wins" if tied.empty else "tied (fastest mean)")
-        elif r["ratio_low"] <= 1.0:
-            verdicts.append("tied")
-        else:
-            verdicts.append("slower")
-    table["verdict"] = verdicts
+    fastest = "wins" if tied.empty else "tied (fastest mean)"
+    table["verdict"] = np.select(
+        [~np.isfinite(table["mean"]), table.scheme == best, table.ratio_low <= 1.0],
+        ["not reached", fastest, "tied"], "slower"
+    ).tolist()  # fmt: skip
     table["rank"] = np.arange(1, len(table) + 1)
     return table
 
@@ -152,9 +124,7 @@ def _applicable(setup, schemes):
 
 def _seeds(seeds):
     """Seeds as a list of at least 2 (a ranking's interval needs 2 independent replicas)."""
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return list(range(check_int("seeds", seeds, 2)))
-    seeds = [check_int("seeds", s, 0) for s in seeds]
+    seeds = check_seeds(seeds)
     if len(seeds) < 2:
         raise ValueError(
             f"seeds must name at least 2 seeds (an interval needs 2 independent replicas), "
@@ -198,9 +168,10 @@ def ranking(
     """Run every scheme (default: all that apply) on ``cluster`` for each seed (an int ``n``:
     seeds ``0..n-1``; at least 2) and rank them; ``setup_options`` go to
     :class:`~codedlib.schemes.shootout.Shootout`, ``executor`` to
-    :func:`~codedlib.replicate.over_seeds`."""
+    :func:`~codedlib.replicate.over_seeds`. ``cluster`` may be a ``Shootout`` already (its
+    tuned choices are reused; then there are no ``setup_options``)."""
     seeds = _seeds(seeds)
-    setup = Shootout(cluster, **setup_options)
+    setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     names = _applicable(setup, schemes)
     runs, arrays = _over_seeds(setup, names, seeds, executor)
     traj = [pd.DataFrame({"scheme": r.scheme, "seed": r.seed, "iteration": np.arange(r.gaps.size),
@@ -236,21 +207,6 @@ def scheme_table(setup: Shootout) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------ axes
-def _with_comm_to_comp(cluster: ClusterModel, ratio: float) -> ClusterModel:
-    """The cluster whose message time is ``ratio`` shares, realised through the bandwidth
-    alone: latency stays physical, so ratios below ``latency / share_time`` do not exist."""
-    net = cluster.network
-    floor = net.latency / cluster.share_time
-    if not ratio > floor:
-        raise ValueError(
-            f"comm_to_comp must be > latency / share_time = {floor:.3g} at latency "
-            f"{net.latency:g} s, got {ratio}"
-        )
-    n_bytes = cluster.workload.dim * net.bytes_per_number
-    bandwidth = n_bytes / (ratio * cluster.share_time - net.latency)
-    return cluster.with_(network=Network(net.latency, bandwidth, net.bytes_per_number))
-
-
 #: Named one-way per-message latencies [s] for the ``latency`` axis, with where each comes from.
 LATENCIES = {
     "RDMA fabric": (2e-6, "InfiniBand MPI ping-pong (osu_latency), 1-2 us one-way"),
@@ -273,42 +229,46 @@ AXES = {
 }
 
 
+def _check_axis(axis):
+    if axis not in AXES:
+        raise ValueError(f"axis must be one of {list(AXES)}, got axis={axis!r}")
+
+
+#: The axes that set the straggling family (and its shape).
+_FAMILY_AXES = {"pareto_tail": "pareto", "straggling": "shifted_exponential"}
+
+
 def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
-    """``cluster`` with one :data:`AXES` quantity set to ``value``."""
-    if axis == "pareto_tail":
-        return cluster.with_(family="pareto", shape=float(value))
-    if axis == "straggling":
-        return cluster.with_(family="shifted_exponential", shape=float(value))
-    if axis == "comm_to_comp":
-        return _with_comm_to_comp(cluster, float(value))
+    """``cluster`` with one :data:`AXES` quantity set to ``value``; comm/comp moves the
+    bandwidth alone (latency stays physical: ratios below ``latency / share_time`` do not
+    exist)."""
+    _check_axis(axis)
+    if axis in _FAMILY_AXES:
+        return cluster.with_(family=_FAMILY_AXES[axis], shape=float(value))
+    net = cluster.network
     if axis == "latency":
-        return cluster.with_(network=replace(cluster.network, latency=float(value)))
-    if axis == "heterogeneity":
-        return cluster.with_(heterogeneity=float(value))
-    if axis == "burst_factor":
-        return cluster.with_(burst_factor=float(value))
-    if axis == "n_workers":
-        return cluster.with_(n_workers=int(value))
-    raise ValueError(f"axis must be one of {list(AXES)}, got axis={axis!r}")
+        return cluster.with_(network=replace(net, latency=float(value)))
+    if axis == "comm_to_comp":
+        ratio, floor = float(value), net.latency / cluster.share_time
+        if not ratio > floor:
+            raise ValueError(
+                f"comm_to_comp must be > latency / share_time = {floor:.3g} at latency "
+                f"{net.latency:g} s, got {ratio}"
+            )
+        n_bytes = cluster.workload.dim * net.bytes_per_number
+        bandwidth = n_bytes / (ratio * cluster.share_time - net.latency)
+        return cluster.with_(network=Network(net.latency, bandwidth, net.bytes_per_number))
+    return cluster.with_(**{axis: int(value) if axis == "n_workers" else float(value)})
 
 
 def axis_value(cluster: ClusterModel, axis: str) -> float:
     """Where ``cluster`` sits on ``axis`` (NaN when its family has no such coordinate)."""
-    if axis == "pareto_tail":
-        return cluster.shape if cluster.family == "pareto" else math.nan
-    if axis == "straggling":
-        return cluster.shape if cluster.family == "shifted_exponential" else math.nan
-    if axis == "comm_to_comp":
-        return cluster.comm_to_comp
+    _check_axis(axis)
+    if axis in _FAMILY_AXES:
+        return cluster.shape if cluster.family == _FAMILY_AXES[axis] else math.nan
     if axis == "latency":
         return cluster.network.latency
-    if axis == "heterogeneity":
-        return cluster.heterogeneity
-    if axis == "burst_factor":
-        return cluster.burst_factor
-    if axis == "n_workers":
-        return float(cluster.n_workers)
-    raise ValueError(f"axis must be one of {list(AXES)}, got axis={axis!r}")
+    return float(cluster.n_workers) if axis == "n_workers" else getattr(cluster, axis)
 
 
 # ------------------------------------------------------------------------------ regime map
@@ -326,42 +286,32 @@ class RegimeMap:
 
 
 def _cell(x, y, table) -> dict:
-    first = table.iloc[0]
-    second = table.iloc[1] if len(table) > 1 else None
-    ok = np.isfinite(first["mean"])
-    return {
-        "x": x,
-        "y": y,
-        "winner": first["scheme"] if ok else "none",
-        "verdict": first["verdict"] if ok else "not reached",
-        "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
-        "runner_up": "" if second is None else second["scheme"],
-        "margin": math.nan if second is None else second["ratio_to_best"],
-        "margin_low": math.nan if second is None else second["ratio_low"],
-        "margin_high": math.nan if second is None else second["ratio_high"],
-        "best_time": first["mean"],
-    }
+    first, ok = table.iloc[0], bool(np.isfinite(table["mean"].iloc[0]))
+    second = table.iloc[1] if len(table) > 1 else {"scheme": ""}
+    return {"x": x, "y": y, "winner": first["scheme"] if ok else "none",
+            "verdict": first["verdict"] if ok else "not reached",
+            "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
+            "runner_up": second["scheme"], "margin": second.get("ratio_to_best", math.nan),
+            "margin_low": second.get("ratio_low", math.nan),
+            "margin_high": second.get("ratio_high", math.nan),
+            "best_time": first["mean"]}  # fmt: skip
 
 
 def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values, schemes=None,
-               seeds=3, progress=None, **setup_options) -> RegimeMap:  # fmt: skip
+               seeds=3, **setup_options) -> RegimeMap:  # fmt: skip
     """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
-    (module docstring); ``progress(done, total)`` is called after each cell."""
-    for axis in (x_axis, y_axis):
-        if axis not in AXES:
-            raise ValueError(f"axis must be one of {list(AXES)}, got {axis!r}")
+    (module docstring)."""
+    _check_axis(x_axis)
+    _check_axis(y_axis)
     if x_axis == y_axis:
         raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
     cells, all_runs = [], []
-    total = len(x_values) * len(y_values)
-    for j, y in enumerate(y_values):
-        for i, x in enumerate(x_values):
+    for y in y_values:
+        for x in x_values:
             cluster = apply_axis(apply_axis(base, x_axis, x), y_axis, y)
             result = ranking(cluster, schemes, seeds, **setup_options)
             all_runs.append(result.runs.assign(x=x, y=y))
             cells.append(_cell(x, y, result.table))
-            if progress is not None:
-                progress(j * len(x_values) + i + 1, total)
     return RegimeMap(
         x_axis, y_axis, base, pd.DataFrame(cells), pd.concat(all_runs, ignore_index=True)
     )
@@ -422,16 +372,8 @@ def paper_operating_points() -> pd.DataFrame:
         ("Stream", 5, "shifted_exponential", 0.99, 1.0, 1.0, math.nan,
          "Example 2: five exponential workers of different speeds (our h ~ 1)"),
     ]  # fmt: skip
-    cols = [
-        "paper",
-        "n_workers",
-        "family",
-        "shape",
-        "heterogeneity",
-        "burst_factor",
-        "comm_to_comp",
-        "how",
-    ]
+    cols = ["paper", "n_workers", "family", "shape", "heterogeneity", "burst_factor",
+            "comm_to_comp", "how"]  # fmt: skip
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -441,13 +383,10 @@ def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
     bandwidth; where that ratio is below ``base``'s latency allows, the latency is half the
     message time; where the paper models no communication (NaN) ``base``'s ratio stays."""
     cluster = base.with_(
-        n_workers=int(point["n_workers"]),
-        family=point["family"],
-        shape=float(point["shape"]),
-        heterogeneity=float(point["heterogeneity"]),
-        burst_factor=float(point["burst_factor"]),
+        n_workers=int(point["n_workers"]), family=point["family"], shape=float(point["shape"]),
+        heterogeneity=float(point["heterogeneity"]), burst_factor=float(point["burst_factor"]),
         name=f"{point['paper']} operating point",
-    )
+    )  # fmt: skip
     ratio = float(point["comm_to_comp"])
     if np.isfinite(ratio):
         if ratio * cluster.share_time <= cluster.network.latency:
@@ -483,13 +422,8 @@ HEADLINES = (
 #: nothing is decoded and the headline is moot).
 PAPER_SETUPS = {"CodedReduce": {"tree": (12, 2)}, "Reed–Solomon": {"tune": False}}
 
-_PAPER_NAMES = {
-    "codedreduce": "CodedReduce",
-    "reed-solomon": "Reed–Solomon",
-    "dsag": "DSAG",
-    "lagc": "LAGC",
-    "stream": "Stream",
-}
+_PAPER_NAMES = {"codedreduce": "CodedReduce", "reed-solomon": "Reed–Solomon", "dsag": "DSAG",
+                "lagc": "LAGC", "stream": "Stream"}  # fmt: skip
 
 
 @dataclass
@@ -532,12 +466,9 @@ def why_table(headlines: Headlines) -> pd.DataFrame:
     numbers per iteration (what decides a miss)."""
     cols = ["iterations_to_target", "time_per_iteration", "shares_per_iteration",
             "numbers_per_iteration"]  # fmt: skip
-    why = []
-    for paper, r in headlines.rankings.items():
-        g = r.runs.groupby("scheme")[cols].mean()
-        g.insert(0, "paper", paper)
-        why.append(g.reset_index())
-    why = pd.concat(why, ignore_index=True)
+    why = pd.concat([r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
+                     for paper, r in headlines.rankings.items()], ignore_index=True)  # fmt: skip
+    why = why[["scheme", "paper", *cols]]
     wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
     return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
 
@@ -590,14 +521,10 @@ def your_cluster(source, seeds=5, n_workers=None, schemes=None, **setup_options)
     """Rank every scheme on your cluster: a :class:`ClusterModel`, or a latency trace in the
     ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`;
     ``n_workers`` ranks it at another N (the fitted heterogeneity is per-N relative)."""
-    fit = None
-    if isinstance(source, ClusterModel):
-        cluster = source
-    else:
-        from codedlib.cluster_fit import fit_cluster
+    from codedlib.cluster_fit import fit_cluster
 
-        fit = fit_cluster(source)
-        cluster = fit.cluster
+    fit = None if isinstance(source, ClusterModel) else fit_cluster(source)
+    cluster = source if fit is None else fit.cluster
     if n_workers is not None:
         cluster = cluster.with_(n_workers=check_int("n_workers", n_workers, 2))
     result = ranking(cluster, schemes, seeds, **setup_options)
@@ -620,7 +547,7 @@ SETTINGS = {
         "tails": [1.5, 5.0], "ratios": [0.01, 1.0], "latencies": [2e-6, 5e-4],
         "hets": [0.0, 2.0], "bursts": [1.0, 3.0], "n_grid": [10, 100], "n_ratios": [0.1, 1.0],
         "n_values": [10, 100, 1000], "widget_n": 12, "widget_seeds": 2,
-        "real_iterations": 8, "real_schemes": ("gc", "mpi-allreduce"),
+        "real_iterations": 8, "real_schemes": ("gc", "mpi-allreduce"), "real_workers": 4,
     },
     "faithful": {
         "n_workers": 100, "seeds": 5, "map_seeds": 5, "max_iter": 300,
@@ -628,7 +555,7 @@ SETTINGS = {
         "latencies": [v for v, _ in LATENCIES.values()],
         "hets": [0.0, 1.0, 4.0], "bursts": [1.0, 4.0], "n_grid": [10, 100, 1000, 10_000],
         "n_ratios": [0.1, 10.0], "n_values": [10, 100, 1000, 10_000], "widget_n": 24,
-        "widget_seeds": 3, "real_iterations": 40, "real_schemes": None,
+        "widget_seeds": 3, "real_iterations": 40, "real_schemes": None, "real_workers": 12,
     },
 }  # fmt: skip
 

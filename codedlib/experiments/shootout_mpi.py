@@ -18,6 +18,10 @@ TARGET_TEXT = "the simulator within ±10 % of real runs (our target)"
 S7 = "7. Real processes"
 
 
+def _processes(real) -> int:
+    return real.cluster.n_workers + 1  # a root and the workers
+
+
 def _over_schemes(real, **_):
     """Measured / predicted over the schemes run (not attempted if fewer than two ran)."""
     ran = real.frame[real.frame.status == "run"]
@@ -30,10 +34,10 @@ def _over_schemes(real, **_):
         "interval", "Real processes", quantity, samples=ran.ratio.to_numpy(), paper_range=TARGET,
         paper_text=TARGET_TEXT, section=S7, basis="check", machine_dependent=True,
         uncertainty="95 % t-interval over the schemes run (one real run each)",
-        setting=f"{len(ran)} schemes ({', '.join(ran.scheme)}), 13 MPI processes on this "
-        f"machine; {real.cluster.describe()}",
-        reason="what the injection does not hold (transfer, polling, 13 processes on few "
-        "cores) is the difference; the table above has each scheme's ratio",
+        setting=f"{len(ran)} schemes ({', '.join(ran.scheme)}), {_processes(real)} MPI processes "
+        f"on this machine; {real.cluster.describe()}",
+        reason=f"what the injection does not hold (transfer, polling, {_processes(real)} processes "
+        "on few cores) is the difference; the table above has each scheme's ratio",
     )  # fmt: skip
 
 
@@ -53,9 +57,10 @@ def _mpi_allreduce(real, **_):
         basis="check", machine_dependent=True,
         uncertainty=f"95 % t-interval of the measured mean over {m.iterations} iterations, "
         "over the prediction",
-        setting=f"rar --allreduce mpi on 13 MPI processes, injected delays; {m.method}",
+        setting=f"rar --allreduce mpi on {_processes(real)} MPI processes, injected delays; "
+        f"{m.method}",
         reason="the injected delays are the prediction; the rest is the real MPI_Allreduce, "
-        "polling and 13 processes on few cores",
+        f"polling and {_processes(real)} processes on few cores",
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import numpy as np
 
-from codedlib.plots import subplots
+from codedlib.plots import new_axes, subplots
 from codedlib.schemes.shootout import SCHEMES
 
 __all__ = [
@@ -83,12 +83,10 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
     ax.set_xlabel(f"time to relative gap {ranking.setup.target:g} [s] (hatched: tied with fastest)")
     ax.set_xlim(0, top * 1.25)
     if ax2 is not None:
-        ax2.barh(y, table["numbers_per_iteration"], color=colors)
-        ax2.set_yticks(y, [])
-        ax2.set_xlabel("numbers sent / iteration")
-        ax3.barh(y, table["shares_per_iteration"], color=colors)
-        ax3.set_yticks(y, [])
-        ax3.set_xlabel("shares computed / iteration")
+        for side, col, verb in ((ax2, "numbers", "sent"), (ax3, "shares", "computed")):
+            side.barh(y, table[f"{col}_per_iteration"], color=colors)
+            side.set_yticks(y, [])
+            side.set_xlabel(f"{col} {verb} / iteration")
     seeds = int(table["n_seeds"].iloc[0])
     fig.suptitle(
         (title or "Every scheme on one cluster")
@@ -103,10 +101,7 @@ def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | No
     """Relative optimality gap against clock time, one line per scheme (one seed)."""
     traj = ranking.trajectories
     seed = int(traj.seed.min()) if seed is None else seed
-    if ax is None:
-        fig, ax = subplots(figsize=(7.5, 4.5))
-    else:
-        fig = ax.figure
+    fig, ax = new_axes(ax, figsize=(7.5, 4.5))
     for scheme, g in traj[traj.seed == seed].groupby("scheme", sort=False):
         ax.plot(g.time, g.gap, color=SCHEME_COLORS[scheme], label=scheme, lw=1.2)
     ax.axhline(ranking.setup.target, color="k", ls=":", lw=0.8)
@@ -131,10 +126,7 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     cells = rmap.cells
     xs = list(dict.fromkeys(cells.x))
     ys = list(dict.fromkeys(cells.y))
-    if ax is None:
-        fig, ax = subplots(figsize=(max(1.2 * len(xs) + 3.0, 7.5), 0.8 * len(ys) + 2.4))
-    else:
-        fig = ax.figure
+    fig, ax = new_axes(ax, figsize=(max(1.2 * len(xs) + 3.0, 7.5), 0.8 * len(ys) + 2.4))
     for _, c in cells.iterrows():
         i, j = xs.index(c.x), ys.index(c.y)
         tied = c.verdict != "wins"
@@ -221,10 +213,7 @@ def plot_headlines(headlines, ax=None, title: str | None = None):
     right of the dashed line at 1 the paper's direction holds.
     """
     rows = headlines.rows.iloc[::-1].reset_index(drop=True)
-    if ax is None:
-        fig, ax = subplots(figsize=(9.0, 0.5 * len(rows) + 1.8))
-    else:
-        fig = ax.figure
+    fig, ax = new_axes(ax, figsize=(9.0, 0.5 * len(rows) + 1.8))
     y = np.arange(len(rows))
     for yi, r in rows.iterrows():
         if np.isfinite(r.ratio):

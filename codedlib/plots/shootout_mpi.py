@@ -30,13 +30,11 @@ def plot_real_vs_predicted(result, ax=None, title=None):
         raise InputTypeError(f"title must be a str or None, got title={title!r}")
     fig, ax = new_axes(ax, figsize=(6.8, 5.6))
     frame = result.frame
-    ran = frame[frame["status"] == "run"]
-    not_run = frame[frame["status"] != "run"]
+    ran, not_run = frame[frame["status"] == "run"], frame[frame["status"] != "run"]
     if len(ran):
-        x = ran["predicted_mean"].to_numpy() * 1e3
-        y = ran["measured_mean_iteration_time"].to_numpy() * 1e3
-        low = ran["measured_ci_low"].to_numpy() * 1e3
-        high = ran["measured_ci_high"].to_numpy() * 1e3
+        cols = ["predicted_mean", "measured_mean_iteration_time", "measured_ci_low",
+                "measured_ci_high"]  # fmt: skip
+        x, y, low, high = (ran[c].to_numpy() * 1e3 for c in cols)
         top = float(max(x.max(), high.max())) * 1.12
         line = np.array([0.0, top])
         ax.fill_between(line, 0.9 * line, 1.1 * line, color="0.9", label="±10 %")
@@ -44,54 +42,26 @@ def plot_real_vs_predicted(result, ax=None, title=None):
         for k, (xi, yi, lo, hi, name, ratio) in enumerate(
             zip(x, y, low, high, ran["scheme"], ran["ratio"])
         ):
-            ax.errorbar(
-                xi,
-                yi,
-                yerr=[[yi - lo], [hi - yi]],
-                fmt="os^Dv<>ph*"[k % 10],
-                color=f"C{k % 10}",
-                capsize=3,
-                label=f"{name}  ×{ratio:.2f}",
-            )
+            ax.errorbar(xi, yi, yerr=[[yi - lo], [hi - yi]], fmt="os^Dv<>ph*"[k % 10],
+                        color=f"C{k % 10}", capsize=3, label=f"{name}  ×{ratio:.2f}")  # fmt: skip
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_aspect("equal")
-        ax.legend(
-            loc="lower right",
-            fontsize="small",
-            title="measured / predicted",
-            title_fontsize="small",
-        )
+        ax.legend(loc="lower right", fontsize="small", title="measured / predicted",
+                  title_fontsize="small")  # fmt: skip
     else:
         ax.set_axis_off()
     if len(not_run):
-        ax.text(
-            0.99,
-            0.01,
-            "not run: "
-            + "; ".join(f"{s} ({why})" for s, why in zip(not_run["scheme"], not_run["status"])),
-            transform=ax.transAxes,
-            ha="right",
-            va="bottom",
-            fontsize="x-small",
-            wrap=True,
-        )
+        why = "; ".join(f"{s} ({w})" for s, w in zip(not_run["scheme"], not_run["status"]))
+        ax.text(0.99, 0.01, "not run: " + why, transform=ax.transAxes, ha="right", va="bottom",
+                fontsize="x-small", wrap=True)  # fmt: skip
     ax.set_xlabel("predicted: shoot-out simulator on the injected draws (ms / iteration)")
     ax.set_ylabel("measured: real MPI processes, 95 % CI (ms / iteration)")
     processes = int(frame["processes"].max()) if len(frame) else 0
-    ax.set_title(
-        title
-        if title is not None
-        else f"Real processes ({processes}) vs the shoot-out simulator\n{result.cluster.describe()}",
-        fontsize="medium",
+    default = (
+        f"Real processes ({processes}) vs the shoot-out simulator\n{result.cluster.describe()}"
     )
-    fig.text(
-        0.5,
-        -0.02,
-        result.caption.replace("; real:", "\nreal:").replace(" and t_c", "\nand t_c"),
-        ha="center",
-        va="top",
-        fontsize="x-small",
-        wrap=True,
-    )
+    ax.set_title(default if title is None else title, fontsize="medium")
+    caption = result.caption.replace("; real:", "\nreal:").replace(" and t_c", "\nand t_c")
+    fig.text(0.5, -0.02, caption, ha="center", va="top", fontsize="x-small", wrap=True)
     return fig

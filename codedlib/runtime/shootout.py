@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import tempfile
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -59,29 +59,18 @@ from codedlib.schemes.shootout import (
     simulate,
 )
 
-__all__ = [
-    "QUICK_SCHEMES",
-    "REAL_SCHEMES",
-    "ClusterInjection",
-    "RealVsPredicted",
-    "cluster_delay_model",
-    "real_cluster",
-    "real_problem",
-    "real_vs_predicted",
-    "scheme_injection",
-]
+__all__ = ["REAL_SCHEMES", "ClusterInjection", "RealVsPredicted", "cluster_delay_model",
+           "real_cluster", "real_problem", "real_vs_predicted", "scheme_injection"]  # fmt: skip
 
 #: Shoot-out schemes with an MPI engine, in the shoot-out's order (name -> runtime engine).
 REAL_SCHEMES = {name: s.runtime for name, s in SHOOTOUT_SCHEMES.items() if s.runtime is not None}
-#: The schemes of a quick run: one of each timing (star, coded star, tree, event-driven).
-QUICK_SCHEMES = ("gd", "gc", "cr", "dsag", "mpi-allreduce")
 #: Real stand-in problem of the MPI runs (rows, features): a task's real gradient costs about
 #: 0.1-0.3 ms (measured) against 10-95 ms of injected computation.
 REAL_SAMPLES, REAL_DIM = 2400, 50
 
 WHAT_IS_REAL = (
     f"real: gradients of a {REAL_SAMPLES} x {REAL_DIM} least-squares stand-in, MPI transfers, "
-    "1 ms polling, 13 processes' scheduling"
+    "1 ms polling, {processes} processes' scheduling"
 )
 WHAT_IS_INJECTED = (
     "injected: each task's computation time (cluster.compute_times on the shoot-out's draws, "
@@ -89,38 +78,30 @@ WHAT_IS_INJECTED = (
 )
 
 
-def real_cluster() -> ClusterModel:
-    """The shoot-out cluster the real runs inject: 12 workers, shifted-exponential straggling
-    (share 0.5, CR eq. 6), DSAG Sec. VII-B slowdown ``1 + 0.4 i / N``, 30 ms per share, 2.64 ms
-    per gradient message (2 ms latency; comm/comp 0.088)."""
-    return ClusterModel(
-        n_workers=12,
-        family="shifted_exponential",
-        shape=0.5,
-        heterogeneity=0.4,
-        workload=Workload(dim=1000, rows=7500),
-        network=Network(latency=2e-3),
-        name="injected into 13 MPI processes",
-    )
+def real_cluster(n_workers: int = 12) -> ClusterModel:
+    """The shoot-out cluster the real runs inject into a root and ``n_workers`` processes:
+    shifted-exponential straggling (share 0.5, CR eq. 6), DSAG Sec. VII-B slowdown
+    ``1 + 0.4 i / N``, 30 ms per share, 2.64 ms per gradient message (2 ms latency; comm/comp
+    0.088)."""
+    return ClusterModel(n_workers=n_workers, family="shifted_exponential", shape=0.5,
+                        heterogeneity=0.4, workload=Workload(dim=1000, rows=7500),
+                        network=Network(latency=2e-3),
+                        name=f"injected into {n_workers + 1} MPI processes")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ClusterInjection:
-    """What a real run injects: ``delays`` [s] per (iteration, worker) ``(T, N)``, ``t_c`` [s]
-    per received message (single port), the ``shares`` ``(N,)`` and the draws' ``seed``."""
+    """What a real run injects: ``delays`` [s] per (iteration, worker) ``(T, N)`` and ``t_c``
+    [s] per received message (single port)."""
 
     delays: np.ndarray
     t_c: float
-    shares: np.ndarray
-    seed: int
 
     def save(self, path, n_workers: int | None = None) -> str:
         """Write the delays of the first ``n_workers`` workers (default all) as ``.npy``; returns
         the path, for ``RunConfig(delays_file=...)``."""
-        n = self.delays.shape[1] if n_workers is None else check_int("n_workers", n_workers, 1)
-        path = str(path)
-        np.save(path, np.ascontiguousarray(self.delays[:, :n]))
-        return path
+        np.save(str(path), np.ascontiguousarray(self.delays[:, :n_workers]))
+        return str(path)
 
 
 def cluster_delay_model(
@@ -151,27 +132,20 @@ def cluster_delay_model(
     else:
         message_numbers = check_real("message_numbers", message_numbers, 0.0, low_open=True)
         t_c = float(cluster.network.vector_time(message_numbers))
-    delays = cluster.compute_times(shares, n_iterations, factors=factors)
-    shares = np.asarray(shares, dtype=float) * np.ones(cluster.n_workers)
-    return ClusterInjection(delays, t_c, shares, seed)
+    return ClusterInjection(cluster.compute_times(shares, n_iterations, factors=factors), t_c)
 
 
 def _scheme_name(name) -> str:
-    if isinstance(name, str):
-        if name in REAL_SCHEMES:
-            return name
-        for shootout_name, runtime in REAL_SCHEMES.items():
-            if name == runtime:
-                return shootout_name
+    """A :data:`REAL_SCHEMES` key, or the first whose runtime engine is ``name``."""
+    if isinstance(name, str) and name in REAL_SCHEMES:
+        return name
+    matches = [key for key, runtime in REAL_SCHEMES.items() if runtime == name]
+    if matches:
+        return matches[0]
     raise ValueError(
         f"schemes must be among the shoot-out schemes with an MPI engine {list(REAL_SCHEMES)} "
         f"(or their runtime names {list(REAL_SCHEMES.values())}), got {name!r}"
     )
-
-
-def _runtime_workers(setup: Shootout, name: str) -> int:
-    lay = SHOOTOUT_SCHEMES[name].layout(setup)
-    return int(lay.get("tree_workers", setup.n_workers))
 
 
 def scheme_injection(setup, name: str, seed: int = 0, factors=None) -> ClusterInjection:
@@ -234,30 +208,9 @@ def _run_config(setup: Shootout, name: str, injection: ClusterInjection, path: s
         sizes.update(
             redundancy=setup.redundancy, groups=lay["groups"], xi=setup.xi, history=setup.history
         )
-    return scheme_config(
-        runtime,
-        quick=False,
-        seed=seed,
-        iterations=setup.max_iter,
-        samples=REAL_SAMPLES,
-        dim=REAL_DIM,
-        delay="none",
-        delays_file=path,
-        t_c=injection.t_c,
-        **sizes,
-    )
-
-
-#: The real runs' transfers (shared memory) as the simulator's network: free. MPI_Allreduce
-#: charges no injected t_c, so its prediction checks the waiting rule (every rank, per-rank
-#: rounds), not the alpha-beta constants.
-SHARED_MEMORY = Network(latency=0.0, bandwidth=1e300)
-
-
-def _on_shared_memory(setup: Shootout) -> Shootout:
-    from dataclasses import replace
-
-    return replace(setup, cluster=setup.cluster.with_(network=SHARED_MEMORY))
+    return scheme_config(runtime, quick=False, seed=seed, iterations=setup.max_iter,
+                         samples=REAL_SAMPLES, dim=REAL_DIM, delay="none", delays_file=path,
+                         t_c=injection.t_c, **sizes)  # fmt: skip
 
 
 def _method(setup: Shootout, name: str) -> str:
@@ -293,28 +246,23 @@ class RealVsPredicted:
     ``frame``: one row per scheme (:data:`FRAME_COLUMNS`; seconds; ``iterations`` timed, the
     warm-up iteration 0 left out on both sides; ``measured_ci_*`` the 95 % t-interval over
     iterations; ``replayed_mean`` the runtime registry's replay of the injected delays;
-    ``status`` ``"run"`` or ``"not run: <reason>"``). ``measured``/``predicted``: per-iteration
-    times per scheme; ``injections``: :class:`ClusterInjection`; ``results``: ``RunResult``.
+    ``status`` ``"run"`` or ``"not run: <reason>"``); ``results``: each run's ``RunResult``.
     """
 
     frame: pd.DataFrame
     cluster: ClusterModel
-    seed: int
-    quick: bool
-    measured: dict = field(default_factory=dict)
-    predicted: dict = field(default_factory=dict)
-    injections: dict = field(default_factory=dict)
     results: dict = field(default_factory=dict)
 
     @property
     def caption(self) -> str:
         """Which part of a measured time is injected and which is real, in one line."""
-        return f"{WHAT_IS_INJECTED}; {WHAT_IS_REAL}"
+        real = WHAT_IS_REAL.replace("{processes}", str(self.cluster.n_workers + 1))
+        return f"{WHAT_IS_INJECTED}; {real}"
 
 
-def _check_schemes(schemes, quick: bool) -> list[str]:
+def _check_schemes(schemes) -> list[str]:
     if schemes is None:
-        return list(QUICK_SCHEMES if quick else REAL_SCHEMES)
+        return list(REAL_SCHEMES)
     if isinstance(schemes, str):
         schemes = [schemes]
     try:
@@ -329,7 +277,7 @@ def _check_schemes(schemes, quick: bool) -> list[str]:
 
 
 def real_vs_predicted(
-    cluster, schemes=None, iterations: int | None = None, seed: int = 0, quick: bool = False
+    cluster, schemes=None, iterations: int = 40, seed: int = 0
 ) -> RealVsPredicted:
     """Run each scheme on 13 real MPI processes with the cluster injected; compare with the
     shoot-out simulator on the same draws (module docstring).
@@ -339,15 +287,11 @@ def real_vs_predicted(
     fails gets ``status = "not run: <reason>"`` and a ``RuntimeWarning``; the others go on.
     All schemes see the same draws ``cluster.factors(iterations, seed)`` (common random
     numbers, as in the shoot-out). ``schemes``: :data:`REAL_SCHEMES` names or runtime names
-    (default all; :data:`QUICK_SCHEMES` under ``quick``); ``iterations`` default 40 (8 quick)."""
+    (default all)."""
     if not isinstance(cluster, ClusterModel):
         raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
-    if not isinstance(quick, bool):
-        raise InputTypeError(f"quick must be a bool, got quick={quick!r}")
-    names = _check_schemes(schemes, quick)
-    iterations = check_int(
-        "iterations", (8 if quick else 40) if iterations is None else iterations, 2
-    )
+    names = _check_schemes(schemes)
+    iterations = check_int("iterations", iterations, 2)
     seed = check_int("seed", seed, 0)
     tree = (3, 2) if cluster.n_workers == 12 else None  # CodedReduce's tree of 13 processes
     setup = Shootout(
@@ -363,7 +307,7 @@ def real_vs_predicted(
                 f"schemes: {name!r} does not apply at N={cluster.n_workers}, got schemes={names}"
             )
     factors = cluster.factors(iterations, seed)
-    out = RealVsPredicted(pd.DataFrame(), cluster, seed, quick)
+    out = RealVsPredicted(pd.DataFrame(), cluster)
     rows = []
     with tempfile.TemporaryDirectory(prefix="shootout-mpi-") as tmp:
         for name in names:
@@ -372,25 +316,10 @@ def real_vs_predicted(
     return out
 
 
-FRAME_COLUMNS = [
-    "scheme",
-    "runtime",
-    "title",
-    "processes",
-    "iterations",
-    "measured_mean_iteration_time",
-    "measured_ci_low",
-    "measured_ci_high",
-    "predicted_mean",
-    "ratio",
-    "replayed_mean",
-    "replay_method",
-    "real_compute_mean",
-    "injected_delay_mean",
-    "t_c",
-    "method",
-    "status",
-]
+FRAME_COLUMNS = ["scheme", "runtime", "title", "processes", "iterations",
+                 "measured_mean_iteration_time", "measured_ci_low", "measured_ci_high",
+                 "predicted_mean", "ratio", "replayed_mean", "replay_method", "real_compute_mean",
+                 "injected_delay_mean", "t_c", "method", "status"]  # fmt: skip
 
 
 def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> dict:
@@ -398,13 +327,15 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
 
     scheme = SHOOTOUT_SCHEMES[name]
     injection = scheme_injection(setup, name, seed, factors)
-    n_run = _runtime_workers(setup, name)
+    n_run = int(scheme.layout(setup).get("tree_workers", setup.n_workers))
     path = injection.save(tmp / f"{name}.npy", n_run)
     config = _run_config(setup, name, injection, path, seed)
-    out.injections[name] = injection
     selected = messages = None
     if name == "mpi-allreduce":
-        predicted = iteration_times(name, _on_shared_memory(setup), factors)
+        # the run's MPI_Allreduce moves shared memory and is charged no injected t_c: the
+        # prediction checks the waiting rule (every rank, per-rank rounds) on a free network
+        free = setup.cluster.with_(network=Network(latency=0.0, bandwidth=1e300))
+        predicted = iteration_times(name, replace(setup, cluster=free), factors)
     elif scheme.engine in ("exact", "sgd"):
         predicted = iteration_times(name, setup, factors)
     else:
@@ -414,20 +345,12 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
         if scheme.engine == "lazy":  # groups selected per iteration (eq. 17) in the simulator
             lay = run.layout
             selected = run.shares / (lay["group_size"] * lay["stored"])
-    out.predicted[name] = predicted[1:]
     replayed = config.spec.iteration_times(config, injection.delays[:, :n_run])[1:]
-    row = {
-        "scheme": name,
-        "runtime": scheme.runtime,
-        "title": scheme.title,
-        "processes": config.world_size,
-        "iterations": setup.max_iter - 1,
-        "predicted_mean": float(predicted[1:].mean()),
-        "replayed_mean": float(replayed.mean()),
-        "replay_method": config.spec.replay_method(config),
-        "t_c": injection.t_c,
-        "method": _method(setup, name),
-    }
+    row = {"scheme": name, "runtime": scheme.runtime, "title": scheme.title,
+           "processes": config.world_size, "iterations": setup.max_iter - 1,
+           "predicted_mean": float(predicted[1:].mean()), "replayed_mean": float(replayed.mean()),
+           "replay_method": config.spec.replay_method(config), "t_c": injection.t_c,
+           "method": _method(setup, name)}  # fmt: skip
     try:
         result = run_with_mpiexec(config)
     except RuntimeError as err:  # KilledFromOutside (after the retries), timeouts, failures
@@ -455,16 +378,9 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
             f"{real.size} iterations"
         )
     mean, low, high = mean_interval(measured)
-    out.measured[name] = measured
     out.results[name] = result
-    return {
-        **row,
-        "iterations": measured.size,
-        "measured_mean_iteration_time": mean,
-        "measured_ci_low": low,
-        "measured_ci_high": high,
-        "ratio": mean / row["predicted_mean"],
-        "real_compute_mean": float(result.trace["real_compute"].mean()),
-        "injected_delay_mean": float(result.trace["injected_delay"].mean()),
-        "status": "run",
-    }
+    return {**row, "iterations": measured.size, "measured_mean_iteration_time": mean,
+            "measured_ci_low": low, "measured_ci_high": high, "ratio": mean / row["predicted_mean"],
+            "real_compute_mean": float(result.trace["real_compute"].mean()),
+            "injected_delay_mean": float(result.trace["injected_delay"].mean()),
+            "status": "run"}  # fmt: skip

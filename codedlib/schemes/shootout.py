@@ -57,22 +57,10 @@ from codedlib.theory.codedreduce import n_tree_workers, r_cr
 from codedlib.theory.lagc import lag_stepsize, lagc_layout
 from codedlib.theory.reed_solomon import decoding_time
 
-__all__ = [
-    "SCHEMES",
-    "SchemeRun",
-    "ShootoutScheme",
-    "Shootout",
-    "choose_tree",
-    "chosen_parameters",
-    "mpich_allreduce_algorithm",
-    "tree_candidates",
-    "tune",
-    "iteration_times",
-    "lagc_reference_run",
-    "port_receive",
-    "shootout_problem",
-    "simulate",
-]
+__all__ = ["SCHEMES", "SchemeRun", "ShootoutScheme", "Shootout", "choose_tree",
+           "chosen_parameters", "mpich_allreduce_algorithm", "tree_candidates", "tune",
+           "iteration_times", "lagc_reference_run", "port_receive", "shootout_problem",
+           "simulate"]  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ problem
@@ -134,25 +122,9 @@ def _star(cluster, comp, need, decoder=None):
     )
 
 
-def _ring(cluster, comp):
-    """Ring all-reduce: everyone done, then ``2(N-1)`` rounds of ``dim/N``-number messages."""
-    N = cluster.n_workers
-    segment = cluster.network.vector_time(cluster.workload.dim / N) if N > 1 else 0.0
-    return comp.max(axis=1) + 2 * (N - 1) * segment
-
-
-def _tree(cluster, comp, n, L, s):
-    """CodedReduce's root on the first ``n + ... + n^L`` workers (the rest idle)."""
-    return tree_finish(comp[:, : n_tree_workers(n, L)], n, L, s, cluster.message_time)
-
-
 # ------------------------------------------------------------------------------ MPI all-reduce
 #: MPICH's ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE`` default, bytes (src/mpi/coll/allreduce.c).
 MPICH_SHORT_MSG_SIZE = 2048
-
-
-#: Timings of the MPI all-reduce schemes (``layout["algorithm"]`` says which algorithm).
-ALLREDUCE = ("allreduce",)
 
 
 def mpich_allreduce_algorithm(n_workers: int, count: int, bytes_per_number: int = 8) -> str:
@@ -268,14 +240,18 @@ def _compute(cluster, shares, factors):
 
 
 def _clock(setup, scheme, lay, factors):
-    """Iteration times of an exact or SGD scheme with layout ``lay``."""
-    c = setup.cluster
+    """Iteration times of an exact or SGD scheme with layout ``lay``: the star's port, the
+    ring's ``2(N-1)`` rounds of ``dim/N`` numbers after everyone, CodedReduce's root on the
+    first ``n + ... + n^L`` workers (the rest idle) or an MPI all-reduce."""
+    c, N = setup.cluster, setup.n_workers
     comp = _compute(c, lay["shares"], factors)
     if scheme.timing == "ring":
-        return _ring(c, comp)
+        segment = c.network.vector_time(c.workload.dim / N) if N > 1 else 0.0
+        return comp.max(axis=1) + 2 * (N - 1) * segment
     if scheme.timing == "tree":
-        return _tree(c, comp, lay["n"], lay["L"], lay["s"])
-    if scheme.timing in ALLREDUCE:
+        n, L = lay["n"], lay["L"]
+        return tree_finish(comp[:, : n_tree_workers(n, L)], n, L, lay["s"], c.message_time)
+    if scheme.timing == "allreduce":
         return _allreduce(c, comp, lay["algorithm"])
     return _star(c, comp, lay["need"], lay.get("decoder"))
 
@@ -357,10 +333,8 @@ class Shootout:
         if self.tree is not None:
             if not (isinstance(self.tree, tuple) and len(self.tree) == 2):
                 raise ValueError(f"tree must be a tuple (n, L), got tree={self.tree!r}")
-            n, L = (
-                check_int("tree n", self.tree[0], self.tree_s + 1),
-                check_int("tree L", self.tree[1], 1),
-            )
+            n = check_int("tree n", self.tree[0], self.tree_s + 1)
+            L = check_int("tree L", self.tree[1], 1)
             if n_tree_workers(n, L) > N:
                 raise ValueError(
                     f"tree must satisfy n + ... + n^L <= N={N}, got tree=({n}, {L}) with "
@@ -475,16 +449,12 @@ def tune(setup: Shootout, name: str, candidates) -> dict:
     Returns the chosen layout."""
 
     def compute():
-        scheme = SCHEMES[name]
-        factors = _pilot_factors(setup)
+        scheme, factors = SCHEMES[name], _pilot_factors(setup)
         pilot = setup.with_max_iter(factors.shape[0])
-        best = None
-        for lay in candidates:
-            run = _ENGINES[scheme.engine](pilot, scheme, dict(lay), factors, _PILOT_SEED)
-            key = (_projected_time(run, setup.target), run.gaps[-1])
-            if best is None or key < best[0]:
-                best = (key, lay)
-        return best[1]
+        runs = (_ENGINES[scheme.engine](pilot, scheme, dict(lay), factors, _PILOT_SEED)
+                for lay in candidates)  # fmt: skip
+        keys = [(_projected_time(run, setup.target), run.gaps[-1]) for run in runs]
+        return candidates[keys.index(min(keys))]
 
     return dict(_cached(setup, ("tuned", name), compute))
 
@@ -525,31 +495,19 @@ def _gd_layout(setup):
     return {"shares": _ones(setup), "need": setup.n_workers}
 
 
-def _sgd_layout(setup):
-    def make(S):
-        return {"shares": _ones(setup), "need": setup.n_workers - S, "S": S}
-
-    return _tuned_or_fixed(setup, "sgd", make, _s_grid(setup), setup.n_stragglers)
-
-
-def _gc_layout(setup, decoder="mds"):
-    def make(S):
-        # S = 0: every partial gradient arrives, nothing to decode (a plain sum, as GD)
-        return {"shares": _ones(setup) * (S + 1), "need": setup.n_workers - S,
-                "decoder": decoder if S else None, "S": S}  # fmt: skip
-
-    name = "gc" if decoder == "mds" else "rs"
-    return _tuned_or_fixed(setup, name, make, _s_grid(setup), setup.n_stragglers)
-
-
-def _mds_layout(setup):
+def _s_layout(setup, name):
+    """SGD, GC, RS-GC or MDS-coded data at S stragglers: the first ``N - S`` messages."""
     N = setup.n_workers
 
     def make(S):
-        return {"shares": _ones(setup) * N / (N - S), "need": N - S,
-                "decoder": "mds" if S else None, "S": S}  # fmt: skip
+        if name == "sgd":
+            return {"shares": _ones(setup), "need": N - S, "S": S}
+        shares = _ones(setup) * N / (N - S) if name == "mds" else _ones(setup) * (S + 1)
+        # S = 0: every partial gradient arrives, nothing to decode (a plain sum, as GD)
+        decoder = ("rs" if name == "rs" else "mds") if S else None
+        return {"shares": shares, "need": N - S, "decoder": decoder, "S": S}
 
-    return _tuned_or_fixed(setup, "mds", make, _s_grid(setup), setup.n_stragglers)
+    return _tuned_or_fixed(setup, name, make, _s_grid(setup), setup.n_stragglers)
 
 
 def _pilot_moments(setup):
@@ -614,18 +572,8 @@ def _balanced_subpartitions(setup, w):
     comm = np.full(N, c.message_time)
     n_local = np.diff(setup.bounds)
     p0 = np.full(N, setup.subpartitions, dtype=np.int64)
-    p, _ = optimize_subpartitions(
-        p0,
-        n_local,
-        comm,
-        (comm * 1e-3) ** 2,
-        comp_mean,
-        comp_var,
-        w,
-        n_iterations=50,
-        rng=0,
-        semantics="deadline",
-    )
+    p, _ = optimize_subpartitions(p0, n_local, comm, (comm * 1e-3) ** 2, comp_mean, comp_var, w,
+                                  n_iterations=50, rng=0, semantics="deadline")  # fmt: skip
     return np.asarray(p, dtype=np.int64)
 
 
@@ -646,16 +594,11 @@ def _lazy_layout(setup, scheme):
 
 def _lazy_sizes(setup, scheme, r, G):
     """LAGC's layout with r partitions per worker and G groups (G-LAG/G-GD: N/G = r)."""
-    layout = lagc_layout(setup.n_workers, r, G)
-    return {
-        "groups": layout.n_groups,
-        "group_size": layout.workers_per_group,
-        "stored": layout.stored_per_worker,
-        "need": layout.wait_for,
-        "shares": np.full(setup.n_workers, float(layout.stored_per_worker)),
-        "xi": 0.0 if scheme == "g-gd" else setup.xi,
-        "history": setup.history,
-    }
+    lay = lagc_layout(setup.n_workers, r, G)
+    return {"groups": lay.n_groups, "group_size": lay.workers_per_group,
+            "stored": lay.stored_per_worker, "need": lay.wait_for,
+            "shares": np.full(setup.n_workers, float(lay.stored_per_worker)),
+            "xi": 0.0 if scheme == "g-gd" else setup.xi, "history": setup.history}  # fmt: skip
 
 
 def _allreduce_layout(setup, algorithm):
@@ -667,21 +610,17 @@ def _allreduce_layout(setup, algorithm):
     return {"shares": _ones(setup), "need": setup.n_workers, "algorithm": algorithm}
 
 
-def _entries(*schemes):
-    return {s.name: s for s in schemes}
-
-
-SCHEMES: dict[str, ShootoutScheme] = _entries(
+SCHEMES: dict[str, ShootoutScheme] = {s.name: s for s in (
     ShootoutScheme("gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout,
                    runtime="umw"),
     ShootoutScheme("sgd", "ignore-stragglers SGD (first N - S, rescaled)", "CR, DSAG", "sgd",
-                   _sgd_layout, runtime="sgd"),
+                   lambda s: _s_layout(s, "sgd"), runtime="sgd"),
     ShootoutScheme("gc", "Tandon gradient code (cyclic repetition)", "CR, RS, LAGC", "exact",
-                   _gc_layout, runtime="gc"),
+                   lambda s: _s_layout(s, "gc"), runtime="gc"),
     ShootoutScheme("rs", "Reed-Solomon gradient code (online decoding)", "RS", "exact",
-                   lambda s: _gc_layout(s, "rs"), runtime="rs"),
+                   lambda s: _s_layout(s, "rs"), runtime="rs"),
     ShootoutScheme("mds", "MDS-coded data (least squares only)", "RS, DSAG", "exact",
-                   _mds_layout),
+                   lambda s: _s_layout(s, "mds")),
     ShootoutScheme("cr", "CodedReduce tree", "CR", "exact", _tree_layout, timing="tree",
                    runtime="cr", applies=lambda s: s.n_workers >= 3),
     ShootoutScheme("rar", "Ring-AllReduce", "CR", "exact", _gd_layout, timing="ring",
@@ -711,7 +650,7 @@ SCHEMES: dict[str, ShootoutScheme] = _entries(
                    lambda s: _lazy_layout(s, "g-lag"), runtime="g-lag"),
     ShootoutScheme("g-gd", "G-GD (every group, fastest worker each)", "LAGC", "lazy",
                    lambda s: _lazy_layout(s, "g-gd")),
-)  # fmt: skip
+)}  # fmt: skip
 
 
 def get_scheme(name: str) -> ShootoutScheme:
@@ -774,21 +713,14 @@ class SchemeRun:
         """Tidy row: time, iterations, communication and computation to ``target`` and per
         iteration."""
         k = self.iterations_to(target)
-        upto = self.times.size if math.isinf(k) else int(k)
-        return {
-            "scheme": self.scheme,
-            "seed": self.seed,
-            "time_to_target": self.time_to(target),
-            "iterations_to_target": k,
-            "reached": not math.isinf(k),
-            "time_per_iteration": float(self.times.mean()),
-            "numbers_to_target": float(self.numbers[:upto].sum())
-            if not math.isinf(k)
-            else math.inf,
-            "numbers_per_iteration": float(self.numbers.mean()),
-            "shares_per_iteration": float(self.shares.mean()),
-            "final_gap": float(self.gaps[-1]),
-        }
+        reached = not math.isinf(k)
+        return {"scheme": self.scheme, "seed": self.seed, "time_to_target": self.time_to(target),
+                "iterations_to_target": k, "reached": reached,
+                "time_per_iteration": float(self.times.mean()),
+                "numbers_to_target": float(self.numbers[: int(k)].sum()) if reached else math.inf,
+                "numbers_per_iteration": float(self.numbers.mean()),
+                "shares_per_iteration": float(self.shares.mean()),
+                "final_gap": float(self.gaps[-1])}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ engines
@@ -814,7 +746,7 @@ def _run_exact(setup, scheme, lay, factors, seed):
     if scheme.timing == "ring":
         messages = np.full(T, 2.0 * (N - 1) * N)
         numbers = np.full(T, 2.0 * (N - 1) * dim + N * dim)
-    elif scheme.timing in ALLREDUCE:
+    elif scheme.timing == "allreduce":
         m, v = _allreduce_volume(setup.cluster, lay["algorithm"])
         messages, numbers = np.full(T, m), np.full(T, v)
     elif scheme.timing == "tree":
@@ -869,30 +801,23 @@ def _run_event(setup, scheme, lay, factors, seed):
     """DSAG Section V-A coordinator (deadline rule) with a single-port master, vectorised."""
     c, problem = setup.cluster, setup.problem
     N, w, margin, method = setup.n_workers, lay["w"], lay["margin"], lay["method"]
-    p = lay["p"]
     tau = c.message_time
     # sub-partition boundaries: worker i's rows split evenly into p_i parts (DSAG eq. 5)
     # (even_partition of each worker's rows, for all workers at once: the larger parts first)
     wb = setup.bounds
-    p = np.asarray(p, dtype=np.int64)
+    p = np.asarray(lay["p"], dtype=np.int64)
     offsets = np.cumsum(p) - p
     owner = np.repeat(np.arange(N), p)
     part = np.arange(owner.size) - offsets[owner] + 1  # 1..p_i
     base, extra = np.divmod(np.diff(wb)[owner], p[owner])
     sub_bounds = np.concatenate([[0], wb[owner] + part * base + np.minimum(part, extra)])
     sub_rows = np.diff(sub_bounds)
-    n_sub = sub_rows.size
-    cache = np.zeros((n_sub, problem.dim))
-    cache_iter = np.full(n_sub, -1, dtype=np.int64)
-    H = np.zeros(problem.dim)
-    covered = 0
-    next_sub = np.zeros(N, dtype=np.int64)
+    cache, cache_iter = np.zeros((sub_rows.size, problem.dim)), np.full(sub_rows.size, -1)
+    H, covered = np.zeros(problem.dim), 0
+    # pending (stale) results per worker: when they reach the port, the gradient, its sub, its t
+    pend, pend_time, pend_grad = np.zeros(N, dtype=bool), np.zeros(N), np.zeros((N, problem.dim))
+    next_sub, pend_sub, pend_iter = (np.zeros(N, dtype=np.int64) for _ in range(3))
     busy = np.zeros(N)
-    pend = np.zeros(N, dtype=bool)
-    pend_time = np.zeros(N)
-    pend_grad = np.zeros((N, problem.dim))
-    pend_sub = np.zeros(N, dtype=np.int64)
-    pend_iter = np.zeros(N, dtype=np.int64)
     theta = setup.theta0.copy()
     eta = lay.get("step", 1.0) / setup.smoothness
     start, port_free = 0.0, 0.0
@@ -1057,16 +982,12 @@ def _tuned_step(setup, scheme, lay) -> float:
     reported run uses (the least final gap if none reaches it)."""
 
     def compute():
-        n_iter = setup.max_iter
-        factors = setup.cluster.factors(n_iter, _PILOT_SEED)
-        best = None
-        for step in STEP_GRID:
-            run = _run_event(setup, scheme, {**lay, "step": step}, factors, _PILOT_SEED)
-            gap = run.gaps[-1] if np.isfinite(run.gaps[-1]) else math.inf
-            key = (run.time_to(setup.target), gap)
-            if best is None or key < best[0]:
-                best = (key, step)
-        return best[1]
+        factors = setup.cluster.factors(setup.max_iter, _PILOT_SEED)
+        runs = [_run_event(setup, scheme, {**lay, "step": step}, factors, _PILOT_SEED)
+                for step in STEP_GRID]  # fmt: skip
+        keys = [(r.time_to(setup.target), r.gaps[-1] if np.isfinite(r.gaps[-1]) else math.inf)
+                for r in runs]  # fmt: skip
+        return STEP_GRID[keys.index(min(keys))]
 
     return _cached(setup, ("step", scheme.name), compute)
 

@@ -37,13 +37,9 @@ def your_cluster_report(
 
     if trace == TRACE_NONE:
         cluster = ex.default_cluster(
-            n_workers,
-            family=family,
-            shape=shape,
-            heterogeneity=heterogeneity,
-            burst_factor=burst_factor,
-            name="your cluster",
-        )
+            n_workers, family=family, shape=shape, heterogeneity=heterogeneity,
+            burst_factor=burst_factor, name="your cluster",
+        )  # fmt: skip
         source = ex.apply_axis(cluster, "comm_to_comp", comm_to_comp)
     else:
         if trace not in trace_choices():
@@ -57,13 +53,10 @@ def your_cluster_report(
         for _, r in table.iterrows()
     )
     where = ", ".join(f"{k} = {v:.3g}" for k, v in result.position.items() if v == v)
-    fitted = ""
-    if result.fit is not None:
-        fitted = (
-            f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: "
-            + "; ".join(html.escape(n) for n in result.fit.notes[:3])
-            + "</p>"
-        )
+    fitted = "" if result.fit is None else (
+        f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: "
+        + "; ".join(html.escape(n) for n in result.fit.notes[:3]) + "</p>"
+    )  # fmt: skip
     winners = ", ".join(result.ranking.winners) or "none reaches the target"
     text = (
         f"<p><b>{html.escape(result.cluster.describe())}</b></p>{fitted}"
