@@ -101,7 +101,7 @@ def example3_task_matrix() -> TaskCode:
 
 
 def cyclic_task_matrix(n_tasks, s) -> TaskCode:
-    """Task matrix of the cyclic-repetition code: ``n`` tasks, ``m = n`` chunks, ``d = s + 1``,
+    """Task matrix of the cyclic-repetition code (the Appendix's example code): ``n`` tasks, ``m = n`` chunks, ``d = s + 1``,
     ``K = n - s``."""
     n_tasks = check_int("n_tasks", n_tasks, low=1)
     s = check_int("s", s, low=0, high=n_tasks - 1)
@@ -110,7 +110,7 @@ def cyclic_task_matrix(n_tasks, s) -> TaskCode:
 
 
 def decoding_vector(B, received) -> np.ndarray:
-    """Coefficients ``a`` with ``a @ B[received] = 1`` (the all-ones row).
+    """Coefficients ``a`` with ``a @ B[received] = 1`` (the all-ones row; Appendix, eq. (11)).
 
     ``GradientCode.decode`` of the code whose workers are the tasks, restricted to them.
     """
@@ -132,7 +132,7 @@ def decoding_vector(B, received) -> np.ndarray:
 
 
 def is_recoverable_from_any(B, K) -> bool:
-    """True when every ``K``-subset of the rows of ``B`` spans the all-ones row."""
+    """True when every ``K``-subset of the rows of ``B`` spans the all-ones row (the Appendix's any-K recovery)."""
     B = check_array("B", B, ndim=2)
     K = check_int("K", K, low=1, high=B.shape[0])
     try:

@@ -70,13 +70,13 @@ def _check_partition(n, p, i, name_i="i"):
 
 
 def p_start(n: int, p: int, i: int) -> int:
-    """First sample (1-based) of the i-th of p partitions of n samples: ⌊(i-1)n/p⌋ + 1."""
+    """Section VI's p_start: first sample (1-based) of the i-th of p partitions: ⌊(i-1)n/p⌋ + 1."""
     n, p, i = _check_partition(n, p, i)
     return (i - 1) * n // p + 1
 
 
 def p_stop(n: int, p: int, i: int) -> int:
-    """Last sample (1-based, inclusive) of the i-th of p partitions of n samples: ⌊in/p⌋."""
+    """Section VI's p_stop: last sample (1-based, inclusive) of the i-th of p partitions: ⌊in/p⌋."""
     n, p, i = _check_partition(n, p, i)
     return i * n // p
 
@@ -128,7 +128,7 @@ def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = Non
 
 
 def subpartition_range(n_local: int, p: int, k: int, offset: int = 0) -> tuple[int, int]:
-    """0-based half-open global sample range ``[start, stop)`` of local partition k of p."""
+    """0-based half-open global sample range ``[start, stop)`` of local partition k of p (Sec. VI)."""
     if not (1 <= k <= p <= n_local):
         raise ValueError(f"need 1 <= k <= p <= n_local, got k={k}, p={p}, n_local={n_local}")
     return offset + (k - 1) * n_local // p, offset + k * n_local // p

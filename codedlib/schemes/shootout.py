@@ -421,7 +421,7 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
 
 
 def choose_tree(setup: Shootout) -> tuple[int, int]:
-    """CodedReduce's (n, L): the :func:`tree_candidates` tree chosen by :func:`tune`."""
+    """CodedReduce's (n, L) (CR Sec. III): the :func:`tree_candidates` tree chosen by :func:`tune`."""
     lay = _tree_layout(setup)
     return lay["n"], lay["L"]
 
@@ -437,7 +437,7 @@ PILOT_ITERATIONS = 20
 
 
 def tune(setup: Shootout, name: str, candidates) -> dict:
-    """The one tuning rule, applied to every scheme's free parameter: of the ``candidates``
+    """The one tuning rule (ours), applied to every scheme's free parameter: of the ``candidates``
     (layouts), the one with the least time to target on the pilot draw (the first
     :data:`PILOT_ITERATIONS` iterations of seed ``_PILOT_SEED``, which no reported run uses),
     projected from the pilot's own rate where the pilot does not reach the target (first on
@@ -661,7 +661,7 @@ def get_scheme(name: str) -> ShootoutScheme:
 
 
 def chosen_parameters(setup: Shootout, name: str) -> str:
-    """The free parameters scheme ``name`` runs with at ``setup`` (after :func:`tune`)."""
+    """The free parameters scheme ``name`` runs with at ``setup`` (after :func:`tune`; ours)."""
     lay = get_scheme(name).layout(setup)
     parts = []
     for key, fmt in (("S", "S={}"), ("w", "w={}"), ("step", "step={:g}/L"),
@@ -674,7 +674,7 @@ def chosen_parameters(setup: Shootout, name: str) -> str:
 
 
 def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
-    """Seconds per iteration ``(T,)`` of an exact or SGD scheme for straggling ``factors
+    """Seconds per iteration ``(T,)`` (each paper's timing model, e.g. CR Sec. IV) of an exact or SGD scheme for straggling ``factors
     (T, N)`` (:meth:`codedlib.cluster.ClusterModel.factors`); also predicts real runs."""
     scheme = get_scheme(name)
     if scheme.engine not in ("exact", "sgd"):
@@ -950,7 +950,7 @@ _ENGINES = {"exact": _run_exact, "sgd": _run_sgd, "event": _run_event, "lazy": _
 
 
 def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeRun:
-    """Run scheme ``name`` of :data:`SCHEMES` for ``setup.max_iter`` iterations on the
+    """Run scheme ``name`` of :data:`SCHEMES` (ours: one engine for every paper's scheme) for ``setup.max_iter`` iterations on the
     straggling ``factors (max_iter, N)`` (default ``setup.cluster.factors(max_iter, seed)``)."""
     scheme = get_scheme(name)
     if not isinstance(setup, Shootout):
@@ -993,7 +993,7 @@ def _tuned_step(setup, scheme, lay) -> float:
 
 
 def lagc_reference_run(setup: Shootout, name: str):
-    """The LAGC paper module's own run of a lazy scheme on the shoot-out's problem and sizes:
+    """The LAGC paper module's own run (LAGC Sections III-IV) of a lazy scheme on the shoot-out's problem and sizes:
     :func:`codedlib.schemes.lagc.run_lag_ps` / ``run_lagc`` / ``run_g_lag`` / ``run_g_gd``,
     whose trajectory (gaps, groups selected) the ``lazy`` engine must reproduce (its own
     exponential delays: only the trajectory compares)."""

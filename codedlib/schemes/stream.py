@@ -50,7 +50,7 @@ def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
 
 
 def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> np.ndarray:
-    """Task completion times within an iteration: ``(n_iterations, sum kappa)``.
+    """Task completion times within an iteration (Sec. II): ``(n_iterations, sum kappa)``.
 
     Column block ``p`` holds ``c_p + cumsum`` of ``kappa_p`` i.i.d. task times of worker ``p``
     (gamma with the worker's moments; exponential when ``sigma_p = m_p``).
@@ -83,7 +83,7 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
 def sample_iteration_times(
     workers: StreamWorkers, kappa, K, n_iterations, purging=True, rng=None
 ) -> np.ndarray:
-    """``n_iterations`` i.i.d. iteration times ``T_itr`` for the split ``kappa``.
+    """``n_iterations`` i.i.d. iteration times ``T_itr`` for the split ``kappa`` (Sec. II, eq. (2)).
 
     Purging: the ``K``-th smallest task completion time. No purging: the largest
     ``T_{p,kappa_p}`` (each drawn directly as ``c_p`` plus a gamma sum of ``kappa_p`` tasks).
@@ -112,7 +112,7 @@ def sample_iteration_times(
 
 
 def fifo_delays(arrivals, service) -> tuple[np.ndarray, np.ndarray]:
-    """FIFO single-server queue: returns ``(start, finish)`` times of every job.
+    """Sec. II's FIFO queue at the master (Fig. 1, G/G/1): returns ``(start, finish)`` times of every job.
 
     Vectorised Lindley recursion: ``finish_j = S_j + max_{k<=j}(a_k - S_{k-1})`` with
     ``S`` the cumulative service time.
@@ -181,7 +181,7 @@ def simulate_stream(
 
 
 def t_halfwidth(sd, n):
-    """Half-width of the 95 % t-interval of a mean of ``n`` samples of standard deviation ``sd``
+    """Half-width of the 95 % t-interval (ours, Sec. VI's averages) of a mean of ``n`` samples of standard deviation ``sd``
     (elementwise)."""
     return stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
 
@@ -231,7 +231,7 @@ def simulate_mean_delay(
     purging=True,
     seeds=(0, 1, 2, 3, 4),
 ) -> DelaySummary:
-    """Average delay over ``n_jobs`` for every seed and a 95% t confidence interval.
+    """Average job delay (Sec. VI's measure) over ``n_jobs`` for every seed and a 95% t interval.
 
     Each seed is one independent stream; the per-seed averages are the i.i.d. samples of the
     interval. If any seed's stream is unstable (``rho >= 1``) the summary is marked unstable

@@ -190,7 +190,7 @@ def example2_workers(complexity: float | None = None) -> StreamWorkers:
 
 
 def total_tasks(K, omega) -> int:
-    """``K * Omega`` as an integer (tasks per iteration); ValueError if it is not one."""
+    """``K * Omega`` as an integer (tasks per iteration, Sec. V); ValueError if it is not one."""
     K = check_int("K", K, low=1)
     omega = check_real("omega", omega, low=1.0)
     total = K * omega
