@@ -103,7 +103,6 @@ __all__ = [
     "model_speedup_range",
     "regime_map",
     "time_breakdown",
-    "replica_seeds",
     "seven_times_claim",
     "speedup_intervals",
     "speedup_range_summary",
@@ -185,19 +184,7 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Example1Result:
-    """Example 1 (Fig. 4) worked numerically, from :func:`example1_gc`.
-
-    Attributes
-    ----------
-    code : GradientCode
-        The gradient code of eq. (4) (N = 3, S = 1).
-    table : pandas.DataFrame
-        One row per straggler: ``straggler``, ``decoding_row`` (the online decoder's row
-        a_f), ``paper_row`` (the paper's row of A) and ``max_abs_error``
-        (``max |a_f B G - g|``).
-    load : float
-        Computation load per worker of the code.
-    """
+    """Example 1 (Fig. 4) worked numerically: ``table`` has one row per straggler."""
 
     code: object
     table: pd.DataFrame
@@ -206,35 +193,7 @@ class Example1Result:
 
 @dataclass(frozen=True)
 class Example2Result:
-    """Example 2 (Fig. 7) worked numerically, from :func:`example2_codedreduce`.
-
-    Attributes
-    ----------
-    allocation : CodedReduceAllocation
-        The (3, 2) tree's allocation with eq. (4)'s code.
-    table : pandas.DataFrame
-        The allocation's node table.
-    r_cr : fractions.Fraction
-        Exact computation load r_CR(3, 1, 2).
-    decoding_11 : numpy.ndarray
-        Decoding row of node (1,1) when (2,3) straggles.
-    decoding_master : numpy.ndarray
-        Decoding row of the master from (1,1) and (1,3).
-    m_11 : numpy.ndarray
-        Message of node (1,1).
-    half_g1_plus_g2 : numpy.ndarray
-        ``g_D1/2 + g_D2``, what ``m_11`` must equal.
-    m_13 : numpy.ndarray
-        Message of node (1,3).
-    half_g1_plus_g3 : numpy.ndarray
-        ``g_D1/2 + g_D3``, what ``m_13`` must equal.
-    master : numpy.ndarray
-        Gradient the master recovers.
-    g_d : numpy.ndarray
-        The exact gradient g_D.
-    max_abs_error : float
-        Largest absolute difference between ``master`` and ``g_d``.
-    """
+    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master."""
 
     allocation: object
     table: pd.DataFrame
@@ -254,18 +213,15 @@ def example1_gc(rng=0) -> Example1Result:
     """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
-    rows = []
-    for straggler in range(3):
-        survivors = [w for w in range(3) if w != straggler]
-        a = code.decode(survivors)
-        rows.append(
-            {
-                "straggler": f"W{straggler + 1}",
-                "decoding_row": np.round(a, 12).tolist(),
-                "paper_row": PAPER_EXAMPLE_A[straggler].tolist(),
-                "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
-            }
-        )
+    rows = [
+        {
+            "straggler": f"W{f + 1}",
+            "decoding_row": np.round(a, 12).tolist(),
+            "paper_row": PAPER_EXAMPLE_A[f].tolist(),
+            "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
+        }
+        for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
+    ]
     return Example1Result(code=code, table=pd.DataFrame(rows), load=code.load)
 
 
@@ -305,36 +261,23 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
 def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataFrame:
     """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
-    frames = []
-    for L in layers:
-        frames.append(
-            pd.DataFrame(
-                {
-                    "alpha": alphas,
-                    "L": L,
-                    "load": load_vs_alpha(alphas, L, n),
-                    "alpha_power_l": alphas**L,
-                }
-            )
+    frames = [
+        pd.DataFrame(
+            {
+                "alpha": alphas,
+                "L": L,
+                "load": load_vs_alpha(alphas, L, n),
+                "alpha_power_l": alphas**L,
+            }
         )
+        for L in layers
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
 @dataclass(frozen=True)
 class LoadReductionResult:
-    """Remark 2's load cut from 1 to 3 layers, from :func:`seven_times_claim`.
-
-    Attributes
-    ----------
-    alpha : float
-        Straggler resiliency alpha.
-    load_one_layer : float
-        Computation load with L = 1 (GC).
-    load_three_layers : float
-        Computation load with L = 3 (CR).
-    reduction : float
-        ``load_one_layer / load_three_layers``.
-    """
+    """Remark 2's load cut from 1 to 3 layers (``reduction`` = one / three)."""
 
     alpha: float
     load_one_layer: float
@@ -384,33 +327,20 @@ def theorem2_check(
     gen = as_generator(rng)
     rows = []
     for n in ns:
-        s = round(alpha * n)
-        cfg = ClusterConfig(n, L, s, d)
+        cfg = ClusterConfig(n, L, round(alpha * n), d)
         times = cr_times(cfg, model, draw_delays(n_iterations, cfg.N, gen)).times
-        b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c)
+        b = theorem2_bounds(n, L, cfg.s, d, model.a, model.mu, model.t_c)
         mean, se = float(times.mean()), float(times.std(ddof=1) / np.sqrt(times.size))
         lo, hi = mean - 1.96 * se, mean + 1.96 * se
         position = "below (7)" if hi < b["lower"] else "above (8)" if lo > b["upper"] else "inside"
+        order_stat = b["sibling_order_statistic"]
         rows.append(
-            {
-                "n": n,
-                "s": s,
-                "N": cfg.N,
-                "lower_bound": b["lower"],
-                "monte_carlo_mean": mean,
-                "stderr": se,
-                "ci_low": lo,
-                "ci_high": hi,
-                "upper_bound": b["upper"],
-                "within_bounds": b["lower"] <= mean <= b["upper"],
-                "position": position,
-                "computation_term": b["computation"],
-                "sibling_order_statistic": b["sibling_order_statistic"],
-                "communication_term": b["lower_communication"],
-                "monte_carlo_rest": mean - b["sibling_order_statistic"],
-                "pipelined_upper": b["pipelined_upper"],
-                "replicas": int(times.size),
-            }
+            dict(n=n, s=cfg.s, N=cfg.N, lower_bound=b["lower"], monte_carlo_mean=mean, stderr=se)
+            | dict(ci_low=lo, ci_high=hi, upper_bound=b["upper"])
+            | dict(within_bounds=b["lower"] <= mean <= b["upper"], position=position)
+            | dict(computation_term=b["computation"], sibling_order_statistic=order_stat)
+            | dict(communication_term=b["lower_communication"], monte_carlo_rest=mean - order_stat)
+            | dict(pipelined_upper=b["pipelined_upper"], replicas=int(times.size))
         )
     return pd.DataFrame(rows)
 
@@ -434,49 +364,19 @@ def fig2_iteration_times(
     model = TimingModel() if model is None else model
     loads = _allocation(n, L, s, d).load_points
     res = simulate_iteration_times(cfg, model, n_iterations, rng, cr_loads=loads)
-    cr_mean = res["CR"].mean
-    rows = []
-    for name in ("UMW", "GC", "SGD", "RAR", "CR"):
-        t = res[name]
-        rows.append(
-            {
-                "scheme": name,
-                "mean_iteration_time": t.mean,
-                "std": float(np.std(t.times)),
-                "load_points": t.load_points,
-                "busiest_node_messages": t.busiest_messages,
-                "busiest_node_gradients": t.busiest_gradients,
-                "cr_speedup_ours": t.mean / cr_mean,
-                "cr_speedup_paper": PAPER_SPEEDUPS["fig2"].get(name, np.nan),
-            }
-        )
+    rows = [
+        dict(scheme=name, mean_iteration_time=t.mean, std=float(np.std(t.times)))
+        | dict(load_points=t.load_points, busiest_node_messages=t.busiest_messages)
+        | dict(busiest_node_gradients=t.busiest_gradients, cr_speedup_ours=t.mean / res["CR"].mean)
+        | dict(cr_speedup_paper=PAPER_SPEEDUPS["fig2"].get(name, np.nan))
+        for name, t in ((k, res[k]) for k in ("UMW", "GC", "SGD", "RAR", "CR"))
+    ]
     return pd.DataFrame(rows).set_index("scheme")
-
-
-def replica_seeds(seed: int, n_seeds: int) -> list[int]:
-    """``n_seeds`` independent seeds derived from one notebook ``seed``
-    (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list.
-    """
-    seed = check_int("seed", seed, 0)
-    n_seeds = check_int("n_seeds", n_seeds, 1)
-    return [int(ss.generate_state(1)[0]) for ss in np.random.SeedSequence(seed).spawn(n_seeds)]
 
 
 @dataclass(frozen=True)
 class Fig2SeedsResult:
-    """Fig. 2 over independent seeds, from :func:`fig2_summary`.
-
-    Attributes
-    ----------
-    summary : pandas.DataFrame
-        One row per scheme (index ``scheme``): the per-iteration costs of
-        :func:`fig2_iteration_times`, ``mean_iteration_time`` (mean over seeds, [s]) with its
-        95 % t-interval ``time_ci_low`` / ``time_ci_high`` [s], ``cr_speedup_ours`` (geometric
-        mean of the paired per-seed ratios) with ``speedup_ci_low`` / ``speedup_ci_high``,
-        ``cr_speedup_paper`` and ``seeds``.
-    per_seed : pandas.DataFrame
-        Tidy: ``seed``, ``scheme``, ``mean_iteration_time`` [s], ``cr_speedup_ours``.
-    """
+    """Fig. 2 over seeds: ``summary`` per scheme, ``per_seed`` tidy."""
 
     summary: pd.DataFrame
     per_seed: pd.DataFrame
@@ -510,22 +410,16 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
     keep = [c for c in first.columns if c not in ("scheme", "seed", "std")]
     summary = first.set_index("scheme")[keep].copy()
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+    cols = ["mean_iteration_time", "time_ci_low", "time_ci_high"]
+    cols += ["cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
     for name in summary.index:
+        t, cr = times[name], times["CR"]
         # one seed: a point without an interval (NaN bounds), never a zero-width "CI"
-        m, lo, hi = (
-            mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0], np.nan, np.nan)
-        )
-        r, rlo, rhi = (
-            ratio_interval(times[name], times["CR"])
+        summary.loc[name, cols] = (
+            (*mean_interval(t), *ratio_interval(t, cr))
             if len(seeds) > 1
-            else (times[name].iloc[0] / times["CR"].iloc[0], np.nan, np.nan)
+            else (t.iloc[0], np.nan, np.nan, t.iloc[0] / cr.iloc[0], np.nan, np.nan)
         )
-        summary.loc[name, "mean_iteration_time"] = m
-        summary.loc[name, "time_ci_low"] = lo
-        summary.loc[name, "time_ci_high"] = hi
-        summary.loc[name, "cr_speedup_ours"] = r
-        summary.loc[name, "speedup_ci_low"] = rlo
-        summary.loc[name, "speedup_ci_high"] = rhi
     summary["seeds"] = len(seeds)
     return Fig2SeedsResult(summary=summary, per_seed=per_seed)
 
@@ -580,24 +474,13 @@ def model_speedup_range(
             res = simulate_iteration_times(
                 cfg, model, draws=draws, cr_loads=loads, schemes=("UMW", "GC", "SGD", "CR")
             )
-            cr = res["CR"].mean
-            for name in ("UMW", "GC", "SGD", "RAR"):
-                value = rar if name == "RAR" else res[name].mean
-                rows.append(
-                    {
-                        "label": label,
-                        "n": n,
-                        "L": L,
-                        "s": s,
-                        "N": cfg.N,
-                        "bandwidth": bw,
-                        "latency": lat,
-                        "a_mu": a_mu,
-                        "straggle_delay": delay,
-                        "scheme": name,
-                        "cr_speedup": value / cr,
-                    }
-                )
+            cell = dict(label=label, n=n, L=L, s=s, N=cfg.N, bandwidth=bw, latency=lat)
+            cell |= dict(a_mu=a_mu, straggle_delay=delay)
+            rows += [
+                cell
+                | dict(scheme=k, cr_speedup=(rar if k == "RAR" else res[k].mean) / res["CR"].mean)
+                for k in ("UMW", "GC", "SGD", "RAR")
+            ]
     return pd.DataFrame(rows)
 
 
@@ -609,19 +492,11 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
         n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
         S = int(np.floor(s / n * N + 1e-9))
-        limit = {
-            "UMW": N / (L * (n - s)),
-            "GC": (N - S) / (L * (n - s)),
-            "SGD": (N - S) / (L * (n - s)),
-        }.get(scheme, np.nan)
+        limit = {"UMW": N, "GC": N - S, "SGD": N - S}.get(scheme, np.nan) / (L * (n - s))
+        speedup = g["cr_speedup"]
         rows.append(
-            {
-                "label": label,
-                "scheme": scheme,
-                "min": float(g["cr_speedup"].min()),
-                "max": float(g["cr_speedup"].max()),
-                "communication_bound_limit": limit,
-            }
+            dict(label=label, scheme=scheme, min=float(speedup.min()), max=float(speedup.max()))
+            | {"communication_bound_limit": limit}
         )
     return pd.DataFrame(rows).set_index(["label", "scheme"])
 
@@ -690,24 +565,15 @@ def cr_rar_network_table(
             replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay),
             ("UMW", "RAR", "CR"),
         )
-        paper = PAPER_SPEEDUPS[figure]
-        bound = cfg.N / (L * (n - s))
+        paper, bound, f32_times = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s)), means(f32)
+        gap = paper["UMW"] - paper["RAR"]
         rows.append(
-            {
-                "figure": figure,
-                "N": cfg.N,
-                "tree": f"({n}, {L}), s = {s}",
-                "bound": bound,
-                "paper_gap": paper["UMW"] - paper["RAR"],
-                "breaks": paper["UMW"] - paper["RAR"] > bound,
-                "umw_over_cr_straggling": strag["UMW"] / strag["CR"],
-                "gap_straggling": (strag["UMW"] - strag["RAR"]) / strag["CR"],
-                "rar_over_cr": t["RAR"] / t["CR"],
-                "break_even_latency": tie,
-                "rar_over_cr_float32": (lambda u: u["RAR"] / u["CR"])(means(f32)),
-                "download": L * n * m.t_c,
-                "download_share": L * n * m.t_c / t["CR"],
-            }
+            dict(figure=figure, N=cfg.N, tree=f"({n}, {L}), s = {s}", bound=bound, paper_gap=gap)
+            | dict(breaks=gap > bound, umw_over_cr_straggling=strag["UMW"] / strag["CR"])
+            | dict(gap_straggling=(strag["UMW"] - strag["RAR"]) / strag["CR"])
+            | dict(rar_over_cr=t["RAR"] / t["CR"], break_even_latency=tie)
+            | dict(rar_over_cr_float32=f32_times["RAR"] / f32_times["CR"])
+            | dict(download=L * n * m.t_c, download_share=L * n * m.t_c / t["CR"])
         )
     return pd.DataFrame(rows).set_index("figure")
 
@@ -794,16 +660,10 @@ def time_breakdown(
     rows = []
     for name in SCHEMES:
         shift = model.a * (float(np.max(cr_loads)) if name == "CR" else full[name].load_points)
-        comm = calm[name].mean - shift
-        total = full[name].mean
+        total, calm_mean = full[name].mean, calm[name].mean
         rows.append(
-            {
-                "scheme": name,
-                "computation": shift,
-                "communication": comm,
-                "straggling": total - calm[name].mean,
-                "total": total,
-            }
+            dict(scheme=name, computation=shift, communication=calm_mean - shift)
+            | dict(straggling=total - calm_mean, total=total)
         )
     out = pd.DataFrame(rows).set_index("scheme")
     for part in ("computation", "communication", "straggling"):
@@ -857,14 +717,8 @@ def regime_map(
             for lat, m, rar_mean in zip(latencies, models, rar):
                 cr = cr_times(cfg, m, draws, loads=loads).mean
                 rows.append(
-                    {
-                        "bandwidth": float(bw),
-                        "latency": float(lat),
-                        "straggle_delay": float(delay),
-                        "rar": float(rar_mean),
-                        "cr": cr,
-                        "cr_over_rar": float(rar_mean) / cr,
-                    }
+                    dict(bandwidth=float(bw), latency=float(lat), straggle_delay=float(delay))
+                    | dict(rar=float(rar_mean), cr=cr, cr_over_rar=float(rar_mean) / cr)
                 )
     return pd.DataFrame(rows)
 
@@ -1070,35 +924,7 @@ def _tune_sgd(prob, task, data, theta0, unused, step, n_iter, grid):
 
 @dataclass(frozen=True)
 class ConvergenceResult:
-    """Error vs wall-clock for one of Figs. 8-13, from :func:`convergence`.
-
-    Attributes
-    ----------
-    figure : str
-        Paper figure (key of :data:`FIGURE_SETTINGS`).
-    task : str
-        ``"logistic"``, ``"linear"`` or ``"softmax"``.
-    metric : str
-        Name of the error metric (the y-axis label).
-    config : ClusterConfig
-        The tree and data size of the timing.
-    curves : pandas.DataFrame
-        Tidy: ``scheme``, ``iteration``, ``time``, ``error``.
-    timings : dict
-        Scheme name to its simulated iteration times.
-    speedups : pandas.DataFrame
-        CR's speedups, ours vs the paper's (:func:`speedups`).
-    verification : dict or None
-        Relative error of the actually decoded CR and GC gradients; None when not verified.
-    sgd_learning_rate : tuple of float
-        ``(c1, c2)`` of SGD's rate ``c1/(t + c2)``.
-    data : str
-        Description of the stand-in data set.
-    data_shape : tuple of int
-        ``(n_samples, dim)`` of the learning problem.
-    n_iterations : int
-        Number of iterations.
-    """
+    """Error vs wall-clock for one of Figs. 8-13; ``curves`` is tidy."""
 
     figure: str
     task: str
@@ -1116,37 +942,7 @@ class ConvergenceResult:
 
 @dataclass(frozen=True)
 class ConvergenceSeedsResult:
-    """:func:`convergence` over independent seeds, from :func:`convergence_over_seeds`.
-
-    Attributes
-    ----------
-    figure : str
-        Paper figure (key of :data:`FIGURE_SETTINGS`).
-    task : str
-        ``"logistic"``, ``"linear"`` or ``"softmax"``.
-    metric : str
-        Name of the error metric (the y-axis label).
-    config : ClusterConfig
-        The tree and data size of the timing.
-    data : str
-        Description of the stand-in data set (first seed).
-    data_shape : tuple of int
-        ``(n_samples, dim)`` of the learning problem.
-    n_iterations : int
-        Number of iterations per seed.
-    sgd_learning_rate : tuple of float
-        ``(c1, c2)`` of SGD's rate, shared by every seed.
-    seeds : list of int
-        The seeds, one run each.
-    curves : pandas.DataFrame
-        Tidy: ``scheme``, ``iteration``, ``time``, ``error``, ``seed``.
-    speedups : pandas.DataFrame
-        Tidy per-seed :func:`speedups` with ``scheme`` and ``seed`` columns.
-    final : pandas.DataFrame
-        ``seed``, ``scheme``, ``final_error``.
-    verification : pandas.DataFrame
-        ``seed``, ``CR``, ``GC``: relative error of the actually decoded gradients (first seed).
-    """
+    """:func:`convergence` over seeds: tidy frames with a ``seed`` column."""
 
     figure: str
     task: str
@@ -1516,40 +1312,7 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
 
 @dataclass(frozen=True)
 class ConfigurationSummaryResult:
-    """What the explorer widget shows for one configuration, from
-    :func:`configuration_summary`.
-
-    Attributes
-    ----------
-    n_workers : int
-        Number of workers N of the tree.
-    alpha : float
-        Straggler resiliency s/n.
-    stragglers_flat : int
-        Stragglers S = floor(alpha N) the flat schemes (GC, SGD) tolerate.
-    r_cr : float
-        CR's computation load.
-    r_gc : float
-        GC's computation load at S = alpha N.
-    cr_points_per_node : str
-        ``"min..max"`` data points per CR node.
-    r_cr_d : float
-        CR's load in points, r_CR d.
-    t_c : float
-        Time of one full-gradient message [s].
-    rar_segment : float
-        Time of one RAR segment message [s].
-    allocation : CodedReduceAllocation
-        The CR allocation.
-    simulation : pandas.DataFrame
-        :func:`fig2_iteration_times` of this configuration.
-    breakdown : pandas.DataFrame
-        :func:`time_breakdown` of this configuration.
-    theorem2_lower : float or None
-        Theorem 2's lower bound (7) [s]; None when s = 0.
-    theorem2_upper : float or None
-        Theorem 2's upper bound (8) [s]; None when s = 0.
-    """
+    """What the explorer widget shows for one configuration."""
 
     n_workers: int
     alpha: float
