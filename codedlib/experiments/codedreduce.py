@@ -87,6 +87,7 @@ __all__ = [
     "convergence",
     "convergence_measure",
     "convergence_over_seeds",
+    "tune_sgd_rate",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
@@ -902,26 +903,6 @@ def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
     return thetas
 
 
-def _tune_sgd(prob, task, data, theta0, unused, step, n_iter, grid):
-    """Pick (c1, c2) of the rate c1/(t + c2) on a small grid (the paper optimised them
-    numerically): c2 in grid[0], c1 = k * step * c2 with k in grid[1]; score = final loss
-    (logistic), normalised error (linear) or test accuracy (softmax)."""
-    best = None
-    for c2 in grid[0]:
-        for k in grid[1]:
-            c1 = k * step * c2
-            theta = _run_sgd(prob, theta0, unused, c1, c2, n_iter)[-1]
-            if task == "logistic":
-                score = float(prob.loss(theta))
-            elif task == "linear":
-                score = _metric(task, prob, data, theta, theta0)
-            else:
-                score = -_metric(task, prob, data, theta, theta0)
-            if np.isfinite(score) and (best is None or score < best[0]):
-                best = (score, c1, c2)
-    return best[1], best[2]
-
-
 @dataclass(frozen=True)
 class ConvergenceResult:
     """Error vs wall-clock for one of Figs. 8-13; ``curves`` is tidy."""
@@ -959,6 +940,65 @@ class ConvergenceSeedsResult:
     verification: pd.DataFrame
 
 
+def _setup(figure, model, n_iterations, quick, gen) -> dict:
+    """One seed's timing, problem, initial point and the rows SGD leaves out (Figs. 8-13)."""
+    if figure not in FIGURE_SETTINGS:
+        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
+    task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
+    if n_iterations is None:
+        n_iterations = _sizes(quick)["default_conv_iterations"] or iters
+    n_iterations = check_int("n_iterations", n_iterations, 1)
+    model = figure_model(figure, model)
+    cfg = ClusterConfig(n, L, s, d_timing)
+    loads = _allocation(n, L, s, d_timing).load_points
+    timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
+    prob, data, metric_name = _problem(task, quick, gen)
+    theta0 = 0.01 * gen.standard_normal(prob.dim)
+    # SGD on the first N - S workers of every iteration (same draws as the timing)
+    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
+    unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
+    return dict(task=task, n_iterations=n_iterations, model=model, cfg=cfg, timings=timings) | dict(
+        prob=prob,
+        data=data,
+        metric=metric_name,
+        theta0=theta0,
+        step=_step_size(prob),
+        unused=unused,
+    )
+
+
+def tune_sgd_rate(
+    figure: str = "fig10",
+    model: TimingModel | None = None,
+    n_iterations: int | None = None,
+    quick: bool = False,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """SGD's ``(c1, c2)`` of the rate ``c1/(t + c2)`` on ``seed``'s run, from a small grid (the
+    paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in grid[1];
+    score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
+    with _one_blas_thread():
+        return _tune(_setup(figure, model, n_iterations, quick, as_generator(seed)), quick)
+
+
+def _tune(run: dict, quick: bool) -> tuple[float, float]:
+    prob, task, data, theta0 = run["prob"], run["task"], run["data"], run["theta0"]
+    best = None
+    for c2 in _sizes(quick)["sgd_grid"][0]:
+        for k in _sizes(quick)["sgd_grid"][1]:
+            c1 = k * run["step"] * c2
+            theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
+            if task == "logistic":
+                score = float(prob.loss(theta))
+            elif task == "linear":
+                score = _metric(task, prob, data, theta, theta0)
+            else:
+                score = -_metric(task, prob, data, theta, theta0)
+            if np.isfinite(score) and (best is None or score < best[0]):
+                best = (score, c1, c2)
+    return best[1], best[2]
+
+
 def convergence(
     figure: str = "fig10",
     model: TimingModel | None = None,
@@ -972,76 +1012,58 @@ def convergence(
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
     differ only in time; SGD steps with the first ``N - S`` workers' data and the rate
-    ``c1/(t + c2)`` tuned on a small grid unless ``sgd_learning_rate=(c1, c2)`` is given
-    (the notebook reuses one tuning per task). Returns ``curves`` (scheme, iteration, time,
-    error), ``speedups`` (ours vs paper), ``timings`` and ``verification`` (relative error of
-    the actually decoded CR and GC gradients on the real problem, one iteration; skipped,
-    and ``None``, with ``verify=False``).
+    ``c1/(t + c2)`` of :func:`tune_sgd_rate` unless ``sgd_learning_rate=(c1, c2)`` is given
+    (the notebook reuses one tuning per task). ``verification``: relative error of the
+    actually decoded CR and GC gradients on the real problem, one iteration (None with
+    ``verify=False``).
     """
-    if figure not in FIGURE_SETTINGS:
-        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
-    task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
-    if n_iterations is None:
-        n_iterations = _sizes(quick)["default_conv_iterations"] or iters
-    n_iterations = check_int("n_iterations", n_iterations, 1)
-    model = figure_model(figure, model)
     gen = as_generator(rng)
-    cfg = ClusterConfig(n, L, s, d_timing)
-    loads = _allocation(n, L, s, d_timing).load_points
-    timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
-    prob, data, metric_name = _problem(task, quick, gen)
-    theta0 = 0.01 * gen.standard_normal(prob.dim)
-    step = _step_size(prob)
-    # GD (shared by the exact schemes)
-    theta = theta0
-    gd_errors, prev = [], theta0
-    for _ in range(n_iterations):
-        theta = theta - step * prob.gradient(theta)
-        gd_errors.append(_metric(task, prob, data, theta, prev))
-        prev = theta
-    # SGD on the first N - S workers of every iteration (same draws as the timing)
-    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
+    run = _setup(figure, model, n_iterations, quick, gen)
     if sgd_learning_rate is None:
-        grid = _sizes(quick)["sgd_grid"]
-        c1, c2 = _tune_sgd(prob, task, data, theta0, unused, step, n_iterations, grid)
+        c1, c2 = _tune(run, quick)
     else:
         c1, c2 = (
             check_real("c1", sgd_learning_rate[0], 0.0),
             check_real("c2", sgd_learning_rate[1], 0.0),
         )
-    sgd_thetas = _run_sgd(prob, theta0, unused, c1, c2, n_iterations)
-    sgd_errors = [
-        _metric(task, prob, data, sgd_thetas[t + 1], sgd_thetas[t]) for t in range(n_iterations)
-    ]
-    frames = []
-    for name in SCHEMES:
-        errors = sgd_errors if name == "SGD" else gd_errors
-        frames.append(
+    task, prob, data, n_iter, timings = (
+        run[k] for k in ("task", "prob", "data", "n_iterations", "timings")
+    )
+    theta = prev = theta0 = run["theta0"]
+    gd_errors = []  # GD: shared by the exact schemes
+    for _ in range(n_iter):
+        theta = theta - run["step"] * prob.gradient(theta)
+        gd_errors.append(_metric(task, prob, data, theta, prev))
+        prev = theta
+    sgd = _run_sgd(prob, theta0, run["unused"], c1, c2, n_iter)
+    sgd_errors = [_metric(task, prob, data, sgd[t + 1], sgd[t]) for t in range(n_iter)]
+    curves = pd.concat(
+        [
             pd.DataFrame(
                 {
                     "scheme": name,
-                    "iteration": np.arange(1, n_iterations + 1),
+                    "iteration": np.arange(1, n_iter + 1),
                     "time": np.cumsum(timings[name].times),
-                    "error": errors,
+                    "error": sgd_errors if name == "SGD" else gd_errors,
                 }
             )
-        )
-    curves = pd.concat(frames, ignore_index=True)
-    verification = _verify_coded(prob, cfg, theta0, model, gen) if verify else None
+            for name in SCHEMES
+        ],
+        ignore_index=True,
+    )
     return ConvergenceResult(
         figure=figure,
         task=task,
-        metric=metric_name,
-        config=cfg,
+        metric=run["metric"],
+        config=run["cfg"],
         curves=curves,
         timings=timings,
         speedups=speedups(curves, figure, higher_is_better=(task == "softmax")),
-        verification=verification,
+        verification=_verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None,
         sgd_learning_rate=(c1, c2),
         data=data.description,
         data_shape=(int(prob.n_samples), int(prob.dim)),
-        n_iterations=n_iterations,
+        n_iterations=n_iter,
     )
 
 
@@ -1131,19 +1153,15 @@ def convergence_measure(
     n_iterations: int | None = None,
     quick: bool = False,
     sgd_learning_rate: tuple[float, float] | None = None,
-    verify: bool = True,
+    verify_seed: int | None = None,
 ) -> dict:
     """:func:`convergence` on one seed as one row ``{"run": ConvergenceResult}`` (a measure
-    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread."""
+    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread; the coded gradients are
+    verified on ``verify_seed`` only."""
+    setting = dict(model=model, n_iterations=n_iterations, quick=quick, rng=seed)
     with _one_blas_thread():
         run = convergence(
-            figure,
-            model=model,
-            n_iterations=n_iterations,
-            quick=quick,
-            rng=seed,
-            sgd_learning_rate=sgd_learning_rate,
-            verify=verify,
+            figure, **setting, sgd_learning_rate=sgd_learning_rate, verify=seed == verify_seed
         )
     return {"run": run}
 
@@ -1159,33 +1177,25 @@ def convergence_over_seeds(
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
-    SGD's rate ``c1/(t + c2)`` is tuned on the first seed unless ``sgd_learning_rate`` is
-    given, then reused for every seed. Returns ``curves`` (seed, scheme, iteration, time,
-    error), ``speedups`` (seed, scheme and the columns of :func:`speedups`), ``final``
-    (seed, scheme, final_error), ``verification`` (seed, CR, GC: relative error of
-    the actually decoded gradient at the initial point; one coded execution, on the first
-    seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
-    ``n_iterations`` and ``sgd_learning_rate``.
+    SGD's rate is tuned on the first seed (:func:`tune_sgd_rate`) unless ``sgd_learning_rate``
+    is given, then every seed runs with it; the decoded gradients are verified on the first
+    seed (``verification``: seed, CR, GC). ``final``: seed, scheme, final_error.
     """
     seeds = check_seeds(seeds)
     setting = dict(figure=figure, model=model, n_iterations=n_iterations, quick=quick)
-    first = convergence_measure(seeds[0], **setting, sgd_learning_rate=sgd_learning_rate)["run"]
-    rate = first.sgd_learning_rate
-    runs = [(seeds[0], first)]
-    if len(seeds) > 1:  # the other seeds reuse the first one's SGD rate, in parallel
-        rest = over_seeds(
-            convergence_measure,
-            seeds[1:],
-            desc=f"{figure} seeds",
-            **setting,
-            sgd_learning_rate=rate,
-            verify=False,
-        )
-        runs += list(zip(seeds[1:], rest["run"]))
-    first = runs[0][1]
-    curves = pd.concat([r.curves.assign(seed=seed) for seed, r in runs], ignore_index=True)
+    rate = sgd_learning_rate or tune_sgd_rate(**setting, seed=seeds[0])
+    runs = over_seeds(
+        convergence_measure,
+        seeds,
+        desc=f"{figure} seeds",
+        **setting,
+        sgd_learning_rate=rate,
+        verify_seed=seeds[0],
+    )["run"].tolist()
+    first = runs[0]
+    curves = pd.concat([r.curves.assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True)
     speeds = pd.concat(
-        [r.speedups.reset_index().assign(seed=seed) for seed, r in runs], ignore_index=True
+        [r.speedups.reset_index().assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True
     )
     final = (
         curves.sort_values("iteration")
@@ -1193,9 +1203,6 @@ def convergence_over_seeds(
         .last()
         .rename("final_error")
         .reset_index()
-    )
-    verification = pd.DataFrame(
-        [{"seed": seed, **r.verification} for seed, r in runs if r.verification is not None]
     )
     return ConvergenceSeedsResult(
         figure=figure,
@@ -1205,12 +1212,12 @@ def convergence_over_seeds(
         data=first.data,
         data_shape=first.data_shape,
         n_iterations=first.n_iterations,
-        sgd_learning_rate=rate,
+        sgd_learning_rate=first.sgd_learning_rate,
         seeds=seeds,
         curves=curves,
         speedups=speeds,
         final=final,
-        verification=verification,
+        verification=pd.DataFrame([{"seed": seeds[0], **first.verification}]),
     )
 
 
