@@ -1226,33 +1226,22 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     to target and the mean-iteration-time ratio as geometric means of the per-seed ratios with
     95 % paired log-ratio t-intervals (one seed gives a point, NaN bounds), beside the paper's number.
     """
-    from codedlib.claims import ratio_interval
-
     rows = []
     for name, g in speedups.groupby("scheme", sort=False):
-        one = len(g) < 2
-        to_target = (
-            (g["cr_speedup_to_target_ours"].iloc[0], np.nan, np.nan)
-            if one
-            else ratio_interval(g["time_to_target"], g["cr_time_to_target"])
-        )
-        per_iter = (
-            (g["mean_iteration_time_ratio_ours"].iloc[0], np.nan, np.nan)
-            if one
-            else ratio_interval(g["mean_iteration_time_ratio_ours"], np.ones(len(g)))
-        )
+        ratio = g["mean_iteration_time_ratio_ours"]
+        if len(g) < 2:
+            to_target = (g["cr_speedup_to_target_ours"].iloc[0], np.nan, np.nan)
+            per_iter = (ratio.iloc[0], np.nan, np.nan)
+        else:
+            to_target = ratio_interval(g["time_to_target"], g["cr_time_to_target"])
+            per_iter = ratio_interval(ratio, np.ones(len(g)))
         rows.append(
-            {
-                "scheme": name,
-                "cr_speedup_paper": g["cr_speedup_paper"].iloc[0],
-                "to_target_ours": to_target[0],
-                "to_target_ci_low": to_target[1],
-                "to_target_ci_high": to_target[2],
-                "mean_iteration_time_ratio_ours": per_iter[0],
-                "ratio_ci_low": per_iter[1],
-                "ratio_ci_high": per_iter[2],
-                "seeds": len(g),
-            }
+            {"scheme": name, "cr_speedup_paper": g["cr_speedup_paper"].iloc[0]}
+            | dict(zip(("to_target_ours", "to_target_ci_low", "to_target_ci_high"), to_target))
+            | dict(
+                zip(("mean_iteration_time_ratio_ours", "ratio_ci_low", "ratio_ci_high"), per_iter)
+            )
+            | {"seeds": len(g)}
         )
     return pd.DataFrame(rows).set_index("scheme")
 
@@ -1282,15 +1271,10 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
         t_other = _time_to_reach(other, target, higher_is_better)
         t_cr = _time_to_reach(cr, target, higher_is_better)
         rows.append(
-            {
-                "scheme": name,
-                "target_error": target,
-                "time_to_target": t_other,
-                "cr_time_to_target": t_cr,
-                "cr_speedup_to_target_ours": t_other / t_cr,
-                "mean_iteration_time_ratio_ours": other["time"].iloc[-1] / cr["time"].iloc[-1],
-                "cr_speedup_paper": PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan),
-            }
+            dict(scheme=name, target_error=target, time_to_target=t_other, cr_time_to_target=t_cr)
+            | dict(cr_speedup_to_target_ours=t_other / t_cr)
+            | dict(mean_iteration_time_ratio_ours=other["time"].iloc[-1] / cr["time"].iloc[-1])
+            | dict(cr_speedup_paper=PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan))
         )
     return pd.DataFrame(rows).set_index("scheme")
 
@@ -1300,19 +1284,11 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
     rows = []
     N = n_tree_workers(n, L)
     for alpha in alphas:
-        s = round(alpha * n)
-        S = int(np.floor(alpha * N + 1e-9))
-        alloc = allocate(n, L, s, d)
+        s, S = round(alpha * n), int(np.floor(alpha * N + 1e-9))
+        points = allocate(n, L, s, d).load_points
         rows.append(
-            {
-                "alpha": alpha,
-                "s": s,
-                "S": S,
-                "r_gc": r_gc(N, S),
-                "r_cr": r_cr(n, s, L),
-                "cr_points_range": f"{alloc.load_points.min()}..{alloc.load_points.max()}",
-                "r_cr_d": r_cr(n, s, L) * d,
-            }
+            dict(alpha=alpha, s=s, S=S, r_gc=r_gc(N, S), r_cr=r_cr(n, s, L))
+            | dict(cr_points_range=f"{points.min()}..{points.max()}", r_cr_d=r_cr(n, s, L) * d)
         )
     return pd.DataFrame(rows)
 
@@ -1513,19 +1489,13 @@ def cyclic_conditioning(cases, seed: int) -> pd.DataFrame:
     for n_, s_ in cases:
         code_ = cyclic_repetition_code(n_, s_)
         rng_ = np.random.default_rng(seed)
-        conds = [
-            code_.decoding_condition(
-                np.setdiff1d(np.arange(n_), rng_.choice(n_, s_, replace=False))
-            )
-            for _ in range(5)
-        ]
+        survivors = (
+            np.setdiff1d(np.arange(n_), rng_.choice(n_, s_, replace=False)) for _ in range(5)
+        )
+        worst = max(code_.decoding_condition(v) for v in survivors)
         rows.append(
-            {
-                "n": n_,
-                "s": s_,
-                "load (s+1)/n": code_.load,
-                "worst condition number (5 patterns)": max(conds),
-            }
+            {"n": n_, "s": s_, "load (s+1)/n": code_.load}
+            | {"worst condition number (5 patterns)": worst}
         )
     return pd.DataFrame(rows)
 
@@ -2095,82 +2065,60 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
 
 
 _P = {"basis": "paper"}
+_ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND, **_P)
+_ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR, **_P)
+_t1 = functools.partial(spec, "exact", section=SEC_T1, **_P)
+_table = functools.partial(spec, "exact", "Table I", section=SEC_T, **_P)
+_all = functools.partial(spec, "qualitative", "Figs. 8–13", section=SEC_ALL, **_P)
+_TRUE = {"paper": "True"}
 #: Notebook 01's claims, per section: ``evaluate(table, CLAIMS[key], **results)``.
 CLAIMS = {
     "example1": [
-        spec(
-            "exact",
-            "Example 1 (Fig. 4)",
+        _ex1(
             "GC load per worker (N = 3, S = 1)",
             lambda ex1: {"ours": ex1.load},
             paper=2 / 3,
             rtol=1e-12,
             setting="eq. (4)'s B",
-            section=SEC_BACKGROUND,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Example 1 (Fig. 4)",
+        _ex1(
             "online decoder finds the rows of A of eq. (4)",
             _ex1_rows_match,
-            paper="True",
             setting="one decoding per straggler",
-            section=SEC_BACKGROUND,
-            **_P,
+            **_TRUE,
         ),
-        spec(
-            "exact",
-            "Example 1 (Fig. 4)",
+        _ex1(
             "g recovered from any N − S = 2 workers",
             lambda ex1: {"ours": str(bool(ex1.table["max_abs_error"].max() < 1e-12))},
-            paper="True",
             setting="random partial gradients g_k; tolerance 1e-12",
-            section=SEC_BACKGROUND,
-            **_P,
+            **_TRUE,
         ),
     ],
     "example2": [
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "points per node at d = 15 (r_CR d)",
             _points_per_node,
             paper=4,
             rtol=0,
             setting="eq. (4)'s code on the (3, 2) tree, s = 1",
-            section=SEC_CR,
-            **_P,
         ),
     ],
     "example2_rows": [
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "decoding row at (1,1) when (2,3) straggles",
             lambda ex2: {"ours": _as_row(ex2.decoding_11)},
             paper="[2, -1, 0]",
-            section=SEC_CR,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "decoding row at the master from (1,1) and (1,3)",
             lambda ex2: {"ours": _as_row(ex2.decoding_master)},
             paper="[1, 0, 1]",
-            section=SEC_CR,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "master recovers g_D exactly",
             lambda ex2: {"ours": str(bool(ex2.max_abs_error < 1e-12))},
-            paper="True",
             setting="random per-point gradients, d = 15; tolerance 1e-12",
-            section=SEC_CR,
-            **_P,
+            **_TRUE,
         ),
         spec(
             "qualitative",
@@ -2198,20 +2146,16 @@ CLAIMS = {
         ),
     ],
     "theorem1": [
-        spec(
-            "exact",
+        _t1(
             "Theorem 1, eq. (5)",
             "r_CR(n=3, s=1, L=2)",
             lambda: {"ours": float(r_cr(3, 1, 2, exact=True))},
             paper=4 / 15,
             rtol=1e-12,
             setting="exact rational arithmetic",
-            section=SEC_T1,
             headline=True,
-            **_P,
         ),
-        spec(
-            "exact",
+        _t1(
             "Remark 2",
             "load cut from 1 to 3 layers at α = 0.5",
             lambda claim7: {"ours": claim7.reduction},
@@ -2219,8 +2163,6 @@ CLAIMS = {
             rtol=1e-12,
             unit="×",
             setting="Remark 2's n → ∞ form: r_GC = α, r_CR = 1/Σ_l α^-l",
-            section=SEC_T1,
-            **_P,
         ),
         spec(
             "not_attempted",
@@ -2235,19 +2177,13 @@ CLAIMS = {
         ),
     ],
     "table1": [
-        spec(
-            "exact",
-            "Table I",
+        _table(
             "RAR resiliency α",
             lambda t1: {"ours": float(t1.loc["RAR", "alpha_exact"])},
             paper=0.0,
             setting="RAR waits for every worker",
-            section=SEC_T,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Table I",
+        _table(
             "GC resiliency α at r = 1/12, N = 156",
             lambda t1: {
                 "ours": float(t1.loc["GC", "alpha_exact"]),
@@ -2257,19 +2193,13 @@ CLAIMS = {
             paper=_R1,
             verdict="partly",
             setting=_SETTING_T1,
-            section=SEC_T,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Table I",
+        _table(
             "CR resiliency α at r = 1/12, L = 2",
             _table1_cr,
             paper=_R1**0.5,
             verdict="partly",
             setting=_SETTING_T1,
-            section=SEC_T,
-            **_P,
         ),
         spec(
             "qualitative",
@@ -2331,22 +2261,14 @@ CLAIMS = {
         spec(
             "comparison",
             "Fig. 2",
-            f"CR speedup over {s} (Fig. 2)",
-            _fig2_physical(s),
+            f"CR speedup over {s} (Fig. 2{regime})",
+            measure(s),
             section=SEC_F2,
-            headline=False,
-            **_P,
+            **fixed,
         )
-        for s in ("UMW", "GC", "RAR")
-    ]
-    + [
-        spec(
-            "comparison",
-            "Fig. 2",
-            f"CR speedup over {s} (Fig. 2, straggler regime)",
-            _fig2_straggler(s),
-            section=SEC_F2,
-            basis="derived",
+        for regime, measure, fixed in (
+            ("", _fig2_physical, {"headline": False, **_P}),
+            (", straggler regime", _fig2_straggler, {"basis": "derived"}),
         )
         for s in ("UMW", "GC", "RAR")
     ],
@@ -2376,27 +2298,17 @@ CLAIMS = {
         for name, scheme in SPEEDUP_KEYS
     ],
     "orderings": [
-        spec(
-            "qualitative",
-            "Figs. 8–13",
+        _all(
             "CR reaches the target first in every setting",
             _ordering(None, "CR", ["UMW", "GC", "RAR", "SGD"]),
             paper="CR achieves significant speedups over all baselines (Figs. 8–13)",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
-            "qualitative",
-            "Figs. 8–13",
+        _all(
             "RAR faster than UMW and GC (Figs. 8–12)",
             _ordering([f for f in FIGURE_SETTINGS if f != "fig13"], "RAR", ["UMW", "GC"]),
             paper="RAR significantly outperforms UMW as well as GC for N = 84 and N = 156",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
-            "qualitative",
-            "Figs. 8–13",
+        _all(
             "RAR faster than every master-worker scheme at N = 156",
             _ordering(
                 ["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
@@ -2404,8 +2316,6 @@ CLAIMS = {
                 ["UMW", "GC", "SGD"],
             ),
             paper="RAR ultimately beats all master-worker schemes at N = 156 (Figs. 9, 11, 12)",
-            section=SEC_ALL,
-            **_P,
         ),
     ]
     + [
