@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -61,7 +62,6 @@ __all__ = [
     "RANGE_SETTINGS",
     "SETTINGS",
     "SLUGS",
-    "THM2_COLUMNS",
     "claim_rows",
     "clock_texts",
     "convergence_figures",
@@ -145,19 +145,12 @@ FIGURE_SETTINGS = {
 #: p = 5001 (Figs. 8-9), the linear model p = 6500 (Figs. 2, 10-11; Fig. 2's caption says
 #: "a linear model" without p, we take Fig. 10's), p = 5000 (Fig. 12's caption; its text
 #: says 500) and p ~ 120 000 (Fig. 13's network, whose t_c = 0.05 s the paper states).
-GRADIENT_NUMBERS = {
-    "fig2": 6500,
-    "fig8": 5001,
-    "fig9a": 5001,
-    "fig9b": 5001,
-    "fig9c": 5001,
-    "fig10": 6500,
-    "fig11a": 6500,
-    "fig11b": 6500,
-    "fig11c": 6500,
-    "fig12": 5000,
-    "fig13": 120_000,
-}
+GRADIENT_NUMBERS = (
+    {"fig2": 6500}
+    | dict.fromkeys(("fig8", "fig9a", "fig9b", "fig9c"), 5001)
+    | dict.fromkeys(("fig10", "fig11a", "fig11b", "fig11c"), 6500)
+    | {"fig12": 5000, "fig13": 120_000}
+)
 
 
 #: Column names of :func:`codedlib.theory.codedreduce.table_one` -> ours (snake_case).
@@ -180,9 +173,6 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     return replace(model, gradient_numbers=GRADIENT_NUMBERS[figure])
 
 
-# --------------------------------------------------------------------------------------
-# Examples 1 and 2
-# --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Example1Result:
     """Example 1 (Fig. 4) worked numerically: ``table`` has one row per straggler."""
@@ -256,9 +246,6 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
     )
 
 
-# --------------------------------------------------------------------------------------
-# Theorem 1, Table I, Theorem 2
-# --------------------------------------------------------------------------------------
 def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataFrame:
     """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
@@ -346,9 +333,6 @@ def theorem2_check(
     return pd.DataFrame(rows)
 
 
-# --------------------------------------------------------------------------------------
-# Fig. 2 and the communication-model sensitivity
-# --------------------------------------------------------------------------------------
 def fig2_iteration_times(
     n: int = 4,
     L: int = 3,
@@ -383,20 +367,10 @@ class Fig2SeedsResult:
     per_seed: pd.DataFrame
 
 
-def fig2_measure(
-    seed: int,
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
-    model: TimingModel | None = None,
-    n_iterations: int = 300,
-) -> pd.DataFrame:
+def fig2_measure(seed: int, **setting) -> pd.DataFrame:
     """Fig. 2 on one seed (a measure for :func:`codedlib.replicate.over_seeds`): the rows of
-    :func:`fig2_iteration_times`, ``scheme`` a column."""
-    return fig2_iteration_times(
-        n, L, s, d, model=model, n_iterations=n_iterations, rng=seed
-    ).reset_index()
+    :func:`fig2_iteration_times` (``setting`` its arguments), ``scheme`` a column."""
+    return fig2_iteration_times(**setting, rng=seed).reset_index()
 
 
 def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
@@ -449,29 +423,16 @@ def model_speedup_range(
     gen = as_generator(rng)
     rows = []
     for label, (n, L, s, d, p) in settings.items():
-        cfg = ClusterConfig(n, L, s, d)
-        draws = draw_delays(n_iterations, cfg.N, gen)
-        loads = _allocation(n, L, s, d).load_points
-        models, rar_ready, rar_tau = [], [], []
-        for bw in bandwidths:
-            for lat in latencies:
-                for a_mu in a_mus:
-                    for delay in straggle_delays:
-                        model = TimingModel(
-                            a=a,
-                            mu=a_mu / a,
-                            network=Network(lat, bw),
-                            gradient_numbers=p,
-                            straggle_prob=straggle_prob,
-                            straggle_delay=delay,
-                        )
-                        models.append((bw, lat, a_mu, delay, model))
-                        rar_ready.append(model.compute_times(cfg.d / cfg.N, draws))
-                        rar_tau.append(np.full(len(draws), model.message_time(1.0 / cfg.N)))
-        # every RAR model of this setting in one pass (rows stacked model after model)
-        finish = ring_allreduce_finish(np.vstack(rar_ready), np.concatenate(rar_tau))
-        rar_means = finish.reshape(len(models), len(draws)).mean(axis=1)
-        for (bw, lat, a_mu, delay, model), rar in zip(models, rar_means):
+        cfg, draws, loads = _tree(n, L, s, d, n_iterations, gen)
+        cells = list(itertools.product(bandwidths, latencies, a_mus, straggle_delays))
+        fixed = dict(gradient_numbers=p, straggle_prob=straggle_prob)
+        models = [
+            TimingModel(a=a, mu=a_mu / a, network=Network(lat, bw), straggle_delay=delay, **fixed)
+            for bw, lat, a_mu, delay in cells
+        ]
+        for (bw, lat, a_mu, delay), model, rar in zip(
+            cells, models, _rar_means(cfg, models, draws)
+        ):
             res = simulate_iteration_times(
                 cfg, model, draws=draws, cr_loads=loads, schemes=("UMW", "GC", "SGD", "CR")
             )
@@ -632,6 +593,19 @@ def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> 
     return ""
 
 
+def _tree(n, L, s, d, n_iterations, rng):
+    """The tree's config, ``n_iterations`` delay draws and default CR allocation's loads."""
+    cfg = ClusterConfig(n, L, s, d)
+    return cfg, draw_delays(n_iterations, cfg.N, rng), _allocation(n, L, s, d).load_points
+
+
+def _rar_means(cfg, models, draws) -> np.ndarray:
+    """RAR's mean iteration time under every model on the same draws, in one ring pass."""
+    ready = np.vstack([m.compute_times(cfg.d / cfg.N, draws) for m in models])
+    taus = np.concatenate([np.full(len(draws), m.message_time(1.0 / cfg.N)) for m in models])
+    return ring_allreduce_finish(ready, taus).reshape(len(models), -1).mean(axis=1)
+
+
 def time_breakdown(
     n: int = 4,
     L: int = 3,
@@ -651,11 +625,9 @@ def time_breakdown(
     Returns one row per scheme with the three parts [s], their shares (``computation_share``,
     ``communication_share``, ``straggling_share``) and the ``total``.
     """
-    cfg = ClusterConfig(n, L, s, d)
+    cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
     model = TimingModel() if model is None else model
-    if cr_loads is None:
-        cr_loads = _allocation(n, L, s, d).load_points
-    draws = draw_delays(n_iterations, cfg.N, rng)
+    cr_loads = loads if cr_loads is None else cr_loads
     full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=cr_loads)
     calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=cr_loads)
     rows = []
@@ -694,33 +666,20 @@ def regime_map(
     bandwidths = np.geomspace(1.25e6, 1.25e9, 13) if bandwidths is None else bandwidths
     latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
     base = TimingModel() if model is None else model
-    cfg = ClusterConfig(n, L, s, d)
-    draws = draw_delays(n_iterations, cfg.N, rng)
-    loads = _allocation(n, L, s, d).load_points
+    base = replace(base, gradient_numbers=p, straggle_prob=straggle_prob)
+    cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
     rows = []
-    for delay in straggle_delays:
-        for bw in bandwidths:
-            models = [
-                replace(
-                    base,
-                    network=Network(float(lat), float(bw)),
-                    gradient_numbers=p,
-                    straggle_prob=straggle_prob,
-                    straggle_delay=float(delay),
-                )
-                for lat in latencies
-            ]
-            ready = np.vstack([m.compute_times(cfg.d / cfg.N, draws) for m in models])
-            taus = np.concatenate(
-                [np.full(len(draws), m.message_time(1.0 / cfg.N)) for m in models]
+    for delay, bw in itertools.product(straggle_delays, bandwidths):
+        models = [
+            replace(base, network=Network(float(lat), float(bw)), straggle_delay=float(delay))
+            for lat in latencies
+        ]
+        for lat, m, rar_mean in zip(latencies, models, _rar_means(cfg, models, draws)):
+            cr = cr_times(cfg, m, draws, loads=loads).mean
+            rows.append(
+                dict(bandwidth=float(bw), latency=float(lat), straggle_delay=float(delay))
+                | dict(rar=float(rar_mean), cr=cr, cr_over_rar=float(rar_mean) / cr)
             )
-            rar = ring_allreduce_finish(ready, taus).reshape(len(models), -1).mean(axis=1)
-            for lat, m, rar_mean in zip(latencies, models, rar):
-                cr = cr_times(cfg, m, draws, loads=loads).mean
-                rows.append(
-                    dict(bandwidth=float(bw), latency=float(lat), straggle_delay=float(delay))
-                    | dict(rar=float(rar_mean), cr=cr, cr_over_rar=float(rar_mean) / cr)
-                )
     return pd.DataFrame(rows)
 
 
@@ -744,9 +703,7 @@ def calibrate_straggle_delay(
     """
     target = check_real("target", target, 0.0, low_open=True)
     base = TimingModel() if model is None else model
-    cfg = ClusterConfig(n, L, s, d)
-    draws = draw_delays(n_iterations, cfg.N, rng)
-    loads = _allocation(n, L, s, d).load_points
+    cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
 
     def ratio(delay):
         m = replace(base, straggle_prob=straggle_prob, straggle_delay=delay)
@@ -765,9 +722,6 @@ def calibrate_straggle_delay(
     return 0.5 * (lo + hi)
 
 
-# --------------------------------------------------------------------------------------
-# Convergence figures 8-13
-# --------------------------------------------------------------------------------------
 def _problem(task: str, quick: bool, rng):
     from codedlib.problems import (
         LeastSquares,
@@ -834,6 +788,27 @@ def _gc_code(N: int, S: int):
     return cyclic_repetition_code(N, S)
 
 
+def _parts(prob, theta, N):
+    """Every worker's partial gradient over its equal share of the data (GC, RAR, UMW)."""
+    starts, stops = _worker_ranges(prob.n_samples, N)
+    return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
+
+
+def _cr_gradient(alloc, prob, theta, survivors):
+    """CR.EXECUTE (Algorithm 2) on the real local gradients at ``theta``."""
+    local = np.zeros((len(alloc.nodes), prob.dim))
+    for nd in alloc.nodes[1:]:
+        if nd.n_points:
+            local[nd.rank] = nd.local_data.gradient(lambda a, b: prob.partial_gradient(theta, a, b))
+    return execute(alloc, local, survivors=survivors)[0]
+
+
+def _gc_gradient(code, ready, parts):
+    """GC: the cyclic code decoded from the first ``N - S`` finishers of ``ready``."""
+    finishers = np.sort(np.argsort(ready, kind="stable")[: code.n_workers - code.stragglers])
+    return code.decode(finishers) @ (code.B @ parts)
+
+
 def _verify_coded(prob, cfg, theta, model, rng) -> dict:
     """Run the actual CR and GC coded computations once on the real problem and compare the
     decoded gradient with the true one (relative error)."""
@@ -841,21 +816,12 @@ def _verify_coded(prob, cfg, theta, model, rng) -> dict:
     draws = draw_delays(1, cfg.N, rng)
     alloc = _allocation(cfg.n, cfg.L, cfg.s, prob.n_samples)
     _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
-    local = np.zeros((cfg.N + 1, prob.dim))
-    for nd in alloc.nodes[1:]:
-        if nd.n_points:
-            local[nd.rank] = nd.local_data.gradient(lambda a, b: prob.partial_gradient(theta, a, b))
-    cr_grad, _ = execute(alloc, local, survivors={p: v[0] for p, v in survivors.items()})
-    out = {"CR": float(np.max(np.abs(cr_grad - true)) / np.max(np.abs(true)))}
-    # GC: cyclic code over N partitions, the first N - S finishers
-    code = _gc_code(cfg.N, cfg.S)
-    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    parts = np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
-    # equal GC loads: the first N - S finishers are the smallest draws
-    order = np.argsort(draws[0], kind="stable")[: cfg.N - cfg.S]
-    a = code.decode(np.sort(order))
-    out["GC"] = float(np.max(np.abs(a @ (code.B @ parts) - true)) / np.max(np.abs(true)))
-    return out
+    grads = {
+        "CR": _cr_gradient(alloc, prob, theta, {p: v[0] for p, v in survivors.items()}),
+        # equal GC loads: the first N - S finishers are the smallest draws
+        "GC": _gc_gradient(_gc_code(cfg.N, cfg.S), draws[0], _parts(prob, theta, cfg.N)),
+    }
+    return {k: float(np.max(np.abs(g - true)) / np.max(np.abs(true))) for k, g in grads.items()}
 
 
 def _step_size(prob) -> float:
@@ -1098,51 +1064,33 @@ def coded_gradient_descent(
     draws = draw_delays(n_iterations, cfg.N, gen)
     _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
     code = _gc_code(cfg.N, cfg.S)
-    starts, stops = _worker_ranges(d, cfg.N)
     gc_ready = model.compute_times((cfg.S + 1) * d / cfg.N, draws)
     step = _step_size(prob)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
     thetas = dict.fromkeys(("GD", "UMW", "RAR", "GC", "CR"), theta0)
     rows = []
-
-    def parts(theta):
-        return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
-
     with _one_blas_thread():
         for t in range(n_iterations):
-            grads = {"GD": prob.partial_gradient(thetas["GD"])}
-            grads["UMW"] = parts(thetas["UMW"]).sum(axis=0)
-            grads["RAR"] = np.sum(parts(thetas["RAR"])[::-1], axis=0)  # the ring's order
-            finishers = np.sort(np.argsort(gc_ready[t], kind="stable")[: cfg.N - cfg.S])
-            grads["GC"] = code.decode(finishers) @ (code.B @ parts(thetas["GC"]))
-            theta_cr = thetas["CR"]
-            local = np.zeros((cfg.N + 1, prob.dim))
-            for nd in alloc.nodes[1:]:
-                if nd.n_points:
-                    local[nd.rank] = nd.local_data.gradient(
-                        lambda a, b, th=theta_cr: prob.partial_gradient(th, a, b)
-                    )
-            grads["CR"], _ = execute(
-                alloc, local, survivors={q: v[t] for q, v in survivors.items()}
-            )
+            grads = {
+                "GD": prob.partial_gradient(thetas["GD"]),
+                "UMW": _parts(prob, thetas["UMW"], cfg.N).sum(axis=0),
+                "RAR": np.sum(_parts(prob, thetas["RAR"], cfg.N)[::-1], axis=0),  # the ring's order
+                "GC": _gc_gradient(code, gc_ready[t], _parts(prob, thetas["GC"], cfg.N)),
+                "CR": _cr_gradient(
+                    alloc, prob, thetas["CR"], {q: v[t] for q, v in survivors.items()}
+                ),
+            }
+            errors = {}
             for name, g in grads.items():
-                if name != "GD":
-                    exact = prob.partial_gradient(thetas[name])
-                    rows.append(
-                        {
-                            "iteration": t + 1,
-                            "scheme": name,
-                            "gradient_error": float(
-                                np.linalg.norm(g - exact) / np.linalg.norm(exact)
-                            ),
-                        }
-                    )
+                exact = prob.partial_gradient(thetas[name])
+                errors[name] = float(np.linalg.norm(g - exact) / np.linalg.norm(exact))
                 thetas[name] = thetas[name] - step * g / d
             ref = np.linalg.norm(thetas["GD"])
-            for row in rows[-4:]:
-                row["distance_to_gd"] = float(
-                    np.linalg.norm(thetas[row["scheme"]] - thetas["GD"]) / ref
-                )
+            rows += [
+                dict(iteration=t + 1, scheme=k, gradient_error=errors[k])
+                | dict(distance_to_gd=float(np.linalg.norm(thetas[k] - thetas["GD"]) / ref))
+                for k in ("UMW", "RAR", "GC", "CR")
+            ]
     return pd.DataFrame(rows)
 
 
@@ -1365,9 +1313,6 @@ def configuration_summary(
     )
 
 
-# --------------------------------------------------------------------------------------
-# Notebook 01: sizes, texts and the claims declared beside their experiments
-# --------------------------------------------------------------------------------------
 #: The notebook's sizes: quick mode (CI) and the paper-faithful run.
 SETTINGS = {
     "quick": {
@@ -1416,17 +1361,9 @@ SEC_EXACT = "Figs. 8–13: the exact schemes equal GD"
 SEC_ALL = "All speedups side by side"
 SEC_COMPLEXITY = "Section III-C.2: total gradient computations"
 
+#: "Fig. 9(a)" for "fig9a".
 LABELS = {
-    "fig8": "Fig. 8",
-    "fig9a": "Fig. 9(a)",
-    "fig9b": "Fig. 9(b)",
-    "fig9c": "Fig. 9(c)",
-    "fig10": "Fig. 10",
-    "fig11a": "Fig. 11(a)",
-    "fig11b": "Fig. 11(b)",
-    "fig11c": "Fig. 11(c)",
-    "fig12": "Fig. 12",
-    "fig13": "Fig. 13",
+    f: "Fig. " + (f"{f[3:-1]}({f[-1]})" if f[-1] in "abc" else f[3:]) for f in FIGURE_SETTINGS
 }
 #: File names of the convergence figures.
 SLUGS = {
@@ -1447,21 +1384,6 @@ RANGE_SETTINGS = {"fig2": (4, 3, 1, 7644, 6500)} | {
 }
 KNOBS = "bandwidth ∈ [10 Mb/s, 10 Gb/s], latency ∈ [50 µs, 2 ms], aμ ∈ [0.1, 10], D ∈ [0, 3 s]"
 SIM_RTOL = 0.05  # Fig. 13: our simulation against the paper's own, same constants
-THM2_COLUMNS = [
-    "n",
-    "s",
-    "N",
-    "lower_bound",
-    "monte_carlo_mean",
-    "ci_low",
-    "ci_high",
-    "upper_bound",
-    "position",
-    "computation_term",
-    "sibling_order_statistic",
-    "communication_term",
-    "monte_carlo_rest",
-]
 
 
 def clock_texts(network: Network, a: float, a_mu: float, t_c: float, t_c_numbers: int):
