@@ -27,7 +27,6 @@ from codedlib.experiments.codedreduce import (
     load_curves,
     model_speedup_range,
     regime_map,
-    replica_seeds,
     seven_times_claim,
     speedup_intervals,
     speedup_range_summary,
@@ -36,7 +35,7 @@ from codedlib.experiments.codedreduce import (
     time_breakdown,
 )
 from codedlib.network import Network
-from codedlib.replicate import over_seeds
+from codedlib.replicate import over_seeds, spawn_seeds
 from codedlib.schemes.codedreduce import PAPER_NETWORK, TimingModel
 
 
@@ -193,18 +192,8 @@ def test_widget_builds_and_survives_bad_input():
 # -- seeds, intervals and the model's reach (issue 11) ------------------------------------
 
 
-def test_replica_seeds_are_deterministic_and_distinct():
-    seeds = replica_seeds(0, 5)
-    assert seeds == replica_seeds(0, 5)
-    assert len(set(seeds)) == 5 and all(isinstance(s, int) for s in seeds)
-    assert replica_seeds(1, 5) != seeds
-    assert replica_seeds(0, 3) == seeds[:3]  # spawned children do not depend on how many
-    with pytest.raises(ValueError, match="n_seeds"):
-        replica_seeds(0, 0)
-
-
 def test_fig2_summary_pairs_seeds_and_brackets_the_mean():
-    out = fig2_summary(over_seeds(fig2_measure, replica_seeds(3, 3), n_iterations=20))
+    out = fig2_summary(over_seeds(fig2_measure, spawn_seeds(3, 3), n_iterations=20))
     assert isinstance(out, Fig2SeedsResult)
     per_seed, summary = out.per_seed, out.summary
     assert set(per_seed.columns) >= {"seed", "scheme", "mean_iteration_time"}
@@ -255,7 +244,7 @@ def test_model_speedup_range_reaches_the_communication_bound_limits():
 
 
 def test_convergence_over_seeds_tidy_tables_and_intervals():
-    seeds = replica_seeds(1, 2)
+    seeds = spawn_seeds(1, 2)
     res = convergence_over_seeds(
         "fig8", quick=True, n_iterations=8, seeds=seeds, sgd_learning_rate=(10.0, 100.0)
     )

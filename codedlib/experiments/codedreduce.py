@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -87,6 +88,7 @@ __all__ = [
     "convergence",
     "convergence_measure",
     "convergence_over_seeds",
+    "convergence_bands",
     "tune_sgd_rate",
     "example1_gc",
     "example2_codedreduce",
@@ -904,6 +906,7 @@ class ConvergenceSeedsResult:
     speedups: pd.DataFrame
     final: pd.DataFrame
     verification: pd.DataFrame
+    bands: pd.DataFrame
 
 
 def _setup(figure, model, n_iterations, quick, gen) -> dict:
@@ -1166,7 +1169,29 @@ def convergence_over_seeds(
         speedups=speeds,
         final=final,
         verification=pd.DataFrame([{"seed": seeds[0], **first.verification}]),
+        bands=convergence_bands(curves),
     )
+
+
+def convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
+    """Per scheme on a common log time grid: ``median`` error over seeds and the band
+    ``low``..``high`` from the smallest to the largest seed (a seed's error at a time: its
+    last iteration finished by then; NaN before its first and after its last)."""
+    grid = np.geomspace(curves["time"].min(), curves["time"].max(), points)
+    frames = []
+    for name, group in curves.groupby("scheme", sort=False):
+        errs = []
+        for _, g in group.groupby("seed"):
+            t, e = g.sort_values("iteration")[["time", "error"]].to_numpy().T
+            idx = np.searchsorted(t, grid, side="right") - 1
+            ok = (idx >= 0) & (grid <= t[-1] * (1 + 1e-12))
+            errs.append(np.where(ok, e[np.where(ok, idx, 0)], np.nan))
+        with warnings.catch_warnings():  # all-NaN columns before the first iteration ends
+            warnings.simplefilter("ignore", RuntimeWarning)
+            stats = dict(median=np.nanmedian(errs, axis=0), low=np.nanmin(errs, axis=0))
+            stats["high"] = np.nanmax(errs, axis=0)
+        frames.append(pd.DataFrame({"scheme": name, "time": grid, **stats}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:

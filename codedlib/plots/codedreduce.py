@@ -449,45 +449,22 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     return fig
 
 
-def _curves_on_grid(group, grid):
-    """Error of one seed's run at each time of ``grid`` (the last iteration finished by then;
-    NaN before the first iteration ends and after the last one)."""
-    t = group["time"].to_numpy()
-    e = group["error"].to_numpy()
-    idx = np.searchsorted(t, grid, side="right") - 1
-    out = np.full(grid.shape, np.nan)
-    ok = (idx >= 0) & (grid <= t[-1] * (1 + 1e-12))
-    out[ok] = e[idx[ok]]
-    return out
-
-
 def plot_convergence(
     result, ax=None, logy: bool | None = None, subtitle: str = "", *, title: str | None = None
 ):
     """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence`` or
     ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
     median over seeds on a common time grid with a band from the smallest to the largest
-    seed (the legend says how many seeds).
+    seed (``result.bands``; the legend says how many seeds).
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     curves = result.curves
     n_seeds = curves["seed"].nunique() if "seed" in curves else 1
     if n_seeds > 1:
-        grid = np.geomspace(curves["time"].min(), curves["time"].max(), 300)
-        for name, group in curves.groupby("scheme", sort=False):
-            errs = np.vstack(
-                [
-                    _curves_on_grid(g.sort_values("iteration"), grid)
-                    for _, g in group.groupby("seed")
-                ]
-            )
+        for name, band in result.bands.groupby("scheme", sort=False):
             colour = SCHEME_COLORS.get(name)
-            with warnings.catch_warnings():  # all-NaN columns before the first iteration ends
-                warnings.simplefilter("ignore", RuntimeWarning)
-                med = np.nanmedian(errs, axis=0)
-                lo, hi = np.nanmin(errs, axis=0), np.nanmax(errs, axis=0)
-            ax.plot(grid, med, label=name, color=colour, lw=1.8)
-            ax.fill_between(grid, lo, hi, color=colour, alpha=0.25, lw=0)
+            ax.plot(band["time"], band["median"], label=name, color=colour, lw=1.8)
+            ax.fill_between(band["time"], band["low"], band["high"], color=colour, alpha=0.25, lw=0)
     else:
         for name, group in curves.groupby("scheme", sort=False):
             ax.plot(
