@@ -15,7 +15,6 @@ from codedlib.theory.codedreduce import (
     r_cr,
     r_gc,
     table_one,
-    theorem1_lower_bound,
     theorem2_bounds,
 )
 
@@ -31,7 +30,6 @@ def test_r_cr_paper_values():
     # the experiments' trees: (4,3) alpha = 1/4 and (12,2) alpha = 1/12
     assert r_cr(4, 1, 3, exact=True) == Fraction(1, 14)
     assert r_cr(12, 1, 2, exact=True) == Fraction(1, 42)
-    assert theorem1_lower_bound(12, 3, 2) == r_cr(12, 3, 2)
 
 
 def test_r_cr_solves_the_achievability_recursion_eq13():
