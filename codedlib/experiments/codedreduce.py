@@ -36,7 +36,7 @@ from codedlib.codes.cyclic import (
     gradient_code_from_matrices,
 )
 from codedlib.network import Network
-from codedlib.replicate import check_seeds, over_seeds
+from codedlib.replicate import check_seeds, first_reach, over_seeds
 from codedlib.schemes.codedreduce import (
     PAPER_NETWORK,
     SCHEMES,
@@ -1219,14 +1219,6 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("scheme")
 
 
-def _time_to_reach(curve: pd.DataFrame, target: float, higher_is_better: bool) -> float:
-    err = curve["error"].to_numpy()
-    ok = err >= target if higher_is_better else err <= target
-    if not np.any(ok):
-        return np.nan
-    return float(curve["time"].to_numpy()[np.argmax(ok)])
-
-
 def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=False):
     """CR's speedup over each scheme: time to reach the best error both reach, and the ratio
     of mean iteration times, beside the paper's number for ``figure``.
@@ -1241,8 +1233,8 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
         pick = np.nanmax if higher_is_better else np.nanmin
         best_other, best_cr = pick(other["error"]), pick(cr["error"])
         target = min(best_other, best_cr) if higher_is_better else max(best_other, best_cr)
-        t_other = _time_to_reach(other, target, higher_is_better)
-        t_cr = _time_to_reach(cr, target, higher_is_better)
+        t_other = first_reach(other["time"], other["error"], target, below=not higher_is_better)
+        t_cr = first_reach(cr["time"], cr["error"], target, below=not higher_is_better)
         rows.append(
             dict(scheme=name, target_error=target, time_to_target=t_other, cr_time_to_target=t_cr)
             | dict(cr_speedup_to_target_ours=t_other / t_cr)
@@ -1821,29 +1813,13 @@ SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RA
 
 def speed_table(f2: Fig2SeedsResult, rows) -> pd.DataFrame:
     """Fig. 2's speedups and the rows of ``CLAIMS["speedups"]`` as one table for the plot."""
-    table_rows = [
-        {
-            "figure": "fig2",
-            "scheme": scheme,
-            "paper": g["cr_speedup_paper"],
-            "ours": g["cr_speedup_ours"],
-            "ci_low": g["speedup_ci_low"],
-            "ci_high": g["speedup_ci_high"],
-        }
-        for scheme, g in ((s, f2.summary.loc[s]) for s in ("UMW", "GC", "RAR"))
+    cols = ["cr_speedup_paper", "cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
+    table = [("fig2", s, *f2.summary.loc[s, cols]) for s in ("UMW", "GC", "RAR")]
+    table += [
+        (name, scheme, r.paper_value, r.our_value, r.ci_low, r.ci_high)
+        for (name, scheme), r in zip(SPEEDUP_KEYS, rows)
     ]
-    for (name, scheme), row in zip(SPEEDUP_KEYS, rows):
-        table_rows.append(
-            {
-                "figure": name,
-                "scheme": scheme,
-                "paper": row.paper_value,
-                "ours": row.our_value,
-                "ci_low": row.ci_low,
-                "ci_high": row.ci_high,
-            }
-        )
-    return pd.DataFrame(table_rows)
+    return pd.DataFrame(table, columns=["figure", "scheme", "paper", "ours", "ci_low", "ci_high"])
 
 
 def _ordering(figs, faster, slower):
@@ -1931,20 +1907,15 @@ def gradient_complexity(res, seed: int) -> dict:
     rows = []
     for eps in levels:
         for scheme in ("CR", "SGD"):
-            its = []
-            for _sd, g in curves[curves["scheme"] == scheme].groupby("seed"):
-                hit = g["iteration"][g["error"] <= eps * (1 + 1e-9)]
-                its.append(float(hit.min()) if len(hit) else np.nan)
+            its = [
+                first_reach(g["iteration"], g["error"], eps * (1 + 1e-9))
+                for _, g in curves[curves["scheme"] == scheme].groupby("seed")
+            ]
             med = float(np.nanmedian(its)) if np.isfinite(its).any() else np.nan
             rows.append(
-                {
-                    "epsilon": eps,
-                    "scheme": scheme,
-                    "iterations (median)": med,
-                    "reached in seeds": int(np.isfinite(its).sum()),
-                    "of seeds": len(its),
-                    "gradient computations": med * per_iter[scheme],
-                }
+                {"epsilon": eps, "scheme": scheme, "iterations (median)": med}
+                | {"reached in seeds": int(np.isfinite(its).sum()), "of seeds": len(its)}
+                | {"gradient computations": med * per_iter[scheme]}
             )
     table = pd.DataFrame(rows).set_index(["epsilon", "scheme"])
     return {"table": table, "levels": levels, "per_iter": per_iter, "n_run": n_run}
