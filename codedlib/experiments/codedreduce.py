@@ -38,7 +38,6 @@ from codedlib.codes.cyclic import (
 from codedlib.network import Network
 from codedlib.replicate import check_seeds, first_reach, over_seeds
 from codedlib.schemes.codedreduce import (
-    PAPER_NETWORK,
     SCHEMES,
     ClusterConfig,
     TimingModel,
@@ -74,7 +73,6 @@ __all__ = [
     "remark3_outcome",
     "speed_table",
     "stand_in",
-    "ConfigurationSummaryResult",
     "ConvergenceResult",
     "ConvergenceSeedsResult",
     "Example1Result",
@@ -1258,75 +1256,31 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
     return pd.DataFrame(rows)
 
 
-@dataclass(frozen=True)
-class ConfigurationSummaryResult:
-    """What the explorer widget shows for one configuration."""
-
-    n_workers: int
-    alpha: float
-    stragglers_flat: int
-    r_cr: float
-    r_gc: float
-    cr_points_per_node: str
-    r_cr_d: float
-    t_c: float
-    rar_segment: float
-    allocation: object
-    simulation: pd.DataFrame
-    breakdown: pd.DataFrame
-    theorem2_lower: float | None = None
-    theorem2_upper: float | None = None
-
-
 def configuration_summary(
     n: int = 4,
     L: int = 3,
     s: int = 1,
     d: int = 7644,
-    a: float = 5e-5,
-    mu: float = 2e4,
-    bandwidth: float = PAPER_NETWORK.bandwidth,
-    latency: float = PAPER_NETWORK.latency,
-    gradient_numbers: int = 6500,
-    straggle_prob: float = 0.0,
-    straggle_delay: float = 0.0,
+    model: TimingModel | None = None,
     n_iterations: int = 200,
     rng=0,
-) -> ConfigurationSummaryResult:
+) -> dict:
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
-    same alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all
-    schemes and where their time goes (:func:`time_breakdown`).
+    same alpha), resiliency, message times, Theorem 2 bounds (None when s = 0), a fresh
+    simulation of all schemes and where their time goes (:func:`time_breakdown`).
     """
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel(
-        a=a,
-        mu=mu,
-        network=Network(latency, bandwidth),
-        gradient_numbers=gradient_numbers,
-        straggle_prob=straggle_prob,
-        straggle_delay=straggle_delay,
-    )
+    model = TimingModel() if model is None else model
     alloc = allocate(n, L, s, d)
-    sim = fig2_iteration_times(n, L, s, d, model, n_iterations, rng)
-    bounds = {}
-    breakdown = time_breakdown(n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points)
-    if s >= 1:
-        b = theorem2_bounds(n, L, s, d, a, mu, model.t_c)
-        bounds = {"theorem2_lower": b["lower"], "theorem2_upper": b["upper"]}
-    return ConfigurationSummaryResult(
-        n_workers=cfg.N,
-        alpha=cfg.alpha,
-        stragglers_flat=cfg.S,
-        r_cr=r_cr(n, s, L),
-        r_gc=r_gc(cfg.N, cfg.S),
-        cr_points_per_node=f"{alloc.load_points.min()}..{alloc.load_points.max()}",
-        r_cr_d=r_cr(n, s, L) * d,
-        t_c=model.t_c,
-        rar_segment=model.message_time(1.0 / cfg.N),
-        allocation=alloc,
-        simulation=sim,
-        breakdown=breakdown,
-        **bounds,
+    b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c) if s >= 1 else {}
+    out = dict(n_workers=cfg.N, alpha=cfg.alpha, stragglers_flat=cfg.S, r_cr=r_cr(n, s, L))
+    out |= dict(r_gc=r_gc(cfg.N, cfg.S), r_cr_d=r_cr(n, s, L) * d, t_c=model.t_c)
+    out |= dict(cr_points_per_node=f"{alloc.load_points.min()}..{alloc.load_points.max()}")
+    out |= dict(rar_segment=model.message_time(1.0 / cfg.N), allocation=alloc)
+    out |= dict(theorem2_lower=b.get("lower"), theorem2_upper=b.get("upper"))
+    return out | dict(
+        simulation=fig2_iteration_times(n, L, s, d, model, n_iterations, rng),
+        breakdown=time_breakdown(n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points),
     )
 
 
