@@ -296,20 +296,12 @@ def theorem2_check(
     n_iterations: int = 400,
     rng=0,
 ) -> pd.DataFrame:
-    """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n.
-
-    Every iteration is an independent replica (fresh delay draws), so ``stderr`` is the
-    standard error of the mean and ``ci_low`` / ``ci_high`` its normal 95 % interval.
-    ``position`` says where the interval lies w.r.t. the bounds without their o(.) terms
-    ("below (7)", "inside", "above (8)"). The two gaps a bound can have at finite n are
-    measured separately: ``sibling_order_statistic`` (E[T_(n-s)], the exact mean (n-s)-th
-    order statistic of one sibling group) against the bounds' ``computation_term``
-    ``(r d/mu) log(1/alpha) + a r d``, and the rest of the Monte Carlo mean
-    (``monte_carlo_rest`` = MC - E[T_(n-s)]: reception and waiting for the slowest group)
-    against the lower bound's ``communication_term`` ``(n(1-alpha) + L - 1) t_c``. The other
-    columns: ``n``, ``s``, ``N``, ``lower_bound`` (7), ``monte_carlo_mean`` (E[T_CR]),
-    ``stderr``, ``upper_bound`` (8), ``within_bounds``, ``pipelined_upper``
-    (E[T_(n-s)] + L(n-s)t_c) and ``replicas``.
+    """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8) without their o(.)
+    terms, for growing n; every iteration an independent replica (``ci_low``..``ci_high``: the
+    normal 95 % interval; ``position``: "below (7)", "inside" or "above (8)"). The two gaps a
+    bound can have at finite n, measured apart: the exact E[T_(n-s)] of one sibling group
+    (``sibling_order_statistic``) against the ``computation_term``, and the rest of the mean
+    (``monte_carlo_rest``: reception, the slowest group) against the ``communication_term``.
     """
     model = figure_model("fig13") if model is None else model  # the paper's t_c = 0.05 s
     gen = as_generator(rng)
@@ -411,14 +403,9 @@ def model_speedup_range(
     rng=0,
 ) -> pd.DataFrame:
     """CR's speedup (ratio of mean iteration times) over every scheme across the simulated
-    cluster's physical constants, to see which paper numbers the model can produce at all.
-
-    ``settings`` maps a label to ``(n, L, s, d, p)``. Every bandwidth [bytes/s] x latency [s]
-    x ``a mu`` x straggler delay ``D`` (probability ``straggle_prob``) runs on one set of
-    delay draws. Tidy output: label, n, L, s, N, bandwidth, latency, a_mu, straggle_delay,
-    scheme, cr_speedup. For slow networks the master-worker schemes approach the
-    communication-bound limits ``N / (L (n - s))`` (UMW) and ``(N - S) / (L (n - s))`` (GC,
-    SGD).
+    cluster's constants: which paper numbers can the model produce at all? ``settings`` maps
+    a label to ``(n, L, s, d, p)``; every bandwidth [bytes/s] x latency [s] x ``a mu`` x
+    straggler delay ``D`` (probability ``straggle_prob``) runs on one set of draws.
     """
     gen = as_generator(rng)
     rows = []
@@ -616,14 +603,10 @@ def time_breakdown(
     rng=0,
     cr_loads=None,
 ) -> pd.DataFrame:
-    """Where each scheme's iteration time goes (CR Section III-C model).
-
-    Three parts of the mean iteration time, measured by re-running the same schemes:
-    ``computation`` = the shift ``a d_i`` of the scheme's load (what a worker computes with no
-    randomness), ``communication`` = the iteration time with every draw at zero (no tail, no
-    straggler) minus that shift, and ``straggling`` = the rest (waiting for the slow draws).
-    Returns one row per scheme with the three parts [s], their shares (``computation_share``,
-    ``communication_share``, ``straggling_share``) and the ``total``.
+    """Where each scheme's iteration time goes (CR Section III-C model): ``computation`` = the
+    shift ``a d_i`` of its load, ``communication`` = the time with every draw at zero minus
+    that shift, ``straggling`` = the rest (waiting for slow draws), their ``*_share`` of the
+    ``total``.
     """
     cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
     model = TimingModel() if model is None else model
@@ -1041,16 +1024,11 @@ def coded_gradient_descent(
     quick: bool = False,
     rng=0,
 ) -> pd.DataFrame:
-    """Gradient descent whose every gradient goes through the schemes' actual codes.
-
-    On the figure's learning problem (its tree; the data split by the actual allocation of
-    the problem's ``d`` points), each iteration draws the delays, takes the children each CR
-    parent combines first (single-port timing of :func:`cr_times`) and runs CR.EXECUTE
-    (Algorithm 2) on the real local gradients; GC decodes the first ``N - S`` finishers of the
-    cyclic-repetition code (Tandon et al.); RAR and UMW sum the workers' partial gradients.
-    Each scheme steps from its own iterate. Returns per iteration and scheme the relative
-    distance ``||theta_scheme - theta_GD|| / ||theta_GD||`` to centralised GD and the
-    gradient's relative decoding error: all exact schemes must stay at rounding level.
+    """Gradient descent whose every gradient goes through the schemes' actual codes, on the
+    figure's problem and tree: CR.EXECUTE (Algorithm 2) with the children each parent combines
+    first in the timing, GC decoding its first ``N - S`` finishers, RAR and UMW summing; each
+    scheme from its own iterate. Per iteration and scheme: ``gradient_error`` (relative) and
+    ``distance_to_gd`` (``||theta - theta_GD|| / ||theta_GD||``), both at rounding level.
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
@@ -1554,13 +1532,8 @@ def _speedup(numerator, denominator, paper, reason_fn, basis="paper", rtol=0.0) 
             + reason
         )
     return dict(
-        numerator=numerator,
-        denominator=denominator,
-        expected="greater",
-        paper=paper,
-        verdict=verdict,
-        reason=reason,
-    )
+        numerator=numerator, denominator=denominator, expected="greater", paper=paper
+    ) | dict(verdict=verdict, reason=reason)
 
 
 def _as_row(v) -> str:
@@ -1678,35 +1651,30 @@ def _fig2_straggler(scheme):
         times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
         paper_ = PAPER_SPEEDUPS["fig2"][scheme]
         value, lo, hi = ratio_interval(times[scheme], times["CR"])
+        delays = "as much (it also waits for every worker)"
+        if scheme != "UMW":
+            delays = "not at all (it tolerates S = 21 stragglers)"
         if scheme == "RAR":
-            verdict, reason = (
-                "calibrated",
-                (
-                    f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
-                    f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
-                ),
+            verdict = "calibrated"
+            reason = (
+                f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
+                f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
             )
         else:
-            verdict = speedup_verdict(paper_, value, lo, hi)
+            verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
+        if scheme != "RAR" and not lo <= paper_ <= hi:
             reason = (
-                ""
-                if lo <= paper_ <= hi
-                else (
-                    f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
-                    f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
-                    f"{'as much (it also waits for every worker)' if scheme == 'UMW' else 'not at all (it tolerates S = 21 stragglers)'}, "
-                    f"so the paper's {paper_:g}× needs more than one straggler process"
-                )
+                f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
+                f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
+                f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
             )
-        return {
-            "numerator": times[scheme],
-            "denominator": times["CR"],
-            "expected": "greater",
-            "paper": paper_,
-            "verdict": verdict,
-            "reason": "our calibrated regime, derived from the paper's 4.3×: " + reason,
-            "setting": f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
-        }
+        reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
+        return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
+            paper=paper_,
+            verdict=verdict,
+            reason=reason,
+            setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
+        )
 
     return measured
 
