@@ -484,11 +484,8 @@ def cr_rar_network_table(
     gen = as_generator(rng)
     rows = []
     for figure in figures:
-        n, L, s, d = _figure_tree(figure)
-        cfg = ClusterConfig(n, L, s, d)
-        m = figure_model(figure, model)
-        draws = draw_delays(n_iterations, cfg.N, gen)
-        loads = _allocation(n, L, s, d).load_points
+        cfg, draws, loads = _tree(*_figure_tree(figure), n_iterations, gen)
+        n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
 
         def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
             res = simulate_iteration_times(cfg, mod, draws=draws, cr_loads=loads, schemes=schemes)
@@ -504,16 +501,11 @@ def cr_rar_network_table(
             if log_ratio(lo) * log_ratio(hi) < 0
             else np.nan
         )
-        f32 = (
-            m
-            if figure == "fig13"
-            else replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
-        )
+        half = replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
+        f32 = m if figure == "fig13" else half
         t = means(m)
-        strag = means(
-            replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay),
-            ("UMW", "RAR", "CR"),
-        )
+        stragglers = replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay)
+        strag = means(stragglers, ("UMW", "RAR", "CR"))
         paper, bound, f32_times = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s)), means(f32)
         gap = paper["UMW"] - paper["RAR"]
         rows.append(
@@ -550,18 +542,13 @@ def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> 
     ``figure`` (empty for the other schemes)."""
     paper = PAPER_SPEEDUPS[figure]
     if scheme == "UMW":
-        fits = "breaks" if row["breaks"] else "fits"
+        fits = "breaks it: the paper's UMW and RAR numbers cannot both come from one single-port network"
         return (
             f"UMW/CR alone has no ceiling (UMW waits for every straggler: "
             f"{row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
             f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any "
             f"constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
-            f"{row['paper_gap']:.3g} {fits} it"
-            + (
-                ": the paper's UMW and RAR numbers cannot both come from one single-port network"
-                if row["breaks"]
-                else ""
-            )
+            f"{row['paper_gap']:.3g} {fits if row['breaks'] else 'fits it'}"
         )
     if scheme == "RAR":
         tie = row["break_even_latency"]
@@ -1111,14 +1098,8 @@ def convergence_over_seeds(
     seeds = check_seeds(seeds)
     setting = dict(figure=figure, model=model, n_iterations=n_iterations, quick=quick)
     rate = sgd_learning_rate or tune_sgd_rate(**setting, seed=seeds[0])
-    runs = over_seeds(
-        convergence_measure,
-        seeds,
-        desc=f"{figure} seeds",
-        **setting,
-        sgd_learning_rate=rate,
-        verify_seed=seeds[0],
-    )["run"].tolist()
+    setting |= dict(sgd_learning_rate=rate, verify_seed=seeds[0])
+    runs = over_seeds(convergence_measure, seeds, desc=f"{figure} seeds", **setting)["run"].tolist()
     first = runs[0]
     curves = pd.concat([r.curves.assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True)
     speeds = pd.concat(
@@ -1131,15 +1112,10 @@ def convergence_over_seeds(
         .rename("final_error")
         .reset_index()
     )
+    shared = ("task", "metric", "config", "data", "data_shape", "n_iterations", "sgd_learning_rate")
     return ConvergenceSeedsResult(
         figure=figure,
-        task=first.task,
-        metric=first.metric,
-        config=first.config,
-        data=first.data,
-        data_shape=first.data_shape,
-        n_iterations=first.n_iterations,
-        sgd_learning_rate=first.sgd_learning_rate,
+        **{k: getattr(first, k) for k in shared},
         seeds=seeds,
         curves=curves,
         speedups=speeds,
@@ -1396,30 +1372,22 @@ def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
     """Per figure: message times and each scheme's communication and waiting shares."""
     settings = {"fig2": ("linear", 4, 3, 1, 7644, 300)} | FIGURE_SETTINGS
     rows = []
-    for name, (_task, n_, L_, s_, d_, _) in settings.items():
+    for name, setting in settings.items():
         m = figure_model(name, model)
-        bd = time_breakdown(n_, L_, s_, d_, model=m, n_iterations=n_iterations, rng=rng)
-        N_ = n_tree_workers(n_, L_)
+        bd = time_breakdown(*setting[1:5], model=m, n_iterations=n_iterations, rng=rng)
+        segment, total = m.message_time(1 / n_tree_workers(*setting[1:3])), bd["total"]
         share = bd[["computation_share", "communication_share", "straggling_share"]]
+        comm, wait = share["communication_share"], share["straggling_share"]
         rows.append(
-            {
-                "figure": name,
-                "p": m.gradient_numbers,
-                "t_c [ms]": 1e3 * m.t_c,
-                "RAR segment [ms]": 1e3 * m.message_time(1 / N_),
-                "latency share of a RAR segment": m.network.latency / m.message_time(1 / N_),
-                **{
-                    f"{k} comm. share": share.loc[k, "communication_share"]
-                    for k in ("UMW", "GC", "RAR", "CR")
-                },
-                **{f"{k} waiting share": share.loc[k, "straggling_share"] for k in ("RAR", "CR")},
-                # the part of the iteration time that dominates, averaged over the five schemes
-                "regime": share.mean().idxmax().replace("_share", "") + "-bound",
-                "faster of CR / RAR": "CR"
-                if bd.loc["CR", "total"] < bd.loc["RAR", "total"]
-                else "RAR",
-                "RAR / CR time": bd.loc["RAR", "total"] / bd.loc["CR", "total"],
-            }
+            {"figure": name, "p": m.gradient_numbers, "t_c [ms]": 1e3 * m.t_c}
+            | {"RAR segment [ms]": 1e3 * segment}
+            | {"latency share of a RAR segment": m.network.latency / segment}
+            | {f"{k} comm. share": comm[k] for k in ("UMW", "GC", "RAR", "CR")}
+            | {f"{k} waiting share": wait[k] for k in ("RAR", "CR")}
+            # the part of the iteration time that dominates, averaged over the five schemes
+            | {"regime": share.mean().idxmax().replace("_share", "") + "-bound"}
+            | {"faster of CR / RAR": "CR" if total["CR"] < total["RAR"] else "RAR"}
+            | {"RAR / CR time": total["RAR"] / total["CR"]}
         )
     return pd.DataFrame(rows).set_index("figure")
 
