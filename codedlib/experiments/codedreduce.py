@@ -251,12 +251,7 @@ def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataF
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
     frames = [
         pd.DataFrame(
-            {
-                "alpha": alphas,
-                "L": L,
-                "load": load_vs_alpha(alphas, L, n),
-                "alpha_power_l": alphas**L,
-            }
+            dict(alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L)
         )
         for L in layers
     ]
@@ -693,26 +688,19 @@ def calibrate_straggle_delay(
 
 
 def _problem(task: str, quick: bool, rng):
-    from codedlib.problems import (
-        LeastSquares,
-        LogisticRegression,
-        SoftmaxRegression,
-        digits_binary,
-        digits_multiclass,
-        synthetic_linear_regression,
-    )
+    from codedlib import problems as pr
 
     if task == "logistic":
-        data = digits_binary(4, 9)
-        prob = LogisticRegression(data.X, data.y, lam=1.0 / data.X.shape[0])
+        data = pr.digits_binary(4, 9)
+        prob = pr.LogisticRegression(data.X, data.y, lam=1.0 / data.X.shape[0])
         return prob, data, "relative error rate (9)"
     if task == "linear":
         d_learn, p_learn = _sizes(quick)["linear_problem"]
-        data = synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
-        return LeastSquares(data.X, data.y), data, "normalized error rate (11)"
+        data = pr.synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
+        return pr.LeastSquares(data.X, data.y), data, "normalized error rate (11)"
     if task == "softmax":
-        data = digits_multiclass()
-        prob = SoftmaxRegression(data.X, data.y, 10, lam=1.0 / data.X.shape[0])
+        data = pr.digits_multiclass()
+        prob = pr.SoftmaxRegression(data.X, data.y, 10, lam=1.0 / data.X.shape[0])
         return prob, data, "test accuracy"
     raise ValueError(f"task must be 'logistic', 'linear' or 'softmax', got task={task!r}")
 
@@ -816,26 +804,19 @@ def _step_size(prob) -> float:
 
 def _unused_rows(used, starts, stops):
     """Per iteration, the data rows of the workers SGD ignored."""
-    out = []
-    for mask in used:
-        idx = np.flatnonzero(~mask)
-        rows = [np.arange(starts[j], stops[j]) for j in idx]
-        out.append(np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64))
-    return out
+    parts = [[np.arange(starts[j], stops[j]) for j in np.flatnonzero(~mask)] for mask in used]
+    return [np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in parts]
 
 
 def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
     """theta_{t+1} = theta_t - c1/(t + c2) * (mean gradient over the first N - S workers' data)."""
     thetas = [theta0]
-    theta = theta0
-    n = prob.n_samples
-    for t in range(n_iter):
-        rows = unused[t]
+    for t, rows in zip(range(n_iter), unused):
+        theta = thetas[-1]
         total = prob.partial_gradient(theta)
         if rows.size:
             total = total - prob._grad_terms(theta, rows)  # same per-sample terms, index array
-        theta = theta - c1 / (t + c2) * total / max(n - rows.size, 1)
-        thetas.append(theta)
+        thetas.append(theta - c1 / (t + c2) * total / max(prob.n_samples - rows.size, 1))
     return thetas
 
 
