@@ -1856,9 +1856,12 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
 _P = {"basis": "paper"}
 _ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND, **_P)
 _ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR, **_P)
-_t1 = functools.partial(spec, "exact", section=SEC_T1, **_P)
+_cr = functools.partial(spec, "qualitative", section=SEC_CR, **_P)
+_t1 = functools.partial(spec, section=SEC_T1, **_P)
 _table = functools.partial(spec, "exact", "Table I", section=SEC_T, **_P)
-_all = functools.partial(spec, "qualitative", "Figs. 8–13", section=SEC_ALL, **_P)
+_t2 = functools.partial(spec, section=SEC_T2, **_P)
+_all = functools.partial(spec, section=SEC_ALL, **_P)
+_ordered = functools.partial(_all, "qualitative", "Figs. 8–13")
 _TRUE = {"paper": "True"}
 #: Notebook 01's claims, per section: ``evaluate(table, CLAIMS[key], **results)``.
 CLAIMS = {
@@ -1909,8 +1912,7 @@ CLAIMS = {
             setting="random per-point gradients, d = 15; tolerance 1e-12",
             **_TRUE,
         ),
-        spec(
-            "qualitative",
+        _cr(
             "Example 2 (Fig. 7)",
             "which row of A node (1,1) uses",
             paper="'from (2, 1) and (2, 1) and using the first row in A', then 2m_(2,1) − m_(2,2)",
@@ -1919,23 +1921,19 @@ CLAIMS = {
             verdict="paper erratum",
             reason="the text's 'first row' and '(2, 1) and (2, 1)' contradict its own computation "
             "2m_(2,1) − m_(2,2), which is right and which we reproduce",
-            section=SEC_CR,
-            **_P,
         ),
     ],
     "remark3": [
-        spec(
-            "qualitative",
+        _cr(
             "Remark 3",
             "stragglers beyond s under one parent defeat CR",
             _remark3,
             paper="CR fails to recover the gradient when stragglers are picked adversarially",
-            section=SEC_CR,
-            **_P,
         ),
     ],
     "theorem1": [
         _t1(
+            "exact",
             "Theorem 1, eq. (5)",
             "r_CR(n=3, s=1, L=2)",
             lambda: {"ours": float(r_cr(3, 1, 2, exact=True))},
@@ -1945,6 +1943,7 @@ CLAIMS = {
             headline=True,
         ),
         _t1(
+            "exact",
             "Remark 2",
             "load cut from 1 to 3 layers at α = 0.5",
             lambda claim7: {"ours": claim7.reduction},
@@ -1953,7 +1952,7 @@ CLAIMS = {
             unit="×",
             setting="Remark 2's n → ∞ form: r_GC = α, r_CR = 1/Σ_l α^-l",
         ),
-        spec(
+        _t1(
             "not_attempted",
             "Theorem 1 (converse)",
             "no scheme on the tree has load below r_CR",
@@ -1961,8 +1960,6 @@ CLAIMS = {
             reason="a statement over all schemes, proved in the paper; we check achievability (our "
             "allocation gives every node r_CR d points, eq. (13) solved exactly in the tests) "
             "but cannot test the converse numerically",
-            section=SEC_T1,
-            **_P,
         ),
     ],
     "table1": [
@@ -2004,19 +2001,17 @@ CLAIMS = {
         ),
     ],
     "theorem2": [
-        spec(
+        _t2(
             "interval",
             "Theorem 2, eqs. (7)-(8)",
             f"E[T_CR] between the bounds, n = {n_}",
             _thm2_row(n_),
             unit="s",
-            section=SEC_T2,
-            **_P,
         )
         for n_ in (8, 16, 32, 64)
     ]
     + [
-        spec(
+        _t2(
             "qualitative",
             "Eq. (6) vs Appendix D",
             "rate of the shifted-exponential computation time",
@@ -2026,8 +2021,6 @@ CLAIMS = {
             verdict="paper erratum",
             reason="the model (6) and the proof of Theorem 2 use different rates; Theorem 2 holds for "
             "the appendix's",
-            section=SEC_T2,
-            **_P,
         ),
     ],
     "network": [
@@ -2087,17 +2080,17 @@ CLAIMS = {
         for name, scheme in SPEEDUP_KEYS
     ],
     "orderings": [
-        _all(
+        _ordered(
             "CR reaches the target first in every setting",
             _ordering(None, "CR", ["UMW", "GC", "RAR", "SGD"]),
             paper="CR achieves significant speedups over all baselines (Figs. 8–13)",
         ),
-        _all(
+        _ordered(
             "RAR faster than UMW and GC (Figs. 8–12)",
             _ordering([f for f in FIGURE_SETTINGS if f != "fig13"], "RAR", ["UMW", "GC"]),
             paper="RAR significantly outperforms UMW as well as GC for N = 84 and N = 156",
         ),
-        _all(
+        _ordered(
             "RAR faster than every master-worker scheme at N = 156",
             _ordering(
                 ["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
@@ -2120,26 +2113,22 @@ CLAIMS = {
         for name in ("fig8", "fig10")
     ]
     + [
-        spec(
+        _all(
             "qualitative",
             "Figs. 10–12",
             "SGD iteration faster than UMW and GC iterations",
             _sgd_iteration_gain,
             paper="SGD achieves a gain in per iteration time over UMW and GC",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
+        _all(
             "comparison",
             "Fig. 10",
             "SGD/GD final normalised error (Fig. 10)",
             _sgd_final_error,
             expected="greater",
             paper_text="SGD has higher normalized error (11) w.r.t. the true model",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
+        _all(
             "qualitative",
             "Fig. 12",
             "size of the Fig. 12 data set",
@@ -2149,8 +2138,6 @@ CLAIMS = {
             paper="caption: (d, p) = (32760, 5000); text: (d, p) = (32760, 500)",
             verdict="paper erratum",
             reason="the paper states two different sizes for one experiment",
-            section=SEC_ALL,
-            **_P,
         ),
     ],
     "complexity": [
