@@ -153,16 +153,6 @@ GRADIENT_NUMBERS = (
 )
 
 
-#: Column names of :func:`codedlib.theory.codedreduce.table_one` -> ours (snake_case).
-_TABLE_ONE_COLUMNS = {
-    "alpha (paper)": "alpha_paper",
-    "beta (paper)": "beta_paper",
-    "alpha ≈": "alpha_approx",
-    "alpha exact": "alpha_exact",
-    "beta order": "beta_order",
-}
-
-
 def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     """``model`` (default :class:`TimingModel`) with the gradient size of ``figure``: the
     network is the same for every figure, the message times follow from p.
@@ -279,7 +269,7 @@ def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReduction
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
     """Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4)."""
-    return table_one(N, r_cr(n, s, L), L, n=n).rename(columns=_TABLE_ONE_COLUMNS)
+    return table_one(N, r_cr(n, s, L), L, n=n)
 
 
 def theorem2_check(

@@ -109,7 +109,7 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
 def table_one(N: int, r: float, L: int, n: int | None = None):
     """Table I: resiliency alpha and parallelisation gain beta of RAR, GC and CR at load r.
 
-    ``beta`` as the order without constants; "alpha exact" on the (n, L) tree when ``n`` is given.
+    ``beta_order`` without constants; ``alpha_exact`` on the (n, L) tree when ``n`` is given.
     """
     import pandas as pd
 
@@ -133,7 +133,7 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
             float(N) ** (1.0 - 1.0 / L),
         ),
     ]
-    columns = ["scheme", "alpha (paper)", "beta (paper)", "alpha ≈", "alpha exact", "beta order"]
+    columns = ["scheme", "alpha_paper", "beta_paper", "alpha_approx", "alpha_exact", "beta_order"]
     return pd.DataFrame(rows, columns=columns).set_index("scheme")
 
 
