@@ -234,7 +234,7 @@ def test_model_speedup_range_reaches_the_communication_bound_limits():
     model = TimingModel(
         network=Network(3e-4, 1.25e7), gradient_numbers=6500, straggle_prob=0.02, straggle_delay=1.0
     )
-    fig2 = fig2_iteration_times(4, 3, 1, 7644, model=model, n_iterations=10, rng=0)
+    fig2 = fig2_iteration_times(model=model, n_iterations=10, rng=0)
     cell = tidy[(tidy["bandwidth"] == 1.25e7) & (tidy["straggle_delay"] == 1.0)].set_index("scheme")
     assert cell.loc["RAR", "cr_speedup"] == pytest.approx(
         fig2.loc["RAR", "cr_speedup_ours"], rel=1e-12

@@ -78,6 +78,7 @@ __all__ = [
     "Example1Result",
     "Example2Result",
     "FIGURE_SETTINGS",
+    "FIG2_TREE",
     "Fig2SeedsResult",
     "LoadReductionResult",
     "GRADIENT_NUMBERS",
@@ -127,6 +128,8 @@ PAPER_SPEEDUPS = {
     "fig13": {"UMW": 6.6, "GC": 4.8, "RAR": 1.8, "SGD": 4.0},
 }
 
+#: (n, L, s, d) of Fig. 2: the (4, 3) tree we infer for N = 84, Fig. 10's d.
+FIG2_TREE = (4, 3, 1, 7644)
 #: (task, tree n, L, s, timing d, iterations) of every convergence figure.
 FIGURE_SETTINGS = {
     "fig8": ("logistic", 4, 3, 1, 6552, 300),
@@ -311,20 +314,14 @@ def theorem2_check(
 
 
 def fig2_iteration_times(
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
-    model: TimingModel | None = None,
-    n_iterations: int = 300,
-    rng=0,
+    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0
 ) -> pd.DataFrame:
-    """Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4),
-    with per-iteration costs and CR's speedup beside the paper's.
+    """Fig. 2: average iteration time per scheme on ``tree`` = (n, L, s, d) (the paper's N = 84
+    as a (4, 3) tree, alpha = 1/4), with per-iteration costs and CR's speedup beside the paper's.
     """
-    cfg = ClusterConfig(n, L, s, d)
+    cfg = ClusterConfig(*tree)
     model = TimingModel() if model is None else model
-    loads = _allocation(n, L, s, d).load_points
+    loads = _allocation(*tree).load_points
     res = simulate_iteration_times(cfg, model, n_iterations, rng, cr_loads=loads)
     rows = [
         dict(scheme=name, mean_iteration_time=t.mean, std=float(np.std(t.times)))
@@ -437,7 +434,7 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
 
 def _figure_tree(figure: str) -> tuple[int, int, int, int]:
     """(n, L, s, timing d) of a paper figure (Fig. 2 is Fig. 10's N = 84 linear setting)."""
-    return (4, 3, 1, 7644) if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
+    return FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
 
 
 def cr_rar_network_table(
@@ -566,10 +563,7 @@ def _rar_means(cfg, models, draws) -> np.ndarray:
 
 
 def time_breakdown(
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+    tree=FIG2_TREE,
     model: TimingModel | None = None,
     n_iterations: int = 300,
     rng=0,
@@ -580,7 +574,7 @@ def time_breakdown(
     that shift, ``straggling`` = the rest (waiting for slow draws), their ``*_share`` of the
     ``total``.
     """
-    cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
     model = TimingModel() if model is None else model
     cr_loads = loads if cr_loads is None else cr_loads
     full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=cr_loads)
@@ -604,10 +598,7 @@ def regime_map(
     latencies=None,
     straggle_delays=(0.0, 0.1, 0.3, 1.0),
     straggle_prob: float = 0.02,
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+    tree=FIG2_TREE,
     p: int = 6500,
     model: TimingModel | None = None,
     n_iterations: int = 200,
@@ -622,7 +613,7 @@ def regime_map(
     latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
     base = TimingModel() if model is None else model
     base = replace(base, gradient_numbers=p, straggle_prob=straggle_prob)
-    cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
     rows = []
     for delay, bw in itertools.product(straggle_delays, bandwidths):
         models = [
@@ -641,10 +632,7 @@ def regime_map(
 def calibrate_straggle_delay(
     target: float,
     scheme: str = "RAR",
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+    tree=FIG2_TREE,
     model: TimingModel | None = None,
     straggle_prob: float = 0.02,
     n_iterations: int = 300,
@@ -658,7 +646,7 @@ def calibrate_straggle_delay(
     """
     target = check_real("target", target, 0.0, low_open=True)
     base = TimingModel() if model is None else model
-    cfg, draws, loads = _tree(n, L, s, d, n_iterations, rng)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
 
     def ratio(delay):
         m = replace(base, straggle_prob=straggle_prob, straggle_delay=delay)
@@ -1204,8 +1192,10 @@ def configuration_summary(
     out |= dict(rar_segment=model.message_time(1.0 / cfg.N), allocation=alloc)
     out |= dict(theorem2_lower=b.get("lower"), theorem2_upper=b.get("upper"))
     return out | dict(
-        simulation=fig2_iteration_times(n, L, s, d, model, n_iterations, rng),
-        breakdown=time_breakdown(n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points),
+        simulation=fig2_iteration_times((n, L, s, d), model, n_iterations, rng),
+        breakdown=time_breakdown(
+            (n, L, s, d), model, n_iterations, rng, cr_loads=alloc.load_points
+        ),
     )
 
 
@@ -1275,7 +1265,7 @@ SLUGS = {
     "fig13": "fig13-softmax-N156",
 }
 #: Fig. 2 and every convergence figure as ``(n, L, s, d, p)`` for :func:`model_speedup_range`.
-RANGE_SETTINGS = {"fig2": (4, 3, 1, 7644, 6500)} | {
+RANGE_SETTINGS = {"fig2": (*FIG2_TREE, 6500)} | {
     k: (*v[1:5], GRADIENT_NUMBERS[k]) for k, v in FIGURE_SETTINGS.items()
 }
 KNOBS = "bandwidth ∈ [10 Mb/s, 10 Gb/s], latency ∈ [50 µs, 2 ms], aμ ∈ [0.1, 10], D ∈ [0, 3 s]"
@@ -1341,11 +1331,11 @@ def remark3_outcome(allocation) -> str | None:
 
 def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
     """Per figure: message times and each scheme's communication and waiting shares."""
-    settings = {"fig2": ("linear", 4, 3, 1, 7644, 300)} | FIGURE_SETTINGS
+    settings = {"fig2": ("linear", *FIG2_TREE, 300)} | FIGURE_SETTINGS
     rows = []
     for name, setting in settings.items():
         m = figure_model(name, model)
-        bd = time_breakdown(*setting[1:5], model=m, n_iterations=n_iterations, rng=rng)
+        bd = time_breakdown(setting[1:5], model=m, n_iterations=n_iterations, rng=rng)
         segment, total = m.message_time(1 / n_tree_workers(*setting[1:3])), bd["total"]
         share = bd[["computation_share", "communication_share", "straggling_share"]]
         comm, wait = share["communication_share"], share["straggling_share"]
