@@ -1253,16 +1253,9 @@ LABELS = {
 }
 #: File names of the convergence figures.
 SLUGS = {
-    "fig8": "fig8-logistic-N84",
-    "fig9a": "fig9a-logistic-N156-alpha1of12",
-    "fig9b": "fig9b-logistic-N156-alpha2of12",
-    "fig9c": "fig9c-logistic-N156-alpha3of12",
-    "fig10": "fig10-linear-N84",
-    "fig11a": "fig11a-linear-N156-alpha1of12",
-    "fig11b": "fig11b-linear-N156-alpha2of12",
-    "fig11c": "fig11c-linear-N156-alpha3of12",
-    "fig12": "fig12-linear-N156-large",
-    "fig13": "fig13-softmax-N156",
+    f: f"{f}-{v[0]}-N{n_tree_workers(*v[1:3])}"
+    + (f"-alpha{v[3]}of{v[1]}" if f[-1] in "abc" else "-large" if f == "fig12" else "")
+    for f, v in FIGURE_SETTINGS.items()
 }
 #: Fig. 2 and every convergence figure as ``(n, L, s, d, p)`` for :func:`model_speedup_range`.
 RANGE_SETTINGS = {"fig2": (*FIG2_TREE, 6500)} | {
