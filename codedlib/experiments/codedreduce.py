@@ -925,14 +925,14 @@ def convergence(
     task, prob, data, n_iter, timings = (
         run[k] for k in ("task", "prob", "data", "n_iterations", "timings")
     )
-    theta = prev = theta0 = run["theta0"]
-    gd_errors = []  # GD: shared by the exact schemes
+    theta0 = run["theta0"]
+    gd = [theta0]  # GD: shared by the exact schemes
     for _ in range(n_iter):
-        theta = theta - run["step"] * prob.gradient(theta)
-        gd_errors.append(_metric(task, prob, data, theta, prev))
-        prev = theta
+        gd.append(gd[-1] - run["step"] * prob.gradient(gd[-1]))
     sgd = _run_sgd(prob, theta0, run["unused"], c1, c2, n_iter)
-    sgd_errors = [_metric(task, prob, data, sgd[t + 1], sgd[t]) for t in range(n_iter)]
+    gd_errors, sgd_errors = (
+        [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)] for th in (gd, sgd)
+    )
     curves = pd.concat(
         [
             pd.DataFrame(
