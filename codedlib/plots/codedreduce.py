@@ -98,6 +98,12 @@ LABELS = {
 }
 
 
+def _yerr(mid, low, high) -> np.ndarray:
+    """Error-bar lengths below and above ``mid`` for the interval ``low``..``high``."""
+    mid = np.asarray(mid, dtype=float)
+    return np.vstack([mid - np.asarray(low, dtype=float), np.asarray(high, dtype=float) - mid])
+
+
 def display_frame(df):
     """``df`` with its snake_case columns renamed to their display labels (:data:`LABELS`);
     columns without a label keep their name. For showing a result table in the notebook.
@@ -365,9 +371,7 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     ax.plot(df["n"], df["lower_bound"], "v--", label="lower bound (7), o(·) dropped")
     ax.plot(df["n"], df["upper_bound"], "^--", label="upper bound (8), o(·) dropped")
-    yerr = np.vstack(
-        [df["monte_carlo_mean"] - df["ci_low"], df["ci_high"] - df["monte_carlo_mean"]]
-    )
+    yerr = _yerr(df["monte_carlo_mean"], df["ci_low"], df["ci_high"])
     ax.errorbar(
         df["n"],
         df["monte_carlo_mean"],
@@ -405,9 +409,7 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     vals = df["mean_iteration_time"].to_numpy()
     yerr = None
     if "time_ci_low" in df and "time_ci_high" in df:
-        yerr = np.vstack(
-            [vals - df["time_ci_low"].to_numpy(), df["time_ci_high"].to_numpy() - vals]
-        )
+        yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"])
     ax.bar(
         names,
         vals,
@@ -591,16 +593,10 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
                 label="model range (free constants)",
             )
         ours = sub["ours"].to_numpy(dtype=float)
-        yerr = np.vstack(
-            [
-                ours - sub["ci_low"].to_numpy(dtype=float),
-                sub["ci_high"].to_numpy(dtype=float) - ours,
-            ]
-        )
         ax.errorbar(
             x,
             ours,
-            yerr=yerr,
+            yerr=_yerr(ours, sub["ci_low"], sub["ci_high"]),
             fmt="o",
             color=SCHEME_COLORS["CR"],
             capsize=3,
