@@ -807,7 +807,6 @@ class ConvergenceResult:
     metric: str
     config: ClusterConfig
     curves: pd.DataFrame
-    timings: dict
     speedups: pd.DataFrame
     verification: dict | None
     sgd_learning_rate: tuple
@@ -953,7 +952,6 @@ def convergence(
         metric=run["metric"],
         config=run["cfg"],
         curves=curves,
-        timings=timings,
         speedups=speedups(curves, figure, higher_is_better=(task == "softmax")),
         verification=_verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None,
         sgd_learning_rate=(c1, c2),
