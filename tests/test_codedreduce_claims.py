@@ -66,7 +66,7 @@ def results():
             for f in ("fig8", "fig10")
         },
         eq6=ex.fig2_summary(
-            over_seeds(ex.fig2_measure, seeds, n=12, L=2, s=5, d=49920, n_iterations=5)
+            over_seeds(ex.fig2_measure, seeds, tree=(12, 2, 5, 49920), n_iterations=5)
         ).summary,
         complexity=ex.gradient_complexity(conv10, seeds[0]),
     )

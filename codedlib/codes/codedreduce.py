@@ -49,11 +49,6 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# Tree indexing
-# --------------------------------------------------------------------------------------
-
-
 def _layer_offset(layer: int, n: int) -> int:
     """Rank of node (layer, 0): 1 + n + ... + n^(layer-1); 0 for the master."""
     return sum(n**m for m in range(layer)) if layer > 0 else 0
@@ -96,9 +91,6 @@ def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
     return parent, children
 
 
-# --------------------------------------------------------------------------------------
-# Ordered data lists with coefficients
-# --------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Segments:
     """Ordered data set with coefficients: points ``start..stop-1`` weighted by ``coef``.
@@ -133,17 +125,13 @@ class Segments:
         """Points ``begin..end-1`` of the ordered list (positions, not data indices)."""
         lengths = self.stops - self.starts
         cum = np.concatenate([[0], np.cumsum(lengths)])
-        keep_s, keep_e, keep_c = [], [], []
-        for k in range(len(self)):
-            lo, hi = max(begin, cum[k]), min(end, cum[k + 1])
-            if lo < hi:
-                keep_s.append(self.starts[k] + lo - cum[k])
-                keep_e.append(self.starts[k] + hi - cum[k])
-                keep_c.append(self.coefs[k])
+        lo, hi = np.maximum(begin, cum[:-1]), np.minimum(end, cum[1:])
+        keep = lo < hi
+        offset = (self.starts - cum[:-1])[keep]
         return Segments(
-            np.array(keep_s, dtype=np.int64),
-            np.array(keep_e, dtype=np.int64),
-            np.array(keep_c, dtype=float),
+            (lo[keep] + offset).astype(np.int64),
+            (hi[keep] + offset).astype(np.int64),
+            self.coefs[keep].astype(float),
         )
 
     @staticmethod
@@ -215,9 +203,6 @@ def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     return out
 
 
-# --------------------------------------------------------------------------------------
-# Allocation
-# --------------------------------------------------------------------------------------
 def exact_data_unit(n: int, s: int, L: int) -> int:
     """Smallest ``d`` for which every uniform partition and every node load is an integer.
 
@@ -239,8 +224,9 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
 class TreeNode:
     """One node of the CR tree with its data allocation (Fig. 6 / Fig. 7).
 
-    ``position`` is the row of ``B`` the node was allocated with; ``subtree_data`` is
-    ``D^T(l,i)`` and ``local_data`` is ``D(l,i)`` in the paper's notation.
+    ``position`` is the node's place among its parent's children (the row of ``B`` it was
+    allocated with); ``subtree_data`` is ``D^T(l,i)``, the data set with coefficients of the
+    sub-tree rooted here, and ``local_data`` is ``D(l,i)``, the node's own.
     """
 
     rank: int
@@ -248,11 +234,8 @@ class TreeNode:
     index: int
     parent: int | None
     children: tuple[int, ...]
-    #: position ``j`` among the parent's children (row of ``B`` it was allocated with)
     position: int | None
-    #: ``D^T(l,i)``: the data set (with coefficients) allocated to the sub-tree rooted here
     subtree_data: Segments
-    #: ``D(l,i)``: the node's own local data set with combining coefficients
     local_data: Segments
 
     @property
@@ -374,20 +357,12 @@ class CodedReduceAllocation:
         data as text (Fig. 7 as a table)."""
         import pandas as pd
 
-        rows = []
-        for nd in self.nodes:
-            rows.append(
-                {
-                    "rank": nd.rank,
-                    "node": nd.label,
-                    "layer": nd.layer,
-                    "parent": nd.parent,
-                    "n_points": nd.n_points,
-                    "subtree_points": nd.subtree_data.size,
-                    "local_data": nd.local_data.describe(),
-                    "subtree_data": nd.subtree_data.describe(),
-                }
-            )
+        rows = [
+            dict(rank=nd.rank, node=nd.label, layer=nd.layer, parent=nd.parent)
+            | dict(n_points=nd.n_points, subtree_points=nd.subtree_data.size)
+            | dict(local_data=nd.local_data.describe(), subtree_data=nd.subtree_data.describe())
+            for nd in self.nodes
+        ]
         return pd.DataFrame(rows).set_index("rank")
 
     def to_networkx(self):
@@ -457,25 +432,15 @@ def allocate(
     for rank in range(n_nodes):
         layer, index = position_of(rank, n)
         parent, children = tree_links(n, L, rank)
-        children = tuple(children)
+        position = None if layer == 0 else index % n
         nodes.append(
             TreeNode(
-                rank=rank,
-                layer=layer,
-                index=index,
-                parent=parent,
-                children=children,
-                position=None if layer == 0 else index % n,
-                subtree_data=subtree[rank],
-                local_data=local[rank],
+                rank, layer, index, parent, tuple(children), position, subtree[rank], local[rank]
             )
         )
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
 
 
-# --------------------------------------------------------------------------------------
-# Execution
-# --------------------------------------------------------------------------------------
 def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_gradients):
     """Every rank's coded local gradient (one row per rank) from ``(d, p)`` point gradients.
 
@@ -520,10 +485,7 @@ def execute(
         def get_local(rank):
             return table[rank]
 
-    straggling = set()
-    for r in stragglers:
-        r = check_int("straggler rank", r, 1, alloc.n_workers)
-        straggling.add(r)
+    straggling = {check_int("straggler rank", r, 1, alloc.n_workers) for r in stragglers}
     survivors = dict(survivors or {})
     messages: dict[int, np.ndarray] = {}
     for rank in range(len(alloc.nodes) - 1, -1, -1):  # bottom layer first

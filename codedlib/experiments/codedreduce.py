@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -34,9 +36,8 @@ from codedlib.codes.cyclic import (
     gradient_code_from_matrices,
 )
 from codedlib.network import Network
-from codedlib.replicate import check_seeds, over_seeds
+from codedlib.replicate import check_seeds, first_reach, over_seeds
 from codedlib.schemes.codedreduce import (
-    PAPER_NETWORK,
     SCHEMES,
     ClusterConfig,
     TimingModel,
@@ -61,7 +62,6 @@ __all__ = [
     "RANGE_SETTINGS",
     "SETTINGS",
     "SLUGS",
-    "THM2_COLUMNS",
     "claim_rows",
     "clock_texts",
     "convergence_figures",
@@ -73,12 +73,12 @@ __all__ = [
     "remark3_outcome",
     "speed_table",
     "stand_in",
-    "ConfigurationSummaryResult",
     "ConvergenceResult",
     "ConvergenceSeedsResult",
     "Example1Result",
     "Example2Result",
     "FIGURE_SETTINGS",
+    "FIG2_TREE",
     "Fig2SeedsResult",
     "LoadReductionResult",
     "GRADIENT_NUMBERS",
@@ -87,6 +87,8 @@ __all__ = [
     "convergence",
     "convergence_measure",
     "convergence_over_seeds",
+    "convergence_bands",
+    "tune_sgd_rate",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
@@ -103,7 +105,6 @@ __all__ = [
     "model_speedup_range",
     "regime_map",
     "time_breakdown",
-    "replica_seeds",
     "seven_times_claim",
     "speedup_intervals",
     "speedup_range_summary",
@@ -127,6 +128,8 @@ PAPER_SPEEDUPS = {
     "fig13": {"UMW": 6.6, "GC": 4.8, "RAR": 1.8, "SGD": 4.0},
 }
 
+#: (n, L, s, d) of Fig. 2: the (4, 3) tree we infer for N = 84, Fig. 10's d.
+FIG2_TREE = (4, 3, 1, 7644)
 #: (task, tree n, L, s, timing d, iterations) of every convergence figure.
 FIGURE_SETTINGS = {
     "fig8": ("logistic", 4, 3, 1, 6552, 300),
@@ -145,29 +148,12 @@ FIGURE_SETTINGS = {
 #: p = 5001 (Figs. 8-9), the linear model p = 6500 (Figs. 2, 10-11; Fig. 2's caption says
 #: "a linear model" without p, we take Fig. 10's), p = 5000 (Fig. 12's caption; its text
 #: says 500) and p ~ 120 000 (Fig. 13's network, whose t_c = 0.05 s the paper states).
-GRADIENT_NUMBERS = {
-    "fig2": 6500,
-    "fig8": 5001,
-    "fig9a": 5001,
-    "fig9b": 5001,
-    "fig9c": 5001,
-    "fig10": 6500,
-    "fig11a": 6500,
-    "fig11b": 6500,
-    "fig11c": 6500,
-    "fig12": 5000,
-    "fig13": 120_000,
-}
-
-
-#: Column names of :func:`codedlib.theory.codedreduce.table_one` -> ours (snake_case).
-_TABLE_ONE_COLUMNS = {
-    "alpha (paper)": "alpha_paper",
-    "beta (paper)": "beta_paper",
-    "alpha ≈": "alpha_approx",
-    "alpha exact": "alpha_exact",
-    "beta order": "beta_order",
-}
+GRADIENT_NUMBERS = (
+    {"fig2": 6500}
+    | dict.fromkeys(("fig8", "fig9a", "fig9b", "fig9c"), 5001)
+    | dict.fromkeys(("fig10", "fig11a", "fig11b", "fig11c"), 6500)
+    | {"fig12": 5000, "fig13": 120_000}
+)
 
 
 def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
@@ -180,24 +166,9 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     return replace(model, gradient_numbers=GRADIENT_NUMBERS[figure])
 
 
-# --------------------------------------------------------------------------------------
-# Examples 1 and 2
-# --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Example1Result:
-    """Example 1 (Fig. 4) worked numerically, from :func:`example1_gc`.
-
-    Attributes
-    ----------
-    code : GradientCode
-        The gradient code of eq. (4) (N = 3, S = 1).
-    table : pandas.DataFrame
-        One row per straggler: ``straggler``, ``decoding_row`` (the online decoder's row
-        a_f), ``paper_row`` (the paper's row of A) and ``max_abs_error``
-        (``max |a_f B G - g|``).
-    load : float
-        Computation load per worker of the code.
-    """
+    """Example 1 (Fig. 4) worked numerically: ``table`` has one row per straggler."""
 
     code: object
     table: pd.DataFrame
@@ -206,35 +177,7 @@ class Example1Result:
 
 @dataclass(frozen=True)
 class Example2Result:
-    """Example 2 (Fig. 7) worked numerically, from :func:`example2_codedreduce`.
-
-    Attributes
-    ----------
-    allocation : CodedReduceAllocation
-        The (3, 2) tree's allocation with eq. (4)'s code.
-    table : pandas.DataFrame
-        The allocation's node table.
-    r_cr : fractions.Fraction
-        Exact computation load r_CR(3, 1, 2).
-    decoding_11 : numpy.ndarray
-        Decoding row of node (1,1) when (2,3) straggles.
-    decoding_master : numpy.ndarray
-        Decoding row of the master from (1,1) and (1,3).
-    m_11 : numpy.ndarray
-        Message of node (1,1).
-    half_g1_plus_g2 : numpy.ndarray
-        ``g_D1/2 + g_D2``, what ``m_11`` must equal.
-    m_13 : numpy.ndarray
-        Message of node (1,3).
-    half_g1_plus_g3 : numpy.ndarray
-        ``g_D1/2 + g_D3``, what ``m_13`` must equal.
-    master : numpy.ndarray
-        Gradient the master recovers.
-    g_d : numpy.ndarray
-        The exact gradient g_D.
-    max_abs_error : float
-        Largest absolute difference between ``master`` and ``g_d``.
-    """
+    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master."""
 
     allocation: object
     table: pd.DataFrame
@@ -254,18 +197,15 @@ def example1_gc(rng=0) -> Example1Result:
     """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
-    rows = []
-    for straggler in range(3):
-        survivors = [w for w in range(3) if w != straggler]
-        a = code.decode(survivors)
-        rows.append(
-            {
-                "straggler": f"W{straggler + 1}",
-                "decoding_row": np.round(a, 12).tolist(),
-                "paper_row": PAPER_EXAMPLE_A[straggler].tolist(),
-                "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
-            }
-        )
+    rows = [
+        {
+            "straggler": f"W{f + 1}",
+            "decoding_row": np.round(a, 12).tolist(),
+            "paper_row": PAPER_EXAMPLE_A[f].tolist(),
+            "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
+        }
+        for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
+    ]
     return Example1Result(code=code, table=pd.DataFrame(rows), load=code.load)
 
 
@@ -299,42 +239,21 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
     )
 
 
-# --------------------------------------------------------------------------------------
-# Theorem 1, Table I, Theorem 2
-# --------------------------------------------------------------------------------------
 def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataFrame:
     """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
-    frames = []
-    for L in layers:
-        frames.append(
-            pd.DataFrame(
-                {
-                    "alpha": alphas,
-                    "L": L,
-                    "load": load_vs_alpha(alphas, L, n),
-                    "alpha_power_l": alphas**L,
-                }
-            )
+    frames = [
+        pd.DataFrame(
+            dict(alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L)
         )
+        for L in layers
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
 @dataclass(frozen=True)
 class LoadReductionResult:
-    """Remark 2's load cut from 1 to 3 layers, from :func:`seven_times_claim`.
-
-    Attributes
-    ----------
-    alpha : float
-        Straggler resiliency alpha.
-    load_one_layer : float
-        Computation load with L = 1 (GC).
-    load_three_layers : float
-        Computation load with L = 3 (CR).
-    reduction : float
-        ``load_one_layer / load_three_layers``.
-    """
+    """Remark 2's load cut from 1 to 3 layers (``reduction`` = one / three)."""
 
     alpha: float
     load_one_layer: float
@@ -353,7 +272,7 @@ def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReduction
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
     """Table I at the load of a concrete CR tree (default the paper's (12, 2), alpha = 1/4)."""
-    return table_one(N, r_cr(n, s, L), L, n=n).rename(columns=_TABLE_ONE_COLUMNS)
+    return table_one(N, r_cr(n, s, L), L, n=n)
 
 
 def theorem2_check(
@@ -365,137 +284,67 @@ def theorem2_check(
     n_iterations: int = 400,
     rng=0,
 ) -> pd.DataFrame:
-    """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8), for growing n.
-
-    Every iteration is an independent replica (fresh delay draws), so ``stderr`` is the
-    standard error of the mean and ``ci_low`` / ``ci_high`` its normal 95 % interval.
-    ``position`` says where the interval lies w.r.t. the bounds without their o(.) terms
-    ("below (7)", "inside", "above (8)"). The two gaps a bound can have at finite n are
-    measured separately: ``sibling_order_statistic`` (E[T_(n-s)], the exact mean (n-s)-th
-    order statistic of one sibling group) against the bounds' ``computation_term``
-    ``(r d/mu) log(1/alpha) + a r d``, and the rest of the Monte Carlo mean
-    (``monte_carlo_rest`` = MC - E[T_(n-s)]: reception and waiting for the slowest group)
-    against the lower bound's ``communication_term`` ``(n(1-alpha) + L - 1) t_c``. The other
-    columns: ``n``, ``s``, ``N``, ``lower_bound`` (7), ``monte_carlo_mean`` (E[T_CR]),
-    ``stderr``, ``upper_bound`` (8), ``within_bounds``, ``pipelined_upper``
-    (E[T_(n-s)] + L(n-s)t_c) and ``replicas``.
+    """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8) without their o(.)
+    terms, for growing n; every iteration an independent replica (``ci_low``..``ci_high``: the
+    normal 95 % interval; ``position``: "below (7)", "inside" or "above (8)"). The two gaps a
+    bound can have at finite n, measured apart: the exact E[T_(n-s)] of one sibling group
+    (``sibling_order_statistic``) against the ``computation_term``, and the rest of the mean
+    (``monte_carlo_rest``: reception, the slowest group) against the ``communication_term``.
     """
     model = figure_model("fig13") if model is None else model  # the paper's t_c = 0.05 s
     gen = as_generator(rng)
     rows = []
     for n in ns:
-        s = round(alpha * n)
-        cfg = ClusterConfig(n, L, s, d)
+        cfg = ClusterConfig(n, L, round(alpha * n), d)
         times = cr_times(cfg, model, draw_delays(n_iterations, cfg.N, gen)).times
-        b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c)
+        b = theorem2_bounds(n, L, cfg.s, d, model.a, model.mu, model.t_c)
         mean, se = float(times.mean()), float(times.std(ddof=1) / np.sqrt(times.size))
         lo, hi = mean - 1.96 * se, mean + 1.96 * se
         position = "below (7)" if hi < b["lower"] else "above (8)" if lo > b["upper"] else "inside"
+        order_stat = b["sibling_order_statistic"]
         rows.append(
-            {
-                "n": n,
-                "s": s,
-                "N": cfg.N,
-                "lower_bound": b["lower"],
-                "monte_carlo_mean": mean,
-                "stderr": se,
-                "ci_low": lo,
-                "ci_high": hi,
-                "upper_bound": b["upper"],
-                "within_bounds": b["lower"] <= mean <= b["upper"],
-                "position": position,
-                "computation_term": b["computation"],
-                "sibling_order_statistic": b["sibling_order_statistic"],
-                "communication_term": b["lower_communication"],
-                "monte_carlo_rest": mean - b["sibling_order_statistic"],
-                "pipelined_upper": b["pipelined_upper"],
-                "replicas": int(times.size),
-            }
+            dict(n=n, s=cfg.s, N=cfg.N, lower_bound=b["lower"], monte_carlo_mean=mean, stderr=se)
+            | dict(ci_low=lo, ci_high=hi, upper_bound=b["upper"])
+            | dict(within_bounds=b["lower"] <= mean <= b["upper"], position=position)
+            | dict(computation_term=b["computation"], sibling_order_statistic=order_stat)
+            | dict(communication_term=b["lower_communication"], monte_carlo_rest=mean - order_stat)
+            | dict(pipelined_upper=b["pipelined_upper"], replicas=int(times.size))
         )
     return pd.DataFrame(rows)
 
 
-# --------------------------------------------------------------------------------------
-# Fig. 2 and the communication-model sensitivity
-# --------------------------------------------------------------------------------------
 def fig2_iteration_times(
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
-    model: TimingModel | None = None,
-    n_iterations: int = 300,
-    rng=0,
+    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0
 ) -> pd.DataFrame:
-    """Fig. 2: average iteration time per scheme (N = 84 as a (4, 3) tree, alpha = 1/4),
-    with per-iteration costs and CR's speedup beside the paper's.
+    """Fig. 2: average iteration time per scheme on ``tree`` = (n, L, s, d) (the paper's N = 84
+    as a (4, 3) tree, alpha = 1/4), with per-iteration costs and CR's speedup beside the paper's.
     """
-    cfg = ClusterConfig(n, L, s, d)
+    cfg = ClusterConfig(*tree)
     model = TimingModel() if model is None else model
-    loads = _allocation(n, L, s, d).load_points
+    loads = _allocation(*tree).load_points
     res = simulate_iteration_times(cfg, model, n_iterations, rng, cr_loads=loads)
-    cr_mean = res["CR"].mean
-    rows = []
-    for name in ("UMW", "GC", "SGD", "RAR", "CR"):
-        t = res[name]
-        rows.append(
-            {
-                "scheme": name,
-                "mean_iteration_time": t.mean,
-                "std": float(np.std(t.times)),
-                "load_points": t.load_points,
-                "busiest_node_messages": t.busiest_messages,
-                "busiest_node_gradients": t.busiest_gradients,
-                "cr_speedup_ours": t.mean / cr_mean,
-                "cr_speedup_paper": PAPER_SPEEDUPS["fig2"].get(name, np.nan),
-            }
-        )
+    rows = [
+        dict(scheme=name, mean_iteration_time=t.mean, std=float(np.std(t.times)))
+        | dict(load_points=t.load_points, busiest_node_messages=t.busiest_messages)
+        | dict(busiest_node_gradients=t.busiest_gradients, cr_speedup_ours=t.mean / res["CR"].mean)
+        | dict(cr_speedup_paper=PAPER_SPEEDUPS["fig2"].get(name, np.nan))
+        for name, t in ((k, res[k]) for k in ("UMW", "GC", "SGD", "RAR", "CR"))
+    ]
     return pd.DataFrame(rows).set_index("scheme")
-
-
-def replica_seeds(seed: int, n_seeds: int) -> list[int]:
-    """``n_seeds`` independent seeds derived from one notebook ``seed``
-    (``numpy.random.SeedSequence(seed).spawn``); the same inputs give the same list.
-    """
-    seed = check_int("seed", seed, 0)
-    n_seeds = check_int("n_seeds", n_seeds, 1)
-    return [int(ss.generate_state(1)[0]) for ss in np.random.SeedSequence(seed).spawn(n_seeds)]
 
 
 @dataclass(frozen=True)
 class Fig2SeedsResult:
-    """Fig. 2 over independent seeds, from :func:`fig2_summary`.
-
-    Attributes
-    ----------
-    summary : pandas.DataFrame
-        One row per scheme (index ``scheme``): the per-iteration costs of
-        :func:`fig2_iteration_times`, ``mean_iteration_time`` (mean over seeds, [s]) with its
-        95 % t-interval ``time_ci_low`` / ``time_ci_high`` [s], ``cr_speedup_ours`` (geometric
-        mean of the paired per-seed ratios) with ``speedup_ci_low`` / ``speedup_ci_high``,
-        ``cr_speedup_paper`` and ``seeds``.
-    per_seed : pandas.DataFrame
-        Tidy: ``seed``, ``scheme``, ``mean_iteration_time`` [s], ``cr_speedup_ours``.
-    """
+    """Fig. 2 over seeds: ``summary`` per scheme, ``per_seed`` tidy."""
 
     summary: pd.DataFrame
     per_seed: pd.DataFrame
 
 
-def fig2_measure(
-    seed: int,
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
-    model: TimingModel | None = None,
-    n_iterations: int = 300,
-) -> pd.DataFrame:
+def fig2_measure(seed: int, **setting) -> pd.DataFrame:
     """Fig. 2 on one seed (a measure for :func:`codedlib.replicate.over_seeds`): the rows of
-    :func:`fig2_iteration_times`, ``scheme`` a column."""
-    return fig2_iteration_times(
-        n, L, s, d, model=model, n_iterations=n_iterations, rng=seed
-    ).reset_index()
+    :func:`fig2_iteration_times` (``setting`` its arguments), ``scheme`` a column."""
+    return fig2_iteration_times(**setting, rng=seed).reset_index()
 
 
 def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
@@ -510,22 +359,16 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
     keep = [c for c in first.columns if c not in ("scheme", "seed", "std")]
     summary = first.set_index("scheme")[keep].copy()
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+    cols = ["mean_iteration_time", "time_ci_low", "time_ci_high"]
+    cols += ["cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
     for name in summary.index:
+        t, cr = times[name], times["CR"]
         # one seed: a point without an interval (NaN bounds), never a zero-width "CI"
-        m, lo, hi = (
-            mean_interval(times[name]) if len(seeds) > 1 else (times[name].iloc[0], np.nan, np.nan)
-        )
-        r, rlo, rhi = (
-            ratio_interval(times[name], times["CR"])
+        summary.loc[name, cols] = (
+            (*mean_interval(t), *ratio_interval(t, cr))
             if len(seeds) > 1
-            else (times[name].iloc[0] / times["CR"].iloc[0], np.nan, np.nan)
+            else (t.iloc[0], np.nan, np.nan, t.iloc[0] / cr.iloc[0], np.nan, np.nan)
         )
-        summary.loc[name, "mean_iteration_time"] = m
-        summary.loc[name, "time_ci_low"] = lo
-        summary.loc[name, "time_ci_high"] = hi
-        summary.loc[name, "cr_speedup_ours"] = r
-        summary.loc[name, "speedup_ci_low"] = rlo
-        summary.loc[name, "speedup_ci_high"] = rhi
     summary["seeds"] = len(seeds)
     return Fig2SeedsResult(summary=summary, per_seed=per_seed)
 
@@ -542,62 +385,33 @@ def model_speedup_range(
     rng=0,
 ) -> pd.DataFrame:
     """CR's speedup (ratio of mean iteration times) over every scheme across the simulated
-    cluster's physical constants, to see which paper numbers the model can produce at all.
-
-    ``settings`` maps a label to ``(n, L, s, d, p)``. Every bandwidth [bytes/s] x latency [s]
-    x ``a mu`` x straggler delay ``D`` (probability ``straggle_prob``) runs on one set of
-    delay draws. Tidy output: label, n, L, s, N, bandwidth, latency, a_mu, straggle_delay,
-    scheme, cr_speedup. For slow networks the master-worker schemes approach the
-    communication-bound limits ``N / (L (n - s))`` (UMW) and ``(N - S) / (L (n - s))`` (GC,
-    SGD).
+    cluster's constants: which paper numbers can the model produce at all? ``settings`` maps
+    a label to ``(n, L, s, d, p)``; every bandwidth [bytes/s] x latency [s] x ``a mu`` x
+    straggler delay ``D`` (probability ``straggle_prob``) runs on one set of draws.
     """
     gen = as_generator(rng)
     rows = []
     for label, (n, L, s, d, p) in settings.items():
-        cfg = ClusterConfig(n, L, s, d)
-        draws = draw_delays(n_iterations, cfg.N, gen)
-        loads = _allocation(n, L, s, d).load_points
-        models, rar_ready, rar_tau = [], [], []
-        for bw in bandwidths:
-            for lat in latencies:
-                for a_mu in a_mus:
-                    for delay in straggle_delays:
-                        model = TimingModel(
-                            a=a,
-                            mu=a_mu / a,
-                            network=Network(lat, bw),
-                            gradient_numbers=p,
-                            straggle_prob=straggle_prob,
-                            straggle_delay=delay,
-                        )
-                        models.append((bw, lat, a_mu, delay, model))
-                        rar_ready.append(model.compute_times(cfg.d / cfg.N, draws))
-                        rar_tau.append(np.full(len(draws), model.message_time(1.0 / cfg.N)))
-        # every RAR model of this setting in one pass (rows stacked model after model)
-        finish = ring_allreduce_finish(np.vstack(rar_ready), np.concatenate(rar_tau))
-        rar_means = finish.reshape(len(models), len(draws)).mean(axis=1)
-        for (bw, lat, a_mu, delay, model), rar in zip(models, rar_means):
+        cfg, draws, loads = _tree(n, L, s, d, n_iterations, gen)
+        cells = list(itertools.product(bandwidths, latencies, a_mus, straggle_delays))
+        fixed = dict(gradient_numbers=p, straggle_prob=straggle_prob)
+        models = [
+            TimingModel(a=a, mu=a_mu / a, network=Network(lat, bw), straggle_delay=delay, **fixed)
+            for bw, lat, a_mu, delay in cells
+        ]
+        for (bw, lat, a_mu, delay), model, rar in zip(
+            cells, models, _rar_means(cfg, models, draws)
+        ):
             res = simulate_iteration_times(
                 cfg, model, draws=draws, cr_loads=loads, schemes=("UMW", "GC", "SGD", "CR")
             )
-            cr = res["CR"].mean
-            for name in ("UMW", "GC", "SGD", "RAR"):
-                value = rar if name == "RAR" else res[name].mean
-                rows.append(
-                    {
-                        "label": label,
-                        "n": n,
-                        "L": L,
-                        "s": s,
-                        "N": cfg.N,
-                        "bandwidth": bw,
-                        "latency": lat,
-                        "a_mu": a_mu,
-                        "straggle_delay": delay,
-                        "scheme": name,
-                        "cr_speedup": value / cr,
-                    }
-                )
+            cell = dict(label=label, n=n, L=L, s=s, N=cfg.N, bandwidth=bw, latency=lat)
+            cell |= dict(a_mu=a_mu, straggle_delay=delay)
+            rows += [
+                cell
+                | dict(scheme=k, cr_speedup=(rar if k == "RAR" else res[k].mean) / res["CR"].mean)
+                for k in ("UMW", "GC", "SGD", "RAR")
+            ]
     return pd.DataFrame(rows)
 
 
@@ -609,26 +423,18 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
     for (label, scheme), g in tidy.groupby(["label", "scheme"], sort=False):
         n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
         S = int(np.floor(s / n * N + 1e-9))
-        limit = {
-            "UMW": N / (L * (n - s)),
-            "GC": (N - S) / (L * (n - s)),
-            "SGD": (N - S) / (L * (n - s)),
-        }.get(scheme, np.nan)
+        limit = {"UMW": N, "GC": N - S, "SGD": N - S}.get(scheme, np.nan) / (L * (n - s))
+        speedup = g["cr_speedup"]
         rows.append(
-            {
-                "label": label,
-                "scheme": scheme,
-                "min": float(g["cr_speedup"].min()),
-                "max": float(g["cr_speedup"].max()),
-                "communication_bound_limit": limit,
-            }
+            dict(label=label, scheme=scheme, min=float(speedup.min()), max=float(speedup.max()))
+            | {"communication_bound_limit": limit}
         )
     return pd.DataFrame(rows).set_index(["label", "scheme"])
 
 
 def _figure_tree(figure: str) -> tuple[int, int, int, int]:
     """(n, L, s, timing d) of a paper figure (Fig. 2 is Fig. 10's N = 84 linear setting)."""
-    return (4, 3, 1, 7644) if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
+    return FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
 
 
 def cr_rar_network_table(
@@ -660,11 +466,8 @@ def cr_rar_network_table(
     gen = as_generator(rng)
     rows = []
     for figure in figures:
-        n, L, s, d = _figure_tree(figure)
-        cfg = ClusterConfig(n, L, s, d)
-        m = figure_model(figure, model)
-        draws = draw_delays(n_iterations, cfg.N, gen)
-        loads = _allocation(n, L, s, d).load_points
+        cfg, draws, loads = _tree(*_figure_tree(figure), n_iterations, gen)
+        n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
 
         def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
             res = simulate_iteration_times(cfg, mod, draws=draws, cr_loads=loads, schemes=schemes)
@@ -680,34 +483,20 @@ def cr_rar_network_table(
             if log_ratio(lo) * log_ratio(hi) < 0
             else np.nan
         )
-        f32 = (
-            m
-            if figure == "fig13"
-            else replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
-        )
+        half = replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
+        f32 = m if figure == "fig13" else half
         t = means(m)
-        strag = means(
-            replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay),
-            ("UMW", "RAR", "CR"),
-        )
-        paper = PAPER_SPEEDUPS[figure]
-        bound = cfg.N / (L * (n - s))
+        stragglers = replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay)
+        strag = means(stragglers, ("UMW", "RAR", "CR"))
+        paper, bound, f32_times = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s)), means(f32)
+        gap = paper["UMW"] - paper["RAR"]
         rows.append(
-            {
-                "figure": figure,
-                "N": cfg.N,
-                "tree": f"({n}, {L}), s = {s}",
-                "bound": bound,
-                "paper_gap": paper["UMW"] - paper["RAR"],
-                "breaks": paper["UMW"] - paper["RAR"] > bound,
-                "umw_over_cr_straggling": strag["UMW"] / strag["CR"],
-                "gap_straggling": (strag["UMW"] - strag["RAR"]) / strag["CR"],
-                "rar_over_cr": t["RAR"] / t["CR"],
-                "break_even_latency": tie,
-                "rar_over_cr_float32": (lambda u: u["RAR"] / u["CR"])(means(f32)),
-                "download": L * n * m.t_c,
-                "download_share": L * n * m.t_c / t["CR"],
-            }
+            dict(figure=figure, N=cfg.N, tree=f"({n}, {L}), s = {s}", bound=bound, paper_gap=gap)
+            | dict(breaks=gap > bound, umw_over_cr_straggling=strag["UMW"] / strag["CR"])
+            | dict(gap_straggling=(strag["UMW"] - strag["RAR"]) / strag["CR"])
+            | dict(rar_over_cr=t["RAR"] / t["CR"], break_even_latency=tie)
+            | dict(rar_over_cr_float32=f32_times["RAR"] / f32_times["CR"])
+            | dict(download=L * n * m.t_c, download_share=L * n * m.t_c / t["CR"])
         )
     return pd.DataFrame(rows).set_index("figure")
 
@@ -735,18 +524,13 @@ def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> 
     ``figure`` (empty for the other schemes)."""
     paper = PAPER_SPEEDUPS[figure]
     if scheme == "UMW":
-        fits = "breaks" if row["breaks"] else "fits"
+        fits = "breaks it: the paper's UMW and RAR numbers cannot both come from one single-port network"
         return (
             f"UMW/CR alone has no ceiling (UMW waits for every straggler: "
             f"{row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
             f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any "
             f"constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
-            f"{row['paper_gap']:.3g} {fits} it"
-            + (
-                ": the paper's UMW and RAR numbers cannot both come from one single-port network"
-                if row["breaks"]
-                else ""
-            )
+            f"{row['paper_gap']:.3g} {fits if row['breaks'] else 'fits it'}"
         )
     if scheme == "RAR":
         tie = row["break_even_latency"]
@@ -765,45 +549,43 @@ def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> 
     return ""
 
 
+def _tree(n, L, s, d, n_iterations, rng):
+    """The tree's config, ``n_iterations`` delay draws and default CR allocation's loads."""
+    cfg = ClusterConfig(n, L, s, d)
+    return cfg, draw_delays(n_iterations, cfg.N, rng), _allocation(n, L, s, d).load_points
+
+
+def _rar_means(cfg, models, draws) -> np.ndarray:
+    """RAR's mean iteration time under every model on the same draws, in one ring pass."""
+    ready = np.vstack([m.compute_times(cfg.d / cfg.N, draws) for m in models])
+    taus = np.concatenate([np.full(len(draws), m.message_time(1.0 / cfg.N)) for m in models])
+    return ring_allreduce_finish(ready, taus).reshape(len(models), -1).mean(axis=1)
+
+
 def time_breakdown(
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+    tree=FIG2_TREE,
     model: TimingModel | None = None,
     n_iterations: int = 300,
     rng=0,
     cr_loads=None,
 ) -> pd.DataFrame:
-    """Where each scheme's iteration time goes (CR Section III-C model).
-
-    Three parts of the mean iteration time, measured by re-running the same schemes:
-    ``computation`` = the shift ``a d_i`` of the scheme's load (what a worker computes with no
-    randomness), ``communication`` = the iteration time with every draw at zero (no tail, no
-    straggler) minus that shift, and ``straggling`` = the rest (waiting for the slow draws).
-    Returns one row per scheme with the three parts [s], their shares (``computation_share``,
-    ``communication_share``, ``straggling_share``) and the ``total``.
+    """Where each scheme's iteration time goes (CR Section III-C model): ``computation`` = the
+    shift ``a d_i`` of its load, ``communication`` = the time with every draw at zero minus
+    that shift, ``straggling`` = the rest (waiting for slow draws), their ``*_share`` of the
+    ``total``.
     """
-    cfg = ClusterConfig(n, L, s, d)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
     model = TimingModel() if model is None else model
-    if cr_loads is None:
-        cr_loads = _allocation(n, L, s, d).load_points
-    draws = draw_delays(n_iterations, cfg.N, rng)
+    cr_loads = loads if cr_loads is None else cr_loads
     full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=cr_loads)
     calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=cr_loads)
     rows = []
     for name in SCHEMES:
         shift = model.a * (float(np.max(cr_loads)) if name == "CR" else full[name].load_points)
-        comm = calm[name].mean - shift
-        total = full[name].mean
+        total, calm_mean = full[name].mean, calm[name].mean
         rows.append(
-            {
-                "scheme": name,
-                "computation": shift,
-                "communication": comm,
-                "straggling": total - calm[name].mean,
-                "total": total,
-            }
+            dict(scheme=name, computation=shift, communication=calm_mean - shift)
+            | dict(straggling=total - calm_mean, total=total)
         )
     out = pd.DataFrame(rows).set_index("scheme")
     for part in ("computation", "communication", "straggling"):
@@ -816,10 +598,7 @@ def regime_map(
     latencies=None,
     straggle_delays=(0.0, 0.1, 0.3, 1.0),
     straggle_prob: float = 0.02,
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+    tree=FIG2_TREE,
     p: int = 6500,
     model: TimingModel | None = None,
     n_iterations: int = 200,
@@ -833,49 +612,27 @@ def regime_map(
     bandwidths = np.geomspace(1.25e6, 1.25e9, 13) if bandwidths is None else bandwidths
     latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
     base = TimingModel() if model is None else model
-    cfg = ClusterConfig(n, L, s, d)
-    draws = draw_delays(n_iterations, cfg.N, rng)
-    loads = _allocation(n, L, s, d).load_points
+    base = replace(base, gradient_numbers=p, straggle_prob=straggle_prob)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
     rows = []
-    for delay in straggle_delays:
-        for bw in bandwidths:
-            models = [
-                replace(
-                    base,
-                    network=Network(float(lat), float(bw)),
-                    gradient_numbers=p,
-                    straggle_prob=straggle_prob,
-                    straggle_delay=float(delay),
-                )
-                for lat in latencies
-            ]
-            ready = np.vstack([m.compute_times(cfg.d / cfg.N, draws) for m in models])
-            taus = np.concatenate(
-                [np.full(len(draws), m.message_time(1.0 / cfg.N)) for m in models]
+    for delay, bw in itertools.product(straggle_delays, bandwidths):
+        models = [
+            replace(base, network=Network(float(lat), float(bw)), straggle_delay=float(delay))
+            for lat in latencies
+        ]
+        for lat, m, rar_mean in zip(latencies, models, _rar_means(cfg, models, draws)):
+            cr = cr_times(cfg, m, draws, loads=loads).mean
+            rows.append(
+                dict(bandwidth=float(bw), latency=float(lat), straggle_delay=float(delay))
+                | dict(rar=float(rar_mean), cr=cr, cr_over_rar=float(rar_mean) / cr)
             )
-            rar = ring_allreduce_finish(ready, taus).reshape(len(models), -1).mean(axis=1)
-            for lat, m, rar_mean in zip(latencies, models, rar):
-                cr = cr_times(cfg, m, draws, loads=loads).mean
-                rows.append(
-                    {
-                        "bandwidth": float(bw),
-                        "latency": float(lat),
-                        "straggle_delay": float(delay),
-                        "rar": float(rar_mean),
-                        "cr": cr,
-                        "cr_over_rar": float(rar_mean) / cr,
-                    }
-                )
     return pd.DataFrame(rows)
 
 
 def calibrate_straggle_delay(
     target: float,
     scheme: str = "RAR",
-    n: int = 4,
-    L: int = 3,
-    s: int = 1,
-    d: int = 7644,
+    tree=FIG2_TREE,
     model: TimingModel | None = None,
     straggle_prob: float = 0.02,
     n_iterations: int = 300,
@@ -889,9 +646,7 @@ def calibrate_straggle_delay(
     """
     target = check_real("target", target, 0.0, low_open=True)
     base = TimingModel() if model is None else model
-    cfg = ClusterConfig(n, L, s, d)
-    draws = draw_delays(n_iterations, cfg.N, rng)
-    loads = _allocation(n, L, s, d).load_points
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
 
     def ratio(delay):
         m = replace(base, straggle_prob=straggle_prob, straggle_delay=delay)
@@ -910,30 +665,20 @@ def calibrate_straggle_delay(
     return 0.5 * (lo + hi)
 
 
-# --------------------------------------------------------------------------------------
-# Convergence figures 8-13
-# --------------------------------------------------------------------------------------
 def _problem(task: str, quick: bool, rng):
-    from codedlib.problems import (
-        LeastSquares,
-        LogisticRegression,
-        SoftmaxRegression,
-        digits_binary,
-        digits_multiclass,
-        synthetic_linear_regression,
-    )
+    from codedlib import problems as pr
 
     if task == "logistic":
-        data = digits_binary(4, 9)
-        prob = LogisticRegression(data.X, data.y, lam=1.0 / data.X.shape[0])
+        data = pr.digits_binary(4, 9)
+        prob = pr.LogisticRegression(data.X, data.y, lam=1.0 / data.X.shape[0])
         return prob, data, "relative error rate (9)"
     if task == "linear":
         d_learn, p_learn = _sizes(quick)["linear_problem"]
-        data = synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
-        return LeastSquares(data.X, data.y), data, "normalized error rate (11)"
+        data = pr.synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
+        return pr.LeastSquares(data.X, data.y), data, "normalized error rate (11)"
     if task == "softmax":
-        data = digits_multiclass()
-        prob = SoftmaxRegression(data.X, data.y, 10, lam=1.0 / data.X.shape[0])
+        data = pr.digits_multiclass()
+        prob = pr.SoftmaxRegression(data.X, data.y, 10, lam=1.0 / data.X.shape[0])
         return prob, data, "test accuracy"
     raise ValueError(f"task must be 'logistic', 'linear' or 'softmax', got task={task!r}")
 
@@ -979,6 +724,27 @@ def _gc_code(N: int, S: int):
     return cyclic_repetition_code(N, S)
 
 
+def _parts(prob, theta, N):
+    """Every worker's partial gradient over its equal share of the data (GC, RAR, UMW)."""
+    starts, stops = _worker_ranges(prob.n_samples, N)
+    return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
+
+
+def _cr_gradient(alloc, prob, theta, survivors):
+    """CR.EXECUTE (Algorithm 2) on the real local gradients at ``theta``."""
+    local = np.zeros((len(alloc.nodes), prob.dim))
+    for nd in alloc.nodes[1:]:
+        if nd.n_points:
+            local[nd.rank] = nd.local_data.gradient(lambda a, b: prob.partial_gradient(theta, a, b))
+    return execute(alloc, local, survivors=survivors)[0]
+
+
+def _gc_gradient(code, ready, parts):
+    """GC: the cyclic code decoded from the first ``N - S`` finishers of ``ready``."""
+    finishers = np.sort(np.argsort(ready, kind="stable")[: code.n_workers - code.stragglers])
+    return code.decode(finishers) @ (code.B @ parts)
+
+
 def _verify_coded(prob, cfg, theta, model, rng) -> dict:
     """Run the actual CR and GC coded computations once on the real problem and compare the
     decoded gradient with the true one (relative error)."""
@@ -986,21 +752,12 @@ def _verify_coded(prob, cfg, theta, model, rng) -> dict:
     draws = draw_delays(1, cfg.N, rng)
     alloc = _allocation(cfg.n, cfg.L, cfg.s, prob.n_samples)
     _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
-    local = np.zeros((cfg.N + 1, prob.dim))
-    for nd in alloc.nodes[1:]:
-        if nd.n_points:
-            local[nd.rank] = nd.local_data.gradient(lambda a, b: prob.partial_gradient(theta, a, b))
-    cr_grad, _ = execute(alloc, local, survivors={p: v[0] for p, v in survivors.items()})
-    out = {"CR": float(np.max(np.abs(cr_grad - true)) / np.max(np.abs(true)))}
-    # GC: cyclic code over N partitions, the first N - S finishers
-    code = _gc_code(cfg.N, cfg.S)
-    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    parts = np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
-    # equal GC loads: the first N - S finishers are the smallest draws
-    order = np.argsort(draws[0], kind="stable")[: cfg.N - cfg.S]
-    a = code.decode(np.sort(order))
-    out["GC"] = float(np.max(np.abs(a @ (code.B @ parts) - true)) / np.max(np.abs(true)))
-    return out
+    grads = {
+        "CR": _cr_gradient(alloc, prob, theta, {p: v[0] for p, v in survivors.items()}),
+        # equal GC loads: the first N - S finishers are the smallest draws
+        "GC": _gc_gradient(_gc_code(cfg.N, cfg.S), draws[0], _parts(prob, theta, cfg.N)),
+    }
+    return {k: float(np.max(np.abs(g - true)) / np.max(np.abs(true))) for k, g in grads.items()}
 
 
 def _step_size(prob) -> float:
@@ -1025,87 +782,31 @@ def _step_size(prob) -> float:
 
 def _unused_rows(used, starts, stops):
     """Per iteration, the data rows of the workers SGD ignored."""
-    out = []
-    for mask in used:
-        idx = np.flatnonzero(~mask)
-        rows = [np.arange(starts[j], stops[j]) for j in idx]
-        out.append(np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64))
-    return out
+    parts = [[np.arange(starts[j], stops[j]) for j in np.flatnonzero(~mask)] for mask in used]
+    return [np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in parts]
 
 
 def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
     """theta_{t+1} = theta_t - c1/(t + c2) * (mean gradient over the first N - S workers' data)."""
     thetas = [theta0]
-    theta = theta0
-    n = prob.n_samples
-    for t in range(n_iter):
-        rows = unused[t]
+    for t, rows in zip(range(n_iter), unused):
+        theta = thetas[-1]
         total = prob.partial_gradient(theta)
         if rows.size:
             total = total - prob._grad_terms(theta, rows)  # same per-sample terms, index array
-        theta = theta - c1 / (t + c2) * total / max(n - rows.size, 1)
-        thetas.append(theta)
+        thetas.append(theta - c1 / (t + c2) * total / max(prob.n_samples - rows.size, 1))
     return thetas
-
-
-def _tune_sgd(prob, task, data, theta0, unused, step, n_iter, grid):
-    """Pick (c1, c2) of the rate c1/(t + c2) on a small grid (the paper optimised them
-    numerically): c2 in grid[0], c1 = k * step * c2 with k in grid[1]; score = final loss
-    (logistic), normalised error (linear) or test accuracy (softmax)."""
-    best = None
-    for c2 in grid[0]:
-        for k in grid[1]:
-            c1 = k * step * c2
-            theta = _run_sgd(prob, theta0, unused, c1, c2, n_iter)[-1]
-            if task == "logistic":
-                score = float(prob.loss(theta))
-            elif task == "linear":
-                score = _metric(task, prob, data, theta, theta0)
-            else:
-                score = -_metric(task, prob, data, theta, theta0)
-            if np.isfinite(score) and (best is None or score < best[0]):
-                best = (score, c1, c2)
-    return best[1], best[2]
 
 
 @dataclass(frozen=True)
 class ConvergenceResult:
-    """Error vs wall-clock for one of Figs. 8-13, from :func:`convergence`.
-
-    Attributes
-    ----------
-    figure : str
-        Paper figure (key of :data:`FIGURE_SETTINGS`).
-    task : str
-        ``"logistic"``, ``"linear"`` or ``"softmax"``.
-    metric : str
-        Name of the error metric (the y-axis label).
-    config : ClusterConfig
-        The tree and data size of the timing.
-    curves : pandas.DataFrame
-        Tidy: ``scheme``, ``iteration``, ``time``, ``error``.
-    timings : dict
-        Scheme name to its simulated iteration times.
-    speedups : pandas.DataFrame
-        CR's speedups, ours vs the paper's (:func:`speedups`).
-    verification : dict or None
-        Relative error of the actually decoded CR and GC gradients; None when not verified.
-    sgd_learning_rate : tuple of float
-        ``(c1, c2)`` of SGD's rate ``c1/(t + c2)``.
-    data : str
-        Description of the stand-in data set.
-    data_shape : tuple of int
-        ``(n_samples, dim)`` of the learning problem.
-    n_iterations : int
-        Number of iterations.
-    """
+    """Error vs wall-clock for one of Figs. 8-13; ``curves`` is tidy."""
 
     figure: str
     task: str
     metric: str
     config: ClusterConfig
     curves: pd.DataFrame
-    timings: dict
     speedups: pd.DataFrame
     verification: dict | None
     sgd_learning_rate: tuple
@@ -1116,37 +817,7 @@ class ConvergenceResult:
 
 @dataclass(frozen=True)
 class ConvergenceSeedsResult:
-    """:func:`convergence` over independent seeds, from :func:`convergence_over_seeds`.
-
-    Attributes
-    ----------
-    figure : str
-        Paper figure (key of :data:`FIGURE_SETTINGS`).
-    task : str
-        ``"logistic"``, ``"linear"`` or ``"softmax"``.
-    metric : str
-        Name of the error metric (the y-axis label).
-    config : ClusterConfig
-        The tree and data size of the timing.
-    data : str
-        Description of the stand-in data set (first seed).
-    data_shape : tuple of int
-        ``(n_samples, dim)`` of the learning problem.
-    n_iterations : int
-        Number of iterations per seed.
-    sgd_learning_rate : tuple of float
-        ``(c1, c2)`` of SGD's rate, shared by every seed.
-    seeds : list of int
-        The seeds, one run each.
-    curves : pandas.DataFrame
-        Tidy: ``scheme``, ``iteration``, ``time``, ``error``, ``seed``.
-    speedups : pandas.DataFrame
-        Tidy per-seed :func:`speedups` with ``scheme`` and ``seed`` columns.
-    final : pandas.DataFrame
-        ``seed``, ``scheme``, ``final_error``.
-    verification : pandas.DataFrame
-        ``seed``, ``CR``, ``GC``: relative error of the actually decoded gradients (first seed).
-    """
+    """:func:`convergence` over seeds: tidy frames with a ``seed`` column."""
 
     figure: str
     task: str
@@ -1161,6 +832,66 @@ class ConvergenceSeedsResult:
     speedups: pd.DataFrame
     final: pd.DataFrame
     verification: pd.DataFrame
+    bands: pd.DataFrame
+
+
+def _setup(figure, model, n_iterations, quick, gen) -> dict:
+    """One seed's timing, problem, initial point and the rows SGD leaves out (Figs. 8-13)."""
+    if figure not in FIGURE_SETTINGS:
+        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
+    task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
+    if n_iterations is None:
+        n_iterations = _sizes(quick)["default_conv_iterations"] or iters
+    n_iterations = check_int("n_iterations", n_iterations, 1)
+    model = figure_model(figure, model)
+    cfg = ClusterConfig(n, L, s, d_timing)
+    loads = _allocation(n, L, s, d_timing).load_points
+    timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
+    prob, data, metric_name = _problem(task, quick, gen)
+    theta0 = 0.01 * gen.standard_normal(prob.dim)
+    # SGD on the first N - S workers of every iteration (same draws as the timing)
+    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
+    unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
+    return dict(task=task, n_iterations=n_iterations, model=model, cfg=cfg, timings=timings) | dict(
+        prob=prob,
+        data=data,
+        metric=metric_name,
+        theta0=theta0,
+        step=_step_size(prob),
+        unused=unused,
+    )
+
+
+def tune_sgd_rate(
+    figure: str = "fig10",
+    model: TimingModel | None = None,
+    n_iterations: int | None = None,
+    quick: bool = False,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """SGD's ``(c1, c2)`` of the rate ``c1/(t + c2)`` on ``seed``'s run, from a small grid (the
+    paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in grid[1];
+    score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
+    with _one_blas_thread():
+        return _tune(_setup(figure, model, n_iterations, quick, as_generator(seed)), quick)
+
+
+def _tune(run: dict, quick: bool) -> tuple[float, float]:
+    prob, task, data, theta0 = run["prob"], run["task"], run["data"], run["theta0"]
+    best = None
+    for c2 in _sizes(quick)["sgd_grid"][0]:
+        for k in _sizes(quick)["sgd_grid"][1]:
+            c1 = k * run["step"] * c2
+            theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
+            if task == "logistic":
+                score = float(prob.loss(theta))
+            elif task == "linear":
+                score = _metric(task, prob, data, theta, theta0)
+            else:
+                score = -_metric(task, prob, data, theta, theta0)
+            if np.isfinite(score) and (best is None or score < best[0]):
+                best = (score, c1, c2)
+    return best[1], best[2]
 
 
 def convergence(
@@ -1176,76 +907,57 @@ def convergence(
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
     differ only in time; SGD steps with the first ``N - S`` workers' data and the rate
-    ``c1/(t + c2)`` tuned on a small grid unless ``sgd_learning_rate=(c1, c2)`` is given
-    (the notebook reuses one tuning per task). Returns ``curves`` (scheme, iteration, time,
-    error), ``speedups`` (ours vs paper), ``timings`` and ``verification`` (relative error of
-    the actually decoded CR and GC gradients on the real problem, one iteration; skipped,
-    and ``None``, with ``verify=False``).
+    ``c1/(t + c2)`` of :func:`tune_sgd_rate` unless ``sgd_learning_rate=(c1, c2)`` is given
+    (the notebook reuses one tuning per task). ``verification``: relative error of the
+    actually decoded CR and GC gradients on the real problem, one iteration (None with
+    ``verify=False``).
     """
-    if figure not in FIGURE_SETTINGS:
-        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
-    task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
-    if n_iterations is None:
-        n_iterations = _sizes(quick)["default_conv_iterations"] or iters
-    n_iterations = check_int("n_iterations", n_iterations, 1)
-    model = figure_model(figure, model)
     gen = as_generator(rng)
-    cfg = ClusterConfig(n, L, s, d_timing)
-    loads = _allocation(n, L, s, d_timing).load_points
-    timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
-    prob, data, metric_name = _problem(task, quick, gen)
-    theta0 = 0.01 * gen.standard_normal(prob.dim)
-    step = _step_size(prob)
-    # GD (shared by the exact schemes)
-    theta = theta0
-    gd_errors, prev = [], theta0
-    for _ in range(n_iterations):
-        theta = theta - step * prob.gradient(theta)
-        gd_errors.append(_metric(task, prob, data, theta, prev))
-        prev = theta
-    # SGD on the first N - S workers of every iteration (same draws as the timing)
-    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
+    run = _setup(figure, model, n_iterations, quick, gen)
     if sgd_learning_rate is None:
-        grid = _sizes(quick)["sgd_grid"]
-        c1, c2 = _tune_sgd(prob, task, data, theta0, unused, step, n_iterations, grid)
+        c1, c2 = _tune(run, quick)
     else:
         c1, c2 = (
             check_real("c1", sgd_learning_rate[0], 0.0),
             check_real("c2", sgd_learning_rate[1], 0.0),
         )
-    sgd_thetas = _run_sgd(prob, theta0, unused, c1, c2, n_iterations)
-    sgd_errors = [
-        _metric(task, prob, data, sgd_thetas[t + 1], sgd_thetas[t]) for t in range(n_iterations)
-    ]
-    frames = []
-    for name in SCHEMES:
-        errors = sgd_errors if name == "SGD" else gd_errors
-        frames.append(
+    task, prob, data, n_iter, timings = (
+        run[k] for k in ("task", "prob", "data", "n_iterations", "timings")
+    )
+    theta0 = run["theta0"]
+    gd = [theta0]  # GD: shared by the exact schemes
+    for _ in range(n_iter):
+        gd.append(gd[-1] - run["step"] * prob.gradient(gd[-1]))
+    sgd = _run_sgd(prob, theta0, run["unused"], c1, c2, n_iter)
+    gd_errors, sgd_errors = (
+        [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)] for th in (gd, sgd)
+    )
+    curves = pd.concat(
+        [
             pd.DataFrame(
                 {
                     "scheme": name,
-                    "iteration": np.arange(1, n_iterations + 1),
+                    "iteration": np.arange(1, n_iter + 1),
                     "time": np.cumsum(timings[name].times),
-                    "error": errors,
+                    "error": sgd_errors if name == "SGD" else gd_errors,
                 }
             )
-        )
-    curves = pd.concat(frames, ignore_index=True)
-    verification = _verify_coded(prob, cfg, theta0, model, gen) if verify else None
+            for name in SCHEMES
+        ],
+        ignore_index=True,
+    )
     return ConvergenceResult(
         figure=figure,
         task=task,
-        metric=metric_name,
-        config=cfg,
+        metric=run["metric"],
+        config=run["cfg"],
         curves=curves,
-        timings=timings,
         speedups=speedups(curves, figure, higher_is_better=(task == "softmax")),
-        verification=verification,
+        verification=_verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None,
         sgd_learning_rate=(c1, c2),
         data=data.description,
         data_shape=(int(prob.n_samples), int(prob.dim)),
-        n_iterations=n_iterations,
+        n_iterations=n_iter,
     )
 
 
@@ -1256,16 +968,11 @@ def coded_gradient_descent(
     quick: bool = False,
     rng=0,
 ) -> pd.DataFrame:
-    """Gradient descent whose every gradient goes through the schemes' actual codes.
-
-    On the figure's learning problem (its tree; the data split by the actual allocation of
-    the problem's ``d`` points), each iteration draws the delays, takes the children each CR
-    parent combines first (single-port timing of :func:`cr_times`) and runs CR.EXECUTE
-    (Algorithm 2) on the real local gradients; GC decodes the first ``N - S`` finishers of the
-    cyclic-repetition code (Tandon et al.); RAR and UMW sum the workers' partial gradients.
-    Each scheme steps from its own iterate. Returns per iteration and scheme the relative
-    distance ``||theta_scheme - theta_GD|| / ||theta_GD||`` to centralised GD and the
-    gradient's relative decoding error: all exact schemes must stay at rounding level.
+    """Gradient descent whose every gradient goes through the schemes' actual codes, on the
+    figure's problem and tree: CR.EXECUTE (Algorithm 2) with the children each parent combines
+    first in the timing, GC decoding its first ``N - S`` finishers, RAR and UMW summing; each
+    scheme from its own iterate. Per iteration and scheme: ``gradient_error`` (relative) and
+    ``distance_to_gd`` (``||theta - theta_GD|| / ||theta_GD||``), both at rounding level.
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
@@ -1280,51 +987,33 @@ def coded_gradient_descent(
     draws = draw_delays(n_iterations, cfg.N, gen)
     _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
     code = _gc_code(cfg.N, cfg.S)
-    starts, stops = _worker_ranges(d, cfg.N)
     gc_ready = model.compute_times((cfg.S + 1) * d / cfg.N, draws)
     step = _step_size(prob)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
     thetas = dict.fromkeys(("GD", "UMW", "RAR", "GC", "CR"), theta0)
     rows = []
-
-    def parts(theta):
-        return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
-
     with _one_blas_thread():
         for t in range(n_iterations):
-            grads = {"GD": prob.partial_gradient(thetas["GD"])}
-            grads["UMW"] = parts(thetas["UMW"]).sum(axis=0)
-            grads["RAR"] = np.sum(parts(thetas["RAR"])[::-1], axis=0)  # the ring's order
-            finishers = np.sort(np.argsort(gc_ready[t], kind="stable")[: cfg.N - cfg.S])
-            grads["GC"] = code.decode(finishers) @ (code.B @ parts(thetas["GC"]))
-            theta_cr = thetas["CR"]
-            local = np.zeros((cfg.N + 1, prob.dim))
-            for nd in alloc.nodes[1:]:
-                if nd.n_points:
-                    local[nd.rank] = nd.local_data.gradient(
-                        lambda a, b, th=theta_cr: prob.partial_gradient(th, a, b)
-                    )
-            grads["CR"], _ = execute(
-                alloc, local, survivors={q: v[t] for q, v in survivors.items()}
-            )
+            grads = {
+                "GD": prob.partial_gradient(thetas["GD"]),
+                "UMW": _parts(prob, thetas["UMW"], cfg.N).sum(axis=0),
+                "RAR": np.sum(_parts(prob, thetas["RAR"], cfg.N)[::-1], axis=0),  # the ring's order
+                "GC": _gc_gradient(code, gc_ready[t], _parts(prob, thetas["GC"], cfg.N)),
+                "CR": _cr_gradient(
+                    alloc, prob, thetas["CR"], {q: v[t] for q, v in survivors.items()}
+                ),
+            }
+            errors = {}
             for name, g in grads.items():
-                if name != "GD":
-                    exact = prob.partial_gradient(thetas[name])
-                    rows.append(
-                        {
-                            "iteration": t + 1,
-                            "scheme": name,
-                            "gradient_error": float(
-                                np.linalg.norm(g - exact) / np.linalg.norm(exact)
-                            ),
-                        }
-                    )
+                exact = prob.partial_gradient(thetas[name])
+                errors[name] = float(np.linalg.norm(g - exact) / np.linalg.norm(exact))
                 thetas[name] = thetas[name] - step * g / d
             ref = np.linalg.norm(thetas["GD"])
-            for row in rows[-4:]:
-                row["distance_to_gd"] = float(
-                    np.linalg.norm(thetas[row["scheme"]] - thetas["GD"]) / ref
-                )
+            rows += [
+                dict(iteration=t + 1, scheme=k, gradient_error=errors[k])
+                | dict(distance_to_gd=float(np.linalg.norm(thetas[k] - thetas["GD"]) / ref))
+                for k in ("UMW", "RAR", "GC", "CR")
+            ]
     return pd.DataFrame(rows)
 
 
@@ -1335,19 +1024,15 @@ def convergence_measure(
     n_iterations: int | None = None,
     quick: bool = False,
     sgd_learning_rate: tuple[float, float] | None = None,
-    verify: bool = True,
+    verify_seed: int | None = None,
 ) -> dict:
     """:func:`convergence` on one seed as one row ``{"run": ConvergenceResult}`` (a measure
-    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread."""
+    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread; the coded gradients are
+    verified on ``verify_seed`` only."""
+    setting = dict(model=model, n_iterations=n_iterations, quick=quick, rng=seed)
     with _one_blas_thread():
         run = convergence(
-            figure,
-            model=model,
-            n_iterations=n_iterations,
-            quick=quick,
-            rng=seed,
-            sgd_learning_rate=sgd_learning_rate,
-            verify=verify,
+            figure, **setting, sgd_learning_rate=sgd_learning_rate, verify=seed == verify_seed
         )
     return {"run": run}
 
@@ -1363,33 +1048,19 @@ def convergence_over_seeds(
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
-    SGD's rate ``c1/(t + c2)`` is tuned on the first seed unless ``sgd_learning_rate`` is
-    given, then reused for every seed. Returns ``curves`` (seed, scheme, iteration, time,
-    error), ``speedups`` (seed, scheme and the columns of :func:`speedups`), ``final``
-    (seed, scheme, final_error), ``verification`` (seed, CR, GC: relative error of
-    the actually decoded gradient at the initial point; one coded execution, on the first
-    seed), and the run's ``config``, ``task``, ``metric``, ``data``, ``data_shape``,
-    ``n_iterations`` and ``sgd_learning_rate``.
+    SGD's rate is tuned on the first seed (:func:`tune_sgd_rate`) unless ``sgd_learning_rate``
+    is given, then every seed runs with it; the decoded gradients are verified on the first
+    seed (``verification``: seed, CR, GC). ``final``: seed, scheme, final_error.
     """
     seeds = check_seeds(seeds)
     setting = dict(figure=figure, model=model, n_iterations=n_iterations, quick=quick)
-    first = convergence_measure(seeds[0], **setting, sgd_learning_rate=sgd_learning_rate)["run"]
-    rate = first.sgd_learning_rate
-    runs = [(seeds[0], first)]
-    if len(seeds) > 1:  # the other seeds reuse the first one's SGD rate, in parallel
-        rest = over_seeds(
-            convergence_measure,
-            seeds[1:],
-            desc=f"{figure} seeds",
-            **setting,
-            sgd_learning_rate=rate,
-            verify=False,
-        )
-        runs += list(zip(seeds[1:], rest["run"]))
-    first = runs[0][1]
-    curves = pd.concat([r.curves.assign(seed=seed) for seed, r in runs], ignore_index=True)
+    rate = sgd_learning_rate or tune_sgd_rate(**setting, seed=seeds[0])
+    setting |= dict(sgd_learning_rate=rate, verify_seed=seeds[0])
+    runs = over_seeds(convergence_measure, seeds, desc=f"{figure} seeds", **setting)["run"].tolist()
+    first = runs[0]
+    curves = pd.concat([r.curves.assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True)
     speeds = pd.concat(
-        [r.speedups.reset_index().assign(seed=seed) for seed, r in runs], ignore_index=True
+        [r.speedups.reset_index().assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True
     )
     final = (
         curves.sort_values("iteration")
@@ -1398,24 +1069,38 @@ def convergence_over_seeds(
         .rename("final_error")
         .reset_index()
     )
-    verification = pd.DataFrame(
-        [{"seed": seed, **r.verification} for seed, r in runs if r.verification is not None]
-    )
+    shared = ("task", "metric", "config", "data", "data_shape", "n_iterations", "sgd_learning_rate")
     return ConvergenceSeedsResult(
         figure=figure,
-        task=first.task,
-        metric=first.metric,
-        config=first.config,
-        data=first.data,
-        data_shape=first.data_shape,
-        n_iterations=first.n_iterations,
-        sgd_learning_rate=rate,
+        **{k: getattr(first, k) for k in shared},
         seeds=seeds,
         curves=curves,
         speedups=speeds,
         final=final,
-        verification=verification,
+        verification=pd.DataFrame([{"seed": seeds[0], **first.verification}]),
+        bands=convergence_bands(curves),
     )
+
+
+def convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
+    """Per scheme on a common log time grid: ``median`` error over seeds and the band
+    ``low``..``high`` from the smallest to the largest seed (a seed's error at a time: its
+    last iteration finished by then; NaN before its first and after its last)."""
+    grid = np.geomspace(curves["time"].min(), curves["time"].max(), points)
+    frames = []
+    for name, group in curves.groupby("scheme", sort=False):
+        errs = []
+        for _, g in group.groupby("seed"):
+            t, e = g.sort_values("iteration")[["time", "error"]].to_numpy().T
+            idx = np.searchsorted(t, grid, side="right") - 1
+            ok = (idx >= 0) & (grid <= t[-1] * (1 + 1e-12))
+            errs.append(np.where(ok, e[np.where(ok, idx, 0)], np.nan))
+        with warnings.catch_warnings():  # all-NaN columns before the first iteration ends
+            warnings.simplefilter("ignore", RuntimeWarning)
+            stats = dict(median=np.nanmedian(errs, axis=0), low=np.nanmin(errs, axis=0))
+            stats["high"] = np.nanmax(errs, axis=0)
+        frames.append(pd.DataFrame({"scheme": name, "time": grid, **stats}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
@@ -1423,43 +1108,24 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     to target and the mean-iteration-time ratio as geometric means of the per-seed ratios with
     95 % paired log-ratio t-intervals (one seed gives a point, NaN bounds), beside the paper's number.
     """
-    from codedlib.claims import ratio_interval
-
     rows = []
     for name, g in speedups.groupby("scheme", sort=False):
-        one = len(g) < 2
-        to_target = (
-            (g["cr_speedup_to_target_ours"].iloc[0], np.nan, np.nan)
-            if one
-            else ratio_interval(g["time_to_target"], g["cr_time_to_target"])
-        )
-        per_iter = (
-            (g["mean_iteration_time_ratio_ours"].iloc[0], np.nan, np.nan)
-            if one
-            else ratio_interval(g["mean_iteration_time_ratio_ours"], np.ones(len(g)))
-        )
+        ratio = g["mean_iteration_time_ratio_ours"]
+        if len(g) < 2:
+            to_target = (g["cr_speedup_to_target_ours"].iloc[0], np.nan, np.nan)
+            per_iter = (ratio.iloc[0], np.nan, np.nan)
+        else:
+            to_target = ratio_interval(g["time_to_target"], g["cr_time_to_target"])
+            per_iter = ratio_interval(ratio, np.ones(len(g)))
         rows.append(
-            {
-                "scheme": name,
-                "cr_speedup_paper": g["cr_speedup_paper"].iloc[0],
-                "to_target_ours": to_target[0],
-                "to_target_ci_low": to_target[1],
-                "to_target_ci_high": to_target[2],
-                "mean_iteration_time_ratio_ours": per_iter[0],
-                "ratio_ci_low": per_iter[1],
-                "ratio_ci_high": per_iter[2],
-                "seeds": len(g),
-            }
+            {"scheme": name, "cr_speedup_paper": g["cr_speedup_paper"].iloc[0]}
+            | dict(zip(("to_target_ours", "to_target_ci_low", "to_target_ci_high"), to_target))
+            | dict(
+                zip(("mean_iteration_time_ratio_ours", "ratio_ci_low", "ratio_ci_high"), per_iter)
+            )
+            | {"seeds": len(g)}
         )
     return pd.DataFrame(rows).set_index("scheme")
-
-
-def _time_to_reach(curve: pd.DataFrame, target: float, higher_is_better: bool) -> float:
-    err = curve["error"].to_numpy()
-    ok = err >= target if higher_is_better else err <= target
-    if not np.any(ok):
-        return np.nan
-    return float(curve["time"].to_numpy()[np.argmax(ok)])
 
 
 def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=False):
@@ -1476,18 +1142,13 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
         pick = np.nanmax if higher_is_better else np.nanmin
         best_other, best_cr = pick(other["error"]), pick(cr["error"])
         target = min(best_other, best_cr) if higher_is_better else max(best_other, best_cr)
-        t_other = _time_to_reach(other, target, higher_is_better)
-        t_cr = _time_to_reach(cr, target, higher_is_better)
+        t_other = first_reach(other["time"], other["error"], target, below=not higher_is_better)
+        t_cr = first_reach(cr["time"], cr["error"], target, below=not higher_is_better)
         rows.append(
-            {
-                "scheme": name,
-                "target_error": target,
-                "time_to_target": t_other,
-                "cr_time_to_target": t_cr,
-                "cr_speedup_to_target_ours": t_other / t_cr,
-                "mean_iteration_time_ratio_ours": other["time"].iloc[-1] / cr["time"].iloc[-1],
-                "cr_speedup_paper": PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan),
-            }
+            dict(scheme=name, target_error=target, time_to_target=t_other, cr_time_to_target=t_cr)
+            | dict(cr_speedup_to_target_ours=t_other / t_cr)
+            | dict(mean_iteration_time_ratio_ours=other["time"].iloc[-1] / cr["time"].iloc[-1])
+            | dict(cr_speedup_paper=PAPER_SPEEDUPS.get(figure, {}).get(name, np.nan))
         )
     return pd.DataFrame(rows).set_index("scheme")
 
@@ -1497,74 +1158,13 @@ def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int 
     rows = []
     N = n_tree_workers(n, L)
     for alpha in alphas:
-        s = round(alpha * n)
-        S = int(np.floor(alpha * N + 1e-9))
-        alloc = allocate(n, L, s, d)
+        s, S = round(alpha * n), int(np.floor(alpha * N + 1e-9))
+        points = allocate(n, L, s, d).load_points
         rows.append(
-            {
-                "alpha": alpha,
-                "s": s,
-                "S": S,
-                "r_gc": r_gc(N, S),
-                "r_cr": r_cr(n, s, L),
-                "cr_points_range": f"{alloc.load_points.min()}..{alloc.load_points.max()}",
-                "r_cr_d": r_cr(n, s, L) * d,
-            }
+            dict(alpha=alpha, s=s, S=S, r_gc=r_gc(N, S), r_cr=r_cr(n, s, L))
+            | dict(cr_points_range=f"{points.min()}..{points.max()}", r_cr_d=r_cr(n, s, L) * d)
         )
     return pd.DataFrame(rows)
-
-
-@dataclass(frozen=True)
-class ConfigurationSummaryResult:
-    """What the explorer widget shows for one configuration, from
-    :func:`configuration_summary`.
-
-    Attributes
-    ----------
-    n_workers : int
-        Number of workers N of the tree.
-    alpha : float
-        Straggler resiliency s/n.
-    stragglers_flat : int
-        Stragglers S = floor(alpha N) the flat schemes (GC, SGD) tolerate.
-    r_cr : float
-        CR's computation load.
-    r_gc : float
-        GC's computation load at S = alpha N.
-    cr_points_per_node : str
-        ``"min..max"`` data points per CR node.
-    r_cr_d : float
-        CR's load in points, r_CR d.
-    t_c : float
-        Time of one full-gradient message [s].
-    rar_segment : float
-        Time of one RAR segment message [s].
-    allocation : CodedReduceAllocation
-        The CR allocation.
-    simulation : pandas.DataFrame
-        :func:`fig2_iteration_times` of this configuration.
-    breakdown : pandas.DataFrame
-        :func:`time_breakdown` of this configuration.
-    theorem2_lower : float or None
-        Theorem 2's lower bound (7) [s]; None when s = 0.
-    theorem2_upper : float or None
-        Theorem 2's upper bound (8) [s]; None when s = 0.
-    """
-
-    n_workers: int
-    alpha: float
-    stragglers_flat: int
-    r_cr: float
-    r_gc: float
-    cr_points_per_node: str
-    r_cr_d: float
-    t_c: float
-    rar_segment: float
-    allocation: object
-    simulation: pd.DataFrame
-    breakdown: pd.DataFrame
-    theorem2_lower: float | None = None
-    theorem2_upper: float | None = None
 
 
 def configuration_summary(
@@ -1572,56 +1172,31 @@ def configuration_summary(
     L: int = 3,
     s: int = 1,
     d: int = 7644,
-    a: float = 5e-5,
-    mu: float = 2e4,
-    bandwidth: float = PAPER_NETWORK.bandwidth,
-    latency: float = PAPER_NETWORK.latency,
-    gradient_numbers: int = 6500,
-    straggle_prob: float = 0.0,
-    straggle_delay: float = 0.0,
+    model: TimingModel | None = None,
     n_iterations: int = 200,
     rng=0,
-) -> ConfigurationSummaryResult:
+) -> dict:
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
-    same alpha), resiliency, message times, Theorem 2 bounds, a fresh simulation of all
-    schemes and where their time goes (:func:`time_breakdown`).
+    same alpha), resiliency, message times, Theorem 2 bounds (None when s = 0), a fresh
+    simulation of all schemes and where their time goes (:func:`time_breakdown`).
     """
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel(
-        a=a,
-        mu=mu,
-        network=Network(latency, bandwidth),
-        gradient_numbers=gradient_numbers,
-        straggle_prob=straggle_prob,
-        straggle_delay=straggle_delay,
-    )
+    model = TimingModel() if model is None else model
     alloc = allocate(n, L, s, d)
-    sim = fig2_iteration_times(n, L, s, d, model, n_iterations, rng)
-    bounds = {}
-    breakdown = time_breakdown(n, L, s, d, model, n_iterations, rng, cr_loads=alloc.load_points)
-    if s >= 1:
-        b = theorem2_bounds(n, L, s, d, a, mu, model.t_c)
-        bounds = {"theorem2_lower": b["lower"], "theorem2_upper": b["upper"]}
-    return ConfigurationSummaryResult(
-        n_workers=cfg.N,
-        alpha=cfg.alpha,
-        stragglers_flat=cfg.S,
-        r_cr=r_cr(n, s, L),
-        r_gc=r_gc(cfg.N, cfg.S),
-        cr_points_per_node=f"{alloc.load_points.min()}..{alloc.load_points.max()}",
-        r_cr_d=r_cr(n, s, L) * d,
-        t_c=model.t_c,
-        rar_segment=model.message_time(1.0 / cfg.N),
-        allocation=alloc,
-        simulation=sim,
-        breakdown=breakdown,
-        **bounds,
+    b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c) if s >= 1 else {}
+    out = dict(n_workers=cfg.N, alpha=cfg.alpha, stragglers_flat=cfg.S, r_cr=r_cr(n, s, L))
+    out |= dict(r_gc=r_gc(cfg.N, cfg.S), r_cr_d=r_cr(n, s, L) * d, t_c=model.t_c)
+    out |= dict(cr_points_per_node=f"{alloc.load_points.min()}..{alloc.load_points.max()}")
+    out |= dict(rar_segment=model.message_time(1.0 / cfg.N), allocation=alloc)
+    out |= dict(theorem2_lower=b.get("lower"), theorem2_upper=b.get("upper"))
+    return out | dict(
+        simulation=fig2_iteration_times((n, L, s, d), model, n_iterations, rng),
+        breakdown=time_breakdown(
+            (n, L, s, d), model, n_iterations, rng, cr_loads=alloc.load_points
+        ),
     )
 
 
-# --------------------------------------------------------------------------------------
-# Notebook 01: sizes, texts and the claims declared beside their experiments
-# --------------------------------------------------------------------------------------
 #: The notebook's sizes: quick mode (CI) and the paper-faithful run.
 SETTINGS = {
     "quick": {
@@ -1670,52 +1245,22 @@ SEC_EXACT = "Figs. 8–13: the exact schemes equal GD"
 SEC_ALL = "All speedups side by side"
 SEC_COMPLEXITY = "Section III-C.2: total gradient computations"
 
+#: "Fig. 9(a)" for "fig9a".
 LABELS = {
-    "fig8": "Fig. 8",
-    "fig9a": "Fig. 9(a)",
-    "fig9b": "Fig. 9(b)",
-    "fig9c": "Fig. 9(c)",
-    "fig10": "Fig. 10",
-    "fig11a": "Fig. 11(a)",
-    "fig11b": "Fig. 11(b)",
-    "fig11c": "Fig. 11(c)",
-    "fig12": "Fig. 12",
-    "fig13": "Fig. 13",
+    f: "Fig. " + (f"{f[3:-1]}({f[-1]})" if f[-1] in "abc" else f[3:]) for f in FIGURE_SETTINGS
 }
 #: File names of the convergence figures.
 SLUGS = {
-    "fig8": "fig8-logistic-N84",
-    "fig9a": "fig9a-logistic-N156-alpha1of12",
-    "fig9b": "fig9b-logistic-N156-alpha2of12",
-    "fig9c": "fig9c-logistic-N156-alpha3of12",
-    "fig10": "fig10-linear-N84",
-    "fig11a": "fig11a-linear-N156-alpha1of12",
-    "fig11b": "fig11b-linear-N156-alpha2of12",
-    "fig11c": "fig11c-linear-N156-alpha3of12",
-    "fig12": "fig12-linear-N156-large",
-    "fig13": "fig13-softmax-N156",
+    f: f"{f}-{v[0]}-N{n_tree_workers(*v[1:3])}"
+    + (f"-alpha{v[3]}of{v[1]}" if f[-1] in "abc" else "-large" if f == "fig12" else "")
+    for f, v in FIGURE_SETTINGS.items()
 }
 #: Fig. 2 and every convergence figure as ``(n, L, s, d, p)`` for :func:`model_speedup_range`.
-RANGE_SETTINGS = {"fig2": (4, 3, 1, 7644, 6500)} | {
+RANGE_SETTINGS = {"fig2": (*FIG2_TREE, 6500)} | {
     k: (*v[1:5], GRADIENT_NUMBERS[k]) for k, v in FIGURE_SETTINGS.items()
 }
 KNOBS = "bandwidth ∈ [10 Mb/s, 10 Gb/s], latency ∈ [50 µs, 2 ms], aμ ∈ [0.1, 10], D ∈ [0, 3 s]"
 SIM_RTOL = 0.05  # Fig. 13: our simulation against the paper's own, same constants
-THM2_COLUMNS = [
-    "n",
-    "s",
-    "N",
-    "lower_bound",
-    "monte_carlo_mean",
-    "ci_low",
-    "ci_high",
-    "upper_bound",
-    "position",
-    "computation_term",
-    "sibling_order_statistic",
-    "communication_term",
-    "monte_carlo_rest",
-]
 
 
 def clock_texts(network: Network, a: float, a_mu: float, t_c: float, t_c_numbers: int):
@@ -1743,19 +1288,13 @@ def cyclic_conditioning(cases, seed: int) -> pd.DataFrame:
     for n_, s_ in cases:
         code_ = cyclic_repetition_code(n_, s_)
         rng_ = np.random.default_rng(seed)
-        conds = [
-            code_.decoding_condition(
-                np.setdiff1d(np.arange(n_), rng_.choice(n_, s_, replace=False))
-            )
-            for _ in range(5)
-        ]
+        survivors = (
+            np.setdiff1d(np.arange(n_), rng_.choice(n_, s_, replace=False)) for _ in range(5)
+        )
+        worst = max(code_.decoding_condition(v) for v in survivors)
         rows.append(
-            {
-                "n": n_,
-                "s": s_,
-                "load (s+1)/n": code_.load,
-                "worst condition number (5 patterns)": max(conds),
-            }
+            {"n": n_, "s": s_, "load (s+1)/n": code_.load}
+            | {"worst condition number (5 patterns)": worst}
         )
     return pd.DataFrame(rows)
 
@@ -1783,32 +1322,24 @@ def remark3_outcome(allocation) -> str | None:
 
 def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
     """Per figure: message times and each scheme's communication and waiting shares."""
-    settings = {"fig2": ("linear", 4, 3, 1, 7644, 300)} | FIGURE_SETTINGS
+    settings = {"fig2": ("linear", *FIG2_TREE, 300)} | FIGURE_SETTINGS
     rows = []
-    for name, (_task, n_, L_, s_, d_, _) in settings.items():
+    for name, setting in settings.items():
         m = figure_model(name, model)
-        bd = time_breakdown(n_, L_, s_, d_, model=m, n_iterations=n_iterations, rng=rng)
-        N_ = n_tree_workers(n_, L_)
+        bd = time_breakdown(setting[1:5], model=m, n_iterations=n_iterations, rng=rng)
+        segment, total = m.message_time(1 / n_tree_workers(*setting[1:3])), bd["total"]
         share = bd[["computation_share", "communication_share", "straggling_share"]]
+        comm, wait = share["communication_share"], share["straggling_share"]
         rows.append(
-            {
-                "figure": name,
-                "p": m.gradient_numbers,
-                "t_c [ms]": 1e3 * m.t_c,
-                "RAR segment [ms]": 1e3 * m.message_time(1 / N_),
-                "latency share of a RAR segment": m.network.latency / m.message_time(1 / N_),
-                **{
-                    f"{k} comm. share": share.loc[k, "communication_share"]
-                    for k in ("UMW", "GC", "RAR", "CR")
-                },
-                **{f"{k} waiting share": share.loc[k, "straggling_share"] for k in ("RAR", "CR")},
-                # the part of the iteration time that dominates, averaged over the five schemes
-                "regime": share.mean().idxmax().replace("_share", "") + "-bound",
-                "faster of CR / RAR": "CR"
-                if bd.loc["CR", "total"] < bd.loc["RAR", "total"]
-                else "RAR",
-                "RAR / CR time": bd.loc["RAR", "total"] / bd.loc["CR", "total"],
-            }
+            {"figure": name, "p": m.gradient_numbers, "t_c [ms]": 1e3 * m.t_c}
+            | {"RAR segment [ms]": 1e3 * segment}
+            | {"latency share of a RAR segment": m.network.latency / segment}
+            | {f"{k} comm. share": comm[k] for k in ("UMW", "GC", "RAR", "CR")}
+            | {f"{k} waiting share": wait[k] for k in ("RAR", "CR")}
+            # the part of the iteration time that dominates, averaged over the five schemes
+            | {"regime": share.mean().idxmax().replace("_share", "") + "-bound"}
+            | {"faster of CR / RAR": "CR" if total["CR"] < total["RAR"] else "RAR"}
+            | {"RAR / CR time": total["RAR"] / total["CR"]}
         )
     return pd.DataFrame(rows).set_index("figure")
 
@@ -1921,13 +1452,8 @@ def _speedup(numerator, denominator, paper, reason_fn, basis="paper", rtol=0.0) 
             + reason
         )
     return dict(
-        numerator=numerator,
-        denominator=denominator,
-        expected="greater",
-        paper=paper,
-        verdict=verdict,
-        reason=reason,
-    )
+        numerator=numerator, denominator=denominator, expected="greater", paper=paper
+    ) | dict(verdict=verdict, reason=reason)
 
 
 def _as_row(v) -> str:
@@ -2045,35 +1571,30 @@ def _fig2_straggler(scheme):
         times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
         paper_ = PAPER_SPEEDUPS["fig2"][scheme]
         value, lo, hi = ratio_interval(times[scheme], times["CR"])
+        delays = "as much (it also waits for every worker)"
+        if scheme != "UMW":
+            delays = "not at all (it tolerates S = 21 stragglers)"
         if scheme == "RAR":
-            verdict, reason = (
-                "calibrated",
-                (
-                    f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
-                    f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
-                ),
+            verdict = "calibrated"
+            reason = (
+                f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
+                f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
             )
         else:
-            verdict = speedup_verdict(paper_, value, lo, hi)
+            verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
+        if scheme != "RAR" and not lo <= paper_ <= hi:
             reason = (
-                ""
-                if lo <= paper_ <= hi
-                else (
-                    f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
-                    f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
-                    f"{'as much (it also waits for every worker)' if scheme == 'UMW' else 'not at all (it tolerates S = 21 stragglers)'}, "
-                    f"so the paper's {paper_:g}× needs more than one straggler process"
-                )
+                f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
+                f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
+                f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
             )
-        return {
-            "numerator": times[scheme],
-            "denominator": times["CR"],
-            "expected": "greater",
-            "paper": paper_,
-            "verdict": verdict,
-            "reason": "our calibrated regime, derived from the paper's 4.3×: " + reason,
-            "setting": f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
-        }
+        reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
+        return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
+            paper=paper_,
+            verdict=verdict,
+            reason=reason,
+            setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
+        )
 
     return measured
 
@@ -2134,29 +1655,13 @@ SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RA
 
 def speed_table(f2: Fig2SeedsResult, rows) -> pd.DataFrame:
     """Fig. 2's speedups and the rows of ``CLAIMS["speedups"]`` as one table for the plot."""
-    table_rows = [
-        {
-            "figure": "fig2",
-            "scheme": scheme,
-            "paper": g["cr_speedup_paper"],
-            "ours": g["cr_speedup_ours"],
-            "ci_low": g["speedup_ci_low"],
-            "ci_high": g["speedup_ci_high"],
-        }
-        for scheme, g in ((s, f2.summary.loc[s]) for s in ("UMW", "GC", "RAR"))
+    cols = ["cr_speedup_paper", "cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
+    table = [("fig2", s, *f2.summary.loc[s, cols]) for s in ("UMW", "GC", "RAR")]
+    table += [
+        (name, scheme, r.paper_value, r.our_value, r.ci_low, r.ci_high)
+        for (name, scheme), r in zip(SPEEDUP_KEYS, rows)
     ]
-    for (name, scheme), row in zip(SPEEDUP_KEYS, rows):
-        table_rows.append(
-            {
-                "figure": name,
-                "scheme": scheme,
-                "paper": row.paper_value,
-                "ours": row.our_value,
-                "ci_low": row.ci_low,
-                "ci_high": row.ci_high,
-            }
-        )
-    return pd.DataFrame(table_rows)
+    return pd.DataFrame(table, columns=["figure", "scheme", "paper", "ours", "ci_low", "ci_high"])
 
 
 def _ordering(figs, faster, slower):
@@ -2244,20 +1749,15 @@ def gradient_complexity(res, seed: int) -> dict:
     rows = []
     for eps in levels:
         for scheme in ("CR", "SGD"):
-            its = []
-            for _sd, g in curves[curves["scheme"] == scheme].groupby("seed"):
-                hit = g["iteration"][g["error"] <= eps * (1 + 1e-9)]
-                its.append(float(hit.min()) if len(hit) else np.nan)
+            its = [
+                first_reach(g["iteration"], g["error"], eps * (1 + 1e-9))
+                for _, g in curves[curves["scheme"] == scheme].groupby("seed")
+            ]
             med = float(np.nanmedian(its)) if np.isfinite(its).any() else np.nan
             rows.append(
-                {
-                    "epsilon": eps,
-                    "scheme": scheme,
-                    "iterations (median)": med,
-                    "reached in seeds": int(np.isfinite(its).sum()),
-                    "of seeds": len(its),
-                    "gradient computations": med * per_iter[scheme],
-                }
+                {"epsilon": eps, "scheme": scheme, "iterations (median)": med}
+                | {"reached in seeds": int(np.isfinite(its).sum()), "of seeds": len(its)}
+                | {"gradient computations": med * per_iter[scheme]}
             )
     table = pd.DataFrame(rows).set_index(["epsilon", "scheme"])
     return {"table": table, "levels": levels, "per_iter": per_iter, "n_run": n_run}
@@ -2325,85 +1825,65 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
 
 
 _P = {"basis": "paper"}
+_ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND, **_P)
+_ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR, **_P)
+_cr = functools.partial(spec, "qualitative", section=SEC_CR, **_P)
+_t1 = functools.partial(spec, section=SEC_T1, **_P)
+_table = functools.partial(spec, "exact", "Table I", section=SEC_T, **_P)
+_t2 = functools.partial(spec, section=SEC_T2, **_P)
+_all = functools.partial(spec, section=SEC_ALL, **_P)
+_ordered = functools.partial(_all, "qualitative", "Figs. 8–13")
+_TRUE = {"paper": "True"}
 #: Notebook 01's claims, per section: ``evaluate(table, CLAIMS[key], **results)``.
 CLAIMS = {
     "example1": [
-        spec(
-            "exact",
-            "Example 1 (Fig. 4)",
+        _ex1(
             "GC load per worker (N = 3, S = 1)",
             lambda ex1: {"ours": ex1.load},
             paper=2 / 3,
             rtol=1e-12,
             setting="eq. (4)'s B",
-            section=SEC_BACKGROUND,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Example 1 (Fig. 4)",
+        _ex1(
             "online decoder finds the rows of A of eq. (4)",
             _ex1_rows_match,
-            paper="True",
             setting="one decoding per straggler",
-            section=SEC_BACKGROUND,
-            **_P,
+            **_TRUE,
         ),
-        spec(
-            "exact",
-            "Example 1 (Fig. 4)",
+        _ex1(
             "g recovered from any N − S = 2 workers",
             lambda ex1: {"ours": str(bool(ex1.table["max_abs_error"].max() < 1e-12))},
-            paper="True",
             setting="random partial gradients g_k; tolerance 1e-12",
-            section=SEC_BACKGROUND,
-            **_P,
+            **_TRUE,
         ),
     ],
     "example2": [
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "points per node at d = 15 (r_CR d)",
             _points_per_node,
             paper=4,
             rtol=0,
             setting="eq. (4)'s code on the (3, 2) tree, s = 1",
-            section=SEC_CR,
-            **_P,
         ),
     ],
     "example2_rows": [
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "decoding row at (1,1) when (2,3) straggles",
             lambda ex2: {"ours": _as_row(ex2.decoding_11)},
             paper="[2, -1, 0]",
-            section=SEC_CR,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "decoding row at the master from (1,1) and (1,3)",
             lambda ex2: {"ours": _as_row(ex2.decoding_master)},
             paper="[1, 0, 1]",
-            section=SEC_CR,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Example 2 (Fig. 7)",
+        _ex2(
             "master recovers g_D exactly",
             lambda ex2: {"ours": str(bool(ex2.max_abs_error < 1e-12))},
-            paper="True",
             setting="random per-point gradients, d = 15; tolerance 1e-12",
-            section=SEC_CR,
-            **_P,
+            **_TRUE,
         ),
-        spec(
-            "qualitative",
+        _cr(
             "Example 2 (Fig. 7)",
             "which row of A node (1,1) uses",
             paper="'from (2, 1) and (2, 1) and using the first row in A', then 2m_(2,1) − m_(2,2)",
@@ -2412,23 +1892,18 @@ CLAIMS = {
             verdict="paper erratum",
             reason="the text's 'first row' and '(2, 1) and (2, 1)' contradict its own computation "
             "2m_(2,1) − m_(2,2), which is right and which we reproduce",
-            section=SEC_CR,
-            **_P,
         ),
     ],
     "remark3": [
-        spec(
-            "qualitative",
+        _cr(
             "Remark 3",
             "stragglers beyond s under one parent defeat CR",
             _remark3,
             paper="CR fails to recover the gradient when stragglers are picked adversarially",
-            section=SEC_CR,
-            **_P,
         ),
     ],
     "theorem1": [
-        spec(
+        _t1(
             "exact",
             "Theorem 1, eq. (5)",
             "r_CR(n=3, s=1, L=2)",
@@ -2436,11 +1911,9 @@ CLAIMS = {
             paper=4 / 15,
             rtol=1e-12,
             setting="exact rational arithmetic",
-            section=SEC_T1,
             headline=True,
-            **_P,
         ),
-        spec(
+        _t1(
             "exact",
             "Remark 2",
             "load cut from 1 to 3 layers at α = 0.5",
@@ -2449,10 +1922,8 @@ CLAIMS = {
             rtol=1e-12,
             unit="×",
             setting="Remark 2's n → ∞ form: r_GC = α, r_CR = 1/Σ_l α^-l",
-            section=SEC_T1,
-            **_P,
         ),
-        spec(
+        _t1(
             "not_attempted",
             "Theorem 1 (converse)",
             "no scheme on the tree has load below r_CR",
@@ -2460,24 +1931,16 @@ CLAIMS = {
             reason="a statement over all schemes, proved in the paper; we check achievability (our "
             "allocation gives every node r_CR d points, eq. (13) solved exactly in the tests) "
             "but cannot test the converse numerically",
-            section=SEC_T1,
-            **_P,
         ),
     ],
     "table1": [
-        spec(
-            "exact",
-            "Table I",
+        _table(
             "RAR resiliency α",
             lambda t1: {"ours": float(t1.loc["RAR", "alpha_exact"])},
             paper=0.0,
             setting="RAR waits for every worker",
-            section=SEC_T,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Table I",
+        _table(
             "GC resiliency α at r = 1/12, N = 156",
             lambda t1: {
                 "ours": float(t1.loc["GC", "alpha_exact"]),
@@ -2487,19 +1950,13 @@ CLAIMS = {
             paper=_R1,
             verdict="partly",
             setting=_SETTING_T1,
-            section=SEC_T,
-            **_P,
         ),
-        spec(
-            "exact",
-            "Table I",
+        _table(
             "CR resiliency α at r = 1/12, L = 2",
             _table1_cr,
             paper=_R1**0.5,
             verdict="partly",
             setting=_SETTING_T1,
-            section=SEC_T,
-            **_P,
         ),
         spec(
             "qualitative",
@@ -2515,19 +1972,17 @@ CLAIMS = {
         ),
     ],
     "theorem2": [
-        spec(
+        _t2(
             "interval",
             "Theorem 2, eqs. (7)-(8)",
             f"E[T_CR] between the bounds, n = {n_}",
             _thm2_row(n_),
             unit="s",
-            section=SEC_T2,
-            **_P,
         )
         for n_ in (8, 16, 32, 64)
     ]
     + [
-        spec(
+        _t2(
             "qualitative",
             "Eq. (6) vs Appendix D",
             "rate of the shifted-exponential computation time",
@@ -2537,8 +1992,6 @@ CLAIMS = {
             verdict="paper erratum",
             reason="the model (6) and the proof of Theorem 2 use different rates; Theorem 2 holds for "
             "the appendix's",
-            section=SEC_T2,
-            **_P,
         ),
     ],
     "network": [
@@ -2561,22 +2014,14 @@ CLAIMS = {
         spec(
             "comparison",
             "Fig. 2",
-            f"CR speedup over {s} (Fig. 2)",
-            _fig2_physical(s),
+            f"CR speedup over {s} (Fig. 2{regime})",
+            measure(s),
             section=SEC_F2,
-            headline=False,
-            **_P,
+            **fixed,
         )
-        for s in ("UMW", "GC", "RAR")
-    ]
-    + [
-        spec(
-            "comparison",
-            "Fig. 2",
-            f"CR speedup over {s} (Fig. 2, straggler regime)",
-            _fig2_straggler(s),
-            section=SEC_F2,
-            basis="derived",
+        for regime, measure, fixed in (
+            ("", _fig2_physical, {"headline": False, **_P}),
+            (", straggler regime", _fig2_straggler, {"basis": "derived"}),
         )
         for s in ("UMW", "GC", "RAR")
     ],
@@ -2606,27 +2051,17 @@ CLAIMS = {
         for name, scheme in SPEEDUP_KEYS
     ],
     "orderings": [
-        spec(
-            "qualitative",
-            "Figs. 8–13",
+        _ordered(
             "CR reaches the target first in every setting",
             _ordering(None, "CR", ["UMW", "GC", "RAR", "SGD"]),
             paper="CR achieves significant speedups over all baselines (Figs. 8–13)",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
-            "qualitative",
-            "Figs. 8–13",
+        _ordered(
             "RAR faster than UMW and GC (Figs. 8–12)",
             _ordering([f for f in FIGURE_SETTINGS if f != "fig13"], "RAR", ["UMW", "GC"]),
             paper="RAR significantly outperforms UMW as well as GC for N = 84 and N = 156",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
-            "qualitative",
-            "Figs. 8–13",
+        _ordered(
             "RAR faster than every master-worker scheme at N = 156",
             _ordering(
                 ["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
@@ -2634,8 +2069,6 @@ CLAIMS = {
                 ["UMW", "GC", "SGD"],
             ),
             paper="RAR ultimately beats all master-worker schemes at N = 156 (Figs. 9, 11, 12)",
-            section=SEC_ALL,
-            **_P,
         ),
     ]
     + [
@@ -2651,26 +2084,22 @@ CLAIMS = {
         for name in ("fig8", "fig10")
     ]
     + [
-        spec(
+        _all(
             "qualitative",
             "Figs. 10–12",
             "SGD iteration faster than UMW and GC iterations",
             _sgd_iteration_gain,
             paper="SGD achieves a gain in per iteration time over UMW and GC",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
+        _all(
             "comparison",
             "Fig. 10",
             "SGD/GD final normalised error (Fig. 10)",
             _sgd_final_error,
             expected="greater",
             paper_text="SGD has higher normalized error (11) w.r.t. the true model",
-            section=SEC_ALL,
-            **_P,
         ),
-        spec(
+        _all(
             "qualitative",
             "Fig. 12",
             "size of the Fig. 12 data set",
@@ -2680,8 +2109,6 @@ CLAIMS = {
             paper="caption: (d, p) = (32760, 5000); text: (d, p) = (32760, 500)",
             verdict="paper erratum",
             reason="the paper states two different sizes for one experiment",
-            section=SEC_ALL,
-            **_P,
         ),
     ],
     "complexity": [

@@ -44,19 +44,15 @@ SCHEME_COLORS = {
 #: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
 #: (what the figures and the notebook's tables show).
 LABELS = {
-    # example1_gc().table
     "decoding_row": "decoding row a_f",
     "paper_row": "paper's row of A",
     "max_abs_error": "max |a_f B G - g|",
-    # load_curves
     "alpha_power_l": "alpha^L",
-    # table1
     "alpha_paper": "alpha (paper)",
     "beta_paper": "beta (paper)",
     "alpha_approx": "alpha ≈",
     "alpha_exact": "alpha exact",
     "beta_order": "beta order",
-    # theorem2_check
     "lower_bound": "lower (7)",
     "monte_carlo_mean": "Monte Carlo E[T_CR]",
     "ci_low": "ci low",
@@ -68,7 +64,6 @@ LABELS = {
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
     "pipelined_upper": "E[T_(n-s)] + L(n-s)t_c",
-    # fig2_iteration_times, fig2_summary
     "mean_iteration_time": "mean iteration time [s]",
     "std": "std [s]",
     "load_points": "load [points/worker]",
@@ -80,14 +75,11 @@ LABELS = {
     "time_ci_high": "ci high [s]",
     "speedup_ci_low": "speedup ci low",
     "speedup_ci_high": "speedup ci high",
-    # model_speedup_range, speedup_range_summary
     "cr_speedup": "CR speedup",
     "communication_bound_limit": "communication-bound limit",
-    # time_breakdown
     "computation_share": "computation share",
     "communication_share": "communication share",
     "straggling_share": "straggling share",
-    # speedups, speedup_intervals, convergence_over_seeds
     "target_error": "target error",
     "time_to_target": "time to target [s]",
     "cr_time_to_target": "CR time to target [s]",
@@ -99,12 +91,17 @@ LABELS = {
     "ratio_ci_low": "ratio ci low",
     "ratio_ci_high": "ratio ci high",
     "final_error": "final error",
-    # load_table
     "r_gc": "r_GC",
     "r_cr": "r_CR",
     "cr_points_range": "CR points (min..max)",
     "r_cr_d": "r_CR d",
 }
+
+
+def _yerr(mid, low, high) -> np.ndarray:
+    """Error-bar lengths below and above ``mid`` for the interval ``low``..``high``."""
+    mid = np.asarray(mid, dtype=float)
+    return np.vstack([mid - np.asarray(low, dtype=float), np.asarray(high, dtype=float) - mid])
 
 
 def display_frame(df):
@@ -221,13 +218,14 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None
         star, spos, ax=axes[1], node_color=["#404040"] + ["#0173b2"] * N, labels=labels, **style
     )
     axes[1].set_title(f"GC: master + N = {N}\nα = r, β = Θ(1)")
-    tree = nx.balanced_tree(n, L)
-    tpos = {}
-    rank_pos = _tree_positions(n, L)
-    for node in tree.nodes:  # balanced_tree numbers nodes breadth-first, like our ranks
-        tpos[node] = rank_pos[node]
+    tree = nx.balanced_tree(n, L)  # numbered breadth-first, like our ranks
     nx.draw_networkx(
-        tree, tpos, ax=axes[2], node_color=["#404040"] + ["#d55e00"] * N, labels=labels, **style
+        tree,
+        _tree_positions(n, L),
+        ax=axes[2],
+        node_color=["#404040"] + ["#d55e00"] * N,
+        labels=labels,
+        **style,
     )
     axes[2].set_title(f"CR: ({n}, {L}) tree\nα ≈ r^(1/L), β = Θ(N^(1-1/L))")
     for a in axes:
@@ -255,14 +253,12 @@ def plot_gc_diagram(code, ax=None, *, title: str | None = None):
         bbox={"boxstyle": "round", "fc": "#eeeeee"},
     )
     for i in range(n):
-        text = ""
-        for k in code.support(i):
-            coef = code.B[i, k]
-            sign = "−" if coef < 0 else "+"
-            mag = "" if np.isclose(abs(coef), 1.0) else f"{abs(coef):g}·"
-            text += f" {sign} {mag}g{k + 1}"
-        text = text.strip()
-        text = text.removeprefix("+ ")
+        coefs = [(code.B[i, k], k) for k in code.support(i)]
+        terms = [
+            f"{'−' if c < 0 else '+'} {'' if np.isclose(abs(c), 1.0) else f'{abs(c):g}·'}g{k + 1}"
+            for c, k in coefs
+        ]
+        text = " ".join(terms).removeprefix("+ ")
         x = (i + 0.5) / n
         ax.annotate(
             "",
@@ -375,12 +371,7 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     ax.plot(df["n"], df["lower_bound"], "v--", label="lower bound (7), o(·) dropped")
     ax.plot(df["n"], df["upper_bound"], "^--", label="upper bound (8), o(·) dropped")
-    if "ci_low" in df:
-        yerr = np.vstack(
-            [df["monte_carlo_mean"] - df["ci_low"], df["ci_high"] - df["monte_carlo_mean"]]
-        )
-    else:
-        yerr = 1.96 * df["stderr"]
+    yerr = _yerr(df["monte_carlo_mean"], df["ci_low"], df["ci_high"])
     ax.errorbar(
         df["n"],
         df["monte_carlo_mean"],
@@ -418,9 +409,7 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     vals = df["mean_iteration_time"].to_numpy()
     yerr = None
     if "time_ci_low" in df and "time_ci_high" in df:
-        yerr = np.vstack(
-            [vals - df["time_ci_low"].to_numpy(), df["time_ci_high"].to_numpy() - vals]
-        )
+        yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"])
     ax.bar(
         names,
         vals,
@@ -449,45 +438,22 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     return fig
 
 
-def _curves_on_grid(group, grid):
-    """Error of one seed's run at each time of ``grid`` (the last iteration finished by then;
-    NaN before the first iteration ends and after the last one)."""
-    t = group["time"].to_numpy()
-    e = group["error"].to_numpy()
-    idx = np.searchsorted(t, grid, side="right") - 1
-    out = np.full(grid.shape, np.nan)
-    ok = (idx >= 0) & (grid <= t[-1] * (1 + 1e-12))
-    out[ok] = e[idx[ok]]
-    return out
-
-
 def plot_convergence(
     result, ax=None, logy: bool | None = None, subtitle: str = "", *, title: str | None = None
 ):
     """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence`` or
     ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
     median over seeds on a common time grid with a band from the smallest to the largest
-    seed (the legend says how many seeds).
+    seed (``result.bands``; the legend says how many seeds).
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     curves = result.curves
     n_seeds = curves["seed"].nunique() if "seed" in curves else 1
     if n_seeds > 1:
-        grid = np.geomspace(curves["time"].min(), curves["time"].max(), 300)
-        for name, group in curves.groupby("scheme", sort=False):
-            errs = np.vstack(
-                [
-                    _curves_on_grid(g.sort_values("iteration"), grid)
-                    for _, g in group.groupby("seed")
-                ]
-            )
+        for name, band in result.bands.groupby("scheme", sort=False):
             colour = SCHEME_COLORS.get(name)
-            with warnings.catch_warnings():  # all-NaN columns before the first iteration ends
-                warnings.simplefilter("ignore", RuntimeWarning)
-                med = np.nanmedian(errs, axis=0)
-                lo, hi = np.nanmin(errs, axis=0), np.nanmax(errs, axis=0)
-            ax.plot(grid, med, label=name, color=colour, lw=1.8)
-            ax.fill_between(grid, lo, hi, color=colour, alpha=0.25, lw=0)
+            ax.plot(band["time"], band["median"], label=name, color=colour, lw=1.8)
+            ax.fill_between(band["time"], band["low"], band["high"], color=colour, alpha=0.25, lw=0)
     else:
         for name, group in curves.groupby("scheme", sort=False):
             ax.plot(
@@ -627,16 +593,10 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
                 label="model range (free constants)",
             )
         ours = sub["ours"].to_numpy(dtype=float)
-        yerr = np.vstack(
-            [
-                ours - sub["ci_low"].to_numpy(dtype=float),
-                sub["ci_high"].to_numpy(dtype=float) - ours,
-            ]
-        )
         ax.errorbar(
             x,
             ours,
-            yerr=yerr,
+            yerr=_yerr(ours, sub["ci_low"], sub["ci_high"]),
             fmt="o",
             color=SCHEME_COLORS["CR"],
             capsize=3,

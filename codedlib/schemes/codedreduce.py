@@ -190,22 +190,23 @@ def _check_draws(draws, n_workers):
     return draws
 
 
+def _ready(cfg: ClusterConfig, model: TimingModel, draws, parts: int = 1):
+    """A flat scheme's load (``parts`` of the N equal data shares) and its workers' ready times."""
+    load = parts * cfg.d / cfg.N
+    return load, model.compute_times(load, _check_draws(draws, cfg.N))
+
+
 def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Uncoded master-worker: wait for all N workers (loads ``d/N``)."""
-    N = cfg.N
-    draws = _check_draws(draws, N)
-    load = cfg.d / N
-    ready = model.compute_times(load, draws)
-    times = master_receive_times(ready, N, model.message_time())
-    return SchemeTiming("UMW", times, load, N, float(N))
+    load, ready = _ready(cfg, model, draws)
+    times = master_receive_times(ready, cfg.N, model.message_time())
+    return SchemeTiming("UMW", times, load, cfg.N, float(cfg.N))
 
 
 def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Gradient coding with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
     N, S = cfg.N, cfg.S
-    draws = _check_draws(draws, N)
-    load = (S + 1) * cfg.d / N
-    ready = model.compute_times(load, draws)
+    load, ready = _ready(cfg, model, draws, S + 1)
     times = master_receive_times(ready, N - S, model.message_time())
     return SchemeTiming("GC", times, load, N - S, float(N - S))
 
@@ -213,9 +214,7 @@ def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
     N, S = cfg.N, cfg.S
-    draws = _check_draws(draws, N)
-    load = cfg.d / N
-    ready = model.compute_times(load, draws)
+    load, ready = _ready(cfg, model, draws)
     times = master_receive_times(ready, N - S, model.message_time())
     order = np.argsort(ready, axis=1, kind="stable")
     used = np.zeros_like(ready, dtype=bool)
@@ -229,9 +228,7 @@ def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``.
     """
     N = cfg.N
-    draws = _check_draws(draws, N)
-    load = cfg.d / N
-    ready = model.compute_times(load, draws)
+    load, ready = _ready(cfg, model, draws)
     times = ring_allreduce_finish(ready, model.message_time(1.0 / N))
     return SchemeTiming("RAR", times, load, 2 * (N - 1), 2.0 * (N - 1) / N)
 

@@ -24,7 +24,6 @@ __all__ = [
     "r_cr",
     "r_gc",
     "table_one",
-    "theorem1_lower_bound",
     "theorem2_bounds",
 ]
 
@@ -41,15 +40,9 @@ def check_tree(n, L, s=None):
     return n, L, s
 
 
-def _check_nsl(n, s, L):
-    n, L, s = check_tree(n, L, s)
-    return n, s, L
-
-
 def n_tree_workers(n: int, L: int) -> int:
     """``N = n + n^2 + ... + n^L`` (Fig. 5)."""
-    n = check_int("n", n, 1)
-    L = check_int("L", L, 1)
+    n, L = check_tree(n, L)
     return sum(n**layer for layer in range(1, L + 1))
 
 
@@ -63,17 +56,10 @@ def r_cr(n: int, s: int, L: int, exact: bool = False):
     >>> r_cr(3, 1, 2, exact=True)
     Fraction(4, 15)
     """
-    n, s, L = _check_nsl(n, s, L)
+    n, L, s = check_tree(n, L, s)
     ratio = Fraction(n, s + 1)
     value = 1 / sum(ratio**layer for layer in range(1, L + 1))
     return value if exact else float(value)
-
-
-def theorem1_lower_bound(n: int, s: int, L: int) -> float:
-    """Theorem 1 converse: any scheme on an (n, L)-regular tree robust to any s stragglers per
-    parent has computation load ``r >= r_CR(n, s, L)`` (Appendix C-B). Returns that bound.
-    """
-    return r_cr(n, s, L)
 
 
 def r_gc(N: int, S: int) -> float:
@@ -93,13 +79,10 @@ def load_vs_alpha(alpha, L: int, n: int | None = None) -> np.ndarray:
     alpha = np.asarray(alpha, dtype=float)
     if np.any((alpha <= 0) | (alpha >= 1)) or not np.all(np.isfinite(alpha)):
         raise ValueError(f"alpha must satisfy 0 < alpha < 1, got alpha={alpha}")
-    if n is None:
-        ratio = 1.0 / alpha
-    else:
+    if n is not None:
         n = check_int("n", n, 1)
-        ratio = n / (alpha * n + 1.0)
-    total = sum(ratio**layer for layer in range(1, L + 1))
-    return 1.0 / total
+    ratio = 1.0 / alpha if n is None else n / (alpha * n + 1.0)
+    return 1.0 / sum(ratio**layer for layer in range(1, L + 1))
 
 
 def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
@@ -112,11 +95,7 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
     L = check_int("L", L, 1)
     if n is not None:
         n = check_int("n", n, 1)
-        best = -1
-        for s in range(n):
-            if r_cr(n, s, L) <= r + 1e-15:
-                best = s
-        return max(best, 0) / n
+        return max([s for s in range(n) if r_cr(n, s, L) <= r + 1e-15], default=0) / n
     lo, hi = 0.0, 1.0  # load_vs_alpha increases in alpha
     for _ in range(200):
         mid = 0.5 * (lo + hi)
@@ -130,7 +109,7 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
 def table_one(N: int, r: float, L: int, n: int | None = None):
     """Table I: resiliency alpha and parallelisation gain beta of RAR, GC and CR at load r.
 
-    ``beta`` as the order without constants; "alpha exact" on the (n, L) tree when ``n`` is given.
+    ``beta_order`` without constants; ``alpha_exact`` on the (n, L) tree when ``n`` is given.
     """
     import pandas as pd
 
@@ -141,7 +120,6 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
         raise ValueError(
             f"N must equal n + ... + n^L = {n_tree_workers(n, L)} for n={n}, L={L}, got N={N}"
         )
-    cr_alpha_limit = alpha_for_load(r, L)
     gc_alpha = math.floor(r * N - 1 + 1e-12) / N if r * N >= 1 else 0.0
     rows = [
         ("RAR", "0", "Θ(N)", 0.0, 0.0, float(N)),
@@ -151,21 +129,12 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
             "r^(1/L)",
             "Θ(N^(1-1/L))",
             r ** (1.0 / L),
-            alpha_for_load(r, L, n) if n is not None else cr_alpha_limit,
+            alpha_for_load(r, L, n),
             float(N) ** (1.0 - 1.0 / L),
         ),
     ]
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "scheme",
-            "alpha (paper)",
-            "beta (paper)",
-            "alpha ≈",
-            "alpha exact",
-            "beta order",
-        ],
-    ).set_index("scheme")
+    columns = ["scheme", "alpha_paper", "beta_paper", "alpha_approx", "alpha_exact", "beta_order"]
+    return pd.DataFrame(rows, columns=columns).set_index("scheme")
 
 
 def expected_sibling_order_statistic(n: int, s: int, load_points: float, a: float, mu: float):
@@ -188,7 +157,7 @@ def theorem2_bounds(
     with ``r = r_CR(n, s, L)``, ``alpha = s/n``; also the proof's ``sibling_order_statistic``
     ``E[T_(n-s)]`` and ``pipelined_upper`` ``E[T_(n-s)] + L (n - s) t_c``.
     """
-    n, s, L = _check_nsl(n, s, L)
+    n, L, s = check_tree(n, L, s)
     if s < 1:
         raise ValueError(f"s must satisfy 1 <= s < n for Theorem 2 (log(1/alpha)), got s={s}")
     d = check_real("d", d, 0.0, low_open=True)

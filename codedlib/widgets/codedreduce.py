@@ -6,14 +6,13 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 
 from __future__ import annotations
 
-import dataclasses
 import html
 
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
 __all__ = ["SUMMARY_LABELS", "codedreduce_report", "explore_codedreduce", "render_summary"]
 
-#: Display label of every scalar field of ``ConfigurationSummaryResult``, in table order.
+#: Display label of every scalar entry of ``configuration_summary``, in table order.
 SUMMARY_LABELS = {
     "n_workers": "N",
     "alpha": "alpha",
@@ -34,9 +33,8 @@ def render_summary(summary) -> str:
     labelled by :data:`SUMMARY_LABELS` (Theorem 2's bounds only when they exist, s >= 1).
     """
     rows = []
-    fields = {f.name: getattr(summary, f.name) for f in dataclasses.fields(summary)}
     for key, label in SUMMARY_LABELS.items():
-        value = fields[key]
+        value = summary[key]
         if value is None:
             continue
         text = f"{value:.4g}" if isinstance(value, float) else str(value)
@@ -50,27 +48,18 @@ def codedreduce_report(
     """What the explorer shows for one configuration (ValueError on invalid input)."""
     from codedlib._validation import check_real
     from codedlib.experiments.codedreduce import configuration_summary
+    from codedlib.network import Network
     from codedlib.plots.codedreduce import plot_iteration_times, plot_time_breakdown, plot_tree
+    from codedlib.schemes.codedreduce import TimingModel
 
     a = check_real("a", a, low=0.0, low_open=True)
     bandwidth_mbps = check_real("bandwidth_mbps", bandwidth_mbps, low=0.0, low_open=True)
     latency_ms = check_real("latency_ms", latency_ms, low=0.0)
-    summary = configuration_summary(
-        n=n,
-        L=L,
-        s=s,
-        d=d,
-        a=a,
-        mu=amu / a,
-        bandwidth=bandwidth_mbps * 1e6 / 8,
-        latency=latency_ms / 1e3,
-        gradient_numbers=p,
-        straggle_prob=straggle_prob,
-        straggle_delay=straggle_delay,
-        n_iterations=200,
-        rng=seed,
-    )
-    alloc = summary.allocation
+    network = Network(latency_ms / 1e3, bandwidth_mbps * 1e6 / 8)
+    stragglers = dict(straggle_prob=straggle_prob, straggle_delay=straggle_delay)
+    model = TimingModel(a, amu / a, network, p, **stragglers)
+    summary = configuration_summary(n, L, s, d, model, n_iterations=200, rng=seed)
+    alloc = summary["allocation"]
     text = render_summary(summary)
     tree = None
     if alloc.n**alloc.L <= 81:
@@ -81,8 +70,8 @@ def codedreduce_report(
         html=text,
         figures=[
             tree,
-            plot_iteration_times(summary.simulation),
-            plot_time_breakdown({"this configuration": summary.breakdown}),
+            plot_iteration_times(summary["simulation"]),
+            plot_time_breakdown({"this configuration": summary["breakdown"]}),
         ],
     )
 
