@@ -6,7 +6,9 @@ The rules, on every module under ``codedlib``:
 * each function or class in ``__all__`` has a docstring whose first line is a summary;
 * a numpydoc ``Parameters`` section, where one is written, names only real parameters (a stale
   entry misleads), and is not required: the name, the type annotation and the glossary
-  (``docs/CONVENTIONS.md``) carry the meaning of ``rng``, ``ax``, ``n``, ``seed`` …
+  (``docs/CONVENTIONS.md``) carry the meaning of ``rng``, ``ax``, ``n``, ``seed`` …;
+* each public function of ``theory/``, ``codes/`` and ``schemes/`` names its paper locator
+  (eq., Algorithm, Section, Figure, Table, Theorem …) or says it is ours.
 """
 
 from __future__ import annotations
@@ -82,3 +84,27 @@ def test_public_api_has_summary_and_true_parameters(module_name):
 def test_parameter_parser_reads_numpydoc():
     doc = "Summary.\n\nParameters\n----------\nn, s : int\n    Sizes.\nrng : Generator\n    x\n"
     assert _documented_parameters(doc) == ["n", "s", "rng"]
+
+
+#: A paper locator: what a function of the paper layers implements, where the paper says it.
+ANCHOR = re.compile(
+    r"\b(eqs?\.|Alg\.|Algorithm|Sec\.|Section|Figs?\.|Table|Theorem|Lemma|Example|Remark|"
+    r"Corollary|Proposition|Definition|Appendix|fn\.)|§|\(\d+\)",
+    re.I,
+)
+#: Packages whose functions implement the papers (the runtime, plots and widgets serve them).
+PAPER_LAYERS = ("codedlib.theory.", "codedlib.codes.", "codedlib.schemes.")
+
+
+@pytest.mark.parametrize("module_name", [m for m in MODULES if m.startswith(PAPER_LAYERS)])
+def test_paper_layer_functions_cite_the_paper(module_name):
+    """Every public function of theory/, codes/ and schemes/ names the equation, algorithm,
+    section, figure or table it implements; our own construction says so ("ours")."""
+    missing = [
+        name
+        for name, obj in _public(module_name)
+        if inspect.isfunction(obj)
+        and not ANCHOR.search(doc := inspect.getdoc(obj) or "")
+        and "ours" not in doc.lower()
+    ]
+    assert not missing, f"{module_name}: no paper locator in {missing}"

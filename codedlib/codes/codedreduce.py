@@ -55,7 +55,7 @@ def _layer_offset(layer: int, n: int) -> int:
 
 
 def rank_of(layer: int, index: int, n: int) -> int:
-    """Breadth-first rank of node ``(layer, index)``; the master ``(0, 0)`` is rank 0."""
+    """Breadth-first rank of node ``(layer, index)`` of Section III-A's tree; the master ``(0, 0)`` is rank 0."""
     n = check_int("n", n, 1)
     layer = check_int("layer", layer, 0)
     index = check_int("index", index, 0, n**layer - 1)
@@ -63,7 +63,7 @@ def rank_of(layer: int, index: int, n: int) -> int:
 
 
 def position_of(rank: int, n: int) -> tuple[int, int]:
-    """Inverse of :func:`rank_of`: ``(layer, index)`` of a rank."""
+    """Inverse of :func:`rank_of`: ``(layer, index)`` of a rank (Section III-A's tree)."""
     n = check_int("n", n, 1)
     rank = check_int("rank", rank, 0)
     layer = 0
@@ -442,7 +442,7 @@ def allocate(
 
 
 def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_gradients):
-    """Every rank's coded local gradient (one row per rank) from ``(d, p)`` point gradients.
+    """Every rank's coded local gradient (Algorithm 2's local messages; one row per rank) from ``(d, p)`` point gradients.
 
     Prefix sums, so each segment costs O(p).
     """

@@ -167,7 +167,8 @@ def draw_delays(n_iterations: int, n_workers: int, rng: RngLike = None) -> np.nd
 
 
 def master_receive_times(ready, k: int, tau: float) -> np.ndarray:
-    """Single-port reception: time the ``k``-th message is fully received.
+    """Single-port reception (Section III-C's communication model): time the ``k``-th message is fully
+    received.
 
     :func:`codedlib.network.single_port_receive` over the last axis (senders) of ``ready``.
     """
@@ -197,14 +198,14 @@ def _ready(cfg: ClusterConfig, model: TimingModel, draws, parts: int = 1):
 
 
 def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Uncoded master-worker: wait for all N workers (loads ``d/N``)."""
+    """Sec. IV-A's uncoded master-worker: wait for all N workers (loads ``d/N``)."""
     load, ready = _ready(cfg, model, draws)
     times = master_receive_times(ready, cfg.N, model.message_time())
     return SchemeTiming("UMW", times, load, cfg.N, float(cfg.N))
 
 
 def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Gradient coding with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
+    """Sec. IV-A's GC (Section II-C) with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws, S + 1)
     times = master_receive_times(ready, N - S, model.message_time())
@@ -212,7 +213,7 @@ def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 
 
 def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
+    """Sec. IV-A's ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws)
     times = master_receive_times(ready, N - S, model.message_time())
@@ -223,7 +224,7 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 
 
 def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
-    """Ring-AllReduce: ``2(N-1)`` rounds of ``p/N`` segments (no straggler tolerance).
+    """Ring-AllReduce (Section II-B): ``2(N-1)`` rounds of ``p/N`` segments (no straggler tolerance).
 
     Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``.
     """
@@ -234,7 +235,7 @@ def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
 
 
 def ring_allreduce_finish(ready, tau) -> np.ndarray:
-    """When the last worker ends RAR's ``2(N-1)`` rounds, from the workers' ready times.
+    """When the last worker ends RAR's ``2(N-1)`` rounds (Section II-B), from the workers' ready times.
 
     ``ready`` is ``(R, N)`` (row = one iteration); ``tau`` the time of one ``p/N`` segment,
     a scalar or one value per row (shape ``(R,)``), so many timing models run in one pass.
@@ -325,7 +326,7 @@ def simulate_iteration_times(
     cr_loads=None,
     draws=None,
 ) -> dict[str, SchemeTiming]:
-    """All schemes on the same delay draws (one row of ``draws`` per iteration)."""
+    """Sec. IV's schemes on the same delay draws (one row of ``draws`` per iteration)."""
     model = TimingModel() if model is None else model
     if draws is None:
         draws = draw_delays(n_iterations, cfg.N, rng)
