@@ -302,6 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print("no notebooks found", file=sys.stderr)
         return 1
+    # papermill changes the process's working directory while a notebook runs: with --jobs,
+    # every path must be absolute before the first run starts
+    paths = [Path(nb).resolve() for nb in paths]
+    args.fig_root, args.out, args.claims = (
+        str(Path(p).resolve()) for p in (args.fig_root, args.out, args.claims)
+    )
     durations_file = Path(args.out) / f"durations-{'quick' if args.quick else 'faithful'}.json"
     paths = _longest_first(paths, durations_file) if args.jobs > 1 else paths
 

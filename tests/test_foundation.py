@@ -184,6 +184,7 @@ def test_publish_keeps_machine_dependent_numbers_out_of_data_claims(tmp_path):
 
 def test_jobs_run_notebooks_at_once_longest_first_and_report_every_failure(tmp_path, monkeypatch):
     import json
+    import os
     import threading
     from pathlib import Path
 
@@ -194,6 +195,8 @@ def test_jobs_run_notebooks_at_once_longest_first_and_report_every_failure(tmp_p
     lock, both = threading.Lock(), threading.Barrier(2, timeout=30)
 
     def fake_run(nb, fig_root, **_):
+        assert Path(nb).is_file() and Path(fig_root).is_absolute()
+        os.chdir(tmp_path)  # papermill runs a notebook from its folder: the cwd moves
         with lock:
             started.append(Path(nb).stem)
             running.add(nb)
@@ -206,10 +209,12 @@ def test_jobs_run_notebooks_at_once_longest_first_and_report_every_failure(tmp_p
             raise RuntimeError("cell failed")
 
     monkeypatch.setattr(nbmod, "run_notebook", fake_run)
+    monkeypatch.chdir(nbmod.REPO_ROOT)  # relative paths, as `make figures` gives them
     out = tmp_path / "nb"
     out.mkdir()
     (out / "durations-quick.json").write_text(json.dumps({nbs[0].stem: 1, nbs[2].stem: 9}))
-    argv = [*map(str, nbs), "--quick", "--fig-root", str(tmp_path / "f"), "--out", str(out)]
+    rel = [str(nb.relative_to(nbmod.REPO_ROOT)) for nb in nbs]
+    argv = [*rel, "--quick", "--fig-root", "build/f", "--out", str(out)]
     assert nbmod.main([*argv, "--jobs", "2"]) == 1  # the failure is reported, the rest ran
     assert started[2] == nbs[0].stem  # unknown (nbs[1]) and 9 s (nbs[2]) first, then 1 s
     assert set(started[:2]) == {nbs[1].stem, nbs[2].stem} and max(peak) == 2
