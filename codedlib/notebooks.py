@@ -140,6 +140,9 @@ def run_notebook(
             kernel_name="python3",
             language="python",
             cwd=str(path.parent),
+            # the kernel's own working directory, whatever another thread's papermill run does
+            # to the process's (--jobs)
+            resources={"metadata": {"path": str(path.parent)}},
             execution_timeout=timeout,
             progress_bar=False,
             request_save_on_cell_execute=False,
