@@ -104,7 +104,6 @@ KINDS = ("exact", "interval", "comparison", "qualitative")
 #: locator), ``derived`` (our derivation from the paper's printed numbers), ``check`` (true by
 #: construction, or our own consistency check). Only ``paper`` rows count in a tally.
 BASES = ("paper", "derived", "check")
-OUTCOMES = ("greater", "less", "indistinguishable")
 #: A comparison's magnitude is "off" when our effect and the paper's differ by more than this
 #: factor (:func:`magnitude_factor`).
 MAGNITUDE_FACTOR = 2.0
