@@ -254,10 +254,12 @@ class RunConfig:
                 f"({self.iterations * N * 8 / 2**30:.3g} GiB): at most "
                 f"{MAX_DELAY_CELLS // N:,} iterations"
             )
-        if self.problem not in PROBLEMS:
-            raise ValueError(
-                f"problem must be one of {list(PROBLEMS)}, got problem={self.problem!r}"
-            )
+        if self.on_new_iterate is None:
+            set_("on_new_iterate", spec.on_new_iterate)
+        for f in cli_fields():
+            value, choices = getattr(self, f.name), f.metadata["choices"]
+            if choices and value not in choices:
+                raise ValueError(f"{f.name} must be one of {list(choices)}, got {f.name}={value!r}")
         set_("dim", check_int("dim", self.dim, low=1))
         set_("samples", check_int("samples", self.samples, low=spec.min_samples(self)))
         set_("noise", check_real("noise", self.noise, low=0.0))
@@ -297,18 +299,6 @@ class RunConfig:
             check_int("freeze worker", worker, low=0, high=N - 1)
             check_int("freeze iteration", it, low=0, high=self.iterations - 1)
         set_("freeze", freeze)
-        if self.freeze_mode not in ("sleep", "stop"):
-            raise ValueError(
-                f"freeze_mode must be 'sleep' or 'stop', got freeze_mode={self.freeze_mode!r}"
-            )
-        mode = spec.on_new_iterate if self.on_new_iterate is None else self.on_new_iterate
-        if mode not in ("abandon", "finish"):
-            raise ValueError(
-                f"on_new_iterate must be 'abandon' or 'finish', got on_new_iterate={mode!r}"
-            )
-        set_("on_new_iterate", mode)
-        if self.allreduce not in ("mpi", "ring"):
-            raise ValueError(f"allreduce must be 'mpi' or 'ring', got allreduce={self.allreduce!r}")
         if self.fail_root_at is not None:
             set_(
                 "fail_root_at",
