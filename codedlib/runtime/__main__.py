@@ -239,8 +239,7 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
 def _remove_partial(partial):
     """The progress directory of a ``--force`` run, once the run is saved in ``--out``."""
     if partial is not None:
-        for name in ("iterations.csv",):
-            (partial / name).unlink(missing_ok=True)
+        (partial / "iterations.csv").unlink(missing_ok=True)
         partial.rmdir()
 
 
