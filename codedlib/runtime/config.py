@@ -1,17 +1,9 @@
 """Run configuration for the MPI engines: one field definition, the world size and the problem.
 
-One :class:`RunConfig` describes a run: the scheme, its sizes, the problem, the injected
-delays and the fault plan. Every rank builds the same config from the same command line, so
-every rank can check the world size on its own and fail fast without communicating.
-
-Each field is declared once, with its default, its command-line flags and its help
-(:func:`option`); the command line (:func:`add_arguments`) and :meth:`RunConfig.cli_args` are
-generated from those declarations. Fields marked ``scheme=True`` belong to some schemes only
-(their :class:`~codedlib.runtime.registry.Scheme` record lists them in ``params``): the
-command line writes them for those schemes and a scheme that does not use one keeps its default.
-
-World sizes (``mpiexec -n K``): one root (rank 0) plus the N workers; the per-scheme rules
-are in :mod:`codedlib.runtime.registry`.
+Every rank builds the same :class:`RunConfig` from the same command line, so each checks the
+world size (one root plus the N workers) on its own and fails fast without communicating. Each
+field is declared once (:func:`option`); the command line (:func:`add_arguments`) and
+:meth:`RunConfig.cli_args` are generated from those declarations.
 """
 
 from __future__ import annotations
@@ -79,24 +71,8 @@ def option(
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything one distributed run needs; see :func:`codedlib.runtime.engines.run`.
-
-    Sizes: ``n_workers`` (N); ``n``, ``L``, ``s`` for cr; ``stragglers`` (S) for gc/sgd/rs;
-    ``w`` and ``subpartitions`` for dsag (see each field's help and the scheme records).
-    Problem: ``problem`` ("linreg": CodedReduce eq. 10 synthetic least squares;
-    "logreg": logistic regression on labels sign(x^T theta* + noise)), ``samples``, ``dim``.
-    Delays: ``delay`` (a :class:`DelayModel` or its text), ``bursts``, ``t_c`` (per message);
-    or ``delays_file``, an explicit ``(iterations, N)`` ``.npy`` array of seconds
-    (:func:`~codedlib.runtime.injection.load_delays`, read by the root when the run starts).
-    Faults: ``freeze`` ("W@T,..."), ``freeze_mode`` ("sleep": infinite injected delay,
-    "stop": the worker sends itself SIGSTOP), ``timeout`` (seconds the root waits in one
-    iteration before it stops the run with an error).
-    ``on_new_iterate``: what a worker still busy with an old iterate does when a new one
-    arrives: "abandon" (every iteration starts with all workers, the papers' model) or
-    "finish" (stale results are used); default: the scheme's.
-    ``check``: the root also computes the serial gradient and records the relative error.
-    ``fail_root_at``: fault injection, the root raises an error at that iteration (-1: before
-    the run starts); every process must still exit with a clear error.
+    """Everything one distributed run needs (:func:`codedlib.runtime.engines.run`): each field's
+    ``help`` says what it is; ``scheme=True`` fields apply to the schemes whose record lists them.
     """
 
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")

@@ -61,6 +61,21 @@ def text_html(text: str) -> str:
     return f"<pre style='margin:0'>{html.escape(text)}</pre>"
 
 
+def progress_bar():
+    """The hidden "running…" bar a button shows while its run goes."""
+    import ipywidgets as W
+
+    return W.FloatProgress(
+        value=0,
+        min=0,
+        max=1,
+        description="running…",
+        bar_style="info",
+        style=_STYLE,
+        layout=W.Layout(display="none"),
+    )
+
+
 def _on_grid(value: float, low: float, step: float) -> bool:
     k = (value - low) / step
     return abs(k - round(k)) < 1e-9 * max(1.0, abs(k))
@@ -169,15 +184,7 @@ class Explorer:
             W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
             for _ in range(n_figures)
         ]
-        self.progress = W.FloatProgress(
-            value=0,
-            min=0,
-            max=1,
-            description="running…",
-            bar_style="info",
-            style=_STYLE,
-            layout=W.Layout(display="none"),
-        )
+        self.progress = progress_bar()
         self.button = W.Button(description=button, button_style="primary") if button else None
         self.calls = 0
         self.last_values: dict | None = None
