@@ -453,11 +453,16 @@ def _load_sklearn_digits():
     return digits.data.astype(float), digits.target.astype(np.int64)
 
 
-def _split(n: int, test_fraction: float, rng) -> tuple[np.ndarray, np.ndarray]:
+def _split(X, y, test_fraction: float, rng, description: str) -> Dataset:
+    """A random train/test split of scikit-learn's digits."""
     test_fraction = check_real("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
-    perm = as_generator(rng).permutation(n)
-    n_test = int(round(test_fraction * n))
-    return perm[n_test:], perm[:n_test]
+    perm = as_generator(rng).permutation(len(y))
+    n_test = int(round(test_fraction * len(y)))
+    train, test = perm[n_test:], perm[:n_test]
+    source = "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"
+    return Dataset(
+        X[train], y[train], X[test], y[test], description=description, meta={"source": source}
+    )
 
 
 def digits_binary(
@@ -480,15 +485,7 @@ def digits_binary(
     keep = np.isin(t, (pos, neg))
     X = standardize(X[keep], intercept=intercept)
     y = np.where(t[keep] == pos, 1.0, -1.0)
-    train, test = _split(len(y), test_fraction, rng)
-    return Dataset(
-        X[train],
-        y[train],
-        X[test],
-        y[test],
-        description=f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)",
-        meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"},
-    )
+    return _split(X, y, test_fraction, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
 
 
 def digits_multiclass(
@@ -502,15 +499,7 @@ def digits_multiclass(
     X = X / 16.0
     if intercept:
         X = np.hstack([np.ones((X.shape[0], 1)), X])
-    train, test = _split(len(t), test_fraction, rng)
-    return Dataset(
-        X[train],
-        t[train],
-        X[test],
-        t[test],
-        description="sklearn digits, 10 classes (stand-in for MNIST)",
-        meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"},
-    )
+    return _split(X, t, test_fraction, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
 
 
 def sparse_lowrank_binary(
