@@ -77,59 +77,31 @@ class RunConfig:
 
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
     n_workers: int | None = option(
-        None,
-        "--N",
-        "--workers",
-        kind=int,
-        scheme=True,
-        help="workers N (every scheme but cr, whose N follows from n, L)",
+        None, "--N", "--workers", kind=int, scheme=True, help="workers N (cr: n + ... + n^L)"
     )
     stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd, rs)")
     n: int | None = option(None, "--n", kind=int, scheme=True, help="children per parent (cr)")
     L: int | None = option(None, "--L", kind=int, scheme=True, help="tree layers (cr)")
     s: int = option(
-        0,
-        "--s",
-        scheme=True,
-        alias_of="stragglers",
-        help="stragglers tolerated per parent (cr); for gc/sgd/rs the same as --S",
+        0, "--s", scheme=True, alias_of="stragglers", help="stragglers per parent (cr); else --S"
     )
     w: int | None = option(
-        None,
-        "--w",
-        kind=int,
-        scheme=True,
-        help="fresh results the DSAG coordinator waits for (default N)",
+        None, "--w", kind=int, scheme=True, help="fresh results DSAG waits for (default N)"
     )
     subpartitions: int = option(
         1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker"
     )
     redundancy: int = option(
-        1,
-        "--r",
-        "--redundancy",
-        scheme=True,
-        help="LAGC/G-LAG: fine partitions each worker stores (r)",
+        1, "--r", "--redundancy", scheme=True, help="LAGC/G-LAG: partitions stored per worker (r)"
     )
     groups: int | None = option(
-        None,
-        "--G",
-        "--groups",
-        kind=int,
-        scheme=True,
-        help="LAGC/G-LAG: groups G (a divisor of N; G-LAG default N/r)",
+        None, "--G", "--groups", kind=int, scheme=True, help="LAGC: groups G | N (G-LAG: N/r)"
     )
     xi: float = option(
-        0.0,
-        "--xi",
-        scheme=True,
-        help="LAGC/G-LAG: laziness xi of the selection rule (17); 0: every group, every time",
+        0.0, "--xi", scheme=True, help="LAGC: laziness xi of rule (17); 0: every group, every time"
     )
     history: int = option(
-        10,
-        "--history",
-        scheme=True,
-        help="LAGC/G-LAG: past steps D in the selection rule (D xi < 1)",
+        10, "--history", scheme=True, help="LAGC: past steps D of rule (17) (D xi < 1)"
     )
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
@@ -169,7 +141,7 @@ class RunConfig:
         "sleep",
         "--freeze-mode",
         choices=("sleep", "stop"),
-        help="sleep: infinite injected delay; stop: the worker SIGSTOPs itself",
+        help="sleep: infinite delay; stop: SIGSTOP",
     )
     on_new_iterate: str | None = option(
         None,
@@ -186,21 +158,16 @@ class RunConfig:
         0.5, "--lb-interval", scheme=True, help="DSAG-LB: seconds between runs of the load balancer"
     )
     lb_window: float = option(
-        2.0,
-        "--lb-window",
-        scheme=True,
-        help="DSAG-LB: seconds of latency history the balancer profiles",
+        2.0, "--lb-window", scheme=True, help="DSAG-LB: seconds of latency history profiled"
     )
     lb_threshold: float = option(
         0.1,
         "--lb-threshold",
         scheme=True,
-        help="DSAG-LB: least relative improvement of the balance before p changes",
+        help="DSAG-LB: least relative improvement before p changes",
     )
     check: bool = option(
-        False,
-        "--check",
-        help="root also computes the serial gradient and records the relative error",
+        False, "--check", help="also compute the serial gradient and record the relative error"
     )
     poll: float = option(1e-3, "--poll", help="longest nap between probes (s)")
     fail_root_at: int | None = option(
