@@ -243,11 +243,15 @@ def _remove_partial(partial):
         partial.rmdir()
 
 
+def _error(message) -> None:
+    print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+
+
 def _fail(comm, rank, message, code):
     """Print ``message`` (once per failing rank) and end every process of the job."""
     from codedlib.runtime.engines import abort_job
 
-    print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+    _error(message)
     abort_job(comm, code)
     return code
 
@@ -284,7 +288,7 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
     if problem is not None:
         code, message = problem
         if rank == 0 and message is not None:
-            print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+            _error(message)
         return code
     from codedlib.runtime.engines import (
         Diverged,
@@ -324,15 +328,9 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
             )
 
     try:
-        result = run(
-            config,
-            comm,
-            command=command,
-            progress_dir=progress_dir,
-            on_start=announce,
-        )
+        result = run(config, comm, command=command, progress_dir=progress_dir, on_start=announce)
     except (StragglerTimeout, Diverged) as exc:
-        print(f"codedlib.runtime: error: {exc}", file=sys.stderr, flush=True)
+        _error(exc)
         result = getattr(exc, "result", None)
         if result is not None and args.out:
             result.meta["error"] = str(exc)
@@ -368,11 +366,9 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
         if config.check and errors is not None and errors.notna().any():
             worst = float(errors.max())
             if not worst <= args.check_tol:
-                print(
-                    f"codedlib.runtime: error: --check: largest relative gradient error {worst:.3g} "
-                    f"exceeds --check-tol {args.check_tol:g}",
-                    file=sys.stderr,
-                    flush=True,
+                _error(
+                    f"--check: largest relative gradient error {worst:.3g} exceeds --check-tol "
+                    f"{args.check_tol:g}"
                 )
                 code = 4
         abort_if_needed(comm, result, code)
