@@ -883,7 +883,14 @@ class ClaimsTable:
 
     def summary(self) -> str:
         """The tally of :func:`tally` in one line: the README's row for this notebook."""
-        return _tally_text(self.rows)
+        t = tally(self.rows)
+        counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
+        derived = "none" if t["derived"] == "·" else t["derived"]
+        checks = "none" if t["check"] == "·" else t["check"]
+        return (
+            f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
+            f" · internal checks {checks}"
+        )
 
 
 #: The ClaimsTable method each spec kind calls.
@@ -981,17 +988,6 @@ def tally(rows: Sequence[Claim]) -> dict:
     out["derived"] = _apart([r for r in rows if r.basis == "derived"])
     out["check"] = _apart([r for r in rows if r.basis == "check"])
     return out
-
-
-def _tally_text(rows: Sequence[Claim]) -> str:
-    t = tally(rows)
-    counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
-    derived = "none" if t["derived"] == "·" else t["derived"]
-    checks = "none" if t["check"] == "·" else t["check"]
-    return (
-        f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
-        f" · internal checks {checks}"
-    )
 
 
 def _ordered(rows: Sequence[Claim]) -> list[Claim]:
