@@ -83,6 +83,8 @@ def suite(
 
 def _check_tree_reduce(comm):
     """tree_reduce (the benchmark's kernel) and the ring all-reduce against MPI_Allreduce."""
+    from mpi4py import MPI
+
     from codedlib.runtime.ring import ring_allreduce
     from codedlib.runtime.tree import tree_reduce
 
@@ -100,7 +102,7 @@ def _check_tree_reduce(comm):
                         np.abs(out - exact).max()
                     )
     errors["ring"] = float(np.abs(ring_allreduce(comm, vec) - exact).max())
-    worst = comm.allreduce(max(errors.values()), op=_max_op())
+    worst = comm.allreduce(max(errors.values()), op=MPI.MAX)
     if comm.Get_rank() == 0:
         print(
             "CHECK "
@@ -109,12 +111,6 @@ def _check_tree_reduce(comm):
             ),
             flush=True,
         )
-
-
-def _max_op():
-    from mpi4py import MPI
-
-    return MPI.MAX
 
 
 def main(argv=None) -> int:

@@ -244,16 +244,11 @@ class Explorer:
             self.button.disabled = True
             self.progress.layout.display = ""
             self.progress.value = 0.1
+        error = None
         try:
             report = self.compute(**values, **self.fixed)
         except ValueError as err:
-            self.calls += 1
-            self.last_values = values
-            self.status.value = error_html(err)
-            for image in self.images:
-                image.layout.display = "none"
-                image.value = b""
-            return None
+            report, error = None, Report(error_html(err))
         finally:
             if busy:
                 self.progress.value = 1.0
@@ -261,10 +256,11 @@ class Explorer:
                 self.button.disabled = False
         self.calls += 1
         self.last_values = values
-        self.status.value = report.html
+        shown = error or report
+        self.status.value = shown.html
         for i, image in enumerate(self.images):
-            if i < len(report.figures) and report.figures[i] is not None:
-                image.value = render_png(report.figures[i])
+            if i < len(shown.figures) and shown.figures[i] is not None:
+                image.value = render_png(shown.figures[i])
                 image.layout.display = ""
             else:
                 image.layout.display = "none"
