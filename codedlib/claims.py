@@ -1065,10 +1065,6 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
             frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
             raise ValueError(f"{path}: not a claims CSV ({err})") from None
-        if "basis" not in frame.columns:  # files written before the field existed
-            frame["basis"] = "paper"
-        if "machine_dependent" not in frame.columns:
-            frame["machine_dependent"] = "False"
         missing = set(names) - set(frame.columns)
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")
