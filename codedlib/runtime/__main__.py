@@ -170,9 +170,7 @@ def summary(result) -> str:
             f"  max relative gradient error vs serial: {it['grad_rel_error'].max():.3e} "
             "(||g - g_serial|| / sum of the partition gradients' norms)"
         )
-    for note in m.get("notes", []):
-        lines.append(f"  note: {note}")
-    return "\n".join(lines)
+    return "\n".join(lines + [f"  note: {note}" for note in m.get("notes", [])])
 
 
 def comparison(result) -> str:
