@@ -142,23 +142,12 @@ class Claim:
     ``ci_low`` / ``ci_high`` holds ours (equal bounds for an exact value). Text columns carry
     what a number cannot (a scheme name, a matrix, "faster"). ``outcome`` is set for
     comparisons: ``greater`` / ``less`` when the interval excludes ``null``, else
-    ``indistinguishable``; ``expected`` is the paper's direction.
-
-    Parameters
-    ----------
-    rtol : float
-        Relative tolerance: of an exact value against the paper's, or (interval rows) within
-        which the paper's simulated value may lie of ours to count as ``reproduced``.
-    null : float
-        No effect (1 for a comparison); an interval holding it and the paper's value is
-        ``inconclusive``.
-    headline : bool
-        An abstract or conclusion claim: leads its paper's table and the README.
-    basis : str
-        What the row stands for (one of ``BASES``).
-    machine_dependent : bool
-        The numbers are wall-clock or real-process measurements of the machine that ran the
-        notebook: committed files keep the verdict, not the numbers.
+    ``indistinguishable``; ``expected`` is the paper's direction. ``rtol``: the tolerance of an
+    exact value against the paper's, or (interval rows) within which the paper's simulated value
+    may lie of ours for ``reproduced``; ``null``: no effect (1 for a comparison); ``headline``:
+    an abstract or conclusion claim (leads its paper's table and the README); ``basis``: one of
+    :data:`BASES`; ``machine_dependent``: wall-clock or real-process numbers of the machine that
+    ran the notebook (committed files keep the verdict, not the numbers).
     """
 
     notebook: str
