@@ -149,11 +149,8 @@ def _meta(config, comm, command=None):
         how = (
             "infinite injected delay" if config.freeze_mode == "sleep" else "SIGSTOP (real freeze)"
         )
-        injected.append(
-            "frozen workers "
-            + ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
-            + f" by {how}"
-        )
+        frozen = ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
+        injected.append(f"frozen workers {frozen} by {how}")
     return {
         "scheme": config.scheme,
         "world_size": comm.Get_size(),
