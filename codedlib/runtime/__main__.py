@@ -50,23 +50,15 @@ def parser() -> argparse.ArgumentParser:
         "(launch under mpiexec -n <workers + 1>).",
     )
     add_arguments(p)  # one option per RunConfig field, from its declaration
-    p.add_argument(
-        "--compare",
-        action="store_true",
-        help="also print the simulator's prediction for the injected model",
-    )
+    p.add_argument("--compare", action="store_true", help="also print the simulator's prediction")
     p.add_argument("--out", help="directory for trace.csv, iterations.csv, run.json")
     p.add_argument("--trace", help="also write the latency trace CSV to this file")
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace an existing --trace file / this tool's files in --out",
-    )
+    p.add_argument("--force", action="store_true", help="replace an earlier --trace / run in --out")
     p.add_argument(
         "--check-tol",
         type=float,
         default=1e-8,
-        help="largest relative gradient error --check accepts (exit 4 beyond it)",
+        help="largest relative gradient error --check accepts (exit 4)",
     )
     p.add_argument("--quiet", action="store_true")
     return p
