@@ -342,10 +342,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             default = f.default
             if default not in (None, (), "") and "default" not in md["help"]:
                 kw["help"] += f" (default {default})"
-        if md["choices"]:
-            kw["choices"] = md["choices"]
-        if md["metavar"]:
-            kw["metavar"] = md["metavar"]
+        kw.update({k: md[k] for k in ("choices", "metavar") if md[k]})
         parser.add_argument(*md["flags"], type=md["kind"], **kw)
 
 
