@@ -275,9 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--executed",
-        default="build/notebooks",
-        help="executed notebooks (default: the make figures run)",
+        "--executed", default="build/notebooks", help="the make figures run's notebooks"
     )
     parser.add_argument("--fig-root", default="figures", help="claims.csv files of that run")
     parser.add_argument("--out", default="build/book")

@@ -46,21 +46,8 @@ Example
 >>> check_claim(row)
 []
 
-References
-----------
-.. [CR] A. Reisizadeh, S. Prakash, R. Pedarsani, A. S. Avestimehr, "CodedReduce: A Fast and
-   Robust Framework for Gradient Aggregation in Distributed Learning", IEEE/ACM Trans.
-   Networking 30(1), 2022, arXiv:1902.01981.
-.. [RS] W. Halbawi, N. Azizan-Ruhi, F. Salehi, B. Hassibi, "Improving Distributed Gradient
-   Descent Using Reed–Solomon Codes", IEEE ISIT, 2018, arXiv:1706.05436.
-.. [DSAG] A. Severinson, E. Rosnes, S. El Rouayheb, A. Graell i Amat, "DSAG: A Mixed
-   Synchronous-Asynchronous Iterative Method for Straggler-Resilient Learning", IEEE Trans.
-   Communications, 2023, arXiv:2111.13877.
-.. [LAGC] J. Zhang, O. Simeone, "LAGC: Lazily Aggregated Gradient Coding for Straggler-Tolerant
-   and Communication-Efficient Distributed Learning", IEEE Trans. Neural Networks and
-   Learning Systems 32(3), 2021, arXiv:1905.09148.
-.. [SC] H. Esfahanizadeh, A. Cohen, M. Médard, "Stream Iterative Distributed Coded Computing for
-   Learning Applications in Heterogeneous Systems", arXiv preprint, 2022, arXiv:2204.13195.
+References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
+severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
 """
 
 from __future__ import annotations
@@ -117,7 +104,6 @@ KINDS = ("exact", "interval", "comparison", "qualitative")
 #: locator), ``derived`` (our derivation from the paper's printed numbers), ``check`` (true by
 #: construction, or our own consistency check). Only ``paper`` rows count in a tally.
 BASES = ("paper", "derived", "check")
-OUTCOMES = ("greater", "less", "indistinguishable")
 #: A comparison's magnitude is "off" when our effect and the paper's differ by more than this
 #: factor (:func:`magnitude_factor`).
 MAGNITUDE_FACTOR = 2.0
@@ -156,23 +142,12 @@ class Claim:
     ``ci_low`` / ``ci_high`` holds ours (equal bounds for an exact value). Text columns carry
     what a number cannot (a scheme name, a matrix, "faster"). ``outcome`` is set for
     comparisons: ``greater`` / ``less`` when the interval excludes ``null``, else
-    ``indistinguishable``; ``expected`` is the paper's direction.
-
-    Parameters
-    ----------
-    rtol : float
-        Relative tolerance: of an exact value against the paper's, or (interval rows) within
-        which the paper's simulated value may lie of ours to count as ``reproduced``.
-    null : float
-        No effect (1 for a comparison); an interval holding it and the paper's value is
-        ``inconclusive``.
-    headline : bool
-        An abstract or conclusion claim: leads its paper's table and the README.
-    basis : str
-        What the row stands for (one of ``BASES``).
-    machine_dependent : bool
-        The numbers are wall-clock or real-process measurements of the machine that ran the
-        notebook: committed files keep the verdict, not the numbers.
+    ``indistinguishable``; ``expected`` is the paper's direction. ``rtol``: the tolerance of an
+    exact value against the paper's, or (interval rows) within which the paper's simulated value
+    may lie of ours for ``reproduced``; ``null``: no effect (1 for a comparison); ``headline``:
+    an abstract or conclusion claim (leads its paper's table and the README); ``basis``: one of
+    :data:`BASES`; ``machine_dependent``: wall-clock or real-process numbers of the machine that
+    ran the notebook (committed files keep the verdict, not the numbers).
     """
 
     notebook: str
@@ -594,7 +569,9 @@ class ClaimsTable:
     ``mode`` is ``"quick"`` or ``"faithful"`` (the notebook's ``quick`` parameter); every row
     records it. Rows are checked as they are added: an inconsistent verdict raises
     ``ValueError`` in the notebook, so it can never reach a table; so does a NaN or infinite
-    number, and an interval from fewer than 2 replicas.
+    number, and an interval from fewer than 2 replicas. Every ``add`` method passes the
+    row's other :class:`Claim` fields (``unit``, ``setting``, ``reason``, ``section``,
+    ``headline``, ``basis``, ``machine_dependent``...) as keywords (``**meta``).
     """
 
     def __init__(self, notebook: str, *, paper: str, quick: bool = False):
@@ -627,15 +604,7 @@ class ClaimsTable:
 
     def _base(self, item, quantity, kind, **kw) -> Claim:
         kw["machine_dependent"] = bool(kw.get("machine_dependent", False))
-        return Claim(
-            notebook=self.notebook,
-            paper=self.paper,
-            item=item,
-            quantity=quantity,
-            kind=kind,
-            mode=self.mode,
-            **kw,
-        )
+        return Claim(self.notebook, self.paper, item, quantity, kind, mode=self.mode, **kw)
 
     def exact(
         self,
@@ -647,15 +616,9 @@ class ClaimsTable:
         rtol: float = 1e-9,
         paper_range: tuple[float, float] | None = None,
         verdict: str | None = None,
-        unit: str = "",
-        setting: str = "",
-        reason: str = "",
-        section: str = "",
-        headline: bool = False,
         ours_text: str = "",
         paper_text: str = "",
-        basis: str = "paper",
-        machine_dependent: bool = False,
+        **meta,
     ) -> Claim:
         """A deterministic value (a formula, a count, a code property).
 
@@ -666,17 +629,7 @@ class ClaimsTable:
         split behind a sum, the paper's own wording).
         """
         rtol = _tolerance(rtol)
-        kw = dict(
-            unit=unit,
-            setting=setting,
-            reason=reason,
-            section=section,
-            headline=headline,
-            basis=basis,
-            machine_dependent=machine_dependent,
-            rtol=rtol,
-            uncertainty="exact (deterministic)",
-        )
+        kw = dict(meta, rtol=rtol, uncertainty="exact (deterministic)")
         if isinstance(ours, str) or isinstance(paper, str):
             kw.update(paper_text="" if paper is None else str(paper), our_text=str(ours))
             match = paper is not None and str(paper).strip() == str(ours).strip()
@@ -718,14 +671,7 @@ class ClaimsTable:
         level: float = 0.95,
         rtol: float = 0.0,
         null: float | None = None,
-        unit: str = "",
-        setting: str = "",
-        reason: str = "",
-        section: str = "",
-        headline: bool = False,
-        paper_text: str = "",
-        basis: str = "paper",
-        machine_dependent: bool = False,
+        **meta,
     ) -> Claim:
         """A stochastic value: ``samples`` over >= 2 independent seeds (mean and t-interval), or
         an ``estimate = (value, low, high)`` with finite bounds computed elsewhere (say what in
@@ -764,18 +710,11 @@ class ClaimsTable:
             paper_value=math.nan if paper is None else _number(paper, "paper"),
             paper_low=p_lo,
             paper_high=p_hi,
-            paper_text=paper_text,
             uncertainty=uncertainty,
             n_seeds=n,
             rtol=rtol,
             null=math.nan if null is None else _number(null, "null"),
-            unit=unit,
-            setting=setting,
-            reason=reason,
-            section=section,
-            headline=headline,
-            basis=basis,
-            machine_dependent=machine_dependent,
+            **meta,
         )
         if verdict is None:
             rng_ = _paper_range(claim)
@@ -800,12 +739,7 @@ class ClaimsTable:
         verdict: str | None = None,
         level: float = 0.95,
         unit: str = "×",
-        setting: str = "",
-        reason: str = "",
-        section: str = "",
-        headline: bool = False,
-        basis: str = "paper",
-        machine_dependent: bool = False,
+        **meta,
     ) -> Claim:
         """ "A is faster / better than B": the paired ratio numerator/denominator over seeds,
         with a log-scale t-interval, against null = 1.
@@ -844,15 +778,10 @@ class ClaimsTable:
             expected=expected,
             outcome=outcome,
             unit=unit,
-            setting=setting,
-            reason=reason,
-            section=section,
-            headline=headline,
-            basis=basis,
-            machine_dependent=machine_dependent,
+            **meta,
         )
+        rng_ = _paper_range(claim)
         if verdict is None:
-            rng_ = _paper_range(claim)
             if outcome == expected:
                 if rng_ is None:
                     verdict = "reproduced"
@@ -866,31 +795,17 @@ class ClaimsTable:
                 verdict = "inconclusive"
             else:
                 verdict = "not reproduced"
-        if verdict not in PASSING and not reason:
+        if verdict not in PASSING and not claim.reason:
             claim.reason = f"ratio {_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}]: {outcome}" + (
                 f"; paper {claim.paper_display()}" if paper_given else ""
             )
-            rng_ = _paper_range(claim)
             if verdict in ("partly", "direction only") and rng_ is not None:
                 claim.reason += f"; effect |log ratio| off by {magnitude_factor(value, *rng_):.2g}×"
         claim.verdict = verdict
         return self._add(claim)
 
     def qualitative(
-        self,
-        item: str,
-        quantity: str,
-        *,
-        paper: str,
-        ours: str,
-        verdict: str,
-        reason: str = "",
-        setting: str = "",
-        section: str = "",
-        uncertainty: str = "",
-        headline: bool = False,
-        basis: str = "paper",
-        machine_dependent: bool = False,
+        self, item: str, quantity: str, *, paper: str, ours: str, verdict: str, **meta
     ) -> Claim:
         """A statement that is not a number ("Coded-RS has the lowest test error"): the verdict
         is the notebook's judgement and must come with a reason unless reproduced."""
@@ -902,27 +817,12 @@ class ClaimsTable:
                 verdict=verdict,
                 paper_text=paper,
                 our_text=ours,
-                reason=reason,
-                setting=setting,
-                section=section,
-                headline=headline,
-                basis=basis,
-                machine_dependent=machine_dependent,
-                uncertainty=uncertainty,
+                **meta,
             )
         )
 
     def not_attempted(
-        self,
-        item: str,
-        quantity: str,
-        *,
-        paper: str,
-        reason: str,
-        section: str,
-        headline: bool = False,
-        basis: str = "paper",
-        machine_dependent: bool = False,
+        self, item: str, quantity: str, *, paper: str, reason: str, section: str, **meta
     ) -> Claim:
         """A paper claim we do not reproduce at all, and why."""
         return self._add(
@@ -934,9 +834,7 @@ class ClaimsTable:
                 paper_text=paper,
                 reason=reason,
                 section=section,
-                headline=headline,
-                basis=basis,
-                machine_dependent=machine_dependent,
+                **meta,
             )
         )
 
@@ -974,7 +872,14 @@ class ClaimsTable:
 
     def summary(self) -> str:
         """The tally of :func:`tally` in one line: the README's row for this notebook."""
-        return _tally_text(self.rows)
+        t = tally(self.rows)
+        counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
+        derived = "none" if t["derived"] == "·" else t["derived"]
+        checks = "none" if t["check"] == "·" else t["check"]
+        return (
+            f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
+            f" · internal checks {checks}"
+        )
 
 
 #: The ClaimsTable method each spec kind calls.
@@ -1074,17 +979,6 @@ def tally(rows: Sequence[Claim]) -> dict:
     return out
 
 
-def _tally_text(rows: Sequence[Claim]) -> str:
-    t = tally(rows)
-    counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
-    derived = "none" if t["derived"] == "·" else t["derived"]
-    checks = "none" if t["check"] == "·" else t["check"]
-    return (
-        f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
-        f" · internal checks {checks}"
-    )
-
-
 def _ordered(rows: Sequence[Claim]) -> list[Claim]:
     """Each paper's rows together, its headline rows first, then paper, derived, check rows."""
     order = list(PAPERS)
@@ -1160,10 +1054,6 @@ def read_claims(paths: Iterable[str | Path] | str | Path) -> list[Claim]:
             frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
             raise ValueError(f"{path}: not a claims CSV ({err})") from None
-        if "basis" not in frame.columns:  # files written before the field existed
-            frame["basis"] = "paper"
-        if "machine_dependent" not in frame.columns:
-            frame["machine_dependent"] = "False"
         missing = set(names) - set(frame.columns)
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")

@@ -15,8 +15,8 @@ __all__ = ["Network", "single_port_receive"]
 class Network:
     """Per-message latency [s], link bandwidth [bytes/s] and the size of one number [bytes].
 
-    >>> round(Network(latency=3e-4, bandwidth=12.5e6).latency_share(5000), 3)  # 40 kB, 100 Mb/s
-    0.086
+    >>> round(Network(latency=3e-4, bandwidth=12.5e6).vector_time(5000), 5)  # 40 kB, 100 Mb/s
+    0.0035
     """
 
     latency: float = 3e-4
@@ -40,10 +40,6 @@ class Network:
         """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries)."""
         n_numbers = np.asarray(n_numbers, dtype=float)
         return self.message_time(n_numbers * self.bytes_per_number)
-
-    def latency_share(self, n_numbers) -> float:
-        """Fraction of a ``n_numbers``-number message's time that is latency."""
-        return float(self.latency / self.vector_time(n_numbers))
 
     @classmethod
     def from_message_time(

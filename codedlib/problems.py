@@ -84,10 +84,17 @@ class Problem:
     """Base class: finite-sum objective over the rows of ``X``.
 
     Subclasses implement ``_loss_terms(theta, rows)`` (sum of f_i over the rows) and
-    ``_grad_terms(theta, rows)`` (sum of ∇f_i over the rows), both for a ``slice``.
+    ``_grad_terms(theta, rows)`` (sum of ∇f_i over the rows), both for a ``slice``; their
+    smoothness is ``_curvature`` λ_max(X_rᵀX_r) / m + ``_ridge``.
     """
 
     X: np.ndarray
+    _curvature = 1.0
+
+    def _set_data(self, X) -> None:
+        self.X = check_array("X", X, ndim=2)
+        if self.X.shape[0] == 0:
+            raise ValueError("X must have at least one row, got 0 samples")
 
     @property
     def n_samples(self) -> int:
@@ -95,7 +102,11 @@ class Problem:
 
     @property
     def dim(self) -> int:
-        raise NotImplementedError
+        return self.X.shape[1]
+
+    @property
+    def _ridge(self) -> float:
+        return self.lam
 
     def _range(self, start, stop) -> slice:
         n = self.n_samples
@@ -139,7 +150,9 @@ class Problem:
 
     def smoothness(self, start: int = 0, stop: int | None = None) -> float:
         """Lipschitz constant of (1/m) Σ_{i in range} ∇f_i, m the range size."""
-        raise NotImplementedError
+        rows = self._range(start, stop)
+        m = max(rows.stop - rows.start, 1)
+        return self._curvature * _top_eigenvalue_of_gram(self.X[rows]) / m + self._ridge
 
 
 def _check_bounds(bounds, n_samples: int) -> np.ndarray:
@@ -185,15 +198,9 @@ class LeastSquares(Problem):
     """
 
     def __init__(self, X, y, lam: float = 0.0):
-        self.X = check_array("X", X, ndim=2)
-        if self.X.shape[0] == 0:
-            raise ValueError("X must have at least one row, got 0 samples")
+        self._set_data(X)
         self.y = check_array("y", y, ndim=1, shape=(self.X.shape[0],))
         self.lam = check_real("lam", lam, low=0.0)
-
-    @property
-    def dim(self) -> int:
-        return self.X.shape[1]
 
     def _loss_terms(self, theta, rows):
         r = self.X[rows] @ theta - self.y[rows]
@@ -203,11 +210,6 @@ class LeastSquares(Problem):
     def _grad_terms(self, theta, rows):
         Xr = self.X[rows]
         return Xr.T @ (Xr @ theta - self.y[rows]) + self.lam * Xr.shape[0] * theta
-
-    def smoothness(self, start: int = 0, stop: int | None = None) -> float:
-        rows = self._range(start, stop)
-        m = max(rows.stop - rows.start, 1)
-        return _top_eigenvalue_of_gram(self.X[rows]) / m + self.lam
 
     def partition_gradients(self, theta, bounds) -> np.ndarray:
         """Vectorised :meth:`Problem.partition_gradients`: one pass over the data."""
@@ -233,19 +235,15 @@ class LogisticRegression(Problem):
     GISETTE 4-vs-9 task.
     """
 
+    _curvature = 0.25
+
     def __init__(self, X, y, lam: float = 0.0):
-        self.X = check_array("X", X, ndim=2)
-        if self.X.shape[0] == 0:
-            raise ValueError("X must have at least one row, got 0 samples")
+        self._set_data(X)
         y = check_array("y", y, ndim=1, shape=(self.X.shape[0],))
         if not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must contain labels in {-1, +1} only")
         self.y = y
         self.lam = check_real("lam", lam, low=0.0)
-
-    @property
-    def dim(self) -> int:
-        return self.X.shape[1]
 
     def _loss_terms(self, theta, rows):
         margins = self.y[rows] * (self.X[rows] @ theta)
@@ -256,11 +254,6 @@ class LogisticRegression(Problem):
         Xr, yr = self.X[rows], self.y[rows]
         weights = -yr * special.expit(-yr * (Xr @ theta))
         return Xr.T @ weights + self.lam * Xr.shape[0] * theta
-
-    def smoothness(self, start: int = 0, stop: int | None = None) -> float:
-        rows = self._range(start, stop)
-        m = max(rows.stop - rows.start, 1)
-        return 0.25 * _top_eigenvalue_of_gram(self.X[rows]) / m + self.lam
 
     def error_rate(self, theta, X=None, y=None) -> float:
         """Fraction of misclassified samples (training set unless X, y given)."""
@@ -287,10 +280,10 @@ class SoftmaxRegression(Problem):
     ``n_classes`` defaults to the classes in ``y``.
     """
 
+    _curvature = 0.5
+
     def __init__(self, X, y, n_classes: int | None = None, lam: float = 0.0):
-        self.X = check_array("X", X, ndim=2)
-        if self.X.shape[0] == 0:
-            raise ValueError("X must have at least one row, got 0 samples")
+        self._set_data(X)
         y = np.asarray(y)
         if y.shape != (self.X.shape[0],) or not np.issubdtype(y.dtype, np.integer):
             raise ValueError(f"y must be integer class labels of shape ({self.X.shape[0]},)")
@@ -323,11 +316,6 @@ class SoftmaxRegression(Problem):
         probs[np.arange(len(yr)), yr] -= 1.0
         return (Xr.T @ probs).ravel() + self.lam * len(yr) * theta
 
-    def smoothness(self, start: int = 0, stop: int | None = None) -> float:
-        rows = self._range(start, stop)
-        m = max(rows.stop - rows.start, 1)
-        return 0.5 * _top_eigenvalue_of_gram(self.X[rows]) / m + self.lam
-
     def predict(self, theta, X=None) -> np.ndarray:
         X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
         return np.argmax(X @ self.weights(theta), axis=1)
@@ -351,10 +339,14 @@ class PCA(Problem):
     θ is vec(V) with V of shape (d, k).
     """
 
+    _ridge = 1.0  # R(V) = ½‖V‖_F²
+
+    @property
+    def _curvature(self) -> float:
+        return self.n_samples
+
     def __init__(self, X, k: int):
-        self.X = check_array("X", X, ndim=2)
-        if self.X.shape[0] == 0:
-            raise ValueError("X must have at least one row, got 0 samples")
+        self._set_data(X)
         self.k = check_int("k", k, low=1, high=self.X.shape[1])
         self._total_sq = float(np.sum(self.X**2))
 
@@ -414,11 +406,6 @@ class PCA(Problem):
         _, _, Vt = np.linalg.svd(self.X, full_matrices=False)
         return Vt[: self.k].T.ravel()
 
-    def smoothness(self, start: int = 0, stop: int | None = None) -> float:
-        rows = self._range(start, stop)
-        m = max(rows.stop - rows.start, 1)
-        return self.n_samples * _top_eigenvalue_of_gram(self.X[rows]) / m + 1.0
-
 
 # --------------------------------------------------------------------------- data sets
 
@@ -466,11 +453,16 @@ def _load_sklearn_digits():
     return digits.data.astype(float), digits.target.astype(np.int64)
 
 
-def _split(n: int, test_fraction: float, rng) -> tuple[np.ndarray, np.ndarray]:
+def _split(X, y, test_fraction: float, rng, description: str) -> Dataset:
+    """A random train/test split of scikit-learn's digits."""
     test_fraction = check_real("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
-    perm = as_generator(rng).permutation(n)
-    n_test = int(round(test_fraction * n))
-    return perm[n_test:], perm[:n_test]
+    perm = as_generator(rng).permutation(len(y))
+    n_test = int(round(test_fraction * len(y)))
+    train, test = perm[n_test:], perm[:n_test]
+    source = "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"
+    return Dataset(
+        X[train], y[train], X[test], y[test], description=description, meta={"source": source}
+    )
 
 
 def digits_binary(
@@ -493,15 +485,7 @@ def digits_binary(
     keep = np.isin(t, (pos, neg))
     X = standardize(X[keep], intercept=intercept)
     y = np.where(t[keep] == pos, 1.0, -1.0)
-    train, test = _split(len(y), test_fraction, rng)
-    return Dataset(
-        X[train],
-        y[train],
-        X[test],
-        y[test],
-        description=f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)",
-        meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"},
-    )
+    return _split(X, y, test_fraction, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
 
 
 def digits_multiclass(
@@ -515,15 +499,7 @@ def digits_multiclass(
     X = X / 16.0
     if intercept:
         X = np.hstack([np.ones((X.shape[0], 1)), X])
-    train, test = _split(len(t), test_fraction, rng)
-    return Dataset(
-        X[train],
-        t[train],
-        X[test],
-        t[test],
-        description="sklearn digits, 10 classes (stand-in for MNIST)",
-        meta={"source": "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"},
-    )
+    return _split(X, t, test_fraction, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
 
 
 def sparse_lowrank_binary(

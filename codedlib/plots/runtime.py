@@ -130,23 +130,17 @@ def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float =
         return fig
     x = np.arange(len(table))
     width = 0.27
-    ax.bar(
-        x - width,
-        table["measured"] * 1e3,
-        width,
-        yerr=table["measured_sem"] * 1e3,
-        label="measured (MPI)",
-        color="C0",
-    )
-    ax.bar(x, table["replayed"] * 1e3, width, label="simulator on the injected draw", color="C1")
-    ax.bar(
-        x + width,
-        table["predicted"] * 1e3,
-        width,
-        yerr=table["predicted_stderr"] * 1e3,
-        label="model expectation",
-        color="C2",
-    )
+    for k, (column, err, label) in enumerate(
+        [
+            ("measured", "measured_sem", "measured (MPI)"),
+            ("replayed", None, "simulator on the injected draw"),
+            ("predicted", "predicted_stderr", "model expectation"),
+        ]
+    ):
+        yerr = None if err is None else table[err] * 1e3
+        ax.bar(
+            x + (k - 1) * width, table[column] * 1e3, width, yerr=yerr, label=label, color=f"C{k}"
+        )
     for xi, (m, g, gr) in enumerate(
         zip(table["measured"], table["gap_predicted"], table["gap_replayed"])
     ):

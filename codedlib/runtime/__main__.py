@@ -50,23 +50,15 @@ def parser() -> argparse.ArgumentParser:
         "(launch under mpiexec -n <workers + 1>).",
     )
     add_arguments(p)  # one option per RunConfig field, from its declaration
-    p.add_argument(
-        "--compare",
-        action="store_true",
-        help="also print the simulator's prediction for the injected model",
-    )
+    p.add_argument("--compare", action="store_true", help="also print the simulator's prediction")
     p.add_argument("--out", help="directory for trace.csv, iterations.csv, run.json")
     p.add_argument("--trace", help="also write the latency trace CSV to this file")
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace an existing --trace file / this tool's files in --out",
-    )
+    p.add_argument("--force", action="store_true", help="replace an earlier --trace / run in --out")
     p.add_argument(
         "--check-tol",
         type=float,
         default=1e-8,
-        help="largest relative gradient error --check accepts (exit 4 beyond it)",
+        help="largest relative gradient error --check accepts (exit 4)",
     )
     p.add_argument("--quiet", action="store_true")
     return p
@@ -170,9 +162,7 @@ def summary(result) -> str:
             f"  max relative gradient error vs serial: {it['grad_rel_error'].max():.3e} "
             "(||g - g_serial|| / sum of the partition gradients' norms)"
         )
-    for note in m.get("notes", []):
-        lines.append(f"  note: {note}")
-    return "\n".join(lines)
+    return "\n".join(lines + [f"  note: {note}" for note in m.get("notes", [])])
 
 
 def comparison(result) -> str:
@@ -239,16 +229,19 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
 def _remove_partial(partial):
     """The progress directory of a ``--force`` run, once the run is saved in ``--out``."""
     if partial is not None:
-        for name in ("iterations.csv",):
-            (partial / name).unlink(missing_ok=True)
+        (partial / "iterations.csv").unlink(missing_ok=True)
         partial.rmdir()
+
+
+def _error(message) -> None:
+    print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
 
 
 def _fail(comm, rank, message, code):
     """Print ``message`` (once per failing rank) and end every process of the job."""
     from codedlib.runtime.engines import abort_job
 
-    print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+    _error(message)
     abort_job(comm, code)
     return code
 
@@ -285,7 +278,7 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
     if problem is not None:
         code, message = problem
         if rank == 0 and message is not None:
-            print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
+            _error(message)
         return code
     from codedlib.runtime.engines import (
         Diverged,
@@ -325,15 +318,9 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
             )
 
     try:
-        result = run(
-            config,
-            comm,
-            command=command,
-            progress_dir=progress_dir,
-            on_start=announce,
-        )
+        result = run(config, comm, command=command, progress_dir=progress_dir, on_start=announce)
     except (StragglerTimeout, Diverged) as exc:
-        print(f"codedlib.runtime: error: {exc}", file=sys.stderr, flush=True)
+        _error(exc)
         result = getattr(exc, "result", None)
         if result is not None and args.out:
             result.meta["error"] = str(exc)
@@ -369,11 +356,9 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
         if config.check and errors is not None and errors.notna().any():
             worst = float(errors.max())
             if not worst <= args.check_tol:
-                print(
-                    f"codedlib.runtime: error: --check: largest relative gradient error {worst:.3g} "
-                    f"exceeds --check-tol {args.check_tol:g}",
-                    file=sys.stderr,
-                    flush=True,
+                _error(
+                    f"--check: largest relative gradient error {worst:.3g} exceeds --check-tol "
+                    f"{args.check_tol:g}"
                 )
                 code = 4
         abort_if_needed(comm, result, code)

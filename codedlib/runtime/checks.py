@@ -68,44 +68,23 @@ def suite(
                 ]
         return []
     if frozen:
-        runs.append(
-            (
-                "gc-frozen",
-                RunConfig(
-                    "gc",
-                    n_workers=N,
-                    stragglers=S,
-                    freeze=",".join(f"{w}@1" for w in range(S)),
-                    **common,
-                ),
-            )
-        )
-        runs.append(
-            (
-                "rs-frozen",
-                RunConfig(
-                    "rs",
-                    n_workers=N,
-                    stragglers=S,
-                    freeze=",".join(f"{w}@1" for w in range(1, S + 1)),
-                    **common,
-                ),
-            )
-        )
+        for name, first in (("gc", 0), ("rs", 1)):  # S frozen workers: tolerated
+            freeze = ",".join(f"{w}@1" for w in range(first, first + S))
+            cfg = RunConfig(name, n_workers=N, stragglers=S, freeze=freeze, **common)
+            runs.append((f"{name}-frozen", cfg))
         for name, cfg in list(runs):
             if name.startswith("cr") and cfg.L >= 2:
-                # one frozen leaf under the first parent and one frozen inner node (different
-                # parents): each parent still has n - s children
-                n = cfg.n
-                leaf = n  # worker index of the first leaf (rank n + 1)
-                inner = 1  # worker index of layer-1 node 2
-                runs.append((name + "-frozen", cfg.replace(freeze=f"{leaf}@1,{inner}@2")))
+                # one frozen leaf under the first parent (worker n, rank n + 1) and one frozen
+                # inner node (worker 1): different parents, each still has n - s children
+                runs.append((name + "-frozen", cfg.replace(freeze=f"{cfg.n}@1,1@2")))
                 break
     return runs
 
 
 def _check_tree_reduce(comm):
     """tree_reduce (the benchmark's kernel) and the ring all-reduce against MPI_Allreduce."""
+    from mpi4py import MPI
+
     from codedlib.runtime.ring import ring_allreduce
     from codedlib.runtime.tree import tree_reduce
 
@@ -123,7 +102,7 @@ def _check_tree_reduce(comm):
                         np.abs(out - exact).max()
                     )
     errors["ring"] = float(np.abs(ring_allreduce(comm, vec) - exact).max())
-    worst = comm.allreduce(max(errors.values()), op=_max_op())
+    worst = comm.allreduce(max(errors.values()), op=MPI.MAX)
     if comm.Get_rank() == 0:
         print(
             "CHECK "
@@ -132,12 +111,6 @@ def _check_tree_reduce(comm):
             ),
             flush=True,
         )
-
-
-def _max_op():
-    from mpi4py import MPI
-
-    return MPI.MAX
 
 
 def main(argv=None) -> int:

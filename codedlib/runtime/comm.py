@@ -15,15 +15,7 @@ import time
 
 import numpy as np
 
-TAG_TASK, TAG_RESULT, TAG_STOP, TAG_DONE, TAG_TRACE, TAG_RING, TAG_PROGRESS = (
-    11,
-    12,
-    13,
-    14,
-    15,
-    16,
-    17,
-)
+TAG_TASK, TAG_RESULT, TAG_STOP, TAG_DONE, TAG_TRACE, TAG_RING, TAG_PROGRESS = range(11, 18)
 TAG_REPARTITION = 18
 HEADER = 6  # iteration, compute, injected, elapsed, start, stop
 
@@ -77,6 +69,27 @@ class SendQueue:
 
     def __len__(self):
         return len(self._pending)
+
+
+class Interrupted(Exception):
+    """Told to stop while waiting (:func:`wait_all`'s ``interrupt``)."""
+
+
+def wait_all(reqs, poller: Poller | None, interrupt=None) -> None:
+    """Complete ``reqs`` probing with ``poller``'s naps (None: a blocking ``Waitall``);
+    ``interrupt()`` returning True cancels them and raises :class:`Interrupted`."""
+    from mpi4py import MPI
+
+    if poller is None:
+        MPI.Request.Waitall(reqs)
+        return
+    while not MPI.Request.Testall(reqs):
+        if interrupt is not None and interrupt():
+            for req in reqs:
+                req.Cancel()
+            raise Interrupted
+        poller.idle()
+    poller.reset()
 
 
 def sleep_interruptible(seconds: float, pump, poller: Poller) -> bool:

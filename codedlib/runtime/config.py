@@ -1,17 +1,9 @@
 """Run configuration for the MPI engines: one field definition, the world size and the problem.
 
-One :class:`RunConfig` describes a run: the scheme, its sizes, the problem, the injected
-delays and the fault plan. Every rank builds the same config from the same command line, so
-every rank can check the world size on its own and fail fast without communicating.
-
-Each field is declared once, with its default, its command-line flags and its help
-(:func:`option`); the command line (:func:`add_arguments`) and :meth:`RunConfig.cli_args` are
-generated from those declarations. Fields marked ``scheme=True`` belong to some schemes only
-(their :class:`~codedlib.runtime.registry.Scheme` record lists them in ``params``): the
-command line writes them for those schemes and a scheme that does not use one keeps its default.
-
-World sizes (``mpiexec -n K``): one root (rank 0) plus the N workers; the per-scheme rules
-are in :mod:`codedlib.runtime.registry`.
+Every rank builds the same :class:`RunConfig` from the same command line, so each checks the
+world size (one root plus the N workers) on its own and fails fast without communicating. Each
+field is declared once (:func:`option`); the command line (:func:`add_arguments`) and
+:meth:`RunConfig.cli_args` are generated from those declarations.
 """
 
 from __future__ import annotations
@@ -79,81 +71,37 @@ def option(
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything one distributed run needs; see :func:`codedlib.runtime.engines.run`.
-
-    Sizes: ``n_workers`` (N); ``n``, ``L``, ``s`` for cr; ``stragglers`` (S) for gc/sgd/rs;
-    ``w`` and ``subpartitions`` for dsag (see each field's help and the scheme records).
-    Problem: ``problem`` ("linreg": CodedReduce eq. 10 synthetic least squares;
-    "logreg": logistic regression on labels sign(x^T theta* + noise)), ``samples``, ``dim``.
-    Delays: ``delay`` (a :class:`DelayModel` or its text), ``bursts``, ``t_c`` (per message);
-    or ``delays_file``, an explicit ``(iterations, N)`` ``.npy`` array of seconds
-    (:func:`~codedlib.runtime.injection.load_delays`, read by the root when the run starts).
-    Faults: ``freeze`` ("W@T,..."), ``freeze_mode`` ("sleep": infinite injected delay,
-    "stop": the worker sends itself SIGSTOP), ``timeout`` (seconds the root waits in one
-    iteration before it stops the run with an error).
-    ``on_new_iterate``: what a worker still busy with an old iterate does when a new one
-    arrives: "abandon" (every iteration starts with all workers, the papers' model) or
-    "finish" (stale results are used); default: the scheme's.
-    ``check``: the root also computes the serial gradient and records the relative error.
-    ``fail_root_at``: fault injection, the root raises an error at that iteration (-1: before
-    the run starts); every process must still exit with a clear error.
+    """Everything one distributed run needs (:func:`codedlib.runtime.engines.run`): each field's
+    ``help`` says what it is; ``scheme=True`` fields apply to the schemes whose record lists them.
     """
 
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
     n_workers: int | None = option(
-        None,
-        "--N",
-        "--workers",
-        kind=int,
-        scheme=True,
-        help="workers N (every scheme but cr, whose N follows from n, L)",
+        None, "--N", "--workers", kind=int, scheme=True, help="workers N (cr: n + ... + n^L)"
     )
     stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd, rs)")
     n: int | None = option(None, "--n", kind=int, scheme=True, help="children per parent (cr)")
     L: int | None = option(None, "--L", kind=int, scheme=True, help="tree layers (cr)")
     s: int = option(
-        0,
-        "--s",
-        scheme=True,
-        alias_of="stragglers",
-        help="stragglers tolerated per parent (cr); for gc/sgd/rs the same as --S",
+        0, "--s", scheme=True, alias_of="stragglers", help="stragglers per parent (cr); else --S"
     )
     w: int | None = option(
-        None,
-        "--w",
-        kind=int,
-        scheme=True,
-        help="fresh results the DSAG coordinator waits for (default N)",
+        None, "--w", kind=int, scheme=True, help="fresh results DSAG waits for (default N)"
     )
     subpartitions: int = option(
         1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker"
     )
     redundancy: int = option(
-        1,
-        "--r",
-        "--redundancy",
-        scheme=True,
-        help="LAGC/G-LAG: fine partitions each worker stores (r)",
+        1, "--r", "--redundancy", scheme=True, help="LAGC/G-LAG: partitions stored per worker (r)"
     )
     groups: int | None = option(
-        None,
-        "--G",
-        "--groups",
-        kind=int,
-        scheme=True,
-        help="LAGC/G-LAG: groups G (a divisor of N; G-LAG default N/r)",
+        None, "--G", "--groups", kind=int, scheme=True, help="LAGC: groups G | N (G-LAG: N/r)"
     )
     xi: float = option(
-        0.0,
-        "--xi",
-        scheme=True,
-        help="LAGC/G-LAG: laziness xi of the selection rule (17); 0: every group, every time",
+        0.0, "--xi", scheme=True, help="LAGC: laziness xi of rule (17); 0: every group, every time"
     )
     history: int = option(
-        10,
-        "--history",
-        scheme=True,
-        help="LAGC/G-LAG: past steps D in the selection rule (D xi < 1)",
+        10, "--history", scheme=True, help="LAGC: past steps D of rule (17) (D xi < 1)"
     )
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
@@ -193,7 +141,7 @@ class RunConfig:
         "sleep",
         "--freeze-mode",
         choices=("sleep", "stop"),
-        help="sleep: infinite injected delay; stop: the worker SIGSTOPs itself",
+        help="sleep: infinite delay; stop: SIGSTOP",
     )
     on_new_iterate: str | None = option(
         None,
@@ -210,21 +158,16 @@ class RunConfig:
         0.5, "--lb-interval", scheme=True, help="DSAG-LB: seconds between runs of the load balancer"
     )
     lb_window: float = option(
-        2.0,
-        "--lb-window",
-        scheme=True,
-        help="DSAG-LB: seconds of latency history the balancer profiles",
+        2.0, "--lb-window", scheme=True, help="DSAG-LB: seconds of latency history profiled"
     )
     lb_threshold: float = option(
         0.1,
         "--lb-threshold",
         scheme=True,
-        help="DSAG-LB: least relative improvement of the balance before p changes",
+        help="DSAG-LB: least relative improvement before p changes",
     )
     check: bool = option(
-        False,
-        "--check",
-        help="root also computes the serial gradient and records the relative error",
+        False, "--check", help="also compute the serial gradient and record the relative error"
     )
     poll: float = option(1e-3, "--poll", help="longest nap between probes (s)")
     fail_root_at: int | None = option(
@@ -254,10 +197,12 @@ class RunConfig:
                 f"({self.iterations * N * 8 / 2**30:.3g} GiB): at most "
                 f"{MAX_DELAY_CELLS // N:,} iterations"
             )
-        if self.problem not in PROBLEMS:
-            raise ValueError(
-                f"problem must be one of {list(PROBLEMS)}, got problem={self.problem!r}"
-            )
+        if self.on_new_iterate is None:
+            set_("on_new_iterate", spec.on_new_iterate)
+        for f in cli_fields():
+            value, choices = getattr(self, f.name), f.metadata["choices"]
+            if choices and value not in choices:
+                raise ValueError(f"{f.name} must be one of {list(choices)}, got {f.name}={value!r}")
         set_("dim", check_int("dim", self.dim, low=1))
         set_("samples", check_int("samples", self.samples, low=spec.min_samples(self)))
         set_("noise", check_real("noise", self.noise, low=0.0))
@@ -297,18 +242,6 @@ class RunConfig:
             check_int("freeze worker", worker, low=0, high=N - 1)
             check_int("freeze iteration", it, low=0, high=self.iterations - 1)
         set_("freeze", freeze)
-        if self.freeze_mode not in ("sleep", "stop"):
-            raise ValueError(
-                f"freeze_mode must be 'sleep' or 'stop', got freeze_mode={self.freeze_mode!r}"
-            )
-        mode = spec.on_new_iterate if self.on_new_iterate is None else self.on_new_iterate
-        if mode not in ("abandon", "finish"):
-            raise ValueError(
-                f"on_new_iterate must be 'abandon' or 'finish', got on_new_iterate={mode!r}"
-            )
-        set_("on_new_iterate", mode)
-        if self.allreduce not in ("mpi", "ring"):
-            raise ValueError(f"allreduce must be 'mpi' or 'ring', got allreduce={self.allreduce!r}")
         if self.fail_root_at is not None:
             set_(
                 "fail_root_at",
@@ -409,10 +342,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             default = f.default
             if default not in (None, (), "") and "default" not in md["help"]:
                 kw["help"] += f" (default {default})"
-        if md["choices"]:
-            kw["choices"] = md["choices"]
-        if md["metavar"]:
-            kw["metavar"] = md["metavar"]
+        kw.update({k: md[k] for k in ("choices", "metavar") if md[k]})
         parser.add_argument(*md["flags"], type=md["kind"], **kw)
 
 

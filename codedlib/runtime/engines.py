@@ -27,23 +27,19 @@ from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.injection import apply_freeze
 from codedlib.runtime.nodes import (
     DEAD_WORKERS,
-    ROOT_GRACE,
     WORKER_PIDS,
     Diverged,
     NodePlan,
     ParentSilent,
     StragglerTimeout,
-    gradient_error,
     inject_root_failure,
     local_gradient,
-    watchdog_seconds,
 )
 from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWriter, RunResult
 
 __all__ = [
     "DEAD_WORKERS",
     "abort_job",
-    "ROOT_GRACE",
     "WORKER_PIDS",
     "Diverged",
     "NodePlan",
@@ -51,10 +47,8 @@ __all__ = [
     "StragglerTimeout",
     "abort_if_needed",
     "build_plan",
-    "gradient_error",
     "local_gradient",
     "run",
-    "watchdog_seconds",
     "worker_loads",
 ]
 
@@ -155,11 +149,8 @@ def _meta(config, comm, command=None):
         how = (
             "infinite injected delay" if config.freeze_mode == "sleep" else "SIGSTOP (real freeze)"
         )
-        injected.append(
-            "frozen workers "
-            + ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
-            + f" by {how}"
-        )
+        frozen = ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
+        injected.append(f"frozen workers {frozen} by {how}")
     return {
         "scheme": config.scheme,
         "world_size": comm.Get_size(),

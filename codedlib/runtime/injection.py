@@ -46,12 +46,9 @@ DEFAULT_PARAMS = {
     "pareto": {"t0": 0.05, "xi": 2.5},
     "gamma": {"mean": 0.1, "var": 1e-3, "spread": 0.4},
 }
-_ALIASES = {
-    "shifted-exp": "shiftexp",
-    "shifted_exponential": "shiftexp",
-    "shifted-exponential": "shiftexp",
-    "exp": "shiftexp",
-}
+_ALIASES = dict.fromkeys(
+    ("shifted-exp", "shifted_exponential", "shifted-exponential", "exp"), "shiftexp"
+)
 _BURST_KEYS = ("p_enter", "p_exit", "factor")
 
 

@@ -30,6 +30,7 @@ from codedlib.runtime.nodes import (
     RootNode,
     StragglerTimeout,
     code_combine,
+    gradient_error,
     inject_root_failure,
 )
 from codedlib.theory.lagc import lagc_layout
@@ -177,11 +178,5 @@ class LAGCRoot(RootNode):
             return 0.0
         got = np.sum(list(self.fresh_groups.values()), axis=0)
         n_g = self.layout.workers_per_group
-        bounds = even_partition(self.problem.n_samples, self.config.n_workers)
-        parts = [
-            self.problem.partial_gradient(self.theta, int(bounds[p]), int(bounds[p + 1]))
-            for g_ in self.fresh_groups
-            for p in range(g_ * n_g, (g_ + 1) * n_g)
-        ]
-        scale = sum(float(np.linalg.norm(p)) for p in parts)
-        return float(np.linalg.norm(got - np.sum(parts, axis=0)) / max(scale, 1e-300))
+        which = [p for g in self.fresh_groups for p in range(g * n_g, (g + 1) * n_g)]
+        return gradient_error(self.problem, self.theta, got, self.config.n_workers, which)

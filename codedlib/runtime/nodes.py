@@ -14,7 +14,6 @@ plan's decoding step and sends the sum up; the :class:`RootNode` decodes and tak
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import time
@@ -142,14 +141,16 @@ def code_combine(code):
     return combine
 
 
-def gradient_error(problem, theta, g, n_parts: int) -> float:
+def gradient_error(problem, theta, g, n_parts: int, which=None) -> float:
     """``||g - g_serial|| / sum_j ||g_j||``: error of an aggregated gradient sum against the
     serial ``problem.partial_gradient(theta)``, relative to the scale of what was summed (the
     norms of the partial gradients ``g_j`` of ``n_parts`` even partitions). Unlike
     ``||g - g_serial|| / ||g_serial||`` this stays meaningful near the optimum, where
-    ``g_serial -> 0`` while every message keeps its size (exact schemes give ~1e-15)."""
+    ``g_serial -> 0`` while every message keeps its size (exact schemes give ~1e-15).
+    ``which``: only those partitions (LAGC's freshly decoded groups)."""
     bounds = even_partition(problem.n_samples, n_parts)
-    parts = [problem.partial_gradient(theta, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+    which = range(n_parts) if which is None else which
+    parts = [problem.partial_gradient(theta, int(bounds[p]), int(bounds[p + 1])) for p in which]
     scale = sum(float(np.linalg.norm(p)) for p in parts)
     return float(np.linalg.norm(g - np.sum(parts, axis=0)) / max(scale, 1e-300))
 

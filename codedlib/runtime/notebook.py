@@ -34,6 +34,9 @@ from codedlib.runtime.validation import compare_with_simulator
 __all__ = [
     "FULL_DELAY",
     "QUICK_DELAY",
+    "killed_from_outside",
+    "mpiexec_command",
+    "mpiexec_env",
     "mpi_cluster",
     "mpiexec_path",
     "run_for_real",
@@ -41,9 +44,7 @@ __all__ = [
     "run_with_mpiexec",
     "real_run_table",
     "real_runs",
-    "run_validation",
     "scheme_config",
-    "VALIDATION_RUNS",
 ]
 
 #: Injected computation delay (shifted exponential, CodedReduce eq. 6 form) of quick and full
@@ -94,7 +95,11 @@ def mpiexec_path() -> str:
     return found
 
 
-def _env():
+def mpiexec_env() -> dict:
+    """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
+    ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
+    allowed to oversubscribe (values already set in the environment are kept).
+    """
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.setdefault("OMP_NUM_THREADS", "1")
@@ -120,17 +125,9 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     cluster = ipp.Cluster(engines="mpi", n=n_procs, log_level=logging.ERROR)
     cluster.config.MPIEngineSetLauncher.mpi_cmd = [mpiexec_path()]
     client = None
-    old = {
-        k: os.environ.get(k)
-        for k in (
-            "PATH",
-            "PYTHONPATH",
-            "OMP_NUM_THREADS",
-            "OPENBLAS_NUM_THREADS",
-            "OMPI_MCA_rmaps_base_oversubscribe",
-        )
-    }
-    os.environ.update({k: v for k, v in _env().items() if k in old})
+    changed = {k: v for k, v in mpiexec_env().items() if os.environ.get(k) != v}
+    old = {k: os.environ.get(k) for k in changed}
+    os.environ.update(changed)
     try:
         cluster.start_cluster_sync()
         client = cluster.connect_client_sync()
@@ -312,44 +309,6 @@ def real_run_table(table, not_run):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
-#: Runs of :func:`run_validation`: label -> (scheme, overrides of ``scheme_config``).
-VALIDATION_RUNS = {
-    "umw": ("umw", {}),
-    "sgd": ("sgd", {}),
-    "gc": ("gc", {}),
-    "gc t_c": ("gc", {"t_c": 0.005}),
-    "cr": ("cr", {}),
-    "rar": ("rar", {}),
-    "dsag": ("dsag", {}),
-    "rs": ("rs", {}),
-}
-
-
-def run_validation(
-    labels=None,
-    quick: bool = False,
-    backend: str = "mpiexec",
-    seed: int = 0,
-    replicas: int = 2000,
-    **overrides,
-):
-    """Run each labelled configuration of :data:`VALIDATION_RUNS` for real and compare with
-    the simulator. Returns ``(results, table)``: ``{label: RunResult}`` and the table of
-    :func:`compare_with_simulator`. ``quick``: 4-7 processes, 30 iterations; otherwise 13
-    processes, 60 iterations, delays 50 ms + Exp(mean 50 ms)."""
-    labels = list(VALIDATION_RUNS) if labels is None else list(labels)
-    unknown = [lab for lab in labels if lab not in VALIDATION_RUNS]
-    if unknown:
-        raise ValueError(f"labels must be among {list(VALIDATION_RUNS)}, got {unknown}")
-    results = {}
-    for label in labels:
-        scheme, extra = VALIDATION_RUNS[label]
-        results[label] = run_for_real(
-            scheme, quick=quick, backend=backend, seed=seed, **{**extra, **overrides}
-        )
-    return results, compare_with_simulator(results, replicas=replicas, rng=seed)
-
-
 def mpiexec_command(n_procs: int, module_args) -> list[str]:
     """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``."""
     from codedlib._validation import check_int
@@ -362,14 +321,6 @@ def mpiexec_command(n_procs: int, module_args) -> list[str]:
     return [mpiexec_path(), "-n", str(n_procs), sys.executable, "-m", "mpi4py", "-m"] + [
         str(arg) for arg in module_args
     ]
-
-
-def mpiexec_env() -> dict:
-    """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
-    ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
-    allowed to oversubscribe (values already set in the environment are kept).
-    """
-    return _env()
 
 
 def killed_from_outside(proc, results=None) -> bool:
@@ -389,7 +340,3 @@ def killed_from_outside(proc, results=None) -> bool:
         and not stderr.strip()
         and not (results is not None and Path(results).exists())
     )
-
-
-# the helpers above are public (kept here, at the end, so the list at the top stays untouched)
-__all__ += ["killed_from_outside", "mpiexec_command", "mpiexec_env"]

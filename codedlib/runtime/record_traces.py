@@ -18,6 +18,9 @@ from codedlib.runtime.config import RunConfig
 __all__ = ["TRACE_RUNS", "record"]
 
 _COMMON = {"samples": 2400, "dim": 50, "seed": 0, "timeout": 60.0}
+_SHIFTEXP = {"iterations": 30, "delay": "shiftexp:shift=0.05,rate=20", **_COMMON}
+_DSAG = {"n_workers": 12, "w": 6, "subpartitions": 4, "iterations": 40, **_COMMON}
+_GAMMA = "gamma:mean=0.03,var=1e-4,spread=0.4"
 
 #: file stem -> configuration
 TRACE_RUNS = {
@@ -25,44 +28,13 @@ TRACE_RUNS = {
     "umw-N12-gamma-hetero": RunConfig(
         "umw", n_workers=12, iterations=40, delay="gamma:mean=0.04,var=1e-4,spread=0.4", **_COMMON
     ),
-    "gc-N12-S3-shiftexp": RunConfig(
-        "gc",
-        n_workers=12,
-        stragglers=3,
-        iterations=30,
-        delay="shiftexp:shift=0.05,rate=20",
-        **_COMMON,
-    ),
-    "cr-n3-L2-s1-shiftexp": RunConfig(
-        "cr",
-        n=3,
-        L=2,
-        s=1,
-        iterations=30,
-        t_c=0.005,
-        delay="shiftexp:shift=0.05,rate=20",
-        **_COMMON,
-    ),
+    "gc-N12-S3-shiftexp": RunConfig("gc", n_workers=12, stragglers=3, **_SHIFTEXP),
+    "cr-n3-L2-s1-shiftexp": RunConfig("cr", n=3, L=2, s=1, t_c=0.005, **_SHIFTEXP),
     "dsag-N12-w6-bursts": RunConfig(
-        "dsag",
-        n_workers=12,
-        w=6,
-        subpartitions=4,
-        iterations=40,
-        delay="gamma:mean=0.03,var=1e-4,spread=0.4",
-        bursts="p_enter=0.05,p_exit=0.2,factor=3",
-        **_COMMON,
+        "dsag", delay=_GAMMA, bursts="p_enter=0.05,p_exit=0.2,factor=3", **_DSAG
     ),
     # the same run without bursts: steady state, as the traces behind the paper's Fig. 6
-    "dsag-N12-w6-steady": RunConfig(
-        "dsag",
-        n_workers=12,
-        w=6,
-        subpartitions=4,
-        iterations=40,
-        delay="gamma:mean=0.03,var=1e-4,spread=0.4",
-        **_COMMON,
-    ),
+    "dsag-N12-w6-steady": RunConfig("dsag", delay=_GAMMA, **_DSAG),
 }
 
 

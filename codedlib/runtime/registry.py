@@ -185,7 +185,8 @@ class Scheme:
     ``params``: the :class:`~codedlib.runtime.config.RunConfig` fields marked scheme-specific
     that this scheme uses (the others keep their defaults); ``derived``: those computed from
     others (not written by ``cli_args``). ``sizes(config) -> dict``: checked sizes (raises
-    ``ValueError``). ``tolerated(config)``: stragglers tolerated (per parent for a tree).
+    ``ValueError``; default N workers, S stragglers). ``tolerated(config)``: stragglers tolerated
+    (per parent for a tree; default S).
     ``plan(config, n_samples, rank) -> NodePlan``. ``root`` / ``worker``: node classes, built
     as ``root(comm, config, plan, problem, t0, theta_star)`` and ``worker(comm, config, plan,
     problem, t0, delays, stop_at, start_wall)``, each with ``run()``. ``need(config)``: results
@@ -201,13 +202,13 @@ class Scheme:
     name: str
     title: str
     params: tuple
-    sizes: Callable
-    tolerated: Callable
     plan: Callable
     need: Callable
     replay: Callable
     quick: dict
     full: dict
+    sizes: Callable = workers_sizes
+    tolerated: Callable = lambda cfg: cfg.stragglers
     root: type = RootNode
     worker: type = WorkerNode
     derived: tuple = ()
@@ -261,7 +262,6 @@ SCHEMES: dict[str, Scheme] = _entries(
         name="umw",
         title="uncoded master-worker: the master waits for all N workers",
         params=("n_workers",),
-        sizes=workers_sizes,
         tolerated=lambda cfg: 0,
         plan=umw_plan,
         need=_need_all,
@@ -274,8 +274,6 @@ SCHEMES: dict[str, Scheme] = _entries(
         name="sgd",
         title="uncoded, the master uses the first N - S results (rescaled)",
         params=("n_workers", "stragglers"),
-        sizes=workers_sizes,
-        tolerated=lambda cfg: cfg.stragglers,
         plan=sgd_plan,
         root=SGDRoot,
         need=_need_n_minus_s,
@@ -289,8 +287,6 @@ SCHEMES: dict[str, Scheme] = _entries(
         name="gc",
         title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
         params=("n_workers", "stragglers"),
-        sizes=workers_sizes,
-        tolerated=lambda cfg: cfg.stragglers,
         plan=gc_plan,
         need=_need_n_minus_s,
         closed_form=True,
@@ -303,7 +299,6 @@ SCHEMES: dict[str, Scheme] = _entries(
         title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
         params=("n_workers", "stragglers"),
         sizes=rs_sizes,
-        tolerated=lambda cfg: cfg.stragglers,
         plan=rs_plan,
         need=_need_n_minus_s,
         closed_form=True,
@@ -315,7 +310,6 @@ SCHEMES: dict[str, Scheme] = _entries(
         name="rar",
         title="Ring-AllReduce over the workers (rank 0 only watches and logs)",
         params=("n_workers", "allreduce"),
-        sizes=workers_sizes,
         tolerated=lambda cfg: 0,
         plan=ring_plan,
         root=RingWatchdog,

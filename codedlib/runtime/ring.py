@@ -24,15 +24,16 @@ import time
 import numpy as np
 import pandas as pd
 
-from codedlib.problems import even_partition
 from codedlib.runtime.comm import (
     TAG_PROGRESS,
     TAG_RING,
     TAG_STOP,
     TAG_TRACE,
+    Interrupted,
     Poller,
     now,
     sleep_interruptible,
+    wait_all,
 )
 from codedlib.runtime.nodes import (
     NodePlan,
@@ -41,25 +42,10 @@ from codedlib.runtime.nodes import (
     inject_root_failure,
     local_gradient,
 )
+from codedlib.runtime.star import star_plan
 from codedlib.runtime.traces import ROUND_COLUMNS
 
 __all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
-
-
-class RingInterrupted(Exception):
-    """The ring was told to stop while waiting for a neighbour."""
-
-
-def _wait_all(reqs, poller, interrupt=None):
-    from mpi4py import MPI
-
-    while not MPI.Request.Testall(reqs):
-        if interrupt is not None and interrupt():
-            for req in reqs:
-                req.Cancel()
-            raise RingInterrupted
-        poller.idle()
-    poller.reset()
 
 
 def ring_allreduce(
@@ -76,8 +62,10 @@ def ring_allreduce(
     ``(r - k) mod P`` to rank ``r + 1`` and adds chunk ``(r - k - 1) mod P`` from ``r - 1``;
     the all-gather then circulates the reduced chunks. ``rounds`` (optional list) receives
     ``(phase, round, seconds)`` per round. Waiting probes and sleeps (no busy loop);
-    ``interrupt()`` returning True while waiting raises :class:`RingInterrupted`.
+    ``interrupt()`` returning True while waiting raises :class:`~codedlib.runtime.comm.Interrupted`.
     """
+    from mpi4py import MPI
+
     P, r = comm.Get_size(), comm.Get_rank()
     out = np.array(vector, dtype=float, copy=True)
     if P == 1:
@@ -98,10 +86,10 @@ def ring_allreduce(
             sendbuf = out[s].copy()
             n_recv = rc.stop - rc.start
             reqs = [
-                comm.Irecv([recv, n_recv, _double()], source=left, tag=TAG_RING),
+                comm.Irecv([recv, n_recv, MPI.DOUBLE], source=left, tag=TAG_RING),
                 comm.Isend(sendbuf, dest=right, tag=TAG_RING),
             ]
-            _wait_all(reqs, poller, interrupt)
+            wait_all(reqs, poller, interrupt)
             if t_c > 0:
                 time.sleep(t_c)
             if phase == "reduce-scatter":
@@ -113,20 +101,9 @@ def ring_allreduce(
     return out
 
 
-def _double():
-    from mpi4py import MPI
-
-    return MPI.DOUBLE
-
-
 def ring_plan(config, n_samples: int, rank: int) -> NodePlan:
     """Worker ``i``: its even partition; rank 0 watches all N workers (it computes nothing)."""
-    N = config.n_workers
-    if rank == 0:
-        return NodePlan(0, None, list(range(1, N + 1)), need=N, label="watchdog")
-    bounds = even_partition(n_samples, N)
-    i = rank - 1
-    return NodePlan(rank, 0, terms=[(int(bounds[i]), int(bounds[i + 1]), 1.0)], label=f"worker {i}")
+    return star_plan(config, n_samples, rank, config.n_workers, label="watchdog")
 
 
 def _ring_comm(comm, rank):
@@ -152,13 +129,8 @@ class RingWorker:
             self.wcomm.Free()
 
     def _run(self):
-        comm, wcomm, config, problem, plan = (
-            self.comm,
-            self.wcomm,
-            self.config,
-            self.problem,
-            self.plan,
-        )
+        comm, wcomm, config, problem = self.comm, self.wcomm, self.config, self.problem
+        plan = self.plan
         worker = plan.worker
         delays, start_wall, stop_at = self.delays, self.start_wall, self.stop_at
         poller = Poller(config.poll)
@@ -190,7 +162,7 @@ class RingWorker:
                 rounds = []
                 try:
                     total = ring_allreduce(wcomm, g, config.t_c, poller, rounds, interrupt=pump)
-                except RingInterrupted:
+                except Interrupted:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
             comm_time = now() - c0

@@ -19,11 +19,11 @@ from codedlib.runtime.nodes import NodePlan, RootNode, code_combine, scaled_sum,
 __all__ = ["SGDRoot", "gc_plan", "rs_code", "rs_plan", "sgd_plan", "umw_plan"]
 
 
-def _star(config, n_samples: int, rank: int, need: int = 0, combine=None) -> NodePlan:
+def star_plan(config, n_samples: int, rank: int, need=0, combine=None, label="root") -> NodePlan:
     """Root: all workers as children; worker ``i``: its even partition (uncoded)."""
     N = config.n_workers
     if rank == 0:
-        return NodePlan(0, None, list(range(1, N + 1)), need=need, combine=combine, label="root")
+        return NodePlan(0, None, list(range(1, N + 1)), need=need, combine=combine, label=label)
     bounds = even_partition(n_samples, N)
     i = rank - 1
     return NodePlan(rank, 0, terms=[(int(bounds[i]), int(bounds[i + 1]), 1.0)], label=f"worker {i}")
@@ -31,20 +31,20 @@ def _star(config, n_samples: int, rank: int, need: int = 0, combine=None) -> Nod
 
 def umw_plan(config, n_samples: int, rank: int) -> NodePlan:
     """Uncoded, the master waits for all N workers."""
-    return _star(config, n_samples, rank, config.n_workers, sum_combine)
+    return star_plan(config, n_samples, rank, config.n_workers, sum_combine)
 
 
 def sgd_plan(config, n_samples: int, rank: int) -> NodePlan:
     """Uncoded, the master uses the first ``N - S`` results, rescaled by ``N / (N - S)``."""
     need = config.n_workers - config.stragglers
-    return _star(config, n_samples, rank, need, scaled_sum(config.n_workers / need))
+    return star_plan(config, n_samples, rank, need, scaled_sum(config.n_workers / need))
 
 
 def _coded(config, n_samples, rank, code, combine) -> NodePlan:
     """Worker ``i`` computes ``sum_j B[i, j] g_j`` over the code's N partitions."""
     N = config.n_workers
     if rank == 0:
-        return _star(config, n_samples, 0, N - config.stragglers, combine)
+        return star_plan(config, n_samples, 0, N - config.stragglers, combine)
     bounds = even_partition(n_samples, N)
     i = rank - 1
     B = np.asarray(code.B)

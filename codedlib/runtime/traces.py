@@ -61,11 +61,9 @@ class ProgressWriter:
         self._fh.flush()
 
     def write(self, row: dict):
-        values = []
-        for col in ITERATION_COLUMNS:
-            v = row.get(col, "")
-            values.append(f"{v:.9g}" if isinstance(v, float) else str(v))
-        self._fh.write(",".join(values) + "\n")
+        cells = (row.get(col, "") for col in ITERATION_COLUMNS)
+        text = ",".join(f"{v:.9g}" if isinstance(v, float) else str(v) for v in cells)
+        self._fh.write(text + "\n")
         self._fh.flush()
 
     def close(self):
@@ -98,9 +96,7 @@ class RunResult:
             f"real: {m.get('real', '')}",
             f"injected: {m.get('injected', '')}",
         ]
-        for note in m.get("notes", []):
-            lines.append(f"note: {note}")
-        return lines
+        return lines + [f"note: {note}" for note in m.get("notes", [])]
 
     def save(self, out_dir) -> dict:
         """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json`` into
@@ -117,17 +113,16 @@ class RunResult:
                 if name == "rounds.csv" and (out / name).is_file() and self.rounds is None:
                     (out / name).unlink()
             self._write(out)
-            return {k: out / v.name for k, v in self._names().items()}
-        with replace_directory(out) as stage:
-            self._write(stage)
-        return {k: out / v.name for k, v in self._names().items()}
+        else:
+            with replace_directory(out) as stage:
+                self._write(stage)
+        return {k: out / name for k, name in self._names().items()}
 
     def _names(self) -> dict:
-        names = {"trace": Path("trace.csv"), "iterations": Path("iterations.csv")}
+        names = {"trace": "trace.csv", "iterations": "iterations.csv"}
         if self.rounds is not None and len(self.rounds):
-            names["rounds"] = Path("rounds.csv")
-        names["meta"] = Path("run.json")
-        return names
+            names["rounds"] = "rounds.csv"
+        return {**names, "meta": "run.json"}
 
     def _write(self, folder: Path) -> None:
         from codedlib.atomic import write_text_atomic

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from codedlib.codes.codedreduce import allocate, tree_links
-from codedlib.runtime.comm import Poller
+from codedlib.runtime.comm import Poller, wait_all
 from codedlib.runtime.nodes import NodePlan
 
 __all__ = ["tree_allocation", "tree_links", "tree_plan", "tree_reduce"]
@@ -57,25 +57,14 @@ def tree_reduce(
     total = np.array(vector, dtype=float, copy=True)
     bufs = [np.empty_like(total) for _ in children]
     reqs = [comm.Irecv(b, source=c, tag=21) for b, c in zip(bufs, children)]
-    _wait(reqs, poller)
+    wait_all(reqs, poller)
     for b in bufs:
         total += b
     if parent is not None:
-        _wait([comm.Isend(total, dest=parent, tag=21)], poller)
+        wait_all([comm.Isend(total, dest=parent, tag=21)], poller)
     if not broadcast:
         return total if rank == 0 else None
     if parent is not None:
-        _wait([comm.Irecv(total, source=parent, tag=22)], poller)
-    _wait([comm.Isend(total, dest=c, tag=22) for c in children], poller)
+        wait_all([comm.Irecv(total, source=parent, tag=22)], poller)
+    wait_all([comm.Isend(total, dest=c, tag=22) for c in children], poller)
     return total
-
-
-def _wait(reqs, poller):
-    from mpi4py import MPI
-
-    if poller is None:
-        MPI.Request.Waitall(reqs)
-        return
-    while not MPI.Request.Testall(reqs):
-        poller.idle()
-    poller.reset()

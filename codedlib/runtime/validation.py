@@ -64,14 +64,10 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
     spec = config.spec
     N = config.n_workers
     if config.delays_file is not None:  # no model to draw afresh from: the explicit delays
-        times = replay_iteration_times(
-            config, apply_freeze(config.injected_delays(), config.freeze)
+        return _explicit(
+            config,
+            replay_iteration_times(config, apply_freeze(config.injected_delays(), config.freeze)),
         )
-        return {
-            "mean": float(times.mean()),
-            "stderr": 0.0,
-            "method": f"{spec.replay_method(config)} of the explicit delays (delays_file)",
-        }
     model = config.delay
     loads = (
         worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
@@ -82,20 +78,15 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
     if k is not None:
         extra = spec.extra_time(config)
         if model.kind == "shiftexp":
+            how = "exponential"
             mean = order_stats.expected_order_statistic_exponential(
                 k, N, rate=model.params["rate"], shift=model.params["shift"]
             )
-            return {
-                "mean": mean + extra,
-                "stderr": 0.0,
-                "method": f"order_stats.expected_order_statistic_exponential(k={k}, n={N})",
-            }
-        mean = order_stats.expected_order_statistic_numeric(model.cluster(N, loads), k)
-        return {
-            "mean": mean + extra,
-            "stderr": 0.0,
-            "method": f"order_stats.expected_order_statistic_numeric(k={k}, n={N})",
-        }
+        else:
+            how = "numeric"
+            mean = order_stats.expected_order_statistic_numeric(model.cluster(N, loads), k)
+        method = f"order_stats.expected_order_statistic_{how}(k={k}, n={N})"
+        return {"mean": mean + extra, "stderr": 0.0, "method": method}
     draws = np.stack(
         [
             apply_freeze(model.sample(config.iterations, N, rng=rng, loads=loads), config.freeze)
@@ -111,6 +102,11 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
     }
 
 
+def _explicit(config: RunConfig, times) -> dict:
+    method = f"{config.spec.replay_method(config)} of the explicit delays (delays_file)"
+    return {"mean": float(times.mean()), "stderr": 0.0, "method": method}
+
+
 def compare_with_simulator(results, replicas: int = 2000, rng=0):
     """Table ``name, scheme, N, processes, iterations, measured, measured_sem, replayed,
     predicted, predicted_stderr, gap_replayed, gap_predicted, method`` for ``{name: RunResult}``
@@ -124,11 +120,7 @@ def compare_with_simulator(results, replicas: int = 2000, rng=0):
         delays = np.asarray(result.meta["delays"], dtype=float)
         replayed = replay_iteration_times(config, delays)[1:]
         if config.delays_file is not None:  # the run's own explicit delays (the file may be gone)
-            pred = {
-                "mean": float(replayed.mean()),
-                "stderr": 0.0,
-                "method": f"{config.spec.replay_method(config)} of the explicit delays (delays_file)",
-            }
+            pred = _explicit(config, replayed)
         else:
             pred = predict_iteration_time(config, replicas=replicas, rng=rng)
         rows.append(

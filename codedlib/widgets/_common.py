@@ -61,6 +61,21 @@ def text_html(text: str) -> str:
     return f"<pre style='margin:0'>{html.escape(text)}</pre>"
 
 
+def progress_bar():
+    """The hidden "running…" bar a button shows while its run goes."""
+    import ipywidgets as W
+
+    return W.FloatProgress(
+        value=0,
+        min=0,
+        max=1,
+        description="running…",
+        bar_style="info",
+        style=_STYLE,
+        layout=W.Layout(display="none"),
+    )
+
+
 def _on_grid(value: float, low: float, step: float) -> bool:
     k = (value - low) / step
     return abs(k - round(k)) < 1e-9 * max(1.0, abs(k))
@@ -169,15 +184,7 @@ class Explorer:
             W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
             for _ in range(n_figures)
         ]
-        self.progress = W.FloatProgress(
-            value=0,
-            min=0,
-            max=1,
-            description="running…",
-            bar_style="info",
-            style=_STYLE,
-            layout=W.Layout(display="none"),
-        )
+        self.progress = progress_bar()
         self.button = W.Button(description=button, button_style="primary") if button else None
         self.calls = 0
         self.last_values: dict | None = None
@@ -237,16 +244,11 @@ class Explorer:
             self.button.disabled = True
             self.progress.layout.display = ""
             self.progress.value = 0.1
+        error = None
         try:
             report = self.compute(**values, **self.fixed)
         except ValueError as err:
-            self.calls += 1
-            self.last_values = values
-            self.status.value = error_html(err)
-            for image in self.images:
-                image.layout.display = "none"
-                image.value = b""
-            return None
+            report, error = None, Report(error_html(err))
         finally:
             if busy:
                 self.progress.value = 1.0
@@ -254,10 +256,11 @@ class Explorer:
                 self.button.disabled = False
         self.calls += 1
         self.last_values = values
-        self.status.value = report.html
+        shown = error or report
+        self.status.value = shown.html
         for i, image in enumerate(self.images):
-            if i < len(report.figures) and report.figures[i] is not None:
-                image.value = render_png(report.figures[i])
+            if i < len(shown.figures) and shown.figures[i] is not None:
+                image.value = render_png(shown.figures[i])
                 image.layout.display = ""
             else:
                 image.layout.display = "none"

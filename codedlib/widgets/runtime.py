@@ -118,11 +118,9 @@ def explore_run_for_real(
     to the chosen scheme are shown. The ``VBox`` has ``.run_button``, ``.messages`` (HTML),
     ``.image``, ``.status``, ``.progress`` and ``.controls``.
     """
-    import html
-
     import ipywidgets as w
 
-    from codedlib.widgets._common import error_html
+    from codedlib.widgets._common import error_html, progress_bar, text_html
 
     schemes = tuple(schemes)
     bad = [s for s in schemes if s not in SCHEMES]
@@ -130,15 +128,7 @@ def explore_run_for_real(
         raise ValueError(f"schemes must be a non-empty subset of {list(SCHEMES)}, got {schemes!r}")
     controls = _controls(w, schemes, scheme or schemes[0], quick, delay)
     button = w.Button(description="Run on MPI", button_style="primary", icon="play")
-    progress = w.FloatProgress(
-        value=0,
-        min=0,
-        max=1,
-        description="running…",
-        style={"description_width": "initial"},
-        bar_style="info",
-        layout=w.Layout(display="none"),
-    )
+    progress = progress_bar()
     status = w.HTML()
     log = w.HTML()
     image = w.Image(format="png", layout=w.Layout(display="none", max_width="100%"))
@@ -164,7 +154,7 @@ def explore_run_for_real(
 
     def say(text):
         lines.append(text)
-        log.value = f"<pre style='margin:0'>{html.escape(chr(10).join(lines))}</pre>"
+        log.value = text_html("\n".join(lines))
 
     def on_run(_):
         lines.clear()
