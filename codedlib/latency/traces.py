@@ -50,7 +50,7 @@ TRACE_COLUMNS = [
 REQUIRED_COLUMNS = tuple(TRACE_COLUMNS[:6])
 
 #: The per-iteration table of a run (``iterations.csv``); ``grad_rel_error`` (with ``check``) is
-#: ``||g - g_serial|| / sum_j ||g_j||``, see :func:`codedlib.runtime.engines.gradient_error`.
+#: ``||g - g_serial|| / sum_j ||g_j||``, see :func:`codedlib.runtime.nodes.gradient_error`.
 ITERATION_COLUMNS = [
     "iteration",
     "start",
