@@ -173,20 +173,22 @@ def _kernel_environment():
         os.environ.update(saved)
 
 
+def _durations(durations_file: Path) -> dict:
+    """Seconds of each notebook's last run (empty when there is no readable record)."""
+    try:
+        return json.loads(durations_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
 def _longest_first(paths: list, durations_file: Path) -> list:
     """The notebooks in decreasing order of their last recorded run time (unknown ones first)."""
-    try:
-        seconds = json.loads(durations_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        seconds = {}
+    seconds = _durations(durations_file)
     return sorted(paths, key=lambda nb: -seconds.get(Path(nb).stem, float("inf")))
 
 
 def _record_durations(durations_file: Path, seconds: dict) -> None:
-    try:
-        known = json.loads(durations_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        known = {}
+    known = _durations(durations_file)
     durations_file.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(durations_file, json.dumps({**known, **seconds}, indent=1, sort_keys=True))
 
