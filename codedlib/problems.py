@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 
@@ -263,6 +263,8 @@ class LogisticRegression(Problem):
 
     def optimum(self, tol: float = 1e-12) -> np.ndarray:
         """Minimiser of F by L-BFGS to gradient norm ``tol`` (requires λ > 0 or separable-free data)."""
+        from scipy import optimize  # not needed by an MPI rank
+
         res = optimize.minimize(
             self.loss,
             self.initial_point(),

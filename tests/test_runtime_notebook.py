@@ -284,3 +284,16 @@ def test_the_mpi_package_does_not_draw():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_an_mpi_rank_starts_without_the_heavy_libraries():
+    """Every rank of every ``mpiexec`` imports the entry point, the registry and the engines;
+    numba, scipy.stats, scipy.optimize and pandas (about 2 s of CPU per process together) load
+    only where they are used: the simulator, the analysis, the root's trace at the end."""
+    code = (
+        "import sys, codedlib.runtime.__main__, codedlib.runtime.engines\n"
+        "print(sorted(m for m in ('numba', 'scipy.stats', 'scipy.optimize', 'pandas') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

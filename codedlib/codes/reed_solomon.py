@@ -25,11 +25,14 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ReedSolomonGradientCode",
@@ -535,6 +538,8 @@ def accuracy_limit(
     if len(ns) == 0:
         raise ValueError("ns must hold at least one n, got an empty sequence")
     ns = sorted(int(check_int("n", v, low=2)) for v in ns)
+    import pandas as pd  # an MPI rank using the code never loads pandas
+
     table = pd.DataFrame(
         [
             decoding_accuracy(n, n, min(n, max(2, round(load * n))), root_power, n_random, rng=gen)

@@ -21,10 +21,10 @@ All three implementations agree (tested). Reference: severinson2023dsag.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from codedlib._validation import check_array, check_int, check_real
@@ -71,8 +71,7 @@ class EventDrivenResult:
         return float(self.iteration_end[:, -1].mean() / self.iteration_end.shape[1])
 
 
-@numba.njit(cache=True)
-def _event_driven_kernel(
+def _event_driven_loops(
     task_latency, w, margin, busy_until0, reference, iteration_end, fresh, busy_out
 ):
     replicas, n_iterations, n_workers = task_latency.shape
@@ -106,6 +105,14 @@ def _event_driven_kernel(
             iteration_end[r, t] = end
             start = end
         busy_out[r] = busy
+
+
+@functools.cache
+def _event_driven_kernel():
+    # compiled on first use: importing numba costs a second, which an MPI rank never needs
+    import numba
+
+    return numba.njit(cache=True)(_event_driven_loops)
 
 
 def _check_semantics(semantics):
@@ -165,7 +172,7 @@ def simulate_event_driven(
     iteration_end = np.empty((replicas, n_iterations))
     fresh = np.empty((replicas, n_iterations, n_workers), dtype=np.bool_)
     busy_out = np.empty((replicas, n_workers))
-    _event_driven_kernel(lat, w, margin, busy, reference, iteration_end, fresh, busy_out)
+    _event_driven_kernel()(lat, w, margin, busy, reference, iteration_end, fresh, busy_out)
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
 

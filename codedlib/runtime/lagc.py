@@ -33,13 +33,14 @@ from codedlib.runtime.nodes import (
     gradient_error,
     inject_root_failure,
 )
-from codedlib.theory.lagc import lagc_layout
 
 __all__ = ["LAGCRoot", "lagc_plan", "layout_of"]
 
 
 def layout_of(config):
     """The :class:`~codedlib.theory.lagc.LAGCLayout` of the config (N, r, G)."""
+    from codedlib.theory.lagc import lagc_layout  # scipy.stats: kept out of every rank's start-up
+
     return lagc_layout(config.n_workers, config.redundancy, config.groups)
 
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from codedlib._validation import check_int, check_real
-from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.network import single_port_receive
 from codedlib.runtime.dsag import (
     DSAGCoordinator,
@@ -37,7 +36,6 @@ from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, 
 from codedlib.runtime.tree import tree_plan
 from codedlib.schemes.codedreduce import tree_finish
 from codedlib.theory.codedreduce import n_tree_workers
-from codedlib.theory.lagc import lagc_layout, scheme_layout
 
 __all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
 
@@ -98,12 +96,9 @@ def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
     sizes = workers_sizes(cfg)
     N = sizes["n_workers"]
     r = check_int("redundancy", cfg.redundancy, low=1, high=N)
-    if scheme == "g-lag":
-        layout = scheme_layout("g-lag", N, r, cfg.groups)
-    else:
-        if cfg.groups is None:
-            raise ValueError("scheme 'lagc' needs groups G (a divisor of N), got groups=None")
-        layout = lagc_layout(N, r, cfg.groups)
+    if scheme == "lagc" and cfg.groups is None:
+        raise ValueError("scheme 'lagc' needs groups G (a divisor of N), got groups=None")
+    layout = _layout(cfg, scheme, N, r)
     xi = check_real("xi", cfg.xi, low=0.0)
     history = check_int("history", cfg.history, low=1)
     if not history * xi < 1:
@@ -114,14 +109,23 @@ def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
     return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
 
 
+def _layout(cfg, scheme="lagc", n_workers=None, redundancy=None):
+    # imported here: theory.lagc loads scipy.stats, which a rank of another scheme never needs
+    from codedlib.theory.lagc import scheme_layout
+
+    N = cfg.n_workers if n_workers is None else n_workers
+    r = cfg.redundancy if redundancy is None else redundancy
+    return scheme_layout(scheme, N, r, cfg.groups)
+
+
 def _lagc_need(cfg) -> int:
-    return lagc_layout(cfg.n_workers, cfg.redundancy, cfg.groups).wait_for
+    return _layout(cfg).wait_for
 
 
 def replay_groups(cfg, d) -> np.ndarray:
     """Every group selected: the slowest group's ``wait_for``-th fastest worker (exact for
     ``xi = 0``; a lazy run skips groups, so it is an upper bound then)."""
-    layout = lagc_layout(cfg.n_workers, cfg.redundancy, cfg.groups)
+    layout = _layout(cfg)
     d = np.asarray(d, dtype=float)
     k = layout.wait_for
     grouped = d.reshape(d.shape[:-1] + (layout.n_groups, layout.workers_per_group))
@@ -163,6 +167,8 @@ def replay_event_driven(cfg, d, need: int, margin: float = 0.0) -> np.ndarray:
     simulator :func:`codedlib.latency.event_driven.simulate_event_driven` with the rule of our
     MPI coordinator (``semantics="deadline"``: it waits out the whole margin and its workers
     start the newest task at once)."""
+    from codedlib.latency.event_driven import simulate_event_driven  # numba: the root's only
+
     flat = d.reshape((-1,) + d.shape[-2:])
     return simulate_event_driven(flat, need, margin=margin, semantics="deadline").latency.reshape(
         d.shape[:-1]

@@ -22,7 +22,6 @@ import signal
 import time
 
 import numpy as np
-import pandas as pd
 
 from codedlib.runtime.comm import (
     TAG_PROGRESS,
@@ -241,6 +240,8 @@ class RingWatchdog(RootNode):
             last = end
 
     def collect(self):
+        import pandas as pd  # rank 0 only, at the end
+
         rows, rounds = [], []
         for r, rr in self.traces.values():
             rows += r

@@ -13,7 +13,6 @@ from fractions import Fraction
 import numpy as np
 
 from codedlib._validation import check_int, check_real
-from codedlib.latency.order_stats import harmonic_number
 
 __all__ = [
     "alpha_for_load",
@@ -144,6 +143,8 @@ def expected_sibling_order_statistic(n: int, s: int, load_points: float, a: floa
     load_points = check_real("load_points", load_points, 0.0, low_open=True)
     a = check_real("a", a, 0.0)
     mu = check_real("mu", mu, 0.0, low_open=True)
+    from codedlib.latency.order_stats import harmonic_number  # scipy.stats: not on a rank's path
+
     return load_points / mu * (harmonic_number(n) - harmonic_number(s)) + a * load_points
 
 
