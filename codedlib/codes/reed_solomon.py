@@ -34,7 +34,6 @@ from codedlib._validation import as_generator, check_array, check_int, check_rea
 __all__ = [
     "ReedSolomonGradientCode",
     "accuracy_limit",
-    "column_weights",
     "decoding_accuracy",
     "DecodingAccuracyError",
     "DecodingAccuracyWarning",
@@ -117,13 +116,6 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
-def column_weights(n: int, k: int, w: int) -> np.ndarray:
-    """Column weights of :func:`mask_matrix` (Algorithm 4): k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋."""
-    n, k, w = _check_nkw(n, k, w)
-    p = _split_parameters(n, k, w)
-    return np.array([p["d_h"]] * p["k_h"] + [p["d_l"]] * p["k_l"], dtype=int)
-
-
 def straggler_tolerance(n: int, k: int, w: int) -> int:
     """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates."""
     n, k, w = _check_nkw(n, k, w)
@@ -149,11 +141,6 @@ def roots_of_unity(n: int, root_power: int = 1) -> np.ndarray:
     n = check_int("n", n, low=1)
     q = _check_root_power(n, root_power)
     return np.exp(2j * np.pi * ((q * np.arange(n)) % n) / n)
-
-
-def _one_minus_power(n: int, q: int) -> np.ndarray:
-    """Table of 1 − α^m for m = 0..n−1 (entry 0 is 0)."""
-    return 1.0 - roots_of_unity(n, q)
 
 
 def _column_blocks(n: int, k: int, w: int):
@@ -184,7 +171,7 @@ def encoding_matrix(n: int, k: int, w: int, root_power: int = 1) -> np.ndarray:
     n, k, w = _check_nkw(n, k, w)
     q = _check_root_power(n, root_power)
     _check_tolerance(n, k, w)
-    one_minus = _one_minus_power(n, q)
+    one_minus = 1.0 - roots_of_unity(n, q)  # 1 − α^m, m = 0..n−1
     rows = np.arange(n)
     columns = []
     for d, shifts in _column_blocks(n, k, w):
@@ -219,7 +206,7 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
     blocks = _column_blocks(n, k, w)
     best_q, best = 1, np.inf
     for q in cands:
-        one_minus = _one_minus_power(n, int(q))
+        one_minus = 1.0 - roots_of_unity(n, int(q))
         # every column of a block is a cyclic shift of its base column: same max |B|
         worst = max(np.abs(_base_column(one_minus, d)[:d]).max() for d, _ in blocks)
         if worst < best * (1 - 1e-12):
@@ -235,7 +222,7 @@ def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
     n = check_int("n", n, low=2)
     q = _check_root_power(n, root_power)
     table = np.zeros(n, dtype=complex)
-    table[1:] = 1.0 / _one_minus_power(n, q)[1:]
+    table[1:] = 1.0 / (1.0 - roots_of_unity(n, q)[1:])
     return table
 
 
@@ -343,7 +330,7 @@ class ReedSolomonGradientCode:
     def _checked(self, F, a, check: bool):
         if not check or self.on_inaccurate == "ignore":
             return a
-        res = float(np.max(np.abs(a @ self.B[F] - 1.0)))
+        res = self.residual(F, a)
         if not res <= self.residual_tol:
             msg = (
                 f"Algorithm 3's decoding vector for n={self.n}, f={self.f} misses a·B_F = 1 by "

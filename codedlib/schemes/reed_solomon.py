@@ -40,7 +40,6 @@ from codedlib.theory.reed_solomon import decoding_time
 __all__ = [
     "SchemeSpec",
     "chunk_gradient_function",
-    "chunk_gradients",
     "fig2_schemes",
     "nesterov",
     "pareto_delays",
@@ -65,7 +64,7 @@ class SchemeSpec:
         return (n - self.wait + 1) / n if self.kind in ("rs", "mds") else 1.0 / n
 
     def decoder(self) -> str:
-        return {"rs": "rs", "mds": "mds"}.get(self.kind, "offline")
+        return "offline" if self.kind == "uncoded" else self.kind
 
 
 def fig2_schemes(n: int, f_rs: int, f_mds: int) -> list[SchemeSpec]:
@@ -132,11 +131,6 @@ def chunk_gradient_function(problem, bounds):
     return softmax_chunks
 
 
-def chunk_gradients(problem, theta, bounds) -> np.ndarray:
-    """Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk (Sec. 2.1)."""
-    return chunk_gradient_function(problem, bounds)(theta)
-
-
 def nesterov(theta, theta_prev, step: int) -> np.ndarray:
     """Sec. 6: Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
     return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
@@ -154,25 +148,14 @@ def _make_code(spec: SchemeSpec, n: int, root_power):
     return None
 
 
-def _one_blas_thread(func):
-    """Run ``func`` with one BLAS thread: it does many small matrix products, for which
-    multi-threaded OpenBLAS was ~20x slower on a shared 2-core machine."""
-
-    @functools.wraps(func)
-    def limited(*args, **kwargs):
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
-            return func(*args, **kwargs)
-
-    return limited
-
-
-@_one_blas_thread
 def _row(name, problem, X_test, y_test, it, clock, dt, theta, max_err, max_imag):
-    """One recorded row of :func:`simulate_schemes`."""
-    error = problem.error_rate(theta, X_test, y_test)
-    return (name, it, clock, dt, error, problem.loss(theta), max_err, max_imag)
+    """One recorded row of :func:`simulate_schemes`, on one BLAS thread: many small matrix
+    products, for which multi-threaded OpenBLAS was ~20x slower on a shared 2-core machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        error = problem.error_rate(theta, X_test, y_test)
+        return (name, it, clock, dt, error, problem.loss(theta), max_err, max_imag)
 
 
 def _used_gradient(spec, code, g, exact, survivors, rescale):
