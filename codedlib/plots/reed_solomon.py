@@ -60,15 +60,8 @@ def plot_mask(M, ax=None, title: str | None = None):
     ax.imshow(M, cmap="Greys", vmin=0, vmax=1.6, aspect="auto")
     if M.size <= 400:
         for (i, j), v in np.ndenumerate(M):
-            ax.text(
-                j,
-                i,
-                str(int(v)),
-                ha="center",
-                va="center",
-                color="white" if v else "0.4",
-                fontsize=9,
-            )
+            color = "white" if v else "0.4"
+            ax.text(j, i, str(int(v)), ha="center", va="center", color=color, fontsize=9)
     ax.set_xlabel("chunk j")
     ax.set_ylabel("worker i")
     ax.grid(False)
@@ -101,9 +94,7 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     vals = np.log10(np.maximum(df["residual"].to_numpy(), 1e-17))
     bins = np.linspace(vals.min() - 0.5, max(vals.max(), 0) + 0.5, 40)
     for kind, g in df.groupby("kind", sort=False):
-        ax.hist(
-            np.log10(np.maximum(g["residual"].to_numpy(), 1e-17)), bins=bins, alpha=0.7, label=kind
-        )
+        ax.hist(np.log10(np.maximum(g["residual"], 1e-17)), bins=bins, alpha=0.7, label=kind)
     ax.set_xlabel("log10 max |a B_F − 1|")
     ax.set_ylabel("survivor sets")
     ax.legend(fontsize=8)
@@ -144,19 +135,9 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | 
     """Relative gradient error of decoding vs n, worst-case and random survivor sets."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.5))
     for (root, load), g in table.groupby(["root", "load"], sort=False):
-        (line,) = ax.semilogy(
-            g["n"],
-            np.maximum(g["worst_error"], 1e-17),
-            "o-",
-            label=f"{root}, w/k≈{load:.2f}: worst case",
-        )
-        ax.semilogy(
-            g["n"],
-            np.maximum(g["random_error"], 1e-17),
-            "x--",
-            color=line.get_color(),
-            label="random survivors",
-        )
+        worst, random = (np.maximum(g[f"{c}_error"], 1e-17) for c in ("worst", "random"))
+        (line,) = ax.semilogy(g["n"], worst, "o-", label=f"{root}, w/k≈{load:.2f}: worst case")
+        ax.semilogy(g["n"], random, "x--", color=line.get_color(), label="random survivors")
     ax.axhline(tol, color="k", lw=1, ls=":", label=f"tolerance {tol:g}")
     ax.set_ylim(1e-17, 1e3)
     ax.set_xlabel("n (workers)")
@@ -172,13 +153,9 @@ def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
     mc = df.dropna(subset=["mc_mean"])
+    err = 2e3 * mc["mc_stderr"]
     ax.errorbar(
-        mc["n"],
-        mc["mc_mean"] * 1e3,
-        yerr=2e3 * mc["mc_stderr"],
-        fmt="x",
-        capsize=3,
-        label="Monte Carlo ±2 s.e.",
+        mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label="Monte Carlo ±2 s.e."
     )
     ax.axhline(df["limit_eq19"].iloc[0] * 1e3, color="k", ls="--", label="t0 α^{-1/ξ} (eq. 19)")
     ax.set_xlabel("n")
@@ -194,22 +171,12 @@ def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None =
     curve = result.curve
     ax.plot(curve["alpha"], curve["t_offline"], label="T_f, offline decoding (eq. 21)")
     if show_online and result.c_m > 0:
-        ax.plot(
-            curve["alpha"],
-            curve["t_online"],
-            "--",
-            label=f"T_f, online decoding (eq. 20, c_m={result.c_m:g})",
-        )
+        online = f"T_f, online decoding (eq. 20, c_m={result.c_m:g})"
+        ax.plot(curve["alpha"], curve["t_online"], "--", label=online)
     a_star = result.alpha_star
     if a_star is not None:
-        ax.plot(
-            [a_star],
-            [result.t_star],
-            "*",
-            ms=16,
-            color="C3",
-            label=f"α* = {a_star:.4f} (eq. 22)",
-        )
+        star = f"α* = {a_star:.4f} (eq. 22)"
+        ax.plot([a_star], [result.t_star], "*", ms=16, color="C3", label=star)
     else:
         ax.text(
             0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes, ha="center"
@@ -266,21 +233,17 @@ def plot_fig2(
     else:
         fig, ax = subplots(figsize=(9.0, 4.8))
     schemes = list(dict.fromkeys(bands["scheme"]))
-    for i, scheme in enumerate(schemes):
-        b = bands[bands["scheme"] == scheme]
-        grid = b["time"].to_numpy()
-        (line,) = ax.plot(
-            grid, b["mean"].to_numpy(), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2, label=scheme
-        )
+
+    def curve(ax, i, d, low, high, alpha, label):
+        """Scheme ``i``'s mean over time and, with several seeds, its band low..high."""
+        style = _FIG2_STYLES[i % len(_FIG2_STYLES)]
+        (line,) = ax.plot(d["time"].to_numpy(), d["mean"].to_numpy(), ls=style, lw=2, label=label)
         if n_seeds > 1:
-            ax.fill_between(
-                grid,
-                b["low"].to_numpy(),
-                b["high"].to_numpy(),
-                color=line.get_color(),
-                alpha=0.15,
-                lw=0,
-            )
+            band = (d[c].to_numpy() for c in ("time", low, high))
+            ax.fill_between(*band, color=line.get_color(), alpha=alpha, lw=0)
+
+    for i, scheme in enumerate(schemes):
+        curve(ax, i, bands[bands["scheme"] == scheme], "low", "high", 0.15, scheme)
     ax.set_xlabel("simulated time (s)")
     ylabel = {"test_error": "test error", "train_loss": "training loss"}.get(quantity, quantity)
     ax.set_ylabel(f"{ylabel} (mean; band: seed range)" if n_seeds > 1 else ylabel)
@@ -294,22 +257,7 @@ def plot_fig2(
             if scheme == reference:
                 continue
             d = paired[paired["scheme"] == scheme]
-            (line,) = ax2.plot(
-                d["time"].to_numpy(),
-                d["mean"].to_numpy(),
-                ls=_FIG2_STYLES[i % len(_FIG2_STYLES)],
-                lw=2,
-                label=f"{scheme} − {reference}",
-            )
-            if n_seeds > 1:
-                ax2.fill_between(
-                    d["time"].to_numpy(),
-                    d["ci_low"].to_numpy(),
-                    d["ci_high"].to_numpy(),
-                    color=line.get_color(),
-                    alpha=0.2,
-                    lw=0,
-                )
+            curve(ax2, i, d, "ci_low", "ci_high", 0.2, f"{scheme} − {reference}")
         ax2.axhline(0, color="k", lw=1)
         ax2.set_xlabel("simulated time (s)")
         unit = "test images" if "n_test" in df else "test error"
