@@ -339,22 +339,16 @@ def pareto_order_statistic_check(
         n = check_int("n", n, low=2)
         f = n - int(np.floor(alpha * n))
         exact = expected_pareto_delay(f, n, t0, xi)
-        row = {
-            "n": n,
-            "f": f,
-            "exact": exact,
-            "limit_eq19": limit,
-            "relative_gap_to_limit": exact / limit - 1,
-            "mc_mean": np.nan,
-            "mc_stderr": np.nan,
-            "z": np.nan,
-        }
+        mean = se = np.nan
         if n <= mc_max_n:
             draws = dist.rvs(size=(replicas, n), random_state=gen)
             kth = np.partition(draws, f - 1, axis=1)[:, f - 1]
-            row.update(mc_mean=kth.mean(), mc_stderr=kth.std(ddof=1) / np.sqrt(replicas))
-            row["z"] = (row["mc_mean"] - exact) / row["mc_stderr"]
-        rows.append(row)
+            mean, se = kth.mean(), kth.std(ddof=1) / np.sqrt(replicas)
+        rows.append(
+            {"n": n, "f": f, "exact": exact, "limit_eq19": limit}
+            | {"relative_gap_to_limit": exact / limit - 1, "mc_mean": mean, "mc_stderr": se}
+            | {"z": (mean - exact) / se}
+        )
     return pd.DataFrame(rows)
 
 

@@ -76,10 +76,7 @@ def workers_needed(alpha: float, n: int) -> int:
 
 def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
     """Eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (large n, offline decoding). Vectorised in α."""
-    t0, xi, cg_N = _check_times(t0, xi, cg_N)
-    a = _check_alpha_array(alpha)
-    out = t0 * a ** (-1.0 / xi) + cg_N * a
-    return float(out) if np.ndim(alpha) == 0 else out
+    return iteration_time_online(alpha, t0, xi, cg_N, 0.0, 1)  # eq. (20) without decoding
 
 
 def iteration_time_online(alpha, t0: float, xi: float, cg_N: float, c_m: float, n: int):
