@@ -345,9 +345,16 @@ def pareto_order_statistic_check(
             kth = np.partition(draws, f - 1, axis=1)[:, f - 1]
             mean, se = kth.mean(), kth.std(ddof=1) / np.sqrt(replicas)
         rows.append(
-            {"n": n, "f": f, "exact": exact, "limit_eq19": limit}
-            | {"relative_gap_to_limit": exact / limit - 1, "mc_mean": mean, "mc_stderr": se}
-            | {"z": (mean - exact) / se}
+            {
+                "n": n,
+                "f": f,
+                "exact": exact,
+                "limit_eq19": limit,
+                "relative_gap_to_limit": exact / limit - 1,
+                "mc_mean": mean,
+                "mc_stderr": se,
+                "z": (mean - exact) / se,
+            }
         )
     return pd.DataFrame(rows)
 

@@ -151,14 +151,11 @@ def cluster_ecdf(
     n_samples = check_int("n_samples", n_samples, low=1)
     samples = cluster.sample(n_samples, as_generator(rng))
     ecdf = np.arange(1, n_samples + 1) / n_samples
-    frames = []
-    for idx in _workers(cluster, workers):
-        x = np.sort(samples[:, idx])
-        frames.append(
-            pd.DataFrame(
-                {"worker": idx + 1, "t": x, "ecdf": ecdf, "model_cdf": cluster.dists[idx].cdf(x)}
-            )
-        )
+    frames = [
+        pd.DataFrame({"worker": i + 1, "t": x, "ecdf": ecdf, "model_cdf": cluster.dists[i].cdf(x)})
+        for i in _workers(cluster, workers)
+        for x in [np.sort(samples[:, i])]
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -213,23 +210,15 @@ def bursty_path(
         for idx in (check_int("worker", w, low=0, high=model.n_workers - 1) for w in shown)
     ]
     pi, burst = model.burst_probability, path.in_burst
+    some_burst = 1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1)
     rows = [  # quantity, stationary value, sampled value
         ("burst fraction", pi, burst.mean()),
         ("mean latency", model.stationary_means()[0], path.latency.mean()),
-        (
-            "P[some worker in a burst]",
-            1.0 - (1.0 - pi) ** model.n_workers,
-            burst.any(axis=1).mean(),
-        ),
-        (
-            "workers with >= 1 burst",
-            1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1),
-            burst.any(axis=0).mean(),
-        ),
+        ("P[some worker in a burst]", 1.0 - (1.0 - pi) ** model.n_workers, burst.any(1).mean()),
+        ("workers with >= 1 burst", some_burst, burst.any(axis=0).mean()),
     ]
-    summary = pd.DataFrame(
-        [(q, float(a), float(b)) for q, a, b in rows], columns=["quantity", "stationary", "sampled"]
-    )
+    columns = ["quantity", "stationary", "sampled"]
+    summary = pd.DataFrame([(q, float(a), float(b)) for q, a, b in rows], columns=columns)
     return BurstyPathResult(pd.concat(frames, ignore_index=True), summary, model)
 
 
