@@ -709,11 +709,9 @@ def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 4
     for scheme, m in by.items():
         if scheme == reference:
             continue
-        diff = (m - by[reference]) * scale
+        diff, nan = (m - by[reference]) * scale, np.full(n_points, np.nan)
         stats = (
-            np.array([mean_interval(d) for d in diff.T]).T
-            if len(diff) > 1
-            else [diff[0], np.full(n_points, np.nan), np.full(n_points, np.nan)]
+            np.array([mean_interval(d) for d in diff.T]).T if len(diff) > 1 else [diff[0], nan, nan]
         )
         frames.append(
             pd.DataFrame(

@@ -294,16 +294,5 @@ def simulate_schemes(
                 f"{spec.name} used all {delays.shape[0]} delay rows before time_budget; "
                 "pass a longer delays matrix"
             )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "scheme",
-            "iteration",
-            "time",
-            "iteration_time",
-            "test_error",
-            "train_loss",
-            "decode_error",
-            "imag",
-        ],
-    )
+    columns = "scheme iteration time iteration_time test_error train_loss decode_error imag"
+    return pd.DataFrame(rows, columns=columns.split())
