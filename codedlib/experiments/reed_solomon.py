@@ -1189,7 +1189,7 @@ def _fig2_verdict(fig2_rows, wide, n_test, setting):
     }
 
 
-def _regime_row(regime, regime_wide, holds, P, uncoded):
+def _regime_row(regime, uncoded, regime_wide, holds, P):
     w, h = regime_wide[regime], holds.loc[regime]
     return {
         "numerator": w[uncoded],
@@ -1486,9 +1486,7 @@ def _fig2_specs(n: int, f_rs: int, f_mds: int) -> dict:
                 "interval",
                 "eq. (17)",
                 f"{name} time per iteration, simulated",
-                lambda metrics, setting, P, _a=(name, f_, dec): _iteration_time_row(
-                    *_a, metrics, setting, P
-                ),
+                partial(_iteration_time_row, name, f_, dec),
                 unit="ms",
                 section=SEC[7],
                 basis="check",
@@ -1530,9 +1528,7 @@ def _fig2_specs(n: int, f_rs: int, f_mds: int) -> dict:
                 "Section 6, Fig. 2",
                 f"test error Uncoded (f_RS) / Coded-RS: "
                 f"{'our regime: ' if not regime.startswith('paper-like') else ''}{regime}",
-                lambda regime_wide, holds, P, _r=regime: _regime_row(
-                    _r, regime_wide, holds, P, f"Uncoded (f_RS={f_rs})"
-                ),
+                partial(_regime_row, regime, f"Uncoded (f_RS={f_rs})"),
                 expected="greater",
                 paper_text=beat,
                 section=SEC["7b"],
