@@ -338,8 +338,6 @@ def pareto_limit_convergence(
     Defaults: the paper's delay (Fig. 2/3) and ``alpha* = 0.1477`` (Fig. 3); sizes with an
     infinite mean are skipped.
     """
-    t0 = check_real("t0", t0, low=0.0, low_open=True)
-    xi = check_real("xi", xi, low=0.0, low_open=True)
     if ns is None:
         ns = np.unique(np.round(np.logspace(1, 5, 25)).astype(int))
     else:

@@ -94,24 +94,15 @@ def chunk_gradient_function(problem, bounds):
     """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ).
 
     ``bounds`` are the k + 1 chunk boundaries (Section 2.1: g_j is the partial gradient of chunk
-    j). For :class:`~codedlib.problems.SoftmaxRegression` all chunks come from one pass: the
-    data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j) is a
-    batched matrix product. Any other problem calls ``problem.partial_gradient`` per chunk.
+    j) of a :class:`~codedlib.problems.SoftmaxRegression` (Fig. 2's problem), all from one pass:
+    the data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j)
+    is a batched matrix product.
     """
+    if not isinstance(problem, SoftmaxRegression):
+        raise TypeError(f"problem must be a SoftmaxRegression, got {type(problem).__name__}")
     bounds = np.asarray(bounds, dtype=np.int64)
     k = bounds.size - 1
     sizes = np.diff(bounds)
-    if not isinstance(problem, SoftmaxRegression):
-
-        def generic(theta):
-            return np.stack(
-                [
-                    problem.partial_gradient(theta, int(bounds[j]), int(bounds[j + 1]))
-                    for j in range(k)
-                ]
-            )
-
-        return generic
     width = int(sizes.max())
     chunk_of = np.repeat(np.arange(k), sizes)
     slot = np.arange(problem.n_samples) - bounds[chunk_of]
