@@ -62,8 +62,7 @@ def plot_mask(M, ax=None, title: str | None = None):
         for (i, j), v in np.ndenumerate(M):
             color = "white" if v else "0.4"
             ax.text(j, i, str(int(v)), ha="center", va="center", color=color, fontsize=9)
-    ax.set_xlabel("chunk j")
-    ax.set_ylabel("worker i")
+    ax.set(xlabel="chunk j", ylabel="worker i")
     ax.grid(False)
     ax.set_title(
         title
@@ -79,8 +78,7 @@ def plot_encoding_matrix(B, ax=None, title: str | None = None):
     mag = np.where(B != 0, np.log10(np.abs(B) + 1e-300), np.nan)
     im = ax.imshow(mag, cmap="viridis", aspect="auto")
     fig.colorbar(im, ax=ax, label="log10 |B_ij|")
-    ax.set_xlabel("chunk j")
-    ax.set_ylabel("worker i")
+    ax.set(xlabel="chunk j", ylabel="worker i")
     ax.grid(False)
     ax.set_title(title or "encoding matrix B (zeros blank)")
     return fig
@@ -95,8 +93,7 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     bins = np.linspace(vals.min() - 0.5, max(vals.max(), 0) + 0.5, 40)
     for kind, g in df.groupby("kind", sort=False):
         ax.hist(np.log10(np.maximum(g["residual"], 1e-17)), bins=bins, alpha=0.7, label=kind)
-    ax.set_xlabel("log10 max |a B_F − 1|")
-    ax.set_ylabel("survivor sets")
+    ax.set(xlabel="log10 max |a B_F − 1|", ylabel="survivor sets")
     ax.legend(fontsize=8)
     ax.set_title(title or "any f rows reach the all-ones row; f − 1 rows need not")
     return fig
@@ -124,8 +121,7 @@ def plot_decoding_cost(summary: pd.DataFrame, ax=None, title: str | None = None)
         ax.plot(f, med[-1] * (f / f[-1]) ** power, ls, color="0.5", label=f"∝ f^{power}")
     ax.set_xticks(f, [f"{v:g}" for v in f])  # the measured f only: minor labels overlapped
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-    ax.set_xlabel("f (workers decoded)")
-    ax.set_ylabel("seconds per decoding vector")
+    ax.set(xlabel="f (workers decoded)", ylabel="seconds per decoding vector")
     ax.legend()
     ax.set_title(title or f"Sec. 4: online decoding cost (median, min–max of {repeats} repeats)")
     return fig
@@ -140,8 +136,7 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | 
         ax.semilogy(g["n"], random, "x--", color=line.get_color(), label="random survivors")
     ax.axhline(tol, color="k", lw=1, ls=":", label=f"tolerance {tol:g}")
     ax.set_ylim(1e-17, 1e3)
-    ax.set_xlabel("n (workers)")
-    ax.set_ylabel("relative error of decoded gradient")
+    ax.set(xlabel="n (workers)", ylabel="relative error of decoded gradient")
     # below the axes: the diverging curves cross the whole upper half of the plot
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     ax.set_title(title or "double-precision accuracy of RS decoding (not in the paper)")
@@ -158,8 +153,7 @@ def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
         mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label="Monte Carlo ±2 s.e."
     )
     ax.axhline(df["limit_eq19"].iloc[0] * 1e3, color="k", ls="--", label="t0 α^{-1/ξ} (eq. 19)")
-    ax.set_xlabel("n")
-    ax.set_ylabel("E[T_delay^(f)] (ms)")
+    ax.set(xlabel="n", ylabel="E[T_delay^(f)] (ms)")
     ax.legend()
     ax.set_title(title or "Pareto order statistic, f = n − ⌊αn⌋")
     return fig
@@ -183,8 +177,7 @@ def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None =
         )
     lo = np.nanmin(curve["t_offline"])
     ax.set_ylim(lo * 0.8, min(np.nanmax(curve["t_offline"]), lo * 6))
-    ax.set_xlabel("α = w/k")
-    ax.set_ylabel("T_f (s)")
+    ax.set(xlabel="α = w/k", ylabel="T_f (s)")
     ax.legend()
     ax.set_title(title or "expected time per iteration (Fig. 3)")
     return fig
@@ -198,8 +191,7 @@ def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None, title: str | 
     ax.semilogx(pos["c_m"], pos["f_mds"], "s-", label="f_MDS (c_m f³)")
     ax.axhline(paper[0], color="C0", ls=":", label=f"paper f_RS = {paper[0]}")
     ax.axhline(paper[1], color="C1", ls=":", label=f"paper f_MDS = {paper[1]}")
-    ax.set_xlabel("c_m (seconds per FLOP)")
-    ax.set_ylabel("f minimising eq. (17)")
+    ax.set(xlabel="c_m (seconds per FLOP)", ylabel="f minimising eq. (17)")
     ax.legend()
     ax.set_title(title or "eq. (17): workers to wait for, n = 80")
     return fig
