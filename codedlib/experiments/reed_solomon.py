@@ -29,19 +29,21 @@ from codedlib.codes.reed_solomon import (
     vandermonde_decoding_vector,
 )
 from codedlib.latency.models import pareto
+from codedlib.latency.order_stats import (
+    expected_order_statistic_pareto,
+    pareto_order_statistic_limit,
+)
 from codedlib.problems import SoftmaxRegression, digits_multiclass
 from codedlib.replicate import over_seeds
 from codedlib.schemes.reed_solomon import fig2_schemes, pareto_delays, simulate_schemes
 from codedlib.theory.reed_solomon import (
     expected_iteration_time,
-    expected_pareto_delay,
     iteration_time_offline,
     iteration_time_online,
     iteration_time_table,
     optimal_alpha,
     optimal_alpha_numeric,
     optimal_workers,
-    pareto_delay_limit,
     workers_needed,
 )
 
@@ -333,12 +335,12 @@ def pareto_order_statistic_check(
     replicas = check_int("replicas", replicas, low=2)
     gen = as_generator(rng)
     dist = pareto(t0, xi)
-    limit = pareto_delay_limit(alpha, t0, xi)
+    limit = pareto_order_statistic_limit(t0, xi, alpha)
     rows = []
     for n in ns:
         n = check_int("n", n, low=2)
         f = n - int(np.floor(alpha * n))
-        exact = expected_pareto_delay(f, n, t0, xi)
+        exact = expected_order_statistic_pareto(f, n, t0, xi)
         mean = se = np.nan
         if n <= mc_max_n:
             draws = dist.rvs(size=(replicas, n), random_state=gen)
