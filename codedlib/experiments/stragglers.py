@@ -782,9 +782,9 @@ def _codedreduce_claims() -> list:
             "mean of T_i, rate μ/a",
             "mean [s]",
             CR_A * CR_D_I + CR_A / CR_MU,
-            "a d_i + a/μ, the mean of",
+            "a d_i + a/μ, the mean of eq. (6)",
         ),
-        ("std of T_i, rate μ/a", "random part [s]", CR_A / CR_MU, "a/μ from"),
+        ("std of T_i, rate μ/a", "random part [s]", CR_A / CR_MU, "a/μ from eq. (6)"),
     ]
     return [
         exact(
@@ -793,7 +793,7 @@ def _codedreduce_claims() -> list:
             lambda cr, c=column: {"ours": cr.loc["eq6", c]},
             paper=paper,
             rtol=1e-12,
-            setting=setting + f"; paper value: {what} eq. (6)",
+            setting=setting + f"; paper value: {what}",
         )
         for quantity, column, paper, what in eq6
     ] + [
