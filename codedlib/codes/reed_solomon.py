@@ -74,14 +74,13 @@ def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
     return mask
 
 
-def _split_parameters(n: int, k: int, w: int) -> dict:
-    """The quantities of Algorithm 4: k_h, d_h, k_l, d_l and the offset t."""
-    k_h = (n * w) % k
-    d_h = -(-n * w // k)
-    k_l = k - k_h
-    d_l = n * w // k
-    t = (k_h * d_h) % n
-    return {"k_h": k_h, "d_h": d_h, "k_l": k_l, "d_l": d_l, "t": t}
+def _column_blocks(n: int, k: int, w: int) -> list:
+    """Algorithm 4's blocks M_h, M_l as (column weight d, row shift of each column; column j has
+    ones in rows 0..d−1 shifted by its shift): k_h = (nw) mod k columns of d_h = ⌈nw/k⌉ shifted
+    by j d_h (none when k | nw), then k − k_h of d_l = ⌊nw/k⌋ shifted by j d_l + k_h d_h."""
+    k_h, d_h, d_l = (n * w) % k, -(-n * w // k), n * w // k
+    light = (d_l, (np.arange(k - k_h) * d_l + k_h * d_h) % n)
+    return ([(d_h, (np.arange(k_h) * d_h) % n)] if k_h else []) + [light]
 
 
 def _check_nkw(n, k, w):
@@ -108,12 +107,8 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
     array([3, 3, 3, 3, 3, 3, 3, 3])
     """
     n, k, w = _check_nkw(n, k, w)
-    p = _split_parameters(n, k, w)
-    parts = []
-    if p["k_h"]:
-        parts.append(row_balanced_mask_matrix(n, p["k_h"], p["d_h"], 0))
-    parts.append(row_balanced_mask_matrix(n, p["k_l"], p["d_l"], p["t"]))
-    return np.concatenate(parts, axis=1)
+    blocks = [row_balanced_mask_matrix(n, s.size, d, int(s[0])) for d, s in _column_blocks(n, k, w)]
+    return np.concatenate(blocks, axis=1)
 
 
 def straggler_tolerance(n: int, k: int, w: int) -> int:
@@ -141,17 +136,6 @@ def roots_of_unity(n: int, root_power: int = 1) -> np.ndarray:
     n = check_int("n", n, low=1)
     q = _check_root_power(n, root_power)
     return np.exp(2j * np.pi * ((q * np.arange(n)) % n) / n)
-
-
-def _column_blocks(n: int, k: int, w: int):
-    """(column weight d, row shift of each column) for the blocks M_h, M_l of Algorithm 4:
-    column j is the column with ones in 0..d−1 shifted by j d + t."""
-    p = _split_parameters(n, k, w)
-    blocks = []
-    if p["k_h"]:
-        blocks.append((p["d_h"], (np.arange(p["k_h"]) * p["d_h"]) % n))
-    blocks.append((p["d_l"], (np.arange(p["k_l"]) * p["d_l"] + p["t"]) % n))
-    return blocks
 
 
 def _base_column(one_minus: np.ndarray, d: int) -> np.ndarray:
