@@ -170,7 +170,6 @@ class BurstyPathResult:
 
 
 def _burst_model(n_workers, mean, cv, factor, p_enter, p_exit) -> MarkovBursts:
-    n_workers = check_int("n_workers", n_workers, low=1)
     base = gamma_from_moments(mean, (cv * mean) ** 2)
     return MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
 
@@ -447,9 +446,8 @@ def burst_stats(
     """Burst statistics of one :class:`MarkovBursts` path (model of :func:`bursty_path`):
     shares of worker-iterations in a burst, of iterations with some worker in a burst, of
     workers with a burst; latency in / out of a burst (nan without bursts)."""
-    n_iterations = check_int("n_iterations", n_iterations, low=1)
     model = _burst_model(n_workers, mean, cv, factor, p_enter, p_exit)
-    path = model.sample_path(n_iterations, as_generator(seed))
+    path = model.sample_path(n_iterations, as_generator(seed))  # checks n_iterations
     burst = path.in_burst
     ratio = (
         float(path.latency[burst].mean() / path.latency[~burst].mean())
