@@ -715,11 +715,8 @@ def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 4
         stats = (
             np.array([mean_interval(d) for d in diff.T]).T if len(diff) > 1 else [diff[0], nan, nan]
         )
-        frames.append(
-            pd.DataFrame(
-                {"scheme": scheme, "time": grid, **dict(zip(("mean", "ci_low", "ci_high"), stats))}
-            )
-        )
+        columns = dict(zip(("mean", "ci_low", "ci_high"), stats))
+        frames.append(pd.DataFrame({"scheme": scheme, "time": grid, **columns}))
     return pd.concat(frames, ignore_index=True)
 
 
