@@ -1,7 +1,7 @@
 """Notebook 02's claims, evaluated on their specs and small results without papermill."""
 
-from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ PARAMS.update(fig2_seeds=10, decode_repeats=7, lam=1e-4, regime_seeds=5, seed=0)
 def P():
     P = ex.setup(ex.SETTINGS["quick"], c_m=None, **PARAMS)
     sizes = dict(P.sizes, rows_sets=10, n_random=2, mc_replicas=300, heavy_replicas=200)
-    return replace(P, sizes=sizes, accuracy_ns=(10, 30, 80))
+    return SimpleNamespace(**vars(P) | {"sizes": sizes, "accuracy_ns": (10, 30, 80)})
 
 
 def _check(specs, **results):
@@ -51,7 +51,9 @@ def test_setup_caps_quick_sizes_and_calibrates_c_m(P):
 def test_masks_and_encoding_rows(P):
     rows = _check(P.claims["sec1"], **ex.run_masks())
     assert all(r.verdict == "reproduced" for r in rows)
-    results = dict(ex.run_encoding(replace(P, sizes=dict(P.sizes, rows_sets=5))))
+    results = dict(
+        ex.run_encoding(SimpleNamespace(**vars(P) | {"sizes": dict(P.sizes, rows_sets=5)}))
+    )
     results["exhaustive"] = ex.any_f_rows_exhaustive(8, 4, 3)  # small stand-in for 16, 8, 3
     rows = _check(P.claims["sec2"], **results)
     assert [r.our_text for r in rows[1:]] == ["True", "True", "True"]

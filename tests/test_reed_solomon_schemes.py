@@ -6,7 +6,7 @@ import pytest
 from codedlib.problems import SoftmaxRegression, digits_multiclass, even_partition
 from codedlib.schemes.reed_solomon import (
     SchemeSpec,
-    chunk_gradients,
+    chunk_gradient_function,
     fig2_schemes,
     pareto_delays,
     simulate_schemes,
@@ -25,7 +25,7 @@ def test_chunk_gradients_vectorised_path_matches_partial_gradient(small_problem)
     prob, _, _ = small_problem
     theta = np.random.default_rng(0).standard_normal(prob.dim) * 0.1
     bounds = even_partition(prob.n_samples, 13)
-    fast = chunk_gradients(prob, theta, bounds)
+    fast = chunk_gradient_function(prob, bounds)(theta)
     slow = np.stack([prob.partial_gradient(theta, bounds[j], bounds[j + 1]) for j in range(13)])
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(

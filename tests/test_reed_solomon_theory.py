@@ -6,17 +6,19 @@ import numpy as np
 import pytest
 
 from codedlib.latency.models import pareto
+from codedlib.latency.order_stats import (
+    expected_order_statistic_pareto,
+    pareto_order_statistic_limit,
+)
 from codedlib.theory.reed_solomon import (
     decoding_time,
     expected_iteration_time,
-    expected_pareto_delay,
     iteration_time_offline,
     iteration_time_online,
     iteration_time_table,
     optimal_alpha,
     optimal_alpha_numeric,
     optimal_workers,
-    pareto_delay_limit,
     workers_needed,
 )
 
@@ -56,7 +58,7 @@ def test_pareto_order_statistic_matches_monte_carlo(n, f):
     samples = np.partition(pareto(T0, XI).rvs(size=(reps, n), random_state=rng), f - 1, axis=1)[
         :, f - 1
     ]
-    exact = expected_pareto_delay(f, n, T0, XI)
+    exact = expected_order_statistic_pareto(f, n, T0, XI)
     if f == n:  # xi (n - f + 1) = 1.1: finite mean, infinite variance; use a median check
         # the sample mean of a heavy tail converges slowly; compare the exact CDF instead
         cdf_at_exact = np.mean(samples <= exact)
@@ -68,12 +70,12 @@ def test_pareto_order_statistic_matches_monte_carlo(n, f):
 
 def test_limit_of_eq19_approached_as_n_grows():
     alpha = 0.2
-    limit = pareto_delay_limit(alpha, T0, XI)
+    limit = pareto_order_statistic_limit(T0, XI, alpha)
     assert limit == pytest.approx(T0 * alpha ** (-1 / XI))
     gaps = []
     for n in (10, 100, 1000, 10_000, 100_000):
         f = round((1 - alpha) * n)
-        gaps.append(abs(expected_pareto_delay(f, n, T0, XI) - limit) / limit)
+        gaps.append(abs(expected_order_statistic_pareto(f, n, T0, XI) - limit) / limit)
     assert all(b < a for a, b in itertools.pairwise(gaps))
     assert gaps[-1] < 1e-3
 
@@ -107,7 +109,7 @@ def test_infinite_delay_is_explicit_not_nan():
     assert not table.isna().any().any()
     assert optimal_workers(10, T0, 0.9, CGN) < 10
     with pytest.raises(ValueError, match=r"xi must satisfy xi > 1/\(n-k\+1\)"):
-        expected_pareto_delay(10, 10, T0, 0.9)
+        expected_order_statistic_pareto(10, 10, T0, 0.9)
     with pytest.raises(ValueError, match=r"xi must satisfy xi > 1/\(n-k\+1\)"):
         expected_iteration_time(10, 10, T0, 0.5, CGN)
 

@@ -178,10 +178,6 @@ class GradientCode:
         """Condition number of the decoding system for ``survivors`` (see :meth:`decode`)."""
         return self.decode(survivors, return_condition=True, warn_condition=math.inf)[1]
 
-    def straggler_patterns(self):
-        """Iterator over all straggler sets of size s in ``itertools.combinations`` order."""
-        return itertools.combinations(range(self.n_workers), self.stragglers)
-
     def decoding_matrix(self, max_patterns: int = DEFAULT_MAX_PATTERNS) -> np.ndarray:
         """Decoding matrix ``A`` (C(n, s) x n), rows in ``itertools.combinations`` order (eq. 4)."""
         n, s = self.n_workers, self.stragglers
@@ -193,10 +189,10 @@ class GradientCode:
                 f"decoding_matrix would have C(n, s) = C({n}, {s}) = {count} rows, above "
                 f"max_patterns={max_patterns}; decode online with decode(survivors)"
             )
-        all_workers = np.arange(n)
-        rows = []
-        for pattern in self.straggler_patterns():
-            rows.append(self.decode(np.setdiff1d(all_workers, pattern), warn_condition=math.inf))
+        rows = [
+            self.decode(np.setdiff1d(np.arange(n), pattern), warn_condition=math.inf)
+            for pattern in itertools.combinations(range(n), s)
+        ]
         return np.array(rows).reshape(count, n)
 
 

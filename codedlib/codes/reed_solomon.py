@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ReedSolomonGradientCode",
     "accuracy_limit",
-    "column_weights",
     "decoding_accuracy",
     "DecodingAccuracyError",
     "DecodingAccuracyWarning",
@@ -78,14 +77,13 @@ def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
     return mask
 
 
-def _split_parameters(n: int, k: int, w: int) -> dict:
-    """The quantities of Algorithm 4: k_h, d_h, k_l, d_l and the offset t."""
-    k_h = (n * w) % k
-    d_h = -(-n * w // k)
-    k_l = k - k_h
-    d_l = n * w // k
-    t = (k_h * d_h) % n
-    return {"k_h": k_h, "d_h": d_h, "k_l": k_l, "d_l": d_l, "t": t}
+def _column_blocks(n: int, k: int, w: int) -> list:
+    """Algorithm 4's blocks M_h, M_l as (column weight d, row shift of each column; column j has
+    ones in rows 0..d−1 shifted by its shift): k_h = (nw) mod k columns of d_h = ⌈nw/k⌉ shifted
+    by j d_h (none when k | nw), then k − k_h of d_l = ⌊nw/k⌋ shifted by j d_l + k_h d_h."""
+    k_h, d_h, d_l = (n * w) % k, -(-n * w // k), n * w // k
+    light = (d_l, (np.arange(k - k_h) * d_l + k_h * d_h) % n)
+    return ([(d_h, (np.arange(k_h) * d_h) % n)] if k_h else []) + [light]
 
 
 def _check_nkw(n, k, w):
@@ -112,19 +110,8 @@ def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
     array([3, 3, 3, 3, 3, 3, 3, 3])
     """
     n, k, w = _check_nkw(n, k, w)
-    p = _split_parameters(n, k, w)
-    parts = []
-    if p["k_h"]:
-        parts.append(row_balanced_mask_matrix(n, p["k_h"], p["d_h"], 0))
-    parts.append(row_balanced_mask_matrix(n, p["k_l"], p["d_l"], p["t"]))
-    return np.concatenate(parts, axis=1)
-
-
-def column_weights(n: int, k: int, w: int) -> np.ndarray:
-    """Column weights of :func:`mask_matrix` (Algorithm 4): k_h columns of ⌈nw/k⌉ then k_l of ⌊nw/k⌋."""
-    n, k, w = _check_nkw(n, k, w)
-    p = _split_parameters(n, k, w)
-    return np.array([p["d_h"]] * p["k_h"] + [p["d_l"]] * p["k_l"], dtype=int)
+    blocks = [row_balanced_mask_matrix(n, s.size, d, int(s[0])) for d, s in _column_blocks(n, k, w)]
+    return np.concatenate(blocks, axis=1)
 
 
 def straggler_tolerance(n: int, k: int, w: int) -> int:
@@ -154,22 +141,6 @@ def roots_of_unity(n: int, root_power: int = 1) -> np.ndarray:
     return np.exp(2j * np.pi * ((q * np.arange(n)) % n) / n)
 
 
-def _one_minus_power(n: int, q: int) -> np.ndarray:
-    """Table of 1 − α^m for m = 0..n−1 (entry 0 is 0)."""
-    return 1.0 - roots_of_unity(n, q)
-
-
-def _column_blocks(n: int, k: int, w: int):
-    """(column weight d, row shift of each column) for the blocks M_h, M_l of Algorithm 4:
-    column j is the column with ones in 0..d−1 shifted by j d + t."""
-    p = _split_parameters(n, k, w)
-    blocks = []
-    if p["k_h"]:
-        blocks.append((p["d_h"], (np.arange(p["k_h"]) * p["d_h"]) % n))
-    blocks.append((p["d_l"], (np.arange(p["k_l"]) * p["d_l"] + p["t"]) % n))
-    return blocks
-
-
 def _base_column(one_minus: np.ndarray, d: int) -> np.ndarray:
     """b[i] = ∏_{r=d}^{n-1} (1 − α^{i−r}): the column whose mask is ones in rows 0..d-1."""
     n = one_minus.size
@@ -187,7 +158,7 @@ def encoding_matrix(n: int, k: int, w: int, root_power: int = 1) -> np.ndarray:
     n, k, w = _check_nkw(n, k, w)
     q = _check_root_power(n, root_power)
     _check_tolerance(n, k, w)
-    one_minus = _one_minus_power(n, q)
+    one_minus = 1.0 - roots_of_unity(n, q)  # 1 − α^m, m = 0..n−1
     rows = np.arange(n)
     columns = []
     for d, shifts in _column_blocks(n, k, w):
@@ -222,7 +193,7 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
     blocks = _column_blocks(n, k, w)
     best_q, best = 1, np.inf
     for q in cands:
-        one_minus = _one_minus_power(n, int(q))
+        one_minus = 1.0 - roots_of_unity(n, int(q))
         # every column of a block is a cyclic shift of its base column: same max |B|
         worst = max(np.abs(_base_column(one_minus, d)[:d]).max() for d, _ in blocks)
         if worst < best * (1 - 1e-12):
@@ -238,7 +209,7 @@ def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
     n = check_int("n", n, low=2)
     q = _check_root_power(n, root_power)
     table = np.zeros(n, dtype=complex)
-    table[1:] = 1.0 / _one_minus_power(n, q)[1:]
+    table[1:] = 1.0 / (1.0 - roots_of_unity(n, q)[1:])
     return table
 
 
@@ -346,7 +317,7 @@ class ReedSolomonGradientCode:
     def _checked(self, F, a, check: bool):
         if not check or self.on_inaccurate == "ignore":
             return a
-        res = float(np.max(np.abs(a @ self.B[F] - 1.0)))
+        res = self.residual(F, a)
         if not res <= self.residual_tol:
             msg = (
                 f"Algorithm 3's decoding vector for n={self.n}, f={self.f} misses a·B_F = 1 by "

@@ -12,6 +12,8 @@ import itertools
 import time
 from dataclasses import dataclass
 from functools import partial
+from math import comb
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -27,17 +29,21 @@ from codedlib.codes.reed_solomon import (
     vandermonde_decoding_vector,
 )
 from codedlib.latency.models import pareto
+from codedlib.latency.order_stats import (
+    expected_order_statistic_pareto,
+    pareto_order_statistic_limit,
+)
 from codedlib.problems import SoftmaxRegression, digits_multiclass
 from codedlib.replicate import over_seeds
 from codedlib.schemes.reed_solomon import fig2_schemes, pareto_delays, simulate_schemes
 from codedlib.theory.reed_solomon import (
-    expected_pareto_delay,
+    expected_iteration_time,
     iteration_time_offline,
     iteration_time_online,
     iteration_time_table,
     optimal_alpha,
     optimal_alpha_numeric,
-    pareto_delay_limit,
+    optimal_workers,
     workers_needed,
 )
 
@@ -69,7 +75,6 @@ __all__ = [
     "summary_column",
     "SETTINGS",
     "SEC",
-    "Setup",
     "setup",
     "run_masks",
     "run_encoding",
@@ -110,7 +115,8 @@ def any_f_rows_check(
     code = reed_solomon_gradient_code(n, k, w, root_power)
     light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
 
-    def row(kind, S, a):
+    def row(kind, S, a=None):  # a=None: least squares
+        a = least_squares_decoding_vector(code.B[S]) if a is None else a
         return {"kind": kind, "survivors": len(S), "residual": _residual(a, code.B[S])}
 
     rows = []
@@ -119,18 +125,9 @@ def any_f_rows_check(
         F = perm[: code.f]
         rows.append(row("f random (Algorithm 3)", F, code.decoding_vector(F, check=False)))
         if code.f > 1:
-            G = perm[: code.f - 1]
-            rows.append(
-                row("f-1 random (least squares)", G, least_squares_decoding_vector(code.B[G]))
-            )
+            rows.append(row("f-1 random (least squares)", perm[: code.f - 1]))
             H = np.flatnonzero(code.M[:, gen.choice(light)] == 0)  # all but one chunk's holders
-            rows.append(
-                row(
-                    "f-1: holders of one chunk straggle",
-                    H,
-                    least_squares_decoding_vector(code.B[H]),
-                )
-            )
+            rows.append(row("f-1: holders of one chunk straggle", H))
     return pd.DataFrame(rows)
 
 
@@ -149,8 +146,6 @@ def any_f_rows_exhaustive(
     weight s + 1) of the least-squares residual when their s + 1 holders straggle (``tight``
     when > 0.1: s = ⌊wn/k⌋ − 1 of eq. (2) cannot be raised). Also n, k, w, s, f.
     """
-    from math import comb
-
     max_sets = check_int("max_sets", max_sets, low=1)
     code = reed_solomon_gradient_code(n, k, w, root_power)
     n_sets = comb(code.n, code.f)
@@ -316,13 +311,8 @@ def accuracy_study(
             table.insert(1, "load", load)
             tables.append(table)
             limits.append(
-                {
-                    "root": label,
-                    "load": load,
-                    "tol": tol,
-                    "largest_accurate_n_worst": lim["worst"],
-                    "largest_accurate_n_random": lim["random"],
-                }
+                {"root": label, "load": load, "tol": tol}
+                | {f"largest_accurate_n_{kind}": lim[kind] for kind in ("worst", "random")}
             )
     return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
 
@@ -345,28 +335,29 @@ def pareto_order_statistic_check(
     replicas = check_int("replicas", replicas, low=2)
     gen = as_generator(rng)
     dist = pareto(t0, xi)
-    limit = pareto_delay_limit(alpha, t0, xi)
+    limit = pareto_order_statistic_limit(t0, xi, alpha)
     rows = []
     for n in ns:
         n = check_int("n", n, low=2)
         f = n - int(np.floor(alpha * n))
-        exact = expected_pareto_delay(f, n, t0, xi)
-        row = {
-            "n": n,
-            "f": f,
-            "exact": exact,
-            "limit_eq19": limit,
-            "relative_gap_to_limit": exact / limit - 1,
-            "mc_mean": np.nan,
-            "mc_stderr": np.nan,
-            "z": np.nan,
-        }
+        exact = expected_order_statistic_pareto(f, n, t0, xi)
+        mean = se = np.nan
         if n <= mc_max_n:
             draws = dist.rvs(size=(replicas, n), random_state=gen)
             kth = np.partition(draws, f - 1, axis=1)[:, f - 1]
-            row.update(mc_mean=kth.mean(), mc_stderr=kth.std(ddof=1) / np.sqrt(replicas))
-            row["z"] = (row["mc_mean"] - exact) / row["mc_stderr"]
-        rows.append(row)
+            mean, se = kth.mean(), kth.std(ddof=1) / np.sqrt(replicas)
+        rows.append(
+            {
+                "n": n,
+                "f": f,
+                "exact": exact,
+                "limit_eq19": limit,
+                "relative_gap_to_limit": exact / limit - 1,
+                "mc_mean": mean,
+                "mc_stderr": se,
+                "z": (mean - exact) / se,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -443,16 +434,11 @@ def workers_choice(
     rows = []
     for c_m in c_ms:
         c_m = check_real("c_m", c_m, low=0.0)
-        t_rs = base + c_m * f * (f - 1)
-        t_mds = base + c_m * f**3
+        t = {"rs": base + c_m * f * (f - 1), "mds": base + c_m * f**3}
         rows.append(
-            {
-                "c_m": c_m,
-                "f_rs": int(f[np.argmin(t_rs)]),
-                "f_mds": int(f[np.argmin(t_mds)]),
-                "t_rs": float(t_rs.min()),
-                "t_mds": float(t_mds.min()),
-            }
+            {"c_m": c_m}
+            | {f"f_{d}": int(f[np.argmin(v)]) for d, v in t.items()}
+            | {f"t_{d}": float(v.min()) for d, v in t.items()}
         )
     return pd.DataFrame(rows)
 
@@ -613,8 +599,6 @@ def ignore_stragglers_regimes(
 def regime_bars(metrics: pd.DataFrame, column: str = "test_error") -> pd.DataFrame:
     """Mean of ``column`` over seeds with its 95 % t-interval per (scheme, regime) of
     :func:`ignore_stragglers_regimes`' rows (columns scheme, regime, mean, ci_low, ci_high)."""
-    from codedlib.claims import mean_interval
-
     return pd.DataFrame(
         [
             {"scheme": scheme, "regime": regime, **dict(zip(("mean", "ci_low", "ci_high"), ci))}
@@ -639,8 +623,6 @@ def sample_mean_of_heavy_tail(
     quantiles and probability of reaching the expectation. With xi = 1.1 the variance is
     infinite: a short run's mean usually sits far below the expectation.
     """
-    from codedlib.theory.reed_solomon import expected_iteration_time
-
     n_samples = check_int("n_samples", n_samples, low=1)
     replicas = check_int("replicas", replicas, low=10)
     gen = as_generator(rng)
@@ -729,17 +711,12 @@ def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 4
     for scheme, m in by.items():
         if scheme == reference:
             continue
-        diff = (m - by[reference]) * scale
+        diff, nan = (m - by[reference]) * scale, np.full(n_points, np.nan)
         stats = (
-            np.array([mean_interval(d) for d in diff.T]).T
-            if len(diff) > 1
-            else [diff[0], np.full(n_points, np.nan), np.full(n_points, np.nan)]
+            np.array([mean_interval(d) for d in diff.T]).T if len(diff) > 1 else [diff[0], nan, nan]
         )
-        frames.append(
-            pd.DataFrame(
-                {"scheme": scheme, "time": grid, **dict(zip(("mean", "ci_low", "ci_high"), stats))}
-            )
-        )
+        columns = dict(zip(("mean", "ci_low", "ci_high"), stats))
+        frames.append(pd.DataFrame({"scheme": scheme, "time": grid, **columns}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -849,35 +826,12 @@ SEC = {
 }
 
 
-@dataclass(frozen=True)
-class Setup:
-    """Notebook 02's parameters after :func:`setup`: sizes, the calibrated c_m and its texts."""
-
-    n: int
-    t0: float
-    xi: float
-    cg_N: float
-    c_m: float
-    f_rs: int
-    f_mds: int
-    time_budget: float
-    fig2_seeds: int
-    decode_repeats: int
-    lam: float
-    regime_seeds: int
-    seed: int
-    sizes: dict
-    accuracy_ns: tuple
-    c_m_window: tuple | None
-    c_m_calibrated: bool
-    c_m_text: str
-    changed: str  # non-empty when (n, t0, ξ, c_g N) differ from the paper's
-    claims: dict  # :func:`claim_specs` for this n, f_RS, f_MDS
-
-
-def setup(settings: dict, *, c_m: float | None = None, **params) -> Setup:
-    """Apply ``settings`` (one of :data:`SETTINGS`) to the parameters cell; ``c_m=None`` is
-    calibrated to the geometric middle of the window where eq. (17) gives the paper's f_MDS."""
+def setup(settings: dict, *, c_m: float | None = None, **params) -> SimpleNamespace:
+    """Notebook 02's parameters cell ``params`` with ``settings`` (one of :data:`SETTINGS`)
+    applied; ``c_m=None`` is calibrated to the geometric middle of the window where eq. (17)
+    gives the paper's f_MDS. Adds ``sizes``, ``accuracy_ns``, ``c_m_window``,
+    ``c_m_calibrated``, ``c_m_text``, ``changed`` (non-empty when (n, t0, ξ, c_g N) differ from
+    the paper's) and ``claims`` (:func:`claim_specs` for this n, f_RS, f_MDS)."""
     for key, cap in settings["caps"].items():
         params[key] = min(params[key], cap)
     n, t0, xi, cg_N = params["n"], params["t0"], params["xi"], params["cg_N"]
@@ -897,7 +851,7 @@ def setup(settings: dict, *, c_m: float | None = None, **params) -> Setup:
     )
     paper = (t0, xi, cg_N) == (PAPER["t0"], PAPER["xi"], PAPER["cg_N"]) and n == PAPER["n"]
     sizes = {k: v for k, v in settings.items() if k != "caps"}
-    return Setup(
+    return SimpleNamespace(
         **params,
         c_m=c_m,
         sizes=sizes,
@@ -928,7 +882,7 @@ def run_masks() -> dict:
     }
 
 
-def run_encoding(P: Setup) -> dict:
+def run_encoding(P) -> dict:
     """Section 2: B of the 8 × 4 example and the any-f-rows property, exhaustive and sampled."""
     return {
         "example": reed_solomon_gradient_code(8, 4, 3),
@@ -937,7 +891,7 @@ def run_encoding(P: Setup) -> dict:
     }
 
 
-def run_decoding_cost(P: Setup) -> dict:
+def run_decoding_cost(P) -> dict:
     """Section 3: decoding times, kept only where every decoder is accurate."""
     cost = decoding_cost(P.sizes["cost_fs"], repeats=P.decode_repeats, rng=P.seed)
     summary = decoding_cost_summary(cost)
@@ -959,7 +913,7 @@ def run_decoding_cost(P: Setup) -> dict:
     }
 
 
-def run_accuracy(P: Setup) -> dict:
+def run_accuracy(P) -> dict:
     """Section 3b: round-off of the decoded gradient vs n, and what ``residual_tol`` flags."""
     table, limits = accuracy_study(
         P.accuracy_ns, loads=(13 / 80, 0.3), rng=P.seed, n_random=P.sizes["n_random"]
@@ -975,7 +929,7 @@ def run_accuracy(P: Setup) -> dict:
     }
 
 
-def run_delay_model(P: Setup) -> dict:
+def run_delay_model(P) -> dict:
     """Section 4: the appendix's order statistic vs Monte Carlo vs eq. (19)."""
     check = pareto_order_statistic_check(
         alpha=0.2, t0=P.t0, xi=P.xi, replicas=P.sizes["mc_replicas"], rng=P.seed
@@ -984,7 +938,7 @@ def run_delay_model(P: Setup) -> dict:
     return {"pareto_check": check, "at80": by_n.loc[80], "big": by_n.iloc[-1], "P": P}
 
 
-def run_fig3(P: Setup) -> dict:
+def run_fig3(P) -> dict:
     """Section 5: Fig. 3's curve, α*, and α* from the caption's N and c_g."""
     caption_cgN = 12000 * 3e-6
     return {
@@ -995,10 +949,8 @@ def run_fig3(P: Setup) -> dict:
     }
 
 
-def run_workers_choice(P: Setup) -> dict:
+def run_workers_choice(P) -> dict:
     """Section 6: f_RS and f_MDS by eq. (17) against c_m, and why f_MDS pins c_m."""
-    from codedlib.theory.reed_solomon import optimal_workers
-
     c_ms = sorted({0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, P.c_m})
     choice = workers_choice(P.n, P.t0, P.xi, P.cg_N, c_ms=c_ms)
     ours_rs = optimal_workers(P.n, P.t0, P.xi, P.cg_N, P.c_m, "rs")
@@ -1029,12 +981,12 @@ def run_workers_choice(P: Setup) -> dict:
     }
 
 
-def _fig2_kwargs(P: Setup) -> dict:
+def _fig2_kwargs(P) -> dict:
     keys = ("n", "f_rs", "f_mds", "t0", "xi", "cg_N", "c_m", "time_budget", "lam", "seed")
     return {k: getattr(P, k) for k in keys}
 
 
-def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
+def run_fig2(P, fig2: pd.DataFrame | None = None) -> dict:
     """Section 7: Fig. 2 over ``fig2_seeds`` seeds (or the given runs), per-seed metrics, the
     paired differences of its right panel and the texts of its rows."""
     if fig2 is None:
@@ -1073,7 +1025,7 @@ def run_fig2(P: Setup, fig2: pd.DataFrame | None = None) -> dict:
     }
 
 
-def run_regimes(P: Setup, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
+def run_regimes(P, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
     """Section 7b: Coded-RS vs Uncoded (f_RS) in :data:`STRAGGLER_REGIMES` (or the given
     :func:`ignore_stragglers_regimes` rows), paired by seed."""
     if metrics is None:
@@ -1147,8 +1099,6 @@ def _accuracy_row(acc_limits, paper_root, auto_root, at_n, tol, P):
 def _iteration_time_row(name, f_, dec, metrics, setting, P):
     """Eq. (17)'s time per iteration against the simulated one; a miss explained by measuring
     the sample mean of a heavy tail."""
-    from codedlib.theory.reed_solomon import expected_iteration_time
-
     rows = metrics[metrics["scheme"] == name]
     sim = rows["mean_iteration_time"].to_numpy() * 1e3
     iters_ = int(np.median(rows["iterations"]))
@@ -1238,7 +1188,7 @@ def _fig2_verdict(fig2_rows, wide, n_test, setting):
     }
 
 
-def _regime_row(regime, regime_wide, holds, P, uncoded):
+def _regime_row(regime, uncoded, regime_wide, holds, P):
     w, h = regime_wide[regime], holds.loc[regime]
     return {
         "numerator": w[uncoded],
@@ -1358,69 +1308,71 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
 
 def _code_specs(n: int) -> dict:
     """Sections 1-6: the code, its decoding, the delay analysis, α* and f."""
-    exact, comparison = partial(spec, "exact"), partial(spec, "comparison")
+    exact = partial(spec, "exact")
+    sec1, sec2 = partial(exact, section=SEC[1], basis="paper"), partial(exact, section=SEC[2])
+    sec3 = partial(
+        spec,
+        "comparison",
+        expected="greater",
+        section=SEC[3],
+        basis="paper",
+        machine_dependent=True,
+    )
+    sec4 = partial(spec, unit="ms", section=SEC[4])
     faster = "O(f²) vs O(f³): Algorithm 3 faster"
     fig3 = {"paper": PAPER["alpha_star"], "rtol": 4e-4, "section": SEC[5], "basis": "paper"}
     eq17 = {"section": SEC[6], "basis": "paper"}
     return {
         "sec1": [
-            exact(
+            sec1(
                 "eq. (5), Algorithm 1",
                 "RowBalancedMaskMatrix(8, 4, 6, 0)",
                 lambda M5: {"ours": _rows_text(M5)},
                 paper=_rows_text(PAPER["eq5"]),
                 setting="rows of M, top to bottom",
-                section=SEC[1],
-                basis="paper",
             ),
-            exact(
+            sec1(
                 "Algorithm 4, Lemma 1",
                 "row weights of MaskMatrix(10, 4, 3)",
                 _row_weights,
                 paper="every row has weight w = 3",
                 setting="k ∤ nw: 2 columns of weight ⌈nw/k⌉ = 8, 2 of weight ⌊nw/k⌋ = 7",
-                section=SEC[1],
-                basis="paper",
             ),
         ],
         "sec2": [
-            exact(
+            sec2(
                 "eqs. (7)-(10)",
                 "f for n = 8, k = 4, w = 3",
                 lambda example: {"ours": example.f},
                 paper=3,
                 setting="paper: each t_j has 2 roots, so f − 1 = 2; ours: f = n − s, s = ⌊wn/k⌋ − 1",
-                section=SEC[2],
                 basis="derived",
             ),
-            exact(
+            sec2(
                 "Algorithm 2",
                 "support of B equals the mask (8 × 4 example)",
                 _support,
                 paper="True",
                 setting="|B_ij| > 1e-12 exactly where M_ij = 1",
-                section=SEC[2],
                 basis="check",
             ),
-            exact(
+            sec2(
                 "Section 2.1, property 2",
                 "every f = 11 of 16 rows decode (n=16, k=8, w=3)",
                 _any_f,
                 paper="True",
-                section=SEC[2],
                 basis="paper",
             ),
-            exact(
+            sec2(
                 "eq. (2)",
                 "tight: f − 1 rows missing all holders of a chunk cannot decode",
                 _tight,
                 paper="True",
-                section=SEC[2],
                 basis="check",
             ),
         ],
         "sec3": [
-            comparison(
+            sec3(
                 "Sec. 4, eq. (12)",
                 "decoding time: LU solve of eq. (12) / Algorithm 3 at the largest f",
                 lambda largest, f_max: {
@@ -1429,13 +1381,9 @@ def _code_specs(n: int) -> dict:
                     "setting": f"f = {f_max}, same codes and survivors as the next row; numpy LU "
                     "(solve) of a G_F = e_1; a timing: machine-dependent",
                 },
-                expected="greater",
                 paper_text=f"{faster} than inverting the Vandermonde G_F",
-                section=SEC[3],
-                basis="paper",
-                machine_dependent=True,
             ),
-            comparison(
+            sec3(
                 "Sec. 4, Algorithm 3",
                 "decoding time: least squares / Algorithm 3 at the largest f",
                 lambda largest, f_max: {
@@ -1443,12 +1391,8 @@ def _code_specs(n: int) -> dict:
                     "denominator": largest["alg3_seconds"],
                     "setting": _speed_setting(f_max, largest),
                 },
-                expected="greater",
                 paper_text=faster,
-                section=SEC[3],
                 headline=True,
-                basis="paper",
-                machine_dependent=True,
             ),
         ],
         "sec3b": [
@@ -1463,16 +1407,15 @@ def _code_specs(n: int) -> dict:
             ),
         ],
         "sec4": [
-            spec(
+            sec4(
                 "interval",
                 "Appendix (order statistic)",
                 "E[T^(f)] at n = 80, α = 0.2: Monte Carlo",
                 _mc_at80,
-                unit="ms",
-                section=SEC[4],
                 basis="check",
             ),
-            exact(
+            sec4(
+                "exact",
                 "Proposition 1, eq. (19)",
                 "E[T^(f)] at n = 10000, α = 0.2: exact formula",
                 lambda big, P: {
@@ -1481,19 +1424,16 @@ def _code_specs(n: int) -> dict:
                     "tolerance 0.1 %",
                 },
                 rtol=1e-3,
-                unit="ms",
-                section=SEC[4],
                 basis="paper",
             ),
-            exact(
+            sec4(
+                "exact",
                 "eq. (20) at n = 80",
                 "E[T^(f)] at n = 80, α = 0.2: exact formula",
                 lambda at80, P: _limit_row(at80, P),
                 rtol=0.01,
-                unit="ms",
                 setting="paper value: the limit of eq. (19) that eq. (20) uses at finite n; "
                 "tolerance 1 %",
-                section=SEC[4],
                 basis="derived",
             ),
         ],
@@ -1545,9 +1485,7 @@ def _fig2_specs(n: int, f_rs: int, f_mds: int) -> dict:
                 "interval",
                 "eq. (17)",
                 f"{name} time per iteration, simulated",
-                lambda metrics, setting, P, _a=(name, f_, dec): _iteration_time_row(
-                    *_a, metrics, setting, P
-                ),
+                partial(_iteration_time_row, name, f_, dec),
                 unit="ms",
                 section=SEC[7],
                 basis="check",
@@ -1589,9 +1527,7 @@ def _fig2_specs(n: int, f_rs: int, f_mds: int) -> dict:
                 "Section 6, Fig. 2",
                 f"test error Uncoded (f_RS) / Coded-RS: "
                 f"{'our regime: ' if not regime.startswith('paper-like') else ''}{regime}",
-                lambda regime_wide, holds, P, _r=regime: _regime_row(
-                    _r, regime_wide, holds, P, f"Uncoded (f_RS={f_rs})"
-                ),
+                partial(_regime_row, regime, f"Uncoded (f_RS={f_rs})"),
                 expected="greater",
                 paper_text=beat,
                 section=SEC["7b"],

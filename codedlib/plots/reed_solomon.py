@@ -60,17 +60,9 @@ def plot_mask(M, ax=None, title: str | None = None):
     ax.imshow(M, cmap="Greys", vmin=0, vmax=1.6, aspect="auto")
     if M.size <= 400:
         for (i, j), v in np.ndenumerate(M):
-            ax.text(
-                j,
-                i,
-                str(int(v)),
-                ha="center",
-                va="center",
-                color="white" if v else "0.4",
-                fontsize=9,
-            )
-    ax.set_xlabel("chunk j")
-    ax.set_ylabel("worker i")
+            color = "white" if v else "0.4"
+            ax.text(j, i, str(int(v)), ha="center", va="center", color=color, fontsize=9)
+    ax.set(xlabel="chunk j", ylabel="worker i")
     ax.grid(False)
     ax.set_title(
         title
@@ -86,8 +78,7 @@ def plot_encoding_matrix(B, ax=None, title: str | None = None):
     mag = np.where(B != 0, np.log10(np.abs(B) + 1e-300), np.nan)
     im = ax.imshow(mag, cmap="viridis", aspect="auto")
     fig.colorbar(im, ax=ax, label="log10 |B_ij|")
-    ax.set_xlabel("chunk j")
-    ax.set_ylabel("worker i")
+    ax.set(xlabel="chunk j", ylabel="worker i")
     ax.grid(False)
     ax.set_title(title or "encoding matrix B (zeros blank)")
     return fig
@@ -101,11 +92,8 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     vals = np.log10(np.maximum(df["residual"].to_numpy(), 1e-17))
     bins = np.linspace(vals.min() - 0.5, max(vals.max(), 0) + 0.5, 40)
     for kind, g in df.groupby("kind", sort=False):
-        ax.hist(
-            np.log10(np.maximum(g["residual"].to_numpy(), 1e-17)), bins=bins, alpha=0.7, label=kind
-        )
-    ax.set_xlabel("log10 max |a B_F − 1|")
-    ax.set_ylabel("survivor sets")
+        ax.hist(np.log10(np.maximum(g["residual"], 1e-17)), bins=bins, alpha=0.7, label=kind)
+    ax.set(xlabel="log10 max |a B_F − 1|", ylabel="survivor sets")
     ax.legend(fontsize=8)
     ax.set_title(title or "any f rows reach the all-ones row; f − 1 rows need not")
     return fig
@@ -133,8 +121,7 @@ def plot_decoding_cost(summary: pd.DataFrame, ax=None, title: str | None = None)
         ax.plot(f, med[-1] * (f / f[-1]) ** power, ls, color="0.5", label=f"∝ f^{power}")
     ax.set_xticks(f, [f"{v:g}" for v in f])  # the measured f only: minor labels overlapped
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-    ax.set_xlabel("f (workers decoded)")
-    ax.set_ylabel("seconds per decoding vector")
+    ax.set(xlabel="f (workers decoded)", ylabel="seconds per decoding vector")
     ax.legend()
     ax.set_title(title or f"Sec. 4: online decoding cost (median, min–max of {repeats} repeats)")
     return fig
@@ -144,23 +131,12 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | 
     """Relative gradient error of decoding vs n, worst-case and random survivor sets."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.5))
     for (root, load), g in table.groupby(["root", "load"], sort=False):
-        (line,) = ax.semilogy(
-            g["n"],
-            np.maximum(g["worst_error"], 1e-17),
-            "o-",
-            label=f"{root}, w/k≈{load:.2f}: worst case",
-        )
-        ax.semilogy(
-            g["n"],
-            np.maximum(g["random_error"], 1e-17),
-            "x--",
-            color=line.get_color(),
-            label="random survivors",
-        )
+        worst, random = (np.maximum(g[f"{c}_error"], 1e-17) for c in ("worst", "random"))
+        (line,) = ax.semilogy(g["n"], worst, "o-", label=f"{root}, w/k≈{load:.2f}: worst case")
+        ax.semilogy(g["n"], random, "x--", color=line.get_color(), label="random survivors")
     ax.axhline(tol, color="k", lw=1, ls=":", label=f"tolerance {tol:g}")
     ax.set_ylim(1e-17, 1e3)
-    ax.set_xlabel("n (workers)")
-    ax.set_ylabel("relative error of decoded gradient")
+    ax.set(xlabel="n (workers)", ylabel="relative error of decoded gradient")
     # below the axes: the diverging curves cross the whole upper half of the plot
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     ax.set_title(title or "double-precision accuracy of RS decoding (not in the paper)")
@@ -172,17 +148,12 @@ def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
     mc = df.dropna(subset=["mc_mean"])
+    err = 2e3 * mc["mc_stderr"]
     ax.errorbar(
-        mc["n"],
-        mc["mc_mean"] * 1e3,
-        yerr=2e3 * mc["mc_stderr"],
-        fmt="x",
-        capsize=3,
-        label="Monte Carlo ±2 s.e.",
+        mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label="Monte Carlo ±2 s.e."
     )
     ax.axhline(df["limit_eq19"].iloc[0] * 1e3, color="k", ls="--", label="t0 α^{-1/ξ} (eq. 19)")
-    ax.set_xlabel("n")
-    ax.set_ylabel("E[T_delay^(f)] (ms)")
+    ax.set(xlabel="n", ylabel="E[T_delay^(f)] (ms)")
     ax.legend()
     ax.set_title(title or "Pareto order statistic, f = n − ⌊αn⌋")
     return fig
@@ -194,30 +165,19 @@ def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None =
     curve = result.curve
     ax.plot(curve["alpha"], curve["t_offline"], label="T_f, offline decoding (eq. 21)")
     if show_online and result.c_m > 0:
-        ax.plot(
-            curve["alpha"],
-            curve["t_online"],
-            "--",
-            label=f"T_f, online decoding (eq. 20, c_m={result.c_m:g})",
-        )
+        online = f"T_f, online decoding (eq. 20, c_m={result.c_m:g})"
+        ax.plot(curve["alpha"], curve["t_online"], "--", label=online)
     a_star = result.alpha_star
     if a_star is not None:
-        ax.plot(
-            [a_star],
-            [result.t_star],
-            "*",
-            ms=16,
-            color="C3",
-            label=f"α* = {a_star:.4f} (eq. 22)",
-        )
+        star = f"α* = {a_star:.4f} (eq. 22)"
+        ax.plot([a_star], [result.t_star], "*", ms=16, color="C3", label=star)
     else:
         ax.text(
             0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes, ha="center"
         )
     lo = np.nanmin(curve["t_offline"])
     ax.set_ylim(lo * 0.8, min(np.nanmax(curve["t_offline"]), lo * 6))
-    ax.set_xlabel("α = w/k")
-    ax.set_ylabel("T_f (s)")
+    ax.set(xlabel="α = w/k", ylabel="T_f (s)")
     ax.legend()
     ax.set_title(title or "expected time per iteration (Fig. 3)")
     return fig
@@ -231,8 +191,7 @@ def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None, title: str | 
     ax.semilogx(pos["c_m"], pos["f_mds"], "s-", label="f_MDS (c_m f³)")
     ax.axhline(paper[0], color="C0", ls=":", label=f"paper f_RS = {paper[0]}")
     ax.axhline(paper[1], color="C1", ls=":", label=f"paper f_MDS = {paper[1]}")
-    ax.set_xlabel("c_m (seconds per FLOP)")
-    ax.set_ylabel("f minimising eq. (17)")
+    ax.set(xlabel="c_m (seconds per FLOP)", ylabel="f minimising eq. (17)")
     ax.legend()
     ax.set_title(title or "eq. (17): workers to wait for, n = 80")
     return fig
@@ -266,21 +225,17 @@ def plot_fig2(
     else:
         fig, ax = subplots(figsize=(9.0, 4.8))
     schemes = list(dict.fromkeys(bands["scheme"]))
-    for i, scheme in enumerate(schemes):
-        b = bands[bands["scheme"] == scheme]
-        grid = b["time"].to_numpy()
-        (line,) = ax.plot(
-            grid, b["mean"].to_numpy(), ls=_FIG2_STYLES[i % len(_FIG2_STYLES)], lw=2, label=scheme
-        )
+
+    def curve(ax, i, d, low, high, alpha, label):
+        """Scheme ``i``'s mean over time and, with several seeds, its band low..high."""
+        style = _FIG2_STYLES[i % len(_FIG2_STYLES)]
+        (line,) = ax.plot(d["time"].to_numpy(), d["mean"].to_numpy(), ls=style, lw=2, label=label)
         if n_seeds > 1:
-            ax.fill_between(
-                grid,
-                b["low"].to_numpy(),
-                b["high"].to_numpy(),
-                color=line.get_color(),
-                alpha=0.15,
-                lw=0,
-            )
+            band = (d[c].to_numpy() for c in ("time", low, high))
+            ax.fill_between(*band, color=line.get_color(), alpha=alpha, lw=0)
+
+    for i, scheme in enumerate(schemes):
+        curve(ax, i, bands[bands["scheme"] == scheme], "low", "high", 0.15, scheme)
     ax.set_xlabel("simulated time (s)")
     ylabel = {"test_error": "test error", "train_loss": "training loss"}.get(quantity, quantity)
     ax.set_ylabel(f"{ylabel} (mean; band: seed range)" if n_seeds > 1 else ylabel)
@@ -294,22 +249,7 @@ def plot_fig2(
             if scheme == reference:
                 continue
             d = paired[paired["scheme"] == scheme]
-            (line,) = ax2.plot(
-                d["time"].to_numpy(),
-                d["mean"].to_numpy(),
-                ls=_FIG2_STYLES[i % len(_FIG2_STYLES)],
-                lw=2,
-                label=f"{scheme} − {reference}",
-            )
-            if n_seeds > 1:
-                ax2.fill_between(
-                    d["time"].to_numpy(),
-                    d["ci_low"].to_numpy(),
-                    d["ci_high"].to_numpy(),
-                    color=line.get_color(),
-                    alpha=0.2,
-                    lw=0,
-                )
+            curve(ax2, i, d, "ci_low", "ci_high", 0.2, f"{scheme} − {reference}")
         ax2.axhline(0, color="k", lw=1)
         ax2.set_xlabel("simulated time (s)")
         unit = "test images" if "n_test" in df else "test error"

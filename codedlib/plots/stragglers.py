@@ -90,13 +90,8 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
         edges = np.diff(np.concatenate([[0], burst, [0]]))
         iterations = part["iteration"].to_numpy()
         for start, stop in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
-            ax.axvspan(
-                iterations[start] - 0.5,
-                iterations[stop - 1] + 0.5,
-                color=line.get_color(),
-                alpha=0.15,
-                lw=0,
-            )
+            span = (iterations[start] - 0.5, iterations[stop - 1] + 0.5)
+            ax.axvspan(*span, color=line.get_color(), alpha=0.15, lw=0)
     ax.fill_between([], [], color="0.5", alpha=0.3, label="in a burst (shaded)")
     ax.set(
         xlabel="iteration",
@@ -117,23 +112,10 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, ax
     if finite.any():
         ax.plot(k[finite], comparison["closed_form"][finite], "-", color="C0", label="closed form")
     num = np.isfinite(comparison["numeric"].to_numpy())
-    ax.plot(
-        k[num],
-        comparison["numeric"][num],
-        "o",
-        mfc="none",
-        color="C1",
-        label="numeric (LAGC eq. 28)",
-    )
-    ax.errorbar(
-        k,
-        comparison["mc_mean"],
-        yerr=3 * comparison["mc_stderr"],
-        fmt=".",
-        color="C2",
-        capsize=2,
-        label="Monte Carlo ± 3 s.e.",
-    )
+    numeric = "numeric (LAGC eq. 28)"
+    ax.plot(k[num], comparison["numeric"][num], "o", mfc="none", color="C1", label=numeric)
+    err, mc = 3 * comparison["mc_stderr"], "Monte Carlo ± 3 s.e."
+    ax.errorbar(k, comparison["mc_mean"], yerr=err, fmt=".", color="C2", capsize=2, label=mc)
     infinite = ~num
     if infinite.any():
         ax.plot([], [], " ", label=f"k >= {int(k[infinite].min())}: infinite mean")
@@ -163,14 +145,10 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = No
     i.i.d. approximation. ``title`` should name the stand-in cluster.
     """
     fig, ax = new_axes(ax)
-    ax.plot(comparison["k"], comparison["numeric"], "-", label="numeric, per-worker CDFs")
+    k, err = comparison["k"], 3 * comparison["mc_stderr"]
+    ax.plot(k, comparison["numeric"], "-", label="numeric, per-worker CDFs")
     ax.errorbar(
-        comparison["k"],
-        comparison["mc_mean"],
-        yerr=3 * comparison["mc_stderr"],
-        fmt=".",
-        capsize=2,
-        label="Monte Carlo ± 3 s.e.",
+        k, comparison["mc_mean"], yerr=err, fmt=".", capsize=2, label="Monte Carlo ± 3 s.e."
     )
     ax.plot(comparison["k"], comparison["iid_approximation"], ":", label="i.i.d. approximation")
     ax.set(xlabel="k", ylabel="E[T_(k)]", title=title or "non-identical workers")
@@ -182,19 +160,11 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = 
     """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19)."""
     fig, (ax, ax_err) = _axes_row(2, axes)
     for i, (alpha, part) in enumerate(convergence.groupby("alpha", sort=False)):
-        color = f"C{i}"
-        ax.semilogx(
-            part["n"], part["exact"], "o-", ms=3, color=color, label=f"exact, alpha={alpha:g}"
-        )
-        ax.axhline(part["limit"].iloc[0], ls="--", color=color, lw=1)
-        ax_err.loglog(
-            part["n"],
-            np.abs(part["relative_error"]),
-            "o-",
-            ms=3,
-            color=color,
-            label=f"alpha={alpha:g}",
-        )
+        style = {"ms": 3, "color": f"C{i}"}
+        ax.semilogx(part["n"], part["exact"], "o-", **style, label=f"exact, alpha={alpha:g}")
+        ax.axhline(part["limit"].iloc[0], ls="--", color=style["color"], lw=1)
+        error = np.abs(part["relative_error"])
+        ax_err.loglog(part["n"], error, "o-", **style, label=f"alpha={alpha:g}")
     ax.plot([], [], "--", color="black", lw=1, label="limit t0 alpha^(-1/xi) (eq. 19)")
     ax.set(
         xlabel="n workers",

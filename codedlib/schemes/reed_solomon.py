@@ -40,7 +40,6 @@ from codedlib.theory.reed_solomon import decoding_time
 __all__ = [
     "SchemeSpec",
     "chunk_gradient_function",
-    "chunk_gradients",
     "fig2_schemes",
     "nesterov",
     "pareto_delays",
@@ -65,7 +64,7 @@ class SchemeSpec:
         return (n - self.wait + 1) / n if self.kind in ("rs", "mds") else 1.0 / n
 
     def decoder(self) -> str:
-        return {"rs": "rs", "mds": "mds"}.get(self.kind, "offline")
+        return "offline" if self.kind == "uncoded" else self.kind
 
 
 def fig2_schemes(n: int, f_rs: int, f_mds: int) -> list[SchemeSpec]:
@@ -95,24 +94,15 @@ def chunk_gradient_function(problem, bounds):
     """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ).
 
     ``bounds`` are the k + 1 chunk boundaries (Section 2.1: g_j is the partial gradient of chunk
-    j). For :class:`~codedlib.problems.SoftmaxRegression` all chunks come from one pass: the
-    data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j) is a
-    batched matrix product. Any other problem calls ``problem.partial_gradient`` per chunk.
+    j) of a :class:`~codedlib.problems.SoftmaxRegression` (Fig. 2's problem), all from one pass:
+    the data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j)
+    is a batched matrix product.
     """
+    if not isinstance(problem, SoftmaxRegression):
+        raise TypeError(f"problem must be a SoftmaxRegression, got {type(problem).__name__}")
     bounds = np.asarray(bounds, dtype=np.int64)
     k = bounds.size - 1
     sizes = np.diff(bounds)
-    if not isinstance(problem, SoftmaxRegression):
-
-        def generic(theta):
-            return np.stack(
-                [
-                    problem.partial_gradient(theta, int(bounds[j]), int(bounds[j + 1]))
-                    for j in range(k)
-                ]
-            )
-
-        return generic
     width = int(sizes.max())
     chunk_of = np.repeat(np.arange(k), sizes)
     slot = np.arange(problem.n_samples) - bounds[chunk_of]
@@ -132,11 +122,6 @@ def chunk_gradient_function(problem, bounds):
     return softmax_chunks
 
 
-def chunk_gradients(problem, theta, bounds) -> np.ndarray:
-    """Partial gradient sums of the chunks delimited by ``bounds``, one row per chunk (Sec. 2.1)."""
-    return chunk_gradient_function(problem, bounds)(theta)
-
-
 def nesterov(theta, theta_prev, step: int) -> np.ndarray:
     """Sec. 6: Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
     return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
@@ -154,25 +139,14 @@ def _make_code(spec: SchemeSpec, n: int, root_power):
     return None
 
 
-def _one_blas_thread(func):
-    """Run ``func`` with one BLAS thread: it does many small matrix products, for which
-    multi-threaded OpenBLAS was ~20x slower on a shared 2-core machine."""
-
-    @functools.wraps(func)
-    def limited(*args, **kwargs):
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
-            return func(*args, **kwargs)
-
-    return limited
-
-
-@_one_blas_thread
 def _row(name, problem, X_test, y_test, it, clock, dt, theta, max_err, max_imag):
-    """One recorded row of :func:`simulate_schemes`."""
-    error = problem.error_rate(theta, X_test, y_test)
-    return (name, it, clock, dt, error, problem.loss(theta), max_err, max_imag)
+    """One recorded row of :func:`simulate_schemes`, on one BLAS thread: many small matrix
+    products, for which multi-threaded OpenBLAS was ~20x slower on a shared 2-core machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        error = problem.error_rate(theta, X_test, y_test)
+        return (name, it, clock, dt, error, problem.loss(theta), max_err, max_imag)
 
 
 def _used_gradient(spec, code, g, exact, survivors, rescale):
@@ -311,16 +285,5 @@ def simulate_schemes(
                 f"{spec.name} used all {delays.shape[0]} delay rows before time_budget; "
                 "pass a longer delays matrix"
             )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "scheme",
-            "iteration",
-            "time",
-            "iteration_time",
-            "test_error",
-            "train_loss",
-            "decode_error",
-            "imag",
-        ],
-    )
+    columns = "scheme iteration time iteration_time test_error train_loss decode_error imag"
+    return pd.DataFrame(rows, columns=columns.split())

@@ -3,6 +3,9 @@
 A worker answers after T = T_delay + c_g N w/k (eqs. 15-16, Pareto delay); the master waits for
 the f-th fastest and decodes: eq. (17) exactly, eqs. (18)-(22) its large-n forms and α*.
 ``cg_N`` = c_g·N (s, one worker's time for the whole data set); ``c_m`` s per master FLOP.
+The appendix's exact E[T_delay^(f)] and eq. (19)'s limit are
+:mod:`codedlib.latency.order_stats`' ``expected_order_statistic_pareto`` and
+``pareto_order_statistic_limit``.
 
 >>> round(optimal_alpha(0.001, 1.1, 0.035), 4)   # Fig. 3
 0.1477
@@ -17,23 +20,18 @@ import pandas as pd
 from scipy import optimize
 
 from codedlib._validation import check_int, check_real
-from codedlib.latency.order_stats import (
-    expected_order_statistic_pareto,
-    pareto_order_statistic_limit,
-)
+from codedlib.latency.order_stats import expected_order_statistic_pareto
 
 __all__ = [
     "DECODERS",
     "decoding_time",
     "expected_iteration_time",
-    "expected_pareto_delay",
     "iteration_time_offline",
     "iteration_time_online",
     "iteration_time_table",
     "optimal_alpha",
     "optimal_alpha_numeric",
     "optimal_workers",
-    "pareto_delay_limit",
     "workers_needed",
 ]
 
@@ -52,20 +50,6 @@ def _check_times(t0, xi, cg_N):
     return t0, xi, cg_N
 
 
-def expected_pareto_delay(f: int, n: int, t0: float, xi: float) -> float:
-    """Exact E[T_delay^(f)], the f-th smallest of n Pareto(t0, ξ) delays (appendix, [19]).
-
-    t0 Γ(n−f+1−1/ξ) Γ(n+1) / (Γ(n−f+1) Γ(n+1−1/ξ)); finite only when ξ (n − f + 1) > 1,
-    otherwise ValueError (the mean is infinite).
-    """
-    return expected_order_statistic_pareto(f, n, t0, xi)
-
-
-def pareto_delay_limit(alpha: float, t0: float, xi: float) -> float:
-    """Eq. (19), Proposition 1: lim_{n→∞} E[T_delay^((1−α)n)] = t0 α^{−1/ξ}."""
-    return pareto_order_statistic_limit(t0, xi, alpha)
-
-
 def workers_needed(alpha: float, n: int) -> int:
     """Eq. (18): f(α) = ⌈(1 − α) n⌉ + 1 workers recover the gradient at load α = w/k;
     α = (s + 1)/n gives exactly f = n − s (a 1e-9 tolerance absorbs round-off)."""
@@ -76,10 +60,7 @@ def workers_needed(alpha: float, n: int) -> int:
 
 def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
     """Eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (large n, offline decoding). Vectorised in α."""
-    t0, xi, cg_N = _check_times(t0, xi, cg_N)
-    a = _check_alpha_array(alpha)
-    out = t0 * a ** (-1.0 / xi) + cg_N * a
-    return float(out) if np.ndim(alpha) == 0 else out
+    return iteration_time_online(alpha, t0, xi, cg_N, 0.0, 1)  # eq. (20) without decoding
 
 
 def iteration_time_online(alpha, t0: float, xi: float, cg_N: float, c_m: float, n: int):
@@ -169,7 +150,9 @@ def expected_iteration_time(
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     alpha = (n - f + 1) / n
     return float(
-        expected_pareto_delay(f, n, t0, xi) + cg_N * alpha + decoding_time(f, c_m, decoder)
+        expected_order_statistic_pareto(f, n, t0, xi)
+        + cg_N * alpha
+        + decoding_time(f, c_m, decoder)
     )
 
 
@@ -182,7 +165,10 @@ def iteration_time_table(
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     f = np.arange(1, n + 1)
     delay = np.array(
-        [expected_pareto_delay(int(v), n, t0, xi) if xi * (n - v + 1) > 1 else np.inf for v in f]
+        [
+            expected_order_statistic_pareto(int(v), n, t0, xi) if xi * (n - v + 1) > 1 else np.inf
+            for v in f
+        ]
     )
     alpha = (n - f + 1) / n
     table = pd.DataFrame({"f": f, "s": n - f, "alpha": alpha, "delay": delay, "comp": cg_N * alpha})
