@@ -37,16 +37,20 @@ __all__ = [
 _CHUNK_ELEMENTS = 2_000_000  # task-time samples drawn at once (memory bound)
 
 
-def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
+def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
     kappa = check_array("kappa", kappa, shape=(workers.n_workers,))
-    if np.any(kappa < 0) or np.any(kappa != np.round(kappa)):
-        raise ValueError("kappa must hold non-negative integers (tasks per worker)")
-    kappa = kappa.astype(np.int64)
-    n_tasks = int(kappa.sum())
-    K = check_int("K", K, low=1, high=max(n_tasks, 1))
-    if n_tasks < K:
-        raise ValueError(f"kappa must assign at least K={K} tasks, got sum(kappa)={n_tasks}")
-    return kappa, K
+    if np.any(kappa != np.round(kappa)) or np.any(kappa < 0):
+        raise ValueError(
+            f"kappa must hold non-negative integer task counts, got kappa={kappa.tolist()}"
+        )
+    if not np.any(kappa > 0):
+        raise ValueError(f"kappa must give at least one worker a task, got kappa={kappa.tolist()}")
+    return kappa.astype(np.int64)
+
+
+def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
+    kappa = _check_kappa(workers, kappa)
+    return kappa, check_int("K", K, low=1, high=int(kappa.sum()))
 
 
 def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> np.ndarray:
@@ -57,14 +61,7 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
     """
     rng = as_generator(rng)
     n_iterations = check_int("n_iterations", n_iterations, low=1)
-    raw = check_array("kappa", kappa, ndim=1)
-    if np.any(raw != np.round(raw)) or np.any(raw < 0):
-        raise ValueError(
-            f"kappa must hold non-negative integer task counts, got kappa={raw.tolist()}"
-        )
-    if not np.any(raw > 0):
-        raise ValueError(f"kappa must give at least one worker a task, got kappa={raw.tolist()}")
-    kappa = raw.astype(np.int64)
+    kappa = _check_kappa(workers, kappa)
     shape, scale = workers.gamma_parameters()
     blocks = []
     for p in np.flatnonzero(kappa):
@@ -150,10 +147,6 @@ class StreamSimulation:
     @property
     def mean_delay(self) -> float:
         return float(self.delays.mean()) if self.stable else math.nan
-
-    @property
-    def n_jobs(self) -> int:
-        return int(self.delays.size)
 
 
 def simulate_stream(
@@ -290,19 +283,13 @@ def activity_trace(
     offsets = start[:, None] + np.concatenate(
         (np.zeros((n_jobs, 1)), np.cumsum(itr, axis=1)[:, :-1]), axis=1
     )
-    rows = []
-    for j in range(n_jobs):
-        for i in range(iterations):
-            r = j * iterations + i
-            for p in np.flatnonzero(kappa):
-                busy = min(own_finish[r, p], itr[j, i])
-                rows.append(
-                    {
-                        "job": j,
-                        "iteration": i,
-                        "worker": int(p),
-                        "start": offsets[j, i],
-                        "stop": offsets[j, i] + busy,
-                    }
-                )
+    # a worker is busy until its last task or the iteration's end, whichever is first
+    busy = np.minimum(own_finish.reshape(n_jobs, iterations, -1), itr[:, :, None])
+    stop = offsets[:, :, None] + busy
+    rows = [
+        {"job": j, "iteration": i, "worker": int(p), "start": offsets[j, i], "stop": stop[j, i, p]}
+        for j in range(n_jobs)
+        for i in range(iterations)
+        for p in np.flatnonzero(kappa)
+    ]
     return rows, {"arrival": arrivals, "start": start, "finish": finish}
