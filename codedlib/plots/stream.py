@@ -35,25 +35,16 @@ def plot_example2(table, ax=None, *, title: str | None = None):
     ax.scatter(rows["paper"], y + 0.15, marker="s", color="C3", label="paper", zorder=3)
     sim = rows["sim_mean"].to_numpy(dtype=float)
     has_sim = ~np.isnan(sim)
-    if "sim_per_seed" in rows:
-        first = True
-        for yi, values in zip(y, rows["sim_per_seed"]):
-            if isinstance(values, tuple) and values:
-                ax.scatter(
-                    values,
-                    np.full(len(values), yi - 0.3),
-                    marker="|",
-                    s=40,
-                    color="0.5",
-                    label="ours, one stream of J jobs each" if first else None,
-                )
-                first = False
-    if "sim_q025" in rows:
-        lo, hi = rows["sim_q025"].to_numpy(float), rows["sim_q975"].to_numpy(float)
-        ok = np.isfinite(lo) & np.isfinite(hi)
-        ax.hlines(
-            y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label="central 95% of single streams"
-        )
+    label = "ours, one stream of J jobs each"
+    for yi, values in zip(y, rows["sim_per_seed"]):
+        if isinstance(values, tuple) and values:
+            y_values = np.full(len(values), yi - 0.3)
+            ax.scatter(values, y_values, marker="|", s=40, color="0.5", label=label)
+            label = None
+    lo, hi = rows["sim_q025"].to_numpy(float), rows["sim_q975"].to_numpy(float)
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    label = "central 95% of single streams"
+    ax.hlines(y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label=label)
     ax.errorbar(
         sim[has_sim],
         y[has_sim] - 0.15,
@@ -66,14 +57,8 @@ def plot_example2(table, ax=None, *, title: str | None = None):
     )
     theory = rows["theory"].to_numpy(dtype=float)
     has_th = np.isfinite(theory)
-    ax.scatter(
-        theory[has_th],
-        y[has_th] - 0.15,
-        marker="D",
-        color="C2",
-        label="ours, closed form",
-        zorder=3,
-    )
+    label = "ours, closed form"
+    ax.scatter(theory[has_th], y[has_th] - 0.15, marker="D", color="C2", label=label, zorder=3)
     ax.set_yticks(y, rows["quantity"], fontsize="small")
     ax.invert_yaxis()
     ax.set_xlabel("average job delay [s]")
@@ -125,11 +110,9 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
 def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
 
-    kinds = [k for k in ("uniform", "optimal") if getattr(data, k, None) is not None]
+    kinds = ("uniform", "optimal")
     if axes is None:
-        fig, axes = subplots(
-            len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2), sharex=True, squeeze=False
-        )
+        fig, axes = subplots(2, 1, figsize=(10, 1.6 + 1.1 * 2 * 2), sharex=True, squeeze=False)
         axes = axes[:, 0]
     fig = axes[0].figure
     colors = matplotlib.colormaps["tab10"]
@@ -173,30 +156,23 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
             capsize=3,
             label=f"{kind} split, simulated (purging)",
         )
-    if "optimal_no_purging_mean" in t:
-        top.errorbar(
-            t["omega"],
-            t["optimal_no_purging_mean"],
-            yerr=t["optimal_no_purging_ci_halfwidth"],
-            ls=":",
-            marker=".",
-            color="C2",
-            alpha=0.7,
-            capsize=2,
-            label="optimal split, simulated (no purging)",
-        )
-    top.plot(
-        t["omega"], t["theory_no_purging"], color="C2", lw=2, label="theory, no purging (eq. 7)"
-    )
-    top.plot(t["omega"], t["lower_bound"], color="k", lw=1.5, label="lower bound D_L (eq. 9)")
-    top.plot(
+    top.errorbar(
         t["omega"],
-        t["lower_bound_queue"],
-        color="k",
-        ls="--",
-        lw=1,
-        label="D_L behind the queue (M/D/1)",
+        t["optimal_no_purging_mean"],
+        yerr=t["optimal_no_purging_ci_halfwidth"],
+        ls=":",
+        marker=".",
+        color="C2",
+        alpha=0.7,
+        capsize=2,
+        label="optimal split, simulated (no purging)",
     )
+    for column, style, label in (
+        ("theory_no_purging", {"color": "C2", "lw": 2}, "theory, no purging (eq. 7)"),
+        ("lower_bound", {"color": "k", "lw": 1.5}, "lower bound D_L (eq. 9)"),
+        ("lower_bound_queue", {"color": "k", "ls": "--", "lw": 1}, "D_L behind the queue (M/D/1)"),
+    ):
+        top.plot(t["omega"], t[column], **style, label=label)
     top.set_ylabel("average job delay [s]")
     top.set_yscale("log")
     top.legend(fontsize="x-small")
@@ -287,15 +263,8 @@ def plot_theta_active(result, ax=None, *, title: str | None = None):
     ax.set_ylabel("θ")
     ax2 = ax.twinx()
     ax2.step(t["K"], t["n_active"], where="mid", color="C3", label="active: a_p < θ (Theorem 2)")
-    if "n_assigned" in t:
-        ax2.step(
-            t["K"],
-            t["n_assigned"],
-            where="mid",
-            color="C1",
-            ls="--",
-            label="κ_p ≥ 1 after rounding",
-        )
+    label = "κ_p ≥ 1 after rounding"
+    ax2.step(t["K"], t["n_assigned"], where="mid", color="C1", ls="--", label=label)
     ax2.set_ylabel("number of workers")
     ax2.grid(False)
     h1, l1 = ax.get_legend_handles_labels()
@@ -437,32 +406,16 @@ def plot_stability(scan, window, *, title: str | None = None):
             color=colors[kind],
             label=f"{kind} split, simulated (95% CI)",
         )
-        t = thr[thr["split"] == kind].iloc[0]
-        grid = np.linspace(
-            streams["arrival_rate"].min() * 0.97, streams["arrival_rate"].max() * 1.03, 200
-        )
-        a.plot(
-            grid,
-            np.maximum(0.0, t["service_mean"] - 1 / grid),
-            color=colors[kind],
-            lw=1,
-            label=f"{kind}: E[T_s] − E[T_a] (closed form)",
-        )
-        if grid[0] <= t["critical_rate"] <= grid[-1]:
-            a.axvline(
-                t["critical_rate"],
-                color=colors[kind],
-                ls=":",
-                lw=1,
-                label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.5f}",
-            )
+        t, rates = thr[thr["split"] == kind].iloc[0], streams["arrival_rate"]
+        grid = np.linspace(rates.min() * 0.97, rates.max() * 1.03, 200)
+        drift = np.maximum(0.0, t["service_mean"] - 1 / grid)
+        label = f"{kind}: E[T_s] − E[T_a] (closed form)"
+        a.plot(grid, drift, color=colors[kind], lw=1, label=label)
+        crit, label = t["critical_rate"], f"{kind}: λ* = 1/E[T_s] = "
+        if grid[0] <= crit <= grid[-1]:
+            a.axvline(crit, color=colors[kind], ls=":", lw=1, label=f"{label}{crit:.5f}")
         else:
-            a.plot(
-                [],
-                [],
-                " ",
-                label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.4f} (off the axis)",
-            )
+            a.plot([], [], " ", label=f"{label}{crit:.4f} (off the axis)")
     a.axvline(lam0, color="k", ls="--", lw=1, label="paper's λ = 0.01")
     a.set_xlabel("arrival rate λ [jobs/s]")
     a.set_ylabel("growth of the job delay [s per job]")
@@ -481,8 +434,7 @@ def plot_stability(scan, window, *, title: str | None = None):
             lw=0,
         )
     b.set_yscale("log")
-    block = int(by["block"].iloc[0]) if "block" in by and len(by) else 1
-    b.set_xlabel(f"job index j (blocks of {block} jobs)")
+    b.set_xlabel(f"job index j (blocks of {int(by['block'].iloc[0])} jobs)")
     b.set_ylabel("job delay [s] (mean over seeds, 95% band)")
     b.set_title("(b) at the paper's λ = 0.01", fontsize="small")
     b.legend(fontsize="small", loc="center right")
@@ -498,14 +450,8 @@ def plot_stability(scan, window, *, title: str | None = None):
         label=f"paper's statement holds: s ∈ [{window.s_uniform:.3f}, {window.s_optimal:.2f})",
     )
     c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
-    if window.fig4_scale is not None:
-        c.axvline(
-            window.fig4_scale,
-            color="0.4",
-            ls=":",
-            lw=1,
-            label=f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})",
-        )
+    label = f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})"
+    c.axvline(window.fig4_scale, color="0.4", ls=":", lw=1, label=label)
     c.set_xscale("log")
     c.set_yscale("log")
     c.set_xlabel("task-time scale s of the workers (s > 1: slower)")
