@@ -61,7 +61,6 @@ __all__ = [
     "fig3_wait_check",
     "fig4_delay_vs_redundancy",
     "fig4_no_purging_check",
-    "fig5_cluster",
     "calibrate_work",
     "example2_streams",
     "heterogeneous_cluster",
@@ -210,9 +209,9 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10))) -> SimpleNamespace:
         service = float(g["mean_service"].mean())
         if not g["stable"].all() or service * lam >= 1:
             return sim.DelaySummary(
-                np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False, n_jobs
+                np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False
             )
-        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam, n_jobs)
+        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam)
 
     def add(quantity, paper, theory, arm, note):
         row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
@@ -537,7 +536,8 @@ def section6a_speed_window(scales=None) -> SimpleNamespace:
     """Section VI-A's statement (optimal split stable, uniform not) against the unlisted
     workers' speed: ``rho`` of both splits (eq. 8, Omega = 1) with every task time of the
     stand-in scaled by ``s`` (``s > 1``: slower), and the scales where ``rho = 1``; the statement
-    holds for ``s_uniform <= s < s_optimal``, the stand-in is ``s = 1``."""
+    holds for ``s_uniform <= s < s_optimal``, the stand-in is ``s = 1``; ``fig4_scale`` is Fig. 4's
+    stand-in's ``s`` and ``rho_fig4`` the uniform split's ``rho`` there."""
     from scipy import optimize
 
     s, w = SECTION6A, section6a_workers()
@@ -561,7 +561,8 @@ def section6a_speed_window(scales=None) -> SimpleNamespace:
     }
     # Fig. 4's stand-in (Example 2's per-iteration work, C = Z/K) is ours with task times x this
     fig4_scale = (FIG4_SETTINGS["Z"] / FIG4_SETTINGS["K"]) * s["speed_scale"] / s["complexity"]
-    return SimpleNamespace(table=table, **roots, fig4_scale=fig4_scale)
+    rho_fig4 = rho("uniform", fig4_scale)
+    return SimpleNamespace(table=table, **roots, fig4_scale=fig4_scale, rho_fig4=rho_fig4)
 
 
 def fig4_delay_vs_redundancy(
@@ -646,19 +647,6 @@ def heterogeneous_cluster() -> th.StreamWorkers:
     speed = rng.lognormal(0.0, s["speed_log_sigma"], s["n_workers"])
     comm = rng.uniform(0.0, s["comm_max"], s["n_workers"])
     return th.StreamWorkers.exponential(speed, comm, 1.0)
-
-
-def fig5_cluster(unit_workers=None) -> pd.DataFrame:
-    """Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``."""
-    w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    return pd.DataFrame(
-        {
-            "worker": np.arange(1, w.n_workers + 1),
-            "unit_task_mean": w.task_mean,
-            "unit_task_std": w.task_std,
-            "c_p": w.comm_time,
-        }
-    )
 
 
 def code_parameter_search(unit_workers=None, K_values=None) -> SimpleNamespace:
@@ -1170,7 +1158,6 @@ def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
     itr = sim.sample_iteration_times(w, uni.kappa, e["K"], 20_000, True, seed)
     return {
         "activity": fig3_activity(seed=seed),
-        "workers6a": w6a,
         "splits6a": splits,
         "thresholds": thresholds,
         "rho_example2_uniform": e["arrival_rate"] * e["iterations"] * itr.mean(),
@@ -1210,9 +1197,7 @@ def _fig3_rho_row(thresholds, splits6a):
     }
 
 
-def fig3_stability_results(
-    seed: int, scan_jobs: int, scan_seeds: int, wait_streams: int, workers6a, splits6a
-) -> dict:
+def fig3_stability_results(seed: int, scan_jobs: int, scan_seeds: int, wait_streams: int) -> dict:
     """Section 4: the threshold against long streams, the speed window, 3-job pictures."""
     scan = stability_scan(n_jobs=scan_jobs, seeds=tuple(range(seed, seed + scan_seeds)))
     window = section6a_speed_window()
@@ -1225,12 +1210,7 @@ def fig3_stability_results(
         "n_scan": ss["seed"].nunique(),
         "J_scan": int(len(by_job) and by_job["job"].max() + by_job["block"].iloc[0] / 2),
         "at_paper": {k: ss[(ss["split"] == k) & paper_rate] for k in ("uniform", "optimal")},
-        "rho_fig4": th.stability_threshold(
-            workers6a.with_complexity(window.fig4_scale),
-            splits6a["uniform"].kappa,
-            _VIA["iterations"],
-            _VIA["arrival_rate"],
-        ).rho,
+        "rho_fig4": window.rho_fig4,
         "waits": fig3_wait_check(n_streams=wait_streams, seed=seed),
     }
 
@@ -1524,25 +1504,11 @@ _exact0 = partial(_spec, "exact", paper=0.0, rtol=0.0)  # a deterministic check:
 #: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
 CLAIMS = {
     "theorem2": [
-        _spec(
-            "exact",
-            "Theorem 2 (Example 2)",
-            "Σκ_p(θ) = KΩ, real κ",
-            _real_kappa_row,
-            paper=55,
-            rtol=1e-9,
-            unit="tasks",
-            basis="check",
-        ),
-        _spec(
-            "exact",
-            "Theorem 2 (Example 2)",
-            "integer optimal split κ_p (Σ = KΩ)",
-            _integer_kappa_row,
-            paper=55,
-            unit="tasks",
-            basis="check",
-        ),
+        _spec("exact", "Theorem 2 (Example 2)", q, row, paper=55, unit="tasks", basis="check", **kw)
+        for q, row, kw in (
+            ("Σκ_p(θ) = KΩ, real κ", _real_kappa_row, {"rtol": 1e-9}),
+            ("integer optimal split κ_p (Σ = KΩ)", _integer_kappa_row, {}),
+        )
     ],
     "fig2": [
         _exact0(

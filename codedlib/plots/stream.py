@@ -201,32 +201,30 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     return fig
 
 
-def plot_cluster(df, ax=None, *, title: str | None = None):
-    """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time."""
+def _legend_of_both(ax, ax2, on, **kw):
+    """One legend for the artists of ``ax`` and its twin ``ax2``, drawn on ``on``."""
+    (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), ax2.get_legend_handles_labels()
+    on.legend(h1 + h2, l1 + l2, **kw)
+
+
+def plot_cluster(unit_workers, ax=None, *, title: str | None = None):
+    """Fig. 5: the heterogeneous cluster (unit-task ``StreamWorkers``) - unit-task mean time and
+    communication time."""
     fig, ax = new_axes(ax, figsize=(8, 3.4))
-    x = df["worker"]
-    ax.scatter(x, df["unit_task_mean"], marker="s", s=12, color="C3", label="E[U_p] (unit task)")
+    x, w = np.arange(1, unit_workers.n_workers + 1), unit_workers
+    ax.scatter(x, w.task_mean, marker="s", s=12, color="C3", label="E[U_p] (unit task)")
     ax.set_yscale("log")
     ax.set_xlabel("worker p")
     ax.set_ylabel("E[U_p] [s per unit complexity]")
     ax2 = ax.twinx()
-    ax2.scatter(x, df["c_p"], marker="o", s=12, color="C8", label="c_p")
+    ax2.scatter(x, w.comm_time, marker="o", s=12, color="C8", label="c_p")
     ax2.set_ylabel("c_p [s]")
     ax2.grid(False)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
     # below the axes: the twin axis would draw its points over a legend inside them
-    ax2.legend(
-        h1 + h2,
-        l1 + l2,
-        fontsize="small",
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.2),
-        ncol=2,
-        frameon=False,
-    )
+    kw = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2, "frameon": False}
+    _legend_of_both(ax, ax2, ax2, fontsize="small", **kw)
     if title is None:
-        ax.set_title(f"seeded heterogeneous cluster, P = {len(df)}")
+        ax.set_title(f"seeded heterogeneous cluster, P = {w.n_workers}")
     else:
         ax.set_title(title, fontsize="small")
     return fig
@@ -246,9 +244,7 @@ def plot_mismatch(result, ax=None, *, title: str | None = None):
     ax2.set_yscale("log")
     ax2.set_ylabel("mismatch, active workers")
     ax2.grid(False)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="upper right")
+    _legend_of_both(ax, ax2, ax, fontsize="small", loc="upper right")
     if title is not None:
         ax.set_title(title)
     return fig
@@ -267,9 +263,7 @@ def plot_theta_active(result, ax=None, *, title: str | None = None):
     ax2.step(t["K"], t["n_assigned"], where="mid", color="C1", ls="--", label=label)
     ax2.set_ylabel("number of workers")
     ax2.grid(False)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="center right")
+    _legend_of_both(ax, ax2, ax, fontsize="small", loc="center right")
     if title is not None:
         ax.set_title(title)
     return fig

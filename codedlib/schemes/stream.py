@@ -189,18 +189,17 @@ class DelaySummary:
     service_mean: float
     rho: float
     stable: bool
-    n_jobs: int
 
     @property
     def ci(self) -> tuple[float, float]:
         return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
 
     @classmethod
-    def of_streams(cls, per_seed, service_mean, rho, n_jobs) -> DelaySummary:
+    def of_streams(cls, per_seed, service_mean, rho) -> DelaySummary:
         """A stable summary of per-stream averages: their mean and :func:`t_halfwidth`."""
         per_seed = np.asarray(per_seed, dtype=float)
         half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
-        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True, n_jobs)
+        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True)
 
     def __str__(self) -> str:
         if not self.stable:
@@ -250,8 +249,8 @@ def simulate_mean_delay(
     rho = service_mean * arrival_rate
     stable = bool(rho < 1.0 and runs["stable"].all())
     if not stable:
-        return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
-    return DelaySummary.of_streams(per_seed, service_mean, rho, n_jobs)
+        return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False)
+    return DelaySummary.of_streams(per_seed, service_mean, rho)
 
 
 def activity_trace(
