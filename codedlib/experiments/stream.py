@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 from dataclasses import asdict
 from functools import partial
+from itertools import combinations
 from types import SimpleNamespace
 
 import numpy as np
@@ -370,22 +371,14 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
             + kappa * (kappa - 1) * s2
         )
 
+    kappa = {"optimal_continuous": opt.kappa_continuous, "optimal": opt.kappa, "uniform": uni.kappa}
+    caption_of = {"optimal": opt.kappa.astype(float), "optimal_continuous": opt.kappa_continuous}
     return pd.DataFrame(
-        {
-            "worker": np.arange(1, w.n_workers + 1),
-            "m_p": m,
-            "c_p": c,
-            "sigma_p": w.task_std,
-            "kappa_optimal_continuous": opt.kappa_continuous,
-            "kappa_optimal": opt.kappa,
-            "kappa_uniform": uni.kappa,
-            "metric_optimal_continuous": th.balance_metric(w, opt.kappa_continuous, gamma),
-            "metric_optimal": th.balance_metric(w, opt.kappa, gamma),
-            "metric_uniform": th.balance_metric(w, uni.kappa, gamma),
-            "caption_formula_optimal": caption(opt.kappa.astype(float)),
-            "caption_formula_optimal_continuous": caption(opt.kappa_continuous),
-            "theta": opt.theta,
-        }
+        {"worker": np.arange(1, w.n_workers + 1), "m_p": m, "c_p": c, "sigma_p": w.task_std}
+        | {f"kappa_{k}": v for k, v in kappa.items()}
+        | {f"metric_{k}": th.balance_metric(w, v, gamma) for k, v in kappa.items()}
+        | {f"caption_formula_{k}": caption(v) for k, v in caption_of.items()}
+        | {"theta": opt.theta}
     )
 
 
@@ -1002,30 +995,25 @@ def _example2_arm(arm):
     """The interval row of one split's mean delay against the paper's single stream."""
 
     def measured(delay, setting):
-        e = th.EXAMPLE2
-        p_opt, p_uni = e["paper_optimal_delay"], e["paper_uniform_delay"]
-        share = {
-            a: float(np.mean(delay[a] <= p)) for a, p in (("optimal", p_opt), ("uniform", p_uni))
-        }
-        n = len(delay)
+        p_opt, p_uni = _EX2_PAPER["paper_optimal_delay"], _EX2_PAPER["paper_uniform_delay"]
+        d = delay[arm]
+        share = float(np.mean(d <= _EX2_PAPER[f"paper_{arm}_delay"]))
         if arm == "uniform":
-            m_uni = delay["uniform"].mean()
-            return {
-                "samples": delay["uniform"].to_numpy(),
-                "reason": f"the paper's one stream is {1 - p_uni / m_uni:.1%} below our mean; "
-                f"{share['uniform']:.0%} of our single streams are at or below it; a slower "
-                "arrival rate explains both values (calibrated row below)",
-                "setting": setting,
-            }
-        both_low = float(np.mean((delay["optimal"] <= p_opt) & (delay["uniform"] <= p_uni)))
-        m_opt, lo_opt, hi_opt = mean_interval(delay["optimal"])
+            reason = (
+                f"the paper's one stream is {1 - p_uni / d.mean():.1%} below our mean; {share:.0%} "
+                "of our single streams are at or below it; a slower arrival rate explains both "
+                "values (calibrated row below)"
+            )
+            return {"samples": d.to_numpy(), "reason": reason, "setting": setting}
+        both_low = float(np.mean((d <= p_opt) & (delay["uniform"] <= p_uni)))
+        m_opt, lo_opt, hi_opt = mean_interval(d)
         return {
-            "samples": delay["optimal"].to_numpy(),
+            "samples": d.to_numpy(),
             "verdict": None if lo_opt <= p_opt <= hi_opt else "partly",
-            "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over {n} "
-            f"streams, yet a common single stream: {share['optimal']:.0%} of ours are at or below "
-            f"it (both paper values at once: {both_low:.0%}); the splits follow the paper's rules, "
-            "we tune nothing",
+            "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over "
+            f"{len(delay)} streams, yet a common single stream: {share:.0%} of ours are at or "
+            f"below it (both paper values at once: {both_low:.0%}); the splits follow the paper's "
+            "rules, we tune nothing",
             "setting": setting,
         }
 
@@ -1315,25 +1303,19 @@ def fig4_results(omegas, seeds, n_jobs: int, no_purging_seeds) -> dict:
 
 def example3_results(seed: int = 0) -> dict:
     """Section 6: Example 3's task matrix decodes the sum from any K = 2 of its 3 results."""
-    from itertools import combinations
-
     from codedlib.codes import stream_tasks
 
     code = stream_tasks.example3_task_matrix()
     G = np.random.default_rng(seed).normal(size=(3, 4))  # partial gradients of the three chunks
-    results = code.encode(G)
-    rows = []
-    for received in combinations(range(3), 2):
-        err = np.abs(code.decode(results[list(received)], received) - G.sum(axis=0)).max()
-        rows.append(
-            {
-                "received": received,
-                "coefficients": np.round(stream_tasks.decoding_vector(code.B, received), 3),
-                "max_error": err,
-                "relative_error": err / np.abs(G.sum(axis=0)).max(),
-            }
-        )
-    return {"code": code, "decoding": pd.DataFrame(rows)}
+    results, pairs = code.encode(G), list(combinations(range(3), 2))
+    err = [np.abs(code.decode(results[list(r)], r) - G.sum(axis=0)).max() for r in pairs]
+    decoding = {
+        "received": pairs,
+        "coefficients": [np.round(stream_tasks.decoding_vector(code.B, r), 3) for r in pairs],
+        "max_error": err,
+        "relative_error": [e / np.abs(G.sum(axis=0)).max() for e in err],
+    }
+    return {"code": code, "decoding": pd.DataFrame(decoding)}
 
 
 def code_parameter_results(unit) -> dict:
@@ -1360,11 +1342,9 @@ def table2_results(unit, seeds, n_jobs: int) -> dict:
     # per-stream averages, one column per stable K (an unstable K has none)
     ps2 = pd.DataFrame({K: v for K, v in zip(t2["K"], t2["sim_per_seed"]) if v}, index=seeds)
     by_K = t2.set_index("K")
-    ks = list(by_K.index)
     disagree = [
         (p, q)
-        for i, p in enumerate(ks)
-        for q in ks[i + 1 :]
+        for p, q in combinations(by_K.index, 2)
         if np.sign(by_K.loc[p, "mismatch"] - by_K.loc[q, "mismatch"])
         != np.sign(by_K.loc[p, "sim_mean"] - by_K.loc[q, "sim_mean"])
     ]

@@ -85,15 +85,8 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
     w = 0.38
     b.bar(x - w / 2, df["metric_uniform"], width=w, color="C1", label="uniform split")
     b.bar(x + w / 2, df["metric_optimal"], width=w, color="C0", label="optimal split (integer κ)")
-    b.scatter(
-        x + w / 2,
-        df["metric_optimal_continuous"],
-        marker="_",
-        s=300,
-        color="k",
-        label="optimal split (real κ) = θ",
-        zorder=3,
-    )
+    theta, label = df["metric_optimal_continuous"], "optimal split (real κ) = θ"
+    b.scatter(x + w / 2, theta, marker="_", s=300, color="k", label=label, zorder=3)
     for xi, (ku, ko) in zip(x, zip(df["kappa_uniform"], df["kappa_optimal"])):
         b.annotate(f"{ku}", (xi - w / 2, 0), ha="center", va="bottom", fontsize="x-small")
         b.annotate(f"{ko}", (xi + w / 2, 0), ha="center", va="bottom", fontsize="x-small")
@@ -147,15 +140,9 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     t = result.table
     top, bottom = axes
     for kind, color in (("uniform", "C3"), ("optimal", "C0")):
-        top.errorbar(
-            t["omega"],
-            t[f"{kind}_mean"],
-            yerr=t[f"{kind}_ci_halfwidth"],
-            marker="o",
-            color=color,
-            capsize=3,
-            label=f"{kind} split, simulated (purging)",
-        )
+        mean, half = t[f"{kind}_mean"], t[f"{kind}_ci_halfwidth"]
+        label = f"{kind} split, simulated (purging)"
+        top.errorbar(t["omega"], mean, yerr=half, marker="o", color=color, capsize=3, label=label)
     top.errorbar(
         t["omega"],
         t["optimal_no_purging_mean"],
@@ -183,14 +170,8 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     for kind, color, shift in (("uniform", "C3", -0.2), ("optimal", "C0", 0.2)):
         sub = r[r["split"] == kind]
         jitter = rng.uniform(-0.12, 0.12, len(sub)) * step
-        bottom.scatter(
-            sub["omega"] + shift * step + jitter,
-            sub["delay"],
-            s=4,
-            alpha=0.5,
-            color=color,
-            label=kind,
-        )
+        x = sub["omega"] + shift * step + jitter
+        bottom.scatter(x, sub["delay"], s=4, alpha=0.5, color=color, label=kind)
     bottom.set_yscale("log")
     bottom.set_xlabel("redundancy ratio Ω")
     bottom.set_ylabel("job delay [s]")
@@ -274,15 +255,9 @@ def plot_table2(df, ax=None, *, title: str | None = None):
     fig, ax = new_axes(ax, figsize=(6, 3.4))
     x = np.arange(len(df))
     stable = df["sim_stable"].to_numpy(dtype=bool)
-    ax.bar(
-        x[stable],
-        df["sim_mean"][stable],
-        yerr=df["sim_ci_halfwidth"][stable],
-        capsize=4,
-        color="C0",
-        alpha=0.8,
-        label="simulated, optimal split (95% CI)",
-    )
+    mean, half = df["sim_mean"][stable], df["sim_ci_halfwidth"][stable]
+    label = "simulated, optimal split (95% CI)"
+    ax.bar(x[stable], mean, yerr=half, capsize=4, color="C0", alpha=0.8, label=label)
     th = df["theory_no_purging"].to_numpy(dtype=float)
     ok = np.isfinite(th)
     ax.scatter(x[ok], th[ok], marker="D", color="C2", zorder=3, label="P-K, eq. (7)")
@@ -311,28 +286,17 @@ def plot_unstable_growth(df, paper=None, ax=None, *, title: str | None = None):
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.6))
     for seed, g in df.groupby("seed"):
-        ax.plot(
-            g["J"],
-            g["mean_delay"],
-            marker="o",
-            ls="none",
-            color="C0",
-            alpha=0.6,
-            label="ours, one stream per seed" if seed == df["seed"].min() else None,
-        )
+        label = "ours, one stream per seed" if seed == df["seed"].min() else None
+        ax.plot(g["J"], g["mean_delay"], marker="o", ls="none", color="C0", alpha=0.6, label=label)
     pred = df.groupby("J")["prediction"].mean()
     ax.plot(pred.index, pred.to_numpy(), color="C2", label="E[T_s] + (J-1)/2 (E[T_s] - E[T_a])")
     if paper:
         J = float(df["J"].max())
         markers = "sD^v<>ph"
         for i, (label, value) in enumerate(paper.items()):
+            marker, label = markers[i % len(markers)], f"paper, Table II, {label}"
             ax.scatter(
-                [J * (1.025 + 0.02 * i)],
-                [value],
-                marker=markers[i % len(markers)],
-                color="C3",
-                zorder=3,
-                label=f"paper, Table II, {label}",
+                [J * (1.025 + 0.02 * i)], [value], marker=marker, color="C3", zorder=3, label=label
             )
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
@@ -351,25 +315,15 @@ def plot_example2_setting_check(check, *, title: str | None = None):
     fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
     for ax, split in zip(axes, ("optimal", "uniform")):
         x, y = streams["realised_rate"].to_numpy(), streams[split].to_numpy()
-        ax.plot(
-            x,
-            y,
-            ".",
-            color="#0173b2" if split == "optimal" else "#de8f05",
-            ms=4,
-            label=f"one simulated stream ({split} split)",
-        )
+        color = "#0173b2" if split == "optimal" else "#de8f05"
+        label = f"one simulated stream ({split} split)"
+        ax.plot(x, y, ".", color=color, ms=4, label=label)
         m = match.loc[split]
         grid = np.linspace(min(x.min(), m["rate_matching_paper"]) * 0.98, x.max() * 1.02, 50)
         ax.plot(grid, m["intercept"] + m["slope"] * grid, "k-", lw=1, label="least squares")
         ax.axhline(m["paper"], color="crimson", ls="--", lw=1, label=f"paper: {m['paper']:g} s")
-        ax.axvline(
-            m["rate_matching_paper"],
-            color="crimson",
-            ls=":",
-            lw=1,
-            label=f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s",
-        )
+        label = f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s"
+        ax.axvline(m["rate_matching_paper"], color="crimson", ls=":", lw=1, label=label)
         ax.axvline(0.01, color="#888888", lw=0.8, label="λ = 0.01 (listed)")
         ax.set_xlabel("realised arrival rate of the stream, J / t_J [jobs/s]")
         ax.set_ylabel("average job delay of the stream [s]")

@@ -207,21 +207,15 @@ class DelaySummary:
         return f"{self.mean:.2f} ± {self.ci_halfwidth:.2f}"
 
 
-def _stream_means(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs, purging) -> dict:
-    """One seed of :func:`simulate_mean_delay`."""
-    one = simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, seed)
+def _stream_means(seed, *, stream) -> dict:
+    """One seed of :func:`simulate_mean_delay`: ``stream`` is :func:`simulate_stream`'s arguments
+    before ``rng``."""
+    one = simulate_stream(*stream, seed)
     return {"mean_delay": one.delays.mean(), "service_mean": one.service_mean, "stable": one.stable}
 
 
 def simulate_mean_delay(
-    workers: StreamWorkers,
-    kappa,
-    K,
-    iterations,
-    arrival_rate,
-    n_jobs,
-    purging=True,
-    seeds=(0, 1, 2, 3, 4),
+    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, seeds=range(5)
 ) -> DelaySummary:
     """Average job delay (Sec. VI's measure) over ``n_jobs`` for every seed and a 95% t interval.
 
@@ -232,18 +226,8 @@ def simulate_mean_delay(
     seeds = list(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    runs = over_seeds(
-        _stream_means,
-        seeds,
-        desc="stream seeds",
-        workers=workers,
-        kappa=kappa,
-        K=K,
-        iterations=iterations,
-        arrival_rate=arrival_rate,
-        n_jobs=n_jobs,
-        purging=purging,
-    )
+    stream = (workers, kappa, K, iterations, arrival_rate, n_jobs, purging)
+    runs = over_seeds(_stream_means, seeds, desc="stream seeds", stream=stream)
     per_seed = runs["mean_delay"].to_numpy()
     service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate

@@ -326,16 +326,8 @@ def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
     theta = solve_theta(workers, n_tasks, gamma)
     kappa = kappa_of_theta(workers, theta, gamma)
     a, _, _ = split_coefficients(workers, gamma)
-    return LoadSplit(
-        "optimal",
-        int(K),
-        float(omega),
-        gamma,
-        theta,
-        kappa,
-        round_split(kappa * (n_tasks / kappa.sum()), n_tasks),
-        a < theta,
-    )
+    rounded = round_split(kappa * (n_tasks / kappa.sum()), n_tasks)
+    return LoadSplit("optimal", int(K), float(omega), gamma, theta, kappa, rounded, a < theta)
 
 
 def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
@@ -549,16 +541,9 @@ def stability_threshold(
     first, _ = assignment_moments(workers, kappa)
     slowest = int(np.argmax(first))
     e1, _ = iteration_time_moments(workers, kappa)
-    service = iterations * e1
-    slow_service = iterations * float(first[slowest])
+    service, slow, lam = iterations * e1, iterations * float(first[slowest]), arrival_rate
     return StabilityThreshold(
-        arrival_rate * service,
-        arrival_rate * slow_service,
-        1.0 / service,
-        1.0 / slow_service,
-        slowest,
-        service,
-        arrival_rate,
+        lam * service, lam * slow, 1.0 / service, 1.0 / slow, slowest, service, lam
     )
 
 
@@ -667,14 +652,10 @@ def optimise_code_parameters(
         np.asarray([mismatch(w, s.kappa, gamma, o) for w, s in zip(workers, splits)])
         for o in ("all", "active")
     )
+    theta = np.asarray([s.theta for s in splits])
+    n_active = np.asarray([s.n_active for s in splits])
+    n_assigned = np.asarray([int(np.count_nonzero(s.kappa)) for s in splits])
+    C = np.asarray([Z / K for K in Ks])
     return CodeSearch(
-        np.asarray(Ks),
-        np.asarray([Z / K for K in Ks]),
-        mm,
-        mma,
-        np.asarray([s.theta for s in splits]),
-        np.asarray([s.n_active for s in splits]),
-        np.asarray([int(np.count_nonzero(s.kappa)) for s in splits]),
-        splits,
-        int(np.argmin(mm)),
+        np.asarray(Ks), C, mm, mma, theta, n_active, n_assigned, splits, int(np.argmin(mm))
     )
