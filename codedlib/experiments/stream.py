@@ -197,7 +197,8 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
 def example2_comparison(n_jobs=1000, seeds=tuple(range(10))) -> SimpleNamespace:
     """Example 2: optimal vs uniform split and the lower bound, paper vs ours: our closed form
     and simulation (mean and 95 % CI over seeds; the central 95 % of single streams; the
-    percentile of the paper's single-stream value among ours)."""
+    percentile of the paper's single-stream value among ours): ``table`` (one row per quantity),
+    ``streams`` (:func:`example2_streams`), ``lower_bound`` (eq. 9) and ``lower_bound_queue``."""
     ex, w = th.EXAMPLE2, th.example2_workers()
     K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     seeds = tuple(seeds)
@@ -299,6 +300,8 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0) -> SimpleNamespac
     1/lambda; J = 100, 300 (the queue starts empty); a warm-up of 200 jobs dropped (the listed
     streams' later jobs). Then each listed stream's *realised* rate ``J / t_J`` against its two
     delays: a least-squares line per split and the rate at which it meets the paper's value.
+    Returns ``variants`` (the last row at the calibrated ``lambda_fit``), the listed ``streams``,
+    the per-split fit ``match`` and the ``calibrated`` streams' averages.
     """
     w = th.example2_workers()
     n_streams = check_int("n_streams", n_streams, low=3)
@@ -384,7 +387,9 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
 
 def fig3_activity(n_jobs=None, seed=0, iterations=None) -> SimpleNamespace:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits on the
-    same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`)."""
+    same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
+    Per split: ``intervals`` (``job, iteration, worker, start, stop``), ``jobs`` (``arrival,
+    start, finish``), ``n_workers`` and ``kappa``."""
     s, w = SECTION6A, section6a_workers()
     I = s["iterations"] if iterations is None else iterations
     n_jobs = s["n_jobs"] if n_jobs is None else n_jobs
@@ -564,6 +569,8 @@ def fig4_delay_vs_redundancy(
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
     One seed gives every arm and every Omega the same arrival times (paired comparisons).
+    Returns ``table`` (per Omega), ``realizations`` and ``per_seed`` (``omega, arm, seed,
+    mean_delay``).
     """
     s = FIG4_SETTINGS
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
@@ -584,14 +591,8 @@ def fig4_delay_vs_redundancy(
         omega = check_real("omega", omega, low=1.0)
         opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
         pred = th.predict_delay(w, opt.kappa, I, lam)
-        row = {
-            "omega": omega,
-            "n_tasks": opt.n_tasks,
-            "theory_no_purging": pred.pk_delay,
-            "theory_stable": pred.stable,
-            "lower_bound": d_l,
-            "lower_bound_queue": d_lq,
-        }
+        row = {"omega": omega, "n_tasks": opt.n_tasks, "theory_no_purging": pred.pk_delay}
+        row |= {"theory_stable": pred.stable, "lower_bound": d_l, "lower_bound_queue": d_lq}
         for split in (opt, uni):
             add(row, omega, split.kind, split.kappa, True)
             one = sim.simulate_stream(w, split.kappa, K, I, lam, n_realizations, True, seeds[0])
@@ -612,19 +613,14 @@ def fig4_no_purging_check(omegas, seeds=tuple(range(40)), n_jobs=1000) -> pd.Dat
     (the theory within the simulation's 95 % CI)."""
     s = FIG4_SETTINGS
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
-    w = th.example2_workers(complexity=s["Z"] / K)
-    rows = []
+    w, seeds, rows = th.example2_workers(complexity=s["Z"] / K), tuple(seeds), []
     for omega in omegas:
         split = th.optimal_split(w, K, omega, gamma)
         theory = th.predict_delay(w, split.kappa, I, lam).pk_delay
         summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, False, seeds)
         mean, half = summary.mean, summary.ci_halfwidth
-        sim_ = {
-            "sim_mean": mean,
-            "sim_ci_halfwidth": half,
-            "inside": bool(abs(theory - mean) <= half),
-        }
-        rows.append({"omega": omega, "theory": theory, **sim_, "n_seeds": len(tuple(seeds))})
+        row = {"omega": omega, "theory": theory, "sim_mean": mean, "sim_ci_halfwidth": half}
+        rows.append(row | {"inside": bool(abs(theory - mean) <= half), "n_seeds": len(seeds)})
     return pd.DataFrame(rows)
 
 
@@ -720,13 +716,8 @@ def explore_split(
     for split in (opt, uni):
         kind = split.kind
         out[f"{kind}_prediction"] = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        out[f"{kind}_simulation"] = (
-            sim.simulate_mean_delay(
-                workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
-            )
-            if simulate
-            else None
-        )
+        run = (workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds)
+        out[f"{kind}_simulation"] = sim.simulate_mean_delay(*run) if simulate else None
         out[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
     return SimpleNamespace(optimal=opt, uniform=uni, **out, workers=workers)
 
@@ -778,7 +769,8 @@ def paper_table2_stability() -> SimpleNamespace:
     ``(-1 + sqrt(1 + 8 gamma theta)) / (4 gamma) <= E[T_{p,kappa}] <= (-1 + sqrt(1 + 4 gamma
     theta)) / (2 gamma)`` (``Var <= E^2``), and with Omega = 1 ``E[T_s] >= I`` times the lower
     end; inverting the linear drift (:func:`unstable_growth`), a ``J``-job average ``D`` means
-    ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``, with J = 1000.
+    ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``, with J = 1000 (times in seconds,
+    ``implied_service_mean`` keyed by K).
     """
     s = CLUSTER_SETTINGS
     theta, gamma, I, lam = s["paper_theta"], s["gamma"], s["iterations"], s["arrival_rate"]
