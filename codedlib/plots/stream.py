@@ -100,20 +100,20 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
     return fig
 
 
-def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
+def plot_activity(data, axes=None, *, title: str | None = None):
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
 
     kinds = ("uniform", "optimal")
     if axes is None:
-        fig, axes = subplots(2, 1, figsize=(10, 1.6 + 1.1 * 2 * 2), sharex=True, squeeze=False)
+        size = (10, 1.6 + 1.1 * len(kinds) * 2)
+        fig, axes = subplots(len(kinds), 1, figsize=size, sharex=True, squeeze=False)
         axes = axes[:, 0]
     fig = axes[0].figure
     colors = matplotlib.colormaps["tab10"]
     end = max(float(np.max(getattr(data, k).jobs["finish"])) for k in kinds)
     for ax, kind in zip(axes, kinds):
         d = getattr(data, kind)
-        iv = d.intervals
-        for (worker, job), g in iv.groupby(["worker", "job"]):
+        for (worker, job), g in d.intervals.groupby(["worker", "job"]):
             spans = list(zip(g["start"], g["stop"] - g["start"]))
             ax.broken_barh(
                 spans, (worker + 0.6, 0.8), facecolors=colors(job % 10), edgecolor="none"
@@ -123,7 +123,7 @@ def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
         ax.set_yticks(np.arange(1, d.n_workers + 1))
         ax.set_ylabel("worker")
         ax.set_title(f"{kind} split (dashed: job arrivals)")
-        ax.set_xlim(0, max_time if max_time is not None else end * 1.02)
+        ax.set_xlim(0, end * 1.02)
     axes[-1].set_xlabel("time [s]")
     fig.tight_layout()
     if title is not None:
