@@ -38,14 +38,14 @@ _CHUNK_ELEMENTS = 2_000_000  # task-time samples drawn at once (memory bound)
 
 
 def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
-    kappa = check_array("kappa", kappa, shape=(workers.n_workers,))
+    kappa = check_array("kappa", kappa, ndim=1)
     if np.any(kappa != np.round(kappa)) or np.any(kappa < 0):
         raise ValueError(
             f"kappa must hold non-negative integer task counts, got kappa={kappa.tolist()}"
         )
     if not np.any(kappa > 0):
         raise ValueError(f"kappa must give at least one worker a task, got kappa={kappa.tolist()}")
-    return kappa.astype(np.int64)
+    return check_array("kappa", kappa, shape=(workers.n_workers,)).astype(np.int64)
 
 
 def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
