@@ -4,7 +4,6 @@ import math
 
 import matplotlib
 import numpy as np
-import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
@@ -64,18 +63,6 @@ def test_fig4_per_seed_is_tidy_and_matches_table():
     for omega in (1.0, 1.1):
         got = ps[(ps["omega"] == omega) & (ps["arm"] == "optimal")]["mean_delay"].mean()
         assert got == pytest.approx(t.loc[omega, "optimal_mean"], rel=1e-12)
-
-
-def test_per_seed_frame_explodes_and_skips_unstable():
-    table = pd.DataFrame({"K": [1, 2, 3], "sim_per_seed": [(1.0, 2.0), (), (5.0, 6.0)]})
-    df = ex.per_seed_frame(table, seeds=(7, 8))
-    assert df.to_dict("list") == {
-        "K": [1, 1, 3, 3],
-        "seed": [7, 8, 7, 8],
-        "mean_delay": [1.0, 2.0, 5.0, 6.0],
-    }
-    with pytest.raises(ValueError, match="seeds"):
-        ex.per_seed_frame(table, seeds=(7,))
 
 
 def test_paper_table2_stability_bounds():

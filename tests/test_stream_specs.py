@@ -33,7 +33,7 @@ def evaluated():
     run("queueing", queueing=qc, gamma=1.0)
     r3 = ex.fig3_results(0, 1.0)
     run("fig3", **r3)
-    r3 |= ex.fig3_stability_results(0, 200, 2, 20, r3["workers6a"], r3["splits6a"])
+    r3 |= ex.fig3_stability_results(0, 200, 2, 20)
     run("fig3_stability", **r3)
     run("fig4", **ex.fig4_results((1.0, 1.06, 1.5), seeds, n_jobs, seeds))
     run("example3", **ex.example3_results(0))

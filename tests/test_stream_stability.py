@@ -1,8 +1,6 @@
 """Stream coded computing (paper 5): Section VI-A's setting, and the uniform split's rate
 stability (Section IV-A) in closed form against long simulated streams."""
 
-import dataclasses
-
 import matplotlib
 import numpy as np
 import pytest
@@ -94,7 +92,7 @@ def test_threshold_against_long_simulation():
     plt.close(
         sp.plot_stability(
             ex.stability_scan(rate_factors=(0.9, 1.1), n_jobs=400, seeds=(0, 1)),
-            dataclasses.replace(ex.section6a_speed_window(scales=[0.5, 1, 2]), fig4_scale=0.2),
+            ex.section6a_speed_window(scales=[0.5, 1, 2]),
             title="stability",
         )
     )
@@ -145,8 +143,6 @@ def test_stability_inputs_validated():
         th.stability_threshold(w, kappa, 0, 0.01)
     with pytest.raises(ValueError, match="kappa"):
         th.stability_threshold(w, [1, 2], 10, 0.01)
-    with pytest.raises(ValueError, match="speed_scale"):
-        ex.section6a_workers(speed_scale=-1.0)
     with pytest.raises(ValueError, match="seeds"):
         ex.stability_scan(seeds=(0,), n_jobs=100)
     with pytest.raises(ValueError, match="rate_factor"):

@@ -115,16 +115,11 @@ def decoding_vector(B, received) -> np.ndarray:
     ``GradientCode.decode`` of the code whose workers are the tasks, restricted to them.
     """
     B = check_array("B", B, ndim=2)
-    received = np.asarray(received, dtype=np.int64)
-    if received.ndim != 1 or received.size == 0:
-        raise ValueError("received must be a non-empty 1-d list of task indices")
-    if (
-        np.any(received < 0)
-        or np.any(received >= B.shape[0])
-        or np.unique(received).size != received.size
-    ):
+    received, n = np.asarray(received, dtype=np.int64), B.shape[0]
+    ok = received.ndim == 1 and received.size > 0 and np.unique(received).size == received.size
+    if not ok or np.any(received < 0) or np.any(received >= n):
         raise ValueError(
-            f"received must hold distinct task indices in [0, {B.shape[0]}), "
+            f"received must be a non-empty list of distinct task indices in [0, {n}), "
             f"got {received.tolist()}"
         )
     code = gradient_code_from_matrices(B, B.shape[0] - received.size, validate=False)

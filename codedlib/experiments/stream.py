@@ -1,6 +1,6 @@
 """Experiments for paper 5 (stream coded computing): one function per figure / table,
-returning tidy frames (the paper's ``K``, ``C``, ``J`` keep their letter) or small ``*Result``
-dataclasses for :mod:`codedlib.plots.stream`; the notebook's sizes are :data:`SETTINGS`, each
+returning tidy frames (the paper's ``K``, ``C``, ``J`` keep their letter) or namespaces of them
+for :mod:`codedlib.plots.stream`; the notebook's sizes are :data:`SETTINGS`, each
 section's run one ``*_results`` dict and its claims :data:`CLAIMS`.
 
 Worker sets. Example 2 lists its five workers; Sections VI-A/B and VI-C (Fig. 5, P = 100) do
@@ -16,7 +16,10 @@ Reference: esfahanizadeh2022stream.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import asdict
+from functools import partial
+from itertools import combinations
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -47,16 +50,6 @@ __all__ = [
     "show",
     "split_results",
     "table2_results",
-    "ActivityResult",
-    "CodeSearchResult",
-    "Example2Result",
-    "ExploreSplitResult",
-    "Fig4Result",
-    "PaperStabilityResult",
-    "SettingCheckResult",
-    "SpeedWindowResult",
-    "SplitActivity",
-    "StabilityScanResult",
     "SECTION6A",
     "example2_setting_check",
     "CLUSTER_SETTINGS",
@@ -69,12 +62,10 @@ __all__ = [
     "fig3_wait_check",
     "fig4_delay_vs_redundancy",
     "fig4_no_purging_check",
-    "fig5_cluster",
     "calibrate_work",
     "example2_streams",
     "heterogeneous_cluster",
     "paper_table2_stability",
-    "per_seed_frame",
     "queueing_check",
     "section6a_speed_window",
     "section6a_workers",
@@ -98,20 +89,15 @@ SECTION6A = {
 }
 
 
-def _given(value, default):
-    return default if value is None else value
-
-
-def section6a_workers(speed_scale=None) -> th.StreamWorkers:
+def section6a_workers() -> th.StreamWorkers:
     """Stand-in for Section VI-A's five workers, shown (Fig. 2a) but not listed: Example 2's
-    workers with every ``mu_p`` times ``speed_scale``, by default ``(I K C)_VI-A / (I K C)_Ex.2
-    = 7.07e-4`` (one Section VI-A job is one Example 2 job of work). A choice, not a fit; the
+    workers with every ``mu_p`` times ``speed_scale`` ``= (I K C)_VI-A / (I K C)_Ex.2 = 7.07e-4``
+    (one Section VI-A job is one Example 2 job of work). A choice, not a fit; the
     text agrees: Section VI-B's "stronger" workers (our Fig. 4 stand-in) are 5x faster, and
     Fig. 2(a) draws ``m_p`` (here 0.010-0.052 s) on the axis of ``c_p`` (0.048-0.089 s).
     """
     s = SECTION6A
-    scale = check_real("speed_scale", _given(speed_scale, s["speed_scale"]), low=0.0, low_open=True)
-    rates = np.asarray(th.EXAMPLE2["rates"]) * scale
+    rates = np.asarray(th.EXAMPLE2["rates"]) * s["speed_scale"]
     return th.StreamWorkers.exponential(rates, th.EXAMPLE2["comm_time"], s["complexity"])
 
 
@@ -145,127 +131,6 @@ CLUSTER_SETTINGS = {
 }
 
 
-# ---------------------------------------------------------------------------- result objects
-@dataclass(frozen=True)
-class Example2Result:
-    """Example 2, paper vs ours (:func:`example2_comparison`): ``table`` has one row per
-    quantity (``paper``, ``theory``, simulation summary ``sim_*``, ``paper_percentile``,
-    ``note``); ``streams`` is :func:`example2_streams`; ``lower_bound`` is eq. (9)'s ``D_L``."""
-
-    table: pd.DataFrame
-    streams: pd.DataFrame
-    optimal: th.LoadSplit
-    uniform: th.LoadSplit
-    workers: th.StreamWorkers
-    lower_bound: float
-
-
-@dataclass(frozen=True)
-class SettingCheckResult:
-    """Candidate setting differences behind Example 2's pair (:func:`example2_setting_check`):
-    ``variants`` (the last row at the calibrated ``lambda_fit``), the listed ``streams``, the
-    per-split least-squares ``match`` and the ``calibrated`` streams."""
-
-    variants: pd.DataFrame
-    streams: pd.DataFrame
-    match: pd.DataFrame
-    lambda_fit: float
-    calibrated: pd.DataFrame
-
-
-@dataclass(frozen=True)
-class SplitActivity:
-    """Busy intervals (``job, iteration, worker, start, stop``) and jobs (``arrival, start,
-    finish``) under one split (:func:`fig3_activity`)."""
-
-    intervals: pd.DataFrame
-    jobs: pd.DataFrame
-    n_workers: int
-    kappa: np.ndarray
-
-
-@dataclass(frozen=True)
-class ActivityResult:
-    """Fig. 3: worker activity under both splits, same arrivals (:func:`fig3_activity`)."""
-
-    uniform: SplitActivity
-    optimal: SplitActivity
-
-
-@dataclass(frozen=True)
-class StabilityScanResult:
-    """The uniform split's stability threshold against long streams (:func:`stability_scan`)."""
-
-    streams: pd.DataFrame
-    thresholds: pd.DataFrame
-    by_job: pd.DataFrame
-    critical_rate: float
-    slopes: pd.DataFrame
-
-
-@dataclass
-class SpeedWindowResult:
-    """``rho`` of both splits against the workers' speed scale, the scales where ``rho = 1``
-    and Fig. 4's stand-in scale (drawn when set) (:func:`section6a_speed_window`)."""
-
-    table: pd.DataFrame
-    s_uniform: float
-    s_optimal: float
-    fig4_scale: float | None = None
-
-
-@dataclass(frozen=True)
-class Fig4Result:
-    """Fig. 4: per-Omega ``table``, one stream's job-delay ``realizations`` and every stream's
-    average ``per_seed`` (``omega, arm, seed, mean_delay``) (:func:`fig4_delay_vs_redundancy`)."""
-
-    table: pd.DataFrame
-    realizations: pd.DataFrame
-    per_seed: pd.DataFrame
-    settings: dict
-
-
-@dataclass(frozen=True)
-class CodeSearchResult:
-    """Figs. 6-7, Algorithm 1 (:func:`code_parameter_search`): ``table`` one row per K; the
-    best K over all workers (eq. 10) and over the active ones."""
-
-    table: pd.DataFrame
-    best_k: int
-    best_k_active_only: int
-    search: th.CodeSearch
-
-
-@dataclass(frozen=True)
-class PaperStabilityResult:
-    """What the paper's own Section VI-C numbers say (:func:`paper_table2_stability`); times
-    in seconds, ``implied_service_mean`` keyed by K."""
-
-    theta: float
-    assignment_mean_low: float
-    assignment_mean_high: float
-    service_mean_low: float
-    arrival_mean: float
-    implied_service_mean: dict
-
-
-@dataclass(frozen=True)
-class ExploreSplitResult:
-    """Everything the load-split widget shows (:func:`explore_split`); a simulation is None
-    when not run."""
-
-    optimal: th.LoadSplit
-    uniform: th.LoadSplit
-    lower_bound: float
-    optimal_prediction: th.DelayPrediction
-    uniform_prediction: th.DelayPrediction
-    optimal_metric: np.ndarray
-    uniform_metric: np.ndarray
-    optimal_simulation: sim.DelaySummary | None = None
-    uniform_simulation: sim.DelaySummary | None = None
-    workers: th.StreamWorkers | None = None
-
-
 def _summary_row(summary: sim.DelaySummary) -> dict:
     """Mean, CI, per-stream range and the central 95 % of the per-stream averages (where one
     stream of J jobs falls); an unstable summary keeps only rho (no averages)."""
@@ -283,22 +148,21 @@ def _summary_row(summary: sim.DelaySummary) -> dict:
     }
 
 
-def example2_streams(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> pd.DataFrame:
+def example2_streams(n_jobs=1000, seeds=tuple(range(10))) -> pd.DataFrame:
     """Example 2, one row per (seed, arm): one stream's average job delay, mean queue wait and
     mean service time. Arms: ``optimal``, ``uniform`` (purging), ``<split>, no purging`` (nan
     averages when unstable) and ``ideal worker`` (eq. 9's deterministic service ``D_L`` behind
     the same queue). One seed gives every arm the same arrival times.
     """
-    ex = th.EXAMPLE2
-    w = th.example2_workers() if workers is None else workers
+    w = th.example2_workers()
     return over_seeds(
         _example2_stream,
         seeds,
         desc="stream seeds",
         workers=w,
-        splits=_splits(w, ex["K"], ex["omega"], ex["gamma"], ("optimal", "uniform")),
+        splits=_example2_splits(w),
         n_jobs=check_int("n_jobs", n_jobs, low=1),
-        lower_bound=th.lower_bound_delay(w, ex["K"], ex["iterations"]),
+        lower_bound=th.lower_bound_delay(w, th.EXAMPLE2["K"], th.EXAMPLE2["iterations"]),
     )
 
 
@@ -310,12 +174,12 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
     for purging in (True, False):
         for name, split in splits.items():
             one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs, purging, seed)
-            ok = one.stable
+            ok, wait = one.stable, np.mean(one.start - one.arrivals)
             rows.append(
                 {
                     "arm": name if purging else f"{name}, no purging",
                     "mean_delay": float(one.delays.mean()) if ok else np.nan,
-                    "mean_wait": float(np.mean(one.start - one.arrivals)) if ok else np.nan,
+                    "mean_wait": float(wait) if ok else np.nan,
                     "mean_service": float(one.service.mean()),
                     "rho": one.rho,
                     "stable": ok,
@@ -325,40 +189,31 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
     d_l = lower_bound
     arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
     start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-    return rows + [
-        {
-            "arm": "ideal worker",
-            "mean_delay": float(np.mean(finish - arrivals)),
-            "mean_wait": float(np.mean(start - arrivals)),
-            "mean_service": d_l,
-            "rho": d_l * lam,
-            "stable": bool(d_l * lam < 1),
-        }
-    ]
+    wait, delay = float(np.mean(start - arrivals)), float(np.mean(finish - arrivals))
+    ideal = {"arm": "ideal worker", "mean_delay": delay, "mean_wait": wait, "mean_service": d_l}
+    return rows + [ideal | {"rho": d_l * lam, "stable": bool(d_l * lam < 1)}]
 
 
-def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Example2Result:
+def example2_comparison(n_jobs=1000, seeds=tuple(range(10))) -> SimpleNamespace:
     """Example 2: optimal vs uniform split and the lower bound, paper vs ours: our closed form
     and simulation (mean and 95 % CI over seeds; the central 95 % of single streams; the
-    percentile of the paper's single-stream value among ours)."""
-    ex = th.EXAMPLE2
-    w = th.example2_workers() if workers is None else workers
+    percentile of the paper's single-stream value among ours): ``table`` (one row per quantity),
+    ``streams`` (:func:`example2_streams`), ``lower_bound`` (eq. 9) and ``lower_bound_queue``."""
+    ex, w = th.EXAMPLE2, th.example2_workers()
     K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     seeds = tuple(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    splits = _splits(w, K, ex["omega"], ex["gamma"], ("optimal", "uniform"))
-    streams = example2_streams(n_jobs, seeds, w)
-    rows = []
+    streams, rows = example2_streams(n_jobs, seeds), []
 
     def summary_of(arm):
         g = streams[streams["arm"] == arm]
         service = float(g["mean_service"].mean())
         if not g["stable"].all() or service * lam >= 1:
             return sim.DelaySummary(
-                np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False, n_jobs
+                np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False
             )
-        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam, n_jobs)
+        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam)
 
     def add(quantity, paper, theory, arm, note):
         row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
@@ -372,39 +227,25 @@ def example2_comparison(n_jobs=1000, seeds=tuple(range(10)), workers=None) -> Ex
             )
         rows.append(row | {"note": note})
 
-    for kind, split in splits.items():
+    for kind, split in _example2_splits(w).items():
         pred = th.predict_delay(w, split.kappa, I, lam)
         note = f"Section VI simulation, integer split {split.kappa.tolist()}"
         add(f"{kind} split, purging (simulated)", ex[f"paper_{kind}_delay"], np.nan, kind, note)
         unstable = f"UNSTABLE: E[T_s]={pred.service_mean:.1f} s >= E[T_a]={1 / lam:.0f} s"
         note = "stable" if pred.stable else unstable
-        add(
-            f"{kind} split, no purging: P-K eq. (7)",
-            np.nan,
-            pred.pk_delay,
-            f"{kind}, no purging",
-            note,
-        )
+        quantity = f"{kind} split, no purging: P-K eq. (7)"
+        add(quantity, np.nan, pred.pk_delay, f"{kind}, no purging", note)
     d_l, p_lb = th.lower_bound_delay(w, K, I), ex["paper_lower_bound"]
+    note = "service time of one ideal worker: no queueing"
+    add("lower bound D_L, eq. (9) as printed", p_lb, d_l, "", note)
     d_lq = th.lower_bound_queue_delay(w, K, I, lam)
-    add(
-        "lower bound D_L, eq. (9) as printed",
-        p_lb,
-        d_l,
-        "",
-        "service time of one ideal worker: no queueing",
-    )
     queue = "eq. (9) service behind the Poisson queue"
-    add(
-        f"{queue} (M/D/1, eq. 7)",
-        p_lb,
-        d_lq,
-        "",
-        "not in the paper; D_L plus the mean M/D/1 queue wait",
-    )
+    note = "not in the paper; D_L plus the mean M/D/1 queue wait"
+    add(f"{queue} (M/D/1, eq. 7)", p_lb, d_lq, "", note)
     note = "not in the paper; same arrivals as the splits"
     add(f"{queue} (simulated)", p_lb, np.nan, "ideal worker", note)
-    return Example2Result(pd.DataFrame(rows), streams, splits["optimal"], splits["uniform"], w, d_l)
+    table = pd.DataFrame(rows)
+    return SimpleNamespace(table=table, streams=streams, lower_bound=d_l, lower_bound_queue=d_lq)
 
 
 _MOMENTS = (("mean", np.mean), ("sd", lambda x: x.std(ddof=1)))
@@ -415,25 +256,28 @@ def _example2_splits(workers):
     return _splits(workers, ex["K"], ex["omega"], 1.0, ("optimal", "uniform"))
 
 
-def _setting_stream(workers, kappa, seed, gen_seed, J, poisson=True, rate=None):
-    """One Example 2 stream with purging: its job delays and realised arrival rate ``J / t_J``."""
-    ex = th.EXAMPLE2
+def _setting_streams(workers, n_streams, seed, J, poisson=True, rate=None, first=0) -> dict:
+    """``n_streams`` Example 2 streams with purging per split, stream ``r`` drawn from the seed
+    ``[seed, r]`` (both splits on its arrivals): split -> list of (job delays, realised arrival
+    rate ``J / t_J``)."""
+    ex, out = th.EXAMPLE2, {}
     K, I, rate = ex["K"], ex["iterations"], ex["arrival_rate"] if rate is None else rate
-    rng = np.random.default_rng([seed, gen_seed])
-    arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
-    itr = sim.sample_iteration_times(workers, kappa, K, J * I, True, rng).reshape(J, I)
-    _, finish = sim.fifo_delays(arr, itr.sum(axis=1))
-    return finish - arr, J / arr[-1]
+    for kind, split in _example2_splits(workers).items():
+        out[kind] = []
+        for r in range(first, first + n_streams):
+            rng = np.random.default_rng([seed, r])
+            arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
+            itr = sim.sample_iteration_times(workers, split.kappa, K, J * I, True, rng)
+            _, finish = sim.fifo_delays(arr, itr.reshape(J, I).sum(axis=1))
+            out[kind].append((finish - arr, J / arr[-1]))
+    return out
 
 
 def _rate_match(n_streams, n_jobs, seed, workers):
     """The listed setting's streams of :func:`example2_setting_check` (``runs``: split -> list of
     (delays, realised rate)), one row per stream, and per split the least-squares line of
     average delay against realised rate with the rate where it meets the paper's value."""
-    runs = {
-        k: [_setting_stream(workers, s.kappa, seed, r, n_jobs) for r in range(n_streams)]
-        for k, s in _example2_splits(workers).items()
-    }
+    runs = _setting_streams(workers, n_streams, seed, n_jobs)
     d = {k: np.array([np.mean(x) for x, _ in v]) for k, v in runs.items()}
     rate = [r for _, r in runs["optimal"]]
     streams = pd.DataFrame({"stream": range(n_streams), "realised_rate": rate, **d})
@@ -448,7 +292,7 @@ def _rate_match(n_streams, n_jobs, seed, workers):
     return runs, streams, pd.DataFrame(match)
 
 
-def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> SettingCheckResult:
+def example2_setting_check(n_streams=200, n_jobs=1000, seed=0) -> SimpleNamespace:
     """Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
 
     Candidate setting differences, each on ``n_streams`` paired streams (both splits share
@@ -456,13 +300,14 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
     1/lambda; J = 100, 300 (the queue starts empty); a warm-up of 200 jobs dropped (the listed
     streams' later jobs). Then each listed stream's *realised* rate ``J / t_J`` against its two
     delays: a least-squares line per split and the rate at which it meets the paper's value.
+    Returns ``variants`` (the last row at the calibrated ``lambda_fit``), the listed ``streams``,
+    the per-split fit ``match`` and the ``calibrated`` streams' averages.
     """
-    ex = th.EXAMPLE2
-    w = th.example2_workers() if workers is None else workers
+    w = th.example2_workers()
     n_streams = check_int("n_streams", n_streams, low=3)
     n_jobs = check_int("n_jobs", n_jobs, low=10)
-    splits = _example2_splits(w)
-    paper = {k: ex[f"paper_{k}_delay"] for k in splits}
+    splits = ("optimal", "uniform")
+    paper = {k: th.EXAMPLE2[f"paper_{k}_delay"] for k in splits}
 
     def row(setting, d):
         both = (d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"])
@@ -479,27 +324,23 @@ def example2_setting_check(n_streams=200, n_jobs=1000, seed=0, workers=None) -> 
         "first 200 jobs dropped (warm-up)": (n_jobs, True, 200),
     }
     for J, poisson in track([(n_jobs, False), (100, True), (300, True)], "Example 2 settings"):
-        runs[J, poisson] = {
-            k: [_setting_stream(w, s.kappa, seed, r, J, poisson) for r in range(n_streams)]
-            for k, s in splits.items()
-        }
+        runs[J, poisson] = _setting_streams(w, n_streams, seed, J, poisson)
     rows = []
     for label, (J, poisson, warm) in variants.items():
         res = runs[J, poisson]
         rows.append(row(label, {k: np.array([np.mean(d[warm:]) for d, _ in res[k]]) for k in res}))
     # one arrival rate for both splits (the mean of the two matches): a calibrated check
     lam_fit = float(np.mean(match["rate_matching_paper"].to_numpy()))
-    cal = {
-        k: np.array(
-            [
-                np.mean(_setting_stream(w, s.kappa, seed, 10_000 + r, n_jobs, True, lam_fit)[0])
-                for r in range(n_streams)
-            ]
-        )
-        for k, s in splits.items()
-    }
+    cal = _setting_streams(w, n_streams, seed, n_jobs, rate=lam_fit, first=10_000)
+    cal = {k: np.array([np.mean(d) for d, _ in v]) for k, v in cal.items()}
     rows.append(row(f"λ = {lam_fit:.5f} (calibrated on both paper values)", cal))
-    return SettingCheckResult(pd.DataFrame(rows), streams, match, lam_fit, pd.DataFrame(cal))
+    return SimpleNamespace(
+        variants=pd.DataFrame(rows),
+        streams=streams,
+        match=match,
+        lambda_fit=lam_fit,
+        calibrated=pd.DataFrame(cal),
+    )
 
 
 def _splits(workers, K, omega, gamma, kinds=("uniform", "optimal")) -> dict:
@@ -533,55 +374,45 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
             + kappa * (kappa - 1) * s2
         )
 
+    kappa = {"optimal_continuous": opt.kappa_continuous, "optimal": opt.kappa, "uniform": uni.kappa}
+    caption_of = {"optimal": opt.kappa.astype(float), "optimal_continuous": opt.kappa_continuous}
     return pd.DataFrame(
-        {
-            "worker": np.arange(1, w.n_workers + 1),
-            "m_p": m,
-            "c_p": c,
-            "sigma_p": w.task_std,
-            "kappa_optimal_continuous": opt.kappa_continuous,
-            "kappa_optimal": opt.kappa,
-            "kappa_uniform": uni.kappa,
-            "metric_optimal_continuous": th.balance_metric(w, opt.kappa_continuous, gamma),
-            "metric_optimal": th.balance_metric(w, opt.kappa, gamma),
-            "metric_uniform": th.balance_metric(w, uni.kappa, gamma),
-            "caption_formula_optimal": caption(opt.kappa.astype(float)),
-            "caption_formula_optimal_continuous": caption(opt.kappa_continuous),
-            "theta": opt.theta,
-        }
+        {"worker": np.arange(1, w.n_workers + 1), "m_p": m, "c_p": c, "sigma_p": w.task_std}
+        | {f"kappa_{k}": v for k, v in kappa.items()}
+        | {f"metric_{k}": th.balance_metric(w, v, gamma) for k, v in kappa.items()}
+        | {f"caption_formula_{k}": caption(v) for k, v in caption_of.items()}
+        | {"theta": opt.theta}
     )
 
 
-def fig3_activity(
-    n_jobs=None, seed=0, workers=None, iterations=None, K=None, omega=None, arrival_rate=None
-) -> ActivityResult:
+def fig3_activity(n_jobs=None, seed=0, iterations=None) -> SimpleNamespace:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits on the
-    same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`)."""
-    s = SECTION6A
-    w = section6a_workers() if workers is None else workers
+    same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
+    Per split: ``intervals`` (``job, iteration, worker, start, stop``), ``jobs`` (``arrival,
+    start, finish``), ``n_workers`` and ``kappa``."""
+    s, w = SECTION6A, section6a_workers()
     I = s["iterations"] if iterations is None else iterations
     n_jobs = s["n_jobs"] if n_jobs is None else n_jobs
-    K = s["K"] if K is None else K
-    omega = s["omega"] if omega is None else omega
-    lam = s["arrival_rate"] if arrival_rate is None else arrival_rate
-    out = {}
-    for split in (th.uniform_split(w, K, omega), th.optimal_split(w, K, omega, s["gamma"])):
+    K, lam, out = s["K"], s["arrival_rate"], {}
+    for kind, split in _splits(w, K, s["omega"], s["gamma"]).items():
         rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
-        out[split.kind] = SplitActivity(
-            pd.DataFrame(rows), pd.DataFrame(jobs), w.n_workers, split.kappa
+        out[kind] = SimpleNamespace(
+            intervals=pd.DataFrame(rows),
+            jobs=pd.DataFrame(jobs),
+            n_workers=w.n_workers,
+            kappa=split.kappa,
         )
-    return ActivityResult(**out)
+    return SimpleNamespace(**out)
 
 
-def fig3_wait_check(n_streams=400, seed=0, workers=None, n_jobs=None) -> pd.DataFrame:
+def fig3_wait_check(n_streams=400, seed=0, n_jobs=None) -> pd.DataFrame:
     """How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
 
     ``n_streams`` short Section VI-A streams, both splits on each stream's arrivals; one row per
     (stream, split): ``waited`` (a job started after its arrival) and ``mean_wait``. Omega = 1:
     ``T_itr = max_p T_{p,kappa_p}`` (eq. 2 with equality), drawn directly.
     """
-    s = SECTION6A
-    w = section6a_workers() if workers is None else workers
+    s, w = SECTION6A, section6a_workers()
     n_streams = check_int("n_streams", n_streams, low=2)
     J = s["n_jobs"] if n_jobs is None else check_int("n_jobs", n_jobs, low=1)
     K, I, lam = s["K"], s["iterations"], s["arrival_rate"]
@@ -603,9 +434,8 @@ def stability_scan(
     rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25),
     n_jobs=10_000,
     seeds=tuple(range(10)),
-    workers=None,
     include_paper_rate=True,
-) -> StabilityScanResult:
+) -> SimpleNamespace:
     """The uniform split's stability threshold (Section IV-A) against long simulated streams.
 
     Section VI-A's setting (Omega = 1: ``T_itr = max_p T_{p,kappa_p}``, drawn directly) at
@@ -617,8 +447,7 @@ def stability_scan(
     ``thresholds``: each split's closed forms per rate; ``by_job``: the job delay at the
     paper's rate in blocks of ``n_jobs // 100`` jobs, mean over seeds and 95 % half-width.
     """
-    s = SECTION6A
-    w = section6a_workers() if workers is None else workers
+    s, w = SECTION6A, section6a_workers()
     n_jobs = check_int("n_jobs", n_jobs, low=20)
     seeds = tuple(seeds)
     if len(seeds) < 2:
@@ -630,22 +459,8 @@ def stability_scan(
     rates = sorted(set(rates + [lam0] if include_paper_rate else rates))
     thresholds, rows, by_job = [], [], []
     for kind, split in splits.items():
-        for lam in rates:
-            t = th.stability_threshold(w, split.kappa, I, lam)
-            thresholds.append(
-                {
-                    "split": kind,
-                    "arrival_rate": lam,
-                    "rate_factor": lam / crit,
-                    "rho": t.rho,
-                    "rho_slowest": t.rho_slowest,
-                    "critical_rate": t.critical_rate,
-                    "critical_rate_slowest": t.critical_rate_slowest,
-                    "slowest_worker": t.slowest + 1,
-                    "service_mean": t.service_mean,
-                    "drift": t.drift,
-                }
-            )
+        for t in (th.stability_threshold(w, split.kappa, I, lam) for lam in rates):
+            thresholds.append({"split": kind, **asdict(t), "drift": t.drift})
         runs = over_seeds(
             _scan_stream,
             seeds,
@@ -664,30 +479,21 @@ def stability_scan(
             n_blocks = n_jobs // block
             dd = np.array(delays_at_paper)[:, : n_blocks * block]
             dd = dd.reshape(len(seeds), n_blocks, block).mean(axis=2)
-            mean = dd.mean(axis=0)
             half = sim.t_halfwidth(dd.std(axis=0, ddof=1), len(seeds))
             job = (np.arange(n_blocks) + 0.5) * block
-            by_job.append(
-                pd.DataFrame(
-                    {
-                        "split": kind,
-                        "job": job,
-                        "mean_delay": mean,
-                        "ci_halfwidth": half,
-                        "block": block,
-                    }
-                )
-            )
+            one = {"split": kind, "job": job, "mean_delay": dd.mean(axis=0), "ci_halfwidth": half}
+            by_job.append(pd.DataFrame(one | {"block": block}))
     streams = pd.concat(rows, ignore_index=True)
+    thresholds = pd.DataFrame(thresholds)
+    thresholds["rate_factor"] = thresholds["arrival_rate"] / crit
     g = streams.groupby(["split", "arrival_rate"])["slope"]
     slopes = pd.DataFrame(
         {"slope": g.mean(), "ci_halfwidth": sim.t_halfwidth(g.std(ddof=1), g.count())}
     )
-    return StabilityScanResult(
+    return SimpleNamespace(
         streams=streams,
-        thresholds=pd.DataFrame(thresholds),
+        thresholds=thresholds,
         by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
-        critical_rate=crit,
         slopes=slopes.reset_index(),
     )
 
@@ -724,15 +530,15 @@ def _scan_stream(seed, *, workers, kappa, rates, critical_rate, n_jobs) -> list[
     return rows
 
 
-def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
+def section6a_speed_window(scales=None) -> SimpleNamespace:
     """Section VI-A's statement (optimal split stable, uniform not) against the unlisted
     workers' speed: ``rho`` of both splits (eq. 8, Omega = 1) with every task time of the
     stand-in scaled by ``s`` (``s > 1``: slower), and the scales where ``rho = 1``; the statement
-    holds for ``s_uniform <= s < s_optimal``, the stand-in is ``s = 1``."""
+    holds for ``s_uniform <= s < s_optimal``, the stand-in is ``s = 1``; ``fig4_scale`` is Fig. 4's
+    stand-in's ``s`` and ``rho_fig4`` the uniform split's ``rho`` there."""
     from scipy import optimize
 
-    s = SECTION6A
-    w = section6a_workers() if workers is None else workers
+    s, w = SECTION6A, section6a_workers()
     K, omega, gamma, I, lam = s["K"], s["omega"], s["gamma"], s["iterations"], s["arrival_rate"]
 
     def rho(kind, scale):
@@ -743,35 +549,34 @@ def section6a_speed_window(scales=None, workers=None) -> SpeedWindowResult:
     scales = np.geomspace(0.1, 10.0, 41) if scales is None else np.asarray(scales, dtype=float)
     if scales.ndim != 1 or scales.size == 0 or np.any(scales <= 0):
         raise ValueError("scales must be a non-empty 1-d sequence of positive numbers")
+    kinds = ("uniform", "optimal")
     table = pd.DataFrame(
-        {
-            "scale": scales,
-            "rho_uniform": [rho("uniform", x) for x in scales],
-            "rho_optimal": [rho("optimal", x) for x in scales],
-        }
+        {"scale": scales} | {f"rho_{k}": [rho(k, x) for x in scales] for k in kinds}
     )
-    roots = {}
-    for kind in ("uniform", "optimal"):
-        lo, hi = 1e-3, 1e3
-        roots[kind] = float(optimize.brentq(lambda x, k=kind: rho(k, x) - 1.0, lo, hi, rtol=1e-6))
-    return SpeedWindowResult(table=table, s_uniform=roots["uniform"], s_optimal=roots["optimal"])
+    roots = {
+        f"s_{k}": float(optimize.brentq(lambda x, k=k: rho(k, x) - 1.0, 1e-3, 1e3, rtol=1e-6))
+        for k in kinds
+    }
+    # Fig. 4's stand-in (Example 2's per-iteration work, C = Z/K) is ours with task times x this
+    fig4_scale = (FIG4_SETTINGS["Z"] / FIG4_SETTINGS["K"]) * s["speed_scale"] / s["complexity"]
+    rho_fig4 = rho("uniform", fig4_scale)
+    return SimpleNamespace(table=table, **roots, fig4_scale=fig4_scale, rho_fig4=rho_fig4)
 
 
 def fig4_delay_vs_redundancy(
-    omegas=None, seeds=tuple(range(5)), n_jobs=1000, n_realizations=100, include_no_purging=True
-) -> Fig4Result:
+    omegas, seeds=tuple(range(5)), n_jobs=1000, n_realizations=100
+) -> SimpleNamespace:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
     One seed gives every arm and every Omega the same arrival times (paired comparisons).
+    Returns ``table`` (per Omega), ``realizations`` and ``per_seed`` (``omega, arm, seed,
+    mean_delay``).
     """
     s = FIG4_SETTINGS
-    omegas = s["omegas"] if omegas is None else omegas
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
     w = th.example2_workers(complexity=s["Z"] / K)
-    seeds = tuple(seeds)
-    rows, realizations, per_seed = [], [], []
-    d_l = th.lower_bound_delay(w, K, I)
-    d_lq = th.lower_bound_queue_delay(w, K, I, lam)
+    seeds, rows, realizations, per_seed = tuple(seeds), [], [], []
+    d_l, d_lq = th.lower_bound_delay(w, K, I), th.lower_bound_queue_delay(w, K, I, lam)
 
     def add(row, omega, arm, kappa, purging):
         summary = sim.simulate_mean_delay(w, kappa, K, I, lam, n_jobs, purging, seeds)
@@ -786,130 +591,68 @@ def fig4_delay_vs_redundancy(
         omega = check_real("omega", omega, low=1.0)
         opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
         pred = th.predict_delay(w, opt.kappa, I, lam)
-        row = {
-            "omega": omega,
-            "n_tasks": opt.n_tasks,
-            "theory_no_purging": pred.pk_delay,
-            "theory_stable": pred.stable,
-            "lower_bound": d_l,
-            "lower_bound_queue": d_lq,
-        }
+        row = {"omega": omega, "n_tasks": opt.n_tasks, "theory_no_purging": pred.pk_delay}
+        row |= {"theory_stable": pred.stable, "lower_bound": d_l, "lower_bound_queue": d_lq}
         for split in (opt, uni):
             add(row, omega, split.kind, split.kappa, True)
             one = sim.simulate_stream(w, split.kappa, K, I, lam, n_realizations, True, seeds[0])
-            realizations.append(
-                pd.DataFrame({"omega": omega, "split": split.kind, "delay": one.delays})
-            )
-        if include_no_purging:
-            add(row, omega, "optimal, no purging", opt.kappa, False)
+            frame = {"omega": omega, "split": split.kind, "delay": one.delays}
+            realizations.append(pd.DataFrame(frame))
+        add(row, omega, "optimal, no purging", opt.kappa, False)
         rows.append(row)
-    return Fig4Result(
+    return SimpleNamespace(
         table=pd.DataFrame(rows),
         realizations=pd.concat(realizations, ignore_index=True),
         per_seed=pd.concat(per_seed, ignore_index=True),
-        settings=dict(s, omegas=tuple(omegas)),
     )
 
 
-def fig4_no_purging_check(omegas=None, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
+def fig4_no_purging_check(omegas, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
     """Fig. 4's no-purging theory (eqs. 7-8) against a no-purging simulation of the optimal
     split over many streams, the same seeds at every Omega: one row per Omega with ``inside``
     (the theory within the simulation's 95 % CI)."""
     s = FIG4_SETTINGS
     K, I, lam, gamma = s["K"], s["iterations"], s["arrival_rate"], s["gamma"]
-    w = th.example2_workers(complexity=s["Z"] / K)
-    rows = []
-    for omega in s["omegas"] if omegas is None else omegas:
+    w, seeds, rows = th.example2_workers(complexity=s["Z"] / K), tuple(seeds), []
+    for omega in omegas:
         split = th.optimal_split(w, K, omega, gamma)
         theory = th.predict_delay(w, split.kappa, I, lam).pk_delay
         summary = sim.simulate_mean_delay(w, split.kappa, K, I, lam, n_jobs, False, seeds)
         mean, half = summary.mean, summary.ci_halfwidth
-        inside = bool(abs(theory - mean) <= half)
-        rows.append(
-            {
-                "omega": omega,
-                "theory": theory,
-                "sim_mean": mean,
-                "sim_ci_halfwidth": half,
-                "inside": inside,
-                "n_seeds": len(tuple(seeds)),
-            }
-        )
+        row = {"omega": omega, "theory": theory, "sim_mean": mean, "sim_ci_halfwidth": half}
+        rows.append(row | {"inside": bool(abs(theory - mean) <= half), "n_seeds": len(seeds)})
     return pd.DataFrame(rows)
 
 
-def heterogeneous_cluster(n_workers=None, seed=None, speed_log_sigma=None, comm_max=None):
+def heterogeneous_cluster() -> th.StreamWorkers:
     """Seeded stand-in for the paper's P = 100 cluster (Fig. 5; the paper does not list it).
 
     Unit-complexity task times ``U_p ~ Exp`` with speed ``1/E[U_p]`` lognormal(0, sigma) and
-    communication times ``c_p ~ Uniform(0, comm_max)``. Returns unit-task ``StreamWorkers``
+    communication times ``c_p ~ Uniform(0, comm_max)`` (:data:`CLUSTER_SETTINGS`). Returns unit-task ``StreamWorkers``
     (Assumption 1 scales them by ``C``).
     """
     s = CLUSTER_SETTINGS
-    P = check_int("n_workers", s["n_workers"] if n_workers is None else n_workers, low=1)
-    rng = as_generator(s["seed"] if seed is None else seed)
-    sigma = check_real("speed_log_sigma", _given(speed_log_sigma, s["speed_log_sigma"]), low=0)
-    cmax = check_real("comm_max", _given(comm_max, s["comm_max"]), low=0)
-    speed = rng.lognormal(0.0, sigma, P)
-    comm = rng.uniform(0.0, cmax, P)
+    rng = as_generator(s["seed"])
+    speed = rng.lognormal(0.0, s["speed_log_sigma"], s["n_workers"])
+    comm = rng.uniform(0.0, s["comm_max"], s["n_workers"])
     return th.StreamWorkers.exponential(speed, comm, 1.0)
 
 
-def fig5_cluster(unit_workers=None) -> pd.DataFrame:
-    """Fig. 5: the P = 100 workers: unit-task mean ``E[U_p]`` and communication time ``c_p``."""
-    w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    return pd.DataFrame(
-        {
-            "worker": np.arange(1, w.n_workers + 1),
-            "unit_task_mean": w.task_mean,
-            "unit_task_std": w.task_std,
-            "c_p": w.comm_time,
-        }
-    )
-
-
-def code_parameter_search(
-    unit_workers=None, K_values=None, Z=None, omega=None, gamma=None
-) -> CodeSearchResult:
+def code_parameter_search(unit_workers=None, K_values=None) -> SimpleNamespace:
     """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z)."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    search = th.optimise_code_parameters(
-        w,
-        s["Z"] if Z is None else Z,
-        s["K_values"] if K_values is None else K_values,
-        s["omega"] if omega is None else omega,
-        s["gamma"] if gamma is None else gamma,
-    )
-    active_best = int(np.argmin(search.mismatch_active))
-    table = pd.DataFrame(
-        {
-            "K": search.K,
-            "C": search.complexity,
-            "mismatch": search.mismatch,
-            "mismatch_active": search.mismatch_active,
-            "theta": search.theta,
-            "n_active": search.n_active,
-            "n_assigned": search.n_assigned,
-        }
-    )
-    return CodeSearchResult(
-        table=table,
-        best_k=search.best_K,
-        best_k_active_only=int(search.K[active_best]),
-        search=search,
-    )
+    K_values = s["K_values"] if K_values is None else K_values
+    search = th.optimise_code_parameters(w, s["Z"], K_values, s["omega"], s["gamma"])
+    columns = ("K", "mismatch", "mismatch_active", "theta", "n_active", "n_assigned")
+    table = pd.DataFrame({c: getattr(search, c) for c in columns})
+    table.insert(1, "C", search.complexity)
+    active_best = int(search.K[np.argmin(search.mismatch_active)])
+    return SimpleNamespace(table=table, best_k=search.best_K, best_k_active_only=active_best)
 
 
 def table2_delay_vs_K(
-    K_values=None,
-    seeds=tuple(range(5)),
-    n_jobs=1000,
-    unit_workers=None,
-    Z=None,
-    omega=None,
-    iterations=None,
-    arrival_rate=None,
+    K_values=None, seeds=tuple(range(5)), n_jobs=1000, unit_workers=None, Z=None
 ) -> pd.DataFrame:
     """Table II: average job delay for several K (optimal split, purging), with theory;
     unstable configurations show ``stable = False`` and no average."""
@@ -919,14 +662,12 @@ def table2_delay_vs_K(
     if not K_values:
         raise ValueError("K_values must hold at least one K, got K_values=[]")
     Z = s["Z"] if Z is None else Z
-    omega = s["omega"] if omega is None else omega
-    I = s["iterations"] if iterations is None else iterations
-    lam = s["arrival_rate"] if arrival_rate is None else arrival_rate
+    I, lam = s["iterations"], s["arrival_rate"]
     paper = dict(zip(s["table_K"], s["paper_table_delay"]))
     rows = []
     for K in K_values:
         workers = w.with_complexity(Z / K)
-        split = th.optimal_split(workers, K, omega, s["gamma"])
+        split = th.optimal_split(workers, K, s["omega"], s["gamma"])
         pred = th.predict_delay(workers, split.kappa, I, lam)
         summary = sim.simulate_mean_delay(workers, split.kappa, K, I, lam, n_jobs, True, seeds)
         row = {
@@ -950,20 +691,14 @@ def queueing_check(
     """Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
     Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
     """
-    ex = th.EXAMPLE2
-    w = th.example2_workers()
+    ex, w = th.EXAMPLE2, th.example2_workers()
     K, I = ex["K"], ex["iterations"]
     kappa = th.optimal_split(w, K, 1.0, ex["gamma"]).kappa
     rows = []
     for lam in arrival_rates:
         pred = th.predict_delay(w, kappa, I, lam)
-        row = {
-            "arrival_rate": lam,
-            "rho": pred.rho,
-            "stable": pred.stable,
-            "pk": pred.pk_delay,
-            "kingman": pred.kingman_delay,
-        }
+        row = {"arrival_rate": lam, "rho": pred.rho, "stable": pred.stable, "pk": pred.pk_delay}
+        row["kingman"] = pred.kingman_delay
         if pred.stable:
             summary = sim.simulate_mean_delay(w, kappa, K, I, lam, n_jobs, False, seeds)
             row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
@@ -974,57 +709,27 @@ def queueing_check(
 
 def explore_split(
     workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2), simulate=True
-) -> ExploreSplitResult:
+) -> SimpleNamespace:
     """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
     opt, uni = _splits(workers, K, omega, gamma, ("optimal", "uniform")).values()
     out = {"lower_bound": th.lower_bound_delay(workers, K, iterations)}
     for split in (opt, uni):
         kind = split.kind
         out[f"{kind}_prediction"] = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        if simulate:
-            out[f"{kind}_simulation"] = sim.simulate_mean_delay(
-                workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds
-            )
+        run = (workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds)
+        out[f"{kind}_simulation"] = sim.simulate_mean_delay(*run) if simulate else None
         out[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
-    return ExploreSplitResult(opt, uni, **out, workers=workers)
-
-
-def per_seed_frame(
-    table: pd.DataFrame, seeds, id_columns=("K",), column: str = "sim_per_seed"
-) -> pd.DataFrame:
-    """Tidy per-stream averages from a table with a tuple column of per-seed values
-    (:func:`table2_delay_vs_K`, :func:`queueing_check`): one row per (id, seed) with
-    ``mean_delay``; unstable rows (empty tuples) are left out.
-    """
-    seeds, rows = tuple(seeds), []
-    for _, r in table.iterrows():
-        values = r[column] if isinstance(r[column], tuple) else ()
-        if values and len(values) != len(seeds):
-            raise ValueError(
-                f"seeds must pair with the per-seed values, got {len(seeds)} seeds "
-                f"and {len(values)} values"
-            )
-        ids = {c: r[c] for c in id_columns}
-        rows += [{**ids, "seed": seed, "mean_delay": float(v)} for seed, v in zip(seeds, values)]
-    return pd.DataFrame(rows, columns=[*id_columns, "seed", "mean_delay"])
+    return SimpleNamespace(optimal=opt, uniform=uni, **out, workers=workers)
 
 
 def unstable_growth(
-    K=350,
-    Z=250.0,
-    n_jobs=(250, 500, 1000),
-    seeds=(0, 1),
-    unit_workers=None,
-    iterations=None,
-    arrival_rate=None,
+    K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_workers=None
 ) -> pd.DataFrame:
     """An unstable stream (``E[T_s] > E[T_a]``) on the stand-in cluster, optimal split, Omega
     = 1: one row per (seed, J) with the average delay of the first J jobs of one stream, which
     grows as the linear-drift ``prediction`` ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])``."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    lam = check_real("arrival_rate", _given(arrival_rate, s["arrival_rate"]), low=0, low_open=True)
     n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
@@ -1035,8 +740,8 @@ def unstable_growth(
         workers=workers,
         kappa=split.kappa,
         K=K,
-        iterations=I,
-        arrival_rate=lam,
+        iterations=s["iterations"],
+        arrival_rate=s["arrival_rate"],
         n_jobs=n_jobs,
     )
 
@@ -1057,28 +762,23 @@ def _unstable_stream(seed, *, workers, kappa, K, iterations, arrival_rate, n_job
     ]
 
 
-def paper_table2_stability(
-    theta=None, gamma=None, iterations=None, arrival_rate=None, n_jobs=1000, paper_delays=None
-) -> PaperStabilityResult:
+def paper_table2_stability() -> SimpleNamespace:
     """What the paper's own Section VI-C numbers say about its queue (Table II, Fig. 7).
 
     With exponential tasks every active worker at ``theta`` (Theorem 2) has
     ``(-1 + sqrt(1 + 8 gamma theta)) / (4 gamma) <= E[T_{p,kappa}] <= (-1 + sqrt(1 + 4 gamma
     theta)) / (2 gamma)`` (``Var <= E^2``), and with Omega = 1 ``E[T_s] >= I`` times the lower
     end; inverting the linear drift (:func:`unstable_growth`), a ``J``-job average ``D`` means
-    ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``.
+    ``E[T_s] ~ (D + (J - 1)/2 E[T_a]) / (1 + (J - 1)/2)``, with J = 1000 (times in seconds,
+    ``implied_service_mean`` keyed by K).
     """
     s = CLUSTER_SETTINGS
-    theta = s["paper_theta"] if theta is None else check_real("theta", theta, low=0, low_open=True)
-    gamma = s["gamma"] if gamma is None else check_real("gamma", gamma, low=0, low_open=True)
-    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
-    lam = check_real("arrival_rate", _given(arrival_rate, s["arrival_rate"]), low=0, low_open=True)
-    delays = s["paper_table_delay"] if paper_delays is None else paper_delays
+    theta, gamma, I, lam = s["paper_theta"], s["gamma"], s["iterations"], s["arrival_rate"]
     low = (-1 + np.sqrt(1 + 8 * gamma * theta)) / (4 * gamma)
     high = (-1 + np.sqrt(1 + 4 * gamma * theta)) / (2 * gamma)
-    half = (n_jobs - 1) / 2
-    implied = [(d + half / lam) / (1 + half) for d in delays]
-    return PaperStabilityResult(
+    half = (1000 - 1) / 2
+    implied = [(d + half / lam) / (1 + half) for d in s["paper_table_delay"]]
+    return SimpleNamespace(
         theta=theta,
         assignment_mean_low=float(low),
         assignment_mean_high=float(high),
@@ -1088,9 +788,7 @@ def paper_table2_stability(
     )
 
 
-def calibrate_work(
-    target_service_mean, K=350, unit_workers=None, omega=1.0, gamma=None, iterations=None
-) -> float:
+def calibrate_work(target_service_mean, K=350, unit_workers=None) -> float:
     """The total work ``Z = K C`` at which the stand-in's optimal split has the mean job service
     time ``target_service_mean`` (eq. 8, no purging), to within a step of the integer split:
     a *calibrated* stand-in for what the paper's Table II implies, never a fitted number."""
@@ -1098,16 +796,14 @@ def calibrate_work(
 
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    gamma = s["gamma"] if gamma is None else gamma
-    I = s["iterations"] if iterations is None else check_int("iterations", iterations, low=1)
     target = check_real("target_service_mean", target_service_mean, low=0, low_open=True)
     K = check_int("K", K, low=1)
 
     def service(Z):
         workers = w.with_complexity(Z / K)
-        split = th.optimal_split(workers, K, omega, gamma)
+        split = th.optimal_split(workers, K, 1.0, s["gamma"])
         e1, e2 = th.iteration_time_moments(workers, split.kappa)
-        return th.service_time_moments(e1, e2, I)[0]
+        return th.service_time_moments(e1, e2, s["iterations"])[0]
 
     lo, hi = 1e-6, float(s["Z"])
     if service(lo) >= target:
@@ -1270,20 +966,17 @@ def _fig2_qualitative(spread, ratio_minmax, slowest):
 
 def example2_results(n_jobs: int, seeds, gamma: float = 1.0) -> dict:
     """Section 2: Example 2's two splits and the ideal worker on paired streams."""
-    e = th.EXAMPLE2
     res = example2_comparison(n_jobs=n_jobs, seeds=seeds)
     delay, wait, service = (
         res.streams.pivot(index="seed", columns="arm", values=v)
         for v in ("mean_delay", "mean_wait", "mean_service")
     )
-    workers = th.example2_workers()
-    queued = th.lower_bound_queue_delay(workers, e["K"], e["iterations"], e["arrival_rate"])
     return {
         "example2": res,
         "delay": delay,
         "wait": wait,
         "service": service,
-        "lower_bound_queue": queued,
+        "lower_bound_queue": res.lower_bound_queue,
         "n_jobs": n_jobs,
         "setting": example2_setting(gamma) + f"; J = {n_jobs}",
         "setting_listed": example2_setting(gamma),
@@ -1294,30 +987,25 @@ def _example2_arm(arm):
     """The interval row of one split's mean delay against the paper's single stream."""
 
     def measured(delay, setting):
-        e = th.EXAMPLE2
-        p_opt, p_uni = e["paper_optimal_delay"], e["paper_uniform_delay"]
-        share = {
-            a: float(np.mean(delay[a] <= p)) for a, p in (("optimal", p_opt), ("uniform", p_uni))
-        }
-        n = len(delay)
+        p_opt, p_uni = _EX2_PAPER["paper_optimal_delay"], _EX2_PAPER["paper_uniform_delay"]
+        d = delay[arm]
+        share = float(np.mean(d <= _EX2_PAPER[f"paper_{arm}_delay"]))
         if arm == "uniform":
-            m_uni = delay["uniform"].mean()
-            return {
-                "samples": delay["uniform"].to_numpy(),
-                "reason": f"the paper's one stream is {1 - p_uni / m_uni:.1%} below our mean; "
-                f"{share['uniform']:.0%} of our single streams are at or below it; a slower "
-                "arrival rate explains both values (calibrated row below)",
-                "setting": setting,
-            }
-        both_low = float(np.mean((delay["optimal"] <= p_opt) & (delay["uniform"] <= p_uni)))
-        m_opt, lo_opt, hi_opt = mean_interval(delay["optimal"])
+            reason = (
+                f"the paper's one stream is {1 - p_uni / d.mean():.1%} below our mean; {share:.0%} "
+                "of our single streams are at or below it; a slower arrival rate explains both "
+                "values (calibrated row below)"
+            )
+            return {"samples": d.to_numpy(), "reason": reason, "setting": setting}
+        both_low = float(np.mean((d <= p_opt) & (delay["uniform"] <= p_uni)))
+        m_opt, lo_opt, hi_opt = mean_interval(d)
         return {
-            "samples": delay["optimal"].to_numpy(),
+            "samples": d.to_numpy(),
             "verdict": None if lo_opt <= p_opt <= hi_opt else "partly",
-            "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over {n} "
-            f"streams, yet a common single stream: {share['optimal']:.0%} of ours are at or below "
-            f"it (both paper values at once: {both_low:.0%}); the splits follow the paper's rules, "
-            "we tune nothing",
+            "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over "
+            f"{len(delay)} streams, yet a common single stream: {share:.0%} of ours are at or "
+            f"below it (both paper values at once: {both_low:.0%}); the splits follow the paper's "
+            "rules, we tune nothing",
             "setting": setting,
         }
 
@@ -1450,7 +1138,6 @@ def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
     itr = sim.sample_iteration_times(w, uni.kappa, e["K"], 20_000, True, seed)
     return {
         "activity": fig3_activity(seed=seed),
-        "workers6a": w6a,
         "splits6a": splits,
         "thresholds": thresholds,
         "rho_example2_uniform": e["arrival_rate"] * e["iterations"] * itr.mean(),
@@ -1490,14 +1177,10 @@ def _fig3_rho_row(thresholds, splits6a):
     }
 
 
-def fig3_stability_results(
-    seed: int, scan_jobs: int, scan_seeds: int, wait_streams: int, workers6a, splits6a
-) -> dict:
+def fig3_stability_results(seed: int, scan_jobs: int, scan_seeds: int, wait_streams: int) -> dict:
     """Section 4: the threshold against long streams, the speed window, 3-job pictures."""
     scan = stability_scan(n_jobs=scan_jobs, seeds=tuple(range(seed, seed + scan_seeds)))
     window = section6a_speed_window()
-    # Fig. 4's stand-in (Example 2's per-iteration work, C = Z/K): task times s = C_F4 · scale / C_VI-A of ours
-    window.fig4_scale = (_F4["Z"] / _F4["K"]) * _VIA["speed_scale"] / _VIA["complexity"]
     ss = scan.streams
     paper_rate = np.isclose(ss["arrival_rate"], _VIA["arrival_rate"])
     by_job = scan.by_job
@@ -1507,12 +1190,7 @@ def fig3_stability_results(
         "n_scan": ss["seed"].nunique(),
         "J_scan": int(len(by_job) and by_job["job"].max() + by_job["block"].iloc[0] / 2),
         "at_paper": {k: ss[(ss["split"] == k) & paper_rate] for k in ("uniform", "optimal")},
-        "rho_fig4": th.stability_threshold(
-            workers6a.with_complexity(window.fig4_scale),
-            splits6a["uniform"].kappa,
-            _VIA["iterations"],
-            _VIA["arrival_rate"],
-        ).rho,
+        "rho_fig4": window.rho_fig4,
         "waits": fig3_wait_check(n_streams=wait_streams, seed=seed),
     }
 
@@ -1617,25 +1295,19 @@ def fig4_results(omegas, seeds, n_jobs: int, no_purging_seeds) -> dict:
 
 def example3_results(seed: int = 0) -> dict:
     """Section 6: Example 3's task matrix decodes the sum from any K = 2 of its 3 results."""
-    from itertools import combinations
-
     from codedlib.codes import stream_tasks
 
     code = stream_tasks.example3_task_matrix()
     G = np.random.default_rng(seed).normal(size=(3, 4))  # partial gradients of the three chunks
-    results = code.encode(G)
-    rows = []
-    for received in combinations(range(3), 2):
-        err = np.abs(code.decode(results[list(received)], received) - G.sum(axis=0)).max()
-        rows.append(
-            {
-                "received": received,
-                "coefficients": np.round(stream_tasks.decoding_vector(code.B, received), 3),
-                "max_error": err,
-                "relative_error": err / np.abs(G.sum(axis=0)).max(),
-            }
-        )
-    return {"code": code, "decoding": pd.DataFrame(rows)}
+    results, pairs = code.encode(G), list(combinations(range(3), 2))
+    err = [np.abs(code.decode(results[list(r)], r) - G.sum(axis=0)).max() for r in pairs]
+    decoding = {
+        "received": pairs,
+        "coefficients": [np.round(stream_tasks.decoding_vector(code.B, r), 3) for r in pairs],
+        "max_error": err,
+        "relative_error": [e / np.abs(G.sum(axis=0)).max() for e in err],
+    }
+    return {"code": code, "decoding": pd.DataFrame(decoding)}
 
 
 def code_parameter_results(unit) -> dict:
@@ -1659,13 +1331,12 @@ UNSTABLE_REASON = (
 def table2_results(unit, seeds, n_jobs: int) -> dict:
     """Section 7: Table II's delays per K on the stand-in, per stream."""
     t2 = table2_delay_vs_K(unit_workers=unit, seeds=seeds, n_jobs=n_jobs)
-    ps2 = per_seed_frame(t2, seeds).pivot(index="seed", columns="K", values="mean_delay")
+    # per-stream averages, one column per stable K (an unstable K has none)
+    ps2 = pd.DataFrame({K: v for K, v in zip(t2["K"], t2["sim_per_seed"]) if v}, index=seeds)
     by_K = t2.set_index("K")
-    ks = list(by_K.index)
     disagree = [
         (p, q)
-        for i, p in enumerate(ks)
-        for q in ks[i + 1 :]
+        for p, q in combinations(by_K.index, 2)
         if np.sign(by_K.loc[p, "mismatch"] - by_K.loc[q, "mismatch"])
         != np.sign(by_K.loc[p, "sim_mean"] - by_K.loc[q, "sim_mean"])
     ]
@@ -1704,13 +1375,6 @@ def _table2_delay_spec(i):
     )
 
 
-S1, S2, S3, S4 = (
-    "1. Optimal load split",
-    "2. Example 2",
-    "3. Queueing theory vs simulation",
-    "4. Fig. 3",
-)
-S5, S6, S7 = "5. Fig. 4", "6. Appendix, Example 3", "7. Code parameters"
 _SIXTEEN = 1 / (1 - 0.16)
 _PD = _CL["paper_table_delay"]
 _EX2_PAPER = th.EXAMPLE2
@@ -1806,37 +1470,23 @@ def _fig4_reach_miss(t4):
     )
 
 
+_greater = partial(_spec, "comparison", expected="greater")
+_exact0 = partial(_spec, "exact", paper=0.0, rtol=0.0)  # a deterministic check: exactly 0
+
 #: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
 CLAIMS = {
     "theorem2": [
-        _spec(
-            "exact",
-            "Theorem 2 (Example 2)",
-            "Σκ_p(θ) = KΩ, real κ",
-            _real_kappa_row,
-            paper=55,
-            rtol=1e-9,
-            unit="tasks",
-            basis="check",
-        ),
-        _spec(
-            "exact",
-            "Theorem 2 (Example 2)",
-            "integer optimal split κ_p (Σ = KΩ)",
-            _integer_kappa_row,
-            paper=55,
-            unit="tasks",
-            basis="check",
-        ),
+        _spec("exact", "Theorem 2 (Example 2)", q, row, paper=55, unit="tasks", basis="check", **kw)
+        for q, row, kw in (
+            ("Σκ_p(θ) = KΩ, real κ", _real_kappa_row, {"rtol": 1e-9}),
+            ("integer optimal split κ_p (Σ = KΩ)", _integer_kappa_row, {}),
+        )
     ],
     "fig2": [
-        _spec(
-            "exact",
+        _exact0(
             "Fig. 2(b), eq. (4)",
             "spread of E[T]+γE[T²] across workers, real κ (max−min)/θ",
             lambda spread: {"ours": spread["metric_optimal_continuous"]},
-            paper=0.0,
-            rtol=0.0,
             setting=STANDIN_VI_A,
             basis="check",
         ),
@@ -1849,20 +1499,16 @@ CLAIMS = {
             uncertainty="exact (deterministic)",
             setting=STANDIN_VI_A,
         ),
-        _spec(
-            "exact",
+        _exact0(
             "Fig. 2(b) caption",
             "caption expression: spread across workers, optimal real κ, (max−min)/θ",
             _caption_row,
-            paper=0.0,
-            rtol=0.0,
             verdict="paper erratum",
             setting=STANDIN_VI_A,
         ),
     ],
     "example1": [
-        _spec(
-            "exact",
+        _exact0(
             "Example 1",
             "max |κ_p(Theorem 2) − κ_p(Example 1)| / max κ_p",
             lambda example1, example1_kappa, gamma=1.0: {
@@ -1872,8 +1518,6 @@ CLAIMS = {
                 ),
                 "setting": f"chosen: μ_p = (0.5, 1, 2, 7), c_p = 0, KΩ = 40, γ = {gamma:g}",
             },
-            paper=0.0,
-            rtol=0.0,
             basis="check",
         )
     ],
@@ -1890,21 +1534,17 @@ CLAIMS = {
             )
             for arm in ("optimal", "uniform")
         ),
-        _spec(
-            "comparison",
+        _greater(
             "Section I",
             "delay ratio uniform / optimal split, Example 2 setting: more than 2.5×",
             lambda delay, setting: _example2_ratio(delay, setting, False),
-            expected="greater",
             paper_text="more than two and a half (Section I)",
             headline=True,
         ),
-        _spec(
-            "comparison",
+        _greater(
             "Example 2",
             "delay ratio uniform / optimal split, 129.96 / 47.93",
             lambda delay, setting: _example2_ratio(delay, setting, True),
-            expected="greater",
             paper=_EX2_RATIO,
             paper_text=f"129.96 / 47.93 = {_EX2_RATIO:.2f} (our ratio of two printed values)",
             basis="derived",
@@ -1972,12 +1612,10 @@ CLAIMS = {
             paper_text="1 (an unstable queue grows by E[T_s] − E[T_a] per job)",
             basis="derived",
         ),
-        _spec(
-            "comparison",
+        _greater(
             "Fig. 3, Section VI-A",
             "uniform split, λ = 0.01: mean delay, last / first quarter of a long stream",
             _grow_row,
-            expected="greater",
             paper_text="not stable: the queue wait grows without bound",
         ),
         _interval(
@@ -2014,8 +1652,7 @@ CLAIMS = {
         ),
     ],
     "fig4": [
-        _spec(
-            "comparison",
+        _greater(
             "Fig. 4",
             "delay ratio uniform / optimal at Ω = 1",
             lambda uni_at, opt_at, setting4: {
@@ -2023,7 +1660,6 @@ CLAIMS = {
                 "denominator": opt_at[1.0],
                 "setting": setting4,
             },
-            expected="greater",
             paper_text="optimal dramatically lower, particularly at low Ω",
         ),
         _interval(
@@ -2048,8 +1684,7 @@ CLAIMS = {
             paper=1.0,
             paper_text="1 (theory almost coincides with simulation at Ω = 1)",
         ),
-        _spec(
-            "comparison",
+        _greater(
             "Fig. 4, eq. (7)",
             "theory / simulated (purging) at the largest Ω (1.5)",
             lambda opt_at, t4, o_hi, setting4: {
@@ -2057,7 +1692,6 @@ CLAIMS = {
                 "denominator": opt_at[o_hi],
                 "setting": setting4,
             },
-            expected="greater",
             paper_text="theory (no purging) diverges above the simulation as Ω grows",
         ),
         _interval(
@@ -2086,13 +1720,10 @@ CLAIMS = {
         ),
     ],
     "example3": [
-        _spec(
-            "exact",
+        _exact0(
             "Example 3 (Appendix)",
             "max relative decoding error, any K = 2 of the 3 task results",
             lambda decoding: {"ours": float(decoding["relative_error"].max())},
-            paper=0.0,
-            rtol=0.0,
             setting="the paper's B; chosen: random partial gradients G (3 × 4), seed = notebook "
             "seed",
         )
@@ -2141,24 +1772,20 @@ CLAIMS = {
     ],
     "table2": [
         *(_table2_delay_spec(i) for i in range(len(_CL["table_K"]))),
-        _spec(
-            "comparison",
+        _greater(
             "Table II",
             "delay ratio K = 110 / K = 350",
             _table2_ratio,
-            expected="greater",
             paper=_PD[0] / _PD[2],
             paper_text=f"more than 16 % lower at K = 350 (ratio > {_SIXTEEN:.3f}; 9.19e4 / 7.71e4 "
             f"= {_PD[0] / _PD[2]:.3f})",
             verdict="not attempted",
             reason=UNSTABLE_REASON,
         ),
-        _spec(
-            "comparison",
+        _greater(
             "Table II",
             "plateau: gain K = 110 → 350 over gain K = 350 → 510",
             _table2_plateau,
-            expected="greater",
             paper_text=(
                 f"after a certain point more tasks bring no notable benefit: 110 → 350 gains "
                 f"{_PD[0] / _PD[2]:.3f}×, 350 → 510 only {_PD[2] / _PD[3]:.3f}×"
@@ -2205,13 +1832,13 @@ CLAIMS = {
     ],
 }
 _SECTIONS = {
-    S1: ("theorem2", "fig2", "example1"),
-    S2: ("example2", "example2_setting"),
-    S3: ("queueing",),
-    S4: ("fig3", "fig3_stability"),
-    S5: ("fig4",),
-    S6: ("example3",),
-    S7: ("fig5", "fig6", "table2", "table2_stability", "table2_calibrated"),
+    "1. Optimal load split": ("theorem2", "fig2", "example1"),
+    "2. Example 2": ("example2", "example2_setting"),
+    "3. Queueing theory vs simulation": ("queueing",),
+    "4. Fig. 3": ("fig3", "fig3_stability"),
+    "5. Fig. 4": ("fig4",),
+    "6. Appendix, Example 3": ("example3",),
+    "7. Code parameters": ("fig5", "fig6", "table2", "table2_stability", "table2_calibrated"),
 }
 for _section, _names in _SECTIONS.items():
     for _spec_row in (s for name in _names for s in CLAIMS[name]):

@@ -35,25 +35,16 @@ def plot_example2(table, ax=None, *, title: str | None = None):
     ax.scatter(rows["paper"], y + 0.15, marker="s", color="C3", label="paper", zorder=3)
     sim = rows["sim_mean"].to_numpy(dtype=float)
     has_sim = ~np.isnan(sim)
-    if "sim_per_seed" in rows:
-        first = True
-        for yi, values in zip(y, rows["sim_per_seed"]):
-            if isinstance(values, tuple) and values:
-                ax.scatter(
-                    values,
-                    np.full(len(values), yi - 0.3),
-                    marker="|",
-                    s=40,
-                    color="0.5",
-                    label="ours, one stream of J jobs each" if first else None,
-                )
-                first = False
-    if "sim_q025" in rows:
-        lo, hi = rows["sim_q025"].to_numpy(float), rows["sim_q975"].to_numpy(float)
-        ok = np.isfinite(lo) & np.isfinite(hi)
-        ax.hlines(
-            y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label="central 95% of single streams"
-        )
+    label = "ours, one stream of J jobs each"
+    for yi, values in zip(y, rows["sim_per_seed"]):
+        if isinstance(values, tuple) and values:
+            y_values = np.full(len(values), yi - 0.3)
+            ax.scatter(values, y_values, marker="|", s=40, color="0.5", label=label)
+            label = None
+    lo, hi = rows["sim_q025"].to_numpy(float), rows["sim_q975"].to_numpy(float)
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    label = "central 95% of single streams"
+    ax.hlines(y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label=label)
     ax.errorbar(
         sim[has_sim],
         y[has_sim] - 0.15,
@@ -66,14 +57,8 @@ def plot_example2(table, ax=None, *, title: str | None = None):
     )
     theory = rows["theory"].to_numpy(dtype=float)
     has_th = np.isfinite(theory)
-    ax.scatter(
-        theory[has_th],
-        y[has_th] - 0.15,
-        marker="D",
-        color="C2",
-        label="ours, closed form",
-        zorder=3,
-    )
+    label = "ours, closed form"
+    ax.scatter(theory[has_th], y[has_th] - 0.15, marker="D", color="C2", label=label, zorder=3)
     ax.set_yticks(y, rows["quantity"], fontsize="small")
     ax.invert_yaxis()
     ax.set_xlabel("average job delay [s]")
@@ -100,15 +85,8 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
     w = 0.38
     b.bar(x - w / 2, df["metric_uniform"], width=w, color="C1", label="uniform split")
     b.bar(x + w / 2, df["metric_optimal"], width=w, color="C0", label="optimal split (integer κ)")
-    b.scatter(
-        x + w / 2,
-        df["metric_optimal_continuous"],
-        marker="_",
-        s=300,
-        color="k",
-        label="optimal split (real κ) = θ",
-        zorder=3,
-    )
+    theta, label = df["metric_optimal_continuous"], "optimal split (real κ) = θ"
+    b.scatter(x + w / 2, theta, marker="_", s=300, color="k", label=label, zorder=3)
     for xi, (ku, ko) in zip(x, zip(df["kappa_uniform"], df["kappa_optimal"])):
         b.annotate(f"{ku}", (xi - w / 2, 0), ha="center", va="bottom", fontsize="x-small")
         b.annotate(f"{ko}", (xi + w / 2, 0), ha="center", va="bottom", fontsize="x-small")
@@ -122,22 +100,20 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
     return fig
 
 
-def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
+def plot_activity(data, axes=None, *, title: str | None = None):
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
 
-    kinds = [k for k in ("uniform", "optimal") if getattr(data, k, None) is not None]
+    kinds = ("uniform", "optimal")
     if axes is None:
-        fig, axes = subplots(
-            len(kinds), 1, figsize=(10, 1.6 + 1.1 * len(kinds) * 2), sharex=True, squeeze=False
-        )
+        size = (10, 1.6 + 1.1 * len(kinds) * 2)
+        fig, axes = subplots(len(kinds), 1, figsize=size, sharex=True, squeeze=False)
         axes = axes[:, 0]
     fig = axes[0].figure
     colors = matplotlib.colormaps["tab10"]
     end = max(float(np.max(getattr(data, k).jobs["finish"])) for k in kinds)
     for ax, kind in zip(axes, kinds):
         d = getattr(data, kind)
-        iv = d.intervals
-        for (worker, job), g in iv.groupby(["worker", "job"]):
+        for (worker, job), g in d.intervals.groupby(["worker", "job"]):
             spans = list(zip(g["start"], g["stop"] - g["start"]))
             ax.broken_barh(
                 spans, (worker + 0.6, 0.8), facecolors=colors(job % 10), edgecolor="none"
@@ -147,7 +123,7 @@ def plot_activity(data, axes=None, max_time=None, *, title: str | None = None):
         ax.set_yticks(np.arange(1, d.n_workers + 1))
         ax.set_ylabel("worker")
         ax.set_title(f"{kind} split (dashed: job arrivals)")
-        ax.set_xlim(0, max_time if max_time is not None else end * 1.02)
+        ax.set_xlim(0, end * 1.02)
     axes[-1].set_xlabel("time [s]")
     fig.tight_layout()
     if title is not None:
@@ -164,39 +140,26 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     t = result.table
     top, bottom = axes
     for kind, color in (("uniform", "C3"), ("optimal", "C0")):
-        top.errorbar(
-            t["omega"],
-            t[f"{kind}_mean"],
-            yerr=t[f"{kind}_ci_halfwidth"],
-            marker="o",
-            color=color,
-            capsize=3,
-            label=f"{kind} split, simulated (purging)",
-        )
-    if "optimal_no_purging_mean" in t:
-        top.errorbar(
-            t["omega"],
-            t["optimal_no_purging_mean"],
-            yerr=t["optimal_no_purging_ci_halfwidth"],
-            ls=":",
-            marker=".",
-            color="C2",
-            alpha=0.7,
-            capsize=2,
-            label="optimal split, simulated (no purging)",
-        )
-    top.plot(
-        t["omega"], t["theory_no_purging"], color="C2", lw=2, label="theory, no purging (eq. 7)"
-    )
-    top.plot(t["omega"], t["lower_bound"], color="k", lw=1.5, label="lower bound D_L (eq. 9)")
-    top.plot(
+        mean, half = t[f"{kind}_mean"], t[f"{kind}_ci_halfwidth"]
+        label = f"{kind} split, simulated (purging)"
+        top.errorbar(t["omega"], mean, yerr=half, marker="o", color=color, capsize=3, label=label)
+    top.errorbar(
         t["omega"],
-        t["lower_bound_queue"],
-        color="k",
-        ls="--",
-        lw=1,
-        label="D_L behind the queue (M/D/1)",
+        t["optimal_no_purging_mean"],
+        yerr=t["optimal_no_purging_ci_halfwidth"],
+        ls=":",
+        marker=".",
+        color="C2",
+        alpha=0.7,
+        capsize=2,
+        label="optimal split, simulated (no purging)",
     )
+    for column, style, label in (
+        ("theory_no_purging", {"color": "C2", "lw": 2}, "theory, no purging (eq. 7)"),
+        ("lower_bound", {"color": "k", "lw": 1.5}, "lower bound D_L (eq. 9)"),
+        ("lower_bound_queue", {"color": "k", "ls": "--", "lw": 1}, "D_L behind the queue (M/D/1)"),
+    ):
+        top.plot(t["omega"], t[column], **style, label=label)
     top.set_ylabel("average job delay [s]")
     top.set_yscale("log")
     top.legend(fontsize="x-small")
@@ -207,14 +170,8 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     for kind, color, shift in (("uniform", "C3", -0.2), ("optimal", "C0", 0.2)):
         sub = r[r["split"] == kind]
         jitter = rng.uniform(-0.12, 0.12, len(sub)) * step
-        bottom.scatter(
-            sub["omega"] + shift * step + jitter,
-            sub["delay"],
-            s=4,
-            alpha=0.5,
-            color=color,
-            label=kind,
-        )
+        x = sub["omega"] + shift * step + jitter
+        bottom.scatter(x, sub["delay"], s=4, alpha=0.5, color=color, label=kind)
     bottom.set_yscale("log")
     bottom.set_xlabel("redundancy ratio Ω")
     bottom.set_ylabel("job delay [s]")
@@ -225,32 +182,30 @@ def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
     return fig
 
 
-def plot_cluster(df, ax=None, *, title: str | None = None):
-    """Fig. 5: the heterogeneous cluster - unit-task mean time and communication time."""
+def _legend_of_both(ax, ax2, on, **kw):
+    """One legend for the artists of ``ax`` and its twin ``ax2``, drawn on ``on``."""
+    (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), ax2.get_legend_handles_labels()
+    on.legend(h1 + h2, l1 + l2, **kw)
+
+
+def plot_cluster(unit_workers, ax=None, *, title: str | None = None):
+    """Fig. 5: the heterogeneous cluster (unit-task ``StreamWorkers``) - unit-task mean time and
+    communication time."""
     fig, ax = new_axes(ax, figsize=(8, 3.4))
-    x = df["worker"]
-    ax.scatter(x, df["unit_task_mean"], marker="s", s=12, color="C3", label="E[U_p] (unit task)")
+    x, w = np.arange(1, unit_workers.n_workers + 1), unit_workers
+    ax.scatter(x, w.task_mean, marker="s", s=12, color="C3", label="E[U_p] (unit task)")
     ax.set_yscale("log")
     ax.set_xlabel("worker p")
     ax.set_ylabel("E[U_p] [s per unit complexity]")
     ax2 = ax.twinx()
-    ax2.scatter(x, df["c_p"], marker="o", s=12, color="C8", label="c_p")
+    ax2.scatter(x, w.comm_time, marker="o", s=12, color="C8", label="c_p")
     ax2.set_ylabel("c_p [s]")
     ax2.grid(False)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
     # below the axes: the twin axis would draw its points over a legend inside them
-    ax2.legend(
-        h1 + h2,
-        l1 + l2,
-        fontsize="small",
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.2),
-        ncol=2,
-        frameon=False,
-    )
+    kw = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2, "frameon": False}
+    _legend_of_both(ax, ax2, ax2, fontsize="small", **kw)
     if title is None:
-        ax.set_title(f"seeded heterogeneous cluster, P = {len(df)}")
+        ax.set_title(f"seeded heterogeneous cluster, P = {w.n_workers}")
     else:
         ax.set_title(title, fontsize="small")
     return fig
@@ -270,9 +225,7 @@ def plot_mismatch(result, ax=None, *, title: str | None = None):
     ax2.set_yscale("log")
     ax2.set_ylabel("mismatch, active workers")
     ax2.grid(False)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="upper right")
+    _legend_of_both(ax, ax2, ax, fontsize="small", loc="upper right")
     if title is not None:
         ax.set_title(title)
     return fig
@@ -287,20 +240,11 @@ def plot_theta_active(result, ax=None, *, title: str | None = None):
     ax.set_ylabel("θ")
     ax2 = ax.twinx()
     ax2.step(t["K"], t["n_active"], where="mid", color="C3", label="active: a_p < θ (Theorem 2)")
-    if "n_assigned" in t:
-        ax2.step(
-            t["K"],
-            t["n_assigned"],
-            where="mid",
-            color="C1",
-            ls="--",
-            label="κ_p ≥ 1 after rounding",
-        )
+    label = "κ_p ≥ 1 after rounding"
+    ax2.step(t["K"], t["n_assigned"], where="mid", color="C1", ls="--", label=label)
     ax2.set_ylabel("number of workers")
     ax2.grid(False)
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="center right")
+    _legend_of_both(ax, ax2, ax, fontsize="small", loc="center right")
     if title is not None:
         ax.set_title(title)
     return fig
@@ -311,15 +255,9 @@ def plot_table2(df, ax=None, *, title: str | None = None):
     fig, ax = new_axes(ax, figsize=(6, 3.4))
     x = np.arange(len(df))
     stable = df["sim_stable"].to_numpy(dtype=bool)
-    ax.bar(
-        x[stable],
-        df["sim_mean"][stable],
-        yerr=df["sim_ci_halfwidth"][stable],
-        capsize=4,
-        color="C0",
-        alpha=0.8,
-        label="simulated, optimal split (95% CI)",
-    )
+    mean, half = df["sim_mean"][stable], df["sim_ci_halfwidth"][stable]
+    label = "simulated, optimal split (95% CI)"
+    ax.bar(x[stable], mean, yerr=half, capsize=4, color="C0", alpha=0.8, label=label)
     th = df["theory_no_purging"].to_numpy(dtype=float)
     ok = np.isfinite(th)
     ax.scatter(x[ok], th[ok], marker="D", color="C2", zorder=3, label="P-K, eq. (7)")
@@ -348,28 +286,17 @@ def plot_unstable_growth(df, paper=None, ax=None, *, title: str | None = None):
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.6))
     for seed, g in df.groupby("seed"):
-        ax.plot(
-            g["J"],
-            g["mean_delay"],
-            marker="o",
-            ls="none",
-            color="C0",
-            alpha=0.6,
-            label="ours, one stream per seed" if seed == df["seed"].min() else None,
-        )
+        label = "ours, one stream per seed" if seed == df["seed"].min() else None
+        ax.plot(g["J"], g["mean_delay"], marker="o", ls="none", color="C0", alpha=0.6, label=label)
     pred = df.groupby("J")["prediction"].mean()
     ax.plot(pred.index, pred.to_numpy(), color="C2", label="E[T_s] + (J-1)/2 (E[T_s] - E[T_a])")
     if paper:
         J = float(df["J"].max())
         markers = "sD^v<>ph"
         for i, (label, value) in enumerate(paper.items()):
+            marker, label = markers[i % len(markers)], f"paper, Table II, {label}"
             ax.scatter(
-                [J * (1.025 + 0.02 * i)],
-                [value],
-                marker=markers[i % len(markers)],
-                color="C3",
-                zorder=3,
-                label=f"paper, Table II, {label}",
+                [J * (1.025 + 0.02 * i)], [value], marker=marker, color="C3", zorder=3, label=label
             )
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
@@ -388,25 +315,15 @@ def plot_example2_setting_check(check, *, title: str | None = None):
     fig, axes = subplots(1, 2, figsize=(10.0, 4.0))
     for ax, split in zip(axes, ("optimal", "uniform")):
         x, y = streams["realised_rate"].to_numpy(), streams[split].to_numpy()
-        ax.plot(
-            x,
-            y,
-            ".",
-            color="#0173b2" if split == "optimal" else "#de8f05",
-            ms=4,
-            label=f"one simulated stream ({split} split)",
-        )
+        color = "#0173b2" if split == "optimal" else "#de8f05"
+        label = f"one simulated stream ({split} split)"
+        ax.plot(x, y, ".", color=color, ms=4, label=label)
         m = match.loc[split]
         grid = np.linspace(min(x.min(), m["rate_matching_paper"]) * 0.98, x.max() * 1.02, 50)
         ax.plot(grid, m["intercept"] + m["slope"] * grid, "k-", lw=1, label="least squares")
         ax.axhline(m["paper"], color="crimson", ls="--", lw=1, label=f"paper: {m['paper']:g} s")
-        ax.axvline(
-            m["rate_matching_paper"],
-            color="crimson",
-            ls=":",
-            lw=1,
-            label=f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s",
-        )
+        label = f"meets the paper at {m['rate_matching_paper'] * 1e3:.2f} jobs / 1000 s"
+        ax.axvline(m["rate_matching_paper"], color="crimson", ls=":", lw=1, label=label)
         ax.axvline(0.01, color="#888888", lw=0.8, label="λ = 0.01 (listed)")
         ax.set_xlabel("realised arrival rate of the stream, J / t_J [jobs/s]")
         ax.set_ylabel("average job delay of the stream [s]")
@@ -437,32 +354,16 @@ def plot_stability(scan, window, *, title: str | None = None):
             color=colors[kind],
             label=f"{kind} split, simulated (95% CI)",
         )
-        t = thr[thr["split"] == kind].iloc[0]
-        grid = np.linspace(
-            streams["arrival_rate"].min() * 0.97, streams["arrival_rate"].max() * 1.03, 200
-        )
-        a.plot(
-            grid,
-            np.maximum(0.0, t["service_mean"] - 1 / grid),
-            color=colors[kind],
-            lw=1,
-            label=f"{kind}: E[T_s] − E[T_a] (closed form)",
-        )
-        if grid[0] <= t["critical_rate"] <= grid[-1]:
-            a.axvline(
-                t["critical_rate"],
-                color=colors[kind],
-                ls=":",
-                lw=1,
-                label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.5f}",
-            )
+        t, rates = thr[thr["split"] == kind].iloc[0], streams["arrival_rate"]
+        grid = np.linspace(rates.min() * 0.97, rates.max() * 1.03, 200)
+        drift = np.maximum(0.0, t["service_mean"] - 1 / grid)
+        label = f"{kind}: E[T_s] − E[T_a] (closed form)"
+        a.plot(grid, drift, color=colors[kind], lw=1, label=label)
+        crit, label = t["critical_rate"], f"{kind}: λ* = 1/E[T_s] = "
+        if grid[0] <= crit <= grid[-1]:
+            a.axvline(crit, color=colors[kind], ls=":", lw=1, label=f"{label}{crit:.5f}")
         else:
-            a.plot(
-                [],
-                [],
-                " ",
-                label=f"{kind}: λ* = 1/E[T_s] = {t['critical_rate']:.4f} (off the axis)",
-            )
+            a.plot([], [], " ", label=f"{label}{crit:.4f} (off the axis)")
     a.axvline(lam0, color="k", ls="--", lw=1, label="paper's λ = 0.01")
     a.set_xlabel("arrival rate λ [jobs/s]")
     a.set_ylabel("growth of the job delay [s per job]")
@@ -481,8 +382,7 @@ def plot_stability(scan, window, *, title: str | None = None):
             lw=0,
         )
     b.set_yscale("log")
-    block = int(by["block"].iloc[0]) if "block" in by and len(by) else 1
-    b.set_xlabel(f"job index j (blocks of {block} jobs)")
+    b.set_xlabel(f"job index j (blocks of {int(by['block'].iloc[0])} jobs)")
     b.set_ylabel("job delay [s] (mean over seeds, 95% band)")
     b.set_title("(b) at the paper's λ = 0.01", fontsize="small")
     b.legend(fontsize="small", loc="center right")
@@ -498,14 +398,8 @@ def plot_stability(scan, window, *, title: str | None = None):
         label=f"paper's statement holds: s ∈ [{window.s_uniform:.3f}, {window.s_optimal:.2f})",
     )
     c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
-    if window.fig4_scale is not None:
-        c.axvline(
-            window.fig4_scale,
-            color="0.4",
-            ls=":",
-            lw=1,
-            label=f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})",
-        )
+    label = f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})"
+    c.axvline(window.fig4_scale, color="0.4", ls=":", lw=1, label=label)
     c.set_xscale("log")
     c.set_yscale("log")
     c.set_xlabel("task-time scale s of the workers (s > 1: slower)")

@@ -37,16 +37,20 @@ __all__ = [
 _CHUNK_ELEMENTS = 2_000_000  # task-time samples drawn at once (memory bound)
 
 
+def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
+    kappa = check_array("kappa", kappa, ndim=1)
+    if np.any(kappa != np.round(kappa)) or np.any(kappa < 0):
+        raise ValueError(
+            f"kappa must hold non-negative integer task counts, got kappa={kappa.tolist()}"
+        )
+    if not np.any(kappa > 0):
+        raise ValueError(f"kappa must give at least one worker a task, got kappa={kappa.tolist()}")
+    return check_array("kappa", kappa, shape=(workers.n_workers,)).astype(np.int64)
+
+
 def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
-    kappa = check_array("kappa", kappa, shape=(workers.n_workers,))
-    if np.any(kappa < 0) or np.any(kappa != np.round(kappa)):
-        raise ValueError("kappa must hold non-negative integers (tasks per worker)")
-    kappa = kappa.astype(np.int64)
-    n_tasks = int(kappa.sum())
-    K = check_int("K", K, low=1, high=max(n_tasks, 1))
-    if n_tasks < K:
-        raise ValueError(f"kappa must assign at least K={K} tasks, got sum(kappa)={n_tasks}")
-    return kappa, K
+    kappa = _check_kappa(workers, kappa)
+    return kappa, check_int("K", K, low=1, high=int(kappa.sum()))
 
 
 def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> np.ndarray:
@@ -57,14 +61,7 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
     """
     rng = as_generator(rng)
     n_iterations = check_int("n_iterations", n_iterations, low=1)
-    raw = check_array("kappa", kappa, ndim=1)
-    if np.any(raw != np.round(raw)) or np.any(raw < 0):
-        raise ValueError(
-            f"kappa must hold non-negative integer task counts, got kappa={raw.tolist()}"
-        )
-    if not np.any(raw > 0):
-        raise ValueError(f"kappa must give at least one worker a task, got kappa={raw.tolist()}")
-    kappa = raw.astype(np.int64)
+    kappa = _check_kappa(workers, kappa)
     shape, scale = workers.gamma_parameters()
     blocks = []
     for p in np.flatnonzero(kappa):
@@ -151,10 +148,6 @@ class StreamSimulation:
     def mean_delay(self) -> float:
         return float(self.delays.mean()) if self.stable else math.nan
 
-    @property
-    def n_jobs(self) -> int:
-        return int(self.delays.size)
-
 
 def simulate_stream(
     workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, rng=None
@@ -196,18 +189,17 @@ class DelaySummary:
     service_mean: float
     rho: float
     stable: bool
-    n_jobs: int
 
     @property
     def ci(self) -> tuple[float, float]:
         return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
 
     @classmethod
-    def of_streams(cls, per_seed, service_mean, rho, n_jobs) -> DelaySummary:
+    def of_streams(cls, per_seed, service_mean, rho) -> DelaySummary:
         """A stable summary of per-stream averages: their mean and :func:`t_halfwidth`."""
         per_seed = np.asarray(per_seed, dtype=float)
         half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
-        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True, n_jobs)
+        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True)
 
     def __str__(self) -> str:
         if not self.stable:
@@ -215,21 +207,15 @@ class DelaySummary:
         return f"{self.mean:.2f} ± {self.ci_halfwidth:.2f}"
 
 
-def _stream_means(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs, purging) -> dict:
-    """One seed of :func:`simulate_mean_delay`."""
-    one = simulate_stream(workers, kappa, K, iterations, arrival_rate, n_jobs, purging, seed)
+def _stream_means(seed, *, stream) -> dict:
+    """One seed of :func:`simulate_mean_delay`: ``stream`` is :func:`simulate_stream`'s arguments
+    before ``rng``."""
+    one = simulate_stream(*stream, seed)
     return {"mean_delay": one.delays.mean(), "service_mean": one.service_mean, "stable": one.stable}
 
 
 def simulate_mean_delay(
-    workers: StreamWorkers,
-    kappa,
-    K,
-    iterations,
-    arrival_rate,
-    n_jobs,
-    purging=True,
-    seeds=(0, 1, 2, 3, 4),
+    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, seeds=range(5)
 ) -> DelaySummary:
     """Average job delay (Sec. VI's measure) over ``n_jobs`` for every seed and a 95% t interval.
 
@@ -240,25 +226,15 @@ def simulate_mean_delay(
     seeds = list(seeds)
     if len(seeds) < 2:
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
-    runs = over_seeds(
-        _stream_means,
-        seeds,
-        desc="stream seeds",
-        workers=workers,
-        kappa=kappa,
-        K=K,
-        iterations=iterations,
-        arrival_rate=arrival_rate,
-        n_jobs=n_jobs,
-        purging=purging,
-    )
+    stream = (workers, kappa, K, iterations, arrival_rate, n_jobs, purging)
+    runs = over_seeds(_stream_means, seeds, desc="stream seeds", stream=stream)
     per_seed = runs["mean_delay"].to_numpy()
     service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate
     stable = bool(rho < 1.0 and runs["stable"].all())
     if not stable:
-        return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False, n_jobs)
-    return DelaySummary.of_streams(per_seed, service_mean, rho, n_jobs)
+        return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False)
+    return DelaySummary.of_streams(per_seed, service_mean, rho)
 
 
 def activity_trace(
@@ -290,19 +266,13 @@ def activity_trace(
     offsets = start[:, None] + np.concatenate(
         (np.zeros((n_jobs, 1)), np.cumsum(itr, axis=1)[:, :-1]), axis=1
     )
-    rows = []
-    for j in range(n_jobs):
-        for i in range(iterations):
-            r = j * iterations + i
-            for p in np.flatnonzero(kappa):
-                busy = min(own_finish[r, p], itr[j, i])
-                rows.append(
-                    {
-                        "job": j,
-                        "iteration": i,
-                        "worker": int(p),
-                        "start": offsets[j, i],
-                        "stop": offsets[j, i] + busy,
-                    }
-                )
+    # a worker is busy until its last task or the iteration's end, whichever is first
+    busy = np.minimum(own_finish.reshape(n_jobs, iterations, -1), itr[:, :, None])
+    stop = offsets[:, :, None] + busy
+    rows = [
+        {"job": j, "iteration": i, "worker": int(p), "start": offsets[j, i], "stop": stop[j, i, p]}
+        for j in range(n_jobs)
+        for i in range(iterations)
+        for p in np.flatnonzero(kappa)
+    ]
     return rows, {"arrival": arrivals, "start": start, "finish": finish}

@@ -62,6 +62,13 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
+def _require(name, values, ok, rule):
+    """ValueError naming the first entry of ``values`` where ``ok`` fails."""
+    if not np.all(ok):
+        p = int(np.flatnonzero(~np.asarray(ok))[0])
+        raise ValueError(f"{name} must satisfy {name} {rule}, got {name}[{p}]={values[p]:g}")
+
+
 @dataclass(frozen=True)
 class StreamWorkers:
     """P heterogeneous workers: task-time moments and per-iteration communication time.
@@ -81,31 +88,11 @@ class StreamWorkers:
             raise ValueError("the cluster must have P >= 1 workers, got P=0")
         second = check_array("task_second_moment", self.task_second_moment, shape=mean.shape)
         comm = check_array("comm_time", self.comm_time, shape=mean.shape)
-        if np.any(mean <= 0):
-            p = int(np.argmin(mean))
-            raise ValueError(
-                f"task_mean must satisfy task_mean > 0 (E[T_p] of every worker), "
-                f"got task_mean[{p}]={mean[p]:g}"
-            )
-        if np.any(second < 0):
-            p = int(np.argmin(second))
-            raise ValueError(
-                f"task_second_moment must satisfy task_second_moment >= 0, "
-                f"got task_second_moment[{p}]={second[p]:g}"
-            )
-        var = second - mean**2
-        bad = var < -1e-12 * np.maximum(mean**2, 1.0)
-        if np.any(bad):
-            p = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                "task_second_moment must satisfy E[T_p^2] >= E[T_p]^2 (variance >= 0), got "
-                f"E[T_{p}^2]={second[p]:g} < E[T_{p}]^2={mean[p] ** 2:g}"
-            )
-        if np.any(comm < 0):
-            p = int(np.argmin(comm))
-            raise ValueError(
-                f"comm_time must satisfy comm_time >= 0, got comm_time[{p}]={comm[p]:g}"
-            )
+        _require("task_mean", mean, mean > 0, "> 0 (E[T_p] of every worker)")
+        _require("task_second_moment", second, second >= 0, ">= 0")
+        var_ok = second - mean**2 >= -1e-12 * np.maximum(mean**2, 1.0)
+        _require("task_second_moment", second, var_ok, ">= task_mean^2 (variance >= 0)")
+        _require("comm_time", comm, comm >= 0, ">= 0")
         second = np.maximum(second, mean**2)
         for name, arr in (("task_mean", mean), ("task_second_moment", second), ("comm_time", comm)):
             arr = arr.copy()
@@ -116,9 +103,7 @@ class StreamWorkers:
     def exponential(cls, rates, comm_time, complexity=1.0) -> StreamWorkers:
         """Workers with ``T_p ~ Exp(mu_p / C)`` (Example 2): ``m_p = sigma_p = C / mu_p``."""
         rates = check_array("rates", rates, ndim=1)
-        if np.any(rates <= 0):
-            p = int(np.argmin(rates))
-            raise ValueError(f"rates must satisfy rates > 0, got rates[{p}]={rates[p]:g}")
+        _require("rates", rates, rates > 0, "> 0")
         complexity = check_real("complexity", complexity, low=0, low_open=True)
         mean = complexity / rates
         return cls(mean, 2.0 * mean**2, comm_time)
@@ -128,9 +113,7 @@ class StreamWorkers:
         """Workers from ``m_p``, ``sigma_p^2`` and ``c_p``."""
         mean = check_array("task_mean", task_mean, ndim=1)
         var = check_array("task_var", task_var, shape=mean.shape)
-        if np.any(var < 0):
-            p = int(np.argmin(var))
-            raise ValueError(f"task_var must satisfy task_var >= 0, got task_var[{p}]={var[p]:g}")
+        _require("task_var", var, var >= 0, ">= 0")
         return cls(mean, var + mean**2, comm_time)
 
     @property
@@ -343,16 +326,8 @@ def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
     theta = solve_theta(workers, n_tasks, gamma)
     kappa = kappa_of_theta(workers, theta, gamma)
     a, _, _ = split_coefficients(workers, gamma)
-    return LoadSplit(
-        "optimal",
-        int(K),
-        float(omega),
-        gamma,
-        theta,
-        kappa,
-        round_split(kappa * (n_tasks / kappa.sum()), n_tasks),
-        a < theta,
-    )
+    rounded = round_split(kappa * (n_tasks / kappa.sum()), n_tasks)
+    return LoadSplit("optimal", int(K), float(omega), gamma, theta, kappa, rounded, a < theta)
 
 
 def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
@@ -390,9 +365,7 @@ class UnstableQueueError(ValueError):
 
 def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
     kappa = check_array("kappa", kappa, shape=(workers.n_workers,))
-    if np.any(kappa < 0):
-        p = int(np.argmin(kappa))
-        raise ValueError(f"kappa must satisfy kappa >= 0, got kappa[{p}]={kappa[p]:g}")
+    _require("kappa", kappa, kappa >= 0, ">= 0")
     return kappa
 
 
@@ -568,16 +541,9 @@ def stability_threshold(
     first, _ = assignment_moments(workers, kappa)
     slowest = int(np.argmax(first))
     e1, _ = iteration_time_moments(workers, kappa)
-    service = iterations * e1
-    slow_service = iterations * float(first[slowest])
+    service, slow, lam = iterations * e1, iterations * float(first[slowest]), arrival_rate
     return StabilityThreshold(
-        arrival_rate * service,
-        arrival_rate * slow_service,
-        1.0 / service,
-        1.0 / slow_service,
-        slowest,
-        service,
-        arrival_rate,
+        lam * service, lam * slow, 1.0 / service, 1.0 / slow, slowest, service, lam
     )
 
 
@@ -669,7 +635,7 @@ class CodeSearch:
 
 
 def optimise_code_parameters(
-    unit_workers: StreamWorkers, Z, K_values, omega=1.0, gamma=1.0, over: str = "all"
+    unit_workers: StreamWorkers, Z, K_values, omega=1.0, gamma=1.0
 ) -> CodeSearch:
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
     (Assumption 1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep
@@ -679,25 +645,17 @@ def optimise_code_parameters(
     K_values = np.asarray(K_values)
     if K_values.ndim != 1 or K_values.size == 0:
         raise ValueError("K_values must be a non-empty 1-d sequence of integers")
-    rows = []
-    for K in K_values:
-        K = check_int("K", K, low=1)
-        workers = unit_workers.with_complexity(Z / K)
-        rows.append((K, Z / K, workers, optimal_split(workers, K, omega, gamma)))
+    Ks = [check_int("K", K, low=1) for K in K_values]
+    workers = [unit_workers.with_complexity(Z / K) for K in Ks]
+    splits = [optimal_split(w, K, omega, gamma) for w, K in zip(workers, Ks)]
     mm, mma = (
-        np.asarray([mismatch(w, s.kappa, gamma, o) for *_, w, s in rows]) for o in ("all", "active")
+        np.asarray([mismatch(w, s.kappa, gamma, o) for w, s in zip(workers, splits)])
+        for o in ("all", "active")
     )
-    if over not in ("all", "active"):
-        raise ValueError(f"over must be 'all' or 'active', got over={over!r}")
-    splits = [s for *_, s in rows]
+    theta = np.asarray([s.theta for s in splits])
+    n_active = np.asarray([s.n_active for s in splits])
+    n_assigned = np.asarray([int(np.count_nonzero(s.kappa)) for s in splits])
+    C = np.asarray([Z / K for K in Ks])
     return CodeSearch(
-        np.asarray([r[0] for r in rows]),
-        np.asarray([r[1] for r in rows]),
-        mm,
-        mma,
-        np.asarray([s.theta for s in splits]),
-        np.asarray([s.n_active for s in splits]),
-        np.asarray([int(np.count_nonzero(s.kappa)) for s in splits]),
-        splits,
-        int(np.argmin(mm if over == "all" else mma)),
+        np.asarray(Ks), C, mm, mma, theta, n_active, n_assigned, splits, int(np.argmin(mm))
     )

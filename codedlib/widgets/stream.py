@@ -50,9 +50,24 @@ def build_workers(
     return th.StreamWorkers.exponential(rates, comm, complexity)
 
 
-def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
+def split_report(
+    rates_text,
+    comm_text,
+    heterogeneity,
+    K,
+    omega,
+    gamma,
+    lam,
+    iterations,
+    simulate=True,
+    complexity=None,
+    n_jobs=300,
+):
+    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
     from codedlib.experiments import stream as ex
 
+    complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
+    workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
     res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs, simulate=simulate)
     opt = res.optimal
     lines = [
@@ -80,25 +95,6 @@ def _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate):
             )
         lines.append(line)
     return res, "\n".join(lines)
-
-
-def split_report(
-    rates_text,
-    comm_text,
-    heterogeneity,
-    K,
-    omega,
-    gamma,
-    lam,
-    iterations,
-    simulate=True,
-    complexity=None,
-    n_jobs=300,
-):
-    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
-    complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
-    workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
-    return _report(workers, K, omega, gamma, lam, iterations, n_jobs, simulate)
 
 
 def split_view(*, complexity=None, n_jobs=300, **values) -> Report:
