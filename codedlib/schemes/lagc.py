@@ -187,15 +187,8 @@ class SchemeRun:
         eps = check_real("eps", eps, low=0.0, low_open=True)
         hits = np.flatnonzero(self.gap <= eps)
         if hits.size == 0:
-            nan = math.nan
-            return {
-                "scheme": self.scheme,
-                "iterations": nan,
-                "time": nan,
-                "time_stderr": nan,
-                "communication": nan,
-                "computation": nan,
-            }
+            keys = ("iterations", "time", "time_stderr", "communication", "computation")
+            return {"scheme": self.scheme} | dict.fromkeys(keys, math.nan)
         k = int(hits[0])
         per_replica = self.iteration_times[:, :k].sum(axis=1)
         stderr = (
@@ -397,13 +390,7 @@ class _Trajectory:
 # --------------------------------------------------------------------------------------
 # Reference schemes (Section III)
 # --------------------------------------------------------------------------------------
-def run_gd(
-    problem,
-    n_workers: int,
-    *,
-    stepsize=None,
-    **sim,
-) -> SchemeRun:
+def run_gd(problem, n_workers: int, *, stepsize=None, **sim) -> SchemeRun:
     """Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
 
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
@@ -427,14 +414,7 @@ def run_gd(
     return rec.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1, theta)
 
 
-def run_gc(
-    problem,
-    n_workers: int,
-    redundancy: int,
-    *,
-    stepsize=None,
-    **sim,
-) -> SchemeRun:
+def run_gc(problem, n_workers: int, redundancy: int, *, stepsize=None, **sim) -> SchemeRun:
     """Gradient coding (Section III-A, Tandon et al.): worker ``i`` stores partitions
     ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
@@ -468,13 +448,7 @@ def run_gc(
 
 
 def run_lag_ps(
-    problem,
-    n_workers: int,
-    *,
-    xi: float,
-    history: int,
-    stepsize=None,
-    **sim,
+    problem, n_workers: int, *, xi: float, history: int, stepsize=None, **sim
 ) -> SchemeRun:
     """LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
 
@@ -656,23 +630,18 @@ def run_scheme(
 ) -> SchemeRun:
     """Dispatch by name to the schemes of Sections III–IV: ``gd``, ``gc``, ``lag``, ``g-gd``,
     ``g-lag``, ``lagc``."""
-    if scheme == "gd":
+    if scheme in ("gd", "gc", "g-gd"):  # not lazy: no ξ, D
         kwargs.pop("xi", None), kwargs.pop("history", None)
-        return run_gd(problem, n_workers, **kwargs)
-    if scheme == "gc":
-        kwargs.pop("xi", None), kwargs.pop("history", None)
-        return run_gc(problem, n_workers, redundancy, **kwargs)
-    if scheme == "lag":
-        return run_lag_ps(problem, n_workers, **kwargs)
-    if scheme == "g-gd":
-        kwargs.pop("history", None)
-        return run_g_gd(problem, n_workers, redundancy, n_groups, **kwargs)
-    if scheme == "g-lag":
-        return run_g_lag(problem, n_workers, redundancy, n_groups, **kwargs)
-    if scheme == "lagc":
-        if n_groups is None:
-            raise ValueError("n_groups must be given for lagc (a divisor of n_workers)")
-        return run_lagc(problem, n_workers, redundancy, n_groups, **kwargs)
-    raise ValueError(
-        f"scheme must be one of ('gd', 'gc', 'lag', 'g-gd', 'g-lag', 'lagc'), got scheme={scheme!r}"
-    )
+    if scheme == "lagc" and n_groups is None:
+        raise ValueError("n_groups must be given for lagc (a divisor of n_workers)")
+    runs = {
+        "gd": lambda: run_gd(problem, n_workers, **kwargs),
+        "gc": lambda: run_gc(problem, n_workers, redundancy, **kwargs),
+        "lag": lambda: run_lag_ps(problem, n_workers, **kwargs),
+        "g-gd": lambda: run_g_gd(problem, n_workers, redundancy, n_groups, **kwargs),
+        "g-lag": lambda: run_g_lag(problem, n_workers, redundancy, n_groups, **kwargs),
+        "lagc": lambda: run_lagc(problem, n_workers, redundancy, n_groups, **kwargs),
+    }
+    if scheme not in runs:
+        raise ValueError(f"scheme must be one of {tuple(runs)}, got scheme={scheme!r}")
+    return runs[scheme]()
