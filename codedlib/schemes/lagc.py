@@ -287,14 +287,13 @@ def _setup(
     )
 
 
-def _check_lazy(xi, history, stepsize, setup):
+def _check_lazy(xi, history, stepsize, setup, lazy=True):
+    """``ξ``, ``D`` and the step: by default ``(1 - sqrt(Dξ))/L`` when lazy, else ``1/L``."""
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
-    if stepsize is None:
-        stepsize = lag_stepsize(setup.total_smoothness, xi, history)
-    else:
-        stepsize = check_real("stepsize", stepsize, low=0.0, low_open=True)
-    return xi, history, stepsize
+    if stepsize is None and lazy:
+        return xi, history, lag_stepsize(setup.total_smoothness, xi, history)
+    return xi, history, _plain_stepsize(stepsize, setup)
 
 
 def _plain_stepsize(stepsize, setup):
@@ -529,12 +528,7 @@ def run_lagc(
     """
     s = _setup(problem, n_workers, **sim)
     layout = lagc_layout(n_workers, redundancy, n_groups)
-    if lazy:
-        xi, history, alpha = _check_lazy(xi, history, stepsize, s)
-    else:
-        xi = check_real("xi", xi, low=0.0)
-        history = check_int("history", history, low=1)
-        alpha = _plain_stepsize(stepsize, s)
+    xi, history, alpha = _check_lazy(xi, history, stepsize, s, lazy)
     G, n_g = layout.n_groups, layout.workers_per_group
     stored, wait = layout.stored_per_worker, layout.wait_for
     decoder = _Decoder(n_g, stored) if layout.coded else None
