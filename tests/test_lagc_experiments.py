@@ -73,10 +73,9 @@ def test_complexity_curves_and_plots(small):
     assert set(curves_g["n_groups"]) == {1, 2, 3, 6}
     assert set(curves["redundancy"]) == {1, 2, 3, 6}
     layouts = ex.storage_layouts()
-    assert isinstance(layouts, ex.StorageLayoutsResult)
-    assert [name for name, _, _ in layouts.panels()] == ["gc", "lag", "g_lag", "lagc"]
-    assert (layouts.gc.n_workers, layouts.gc.redundancy) == (3, 2)
-    assert layouts.lagc.n_groups == 2 and layouts.selected["lagc"] == [0]
+    assert list(layouts) == ["gc", "lag", "g_lag", "lagc"]
+    assert (layouts["gc"].n_workers, layouts["gc"].redundancy) == (3, 2)
+    assert layouts["lagc"].n_groups == 2
     for fig in (
         pl.plot_storage_layouts(layouts),
         pl.plot_complexity_curves(curves, "r"),
@@ -410,11 +409,12 @@ def test_the_widget_shows_compare_schemes():
     kwargs = dict(n_workers=6, redundancy=2, n_groups=2, samples_per_partition=10, replicas=2)
     out = ex.compare_schemes(**kwargs)
     report = lagc_report(**kwargs)
-    assert isinstance(out, ex.CompareSchemesResult)
-    pd.testing.assert_frame_equal(out.theory, report["theory"])
-    pd.testing.assert_frame_equal(out.measured, report["measured"])
-    assert "note" not in out.theory or out.theory["note"].isna().all()  # every layout valid
-    assert all(c == c.lower() and " " not in c for c in out.theory.columns)
+    assert set(out) == {"theory", "measured", "metrics"}
+    pd.testing.assert_frame_equal(out["theory"], report["theory"])
+    pd.testing.assert_frame_equal(out["measured"], report["measured"])
+    theory = out["theory"]
+    assert "note" not in theory or theory["note"].isna().all()  # every layout valid
+    assert all(c == c.lower() and " " not in c for c in theory.columns)
 
 
 def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
@@ -429,7 +429,7 @@ def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
 
     def fake(*args, **kwargs):
         calls.append(inspect.signature(real).bind(*args, **kwargs).arguments)
-        return ex.CompareSchemesResult(theory=pd.DataFrame(), measured=pd.DataFrame(), metrics=None)
+        return {"theory": pd.DataFrame(), "measured": pd.DataFrame(), "metrics": None}
 
     fake.__signature__ = inspect.signature(real)  # what the widget reads its arguments from
     monkeypatch.setattr(ex, "compare_schemes", fake)

@@ -27,7 +27,7 @@ __all__ = [
 #: Display labels of the experiments' snake_case columns and result fields (what a reader sees:
 #: axis labels, legend entries and table headers, via ``frame.rename(columns=LABELS)``).
 LABELS = {
-    # storage_layouts fields: panel titles of Figs. 3-5
+    # storage_layouts names: panel titles of Figs. 3-5
     "gc": "Fig. 3: GC (N=3, r=2)",
     "lag": "Fig. 4: LAG (N=3)",
     "g_lag": "Fig. 5(a): G-LAG (N=6, r=2, G=3)",
@@ -67,28 +67,24 @@ def _style(label):
     return _STYLE.get(label.split(" ")[0], ("tab:gray", "-"))
 
 
-def plot_storage_layouts(layouts, fig=None, *, title: str | None = None):
+def plot_storage_layouts(layouts, *, title: str | None = None):
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
-    groups the PS selects in the paper's example are drawn solid, the others faded.
+    group the PS selects in the paper's examples (the first) is drawn solid, the others faded.
     """
     from matplotlib.colors import to_rgba
 
-    panels = layouts.panels()
-    n = len(panels)
-    if fig is None:
-        fig, axes = subplots(1, n, figsize=(3.4 * n, 3.2))
-    else:
-        axes = fig.subplots(1, n)
+    n = len(layouts)
+    fig, axes = subplots(1, n, figsize=(3.4 * n, 3.2))
     axes = np.atleast_1d(axes)
     palette = matplotlib.colormaps["tab10"]
-    for ax, (name, layout, selected) in zip(axes, panels):
+    for ax, (name, layout) in zip(axes, layouts.items()):
         N = layout.n_workers
         img = np.ones((N, N, 4))
         storage = layout.storage_matrix()
         for w in range(N):
             g = w // layout.workers_per_group
-            rgba = to_rgba(palette(g % 10), alpha=1.0 if g in selected else 0.3)
+            rgba = to_rgba(palette(g % 10), alpha=1.0 if g == 0 else 0.3)
             for p in np.flatnonzero(storage[w]):
                 img[w, p] = rgba
         ax.imshow(img, aspect="equal")
@@ -110,33 +106,24 @@ def plot_storage_layouts(layouts, fig=None, *, title: str | None = None):
     return fig
 
 
-def plot_complexity_curves(df, x: str = "r", fig=None, *, title: str | None = None):
+def plot_complexity_curves(df, x: str = "r", *, title: str | None = None):
     """Section V-D: time, communication and computation complexity (Table II) vs ``x``
     (``"r"`` or ``"G"``), one row of panels per delay distribution. Lazy schemes are upper
     bounds (open markers).
     """
 
     delays = list(dict.fromkeys(df["delay"]))
-    metrics = [
-        ("time", "time complexity (10)"),
-        ("communication", "communication (11)"),
-        ("computation", "computation (12)"),
+    metrics = [  # column, panel title, y label
+        ("time", "time complexity (10)", "time to ε [units of μ₀ or t₀]"),
+        ("communication", "communication (11)", "messages to ε"),
+        ("computation", "computation (12)", "partition gradients to ε"),
     ]
-    ylabels = {
-        "time": "time to ε [units of μ₀ or t₀]",
-        "communication": "messages to ε",
-        "computation": "partition gradients to ε",
-    }
     xlabels = {"r": "r (copies of each partition)", "G": "G (worker groups)"}
     xcol = _CURVE_X.get(x, x)
-    if fig is None:
-        fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)), squeeze=False)
-    else:
-        axes = np.atleast_2d(fig.subplots(len(delays), 3, squeeze=False))
+    fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)), squeeze=False)
     for i, dname in enumerate(delays):
         sub = df[df["delay"] == dname]
-        for j, (col, label) in enumerate(metrics):
-            ax = axes[i, j]
+        for ax, (col, label, ylabel) in zip(axes[i], metrics):
             for scheme in dict.fromkeys(sub["scheme"]):
                 s = sub[sub["scheme"] == scheme].sort_values(xcol)
                 color, ls = _style(scheme)
@@ -159,7 +146,7 @@ def plot_complexity_curves(df, x: str = "r", fig=None, *, title: str | None = No
             ticks = sorted(sub[xcol].unique())
             ax.set_xticks(ticks, [str(v) for v in ticks])
             ax.set_xlabel(xlabels.get(x, x))
-            ax.set_ylabel(ylabels[col], fontsize=8)
+            ax.set_ylabel(ylabel, fontsize=8)
             ax.set_title(f"{dname}: {label}", fontsize=9)
         axes[i, 0].legend(fontsize=7)
     fig.tight_layout()
@@ -168,27 +155,24 @@ def plot_complexity_curves(df, x: str = "r", fig=None, *, title: str | None = No
     return fig
 
 
-def plot_convergence(metrics, fig=None, *, title: str | None = None):
+_LOAD_LABELS = ("communication load (messages)", "computation load (partition gradients)")
+
+
+def plot_convergence(metrics, *, title: str | None = None):
     """Section VI: optimality gap (9), communication load (7) and computation load (8) vs
     computing wall-clock time, one line per scheme.
     """
 
-    if fig is None:
-        fig, axes = subplots(1, 3, figsize=(13, 3.6))
-    else:
-        axes = fig.subplots(1, 3)
+    fig, axes = subplots(1, 3, figsize=(13, 3.6))
     for label in dict.fromkeys(metrics["scheme"]):
         s = metrics[metrics["scheme"] == label]
         color, ls = _style(label)
-        gap = s["gap"].clip(lower=1e-16)
-        axes[0].plot(s["time"], gap, color=color, linestyle=ls, label=label)
-        axes[1].plot(s["time"], s["communication"], color=color, linestyle=ls, label=label)
-        axes[2].plot(s["time"], s["computation"], color=color, linestyle=ls, label=label)
+        for ax, y in zip(axes, (s["gap"].clip(lower=1e-16), s["communication"], s["computation"])):
+            ax.plot(s["time"], y, color=color, linestyle=ls, label=label)
     axes[0].set_yscale("log")
-    axes[0].set_ylabel("optimality gap F(θ) − F*")
-    axes[1].set_ylabel("communication load (messages)")
-    axes[2].set_ylabel("computation load (partition gradients)")
-    for ax in axes:
+    ylabels = ["optimality gap F(θ) − F*", *_LOAD_LABELS]
+    for ax, ylabel in zip(axes, ylabels):
+        ax.set_ylabel(ylabel)
         ax.set_xlabel("wall-clock time [units of μ₀ or t₀]")
     axes[0].legend(fontsize=8)
     if title:
@@ -203,22 +187,18 @@ _RULE_LABELS = {
 }
 
 
-def plot_convergence_bands(bands, rules=None, fig=None, *, title: str | None = None):
+def plot_convergence_bands(bands, *, title: str | None = None):
     """Section VI over seeds: relative optimality gap (9), communication (7) and computation
     (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
     seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
     for one delay model).
     """
 
-    rules = list(rules or dict.fromkeys(bands["rule"]))
-    if fig is None:
-        fig, axes = subplots(len(rules), 3, figsize=(13, 3.5 * len(rules)), squeeze=False)
-    else:
-        axes = np.atleast_2d(fig.subplots(len(rules), 3, squeeze=False))
+    rules = list(dict.fromkeys(bands["rule"]))
+    fig, axes = subplots(len(rules), 3, figsize=(13, 3.5 * len(rules)), squeeze=False)
     panels = [
         ("rel_gap", "relative gap (F(θ) − F*)/(F(θ⁰) − F*)"),
-        ("communication", "communication load (messages)"),
-        ("computation", "computation load (partition gradients)"),
+        *zip(("communication", "computation"), _LOAD_LABELS),
     ]
     n_seeds = int(bands["n_seeds"].max()) if len(bands) else 0
     for i, rule in enumerate(rules):
@@ -308,15 +288,11 @@ def plot_iteration_time_seeds(table, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_iteration_time_panels(table, panel_titles=None, fig=None, *, title: str | None = None):
+def plot_iteration_time_panels(table, panel_titles=None, *, title: str | None = None):
     """:func:`plot_iteration_time_seeds` side by side, one panel per delay model."""
     delays = list(dict.fromkeys(table["delay"]))
     n = len(delays)
-    if fig is None:
-        fig, axes = subplots(1, n, figsize=(6.0 * n, 3.6), squeeze=False)
-        axes = axes[0]
-    else:
-        axes = np.atleast_1d(fig.subplots(1, n))
+    fig, (axes,) = subplots(1, n, figsize=(6.0 * n, 3.6), squeeze=False)
     panel_titles = panel_titles or {}
     for ax, dname in zip(axes, delays):
         sub = table[table["delay"] == dname].reset_index(drop=True)
@@ -336,7 +312,7 @@ _D_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
 def plot_bound_grid(
-    summary, best_case=None, spread: float | None = None, fig=None, *, title: str | None = None
+    summary, best_case=None, spread: float | None = None, *, title: str | None = None
 ):
     """Issue 13 item 7: G-LAG / G-GD time to the target gap against ``sqrt(Dξ)``.
 
@@ -350,11 +326,7 @@ def plot_bound_grid(
     """
     delays = list(dict.fromkeys(summary["delay"]))
     n = len(delays) + (best_case is not None)
-    if fig is None:
-        fig, axes = subplots(1, n, figsize=(4.4 * n, 3.9), squeeze=False)
-        axes = axes[0]
-    else:
-        axes = np.atleast_1d(fig.subplots(1, n))
+    fig, (axes,) = subplots(1, n, figsize=(4.4 * n, 3.9), squeeze=False)
     histories = sorted(summary["history"].unique())
     marker = {D: _D_MARKERS[i % len(_D_MARKERS)] for i, D in enumerate(histories)}
     for ax, dname in zip(axes, delays):

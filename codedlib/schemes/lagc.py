@@ -187,15 +187,8 @@ class SchemeRun:
         eps = check_real("eps", eps, low=0.0, low_open=True)
         hits = np.flatnonzero(self.gap <= eps)
         if hits.size == 0:
-            nan = math.nan
-            return {
-                "scheme": self.scheme,
-                "iterations": nan,
-                "time": nan,
-                "time_stderr": nan,
-                "communication": nan,
-                "computation": nan,
-            }
+            keys = ("iterations", "time", "time_stderr", "communication", "computation")
+            return {"scheme": self.scheme} | dict.fromkeys(keys, math.nan)
         k = int(hits[0])
         per_replica = self.iteration_times[:, :k].sum(axis=1)
         stderr = (
@@ -294,14 +287,13 @@ def _setup(
     )
 
 
-def _check_lazy(xi, history, stepsize, setup):
+def _check_lazy(xi, history, stepsize, setup, lazy=True):
+    """``ξ``, ``D`` and the step: by default ``(1 - sqrt(Dξ))/L`` when lazy, else ``1/L``."""
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
-    if stepsize is None:
-        stepsize = lag_stepsize(setup.total_smoothness, xi, history)
-    else:
-        stepsize = check_real("stepsize", stepsize, low=0.0, low_open=True)
-    return xi, history, stepsize
+    if stepsize is None and lazy:
+        return xi, history, lag_stepsize(setup.total_smoothness, xi, history)
+    return xi, history, _plain_stepsize(stepsize, setup)
 
 
 def _plain_stepsize(stepsize, setup):
@@ -397,13 +389,7 @@ class _Trajectory:
 # --------------------------------------------------------------------------------------
 # Reference schemes (Section III)
 # --------------------------------------------------------------------------------------
-def run_gd(
-    problem,
-    n_workers: int,
-    *,
-    stepsize=None,
-    **sim,
-) -> SchemeRun:
+def run_gd(problem, n_workers: int, *, stepsize=None, **sim) -> SchemeRun:
     """Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
 
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
@@ -427,14 +413,7 @@ def run_gd(
     return rec.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1, theta)
 
 
-def run_gc(
-    problem,
-    n_workers: int,
-    redundancy: int,
-    *,
-    stepsize=None,
-    **sim,
-) -> SchemeRun:
+def run_gc(problem, n_workers: int, redundancy: int, *, stepsize=None, **sim) -> SchemeRun:
     """Gradient coding (Section III-A, Tandon et al.): worker ``i`` stores partitions
     ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
@@ -468,13 +447,7 @@ def run_gc(
 
 
 def run_lag_ps(
-    problem,
-    n_workers: int,
-    *,
-    xi: float,
-    history: int,
-    stepsize=None,
-    **sim,
+    problem, n_workers: int, *, xi: float, history: int, stepsize=None, **sim
 ) -> SchemeRun:
     """LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
 
@@ -555,12 +528,7 @@ def run_lagc(
     """
     s = _setup(problem, n_workers, **sim)
     layout = lagc_layout(n_workers, redundancy, n_groups)
-    if lazy:
-        xi, history, alpha = _check_lazy(xi, history, stepsize, s)
-    else:
-        xi = check_real("xi", xi, low=0.0)
-        history = check_int("history", history, low=1)
-        alpha = _plain_stepsize(stepsize, s)
+    xi, history, alpha = _check_lazy(xi, history, stepsize, s, lazy)
     G, n_g = layout.n_groups, layout.workers_per_group
     stored, wait = layout.stored_per_worker, layout.wait_for
     decoder = _Decoder(n_g, stored) if layout.coded else None
@@ -656,23 +624,18 @@ def run_scheme(
 ) -> SchemeRun:
     """Dispatch by name to the schemes of Sections III–IV: ``gd``, ``gc``, ``lag``, ``g-gd``,
     ``g-lag``, ``lagc``."""
-    if scheme == "gd":
+    if scheme in ("gd", "gc", "g-gd"):  # not lazy: no ξ, D
         kwargs.pop("xi", None), kwargs.pop("history", None)
-        return run_gd(problem, n_workers, **kwargs)
-    if scheme == "gc":
-        kwargs.pop("xi", None), kwargs.pop("history", None)
-        return run_gc(problem, n_workers, redundancy, **kwargs)
-    if scheme == "lag":
-        return run_lag_ps(problem, n_workers, **kwargs)
-    if scheme == "g-gd":
-        kwargs.pop("history", None)
-        return run_g_gd(problem, n_workers, redundancy, n_groups, **kwargs)
-    if scheme == "g-lag":
-        return run_g_lag(problem, n_workers, redundancy, n_groups, **kwargs)
-    if scheme == "lagc":
-        if n_groups is None:
-            raise ValueError("n_groups must be given for lagc (a divisor of n_workers)")
-        return run_lagc(problem, n_workers, redundancy, n_groups, **kwargs)
-    raise ValueError(
-        f"scheme must be one of ('gd', 'gc', 'lag', 'g-gd', 'g-lag', 'lagc'), got scheme={scheme!r}"
-    )
+    if scheme == "lagc" and n_groups is None:
+        raise ValueError("n_groups must be given for lagc (a divisor of n_workers)")
+    runs = {
+        "gd": lambda: run_gd(problem, n_workers, **kwargs),
+        "gc": lambda: run_gc(problem, n_workers, redundancy, **kwargs),
+        "lag": lambda: run_lag_ps(problem, n_workers, **kwargs),
+        "g-gd": lambda: run_g_gd(problem, n_workers, redundancy, n_groups, **kwargs),
+        "g-lag": lambda: run_g_lag(problem, n_workers, redundancy, n_groups, **kwargs),
+        "lagc": lambda: run_lagc(problem, n_workers, redundancy, n_groups, **kwargs),
+    }
+    if scheme not in runs:
+        raise ValueError(f"scheme must be one of {tuple(runs)}, got scheme={scheme!r}")
+    return runs[scheme]()

@@ -59,7 +59,6 @@ from codedlib.latency.order_stats import (
 __all__ = [
     "SCHEMES",
     "LAGCLayout",
-    "communication_saving",
     "complexities",
     "expected_iteration_time",
     "expected_order_statistic",
@@ -168,7 +167,8 @@ def scheme_layout(
     GD: ``r=1, G=N``; GC: ``G=1``; LAG: ``r=1, G=N``; G-GD and G-LAG: ``G`` given (default
     ``N/r``) with ``N/G <= r`` (no coding); LAGC: ``G`` given.
     """
-    scheme = _check_scheme(scheme)
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got scheme={scheme!r}")
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     if scheme in ("gd", "lag"):
@@ -193,12 +193,6 @@ def scheme_layout(
     if n_groups is None:
         raise ValueError("n_groups must be given for lagc (a divisor of n_workers), got None")
     return lagc_layout(n_workers, redundancy, n_groups)
-
-
-def _check_scheme(scheme):
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got scheme={scheme!r}")
-    return scheme
 
 
 # --------------------------------------------------------------------------------------
@@ -476,17 +470,13 @@ def heterogeneity_fraction(unit_smoothness, gamma) -> np.ndarray:
     return (L[:, None] ** 2 <= gamma.reshape(-1)[None, :]).mean(axis=0).reshape(gamma.shape)
 
 
-def communication_saving(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
-    """``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)`` (eq. 26 / 30)."""
+def selection_fraction_bound(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
+    """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30), with
+    ``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)``."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gammas = selection_thresholds(xi, history, stepsize, L.size)
     d = np.arange(1, gammas.size + 1)
-    return float(np.sum((1.0 / d - 1.0 / (d + 1)) * heterogeneity_fraction(L, gammas)))
-
-
-def selection_fraction_bound(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
-    """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30)."""
-    return 1.0 - communication_saving(unit_smoothness, xi, history, stepsize)
+    return 1.0 - float(np.sum((1.0 / d - 1.0 / (d + 1)) * heterogeneity_fraction(L, gammas)))
 
 
 # --------------------------------------------------------------------------------------
@@ -547,7 +537,6 @@ def complexities(
     Returns a dict with ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
     ``time``, ``communication``, ``computation``, ``bound`` (True for lazy schemes).
     """
-    scheme = _check_scheme(scheme)
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
     lazy = scheme in ("lag", "g-lag", "lagc")
     if lazy:

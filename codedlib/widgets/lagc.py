@@ -10,6 +10,7 @@ Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 from __future__ import annotations
 
 import inspect
+from functools import partial
 
 from codedlib.experiments import lagc as ex
 from codedlib.plots.lagc import LABELS, plot_convergence
@@ -44,12 +45,12 @@ def lagc_report(*args, **settings) -> dict:
     values = bound.arguments
     result = ex.compare_schemes(*bound.args, **bound.kwargs)
     figure = plot_convergence(
-        result.metrics,
+        result.pop("metrics"),
         title=f"N={values['n_workers']}, r={values['redundancy']}, G={values['n_groups']},"
         f" ξ={values['xi']}, D={values['history']}, {values['delay_kind']} delays,"
         f" stepsize rule '{values['stepsize_rule']}'",
     )
-    return {"theory": result.theory, "measured": result.measured, "figure": figure}
+    return result | {"figure": figure}
 
 
 def lagc_view(**values) -> Report:
@@ -76,33 +77,23 @@ def explore_lagc(**defaults) -> Explorer:
     d = {name: parameters[name].default for name in _CONTROLS}
     d.update(defaults)
     style = {"description_width": "initial"}
+    drop = partial(w.Dropdown, style=style)
+    ints = partial(w.IntSlider, min=1, style=style)
+    text = partial(w.BoundedFloatText, min=1e-6, max=1e6, style=style)
     controls = {
-        "n_workers": w.Dropdown(
-            options=[4, 6, 8, 12, 24], value=d["n_workers"], description="N", style=style
-        ),
-        "redundancy": w.IntSlider(
-            value=d["redundancy"], min=1, max=24, description="r", style=style
-        ),
-        "n_groups": w.IntSlider(value=d["n_groups"], min=1, max=24, description="G", style=style),
+        "n_workers": drop(options=[4, 6, 8, 12, 24], value=d["n_workers"], description="N"),
+        "redundancy": ints(value=d["redundancy"], max=24, description="r"),
+        "n_groups": ints(value=d["n_groups"], max=24, description="G"),
         "xi": float_slider("xi", d["xi"], 0.0, 0.2, 0.005, description="ξ", readout_format=".3f"),
-        "history": w.IntSlider(value=d["history"], min=1, max=20, description="D", style=style),
-        "delay_kind": w.Dropdown(
-            options=["exponential", "pareto"],
-            value=d["delay_kind"],
-            description="delay",
-            style=style,
+        "history": ints(value=d["history"], max=20, description="D"),
+        "delay_kind": drop(
+            options=["exponential", "pareto"], value=d["delay_kind"], description="delay"
         ),
-        "mean": w.BoundedFloatText(
-            value=d["mean"], min=1e-6, max=1e6, description="exponential mean", style=style
-        ),
-        "scale": w.BoundedFloatText(
-            value=d["scale"], min=1e-6, max=1e6, description="Pareto t0", style=style
-        ),
-        "shape": w.BoundedFloatText(
-            value=d["shape"], min=1e-3, max=100.0, description="Pareto shape", style=style
-        ),
-        "stepsize_rule": w.Dropdown(
-            options=["gd", "theory"], value=d["stepsize_rule"], description="step size", style=style
+        "mean": text(value=d["mean"], description="exponential mean"),
+        "scale": text(value=d["scale"], description="Pareto t0"),
+        "shape": text(value=d["shape"], min=1e-3, max=100.0, description="Pareto shape"),
+        "stepsize_rule": drop(
+            options=["gd", "theory"], value=d["stepsize_rule"], description="step size"
         ),
     }
 
