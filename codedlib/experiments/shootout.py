@@ -1,15 +1,10 @@
 """Notebook 06: which straggler mitigation wins where -- rankings, regime maps, scale, your cluster.
 
-Every function runs the schemes of :mod:`codedlib.schemes.shootout` on one
-:class:`codedlib.cluster.ClusterModel`, one seed at a time through
-:func:`codedlib.replicate.over_seeds` (every scheme of a seed sees the same draws), and returns
-tidy ``pandas`` frames; :data:`SETTINGS` holds the notebook's sizes and :data:`CLAIMS` its
-claims.
-
-"Wins" is said only where the interval says so: the fastest scheme (least mean time to the
-target over seeds) *wins* a setting when, for every other scheme, the paired ratio of times
-(:func:`codedlib.claims.ratio_interval`) has a 95 % interval above 1; otherwise the schemes
-whose interval holds 1 are *tied* with it.
+The schemes of :mod:`codedlib.schemes.shootout` on one cluster, seed by seed through
+:func:`codedlib.replicate.over_seeds` (the schemes of a seed see the same draws), as tidy frames.
+The fastest scheme (least mean time to target) *wins* when every other scheme's paired ratio
+(:func:`codedlib.claims.ratio_interval`) has a 95 % interval above 1; the schemes whose
+interval holds 1 are *tied* with it.
 
 Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
 zhang2021lagc, esfahanizadeh2022stream.
@@ -62,24 +57,17 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
     """Per scheme of the tidy ``runs`` (``scheme, seed, <metric>``; smaller is better, ``inf``:
     not reached): mean and 95 % interval over seeds, the paired ratio to the fastest with its
     interval, a verdict (``wins`` / ``tied`` / ``slower`` / ``not reached``) and the rank."""
-    rows = []
-    finite = runs.groupby("scheme")[metric].apply(lambda v: bool(np.all(np.isfinite(v))))
-    means = runs.groupby("scheme")[metric].mean()
-    reached = [s for s in means.index if finite[s]]
-    best = min(reached, key=lambda s: means[s]) if reached else None
     by = paired(runs, metric)
-    for scheme, values in by.items():
-        mean, lo, hi = mean_interval(values) if finite[scheme] else (math.inf,) * 3
-        if best is None or not finite[scheme]:
-            ratio = r_lo = r_hi = math.inf
-        elif scheme == best:
-            ratio = r_lo = r_hi = 1.0
-        else:
-            ratio, r_lo, r_hi = ratio_interval(values, by[best])
-        rows.append({"scheme": scheme, "mean": mean, "ci_low": lo, "ci_high": hi,
-                     "ratio_to_best": ratio, "ratio_low": r_lo, "ratio_high": r_hi,
-                     "n_seeds": len(values)})  # fmt: skip
-    table = pd.DataFrame(rows).sort_values("mean", kind="stable").reset_index(drop=True)
+    finite = {s: bool(np.all(np.isfinite(v))) for s, v in by.items()}
+    means = runs.groupby("scheme")[metric].mean()
+    best = min((s for s in by if finite[s]), key=lambda s: means[s], default=None)
+    rows = [(s, *(mean_interval(v) if finite[s] else (math.inf,) * 3),
+             *((math.inf,) * 3 if best is None or not finite[s] else (1.0,) * 3 if s == best
+               else ratio_interval(v, by[best])), len(v)) for s, v in by.items()]  # fmt: skip
+    cols = ["scheme", "mean", "ci_low", "ci_high", "ratio_to_best", "ratio_low", "ratio_high",
+            "n_seeds"]  # fmt: skip
+    table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable")
+    table = table.reset_index(drop=True)
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
     fastest = "wins" if tied.empty else "tied (fastest mean)"
     table["verdict"] = np.select(
@@ -92,10 +80,9 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
 
 @dataclass
 class Ranking:
-    """Every scheme on one cluster over seeds: ``runs`` (one row per scheme and seed,
-    :meth:`~codedlib.schemes.shootout.SchemeRun.summary`), ``table`` (:func:`rank_schemes` of
-    the time to target, with each scheme's mean numbers and shares per iteration) and
-    ``trajectories`` (scheme, seed, iteration: clock time and relative gap)."""
+    """Every scheme on one cluster over seeds: ``runs`` (a ``SchemeRun.summary`` row per scheme
+    and seed), ``table`` (:func:`rank_schemes` of the time to target, with mean numbers and
+    shares per iteration), ``trajectories`` (scheme, seed, iteration: clock time and gap)."""
 
     setup: Shootout
     runs: pd.DataFrame
@@ -134,9 +121,8 @@ def _seeds(seeds):
 
 
 def seed_runs(seed: int, setup: Shootout, names, timed: bool = False) -> list[dict]:
-    """The measure of one seed: every scheme of ``names`` on that seed's draws (common random
-    numbers), one :meth:`~codedlib.schemes.shootout.SchemeRun.summary` row each with the run's
-    ``times`` and ``gaps`` arrays (and its simulation's ``wall_seconds`` when ``timed``)."""
+    """The measure of one seed: every scheme of ``names`` on that seed's draws, a
+    ``SchemeRun.summary`` row each with its ``times`` and ``gaps`` (and ``wall_seconds``)."""
     factors = setup.cluster.factors(setup.max_iter, seed)
     rows = []
     for name in names:
@@ -165,11 +151,9 @@ def _over_seeds(setup, names, seeds, executor, timed=False):
 def ranking(
     cluster: ClusterModel, schemes=None, seeds=5, executor=None, **setup_options
 ) -> Ranking:
-    """Run every scheme (default: all that apply) on ``cluster`` for each seed (an int ``n``:
-    seeds ``0..n-1``; at least 2) and rank them; ``setup_options`` go to
-    :class:`~codedlib.schemes.shootout.Shootout`, ``executor`` to
-    :func:`~codedlib.replicate.over_seeds`. ``cluster`` may be a ``Shootout`` already (its
-    tuned choices are reused; then there are no ``setup_options``)."""
+    """Run every scheme (default: all that apply) on ``cluster`` (or a ``Shootout``, whose
+    tuned choices are reused) for each of at least 2 seeds and rank them; ``setup_options`` go
+    to :class:`~codedlib.schemes.shootout.Shootout`."""
     seeds = _seeds(seeds)
     setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     names = _applicable(setup, schemes)
@@ -196,14 +180,11 @@ RANKING_COLUMNS = ["rank", "scheme", "paper", "mean", "ci_low", "ci_high", "rati
 def scheme_table(setup: Shootout) -> pd.DataFrame:
     """One row per scheme that applies at ``setup``: title, paper, engine, MPI engine, the
     largest shares per worker and the tuned parameters."""
-    names = [n for n, s in SCHEMES.items() if s.applies(setup)]
-    return pd.DataFrame({
-        "title": [SCHEMES[n].title for n in names], "paper": [SCHEMES[n].paper for n in names],
-        "engine": [SCHEMES[n].engine for n in names],
-        "mpi engine": [SCHEMES[n].runtime or "—" for n in names],
-        "shares per worker": [float(np.max(SCHEMES[n].layout(setup)["shares"])) for n in names],
-        "parameters (tuned)": [chosen_parameters(setup, n) for n in names],
-    }, index=names)  # fmt: skip
+    rows = {n: (s.title, s.paper, s.engine, s.runtime or "—",
+                float(np.max(s.layout(setup)["shares"])), chosen_parameters(setup, n))
+            for n, s in SCHEMES.items() if s.applies(setup)}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index", columns=[
+        "title", "paper", "engine", "mpi engine", "shares per worker", "parameters (tuned)"])  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ axes

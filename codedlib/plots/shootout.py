@@ -15,15 +15,8 @@ import numpy as np
 from codedlib.plots import new_axes, subplots
 from codedlib.schemes.shootout import SCHEMES
 
-__all__ = [
-    "SCHEME_COLORS",
-    "plot_headlines",
-    "plot_ranking",
-    "plot_regime_map",
-    "plot_scale",
-    "plot_trajectories",
-    "problem_label",
-]
+__all__ = ["SCHEME_COLORS", "plot_headlines", "plot_ranking", "plot_regime_map", "plot_scale",
+           "plot_trajectories", "problem_label"]  # fmt: skip
 
 #: One colour per scheme, fixed across every figure of the notebook.
 SCHEME_COLORS = {name: mpl.colormaps["tab20"](i % 20) for i, name in enumerate(sorted(SCHEMES))}
@@ -44,11 +37,8 @@ _LOG_AXES = {"comm_to_comp", "n_workers", "latency"}
 def problem_label(setup) -> str:
     """The stand-in problem in words, for captions."""
     p = setup.problem
-    rows = p.n_samples // setup.n_workers
-    return (
-        f"stand-in problem: synthetic least squares, {rows} rows/worker x {p.dim} features, "
-        f"target gap {setup.target:g}"
-    )
+    return (f"stand-in problem: synthetic least squares, {p.n_samples // setup.n_workers} "
+            f"rows/worker x {p.dim} features, target gap {setup.target:g}")  # fmt: skip
 
 
 def plot_ranking(ranking, ax=None, title: str | None = None):
@@ -69,11 +59,10 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
     err = np.vstack([means - table["ci_low"], table["ci_high"] - means])
     colors = [SCHEME_COLORS[s] for s in table.scheme]
     bars = ax.barh(y, means, xerr=np.where(finite, err, 0), color=colors, capsize=2)
-    for bar, (_, r) in zip(bars, table.iterrows()):
+    top = np.nanmax(means) if finite.any() else 1.0
+    for bar, yi, (_, r) in zip(bars, y, table.iterrows()):
         if r["verdict"].startswith("tied"):
             bar.set_hatch("//")
-    top = np.nanmax(means) if finite.any() else 1.0
-    for yi, (_, r) in zip(y, table.iterrows()):
         if np.isfinite(r["mean"]):
             text = f"×{r['ratio_to_best']:.2f}" if r["ratio_to_best"] != 1 else "fastest"
             ax.text(r["ci_high"] + 0.01 * top, yi, f" {text}", va="center", fontsize=8)
@@ -170,11 +159,9 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
 
 
 def _fractional_index(values, v, log):
-    grid = np.log(values) if log else np.asarray(values, dtype=float)
-    v = np.log(v) if log else v
+    grid, v = (np.log(values), np.log(v)) if log else (np.asarray(values, dtype=float), v)
     order = np.argsort(grid)
-    pos = np.interp(v, grid[order], np.arange(len(values))[order])
-    return float(pos)
+    return float(np.interp(v, grid[order], np.arange(len(values))[order]))
 
 
 def plot_scale(study, fig=None, title: str | None = None):
