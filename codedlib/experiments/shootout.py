@@ -183,8 +183,8 @@ def scheme_table(setup: Shootout) -> pd.DataFrame:
     rows = {n: (s.title, s.paper, s.engine, s.runtime or "—",
                 float(np.max(s.layout(setup)["shares"])), chosen_parameters(setup, n))
             for n, s in SCHEMES.items() if s.applies(setup)}  # fmt: skip
-    return pd.DataFrame.from_dict(rows, orient="index", columns=[
-        "title", "paper", "engine", "mpi engine", "shares per worker", "parameters (tuned)"])  # fmt: skip
+    cols = ["title", "paper", "engine", "mpi engine", "shares per worker", "parameters (tuned)"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
 
 
 # ------------------------------------------------------------------------------ axes

@@ -152,10 +152,11 @@ class RingWorker:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
             comm_time = now() - c0
+            wall = time.time() - start_wall
             rows.append({"iteration": t, "worker": worker, "compute_time": compute,
-                         "comm_time": comm_time, "fresh": True,
-                         "wall_clock": time.time() - start_wall, "injected_delay": float(delays[t]),
-                         "real_compute": real, "task_iteration": t, "used": True, "parent": -1})  # fmt: skip
+                         "comm_time": comm_time, "fresh": True, "wall_clock": wall,
+                         "injected_delay": float(delays[t]), "real_compute": real,
+                         "task_iteration": t, "used": True, "parent": -1})  # fmt: skip
             theta = theta - step * total / problem.n_samples
             if worker == 0:
                 msg = np.concatenate([[t, now() - t_start], total])

@@ -192,8 +192,10 @@ def _method(setup: Shootout, name: str) -> str:
                 "the group selection is the simulator's")  # fmt: skip
     text = "shootout.simulate (event engine: DSAG Sec. V-A deadline coordinator, single port)"
     if name == "dsag-lb":
-        text += (f" with the oracle sub-partitions p={scheme.layout(setup)['p'].tolist()} from the "
-                 f"start (the MPI run starts at p={setup.subpartitions} and re-balances online)")  # fmt: skip
+        text += (
+            f" with the oracle sub-partitions p={scheme.layout(setup)['p'].tolist()} from the "
+            f"start (the MPI run starts at p={setup.subpartitions} and re-balances online)"
+        )
     return text
 
 

@@ -5,7 +5,7 @@ the master waits for, how the result travels (star, ring, tree or an MPI all-red
 :class:`codedlib.cluster.ClusterModel`'s network) and which update it makes. Four engines run
 them, vectorised over workers (``N = 10,000`` for 100 iterations takes seconds):
 
-* ``exact`` -- the full gradient reaches the master (tree root, ring) and ``θ ← θ - ∇F(θ)/L``:
+* ``exact`` -- the full gradient reaches the master (tree root, ring), ``θ ← θ - ∇F(θ)/L``:
   GD/UMW, Tandon GC, RS-GC, MDS-coded, CodedReduce, RAR, MPICH's all-reduces
   (:func:`mpich_allreduce_algorithm`) and the speed-proportional split; only the clock differs.
 * ``sgd`` -- ignore-stragglers SGD: the first ``N - S`` partial gradients, rescaled.
@@ -489,8 +489,9 @@ def _balanced_subpartitions(setup, w):
     comp_mean, comp_var = _pilot_moments(setup)
     comm = np.full(setup.n_workers, setup.cluster.message_time)
     p0 = np.full(setup.n_workers, setup.subpartitions, dtype=np.int64)
-    p, _ = optimize_subpartitions(p0, np.diff(setup.bounds), comm, (comm * 1e-3) ** 2, comp_mean,
-                                  comp_var, w, n_iterations=50, rng=0, semantics="deadline")  # fmt: skip
+    p, _ = optimize_subpartitions(p0, np.diff(setup.bounds), comm, (comm * 1e-3) ** 2,
+                                  comp_mean, comp_var, w, n_iterations=50, rng=0,
+                                  semantics="deadline")  # fmt: skip
     return np.asarray(p, dtype=np.int64)
 
 
