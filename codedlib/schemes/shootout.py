@@ -49,10 +49,9 @@ from codedlib.theory.codedreduce import n_tree_workers, r_cr
 from codedlib.theory.lagc import lag_stepsize, lagc_layout
 from codedlib.theory.reed_solomon import decoding_time
 
-__all__ = ["SCHEMES", "SchemeRun", "ShootoutScheme", "Shootout", "choose_tree",
-           "chosen_parameters", "mpich_allreduce_algorithm", "tree_candidates", "tune",
-           "iteration_times", "lagc_reference_run", "port_receive", "shootout_problem",
-           "simulate"]  # fmt: skip
+__all__ = ["SCHEMES", "SchemeRun", "ShootoutScheme", "Shootout", "chosen_parameters",
+           "iteration_times", "lagc_reference_run", "mpich_allreduce_algorithm", "port_receive",
+           "shootout_problem", "simulate", "tree_candidates", "tune"]  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ problem
@@ -336,12 +335,6 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
     if not out:
         raise ValueError(f"n_workers={n_workers} is too small for a tree with s={s}")
     return out
-
-
-def choose_tree(setup: Shootout) -> tuple[int, int]:
-    """CodedReduce's (n, L) (CR Sec. III): the :func:`tree_candidates` tree chosen by :func:`tune`."""
-    lay = _tree_layout(setup)
-    return lay["n"], lay["L"]
 
 
 #: The S grid of the star codes and SGD: these shares of N (rounded up) and 0, 1, 2.
