@@ -282,8 +282,6 @@ def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values,
                seeds=3, **setup_options) -> RegimeMap:  # fmt: skip
     """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
     (module docstring)."""
-    _check_axis(x_axis)
-    _check_axis(y_axis)
     if x_axis == y_axis:
         raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
     cells, all_runs = [], []
@@ -293,9 +291,8 @@ def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values,
             result = ranking(cluster, schemes, seeds, **setup_options)
             all_runs.append(result.runs.assign(x=x, y=y))
             cells.append(_cell(x, y, result.table))
-    return RegimeMap(
-        x_axis, y_axis, base, pd.DataFrame(cells), pd.concat(all_runs, ignore_index=True)
-    )
+    runs = pd.concat(all_runs, ignore_index=True)
+    return RegimeMap(x_axis, y_axis, base, pd.DataFrame(cells), runs)
 
 
 #: Notebook 06's four maps: key -> (title, figure name, x axis, x setting, y axis, y setting).
@@ -316,9 +313,8 @@ def regime_maps(reference: ClusterModel, settings: dict, seeds, max_iter: int) -
     :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations."""
     maps = {}
     for key, (_, _, x_axis, x_key, y_axis, y_key) in MAPS.items():
-        base = reference.with_(name=f"map ({key})")
-        if key == "c":
-            base = reference.with_(family="gamma", shape=0.3, name="map (c)")
+        gamma = {"family": "gamma", "shape": 0.3} if key == "c" else {}
+        base = reference.with_(name=f"map ({key})", **gamma)
         maps[key] = regime_map(base, x_axis, settings[x_key], y_axis, settings[y_key],
                                schemes=MAP_SCHEMES, seeds=seeds,
                                max_iter=200 if key == "d" else max_iter)  # fmt: skip
@@ -472,17 +468,15 @@ def scale_study(base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=10
     runs, trees = [], []
     seed_list = _seeds(seeds)
     for N in n_values:
-        cluster = apply_axis(base, "n_workers", N)
-        setup = Shootout(cluster, max_iter=max_iter, **setup_options)
+        setup = Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
         names = _applicable(setup, schemes)
         rows, _ = _over_seeds(setup, names, seed_list, executor, timed=True)
         wall = rows.pop("wall_seconds")
         runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
         if "cr" in names:
             lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
-            trees.append(
-                {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
-            )
+            trees.append({"n_workers": N, "n": lay["n"], "L": lay["L"],
+                          "used": lay["tree_workers"]})  # fmt: skip
     return ScaleStudy(pd.concat(runs, ignore_index=True), pd.DataFrame(trees))
 
 
