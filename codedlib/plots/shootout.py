@@ -113,21 +113,16 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     frame with ``paper`` and the two axes' values) drawn at their interpolated position.
     """
     cells = rmap.cells
-    xs = list(dict.fromkeys(cells.x))
-    ys = list(dict.fromkeys(cells.y))
+    xs, ys = list(dict.fromkeys(cells.x)), list(dict.fromkeys(cells.y))
     fig, ax = new_axes(ax, figsize=(max(1.2 * len(xs) + 3.0, 7.5), 0.8 * len(ys) + 2.4))
     for _, c in cells.iterrows():
         i, j = xs.index(c.x), ys.index(c.y)
         tied = c.verdict != "wins"
-        ax.add_patch(
-            mpl.patches.Rectangle(
-                (i - 0.5, j - 0.5), 1, 1, facecolor=SCHEME_COLORS.get(c.winner, "w"),
-                hatch="//" if tied else None, edgecolor="w", lw=1.0,
-            )
-        )  # fmt: skip
-        margin = "" if not np.isfinite(c.margin) else (
-            f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
-        )  # fmt: skip
+        ax.add_patch(mpl.patches.Rectangle((i - 0.5, j - 0.5), 1, 1, edgecolor="w", lw=1.0,
+                                           facecolor=SCHEME_COLORS.get(c.winner, "w"),
+                                           hatch="//" if tied else None))  # fmt: skip
+        margin = f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
+        margin = margin if np.isfinite(c.margin) else ""
         ax.text(i, j + 0.12, c.winner, ha="center", va="center", fontsize=7, weight="bold")
         ax.text(i, j - 0.2, margin, ha="center", va="center", fontsize=6)
     ax.set_xlim(-0.5, len(xs) - 0.5)
@@ -179,9 +174,8 @@ def plot_scale(study, fig=None, title: str | None = None):
     )
     for scheme in dict.fromkeys(runs.scheme):
         g = agg.loc[scheme]
-        color = SCHEME_COLORS[scheme]
-        ax1.plot(g.index, g.t, marker="o", ms=3, color=color, label=scheme)
-        ax2.plot(g.index, g.wall, marker="o", ms=3, color=color, label=scheme)
+        for ax, col in ((ax1, "t"), (ax2, "wall")):
+            ax.plot(g.index, g[col], marker="o", ms=3, color=SCHEME_COLORS[scheme], label=scheme)
     for ax in (ax1, ax2):
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -207,10 +201,8 @@ def plot_headlines(headlines, ax=None, title: str | None = None):
             ax.errorbar(r.ratio, yi, xerr=[[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]],
                         fmt="o", color="k", capsize=3)  # fmt: skip
         else:
-            missed = [
-                name for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
-                if not np.all(np.isfinite(arm))
-            ]  # fmt: skip
+            missed = [name for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
+                      if not np.all(np.isfinite(arm))]  # fmt: skip
             ax.text(1.0, yi, f"  {', '.join(missed)} misses the target in some seeds",
                     va="center", fontsize=7)  # fmt: skip
         paper = r.paper_value

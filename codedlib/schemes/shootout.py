@@ -180,10 +180,8 @@ def _clock(setup, scheme, lay, factors):
         return tree_finish(comp[:, : n_tree_workers(n, L)], n, L, lay["s"], c.message_time)
     if scheme.timing == "allreduce":
         return _allreduce(c, comp, lay["algorithm"])
-    need = lay["need"]
-    return single_port_receive(comp, need, c.message_time) + _decode_time(
-        c, need, lay.get("decoder")
-    )
+    port = single_port_receive(comp, lay["need"], c.message_time)
+    return port + _decode_time(c, lay["need"], lay.get("decoder"))
 
 
 # ------------------------------------------------------------------------------ entries
