@@ -555,33 +555,26 @@ def _cr_load():
 
 def _rs_decoding(reference, setup):
     need = setup.n_workers - setup.n_stragglers
-    return {
-        "paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
-        "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
-        "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
-        "(1 s per FLOP to count FLOPs)",
-    }
+    return {"paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
+            "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
+            "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
+            "(1 s per FLOP to count FLOPs)"}  # fmt: skip
 
 
 def _message(reference):
     net = reference.network
-    return {
-        "paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
-        "ours": reference.message_time,
-        "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
-        f"dim = {reference.workload.dim}",
-    }
+    return {"paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
+            "ours": reference.message_time,
+            "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
+            f"dim = {reference.workload.dim}"}  # fmt: skip
 
 
 def _runner_up(rank):
     best, second = rank.table.scheme.iloc[0], rank.table.scheme.iloc[1]
     by = paired(rank.runs)
-    return {
-        "numerator": by[second],
-        "denominator": by[best],
-        "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
-        f"stand-in least squares; {len(by[best])} paired seeds",
-    }
+    return {"numerator": by[second], "denominator": by[best],
+            "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
+            f"stand-in least squares; {len(by[best])} paired seeds"}  # fmt: skip
 
 
 def _headline_specs(headlines, **_):
@@ -631,10 +624,9 @@ def _map_cell(key, x_at, y_at, where, versus=None):
         m = maps[key]
         x = m.cells.x.unique()[0 if x_at == "first" else -1]
         y = m.cells.y.unique()[0 if y_at == "first" else -1]
-        runs = m.runs[(m.runs.x == x) & (m.runs.y == y)]
         cell = m.cells[(m.cells.x == x) & (m.cells.y == y)].iloc[0]
         other = versus or cell.runner_up
-        by = paired(runs)
+        by = paired(m.runs[(m.runs.x == x) & (m.runs.y == y)])
         item = f"Regime map ({key})"
         quantity = f"{'runner-up' if versus is None else versus} / winner, time to target, {where}"
         if (cell.winner == "none" or not other or other == cell.winner
@@ -654,8 +646,7 @@ def _map_cell(key, x_at, y_at, where, versus=None):
 def _scale(numerator, denominator, setting):
     def measured(study, reference):
         n = int(study.runs.n_workers.iloc[-1])
-        big = study.runs[study.runs.n_workers == n]
-        per = paired(big, "time_per_iteration")
+        per = paired(study.runs[study.runs.n_workers == n], "time_per_iteration")
         text = setting(n, reference) + f"; {len(per[numerator])} paired seeds"
         return {"numerator": per[numerator], "denominator": per[denominator], "setting": text}
 
