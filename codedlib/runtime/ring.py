@@ -151,8 +151,7 @@ class RingWorker:
                 except Interrupted:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
-            comm_time = now() - c0
-            wall = time.time() - start_wall
+            comm_time, wall = now() - c0, time.time() - start_wall
             rows.append({"iteration": t, "worker": worker, "compute_time": compute,
                          "comm_time": comm_time, "fresh": True, "wall_clock": wall,
                          "injected_delay": float(delays[t]), "real_compute": real,

@@ -46,11 +46,10 @@ def your_cluster_report(
             raise ValueError(f"trace must be one of {trace_choices()}, got trace={trace!r}")
         source = trace_path(str(trace).removesuffix(".csv"))
     result = ex.your_cluster(source, seeds=int(seeds), n_workers=n_workers, max_iter=max_iter)
-    table = result.ranking.table
     rows = "".join(
         f"<tr><td>{r.scheme}</td><td>{r['mean']:.4g}</td><td>[{r.ci_low:.4g}, "
         f"{r.ci_high:.4g}]</td><td>×{r.ratio_to_best:.3g}</td><td>{r.verdict}</td></tr>"
-        for _, r in table.iterrows()
+        for _, r in result.ranking.table.iterrows()
     )
     where = ", ".join(f"{k} = {v:.3g}" for k, v in result.position.items() if v == v)
     fitted = "" if result.fit is None else (
