@@ -130,8 +130,7 @@ def scheme_injection(setup, name: str, seed: int = 0, factors=None) -> ClusterIn
     if not isinstance(setup, Shootout):
         raise InputTypeError(f"setup must be a Shootout, got {type(setup).__name__}")
     name = _scheme_name(name)
-    lay = SHOOTOUT_SCHEMES[name].layout(setup)
-    shares = np.asarray(lay["shares"], dtype=float)
+    shares = SHOOTOUT_SCHEMES[name].layout(setup)["shares"]
     if name == "dsag-lb":
         shares = np.full(setup.n_workers, 1.0 / setup.subpartitions)
     numbers = setup.cluster.workload.dim / setup.n_workers if name == "rar" else None
