@@ -48,8 +48,7 @@ def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
     ``a mu = 1``), no heterogeneity or bursts, 0.3 ms / 100 Mb/s network, 1000-parameter model,
     10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message);
     ``changes``: other :class:`~codedlib.cluster.ClusterModel` fields."""
-    base = ClusterModel(n_workers=n_workers, name="reference cluster")
-    return base.with_(**changes) if changes else base
+    return ClusterModel(n_workers=n_workers, name="reference cluster").with_(**changes)
 
 
 # ------------------------------------------------------------------------------ ranking

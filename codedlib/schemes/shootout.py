@@ -187,11 +187,9 @@ def _clock(setup, scheme, lay, factors):
 # ------------------------------------------------------------------------------ entries
 @dataclass(frozen=True)
 class ShootoutScheme:
-    """One scheme of the shoot-out: its ``engine`` (module docstring), ``layout(setup)`` (its
-    sizes at the setup's N: ``shares`` per worker, ``need``, ``decoder``, tree ``n, L, s``,
-    ``w``, ``p``, groups ...), ``timing`` (``"star"``, ``"ring"``, ``"tree"``,
-    ``"allreduce"``), its MPI engine ``runtime`` in :data:`codedlib.runtime.registry.SCHEMES`
-    and ``applies(setup)``."""
+    """One scheme of the shoot-out: ``layout(setup)`` gives its sizes at the setup's N
+    (``shares`` per worker, ``need``, tree ``n, L, s``, ``w``, ``p``, groups ...); ``runtime``
+    names its MPI engine in :data:`codedlib.runtime.registry.SCHEMES`."""
 
     name: str
     title: str
@@ -349,15 +347,11 @@ _PILOT_SEED = 1_000_003
 
 
 def tune(setup: Shootout, name: str, candidates) -> dict:
-    """The one tuning rule (ours) of every scheme's free parameter: of the ``candidates``
-    (layouts), the first with the least time to target on the pilot draw (the first
-    :data:`PILOT_ITERATIONS` iterations of seed ``_PILOT_SEED``, which no reported run uses),
-    projected from the pilot's own rate where the pilot does not reach the target. Grids: S for
-    GC/RS/MDS/SGD (:data:`S_FRACTIONS`, S = 0 included), (w, step) for SAG/DSAG
-    (:data:`W_FRACTIONS` x :data:`STEP_GRID`), the CodedReduce tree (:func:`tree_candidates`),
-    the group size of LAGC / G-LAG / G-GD (divisors of N up to :data:`MAX_GROUP`). DSAG-LB's
-    profiler and the speed-proportional split estimate the workers' moments from the same
-    pilot draw. Returns the chosen layout."""
+    """The one tuning rule (ours) of every scheme's free parameter: the first of the
+    ``candidates`` (layouts) with the least time to target on the pilot draw (the first
+    :data:`PILOT_ITERATIONS` iterations of a seed no reported run uses), projected from the
+    pilot's own rate where it does not reach the target. Grids: S (GC/RS/MDS/SGD), (w, step)
+    (SAG/DSAG), the CodedReduce tree, the group size (LAGC, G-LAG, G-GD)."""
 
     def compute():
         scheme, factors = SCHEMES[name], _pilot_factors(setup)
@@ -785,11 +779,8 @@ def _run_event(setup, scheme, lay, factors, seed):
 
 
 def _group_smoothness(setup, n_groups):
-    """Smoothness of each group's sum loss (LAGC's L_g), batched eigenvalues.
-
-    Group ``g`` owns the rows of its workers' partitions (``setup.bounds``), as in LAGC's
-    Algorithm 1 (:func:`codedlib.schemes.lagc.run_lagc`); the ridge adds ``lam`` per row.
-    """
+    """Smoothness of each group's sum loss (LAGC's L_g) over the rows of its workers'
+    partitions (as in LAGC's Algorithm 1), batched eigenvalues; the ridge adds ``lam`` per row."""
     X = setup.problem.X
     bounds = setup.bounds[:: setup.n_workers // n_groups]
     rows = np.diff(bounds)
@@ -878,10 +869,9 @@ def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeR
 
 
 def lagc_reference_run(setup: Shootout, name: str):
-    """The LAGC paper module's own run (LAGC Sections III-IV) of a lazy scheme on the shoot-out's problem and sizes:
-    :func:`codedlib.schemes.lagc.run_lag_ps` / ``run_lagc`` / ``run_g_lag`` / ``run_g_gd``,
-    whose trajectory (gaps, groups selected) the ``lazy`` engine must reproduce (its own
-    exponential delays: only the trajectory compares)."""
+    """The LAGC module's own run (LAGC Sections III-IV, :mod:`codedlib.schemes.lagc`) of a lazy
+    scheme on the shoot-out's problem and sizes, whose trajectory (gaps, groups selected) the
+    ``lazy`` engine must reproduce (its delays are its own)."""
     from scipy import stats
 
     from codedlib.schemes import lagc
