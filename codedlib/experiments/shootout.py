@@ -197,16 +197,9 @@ LATENCIES = {
 }
 
 
-#: Map axes: what each changes in the cluster.
-AXES = {
-    "pareto_tail": "Pareto tail index xi of the straggling factor (smaller: heavier tail)",
-    "straggling": "shifted-exponential straggling share v (0: none, 1: pure exponential)",
-    "comm_to_comp": "one message's time over one share's mean computation time (via bandwidth)",
-    "latency": "per-message latency [s] (bandwidth kept; see LATENCIES)",
-    "heterogeneity": "slowdown strength h: worker i is 1 + h i / N times slower",
-    "burst_factor": "slowdown inside a Markov burst (1: no bursts)",
-    "n_workers": "number of workers N (the stand-in problem grows with N)",
-}
+#: Map axes (:func:`apply_axis` says what each changes; the figures' labels say it in words).
+AXES = ("pareto_tail", "straggling", "comm_to_comp", "latency", "heterogeneity", "burst_factor",
+        "n_workers")  # fmt: skip
 
 
 def _check_axis(axis):
@@ -219,9 +212,10 @@ _FAMILY_AXES = {"pareto_tail": "pareto", "straggling": "shifted_exponential"}
 
 
 def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
-    """``cluster`` with one :data:`AXES` quantity set to ``value``; comm/comp moves the
-    bandwidth alone (latency stays physical: ratios below ``latency / share_time`` do not
-    exist)."""
+    """``cluster`` with one :data:`AXES` quantity set to ``value``: the Pareto tail index or the
+    shifted-exponential share set the family; comm/comp (one message over one share's mean
+    time) moves the bandwidth alone (ratios below ``latency / share_time`` do not exist);
+    ``latency`` keeps the bandwidth (named values: :data:`LATENCIES`)."""
     _check_axis(axis)
     if axis in _FAMILY_AXES:
         return cluster.with_(family=_FAMILY_AXES[axis], shape=float(value))
