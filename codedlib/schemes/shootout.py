@@ -10,7 +10,7 @@ them, vectorised over workers (``N = 10,000`` for 100 iterations takes seconds):
   (:func:`mpich_allreduce_algorithm`) and the speed-proportional split; only the clock differs.
 * ``sgd`` -- ignore-stragglers SGD: the first ``N - S`` partial gradients, rescaled.
 * ``event`` -- SAG, DSAG, DSAG-LB: the DSAG Section IV-B/V-A coordinator (deadline rule) with
-  the cluster's single-port master.
+  the cluster's single-port master (a result counts when the port has it by the deadline).
 * ``lazy`` -- LAG, LAGC, G-LAG, G-GD: LAGC's selection rule (eq. 17) over groups, cyclic GC
   inside a group (LAGC Algorithm 1).
 
