@@ -42,14 +42,8 @@ from codedlib.runtime.traces import ROUND_COLUMNS
 __all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
 
 
-def ring_allreduce(
-    comm,
-    vector: np.ndarray,
-    t_c: float = 0.0,
-    poller: Poller | None = None,
-    rounds: list | None = None,
-    interrupt=None,
-) -> np.ndarray:
+def ring_allreduce(comm, vector: np.ndarray, t_c: float = 0.0, poller: Poller | None = None,
+                   rounds: list | None = None, interrupt=None) -> np.ndarray:  # fmt: skip
     """Sum ``vector`` over ``comm`` with the ring algorithm; every rank gets the sum.
 
     2 (P - 1) rounds for P ranks; round ``k`` of the reduce-scatter sends chunk
@@ -192,8 +186,7 @@ class RingWatchdog(RootNode):
             self.reports.append(buf)
 
     def run(self):
-        cfg = self.config
-        last = self.t0
+        cfg, last = self.config, self.t0
         for t in range(cfg.iterations):
             inject_root_failure(cfg, t)
             if not self.wait(lambda: bool(self.reports), now() + cfg.timeout):
