@@ -238,7 +238,8 @@ def test_rar_clock_is_max_compute_plus_ring_rounds(exact_setup):
 def test_cr_clock_is_tree_finish_on_the_chosen_tree(exact_setup):
     setup, factors = exact_setup
     c, N = setup.cluster, setup.n_workers
-    n, L = so.choose_tree(setup)
+    lay = so.SCHEMES["cr"].layout(setup)  # the tree tune() chose
+    n, L = lay["n"], lay["L"]
     assert (n, L) in so.tree_candidates(N, setup.tree_s)
     N_tree = n_tree_workers(n, L)
     load = float(r_cr(n, setup.tree_s, L)) * N

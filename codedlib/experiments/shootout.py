@@ -1,15 +1,10 @@
 """Notebook 06: which straggler mitigation wins where -- rankings, regime maps, scale, your cluster.
 
-Every function runs the schemes of :mod:`codedlib.schemes.shootout` on one
-:class:`codedlib.cluster.ClusterModel`, one seed at a time through
-:func:`codedlib.replicate.over_seeds` (every scheme of a seed sees the same draws), and returns
-tidy ``pandas`` frames; :data:`SETTINGS` holds the notebook's sizes and :data:`CLAIMS` its
-claims.
-
-"Wins" is said only where the interval says so: the fastest scheme (least mean time to the
-target over seeds) *wins* a setting when, for every other scheme, the paired ratio of times
-(:func:`codedlib.claims.ratio_interval`) has a 95 % interval above 1; otherwise the schemes
-whose interval holds 1 are *tied* with it.
+The schemes of :mod:`codedlib.schemes.shootout` on one cluster, seed by seed through
+:func:`codedlib.replicate.over_seeds` (the schemes of a seed see the same draws), as tidy frames.
+The fastest scheme (least mean time to target) *wins* when every other scheme's paired ratio
+(:func:`codedlib.claims.ratio_interval`) has a 95 % interval above 1; the schemes whose
+interval holds 1 are *tied* with it.
 
 Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
 zhang2021lagc, esfahanizadeh2022stream.
@@ -53,8 +48,7 @@ def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
     ``a mu = 1``), no heterogeneity or bursts, 0.3 ms / 100 Mb/s network, 1000-parameter model,
     10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message);
     ``changes``: other :class:`~codedlib.cluster.ClusterModel` fields."""
-    base = ClusterModel(n_workers=n_workers, name="reference cluster")
-    return base.with_(**changes) if changes else base
+    return ClusterModel(n_workers=n_workers, name="reference cluster").with_(**changes)
 
 
 # ------------------------------------------------------------------------------ ranking
@@ -62,24 +56,17 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
     """Per scheme of the tidy ``runs`` (``scheme, seed, <metric>``; smaller is better, ``inf``:
     not reached): mean and 95 % interval over seeds, the paired ratio to the fastest with its
     interval, a verdict (``wins`` / ``tied`` / ``slower`` / ``not reached``) and the rank."""
-    rows = []
-    finite = runs.groupby("scheme")[metric].apply(lambda v: bool(np.all(np.isfinite(v))))
-    means = runs.groupby("scheme")[metric].mean()
-    reached = [s for s in means.index if finite[s]]
-    best = min(reached, key=lambda s: means[s]) if reached else None
     by = paired(runs, metric)
-    for scheme, values in by.items():
-        mean, lo, hi = mean_interval(values) if finite[scheme] else (math.inf,) * 3
-        if best is None or not finite[scheme]:
-            ratio = r_lo = r_hi = math.inf
-        elif scheme == best:
-            ratio = r_lo = r_hi = 1.0
-        else:
-            ratio, r_lo, r_hi = ratio_interval(values, by[best])
-        rows.append({"scheme": scheme, "mean": mean, "ci_low": lo, "ci_high": hi,
-                     "ratio_to_best": ratio, "ratio_low": r_lo, "ratio_high": r_hi,
-                     "n_seeds": len(values)})  # fmt: skip
-    table = pd.DataFrame(rows).sort_values("mean", kind="stable").reset_index(drop=True)
+    finite = {s: bool(np.all(np.isfinite(v))) for s, v in by.items()}
+    means = runs.groupby("scheme")[metric].mean()
+    best = min((s for s in by if finite[s]), key=lambda s: means[s], default=None)
+    rows = [(s, *(mean_interval(v) if finite[s] else (math.inf,) * 3),
+             *((math.inf,) * 3 if best is None or not finite[s] else (1.0,) * 3 if s == best
+               else ratio_interval(v, by[best])), len(v)) for s, v in by.items()]  # fmt: skip
+    cols = ["scheme", "mean", "ci_low", "ci_high", "ratio_to_best", "ratio_low", "ratio_high",
+            "n_seeds"]  # fmt: skip
+    table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable")
+    table = table.reset_index(drop=True)
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
     fastest = "wins" if tied.empty else "tied (fastest mean)"
     table["verdict"] = np.select(
@@ -92,10 +79,9 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
 
 @dataclass
 class Ranking:
-    """Every scheme on one cluster over seeds: ``runs`` (one row per scheme and seed,
-    :meth:`~codedlib.schemes.shootout.SchemeRun.summary`), ``table`` (:func:`rank_schemes` of
-    the time to target, with each scheme's mean numbers and shares per iteration) and
-    ``trajectories`` (scheme, seed, iteration: clock time and relative gap)."""
+    """Every scheme on one cluster over seeds: ``runs`` (a ``SchemeRun.summary`` row per scheme
+    and seed), ``table`` (:func:`rank_schemes` of the time to target, with mean numbers and
+    shares per iteration), ``trajectories`` (scheme, seed, iteration: clock time and gap)."""
 
     setup: Shootout
     runs: pd.DataFrame
@@ -134,9 +120,8 @@ def _seeds(seeds):
 
 
 def seed_runs(seed: int, setup: Shootout, names, timed: bool = False) -> list[dict]:
-    """The measure of one seed: every scheme of ``names`` on that seed's draws (common random
-    numbers), one :meth:`~codedlib.schemes.shootout.SchemeRun.summary` row each with the run's
-    ``times`` and ``gaps`` arrays (and its simulation's ``wall_seconds`` when ``timed``)."""
+    """The measure of one seed: every scheme of ``names`` on that seed's draws, a
+    ``SchemeRun.summary`` row each with its ``times`` and ``gaps`` (and ``wall_seconds``)."""
     factors = setup.cluster.factors(setup.max_iter, seed)
     rows = []
     for name in names:
@@ -165,11 +150,9 @@ def _over_seeds(setup, names, seeds, executor, timed=False):
 def ranking(
     cluster: ClusterModel, schemes=None, seeds=5, executor=None, **setup_options
 ) -> Ranking:
-    """Run every scheme (default: all that apply) on ``cluster`` for each seed (an int ``n``:
-    seeds ``0..n-1``; at least 2) and rank them; ``setup_options`` go to
-    :class:`~codedlib.schemes.shootout.Shootout`, ``executor`` to
-    :func:`~codedlib.replicate.over_seeds`. ``cluster`` may be a ``Shootout`` already (its
-    tuned choices are reused; then there are no ``setup_options``)."""
+    """Run every scheme (default: all that apply) on ``cluster`` (or a ``Shootout``, whose
+    tuned choices are reused) for each of at least 2 seeds and rank them; ``setup_options`` go
+    to :class:`~codedlib.schemes.shootout.Shootout`."""
     seeds = _seeds(seeds)
     setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     names = _applicable(setup, schemes)
@@ -196,14 +179,11 @@ RANKING_COLUMNS = ["rank", "scheme", "paper", "mean", "ci_low", "ci_high", "rati
 def scheme_table(setup: Shootout) -> pd.DataFrame:
     """One row per scheme that applies at ``setup``: title, paper, engine, MPI engine, the
     largest shares per worker and the tuned parameters."""
-    names = [n for n, s in SCHEMES.items() if s.applies(setup)]
-    return pd.DataFrame({
-        "title": [SCHEMES[n].title for n in names], "paper": [SCHEMES[n].paper for n in names],
-        "engine": [SCHEMES[n].engine for n in names],
-        "mpi engine": [SCHEMES[n].runtime or "—" for n in names],
-        "shares per worker": [float(np.max(SCHEMES[n].layout(setup)["shares"])) for n in names],
-        "parameters (tuned)": [chosen_parameters(setup, n) for n in names],
-    }, index=names)  # fmt: skip
+    rows = {n: (s.title, s.paper, s.engine, s.runtime or "—",
+                float(np.max(s.layout(setup)["shares"])), chosen_parameters(setup, n))
+            for n, s in SCHEMES.items() if s.applies(setup)}  # fmt: skip
+    cols = ["title", "paper", "engine", "mpi engine", "shares per worker", "parameters (tuned)"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
 
 
 # ------------------------------------------------------------------------------ axes
@@ -217,16 +197,9 @@ LATENCIES = {
 }
 
 
-#: Map axes: what each changes in the cluster.
-AXES = {
-    "pareto_tail": "Pareto tail index xi of the straggling factor (smaller: heavier tail)",
-    "straggling": "shifted-exponential straggling share v (0: none, 1: pure exponential)",
-    "comm_to_comp": "one message's time over one share's mean computation time (via bandwidth)",
-    "latency": "per-message latency [s] (bandwidth kept; see LATENCIES)",
-    "heterogeneity": "slowdown strength h: worker i is 1 + h i / N times slower",
-    "burst_factor": "slowdown inside a Markov burst (1: no bursts)",
-    "n_workers": "number of workers N (the stand-in problem grows with N)",
-}
+#: Map axes (:func:`apply_axis` says what each changes; the figures' labels say it in words).
+AXES = ("pareto_tail", "straggling", "comm_to_comp", "latency", "heterogeneity", "burst_factor",
+        "n_workers")  # fmt: skip
 
 
 def _check_axis(axis):
@@ -239,9 +212,10 @@ _FAMILY_AXES = {"pareto_tail": "pareto", "straggling": "shifted_exponential"}
 
 
 def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
-    """``cluster`` with one :data:`AXES` quantity set to ``value``; comm/comp moves the
-    bandwidth alone (latency stays physical: ratios below ``latency / share_time`` do not
-    exist)."""
+    """``cluster`` with one :data:`AXES` quantity set to ``value``: the Pareto tail index or the
+    shifted-exponential share set the family; comm/comp (one message over one share's mean
+    time) moves the bandwidth alone (ratios below ``latency / share_time`` do not exist);
+    ``latency`` keeps the bandwidth (named values: :data:`LATENCIES`)."""
     _check_axis(axis)
     if axis in _FAMILY_AXES:
         return cluster.with_(family=_FAMILY_AXES[axis], shape=float(value))
@@ -301,8 +275,6 @@ def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values,
                seeds=3, **setup_options) -> RegimeMap:  # fmt: skip
     """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
     (module docstring)."""
-    _check_axis(x_axis)
-    _check_axis(y_axis)
     if x_axis == y_axis:
         raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
     cells, all_runs = [], []
@@ -312,9 +284,8 @@ def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values,
             result = ranking(cluster, schemes, seeds, **setup_options)
             all_runs.append(result.runs.assign(x=x, y=y))
             cells.append(_cell(x, y, result.table))
-    return RegimeMap(
-        x_axis, y_axis, base, pd.DataFrame(cells), pd.concat(all_runs, ignore_index=True)
-    )
+    runs = pd.concat(all_runs, ignore_index=True)
+    return RegimeMap(x_axis, y_axis, base, pd.DataFrame(cells), runs)
 
 
 #: Notebook 06's four maps: key -> (title, figure name, x axis, x setting, y axis, y setting).
@@ -335,9 +306,8 @@ def regime_maps(reference: ClusterModel, settings: dict, seeds, max_iter: int) -
     :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations."""
     maps = {}
     for key, (_, _, x_axis, x_key, y_axis, y_key) in MAPS.items():
-        base = reference.with_(name=f"map ({key})")
-        if key == "c":
-            base = reference.with_(family="gamma", shape=0.3, name="map (c)")
+        gamma = {"family": "gamma", "shape": 0.3} if key == "c" else {}
+        base = reference.with_(name=f"map ({key})", **gamma)
         maps[key] = regime_map(base, x_axis, settings[x_key], y_axis, settings[y_key],
                                schemes=MAP_SCHEMES, seeds=seeds,
                                max_iter=200 if key == "d" else max_iter)  # fmt: skip
@@ -491,17 +461,15 @@ def scale_study(base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=10
     runs, trees = [], []
     seed_list = _seeds(seeds)
     for N in n_values:
-        cluster = apply_axis(base, "n_workers", N)
-        setup = Shootout(cluster, max_iter=max_iter, **setup_options)
+        setup = Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
         names = _applicable(setup, schemes)
         rows, _ = _over_seeds(setup, names, seed_list, executor, timed=True)
         wall = rows.pop("wall_seconds")
         runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
         if "cr" in names:
             lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
-            trees.append(
-                {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
-            )
+            trees.append({"n_workers": N, "n": lay["n"], "L": lay["L"],
+                          "used": lay["tree_workers"]})  # fmt: skip
     return ScaleStudy(pd.concat(runs, ignore_index=True), pd.DataFrame(trees))
 
 
@@ -580,33 +548,26 @@ def _cr_load():
 
 def _rs_decoding(reference, setup):
     need = setup.n_workers - setup.n_stragglers
-    return {
-        "paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
-        "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
-        "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
-        "(1 s per FLOP to count FLOPs)",
-    }
+    return {"paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
+            "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
+            "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
+            "(1 s per FLOP to count FLOPs)"}  # fmt: skip
 
 
 def _message(reference):
     net = reference.network
-    return {
-        "paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
-        "ours": reference.message_time,
-        "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
-        f"dim = {reference.workload.dim}",
-    }
+    return {"paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
+            "ours": reference.message_time,
+            "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
+            f"dim = {reference.workload.dim}"}  # fmt: skip
 
 
 def _runner_up(rank):
     best, second = rank.table.scheme.iloc[0], rank.table.scheme.iloc[1]
     by = paired(rank.runs)
-    return {
-        "numerator": by[second],
-        "denominator": by[best],
-        "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
-        f"stand-in least squares; {len(by[best])} paired seeds",
-    }
+    return {"numerator": by[second], "denominator": by[best],
+            "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
+            f"stand-in least squares; {len(by[best])} paired seeds"}  # fmt: skip
 
 
 def _headline_specs(headlines, **_):
@@ -656,10 +617,9 @@ def _map_cell(key, x_at, y_at, where, versus=None):
         m = maps[key]
         x = m.cells.x.unique()[0 if x_at == "first" else -1]
         y = m.cells.y.unique()[0 if y_at == "first" else -1]
-        runs = m.runs[(m.runs.x == x) & (m.runs.y == y)]
         cell = m.cells[(m.cells.x == x) & (m.cells.y == y)].iloc[0]
         other = versus or cell.runner_up
-        by = paired(runs)
+        by = paired(m.runs[(m.runs.x == x) & (m.runs.y == y)])
         item = f"Regime map ({key})"
         quantity = f"{'runner-up' if versus is None else versus} / winner, time to target, {where}"
         if (cell.winner == "none" or not other or other == cell.winner
@@ -679,8 +639,7 @@ def _map_cell(key, x_at, y_at, where, versus=None):
 def _scale(numerator, denominator, setting):
     def measured(study, reference):
         n = int(study.runs.n_workers.iloc[-1])
-        big = study.runs[study.runs.n_workers == n]
-        per = paired(big, "time_per_iteration")
+        per = paired(study.runs[study.runs.n_workers == n], "time_per_iteration")
         text = setting(n, reference) + f"; {len(per[numerator])} paired seeds"
         return {"numerator": per[numerator], "denominator": per[denominator], "setting": text}
 

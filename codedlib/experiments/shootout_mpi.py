@@ -1,8 +1,6 @@
-"""Notebook 06, section 7: the claims of the real-process runs.
-
-The runs themselves are :func:`codedlib.runtime.shootout.real_vs_predicted` (the MPI-run part
-lives in ``runtime``, so ``experiments`` does not import it); these specs read its result.
-Real-process timings are ``machine_dependent`` rows with basis ``check``.
+"""Notebook 06, section 7: the claims of the real-process runs, read from the result of
+:func:`codedlib.runtime.shootout.real_vs_predicted` (``experiments`` does not import
+``runtime``); real-process timings are ``machine_dependent`` rows with basis ``check``.
 
 Reference: reisizadeh2022codedreduce, severinson2023dsag.
 """
@@ -18,13 +16,9 @@ TARGET_TEXT = "the simulator within ±10 % of real runs (our target)"
 S7 = "7. Real processes"
 
 
-def _processes(real) -> int:
-    return real.cluster.n_workers + 1  # a root and the workers
-
-
 def _over_schemes(real, **_):
     """Measured / predicted over the schemes run (not attempted if fewer than two ran)."""
-    ran = real.frame[real.frame.status == "run"]
+    ran, processes = real.frame[real.frame.status == "run"], real.cluster.n_workers + 1
     quantity = "measured / predicted mean iteration time, over the schemes run"
     if len(ran) < 2:
         return spec("not_attempted", "Real processes", quantity, paper=TARGET_TEXT, section=S7,
@@ -34,9 +28,9 @@ def _over_schemes(real, **_):
         "interval", "Real processes", quantity, samples=ran.ratio.to_numpy(), paper_range=TARGET,
         paper_text=TARGET_TEXT, section=S7, basis="check", machine_dependent=True,
         uncertainty="95 % t-interval over the schemes run (one real run each)",
-        setting=f"{len(ran)} schemes ({', '.join(ran.scheme)}), {_processes(real)} MPI processes "
+        setting=f"{len(ran)} schemes ({', '.join(ran.scheme)}), {processes} MPI processes "
         f"on this machine; {real.cluster.describe()}",
-        reason=f"what the injection does not hold (transfer, polling, {_processes(real)} processes "
+        reason=f"what the injection does not hold (transfer, polling, {processes} processes "
         "on few cores) is the difference; the table above has each scheme's ratio",
     )  # fmt: skip
 
@@ -49,18 +43,17 @@ def _mpi_allreduce(real, **_):
         return spec("not_attempted", "Real processes", quantity, paper=TARGET_TEXT, section=S7,
                     basis="check", reason="MPI_Allreduce did not run: "
                     + ("not requested" if mpi.empty else mpi.status.iloc[0]))  # fmt: skip
-    m = mpi.iloc[0]
-    p = m.predicted_mean
+    m, p, processes = mpi.iloc[0], mpi.predicted_mean.iloc[0], real.cluster.n_workers + 1
     return spec(
         "interval", "Real processes", quantity, paper_range=TARGET, paper_text=TARGET_TEXT,
         section=S7, estimate=(m.ratio, m.measured_ci_low / p, m.measured_ci_high / p),
         basis="check", machine_dependent=True,
         uncertainty=f"95 % t-interval of the measured mean over {m.iterations} iterations, "
         "over the prediction",
-        setting=f"rar --allreduce mpi on {_processes(real)} MPI processes, injected delays; "
+        setting=f"rar --allreduce mpi on {processes} MPI processes, injected delays; "
         f"{m.method}",
         reason="the injected delays are the prediction; the rest is the real MPI_Allreduce, "
-        f"polling and {_processes(real)} processes on few cores",
+        f"polling and {processes} processes on few cores",
     )  # fmt: skip
 
 

@@ -15,15 +15,8 @@ import numpy as np
 from codedlib.plots import new_axes, subplots
 from codedlib.schemes.shootout import SCHEMES
 
-__all__ = [
-    "SCHEME_COLORS",
-    "plot_headlines",
-    "plot_ranking",
-    "plot_regime_map",
-    "plot_scale",
-    "plot_trajectories",
-    "problem_label",
-]
+__all__ = ["SCHEME_COLORS", "plot_headlines", "plot_ranking", "plot_regime_map", "plot_scale",
+           "plot_trajectories", "problem_label"]  # fmt: skip
 
 #: One colour per scheme, fixed across every figure of the notebook.
 SCHEME_COLORS = {name: mpl.colormaps["tab20"](i % 20) for i, name in enumerate(sorted(SCHEMES))}
@@ -44,11 +37,8 @@ _LOG_AXES = {"comm_to_comp", "n_workers", "latency"}
 def problem_label(setup) -> str:
     """The stand-in problem in words, for captions."""
     p = setup.problem
-    rows = p.n_samples // setup.n_workers
-    return (
-        f"stand-in problem: synthetic least squares, {rows} rows/worker x {p.dim} features, "
-        f"target gap {setup.target:g}"
-    )
+    return (f"stand-in problem: synthetic least squares, {p.n_samples // setup.n_workers} "
+            f"rows/worker x {p.dim} features, target gap {setup.target:g}")  # fmt: skip
 
 
 def plot_ranking(ranking, ax=None, title: str | None = None):
@@ -69,11 +59,10 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
     err = np.vstack([means - table["ci_low"], table["ci_high"] - means])
     colors = [SCHEME_COLORS[s] for s in table.scheme]
     bars = ax.barh(y, means, xerr=np.where(finite, err, 0), color=colors, capsize=2)
-    for bar, (_, r) in zip(bars, table.iterrows()):
+    top = np.nanmax(means) if finite.any() else 1.0
+    for bar, yi, (_, r) in zip(bars, y, table.iterrows()):
         if r["verdict"].startswith("tied"):
             bar.set_hatch("//")
-    top = np.nanmax(means) if finite.any() else 1.0
-    for yi, (_, r) in zip(y, table.iterrows()):
         if np.isfinite(r["mean"]):
             text = f"×{r['ratio_to_best']:.2f}" if r["ratio_to_best"] != 1 else "fastest"
             ax.text(r["ci_high"] + 0.01 * top, yi, f" {text}", va="center", fontsize=8)
@@ -124,21 +113,16 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     frame with ``paper`` and the two axes' values) drawn at their interpolated position.
     """
     cells = rmap.cells
-    xs = list(dict.fromkeys(cells.x))
-    ys = list(dict.fromkeys(cells.y))
+    xs, ys = list(dict.fromkeys(cells.x)), list(dict.fromkeys(cells.y))
     fig, ax = new_axes(ax, figsize=(max(1.2 * len(xs) + 3.0, 7.5), 0.8 * len(ys) + 2.4))
     for _, c in cells.iterrows():
         i, j = xs.index(c.x), ys.index(c.y)
         tied = c.verdict != "wins"
-        ax.add_patch(
-            mpl.patches.Rectangle(
-                (i - 0.5, j - 0.5), 1, 1, facecolor=SCHEME_COLORS.get(c.winner, "w"),
-                hatch="//" if tied else None, edgecolor="w", lw=1.0,
-            )
-        )  # fmt: skip
-        margin = "" if not np.isfinite(c.margin) else (
-            f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
-        )  # fmt: skip
+        ax.add_patch(mpl.patches.Rectangle((i - 0.5, j - 0.5), 1, 1, edgecolor="w", lw=1.0,
+                                           facecolor=SCHEME_COLORS.get(c.winner, "w"),
+                                           hatch="//" if tied else None))  # fmt: skip
+        margin = f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
+        margin = margin if np.isfinite(c.margin) else ""
         ax.text(i, j + 0.12, c.winner, ha="center", va="center", fontsize=7, weight="bold")
         ax.text(i, j - 0.2, margin, ha="center", va="center", fontsize=6)
     ax.set_xlim(-0.5, len(xs) - 0.5)
@@ -170,11 +154,9 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
 
 
 def _fractional_index(values, v, log):
-    grid = np.log(values) if log else np.asarray(values, dtype=float)
-    v = np.log(v) if log else v
+    grid, v = (np.log(values), np.log(v)) if log else (np.asarray(values, dtype=float), v)
     order = np.argsort(grid)
-    pos = np.interp(v, grid[order], np.arange(len(values))[order])
-    return float(pos)
+    return float(np.interp(v, grid[order], np.arange(len(values))[order]))
 
 
 def plot_scale(study, fig=None, title: str | None = None):
@@ -192,9 +174,8 @@ def plot_scale(study, fig=None, title: str | None = None):
     )
     for scheme in dict.fromkeys(runs.scheme):
         g = agg.loc[scheme]
-        color = SCHEME_COLORS[scheme]
-        ax1.plot(g.index, g.t, marker="o", ms=3, color=color, label=scheme)
-        ax2.plot(g.index, g.wall, marker="o", ms=3, color=color, label=scheme)
+        for ax, col in ((ax1, "t"), (ax2, "wall")):
+            ax.plot(g.index, g[col], marker="o", ms=3, color=SCHEME_COLORS[scheme], label=scheme)
     for ax in (ax1, ax2):
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -220,10 +201,8 @@ def plot_headlines(headlines, ax=None, title: str | None = None):
             ax.errorbar(r.ratio, yi, xerr=[[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]],
                         fmt="o", color="k", capsize=3)  # fmt: skip
         else:
-            missed = [
-                name for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
-                if not np.all(np.isfinite(arm))
-            ]  # fmt: skip
+            missed = [name for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
+                      if not np.all(np.isfinite(arm))]  # fmt: skip
             ax.text(1.0, yi, f"  {', '.join(missed)} misses the target in some seeds",
                     va="center", fontsize=7)  # fmt: skip
         paper = r.paper_value

@@ -15,19 +15,12 @@ __all__ = ["plot_real_vs_predicted"]
 
 
 def plot_real_vs_predicted(result, ax=None, title=None):
-    """Measured against predicted mean iteration time, one point per scheme, on the y = x line.
-
-    Each scheme that ran is a point at (predicted, measured) in ms with the 95 % interval of
-    the measured mean over iterations as a vertical bar, its ratio measured / predicted in the
-    legend; the band shows ±10 % around y = x. Schemes that did not run are named in a
-    note. The title says which cluster was injected (``cluster.describe()``), the caption
-    which part of a measured time is injected and which is real.
-    """
+    """Measured against predicted mean iteration time (ms), one point per scheme that ran with
+    the 95 % interval of the measured mean and its ratio in the legend, a ±10 % band around
+    y = x; a note names the schemes not run, the caption what is injected and what is real."""
     # a plot reads the result it is given (plots sit below experiments: no import of it)
     if not (hasattr(result, "frame") and hasattr(result, "cluster")):
         raise InputTypeError(f"result must be a RealVsPredicted, got {type(result).__name__}")
-    if title is not None and not isinstance(title, str):
-        raise InputTypeError(f"title must be a str or None, got title={title!r}")
     fig, ax = new_axes(ax, figsize=(6.8, 5.6))
     frame = result.frame
     ran, not_run = frame[frame["status"] == "run"], frame[frame["status"] != "run"]
@@ -39,9 +32,8 @@ def plot_real_vs_predicted(result, ax=None, title=None):
         line = np.array([0.0, top])
         ax.fill_between(line, 0.9 * line, 1.1 * line, color="0.9", label="±10 %")
         ax.plot(line, line, color="0.4", lw=1, label="measured = predicted")
-        for k, (xi, yi, lo, hi, name, ratio) in enumerate(
-            zip(x, y, low, high, ran["scheme"], ran["ratio"])
-        ):
+        points = zip(x, y, low, high, ran["scheme"], ran["ratio"])
+        for k, (xi, yi, lo, hi, name, ratio) in enumerate(points):
             ax.errorbar(xi, yi, yerr=[[yi - lo], [hi - yi]], fmt="os^Dv<>ph*"[k % 10],
                         color=f"C{k % 10}", capsize=3, label=f"{name}  ×{ratio:.2f}")  # fmt: skip
         ax.set_xlim(0, top)

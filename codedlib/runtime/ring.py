@@ -1,18 +1,12 @@
 """Ring-AllReduce (RAR, CodedReduce Section II-B): MPI_Allreduce or a hand-written ring.
 
 The data are split evenly over the N workers (ranks 1..N, their own communicator); every
-iteration each worker computes its partial gradient, sleeps its injected delay, and the
-workers all-reduce the sum, so every worker holds the full gradient and takes the same step.
-Rank 0 does not compute: it is a watchdog (it stops the run with a clear error when an
-iteration does not finish within ``timeout``, since RAR tolerates no straggler) and keeps the
-loss curve from worker 0's progress messages.
-
-``allreduce="mpi"`` uses the library's ``MPI_Allreduce`` (the paper's implementation);
-``allreduce="ring"`` is the textbook bandwidth-optimal ring (Patarasuk and Yuan): the vector is
-cut into N chunks, N - 1 reduce-scatter rounds then N - 1 all-gather rounds, each round one
-send to the right neighbour and one receive from the left. Each round is timed and, with the
-single-port model, a receive costs the injected ``t_c``: a ring iteration then takes
-``2 (N - 1) t_c`` of communication.
+iteration each worker computes its partial gradient, sleeps its injected delay, and the workers
+all-reduce the sum and take the same step. Rank 0 computes nothing: a watchdog (RAR tolerates
+no straggler: it stops a run whose iteration exceeds ``timeout``) that keeps the loss curve
+from worker 0's progress messages. ``allreduce="mpi"`` is the library's ``MPI_Allreduce`` (the
+paper's); ``allreduce="ring"`` the bandwidth-optimal ring (Patarasuk and Yuan), each of whose
+``2 (N - 1)`` rounds is timed and charged the injected ``t_c`` (single port).
 """
 
 from __future__ import annotations
@@ -47,14 +41,8 @@ from codedlib.runtime.traces import ROUND_COLUMNS
 __all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
 
 
-def ring_allreduce(
-    comm,
-    vector: np.ndarray,
-    t_c: float = 0.0,
-    poller: Poller | None = None,
-    rounds: list | None = None,
-    interrupt=None,
-) -> np.ndarray:
+def ring_allreduce(comm, vector: np.ndarray, t_c: float = 0.0, poller: Poller | None = None,
+                   rounds: list | None = None, interrupt=None) -> np.ndarray:  # fmt: skip
     """Sum ``vector`` over ``comm`` with the ring algorithm; every rank gets the sum.
 
     2 (P - 1) rounds for P ranks; round ``k`` of the reduce-scatter sends chunk
@@ -72,29 +60,22 @@ def ring_allreduce(
     poller = poller or Poller()
     bounds = np.linspace(0, out.size, P + 1).round().astype(int)
     chunk = lambda c: slice(bounds[c % P], bounds[c % P + 1])
-    right, left = (r + 1) % P, (r - 1) % P
     recv = np.empty(max(int(np.diff(bounds).max()), 1))
-    for phase in ("reduce-scatter", "all-gather"):
+    for gather, phase in enumerate(("reduce-scatter", "all-gather")):
         for k in range(P - 1):
             start = now()
-            if phase == "reduce-scatter":
-                send_c, recv_c = r - k, r - k - 1
-            else:
-                send_c, recv_c = r + 1 - k, r - k
-            s, rc = chunk(send_c), chunk(recv_c)
-            sendbuf = out[s].copy()
+            # send chunk r - k (+1 when gathering) right, receive the one before it from the left
+            sendbuf, rc = out[chunk(r - k + gather)].copy(), chunk(r - k - 1 + gather)
             n_recv = rc.stop - rc.start
-            reqs = [
-                comm.Irecv([recv, n_recv, MPI.DOUBLE], source=left, tag=TAG_RING),
-                comm.Isend(sendbuf, dest=right, tag=TAG_RING),
-            ]
+            reqs = [comm.Irecv([recv, n_recv, MPI.DOUBLE], source=(r - 1) % P, tag=TAG_RING),
+                    comm.Isend(sendbuf, dest=(r + 1) % P, tag=TAG_RING)]  # fmt: skip
             wait_all(reqs, poller, interrupt)
             if t_c > 0:
                 time.sleep(t_c)
-            if phase == "reduce-scatter":
-                out[rc] += recv[:n_recv]
-            else:
+            if gather:
                 out[rc] = recv[:n_recv]
+            else:
+                out[rc] += recv[:n_recv]
             if rounds is not None:
                 rounds.append((phase, k, now() - start))
     return out
@@ -129,8 +110,7 @@ class RingWorker:
 
     def _run(self):
         comm, wcomm, config, problem = self.comm, self.wcomm, self.config, self.problem
-        plan = self.plan
-        worker = plan.worker
+        worker = self.plan.worker
         delays, start_wall, stop_at = self.delays, self.start_wall, self.stop_at
         poller = Poller(config.poll)
         theta = problem.initial_point()
@@ -148,7 +128,7 @@ class RingWorker:
             if 0 <= stop_at <= t:
                 os.kill(os.getpid(), signal.SIGSTOP)
             t_start = now()
-            g = local_gradient(problem, theta, plan.terms)
+            g = local_gradient(problem, theta, self.plan.terms)
             real = now() - t_start
             if not sleep_interruptible(float(delays[t]), pump, poller):
                 break
@@ -164,22 +144,11 @@ class RingWorker:
                 except Interrupted:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
-            comm_time = now() - c0
-            rows.append(
-                {
-                    "iteration": t,
-                    "worker": worker,
-                    "compute_time": compute,
-                    "comm_time": comm_time,
-                    "fresh": True,
-                    "wall_clock": time.time() - start_wall,
-                    "injected_delay": float(delays[t]),
-                    "real_compute": real,
-                    "task_iteration": t,
-                    "used": True,
-                    "parent": -1,
-                }
-            )
+            comm_time, wall = now() - c0, time.time() - start_wall
+            rows.append({"iteration": t, "worker": worker, "compute_time": compute,
+                         "comm_time": comm_time, "fresh": True, "wall_clock": wall,
+                         "injected_delay": float(delays[t]), "real_compute": real,
+                         "task_iteration": t, "used": True, "parent": -1})  # fmt: skip
             theta = theta - step * total / problem.n_samples
             if worker == 0:
                 msg = np.concatenate([[t, now() - t_start], total])
@@ -216,8 +185,7 @@ class RingWatchdog(RootNode):
             self.reports.append(buf)
 
     def run(self):
-        cfg = self.config
-        last = self.t0
+        cfg, last = self.config, self.t0
         for t in range(cfg.iterations):
             inject_root_failure(cfg, t)
             if not self.wait(lambda: bool(self.reports), now() + cfg.timeout):
@@ -227,23 +195,15 @@ class RingWatchdog(RootNode):
                     "iteration (it tolerates no straggler), so a frozen, dead or very slow worker "
                     "blocks it; stopping the run."
                 )
-            buf = self.reports.pop(0)
-            end = now()
-            row = {
-                "iteration": t,
-                "start": last - self.t0,
-                "end": end - self.t0,
-                "iteration_time": float(buf[1]),
-                "n_fresh": cfg.n_workers,
-            }
+            buf, end = self.reports.pop(0), now()
+            row = {"iteration": t, "start": last - self.t0, "end": end - self.t0,
+                   "iteration_time": float(buf[1]), "n_fresh": cfg.n_workers}  # fmt: skip
             self.record_step(t, row, buf[2:])
             last = end
 
     def collect(self):
         import pandas as pd  # rank 0 only, at the end
 
-        rows, rounds = [], []
-        for r, rr in self.traces.values():
-            rows += r
-            rounds += rr
+        rows = [row for r, _ in self.traces.values() for row in r]
+        rounds = [row for _, rr in self.traces.values() for row in rr]
         return rows, (pd.DataFrame(rounds, columns=ROUND_COLUMNS) if rounds else None)

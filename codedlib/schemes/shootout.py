@@ -1,31 +1,23 @@
 """Every scheme of the five papers on one cluster, one problem, one clock (notebook 06).
 
-Each scheme is one entry of :data:`SCHEMES`: its paper, what each worker computes (shares of
-the data), whom the master waits for, how the result travels (star, ring or tree over the one
-:class:`codedlib.network.Network` of the :class:`codedlib.cluster.ClusterModel`) and which
-update it makes. Four engines run them, vectorised over workers, so ``N = 10,000`` workers
-for 100 iterations take seconds:
+Each scheme is one entry of :data:`SCHEMES`: its paper, the shares each worker computes, whom
+the master waits for, how the result travels (star, ring, tree or an MPI all-reduce over the
+:class:`codedlib.cluster.ClusterModel`'s network) and which update it makes. Four engines run
+them, vectorised over workers (``N = 10,000`` for 100 iterations takes seconds):
 
-* ``exact`` -- the master (or the tree root, or the ring) ends up with the exact full gradient
-  and steps ``θ ← θ - ∇F(θ)/L``: GD/UMW, Tandon GC, Reed–Solomon GC, MDS-coded, CodedReduce,
-  RAR, the MPI all-reduces (recursive doubling, Rabenseifner, binomial tree and MPICH's
-  default choice, :func:`mpich_allreduce_algorithm`) and the heterogeneous load split. Their
-  iterates are the same; only the clock differs.
-* ``sgd`` -- ignore-stragglers SGD: the first ``N - S`` partial gradients received, rescaled.
-* ``event`` -- SAG and DSAG (with or without the load balancer's sub-partitions): the
-  event-driven coordinator of DSAG Section IV-B/V-A (``semantics="deadline"``, what our MPI
-  coordinator does) with the cluster's single-port master.
-* ``lazy`` -- LAG, LAGC, G-LAG, G-GD: the selection rule (eq. 17) of LAGC over groups with
-  cyclic GC inside a group (LAGC Algorithm 1).
+* ``exact`` -- the full gradient reaches the master (tree root, ring), ``θ ← θ - ∇F(θ)/L``:
+  GD/UMW, Tandon GC, RS-GC, MDS-coded, CodedReduce, RAR, MPICH's all-reduces
+  (:func:`mpich_allreduce_algorithm`) and the speed-proportional split; only the clock differs.
+* ``sgd`` -- ignore-stragglers SGD: the first ``N - S`` partial gradients, rescaled.
+* ``event`` -- SAG, DSAG, DSAG-LB: the DSAG Section IV-B/V-A coordinator (deadline rule) with
+  the cluster's single-port master (a result counts when the port has it by the deadline).
+* ``lazy`` -- LAG, LAGC, G-LAG, G-GD: LAGC's selection rule (eq. 17) over groups, cyclic GC
+  inside a group (LAGC Algorithm 1).
 
-All schemes of one seed share the same straggling draws (common random numbers, one
-``ClusterModel.factors`` array) and the same stand-in problem (:func:`shootout_problem`).
-Every master sums what it receives (``dim`` FLOPs per message at ``master_flop_time``);
-the event engine counts a result as delivered when it reaches the master's port by the
-deadline, and the port's reception of it (``message_time``) delays the next receptions.
-Every scheme's free parameter is chosen by one rule, :func:`tune`, on a pilot draw.
-Model download is not charged to the clock (the papers' own timing models charge the
-aggregation only); it is counted in the communication volume.
+All schemes of one seed share the straggling draws (``ClusterModel.factors``) and the stand-in
+problem (:func:`shootout_problem`); every master sums what it receives (``dim`` FLOPs per
+message); every free parameter is chosen by :func:`tune` on a pilot draw. Model download is
+counted in the communication volume, not on the clock (as in the papers' timing models).
 
 Examples
 --------
@@ -57,10 +49,9 @@ from codedlib.theory.codedreduce import n_tree_workers, r_cr
 from codedlib.theory.lagc import lag_stepsize, lagc_layout
 from codedlib.theory.reed_solomon import decoding_time
 
-__all__ = ["SCHEMES", "SchemeRun", "ShootoutScheme", "Shootout", "choose_tree",
-           "chosen_parameters", "mpich_allreduce_algorithm", "tree_candidates", "tune",
-           "iteration_times", "lagc_reference_run", "port_receive", "shootout_problem",
-           "simulate"]  # fmt: skip
+__all__ = ["SCHEMES", "SchemeRun", "ShootoutScheme", "Shootout", "chosen_parameters",
+           "iteration_times", "lagc_reference_run", "mpich_allreduce_algorithm", "port_receive",
+           "shootout_problem", "simulate", "tree_candidates", "tune"]  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ problem
@@ -85,9 +76,8 @@ def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
     """Single-port reception (CR Section III-C) until ``need`` messages are in, vectorised.
 
     ``ready (..., M)``: when each message reaches the port (``inf``: never sent); the port
-    takes them in order of arrival, ``tau`` each, starting no earlier than ``port_free``:
-    ``R_m = max(R_{m-1}, a_(m)) + tau``. Same as :func:`codedlib.network.single_port_receive`
-    with ``port_free = 0``; ``need = 0`` gives ``port_free``. Shape ``ready.shape[:-1]``."""
+    takes them in order of arrival, ``tau`` each, from ``port_free`` on: ``R_m = max(R_{m-1},
+    a_(m)) + tau`` (:func:`codedlib.network.single_port_receive` when ``port_free = 0``)."""
     a = np.sort(np.asarray(ready, dtype=float), axis=-1)
     if a.ndim == 0 or np.isnan(a).any():
         raise ValueError(
@@ -101,7 +91,7 @@ def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
 
 
 def _port_schedule(arrivals, tau, port_free=0.0):
-    """When the port has received each of the sorted ``arrivals`` (last axis), vectorised:
+    """When the port has received each of the sorted ``arrivals`` (last axis):
     ``R_m = (m + 1) tau + max(port_free, max_{j <= m} (a_j - j tau))``."""
     m = np.arange(arrivals.shape[-1])
     return (m + 1) * tau + np.maximum(np.maximum.accumulate(arrivals - m * tau, axis=-1), port_free)
@@ -115,59 +105,24 @@ def _decode_time(cluster: ClusterModel, need: int, decoder: str | None) -> float
     return combine + float(decoding_time(need, cluster.master_flop_time, decoder))
 
 
-def _star(cluster, comp, need, decoder=None):
-    """The master decodes from the first ``need`` messages of its single port."""
-    return single_port_receive(comp, need, cluster.message_time) + _decode_time(
-        cluster, need, decoder
-    )
-
-
 # ------------------------------------------------------------------------------ MPI all-reduce
-#: MPICH's ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE`` default, bytes (src/mpi/coll/allreduce.c).
-MPICH_SHORT_MSG_SIZE = 2048
-
-
 def mpich_allreduce_algorithm(n_workers: int, count: int, bytes_per_number: int = 8) -> str:
     """The algorithm MPICH's default ``MPI_Allreduce`` runs for ``count`` numbers on N ranks.
 
-    ``MPIR_Allreduce_intra_auto`` (MPICH 3.3, src/mpi/coll/allreduce.c; the same test in
-    MPICH 4's default coll_selection.json for builtin commutative ops): recursive doubling if
-    the message is at most ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE`` = 2048 bytes, the op is not
-    builtin, or ``count < pof2`` (the largest power of two <= N); otherwise Rabenseifner's
-    reduce-scatter + all-gather. The op here (a sum of doubles) is builtin. Single-node (SMP)
-    variants are not modelled: every rank is its own node.
-
-    Examples
-    --------
-    >>> mpich_allreduce_algorithm(100, 1000), mpich_allreduce_algorithm(10_000, 1000)
-    ('rabenseifner', 'recursive-doubling')
-    >>> mpich_allreduce_algorithm(100, 256)  # 2048 bytes: short
-    'recursive-doubling'
-    """
+    ``MPIR_Allreduce_intra_auto`` (MPICH 3.3 src/mpi/coll/allreduce.c; MPICH 4's default
+    coll_selection.json for builtin ops): recursive doubling if the message is at most
+    ``MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE`` = 2048 bytes or ``count < pof2`` (the largest power
+    of two <= N), else Rabenseifner's. Every rank is its own node (no SMP variants)."""
     N = check_int("n_workers", n_workers, 1)
     count = check_int("count", count, 1)
     pof2 = 1 << (N.bit_length() - 1)
-    short = count * bytes_per_number <= MPICH_SHORT_MSG_SIZE
+    short = count * bytes_per_number <= 2048
     return "recursive-doubling" if short or count < pof2 else "rabenseifner"
 
 
-def _fold_in(ready, t_full):
-    """MPICH's non-power-of-two pre-step: of the first ``2r`` ranks (``r = N - pof2``) each even
-    rank sends its vector to the odd one after it; the odd ranks and ranks ``2r..`` go on.
-    Returns the ``pof2`` active ranks' ready times and the active rank indices."""
-    N = ready.shape[-1]
-    pof2 = 1 << (N.bit_length() - 1)
-    r = N - pof2
-    ready = ready.copy()
-    ready[:, 1 : 2 * r : 2] = np.maximum(ready[:, 1 : 2 * r : 2], ready[:, 0 : 2 * r : 2]) + t_full
-    active = np.concatenate([np.arange(1, 2 * r, 2), np.arange(2 * r, N)])
-    return ready[:, active], r
-
-
 def _butterfly(ready, sizes, masks, net):
-    """Exchange rounds between ranks ``j`` and ``j ^ mask`` (``sizes[k]`` numbers each way):
-    ``ready_j <- max(ready_j, ready_{j^mask}) + t(size)``: a round's message is received once
-    both ranks are in the round (one message in per rank per round, single port)."""
+    """Exchange rounds between ranks ``j`` and ``j ^ mask``, ``sizes[k]`` numbers each way: a
+    round's message is received once both ranks are in the round."""
     idx = np.arange(ready.shape[-1])
     for size, mask in zip(sizes, masks):
         ready = np.maximum(ready, ready[:, idx ^ mask]) + net.vector_time(size)
@@ -175,22 +130,13 @@ def _butterfly(ready, sizes, masks, net):
 
 
 def _allreduce(cluster, comp, algorithm):
-    """When every rank holds the sum, per-rank: each rank enters when its own computation is
-    done (``comp (T, N)``) and the rounds follow MPICH's algorithms on the α-β network:
-
-    * ``recursive-doubling``: ``log2 pof2`` exchanges of the full vector;
-    * ``rabenseifner``: recursive halving (masks 1, 2, ..., sizes d/2, d/4, ..., d/pof2), then
-      recursive doubling all-gather (masks pof2/2, ..., 1, sizes d/pof2, ..., d/2); blocks
-      taken as ``d / pof2`` numbers (MPICH's differ by less than one number);
-    * both fold the ``r = N - pof2`` excess ranks in before and out after (one full vector
-      each way, MPICH's pre/post step);
-    * ``binomial``: binomial-tree reduce to rank 0 then binomial broadcast, ``ceil(log2 N)``
-      full-vector rounds each (MPICH's ``MPIR_Reduce_intra_binomial`` / ``Bcast`` binomial).
-
-    On free compute: ``(log2 pof2 + 2[r > 0]) t(d)``, ``2 Σ_k t(d / 2^k) + 2[r > 0] t(d)`` and
-    ``2 ceil(log2 N) t(d)`` with ``t(m) = latency + 8 m / bandwidth``. Reduction FLOPs are not
-    charged (as for the ring).
-    """
+    """When every rank holds the sum, each rank entering when its computation ``comp (T, N)``
+    is done, with MPICH's rounds on the α-β network: ``recursive-doubling`` (``log2 pof2``
+    full-vector exchanges), ``rabenseifner`` (recursive halving, sizes d/2, d/4, ..., then the
+    recursive-doubling all-gather back; blocks of ``d / pof2``), both folding the
+    ``r = N - pof2`` excess ranks in before and out after (one full vector each way);
+    ``binomial``: binomial reduce then broadcast, ``ceil(log2 N)`` full-vector rounds each.
+    Reduction FLOPs are not charged (as for the ring)."""
     net, d = cluster.network, cluster.workload.dim
     N = comp.shape[-1]
     t_full = net.vector_time(d)
@@ -204,9 +150,12 @@ def _allreduce(cluster, comp, algorithm):
             ready[:, parents] = np.maximum(ready[:, parents], ready[:, parents + mask]) + t_full
             mask *= 2
         return ready[:, 0] + math.ceil(math.log2(N)) * t_full
-    active, r = _fold_in(comp, t_full)
-    pof2 = active.shape[-1]
-    masks = [1 << k for k in range(pof2.bit_length() - 1)]
+    # MPICH's pre-step: each even rank of the first 2r sends its vector to the odd one after it
+    r = N - (1 << (N.bit_length() - 1))
+    ready = comp.copy()
+    ready[:, 1 : 2 * r : 2] = np.maximum(ready[:, 1 : 2 * r : 2], ready[:, 0 : 2 * r : 2]) + t_full
+    active = ready[:, np.concatenate([np.arange(1, 2 * r, 2), np.arange(2 * r, N)])]
+    masks = [1 << k for k in range(active.shape[-1].bit_length() - 1)]
     if algorithm == "recursive-doubling":
         done = _butterfly(active, [d] * len(masks), masks, net)
     else:
@@ -217,34 +166,12 @@ def _allreduce(cluster, comp, algorithm):
     return end + t_full if r > 0 else end
 
 
-def _allreduce_volume(cluster, algorithm):
-    """Messages and numbers sent per all-reduce (point-to-point, both directions counted)."""
-    N, d = cluster.n_workers, cluster.workload.dim
-    if N == 1:
-        return 0.0, 0.0
-    pof2 = 1 << (N.bit_length() - 1)
-    r, rounds = N - pof2, pof2.bit_length() - 1
-    if algorithm == "ring":
-        return 2.0 * (N - 1) * N, 2.0 * (N - 1) * d
-    if algorithm == "binomial":
-        return 2.0 * (N - 1), 2.0 * (N - 1) * d
-    fold = 2.0 * r
-    if algorithm == "recursive-doubling":
-        return pof2 * rounds + fold, (pof2 * rounds + fold) * d
-    return 2.0 * pof2 * rounds + fold, 2.0 * (pof2 - 1) * d + fold * d
-
-
-def _compute(cluster, shares, factors):
-    """Computation times ``(T, N)`` of ``shares`` on the drawn ``factors``."""
-    return cluster.compute_times(shares, factors.shape[0], factors=factors)
-
-
 def _clock(setup, scheme, lay, factors):
     """Iteration times of an exact or SGD scheme with layout ``lay``: the star's port, the
     ring's ``2(N-1)`` rounds of ``dim/N`` numbers after everyone, CodedReduce's root on the
     first ``n + ... + n^L`` workers (the rest idle) or an MPI all-reduce."""
     c, N = setup.cluster, setup.n_workers
-    comp = _compute(c, lay["shares"], factors)
+    comp = c.compute_times(lay["shares"], factors.shape[0], factors=factors)
     if scheme.timing == "ring":
         segment = c.network.vector_time(c.workload.dim / N) if N > 1 else 0.0
         return comp.max(axis=1) + 2 * (N - 1) * segment
@@ -253,20 +180,16 @@ def _clock(setup, scheme, lay, factors):
         return tree_finish(comp[:, : n_tree_workers(n, L)], n, L, lay["s"], c.message_time)
     if scheme.timing == "allreduce":
         return _allreduce(c, comp, lay["algorithm"])
-    return _star(c, comp, lay["need"], lay.get("decoder"))
+    port = single_port_receive(comp, lay["need"], c.message_time)
+    return port + _decode_time(c, lay["need"], lay.get("decoder"))
 
 
 # ------------------------------------------------------------------------------ entries
 @dataclass(frozen=True)
 class ShootoutScheme:
-    """One scheme of the shoot-out.
-
-    ``engine``: ``"exact"``, ``"sgd"``, ``"event"`` or ``"lazy"`` (module docstring).
-    ``layout(setup) -> dict``: the scheme's sizes at the setup's N (``shares`` per worker,
-    ``need``, ``decoder``, tree ``n, L, s``, ``w``, ``p``, groups ...). ``timing``:
-    ``"star"``, ``"ring"``, ``"tree"`` or ``"allreduce"``. ``runtime``: its MPI engine in
-    :data:`codedlib.runtime.registry.SCHEMES`, if any; ``applies(setup)``: whether it runs.
-    """
+    """One scheme of the shoot-out: ``layout(setup)`` gives its sizes at the setup's N
+    (``shares`` per worker, ``need``, tree ``n, L, s``, ``w``, ``p``, groups ...); ``runtime``
+    names its MPI engine in :data:`codedlib.runtime.registry.SCHEMES`."""
 
     name: str
     title: str
@@ -314,32 +237,26 @@ class Shootout:
             object.__setattr__(self, "problem", shootout_problem(N))
         elif not isinstance(self.problem, LeastSquares):
             raise TypeError(f"problem must be a LeastSquares, got {type(self.problem).__name__}")
-        check_int("subpartitions", self.subpartitions, 1)
+        for name, low in (("subpartitions", 1), ("max_iter", 1), ("tree_s", 0),
+                          ("redundancy", 1), ("group_size", 1), ("history", 1)):  # fmt: skip
+            check_int(name, getattr(self, name), low)
         if self.problem.n_samples < N * self.subpartitions:
             raise ValueError(
                 f"problem must have at least N * subpartitions = {N * self.subpartitions} rows, "
                 f"got n_samples={self.problem.n_samples}"
             )
         check_real("target", self.target, 0.0, 1.0, low_open=True, high_open=True)
-        check_int("max_iter", self.max_iter, 1)
         check_real("stragglers", self.stragglers, 0.0, 1.0, high_open=True)
-        check_int("tree_s", self.tree_s, 0)
         check_real("w_fraction", self.w_fraction, 0.0, 1.0, low_open=True)
         check_real("margin", self.margin, 0.0)
-        check_int("redundancy", self.redundancy, 1)
-        check_int("group_size", self.group_size, 1)
         check_real("xi", self.xi, 0.0)
-        check_int("history", self.history, 1)
         if self.tree is not None:
             if not (isinstance(self.tree, tuple) and len(self.tree) == 2):
                 raise ValueError(f"tree must be a tuple (n, L), got tree={self.tree!r}")
             n = check_int("tree n", self.tree[0], self.tree_s + 1)
             L = check_int("tree L", self.tree[1], 1)
             if n_tree_workers(n, L) > N:
-                raise ValueError(
-                    f"tree must satisfy n + ... + n^L <= N={N}, got tree=({n}, {L}) with "
-                    f"{n_tree_workers(n, L)} workers"
-                )
+                raise ValueError(f"tree must satisfy n + ... + n^L <= N={N}, got tree=({n}, {L})")
         if not self.history * self.xi < 1:
             raise ValueError(f"xi must satisfy history * xi < 1, got xi={self.xi}")
 
@@ -394,14 +311,10 @@ def _cached(obj, key, compute):
 def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
     """Candidate (n, L)-regular trees with ``n + ... + n^L <= N`` and ``n > s``, ``n >= 2``
     (CodedReduce on N machines leaves the rest idle): for each depth L the narrowest
-    (``max(2, s + 1)``, binary trees included), the powers of two between and the widest.
+    (``max(2, s + 1)``), the powers of two between and the widest.
 
-    Examples
-    --------
     >>> tree_candidates(12)
     [(2, 1), (4, 1), (8, 1), (12, 1), (2, 2), (3, 2)]
-    >>> (2, 12) in tree_candidates(10_000), (99, 2) in tree_candidates(10_000)
-    (True, True)
     """
     n_workers = check_int("n_workers", n_workers, 2)
     s = check_int("s", s, 0)
@@ -420,33 +333,25 @@ def tree_candidates(n_workers: int, s: int = 1) -> list[tuple[int, int]]:
     return out
 
 
-def choose_tree(setup: Shootout) -> tuple[int, int]:
-    """CodedReduce's (n, L) (CR Sec. III): the :func:`tree_candidates` tree chosen by :func:`tune`."""
-    lay = _tree_layout(setup)
-    return lay["n"], lay["L"]
-
-
 #: The S grid of the star codes and SGD: these shares of N (rounded up) and 0, 1, 2.
 S_FRACTIONS = (0.01, 0.05, 0.1, 0.2)
 #: The w grid of SAG/DSAG: these shares of N (rounded up).
 W_FRACTIONS = (0.25, 0.5, 0.75)
+#: Step sizes (times 1/L) SAG and DSAG choose from; stale gradients may need less than GD's 1/L.
+STEP_GRID = (1.0, 0.5, 0.25, 0.125)
 #: Largest group size the LAG family's grid tries (divisors of N up to it).
 MAX_GROUP = 12
 #: Iterations of the pilot draw (seed ``_PILOT_SEED``) every scheme is tuned on.
 PILOT_ITERATIONS = 20
+_PILOT_SEED = 1_000_003
 
 
 def tune(setup: Shootout, name: str, candidates) -> dict:
-    """The one tuning rule (ours), applied to every scheme's free parameter: of the ``candidates``
-    (layouts), the one with the least time to target on the pilot draw (the first
-    :data:`PILOT_ITERATIONS` iterations of seed ``_PILOT_SEED``, which no reported run uses),
-    projected from the pilot's own rate where the pilot does not reach the target (first on
-    ties). Grids: S for GC/RS/MDS/SGD
-    (:data:`S_FRACTIONS`, S = 0 included), (w, step) for SAG/DSAG (:data:`W_FRACTIONS` x
-    :data:`STEP_GRID`), the CodedReduce tree (:func:`tree_candidates`), the group size of
-    LAGC / G-LAG / G-GD (divisors of N up to :data:`MAX_GROUP`). DSAG-LB's profiler and the
-    speed-proportional split estimate the workers' moments from the same pilot draw.
-    Returns the chosen layout."""
+    """The one tuning rule (ours) of every scheme's free parameter: the first of the
+    ``candidates`` (layouts) with the least time to target on the pilot draw (the first
+    :data:`PILOT_ITERATIONS` iterations of a seed no reported run uses), projected from the
+    pilot's own rate where it does not reach the target. Grids: S (GC/RS/MDS/SGD), (w, step)
+    (SAG/DSAG), the CodedReduce tree, the group size (LAGC, G-LAG, G-GD)."""
 
     def compute():
         scheme, factors = SCHEMES[name], _pilot_factors(setup)
@@ -474,25 +379,19 @@ def _pilot_factors(setup):
     return _cached(setup, "pilot", lambda: setup.cluster.factors(n, _PILOT_SEED))
 
 
-def _s_grid(setup):
-    N = setup.n_workers
-    grid = {0, 1, 2} | {math.ceil(f * N) for f in S_FRACTIONS}
-    return sorted(S for S in grid if S < N)
+def _tuned_step(setup, scheme, lay) -> float:
+    """The step of :data:`STEP_GRID` with the least time to target on a pilot seed that no
+    reported run uses (the least final gap if none reaches it)."""
 
+    def compute():
+        factors = setup.cluster.factors(setup.max_iter, _PILOT_SEED)
+        runs = [_run_event(setup, scheme, {**lay, "step": step}, factors, _PILOT_SEED)
+                for step in STEP_GRID]  # fmt: skip
+        keys = [(r.time_to(setup.target), r.gaps[-1] if np.isfinite(r.gaps[-1]) else math.inf)
+                for r in runs]  # fmt: skip
+        return STEP_GRID[keys.index(min(keys))]
 
-def _tuned_or_fixed(setup, name, make, grid, fixed):
-    """``make(fixed)`` if the setup does not tune, else :func:`tune` over ``make(grid...)``."""
-    if not setup.tune:
-        return make(fixed)
-    return tune(setup, name, [make(v) for v in grid])
-
-
-def _ones(setup):
-    return np.ones(setup.n_workers)
-
-
-def _gd_layout(setup):
-    return {"shares": _ones(setup), "need": setup.n_workers}
+    return _cached(setup, ("step", scheme.name), compute)
 
 
 def _s_layout(setup, name):
@@ -501,13 +400,20 @@ def _s_layout(setup, name):
 
     def make(S):
         if name == "sgd":
-            return {"shares": _ones(setup), "need": N - S, "S": S}
-        shares = _ones(setup) * N / (N - S) if name == "mds" else _ones(setup) * (S + 1)
+            return {"shares": np.ones(N), "need": N - S, "S": S}
+        shares = np.ones(N) * N / (N - S) if name == "mds" else np.ones(N) * (S + 1)
         # S = 0: every partial gradient arrives, nothing to decode (a plain sum, as GD)
         decoder = ("rs" if name == "rs" else "mds") if S else None
         return {"shares": shares, "need": N - S, "decoder": decoder, "S": S}
 
-    return _tuned_or_fixed(setup, name, make, _s_grid(setup), setup.n_stragglers)
+    if not setup.tune:
+        return make(setup.n_stragglers)
+    return tune(setup, name, [make(S) for S in _s_grid(setup)])
+
+
+def _s_grid(setup):
+    grid = {0, 1, 2} | {math.ceil(f * setup.n_workers) for f in S_FRACTIONS}
+    return sorted(S for S in grid if S < setup.n_workers)
 
 
 def _pilot_moments(setup):
@@ -557,8 +463,7 @@ def _event_layout(setup, method="dsag", balanced=False):
     if not setup.tune:
         lay = make(setup.w_fraction)
         return {**lay, "step": _tuned_step(setup, SCHEMES[name], lay)}
-    grid = [make(f, step) for f in W_FRACTIONS for step in STEP_GRID]
-    return tune(setup, name, grid)
+    return tune(setup, name, [make(f, step) for f in W_FRACTIONS for step in STEP_GRID])
 
 
 def _balanced_subpartitions(setup, w):
@@ -566,29 +471,26 @@ def _balanced_subpartitions(setup, w):
     the pilot draw (:func:`_pilot_moments`)."""
     from codedlib.schemes.dsag import optimize_subpartitions
 
-    c = setup.cluster
-    N = setup.n_workers
     comp_mean, comp_var = _pilot_moments(setup)
-    comm = np.full(N, c.message_time)
-    n_local = np.diff(setup.bounds)
-    p0 = np.full(N, setup.subpartitions, dtype=np.int64)
-    p, _ = optimize_subpartitions(p0, n_local, comm, (comm * 1e-3) ** 2, comp_mean, comp_var, w,
-                                  n_iterations=50, rng=0, semantics="deadline")  # fmt: skip
+    comm = np.full(setup.n_workers, setup.cluster.message_time)
+    p0 = np.full(setup.n_workers, setup.subpartitions, dtype=np.int64)
+    p, _ = optimize_subpartitions(p0, np.diff(setup.bounds), comm, (comm * 1e-3) ** 2,
+                                  comp_mean, comp_var, w, n_iterations=50, rng=0,
+                                  semantics="deadline")  # fmt: skip
     return np.asarray(p, dtype=np.int64)
 
 
 def _lazy_layout(setup, scheme):
-    N = setup.n_workers
+    N, r = setup.n_workers, setup.redundancy
     if scheme == "lag":
         return _lazy_sizes(setup, scheme, 1, N)
-    sizes = [g for g in range(2 if scheme == "lagc" else 1, min(N, MAX_GROUP) + 1) if N % g == 0]
-    sizes = sizes or [N]
-    fixed = setup.group_size if scheme == "lagc" else setup.redundancy
     if not setup.tune:
+        fixed = setup.group_size if scheme == "lagc" else r
         fixed = fixed if N % fixed == 0 else N
-        return _lazy_sizes(setup, scheme, min(setup.redundancy, fixed), N // fixed)
-    r = setup.redundancy
-    grid = [_lazy_sizes(setup, scheme, min(r, g) if scheme == "lagc" else g, N // g) for g in sizes]
+        return _lazy_sizes(setup, scheme, min(r, fixed), N // fixed)
+    sizes = [g for g in range(2 if scheme == "lagc" else 1, min(N, MAX_GROUP) + 1) if N % g == 0]
+    grid = [_lazy_sizes(setup, scheme, min(r, g) if scheme == "lagc" else g, N // g)
+            for g in sizes or [N]]  # fmt: skip
     return tune(setup, scheme, grid)
 
 
@@ -607,7 +509,11 @@ def _allreduce_layout(setup, algorithm):
     if algorithm is None:
         algorithm = mpich_allreduce_algorithm(c.n_workers, c.workload.dim,
                                               c.network.bytes_per_number)  # fmt: skip
-    return {"shares": _ones(setup), "need": setup.n_workers, "algorithm": algorithm}
+    return {"shares": np.ones(setup.n_workers), "need": setup.n_workers, "algorithm": algorithm}
+
+
+def _gd_layout(setup):
+    return {"shares": np.ones(setup.n_workers), "need": setup.n_workers}
 
 
 SCHEMES: dict[str, ShootoutScheme] = {s.name: s for s in (
@@ -674,8 +580,8 @@ def chosen_parameters(setup: Shootout, name: str) -> str:
 
 
 def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
-    """Seconds per iteration ``(T,)`` (each paper's timing model, e.g. CR Sec. IV) of an exact or SGD scheme for straggling ``factors
-    (T, N)`` (:meth:`codedlib.cluster.ClusterModel.factors`); also predicts real runs."""
+    """Seconds per iteration ``(T,)`` (each paper's timing model, e.g. CR Sec. IV) of an exact
+    or SGD scheme for straggling ``factors (T, N)``; also predicts real runs."""
     scheme = get_scheme(name)
     if scheme.engine not in ("exact", "sgd"):
         raise ValueError(f"iteration_times needs an exact or sgd scheme, got scheme={name!r}")
@@ -686,9 +592,8 @@ def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
 @dataclass
 class SchemeRun:
     """One scheme, one seed: per-iteration ``times``, ``messages`` (received by the master or
-    parents), ``numbers`` (communicated, uploads + downloads), ``shares`` (computed), and
-    ``gaps`` (relative optimality gap before each iteration and after the last, ``K + 1``),
-    and the scheme's ``layout`` at this N."""
+    parents), ``numbers`` (communicated, uploads + downloads), ``shares`` (computed), ``gaps``
+    (relative optimality gap before each iteration and after the last) and its ``layout``."""
 
     scheme: str
     seed: int
@@ -725,60 +630,56 @@ class SchemeRun:
 
 # ------------------------------------------------------------------------------ engines
 def _gd_trajectory(setup: Shootout, n_iter: int) -> np.ndarray:
-    key = ("gd_gaps", n_iter)
-
     def compute():
         theta = setup.theta0.copy()
         gaps = [setup.relative_gap(theta)]
-        step = 1.0 / setup.smoothness
         for _ in range(n_iter):
-            theta = theta - step * setup.problem.gradient(theta)
+            theta = theta - 1.0 / setup.smoothness * setup.problem.gradient(theta)
             gaps.append(setup.relative_gap(theta))
         return np.array(gaps)
 
-    return _cached(setup, key, compute)
+    return _cached(setup, ("gd_gaps", n_iter), compute)
 
 
 def _run_exact(setup, scheme, lay, factors, seed):
-    T = factors.shape[0]
-    times = _clock(setup, scheme, lay, factors)
+    """Messages received and numbers sent per iteration (both directions) of an exact scheme."""
     N, dim = setup.n_workers, setup.cluster.workload.dim
     if scheme.timing == "ring":
-        messages = np.full(T, 2.0 * (N - 1) * N)
-        numbers = np.full(T, 2.0 * (N - 1) * dim + N * dim)
-    elif scheme.timing == "allreduce":
-        m, v = _allreduce_volume(setup.cluster, lay["algorithm"])
-        messages, numbers = np.full(T, m), np.full(T, v)
+        messages, numbers = 2.0 * (N - 1) * N, 2.0 * (N - 1) * dim + N * dim
+    elif scheme.timing == "allreduce" and lay["algorithm"] == "binomial":
+        messages, numbers = 2.0 * (N - 1), 2.0 * (N - 1) * dim
+    elif scheme.timing == "allreduce":  # butterflies, with the r = N - pof2 ranks folded in
+        pof2 = 1 << (N.bit_length() - 1)
+        rounds, fold = pof2.bit_length() - 1, 2.0 * (N - pof2)
+        rab = lay["algorithm"] == "rabenseifner"
+        messages = (1 + rab) * pof2 * rounds + fold
+        numbers = (2.0 * (pof2 - 1) + fold if rab else messages) * dim
     elif scheme.timing == "tree":
         N_tree = lay["tree_workers"]
-        messages = np.full(T, (lay["n"] - lay["s"]) * (N_tree // lay["n"]) * 1.0)
-        numbers = np.full(T, 2.0 * N_tree * dim)
+        messages, numbers = (lay["n"] - lay["s"]) * (N_tree // lay["n"]) * 1.0, 2.0 * N_tree * dim
     else:
-        messages = np.full(T, float(lay["need"]))
-        numbers = np.full(T, (lay["need"] + N) * float(dim))
-    shares = np.full(T, float(lay["shares"].sum()))
-    return SchemeRun(scheme.name, seed, times, _gd_trajectory(setup, T), messages, numbers,
-                     shares, lay)  # fmt: skip
+        messages, numbers = float(lay["need"]), (lay["need"] + N) * float(dim)
+    T = factors.shape[0]
+    return SchemeRun(scheme.name, seed, _clock(setup, scheme, lay, factors),
+                     _gd_trajectory(setup, T), np.full(T, messages), np.full(T, numbers),
+                     np.full(T, float(lay["shares"].sum())), lay)  # fmt: skip
 
 
 def _run_sgd(setup, scheme, lay, factors, seed):
-    c, N, need = setup.cluster, setup.n_workers, lay["need"]
-    comp = _compute(c, lay["shares"], factors)
-    times = _star(c, comp, need)
+    c, N, need, T = setup.cluster, setup.n_workers, lay["need"], factors.shape[0]
+    comp = c.compute_times(lay["shares"], T, factors=factors)
     fastest = np.argpartition(comp, need - 1, axis=1)[:, :need]
     bounds, problem = setup.bounds, setup.problem
     theta = setup.theta0.copy()
-    step = 1.0 / setup.smoothness
     gaps = [setup.relative_gap(theta)]
-    for t in range(factors.shape[0]):
+    for t in range(T):
         grads = problem.partition_gradients(theta, bounds)
         g = grads[fastest[t]].sum(axis=0) * (N / need) / problem.n_samples
-        theta = theta - step * g
+        theta = theta - 1.0 / setup.smoothness * g
         gaps.append(setup.relative_gap(theta))
-    T = factors.shape[0]
-    dim = c.workload.dim
-    return SchemeRun(scheme.name, seed, times, np.array(gaps), np.full(T, float(need)),
-                     np.full(T, (need + N) * float(dim)), np.full(T, float(N)), lay)  # fmt: skip
+    return SchemeRun(scheme.name, seed, _clock(setup, scheme, lay, factors), np.array(gaps),
+                     np.full(T, float(need)), np.full(T, (need + N) * float(c.workload.dim)),
+                     np.full(T, float(N)), lay)  # fmt: skip
 
 
 def _range_gradients(problem, theta, first, rows):
@@ -801,7 +702,6 @@ def _run_event(setup, scheme, lay, factors, seed):
     """DSAG Section V-A coordinator (deadline rule) with a single-port master, vectorised."""
     c, problem = setup.cluster, setup.problem
     N, w, margin, method = setup.n_workers, lay["w"], lay["margin"], lay["method"]
-    tau = c.message_time
     # sub-partition boundaries: worker i's rows split evenly into p_i parts (DSAG eq. 5)
     # (even_partition of each worker's rows, for all workers at once: the larger parts first)
     wb = setup.bounds
@@ -824,7 +724,7 @@ def _run_event(setup, scheme, lay, factors, seed):
     T = factors.shape[0]
     times, gaps = np.zeros(T), [setup.relative_gap(theta)]
     messages, shares_done = np.zeros(T), np.zeros(T)
-    task_time = _compute(c, lay["shares"], factors)  # (T, N)
+    task_time = c.compute_times(lay["shares"], T, factors=factors)  # (T, N)
     for t in range(T):
         sub = offsets + next_sub
         grads_now = _range_gradients(problem, theta, sub_bounds[sub], sub_rows[sub])  # task t
@@ -835,10 +735,8 @@ def _run_event(setup, scheme, lay, factors, seed):
         order = np.argsort(arrive, kind="stable")
         a = arrive[order]
         finite = np.isfinite(a)  # never-sent results sort last
-        recv = _port_schedule(a, tau, port_free)
-        fresh_sorted = order >= N
-        wth = np.flatnonzero(fresh_sorted & finite)[w - 1]
-        T_w = recv[wth]
+        recv = _port_schedule(a, c.message_time, port_free)
+        T_w = recv[np.flatnonzero((order >= N) & finite)[w - 1]]  # the w-th fresh result
         deadline = T_w + margin * (T_w - start)
         delivered_sorted = finite & (a <= deadline)
         got = np.zeros(2 * N, dtype=bool)
@@ -876,17 +774,13 @@ def _run_event(setup, scheme, lay, factors, seed):
         start = end
         theta = theta - eta * H / covered
         gaps.append(setup.relative_gap(theta))
-    dim = c.workload.dim
     return SchemeRun(scheme.name, seed, times, np.array(gaps), messages,
-                     (messages + N) * float(dim), shares_done, lay)  # fmt: skip
+                     (messages + N) * float(c.workload.dim), shares_done, lay)  # fmt: skip
 
 
 def _group_smoothness(setup, n_groups):
-    """Smoothness of each group's sum loss (LAGC's L_g), batched eigenvalues.
-
-    Group ``g`` owns the rows of its workers' partitions (``setup.bounds``), as in LAGC's
-    Algorithm 1 (:func:`codedlib.schemes.lagc.run_lagc`); the ridge adds ``lam`` per row.
-    """
+    """Smoothness of each group's sum loss (LAGC's L_g) over the rows of its workers'
+    partitions (as in LAGC's Algorithm 1), batched eigenvalues; the ridge adds ``lam`` per row."""
     X = setup.problem.X
     bounds = setup.bounds[:: setup.n_workers // n_groups]
     rows = np.diff(bounds)
@@ -903,8 +797,7 @@ def _run_lazy(setup, scheme, lay, factors, seed):
     c, problem = setup.cluster, setup.problem
     G, n_g = lay["groups"], lay["group_size"]
     need, xi, D = lay["need"], lay["xi"], lay["history"]
-    n = problem.n_samples
-    L_total = n * setup.smoothness
+    L_total = problem.n_samples * setup.smoothness
     alpha = lag_stepsize(L_total, xi, D) if xi > 0 else 1.0 / L_total
     L_g, gbounds = _group_smoothness(setup, G)
     coef = xi / (alpha**2 * G**2)
@@ -915,8 +808,7 @@ def _run_lazy(setup, scheme, lay, factors, seed):
     T = factors.shape[0]
     times, gaps = np.zeros(T), [setup.relative_gap(theta)]
     messages, numbers, shares = np.zeros(T), np.zeros(T), np.zeros(T)
-    comp = _compute(c, lay["shares"], factors).reshape(T, G, n_g)
-    tau = c.message_time
+    comp = c.compute_times(lay["shares"], T, factors=factors).reshape(T, G, n_g)
     for k in range(T):
         if k == 0 or xi == 0.0:
             chosen = np.ones(G, dtype=bool)
@@ -933,7 +825,10 @@ def _run_lazy(setup, scheme, lay, factors, seed):
             quota = np.partition(ready[chosen], need - 1, axis=1)[:, need - 1].max()
             flat = ready.ravel()
             n_in = int((flat <= quota).sum())
-            times[k] = port_receive(flat, n_in, tau) + _decode_time(c, need, None) * chosen.sum()
+            times[k] = (
+                port_receive(flat, n_in, c.message_time)
+                + _decode_time(c, need, None) * chosen.sum()
+            )
             messages[k] = n_in
         n_sel = int(chosen.sum())
         numbers[k] = (messages[k] + n_sel * n_g) * c.workload.dim
@@ -950,8 +845,9 @@ _ENGINES = {"exact": _run_exact, "sgd": _run_sgd, "event": _run_event, "lazy": _
 
 
 def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeRun:
-    """Run scheme ``name`` of :data:`SCHEMES` (ours: one engine for every paper's scheme) for ``setup.max_iter`` iterations on the
-    straggling ``factors (max_iter, N)`` (default ``setup.cluster.factors(max_iter, seed)``)."""
+    """Run scheme ``name`` of :data:`SCHEMES` (ours: one engine for every paper's scheme) for
+    ``setup.max_iter`` iterations on the straggling ``factors (max_iter, N)`` (default
+    ``setup.cluster.factors(max_iter, seed)``)."""
     scheme = get_scheme(name)
     if not isinstance(setup, Shootout):
         raise TypeError(f"setup must be a Shootout, got {type(setup).__name__}")
@@ -972,31 +868,10 @@ def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeR
     return _ENGINES[scheme.engine](setup, scheme, lay, factors, seed)
 
 
-#: Step sizes (times 1/L) SAG and DSAG choose from; stale gradients may need less than GD's 1/L.
-STEP_GRID = (1.0, 0.5, 0.25, 0.125)
-_PILOT_SEED = 1_000_003
-
-
-def _tuned_step(setup, scheme, lay) -> float:
-    """The step of :data:`STEP_GRID` with the least time to target on a pilot seed that no
-    reported run uses (the least final gap if none reaches it)."""
-
-    def compute():
-        factors = setup.cluster.factors(setup.max_iter, _PILOT_SEED)
-        runs = [_run_event(setup, scheme, {**lay, "step": step}, factors, _PILOT_SEED)
-                for step in STEP_GRID]  # fmt: skip
-        keys = [(r.time_to(setup.target), r.gaps[-1] if np.isfinite(r.gaps[-1]) else math.inf)
-                for r in runs]  # fmt: skip
-        return STEP_GRID[keys.index(min(keys))]
-
-    return _cached(setup, ("step", scheme.name), compute)
-
-
 def lagc_reference_run(setup: Shootout, name: str):
-    """The LAGC paper module's own run (LAGC Sections III-IV) of a lazy scheme on the shoot-out's problem and sizes:
-    :func:`codedlib.schemes.lagc.run_lag_ps` / ``run_lagc`` / ``run_g_lag`` / ``run_g_gd``,
-    whose trajectory (gaps, groups selected) the ``lazy`` engine must reproduce (its own
-    exponential delays: only the trajectory compares)."""
+    """The LAGC module's own run (LAGC Sections III-IV, :mod:`codedlib.schemes.lagc`) of a lazy
+    scheme on the shoot-out's problem and sizes, whose trajectory (gaps, groups selected) the
+    ``lazy`` engine must reproduce (its delays are its own)."""
     from scipy import stats
 
     from codedlib.schemes import lagc

@@ -46,11 +46,10 @@ def your_cluster_report(
             raise ValueError(f"trace must be one of {trace_choices()}, got trace={trace!r}")
         source = trace_path(str(trace).removesuffix(".csv"))
     result = ex.your_cluster(source, seeds=int(seeds), n_workers=n_workers, max_iter=max_iter)
-    table = result.ranking.table
     rows = "".join(
         f"<tr><td>{r.scheme}</td><td>{r['mean']:.4g}</td><td>[{r.ci_low:.4g}, "
         f"{r.ci_high:.4g}]</td><td>×{r.ratio_to_best:.3g}</td><td>{r.verdict}</td></tr>"
-        for _, r in table.iterrows()
+        for _, r in result.ranking.table.iterrows()
     )
     where = ", ".join(f"{k} = {v:.3g}" for k, v in result.position.items() if v == v)
     fitted = "" if result.fit is None else (
@@ -72,8 +71,7 @@ def _view(**values) -> Report:
     from codedlib.plots import shootout as sp
 
     result, text = your_cluster_report(**values)
-    fig = sp.plot_ranking(result.ranking, title="Your cluster")
-    return Report(text, [fig])
+    return Report(text, [sp.plot_ranking(result.ranking, title="Your cluster")])
 
 
 def explore_your_cluster(
@@ -85,35 +83,25 @@ def explore_your_cluster(
     """
     import ipywidgets as W
 
-    style = {"description_width": "initial"}
+    kw = {"style": {"description_width": "initial"}}
     controls = {
-        "n_workers": W.BoundedIntText(value=n_workers, min=2, max=10_000, description="N",
-                                      style=style),
+        "n_workers": W.BoundedIntText(value=n_workers, min=2, max=10_000, description="N", **kw),
         "family": W.Dropdown(options=list(FAMILIES), value="shifted_exponential",
-                             description="delay family", style=style),
-        "shape": W.BoundedFloatText(value=0.5, min=0.0, max=100.0, step=0.05,
-                                    description="shape (v, ξ or cv)", style=style),
-        "heterogeneity": W.BoundedFloatText(value=0.0, min=0.0, max=10.0, step=0.1,
-                                            description="heterogeneity h", style=style),
-        "burst_factor": W.BoundedFloatText(value=1.0, min=0.0, max=20.0, step=0.1,
-                                           description="burst factor", style=style),
-        "comm_to_comp": log_slider("comm_to_comp", 0.0235, 0.01, 100.0,
-                                   description="comm / comp"),
-        "trace": W.Dropdown(options=trace_choices(), value=trace, description="or a trace",
-                            style=style),
-        "seeds": W.IntSlider(value=seeds, min=2, max=10, description="seeds", style=style),
+                             description="delay family", **kw),
+        "shape": W.BoundedFloatText(value=0.5, max=100.0, step=0.05,
+                                    description="shape (v, ξ or cv)", **kw),
+        "heterogeneity": W.BoundedFloatText(max=10.0, step=0.1, description="heterogeneity h",
+                                            **kw),
+        "burst_factor": W.BoundedFloatText(value=1.0, max=20.0, step=0.1,
+                                           description="burst factor", **kw),
+        "comm_to_comp": log_slider("comm_to_comp", 0.0235, 0.01, 100.0, description="comm / comp"),
+        "trace": W.Dropdown(options=trace_choices(), value=trace, description="or a trace", **kw),
+        "seeds": W.IntSlider(value=seeds, min=2, max=10, description="seeds", **kw),
     }  # fmt: skip
-    explorer = Explorer(
-        _view,
-        controls,
-        rows=[
-            ["n_workers", "family", "shape", "heterogeneity"],
-            ["burst_factor", "comm_to_comp", "trace", "seeds"],
-        ],
-        auto=False,
-        button="Rank the schemes",
-        fixed={"max_iter": max_iter},
-    )
+    rows = [["n_workers", "family", "shape", "heterogeneity"],
+            ["burst_factor", "comm_to_comp", "trace", "seeds"]]  # fmt: skip
+    explorer = Explorer(_view, controls, rows=rows, auto=False, button="Rank the schemes",
+                        fixed={"max_iter": max_iter})  # fmt: skip
     explorer.refresh()  # a reader sees the first ranking before pressing anything
     return explorer
 
