@@ -23,9 +23,12 @@ KEYS = set(zip(FAITHFUL.paper, FAITHFUL["item"], FAITHFUL.quantity))
 
 def _runs(values: dict, metric="time_to_target", **extra) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"scheme": s, "seed": i, metric: v, **extra} for s, vals in values.items()
-         for i, v in enumerate(vals)]
-    )  # fmt: skip
+        [
+            {"scheme": s, "seed": i, metric: v, **extra}
+            for s, vals in values.items()
+            for i, v in enumerate(vals)
+        ]
+    )
 
 
 def _check(table: ClaimsTable, rows, n: int, kinds=None):
@@ -67,10 +70,22 @@ def test_headlines_compare_or_count_reached(table):
         if slower == "sag":  # one arm misses the target: a qualitative row
             a = np.array([math.inf, 2.0])
         ratio = a[0] / b[0] if np.all(np.isfinite(a)) else math.nan
-        rows.append({"paper_key": key, "paper": ex._PAPER_NAMES[key], "item": item,
-                     "quantity": quantity, "slower": slower, "faster": faster,
-                     "paper_value": paper, "paper_text": words, "ratio": ratio,
-                     "numerator": a, "denominator": b, "cluster": "c"})  # fmt: skip
+        rows.append(
+            {
+                "paper_key": key,
+                "paper": ex._PAPER_NAMES[key],
+                "item": item,
+                "quantity": quantity,
+                "slower": slower,
+                "faster": faster,
+                "paper_value": paper,
+                "paper_text": words,
+                "ratio": ratio,
+                "numerator": a,
+                "denominator": b,
+                "cluster": "c",
+            }
+        )
     rankings = {r["paper"]: SimpleNamespace(setup=SimpleNamespace(max_iter=50)) for r in rows}
     headlines = ex.Headlines(pd.DataFrame(rows), rankings)
     added = evaluate(table, ex.CLAIMS["headlines"], headlines=headlines)
@@ -88,10 +103,18 @@ def _map(key, winner="gd", other="rar"):
     for y in (1.0, 2.0):
         for x in (10, 20):
             cells.append({"x": x, "y": y, "winner": winner, "runner_up": other})
-            runs.append(_runs({winner: [1.0, 1.2], other: [2.0, 2.3],
-                               "mpi-allreduce": [3.0, 3.1]}).assign(x=x, y=y))  # fmt: skip
-    return ex.RegimeMap(x_axis, y_axis, ex.default_cluster(8), pd.DataFrame(cells),
-                        pd.concat(runs, ignore_index=True))  # fmt: skip
+            runs.append(
+                _runs({winner: [1.0, 1.2], other: [2.0, 2.3], "mpi-allreduce": [3.0, 3.1]}).assign(
+                    x=x, y=y
+                )
+            )
+    return ex.RegimeMap(
+        x_axis,
+        y_axis,
+        ex.default_cluster(8),
+        pd.DataFrame(cells),
+        pd.concat(runs, ignore_index=True),
+    )
 
 
 def test_map_cells_compare_or_are_not_attempted(table):
@@ -99,8 +122,13 @@ def test_map_cells_compare_or_are_not_attempted(table):
     maps["c"] = _map("c", winner="none", other="")
     rows = evaluate(table, ex.CLAIMS["maps"], maps=maps)
     _check(table, rows, 5, ["comparison"] * 4 + ["qualitative"])
-    assert [r.item for r in rows] == ["Regime map (d)", "Regime map (a)", "Regime map (b)",
-                                      "Regime map (b)", "Regime map (c)"]  # fmt: skip
+    assert [r.item for r in rows] == [
+        "Regime map (d)",
+        "Regime map (a)",
+        "Regime map (b)",
+        "Regime map (b)",
+        "Regime map (c)",
+    ]
     assert "n_workers = 20, comm_to_comp = 2" in rows[0].setting  # last x, last y
     assert "pareto_tail = 10, comm_to_comp = 1" in rows[1].setting  # first x, first y
     assert rows[3].our_value == pytest.approx(np.sqrt(3.0 * 3.1 / 1.2), rel=1e-9)
@@ -109,10 +137,17 @@ def test_map_cells_compare_or_are_not_attempted(table):
 
 def test_scale_at_the_largest_n(table):
     study = ex.ScaleStudy(
-        pd.concat([_runs({"gd": [3.0, 3.3], "cr": [1.0, 1.2], "mpi-allreduce": [0.5, 0.6]},
-                         "time_per_iteration").assign(n_workers=n) for n in (10, 1000)]),
+        pd.concat(
+            [
+                _runs(
+                    {"gd": [3.0, 3.3], "cr": [1.0, 1.2], "mpi-allreduce": [0.5, 0.6]},
+                    "time_per_iteration",
+                ).assign(n_workers=n)
+                for n in (10, 1000)
+            ]
+        ),
         pd.DataFrame(),
-    )  # fmt: skip
+    )
     rows = evaluate(table, ex.CLAIMS["scale"], study=study, reference=ex.default_cluster(8))
     _check(table, rows, 2, ["comparison", "comparison"])
     assert rows[0].setting.startswith("N = 1000: ") and rows[0].setting.endswith("2 paired seeds")
@@ -120,12 +155,18 @@ def test_scale_at_the_largest_n(table):
 
 
 def test_real_runs_interval_or_not_attempted(table):
-    frame = pd.DataFrame({
-        "scheme": ["gd", "gc", "mpi-allreduce"], "status": ["run"] * 3,
-        "ratio": [1.02, 1.05, 1.01], "predicted_mean": [0.1, 0.1, 0.1],
-        "measured_ci_low": [0.099, 0.1, 0.098], "measured_ci_high": [0.105, 0.11, 0.104],
-        "iterations": [7, 7, 7], "method": ["m"] * 3,
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "scheme": ["gd", "gc", "mpi-allreduce"],
+            "status": ["run"] * 3,
+            "ratio": [1.02, 1.05, 1.01],
+            "predicted_mean": [0.1, 0.1, 0.1],
+            "measured_ci_low": [0.099, 0.1, 0.098],
+            "measured_ci_high": [0.105, 0.11, 0.104],
+            "iterations": [7, 7, 7],
+            "method": ["m"] * 3,
+        }
+    )
     real = SimpleNamespace(frame=frame, cluster=ex.default_cluster(12))
     rows = evaluate(table, exm.CLAIMS["real"], real=real)
     _check(table, rows, 2, ["interval", "interval"])

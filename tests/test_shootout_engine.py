@@ -51,8 +51,15 @@ def _problem(N, extra_rows=0, lam=0.0, rng=3):
     ],
 )
 def test_lazy_engine_equals_lagc_paper(N, r, group_size, xi, extra_rows, lam):
-    setup = so.Shootout(ClusterModel(n_workers=N), problem=_problem(N, extra_rows, lam), xi=xi,
-                        max_iter=80, redundancy=r, group_size=group_size, tune=False)  # fmt: skip
+    setup = so.Shootout(
+        ClusterModel(n_workers=N),
+        problem=_problem(N, extra_rows, lam),
+        xi=xi,
+        max_iter=80,
+        redundancy=r,
+        group_size=group_size,
+        tune=False,
+    )
     lazy_somewhere = False
     for name in LAZY:
         run = so.simulate(setup, name)
@@ -136,13 +143,24 @@ def test_event_engine_equals_event_driven_reference(
     N, family, shape, w_fraction, margin, subpartitions, heterogeneity, extra_rows, lam
 ):
     cluster = ClusterModel(
-        n_workers=N, family=family, shape=shape, heterogeneity=heterogeneity, network=FREE,
-        burst_factor=3.0, master_flop_time=0.0,
-    )  # fmt: skip
+        n_workers=N,
+        family=family,
+        shape=shape,
+        heterogeneity=heterogeneity,
+        network=FREE,
+        burst_factor=3.0,
+        master_flop_time=0.0,
+    )
     assert cluster.message_time < 1e-200
-    setup = so.Shootout(cluster, problem=_problem(N, extra_rows, lam), max_iter=40, tune=False,
-                        w_fraction=w_fraction, margin=margin,
-                        subpartitions=subpartitions)  # fmt: skip
+    setup = so.Shootout(
+        cluster,
+        problem=_problem(N, extra_rows, lam),
+        max_iter=40,
+        tune=False,
+        w_fraction=w_fraction,
+        margin=margin,
+        subpartitions=subpartitions,
+    )
     factors = cluster.factors(40, 5)
     stale_seen = False
     for name in ("sag", "dsag"):
@@ -175,8 +193,14 @@ def test_range_gradients_equal_partition_gradients(lam):
 def test_event_engine_with_everyone_fresh_is_gd():
     """w = N, margin 0, one sub-partition: every result fresh, the cache is the exact gradient
     and step 1 (which the tuner picks) is GD; the clock is GD's (the same summing charge)."""
-    setup = so.Shootout(ClusterModel(n_workers=12, family="pareto", shape=2.0), max_iter=60,
-                        w_fraction=1.0, margin=0.0, subpartitions=1, tune=False)  # fmt: skip
+    setup = so.Shootout(
+        ClusterModel(n_workers=12, family="pareto", shape=2.0),
+        max_iter=60,
+        w_fraction=1.0,
+        margin=0.0,
+        subpartitions=1,
+        tune=False,
+    )
     gd = so.simulate(setup, "gd", seed=2)
     c = setup.cluster
     combine = setup.n_workers * c.workload.dim * c.master_flop_time
@@ -191,8 +215,13 @@ def test_event_engine_with_everyone_fresh_is_gd():
 
 @pytest.mark.parametrize("w_fraction, margin", [(1.0, 0.0), (0.5, 1e3)])
 def test_dsag_with_every_result_fresh_equals_sag(w_fraction, margin):
-    setup = so.Shootout(ClusterModel(n_workers=12, family="gamma", shape=1.0), max_iter=50,
-                        w_fraction=w_fraction, margin=margin, tune=False)  # fmt: skip
+    setup = so.Shootout(
+        ClusterModel(n_workers=12, family="gamma", shape=1.0),
+        max_iter=50,
+        w_fraction=w_fraction,
+        margin=margin,
+        tune=False,
+    )
     sag, dsag = so.simulate(setup, "sag", seed=4), so.simulate(setup, "dsag", seed=4)
     np.testing.assert_array_equal(dsag.messages, setup.n_workers)  # all delivered fresh
     assert sag.layout["step"] == dsag.layout["step"]

@@ -89,9 +89,15 @@ def test_apply_axis_sets_each_quantity_and_keeps_physics():
 
 def test_regime_map_cells():
     m = ex.regime_map(
-        ex.default_cluster(8), "comm_to_comp", [0.01, 10.0], "heterogeneity", [0.0],
-        schemes=["gd", "rar", "cr", "gc"], seeds=2, max_iter=250,
-    )  # fmt: skip
+        ex.default_cluster(8),
+        "comm_to_comp",
+        [0.01, 10.0],
+        "heterogeneity",
+        [0.0],
+        schemes=["gd", "rar", "cr", "gc"],
+        seeds=2,
+        max_iter=250,
+    )
     assert len(m.cells) == 2 and set(m.cells.winner) <= {"gd", "rar", "cr", "gc"}
     assert len(m.runs) == 2 * 2 * 4
     for _, c in m.cells.iterrows():

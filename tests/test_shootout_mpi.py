@@ -76,21 +76,30 @@ RC = real_cluster()
         (lambda: cluster_delay_model(RC, [1.0] * 3, 4), ValueError, "shares must"),
         (lambda: cluster_delay_model(RC, 1.0, 0), ValueError, "n_iterations must"),
         (lambda: cluster_delay_model(RC, 1.0, 4, seed=-1), ValueError, "seed must"),
-        (lambda: cluster_delay_model(RC, 1.0, 4, factors=np.ones((3, 12))), ValueError,
-         "factors must"),
-        (lambda: cluster_delay_model(RC, 1.0, 4, message_numbers=0), ValueError,
-         "message_numbers must"),
+        (
+            lambda: cluster_delay_model(RC, 1.0, 4, factors=np.ones((3, 12))),
+            ValueError,
+            "factors must",
+        ),
+        (
+            lambda: cluster_delay_model(RC, 1.0, 4, message_numbers=0),
+            ValueError,
+            "message_numbers must",
+        ),
         (lambda: real_vs_predicted(None), TypeError, "cluster must be a ClusterModel"),
         (lambda: real_vs_predicted(RC, schemes="mds"), ValueError, "schemes must"),
         (lambda: real_vs_predicted(RC, schemes=[]), ValueError, "schemes must"),
         (lambda: real_vs_predicted(RC, schemes=3), TypeError, "schemes must"),
         (lambda: real_vs_predicted(RC, iterations=1), ValueError, "iterations must"),
         (lambda: real_vs_predicted(RC, seed=-2), ValueError, "seed must"),
-        (lambda: real_vs_predicted(ClusterModel(n_workers=2), schemes="cr"), ValueError,
-         "schemes: 'cr' does not apply"),
+        (
+            lambda: real_vs_predicted(ClusterModel(n_workers=2), schemes="cr"),
+            ValueError,
+            "schemes: 'cr' does not apply",
+        ),
         (lambda: scheme_injection(RC, "gc"), TypeError, "setup must be a Shootout"),
     ],
-)  # fmt: skip
+)
 def test_bad_inputs_name_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()

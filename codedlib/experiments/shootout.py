@@ -36,11 +36,33 @@ from codedlib.schemes.shootout import (
 from codedlib.theory.codedreduce import r_cr
 from codedlib.theory.reed_solomon import decoding_time
 
-__all__ = ["AXES", "CLAIMS", "HEADLINES", "LATENCIES", "SETTINGS", "Headlines", "Ranking",
-           "RegimeMap", "ScaleStudy", "YourCluster", "apply_axis", "axis_value", "default_cluster",
-           "operating_point_cluster", "paper_headlines", "paper_operating_points", "rank_schemes",
-           "ranking", "regime_map", "regime_maps", "scale_study", "scheme_table", "seed_runs",
-           "why_table", "your_cluster"]  # fmt: skip
+__all__ = [
+    "AXES",
+    "CLAIMS",
+    "HEADLINES",
+    "LATENCIES",
+    "SETTINGS",
+    "Headlines",
+    "Ranking",
+    "RegimeMap",
+    "ScaleStudy",
+    "YourCluster",
+    "apply_axis",
+    "axis_value",
+    "default_cluster",
+    "operating_point_cluster",
+    "paper_headlines",
+    "paper_operating_points",
+    "rank_schemes",
+    "ranking",
+    "regime_map",
+    "regime_maps",
+    "scale_study",
+    "scheme_table",
+    "seed_runs",
+    "why_table",
+    "your_cluster",
+]
 
 
 def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
@@ -60,19 +82,40 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
     finite = {s: bool(np.all(np.isfinite(v))) for s, v in by.items()}
     means = runs.groupby("scheme")[metric].mean()
     best = min((s for s in by if finite[s]), key=lambda s: means[s], default=None)
-    rows = [(s, *(mean_interval(v) if finite[s] else (math.inf,) * 3),
-             *((math.inf,) * 3 if best is None or not finite[s] else (1.0,) * 3 if s == best
-               else ratio_interval(v, by[best])), len(v)) for s, v in by.items()]  # fmt: skip
-    cols = ["scheme", "mean", "ci_low", "ci_high", "ratio_to_best", "ratio_low", "ratio_high",
-            "n_seeds"]  # fmt: skip
+    rows = [
+        (
+            s,
+            *(mean_interval(v) if finite[s] else (math.inf,) * 3),
+            *(
+                (math.inf,) * 3
+                if best is None or not finite[s]
+                else (1.0,) * 3
+                if s == best
+                else ratio_interval(v, by[best])
+            ),
+            len(v),
+        )
+        for s, v in by.items()
+    ]
+    cols = [
+        "scheme",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "ratio_to_best",
+        "ratio_low",
+        "ratio_high",
+        "n_seeds",
+    ]
     table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable")
     table = table.reset_index(drop=True)
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
     fastest = "wins" if tied.empty else "tied (fastest mean)"
     table["verdict"] = np.select(
         [~np.isfinite(table["mean"]), table.scheme == best, table.ratio_low <= 1.0],
-        ["not reached", fastest, "tied"], "slower"
-    ).tolist()  # fmt: skip
+        ["not reached", fastest, "tied"],
+        "slower",
+    ).tolist()
     table["rank"] = np.arange(1, len(table) + 1)
     return table
 
@@ -139,8 +182,15 @@ def _over_seeds(setup, names, seeds, executor, timed=False):
     its choices); columns in the order of a summary row, arrays apart."""
     for name in names:
         SCHEMES[name].layout(setup)  # tune once (cached on the setup that travels)
-    runs = over_seeds(seed_runs, seeds, executor=executor, desc=setup.cluster.name,
-                      setup=setup, names=names, timed=timed)  # fmt: skip
+    runs = over_seeds(
+        seed_runs,
+        seeds,
+        executor=executor,
+        desc=setup.cluster.name,
+        setup=setup,
+        names=names,
+        timed=timed,
+    )
     runs.insert(1, "seed", runs.pop("seed"))
     runs.insert(0, "scheme", runs.pop("scheme"))
     arrays = runs[["scheme", "seed", "times", "gaps"]]
@@ -157,9 +207,18 @@ def ranking(
     setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     names = _applicable(setup, schemes)
     runs, arrays = _over_seeds(setup, names, seeds, executor)
-    traj = [pd.DataFrame({"scheme": r.scheme, "seed": r.seed, "iteration": np.arange(r.gaps.size),
-                          "time": np.concatenate([[0.0], np.cumsum(r.times)]), "gap": r.gaps})
-            for r in arrays.itertuples()]  # fmt: skip
+    traj = [
+        pd.DataFrame(
+            {
+                "scheme": r.scheme,
+                "seed": r.seed,
+                "iteration": np.arange(r.gaps.size),
+                "time": np.concatenate([[0.0], np.cumsum(r.times)]),
+                "gap": r.gaps,
+            }
+        )
+        for r in arrays.itertuples()
+    ]
     table = rank_schemes(runs)
     extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
     reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
@@ -171,17 +230,39 @@ def ranking(
 
 
 #: The columns of the ranking table notebook 06 shows.
-RANKING_COLUMNS = ["rank", "scheme", "paper", "mean", "ci_low", "ci_high", "ratio_to_best",
-                   "ratio_low", "ratio_high", "verdict", "numbers_per_iteration",
-                   "shares_per_iteration", "seeds_reached", "parameters"]  # fmt: skip
+RANKING_COLUMNS = [
+    "rank",
+    "scheme",
+    "paper",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "ratio_to_best",
+    "ratio_low",
+    "ratio_high",
+    "verdict",
+    "numbers_per_iteration",
+    "shares_per_iteration",
+    "seeds_reached",
+    "parameters",
+]
 
 
 def scheme_table(setup: Shootout) -> pd.DataFrame:
     """One row per scheme that applies at ``setup``: title, paper, engine, MPI engine, the
     largest shares per worker and the tuned parameters."""
-    rows = {n: (s.title, s.paper, s.engine, s.runtime or "—",
-                float(np.max(s.layout(setup)["shares"])), chosen_parameters(setup, n))
-            for n, s in SCHEMES.items() if s.applies(setup)}  # fmt: skip
+    rows = {
+        n: (
+            s.title,
+            s.paper,
+            s.engine,
+            s.runtime or "—",
+            float(np.max(s.layout(setup)["shares"])),
+            chosen_parameters(setup, n),
+        )
+        for n, s in SCHEMES.items()
+        if s.applies(setup)
+    }
     cols = ["title", "paper", "engine", "mpi engine", "shares per worker", "parameters (tuned)"]
     return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
 
@@ -198,8 +279,15 @@ LATENCIES = {
 
 
 #: Map axes (:func:`apply_axis` says what each changes; the figures' labels say it in words).
-AXES = ("pareto_tail", "straggling", "comm_to_comp", "latency", "heterogeneity", "burst_factor",
-        "n_workers")  # fmt: skip
+AXES = (
+    "pareto_tail",
+    "straggling",
+    "comm_to_comp",
+    "latency",
+    "heterogeneity",
+    "burst_factor",
+    "n_workers",
+)
 
 
 def _check_axis(axis):
@@ -262,17 +350,30 @@ class RegimeMap:
 def _cell(x, y, table) -> dict:
     first, ok = table.iloc[0], bool(np.isfinite(table["mean"].iloc[0]))
     second = table.iloc[1] if len(table) > 1 else {"scheme": ""}
-    return {"x": x, "y": y, "winner": first["scheme"] if ok else "none",
-            "verdict": first["verdict"] if ok else "not reached",
-            "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
-            "runner_up": second["scheme"], "margin": second.get("ratio_to_best", math.nan),
-            "margin_low": second.get("ratio_low", math.nan),
-            "margin_high": second.get("ratio_high", math.nan),
-            "best_time": first["mean"]}  # fmt: skip
+    return {
+        "x": x,
+        "y": y,
+        "winner": first["scheme"] if ok else "none",
+        "verdict": first["verdict"] if ok else "not reached",
+        "tied_with": ",".join(table.loc[table.verdict == "tied", "scheme"]),
+        "runner_up": second["scheme"],
+        "margin": second.get("ratio_to_best", math.nan),
+        "margin_low": second.get("ratio_low", math.nan),
+        "margin_high": second.get("ratio_high", math.nan),
+        "best_time": first["mean"],
+    }
 
 
-def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values, schemes=None,
-               seeds=3, **setup_options) -> RegimeMap:  # fmt: skip
+def regime_map(
+    base: ClusterModel,
+    x_axis: str,
+    x_values,
+    y_axis: str,
+    y_values,
+    schemes=None,
+    seeds=3,
+    **setup_options,
+) -> RegimeMap:
     """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
     (module docstring)."""
     if x_axis == y_axis:
@@ -290,15 +391,39 @@ def regime_map(base: ClusterModel, x_axis: str, x_values, y_axis: str, y_values,
 
 #: Notebook 06's four maps: key -> (title, figure name, x axis, x setting, y axis, y setting).
 MAPS = {
-    "a": ("Straggler tail x comm/comp", "map-tail-vs-communication",
-          "pareto_tail", "tails", "comm_to_comp", "ratios"),
-    "b": ("Straggler tail x latency", "map-tail-vs-latency",
-          "pareto_tail", "tails", "latency", "latencies"),
-    "c": ("Heterogeneity x bursts", "map-heterogeneity-vs-bursts",
-          "heterogeneity", "hets", "burst_factor", "bursts"),
-    "d": ("Workers N x comm/comp", "map-workers-vs-communication",
-          "n_workers", "n_grid", "comm_to_comp", "n_ratios"),
-}  # fmt: skip
+    "a": (
+        "Straggler tail x comm/comp",
+        "map-tail-vs-communication",
+        "pareto_tail",
+        "tails",
+        "comm_to_comp",
+        "ratios",
+    ),
+    "b": (
+        "Straggler tail x latency",
+        "map-tail-vs-latency",
+        "pareto_tail",
+        "tails",
+        "latency",
+        "latencies",
+    ),
+    "c": (
+        "Heterogeneity x bursts",
+        "map-heterogeneity-vs-bursts",
+        "heterogeneity",
+        "hets",
+        "burst_factor",
+        "bursts",
+    ),
+    "d": (
+        "Workers N x comm/comp",
+        "map-workers-vs-communication",
+        "n_workers",
+        "n_grid",
+        "comm_to_comp",
+        "n_ratios",
+    ),
+}
 
 
 def regime_maps(reference: ClusterModel, settings: dict, seeds, max_iter: int) -> dict:
@@ -308,9 +433,16 @@ def regime_maps(reference: ClusterModel, settings: dict, seeds, max_iter: int) -
     for key, (_, _, x_axis, x_key, y_axis, y_key) in MAPS.items():
         gamma = {"family": "gamma", "shape": 0.3} if key == "c" else {}
         base = reference.with_(name=f"map ({key})", **gamma)
-        maps[key] = regime_map(base, x_axis, settings[x_key], y_axis, settings[y_key],
-                               schemes=MAP_SCHEMES, seeds=seeds,
-                               max_iter=200 if key == "d" else max_iter)  # fmt: skip
+        maps[key] = regime_map(
+            base,
+            x_axis,
+            settings[x_key],
+            y_axis,
+            settings[y_key],
+            schemes=MAP_SCHEMES,
+            seeds=seeds,
+            max_iter=200 if key == "d" else max_iter,
+        )
     return maps
 
 
@@ -329,21 +461,69 @@ def paper_operating_points() -> pd.DataFrame:
     (c_lo, c_hi), (z_lo, z_hi), p = AWS_TABLE_I["pca"]
     dsag_ratio = (0.5 * (c_lo + c_hi)) / (0.5 * (z_lo + z_hi) * p)
     rows = [
-        ("CodedReduce", 156, "shifted_exponential", 0.5, 0.0, 1.0, cr.t_c / cr_share,
-         "Fig. 11(a): a mu = 1 (share 0.5), t_c of p = 6500 on the paper's network over "
-         "a d_i + d_i/mu for d/N points"),
-        ("Reed–Solomon", 80, "pareto", 1.1, 0.0, 1.0, math.nan,
-         "Fig. 2-3: Pareto xi = 1.1, n = 80; no communication term (comm/comp not modelled)"),
-        ("DSAG", 100, "gamma", 0.1, 0.4, 1.12, dsag_ratio,
-         "Sec. VII-B/C: gamma (our cv 0.1), slowdown 0.4, Fig. 4 bursts x1.12, Table I AWS PCA "
-         "comm over p = 100 tasks"),
-        ("LAGC", 12, "shifted_exponential", 0.99, 0.0, 1.0, math.nan,
-         "Sec. VI: exponential delays (share ~1), no network (comm/comp not modelled)"),
-        ("Stream", 5, "shifted_exponential", 0.99, 1.0, 1.0, math.nan,
-         "Example 2: five exponential workers of different speeds (our h ~ 1)"),
-    ]  # fmt: skip
-    cols = ["paper", "n_workers", "family", "shape", "heterogeneity", "burst_factor",
-            "comm_to_comp", "how"]  # fmt: skip
+        (
+            "CodedReduce",
+            156,
+            "shifted_exponential",
+            0.5,
+            0.0,
+            1.0,
+            cr.t_c / cr_share,
+            "Fig. 11(a): a mu = 1 (share 0.5), t_c of p = 6500 on the paper's network over "
+            "a d_i + d_i/mu for d/N points",
+        ),
+        (
+            "Reed–Solomon",
+            80,
+            "pareto",
+            1.1,
+            0.0,
+            1.0,
+            math.nan,
+            "Fig. 2-3: Pareto xi = 1.1, n = 80; no communication term (comm/comp not modelled)",
+        ),
+        (
+            "DSAG",
+            100,
+            "gamma",
+            0.1,
+            0.4,
+            1.12,
+            dsag_ratio,
+            "Sec. VII-B/C: gamma (our cv 0.1), slowdown 0.4, Fig. 4 bursts x1.12, Table I AWS PCA "
+            "comm over p = 100 tasks",
+        ),
+        (
+            "LAGC",
+            12,
+            "shifted_exponential",
+            0.99,
+            0.0,
+            1.0,
+            math.nan,
+            "Sec. VI: exponential delays (share ~1), no network (comm/comp not modelled)",
+        ),
+        (
+            "Stream",
+            5,
+            "shifted_exponential",
+            0.99,
+            1.0,
+            1.0,
+            math.nan,
+            "Example 2: five exponential workers of different speeds (our h ~ 1)",
+        ),
+    ]
+    cols = [
+        "paper",
+        "n_workers",
+        "family",
+        "shape",
+        "heterogeneity",
+        "burst_factor",
+        "comm_to_comp",
+        "how",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -353,10 +533,13 @@ def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
     bandwidth; where that ratio is below ``base``'s latency allows, the latency is half the
     message time; where the paper models no communication (NaN) ``base``'s ratio stays."""
     cluster = base.with_(
-        n_workers=int(point["n_workers"]), family=point["family"], shape=float(point["shape"]),
-        heterogeneity=float(point["heterogeneity"]), burst_factor=float(point["burst_factor"]),
+        n_workers=int(point["n_workers"]),
+        family=point["family"],
+        shape=float(point["shape"]),
+        heterogeneity=float(point["heterogeneity"]),
+        burst_factor=float(point["burst_factor"]),
         name=f"{point['paper']} operating point",
-    )  # fmt: skip
+    )
     ratio = float(point["comm_to_comp"])
     if np.isfinite(ratio):
         if ratio * cluster.share_time <= cluster.network.latency:
@@ -369,31 +552,100 @@ def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
 #: Each paper's headline, as (paper key, item, quantity, slower scheme, faster scheme, metric,
 #: paper's ratio or range or None, the paper's words). The ratio is slower / faster.
 HEADLINES = (
-    ("codedreduce", "CR Fig. 11(a)", "UMW / CR time to target", "gd", "cr", "time_to_target",
-     31.7, "CR 31.7x faster than UMW"),
-    ("codedreduce", "CR Fig. 11(a)", "RAR / CR time to target", "rar", "cr", "time_to_target",
-     5.2, "CR 5.2x faster than RAR"),
-    ("reed-solomon", "RS Sec. 5, eq. (17)", "GC / RS-GC time to target", "gc", "rs",
-     "time_to_target", None, "RS decoding O(f^2) beats the O(f^3) solve"),
-    ("dsag", "DSAG Fig. 8", "SAG / DSAG time to target", "sag", "dsag", "time_to_target",
-     None, "DSAG faster than SAG"),
-    ("dsag", "DSAG Sec. VII-C", "DSAG / DSAG-LB time to target", "dsag", "dsag-lb",
-     "time_to_target", (1.10, 1.15), "load balancing gains 10-15 %"),
-    ("lagc", "LAGC Sec. VI", "GC / LAGC communication to target", "gc", "lagc",
-     "numbers_to_target", None, "LAGC communicates less than GC"),
-    ("lagc", "LAGC Sec. VI", "LAG / LAGC time to target", "lag", "lagc", "time_to_target",
-     None, "LAGC faster than LAG under stragglers"),
-    ("stream", "Stream Thm. 2 (Example 2)", "uniform / speed-proportional split time to target",
-     "gd", "het-split", "time_to_target", None, "the optimal split beats the uniform one"),
-)  # fmt: skip
+    (
+        "codedreduce",
+        "CR Fig. 11(a)",
+        "UMW / CR time to target",
+        "gd",
+        "cr",
+        "time_to_target",
+        31.7,
+        "CR 31.7x faster than UMW",
+    ),
+    (
+        "codedreduce",
+        "CR Fig. 11(a)",
+        "RAR / CR time to target",
+        "rar",
+        "cr",
+        "time_to_target",
+        5.2,
+        "CR 5.2x faster than RAR",
+    ),
+    (
+        "reed-solomon",
+        "RS Sec. 5, eq. (17)",
+        "GC / RS-GC time to target",
+        "gc",
+        "rs",
+        "time_to_target",
+        None,
+        "RS decoding O(f^2) beats the O(f^3) solve",
+    ),
+    (
+        "dsag",
+        "DSAG Fig. 8",
+        "SAG / DSAG time to target",
+        "sag",
+        "dsag",
+        "time_to_target",
+        None,
+        "DSAG faster than SAG",
+    ),
+    (
+        "dsag",
+        "DSAG Sec. VII-C",
+        "DSAG / DSAG-LB time to target",
+        "dsag",
+        "dsag-lb",
+        "time_to_target",
+        (1.10, 1.15),
+        "load balancing gains 10-15 %",
+    ),
+    (
+        "lagc",
+        "LAGC Sec. VI",
+        "GC / LAGC communication to target",
+        "gc",
+        "lagc",
+        "numbers_to_target",
+        None,
+        "LAGC communicates less than GC",
+    ),
+    (
+        "lagc",
+        "LAGC Sec. VI",
+        "LAG / LAGC time to target",
+        "lag",
+        "lagc",
+        "time_to_target",
+        None,
+        "LAGC faster than LAG under stragglers",
+    ),
+    (
+        "stream",
+        "Stream Thm. 2 (Example 2)",
+        "uniform / speed-proportional split time to target",
+        "gd",
+        "het-split",
+        "time_to_target",
+        None,
+        "the optimal split beats the uniform one",
+    ),
+)
 
 #: Setup options of a paper's operating point: CodedReduce's Fig. 11(a) runs the (12, 2) tree.
 #: Reed–Solomon's runs at its fixed S = 0.1 N (tuned, GC and RS would both pick S = 0, where
 #: nothing is decoded and the headline is moot).
 PAPER_SETUPS = {"CodedReduce": {"tree": (12, 2)}, "Reed–Solomon": {"tune": False}}
 
-_PAPER_NAMES = {"codedreduce": "CodedReduce", "reed-solomon": "Reed–Solomon", "dsag": "DSAG",
-                "lagc": "LAGC", "stream": "Stream"}  # fmt: skip
+_PAPER_NAMES = {
+    "codedreduce": "CodedReduce",
+    "reed-solomon": "Reed–Solomon",
+    "dsag": "DSAG",
+    "lagc": "LAGC",
+    "stream": "Stream",
+}
 
 
 @dataclass
@@ -422,22 +674,43 @@ def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
         ok = np.all(np.isfinite(a)) and np.all(np.isfinite(b))
         ratio, lo, hi = ratio_interval(a, b) if ok else (math.nan,) * 3
         rows.append(
-            {"paper_key": key, "paper": name, "item": item, "quantity": quantity,
-             "slower": slower, "faster": faster, "metric": metric, "paper_value": paper,
-             "paper_text": words, "ratio": ratio, "ratio_low": lo, "ratio_high": hi,
-             "numerator": a, "denominator": b,
-             "cluster": rankings[name].setup.cluster.describe()}
-        )  # fmt: skip
+            {
+                "paper_key": key,
+                "paper": name,
+                "item": item,
+                "quantity": quantity,
+                "slower": slower,
+                "faster": faster,
+                "metric": metric,
+                "paper_value": paper,
+                "paper_text": words,
+                "ratio": ratio,
+                "ratio_low": lo,
+                "ratio_high": hi,
+                "numerator": a,
+                "denominator": b,
+                "cluster": rankings[name].setup.cluster.describe(),
+            }
+        )
     return Headlines(pd.DataFrame(rows), rankings)
 
 
 def why_table(headlines: Headlines) -> pd.DataFrame:
     """For the two schemes of every headline: mean iterations to the target, time, shares and
     numbers per iteration (what decides a miss)."""
-    cols = ["iterations_to_target", "time_per_iteration", "shares_per_iteration",
-            "numbers_per_iteration"]  # fmt: skip
-    why = pd.concat([r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
-                     for paper, r in headlines.rankings.items()], ignore_index=True)  # fmt: skip
+    cols = [
+        "iterations_to_target",
+        "time_per_iteration",
+        "shares_per_iteration",
+        "numbers_per_iteration",
+    ]
+    why = pd.concat(
+        [
+            r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
+            for paper, r in headlines.rankings.items()
+        ],
+        ignore_index=True,
+    )
     why = why[["scheme", "paper", *cols]]
     wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
     return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
@@ -454,8 +727,15 @@ class ScaleStudy:
     trees: pd.DataFrame
 
 
-def scale_study(base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=100,
-                executor=None, **setup_options) -> ScaleStudy:  # fmt: skip
+def scale_study(
+    base: ClusterModel,
+    n_values,
+    schemes=None,
+    seeds=2,
+    max_iter=100,
+    executor=None,
+    **setup_options,
+) -> ScaleStudy:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
     stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
     runs, trees = [], []
@@ -468,8 +748,9 @@ def scale_study(base: ClusterModel, n_values, schemes=None, seeds=2, max_iter=10
         runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
         if "cr" in names:
             lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
-            trees.append({"n_workers": N, "n": lay["n"], "L": lay["L"],
-                          "used": lay["tree_workers"]})  # fmt: skip
+            trees.append(
+                {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
+            )
     return ScaleStudy(pd.concat(runs, ignore_index=True), pd.DataFrame(trees))
 
 
@@ -505,27 +786,60 @@ def your_cluster(source, seeds=5, n_workers=None, schemes=None, **setup_options)
 MAP_SCHEMES = ("gd", "sgd", "gc", "cr", "rar", "mpi-allreduce", "dsag", "lagc")
 #: Schemes of the scale study (to N = 10,000): the exact-gradient schemes, SGD and every
 #: all-reduce.
-SCALE_SCHEMES = ("gd", "sgd", "gc", "rs", "cr", "rar", "rd", "rabenseifner", "binomial",
-                 "mpi-allreduce")  # fmt: skip
+SCALE_SCHEMES = (
+    "gd",
+    "sgd",
+    "gc",
+    "rs",
+    "cr",
+    "rar",
+    "rd",
+    "rabenseifner",
+    "binomial",
+    "mpi-allreduce",
+)
 
 #: Notebook 06's sizes; ``real_*``: the real-process section (``None``: every scheme).
 SETTINGS = {
     "quick": {
-        "n_workers": 24, "seeds": 2, "map_seeds": 2, "max_iter": 200,
-        "tails": [1.5, 5.0], "ratios": [0.01, 1.0], "latencies": [2e-6, 5e-4],
-        "hets": [0.0, 2.0], "bursts": [1.0, 3.0], "n_grid": [10, 100], "n_ratios": [0.1, 1.0],
-        "n_values": [10, 100, 1000], "widget_n": 12, "widget_seeds": 2,
-        "real_iterations": 8, "real_schemes": ("gc", "mpi-allreduce"), "real_workers": 4,
+        "n_workers": 24,
+        "seeds": 2,
+        "map_seeds": 2,
+        "max_iter": 200,
+        "tails": [1.5, 5.0],
+        "ratios": [0.01, 1.0],
+        "latencies": [2e-6, 5e-4],
+        "hets": [0.0, 2.0],
+        "bursts": [1.0, 3.0],
+        "n_grid": [10, 100],
+        "n_ratios": [0.1, 1.0],
+        "n_values": [10, 100, 1000],
+        "widget_n": 12,
+        "widget_seeds": 2,
+        "real_iterations": 8,
+        "real_schemes": ("gc", "mpi-allreduce"),
+        "real_workers": 4,
     },
     "faithful": {
-        "n_workers": 100, "seeds": 5, "map_seeds": 5, "max_iter": 300,
-        "tails": [1.2, 5.0], "ratios": [0.01, 0.1, 1.0, 10.0],
+        "n_workers": 100,
+        "seeds": 5,
+        "map_seeds": 5,
+        "max_iter": 300,
+        "tails": [1.2, 5.0],
+        "ratios": [0.01, 0.1, 1.0, 10.0],
         "latencies": [v for v, _ in LATENCIES.values()],
-        "hets": [0.0, 1.0, 4.0], "bursts": [1.0, 4.0], "n_grid": [10, 100, 1000, 10_000],
-        "n_ratios": [0.1, 10.0], "n_values": [10, 100, 1000, 10_000], "widget_n": 24,
-        "widget_seeds": 3, "real_iterations": 40, "real_schemes": None, "real_workers": 12,
+        "hets": [0.0, 1.0, 4.0],
+        "bursts": [1.0, 4.0],
+        "n_grid": [10, 100, 1000, 10_000],
+        "n_ratios": [0.1, 10.0],
+        "n_values": [10, 100, 1000, 10_000],
+        "widget_n": 24,
+        "widget_seeds": 3,
+        "real_iterations": 40,
+        "real_schemes": None,
+        "real_workers": 12,
     },
-}  # fmt: skip
+}
 
 
 def paired(runs: pd.DataFrame, metric: str = "time_to_target") -> dict:
@@ -548,26 +862,33 @@ def _cr_load():
 
 def _rs_decoding(reference, setup):
     need = setup.n_workers - setup.n_stragglers
-    return {"paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
-            "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
-            "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
-            "(1 s per FLOP to count FLOPs)"}  # fmt: skip
+    return {
+        "paper": float(decoding_time(need, 1.0, "rs")) + need * reference.workload.dim,
+        "ours": _decode_time(reference.with_(master_flop_time=1.0), need, "rs"),
+        "setting": f"the shoot-out's RS-GC decoding charge at the master, f = {need} "
+        "(1 s per FLOP to count FLOPs)",
+    }
 
 
 def _message(reference):
     net = reference.network
-    return {"paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
-            "ours": reference.message_time,
-            "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
-            f"dim = {reference.workload.dim}"}  # fmt: skip
+    return {
+        "paper": net.latency + 8 * reference.workload.dim / net.bandwidth,
+        "ours": reference.message_time,
+        "setting": f"latency {net.latency * 1e3:g} ms, {net.bandwidth * 8 / 1e6:g} Mb/s, "
+        f"dim = {reference.workload.dim}",
+    }
 
 
 def _runner_up(rank):
     best, second = rank.table.scheme.iloc[0], rank.table.scheme.iloc[1]
     by = paired(rank.runs)
-    return {"numerator": by[second], "denominator": by[best],
-            "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
-            f"stand-in least squares; {len(by[best])} paired seeds"}  # fmt: skip
+    return {
+        "numerator": by[second],
+        "denominator": by[best],
+        "setting": f"fastest {best}, runner-up {second}; {rank.setup.cluster.describe()}; "
+        f"stand-in least squares; {len(by[best])} paired seeds",
+    }
 
 
 def _headline_specs(headlines, **_):
@@ -586,26 +907,49 @@ def _headline_specs(headlines, **_):
         basis = "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
         n = len(h.numerator)
         if np.isfinite(h.ratio):
-            specs.append(spec(
-                "comparison", h["item"], h["quantity"], about=h.paper_key, numerator=h.numerator,
-                denominator=h.denominator, expected="greater", section=S3, basis=basis,
-                setting=f"{h.cluster}; stand-in least squares (not the paper's data); "
-                f"{n} paired seeds", **kw,
-            ))  # fmt: skip
+            specs.append(
+                spec(
+                    "comparison",
+                    h["item"],
+                    h["quantity"],
+                    about=h.paper_key,
+                    numerator=h.numerator,
+                    denominator=h.denominator,
+                    expected="greater",
+                    section=S3,
+                    basis=basis,
+                    setting=f"{h.cluster}; stand-in least squares (not the paper's data); "
+                    f"{n} paired seeds",
+                    **kw,
+                )
+            )
             continue
         max_iter = headlines.rankings[h.paper].setup.max_iter
         slow_ok = int(np.isfinite(h.numerator).sum())
         fast_ok = int(np.isfinite(h.denominator).sum())
-        verdict = ("reproduced" if fast_ok == n and slow_ok == 0
-                   else "not reproduced" if fast_ok < slow_ok else "partly")  # fmt: skip
-        specs.append(spec(
-            "qualitative", h["item"], h["quantity"], about=h.paper_key, paper=h.paper_text,
-            verdict=verdict, basis=basis, section=S3,
-            ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
-            f"{slow_ok}/{n} (within {max_iter} iterations)",
-            setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
-            reason="" if verdict == "reproduced" else "see the reached counts",
-        ))  # fmt: skip
+        verdict = (
+            "reproduced"
+            if fast_ok == n and slow_ok == 0
+            else "not reproduced"
+            if fast_ok < slow_ok
+            else "partly"
+        )
+        specs.append(
+            spec(
+                "qualitative",
+                h["item"],
+                h["quantity"],
+                about=h.paper_key,
+                paper=h.paper_text,
+                verdict=verdict,
+                basis=basis,
+                section=S3,
+                ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
+                f"{slow_ok}/{n} (within {max_iter} iterations)",
+                setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
+                reason="" if verdict == "reproduced" else "see the reached counts",
+            )
+        )
     return specs
 
 
@@ -622,16 +966,33 @@ def _map_cell(key, x_at, y_at, where, versus=None):
         by = paired(m.runs[(m.runs.x == x) & (m.runs.y == y)])
         item = f"Regime map ({key})"
         quantity = f"{'runner-up' if versus is None else versus} / winner, time to target, {where}"
-        if (cell.winner == "none" or not other or other == cell.winner
-                or not np.all(np.isfinite(by[other]))):  # fmt: skip
-            return spec("not_attempted", item, quantity, paper="", section=S4, basis="check",
-                        reason=f"no other scheme to compare (winner {cell.winner})")  # fmt: skip
+        if (
+            cell.winner == "none"
+            or not other
+            or other == cell.winner
+            or not np.all(np.isfinite(by[other]))
+        ):
+            return spec(
+                "not_attempted",
+                item,
+                quantity,
+                paper="",
+                section=S4,
+                basis="check",
+                reason=f"no other scheme to compare (winner {cell.winner})",
+            )
         return spec(
-            "comparison", item, quantity, numerator=by[other], denominator=by[cell.winner],
-            expected="greater", section=S4, basis="check",
+            "comparison",
+            item,
+            quantity,
+            numerator=by[other],
+            denominator=by[cell.winner],
+            expected="greater",
+            section=S4,
+            basis="check",
             setting=f"winner {cell.winner}, {other} at {m.x_axis} = {x:g}, {m.y_axis} = {y:g}; "
             f"{m.base.describe()}; {len(by[other])} paired seeds",
-        )  # fmt: skip
+        )
 
     return choose
 
@@ -650,18 +1011,46 @@ def _scale(numerator, denominator, setting):
 #: ``headlines``, ``maps``, ``study``); callables pick their row from the numbers.
 CLAIMS = {
     "schemes": [
-        spec("exact", "CR Theorem 1, eq. (5)", "computation load r_CR of the (3, 2) tree, s = 1",
-             _cr_load, paper=float(r_cr(3, 1, 2)), rtol=1e-12, section=S1, basis="check",
-             setting="shares per tree node / N in the shoot-out's CodedReduce at N = 12"),
-        spec("exact", "RS eq. (17)", "decoding FLOPs f(f - 1) + f dim at f = N - S",
-             _rs_decoding, rtol=1e-12, section=S1, basis="check"),
-        spec("exact", "CR Sec. III-C (single port)",
-             "one gradient message: latency + 8 dim / bandwidth [s]", _message, rtol=1e-12,
-             section=S1, basis="check"),
+        spec(
+            "exact",
+            "CR Theorem 1, eq. (5)",
+            "computation load r_CR of the (3, 2) tree, s = 1",
+            _cr_load,
+            paper=float(r_cr(3, 1, 2)),
+            rtol=1e-12,
+            section=S1,
+            basis="check",
+            setting="shares per tree node / N in the shoot-out's CodedReduce at N = 12",
+        ),
+        spec(
+            "exact",
+            "RS eq. (17)",
+            "decoding FLOPs f(f - 1) + f dim at f = N - S",
+            _rs_decoding,
+            rtol=1e-12,
+            section=S1,
+            basis="check",
+        ),
+        spec(
+            "exact",
+            "CR Sec. III-C (single port)",
+            "one gradient message: latency + 8 dim / bandwidth [s]",
+            _message,
+            rtol=1e-12,
+            section=S1,
+            basis="check",
+        ),
     ],
     "ranking": [
-        spec("comparison", "Ranking, reference cluster", "runner-up / fastest scheme, time to target",
-             _runner_up, expected="greater", section=S2, basis="check"),
+        spec(
+            "comparison",
+            "Ranking, reference cluster",
+            "runner-up / fastest scheme, time to target",
+            _runner_up,
+            expected="greater",
+            section=S2,
+            basis="check",
+        ),
     ],
     "headlines": [_headline_specs],
     "maps": [
@@ -672,12 +1061,29 @@ CLAIMS = {
         _map_cell("c", "last", "last", "most heterogeneity and bursts"),
     ],
     "scale": [
-        spec("comparison", "Scale, largest N", "GD / CodedReduce time per iteration",
-             _scale("gd", "cr", lambda n, ref: f"N = {n}: {ref.with_(n_workers=n).describe()}"),
-             expected="greater", section=S5, basis="check"),
-        spec("comparison", "Scale, largest N", "CodedReduce / MPI_Allreduce time per iteration",
-             _scale("cr", "mpi-allreduce", lambda n, ref: f"N = {n}, MPICH's choice "
-                    f"{mpich_allreduce_algorithm(n, ref.workload.dim)}"),
-             expected="greater", section=S5, basis="check"),
+        spec(
+            "comparison",
+            "Scale, largest N",
+            "GD / CodedReduce time per iteration",
+            _scale("gd", "cr", lambda n, ref: f"N = {n}: {ref.with_(n_workers=n).describe()}"),
+            expected="greater",
+            section=S5,
+            basis="check",
+        ),
+        spec(
+            "comparison",
+            "Scale, largest N",
+            "CodedReduce / MPI_Allreduce time per iteration",
+            _scale(
+                "cr",
+                "mpi-allreduce",
+                lambda n, ref: (
+                    f"N = {n}, MPICH's choice {mpich_allreduce_algorithm(n, ref.workload.dim)}"
+                ),
+            ),
+            expected="greater",
+            section=S5,
+            basis="check",
+        ),
     ],
-}  # fmt: skip
+}

@@ -21,18 +21,31 @@ def _over_schemes(real, **_):
     ran, processes = real.frame[real.frame.status == "run"], real.cluster.n_workers + 1
     quantity = "measured / predicted mean iteration time, over the schemes run"
     if len(ran) < 2:
-        return spec("not_attempted", "Real processes", quantity, paper=TARGET_TEXT, section=S7,
-                    reason="fewer than two schemes ran: " + "; ".join(real.frame.status),
-                    basis="check")  # fmt: skip
+        return spec(
+            "not_attempted",
+            "Real processes",
+            quantity,
+            paper=TARGET_TEXT,
+            section=S7,
+            reason="fewer than two schemes ran: " + "; ".join(real.frame.status),
+            basis="check",
+        )
     return spec(
-        "interval", "Real processes", quantity, samples=ran.ratio.to_numpy(), paper_range=TARGET,
-        paper_text=TARGET_TEXT, section=S7, basis="check", machine_dependent=True,
+        "interval",
+        "Real processes",
+        quantity,
+        samples=ran.ratio.to_numpy(),
+        paper_range=TARGET,
+        paper_text=TARGET_TEXT,
+        section=S7,
+        basis="check",
+        machine_dependent=True,
         uncertainty="95 % t-interval over the schemes run (one real run each)",
         setting=f"{len(ran)} schemes ({', '.join(ran.scheme)}), {processes} MPI processes "
         f"on this machine; {real.cluster.describe()}",
         reason=f"what the injection does not hold (transfer, polling, {processes} processes "
         "on few cores) is the difference; the table above has each scheme's ratio",
-    )  # fmt: skip
+    )
 
 
 def _mpi_allreduce(real, **_):
@@ -40,21 +53,33 @@ def _mpi_allreduce(real, **_):
     mpi = real.frame[real.frame.scheme == "mpi-allreduce"]
     quantity = "measured / predicted mean iteration time, MPI_Allreduce (MPICH)"
     if mpi.empty or mpi.status.iloc[0] != "run":
-        return spec("not_attempted", "Real processes", quantity, paper=TARGET_TEXT, section=S7,
-                    basis="check", reason="MPI_Allreduce did not run: "
-                    + ("not requested" if mpi.empty else mpi.status.iloc[0]))  # fmt: skip
+        return spec(
+            "not_attempted",
+            "Real processes",
+            quantity,
+            paper=TARGET_TEXT,
+            section=S7,
+            basis="check",
+            reason="MPI_Allreduce did not run: "
+            + ("not requested" if mpi.empty else mpi.status.iloc[0]),
+        )
     m, p, processes = mpi.iloc[0], mpi.predicted_mean.iloc[0], real.cluster.n_workers + 1
     return spec(
-        "interval", "Real processes", quantity, paper_range=TARGET, paper_text=TARGET_TEXT,
-        section=S7, estimate=(m.ratio, m.measured_ci_low / p, m.measured_ci_high / p),
-        basis="check", machine_dependent=True,
+        "interval",
+        "Real processes",
+        quantity,
+        paper_range=TARGET,
+        paper_text=TARGET_TEXT,
+        section=S7,
+        estimate=(m.ratio, m.measured_ci_low / p, m.measured_ci_high / p),
+        basis="check",
+        machine_dependent=True,
         uncertainty=f"95 % t-interval of the measured mean over {m.iterations} iterations, "
         "over the prediction",
-        setting=f"rar --allreduce mpi on {processes} MPI processes, injected delays; "
-        f"{m.method}",
+        setting=f"rar --allreduce mpi on {processes} MPI processes, injected delays; {m.method}",
         reason="the injected delays are the prediction; the rest is the real MPI_Allreduce, "
         f"polling and {processes} processes on few cores",
-    )  # fmt: skip
+    )
 
 
 #: Section 7's claims (result: ``real``, a ``RealVsPredicted``); each row's kind follows the

@@ -15,8 +15,15 @@ import numpy as np
 from codedlib.plots import new_axes, subplots
 from codedlib.schemes.shootout import SCHEMES
 
-__all__ = ["SCHEME_COLORS", "plot_headlines", "plot_ranking", "plot_regime_map", "plot_scale",
-           "plot_trajectories", "problem_label"]  # fmt: skip
+__all__ = [
+    "SCHEME_COLORS",
+    "plot_headlines",
+    "plot_ranking",
+    "plot_regime_map",
+    "plot_scale",
+    "plot_trajectories",
+    "problem_label",
+]
 
 #: One colour per scheme, fixed across every figure of the notebook.
 SCHEME_COLORS = {name: mpl.colormaps["tab20"](i % 20) for i, name in enumerate(sorted(SCHEMES))}
@@ -37,8 +44,10 @@ _LOG_AXES = {"comm_to_comp", "n_workers", "latency"}
 def problem_label(setup) -> str:
     """The stand-in problem in words, for captions."""
     p = setup.problem
-    return (f"stand-in problem: synthetic least squares, {p.n_samples // setup.n_workers} "
-            f"rows/worker x {p.dim} features, target gap {setup.target:g}")  # fmt: skip
+    return (
+        f"stand-in problem: synthetic least squares, {p.n_samples // setup.n_workers} "
+        f"rows/worker x {p.dim} features, target gap {setup.target:g}"
+    )
 
 
 def plot_ranking(ranking, ax=None, title: str | None = None):
@@ -118,9 +127,17 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
     for _, c in cells.iterrows():
         i, j = xs.index(c.x), ys.index(c.y)
         tied = c.verdict != "wins"
-        ax.add_patch(mpl.patches.Rectangle((i - 0.5, j - 0.5), 1, 1, edgecolor="w", lw=1.0,
-                                           facecolor=SCHEME_COLORS.get(c.winner, "w"),
-                                           hatch="//" if tied else None))  # fmt: skip
+        ax.add_patch(
+            mpl.patches.Rectangle(
+                (i - 0.5, j - 0.5),
+                1,
+                1,
+                edgecolor="w",
+                lw=1.0,
+                facecolor=SCHEME_COLORS.get(c.winner, "w"),
+                hatch="//" if tied else None,
+            )
+        )
         margin = f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
         margin = margin if np.isfinite(c.margin) else ""
         ax.text(i, j + 0.12, c.winner, ha="center", va="center", fontsize=7, weight="bold")
@@ -143,8 +160,14 @@ def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
             placed.setdefault((round(fx, 3), round(fy, 3)), []).append(label)
         for (fx, fy), labels in placed.items():
             ax.plot(fx, fy, marker="*", ms=12, mfc="w", mec="k")
-            ax.annotate("\n".join(labels), (fx, fy), xytext=(6, 4), textcoords="offset points",
-                        fontsize=7, bbox={"fc": "w", "alpha": 0.8, "lw": 0})  # fmt: skip
+            ax.annotate(
+                "\n".join(labels),
+                (fx, fy),
+                xytext=(6, 4),
+                textcoords="offset points",
+                fontsize=7,
+                bbox={"fc": "w", "alpha": 0.8, "lw": 0},
+            )
     ax.set_title(
         (title or "Which scheme reaches the target first")
         + f"\nbase: {rmap.base.describe()}\n×: runner-up / winner; hatched ≈: tied (95 % CI)",
@@ -183,8 +206,9 @@ def plot_scale(study, fig=None, title: str | None = None):
     ax1.set_ylabel("mean time per iteration [s]")
     ax2.set_ylabel("simulator wall time per worker-iteration [s]")
     ax1.legend(fontsize=7, ncol=2)
-    fig.suptitle(title or "From 10 to 10,000 workers (tree schemes choose (n, L) per N)",
-                 fontsize=9)  # fmt: skip
+    fig.suptitle(
+        title or "From 10 to 10,000 workers (tree schemes choose (n, L) per N)", fontsize=9
+    )
     return fig
 
 
@@ -198,13 +222,27 @@ def plot_headlines(headlines, ax=None, title: str | None = None):
     y = np.arange(len(rows))
     for yi, r in rows.iterrows():
         if np.isfinite(r.ratio):
-            ax.errorbar(r.ratio, yi, xerr=[[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]],
-                        fmt="o", color="k", capsize=3)  # fmt: skip
+            ax.errorbar(
+                r.ratio,
+                yi,
+                xerr=[[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]],
+                fmt="o",
+                color="k",
+                capsize=3,
+            )
         else:
-            missed = [name for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
-                      if not np.all(np.isfinite(arm))]  # fmt: skip
-            ax.text(1.0, yi, f"  {', '.join(missed)} misses the target in some seeds",
-                    va="center", fontsize=7)  # fmt: skip
+            missed = [
+                name
+                for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
+                if not np.all(np.isfinite(arm))
+            ]
+            ax.text(
+                1.0,
+                yi,
+                f"  {', '.join(missed)} misses the target in some seeds",
+                va="center",
+                fontsize=7,
+            )
         paper = r.paper_value
         if isinstance(paper, tuple):
             ax.plot(paper, [yi, yi], color="tab:red", lw=4, alpha=0.6)

@@ -25,8 +25,12 @@ def plot_real_vs_predicted(result, ax=None, title=None):
     frame = result.frame
     ran, not_run = frame[frame["status"] == "run"], frame[frame["status"] != "run"]
     if len(ran):
-        cols = ["predicted_mean", "measured_mean_iteration_time", "measured_ci_low",
-                "measured_ci_high"]  # fmt: skip
+        cols = [
+            "predicted_mean",
+            "measured_mean_iteration_time",
+            "measured_ci_low",
+            "measured_ci_high",
+        ]
         x, y, low, high = (ran[c].to_numpy() * 1e3 for c in cols)
         top = float(max(x.max(), high.max())) * 1.12
         line = np.array([0.0, top])
@@ -34,19 +38,38 @@ def plot_real_vs_predicted(result, ax=None, title=None):
         ax.plot(line, line, color="0.4", lw=1, label="measured = predicted")
         points = zip(x, y, low, high, ran["scheme"], ran["ratio"])
         for k, (xi, yi, lo, hi, name, ratio) in enumerate(points):
-            ax.errorbar(xi, yi, yerr=[[yi - lo], [hi - yi]], fmt="os^Dv<>ph*"[k % 10],
-                        color=f"C{k % 10}", capsize=3, label=f"{name}  ×{ratio:.2f}")  # fmt: skip
+            ax.errorbar(
+                xi,
+                yi,
+                yerr=[[yi - lo], [hi - yi]],
+                fmt="os^Dv<>ph*"[k % 10],
+                color=f"C{k % 10}",
+                capsize=3,
+                label=f"{name}  ×{ratio:.2f}",
+            )
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_aspect("equal")
-        ax.legend(loc="lower right", fontsize="small", title="measured / predicted",
-                  title_fontsize="small")  # fmt: skip
+        ax.legend(
+            loc="lower right",
+            fontsize="small",
+            title="measured / predicted",
+            title_fontsize="small",
+        )
     else:
         ax.set_axis_off()
     if len(not_run):
         why = "; ".join(f"{s} ({w})" for s, w in zip(not_run["scheme"], not_run["status"]))
-        ax.text(0.99, 0.01, "not run: " + why, transform=ax.transAxes, ha="right", va="bottom",
-                fontsize="x-small", wrap=True)  # fmt: skip
+        ax.text(
+            0.99,
+            0.01,
+            "not run: " + why,
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize="x-small",
+            wrap=True,
+        )
     ax.set_xlabel("predicted: shoot-out simulator on the injected draws (ms / iteration)")
     ax.set_ylabel("measured: real MPI processes, 95 % CI (ms / iteration)")
     processes = int(frame["processes"].max()) if len(frame) else 0

@@ -41,8 +41,14 @@ from codedlib.runtime.traces import ROUND_COLUMNS
 __all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
 
 
-def ring_allreduce(comm, vector: np.ndarray, t_c: float = 0.0, poller: Poller | None = None,
-                   rounds: list | None = None, interrupt=None) -> np.ndarray:  # fmt: skip
+def ring_allreduce(
+    comm,
+    vector: np.ndarray,
+    t_c: float = 0.0,
+    poller: Poller | None = None,
+    rounds: list | None = None,
+    interrupt=None,
+) -> np.ndarray:
     """Sum ``vector`` over ``comm`` with the ring algorithm; every rank gets the sum.
 
     2 (P - 1) rounds for P ranks; round ``k`` of the reduce-scatter sends chunk
@@ -67,8 +73,10 @@ def ring_allreduce(comm, vector: np.ndarray, t_c: float = 0.0, poller: Poller | 
             # send chunk r - k (+1 when gathering) right, receive the one before it from the left
             sendbuf, rc = out[chunk(r - k + gather)].copy(), chunk(r - k - 1 + gather)
             n_recv = rc.stop - rc.start
-            reqs = [comm.Irecv([recv, n_recv, MPI.DOUBLE], source=(r - 1) % P, tag=TAG_RING),
-                    comm.Isend(sendbuf, dest=(r + 1) % P, tag=TAG_RING)]  # fmt: skip
+            reqs = [
+                comm.Irecv([recv, n_recv, MPI.DOUBLE], source=(r - 1) % P, tag=TAG_RING),
+                comm.Isend(sendbuf, dest=(r + 1) % P, tag=TAG_RING),
+            ]
             wait_all(reqs, poller, interrupt)
             if t_c > 0:
                 time.sleep(t_c)
@@ -145,10 +153,21 @@ class RingWorker:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
             comm_time, wall = now() - c0, time.time() - start_wall
-            rows.append({"iteration": t, "worker": worker, "compute_time": compute,
-                         "comm_time": comm_time, "fresh": True, "wall_clock": wall,
-                         "injected_delay": float(delays[t]), "real_compute": real,
-                         "task_iteration": t, "used": True, "parent": -1})  # fmt: skip
+            rows.append(
+                {
+                    "iteration": t,
+                    "worker": worker,
+                    "compute_time": compute,
+                    "comm_time": comm_time,
+                    "fresh": True,
+                    "wall_clock": wall,
+                    "injected_delay": float(delays[t]),
+                    "real_compute": real,
+                    "task_iteration": t,
+                    "used": True,
+                    "parent": -1,
+                }
+            )
             theta = theta - step * total / problem.n_samples
             if worker == 0:
                 msg = np.concatenate([[t, now() - t_start], total])
@@ -196,8 +215,13 @@ class RingWatchdog(RootNode):
                     "blocks it; stopping the run."
                 )
             buf, end = self.reports.pop(0), now()
-            row = {"iteration": t, "start": last - self.t0, "end": end - self.t0,
-                   "iteration_time": float(buf[1]), "n_fresh": cfg.n_workers}  # fmt: skip
+            row = {
+                "iteration": t,
+                "start": last - self.t0,
+                "end": end - self.t0,
+                "iteration_time": float(buf[1]),
+                "n_fresh": cfg.n_workers,
+            }
             self.record_step(t, row, buf[2:])
             last = end
 

@@ -50,8 +50,16 @@ from codedlib.schemes.shootout import (
     simulate,
 )
 
-__all__ = ["REAL_SCHEMES", "ClusterInjection", "RealVsPredicted", "cluster_delay_model",
-           "real_cluster", "real_problem", "real_vs_predicted", "scheme_injection"]  # fmt: skip
+__all__ = [
+    "REAL_SCHEMES",
+    "ClusterInjection",
+    "RealVsPredicted",
+    "cluster_delay_model",
+    "real_cluster",
+    "real_problem",
+    "real_vs_predicted",
+    "scheme_injection",
+]
 
 #: Shoot-out schemes with an MPI engine, in the shoot-out's order (name -> runtime engine).
 REAL_SCHEMES = {name: s.runtime for name, s in SHOOTOUT_SCHEMES.items() if s.runtime is not None}
@@ -64,10 +72,15 @@ def real_cluster(n_workers: int = 12) -> ClusterModel:
     """The cluster injected into a root and ``n_workers`` processes: shifted-exponential
     straggling (share 0.5, CR eq. 6), DSAG Sec. VII-B slowdown ``1 + 0.4 i / N``, 30 ms per
     share, 2.64 ms per gradient message (2 ms latency)."""
-    return ClusterModel(n_workers=n_workers, family="shifted_exponential", shape=0.5,
-                        heterogeneity=0.4, workload=Workload(dim=1000, rows=7500),
-                        network=Network(latency=2e-3),
-                        name=f"injected into {n_workers + 1} MPI processes")  # fmt: skip
+    return ClusterModel(
+        n_workers=n_workers,
+        family="shifted_exponential",
+        shape=0.5,
+        heterogeneity=0.4,
+        workload=Workload(dim=1000, rows=7500),
+        network=Network(latency=2e-3),
+        name=f"injected into {n_workers + 1} MPI processes",
+    )
 
 
 @dataclass(frozen=True)
@@ -168,11 +181,21 @@ def _run_config(setup: Shootout, name: str, injection: ClusterInjection, path: s
     elif runtime in ("dsag", "dsag-lb"):
         sizes.update(w=lay["w"], subpartitions=setup.subpartitions, margin=setup.margin)
     elif runtime in ("lagc", "g-lag"):
-        sizes.update(redundancy=setup.redundancy, groups=lay["groups"], xi=setup.xi,
-                     history=setup.history)  # fmt: skip
-    return scheme_config(runtime, quick=False, seed=seed, iterations=setup.max_iter,
-                         samples=REAL_SAMPLES, dim=REAL_DIM, delay="none", delays_file=path,
-                         t_c=injection.t_c, **sizes)  # fmt: skip
+        sizes.update(
+            redundancy=setup.redundancy, groups=lay["groups"], xi=setup.xi, history=setup.history
+        )
+    return scheme_config(
+        runtime,
+        quick=False,
+        seed=seed,
+        iterations=setup.max_iter,
+        samples=REAL_SAMPLES,
+        dim=REAL_DIM,
+        delay="none",
+        delays_file=path,
+        t_c=injection.t_c,
+        **sizes,
+    )
 
 
 def _method(setup: Shootout, name: str) -> str:
@@ -187,8 +210,10 @@ def _method(setup: Shootout, name: str) -> str:
     if scheme.engine in ("exact", "sgd"):
         return f"shootout.iteration_times ({scheme.engine} engine, {scheme.timing} timing)"
     if scheme.engine == "lazy":
-        return ("shootout.simulate (lazy engine, LAGC Alg. 1 / eq. 17) on the run's own data: "
-                "the group selection is the simulator's")  # fmt: skip
+        return (
+            "shootout.simulate (lazy engine, LAGC Alg. 1 / eq. 17) on the run's own data: "
+            "the group selection is the simulator's"
+        )
     text = "shootout.simulate (event engine: DSAG Sec. V-A deadline coordinator, single port)"
     if name == "dsag-lb":
         text += (
@@ -250,8 +275,13 @@ def real_vs_predicted(
     iterations = check_int("iterations", iterations, 2)
     seed = check_int("seed", seed, 0)
     # CodedReduce's tree of 13 processes; tune=False: the runtime's fixed S, w and groups
-    setup = Shootout(cluster, problem=real_problem(cluster.n_workers, seed), max_iter=iterations,
-                     tree=(3, 2) if cluster.n_workers == 12 else None, tune=False)  # fmt: skip
+    setup = Shootout(
+        cluster,
+        problem=real_problem(cluster.n_workers, seed),
+        max_iter=iterations,
+        tree=(3, 2) if cluster.n_workers == 12 else None,
+        tune=False,
+    )
     for name in names:
         if not SHOOTOUT_SCHEMES[name].applies(setup):
             raise ValueError(
@@ -265,10 +295,25 @@ def real_vs_predicted(
     return out
 
 
-FRAME_COLUMNS = ["scheme", "runtime", "title", "processes", "iterations",
-                 "measured_mean_iteration_time", "measured_ci_low", "measured_ci_high",
-                 "predicted_mean", "ratio", "replayed_mean", "replay_method", "real_compute_mean",
-                 "injected_delay_mean", "t_c", "method", "status"]  # fmt: skip
+FRAME_COLUMNS = [
+    "scheme",
+    "runtime",
+    "title",
+    "processes",
+    "iterations",
+    "measured_mean_iteration_time",
+    "measured_ci_low",
+    "measured_ci_high",
+    "predicted_mean",
+    "ratio",
+    "replayed_mean",
+    "replay_method",
+    "real_compute_mean",
+    "injected_delay_mean",
+    "t_c",
+    "method",
+    "status",
+]
 
 
 def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> dict:
@@ -290,11 +335,18 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
         run = simulate(setup, name, seed, factors=factors)
         predicted = run.times
     replayed = config.spec.iteration_times(config, injection.delays[:, :n_run])[1:]
-    row = {"scheme": name, "runtime": scheme.runtime, "title": scheme.title,
-           "processes": config.world_size, "iterations": setup.max_iter - 1,
-           "predicted_mean": float(predicted[1:].mean()), "replayed_mean": float(replayed.mean()),
-           "replay_method": config.spec.replay_method(config), "t_c": injection.t_c,
-           "method": _method(setup, name)}  # fmt: skip
+    row = {
+        "scheme": name,
+        "runtime": scheme.runtime,
+        "title": scheme.title,
+        "processes": config.world_size,
+        "iterations": setup.max_iter - 1,
+        "predicted_mean": float(predicted[1:].mean()),
+        "replayed_mean": float(replayed.mean()),
+        "replay_method": config.spec.replay_method(config),
+        "t_c": injection.t_c,
+        "method": _method(setup, name),
+    }
     try:
         result = run_with_mpiexec(config)
     except RuntimeError as err:  # KilledFromOutside (after the retries), timeouts, failures
@@ -322,8 +374,14 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
         )
     mean, low, high = mean_interval(measured)
     out.results[name] = result
-    return {**row, "iterations": measured.size, "measured_mean_iteration_time": mean,
-            "measured_ci_low": low, "measured_ci_high": high, "ratio": mean / row["predicted_mean"],
-            "real_compute_mean": float(result.trace["real_compute"].mean()),
-            "injected_delay_mean": float(result.trace["injected_delay"].mean()),
-            "status": "run"}  # fmt: skip
+    return {
+        **row,
+        "iterations": measured.size,
+        "measured_mean_iteration_time": mean,
+        "measured_ci_low": low,
+        "measured_ci_high": high,
+        "ratio": mean / row["predicted_mean"],
+        "real_compute_mean": float(result.trace["real_compute"].mean()),
+        "injected_delay_mean": float(result.trace["injected_delay"].mean()),
+        "status": "run",
+    }

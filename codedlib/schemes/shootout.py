@@ -49,9 +49,21 @@ from codedlib.theory.codedreduce import n_tree_workers, r_cr
 from codedlib.theory.lagc import lag_stepsize, lagc_layout
 from codedlib.theory.reed_solomon import decoding_time
 
-__all__ = ["SCHEMES", "SchemeRun", "ShootoutScheme", "Shootout", "chosen_parameters",
-           "iteration_times", "lagc_reference_run", "mpich_allreduce_algorithm", "port_receive",
-           "shootout_problem", "simulate", "tree_candidates", "tune"]  # fmt: skip
+__all__ = [
+    "SCHEMES",
+    "SchemeRun",
+    "ShootoutScheme",
+    "Shootout",
+    "chosen_parameters",
+    "iteration_times",
+    "lagc_reference_run",
+    "mpich_allreduce_algorithm",
+    "port_receive",
+    "shootout_problem",
+    "simulate",
+    "tree_candidates",
+    "tune",
+]
 
 
 # ------------------------------------------------------------------------------ problem
@@ -237,8 +249,14 @@ class Shootout:
             object.__setattr__(self, "problem", shootout_problem(N))
         elif not isinstance(self.problem, LeastSquares):
             raise TypeError(f"problem must be a LeastSquares, got {type(self.problem).__name__}")
-        for name, low in (("subpartitions", 1), ("max_iter", 1), ("tree_s", 0),
-                          ("redundancy", 1), ("group_size", 1), ("history", 1)):  # fmt: skip
+        for name, low in (
+            ("subpartitions", 1),
+            ("max_iter", 1),
+            ("tree_s", 0),
+            ("redundancy", 1),
+            ("group_size", 1),
+            ("history", 1),
+        ):
             check_int(name, getattr(self, name), low)
         if self.problem.n_samples < N * self.subpartitions:
             raise ValueError(
@@ -269,8 +287,11 @@ class Shootout:
         if max_iter == self.max_iter:
             return self
         other = replace(self, max_iter=max_iter)
-        shared = {k: v for k, v in self.__dict__.get("_cache", {}).items()
-                  if k in ("smoothness", "f_star") or (isinstance(k, tuple) and k[0] == "gd_gaps")}  # fmt: skip
+        shared = {
+            k: v
+            for k, v in self.__dict__.get("_cache", {}).items()
+            if k in ("smoothness", "f_star") or (isinstance(k, tuple) and k[0] == "gd_gaps")
+        }
         other.__dict__["_cache"] = dict(shared)
         return other
 
@@ -356,8 +377,10 @@ def tune(setup: Shootout, name: str, candidates) -> dict:
     def compute():
         scheme, factors = SCHEMES[name], _pilot_factors(setup)
         pilot = setup.with_max_iter(factors.shape[0])
-        runs = (_ENGINES[scheme.engine](pilot, scheme, dict(lay), factors, _PILOT_SEED)
-                for lay in candidates)  # fmt: skip
+        runs = (
+            _ENGINES[scheme.engine](pilot, scheme, dict(lay), factors, _PILOT_SEED)
+            for lay in candidates
+        )
         keys = [(_projected_time(run, setup.target), run.gaps[-1]) for run in runs]
         return candidates[keys.index(min(keys))]
 
@@ -385,10 +408,14 @@ def _tuned_step(setup, scheme, lay) -> float:
 
     def compute():
         factors = setup.cluster.factors(setup.max_iter, _PILOT_SEED)
-        runs = [_run_event(setup, scheme, {**lay, "step": step}, factors, _PILOT_SEED)
-                for step in STEP_GRID]  # fmt: skip
-        keys = [(r.time_to(setup.target), r.gaps[-1] if np.isfinite(r.gaps[-1]) else math.inf)
-                for r in runs]  # fmt: skip
+        runs = [
+            _run_event(setup, scheme, {**lay, "step": step}, factors, _PILOT_SEED)
+            for step in STEP_GRID
+        ]
+        keys = [
+            (r.time_to(setup.target), r.gaps[-1] if np.isfinite(r.gaps[-1]) else math.inf)
+            for r in runs
+        ]
         return STEP_GRID[keys.index(min(keys))]
 
     return _cached(setup, ("step", scheme.name), compute)
@@ -454,10 +481,18 @@ def _event_layout(setup, method="dsag", balanced=False):
 
     def make(w, step=None):
         w = min(N, math.ceil(w * N - 1e-9))
-        p = (_cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w)) if balanced
-             else np.full(N, setup.subpartitions))  # fmt: skip
-        lay = {"shares": 1.0 / p, "w": w, "p": np.asarray(p, dtype=np.int64),
-               "method": method, "margin": setup.margin}  # fmt: skip
+        p = (
+            _cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w))
+            if balanced
+            else np.full(N, setup.subpartitions)
+        )
+        lay = {
+            "shares": 1.0 / p,
+            "w": w,
+            "p": np.asarray(p, dtype=np.int64),
+            "method": method,
+            "margin": setup.margin,
+        }
         return lay if step is None else {**lay, "step": step}
 
     if not setup.tune:
@@ -474,9 +509,18 @@ def _balanced_subpartitions(setup, w):
     comp_mean, comp_var = _pilot_moments(setup)
     comm = np.full(setup.n_workers, setup.cluster.message_time)
     p0 = np.full(setup.n_workers, setup.subpartitions, dtype=np.int64)
-    p, _ = optimize_subpartitions(p0, np.diff(setup.bounds), comm, (comm * 1e-3) ** 2,
-                                  comp_mean, comp_var, w, n_iterations=50, rng=0,
-                                  semantics="deadline")  # fmt: skip
+    p, _ = optimize_subpartitions(
+        p0,
+        np.diff(setup.bounds),
+        comm,
+        (comm * 1e-3) ** 2,
+        comp_mean,
+        comp_var,
+        w,
+        n_iterations=50,
+        rng=0,
+        semantics="deadline",
+    )
     return np.asarray(p, dtype=np.int64)
 
 
@@ -489,26 +533,34 @@ def _lazy_layout(setup, scheme):
         fixed = fixed if N % fixed == 0 else N
         return _lazy_sizes(setup, scheme, min(r, fixed), N // fixed)
     sizes = [g for g in range(2 if scheme == "lagc" else 1, min(N, MAX_GROUP) + 1) if N % g == 0]
-    grid = [_lazy_sizes(setup, scheme, min(r, g) if scheme == "lagc" else g, N // g)
-            for g in sizes or [N]]  # fmt: skip
+    grid = [
+        _lazy_sizes(setup, scheme, min(r, g) if scheme == "lagc" else g, N // g)
+        for g in sizes or [N]
+    ]
     return tune(setup, scheme, grid)
 
 
 def _lazy_sizes(setup, scheme, r, G):
     """LAGC's layout with r partitions per worker and G groups (G-LAG/G-GD: N/G = r)."""
     lay = lagc_layout(setup.n_workers, r, G)
-    return {"groups": lay.n_groups, "group_size": lay.workers_per_group,
-            "stored": lay.stored_per_worker, "need": lay.wait_for,
-            "shares": np.full(setup.n_workers, float(lay.stored_per_worker)),
-            "xi": 0.0 if scheme == "g-gd" else setup.xi, "history": setup.history}  # fmt: skip
+    return {
+        "groups": lay.n_groups,
+        "group_size": lay.workers_per_group,
+        "stored": lay.stored_per_worker,
+        "need": lay.wait_for,
+        "shares": np.full(setup.n_workers, float(lay.stored_per_worker)),
+        "xi": 0.0 if scheme == "g-gd" else setup.xi,
+        "history": setup.history,
+    }
 
 
 def _allreduce_layout(setup, algorithm):
     """Every worker one share; the all-reduce waits for all of them (no straggler tolerance)."""
     c = setup.cluster
     if algorithm is None:
-        algorithm = mpich_allreduce_algorithm(c.n_workers, c.workload.dim,
-                                              c.network.bytes_per_number)  # fmt: skip
+        algorithm = mpich_allreduce_algorithm(
+            c.n_workers, c.workload.dim, c.network.bytes_per_number
+        )
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers, "algorithm": algorithm}
 
 
@@ -516,47 +568,148 @@ def _gd_layout(setup):
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers}
 
 
-SCHEMES: dict[str, ShootoutScheme] = {s.name: s for s in (
-    ShootoutScheme("gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout,
-                   runtime="umw"),
-    ShootoutScheme("sgd", "ignore-stragglers SGD (first N - S, rescaled)", "CR, DSAG", "sgd",
-                   lambda s: _s_layout(s, "sgd"), runtime="sgd"),
-    ShootoutScheme("gc", "Tandon gradient code (cyclic repetition)", "CR, RS, LAGC", "exact",
-                   lambda s: _s_layout(s, "gc"), runtime="gc"),
-    ShootoutScheme("rs", "Reed-Solomon gradient code (online decoding)", "RS", "exact",
-                   lambda s: _s_layout(s, "rs"), runtime="rs"),
-    ShootoutScheme("mds", "MDS-coded data (least squares only)", "RS, DSAG", "exact",
-                   lambda s: _s_layout(s, "mds")),
-    ShootoutScheme("cr", "CodedReduce tree", "CR", "exact", _tree_layout, timing="tree",
-                   runtime="cr", applies=lambda s: s.n_workers >= 3),
-    ShootoutScheme("rar", "Ring-AllReduce", "CR", "exact", _gd_layout, timing="ring",
-                   runtime="rar"),
-    ShootoutScheme("rd", "Recursive-doubling all-reduce (MPICH)", "MPI", "exact",
-                   lambda s: _allreduce_layout(s, "recursive-doubling"), timing="allreduce"),
-    ShootoutScheme("rabenseifner", "Rabenseifner all-reduce (MPICH)", "MPI", "exact",
-                   lambda s: _allreduce_layout(s, "rabenseifner"), timing="allreduce"),
-    ShootoutScheme("binomial", "Binomial-tree reduce + broadcast (MPICH)", "MPI", "exact",
-                   lambda s: _allreduce_layout(s, "binomial"), timing="allreduce"),
-    ShootoutScheme("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", "MPI", "exact",
-                   lambda s: _allreduce_layout(s, None), timing="allreduce", runtime="rar"),
-    ShootoutScheme("het-split", "GD with speed-proportional load split", "stream", "exact",
-                   _het_layout),
-    ShootoutScheme("sag", "SAG (w of N, fresh results only)", "DSAG", "event",
-                   lambda s: _event_layout(s, "sag")),
-    ShootoutScheme("dsag", "DSAG (w of N, stale results kept)", "DSAG", "event",
-                   _event_layout, runtime="dsag"),
-    ShootoutScheme("dsag-lb", "DSAG with the load balancer", "DSAG", "event",
-                   lambda s: _event_layout(s, "dsag", balanced=True), runtime="dsag-lb",
-                   applies=lambda s: s.n_workers <= 500),
-    ShootoutScheme("lag", "LAG (lazy uploads, parameter server)", "LAGC", "lazy",
-                   lambda s: _lazy_layout(s, "lag")),
-    ShootoutScheme("lagc", "LAGC (lazy groups, GC inside)", "LAGC", "lazy",
-                   lambda s: _lazy_layout(s, "lagc"), runtime="lagc"),
-    ShootoutScheme("g-lag", "G-LAG (lazy groups, fastest worker each)", "LAGC", "lazy",
-                   lambda s: _lazy_layout(s, "g-lag"), runtime="g-lag"),
-    ShootoutScheme("g-gd", "G-GD (every group, fastest worker each)", "LAGC", "lazy",
-                   lambda s: _lazy_layout(s, "g-gd")),
-)}  # fmt: skip
+SCHEMES: dict[str, ShootoutScheme] = {
+    s.name: s
+    for s in (
+        ShootoutScheme(
+            "gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout, runtime="umw"
+        ),
+        ShootoutScheme(
+            "sgd",
+            "ignore-stragglers SGD (first N - S, rescaled)",
+            "CR, DSAG",
+            "sgd",
+            lambda s: _s_layout(s, "sgd"),
+            runtime="sgd",
+        ),
+        ShootoutScheme(
+            "gc",
+            "Tandon gradient code (cyclic repetition)",
+            "CR, RS, LAGC",
+            "exact",
+            lambda s: _s_layout(s, "gc"),
+            runtime="gc",
+        ),
+        ShootoutScheme(
+            "rs",
+            "Reed-Solomon gradient code (online decoding)",
+            "RS",
+            "exact",
+            lambda s: _s_layout(s, "rs"),
+            runtime="rs",
+        ),
+        ShootoutScheme(
+            "mds",
+            "MDS-coded data (least squares only)",
+            "RS, DSAG",
+            "exact",
+            lambda s: _s_layout(s, "mds"),
+        ),
+        ShootoutScheme(
+            "cr",
+            "CodedReduce tree",
+            "CR",
+            "exact",
+            _tree_layout,
+            timing="tree",
+            runtime="cr",
+            applies=lambda s: s.n_workers >= 3,
+        ),
+        ShootoutScheme(
+            "rar", "Ring-AllReduce", "CR", "exact", _gd_layout, timing="ring", runtime="rar"
+        ),
+        ShootoutScheme(
+            "rd",
+            "Recursive-doubling all-reduce (MPICH)",
+            "MPI",
+            "exact",
+            lambda s: _allreduce_layout(s, "recursive-doubling"),
+            timing="allreduce",
+        ),
+        ShootoutScheme(
+            "rabenseifner",
+            "Rabenseifner all-reduce (MPICH)",
+            "MPI",
+            "exact",
+            lambda s: _allreduce_layout(s, "rabenseifner"),
+            timing="allreduce",
+        ),
+        ShootoutScheme(
+            "binomial",
+            "Binomial-tree reduce + broadcast (MPICH)",
+            "MPI",
+            "exact",
+            lambda s: _allreduce_layout(s, "binomial"),
+            timing="allreduce",
+        ),
+        ShootoutScheme(
+            "mpi-allreduce",
+            "MPI_Allreduce (MPICH's default choice)",
+            "MPI",
+            "exact",
+            lambda s: _allreduce_layout(s, None),
+            timing="allreduce",
+            runtime="rar",
+        ),
+        ShootoutScheme(
+            "het-split", "GD with speed-proportional load split", "stream", "exact", _het_layout
+        ),
+        ShootoutScheme(
+            "sag",
+            "SAG (w of N, fresh results only)",
+            "DSAG",
+            "event",
+            lambda s: _event_layout(s, "sag"),
+        ),
+        ShootoutScheme(
+            "dsag",
+            "DSAG (w of N, stale results kept)",
+            "DSAG",
+            "event",
+            _event_layout,
+            runtime="dsag",
+        ),
+        ShootoutScheme(
+            "dsag-lb",
+            "DSAG with the load balancer",
+            "DSAG",
+            "event",
+            lambda s: _event_layout(s, "dsag", balanced=True),
+            runtime="dsag-lb",
+            applies=lambda s: s.n_workers <= 500,
+        ),
+        ShootoutScheme(
+            "lag",
+            "LAG (lazy uploads, parameter server)",
+            "LAGC",
+            "lazy",
+            lambda s: _lazy_layout(s, "lag"),
+        ),
+        ShootoutScheme(
+            "lagc",
+            "LAGC (lazy groups, GC inside)",
+            "LAGC",
+            "lazy",
+            lambda s: _lazy_layout(s, "lagc"),
+            runtime="lagc",
+        ),
+        ShootoutScheme(
+            "g-lag",
+            "G-LAG (lazy groups, fastest worker each)",
+            "LAGC",
+            "lazy",
+            lambda s: _lazy_layout(s, "g-lag"),
+            runtime="g-lag",
+        ),
+        ShootoutScheme(
+            "g-gd",
+            "G-GD (every group, fastest worker each)",
+            "LAGC",
+            "lazy",
+            lambda s: _lazy_layout(s, "g-gd"),
+        ),
+    )
+}
 
 
 def get_scheme(name: str) -> ShootoutScheme:
@@ -570,8 +723,13 @@ def chosen_parameters(setup: Shootout, name: str) -> str:
     """The free parameters scheme ``name`` runs with at ``setup`` (after :func:`tune`; ours)."""
     lay = get_scheme(name).layout(setup)
     parts = []
-    for key, fmt in (("S", "S={}"), ("w", "w={}"), ("step", "step={:g}/L"),
-                     ("group_size", "group={}"), ("algorithm", "{}")):  # fmt: skip
+    for key, fmt in (
+        ("S", "S={}"),
+        ("w", "w={}"),
+        ("step", "step={:g}/L"),
+        ("group_size", "group={}"),
+        ("algorithm", "{}"),
+    ):
         if key in lay and not (key == "group_size" and name == "lag"):
             parts.append(fmt.format(lay[key]))
     if "n" in lay:
@@ -619,13 +777,18 @@ class SchemeRun:
         iteration."""
         k = self.iterations_to(target)
         reached = not math.isinf(k)
-        return {"scheme": self.scheme, "seed": self.seed, "time_to_target": self.time_to(target),
-                "iterations_to_target": k, "reached": reached,
-                "time_per_iteration": float(self.times.mean()),
-                "numbers_to_target": float(self.numbers[: int(k)].sum()) if reached else math.inf,
-                "numbers_per_iteration": float(self.numbers.mean()),
-                "shares_per_iteration": float(self.shares.mean()),
-                "final_gap": float(self.gaps[-1])}  # fmt: skip
+        return {
+            "scheme": self.scheme,
+            "seed": self.seed,
+            "time_to_target": self.time_to(target),
+            "iterations_to_target": k,
+            "reached": reached,
+            "time_per_iteration": float(self.times.mean()),
+            "numbers_to_target": float(self.numbers[: int(k)].sum()) if reached else math.inf,
+            "numbers_per_iteration": float(self.numbers.mean()),
+            "shares_per_iteration": float(self.shares.mean()),
+            "final_gap": float(self.gaps[-1]),
+        }
 
 
 # ------------------------------------------------------------------------------ engines
@@ -660,9 +823,16 @@ def _run_exact(setup, scheme, lay, factors, seed):
     else:
         messages, numbers = float(lay["need"]), (lay["need"] + N) * float(dim)
     T = factors.shape[0]
-    return SchemeRun(scheme.name, seed, _clock(setup, scheme, lay, factors),
-                     _gd_trajectory(setup, T), np.full(T, messages), np.full(T, numbers),
-                     np.full(T, float(lay["shares"].sum())), lay)  # fmt: skip
+    return SchemeRun(
+        scheme.name,
+        seed,
+        _clock(setup, scheme, lay, factors),
+        _gd_trajectory(setup, T),
+        np.full(T, messages),
+        np.full(T, numbers),
+        np.full(T, float(lay["shares"].sum())),
+        lay,
+    )
 
 
 def _run_sgd(setup, scheme, lay, factors, seed):
@@ -677,9 +847,16 @@ def _run_sgd(setup, scheme, lay, factors, seed):
         g = grads[fastest[t]].sum(axis=0) * (N / need) / problem.n_samples
         theta = theta - 1.0 / setup.smoothness * g
         gaps.append(setup.relative_gap(theta))
-    return SchemeRun(scheme.name, seed, _clock(setup, scheme, lay, factors), np.array(gaps),
-                     np.full(T, float(need)), np.full(T, (need + N) * float(c.workload.dim)),
-                     np.full(T, float(N)), lay)  # fmt: skip
+    return SchemeRun(
+        scheme.name,
+        seed,
+        _clock(setup, scheme, lay, factors),
+        np.array(gaps),
+        np.full(T, float(need)),
+        np.full(T, (need + N) * float(c.workload.dim)),
+        np.full(T, float(N)),
+        lay,
+    )
 
 
 def _range_gradients(problem, theta, first, rows):
@@ -774,8 +951,16 @@ def _run_event(setup, scheme, lay, factors, seed):
         start = end
         theta = theta - eta * H / covered
         gaps.append(setup.relative_gap(theta))
-    return SchemeRun(scheme.name, seed, times, np.array(gaps), messages,
-                     (messages + N) * float(c.workload.dim), shares_done, lay)  # fmt: skip
+    return SchemeRun(
+        scheme.name,
+        seed,
+        times,
+        np.array(gaps),
+        messages,
+        (messages + N) * float(c.workload.dim),
+        shares_done,
+        lay,
+    )
 
 
 def _group_smoothness(setup, n_groups):

@@ -37,9 +37,13 @@ def your_cluster_report(
 
     if trace == TRACE_NONE:
         cluster = ex.default_cluster(
-            n_workers, family=family, shape=shape, heterogeneity=heterogeneity,
-            burst_factor=burst_factor, name="your cluster",
-        )  # fmt: skip
+            n_workers,
+            family=family,
+            shape=shape,
+            heterogeneity=heterogeneity,
+            burst_factor=burst_factor,
+            name="your cluster",
+        )
         source = ex.apply_axis(cluster, "comm_to_comp", comm_to_comp)
     else:
         if trace not in trace_choices():
@@ -52,10 +56,15 @@ def your_cluster_report(
         for _, r in result.ranking.table.iterrows()
     )
     where = ", ".join(f"{k} = {v:.3g}" for k, v in result.position.items() if v == v)
-    fitted = "" if result.fit is None else (
-        f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: "
-        + "; ".join(html.escape(n) for n in result.fit.notes[:3]) + "</p>"
-    )  # fmt: skip
+    fitted = (
+        ""
+        if result.fit is None
+        else (
+            f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: "
+            + "; ".join(html.escape(n) for n in result.fit.notes[:3])
+            + "</p>"
+        )
+    )
     winners = ", ".join(result.ranking.winners) or "none reaches the target"
     text = (
         f"<p><b>{html.escape(result.cluster.describe())}</b></p>{fitted}"
@@ -86,22 +95,34 @@ def explore_your_cluster(
     kw = {"style": {"description_width": "initial"}}
     controls = {
         "n_workers": W.BoundedIntText(value=n_workers, min=2, max=10_000, description="N", **kw),
-        "family": W.Dropdown(options=list(FAMILIES), value="shifted_exponential",
-                             description="delay family", **kw),
-        "shape": W.BoundedFloatText(value=0.5, max=100.0, step=0.05,
-                                    description="shape (v, ξ or cv)", **kw),
-        "heterogeneity": W.BoundedFloatText(max=10.0, step=0.1, description="heterogeneity h",
-                                            **kw),
-        "burst_factor": W.BoundedFloatText(value=1.0, max=20.0, step=0.1,
-                                           description="burst factor", **kw),
+        "family": W.Dropdown(
+            options=list(FAMILIES), value="shifted_exponential", description="delay family", **kw
+        ),
+        "shape": W.BoundedFloatText(
+            value=0.5, max=100.0, step=0.05, description="shape (v, ξ or cv)", **kw
+        ),
+        "heterogeneity": W.BoundedFloatText(
+            max=10.0, step=0.1, description="heterogeneity h", **kw
+        ),
+        "burst_factor": W.BoundedFloatText(
+            value=1.0, max=20.0, step=0.1, description="burst factor", **kw
+        ),
         "comm_to_comp": log_slider("comm_to_comp", 0.0235, 0.01, 100.0, description="comm / comp"),
         "trace": W.Dropdown(options=trace_choices(), value=trace, description="or a trace", **kw),
         "seeds": W.IntSlider(value=seeds, min=2, max=10, description="seeds", **kw),
-    }  # fmt: skip
-    rows = [["n_workers", "family", "shape", "heterogeneity"],
-            ["burst_factor", "comm_to_comp", "trace", "seeds"]]  # fmt: skip
-    explorer = Explorer(_view, controls, rows=rows, auto=False, button="Rank the schemes",
-                        fixed={"max_iter": max_iter})  # fmt: skip
+    }
+    rows = [
+        ["n_workers", "family", "shape", "heterogeneity"],
+        ["burst_factor", "comm_to_comp", "trace", "seeds"],
+    ]
+    explorer = Explorer(
+        _view,
+        controls,
+        rows=rows,
+        auto=False,
+        button="Rank the schemes",
+        fixed={"max_iter": max_iter},
+    )
     explorer.refresh()  # a reader sees the first ranking before pressing anything
     return explorer
 
