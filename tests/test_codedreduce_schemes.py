@@ -5,14 +5,13 @@ import pytest
 
 from codedlib.codes.codedreduce import allocate, execute, local_messages_from_point_gradients
 from codedlib.latency.order_stats import harmonic_number
-from codedlib.network import Network
+from codedlib.network import Network, single_port_receive
 from codedlib.schemes.codedreduce import (
     ClusterConfig,
     TimingModel,
     cr_times,
     draw_delays,
     gc_times,
-    master_receive_times,
     rar_times,
     sgd_times,
     simulate_iteration_times,
@@ -25,9 +24,9 @@ from codedlib.theory.codedreduce import r_cr, theorem2_bounds
 def test_single_port_reception_by_hand():
     ready = np.array([[3.0, 0.0, 1.0, 10.0]])
     # sorted 0,1,3,10; tau 2: 0->2, max(2,1)+2=4, max(4,3)+2=6, max(6,10)+2=12
-    assert master_receive_times(ready, 1, 2.0)[0] == 2.0
-    assert master_receive_times(ready, 3, 2.0)[0] == 6.0
-    assert master_receive_times(ready, 4, 2.0)[0] == 12.0
+    assert single_port_receive(ready, 1, 2.0)[0] == 2.0
+    assert single_port_receive(ready, 3, 2.0)[0] == 6.0
+    assert single_port_receive(ready, 4, 2.0)[0] == 12.0
 
 
 def test_deterministic_closed_forms():
@@ -124,7 +123,7 @@ def test_scheme_errors():
     with pytest.raises(ValueError, match="draws must be finite and >= 0"):
         umw_times(ClusterConfig(3, 2, 1, 100), TimingModel(), -np.ones((2, 12)))
     with pytest.raises(ValueError, match="message_time must be finite and >= 0"):
-        master_receive_times([[0.0, 1.0]], 2, -1.0)
+        single_port_receive([[0.0, 1.0]], 2, -1.0)
     with pytest.raises(ValueError, match="loads must be finite and >= 0"):
         cr_times(ClusterConfig(3, 2, 1, 100), TimingModel(), np.ones((2, 12)), loads=-np.ones(12))
     with pytest.raises(ValueError, match="draws must have shape"):

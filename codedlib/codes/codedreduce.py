@@ -196,11 +196,10 @@ def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     sizes = _even_part_sizes(data.size, code.n_partitions)
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     parts = [data.slice(bounds[k], bounds[k + 1]) for k in range(code.n_partitions)]
-    out = []
-    for i in range(code.n_workers):
-        support = np.flatnonzero(code.B[i])
-        out.append(Segments.concat([parts[k].scaled(code.B[i, k]) for k in support]))
-    return out
+    return [
+        Segments.concat([parts[k].scaled(code.B[i, k]) for k in np.flatnonzero(code.B[i])])
+        for i in range(code.n_workers)
+    ]
 
 
 def exact_data_unit(n: int, s: int, L: int) -> int:
@@ -283,10 +282,6 @@ class CodedReduceAllocation:
     def parents(self) -> list[int]:
         """Ranks that have children (master and layers 0..L-1), bottom layer first."""
         return [nd.rank for nd in reversed(self.nodes) if nd.children]
-
-    def coefficient_matrix(self) -> np.ndarray:
-        """Dense ``(N+1) x d`` matrix of every node's point coefficients (row 0 = master)."""
-        return np.array([nd.local_data.coefficient_vector(self.d) for nd in self.nodes])
 
     def plan(self, rank: int) -> dict:
         """Everything an MPI process with this rank needs (tree rank = MPI rank).
@@ -410,10 +405,8 @@ def allocate(
         )
     keep = round(r_cr(n, s, L, exact=True) * d)  # r_CR d, rounded when not an integer
     n_nodes = 1 + n_tree_workers(n, L)
-    subtree = [None] * n_nodes
-    local = [None] * n_nodes
-    subtree[0] = Segments.whole(d)
-    local[0] = Segments.empty()
+    subtree = [Segments.whole(d)] + [None] * (n_nodes - 1)
+    local = [Segments.empty()] + [None] * (n_nodes - 1)
     remainder = {0: subtree[0]}  # D_T(l,i): what a node passes to its children
     for layer in range(1, L + 1):
         for parent_index in range(n ** (layer - 1)):
@@ -448,14 +441,10 @@ def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_grad
     """
     G = check_array("point_gradients", point_gradients, ndim=2, shape=(alloc.d, None))
     prefix = np.vstack([np.zeros((1, G.shape[1])), np.cumsum(G, axis=0)])
-
-    def partial(a, b):
-        return prefix[b] - prefix[a]
-
     out = np.zeros((len(alloc.nodes), G.shape[1]))
     for nd in alloc.nodes:
         if nd.n_points:
-            out[nd.rank] = nd.local_data.gradient(partial)
+            out[nd.rank] = nd.local_data.gradient(lambda a, b: prefix[b] - prefix[a])
     return out
 
 
@@ -481,9 +470,7 @@ def execute(
                 f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), "
                 f"got {table.shape[0]}"
             )
-
-        def get_local(rank):
-            return table[rank]
+        get_local = table.__getitem__
 
     straggling = {check_int("straggler rank", r, 1, alloc.n_workers) for r in stragglers}
     survivors = dict(survivors or {})

@@ -13,7 +13,6 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import warnings
@@ -21,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
 from codedlib.claims import magnitude_factor, ratio_interval, spec
@@ -74,7 +74,6 @@ __all__ = [
     "speed_table",
     "stand_in",
     "ConvergenceResult",
-    "ConvergenceSeedsResult",
     "Example1Result",
     "Example2Result",
     "FIGURE_SETTINGS",
@@ -85,10 +84,8 @@ __all__ = [
     "PAPER_SPEEDUPS",
     "configuration_summary",
     "convergence",
-    "convergence_measure",
     "convergence_over_seeds",
     "convergence_bands",
-    "tune_sgd_rate",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
@@ -172,24 +169,19 @@ class Example1Result:
 
     code: object
     table: pd.DataFrame
-    load: float
 
 
 @dataclass(frozen=True)
 class Example2Result:
-    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master."""
+    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master;
+    ``messages`` maps each message to its value, each followed by what it must equal."""
 
     allocation: object
     table: pd.DataFrame
     r_cr: object
     decoding_11: np.ndarray
     decoding_master: np.ndarray
-    m_11: np.ndarray
-    half_g1_plus_g2: np.ndarray
-    m_13: np.ndarray
-    half_g1_plus_g3: np.ndarray
-    master: np.ndarray
-    g_d: np.ndarray
+    messages: dict
     max_abs_error: float
 
 
@@ -206,7 +198,7 @@ def example1_gc(rng=0) -> Example1Result:
         }
         for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
     ]
-    return Example1Result(code=code, table=pd.DataFrame(rows), load=code.load)
+    return Example1Result(code=code, table=pd.DataFrame(rows))
 
 
 def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
@@ -229,12 +221,8 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
         r_cr=r_cr(3, 1, 2, exact=True),
         decoding_11=alloc.decoding_coefficients([0, 1]),
         decoding_master=alloc.decoding_coefficients([0, 2]),
-        m_11=messages[1],
-        half_g1_plus_g2=0.5 * g1 + g2,
-        m_13=messages[3],
-        half_g1_plus_g3=0.5 * g1 + g3,
-        master=gradient,
-        g_d=G.sum(0),
+        messages={"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
+        | {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)},
         max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))),
     )
 
@@ -303,12 +291,12 @@ def theorem2_check(
         position = "below (7)" if hi < b["lower"] else "above (8)" if lo > b["upper"] else "inside"
         order_stat = b["sibling_order_statistic"]
         rows.append(
-            dict(n=n, s=cfg.s, N=cfg.N, lower_bound=b["lower"], monte_carlo_mean=mean, stderr=se)
+            dict(n=n, s=cfg.s, N=cfg.N, lower_bound=b["lower"], monte_carlo_mean=mean)
             | dict(ci_low=lo, ci_high=hi, upper_bound=b["upper"])
             | dict(within_bounds=b["lower"] <= mean <= b["upper"], position=position)
             | dict(computation_term=b["computation"], sibling_order_statistic=order_stat)
             | dict(communication_term=b["lower_communication"], monte_carlo_rest=mean - order_stat)
-            | dict(pipelined_upper=b["pipelined_upper"], replicas=int(times.size))
+            | dict(replicas=int(times.size))
         )
     return pd.DataFrame(rows)
 
@@ -698,18 +686,11 @@ def _worker_ranges(n_samples, N):
     return bounds[:-1], bounds[1:]
 
 
-@contextlib.contextmanager
 def _one_blas_thread():
-    """Run the optimisation's small dense products on one BLAS thread: for matrices of a few
+    """The optimisation's small dense products on one BLAS thread: for matrices of a few
     hundred rows threading only adds overhead, and on a shared machine (2 cores, several
-    processes) oversubscribed BLAS threads made them ~10x slower. No-op without threadpoolctl."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+    processes) oversubscribed BLAS threads made them ~10x slower."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 @functools.lru_cache(maxsize=32)
@@ -800,7 +781,8 @@ def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
 
 @dataclass(frozen=True)
 class ConvergenceResult:
-    """Error vs wall-clock for one of Figs. 8-13; ``curves`` is tidy."""
+    """Error vs wall-clock for one of Figs. 8-13, tidy; over seeds every frame has a ``seed``
+    column and ``seeds``, ``final`` and ``bands`` are set (:func:`convergence_over_seeds`)."""
 
     figure: str
     task: str
@@ -808,31 +790,14 @@ class ConvergenceResult:
     config: ClusterConfig
     curves: pd.DataFrame
     speedups: pd.DataFrame
-    verification: dict | None
+    verification: dict | pd.DataFrame | None
     sgd_learning_rate: tuple
     data: str
     data_shape: tuple
     n_iterations: int
-
-
-@dataclass(frozen=True)
-class ConvergenceSeedsResult:
-    """:func:`convergence` over seeds: tidy frames with a ``seed`` column."""
-
-    figure: str
-    task: str
-    metric: str
-    config: ClusterConfig
-    data: str
-    data_shape: tuple
-    n_iterations: int
-    sgd_learning_rate: tuple
-    seeds: list
-    curves: pd.DataFrame
-    speedups: pd.DataFrame
-    final: pd.DataFrame
-    verification: pd.DataFrame
-    bands: pd.DataFrame
+    seeds: list | None = None
+    final: pd.DataFrame | None = None
+    bands: pd.DataFrame | None = None
 
 
 def _setup(figure, model, n_iterations, quick, gen) -> dict:
@@ -862,21 +827,10 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
     )
 
 
-def tune_sgd_rate(
-    figure: str = "fig10",
-    model: TimingModel | None = None,
-    n_iterations: int | None = None,
-    quick: bool = False,
-    seed: int = 0,
-) -> tuple[float, float]:
-    """SGD's ``(c1, c2)`` of the rate ``c1/(t + c2)`` on ``seed``'s run, from a small grid (the
-    paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in grid[1];
-    score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
-    with _one_blas_thread():
-        return _tune(_setup(figure, model, n_iterations, quick, as_generator(seed)), quick)
-
-
 def _tune(run: dict, quick: bool) -> tuple[float, float]:
+    """SGD's ``(c1, c2)`` of the rate ``c1/(t + c2)`` on ``run`` (:func:`_setup`), from a small
+    grid (the paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in
+    grid[1]; score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
     prob, task, data, theta0 = run["prob"], run["task"], run["data"], run["theta0"]
     best = None
     for c2 in _sizes(quick)["sgd_grid"][0]:
@@ -907,40 +861,33 @@ def convergence(
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
     differ only in time; SGD steps with the first ``N - S`` workers' data and the rate
-    ``c1/(t + c2)`` of :func:`tune_sgd_rate` unless ``sgd_learning_rate=(c1, c2)`` is given
+    ``c1/(t + c2)`` of :func:`_tune` unless ``sgd_learning_rate=(c1, c2)`` is given
     (the notebook reuses one tuning per task). ``verification``: relative error of the
     actually decoded CR and GC gradients on the real problem, one iteration (None with
     ``verify=False``).
     """
     gen = as_generator(rng)
     run = _setup(figure, model, n_iterations, quick, gen)
-    if sgd_learning_rate is None:
-        c1, c2 = _tune(run, quick)
-    else:
-        c1, c2 = (
-            check_real("c1", sgd_learning_rate[0], 0.0),
-            check_real("c2", sgd_learning_rate[1], 0.0),
-        )
-    task, prob, data, n_iter, timings = (
-        run[k] for k in ("task", "prob", "data", "n_iterations", "timings")
+    c1, c2 = _tune(run, quick) if sgd_learning_rate is None else sgd_learning_rate
+    c1, c2 = check_real("c1", c1, 0.0), check_real("c2", c2, 0.0)
+    task, prob, data, n_iter, theta0 = (
+        run[k] for k in ("task", "prob", "data", "n_iterations", "theta0")
     )
-    theta0 = run["theta0"]
     gd = [theta0]  # GD: shared by the exact schemes
     for _ in range(n_iter):
         gd.append(gd[-1] - run["step"] * prob.gradient(gd[-1]))
     sgd = _run_sgd(prob, theta0, run["unused"], c1, c2, n_iter)
-    gd_errors, sgd_errors = (
-        [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)] for th in (gd, sgd)
-    )
+    errors = {
+        k: [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)]
+        for k, th in (("GD", gd), ("SGD", sgd))
+    }
     curves = pd.concat(
         [
             pd.DataFrame(
-                {
-                    "scheme": name,
-                    "iteration": np.arange(1, n_iter + 1),
-                    "time": np.cumsum(timings[name].times),
-                    "error": sgd_errors if name == "SGD" else gd_errors,
-                }
+                dict(scheme=name, iteration=np.arange(1, n_iter + 1))
+                | dict(
+                    time=np.cumsum(run["timings"][name].times), error=errors.get(name, errors["GD"])
+                )
             )
             for name in SCHEMES
         ],
@@ -1017,24 +964,11 @@ def coded_gradient_descent(
     return pd.DataFrame(rows)
 
 
-def convergence_measure(
-    seed: int,
-    figure: str = "fig10",
-    model: TimingModel | None = None,
-    n_iterations: int | None = None,
-    quick: bool = False,
-    sgd_learning_rate: tuple[float, float] | None = None,
-    verify_seed: int | None = None,
-) -> dict:
-    """:func:`convergence` on one seed as one row ``{"run": ConvergenceResult}`` (a measure
-    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread; the coded gradients are
-    verified on ``verify_seed`` only."""
-    setting = dict(model=model, n_iterations=n_iterations, quick=quick, rng=seed)
+def _convergence_row(seed: int, verify_seed: int, **setting) -> dict:
+    """:func:`convergence` on one seed as a row of :func:`codedlib.replicate.over_seeds`, on
+    one BLAS thread; the coded gradients are verified on ``verify_seed`` only."""
     with _one_blas_thread():
-        run = convergence(
-            figure, **setting, sgd_learning_rate=sgd_learning_rate, verify=seed == verify_seed
-        )
-    return {"run": run}
+        return {"run": convergence(**setting, rng=seed, verify=seed == verify_seed)}
 
 
 def convergence_over_seeds(
@@ -1044,20 +978,21 @@ def convergence_over_seeds(
     quick: bool = False,
     seeds=(0, 1),
     sgd_learning_rate: tuple[float, float] | None = None,
-) -> ConvergenceSeedsResult:
+) -> ConvergenceResult:
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
-    SGD's rate is tuned on the first seed (:func:`tune_sgd_rate`) unless ``sgd_learning_rate``
-    is given, then every seed runs with it; the decoded gradients are verified on the first
+    SGD's rate is tuned on the first seed (:func:`_tune`) unless ``sgd_learning_rate`` is
+    given, then every seed runs with it; the decoded gradients are verified on the first
     seed (``verification``: seed, CR, GC). ``final``: seed, scheme, final_error.
     """
     seeds = check_seeds(seeds)
     setting = dict(figure=figure, model=model, n_iterations=n_iterations, quick=quick)
-    rate = sgd_learning_rate or tune_sgd_rate(**setting, seed=seeds[0])
-    setting |= dict(sgd_learning_rate=rate, verify_seed=seeds[0])
-    runs = over_seeds(convergence_measure, seeds, desc=f"{figure} seeds", **setting)["run"].tolist()
-    first = runs[0]
+    if sgd_learning_rate is None:
+        with _one_blas_thread():
+            sgd_learning_rate = _tune(_setup(**setting, gen=as_generator(seeds[0])), quick)
+    setting |= dict(sgd_learning_rate=sgd_learning_rate, verify_seed=seeds[0])
+    runs = over_seeds(_convergence_row, seeds, desc=f"{figure} seeds", **setting)["run"].tolist()
     curves = pd.concat([r.curves.assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True)
     speeds = pd.concat(
         [r.speedups.reset_index().assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True
@@ -1069,15 +1004,13 @@ def convergence_over_seeds(
         .rename("final_error")
         .reset_index()
     )
-    shared = ("task", "metric", "config", "data", "data_shape", "n_iterations", "sgd_learning_rate")
-    return ConvergenceSeedsResult(
-        figure=figure,
-        **{k: getattr(first, k) for k in shared},
+    return replace(
+        runs[0],
         seeds=seeds,
         curves=curves,
         speedups=speeds,
         final=final,
-        verification=pd.DataFrame([{"seed": seeds[0], **first.verification}]),
+        verification=pd.DataFrame([{"seed": seeds[0], **runs[0].verification}]),
         bands=convergence_bands(curves),
     )
 
@@ -1301,13 +1234,8 @@ def cyclic_conditioning(cases, seed: int) -> pd.DataFrame:
 
 def example2_messages(ex2: Example2Result) -> pd.DataFrame:
     """Example 2's messages beside what they must equal."""
-    values = [ex2.m_11, ex2.half_g1_plus_g2, ex2.m_13, ex2.half_g1_plus_g3, ex2.master, ex2.g_d]
-    return pd.DataFrame(
-        {
-            "quantity": ["m_(1,1)", "½g_D1 + g_D2", "m_(1,3)", "½g_D1 + g_D3", "master", "g_D"],
-            "value": [np.round(v, 6) for v in values],
-        }
-    ).set_index("quantity")
+    values = [np.round(v, 6) for v in ex2.messages.values()]
+    return pd.DataFrame({"quantity": list(ex2.messages), "value": values}).set_index("quantity")
 
 
 def remark3_outcome(allocation) -> str | None:
@@ -1498,39 +1426,36 @@ def _table1_cr(t1):
     }
 
 
-def _thm2_row(n_):
-    def measured(thm2, CLOCK, replicas):
-        row = thm2[thm2["n"] == n_].iloc[0]
-        if row["position"] == "inside":
-            reason = ""
-        else:
-            gap_comp = row["computation_term"] - row["sibling_order_statistic"]
-            gap_comm = row["communication_term"] - row["monte_carlo_rest"]
-            where = (
-                f"{row['lower_bound'] - row['monte_carlo_mean']:.3g} s below the lower bound (7)"
-                if row["position"] == "below (7)"
-                else f"{row['monte_carlo_mean'] - row['upper_bound']:.3g} s above the upper bound (8)"
-            )
-            share = gap_comp / (gap_comp + gap_comm) if gap_comp + gap_comm > 0 else np.nan
-            reason = (
-                f"at n = {n_} our mean is {where}; measured: the bounds' computation term exceeds the exact E[T_(n−s)] by "
-                f"{gap_comp:.3g} s ({100 * share:.0f} % of the two gaps: step (a) of the proof replaces H_n − H_s "
-                f"by the larger log(1/α)"
-                f", true only up to its o(1)) and the rest of the mean, MC − E[T_(n−s)] = "
-                f"{row['monte_carlo_rest']:.3g} s, is {gap_comm:.3g} s below the communication term "
-                f"(n(1−α) + L − 1)t_c (a parent already receives early children while later ones "
-                f"compute): both are o(·) terms the asymptotic theorem drops, so (7) is not a bound at this n"
-            )
-        return {
-            "estimate": (row["monte_carlo_mean"], row["ci_low"], row["ci_high"]),
-            "paper_range": (row["lower_bound"], row["upper_bound"]),
-            "uncertainty": f"95 % normal interval over {int(row['replicas'])} i.i.d. iterations",
-            "setting": f"L = 2, α = 1/4, d = 50 000; {CLOCK}; bounds without their o(·) terms; "
-            f"{replicas} i.i.d. iterations per n",
-            "reason": reason,
-        }
-
-    return measured
+def _thm2_row(thm2, CLOCK, replicas, *, n_):
+    row = thm2[thm2["n"] == n_].iloc[0]
+    if row["position"] == "inside":
+        reason = ""
+    else:
+        gap_comp = row["computation_term"] - row["sibling_order_statistic"]
+        gap_comm = row["communication_term"] - row["monte_carlo_rest"]
+        where = (
+            f"{row['lower_bound'] - row['monte_carlo_mean']:.3g} s below the lower bound (7)"
+            if row["position"] == "below (7)"
+            else f"{row['monte_carlo_mean'] - row['upper_bound']:.3g} s above the upper bound (8)"
+        )
+        share = gap_comp / (gap_comp + gap_comm) if gap_comp + gap_comm > 0 else np.nan
+        reason = (
+            f"at n = {n_} our mean is {where}; measured: the bounds' computation term exceeds the exact E[T_(n−s)] by "
+            f"{gap_comp:.3g} s ({100 * share:.0f} % of the two gaps: step (a) of the proof replaces H_n − H_s "
+            f"by the larger log(1/α)"
+            f", true only up to its o(1)) and the rest of the mean, MC − E[T_(n−s)] = "
+            f"{row['monte_carlo_rest']:.3g} s, is {gap_comm:.3g} s below the communication term "
+            f"(n(1−α) + L − 1)t_c (a parent already receives early children while later ones "
+            f"compute): both are o(·) terms the asymptotic theorem drops, so (7) is not a bound at this n"
+        )
+    return {
+        "estimate": (row["monte_carlo_mean"], row["ci_low"], row["ci_high"]),
+        "paper_range": (row["lower_bound"], row["upper_bound"]),
+        "uncertainty": f"95 % normal interval over {int(row['replicas'])} i.i.d. iterations",
+        "setting": f"L = 2, α = 1/4, d = 50 000; {CLOCK}; bounds without their o(·) terms; "
+        f"{replicas} i.i.d. iterations per n",
+        "reason": reason,
+    }
 
 
 def _network_bound(net_table):
@@ -1552,102 +1477,90 @@ def _f2_setting(CLOCK, iterations, seeds):
     )
 
 
-def _fig2_physical(scheme):
-    def measured(f2, CLOCK, iterations, seeds, ranges, net_table, latency, NET):
-        times = f2.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
-        ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
-        return _speedup(
-            times[scheme],
-            times["CR"],
-            PAPER_SPEEDUPS["fig2"][scheme],
-            lambda *a: _miss_reason("fig2", scheme, *a, **ctx),
-        ) | {"setting": _f2_setting(CLOCK, iterations, seeds)}
-
-    return measured
+def _fig2_physical(f2, CLOCK, iterations, seeds, ranges, net_table, latency, NET, *, scheme):
+    times = f2.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+    ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
+    return _speedup(
+        times[scheme],
+        times["CR"],
+        PAPER_SPEEDUPS["fig2"][scheme],
+        lambda *a: _miss_reason("fig2", scheme, *a, **ctx),
+    ) | {"setting": _f2_setting(CLOCK, iterations, seeds)}
 
 
-def _fig2_straggler(scheme):
-    def measured(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds):
-        times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
-        paper_ = PAPER_SPEEDUPS["fig2"][scheme]
-        value, lo, hi = ratio_interval(times[scheme], times["CR"])
-        delays = "as much (it also waits for every worker)"
-        if scheme != "UMW":
-            delays = "not at all (it tolerates S = 21 stragglers)"
-        if scheme == "RAR":
-            verdict = "calibrated"
-            reason = (
-                f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
-                f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
-            )
-        else:
-            verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
-        if scheme != "RAR" and not lo <= paper_ <= hi:
-            reason = (
-                f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
-                f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
-                f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
-            )
-        reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
-        return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
-            paper=paper_,
-            verdict=verdict,
-            reason=reason,
-            setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
+def _fig2_straggler(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds, *, scheme):
+    times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+    paper_ = PAPER_SPEEDUPS["fig2"][scheme]
+    value, lo, hi = ratio_interval(times[scheme], times["CR"])
+    delays = "as much (it also waits for every worker)"
+    if scheme != "UMW":
+        delays = "not at all (it tolerates S = 21 stragglers)"
+    if scheme == "RAR":
+        verdict = "calibrated"
+        reason = (
+            f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
+            f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
         )
-
-    return measured
-
-
-def _coded_run(f):
-    def measured(coded_runs, seed):
-        run = coded_runs[f]
-        worst_run = run.groupby("scheme")["distance_to_gd"].max()
-        n_it = int(run["iteration"].max())
-        ok = bool((worst_run < 1e-10).all())  # round-off: GC decodes a 63 x 84 system
-        return {
-            "ours": (
-                f"{n_it} iterations, every gradient decoded (CR tree with the timed survivors, GC's first N − S, "
-                f"RAR/UMW sums), each from its own iterate: max ‖θ − θ_GD‖/‖θ_GD‖ = "
-                + ", ".join(f"{k} {v:.1e}" for k, v in worst_run.items())
-            ),
-            "verdict": "reproduced" if ok else "not reproduced",
-            "reason": ""
-            if ok
-            else "an exact scheme drifted from GD by more than 1e-10 (beyond round-off)",
-            "setting": f"{f}'s problem and tree; seed {seed}; tolerance 1e-10 relative (round-off)",
-        }
-
-    return measured
+    else:
+        verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
+    if scheme != "RAR" and not lo <= paper_ <= hi:
+        reason = (
+            f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
+            f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
+            f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
+        )
+    reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
+    return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
+        paper=paper_,
+        verdict=verdict,
+        reason=reason,
+        setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
+    )
 
 
-def _conv_speedup(name, scheme):
-    def measured(conv, seeds, CLOCK, ranges, net_table, latency, NET, eq6, model):
-        res = conv[name]
-        cfg = res.config
-        sp = res.speedups
-        g = sp[sp["scheme"] == scheme]
-        if name == "fig13":
-            ctx = dict(eq6=eq6, model=model, net_table=net_table, latency=latency)
-            reason_fn = lambda *a: _fig13_reason(name, scheme, *a, **ctx)  # noqa: E731
-        else:
-            ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
-            reason_fn = lambda *a: _miss_reason(name, scheme, *a, **ctx)  # noqa: E731
-        basis = "check" if name == "fig10" and scheme != "SGD" else "paper"
-        return _speedup(
-            g["time_to_target"].to_numpy(),
-            g["cr_time_to_target"].to_numpy(),
-            PAPER_SPEEDUPS[name][scheme],
-            reason_fn,
-            basis=basis,
-            rtol=SIM_RTOL if name == "fig13" else 0.0,
-        ) | {
-            "setting": f"{stand_in(res)}; timing d = {cfg.d}, ({cfg.n}, {cfg.L}) tree, s = {cfg.s}, "
-            f"N = {cfg.N}; {res.n_iterations} iterations × {len(seeds)} seeds; {CLOCK}; "
-            "one centralised GD re-timed per exact scheme (exact: see the coded runs above); SGD rate tuned once per task"
-        }
+def _coded_run(coded_runs, seed, *, fig):
+    run = coded_runs[fig]
+    worst_run = run.groupby("scheme")["distance_to_gd"].max()
+    n_it = int(run["iteration"].max())
+    ok = bool((worst_run < 1e-10).all())  # round-off: GC decodes a 63 x 84 system
+    return {
+        "ours": (
+            f"{n_it} iterations, every gradient decoded (CR tree with the timed survivors, GC's first N − S, "
+            f"RAR/UMW sums), each from its own iterate: max ‖θ − θ_GD‖/‖θ_GD‖ = "
+            + ", ".join(f"{k} {v:.1e}" for k, v in worst_run.items())
+        ),
+        "verdict": "reproduced" if ok else "not reproduced",
+        "reason": ""
+        if ok
+        else "an exact scheme drifted from GD by more than 1e-10 (beyond round-off)",
+        "setting": f"{fig}'s problem and tree; seed {seed}; tolerance 1e-10 relative (round-off)",
+    }
 
-    return measured
+
+def _conv_speedup(conv, seeds, CLOCK, ranges, net_table, latency, NET, eq6, model, *, fig, scheme):
+    res = conv[fig]
+    cfg = res.config
+    sp = res.speedups
+    g = sp[sp["scheme"] == scheme]
+    if fig == "fig13":
+        ctx = dict(eq6=eq6, model=model, net_table=net_table, latency=latency)
+        reason_fn = lambda *a: _fig13_reason(fig, scheme, *a, **ctx)  # noqa: E731
+    else:
+        ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
+        reason_fn = lambda *a: _miss_reason(fig, scheme, *a, **ctx)  # noqa: E731
+    basis = "check" if fig == "fig10" and scheme != "SGD" else "paper"
+    return _speedup(
+        g["time_to_target"].to_numpy(),
+        g["cr_time_to_target"].to_numpy(),
+        PAPER_SPEEDUPS[fig][scheme],
+        reason_fn,
+        basis=basis,
+        rtol=SIM_RTOL if fig == "fig13" else 0.0,
+    ) | {
+        "setting": f"{stand_in(res)}; timing d = {cfg.d}, ({cfg.n}, {cfg.L}) tree, s = {cfg.s}, "
+        f"N = {cfg.N}; {res.n_iterations} iterations × {len(seeds)} seeds; {CLOCK}; "
+        "one centralised GD re-timed per exact scheme (exact: see the coded runs above); SGD rate tuned once per task"
+    }
 
 
 SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RAR", "SGD")]
@@ -1664,48 +1577,42 @@ def speed_table(f2: Fig2SeedsResult, rows) -> pd.DataFrame:
     return pd.DataFrame(table, columns=["figure", "scheme", "paper", "ours", "ci_low", "ci_high"])
 
 
-def _ordering(figs, faster, slower):
-    def measured(conv, seeds, CLOCK):
-        hits = total = 0
-        for f in figs or list(conv):
-            t_fast = _to_target(conv[f], faster)
-            for other in slower:
-                hits += int(np.sum(t_fast < _to_target(conv[f], other)))
-                total += len(t_fast)
-        return {
-            "ours": f"{faster} faster than {', '.join(slower)} in {hits} of {total} (figure, seed, scheme) runs",
-            "verdict": "reproduced" if hits == total else "partly",
-            "reason": "" if hits == total else f"{total - hits} runs reverse the order",
-            "setting": f"every figure's setting; {len(seeds)} seeds each; {CLOCK}",
-        }
-
-    return measured
+def _ordering(conv, seeds, CLOCK, *, figs, faster, slower):
+    hits = total = 0
+    for f in figs or list(conv):
+        t_fast = _to_target(conv[f], faster)
+        for other in slower:
+            hits += int(np.sum(t_fast < _to_target(conv[f], other)))
+            total += len(t_fast)
+    return {
+        "ours": f"{faster} faster than {', '.join(slower)} in {hits} of {total} (figure, seed, scheme) runs",
+        "verdict": "reproduced" if hits == total else "partly",
+        "reason": "" if hits == total else f"{total - hits} runs reverse the order",
+        "setting": f"every figure's setting; {len(seeds)} seeds each; {CLOCK}",
+    }
 
 
-def _sgd_over_rar(name):
-    def measured(conv, regimes, seeds, CLOCK):
-        res = conv[name]
-        paper_ratio = PAPER_SPEEDUPS[name]["SGD"] / PAPER_SPEEDUPS[name]["RAR"]
-        num, den = _to_target(res, "SGD"), _to_target(res, "RAR")
-        value, lo, hi = ratio_interval(num, den)
-        return {
-            "numerator": num,
-            "denominator": den,
-            "paper": paper_ratio,
-            "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[name]['SGD']:g}× vs "
-            f"{PAPER_SPEEDUPS[name]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
-            "reason": (
-                ""
-                if lo <= paper_ratio <= hi
-                else f"ours {value:.3g} [{lo:.3g}, {hi:.3g}]: on our physical network RAR's iteration is "
-                f"{regimes.loc[name, 'RAR / CR time']:.2g}× CR's while SGD's master receives N − S full gradients "
-                f"({100 * regimes.loc[name, 'UMW comm. share']:.0f} % of UMW's time is communication), so RAR is far "
-                f"faster than SGD; the paper's EC2 RAR (MPI_Allreduce) was slower, by a cost it does not state"
-            ),
-            "setting": f"{stand_in(res)}; {len(seeds)} seeds; {CLOCK}",
-        }
-
-    return measured
+def _sgd_over_rar(conv, regimes, seeds, CLOCK, *, fig):
+    res = conv[fig]
+    paper_ratio = PAPER_SPEEDUPS[fig]["SGD"] / PAPER_SPEEDUPS[fig]["RAR"]
+    num, den = _to_target(res, "SGD"), _to_target(res, "RAR")
+    value, lo, hi = ratio_interval(num, den)
+    return {
+        "numerator": num,
+        "denominator": den,
+        "paper": paper_ratio,
+        "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[fig]['SGD']:g}× vs "
+        f"{PAPER_SPEEDUPS[fig]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
+        "reason": (
+            ""
+            if lo <= paper_ratio <= hi
+            else f"ours {value:.3g} [{lo:.3g}, {hi:.3g}]: on our physical network RAR's iteration is "
+            f"{regimes.loc[fig, 'RAR / CR time']:.2g}× CR's while SGD's master receives N − S full gradients "
+            f"({100 * regimes.loc[fig, 'UMW comm. share']:.0f} % of UMW's time is communication), so RAR is far "
+            f"faster than SGD; the paper's EC2 RAR (MPI_Allreduce) was slower, by a cost it does not state"
+        ),
+        "setting": f"{stand_in(res)}; {len(seeds)} seeds; {CLOCK}",
+    }
 
 
 def _sgd_iteration_gain(conv, CLOCK):
@@ -1824,14 +1731,13 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
     return "\n".join(lines)
 
 
-_P = {"basis": "paper"}
-_ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND, **_P)
-_ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR, **_P)
-_cr = functools.partial(spec, "qualitative", section=SEC_CR, **_P)
-_t1 = functools.partial(spec, section=SEC_T1, **_P)
-_table = functools.partial(spec, "exact", "Table I", section=SEC_T, **_P)
-_t2 = functools.partial(spec, section=SEC_T2, **_P)
-_all = functools.partial(spec, section=SEC_ALL, **_P)
+_ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND)
+_ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR)
+_cr = functools.partial(spec, "qualitative", section=SEC_CR)
+_t1 = functools.partial(spec, section=SEC_T1)
+_table = functools.partial(spec, "exact", "Table I", section=SEC_T)
+_t2 = functools.partial(spec, section=SEC_T2)
+_all = functools.partial(spec, section=SEC_ALL)
 _ordered = functools.partial(_all, "qualitative", "Figs. 8–13")
 _TRUE = {"paper": "True"}
 #: Notebook 01's claims, per section: ``evaluate(table, CLAIMS[key], **results)``.
@@ -1839,7 +1745,7 @@ CLAIMS = {
     "example1": [
         _ex1(
             "GC load per worker (N = 3, S = 1)",
-            lambda ex1: {"ours": ex1.load},
+            lambda ex1: {"ours": ex1.code.load},
             paper=2 / 3,
             rtol=1e-12,
             setting="eq. (4)'s B",
@@ -1968,7 +1874,6 @@ CLAIMS = {
             verdict="reproduced",
             setting="counted on the simulated schemes, (12, 2) tree",
             section=SEC_T,
-            **_P,
         ),
     ],
     "theorem2": [
@@ -1976,7 +1881,7 @@ CLAIMS = {
             "interval",
             "Theorem 2, eqs. (7)-(8)",
             f"E[T_CR] between the bounds, n = {n_}",
-            _thm2_row(n_),
+            functools.partial(_thm2_row, n_=n_),
             unit="s",
         )
         for n_ in (8, 16, 32, 64)
@@ -2015,12 +1920,12 @@ CLAIMS = {
             "comparison",
             "Fig. 2",
             f"CR speedup over {s} (Fig. 2{regime})",
-            measure(s),
+            functools.partial(measure, scheme=s),
             section=SEC_F2,
             **fixed,
         )
         for regime, measure, fixed in (
-            ("", _fig2_physical, {"headline": False, **_P}),
+            ("", _fig2_physical, {"headline": False}),
             (", straggler regime", _fig2_straggler, {"basis": "derived"}),
         )
         for s in ("UMW", "GC", "RAR")
@@ -2030,7 +1935,7 @@ CLAIMS = {
             "qualitative",
             LABELS[f],
             f"GD through the actual codes equals centralised GD ({LABELS[f]})",
-            _coded_run(f),
+            functools.partial(_coded_run, fig=f),
             paper="CR (Algorithm 2) and GC recover the exact full gradient every iteration, as UMW and RAR do",
             section=SEC_EXACT,
             basis="check",
@@ -2042,7 +1947,7 @@ CLAIMS = {
             "comparison",
             LABELS[name],
             f"CR speedup to target over {scheme} ({LABELS[name]})",
-            _conv_speedup(name, scheme),
+            functools.partial(_conv_speedup, fig=name, scheme=scheme),
             section=SEC_ALL,
             # the abstract's "up to 27.2x and 7.0x over GC and RAR" is Fig. 9(a)
             headline=(name == "fig9a" and scheme in ("GC", "RAR")),
@@ -2053,20 +1958,28 @@ CLAIMS = {
     "orderings": [
         _ordered(
             "CR reaches the target first in every setting",
-            _ordering(None, "CR", ["UMW", "GC", "RAR", "SGD"]),
+            functools.partial(
+                _ordering, figs=None, faster="CR", slower=["UMW", "GC", "RAR", "SGD"]
+            ),
             paper="CR achieves significant speedups over all baselines (Figs. 8–13)",
         ),
         _ordered(
             "RAR faster than UMW and GC (Figs. 8–12)",
-            _ordering([f for f in FIGURE_SETTINGS if f != "fig13"], "RAR", ["UMW", "GC"]),
+            functools.partial(
+                _ordering,
+                figs=[f for f in FIGURE_SETTINGS if f != "fig13"],
+                faster="RAR",
+                slower=["UMW", "GC"],
+            ),
             paper="RAR significantly outperforms UMW as well as GC for N = 84 and N = 156",
         ),
         _ordered(
             "RAR faster than every master-worker scheme at N = 156",
-            _ordering(
-                ["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
-                "RAR",
-                ["UMW", "GC", "SGD"],
+            functools.partial(
+                _ordering,
+                figs=["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
+                faster="RAR",
+                slower=["UMW", "GC", "SGD"],
             ),
             paper="RAR ultimately beats all master-worker schemes at N = 156 (Figs. 9, 11, 12)",
         ),
@@ -2076,7 +1989,7 @@ CLAIMS = {
             "comparison",
             LABELS[name],
             f"SGD/RAR time to target ({LABELS[name]})",
-            _sgd_over_rar(name),
+            functools.partial(_sgd_over_rar, fig=name),
             expected="less",
             section=SEC_ALL,
             basis="derived",
@@ -2119,7 +2032,6 @@ CLAIMS = {
             _complexity,
             paper="CR: O(α^L N log(1/ε) d); SGD: O(α (1/ε) d); CR needs far fewer as ε → 0",
             section=SEC_COMPLEXITY,
-            **_P,
         ),
     ],
 }

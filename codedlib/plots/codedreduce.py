@@ -42,7 +42,10 @@ SCHEME_COLORS = {
 }
 
 #: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
-#: (what the figures and the notebook's tables show).
+#: (what the figures and the notebook's tables show); the names in ``_PLAIN`` show with spaces.
+_PLAIN = """ci_low ci_high within_bounds speedup_ci_low speedup_ci_high computation_share
+communication_share straggling_share target_error to_target_ci_low to_target_ci_high ratio_ci_low
+ratio_ci_high final_error"""
 LABELS = {
     "decoding_row": "decoding row a_f",
     "paper_row": "paper's row of A",
@@ -55,15 +58,11 @@ LABELS = {
     "beta_order": "beta order",
     "lower_bound": "lower (7)",
     "monte_carlo_mean": "Monte Carlo E[T_CR]",
-    "ci_low": "ci low",
-    "ci_high": "ci high",
     "upper_bound": "upper (8)",
-    "within_bounds": "within bounds",
     "computation_term": "computation term (7)-(8)",
     "sibling_order_statistic": "E[T_(n-s)] exact",
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
-    "pipelined_upper": "E[T_(n-s)] + L(n-s)t_c",
     "mean_iteration_time": "mean iteration time [s]",
     "std": "std [s]",
     "load_points": "load [points/worker]",
@@ -73,29 +72,18 @@ LABELS = {
     "cr_speedup_paper": "CR speedup (paper)",
     "time_ci_low": "ci low [s]",
     "time_ci_high": "ci high [s]",
-    "speedup_ci_low": "speedup ci low",
-    "speedup_ci_high": "speedup ci high",
     "cr_speedup": "CR speedup",
     "communication_bound_limit": "communication-bound limit",
-    "computation_share": "computation share",
-    "communication_share": "communication share",
-    "straggling_share": "straggling share",
-    "target_error": "target error",
     "time_to_target": "time to target [s]",
     "cr_time_to_target": "CR time to target [s]",
     "cr_speedup_to_target_ours": "CR speedup to target (ours)",
     "mean_iteration_time_ratio_ours": "mean-iteration-time ratio (ours)",
     "to_target_ours": "to target (ours)",
-    "to_target_ci_low": "to target ci low",
-    "to_target_ci_high": "to target ci high",
-    "ratio_ci_low": "ratio ci low",
-    "ratio_ci_high": "ratio ci high",
-    "final_error": "final error",
     "r_gc": "r_GC",
     "r_cr": "r_CR",
     "cr_points_range": "CR points (min..max)",
     "r_cr_d": "r_CR d",
-}
+} | {name: name.replace("_", " ") for name in _PLAIN.split()}
 
 
 def _yerr(mid, low, high) -> np.ndarray:
@@ -303,8 +291,7 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
                 [f"v{(i - rnd) % N + 1}: {len(held[i][(i - rnd) % N])}/{N}" for i in range(N)],
             )
         )
-    for rnd in range(1, N):
-        rows.append((f"AG {rnd}", [f"{rnd + 1} full segments" for _ in range(N)]))
+    rows += [(f"AG {rnd}", [f"{rnd + 1} full segments"] * N) for rnd in range(1, N)]
     table = ax.table(
         cellText=[r[1] for r in rows],
         rowLabels=[r[0] for r in rows],
@@ -422,13 +409,9 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
         ours = df.loc[name, "cr_speedup_ours"]
         paper = df.loc[name, "cr_speedup_paper"]
         text = f"{ours:.2f}×"
-        if (
-            "speedup_ci_low" in df
-            and df.loc[name, "speedup_ci_low"] != df.loc[name, "speedup_ci_high"]
-        ):
-            text += (
-                f"\n[{df.loc[name, 'speedup_ci_low']:.2f}, {df.loc[name, 'speedup_ci_high']:.2f}]"
-            )
+        if "speedup_ci_low" in df:
+            lo, hi = df.loc[name, ["speedup_ci_low", "speedup_ci_high"]]
+            text += f"\n[{lo:.2f}, {hi:.2f}]" if lo != hi else ""
         text += "" if np.isnan(paper) else f"\n(paper {paper:g}×)"
         if name != "CR":
             ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)

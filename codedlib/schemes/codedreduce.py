@@ -38,7 +38,6 @@ __all__ = [
     "cr_times",
     "draw_delays",
     "gc_times",
-    "master_receive_times",
     "rar_times",
     "ring_allreduce_finish",
     "sgd_times",
@@ -166,15 +165,6 @@ def draw_delays(n_iterations: int, n_workers: int, rng: RngLike = None) -> np.nd
     return as_generator(rng).standard_exponential((n_iterations, n_workers))
 
 
-def master_receive_times(ready, k: int, tau: float) -> np.ndarray:
-    """Single-port reception (Section III-C's communication model): time the ``k``-th message is fully
-    received.
-
-    :func:`codedlib.network.single_port_receive` over the last axis (senders) of ``ready``.
-    """
-    return single_port_receive(ready, k, tau)
-
-
 def _check_draws(draws, n_workers):
     draws = np.asarray(draws, dtype=float)
     if draws.ndim != 2 or draws.shape[1] != n_workers:
@@ -200,7 +190,7 @@ def _ready(cfg: ClusterConfig, model: TimingModel, draws, parts: int = 1):
 def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Sec. IV-A's uncoded master-worker: wait for all N workers (loads ``d/N``)."""
     load, ready = _ready(cfg, model, draws)
-    times = master_receive_times(ready, cfg.N, model.message_time())
+    times = single_port_receive(ready, cfg.N, model.message_time())
     return SchemeTiming("UMW", times, load, cfg.N, float(cfg.N))
 
 
@@ -208,7 +198,7 @@ def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Sec. IV-A's GC (Section II-C) with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws, S + 1)
-    times = master_receive_times(ready, N - S, model.message_time())
+    times = single_port_receive(ready, N - S, model.message_time())
     return SchemeTiming("GC", times, load, N - S, float(N - S))
 
 
@@ -216,7 +206,7 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Sec. IV-A's ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws)
-    times = master_receive_times(ready, N - S, model.message_time())
+    times = single_port_receive(ready, N - S, model.message_time())
     order = np.argsort(ready, axis=1, kind="stable")
     used = np.zeros_like(ready, dtype=bool)
     np.put_along_axis(used, order[:, : N - S], True, axis=1)
@@ -331,12 +321,8 @@ def simulate_iteration_times(
     if draws is None:
         draws = draw_delays(n_iterations, cfg.N, rng)
     funcs = {"UMW": umw_times, "GC": gc_times, "SGD": sgd_times, "RAR": rar_times}
-    out = {}
-    for name in schemes:
-        if name == "CR":
-            out[name] = cr_times(cfg, model, draws, loads=cr_loads)
-        elif name in funcs:
-            out[name] = funcs[name](cfg, model, draws)
-        else:
-            raise ValueError(f"scheme must be one of {SCHEMES}, got scheme={name!r}")
-    return out
+    funcs["CR"] = lambda cfg, model, draws: cr_times(cfg, model, draws, loads=cr_loads)
+    unknown = [name for name in schemes if name not in funcs]
+    if unknown:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got scheme={unknown[0]!r}")
+    return {name: funcs[name](cfg, model, draws) for name in schemes}

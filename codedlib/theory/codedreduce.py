@@ -18,7 +18,6 @@ from codedlib.latency.order_stats import harmonic_number
 __all__ = [
     "alpha_for_load",
     "check_tree",
-    "expected_sibling_order_statistic",
     "load_vs_alpha",
     "n_tree_workers",
     "r_cr",
@@ -137,16 +136,6 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
     return pd.DataFrame(rows, columns=columns).set_index("scheme")
 
 
-def expected_sibling_order_statistic(n: int, s: int, load_points: float, a: float, mu: float):
-    """``E[T_(n-s)] = (load/mu)(H_n - H_s) + a load``: the (n-s)-th fastest sibling (Appendix D)."""
-    n = check_int("n", n, 1)
-    s = check_int("s", s, 0, n - 1)
-    load_points = check_real("load_points", load_points, 0.0, low_open=True)
-    a = check_real("a", a, 0.0)
-    mu = check_real("mu", mu, 0.0, low_open=True)
-    return load_points / mu * (harmonic_number(n) - harmonic_number(s)) + a * load_points
-
-
 def theorem2_bounds(
     n: int, L: int, s: int, d: float, a: float, mu: float, t_c: float
 ) -> dict[str, float]:
@@ -155,7 +144,7 @@ def theorem2_bounds(
     ``lower = (r d/mu) log(1/alpha) + a r d + (n (1 - alpha) + L - 1) t_c``
     ``upper = (r d/mu) log(1/alpha) + a r d + n L t_c``
     with ``r = r_CR(n, s, L)``, ``alpha = s/n``; also the proof's ``sibling_order_statistic``
-    ``E[T_(n-s)]`` and ``pipelined_upper`` ``E[T_(n-s)] + L (n - s) t_c``.
+    ``E[T_(n-s)] = (r d/mu)(H_n - H_s) + a r d`` of the (n-s)-th fastest sibling (Appendix D).
     """
     n, L, s = check_tree(n, L, s)
     if s < 1:
@@ -168,20 +157,11 @@ def theorem2_bounds(
     load = r_cr(n, s, L) * d
     computation = load / mu * math.log(1.0 / alpha) + a * load
     lower_comm = (n * (1.0 - alpha) + L - 1) * t_c
-    upper_comm = n * L * t_c
-    order_stat = expected_sibling_order_statistic(n, s, load, a, mu)
     return {
-        "n": n,
-        "L": L,
-        "s": s,
-        "alpha": alpha,
         "N": n_tree_workers(n, L),
-        "load_points": load,
         "computation": computation,
         "lower_communication": lower_comm,
-        "upper_communication": upper_comm,
         "lower": computation + lower_comm,
-        "upper": computation + upper_comm,
-        "sibling_order_statistic": order_stat,
-        "pipelined_upper": order_stat + L * (n - s) * t_c,
+        "upper": computation + n * L * t_c,
+        "sibling_order_statistic": load / mu * (harmonic_number(n) - harmonic_number(s)) + a * load,
     }
