@@ -283,27 +283,6 @@ class CodedReduceAllocation:
         """Ranks that have children (master and layers 0..L-1), bottom layer first."""
         return [nd.rank for nd in reversed(self.nodes) if nd.children]
 
-    def plan(self, rank: int) -> dict:
-        """Everything an MPI process with this rank needs (tree rank = MPI rank).
-
-        ``segments``: ``(start, stop, coefficient)`` of the local data; the process waits for
-        ``n_children_needed`` children, calls :meth:`combine` and sends to ``parent``.
-        """
-        rank = check_int("rank", rank, 0, self.n_workers)
-        nd = self.nodes[rank]
-        return {
-            "rank": nd.rank,
-            "layer": nd.layer,
-            "index": nd.index,
-            "label": nd.label,
-            "parent": nd.parent,
-            "children": list(nd.children),
-            "position": nd.position,
-            "n_children_needed": (self.n - self.s) if nd.children else 0,
-            "segments": nd.local_data.as_tuples(),
-            "n_points": nd.n_points,
-        }
-
     @cached_property
     def _decoder(self) -> CachedDecoder:
         """The family code's decoding vectors, one per straggler pattern (every family

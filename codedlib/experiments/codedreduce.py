@@ -23,7 +23,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
-from codedlib.claims import magnitude_factor, ratio_interval, spec
+from codedlib.claims import magnitude_factor, mean_interval, ratio_interval, spec
 from codedlib.codes.codedreduce import (
     allocate,
     execute,
@@ -97,7 +97,6 @@ __all__ = [
     "coded_gradient_descent",
     "cr_rar_network_table",
     "speedup_verdict",
-    "network_reason",
     "figure_model",
     "model_speedup_range",
     "regime_map",
@@ -339,8 +338,6 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
     """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: per-scheme mean
     iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
     paired per-seed ratios with its 95 % interval, beside the paper's number."""
-    from codedlib.claims import mean_interval
-
     seeds = list(dict.fromkeys(frame["seed"]))
     per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
     first = frame[frame["seed"] == seeds[0]]
@@ -420,11 +417,6 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["label", "scheme"])
 
 
-def _figure_tree(figure: str) -> tuple[int, int, int, int]:
-    """(n, L, s, timing d) of a paper figure (Fig. 2 is Fig. 10's N = 84 linear setting)."""
-    return FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
-
-
 def cr_rar_network_table(
     model: TimingModel | None = None,
     figures=tuple(PAPER_SPEEDUPS),
@@ -454,7 +446,8 @@ def cr_rar_network_table(
     gen = as_generator(rng)
     rows = []
     for figure in figures:
-        cfg, draws, loads = _tree(*_figure_tree(figure), n_iterations, gen)
+        tree = FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
+        cfg, draws, loads = _tree(*tree, n_iterations, gen)
         n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
 
         def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
@@ -507,7 +500,7 @@ def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: floa
     return "direction only" if magnitude_factor(value, paper, paper) > 2.0 else "partly"
 
 
-def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
+def _network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
     """What :func:`cr_rar_network_table`'s ``row`` says about a UMW or RAR speedup row of
     ``figure`` (empty for the other schemes)."""
     paper = PAPER_SPEEDUPS[figure]
@@ -1275,16 +1268,9 @@ def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
 def convergence_figures(model, seeds, n_iterations, quick: bool) -> dict:
     """:func:`convergence_over_seeds` for every figure; SGD's rate tuned once per task."""
     conv, rates = {}, {}
-    for name, setting in FIGURE_SETTINGS.items():
-        task = setting[0]
-        conv[name] = convergence_over_seeds(
-            name,
-            model=model,
-            n_iterations=n_iterations,
-            quick=quick,
-            seeds=seeds,
-            sgd_learning_rate=rates.get(task),
-        )
+    setting = dict(model=model, n_iterations=n_iterations, quick=quick, seeds=seeds)
+    for name, (task, *_) in FIGURE_SETTINGS.items():
+        conv[name] = convergence_over_seeds(name, **setting, sgd_learning_rate=rates.get(task))
         rates.setdefault(task, conv[name].sgd_learning_rate)
     return conv
 
@@ -1300,10 +1286,9 @@ def stand_in(res) -> str:
 
 
 def _to_target(res, scheme):
-    sp = res.speedups
-    if scheme == "CR":
-        return sp[sp["scheme"] == "UMW"]["cr_time_to_target"].to_numpy()
-    return sp[sp["scheme"] == scheme]["time_to_target"].to_numpy()
+    """Per seed: ``scheme``'s time to target (CR's from the UMW rows)."""
+    row, col = ("UMW", "cr_time_to_target") if scheme == "CR" else (scheme, "time_to_target")
+    return res.speedups.loc[res.speedups["scheme"] == row, col].to_numpy()
 
 
 def _miss_reason(key, scheme, paper, value, lo, hi, *, ranges, net_table, latency, NET):
@@ -1312,7 +1297,7 @@ def _miss_reason(key, scheme, paper, value, lo, hi, *, ranges, net_table, latenc
     span = f"[{rg['min']:.3g}, {rg['max']:.3g}]×"
     text = f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper:g}×: "
     if scheme == "UMW":
-        text += network_reason(net_table.loc[key], key, scheme, latency)
+        text += _network_reason(net_table.loc[key], key, scheme, latency)
     elif paper > rg["max"]:
         text += (
             f"the paper's value is above every CR speedup over {scheme} of this sweep "
@@ -1333,7 +1318,7 @@ def _miss_reason(key, scheme, paper, value, lo, hi, *, ranges, net_table, latenc
             "less; the paper gives no EC2 network or straggler figures to set it"
         )
     if scheme == "RAR":
-        text += "; " + network_reason(net_table.loc[key], key, scheme, latency)
+        text += "; " + _network_reason(net_table.loc[key], key, scheme, latency)
     return text
 
 
@@ -1349,7 +1334,7 @@ def _fig13_reason(key, scheme, paper, value, lo, hi, *, eq6, model, net_table, l
     )
     if scheme == "RAR":
         text += f"; our RAR segments cost latency + size/bandwidth ({1e3 * figure_model('fig13', model).message_time(1 / 156):.2g} ms each); "
-        text += network_reason(net_table.loc[key], key, scheme, latency)
+        text += _network_reason(net_table.loc[key], key, scheme, latency)
     if scheme == "SGD":
         text += "; SGD's time to target also depends on the training curve of our stand-in"
     else:

@@ -276,22 +276,11 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     (reduce-scatter then all-gather).
     """
     fig, ax = new_axes(ax, figsize=(2 + 1.6 * N, 1 + 0.45 * 2 * N))
-    # worker i (0-based) holds segment j with the set of contributing workers
-    held = [[{i} for _ in range(N)] for i in range(N)]  # held[i][j]: contributors of segment j
-    rows = []
-    for rnd in range(1, N):  # reduce-scatter: at round k worker i sends segment (i - k + 1)
-        new = [[set(c) for c in h] for h in held]
-        for i in range(N):
-            seg = (i - rnd + 1) % N
-            new[(i + 1) % N][seg] |= held[i][seg]
-        held = new
-        rows.append(
-            (
-                f"RS {rnd}",
-                [f"v{(i - rnd) % N + 1}: {len(held[i][(i - rnd) % N])}/{N}" for i in range(N)],
-            )
-        )
-    rows += [(f"AG {rnd}", [f"{rnd + 1} full segments"] * N) for rnd in range(1, N)]
+    # reduce-scatter round k: worker i (0-based) completes segment i - k from k + 1 workers
+    rows = [
+        (f"RS {k}", [f"v{(i - k) % N + 1}: {k + 1}/{N}" for i in range(N)]) for k in range(1, N)
+    ]
+    rows += [(f"AG {k}", [f"{k + 1} full segments"] * N) for k in range(1, N)]
     table = ax.table(
         cellText=[r[1] for r in rows],
         rowLabels=[r[0] for r in rows],

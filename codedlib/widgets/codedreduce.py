@@ -34,11 +34,9 @@ def render_summary(summary) -> str:
     """
     rows = []
     for key, label in SUMMARY_LABELS.items():
-        value = summary[key]
-        if value is None:
-            continue
-        text = f"{value:.4g}" if isinstance(value, float) else str(value)
-        rows.append(f"<tr><td>{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
+        if (value := summary[key]) is not None:
+            text = f"{value:.4g}" if isinstance(value, float) else str(value)
+            rows.append(f"<tr><td>{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
     return "<table>" + "".join(rows) + "</table>"
 
 
