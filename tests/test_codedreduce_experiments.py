@@ -68,7 +68,8 @@ def test_theorem2_check_reports_within_for_large_n():
 
 
 def test_fig2_table_has_costs_and_paper_numbers():
-    df = fig2_iteration_times(n_iterations=50, model=TimingModel.from_t_c(0.05, 6500, 0.005))
+    model = TimingModel(network=Network.from_message_time(0.05, 6500, 0.005))
+    df = fig2_iteration_times(n_iterations=50, model=model)
     assert df["mean_iteration_time"].idxmin() == "CR"
     assert df["mean_iteration_time"].idxmax() == "UMW"
     assert df.loc["UMW", "cr_speedup_paper"] == PAPER_SPEEDUPS["fig2"]["UMW"]

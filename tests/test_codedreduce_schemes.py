@@ -65,7 +65,8 @@ def test_monte_carlo_cr_time_lies_between_theorem2_bounds(n):
     The bounds drop o(.) terms, so they hold from n ~ 16 on (n = 8 falls below the lower one)."""
     s, L, d = n // 4, 2, 50_000
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel.from_t_c(0.05, 120_000)
+    net = Network.from_message_time(0.05, 120_000, 3e-4)
+    model = TimingModel(network=net, gradient_numbers=120_000)
     assert model.t_c == pytest.approx(0.05)
     times = cr_times(cfg, model, draw_delays(200, cfg.N, n)).times
     b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c)
@@ -85,7 +86,7 @@ def test_same_draws_make_sgd_never_slower_than_umw():
 def test_fig2_ordering_cr_then_rar_then_sgd_gc_then_umw(n, L, s, d):
     """In the communication-bound regime of the paper's stated t_c = 0.05 s per gradient."""
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel.from_t_c(0.05, 6500, latency=0.005)
+    model = TimingModel(network=Network.from_message_time(0.05, 6500, 0.005))
     res = simulate_iteration_times(cfg, model, n_iterations=200, rng=0)
     m = {k: v.mean for k, v in res.items()}
     assert m["CR"] < m["RAR"] < min(m["SGD"], m["GC"])

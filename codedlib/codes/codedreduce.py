@@ -310,15 +310,13 @@ class CodedReduceAllocation:
         for child in child_messages:
             if child not in nd.children:
                 raise ValueError(
-                    f"rank {child} is not a child of {nd.label} (rank {rank}); its children "
-                    f"are ranks {nd.children[0]}..{nd.children[-1]}"
+                    f"rank {child} is not a child of {nd.label} (rank {rank}); its children are ranks {nd.children[0]}..{nd.children[-1]}"
                 )
             positions.append(child - first)
         missing = self.n - len(positions)
         if missing > self.s:
             raise ValueError(
-                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): "
-                f"{missing} of its {self.n} children are missing"
+                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {self.n} children are missing"
             )
         a = self.decoding_coefficients(positions)
         total = local
@@ -379,8 +377,7 @@ def allocate(
         code = cyclic_repetition_code(n, s, rng=rng)
     if code.n_workers != n or code.stragglers != s:
         raise ValueError(
-            f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, "
-            f"stragglers={code.stragglers}"
+            f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, stragglers={code.stragglers}"
         )
     keep = round(r_cr(n, s, L, exact=True) * d)  # r_CR d, rounded when not an integer
     n_nodes = 1 + n_tree_workers(n, L)
@@ -446,8 +443,7 @@ def execute(
         table = np.asarray(local_messages, dtype=float)
         if table.shape[0] != len(alloc.nodes):
             raise ValueError(
-                f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), "
-                f"got {table.shape[0]}"
+                f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), got {table.shape[0]}"
             )
         get_local = table.__getitem__
 
@@ -475,8 +471,7 @@ def execute(
         if missing > alloc.s:
             down = sorted(set(nd.children) - set(chosen))
             raise ValueError(
-                f"more than s={alloc.s} stragglers under parent {nd.label} (rank {rank}): "
-                f"{missing} of its {alloc.n} children straggle (ranks {down})"
+                f"more than s={alloc.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {alloc.n} children straggle (ranks {down})"
             )
         messages[rank] = alloc.combine(rank, {c: messages[c] for c in chosen}, own)
     return messages[0], messages

@@ -24,11 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
 from codedlib.claims import magnitude_factor, mean_interval, ratio_interval, spec
-from codedlib.codes.codedreduce import (
-    allocate,
-    execute,
-    local_messages_from_point_gradients,
-)
+from codedlib.codes.codedreduce import allocate, execute, local_messages_from_point_gradients
 from codedlib.codes.cyclic import (
     PAPER_EXAMPLE_A,
     PAPER_EXAMPLE_B,
@@ -176,7 +172,6 @@ class Example2Result:
     ``messages`` maps each message to its value, each followed by what it must equal."""
 
     allocation: object
-    table: pd.DataFrame
     r_cr: object
     decoding_11: np.ndarray
     decoding_master: np.ndarray
@@ -216,7 +211,6 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
     g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
     return Example2Result(
         allocation=alloc,
-        table=alloc.to_dataframe(),
         r_cr=r_cr(3, 1, 2, exact=True),
         decoding_11=alloc.decoding_coefficients([0, 1]),
         decoding_master=alloc.decoding_coefficients([0, 2]),
@@ -250,11 +244,8 @@ class LoadReductionResult:
 
 def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReductionResult:
     """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x."""
-    alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
-    return LoadReductionResult(
-        alpha=alpha, load_one_layer=one, load_three_layers=three, reduction=one / three
-    )
+    return LoadReductionResult(alpha, one, three, one / three)
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
@@ -507,25 +498,20 @@ def _network_reason(row: pd.Series, figure: str, scheme: str, latency: float) ->
     if scheme == "UMW":
         fits = "breaks it: the paper's UMW and RAR numbers cannot both come from one single-port network"
         return (
-            f"UMW/CR alone has no ceiling (UMW waits for every straggler: "
-            f"{row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
-            f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any "
-            f"constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
+            f"UMW/CR alone has no ceiling (UMW waits for every straggler: {row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
+            f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
             f"{row['paper_gap']:.3g} {fits if row['breaks'] else 'fits it'}"
         )
     if scheme == "RAR":
         tie = row["break_even_latency"]
         tie_text = (
-            f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth "
-            f"(ours {1e3 * latency:g} ms)"
+            f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth (ours {1e3 * latency:g} ms)"
             if np.isfinite(tie)
             else "CR and RAR do not tie for any latency in [1 µs, 1 s] on this bandwidth"
         )
         return (
-            f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = "
-            f"{row['rar_over_cr_float32']:.3g}; not charged: the model download, "
-            f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree "
-            f"({100 * row['download_share']:.0f} % of its iteration), none for RAR"
+            f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = {row['rar_over_cr_float32']:.3g}; not charged: the model download, "
+            f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree ({100 * row['download_share']:.0f} % of its iteration), none for RAR"
         )
     return ""
 
@@ -544,11 +530,7 @@ def _rar_means(cfg, models, draws) -> np.ndarray:
 
 
 def time_breakdown(
-    tree=FIG2_TREE,
-    model: TimingModel | None = None,
-    n_iterations: int = 300,
-    rng=0,
-    cr_loads=None,
+    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0, cr_loads=None
 ) -> pd.DataFrame:
     """Where each scheme's iteration time goes (CR Section III-C model): ``computation`` = the
     shift ``a d_i`` of its load, ``communication`` = the time with every draw at zero minus
@@ -637,8 +619,7 @@ def calibrate_straggle_delay(
     lo, hi = bracket
     if not ratio(lo) <= target <= ratio(hi):
         raise ValueError(
-            f"target must lie between the speedups at D = {lo} and {hi} "
-            f"({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}"
+            f"target must lie between the speedups at D = {lo} and {hi} ({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}"
         )
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
@@ -1192,10 +1173,7 @@ SIM_RTOL = 0.05  # Fig. 13: our simulation against the paper's own, same constan
 def clock_texts(network: Network, a: float, a_mu: float, t_c: float, t_c_numbers: int):
     """``(NET, CLOCK, CLOCK_SHORT)``: the notebook's descriptions of the simulated cluster."""
     mbit = f"{network.bandwidth * 8 / 1e6:.0f} Mb/s"
-    net = (
-        f"{mbit}, {network.latency * 1e3:g} ms latency (bandwidth from the "
-        f"paper's t_c = {t_c:g} s for p = {t_c_numbers:,}; latency assumed)"
-    )
+    net = f"{mbit}, {network.latency * 1e3:g} ms latency (bandwidth from the paper's t_c = {t_c:g} s for p = {t_c_numbers:,}; latency assumed)"
     clock = f"simulated clock: a = {a:g} s/point, aμ = {a_mu:g} (paper); network {net}"
     return net, clock, f"simulated: aμ = {a_mu:g}; {mbit}, {network.latency * 1e3:g} ms"
 
@@ -1299,22 +1277,15 @@ def _miss_reason(key, scheme, paper, value, lo, hi, *, ranges, net_table, latenc
     if scheme == "UMW":
         text += _network_reason(net_table.loc[key], key, scheme, latency)
     elif paper > rg["max"]:
-        text += (
-            f"the paper's value is above every CR speedup over {scheme} of this sweep "
-            f"({KNOBS}: {span} in mean iteration time"
-        )
+        text += f"the paper's value is above every CR speedup over {scheme} of this sweep ({KNOBS}: {span} in mean iteration time"
         if scheme != "RAR":
             text += f"; the communication-bound limit is {rg['communication_bound_limit']:.3g}×"
         text += "); the paper does not say what else slowed the other schemes on EC2"
     elif paper < rg["min"]:
-        text += (
-            f"the paper's value is below every CR speedup over {scheme} our clock gives for "
-            f"this setting at any {KNOBS} ({span} in mean iteration time)"
-        )
+        text += f"the paper's value is below every CR speedup over {scheme} our clock gives for this setting at any {KNOBS} ({span} in mean iteration time)"
     else:
         text += (
-            f"inside the span {span} (mean iteration time) our clock gives over {KNOBS}; "
-            f"on the physical network ({NET}) without calibrated straggling the model gives "
+            f"inside the span {span} (mean iteration time) our clock gives over {KNOBS}; on the physical network ({NET}) without calibrated straggling the model gives "
             "less; the paper gives no EC2 network or straggler figures to set it"
         )
     if scheme == "RAR":
@@ -1328,8 +1299,7 @@ def _fig13_reason(key, scheme, paper, value, lo, hi, *, eq6, model, net_table, l
     text = (
         f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper:g}×: Fig. 13 is the paper's own "
         f"simulation with the t_c, a, aμ we use (t_c = 0.05 s for its p = 120 000 is exactly our network's); it does not describe the rest of its simulator, e.g. RAR's segment cost. "
-        f"Measured: eq. (6)'s rate instead of the appendix's gives an iteration-time ratio of "
-        f"{alt:.3g}× ({'closer to' if closer else 'further from'} the paper's), so the rate "
+        f"Measured: eq. (6)'s rate instead of the appendix's gives an iteration-time ratio of {alt:.3g}× ({'closer to' if closer else 'further from'} the paper's), so the rate "
         f"convention {'narrows' if closer else 'does not explain'} the gap"
     )
     if scheme == "RAR":
@@ -1339,8 +1309,7 @@ def _fig13_reason(key, scheme, paper, value, lo, hi, *, eq6, model, net_table, l
         text += "; SGD's time to target also depends on the training curve of our stand-in"
     else:
         text += (
-            "; for exact schemes the time-to-target ratio is close to the ratio of mean "
-            "iteration times (table under Fig. 13), so the stand-in model (softmax on digits "
+            "; for exact schemes the time-to-target ratio is close to the ratio of mean iteration times (table under Fig. 13), so the stand-in model (softmax on digits "
             "instead of the CNN on CIFAR-10) matters little"
         )
     return text + "; we have not identified the remaining cause"
@@ -1353,10 +1322,7 @@ def _speedup(numerator, denominator, paper, reason_fn, basis="paper", rtol=0.0) 
     if verdict == "reproduced within CI":
         reason = ""
     elif verdict == "reproduced":
-        reason = (
-            f"simulation vs simulation: ours is {100 * (value / paper - 1):+.1f} % from the paper's own "
-            f"simulation with the same t_c, a, aμ, within the stated tolerance of {100 * rtol:g} %"
-        )
+        reason = f"simulation vs simulation: ours is {100 * (value / paper - 1):+.1f} % from the paper's own simulation with the same t_c, a, aμ, within the stated tolerance of {100 * rtol:g} %"
     else:
         reason = reason_fn(paper, value, lo, hi)
     if basis == "check":
@@ -1387,8 +1353,7 @@ def _points_per_node(ex2):
 def _remark3(outcome):
     return {
         "ours": (
-            "two stragglers under one parent of the (3, 2) tree with s = 1: no recovery "
-            f"(ValueError: {outcome})"
+            f"two stragglers under one parent of the (3, 2) tree with s = 1: no recovery (ValueError: {outcome})"
             if outcome
             else "recovered (unexpected)"
         ),
@@ -1404,10 +1369,8 @@ _SETTING_T1 = f"load r = r_CR(12, 3, 2) = {_R1:.4g}, N = {_N156}"
 def _table1_cr(t1):
     return {
         "ours": float(t1.loc["CR", "alpha_exact"]),
-        "reason": f"Table I's α_CR ≈ r^(1/L) = {_R1**0.5:.4g} is an approximation: at this load "
-        f"the (12, 2) tree tolerates s/n = {t1.loc['CR', 'alpha_exact']:.4g} per parent "
-        f"(eq. (5) has n/(s+1), not 1/α); the n → ∞ solution of Σ_l α^-l = 1/r is "
-        f"{alpha_for_load(_R1, 2):.4g}; the ordering CR > GC > RAR holds",
+        "reason": f"Table I's α_CR ≈ r^(1/L) = {_R1**0.5:.4g} is an approximation: at this load the (12, 2) tree tolerates s/n = {t1.loc['CR', 'alpha_exact']:.4g} per parent "
+        f"(eq. (5) has n/(s+1), not 1/α); the n → ∞ solution of Σ_l α^-l = 1/r is {alpha_for_load(_R1, 2):.4g}; the ordering CR > GC > RAR holds",
     }
 
 
@@ -1426,19 +1389,15 @@ def _thm2_row(thm2, CLOCK, replicas, *, n_):
         share = gap_comp / (gap_comp + gap_comm) if gap_comp + gap_comm > 0 else np.nan
         reason = (
             f"at n = {n_} our mean is {where}; measured: the bounds' computation term exceeds the exact E[T_(n−s)] by "
-            f"{gap_comp:.3g} s ({100 * share:.0f} % of the two gaps: step (a) of the proof replaces H_n − H_s "
-            f"by the larger log(1/α)"
-            f", true only up to its o(1)) and the rest of the mean, MC − E[T_(n−s)] = "
-            f"{row['monte_carlo_rest']:.3g} s, is {gap_comm:.3g} s below the communication term "
-            f"(n(1−α) + L − 1)t_c (a parent already receives early children while later ones "
-            f"compute): both are o(·) terms the asymptotic theorem drops, so (7) is not a bound at this n"
+            f"{gap_comp:.3g} s ({100 * share:.0f} % of the two gaps: step (a) of the proof replaces H_n − H_s by the larger log(1/α)"
+            f", true only up to its o(1)) and the rest of the mean, MC − E[T_(n−s)] = {row['monte_carlo_rest']:.3g} s, is {gap_comm:.3g} s below the communication term "
+            f"(n(1−α) + L − 1)t_c (a parent already receives early children while later ones compute): both are o(·) terms the asymptotic theorem drops, so (7) is not a bound at this n"
         )
     return {
         "estimate": (row["monte_carlo_mean"], row["ci_low"], row["ci_high"]),
         "paper_range": (row["lower_bound"], row["upper_bound"]),
         "uncertainty": f"95 % normal interval over {int(row['replicas'])} i.i.d. iterations",
-        "setting": f"L = 2, α = 1/4, d = 50 000; {CLOCK}; bounds without their o(·) terms; "
-        f"{replicas} i.i.d. iterations per n",
+        "setting": f"L = 2, α = 1/4, d = 50 000; {CLOCK}; bounds without their o(·) terms; {replicas} i.i.d. iterations per n",
         "reason": reason,
     }
 
@@ -1456,10 +1415,7 @@ def _network_bound(net_table):
 
 
 def _f2_setting(CLOCK, iterations, seeds):
-    return (
-        f"(4, 3) tree (our inference), s = 1 (α = 1/4), N = 84 (paper: 84 ± 2 EC2 instances), d = 7644, "
-        f"p = 6500; {CLOCK}; {iterations} iterations × {len(seeds)} seeds"
-    )
+    return f"(4, 3) tree (our inference), s = 1 (α = 1/4), N = 84 (paper: 84 ± 2 EC2 instances), d = 7644, p = 6500; {CLOCK}; {iterations} iterations × {len(seeds)} seeds"
 
 
 def _fig2_physical(f2, CLOCK, iterations, seeds, ranges, net_table, latency, NET, *, scheme):
@@ -1482,16 +1438,12 @@ def _fig2_straggler(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds, *, scheme
         delays = "not at all (it tolerates S = 21 stragglers)"
     if scheme == "RAR":
         verdict = "calibrated"
-        reason = (
-            f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
-            f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
-        )
+        reason = f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen so that this ratio is the paper's {paper_:g}× (on seed {seed})"
     else:
         verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
     if scheme != "RAR" and not lo <= paper_ <= hi:
         reason = (
-            f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
-            f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
+            f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
             f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
         )
     reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
@@ -1510,8 +1462,7 @@ def _coded_run(coded_runs, seed, *, fig):
     ok = bool((worst_run < 1e-10).all())  # round-off: GC decodes a 63 x 84 system
     return {
         "ours": (
-            f"{n_it} iterations, every gradient decoded (CR tree with the timed survivors, GC's first N − S, "
-            f"RAR/UMW sums), each from its own iterate: max ‖θ − θ_GD‖/‖θ_GD‖ = "
+            f"{n_it} iterations, every gradient decoded (CR tree with the timed survivors, GC's first N − S, RAR/UMW sums), each from its own iterate: max ‖θ − θ_GD‖/‖θ_GD‖ = "
             + ", ".join(f"{k} {v:.1e}" for k, v in worst_run.items())
         ),
         "verdict": "reproduced" if ok else "not reproduced",
@@ -1542,8 +1493,7 @@ def _conv_speedup(conv, seeds, CLOCK, ranges, net_table, latency, NET, eq6, mode
         basis=basis,
         rtol=SIM_RTOL if fig == "fig13" else 0.0,
     ) | {
-        "setting": f"{stand_in(res)}; timing d = {cfg.d}, ({cfg.n}, {cfg.L}) tree, s = {cfg.s}, "
-        f"N = {cfg.N}; {res.n_iterations} iterations × {len(seeds)} seeds; {CLOCK}; "
+        "setting": f"{stand_in(res)}; timing d = {cfg.d}, ({cfg.n}, {cfg.L}) tree, s = {cfg.s}, N = {cfg.N}; {res.n_iterations} iterations × {len(seeds)} seeds; {CLOCK}; "
         "one centralised GD re-timed per exact scheme (exact: see the coded runs above); SGD rate tuned once per task"
     }
 
@@ -1586,13 +1536,11 @@ def _sgd_over_rar(conv, regimes, seeds, CLOCK, *, fig):
         "numerator": num,
         "denominator": den,
         "paper": paper_ratio,
-        "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[fig]['SGD']:g}× vs "
-        f"{PAPER_SPEEDUPS[fig]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
+        "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[fig]['SGD']:g}× vs {PAPER_SPEEDUPS[fig]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
         "reason": (
             ""
             if lo <= paper_ratio <= hi
-            else f"ours {value:.3g} [{lo:.3g}, {hi:.3g}]: on our physical network RAR's iteration is "
-            f"{regimes.loc[fig, 'RAR / CR time']:.2g}× CR's while SGD's master receives N − S full gradients "
+            else f"ours {value:.3g} [{lo:.3g}, {hi:.3g}]: on our physical network RAR's iteration is {regimes.loc[fig, 'RAR / CR time']:.2g}× CR's while SGD's master receives N − S full gradients "
             f"({100 * regimes.loc[fig, 'UMW comm. share']:.0f} % of UMW's time is communication), so RAR is far "
             f"faster than SGD; the paper's EC2 RAR (MPI_Allreduce) was slower, by a cost it does not state"
         ),
@@ -1668,16 +1616,14 @@ def _complexity(complexity, conv, seeds):
         "ours": (
             f"Fig. 10's runs ({complexity['n_run']} iterations, {len(seeds)} seeds), ε = the errors GD reaches after 10 %, 50 %, 100 % "
             f"of the run ({', '.join(f'{e:.3g}' for e in levels)}): CR needs fewer computations at "
-            f"{len(cr_fewer)} of 3 levels (SGD never reaches {len(sgd_never)} of them within the run); per iteration "
-            f"CR computes {per_iter['CR']:.0f} point gradients, SGD {per_iter['SGD']:.0f}"
+            f"{len(cr_fewer)} of 3 levels (SGD never reaches {len(sgd_never)} of them within the run); per iteration CR computes {per_iter['CR']:.0f} point gradients, SGD {per_iter['SGD']:.0f}"
         ),
         "verdict": "reproduced" if len(cr_fewer) == 3 else "partly",
         "reason": ""
         if len(cr_fewer) == 3
         else (
             f"SGD's cheaper iterations need fewer computations at ε = {', '.join(f'{e:.3g}' for e in levels if e not in cr_fewer)}; "
-            f"CR needs fewer (or SGD never gets there) at ε = {', '.join(f'{e:.3g}' for e in cr_fewer) or 'none'}: "
-            "the paper's ordering holds only as ε shrinks"
+            f"CR needs fewer (or SGD never gets there) at ε = {', '.join(f'{e:.3g}' for e in cr_fewer) or 'none'}: the paper's ordering holds only as ε shrinks"
         ),
         "setting": f"{stand_in(conv['fig10'])}; normalised error (11) = ‖θ − θ*‖²/‖θ*‖²",
     }
@@ -1695,20 +1641,16 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
     verdicts = sp_rows["verdict"].value_counts()
     f13 = sp_rows[sp_rows["item"] == "Fig. 13"]
     lines = [
-        f"* **Direction.** In {faster} of {len(sp_rows)} speedup rows (Fig. 10's repeats of Fig. 2 left out) our "
-        "interval shows CR faster; the paper reports CR faster in all of them.",
+        f"* **Direction.** In {faster} of {len(sp_rows)} speedup rows (Fig. 10's repeats of Fig. 2 left out) our interval shows CR faster; the paper reports CR faster in all of them.",
         "* **Verdicts:** " + ", ".join(f"{v} {k}" for k, v in verdicts.items()) + ".",
         f"* **UMW:** no ceiling in the model, but the printed UMW − RAR speedups exceed the single-port bound "
-        f"N/(L(n − s)) in {n_break} of {len(net_table)} figures (bound table): those EC2 numbers include "
-        "costs the model does not have and the paper does not name.",
+        f"N/(L(n − s)) in {n_break} of {len(net_table)} figures (bound table): those EC2 numbers include costs the model does not have and the paper does not name.",
         f"* **RAR:** CR and RAR tie at latencies of {1e3 * net_table['break_even_latency'].min():.2g}–"
-        f"{1e3 * net_table['break_even_latency'].max():.2g} ms on this bandwidth, and the uncharged model download "
-        "favours CR; the convergence figures run on the physical network "
+        f"{1e3 * net_table['break_even_latency'].max():.2g} ms on this bandwidth, and the uncharged model download favours CR; the convergence figures run on the physical network "
         f"({NET}) without calibrated straggling.",
         "* **Fig. 13** (the paper's own simulation with our constants): "
         + ", ".join(
-            f"over {r['quantity'].split(' over ')[1].split(' ')[0]} ours {r['our_value']:.3g}× "
-            f"[{r['ci_low']:.3g}, {r['ci_high']:.3g}] vs paper {r['paper_value']:g}× ({r['verdict']})"
+            f"over {r['quantity'].split(' over ')[1].split(' ')[0]} ours {r['our_value']:.3g}× [{r['ci_low']:.3g}, {r['ci_high']:.3g}] vs paper {r['paper_value']:g}× ({r['verdict']})"
             for _, r in f13.iterrows()
         )
         + ".",
@@ -1778,11 +1720,9 @@ CLAIMS = {
             "Example 2 (Fig. 7)",
             "which row of A node (1,1) uses",
             paper="'from (2, 1) and (2, 1) and using the first row in A', then 2m_(2,1) − m_(2,2)",
-            ours="[2, −1, 0] is the third row of A (row f belongs to straggler f, here (2,3)); "
-            "the survivors are (2,1) and (2,2)",
+            ours="[2, −1, 0] is the third row of A (row f belongs to straggler f, here (2,3)); the survivors are (2,1) and (2,2)",
             verdict="paper erratum",
-            reason="the text's 'first row' and '(2, 1) and (2, 1)' contradict its own computation "
-            "2m_(2,1) − m_(2,2), which is right and which we reproduce",
+            reason="the text's 'first row' and '(2, 1) and (2, 1)' contradict its own computation 2m_(2,1) − m_(2,2), which is right and which we reproduce",
         ),
     ],
     "remark3": [
@@ -1819,8 +1759,7 @@ CLAIMS = {
             "Theorem 1 (converse)",
             "no scheme on the tree has load below r_CR",
             paper="r ≥ r_CR for every scheme robust to any s stragglers per parent (Appendix C-B)",
-            reason="a statement over all schemes, proved in the paper; we check achievability (our "
-            "allocation gives every node r_CR d points, eq. (13) solved exactly in the tests) "
+            reason="a statement over all schemes, proved in the paper; we check achievability (our allocation gives every node r_CR d points, eq. (13) solved exactly in the tests) "
             "but cannot test the converse numerically",
         ),
     ],
@@ -1835,8 +1774,7 @@ CLAIMS = {
             "GC resiliency α at r = 1/12, N = 156",
             lambda t1: {
                 "ours": float(t1.loc["GC", "alpha_exact"]),
-                "reason": f"Table I's α_GC = r is leading order: with r = (S+1)/N (Sec. II-C) the "
-                f"exact resiliency is S/N = r − 1/N = {t1.loc['GC', 'alpha_exact']:.4g}",
+                "reason": f"Table I's α_GC = r is leading order: with r = (S+1)/N (Sec. II-C) the exact resiliency is S/N = r − 1/N = {t1.loc['GC', 'alpha_exact']:.4g}",
             },
             paper=_R1,
             verdict="partly",
@@ -1854,8 +1792,7 @@ CLAIMS = {
             "Table I",
             "parallelisation gain β (nodes receiving at once)",
             paper="RAR Θ(N), GC Θ(1), CR Θ(N^(1−1/L))",
-            ours=f"N = {_N156}: RAR {_N156}, GC 1, CR {sum(12**layer for layer in range(2))} "
-            f"(N^(1−1/L) = {_N156**0.5:.3g})",
+            ours=f"N = {_N156}: RAR {_N156}, GC 1, CR {sum(12**layer for layer in range(2))} (N^(1−1/L) = {_N156**0.5:.3g})",
             verdict="reproduced",
             setting="counted on the simulated schemes, (12, 2) tree",
             section=SEC_T,
@@ -1877,11 +1814,9 @@ CLAIMS = {
             "Eq. (6) vs Appendix D",
             "rate of the shifted-exponential computation time",
             paper="eq. (6): rate μ/a (independent of the load d_i); Appendix D: rate μ/(r_CR d)",
-            ours="we use the appendix's rate μ/d_i: with eq. (6)'s rate the log(1/α) term of (7)-(8) "
-            "would be (a/μ) log(1/α), not (r_CR d/μ) log(1/α)",
+            ours="we use the appendix's rate μ/d_i: with eq. (6)'s rate the log(1/α) term of (7)-(8) would be (a/μ) log(1/α), not (r_CR d/μ) log(1/α)",
             verdict="paper erratum",
-            reason="the model (6) and the proof of Theorem 2 use different rates; Theorem 2 holds for "
-            "the appendix's",
+            reason="the model (6) and the proof of Theorem 2 use different rates; Theorem 2 holds for the appendix's",
         ),
     ],
     "network": [
@@ -1891,10 +1826,8 @@ CLAIMS = {
             "printed UMW/CR − RAR/CR within the single-port bound N/(L(n − s))",
             _network_bound,
             paper="the UMW and RAR speedups printed with Figs. 2 and 8–13",
-            reason="derived from the printed speedups: in the paper's own model (Sec. III-C, single port, "
-            "t_c per gradient) UMW − RAR ≤ N t_c and CR ≥ L(n − s) t_c for any constants, so these EC2 "
-            "numbers include costs outside the model that the paper does not name; Fig. 13, its own "
-            "simulation, fits",
+            reason="derived from the printed speedups: in the paper's own model (Sec. III-C, single port, t_c per gradient) UMW − RAR ≤ N t_c and CR ≥ L(n − s) t_c for any constants, so these EC2 "
+            "numbers include costs outside the model that the paper does not name; Fig. 13, its own simulation, fits",
             setting="the paper's printed speedups and trees; no simulation",
             section=SEC_NET,
             basis="derived",

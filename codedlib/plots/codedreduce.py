@@ -114,10 +114,7 @@ def _tree_positions(n: int, L: int):
 
 def tree_title(alloc) -> str:
     """Default title of :func:`plot_tree`: the tree's shape, N, s, d and r_CR d."""
-    return (
-        f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\n"
-        f"s = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
-    )
+    return f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\ns = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
 
 
 def plot_tree(
@@ -138,8 +135,7 @@ def plot_tree(
     n, L = alloc.n, alloc.L
     if n**L > max_leaves:
         raise ValueError(
-            f"tree too large to draw: n^L = {n**L} leaves, max_leaves={max_leaves}; "
-            "use a smaller n or L"
+            f"tree too large to draw: n^L = {n**L} leaves, max_leaves={max_leaves}; use a smaller n or L"
         )
     graph = alloc.to_networkx()
     pos = _tree_positions(n, L)
@@ -291,10 +287,7 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     table.scale(1, 1.3)
     ax.set_axis_off()
     if title is None:
-        title = (
-            f"Fig. 3: Ring-AllReduce, N = {N}: 2(N−1) = {2 * (N - 1)} rounds of p/N-sized "
-            "segments\n(entry: segment completed so far / contributors)"
-        )
+        title = f"Fig. 3: Ring-AllReduce, N = {N}: 2(N−1) = {2 * (N - 1)} rounds of p/N-sized segments\n(entry: segment completed so far / contributors)"
     ax.set_title(title)
     return fig
 
@@ -360,12 +353,7 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("children per parent n (α, L fixed)")
     ax.set_ylabel("expected iteration time [s]")
-    if title is None:
-        title = (
-            theorem2_title(df)
-            if "position" in df
-            else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
-        )
+    title = theorem2_title(df) if title is None else title
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     ax.legend(fontsize=8)
     return fig

@@ -80,16 +80,8 @@ class TimingModel:
         check_real("straggle_delay", self.straggle_delay, 0.0)
         if self.rate_convention not in ("appendix", "eq6"):
             raise ValueError(
-                "rate_convention must be 'appendix' or 'eq6', "
-                f"got rate_convention={self.rate_convention!r}"
+                f"rate_convention must be 'appendix' or 'eq6', got rate_convention={self.rate_convention!r}"
             )
-
-    @classmethod
-    def from_t_c(cls, t_c: float, gradient_numbers: int, latency: float = 3e-4, **kw):
-        """The model whose full-gradient message takes ``t_c`` (the bandwidth follows from
-        ``t_c``, ``latency`` and ``p``): how a paper's stated ``t_c`` enters the network."""
-        net = Network.from_message_time(t_c, gradient_numbers, latency)
-        return cls(network=net, gradient_numbers=gradient_numbers, **kw)
 
     @property
     def t_c(self) -> float:
@@ -174,9 +166,7 @@ def _check_draws(draws, n_workers):
     if not np.all(np.isfinite(draws)) or np.any(draws < 0):
         finite = draws[np.isfinite(draws)]
         raise ValueError(
-            "draws must be finite and >= 0 (Exp(1) draws), got "
-            f"min={finite.min() if finite.size else 'n/a'} and "
-            f"{int(np.sum(~np.isfinite(draws)))} non-finite entries"
+            f"draws must be finite and >= 0 (Exp(1) draws), got min={finite.min() if finite.size else 'n/a'} and {int(np.sum(~np.isfinite(draws)))} non-finite entries"
         )
     return draws
 
