@@ -136,9 +136,7 @@ class Segments:
 
     @staticmethod
     def concat(parts) -> Segments:
-        parts = [p for p in parts if len(p)]
-        if not parts:
-            return Segments.empty()
+        parts = [Segments.empty()] + [p for p in parts if len(p)]
         return Segments(
             np.concatenate([p.starts for p in parts]).astype(np.int64),
             np.concatenate([p.stops for p in parts]).astype(np.int64),
@@ -380,33 +378,18 @@ def allocate(
             f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, stragglers={code.stragglers}"
         )
     keep = round(r_cr(n, s, L, exact=True) * d)  # r_CR d, rounded when not an integer
-    n_nodes = 1 + n_tree_workers(n, L)
-    subtree = [Segments.whole(d)] + [None] * (n_nodes - 1)
-    local = [Segments.empty()] + [None] * (n_nodes - 1)
-    remainder = {0: subtree[0]}  # D_T(l,i): what a node passes to its children
-    for layer in range(1, L + 1):
-        for parent_index in range(n ** (layer - 1)):
-            parent_rank = rank_of(layer - 1, parent_index, n)
-            shares = comp_alloc(remainder.pop(parent_rank), code)
-            for j, share in enumerate(shares):
-                rank = rank_of(layer, n * parent_index + j, n)
-                subtree[rank] = share
-                if layer == L:
-                    local[rank] = share
-                else:
-                    own = min(keep, share.size)
-                    local[rank] = share.slice(0, own)
-                    remainder[rank] = share.slice(own, share.size)
-    nodes = []
-    for rank in range(n_nodes):
+    nodes, shares = [], {0: Segments.whole(d)}  # D^T(l,i), handed down by the parent
+    for rank in range(1 + n_tree_workers(n, L)):
         layer, index = position_of(rank, n)
         parent, children = tree_links(n, L, rank)
+        share = shares.pop(rank)
+        # the master keeps nothing, a leaf everything, any other node its first r_CR d points
+        own = 0 if layer == 0 else min(keep, share.size) if children else share.size
+        if children:  # COMPALLOC of the rest among its children
+            shares.update(zip(children, comp_alloc(share.slice(own, share.size), code)))
         position = None if layer == 0 else index % n
-        nodes.append(
-            TreeNode(
-                rank, layer, index, parent, tuple(children), position, subtree[rank], local[rank]
-            )
-        )
+        local = share.slice(0, own)
+        nodes.append(TreeNode(rank, layer, index, parent, tuple(children), position, share, local))
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
 
 
@@ -432,21 +415,16 @@ def execute(
 ):
     """CR.EXECUTE (Algorithm 2): aggregate coded gradients up the tree.
 
-    ``local_messages``: an ``(N+1, p)`` array of every rank's ``g_D(l,i)`` (row 0 ignored) or
-    a callable ``rank -> vector``. ``survivors`` (``{parent_rank: child ranks}``) names the
-    children a parent combines; default all non-stragglers. Returns ``(gradient, messages)``:
-    the master's aggregate (``= g_D`` exactly) and every delivered message by rank.
+    ``local_messages``: an ``(N+1, p)`` array of every rank's ``g_D(l,i)`` (row 0 ignored).
+    ``survivors`` (``{parent_rank: child ranks}``) names the children a parent combines;
+    default all non-stragglers. Returns ``(gradient, messages)``: the master's aggregate
+    (``= g_D`` exactly) and every delivered message by rank.
     """
-    if callable(local_messages):
-        get_local = local_messages
-    else:
-        table = np.asarray(local_messages, dtype=float)
-        if table.shape[0] != len(alloc.nodes):
-            raise ValueError(
-                f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), got {table.shape[0]}"
-            )
-        get_local = table.__getitem__
-
+    table = np.asarray(local_messages, dtype=float)
+    if table.shape[0] != len(alloc.nodes):
+        raise ValueError(
+            f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), got {table.shape[0]}"
+        )
     straggling = {check_int("straggler rank", r, 1, alloc.n_workers) for r in stragglers}
     survivors = dict(survivors or {})
     messages: dict[int, np.ndarray] = {}
@@ -454,7 +432,7 @@ def execute(
         nd = alloc.nodes[rank]
         if rank in straggling:
             continue
-        own = get_local(rank) if rank else 0.0
+        own = table[rank] if rank else 0.0
         if not nd.children:
             messages[rank] = np.asarray(own, dtype=float)
             continue
