@@ -91,8 +91,7 @@ class TimingModel:
     def compute_times(self, loads, draws) -> np.ndarray:
         """``a d_i + scale_i E_i (+ D if E_i > log(1/q))`` with ``scale = d_i/mu`` (appendix)
         or ``a/mu`` (eq. 6)."""
-        loads = np.asarray(loads, dtype=float)
-        draws = np.asarray(draws, dtype=float)
+        loads, draws = np.asarray(loads, dtype=float), np.asarray(draws, dtype=float)
         scale = loads / self.mu if self.rate_convention == "appendix" else self.a / self.mu
         out = self.a * loads + scale * draws
         if self.straggle_prob > 0 and self.straggle_delay > 0:
@@ -262,11 +261,8 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
             for i in range(n**layer):
                 first_child = offsets[layer + 1] + n * i
                 survivors[offsets[layer] + i] = first_child + order[:, i, : n - s]
-        if layer > 0:
-            own = compute[:, offsets[layer] - 1 : offsets[layer + 1] - 1]
-            ready = np.maximum(done, own)
-        else:
-            ready = done
+        own = compute[:, offsets[layer] - 1 : offsets[layer + 1] - 1]  # empty for the master
+        ready = np.maximum(done, own) if layer > 0 else done
     return (ready[:, 0], survivors) if return_survivors else ready[:, 0]
 
 
@@ -280,8 +276,7 @@ def cr_times(
     ``(timing, survivors)``, the children each parent combined, to feed
     :func:`codedlib.codes.codedreduce.execute`.
     """
-    n, L, s = cfg.n, cfg.L, cfg.s
-    N = cfg.N
+    n, L, s, N = cfg.n, cfg.L, cfg.s, cfg.N
     draws = _check_draws(draws, N)
     if loads is None:
         loads = np.full(N, r_cr(n, s, L) * cfg.d)
