@@ -203,13 +203,9 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None
     )
     axes[1].set_title(f"GC: master + N = {N}\nα = r, β = Θ(1)")
     tree = nx.balanced_tree(n, L)  # numbered breadth-first, like our ranks
+    tpos = _tree_positions(n, L)
     nx.draw_networkx(
-        tree,
-        _tree_positions(n, L),
-        ax=axes[2],
-        node_color=["#404040"] + ["#d55e00"] * N,
-        labels=labels,
-        **style,
+        tree, tpos, ax=axes[2], node_color=["#404040"] + ["#d55e00"] * N, labels=labels, **style
     )
     axes[2].set_title(f"CR: ({n}, {L}) tree\nα ≈ r^(1/L), β = Θ(N^(1-1/L))")
     for a in axes:
