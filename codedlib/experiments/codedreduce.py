@@ -332,8 +332,7 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
     seeds = list(dict.fromkeys(frame["seed"]))
     per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
     first = frame[frame["seed"] == seeds[0]]
-    keep = [c for c in first.columns if c not in ("scheme", "seed", "std")]
-    summary = first.set_index("scheme")[keep].copy()
+    summary = first.set_index("scheme").drop(columns=["seed", "std"])
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     cols = ["mean_iteration_time", "time_ci_low", "time_ci_high"]
     cols += ["cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
@@ -492,8 +491,8 @@ def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: floa
 
 
 def _network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
-    """What :func:`cr_rar_network_table`'s ``row`` says about a UMW or RAR speedup row of
-    ``figure`` (empty for the other schemes)."""
+    """What :func:`cr_rar_network_table`'s ``row`` says about ``figure``'s UMW speedup row
+    (``scheme == "UMW"``) or its RAR row (any other ``scheme``)."""
     paper = PAPER_SPEEDUPS[figure]
     if scheme == "UMW":
         fits = "breaks it: the paper's UMW and RAR numbers cannot both come from one single-port network"
@@ -502,18 +501,16 @@ def _network_reason(row: pd.Series, figure: str, scheme: str, latency: float) ->
             f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
             f"{row['paper_gap']:.3g} {fits if row['breaks'] else 'fits it'}"
         )
-    if scheme == "RAR":
-        tie = row["break_even_latency"]
-        tie_text = (
-            f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth (ours {1e3 * latency:g} ms)"
-            if np.isfinite(tie)
-            else "CR and RAR do not tie for any latency in [1 µs, 1 s] on this bandwidth"
-        )
-        return (
-            f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = {row['rar_over_cr_float32']:.3g}; not charged: the model download, "
-            f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree ({100 * row['download_share']:.0f} % of its iteration), none for RAR"
-        )
-    return ""
+    tie = row["break_even_latency"]
+    tie_text = (
+        f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth (ours {1e3 * latency:g} ms)"
+        if np.isfinite(tie)
+        else "CR and RAR do not tie for any latency in [1 µs, 1 s] on this bandwidth"
+    )
+    return (
+        f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = {row['rar_over_cr_float32']:.3g}; not charged: the model download, "
+        f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree ({100 * row['download_share']:.0f} % of its iteration), none for RAR"
+    )
 
 
 def _tree(n, L, s, d, n_iterations, rng):
@@ -530,7 +527,7 @@ def _rar_means(cfg, models, draws) -> np.ndarray:
 
 
 def time_breakdown(
-    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0, cr_loads=None
+    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0
 ) -> pd.DataFrame:
     """Where each scheme's iteration time goes (CR Section III-C model): ``computation`` = the
     shift ``a d_i`` of its load, ``communication`` = the time with every draw at zero minus
@@ -539,17 +536,14 @@ def time_breakdown(
     """
     cfg, draws, loads = _tree(*tree, n_iterations, rng)
     model = TimingModel() if model is None else model
-    cr_loads = loads if cr_loads is None else cr_loads
-    full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=cr_loads)
-    calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=cr_loads)
-    rows = []
-    for name in SCHEMES:
-        shift = model.a * (float(np.max(cr_loads)) if name == "CR" else full[name].load_points)
-        total, calm_mean = full[name].mean, calm[name].mean
-        rows.append(
-            dict(scheme=name, computation=shift, communication=calm_mean - shift)
-            | dict(straggling=total - calm_mean, total=total)
-        )
+    full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
+    calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=loads)
+    rows = [  # the shift of the busiest worker's load (CR: the largest of the tree's loads)
+        dict(scheme=k, computation=model.a * full[k].load_points)
+        | dict(communication=calm[k].mean - model.a * full[k].load_points)
+        | dict(straggling=full[k].mean - calm[k].mean, total=full[k].mean)
+        for k in SCHEMES
+    ]
     out = pd.DataFrame(rows).set_index("scheme")
     for part in ("computation", "communication", "straggling"):
         out[f"{part}_share"] = out[part] / out["total"]
@@ -1089,7 +1083,7 @@ def configuration_summary(
     """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
-    alloc = allocate(n, L, s, d)
+    alloc = _allocation(n, L, s, d)
     b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c) if s >= 1 else {}
     out = dict(n_workers=cfg.N, alpha=cfg.alpha, stragglers_flat=cfg.S, r_cr=r_cr(n, s, L))
     out |= dict(r_gc=r_gc(cfg.N, cfg.S), r_cr_d=r_cr(n, s, L) * d, t_c=model.t_c)
@@ -1098,9 +1092,7 @@ def configuration_summary(
     out |= dict(theorem2_lower=b.get("lower"), theorem2_upper=b.get("upper"))
     return out | dict(
         simulation=fig2_iteration_times((n, L, s, d), model, n_iterations, rng),
-        breakdown=time_breakdown(
-            (n, L, s, d), model, n_iterations, rng, cr_loads=alloc.load_points
-        ),
+        breakdown=time_breakdown((n, L, s, d), model, n_iterations, rng),
     )
 
 

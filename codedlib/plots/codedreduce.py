@@ -367,9 +367,7 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
     vals = df["mean_iteration_time"].to_numpy()
-    yerr = None
-    if "time_ci_low" in df and "time_ci_high" in df:
-        yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"])
+    yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"]) if "time_ci_low" in df else None
     ax.bar(
         names,
         vals,

@@ -98,10 +98,8 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
     lo, hi = 0.0, 1.0  # load_vs_alpha increases in alpha
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if mid > 0 and 1.0 / sum(mid ** (-layer) for layer in range(1, L + 1)) <= r:
-            lo = mid
-        else:
-            hi = mid
+        ok = mid > 0 and 1.0 / sum(mid ** (-layer) for layer in range(1, L + 1)) <= r
+        lo, hi = (mid, hi) if ok else (lo, mid)
     return lo
 
 
@@ -120,17 +118,11 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
             f"N must equal n + ... + n^L = {n_tree_workers(n, L)} for n={n}, L={L}, got N={N}"
         )
     gc_alpha = math.floor(r * N - 1 + 1e-12) / N if r * N >= 1 else 0.0
+    cr_alpha = alpha_for_load(r, L, n)
     rows = [
         ("RAR", "0", "Θ(N)", 0.0, 0.0, float(N)),
         ("GC", "r", "Θ(1)", r, gc_alpha, 1.0),
-        (
-            "CR",
-            "r^(1/L)",
-            "Θ(N^(1-1/L))",
-            r ** (1.0 / L),
-            alpha_for_load(r, L, n),
-            float(N) ** (1.0 - 1.0 / L),
-        ),
+        ("CR", "r^(1/L)", "Θ(N^(1-1/L))", r ** (1.0 / L), cr_alpha, float(N) ** (1.0 - 1.0 / L)),
     ]
     columns = ["scheme", "alpha_paper", "beta_paper", "alpha_approx", "alpha_exact", "beta_order"]
     return pd.DataFrame(rows, columns=columns).set_index("scheme")
