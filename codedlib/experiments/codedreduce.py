@@ -800,19 +800,16 @@ def _tune(run: dict, quick: bool) -> tuple[float, float]:
     grid (the paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in
     grid[1]; score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
     prob, task, data, theta0 = run["prob"], run["task"], run["data"], run["theta0"]
-    best = None
-    for c2 in _sizes(quick)["sgd_grid"][0]:
-        for k in _sizes(quick)["sgd_grid"][1]:
-            c1 = k * run["step"] * c2
-            theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
-            if task == "logistic":
-                score = float(prob.loss(theta))
-            elif task == "linear":
-                score = _metric(task, prob, data, theta, theta0)
-            else:
-                score = -_metric(task, prob, data, theta, theta0)
-            if np.isfinite(score) and (best is None or score < best[0]):
-                best = (score, c1, c2)
+    best, sign = None, -1.0 if task == "softmax" else 1.0  # accuracy: higher is better
+    for c2, k in itertools.product(*_sizes(quick)["sgd_grid"]):
+        c1 = k * run["step"] * c2
+        theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
+        if task == "logistic":
+            score = float(prob.loss(theta))
+        else:
+            score = sign * _metric(task, prob, data, theta, theta0)
+        if np.isfinite(score) and (best is None or score < best[0]):
+            best = (score, c1, c2)
     return best[1], best[2]
 
 
@@ -1318,10 +1315,7 @@ def _speedup(numerator, denominator, paper, reason_fn, basis="paper", rtol=0.0) 
     else:
         reason = reason_fn(paper, value, lo, hi)
     if basis == "check":
-        reason = (
-            "duplicate of Fig. 2's row (same setting, same delay draws): a check, not counted; "
-            + reason
-        )
+        reason = f"duplicate of Fig. 2's row (same setting, same delay draws): a check, not counted; {reason}"
     return dict(
         numerator=numerator, denominator=denominator, expected="greater", paper=paper
     ) | dict(verdict=verdict, reason=reason)
