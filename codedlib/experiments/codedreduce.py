@@ -184,12 +184,9 @@ def example1_gc(rng=0) -> Example1Result:
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
     rows = [
-        {
-            "straggler": f"W{f + 1}",
-            "decoding_row": np.round(a, 12).tolist(),
-            "paper_row": PAPER_EXAMPLE_A[f].tolist(),
-            "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
-        }
+        dict(straggler=f"W{f + 1}", decoding_row=np.round(a, 12).tolist())
+        | dict(paper_row=PAPER_EXAMPLE_A[f].tolist())
+        | dict(max_abs_error=float(np.max(np.abs(a @ code.B @ g - g.sum(0)))))
         for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
     ]
     return Example1Result(code=code, table=pd.DataFrame(rows))
@@ -1135,11 +1132,7 @@ SEC_CR = "III. CodedReduce"
 SEC_T1 = "Theorem 1: computation load"
 SEC_T = "Table I: resiliency and parallelisation gain at computation load r"
 SEC_T2 = "Theorem 2: expected run time"
-SEC_NET = "IV. The simulated cluster"
-SEC_F2 = "Fig. 2: average iteration time (N = 84)"
-SEC_EXACT = "Figs. 8–13: the exact schemes equal GD"
 SEC_ALL = "All speedups side by side"
-SEC_COMPLEXITY = "Section III-C.2: total gradient computations"
 
 #: "Fig. 9(a)" for "fig9a".
 LABELS = {
@@ -1815,7 +1808,7 @@ CLAIMS = {
             reason="derived from the printed speedups: in the paper's own model (Sec. III-C, single port, t_c per gradient) UMW − RAR ≤ N t_c and CR ≥ L(n − s) t_c for any constants, so these EC2 "
             "numbers include costs outside the model that the paper does not name; Fig. 13, its own simulation, fits",
             setting="the paper's printed speedups and trees; no simulation",
-            section=SEC_NET,
+            section="IV. The simulated cluster",
             basis="derived",
         ),
     ],
@@ -1825,7 +1818,7 @@ CLAIMS = {
             "Fig. 2",
             f"CR speedup over {s} (Fig. 2{regime})",
             functools.partial(measure, scheme=s),
-            section=SEC_F2,
+            section="Fig. 2: average iteration time (N = 84)",
             **fixed,
         )
         for regime, measure, fixed in (
@@ -1841,7 +1834,7 @@ CLAIMS = {
             f"GD through the actual codes equals centralised GD ({LABELS[f]})",
             functools.partial(_coded_run, fig=f),
             paper="CR (Algorithm 2) and GC recover the exact full gradient every iteration, as UMW and RAR do",
-            section=SEC_EXACT,
+            section="Figs. 8–13: the exact schemes equal GD",
             basis="check",
         )
         for f in ("fig8", "fig10")
@@ -1935,7 +1928,7 @@ CLAIMS = {
             "total gradient computations to an ε-accurate model, CR vs SGD",
             _complexity,
             paper="CR: O(α^L N log(1/ε) d); SGD: O(α (1/ε) d); CR needs far fewer as ε → 0",
-            section=SEC_COMPLEXITY,
+            section="Section III-C.2: total gradient computations",
         ),
     ],
 }

@@ -362,8 +362,6 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     ``time_ci_high``, ``speedup_ci_low``, ``speedup_ci_high``) the bars carry 95 % error bars
     over seeds and the speedups their intervals.
     """
-    if title is None:
-        title = "Average iteration time (CR speedup: ours, paper)"
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
     vals = df["mean_iteration_time"].to_numpy()
@@ -387,7 +385,9 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
         if name != "CR":
             ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)
     ax.set_ylabel(LABELS["mean_iteration_time"])
-    ax.set_title(title, fontsize=9)
+    ax.set_title(
+        "Average iteration time (CR speedup: ours, paper)" if title is None else title, fontsize=9
+    )
     ax.set_ylim(0, vals.max() * 1.35)
     return fig
 
@@ -413,9 +413,7 @@ def plot_convergence(
             ax.plot(
                 group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
             )
-    if logy is None:
-        logy = result.task != "softmax"
-    if logy:
+    if logy or (logy is None and result.task != "softmax"):  # accuracy on a linear axis
         ax.set_yscale("log")
     ax.set_xscale("log")
     ax.set_xlabel("simulated wall-clock time [s]")
@@ -440,8 +438,6 @@ def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
     waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
     panel per regime (``breakdowns`` maps a panel title to a breakdown frame).
     """
-    if title is None:
-        title = "Where the iteration time goes"
     parts = (("computation", "#56b4e9"), ("communication", "#009e73"), ("straggling", "#cc79a7"))
     fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0), squeeze=False)
     for ax, (label, df) in zip(axes[0], breakdowns.items()):
@@ -466,7 +462,7 @@ def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
         ax.set_ylabel("mean iteration time [s]")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=3)
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("Where the iteration time goes" if title is None else title, fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
@@ -478,8 +474,6 @@ def plot_regime_map(df, marks=None, *, title: str | None = None):
     """
     from matplotlib.colors import LogNorm
 
-    if title is None:
-        title = "Where CR beats RAR"
     delays = sorted(df["straggle_delay"].unique())
     fig, axes = subplots(
         1,
@@ -515,7 +509,7 @@ def plot_regime_map(df, marks=None, *, title: str | None = None):
     axes[0][0].set_ylabel("per-message latency [ms]")
     cbar = fig.colorbar(mesh, ax=axes[0].tolist(), shrink=0.9, pad=0.01)
     cbar.set_label("RAR time / CR time  (> 1: CR faster)")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("Where CR beats RAR" if title is None else title, fontsize=9)
     return fig
 
 
@@ -527,8 +521,6 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
     ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
     over its free constants — drawn as grey bars.
     """
-    if title is None:
-        title = "CR speedups: paper vs ours"
     schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
     figures = list(dict.fromkeys(table["figure"]))
     fig, axes = subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)
@@ -564,6 +556,6 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
         ax.set_xlabel("paper figure")
     axes[0].set_ylabel("CR speedup [×]")
     axes[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("CR speedups: paper vs ours" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig
