@@ -59,10 +59,8 @@ def codedreduce_report(
     summary = configuration_summary(n, L, s, d, model, n_iterations=200, rng=seed)
     alloc = summary["allocation"]
     text = render_summary(summary)
-    tree = None
-    if alloc.n**alloc.L <= 81:
-        tree = plot_tree(alloc)
-    else:
+    tree = plot_tree(alloc) if alloc.n**alloc.L <= 81 else None
+    if tree is None:
         text += f"<p>(tree with {alloc.n**alloc.L} leaves not drawn)</p>"
     return Report(
         html=text,
