@@ -81,7 +81,6 @@ __all__ = [
     "configuration_summary",
     "convergence",
     "convergence_over_seeds",
-    "convergence_bands",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
@@ -973,11 +972,11 @@ def convergence_over_seeds(
         speedups=speeds,
         final=final,
         verification=pd.DataFrame([{"seed": seeds[0], **runs[0].verification}]),
-        bands=convergence_bands(curves),
+        bands=_convergence_bands(curves),
     )
 
 
-def convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
+def _convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
     """Per scheme on a common log time grid: ``median`` error over seeds and the band
     ``low``..``high`` from the smallest to the largest seed (a seed's error at a time: its
     last iteration finished by then; NaN before its first and after its last)."""

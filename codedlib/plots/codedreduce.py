@@ -43,9 +43,9 @@ SCHEME_COLORS = {
 
 #: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
 #: (what the figures and the notebook's tables show); the names in ``_PLAIN`` show with spaces.
-_PLAIN = """ci_low ci_high within_bounds speedup_ci_low speedup_ci_high computation_share
-communication_share straggling_share target_error to_target_ci_low to_target_ci_high ratio_ci_low
-ratio_ci_high final_error"""
+_PLAIN = """alpha_exact beta_order ci_low ci_high within_bounds speedup_ci_low speedup_ci_high
+computation_share communication_share straggling_share target_error to_target_ci_low
+to_target_ci_high ratio_ci_low ratio_ci_high final_error"""
 LABELS = {
     "decoding_row": "decoding row a_f",
     "paper_row": "paper's row of A",
@@ -54,8 +54,6 @@ LABELS = {
     "alpha_paper": "alpha (paper)",
     "beta_paper": "beta (paper)",
     "alpha_approx": "alpha ≈",
-    "alpha_exact": "alpha exact",
-    "beta_order": "beta order",
     "lower_bound": "lower (7)",
     "monte_carlo_mean": "Monte Carlo E[T_CR]",
     "upper_bound": "upper (8)",
