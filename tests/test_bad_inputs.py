@@ -136,7 +136,7 @@ CASES = [
     ),
     (
         189,
-        lambda: __import__("codedlib.schemes.codedreduce", fromlist=["x"]).master_receive_times(
+        lambda: __import__("codedlib.network", fromlist=["x"]).single_port_receive(
             [0.0, 1.0], 2, -1.0
         ),
         ValueError,

@@ -215,7 +215,7 @@ def test_bad_tree_parameters_give_clear_errors():
 
 
 def test_plan_and_combine_reproduce_execute_like_an_mpi_run():
-    """Each rank computes its local gradient from plan()['segments'] with a problem's partial
+    """Each rank computes its local gradient from its segments with a problem's partial
     gradients and combines the first n - s children: the master gets the full gradient."""
     from codedlib.problems import LeastSquares, synthetic_linear_regression
 
@@ -226,18 +226,18 @@ def test_plan_and_combine_reproduce_execute_like_an_mpi_run():
     rng = np.random.default_rng(4)
     messages = {}
     for rank in range(alloc.n_workers, -1, -1):
-        plan = alloc.plan(rank)
+        nd = alloc.nodes[rank]
         local = sum(
-            (c * prob.partial_gradient(theta, a, b) for a, b, c in plan["segments"]),
+            (c * prob.partial_gradient(theta, a, b) for a, b, c in nd.local_data.as_tuples()),
             np.zeros(prob.dim),
         )
-        if plan["children"]:
-            arrival = rng.permutation(plan["children"])[: plan["n_children_needed"]]
+        if nd.children:
+            arrival = rng.permutation(nd.children)[: alloc.n - alloc.s]
             messages[rank] = alloc.combine(rank, {c: messages[c] for c in arrival}, local)
         else:
             messages[rank] = local
     np.testing.assert_allclose(messages[0], prob.n_samples * prob.gradient(theta), rtol=1e-9)
-    assert alloc.plan(0)["segments"] == [] and alloc.plan(0)["parent"] is None
+    assert alloc.nodes[0].local_data.as_tuples() == [] and alloc.nodes[0].parent is None
 
 
 def test_comp_alloc_and_inspection_helpers():
@@ -254,8 +254,7 @@ def test_comp_alloc_and_inspection_helpers():
     graph = alloc.to_networkx()
     assert graph.number_of_nodes() == 13 and graph.number_of_edges() == 12
     assert graph.nodes[4]["label"] == "(2,1)"
-    M = alloc.coefficient_matrix()
-    assert M.shape == (13, 45)
+    M = np.array([nd.local_data.coefficient_vector(45) for nd in alloc.nodes])
     np.testing.assert_array_equal(np.count_nonzero(M, axis=1)[1:], alloc.load_points)
 
 

@@ -7,7 +7,6 @@ import pytest
 from codedlib.experiments.codedreduce import (
     PAPER_SPEEDUPS,
     ConvergenceResult,
-    ConvergenceSeedsResult,
     Example1Result,
     Example2Result,
     Fig2SeedsResult,
@@ -47,8 +46,9 @@ def test_examples_1_and_2_worked_numerically():
     ex2 = example2_codedreduce()
     assert isinstance(ex2, Example2Result)
     assert ex2.max_abs_error < 1e-12
-    np.testing.assert_allclose(ex2.m_11, ex2.half_g1_plus_g2, atol=1e-12)
-    np.testing.assert_allclose(ex2.m_13, ex2.half_g1_plus_g3, atol=1e-12)
+    m = ex2.messages
+    np.testing.assert_allclose(m["m_(1,1)"], m["½g_D1 + g_D2"], atol=1e-12)
+    np.testing.assert_allclose(m["m_(1,3)"], m["½g_D1 + g_D3"], atol=1e-12)
     np.testing.assert_allclose(ex2.decoding_11, [2, -1, 0], atol=1e-12)
 
 
@@ -68,7 +68,8 @@ def test_theorem2_check_reports_within_for_large_n():
 
 
 def test_fig2_table_has_costs_and_paper_numbers():
-    df = fig2_iteration_times(n_iterations=50, model=TimingModel.from_t_c(0.05, 6500, 0.005))
+    model = TimingModel(network=Network.from_message_time(0.05, 6500, 0.005))
+    df = fig2_iteration_times(n_iterations=50, model=model)
     assert df["mean_iteration_time"].idxmin() == "CR"
     assert df["mean_iteration_time"].idxmax() == "UMW"
     assert df.loc["UMW", "cr_speedup_paper"] == PAPER_SPEEDUPS["fig2"]["UMW"]
@@ -246,7 +247,7 @@ def test_convergence_over_seeds_tidy_tables_and_intervals():
     res = convergence_over_seeds(
         "fig8", quick=True, n_iterations=8, seeds=seeds, sgd_learning_rate=(10.0, 100.0)
     )
-    assert isinstance(res, ConvergenceSeedsResult)
+    assert isinstance(res, ConvergenceResult)
     assert sorted(res.curves["seed"].unique()) == sorted(seeds)
     assert set(res.speedups["seed"]) == set(seeds)
     assert len(res.final) == 2 * 5 and len(res.verification) == 1  # one coded check

@@ -97,7 +97,6 @@ def test_results_are_dataclasses_with_snake_case_fields():
         ex.LoadReductionResult,
         ex.Fig2SeedsResult,
         ex.ConvergenceResult,
-        ex.ConvergenceSeedsResult,
     ):
         assert dataclasses.is_dataclass(cls) and cls.__name__.endswith("Result")
         for field in dataclasses.fields(cls):

@@ -5,14 +5,13 @@ import pytest
 
 from codedlib.codes.codedreduce import allocate, execute, local_messages_from_point_gradients
 from codedlib.latency.order_stats import harmonic_number
-from codedlib.network import Network
+from codedlib.network import Network, single_port_receive
 from codedlib.schemes.codedreduce import (
     ClusterConfig,
     TimingModel,
     cr_times,
     draw_delays,
     gc_times,
-    master_receive_times,
     rar_times,
     sgd_times,
     simulate_iteration_times,
@@ -25,9 +24,9 @@ from codedlib.theory.codedreduce import r_cr, theorem2_bounds
 def test_single_port_reception_by_hand():
     ready = np.array([[3.0, 0.0, 1.0, 10.0]])
     # sorted 0,1,3,10; tau 2: 0->2, max(2,1)+2=4, max(4,3)+2=6, max(6,10)+2=12
-    assert master_receive_times(ready, 1, 2.0)[0] == 2.0
-    assert master_receive_times(ready, 3, 2.0)[0] == 6.0
-    assert master_receive_times(ready, 4, 2.0)[0] == 12.0
+    assert single_port_receive(ready, 1, 2.0)[0] == 2.0
+    assert single_port_receive(ready, 3, 2.0)[0] == 6.0
+    assert single_port_receive(ready, 4, 2.0)[0] == 12.0
 
 
 def test_deterministic_closed_forms():
@@ -66,7 +65,8 @@ def test_monte_carlo_cr_time_lies_between_theorem2_bounds(n):
     The bounds drop o(.) terms, so they hold from n ~ 16 on (n = 8 falls below the lower one)."""
     s, L, d = n // 4, 2, 50_000
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel.from_t_c(0.05, 120_000)
+    net = Network.from_message_time(0.05, 120_000, 3e-4)
+    model = TimingModel(network=net, gradient_numbers=120_000)
     assert model.t_c == pytest.approx(0.05)
     times = cr_times(cfg, model, draw_delays(200, cfg.N, n)).times
     b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c)
@@ -86,7 +86,7 @@ def test_same_draws_make_sgd_never_slower_than_umw():
 def test_fig2_ordering_cr_then_rar_then_sgd_gc_then_umw(n, L, s, d):
     """In the communication-bound regime of the paper's stated t_c = 0.05 s per gradient."""
     cfg = ClusterConfig(n, L, s, d)
-    model = TimingModel.from_t_c(0.05, 6500, latency=0.005)
+    model = TimingModel(network=Network.from_message_time(0.05, 6500, 0.005))
     res = simulate_iteration_times(cfg, model, n_iterations=200, rng=0)
     m = {k: v.mean for k, v in res.items()}
     assert m["CR"] < m["RAR"] < min(m["SGD"], m["GC"])
@@ -124,7 +124,7 @@ def test_scheme_errors():
     with pytest.raises(ValueError, match="draws must be finite and >= 0"):
         umw_times(ClusterConfig(3, 2, 1, 100), TimingModel(), -np.ones((2, 12)))
     with pytest.raises(ValueError, match="message_time must be finite and >= 0"):
-        master_receive_times([[0.0, 1.0]], 2, -1.0)
+        single_port_receive([[0.0, 1.0]], 2, -1.0)
     with pytest.raises(ValueError, match="loads must be finite and >= 0"):
         cr_times(ClusterConfig(3, 2, 1, 100), TimingModel(), np.ones((2, 12)), loads=-np.ones(12))
     with pytest.raises(ValueError, match="draws must have shape"):

@@ -9,7 +9,6 @@ import pytest
 from codedlib.latency.order_stats import harmonic_number
 from codedlib.theory.codedreduce import (
     alpha_for_load,
-    expected_sibling_order_statistic,
     load_vs_alpha,
     n_tree_workers,
     r_cr,
@@ -88,7 +87,6 @@ def test_theorem2_bounds_formulae():
     assert b["lower"] < b["upper"]
     want = load / 2e4 * (harmonic_number(20) - harmonic_number(5)) + 5e-5 * load
     assert b["sibling_order_statistic"] == pytest.approx(want)
-    assert expected_sibling_order_statistic(20, 5, load, 5e-5, 2e4) == pytest.approx(want)
     assert b["N"] == n_tree_workers(20, 2) == 420
 
 

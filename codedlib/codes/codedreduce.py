@@ -136,9 +136,7 @@ class Segments:
 
     @staticmethod
     def concat(parts) -> Segments:
-        parts = [p for p in parts if len(p)]
-        if not parts:
-            return Segments.empty()
+        parts = [Segments.empty()] + [p for p in parts if len(p)]
         return Segments(
             np.concatenate([p.starts for p in parts]).astype(np.int64),
             np.concatenate([p.stops for p in parts]).astype(np.int64),
@@ -196,11 +194,10 @@ def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     sizes = _even_part_sizes(data.size, code.n_partitions)
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     parts = [data.slice(bounds[k], bounds[k + 1]) for k in range(code.n_partitions)]
-    out = []
-    for i in range(code.n_workers):
-        support = np.flatnonzero(code.B[i])
-        out.append(Segments.concat([parts[k].scaled(code.B[i, k]) for k in support]))
-    return out
+    return [
+        Segments.concat([parts[k].scaled(code.B[i, k]) for k in np.flatnonzero(code.B[i])])
+        for i in range(code.n_workers)
+    ]
 
 
 def exact_data_unit(n: int, s: int, L: int) -> int:
@@ -284,31 +281,6 @@ class CodedReduceAllocation:
         """Ranks that have children (master and layers 0..L-1), bottom layer first."""
         return [nd.rank for nd in reversed(self.nodes) if nd.children]
 
-    def coefficient_matrix(self) -> np.ndarray:
-        """Dense ``(N+1) x d`` matrix of every node's point coefficients (row 0 = master)."""
-        return np.array([nd.local_data.coefficient_vector(self.d) for nd in self.nodes])
-
-    def plan(self, rank: int) -> dict:
-        """Everything an MPI process with this rank needs (tree rank = MPI rank).
-
-        ``segments``: ``(start, stop, coefficient)`` of the local data; the process waits for
-        ``n_children_needed`` children, calls :meth:`combine` and sends to ``parent``.
-        """
-        rank = check_int("rank", rank, 0, self.n_workers)
-        nd = self.nodes[rank]
-        return {
-            "rank": nd.rank,
-            "layer": nd.layer,
-            "index": nd.index,
-            "label": nd.label,
-            "parent": nd.parent,
-            "children": list(nd.children),
-            "position": nd.position,
-            "n_children_needed": (self.n - self.s) if nd.children else 0,
-            "segments": nd.local_data.as_tuples(),
-            "n_points": nd.n_points,
-        }
-
     @cached_property
     def _decoder(self) -> CachedDecoder:
         """The family code's decoding vectors, one per straggler pattern (every family
@@ -336,15 +308,13 @@ class CodedReduceAllocation:
         for child in child_messages:
             if child not in nd.children:
                 raise ValueError(
-                    f"rank {child} is not a child of {nd.label} (rank {rank}); its children "
-                    f"are ranks {nd.children[0]}..{nd.children[-1]}"
+                    f"rank {child} is not a child of {nd.label} (rank {rank}); its children are ranks {nd.children[0]}..{nd.children[-1]}"
                 )
             positions.append(child - first)
         missing = self.n - len(positions)
         if missing > self.s:
             raise ValueError(
-                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): "
-                f"{missing} of its {self.n} children are missing"
+                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {self.n} children are missing"
             )
         a = self.decoding_coefficients(positions)
         total = local
@@ -405,39 +375,21 @@ def allocate(
         code = cyclic_repetition_code(n, s, rng=rng)
     if code.n_workers != n or code.stragglers != s:
         raise ValueError(
-            f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, "
-            f"stragglers={code.stragglers}"
+            f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, stragglers={code.stragglers}"
         )
     keep = round(r_cr(n, s, L, exact=True) * d)  # r_CR d, rounded when not an integer
-    n_nodes = 1 + n_tree_workers(n, L)
-    subtree = [None] * n_nodes
-    local = [None] * n_nodes
-    subtree[0] = Segments.whole(d)
-    local[0] = Segments.empty()
-    remainder = {0: subtree[0]}  # D_T(l,i): what a node passes to its children
-    for layer in range(1, L + 1):
-        for parent_index in range(n ** (layer - 1)):
-            parent_rank = rank_of(layer - 1, parent_index, n)
-            shares = comp_alloc(remainder.pop(parent_rank), code)
-            for j, share in enumerate(shares):
-                rank = rank_of(layer, n * parent_index + j, n)
-                subtree[rank] = share
-                if layer == L:
-                    local[rank] = share
-                else:
-                    own = min(keep, share.size)
-                    local[rank] = share.slice(0, own)
-                    remainder[rank] = share.slice(own, share.size)
-    nodes = []
-    for rank in range(n_nodes):
+    nodes, shares = [], {0: Segments.whole(d)}  # D^T(l,i), handed down by the parent
+    for rank in range(1 + n_tree_workers(n, L)):
         layer, index = position_of(rank, n)
         parent, children = tree_links(n, L, rank)
+        share = shares.pop(rank)
+        # the master keeps nothing, a leaf everything, any other node its first r_CR d points
+        own = 0 if layer == 0 else min(keep, share.size) if children else share.size
+        if children:  # COMPALLOC of the rest among its children
+            shares.update(zip(children, comp_alloc(share.slice(own, share.size), code)))
         position = None if layer == 0 else index % n
-        nodes.append(
-            TreeNode(
-                rank, layer, index, parent, tuple(children), position, subtree[rank], local[rank]
-            )
-        )
+        local = share.slice(0, own)
+        nodes.append(TreeNode(rank, layer, index, parent, tuple(children), position, share, local))
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
 
 
@@ -448,14 +400,10 @@ def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_grad
     """
     G = check_array("point_gradients", point_gradients, ndim=2, shape=(alloc.d, None))
     prefix = np.vstack([np.zeros((1, G.shape[1])), np.cumsum(G, axis=0)])
-
-    def partial(a, b):
-        return prefix[b] - prefix[a]
-
     out = np.zeros((len(alloc.nodes), G.shape[1]))
     for nd in alloc.nodes:
         if nd.n_points:
-            out[nd.rank] = nd.local_data.gradient(partial)
+            out[nd.rank] = nd.local_data.gradient(lambda a, b: prefix[b] - prefix[a])
     return out
 
 
@@ -467,24 +415,16 @@ def execute(
 ):
     """CR.EXECUTE (Algorithm 2): aggregate coded gradients up the tree.
 
-    ``local_messages``: an ``(N+1, p)`` array of every rank's ``g_D(l,i)`` (row 0 ignored) or
-    a callable ``rank -> vector``. ``survivors`` (``{parent_rank: child ranks}``) names the
-    children a parent combines; default all non-stragglers. Returns ``(gradient, messages)``:
-    the master's aggregate (``= g_D`` exactly) and every delivered message by rank.
+    ``local_messages``: an ``(N+1, p)`` array of every rank's ``g_D(l,i)`` (row 0 ignored).
+    ``survivors`` (``{parent_rank: child ranks}``) names the children a parent combines;
+    default all non-stragglers. Returns ``(gradient, messages)``: the master's aggregate
+    (``= g_D`` exactly) and every delivered message by rank.
     """
-    if callable(local_messages):
-        get_local = local_messages
-    else:
-        table = np.asarray(local_messages, dtype=float)
-        if table.shape[0] != len(alloc.nodes):
-            raise ValueError(
-                f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), "
-                f"got {table.shape[0]}"
-            )
-
-        def get_local(rank):
-            return table[rank]
-
+    table = np.asarray(local_messages, dtype=float)
+    if table.shape[0] != len(alloc.nodes):
+        raise ValueError(
+            f"local_messages must have N+1 = {len(alloc.nodes)} rows (one per rank), got {table.shape[0]}"
+        )
     straggling = {check_int("straggler rank", r, 1, alloc.n_workers) for r in stragglers}
     survivors = dict(survivors or {})
     messages: dict[int, np.ndarray] = {}
@@ -492,7 +432,7 @@ def execute(
         nd = alloc.nodes[rank]
         if rank in straggling:
             continue
-        own = get_local(rank) if rank else 0.0
+        own = table[rank] if rank else 0.0
         if not nd.children:
             messages[rank] = np.asarray(own, dtype=float)
             continue
@@ -509,8 +449,7 @@ def execute(
         if missing > alloc.s:
             down = sorted(set(nd.children) - set(chosen))
             raise ValueError(
-                f"more than s={alloc.s} stragglers under parent {nd.label} (rank {rank}): "
-                f"{missing} of its {alloc.n} children straggle (ranks {down})"
+                f"more than s={alloc.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {alloc.n} children straggle (ranks {down})"
             )
         messages[rank] = alloc.combine(rank, {c: messages[c] for c in chosen}, own)
     return messages[0], messages

@@ -13,7 +13,6 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import warnings
@@ -21,14 +20,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from codedlib._validation import as_generator, check_frame, check_int, check_real
-from codedlib.claims import magnitude_factor, ratio_interval, spec
-from codedlib.codes.codedreduce import (
-    allocate,
-    execute,
-    local_messages_from_point_gradients,
-)
+from codedlib.claims import magnitude_factor, mean_interval, ratio_interval, spec
+from codedlib.codes.codedreduce import allocate, execute, local_messages_from_point_gradients
 from codedlib.codes.cyclic import (
     PAPER_EXAMPLE_A,
     PAPER_EXAMPLE_B,
@@ -74,7 +70,6 @@ __all__ = [
     "speed_table",
     "stand_in",
     "ConvergenceResult",
-    "ConvergenceSeedsResult",
     "Example1Result",
     "Example2Result",
     "FIGURE_SETTINGS",
@@ -85,10 +80,7 @@ __all__ = [
     "PAPER_SPEEDUPS",
     "configuration_summary",
     "convergence",
-    "convergence_measure",
     "convergence_over_seeds",
-    "convergence_bands",
-    "tune_sgd_rate",
     "example1_gc",
     "example2_codedreduce",
     "fig2_iteration_times",
@@ -100,7 +92,6 @@ __all__ = [
     "coded_gradient_descent",
     "cr_rar_network_table",
     "speedup_verdict",
-    "network_reason",
     "figure_model",
     "model_speedup_range",
     "regime_map",
@@ -172,24 +163,18 @@ class Example1Result:
 
     code: object
     table: pd.DataFrame
-    load: float
 
 
 @dataclass(frozen=True)
 class Example2Result:
-    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master."""
+    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master;
+    ``messages`` maps each message to its value, each followed by what it must equal."""
 
     allocation: object
-    table: pd.DataFrame
     r_cr: object
     decoding_11: np.ndarray
     decoding_master: np.ndarray
-    m_11: np.ndarray
-    half_g1_plus_g2: np.ndarray
-    m_13: np.ndarray
-    half_g1_plus_g3: np.ndarray
-    master: np.ndarray
-    g_d: np.ndarray
+    messages: dict
     max_abs_error: float
 
 
@@ -198,15 +183,12 @@ def example1_gc(rng=0) -> Example1Result:
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
     rows = [
-        {
-            "straggler": f"W{f + 1}",
-            "decoding_row": np.round(a, 12).tolist(),
-            "paper_row": PAPER_EXAMPLE_A[f].tolist(),
-            "max_abs_error": float(np.max(np.abs(a @ code.B @ g - g.sum(0)))),
-        }
+        dict(straggler=f"W{f + 1}", decoding_row=np.round(a, 12).tolist())
+        | dict(paper_row=PAPER_EXAMPLE_A[f].tolist())
+        | dict(max_abs_error=float(np.max(np.abs(a @ code.B @ g - g.sum(0)))))
         for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
     ]
-    return Example1Result(code=code, table=pd.DataFrame(rows), load=code.load)
+    return Example1Result(code=code, table=pd.DataFrame(rows))
 
 
 def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
@@ -225,16 +207,11 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
     g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
     return Example2Result(
         allocation=alloc,
-        table=alloc.to_dataframe(),
         r_cr=r_cr(3, 1, 2, exact=True),
         decoding_11=alloc.decoding_coefficients([0, 1]),
         decoding_master=alloc.decoding_coefficients([0, 2]),
-        m_11=messages[1],
-        half_g1_plus_g2=0.5 * g1 + g2,
-        m_13=messages[3],
-        half_g1_plus_g3=0.5 * g1 + g3,
-        master=gradient,
-        g_d=G.sum(0),
+        messages={"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
+        | {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)},
         max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))),
     )
 
@@ -263,11 +240,8 @@ class LoadReductionResult:
 
 def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReductionResult:
     """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x."""
-    alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
-    return LoadReductionResult(
-        alpha=alpha, load_one_layer=one, load_three_layers=three, reduction=one / three
-    )
+    return LoadReductionResult(alpha, one, three, one / three)
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
@@ -303,12 +277,12 @@ def theorem2_check(
         position = "below (7)" if hi < b["lower"] else "above (8)" if lo > b["upper"] else "inside"
         order_stat = b["sibling_order_statistic"]
         rows.append(
-            dict(n=n, s=cfg.s, N=cfg.N, lower_bound=b["lower"], monte_carlo_mean=mean, stderr=se)
+            dict(n=n, s=cfg.s, N=cfg.N, lower_bound=b["lower"], monte_carlo_mean=mean)
             | dict(ci_low=lo, ci_high=hi, upper_bound=b["upper"])
             | dict(within_bounds=b["lower"] <= mean <= b["upper"], position=position)
             | dict(computation_term=b["computation"], sibling_order_statistic=order_stat)
             | dict(communication_term=b["lower_communication"], monte_carlo_rest=mean - order_stat)
-            | dict(pipelined_upper=b["pipelined_upper"], replicas=int(times.size))
+            | dict(replicas=int(times.size))
         )
     return pd.DataFrame(rows)
 
@@ -351,13 +325,10 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
     """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: per-scheme mean
     iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
     paired per-seed ratios with its 95 % interval, beside the paper's number."""
-    from codedlib.claims import mean_interval
-
     seeds = list(dict.fromkeys(frame["seed"]))
     per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
     first = frame[frame["seed"] == seeds[0]]
-    keep = [c for c in first.columns if c not in ("scheme", "seed", "std")]
-    summary = first.set_index("scheme")[keep].copy()
+    summary = first.set_index("scheme").drop(columns=["seed", "std"])
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     cols = ["mean_iteration_time", "time_ci_low", "time_ci_high"]
     cols += ["cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
@@ -432,11 +403,6 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["label", "scheme"])
 
 
-def _figure_tree(figure: str) -> tuple[int, int, int, int]:
-    """(n, L, s, timing d) of a paper figure (Fig. 2 is Fig. 10's N = 84 linear setting)."""
-    return FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
-
-
 def cr_rar_network_table(
     model: TimingModel | None = None,
     figures=tuple(PAPER_SPEEDUPS),
@@ -466,7 +432,8 @@ def cr_rar_network_table(
     gen = as_generator(rng)
     rows = []
     for figure in figures:
-        cfg, draws, loads = _tree(*_figure_tree(figure), n_iterations, gen)
+        tree = FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
+        cfg, draws, loads = _tree(*tree, n_iterations, gen)
         n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
 
         def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
@@ -519,34 +486,27 @@ def speedup_verdict(paper: float, value: float, lo: float, hi: float, rtol: floa
     return "direction only" if magnitude_factor(value, paper, paper) > 2.0 else "partly"
 
 
-def network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
-    """What :func:`cr_rar_network_table`'s ``row`` says about a UMW or RAR speedup row of
-    ``figure`` (empty for the other schemes)."""
+def _network_reason(row: pd.Series, figure: str, scheme: str, latency: float) -> str:
+    """What :func:`cr_rar_network_table`'s ``row`` says about ``figure``'s UMW speedup row
+    (``scheme == "UMW"``) or its RAR row (any other ``scheme``)."""
     paper = PAPER_SPEEDUPS[figure]
     if scheme == "UMW":
         fits = "breaks it: the paper's UMW and RAR numbers cannot both come from one single-port network"
         return (
-            f"UMW/CR alone has no ceiling (UMW waits for every straggler: "
-            f"{row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
-            f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any "
-            f"constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
+            f"UMW/CR alone has no ceiling (UMW waits for every straggler: {row['umw_over_cr_straggling']:.3g}× with stragglers added, see the bound table); "
+            f"the model bounds UMW/CR − RAR/CR ≤ N/(L(n − s)) = {row['bound']:.3g} for any constants, and the printed {paper['UMW']:g} − {paper['RAR']:g} = "
             f"{row['paper_gap']:.3g} {fits if row['breaks'] else 'fits it'}"
         )
-    if scheme == "RAR":
-        tie = row["break_even_latency"]
-        tie_text = (
-            f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth "
-            f"(ours {1e3 * latency:g} ms)"
-            if np.isfinite(tie)
-            else "CR and RAR do not tie for any latency in [1 µs, 1 s] on this bandwidth"
-        )
-        return (
-            f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = "
-            f"{row['rar_over_cr_float32']:.3g}; not charged: the model download, "
-            f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree "
-            f"({100 * row['download_share']:.0f} % of its iteration), none for RAR"
-        )
-    return ""
+    tie = row["break_even_latency"]
+    tie_text = (
+        f"CR and RAR tie at a per-message latency of {1e3 * tie:.2g} ms on this bandwidth (ours {1e3 * latency:g} ms)"
+        if np.isfinite(tie)
+        else "CR and RAR do not tie for any latency in [1 µs, 1 s] on this bandwidth"
+    )
+    return (
+        f"{tie_text}; reading t_c = 0.05 s as a float32 model gives RAR/CR = {row['rar_over_cr_float32']:.3g}; not charged: the model download, "
+        f"L·n·t_c = {1e3 * row['download']:.3g} ms down CR's tree ({100 * row['download_share']:.0f} % of its iteration), none for RAR"
+    )
 
 
 def _tree(n, L, s, d, n_iterations, rng):
@@ -563,11 +523,7 @@ def _rar_means(cfg, models, draws) -> np.ndarray:
 
 
 def time_breakdown(
-    tree=FIG2_TREE,
-    model: TimingModel | None = None,
-    n_iterations: int = 300,
-    rng=0,
-    cr_loads=None,
+    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0
 ) -> pd.DataFrame:
     """Where each scheme's iteration time goes (CR Section III-C model): ``computation`` = the
     shift ``a d_i`` of its load, ``communication`` = the time with every draw at zero minus
@@ -576,17 +532,14 @@ def time_breakdown(
     """
     cfg, draws, loads = _tree(*tree, n_iterations, rng)
     model = TimingModel() if model is None else model
-    cr_loads = loads if cr_loads is None else cr_loads
-    full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=cr_loads)
-    calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=cr_loads)
-    rows = []
-    for name in SCHEMES:
-        shift = model.a * (float(np.max(cr_loads)) if name == "CR" else full[name].load_points)
-        total, calm_mean = full[name].mean, calm[name].mean
-        rows.append(
-            dict(scheme=name, computation=shift, communication=calm_mean - shift)
-            | dict(straggling=total - calm_mean, total=total)
-        )
+    full = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
+    calm = simulate_iteration_times(cfg, model, draws=np.zeros((1, cfg.N)), cr_loads=loads)
+    rows = [  # the shift of the busiest worker's load (CR: the largest of the tree's loads)
+        dict(scheme=k, computation=model.a * full[k].load_points)
+        | dict(communication=calm[k].mean - model.a * full[k].load_points)
+        | dict(straggling=full[k].mean - calm[k].mean, total=full[k].mean)
+        for k in SCHEMES
+    ]
     out = pd.DataFrame(rows).set_index("scheme")
     for part in ("computation", "communication", "straggling"):
         out[f"{part}_share"] = out[part] / out["total"]
@@ -656,8 +609,7 @@ def calibrate_straggle_delay(
     lo, hi = bracket
     if not ratio(lo) <= target <= ratio(hi):
         raise ValueError(
-            f"target must lie between the speedups at D = {lo} and {hi} "
-            f"({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}"
+            f"target must lie between the speedups at D = {lo} and {hi} ({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}"
         )
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
@@ -698,18 +650,11 @@ def _worker_ranges(n_samples, N):
     return bounds[:-1], bounds[1:]
 
 
-@contextlib.contextmanager
 def _one_blas_thread():
-    """Run the optimisation's small dense products on one BLAS thread: for matrices of a few
+    """The optimisation's small dense products on one BLAS thread: for matrices of a few
     hundred rows threading only adds overhead, and on a shared machine (2 cores, several
-    processes) oversubscribed BLAS threads made them ~10x slower. No-op without threadpoolctl."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+    processes) oversubscribed BLAS threads made them ~10x slower."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 @functools.lru_cache(maxsize=32)
@@ -800,7 +745,8 @@ def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
 
 @dataclass(frozen=True)
 class ConvergenceResult:
-    """Error vs wall-clock for one of Figs. 8-13; ``curves`` is tidy."""
+    """Error vs wall-clock for one of Figs. 8-13, tidy; over seeds every frame has a ``seed``
+    column and ``seeds``, ``final`` and ``bands`` are set (:func:`convergence_over_seeds`)."""
 
     figure: str
     task: str
@@ -808,31 +754,14 @@ class ConvergenceResult:
     config: ClusterConfig
     curves: pd.DataFrame
     speedups: pd.DataFrame
-    verification: dict | None
+    verification: dict | pd.DataFrame | None
     sgd_learning_rate: tuple
     data: str
     data_shape: tuple
     n_iterations: int
-
-
-@dataclass(frozen=True)
-class ConvergenceSeedsResult:
-    """:func:`convergence` over seeds: tidy frames with a ``seed`` column."""
-
-    figure: str
-    task: str
-    metric: str
-    config: ClusterConfig
-    data: str
-    data_shape: tuple
-    n_iterations: int
-    sgd_learning_rate: tuple
-    seeds: list
-    curves: pd.DataFrame
-    speedups: pd.DataFrame
-    final: pd.DataFrame
-    verification: pd.DataFrame
-    bands: pd.DataFrame
+    seeds: list | None = None
+    final: pd.DataFrame | None = None
+    bands: pd.DataFrame | None = None
 
 
 def _setup(figure, model, n_iterations, quick, gen) -> dict:
@@ -862,35 +791,21 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
     )
 
 
-def tune_sgd_rate(
-    figure: str = "fig10",
-    model: TimingModel | None = None,
-    n_iterations: int | None = None,
-    quick: bool = False,
-    seed: int = 0,
-) -> tuple[float, float]:
-    """SGD's ``(c1, c2)`` of the rate ``c1/(t + c2)`` on ``seed``'s run, from a small grid (the
-    paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in grid[1];
-    score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
-    with _one_blas_thread():
-        return _tune(_setup(figure, model, n_iterations, quick, as_generator(seed)), quick)
-
-
 def _tune(run: dict, quick: bool) -> tuple[float, float]:
+    """SGD's ``(c1, c2)`` of the rate ``c1/(t + c2)`` on ``run`` (:func:`_setup`), from a small
+    grid (the paper optimised them numerically): c2 in grid[0], c1 = k * step * c2 with k in
+    grid[1]; score = final loss (logistic), normalised error (linear) or test accuracy (softmax)."""
     prob, task, data, theta0 = run["prob"], run["task"], run["data"], run["theta0"]
-    best = None
-    for c2 in _sizes(quick)["sgd_grid"][0]:
-        for k in _sizes(quick)["sgd_grid"][1]:
-            c1 = k * run["step"] * c2
-            theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
-            if task == "logistic":
-                score = float(prob.loss(theta))
-            elif task == "linear":
-                score = _metric(task, prob, data, theta, theta0)
-            else:
-                score = -_metric(task, prob, data, theta, theta0)
-            if np.isfinite(score) and (best is None or score < best[0]):
-                best = (score, c1, c2)
+    best, sign = None, -1.0 if task == "softmax" else 1.0  # accuracy: higher is better
+    for c2, k in itertools.product(*_sizes(quick)["sgd_grid"]):
+        c1 = k * run["step"] * c2
+        theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
+        if task == "logistic":
+            score = float(prob.loss(theta))
+        else:
+            score = sign * _metric(task, prob, data, theta, theta0)
+        if np.isfinite(score) and (best is None or score < best[0]):
+            best = (score, c1, c2)
     return best[1], best[2]
 
 
@@ -907,40 +822,33 @@ def convergence(
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
     differ only in time; SGD steps with the first ``N - S`` workers' data and the rate
-    ``c1/(t + c2)`` of :func:`tune_sgd_rate` unless ``sgd_learning_rate=(c1, c2)`` is given
+    ``c1/(t + c2)`` of :func:`_tune` unless ``sgd_learning_rate=(c1, c2)`` is given
     (the notebook reuses one tuning per task). ``verification``: relative error of the
     actually decoded CR and GC gradients on the real problem, one iteration (None with
     ``verify=False``).
     """
     gen = as_generator(rng)
     run = _setup(figure, model, n_iterations, quick, gen)
-    if sgd_learning_rate is None:
-        c1, c2 = _tune(run, quick)
-    else:
-        c1, c2 = (
-            check_real("c1", sgd_learning_rate[0], 0.0),
-            check_real("c2", sgd_learning_rate[1], 0.0),
-        )
-    task, prob, data, n_iter, timings = (
-        run[k] for k in ("task", "prob", "data", "n_iterations", "timings")
+    c1, c2 = _tune(run, quick) if sgd_learning_rate is None else sgd_learning_rate
+    c1, c2 = check_real("c1", c1, 0.0), check_real("c2", c2, 0.0)
+    task, prob, data, n_iter, theta0 = (
+        run[k] for k in ("task", "prob", "data", "n_iterations", "theta0")
     )
-    theta0 = run["theta0"]
     gd = [theta0]  # GD: shared by the exact schemes
     for _ in range(n_iter):
         gd.append(gd[-1] - run["step"] * prob.gradient(gd[-1]))
     sgd = _run_sgd(prob, theta0, run["unused"], c1, c2, n_iter)
-    gd_errors, sgd_errors = (
-        [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)] for th in (gd, sgd)
-    )
+    errors = {
+        k: [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)]
+        for k, th in (("GD", gd), ("SGD", sgd))
+    }
     curves = pd.concat(
         [
             pd.DataFrame(
-                {
-                    "scheme": name,
-                    "iteration": np.arange(1, n_iter + 1),
-                    "time": np.cumsum(timings[name].times),
-                    "error": sgd_errors if name == "SGD" else gd_errors,
-                }
+                dict(scheme=name, iteration=np.arange(1, n_iter + 1))
+                | dict(
+                    time=np.cumsum(run["timings"][name].times), error=errors.get(name, errors["GD"])
+                )
             )
             for name in SCHEMES
         ],
@@ -1017,24 +925,11 @@ def coded_gradient_descent(
     return pd.DataFrame(rows)
 
 
-def convergence_measure(
-    seed: int,
-    figure: str = "fig10",
-    model: TimingModel | None = None,
-    n_iterations: int | None = None,
-    quick: bool = False,
-    sgd_learning_rate: tuple[float, float] | None = None,
-    verify_seed: int | None = None,
-) -> dict:
-    """:func:`convergence` on one seed as one row ``{"run": ConvergenceResult}`` (a measure
-    for :func:`codedlib.replicate.over_seeds`), on one BLAS thread; the coded gradients are
-    verified on ``verify_seed`` only."""
-    setting = dict(model=model, n_iterations=n_iterations, quick=quick, rng=seed)
+def _convergence_row(seed: int, verify_seed: int, **setting) -> dict:
+    """:func:`convergence` on one seed as a row of :func:`codedlib.replicate.over_seeds`, on
+    one BLAS thread; the coded gradients are verified on ``verify_seed`` only."""
     with _one_blas_thread():
-        run = convergence(
-            figure, **setting, sgd_learning_rate=sgd_learning_rate, verify=seed == verify_seed
-        )
-    return {"run": run}
+        return {"run": convergence(**setting, rng=seed, verify=seed == verify_seed)}
 
 
 def convergence_over_seeds(
@@ -1044,20 +939,21 @@ def convergence_over_seeds(
     quick: bool = False,
     seeds=(0, 1),
     sgd_learning_rate: tuple[float, float] | None = None,
-) -> ConvergenceSeedsResult:
+) -> ConvergenceResult:
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
-    SGD's rate is tuned on the first seed (:func:`tune_sgd_rate`) unless ``sgd_learning_rate``
-    is given, then every seed runs with it; the decoded gradients are verified on the first
+    SGD's rate is tuned on the first seed (:func:`_tune`) unless ``sgd_learning_rate`` is
+    given, then every seed runs with it; the decoded gradients are verified on the first
     seed (``verification``: seed, CR, GC). ``final``: seed, scheme, final_error.
     """
     seeds = check_seeds(seeds)
     setting = dict(figure=figure, model=model, n_iterations=n_iterations, quick=quick)
-    rate = sgd_learning_rate or tune_sgd_rate(**setting, seed=seeds[0])
-    setting |= dict(sgd_learning_rate=rate, verify_seed=seeds[0])
-    runs = over_seeds(convergence_measure, seeds, desc=f"{figure} seeds", **setting)["run"].tolist()
-    first = runs[0]
+    if sgd_learning_rate is None:
+        with _one_blas_thread():
+            sgd_learning_rate = _tune(_setup(**setting, gen=as_generator(seeds[0])), quick)
+    setting |= dict(sgd_learning_rate=sgd_learning_rate, verify_seed=seeds[0])
+    runs = over_seeds(_convergence_row, seeds, desc=f"{figure} seeds", **setting)["run"].tolist()
     curves = pd.concat([r.curves.assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True)
     speeds = pd.concat(
         [r.speedups.reset_index().assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True
@@ -1069,20 +965,18 @@ def convergence_over_seeds(
         .rename("final_error")
         .reset_index()
     )
-    shared = ("task", "metric", "config", "data", "data_shape", "n_iterations", "sgd_learning_rate")
-    return ConvergenceSeedsResult(
-        figure=figure,
-        **{k: getattr(first, k) for k in shared},
+    return replace(
+        runs[0],
         seeds=seeds,
         curves=curves,
         speedups=speeds,
         final=final,
-        verification=pd.DataFrame([{"seed": seeds[0], **first.verification}]),
-        bands=convergence_bands(curves),
+        verification=pd.DataFrame([{"seed": seeds[0], **runs[0].verification}]),
+        bands=_convergence_bands(curves),
     )
 
 
-def convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
+def _convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
     """Per scheme on a common log time grid: ``median`` error over seeds and the band
     ``low``..``high`` from the smallest to the largest seed (a seed's error at a time: its
     last iteration finished by then; NaN before its first and after its last)."""
@@ -1182,7 +1076,7 @@ def configuration_summary(
     """
     cfg = ClusterConfig(n, L, s, d)
     model = TimingModel() if model is None else model
-    alloc = allocate(n, L, s, d)
+    alloc = _allocation(n, L, s, d)
     b = theorem2_bounds(n, L, s, d, model.a, model.mu, model.t_c) if s >= 1 else {}
     out = dict(n_workers=cfg.N, alpha=cfg.alpha, stragglers_flat=cfg.S, r_cr=r_cr(n, s, L))
     out |= dict(r_gc=r_gc(cfg.N, cfg.S), r_cr_d=r_cr(n, s, L) * d, t_c=model.t_c)
@@ -1191,9 +1085,7 @@ def configuration_summary(
     out |= dict(theorem2_lower=b.get("lower"), theorem2_upper=b.get("upper"))
     return out | dict(
         simulation=fig2_iteration_times((n, L, s, d), model, n_iterations, rng),
-        breakdown=time_breakdown(
-            (n, L, s, d), model, n_iterations, rng, cr_loads=alloc.load_points
-        ),
+        breakdown=time_breakdown((n, L, s, d), model, n_iterations, rng),
     )
 
 
@@ -1239,11 +1131,7 @@ SEC_CR = "III. CodedReduce"
 SEC_T1 = "Theorem 1: computation load"
 SEC_T = "Table I: resiliency and parallelisation gain at computation load r"
 SEC_T2 = "Theorem 2: expected run time"
-SEC_NET = "IV. The simulated cluster"
-SEC_F2 = "Fig. 2: average iteration time (N = 84)"
-SEC_EXACT = "Figs. 8–13: the exact schemes equal GD"
 SEC_ALL = "All speedups side by side"
-SEC_COMPLEXITY = "Section III-C.2: total gradient computations"
 
 #: "Fig. 9(a)" for "fig9a".
 LABELS = {
@@ -1266,10 +1154,7 @@ SIM_RTOL = 0.05  # Fig. 13: our simulation against the paper's own, same constan
 def clock_texts(network: Network, a: float, a_mu: float, t_c: float, t_c_numbers: int):
     """``(NET, CLOCK, CLOCK_SHORT)``: the notebook's descriptions of the simulated cluster."""
     mbit = f"{network.bandwidth * 8 / 1e6:.0f} Mb/s"
-    net = (
-        f"{mbit}, {network.latency * 1e3:g} ms latency (bandwidth from the "
-        f"paper's t_c = {t_c:g} s for p = {t_c_numbers:,}; latency assumed)"
-    )
+    net = f"{mbit}, {network.latency * 1e3:g} ms latency (bandwidth from the paper's t_c = {t_c:g} s for p = {t_c_numbers:,}; latency assumed)"
     clock = f"simulated clock: a = {a:g} s/point, aμ = {a_mu:g} (paper); network {net}"
     return net, clock, f"simulated: aμ = {a_mu:g}; {mbit}, {network.latency * 1e3:g} ms"
 
@@ -1301,13 +1186,8 @@ def cyclic_conditioning(cases, seed: int) -> pd.DataFrame:
 
 def example2_messages(ex2: Example2Result) -> pd.DataFrame:
     """Example 2's messages beside what they must equal."""
-    values = [ex2.m_11, ex2.half_g1_plus_g2, ex2.m_13, ex2.half_g1_plus_g3, ex2.master, ex2.g_d]
-    return pd.DataFrame(
-        {
-            "quantity": ["m_(1,1)", "½g_D1 + g_D2", "m_(1,3)", "½g_D1 + g_D3", "master", "g_D"],
-            "value": [np.round(v, 6) for v in values],
-        }
-    ).set_index("quantity")
+    values = [np.round(v, 6) for v in ex2.messages.values()]
+    return pd.DataFrame({"quantity": list(ex2.messages), "value": values}).set_index("quantity")
 
 
 def remark3_outcome(allocation) -> str | None:
@@ -1347,16 +1227,9 @@ def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
 def convergence_figures(model, seeds, n_iterations, quick: bool) -> dict:
     """:func:`convergence_over_seeds` for every figure; SGD's rate tuned once per task."""
     conv, rates = {}, {}
-    for name, setting in FIGURE_SETTINGS.items():
-        task = setting[0]
-        conv[name] = convergence_over_seeds(
-            name,
-            model=model,
-            n_iterations=n_iterations,
-            quick=quick,
-            seeds=seeds,
-            sgd_learning_rate=rates.get(task),
-        )
+    setting = dict(model=model, n_iterations=n_iterations, quick=quick, seeds=seeds)
+    for name, (task, *_) in FIGURE_SETTINGS.items():
+        conv[name] = convergence_over_seeds(name, **setting, sgd_learning_rate=rates.get(task))
         rates.setdefault(task, conv[name].sgd_learning_rate)
     return conv
 
@@ -1372,10 +1245,9 @@ def stand_in(res) -> str:
 
 
 def _to_target(res, scheme):
-    sp = res.speedups
-    if scheme == "CR":
-        return sp[sp["scheme"] == "UMW"]["cr_time_to_target"].to_numpy()
-    return sp[sp["scheme"] == scheme]["time_to_target"].to_numpy()
+    """Per seed: ``scheme``'s time to target (CR's from the UMW rows)."""
+    row, col = ("UMW", "cr_time_to_target") if scheme == "CR" else (scheme, "time_to_target")
+    return res.speedups.loc[res.speedups["scheme"] == row, col].to_numpy()
 
 
 def _miss_reason(key, scheme, paper, value, lo, hi, *, ranges, net_table, latency, NET):
@@ -1384,28 +1256,21 @@ def _miss_reason(key, scheme, paper, value, lo, hi, *, ranges, net_table, latenc
     span = f"[{rg['min']:.3g}, {rg['max']:.3g}]×"
     text = f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper:g}×: "
     if scheme == "UMW":
-        text += network_reason(net_table.loc[key], key, scheme, latency)
+        text += _network_reason(net_table.loc[key], key, scheme, latency)
     elif paper > rg["max"]:
-        text += (
-            f"the paper's value is above every CR speedup over {scheme} of this sweep "
-            f"({KNOBS}: {span} in mean iteration time"
-        )
+        text += f"the paper's value is above every CR speedup over {scheme} of this sweep ({KNOBS}: {span} in mean iteration time"
         if scheme != "RAR":
             text += f"; the communication-bound limit is {rg['communication_bound_limit']:.3g}×"
         text += "); the paper does not say what else slowed the other schemes on EC2"
     elif paper < rg["min"]:
-        text += (
-            f"the paper's value is below every CR speedup over {scheme} our clock gives for "
-            f"this setting at any {KNOBS} ({span} in mean iteration time)"
-        )
+        text += f"the paper's value is below every CR speedup over {scheme} our clock gives for this setting at any {KNOBS} ({span} in mean iteration time)"
     else:
         text += (
-            f"inside the span {span} (mean iteration time) our clock gives over {KNOBS}; "
-            f"on the physical network ({NET}) without calibrated straggling the model gives "
+            f"inside the span {span} (mean iteration time) our clock gives over {KNOBS}; on the physical network ({NET}) without calibrated straggling the model gives "
             "less; the paper gives no EC2 network or straggler figures to set it"
         )
     if scheme == "RAR":
-        text += "; " + network_reason(net_table.loc[key], key, scheme, latency)
+        text += "; " + _network_reason(net_table.loc[key], key, scheme, latency)
     return text
 
 
@@ -1415,19 +1280,17 @@ def _fig13_reason(key, scheme, paper, value, lo, hi, *, eq6, model, net_table, l
     text = (
         f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper:g}×: Fig. 13 is the paper's own "
         f"simulation with the t_c, a, aμ we use (t_c = 0.05 s for its p = 120 000 is exactly our network's); it does not describe the rest of its simulator, e.g. RAR's segment cost. "
-        f"Measured: eq. (6)'s rate instead of the appendix's gives an iteration-time ratio of "
-        f"{alt:.3g}× ({'closer to' if closer else 'further from'} the paper's), so the rate "
+        f"Measured: eq. (6)'s rate instead of the appendix's gives an iteration-time ratio of {alt:.3g}× ({'closer to' if closer else 'further from'} the paper's), so the rate "
         f"convention {'narrows' if closer else 'does not explain'} the gap"
     )
     if scheme == "RAR":
         text += f"; our RAR segments cost latency + size/bandwidth ({1e3 * figure_model('fig13', model).message_time(1 / 156):.2g} ms each); "
-        text += network_reason(net_table.loc[key], key, scheme, latency)
+        text += _network_reason(net_table.loc[key], key, scheme, latency)
     if scheme == "SGD":
         text += "; SGD's time to target also depends on the training curve of our stand-in"
     else:
         text += (
-            "; for exact schemes the time-to-target ratio is close to the ratio of mean "
-            "iteration times (table under Fig. 13), so the stand-in model (softmax on digits "
+            "; for exact schemes the time-to-target ratio is close to the ratio of mean iteration times (table under Fig. 13), so the stand-in model (softmax on digits "
             "instead of the CNN on CIFAR-10) matters little"
         )
     return text + "; we have not identified the remaining cause"
@@ -1440,17 +1303,11 @@ def _speedup(numerator, denominator, paper, reason_fn, basis="paper", rtol=0.0) 
     if verdict == "reproduced within CI":
         reason = ""
     elif verdict == "reproduced":
-        reason = (
-            f"simulation vs simulation: ours is {100 * (value / paper - 1):+.1f} % from the paper's own "
-            f"simulation with the same t_c, a, aμ, within the stated tolerance of {100 * rtol:g} %"
-        )
+        reason = f"simulation vs simulation: ours is {100 * (value / paper - 1):+.1f} % from the paper's own simulation with the same t_c, a, aμ, within the stated tolerance of {100 * rtol:g} %"
     else:
         reason = reason_fn(paper, value, lo, hi)
     if basis == "check":
-        reason = (
-            "duplicate of Fig. 2's row (same setting, same delay draws): a check, not counted; "
-            + reason
-        )
+        reason = f"duplicate of Fig. 2's row (same setting, same delay draws): a check, not counted; {reason}"
     return dict(
         numerator=numerator, denominator=denominator, expected="greater", paper=paper
     ) | dict(verdict=verdict, reason=reason)
@@ -1474,8 +1331,7 @@ def _points_per_node(ex2):
 def _remark3(outcome):
     return {
         "ours": (
-            "two stragglers under one parent of the (3, 2) tree with s = 1: no recovery "
-            f"(ValueError: {outcome})"
+            f"two stragglers under one parent of the (3, 2) tree with s = 1: no recovery (ValueError: {outcome})"
             if outcome
             else "recovered (unexpected)"
         ),
@@ -1491,46 +1347,37 @@ _SETTING_T1 = f"load r = r_CR(12, 3, 2) = {_R1:.4g}, N = {_N156}"
 def _table1_cr(t1):
     return {
         "ours": float(t1.loc["CR", "alpha_exact"]),
-        "reason": f"Table I's α_CR ≈ r^(1/L) = {_R1**0.5:.4g} is an approximation: at this load "
-        f"the (12, 2) tree tolerates s/n = {t1.loc['CR', 'alpha_exact']:.4g} per parent "
-        f"(eq. (5) has n/(s+1), not 1/α); the n → ∞ solution of Σ_l α^-l = 1/r is "
-        f"{alpha_for_load(_R1, 2):.4g}; the ordering CR > GC > RAR holds",
+        "reason": f"Table I's α_CR ≈ r^(1/L) = {_R1**0.5:.4g} is an approximation: at this load the (12, 2) tree tolerates s/n = {t1.loc['CR', 'alpha_exact']:.4g} per parent "
+        f"(eq. (5) has n/(s+1), not 1/α); the n → ∞ solution of Σ_l α^-l = 1/r is {alpha_for_load(_R1, 2):.4g}; the ordering CR > GC > RAR holds",
     }
 
 
-def _thm2_row(n_):
-    def measured(thm2, CLOCK, replicas):
-        row = thm2[thm2["n"] == n_].iloc[0]
-        if row["position"] == "inside":
-            reason = ""
-        else:
-            gap_comp = row["computation_term"] - row["sibling_order_statistic"]
-            gap_comm = row["communication_term"] - row["monte_carlo_rest"]
-            where = (
-                f"{row['lower_bound'] - row['monte_carlo_mean']:.3g} s below the lower bound (7)"
-                if row["position"] == "below (7)"
-                else f"{row['monte_carlo_mean'] - row['upper_bound']:.3g} s above the upper bound (8)"
-            )
-            share = gap_comp / (gap_comp + gap_comm) if gap_comp + gap_comm > 0 else np.nan
-            reason = (
-                f"at n = {n_} our mean is {where}; measured: the bounds' computation term exceeds the exact E[T_(n−s)] by "
-                f"{gap_comp:.3g} s ({100 * share:.0f} % of the two gaps: step (a) of the proof replaces H_n − H_s "
-                f"by the larger log(1/α)"
-                f", true only up to its o(1)) and the rest of the mean, MC − E[T_(n−s)] = "
-                f"{row['monte_carlo_rest']:.3g} s, is {gap_comm:.3g} s below the communication term "
-                f"(n(1−α) + L − 1)t_c (a parent already receives early children while later ones "
-                f"compute): both are o(·) terms the asymptotic theorem drops, so (7) is not a bound at this n"
-            )
-        return {
-            "estimate": (row["monte_carlo_mean"], row["ci_low"], row["ci_high"]),
-            "paper_range": (row["lower_bound"], row["upper_bound"]),
-            "uncertainty": f"95 % normal interval over {int(row['replicas'])} i.i.d. iterations",
-            "setting": f"L = 2, α = 1/4, d = 50 000; {CLOCK}; bounds without their o(·) terms; "
-            f"{replicas} i.i.d. iterations per n",
-            "reason": reason,
-        }
-
-    return measured
+def _thm2_row(thm2, CLOCK, replicas, *, n_):
+    row = thm2[thm2["n"] == n_].iloc[0]
+    if row["position"] == "inside":
+        reason = ""
+    else:
+        gap_comp = row["computation_term"] - row["sibling_order_statistic"]
+        gap_comm = row["communication_term"] - row["monte_carlo_rest"]
+        where = (
+            f"{row['lower_bound'] - row['monte_carlo_mean']:.3g} s below the lower bound (7)"
+            if row["position"] == "below (7)"
+            else f"{row['monte_carlo_mean'] - row['upper_bound']:.3g} s above the upper bound (8)"
+        )
+        share = gap_comp / (gap_comp + gap_comm) if gap_comp + gap_comm > 0 else np.nan
+        reason = (
+            f"at n = {n_} our mean is {where}; measured: the bounds' computation term exceeds the exact E[T_(n−s)] by "
+            f"{gap_comp:.3g} s ({100 * share:.0f} % of the two gaps: step (a) of the proof replaces H_n − H_s by the larger log(1/α)"
+            f", true only up to its o(1)) and the rest of the mean, MC − E[T_(n−s)] = {row['monte_carlo_rest']:.3g} s, is {gap_comm:.3g} s below the communication term "
+            f"(n(1−α) + L − 1)t_c (a parent already receives early children while later ones compute): both are o(·) terms the asymptotic theorem drops, so (7) is not a bound at this n"
+        )
+    return {
+        "estimate": (row["monte_carlo_mean"], row["ci_low"], row["ci_high"]),
+        "paper_range": (row["lower_bound"], row["upper_bound"]),
+        "uncertainty": f"95 % normal interval over {int(row['replicas'])} i.i.d. iterations",
+        "setting": f"L = 2, α = 1/4, d = 50 000; {CLOCK}; bounds without their o(·) terms; {replicas} i.i.d. iterations per n",
+        "reason": reason,
+    }
 
 
 def _network_bound(net_table):
@@ -1546,108 +1393,87 @@ def _network_bound(net_table):
 
 
 def _f2_setting(CLOCK, iterations, seeds):
-    return (
-        f"(4, 3) tree (our inference), s = 1 (α = 1/4), N = 84 (paper: 84 ± 2 EC2 instances), d = 7644, "
-        f"p = 6500; {CLOCK}; {iterations} iterations × {len(seeds)} seeds"
+    return f"(4, 3) tree (our inference), s = 1 (α = 1/4), N = 84 (paper: 84 ± 2 EC2 instances), d = 7644, p = 6500; {CLOCK}; {iterations} iterations × {len(seeds)} seeds"
+
+
+def _fig2_physical(f2, CLOCK, iterations, seeds, ranges, net_table, latency, NET, *, scheme):
+    times = f2.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+    ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
+    return _speedup(
+        times[scheme],
+        times["CR"],
+        PAPER_SPEEDUPS["fig2"][scheme],
+        lambda *a: _miss_reason("fig2", scheme, *a, **ctx),
+    ) | {"setting": _f2_setting(CLOCK, iterations, seeds)}
+
+
+def _fig2_straggler(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds, *, scheme):
+    times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+    paper_ = PAPER_SPEEDUPS["fig2"][scheme]
+    value, lo, hi = ratio_interval(times[scheme], times["CR"])
+    delays = "as much (it also waits for every worker)"
+    if scheme != "UMW":
+        delays = "not at all (it tolerates S = 21 stragglers)"
+    if scheme == "RAR":
+        verdict = "calibrated"
+        reason = f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen so that this ratio is the paper's {paper_:g}× (on seed {seed})"
+    else:
+        verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
+    if scheme != "RAR" and not lo <= paper_ <= hi:
+        reason = (
+            f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
+            f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
+        )
+    reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
+    return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
+        paper=paper_,
+        verdict=verdict,
+        reason=reason,
+        setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
     )
 
 
-def _fig2_physical(scheme):
-    def measured(f2, CLOCK, iterations, seeds, ranges, net_table, latency, NET):
-        times = f2.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
+def _coded_run(coded_runs, seed, *, fig):
+    run = coded_runs[fig]
+    worst_run = run.groupby("scheme")["distance_to_gd"].max()
+    n_it = int(run["iteration"].max())
+    ok = bool((worst_run < 1e-10).all())  # round-off: GC decodes a 63 x 84 system
+    return {
+        "ours": (
+            f"{n_it} iterations, every gradient decoded (CR tree with the timed survivors, GC's first N − S, RAR/UMW sums), each from its own iterate: max ‖θ − θ_GD‖/‖θ_GD‖ = "
+            + ", ".join(f"{k} {v:.1e}" for k, v in worst_run.items())
+        ),
+        "verdict": "reproduced" if ok else "not reproduced",
+        "reason": ""
+        if ok
+        else "an exact scheme drifted from GD by more than 1e-10 (beyond round-off)",
+        "setting": f"{fig}'s problem and tree; seed {seed}; tolerance 1e-10 relative (round-off)",
+    }
+
+
+def _conv_speedup(conv, seeds, CLOCK, ranges, net_table, latency, NET, eq6, model, *, fig, scheme):
+    res = conv[fig]
+    cfg = res.config
+    sp = res.speedups
+    g = sp[sp["scheme"] == scheme]
+    if fig == "fig13":
+        ctx = dict(eq6=eq6, model=model, net_table=net_table, latency=latency)
+        reason_fn = lambda *a: _fig13_reason(fig, scheme, *a, **ctx)  # noqa: E731
+    else:
         ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
-        return _speedup(
-            times[scheme],
-            times["CR"],
-            PAPER_SPEEDUPS["fig2"][scheme],
-            lambda *a: _miss_reason("fig2", scheme, *a, **ctx),
-        ) | {"setting": _f2_setting(CLOCK, iterations, seeds)}
-
-    return measured
-
-
-def _fig2_straggler(scheme):
-    def measured(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds):
-        times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
-        paper_ = PAPER_SPEEDUPS["fig2"][scheme]
-        value, lo, hi = ratio_interval(times[scheme], times["CR"])
-        delays = "as much (it also waits for every worker)"
-        if scheme != "UMW":
-            delays = "not at all (it tolerates S = 21 stragglers)"
-        if scheme == "RAR":
-            verdict = "calibrated"
-            reason = (
-                f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen "
-                f"so that this ratio is the paper's {paper_:g}× (on seed {seed})"
-            )
-        else:
-            verdict, reason = speedup_verdict(paper_, value, lo, hi), ""
-        if scheme != "RAR" and not lo <= paper_ <= hi:
-            reason = (
-                f"ours {value:.3g}× [{lo:.3g}, {hi:.3g}], paper {paper_:g}×: a prediction of the model calibrated on "
-                f"RAR alone; the straggling that makes RAR 4.3× slower than CR delays {scheme} "
-                f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
-            )
-        reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
-        return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
-            paper=paper_,
-            verdict=verdict,
-            reason=reason,
-            setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
-        )
-
-    return measured
-
-
-def _coded_run(f):
-    def measured(coded_runs, seed):
-        run = coded_runs[f]
-        worst_run = run.groupby("scheme")["distance_to_gd"].max()
-        n_it = int(run["iteration"].max())
-        ok = bool((worst_run < 1e-10).all())  # round-off: GC decodes a 63 x 84 system
-        return {
-            "ours": (
-                f"{n_it} iterations, every gradient decoded (CR tree with the timed survivors, GC's first N − S, "
-                f"RAR/UMW sums), each from its own iterate: max ‖θ − θ_GD‖/‖θ_GD‖ = "
-                + ", ".join(f"{k} {v:.1e}" for k, v in worst_run.items())
-            ),
-            "verdict": "reproduced" if ok else "not reproduced",
-            "reason": ""
-            if ok
-            else "an exact scheme drifted from GD by more than 1e-10 (beyond round-off)",
-            "setting": f"{f}'s problem and tree; seed {seed}; tolerance 1e-10 relative (round-off)",
-        }
-
-    return measured
-
-
-def _conv_speedup(name, scheme):
-    def measured(conv, seeds, CLOCK, ranges, net_table, latency, NET, eq6, model):
-        res = conv[name]
-        cfg = res.config
-        sp = res.speedups
-        g = sp[sp["scheme"] == scheme]
-        if name == "fig13":
-            ctx = dict(eq6=eq6, model=model, net_table=net_table, latency=latency)
-            reason_fn = lambda *a: _fig13_reason(name, scheme, *a, **ctx)  # noqa: E731
-        else:
-            ctx = dict(ranges=ranges, net_table=net_table, latency=latency, NET=NET)
-            reason_fn = lambda *a: _miss_reason(name, scheme, *a, **ctx)  # noqa: E731
-        basis = "check" if name == "fig10" and scheme != "SGD" else "paper"
-        return _speedup(
-            g["time_to_target"].to_numpy(),
-            g["cr_time_to_target"].to_numpy(),
-            PAPER_SPEEDUPS[name][scheme],
-            reason_fn,
-            basis=basis,
-            rtol=SIM_RTOL if name == "fig13" else 0.0,
-        ) | {
-            "setting": f"{stand_in(res)}; timing d = {cfg.d}, ({cfg.n}, {cfg.L}) tree, s = {cfg.s}, "
-            f"N = {cfg.N}; {res.n_iterations} iterations × {len(seeds)} seeds; {CLOCK}; "
-            "one centralised GD re-timed per exact scheme (exact: see the coded runs above); SGD rate tuned once per task"
-        }
-
-    return measured
+        reason_fn = lambda *a: _miss_reason(fig, scheme, *a, **ctx)  # noqa: E731
+    basis = "check" if fig == "fig10" and scheme != "SGD" else "paper"
+    return _speedup(
+        g["time_to_target"].to_numpy(),
+        g["cr_time_to_target"].to_numpy(),
+        PAPER_SPEEDUPS[fig][scheme],
+        reason_fn,
+        basis=basis,
+        rtol=SIM_RTOL if fig == "fig13" else 0.0,
+    ) | {
+        "setting": f"{stand_in(res)}; timing d = {cfg.d}, ({cfg.n}, {cfg.L}) tree, s = {cfg.s}, N = {cfg.N}; {res.n_iterations} iterations × {len(seeds)} seeds; {CLOCK}; "
+        "one centralised GD re-timed per exact scheme (exact: see the coded runs above); SGD rate tuned once per task"
+    }
 
 
 SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RAR", "SGD")]
@@ -1664,48 +1490,40 @@ def speed_table(f2: Fig2SeedsResult, rows) -> pd.DataFrame:
     return pd.DataFrame(table, columns=["figure", "scheme", "paper", "ours", "ci_low", "ci_high"])
 
 
-def _ordering(figs, faster, slower):
-    def measured(conv, seeds, CLOCK):
-        hits = total = 0
-        for f in figs or list(conv):
-            t_fast = _to_target(conv[f], faster)
-            for other in slower:
-                hits += int(np.sum(t_fast < _to_target(conv[f], other)))
-                total += len(t_fast)
-        return {
-            "ours": f"{faster} faster than {', '.join(slower)} in {hits} of {total} (figure, seed, scheme) runs",
-            "verdict": "reproduced" if hits == total else "partly",
-            "reason": "" if hits == total else f"{total - hits} runs reverse the order",
-            "setting": f"every figure's setting; {len(seeds)} seeds each; {CLOCK}",
-        }
-
-    return measured
+def _ordering(conv, seeds, CLOCK, *, figs, faster, slower):
+    hits = total = 0
+    for f in figs or list(conv):
+        t_fast = _to_target(conv[f], faster)
+        for other in slower:
+            hits += int(np.sum(t_fast < _to_target(conv[f], other)))
+            total += len(t_fast)
+    return {
+        "ours": f"{faster} faster than {', '.join(slower)} in {hits} of {total} (figure, seed, scheme) runs",
+        "verdict": "reproduced" if hits == total else "partly",
+        "reason": "" if hits == total else f"{total - hits} runs reverse the order",
+        "setting": f"every figure's setting; {len(seeds)} seeds each; {CLOCK}",
+    }
 
 
-def _sgd_over_rar(name):
-    def measured(conv, regimes, seeds, CLOCK):
-        res = conv[name]
-        paper_ratio = PAPER_SPEEDUPS[name]["SGD"] / PAPER_SPEEDUPS[name]["RAR"]
-        num, den = _to_target(res, "SGD"), _to_target(res, "RAR")
-        value, lo, hi = ratio_interval(num, den)
-        return {
-            "numerator": num,
-            "denominator": den,
-            "paper": paper_ratio,
-            "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[name]['SGD']:g}× vs "
-            f"{PAPER_SPEEDUPS[name]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
-            "reason": (
-                ""
-                if lo <= paper_ratio <= hi
-                else f"ours {value:.3g} [{lo:.3g}, {hi:.3g}]: on our physical network RAR's iteration is "
-                f"{regimes.loc[name, 'RAR / CR time']:.2g}× CR's while SGD's master receives N − S full gradients "
-                f"({100 * regimes.loc[name, 'UMW comm. share']:.0f} % of UMW's time is communication), so RAR is far "
-                f"faster than SGD; the paper's EC2 RAR (MPI_Allreduce) was slower, by a cost it does not state"
-            ),
-            "setting": f"{stand_in(res)}; {len(seeds)} seeds; {CLOCK}",
-        }
-
-    return measured
+def _sgd_over_rar(conv, regimes, seeds, CLOCK, *, fig):
+    res = conv[fig]
+    paper_ratio = PAPER_SPEEDUPS[fig]["SGD"] / PAPER_SPEEDUPS[fig]["RAR"]
+    num, den = _to_target(res, "SGD"), _to_target(res, "RAR")
+    value, lo, hi = ratio_interval(num, den)
+    return {
+        "numerator": num,
+        "denominator": den,
+        "paper": paper_ratio,
+        "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[fig]['SGD']:g}× vs {PAPER_SPEEDUPS[fig]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
+        "reason": (
+            ""
+            if lo <= paper_ratio <= hi
+            else f"ours {value:.3g} [{lo:.3g}, {hi:.3g}]: on our physical network RAR's iteration is {regimes.loc[fig, 'RAR / CR time']:.2g}× CR's while SGD's master receives N − S full gradients "
+            f"({100 * regimes.loc[fig, 'UMW comm. share']:.0f} % of UMW's time is communication), so RAR is far "
+            f"faster than SGD; the paper's EC2 RAR (MPI_Allreduce) was slower, by a cost it does not state"
+        ),
+        "setting": f"{stand_in(res)}; {len(seeds)} seeds; {CLOCK}",
+    }
 
 
 def _sgd_iteration_gain(conv, CLOCK):
@@ -1776,16 +1594,14 @@ def _complexity(complexity, conv, seeds):
         "ours": (
             f"Fig. 10's runs ({complexity['n_run']} iterations, {len(seeds)} seeds), ε = the errors GD reaches after 10 %, 50 %, 100 % "
             f"of the run ({', '.join(f'{e:.3g}' for e in levels)}): CR needs fewer computations at "
-            f"{len(cr_fewer)} of 3 levels (SGD never reaches {len(sgd_never)} of them within the run); per iteration "
-            f"CR computes {per_iter['CR']:.0f} point gradients, SGD {per_iter['SGD']:.0f}"
+            f"{len(cr_fewer)} of 3 levels (SGD never reaches {len(sgd_never)} of them within the run); per iteration CR computes {per_iter['CR']:.0f} point gradients, SGD {per_iter['SGD']:.0f}"
         ),
         "verdict": "reproduced" if len(cr_fewer) == 3 else "partly",
         "reason": ""
         if len(cr_fewer) == 3
         else (
             f"SGD's cheaper iterations need fewer computations at ε = {', '.join(f'{e:.3g}' for e in levels if e not in cr_fewer)}; "
-            f"CR needs fewer (or SGD never gets there) at ε = {', '.join(f'{e:.3g}' for e in cr_fewer) or 'none'}: "
-            "the paper's ordering holds only as ε shrinks"
+            f"CR needs fewer (or SGD never gets there) at ε = {', '.join(f'{e:.3g}' for e in cr_fewer) or 'none'}: the paper's ordering holds only as ε shrinks"
         ),
         "setting": f"{stand_in(conv['fig10'])}; normalised error (11) = ‖θ − θ*‖²/‖θ*‖²",
     }
@@ -1803,20 +1619,16 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
     verdicts = sp_rows["verdict"].value_counts()
     f13 = sp_rows[sp_rows["item"] == "Fig. 13"]
     lines = [
-        f"* **Direction.** In {faster} of {len(sp_rows)} speedup rows (Fig. 10's repeats of Fig. 2 left out) our "
-        "interval shows CR faster; the paper reports CR faster in all of them.",
+        f"* **Direction.** In {faster} of {len(sp_rows)} speedup rows (Fig. 10's repeats of Fig. 2 left out) our interval shows CR faster; the paper reports CR faster in all of them.",
         "* **Verdicts:** " + ", ".join(f"{v} {k}" for k, v in verdicts.items()) + ".",
         f"* **UMW:** no ceiling in the model, but the printed UMW − RAR speedups exceed the single-port bound "
-        f"N/(L(n − s)) in {n_break} of {len(net_table)} figures (bound table): those EC2 numbers include "
-        "costs the model does not have and the paper does not name.",
+        f"N/(L(n − s)) in {n_break} of {len(net_table)} figures (bound table): those EC2 numbers include costs the model does not have and the paper does not name.",
         f"* **RAR:** CR and RAR tie at latencies of {1e3 * net_table['break_even_latency'].min():.2g}–"
-        f"{1e3 * net_table['break_even_latency'].max():.2g} ms on this bandwidth, and the uncharged model download "
-        "favours CR; the convergence figures run on the physical network "
+        f"{1e3 * net_table['break_even_latency'].max():.2g} ms on this bandwidth, and the uncharged model download favours CR; the convergence figures run on the physical network "
         f"({NET}) without calibrated straggling.",
         "* **Fig. 13** (the paper's own simulation with our constants): "
         + ", ".join(
-            f"over {r['quantity'].split(' over ')[1].split(' ')[0]} ours {r['our_value']:.3g}× "
-            f"[{r['ci_low']:.3g}, {r['ci_high']:.3g}] vs paper {r['paper_value']:g}× ({r['verdict']})"
+            f"over {r['quantity'].split(' over ')[1].split(' ')[0]} ours {r['our_value']:.3g}× [{r['ci_low']:.3g}, {r['ci_high']:.3g}] vs paper {r['paper_value']:g}× ({r['verdict']})"
             for _, r in f13.iterrows()
         )
         + ".",
@@ -1824,14 +1636,13 @@ def reading_summary(frame: pd.DataFrame, net_table: pd.DataFrame, NET: str) -> s
     return "\n".join(lines)
 
 
-_P = {"basis": "paper"}
-_ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND, **_P)
-_ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR, **_P)
-_cr = functools.partial(spec, "qualitative", section=SEC_CR, **_P)
-_t1 = functools.partial(spec, section=SEC_T1, **_P)
-_table = functools.partial(spec, "exact", "Table I", section=SEC_T, **_P)
-_t2 = functools.partial(spec, section=SEC_T2, **_P)
-_all = functools.partial(spec, section=SEC_ALL, **_P)
+_ex1 = functools.partial(spec, "exact", "Example 1 (Fig. 4)", section=SEC_BACKGROUND)
+_ex2 = functools.partial(spec, "exact", "Example 2 (Fig. 7)", section=SEC_CR)
+_cr = functools.partial(spec, "qualitative", section=SEC_CR)
+_t1 = functools.partial(spec, section=SEC_T1)
+_table = functools.partial(spec, "exact", "Table I", section=SEC_T)
+_t2 = functools.partial(spec, section=SEC_T2)
+_all = functools.partial(spec, section=SEC_ALL)
 _ordered = functools.partial(_all, "qualitative", "Figs. 8–13")
 _TRUE = {"paper": "True"}
 #: Notebook 01's claims, per section: ``evaluate(table, CLAIMS[key], **results)``.
@@ -1839,7 +1650,7 @@ CLAIMS = {
     "example1": [
         _ex1(
             "GC load per worker (N = 3, S = 1)",
-            lambda ex1: {"ours": ex1.load},
+            lambda ex1: {"ours": ex1.code.load},
             paper=2 / 3,
             rtol=1e-12,
             setting="eq. (4)'s B",
@@ -1887,11 +1698,9 @@ CLAIMS = {
             "Example 2 (Fig. 7)",
             "which row of A node (1,1) uses",
             paper="'from (2, 1) and (2, 1) and using the first row in A', then 2m_(2,1) − m_(2,2)",
-            ours="[2, −1, 0] is the third row of A (row f belongs to straggler f, here (2,3)); "
-            "the survivors are (2,1) and (2,2)",
+            ours="[2, −1, 0] is the third row of A (row f belongs to straggler f, here (2,3)); the survivors are (2,1) and (2,2)",
             verdict="paper erratum",
-            reason="the text's 'first row' and '(2, 1) and (2, 1)' contradict its own computation "
-            "2m_(2,1) − m_(2,2), which is right and which we reproduce",
+            reason="the text's 'first row' and '(2, 1) and (2, 1)' contradict its own computation 2m_(2,1) − m_(2,2), which is right and which we reproduce",
         ),
     ],
     "remark3": [
@@ -1928,8 +1737,7 @@ CLAIMS = {
             "Theorem 1 (converse)",
             "no scheme on the tree has load below r_CR",
             paper="r ≥ r_CR for every scheme robust to any s stragglers per parent (Appendix C-B)",
-            reason="a statement over all schemes, proved in the paper; we check achievability (our "
-            "allocation gives every node r_CR d points, eq. (13) solved exactly in the tests) "
+            reason="a statement over all schemes, proved in the paper; we check achievability (our allocation gives every node r_CR d points, eq. (13) solved exactly in the tests) "
             "but cannot test the converse numerically",
         ),
     ],
@@ -1944,8 +1752,7 @@ CLAIMS = {
             "GC resiliency α at r = 1/12, N = 156",
             lambda t1: {
                 "ours": float(t1.loc["GC", "alpha_exact"]),
-                "reason": f"Table I's α_GC = r is leading order: with r = (S+1)/N (Sec. II-C) the "
-                f"exact resiliency is S/N = r − 1/N = {t1.loc['GC', 'alpha_exact']:.4g}",
+                "reason": f"Table I's α_GC = r is leading order: with r = (S+1)/N (Sec. II-C) the exact resiliency is S/N = r − 1/N = {t1.loc['GC', 'alpha_exact']:.4g}",
             },
             paper=_R1,
             verdict="partly",
@@ -1963,12 +1770,10 @@ CLAIMS = {
             "Table I",
             "parallelisation gain β (nodes receiving at once)",
             paper="RAR Θ(N), GC Θ(1), CR Θ(N^(1−1/L))",
-            ours=f"N = {_N156}: RAR {_N156}, GC 1, CR {sum(12**layer for layer in range(2))} "
-            f"(N^(1−1/L) = {_N156**0.5:.3g})",
+            ours=f"N = {_N156}: RAR {_N156}, GC 1, CR {sum(12**layer for layer in range(2))} (N^(1−1/L) = {_N156**0.5:.3g})",
             verdict="reproduced",
             setting="counted on the simulated schemes, (12, 2) tree",
             section=SEC_T,
-            **_P,
         ),
     ],
     "theorem2": [
@@ -1976,7 +1781,7 @@ CLAIMS = {
             "interval",
             "Theorem 2, eqs. (7)-(8)",
             f"E[T_CR] between the bounds, n = {n_}",
-            _thm2_row(n_),
+            functools.partial(_thm2_row, n_=n_),
             unit="s",
         )
         for n_ in (8, 16, 32, 64)
@@ -1987,11 +1792,9 @@ CLAIMS = {
             "Eq. (6) vs Appendix D",
             "rate of the shifted-exponential computation time",
             paper="eq. (6): rate μ/a (independent of the load d_i); Appendix D: rate μ/(r_CR d)",
-            ours="we use the appendix's rate μ/d_i: with eq. (6)'s rate the log(1/α) term of (7)-(8) "
-            "would be (a/μ) log(1/α), not (r_CR d/μ) log(1/α)",
+            ours="we use the appendix's rate μ/d_i: with eq. (6)'s rate the log(1/α) term of (7)-(8) would be (a/μ) log(1/α), not (r_CR d/μ) log(1/α)",
             verdict="paper erratum",
-            reason="the model (6) and the proof of Theorem 2 use different rates; Theorem 2 holds for "
-            "the appendix's",
+            reason="the model (6) and the proof of Theorem 2 use different rates; Theorem 2 holds for the appendix's",
         ),
     ],
     "network": [
@@ -2001,12 +1804,10 @@ CLAIMS = {
             "printed UMW/CR − RAR/CR within the single-port bound N/(L(n − s))",
             _network_bound,
             paper="the UMW and RAR speedups printed with Figs. 2 and 8–13",
-            reason="derived from the printed speedups: in the paper's own model (Sec. III-C, single port, "
-            "t_c per gradient) UMW − RAR ≤ N t_c and CR ≥ L(n − s) t_c for any constants, so these EC2 "
-            "numbers include costs outside the model that the paper does not name; Fig. 13, its own "
-            "simulation, fits",
+            reason="derived from the printed speedups: in the paper's own model (Sec. III-C, single port, t_c per gradient) UMW − RAR ≤ N t_c and CR ≥ L(n − s) t_c for any constants, so these EC2 "
+            "numbers include costs outside the model that the paper does not name; Fig. 13, its own simulation, fits",
             setting="the paper's printed speedups and trees; no simulation",
-            section=SEC_NET,
+            section="IV. The simulated cluster",
             basis="derived",
         ),
     ],
@@ -2015,12 +1816,12 @@ CLAIMS = {
             "comparison",
             "Fig. 2",
             f"CR speedup over {s} (Fig. 2{regime})",
-            measure(s),
-            section=SEC_F2,
+            functools.partial(measure, scheme=s),
+            section="Fig. 2: average iteration time (N = 84)",
             **fixed,
         )
         for regime, measure, fixed in (
-            ("", _fig2_physical, {"headline": False, **_P}),
+            ("", _fig2_physical, {"headline": False}),
             (", straggler regime", _fig2_straggler, {"basis": "derived"}),
         )
         for s in ("UMW", "GC", "RAR")
@@ -2030,9 +1831,9 @@ CLAIMS = {
             "qualitative",
             LABELS[f],
             f"GD through the actual codes equals centralised GD ({LABELS[f]})",
-            _coded_run(f),
+            functools.partial(_coded_run, fig=f),
             paper="CR (Algorithm 2) and GC recover the exact full gradient every iteration, as UMW and RAR do",
-            section=SEC_EXACT,
+            section="Figs. 8–13: the exact schemes equal GD",
             basis="check",
         )
         for f in ("fig8", "fig10")
@@ -2042,7 +1843,7 @@ CLAIMS = {
             "comparison",
             LABELS[name],
             f"CR speedup to target over {scheme} ({LABELS[name]})",
-            _conv_speedup(name, scheme),
+            functools.partial(_conv_speedup, fig=name, scheme=scheme),
             section=SEC_ALL,
             # the abstract's "up to 27.2x and 7.0x over GC and RAR" is Fig. 9(a)
             headline=(name == "fig9a" and scheme in ("GC", "RAR")),
@@ -2053,20 +1854,28 @@ CLAIMS = {
     "orderings": [
         _ordered(
             "CR reaches the target first in every setting",
-            _ordering(None, "CR", ["UMW", "GC", "RAR", "SGD"]),
+            functools.partial(
+                _ordering, figs=None, faster="CR", slower=["UMW", "GC", "RAR", "SGD"]
+            ),
             paper="CR achieves significant speedups over all baselines (Figs. 8–13)",
         ),
         _ordered(
             "RAR faster than UMW and GC (Figs. 8–12)",
-            _ordering([f for f in FIGURE_SETTINGS if f != "fig13"], "RAR", ["UMW", "GC"]),
+            functools.partial(
+                _ordering,
+                figs=[f for f in FIGURE_SETTINGS if f != "fig13"],
+                faster="RAR",
+                slower=["UMW", "GC"],
+            ),
             paper="RAR significantly outperforms UMW as well as GC for N = 84 and N = 156",
         ),
         _ordered(
             "RAR faster than every master-worker scheme at N = 156",
-            _ordering(
-                ["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
-                "RAR",
-                ["UMW", "GC", "SGD"],
+            functools.partial(
+                _ordering,
+                figs=["fig9a", "fig9b", "fig9c", "fig11a", "fig11b", "fig11c", "fig12"],
+                faster="RAR",
+                slower=["UMW", "GC", "SGD"],
             ),
             paper="RAR ultimately beats all master-worker schemes at N = 156 (Figs. 9, 11, 12)",
         ),
@@ -2076,7 +1885,7 @@ CLAIMS = {
             "comparison",
             LABELS[name],
             f"SGD/RAR time to target ({LABELS[name]})",
-            _sgd_over_rar(name),
+            functools.partial(_sgd_over_rar, fig=name),
             expected="less",
             section=SEC_ALL,
             basis="derived",
@@ -2118,8 +1927,7 @@ CLAIMS = {
             "total gradient computations to an ε-accurate model, CR vs SGD",
             _complexity,
             paper="CR: O(α^L N log(1/ε) d); SGD: O(α (1/ε) d); CR needs far fewer as ε → 0",
-            section=SEC_COMPLEXITY,
-            **_P,
+            section="Section III-C.2: total gradient computations",
         ),
     ],
 }

@@ -42,7 +42,10 @@ SCHEME_COLORS = {
 }
 
 #: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
-#: (what the figures and the notebook's tables show).
+#: (what the figures and the notebook's tables show); the names in ``_PLAIN`` show with spaces.
+_PLAIN = """alpha_exact beta_order ci_low ci_high within_bounds speedup_ci_low speedup_ci_high
+computation_share communication_share straggling_share target_error to_target_ci_low
+to_target_ci_high ratio_ci_low ratio_ci_high final_error"""
 LABELS = {
     "decoding_row": "decoding row a_f",
     "paper_row": "paper's row of A",
@@ -51,19 +54,13 @@ LABELS = {
     "alpha_paper": "alpha (paper)",
     "beta_paper": "beta (paper)",
     "alpha_approx": "alpha ≈",
-    "alpha_exact": "alpha exact",
-    "beta_order": "beta order",
     "lower_bound": "lower (7)",
     "monte_carlo_mean": "Monte Carlo E[T_CR]",
-    "ci_low": "ci low",
-    "ci_high": "ci high",
     "upper_bound": "upper (8)",
-    "within_bounds": "within bounds",
     "computation_term": "computation term (7)-(8)",
     "sibling_order_statistic": "E[T_(n-s)] exact",
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
-    "pipelined_upper": "E[T_(n-s)] + L(n-s)t_c",
     "mean_iteration_time": "mean iteration time [s]",
     "std": "std [s]",
     "load_points": "load [points/worker]",
@@ -73,29 +70,18 @@ LABELS = {
     "cr_speedup_paper": "CR speedup (paper)",
     "time_ci_low": "ci low [s]",
     "time_ci_high": "ci high [s]",
-    "speedup_ci_low": "speedup ci low",
-    "speedup_ci_high": "speedup ci high",
     "cr_speedup": "CR speedup",
     "communication_bound_limit": "communication-bound limit",
-    "computation_share": "computation share",
-    "communication_share": "communication share",
-    "straggling_share": "straggling share",
-    "target_error": "target error",
     "time_to_target": "time to target [s]",
     "cr_time_to_target": "CR time to target [s]",
     "cr_speedup_to_target_ours": "CR speedup to target (ours)",
     "mean_iteration_time_ratio_ours": "mean-iteration-time ratio (ours)",
     "to_target_ours": "to target (ours)",
-    "to_target_ci_low": "to target ci low",
-    "to_target_ci_high": "to target ci high",
-    "ratio_ci_low": "ratio ci low",
-    "ratio_ci_high": "ratio ci high",
-    "final_error": "final error",
     "r_gc": "r_GC",
     "r_cr": "r_CR",
     "cr_points_range": "CR points (min..max)",
     "r_cr_d": "r_CR d",
-}
+} | {name: name.replace("_", " ") for name in _PLAIN.split()}
 
 
 def _yerr(mid, low, high) -> np.ndarray:
@@ -126,10 +112,7 @@ def _tree_positions(n: int, L: int):
 
 def tree_title(alloc) -> str:
     """Default title of :func:`plot_tree`: the tree's shape, N, s, d and r_CR d."""
-    return (
-        f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\n"
-        f"s = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
-    )
+    return f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\ns = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
 
 
 def plot_tree(
@@ -150,8 +133,7 @@ def plot_tree(
     n, L = alloc.n, alloc.L
     if n**L > max_leaves:
         raise ValueError(
-            f"tree too large to draw: n^L = {n**L} leaves, max_leaves={max_leaves}; "
-            "use a smaller n or L"
+            f"tree too large to draw: n^L = {n**L} leaves, max_leaves={max_leaves}; use a smaller n or L"
         )
     graph = alloc.to_networkx()
     pos = _tree_positions(n, L)
@@ -219,13 +201,9 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None
     )
     axes[1].set_title(f"GC: master + N = {N}\nα = r, β = Θ(1)")
     tree = nx.balanced_tree(n, L)  # numbered breadth-first, like our ranks
+    tpos = _tree_positions(n, L)
     nx.draw_networkx(
-        tree,
-        _tree_positions(n, L),
-        ax=axes[2],
-        node_color=["#404040"] + ["#d55e00"] * N,
-        labels=labels,
-        **style,
+        tree, tpos, ax=axes[2], node_color=["#404040"] + ["#d55e00"] * N, labels=labels, **style
     )
     axes[2].set_title(f"CR: ({n}, {L}) tree\nα ≈ r^(1/L), β = Θ(N^(1-1/L))")
     for a in axes:
@@ -288,23 +266,11 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     (reduce-scatter then all-gather).
     """
     fig, ax = new_axes(ax, figsize=(2 + 1.6 * N, 1 + 0.45 * 2 * N))
-    # worker i (0-based) holds segment j with the set of contributing workers
-    held = [[{i} for _ in range(N)] for i in range(N)]  # held[i][j]: contributors of segment j
-    rows = []
-    for rnd in range(1, N):  # reduce-scatter: at round k worker i sends segment (i - k + 1)
-        new = [[set(c) for c in h] for h in held]
-        for i in range(N):
-            seg = (i - rnd + 1) % N
-            new[(i + 1) % N][seg] |= held[i][seg]
-        held = new
-        rows.append(
-            (
-                f"RS {rnd}",
-                [f"v{(i - rnd) % N + 1}: {len(held[i][(i - rnd) % N])}/{N}" for i in range(N)],
-            )
-        )
-    for rnd in range(1, N):
-        rows.append((f"AG {rnd}", [f"{rnd + 1} full segments" for _ in range(N)]))
+    # reduce-scatter round k: worker i (0-based) completes segment i - k from k + 1 workers
+    rows = [
+        (f"RS {k}", [f"v{(i - k) % N + 1}: {k + 1}/{N}" for i in range(N)]) for k in range(1, N)
+    ]
+    rows += [(f"AG {k}", [f"{k + 1} full segments"] * N) for k in range(1, N)]
     table = ax.table(
         cellText=[r[1] for r in rows],
         rowLabels=[r[0] for r in rows],
@@ -315,10 +281,7 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     table.scale(1, 1.3)
     ax.set_axis_off()
     if title is None:
-        title = (
-            f"Fig. 3: Ring-AllReduce, N = {N}: 2(N−1) = {2 * (N - 1)} rounds of p/N-sized "
-            "segments\n(entry: segment completed so far / contributors)"
-        )
+        title = f"Fig. 3: Ring-AllReduce, N = {N}: 2(N−1) = {2 * (N - 1)} rounds of p/N-sized segments\n(entry: segment completed so far / contributors)"
     ax.set_title(title)
     return fig
 
@@ -384,12 +347,7 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("children per parent n (α, L fixed)")
     ax.set_ylabel("expected iteration time [s]")
-    if title is None:
-        title = (
-            theorem2_title(df)
-            if "position" in df
-            else "Theorem 2: Monte Carlo E[T_CR] and bounds (7)-(8)"
-        )
+    title = theorem2_title(df) if title is None else title
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     ax.legend(fontsize=8)
     return fig
@@ -402,14 +360,10 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
     ``time_ci_high``, ``speedup_ci_low``, ``speedup_ci_high``) the bars carry 95 % error bars
     over seeds and the speedups their intervals.
     """
-    if title is None:
-        title = "Average iteration time (CR speedup: ours, paper)"
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
     vals = df["mean_iteration_time"].to_numpy()
-    yerr = None
-    if "time_ci_low" in df and "time_ci_high" in df:
-        yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"])
+    yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"]) if "time_ci_low" in df else None
     ax.bar(
         names,
         vals,
@@ -422,18 +376,16 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
         ours = df.loc[name, "cr_speedup_ours"]
         paper = df.loc[name, "cr_speedup_paper"]
         text = f"{ours:.2f}×"
-        if (
-            "speedup_ci_low" in df
-            and df.loc[name, "speedup_ci_low"] != df.loc[name, "speedup_ci_high"]
-        ):
-            text += (
-                f"\n[{df.loc[name, 'speedup_ci_low']:.2f}, {df.loc[name, 'speedup_ci_high']:.2f}]"
-            )
+        if "speedup_ci_low" in df:
+            lo, hi = df.loc[name, ["speedup_ci_low", "speedup_ci_high"]]
+            text += f"\n[{lo:.2f}, {hi:.2f}]" if lo != hi else ""
         text += "" if np.isnan(paper) else f"\n(paper {paper:g}×)"
         if name != "CR":
             ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)
     ax.set_ylabel(LABELS["mean_iteration_time"])
-    ax.set_title(title, fontsize=9)
+    ax.set_title(
+        "Average iteration time (CR speedup: ours, paper)" if title is None else title, fontsize=9
+    )
     ax.set_ylim(0, vals.max() * 1.35)
     return fig
 
@@ -459,9 +411,7 @@ def plot_convergence(
             ax.plot(
                 group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
             )
-    if logy is None:
-        logy = result.task != "softmax"
-    if logy:
+    if logy or (logy is None and result.task != "softmax"):  # accuracy on a linear axis
         ax.set_yscale("log")
     ax.set_xscale("log")
     ax.set_xlabel("simulated wall-clock time [s]")
@@ -486,8 +436,6 @@ def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
     waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
     panel per regime (``breakdowns`` maps a panel title to a breakdown frame).
     """
-    if title is None:
-        title = "Where the iteration time goes"
     parts = (("computation", "#56b4e9"), ("communication", "#009e73"), ("straggling", "#cc79a7"))
     fig, axes = subplots(1, len(breakdowns), figsize=(4.2 * len(breakdowns), 4.0), squeeze=False)
     for ax, (label, df) in zip(axes[0], breakdowns.items()):
@@ -512,7 +460,7 @@ def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
         ax.set_ylabel("mean iteration time [s]")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=3)
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("Where the iteration time goes" if title is None else title, fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
@@ -524,8 +472,6 @@ def plot_regime_map(df, marks=None, *, title: str | None = None):
     """
     from matplotlib.colors import LogNorm
 
-    if title is None:
-        title = "Where CR beats RAR"
     delays = sorted(df["straggle_delay"].unique())
     fig, axes = subplots(
         1,
@@ -561,7 +507,7 @@ def plot_regime_map(df, marks=None, *, title: str | None = None):
     axes[0][0].set_ylabel("per-message latency [ms]")
     cbar = fig.colorbar(mesh, ax=axes[0].tolist(), shrink=0.9, pad=0.01)
     cbar.set_label("RAR time / CR time  (> 1: CR faster)")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("Where CR beats RAR" if title is None else title, fontsize=9)
     return fig
 
 
@@ -573,8 +519,6 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
     ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
     over its free constants — drawn as grey bars.
     """
-    if title is None:
-        title = "CR speedups: paper vs ours"
     schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
     figures = list(dict.fromkeys(table["figure"]))
     fig, axes = subplots(1, len(schemes), figsize=(3.2 * len(schemes), 4.2), sharey=True)
@@ -610,6 +554,6 @@ def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
         ax.set_xlabel("paper figure")
     axes[0].set_ylabel("CR speedup [×]")
     axes[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("CR speedups: paper vs ours" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig

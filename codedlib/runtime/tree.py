@@ -28,20 +28,20 @@ def tree_allocation(n: int, L: int, s: int, d: int):
 def tree_plan(config, n_samples: int, rank: int):
     """The :class:`~codedlib.runtime.nodes.NodePlan` of ``rank`` in the CR tree."""
     alloc = tree_allocation(config.n, config.L, config.s, n_samples)
-    p = alloc.plan(rank)
-    children = list(p["children"])
+    nd = alloc.nodes[rank]
+    children = list(nd.children)
 
     def combine(positions, vectors):
         return alloc.combine(rank, {children[k]: v for k, v in zip(positions, vectors)}, 0.0)
 
     return NodePlan(
         rank=rank,
-        parent=p["parent"],
+        parent=nd.parent,
         children=children,
-        terms=[(int(a), int(b), float(c)) for a, b, c in p["segments"]],
-        need=p["n_children_needed"],
+        terms=nd.local_data.as_tuples(),
+        need=(alloc.n - alloc.s) if children else 0,  # waits for the first n - s children
         combine=combine,
-        label=p["label"],
+        label=nd.label,
         child_kind="children",
     )
 

@@ -38,7 +38,6 @@ __all__ = [
     "cr_times",
     "draw_delays",
     "gc_times",
-    "master_receive_times",
     "rar_times",
     "ring_allreduce_finish",
     "sgd_times",
@@ -81,16 +80,8 @@ class TimingModel:
         check_real("straggle_delay", self.straggle_delay, 0.0)
         if self.rate_convention not in ("appendix", "eq6"):
             raise ValueError(
-                "rate_convention must be 'appendix' or 'eq6', "
-                f"got rate_convention={self.rate_convention!r}"
+                f"rate_convention must be 'appendix' or 'eq6', got rate_convention={self.rate_convention!r}"
             )
-
-    @classmethod
-    def from_t_c(cls, t_c: float, gradient_numbers: int, latency: float = 3e-4, **kw):
-        """The model whose full-gradient message takes ``t_c`` (the bandwidth follows from
-        ``t_c``, ``latency`` and ``p``): how a paper's stated ``t_c`` enters the network."""
-        net = Network.from_message_time(t_c, gradient_numbers, latency)
-        return cls(network=net, gradient_numbers=gradient_numbers, **kw)
 
     @property
     def t_c(self) -> float:
@@ -100,8 +91,7 @@ class TimingModel:
     def compute_times(self, loads, draws) -> np.ndarray:
         """``a d_i + scale_i E_i (+ D if E_i > log(1/q))`` with ``scale = d_i/mu`` (appendix)
         or ``a/mu`` (eq. 6)."""
-        loads = np.asarray(loads, dtype=float)
-        draws = np.asarray(draws, dtype=float)
+        loads, draws = np.asarray(loads, dtype=float), np.asarray(draws, dtype=float)
         scale = loads / self.mu if self.rate_convention == "appendix" else self.a / self.mu
         out = self.a * loads + scale * draws
         if self.straggle_prob > 0 and self.straggle_delay > 0:
@@ -166,15 +156,6 @@ def draw_delays(n_iterations: int, n_workers: int, rng: RngLike = None) -> np.nd
     return as_generator(rng).standard_exponential((n_iterations, n_workers))
 
 
-def master_receive_times(ready, k: int, tau: float) -> np.ndarray:
-    """Single-port reception (Section III-C's communication model): time the ``k``-th message is fully
-    received.
-
-    :func:`codedlib.network.single_port_receive` over the last axis (senders) of ``ready``.
-    """
-    return single_port_receive(ready, k, tau)
-
-
 def _check_draws(draws, n_workers):
     draws = np.asarray(draws, dtype=float)
     if draws.ndim != 2 or draws.shape[1] != n_workers:
@@ -184,9 +165,7 @@ def _check_draws(draws, n_workers):
     if not np.all(np.isfinite(draws)) or np.any(draws < 0):
         finite = draws[np.isfinite(draws)]
         raise ValueError(
-            "draws must be finite and >= 0 (Exp(1) draws), got "
-            f"min={finite.min() if finite.size else 'n/a'} and "
-            f"{int(np.sum(~np.isfinite(draws)))} non-finite entries"
+            f"draws must be finite and >= 0 (Exp(1) draws), got min={finite.min() if finite.size else 'n/a'} and {int(np.sum(~np.isfinite(draws)))} non-finite entries"
         )
     return draws
 
@@ -200,7 +179,7 @@ def _ready(cfg: ClusterConfig, model: TimingModel, draws, parts: int = 1):
 def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Sec. IV-A's uncoded master-worker: wait for all N workers (loads ``d/N``)."""
     load, ready = _ready(cfg, model, draws)
-    times = master_receive_times(ready, cfg.N, model.message_time())
+    times = single_port_receive(ready, cfg.N, model.message_time())
     return SchemeTiming("UMW", times, load, cfg.N, float(cfg.N))
 
 
@@ -208,7 +187,7 @@ def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Sec. IV-A's GC (Section II-C) with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws, S + 1)
-    times = master_receive_times(ready, N - S, model.message_time())
+    times = single_port_receive(ready, N - S, model.message_time())
     return SchemeTiming("GC", times, load, N - S, float(N - S))
 
 
@@ -216,7 +195,7 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     """Sec. IV-A's ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws)
-    times = master_receive_times(ready, N - S, model.message_time())
+    times = single_port_receive(ready, N - S, model.message_time())
     order = np.argsort(ready, axis=1, kind="stable")
     used = np.zeros_like(ready, dtype=bool)
     np.put_along_axis(used, order[:, : N - S], True, axis=1)
@@ -282,11 +261,8 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
             for i in range(n**layer):
                 first_child = offsets[layer + 1] + n * i
                 survivors[offsets[layer] + i] = first_child + order[:, i, : n - s]
-        if layer > 0:
-            own = compute[:, offsets[layer] - 1 : offsets[layer + 1] - 1]
-            ready = np.maximum(done, own)
-        else:
-            ready = done
+        own = compute[:, offsets[layer] - 1 : offsets[layer + 1] - 1]  # empty for the master
+        ready = np.maximum(done, own) if layer > 0 else done
     return (ready[:, 0], survivors) if return_survivors else ready[:, 0]
 
 
@@ -300,8 +276,7 @@ def cr_times(
     ``(timing, survivors)``, the children each parent combined, to feed
     :func:`codedlib.codes.codedreduce.execute`.
     """
-    n, L, s = cfg.n, cfg.L, cfg.s
-    N = cfg.N
+    n, L, s, N = cfg.n, cfg.L, cfg.s, cfg.N
     draws = _check_draws(draws, N)
     if loads is None:
         loads = np.full(N, r_cr(n, s, L) * cfg.d)
@@ -331,12 +306,8 @@ def simulate_iteration_times(
     if draws is None:
         draws = draw_delays(n_iterations, cfg.N, rng)
     funcs = {"UMW": umw_times, "GC": gc_times, "SGD": sgd_times, "RAR": rar_times}
-    out = {}
-    for name in schemes:
-        if name == "CR":
-            out[name] = cr_times(cfg, model, draws, loads=cr_loads)
-        elif name in funcs:
-            out[name] = funcs[name](cfg, model, draws)
-        else:
-            raise ValueError(f"scheme must be one of {SCHEMES}, got scheme={name!r}")
-    return out
+    funcs["CR"] = lambda cfg, model, draws: cr_times(cfg, model, draws, loads=cr_loads)
+    unknown = [name for name in schemes if name not in funcs]
+    if unknown:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got scheme={unknown[0]!r}")
+    return {name: funcs[name](cfg, model, draws) for name in schemes}

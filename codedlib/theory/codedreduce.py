@@ -17,7 +17,6 @@ from codedlib._validation import check_int, check_real
 __all__ = [
     "alpha_for_load",
     "check_tree",
-    "expected_sibling_order_statistic",
     "load_vs_alpha",
     "n_tree_workers",
     "r_cr",
@@ -98,10 +97,8 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
     lo, hi = 0.0, 1.0  # load_vs_alpha increases in alpha
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if mid > 0 and 1.0 / sum(mid ** (-layer) for layer in range(1, L + 1)) <= r:
-            lo = mid
-        else:
-            hi = mid
+        ok = mid > 0 and 1.0 / sum(mid ** (-layer) for layer in range(1, L + 1)) <= r
+        lo, hi = (mid, hi) if ok else (lo, mid)
     return lo
 
 
@@ -120,32 +117,14 @@ def table_one(N: int, r: float, L: int, n: int | None = None):
             f"N must equal n + ... + n^L = {n_tree_workers(n, L)} for n={n}, L={L}, got N={N}"
         )
     gc_alpha = math.floor(r * N - 1 + 1e-12) / N if r * N >= 1 else 0.0
+    cr_alpha = alpha_for_load(r, L, n)
     rows = [
         ("RAR", "0", "Θ(N)", 0.0, 0.0, float(N)),
         ("GC", "r", "Θ(1)", r, gc_alpha, 1.0),
-        (
-            "CR",
-            "r^(1/L)",
-            "Θ(N^(1-1/L))",
-            r ** (1.0 / L),
-            alpha_for_load(r, L, n),
-            float(N) ** (1.0 - 1.0 / L),
-        ),
+        ("CR", "r^(1/L)", "Θ(N^(1-1/L))", r ** (1.0 / L), cr_alpha, float(N) ** (1.0 - 1.0 / L)),
     ]
     columns = ["scheme", "alpha_paper", "beta_paper", "alpha_approx", "alpha_exact", "beta_order"]
     return pd.DataFrame(rows, columns=columns).set_index("scheme")
-
-
-def expected_sibling_order_statistic(n: int, s: int, load_points: float, a: float, mu: float):
-    """``E[T_(n-s)] = (load/mu)(H_n - H_s) + a load``: the (n-s)-th fastest sibling (Appendix D)."""
-    n = check_int("n", n, 1)
-    s = check_int("s", s, 0, n - 1)
-    load_points = check_real("load_points", load_points, 0.0, low_open=True)
-    a = check_real("a", a, 0.0)
-    mu = check_real("mu", mu, 0.0, low_open=True)
-    from codedlib.latency.order_stats import harmonic_number  # scipy.stats: not on a rank's path
-
-    return load_points / mu * (harmonic_number(n) - harmonic_number(s)) + a * load_points
 
 
 def theorem2_bounds(
@@ -156,7 +135,7 @@ def theorem2_bounds(
     ``lower = (r d/mu) log(1/alpha) + a r d + (n (1 - alpha) + L - 1) t_c``
     ``upper = (r d/mu) log(1/alpha) + a r d + n L t_c``
     with ``r = r_CR(n, s, L)``, ``alpha = s/n``; also the proof's ``sibling_order_statistic``
-    ``E[T_(n-s)]`` and ``pipelined_upper`` ``E[T_(n-s)] + L (n - s) t_c``.
+    ``E[T_(n-s)] = (r d/mu)(H_n - H_s) + a r d`` of the (n-s)-th fastest sibling (Appendix D).
     """
     n, L, s = check_tree(n, L, s)
     if s < 1:
@@ -169,20 +148,13 @@ def theorem2_bounds(
     load = r_cr(n, s, L) * d
     computation = load / mu * math.log(1.0 / alpha) + a * load
     lower_comm = (n * (1.0 - alpha) + L - 1) * t_c
-    upper_comm = n * L * t_c
-    order_stat = expected_sibling_order_statistic(n, s, load, a, mu)
+    from codedlib.latency.order_stats import harmonic_number  # scipy.stats: not on a rank's path
+
     return {
-        "n": n,
-        "L": L,
-        "s": s,
-        "alpha": alpha,
         "N": n_tree_workers(n, L),
-        "load_points": load,
         "computation": computation,
         "lower_communication": lower_comm,
-        "upper_communication": upper_comm,
         "lower": computation + lower_comm,
-        "upper": computation + upper_comm,
-        "sibling_order_statistic": order_stat,
-        "pipelined_upper": order_stat + L * (n - s) * t_c,
+        "upper": computation + n * L * t_c,
+        "sibling_order_statistic": load / mu * (harmonic_number(n) - harmonic_number(s)) + a * load,
     }

@@ -34,11 +34,9 @@ def render_summary(summary) -> str:
     """
     rows = []
     for key, label in SUMMARY_LABELS.items():
-        value = summary[key]
-        if value is None:
-            continue
-        text = f"{value:.4g}" if isinstance(value, float) else str(value)
-        rows.append(f"<tr><td>{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
+        if (value := summary[key]) is not None:
+            text = f"{value:.4g}" if isinstance(value, float) else str(value)
+            rows.append(f"<tr><td>{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
     return "<table>" + "".join(rows) + "</table>"
 
 
@@ -61,10 +59,8 @@ def codedreduce_report(
     summary = configuration_summary(n, L, s, d, model, n_iterations=200, rng=seed)
     alloc = summary["allocation"]
     text = render_summary(summary)
-    tree = None
-    if alloc.n**alloc.L <= 81:
-        tree = plot_tree(alloc)
-    else:
+    tree = plot_tree(alloc) if alloc.n**alloc.L <= 81 else None
+    if tree is None:
         text += f"<p>(tree with {alloc.n**alloc.L} leaves not drawn)</p>"
     return Report(
         html=text,
