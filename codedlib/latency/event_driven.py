@@ -35,7 +35,6 @@ __all__ = [
     "simulate_event_driven",
     "simulate_event_driven_heapq",
     "simulate_event_driven_reference",
-    "simulate_model",
 ]
 
 #: What the coordinator does inside the margin window (module docstring).
@@ -275,24 +274,3 @@ def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenR
             iteration_end[r, epoch] = clock
         busy_out[r] = done_at
     return EventDrivenResult(iteration_end, fresh, busy_out)
-
-
-def simulate_model(
-    model,
-    w,
-    n_iterations,
-    replicas=1,
-    margin=0.0,
-    load=1.0,
-    rng=None,
-    semantics="reference",
-) -> EventDrivenResult:
-    """Draw task latencies from a latency model and simulate (Section IV-B).
-
-    ``model`` is anything with ``sample_total(size, rng, load)`` returning latencies of shape
-    ``size + (N,)``, e.g. :class:`codedlib.latency.gamma_model.GammaLatencyModel`.
-    """
-    n_iterations = check_int("n_iterations", n_iterations, 1)
-    replicas = check_int("replicas", replicas, 1)
-    lat = model.sample_total((replicas, n_iterations), rng=rng, load=load)
-    return simulate_event_driven(lat, w, margin=margin, semantics=semantics)
