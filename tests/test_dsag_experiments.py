@@ -56,8 +56,6 @@ def test_record_and_load_traces(tmp_path):
     assert list(loaded) == ["t"]
     pd.testing.assert_frame_equal(loaded["t"], trace, check_dtype=False)
     assert ex.load_traces(tmp_path / "missing") == {}
-    summary = ex.trace_summary(loaded["t"])
-    assert summary.worker.tolist() == [0, 1, 2, 3]
     order = ex.trace_order_statistics(loaded["t"], replicas=2000, rng=0)
     assert order.w.tolist() == [1, 2, 3, 4] and np.all(np.diff(order.recorded) > 0)
     assert ex.trace_cumulative_latency(loaded["t"]) is None  # no stale results
@@ -101,7 +99,7 @@ def test_fig1_slopes_follow_the_load():
 
 
 def test_fig5_iid_model_is_worse_at_the_ends():
-    df = ex.fig5_order_statistics(n_workers=30, n_iterations=2000, replicas=20_000, rng=0)
+    df = ex.fig5_measure(0, n_workers=30, n_iterations=2000, replicas=20_000)
     err = lambda col: np.abs(df[col] / df.recorded - 1)
     assert err("heterogeneous").max() < 0.02
     assert err("iid").iloc[0] > err("heterogeneous").iloc[0]

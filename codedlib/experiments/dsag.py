@@ -105,9 +105,7 @@ __all__ = [
     "fig3_cdfs",
     "fig4_bursts",
     "fig4_measure",
-    "fig5_order_statistics",
     "fig5_measure",
-    "fig6_cumulative_latency",
     "fig6_measure",
     "fig7_final_latency",
     "fig7_load_balancing",
@@ -134,7 +132,6 @@ __all__ = [
     "trace_dsag_predictions",
     "trace_gamma_ks",
     "trace_order_statistics",
-    "trace_summary",
 ]
 
 
@@ -270,17 +267,16 @@ def fig4_bursts(
     )
 
 
-def fig5_order_statistics(
-    n_workers=72, n_iterations=1000, replicas=20_000, rng=None
-) -> pd.DataFrame:
-    """Fig. 5: average latency of the w-th fastest of N = 72 workers.
+def fig5_measure(seed, n_workers=72, n_iterations=1000, replicas=20_000) -> pd.DataFrame:
+    """Fig. 5 for one seed (a fresh ground-truth cluster, trace and fit): average latency of the
+    w-th fastest of N = 72 workers; columns ``w, recorded, heterogeneous, iid``.
 
     'Recorded' is the empirical mean of the w-th order statistic over the iterations of a
     w = N trace of the heterogeneous ground truth; the predictions use the gamma model fitted
     to that trace (independent, non-identical workers) and its i.i.d. version (global mean
     and variance), by Monte Carlo over ``replicas`` rounds (Section IV-A).
     """
-    rng = as_generator(rng)
+    rng = as_generator(seed)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
     trace = record_trace(truth, n_iterations, rng=rng)
     totals = (trace.comm_time + trace.compute_time).to_numpy().reshape(n_iterations, n_workers)
@@ -301,7 +297,8 @@ def _order_statistics(totals, fit, replicas, rng) -> pd.DataFrame:
     )
 
 
-def fig6_cumulative_latency(
+def fig6_measure(
+    seed,
     n_workers=72,
     ws=(9, 72),
     n_iterations=100,
@@ -310,9 +307,8 @@ def fig6_cumulative_latency(
     p_exit=0.02,
     factor=1.12,
     replicas=200,
-    rng=None,
 ) -> pd.DataFrame:
-    """Fig. 6: cumulative latency over 100 iterations, w = 9 and w = 72 of N = 72.
+    """Fig. 6 for one seed: cumulative latency over 100 iterations, w = 9 and w = 72 of N = 72.
 
     'Recorded': one run of the bursty ground truth through the heap-based reference
     simulator. Predictions from the model fitted to a separate w = N profiling trace (2000
@@ -320,7 +316,7 @@ def fig6_cumulative_latency(
     independent-iterations order-statistic model of Section IV-A (t times the expected w-th
     order statistic).
     """
-    rng = as_generator(rng)
+    rng = as_generator(seed)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
     profile_slow = burst_slowdown(truth, 2000, p_enter, p_exit, factor, rng=rng)
     fit = fit_gamma_model(record_trace(truth, 2000, load=load, bursts=profile_slow, rng=rng))
@@ -790,21 +786,6 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------
 # Recorded traces (data/traces): the same checks on real measurements
 # ------------------------------------------------------------------------------------------
-def trace_summary(trace) -> pd.DataFrame:
-    """Per-worker fitted gamma parameters of a trace (Section VI-A over the whole trace)."""
-    fit = fit_gamma_model(trace)
-    return pd.DataFrame(
-        {
-            "worker": fit.workers,
-            "comm_mean": fit.comm_mean,
-            "comm_var": fit.comm_var,
-            "comp_mean": fit.comp_mean,
-            "comp_var": fit.comp_var,
-            "comp_shape": fit.comp_shape,
-        }
-    )
-
-
 def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | None:
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
@@ -1064,7 +1045,8 @@ def describe_lb_gain(table, paper_range=(0.6, 0.7)) -> dict:
 
 
 def semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
-    """One seed of :func:`semantics_effect_on_convergence`."""
+    """One seed of Fig. 8's methods under both margin-window rules (same cluster, draws, start
+    and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline)."""
     return [
         {
             "method": label,
@@ -1076,28 +1058,6 @@ def semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
             "method", sort=False
         )
     ]
-
-
-def semantics_effect_on_convergence(
-    seeds=(0, 1, 2, 3, 4), kind="logistic", gap=1e-6, n_workers=49, w=10, labels=None, **kwargs
-) -> pd.DataFrame:
-    """Fig. 8's methods under both margin-window rules on the same seeds (same cluster, draws
-    start and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline).
-    """
-    methods = fig8_methods(n_workers, w, include_lb=False)
-    if labels is not None:
-        methods = [m for m in methods if m[0] in labels]
-    return over_seeds(
-        semantics_measure,
-        seeds,
-        kind=kind,
-        gap=gap,
-        n_workers=n_workers,
-        w=w,
-        methods=methods,
-        desc="coordinator semantics",
-        **kwargs,
-    )
 
 
 def sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[dict]:
@@ -1314,12 +1274,6 @@ def fig4_measure(seed, **kwargs) -> dict:
     return {"any_burst_fraction": fig4_bursts(rng=seed, **kwargs).any_burst_fraction}
 
 
-def fig5_measure(seed, **kwargs) -> pd.DataFrame:
-    """Fig. 5 for one seed (a fresh ground-truth cluster, trace and fit): ``w, recorded,
-    heterogeneous, iid``."""
-    return fig5_order_statistics(rng=seed, **kwargs)
-
-
 def order_statistic_errors(df) -> pd.DataFrame:
     """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
     the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5.
@@ -1350,11 +1304,6 @@ def order_statistic_errors(df) -> pd.DataFrame:
             "iid_worst_w",
         ],
     )
-
-
-def fig6_measure(seed, **kwargs) -> pd.DataFrame:
-    """Fig. 6 for one seed (:func:`fig6_cumulative_latency`)."""
-    return fig6_cumulative_latency(rng=seed, **kwargs)
 
 
 def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
@@ -1874,11 +1823,11 @@ def check_traces(traces, rng=None) -> tuple[dict, str]:
         if "parent" in trace and (trace["parent"] != 0).any():
             lines.append(f"{name}: rows from tree parents (CodedReduce) - skipped")
             continue
-        summary = trace_summary(trace)
+        fit = fit_gamma_model(trace)
         lines.append(
-            f"{name}: {len(trace)} rows, {len(summary)} workers; fitted mean computation latency "
-            f"{summary.comp_mean.min() * 1e3:.2f}-{summary.comp_mean.max() * 1e3:.2f} ms, "
-            f"communication {summary.comm_mean.min() * 1e3:.2f}-{summary.comm_mean.max() * 1e3:.2f} ms"
+            f"{name}: {len(trace)} rows, {fit.n_workers} workers; fitted mean computation latency "
+            f"{fit.comp_mean.min() * 1e3:.2f}-{fit.comp_mean.max() * 1e3:.2f} ms, "
+            f"communication {fit.comm_mean.min() * 1e3:.2f}-{fit.comm_mean.max() * 1e3:.2f} ms"
         )
         order = trace_order_statistics(trace, rng=rng)
         if order is not None:
@@ -1984,13 +1933,15 @@ def coordinator_semantics(
             }
         )
     table = pd.DataFrame(rows)
-    conv = semantics_effect_on_convergence(  # logistic regression, time to a gap of 1e-6
+    conv = over_seeds(  # logistic regression, time to a gap of 1e-6
+        semantics_measure,
         seeds,
         n_workers=n_workers,
         w=w,
-        labels=(f"DSAG w={w}",),
+        methods=[(f"DSAG w={w}", "dsag", w, False)],
         eta=eta,
         margin=margin,
+        desc="coordinator semantics",
         **logistic,
     )
     wide = conv.pivot(index="seed", columns="semantics", values="time_to_gap")
