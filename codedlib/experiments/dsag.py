@@ -68,22 +68,18 @@ __all__ = [
     "trace_fig6",
     "describe_iid_ends",
     "fig5_setting",
-    "timing_verdict",
     "coordinator_semantics",
     "paper_examples",
     "algorithm2_as_printed",
-    "written_overlap",
     "fig8_setting",
     "paired_problem",
     "seed_spread",
-    "lb_decomposition",
     "lb_decompositions",
     "sgd_floor",
     "sgd_text",
     "aws_methods",
     "aws_setting",
     "ratio_text",
-    "pct",
     "SLOWDOWN_PATTERNS",
     "explorer_cluster",
     "latency_prediction",
@@ -642,20 +638,6 @@ def _fig8_problem(kind, n_samples, dim, data_seed, correlation):
     raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
 
 
-def _fig8_frame(label, h, gaps) -> pd.DataFrame:
-    """One method's rows of :func:`fig8_convergence` from its run's history."""
-    return pd.DataFrame(
-        {
-            "method": label,
-            "time": h.time.to_numpy(),
-            "iteration": h.iteration.to_numpy(),
-            "gap": gaps,
-            "n_fresh": h.n_fresh.to_numpy(),
-            "total_subpartitions": h.total_subpartitions.to_numpy(),
-        }
-    )
-
-
 def fig8_convergence(
     kind="pca",
     *,
@@ -751,7 +733,19 @@ def fig8_convergence(
                 semantics=semantics,
                 **common,
             )
-        frames.append(_fig8_frame(label, run.history, gaps))
+        h = run.history
+        frames.append(
+            pd.DataFrame(
+                {
+                    "method": label,
+                    "time": h.time.to_numpy(),
+                    "iteration": h.iteration.to_numpy(),
+                    "gap": gaps,
+                    "n_fresh": h.n_fresh.to_numpy(),
+                    "total_subpartitions": h.total_subpartitions.to_numpy(),
+                }
+            )
+        )
     df = pd.concat(frames, ignore_index=True)
     df.attrs.update(
         kind=kind,
@@ -1349,15 +1343,10 @@ def fig7_final_latency(df, last=20) -> pd.DataFrame:
     for s, sub in df.groupby("seed", sort=True):
         tail = sub[sub.iteration >= int(sub.iteration.max()) + 1 - last]
         per_run = tail.groupby(["run", "iteration"]).latency.max().groupby("run").mean()
-        rows.append({"seed": s, **{_snake(run): v for run, v in per_run.items()}})
-    out = pd.DataFrame(rows)
+        rows.append({"seed": s, **per_run})
+    out = pd.DataFrame(rows).rename(columns=lambda c: c.replace("-", "_").replace(" ", "_"))
     out.attrs["mean"] = {c: out[c].mean() for c in out.columns[1:]}
     return out
-
-
-def _snake(label) -> str:
-    """A run or method label as a snake_case column name ("not balanced" -> "not_balanced")."""
-    return str(label).replace("-", "_").replace(" ", "_")
 
 
 def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
@@ -1780,11 +1769,6 @@ def run_seeds(seed, n_seeds, setting) -> list[int]:
     return list(range(seed, seed + (setting["n_seeds"] or max(5, n_seeds))))
 
 
-def pct(x) -> str:
-    """A ratio as a signed percentage change ("-21 %")."""
-    return f"{100 * (x - 1):+.0f} %"
-
-
 def ratio_text(row) -> str:
     """A comparison row's ratio, interval and outcome as text for the prose."""
     return f"{row.our_value:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}] ({row.outcome})"
@@ -1867,7 +1851,7 @@ def trace_fig6(run, name, trace, margin, replicas, rng) -> dict:
     band_ratio = band / rec
     text = (
         f"{name}: recorded {rec:.3f} s over {tp.n_iterations} iterations (w = {tp.w}); event-driven "
-        f"replay on the very injected delays {tp.replay:.3f} s ({pct(tp.replay / rec)} vs recorded: the real "
+        f"replay on the very injected delays {tp.replay:.3f} s ({100 * (tp.replay / rec - 1):+.0f} % vs recorded: the real "
         f"cost of computation, transfer and polling); {100 * tp.queued_share:.0f} % of the tasks waited behind a "
         f"stale task, {1e3 * tp.queue_wait_mean:.1f} ms on average, inside comm_time (raw mean "
         f"{1e3 * tp.comm_time_mean:.1f} ms)"
@@ -1879,23 +1863,6 @@ def trace_fig6(run, name, trace, margin, replicas, rng) -> dict:
     )
     return dict(
         recorded_fig6=recorded_fig6, tp=tp, band=band, band_ratio=band_ratio, text=text, bands=bands
-    )
-
-
-def timing_verdict(ms) -> tuple[str, str]:
-    """Verdict and reason of the fn. 16 timing row against the paper's 1.5 ms."""
-
-    _, lo, hi = mean_interval(ms)
-    if lo <= 1.5 <= hi:
-        return "reproduced within CI", ""
-    if hi < 1.5:
-        return "partly", (
-            "faster than the paper's 1.5 ms on this machine: the claim's point (fast enough "
-            "for the load balancer's inner loop) holds; the number depends on machine, load "
-            "and implementation (numba here, Julia in the paper)"
-        )
-    return "not reproduced", (
-        "slower than the paper's 1.5 ms on this machine and load (numba here, Julia in the paper)"
     )
 
 
@@ -1965,11 +1932,6 @@ def coordinator_semantics(
     return table, summary
 
 
-def written_overlap(i, j, i2, j2) -> bool:
-    """The paper's written overlap test of Section V (misses a cached range containing the new one)."""
-    return (i <= i2 <= j) or (i <= j2 <= j)
-
-
 def algorithm2_as_printed(n, p, p_new, k, max_steps=20):
     """Algorithm 2 line by line; returns the visited (k, k') and whether k' left 1..p_new."""
     from codedlib.schemes.dsag import p_start, p_trans
@@ -2023,9 +1985,9 @@ def paper_examples() -> dict:
     lines.append(
         f"p = 2 -> 4 from k = 1: {out['aligned4']} (k' = 3 starts at row 6, like k = 2 of p = 2)"
     )
-    new_range, old_range = (4, 5), (1, 10)
-    out["written"] = written_overlap(*new_range, *old_range)
-    out["actual"] = max(new_range[0], old_range[0]) <= min(new_range[1], old_range[1])
+    (i, j), (i2, j2) = (4, 5), (1, 10)  # new X_{4:5}, cached X_{1:10}
+    out["written"] = (i <= i2 <= j) or (i <= j2 <= j)  # Section V's overlap test as written
+    out["actual"] = max(i, i2) <= min(j, j2)
     lines.append(
         f"new X_{{4:5}} against cached X_{{1:10}}: written test {out['written']}, ranges overlap {out['actual']}"
     )
@@ -2077,35 +2039,31 @@ def seed_spread(num, den) -> str:
     return f"per-seed ratios {r.min():.2f} to {r.max():.2f} over {r.size} seeds"
 
 
-def lb_decomposition(df, gap, dsag, lb) -> pd.DataFrame:
-    """Per seed: iterations and mean latency per iteration to reach ``gap``, mean fresh
-    results per iteration and mean total subpartitions up to then, for DSAG and DSAG-LB."""
-    rows = []
-    for (s, method), sub in df[df.method.isin([dsag, lb])].groupby(["seed", "method"]):
-        hit = sub[sub.gap <= gap]
-        end = hit.iloc[0] if len(hit) else sub.iloc[-1]
-        upto = sub[sub.time <= end.time]
-        rows.append(
-            dict(
-                seed=s,
-                method=method,
-                iterations=end.iteration,
-                time=end.time,
-                latency=end.time / end.iteration,
-                n_fresh=upto.n_fresh.mean(),
-                subpartitions=upto.total_subpartitions.mean(),
-            )
-        )
-    return pd.DataFrame(rows).pivot(index="seed", columns="method")
-
-
 def lb_decompositions(problems, w) -> dict:
-    """:func:`lb_decomposition` at the gaps of the load-balancing rows: ``{(problem, gap):
-    (per-seed frame, ratio intervals DSAG-LB / DSAG, text)}``."""
+    """At the gaps of the load-balancing rows, per seed for DSAG and DSAG-LB: iterations and mean
+    latency per iteration to reach the gap, mean fresh results per iteration and mean total
+    subpartitions up to then: ``{(problem, gap): (per-seed frame, ratio intervals DSAG-LB / DSAG,
+    text)}``."""
     dsag, lb = f"DSAG w={w}", f"DSAG-LB w={w}"
     out = {}
     for problem, gap in (("PCA", 1e-8), ("log. reg.", 1e-6), ("log. reg.", 1e-10)):
-        dec = lb_decomposition(problems[problem][0], gap, dsag, lb)
+        df, rows = problems[problem][0], []
+        for (s, method), sub in df[df.method.isin([dsag, lb])].groupby(["seed", "method"]):
+            hit = sub[sub.gap <= gap]
+            end = hit.iloc[0] if len(hit) else sub.iloc[-1]
+            upto = sub[sub.time <= end.time]
+            rows.append(
+                dict(
+                    seed=s,
+                    method=method,
+                    iterations=end.iteration,
+                    time=end.time,
+                    latency=end.time / end.iteration,
+                    n_fresh=upto.n_fresh.mean(),
+                    subpartitions=upto.total_subpartitions.mean(),
+                )
+            )
+        dec = pd.DataFrame(rows).pivot(index="seed", columns="method")
         parts = {
             q: ratio_interval(dec[q][lb], dec[q][dsag])
             for q in ("iterations", "latency", "n_fresh", "subpartitions")
@@ -2817,6 +2775,30 @@ def _algorithm2(visited, broke):
     )
 
 
+def _timing(ms):
+    """The fn. 16 timing row: the timings ``ms`` against the paper's 1.5 ms."""
+    _, lo, hi = mean_interval(ms)
+    verdict, reason = "reproduced within CI", ""
+    if hi < 1.5:
+        verdict, reason = (
+            "partly",
+            (
+                "faster than the paper's 1.5 ms on this machine: the claim's point (fast enough "
+                "for the load balancer's inner loop) holds; the number depends on machine, load "
+                "and implementation (numba here, Julia in the paper)"
+            ),
+        )
+    elif lo > 1.5:
+        verdict, reason = (
+            "not reproduced",
+            (
+                "slower than the paper's 1.5 ms on this machine and load (numba here, Julia in the paper)"
+            ),
+        )
+    uncertainty = f"95 % t-interval over {ms.size} repeated timings"
+    return dict(samples=ms, uncertainty=uncertainty, verdict=verdict, reason=reason)
+
+
 def _latency_claims() -> dict:
     """Section 1: the latency model (Figs. 1-4, our recorded traces)."""
     c = {}
@@ -2972,11 +2954,7 @@ def _simulator_claims() -> dict:
             "interval",
             "Sec. VI-B, fn. 16",
             "simulate 100 iterations, N = 100, w = 50",
-            lambda ms: dict(
-                samples=ms,
-                uncertainty=f"95 % t-interval over {ms.size} repeated timings",
-                **dict(zip(("verdict", "reason"), timing_verdict(ms))),
-            ),
+            _timing,
             paper=1.5,
             paper_text="about 1.5 ms",
             unit="ms",
