@@ -22,6 +22,7 @@ Reference: severinson2023dsag.
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -2207,10 +2208,12 @@ def _queue_reason(tp, br, **_):
 def _trace_specs(name, label):
     """The Fig. 6 rows of one recorded DSAG run (results: ``tp``, ``band``, ``band_ratio``)."""
 
-    def row(quantity, model, judge=None, **fixed):
+    fig6 = partial(spec, "interval", "Fig. 6", unit="×", section=SEC1T)
+
+    def row(quantity, model, judge, **fixed):
         def measured(tp, band, band_ratio):
             r = band_ratio.loc[model]
-            extra = judge(tp=tp, band=band, br=band_ratio) if judge else {}
+            extra = judge(tp=tp, band=band, br=band_ratio, r=r)
             if "verdict" not in extra and r["low"] <= 1 <= r["high"]:
                 extra["reason"] = ""  # reproduced within CI: no reason kept
             return dict(
@@ -2220,23 +2223,14 @@ def _trace_specs(name, label):
                 **extra,
             )
 
-        return spec(
-            "interval",
-            "Fig. 6",
-            f"MPI trace ({label}): {quantity}",
-            measured,
-            setting=TRACE_SETTING[name],
-            unit="×",
-            section=SEC1T,
-            **fixed,
-        )
+        quantity = f"MPI trace ({label}): {quantity}"
+        return fig6(quantity, measured, setting=TRACE_SETTING[name], **fixed)
 
-    def below(model, what):
-        def judge(tp, band, br):
-            r = br.loc[model]
+    def below(what):  # reproduced if the model's whole range lies below the recorded total
+        def judge(r, **results):
             if r["high"] < 1:
                 return dict(verdict="reproduced within CI", reason="")
-            return dict(verdict="not reproduced", reason=what(tp=tp, band=band, r=r))
+            return dict(verdict="not reproduced", reason=what(r=r, **results))
 
         return judge
 
@@ -2252,14 +2246,10 @@ def _trace_specs(name, label):
                 else "the recorded half lies outside the range of the model fitted to the other half",
             )
 
-        return spec(
-            "interval",
-            "Fig. 6",
+        return fig6(
             f"MPI trace ({label}): event-driven, {model} (out of sample)",
             measured,
             setting=TRACE_SETTING[name] + "; gamma fit with queue waits taken out",
-            unit="×",
-            section=SEC1T,
             **_EVENT_PAPER,
         )
 
@@ -2277,8 +2267,7 @@ def _trace_specs(name, label):
             "order statistic (injected model) / recorded",
             "order statistic (injected)",
             below(
-                "order statistic (injected)",
-                lambda **_: "the recorded total lies inside the order-statistic model's 95 % range",
+                lambda **_: "the recorded total lies inside the order-statistic model's 95 % range"
             ),
             **_BELOW_PAPER,
         ),
@@ -2300,8 +2289,7 @@ def _trace_specs(name, label):
             "order statistic (gamma fit to the trace) / recorded",
             "order statistic (trace fit)",
             below(
-                "order statistic (trace fit)",
-                lambda tp, band, r: (
+                lambda tp, band, r, **_: (
                     f"the recorded total lies inside the order-statistic model's 95 % range "
                     f"({r['low']:.2f}-{r['high']:.2f}) on this {tp.n_iterations}-iteration run; "
                     f"it is {band.loc['order statistic (trace fit)', 'mean'] / band.loc['gamma fit (trace)', 'mean']:.2f}"
@@ -2311,6 +2299,10 @@ def _trace_specs(name, label):
             **_BELOW_PAPER,
         ),
     ]
+
+
+#: A comparison row of section 5 (Fig. 8 top row).
+_compare5 = partial(spec, "comparison", section=SEC5)
 
 
 def _faster(w, n, problem, gap, faster, headline=False):
@@ -2336,15 +2328,13 @@ def _faster(w, n, problem, gap, faster, headline=False):
             setting=setting,
         )
 
-    return spec(
-        "comparison",
+    return _compare5(
         f"Fig. 8 {problem}",
         f"time to gap {gap:g}: DSAG w={w} / SAG w=N",
         measured,
         expected="less",
         paper_range=(lo_p, hi_p),
         paper_text=f"about {100 * faster:.0f} % faster (ratio {lo_p:.2f}–{hi_p:.2f})",
-        section=SEC5,
         headline=headline,
     )
 
@@ -2370,14 +2360,12 @@ def _lb_pca(w):
             )
         return dict(numerator=num, denominator=den, verdict=verdict, reason=reason, setting=setting)
 
-    return spec(
-        "comparison",
+    return _compare5(
         "Fig. 8 PCA",
         f"time to gap 1e-08: DSAG-LB / DSAG w={w}",
         measured,
         expected="greater",
         paper_text="no speedup from load balancing (ratio ≥ 1: cache invalidation)",
-        section=SEC5,
     )
 
 
@@ -2404,15 +2392,13 @@ def _lb_log(w, gap):
             setting=setting,
         )
 
-    return spec(
-        "comparison",
+    return _compare5(
         "Fig. 8 log. reg.",
         f"time to gap {gap:g}: DSAG-LB / DSAG w={w}",
         measured,
         expected="less",
         paper_range=(0.6, 0.7),
         paper_text="30–40 % lower latency (ratio 0.6–0.7)",
-        section=SEC5,
         headline=(gap == 1e-6),
     )
 
@@ -2430,14 +2416,12 @@ def _fresh(w):
             setting=problems["log. reg."][2] + "; mean over the recorded iterations up to gap 1e-6",
         )
 
-    return spec(
-        "comparison",
+    return _compare5(
         "Fig. 8 log. reg.",
         "fresh results per iteration: DSAG-LB / DSAG",
         measured,
         expected="greater",
         paper_text="load balancing raises the number of workers responding within the 2 % margin",
-        section=SEC5,
     )
 
 
@@ -2572,55 +2556,45 @@ def _method_specs(w, n, problem):
         )
 
     item = f"Fig. 8 {problem}"
+    qualitative = partial(spec, "qualitative", item, section=SEC5)
     return [
-        spec(
-            "comparison",
+        _compare5(
             item,
             "time to gap 1e-4: GD / fastest stochastic method",
             lambda problems: _gd_fastest(problems, w, n, problem),
             expected="greater",
             paper=2.0,
             paper_text="more than 2× (for any gap)",
-            section=SEC5,
         ),
-        spec(
-            "qualitative",
-            item,
+        qualitative(
             "time to gap 1e-4: coded bound (r = 45/49) / GD",
             coded,
             paper="the straggler resilience of coding is cancelled out by its higher computational load (not faster than GD)",
-            section=SEC5,
         ),
-        spec(
-            "comparison",
+        _compare5(
             item,
             f"final gap: SAG-LB / SAG w={w}",
             sag_lb,
             expected="less",
             paper_text="load balancing improves the precision of SAG with w < N",
-            section=SEC5,
         ),
-        spec(
-            "qualitative",
-            item,
+        qualitative(
             "with w < N only DSAG converges to the optimum",
             lambda problems: _converges(problems, w, n, problem),
             paper="SAG (w < N) and SGD stall; DSAG (w < N) and SAG (w = N) converge",
-            section=SEC5,
         ),
-        spec(
-            "qualitative",
-            item,
+        qualitative(
             "fastest method without load balancing (mean time over seeds)",
             lambda problems: _fastest(problems, w, problem),
-            section=SEC5,
         ),
     ]
 
 
-def _aws(item, quantity, kind, numerator, denominator, gap, paper_range, paper_text):
-    """A Fig. 8 bottom-row ratio on the AWS-like stand-in, the paper's "x % faster" read as a
-    time ratio 1 - x (± 5 % for "about"), as in the eX3 rows."""
+def _aws(item, quantity, ratio, paper_range, paper_text):
+    """A Fig. 8 bottom-row ratio (``ratio``: kind, numerator, denominator, gap) on the AWS-like
+    stand-in, the paper's "x % faster" read as a time ratio 1 - x (± 5 % for "about"), as in the
+    eX3 rows."""
+    kind, numerator, denominator, gap = ratio
 
     def measured(aws_ps, aws_sizes, aws_setting, seed):
         a, b, censored = paired_times(
@@ -2802,31 +2776,26 @@ def _timing(ms):
 def _latency_claims() -> dict:
     """Section 1: the latency model (Figs. 1-4, our recorded traces)."""
     c = {}
+    cloud = partial(
+        spec, "qualitative", verdict="not attempted", setting=CLOUD_SETTING, section=SEC1
+    )
     c["fig1"] = [
-        spec(
-            "qualitative",
+        cloud(
             "Fig. 1",
             "mean latency ∝ load c, variance grows with c",
             _fig1,
-            verdict="not attempted",
             paper="mean and variance of the computation latency grow with c; a line through the origin fits the means (Azure, 100 workers)",
             reason="a claim about measured cloud latency at several loads; our stand-in cluster is built with this scaling "
             "and our MPI traces each have one load, so the figure only checks the fitting pipeline",
-            setting=CLOUD_SETTING,
-            section=SEC1,
         )
     ]
     c["fig2"] = [
-        spec(
-            "qualitative",
+        cloud(
             "Fig. 2",
             "mean latency difference of two workers",
             lambda fig23: {"ours": f"{100 * fig23.slower_by:.1f} % (one draw of the stand-in)"},
-            verdict="not attempted",
             paper="worker 2 about 14 % slower than worker 1 (two Azure workers)",
             reason="a property of two particular Azure instances; ours is a draw from the stand-in's chosen ±15 % spread",
-            setting=CLOUD_SETTING,
-            section=SEC1,
         )
     ]
     c["fig4"] = [
@@ -2844,26 +2813,23 @@ def _latency_claims() -> dict:
             reason="the burst entry rate was chosen to give about 40 %; the row checks the calibration, not the claim",
         )
     ]
+    traces = partial(spec, "qualitative", section=SEC1T)
     c["traces"] = [
-        spec(
-            "qualitative",
+        traces(
             "Fig. 3",
             "gamma fit of real latency (KS test per worker)",
             _ks,
             paper="communication and computation latency are well approximated by gamma distributions (Azure, AWS)",
             setting=REAL_SETTING,
             uncertainty="KS test at 5 % per worker, parameters fitted to the same 40 samples",
-            section=SEC1T,
         ),
-        spec(
-            "qualitative",
+        traces(
             "Fig. 5",
             "per-worker vs i.i.d. model on our w = N traces",
             _fig5_traces,
             paper="the per-worker model predicts the w-th fastest latency accurately; the i.i.d. model can be significantly worse",
             setting="our MPI traces umw-N12-gamma-hetero (injected gamma delays, transfer real) and umw-N12-real (nothing injected)",
             uncertainty="Monte Carlo model predictions (20 000 rounds); one recorded trace each",
-            section=SEC1T,
         ),
     ]
     for name, label in DSAG_TRACES.items():
@@ -2873,6 +2839,10 @@ def _latency_claims() -> dict:
 
 def _order_statistic_claims() -> dict:
     """Section 2: the w-th fastest worker's latency models (Figs. 5-6)."""
+    by_construction = (
+        "; calibrated by construction: recorded latencies drawn from the fitted gamma family"
+    )
+    ratio = partial(spec, "interval", "Fig. 6", paper=1.0, unit="×", **_CALIBRATED, section=SEC2)
     c = {}
     c["fig5"] = [
         spec(
@@ -2882,8 +2852,7 @@ def _order_statistic_claims() -> dict:
             lambda fig5_err, setting: dict(
                 numerator=fig5_err.iid_max,
                 denominator=fig5_err.heterogeneous_max,
-                setting=setting
-                + "; calibrated by construction: recorded latencies drawn from the fitted gamma family",
+                setting=setting + by_construction,
             ),
             expected="greater",
             paper_text="i.i.d. 'can significantly reduce accuracy'; per-worker model accurate",
@@ -2907,19 +2876,13 @@ def _order_statistic_claims() -> dict:
             setting=FIG6_SETTING,
             section=SEC2,
         ),
-        spec(
-            "interval",
-            "Fig. 6",
+        ratio(
             "event-driven / recorded, w = 9 of 72",
             lambda ends6: {"samples": ends6[ends6.w == 9].event_driven_ratio},
-            paper=1.0,
             paper_text="1 (event-driven model accurate)",
-            unit="×",
-            **_CALIBRATED,
             setting=FIG6_SETTING
             + "; calibrated by construction: the stand-in's latencies are drawn from the gamma "
             "family that is fitted",
-            section=SEC2,
             reason=(
                 "calibrated parameter: none chosen, but the match is by construction: the recorded run is drawn "
                 "from the same per-worker gamma model family the event-driven model fits, so this checks the "
@@ -2927,18 +2890,11 @@ def _order_statistic_claims() -> dict:
                 "of section 2 above)"
             ),
         ),
-        spec(
-            "interval",
-            "Fig. 6",
+        ratio(
             "order statistic / recorded, w = N = 72",
             lambda ends6: {"samples": ends6[ends6.w == 72].order_statistic_ratio},
-            paper=1.0,
             paper_text="1 (both models accurate for w = N)",
-            unit="×",
-            **_CALIBRATED,
-            setting=FIG6_SETTING
-            + "; calibrated by construction: recorded latencies drawn from the fitted gamma family",
-            section=SEC2,
+            setting=FIG6_SETTING + by_construction,
             reason="by construction: the recorded run is drawn from the per-worker gamma family the model fits "
             "(a check of the fitting code, not of the paper's AWS claim)",
         ),
@@ -3025,6 +2981,7 @@ def _dsag_claims() -> dict:
 
 def _fig8_claims(w, n_workers) -> dict:
     """Section 5: Fig. 8 top row (the artificial scenario) and Table I."""
+    not_attempted = partial(spec, "not_attempted", section=SEC5)
     c = {}
     c["fig8"] = [
         _faster(w, n_workers, "PCA", 1e-4, 0.20),
@@ -3053,29 +3010,23 @@ def _fig8_claims(w, n_workers) -> dict:
     c["table1"] = [
         _table1("PCA", "pca", 0.01, "2e-5 to 6e-5", "2.2e-2 to 3.1e-2"),
         _table1("log. reg.", "logistic", 0.1, "0.2e-5 to 3e-5", "1.8e-3 to 2.5e-3"),
-        spec(
-            "not_attempted",
+        not_attempted(
             "Sec. II-B",
             "PCA of the 1000 Genomes matrix",
             paper="81271767 × 2504 sparse binary matrix, density 5.36 %",
             reason="the matrix is far too large to ship or run here; PCA runs on a sparse binary low-rank stand-in (named in each row)",
-            section=SEC5,
         ),
-        spec(
-            "not_attempted",
+        not_attempted(
             "Sec. VII",
             "logistic regression on HIGGS",
             paper="11000000 samples, 28 features",
             reason="HIGGS is not shipped; logistic regression runs on a synthetic HIGGS-like stand-in (named in each row)",
-            section=SEC5,
         ),
-        spec(
-            "not_attempted",
+        not_attempted(
             "Sec. VII-B",
             "load balancer's time to a first solution",
             paper="about 7 s (PCA) and 0.5 s (logistic regression)",
             reason="our optimizer runs in zero simulated time (chosen); its real run time on the paper's cluster is not modelled",
-            section=SEC5,
         ),
     ]
     c["sgd"] = [
@@ -3094,66 +3045,50 @@ def _fig8_claims(w, n_workers) -> dict:
 
 def _aws_claims(w) -> dict:
     """Section 5b: Fig. 8 bottom row (the AWS-like stand-in)."""
-    c = {}
-    dsag = f"DSAG w={w}"
-    c["aws"] = [
+    dsag, lb, sag = f"DSAG w={w}", "DSAG-LB w=20", "SAG w=100"
+    rows = [
         _aws(
             "Fig. 8 bottom row",
             "AWS PCA: DSAG w=10 / SAG w=N, time to 1e-6",
-            "pca",
-            dsag,
-            "SAG w=100",
-            1e-6,
+            ("pca", dsag, sag, 1e-6),
             (0.85, 0.95),
             "DSAG up to about 10 % faster (gap below 1e-6; ratio 0.85–0.95)",
         ),
         _aws(
             "Fig. 8 bottom row",
             "AWS log. reg.: DSAG w=10 / SAG w=N, time to 1e-4",
-            "logistic",
-            dsag,
-            "SAG w=100",
-            1e-4,
+            ("logistic", dsag, sag, 1e-4),
             (0.65, 0.75),
             "DSAG about 30 % faster (gap 1e-4 or lower; ratio 0.65–0.75)",
         ),
         _aws(
             "Sec. VII-C",
             "AWS log. reg.: DSAG-LB w=20 / DSAG w=10, time to 1e-4",
-            "logistic",
-            "DSAG-LB w=20",
-            dsag,
-            1e-4,
+            ("logistic", lb, dsag, 1e-4),
             (0.85, 0.90),
             "DSAG-LB w=20 about 10–15 % faster (ratio 0.85–0.90)",
         ),
         _aws(
             "Abstract, Sec. VII-C, Sec. VIII",
             "AWS log. reg.: DSAG-LB w=20 / SAG w=N, time to 1e-4",
-            "logistic",
-            "DSAG-LB w=20",
-            "SAG w=100",
-            1e-4,
+            ("logistic", lb, sag, 1e-4),
             (0.45, 0.55),
             "up to about 50 % faster than SAG; 'reduce latency by up to 50 %' (ratio 0.45–0.55)",
         ),
     ]
     for kind, label in (("pca", "PCA"), ("logistic", "log. reg.")):
-        c["aws"].append(
+        rows.append(
             _aws(
                 "Sec. VII-C",
                 f"AWS {label}: DSAG w=10 / coded, time to 1e-4",
-                kind,
-                dsag,
-                "coded (r=45/49)",
-                1e-4,
+                (kind, dsag, "coded (r=45/49)", 1e-4),
                 (0.45, 0.55),
                 "about twice as fast as coded computing on AWS (ratio 0.45–0.55; the abstract: more than twice)",
             )
         )
     for label, kind in (("PCA", "pca"), ("log. reg.", "logistic")):
         (c_lo, c_hi), (z_lo, z_hi), _ = AWS_TABLE_I[kind]
-        c["aws"].append(
+        rows.append(
             spec(
                 "qualitative",
                 "Table I",
@@ -3166,7 +3101,7 @@ def _aws_claims(w) -> dict:
                 section=SEC5B,
             )
         )
-    return c
+    return {"aws": rows}
 
 
 def claim_specs(w=10, n_workers=49) -> dict:
