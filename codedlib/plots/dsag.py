@@ -91,8 +91,7 @@ def plot_load_scaling(data, axes=None, *, title: str | None = None):
             lw=1,
             label=f"fit ∝ c{'²' if power == 2 else ''} through the origin",
         )
-        ax.set_xlabel("computational load c (relative)")
-        ax.set_ylabel(f"computation latency {label}")
+        ax.set(xlabel="computational load c (relative)", ylabel=f"computation latency {label}")
         ax.legend(fontsize="small")
     axes[0].set_title("Fig. 1: mean scales with c" if title is None else title)
     axes[1].set_title("variance scales with c²")
@@ -116,11 +115,9 @@ def plot_worker_latency(
                 tr["iteration"], tr[column], marker, ms=3, color=color, label=f"worker {w} {kind}"
             )
     ax.set_yscale("log")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("latency [s]")
     if title is None:
         title = f"Fig. 2: worker {workers[1]} is {100 * data.slower_by:.0f}% slower"
-    ax.set_title(title)
+    ax.set(xlabel="iteration", ylabel="latency [s]", title=title)
     ax.legend(fontsize="small", ncol=2)
     return fig
 
@@ -141,11 +138,9 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
         grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
         ax.plot(grid, data.workers[w].comp_fit.cdf(grid), "k--", lw=1)
     ax.plot([], [], "k--", lw=1, label="fitted gamma")
-    ax.set_xlabel("computation latency [s]")
-    ax.set_ylabel("CDF")
-    ax.set_title(
-        "Fig. 3: empirical CDFs and fitted gamma distributions" if title is None else title
-    )
+    if title is None:
+        title = "Fig. 3: empirical CDFs and fitted gamma distributions"
+    ax.set(xlabel="computation latency [s]", ylabel="CDF", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -161,14 +156,12 @@ def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
         burst_its = np.flatnonzero(in_burst[:, w])
         if burst_its.size:
             ax.plot(burst_its, sub["compute_time"].to_numpy()[burst_its], ".", ms=2, color=f"C{j}")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("computation latency [s]")
     if title is None:
         title = (
             f"Fig. 4: bursts (at least one of {in_burst.shape[1]} workers bursting in "
             f"{100 * data.any_burst_fraction:.0f}% of iterations)"
         )
-    ax.set_title(title)
+    ax.set(xlabel="iteration", ylabel="computation latency [s]", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -179,9 +172,8 @@ def plot_order_statistics(df, ax=None, *, title: str | None = None):
     ax.plot(df["w"], df["recorded"], "o", ms=3, color="k", label="recorded (trace)")
     ax.plot(df["w"], df["heterogeneous"], "-", label="model: independent, per-worker gamma")
     ax.plot(df["w"], df["iid"], "--", label="model: i.i.d. gamma (global moments)")
-    ax.set_xlabel("w")
-    ax.set_ylabel("latency of the w-th fastest worker [s]")
-    ax.set_title(f"Fig. 5: order statistics, N = {len(df)}" if title is None else title)
+    title = f"Fig. 5: order statistics, N = {len(df)}" if title is None else title
+    ax.set(xlabel="w", ylabel="latency of the w-th fastest worker [s]", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -216,9 +208,8 @@ def plot_cumulative_latency(
             lw=1.5,
             label=label,
         )
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("cumulative latency [s]")
-    ax.set_title("Fig. 6: cumulative latency over 100 iterations" if title is None else title)
+    title = "Fig. 6: cumulative latency over 100 iterations" if title is None else title
+    ax.set(xlabel="iteration", ylabel="cumulative latency [s]", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -280,8 +271,7 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
         means = [summary.attrs["mean"][r] for r in runs]
         ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
         ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
-        ax.set_xlim(-0.4, 1.4)
-        ax.set_ylabel("iteration latency [s]")
+        ax.set(xlim=(-0.4, 1.4), ylabel="iteration latency [s]")
         ax.set_title(f"mean of the last iterations, {len(summary)} seeds")
         ax.legend(fontsize="small", loc="upper left")
     fig.tight_layout()
@@ -317,9 +307,7 @@ def plot_convergence(df, ax=None, *, title: str | None = None):
         gap = np.maximum(sub["gap"].to_numpy(), 1e-16)
         ax.plot(sub["time"], gap, style, color=color, lw=width, label=method)
     ax.set_yscale("log")
-    ax.set_xlabel("time [s] (simulated)")
-    ax.set_ylabel("suboptimality gap")
-    ax.set_ylim(1e-13, None)
+    ax.set(xlabel="time [s] (simulated)", ylabel="suboptimality gap", ylim=(1e-13, None))
     ax.set_title("Fig. 8" if title is None else title)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
@@ -366,9 +354,7 @@ def plot_convergence_bands(
                 lw=0,
             )
     ax.set_yscale("log")
-    ax.set_ylim(1e-13, None)
-    ax.set_xlabel("time [s] (simulated)")
-    ax.set_ylabel("suboptimality gap")
+    ax.set(ylim=(1e-13, None), xlabel="time [s] (simulated)", ylabel="suboptimality gap")
     ax.set_title("Fig. 8" if title is None else title)
     ax.legend(
         fontsize="x-small",
@@ -394,23 +380,14 @@ def plot_convergence_bands(
             x = g_idx + (j - (len(methods) - 1) / 2) * width
             reached = t[np.isfinite(t)]
             ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
-            label = r.method if g_idx == 0 else None
+            style = dict(ms=6, color=color, mfc=face, label=r.method if g_idx == 0 else None)
             if np.isfinite(r.low):
                 m, lo, hi = r.mean, r.low, r.high
                 ax.errorbar(
-                    [x],
-                    [m],
-                    yerr=[[m - lo], [hi - m]],
-                    fmt=marker,
-                    ms=6,
-                    color=color,
-                    mfc=face,
-                    capsize=3,
-                    lw=1.5,
-                    label=label,
+                    [x], [m], yerr=[[m - lo], [hi - m]], fmt=marker, capsize=3, lw=1.5, **style
                 )
             elif r.never < r.n:
-                ax.plot([x], [r.mean], marker, ms=6, color=color, mfc=face, label=label)
+                ax.plot([x], [r.mean], marker, **style)
             if r.never:
                 ax.annotate(
                     f"{r.never} never",
@@ -424,8 +401,7 @@ def plot_convergence_bands(
                 )
         ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
         ax.set_ylim(bottom=0)
-        ax.set_xlabel("suboptimality gap reached")
-        ax.set_ylabel("time to reach it [s] (simulated)")
+        ax.set(xlabel="suboptimality gap reached", ylabel="time to reach it [s] (simulated)")
         ax.set_title("time to gap: seeds (dots), mean ± 95 % CI (clipped at 0)")
         ax.legend(fontsize="x-small", loc="upper left")
     fig.tight_layout()
@@ -509,8 +485,7 @@ def plot_sgd_floor_vs_rows(
     ax.axhline(1e-3, color="0.5", lw=0.8, label="gap 1e-3")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("rows per subpartition")
-    ax.set_ylabel("gap floor (median, last quarter of the run)")
+    ax.set(xlabel="rows per subpartition", ylabel="gap floor (median, last quarter of the run)")
     ax.legend(fontsize=7)
     ax.set_title("" if title is None else title, fontsize=9)
     fig.tight_layout()
