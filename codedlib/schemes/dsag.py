@@ -669,10 +669,7 @@ class _Coordinator:
         q, _ = optimize_subpartitions(
             current,
             self.n_local,
-            stats[0],
-            stats[1],
-            stats[2],
-            stats[3],
+            *stats,
             self.policy.w,
             p_baseline=np.full(self.n_workers, self.p0),
             margin=self.policy.margin,
@@ -817,10 +814,6 @@ def simulate_dsag(
     * ``"sgd"``: no memory, only this iteration's fresh results;
     * ``"gd"``: requires w = N and one subpartition (exact gradient descent).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got method={method!r}")
-    if semantics not in SEMANTICS:
-        raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={semantics!r}")
     n_workers = latency_model.n_workers
     n = check_int("problem.n_samples", problem.n_samples, 1)
     if n < n_workers:
@@ -829,7 +822,6 @@ def simulate_dsag(
     _, n_local = _worker_ranges(n, n_workers)
     p0 = check_int("n_subpartitions", n_subpartitions, 1, int(n_local.min()))
     eta = check_real("eta", eta, 0.0, low_open=True)
-    margin = check_real("margin", margin, 0.0)
     options = ClockOptions(
         n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
     )
@@ -838,7 +830,7 @@ def simulate_dsag(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
             f"got w={w}, n_subpartitions={p0}"
         )
-    policy = CoordinatorPolicy(w, margin, method, semantics)
+    policy = CoordinatorPolicy(w, margin, method, semantics)  # checks method, semantics, margin
     coordinator = _Coordinator(
         problem, latency_model, p0, eta, policy, load_balancer, options, as_generator(rng)
     )
