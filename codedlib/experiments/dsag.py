@@ -73,8 +73,6 @@ __all__ = [
     "paper_examples",
     "algorithm2_as_printed",
     "fig8_setting",
-    "paired_problem",
-    "seed_spread",
     "lb_decompositions",
     "sgd_floor",
     "sgd_text",
@@ -82,7 +80,6 @@ __all__ = [
     "aws_setting",
     "ratio_text",
     "SLOWDOWN_PATTERNS",
-    "explorer_cluster",
     "latency_prediction",
     "lb_gain_vs_task_noise",
     "lb_gain_table",
@@ -121,10 +118,6 @@ __all__ = [
     "time_to_gap",
     "time_to_gap_per_seed",
     "time_to_gap_summary",
-    "fig7_measure",
-    "lb_gain_measure",
-    "semantics_measure",
-    "sgd_floor_measure",
     "trace_cumulative_latency",
     "trace_dsag_predictions",
     "trace_gamma_ks",
@@ -890,7 +883,7 @@ LB_SWEEP = {
 }
 
 
-def lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
+def _lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
     """One seed of :func:`lb_gain_vs_task_noise`: each (level, run)'s time to ``gap``."""
     rows = []
     for level, cv in enumerate(comp_cvs):
@@ -945,7 +938,7 @@ def lb_gain_vs_task_noise(
         (name, methods[f"DSAG-LB w={w}"], cfg) for name, cfg in schedules.items()
     ]
     df = over_seeds(
-        lb_gain_measure,
+        _lb_gain_measure,
         seeds,
         comp_cvs=comp_cvs,
         runs=runs,
@@ -1033,7 +1026,7 @@ def describe_lb_gain(table, paper_range=(0.6, 0.7)) -> dict:
     }
 
 
-def semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
+def _semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
     """One seed of Fig. 8's methods under both margin-window rules (same cluster, draws, start
     and data; :func:`fig8_convergence` with ``semantics`` = reference / deadline)."""
     return [
@@ -1049,7 +1042,7 @@ def semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
     ]
 
 
-def sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[dict]:
+def _sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[dict]:
     """One seed of :func:`sgd_gap_vs_subpartition_rows`."""
     out = []
     for level, r in enumerate(rows_per_subpartition):
@@ -1094,7 +1087,7 @@ def sgd_gap_vs_subpartition_rows(
         if m[0] in (f"SGD w={w}", f"DSAG w={w}")
     ]
     df = over_seeds(
-        sgd_floor_measure,
+        _sgd_floor_measure,
         seeds,
         rows_per_subpartition=rows,
         gap=gap,
@@ -1147,7 +1140,7 @@ def _slowdown_factors(pattern, n_workers, rng):
     raise ValueError(f"pattern must be one of {SLOWDOWN_PATTERNS}, got pattern={pattern!r}")
 
 
-def explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
+def _explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
     slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
     (×1.5, exit probability 0.05 per step).
@@ -1181,7 +1174,7 @@ def latency_prediction(
     p = check_int("n_subpartitions", n_subpartitions, 1, 10_000)
     burst_rate = check_real("burst_rate", burst_rate, 0.0, 1.0)
     rng = as_generator(rng)
-    model, factors = explorer_cluster(n_workers, pattern, burst_rate, n_iterations, rng)
+    model, factors = _explorer_cluster(n_workers, pattern, burst_rate, n_iterations, rng)
     comm, comp = model.sample((replicas, n_iterations), rng=rng, load=1.0 / p, slowdown=factors)
     lat = comm + comp
     res = simulate_event_driven(lat, w, margin=0.02)
@@ -1216,7 +1209,7 @@ def small_pca_convergence(
     projection = pca_projection(problem)
     gap = pca_gap(problem)
     n_steps = 4000
-    model, factors = explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng)
+    model, factors = _explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng)
 
     def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         return factors[min(iteration, n_steps - 1)]
@@ -1300,7 +1293,7 @@ def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
     return end
 
 
-def fig7_measure(seed, **kwargs) -> pd.DataFrame:
+def _fig7_measure(seed, **kwargs) -> pd.DataFrame:
     """Fig. 7 for one seed (:func:`fig7_load_balancing`), its repartition iterations (which
     differ per seed) moved from ``attrs`` into a ``marks`` column."""
     df = fig7_load_balancing(rng=seed, **kwargs)
@@ -1311,7 +1304,7 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
     with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks.
     """
-    df = over_seeds(fig7_measure, seeds, desc="Fig. 7 seeds", **kwargs)
+    df = over_seeds(_fig7_measure, seeds, desc="Fig. 7 seeds", **kwargs)
     marks = {s: list(m) for s, m in df.groupby("seed", sort=False).marks.first().items()}
     out = df[[c for c in df if c not in ("seed", "marks")] + ["seed"]]
     out.attrs.update(df.attrs, repartition_iterations=marks)
@@ -1885,7 +1878,7 @@ def coordinator_semantics(
         )
     table = pd.DataFrame(rows)
     conv = over_seeds(  # logistic regression, time to a gap of 1e-6
-        semantics_measure,
+        _semantics_measure,
         seeds,
         n_workers=n_workers,
         w=w,
@@ -2007,7 +2000,7 @@ def fig8_setting(df, kind, eta, n_seeds) -> str:
     )
 
 
-def paired_problem(problems, problem, a, b, gap):
+def _paired_problem(problems, problem, a, b, gap):
     """Times to ``gap`` of methods a and b on one Fig. 8 problem, paired by seed, runs that
     never reached it counted at the time limit (said in the returned setting)."""
     df, ps, setting, limit = problems[problem]
@@ -2017,7 +2010,7 @@ def paired_problem(problems, problem, a, b, gap):
     return num, den, setting
 
 
-def seed_spread(num, den) -> str:
+def _seed_spread(num, den) -> str:
     """Why a paired ratio is undecided: the per-seed ratios, as text."""
     r = np.asarray(num) / np.asarray(den)
     return f"per-seed ratios {r.min():.2f} to {r.max():.2f} over {r.size} seeds"
@@ -2293,12 +2286,12 @@ def _faster(w, n, problem, gap, faster, headline=False):
     lo_p, hi_p = 1 - faster - 0.05, 1 - faster + 0.05
 
     def measured(problems):
-        num, den, setting = paired_problem(problems, problem, f"DSAG w={w}", f"SAG w={n}", gap)
+        num, den, setting = _paired_problem(problems, problem, f"DSAG w={w}", f"SAG w={n}", gap)
         value, lo, hi = ratio_interval(num, den)
         reason = ""
         if lo <= 1 <= hi:
             reason = (
-                f"indistinguishable: {seed_spread(num, den)}, interval {lo:.2f}–{hi:.2f} includes 1"
+                f"indistinguishable: {_seed_spread(num, den)}, interval {lo:.2f}–{hi:.2f} includes 1"
                 + (" and the paper's range" if lo <= hi_p and hi >= lo_p else "")
             )
         elif hi < 1 and (hi < lo_p or lo > hi_p):
@@ -2324,7 +2317,7 @@ def _faster(w, n, problem, gap, faster, headline=False):
 
 def _lb_pca(w):
     def measured(problems, lb_rows):
-        num, den, setting = paired_problem(problems, "PCA", f"DSAG-LB w={w}", f"DSAG w={w}", 1e-8)
+        num, den, setting = _paired_problem(problems, "PCA", f"DSAG-LB w={w}", f"DSAG w={w}", 1e-8)
         value, lo, hi = ratio_interval(num, den)
         measured_text = lb_rows[("PCA", 1e-8)][2]
         if lo > 1:
@@ -2354,7 +2347,7 @@ def _lb_pca(w):
 
 def _lb_log(w, gap):
     def measured(problems, lb_rows):
-        num, den, setting = paired_problem(
+        num, den, setting = _paired_problem(
             problems, "log. reg.", f"DSAG-LB w={w}", f"DSAG w={w}", gap
         )
         value, lo, hi = ratio_interval(num, den)
@@ -2365,7 +2358,8 @@ def _lb_log(w, gap):
             if within
             else f"gain {100 * (1 - value):.0f} % [{100 * (1 - hi):.0f}, {100 * (1 - lo):.0f}] against the paper's "
             f"30–40 %; measured: {lb_rows[('log. reg.', gap)][2]}; what sets the gain in our stand-in: the row "
-            "'what sets the load-balancing gain'" + ("" if hi < 1 else f"; {seed_spread(num, den)}")
+            "'what sets the load-balancing gain'"
+            + ("" if hi < 1 else f"; {_seed_spread(num, den)}")
         )
         return dict(
             numerator=num,
@@ -2395,7 +2389,7 @@ def _fresh(w):
             denominator=den,
             reason=""
             if ratio_interval(num, den)[1] > 1
-            else f"indistinguishable or fewer: {seed_spread(num, den)}",
+            else f"indistinguishable or fewer: {_seed_spread(num, den)}",
             setting=problems["log. reg."][2] + "; mean over the recorded iterations up to gap 1e-6",
         )
 
@@ -2534,7 +2528,7 @@ def _method_specs(w, n, problem):
         return dict(
             numerator=a,
             denominator=b,
-            reason="" if ratio_interval(a, b)[2] < 1 else f"not resolved: {seed_spread(a, b)}",
+            reason="" if ratio_interval(a, b)[2] < 1 else f"not resolved: {_seed_spread(a, b)}",
             setting=problems[problem][2],
         )
 
