@@ -125,9 +125,7 @@ __all__ = [
 ]
 
 
-# ------------------------------------------------------------------------------------------
-# Latency model, traces (Figs. 1-6)
-# ------------------------------------------------------------------------------------------
+# -- Latency model, traces (Figs. 1-6) -----------------------------------------------------
 def cloud_model(
     n_workers=72, comp_mean=0.05, comm_mean=2e-3, spread=0.15, comp_cv=0.1, comm_cv=0.3, rng=None
 ) -> GammaLatencyModel:
@@ -333,9 +331,7 @@ def fig6_measure(
     return pd.concat(rows, ignore_index=True)
 
 
-# ------------------------------------------------------------------------------------------
-# Load balancing (Fig. 7)
-# ------------------------------------------------------------------------------------------
+# -- Load balancing (Fig. 7) ---------------------------------------------------------------
 def fig7_load_balancing(
     n_workers=8, n_iterations=150, n_subpartitions=20, slow_at=40, fast_at=90, factor=2.0, rng=None
 ) -> pd.DataFrame:
@@ -403,9 +399,7 @@ def fig7_load_balancing(
     return df
 
 
-# ------------------------------------------------------------------------------------------
-# Artificial scenario (Section VII-B, Fig. 8 top row)
-# ------------------------------------------------------------------------------------------
+# -- Artificial scenario (Section VII-B, Fig. 8 top row) -----------------------------------
 def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaLatencyModel:
     """eX3-like homogeneous cluster (Table I) before the artificial slowdown.
 
@@ -767,9 +761,7 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
-# ------------------------------------------------------------------------------------------
-# Recorded traces (data/traces): the same checks on real measurements
-# ------------------------------------------------------------------------------------------
+# -- Recorded traces (data/traces): the same checks on real measurements -------------------
 def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | None:
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
@@ -1122,9 +1114,7 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     return mean.mask(never).loc[order]
 
 
-# ------------------------------------------------------------------------------------------
-# The explorer's experiments (widgets.dsag wires them to controls)
-# ------------------------------------------------------------------------------------------
+# -- The explorer's experiments (widgets.dsag wires them to controls) ----------------------
 SLOWDOWN_PATTERNS = ("none", "linear (Sec. VII-B)", "3 workers x2")
 
 
@@ -1247,9 +1237,7 @@ def small_pca_convergence(
     return pd.concat(frames, ignore_index=True)
 
 
-# ------------------------------------------------------------------------------------------
-# Repetitions over seeds: the intervals of the notebook's claims table
-# ------------------------------------------------------------------------------------------
+# -- Repetitions over seeds: the intervals of the notebook's claims table ------------------
 def fig4_measure(seed, **kwargs) -> dict:
     """Fig. 4 for one seed (:func:`codedlib.replicate.over_seeds`): the share of iterations
     with at least one worker in a burst."""
@@ -1457,9 +1445,7 @@ def event_driven_timing(
     return SimpleNamespace(compiled_ms=compiled, heapq_ms=heap)
 
 
-# ------------------------------------------------------------------------------------------
-# Recorded traces: goodness of fit and the DSAG trace against its own injected model
-# ------------------------------------------------------------------------------------------
+# -- Recorded traces: goodness of fit and the DSAG trace against its own injected model ----
 def trace_gamma_ks(trace) -> pd.DataFrame:
     """Kolmogorov-Smirnov distance (and p-value) between each worker's recorded computation
     and communication latency and the gamma distribution fitted to them (Fig. 3 on a trace).
@@ -1626,9 +1612,7 @@ def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) ->
     )
 
 
-# ------------------------------------------------------------------------------------------
-# Notebook 03: sizes per mode, the notebook's computations and its claims (declared as data)
-# ------------------------------------------------------------------------------------------
+# -- Notebook 03: sizes per mode, the notebook's computations and its claims (declared as data)
 #: The notebook's sizes per mode; read them through :func:`settings` (it fills the faithful p).
 SETTINGS = {
     "quick": dict(  # smoke-test sizes: Fig. 8's clocks cut short, some gaps censored

@@ -59,9 +59,7 @@ __all__ = [
 METHODS = ("dsag", "sag", "sgd", "gd")
 
 
-# ------------------------------------------------------------------------------------------
-# Partition bookkeeping (Section VI-C)
-# ------------------------------------------------------------------------------------------
+# -- Partition bookkeeping (Section VI-C) --------------------------------------------------
 def _check_partition(n, p, i, name_i="i"):
     n = check_int("n", n, 1)
     p = check_int("p", p, 1, n)
@@ -134,9 +132,7 @@ def subpartition_range(n_local: int, p: int, k: int, offset: int = 0) -> tuple[i
     return offset + (k - 1) * n_local // p, offset + k * n_local // p
 
 
-# ------------------------------------------------------------------------------------------
-# Gradient cache (Section V)
-# ------------------------------------------------------------------------------------------
+# -- Gradient cache (Section V) ------------------------------------------------------------
 class GradientCache:
     """The DSAG gradient cache 𝒴 with running sum H (Section V).
 
@@ -230,9 +226,7 @@ def gram_schmidt(V: np.ndarray) -> np.ndarray:
     return PCA.project(V)
 
 
-# ------------------------------------------------------------------------------------------
-# Load balancing (Section VI)
-# ------------------------------------------------------------------------------------------
+# -- Load balancing (Section VI) -----------------------------------------------------------
 class LatencyProfiler:
     """Moving-window latency statistics per worker (Section VI-A).
 
@@ -427,9 +421,7 @@ class LoadBalancerConfig:
     replicas: int = 2
 
 
-# ------------------------------------------------------------------------------------------
-# The coordinator on a simulated clock (Section V-A)
-# ------------------------------------------------------------------------------------------
+# -- The coordinator on a simulated clock (Section V-A) ------------------------------------
 @dataclass
 class DSAGRun:
     """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`."""
