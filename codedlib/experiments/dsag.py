@@ -145,12 +145,8 @@ def cloud_model(
 
 
 def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.DataFrame:
-    """Record a profiling trace of ``model``: every worker, every iteration (w = N).
-
-    Returns one row per (iteration, worker), columns following ``data/traces``: ``iteration,
-    worker, compute_time, comm_time, fresh, wall_clock`` (seconds; ``fresh`` always True;
-    wall clock = end of the iteration, when the slowest worker responded).
-    """
+    """A w = N profiling trace of ``model`` in the ``data/traces`` columns, one row per
+    (iteration, worker); ``fresh`` always True, ``wall_clock`` the iteration's end."""
     n_iterations = check_int("n_iterations", n_iterations, 1)
     rng = as_generator(rng)
     N = model.n_workers
@@ -170,11 +166,8 @@ def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.Dat
 
 
 def load_traces(directory="data/traces") -> dict:
-    """Read every ``*.csv`` trace in ``directory`` (``#`` comment lines skipped).
-
-    Files without the ``worker``, ``compute_time`` and ``comm_time`` columns, or without rows,
-    are skipped.
-    """
+    """Every ``*.csv`` trace in ``directory`` with rows and the ``worker``, ``compute_time``
+    and ``comm_time`` columns (``#`` comment lines skipped)."""
     out = {}
     path = Path(directory)
     if not path.is_dir():
@@ -189,12 +182,9 @@ def load_traces(directory="data/traces") -> dict:
 def fig1_load_scaling(
     loads=(0.25, 0.5, 1.0, 2.0, 4.0), n_workers=100, n_iterations=200, rng=None
 ) -> SimpleNamespace:
-    """Fig. 1: per-worker mean and variance of computation latency vs computational load.
-
-    For each load a fresh set of workers (new instances, as in the paper) runs
-    ``n_iterations``; the per-worker gamma model is fitted to the trace and lines through the
-    origin are fitted to mean vs c and variance vs c² (the linearisation of Section VI-B).
-    """
+    """Fig. 1: per-worker mean and variance of computation latency vs load c: fresh workers
+    per load (as in the paper), the gamma model fitted to each trace, lines through the origin
+    fitted to mean vs c and variance vs c² (Section VI-B's linearisation)."""
     rng = as_generator(rng)
     rows = []
     for load in loads:
@@ -236,12 +226,9 @@ def fig3_cdfs(trace, workers=(0, 1)) -> SimpleNamespace:
 def fig4_bursts(
     n_workers=36, n_iterations=600, p_enter=0.004, p_exit=0.02, factor=1.12, rng=None
 ) -> SimpleNamespace:
-    """Fig. 4: computation latency of workers with Markov bursts (Section III-B).
-
-    Defaults: bursts multiply the mean by 1.12 (the paper's ~12 %), last 1/p_exit = 50
-    iterations on average. The paper finds at least one worker in a burst in about 40 % of
-    iterations on AWS with N = 36.
-    """
+    """Fig. 4: computation latency of workers with Markov bursts (Section III-B): ×1.12 (the
+    paper's ~12 %) for 1/p_exit = 50 iterations on average (the paper: at least one of 36 AWS
+    workers in a burst in about 40 % of iterations)."""
     rng = as_generator(rng)
     model = cloud_model(n_workers, comp_cv=0.03, rng=rng)
     slow = burst_slowdown(model, n_iterations, p_enter, p_exit, factor, rng=rng)
@@ -256,14 +243,10 @@ def fig4_bursts(
 
 
 def fig5_measure(seed, n_workers=72, n_iterations=1000, replicas=20_000) -> pd.DataFrame:
-    """Fig. 5 for one seed (a fresh ground-truth cluster, trace and fit): average latency of the
-    w-th fastest of N = 72 workers; columns ``w, recorded, heterogeneous, iid``.
-
-    'Recorded' is the empirical mean of the w-th order statistic over the iterations of a
-    w = N trace of the heterogeneous ground truth; the predictions use the gamma model fitted
-    to that trace (independent, non-identical workers) and its i.i.d. version (global mean
-    and variance), by Monte Carlo over ``replicas`` rounds (Section IV-A).
-    """
+    """Fig. 5 for one seed: mean latency of the w-th fastest of N = 72 workers (``w,
+    recorded, heterogeneous, iid``) over a w = N trace of a fresh ground truth, and the Monte
+    Carlo predictions (``replicas`` rounds, Section IV-A) of the per-worker gamma model fitted
+    to it and of its i.i.d. version (global mean and variance)."""
     rng = as_generator(seed)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
     trace = record_trace(truth, n_iterations, rng=rng)
@@ -296,13 +279,11 @@ def fig6_measure(
     factor=1.12,
     replicas=200,
 ) -> pd.DataFrame:
-    """Fig. 6 for one seed: cumulative latency over 100 iterations, w = 9 and w = 72 of N = 72.
+    """Fig. 6 for one seed: cumulative latency over 100 iterations, w = 9 and 72 of N = 72.
 
-    'Recorded': one run of the bursty ground truth through the heap-based reference
-    simulator. Predictions from the model fitted to a separate w = N profiling trace (2000
-    iterations): the event-driven model of Section IV-B (mean over ``replicas``) and the
-    independent-iterations order-statistic model of Section IV-A (t times the expected w-th
-    order statistic).
+    'Recorded': one run of the bursty ground truth through the heap-based simulator; the
+    models are fitted to a separate 2000-iteration w = N trace: event-driven (Section IV-B,
+    mean over ``replicas``) and order statistic (Section IV-A, t × the mean w-th fastest).
     """
     rng = as_generator(seed)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
@@ -335,18 +316,14 @@ def fig6_measure(
 def fig7_load_balancing(
     n_workers=8, n_iterations=150, n_subpartitions=20, slow_at=40, fast_at=90, factor=2.0, rng=None
 ) -> pd.DataFrame:
-    """Fig. 7: per-worker latency with and without load balancing, w = N = 8.
+    """Fig. 7: per-worker latency of DSAG (w = N = 8, step 0.9, small PCA problem) with and
+    without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
+    random workers slow down by ``factor``, after ``fast_at`` another 3 speed up by it.
 
-    After ``slow_at`` iterations 3 random workers slow down by ``factor``; after ``fast_at``
-    another 3 speed up by ``factor``. Runs DSAG (w = N, step size 0.9) with and without the
-    load balancer of Section VI on a small PCA problem (the latency does not depend on
-    the data), both runs on the same seed.
-
-    Returns one row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`
-    plus ``latency`` (comm + compute, seconds), ``run`` (``"load-balanced"`` or
-    ``"not balanced"``) and ``role`` (``"slowed"``, ``"sped up"``, ``"other"``).
-    ``attrs``: ``repartition_iterations`` (iterations in which the balanced run
-    repartitioned), ``slow_at`` and ``fast_at``.
+    One row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`,
+    ``latency`` [s], ``run`` (``"load-balanced"``, ``"not balanced"``) and ``role``
+    (``"slowed"``, ``"sped up"``, ``"other"``); ``attrs``: ``repartition_iterations`` (of the
+    balanced run), ``slow_at``, ``fast_at``.
     """
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
@@ -401,13 +378,10 @@ def fig7_load_balancing(
 
 # -- Artificial scenario (Section VII-B, Fig. 8 top row) -----------------------------------
 def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaLatencyModel:
-    """eX3-like homogeneous cluster (Table I) before the artificial slowdown.
-
-    Computation latency refers to a worker's full local data: 2.2 s for PCA (0.022 s per
-    subpartition at p = 100) and 0.018 s for logistic regression (1.8 ms at p = 10); the
-    communication latency is 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic). eX3 is homogeneous:
-    per-worker means within ±2 %; the per-task coefficient of variation of the computation
-    latency ``comp_cv`` (default 5 %) is our choice (the paper gives no number).
+    """eX3-like homogeneous cluster (Table I) before the artificial slowdown: computation
+    2.2 s per worker's data for PCA (0.022 s per subpartition at p = 100), 0.018 s for logistic
+    regression (1.8 ms at p = 10), communication 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic);
+    per-worker means within ±2 %; ``comp_cv`` (per task) is our choice (the paper gives none).
     """
     rng = as_generator(rng)
     if kind == "pca":
@@ -444,13 +418,10 @@ AWS_TABLE_I = {
 
 
 def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyModel:
-    """An AWS-like stand-in for Section VII-C (N = 100 c5.xlarge workers), built from Table I.
-
-    Per-worker mean communication and per-task computation latencies are drawn uniformly in
-    Table I's AWS ranges (calibrated); a worker's full local data is ``p`` tasks at the
-    paper's p. ``comp_cv``, the per-task coefficient of variation, is our choice: the paper says
-    AWS is noisier than eX3 and gives no number (the eX3 stand-in uses 0.05).
-    """
+    """An AWS-like stand-in for Section VII-C (N = 100 c5.xlarge workers): per-worker mean
+    communication and per-task computation latency drawn uniformly in Table I's AWS ranges
+    (a worker's data is ``p`` tasks at the paper's p); ``comp_cv`` is our choice (the paper:
+    AWS is noisier than eX3, no number; the eX3 stand-in uses 0.05)."""
     if kind not in AWS_TABLE_I:
         raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
     n_workers = check_int("n_workers", n_workers, 1)
@@ -529,16 +500,10 @@ def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
 
 
 def logistic_problem(n_samples=9800, dim=28, rng=0, correlation=0.0):
-    """L2-regularised logistic regression on a HIGGS-like data set (Section VII).
-
-    HIGGS (11M samples, 28 features) is not shippable; we draw ``dim`` Gaussian features
-    (pairwise correlation ``correlation``: one shared factor), labels from a logistic model
-    (not separable), standardise the features, add an intercept and set λ = 1/n, as the
-    paper does for HIGGS. Correlated features make the problem worse conditioned, so the
-    methods need more iterations.
-
-    Returns the problem on ``n_samples`` rows and ``dim + 1`` columns, labels ±1, λ = 1/n.
-    """
+    """L2-regularised logistic regression on a HIGGS-like data set (Section VII; HIGGS is not
+    shippable): ``dim`` Gaussian features (pairwise ``correlation`` through one shared factor:
+    worse conditioned, more iterations), labels ±1 from a logistic model, features standardised
+    plus an intercept, λ = 1/n as the paper sets for HIGGS."""
     correlation = check_real("correlation", correlation, low=0.0, high=1.0, high_open=True)
     rng = as_generator(rng)
     Z = rng.standard_normal((n_samples, dim))
@@ -747,12 +712,9 @@ def fig8_convergence(
 
 
 def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """First simulated time each method's gap falls below each threshold (NaN: never).
-
-    Returns one row per method (the index, in order of appearance), one column per gap: the column
-    labels are the gaps themselves (floats; :func:`codedlib.plots.dsag.table_labels`
-    formats them for display); values are times in seconds.
-    """
+    """First simulated time [s] each method's gap falls below each threshold (NaN: never):
+    one row per method (in order of appearance), one column per gap (float labels,
+    :func:`codedlib.plots.dsag.with_labels` formats them)."""
     check_frame("df", df, ("method", "time", "gap"))
     rows = {
         method: {float(g): first_reach(sub.time, sub.gap, g) for g in gaps}
@@ -787,12 +749,9 @@ OUR_COORDINATOR = "deadline"
 def coordinator_semantics_difference(
     model, w, n_iterations=30, margin=0.02, load=1.0, replicas=200, rng=None
 ) -> pd.DataFrame:
-    """The two margin-window rules (:mod:`codedlib.latency.event_driven`) on the same draws.
-
-    For each of ``replicas`` paired draws of ``n_iterations`` task latencies from ``model``
-    (``sample_total``, tasks of ``load`` times the local data), the authors' rules
-    (``reference``) and ours (``deadline``) are simulated.
-    """
+    """The authors' margin-window rules (``reference``) and ours (``deadline``,
+    :mod:`codedlib.latency.event_driven`) on ``replicas`` paired draws of ``n_iterations`` task
+    latencies from ``model`` at ``load``."""
     w = check_int("w", w, 1, model.n_workers)
     n_iterations = check_int("n_iterations", n_iterations, 1)
     replicas = check_int("replicas", replicas, 1)
@@ -815,14 +774,10 @@ def coordinator_semantics_difference(
 def trace_cumulative_latency(
     trace, w=None, margin=0.02, replicas=500, rng=None
 ) -> pd.DataFrame | None:
-    """Fig. 6 on a recorded w < N trace (e.g. a DSAG run): cumulative latency per iteration.
-
-    Recorded: the iteration ends at the last fresh arrival of that iteration (the margin
-    included), measured from the start of the first task. Predictions come from the gamma
-    model fitted to the same trace (the waits of queued tasks taken out of ``comm_time``,
-    :func:`~codedlib.latency.gamma_model.without_queueing`): event-driven (Section IV-B, our
-    coordinator's ``"deadline"`` rules) and independent order statistics (Section IV-A).
-    """
+    """Fig. 6 on a recorded w < N trace (e.g. a DSAG run): cumulative latency per iteration,
+    recorded (:func:`_recorded_cumulative`) and predicted by the gamma model fitted to the
+    trace with queue waits taken out (:func:`~codedlib.latency.gamma_model.without_queueing`):
+    event-driven (Section IV-B, our ``"deadline"`` rules) and order statistic (IV-A)."""
     if "fresh" not in trace or trace.fresh.astype(bool).all():
         return None
     rng = as_generator(rng)
@@ -1096,12 +1051,8 @@ def sgd_gap_vs_subpartition_rows(
 
 
 def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """Time to each gap averaged over seeds (NaN if some seed never reaches it), plus the
-    final gap averaged over seeds.
-
-    Returns one row per method (in order of appearance): columns as :func:`time_to_gap` (one per
-    gap, mean time in seconds) and ``final_gap`` (mean smallest gap).
-    """
+    """:func:`time_to_gap` averaged over seeds (NaN if some seed never reaches the gap), plus
+    ``final_gap``, the mean smallest gap."""
     per_seed = []
     for _seed, sub in df.groupby("seed"):
         t = time_to_gap(sub, gaps)
@@ -1154,11 +1105,8 @@ def latency_prediction(
     replicas=50,
     rng=0,
 ) -> SimpleNamespace:
-    """Mean iteration latency of the w-th fastest of N (Sections IV-A and IV-B).
-
-    Returns the event-driven prediction (workers stay busy with stale tasks), the
-    independent-iterations order-statistic prediction and each worker's participation u_i.
-    """
+    """Mean iteration latency of the w-th fastest of N: event-driven (Section IV-B, workers
+    stay busy with stale tasks) and order statistic (IV-A), and each worker's participation."""
     n_workers = check_int("N", n_workers, 1, 500)
     w = check_int("w", w, 1, n_workers)
     p = check_int("n_subpartitions", n_subpartitions, 1, 10_000)
@@ -1414,13 +1362,9 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
 def event_driven_timing(
     n_workers=100, w=50, n_iterations=100, repeats=7, number=50, reference_calls=2, rng=None
 ) -> SimpleNamespace:
-    """Wall-clock time of one event-driven simulation (Section VI-B, footnote 16: N = 100,
-    w = 50, 100 iterations), in ms per call.
-
-    The compiled kernel is warmed up (JIT) first, then timed ``repeats`` times, each the mean
-    over ``number`` calls; the plain ``heapq`` reference is timed over ``reference_calls``
-    calls. Wall-clock values depend on the machine and its load: report them, never test them.
-    """
+    """Wall-clock ms per event-driven simulation (footnote 16: N = 100, w = 50, 100
+    iterations): the compiled kernel, warmed up, timed ``repeats`` times over ``number`` calls;
+    the ``heapq`` reference over ``reference_calls``. Machine-dependent: report, never test."""
     import time
 
     repeats = check_int("repeats", repeats, 1)
@@ -1447,15 +1391,9 @@ def event_driven_timing(
 
 # -- Recorded traces: goodness of fit and the DSAG trace against its own injected model ----
 def trace_gamma_ks(trace) -> pd.DataFrame:
-    """Kolmogorov-Smirnov distance (and p-value) between each worker's recorded computation
-    and communication latency and the gamma distribution fitted to them (Fig. 3 on a trace).
-
-    The parameters are fitted to the same data, which makes the p-values conservative
-    (a rejection at 5 % is trustworthy, an acceptance weak evidence).
-
-    Returns one row per (column, worker): ``worker, column`` (``"compute_time"`` or
-    ``"comm_time"``), ``ks`` (the KS statistic), ``pvalue`` and ``n`` (recordings).
-    """
+    """Fig. 3 on a trace: per worker and latency column, the Kolmogorov-Smirnov distance
+    ``ks``, ``pvalue`` and ``n`` against the gamma fitted to the same data (conservative
+    p-values: a rejection at 5 % is trustworthy, an acceptance weak evidence)."""
     from scipy import stats
 
     fit = fit_gamma_model(trace)
