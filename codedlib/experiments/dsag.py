@@ -1,20 +1,14 @@
 """Experiments of the DSAG paper (Severinson et al.): one function per figure.
 
-Every function returns plain data for ``codedlib.plots.dsag``: tidy DataFrames with snake_case
-columns, or a small result object (``*Result`` dataclass) where it returns several things;
-display labels are set by the plots (``codedlib.plots.dsag.LABELS``).
-We have no access to the paper's Azure/AWS/eX3 traces, so the latency figures (1-6) use a
-synthetic *ground truth*: a heterogeneous gamma cluster with Markov bursts (Section III),
-recorded as traces in the ``data/traces`` format, from which the model is fitted exactly
-as one would fit a recorded trace (:func:`codedlib.latency.gamma_model.fit_gamma_model`).
-The same pipeline runs on real traces when they exist (:func:`load_traces`).
-
-The ``*_measure`` functions run one seed for :func:`codedlib.replicate.over_seeds`; the
-summaries next to them (:func:`order_statistic_errors`, :func:`cumulative_endpoints`,
-:func:`fig7_final_latency`, :func:`time_to_gap_per_seed`, :func:`paired_times`,
-:func:`convergence_band`) give the per-seed numbers the notebook's claims table turns into
-intervals. :func:`trace_dsag_predictions` checks a recorded DSAG run (read by
-:func:`codedlib.runtime.validation.recorded_dsag_run`) against models of decreasing fidelity.
+Functions return plain data for ``codedlib.plots.dsag`` (tidy snake_case DataFrames or small
+namespaces; display labels live in the plots). Without the paper's Azure/AWS/eX3 traces the
+latency figures (1-6) use a synthetic ground truth, a heterogeneous gamma cluster with Markov
+bursts (Section III) recorded in the ``data/traces`` format and fitted as a recorded trace
+would be (:func:`codedlib.latency.gamma_model.fit_gamma_model`); real traces take the same
+path (:func:`load_traces`). The ``*_measure`` functions run one seed for
+:func:`codedlib.replicate.over_seeds`, and the summaries next to them give the per-seed numbers
+the claims table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG
+run against models of decreasing fidelity.
 
 Reference: severinson2023dsag.
 """
@@ -129,12 +123,9 @@ __all__ = [
 def cloud_model(
     n_workers=72, comp_mean=0.05, comm_mean=2e-3, spread=0.15, comp_cv=0.1, comm_cv=0.3, rng=None
 ) -> GammaLatencyModel:
-    """A heterogeneous 'cloud' cluster: per-worker means spread by ``±spread`` (Section III).
-
-    Mean computation latency of worker i is ``comp_mean * U(1 - spread, 1 + spread)`` (at the
-    reference load), with per-worker coefficients of variation around ``comp_cv``; Fig. 2 of
-    the paper shows two Azure workers 14 % apart.
-    """
+    """A heterogeneous 'cloud' cluster (Section III): worker i's mean latencies are the given
+    means × U(1 - spread, 1 + spread), its computation cv ``comp_cv`` × U(0.5, 1.5) (Fig. 2 of
+    the paper shows two Azure workers 14 % apart)."""
     n_workers = check_int("n_workers", n_workers, 1)
     spread = check_real("spread", spread, 0.0, 1.0, high_open=True)
     rng = as_generator(rng)
@@ -453,13 +444,10 @@ def timed_bursts(
     n_workers, horizon, mean_duration=60.0, busy_fraction=0.0141, factor=1.12, rng=None
 ):
     """Bursts in wall-clock time (Section III-B, Fig. 4): each worker alternates exponential
-    normal and burst periods, bursts lasting ``mean_duration`` s on average and covering
-    ``busy_fraction`` of the time; computation is ``factor`` times slower in a burst.
-
-    Defaults from Fig. 4 (AWS, N = 36): bursts of about +12 % for about one minute, and at
-    least one of 36 workers in a burst in about 40 % of iterations, i.e. a per-worker share
-    f with 1 - (1 - f)^36 = 0.4 (f = 0.0141). The first state is drawn from the stationary
-    share, so a worker can start the run in a burst.
+    normal and burst periods (``factor`` times slower, ``mean_duration`` s on average, a share
+    ``busy_fraction`` of the time; the first state drawn from that share). Defaults from Fig. 4
+    (AWS, N = 36): about +12 % for about a minute, at least one of 36 workers in a burst in
+    about 40 % of iterations, i.e. 1 - (1 - f)^36 = 0.4, f = 0.0141.
     """
     n_workers = check_int("n_workers", n_workers, 1)
     horizon = check_real("horizon", horizon, 0.0, low_open=True)
@@ -610,15 +598,14 @@ def fig8_convergence(
     correlation=0.0,
     load_balancer=None,
 ) -> pd.DataFrame:
-    """Fig. 8: suboptimality gap vs time; top row (``cluster="ex3"``): the artificial
-    scenario of Section VII-B; bottom row (``cluster="aws"``): Section VII-C on the AWS-like
-    stand-in (:func:`aws_model` with :func:`timed_bursts`, no artificial slowdown).
+    """Fig. 8: suboptimality gap vs time; ``cluster="ex3"``: the artificial scenario of
+    Section VII-B (top row); ``"aws"``: Section VII-C on :func:`aws_model` with
+    :func:`timed_bursts` (bottom row).
 
-    PCA gap: explained-variance gap to the top-k SVD; logistic: loss gap to the L-BFGS
-    optimum. Step sizes: 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the
-    stochastic methods; 100 (PCA) / 10 (logistic) subpartitions. A run stops early once its
-    gap is below ``stop_gap`` (the floating-point floor of the gap computation). The data set
-    is drawn from ``data_seed`` (the same across repeated runs, as in the paper); the cluster,
+    Gap: explained variance to the top-k SVD (PCA), loss to the L-BFGS optimum (logistic).
+    Defaults: step 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the stochastic methods;
+    100 / 10 subpartitions. A run stops once its gap is below ``stop_gap`` (the floating-point
+    floor). Data from ``data_seed`` (the same for every run, as in the paper); cluster,
     latencies and initial point from ``seed``.
     """
     rng = as_generator(seed)
@@ -871,13 +858,10 @@ def lb_gain_vs_task_noise(
     schedules=None,
     **kwargs,
 ) -> pd.DataFrame:
-    """What sets the load-balancing gain (DSAG Section VI): the per-task noise of the workers
-    relative to the coordinator's 2 % margin, and the balancer's schedule.
-
-    For each per-task coefficient of variation ``comp_cv`` of the stand-in cluster, DSAG and
-    DSAG-LB (one run per schedule) run on the same seeds (:func:`fig8_convergence`); per seed:
-    the time to ``gap`` of each and the mean number of fresh results per iteration up to then.
-    """
+    """What sets the load-balancing gain (Section VI): per per-task ``comp_cv`` of the stand-in
+    cluster, DSAG and DSAG-LB (one run per balancer schedule) on the same seeds
+    (:func:`fig8_convergence`): per seed the time to ``gap`` and the mean fresh results per
+    iteration up to then."""
     comp_cvs = [check_real("comp_cv", c, low=0.0, low_open=True) for c in comp_cvs]
     schedules = LB_SCHEDULES if schedules is None else schedules
     methods = {m[0]: m for m in fig8_methods(n_workers, w)}
@@ -902,10 +886,9 @@ def lb_gain_vs_task_noise(
 
 def lb_gain_table(sweep, level=0.95) -> pd.DataFrame:
     """Per ``(comp_cv, schedule)`` of :func:`lb_gain_vs_task_noise`: the paired ratio DSAG-LB /
-    DSAG of the time to the gap (mean, t-interval of the log ratio), in how many seeds
-    balancing was slower, DSAG's mean iterations to the gap and the mean fresh results per
-    iteration of both; a run that never reached the gap counts at the time limit (a lower
-    bound), ``censored`` says how many."""
+    DSAG of the time to the gap (t-interval of the log ratio; runs that never reached it count
+    at the time limit, ``censored``), seeds where balancing was slower, DSAG's iterations to
+    the gap and both methods' mean fresh results per iteration."""
     plain = sweep[sweep.method == "DSAG"].set_index(["comp_cv", "seed"])
     rows = []
     for (cv, name), lb in sweep[sweep.method == "DSAG-LB"].groupby(
@@ -1019,13 +1002,10 @@ def sgd_gap_vs_subpartition_rows(
     dim=100,
     **kwargs,
 ) -> pd.DataFrame:
-    """SGD's noise floor on PCA against the size of a subpartition (Section VII, Fig. 8).
-
-    SGD's estimate uses only this iteration's w fresh subpartitions, so its error floor falls
-    as a subpartition holds more rows; the paper's PCA subpartitions hold ≈ 16,600 rows
-    (the 1000 Genomes matrix on 49 workers × 100 subpartitions), our default stand-in 2.
-    For each size the stand-in holds ``rows × N × p`` samples (same cluster and clock);
-    SGD and DSAG run on the same seeds.
+    """SGD's noise floor on PCA against the rows per subpartition (Section VII, Fig. 8): SGD
+    uses only this iteration's w fresh subpartitions, so its floor falls with their size (the
+    paper's hold ≈ 16,600 rows, our default stand-in 2). Per size the stand-in holds
+    ``rows × N × p`` samples (same cluster and clock); SGD and DSAG on the same seeds.
     """
     rows = [check_int("rows_per_subpartition", r, 1) for r in rows_per_subpartition]
     methods = [
@@ -1248,11 +1228,9 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
 
 
 def fig7_final_latency(df, last=20) -> pd.DataFrame:
-    """Per seed, the mean iteration latency (slowest task of the iteration, w = N) over the
-    last ``last`` iterations, one column per run (the runs ``load-balanced`` and
-    ``not balanced`` of :func:`fig7_load_balancing`); ``attrs["mean"]``: each run's mean over
-    the seeds.
-    """
+    """Per seed, the mean iteration latency (slowest task, w = N) over the last ``last``
+    iterations, one column per run of :func:`fig7_load_balancing`; ``attrs["mean"]``: each
+    run's mean over the seeds."""
     last = check_int("last", last, 1)
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
@@ -1299,12 +1277,9 @@ def time_to_gap_summary(per_seed, methods=None, gaps=None) -> pd.DataFrame:
 
 
 def paired_times(per_seed, numerator, denominator, gap, censor=None):
-    """Times to ``gap`` of two methods, paired seed by seed (from :func:`time_to_gap_per_seed`).
-
-    A run that never reached the gap has no time: with ``censor`` (the time limit) it counts
-    as ``censor`` (a lower bound on its time) and is counted in ``n_censored``; without, a
-    ``ValueError`` says so.
-    """
+    """Times to ``gap`` of two methods paired by seed (:func:`time_to_gap_per_seed`) and how
+    many runs never reached it: those count as ``censor`` (the time limit, a lower bound), or
+    without ``censor`` raise ValueError."""
     sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
     wide = sub.pivot(index="seed", columns="method", values="time")
     for m in (numerator, denominator):
@@ -1323,11 +1298,9 @@ def paired_times(per_seed, numerator, denominator, gap, censor=None):
 
 
 def convergence_band(df, n_grid=300) -> pd.DataFrame:
-    """Fig. 8 over seeds: per method, the median and the min-max range of the gap across
-    seeds on a common time grid (log-linear interpolation between recorded points; a run
-    that ended before another seed's run of the same method keeps its last gap, e.g. at the
-    floating-point floor; the band ends with the method's last run).
-    """
+    """Fig. 8 over seeds: per method, the median and min-max of the gap across seeds on one
+    time grid (log-linear interpolation; a run that ended early keeps its last gap; the band
+    ends with the method's last run)."""
     n_grid = check_int("n_grid", n_grid, 2)
     df = df if "seed" in df else df.assign(seed=0)
     grid = np.linspace(0.0, float(df.time.max()), n_grid)
@@ -1462,26 +1435,18 @@ def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
 def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) -> SimpleNamespace:
     """Fig. 6 on a recorded DSAG run: its total time against models of decreasing fidelity.
 
-    ``run`` is :func:`codedlib.runtime.validation.recorded_dsag_run`'s reading of the trace:
-    its configuration (from the ``# command:`` header), so the injected delays are redrawn
-    exactly (checked against the trace's ``injected_delay`` column). Totals over the run's
-    iterations, one row per simulated run (``replicas``):
-
-    * ``injected``: event-driven simulation (Section IV-B, with the run's margin) on fresh
-      draws of the injected model itself (per-worker gamma with persistent Markov bursts);
-    * ``order statistic (injected)``: the Section IV-A model on the same draws (every worker
-      available at the start of every iteration, no margin);
-    * ``injected, shuffled``: the same marginals with every worker's delays shuffled over
-      iterations (bursts no longer persist);
-    * ``gamma fit (long draw)``: per-worker gamma with the injected model's stationary mean and
-      variance (from ``long_iterations`` draws);
-    * ``gamma fit (trace, queueing as latency)``: per-worker gamma fitted to the trace's raw
-      ``compute_time`` and ``comm_time``, where ``comm_time`` holds the wait of a task queued
-      behind its worker's stale task;
-    * ``gamma fit (trace)``: the same fit after :func:`~codedlib.latency.gamma_model.without_queueing`
-      (the simulator queues tasks itself), what the notebook's Fig. 6 on the trace uses;
-    * ``order statistic (trace fit)``: the Section IV-A model on that fit (every worker
-      available at every iteration, no margin).
+    ``run``: :func:`codedlib.runtime.validation.recorded_dsag_run`'s reading of the trace (its
+    configuration, so the injected delays are redrawn exactly: checked against
+    ``injected_delay``). One total per simulated run (``replicas``) of each model:
+    ``injected`` (event-driven, Section IV-B, with the run's margin, on fresh draws of the
+    injected model: per-worker gamma with persistent Markov bursts); ``order statistic
+    (injected)`` (Section IV-A on the same draws: every worker available every iteration, no
+    margin); ``injected, shuffled`` (each worker's delays shuffled over iterations: bursts no
+    longer persist); ``gamma fit (long draw)`` (per-worker gamma with the injected model's
+    stationary moments over ``long_iterations`` draws); ``gamma fit (trace, queueing as
+    latency)`` (fitted to the raw trace, whose ``comm_time`` holds the waits of queued tasks);
+    ``gamma fit (trace)`` (the same after :func:`~codedlib.latency.gamma_model.without_queueing`,
+    what the notebook's Fig. 6 uses) and ``order statistic (trace fit)`` (IV-A on that fit).
     """
     replicas = check_int("replicas", replicas, 2)
     long_iterations = check_int("long_iterations", long_iterations, 2)
