@@ -2306,22 +2306,19 @@ def _gd_fastest(problems, w, n, problem):
     fastest = at[stochastic].min(axis=1)
     gd = at["GD"].fillna(limit)
     value, lo, hi = ratio_interval(gd, fastest)
-    if lo > 2:
-        verdict, reason = "reproduced", ""
-    elif lo <= 2 <= hi and lo > 1:
-        verdict, reason = "reproduced within CI", ""
-    elif lo > 1:
-        verdict, reason = (
-            "partly",
-            "the fastest stochastic method is faster than GD, but by less than 2×",
+    verdict, reason = "reproduced", ""
+    if lo <= 1:
+        verdict = "not reproduced"
+        reason = (
+            "GD is faster over the seeds"
+            if hi < 1
+            else "indistinguishable: the interval includes 1"
         )
-    else:
-        verdict, reason = (
-            "not reproduced",
-            "indistinguishable: the interval includes 1"
-            if hi >= 1
-            else "GD is faster over the seeds",
-        )
+    elif lo <= 2 <= hi:
+        verdict = "reproduced within CI"
+    elif lo <= 2:
+        verdict = "partly"
+        reason = "the fastest stochastic method is faster than GD, but by less than 2×"
     return dict(
         numerator=gd,
         denominator=fastest,
