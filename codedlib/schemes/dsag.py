@@ -3,7 +3,7 @@
 Contents
 --------
 * Partition bookkeeping of Section VI-C: :func:`p_start`, :func:`p_stop`, :func:`p_trans`,
-  :func:`next_partition_index` (eq. 5) and :func:`align_partition` (Algorithm 2).
+  :func:`align_partition` (Algorithm 2); the cyclic counter of eq. (5) is ``k % p + 1``.
 * :class:`GradientCache`: the gradient cache of Section V keyed by sample ranges, evicting
   overlapping older entries, rejecting older arrivals, and keeping the running sum H and the
   covered fraction ξ.
@@ -46,7 +46,6 @@ __all__ = [
     "balance_objective",
     "contribution",
     "gram_schmidt",
-    "next_partition_index",
     "optimize_subpartitions",
     "p_start",
     "p_stop",
@@ -87,13 +86,6 @@ def p_trans(n: int, p: int, p_new: int, k: int) -> int:
     n, p, k = _check_partition(n, p, k, "k")
     p_new = check_int("p_new", p_new, 1, n)
     return -(-p_start(n, p, k) * p_new // n)
-
-
-def next_partition_index(k: int, p: int) -> int:
-    """Cyclic counter of eq. (5): ``k <- mod(k, p) + 1`` (k = 0 means 'not started yet')."""
-    p = check_int("p", p, 1)
-    k = check_int("k", k, 0)
-    return k % p + 1
 
 
 def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = None):
@@ -783,28 +775,17 @@ def simulate_dsag(
 ) -> DSAGRun:
     """Simulate DSAG and its special cases on a simulated clock (Sections V and VI).
 
-    The data (``problem.n_samples`` rows) are split evenly over ``N = latency_model.n_workers``
-    workers (``p_start(n, N, i)``) and each worker's rows into ``n_subpartitions``
-    subpartitions processed cyclically (eq. 5). At iteration t the coordinator sends V^(t)
-    to every worker; an idle worker computes the partial gradient of its next subpartition
-    at V^(t), a busy one queues the task (queue of length one, Section IV-B). Task latency is
-    ``Y_i + Z_i * load * slowdown`` with ``load`` the fraction of the worker's local data in
-    the subpartition (the model's computation latency refers to the full local data). The
-    coordinator waits ``margin`` (2 %) of the iteration's elapsed time after the w-th fresh
-    result; with ``semantics="reference"`` (default, the rules of the authors' simulator, see
-    :mod:`codedlib.latency.event_driven`) the iteration ends at the last result that arrived
-    in that window and a worker whose stale result arrived in it stays idle until the next
-    iteration; with ``"deadline"`` the iteration ends at the full deadline and such a worker
-    starts the current task at once (what our MPI coordinator does). Then
-
-        V^(t+1) = G(V^(t) - eta * H / (ξ n))
-
-    with the cache H of Section V. Methods:
-
-    * ``"dsag"``: every arrival (fresh or stale) is offered to the cache;
-    * ``"sag"``: stale arrivals are discarded (SAG; with a load balancer this is SAG-LB);
-    * ``"sgd"``: no memory, only this iteration's fresh results;
-    * ``"gd"``: requires w = N and one subpartition (exact gradient descent).
+    The ``problem.n_samples`` rows are split evenly over the ``N = latency_model.n_workers``
+    workers (``p_start(n, N, i)``), each worker's into ``n_subpartitions`` processed cyclically
+    (eq. 5). Iteration t sends V^(t) to every worker: an idle one computes the partial gradient
+    of its next subpartition, a busy one queues the task (length one, Section IV-B). A task
+    takes ``Y_i + Z_i * load * slowdown`` (``load``: its share of the worker's data). The
+    coordinator waits ``margin`` (2 %) of the elapsed time after the w-th fresh result, by the
+    rules ``semantics`` (:class:`CoordinatorPolicy`; ``"reference"``: the authors' simulator,
+    ``"deadline"``: our MPI coordinator), then steps ``V^(t+1) = G(V^(t) - eta H / (ξ n))`` with
+    the cache H of Section V. ``method``: ``"dsag"`` (every arrival offered to the cache),
+    ``"sag"`` (stale arrivals discarded; SAG-LB with a load balancer), ``"sgd"`` (no memory, this
+    iteration's fresh results only) or ``"gd"`` (w = N, one subpartition: exact GD).
     """
     n_workers = latency_model.n_workers
     n = check_int("problem.n_samples", problem.n_samples, 1)
