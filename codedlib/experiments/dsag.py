@@ -1648,18 +1648,12 @@ def fig5_setting(n_iterations) -> str:
 
 def describe_iid_ends(df) -> str:
     """Fig. 5: the i.i.d. model's relative error at w = 1 and w = N, range over seeds."""
-    ends = df.groupby("seed").apply(
-        lambda d: pd.Series(
-            {
-                "iid_fastest": d.iid.iloc[0] / d.recorded.iloc[0] - 1,
-                "iid_slowest": d.iid.iloc[-1] / d.recorded.iloc[-1] - 1,
-            }
-        )
-    )
+    first, last = df.groupby("seed").first(), df.groupby("seed").last()
+    fastest, slowest = first.iid / first.recorded - 1, last.iid / last.recorded - 1
     return (
-        f"i.i.d. model vs recorded, over seeds: fastest worker (w = 1) {100 * ends.iid_fastest.min():+.1f} to "
-        f"{100 * ends.iid_fastest.max():+.1f} %, slowest (w = N) {100 * ends.iid_slowest.min():+.1f} to "
-        f"{100 * ends.iid_slowest.max():+.1f} % (negative: predicted too fast)"
+        f"i.i.d. model vs recorded, over seeds: fastest worker (w = 1) {100 * fastest.min():+.1f} to "
+        f"{100 * fastest.max():+.1f} %, slowest (w = N) {100 * slowest.min():+.1f} to "
+        f"{100 * slowest.max():+.1f} % (negative: predicted too fast)"
     )
 
 
