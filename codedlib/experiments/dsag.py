@@ -551,11 +551,11 @@ def fig8_methods(n_workers=49, w=10, include_lb=True):
     return methods
 
 
-def _fig8_problem(kind, n_samples, dim, data_seed, correlation):
+def _fig8_problem(kind, n_samples, dim, correlation):
     """Fig. 8's problem, projection and gap function, and its defaults (p, eta, time limit,
     load balancer)."""
     if kind == "pca":
-        problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=data_seed)
+        problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=0)
         lb = LoadBalancerConfig(interval=1.0, window=3.0)
         # explained-variance gap, equal to PCA.explained_variance's
         return problem, pca_projection(problem), pca_gap(problem), (100, 0.9, 60.0, lb)
@@ -563,7 +563,7 @@ def _fig8_problem(kind, n_samples, dim, data_seed, correlation):
         problem = logistic_problem(
             n_samples=n_samples,
             dim=28 if dim is None else dim,
-            rng=data_seed,
+            rng=0,
             correlation=correlation,
         )
         best = problem.loss(problem.optimum())
@@ -587,11 +587,7 @@ def fig8_convergence(
     dim=None,
     methods=None,
     margin=0.02,
-    coded_rate=45 / 49,
     seed=0,
-    data_seed=0,
-    max_records=300,
-    stop_gap=1e-12,
     comp_cv=0.05,
     semantics="reference",
     cluster="ex3",
@@ -604,13 +600,13 @@ def fig8_convergence(
 
     Gap: explained variance to the top-k SVD (PCA), loss to the L-BFGS optimum (logistic).
     Defaults: step 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the stochastic methods;
-    100 / 10 subpartitions. A run stops once its gap is below ``stop_gap`` (the floating-point
-    floor). Data from ``data_seed`` (the same for every run, as in the paper); cluster,
-    latencies and initial point from ``seed``.
+    100 / 10 subpartitions; coded: rate 45/49. A run stops once its gap is below 1e-12 (the
+    floating-point floor) and records about 300 points. Data from seed 0 (the same for every
+    run, as in the paper); cluster, latencies and initial point from ``seed``.
     """
     rng = as_generator(seed)
     problem, projection, gap, (p_default, eta_default, limit_default, lb) = _fig8_problem(
-        kind, n_samples, dim, data_seed, correlation
+        kind, n_samples, dim, correlation
     )
     lb = lb if load_balancer is None else load_balancer
     p = p_default if n_subpartitions is None else n_subpartitions
@@ -641,7 +637,7 @@ def fig8_convergence(
 
         def stop(theta, gaps=gaps):
             gaps.append(gap(theta))
-            return gaps[-1] <= stop_gap
+            return gaps[-1] <= 1e-12
 
         # the same clock, slowdown, start and recording for every method
         common = {
@@ -650,12 +646,12 @@ def fig8_convergence(
             "slowdown": slowdown,
             "projection": projection,
             "theta0": theta0,
-            "record_every": max(1, n_it // max_records),
+            "record_every": max(1, n_it // 300),
             "callback": stop,
             "rng": run_seed,
         }
         if method == "coded":
-            run = simulate_coded_bound(problem, model, coded_rate, 1.0, **common)
+            run = simulate_coded_bound(problem, model, 45 / 49, 1.0, **common)
         else:
             run = simulate_dsag(
                 problem,
