@@ -1004,11 +1004,7 @@ def sgd_gap_vs_subpartition_rows(
     ``rows × N × p`` samples (same cluster and clock); SGD and DSAG on the same seeds.
     """
     rows = [check_int("rows_per_subpartition", r, 1) for r in rows_per_subpartition]
-    methods = [
-        m
-        for m in fig8_methods(n_workers, w, include_lb=False)
-        if m[0] in (f"SGD w={w}", f"DSAG w={w}")
-    ]
+    methods = [(f"SGD w={w}", "sgd", w, False), (f"DSAG w={w}", "dsag", w, False)]
     df = over_seeds(
         _sgd_floor_measure,
         seeds,
