@@ -6,10 +6,10 @@ import pytest
 
 from codedlib.claims import mean_interval
 from codedlib.experiments import dsag as ex
+from codedlib.experiments.dsag import latency_prediction, small_pca_convergence
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.latency.gamma_model import GammaLatencyModel, burst_slowdown, order_statistic_latency
 from codedlib.replicate import over_seeds
-from codedlib.widgets.dsag import latency_prediction, quick_convergence
 
 
 def test_order_statistic_latency_matches_closed_form():
@@ -119,14 +119,14 @@ def test_widget_functions():
     )
     assert pred.event_driven >= pred.order_statistic > 0
     assert pred.participation.shape == (12,)
-    df = quick_convergence(6, 2, 2, 0.9, "linear (Sec. VII-B)", time_limit=3.0, rng=0)
+    df = small_pca_convergence(6, 2, 2, 0.9, "linear (Sec. VII-B)", time_limit=3.0, rng=0)
     assert set(df.method) == {"DSAG w=2", "SAG w=2", "SAG w=6"}
     with pytest.raises(ValueError, match="w must satisfy 1 <= w <= 12"):
         latency_prediction(12, 13)
     with pytest.raises(ValueError, match="pattern must be one of"):
         latency_prediction(12, 3, pattern="sideways")
     with pytest.raises(ValueError, match="eta must satisfy"):
-        quick_convergence(6, 2, 2, -1.0)
+        small_pca_convergence(6, 2, 2, -1.0)
 
 
 def test_explorer_shows_errors_instead_of_raising():
