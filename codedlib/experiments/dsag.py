@@ -289,17 +289,8 @@ def fig6_measure(
         lat = fit.sample_total((replicas, n_iterations), rng=rng, load=load)
         event = simulate_event_driven(lat, w).iteration_end.mean(axis=0)
         order = t * order_statistic_latency(fit, [w], replicas=20_000, rng=rng, load=load)[0]
-        rows.append(
-            pd.DataFrame(
-                {
-                    "w": w,
-                    "iteration": t,
-                    "recorded": recorded,
-                    "event_driven": event,
-                    "order_statistic": order,
-                }
-            )
-        )
+        frame = dict(w=w, iteration=t, recorded=recorded, event_driven=event, order_statistic=order)
+        rows.append(pd.DataFrame(frame))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -665,19 +656,8 @@ def fig8_convergence(
                 semantics=semantics,
                 **common,
             )
-        h = run.history
-        frames.append(
-            pd.DataFrame(
-                {
-                    "method": label,
-                    "time": h.time.to_numpy(),
-                    "iteration": h.iteration.to_numpy(),
-                    "gap": gaps,
-                    "n_fresh": h.n_fresh.to_numpy(),
-                    "total_subpartitions": h.total_subpartitions.to_numpy(),
-                }
-            )
-        )
+        columns = ["method", "time", "iteration", "gap", "n_fresh", "total_subpartitions"]
+        frames.append(run.history.assign(method=label, gap=gaps)[columns])
     df = pd.concat(frames, ignore_index=True)
     df.attrs.update(
         kind=kind,
@@ -774,16 +754,10 @@ def trace_cumulative_latency(
     event = simulate_event_driven(
         lat, w, margin=margin, semantics=OUR_COORDINATOR
     ).iteration_end.mean(axis=0)
-    order = np.arange(1, n_it + 1) * order_statistic_latency(fit, [w], rng=rng)[0]
-    return pd.DataFrame(
-        {
-            "w": w,
-            "iteration": np.arange(1, n_it + 1),
-            "recorded": recorded,
-            "event_driven": event,
-            "order_statistic": order,
-        }
-    )
+    t = np.arange(1, n_it + 1)
+    order = t * order_statistic_latency(fit, [w], rng=rng)[0]
+    frame = dict(w=w, iteration=t, recorded=recorded, event_driven=event, order_statistic=order)
+    return pd.DataFrame(frame)
 
 
 def fig8_measure(seed, kind="pca", **kwargs) -> pd.DataFrame:
