@@ -1386,15 +1386,9 @@ def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
     ):
         lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
         pred = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR)
-        split.append(
-            pd.DataFrame(
-                {
-                    "model": f"fit on the {fit_on} half / {predict} half recorded",
-                    "replica": np.arange(replicas),
-                    "ratio": pred.iteration_end[:, -1] / halves[predict],
-                }
-            )
-        )
+        model = f"fit on the {fit_on} half / {predict} half recorded"
+        ratio = pred.iteration_end[:, -1] / halves[predict]
+        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
     return pd.concat(split, ignore_index=True)
 
 

@@ -84,13 +84,8 @@ def plot_load_scaling(data, axes=None, *, title: str | None = None):
     ):
         ax.scatter(workers["load"], workers[col], s=10, alpha=0.4, label="workers")
         ax.scatter(avg["load"], avg[col], marker="s", s=50, color="k", label="average")
-        ax.plot(
-            c,
-            slope * c**power,
-            "k--",
-            lw=1,
-            label=f"fit ∝ c{'²' if power == 2 else ''} through the origin",
-        )
+        fit_label = f"fit ∝ c{'²' if power == 2 else ''} through the origin"
+        ax.plot(c, slope * c**power, "k--", lw=1, label=fit_label)
         ax.set(xlabel="computational load c (relative)", ylabel=f"computation latency {label}")
         ax.legend(fontsize="small")
     axes[0].set_title("Fig. 1: mean scales with c" if title is None else title)
@@ -127,14 +122,8 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
         x = np.sort(data.workers[w].trace["compute_time"].to_numpy())
-        ax.step(
-            x,
-            np.arange(1, x.size + 1) / x.size,
-            "-",
-            color=f"C{j}",
-            where="post",
-            label=f"worker {w} computation (recorded)",
-        )
+        label = f"worker {w} computation (recorded)"
+        ax.step(x, np.arange(1, x.size + 1) / x.size, "-", color=f"C{j}", where="post", label=label)
         grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
         ax.plot(grid, data.workers[w].comp_fit.cdf(grid), "k--", lw=1)
     ax.plot([], [], "k--", lw=1, label="fitted gamma")
@@ -200,14 +189,8 @@ def plot_cumulative_latency(
     for j, (label, curve) in enumerate((extra or {}).items()):
         curve = np.asarray(curve, dtype=float)
         style = "-." if j % 2 == 0 else (0, (3, 1, 1, 1, 1, 1))
-        ax.plot(
-            np.arange(1, curve.size + 1),
-            curve,
-            linestyle=style,
-            color=f"C{j + 4}",
-            lw=1.5,
-            label=label,
-        )
+        x = np.arange(1, curve.size + 1)
+        ax.plot(x, curve, linestyle=style, color=f"C{j + 4}", lw=1.5, label=label)
     title = "Fig. 6: cumulative latency over 100 iterations" if title is None else title
     ax.set(xlabel="iteration", ylabel="cumulative latency [s]", title=title)
     ax.legend(fontsize="small")
@@ -246,14 +229,8 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it
             for k, it in enumerate(marks):
-                ax.axvline(
-                    it,
-                    color="0.35",
-                    ls=":",
-                    lw=1.0,
-                    zorder=0,
-                    label="re-partitioning" if k == 0 else None,
-                )
+                label = "re-partitioning" if k == 0 else None
+                ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0, label=label)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize="small", loc="upper right")
         default = f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else "")
@@ -336,23 +313,10 @@ def plot_convergence_bands(
     for method in order:
         sub = band[band.method == method]
         color, style, width = styles[method]
-        ax.plot(
-            sub["time"],
-            np.maximum(sub["median"], 1e-16),
-            style,
-            color=color,
-            lw=width,
-            label=method,
-        )
+        median, low, high = (np.maximum(sub[c], 1e-16) for c in ("median", "low", "high"))
+        ax.plot(sub["time"], median, style, color=color, lw=width, label=method)
         if n_seeds > 1:
-            ax.fill_between(
-                sub["time"],
-                np.maximum(sub["low"], 1e-16),
-                np.maximum(sub["high"], 1e-16),
-                color=color,
-                alpha=0.15,
-                lw=0,
-            )
+            ax.fill_between(sub["time"], low, high, color=color, alpha=0.15, lw=0)
     ax.set_yscale("log")
     ax.set(ylim=(1e-13, None), xlabel="time [s] (simulated)", ylabel="suboptimality gap")
     ax.set_title("Fig. 8" if title is None else title)
@@ -462,24 +426,13 @@ def plot_sgd_floor_vs_rows(
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]
-        ax.plot(
-            sub.rows_per_subpartition,
-            sub.floor_gap,
-            "o",
-            color=color,
-            alpha=0.8,
-            label=f"{method} (one point per seed)",
-        )
+        label = f"{method} (one point per seed)"
+        ax.plot(sub.rows_per_subpartition, sub.floor_gap, "o", color=color, alpha=0.8, label=label)
     if slope is not None and intercept is not None:
         top = max(float(df.rows_per_subpartition.max()), float(paper_rows or 0))
         x = np.geomspace(float(df.rows_per_subpartition.min()), top, 50)
-        ax.plot(
-            x,
-            np.exp(intercept) * x**slope,
-            color="C1",
-            ls="--",
-            label=f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)",
-        )
+        label = f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)"
+        ax.plot(x, np.exp(intercept) * x**slope, color="C1", ls="--", label=label)
     if paper_rows is not None:
         ax.axvline(paper_rows, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_rows:,.0f} rows")
     ax.axhline(1e-3, color="0.5", lw=0.8, label="gap 1e-3")
