@@ -1015,25 +1015,19 @@ def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
 SLOWDOWN_PATTERNS = ("none", "linear (Sec. VII-B)", "3 workers x2")
 
 
-def _slowdown_factors(pattern, n_workers, rng):
-    if pattern == "none":
-        return np.ones(n_workers)
-    if pattern == "linear (Sec. VII-B)":
-        return artificial_slowdown(n_workers, recover_after=np.inf)(0.0, 0)
-    if pattern == "3 workers x2":
-        f = np.ones(n_workers)
-        f[rng.permutation(n_workers)[: min(3, n_workers)]] = 2.0
-        return f
-    raise ValueError(f"pattern must be one of {SLOWDOWN_PATTERNS}, got pattern={pattern!r}")
-
-
 def _explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
     slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
     (×1.5, exit probability 0.05 per step).
     """
     model = artificial_model("pca", n_workers, rng=rng)
-    static = _slowdown_factors(pattern, n_workers, rng)
+    static = np.ones(n_workers)
+    if pattern == "linear (Sec. VII-B)":
+        static = artificial_slowdown(n_workers, recover_after=np.inf)(0.0, 0)
+    elif pattern == "3 workers x2":
+        static[rng.permutation(n_workers)[: min(3, n_workers)]] = 2.0
+    elif pattern != "none":
+        raise ValueError(f"pattern must be one of {SLOWDOWN_PATTERNS}, got pattern={pattern!r}")
     if burst_rate > 0:
         bursts = burst_slowdown(model, n_steps, burst_rate, 0.05, 1.5, rng=rng)
     else:
