@@ -2304,9 +2304,8 @@ def _fastest(problems, w, problem):
     dsag = f"DSAG w={w}"
     df, ps, setting, limit = problems[problem]
     f = _final_gaps(problems, problem)
-    times = mean_time_to_gap(df, gaps=PCA_GAPS if problem == "PCA" else LOG_GAPS).drop(
-        columns="final_gap"
-    )
+    gaps = PCA_GAPS if problem == "PCA" else LOG_GAPS
+    times = mean_time_to_gap(df, gaps=gaps).drop(columns="final_gap")
     plain = times[[not m.endswith(f"-LB w={w}") for m in times.index]]
     by_gap = {col: plain[col].idxmin() for col in plain.columns if plain[col].notna().any()}
     everywhere = all(m == dsag for m in by_gap.values())

@@ -506,11 +506,9 @@ class ClockOptions:
 
     def factors(self, now, t, n_workers):
         """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``."""
-        return (
-            np.ones(n_workers)
-            if self.slowdown is None
-            else np.asarray(self.slowdown(now, t), dtype=float)
-        )
+        if self.slowdown is None:
+            return np.ones(n_workers)
+        return np.asarray(self.slowdown(now, t), dtype=float)
 
 
 @dataclass(frozen=True)
