@@ -58,15 +58,8 @@ def add_caption(fig, text, fontsize="small"):
 
     bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> figure fraction
     width = max(40, int(fig.get_figwidth() * 15))
-    fig.text(
-        0.01,
-        bottom - 0.02,
-        "\n".join(textwrap.wrap(text, width)),
-        ha="left",
-        va="top",
-        fontsize=fontsize,
-        color="0.25",
-    )
+    wrapped = "\n".join(textwrap.wrap(text, width))
+    fig.text(0.01, bottom - 0.02, wrapped, ha="left", va="top", fontsize=fontsize, color="0.25")
     return fig
 
 
@@ -353,16 +346,8 @@ def plot_convergence_bands(
             elif r.never < r.n:
                 ax.plot([x], [r.mean], marker, **style)
             if r.never:
-                ax.annotate(
-                    f"{r.never} never",
-                    (x, 0),
-                    fontsize="xx-small",
-                    color=color,
-                    rotation=90,
-                    xycoords=("data", "axes fraction"),
-                    ha="center",
-                    va="bottom",
-                )
+                note = dict(fontsize="xx-small", color=color, rotation=90, ha="center", va="bottom")
+                ax.annotate(f"{r.never} never", (x, 0), xycoords=("data", "axes fraction"), **note)
         ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
         ax.set_ylim(bottom=0)
         ax.set(xlabel="suboptimality gap reached", ylabel="time to reach it [s] (simulated)")
@@ -384,17 +369,12 @@ def plot_lb_gain_vs_task_noise(
     cvs = sorted(table["comp_cv"].unique())
     for k, (name, t) in enumerate(table.groupby("schedule", sort=False)):
         t = t.sort_values("comp_cv")
-        r = t["LB / DSAG"].to_numpy()
+        r, color = t["LB / DSAG"].to_numpy(), f"C{k + 2}"
+        yerr = [r - t["ci low"], t["ci high"] - r]
         ax1.errorbar(
-            t.comp_cv,
-            r,
-            yerr=[r - t["ci low"], t["ci high"] - r],
-            fmt="o-",
-            capsize=3,
-            color=f"C{k + 2}",
-            label=f"balancer {name}",
+            t.comp_cv, r, yerr=yerr, fmt="o-", capsize=3, color=color, label=f"balancer {name}"
         )
-        ax2.plot(t.comp_cv, t["fresh, DSAG-LB"], "o-", color=f"C{k + 2}", label=f"DSAG-LB, {name}")
+        ax2.plot(t.comp_cv, t["fresh, DSAG-LB"], "o-", color=color, label=f"DSAG-LB, {name}")
     base = table.groupby("comp_cv")["fresh, DSAG"].first()
     ax2.plot(base.index, base.to_numpy(), "o-", color="C0", label="DSAG")
     ax1.axhspan(*paper_range, color="0.85", label=f"paper: {paper_range[0]:g}–{paper_range[1]:g}")
