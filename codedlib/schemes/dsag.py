@@ -32,6 +32,7 @@ import numpy as np
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
 from codedlib.latency.event_driven import SEMANTICS, simulate_event_driven
+from codedlib.latency.traces import REQUIRED_COLUMNS
 from codedlib.problems import PCA
 
 __all__ = [
@@ -436,16 +437,7 @@ _HISTORY_COLUMNS = (
     "n_evicted",
     "total_subpartitions",
 )
-_TASK_COLUMNS = (
-    "iteration",
-    "worker",
-    "compute_time",
-    "comm_time",
-    "fresh",
-    "wall_clock",
-    "start",
-    "stop",
-)
+_TASK_COLUMNS = (*REQUIRED_COLUMNS, "start", "stop")  # a trace's columns and the task's rows
 
 
 def _run_frames(history, task_rows):
