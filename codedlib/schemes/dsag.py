@@ -334,19 +334,14 @@ def optimize_subpartitions(
     w = check_int("w", w, 1, n_workers)
     if np.any(p < 1) or np.any(p > n_local):
         raise ValueError(f"p must satisfy 1 <= p_i <= n_i, got p={p.tolist()}")
-    for name, value in (
-        ("comm_mean", comm_mean),
-        ("comm_var", comm_var),
-        ("comp_mean_full", comp_mean_full),
-        ("comp_var_full", comp_var_full),
-    ):
-        arr = check_array(name, value)
+    names = ("comm_mean", "comm_var", "comp_mean_full", "comp_var_full")
+    moments = (comm_mean, comm_var, comp_mean_full, comp_var_full)
+    moments = [check_array(name, value) for name, value in zip(names, moments)]
+    for name, arr in zip(names, moments):
         if np.any(arr < 0):
             raise ValueError(f"{name} must be >= 0 (latency moments), got min={arr.min():g}")
     rng = as_generator(rng)
-    comm_mean, comm_var, comp_mean_full, comp_var_full = (
-        np.asarray(a, dtype=float) for a in (comm_mean, comm_var, comp_mean_full, comp_var_full)
-    )
+    comm_mean, comm_var, comp_mean_full, comp_var_full = moments
     shape = (replicas, n_iterations, n_workers)
     sim = _ContributionSimulator(
         comm=rng.gamma(comm_mean**2 / comm_var, comm_var / comm_mean, size=shape),
