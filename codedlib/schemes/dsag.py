@@ -690,13 +690,8 @@ class _Coordinator:
                 self.queued[i] = -1
                 if self.policy.restarts_late_worker(n_fresh):
                     self.start_task(i, t, finish)
-        return (
-            n_fresh,
-            n_stale,
-            sgd_sum,
-            sgd_covered,
-            self.policy.iteration_end(deadline, last_arrival),
-        )
+        end = self.policy.iteration_end(deadline, last_arrival)
+        return n_fresh, n_stale, sgd_sum, sgd_covered, end
 
     def iteration(self, t) -> bool:
         """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
@@ -715,18 +710,9 @@ class _Coordinator:
         if not options.records(t):
             return False
         coverage = sgd_covered / self.n if self.policy.method == "sgd" else self.cache.coverage
-        self.history.append(
-            (
-                t + 1,
-                self.now,
-                coverage,
-                n_fresh,
-                n_stale,
-                self.cache.n_rejected,
-                self.cache.n_evicted,
-                int(self.p.sum()),
-            )
-        )
+        cache = self.cache
+        row = (t + 1, self.now, coverage, n_fresh, n_stale, cache.n_rejected, cache.n_evicted)
+        self.history.append((*row, int(self.p.sum())))
         self.thetas.append(self.theta.copy())
         return options.callback is not None and bool(options.callback(self.theta))
 
