@@ -129,16 +129,12 @@ def subpartition_range(n_local: int, p: int, k: int, offset: int = 0) -> tuple[i
 class GradientCache:
     """The DSAG gradient cache 𝒴 with running sum H (Section V).
 
-    Entries are sub-gradients ``Y_{i:j}^{(t)}`` keyed by their sample range ``[start, stop)``
-    (0-based, half-open) and stamped with the iteration t of the iterate they were computed
-    from. Inserting a sub-gradient first collects the overlapping entries 𝒴'; if any of them
-    is at least as recent (t' >= t) the arrival is rejected, otherwise 𝒴' is evicted and the
-    new entry stored, with ``H <- H + Y - sum(𝒴')``. Entries are kept sorted by start, so
-    lookups are O(log |𝒴|) plus the evicted entries.
-
-    Overlap is the plain interval intersection; the paper's written condition
-    ``i <= i' <= j or i <= j' <= j`` misses an old entry that strictly contains the new one,
-    which would double-count samples.
+    Entries are sub-gradients ``Y_{i:j}^{(t)}`` keyed by their 0-based sample range ``[start,
+    stop)`` and the iteration t of their iterate, sorted by start (O(log |𝒴|) lookups). A new
+    one is rejected if an overlapping entry is at least as recent (t' >= t), else the
+    overlapping entries 𝒴' are evicted: ``H <- H + Y - sum(𝒴')``. Overlap is interval
+    intersection: the paper's written ``i <= i' <= j or i <= j' <= j`` misses an old entry that
+    strictly contains the new one, which would double-count samples.
     """
 
     def __init__(self, n_samples: int, shape=()):
