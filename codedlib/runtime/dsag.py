@@ -1,30 +1,24 @@
 """DSAG on MPI (DSAG Section V and V-A): coordinator with a gradient cache, stale results used.
 
-Workers each store an equal share of the rows, cut into ``subpartitions`` contiguous
-sub-partitions (the simulator's bookkeeping, :func:`dsag_terms`); the k-th task a worker
-processes computes the subgradient ``Y_{i:j} = sum_{k=i}^{j} grad f_k(V)`` over its
-sub-partition ``k mod p``. Each worker has a
-task queue of length one (the newest iterate replaces a queued one) and always finishes the
-task it is on (DSAG Section IV-B), so results of older iterates arrive late.
-
-The coordinator, in iteration ``t``, sends ``V^(t)`` to every worker and waits until it has
-``w`` *fresh* subgradients (computed from ``V^(t)``), then keeps collecting for ``margin``
-(2 %) of the time spent so far (Section V-A). Every received subgradient, fresh or stale, is
-offered to the gradient cache (Section V, :class:`codedlib.schemes.dsag.GradientCache`, the
-simulator's own cache): it replaces the cached entries it overlaps unless
-one of them is at least as recent, and ``H``, the sum of the cache, is kept up to date. The
-step is ``V <- V - eta * H / (xi * n)``, ``xi`` the fraction of samples the cache covers (the
+Workers each store an equal share of the rows cut into ``subpartitions`` contiguous
+sub-partitions (the simulator's bookkeeping, :func:`dsag_terms`); a worker's k-th task computes
+the subgradient ``Y_{i:j} = sum_{k=i}^{j} grad f_k(V)`` over sub-partition ``k mod p``. Each
+worker has a task queue of length one (the newest iterate replaces a queued one) and finishes
+the task it is on (Section IV-B), so results of older iterates arrive late. In iteration ``t``
+the coordinator sends ``V^(t)``, waits for ``w`` fresh subgradients, then ``margin`` (2 %) of
+the time spent so far (Section V-A), offering every result to the simulator's
+:class:`codedlib.schemes.dsag.GradientCache` (Section V), and steps
+``V <- V - eta * H / (xi * n)``, ``xi`` the fraction of samples the cache covers (the
 regulariser is inside every ``f_i`` in :mod:`codedlib.problems`).
 
-DSAG-LB (Section VI) adds the load balancer: the coordinator profiles every result's
-communication and computation latency over a moving window (:class:`~codedlib.schemes.dsag.LatencyProfiler`),
-every ``lb_interval`` seconds runs Algorithm 1 (:func:`~codedlib.schemes.dsag.optimize_subpartitions`,
-the simulator's own optimizer) and, when objective (4) improves by ``lb_threshold``, sends the
-workers whose number of sub-partitions changed their new ``p_i``; a worker switches at its next
-task with partition alignment (Algorithm 2, :func:`~codedlib.schemes.dsag.align_partition`).
-The injected computation delay of a task is drawn for the default sub-partition size and
-scaled by the task's size (the linear load model of Section VI-B), so a worker given a smaller
-sub-partition finishes sooner.
+DSAG-LB (Section VI) adds the load balancer: the coordinator profiles every result's latencies
+over a moving window (:class:`~codedlib.schemes.dsag.LatencyProfiler`), every ``lb_interval``
+seconds runs Algorithm 1 (:func:`~codedlib.schemes.dsag.optimize_subpartitions`) and, when
+objective (4) improves by ``lb_threshold``, sends the workers whose ``p_i`` changed their new
+one; a worker switches at its next task with partition alignment (Algorithm 2,
+:func:`~codedlib.schemes.dsag.align_partition`). The injected computation delay is drawn for
+the default sub-partition size and scaled by the task's size (Section VI-B's linear load
+model), so a worker given a smaller sub-partition finishes sooner.
 """
 
 from __future__ import annotations
