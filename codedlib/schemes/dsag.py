@@ -1,24 +1,15 @@
 """DSAG (Severinson et al., Sections V and VI) on a simulated clock.
 
-Contents
---------
-* Partition bookkeeping of Section VI-C: :func:`p_start`, :func:`p_stop`, :func:`p_trans`,
-  :func:`align_partition` (Algorithm 2); the cyclic counter of eq. (5) is ``k % p + 1``.
-* :class:`GradientCache`: the gradient cache of Section V keyed by sample ranges, evicting
-  overlapping older entries, rejecting older arrivals, and keeping the running sum H and the
-  covered fraction ξ.
-* :func:`gram_schmidt`: the projection G(.) of eq. (2) for PCA.
-* :class:`LatencyProfiler`, :func:`contribution` and :func:`optimize_subpartitions`
-  (Algorithm 1): the load balancer of Section VI.
-* :func:`simulate_dsag`: the coordinator of Section V-A (wait for w fresh results, 2 % margin,
-  integrate stale results) with the methods DSAG, SAG (stale results discarded), SGD (no
-  memory) and GD (w = N, one subpartition), optionally load-balanced (-LB variants);
-  :func:`simulate_coded_bound`: the idealised MDS coded-computing bound of Section VII-A.
+Partition bookkeeping of Section VI-C (:func:`p_start`, :func:`p_stop`, :func:`p_trans`,
+:func:`align_partition`: Algorithm 2; eq. (5)'s cyclic counter is ``k % p + 1``), the gradient
+cache of Section V (:class:`GradientCache`), the PCA projection G of eq. (2)
+(:func:`gram_schmidt`), the load balancer of Section VI (:class:`LatencyProfiler`,
+:func:`contribution`, :func:`optimize_subpartitions`: Algorithm 1), the coordinator of Section
+V-A with DSAG, SAG, SGD and GD, optionally load-balanced (:func:`simulate_dsag`), and the
+idealised MDS coded-computing bound of Section VII-A (:func:`simulate_coded_bound`).
 
-Indices follow the paper (1-based, inclusive) in the partition functions; sample ranges
-handed to problems are 0-based half-open ``[start, stop)`` as in ``codedlib.problems``.
-
-Reference: severinson2023dsag.
+Partition indices follow the paper (1-based, inclusive); sample ranges handed to problems are
+0-based half-open ``[start, stop)`` as in ``codedlib.problems``. Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
