@@ -1407,12 +1407,8 @@ def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) ->
     config, trace, injected = run["config"], run["trace"], run["injected"]
     rng = as_generator(rng)
     N, T, w, margin = config.n_workers, config.iterations, config.w, config.margin
-    mismatch = float(
-        np.abs(
-            trace.injected_delay.to_numpy()
-            - injected[trace.task_iteration.to_numpy(), trace.worker.to_numpy()]
-        ).max()
-    )
+    redrawn = injected[trace.task_iteration.to_numpy(), trace.worker.to_numpy()]
+    mismatch = float(np.abs(trace.injected_delay.to_numpy() - redrawn).max())
     recorded = _recorded_cumulative(trace)
 
     def simulate(lat):
@@ -1431,9 +1427,8 @@ def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) ->
     totals["injected, shuffled"] = simulate(shuffled[: n_cut * T].reshape(n_cut, T, N))[:, -1]
     tiny = np.full(N, 1e-12)
     stationary = GammaLatencyModel(tiny, tiny**2, long.mean(axis=0), long.var(axis=0))
-    totals["gamma fit (long draw)"] = simulate(stationary.sample_total((replicas, T), rng=rng))[
-        :, -1
-    ]
+    lat = stationary.sample_total((replicas, T), rng=rng)
+    totals["gamma fit (long draw)"] = simulate(lat)[:, -1]
     raw = fit_gamma_model(trace).sample_total((replicas, T), rng=rng)
     totals["gamma fit (trace, queueing as latency)"] = simulate(raw)[:, -1]
     net = without_queueing(trace)
@@ -1448,10 +1443,8 @@ def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) ->
         ],
         ignore_index=True,
     )
-    extra = trace.compute_time - trace.injected_delay - trace.real_compute
     waited = net.queue_wait[net.queue_wait > 0]
     return SimpleNamespace(
-        config=config,
         w=w,
         n_iterations=T,
         recorded=float(recorded[-1]),
@@ -1460,7 +1453,6 @@ def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) ->
         injected_cumulative=injected_runs.mean(axis=0),
         order_statistic_injected_cumulative=order_injected.mean(axis=0),
         injected_mismatch=mismatch,
-        queueing=float(extra.max()),
         queued_share=float((net.queue_wait > 0).mean()),
         queue_wait_mean=float(waited.mean()) if len(waited) else 0.0,
         comm_time_mean=float(trace.comm_time.mean()),
