@@ -324,23 +324,14 @@ def fig7_load_balancing(
         return f
 
     seed = int(rng.integers(2**31))
+    common = dict(n_iterations=n_iterations, slowdown=slowdown, projection=pca_projection(problem))
     frames, marks = [], []
     for label, lb in (
         ("load-balanced", LoadBalancerConfig(interval=0.1, window=1.0)),
         ("not balanced", None),
     ):
         run = simulate_dsag(
-            problem,
-            model,
-            n_workers,
-            n_subpartitions,
-            0.9,
-            method="dsag",
-            n_iterations=n_iterations,
-            slowdown=slowdown,
-            projection=pca_projection(problem),
-            load_balancer=lb,
-            rng=seed,
+            problem, model, n_workers, n_subpartitions, 0.9, load_balancer=lb, rng=seed, **common
         )
         tasks = run.tasks.copy()
         tasks["latency"] = tasks.comm_time + tasks.compute_time
@@ -1093,6 +1084,8 @@ def small_pca_convergence(
         return factors[min(iteration, n_steps - 1)]
 
     theta0 = projection(problem.initial_point(rng))
+    clock = dict(n_iterations=n_steps, time_limit=time_limit, slowdown=slowdown, theta0=theta0)
+    clock.update(projection=projection, record_every=2, rng=rng)  # the same for every method
     frames = []
     for label, method, mw in (
         (f"DSAG w={w}", "dsag", w),
@@ -1105,22 +1098,7 @@ def small_pca_convergence(
             gaps.append(gap(theta))
             return gaps[-1] < 1e-12
 
-        run = simulate_dsag(
-            problem,
-            model,
-            mw,
-            p,
-            eta,
-            method=method,
-            n_iterations=n_steps,
-            time_limit=time_limit,
-            slowdown=slowdown,
-            projection=projection,
-            theta0=theta0,
-            record_every=2,
-            callback=record,
-            rng=rng,
-        )
+        run = simulate_dsag(problem, model, mw, p, eta, method=method, callback=record, **clock)
         frames.append(pd.DataFrame({"method": label, "time": run.history.time, "gap": gaps}))
     return pd.concat(frames, ignore_index=True)
 
