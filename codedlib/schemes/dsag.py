@@ -81,15 +81,12 @@ def p_trans(n: int, p: int, p_new: int, k: int) -> int:
 
 
 def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = None):
-    """Algorithm 2 (partition alignment) when a worker goes from ``p`` to ``p_new`` parts.
+    """Algorithm 2 (partition alignment) when a worker goes from ``p`` to ``p_new`` parts:
+    the returned ``(p_new, k)``, whose first sample starts a partition of the old subdivision.
 
-    The worker next processes partition ``k`` of ``p_new`` (``k`` as returned), whose first
-    sample coincides with the first sample of a partition of the old subdivision.
-
-    Note: as printed, line 4 can decrement k' to 0 when the number of partitions shrinks
-    (e.g. n = 10, p = 3 -> p' = 2, k = 1: then k = 2 starts at sample 4 and
-    k' = p_trans = 1 starts at 1, not aligned). We keep k' >= 1; with k' = 1, line 5 gives
-    k = 1 and the loop ends aligned, which is the termination argument of Section VI-C.
+    As printed, line 4 can decrement k' to 0 when p shrinks (n = 10, p = 3 -> 2, k = 1: k = 2
+    starts at sample 4, k' = p_trans = 1 at 1). We keep k' >= 1; with k' = 1 line 5 gives k = 1
+    and the loop ends aligned, the termination argument of Section VI-C.
     """
     n = check_int("n", n, 1)
     p = check_int("p", p, 1, n)
