@@ -163,12 +163,9 @@ def plot_order_statistics(df, ax=None, *, title: str | None = None):
 def plot_cumulative_latency(
     df, ax=None, *, title: str | None = None, extra=None, model_note: str = ""
 ):
-    """Fig. 6: cumulative latency; recorded vs event-driven vs order-statistic models.
-
-    ``extra`` maps a label to a further cumulative-latency curve (one value per iteration),
-    drawn dash-dotted (e.g. the event-driven model on a trace's injected delay model);
-    ``model_note`` is appended to the two models' legend labels (e.g. ", fit to the trace").
-    """
+    """Fig. 6: cumulative latency, recorded vs the event-driven and order-statistic models;
+    ``extra``: label -> a further curve (one value per iteration, dash-dotted); ``model_note``
+    is appended to the two models' legend labels (e.g. ", fit to the trace")."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, (w, sub) in enumerate(df.groupby("w")):
         color = f"C{j}"
@@ -191,13 +188,10 @@ def plot_cumulative_latency(
 
 
 def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | None = None):
-    """Fig. 7: per-worker latency with (left) and without (right) load balancing.
-
-    ``df`` from :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated``
-    (then the run of ``seed`` is drawn, default the first). With ``summary`` (from
-    ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
-    last iterations, balanced vs not, one line per seed, and their mean (``summary.attrs``).
-    """
+    """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
+    :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated`` (the run of
+    ``seed``, default the first); with ``summary`` (``fig7_final_latency``) a third panel: each
+    seed's mean latency over the last iterations, balanced vs not, and their mean."""
 
     marks = df.attrs.get("repartition_iterations", [])
     if "seed" in df:

@@ -205,13 +205,10 @@ def gram_schmidt(V: np.ndarray) -> np.ndarray:
 
 # -- Load balancing (Section VI) -----------------------------------------------------------
 class LatencyProfiler:
-    """Moving-window latency statistics per worker (Section VI-A).
-
-    Each recording is (time, worker, comm, comp, load), where ``load`` is the fraction of
-    the worker's local data processed. Computation latency is normalised to the full local
-    data (divided by ``load``, the linearisation of Section VI-B), so recordings made at
-    different numbers of subpartitions are averaged consistently (footnote 15).
-    """
+    """Moving-window latency statistics per worker (Section VI-A). A recording's computation
+    latency is divided by its ``load`` (the share of the worker's data; Section VI-B's
+    linearisation), so recordings at different numbers of subpartitions average consistently
+    (footnote 15)."""
 
     def __init__(self, n_workers: int, window: float):
         self.n_workers = check_int("n_workers", n_workers, 1)
@@ -303,14 +300,12 @@ def optimize_subpartitions(
     max_steps=10_000,
     semantics="reference",
 ):
-    """Algorithm 1 (load balancer): return the updated numbers of subpartitions p'.
+    """Algorithm 1 (load balancer): the updated numbers of subpartitions p' and a summary.
 
-    The contribution h(p') is estimated by event-driven simulation (Section IV-B) of the
-    gamma model with computation latency ``E_Z,i / p'_i`` (mean) and ``V_Z,i / p'_i²``
-    (variance), the linearisation of Section VI-B, using common random numbers across all
-    evaluations of one call. ``h_min`` defaults to ``h(p_baseline)`` (Section VI-B); the
-    last loop uses the 1 % tolerance, and we return the last p' that satisfied it (the
-    algorithm as printed returns the first p' that violates it).
+    h(p') is estimated by event-driven simulation (Section IV-B) of the gamma model with
+    computation latency mean ``E_Z,i / p'_i`` and variance ``V_Z,i / p'_i²`` (Section VI-B),
+    common random numbers across one call; ``h_min`` defaults to ``h(p_baseline)``. The last
+    loop keeps the last p' within the 1 % tolerance (as printed: the first one outside it).
     """
     p = np.asarray(p, dtype=np.int64).copy()
     n_local = np.asarray(n_local, dtype=np.int64)
