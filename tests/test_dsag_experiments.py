@@ -6,10 +6,10 @@ import pytest
 
 from codedlib.claims import mean_interval
 from codedlib.experiments import dsag as ex
+from codedlib.experiments.dsag import latency_prediction, small_pca_convergence
 from codedlib.latency.event_driven import simulate_event_driven
 from codedlib.latency.gamma_model import GammaLatencyModel, burst_slowdown, order_statistic_latency
 from codedlib.replicate import over_seeds
-from codedlib.widgets.dsag import latency_prediction, quick_convergence
 
 
 def test_order_statistic_latency_matches_closed_form():
@@ -56,8 +56,6 @@ def test_record_and_load_traces(tmp_path):
     assert list(loaded) == ["t"]
     pd.testing.assert_frame_equal(loaded["t"], trace, check_dtype=False)
     assert ex.load_traces(tmp_path / "missing") == {}
-    summary = ex.trace_summary(loaded["t"])
-    assert summary.worker.tolist() == [0, 1, 2, 3]
     order = ex.trace_order_statistics(loaded["t"], replicas=2000, rng=0)
     assert order.w.tolist() == [1, 2, 3, 4] and np.all(np.diff(order.recorded) > 0)
     assert ex.trace_cumulative_latency(loaded["t"]) is None  # no stale results
@@ -101,7 +99,7 @@ def test_fig1_slopes_follow_the_load():
 
 
 def test_fig5_iid_model_is_worse_at_the_ends():
-    df = ex.fig5_order_statistics(n_workers=30, n_iterations=2000, replicas=20_000, rng=0)
+    df = ex.fig5_measure(0, n_workers=30, n_iterations=2000, replicas=20_000)
     err = lambda col: np.abs(df[col] / df.recorded - 1)
     assert err("heterogeneous").max() < 0.02
     assert err("iid").iloc[0] > err("heterogeneous").iloc[0]
@@ -121,14 +119,14 @@ def test_widget_functions():
     )
     assert pred.event_driven >= pred.order_statistic > 0
     assert pred.participation.shape == (12,)
-    df = quick_convergence(6, 2, 2, 0.9, "linear (Sec. VII-B)", time_limit=3.0, rng=0)
+    df = small_pca_convergence(6, 2, 2, 0.9, "linear (Sec. VII-B)", time_limit=3.0, rng=0)
     assert set(df.method) == {"DSAG w=2", "SAG w=2", "SAG w=6"}
     with pytest.raises(ValueError, match="w must satisfy 1 <= w <= 12"):
         latency_prediction(12, 13)
     with pytest.raises(ValueError, match="pattern must be one of"):
         latency_prediction(12, 3, pattern="sideways")
     with pytest.raises(ValueError, match="eta must satisfy"):
-        quick_convergence(6, 2, 2, -1.0)
+        small_pca_convergence(6, 2, 2, -1.0)
 
 
 def test_explorer_shows_errors_instead_of_raising():

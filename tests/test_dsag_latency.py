@@ -10,7 +10,6 @@ from codedlib.latency.event_driven import (
     simulate_event_driven,
     simulate_event_driven_heapq,
     simulate_event_driven_reference,
-    simulate_model,
 )
 from codedlib.latency.gamma_model import (
     GammaLatencyModel,
@@ -219,12 +218,6 @@ def test_iid_w_of_n_matches_order_statistic_when_memoryless_start():
     lat = rng.exponential(1.0, size=(20_000, 1, 10))
     res = simulate_event_driven(lat, w=1)
     assert res.iteration_end[:, 0].mean() == pytest.approx(0.1, rel=0.03)
-
-
-def test_simulate_model_runs():
-    res = simulate_model(_model(N=8), w=4, n_iterations=30, replicas=3, rng=0)
-    assert res.iteration_end.shape == (3, 30) and res.fresh.shape == (3, 30, 8)
-    assert np.all(np.diff(res.iteration_end, axis=1) > 0)
 
 
 def test_event_driven_bad_inputs():

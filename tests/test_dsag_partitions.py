@@ -11,7 +11,6 @@ from codedlib.schemes.dsag import (
     GradientCache,
     align_partition,
     gram_schmidt,
-    next_partition_index,
     p_start,
     p_stop,
     p_trans,
@@ -76,7 +75,6 @@ def test_example3_alignment_walkthrough():
     assert steps == [(2, 2), (1, 1)]
     assert p_start(10, 3, 2) == 4 and p_start(10, 2, 2) == 6
     assert p_trans(10, 2, 3, 2) == 2 and p_trans(10, 3, 2, 1) == 1
-    assert next_partition_index(1, 2) == 2
 
 
 def test_alignment_other_solution():

@@ -35,7 +35,6 @@ __all__ = [
     "simulate_event_driven",
     "simulate_event_driven_heapq",
     "simulate_event_driven_reference",
-    "simulate_model",
 ]
 
 #: What the coordinator does inside the margin window (module docstring).
@@ -115,13 +114,11 @@ def _event_driven_kernel():
     return numba.njit(cache=True)(_event_driven_loops)
 
 
-def _check_semantics(semantics):
+def _check_inputs(task_latency, w, margin, busy_until, semantics="reference"):
+    """The checked inputs, ``reference`` (the semantics) and the empty outputs
+    ``(iteration_end, fresh, busy_until)`` of a simulation."""
     if semantics not in SEMANTICS:
         raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={semantics!r}")
-    return semantics == "reference"
-
-
-def _check_inputs(task_latency, w, margin, busy_until):
     lat = check_array("task_latency", task_latency)
     if lat.ndim == 2:
         lat = lat[None]
@@ -147,7 +144,9 @@ def _check_inputs(task_latency, w, margin, busy_until):
         busy = np.broadcast_to(busy, (lat.shape[0], n_workers)).copy()
         if np.any(busy < 0):
             raise ValueError("busy_until must be non-negative")
-    return np.ascontiguousarray(lat), w, margin, busy
+    replicas, n_iterations, _ = lat.shape
+    out = np.empty((replicas, n_iterations)), np.zeros(lat.shape, bool), np.empty(busy.shape)
+    return np.ascontiguousarray(lat), w, margin, busy, semantics == "reference", out
 
 
 def simulate_event_driven(
@@ -166,12 +165,9 @@ def simulate_event_driven(
     >>> res.iteration_end[0].tolist()   # worker 2 is still busy in iteration 2
     [2.0, 3.0]
     """
-    reference = _check_semantics(semantics)
-    lat, w, margin, busy = _check_inputs(task_latency, w, margin, busy_until)
-    replicas, n_iterations, n_workers = lat.shape
-    iteration_end = np.empty((replicas, n_iterations))
-    fresh = np.empty((replicas, n_iterations, n_workers), dtype=np.bool_)
-    busy_out = np.empty((replicas, n_workers))
+    lat, w, margin, busy, reference, (iteration_end, fresh, busy_out) = _check_inputs(
+        task_latency, w, margin, busy_until, semantics
+    )
     _event_driven_kernel()(lat, w, margin, busy, reference, iteration_end, fresh, busy_out)
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
@@ -185,12 +181,10 @@ def simulate_event_driven_heapq(
     Same model and arguments as :func:`simulate_event_driven`; pure Python, kept to check the
     compiled kernel and as the benchmark's baseline.
     """
-    reference = _check_semantics(semantics)
-    lat, w, margin, busy = _check_inputs(task_latency, w, margin, busy_until)
+    lat, w, margin, busy, reference, (iteration_end, fresh, busy_out) = _check_inputs(
+        task_latency, w, margin, busy_until, semantics
+    )
     replicas, n_iterations, n_workers = lat.shape
-    iteration_end = np.empty((replicas, n_iterations))
-    fresh = np.zeros((replicas, n_iterations, n_workers), dtype=bool)
-    busy_out = np.empty((replicas, n_workers))
     for r in range(replicas):
         events = []  # (completion time, worker)
         running = [-1] * n_workers  # iteration of the task in progress, -1 when idle
@@ -243,11 +237,10 @@ def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenR
     results until ``w`` are fresh (a stale one re-enqueues its worker), then pop those within
     ``(1 + margin)`` times the elapsed time without re-enqueueing. Pure Python; for tests.
     """
-    lat, w, margin, _ = _check_inputs(task_latency, w, margin, None)
+    lat, w, margin, _, _, (iteration_end, fresh, busy_out) = _check_inputs(
+        task_latency, w, margin, None
+    )
     replicas, n_iterations, n_workers = lat.shape
-    iteration_end = np.empty((replicas, n_iterations))
-    fresh = np.zeros((replicas, n_iterations, n_workers), dtype=bool)
-    busy_out = np.empty((replicas, n_workers))
     for r in range(replicas):
         clock = 0.0
         idle = [True] * n_workers
@@ -282,24 +275,3 @@ def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenR
             iteration_end[r, epoch] = clock
         busy_out[r] = done_at
     return EventDrivenResult(iteration_end, fresh, busy_out)
-
-
-def simulate_model(
-    model,
-    w,
-    n_iterations,
-    replicas=1,
-    margin=0.0,
-    load=1.0,
-    rng=None,
-    semantics="reference",
-) -> EventDrivenResult:
-    """Draw task latencies from a latency model and simulate (Section IV-B).
-
-    ``model`` is anything with ``sample_total(size, rng, load)`` returning latencies of shape
-    ``size + (N,)``, e.g. :class:`codedlib.latency.gamma_model.GammaLatencyModel`.
-    """
-    n_iterations = check_int("n_iterations", n_iterations, 1)
-    replicas = check_int("replicas", replicas, 1)
-    lat = model.sample_total((replicas, n_iterations), rng=rng, load=load)
-    return simulate_event_driven(lat, w, margin=margin, semantics=semantics)

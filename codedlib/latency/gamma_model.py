@@ -231,15 +231,10 @@ def queue_wait(previous_arrival, arrival, comm_time, compute_time):
 
 
 def without_queueing(trace_df, floor=1e-6):
-    """The trace with each task's wait behind its worker's previous task taken out of
-    ``comm_time``.
-
-    With w < N a task sent while its worker computes a stale one waits in the worker's queue
-    (Section IV-B), and the wait lands in the recorded ``comm_time``: that is the coordinator's
-    queueing, which the event-driven simulator produces itself, not the worker's latency
-    (Section III). The wait (:func:`queue_wait`) is subtracted and ``comm_time`` floored at
-    ``floor`` seconds. Needs ``wall_clock``; w = N traces are unchanged.
-    """
+    """The trace with each task's wait behind its worker's previous task (:func:`queue_wait`)
+    taken out of ``comm_time`` (floored at ``floor`` s) and kept in ``queue_wait``: with w < N
+    that wait is the coordinator's queueing (Section IV-B), which the event-driven simulator
+    produces itself, not the worker's latency (Section III). Needs ``wall_clock``."""
     df = validate_trace(trace_df).copy()
     if "wall_clock" not in df.columns:
         raise ValueError("trace_df needs a 'wall_clock' column to find queued tasks")
@@ -256,13 +251,11 @@ def without_queueing(trace_df, floor=1e-6):
 def fit_gamma_model(
     trace_df, window=None, at=None, time_column="wall_clock", min_samples=2
 ) -> GammaLatencyModel:
-    """Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A).
-
-    Per worker (sorted by id), sample moments of ``comm_time`` and ``compute_time`` over the
-    window ``(at - window, at]`` of ``time_column`` (the paper: 10 s; all rows if None; ``at``
-    defaults to the latest time) give the gamma parameters (footnote 14). Fewer than
-    ``min_samples`` recordings in the window raise ValueError.
-    """
+    """Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A): per
+    worker (sorted by id), sample moments of ``comm_time`` and ``compute_time`` over the window
+    ``(at - window, at]`` of ``time_column`` (the paper: 10 s; None: all rows; ``at``: the
+    latest time) give the gamma parameters (footnote 14). Fewer than ``min_samples``
+    recordings in the window raise ValueError."""
     trace_df = validate_trace(trace_df)
     df = trace_df
     if window is not None:

@@ -58,15 +58,8 @@ def add_caption(fig, text, fontsize="small"):
 
     bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> figure fraction
     width = max(40, int(fig.get_figwidth() * 15))
-    fig.text(
-        0.01,
-        bottom - 0.02,
-        "\n".join(textwrap.wrap(text, width)),
-        ha="left",
-        va="top",
-        fontsize=fontsize,
-        color="0.25",
-    )
+    wrapped = "\n".join(textwrap.wrap(text, width))
+    fig.text(0.01, bottom - 0.02, wrapped, ha="left", va="top", fontsize=fontsize, color="0.25")
     return fig
 
 
@@ -84,15 +77,9 @@ def plot_load_scaling(data, axes=None, *, title: str | None = None):
     ):
         ax.scatter(workers["load"], workers[col], s=10, alpha=0.4, label="workers")
         ax.scatter(avg["load"], avg[col], marker="s", s=50, color="k", label="average")
-        ax.plot(
-            c,
-            slope * c**power,
-            "k--",
-            lw=1,
-            label=f"fit ∝ c{'²' if power == 2 else ''} through the origin",
-        )
-        ax.set_xlabel("computational load c (relative)")
-        ax.set_ylabel(f"computation latency {label}")
+        fit_label = f"fit ∝ c{'²' if power == 2 else ''} through the origin"
+        ax.plot(c, slope * c**power, "k--", lw=1, label=fit_label)
+        ax.set(xlabel="computational load c (relative)", ylabel=f"computation latency {label}")
         ax.legend(fontsize="small")
     axes[0].set_title("Fig. 1: mean scales with c" if title is None else title)
     axes[1].set_title("variance scales with c²")
@@ -116,11 +103,9 @@ def plot_worker_latency(
                 tr["iteration"], tr[column], marker, ms=3, color=color, label=f"worker {w} {kind}"
             )
     ax.set_yscale("log")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("latency [s]")
     if title is None:
         title = f"Fig. 2: worker {workers[1]} is {100 * data.slower_by:.0f}% slower"
-    ax.set_title(title)
+    ax.set(xlabel="iteration", ylabel="latency [s]", title=title)
     ax.legend(fontsize="small", ncol=2)
     return fig
 
@@ -130,22 +115,14 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
         x = np.sort(data.workers[w].trace["compute_time"].to_numpy())
-        ax.step(
-            x,
-            np.arange(1, x.size + 1) / x.size,
-            "-",
-            color=f"C{j}",
-            where="post",
-            label=f"worker {w} computation (recorded)",
-        )
+        label = f"worker {w} computation (recorded)"
+        ax.step(x, np.arange(1, x.size + 1) / x.size, "-", color=f"C{j}", where="post", label=label)
         grid = np.linspace(x.min() * 0.9, x.max() * 1.1, 200)
         ax.plot(grid, data.workers[w].comp_fit.cdf(grid), "k--", lw=1)
     ax.plot([], [], "k--", lw=1, label="fitted gamma")
-    ax.set_xlabel("computation latency [s]")
-    ax.set_ylabel("CDF")
-    ax.set_title(
-        "Fig. 3: empirical CDFs and fitted gamma distributions" if title is None else title
-    )
+    if title is None:
+        title = "Fig. 3: empirical CDFs and fitted gamma distributions"
+    ax.set(xlabel="computation latency [s]", ylabel="CDF", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -161,14 +138,12 @@ def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
         burst_its = np.flatnonzero(in_burst[:, w])
         if burst_its.size:
             ax.plot(burst_its, sub["compute_time"].to_numpy()[burst_its], ".", ms=2, color=f"C{j}")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("computation latency [s]")
     if title is None:
         title = (
             f"Fig. 4: bursts (at least one of {in_burst.shape[1]} workers bursting in "
             f"{100 * data.any_burst_fraction:.0f}% of iterations)"
         )
-    ax.set_title(title)
+    ax.set(xlabel="iteration", ylabel="computation latency [s]", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -179,9 +154,8 @@ def plot_order_statistics(df, ax=None, *, title: str | None = None):
     ax.plot(df["w"], df["recorded"], "o", ms=3, color="k", label="recorded (trace)")
     ax.plot(df["w"], df["heterogeneous"], "-", label="model: independent, per-worker gamma")
     ax.plot(df["w"], df["iid"], "--", label="model: i.i.d. gamma (global moments)")
-    ax.set_xlabel("w")
-    ax.set_ylabel("latency of the w-th fastest worker [s]")
-    ax.set_title(f"Fig. 5: order statistics, N = {len(df)}" if title is None else title)
+    title = f"Fig. 5: order statistics, N = {len(df)}" if title is None else title
+    ax.set(xlabel="w", ylabel="latency of the w-th fastest worker [s]", title=title)
     ax.legend(fontsize="small")
     return fig
 
@@ -189,12 +163,9 @@ def plot_order_statistics(df, ax=None, *, title: str | None = None):
 def plot_cumulative_latency(
     df, ax=None, *, title: str | None = None, extra=None, model_note: str = ""
 ):
-    """Fig. 6: cumulative latency; recorded vs event-driven vs order-statistic models.
-
-    ``extra`` maps a label to a further cumulative-latency curve (one value per iteration),
-    drawn dash-dotted (e.g. the event-driven model on a trace's injected delay model);
-    ``model_note`` is appended to the two models' legend labels (e.g. ", fit to the trace").
-    """
+    """Fig. 6: cumulative latency, recorded vs the event-driven and order-statistic models;
+    ``extra``: label -> a further curve (one value per iteration, dash-dotted); ``model_note``
+    is appended to the two models' legend labels (e.g. ", fit to the trace")."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, (w, sub) in enumerate(df.groupby("w")):
         color = f"C{j}"
@@ -208,29 +179,19 @@ def plot_cumulative_latency(
     for j, (label, curve) in enumerate((extra or {}).items()):
         curve = np.asarray(curve, dtype=float)
         style = "-." if j % 2 == 0 else (0, (3, 1, 1, 1, 1, 1))
-        ax.plot(
-            np.arange(1, curve.size + 1),
-            curve,
-            linestyle=style,
-            color=f"C{j + 4}",
-            lw=1.5,
-            label=label,
-        )
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("cumulative latency [s]")
-    ax.set_title("Fig. 6: cumulative latency over 100 iterations" if title is None else title)
+        x = np.arange(1, curve.size + 1)
+        ax.plot(x, curve, linestyle=style, color=f"C{j + 4}", lw=1.5, label=label)
+    title = "Fig. 6: cumulative latency over 100 iterations" if title is None else title
+    ax.set(xlabel="iteration", ylabel="cumulative latency [s]", title=title)
     ax.legend(fontsize="small")
     return fig
 
 
 def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | None = None):
-    """Fig. 7: per-worker latency with (left) and without (right) load balancing.
-
-    ``df`` from :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated``
-    (then the run of ``seed`` is drawn, default the first). With ``summary`` (from
-    ``fig7_final_latency``) a third panel shows every seed's mean iteration latency over the
-    last iterations, balanced vs not, one line per seed, and their mean (``summary.attrs``).
-    """
+    """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
+    :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated`` (the run of
+    ``seed``, default the first); with ``summary`` (``fig7_final_latency``) a third panel: each
+    seed's mean latency over the last iterations, balanced vs not, and their mean."""
 
     marks = df.attrs.get("repartition_iterations", [])
     if "seed" in df:
@@ -255,14 +216,8 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it
             for k, it in enumerate(marks):
-                ax.axvline(
-                    it,
-                    color="0.35",
-                    ls=":",
-                    lw=1.0,
-                    zorder=0,
-                    label="re-partitioning" if k == 0 else None,
-                )
+                label = "re-partitioning" if k == 0 else None
+                ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0, label=label)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize="small", loc="upper right")
         default = f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else "")
@@ -280,8 +235,7 @@ def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | 
         means = [summary.attrs["mean"][r] for r in runs]
         ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
         ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
-        ax.set_xlim(-0.4, 1.4)
-        ax.set_ylabel("iteration latency [s]")
+        ax.set(xlim=(-0.4, 1.4), ylabel="iteration latency [s]")
         ax.set_title(f"mean of the last iterations, {len(summary)} seeds")
         ax.legend(fontsize="small", loc="upper left")
     fig.tight_layout()
@@ -317,9 +271,7 @@ def plot_convergence(df, ax=None, *, title: str | None = None):
         gap = np.maximum(sub["gap"].to_numpy(), 1e-16)
         ax.plot(sub["time"], gap, style, color=color, lw=width, label=method)
     ax.set_yscale("log")
-    ax.set_xlabel("time [s] (simulated)")
-    ax.set_ylabel("suboptimality gap")
-    ax.set_ylim(1e-13, None)
+    ax.set(xlabel="time [s] (simulated)", ylabel="suboptimality gap", ylim=(1e-13, None))
     ax.set_title("Fig. 8" if title is None else title)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
@@ -348,27 +300,12 @@ def plot_convergence_bands(
     for method in order:
         sub = band[band.method == method]
         color, style, width = styles[method]
-        ax.plot(
-            sub["time"],
-            np.maximum(sub["median"], 1e-16),
-            style,
-            color=color,
-            lw=width,
-            label=method,
-        )
+        median, low, high = (np.maximum(sub[c], 1e-16) for c in ("median", "low", "high"))
+        ax.plot(sub["time"], median, style, color=color, lw=width, label=method)
         if n_seeds > 1:
-            ax.fill_between(
-                sub["time"],
-                np.maximum(sub["low"], 1e-16),
-                np.maximum(sub["high"], 1e-16),
-                color=color,
-                alpha=0.15,
-                lw=0,
-            )
+            ax.fill_between(sub["time"], low, high, color=color, alpha=0.15, lw=0)
     ax.set_yscale("log")
-    ax.set_ylim(1e-13, None)
-    ax.set_xlabel("time [s] (simulated)")
-    ax.set_ylabel("suboptimality gap")
+    ax.set(ylim=(1e-13, None), xlabel="time [s] (simulated)", ylabel="suboptimality gap")
     ax.set_title("Fig. 8" if title is None else title)
     ax.legend(
         fontsize="x-small",
@@ -394,38 +331,20 @@ def plot_convergence_bands(
             x = g_idx + (j - (len(methods) - 1) / 2) * width
             reached = t[np.isfinite(t)]
             ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
-            label = r.method if g_idx == 0 else None
+            style = dict(ms=6, color=color, mfc=face, label=r.method if g_idx == 0 else None)
             if np.isfinite(r.low):
                 m, lo, hi = r.mean, r.low, r.high
                 ax.errorbar(
-                    [x],
-                    [m],
-                    yerr=[[m - lo], [hi - m]],
-                    fmt=marker,
-                    ms=6,
-                    color=color,
-                    mfc=face,
-                    capsize=3,
-                    lw=1.5,
-                    label=label,
+                    [x], [m], yerr=[[m - lo], [hi - m]], fmt=marker, capsize=3, lw=1.5, **style
                 )
             elif r.never < r.n:
-                ax.plot([x], [r.mean], marker, ms=6, color=color, mfc=face, label=label)
+                ax.plot([x], [r.mean], marker, **style)
             if r.never:
-                ax.annotate(
-                    f"{r.never} never",
-                    (x, 0),
-                    fontsize="xx-small",
-                    color=color,
-                    rotation=90,
-                    xycoords=("data", "axes fraction"),
-                    ha="center",
-                    va="bottom",
-                )
+                note = dict(fontsize="xx-small", color=color, rotation=90, ha="center", va="bottom")
+                ax.annotate(f"{r.never} never", (x, 0), xycoords=("data", "axes fraction"), **note)
         ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
         ax.set_ylim(bottom=0)
-        ax.set_xlabel("suboptimality gap reached")
-        ax.set_ylabel("time to reach it [s] (simulated)")
+        ax.set(xlabel="suboptimality gap reached", ylabel="time to reach it [s] (simulated)")
         ax.set_title("time to gap: seeds (dots), mean ± 95 % CI (clipped at 0)")
         ax.legend(fontsize="x-small", loc="upper left")
     fig.tight_layout()
@@ -444,17 +363,12 @@ def plot_lb_gain_vs_task_noise(
     cvs = sorted(table["comp_cv"].unique())
     for k, (name, t) in enumerate(table.groupby("schedule", sort=False)):
         t = t.sort_values("comp_cv")
-        r = t["LB / DSAG"].to_numpy()
+        r, color = t["LB / DSAG"].to_numpy(), f"C{k + 2}"
+        yerr = [r - t["ci low"], t["ci high"] - r]
         ax1.errorbar(
-            t.comp_cv,
-            r,
-            yerr=[r - t["ci low"], t["ci high"] - r],
-            fmt="o-",
-            capsize=3,
-            color=f"C{k + 2}",
-            label=f"balancer {name}",
+            t.comp_cv, r, yerr=yerr, fmt="o-", capsize=3, color=color, label=f"balancer {name}"
         )
-        ax2.plot(t.comp_cv, t["fresh, DSAG-LB"], "o-", color=f"C{k + 2}", label=f"DSAG-LB, {name}")
+        ax2.plot(t.comp_cv, t["fresh, DSAG-LB"], "o-", color=color, label=f"DSAG-LB, {name}")
     base = table.groupby("comp_cv")["fresh, DSAG"].first()
     ax2.plot(base.index, base.to_numpy(), "o-", color="C0", label="DSAG")
     ax1.axhspan(*paper_range, color="0.85", label=f"paper: {paper_range[0]:g}–{paper_range[1]:g}")
@@ -486,31 +400,19 @@ def plot_sgd_floor_vs_rows(
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]
-        ax.plot(
-            sub.rows_per_subpartition,
-            sub.floor_gap,
-            "o",
-            color=color,
-            alpha=0.8,
-            label=f"{method} (one point per seed)",
-        )
+        label = f"{method} (one point per seed)"
+        ax.plot(sub.rows_per_subpartition, sub.floor_gap, "o", color=color, alpha=0.8, label=label)
     if slope is not None and intercept is not None:
         top = max(float(df.rows_per_subpartition.max()), float(paper_rows or 0))
         x = np.geomspace(float(df.rows_per_subpartition.min()), top, 50)
-        ax.plot(
-            x,
-            np.exp(intercept) * x**slope,
-            color="C1",
-            ls="--",
-            label=f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)",
-        )
+        label = f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)"
+        ax.plot(x, np.exp(intercept) * x**slope, color="C1", ls="--", label=label)
     if paper_rows is not None:
         ax.axvline(paper_rows, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_rows:,.0f} rows")
     ax.axhline(1e-3, color="0.5", lw=0.8, label="gap 1e-3")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("rows per subpartition")
-    ax.set_ylabel("gap floor (median, last quarter of the run)")
+    ax.set(xlabel="rows per subpartition", ylabel="gap floor (median, last quarter of the run)")
     ax.legend(fontsize=7)
     ax.set_title("" if title is None else title, fontsize=9)
     fig.tight_layout()

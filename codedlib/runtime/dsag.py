@@ -1,30 +1,24 @@
 """DSAG on MPI (DSAG Section V and V-A): coordinator with a gradient cache, stale results used.
 
-Workers each store an equal share of the rows, cut into ``subpartitions`` contiguous
-sub-partitions (the simulator's bookkeeping, :func:`dsag_terms`); the k-th task a worker
-processes computes the subgradient ``Y_{i:j} = sum_{k=i}^{j} grad f_k(V)`` over its
-sub-partition ``k mod p``. Each worker has a
-task queue of length one (the newest iterate replaces a queued one) and always finishes the
-task it is on (DSAG Section IV-B), so results of older iterates arrive late.
-
-The coordinator, in iteration ``t``, sends ``V^(t)`` to every worker and waits until it has
-``w`` *fresh* subgradients (computed from ``V^(t)``), then keeps collecting for ``margin``
-(2 %) of the time spent so far (Section V-A). Every received subgradient, fresh or stale, is
-offered to the gradient cache (Section V, :class:`codedlib.schemes.dsag.GradientCache`, the
-simulator's own cache): it replaces the cached entries it overlaps unless
-one of them is at least as recent, and ``H``, the sum of the cache, is kept up to date. The
-step is ``V <- V - eta * H / (xi * n)``, ``xi`` the fraction of samples the cache covers (the
+Workers each store an equal share of the rows cut into ``subpartitions`` contiguous
+sub-partitions (the simulator's bookkeeping, :func:`dsag_terms`); a worker's k-th task computes
+the subgradient ``Y_{i:j} = sum_{k=i}^{j} grad f_k(V)`` over sub-partition ``k mod p``. Each
+worker has a task queue of length one (the newest iterate replaces a queued one) and finishes
+the task it is on (Section IV-B), so results of older iterates arrive late. In iteration ``t``
+the coordinator sends ``V^(t)``, waits for ``w`` fresh subgradients, then ``margin`` (2 %) of
+the time spent so far (Section V-A), offering every result to the simulator's
+:class:`codedlib.schemes.dsag.GradientCache` (Section V), and steps
+``V <- V - eta * H / (xi * n)``, ``xi`` the fraction of samples the cache covers (the
 regulariser is inside every ``f_i`` in :mod:`codedlib.problems`).
 
-DSAG-LB (Section VI) adds the load balancer: the coordinator profiles every result's
-communication and computation latency over a moving window (:class:`~codedlib.schemes.dsag.LatencyProfiler`),
-every ``lb_interval`` seconds runs Algorithm 1 (:func:`~codedlib.schemes.dsag.optimize_subpartitions`,
-the simulator's own optimizer) and, when objective (4) improves by ``lb_threshold``, sends the
-workers whose number of sub-partitions changed their new ``p_i``; a worker switches at its next
-task with partition alignment (Algorithm 2, :func:`~codedlib.schemes.dsag.align_partition`).
-The injected computation delay of a task is drawn for the default sub-partition size and
-scaled by the task's size (the linear load model of Section VI-B), so a worker given a smaller
-sub-partition finishes sooner.
+DSAG-LB (Section VI) adds the load balancer: the coordinator profiles every result's latencies
+over a moving window (:class:`~codedlib.schemes.dsag.LatencyProfiler`), every ``lb_interval``
+seconds runs Algorithm 1 (:func:`~codedlib.schemes.dsag.optimize_subpartitions`) and, when
+objective (4) improves by ``lb_threshold``, sends the workers whose ``p_i`` changed their new
+one; a worker switches at its next task with partition alignment (Algorithm 2,
+:func:`~codedlib.schemes.dsag.align_partition`). The injected computation delay is drawn for
+the default sub-partition size and scaled by the task's size (Section VI-B's linear load
+model), so a worker given a smaller sub-partition finishes sooner.
 """
 
 from __future__ import annotations
@@ -51,8 +45,7 @@ def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) 
     """Sample ranges ``(start, stop, 1.0)`` of the sub-partitions of ``worker`` (0-based), in
     the order the worker processes them: the same bookkeeping as the simulator
     (:func:`codedlib.schemes.dsag.subpartition_range`, DSAG eq. 5)."""
-    offset = p_start(n_samples, n_workers, worker + 1) - 1
-    n_local = p_stop(n_samples, n_workers, worker + 1) - offset
+    offset, n_local = local_share(n_samples, n_workers, worker)
     return [
         (*subpartition_range(n_local, subpartitions, k, offset), 1.0)
         for k in range(1, subpartitions + 1)
@@ -173,9 +166,7 @@ class DSAGLBCoordinator(DSAGCoordinator):
     def __init__(self, comm, config, plan, problem, t0, theta_star=None):
         super().__init__(comm, config, plan, problem, t0, theta_star)
         N = config.n_workers
-        shares = [local_share(problem.n_samples, N, i) for i in range(N)]
-        self.offsets = np.array([o for o, _ in shares])
-        self.n_local = np.array([n for _, n in shares])
+        self.n_local = np.array([local_share(problem.n_samples, N, i)[1] for i in range(N)])
         self.p = np.full(N, config.subpartitions, dtype=np.int64)
         self.profiler = LatencyProfiler(N, config.lb_window)
         self.rng = np.random.default_rng(config.seed + 1)
@@ -183,17 +174,9 @@ class DSAGLBCoordinator(DSAGCoordinator):
         self.repartitions = []  # (iteration, worker, p_old, p_new)
         self.last_arrival = {}  # worker -> time its previous result arrived
         # compile the simulator's kernel now, not inside a timed iteration
+        moments = (np.full(N, v) for v in (1e-3, 1e-8, 1e-2, 1e-6))
         optimize_subpartitions(
-            self.p,
-            self.n_local,
-            np.full(N, 1e-3),
-            np.full(N, 1e-8),
-            np.full(N, 1e-2),
-            np.full(N, 1e-6),
-            config.w,
-            n_iterations=4,
-            replicas=1,
-            rng=0,
+            self.p, self.n_local, *moments, config.w, n_iterations=4, replicas=1, rng=0
         )
 
     def on_any_result(self, src, buf, fresh, row):
@@ -208,13 +191,8 @@ class DSAGLBCoordinator(DSAGCoordinator):
         self.last_arrival[i] = arrival
         load = (int(buf[5]) - int(buf[4])) / self.n_local[i]
         if load > 0:
-            self.profiler.record(
-                now(),
-                i,
-                max(float(r["comm_time"]) - wait, 0.0),
-                max(float(r["compute_time"]), 0.0),
-                load,
-            )
+            comm, comp = max(float(r["comm_time"]) - wait, 0.0), max(float(r["compute_time"]), 0.0)
+            self.profiler.record(now(), i, comm, comp, load)
 
     def balance(self, t: int):
         """Algorithm 1 on the profiled latencies; send the changed ``p_i``."""
@@ -226,19 +204,15 @@ class DSAGLBCoordinator(DSAGCoordinator):
         q, _ = optimize_subpartitions(
             self.p,
             self.n_local,
-            stats[0],
-            stats[1],
-            stats[2],
-            stats[3],
+            *stats,
             cfg.w,
             p_baseline=np.full(cfg.n_workers, cfg.subpartitions),
             margin=cfg.margin,
             rng=self.rng,
             semantics=self.policy.semantics,
         )
-        if not balance_objective(q, stats[0], stats[2]) < (
-            1 - cfg.lb_threshold
-        ) * balance_objective(self.p, stats[0], stats[2]):
+        old, new = (balance_objective(x, stats[0], stats[2]) for x in (self.p, q))
+        if not new < (1 - cfg.lb_threshold) * old:
             return
         for i in np.flatnonzero(q != self.p):
             self.repartitions.append((t, int(i), int(self.p[i]), int(q[i])))

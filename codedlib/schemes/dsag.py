@@ -1,24 +1,15 @@
 """DSAG (Severinson et al., Sections V and VI) on a simulated clock.
 
-Contents
---------
-* Partition bookkeeping of Section VI-C: :func:`p_start`, :func:`p_stop`, :func:`p_trans`,
-  :func:`next_partition_index` (eq. 5) and :func:`align_partition` (Algorithm 2).
-* :class:`GradientCache`: the gradient cache of Section V keyed by sample ranges, evicting
-  overlapping older entries, rejecting older arrivals, and keeping the running sum H and the
-  covered fraction ξ.
-* :func:`gram_schmidt`: the projection G(.) of eq. (2) for PCA.
-* :class:`LatencyProfiler`, :func:`contribution` and :func:`optimize_subpartitions`
-  (Algorithm 1): the load balancer of Section VI.
-* :func:`simulate_dsag`: the coordinator of Section V-A (wait for w fresh results, 2 % margin,
-  integrate stale results) with the methods DSAG, SAG (stale results discarded), SGD (no
-  memory) and GD (w = N, one subpartition), optionally load-balanced (-LB variants);
-  :func:`simulate_coded_bound`: the idealised MDS coded-computing bound of Section VII-A.
+Partition bookkeeping of Section VI-C (:func:`p_start`, :func:`p_stop`, :func:`p_trans`,
+:func:`align_partition`: Algorithm 2; eq. (5)'s cyclic counter is ``k % p + 1``), the gradient
+cache of Section V (:class:`GradientCache`), the PCA projection G of eq. (2)
+(:func:`gram_schmidt`), the load balancer of Section VI (:class:`LatencyProfiler`,
+:func:`contribution`, :func:`optimize_subpartitions`: Algorithm 1), the coordinator of Section
+V-A with DSAG, SAG, SGD and GD, optionally load-balanced (:func:`simulate_dsag`), and the
+idealised MDS coded-computing bound of Section VII-A (:func:`simulate_coded_bound`).
 
-Indices follow the paper (1-based, inclusive) in the partition functions; sample ranges
-handed to problems are 0-based half-open ``[start, stop)`` as in ``codedlib.problems``.
-
-Reference: severinson2023dsag.
+Partition indices follow the paper (1-based, inclusive); sample ranges handed to problems are
+0-based half-open ``[start, stop)`` as in ``codedlib.problems``. Reference: severinson2023dsag.
 """
 
 from __future__ import annotations
@@ -32,6 +23,7 @@ import numpy as np
 
 from codedlib._validation import as_generator, check_array, check_int, check_real
 from codedlib.latency.event_driven import SEMANTICS, simulate_event_driven
+from codedlib.latency.traces import REQUIRED_COLUMNS
 from codedlib.problems import PCA
 
 __all__ = [
@@ -46,7 +38,6 @@ __all__ = [
     "balance_objective",
     "contribution",
     "gram_schmidt",
-    "next_partition_index",
     "optimize_subpartitions",
     "p_start",
     "p_stop",
@@ -59,9 +50,7 @@ __all__ = [
 METHODS = ("dsag", "sag", "sgd", "gd")
 
 
-# ------------------------------------------------------------------------------------------
-# Partition bookkeeping (Section VI-C)
-# ------------------------------------------------------------------------------------------
+# -- Partition bookkeeping (Section VI-C) --------------------------------------------------
 def _check_partition(n, p, i, name_i="i"):
     n = check_int("n", n, 1)
     p = check_int("p", p, 1, n)
@@ -91,23 +80,13 @@ def p_trans(n: int, p: int, p_new: int, k: int) -> int:
     return -(-p_start(n, p, k) * p_new // n)
 
 
-def next_partition_index(k: int, p: int) -> int:
-    """Cyclic counter of eq. (5): ``k <- mod(k, p) + 1`` (k = 0 means 'not started yet')."""
-    p = check_int("p", p, 1)
-    k = check_int("k", k, 0)
-    return k % p + 1
-
-
 def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = None):
-    """Algorithm 2 (partition alignment) when a worker goes from ``p`` to ``p_new`` parts.
+    """Algorithm 2 (partition alignment) when a worker goes from ``p`` to ``p_new`` parts:
+    the returned ``(p_new, k)``, whose first sample starts a partition of the old subdivision.
 
-    The worker next processes partition ``k`` of ``p_new`` (``k`` as returned), whose first
-    sample coincides with the first sample of a partition of the old subdivision.
-
-    Note: as printed, line 4 can decrement k' to 0 when the number of partitions shrinks
-    (e.g. n = 10, p = 3 -> p' = 2, k = 1: then k = 2 starts at sample 4 and
-    k' = p_trans = 1 starts at 1, not aligned). We keep k' >= 1; with k' = 1, line 5 gives
-    k = 1 and the loop ends aligned, which is the termination argument of Section VI-C.
+    As printed, line 4 can decrement k' to 0 when p shrinks (n = 10, p = 3 -> 2, k = 1: k = 2
+    starts at sample 4, k' = p_trans = 1 at 1). We keep k' >= 1; with k' = 1 line 5 gives k = 1
+    and the loop ends aligned, the termination argument of Section VI-C.
     """
     n = check_int("n", n, 1)
     p = check_int("p", p, 1, n)
@@ -134,22 +113,16 @@ def subpartition_range(n_local: int, p: int, k: int, offset: int = 0) -> tuple[i
     return offset + (k - 1) * n_local // p, offset + k * n_local // p
 
 
-# ------------------------------------------------------------------------------------------
-# Gradient cache (Section V)
-# ------------------------------------------------------------------------------------------
+# -- Gradient cache (Section V) ------------------------------------------------------------
 class GradientCache:
     """The DSAG gradient cache 𝒴 with running sum H (Section V).
 
-    Entries are sub-gradients ``Y_{i:j}^{(t)}`` keyed by their sample range ``[start, stop)``
-    (0-based, half-open) and stamped with the iteration t of the iterate they were computed
-    from. Inserting a sub-gradient first collects the overlapping entries 𝒴'; if any of them
-    is at least as recent (t' >= t) the arrival is rejected, otherwise 𝒴' is evicted and the
-    new entry stored, with ``H <- H + Y - sum(𝒴')``. Entries are kept sorted by start, so
-    lookups are O(log |𝒴|) plus the evicted entries.
-
-    Overlap is the plain interval intersection; the paper's written condition
-    ``i <= i' <= j or i <= j' <= j`` misses an old entry that strictly contains the new one,
-    which would double-count samples.
+    Entries are sub-gradients ``Y_{i:j}^{(t)}`` keyed by their 0-based sample range ``[start,
+    stop)`` and the iteration t of their iterate, sorted by start (O(log |𝒴|) lookups). A new
+    one is rejected if an overlapping entry is at least as recent (t' >= t), else the
+    overlapping entries 𝒴' are evicted: ``H <- H + Y - sum(𝒴')``. Overlap is interval
+    intersection: the paper's written ``i <= i' <= j or i <= j' <= j`` misses an old entry that
+    strictly contains the new one, which would double-count samples.
     """
 
     def __init__(self, n_samples: int, shape=()):
@@ -230,17 +203,12 @@ def gram_schmidt(V: np.ndarray) -> np.ndarray:
     return PCA.project(V)
 
 
-# ------------------------------------------------------------------------------------------
-# Load balancing (Section VI)
-# ------------------------------------------------------------------------------------------
+# -- Load balancing (Section VI) -----------------------------------------------------------
 class LatencyProfiler:
-    """Moving-window latency statistics per worker (Section VI-A).
-
-    Each recording is (time, worker, comm, comp, load), where ``load`` is the fraction of
-    the worker's local data processed. Computation latency is normalised to the full local
-    data (divided by ``load``, the linearisation of Section VI-B), so recordings made at
-    different numbers of subpartitions are averaged consistently (footnote 15).
-    """
+    """Moving-window latency statistics per worker (Section VI-A). A recording's computation
+    latency is divided by its ``load`` (the share of the worker's data; Section VI-B's
+    linearisation), so recordings at different numbers of subpartitions average consistently
+    (footnote 15)."""
 
     def __init__(self, n_workers: int, window: float):
         self.n_workers = check_int("n_workers", n_workers, 1)
@@ -332,14 +300,12 @@ def optimize_subpartitions(
     max_steps=10_000,
     semantics="reference",
 ):
-    """Algorithm 1 (load balancer): return the updated numbers of subpartitions p'.
+    """Algorithm 1 (load balancer): the updated numbers of subpartitions p' and a summary.
 
-    The contribution h(p') is estimated by event-driven simulation (Section IV-B) of the
-    gamma model with computation latency ``E_Z,i / p'_i`` (mean) and ``V_Z,i / p'_i²``
-    (variance), the linearisation of Section VI-B, using common random numbers across all
-    evaluations of one call. ``h_min`` defaults to ``h(p_baseline)`` (Section VI-B); the
-    last loop uses the 1 % tolerance, and we return the last p' that satisfied it (the
-    algorithm as printed returns the first p' that violates it).
+    h(p') is estimated by event-driven simulation (Section IV-B) of the gamma model with
+    computation latency mean ``E_Z,i / p'_i`` and variance ``V_Z,i / p'_i²`` (Section VI-B),
+    common random numbers across one call; ``h_min`` defaults to ``h(p_baseline)``. The last
+    loop keeps the last p' within the 1 % tolerance (as printed: the first one outside it).
     """
     p = np.asarray(p, dtype=np.int64).copy()
     n_local = np.asarray(n_local, dtype=np.int64)
@@ -347,19 +313,14 @@ def optimize_subpartitions(
     w = check_int("w", w, 1, n_workers)
     if np.any(p < 1) or np.any(p > n_local):
         raise ValueError(f"p must satisfy 1 <= p_i <= n_i, got p={p.tolist()}")
-    for name, value in (
-        ("comm_mean", comm_mean),
-        ("comm_var", comm_var),
-        ("comp_mean_full", comp_mean_full),
-        ("comp_var_full", comp_var_full),
-    ):
-        arr = check_array(name, value)
+    names = ("comm_mean", "comm_var", "comp_mean_full", "comp_var_full")
+    moments = (comm_mean, comm_var, comp_mean_full, comp_var_full)
+    moments = [check_array(name, value) for name, value in zip(names, moments)]
+    for name, arr in zip(names, moments):
         if np.any(arr < 0):
             raise ValueError(f"{name} must be >= 0 (latency moments), got min={arr.min():g}")
     rng = as_generator(rng)
-    comm_mean, comm_var, comp_mean_full, comp_var_full = (
-        np.asarray(a, dtype=float) for a in (comm_mean, comm_var, comp_mean_full, comp_var_full)
-    )
+    comm_mean, comm_var, comp_mean_full, comp_var_full = moments
     shape = (replicas, n_iterations, n_workers)
     sim = _ContributionSimulator(
         comm=rng.gamma(comm_mean**2 / comm_var, comm_var / comm_mean, size=shape),
@@ -427,9 +388,7 @@ class LoadBalancerConfig:
     replicas: int = 2
 
 
-# ------------------------------------------------------------------------------------------
-# The coordinator on a simulated clock (Section V-A)
-# ------------------------------------------------------------------------------------------
+# -- The coordinator on a simulated clock (Section V-A) ------------------------------------
 @dataclass
 class DSAGRun:
     """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`."""
@@ -452,16 +411,7 @@ _HISTORY_COLUMNS = (
     "n_evicted",
     "total_subpartitions",
 )
-_TASK_COLUMNS = (
-    "iteration",
-    "worker",
-    "compute_time",
-    "comm_time",
-    "fresh",
-    "wall_clock",
-    "start",
-    "stop",
-)
+_TASK_COLUMNS = (*REQUIRED_COLUMNS, "start", "stop")  # a trace's columns and the task's rows
 
 
 def _run_frames(history, task_rows):
@@ -522,11 +472,9 @@ class ClockOptions:
 
     def factors(self, now, t, n_workers):
         """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``."""
-        return (
-            np.ones(n_workers)
-            if self.slowdown is None
-            else np.asarray(self.slowdown(now, t), dtype=float)
-        )
+        if self.slowdown is None:
+            return np.ones(n_workers)
+        return np.asarray(self.slowdown(now, t), dtype=float)
 
 
 @dataclass(frozen=True)
@@ -669,10 +617,7 @@ class _Coordinator:
         q, _ = optimize_subpartitions(
             current,
             self.n_local,
-            stats[0],
-            stats[1],
-            stats[2],
-            stats[3],
+            *stats,
             self.policy.w,
             p_baseline=np.full(self.n_workers, self.p0),
             margin=self.policy.margin,
@@ -724,13 +669,8 @@ class _Coordinator:
                 self.queued[i] = -1
                 if self.policy.restarts_late_worker(n_fresh):
                     self.start_task(i, t, finish)
-        return (
-            n_fresh,
-            n_stale,
-            sgd_sum,
-            sgd_covered,
-            self.policy.iteration_end(deadline, last_arrival),
-        )
+        end = self.policy.iteration_end(deadline, last_arrival)
+        return n_fresh, n_stale, sgd_sum, sgd_covered, end
 
     def iteration(self, t) -> bool:
         """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
@@ -749,18 +689,9 @@ class _Coordinator:
         if not options.records(t):
             return False
         coverage = sgd_covered / self.n if self.policy.method == "sgd" else self.cache.coverage
-        self.history.append(
-            (
-                t + 1,
-                self.now,
-                coverage,
-                n_fresh,
-                n_stale,
-                self.cache.n_rejected,
-                self.cache.n_evicted,
-                int(self.p.sum()),
-            )
-        )
+        cache = self.cache
+        row = (t + 1, self.now, coverage, n_fresh, n_stale, cache.n_rejected, cache.n_evicted)
+        self.history.append((*row, int(self.p.sum())))
         self.thetas.append(self.theta.copy())
         return options.callback is not None and bool(options.callback(self.theta))
 
@@ -794,33 +725,18 @@ def simulate_dsag(
 ) -> DSAGRun:
     """Simulate DSAG and its special cases on a simulated clock (Sections V and VI).
 
-    The data (``problem.n_samples`` rows) are split evenly over ``N = latency_model.n_workers``
-    workers (``p_start(n, N, i)``) and each worker's rows into ``n_subpartitions``
-    subpartitions processed cyclically (eq. 5). At iteration t the coordinator sends V^(t)
-    to every worker; an idle worker computes the partial gradient of its next subpartition
-    at V^(t), a busy one queues the task (queue of length one, Section IV-B). Task latency is
-    ``Y_i + Z_i * load * slowdown`` with ``load`` the fraction of the worker's local data in
-    the subpartition (the model's computation latency refers to the full local data). The
-    coordinator waits ``margin`` (2 %) of the iteration's elapsed time after the w-th fresh
-    result; with ``semantics="reference"`` (default, the rules of the authors' simulator, see
-    :mod:`codedlib.latency.event_driven`) the iteration ends at the last result that arrived
-    in that window and a worker whose stale result arrived in it stays idle until the next
-    iteration; with ``"deadline"`` the iteration ends at the full deadline and such a worker
-    starts the current task at once (what our MPI coordinator does). Then
-
-        V^(t+1) = G(V^(t) - eta * H / (ξ n))
-
-    with the cache H of Section V. Methods:
-
-    * ``"dsag"``: every arrival (fresh or stale) is offered to the cache;
-    * ``"sag"``: stale arrivals are discarded (SAG; with a load balancer this is SAG-LB);
-    * ``"sgd"``: no memory, only this iteration's fresh results;
-    * ``"gd"``: requires w = N and one subpartition (exact gradient descent).
+    The ``problem.n_samples`` rows are split evenly over the ``N = latency_model.n_workers``
+    workers (``p_start(n, N, i)``), each worker's into ``n_subpartitions`` processed cyclically
+    (eq. 5). Iteration t sends V^(t) to every worker: an idle one computes the partial gradient
+    of its next subpartition, a busy one queues the task (length one, Section IV-B). A task
+    takes ``Y_i + Z_i * load * slowdown`` (``load``: its share of the worker's data). The
+    coordinator waits ``margin`` (2 %) of the elapsed time after the w-th fresh result, by the
+    rules ``semantics`` (:class:`CoordinatorPolicy`; ``"reference"``: the authors' simulator,
+    ``"deadline"``: our MPI coordinator), then steps ``V^(t+1) = G(V^(t) - eta H / (ξ n))`` with
+    the cache H of Section V. ``method``: ``"dsag"`` (every arrival offered to the cache),
+    ``"sag"`` (stale arrivals discarded; SAG-LB with a load balancer), ``"sgd"`` (no memory, this
+    iteration's fresh results only) or ``"gd"`` (w = N, one subpartition: exact GD).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got method={method!r}")
-    if semantics not in SEMANTICS:
-        raise ValueError(f"semantics must be one of {SEMANTICS}, got semantics={semantics!r}")
     n_workers = latency_model.n_workers
     n = check_int("problem.n_samples", problem.n_samples, 1)
     if n < n_workers:
@@ -829,7 +745,6 @@ def simulate_dsag(
     _, n_local = _worker_ranges(n, n_workers)
     p0 = check_int("n_subpartitions", n_subpartitions, 1, int(n_local.min()))
     eta = check_real("eta", eta, 0.0, low_open=True)
-    margin = check_real("margin", margin, 0.0)
     options = ClockOptions(
         n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
     )
@@ -838,7 +753,7 @@ def simulate_dsag(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
             f"got w={w}, n_subpartitions={p0}"
         )
-    policy = CoordinatorPolicy(w, margin, method, semantics)
+    policy = CoordinatorPolicy(w, margin, method, semantics)  # checks method, semantics, margin
     coordinator = _Coordinator(
         problem, latency_model, p0, eta, policy, load_balancer, options, as_generator(rng)
     )

@@ -6,18 +6,10 @@ Reference: severinson2023dsag.
 
 from __future__ import annotations
 
-from codedlib.experiments.dsag import SLOWDOWN_PATTERNS, latency_prediction
-from codedlib.experiments.dsag import small_pca_convergence as quick_convergence
+from codedlib.experiments.dsag import SLOWDOWN_PATTERNS, latency_prediction, small_pca_convergence
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
-__all__ = [
-    "SLOWDOWN_PATTERNS",
-    "convergence_report",
-    "explore_dsag",
-    "latency_prediction",
-    "latency_report",
-    "quick_convergence",
-]
+__all__ = ["convergence_report", "explore_dsag", "latency_report"]
 
 
 def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_) -> Report:
@@ -41,7 +33,7 @@ def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, 
     """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input)."""
     from codedlib.plots.dsag import plot_convergence
 
-    df = quick_convergence(
+    df = small_pca_convergence(
         N, w, n_subpartitions, eta, pattern, burst_rate if bursts else 0.0, rng=seed
     )
     fig = plot_convergence(
