@@ -497,7 +497,7 @@ def stack_seed_runs(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return tuple(pd.concat(list(frame[k]), ignore_index=True) for k in ("summary", "curves"))
 
 
-def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
+def seed_table(summary: pd.DataFrame, column: str, **where: object) -> pd.DataFrame:
     """``column`` as a (seed x scheme) table of the rows matching ``where`` (e.g.
     ``delay="pareto", rule="gd"``), schemes in the order they ran."""
     sub = summary
@@ -983,7 +983,7 @@ SECTIONS = {
 }
 
 
-def join(*parts) -> str:
+def join(*parts: str) -> str:
     """The non-empty parts joined by ``"; "`` (a row's setting)."""
     return "; ".join(p for p in parts if p)
 
@@ -1048,7 +1048,7 @@ class Notebook:
             f"{self.grid_seeds} seeds",
         )
 
-    def run_setting(self, *parts) -> str:
+    def run_setting(self, *parts: str) -> str:
         """The setting of a row measured on the Section 5 runs."""
         return join(self.data, self.schemes, *parts, self.runs)
 

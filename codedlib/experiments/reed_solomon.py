@@ -847,7 +847,7 @@ SEC = {
 }
 
 
-def setup(settings: dict, *, c_m: float | None = None, **params) -> SimpleNamespace:
+def setup(settings: dict, *, c_m: float | None = None, **params: float) -> SimpleNamespace:
     """Notebook 02's parameters cell ``params`` with ``settings`` (one of :data:`SETTINGS`)
     applied; ``c_m=None`` is calibrated to the geometric middle of the window where eq. (17)
     gives the paper's f_MDS. Adds ``sizes``, ``accuracy_ns``, ``c_m_window``,

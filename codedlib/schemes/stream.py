@@ -276,7 +276,7 @@ def activity_trace(
 ) -> tuple[list[dict], dict[str, np.ndarray]]:
     """Busy intervals of every worker for the first ``n_jobs`` jobs (Fig. 3).
 
-    Returns a list of dicts ``{job, iteration, worker, start, stop}``: worker ``p`` is
+    Returns rows ``{job, iteration, worker, start, stop}``: worker ``p`` is
     busy from the iteration start until it has finished its assignment or the iteration is
     over (purged), whichever is first; plus the job arrivals, starts and finishes.
     """

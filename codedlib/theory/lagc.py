@@ -326,8 +326,7 @@ def group_completion_time(
 ) -> rv_frozen:
     """Frozen distribution of one group's completion time (the variables of eq. 28).
 
-    ``delay`` is one frozen distribution (identical workers) or a sequence of
-    ``workers_per_group`` frozen distributions (non-identical workers).
+    A sequence ``delay`` holds the ``workers_per_group`` non-identical workers.
     """
     n = check_int("workers_per_group", workers_per_group, low=1)
     wait_for = check_int("wait_for", wait_for, low=1, high=n)
@@ -547,7 +546,7 @@ def complexities(
     selected (eq. 26, 27, 30, 31, 34): *upper bounds*; they need ``unit_smoothness`` (``L_m`` of
     the workers for LAG, groups for G-LAG / LAGC) and ``total_smoothness`` ``L``.
 
-    Returns a dict with ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
+    Returns ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
     ``time``, ``communication``, ``computation``, ``bound`` (True for lazy schemes).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
