@@ -15,7 +15,6 @@ Reference: halbawi2018reedsolomon, tandon2017gradient.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,6 +25,8 @@ from codedlib._validation import check_int, check_real
 from codedlib.latency.order_stats import expected_order_statistic_pareto
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from numpy.typing import ArrayLike
 
 __all__ = [
