@@ -17,10 +17,14 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PAPER_EXAMPLE_A",
@@ -130,11 +134,11 @@ class GradientCode:
 
     def decode(
         self,
-        survivors,
+        survivors: ArrayLike,
         *,
         return_condition: bool = False,
         warn_condition: float = DEFAULT_CONDITION_WARNING,
-    ):
+    ) -> np.ndarray | tuple[np.ndarray, float]:
         """Decoding vector for the survivors (indices or a mask; Tandon et al., Alg. 1, online).
 
         ``return_condition`` adds ``cond(B) * cond(N[S])``, an estimate of ``cond(B[F])``.
@@ -174,7 +178,7 @@ class GradientCode:
             )
         return (a, cond) if return_condition else a
 
-    def decoding_condition(self, survivors) -> float:
+    def decoding_condition(self, survivors: ArrayLike) -> float:
         """Condition number of the decoding system for ``survivors`` (see :meth:`decode`)."""
         return self.decode(survivors, return_condition=True, warn_condition=math.inf)[1]
 
@@ -221,7 +225,7 @@ def structured_null_space(
     return H
 
 
-def code_from_null_space(H, s: int) -> GradientCode:
+def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
     """Tandon et al.'s cyclic construction (Algorithm 2) from a given ``H`` (s x n, H @ 1 = 0).
 
     Row ``i`` of ``B`` is the null vector of ``H[:, i..i+s mod n]``, scaled to Euclidean norm
@@ -260,7 +264,12 @@ def code_from_null_space(H, s: int) -> GradientCode:
 
 
 def cyclic_repetition_code(
-    n: int, s: int, rng: RngLike = None, *, perturbation: float = 0.1, null_space=None
+    n: int,
+    s: int,
+    rng: RngLike = None,
+    *,
+    perturbation: float = 0.1,
+    null_space: ArrayLike | None = None,
 ) -> GradientCode:
     """Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
 
@@ -283,7 +292,12 @@ def cyclic_repetition_code(
 
 
 def gradient_code_from_matrices(
-    B, s: int, A=None, *, validate: bool = True, max_patterns: int = DEFAULT_MAX_PATTERNS
+    B: ArrayLike,
+    s: int,
+    A: ArrayLike | None = None,
+    *,
+    validate: bool = True,
+    max_patterns: int = DEFAULT_MAX_PATTERNS,
 ) -> GradientCode:
     """Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code (CR
     Section II-C, e.g. eq. (4)).

@@ -29,10 +29,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ReedSolomonGradientCode",
@@ -232,7 +235,9 @@ def _check_survivors(survivors, n, f=None):
     return arr
 
 
-def decoding_vector(survivors, n: int, root_power: int = 1, table=None) -> np.ndarray:
+def decoding_vector(
+    survivors: ArrayLike, n: int, root_power: int = 1, table: np.ndarray | None = None
+) -> np.ndarray:
     """Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F.
 
     a is the first row of G_F^{-1} (eq. 13), so a G_F = e_1 and a B_F = 1; O(f²) look-ups in
@@ -247,7 +252,7 @@ def decoding_vector(survivors, n: int, root_power: int = 1, table=None) -> np.nd
     return np.prod(lookup, axis=1)
 
 
-def vandermonde_decoding_vector(survivors, n: int, root_power: int = 1) -> np.ndarray:
+def vandermonde_decoding_vector(survivors: ArrayLike, n: int, root_power: int = 1) -> np.ndarray:
     """Solve eq. (12), a G_F = e_1, with a dense O(f³) linear solve (reference for Algorithm 3)."""
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
@@ -259,7 +264,7 @@ def vandermonde_decoding_vector(survivors, n: int, root_power: int = 1) -> np.nd
     return np.linalg.solve(G.T, rhs)
 
 
-def least_squares_decoding_vector(B_F) -> np.ndarray:
+def least_squares_decoding_vector(B_F: ArrayLike) -> np.ndarray:
     """Generic decoder: the minimum-norm a with a B_F = 1 (numpy lstsq, O(f k min(f, k))).
     Equal to Algorithm 3's vector when B_F has full row rank f."""
     B_F = np.asarray(B_F)
@@ -307,7 +312,7 @@ class ReedSolomonGradientCode:
                 f"got on_inaccurate={self.on_inaccurate!r}"
             )
 
-    def residual(self, survivors, a=None) -> float:
+    def residual(self, survivors: ArrayLike, a: ArrayLike | None = None) -> float:
         """``max |a B_F − 1|`` of the decoding vector for ``survivors`` (first f): one
         product, the accuracy every decoding is checked against."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
@@ -355,7 +360,7 @@ class ReedSolomonGradientCode:
         """Fraction of the data each worker processes, α = w/k."""
         return self.w / self.k
 
-    def decoding_vector(self, survivors, check: bool = True) -> np.ndarray:
+    def decoding_vector(self, survivors: ArrayLike, check: bool = True) -> np.ndarray:
         """Algorithm 3 for the first f of ``survivors`` (the f fastest, in arrival order):
         the length-f vector a_F with a_F B[F] = 1. With ``check`` its residual is measured
         (one product) and, above ``residual_tol``, reported per ``on_inaccurate``
@@ -363,7 +368,7 @@ class ReedSolomonGradientCode:
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
         return self._checked(F, decoding_vector(F, self.n, table=self.table), check)
 
-    def decode(self, survivors, check: bool = True) -> np.ndarray:
+    def decode(self, survivors: ArrayLike, check: bool = True) -> np.ndarray:
         """Length-n decoding vector (shared GradientCode interface): a @ B == 1, with a zero
         outside the first f of ``survivors`` and Algorithm 3's weights on them (checked as in
         :meth:`decoding_vector`)."""
@@ -372,7 +377,7 @@ class ReedSolomonGradientCode:
         a[F] = self.decoding_vector(F, check=check)
         return a
 
-    def encode(self, partial_gradients) -> np.ndarray:
+    def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
         """Coded rows C = B g (eq. 3) for the k×p matrix of chunk partial gradients."""
         g = check_array("partial_gradients", partial_gradients)
         if g.ndim == 1:
@@ -381,7 +386,9 @@ class ReedSolomonGradientCode:
             raise ValueError(f"partial_gradients must have k={self.k} rows, got {g.shape[0]}")
         return self.B @ g
 
-    def recover(self, coded_rows, survivors, return_imag: bool = False):
+    def recover(
+        self, coded_rows: ArrayLike, survivors: ArrayLike, return_imag: bool = False
+    ) -> np.ndarray | tuple[np.ndarray, float]:
         """Eq. (4): a_F C_F = 1 g (real part; ``return_imag`` adds max |imag|), row m of
         ``coded_rows`` from worker survivors[m]; the first f are used."""
         F = _check_survivors(survivors, self.n, self.f)
@@ -463,7 +470,7 @@ def decoding_accuracy(
     root_power: int | str = 1,
     n_random: int = 20,
     dim: int = 8,
-    rng=None,
+    rng: RngLike = None,
 ) -> dict:
     """Round-off of online decoding (Algorithm 3) for one code, worst-case and random survivor sets.
 
@@ -491,12 +498,12 @@ def decoding_accuracy(
 
 
 def accuracy_limit(
-    ns,
+    ns: Iterable[int],
     load: float = 0.15,
     root_power: int | str = 1,
     tol: float = 1e-6,
     n_random: int = 20,
-    rng=None,
+    rng: RngLike = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Sweep n with k = n and w = max(2, round(load·n)) and find the largest accurate n.
 

@@ -13,6 +13,8 @@ References: references.bib keys esfahanizadeh2022stream, tandon2017gradient.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from codedlib._validation import check_array, check_int
@@ -21,6 +23,9 @@ from codedlib.codes.cyclic import (
     cyclic_repetition_code,
     gradient_code_from_matrices,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "TaskCode",
@@ -65,11 +70,11 @@ class TaskCode:
         """``d``: non-zeros per row (the largest, if rows differ)."""
         return int(np.max(np.count_nonzero(self.B, axis=1)))
 
-    def chunks_of_task(self, r) -> np.ndarray:
+    def chunks_of_task(self, r: int) -> np.ndarray:
         r = check_int("r", r, low=0, high=self.n_tasks - 1)
         return np.flatnonzero(self.B[r])
 
-    def encode(self, partial_gradients) -> np.ndarray:
+    def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
         G = np.asarray(partial_gradients, dtype=float)
         if G.shape[0] != self.n_chunks:
             raise ValueError(
@@ -78,7 +83,7 @@ class TaskCode:
             )
         return self.B @ G
 
-    def decode(self, results, received) -> np.ndarray:
+    def decode(self, results: ArrayLike, received: ArrayLike) -> np.ndarray:
         """``sum_j G_j`` from the results of the tasks ``received`` (any ``K`` or more)."""
         received = np.asarray(received, dtype=np.int64)
         if received.size < self.K:
@@ -100,7 +105,7 @@ def example3_task_matrix() -> TaskCode:
     return TaskCode(B, 2)
 
 
-def cyclic_task_matrix(n_tasks, s) -> TaskCode:
+def cyclic_task_matrix(n_tasks: int, s: int) -> TaskCode:
     """Task matrix of the cyclic-repetition code (the Appendix's example code): ``n`` tasks, ``m = n`` chunks, ``d = s + 1``,
     ``K = n - s``."""
     n_tasks = check_int("n_tasks", n_tasks, low=1)
@@ -109,7 +114,7 @@ def cyclic_task_matrix(n_tasks, s) -> TaskCode:
     return TaskCode(np.asarray(code.B, dtype=float), n_tasks - s, validate=False)
 
 
-def decoding_vector(B, received) -> np.ndarray:
+def decoding_vector(B: ArrayLike, received: ArrayLike) -> np.ndarray:
     """Coefficients ``a`` with ``a @ B[received] = 1`` (the all-ones row; Appendix, eq. (11)).
 
     ``GradientCode.decode`` of the code whose workers are the tasks, restricted to them.
@@ -126,7 +131,7 @@ def decoding_vector(B, received) -> np.ndarray:
     return code.decode(received)[received]
 
 
-def is_recoverable_from_any(B, K) -> bool:
+def is_recoverable_from_any(B: ArrayLike, K: int) -> bool:
     """True when every ``K``-subset of the rows of ``B`` spans the all-ones row (the Appendix's any-K recovery)."""
     B = check_array("B", B, ndim=2)
     K = check_int("K", K, low=1, high=B.shape[0])

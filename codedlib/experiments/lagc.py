@@ -14,11 +14,12 @@ import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.codes.cyclic import cyclic_repetition_code
 from codedlib.latency.order_stats import expected_order_statistic_numeric
@@ -26,6 +27,17 @@ from codedlib.problems import LeastSquares, even_partition
 from codedlib.replicate import over_seeds
 from codedlib.schemes.lagc import DelayStream, run_gc, run_gd, run_lag_ps, run_lagc, run_scheme
 from codedlib.theory import lagc as th
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.stats._distn_infrastructure import rv_frozen
+
+    from codedlib.latency.models import HeterogeneousCluster
+    from codedlib.replicate import Executor
+    from codedlib.schemes.lagc import SchemeRun
+    from codedlib.theory.lagc import LAGCLayout
 
 __all__ = [
     "seed_values",
@@ -71,7 +83,7 @@ def heterogeneous_regression(
     condition: float = 100.0,
     noise: float = 0.1,
     lam: float = 0.0,
-    rng=None,
+    rng: RngLike = None,
 ) -> LeastSquares:
     """Synthetic linear regression with heterogeneous smoothness across partitions (Sec. VI).
 
@@ -113,7 +125,7 @@ class ProblemConstantsResult:
     bounds: np.ndarray
 
 
-def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
+def problem_constants(problem: LeastSquares, n_workers: int) -> ProblemConstantsResult:
     """``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``."""
     n = problem.n_samples
     bounds = even_partition(n, n_workers)
@@ -132,7 +144,7 @@ def problem_constants(problem, n_workers: int) -> ProblemConstantsResult:
     )
 
 
-def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
+def group_smoothness(problem: LeastSquares, n_workers: int, n_groups: int) -> np.ndarray:
     """Smoothness ``L_g`` of each group's sum loss (eq. 17)."""
     b = even_partition(problem.n_samples, n_workers)[:: n_workers // n_groups]
     return np.array(
@@ -142,7 +154,7 @@ def group_smoothness(problem, n_workers: int, n_groups: int) -> np.ndarray:
 
 def make_delay(
     kind: str = "exponential", mean: float = 1.0, scale: float = 1.0, shape: float = 2.0
-):
+) -> rv_frozen:
     """Unit-load delay: ``"exponential"`` with ``mean`` or ``"pareto"`` with ``scale, shape``."""
     if kind == "exponential":
         return th.exponential_delay(mean)
@@ -162,7 +174,9 @@ def storage_layouts() -> dict:
     }
 
 
-def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = None):
+def default_configs(
+    n_workers: int, redundancy: int, lagc_groups: int | None = None
+) -> list[tuple[str, str, int | None]]:
     """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
     n_workers = check_int("n_workers", n_workers, low=1)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -184,19 +198,19 @@ def default_configs(n_workers: int, redundancy: int, lagc_groups: int | None = N
 
 
 def convergence_runs(
-    problem,
+    problem: LeastSquares,
     n_workers: int,
     redundancy: int,
     *,
-    delay,
+    delay: rv_frozen | HeterogeneousCluster,
     xi: float = 0.05,
     history: int = 10,
     stepsize_rule: str = "gd",
-    configs=None,
+    configs: Sequence[tuple[str, str, int | None]] | None = None,
     replicas: int = 20,
     max_iter: int = 20_000,
     rel_tol: float = 1e-10,
-    rng=None,
+    rng: RngLike = None,
 ) -> dict:
     """``{label: SchemeRun}``: every scheme on the same delay draws until the gap falls below
     ``rel_tol * gap(θ⁰)`` (Section VI). ``stepsize_rule="gd"``: ``α = 1/L`` for every scheme
@@ -250,7 +264,15 @@ def _iteration_time(layout, delay, n_selected) -> float:
     )
 
 
-def run_checks(run, problem, consts, delay, xi: float, history: int, eps_rel=1e-8) -> dict:
+def run_checks(
+    run: SchemeRun,
+    problem: LeastSquares,
+    consts: ProblemConstantsResult,
+    delay: rv_frozen | HeterogeneousCluster,
+    xi: float,
+    history: int,
+    eps_rel: float = 1e-8,
+) -> dict:
     """One run's measurements beside the analysis (``consts``: :func:`problem_constants`).
 
     ``time_per_iter`` (simulated) and ``time_per_iter_formula`` (eq. 21/22/28 given the
@@ -302,7 +324,7 @@ def run_checks(run, problem, consts, delay, xi: float, history: int, eps_rel=1e-
 
 
 def complexity_curves(
-    problem,
+    problem: LeastSquares,
     n_workers: int,
     *,
     delays: dict,
@@ -386,7 +408,7 @@ def _check_rules(rules) -> None:
             raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
 
 
-def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
+def seed_pairs(n_seeds: int, rng: RngLike = None) -> list[tuple[int, int]]:
     """``n_seeds`` independent ``(problem_seed, delay_seed)`` pairs: children of
     ``SeedSequence(rng)`` (an int ``rng``), so pair ``i`` does not depend on ``n_seeds``."""
     n_seeds = check_int("n_seeds", n_seeds, low=1)
@@ -401,15 +423,15 @@ def seed_pairs(n_seeds: int, rng=None) -> list[tuple[int, int]]:
 def seed_runs(
     seed: int,
     *,
-    pairs,
+    pairs: Sequence[tuple[int, int]],
     n_workers: int,
     redundancy: int,
     delays: dict,
-    rules=("gd", "theory"),
+    rules: Sequence[str] = ("gd", "theory"),
     problem_kwargs: dict | None = None,
     xi: float = 0.05,
     history: int = 10,
-    configs=None,
+    configs: Sequence[tuple[str, str, int | None]] | None = None,
     replicas: int = 20,
     rel_tol: float = 1e-10,
     eps_rel: float = 1e-8,
@@ -475,7 +497,7 @@ def stack_seed_runs(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return tuple(pd.concat(list(frame[k]), ignore_index=True) for k in ("summary", "curves"))
 
 
-def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
+def seed_table(summary: pd.DataFrame, column: str, **where: object) -> pd.DataFrame:
     """``column`` as a (seed x scheme) table of the rows matching ``where`` (e.g.
     ``delay="pareto", rule="gd"``), schemes in the order they ran."""
     sub = summary
@@ -487,13 +509,17 @@ def seed_table(summary: pd.DataFrame, column: str, **where) -> pd.DataFrame:
     return sub.pivot(index="seed", columns="scheme", values=column)[order]
 
 
-def seed_values(summary: pd.DataFrame, column: str, scheme: str, delay: str, rule: str = "gd"):
-    """One scheme's per-seed values of ``column`` (a column of :func:`seed_table`), as an array."""
+def seed_values(
+    summary: pd.DataFrame, column: str, scheme: str, delay: str, rule: str = "gd"
+) -> np.ndarray:
+    """One scheme's per-seed values of ``column`` (a column of :func:`seed_table`)."""
     return seed_table(summary, column, delay=delay, rule=rule)[scheme].to_numpy()
 
 
 def convergence_bands(
-    curves: pd.DataFrame, n_grid: int = 300, quantities=("rel_gap", "communication", "computation")
+    curves: pd.DataFrame,
+    n_grid: int = 300,
+    quantities: Sequence[str] = ("rel_gap", "communication", "computation"),
 ) -> pd.DataFrame:
     """Median, min and max over seeds of each quantity on a common clock per (delay, rule),
     from 0 to the latest end of any run; a run's value at ``t`` is that of its last iterate
@@ -551,7 +577,7 @@ def table1_seeds(summary: pd.DataFrame, rule: str = "gd") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
+def seed_interval(values: ArrayLike, level: float = 0.95) -> tuple[float, float, float]:
     """Mean over seeds and its Student-t interval (``claims.mean_interval``); zero width when
     every seed gives the same value."""
     x = np.asarray(values, dtype=float)
@@ -588,10 +614,10 @@ def gc_gd_beta_sweep(
     redundancy: int,
     *,
     n_seeds: int,
-    shapes=BETA_SWEEP["shapes"],
+    shapes: Sequence[float] = BETA_SWEEP["shapes"],
     replicas: int = BETA_SWEEP["replicas"],
-    rng=None,
-    executor=None,
+    rng: RngLike = None,
+    executor: Executor = None,
 ) -> pd.DataFrame:
     """GC / GD mean time per iteration over Pareto shapes, simulated, one row per (shape, seed),
     beside eq. (22)'s ratio (:func:`codedlib.theory.lagc.gc_gd_pareto_ratio`).
@@ -720,15 +746,15 @@ def bound_grid(
     redundancy: int = 3,
     *,
     delays: dict,
-    xis=(0.002, 0.01, 0.03, 0.05, 0.08),
-    histories=(1, 2, 5, 10),
+    xis: Sequence[float] = (0.002, 0.01, 0.03, 0.05, 0.08),
+    histories: Sequence[int] = (1, 2, 5, 10),
     n_seeds: int = 5,
-    rules=("gd", "theory"),
+    rules: Sequence[str] = ("gd", "theory"),
     problem_kwargs: dict | None = None,
     eps_rel: float = 1e-8,
     max_iter: int = 100_000,
-    rng=None,
-    executor=None,
+    rng: RngLike = None,
+    executor: Executor = None,
 ) -> pd.DataFrame:
     """G-LAG against G-GD (``G = N/r``): Table II's time bound next to the simulated time.
 
@@ -817,12 +843,12 @@ _GRID_MEANS = ("active_fraction", "selection_bound", "sim_iteration_factor", "it
 
 
 def bound_best_case(
-    spreads=(1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6),
+    spreads: Sequence[float] = (1.0, 10.0, 30.0, 100.0, 1e3, 1e4, 1e5, 1e6),
     *,
     n_workers: int = 12,
     redundancy: int = 3,
     delays: dict,
-    histories=tuple(range(1, 21)),
+    histories: Sequence[int] = tuple(range(1, 21)),
     n_xi: int = 60,
 ) -> pd.DataFrame:
     """Smallest G-LAG / G-GD time bound (eq. 29-31 with eq. 19-20) over ``(ξ, D)``.
@@ -957,7 +983,7 @@ SECTIONS = {
 }
 
 
-def join(*parts) -> str:
+def join(*parts: str) -> str:
     """The non-empty parts joined by ``"; "`` (a row's setting)."""
     return "; ".join(p for p in parts if p)
 
@@ -1022,7 +1048,7 @@ class Notebook:
             f"{self.grid_seeds} seeds",
         )
 
-    def run_setting(self, *parts) -> str:
+    def run_setting(self, *parts: str) -> str:
         """The setting of a row measured on the Section 5 runs."""
         return join(self.data, self.schemes, *parts, self.runs)
 
@@ -1080,7 +1106,7 @@ class Notebook:
 
 
 # ---- Section 2: who stores what, Remark 2, the examples' loads -----------------------
-def storage_text(layout) -> str:
+def storage_text(layout: LAGCLayout) -> str:
     """``"W1: D1 D2 | W2: ..."``: the partitions each worker stores (Figs. 3-5)."""
     return " | ".join(
         f"W{w + 1}: " + " ".join(f"D{p + 1}" for p in sorted(layout.stored_partitions(w)))
@@ -1088,7 +1114,7 @@ def storage_text(layout) -> str:
     )
 
 
-def groups_text(layout) -> str:
+def groups_text(layout: LAGCLayout) -> str:
     """``"{W1,W2}: all of D_1 | ..."``: the groups, and whether each worker holds all of ``D_g``."""
     parts = []
     for g in range(layout.n_groups):
@@ -1100,7 +1126,7 @@ def groups_text(layout) -> str:
     return " | ".join(parts)
 
 
-def any_wait_for_decodes(layout) -> bool:
+def any_wait_for_decodes(layout: LAGCLayout) -> bool:
     """Every set of ``wait_for`` workers of a group recovers its gradient sum (cyclic GC code)."""
     n_g, stored = layout.workers_per_group, layout.stored_per_worker
     if not layout.coded:
@@ -2014,7 +2040,13 @@ def grid_facts(grid: pd.DataFrame, grid_summary: pd.DataFrame) -> dict:
     }
 
 
-def grid_verdict(nb: Notebook, grid, grid_summary, best_case, spread: float) -> str:
+def grid_verdict(
+    nb: Notebook,
+    grid: pd.DataFrame,
+    grid_summary: pd.DataFrame,
+    best_case: pd.DataFrame,
+    spread: float,
+) -> str:
     """Section 9's verdict in numbers (the prose below the cell reads it)."""
     f = grid_facts(grid, grid_summary)
     s_th, s_gd, loose = f["s_th"], f["s_gd"], f["loose"]

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from functools import partial
 from math import comb
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_frame, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_frame, check_int, check_real
 from codedlib.claims import mean_interval, proportion_interval, ratio_interval, spec
 from codedlib.codes.reed_solomon import (
     accuracy_limit,
@@ -46,6 +47,13 @@ from codedlib.theory.reed_solomon import (
     optimal_workers,
     workers_needed,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from codedlib.replicate import Executor
 
 __all__ = [
     "PAPER",
@@ -104,7 +112,12 @@ PAPER = {
 
 
 def any_f_rows_check(
-    n: int = 16, k: int = 8, w: int = 3, n_sets: int = 200, root_power=1, rng=None
+    n: int = 16,
+    k: int = 8,
+    w: int = 3,
+    n_sets: int = 200,
+    root_power: int | str = 1,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Residual max|a B_F − 1| of the best decoding vector for ``n_sets`` draws of each kind
     of survivor set: f random (Algorithm 3: any f decode), f − 1 random (least squares: most
@@ -137,7 +150,7 @@ def _residual(a, B_S) -> float:
 
 
 def any_f_rows_exhaustive(
-    n: int = 16, k: int = 8, w: int = 3, root_power=1, max_sets: int = 200_000
+    n: int = 16, k: int = 8, w: int = 3, root_power: int | str = 1, max_sets: int = 200_000
 ) -> dict:
     """The two properties of Section 2.1 on *every* survivor set, not a sample.
 
@@ -178,7 +191,10 @@ def _elapsed(fn, *args):
 
 
 def decoding_cost(
-    fs=(50, 100, 200, 400, 800), straggler_fraction: float = 0.15, repeats: int = 5, rng=None
+    fs: Sequence[int] = (50, 100, 200, 400, 800),
+    straggler_fraction: float = 0.15,
+    repeats: int = 5,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Wall-clock time of one decoding vector: Algorithm 3 vs least squares vs LU, one row per
     (f, repeat), on one BLAS thread.
@@ -232,7 +248,12 @@ def decoding_cost(
 
 
 def residual_tol_check(
-    n: int = 80, k: int = 80, w: int = 13, root_power: int = 1, n_sets: int = 200, rng=None
+    n: int = 80,
+    k: int = 80,
+    w: int = 13,
+    root_power: int = 1,
+    n_sets: int = 200,
+    rng: RngLike = None,
 ) -> dict:
     """How often the code's ``residual_tol`` (a bound on max |a B_F − 1|) fires on random
     survivor sets, against the relative error ‖Re(a C_F) − Σ g_j‖/‖Σ g_j‖ of the gradient
@@ -288,12 +309,12 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
 
 
 def accuracy_study(
-    ns=(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
-    loads=(13 / 80, 0.3),
-    root_powers=(1, "auto"),
+    ns: Sequence[int] = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
+    loads: Sequence[float] = (13 / 80, 0.3),
+    root_powers: Sequence[int | str] = (1, "auto"),
     tol: float = 1e-6,
     n_random: int = 20,
-    rng=None,
+    rng: RngLike = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Relative error of the decoded gradient vs n (k = n, w = round(load·n)): ``(table,
     limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root, load, n)
@@ -318,13 +339,13 @@ def accuracy_study(
 
 
 def pareto_order_statistic_check(
-    ns=(10, 20, 40, 80, 160, 320, 1000, 10_000),
+    ns: Sequence[int] = (10, 20, 40, 80, 160, 320, 1000, 10_000),
     alpha: float = 0.2,
     t0: float = 0.001,
     xi: float = 1.1,
     replicas: int = 20_000,
     mc_max_n: int = 1000,
-    rng=None,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, Monte Carlo, and eq. (19)'s limit.
 
@@ -381,7 +402,7 @@ def fig3_tf_curve(
     cg_N: float = 0.035,
     c_m: float = 0.0,
     n: int = 80,
-    alphas=None,
+    alphas: ArrayLike | None = None,
 ) -> TfCurveResult:
     """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0), α* of eq. (22) (None when
     t0/(c_g N ξ) >= 1: not a valid load), numerically and online, and f(α*) by eq. (18)."""
@@ -423,7 +444,7 @@ def workers_choice(
     t0: float = 0.001,
     xi: float = 1.1,
     cg_N: float = 0.035,
-    c_ms=(0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6),
+    c_ms: Sequence[float] = (0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6),
 ) -> pd.DataFrame:
     """f_RS and f_MDS minimising eq. (17) (exact order statistic) for each FLOP time c_m.
 
@@ -454,7 +475,7 @@ def c_m_range_for_f_mds(
     return (float(hits.min()), float(hits.max())) if hits.size else None
 
 
-def fig2_experiment(n_seeds: int = 1, *, executor=None, **setting) -> pd.DataFrame:
+def fig2_experiment(n_seeds: int = 1, *, executor: Executor = None, **setting: Any) -> pd.DataFrame:
     """Fig. 2 over ``n_seeds`` independent seeds: :func:`fig2_run` (which takes ``setting``)
     for r = 0, 1, ... through :func:`~codedlib.replicate.over_seeds` (``executor``)."""
     n_seeds = check_int("n_seeds", n_seeds, low=1)
@@ -474,13 +495,13 @@ def fig2_run(
     c_m: float = 1e-9,
     time_budget: float = 5.0,
     lam: float = 1e-4,
-    root_power=1,
+    root_power: int | str = 1,
     resplit: bool = True,
     record_points: int = 250,
     partition: str = "shuffled",
     slow_workers: int = 0,
     slowdown: float = 1.0,
-    scheme_names=None,
+    scheme_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Replica ``r`` of Fig. 2: softmax regression on the digits (MNIST stand-in), the five
     schemes (or ``scheme_names`` of them), test error vs time.
@@ -562,13 +583,13 @@ STRAGGLER_REGIMES = {
 
 
 def ignore_stragglers_regimes(
-    regimes=None,
+    regimes: Mapping[str, dict] | None = None,
     *,
     f_rs: int = 68,
     c_m: float = 1.25e-7,
     time_budget: float = 5.0,
     n_seeds: int = 5,
-    **setting,
+    **setting: Any,
 ) -> pd.DataFrame:
     """Coded-RS vs "Uncoded (f_RS)", which drops the slowest workers' data (a bias only when
     those data differ from the rest), on ``n_seeds`` paired seeds per regime
@@ -616,7 +637,7 @@ def sample_mean_of_heavy_tail(
     cg_N: float = 0.035,
     n_samples: int = 22,
     replicas: int = 20_000,
-    rng=None,
+    rng: RngLike = None,
 ) -> dict:
     """The mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto delays,
     eq. 16) next to its expectation (eq. 17), over ``replicas``: its median, 2.5 / 97.5 %
@@ -687,7 +708,7 @@ def _seed_curves(df: pd.DataFrame, quantity: str, n_points: int):
     return curves["time"].to_numpy()[:n_points], by
 
 
-def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 400):
+def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 400) -> pd.DataFrame:
     """Per (scheme, time) of a 0..last-time grid: the mean of ``quantity`` over seeds and its
     seed range (``low``, ``high``). Fig. 2's left panel."""
     grid, by = _seed_curves(df, quantity, n_points)
@@ -700,7 +721,7 @@ def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 4
     return pd.concat(frames, ignore_index=True)
 
 
-def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400):
+def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400) -> pd.DataFrame:
     """Per (scheme, time) of a 0..last-time grid: the mean over seeds of the paired difference
     scheme − ``reference`` of the test error, in misclassified test images (``n_test``), and
     its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed). Fig. 2's right panel.
@@ -765,7 +786,7 @@ def summary_column(t: float) -> str:
     return f"test_error_at_{text}"
 
 
-def fig2_summary(df: pd.DataFrame, times=None) -> pd.DataFrame:
+def fig2_summary(df: pd.DataFrame, times: ArrayLike | None = None) -> pd.DataFrame:
     """Mean over seeds of each scheme's test error at the given times (step function: the
     error after the last iteration finished by t), iterations completed and mean iteration
     time, and the largest relative gradient error over all seeds.
@@ -826,7 +847,7 @@ SEC = {
 }
 
 
-def setup(settings: dict, *, c_m: float | None = None, **params) -> SimpleNamespace:
+def setup(settings: dict, *, c_m: float | None = None, **params: float) -> SimpleNamespace:
     """Notebook 02's parameters cell ``params`` with ``settings`` (one of :data:`SETTINGS`)
     applied; ``c_m=None`` is calibrated to the geometric middle of the window where eq. (17)
     gives the paper's f_MDS. Adds ``sizes``, ``accuracy_ns``, ``c_m_window``,
@@ -882,7 +903,7 @@ def run_masks() -> dict:
     }
 
 
-def run_encoding(P) -> dict:
+def run_encoding(P: SimpleNamespace) -> dict:
     """Section 2: B of the 8 × 4 example and the any-f-rows property, exhaustive and sampled."""
     return {
         "example": reed_solomon_gradient_code(8, 4, 3),
@@ -891,7 +912,7 @@ def run_encoding(P) -> dict:
     }
 
 
-def run_decoding_cost(P) -> dict:
+def run_decoding_cost(P: SimpleNamespace) -> dict:
     """Section 3: decoding times, kept only where every decoder is accurate."""
     cost = decoding_cost(P.sizes["cost_fs"], repeats=P.decode_repeats, rng=P.seed)
     summary = decoding_cost_summary(cost)
@@ -913,7 +934,7 @@ def run_decoding_cost(P) -> dict:
     }
 
 
-def run_accuracy(P) -> dict:
+def run_accuracy(P: SimpleNamespace) -> dict:
     """Section 3b: round-off of the decoded gradient vs n, and what ``residual_tol`` flags."""
     table, limits = accuracy_study(
         P.accuracy_ns, loads=(13 / 80, 0.3), rng=P.seed, n_random=P.sizes["n_random"]
@@ -929,7 +950,7 @@ def run_accuracy(P) -> dict:
     }
 
 
-def run_delay_model(P) -> dict:
+def run_delay_model(P: SimpleNamespace) -> dict:
     """Section 4: the appendix's order statistic vs Monte Carlo vs eq. (19)."""
     check = pareto_order_statistic_check(
         alpha=0.2, t0=P.t0, xi=P.xi, replicas=P.sizes["mc_replicas"], rng=P.seed
@@ -938,7 +959,7 @@ def run_delay_model(P) -> dict:
     return {"pareto_check": check, "at80": by_n.loc[80], "big": by_n.iloc[-1], "P": P}
 
 
-def run_fig3(P) -> dict:
+def run_fig3(P: SimpleNamespace) -> dict:
     """Section 5: Fig. 3's curve, α*, and α* from the caption's N and c_g."""
     caption_cgN = 12000 * 3e-6
     return {
@@ -949,7 +970,7 @@ def run_fig3(P) -> dict:
     }
 
 
-def run_workers_choice(P) -> dict:
+def run_workers_choice(P: SimpleNamespace) -> dict:
     """Section 6: f_RS and f_MDS by eq. (17) against c_m, and why f_MDS pins c_m."""
     c_ms = sorted({0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, P.c_m})
     choice = workers_choice(P.n, P.t0, P.xi, P.cg_N, c_ms=c_ms)
@@ -986,7 +1007,7 @@ def _fig2_kwargs(P) -> dict:
     return {k: getattr(P, k) for k in keys}
 
 
-def run_fig2(P, fig2: pd.DataFrame | None = None) -> dict:
+def run_fig2(P: SimpleNamespace, fig2: pd.DataFrame | None = None) -> dict:
     """Section 7: Fig. 2 over ``fig2_seeds`` seeds (or the given runs), per-seed metrics, the
     paired differences of its right panel and the texts of its rows."""
     if fig2 is None:
@@ -1025,7 +1046,7 @@ def run_fig2(P, fig2: pd.DataFrame | None = None) -> dict:
     }
 
 
-def run_regimes(P, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
+def run_regimes(P: SimpleNamespace, stand_in: str, metrics: pd.DataFrame | None = None) -> dict:
     """Section 7b: Coded-RS vs Uncoded (f_RS) in :data:`STRAGGLER_REGIMES` (or the given
     :func:`ignore_stragglers_regimes` rows), paired by seed."""
     if metrics is None:

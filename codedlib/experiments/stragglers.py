@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 from codedlib.claims import mean_interval, spec
 from codedlib.latency.models import (
     HeterogeneousCluster,
@@ -40,6 +41,14 @@ from codedlib.latency.order_stats import (
     pareto_order_statistic_limit,
 )
 from codedlib.replicate import over_seeds
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.stats._distn_infrastructure import rv_frozen
+
+    from codedlib.replicate import Executor
 
 __all__ = [
     "CLAIMS",
@@ -107,7 +116,9 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
     }
 
 
-def delay_model_curves(models: dict, t=None, n_points: int = 400) -> pd.DataFrame:
+def delay_model_curves(
+    models: dict, t: ArrayLike | None = None, n_points: int = 400
+) -> pd.DataFrame:
     """pdf, cdf and survival ``P[T > t]`` of each model (by name) on a grid (long format)."""
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
@@ -145,7 +156,10 @@ def _workers(cluster: HeterogeneousCluster, workers) -> list[int]:
 
 
 def cluster_ecdf(
-    cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000, rng=None
+    cluster: HeterogeneousCluster,
+    workers: Sequence[int] = (0, -1),
+    n_samples: int = 2000,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Empirical CDF of ``n_samples`` draws of the chosen workers next to their model CDF."""
     n_samples = check_int("n_samples", n_samples, low=1)
@@ -177,13 +191,13 @@ def _burst_model(n_workers, mean, cv, factor, p_enter, p_exit) -> MarkovBursts:
 def bursty_path(
     n_workers: int = 36,
     n_iterations: int = 600,
-    shown=None,
+    shown: Sequence[int] | None = None,
     mean: float = 1.0,
     cv: float = 0.03,
     factor: float = 1.12,
     p_enter: float = 0.0007,
     p_exit: float = 0.05,
-    rng=None,
+    rng: RngLike = None,
 ) -> BurstyPathResult:
     """A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
 
@@ -221,7 +235,7 @@ def bursty_path(
     return BurstyPathResult(pd.concat(frames, ignore_index=True), summary, model)
 
 
-def closed_form(dist, k: int, n: int) -> float:
+def closed_form(dist: rv_frozen, k: int, n: int) -> float:
     """Closed-form ``E[T_(k)]`` for shifted exponential (LAGC eq. 21) or Pareto (eq. 22)
     workers; ``nan`` for other families."""
     params = _family_parameters(dist)
@@ -235,7 +249,7 @@ def closed_form(dist, k: int, n: int) -> float:
     return math.nan
 
 
-def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
+def known_values_table(replicas: int = 100_000, rng: RngLike = None) -> pd.DataFrame:
     """The issue's reference values next to closed form, numeric integration and Monte Carlo."""
     rng = as_generator(rng)
     rows = []
@@ -257,7 +271,11 @@ def known_values_table(replicas: int = 100_000, rng=None) -> pd.DataFrame:
 
 
 def order_statistic_comparison(
-    dist, n: int, ks=None, replicas: int = 20_000, rng=None
+    dist: rv_frozen,
+    n: int,
+    ks: ArrayLike | None = None,
+    replicas: int = 20_000,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """``E[T_(k)]`` for ``k`` in ``ks`` (default all of ``1..n``) three ways.
 
@@ -300,7 +318,10 @@ def order_statistic_comparison(
 
 
 def non_identical_comparison(
-    cluster: HeterogeneousCluster, ks=None, replicas: int = 20_000, rng=None
+    cluster: HeterogeneousCluster,
+    ks: ArrayLike | None = None,
+    replicas: int = 20_000,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """LAGC eq. (28) for non-identical workers: numeric integration vs Monte Carlo.
 
@@ -330,7 +351,10 @@ def non_identical_comparison(
 
 
 def pareto_limit_convergence(
-    t0: float = 0.001, xi: float = 1.1, alphas=(0.1477, 0.3, 0.5), ns=None
+    t0: float = 0.001,
+    xi: float = 1.1,
+    alphas: Sequence[float] = (0.1477, 0.3, 0.5),
+    ns: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """RS Proposition 1: exact ``E[T_(k)]`` with ``k = ceil((1-alpha) n)`` vs eq. (19)'s limit.
 
@@ -362,7 +386,10 @@ def pareto_limit_convergence(
 
 
 def cost_of_waiting(
-    models: dict, n: int = 100, ks=None, cluster: HeterogeneousCluster | None = None
+    models: dict,
+    n: int = 100,
+    ks: ArrayLike | None = None,
+    cluster: HeterogeneousCluster | None = None,
 ) -> pd.DataFrame:
     """``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
 
@@ -406,7 +433,13 @@ def cost_of_waiting(
 # --------------------------------------------------------------------------------------
 # Measures run once per seed by codedlib.replicate.over_seeds (one generator per seed)
 # --------------------------------------------------------------------------------------
-def monte_carlo_means(seed: int, dist_or_cluster, ks, n: int | None = None, replicas: int = 20_000):
+def monte_carlo_means(
+    seed: int,
+    dist_or_cluster: rv_frozen | HeterogeneousCluster,
+    ks: ArrayLike,
+    n: int | None = None,
+    replicas: int = 20_000,
+) -> list[dict]:
     """Monte Carlo ``E[T_(k)]`` and its standard error for each ``k`` in ``ks`` (rows ``k,
     mc_mean, mc_stderr``); ``dist_or_cluster`` as in ``order_statistic_monte_carlo``."""
     ks = np.atleast_1d(np.asarray(ks))
@@ -417,7 +450,12 @@ def monte_carlo_means(seed: int, dist_or_cluster, ks, n: int | None = None, repl
     ]
 
 
-def ecdf_ks(seed: int, cluster: HeterogeneousCluster, workers=(0, -1), n_samples: int = 2000):
+def ecdf_ks(
+    seed: int,
+    cluster: HeterogeneousCluster,
+    workers: Sequence[int] = (0, -1),
+    n_samples: int = 2000,
+) -> list[dict]:
     """Kolmogorov--Smirnov distance and p-value of ``n_samples`` draws of each chosen worker
     against its model CDF (DSAG Fig. 3 style; uniform p-values under the model)."""
     from scipy import stats
@@ -476,7 +514,7 @@ def burst_consistency(
     n_workers: int = 36,
     any_fraction: float = 0.40,
     run_in_bursts: float = 30.0,
-    burst_lengths=(5, 10, 20, 50, 100),
+    burst_lengths: Sequence[float] = (5, 10, 20, 50, 100),
 ) -> pd.DataFrame:
     """DSAG Sec. III-B's burst statements under independent two-state Markov workers.
 
@@ -553,7 +591,7 @@ RS_F = int(np.ceil((1 - RS_ALPHA) * RS_N)) + 1  # eq. (18)'s f
 XI_HEAVY, N_HEAVY = 0.6, 10
 
 
-def model_moments(models) -> pd.DataFrame:
+def model_moments(models: Mapping[str, rv_frozen]) -> pd.DataFrame:
     """Mean, variance and two tail probabilities of each model."""
     return pd.DataFrame(
         {
@@ -601,7 +639,9 @@ def cluster_moments(cluster: HeterogeneousCluster) -> pd.DataFrame:
     ).T
 
 
-def reference_monte_carlo(seeds, replicas: int, executor=None) -> pd.DataFrame:
+def reference_monte_carlo(
+    seeds: int | Iterable[int], replicas: int, executor: Executor = None
+) -> pd.DataFrame:
     """:func:`monte_carlo_means` of each :data:`REFERENCE_MODELS` model at its
     :data:`KNOWN_VALUES` ``k`` (n = 10) over ``seeds``, with a ``model`` column."""
     frames = [

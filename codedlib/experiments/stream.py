@@ -20,6 +20,7 @@ from dataclasses import asdict
 from functools import partial
 from itertools import combinations
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,13 @@ from codedlib.progress import track
 from codedlib.replicate import over_seeds
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from codedlib.claims import Claim
 
 __all__ = [
     "CLAIMS",
@@ -148,7 +156,7 @@ def _summary_row(summary: sim.DelaySummary) -> dict:
     }
 
 
-def example2_streams(n_jobs=1000, seeds=tuple(range(10))) -> pd.DataFrame:
+def example2_streams(n_jobs: int = 1000, seeds: Sequence[int] = tuple(range(10))) -> pd.DataFrame:
     """Example 2, one row per (seed, arm): one stream's average job delay, mean queue wait and
     mean service time. Arms: ``optimal``, ``uniform`` (purging), ``<split>, no purging`` (nan
     averages when unstable) and ``ideal worker`` (eq. 9's deterministic service ``D_L`` behind
@@ -194,7 +202,9 @@ def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict
     return rows + [ideal | {"rho": d_l * lam, "stable": bool(d_l * lam < 1)}]
 
 
-def example2_comparison(n_jobs=1000, seeds=tuple(range(10))) -> SimpleNamespace:
+def example2_comparison(
+    n_jobs: int = 1000, seeds: Sequence[int] = tuple(range(10))
+) -> SimpleNamespace:
     """Example 2: optimal vs uniform split and the lower bound, paper vs ours: our closed form
     and simulation (mean and 95 % CI over seeds; the central 95 % of single streams; the
     percentile of the paper's single-stream value among ours): ``table`` (one row per quantity),
@@ -292,7 +302,9 @@ def _rate_match(n_streams, n_jobs, seed, workers):
     return runs, streams, pd.DataFrame(match)
 
 
-def example2_setting_check(n_streams=200, n_jobs=1000, seed=0) -> SimpleNamespace:
+def example2_setting_check(
+    n_streams: int = 200, n_jobs: int = 1000, seed: int = 0
+) -> SimpleNamespace:
     """Why the paper's Example 2 pair (47.93 s, 129.96 s) sits low among our streams.
 
     Candidate setting differences, each on ``n_streams`` paired streams (both splits share
@@ -348,7 +360,12 @@ def _splits(workers, K, omega, gamma, kinds=("uniform", "optimal")) -> dict:
     return {k: make[k](workers, K, omega, gamma) for k in kinds}
 
 
-def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataFrame:
+def fig2_split_metrics(
+    workers: th.StreamWorkers | None = None,
+    K: int | None = None,
+    omega: float | None = None,
+    gamma: float | None = None,
+) -> pd.DataFrame:
     """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split;
     defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
 
@@ -385,7 +402,9 @@ def fig2_split_metrics(workers=None, K=None, omega=None, gamma=None) -> pd.DataF
     )
 
 
-def fig3_activity(n_jobs=None, seed=0, iterations=None) -> SimpleNamespace:
+def fig3_activity(
+    n_jobs: int | None = None, seed: int = 0, iterations: int | None = None
+) -> SimpleNamespace:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits on the
     same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
     Per split: ``intervals`` (``job, iteration, worker, start, stop``), ``jobs`` (``arrival,
@@ -405,7 +424,7 @@ def fig3_activity(n_jobs=None, seed=0, iterations=None) -> SimpleNamespace:
     return SimpleNamespace(**out)
 
 
-def fig3_wait_check(n_streams=400, seed=0, n_jobs=None) -> pd.DataFrame:
+def fig3_wait_check(n_streams: int = 400, seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
     """How often does a picture of the first ``n_jobs`` jobs (Fig. 3: J = 3) show a queue wait?
 
     ``n_streams`` short Section VI-A streams, both splits on each stream's arrivals; one row per
@@ -431,10 +450,10 @@ def fig3_wait_check(n_streams=400, seed=0, n_jobs=None) -> pd.DataFrame:
 
 
 def stability_scan(
-    rate_factors=(0.8, 0.9, 0.95, 1.05, 1.1, 1.25),
-    n_jobs=10_000,
-    seeds=tuple(range(10)),
-    include_paper_rate=True,
+    rate_factors: Sequence[float] = (0.8, 0.9, 0.95, 1.05, 1.1, 1.25),
+    n_jobs: int = 10_000,
+    seeds: Sequence[int] = tuple(range(10)),
+    include_paper_rate: bool = True,
 ) -> SimpleNamespace:
     """The uniform split's stability threshold (Section IV-A) against long simulated streams.
 
@@ -530,7 +549,7 @@ def _scan_stream(seed, *, workers, kappa, rates, critical_rate, n_jobs) -> list[
     return rows
 
 
-def section6a_speed_window(scales=None) -> SimpleNamespace:
+def section6a_speed_window(scales: ArrayLike | None = None) -> SimpleNamespace:
     """Section VI-A's statement (optimal split stable, uniform not) against the unlisted
     workers' speed: ``rho`` of both splits (eq. 8, Omega = 1) with every task time of the
     stand-in scaled by ``s`` (``s > 1``: slower), and the scales where ``rho = 1``; the statement
@@ -564,7 +583,10 @@ def section6a_speed_window(scales=None) -> SimpleNamespace:
 
 
 def fig4_delay_vs_redundancy(
-    omegas, seeds=tuple(range(5)), n_jobs=1000, n_realizations=100
+    omegas: Sequence[float],
+    seeds: Sequence[int] = tuple(range(5)),
+    n_jobs: int = 1000,
+    n_realizations: int = 100,
 ) -> SimpleNamespace:
     """Fig. 4: average job delay vs Omega - uniform and optimal (simulated, purging), theory
     without purging (eq. 7), lower bound (eq. 9); plus job-delay realisations (bottom panel).
@@ -607,7 +629,9 @@ def fig4_delay_vs_redundancy(
     )
 
 
-def fig4_no_purging_check(omegas, seeds=tuple(range(40)), n_jobs=1000) -> pd.DataFrame:
+def fig4_no_purging_check(
+    omegas: Sequence[float], seeds: Sequence[int] = tuple(range(40)), n_jobs: int = 1000
+) -> pd.DataFrame:
     """Fig. 4's no-purging theory (eqs. 7-8) against a no-purging simulation of the optimal
     split over many streams, the same seeds at every Omega: one row per Omega with ``inside``
     (the theory within the simulation's 95 % CI)."""
@@ -638,7 +662,9 @@ def heterogeneous_cluster() -> th.StreamWorkers:
     return th.StreamWorkers.exponential(speed, comm, 1.0)
 
 
-def code_parameter_search(unit_workers=None, K_values=None) -> SimpleNamespace:
+def code_parameter_search(
+    unit_workers: th.StreamWorkers | None = None, K_values: Sequence[int] | None = None
+) -> SimpleNamespace:
     """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z)."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
@@ -652,7 +678,11 @@ def code_parameter_search(unit_workers=None, K_values=None) -> SimpleNamespace:
 
 
 def table2_delay_vs_K(
-    K_values=None, seeds=tuple(range(5)), n_jobs=1000, unit_workers=None, Z=None
+    K_values: Sequence[int] | None = None,
+    seeds: Sequence[int] = tuple(range(5)),
+    n_jobs: int = 1000,
+    unit_workers: th.StreamWorkers | None = None,
+    Z: float | None = None,
 ) -> pd.DataFrame:
     """Table II: average job delay for several K (optimal split, purging), with theory;
     unstable configurations show ``stable = False`` and no average."""
@@ -686,7 +716,9 @@ def table2_delay_vs_K(
 
 
 def queueing_check(
-    seeds=tuple(range(12)), n_jobs=1000, arrival_rates=(0.005, 0.01, 0.015)
+    seeds: Sequence[int] = tuple(range(12)),
+    n_jobs: int = 1000,
+    arrival_rates: Sequence[float] = (0.005, 0.01, 0.015),
 ) -> pd.DataFrame:
     """Kingman (eq. 6) and P-K (eq. 7) vs simulation for Omega = 1 without purging (exact case),
     Example 2 workers with the optimal split; an unstable rate is reported, not averaged.
@@ -708,7 +740,15 @@ def queueing_check(
 
 
 def explore_split(
-    workers, K, omega, gamma, arrival_rate, iterations, n_jobs=300, seeds=(0, 1, 2), simulate=True
+    workers: th.StreamWorkers,
+    K: int,
+    omega: float,
+    gamma: float,
+    arrival_rate: float,
+    iterations: int,
+    n_jobs: int = 300,
+    seeds: Sequence[int] = (0, 1, 2),
+    simulate: bool = True,
 ) -> SimpleNamespace:
     """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
     opt, uni = _splits(workers, K, omega, gamma, ("optimal", "uniform")).values()
@@ -723,7 +763,11 @@ def explore_split(
 
 
 def unstable_growth(
-    K=350, Z=250.0, n_jobs=(250, 500, 1000), seeds=(0, 1), unit_workers=None
+    K: int = 350,
+    Z: float = 250.0,
+    n_jobs: Sequence[int] = (250, 500, 1000),
+    seeds: Sequence[int] = (0, 1),
+    unit_workers: th.StreamWorkers | None = None,
 ) -> pd.DataFrame:
     """An unstable stream (``E[T_s] > E[T_a]``) on the stand-in cluster, optimal split, Omega
     = 1: one row per (seed, J) with the average delay of the first J jobs of one stream, which
@@ -788,7 +832,9 @@ def paper_table2_stability() -> SimpleNamespace:
     )
 
 
-def calibrate_work(target_service_mean, K=350, unit_workers=None) -> float:
+def calibrate_work(
+    target_service_mean: float, K: int = 350, unit_workers: th.StreamWorkers | None = None
+) -> float:
     """The total work ``Z = K C`` at which the stand-in's optimal split has the mean job service
     time ``target_service_mean`` (eq. 8, no purging), to within a step of the integer split:
     a *calibrated* stand-in for what the paper's Table II implies, never a fitted number."""
@@ -876,7 +922,7 @@ def example2_setting(gamma: float = 1.0) -> str:
     )
 
 
-def show(rows) -> None:
+def show(rows: Iterable[Claim]) -> None:
     """Print claim rows as 'paper | ours -> verdict' lines (the notebook's prose quotes them)."""
     for r in rows:
         print(
@@ -964,7 +1010,7 @@ def _fig2_qualitative(spread, ratio_minmax, slowest):
     }
 
 
-def example2_results(n_jobs: int, seeds, gamma: float = 1.0) -> dict:
+def example2_results(n_jobs: int, seeds: Sequence[int], gamma: float = 1.0) -> dict:
     """Section 2: Example 2's two splits and the ideal worker on paired streams."""
     res = example2_comparison(n_jobs=n_jobs, seeds=seeds)
     delay, wait, service = (
@@ -1195,7 +1241,7 @@ def fig3_stability_results(seed: int, scan_jobs: int, scan_seeds: int, wait_stre
     }
 
 
-def fig3_scan_summary(scan) -> pd.DataFrame:
+def fig3_scan_summary(scan: SimpleNamespace) -> pd.DataFrame:
     """Mean growth per job and first/last-quarter delays per (split, rate), with ρ and drift."""
     summ = (
         scan.streams.groupby(["split", "rate_factor"])
@@ -1277,7 +1323,9 @@ def _wait_row(waits):
     }
 
 
-def fig4_results(omegas, seeds, n_jobs: int, no_purging_seeds) -> dict:
+def fig4_results(
+    omegas: Sequence[float], seeds: Sequence[int], n_jobs: int, no_purging_seeds: Sequence[int]
+) -> dict:
     """Section 5: Fig. 4's delays per Ω, per stream, and the no-purging theory check."""
     f4 = fig4_delay_vs_redundancy(omegas=omegas, seeds=seeds, n_jobs=n_jobs)
     per_seed = f4.per_seed.pivot(index=["omega", "seed"], columns="arm", values="mean_delay")
@@ -1310,7 +1358,7 @@ def example3_results(seed: int = 0) -> dict:
     return {"code": code, "decoding": pd.DataFrame(decoding)}
 
 
-def code_parameter_results(unit) -> dict:
+def code_parameter_results(unit: th.StreamWorkers) -> dict:
     """Section 7: Algorithm 1's sweep over K on the stand-in cluster (Figs. 6-7)."""
     search = code_parameter_search(unit)
     st = search.table.set_index("K")
@@ -1328,7 +1376,7 @@ UNSTABLE_REASON = (
 )
 
 
-def table2_results(unit, seeds, n_jobs: int) -> dict:
+def table2_results(unit: th.StreamWorkers, seeds: Sequence[int], n_jobs: int) -> dict:
     """Section 7: Table II's delays per K on the stand-in, per stream."""
     t2 = table2_delay_vs_K(unit_workers=unit, seeds=seeds, n_jobs=n_jobs)
     # per-stream averages, one column per stable K (an unstable K has none)
@@ -1348,7 +1396,7 @@ def table2_results(unit, seeds, n_jobs: int) -> dict:
     }
 
 
-def calibrated_growth_results(unit, seeds, target: float) -> dict:
+def calibrated_growth_results(unit: th.StreamWorkers, seeds: Sequence[int], target: float) -> dict:
     """Section 7: an unstable stream at the E[T_s] the paper's K = 350 value implies."""
     Z = calibrate_work(target, K=350, unit_workers=unit)
     growth = unstable_growth(K=350, Z=Z, seeds=seeds, unit_workers=unit)

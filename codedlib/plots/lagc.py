@@ -6,11 +6,22 @@ Reference: zhang2021lagc, tandon2017gradient, chen2018lag.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib
 import numpy as np
 from matplotlib import ticker
 
 from codedlib.plots import new_axes, subplots
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from codedlib.theory.lagc import LAGCLayout
 
 __all__ = [
     "LABELS",
@@ -67,7 +78,7 @@ def _style(label):
     return _STYLE.get(label.split(" ")[0], ("tab:gray", "-"))
 
 
-def plot_storage_layouts(layouts, *, title: str | None = None):
+def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None = None) -> Figure:
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
     group the PS selects in the paper's examples (the first) is drawn solid, the others faded.
@@ -106,7 +117,7 @@ def plot_storage_layouts(layouts, *, title: str | None = None):
     return fig
 
 
-def plot_complexity_curves(df, x: str = "r", *, title: str | None = None):
+def plot_complexity_curves(df: pd.DataFrame, x: str = "r", *, title: str | None = None) -> Figure:
     """Section V-D: time, communication and computation complexity (Table II) vs ``x``
     (``"r"`` or ``"G"``), one row of panels per delay distribution. Lazy schemes are upper
     bounds (open markers).
@@ -158,7 +169,7 @@ def plot_complexity_curves(df, x: str = "r", *, title: str | None = None):
 _LOAD_LABELS = ("communication load (messages)", "computation load (partition gradients)")
 
 
-def plot_convergence(metrics, *, title: str | None = None):
+def plot_convergence(metrics: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Section VI: optimality gap (9), communication load (7) and computation load (8) vs
     computing wall-clock time, one line per scheme.
     """
@@ -187,7 +198,7 @@ _RULE_LABELS = {
 }
 
 
-def plot_convergence_bands(bands, *, title: str | None = None):
+def plot_convergence_bands(bands: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Section VI over seeds: relative optimality gap (9), communication (7) and computation
     (8) vs computing wall-clock time; one row per step-size rule. Lines are the median over
     seeds, bands the min-max range (data from :func:`codedlib.experiments.lagc.convergence_bands`
@@ -229,7 +240,9 @@ def plot_convergence_bands(bands, *, title: str | None = None):
     return fig
 
 
-def plot_table1_seeds(table, ax=None, *, title: str | None = None):
+def plot_table1_seeds(
+    table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Table I measured over seeds: per-iteration time (one bar per delay model),
     communication and computation of each technique relative to GD. ``table`` has columns
     ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars).
@@ -261,7 +274,9 @@ def plot_table1_seeds(table, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_iteration_time_seeds(table, ax=None, *, title: str | None = None):
+def plot_iteration_time_seeds(
+    table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Mean time per iteration: eq. 21/22/28 (grey) vs simulation (blue, 95 % interval over
     seeds). ``table``: ``scheme, formula, mean, low, high``; for the lazy schemes the formula is
     conditioned on the realised number of active units and averages over seeds.
@@ -288,7 +303,9 @@ def plot_iteration_time_seeds(table, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_iteration_time_panels(table, panel_titles=None, *, title: str | None = None):
+def plot_iteration_time_panels(
+    table: pd.DataFrame, panel_titles: Mapping[str, str] | None = None, *, title: str | None = None
+) -> Figure:
     """:func:`plot_iteration_time_seeds` side by side, one panel per delay model."""
     delays = list(dict.fromkeys(table["delay"]))
     n = len(delays)
@@ -312,8 +329,12 @@ _D_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
 def plot_bound_grid(
-    summary, best_case=None, spread: float | None = None, *, title: str | None = None
-):
+    summary: pd.DataFrame,
+    best_case: pd.DataFrame | None = None,
+    spread: float | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Issue 13 item 7: G-LAG / G-GD time to the target gap against ``sqrt(Dξ)``.
 
     One panel per delay model (``summary`` from :func:`~codedlib.experiments.lagc.

@@ -5,11 +5,20 @@ Reference: halbawi2018reedsolomon, tandon2017gradient.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from matplotlib import ticker
 
 from codedlib.plots import new_axes, subplots
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
+    from codedlib.experiments.reed_solomon import TfCurveResult
 
 __all__ = [
     "LABELS",
@@ -53,7 +62,7 @@ def label(column: str) -> str:
     return column
 
 
-def plot_mask(M, ax=None, title: str | None = None):
+def plot_mask(M: ArrayLike, ax: Axes | None = None, title: str | None = None) -> Figure:
     """The 0/1 mask matrix (rows = workers, columns = data chunks), eq. (5) / Algorithm 4."""
     M = np.asarray(M)
     fig, ax = new_axes(ax, figsize=(0.45 * M.shape[1] + 2.0, 0.3 * M.shape[0] + 1.2))
@@ -71,7 +80,7 @@ def plot_mask(M, ax=None, title: str | None = None):
     return fig
 
 
-def plot_encoding_matrix(B, ax=None, title: str | None = None):
+def plot_encoding_matrix(B: ArrayLike, ax: Axes | None = None, title: str | None = None) -> Figure:
     """log10 |B_ij| of the complex encoding matrix (Algorithm 2); white cells are zeros."""
     B = np.asarray(B)
     fig, ax = new_axes(ax, figsize=(0.45 * B.shape[1] + 2.8, 0.3 * B.shape[0] + 1.2))
@@ -84,7 +93,7 @@ def plot_encoding_matrix(B, ax=None, title: str | None = None):
     return fig
 
 
-def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
+def plot_any_f_rows(df: pd.DataFrame, ax: Axes | None = None, title: str | None = None) -> Figure:
     """Residual max|a B_F − 1| of the best decoding vector for f random survivors, f − 1
     random survivors, and the f − 1 workers left when one chunk's holders all straggle.
     """
@@ -99,7 +108,9 @@ def plot_any_f_rows(df: pd.DataFrame, ax=None, title: str | None = None):
     return fig
 
 
-def plot_decoding_cost(summary: pd.DataFrame, ax=None, title: str | None = None):
+def plot_decoding_cost(
+    summary: pd.DataFrame, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Time for one decoding vector vs f (log–log): median over repeats with min–max bars, and
     f² / f³ guides, from :func:`codedlib.experiments.reed_solomon.decoding_cost_summary`.
     """
@@ -127,7 +138,9 @@ def plot_decoding_cost(summary: pd.DataFrame, ax=None, title: str | None = None)
     return fig
 
 
-def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | None = None):
+def plot_accuracy(
+    table: pd.DataFrame, tol: float = 1e-6, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Relative gradient error of decoding vs n, worst-case and random survivor sets."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.5))
     for (root, load), g in table.groupby(["root", "load"], sort=False):
@@ -143,7 +156,7 @@ def plot_accuracy(table: pd.DataFrame, tol: float = 1e-6, ax=None, title: str | 
     return fig
 
 
-def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
+def plot_pareto_check(df: pd.DataFrame, ax: Axes | None = None, title: str | None = None) -> Figure:
     """Appendix formula vs Monte Carlo vs eq. (19)'s limit, as n grows."""
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
@@ -159,7 +172,12 @@ def plot_pareto_check(df: pd.DataFrame, ax=None, title: str | None = None):
     return fig
 
 
-def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None = None):
+def plot_tf_curve(
+    result: TfCurveResult,
+    ax: Axes | None = None,
+    show_online: bool = True,
+    title: str | None = None,
+) -> Figure:
     """Fig. 3: T_f(α) of eq. (21) with α* (star); eq. (20) with decoding cost when c_m > 0."""
     fig, ax = new_axes(ax)
     curve = result.curve
@@ -183,7 +201,12 @@ def plot_tf_curve(result, ax=None, show_online: bool = True, title: str | None =
     return fig
 
 
-def plot_workers_choice(df: pd.DataFrame, paper=(68, 33), ax=None, title: str | None = None):
+def plot_workers_choice(
+    df: pd.DataFrame,
+    paper: tuple[int, int] = (68, 33),
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Figure:
     """f_RS and f_MDS minimising eq. (17) against the FLOP time c_m."""
     fig, ax = new_axes(ax)
     pos = df[df["c_m"] > 0]
@@ -209,7 +232,7 @@ def plot_fig2(
     paired: pd.DataFrame | None = None,
     reference: str = "Coded-RS",
     level: float = 0.95,
-):
+) -> Figure:
     """Fig. 2 over independent seeds: the runs ``df`` of
     :func:`codedlib.experiments.reed_solomon.fig2_experiment` and their ``quantity``.
 
@@ -269,7 +292,9 @@ def plot_fig2(
     return fig
 
 
-def plot_straggler_regimes(metrics, bars, column: str = "test_error", title: str | None = None):
+def plot_straggler_regimes(
+    metrics: pd.DataFrame, bars: pd.DataFrame, column: str = "test_error", title: str | None = None
+) -> Figure:
     """Final test error of Coded-RS and ignore-stragglers per regime: ``bars`` (mean and
     interval per regime and scheme, :func:`codedlib.experiments.reed_solomon.regime_bars`) with
     the seeds of ``metrics`` (:func:`~codedlib.experiments.reed_solomon.ignore_stragglers_regimes`)

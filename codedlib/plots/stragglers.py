@@ -9,10 +9,18 @@ zhang2021lagc, esfahanizadeh2022stream.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from codedlib.plots import new_axes, subplots
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "plot_bursty_path",
@@ -35,8 +43,10 @@ def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
     return fig, list(np.atleast_1d(axes))
 
 
-def plot_delay_models(curves: pd.DataFrame, axes=None, title: str | None = None):
-    """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long-format DataFrame);
+def plot_delay_models(
+    curves: pd.DataFrame, axes: Sequence[Axes] | None = None, title: str | None = None
+) -> Figure:
+    """pdf, cdf and log-log survival ``P[T > t]`` of each delay model (long format);
     ``title`` (a figure title) should name the models' parameters.
     """
     fig, (ax_pdf, ax_cdf, ax_sf) = _axes_row(3, axes)
@@ -59,7 +69,9 @@ def plot_delay_models(curves: pd.DataFrame, axes=None, title: str | None = None)
     return fig
 
 
-def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str | None = None):
+def plot_cluster_ecdf(
+    ecdf: pd.DataFrame, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
 
     ``title`` (default: a generic one) should name the stand-in cluster's parameters.
@@ -78,7 +90,9 @@ def plot_cluster_ecdf(ecdf: pd.DataFrame, ax=None, title: str | None = None):
     return fig
 
 
-def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
+def plot_bursty_path(
+    path: pd.DataFrame, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
 
     ``title`` (default: a generic one) should name the chosen and calibrated parameters.
@@ -102,7 +116,9 @@ def plot_bursty_path(path: pd.DataFrame, ax=None, title: str | None = None):
     return fig
 
 
-def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, axes=None):
+def plot_order_statistics(
+    comparison: pd.DataFrame, title: str | None = None, axes: Sequence[Axes] | None = None
+) -> Figure:
     """``E[T_(k)]`` vs ``k``: closed form (line), numeric (o), Monte Carlo (3 s.e. bars); and the
     Monte Carlo deviation in standard errors.
     """
@@ -140,7 +156,9 @@ def plot_order_statistics(comparison: pd.DataFrame, title: str | None = None, ax
     return fig
 
 
-def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = None):
+def plot_non_identical(
+    comparison: pd.DataFrame, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Non-identical workers: numeric integration (Poisson-binomial) vs Monte Carlo, and the
     i.i.d. approximation. ``title`` should name the stand-in cluster.
     """
@@ -156,7 +174,9 @@ def plot_non_identical(comparison: pd.DataFrame, ax=None, title: str | None = No
     return fig
 
 
-def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = None):
+def plot_pareto_limit(
+    convergence: pd.DataFrame, axes: Sequence[Axes] | None = None, title: str | None = None
+) -> Figure:
     """RS Proposition 1: exact ``E[T_((1-alpha)n)]`` approaching ``t0 alpha**(-1/xi)`` (eq. 19)."""
     fig, (ax, ax_err) = _axes_row(2, axes)
     for i, (alpha, part) in enumerate(convergence.groupby("alpha", sort=False)):
@@ -178,7 +198,9 @@ def plot_pareto_limit(convergence: pd.DataFrame, axes=None, title: str | None = 
     return fig
 
 
-def plot_cost_of_waiting(cost: pd.DataFrame, ax=None, title: str | None = None):
+def plot_cost_of_waiting(
+    cost: pd.DataFrame, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """``E[T_(k)] / E[T]`` against the fraction ``k/n`` of workers waited for (``title``
     should name the models' parameters).
     """

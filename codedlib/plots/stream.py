@@ -7,10 +7,22 @@ Reference: esfahanizadeh2022stream.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib
 import numpy as np
 
 from codedlib.plots import new_axes, subplots
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from codedlib.theory.stream import StreamWorkers
 
 __all__ = [
     "plot_example2_setting_check",
@@ -27,7 +39,9 @@ __all__ = [
 ]
 
 
-def plot_example2(table, ax=None, *, title: str | None = None):
+def plot_example2(
+    table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Example 2: paper's delays vs ours (simulated mean with 95% CI, or closed form)."""
     fig, ax = new_axes(ax, figsize=(7.5, 3.6))
     rows = table[~table["paper"].isna()].reset_index(drop=True)
@@ -67,7 +81,9 @@ def plot_example2(table, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_split_metrics(df, axes=None, *, title: str | None = None):
+def plot_split_metrics(
+    df: pd.DataFrame, axes: Sequence[Axes] | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``."""
 
     if axes is None:
@@ -100,7 +116,9 @@ def plot_split_metrics(df, axes=None, *, title: str | None = None):
     return fig
 
 
-def plot_activity(data, axes=None, *, title: str | None = None):
+def plot_activity(
+    data: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
 
     kinds = ("uniform", "optimal")
@@ -131,7 +149,9 @@ def plot_activity(data, axes=None, *, title: str | None = None):
     return fig
 
 
-def plot_delay_vs_redundancy(result, axes=None, *, title: str | None = None):
+def plot_delay_vs_redundancy(
+    result: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom)."""
 
     if axes is None:
@@ -188,7 +208,9 @@ def _legend_of_both(ax, ax2, on, **kw):
     on.legend(h1 + h2, l1 + l2, **kw)
 
 
-def plot_cluster(unit_workers, ax=None, *, title: str | None = None):
+def plot_cluster(
+    unit_workers: StreamWorkers, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 5: the heterogeneous cluster (unit-task ``StreamWorkers``) - unit-task mean time and
     communication time."""
     fig, ax = new_axes(ax, figsize=(8, 3.4))
@@ -211,7 +233,9 @@ def plot_cluster(unit_workers, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_mismatch(result, ax=None, *, title: str | None = None):
+def plot_mismatch(
+    result: SimpleNamespace, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 6: mismatch (eq. 10) vs K, over all workers (as printed) and over active ones."""
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result.table
@@ -231,7 +255,9 @@ def plot_mismatch(result, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_theta_active(result, ax=None, *, title: str | None = None):
+def plot_theta_active(
+    result: SimpleNamespace, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 7: theta and the number of active workers vs K for the optimal split."""
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result.table
@@ -250,7 +276,7 @@ def plot_theta_active(result, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_table2(df, ax=None, *, title: str | None = None):
+def plot_table2(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Figure:
     """Table II as a chart: simulated delay (95% CI) and theory per K; unstable rows marked."""
     fig, ax = new_axes(ax, figsize=(6, 3.4))
     x = np.arange(len(df))
@@ -279,7 +305,13 @@ def plot_table2(df, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_unstable_growth(df, paper=None, ax=None, *, title: str | None = None):
+def plot_unstable_growth(
+    df: pd.DataFrame,
+    paper: Mapping[str, float] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """An unstable stream: the average delay of the first J jobs per seed (points) against
     the linear drift ``E[T_s] + (J - 1)/2 (E[T_s] - E[T_a])`` (line); ``paper`` maps labels to
     the paper's J = 1000 averages (Table II), drawn as markers just right of the largest J.
@@ -306,7 +338,7 @@ def plot_unstable_growth(df, paper=None, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_example2_setting_check(check, *, title: str | None = None):
+def plot_example2_setting_check(check: SimpleNamespace, *, title: str | None = None) -> Figure:
     """Each simulated stream's average delay against its realised arrival rate, per split,
     with the least-squares line, the paper's value and the rate where they meet
     (:func:`codedlib.experiments.stream.example2_setting_check`).
@@ -334,7 +366,9 @@ def plot_example2_setting_check(check, *, title: str | None = None):
     return fig
 
 
-def plot_stability(scan, window, *, title: str | None = None):
+def plot_stability(
+    scan: SimpleNamespace, window: SimpleNamespace, *, title: str | None = None
+) -> Figure:
     """The uniform split's instability (Section IV-A): (a) the delay growth per job
     (``scan.slopes``: mean and 95 % interval over seeds) against lambda, with the closed-form
     drift and the critical rates; (b) the job delay at the paper's lambda (``scan.by_job``);

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,9 @@ from codedlib._validation import as_generator, check_int, check_real
 from codedlib.latency.models import HeterogeneousCluster
 from codedlib.problems import even_partition
 from codedlib.theory.lagc import LAGCLayout, lag_stepsize, lagc_layout, scheme_layout
+
+if TYPE_CHECKING:
+    from codedlib.problems import Problem
 
 __all__ = [
     "DelayStream",
@@ -389,7 +393,9 @@ class _Trajectory:
 # --------------------------------------------------------------------------------------
 # Reference schemes (Section III)
 # --------------------------------------------------------------------------------------
-def run_gd(problem, n_workers: int, *, stepsize=None, **sim) -> SchemeRun:
+def run_gd(
+    problem: Problem, n_workers: int, *, stepsize: float | None = None, **sim: Any
+) -> SchemeRun:
     """Distributed GD: worker ``i`` holds partition ``i`` (r = 1); the PS waits for all.
 
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
@@ -413,7 +419,9 @@ def run_gd(problem, n_workers: int, *, stepsize=None, **sim) -> SchemeRun:
     return rec.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1, theta)
 
 
-def run_gc(problem, n_workers: int, redundancy: int, *, stepsize=None, **sim) -> SchemeRun:
+def run_gc(
+    problem: Problem, n_workers: int, redundancy: int, *, stepsize: float | None = None, **sim: Any
+) -> SchemeRun:
     """Gradient coding (Section III-A, Tandon et al.): worker ``i`` stores partitions
     ``i..i+r-1 (mod N)``; all download, the PS waits for the ``N-r+1`` fastest (each taking
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
@@ -447,7 +455,13 @@ def run_gc(problem, n_workers: int, redundancy: int, *, stepsize=None, **sim) ->
 
 
 def run_lag_ps(
-    problem, n_workers: int, *, xi: float, history: int, stepsize=None, **sim
+    problem: Problem,
+    n_workers: int,
+    *,
+    xi: float,
+    history: int,
+    stepsize: float | None = None,
+    **sim: Any,
 ) -> SchemeRun:
     """LAG with PS-side selection (Section III-B, eq. 13-14; LAG-PS of Chen et al.).
 
@@ -500,7 +514,7 @@ def run_lag_ps(
 # LAGC (Section IV, Algorithm 1) and its no-coding special cases
 # --------------------------------------------------------------------------------------
 def run_lagc(
-    problem,
+    problem: Problem,
     n_workers: int,
     redundancy: int,
     n_groups: int,
@@ -508,9 +522,9 @@ def run_lagc(
     xi: float = 0.0,
     history: int = 10,
     lazy: bool = True,
-    stepsize=None,
+    stepsize: float | None = None,
     scheme: str = "lagc",
-    **sim,
+    **sim: Any,
 ) -> SchemeRun:
     """Lazily aggregated gradient coding (Algorithm 1, eq. 17-18).
 
@@ -579,7 +593,7 @@ def run_lagc(
 
 
 def run_g_gd(
-    problem, n_workers: int, redundancy: int, n_groups: int | None = None, **kwargs
+    problem: Problem, n_workers: int, redundancy: int, n_groups: int | None = None, **kwargs: Any
 ) -> SchemeRun:
     """Grouped GD [9] (Remark 3 with every group active): ``G >= N/r`` groups (default
     ``N/r``), every worker stores its group's whole partition, the PS waits for the fastest
@@ -593,14 +607,14 @@ def run_g_gd(
 
 
 def run_g_lag(
-    problem,
+    problem: Problem,
     n_workers: int,
     redundancy: int,
     n_groups: int | None = None,
     *,
     xi: float,
     history: int,
-    **kwargs,
+    **kwargs: Any,
 ) -> SchemeRun:
     """Grouped LAG (Remark 3): LAG selection (17) over ``G >= N/r`` groups (default ``N/r``)
     whose workers each store the whole group partition; the fastest worker of each selected
@@ -620,7 +634,12 @@ def run_g_lag(
 
 
 def run_scheme(
-    scheme: str, problem, n_workers: int, redundancy: int = 1, n_groups: int | None = None, **kwargs
+    scheme: str,
+    problem: Problem,
+    n_workers: int,
+    redundancy: int = 1,
+    n_groups: int | None = None,
+    **kwargs: Any,
 ) -> SchemeRun:
     """Dispatch by name to the schemes of Sections III–IV: ``gd``, ``gc``, ``lag``, ``g-gd``,
     ``g-lag``, ``lagc``."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,11 @@ from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, even_partition
 from codedlib.theory.reed_solomon import decoding_time
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "SchemeSpec",
@@ -90,7 +96,9 @@ def pareto_delays(
     return pareto(t0, xi).rvs(size=(n_iterations, n), random_state=as_generator(rng))
 
 
-def chunk_gradient_function(problem, bounds):
+def chunk_gradient_function(
+    problem: SoftmaxRegression, bounds: ArrayLike
+) -> Callable[[np.ndarray], np.ndarray]:
     """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ).
 
     ``bounds`` are the k + 1 chunk boundaries (Section 2.1: g_j is the partial gradient of chunk
@@ -122,7 +130,7 @@ def chunk_gradient_function(problem, bounds):
     return softmax_chunks
 
 
-def nesterov(theta, theta_prev, step: int) -> np.ndarray:
+def nesterov(theta: np.ndarray, theta_prev: np.ndarray, step: int) -> np.ndarray:
     """Sec. 6: Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
     return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
 
@@ -184,10 +192,10 @@ def _check_delays(delays, n):
 
 
 def simulate_schemes(
-    problem,
-    X_test,
-    y_test,
-    schemes,
+    problem: SoftmaxRegression,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    schemes: Iterable[SchemeSpec],
     n: int = 80,
     t0: float = 0.001,
     xi: float = 1.1,

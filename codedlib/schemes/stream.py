@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 from codedlib.replicate import over_seeds
 from codedlib.theory.stream import StreamWorkers
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "DelaySummary",
@@ -53,7 +59,9 @@ def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
     return kappa, check_int("K", K, low=1, high=int(kappa.sum()))
 
 
-def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> np.ndarray:
+def sample_task_times(
+    workers: StreamWorkers, kappa: ArrayLike, n_iterations: int, rng: RngLike
+) -> np.ndarray:
     """Task completion times within an iteration (Sec. II): ``(n_iterations, sum kappa)``.
 
     Column block ``p`` holds ``c_p + cumsum`` of ``kappa_p`` i.i.d. task times of worker ``p``
@@ -78,7 +86,12 @@ def sample_task_times(workers: StreamWorkers, kappa, n_iterations: int, rng) -> 
 
 
 def sample_iteration_times(
-    workers: StreamWorkers, kappa, K, n_iterations, purging=True, rng=None
+    workers: StreamWorkers,
+    kappa: ArrayLike,
+    K: int,
+    n_iterations: int,
+    purging: bool = True,
+    rng: RngLike = None,
 ) -> np.ndarray:
     """``n_iterations`` i.i.d. iteration times ``T_itr`` for the split ``kappa`` (Sec. II, eq. (2)).
 
@@ -108,7 +121,7 @@ def sample_iteration_times(
     return out
 
 
-def fifo_delays(arrivals, service) -> tuple[np.ndarray, np.ndarray]:
+def fifo_delays(arrivals: ArrayLike, service: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Sec. II's FIFO queue at the master (Fig. 1, G/G/1): returns ``(start, finish)`` times of every job.
 
     Vectorised Lindley recursion: ``finish_j = S_j + max_{k<=j}(a_k - S_{k-1})`` with
@@ -150,7 +163,14 @@ class StreamSimulation:
 
 
 def simulate_stream(
-    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, rng=None
+    workers: StreamWorkers,
+    kappa: ArrayLike,
+    K: int,
+    iterations: int,
+    arrival_rate: float,
+    n_jobs: int,
+    purging: bool = True,
+    rng: RngLike = None,
 ) -> StreamSimulation:
     """Simulate ``n_jobs`` Poisson-arriving jobs of ``iterations`` iterations each (Section VI).
 
@@ -173,7 +193,7 @@ def simulate_stream(
     )
 
 
-def t_halfwidth(sd, n):
+def t_halfwidth(sd: ArrayLike, n: ArrayLike) -> float | np.ndarray:
     """Half-width of the 95 % t-interval (ours, Sec. VI's averages) of a mean of ``n`` samples of standard deviation ``sd``
     (elementwise)."""
     return stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
@@ -195,7 +215,7 @@ class DelaySummary:
         return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
 
     @classmethod
-    def of_streams(cls, per_seed, service_mean, rho) -> DelaySummary:
+    def of_streams(cls, per_seed: ArrayLike, service_mean: float, rho: float) -> DelaySummary:
         """A stable summary of per-stream averages: their mean and :func:`t_halfwidth`."""
         per_seed = np.asarray(per_seed, dtype=float)
         half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
@@ -215,7 +235,14 @@ def _stream_means(seed, *, stream) -> dict:
 
 
 def simulate_mean_delay(
-    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, seeds=range(5)
+    workers: StreamWorkers,
+    kappa: ArrayLike,
+    K: int,
+    iterations: int,
+    arrival_rate: float,
+    n_jobs: int,
+    purging: bool = True,
+    seeds: int | Iterable[int] = range(5),
 ) -> DelaySummary:
     """Average job delay (Sec. VI's measure) over ``n_jobs`` for every seed and a 95% t interval.
 
@@ -238,11 +265,18 @@ def simulate_mean_delay(
 
 
 def activity_trace(
-    workers: StreamWorkers, kappa, K, iterations, arrival_rate, n_jobs, purging=True, rng=None
-):
+    workers: StreamWorkers,
+    kappa: ArrayLike,
+    K: int,
+    iterations: int,
+    arrival_rate: float,
+    n_jobs: int,
+    purging: bool = True,
+    rng: RngLike = None,
+) -> tuple[list[dict], dict[str, np.ndarray]]:
     """Busy intervals of every worker for the first ``n_jobs`` jobs (Fig. 3).
 
-    Returns a list of dicts ``{job, iteration, worker, start, stop}``: worker ``p`` is
+    Returns rows ``{job, iteration, worker, start, stop}``: worker ``p`` is
     busy from the iteration start until it has finished its assignment or the iteration is
     over (purged), whichever is first; plus the job arrivals, starts and finishes.
     """

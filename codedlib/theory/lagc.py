@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special, stats
@@ -55,6 +56,12 @@ from codedlib.latency.order_stats import (
     order_statistic_cdf,
     order_statistic_survival,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.stats._distn_infrastructure import rv_frozen
 
 __all__ = [
     "SCHEMES",
@@ -198,13 +205,13 @@ def scheme_layout(
 # --------------------------------------------------------------------------------------
 # Delays and order statistics (eq. 21, 22, 28)
 # --------------------------------------------------------------------------------------
-def exponential_delay(mean: float):
+def exponential_delay(mean: float) -> rv_frozen:
     """Unit-load exponential computing time with mean ``mean`` (Section II)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
     return shifted_exponential(0.0, 1.0 / mean)
 
 
-def pareto_delay(scale: float, shape: float):
+def pareto_delay(scale: float, shape: float) -> rv_frozen:
     """Unit-load Pareto computing time of LAGC Section II, ``P[X > t] = (scale/t)**shape`` for ``t >= scale``."""
     return pareto(
         check_real("scale", scale, low=0.0, low_open=True),
@@ -239,7 +246,7 @@ def gc_gd_pareto_threshold(n_workers: int, redundancy: int) -> float:
     return float(brentq(lambda b: gc_gd_pareto_ratio(n, r, b) - 1.0, 1.0 + 1e-9, 1e3))
 
 
-def expected_order_statistic(delay, k: int, n: int, load: float = 1.0) -> float:
+def expected_order_statistic(delay: rv_frozen, k: int, n: int, load: float = 1.0) -> float:
     """``E[T_(k:n)]`` of ``n`` i.i.d. worker times ``load * X`` (eq. 21/22, else eq. 28).
 
     Closed form (21) for exponential ``X`` (``scipy.stats.expon``), (22) for Pareto
@@ -314,11 +321,12 @@ class _GroupTime(stats.rv_continuous):
         return out
 
 
-def group_completion_time(delay, workers_per_group: int, wait_for: int, load: float = 1.0):
+def group_completion_time(
+    delay: rv_frozen | Sequence[rv_frozen], workers_per_group: int, wait_for: int, load: float = 1.0
+) -> rv_frozen:
     """Frozen distribution of one group's completion time (the variables of eq. 28).
 
-    ``delay`` is one frozen distribution (identical workers) or a sequence of
-    ``workers_per_group`` frozen distributions (non-identical workers).
+    A sequence ``delay`` holds the ``workers_per_group`` non-identical workers.
     """
     n = check_int("workers_per_group", workers_per_group, low=1)
     wait_for = check_int("wait_for", wait_for, low=1, high=n)
@@ -350,7 +358,7 @@ def expected_iteration_time(
     n_workers: int,
     redundancy: int = 1,
     n_groups: int | None = None,
-    delay=None,
+    delay: rv_frozen | HeterogeneousCluster | None = None,
     n_selected: int | None = None,
 ) -> float:
     """Expected computing time of one iteration (Section V-A).
@@ -454,7 +462,9 @@ def selection_thresholds(xi: float, history: int, stepsize: float, n_units: int)
     return xi / (d * stepsize**2 * n_units**2)
 
 
-def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) -> np.ndarray:
+def selection_period(
+    unit_smoothness: ArrayLike, xi: float, history: int, stepsize: float
+) -> np.ndarray:
     """``d_m = max{d <= D : L_m² <= γ_d}`` (0 if none): unit ``m`` is selected at most once
     every ``d_m + 1`` iterations, i.e. in at most ``ceil(k/(d_m+1))`` of ``k`` (eq. 25).
     """
@@ -463,14 +473,16 @@ def selection_period(unit_smoothness, xi: float, history: int, stepsize: float) 
     return (L[:, None] ** 2 <= gammas[None, :]).sum(axis=1)
 
 
-def heterogeneity_fraction(unit_smoothness, gamma) -> np.ndarray:
+def heterogeneity_fraction(unit_smoothness: ArrayLike, gamma: ArrayLike) -> np.ndarray:
     """``h(γ) = (1/M) Σ_m 1(L_m² <= γ)`` (eq. 26; ``h_G`` of eq. 30 over groups)."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
     gamma = check_array("gamma", gamma)
     return (L[:, None] ** 2 <= gamma.reshape(-1)[None, :]).mean(axis=0).reshape(gamma.shape)
 
 
-def selection_fraction_bound(unit_smoothness, xi: float, history: int, stepsize: float) -> float:
+def selection_fraction_bound(
+    unit_smoothness: ArrayLike, xi: float, history: int, stepsize: float
+) -> float:
     """Upper bound ``1 - ΔC`` on the average fraction of selected units (eq. 26 / 30), with
     ``ΔC = Σ_{d=1}^{D} (1/d - 1/(d+1)) h(γ_d)``."""
     L = check_array("unit_smoothness", unit_smoothness, ndim=1)
@@ -518,11 +530,11 @@ def complexities(
     redundancy: int = 1,
     n_groups: int | None = None,
     *,
-    delay,
+    delay: rv_frozen | HeterogeneousCluster,
     kappa: float,
     initial_gap: float,
     eps: float,
-    unit_smoothness=None,
+    unit_smoothness: ArrayLike | None = None,
     total_smoothness: float | None = None,
     xi: float = 0.0,
     history: int = 10,
@@ -534,7 +546,7 @@ def complexities(
     selected (eq. 26, 27, 30, 31, 34): *upper bounds*; they need ``unit_smoothness`` (``L_m`` of
     the workers for LAG, groups for G-LAG / LAGC) and ``total_smoothness`` ``L``.
 
-    Returns a dict with ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
+    Returns ``iterations``, ``selected`` (units per iteration), ``time_per_iter``,
     ``time``, ``communication``, ``computation``, ``bound`` (True for lazy schemes).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
@@ -587,13 +599,13 @@ def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> 
 
 
 def lazy_time_ratio_bound(
-    unit_smoothness,
+    unit_smoothness: ArrayLike,
     total_smoothness: float,
     n_workers: int,
     redundancy: int,
     n_groups: int,
     *,
-    delay,
+    delay: rv_frozen | HeterogeneousCluster,
     xi: float,
     history: int,
 ) -> dict:

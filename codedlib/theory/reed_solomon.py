@@ -15,12 +15,19 @@ Reference: halbawi2018reedsolomon, tandon2017gradient.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from scipy import optimize
 
 from codedlib._validation import check_int, check_real
 from codedlib.latency.order_stats import expected_order_statistic_pareto
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "DECODERS",
@@ -58,12 +65,16 @@ def workers_needed(alpha: float, n: int) -> int:
     return int(np.ceil((1.0 - alpha) * n - 1e-9)) + 1
 
 
-def iteration_time_offline(alpha, t0: float, xi: float, cg_N: float):
+def iteration_time_offline(
+    alpha: ArrayLike, t0: float, xi: float, cg_N: float
+) -> float | np.ndarray:
     """Eq. (21): T_f = t0 α^{−1/ξ} + c_g N α (large n, offline decoding). Vectorised in α."""
     return iteration_time_online(alpha, t0, xi, cg_N, 0.0, 1)  # eq. (20) without decoding
 
 
-def iteration_time_online(alpha, t0: float, xi: float, cg_N: float, c_m: float, n: int):
+def iteration_time_online(
+    alpha: ArrayLike, t0: float, xi: float, cg_N: float, c_m: float, n: int
+) -> float | np.ndarray:
     """Eq. (20): T_f ≈ t0 α^{−1/ξ} + c_g N α + c_m (1 − α)² n² (Algorithm 3). Vectorised in α."""
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
@@ -121,7 +132,7 @@ def optimal_alpha_numeric(
     return 1.0 if objective(0.0) <= objective(res.x) else best
 
 
-def decoding_time(f, c_m: float, decoder: str = "rs"):
+def decoding_time(f: ArrayLike, c_m: float, decoder: str = "rs") -> float | np.ndarray:
     """T_dec(f) of eq. (17) for the decoders in :data:`DECODERS` (c_m seconds per FLOP)."""
     c_m = check_real("c_m", c_m, low=0.0)
     if decoder not in DECODERS:
@@ -157,7 +168,12 @@ def expected_iteration_time(
 
 
 def iteration_time_table(
-    n: int, t0: float, xi: float, cg_N: float, c_m: float = 0.0, decoders=("rs", "mds")
+    n: int,
+    t0: float,
+    xi: float,
+    cg_N: float,
+    c_m: float = 0.0,
+    decoders: Sequence[str] = ("rs", "mds"),
 ) -> pd.DataFrame:
     """Eq. (17) for every f = 1..n: columns f, s, alpha, delay, comp and T_<decoder>
     (``inf`` where ξ (n − f + 1) <= 1)."""

@@ -16,11 +16,17 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import optimize, stats
 
 from codedlib._validation import check_array, check_int, check_real
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "EXAMPLE2",
@@ -100,7 +106,9 @@ class StreamWorkers:
             object.__setattr__(self, name, arr)
 
     @classmethod
-    def exponential(cls, rates, comm_time, complexity=1.0) -> StreamWorkers:
+    def exponential(
+        cls, rates: ArrayLike, comm_time: ArrayLike, complexity: float = 1.0
+    ) -> StreamWorkers:
         """Workers with ``T_p ~ Exp(mu_p / C)`` (Example 2): ``m_p = sigma_p = C / mu_p``."""
         rates = check_array("rates", rates, ndim=1)
         _require("rates", rates, rates > 0, "> 0")
@@ -109,7 +117,9 @@ class StreamWorkers:
         return cls(mean, 2.0 * mean**2, comm_time)
 
     @classmethod
-    def from_moments(cls, task_mean, task_var, comm_time) -> StreamWorkers:
+    def from_moments(
+        cls, task_mean: ArrayLike, task_var: ArrayLike, comm_time: ArrayLike
+    ) -> StreamWorkers:
         """Workers from ``m_p``, ``sigma_p^2`` and ``c_p``."""
         mean = check_array("task_mean", task_mean, ndim=1)
         var = check_array("task_var", task_var, shape=mean.shape)
@@ -172,7 +182,7 @@ def example2_workers(complexity: float | None = None) -> StreamWorkers:
     return StreamWorkers.exponential(EXAMPLE2["rates"], EXAMPLE2["comm_time"], c)
 
 
-def total_tasks(K, omega) -> int:
+def total_tasks(K: int, omega: float) -> int:
     """``K * Omega`` as an integer (tasks per iteration, Sec. V); ValueError if it is not one."""
     K = check_int("K", K, low=1)
     omega = check_real("omega", omega, low=1.0)
@@ -190,7 +200,9 @@ def total_tasks(K, omega) -> int:
 # --------------------------------------------------------------------------------------
 
 
-def split_coefficients(workers: StreamWorkers, gamma: float):
+def split_coefficients(
+    workers: StreamWorkers, gamma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``a_p = c_p + gamma c_p^2``, ``b_p = m_p + 2 gamma c_p m_p + gamma sigma_p^2`` and
     ``q_p = gamma m_p^2`` of problem (5), so that for ``kappa > 0``
     ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] = a_p + b_p kappa + q_p kappa^2``.
@@ -203,7 +215,7 @@ def split_coefficients(workers: StreamWorkers, gamma: float):
     return a, b, q
 
 
-def assignment_moments(workers: StreamWorkers, kappa) -> tuple[np.ndarray, np.ndarray]:
+def assignment_moments(workers: StreamWorkers, kappa: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``E[T_{p,kappa_p}]`` and ``E[T_{p,kappa_p}^2]`` of eq. (1) (Section III-B).
 
     ``E[T] = c I + kappa m``; ``E[T^2] = c^2 I + 2 kappa c m + kappa E[T_p^2] +
@@ -217,14 +229,14 @@ def assignment_moments(workers: StreamWorkers, kappa) -> tuple[np.ndarray, np.nd
     return first, second
 
 
-def balance_metric(workers: StreamWorkers, kappa, gamma: float) -> np.ndarray:
+def balance_metric(workers: StreamWorkers, kappa: ArrayLike, gamma: float) -> np.ndarray:
     """``E[T_{p,kappa_p}] + gamma E[T_{p,kappa_p}^2]`` per worker (Fig. 2b, eq. 4)."""
     gamma = check_real("gamma", gamma, low=0.0)
     first, second = assignment_moments(workers, kappa)
     return first + gamma * second
 
 
-def distance(workers: StreamWorkers, kappa, gamma: float, theta: float) -> float:
+def distance(workers: StreamWorkers, kappa: ArrayLike, gamma: float, theta: float) -> float:
     """Objective of problem (3) with the distance of eq. (4):
     ``sum_p (E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] - theta)^2``.
     """
@@ -268,7 +280,7 @@ def solve_theta(workers: StreamWorkers, n_tasks: float, gamma: float) -> float:
     )
 
 
-def round_split(kappa, n_tasks: int) -> np.ndarray:
+def round_split(kappa: ArrayLike, n_tasks: int) -> np.ndarray:
     """Closest integers to ``kappa`` summing to ``n_tasks`` (footnote 2, Section VI).
 
     Largest-remainder rounding: floor every entry, then give the missing tasks to the
@@ -319,7 +331,7 @@ class LoadSplit:
         return int(np.count_nonzero(self.active))
 
 
-def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
+def optimal_split(workers: StreamWorkers, K: int, omega: float, gamma: float) -> LoadSplit:
     """Optimal split of ``K Omega`` tasks per iteration (Theorem 2), rounded to integers."""
     n_tasks = total_tasks(K, omega)
     gamma = check_real("gamma", gamma, low=0.0)
@@ -330,7 +342,7 @@ def optimal_split(workers: StreamWorkers, K, omega, gamma) -> LoadSplit:
     return LoadSplit("optimal", int(K), float(omega), gamma, theta, kappa, rounded, a < theta)
 
 
-def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
+def uniform_split(workers: StreamWorkers, K: int, omega: float, gamma: float = 1.0) -> LoadSplit:
     """Baseline oblivious to heterogeneity: ``K Omega / P`` tasks each, rounded (Section VI)."""
     n_tasks = total_tasks(K, omega)
     gamma = check_real("gamma", gamma, low=0.0)
@@ -340,7 +352,7 @@ def uniform_split(workers: StreamWorkers, K, omega, gamma=1.0) -> LoadSplit:
     return LoadSplit("uniform", int(K), float(omega), gamma, math.nan, kappa, rounded, rounded > 0)
 
 
-def example1_kappa(rates, theta: float, gamma: float) -> np.ndarray:
+def example1_kappa(rates: ArrayLike, theta: float, gamma: float) -> np.ndarray:
     """Example 1 (``c_p = 0``, ``T_p ~ Exp(mu_p)``):
     ``kappa_p = (mu_p + gamma)/(2 gamma) (-1 + sqrt(1 + 4 gamma mu_p^2 theta / (mu_p + gamma)^2))``.
     """
@@ -382,7 +394,7 @@ def _assignment_distributions(workers: StreamWorkers, kappa):
     )
 
 
-def iteration_time_cdf(workers: StreamWorkers, kappa, t) -> np.ndarray:
+def iteration_time_cdf(workers: StreamWorkers, kappa: ArrayLike, t: ArrayLike) -> np.ndarray:
     """``F_itr(t) = prod_{p active} F_p(t)`` for no purging (Section IV).
 
     ``T_{p,kappa}`` is ``c_p`` plus a gamma variable of shape ``kappa_p m_p^2/sigma_p^2``
@@ -401,7 +413,7 @@ def iteration_time_cdf(workers: StreamWorkers, kappa, t) -> np.ndarray:
 
 
 def iteration_time_moments(
-    workers: StreamWorkers, kappa, rtol: float = 1e-10
+    workers: StreamWorkers, kappa: ArrayLike, rtol: float = 1e-10
 ) -> tuple[float, float]:
     """``E[T_itr]`` and ``E[T_itr^2]`` for ``T_itr = max_p T_{p,kappa_p}`` (no purging): the
     integrals of the survival function of ``F_itr = prod_p F_p`` (Section IV) by composite
@@ -453,7 +465,9 @@ def iteration_time_moments(
     return start + cur[0], start**2 + cur[1]
 
 
-def service_time_moments(iter_mean: float, iter_second: float, iterations) -> tuple[float, float]:
+def service_time_moments(
+    iter_mean: float, iter_second: float, iterations: int
+) -> tuple[float, float]:
     """Eq. (8): ``E[T_s] = I E[T_itr]``, ``E[T_s^2] = I E[T_itr^2] + I (I-1) E[T_itr]^2``."""
     iterations = check_int("iterations", iterations, low=1)
     iter_mean = check_real("iter_mean", iter_mean, low=0.0)
@@ -483,7 +497,9 @@ def _require_stable(service_mean, arrival_mean):
         )
 
 
-def kingman_delay(service_mean, service_second, arrival_mean, arrival_second) -> float:
+def kingman_delay(
+    service_mean: float, service_second: float, arrival_mean: float, arrival_second: float
+) -> float:
     """Kingman's approximation, eq. (6): ``D ~ E[T_s](1 + rho/(1-rho) (c_a^2 + c_s^2)/2)``."""
     service_mean = check_real("service_mean", service_mean, low=0.0)
     service_second = check_real("service_second", service_second, low=0.0)
@@ -496,7 +512,9 @@ def kingman_delay(service_mean, service_second, arrival_mean, arrival_second) ->
     return service_mean * (1 + rho / (1 - rho) * (ca2 + cs2) / 2)
 
 
-def pollaczek_khinchin_delay(service_mean, service_second, arrival_rate) -> float:
+def pollaczek_khinchin_delay(
+    service_mean: float, service_second: float, arrival_rate: float
+) -> float:
     """Pollaczek-Khinchin, eq. (7): ``D = E[T_s] + lambda E[T_s^2] / (2 (1 - lambda E[T_s]))``."""
     service_mean = check_real("service_mean", service_mean, low=0.0)
     service_second = check_real("service_second", service_second, low=0.0)
@@ -532,7 +550,7 @@ class StabilityThreshold:
 
 
 def stability_threshold(
-    workers: StreamWorkers, kappa, iterations, arrival_rate
+    workers: StreamWorkers, kappa: ArrayLike, iterations: int, arrival_rate: float
 ) -> StabilityThreshold:
     """Rate stability of a split (Section IV-A): ``rho`` from ``F_itr`` and the slowest worker's
     closed-form utilisation ``lambda I (c_p + kappa_p m_p)``, with both critical rates."""
@@ -564,7 +582,9 @@ class DelayPrediction:
     kingman_delay: float
 
 
-def predict_delay(workers: StreamWorkers, kappa, iterations, arrival_rate) -> DelayPrediction:
+def predict_delay(
+    workers: StreamWorkers, kappa: ArrayLike, iterations: int, arrival_rate: float
+) -> DelayPrediction:
     """Theory for Poisson arrivals, no purging: ``F_itr`` -> eq. (8) -> eqs. (6)-(7)."""
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
     e1, e2 = iteration_time_moments(workers, kappa)
@@ -579,14 +599,16 @@ def predict_delay(workers: StreamWorkers, kappa, iterations, arrival_rate) -> De
     return DelayPrediction(e1, e2, s1, s2, s1 * arrival_rate, stable, pk, king)
 
 
-def lower_bound_delay(workers: StreamWorkers, K, iterations) -> float:
+def lower_bound_delay(workers: StreamWorkers, K: int, iterations: int) -> float:
     """Eq. (9): ``D_L = I (K / sum_p 1/E[T_p] + (1/P) sum_p c_p)``."""
     K = check_int("K", K, low=1)
     iterations = check_int("iterations", iterations, low=1)
     return iterations * (K / np.sum(1.0 / workers.task_mean) + np.mean(workers.comm_time))
 
 
-def lower_bound_queue_delay(workers: StreamWorkers, K, iterations, arrival_rate) -> float:
+def lower_bound_queue_delay(
+    workers: StreamWorkers, K: int, iterations: int, arrival_rate: float
+) -> float:
     """Not in the paper: the single ideal worker of Section IV-C, deterministic service
     ``D_L`` (eq. 9), behind the same Poisson queue — P-K (eq. 7) with ``E[T_s^2] = D_L^2``,
     i.e. ``D_L + lambda D_L^2 / (2 (1 - rho))``: the "theory lower bound" of the authors' code
@@ -601,7 +623,7 @@ def lower_bound_queue_delay(workers: StreamWorkers, K, iterations, arrival_rate)
 # --------------------------------------------------------------------------------------
 
 
-def mismatch(workers: StreamWorkers, kappa, gamma: float, over: str = "all") -> float:
+def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str = "all") -> float:
     """Eq. (10): numerical variance of ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]``.
 
     ``over="all"`` runs over every worker in P, as printed (idle workers contribute 0);
@@ -635,7 +657,11 @@ class CodeSearch:
 
 
 def optimise_code_parameters(
-    unit_workers: StreamWorkers, Z, K_values, omega=1.0, gamma=1.0
+    unit_workers: StreamWorkers,
+    Z: float,
+    K_values: Iterable[int],
+    omega: float = 1.0,
+    gamma: float = 1.0,
 ) -> CodeSearch:
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
     (Assumption 1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep
