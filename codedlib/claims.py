@@ -541,13 +541,12 @@ def _tolerance(rtol) -> float:
     return rtol
 
 
-def _paper_pair(paper, paper_range) -> tuple[float, float]:
+def _paper_fields(paper, paper_range, one_sided: bool = True) -> dict:
+    """The paper's value and range as Claim fields (a point when only ``paper`` is given)."""
+    lo = hi = value = math.nan if paper is None else _number(paper, "paper")
     if paper_range is not None:
-        return _pair(paper_range, "paper_range", one_sided=True)
-    if paper is not None:
-        x = _number(paper, "paper")
-        return x, x
-    return math.nan, math.nan
+        lo, hi = _pair(paper_range, "paper_range", one_sided)
+    return {"paper_value": value, "paper_low": lo, "paper_high": hi}
 
 
 COLOURS = {
@@ -635,24 +634,11 @@ class ClaimsTable:
             match = paper is not None and str(paper).strip() == str(ours).strip()
         else:
             ours = _number(ours, "ours")
-            value = math.nan if paper is None else _number(paper, "paper")
-            if paper_range is not None:
-                lo, hi = _pair(paper_range, "paper_range")
-            elif paper is not None:
-                lo = hi = value
-            else:
+            if paper is None and paper_range is None:
                 raise ValueError("a numeric exact row needs paper or paper_range")
-            kw.update(
-                paper_value=value,
-                paper_low=lo,
-                paper_high=hi,
-                our_value=ours,
-                ci_low=ours,
-                ci_high=ours,
-                our_text=ours_text,
-                paper_text=paper_text,
-            )
-            match = _within(ours, lo, hi, rtol)
+            kw.update(_paper_fields(paper, paper_range, one_sided=False), our_text=ours_text)
+            kw.update(our_value=ours, ci_low=ours, ci_high=ours, paper_text=paper_text)
+            match = _within(ours, kw["paper_low"], kw["paper_high"], rtol)
         if verdict is None:
             verdict = "reproduced" if match else "not reproduced"
         return self._add(self._base(item, quantity, "exact", verdict=verdict, **kw))
@@ -698,7 +684,6 @@ class ClaimsTable:
                 raise ValueError("an estimate needs its uncertainty described")
         if rtol > 0:
             uncertainty += f"; reproduced if the paper's value is within rtol = {rtol:g} of ours"
-        p_lo, p_hi = _paper_pair(paper, paper_range)
         claim = self._base(
             item,
             quantity,
@@ -707,9 +692,7 @@ class ClaimsTable:
             our_value=value,
             ci_low=lo,
             ci_high=hi,
-            paper_value=math.nan if paper is None else _number(paper, "paper"),
-            paper_low=p_lo,
-            paper_high=p_hi,
+            **_paper_fields(paper, paper_range),
             uncertainty=uncertainty,
             n_seeds=n,
             rtol=rtol,
@@ -759,7 +742,6 @@ class ClaimsTable:
         n = len(np.ravel(numerator))
         outcome = _outcome(lo, hi, 1.0)
         paper_given = paper is not None or paper_range is not None
-        p_lo, p_hi = _paper_pair(paper, paper_range)
         claim = self._base(
             item,
             quantity,
@@ -768,9 +750,7 @@ class ClaimsTable:
             our_value=value,
             ci_low=lo,
             ci_high=hi,
-            paper_value=math.nan if paper is None else _number(paper, "paper"),
-            paper_low=p_lo,
-            paper_high=p_hi,
+            **_paper_fields(paper, paper_range),
             paper_text=paper_text or ("" if paper_given else f"ratio {expected} than 1"),
             uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds",
             n_seeds=n,
@@ -809,34 +789,15 @@ class ClaimsTable:
     ) -> Claim:
         """A statement that is not a number ("Coded-RS has the lowest test error"): the verdict
         is the notebook's judgement and must come with a reason unless reproduced."""
-        return self._add(
-            self._base(
-                item,
-                quantity,
-                "qualitative",
-                verdict=verdict,
-                paper_text=paper,
-                our_text=ours,
-                **meta,
-            )
-        )
+        kw = dict(verdict=verdict, paper_text=paper, our_text=ours)
+        return self._add(self._base(item, quantity, "qualitative", **kw, **meta))
 
     def not_attempted(
         self, item: str, quantity: str, *, paper: str, reason: str, section: str, **meta
     ) -> Claim:
         """A paper claim we do not reproduce at all, and why."""
-        return self._add(
-            self._base(
-                item,
-                quantity,
-                "qualitative",
-                verdict="not attempted",
-                paper_text=paper,
-                reason=reason,
-                section=section,
-                **meta,
-            )
-        )
+        kw = dict(paper=paper, reason=reason, section=section)
+        return self.qualitative(item, quantity, ours="", verdict="not attempted", **kw, **meta)
 
     # -- output -----------------------------------------------------------------------------
     def to_frame(self):
@@ -874,8 +835,7 @@ class ClaimsTable:
         """The tally of :func:`tally` in one line: the README's row for this notebook."""
         t = tally(self.rows)
         counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
-        derived = "none" if t["derived"] == "·" else t["derived"]
-        checks = "none" if t["check"] == "·" else t["check"]
+        derived, checks = ("none" if t[k] == "·" else t[k] for k in ("derived", "check"))
         return (
             f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
             f" · internal checks {checks}"
