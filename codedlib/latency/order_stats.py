@@ -342,15 +342,8 @@ _CHUNK_ELEMENTS = 1 << 21  # ~16 MB of float64 per chunk
 def _sampler(dist_or_cluster, n):
     cluster, dist, n = _as_cluster(dist_or_cluster, n)
     if dist is not None:
-
-        def draw(rows, rng):
-            return sample_distribution(dist, (rows, n), rng)
-    else:
-
-        def draw(rows, rng):
-            return cluster.sample(rows, rng)
-
-    return draw, n
+        return (lambda rows, rng: sample_distribution(dist, (rows, n), rng)), n
+    return cluster.sample, n
 
 
 def _check_ks(k, n):
