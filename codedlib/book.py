@@ -168,26 +168,19 @@ th { background: #f3f3f3; }
 def _claims_html(claims) -> str:
     if not claims:
         return "<p>No claims recorded (the notebooks were not run with a figure folder).</p>"
-    rows = []
-    counts = "".join(f"<th>{html.escape(v)}</th>" for v in VERDICTS)
-    rows.append(
-        f"<table><tr><th>paper</th><th>paper rows</th>{counts}<th>derived</th>"
-        "<th>internal checks</th></tr>"
-    )
+    head = ("paper", "paper rows", *VERDICTS, "derived", "internal checks")
+    rows = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for key, (_, _short, title) in PAPERS.items():
-        mine = [c for c in claims if c.paper == key]
-        if mine:
+        if mine := [c for c in claims if c.paper == key]:
             t = tally(mine)
-            cells = "".join(
-                f"<td>{html.escape(str(t[k]) if t[k] else '·')}</td>"
-                for k in ("paper rows", *VERDICTS, "derived", "check")
+            counts = (
+                str(t[k]) if t[k] else "·" for k in ("paper rows", *VERDICTS, "derived", "check")
             )
+            cells = "".join(f"<td>{html.escape(c)}</td>" for c in counts)
             rows.append(f"<tr><td>{html.escape(title)}</td>{cells}</tr>")
-    rows.append("</table>")
     frame = claims_frame(claims, notebook=True)
-    rows.append(
-        "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns) + "</tr>"
-    )
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
+    rows += ["</table>", f"<table><tr>{head}</tr>"]
     for record in frame.itertuples(index=False):
         cells = []
         for column, value in zip(frame.columns, record):

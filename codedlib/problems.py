@@ -20,7 +20,7 @@ severinson2023dsag, zhang2021lagc, alpaydin1998digits, pedregosa2011sklearn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special
@@ -204,8 +204,7 @@ class LeastSquares(Problem):
 
     def _loss_terms(self, theta, rows):
         r = self.X[rows] @ theta - self.y[rows]
-        m = r.shape[0]
-        return 0.5 * r @ r + 0.5 * self.lam * m * (theta @ theta)
+        return 0.5 * r @ r + 0.5 * self.lam * r.shape[0] * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
         Xr = self.X[rows]
@@ -247,8 +246,7 @@ class LogisticRegression(Problem):
 
     def _loss_terms(self, theta, rows):
         margins = self.y[rows] * (self.X[rows] @ theta)
-        m = margins.shape[0]
-        return np.logaddexp(0.0, -margins).sum() + 0.5 * self.lam * m * (theta @ theta)
+        return np.logaddexp(0.0, -margins).sum() + 0.5 * self.lam * margins.size * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
         Xr, yr = self.X[rows], self.y[rows]
@@ -361,9 +359,8 @@ class PCA(Problem):
     def _loss_terms(self, theta, rows):
         V = theta.reshape(self.X.shape[1], self.k)
         Xr = self.X[rows]
-        m = Xr.shape[0]
         data = 0.5 * (np.sum(Xr**2) - np.sum((Xr @ V) ** 2))
-        return self.n_samples * data + 0.5 * m * (theta @ theta)
+        return self.n_samples * data + 0.5 * Xr.shape[0] * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
         V = theta.reshape(self.X.shape[1], self.k)
@@ -412,7 +409,7 @@ class PCA(Problem):
 
 @dataclass(frozen=True)
 class Dataset:
-    """Features, targets, optional held-out split, the true θ* when known, and provenance."""
+    """Features, targets, optional held-out split, the true θ* when known, and what it is."""
 
     X: np.ndarray
     y: np.ndarray
@@ -420,7 +417,6 @@ class Dataset:
     y_test: np.ndarray | None = None
     theta_star: np.ndarray | None = None
     description: str = ""
-    meta: dict = field(default_factory=dict)
 
 
 def synthetic_linear_regression(
@@ -459,10 +455,7 @@ def _split(X, y, test_fraction: float, rng, description: str) -> Dataset:
     perm = as_generator(rng).permutation(len(y))
     n_test = int(round(test_fraction * len(y)))
     train, test = perm[n_test:], perm[:n_test]
-    source = "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"
-    return Dataset(
-        X[train], y[train], X[test], y[test], description=description, meta={"source": source}
-    )
+    return Dataset(X[train], y[train], X[test], y[test], description=description)
 
 
 def digits_binary(
@@ -475,7 +468,8 @@ def digits_binary(
     """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept).
 
     The stand-in for GISETTE's 4-vs-9 task (CodedReduce Section VI) and for DSAG's logistic
-    regression. Shipped with scikit-learn: no download.
+    regression. Shipped with scikit-learn (``load_digits``: the UCI optdigits test set, CC BY
+    4.0): no download.
     """
     pos = check_int("pos", pos, low=0, high=9)
     neg = check_int("neg", neg, low=0, high=9)

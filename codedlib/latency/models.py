@@ -70,16 +70,12 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
     n_points = check_int("n_points", n_points, low=1)
     a = check_real("a", a, low=0.0, low_open=True)
     mu = check_real("mu", mu, low=0.0, low_open=True)
-    if rate_convention == "eq6":
-        rate = mu / a
-    elif rate_convention == "appendix":
-        rate = mu / n_points
-    else:
+    rates = {"eq6": mu / a, "appendix": mu / n_points}
+    if rate_convention not in rates:
         raise ValueError(
-            "rate_convention must be one of {'eq6', 'appendix'}, "
-            f"got rate_convention={rate_convention!r}"
+            f"rate_convention must be one of {list(rates)}, got rate_convention={rate_convention!r}"
         )
-    return shifted_exponential(a * n_points, rate)
+    return shifted_exponential(a * n_points, rates[rate_convention])
 
 
 def pareto(t0: float, xi: float):
@@ -248,25 +244,12 @@ class HeterogeneousCluster:
             family, shapes, loc, scale = params
             # class, name and support: frozen copies of one family share them, distinct families do not
             key = (type(family), family.name, family.a, family.b, len(shapes))
-            entry = groups.setdefault(
-                key, {"family": family, "idx": [], "shapes": [], "loc": [], "scale": []}
-            )
-            entry["idx"].append(index)
-            entry["shapes"].append(shapes)
-            entry["loc"].append(loc)
-            entry["scale"].append(scale)
+            groups.setdefault(key, (family, []))[1].append((index, shapes, loc, scale))
         out = []
-        for entry in groups.values():
-            shapes = np.array(entry["shapes"], dtype=float).reshape(len(entry["idx"]), -1)
-            out.append(
-                (
-                    entry["family"],
-                    np.array(entry["idx"]),
-                    shapes.T,
-                    np.array(entry["loc"]),
-                    np.array(entry["scale"]),
-                )
-            )
+        for family, members in groups.values():
+            idx, shapes, loc, scale = zip(*members)
+            shapes = np.array(shapes, dtype=float).reshape(len(idx), -1).T
+            out.append((family, np.array(idx), shapes, np.array(loc), np.array(scale)))
         return out, singles
 
     # properties ---------------------------------------------------------------------------
@@ -349,22 +332,19 @@ class MarkovBursts:
     def __init__(
         self, base, p_enter: float, p_exit: float, factor: float, n_workers: int | None = None
     ):
-        if isinstance(base, HeterogeneousCluster):
-            if n_workers is not None and check_int("n_workers", n_workers, low=1) != base.n_workers:
-                raise ValueError(
-                    f"n_workers must equal the cluster size {base.n_workers}, "
-                    f"got n_workers={n_workers}"
-                )
-            cluster = base
-        else:
+        if not isinstance(base, HeterogeneousCluster):
             _check_distribution("base", base)
             if n_workers is None:
                 raise ValueError(
                     "n_workers must be given (>= 1) when base is one distribution, "
                     "got n_workers=None"
                 )
-            cluster = HeterogeneousCluster.identical(base, n_workers)
-        self.cluster = cluster
+            base = HeterogeneousCluster.identical(base, n_workers)
+        elif n_workers is not None and check_int("n_workers", n_workers, low=1) != base.n_workers:
+            raise ValueError(
+                f"n_workers must equal the cluster size {base.n_workers}, got n_workers={n_workers}"
+            )
+        self.cluster = base
         self.p_enter = check_real("p_enter", p_enter, low=0.0, high=1.0, low_open=True)
         self.p_exit = check_real("p_exit", p_exit, low=0.0, high=1.0, low_open=True)
         self.factor = check_real("factor", factor, low=0.0, low_open=True)
