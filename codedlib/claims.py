@@ -223,13 +223,9 @@ def _finite(x) -> bool:
 
 def _number(value, name: str) -> float:
     """``value`` as a finite float, or a ValueError naming ``name``."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number, got {name}={value!r}") from None
-    if not math.isfinite(x):
+    if not _finite(value):
         raise ValueError(f"{name} must be a finite number, got {name}={value!r}")
-    return x
+    return float(value)
 
 
 def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
@@ -1116,18 +1112,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", default=str(repo_root / "README.md"))
     args = parser.parse_args(argv)
     source = Path(args.claims)
-    if not source.exists():
-        parser.error(f"--claims {args.claims}: no such file or folder")
     try:
+        if not source.exists():
+            raise ValueError("no such file or folder")
         claims = read_claims(source)
+        if not claims:
+            raise ValueError("no claims rows (expected <notebook>.csv files)")
         render_readme_table(claims)
     except ValueError as err:
-        parser.error(f"--claims {args.claims}: {err}")
-    if not claims:
-        parser.error(
-            f"--claims {args.claims}: no claims rows (expected <notebook>.csv files); "
-            "the README is left as it is"
-        )
+        parser.error(f"--claims {args.claims}: {err}; the README is left as it is")
     bad = [(c.key, p) for c in claims for p in check_claim(c)]
     for key, problem in bad:
         print(f"{key}: {problem}")

@@ -123,30 +123,16 @@ def _check_distribution(name: str, dist):
 
 
 def _family_parameters(dist):
-    """Return ``(family, shapes, loc, scale)`` of a frozen scipy distribution, or None."""
+    """``(family, shapes, loc, scale)`` of a frozen scipy distribution, or None (an unusual
+    frozen object, sampled as it is)."""
     family = getattr(dist, "dist", None)
     if not isinstance(family, stats.rv_continuous):
         return None
-    # scipy's public calling convention: shape parameters (named in ``family.shapes``) first,
-    # then loc and scale, each positional or by keyword
-    names = [s.strip() for s in family.shapes.split(",")] if family.shapes else []
-    values = list(getattr(dist, "args", ()))
-    kwds = dict(getattr(dist, "kwds", {}))
-    order = names + ["loc", "scale"]
-    if len(values) > len(order) or any(k not in order for k in kwds):
-        return None  # unusual frozen objects: sample them one by one
-    given = dict(zip(order, values))
-    if any(k in given for k in kwds):
+    try:  # the arguments as scipy itself reads them: shapes, then loc and scale
+        shapes, loc, scale = family._parse_args(*dist.args, **dist.kwds)
+        return family, tuple(float(x) for x in shapes), float(loc), float(scale)
+    except (TypeError, ValueError, AttributeError):
         return None
-    given.update(kwds)
-    if any(name not in given for name in names):
-        return None
-    try:
-        shapes = tuple(float(given[name]) for name in names)
-        loc, scale = float(given.get("loc", 0.0)), float(given.get("scale", 1.0))
-    except (TypeError, ValueError):
-        return None
-    return family, shapes, loc, scale
 
 
 def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> np.ndarray:
