@@ -100,9 +100,7 @@ VERDICTS = (
 #: Verdicts that count as a pass for a derived row or an internal check.
 PASSING = ("reproduced", "reproduced within CI")
 KINDS = ("exact", "interval", "comparison", "qualitative")
-#: What a row stands for: ``paper`` (a number or statement printed in the paper, with its
-#: locator), ``derived`` (our derivation from the paper's printed numbers), ``check`` (true by
-#: construction, or our own consistency check). Only ``paper`` rows count in a tally.
+#: What a row stands for (module docstring); only ``paper`` rows count in a tally.
 BASES = ("paper", "derived", "check")
 #: A comparison's magnitude is "off" when our effect and the paper's differ by more than this
 #: factor (:func:`magnitude_factor`).
@@ -232,12 +230,10 @@ def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
     """``(low, high)`` finite; with ``one_sided``, ``(low, inf)`` or ``(-inf, high)`` too
     (the paper's "more than 2.5×")."""
     lo, hi = pair
-    if one_sided and (lo == -math.inf) != (hi == math.inf):
-        return (
-            (-math.inf, _number(hi, f"{name}[1]"))
-            if lo == -math.inf
-            else (_number(lo, f"{name}[0]"), math.inf)
-        )
+    if one_sided and lo == -math.inf and hi != math.inf:
+        return -math.inf, _number(hi, f"{name}[1]")
+    if one_sided and hi == math.inf and lo != -math.inf:
+        return _number(lo, f"{name}[0]"), math.inf
     return _number(lo, f"{name}[0]"), _number(hi, f"{name}[1]")
 
 
@@ -437,7 +433,7 @@ def _check_fields(claim: Claim) -> list[str]:
         )
     if not claim.item or not claim.quantity or not claim.section:
         problems.append("item, quantity and section are required")
-    if claim.verdict not in ("reproduced", "reproduced within CI") and not claim.reason.strip():
+    if claim.verdict not in PASSING and not claim.reason.strip():
         problems.append(f"verdict {claim.verdict!r} needs a reason")
     if claim.verdict == "calibrated" and "calibrated" not in claim.setting.lower():
         problems.append("a calibrated row must name the calibrated parameter in its setting")
@@ -476,11 +472,7 @@ def _check_interval(claim: Claim, paper: tuple[float, float] | None) -> list[str
         problems.append(
             f"reproduced within CI but the paper's {claim.paper_display()} misses {span}"
         )
-    if (
-        claim.kind == "interval"
-        and claim.verdict in ("reproduced", "reproduced within CI")
-        and _holds_null(claim)
-    ):
+    if claim.kind == "interval" and claim.verdict in PASSING and _holds_null(claim):
         problems.append(
             f"{claim.verdict!r} but {span} also holds the null {claim.null:g}: 'inconclusive'"
         )
@@ -509,9 +501,7 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
     outcome = _outcome(claim.ci_low, claim.ci_high, claim.null)
     if claim.outcome != outcome:
         problems.append(f"outcome {claim.outcome!r} but the interval says {outcome!r}")
-    if claim.verdict in ("reproduced", "reproduced within CI", "direction only") and (
-        outcome != claim.expected
-    ):
+    if claim.verdict in (*PASSING, "direction only") and outcome != claim.expected:
         problems.append(
             f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
             f"the paper {claim.expected!r}"
@@ -521,11 +511,10 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
             problems.append("'direction only' needs the paper's number")
         elif _meets(paper, claim.ci_low, claim.ci_high):
             problems.append("'direction only' but the paper's value lies in our interval")
-        elif magnitude_factor(claim.our_value, *paper, claim.null) <= MAGNITUDE_FACTOR:
+        elif (factor := magnitude_factor(claim.our_value, *paper, claim.null)) <= MAGNITUDE_FACTOR:
             problems.append(
-                f"'direction only' but the magnitude is off by only "
-                f"{magnitude_factor(claim.our_value, *paper, claim.null):.2f}× (<= "
-                f"{MAGNITUDE_FACTOR:g}×): 'partly'"
+                f"'direction only' but the magnitude is off by only {factor:.2f}× "
+                f"(<= {MAGNITUDE_FACTOR:g}×): 'partly'"
             )
     return problems
 
