@@ -90,11 +90,9 @@ def _paper_reference(entry: dict[str, str]) -> str:
         f"<em>{html.escape(entry.get('title', ''))}</em>",
         html.escape(venue),
         entry.get("year", ""),
+        entry.get("eprint") and f"arXiv:{entry['eprint']}",
+        entry.get("doi") and f"doi:{entry['doi']}",
     ]
-    if entry.get("eprint"):
-        parts.append(f"arXiv:{entry['eprint']}")
-    if entry.get("doi"):
-        parts.append(f"doi:{entry['doi']}")
     return ", ".join(p for p in parts if p)
 
 

@@ -233,13 +233,10 @@ def band(
             c = np.interp(grid, t, v)
             c[grid < t[0]] = np.nan
             curves.append(c)
-        curves = np.array(curves)
         n = np.isfinite(curves).sum(axis=0)
         keep = n > 0
-        stats = [np.nanmedian, np.nanmin, np.nanmax]
-        cols = {
-            name: f(curves[:, keep], axis=0) for name, f in zip(("median", "low", "high"), stats)
-        }
+        c = np.array(curves)[:, keep]
+        cols = {"median": np.nanmedian(c, 0), "low": np.nanmin(c, 0), "high": np.nanmax(c, 0)}
         if log:
             cols = {k: 10**v for k, v in cols.items()}
         part = pd.DataFrame({x: grid[keep], **cols, "n_seeds": n[keep]})

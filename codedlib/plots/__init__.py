@@ -127,12 +127,7 @@ def save_figure(
         # shown at the figure's own size (savefig.dpi is higher than figure.dpi)
         save_dpi = matplotlib.rcParams["savefig.dpi"]
         save_dpi = fig.dpi if save_dpi == "figure" else float(save_dpi)
-        width = int(round(_png_width(png) * fig.dpi / save_dpi))
+        width = int(round(int.from_bytes(png[16:20], "big") * fig.dpi / save_dpi))  # IHDR width
         display(Image(data=png, format="png", width=width), metadata={"codedlib_figure": name})
         close_figure(fig)
     return paths
-
-
-def _png_width(png: bytes) -> int:
-    """Pixel width from a PNG's IHDR chunk."""
-    return int.from_bytes(png[16:20], "big")

@@ -179,9 +179,11 @@ class Explorer:
         self.compute = compute
         self.controls = controls
         self.fixed = dict(fixed or {})
-        self.status = W.HTML()
+        # class names a browser test (and a user's CSS) can find
+        self.status = W.HTML().add_class("codedlib-status")
+        layout = {"display": "none", "max_width": "100%"}
         self.images = [
-            W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
+            W.Image(format="png", layout=W.Layout(**layout)).add_class("codedlib-figure")
             for _ in range(n_figures)
         ]
         self.progress = progress_bar()
@@ -202,12 +204,7 @@ class Explorer:
         else:
             children.append(self.progress)
         children += list(extra or []) + [self.status] + self.images
-        self.box = W.VBox(children)
-        # names a browser test (and a user's CSS) can find
-        self.box.add_class("codedlib-explorer")
-        self.status.add_class("codedlib-status")
-        for image in self.images:
-            image.add_class("codedlib-figure")
+        self.box = W.VBox(children).add_class("codedlib-explorer")
         if auto:
             for name in list(controls) if watch is None else watch:
                 controls[name].observe(self._changed, names="value")
