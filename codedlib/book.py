@@ -10,11 +10,8 @@ copied into ``build/book/mathjax/`` from the ``jupyter-server-mathjax`` package 
 by ``make setup``), and no page loads a script or stylesheet from elsewhere (no require.js, no
 widget manager, no Mermaid).
 
-Tool: nbconvert's HTML exporter (the ``lab`` template, the look of JupyterLab). It is
-maintained by the Jupyter project, already installed with JupyterLab, renders the executed
-notebooks as they are (no re-execution, no build configuration) and embeds outputs inline.
-Jupyter Book 2 would add a Node.js toolchain (mystmd) to the environment for what this book
-needs: a handful of pages and one generated index.
+Tool: nbconvert's HTML exporter (``lab`` template), installed with JupyterLab: the executed
+notebooks as they are, outputs inline, no Node.js toolchain (Jupyter Book 2 would need mystmd).
 """
 
 from __future__ import annotations

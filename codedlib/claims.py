@@ -891,12 +891,8 @@ def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim
         kw = dict(s.fixed)
         if s.measured is not None:
             kw.update(s.measured(**_wanted(s.measured, results)))
-        add = getattr(table, s.kind)
-        if s.about is None:
-            rows.append(add(s.item, s.quantity, **kw))
-        else:
-            with table.about(s.about):
-                rows.append(add(s.item, s.quantity, **kw))
+        with contextlib.nullcontext() if s.about is None else table.about(s.about):
+            rows.append(getattr(table, s.kind)(s.item, s.quantity, **kw))
     return rows
 
 
@@ -1040,13 +1036,13 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
         "| Paper | Item | Quantity | Paper value | Ours [95 % CI] | Verdict | Setting |",
         "|---|---|---|---|---|---|---|",
     ]
-    for c in _ordered(claims):
-        if c.headline:
-            lines.append(
-                f"| {_md(PAPERS[c.paper][1])} "
-                f"| {_md(c.item)} | {_md(c.quantity)} | {_md(c.paper_display())} "
-                f"| {_md(c.ours_display())} | {_md(c.verdict)} | {_md(c.setting)} |"
-            )
+    lines += [
+        f"| {_md(PAPERS[c.paper][1])} | {_md(c.item)} | {_md(c.quantity)} "
+        f"| {_md(c.paper_display())} | {_md(c.ours_display())} | {_md(c.verdict)} "
+        f"| {_md(c.setting)} |"
+        for c in _ordered(claims)
+        if c.headline
+    ]
     lines += [
         "",
         "| Paper | Paper rows | " + " | ".join(VERDICTS) + " | Derived | Internal checks |",

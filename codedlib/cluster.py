@@ -151,9 +151,7 @@ class ClusterModel:
     @property
     def burst_probability(self) -> float:
         """Stationary share of iterations a worker spends in a burst (0 without bursts)."""
-        if not self.bursty:
-            return 0.0
-        return self.burst_enter / (self.burst_enter + self.burst_exit)
+        return self.burst_enter / (self.burst_enter + self.burst_exit) if self.bursty else 0.0
 
     def slowdowns(self) -> np.ndarray:
         """Fixed per-worker slowdowns ``1 + h i / N`` (DSAG Section VII-B), shape (N,)."""

@@ -311,16 +311,13 @@ def main(argv: list[str] | None = None) -> int:
             return nb, None
         seconds = time.perf_counter() - start
         print(f"[ok]  {nb} in {seconds:.1f} s", flush=True)
+        written = Path(args.fig_root) / nb.stem / "claims.csv"
         if not args.quick and args.publish:
-            published = publish_claims(args.fig_root, Path(nb).stem, args.claims)
-            if published:
+            if published := publish_claims(args.fig_root, nb.stem, args.claims):
                 print(f"      claims -> {published}", flush=True)
-        elif not args.quick and (Path(args.fig_root) / Path(nb).stem / "claims.csv").exists():
-            print(
-                f"      claims: {Path(args.fig_root) / Path(nb).stem / 'claims.csv'} "
-                "(committed claims and README unchanged; --publish copies them)",
-                flush=True,
-            )
+        elif not args.quick and written.exists():
+            unchanged = "committed claims and README unchanged; --publish copies them"
+            print(f"      claims: {written} ({unchanged})", flush=True)
         return nb, seconds
 
     with _kernel_environment():  # entered once: the threads' own entries change nothing

@@ -379,11 +379,10 @@ class MarkovBursts:
             raise ValueError(f"initial must be 'stationary' or 'normal', got initial={initial!r}")
         uniforms = rng.random((n_iterations, self.n_workers))
         states = np.empty((n_iterations, self.n_workers), dtype=bool)
-        for it in range(n_iterations):  # sequential in time, vectorised over workers
-            if it > 0:
-                leave = np.where(state, uniforms[it] < self.p_exit, uniforms[it] < self.p_enter)
-                state = state ^ leave
-            states[it] = state
+        states[0] = state
+        for it in range(1, n_iterations):  # sequential in time, vectorised over workers
+            u, state = uniforms[it], states[it - 1]
+            states[it] = state ^ np.where(state, u < self.p_exit, u < self.p_enter)
         return states
 
     def sample_path(
