@@ -210,13 +210,6 @@ class HeterogeneousCluster:
         variances = check_array("variances", variances, ndim=1, shape=means.shape)
         return cls([gamma_from_moments(m, v) for m, v in zip(means, variances)])
 
-    @classmethod
-    def from_pareto(cls, t0s, xis) -> HeterogeneousCluster:
-        """Pareto workers with per-worker scales ``t0`` and shapes ``xi``."""
-        t0s = check_array("t0s", t0s, ndim=1)
-        xis = check_array("xis", xis, ndim=1, shape=t0s.shape)
-        return cls([pareto(t, x) for t, x in zip(t0s, xis)])
-
     # grouping -----------------------------------------------------------------------------
     def _group_by_family(self):
         """Group workers by scipy family (and shape count) for vectorised sampling."""
@@ -353,13 +346,6 @@ class MarkovBursts:
         """Per-worker mean latency under the stationary chain, shape ``(N,)``."""
         pi = self.burst_probability
         return self.cluster.means() * (1.0 - pi + pi * self.factor)
-
-    def stationary_variances(self) -> np.ndarray:
-        """Per-worker variance of the stationary mixture ``(1-pi) X + pi (factor X)``."""
-        pi = self.burst_probability
-        m, v = self.cluster.means(), self.cluster.variances()
-        second = (v + m**2) * (1.0 - pi + pi * self.factor**2)
-        return second - self.stationary_means() ** 2
 
     def sample_states(
         self, n_iterations: int, rng: RngLike = None, initial: str = "stationary"
