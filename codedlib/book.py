@@ -195,7 +195,6 @@ def build_book(
     out_dir: str | Path = "build/book",
     *,
     fig_root: str | Path | None = "figures",
-    notebooks: list[Path] | None = None,
 ) -> Path:
     """Render the executed notebooks of ``executed_dir`` and an index into ``out_dir``.
 
@@ -204,7 +203,7 @@ def build_book(
     notebook is missing.
     """
     executed_dir, out = Path(executed_dir), Path(out_dir)
-    sources = notebooks if notebooks is not None else discover_notebooks()
+    sources = discover_notebooks()
     missing = [p.name for p in sources if not (executed_dir / p.name).exists()]
     if missing:
         raise ValueError(f"executed_dir={str(executed_dir)!r} lacks executed notebooks {missing}")

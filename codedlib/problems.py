@@ -449,11 +449,10 @@ def _load_sklearn_digits():
     return digits.data.astype(float), digits.target.astype(np.int64)
 
 
-def _split(X, y, test_fraction: float, rng, description: str) -> Dataset:
-    """A random train/test split of scikit-learn's digits."""
-    test_fraction = check_real("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
+def _split(X, y, rng, description: str) -> Dataset:
+    """A random train/test split of scikit-learn's digits, a quarter held out."""
     perm = as_generator(rng).permutation(len(y))
-    n_test = int(round(test_fraction * len(y)))
+    n_test = int(round(0.25 * len(y)))
     train, test = perm[n_test:], perm[:n_test]
     return Dataset(X[train], y[train], X[test], y[test], description=description)
 
@@ -461,11 +460,11 @@ def _split(X, y, test_fraction: float, rng, description: str) -> Dataset:
 def digits_binary(
     pos: int = 4,
     neg: int = 9,
-    test_fraction: float = 0.25,
     intercept: bool = True,
     rng: RngLike = 0,
 ) -> Dataset:
-    """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept).
+    """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept), a
+    quarter held out.
 
     The stand-in for GISETTE's 4-vs-9 task (CodedReduce Section VI) and for DSAG's logistic
     regression. Shipped with scikit-learn (``load_digits``: the UCI optdigits test set, CC BY
@@ -479,13 +478,12 @@ def digits_binary(
     keep = np.isin(t, (pos, neg))
     X = standardize(X[keep], intercept=intercept)
     y = np.where(t[keep] == pos, 1.0, -1.0)
-    return _split(X, y, test_fraction, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
+    return _split(X, y, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
 
 
-def digits_multiclass(
-    test_fraction: float = 0.25, intercept: bool = True, rng: RngLike = 0
-) -> Dataset:
-    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept).
+def digits_multiclass(intercept: bool = True, rng: RngLike = 0) -> Dataset:
+    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept), a
+    quarter held out.
 
     The stand-in for MNIST in the Reed–Solomon GC experiment (Section 6).
     """
@@ -493,7 +491,7 @@ def digits_multiclass(
     X = X / 16.0
     if intercept:
         X = np.hstack([np.ones((X.shape[0], 1)), X])
-    return _split(X, t, test_fraction, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
+    return _split(X, t, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
 
 
 def sparse_lowrank_binary(

@@ -93,9 +93,7 @@ def _in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def save_figure(
-    fig, name: str, fig_dir: str | os.PathLike | None, *, show: bool = True
-) -> list[Path]:
+def save_figure(fig, name: str, fig_dir: str | os.PathLike | None) -> list[Path]:
     """Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` with fixed metadata, and show it.
 
     The same figure gives byte-identical files on every run (no timestamps or version
@@ -120,7 +118,7 @@ def save_figure(
             ):
                 with atomic_write(path, "wb", encoding=None) as fh:  # never a half-written file
                     fig.savefig(fh, format=fmt, metadata=meta)
-    if show and _in_kernel():
+    if _in_kernel():
         from IPython.display import Image, display
 
         png = paths[0].read_bytes() if paths else figure_png(fig)
