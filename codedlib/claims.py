@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from codedlib._validation import check_real
 from codedlib.atomic import write_text_atomic
 
 __all__ = [
@@ -238,9 +239,7 @@ def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
 
 
 def _check_level(level) -> float:
-    if not (isinstance(level, (int, float)) and 0 < level < 1):
-        raise ValueError(f"level must satisfy 0 < level < 1, got level={level!r}")
-    return float(level)
+    return check_real("level", level, 0, 1, low_open=True, high_open=True)
 
 
 def _fmt(x, unit: str = "", digits: int = 6) -> str:
@@ -519,13 +518,6 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
     return problems
 
 
-def _tolerance(rtol) -> float:
-    rtol = _number(rtol, "rtol")
-    if rtol < 0:
-        raise ValueError(f"rtol must be >= 0, got rtol={rtol!r}")
-    return rtol
-
-
 def _paper_fields(paper, paper_range, one_sided: bool = True) -> dict:
     """The paper's value and range as Claim fields (a point when only ``paper`` is given)."""
     lo = hi = value = math.nan if paper is None else _number(paper, "paper")
@@ -612,7 +604,7 @@ class ClaimsTable:
         compare as strings. ``ours_text`` / ``paper_text`` add words to a numeric row (the
         split behind a sum, the paper's own wording).
         """
-        rtol = _tolerance(rtol)
+        rtol = check_real("rtol", rtol, low=0)
         kw = dict(meta, rtol=rtol, uncertainty="exact (deterministic)")
         if isinstance(ours, str) or isinstance(paper, str):
             kw.update(paper_text="" if paper is None else str(paper), our_text=str(ours))
@@ -654,7 +646,7 @@ class ClaimsTable:
         ``rtol`` of ours — the tolerance is stated in the row; else ``not reproduced`` (pass
         ``verdict`` and ``reason`` for ``partly``, ``calibrated``, ``paper erratum``).
         """
-        level, rtol = _check_level(level), _tolerance(rtol)
+        level, rtol = _check_level(level), check_real("rtol", rtol, low=0)
         if (samples is None) == (estimate is None):
             raise ValueError("give exactly one of samples or estimate")
         if samples is not None:
