@@ -62,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-from codedlib._validation import check_real
+from codedlib._validation import check_int, check_real
 from codedlib.atomic import write_text_atomic
 
 __all__ = [
@@ -309,12 +309,6 @@ def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, 
     return math.exp(m), math.exp(lo), math.exp(hi)
 
 
-def _count(value, name: str) -> int:
-    if isinstance(value, bool) or not _finite(value) or not float(value).is_integer():
-        raise ValueError(f"{name} must be a whole number, got {name}={value!r}")
-    return int(value)
-
-
 def proportion_interval(
     successes: int, trials: int, level: float = 0.95
 ) -> tuple[float, float, float]:
@@ -323,12 +317,8 @@ def proportion_interval(
     from scipy import stats
 
     level = _check_level(level)
-    successes, trials = _count(successes, "successes"), _count(trials, "trials")
-    if trials <= 0 or not 0 <= successes <= trials:
-        raise ValueError(
-            f"successes must satisfy 0 <= successes <= trials, got "
-            f"successes={successes}, trials={trials}"
-        )
+    trials = check_int("trials", trials, low=1)
+    successes = check_int("successes", successes, low=0, high=trials)
     z = float(stats.norm.ppf(0.5 + level / 2))
     p = successes / trials
     denom = 1 + z * z / trials
