@@ -116,8 +116,7 @@ def _fit_pareto(x: np.ndarray) -> tuple[float, float]:
     from scipy.optimize import minimize_scalar
 
     n, sum_log, xmin = x.size, float(np.sum(np.log(x))), float(x.min())
-    xi_max = 1.0 / (1.0 - xmin) if xmin < 1.0 else math.inf
-    xi_max = min(xi_max, 1e6)
+    xi_max = min(1.0 / (1.0 - xmin) if xmin < 1.0 else math.inf, 1e6)
     lo, hi = math.log(1e-6), math.log(max(xi_max - 1.0, 2e-6))
     res = minimize_scalar(
         lambda u: -_pareto_loglik(1.0 + math.exp(u), n, sum_log),
@@ -179,14 +178,10 @@ def family_logliks(x) -> dict:
 # ---------------------------------------------------------------------- bursts
 def _lag1_autocorrelation(seqs) -> tuple[float, int]:
     """Pooled lag-1 autocorrelation of sequences (each centred on its own mean)."""
-    num = den = 0.0
-    pairs = 0
-    for s in seqs:
-        d = s - s.mean()
-        num += float(np.dot(d[:-1], d[1:]))
-        den += float(np.dot(d, d))
-        pairs += s.size - 1
-    return (num / den if den > 0 else 0.0), pairs
+    ds = [s - s.mean() for s in seqs]
+    num = sum(float(np.dot(d[:-1], d[1:])) for d in ds)
+    den = sum(float(np.dot(d, d)) for d in ds)
+    return (num / den if den > 0 else 0.0), sum(s.size - 1 for s in seqs)
 
 
 def _hmm_bursts(seqs, max_iter=200, tol=1e-6):

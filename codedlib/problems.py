@@ -373,12 +373,12 @@ class PCA(Problem):
         V = check_array("theta_or_V", theta_or_V)
         flat = V.ndim == 1
         if flat:
-            if d is None or k is None:
-                raise ValueError(f"a flat theta needs d and k (V is d x k), got d={d}, k={k}")
-            d, k = check_int("d", d, low=1), check_int("k", k, low=1)
-            if d * k != V.size:
-                raise ValueError(f"theta must have d*k = {d * k} entries, got {V.size}")
-            V = V.reshape(d, k)
+            if d is None or k is None or check_int("d", d, 1) * check_int("k", k, 1) != V.size:
+                raise ValueError(
+                    f"a flat theta needs d and k with d*k = {V.size} entries (V is d x k), "
+                    f"got d={d}, k={k}"
+                )
+            V = V.reshape(int(d), int(k))
         elif V.ndim != 2:
             raise ValueError(
                 f"theta_or_V must be a d x k matrix or a flat theta, got shape {V.shape}"
