@@ -297,15 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     def one(nb):
         start = time.perf_counter()
         print(f"[run] {nb} (quick={args.quick})", flush=True)
+        kw = dict(quick=args.quick, interactive=args.interactive, fig_root=args.fig_root)
         try:
-            run_notebook(
-                nb,
-                quick=args.quick,
-                interactive=args.interactive,
-                fig_root=args.fig_root,
-                out_dir=args.out,
-                timeout=args.timeout,
-            )
+            run_notebook(nb, **kw, out_dir=args.out, timeout=args.timeout)
         except Exception as exc:  # report every notebook, then fail
             print(f"[FAIL] {nb}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             return nb, None

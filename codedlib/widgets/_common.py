@@ -192,7 +192,6 @@ class Explorer:
         self.last_values: dict | None = None
         self._held = 0
         self._pending = False
-        self.auto = auto
         rows = rows or [list(controls)]
         children = [
             W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
