@@ -651,21 +651,10 @@ class ClaimsTable:
                 raise ValueError("an estimate needs its uncertainty described")
         if rtol > 0:
             uncertainty += f"; reproduced if the paper's value is within rtol = {rtol:g} of ours"
-        claim = self._base(
-            item,
-            quantity,
-            "interval",
-            verdict="",
-            our_value=value,
-            ci_low=lo,
-            ci_high=hi,
-            **_paper_fields(paper, paper_range),
-            uncertainty=uncertainty,
-            n_seeds=n,
-            rtol=rtol,
-            null=math.nan if null is None else _number(null, "null"),
-            **meta,
-        )
+        kw = dict(meta, our_value=value, ci_low=lo, ci_high=hi, uncertainty=uncertainty)
+        kw.update(_paper_fields(paper, paper_range), n_seeds=n, rtol=rtol)
+        kw.update(null=math.nan if null is None else _number(null, "null"))
+        claim = self._base(item, quantity, "interval", verdict="", **kw)
         if verdict is None:
             rng_ = _paper_range(claim)
             if _meets(rng_, lo, hi):
@@ -709,24 +698,11 @@ class ClaimsTable:
         n = len(np.ravel(numerator))
         outcome = _outcome(lo, hi, 1.0)
         paper_given = paper is not None or paper_range is not None
-        claim = self._base(
-            item,
-            quantity,
-            "comparison",
-            verdict="",
-            our_value=value,
-            ci_low=lo,
-            ci_high=hi,
-            **_paper_fields(paper, paper_range),
-            paper_text=paper_text or ("" if paper_given else f"ratio {expected} than 1"),
-            uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds",
-            n_seeds=n,
-            null=1.0,
-            expected=expected,
-            outcome=outcome,
-            unit=unit,
-            **meta,
-        )
+        kw = dict(meta, our_value=value, ci_low=lo, ci_high=hi, n_seeds=n, null=1.0, unit=unit)
+        kw.update(_paper_fields(paper, paper_range), expected=expected, outcome=outcome)
+        kw.update(paper_text=paper_text or ("" if paper_given else f"ratio {expected} than 1"))
+        kw.update(uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds")
+        claim = self._base(item, quantity, "comparison", verdict="", **kw)
         rng_ = _paper_range(claim)
         if verdict is None:
             if outcome == expected:
