@@ -325,7 +325,6 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         )
     else:
         notes.append(f"family given ({family}); shape fitted by maximum likelihood")
-    shape = fits[family][0]
     message_time, network = _fit_network(trace, workload, notes)
     share_time = base / shares
     worker_flop_time = share_time / workload.share_flops
@@ -334,28 +333,10 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         f"{workload} assumed, so worker_flop_time {worker_flop_time:.4g} s; master_flop_time "
         "assumed (ClusterModel default)"
     )
-    cluster = ClusterModel(
-        n_workers=N,
-        family=family,
-        shape=shape,
-        heterogeneity=h,
-        burst_factor=factor,
-        burst_enter=p_enter,
-        burst_exit=p_exit,
-        network=network,
-        workload=workload,
-        worker_flop_time=worker_flop_time,
-        name=name,
-    )
-    return ClusterFit(
-        cluster=cluster,
-        loglik=loglik,
-        family=family,
-        worker_order=worker_order,
-        burst_autocorrelation=float(r),
-        message_time=message_time,
-        notes=notes,
-    )
+    kw = dict(n_workers=N, family=family, shape=fits[family][0], heterogeneity=h, name=name)
+    kw.update(burst_factor=factor, burst_enter=p_enter, burst_exit=p_exit, network=network)
+    cluster = ClusterModel(**kw, workload=workload, worker_flop_time=worker_flop_time)
+    return ClusterFit(cluster, loglik, family, worker_order, float(r), message_time, notes)
 
 
 def _check_fit_args(trace, family, shares, workload, name):
