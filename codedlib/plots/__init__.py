@@ -112,12 +112,9 @@ def save_figure(fig, name: str, fig_dir: str | os.PathLike | None) -> list[Path]
         with DRAW_LOCK:
             from codedlib.atomic import atomic_write
 
-            for path, fmt, meta in (
-                (paths[0], "png", _PNG_METADATA),
-                (paths[1], "pdf", _PDF_METADATA),
-            ):
+            for path, meta in zip(paths, (_PNG_METADATA, _PDF_METADATA)):
                 with atomic_write(path, "wb", encoding=None) as fh:  # never a half-written file
-                    fig.savefig(fh, format=fmt, metadata=meta)
+                    fig.savefig(fh, format=path.suffix[1:], metadata=meta)
     if _in_kernel():
         from IPython.display import Image, display
 
