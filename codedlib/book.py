@@ -123,16 +123,9 @@ def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
 
     nb = nbformat.reads(executed.read_text(encoding="utf-8"), as_version=4)
     figures = _anchor_figures(nb)
-    title = next(
-        (
-            line.lstrip("# ").strip()
-            for c in nb.cells
-            if c.cell_type == "markdown"
-            for line in c.source.splitlines()
-            if line.startswith("# ")
-        ),
-        executed.stem,
-    )
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    heading = re.search(r"^# (.*)$", markdown, flags=re.M)
+    title = heading.group(1).strip() if heading else executed.stem
     nb.cells.insert(
         0,
         nbformat.v4.new_markdown_cell(
@@ -209,13 +202,9 @@ def build_book(
         raise ValueError(f"executed_dir={str(executed_dir)!r} lacks executed notebooks {missing}")
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(mathjax_source(), out / MATHJAX_DIR, dirs_exist_ok=True)
-    pages, claims = [], []
-    for source in sources:
-        title, figures = _export_page(executed_dir / source.name, out)
-        pages.append((source.stem, title, figures))
-        csv = Path(fig_root) / source.stem / "claims.csv" if fig_root is not None else None
-        if csv is not None and csv.exists():
-            claims.extend(read_claims(csv))
+    pages = [(s.stem, *_export_page(executed_dir / s.name, out)) for s in sources]
+    csvs = [] if fig_root is None else [Path(fig_root) / s.stem / "claims.csv" for s in sources]
+    claims = read_claims([p for p in csvs if p.exists()])
     bib = bibliography()
     papers = "".join(
         f"<li>{_paper_reference(bib[key])}</li>" for key, _, _ in PAPERS.values() if key in bib
