@@ -38,8 +38,7 @@ class Network:
 
     def vector_time(self, n_numbers):
         """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries)."""
-        n_numbers = np.asarray(n_numbers, dtype=float)
-        return self.message_time(n_numbers * self.bytes_per_number)
+        return self.message_time(np.asarray(n_numbers, dtype=float) * self.bytes_per_number)
 
     @classmethod
     def from_message_time(cls, message_time: float, n_numbers: int, latency: float) -> Network:

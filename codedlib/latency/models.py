@@ -168,8 +168,7 @@ def sample_distribution(dist, size, rng: RngLike = None) -> np.ndarray:
     params = _family_parameters(dist)
     if params is None:
         return np.asarray(dist.rvs(size=size, random_state=rng), dtype=float)
-    family, shapes, loc, scale = params
-    return _draw_family(family, shapes, loc, scale, size, rng)
+    return _draw_family(*params, size, rng)
 
 
 class HeterogeneousCluster:
