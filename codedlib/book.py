@@ -260,10 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     executed = Path(args.executed)
     for source in discover_notebooks():
         if not (executed / source.name).exists():
-            print(
-                f"[run] {source.name}: no executed copy in {executed}, running it (faithful)",
-                flush=True,
-            )
+            print(f"[run] {source.name}: not in {executed}, running it (faithful)", flush=True)
             run_notebook(source, fig_root=args.fig_root, out_dir=executed, timeout=args.timeout)
     index = build_book(executed, args.out, fig_root=args.fig_root)
     print(f"book: {index.resolve().as_uri()}")

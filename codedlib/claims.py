@@ -871,11 +871,8 @@ def tally(rows: Sequence[Claim]) -> dict:
     all come from here.
     """
     paper = [r for r in rows if r.basis == "paper"]
-    out = {"paper rows": len(paper)}
-    out.update({v: sum(r.verdict == v for r in paper) for v in VERDICTS})
-    out["derived"] = _apart([r for r in rows if r.basis == "derived"])
-    out["check"] = _apart([r for r in rows if r.basis == "check"])
-    return out
+    out = {"paper rows": len(paper), **{v: sum(r.verdict == v for r in paper) for v in VERDICTS}}
+    return out | {b: _apart([r for r in rows if r.basis == b]) for b in ("derived", "check")}
 
 
 def _ordered(rows: Sequence[Claim]) -> list[Claim]:

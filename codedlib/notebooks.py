@@ -191,12 +191,12 @@ def inline_figures(executed: str | Path) -> list[str]:
     """Names of the figures an executed notebook shows inline (``save_figure`` tags each
     display with its file stem; figures shown without a name count as ``""``).
     """
-    names = []
-    for cell in _load(Path(executed))["cells"]:
-        for output in cell.get("outputs", []):
-            if "image/png" in output.get("data", {}):
-                names.append(output.get("metadata", {}).get("codedlib_figure", ""))
-    return names
+    return [
+        output.get("metadata", {}).get("codedlib_figure", "")
+        for cell in _load(Path(executed))["cells"]
+        for output in cell.get("outputs", [])
+        if "image/png" in output.get("data", {})
+    ]
 
 
 def strip_outputs(nb: dict) -> dict:
