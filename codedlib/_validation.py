@@ -51,15 +51,10 @@ def _range_text(name, low, high, low_open=False, high_open=False):
 
 def check_int(name: str, value, low=None, high=None) -> int:
     """Return ``value`` as int if it is an integer with ``low <= value <= high``."""
-    if isinstance(value, bool):
-        raise InputTypeError(f"{name} must be an integer, got {name}={value!r}")
-    if not isinstance(value, numbers.Integral):
-        if isinstance(value, numbers.Real) and np.isfinite(value) and float(value).is_integer():
-            value = int(value)
-        elif isinstance(value, numbers.Real):
-            raise ValueError(f"{name} must be an integer, got {name}={value!r}")
-        else:
-            raise InputTypeError(f"{name} must be an integer, got {name}={value!r}")
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not real or not (isinstance(value, numbers.Integral) or float(value).is_integer()):
+        error = ValueError if real else InputTypeError
+        raise error(f"{name} must be an integer, got {name}={value!r}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must satisfy {_range_text(name, low, high)}, got {name}={value}")

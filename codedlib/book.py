@@ -10,11 +10,8 @@ copied into ``build/book/mathjax/`` from the ``jupyter-server-mathjax`` package 
 by ``make setup``), and no page loads a script or stylesheet from elsewhere (no require.js, no
 widget manager, no Mermaid).
 
-Tool: nbconvert's HTML exporter (the ``lab`` template, the look of JupyterLab). It is
-maintained by the Jupyter project, already installed with JupyterLab, renders the executed
-notebooks as they are (no re-execution, no build configuration) and embeds outputs inline.
-Jupyter Book 2 would add a Node.js toolchain (mystmd) to the environment for what this book
-needs: a handful of pages and one generated index.
+Tool: nbconvert's HTML exporter (``lab`` template), installed with JupyterLab: the executed
+notebooks as they are, outputs inline, no Node.js toolchain (Jupyter Book 2 would need mystmd).
 """
 
 from __future__ import annotations
@@ -90,11 +87,9 @@ def _paper_reference(entry: dict[str, str]) -> str:
         f"<em>{html.escape(entry.get('title', ''))}</em>",
         html.escape(venue),
         entry.get("year", ""),
+        entry.get("eprint") and f"arXiv:{entry['eprint']}",
+        entry.get("doi") and f"doi:{entry['doi']}",
     ]
-    if entry.get("eprint"):
-        parts.append(f"arXiv:{entry['eprint']}")
-    if entry.get("doi"):
-        parts.append(f"doi:{entry['doi']}")
     return ", ".join(p for p in parts if p)
 
 
@@ -128,16 +123,9 @@ def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
 
     nb = nbformat.reads(executed.read_text(encoding="utf-8"), as_version=4)
     figures = _anchor_figures(nb)
-    title = next(
-        (
-            line.lstrip("# ").strip()
-            for c in nb.cells
-            if c.cell_type == "markdown"
-            for line in c.source.splitlines()
-            if line.startswith("# ")
-        ),
-        executed.stem,
-    )
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    heading = re.search(r"^# (.*)$", markdown, flags=re.M)
+    title = heading.group(1).strip() if heading else executed.stem
     nb.cells.insert(
         0,
         nbformat.v4.new_markdown_cell(
@@ -168,26 +156,19 @@ th { background: #f3f3f3; }
 def _claims_html(claims) -> str:
     if not claims:
         return "<p>No claims recorded (the notebooks were not run with a figure folder).</p>"
-    rows = []
-    counts = "".join(f"<th>{html.escape(v)}</th>" for v in VERDICTS)
-    rows.append(
-        f"<table><tr><th>paper</th><th>paper rows</th>{counts}<th>derived</th>"
-        "<th>internal checks</th></tr>"
-    )
+    head = ("paper", "paper rows", *VERDICTS, "derived", "internal checks")
+    rows = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for key, (_, _short, title) in PAPERS.items():
-        mine = [c for c in claims if c.paper == key]
-        if mine:
+        if mine := [c for c in claims if c.paper == key]:
             t = tally(mine)
-            cells = "".join(
-                f"<td>{html.escape(str(t[k]) if t[k] else '·')}</td>"
-                for k in ("paper rows", *VERDICTS, "derived", "check")
+            counts = (
+                str(t[k]) if t[k] else "·" for k in ("paper rows", *VERDICTS, "derived", "check")
             )
+            cells = "".join(f"<td>{html.escape(c)}</td>" for c in counts)
             rows.append(f"<tr><td>{html.escape(title)}</td>{cells}</tr>")
-    rows.append("</table>")
     frame = claims_frame(claims, notebook=True)
-    rows.append(
-        "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns) + "</tr>"
-    )
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
+    rows += ["</table>", f"<table><tr>{head}</tr>"]
     for record in frame.itertuples(index=False):
         cells = []
         for column, value in zip(frame.columns, record):
@@ -207,7 +188,6 @@ def build_book(
     out_dir: str | Path = "build/book",
     *,
     fig_root: str | Path | None = "figures",
-    notebooks: list[Path] | None = None,
 ) -> Path:
     """Render the executed notebooks of ``executed_dir`` and an index into ``out_dir``.
 
@@ -216,19 +196,15 @@ def build_book(
     notebook is missing.
     """
     executed_dir, out = Path(executed_dir), Path(out_dir)
-    sources = notebooks if notebooks is not None else discover_notebooks()
+    sources = discover_notebooks()
     missing = [p.name for p in sources if not (executed_dir / p.name).exists()]
     if missing:
         raise ValueError(f"executed_dir={str(executed_dir)!r} lacks executed notebooks {missing}")
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(mathjax_source(), out / MATHJAX_DIR, dirs_exist_ok=True)
-    pages, claims = [], []
-    for source in sources:
-        title, figures = _export_page(executed_dir / source.name, out)
-        pages.append((source.stem, title, figures))
-        csv = Path(fig_root) / source.stem / "claims.csv" if fig_root is not None else None
-        if csv is not None and csv.exists():
-            claims.extend(read_claims(csv))
+    pages = [(s.stem, *_export_page(executed_dir / s.name, out)) for s in sources]
+    csvs = [] if fig_root is None else [Path(fig_root) / s.stem / "claims.csv" for s in sources]
+    claims = read_claims([p for p in csvs if p.exists()])
     bib = bibliography()
     papers = "".join(
         f"<li>{_paper_reference(bib[key])}</li>" for key, _, _ in PAPERS.values() if key in bib
@@ -284,10 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     executed = Path(args.executed)
     for source in discover_notebooks():
         if not (executed / source.name).exists():
-            print(
-                f"[run] {source.name}: no executed copy in {executed}, running it (faithful)",
-                flush=True,
-            )
+            print(f"[run] {source.name}: not in {executed}, running it (faithful)", flush=True)
             run_notebook(source, fig_root=args.fig_root, out_dir=executed, timeout=args.timeout)
     index = build_book(executed, args.out, fig_root=args.fig_root)
     print(f"book: {index.resolve().as_uri()}")

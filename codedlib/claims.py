@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from codedlib._validation import check_int, check_real
 from codedlib.atomic import write_text_atomic
 
 __all__ = [
@@ -100,9 +101,7 @@ VERDICTS = (
 #: Verdicts that count as a pass for a derived row or an internal check.
 PASSING = ("reproduced", "reproduced within CI")
 KINDS = ("exact", "interval", "comparison", "qualitative")
-#: What a row stands for: ``paper`` (a number or statement printed in the paper, with its
-#: locator), ``derived`` (our derivation from the paper's printed numbers), ``check`` (true by
-#: construction, or our own consistency check). Only ``paper`` rows count in a tally.
+#: What a row stands for (module docstring); only ``paper`` rows count in a tally.
 BASES = ("paper", "derived", "check")
 #: A comparison's magnitude is "off" when our effect and the paper's differ by more than this
 #: factor (:func:`magnitude_factor`).
@@ -223,32 +222,24 @@ def _finite(x) -> bool:
 
 def _number(value, name: str) -> float:
     """``value`` as a finite float, or a ValueError naming ``name``."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number, got {name}={value!r}") from None
-    if not math.isfinite(x):
+    if not _finite(value):
         raise ValueError(f"{name} must be a finite number, got {name}={value!r}")
-    return x
+    return float(value)
 
 
 def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
     """``(low, high)`` finite; with ``one_sided``, ``(low, inf)`` or ``(-inf, high)`` too
     (the paper's "more than 2.5×")."""
     lo, hi = pair
-    if one_sided and (lo == -math.inf) != (hi == math.inf):
-        return (
-            (-math.inf, _number(hi, f"{name}[1]"))
-            if lo == -math.inf
-            else (_number(lo, f"{name}[0]"), math.inf)
-        )
+    if one_sided and lo == -math.inf and hi != math.inf:
+        return -math.inf, _number(hi, f"{name}[1]")
+    if one_sided and hi == math.inf and lo != -math.inf:
+        return _number(lo, f"{name}[0]"), math.inf
     return _number(lo, f"{name}[0]"), _number(hi, f"{name}[1]")
 
 
 def _check_level(level) -> float:
-    if not (isinstance(level, (int, float)) and 0 < level < 1):
-        raise ValueError(f"level must satisfy 0 < level < 1, got level={level!r}")
-    return float(level)
+    return check_real("level", level, 0, 1, low_open=True, high_open=True)
 
 
 def _fmt(x, unit: str = "", digits: int = 6) -> str:
@@ -318,12 +309,6 @@ def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, 
     return math.exp(m), math.exp(lo), math.exp(hi)
 
 
-def _count(value, name: str) -> int:
-    if isinstance(value, bool) or not _finite(value) or not float(value).is_integer():
-        raise ValueError(f"{name} must be a whole number, got {name}={value!r}")
-    return int(value)
-
-
 def proportion_interval(
     successes: int, trials: int, level: float = 0.95
 ) -> tuple[float, float, float]:
@@ -332,12 +317,8 @@ def proportion_interval(
     from scipy import stats
 
     level = _check_level(level)
-    successes, trials = _count(successes, "successes"), _count(trials, "trials")
-    if trials <= 0 or not 0 <= successes <= trials:
-        raise ValueError(
-            f"successes must satisfy 0 <= successes <= trials, got "
-            f"successes={successes}, trials={trials}"
-        )
+    trials = check_int("trials", trials, low=1)
+    successes = check_int("successes", successes, low=0, high=trials)
     z = float(stats.norm.ppf(0.5 + level / 2))
     p = successes / trials
     denom = 1 + z * z / trials
@@ -441,7 +422,7 @@ def _check_fields(claim: Claim) -> list[str]:
         )
     if not claim.item or not claim.quantity or not claim.section:
         problems.append("item, quantity and section are required")
-    if claim.verdict not in ("reproduced", "reproduced within CI") and not claim.reason.strip():
+    if claim.verdict not in PASSING and not claim.reason.strip():
         problems.append(f"verdict {claim.verdict!r} needs a reason")
     if claim.verdict == "calibrated" and "calibrated" not in claim.setting.lower():
         problems.append("a calibrated row must name the calibrated parameter in its setting")
@@ -480,11 +461,7 @@ def _check_interval(claim: Claim, paper: tuple[float, float] | None) -> list[str
         problems.append(
             f"reproduced within CI but the paper's {claim.paper_display()} misses {span}"
         )
-    if (
-        claim.kind == "interval"
-        and claim.verdict in ("reproduced", "reproduced within CI")
-        and _holds_null(claim)
-    ):
+    if claim.kind == "interval" and claim.verdict in PASSING and _holds_null(claim):
         problems.append(
             f"{claim.verdict!r} but {span} also holds the null {claim.null:g}: 'inconclusive'"
         )
@@ -513,9 +490,7 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
     outcome = _outcome(claim.ci_low, claim.ci_high, claim.null)
     if claim.outcome != outcome:
         problems.append(f"outcome {claim.outcome!r} but the interval says {outcome!r}")
-    if claim.verdict in ("reproduced", "reproduced within CI", "direction only") and (
-        outcome != claim.expected
-    ):
+    if claim.verdict in (*PASSING, "direction only") and outcome != claim.expected:
         problems.append(
             f"verdict {claim.verdict!r} but the interval says {outcome!r}, "
             f"the paper {claim.expected!r}"
@@ -525,29 +500,20 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
             problems.append("'direction only' needs the paper's number")
         elif _meets(paper, claim.ci_low, claim.ci_high):
             problems.append("'direction only' but the paper's value lies in our interval")
-        elif magnitude_factor(claim.our_value, *paper, claim.null) <= MAGNITUDE_FACTOR:
+        elif (factor := magnitude_factor(claim.our_value, *paper, claim.null)) <= MAGNITUDE_FACTOR:
             problems.append(
-                f"'direction only' but the magnitude is off by only "
-                f"{magnitude_factor(claim.our_value, *paper, claim.null):.2f}× (<= "
-                f"{MAGNITUDE_FACTOR:g}×): 'partly'"
+                f"'direction only' but the magnitude is off by only {factor:.2f}× "
+                f"(<= {MAGNITUDE_FACTOR:g}×): 'partly'"
             )
     return problems
 
 
-def _tolerance(rtol) -> float:
-    rtol = _number(rtol, "rtol")
-    if rtol < 0:
-        raise ValueError(f"rtol must be >= 0, got rtol={rtol!r}")
-    return rtol
-
-
-def _paper_pair(paper, paper_range) -> tuple[float, float]:
+def _paper_fields(paper, paper_range, one_sided: bool = True) -> dict:
+    """The paper's value and range as Claim fields (a point when only ``paper`` is given)."""
+    lo = hi = value = math.nan if paper is None else _number(paper, "paper")
     if paper_range is not None:
-        return _pair(paper_range, "paper_range", one_sided=True)
-    if paper is not None:
-        x = _number(paper, "paper")
-        return x, x
-    return math.nan, math.nan
+        lo, hi = _pair(paper_range, "paper_range", one_sided)
+    return {"paper_value": value, "paper_low": lo, "paper_high": hi}
 
 
 COLOURS = {
@@ -628,31 +594,18 @@ class ClaimsTable:
         compare as strings. ``ours_text`` / ``paper_text`` add words to a numeric row (the
         split behind a sum, the paper's own wording).
         """
-        rtol = _tolerance(rtol)
+        rtol = check_real("rtol", rtol, low=0)
         kw = dict(meta, rtol=rtol, uncertainty="exact (deterministic)")
         if isinstance(ours, str) or isinstance(paper, str):
             kw.update(paper_text="" if paper is None else str(paper), our_text=str(ours))
             match = paper is not None and str(paper).strip() == str(ours).strip()
         else:
             ours = _number(ours, "ours")
-            value = math.nan if paper is None else _number(paper, "paper")
-            if paper_range is not None:
-                lo, hi = _pair(paper_range, "paper_range")
-            elif paper is not None:
-                lo = hi = value
-            else:
+            if paper is None and paper_range is None:
                 raise ValueError("a numeric exact row needs paper or paper_range")
-            kw.update(
-                paper_value=value,
-                paper_low=lo,
-                paper_high=hi,
-                our_value=ours,
-                ci_low=ours,
-                ci_high=ours,
-                our_text=ours_text,
-                paper_text=paper_text,
-            )
-            match = _within(ours, lo, hi, rtol)
+            kw.update(_paper_fields(paper, paper_range, one_sided=False), our_text=ours_text)
+            kw.update(our_value=ours, ci_low=ours, ci_high=ours, paper_text=paper_text)
+            match = _within(ours, kw["paper_low"], kw["paper_high"], rtol)
         if verdict is None:
             verdict = "reproduced" if match else "not reproduced"
         return self._add(self._base(item, quantity, "exact", verdict=verdict, **kw))
@@ -683,7 +636,7 @@ class ClaimsTable:
         ``rtol`` of ours — the tolerance is stated in the row; else ``not reproduced`` (pass
         ``verdict`` and ``reason`` for ``partly``, ``calibrated``, ``paper erratum``).
         """
-        level, rtol = _check_level(level), _tolerance(rtol)
+        level, rtol = _check_level(level), check_real("rtol", rtol, low=0)
         if (samples is None) == (estimate is None):
             raise ValueError("give exactly one of samples or estimate")
         if samples is not None:
@@ -698,24 +651,10 @@ class ClaimsTable:
                 raise ValueError("an estimate needs its uncertainty described")
         if rtol > 0:
             uncertainty += f"; reproduced if the paper's value is within rtol = {rtol:g} of ours"
-        p_lo, p_hi = _paper_pair(paper, paper_range)
-        claim = self._base(
-            item,
-            quantity,
-            "interval",
-            verdict="",
-            our_value=value,
-            ci_low=lo,
-            ci_high=hi,
-            paper_value=math.nan if paper is None else _number(paper, "paper"),
-            paper_low=p_lo,
-            paper_high=p_hi,
-            uncertainty=uncertainty,
-            n_seeds=n,
-            rtol=rtol,
-            null=math.nan if null is None else _number(null, "null"),
-            **meta,
-        )
+        kw = dict(meta, our_value=value, ci_low=lo, ci_high=hi, uncertainty=uncertainty)
+        kw.update(_paper_fields(paper, paper_range), n_seeds=n, rtol=rtol)
+        kw.update(null=math.nan if null is None else _number(null, "null"))
+        claim = self._base(item, quantity, "interval", verdict="", **kw)
         if verdict is None:
             rng_ = _paper_range(claim)
             if _meets(rng_, lo, hi):
@@ -759,27 +698,11 @@ class ClaimsTable:
         n = len(np.ravel(numerator))
         outcome = _outcome(lo, hi, 1.0)
         paper_given = paper is not None or paper_range is not None
-        p_lo, p_hi = _paper_pair(paper, paper_range)
-        claim = self._base(
-            item,
-            quantity,
-            "comparison",
-            verdict="",
-            our_value=value,
-            ci_low=lo,
-            ci_high=hi,
-            paper_value=math.nan if paper is None else _number(paper, "paper"),
-            paper_low=p_lo,
-            paper_high=p_hi,
-            paper_text=paper_text or ("" if paper_given else f"ratio {expected} than 1"),
-            uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds",
-            n_seeds=n,
-            null=1.0,
-            expected=expected,
-            outcome=outcome,
-            unit=unit,
-            **meta,
-        )
+        kw = dict(meta, our_value=value, ci_low=lo, ci_high=hi, n_seeds=n, null=1.0, unit=unit)
+        kw.update(_paper_fields(paper, paper_range), expected=expected, outcome=outcome)
+        kw.update(paper_text=paper_text or ("" if paper_given else f"ratio {expected} than 1"))
+        kw.update(uncertainty=f"{level:.0%} t-interval of the log ratio over {n} paired seeds")
+        claim = self._base(item, quantity, "comparison", verdict="", **kw)
         rng_ = _paper_range(claim)
         if verdict is None:
             if outcome == expected:
@@ -809,34 +732,15 @@ class ClaimsTable:
     ) -> Claim:
         """A statement that is not a number ("Coded-RS has the lowest test error"): the verdict
         is the notebook's judgement and must come with a reason unless reproduced."""
-        return self._add(
-            self._base(
-                item,
-                quantity,
-                "qualitative",
-                verdict=verdict,
-                paper_text=paper,
-                our_text=ours,
-                **meta,
-            )
-        )
+        kw = dict(verdict=verdict, paper_text=paper, our_text=ours)
+        return self._add(self._base(item, quantity, "qualitative", **kw, **meta))
 
     def not_attempted(
         self, item: str, quantity: str, *, paper: str, reason: str, section: str, **meta
     ) -> Claim:
         """A paper claim we do not reproduce at all, and why."""
-        return self._add(
-            self._base(
-                item,
-                quantity,
-                "qualitative",
-                verdict="not attempted",
-                paper_text=paper,
-                reason=reason,
-                section=section,
-                **meta,
-            )
-        )
+        kw = dict(paper=paper, reason=reason, section=section)
+        return self.qualitative(item, quantity, ours="", verdict="not attempted", **kw, **meta)
 
     # -- output -----------------------------------------------------------------------------
     def to_frame(self):
@@ -874,8 +778,7 @@ class ClaimsTable:
         """The tally of :func:`tally` in one line: the README's row for this notebook."""
         t = tally(self.rows)
         counts = ", ".join(f"{t[v]} {v}" for v in VERDICTS if t[v]) or "none"
-        derived = "none" if t["derived"] == "·" else t["derived"]
-        checks = "none" if t["check"] == "·" else t["check"]
+        derived, checks = ("none" if t[k] == "·" else t[k] for k in ("derived", "check"))
         return (
             f"paper rows {t['paper rows']}: {counts} · derived from the paper's numbers {derived}"
             f" · internal checks {checks}"
@@ -946,12 +849,8 @@ def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim
         kw = dict(s.fixed)
         if s.measured is not None:
             kw.update(s.measured(**_wanted(s.measured, results)))
-        add = getattr(table, s.kind)
-        if s.about is None:
-            rows.append(add(s.item, s.quantity, **kw))
-        else:
-            with table.about(s.about):
-                rows.append(add(s.item, s.quantity, **kw))
+        with contextlib.nullcontext() if s.about is None else table.about(s.about):
+            rows.append(getattr(table, s.kind)(s.item, s.quantity, **kw))
     return rows
 
 
@@ -972,11 +871,8 @@ def tally(rows: Sequence[Claim]) -> dict:
     all come from here.
     """
     paper = [r for r in rows if r.basis == "paper"]
-    out = {"paper rows": len(paper)}
-    out.update({v: sum(r.verdict == v for r in paper) for v in VERDICTS})
-    out["derived"] = _apart([r for r in rows if r.basis == "derived"])
-    out["check"] = _apart([r for r in rows if r.basis == "check"])
-    return out
+    out = {"paper rows": len(paper), **{v: sum(r.verdict == v for r in paper) for v in VERDICTS}}
+    return out | {b: _apart([r for r in rows if r.basis == b]) for b in ("derived", "check")}
 
 
 def _ordered(rows: Sequence[Claim]) -> list[Claim]:
@@ -1095,13 +991,13 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
         "| Paper | Item | Quantity | Paper value | Ours [95 % CI] | Verdict | Setting |",
         "|---|---|---|---|---|---|---|",
     ]
-    for c in _ordered(claims):
-        if c.headline:
-            lines.append(
-                f"| {_md(PAPERS[c.paper][1])} "
-                f"| {_md(c.item)} | {_md(c.quantity)} | {_md(c.paper_display())} "
-                f"| {_md(c.ours_display())} | {_md(c.verdict)} | {_md(c.setting)} |"
-            )
+    lines += [
+        f"| {_md(PAPERS[c.paper][1])} | {_md(c.item)} | {_md(c.quantity)} "
+        f"| {_md(c.paper_display())} | {_md(c.ours_display())} | {_md(c.verdict)} "
+        f"| {_md(c.setting)} |"
+        for c in _ordered(claims)
+        if c.headline
+    ]
     lines += [
         "",
         "| Paper | Paper rows | " + " | ".join(VERDICTS) + " | Derived | Internal checks |",
@@ -1156,18 +1052,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", default=str(repo_root / "README.md"))
     args = parser.parse_args(argv)
     source = Path(args.claims)
-    if not source.exists():
-        parser.error(f"--claims {args.claims}: no such file or folder")
     try:
+        if not source.exists():
+            raise ValueError("no such file or folder")
         claims = read_claims(source)
+        if not claims:
+            raise ValueError("no claims rows (expected <notebook>.csv files)")
         render_readme_table(claims)
     except ValueError as err:
-        parser.error(f"--claims {args.claims}: {err}")
-    if not claims:
-        parser.error(
-            f"--claims {args.claims}: no claims rows (expected <notebook>.csv files); "
-            "the README is left as it is"
-        )
+        parser.error(f"--claims {args.claims}: {err}; the README is left as it is")
     bad = [(c.key, p) for c in claims for p in check_claim(c)]
     for key, problem in bad:
         print(f"{key}: {problem}")

@@ -151,9 +151,7 @@ class ClusterModel:
     @property
     def burst_probability(self) -> float:
         """Stationary share of iterations a worker spends in a burst (0 without bursts)."""
-        if not self.bursty:
-            return 0.0
-        return self.burst_enter / (self.burst_enter + self.burst_exit)
+        return self.burst_enter / (self.burst_enter + self.burst_exit) if self.bursty else 0.0
 
     def slowdowns(self) -> np.ndarray:
         """Fixed per-worker slowdowns ``1 + h i / N`` (DSAG Section VII-B), shape (N,)."""
@@ -168,29 +166,18 @@ class ClusterModel:
         return math.inf if xi <= 2 else 1.0 / math.sqrt(xi * (xi - 2.0))
 
     # ------------------------------------------------------------------ draws
-    def burst_states(self, n_iterations: int, rng=None) -> np.ndarray:
-        """Burst indicators ``(T, N)`` of the two-state chains, started from stationarity."""
-        n_iterations = check_int("n_iterations", n_iterations, 1)
-        rng = as_generator(rng)
-        N = self.n_workers
-        out = np.zeros((n_iterations, N), dtype=bool)
-        if not self.bursty:
-            return out
-        state = rng.random(N) < self.burst_probability
-        for t in range(n_iterations):
-            out[t] = state
-            u = rng.random(N)
-            state = np.where(state, u >= self.burst_exit, u < self.burst_enter)
-        return out
-
     def factors(self, n_iterations: int, rng=None) -> np.ndarray:
         """Per-(iteration, worker) factors ``X * slowdown * burst``, shape ``(T, N)``."""
         n_iterations = check_int("n_iterations", n_iterations, 1)
         rng = as_generator(rng)
         x = unit_delays(self.family, self.shape, (n_iterations, self.n_workers), rng)
         x *= self.slowdowns()[None, :]
-        if self.bursty:
-            x *= np.where(self.burst_states(n_iterations, rng), self.burst_factor, 1.0)
+        if self.bursty:  # each worker's two-state chain, started from stationarity
+            state = rng.random(self.n_workers) < self.burst_probability
+            for row in x:
+                row *= np.where(state, self.burst_factor, 1.0)
+                u = rng.random(self.n_workers)
+                state = np.where(state, u >= self.burst_exit, u < self.burst_enter)
         return x
 
     def compute_times(self, shares, n_iterations: int, rng=None, factors=None) -> np.ndarray:

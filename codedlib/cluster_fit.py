@@ -116,8 +116,7 @@ def _fit_pareto(x: np.ndarray) -> tuple[float, float]:
     from scipy.optimize import minimize_scalar
 
     n, sum_log, xmin = x.size, float(np.sum(np.log(x))), float(x.min())
-    xi_max = 1.0 / (1.0 - xmin) if xmin < 1.0 else math.inf
-    xi_max = min(xi_max, 1e6)
+    xi_max = min(1.0 / (1.0 - xmin) if xmin < 1.0 else math.inf, 1e6)
     lo, hi = math.log(1e-6), math.log(max(xi_max - 1.0, 2e-6))
     res = minimize_scalar(
         lambda u: -_pareto_loglik(1.0 + math.exp(u), n, sum_log),
@@ -179,14 +178,10 @@ def family_logliks(x) -> dict:
 # ---------------------------------------------------------------------- bursts
 def _lag1_autocorrelation(seqs) -> tuple[float, int]:
     """Pooled lag-1 autocorrelation of sequences (each centred on its own mean)."""
-    num = den = 0.0
-    pairs = 0
-    for s in seqs:
-        d = s - s.mean()
-        num += float(np.dot(d[:-1], d[1:]))
-        den += float(np.dot(d, d))
-        pairs += s.size - 1
-    return (num / den if den > 0 else 0.0), pairs
+    ds = [s - s.mean() for s in seqs]
+    num = sum(float(np.dot(d[:-1], d[1:])) for d in ds)
+    den = sum(float(np.dot(d, d)) for d in ds)
+    return (num / den if den > 0 else 0.0), sum(s.size - 1 for s in seqs)
 
 
 def _hmm_bursts(seqs, max_iter=200, tol=1e-6):
@@ -262,33 +257,23 @@ def _as_trace(trace):
     missing = [c for c in _REQUIRED if c not in trace.columns]
     if missing:
         raise ValueError(f"trace must have the columns {list(_REQUIRED)}, missing {missing}")
-    for col in ("compute_time", "comm_time"):
-        try:
-            values = trace[col].to_numpy(dtype=float)
-        except (TypeError, ValueError):
-            raise InputTypeError(f"trace[{col!r}] must be numeric") from None
-        bad = ~np.isfinite(values) | ~(values > 0)
-        if bad.any():
-            raise ValueError(
-                f"trace[{col!r}] must hold finite times > 0 (seconds), got {int(bad.sum())} "
-                f"bad values, e.g. {values[bad][0]:g}"
-            )
-    for col in ("worker", "iteration", "wall_clock"):
+    wanted = {"compute_time": "times > 0 (seconds)", "comm_time": "times > 0 (seconds)"}
+    wanted.update(worker="integers >= 0", iteration="integers >= 0")
+    for col, what in {**wanted, "wall_clock": "times >= 0 (seconds)"}.items():
         if col not in trace.columns:
             continue
         try:
             values = trace[col].to_numpy(dtype=float)
         except (TypeError, ValueError):
             raise InputTypeError(f"trace[{col!r}] must be numeric") from None
-        bad = ~np.isfinite(values) | ~(values >= 0)
-        if col != "wall_clock":
+        bad = ~np.isfinite(values) | ~(values > 0 if "> 0" in what else values >= 0)
+        if what.startswith("integers"):
             bad |= values != np.round(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"trace[{col!r}] must hold finite "
-                + ("times >= 0 (seconds)" if col == "wall_clock" else "integers >= 0")
-                + f", got {int(bad.sum())} bad values, e.g. {values[row]:g} in row {row + 1}"
+                f"trace[{col!r}] must hold finite {what}, got {int(bad.sum())} bad values, "
+                f"e.g. {values[row]:g} in row {row + 1}"
             )
     sizes = trace.groupby("worker").size()
     if sizes.size < 2:
@@ -328,7 +313,7 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         means = np.array([s.mean() for s in seqs])
         xs = [s / m for s, m in zip(seqs, means)]
     base, h, rank = _fit_heterogeneity(seqs, means, notes)
-    worker_order = tuple(_plain(workers[i]) for i in rank)
+    worker_order = tuple(np.asarray(workers)[rank].tolist())
     x = np.concatenate(xs)  # ---- family and shape
     fits = family_logliks(x)
     loglik = {f: fits[f][1] for f in FAMILIES}
@@ -340,7 +325,6 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         )
     else:
         notes.append(f"family given ({family}); shape fitted by maximum likelihood")
-    shape = fits[family][0]
     message_time, network = _fit_network(trace, workload, notes)
     share_time = base / shares
     worker_flop_time = share_time / workload.share_flops
@@ -349,28 +333,10 @@ def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your clu
         f"{workload} assumed, so worker_flop_time {worker_flop_time:.4g} s; master_flop_time "
         "assumed (ClusterModel default)"
     )
-    cluster = ClusterModel(
-        n_workers=N,
-        family=family,
-        shape=shape,
-        heterogeneity=h,
-        burst_factor=factor,
-        burst_enter=p_enter,
-        burst_exit=p_exit,
-        network=network,
-        workload=workload,
-        worker_flop_time=worker_flop_time,
-        name=name,
-    )
-    return ClusterFit(
-        cluster=cluster,
-        loglik=loglik,
-        family=family,
-        worker_order=worker_order,
-        burst_autocorrelation=float(r),
-        message_time=message_time,
-        notes=notes,
-    )
+    kw = dict(n_workers=N, family=family, shape=fits[family][0], heterogeneity=h, name=name)
+    kw.update(burst_factor=factor, burst_enter=p_enter, burst_exit=p_exit, network=network)
+    cluster = ClusterModel(**kw, workload=workload, worker_flop_time=worker_flop_time)
+    return ClusterFit(cluster, loglik, family, worker_order, float(r), message_time, notes)
 
 
 def _check_fit_args(trace, family, shares, workload, name):
@@ -467,7 +433,9 @@ def _fit_heterogeneity(seqs, means, notes):
     rel_se = math.sqrt(
         np.mean([np.var(s, ddof=1) / (s.size * s.mean() ** 2) for s in seqs])
     )  # relative standard error of one worker's mean
-    blom = _normal_order_means(N)
+    from scipy.stats import norm
+
+    blom = norm.ppf((np.arange(1, N + 1) - 0.375) / (N + 0.25))  # Blom's normal order means
     noise_h = float(np.polyfit(u, 1.0 + rel_se * blom, 1)[0]) if N > 1 else 0.0
     notes.append(
         f"heterogeneity {h:.3g} fitted by least squares over workers sorted by mean; sampling "
@@ -495,17 +463,6 @@ def _fit_network(trace, workload, notes):
         f"from bandwidth); bandwidth {network.bandwidth:.4g} B/s follows"
     )
     return message_time, network
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _normal_order_means(n: int) -> np.ndarray:
-    """Blom's approximation of the expected order statistics of ``n`` standard normals."""
-    from scipy.stats import norm
-
-    return norm.ppf((np.arange(1, n + 1) - 0.375) / (n + 0.25))
 
 
 # ---------------------------------------------------------------------- synthetic traces

@@ -38,13 +38,10 @@ class Network:
 
     def vector_time(self, n_numbers):
         """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries)."""
-        n_numbers = np.asarray(n_numbers, dtype=float)
-        return self.message_time(n_numbers * self.bytes_per_number)
+        return self.message_time(np.asarray(n_numbers, dtype=float) * self.bytes_per_number)
 
     @classmethod
-    def from_message_time(
-        cls, message_time: float, n_numbers: int, latency: float, bytes_per_number: int = 8
-    ) -> Network:
+    def from_message_time(cls, message_time: float, n_numbers: int, latency: float) -> Network:
         """The network (bandwidth solved for) where ``n_numbers`` numbers take ``message_time``."""
         message_time = check_real("message_time", message_time, 0.0, low_open=True)
         n_numbers = check_int("n_numbers", n_numbers, 1)
@@ -54,8 +51,7 @@ class Network:
                 f"latency must satisfy 0 <= latency < message_time={message_time}, "
                 f"got latency={latency}"
             )
-        bandwidth = n_numbers * bytes_per_number / (message_time - latency)
-        return cls(latency=latency, bandwidth=bandwidth, bytes_per_number=bytes_per_number)
+        return cls(latency, n_numbers * cls.bytes_per_number / (message_time - latency))
 
 
 def single_port_receive(ready, k: int, message_time) -> np.ndarray:

@@ -181,12 +181,6 @@ def _durations(durations_file: Path) -> dict:
         return {}
 
 
-def _longest_first(paths: list, durations_file: Path) -> list:
-    """The notebooks in decreasing order of their last recorded run time (unknown ones first)."""
-    seconds = _durations(durations_file)
-    return sorted(paths, key=lambda nb: -seconds.get(Path(nb).stem, float("inf")))
-
-
 def _record_durations(durations_file: Path, seconds: dict) -> None:
     known = _durations(durations_file)
     durations_file.parent.mkdir(parents=True, exist_ok=True)
@@ -197,12 +191,12 @@ def inline_figures(executed: str | Path) -> list[str]:
     """Names of the figures an executed notebook shows inline (``save_figure`` tags each
     display with its file stem; figures shown without a name count as ``""``).
     """
-    names = []
-    for cell in _load(Path(executed))["cells"]:
-        for output in cell.get("outputs", []):
-            if "image/png" in output.get("data", {}):
-                names.append(output.get("metadata", {}).get("codedlib_figure", ""))
-    return names
+    return [
+        output.get("metadata", {}).get("codedlib_figure", "")
+        for cell in _load(Path(executed))["cells"]
+        for output in cell.get("outputs", [])
+        if "image/png" in output.get("data", {})
+    ]
 
 
 def strip_outputs(nb: dict) -> dict:
@@ -269,36 +263,18 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "notebooks",
-        nargs="*",
-        type=Path,
-        help="notebooks to run (default: every notebook under notebooks/)",
-    )
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: all of notebooks/")
     parser.add_argument("--quick", action="store_true", help="shrunken sizes (CI mode)")
     parser.add_argument("--interactive", action="store_true", help="also build the widgets")
     parser.add_argument("--fig-root", default="figures", help="figures go to FIG_ROOT/<stem>/")
     parser.add_argument("--out", default="build/notebooks", help="executed notebooks go here")
     parser.add_argument("--timeout", type=float, default=3600, help="per-cell timeout (s)")
-    parser.add_argument(
-        "--claims",
-        default=str(REPO_ROOT / "data" / "claims"),
-        help="with --publish, faithful runs copy their claims.csv here and regenerate the "
-        "README table from it",
-    )
-    parser.add_argument(
-        "--publish",
-        action="store_true",
-        help="faithful runs rewrite the committed claims (--claims) and the README's claims "
-        "table (make figures does; without it a run leaves committed files alone)",
-    )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="notebooks run at once, longest first by the last run's durations (each kernel's "
-        "seed runner still uses every core unless CODEDLIB_WORKERS says otherwise)",
-    )
+    claims = str(REPO_ROOT / "data" / "claims")
+    parser.add_argument("--claims", default=claims, help="--publish copies claims.csv here")
+    publish = "faithful runs rewrite --claims and the README table (make figures does)"
+    parser.add_argument("--publish", action="store_true", help=publish)
+    jobs = "notebooks run at once, longest first (each kernel's seeds: CODEDLIB_WORKERS)"
+    parser.add_argument("--jobs", type=int, default=1, help=jobs)
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got --jobs {args.jobs}")
@@ -314,35 +290,28 @@ def main(argv: list[str] | None = None) -> int:
         str(Path(p).resolve()) for p in (args.fig_root, args.out, args.claims)
     )
     durations_file = Path(args.out) / f"durations-{'quick' if args.quick else 'faithful'}.json"
-    paths = _longest_first(paths, durations_file) if args.jobs > 1 else paths
+    if args.jobs > 1:  # longest last run first, unknown ones before
+        last = _durations(durations_file)
+        paths = sorted(paths, key=lambda nb: -last.get(nb.stem, float("inf")))
 
     def one(nb):
         start = time.perf_counter()
         print(f"[run] {nb} (quick={args.quick})", flush=True)
+        kw = dict(quick=args.quick, interactive=args.interactive, fig_root=args.fig_root)
         try:
-            run_notebook(
-                nb,
-                quick=args.quick,
-                interactive=args.interactive,
-                fig_root=args.fig_root,
-                out_dir=args.out,
-                timeout=args.timeout,
-            )
+            run_notebook(nb, **kw, out_dir=args.out, timeout=args.timeout)
         except Exception as exc:  # report every notebook, then fail
             print(f"[FAIL] {nb}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             return nb, None
         seconds = time.perf_counter() - start
         print(f"[ok]  {nb} in {seconds:.1f} s", flush=True)
+        written = Path(args.fig_root) / nb.stem / "claims.csv"
         if not args.quick and args.publish:
-            published = publish_claims(args.fig_root, Path(nb).stem, args.claims)
-            if published:
+            if published := publish_claims(args.fig_root, nb.stem, args.claims):
                 print(f"      claims -> {published}", flush=True)
-        elif not args.quick and (Path(args.fig_root) / Path(nb).stem / "claims.csv").exists():
-            print(
-                f"      claims: {Path(args.fig_root) / Path(nb).stem / 'claims.csv'} "
-                "(committed claims and README unchanged; --publish copies them)",
-                flush=True,
-            )
+        elif not args.quick and written.exists():
+            unchanged = "committed claims and README unchanged; --publish copies them"
+            print(f"      claims: {written} ({unchanged})", flush=True)
         return nb, seconds
 
     with _kernel_environment():  # entered once: the threads' own entries change nothing

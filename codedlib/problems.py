@@ -20,7 +20,7 @@ severinson2023dsag, zhang2021lagc, alpaydin1998digits, pedregosa2011sklearn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -204,8 +204,7 @@ class LeastSquares(Problem):
 
     def _loss_terms(self, theta, rows):
         r = self.X[rows] @ theta - self.y[rows]
-        m = r.shape[0]
-        return 0.5 * r @ r + 0.5 * self.lam * m * (theta @ theta)
+        return 0.5 * r @ r + 0.5 * self.lam * r.shape[0] * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
         Xr = self.X[rows]
@@ -247,8 +246,7 @@ class LogisticRegression(Problem):
 
     def _loss_terms(self, theta, rows):
         margins = self.y[rows] * (self.X[rows] @ theta)
-        m = margins.shape[0]
-        return np.logaddexp(0.0, -margins).sum() + 0.5 * self.lam * m * (theta @ theta)
+        return np.logaddexp(0.0, -margins).sum() + 0.5 * self.lam * margins.size * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
         Xr, yr = self.X[rows], self.y[rows]
@@ -363,9 +361,8 @@ class PCA(Problem):
     def _loss_terms(self, theta, rows):
         V = theta.reshape(self.X.shape[1], self.k)
         Xr = self.X[rows]
-        m = Xr.shape[0]
         data = 0.5 * (np.sum(Xr**2) - np.sum((Xr @ V) ** 2))
-        return self.n_samples * data + 0.5 * m * (theta @ theta)
+        return self.n_samples * data + 0.5 * Xr.shape[0] * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
         V = theta.reshape(self.X.shape[1], self.k)
@@ -378,12 +375,12 @@ class PCA(Problem):
         V = check_array("theta_or_V", theta_or_V)
         flat = V.ndim == 1
         if flat:
-            if d is None or k is None:
-                raise ValueError(f"a flat theta needs d and k (V is d x k), got d={d}, k={k}")
-            d, k = check_int("d", d, low=1), check_int("k", k, low=1)
-            if d * k != V.size:
-                raise ValueError(f"theta must have d*k = {d * k} entries, got {V.size}")
-            V = V.reshape(d, k)
+            if d is None or k is None or check_int("d", d, 1) * check_int("k", k, 1) != V.size:
+                raise ValueError(
+                    f"a flat theta needs d and k with d*k = {V.size} entries (V is d x k), "
+                    f"got d={d}, k={k}"
+                )
+            V = V.reshape(int(d), int(k))
         elif V.ndim != 2:
             raise ValueError(
                 f"theta_or_V must be a d x k matrix or a flat theta, got shape {V.shape}"
@@ -414,7 +411,7 @@ class PCA(Problem):
 
 @dataclass(frozen=True)
 class Dataset:
-    """Features, targets, optional held-out split, the true θ* when known, and provenance."""
+    """Features, targets, optional held-out split, the true θ* when known, and what it is."""
 
     X: np.ndarray
     y: np.ndarray
@@ -422,7 +419,6 @@ class Dataset:
     y_test: np.ndarray | None = None
     theta_star: np.ndarray | None = None
     description: str = ""
-    meta: dict = field(default_factory=dict)
 
 
 def synthetic_linear_regression(
@@ -455,29 +451,26 @@ def _load_sklearn_digits():
     return digits.data.astype(float), digits.target.astype(np.int64)
 
 
-def _split(X, y, test_fraction: float, rng, description: str) -> Dataset:
-    """A random train/test split of scikit-learn's digits."""
-    test_fraction = check_real("test_fraction", test_fraction, low=0.0, high=1.0, high_open=True)
+def _split(X, y, rng, description: str) -> Dataset:
+    """A random train/test split of scikit-learn's digits, a quarter held out."""
     perm = as_generator(rng).permutation(len(y))
-    n_test = int(round(test_fraction * len(y)))
+    n_test = int(round(0.25 * len(y)))
     train, test = perm[n_test:], perm[:n_test]
-    source = "sklearn.datasets.load_digits (UCI optdigits test set, CC BY 4.0)"
-    return Dataset(
-        X[train], y[train], X[test], y[test], description=description, meta={"source": source}
-    )
+    return Dataset(X[train], y[train], X[test], y[test], description=description)
 
 
 def digits_binary(
     pos: int = 4,
     neg: int = 9,
-    test_fraction: float = 0.25,
     intercept: bool = True,
     rng: RngLike = 0,
 ) -> Dataset:
-    """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept).
+    """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept), a
+    quarter held out.
 
     The stand-in for GISETTE's 4-vs-9 task (CodedReduce Section VI) and for DSAG's logistic
-    regression. Shipped with scikit-learn: no download.
+    regression. Shipped with scikit-learn (``load_digits``: the UCI optdigits test set, CC BY
+    4.0): no download.
     """
     pos = check_int("pos", pos, low=0, high=9)
     neg = check_int("neg", neg, low=0, high=9)
@@ -487,13 +480,12 @@ def digits_binary(
     keep = np.isin(t, (pos, neg))
     X = standardize(X[keep], intercept=intercept)
     y = np.where(t[keep] == pos, 1.0, -1.0)
-    return _split(X, y, test_fraction, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
+    return _split(X, y, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
 
 
-def digits_multiclass(
-    test_fraction: float = 0.25, intercept: bool = True, rng: RngLike = 0
-) -> Dataset:
-    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept).
+def digits_multiclass(intercept: bool = True, rng: RngLike = 0) -> Dataset:
+    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept), a
+    quarter held out.
 
     The stand-in for MNIST in the Reed–Solomon GC experiment (Section 6).
     """
@@ -501,7 +493,7 @@ def digits_multiclass(
     X = X / 16.0
     if intercept:
         X = np.hstack([np.ones((X.shape[0], 1)), X])
-    return _split(X, t, test_fraction, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
+    return _split(X, t, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
 
 
 def sparse_lowrank_binary(

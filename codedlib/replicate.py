@@ -47,8 +47,6 @@ __all__ = [
     "set_default_executor",
     "default_workers",
     "first_reach",
-    "band",
-    "paired",
 ]
 
 #: ``None`` (the default), a number of local worker processes, or an ipyparallel client/view.
@@ -201,71 +199,3 @@ def first_reach(x, y, target: float, *, below: bool = True) -> float:
         raise ValueError(f"x and y must have one shape, got {x.shape} and {y.shape}")
     ok = y <= target if below else y >= target
     return float(x[np.argmax(ok)]) if ok.any() else float("nan")
-
-
-def band(
-    frame: pd.DataFrame,
-    x: str,
-    y: str,
-    *,
-    by: str | Sequence[str] = (),
-    n_grid: int = 300,
-    log: bool = True,
-) -> pd.DataFrame:
-    """Per group of ``by``: the median and the min–max of ``y`` across seeds on one ``x`` grid.
-
-    Each seed's curve is interpolated (on ``log10 y`` when ``log``) onto ``n_grid`` points
-    from 0 to the group's largest ``x``; before a seed's first point it has no value, after
-    its last it keeps its last one. Columns: ``by..., x, median, low, high, n_seeds``.
-    """
-    n_grid = check_int("n_grid", n_grid, low=2)
-    by = [by] if isinstance(by, str) else list(by)
-    frames = []
-    groups = frame.groupby(by, sort=False) if by else [((), frame)]
-    for key, sub in groups:
-        grid = np.linspace(0.0, float(sub[x].max()), n_grid)
-        curves = []
-        for _, run in sub.groupby("seed", sort=True):
-            run = run.sort_values(x)
-            t = run[x].to_numpy(dtype=float)
-            v = run[y].to_numpy(dtype=float)
-            v = np.log10(np.maximum(v, 1e-300)) if log else v
-            c = np.interp(grid, t, v)
-            c[grid < t[0]] = np.nan
-            curves.append(c)
-        curves = np.array(curves)
-        n = np.isfinite(curves).sum(axis=0)
-        keep = n > 0
-        stats = [np.nanmedian, np.nanmin, np.nanmax]
-        cols = {
-            name: f(curves[:, keep], axis=0) for name, f in zip(("median", "low", "high"), stats)
-        }
-        if log:
-            cols = {k: 10**v for k, v in cols.items()}
-        part = pd.DataFrame({x: grid[keep], **cols, "n_seeds": n[keep]})
-        for name, value in zip(by, key if isinstance(key, tuple) else (key,)):
-            part.insert(by.index(name), name, value)
-        frames.append(part)
-    return pd.concat(frames, ignore_index=True)
-
-
-def paired(
-    frame: pd.DataFrame, value: str, *, arm: str, numerator: str, denominator: str
-) -> pd.DataFrame:
-    """Seed-by-seed pairs of ``value`` between two arms of column ``arm``: columns ``seed,
-    numerator, denominator, ratio`` (seeds present in both arms only), the input of
-    :meth:`codedlib.claims.ClaimsTable.comparison`."""
-    wide = frame.pivot_table(index="seed", columns=arm, values=value, aggfunc="first")
-    for name in (numerator, denominator):
-        if name not in wide:
-            raise ValueError(f"{arm}={name!r} is not in the frame (has {list(wide.columns)})")
-    wide = wide[[numerator, denominator]].dropna()
-    out = pd.DataFrame(
-        {
-            "seed": wide.index.to_numpy(),
-            "numerator": wide[numerator].to_numpy(dtype=float),
-            "denominator": wide[denominator].to_numpy(dtype=float),
-        }
-    )
-    out["ratio"] = out.numerator / out.denominator
-    return out

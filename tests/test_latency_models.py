@@ -98,7 +98,6 @@ def test_model_moments_match_samples(dist):
             lambda: HeterogeneousCluster.from_gamma_moments([1, 2], [1, 2, 3]),
             r"variances must have shape",
         ),
-        (lambda: HeterogeneousCluster.from_pareto([1, 2], [2, -1]), r"xi must satisfy"),
         (
             lambda: HeterogeneousCluster.identical(pareto(1, 2), 0),
             r"n_workers must satisfy 1 <= n_workers",
@@ -180,8 +179,6 @@ def test_cluster_cdfs_shape_and_values():
 
 
 def test_cluster_from_constructors():
-    c = HeterogeneousCluster.from_pareto([1, 2], [3, 4])
-    np.testing.assert_allclose(c.means(), [1.5, 8 / 3])
     c = HeterogeneousCluster.identical(gamma_from_moments(1, 1), 5)
     assert c.n_workers == 5
 
@@ -199,7 +196,6 @@ def test_markov_bursts_stationary_moments_vs_samples():
     # states are autocorrelated, so compare with a loose tolerance averaged over workers
     assert path.in_burst.mean() == pytest.approx(bursts.burst_probability, rel=0.05)
     assert path.latency.mean() == pytest.approx(bursts.stationary_means()[0], rel=0.005)
-    assert path.latency.var() == pytest.approx(bursts.stationary_variances()[0], rel=0.05)
     # inside a burst the mean is multiplied by the factor
     assert path.latency[path.in_burst].mean() == pytest.approx(1.12, rel=0.01)
     assert path.latency[~path.in_burst].mean() == pytest.approx(1.0, rel=0.01)

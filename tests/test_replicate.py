@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from codedlib import replicate
-from codedlib.replicate import band, check_seeds, first_reach, over_seeds, paired, spawn_seeds
+from codedlib.replicate import check_seeds, first_reach, over_seeds, spawn_seeds
 
 
 def two_arms(seed, n):
@@ -80,25 +80,6 @@ def test_first_reach():
     assert first_reach([1, 2, 3], [0.2, 0.5, 0.9], 0.5, below=False) == 2
 
 
-def test_band_spans_the_seeds():
-    frame = over_seeds(curve, range(4), executor=1)
-    out = band(frame, "time", "gap", by="method", n_grid=50)
-    assert out.columns.tolist() == ["method", "time", "median", "low", "high", "n_seeds"]
-    assert (out.low <= out["median"]).all() and (out["median"] <= out.high).all()
-    assert out.n_seeds.max() == 4
-
-
-def test_paired_matches_seed_by_seed():
-    frame = over_seeds(two_arms, range(5), executor=1, n=2)
-    pairs = paired(frame, "t", arm="arm", numerator="slow", denominator="fast")
-    assert pairs.seed.tolist() == list(range(5))
-    slow = frame[frame.arm == "slow"].t.to_numpy()
-    np.testing.assert_array_equal(pairs.numerator, slow)
-    with pytest.raises(ValueError, match="arm='none'"):
-        paired(frame, "t", arm="arm", numerator="none", denominator="fast")
-
-
-@pytest.mark.timeout(300)
 def test_ipyparallel_cluster_gives_the_serial_frame():
     ipp = pytest.importorskip("ipyparallel")
     cloudpickle = pytest.importorskip("cloudpickle")

@@ -70,16 +70,12 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
     n_points = check_int("n_points", n_points, low=1)
     a = check_real("a", a, low=0.0, low_open=True)
     mu = check_real("mu", mu, low=0.0, low_open=True)
-    if rate_convention == "eq6":
-        rate = mu / a
-    elif rate_convention == "appendix":
-        rate = mu / n_points
-    else:
+    rates = {"eq6": mu / a, "appendix": mu / n_points}
+    if rate_convention not in rates:
         raise ValueError(
-            "rate_convention must be one of {'eq6', 'appendix'}, "
-            f"got rate_convention={rate_convention!r}"
+            f"rate_convention must be one of {list(rates)}, got rate_convention={rate_convention!r}"
         )
-    return shifted_exponential(a * n_points, rate)
+    return shifted_exponential(a * n_points, rates[rate_convention])
 
 
 def pareto(t0: float, xi: float):
@@ -127,30 +123,16 @@ def _check_distribution(name: str, dist):
 
 
 def _family_parameters(dist):
-    """Return ``(family, shapes, loc, scale)`` of a frozen scipy distribution, or None."""
+    """``(family, shapes, loc, scale)`` of a frozen scipy distribution, or None (an unusual
+    frozen object, sampled as it is)."""
     family = getattr(dist, "dist", None)
     if not isinstance(family, stats.rv_continuous):
         return None
-    # scipy's public calling convention: shape parameters (named in ``family.shapes``) first,
-    # then loc and scale, each positional or by keyword
-    names = [s.strip() for s in family.shapes.split(",")] if family.shapes else []
-    values = list(getattr(dist, "args", ()))
-    kwds = dict(getattr(dist, "kwds", {}))
-    order = names + ["loc", "scale"]
-    if len(values) > len(order) or any(k not in order for k in kwds):
-        return None  # unusual frozen objects: sample them one by one
-    given = dict(zip(order, values))
-    if any(k in given for k in kwds):
+    try:  # the arguments as scipy itself reads them: shapes, then loc and scale
+        shapes, loc, scale = family._parse_args(*dist.args, **dist.kwds)
+        return family, tuple(float(x) for x in shapes), float(loc), float(scale)
+    except (TypeError, ValueError, AttributeError):
         return None
-    given.update(kwds)
-    if any(name not in given for name in names):
-        return None
-    try:
-        shapes = tuple(float(given[name]) for name in names)
-        loc, scale = float(given.get("loc", 0.0)), float(given.get("scale", 1.0))
-    except (TypeError, ValueError):
-        return None
-    return family, shapes, loc, scale
 
 
 def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> np.ndarray:
@@ -186,8 +168,7 @@ def sample_distribution(dist, size, rng: RngLike = None) -> np.ndarray:
     params = _family_parameters(dist)
     if params is None:
         return np.asarray(dist.rvs(size=size, random_state=rng), dtype=float)
-    family, shapes, loc, scale = params
-    return _draw_family(family, shapes, loc, scale, size, rng)
+    return _draw_family(*params, size, rng)
 
 
 class HeterogeneousCluster:
@@ -228,13 +209,6 @@ class HeterogeneousCluster:
         variances = check_array("variances", variances, ndim=1, shape=means.shape)
         return cls([gamma_from_moments(m, v) for m, v in zip(means, variances)])
 
-    @classmethod
-    def from_pareto(cls, t0s, xis) -> HeterogeneousCluster:
-        """Pareto workers with per-worker scales ``t0`` and shapes ``xi``."""
-        t0s = check_array("t0s", t0s, ndim=1)
-        xis = check_array("xis", xis, ndim=1, shape=t0s.shape)
-        return cls([pareto(t, x) for t, x in zip(t0s, xis)])
-
     # grouping -----------------------------------------------------------------------------
     def _group_by_family(self):
         """Group workers by scipy family (and shape count) for vectorised sampling."""
@@ -248,25 +222,12 @@ class HeterogeneousCluster:
             family, shapes, loc, scale = params
             # class, name and support: frozen copies of one family share them, distinct families do not
             key = (type(family), family.name, family.a, family.b, len(shapes))
-            entry = groups.setdefault(
-                key, {"family": family, "idx": [], "shapes": [], "loc": [], "scale": []}
-            )
-            entry["idx"].append(index)
-            entry["shapes"].append(shapes)
-            entry["loc"].append(loc)
-            entry["scale"].append(scale)
+            groups.setdefault(key, (family, []))[1].append((index, shapes, loc, scale))
         out = []
-        for entry in groups.values():
-            shapes = np.array(entry["shapes"], dtype=float).reshape(len(entry["idx"]), -1)
-            out.append(
-                (
-                    entry["family"],
-                    np.array(entry["idx"]),
-                    shapes.T,
-                    np.array(entry["loc"]),
-                    np.array(entry["scale"]),
-                )
-            )
+        for family, members in groups.values():
+            idx, shapes, loc, scale = zip(*members)
+            shapes = np.array(shapes, dtype=float).reshape(len(idx), -1).T
+            out.append((family, np.array(idx), shapes, np.array(loc), np.array(scale)))
         return out, singles
 
     # properties ---------------------------------------------------------------------------
@@ -349,22 +310,19 @@ class MarkovBursts:
     def __init__(
         self, base, p_enter: float, p_exit: float, factor: float, n_workers: int | None = None
     ):
-        if isinstance(base, HeterogeneousCluster):
-            if n_workers is not None and check_int("n_workers", n_workers, low=1) != base.n_workers:
-                raise ValueError(
-                    f"n_workers must equal the cluster size {base.n_workers}, "
-                    f"got n_workers={n_workers}"
-                )
-            cluster = base
-        else:
+        if not isinstance(base, HeterogeneousCluster):
             _check_distribution("base", base)
             if n_workers is None:
                 raise ValueError(
                     "n_workers must be given (>= 1) when base is one distribution, "
                     "got n_workers=None"
                 )
-            cluster = HeterogeneousCluster.identical(base, n_workers)
-        self.cluster = cluster
+            base = HeterogeneousCluster.identical(base, n_workers)
+        elif n_workers is not None and check_int("n_workers", n_workers, low=1) != base.n_workers:
+            raise ValueError(
+                f"n_workers must equal the cluster size {base.n_workers}, got n_workers={n_workers}"
+            )
+        self.cluster = base
         self.p_enter = check_real("p_enter", p_enter, low=0.0, high=1.0, low_open=True)
         self.p_exit = check_real("p_exit", p_exit, low=0.0, high=1.0, low_open=True)
         self.factor = check_real("factor", factor, low=0.0, low_open=True)
@@ -388,13 +346,6 @@ class MarkovBursts:
         pi = self.burst_probability
         return self.cluster.means() * (1.0 - pi + pi * self.factor)
 
-    def stationary_variances(self) -> np.ndarray:
-        """Per-worker variance of the stationary mixture ``(1-pi) X + pi (factor X)``."""
-        pi = self.burst_probability
-        m, v = self.cluster.means(), self.cluster.variances()
-        second = (v + m**2) * (1.0 - pi + pi * self.factor**2)
-        return second - self.stationary_means() ** 2
-
     def sample_states(
         self, n_iterations: int, rng: RngLike = None, initial: str = "stationary"
     ) -> np.ndarray:
@@ -413,11 +364,10 @@ class MarkovBursts:
             raise ValueError(f"initial must be 'stationary' or 'normal', got initial={initial!r}")
         uniforms = rng.random((n_iterations, self.n_workers))
         states = np.empty((n_iterations, self.n_workers), dtype=bool)
-        for it in range(n_iterations):  # sequential in time, vectorised over workers
-            if it > 0:
-                leave = np.where(state, uniforms[it] < self.p_exit, uniforms[it] < self.p_enter)
-                state = state ^ leave
-            states[it] = state
+        states[0] = state
+        for it in range(1, n_iterations):  # sequential in time, vectorised over workers
+            u, state = uniforms[it], states[it - 1]
+            states[it] = state ^ np.where(state, u < self.p_exit, u < self.p_enter)
         return states
 
     def sample_path(

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from codedlib._validation import RngLike, as_generator, check_int, check_real
-from codedlib.latency.models import HeterogeneousCluster, sample_distribution
+from codedlib.latency.models import HeterogeneousCluster, _family_parameters, sample_distribution
 
 __all__ = [
     "OrderStatisticEstimate",
@@ -342,15 +342,8 @@ _CHUNK_ELEMENTS = 1 << 21  # ~16 MB of float64 per chunk
 def _sampler(dist_or_cluster, n):
     cluster, dist, n = _as_cluster(dist_or_cluster, n)
     if dist is not None:
-
-        def draw(rows, rng):
-            return sample_distribution(dist, (rows, n), rng)
-    else:
-
-        def draw(rows, rng):
-            return cluster.sample(rows, rng)
-
-    return draw, n
+        return (lambda rows, rng: sample_distribution(dist, (rows, n), rng)), n
+    return cluster.sample, n
 
 
 def _check_ks(k, n):
@@ -392,28 +385,20 @@ def order_statistic_samples(
     return out[:, 0] if np.ndim(k) == 0 else out
 
 
-def _refuse_infinite_mean(dist_or_cluster, k, n):
+def _refuse_infinite_mean(dist_or_cluster, ks, n):
     """A Monte Carlo mean of an order statistic whose expectation is infinite is a
     seed-dependent finite number: refuse it. Pareto / Lomax workers with tail index ``xi``:
     ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix).
     """
-    family = getattr(getattr(dist_or_cluster, "dist", None), "name", None)
-    if family not in ("pareto", "lomax") or n is None:
+    params = _family_parameters(dist_or_cluster)
+    if params is None or params[0].name not in ("pareto", "lomax"):
         return
-    xi = float(
-        dist_or_cluster.args[0]
-        if dist_or_cluster.args
-        else dist_or_cluster.kwds["b" if family == "pareto" else "c"]
-    )
-    if np.ndim(k) > 1:
-        return  # malformed k: the usual checks name it
-    for kk in np.atleast_1d(k):
-        if not 1 <= int(kk) <= int(n):
-            return  # invalid sizes: the usual checks name them
-        if xi * (int(n) - int(kk) + 1) <= 1:
+    family, (xi, *_), _, _ = params
+    for k in ks:
+        if xi * (n - k + 1) <= 1:
             raise ValueError(
-                f"E[T_(k)] is infinite for {family} workers with tail index xi={xi:g}, k={int(kk)}, "
-                f"n={int(n)}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
+                f"E[T_(k)] is infinite for {family.name} workers with tail index xi={xi:g}, "
+                f"k={k}, n={n}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
             )
 
 
@@ -431,7 +416,8 @@ def order_statistic_monte_carlo(
     distributions or a ``HeterogeneousCluster``; arrays when ``k`` is a sequence.
     """
     replicas = check_int("replicas", replicas, low=2)
-    _refuse_infinite_mean(dist_or_cluster, k, n)
+    n_checked = _sampler(dist_or_cluster, n)[1]  # n and k checked first
+    _refuse_infinite_mean(dist_or_cluster, _check_ks(k, n_checked), n_checked)
     samples = order_statistic_samples(dist_or_cluster, k, n, replicas, rng, chunk_size)
     mean = samples.mean(axis=0)
     stderr = samples.std(axis=0, ddof=1) / np.sqrt(replicas)

@@ -93,9 +93,7 @@ def _in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def save_figure(
-    fig, name: str, fig_dir: str | os.PathLike | None, *, show: bool = True
-) -> list[Path]:
+def save_figure(fig, name: str, fig_dir: str | os.PathLike | None) -> list[Path]:
     """Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` with fixed metadata, and show it.
 
     The same figure gives byte-identical files on every run (no timestamps or version
@@ -114,25 +112,17 @@ def save_figure(
         with DRAW_LOCK:
             from codedlib.atomic import atomic_write
 
-            for path, fmt, meta in (
-                (paths[0], "png", _PNG_METADATA),
-                (paths[1], "pdf", _PDF_METADATA),
-            ):
+            for path, meta in zip(paths, (_PNG_METADATA, _PDF_METADATA)):
                 with atomic_write(path, "wb", encoding=None) as fh:  # never a half-written file
-                    fig.savefig(fh, format=fmt, metadata=meta)
-    if show and _in_kernel():
+                    fig.savefig(fh, format=path.suffix[1:], metadata=meta)
+    if _in_kernel():
         from IPython.display import Image, display
 
         png = paths[0].read_bytes() if paths else figure_png(fig)
         # shown at the figure's own size (savefig.dpi is higher than figure.dpi)
         save_dpi = matplotlib.rcParams["savefig.dpi"]
         save_dpi = fig.dpi if save_dpi == "figure" else float(save_dpi)
-        width = int(round(_png_width(png) * fig.dpi / save_dpi))
+        width = int(round(int.from_bytes(png[16:20], "big") * fig.dpi / save_dpi))  # IHDR width
         display(Image(data=png, format="png", width=width), metadata={"codedlib_figure": name})
         close_figure(fig)
     return paths
-
-
-def _png_width(png: bytes) -> int:
-    """Pixel width from a PNG's IHDR chunk."""
-    return int.from_bytes(png[16:20], "big")

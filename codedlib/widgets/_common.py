@@ -65,15 +65,8 @@ def progress_bar():
     """The hidden "running…" bar a button shows while its run goes."""
     import ipywidgets as W
 
-    return W.FloatProgress(
-        value=0,
-        min=0,
-        max=1,
-        description="running…",
-        bar_style="info",
-        style=_STYLE,
-        layout=W.Layout(display="none"),
-    )
+    kw = dict(value=0, min=0, max=1, description="running…", bar_style="info", style=_STYLE)
+    return W.FloatProgress(**kw, layout=W.Layout(display="none"))
 
 
 def _on_grid(value: float, low: float, step: float) -> bool:
@@ -108,17 +101,9 @@ def float_slider(
     label = description or name
     # wide enough that a long label leaves the slider its track
     width = f"{max(300, 130 + 8 * len(label))}px"
-    return W.FloatSlider(
-        value=value,
-        min=low,
-        max=high,
-        step=step,
-        description=label,
-        style=_STYLE,
-        continuous_update=False,
-        layout=W.Layout(width=width),
-        readout_format=readout_format or f".{decimals}f",
-    )
+    kw = dict(value=value, min=low, max=high, step=step, description=label, style=_STYLE)
+    kw.update(continuous_update=False, readout_format=readout_format or f".{decimals}f")
+    return W.FloatSlider(**kw, layout=W.Layout(width=width))
 
 
 def log_slider(name: str, value: float, low: float, high: float, *, description: str | None = None):
@@ -130,15 +115,9 @@ def log_slider(name: str, value: float, low: float, high: float, *, description:
 
     if not low <= value <= high:
         raise ValueError(f"{name} must satisfy {low:g} <= {name} <= {high:g}, got {name}={value:g}")
-    return W.BoundedFloatText(
-        value=value,
-        min=low,
-        max=high,
-        step=None,
-        description=f"{description or name} [{low:g}, {high:g}]",
-        style=_STYLE,
-        layout=W.Layout(width="260px"),
-    )
+    label = f"{description or name} [{low:g}, {high:g}]"
+    kw = dict(value=value, min=low, max=high, step=None, description=label, style=_STYLE)
+    return W.BoundedFloatText(**kw, layout=W.Layout(width="260px"))
 
 
 @dataclass
@@ -179,9 +158,11 @@ class Explorer:
         self.compute = compute
         self.controls = controls
         self.fixed = dict(fixed or {})
-        self.status = W.HTML()
+        # class names a browser test (and a user's CSS) can find
+        self.status = W.HTML().add_class("codedlib-status")
+        layout = {"display": "none", "max_width": "100%"}
         self.images = [
-            W.Image(format="png", layout=W.Layout(display="none", max_width="100%"))
+            W.Image(format="png", layout=W.Layout(**layout)).add_class("codedlib-figure")
             for _ in range(n_figures)
         ]
         self.progress = progress_bar()
@@ -190,7 +171,6 @@ class Explorer:
         self.last_values: dict | None = None
         self._held = 0
         self._pending = False
-        self.auto = auto
         rows = rows or [list(controls)]
         children = [
             W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
@@ -202,12 +182,7 @@ class Explorer:
         else:
             children.append(self.progress)
         children += list(extra or []) + [self.status] + self.images
-        self.box = W.VBox(children)
-        # names a browser test (and a user's CSS) can find
-        self.box.add_class("codedlib-explorer")
-        self.status.add_class("codedlib-status")
-        for image in self.images:
-            image.add_class("codedlib-figure")
+        self.box = W.VBox(children).add_class("codedlib-explorer")
         if auto:
             for name in list(controls) if watch is None else watch:
                 controls[name].observe(self._changed, names="value")
