@@ -1,4 +1,4 @@
-"""One function per CodedReduce figure / table; each returns data (DataFrame or dict).
+"""One function per CodedReduce figure / table.
 
 Stand-ins and scale (see notebook 01): the EC2 clusters are replaced by the simulated clock of
 :mod:`codedlib.schemes.codedreduce` (same delay draws for every scheme); the *timing* uses the

@@ -787,8 +787,8 @@ def your_cluster(
     **setup_options: Any,
 ) -> YourCluster:
     """Rank every scheme on your cluster: a :class:`ClusterModel`, or a latency trace in the
-    ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`;
-    ``n_workers`` ranks it at another N (the fitted heterogeneity is per-N relative)."""
+    ``data/traces`` format fitted by :func:`codedlib.cluster_fit.fit_cluster`; ``n_workers``
+    ranks it at another N (the fitted heterogeneity is per-N relative)."""
     from codedlib.cluster_fit import fit_cluster
 
     fit = None if isinstance(source, ClusterModel) else fit_cluster(source)

@@ -1,5 +1,4 @@
-"""Figures of the CodedReduce notebook. Every ``plot_*`` takes data, an optional ``ax`` and
-returns the Figure (never shows or saves).
+"""Figures of the CodedReduce notebook; a ``plot_*`` never shows or saves.
 
 Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """

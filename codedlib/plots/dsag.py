@@ -1,4 +1,4 @@
-"""Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure.
+"""Figures of the DSAG paper (Severinson et al.).
 
 The experiments (:mod:`codedlib.experiments.dsag`) return snake_case data; the display labels
 are set here: in each ``plot_*`` (legends, axes, titles: ``title=`` replaces the default

@@ -1,8 +1,7 @@
 """Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale.
 
-Every function takes a result of :mod:`codedlib.experiments.shootout`, an optional ``ax`` or
-``fig`` and ``title``, and returns the Figure; display labels are set here. Every figure names
-its stand-ins: the cluster (``ClusterModel.describe``) and the stand-in problem.
+Display labels are set here. Every figure names its stand-ins: the cluster
+(``ClusterModel.describe``) and the stand-in problem.
 
 Reference: severinson2023dsag, reisizadeh2022codedreduce.
 """
