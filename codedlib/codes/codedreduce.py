@@ -22,10 +22,11 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,11 @@ from codedlib._validation import RngLike, check_array, check_int
 from codedlib.codes.cyclic import GradientCode, cyclic_repetition_code
 from codedlib.codes.protocol import CachedDecoder
 from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
+
+if TYPE_CHECKING:
+    import networkx as nx
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "CodedReduceAllocation",
@@ -135,7 +141,7 @@ class Segments:
         )
 
     @staticmethod
-    def concat(parts) -> Segments:
+    def concat(parts: Iterable[Segments]) -> Segments:
         parts = [Segments.empty()] + [p for p in parts if len(p)]
         return Segments(
             np.concatenate([p.starts for p in parts]).astype(np.int64),
@@ -287,12 +293,14 @@ class CodedReduceAllocation:
         shares the code, so one cache serves the whole tree)."""
         return CachedDecoder(self.code)
 
-    def decoding_coefficients(self, survivor_positions) -> np.ndarray:
+    def decoding_coefficients(self, survivor_positions: Iterable[int]) -> np.ndarray:
         """Decoding vector over the ``n`` children positions (cached per pattern, read-only;
         :class:`~codedlib.codes.protocol.CachedDecoder`)."""
         return self._decoder.vector(list(survivor_positions))
 
-    def combine(self, rank: int, child_messages: Mapping[int, np.ndarray], local=0.0):
+    def combine(
+        self, rank: int, child_messages: Mapping[int, np.ndarray], local: ArrayLike = 0.0
+    ) -> np.ndarray | float:
         """CR.EXECUTE step at ``rank``: ``m = sum_j a_j m_(child j) + g_D(rank)``.
 
         ``child_messages`` maps child *ranks* to their messages; at least ``n - s`` of the
@@ -322,7 +330,7 @@ class CodedReduceAllocation:
             total = total + a[child - first] * np.asarray(message)
         return total
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pd.DataFrame:
         """One row per node: rank, layer, index, label, parent, n_points, local and sub-tree
         data as text (Fig. 7 as a table)."""
         import pandas as pd
@@ -335,7 +343,7 @@ class CodedReduceAllocation:
         ]
         return pd.DataFrame(rows).set_index("rank")
 
-    def to_networkx(self):
+    def to_networkx(self) -> nx.DiGraph:
         """The tree as a ``networkx.DiGraph`` (edges parent -> child) with node attributes
         ``layer, index, label, n_points, local_data``."""
         import networkx as nx
@@ -393,7 +401,9 @@ def allocate(
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
 
 
-def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_gradients):
+def local_messages_from_point_gradients(
+    alloc: CodedReduceAllocation, point_gradients: ArrayLike
+) -> np.ndarray:
     """Every rank's coded local gradient (Algorithm 2's local messages; one row per rank) from ``(d, p)`` point gradients.
 
     Prefix sums, so each segment costs O(p).
@@ -409,10 +419,10 @@ def local_messages_from_point_gradients(alloc: CodedReduceAllocation, point_grad
 
 def execute(
     alloc: CodedReduceAllocation,
-    local_messages,
-    stragglers=(),
-    survivors: Mapping[int, object] | None = None,
-):
+    local_messages: ArrayLike,
+    stragglers: Iterable[int] = (),
+    survivors: Mapping[int, ArrayLike] | None = None,
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """CR.EXECUTE (Algorithm 2): aggregate coded gradients up the tree.
 
     ``local_messages``: an ``(N+1, p)`` array of every rank's ``g_D(l,i)`` (row 0 ignored).

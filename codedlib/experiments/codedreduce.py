@@ -1,4 +1,4 @@
-"""One function per CodedReduce figure / table; each returns data (DataFrame or dict).
+"""One function per CodedReduce figure / table.
 
 Stand-ins and scale (see notebook 01): the EC2 clusters are replaced by the simulated clock of
 :mod:`codedlib.schemes.codedreduce` (same delay draws for every scheme); the *timing* uses the
@@ -16,15 +16,29 @@ from __future__ import annotations
 import functools
 import itertools
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from codedlib._validation import as_generator, check_frame, check_int, check_real
-from codedlib.claims import magnitude_factor, mean_interval, ratio_interval, spec
-from codedlib.codes.codedreduce import allocate, execute, local_messages_from_point_gradients
+from codedlib._validation import RngLike, as_generator, check_frame, check_int, check_real
+from codedlib.claims import (
+    Claim,
+    ClaimsTable,
+    magnitude_factor,
+    mean_interval,
+    ratio_interval,
+    spec,
+)
+from codedlib.codes.codedreduce import (
+    CodedReduceAllocation,
+    allocate,
+    execute,
+    local_messages_from_point_gradients,
+)
 from codedlib.codes.cyclic import (
     PAPER_EXAMPLE_A,
     PAPER_EXAMPLE_B,
@@ -51,6 +65,9 @@ from codedlib.theory.codedreduce import (
     table_one,
     theorem2_bounds,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "CLAIMS",
@@ -178,7 +195,7 @@ class Example2Result:
     max_abs_error: float
 
 
-def example1_gc(rng=0) -> Example1Result:
+def example1_gc(rng: RngLike = 0) -> Example1Result:
     """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
@@ -191,7 +208,7 @@ def example1_gc(rng=0) -> Example1Result:
     return Example1Result(code=code, table=pd.DataFrame(rows))
 
 
-def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
+def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> Example2Result:
     """Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
 
     Returns the allocation, its node table, the messages of sub-tree T(1,1) when (2,3)
@@ -216,7 +233,9 @@ def example2_codedreduce(d: int = 15, rng=0) -> Example2Result:
     )
 
 
-def load_curves(alphas=None, layers=(1, 2, 3), n: int | None = None) -> pd.DataFrame:
+def load_curves(
+    alphas: ArrayLike | None = None, layers: Sequence[int] = (1, 2, 3), n: int | None = None
+) -> pd.DataFrame:
     """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
     frames = [
@@ -250,13 +269,13 @@ def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
 
 
 def theorem2_check(
-    ns=(8, 16, 32, 64),
+    ns: Sequence[int] = (8, 16, 32, 64),
     L: int = 2,
     alpha: float = 0.25,
     d: int = 50_000,
     model: TimingModel | None = None,
     n_iterations: int = 400,
-    rng=0,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8) without their o(.)
     terms, for growing n; every iteration an independent replica (``ci_low``..``ci_high``: the
@@ -288,7 +307,10 @@ def theorem2_check(
 
 
 def fig2_iteration_times(
-    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0
+    tree: tuple[int, int, int, int] = FIG2_TREE,
+    model: TimingModel | None = None,
+    n_iterations: int = 300,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Fig. 2: average iteration time per scheme on ``tree`` = (n, L, s, d) (the paper's N = 84
     as a (4, 3) tree, alpha = 1/4), with per-iteration costs and CR's speedup beside the paper's.
@@ -346,14 +368,14 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
 
 def model_speedup_range(
     settings: dict,
-    bandwidths=(1.25e6, 1.25e7, 1.25e8, 1.25e9),
-    latencies=(5e-5, 3e-4, 2e-3),
-    a_mus=(0.1, 1.0, 10.0),
-    straggle_delays=(0.0, 0.3, 3.0),
+    bandwidths: Sequence[float] = (1.25e6, 1.25e7, 1.25e8, 1.25e9),
+    latencies: Sequence[float] = (5e-5, 3e-4, 2e-3),
+    a_mus: Sequence[float] = (0.1, 1.0, 10.0),
+    straggle_delays: Sequence[float] = (0.0, 0.3, 3.0),
     straggle_prob: float = 0.02,
     a: float = 5e-5,
     n_iterations: int = 100,
-    rng=0,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """CR's speedup (ratio of mean iteration times) over every scheme across the simulated
     cluster's constants: which paper numbers can the model produce at all? ``settings`` maps
@@ -405,11 +427,11 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
 
 def cr_rar_network_table(
     model: TimingModel | None = None,
-    figures=tuple(PAPER_SPEEDUPS),
+    figures: Sequence[str] = tuple(PAPER_SPEEDUPS),
     n_iterations: int = 200,
     straggle_prob: float = 0.005,
     straggle_delay: float = 3.0,
-    rng=0,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Per paper figure: the constant-free bound on its printed UMW and RAR speedups, and
     where CR and RAR tie on the single-port α–β network (CR Sec. III-C model).
@@ -523,7 +545,10 @@ def _rar_means(cfg, models, draws) -> np.ndarray:
 
 
 def time_breakdown(
-    tree=FIG2_TREE, model: TimingModel | None = None, n_iterations: int = 300, rng=0
+    tree: tuple[int, int, int, int] = FIG2_TREE,
+    model: TimingModel | None = None,
+    n_iterations: int = 300,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Where each scheme's iteration time goes (CR Section III-C model): ``computation`` = the
     shift ``a d_i`` of its load, ``communication`` = the time with every draw at zero minus
@@ -547,15 +572,15 @@ def time_breakdown(
 
 
 def regime_map(
-    bandwidths=None,
-    latencies=None,
-    straggle_delays=(0.0, 0.1, 0.3, 1.0),
+    bandwidths: Sequence[float] | None = None,
+    latencies: Sequence[float] | None = None,
+    straggle_delays: Sequence[float] = (0.0, 0.1, 0.3, 1.0),
     straggle_prob: float = 0.02,
-    tree=FIG2_TREE,
+    tree: tuple[int, int, int, int] = FIG2_TREE,
     p: int = 6500,
     model: TimingModel | None = None,
     n_iterations: int = 200,
-    rng=0,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Where CR beats RAR: mean iteration time of every scheme over bandwidth [bytes/s] x
     latency [s] x straggler delay ``D`` (each worker-iteration straggles with probability
@@ -585,12 +610,12 @@ def regime_map(
 def calibrate_straggle_delay(
     target: float,
     scheme: str = "RAR",
-    tree=FIG2_TREE,
+    tree: tuple[int, int, int, int] = FIG2_TREE,
     model: TimingModel | None = None,
     straggle_prob: float = 0.02,
     n_iterations: int = 300,
-    rng=0,
-    bracket=(0.0, 10.0),
+    rng: RngLike = 0,
+    bracket: tuple[float, float] = (0.0, 10.0),
     tol: float = 1e-3,
 ) -> float:
     """The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
@@ -814,7 +839,7 @@ def convergence(
     model: TimingModel | None = None,
     n_iterations: int | None = None,
     quick: bool = False,
-    rng=0,
+    rng: RngLike = 0,
     sgd_learning_rate: tuple[float, float] | None = None,
     verify: bool = True,
 ) -> ConvergenceResult:
@@ -874,7 +899,7 @@ def coded_gradient_descent(
     n_iterations: int = 300,
     model: TimingModel | None = None,
     quick: bool = False,
-    rng=0,
+    rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Gradient descent whose every gradient goes through the schemes' actual codes, on the
     figure's problem and tree: CR.EXECUTE (Algorithm 2) with the children each parent combines
@@ -937,7 +962,7 @@ def convergence_over_seeds(
     model: TimingModel | None = None,
     n_iterations: int | None = None,
     quick: bool = False,
-    seeds=(0, 1),
+    seeds: int | Iterable[int] = (0, 1),
     sgd_learning_rate: tuple[float, float] | None = None,
 ) -> ConvergenceResult:
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
@@ -1022,7 +1047,9 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("scheme")
 
 
-def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=False):
+def speedups(
+    curves: pd.DataFrame, figure: str | None = None, higher_is_better: bool = False
+) -> pd.DataFrame:
     """CR's speedup over each scheme: time to reach the best error both reach, and the ratio
     of mean iteration times, beside the paper's number for ``figure``.
     """
@@ -1047,7 +1074,9 @@ def speedups(curves: pd.DataFrame, figure: str | None = None, higher_is_better=F
     return pd.DataFrame(rows).set_index("scheme")
 
 
-def load_table(n: int = 12, L: int = 2, alphas=(1 / 12, 2 / 12, 3 / 12), d: int = 6552):
+def load_table(
+    n: int = 12, L: int = 2, alphas: Sequence[float] = (1 / 12, 2 / 12, 3 / 12), d: int = 6552
+) -> pd.DataFrame:
     """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction)."""
     rows = []
     N = n_tree_workers(n, L)
@@ -1068,7 +1097,7 @@ def configuration_summary(
     d: int = 7644,
     model: TimingModel | None = None,
     n_iterations: int = 200,
-    rng=0,
+    rng: RngLike = 0,
 ) -> dict:
     """Everything the explorer widget shows for one configuration: loads (CR vs GC at the
     same alpha), resiliency, message times, Theorem 2 bounds (None when s = 0), a fresh
@@ -1151,7 +1180,9 @@ KNOBS = "bandwidth ∈ [10 Mb/s, 10 Gb/s], latency ∈ [50 µs, 2 ms], aμ ∈ [
 SIM_RTOL = 0.05  # Fig. 13: our simulation against the paper's own, same constants
 
 
-def clock_texts(network: Network, a: float, a_mu: float, t_c: float, t_c_numbers: int):
+def clock_texts(
+    network: Network, a: float, a_mu: float, t_c: float, t_c_numbers: int
+) -> tuple[str, str, str]:
     """``(NET, CLOCK, CLOCK_SHORT)``: the notebook's descriptions of the simulated cluster."""
     mbit = f"{network.bandwidth * 8 / 1e6:.0f} Mb/s"
     net = f"{mbit}, {network.latency * 1e3:g} ms latency (bandwidth from the paper's t_c = {t_c:g} s for p = {t_c_numbers:,}; latency assumed)"
@@ -1159,7 +1190,7 @@ def clock_texts(network: Network, a: float, a_mu: float, t_c: float, t_c_numbers
     return net, clock, f"simulated: aμ = {a_mu:g}; {mbit}, {network.latency * 1e3:g} ms"
 
 
-def claim_rows(table, *items) -> pd.DataFrame:
+def claim_rows(table: ClaimsTable, *items: str) -> pd.DataFrame:
     """The claims rows of these paper items (the closing section shows every row)."""
     frame = table.display_frame()
     return (
@@ -1167,7 +1198,7 @@ def claim_rows(table, *items) -> pd.DataFrame:
     )
 
 
-def cyclic_conditioning(cases, seed: int) -> pd.DataFrame:
+def cyclic_conditioning(cases: Iterable[tuple[int, int]], seed: int) -> pd.DataFrame:
     """Worst condition number of the cyclic-repetition decoder over 5 random straggler sets."""
     rows = []
     for n_, s_ in cases:
@@ -1190,7 +1221,7 @@ def example2_messages(ex2: Example2Result) -> pd.DataFrame:
     return pd.DataFrame({"quantity": list(ex2.messages), "value": values}).set_index("quantity")
 
 
-def remark3_outcome(allocation) -> str | None:
+def remark3_outcome(allocation: CodedReduceAllocation) -> str | None:
     """Execute with stragglers 7 and 8 (one parent, beyond s): the error text, or None."""
     local = local_messages_from_point_gradients(allocation, np.ones((allocation.d, 1)))
     try:
@@ -1200,7 +1231,7 @@ def remark3_outcome(allocation) -> str | None:
     return None
 
 
-def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
+def regime_table(model: TimingModel, n_iterations: int, rng: RngLike) -> pd.DataFrame:
     """Per figure: message times and each scheme's communication and waiting shares."""
     settings = {"fig2": ("linear", *FIG2_TREE, 300)} | FIGURE_SETTINGS
     rows = []
@@ -1224,7 +1255,9 @@ def regime_table(model: TimingModel, n_iterations: int, rng) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("figure")
 
 
-def convergence_figures(model, seeds, n_iterations, quick: bool) -> dict:
+def convergence_figures(
+    model: TimingModel | None, seeds: int | Iterable[int], n_iterations: int | None, quick: bool
+) -> dict[str, ConvergenceResult]:
     """:func:`convergence_over_seeds` for every figure; SGD's rate tuned once per task."""
     conv, rates = {}, {}
     setting = dict(model=model, n_iterations=n_iterations, quick=quick, seeds=seeds)
@@ -1234,7 +1267,7 @@ def convergence_figures(model, seeds, n_iterations, quick: bool) -> dict:
     return conv
 
 
-def stand_in(res) -> str:
+def stand_in(res: ConvergenceResult) -> str:
     """What stands in for the paper's data set in a convergence result."""
     d_, p_ = res.data_shape
     return {
@@ -1479,7 +1512,7 @@ def _conv_speedup(conv, seeds, CLOCK, ranges, net_table, latency, NET, eq6, mode
 SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RAR", "SGD")]
 
 
-def speed_table(f2: Fig2SeedsResult, rows) -> pd.DataFrame:
+def speed_table(f2: Fig2SeedsResult, rows: Sequence[Claim]) -> pd.DataFrame:
     """Fig. 2's speedups and the rows of ``CLAIMS["speedups"]`` as one table for the plot."""
     cols = ["cr_speedup_paper", "cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
     table = [("fig2", s, *f2.summary.loc[s, cols]) for s in ("UMW", "GC", "RAR")]
@@ -1551,7 +1584,7 @@ def _sgd_final_error(conv, seeds):
     }
 
 
-def gradient_complexity(res, seed: int) -> dict:
+def gradient_complexity(res: ConvergenceResult, seed: int) -> dict:
     """Section III-C.2: iterations and gradient computations of CR and SGD to reach the errors
     GD reaches after 10 %, 50 % and 100 % of ``res``'s run (``seed``: the seed whose GD curve
     sets the levels)."""

@@ -16,15 +16,17 @@ Reference: severinson2023dsag.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import as_generator, check_frame, check_int, check_real
-from codedlib.claims import mean_interval, ratio_interval, spec
+from codedlib._validation import RngLike, as_generator, check_frame, check_int, check_real
+from codedlib.claims import Claim, mean_interval, ratio_interval, spec
 from codedlib.latency.event_driven import (
     SEMANTICS,
     simulate_event_driven,
@@ -47,6 +49,9 @@ from codedlib.schemes.dsag import (
     simulate_coded_bound,
     simulate_dsag,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "SETTINGS",
@@ -121,7 +126,13 @@ __all__ = [
 
 # -- Latency model, traces (Figs. 1-6) -----------------------------------------------------
 def cloud_model(
-    n_workers=72, comp_mean=0.05, comm_mean=2e-3, spread=0.15, comp_cv=0.1, comm_cv=0.3, rng=None
+    n_workers: int = 72,
+    comp_mean: float = 0.05,
+    comm_mean: float = 2e-3,
+    spread: float = 0.15,
+    comp_cv: float = 0.1,
+    comm_cv: float = 0.3,
+    rng: RngLike = None,
 ) -> GammaLatencyModel:
     """A heterogeneous 'cloud' cluster (Section III): worker i's mean latencies are the given
     means × U(1 - spread, 1 + spread), its computation cv ``comp_cv`` × U(0.5, 1.5) (Fig. 2 of
@@ -135,7 +146,13 @@ def cloud_model(
     return GammaLatencyModel.from_cv(ym, zm, comm_cv, zcv)
 
 
-def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.DataFrame:
+def record_trace(
+    model: GammaLatencyModel,
+    n_iterations: int,
+    load: float = 1.0,
+    bursts: ArrayLike | None = None,
+    rng: RngLike = None,
+) -> pd.DataFrame:
     """A w = N profiling trace of ``model`` in the ``data/traces`` columns, one row per
     (iteration, worker); ``fresh`` always True, ``wall_clock`` the iteration's end."""
     n_iterations = check_int("n_iterations", n_iterations, 1)
@@ -156,7 +173,7 @@ def record_trace(model, n_iterations, load=1.0, bursts=None, rng=None) -> pd.Dat
     )
 
 
-def load_traces(directory="data/traces") -> dict:
+def load_traces(directory: str | Path = "data/traces") -> dict[str, pd.DataFrame]:
     """Every ``*.csv`` trace in ``directory`` with rows and the ``worker``, ``compute_time``
     and ``comm_time`` columns (``#`` comment lines skipped)."""
     out = {}
@@ -171,7 +188,10 @@ def load_traces(directory="data/traces") -> dict:
 
 
 def fig1_load_scaling(
-    loads=(0.25, 0.5, 1.0, 2.0, 4.0), n_workers=100, n_iterations=200, rng=None
+    loads: Sequence[float] = (0.25, 0.5, 1.0, 2.0, 4.0),
+    n_workers: int = 100,
+    n_iterations: int = 200,
+    rng: RngLike = None,
 ) -> SimpleNamespace:
     """Fig. 1: per-worker mean and variance of computation latency vs load c: fresh workers
     per load (as in the paper), the gamma model fitted to each trace, lines through the origin
@@ -194,7 +214,7 @@ def fig1_load_scaling(
     )
 
 
-def fig3_cdfs(trace, workers=(0, 1)) -> SimpleNamespace:
+def fig3_cdfs(trace: pd.DataFrame, workers: Sequence[int] = (0, 1)) -> SimpleNamespace:
     """Figs. 2-3: two workers' per-iteration latency, empirical CDFs and fitted gammas."""
     from scipy import stats
 
@@ -215,7 +235,12 @@ def fig3_cdfs(trace, workers=(0, 1)) -> SimpleNamespace:
 
 
 def fig4_bursts(
-    n_workers=36, n_iterations=600, p_enter=0.004, p_exit=0.02, factor=1.12, rng=None
+    n_workers: int = 36,
+    n_iterations: int = 600,
+    p_enter: float = 0.004,
+    p_exit: float = 0.02,
+    factor: float = 1.12,
+    rng: RngLike = None,
 ) -> SimpleNamespace:
     """Fig. 4: computation latency of workers with Markov bursts (Section III-B): ×1.12 (the
     paper's ~12 %) for 1/p_exit = 50 iterations on average (the paper: at least one of 36 AWS
@@ -233,7 +258,9 @@ def fig4_bursts(
     )
 
 
-def fig5_measure(seed, n_workers=72, n_iterations=1000, replicas=20_000) -> pd.DataFrame:
+def fig5_measure(
+    seed: int, n_workers: int = 72, n_iterations: int = 1000, replicas: int = 20_000
+) -> pd.DataFrame:
     """Fig. 5 for one seed: mean latency of the w-th fastest of N = 72 workers (``w,
     recorded, heterogeneous, iid``) over a w = N trace of a fresh ground truth, and the Monte
     Carlo predictions (``replicas`` rounds, Section IV-A) of the per-worker gamma model fitted
@@ -260,15 +287,15 @@ def _order_statistics(totals, fit, replicas, rng) -> pd.DataFrame:
 
 
 def fig6_measure(
-    seed,
-    n_workers=72,
-    ws=(9, 72),
-    n_iterations=100,
-    load=1.0,
-    p_enter=0.002,
-    p_exit=0.02,
-    factor=1.12,
-    replicas=200,
+    seed: int,
+    n_workers: int = 72,
+    ws: Sequence[int] = (9, 72),
+    n_iterations: int = 100,
+    load: float = 1.0,
+    p_enter: float = 0.002,
+    p_exit: float = 0.02,
+    factor: float = 1.12,
+    replicas: int = 200,
 ) -> pd.DataFrame:
     """Fig. 6 for one seed: cumulative latency over 100 iterations, w = 9 and 72 of N = 72.
 
@@ -296,7 +323,13 @@ def fig6_measure(
 
 # -- Load balancing (Fig. 7) ---------------------------------------------------------------
 def fig7_load_balancing(
-    n_workers=8, n_iterations=150, n_subpartitions=20, slow_at=40, fast_at=90, factor=2.0, rng=None
+    n_workers: int = 8,
+    n_iterations: int = 150,
+    n_subpartitions: int = 20,
+    slow_at: int = 40,
+    fast_at: int = 90,
+    factor: float = 2.0,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Fig. 7: per-worker latency of DSAG (w = N = 8, step 0.9, small PCA problem) with and
     without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
@@ -350,7 +383,9 @@ def fig7_load_balancing(
 
 
 # -- Artificial scenario (Section VII-B, Fig. 8 top row) -----------------------------------
-def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaLatencyModel:
+def artificial_model(
+    kind: str = "pca", n_workers: int = 49, rng: RngLike = None, comp_cv: float = 0.05
+) -> GammaLatencyModel:
     """eX3-like homogeneous cluster (Table I) before the artificial slowdown: computation
     2.2 s per worker's data for PCA (0.022 s per subpartition at p = 100), 0.018 s for logistic
     regression (1.8 ms at p = 10), communication 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic);
@@ -367,7 +402,12 @@ def artificial_model(kind="pca", n_workers=49, rng=None, comp_cv=0.05) -> GammaL
     return GammaLatencyModel.from_cv(comm, comp, comm_cv=0.3, comp_cv=comp_cv)
 
 
-def artificial_slowdown(n_workers=49, strength=0.4, recover_after=1.0, recovering=(40, 49)):
+def artificial_slowdown(
+    n_workers: int = 49,
+    strength: float = 0.4,
+    recover_after: float = 1.0,
+    recovering: tuple[int, int] = (40, 49),
+) -> Callable[[float, int], np.ndarray]:
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
     workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s.
     """
@@ -390,7 +430,9 @@ AWS_TABLE_I = {
 }
 
 
-def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyModel:
+def aws_model(
+    kind: str = "pca", n_workers: int = 100, rng: RngLike = None, comp_cv: float = 0.1
+) -> GammaLatencyModel:
     """An AWS-like stand-in for Section VII-C (N = 100 c5.xlarge workers): per-worker mean
     communication and per-task computation latency drawn uniformly in Table I's AWS ranges
     (a worker's data is ``p`` tasks at the paper's p); ``comp_cv`` is our choice (the paper:
@@ -406,7 +448,12 @@ def aws_model(kind="pca", n_workers=100, rng=None, comp_cv=0.1) -> GammaLatencyM
     return GammaLatencyModel.from_cv(comm, comp, comm_cv=0.3, comp_cv=comp_cv)
 
 
-def static_spread(kind="logistic", cluster="aws", rng=0, n_subpartitions=None) -> float:
+def static_spread(
+    kind: str = "logistic",
+    cluster: str = "aws",
+    rng: RngLike = 0,
+    n_subpartitions: int | None = None,
+) -> float:
     """Max / min over the workers of the mean task latency of a Fig. 8 stand-in cluster (the
     static variation between workers, Section VII-C): :func:`aws_model` with N = 100, or
     :func:`artificial_model` with N = 49 and its slowdown ``1 + 0.4 i/N`` before recovery;
@@ -423,8 +470,13 @@ def static_spread(kind="logistic", cluster="aws", rng=0, n_subpartitions=None) -
 
 
 def timed_bursts(
-    n_workers, horizon, mean_duration=60.0, busy_fraction=0.0141, factor=1.12, rng=None
-):
+    n_workers: int,
+    horizon: float,
+    mean_duration: float = 60.0,
+    busy_fraction: float = 0.0141,
+    factor: float = 1.12,
+    rng: RngLike = None,
+) -> Callable[[float, int], np.ndarray]:
     """Bursts in wall-clock time (Section III-B, Fig. 4): each worker alternates exponential
     normal and burst periods (``factor`` times slower, ``mean_duration`` s on average, a share
     ``busy_fraction`` of the time; the first state drawn from that share). Defaults from Fig. 4
@@ -461,7 +513,7 @@ def timed_bursts(
     return slowdown
 
 
-def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
+def pca_problem(n_samples: int = 9800, dim: int = 100, k: int = 3, rng: RngLike = 0) -> PCA:
     """PCA (eq. 6) of the sparse binary low-rank stand-in for the 1000 Genomes matrix."""
     data = sparse_lowrank_binary(
         n_samples=n_samples, dim=dim, n_populations=4, density=0.1, rng=rng
@@ -469,7 +521,9 @@ def pca_problem(n_samples=9800, dim=100, k=3, rng=0):
     return PCA(data.X, k)
 
 
-def logistic_problem(n_samples=9800, dim=28, rng=0, correlation=0.0):
+def logistic_problem(
+    n_samples: int = 9800, dim: int = 28, rng: RngLike = 0, correlation: float = 0.0
+) -> LogisticRegression:
     """L2-regularised logistic regression on a HIGGS-like data set (Section VII; HIGGS is not
     shippable): ``dim`` Gaussian features (pairwise ``correlation`` through one shared factor:
     worse conditioned, more iterations), labels ±1 from a logistic model, features standardised
@@ -486,7 +540,7 @@ def logistic_problem(n_samples=9800, dim=28, rng=0, correlation=0.0):
     return LogisticRegression(X, y, lam=1.0 / n_samples)
 
 
-def pca_gap(problem):
+def pca_gap(problem: PCA) -> Callable[[np.ndarray], float]:
     """The PCA suboptimality gap of Fig. 8: explained variance ``tr(Vᵀ C V) / tr(C)`` of the
     top-k eigenvectors of the Gram matrix ``C = XᵀX`` minus that of the iterate ``V`` (whose
     columns are orthonormal after G), floored at 0. C is computed once.
@@ -504,7 +558,7 @@ def pca_gap(problem):
     return gap
 
 
-def pca_projection(problem):
+def pca_projection(problem: PCA) -> Callable[[np.ndarray], np.ndarray]:
     """G(.) for PCA: Gram–Schmidt on θ reshaped to (d, k)."""
     d, k = problem.X.shape[1], problem.k
 
@@ -514,7 +568,9 @@ def pca_projection(problem):
     return project
 
 
-def fig8_methods(n_workers=49, w=10, include_lb=True):
+def fig8_methods(
+    n_workers: int = 49, w: int = 10, include_lb: bool = True
+) -> list[tuple[str, str, int, bool]]:
     """The methods of Fig. 8: (label, kind, w, load-balanced)."""
     methods = [
         ("GD", "gd", n_workers, False),
@@ -558,23 +614,23 @@ def _fig8_problem(kind, n_samples, dim, correlation):
 
 
 def fig8_convergence(
-    kind="pca",
+    kind: str = "pca",
     *,
-    n_workers=49,
-    w=10,
-    n_subpartitions=None,
-    eta=None,
-    time_limit=None,
-    n_samples=9800,
-    dim=None,
-    methods=None,
-    margin=0.02,
-    seed=0,
-    comp_cv=0.05,
-    semantics="reference",
-    cluster="ex3",
-    correlation=0.0,
-    load_balancer=None,
+    n_workers: int = 49,
+    w: int = 10,
+    n_subpartitions: int | None = None,
+    eta: float | None = None,
+    time_limit: float | None = None,
+    n_samples: int = 9800,
+    dim: int | None = None,
+    methods: Sequence[tuple[str, str, int, bool]] | None = None,
+    margin: float = 0.02,
+    seed: int = 0,
+    comp_cv: float = 0.05,
+    semantics: str = "reference",
+    cluster: str = "ex3",
+    correlation: float = 0.0,
+    load_balancer: LoadBalancerConfig | None = None,
 ) -> pd.DataFrame:
     """Fig. 8: suboptimality gap vs time; ``cluster="ex3"``: the artificial scenario of
     Section VII-B (top row); ``"aws"``: Section VII-C on :func:`aws_model` with
@@ -665,7 +721,7 @@ def fig8_convergence(
     return df
 
 
-def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
+def time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """First simulated time [s] each method's gap falls below each threshold (NaN: never):
     one row per method (in order of appearance), one column per gap (float labels,
     :func:`codedlib.plots.dsag.with_labels` formats them)."""
@@ -678,7 +734,9 @@ def time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
 
 
 # -- Recorded traces (data/traces): the same checks on real measurements -------------------
-def trace_order_statistics(trace, replicas=20_000, rng=None) -> pd.DataFrame | None:
+def trace_order_statistics(
+    trace: pd.DataFrame, replicas: int = 20_000, rng: RngLike = None
+) -> pd.DataFrame | None:
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
     Uses the iterations in which every worker delivered a fresh result.
@@ -701,7 +759,13 @@ OUR_COORDINATOR = "deadline"
 
 
 def coordinator_semantics_difference(
-    model, w, n_iterations=30, margin=0.02, load=1.0, replicas=200, rng=None
+    model: GammaLatencyModel,
+    w: int,
+    n_iterations: int = 30,
+    margin: float = 0.02,
+    load: float = 1.0,
+    replicas: int = 200,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """The authors' margin-window rules (``reference``) and ours (``deadline``,
     :mod:`codedlib.latency.event_driven`) on ``replicas`` paired draws of ``n_iterations`` task
@@ -726,7 +790,11 @@ def coordinator_semantics_difference(
 
 
 def trace_cumulative_latency(
-    trace, w=None, margin=0.02, replicas=500, rng=None
+    trace: pd.DataFrame,
+    w: int | None = None,
+    margin: float = 0.02,
+    replicas: int = 500,
+    rng: RngLike = None,
 ) -> pd.DataFrame | None:
     """Fig. 6 on a recorded w < N trace (e.g. a DSAG run): cumulative latency per iteration,
     recorded (:func:`_recorded_cumulative`) and predicted by the gamma model fitted to the
@@ -751,7 +819,7 @@ def trace_cumulative_latency(
     return pd.DataFrame(frame)
 
 
-def fig8_measure(seed, kind="pca", **kwargs) -> pd.DataFrame:
+def fig8_measure(seed: int, kind: str = "pca", **kwargs) -> pd.DataFrame:
     """Fig. 8 for one run seed on the same data (:func:`fig8_convergence`; the paper averages 5
     runs); ``attrs`` are the same for every seed, so :func:`codedlib.replicate.over_seeds`
     keeps them."""
@@ -810,13 +878,13 @@ def _serial_order(df, outer, columns) -> pd.DataFrame:
 
 
 def lb_gain_vs_task_noise(
-    comp_cvs=(0.01, 0.02, 0.05, 0.1),
-    seeds=(0, 1, 2, 3, 4),
-    kind="logistic",
-    gap=1e-6,
-    n_workers=49,
-    w=10,
-    schedules=None,
+    comp_cvs: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
+    seeds: int | Iterable[int] = (0, 1, 2, 3, 4),
+    kind: str = "logistic",
+    gap: float = 1e-6,
+    n_workers: int = 49,
+    w: int = 10,
+    schedules: Mapping[str, LoadBalancerConfig] | None = None,
     **kwargs,
 ) -> pd.DataFrame:
     """What sets the load-balancing gain (Section VI): per per-task ``comp_cv`` of the stand-in
@@ -845,7 +913,7 @@ def lb_gain_vs_task_noise(
     return _serial_order(df, "level", columns + ["iterations", "n_fresh"])
 
 
-def lb_gain_table(sweep, level=0.95) -> pd.DataFrame:
+def lb_gain_table(sweep: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per ``(comp_cv, schedule)`` of :func:`lb_gain_vs_task_noise`: the paired ratio DSAG-LB /
     DSAG of the time to the gap (t-interval of the log ratio; runs that never reached it count
     at the time limit, ``censored``), seeds where balancing was slower, DSAG's iterations to
@@ -878,7 +946,7 @@ def lb_gain_table(sweep, level=0.95) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def describe_lb_gain(table, paper_range=(0.6, 0.7)) -> dict:
+def describe_lb_gain(table: pd.DataFrame, paper_range: tuple[float, float] = (0.6, 0.7)) -> dict:
     """The claims row of :func:`lb_gain_table`: ``ours`` (every ratio with its interval and
     seeds where balancing was slower, by schedule), ``verdict`` (``partly`` when some setting's
     interval meets ``paper_range`` and excludes 1, ``direction only`` when some interval is
@@ -954,13 +1022,13 @@ def _sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[
 
 
 def sgd_gap_vs_subpartition_rows(
-    rows_per_subpartition=(2, 8, 32),
-    seeds=(0, 1, 2, 3, 4),
-    gap=1e-3,
-    n_workers=49,
-    w=10,
-    n_subpartitions=100,
-    dim=100,
+    rows_per_subpartition: Sequence[int] = (2, 8, 32),
+    seeds: int | Iterable[int] = (0, 1, 2, 3, 4),
+    gap: float = 1e-3,
+    n_workers: int = 49,
+    w: int = 10,
+    n_subpartitions: int = 100,
+    dim: int = 100,
     **kwargs,
 ) -> pd.DataFrame:
     """SGD's noise floor on PCA against the rows per subpartition (Section VII, Fig. 8): SGD
@@ -987,7 +1055,7 @@ def sgd_gap_vs_subpartition_rows(
     return _serial_order(df, "level", columns + ["floor_gap"])
 
 
-def mean_time_to_gap(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
+def mean_time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """:func:`time_to_gap` averaged over seeds (NaN if some seed never reaches the gap), plus
     ``final_gap``, the mean smallest gap."""
     per_seed = []
@@ -1027,14 +1095,14 @@ def _explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
 
 
 def latency_prediction(
-    n_workers=49,
-    w=10,
-    n_subpartitions=100,
-    pattern="linear (Sec. VII-B)",
-    burst_rate=0.0,
-    n_iterations=100,
-    replicas=50,
-    rng=0,
+    n_workers: int = 49,
+    w: int = 10,
+    n_subpartitions: int = 100,
+    pattern: str = "linear (Sec. VII-B)",
+    burst_rate: float = 0.0,
+    n_iterations: int = 100,
+    replicas: int = 50,
+    rng: RngLike = 0,
 ) -> SimpleNamespace:
     """Mean iteration latency of the w-th fastest of N: event-driven (Section IV-B, workers
     stay busy with stale tasks) and order statistic (IV-A), and each worker's participation."""
@@ -1056,15 +1124,15 @@ def latency_prediction(
 
 
 def small_pca_convergence(
-    n_workers=49,
-    w=10,
-    n_subpartitions=10,
-    eta=0.9,
-    pattern="linear (Sec. VII-B)",
-    burst_rate=0.0,
-    time_limit=30.0,
-    rng=0,
-):
+    n_workers: int = 49,
+    w: int = 10,
+    n_subpartitions: int = 10,
+    eta: float = 0.9,
+    pattern: str = "linear (Sec. VII-B)",
+    burst_rate: float = 0.0,
+    time_limit: float = 30.0,
+    rng: RngLike = 0,
+) -> pd.DataFrame:
     """A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30)
     of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
     """
@@ -1104,13 +1172,13 @@ def small_pca_convergence(
 
 
 # -- Repetitions over seeds: the intervals of the notebook's claims table ------------------
-def fig4_measure(seed, **kwargs) -> dict:
+def fig4_measure(seed: int, **kwargs) -> dict:
     """Fig. 4 for one seed (:func:`codedlib.replicate.over_seeds`): the share of iterations
     with at least one worker in a burst."""
     return {"any_burst_fraction": fig4_bursts(rng=seed, **kwargs).any_burst_fraction}
 
 
-def order_statistic_errors(df) -> pd.DataFrame:
+def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
     """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
     the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5.
     """
@@ -1134,7 +1202,7 @@ def order_statistic_errors(df) -> pd.DataFrame:
     )
 
 
-def cumulative_endpoints(df, iteration=None) -> pd.DataFrame:
+def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
     models' ratios to the recorded value.
     """
@@ -1154,7 +1222,7 @@ def _fig7_measure(seed, **kwargs) -> pd.DataFrame:
     return df.assign(marks=[tuple(df.attrs.pop("repartition_iterations"))] * len(df))
 
 
-def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
+def fig7_repeated(seeds: int | Iterable[int] = (0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
     with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks.
     """
@@ -1165,7 +1233,7 @@ def fig7_repeated(seeds=(0,), **kwargs) -> pd.DataFrame:
     return out
 
 
-def fig7_final_latency(df, last=20) -> pd.DataFrame:
+def fig7_final_latency(df: pd.DataFrame, last: int = 20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task, w = N) over the last ``last``
     iterations, one column per run of :func:`fig7_load_balancing`; ``attrs["mean"]``: each
     run's mean over the seeds."""
@@ -1181,7 +1249,9 @@ def fig7_final_latency(df, last=20) -> pd.DataFrame:
     return out
 
 
-def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
+def time_to_gap_per_seed(
+    df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)
+) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
     threshold (NaN: never within the run) and the run's final (smallest) gap.
     """
@@ -1194,7 +1264,11 @@ def time_to_gap_per_seed(df, gaps=(1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["seed", "method", "gap", "time", "final_gap"])
 
 
-def time_to_gap_summary(per_seed, methods=None, gaps=None) -> pd.DataFrame:
+def time_to_gap_summary(
+    per_seed: pd.DataFrame,
+    methods: Sequence[str] | None = None,
+    gaps: Sequence[float] | None = None,
+) -> pd.DataFrame:
     """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` and ``gaps`` in that
     order; default: all, the gaps descending): ``n`` runs, ``never`` (runs that did not reach
     the gap), ``mean`` time of those that did and, if all did (n >= 2), the 95 % t-interval
@@ -1214,7 +1288,13 @@ def time_to_gap_summary(per_seed, methods=None, gaps=None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["method", "gap", "n", "never", "mean", "low", "high"])
 
 
-def paired_times(per_seed, numerator, denominator, gap, censor=None):
+def paired_times(
+    per_seed: pd.DataFrame,
+    numerator: str,
+    denominator: str,
+    gap: float,
+    censor: float | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Times to ``gap`` of two methods paired by seed (:func:`time_to_gap_per_seed`) and how
     many runs never reached it: those count as ``censor`` (the time limit, a lower bound), or
     without ``censor`` raise ValueError."""
@@ -1235,7 +1315,7 @@ def paired_times(per_seed, numerator, denominator, gap, censor=None):
     return pair[numerator].to_numpy(), pair[denominator].to_numpy(), missing
 
 
-def convergence_band(df, n_grid=300) -> pd.DataFrame:
+def convergence_band(df: pd.DataFrame, n_grid: int = 300) -> pd.DataFrame:
     """Fig. 8 over seeds: per method, the median and min-max of the gap across seeds on one
     time grid (log-linear interpolation; a run that ended early keeps its last gap; the band
     ends with the method's last run)."""
@@ -1271,7 +1351,13 @@ def convergence_band(df, n_grid=300) -> pd.DataFrame:
 
 
 def event_driven_timing(
-    n_workers=100, w=50, n_iterations=100, repeats=7, number=50, reference_calls=2, rng=None
+    n_workers: int = 100,
+    w: int = 50,
+    n_iterations: int = 100,
+    repeats: int = 7,
+    number: int = 50,
+    reference_calls: int = 2,
+    rng: RngLike = None,
 ) -> SimpleNamespace:
     """Wall-clock ms per event-driven simulation (footnote 16: N = 100, w = 50, 100
     iterations): the compiled kernel, warmed up, timed ``repeats`` times over ``number`` calls;
@@ -1301,7 +1387,7 @@ def event_driven_timing(
 
 
 # -- Recorded traces: goodness of fit and the DSAG trace against its own injected model ----
-def trace_gamma_ks(trace) -> pd.DataFrame:
+def trace_gamma_ks(trace: pd.DataFrame) -> pd.DataFrame:
     """Fig. 3 on a trace: per worker and latency column, the Kolmogorov-Smirnov distance
     ``ks``, ``pvalue`` and ``n`` against the gamma fitted to the same data (conservative
     p-values: a rejection at 5 % is trustworthy, an acceptance weak evidence)."""
@@ -1364,7 +1450,9 @@ def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
     return pd.concat(split, ignore_index=True)
 
 
-def trace_dsag_predictions(run, replicas=200, long_iterations=4000, rng=None) -> SimpleNamespace:
+def trace_dsag_predictions(
+    run: Mapping[str, Any], replicas: int = 200, long_iterations: int = 4000, rng: RngLike = None
+) -> SimpleNamespace:
     """Fig. 6 on a recorded DSAG run: its total time against models of decreasing fidelity.
 
     ``run``: :func:`codedlib.runtime.validation.recorded_dsag_run`'s reading of the trace (its
@@ -1537,7 +1625,7 @@ SEC5 = "5. The artificial scenario (Fig. 8 top row)"
 SEC5B = "5b. Fig. 8 bottom row: AWS-like stand-in (Section VII-C)"
 
 
-def settings(preset, pca_subpartitions=100, logreg_subpartitions=10) -> dict:
+def settings(preset: str, pca_subpartitions: int = 100, logreg_subpartitions: int = 10) -> dict:
     """``SETTINGS[preset]`` with every ``n_subpartitions=None`` (the faithful Fig. 8 and AWS
     runs) set from the notebook's parameters: ``pca_subpartitions`` for PCA,
     ``logreg_subpartitions`` for logistic regression."""
@@ -1552,17 +1640,17 @@ def settings(preset, pca_subpartitions=100, logreg_subpartitions=10) -> dict:
     return out
 
 
-def run_seeds(seed, n_seeds, setting) -> list[int]:
+def run_seeds(seed: int, n_seeds: int, setting: Mapping[str, Any]) -> list[int]:
     """The notebook's seeds: ``setting["n_seeds"]`` of them, or ``max(5, n_seeds)``."""
     return list(range(seed, seed + (setting["n_seeds"] or max(5, n_seeds))))
 
 
-def ratio_text(row) -> str:
+def ratio_text(row: Claim) -> str:
     """A comparison row's ratio, interval and outcome as text for the prose."""
     return f"{row.our_value:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}] ({row.outcome})"
 
 
-def fig5_setting(n_iterations) -> str:
+def fig5_setting(n_iterations: int) -> str:
     """The setting text of the Fig. 5 rows."""
     return (
         "stand-in cluster: 72 synthetic gamma workers, per-worker means spread ±30 %, per-task "
@@ -1570,7 +1658,7 @@ def fig5_setting(n_iterations) -> str:
     )
 
 
-def describe_iid_ends(df) -> str:
+def describe_iid_ends(df: pd.DataFrame) -> str:
     """Fig. 5: the i.i.d. model's relative error at w = 1 and w = N, range over seeds."""
     first, last = df.groupby("seed").first(), df.groupby("seed").last()
     fastest, slowest = first.iid / first.recorded - 1, last.iid / last.recorded - 1
@@ -1581,7 +1669,7 @@ def describe_iid_ends(df) -> str:
     )
 
 
-def check_traces(traces, rng=None) -> tuple[dict, str]:
+def check_traces(traces: Mapping[str, pd.DataFrame], rng: RngLike = None) -> tuple[dict, str]:
     """Our master-worker traces (tree traces skipped): per-worker fit, and on w = N traces the
     largest Fig. 5 errors of both models; returns ``({name: errors}, printed text)``."""
     checks, lines = {}, []
@@ -1606,7 +1694,7 @@ def check_traces(traces, rng=None) -> tuple[dict, str]:
     return checks, "\n".join(lines)
 
 
-def gamma_ks_summary(trace) -> pd.DataFrame:
+def gamma_ks_summary(trace: pd.DataFrame) -> pd.DataFrame:
     """Fig. 3 on a trace: per latency column, median KS distance and workers rejected at 5 %."""
     return (
         trace_gamma_ks(trace)
@@ -1619,7 +1707,14 @@ def gamma_ks_summary(trace) -> pd.DataFrame:
     )
 
 
-def trace_fig6(run, name, trace, margin, replicas, rng) -> dict:
+def trace_fig6(
+    run: Mapping[str, Any],
+    name: str,
+    trace: pd.DataFrame,
+    margin: float,
+    replicas: int,
+    rng: RngLike,
+) -> dict:
     """Fig. 6 on one recorded DSAG run (``run``: its reading for :func:`trace_dsag_predictions`):
     the recorded curve, the models' totals, their 95 % bands and the bands ÷ the recorded total."""
     recorded_fig6 = trace_cumulative_latency(trace, margin=margin, rng=rng)
@@ -1649,7 +1744,17 @@ def trace_fig6(run, name, trace, margin, replicas, rng) -> dict:
 
 
 def coordinator_semantics(
-    seeds, *, seed, n_workers, w, margin, eta, replicas, logreg_p, pca_p, logistic
+    seeds: int | Iterable[int],
+    *,
+    seed: int,
+    n_workers: int,
+    w: int,
+    margin: float,
+    eta: float,
+    replicas: int,
+    logreg_p: int,
+    pca_p: int,
+    logistic: Mapping[str, Any],
 ) -> tuple[pd.DataFrame, str]:
     """Sec. V-A: our margin-window rule against the authors' on paired draws (four settings)
     and DSAG's time to 1e-6 (logistic, Fig. 8); returns the table and its summary text."""
@@ -1714,7 +1819,9 @@ def coordinator_semantics(
     return table, summary
 
 
-def algorithm2_as_printed(n, p, p_new, k, max_steps=20):
+def algorithm2_as_printed(
+    n: int, p: int, p_new: int, k: int, max_steps: int = 20
+) -> tuple[list[tuple[int, int]], bool]:
     """Algorithm 2 line by line; returns the visited (k, k') and whether k' left 1..p_new."""
     from codedlib.schemes.dsag import p_start, p_trans
 
@@ -1782,7 +1889,7 @@ def paper_examples() -> dict:
     return out
 
 
-def fig8_setting(df, kind, eta, n_seeds) -> str:
+def fig8_setting(df: pd.DataFrame, kind: str, eta: float, n_seeds: int) -> str:
     """The setting text of Fig. 8's rows (data, cluster, sizes, balancer, seeds)."""
     a = df.attrs
     if kind == "pca":
@@ -1821,7 +1928,7 @@ def _seed_spread(num, den) -> str:
     return f"per-seed ratios {r.min():.2f} to {r.max():.2f} over {r.size} seeds"
 
 
-def lb_decompositions(problems, w) -> dict:
+def lb_decompositions(problems: Mapping[str, tuple], w: int) -> dict:
     """At the gaps of the load-balancing rows, per seed for DSAG and DSAG-LB: iterations and mean
     latency per iteration to reach the gap, mean fresh results per iteration and mean total
     subpartitions up to then: ``{(problem, gap): (per-seed frame, ratio intervals DSAG-LB / DSAG,
@@ -1861,7 +1968,7 @@ def lb_decompositions(problems, w) -> dict:
     return out
 
 
-def sgd_floor(sgd_size) -> dict:
+def sgd_floor(sgd_size: pd.DataFrame) -> dict:
     """SGD's noise floor against rows per subpartition: the median table, a power law fitted
     over the runs, its extrapolation to the paper's subpartitions and the rows it needs to
     reach 1e-3."""
@@ -1886,7 +1993,7 @@ def sgd_floor(sgd_size) -> dict:
     )
 
 
-def aws_methods(w) -> list:
+def aws_methods(w: int) -> list:
     """The methods of the AWS-like bottom row: GD, coded, SAG w = N, DSAG and DSAG-LB w = 20."""
     return [
         m
@@ -1895,7 +2002,9 @@ def aws_methods(w) -> list:
     ] + [("DSAG-LB w=20", "dsag", 20, True)]
 
 
-def aws_setting(sizes, comp_cv, w, n_seeds) -> str:
+def aws_setting(
+    sizes: Mapping[str, Mapping[str, Any]], comp_cv: float, w: int, n_seeds: int
+) -> str:
     """The setting text of the AWS-like rows."""
     return (
         f"AWS-like stand-in (not AWS): N = 100, Table I AWS means (calibrated), per-task comp_cv = {comp_cv:g} "
@@ -2450,7 +2559,7 @@ def _table1(problem, kind, share, paper_comm, paper_comp):
     )
 
 
-def sgd_text(fit, rows) -> str:
+def sgd_text(fit: Mapping[str, float], rows: Sequence[int]) -> str:
     """The measured SGD floor of :func:`sgd_floor` as text."""
     return (
         f"SGD's floor falls as rows^{fit['slope']:.2f} (fit over {fit['n_runs']} runs, {rows} rows); it reaches 1e-3 "
@@ -2876,7 +2985,7 @@ def _aws_claims(w) -> dict:
     return {"aws": rows}
 
 
-def claim_specs(w=10, n_workers=49) -> dict:
+def claim_specs(w: int = 10, n_workers: int = 49) -> dict:
     """The notebook's claims by section, for its parameters w and N (method labels)."""
     return {
         **_latency_claims(),

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +25,7 @@ from codedlib._validation import check_int
 from codedlib.claims import mean_interval, ratio_interval, spec
 from codedlib.cluster import ClusterModel
 from codedlib.network import Network
-from codedlib.replicate import check_seeds, over_seeds
+from codedlib.replicate import Executor, check_seeds, over_seeds
 from codedlib.schemes.shootout import (
     SCHEMES,
     Shootout,
@@ -35,6 +37,9 @@ from codedlib.schemes.shootout import (
 )
 from codedlib.theory.codedreduce import r_cr
 from codedlib.theory.reed_solomon import decoding_time
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "AXES",
@@ -65,7 +70,7 @@ __all__ = [
 ]
 
 
-def default_cluster(n_workers: int = 100, **changes) -> ClusterModel:
+def default_cluster(n_workers: int = 100, **changes: Any) -> ClusterModel:
     """The shoot-out's reference cluster: shifted-exponential straggling (share 0.5, CR eq. 6's
     ``a mu = 1``), no heterogeneity or bursts, 0.3 ms / 100 Mb/s network, 1000-parameter model,
     10 000 rows per share on 1 GFLOP/s workers (40 ms per share, 0.94 ms per message);
@@ -162,7 +167,7 @@ def _seeds(seeds):
     return seeds
 
 
-def seed_runs(seed: int, setup: Shootout, names, timed: bool = False) -> list[dict]:
+def seed_runs(seed: int, setup: Shootout, names: Iterable[str], timed: bool = False) -> list[dict]:
     """The measure of one seed: every scheme of ``names`` on that seed's draws, a
     ``SchemeRun.summary`` row each with its ``times`` and ``gaps`` (and ``wall_seconds``)."""
     factors = setup.cluster.factors(setup.max_iter, seed)
@@ -198,7 +203,11 @@ def _over_seeds(setup, names, seeds, executor, timed=False):
 
 
 def ranking(
-    cluster: ClusterModel, schemes=None, seeds=5, executor=None, **setup_options
+    cluster: ClusterModel | Shootout,
+    schemes: Sequence[str] | None = None,
+    seeds: int | Iterable[int] = 5,
+    executor: Executor = None,
+    **setup_options: Any,
 ) -> Ranking:
     """Run every scheme (default: all that apply) on ``cluster`` (or a ``Shootout``, whose
     tuned choices are reused) for each of at least 2 seeds and rank them; ``setup_options`` go
@@ -299,7 +308,7 @@ def _check_axis(axis):
 _FAMILY_AXES = {"pareto_tail": "pareto", "straggling": "shifted_exponential"}
 
 
-def apply_axis(cluster: ClusterModel, axis: str, value) -> ClusterModel:
+def apply_axis(cluster: ClusterModel, axis: str, value: float) -> ClusterModel:
     """``cluster`` with one :data:`AXES` quantity set to ``value``: the Pareto tail index or the
     shifted-exponential share set the family; comm/comp (one message over one share's mean
     time) moves the bandwidth alone (ratios below ``latency / share_time`` do not exist);
@@ -367,12 +376,12 @@ def _cell(x, y, table) -> dict:
 def regime_map(
     base: ClusterModel,
     x_axis: str,
-    x_values,
+    x_values: Sequence[float],
     y_axis: str,
-    y_values,
-    schemes=None,
-    seeds=3,
-    **setup_options,
+    y_values: Sequence[float],
+    schemes: Sequence[str] | None = None,
+    seeds: int | Iterable[int] = 3,
+    **setup_options: Any,
 ) -> RegimeMap:
     """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
     (module docstring)."""
@@ -426,7 +435,9 @@ MAPS = {
 }
 
 
-def regime_maps(reference: ClusterModel, settings: dict, seeds, max_iter: int) -> dict:
+def regime_maps(
+    reference: ClusterModel, settings: dict, seeds: int | Iterable[int], max_iter: int
+) -> dict[str, RegimeMap]:
     """Notebook 06's :data:`MAPS` on ``reference`` at the grids of ``settings`` (a
     :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations."""
     maps = {}
@@ -527,7 +538,7 @@ def paper_operating_points() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def operating_point_cluster(point, base: ClusterModel) -> ClusterModel:
+def operating_point_cluster(point: Mapping[str, Any], base: ClusterModel) -> ClusterModel:
     """The cluster of one :func:`paper_operating_points` row: its N, family, shape,
     heterogeneity and bursts on ``base``'s network and workload, its comm/comp through the
     bandwidth; where that ratio is below ``base``'s latency allows, the latency is half the
@@ -658,7 +669,9 @@ class Headlines:
     rankings: dict
 
 
-def paper_headlines(base: ClusterModel, seeds=5, **setup_options) -> Headlines:
+def paper_headlines(
+    base: ClusterModel, seeds: int | Iterable[int] = 5, **setup_options: Any
+) -> Headlines:
     """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper (``base``'s
     network and workload)."""
     points = paper_operating_points().set_index("paper")
@@ -729,12 +742,12 @@ class ScaleStudy:
 
 def scale_study(
     base: ClusterModel,
-    n_values,
-    schemes=None,
-    seeds=2,
-    max_iter=100,
-    executor=None,
-    **setup_options,
+    n_values: Sequence[int],
+    schemes: Sequence[str] | None = None,
+    seeds: int | Iterable[int] = 2,
+    max_iter: int = 100,
+    executor: Executor = None,
+    **setup_options: Any,
 ) -> ScaleStudy:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
     stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
@@ -766,10 +779,16 @@ class YourCluster:
     fit: object = None
 
 
-def your_cluster(source, seeds=5, n_workers=None, schemes=None, **setup_options) -> YourCluster:
+def your_cluster(
+    source: ClusterModel | str | Path | pd.DataFrame,
+    seeds: int | Iterable[int] = 5,
+    n_workers: int | None = None,
+    schemes: Sequence[str] | None = None,
+    **setup_options: Any,
+) -> YourCluster:
     """Rank every scheme on your cluster: a :class:`ClusterModel`, or a latency trace in the
-    ``data/traces`` format (a path or DataFrame) fitted by :func:`codedlib.cluster_fit.fit_cluster`;
-    ``n_workers`` ranks it at another N (the fitted heterogeneity is per-N relative)."""
+    ``data/traces`` format fitted by :func:`codedlib.cluster_fit.fit_cluster`; ``n_workers``
+    ranks it at another N (the fitted heterogeneity is per-N relative)."""
     from codedlib.cluster_fit import fit_cluster
 
     fit = None if isinstance(source, ClusterModel) else fit_cluster(source)

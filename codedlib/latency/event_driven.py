@@ -24,10 +24,14 @@ from __future__ import annotations
 import functools
 import heapq
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib._validation import check_array, check_int, check_real
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "SEMANTICS",
@@ -150,7 +154,11 @@ def _check_inputs(task_latency, w, margin, busy_until, semantics="reference"):
 
 
 def simulate_event_driven(
-    task_latency, w, margin=0.0, busy_until=None, semantics="reference"
+    task_latency: ArrayLike,
+    w: int,
+    margin: float = 0.0,
+    busy_until: ArrayLike | None = None,
+    semantics: str = "reference",
 ) -> EventDrivenResult:
     """Simulate iterations of a w-of-N computation (Section IV-B), compiled with numba.
 
@@ -173,7 +181,11 @@ def simulate_event_driven(
 
 
 def simulate_event_driven_heapq(
-    task_latency, w, margin=0.0, busy_until=None, semantics="reference"
+    task_latency: ArrayLike,
+    w: int,
+    margin: float = 0.0,
+    busy_until: ArrayLike | None = None,
+    semantics: str = "reference",
 ) -> EventDrivenResult:
     """Plain priority-queue (``heapq``) event-driven simulator: pops worker completion events
     in time order as described in Section IV-B (a task queue of length one per worker).
@@ -230,7 +242,9 @@ def simulate_event_driven_heapq(
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
 
-def simulate_event_driven_reference(task_latency, w, margin=0.0) -> EventDrivenResult:
+def simulate_event_driven_reference(
+    task_latency: ArrayLike, w: int, margin: float = 0.0
+) -> EventDrivenResult:
     """The authors' coordinator rules, step by step (the check of ``semantics="reference"``).
 
     From CodedComputing.jl's ``EventDrivenSimulator.step!``: idle flags and task epochs; pop

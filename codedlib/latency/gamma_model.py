@@ -12,11 +12,16 @@ moving window (Section VI-A) and shape e²/v, scale v/e (footnote 14);
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 from codedlib.latency.traces import TRACE_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "TRACE_COLUMNS",
@@ -82,7 +87,13 @@ class GammaLatencyModel:
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
-    def from_cv(cls, comm_mean, comp_mean, comm_cv=0.1, comp_cv=0.1) -> GammaLatencyModel:
+    def from_cv(
+        cls,
+        comm_mean: ArrayLike,
+        comp_mean: ArrayLike,
+        comm_cv: ArrayLike = 0.1,
+        comp_cv: ArrayLike = 0.1,
+    ) -> GammaLatencyModel:
         """Model from per-worker means and coefficients of variation (std/mean)."""
         comm_mean = np.atleast_1d(np.asarray(comm_mean, dtype=float))
         comp_mean = np.atleast_1d(np.asarray(comp_mean, dtype=float))
@@ -126,7 +137,7 @@ class GammaLatencyModel:
             raise ValueError(f"load must be positive and finite, got {load!r}")
         return load
 
-    def scaled(self, load) -> GammaLatencyModel:
+    def scaled(self, load: ArrayLike) -> GammaLatencyModel:
         """Model at computational load ``load`` (scalar or (N,)): e_Z*c, v_Z*c² (Sec. VI-B)."""
         load = np.broadcast_to(self._load(load), self.comp_mean.shape)
         return GammaLatencyModel(
@@ -137,7 +148,7 @@ class GammaLatencyModel:
             workers=self.workers,
         )
 
-    def mean_latency(self, load=1.0) -> np.ndarray:
+    def mean_latency(self, load: ArrayLike = 1.0) -> np.ndarray:
         """Expected total latency ``e_X,i = e_Y,i + c * e_Z,i`` per worker."""
         return self.comm_mean + self._load(load) * self.comp_mean
 
@@ -154,7 +165,13 @@ class GammaLatencyModel:
         return GammaLatencyModel(cm, cv, zm, zv)
 
     # ---- sampling ----------------------------------------------------------------------
-    def sample(self, size=(), rng=None, load=1.0, slowdown=None):
+    def sample(
+        self,
+        size: int | tuple[int, ...] = (),
+        rng: RngLike = None,
+        load: ArrayLike = 1.0,
+        slowdown: ArrayLike | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``(comm, comp)`` latencies, each of shape ``size + (N,)``.
 
         ``load`` scales the computation latency (Section VI-B), ``slowdown`` multiplies it as
@@ -174,12 +191,18 @@ class GammaLatencyModel:
             factor = factor * slowdown
         return comm, comp * factor
 
-    def sample_total(self, size=(), rng=None, load=1.0, slowdown=None) -> np.ndarray:
+    def sample_total(
+        self,
+        size: int | tuple[int, ...] = (),
+        rng: RngLike = None,
+        load: ArrayLike = 1.0,
+        slowdown: ArrayLike | None = None,
+    ) -> np.ndarray:
         """Draw total latencies ``X_i = Y_i + Z_i`` of shape ``size + (N,)``."""
         comm, comp = self.sample(size, rng=rng, load=load, slowdown=slowdown)
         return comm + comp
 
-    def distributions(self, kind="comp"):
+    def distributions(self, kind: str = "comp") -> list:
         """Frozen scipy gamma distributions per worker (``kind`` 'comm' or 'comp')."""
         from codedlib.latency.models import gamma_from_moments
 
@@ -190,7 +213,7 @@ class GammaLatencyModel:
         raise ValueError(f"kind must be 'comm' or 'comp', got kind={kind!r}")
 
 
-def validate_trace(trace_df):
+def validate_trace(trace_df: pd.DataFrame) -> pd.DataFrame:
     """Check a latency trace (:data:`TRACE_COLUMNS`; ValueError on missing columns, an empty
     trace, negative or non-finite latency); return it cleaned.
     """
@@ -218,11 +241,13 @@ def validate_trace(trace_df):
     return trace_df
 
 
-def queue_wait(previous_arrival, arrival, comm_time, compute_time):
+def queue_wait(
+    previous_arrival: ArrayLike, arrival: ArrayLike, comm_time: ArrayLike, compute_time: ArrayLike
+) -> np.ndarray | float:
     """How long a task waited behind its worker's previous task (see :func:`without_queueing`):
     ``max(0, a - s)`` with ``s = arrival - comm_time - compute_time`` the task's send time and
     ``a = previous_arrival`` the parent's receipt of the worker's previous result (NaN: none,
-    no wait). Scalars or arrays, seconds on the parent's clock.
+    no wait). Seconds on the parent's clock.
     """
     sent = (
         np.asarray(arrival, float) - np.asarray(comm_time, float) - np.asarray(compute_time, float)
@@ -230,7 +255,7 @@ def queue_wait(previous_arrival, arrival, comm_time, compute_time):
     return np.nan_to_num(np.maximum(np.asarray(previous_arrival, float) - sent, 0.0), nan=0.0)
 
 
-def without_queueing(trace_df, floor=1e-6):
+def without_queueing(trace_df: pd.DataFrame, floor: float = 1e-6) -> pd.DataFrame:
     """The trace with each task's wait behind its worker's previous task (:func:`queue_wait`)
     taken out of ``comm_time`` (floored at ``floor`` s) and kept in ``queue_wait``: with w < N
     that wait is the coordinator's queueing (Section IV-B), which the event-driven simulator
@@ -249,7 +274,11 @@ def without_queueing(trace_df, floor=1e-6):
 
 
 def fit_gamma_model(
-    trace_df, window=None, at=None, time_column="wall_clock", min_samples=2
+    trace_df: pd.DataFrame,
+    window: float | None = None,
+    at: float | None = None,
+    time_column: str = "wall_clock",
+    min_samples: int = 2,
 ) -> GammaLatencyModel:
     """Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A): per
     worker (sorted by id), sample moments of ``comm_time`` and ``compute_time`` over the window
@@ -286,7 +315,7 @@ def fit_gamma_model(
     return GammaLatencyModel(cm, cv, zm, zv, workers=workers)
 
 
-def fit_line_through_origin(load, value) -> float:
+def fit_line_through_origin(load: ArrayLike, value: ArrayLike) -> float:
     """Least-squares slope ``a`` of ``value ≈ a * load`` (the reference line of Fig. 1)."""
     load = check_array("load", load, ndim=1)
     value = check_array("value", value, shape=load.shape)
@@ -295,7 +324,14 @@ def fit_line_through_origin(load, value) -> float:
     return float(load @ value / (load @ load))
 
 
-def burst_slowdown(model, n_steps, p_enter, p_exit, factor, rng=None) -> np.ndarray:
+def burst_slowdown(
+    model: GammaLatencyModel,
+    n_steps: int,
+    p_enter: float,
+    p_exit: float,
+    factor: float,
+    rng: RngLike = None,
+) -> np.ndarray:
     """Burst multipliers ``(n_steps, N)`` for ``model``'s workers (Section III-B).
 
     The two-state chain of :class:`codedlib.latency.models.MarkovBursts`; ``factor`` in a burst,
@@ -309,7 +345,13 @@ def burst_slowdown(model, n_steps, p_enter, p_exit, factor, rng=None) -> np.ndar
     return np.where(states, bursts.factor, 1.0)
 
 
-def order_statistic_latency(model, ks, replicas=10_000, rng=None, load=1.0) -> np.ndarray:
+def order_statistic_latency(
+    model: GammaLatencyModel,
+    ks: ArrayLike,
+    replicas: int = 10_000,
+    rng: RngLike = None,
+    load: ArrayLike = 1.0,
+) -> np.ndarray:
     """Monte Carlo E[latency of the w-th fastest worker] for each w in ``ks`` (Section IV-A).
 
     ``np.partition`` on samples of ``X_i = Y_i + Z_i`` (Section IV-A's Quickselect); the sum

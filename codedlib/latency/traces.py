@@ -10,9 +10,15 @@ writes one from drawn times. Reference: severinson2023dsag.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ITERATION_COLUMNS",
@@ -82,7 +88,7 @@ def trace_path(name: str) -> Path:
     return TRACE_DIR / f"{name}.csv"
 
 
-def write_csv(df, path, header_lines=()) -> Path:
+def write_csv(df: pd.DataFrame, path: str | Path, header_lines: Iterable[str] = ()) -> Path:
     """Write ``df`` to ``path`` (folder created) after ``# `` lines (how the data were made)."""
     from codedlib.atomic import atomic_write
 
@@ -95,7 +101,7 @@ def write_csv(df, path, header_lines=()) -> Path:
     return path
 
 
-def read_trace(path_or_text):
+def read_trace(path_or_text: str | Path) -> pd.DataFrame:
     """Read a trace CSV (ours or any with the same columns); ``#`` lines are skipped.
 
     Accepts a path or the CSV text. ``fresh`` and ``used`` come back as booleans. A file that
@@ -172,7 +178,7 @@ def _parse_column(col, text, bad):
     return values
 
 
-def per_iteration_worker_latency(trace):
+def per_iteration_worker_latency(trace: pd.DataFrame) -> pd.DataFrame:
     """Pivot a trace into the latency ``compute_time + comm_time`` of each worker per
     iteration (rows: task iteration, columns: worker), fresh results only.
     """
@@ -190,7 +196,9 @@ def per_iteration_worker_latency(trace):
     return df.pivot_table(index=key, columns="worker", values="latency", aggfunc="first")
 
 
-def synchronous_trace(compute, comm, injected=None):
+def synchronous_trace(
+    compute: ArrayLike, comm: ArrayLike, injected: ArrayLike | None = None
+) -> pd.DataFrame:
     """The trace of synchronous iterations: every worker computes ``compute[t, i]`` seconds
     and sends one message of ``comm`` seconds (scalar or ``(T, N)``); iteration ``t + 1``
     starts when the last result of iteration ``t`` has arrived (no queue waits). ``injected``

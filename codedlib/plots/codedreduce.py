@@ -1,5 +1,4 @@
-"""Figures of the CodedReduce notebook. Every ``plot_*`` takes data, an optional ``ax`` and
-returns the Figure (never shows or saves).
+"""Figures of the CodedReduce notebook; a ``plot_*`` never shows or saves.
 
 Reference: reisizadeh2022codedreduce, tandon2017gradient.
 """
@@ -7,11 +6,22 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib.plots import new_axes, subplots
 from codedlib.theory.codedreduce import n_tree_workers
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from codedlib.codes.codedreduce import CodedReduceAllocation
+    from codedlib.codes.cyclic import GradientCode
+    from codedlib.experiments.codedreduce import ConvergenceResult, LoadReductionResult
 
 __all__ = [
     "LABELS",
@@ -90,7 +100,7 @@ def _yerr(mid, low, high) -> np.ndarray:
     return np.vstack([mid - np.asarray(low, dtype=float), np.asarray(high, dtype=float) - mid])
 
 
-def display_frame(df):
+def display_frame(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with its snake_case columns renamed to their display labels (:data:`LABELS`);
     columns without a label keep their name. For showing a result table in the notebook.
     """
@@ -110,20 +120,20 @@ def _tree_positions(n: int, L: int):
     return pos
 
 
-def tree_title(alloc) -> str:
+def tree_title(alloc: CodedReduceAllocation) -> str:
     """Default title of :func:`plot_tree`: the tree's shape, N, s, d and r_CR d."""
     return f"CodedReduce ({alloc.n}, {alloc.L})-regular tree: N = {alloc.n_workers} workers,\ns = {alloc.s} per parent, d = {alloc.d}, r_CR d = {alloc.r_cr * alloc.d:.4g}"
 
 
 def plot_tree(
-    alloc,
-    ax=None,
+    alloc: CodedReduceAllocation,
+    ax: Axes | None = None,
     show_data: bool | None = None,
-    stragglers=(),
+    stragglers: Collection[int] = (),
     max_leaves: int = 400,
     *,
     title: str | None = None,
-):
+) -> Figure:
     """Draw the CR tree of an allocation (Figs. 5-7): node labels, data counts and, for small
     trees, each node's local data with its combining coefficients. ``stragglers`` (ranks) are
     drawn hatched grey.
@@ -179,7 +189,9 @@ def plot_tree(
     return fig
 
 
-def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None):
+def plot_topologies(
+    n: int = 3, L: int = 2, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 1: ring (RAR), star (GC / UMW) and tree (CR) on the same N = n + ... + n^L."""
     import networkx as nx
 
@@ -213,12 +225,14 @@ def plot_topologies(n: int = 3, L: int = 2, ax=None, *, title: str | None = None
     return fig
 
 
-def gc_title(code) -> str:
+def gc_title(code: GradientCode) -> str:
     """Default title of :func:`plot_gc_diagram`: N, S and the load of the code."""
     return f"Gradient coding, N = {code.n_workers}, S = {code.stragglers}, load {code.load:.3g}"
 
 
-def plot_gc_diagram(code, ax=None, *, title: str | None = None):
+def plot_gc_diagram(
+    code: GradientCode, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows."""
     fig, ax = new_axes(ax, figsize=(7, 3.2))
     n = code.n_workers
@@ -261,7 +275,7 @@ def plot_gc_diagram(code, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
+def plot_rar_schedule(N: int = 3, ax: Axes | None = None, *, title: str | None = None) -> Figure:
     """Fig. 3: which reduced segment every worker holds after each RAR round
     (reduce-scatter then all-gather).
     """
@@ -286,7 +300,13 @@ def plot_rar_schedule(N: int = 3, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_load_curves(df, ax=None, claim=None, *, title: str | None = None):
+def plot_load_curves(
+    df: pd.DataFrame,
+    ax: Axes | None = None,
+    claim: LoadReductionResult | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Theorem 1 / Remark 2: computation load vs resiliency alpha for L = 1 (GC), 2, 3."""
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     for L, group in df.groupby("L"):
@@ -311,7 +331,7 @@ def plot_load_curves(df, ax=None, claim=None, *, title: str | None = None):
     return fig
 
 
-def theorem2_title(df) -> str:
+def theorem2_title(df: pd.DataFrame) -> str:
     """What the Monte Carlo rows of ``experiments.theorem2_check`` show, in words: for which n
     the 95 % interval of the mean lies inside the bounds (7)-(8) without their o(.) terms and
     for which below (7) or above (8).
@@ -327,7 +347,9 @@ def theorem2_title(df) -> str:
     )
 
 
-def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
+def plot_theorem2(
+    df: pd.DataFrame, ax: Axes | None = None, subtitle: str = "", *, title: str | None = None
+) -> Figure:
     """Monte Carlo E[T_CR] (95 % interval) against Theorem 2's lower (7) and upper (8) bounds
     without their o(.) terms, vs n; the title says where the simulation falls (computed).
     """
@@ -353,7 +375,9 @@ def plot_theorem2(df, ax=None, subtitle: str = "", *, title: str | None = None):
     return fig
 
 
-def plot_iteration_times(df, ax=None, *, title: str | None = None):
+def plot_iteration_times(
+    df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
 
     With the columns of ``experiments.fig2_summary``'s summary (``time_ci_low``,
@@ -391,8 +415,13 @@ def plot_iteration_times(df, ax=None, *, title: str | None = None):
 
 
 def plot_convergence(
-    result, ax=None, logy: bool | None = None, subtitle: str = "", *, title: str | None = None
-):
+    result: ConvergenceResult,
+    ax: Axes | None = None,
+    logy: bool | None = None,
+    subtitle: str = "",
+    *,
+    title: str | None = None,
+) -> Figure:
     """Error vs wall-clock time per scheme (Figs. 8-13) from ``experiments.convergence`` or
     ``experiments.convergence_over_seeds``. With several seeds each scheme is drawn as the
     median over seeds on a common time grid with a band from the smallest to the largest
@@ -431,7 +460,9 @@ def plot_convergence(
     return fig
 
 
-def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
+def plot_time_breakdown(
+    breakdowns: Mapping[str, pd.DataFrame], *, title: str | None = None
+) -> Figure:
     """Stacked bars per scheme: computation (the load's shift ``a d_i``), communication and
     waiting for stragglers (:func:`codedlib.experiments.codedreduce.time_breakdown`); one
     panel per regime (``breakdowns`` maps a panel title to a breakdown frame).
@@ -465,7 +496,12 @@ def plot_time_breakdown(breakdowns: dict, *, title: str | None = None):
     return fig
 
 
-def plot_regime_map(df, marks=None, *, title: str | None = None):
+def plot_regime_map(
+    df: pd.DataFrame,
+    marks: Mapping[str, tuple[float, float]] | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """CR's speedup over RAR (RAR time / CR time, log colour scale centred on 1) over
     bandwidth x latency, one panel per straggler delay; the contour at 1 is where the
     ordering flips. ``marks`` maps a label to ``(bandwidth, latency)`` points to mark.
@@ -511,7 +547,9 @@ def plot_regime_map(df, marks=None, *, title: str | None = None):
     return fig
 
 
-def plot_speedups_vs_paper(table, ranges=None, *, title: str | None = None):
+def plot_speedups_vs_paper(
+    table: pd.DataFrame, ranges: pd.DataFrame | None = None, *, title: str | None = None
+) -> Figure:
     """Every CR speedup the notebook compares with the paper, one panel per scheme.
 
     ``table``: rows with ``figure``, ``scheme``, ``paper``, ``ours``, ``ci_low``, ``ci_high``

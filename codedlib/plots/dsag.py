@@ -1,4 +1,4 @@
-"""Figures of the DSAG paper (Severinson et al.); each ``plot_*`` returns the Figure.
+"""Figures of the DSAG paper (Severinson et al.).
 
 The experiments (:mod:`codedlib.experiments.dsag`) return snake_case data; the display labels
 are set here: in each ``plot_*`` (legends, axes, titles: ``title=`` replaces the default
@@ -9,11 +9,21 @@ Reference: severinson2023dsag.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 from matplotlib import ticker
 from matplotlib.figure import Figure
 
 from codedlib.plots import new_axes, subplots
+
+if TYPE_CHECKING:
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "LABELS",
@@ -42,7 +52,7 @@ LABELS = {
 }
 
 
-def with_labels(table):
+def with_labels(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its display column labels, for showing it: the names in :data:`LABELS`
     replaced, float column labels (the gaps of
     :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06").
@@ -50,9 +60,9 @@ def with_labels(table):
     return table.rename(columns=lambda c: f"{c:g}" if isinstance(c, float) else LABELS.get(c, c))
 
 
-def add_caption(fig, text, fontsize="small"):
+def add_caption(fig: Figure, text: str, fontsize: str | float = "small") -> Figure:
     """Write ``text`` under everything the figure draws (the setting: stand-in data, chosen
-    parameters); saved with the figure (``savefig.bbox = tight``). Returns the Figure.
+    parameters); saved with the figure (``savefig.bbox = tight``).
     """
     import textwrap
 
@@ -63,7 +73,9 @@ def add_caption(fig, text, fontsize="small"):
     return fig
 
 
-def plot_load_scaling(data, axes=None, *, title: str | None = None):
+def plot_load_scaling(
+    data: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 1: per-worker mean and variance of computation latency vs load c."""
 
     if axes is None:
@@ -88,8 +100,13 @@ def plot_load_scaling(data, axes=None, *, title: str | None = None):
 
 
 def plot_worker_latency(
-    data, workers=(0, 1), n_iterations=100, ax=None, *, title: str | None = None
-):
+    data: SimpleNamespace,
+    workers: Sequence[int] = (0, 1),
+    n_iterations: int = 100,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Fig. 2: per-iteration communication (circles) and computation (triangles) latency."""
     fig, ax = new_axes(ax, figsize=(8, 4))
     for j, w in enumerate(workers):
@@ -110,7 +127,13 @@ def plot_worker_latency(
     return fig
 
 
-def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None):
+def plot_latency_cdfs(
+    data: SimpleNamespace,
+    workers: Sequence[int] = (0, 1),
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed)."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     for j, w in enumerate(workers):
@@ -127,7 +150,13 @@ def plot_latency_cdfs(data, workers=(0, 1), ax=None, *, title: str | None = None
     return fig
 
 
-def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
+def plot_bursts(
+    data: SimpleNamespace,
+    n_workers_shown: int = 3,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Fig. 4: computation latency of the workers with the most burst time."""
     fig, ax = new_axes(ax, figsize=(8, 4))
     trace, in_burst = data.trace, data.in_burst
@@ -148,7 +177,9 @@ def plot_bursts(data, n_workers_shown=3, ax=None, *, title: str | None = None):
     return fig
 
 
-def plot_order_statistics(df, ax=None, *, title: str | None = None):
+def plot_order_statistics(
+    df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models."""
     fig, ax = new_axes(ax, figsize=(7, 4))
     ax.plot(df["w"], df["recorded"], "o", ms=3, color="k", label="recorded (trace)")
@@ -161,8 +192,13 @@ def plot_order_statistics(df, ax=None, *, title: str | None = None):
 
 
 def plot_cumulative_latency(
-    df, ax=None, *, title: str | None = None, extra=None, model_note: str = ""
-):
+    df: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    extra: Mapping[str, ArrayLike] | None = None,
+    model_note: str = "",
+) -> Figure:
     """Fig. 6: cumulative latency, recorded vs the event-driven and order-statistic models;
     ``extra``: label -> a further curve (one value per iteration, dash-dotted); ``model_note``
     is appended to the two models' legend labels (e.g. ", fit to the trace")."""
@@ -187,7 +223,14 @@ def plot_cumulative_latency(
     return fig
 
 
-def plot_load_balancing(df, axes=None, seed=None, summary=None, *, title: str | None = None):
+def plot_load_balancing(
+    df: pd.DataFrame,
+    axes: Sequence[Axes] | None = None,
+    seed: int | None = None,
+    summary: pd.DataFrame | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
     :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated`` (the run of
     ``seed``, default the first); with ``summary`` (``fig7_final_latency``) a third panel: each
@@ -262,7 +305,9 @@ def _method_styles(methods):
     return styles
 
 
-def plot_convergence(df, ax=None, *, title: str | None = None):
+def plot_convergence(
+    df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+) -> Figure:
     """Fig. 8: suboptimality gap vs time for each method (one run)."""
     fig, ax = new_axes(ax, figsize=(7, 4.5))
     styles = _method_styles(list(dict.fromkeys(df["method"])))
@@ -278,8 +323,13 @@ def plot_convergence(df, ax=None, *, title: str | None = None):
 
 
 def plot_convergence_bands(
-    band, per_seed=None, summary=None, *, title: str | None = None, axes=None
-):
+    band: pd.DataFrame,
+    per_seed: pd.DataFrame | None = None,
+    summary: pd.DataFrame | None = None,
+    *,
+    title: str | None = None,
+    axes: Sequence[Axes] | None = None,
+) -> Figure:
     """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
     (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``) and ``summary`` (from
     ``time_to_gap_summary``: its methods and gaps), the time each method takes to reach each
@@ -352,8 +402,12 @@ def plot_convergence_bands(
 
 
 def plot_lb_gain_vs_task_noise(
-    table, paper_range=(0.6, 0.7), chosen=None, *, title: str | None = None
-):
+    table: pd.DataFrame,
+    paper_range: tuple[float, float] = (0.6, 0.7),
+    chosen: float | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """Left: DSAG-LB / DSAG time to the gap per per-task noise level, one line per balancer
     schedule (geometric mean of the paired per-seed ratios, 95 % interval), the paper's range
     shaded; right: mean fresh results per iteration of DSAG and of DSAG-LB per schedule. From
@@ -390,8 +444,13 @@ def plot_lb_gain_vs_task_noise(
 
 
 def plot_sgd_floor_vs_rows(
-    df, slope=None, intercept=None, paper_rows=None, *, title: str | None = None
-):
+    df: pd.DataFrame,
+    slope: float | None = None,
+    intercept: float | None = None,
+    paper_rows: float | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
@@ -419,7 +478,7 @@ def plot_sgd_floor_vs_rows(
     return fig
 
 
-def plot_participation(participation, *, title: str | None = None):
+def plot_participation(participation: ArrayLike, *, title: str | None = None) -> Figure:
     """Each worker's participation u_i (share of iterations it was fresh in, Section VI-B) as
     bars; from :func:`codedlib.experiments.dsag.latency_prediction`.
     """

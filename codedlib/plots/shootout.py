@@ -1,19 +1,28 @@
 """Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale.
 
-Every function takes a result of :mod:`codedlib.experiments.shootout`, an optional ``ax`` or
-``fig`` and ``title``, and returns the Figure; display labels are set here. Every figure names
-its stand-ins: the cluster (``ClusterModel.describe``) and the stand-in problem.
+Display labels are set here. Every figure names its stand-ins: the cluster
+(``ClusterModel.describe``) and the stand-in problem.
 
 Reference: severinson2023dsag, reisizadeh2022codedreduce.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib as mpl
 import numpy as np
 
 from codedlib.plots import new_axes, subplots
 from codedlib.schemes.shootout import SCHEMES
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from codedlib.experiments.shootout import Headlines, Ranking, RegimeMap, ScaleStudy
+    from codedlib.schemes.shootout import Shootout
 
 __all__ = [
     "SCHEME_COLORS",
@@ -41,7 +50,7 @@ _AXIS_LABELS = {
 _LOG_AXES = {"comm_to_comp", "n_workers", "latency"}
 
 
-def problem_label(setup) -> str:
+def problem_label(setup: Shootout) -> str:
     """The stand-in problem in words, for captions."""
     p = setup.problem
     return (
@@ -50,7 +59,7 @@ def problem_label(setup) -> str:
     )
 
 
-def plot_ranking(ranking, ax=None, title: str | None = None):
+def plot_ranking(ranking: Ranking, ax: Axes | None = None, title: str | None = None) -> Figure:
     """Time to target per scheme (mean and 95 % interval over seeds), ratio to the fastest
     written beside each bar, bars hatched where the interval cannot tell it from the fastest;
     right panels: communication (numbers) and computation (shares) per iteration.
@@ -95,7 +104,9 @@ def plot_ranking(ranking, ax=None, title: str | None = None):
     return fig
 
 
-def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | None = None):
+def plot_trajectories(
+    ranking: Ranking, seed: int | None = None, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Relative optimality gap against clock time, one line per scheme (one seed)."""
     traj = ranking.trajectories
     seed = int(traj.seed.min()) if seed is None else seed
@@ -116,7 +127,12 @@ def plot_trajectories(ranking, seed: int | None = None, ax=None, title: str | No
     return fig
 
 
-def plot_regime_map(rmap, points=None, ax=None, title: str | None = None):
+def plot_regime_map(
+    rmap: RegimeMap,
+    points: pd.DataFrame | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Figure:
     """Winner of each cell (colour), its margin over the runner-up (text, ``≈`` and hatching
     where the interval cannot tell them apart); the papers' operating points (``points``: a
     frame with ``paper`` and the two axes' values) drawn at their interpolated position.
@@ -182,7 +198,7 @@ def _fractional_index(values, v, log):
     return float(np.interp(v, grid[order], np.arange(len(values))[order]))
 
 
-def plot_scale(study, fig=None, title: str | None = None):
+def plot_scale(study: ScaleStudy, fig: Figure | None = None, title: str | None = None) -> Figure:
     """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
     worker-iteration (what N = 10,000 costs to simulate).
     """
@@ -212,7 +228,9 @@ def plot_scale(study, fig=None, title: str | None = None):
     return fig
 
 
-def plot_headlines(headlines, ax=None, title: str | None = None):
+def plot_headlines(
+    headlines: Headlines, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
     cluster, with the 95 % paired interval, beside the paper's number where it gives one;
     right of the dashed line at 1 the paper's direction holds.

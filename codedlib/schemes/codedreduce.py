@@ -21,13 +21,18 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.network import Network, single_port_receive
 from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PAPER_NETWORK",
@@ -88,7 +93,7 @@ class TimingModel:
         """Time of one full-gradient message, ``latency + 8 p / bandwidth``."""
         return float(self.network.vector_time(self.gradient_numbers))
 
-    def compute_times(self, loads, draws) -> np.ndarray:
+    def compute_times(self, loads: ArrayLike, draws: ArrayLike) -> np.ndarray:
         """``a d_i + scale_i E_i (+ D if E_i > log(1/q))`` with ``scale = d_i/mu`` (appendix)
         or ``a/mu`` (eq. 6)."""
         loads, draws = np.asarray(loads, dtype=float), np.asarray(draws, dtype=float)
@@ -176,14 +181,14 @@ def _ready(cfg: ClusterConfig, model: TimingModel, draws, parts: int = 1):
     return load, model.compute_times(load, _check_draws(draws, cfg.N))
 
 
-def umw_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
+def umw_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Sec. IV-A's uncoded master-worker: wait for all N workers (loads ``d/N``)."""
     load, ready = _ready(cfg, model, draws)
     times = single_port_receive(ready, cfg.N, model.message_time())
     return SchemeTiming("UMW", times, load, cfg.N, float(cfg.N))
 
 
-def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
+def gc_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Sec. IV-A's GC (Section II-C) with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws, S + 1)
@@ -191,7 +196,7 @@ def gc_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     return SchemeTiming("GC", times, load, N - S, float(N - S))
 
 
-def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
+def sgd_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Sec. IV-A's ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
     N, S = cfg.N, cfg.S
     load, ready = _ready(cfg, model, draws)
@@ -202,7 +207,7 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     return SchemeTiming("SGD", times, load, N - S, float(N - S), used_workers=used)
 
 
-def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
+def rar_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Ring-AllReduce (Section II-B): ``2(N-1)`` rounds of ``p/N`` segments (no straggler tolerance).
 
     Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``.
@@ -213,7 +218,7 @@ def rar_times(cfg: ClusterConfig, model: TimingModel, draws) -> SchemeTiming:
     return SchemeTiming("RAR", times, load, 2 * (N - 1), 2.0 * (N - 1) / N)
 
 
-def ring_allreduce_finish(ready, tau) -> np.ndarray:
+def ring_allreduce_finish(ready: ArrayLike, tau: ArrayLike) -> np.ndarray:
     """When the last worker ends RAR's ``2(N-1)`` rounds (Section II-B), from the workers' ready times.
 
     ``ready`` is ``(R, N)`` (row = one iteration); ``tau`` the time of one ``p/N`` segment,
@@ -233,7 +238,9 @@ def ring_allreduce_finish(ready, tau) -> np.ndarray:
     return ready.max(axis=1) if N > 1 else ready[:, 0]
 
 
-def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: bool = False):
+def tree_finish(
+    compute: ArrayLike, n: int, L: int, s: int, tau: float, return_survivors: bool = False
+) -> np.ndarray | tuple[np.ndarray, dict[int, np.ndarray]]:
     """When the root of an (n, L) tree holds the gradient, from every node's computation
     finish times (CR Algorithm 2, CR.EXECUTE timing).
 
@@ -267,8 +274,12 @@ def tree_finish(compute, n: int, L: int, s: int, tau: float, return_survivors: b
 
 
 def cr_times(
-    cfg: ClusterConfig, model: TimingModel, draws, loads=None, return_survivors: bool = False
-):
+    cfg: ClusterConfig,
+    model: TimingModel,
+    draws: ArrayLike,
+    loads: ArrayLike | None = None,
+    return_survivors: bool = False,
+) -> SchemeTiming | tuple[SchemeTiming, dict[int, np.ndarray]]:
     """CodedReduce on the (n, L) tree (Algorithm 2, CR.EXECUTE timing; :func:`tree_finish`).
 
     ``loads``: per-rank data counts (ranks 1..N); default ``r_CR d`` for every node (the
@@ -297,9 +308,9 @@ def simulate_iteration_times(
     model: TimingModel | None = None,
     n_iterations: int = 300,
     rng: RngLike = None,
-    schemes=SCHEMES,
-    cr_loads=None,
-    draws=None,
+    schemes: Sequence[str] = SCHEMES,
+    cr_loads: ArrayLike | None = None,
+    draws: ArrayLike | None = None,
 ) -> dict[str, SchemeTiming]:
     """Sec. IV's schemes on the same delay draws (one row of ``draws`` per iteration)."""
     model = TimingModel() if model is None else model

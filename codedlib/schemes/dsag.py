@@ -17,14 +17,21 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 from codedlib.latency.event_driven import SEMANTICS, simulate_event_driven
 from codedlib.latency.traces import REQUIRED_COLUMNS
-from codedlib.problems import PCA
+from codedlib.problems import PCA, Problem
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from codedlib.latency.gamma_model import GammaLatencyModel
 
 __all__ = [
     "METHODS",
@@ -80,7 +87,9 @@ def p_trans(n: int, p: int, p_new: int, k: int) -> int:
     return -(-p_start(n, p, k) * p_new // n)
 
 
-def align_partition(n: int, p: int, p_new: int, k: int, trace: list | None = None):
+def align_partition(
+    n: int, p: int, p_new: int, k: int, trace: list | None = None
+) -> tuple[int, int]:
     """Algorithm 2 (partition alignment) when a worker goes from ``p`` to ``p_new`` parts:
     the returned ``(p_new, k)``, whose first sample starts a partition of the old subdivision.
 
@@ -142,7 +151,7 @@ class GradientCache:
         """ξ: fraction of samples covered by the cached sub-gradients, in ``[0, 1]``."""
         return self.covered / self.n_samples
 
-    def entries(self):
+    def entries(self) -> list[tuple[int, int, int, np.ndarray]]:
         """The cached entries, in order of their first sample."""
         return list(self._entries)
 
@@ -153,7 +162,7 @@ class GradientCache:
         hi = bisect.bisect_left(self._starts, stop)
         return lo, hi
 
-    def insert(self, start: int, stop: int, iteration: int, value) -> bool:
+    def insert(self, start: int, stop: int, iteration: int, value: ArrayLike) -> bool:
         """Offer sub-gradient ``value`` over samples ``[start, stop)`` computed at ``iteration``."""
         start, stop = check_int("start", start), check_int("stop", stop)
         iteration = check_int("iteration", iteration)
@@ -215,13 +224,13 @@ class LatencyProfiler:
         self.window = check_real("window", window, 0.0, low_open=True)
         self._records: list[list[tuple[float, float, float]]] = [[] for _ in range(n_workers)]
 
-    def record(self, time: float, worker: int, comm: float, comp: float, load: float):
+    def record(self, time: float, worker: int, comm: float, comp: float, load: float) -> None:
         """Record one completed task of ``worker``."""
         if comm < 0 or comp < 0:
             raise ValueError(f"latency must be non-negative, got comm={comm}, comp={comp}")
         self._records[worker].append((time, comm, comp / load))
 
-    def statistics(self, now: float, min_samples: int = 2):
+    def statistics(self, now: float, min_samples: int = 2) -> np.ndarray | None:
         """Latency moments per worker over the window ``(now - window, now]``.
 
         Recordings older than the window are dropped. Variances are floored at ``1e-12`` times the
@@ -267,14 +276,14 @@ class _ContributionSimulator:
         return contribution(self.participation(p), p, self.n_local)
 
 
-def contribution(participation, p, n_local) -> float:
+def contribution(participation: ArrayLike, p: ArrayLike, n_local: np.ndarray) -> float:
     """Per-iteration contribution ``h(p) = Σ u_i n_i / (p_i n)`` (Section VI-B)."""
     p = np.asarray(p, dtype=float)
     n_local = np.asarray(n_local, dtype=float)
     return float(np.sum(np.asarray(participation) * n_local / (p * n_local.sum())))
 
 
-def balance_objective(p, comm_mean, comp_mean_full) -> float:
+def balance_objective(p: ArrayLike, comm_mean: ArrayLike, comp_mean_full: ArrayLike) -> float:
     """Objective of (4): ``max e'_X / min e'_X`` with ``e'_X,i = e_Y,i + E_Z,i / p_i``."""
     p = check_array("p", p, ndim=1)
     if np.any(p <= 0):
@@ -284,22 +293,22 @@ def balance_objective(p, comm_mean, comp_mean_full) -> float:
 
 
 def optimize_subpartitions(
-    p,
-    n_local,
-    comm_mean,
-    comm_var,
-    comp_mean_full,
-    comp_var_full,
-    w,
-    h_min=None,
-    p_baseline=None,
-    margin=0.02,
-    n_iterations=100,
-    replicas=2,
-    rng=None,
-    max_steps=10_000,
-    semantics="reference",
-):
+    p: ArrayLike,
+    n_local: ArrayLike,
+    comm_mean: ArrayLike,
+    comm_var: ArrayLike,
+    comp_mean_full: ArrayLike,
+    comp_var_full: ArrayLike,
+    w: int,
+    h_min: float | None = None,
+    p_baseline: ArrayLike | None = None,
+    margin: float = 0.02,
+    n_iterations: int = 100,
+    replicas: int = 2,
+    rng: RngLike = None,
+    max_steps: int = 10_000,
+    semantics: str = "reference",
+) -> tuple[np.ndarray, dict[str, float]]:
     """Algorithm 1 (load balancer): the updated numbers of subpartitions p' and a summary.
 
     h(p') is estimated by event-driven simulation (Section IV-B) of the gamma model with
@@ -453,24 +462,24 @@ class ClockOptions:
                 self, "time_limit", check_real("time_limit", self.time_limit, 0.0, low_open=True)
             )
 
-    def project(self, theta):
+    def project(self, theta: np.ndarray) -> np.ndarray:
         """Apply the projection G to ``theta``."""
         return theta if self.projection is None else self.projection(theta)
 
-    def start(self, problem, rng):
+    def start(self, problem: Problem, rng: np.random.Generator) -> np.ndarray:
         """The projected initial iterate (drawn from ``rng`` unless ``theta0`` is given)."""
         theta = problem.initial_point(rng) if self.theta0 is None else self.theta0
         return self.project(np.array(theta, dtype=float))
 
-    def out_of_time(self, now) -> bool:
+    def out_of_time(self, now: float) -> bool:
         """Whether the run is past its time limit."""
         return self.time_limit is not None and now > self.time_limit
 
-    def records(self, t) -> bool:
+    def records(self, t: int) -> bool:
         """Whether iteration ``t`` is recorded."""
         return t % self.record_every == 0 or t == self.n_iterations - 1
 
-    def factors(self, now, t, n_workers):
+    def factors(self, now: float, t: int, n_workers: int) -> np.ndarray:
         """Per-worker slowdown factors of tasks starting at ``now`` in iteration ``t``."""
         if self.slowdown is None:
             return np.ones(n_workers)
@@ -523,7 +532,13 @@ class CoordinatorPolicy:
         return last_arrival if self.reference else window_end
 
     def absorb(
-        self, cache: GradientCache, start: int, stop: int, iteration: int, grad, fresh: bool
+        self,
+        cache: GradientCache,
+        start: int,
+        stop: int,
+        iteration: int,
+        grad: ArrayLike,
+        fresh: bool,
     ) -> bool:
         """Offer a result to the cache (Section V): True if it entered.
 
@@ -704,24 +719,24 @@ class _Coordinator:
 
 
 def simulate_dsag(
-    problem,
-    latency_model,
-    w,
-    n_subpartitions,
-    eta,
+    problem: Problem,
+    latency_model: GammaLatencyModel,
+    w: int,
+    n_subpartitions: int,
+    eta: float,
     *,
-    method="dsag",
-    margin=0.02,
-    n_iterations=100,
-    time_limit=None,
-    slowdown=None,
-    projection=None,
-    theta0=None,
-    load_balancer=None,
-    record_every=1,
-    callback=None,
-    rng=None,
-    semantics="reference",
+    method: str = "dsag",
+    margin: float = 0.02,
+    n_iterations: int = 100,
+    time_limit: float | None = None,
+    slowdown: Callable[[float, int], ArrayLike] | None = None,
+    projection: Callable[[np.ndarray], np.ndarray] | None = None,
+    theta0: ArrayLike | None = None,
+    load_balancer: LoadBalancerConfig | None = None,
+    record_every: int = 1,
+    callback: Callable[[np.ndarray], object] | None = None,
+    rng: RngLike = None,
+    semantics: str = "reference",
 ) -> DSAGRun:
     """Simulate DSAG and its special cases on a simulated clock (Sections V and VI).
 
@@ -761,19 +776,19 @@ def simulate_dsag(
 
 
 def simulate_coded_bound(
-    problem,
-    latency_model,
-    rate,
-    eta=1.0,
+    problem: Problem,
+    latency_model: GammaLatencyModel,
+    rate: float,
+    eta: float = 1.0,
     *,
-    n_iterations=100,
-    time_limit=None,
-    slowdown=None,
-    projection=None,
-    theta0=None,
-    record_every=1,
-    callback=None,
-    rng=None,
+    n_iterations: int = 100,
+    time_limit: float | None = None,
+    slowdown: Callable[[float, int], ArrayLike] | None = None,
+    projection: Callable[[np.ndarray], np.ndarray] | None = None,
+    theta0: ArrayLike | None = None,
+    record_every: int = 1,
+    callback: Callable[[np.ndarray], object] | None = None,
+    rng: RngLike = None,
 ) -> DSAGRun:
     """Idealised MDS coded-computing bound of Section VII-A.
 

@@ -35,12 +35,13 @@ zhang2021lagc, esfahanizadeh2022stream, tandon2017gradient; MPICH's allreduce.c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.cluster import ClusterModel
 from codedlib.network import single_port_receive
 from codedlib.problems import LeastSquares, even_partition
@@ -48,6 +49,11 @@ from codedlib.schemes.codedreduce import tree_finish
 from codedlib.theory.codedreduce import n_tree_workers, r_cr
 from codedlib.theory.lagc import lag_stepsize, lagc_layout
 from codedlib.theory.reed_solomon import decoding_time
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from codedlib.schemes import lagc
 
 __all__ = [
     "SCHEMES",
@@ -68,7 +74,7 @@ __all__ = [
 
 # ------------------------------------------------------------------------------ problem
 def shootout_problem(
-    n_partitions: int, rows: int = 8, dim: int = 20, condition: float = 20.0, rng=0
+    n_partitions: int, rows: int = 8, dim: int = 20, condition: float = 20.0, rng: RngLike = 0
 ) -> LeastSquares:
     """The stand-in problem: least squares, ``rows`` rows per partition (CR eq. 10, scaled
     columns ``1 .. 1/sqrt(condition)`` so the Hessian's condition number is about ``condition``)."""
@@ -84,7 +90,9 @@ def shootout_problem(
 
 
 # ------------------------------------------------------------------------------ timing
-def port_receive(ready, need, tau, port_free=0.0) -> np.ndarray:
+def port_receive(
+    ready: ArrayLike, need: int, tau: ArrayLike, port_free: ArrayLike = 0.0
+) -> np.ndarray:
     """Single-port reception (CR Section III-C) until ``need`` messages are in, vectorised.
 
     ``ready (..., M)``: when each message reaches the port (``inf``: never sent); the port
@@ -317,7 +325,7 @@ class Shootout:
     def theta0(self) -> np.ndarray:
         return np.zeros(self.problem.dim)
 
-    def relative_gap(self, theta) -> float:
+    def relative_gap(self, theta: np.ndarray) -> float:
         f0 = self.problem.loss(self.theta0) - self.f_star
         return (self.problem.loss(theta) - self.f_star) / f0
 
@@ -367,7 +375,7 @@ PILOT_ITERATIONS = 20
 _PILOT_SEED = 1_000_003
 
 
-def tune(setup: Shootout, name: str, candidates) -> dict:
+def tune(setup: Shootout, name: str, candidates: Sequence[dict]) -> dict:
     """The one tuning rule (ours) of every scheme's free parameter: the first of the
     ``candidates`` (layouts) with the least time to target on the pilot draw (the first
     :data:`PILOT_ITERATIONS` iterations of a seed no reported run uses), projected from the
@@ -737,7 +745,7 @@ def chosen_parameters(setup: Shootout, name: str) -> str:
     return ", ".join(parts)
 
 
-def iteration_times(name: str, setup: Shootout, factors) -> np.ndarray:
+def iteration_times(name: str, setup: Shootout, factors: ArrayLike) -> np.ndarray:
     """Seconds per iteration ``(T,)`` (each paper's timing model, e.g. CR Sec. IV) of an exact
     or SGD scheme for straggling ``factors (T, N)``; also predicts real runs."""
     scheme = get_scheme(name)
@@ -1029,7 +1037,9 @@ def _run_lazy(setup, scheme, lay, factors, seed):
 _ENGINES = {"exact": _run_exact, "sgd": _run_sgd, "event": _run_event, "lazy": _run_lazy}
 
 
-def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeRun:
+def simulate(
+    setup: Shootout, name: str, seed: int = 0, factors: ArrayLike | None = None
+) -> SchemeRun:
     """Run scheme ``name`` of :data:`SCHEMES` (ours: one engine for every paper's scheme) for
     ``setup.max_iter`` iterations on the straggling ``factors (max_iter, N)`` (default
     ``setup.cluster.factors(max_iter, seed)``)."""
@@ -1053,7 +1063,7 @@ def simulate(setup: Shootout, name: str, seed: int = 0, factors=None) -> SchemeR
     return _ENGINES[scheme.engine](setup, scheme, lay, factors, seed)
 
 
-def lagc_reference_run(setup: Shootout, name: str):
+def lagc_reference_run(setup: Shootout, name: str) -> lagc.SchemeRun:
     """The LAGC module's own run (LAGC Sections III-IV, :mod:`codedlib.schemes.lagc`) of a lazy
     scheme on the shoot-out's problem and sizes, whose trajectory (gaps, groups selected) the
     ``lazy`` engine must reproduce (its delays are its own)."""

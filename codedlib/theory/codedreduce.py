@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib._validation import check_int, check_real
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "alpha_for_load",
@@ -26,7 +31,7 @@ __all__ = [
 ]
 
 
-def check_tree(n, L, s=None):
+def check_tree(n: int, L: int, s: int | None = None) -> tuple[int, ...]:
     """The one check of an (n, L)-regular tree (CR Section III-A) and its straggler tolerance."""
     n = check_int("n", n, 1)
     L = check_int("L", L, 1)
@@ -44,7 +49,7 @@ def n_tree_workers(n: int, L: int) -> int:
     return sum(n**layer for layer in range(1, L + 1))
 
 
-def r_cr(n: int, s: int, L: int, exact: bool = False):
+def r_cr(n: int, s: int, L: int, exact: bool = False) -> float | Fraction:
     """Computation load of CodedReduce, Theorem 1 eq. (5).
 
     ``r_CR = 1 / ((n/(s+1)) + (n/(s+1))^2 + ... + (n/(s+1))^L)``; a ``Fraction`` if ``exact``.
@@ -67,7 +72,7 @@ def r_gc(N: int, S: int) -> float:
     return (S + 1) / N
 
 
-def load_vs_alpha(alpha, L: int, n: int | None = None) -> np.ndarray:
+def load_vs_alpha(alpha: ArrayLike, L: int, n: int | None = None) -> np.ndarray:
     """CR load as a function of the per-parent resiliency ``alpha = s/n`` (Remark 2).
 
     With ``n``: ``1 / sum_l (n/(alpha n + 1))^l`` (any real ``alpha n``); else the large-n limit
@@ -102,7 +107,7 @@ def alpha_for_load(r: float, L: int, n: int | None = None) -> float:
     return lo
 
 
-def table_one(N: int, r: float, L: int, n: int | None = None):
+def table_one(N: int, r: float, L: int, n: int | None = None) -> pd.DataFrame:
     """Table I: resiliency alpha and parallelisation gain beta of RAR, GC and CR at load r.
 
     ``beta_order`` without constants; ``alpha_exact`` on the (n, L) tree when ``n`` is given.

@@ -7,6 +7,7 @@ Reference: reisizadeh2022codedreduce, tandon2017gradient.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
@@ -28,7 +29,7 @@ SUMMARY_LABELS = {
 }
 
 
-def render_summary(summary) -> str:
+def render_summary(summary: Mapping[str, object]) -> str:
     """HTML table of the scalar entries of ``experiments.codedreduce.configuration_summary``,
     labelled by :data:`SUMMARY_LABELS` (Theorem 2's bounds only when they exist, s >= 1).
     """
@@ -41,7 +42,18 @@ def render_summary(summary) -> str:
 
 
 def codedreduce_report(
-    n, L, s, d, a, amu, bandwidth_mbps, latency_ms, p, straggle_prob, straggle_delay, seed
+    n: int,
+    L: int,
+    s: int,
+    d: int,
+    a: float,
+    amu: float,
+    bandwidth_mbps: float,
+    latency_ms: float,
+    p: int,
+    straggle_prob: float,
+    straggle_delay: float,
+    seed: int,
 ) -> Report:
     """What the explorer shows for one configuration (ValueError on invalid input)."""
     from codedlib._validation import check_real

@@ -6,13 +6,27 @@ Reference: severinson2023dsag.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codedlib.experiments.dsag import SLOWDOWN_PATTERNS, latency_prediction, small_pca_convergence
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
+
+if TYPE_CHECKING:
+    import ipywidgets as widgets
 
 __all__ = ["convergence_report", "explore_dsag", "latency_report"]
 
 
-def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_) -> Report:
+def latency_report(
+    N: int,
+    w: int,
+    n_subpartitions: int,
+    pattern: str,
+    bursts: bool,
+    burst_rate: float,
+    seed: int,
+    **_: object,
+) -> Report:
     """Latency prediction text and the participation chart (ValueError on invalid input)."""
     from codedlib.plots.dsag import plot_participation
 
@@ -29,7 +43,16 @@ def latency_report(N, w, n_subpartitions, pattern, bursts, burst_rate, seed, **_
     return Report(html=f"<p>{text}</p>", figures=[fig])
 
 
-def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, seed) -> Report:
+def convergence_report(
+    N: int,
+    w: int,
+    n_subpartitions: int,
+    eta: float,
+    pattern: str,
+    bursts: bool,
+    burst_rate: float,
+    seed: int,
+) -> Report:
     """A fresh small PCA run of DSAG vs SAG (ValueError on invalid input)."""
     from codedlib.plots.dsag import plot_convergence
 
@@ -42,12 +65,14 @@ def convergence_report(N, w, n_subpartitions, eta, pattern, bursts, burst_rate, 
     return Report(html="", figures=[fig])
 
 
-def explore_dsag(n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, seed: int = 0):
+def explore_dsag(
+    n_workers: int = 49, w: int = 10, n_subpartitions: int = 10, seed: int = 0
+) -> widgets.VBox:
     """ipywidgets UI: N, w, subpartitions, η, slowdown pattern, bursts -> latency prediction
     (event-driven vs order statistics, participation u_i), recomputed on every change, and on
     request ("run convergence", with a progress bar) a fresh convergence run of DSAG vs SAG.
-    Invalid settings show the error message. Returns a VBox with ``.latency`` and
-    ``.convergence`` explorers.
+    Invalid settings show the error message. The VBox has ``.latency`` and ``.convergence``
+    explorers.
     """
     import ipywidgets as widgets
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codedlib.cluster import FAMILIES
 from codedlib.latency.traces import list_traces, trace_path
 from codedlib.widgets._common import Explorer, Report, log_slider
+
+if TYPE_CHECKING:
+    from codedlib.experiments.shootout import YourCluster
 
 __all__ = ["TRACE_NONE", "explore_your_cluster", "trace_choices", "your_cluster_report"]
 
@@ -28,8 +32,16 @@ def trace_choices() -> list[str]:
 
 
 def your_cluster_report(
-    n_workers, family, shape, heterogeneity, burst_factor, comm_to_comp, trace, seeds, max_iter=300
-):
+    n_workers: int,
+    family: str,
+    shape: float,
+    heterogeneity: float,
+    burst_factor: float,
+    comm_to_comp: float,
+    trace: str,
+    seeds: int,
+    max_iter: int = 300,
+) -> tuple[YourCluster, str]:
     """``(YourCluster, html)`` the explorer shows: the ranking on the described cluster, or on
     the one fitted to ``trace`` (a file under ``data/traces``; :data:`TRACE_NONE`: none), at N =
     ``n_workers``."""
