@@ -277,12 +277,12 @@ def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
     without MPI)."""
 
     from codedlib.runtime.config import build_problem
-    from codedlib.runtime.engines import build_plan, local_gradient
+    from codedlib.runtime.nodes import local_gradient
 
     problem, _ = build_problem(config)
     theta = np.random.default_rng(3).standard_normal(problem.dim)
     exact = problem.partial_gradient(theta)
-    plans = [build_plan(config, problem.n_samples, r) for r in range(config.world_size)]
+    plans = [config.spec.plan(config, problem.n_samples, r) for r in range(config.world_size)]
     rng = np.random.default_rng(0)
 
     def message(rank, root_pattern):
@@ -570,8 +570,8 @@ def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
     exactly from any ``wait_for`` of its workers, as the parameter server does on MPI."""
     from codedlib.problems import even_partition
     from codedlib.runtime.config import build_problem
-    from codedlib.runtime.engines import build_plan, local_gradient
     from codedlib.runtime.lagc import layout_of
+    from codedlib.runtime.nodes import local_gradient
 
     problem, _ = build_problem(config)
     theta = np.random.default_rng(3).standard_normal(problem.dim)
@@ -590,7 +590,7 @@ def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
         exact = problem.partial_gradient(theta, int(bounds[g * n_g]), int(bounds[(g + 1) * n_g]))
         msgs = [
             local_gradient(
-                problem, theta, build_plan(config, problem.n_samples, 1 + g * n_g + j).terms
+                problem, theta, config.spec.plan(config, problem.n_samples, 1 + g * n_g + j).terms
             )
             for j in range(n_g)
         ]

@@ -38,9 +38,6 @@ from codedlib.runtime.comm import (
 
 __all__ = [
     "DEAD_WORKERS",
-    "MAX_OUTSTANDING",
-    "ROOT_GRACE",
-    "WORKER_GRACE",
     "WORKER_PIDS",
     "Diverged",
     "Node",
@@ -274,9 +271,7 @@ class Node:
         first = self.fresh[: self.plan.need]
         for _, _, row in first:
             self.rows[row]["used"] = True
-        positions = [p for p, _, _ in first]
-        vectors = [v for _, v, _ in first]
-        return self.plan.combine(positions, vectors)
+        return self.plan.combine([p for p, _, _ in first], [v for _, v, _ in first])
 
     def send_task(self, iteration: int, theta: np.ndarray, to=None):
         """Send the iterate to the children (``to``: only those, e.g. LAGC's selected groups)."""
@@ -323,9 +318,6 @@ class WorkerNode(Node):
         """Injected computation delay of the task of iteration ``t`` (seconds; ``inf``: frozen)."""
         return float(self.delays[t]) if t < len(self.delays) else 0.0
 
-    def result_range(self, terms):
-        return (terms[0][0], terms[-1][1]) if terms else (0, 0)
-
     def process(self, task: np.ndarray):
         t = int(task[0])
         theta = task[1:]
@@ -358,7 +350,7 @@ class WorkerNode(Node):
             g = g + self.combine_fresh()
         if np.iscomplexobj(g):  # a complex code (Reed-Solomon): send [re, im] pairs as float64
             g = np.ascontiguousarray(g).view(np.float64)
-        start, stop = self.result_range(terms)
+        start, stop = (terms[0][0], terms[-1][1]) if terms else (0, 0)
         buf = pack_result(t, real, delay, now() - t_recv, start, stop, g)
         self.sends.isend(self.comm, buf, self.plan.parent, TAG_RESULT)
         self.tasks_done += 1
@@ -390,8 +382,7 @@ class WorkerNode(Node):
     def shutdown(self):
         deadline = now() + WORKER_GRACE
         self.wait(lambda: self.sends.prune(), deadline)
-        done = np.zeros(1)
-        self.sends.isend(self.comm, done, self.plan.parent, TAG_DONE)
+        self.sends.isend(self.comm, np.zeros(1), self.plan.parent, TAG_DONE)
         children = set(self.plan.children)
         self.wait(lambda: children <= self.done_children, deadline)
         self.sends.isend_object(self.comm, self.rows, 0, TAG_TRACE)
@@ -423,12 +414,10 @@ class RootNode(Node):
     def timeout_error(self, t):
         got = sorted(self.plan.children[p] - 1 for p, _, _ in self.fresh)
         missing = sorted({c - 1 for c in self.plan.children} - set(got))
-        cfg = self.config
-        who = self.plan.child_kind
+        cfg, plan = self.config, self.plan
         raise StragglerTimeout(
-            f"scheme {cfg.scheme!r} needs results from {self.plan.need} of its "
-            f"{len(self.plan.children)} {who} per iteration (tolerates "
-            f"{len(self.plan.children) - self.plan.need} "
+            f"scheme {cfg.scheme!r} needs results from {plan.need} of its {len(plan.children)} "
+            f"{plan.child_kind} per iteration (tolerates {len(plan.children) - plan.need} "
             f"straggler(s)) but only {len(got)} arrived within timeout={cfg.timeout:g} s in "
             f"iteration {t}; results came from workers {got}, missing: {missing}. More workers "
             f"straggled, froze or died than the scheme tolerates; stopping the run."
@@ -441,14 +430,8 @@ class RootNode(Node):
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
     def record_iteration(self, t, start, end, g):
-        row = {
-            "iteration": t,
-            "start": start - self.t0,
-            "end": end - self.t0,
-            "iteration_time": end - start,
-            "n_fresh": len(self.fresh),
-        }
-        self.record_step(t, row, g)
+        row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
+        self.record_step(t, {**row, "iteration_time": end - start, "n_fresh": len(self.fresh)}, g)
 
     def record_step(self, t, row, g):
         """The shared root bookkeeping of every engine: ``--check``, the gradient step, the
@@ -484,10 +467,7 @@ class RootNode(Node):
 
     def collect(self):
         """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""
-        rows = list(self.rows)
-        for worker_rows in self.traces.values():
-            rows.extend(worker_rows)
-        return rows, None
+        return self.rows + [row for rows in self.traces.values() for row in rows], None
 
     def shutdown(self) -> list:
         """STOP every worker, collect their traces; return the workers that never answered."""
