@@ -160,17 +160,17 @@ def _engine_run(config):
         return ("error", str(exc), getattr(exc, "result", None))
 
 
-def run_on_cluster(config: RunConfig, run_timeout: float | None = None) -> RunResult:
-    """Run ``config`` on a fresh ipyparallel MPI cluster of ``config.world_size`` engines."""
+def run_on_cluster(config: RunConfig) -> RunResult:
+    """Run ``config`` on a fresh ipyparallel MPI cluster of ``config.world_size`` engines; the
+    client gives up after ``2 * timeout + 60`` s (``timeout``: the root's per-iteration limit)."""
     if config.freeze_mode == "stop" and config.freeze:
         raise ValueError(
             "freeze_mode='stop' SIGSTOPs an engine, which would then be ended by "
             "MPI_Abort and take the cluster down; use freeze_mode='sleep' here or "
             "backend='mpiexec'"
         )
-    run_timeout = run_timeout or (config.timeout * 2 + 60)
     with mpi_cluster(config.world_size) as view:
-        replies = view.apply_async(_engine_run, config).get(timeout=run_timeout)
+        replies = view.apply_async(_engine_run, config).get(timeout=config.timeout * 2 + 60)
     for reply in replies:
         if isinstance(reply, tuple) and reply and reply[0] == "error":
             raise RuntimeError(reply[1])
@@ -192,12 +192,10 @@ class KilledFromOutside(RuntimeError):
     The run is not retried: a failure is reported, never hidden."""
 
 
-def run_with_mpiexec(
-    config: RunConfig, run_timeout: float | None = None, out_dir=None
-) -> RunResult:
+def run_with_mpiexec(config: RunConfig, out_dir=None) -> RunResult:
     """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
-    subprocess is killed after ``run_timeout`` seconds."""
-    timeout = run_timeout or (config.timeout * 2 + 60)
+    subprocess is killed after ``2 * timeout + 60`` s."""
+    timeout = config.timeout * 2 + 60
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(out_dir) if out_dir is not None else Path(tmp)
         cmd = mpiexec_command(
@@ -241,7 +239,6 @@ def run_for_real(
     scheme: str,
     quick: bool = True,
     backend: str = "ipyparallel",
-    run_timeout: float | None = None,
     seed: int = 0,
     **overrides,
 ) -> RunResult:
@@ -250,15 +247,14 @@ def run_for_real(
     ``quick=True``: 3 workers (CR: the (2, 2) tree, 6 workers), 30 iterations; ``quick=False``:
     12 workers (CR: the paper's (3, 2) tree), 60 iterations. ``overrides``: any
     :class:`RunConfig` field. ``backend``: "ipyparallel" (MPI engines started and stopped
-    here) or "mpiexec" (subprocess). ``run_timeout``: seconds before the client gives up
-    (default ``2 * timeout + 60``; ``timeout`` is the root's per-iteration limit). Returns a :class:`RunResult`; raises ``RuntimeError``
+    here) or "mpiexec" (subprocess). Returns a :class:`RunResult`; raises ``RuntimeError``
     with the engine's message when more workers fail than the scheme tolerates.
     """
     config = overrides.pop("config", None) or scheme_config(scheme, quick, seed, **overrides)
     if backend == "ipyparallel":
-        return run_on_cluster(config, run_timeout)
+        return run_on_cluster(config)
     if backend == "mpiexec":
-        return run_with_mpiexec(config, run_timeout)
+        return run_with_mpiexec(config)
     raise ValueError(f"backend must be 'ipyparallel' or 'mpiexec', got backend={backend!r}")
 
 
