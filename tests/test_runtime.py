@@ -184,7 +184,7 @@ def test_every_registered_scheme_round_trips_through_the_command_line(scheme, qu
     """The command line and cli_args() come from one field definition: every registry entry's
     default config survives the trip, and the command line names only its own sizes."""
     from codedlib.runtime.__main__ import config_from_args, parser
-    from codedlib.runtime.config import cli_fields
+    from codedlib.runtime.config import SCHEME_FIELDS, cli_fields
     from codedlib.runtime.notebook import scheme_config
 
     cfg = scheme_config(scheme, quick=quick, bursts="p_enter=0.1,p_exit=0.5,factor=2", freeze="1@2")
@@ -192,7 +192,7 @@ def test_every_registered_scheme_round_trips_through_the_command_line(scheme, qu
     assert config_from_args(parser().parse_args(args)).to_dict() == cfg.to_dict()
     spec = cfg.spec
     for f in cli_fields():
-        if f.metadata["scheme"] and f.name not in spec.params:
+        if f.name in SCHEME_FIELDS and f.name not in spec.params:
             assert f.metadata["flags"][0] not in args, (scheme, f.name)
     assert cfg.tolerated >= 0 and cfg.world_size == cfg.n_workers + 1
 
