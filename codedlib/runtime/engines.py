@@ -1,15 +1,9 @@
-"""MPI engines: master--worker (UMW, SGD, GC), tree (CodedReduce), ring (RAR), DSAG.
+"""The MPI driver: every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`.
 
-Every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`; rank 0 is
-the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the seed with
-the simulator's ``codes`` functions. An iteration (CR Alg. 2, CR.EXECUTE): the iterate goes
-down, every node computes and sleeps its injected delay, a parent waits for its first
-``need`` fresh results, decodes them for exactly that survivor set, adds its own and sends up;
-the root steps ``theta -= step_scale / smoothness * g / n_samples``. Stale results are logged
-and dropped (DSAG caches them). ``on_new_iterate="abandon"`` drops a task still sleeping,
-``"finish"`` completes it and takes the newest queued iterate (DSAG Sec. IV-B). An infinite
-delay never answers (``freeze_mode="stop"``: a real SIGSTOP); only the root enforces
-``timeout`` (:class:`StragglerTimeout`); a process ignoring STOP is ended by ``MPI_Abort``.
+Rank 0 is the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the
+seed; the root hands out the injected delays, then the scheme's nodes
+(:mod:`codedlib.runtime.nodes`, put together in :mod:`codedlib.runtime.registry`) iterate.
+Only the root enforces ``timeout``; a process ignoring STOP is ended by ``MPI_Abort``.
 """
 
 from __future__ import annotations

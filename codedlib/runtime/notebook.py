@@ -6,13 +6,9 @@
 
 :func:`run_for_real` builds a :class:`~codedlib.runtime.config.RunConfig` from the scheme's
 defaults (small under ``quick``), starts an ipyparallel cluster whose engines form one MPI
-world of exactly ``config.world_size`` processes (``ipp.Cluster(engines="mpi", n=K)``), runs
-:func:`codedlib.runtime.engines.run` on every engine, and shuts the cluster down in a
-``finally`` block, also on errors and timeouts. ``backend="mpiexec"`` runs the same
-``python -m codedlib.runtime`` job as the command line in a subprocess instead (faster to
-start; no ipyparallel needed). Both return a :class:`~codedlib.runtime.traces.RunResult`:
-``.trace`` (DataFrame, one row per received result), ``.iterations`` (loss curve and
-per-iteration times) and ``.meta`` (configuration, which delays were real and which injected).
+world of exactly ``config.world_size`` processes, runs :func:`codedlib.runtime.engines.run`
+on every engine and always shuts the cluster down; ``backend="mpiexec"`` runs the command
+line's job in a subprocess instead. Both return a :class:`~codedlib.runtime.traces.RunResult`.
 """
 
 from __future__ import annotations
