@@ -113,6 +113,7 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     """ipyparallel cluster of ``n_procs`` MPI engines (one MPI world); yields a DirectView on
     all engines and always stops the cluster (controller and engines) on exit."""
     import logging
+    from unittest.mock import patch
 
     import ipyparallel as ipp
 
@@ -121,9 +122,8 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     cluster = ipp.Cluster(engines="mpi", n=n_procs, log_level=logging.ERROR)
     cluster.config.MPIEngineSetLauncher.mpi_cmd = [mpiexec_path()]
     client = None
-    changed = {k: v for k, v in mpiexec_env().items() if os.environ.get(k) != v}
-    old = {k: os.environ.get(k) for k in changed}
-    os.environ.update(changed)
+    env = patch.dict(os.environ, mpiexec_env())  # the launcher's environment, restored after
+    env.start()
     try:
         cluster.start_cluster_sync()
         client = cluster.connect_client_sync()
@@ -132,11 +132,7 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     finally:
         with contextlib.suppress(Exception):
             client.shutdown(hub=False, block=True)
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        env.stop()
         with contextlib.suppress(Exception):
             cluster.stop_cluster_sync()
         # the client's sockets and its I/O thread would otherwise outlive the cluster in the
