@@ -171,6 +171,7 @@ class RunConfig:
 
     def __post_init__(self):  # noqa: C901 (one check per field, each naming it)
         set_ = lambda k, v: object.__setattr__(self, k, v)
+        check = lambda kind, k, **bounds: set_(k, kind(k, getattr(self, k), **bounds))
         spec = get_scheme(self.scheme)
         for f in cli_fields():  # a field the scheme does not use keeps its default
             if f.name in SCHEME_FIELDS and f.name not in spec.params:
@@ -178,8 +179,8 @@ class RunConfig:
         for name, value in spec.sizes(self).items():
             set_(name, value)
         N = self.n_workers
-        set_("subpartitions", check_int("subpartitions", self.subpartitions, low=1))
-        set_("iterations", check_int("iterations", self.iterations, low=1))
+        check(check_int, "subpartitions", low=1)
+        check(check_int, "iterations", low=1)
         if self.iterations * N > MAX_DELAY_CELLS:  # the root draws every injected delay up front
             raise ValueError(
                 f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected "
@@ -194,16 +195,14 @@ class RunConfig:
             value, choices = getattr(self, f.name), f.metadata["choices"]
             if choices and value not in choices:
                 raise ValueError(f"{f.name} must be one of {list(choices)}, got {f.name}={value!r}")
-        set_("dim", check_int("dim", self.dim, low=1))
-        set_("samples", check_int("samples", self.samples, low=spec.min_samples(self)))
-        set_("noise", check_real("noise", self.noise, low=0.0))
-        set_("step_scale", check_real("step_scale", self.step_scale, low=0.0, low_open=True))
+        check(check_int, "dim", low=1)
+        check(check_int, "samples", low=spec.min_samples(self))
+        check(check_real, "noise", low=0.0)
+        check(check_real, "step_scale", low=0.0, low_open=True)
         delay = self.delay
         if not isinstance(delay, DelayModel):
             delay = DelayModel.parse(delay, self.bursts)
-        if delay.bursts and delay.kind == "none":
-            raise ValueError("bursts need a base delay model (--delay), got delay='none'")
-        if delay.bursts:  # the burst parameters are checked when the model is built: now
+        if delay.bursts:  # the burst parameters (and a base model) are checked when it is built
             delay.sample(1, N, rng=0, loads=np.ones(N))
         set_("delay", delay)
         if self.delays_file is not None:
@@ -221,9 +220,9 @@ class RunConfig:
                     f"got delay={delay.to_text()!r} and delays_file={path!r}"
                 )
             set_("delays_file", path)
-        set_("t_c", check_real("t_c", self.t_c, low=0.0))
-        set_("timeout", check_real("timeout", self.timeout, low=0.0, low_open=True))
-        set_("seed", check_int("seed", self.seed, low=0))
+        check(check_real, "t_c", low=0.0)
+        check(check_real, "timeout", low=0.0, low_open=True)
+        check(check_int, "seed", low=0)
         freeze = (
             parse_freeze(self.freeze)
             if isinstance(self.freeze, str) or self.freeze is None
@@ -234,18 +233,12 @@ class RunConfig:
             check_int("freeze iteration", it, low=0, high=self.iterations - 1)
         set_("freeze", freeze)
         if self.fail_root_at is not None:
-            set_(
-                "fail_root_at",
-                check_int("fail_root_at", self.fail_root_at, low=-1, high=self.iterations - 1),
-            )
-        set_("margin", check_real("margin", self.margin, low=0.0))
-        set_("lb_interval", check_real("lb_interval", self.lb_interval, low=0.0, low_open=True))
-        set_("lb_window", check_real("lb_window", self.lb_window, low=0.0, low_open=True))
-        set_(
-            "lb_threshold",
-            check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True),
-        )
-        set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
+            check(check_int, "fail_root_at", low=-1, high=self.iterations - 1)
+        check(check_real, "margin", low=0.0)
+        check(check_real, "lb_interval", low=0.0, low_open=True)
+        check(check_real, "lb_window", low=0.0, low_open=True)
+        check(check_real, "lb_threshold", low=0.0, high=1.0, high_open=True)
+        check(check_real, "poll", low=0.0, low_open=True, high=0.1)
 
     def injected_delays(self, loads=None) -> np.ndarray:
         """The computation delays ``(iterations, N)`` the root hands out (before freezes):

@@ -201,7 +201,7 @@ class DelayModel:
         cluster = self.cluster(n_workers, loads)
         if cluster is None:
             if self.bursts:
-                raise ValueError("bursts need a base delay model, got delay='none'")
+                raise ValueError("bursts need a base delay model (--delay), got delay='none'")
             return np.zeros((n_iterations, n_workers))
         if self.bursts:
             from codedlib.latency.models import MarkovBursts
