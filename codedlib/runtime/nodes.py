@@ -1,10 +1,7 @@
 """Shared runtime types: the errors, a rank's :class:`NodePlan` and the message-passing nodes.
 
-Every engine builds on these: the master--worker schemes, the CodedReduce tree
-(:mod:`codedlib.runtime.tree`), DSAG (:mod:`codedlib.runtime.dsag`) and the RAR watchdog
-(:mod:`codedlib.runtime.ring`) take their node classes from here, and the schemes are put
-together in :mod:`codedlib.runtime.registry`; :mod:`codedlib.runtime.engines` drives a run.
-This module imports no other engine module (no import cycle between the engines).
+Every scheme's nodes derive from these (:mod:`codedlib.runtime.registry` puts them together);
+this module imports no other engine module (no import cycle between the engines).
 
 Iteration (CodedReduce Algorithm 2, CR.EXECUTE): a :class:`WorkerNode` receives the iterate,
 forwards it to its children, computes its local (coded) partial gradient, sleeps its injected
@@ -52,7 +49,6 @@ __all__ = [
     "local_gradient",
     "scaled_sum",
     "sum_combine",
-    "watchdog_seconds",
 ]
 
 WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
@@ -80,12 +76,6 @@ def inject_root_failure(config, iteration: int) -> None:
     """``fail_root_at`` fault injection: the root fails at ``iteration`` (-1: before the run)."""
     if config.fail_root_at is not None and config.fail_root_at == iteration:
         raise RuntimeError(f"injected root failure at iteration {iteration} (--fail-root-at)")
-
-
-def watchdog_seconds(config) -> float:
-    """Longest silence an idle node accepts from its parent: one iteration's ``timeout`` (the
-    root's longest wait before it stops the run itself) plus the shutdown grace and a margin."""
-    return config.timeout + ROOT_GRACE + 2.0
 
 
 # ---------------------------------------------------------------------------- plans
@@ -356,7 +346,9 @@ class WorkerNode(Node):
         self.tasks_done += 1
 
     def run(self):
-        limit = watchdog_seconds(self.config)
+        # the longest silence an idle node accepts from its parent: one iteration's timeout (the
+        # root's longest wait before it stops the run itself), the shutdown grace and a margin
+        limit = self.config.timeout + ROOT_GRACE + 2.0
         while not self.stop:
             self.pump()
             if self.stop:
