@@ -46,10 +46,8 @@ def workers_sizes(cfg) -> dict:
     if cfg.n_workers is None:
         raise ValueError(f"scheme {cfg.scheme!r} needs n_workers (N >= 1), got n_workers=None")
     N = check_int("n_workers", cfg.n_workers, low=1)
-    return {
-        "n_workers": N,
-        "stragglers": check_int("stragglers", cfg.stragglers, low=0, high=N - 1),
-    }
+    S = check_int("stragglers", cfg.stragglers, low=0, high=N - 1)
+    return {"n_workers": N, "stragglers": S}
 
 
 def tree_sizes(cfg) -> dict:
@@ -165,10 +163,6 @@ def replay_event_driven(cfg, d, need: int, margin: float = 0.0) -> np.ndarray:
     return simulate_event_driven(flat, need, margin=margin, semantics="deadline").latency.reshape(
         d.shape[:-1]
     )
-
-
-def _need_all(cfg) -> int:
-    return cfg.n_workers
 
 
 # ---------------------------------------------------------------------------- records
@@ -293,7 +287,7 @@ SCHEMES: dict[str, Scheme] = {
             params=("n_workers",),
             tolerated=lambda cfg: 0,
             plan=umw_plan,
-            need=_need_all,
+            need=lambda cfg: cfg.n_workers,
             closed_form=True,
             quick={"n_workers": 3},
             full={"n_workers": 12},
@@ -333,7 +327,7 @@ SCHEMES: dict[str, Scheme] = {
             plan=ring_plan,
             root=RingWatchdog,
             worker=RingWorker,
-            need=_need_all,
+            need=lambda cfg: cfg.n_workers,
             replay=replay_ring,
             closed_form=True,
             on_new_iterate="finish",
