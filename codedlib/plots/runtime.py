@@ -142,26 +142,15 @@ def plot_run_summary(result, label: str):
     return fig
 
 
-def real_run_section(
-    runs,
-    *,
-    quick: bool = True,
-    seed: int = 0,
-    fig_dir=None,
-    figure: str | None = None,
-    backend: str = "mpiexec",
-    **overrides,
-):
+def real_run_section(runs, *, fig_dir=None, figure: str | None = None, **options):
     """A notebook's "Run it for real on MPI" section in one call: the runs of
-    :func:`codedlib.runtime.notebook.real_runs` (``mpiexec`` by default: a headless notebook
-    holds no cluster client), the measured-vs-predicted figure saved as ``figure`` in
-    ``fig_dir``, and ``(results, display table)``.
+    :func:`codedlib.runtime.notebook.real_runs` with ``options`` (its backend is ``mpiexec`` by
+    default: a headless notebook holds no cluster client), the measured-vs-predicted figure
+    saved as ``figure`` in ``fig_dir``, and ``(results, display table)``.
     """
     from codedlib.runtime import notebook
 
-    results, table, not_run = notebook.real_runs(
-        runs, quick=quick, seed=seed, backend=backend, **overrides
-    )
+    results, table, not_run = notebook.real_runs(runs, **options)
     if figure is not None:
         save_figure(plot_measured_vs_predicted(table, not_run=not_run), figure, fig_dir)
     return results, notebook.real_run_table(table, not_run)

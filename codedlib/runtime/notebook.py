@@ -228,11 +228,7 @@ def run_with_mpiexec(config: RunConfig, out_dir=None) -> RunResult:
 
 
 def run_for_real(
-    scheme: str,
-    quick: bool = True,
-    backend: str = "ipyparallel",
-    seed: int = 0,
-    **overrides,
+    scheme: str, quick: bool = True, backend: str = "ipyparallel", seed: int = 0, **overrides
 ) -> RunResult:
     """Run ``scheme`` (a name of :data:`codedlib.runtime.registry.SCHEMES`) on real MPI processes.
 
