@@ -115,9 +115,7 @@ class DelayModel:
                     f"delay kind must be one of {sorted(DELAY_KINDS)}, got delay={text!r}"
                 )
             params = _parse_params(rest, f"delay {kind!r}") or dict(DEFAULT_PARAMS.get(kind, {}))
-        burst_params = None
-        if bursts:
-            burst_params = _parse_params(bursts.replace("bursts:", ""), "bursts")
+        burst_params = _parse_params(bursts.replace("bursts:", ""), "bursts") if bursts else None
         return cls(kind, params, burst_params)
 
     def to_text(self) -> str:
