@@ -184,7 +184,7 @@ def test_every_registered_scheme_round_trips_through_the_command_line(scheme, qu
     """The command line and cli_args() come from one field definition: every registry entry's
     default config survives the trip, and the command line names only its own sizes."""
     from codedlib.runtime.__main__ import config_from_args, parser
-    from codedlib.runtime.config import cli_fields
+    from codedlib.runtime.config import SCHEME_FIELDS, cli_fields
     from codedlib.runtime.notebook import scheme_config
 
     cfg = scheme_config(scheme, quick=quick, bursts="p_enter=0.1,p_exit=0.5,factor=2", freeze="1@2")
@@ -192,7 +192,7 @@ def test_every_registered_scheme_round_trips_through_the_command_line(scheme, qu
     assert config_from_args(parser().parse_args(args)).to_dict() == cfg.to_dict()
     spec = cfg.spec
     for f in cli_fields():
-        if f.metadata["scheme"] and f.name not in spec.params:
+        if f.name in SCHEME_FIELDS and f.name not in spec.params:
             assert f.metadata["flags"][0] not in args, (scheme, f.name)
     assert cfg.tolerated >= 0 and cfg.world_size == cfg.n_workers + 1
 
@@ -277,12 +277,12 @@ def test_plans_recover_the_gradient_for_every_straggler_pattern(config):
     without MPI)."""
 
     from codedlib.runtime.config import build_problem
-    from codedlib.runtime.engines import build_plan, local_gradient
+    from codedlib.runtime.nodes import local_gradient
 
     problem, _ = build_problem(config)
     theta = np.random.default_rng(3).standard_normal(problem.dim)
     exact = problem.partial_gradient(theta)
-    plans = [build_plan(config, problem.n_samples, r) for r in range(config.world_size)]
+    plans = [config.spec.plan(config, problem.n_samples, r) for r in range(config.world_size)]
     rng = np.random.default_rng(0)
 
     def message(rank, root_pattern):
@@ -570,8 +570,8 @@ def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
     exactly from any ``wait_for`` of its workers, as the parameter server does on MPI."""
     from codedlib.problems import even_partition
     from codedlib.runtime.config import build_problem
-    from codedlib.runtime.engines import build_plan, local_gradient
     from codedlib.runtime.lagc import layout_of
+    from codedlib.runtime.nodes import local_gradient
 
     problem, _ = build_problem(config)
     theta = np.random.default_rng(3).standard_normal(problem.dim)
@@ -590,7 +590,7 @@ def test_lagc_groups_decode_their_gradient_from_any_fastest_workers(config):
         exact = problem.partial_gradient(theta, int(bounds[g * n_g]), int(bounds[(g + 1) * n_g]))
         msgs = [
             local_gradient(
-                problem, theta, build_plan(config, problem.n_samples, 1 + g * n_g + j).terms
+                problem, theta, config.spec.plan(config, problem.n_samples, 1 + g * n_g + j).terms
             )
             for j in range(n_g)
         ]

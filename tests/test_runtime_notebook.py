@@ -190,7 +190,6 @@ def test_runtime_plots(quick_runs):
         rp.plot_worker_latency(quick_runs["gc"].trace),
         rp.plot_loss_vs_time(quick_runs, metric="normalized_error"),
         rp.plot_measured_vs_predicted(table),
-        rp.plot_ring_rounds(quick_runs["rar-ring"].rounds),
     ]
     for fig in figs:
         assert fig.axes and fig.axes[0].has_data()

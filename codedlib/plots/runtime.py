@@ -22,7 +22,6 @@ __all__ = [
     "plot_iteration_times",
     "plot_loss_vs_time",
     "plot_measured_vs_predicted",
-    "plot_ring_rounds",
     "plot_run_summary",
     "plot_worker_latency",
     "real_run_section",
@@ -61,24 +60,9 @@ def plot_worker_latency(trace, ax: Axes | None = None, max_workers: int = 13):
     for k, w in enumerate(workers):
         d = df[df["worker"] == w]
         fresh = d[d["fresh"]]
-        color = f"C{k % 10}"
-        ax.plot(
-            fresh["task_iteration"],
-            fresh["latency_ms"],
-            "o-",
-            ms=3,
-            lw=1,
-            color=color,
-            label=f"worker {w}",
-        )
-        ax.plot(
-            fresh["task_iteration"],
-            fresh["injected_delay"] * 1e3,
-            "-",
-            lw=3,
-            alpha=0.2,
-            color=color,
-        )
+        x, color = fresh["task_iteration"], f"C{k % 10}"
+        ax.plot(x, fresh["latency_ms"], "o-", ms=3, lw=1, color=color, label=f"worker {w}")
+        ax.plot(x, fresh["injected_delay"] * 1e3, "-", lw=3, alpha=0.2, color=color)
         stale = d[~d["fresh"]]
         if len(stale):
             ax.plot(stale["task_iteration"], stale["latency_ms"], "x", color=color)
@@ -116,15 +100,8 @@ def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float =
     """
     fig, ax = new_axes(ax, figsize=(1.6 * max(len(table), 1) + 3.0, 4.2))
     if not_run:
-        ax.text(
-            0.01,
-            0.99,
-            "not run: " + "; ".join(f"{s} ({why})" for s, why in not_run.items()),
-            transform=ax.transAxes,
-            va="top",
-            fontsize=7,
-            wrap=True,
-        )
+        text = "not run: " + "; ".join(f"{s} ({why})" for s, why in not_run.items())
+        ax.text(0.01, 0.99, text, transform=ax.transAxes, va="top", fontsize=7, wrap=True)
     if len(table) == 0:
         ax.set_axis_off()
         return fig
@@ -144,14 +121,8 @@ def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float =
     for xi, (m, g, gr) in enumerate(
         zip(table["measured"], table["gap_predicted"], table["gap_replayed"])
     ):
-        flag = "" if abs(g) <= tolerance else " !"
-        ax.annotate(
-            f"{g:+.0%}{flag}\n({gr:+.0%})",
-            (xi - width, m * 1e3),
-            ha="center",
-            va="bottom",
-            fontsize="x-small",
-        )
+        text = f"{g:+.0%}{'' if abs(g) <= tolerance else ' !'}\n({gr:+.0%})"
+        ax.annotate(text, (xi - width, m * 1e3), ha="center", va="bottom", fontsize="x-small")
     ax.set_xticks(x, [f"{n}\n({p} procs)" for n, p in zip(table["name"], table["processes"])])
     ax.set_ylabel("mean iteration time (ms)")
     ax.set_title(
@@ -163,25 +134,6 @@ def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float =
     return fig
 
 
-def plot_ring_rounds(rounds, ax: Axes | None = None):
-    """Per-round durations of the hand-written ring all-reduce (reduce-scatter then
-    all-gather), mean over workers and iterations."""
-    fig, ax = new_axes(ax)
-    g = rounds.groupby(["phase", "round"], sort=False)["seconds"].mean().reset_index()
-    order = {"reduce-scatter": 0, "all-gather": 1}
-    g = g.sort_values(["phase", "round"], key=lambda s: s.map(order) if s.name == "phase" else s)
-    ax.bar(
-        np.arange(len(g)),
-        g["seconds"] * 1e3,
-        color=["C0" if p == "reduce-scatter" else "C1" for p in g["phase"]],
-    )
-    ax.set_xticks(np.arange(len(g)), [f"{p[0].upper()}{r}" for p, r in zip(g["phase"], g["round"])])
-    ax.set_xlabel("round (R: reduce-scatter, A: all-gather)")
-    ax.set_ylabel("mean round time (ms)")
-    ax.set_title("Ring all-reduce rounds")
-    return fig
-
-
 def plot_run_summary(result, label: str):
     """One run's iteration times (left) and per-worker latency (right)."""
     fig, axes = subplots(1, 2, figsize=(12, 4), layout="constrained")
@@ -190,26 +142,15 @@ def plot_run_summary(result, label: str):
     return fig
 
 
-def real_run_section(
-    runs,
-    *,
-    quick: bool = True,
-    seed: int = 0,
-    fig_dir=None,
-    figure: str | None = None,
-    backend: str = "mpiexec",
-    **overrides,
-):
+def real_run_section(runs, *, fig_dir=None, figure: str | None = None, **options):
     """A notebook's "Run it for real on MPI" section in one call: the runs of
-    :func:`codedlib.runtime.notebook.real_runs` (``mpiexec`` by default: a headless notebook
-    holds no cluster client), the measured-vs-predicted figure saved as ``figure`` in
-    ``fig_dir``, and ``(results, display table)``.
+    :func:`codedlib.runtime.notebook.real_runs` with ``options`` (its backend is ``mpiexec`` by
+    default: a headless notebook holds no cluster client), the measured-vs-predicted figure
+    saved as ``figure`` in ``fig_dir``, and ``(results, display table)``.
     """
     from codedlib.runtime import notebook
 
-    results, table, not_run = notebook.real_runs(
-        runs, quick=quick, seed=seed, backend=backend, **overrides
-    )
+    results, table, not_run = notebook.real_runs(runs, **options)
     if figure is not None:
         save_figure(plot_measured_vs_predicted(table, not_run=not_run), figure, fig_dir)
     return results, notebook.real_run_table(table, not_run)

@@ -280,13 +280,8 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
         if rank == 0 and message is not None:
             _error(message)
         return code
-    from codedlib.runtime.engines import (
-        Diverged,
-        ParentSilent,
-        StragglerTimeout,
-        abort_if_needed,
-        run,
-    )
+    from codedlib.runtime.engines import abort_if_needed, run
+    from codedlib.runtime.nodes import Diverged, ParentSilent, StragglerTimeout
 
     if hasattr(signal, "SIGUSR1"):  # a worker must not die of the news that another one did
         signal.signal(signal.SIGUSR1, _name_dead_workers if rank == 0 else signal.SIG_IGN)
@@ -309,14 +304,8 @@ def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI nam
                 )
             )
 
-    def announce():
-        if not args.quiet:
-            print(
-                f"codedlib.runtime: started scheme {config.scheme} on {comm.Get_size()} processes",
-                file=sys.stderr,
-                flush=True,
-            )
-
+    started = f"codedlib.runtime: started scheme {config.scheme} on {comm.Get_size()} processes"
+    announce = None if args.quiet else lambda: print(started, file=sys.stderr, flush=True)
     try:
         result = run(config, comm, command=command, progress_dir=progress_dir, on_start=announce)
     except (StragglerTimeout, Diverged) as exc:

@@ -27,6 +27,11 @@ import numpy as np
 from codedlib.runtime.config import RunConfig, tree_size
 
 
+def _trees(N: int) -> list:
+    """Every (n, L) tree with ``n + ... + n^L = N`` workers."""
+    return [(n, L) for n in range(2, N + 1) for L in range(1, 6) if tree_size(n, L) == N]
+
+
 def suite(
     world: int, frozen: bool = False, iterations: int = 6, sigstop: bool = False
 ) -> list[tuple[str, RunConfig]]:
@@ -42,42 +47,30 @@ def suite(
         "delay": "shiftexp:shift=0.005,rate=200",
         "seed": 1,
     }
-    runs = []
     S = max(1, N // 4)
-    runs.append(("gc", RunConfig("gc", n_workers=N, stragglers=S, **common)))
-    runs.append(("rs", RunConfig("rs", n_workers=N, stragglers=S, **common)))
-    for n in range(2, N + 1):  # any (n, L) tree with n + ... + n^L = N
-        for L in range(1, 6):
-            if tree_size(n, L) == N:
-                runs.append((f"cr(n={n},L={L})", RunConfig("cr", n=n, L=L, s=1, **common)))
+    runs = [(s, RunConfig(s, n_workers=N, stragglers=S, **common)) for s in ("gc", "rs")]
+    runs += [(f"cr(n={n},L={L})", RunConfig("cr", n=n, L=L, s=1, **common)) for n, L in _trees(N)]
     runs.append(("rar", RunConfig("rar", n_workers=N, **common)))
     if N <= 4:
-        runs.append(
-            ("rar-ring", RunConfig("rar", n_workers=N, allreduce="ring", t_c=0.001, **common))
-        )
-        runs.append(("umw", RunConfig("umw", n_workers=N, **common)))
-        runs.append(("sgd", RunConfig("sgd", n_workers=N, stragglers=S, **common)))
-        runs.append(
-            ("dsag", RunConfig("dsag", n_workers=N, w=max(1, N - 1), subpartitions=2, **common))
-        )
+        runs += [
+            ("rar-ring", RunConfig("rar", n_workers=N, allreduce="ring", t_c=0.001, **common)),
+            ("umw", RunConfig("umw", n_workers=N, **common)),
+            ("sgd", RunConfig("sgd", n_workers=N, stragglers=S, **common)),
+            ("dsag", RunConfig("dsag", n_workers=N, w=max(1, N - 1), subpartitions=2, **common)),
+        ]
+    deep = [(name, cfg) for name, cfg in runs if name.startswith("cr") and cfg.L >= 2][:1]
     if sigstop:
-        for name, cfg in runs:
-            if name.startswith("cr") and cfg.L >= 2:
-                return [
-                    (name + "-sigstop", cfg.replace(freeze=f"{cfg.n + 1}@2", freeze_mode="stop"))
-                ]
-        return []
+        return [
+            (n + "-sigstop", c.replace(freeze=f"{c.n + 1}@2", freeze_mode="stop")) for n, c in deep
+        ]
     if frozen:
         for name, first in (("gc", 0), ("rs", 1)):  # S frozen workers: tolerated
             freeze = ",".join(f"{w}@1" for w in range(first, first + S))
             cfg = RunConfig(name, n_workers=N, stragglers=S, freeze=freeze, **common)
             runs.append((f"{name}-frozen", cfg))
-        for name, cfg in list(runs):
-            if name.startswith("cr") and cfg.L >= 2:
-                # one frozen leaf under the first parent (worker n, rank n + 1) and one frozen
-                # inner node (worker 1): different parents, each still has n - s children
-                runs.append((name + "-frozen", cfg.replace(freeze=f"{cfg.n}@1,1@2")))
-                break
+        # one frozen leaf under the first parent (worker n, rank n + 1) and one frozen inner
+        # node (worker 1): different parents, each still has n - s children
+        runs += [(name + "-frozen", cfg.replace(freeze=f"{cfg.n}@1,1@2")) for name, cfg in deep]
     return runs
 
 
@@ -93,14 +86,10 @@ def _check_tree_reduce(comm):
     exact = np.empty_like(vec)
     comm.Allreduce(vec, exact)
     errors = {}
-    for n in range(2, N + 1):
-        for L in range(1, 6):
-            if tree_size(n, L) == N:
-                for blocking in (False, True):
-                    out = tree_reduce(comm, vec, n, L, blocking=blocking)
-                    errors[f"tree(n={n},L={L},blocking={blocking})"] = float(
-                        np.abs(out - exact).max()
-                    )
+    for n, L in _trees(N):
+        for blocking in (False, True):
+            out = tree_reduce(comm, vec, n, L, blocking=blocking)
+            errors[f"tree(n={n},L={L},blocking={blocking})"] = float(np.abs(out - exact).max())
     errors["ring"] = float(np.abs(ring_allreduce(comm, vec) - exact).max())
     worst = comm.allreduce(max(errors.values()), op=MPI.MAX)
     if comm.Get_rank() == 0:

@@ -67,9 +67,6 @@ class SendQueue:
         self._pending = [(r, b) for r, b in self._pending if not r.Test()]
         return not self._pending
 
-    def __len__(self):
-        return len(self._pending)
-
 
 class Interrupted(Exception):
     """Told to stop while waiting (:func:`wait_all`'s ``interrupt``)."""

@@ -23,6 +23,7 @@ from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
 __all__ = [
     "SCHEMES",
     "RunConfig",
+    "SCHEME_FIELDS",
     "WorldSizeError",
     "add_arguments",
     "build_problem",
@@ -33,6 +34,8 @@ __all__ = [
 
 PROBLEMS = ("linreg", "logreg")
 
+#: The fields some schemes use (those their records list in ``params``); the others use all.
+SCHEME_FIELDS = frozenset(p for s in SCHEMES.values() for p in s.params)
 #: Most injected delays (iterations x workers) a run draws: 2**27 float64 values, 1 GiB.
 MAX_DELAY_CELLS = 2**27
 
@@ -47,13 +50,12 @@ def option(
     help: str,
     kind=None,
     choices=None,
-    scheme: bool = False,
     alias_of: str | None = None,
     metavar: str | None = None,
 ):
     """A :class:`RunConfig` field with its command-line form. ``flags``: the options (the
     first is written by ``cli_args``; none: not on the command line); ``kind``: the value's
-    type (default: the default's); ``scheme``: used by some schemes only; ``alias_of``: for a
+    type (default: the default's); ``alias_of``: for a
     scheme that does not use this field, its value goes to that field (``--s`` = ``--S``)."""
     return dataclasses.field(
         default=default,
@@ -62,7 +64,6 @@ def option(
             "help": help,
             "kind": kind or type(default),
             "choices": choices,
-            "scheme": scheme,
             "alias_of": alias_of,
             "metavar": metavar,
         },
@@ -72,37 +73,30 @@ def option(
 @dataclass(frozen=True)
 class RunConfig:
     """Everything one distributed run needs (:func:`codedlib.runtime.engines.run`): each field's
-    ``help`` says what it is; ``scheme=True`` fields apply to the schemes whose record lists them.
+    ``help`` says what it is; a field in :data:`SCHEME_FIELDS` applies to the schemes whose record
+    lists it (the others keep its default).
     """
 
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
     n_workers: int | None = option(
-        None, "--N", "--workers", kind=int, scheme=True, help="workers N (cr: n + ... + n^L)"
+        None, "--N", "--workers", kind=int, help="workers N (cr: n + ... + n^L)"
     )
-    stragglers: int = option(0, "--S", scheme=True, help="stragglers tolerated (gc, sgd, rs)")
-    n: int | None = option(None, "--n", kind=int, scheme=True, help="children per parent (cr)")
-    L: int | None = option(None, "--L", kind=int, scheme=True, help="tree layers (cr)")
-    s: int = option(
-        0, "--s", scheme=True, alias_of="stragglers", help="stragglers per parent (cr); else --S"
-    )
-    w: int | None = option(
-        None, "--w", kind=int, scheme=True, help="fresh results DSAG waits for (default N)"
-    )
-    subpartitions: int = option(
-        1, "--subpartitions", scheme=True, help="DSAG sub-partitions per worker"
-    )
+    stragglers: int = option(0, "--S", help="stragglers tolerated (gc, sgd, rs)")
+    n: int | None = option(None, "--n", kind=int, help="children per parent (cr)")
+    L: int | None = option(None, "--L", kind=int, help="tree layers (cr)")
+    s: int = option(0, "--s", alias_of="stragglers", help="stragglers per parent (cr); else --S")
+    w: int | None = option(None, "--w", kind=int, help="fresh results DSAG waits for (default N)")
+    subpartitions: int = option(1, "--subpartitions", help="DSAG sub-partitions per worker")
     redundancy: int = option(
-        1, "--r", "--redundancy", scheme=True, help="LAGC/G-LAG: partitions stored per worker (r)"
+        1, "--r", "--redundancy", help="LAGC/G-LAG: partitions stored per worker (r)"
     )
     groups: int | None = option(
-        None, "--G", "--groups", kind=int, scheme=True, help="LAGC: groups G | N (G-LAG: N/r)"
+        None, "--G", "--groups", kind=int, help="LAGC: groups G | N (G-LAG: N/r)"
     )
     xi: float = option(
-        0.0, "--xi", scheme=True, help="LAGC: laziness xi of rule (17); 0: every group, every time"
+        0.0, "--xi", help="LAGC: laziness xi of rule (17); 0: every group, every time"
     )
-    history: int = option(
-        10, "--history", scheme=True, help="LAGC: past steps D of rule (17) (D xi < 1)"
-    )
+    history: int = option(10, "--history", help="LAGC: past steps D of rule (17) (D xi < 1)")
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
     samples: int = option(240, "--samples", help="data points")
@@ -151,20 +145,17 @@ class RunConfig:
         help="a busy worker given a newer iterate abandons or finishes its task",
     )
     allreduce: str = option(
-        "mpi", "--allreduce", choices=("mpi", "ring"), scheme=True, help="RAR implementation"
+        "mpi", "--allreduce", choices=("mpi", "ring"), help="RAR implementation"
     )
-    margin: float = option(0.02, "--margin", scheme=True, help="DSAG extra wait fraction (2 %%)")
+    margin: float = option(0.02, "--margin", help="DSAG extra wait fraction (2 %%)")
     lb_interval: float = option(
-        0.5, "--lb-interval", scheme=True, help="DSAG-LB: seconds between runs of the load balancer"
+        0.5, "--lb-interval", help="DSAG-LB: seconds between runs of the load balancer"
     )
     lb_window: float = option(
-        2.0, "--lb-window", scheme=True, help="DSAG-LB: seconds of latency history profiled"
+        2.0, "--lb-window", help="DSAG-LB: seconds of latency history profiled"
     )
     lb_threshold: float = option(
-        0.1,
-        "--lb-threshold",
-        scheme=True,
-        help="DSAG-LB: least relative improvement before p changes",
+        0.1, "--lb-threshold", help="DSAG-LB: least relative improvement before p changes"
     )
     check: bool = option(
         False, "--check", help="also compute the serial gradient and record the relative error"
@@ -180,15 +171,16 @@ class RunConfig:
 
     def __post_init__(self):  # noqa: C901 (one check per field, each naming it)
         set_ = lambda k, v: object.__setattr__(self, k, v)
+        check = lambda kind, k, **bounds: set_(k, kind(k, getattr(self, k), **bounds))
         spec = get_scheme(self.scheme)
         for f in cli_fields():  # a field the scheme does not use keeps its default
-            if f.metadata["scheme"] and f.name not in spec.params:
+            if f.name in SCHEME_FIELDS and f.name not in spec.params:
                 set_(f.name, f.default)
         for name, value in spec.sizes(self).items():
             set_(name, value)
         N = self.n_workers
-        set_("subpartitions", check_int("subpartitions", self.subpartitions, low=1))
-        set_("iterations", check_int("iterations", self.iterations, low=1))
+        check(check_int, "subpartitions", low=1)
+        check(check_int, "iterations", low=1)
         if self.iterations * N > MAX_DELAY_CELLS:  # the root draws every injected delay up front
             raise ValueError(
                 f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected "
@@ -203,16 +195,14 @@ class RunConfig:
             value, choices = getattr(self, f.name), f.metadata["choices"]
             if choices and value not in choices:
                 raise ValueError(f"{f.name} must be one of {list(choices)}, got {f.name}={value!r}")
-        set_("dim", check_int("dim", self.dim, low=1))
-        set_("samples", check_int("samples", self.samples, low=spec.min_samples(self)))
-        set_("noise", check_real("noise", self.noise, low=0.0))
-        set_("step_scale", check_real("step_scale", self.step_scale, low=0.0, low_open=True))
+        check(check_int, "dim", low=1)
+        check(check_int, "samples", low=spec.min_samples(self))
+        check(check_real, "noise", low=0.0)
+        check(check_real, "step_scale", low=0.0, low_open=True)
         delay = self.delay
         if not isinstance(delay, DelayModel):
             delay = DelayModel.parse(delay, self.bursts)
-        if delay.bursts and delay.kind == "none":
-            raise ValueError("bursts need a base delay model (--delay), got delay='none'")
-        if delay.bursts:  # the burst parameters are checked when the model is built: now
+        if delay.bursts:  # the burst parameters (and a base model) are checked when it is built
             delay.sample(1, N, rng=0, loads=np.ones(N))
         set_("delay", delay)
         if self.delays_file is not None:
@@ -230,9 +220,9 @@ class RunConfig:
                     f"got delay={delay.to_text()!r} and delays_file={path!r}"
                 )
             set_("delays_file", path)
-        set_("t_c", check_real("t_c", self.t_c, low=0.0))
-        set_("timeout", check_real("timeout", self.timeout, low=0.0, low_open=True))
-        set_("seed", check_int("seed", self.seed, low=0))
+        check(check_real, "t_c", low=0.0)
+        check(check_real, "timeout", low=0.0, low_open=True)
+        check(check_int, "seed", low=0)
         freeze = (
             parse_freeze(self.freeze)
             if isinstance(self.freeze, str) or self.freeze is None
@@ -243,18 +233,12 @@ class RunConfig:
             check_int("freeze iteration", it, low=0, high=self.iterations - 1)
         set_("freeze", freeze)
         if self.fail_root_at is not None:
-            set_(
-                "fail_root_at",
-                check_int("fail_root_at", self.fail_root_at, low=-1, high=self.iterations - 1),
-            )
-        set_("margin", check_real("margin", self.margin, low=0.0))
-        set_("lb_interval", check_real("lb_interval", self.lb_interval, low=0.0, low_open=True))
-        set_("lb_window", check_real("lb_window", self.lb_window, low=0.0, low_open=True))
-        set_(
-            "lb_threshold",
-            check_real("lb_threshold", self.lb_threshold, low=0.0, high=1.0, high_open=True),
-        )
-        set_("poll", check_real("poll", self.poll, low=0.0, low_open=True, high=0.1))
+            check(check_int, "fail_root_at", low=-1, high=self.iterations - 1)
+        check(check_real, "margin", low=0.0)
+        check(check_real, "lb_interval", low=0.0, low_open=True)
+        check(check_real, "lb_window", low=0.0, low_open=True)
+        check(check_real, "lb_threshold", low=0.0, high=1.0, high_open=True)
+        check(check_real, "poll", low=0.0, low_open=True, high=0.1)
 
     def injected_delays(self, loads=None) -> np.ndarray:
         """The computation delays ``(iterations, N)`` the root hands out (before freezes):
@@ -311,7 +295,7 @@ class RunConfig:
         args = []
         for f in cli_fields():
             value, md = d[f.name], f.metadata
-            if md["scheme"] and (f.name in spec.derived or f.name not in spec.params):
+            if f.name in SCHEME_FIELDS and (f.name in spec.derived or f.name not in spec.params):
                 continue
             if value is None or value == "" or (md["kind"] is bool and not value):
                 continue
@@ -354,7 +338,7 @@ def config_from_namespace(values: dict) -> RunConfig:
     spec = get_scheme(given.get("scheme"))
     for name in list(given):
         md = fields[name].metadata
-        if md["scheme"] and name not in spec.params:
+        if name in SCHEME_FIELDS and name not in spec.params:
             value = given.pop(name)
             target = md["alias_of"]
             flag = md["flags"][0]

@@ -1,15 +1,9 @@
-"""MPI engines: master--worker (UMW, SGD, GC), tree (CodedReduce), ring (RAR), DSAG.
+"""The MPI driver: every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`.
 
-Every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`; rank 0 is
-the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the seed with
-the simulator's ``codes`` functions. An iteration (CR Alg. 2, CR.EXECUTE): the iterate goes
-down, every node computes and sleeps its injected delay, a parent waits for its first
-``need`` fresh results, decodes them for exactly that survivor set, adds its own and sends up;
-the root steps ``theta -= step_scale / smoothness * g / n_samples``. Stale results are logged
-and dropped (DSAG caches them). ``on_new_iterate="abandon"`` drops a task still sleeping,
-``"finish"`` completes it and takes the newest queued iterate (DSAG Sec. IV-B). An infinite
-delay never answers (``freeze_mode="stop"``: a real SIGSTOP); only the root enforces
-``timeout`` (:class:`StragglerTimeout`); a process ignoring STOP is ended by ``MPI_Abort``.
+Rank 0 is the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the
+seed; the root hands out the injected delays, then the scheme's nodes
+(:mod:`codedlib.runtime.nodes`, put together in :mod:`codedlib.runtime.registry`) iterate.
+Only the root enforces ``timeout``; a process ignoring STOP is ended by ``MPI_Abort``.
 """
 
 from __future__ import annotations
@@ -28,43 +22,22 @@ from codedlib.runtime.nodes import (
     DEAD_WORKERS,
     WORKER_PIDS,
     Diverged,
-    NodePlan,
     ParentSilent,
     StragglerTimeout,
     inject_root_failure,
-    local_gradient,
 )
 from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWriter, RunResult
 
-__all__ = [
-    "DEAD_WORKERS",
-    "abort_job",
-    "WORKER_PIDS",
-    "Diverged",
-    "NodePlan",
-    "ParentSilent",
-    "StragglerTimeout",
-    "abort_if_needed",
-    "build_plan",
-    "local_gradient",
-    "run",
-    "worker_loads",
-]
+__all__ = ["abort_if_needed", "abort_job", "run", "run_communicator", "worker_loads"]
 
 TAG_DELAYS, TAG_READY = 111, 112
-
-
-def build_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
-    """The :class:`NodePlan` of ``rank`` for ``config``: the scheme record's plan builder
-    (pure function: every rank agrees)."""
-    return config.spec.plan(config, n_samples, rank)
 
 
 def worker_loads(config: RunConfig, n_samples: int) -> np.ndarray:
     """Samples each worker processes per task (drives the ``cr6`` delay model, CR eq. 6)."""
     loads = []
     for rank in range(1, config.n_workers + 1):
-        sizes = [stop - start for start, stop, _ in build_plan(config, n_samples, rank).terms]
+        sizes = [stop - start for start, stop, _ in config.spec.plan(config, n_samples, rank).terms]
         loads.append(sizes[0] if config.spec.one_term_per_task else sum(sizes))
     return np.array(loads)
 
@@ -192,7 +165,7 @@ def run(
     rank = comm.Get_rank()
     spec = config.spec
     problem, theta_star = build_problem(config)
-    plan = build_plan(config, problem.n_samples, rank)  # before READY: start-up is not timed
+    plan = spec.plan(config, problem.n_samples, rank)  # before READY: start-up is not timed
     if rank == 0:
         inject_root_failure(config, -1)  # before the run: the workers are waiting for work
     column, _start_wall = _distribute_delays(comm, config, problem, rank)
@@ -266,15 +239,12 @@ def abort_job(comm, code: int):
     comm.Abort(code)
 
 
-def abort_if_needed(comm, result_or_error, code: int = 0):
+def abort_if_needed(comm, result, code: int = 0):
     """End processes that ignored STOP (SIGSTOPped workers) with ``MPI_Abort``; a no-op
     otherwise. Flushes stdout/stderr first."""
-    result = getattr(result_or_error, "result", result_or_error)
-    meta = getattr(result, "meta", {}) or {}
-    if meta.get("unresponsive"):
-        sys.stdout.flush()
+    if result.meta.get("unresponsive"):
         sys.stderr.write(
-            f"codedlib.runtime: workers {meta['unresponsive']} ignored STOP "
+            f"codedlib.runtime: workers {result.meta['unresponsive']} ignored STOP "
             f"(frozen); ending them with MPI_Abort({code})\n"
         )
         abort_job(comm, code)

@@ -61,9 +61,7 @@ def _parse_params(text: str, what: str) -> dict:
             raise ValueError(
                 f"{what} parameters must look like key=value, got {item!r} in {text!r}"
             )
-        key, value = item.split("=", 1)
-        key = key.strip()
-        value = value.strip()
+        key, value = (part.strip() for part in item.split("=", 1))
         try:
             params[key] = float(value)
         except ValueError:
@@ -117,9 +115,7 @@ class DelayModel:
                     f"delay kind must be one of {sorted(DELAY_KINDS)}, got delay={text!r}"
                 )
             params = _parse_params(rest, f"delay {kind!r}") or dict(DEFAULT_PARAMS.get(kind, {}))
-        burst_params = None
-        if bursts:
-            burst_params = _parse_params(bursts.replace("bursts:", ""), "bursts")
+        burst_params = _parse_params(bursts.replace("bursts:", ""), "bursts") if bursts else None
         return cls(kind, params, burst_params)
 
     def to_text(self) -> str:
@@ -202,10 +198,9 @@ class DelayModel:
         rng = as_generator(rng)
         cluster = self.cluster(n_workers, loads)
         if cluster is None:
-            delays = np.zeros((n_iterations, n_workers))
             if self.bursts:
-                raise ValueError("bursts need a base delay model, got delay='none'")
-            return delays
+                raise ValueError("bursts need a base delay model (--delay), got delay='none'")
+            return np.zeros((n_iterations, n_workers))
         if self.bursts:
             from codedlib.latency.models import MarkovBursts
 
@@ -220,8 +215,6 @@ def load_delays(path, n_iterations: int, n_workers: int) -> np.ndarray:
     ``.npy`` file ``path`` (row ``t``, column ``i``: worker ``i``, MPI rank ``i + 1``, in
     iteration ``t``; ``inf`` is a worker that never answers).
     """
-    n_iterations = check_int("n_iterations", n_iterations, low=1)
-    n_workers = check_int("n_workers", n_workers, low=1)
     try:
         delays = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -262,11 +255,8 @@ def parse_freeze(text: str | None) -> tuple[tuple[int, int], ...]:
 
 def apply_freeze(delays: np.ndarray, freeze) -> np.ndarray:
     """Set ``delays[t, w] = inf`` for every frozen ``(w, t0)`` and ``t >= t0`` (a worker that
-    never answers again)."""
+    never answers again; ``freeze`` as :class:`~codedlib.runtime.config.RunConfig` checks it)."""
     delays = np.array(delays, dtype=float, copy=True)
-    _n_iterations, n_workers = delays.shape
     for worker, start in freeze:
-        check_int("freeze worker", worker, low=0, high=n_workers - 1)
-        check_int("freeze iteration", start, low=0)
         delays[start:, worker] = np.inf
     return delays

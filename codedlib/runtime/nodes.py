@@ -1,10 +1,7 @@
 """Shared runtime types: the errors, a rank's :class:`NodePlan` and the message-passing nodes.
 
-Every engine builds on these: the master--worker schemes, the CodedReduce tree
-(:mod:`codedlib.runtime.tree`), DSAG (:mod:`codedlib.runtime.dsag`) and the RAR watchdog
-(:mod:`codedlib.runtime.ring`) take their node classes from here, and the schemes are put
-together in :mod:`codedlib.runtime.registry`; :mod:`codedlib.runtime.engines` drives a run.
-This module imports no other engine module (no import cycle between the engines).
+Every scheme's nodes derive from these (:mod:`codedlib.runtime.registry` puts them together);
+this module imports no other engine module (no import cycle between the engines).
 
 Iteration (CodedReduce Algorithm 2, CR.EXECUTE): a :class:`WorkerNode` receives the iterate,
 forwards it to its children, computes its local (coded) partial gradient, sleeps its injected
@@ -38,9 +35,6 @@ from codedlib.runtime.comm import (
 
 __all__ = [
     "DEAD_WORKERS",
-    "MAX_OUTSTANDING",
-    "ROOT_GRACE",
-    "WORKER_GRACE",
     "WORKER_PIDS",
     "Diverged",
     "Node",
@@ -55,7 +49,6 @@ __all__ = [
     "local_gradient",
     "scaled_sum",
     "sum_combine",
-    "watchdog_seconds",
 ]
 
 WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
@@ -83,12 +76,6 @@ def inject_root_failure(config, iteration: int) -> None:
     """``fail_root_at`` fault injection: the root fails at ``iteration`` (-1: before the run)."""
     if config.fail_root_at is not None and config.fail_root_at == iteration:
         raise RuntimeError(f"injected root failure at iteration {iteration} (--fail-root-at)")
-
-
-def watchdog_seconds(config) -> float:
-    """Longest silence an idle node accepts from its parent: one iteration's ``timeout`` (the
-    root's longest wait before it stops the run itself) plus the shutdown grace and a margin."""
-    return config.timeout + ROOT_GRACE + 2.0
 
 
 # ---------------------------------------------------------------------------- plans
@@ -274,9 +261,7 @@ class Node:
         first = self.fresh[: self.plan.need]
         for _, _, row in first:
             self.rows[row]["used"] = True
-        positions = [p for p, _, _ in first]
-        vectors = [v for _, v, _ in first]
-        return self.plan.combine(positions, vectors)
+        return self.plan.combine([p for p, _, _ in first], [v for _, v, _ in first])
 
     def send_task(self, iteration: int, theta: np.ndarray, to=None):
         """Send the iterate to the children (``to``: only those, e.g. LAGC's selected groups)."""
@@ -323,9 +308,6 @@ class WorkerNode(Node):
         """Injected computation delay of the task of iteration ``t`` (seconds; ``inf``: frozen)."""
         return float(self.delays[t]) if t < len(self.delays) else 0.0
 
-    def result_range(self, terms):
-        return (terms[0][0], terms[-1][1]) if terms else (0, 0)
-
     def process(self, task: np.ndarray):
         t = int(task[0])
         theta = task[1:]
@@ -358,13 +340,15 @@ class WorkerNode(Node):
             g = g + self.combine_fresh()
         if np.iscomplexobj(g):  # a complex code (Reed-Solomon): send [re, im] pairs as float64
             g = np.ascontiguousarray(g).view(np.float64)
-        start, stop = self.result_range(terms)
+        start, stop = (terms[0][0], terms[-1][1]) if terms else (0, 0)
         buf = pack_result(t, real, delay, now() - t_recv, start, stop, g)
         self.sends.isend(self.comm, buf, self.plan.parent, TAG_RESULT)
         self.tasks_done += 1
 
     def run(self):
-        limit = watchdog_seconds(self.config)
+        # the longest silence an idle node accepts from its parent: one iteration's timeout (the
+        # root's longest wait before it stops the run itself), the shutdown grace and a margin
+        limit = self.config.timeout + ROOT_GRACE + 2.0
         while not self.stop:
             self.pump()
             if self.stop:
@@ -390,8 +374,7 @@ class WorkerNode(Node):
     def shutdown(self):
         deadline = now() + WORKER_GRACE
         self.wait(lambda: self.sends.prune(), deadline)
-        done = np.zeros(1)
-        self.sends.isend(self.comm, done, self.plan.parent, TAG_DONE)
+        self.sends.isend(self.comm, np.zeros(1), self.plan.parent, TAG_DONE)
         children = set(self.plan.children)
         self.wait(lambda: children <= self.done_children, deadline)
         self.sends.isend_object(self.comm, self.rows, 0, TAG_TRACE)
@@ -423,12 +406,10 @@ class RootNode(Node):
     def timeout_error(self, t):
         got = sorted(self.plan.children[p] - 1 for p, _, _ in self.fresh)
         missing = sorted({c - 1 for c in self.plan.children} - set(got))
-        cfg = self.config
-        who = self.plan.child_kind
+        cfg, plan = self.config, self.plan
         raise StragglerTimeout(
-            f"scheme {cfg.scheme!r} needs results from {self.plan.need} of its "
-            f"{len(self.plan.children)} {who} per iteration (tolerates "
-            f"{len(self.plan.children) - self.plan.need} "
+            f"scheme {cfg.scheme!r} needs results from {plan.need} of its {len(plan.children)} "
+            f"{plan.child_kind} per iteration (tolerates {len(plan.children) - plan.need} "
             f"straggler(s)) but only {len(got)} arrived within timeout={cfg.timeout:g} s in "
             f"iteration {t}; results came from workers {got}, missing: {missing}. More workers "
             f"straggled, froze or died than the scheme tolerates; stopping the run."
@@ -441,14 +422,8 @@ class RootNode(Node):
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
     def record_iteration(self, t, start, end, g):
-        row = {
-            "iteration": t,
-            "start": start - self.t0,
-            "end": end - self.t0,
-            "iteration_time": end - start,
-            "n_fresh": len(self.fresh),
-        }
-        self.record_step(t, row, g)
+        row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
+        self.record_step(t, {**row, "iteration_time": end - start, "n_fresh": len(self.fresh)}, g)
 
     def record_step(self, t, row, g):
         """The shared root bookkeeping of every engine: ``--check``, the gradient step, the
@@ -484,10 +459,7 @@ class RootNode(Node):
 
     def collect(self):
         """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""
-        rows = list(self.rows)
-        for worker_rows in self.traces.values():
-            rows.extend(worker_rows)
-        return rows, None
+        return self.rows + [row for rows in self.traces.values() for row in rows], None
 
     def shutdown(self) -> list:
         """STOP every worker, collect their traces; return the workers that never answered."""

@@ -6,13 +6,9 @@
 
 :func:`run_for_real` builds a :class:`~codedlib.runtime.config.RunConfig` from the scheme's
 defaults (small under ``quick``), starts an ipyparallel cluster whose engines form one MPI
-world of exactly ``config.world_size`` processes (``ipp.Cluster(engines="mpi", n=K)``), runs
-:func:`codedlib.runtime.engines.run` on every engine, and shuts the cluster down in a
-``finally`` block, also on errors and timeouts. ``backend="mpiexec"`` runs the same
-``python -m codedlib.runtime`` job as the command line in a subprocess instead (faster to
-start; no ipyparallel needed). Both return a :class:`~codedlib.runtime.traces.RunResult`:
-``.trace`` (DataFrame, one row per received result), ``.iterations`` (loss curve and
-per-iteration times) and ``.meta`` (configuration, which delays were real and which injected).
+world of exactly ``config.world_size`` processes, runs :func:`codedlib.runtime.engines.run`
+on every engine and always shuts the cluster down; ``backend="mpiexec"`` runs the command
+line's job in a subprocess instead. Both return a :class:`~codedlib.runtime.traces.RunResult`.
 """
 
 from __future__ import annotations
@@ -117,6 +113,7 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     """ipyparallel cluster of ``n_procs`` MPI engines (one MPI world); yields a DirectView on
     all engines and always stops the cluster (controller and engines) on exit."""
     import logging
+    from unittest.mock import patch
 
     import ipyparallel as ipp
 
@@ -125,9 +122,8 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     cluster = ipp.Cluster(engines="mpi", n=n_procs, log_level=logging.ERROR)
     cluster.config.MPIEngineSetLauncher.mpi_cmd = [mpiexec_path()]
     client = None
-    changed = {k: v for k, v in mpiexec_env().items() if os.environ.get(k) != v}
-    old = {k: os.environ.get(k) for k in changed}
-    os.environ.update(changed)
+    env = patch.dict(os.environ, mpiexec_env())  # the launcher's environment, restored after
+    env.start()
     try:
         cluster.start_cluster_sync()
         client = cluster.connect_client_sync()
@@ -136,11 +132,7 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
     finally:
         with contextlib.suppress(Exception):
             client.shutdown(hub=False, block=True)
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        env.stop()
         with contextlib.suppress(Exception):
             cluster.stop_cluster_sync()
         # the client's sockets and its I/O thread would otherwise outlive the cluster in the
@@ -160,17 +152,17 @@ def _engine_run(config):
         return ("error", str(exc), getattr(exc, "result", None))
 
 
-def run_on_cluster(config: RunConfig, run_timeout: float | None = None) -> RunResult:
-    """Run ``config`` on a fresh ipyparallel MPI cluster of ``config.world_size`` engines."""
+def run_on_cluster(config: RunConfig) -> RunResult:
+    """Run ``config`` on a fresh ipyparallel MPI cluster of ``config.world_size`` engines; the
+    client gives up after ``2 * timeout + 60`` s (``timeout``: the root's per-iteration limit)."""
     if config.freeze_mode == "stop" and config.freeze:
         raise ValueError(
             "freeze_mode='stop' SIGSTOPs an engine, which would then be ended by "
             "MPI_Abort and take the cluster down; use freeze_mode='sleep' here or "
             "backend='mpiexec'"
         )
-    run_timeout = run_timeout or (config.timeout * 2 + 60)
     with mpi_cluster(config.world_size) as view:
-        replies = view.apply_async(_engine_run, config).get(timeout=run_timeout)
+        replies = view.apply_async(_engine_run, config).get(timeout=config.timeout * 2 + 60)
     for reply in replies:
         if isinstance(reply, tuple) and reply and reply[0] == "error":
             raise RuntimeError(reply[1])
@@ -192,12 +184,10 @@ class KilledFromOutside(RuntimeError):
     The run is not retried: a failure is reported, never hidden."""
 
 
-def run_with_mpiexec(
-    config: RunConfig, run_timeout: float | None = None, out_dir=None
-) -> RunResult:
+def run_with_mpiexec(config: RunConfig, out_dir=None) -> RunResult:
     """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
-    subprocess is killed after ``run_timeout`` seconds."""
-    timeout = run_timeout or (config.timeout * 2 + 60)
+    subprocess is killed after ``2 * timeout + 60`` s."""
+    timeout = config.timeout * 2 + 60
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(out_dir) if out_dir is not None else Path(tmp)
         cmd = mpiexec_command(
@@ -238,27 +228,21 @@ def run_with_mpiexec(
 
 
 def run_for_real(
-    scheme: str,
-    quick: bool = True,
-    backend: str = "ipyparallel",
-    run_timeout: float | None = None,
-    seed: int = 0,
-    **overrides,
+    scheme: str, quick: bool = True, backend: str = "ipyparallel", seed: int = 0, **overrides
 ) -> RunResult:
     """Run ``scheme`` (a name of :data:`codedlib.runtime.registry.SCHEMES`) on real MPI processes.
 
     ``quick=True``: 3 workers (CR: the (2, 2) tree, 6 workers), 30 iterations; ``quick=False``:
     12 workers (CR: the paper's (3, 2) tree), 60 iterations. ``overrides``: any
     :class:`RunConfig` field. ``backend``: "ipyparallel" (MPI engines started and stopped
-    here) or "mpiexec" (subprocess). ``run_timeout``: seconds before the client gives up
-    (default ``2 * timeout + 60``; ``timeout`` is the root's per-iteration limit). Returns a :class:`RunResult`; raises ``RuntimeError``
+    here) or "mpiexec" (subprocess). Returns a :class:`RunResult`; raises ``RuntimeError``
     with the engine's message when more workers fail than the scheme tolerates.
     """
     config = overrides.pop("config", None) or scheme_config(scheme, quick, seed, **overrides)
     if backend == "ipyparallel":
-        return run_on_cluster(config, run_timeout)
+        return run_on_cluster(config)
     if backend == "mpiexec":
-        return run_with_mpiexec(config, run_timeout)
+        return run_with_mpiexec(config)
     raise ValueError(f"backend must be 'ipyparallel' or 'mpiexec', got backend={backend!r}")
 
 

@@ -16,7 +16,7 @@ CodedReduce ``N = n + n^2 + ... + n^L``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,13 +35,9 @@ from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
 from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
 from codedlib.runtime.tree import tree_plan
 from codedlib.schemes.codedreduce import tree_finish
-from codedlib.theory.codedreduce import n_tree_workers
+from codedlib.theory.codedreduce import n_tree_workers as tree_size
 
 __all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
-
-
-#: Number of workers ``N = n + n^2 + ... + n^L`` of an (n, L)-regular tree (CR Section III-A).
-tree_size = n_tree_workers
 
 
 # ---------------------------------------------------------------------------- sizes
@@ -50,10 +46,8 @@ def workers_sizes(cfg) -> dict:
     if cfg.n_workers is None:
         raise ValueError(f"scheme {cfg.scheme!r} needs n_workers (N >= 1), got n_workers=None")
     N = check_int("n_workers", cfg.n_workers, low=1)
-    return {
-        "n_workers": N,
-        "stragglers": check_int("stragglers", cfg.stragglers, low=0, high=N - 1),
-    }
+    S = check_int("stragglers", cfg.stragglers, low=0, high=N - 1)
+    return {"n_workers": N, "stragglers": S}
 
 
 def tree_sizes(cfg) -> dict:
@@ -139,10 +133,6 @@ def _tree_text(cfg) -> str:
     )
 
 
-def _workers_text(cfg) -> str:
-    return f"N={cfg.n_workers} workers"
-
-
 # ---------------------------------------------------------------------------- timing
 def replay_star(cfg, d, need: int) -> np.ndarray:
     """The master receives one message at a time (single port, ``t_c`` each) and decodes from
@@ -175,14 +165,6 @@ def replay_event_driven(cfg, d, need: int, margin: float = 0.0) -> np.ndarray:
     )
 
 
-def _need_all(cfg) -> int:
-    return cfg.n_workers
-
-
-def _need_n_minus_s(cfg) -> int:
-    return cfg.n_workers - cfg.stragglers
-
-
 # ---------------------------------------------------------------------------- records
 @dataclass(frozen=True)
 class Scheme:
@@ -196,9 +178,9 @@ class Scheme:
     ``plan(config, n_samples, rank) -> NodePlan``. ``root`` / ``worker``: node classes, built
     as ``root(comm, config, plan, problem, t0, theta_star)`` and ``worker(comm, config, plan,
     problem, t0, delays, stop_at, start_wall)``, each with ``run()``. ``need(config)``: results
-    the root waits for (the timing's order statistic). ``replay(config, delays)``: the
+    the root waits for (the timing's order statistic; default N - S). ``replay(config, delays)``: the
     simulator's iteration times for delays ``(..., T, N)`` in "abandon" mode (every iteration
-    starts with all workers); in "finish" mode the event-driven simulator is used.
+    starts with all workers; default :func:`replay_star` with ``need``); in "finish" mode the event-driven simulator is used.
     ``closed_form``: the expected iteration time is ``E[X_(need:N)]`` (no ``t_c``, no
     freeze, abandon mode). ``exact``: ``--check`` must find the serial gradient to round-off.
     ``one_term_per_task``: a task covers one of the worker's terms (DSAG sub-partitions).
@@ -209,10 +191,10 @@ class Scheme:
     title: str
     params: tuple
     plan: Callable
-    need: Callable
-    replay: Callable
     quick: dict
     full: dict
+    need: Callable = lambda cfg: cfg.n_workers - cfg.stragglers
+    replay: Callable | None = None
     sizes: Callable = workers_sizes
     tolerated: Callable = lambda cfg: cfg.stragglers
     root: type = RootNode
@@ -223,7 +205,7 @@ class Scheme:
     exact: bool = True
     one_term_per_task: bool = False
     min_samples: Callable = field(default=lambda cfg: cfg.n_workers)
-    sizes_text: Callable = _workers_text
+    sizes_text: Callable = lambda cfg: f"N={cfg.n_workers} workers"
     constant_time: Callable | None = None
     replay_name: str = "Monte Carlo replay"
 
@@ -237,6 +219,8 @@ class Scheme:
             raise ValueError(f"delays must have N={cfg.n_workers} columns, got shape {d.shape}")
         if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
             return replay_event_driven(cfg, d, self.need(cfg))
+        if self.replay is None:
+            return replay_star(cfg, d, self.need(cfg))
         return self.replay(cfg, d)
 
     def replay_method(self, cfg) -> str:
@@ -259,166 +243,150 @@ class Scheme:
         return 0.0 if self.constant_time is None else float(self.constant_time(cfg))
 
 
-def _entries(*schemes: Scheme) -> dict:
-    return {s.name: s for s in schemes}
-
-
-SCHEMES: dict[str, Scheme] = _entries(
-    Scheme(
-        name="umw",
-        title="uncoded master-worker: the master waits for all N workers",
-        params=("n_workers",),
-        tolerated=lambda cfg: 0,
-        plan=umw_plan,
-        need=_need_all,
-        replay=lambda cfg, d: replay_star(cfg, d, cfg.n_workers),
-        closed_form=True,
-        quick={"n_workers": 3},
-        full={"n_workers": 12},
-    ),
-    Scheme(
-        name="sgd",
-        title="uncoded, the master uses the first N - S results (rescaled)",
-        params=("n_workers", "stragglers"),
-        plan=sgd_plan,
-        root=SGDRoot,
-        need=_need_n_minus_s,
-        closed_form=True,
-        exact=False,
-        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
-        quick={"n_workers": 3, "stragglers": 1},
-        full={"n_workers": 12, "stragglers": 3},
-    ),
-    Scheme(
-        name="gc",
-        title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
-        params=("n_workers", "stragglers"),
-        plan=gc_plan,
-        need=_need_n_minus_s,
-        closed_form=True,
-        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
-        quick={"n_workers": 3, "stragglers": 1},
-        full={"n_workers": 12, "stragglers": 3},
-    ),
-    Scheme(
-        name="rs",
-        title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
-        params=("n_workers", "stragglers"),
-        sizes=rs_sizes,
-        plan=rs_plan,
-        need=_need_n_minus_s,
-        closed_form=True,
-        replay=lambda cfg, d: replay_star(cfg, d, _need_n_minus_s(cfg)),
-        quick={"n_workers": 3, "stragglers": 1},
-        full={"n_workers": 12, "stragglers": 3},
-    ),
-    Scheme(
-        name="rar",
-        title="Ring-AllReduce over the workers (rank 0 only watches and logs)",
-        params=("n_workers", "allreduce"),
-        tolerated=lambda cfg: 0,
-        plan=ring_plan,
-        root=RingWatchdog,
-        worker=RingWorker,
-        need=_need_all,
-        replay=replay_ring,
-        closed_form=True,
-        on_new_iterate="finish",
-        constant_time=lambda cfg: replay_ring(cfg, np.zeros(1)),
-        quick={"n_workers": 3},
-        full={"n_workers": 12},
-    ),
-    Scheme(
-        name="cr",
-        title="CodedReduce on the (n, L)-regular tree, any n - s children per parent",
-        params=("n_workers", "n", "L", "s"),
-        derived=("n_workers",),
-        sizes=tree_sizes,
-        tolerated=lambda cfg: cfg.s,
-        plan=tree_plan,
-        need=lambda cfg: cfg.n - cfg.s,
-        replay=replay_tree,
-        sizes_text=_tree_text,
-        # each tree node needs at least one sample per coded part (see codes.codedreduce)
-        min_samples=lambda cfg: max(cfg.n_workers, cfg.n**cfg.L),
-        quick={"n": 2, "L": 2, "s": 1},
-        full={"n": 3, "L": 2, "s": 1},
-    ),
-    Scheme(
-        name="dsag",
-        title="DSAG: the coordinator waits for w fresh results, stale ones cached",
-        params=("n_workers", "w", "subpartitions", "margin"),
-        sizes=dsag_sizes,
-        tolerated=lambda cfg: cfg.n_workers - cfg.w,
-        plan=dsag_plan,
-        root=DSAGCoordinator,
-        worker=DSAGWorker,
-        need=lambda cfg: cfg.w,
-        on_new_iterate="finish",
-        exact=False,
-        one_term_per_task=True,
-        replay_name="event-driven simulation",
-        replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
-        min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
-        quick={"n_workers": 3, "w": 2, "subpartitions": 2},
-        full={"n_workers": 12, "w": 6, "subpartitions": 4},
-    ),
-    Scheme(
-        name="dsag-lb",
-        title="DSAG with the load balancer (Section VI): p_i re-optimised from profiled latency",
-        params=(
-            "n_workers",
-            "w",
-            "subpartitions",
-            "margin",
-            "lb_interval",
-            "lb_window",
-            "lb_threshold",
-        ),
-        sizes=dsag_sizes,
-        tolerated=lambda cfg: cfg.n_workers - cfg.w,
-        plan=dsag_plan,
-        root=DSAGLBCoordinator,
-        worker=DSAGLBWorker,
-        need=lambda cfg: cfg.w,
-        on_new_iterate="finish",
-        exact=False,
-        one_term_per_task=True,
-        replay_name="event-driven simulation at the initial sub-partitions (no load balancing)",
-        replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
-        min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
-        quick={"n_workers": 3, "w": 2, "subpartitions": 4, "lb_interval": 0.3, "lb_window": 1.0},
-        full={"n_workers": 12, "w": 6, "subpartitions": 8, "lb_interval": 0.5, "lb_window": 2.0},
-    ),
-    Scheme(
-        name="lagc",
-        title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
-        params=("n_workers", "redundancy", "groups", "xi", "history"),
-        sizes=lagc_sizes,
-        tolerated=lambda cfg: cfg.n_workers // cfg.groups - _lagc_need(cfg),
-        plan=lagc_plan,
-        root=LAGCRoot,
-        need=_lagc_need,
-        replay=replay_groups,
-        replay_name="Monte Carlo replay, every group selected",
-        quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},
-        full={"n_workers": 12, "redundancy": 2, "groups": 3, "xi": 0.01, "history": 10},
-    ),
-    Scheme(
-        name="g-lag",
-        title="G-LAG (Zhang & Simeone, Remark 3): lazily selected groups, the fastest worker each",
-        params=("n_workers", "redundancy", "groups", "xi", "history"),
-        sizes=lambda cfg: lagc_sizes(cfg, "g-lag"),
-        tolerated=lambda cfg: cfg.n_workers // cfg.groups - 1,
-        plan=lagc_plan,
-        root=LAGCRoot,
-        need=_lagc_need,
-        replay=replay_groups,
-        replay_name="Monte Carlo replay, every group selected",
-        quick={"n_workers": 4, "redundancy": 2, "xi": 0.01, "history": 10},
-        full={"n_workers": 12, "redundancy": 3, "xi": 0.01, "history": 10},
-    ),
+#: Sizes of the master-worker schemes that take N and S.
+_NS = {"quick": {"n_workers": 3, "stragglers": 1}, "full": {"n_workers": 12, "stragglers": 3}}
+_DSAG = Scheme(
+    name="dsag",
+    title="DSAG: the coordinator waits for w fresh results, stale ones cached",
+    params=("n_workers", "w", "subpartitions", "margin"),
+    sizes=dsag_sizes,
+    tolerated=lambda cfg: cfg.n_workers - cfg.w,
+    plan=dsag_plan,
+    root=DSAGCoordinator,
+    worker=DSAGWorker,
+    need=lambda cfg: cfg.w,
+    on_new_iterate="finish",
+    exact=False,
+    one_term_per_task=True,
+    replay_name="event-driven simulation",
+    replay=lambda cfg, d: replay_event_driven(cfg, d, cfg.w, cfg.margin),
+    min_samples=lambda cfg: cfg.n_workers * cfg.subpartitions,
+    quick={"n_workers": 3, "w": 2, "subpartitions": 2},
+    full={"n_workers": 12, "w": 6, "subpartitions": 4},
 )
+_LAGC = Scheme(
+    name="lagc",
+    title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
+    params=("n_workers", "redundancy", "groups", "xi", "history"),
+    sizes=lagc_sizes,
+    tolerated=lambda cfg: cfg.n_workers // cfg.groups - _lagc_need(cfg),
+    plan=lagc_plan,
+    root=LAGCRoot,
+    need=_lagc_need,
+    replay=replay_groups,
+    replay_name="Monte Carlo replay, every group selected",
+    quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},
+    full={"n_workers": 12, "redundancy": 2, "groups": 3, "xi": 0.01, "history": 10},
+)
+SCHEMES: dict[str, Scheme] = {
+    s.name: s
+    for s in (
+        Scheme(
+            name="umw",
+            title="uncoded master-worker: the master waits for all N workers",
+            params=("n_workers",),
+            tolerated=lambda cfg: 0,
+            plan=umw_plan,
+            need=lambda cfg: cfg.n_workers,
+            closed_form=True,
+            quick={"n_workers": 3},
+            full={"n_workers": 12},
+        ),
+        Scheme(
+            name="sgd",
+            title="uncoded, the master uses the first N - S results (rescaled)",
+            params=("n_workers", "stragglers"),
+            plan=sgd_plan,
+            root=SGDRoot,
+            closed_form=True,
+            exact=False,
+            **_NS,
+        ),
+        Scheme(
+            name="gc",
+            title="cyclic-repetition gradient code (Tandon et al.), any N - S decode",
+            params=("n_workers", "stragglers"),
+            plan=gc_plan,
+            closed_form=True,
+            **_NS,
+        ),
+        Scheme(
+            name="rs",
+            title="Reed-Solomon gradient code (Halbawi et al., ISIT 2018), any N - S decode",
+            params=("n_workers", "stragglers"),
+            sizes=rs_sizes,
+            plan=rs_plan,
+            closed_form=True,
+            **_NS,
+        ),
+        Scheme(
+            name="rar",
+            title="Ring-AllReduce over the workers (rank 0 only watches and logs)",
+            params=("n_workers", "allreduce"),
+            tolerated=lambda cfg: 0,
+            plan=ring_plan,
+            root=RingWatchdog,
+            worker=RingWorker,
+            need=lambda cfg: cfg.n_workers,
+            replay=replay_ring,
+            closed_form=True,
+            on_new_iterate="finish",
+            constant_time=lambda cfg: replay_ring(cfg, np.zeros(1)),
+            quick={"n_workers": 3},
+            full={"n_workers": 12},
+        ),
+        Scheme(
+            name="cr",
+            title="CodedReduce on the (n, L)-regular tree, any n - s children per parent",
+            params=("n_workers", "n", "L", "s"),
+            derived=("n_workers",),
+            sizes=tree_sizes,
+            tolerated=lambda cfg: cfg.s,
+            plan=tree_plan,
+            need=lambda cfg: cfg.n - cfg.s,
+            replay=replay_tree,
+            sizes_text=_tree_text,
+            # each tree node needs at least one sample per coded part (see codes.codedreduce)
+            min_samples=lambda cfg: max(cfg.n_workers, cfg.n**cfg.L),
+            quick={"n": 2, "L": 2, "s": 1},
+            full={"n": 3, "L": 2, "s": 1},
+        ),
+        _DSAG,
+        replace(
+            _DSAG,
+            name="dsag-lb",
+            title="DSAG with the load balancer (Section VI): p_i re-optimised from profiled latency",
+            params=_DSAG.params + ("lb_interval", "lb_window", "lb_threshold"),
+            root=DSAGLBCoordinator,
+            worker=DSAGLBWorker,
+            replay_name="event-driven simulation at the initial sub-partitions (no load balancing)",
+            quick={
+                "n_workers": 3,
+                "w": 2,
+                "subpartitions": 4,
+                "lb_interval": 0.3,
+                "lb_window": 1.0,
+            },
+            full={
+                "n_workers": 12,
+                "w": 6,
+                "subpartitions": 8,
+                "lb_interval": 0.5,
+                "lb_window": 2.0,
+            },
+        ),
+        _LAGC,
+        replace(
+            _LAGC,
+            name="g-lag",
+            title="G-LAG (Zhang & Simeone, Remark 3): lazily selected groups, the fastest worker each",
+            sizes=lambda cfg: lagc_sizes(cfg, "g-lag"),
+            tolerated=lambda cfg: cfg.n_workers // cfg.groups - 1,
+            quick={"n_workers": 4, "redundancy": 2, "xi": 0.01, "history": 10},
+            full={"n_workers": 12, "redundancy": 3, "xi": 0.01, "history": 10},
+        ),
+    )
+}
 
 
 def get_scheme(name: str) -> Scheme:

@@ -14,9 +14,7 @@ from codedlib.latency.traces import (
     ITERATION_COLUMNS,
     ROUND_COLUMNS,
     TRACE_COLUMNS,
-    TRACE_DIR,
     list_traces,
-    per_iteration_worker_latency,
     read_trace,
     trace_path,
     write_csv,
@@ -28,10 +26,8 @@ __all__ = [
     "RUN_FILES",
     "ProgressWriter",
     "TRACE_COLUMNS",
-    "TRACE_DIR",
     "RunResult",
     "list_traces",
-    "per_iteration_worker_latency",
     "read_trace",
     "trace_path",
     "write_csv",
@@ -109,9 +105,8 @@ class RunResult:
         out = Path(out_dir)
         others = [p.name for p in out.iterdir() if p.name not in RUN_FILES] if out.is_dir() else []
         if others:
-            for name in RUN_FILES:  # no stale rounds.csv from an earlier run
-                if name == "rounds.csv" and (out / name).is_file() and self.rounds is None:
-                    (out / name).unlink()
+            if self.rounds is None and (out / "rounds.csv").is_file():  # none from an earlier run
+                (out / "rounds.csv").unlink()
             self._write(out)
         else:
             with replace_directory(out) as stage:
@@ -127,27 +122,22 @@ class RunResult:
     def _write(self, folder: Path) -> None:
         from codedlib.atomic import write_text_atomic
 
-        tables = {"trace": self.trace, "iterations": self.iterations, "rounds": self.rounds}
         for key, name in self._names().items():
-            if key == "meta":
-                text = json.dumps(self.meta, indent=2, sort_keys=True, default=str)
-                write_text_atomic(folder / name, text)
-            else:
-                write_csv(tables[key], folder / name, self.header())
+            if key != "meta":
+                write_csv(getattr(self, key), folder / name, self.header())
+        write_text_atomic(
+            folder / "run.json", json.dumps(self.meta, indent=2, sort_keys=True, default=str)
+        )
 
     @classmethod
     def load(cls, out_dir) -> RunResult:
         import pandas as pd
 
         out = Path(out_dir)
-        rounds = None
-        if (out / "rounds.csv").exists():
-            rounds = pd.read_csv(out / "rounds.csv", comment="#")
-        with open(out / "run.json", encoding="utf-8") as fh:
-            meta = json.load(fh)
+        rounds = out / "rounds.csv"
         return cls(
             read_trace(out / "trace.csv"),
             pd.read_csv(out / "iterations.csv", comment="#"),
-            rounds,
-            meta,
+            pd.read_csv(rounds, comment="#") if rounds.exists() else None,
+            json.loads((out / "run.json").read_text(encoding="utf-8")),
         )

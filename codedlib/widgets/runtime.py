@@ -22,25 +22,20 @@ def config_from_controls(values: dict, quick: bool = True):
     scheme = values["scheme"]
     t_c = check_real("t_c (ms)", values["t_c_ms"], low=0.0) / 1e3
     over = {"delay": values["delay"], "t_c": t_c, "iterations": values["iterations"]}
-    spec = SCHEMES.get(scheme)
-    if spec is not None:
-        over.update(
-            {
-                name: values[CONTROLS[name]]
-                for name in spec.params
-                if name in CONTROLS and name not in spec.derived
-            }
-        )
+    if scheme in SCHEMES:
+        over.update({name: values[CONTROLS[name]] for name in _sized(SCHEMES[scheme])})
     return scheme_config(scheme, quick=quick, **over)
+
+
+def _sized(spec) -> list:
+    """The fields of the scheme's record that a size control sets."""
+    return [p for p in spec.params if p in CONTROLS and p not in spec.derived]
 
 
 #: The size controls: RunConfig field -> control.
 CONTROLS = {"n_workers": "N", "stragglers": "S", "n": "n", "L": "L", "s": "s", "w": "w"}
 #: The controls that apply to each scheme (the others are hidden): its sizes in the registry.
-APPLIES = {
-    name: tuple(CONTROLS[p] for p in spec.params if p in CONTROLS and p not in spec.derived)
-    for name, spec in SCHEMES.items()
-}
+APPLIES = {name: tuple(CONTROLS[p] for p in _sized(spec)) for name, spec in SCHEMES.items()}
 
 
 def _controls(w, schemes, first, quick, delay):
