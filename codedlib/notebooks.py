@@ -209,7 +209,9 @@ def strip_outputs(nb: dict) -> dict:
     return nb
 
 
-def strip_outputs_pre_save(model, path, contents_manager=None, **_):
+def strip_outputs_pre_save(
+    model: dict, path: str, contents_manager: object | None = None, **_
+) -> None:
     """Jupyter server ``pre_save_hook``: a notebook saved under ``notebooks/`` of this
     repository keeps no outputs (``make lab`` installs it; see ``jupyter/``).
     """
