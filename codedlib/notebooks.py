@@ -58,7 +58,7 @@ def _load(path: Path) -> dict:
 
 
 def parameters_cell(path: str | Path) -> dict:
-    """The literal assignments of the notebook's ``parameters`` cell, as a dict.
+    """The literal assignments of the notebook's ``parameters`` cell.
 
     Raises ``ValueError`` when the first code cell is not tagged ``parameters``, holds
     anything but ``name = literal`` assignments, or misses one of the required names.
@@ -200,7 +200,7 @@ def inline_figures(executed: str | Path) -> list[str]:
 
 
 def strip_outputs(nb: dict) -> dict:
-    """``nb`` (a notebook as a dict) without outputs, execution counts or widget state."""
+    """The notebook ``nb`` without outputs, execution counts or widget state."""
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
