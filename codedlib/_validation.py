@@ -7,8 +7,14 @@ Errors name the parameter, its value and the allowed range, e.g.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "RngLike",
@@ -49,7 +55,7 @@ def _range_text(name, low, high, low_open=False, high_open=False):
     return "".join(parts)
 
 
-def check_int(name: str, value, low=None, high=None) -> int:
+def check_int(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer with ``low <= value <= high``."""
     real = isinstance(value, numbers.Real) and not isinstance(value, bool)
     if not real or not (isinstance(value, numbers.Integral) or float(value).is_integer()):
@@ -61,7 +67,14 @@ def check_int(name: str, value, low=None, high=None) -> int:
     return value
 
 
-def check_real(name: str, value, low=None, high=None, low_open=False, high_open=False) -> float:
+def check_real(
+    name: str,
+    value: object,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
     """Return ``value`` as float if it is a finite real number inside the given range.
 
     ``low_open`` / ``high_open`` make a bound strict; ``high=np.inf`` with ``high_open=False``
@@ -82,7 +95,14 @@ def check_real(name: str, value, low=None, high=None, low_open=False, high_open=
     return value
 
 
-def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=float) -> np.ndarray:
+def check_array(
+    name: str,
+    value: ArrayLike,
+    ndim: int | None = None,
+    shape: Sequence[int | None] | None = None,
+    finite: bool = True,
+    dtype: DTypeLike = float,
+) -> np.ndarray:
     """Return ``value`` as an array, checking type, dimension, shape and finiteness.
 
     ``shape`` entries that are None are free. Complex values (for a real ``dtype``) and
@@ -114,7 +134,7 @@ def check_array(name: str, value, ndim=None, shape=None, finite=True, dtype=floa
     return arr
 
 
-def check_frame(name: str, frame, columns=()):
+def check_frame(name: str, frame: object, columns: Sequence[str] = ()) -> pd.DataFrame:
     """Return ``frame`` if it is a non-empty pandas DataFrame holding ``columns``."""
     import pandas as pd
 

@@ -8,12 +8,18 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["atomic_write", "replace_directory", "write_text_atomic", "write_bytes_atomic"]
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8", newline=None):
+def atomic_write(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None
+) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; on a clean exit it replaces ``path``
     (on an exception it is removed and ``path`` is left as it was)."""
     if mode not in ("w", "wb"):
@@ -63,7 +69,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 @contextlib.contextmanager
-def replace_directory(path: str | Path):
+def replace_directory(path: str | Path) -> Iterator[Path]:
     """Write a directory's new contents into a fresh sibling directory, then swap it with
     ``path`` in one step: a reader (or a writer killed midway) sees the old complete set of
     files or the new one, never a mix. Everything the old ``path`` held is removed, so the

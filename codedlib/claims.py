@@ -59,11 +59,19 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib._validation import check_int, check_real
 from codedlib.atomic import write_text_atomic
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+    from pandas.io.formats.style import Styler
 
 __all__ = [
     "VERDICTS",
@@ -273,7 +281,7 @@ def _replicas(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
-def mean_interval(samples, level: float = 0.95) -> tuple[float, float, float]:
+def mean_interval(samples: ArrayLike, level: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)``: mean of >= 2 independent replicas and its Student-t interval.
 
     >>> mean_interval([1.0, 2.0, 3.0])[0]
@@ -288,7 +296,9 @@ def mean_interval(samples, level: float = 0.95) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def ratio_interval(numerator, denominator, level: float = 0.95) -> tuple[float, float, float]:
+def ratio_interval(
+    numerator: ArrayLike, denominator: ArrayLike, level: float = 0.95
+) -> tuple[float, float, float]:
     """``(ratio, low, high)`` of two paired positive arms over >= 2 seeds: geometric mean and
     t-interval on the log scale (seed i of both arms shares its random draws).
 
@@ -549,7 +559,7 @@ class ClaimsTable:
         self.rows: list[Claim] = []
 
     @contextlib.contextmanager
-    def about(self, paper: str):
+    def about(self, paper: str) -> Iterator[ClaimsTable]:
         """Rows added inside the block are about ``paper`` (a notebook that tests several
         papers' claims, e.g. the shoot-out replaying each paper's headline on one cluster)."""
         if paper not in PAPERS:
@@ -577,8 +587,8 @@ class ClaimsTable:
         item: str,
         quantity: str,
         *,
-        paper=None,
-        ours=None,
+        paper: float | str | None = None,
+        ours: float | str | None = None,
         rtol: float = 1e-9,
         paper_range: tuple[float, float] | None = None,
         verdict: str | None = None,
@@ -615,8 +625,8 @@ class ClaimsTable:
         item: str,
         quantity: str,
         *,
-        samples=None,
-        paper=None,
+        samples: ArrayLike | None = None,
+        paper: float | None = None,
         paper_range: tuple[float, float] | None = None,
         estimate: tuple[float, float, float] | None = None,
         uncertainty: str = "",
@@ -669,10 +679,10 @@ class ClaimsTable:
         item: str,
         quantity: str,
         *,
-        numerator,
-        denominator,
+        numerator: ArrayLike,
+        denominator: ArrayLike,
         expected: str,
-        paper=None,
+        paper: float | None = None,
         paper_range: tuple[float, float] | None = None,
         paper_text: str = "",
         verdict: str | None = None,
@@ -743,13 +753,13 @@ class ClaimsTable:
         return self.qualitative(item, quantity, ours="", verdict="not attempted", **kw, **meta)
 
     # -- output -----------------------------------------------------------------------------
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         import pandas as pd
 
         columns = [f.name for f in fields(Claim)]
         return pd.DataFrame([asdict(r) for r in self.rows], columns=columns)
 
-    def write(self, fig_dir) -> Path | None:
+    def write(self, fig_dir: str | Path | None) -> Path | None:
         """Write ``<fig_dir>/claims.csv`` (nothing when ``fig_dir`` is None)."""
         if fig_dir is None:
             return None
@@ -758,11 +768,11 @@ class ClaimsTable:
         text = self.to_frame().to_csv(index=False, float_format="%.10g", lineterminator="\n")
         return write_text_atomic(out / "claims.csv", text)
 
-    def display_frame(self):
+    def display_frame(self) -> pd.DataFrame:
         """The table a reader sees (see :func:`claims_frame`)."""
         return claims_frame(self.rows)
 
-    def show(self):
+    def show(self) -> Styler:
         """The closing table of a notebook (headline rows first, then paper, derived and check
         rows), verdicts coloured, the tally (:meth:`summary`) as its caption."""
         return (
@@ -809,7 +819,15 @@ class Spec:
     about: str | None = None
 
 
-def spec(kind: str, item: str, quantity: str, measured=None, *, about=None, **fixed) -> Spec:
+def spec(
+    kind: str,
+    item: str,
+    quantity: str,
+    measured: Callable[..., dict] | None = None,
+    *,
+    about: str | None = None,
+    **fixed,
+) -> Spec:
     """One :class:`Spec`; ``kind`` names the :class:`ClaimsTable` method (:data:`SPEC_KINDS`)."""
     if kind not in SPEC_KINDS:
         raise ValueError(f"kind must be one of {SPEC_KINDS}, got kind={kind!r}")
@@ -888,7 +906,7 @@ def _ordered(rows: Sequence[Claim]) -> list[Claim]:
     )
 
 
-def claims_frame(rows: Sequence[Claim], *, notebook: bool = False):
+def claims_frame(rows: Sequence[Claim], *, notebook: bool = False) -> pd.DataFrame:
     """The table a reader sees, in :func:`tally`'s grouping (headline rows lead): paper, ours
     with interval, verdict, basis, setting and reason (after the notebook, if asked)."""
     import pandas as pd

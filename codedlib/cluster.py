@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.latency.models import linear_slowdown
 from codedlib.network import Network
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["FAMILIES", "ClusterModel", "Workload", "unit_delays"]
 
@@ -47,7 +51,9 @@ def _check_shape(family: str, shape: float) -> float:
     return check_real("shape", shape, 0.0, low_open=True)
 
 
-def unit_delays(family: str, shape: float, size, rng=None) -> np.ndarray:
+def unit_delays(
+    family: str, shape: float, size: int | tuple[int, ...], rng: RngLike = None
+) -> np.ndarray:
     """Unit-mean straggling factors ``X`` of ``family`` (:data:`FAMILIES`).
 
     >>> x = unit_delays("pareto", 3.0, 200_000, rng=1)
@@ -166,7 +172,7 @@ class ClusterModel:
         return math.inf if xi <= 2 else 1.0 / math.sqrt(xi * (xi - 2.0))
 
     # ------------------------------------------------------------------ draws
-    def factors(self, n_iterations: int, rng=None) -> np.ndarray:
+    def factors(self, n_iterations: int, rng: RngLike = None) -> np.ndarray:
         """Per-(iteration, worker) factors ``X * slowdown * burst``, shape ``(T, N)``."""
         n_iterations = check_int("n_iterations", n_iterations, 1)
         rng = as_generator(rng)
@@ -180,7 +186,13 @@ class ClusterModel:
                 state = np.where(state, u >= self.burst_exit, u < self.burst_enter)
         return x
 
-    def compute_times(self, shares, n_iterations: int, rng=None, factors=None) -> np.ndarray:
+    def compute_times(
+        self,
+        shares: ArrayLike,
+        n_iterations: int,
+        rng: RngLike = None,
+        factors: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Computation times ``(T, N)`` of tasks of ``shares[i]`` shares at worker ``i``.
 
         ``factors``: reuse draws of :meth:`factors` (common random numbers across schemes).

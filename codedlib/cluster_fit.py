@@ -26,13 +26,18 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import InputTypeError, as_generator, check_int, check_real
+from codedlib._validation import InputTypeError, RngLike, as_generator, check_int, check_real
 from codedlib.cluster import FAMILIES, ClusterModel, Workload
 from codedlib.latency.traces import read_trace, synchronous_trace
 from codedlib.network import Network
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "BURST_Z",
@@ -61,15 +66,15 @@ class ClusterFit:
     """
 
     cluster: ClusterModel
-    loglik: dict
+    loglik: dict[str, float]
     family: str
-    worker_order: tuple
+    worker_order: tuple[int, ...]
     burst_autocorrelation: float
     message_time: float
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
-    def summary(self):
-        """DataFrame ``parameter, value, how`` (``"fitted"`` / ``"assumed"``), one row each."""
+    def summary(self) -> pd.DataFrame:
+        """``parameter, value, how`` (``"fitted"`` / ``"assumed"``), one row each."""
         import pandas as pd
 
         c = self.cluster
@@ -161,7 +166,7 @@ _FITTERS = {
 }
 
 
-def family_logliks(x) -> dict:
+def family_logliks(x: ArrayLike) -> dict[str, tuple[float, float]]:
     """``family -> (ML shape, loglik)`` of positive unit-mean factors ``x``, every family.
 
     >>> from codedlib.cluster import unit_delays
@@ -287,10 +292,17 @@ def _as_trace(trace):
 
 
 # ---------------------------------------------------------------------- the fit
-def fit_cluster(trace, *, family=None, shares=1.0, workload=None, name="your cluster"):
+def fit_cluster(
+    trace: pd.DataFrame | str | os.PathLike,
+    *,
+    family: str | None = None,
+    shares: float = 1.0,
+    workload: Workload | None = None,
+    name: str = "your cluster",
+) -> ClusterFit:
     """Fit a :class:`~codedlib.cluster.ClusterModel` to a latency trace (DSAG Section VI-A).
 
-    ``trace``: a ``data/traces`` DataFrame or path (``wall_clock`` orders rows and removes
+    ``trace``: a ``data/traces`` frame or CSV (``wall_clock`` orders rows and removes
     queue waits); rows are taken as complete, so abandoned tasks make the tail underestimated
     (noted). ``family``: imposed, or None for ML. ``shares``: shares per traced task.
 
@@ -466,7 +478,9 @@ def _fit_network(trace, workload, notes):
 
 
 # ---------------------------------------------------------------------- synthetic traces
-def synthetic_trace(cluster, n_iterations, rng=None, *, shares=1.0):
+def synthetic_trace(
+    cluster: ClusterModel, n_iterations: int, rng: RngLike = None, *, shares: float = 1.0
+) -> pd.DataFrame:
     """A ``data/traces`` trace drawn from ``cluster``: synchronous iterations of ``shares``
     shares per task, no queueing, one row per (iteration, worker) in arrival order.
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib._validation import check_int, check_real
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["Network", "single_port_receive"]
 
@@ -28,15 +32,15 @@ class Network:
         check_real("bandwidth", self.bandwidth, 0.0, low_open=True)
         check_int("bytes_per_number", self.bytes_per_number, 1)
 
-    def message_time(self, n_bytes):
-        """``latency + n_bytes / bandwidth`` (scalar or array of sizes)."""
+    def message_time(self, n_bytes: ArrayLike) -> float | np.ndarray:
+        """``latency + n_bytes / bandwidth``."""
         n_bytes = np.asarray(n_bytes, dtype=float)
         if np.any(~np.isfinite(n_bytes)) or np.any(n_bytes < 0):
             raise ValueError(f"n_bytes must be finite and >= 0, got n_bytes={n_bytes!r}")
         out = self.latency + n_bytes / self.bandwidth
         return float(out) if out.ndim == 0 else out
 
-    def vector_time(self, n_numbers):
+    def vector_time(self, n_numbers: ArrayLike) -> float | np.ndarray:
         """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries)."""
         return self.message_time(np.asarray(n_numbers, dtype=float) * self.bytes_per_number)
 
@@ -54,7 +58,7 @@ class Network:
         return cls(latency, n_numbers * cls.bytes_per_number / (message_time - latency))
 
 
-def single_port_receive(ready, k: int, message_time) -> np.ndarray:
+def single_port_receive(ready: ArrayLike, k: int, message_time: ArrayLike) -> np.ndarray:
     """When a single-port node has received ``k`` of the messages ready at ``ready[..., j]``:
     ``R_m = max(R_{m-1}, ready_(m)) + tau`` (``tau`` broadcastable to ``ready.shape[:-1]``).
 

@@ -58,7 +58,7 @@ def _load(path: Path) -> dict:
 
 
 def parameters_cell(path: str | Path) -> dict:
-    """The literal assignments of the notebook's ``parameters`` cell, as a dict.
+    """The literal assignments of the notebook's ``parameters`` cell.
 
     Raises ``ValueError`` when the first code cell is not tagged ``parameters``, holds
     anything but ``name = literal`` assignments, or misses one of the required names.
@@ -200,7 +200,7 @@ def inline_figures(executed: str | Path) -> list[str]:
 
 
 def strip_outputs(nb: dict) -> dict:
-    """``nb`` (a notebook as a dict) without outputs, execution counts or widget state."""
+    """The notebook ``nb`` without outputs, execution counts or widget state."""
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
@@ -209,7 +209,9 @@ def strip_outputs(nb: dict) -> dict:
     return nb
 
 
-def strip_outputs_pre_save(model, path, contents_manager=None, **_):
+def strip_outputs_pre_save(
+    model: dict, path: str, contents_manager: object | None = None, **_
+) -> None:
     """Jupyter server ``pre_save_hook``: a notebook saved under ``notebooks/`` of this
     repository keeps no outputs (``make lab`` installs it; see ``jupyter/``).
     """

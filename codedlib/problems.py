@@ -21,11 +21,15 @@ severinson2023dsag, zhang2021lagc, alpaydin1998digits, pedregosa2011sklearn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "Problem",
@@ -62,7 +66,7 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)])
 
 
-def standardize(X, intercept: bool = False) -> np.ndarray:
+def standardize(X: ArrayLike, intercept: bool = False) -> np.ndarray:
     """Columns to zero mean and unit variance (constant columns left at 0), DSAG Section VII.
 
     ``intercept`` prepends a column of ones.
@@ -117,15 +121,17 @@ class Problem:
     def _theta(self, theta) -> np.ndarray:
         return check_array("theta", theta, ndim=1, shape=(self.dim,))
 
-    def partial_loss(self, theta, start: int = 0, stop: int | None = None) -> float:
+    def partial_loss(self, theta: ArrayLike, start: int = 0, stop: int | None = None) -> float:
         """Σ_{i=start}^{stop-1} f_i(θ)."""
         return float(self._loss_terms(self._theta(theta), self._range(start, stop)))
 
-    def partial_gradient(self, theta, start: int = 0, stop: int | None = None) -> np.ndarray:
+    def partial_gradient(
+        self, theta: ArrayLike, start: int = 0, stop: int | None = None
+    ) -> np.ndarray:
         """Σ_{i=start}^{stop-1} ∇f_i(θ): the unit of work every scheme computes."""
         return self._grad_terms(self._theta(theta), self._range(start, stop))
 
-    def partition_gradients(self, theta, bounds) -> np.ndarray:
+    def partition_gradients(self, theta: ArrayLike, bounds: ArrayLike) -> np.ndarray:
         """Σ ∇f_i over each range ``bounds[j] .. bounds[j+1] - 1``: array ``(len(bounds)-1, dim)``.
 
         ``bounds`` must increase strictly from 0 to ``n_samples`` (every range non-empty).
@@ -136,11 +142,11 @@ class Problem:
             [self._grad_terms(theta, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
         )
 
-    def loss(self, theta) -> float:
+    def loss(self, theta: ArrayLike) -> float:
         """F(θ) = (1/n) Σ_i f_i(θ)."""
         return self.partial_loss(theta) / self.n_samples
 
-    def gradient(self, theta) -> np.ndarray:
+    def gradient(self, theta: ArrayLike) -> np.ndarray:
         """∇F(θ) = (1/n) Σ_i ∇f_i(θ)."""
         return self.partial_gradient(theta) / self.n_samples
 
@@ -210,7 +216,7 @@ class LeastSquares(Problem):
         Xr = self.X[rows]
         return Xr.T @ (Xr @ theta - self.y[rows]) + self.lam * Xr.shape[0] * theta
 
-    def partition_gradients(self, theta, bounds) -> np.ndarray:
+    def partition_gradients(self, theta: ArrayLike, bounds: ArrayLike) -> np.ndarray:
         """Vectorised :meth:`Problem.partition_gradients`: one pass over the data."""
         bounds = _check_bounds(bounds, self.n_samples)
         theta = self._theta(theta)
@@ -253,7 +259,9 @@ class LogisticRegression(Problem):
         weights = -yr * special.expit(-yr * (Xr @ theta))
         return Xr.T @ weights + self.lam * Xr.shape[0] * theta
 
-    def error_rate(self, theta, X=None, y=None) -> float:
+    def error_rate(
+        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
+    ) -> float:
         """Fraction of misclassified samples (training set unless X, y given)."""
         X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.dim))
         y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
@@ -298,7 +306,7 @@ class SoftmaxRegression(Problem):
     def dim(self) -> int:
         return self.X.shape[1] * self.n_classes
 
-    def weights(self, theta) -> np.ndarray:
+    def weights(self, theta: ArrayLike) -> np.ndarray:
         """θ reshaped to W (p, C)."""
         return self._theta(theta).reshape(self.X.shape[1], self.n_classes)
 
@@ -316,11 +324,13 @@ class SoftmaxRegression(Problem):
         probs[np.arange(len(yr)), yr] -= 1.0
         return (Xr.T @ probs).ravel() + self.lam * len(yr) * theta
 
-    def predict(self, theta, X=None) -> np.ndarray:
+    def predict(self, theta: ArrayLike, X: ArrayLike | None = None) -> np.ndarray:
         X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
         return np.argmax(X @ self.weights(theta), axis=1)
 
-    def error_rate(self, theta, X=None, y=None) -> float:
+    def error_rate(
+        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
+    ) -> float:
         """Fraction of misclassified samples (training set unless X, y given)."""
         X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
         y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
@@ -354,7 +364,7 @@ class PCA(Problem):
     def dim(self) -> int:
         return self.X.shape[1] * self.k
 
-    def components(self, theta) -> np.ndarray:
+    def components(self, theta: ArrayLike) -> np.ndarray:
         """θ reshaped to V (d, k)."""
         return self._theta(theta).reshape(self.X.shape[1], self.k)
 
@@ -370,7 +380,7 @@ class PCA(Problem):
         return (-self.n_samples * (Xr.T @ (Xr @ V)) + Xr.shape[0] * V).ravel()
 
     @staticmethod
-    def project(theta_or_V, d: int | None = None, k: int | None = None) -> np.ndarray:
+    def project(theta_or_V: ArrayLike, d: int | None = None, k: int | None = None) -> np.ndarray:
         """G(·): Gram–Schmidt orthonormalisation of the columns (via QR with sign fix)."""
         V = check_array("theta_or_V", theta_or_V)
         flat = V.ndim == 1
@@ -395,7 +405,7 @@ class PCA(Problem):
         V = rng.standard_normal((self.X.shape[1], self.k))
         return self.project(V).ravel()
 
-    def explained_variance(self, theta) -> float:
+    def explained_variance(self, theta: ArrayLike) -> float:
         """‖X V‖_F² / ‖X‖_F² for orthonormalised V: the quantity DSAG's PCA gap is measured on."""
         V = self.project(self.components(theta))
         return float(np.sum((self.X @ V) ** 2) / self._total_sq)

@@ -31,13 +31,16 @@ import atexit
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from codedlib._validation import check_int
 from codedlib.progress import track
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "Executor",
@@ -191,7 +194,7 @@ def over_seeds(
     return pd.concat([_rows(s, o) for s, o in zip(seeds, outs)], ignore_index=True)
 
 
-def first_reach(x, y, target: float, *, below: bool = True) -> float:
+def first_reach(x: ArrayLike, y: ArrayLike, target: float, *, below: bool = True) -> float:
     """The first recorded ``x`` at which ``y`` reaches ``target`` (``y <= target`` when
     ``below``, else ``y >= target``); NaN if it never does."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)

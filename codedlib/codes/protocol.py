@@ -10,11 +10,14 @@ array([12., 16.])
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from codedlib._validation import InputTypeError, check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["DEFAULT_DECODER_CACHE", "CachedDecoder", "GradientCodeLike"]
 
@@ -34,7 +37,7 @@ class GradientCodeLike(Protocol):
     @property
     def stragglers(self) -> int: ...
 
-    def decode(self, survivors) -> np.ndarray:
+    def decode(self, survivors: ArrayLike) -> np.ndarray:
         """Length ``n_workers`` vector ``a``, zero off ``survivors``, with ``a @ B == 1``."""
         ...
 
@@ -89,7 +92,7 @@ class CachedDecoder:
             )
         return idx.astype(np.int64, copy=False)
 
-    def vector(self, survivors) -> np.ndarray:
+    def vector(self, survivors: ArrayLike) -> np.ndarray:
         """``code.decode(sorted(survivors))``, decoded once (invalid survivors never cached)."""
         key = tuple(int(i) for i in np.sort(self._indices(survivors)))
         cached = self._vectors.get(key)
@@ -105,7 +108,7 @@ class CachedDecoder:
             self._vectors.popitem(last=False)
         return a
 
-    def combine(self, messages, survivors) -> np.ndarray:
+    def combine(self, messages: ArrayLike, survivors: ArrayLike) -> np.ndarray:
         """Decoded sum ``1 @ G`` (complex for complex codes) from ``B[survivors] @ G``."""
         idx = self._indices(survivors)
         messages = np.asarray(messages)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -32,6 +33,10 @@ from codedlib._validation import (
     check_int,
     check_real,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from scipy.stats._distn_infrastructure import rv_frozen
 
 __all__ = [
     "BurstPath",
@@ -49,7 +54,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # Single-worker models
 # --------------------------------------------------------------------------------------
-def shifted_exponential(shift: float, rate: float):
+def shifted_exponential(shift: float, rate: float) -> rv_frozen:
     """Shifted exponential: ``P[T <= t] = 1 - exp(-rate (t - shift))`` for ``t >= shift``.
 
     ``scipy.stats.expon(loc=shift, scale=1/rate)``; ``shift`` in seconds.
@@ -59,7 +64,9 @@ def shifted_exponential(shift: float, rate: float):
     return stats.expon(loc=shift, scale=1.0 / rate)
 
 
-def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str = "eq6"):
+def codedreduce_compute_time(
+    n_points: int, a: float, mu: float, rate_convention: str = "eq6"
+) -> rv_frozen:
     """Computation time of a worker holding ``n_points`` samples (CodedReduce eq. 6).
 
     ``n_points`` is ``d_i``, ``a`` seconds per data point, ``mu`` the straggling parameter.
@@ -78,7 +85,7 @@ def codedreduce_compute_time(n_points, a: float, mu: float, rate_convention: str
     return shifted_exponential(a * n_points, rates[rate_convention])
 
 
-def pareto(t0: float, xi: float):
+def pareto(t0: float, xi: float) -> rv_frozen:
     """Pareto delay (Reed--Solomon GC eq. 16): ``P[T <= t] = 1 - (t0/t)**xi`` for ``t >= t0``.
 
     ``scipy.stats.pareto(b=xi, scale=t0)``. The mean ``xi t0 / (xi - 1)`` is finite only for
@@ -101,7 +108,7 @@ def linear_slowdown(n_workers: int, strength: float = 0.4) -> np.ndarray:
     return 1.0 + strength * np.arange(1, n_workers + 1) / n_workers
 
 
-def gamma_from_moments(mean: float, var: float):
+def gamma_from_moments(mean: float, var: float) -> rv_frozen:
     """Gamma with mean ``e``, variance ``v``: shape e²/v, scale v/e (DSAG Sec. III, fn. 14)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
     var = check_real("var", var, low=0.0, low_open=True)
@@ -157,7 +164,9 @@ def _draw_family(family, shapes, loc, scale, size, rng: np.random.Generator) -> 
     return out
 
 
-def sample_distribution(dist, size, rng: RngLike = None) -> np.ndarray:
+def sample_distribution(
+    dist: rv_frozen, size: int | tuple[int, ...], rng: RngLike = None
+) -> np.ndarray:
     """Draw ``size`` i.i.d. values of a frozen distribution (fast path for the papers' models)."""
     rng = as_generator(rng)
     if not hasattr(dist, "rvs"):
@@ -182,7 +191,7 @@ class HeterogeneousCluster:
     (2, [1.0, 2.0])
     """
 
-    def __init__(self, dists: Sequence):
+    def __init__(self, dists: Sequence[rv_frozen]):
         if hasattr(dists, "rvs") or isinstance(dists, (str, bytes)):
             raise ValueError(
                 "dists must be a sequence of frozen distributions (one per worker), "
@@ -196,14 +205,14 @@ class HeterogeneousCluster:
 
     # constructors -----------------------------------------------------------------------
     @classmethod
-    def identical(cls, dist, n_workers: int) -> HeterogeneousCluster:
+    def identical(cls, dist: rv_frozen, n_workers: int) -> HeterogeneousCluster:
         """``n_workers`` workers sharing the distribution ``dist``."""
         n_workers = check_int("n_workers", n_workers, low=1)
         _check_distribution("dist", dist)
         return cls([dist] * n_workers)
 
     @classmethod
-    def from_gamma_moments(cls, means, variances) -> HeterogeneousCluster:
+    def from_gamma_moments(cls, means: ArrayLike, variances: ArrayLike) -> HeterogeneousCluster:
         """Gamma workers with per-worker means and variances (DSAG's fitted model)."""
         means = check_array("means", means, ndim=1)
         variances = check_array("variances", variances, ndim=1, shape=means.shape)
@@ -253,11 +262,11 @@ class HeterogeneousCluster:
         """Per-worker variances, shape ``(N,)``."""
         return np.array([float(d.var()) for d in self.dists])
 
-    def cdfs(self, t) -> np.ndarray:
+    def cdfs(self, t: ArrayLike) -> np.ndarray:
         """Per-worker CDFs at ``t``: shape ``np.shape(t) + (N,)``."""
         return self._per_worker("cdf", t)
 
-    def sfs(self, t) -> np.ndarray:
+    def sfs(self, t: ArrayLike) -> np.ndarray:
         """Per-worker survival functions ``P[T_i > t]``: shape ``np.shape(t) + (N,)``."""
         return self._per_worker("sf", t)
 
@@ -308,7 +317,12 @@ class MarkovBursts:
     """
 
     def __init__(
-        self, base, p_enter: float, p_exit: float, factor: float, n_workers: int | None = None
+        self,
+        base: rv_frozen | HeterogeneousCluster,
+        p_enter: float,
+        p_exit: float,
+        factor: float,
+        n_workers: int | None = None,
     ):
         if not isinstance(base, HeterogeneousCluster):
             _check_distribution("base", base)

@@ -20,13 +20,19 @@ Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, zhang2021lagc.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy import integrate, special, stats
 
 from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.latency.models import HeterogeneousCluster, _family_parameters, sample_distribution
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+    from scipy.stats._distn_infrastructure import rv_frozen
 
 __all__ = [
     "OrderStatisticEstimate",
@@ -167,7 +173,12 @@ def _count_tail_probabilities(p: np.ndarray, ms) -> np.ndarray:
     return tails[..., np.asarray(ms)]
 
 
-def order_statistic_cdf(dist_or_dists, k: int, t, n: int | None = None) -> np.ndarray:
+def order_statistic_cdf(
+    dist_or_dists: rv_frozen | Sequence[rv_frozen] | HeterogeneousCluster,
+    k: int,
+    t: ArrayLike,
+    n: int | None = None,
+) -> np.ndarray:
     """CDF ``F_(k)(t) = P[T_(k) <= t]`` of the ``k``-th fastest of the workers.
 
     Identical workers (one distribution and ``n``): ``P[Bin(n, F(t)) >= k]``. Non-identical
@@ -198,7 +209,12 @@ def _survival_matrix(source, n, ks, t) -> np.ndarray:
     return _count_tail_probabilities(sfs, ms)
 
 
-def order_statistic_survival(dist_or_dists, k: int, t, n: int | None = None) -> np.ndarray:
+def order_statistic_survival(
+    dist_or_dists: rv_frozen | Sequence[rv_frozen] | HeterogeneousCluster,
+    k: int,
+    t: ArrayLike,
+    n: int | None = None,
+) -> np.ndarray:
     """``P[T_(k) > t] = P[at least n-k+1 workers exceed t]``, from ``sf`` (precise far tails)."""
     cluster, dist, n = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n)
@@ -230,7 +246,11 @@ _TAIL_DECADES = 12.0  # the log-scale tail integral runs to 10**12 times the bul
 
 
 def expected_order_statistics_numeric(
-    dist_or_dists, ks=None, n: int | None = None, rtol: float = 1e-10, divergent: str = "raise"
+    dist_or_dists: rv_frozen | Sequence[rv_frozen] | HeterogeneousCluster,
+    ks: Sequence[int] | None = None,
+    n: int | None = None,
+    rtol: float = 1e-10,
+    divergent: str = "raise",
 ) -> np.ndarray:
     """``E[T_(k)]`` for several ``k`` at once by numeric integration (LAGC eq. 28).
 
@@ -318,7 +338,10 @@ def expected_order_statistics_numeric(
 
 
 def expected_order_statistic_numeric(
-    dist_or_dists, k: int, n: int | None = None, rtol: float = 1e-10
+    dist_or_dists: rv_frozen | Sequence[rv_frozen] | HeterogeneousCluster,
+    k: int,
+    n: int | None = None,
+    rtol: float = 1e-10,
 ) -> float:
     """``E[T_(k)]`` by numeric integration (LAGC eq. 28); ValueError if the mean is infinite."""
     _, _, n_checked = _as_cluster(dist_or_dists, n)
@@ -356,8 +379,8 @@ def _check_ks(k, n):
 
 
 def order_statistic_samples(
-    dist_or_cluster,
-    k,
+    dist_or_cluster: rv_frozen | Sequence[rv_frozen] | HeterogeneousCluster,
+    k: int | Sequence[int],
     n: int | None = None,
     replicas: int = 100_000,
     rng: RngLike = None,
@@ -403,8 +426,8 @@ def _refuse_infinite_mean(dist_or_cluster, ks, n):
 
 
 def order_statistic_monte_carlo(
-    dist_or_cluster,
-    k,
+    dist_or_cluster: rv_frozen | Sequence[rv_frozen] | HeterogeneousCluster,
+    k: int | Sequence[int],
     n: int | None = None,
     replicas: int = 100_000,
     rng: RngLike = None,
@@ -412,8 +435,7 @@ def order_statistic_monte_carlo(
 ) -> OrderStatisticEstimate:
     """Monte Carlo ``E[T_(k)]`` with its standard error, for any workers.
 
-    ``dist_or_cluster`` is a frozen distribution (identical workers, give ``n``), a sequence of
-    distributions or a ``HeterogeneousCluster``; arrays when ``k`` is a sequence.
+    One distribution means ``n`` identical workers; arrays when ``k`` is a sequence.
     """
     replicas = check_int("replicas", replicas, low=2)
     n_checked = _sampler(dist_or_cluster, n)[1]  # n and k checked first

@@ -10,8 +10,14 @@ import io
 import os
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
+
+if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "DRAW_LOCK",
@@ -48,7 +54,14 @@ def set_style(context: str = "notebook") -> None:
     )
 
 
-def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None, **subplot_kw):
+def subplots(
+    nrows: int = 1,
+    ncols: int = 1,
+    *,
+    figsize: tuple[float, float] = (6.0, 4.0),
+    layout: str | None = None,
+    **subplot_kw,
+) -> tuple[Figure, Axes | np.ndarray]:
     """``(fig, axes)`` like ``pyplot.subplots`` but on a :class:`matplotlib.figure.Figure` that
     pyplot never sees: no other thread (an inline backend flushing figures at the end of a cell)
     can show or close it. Shown by :func:`save_figure`, or as a cell's value in Jupyter.
@@ -60,14 +73,16 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize=(6.0, 4.0), layout=None,
     return fig, axes
 
 
-def new_axes(ax=None, figsize=(6.0, 4.0)):
-    """Return ``(fig, ax)``: the given axes and its figure, or a fresh pair."""
+def new_axes(
+    ax: Axes | None = None, figsize: tuple[float, float] = (6.0, 4.0)
+) -> tuple[Figure, Axes]:
+    """The given axes and its figure, or a fresh pair."""
     if ax is not None:
         return ax.figure, ax
     return subplots(figsize=figsize)
 
 
-def figure_png(fig) -> bytes:
+def figure_png(fig: Figure) -> bytes:
     """``fig`` as PNG bytes with the same fixed metadata as the saved files."""
     buffer = io.BytesIO()
     with DRAW_LOCK:
@@ -75,7 +90,7 @@ def figure_png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def close_figure(fig) -> None:
+def close_figure(fig: Figure) -> None:
     """Forget ``fig`` in pyplot if it was registered there (a no-op for :func:`subplots`)."""
     import sys
 
@@ -93,7 +108,7 @@ def _in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def save_figure(fig, name: str, fig_dir: str | os.PathLike | None) -> list[Path]:
+def save_figure(fig: Figure, name: str, fig_dir: str | os.PathLike | None) -> list[Path]:
     """Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` with fixed metadata, and show it.
 
     The same figure gives byte-identical files on every run (no timestamps or version

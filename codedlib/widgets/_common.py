@@ -19,6 +19,7 @@ import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 __all__ = [
     "DRAW_LOCK",
@@ -33,10 +34,16 @@ __all__ = [
 
 from codedlib.plots import DRAW_LOCK
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import ipywidgets as W
+    from matplotlib.figure import Figure
+
 _STYLE = {"description_width": "initial"}
 
 
-def render_png(fig) -> bytes:
+def render_png(fig: Figure) -> bytes:
     """``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
     pyplot if it was ever registered there."""
     from codedlib.plots import close_figure, figure_png
@@ -61,7 +68,7 @@ def text_html(text: str) -> str:
     return f"<pre style='margin:0'>{html.escape(text)}</pre>"
 
 
-def progress_bar():
+def progress_bar() -> W.FloatProgress:
     """The hidden "running…" bar a button shows while its run goes."""
     import ipywidgets as W
 
@@ -83,7 +90,7 @@ def float_slider(
     *,
     description: str | None = None,
     readout_format: str | None = None,
-):
+) -> W.FloatSlider:
     """A ``FloatSlider`` that keeps the value it is given: ``value`` must lie on the grid
     ``low + k * step`` (the browser snaps to it and sends the snapped value back, which
     changes the result and recomputes).
@@ -106,7 +113,9 @@ def float_slider(
     return W.FloatSlider(**kw, layout=W.Layout(width=width))
 
 
-def log_slider(name: str, value: float, low: float, high: float, *, description: str | None = None):
+def log_slider(
+    name: str, value: float, low: float, high: float, *, description: str | None = None
+) -> W.BoundedFloatText:
     """A positive parameter spanning decades: a ``BoundedFloatText`` (exact typed value, no
     rounding), labelled with its range. ``FloatLogSlider`` rounds to its exponent grid in the
     browser and echoes the rounded value back, so it is not used for values the user gives.
@@ -192,7 +201,7 @@ class Explorer:
         return {name: widget.value for name, widget in self.controls.items()}
 
     @contextlib.contextmanager
-    def hold(self, recompute: bool = False):
+    def hold(self, recompute: bool = False) -> Iterator[None]:
         """Group several control changes into one recompute at the end of the block (always
         one with ``recompute=True``, even if no watched control changed)."""
         self._pending = self._pending or recompute
@@ -211,8 +220,8 @@ class Explorer:
             return
         self.refresh()
 
-    def refresh(self, *_):
-        """Recompute with the current values and redraw in place; returns the Report or None."""
+    def refresh(self, *_) -> Report | None:
+        """Recompute with the current values and redraw in place."""
         values = self.values()
         busy = self.button is not None
         if busy:

@@ -18,7 +18,9 @@ from codedlib.widgets._common import Explorer, Report, float_slider, log_slider,
 __all__ = ["code_summary", "explore_reed_solomon", "reed_solomon_report"]
 
 
-def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
+def code_summary(
+    n: int, k: int, w: int, t0: float, xi: float, cg_N: float, c_m: float
+) -> tuple[str, dict]:
     """Text and numbers the widget shows; raises ValueError on invalid parameters."""
     s = straggler_tolerance(n, k, w)
     if s < 1:
@@ -43,7 +45,9 @@ def code_summary(n, k, w, t0, xi, cg_N, c_m) -> tuple[str, dict]:
     return "\n".join(lines), {"s": s, "f": n - s, "res": res, "f_rs": f_rs, "f_mds": f_mds}
 
 
-def reed_solomon_report(n, k, w, t0, xi, cg_N, c_m) -> Report:
+def reed_solomon_report(
+    n: int, k: int, w: int, t0: float, xi: float, cg_N: float, c_m: float
+) -> Report:
     """Text, mask and T_f curve for one setting (ValueError on invalid input)."""
     from codedlib.plots import subplots
 

@@ -9,6 +9,8 @@ severinson2023dsag (bursts, Sec. III-B).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from codedlib._validation import check_int
@@ -16,6 +18,10 @@ from codedlib.experiments import stragglers as ex
 from codedlib.latency.models import gamma_from_moments, pareto, shifted_exponential
 from codedlib.latency.order_stats import pareto_order_statistic_limit
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from scipy.stats._distn_infrastructure import rv_frozen
 
 __all__ = [
     "MODEL_PARAMETERS",
@@ -36,8 +42,8 @@ MODEL_PARAMETERS = {
 }
 
 
-def make_model(model: str, first: float, second: float):
-    """The frozen distribution for a model name and its two parameters (see MODEL_PARAMETERS)."""
+def make_model(model: str, first: float, second: float) -> rv_frozen:
+    """The delay model named ``model`` with its two parameters (see MODEL_PARAMETERS)."""
     if model == "shifted exponential":
         return shifted_exponential(first, second)
     if model == "Pareto":
@@ -47,7 +53,15 @@ def make_model(model: str, first: float, second: float):
     raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
 
 
-def order_statistics_report(model, first, second, n, k, replicas=20_000, seed=0):
+def order_statistics_report(
+    model: str,
+    first: float,
+    second: float,
+    n: int,
+    k: int,
+    replicas: int = 20_000,
+    seed: int = 0,
+) -> tuple[Figure, str]:
     """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``."""
     from codedlib.plots import subplots
     from codedlib.plots.stragglers import plot_order_statistics
@@ -85,7 +99,9 @@ def order_statistics_report(model, first, second, n, k, replicas=20_000, seed=0)
     return fig, "\n".join(lines)
 
 
-def pareto_limit_report(t0, xi, alpha, n_max=100_000):
+def pareto_limit_report(
+    t0: float, xi: float, alpha: float, n_max: int = 100_000
+) -> tuple[Figure, str]:
     """RS Proposition 1 (eq. 19) figure, up to ``n_max``, and the limit for ``(t0, xi, alpha)``."""
     from codedlib.plots.stragglers import plot_pareto_limit
 
@@ -106,7 +122,14 @@ def pareto_limit_report(t0, xi, alpha, n_max=100_000):
     return fig, text
 
 
-def bursts_report(p_enter, p_exit, factor, n_workers=36, n_iterations=600, seed=0):
+def bursts_report(
+    p_enter: float,
+    p_exit: float,
+    factor: float,
+    n_workers: int = 36,
+    n_iterations: int = 600,
+    seed: int = 0,
+) -> tuple[Figure, str]:
     """Bursty-worker path figure and the stationary vs sampled summary."""
     from codedlib.plots.stragglers import plot_bursty_path
 
@@ -135,7 +158,9 @@ def _text_report(report):
     return compute
 
 
-def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0) -> Explorer:
+def explore_order_statistics(
+    model: str = "Pareto", n: int = 20, k: int = 16, replicas: int = 20_000, seed: int = 0
+) -> Explorer:
     """Delay model (shape/scale sliders), ``n`` and ``k`` -> pdf/cdf and ``E[T_(k)]`` three ways.
 
     Closed form, numeric and Monte Carlo. ``model`` names one of :func:`standard_models`;
@@ -181,7 +206,7 @@ def explore_order_statistics(model="Pareto", n=20, k=16, replicas=20_000, seed=0
     return explorer
 
 
-def explore_pareto_limit(t0=0.001, xi=1.1, alpha=0.1477) -> Explorer:
+def explore_pareto_limit(t0: float = 0.001, xi: float = 1.1, alpha: float = 0.1477) -> Explorer:
     """``t0``, ``xi``, ``alpha`` -> RS Proposition 1 limit vs exact as ``n`` grows."""
     controls = {
         "t0": log_slider("t0", t0, 1e-4, 10.0),
@@ -193,7 +218,9 @@ def explore_pareto_limit(t0=0.001, xi=1.1, alpha=0.1477) -> Explorer:
     return explorer
 
 
-def explore_bursts(p_enter=0.0007, p_exit=0.05, factor=1.12, seed=0) -> Explorer:
+def explore_bursts(
+    p_enter: float = 0.0007, p_exit: float = 0.05, factor: float = 1.12, seed: int = 0
+) -> Explorer:
     """Burst entry/exit probabilities and slowdown factor -> sampled path and summary."""
     controls = {
         "p_enter": log_slider("p_enter", p_enter, 1e-5, 1.0),

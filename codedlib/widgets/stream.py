@@ -6,10 +6,16 @@ Reference: esfahanizadeh2022stream.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from codedlib.theory import stream as th
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import SimpleNamespace
 
 __all__ = [
     "build_workers",
@@ -51,18 +57,18 @@ def build_workers(
 
 
 def split_report(
-    rates_text,
-    comm_text,
-    heterogeneity,
-    K,
-    omega,
-    gamma,
-    lam,
-    iterations,
-    simulate=True,
-    complexity=None,
-    n_jobs=300,
-):
+    rates_text: str,
+    comm_text: str,
+    heterogeneity: float,
+    K: int,
+    omega: float,
+    gamma: float,
+    lam: float,
+    iterations: int,
+    simulate: bool = True,
+    complexity: float | None = None,
+    n_jobs: int = 300,
+) -> tuple[SimpleNamespace, str]:
     """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
     from codedlib.experiments import stream as ex
 
@@ -97,7 +103,7 @@ def split_report(
     return res, "\n".join(lines)
 
 
-def split_view(*, complexity=None, n_jobs=300, **values) -> Report:
+def split_view(*, complexity: float | None = None, n_jobs: int = 300, **values) -> Report:
     """:func:`split_report` as what the explorer shows: the summary and the per-worker chart."""
     from codedlib.plots import subplots
 
@@ -113,7 +119,12 @@ def split_view(*, complexity=None, n_jobs=300, **values) -> Report:
     return Report(html=text_html(text), figures=[fig])
 
 
-def explore_load_split(rates=None, comm=None, complexity=None, n_jobs=300) -> Explorer:
+def explore_load_split(
+    rates: Sequence[float] | None = None,
+    comm: Sequence[float] | None = None,
+    complexity: float | None = None,
+    n_jobs: int = 300,
+) -> Explorer:
     """ipywidgets UI around Theorem 2, eqs. (6)-(9) and the Section VI simulation.
 
     Defaults are Example 2's workers. Bad input (mismatched lists, K*Omega not an integer,
