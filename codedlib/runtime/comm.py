@@ -12,8 +12,14 @@ gradient...]`` RAR worker 0 -> root; ``REPARTITION [subpartitions]`` DSAG-LB -> 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mpi4py import MPI
 
 TAG_TASK, TAG_RESULT, TAG_STOP, TAG_DONE, TAG_TRACE, TAG_RING, TAG_PROGRESS = range(11, 18)
 TAG_REPARTITION = 18
@@ -25,15 +31,15 @@ now = time.perf_counter
 class Poller:
     """Sleep between probes with exponential back-off, reset whenever something happened."""
 
-    def __init__(self, max_sleep: float = 1e-3, min_sleep: float = 5e-5):
+    def __init__(self, max_sleep: float = 1e-3, min_sleep: float = 5e-5) -> None:
         self.max_sleep = max_sleep
         self.min_sleep = min(min_sleep, max_sleep)
         self._sleep = self.min_sleep
 
-    def reset(self):
+    def reset(self) -> None:
         self._sleep = self.min_sleep
 
-    def idle(self, until: float | None = None):
+    def idle(self, until: float | None = None) -> None:
         """Sleep the current back-off (never past ``until``), then grow it."""
         pause = self._sleep
         if until is not None:
@@ -43,7 +49,15 @@ class Poller:
         self._sleep = min(self._sleep * 2, self.max_sleep)
 
 
-def pack_result(iteration, compute, injected, elapsed, start, stop, vector) -> np.ndarray:
+def pack_result(
+    iteration: int,
+    compute: float,
+    injected: float,
+    elapsed: float,
+    start: int,
+    stop: int,
+    vector: np.ndarray,
+) -> np.ndarray:
     buf = np.empty(HEADER + vector.size)
     buf[:HEADER] = (iteration, compute, injected, elapsed, start, stop)
     buf[HEADER:] = vector
@@ -53,13 +67,13 @@ def pack_result(iteration, compute, injected, elapsed, start, stop, vector) -> n
 class SendQueue:
     """Outstanding non-blocking sends, kept alive with their buffers until complete."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._pending = []
 
-    def isend(self, comm, buf, dest, tag):
+    def isend(self, comm: MPI.Comm, buf: np.ndarray, dest: int, tag: int) -> None:
         self._pending.append((comm.Isend(buf, dest=dest, tag=tag), buf))
 
-    def isend_object(self, comm, obj, dest, tag):
+    def isend_object(self, comm: MPI.Comm, obj: object, dest: int, tag: int) -> None:
         self._pending.append((comm.isend(obj, dest=dest, tag=tag), None))
 
     def prune(self) -> bool:
@@ -72,7 +86,9 @@ class Interrupted(Exception):
     """Told to stop while waiting (:func:`wait_all`'s ``interrupt``)."""
 
 
-def wait_all(reqs, poller: Poller | None, interrupt=None) -> None:
+def wait_all(
+    reqs: list[MPI.Request], poller: Poller | None, interrupt: Callable[[], bool] | None = None
+) -> None:
     """Complete ``reqs`` probing with ``poller``'s naps (None: a blocking ``Waitall``);
     ``interrupt()`` returning True cancels them and raises :class:`Interrupted`."""
     from mpi4py import MPI
@@ -89,7 +105,7 @@ def wait_all(reqs, poller: Poller | None, interrupt=None) -> None:
     poller.reset()
 
 
-def sleep_interruptible(seconds: float, pump, poller: Poller) -> bool:
+def sleep_interruptible(seconds: float, pump: Callable[[], bool], poller: Poller) -> bool:
     """Sleep ``seconds`` (``inf`` allowed) in naps; ``pump()`` between naps returns True to
     interrupt. True if the full time elapsed."""
     end = now() + seconds

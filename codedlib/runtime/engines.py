@@ -12,6 +12,7 @@ import os
 import platform
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,11 @@ from codedlib.runtime.nodes import (
     inject_root_failure,
 )
 from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWriter, RunResult
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mpi4py import MPI
 
 __all__ = ["abort_if_needed", "abort_job", "run", "run_communicator", "worker_loads"]
 
@@ -148,7 +154,11 @@ def _meta(config, comm, command=None):
 
 
 def run(
-    config: RunConfig, comm=None, command: str | None = None, progress_dir=None, on_start=None
+    config: RunConfig,
+    comm: MPI.Comm | None = None,
+    command: str | None = None,
+    progress_dir: str | os.PathLike | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
@@ -223,7 +233,7 @@ def run(
 _RUN_COMMS: list = []
 
 
-def run_communicator(comm):
+def run_communicator(comm: MPI.Comm) -> MPI.Comm:
     """A never-freed duplicate of ``comm`` for one run: late unreceived results on a built-in
     communicator make MPICH's ``MPI_Finalize`` fail and Hydra SIGKILL the job."""
     dup = comm.Dup()
@@ -231,7 +241,7 @@ def run_communicator(comm):
     return dup
 
 
-def abort_job(comm, code: int):
+def abort_job(comm: MPI.Comm, code: int) -> None:
     """``MPI_Abort(code)`` after flushing stdout/stderr and a pause (else output got lost)."""
     sys.stdout.flush()
     sys.stderr.flush()
@@ -239,7 +249,7 @@ def abort_job(comm, code: int):
     comm.Abort(code)
 
 
-def abort_if_needed(comm, result, code: int = 0):
+def abort_if_needed(comm: MPI.Comm, result: RunResult, code: int = 0) -> None:
     """End processes that ignored STOP (SIGSTOPped workers) with ``MPI_Abort``; a no-op
     otherwise. Flushes stdout/stderr first."""
     if result.meta.get("unresponsive"):

@@ -15,6 +15,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
@@ -32,6 +33,20 @@ from codedlib.runtime.comm import (
     pack_result,
     sleep_interruptible,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    import pandas as pd
+    from mpi4py import MPI
+
+    from codedlib.codes.protocol import GradientCodeLike
+    from codedlib.problems import Problem
+    from codedlib.runtime.config import RunConfig
+
+    #: ``(start, stop, coef)``: ``coef * problem.partial_gradient(theta, start, stop)``
+    Term = tuple[int, int, float | complex]
+    Combine = Callable[[list[int], list[np.ndarray]], np.ndarray]
 
 __all__ = [
     "DEAD_WORKERS",
@@ -72,7 +87,7 @@ class ParentSilent(RuntimeError):
     healthy run (the root is frozen or gone): the node ends the job instead of hanging."""
 
 
-def inject_root_failure(config, iteration: int) -> None:
+def inject_root_failure(config: RunConfig, iteration: int) -> None:
     """``fail_root_at`` fault injection: the root fails at ``iteration`` (-1: before the run)."""
     if config.fail_root_at is not None and config.fail_root_at == iteration:
         raise RuntimeError(f"injected root failure at iteration {iteration} (--fail-root-at)")
@@ -83,18 +98,18 @@ def inject_root_failure(config, iteration: int) -> None:
 class NodePlan:
     """What one rank does: its parent, children, local coded data and how it combines.
 
-    ``terms``: list of ``(start, stop, coefficient)``; the node's coded partial gradient is
-    ``sum(coef * problem.partial_gradient(theta, start, stop))``. ``need``: results it waits
-    for from its children. ``combine(positions, vectors)``: decoded sum from the children at
-    ``positions`` (indices into ``children``).
+    The node's coded partial gradient is ``sum(coef * problem.partial_gradient(theta, start,
+    stop))`` over its ``terms``. ``need``: results it waits for from its children.
+    ``combine(positions, vectors)``: decoded sum from the children at ``positions`` (indices
+    into ``children``).
     """
 
     rank: int
     parent: int | None
-    children: list = field(default_factory=list)
-    terms: list = field(default_factory=list)
+    children: list[int] = field(default_factory=list)
+    terms: list[Term] = field(default_factory=list)
     need: int = 0
-    combine: object = None
+    combine: Combine | None = None
     label: str = ""
     child_kind: str = "workers"  # what the children are called in error messages
 
@@ -103,12 +118,12 @@ class NodePlan:
         return self.rank - 1
 
 
-def sum_combine(positions, vectors):
+def sum_combine(positions: list[int], vectors: list[np.ndarray]) -> np.ndarray:
     """Combine a node's received vectors by summing them."""
     return np.sum(vectors, axis=0)
 
 
-def scaled_sum(scale):
+def scaled_sum(scale: float) -> Combine:
     """A combine that sums the received vectors and multiplies by ``scale``."""
 
     def combine(positions, vectors):
@@ -117,7 +132,7 @@ def scaled_sum(scale):
     return combine
 
 
-def code_combine(code):
+def code_combine(code: GradientCodeLike) -> Combine:
     """Combine with the gradient code's decoding vector for this set of survivors."""
 
     def combine(positions, vectors):
@@ -128,7 +143,13 @@ def code_combine(code):
     return combine
 
 
-def gradient_error(problem, theta, g, n_parts: int, which=None) -> float:
+def gradient_error(
+    problem: Problem,
+    theta: np.ndarray,
+    g: np.ndarray,
+    n_parts: int,
+    which: Iterable[int] | None = None,
+) -> float:
     """``||g - g_serial|| / sum_j ||g_j||``: error of an aggregated gradient sum against the
     serial ``problem.partial_gradient(theta)``, relative to the scale of what was summed (the
     norms of the partial gradients ``g_j`` of ``n_parts`` even partitions). Unlike
@@ -142,7 +163,7 @@ def gradient_error(problem, theta, g, n_parts: int, which=None) -> float:
     return float(np.linalg.norm(g - np.sum(parts, axis=0)) / max(scale, 1e-300))
 
 
-def local_gradient(problem, theta, terms) -> np.ndarray:
+def local_gradient(problem: Problem, theta: np.ndarray, terms: list[Term]) -> np.ndarray:
     """``sum(coef * partial_gradient(theta, start, stop))`` over ``terms`` (complex when a
     coefficient is: the Reed-Solomon code's encoding is complex)."""
     complex_code = any(isinstance(c, complex) for _, _, c in terms)
@@ -161,7 +182,9 @@ class Node:
     #: ``t_c`` like a fresh one, as in the shoot-out's event engine.
     reads_stale = False
 
-    def __init__(self, comm, config, plan: NodePlan, problem, t0: float):
+    def __init__(
+        self, comm: MPI.Comm, config: RunConfig, plan: NodePlan, problem: Problem, t0: float
+    ) -> None:
         from mpi4py import MPI
 
         self.MPI = MPI
@@ -219,7 +242,7 @@ class Node:
             self.poller.reset()
         return self.stop or (self.abandon and self.pending_task is not None)
 
-    def on_result(self, src: int, buf: np.ndarray):
+    def on_result(self, src: int, buf: np.ndarray) -> None:
         """A child's result: charge the single-port delay t_c if the node reads it (fresh, or
         any result for a node that keeps stale ones, :attr:`reads_stale`), log it, keep it."""
         task_it = int(buf[0])
@@ -250,20 +273,20 @@ class Node:
             self.fresh.append((self.child_pos[src], buf[HEADER:], len(self.rows) - 1))
         self.on_any_result(src, buf, fresh, len(self.rows) - 1)
 
-    def on_message(self, tag, src, buf):
+    def on_message(self, tag: int, src: int, buf: np.ndarray) -> None:
         """Hook for an engine's own messages (the RAR watchdog's progress reports)."""
 
-    def on_any_result(self, src, buf, fresh, row):
+    def on_any_result(self, src: int, buf: np.ndarray, fresh: bool, row: int) -> None:
         """Hook for DSAG (stale results matter there)."""
 
-    def combine_fresh(self):
+    def combine_fresh(self) -> np.ndarray:
         """Combine the first ``need`` fresh results and mark them used."""
         first = self.fresh[: self.plan.need]
         for _, _, row in first:
             self.rows[row]["used"] = True
         return self.plan.combine([p for p, _, _ in first], [v for _, v, _ in first])
 
-    def send_task(self, iteration: int, theta: np.ndarray, to=None):
+    def send_task(self, iteration: int, theta: np.ndarray, to: Iterable[int] | None = None) -> None:
         """Send the iterate to the children (``to``: only those, e.g. LAGC's selected groups)."""
         task = np.empty(self.dim + 1)
         task[0] = iteration
@@ -280,7 +303,7 @@ class Node:
         for old in [k for k in self.sent_at if k < iteration - 50]:
             del self.sent_at[old]
 
-    def wait(self, condition, deadline=None) -> bool:
+    def wait(self, condition: Callable[[], bool], deadline: float | None = None) -> bool:
         """Pump and nap until ``condition()``; False on interruption or deadline."""
         while True:
             interrupted = self.pump()
@@ -295,20 +318,30 @@ class Node:
 class WorkerNode(Node):
     """A worker or inner tree node (CR.EXECUTE steps 1--4)."""
 
-    def __init__(self, comm, config, plan, problem, t0, delays, stop_at, start_wall=0.0):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        delays: np.ndarray,
+        stop_at: int,
+        start_wall: float = 0.0,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0)
         self.delays = delays
         self.stop_at = stop_at
         self.tasks_done = 0
 
-    def choose_terms(self):
+    def choose_terms(self) -> list[Term]:
         return self.plan.terms
 
-    def task_delay(self, t, terms) -> float:
+    def task_delay(self, t: int, terms: list[Term]) -> float:
         """Injected computation delay of the task of iteration ``t`` (seconds; ``inf``: frozen)."""
         return float(self.delays[t]) if t < len(self.delays) else 0.0
 
-    def process(self, task: np.ndarray):
+    def process(self, task: np.ndarray) -> None:
         t = int(task[0])
         theta = task[1:]
         t_recv = now()
@@ -345,7 +378,7 @@ class WorkerNode(Node):
         self.sends.isend(self.comm, buf, self.plan.parent, TAG_RESULT)
         self.tasks_done += 1
 
-    def run(self):
+    def run(self) -> None:
         # the longest silence an idle node accepts from its parent: one iteration's timeout (the
         # root's longest wait before it stops the run itself), the shutdown grace and a margin
         limit = self.config.timeout + ROOT_GRACE + 2.0
@@ -371,7 +404,7 @@ class WorkerNode(Node):
                 self.poller.idle(self.last_heard + limit)
         self.shutdown()
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         deadline = now() + WORKER_GRACE
         self.wait(lambda: self.sends.prune(), deadline)
         self.sends.isend(self.comm, np.zeros(1), self.plan.parent, TAG_DONE)
@@ -387,7 +420,15 @@ class RootNode(Node):
     #: how the trace rows are sorted
     trace_order = ("iteration", "wall_clock", "worker")
 
-    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        theta_star: np.ndarray | None = None,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0)
         self.theta_star = theta_star
         self.notes = []  # go to the run's meta["notes"]
@@ -397,13 +438,13 @@ class RootNode(Node):
         self.theta = problem.initial_point()
         self.progress = None  # a ProgressWriter: completed iterations on disk as they finish
 
-    def aggregate(self, t: int, deadline: float):
+    def aggregate(self, t: int, deadline: float) -> np.ndarray:
         """Wait for ``need`` fresh results and decode; raise StragglerTimeout at the deadline."""
         if not self.wait(lambda: len(self.fresh) >= self.plan.need, deadline):
             self.timeout_error(t)
         return self.combine_fresh()
 
-    def timeout_error(self, t):
+    def timeout_error(self, t: int) -> NoReturn:
         got = sorted(self.plan.children[p] - 1 for p, _, _ in self.fresh)
         missing = sorted({c - 1 for c in self.plan.children} - set(got))
         cfg, plan = self.config, self.plan
@@ -415,17 +456,17 @@ class RootNode(Node):
             f"straggled, froze or died than the scheme tolerates; stopping the run."
         )
 
-    def check_error(self, g) -> float:
+    def check_error(self, g: np.ndarray) -> float:
         """``--check``: error of the aggregate ``g`` against the serial computation
         (:func:`gradient_error`); a scheme whose aggregate is not the full gradient (SGD, DSAG)
         overrides it."""
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
-    def record_iteration(self, t, start, end, g):
+    def record_iteration(self, t: int, start: float, end: float, g: np.ndarray) -> None:
         row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
         self.record_step(t, {**row, "iteration_time": end - start, "n_fresh": len(self.fresh)}, g)
 
-    def record_step(self, t, row, g):
+    def record_step(self, t: int, row: dict, g: np.ndarray) -> None:
         """The shared root bookkeeping of every engine: ``--check``, the gradient step, the
         loss, divergence, the error against ``theta*`` and the progress file."""
         n = self.problem.n_samples
@@ -447,7 +488,7 @@ class RootNode(Node):
         if self.progress is not None:
             self.progress.write(row)
 
-    def run(self):
+    def run(self) -> None:
         for t in range(self.config.iterations):
             inject_root_failure(self.config, t)
             self.current = t
@@ -457,11 +498,11 @@ class RootNode(Node):
             g = self.aggregate(t, start + self.config.timeout)
             self.record_iteration(t, start, now(), g)
 
-    def collect(self):
+    def collect(self) -> tuple[list[dict], pd.DataFrame | None]:
         """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""
         return self.rows + [row for rows in self.traces.values() for row in rows], None
 
-    def shutdown(self) -> list:
+    def shutdown(self) -> list[int]:
         """STOP every worker, collect their traces; return the workers that never answered."""
         stop = np.full(1, 1.0 if DEAD_WORKERS else 0.0)  # 1: a process died, skip MPI_Finalize
         alive = [r for r in range(1, self.comm.Get_size()) if r - 1 not in DEAD_WORKERS]
@@ -484,7 +525,7 @@ class RootNode(Node):
         return sorted(r - 1 for r in alive if r not in self.traces)
 
 
-def resume_stopped(workers) -> list:
+def resume_stopped(workers: Iterable[int]) -> list[int]:
     """Send SIGCONT to those of ``workers`` that are stopped processes of this run on this
     host (``/proc/<pid>``: state ``T`` and a ``codedlib.runtime`` command line); returns them."""
     resumed = []
