@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +20,10 @@ from codedlib._validation import InputTypeError, check_int, check_real
 from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear_regression
 from codedlib.runtime.injection import DelayModel, load_delays, parse_freeze
 from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
+
+if TYPE_CHECKING:
+    from codedlib.problems import Problem
+    from codedlib.runtime.registry import Scheme
 
 __all__ = [
     "SCHEMES",
@@ -45,14 +50,14 @@ class WorldSizeError(ValueError):
 
 
 def option(
-    default,
-    *flags,
+    default: object,
+    *flags: str,
     help: str,
-    kind=None,
-    choices=None,
+    kind: type | None = None,
+    choices: tuple | None = None,
     alias_of: str | None = None,
     metavar: str | None = None,
-):
+) -> Any:
     """A :class:`RunConfig` field with its command-line form. ``flags``: the options (the
     first is written by ``cli_args``; none: not on the command line); ``kind``: the value's
     type (default: the default's); ``alias_of``: for a
@@ -240,7 +245,7 @@ class RunConfig:
         check(check_real, "lb_threshold", low=0.0, high=1.0, high_open=True)
         check(check_real, "poll", low=0.0, low_open=True, high=0.1)
 
-    def injected_delays(self, loads=None) -> np.ndarray:
+    def injected_delays(self, loads: np.ndarray | None = None) -> np.ndarray:
         """The computation delays ``(iterations, N)`` the root hands out (before freezes):
         ``delays_file`` if given, else a draw of ``delay`` with the run's seed (``loads``:
         samples per worker, for the ``cr6`` model)."""
@@ -249,8 +254,8 @@ class RunConfig:
         return self.delay.sample(self.iterations, self.n_workers, rng=self.seed, loads=loads)
 
     @property
-    def spec(self):
-        """The scheme's :class:`~codedlib.runtime.registry.Scheme` record."""
+    def spec(self) -> Scheme:
+        """The scheme's registry record."""
         return SCHEMES[self.scheme]
 
     # ------------------------------------------------------------------ sizes
@@ -273,7 +278,7 @@ class RunConfig:
                 f"launch it with: mpiexec -n {self.world_size} python -m codedlib.runtime ..."
             )
 
-    def replace(self, **changes) -> RunConfig:
+    def replace(self, **changes: Any) -> RunConfig:
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         fields.update(changes)
         if "delay" not in changes and "bursts" in changes:
@@ -303,7 +308,7 @@ class RunConfig:
         return args
 
 
-def cli_fields() -> list:
+def cli_fields() -> list[dataclasses.Field]:
     """The :class:`RunConfig` fields that have a command-line form, in declaration order."""
     return [f for f in dataclasses.fields(RunConfig) if f.metadata.get("flags")]
 
@@ -357,13 +362,13 @@ def config_from_namespace(values: dict) -> RunConfig:
     return RunConfig(**given)
 
 
-def build_problem(config: RunConfig):
+def build_problem(config: RunConfig) -> tuple[Problem, np.ndarray | None]:
     """The learning problem every rank rebuilds from the seed (no data is sent over MPI).
 
     ``linreg``: CodedReduce eq. (10), :func:`codedlib.problems.synthetic_linear_regression`
     with :class:`~codedlib.problems.LeastSquares`. ``logreg``: the same features with labels
     ``sign(y)`` and :class:`~codedlib.problems.LogisticRegression` (lam = 1/samples, as DSAG
-    Section VII). Returns ``(problem, theta_star or None)``.
+    Section VII). Returns ``(problem, theta_star)``.
     """
     data = synthetic_linear_regression(config.samples, config.dim, config.noise, rng=config.seed)
     if config.problem == "linreg":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,11 +38,18 @@ from codedlib.runtime.tree import tree_plan
 from codedlib.schemes.codedreduce import tree_finish
 from codedlib.theory.codedreduce import n_tree_workers as tree_size
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from codedlib.runtime.config import RunConfig
+    from codedlib.runtime.nodes import NodePlan
+    from codedlib.theory.lagc import LAGCLayout
+
 __all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
 
 
 # ---------------------------------------------------------------------------- sizes
-def workers_sizes(cfg) -> dict:
+def workers_sizes(cfg: RunConfig) -> dict:
     """Root + ``n_workers`` workers; ``stragglers`` (S) in ``0 .. N - 1``."""
     if cfg.n_workers is None:
         raise ValueError(f"scheme {cfg.scheme!r} needs n_workers (N >= 1), got n_workers=None")
@@ -50,7 +58,7 @@ def workers_sizes(cfg) -> dict:
     return {"n_workers": N, "stragglers": S}
 
 
-def tree_sizes(cfg) -> dict:
+def tree_sizes(cfg: RunConfig) -> dict:
     """The (n, L)-regular tree: ``N = n + ... + n^L`` workers, ``s`` stragglers per parent."""
     if cfg.n is None or cfg.L is None:
         raise ValueError(
@@ -69,7 +77,7 @@ def tree_sizes(cfg) -> dict:
     return {"n": n, "L": L, "s": s, "n_workers": N}
 
 
-def dsag_sizes(cfg) -> dict:
+def dsag_sizes(cfg: RunConfig) -> dict:
     """N workers, the coordinator waits for ``w`` (default N) fresh results."""
     sizes = workers_sizes(cfg)
     N = sizes["n_workers"]
@@ -77,14 +85,14 @@ def dsag_sizes(cfg) -> dict:
     return sizes
 
 
-def rs_sizes(cfg) -> dict:
+def rs_sizes(cfg: RunConfig) -> dict:
     """N workers, S stragglers, and a code that decodes accurately at this N."""
     sizes = workers_sizes(cfg)
     rs_code(sizes["n_workers"], sizes["stragglers"])  # builds (and checks) the code now
     return sizes
 
 
-def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
+def lagc_sizes(cfg: RunConfig, scheme: str = "lagc") -> dict:
     """N workers in G groups storing r fine partitions each (LAGC Section IV); G-LAG needs
     ``N/G <= r`` (no coding) and defaults to ``G = N/r``; ``D xi < 1`` keeps the step positive."""
     sizes = workers_sizes(cfg)
@@ -103,7 +111,12 @@ def lagc_sizes(cfg, scheme: str = "lagc") -> dict:
     return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
 
 
-def _layout(cfg, scheme="lagc", n_workers=None, redundancy=None):
+def _layout(
+    cfg: RunConfig,
+    scheme: str = "lagc",
+    n_workers: int | None = None,
+    redundancy: int | None = None,
+) -> LAGCLayout:
     # imported here: theory.lagc loads scipy.stats, which a rank of another scheme never needs
     from codedlib.theory.lagc import scheme_layout
 
@@ -112,11 +125,11 @@ def _layout(cfg, scheme="lagc", n_workers=None, redundancy=None):
     return scheme_layout(scheme, N, r, cfg.groups)
 
 
-def _lagc_need(cfg) -> int:
+def _lagc_need(cfg: RunConfig) -> int:
     return _layout(cfg).wait_for
 
 
-def replay_groups(cfg, d) -> np.ndarray:
+def replay_groups(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
     """Every group selected: the slowest group's ``wait_for``-th fastest worker (exact for
     ``xi = 0``; a lazy run skips groups, so it is an upper bound then)."""
     layout = _layout(cfg)
@@ -126,7 +139,7 @@ def replay_groups(cfg, d) -> np.ndarray:
     return np.partition(grouped, k - 1, axis=-1)[..., k - 1].max(axis=-1)
 
 
-def _tree_text(cfg) -> str:
+def _tree_text(cfg: RunConfig) -> str:
     return (
         f"n={cfg.n}, L={cfg.L}: N = {' + '.join(f'{cfg.n}^{layer}' for layer in range(1, cfg.L + 1))}"
         f" = {cfg.n_workers} workers"
@@ -134,25 +147,27 @@ def _tree_text(cfg) -> str:
 
 
 # ---------------------------------------------------------------------------- timing
-def replay_star(cfg, d, need: int) -> np.ndarray:
+def replay_star(cfg: RunConfig, d: np.ndarray, need: int) -> np.ndarray:
     """The master receives one message at a time (single port, ``t_c`` each) and decodes from
     the first ``need``: the simulator's :func:`codedlib.network.single_port_receive`."""
     return single_port_receive(d, need, cfg.t_c)
 
 
-def replay_tree(cfg, d) -> np.ndarray:
+def replay_tree(cfg: RunConfig, d: np.ndarray) -> np.ndarray:
     """CodedReduce Algorithm 2 on the tree: :func:`codedlib.schemes.codedreduce.tree_finish`."""
     flat = d.reshape(-1, cfg.n_workers)
     return tree_finish(flat, cfg.n, cfg.L, cfg.s, cfg.t_c).reshape(d.shape[:-1])
 
 
-def replay_ring(cfg, d) -> np.ndarray:
+def replay_ring(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
     """Every worker, then ``2 (N - 1)`` ring rounds of ``t_c`` (hand-written ring)."""
     ring = 2 * (cfg.n_workers - 1) * cfg.t_c if cfg.allreduce == "ring" else 0.0
     return np.asarray(d).max(axis=-1) + ring
 
 
-def replay_event_driven(cfg, d, need: int, margin: float = 0.0) -> np.ndarray:
+def replay_event_driven(
+    cfg: RunConfig, d: np.ndarray, need: int, margin: float = 0.0
+) -> np.ndarray:
     """Busy workers carry over (task queue of length one, DSAG Section IV-B): the event-driven
     simulator :func:`codedlib.latency.event_driven.simulate_event_driven` with the rule of our
     MPI coordinator (``semantics="deadline"``: it waits out the whole margin and its workers
@@ -172,15 +187,15 @@ class Scheme:
 
     ``params``: the :class:`~codedlib.runtime.config.RunConfig` fields marked scheme-specific
     that this scheme uses (the others keep their defaults); ``derived``: those computed from
-    others (not written by ``cli_args``). ``sizes(config) -> dict``: checked sizes (raises
-    ``ValueError``; default N workers, S stragglers). ``tolerated(config)``: stragglers tolerated
-    (per parent for a tree; default S).
-    ``plan(config, n_samples, rank) -> NodePlan``. ``root`` / ``worker``: node classes, built
-    as ``root(comm, config, plan, problem, t0, theta_star)`` and ``worker(comm, config, plan,
-    problem, t0, delays, stop_at, start_wall)``, each with ``run()``. ``need(config)``: results
-    the root waits for (the timing's order statistic; default N - S). ``replay(config, delays)``: the
-    simulator's iteration times for delays ``(..., T, N)`` in "abandon" mode (every iteration
-    starts with all workers; default :func:`replay_star` with ``need``); in "finish" mode the event-driven simulator is used.
+    others (not written by ``cli_args``). ``sizes``: checked sizes (raises ``ValueError``;
+    default N workers, S stragglers). ``tolerated``: stragglers tolerated (per parent for a
+    tree; default S). ``plan(config, n_samples, rank)``: the rank's plan. ``root`` /
+    ``worker``: node classes, built as ``root(comm, config, plan, problem, t0, theta_star)`` and
+    ``worker(comm, config, plan, problem, t0, delays, stop_at, start_wall)``, each with
+    ``run()``. ``need``: results the root waits for (the timing's order statistic; default
+    N - S). ``replay(config, delays)``: the simulator's iteration times for delays ``(..., T,
+    N)`` in "abandon" mode (every iteration starts with all workers; default
+    :func:`replay_star` with ``need``); in "finish" mode the event-driven simulator is used.
     ``closed_form``: the expected iteration time is ``E[X_(need:N)]`` (no ``t_c``, no
     freeze, abandon mode). ``exact``: ``--check`` must find the serial gradient to round-off.
     ``one_term_per_task``: a task covers one of the worker's terms (DSAG sub-partitions).
@@ -189,27 +204,27 @@ class Scheme:
 
     name: str
     title: str
-    params: tuple
-    plan: Callable
+    params: tuple[str, ...]
+    plan: Callable[[RunConfig, int, int], NodePlan]
     quick: dict
     full: dict
-    need: Callable = lambda cfg: cfg.n_workers - cfg.stragglers
-    replay: Callable | None = None
-    sizes: Callable = workers_sizes
-    tolerated: Callable = lambda cfg: cfg.stragglers
-    root: type = RootNode
+    need: Callable[[RunConfig], int] = lambda cfg: cfg.n_workers - cfg.stragglers
+    replay: Callable[[RunConfig, np.ndarray], np.ndarray] | None = None
+    sizes: Callable[[RunConfig], dict] = workers_sizes
+    tolerated: Callable[[RunConfig], int] = lambda cfg: cfg.stragglers
+    root: type[RootNode] = RootNode
     worker: type = WorkerNode
-    derived: tuple = ()
+    derived: tuple[str, ...] = ()
     closed_form: bool = False
     on_new_iterate: str = "abandon"
     exact: bool = True
     one_term_per_task: bool = False
-    min_samples: Callable = field(default=lambda cfg: cfg.n_workers)
-    sizes_text: Callable = lambda cfg: f"N={cfg.n_workers} workers"
-    constant_time: Callable | None = None
+    min_samples: Callable[[RunConfig], int] = field(default=lambda cfg: cfg.n_workers)
+    sizes_text: Callable[[RunConfig], str] = lambda cfg: f"N={cfg.n_workers} workers"
+    constant_time: Callable[[RunConfig], float] | None = None
     replay_name: str = "Monte Carlo replay"
 
-    def iteration_times(self, cfg, d) -> np.ndarray:
+    def iteration_times(self, cfg: RunConfig, d: ArrayLike) -> np.ndarray:
         """The simulator's time of each iteration for the injected delays ``d`` (``..., T,
         N``): :attr:`replay` in the scheme's own mode; a master-worker scheme run with
         ``on_new_iterate="finish"`` (busy workers carry over) through the event-driven
@@ -223,13 +238,13 @@ class Scheme:
             return replay_star(cfg, d, self.need(cfg))
         return self.replay(cfg, d)
 
-    def replay_method(self, cfg) -> str:
+    def replay_method(self, cfg: RunConfig) -> str:
         """What :meth:`iteration_times` runs, in words."""
         if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
             return "event-driven simulation"
         return self.replay_name
 
-    def closed_form_k(self, cfg) -> int | None:
+    def closed_form_k(self, cfg: RunConfig) -> int | None:
         """``k`` when the expected iteration time is ``E[X_(k:N)]`` (+ :attr:`constant_time`),
         else None (bursts, frozen workers, ``t_c`` at the master, carried-over workers)."""
         if not self.closed_form or cfg.delay.bursts is not None or cfg.freeze:
@@ -238,7 +253,7 @@ class Scheme:
             return None
         return self.need(cfg)
 
-    def extra_time(self, cfg) -> float:
+    def extra_time(self, cfg: RunConfig) -> float:
         """Time every iteration takes on top of the workers' delays (RAR's ring rounds)."""
         return 0.0 if self.constant_time is None else float(self.constant_time(cfg))
 
