@@ -23,6 +23,8 @@ model), so a worker given a smaller sub-partition finishes sooner.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from codedlib.latency.gamma_model import queue_wait
@@ -39,6 +41,13 @@ from codedlib.schemes.dsag import (
     p_stop,
     subpartition_range,
 )
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
+    from codedlib.problems import Problem
+    from codedlib.runtime.config import RunConfig
+    from codedlib.runtime.nodes import Term
 
 
 def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) -> list:
@@ -69,7 +78,7 @@ def local_share(n_samples: int, n_workers: int, worker: int) -> tuple[int, int]:
     return offset, p_stop(n_samples, n_workers, worker + 1) - offset
 
 
-def dsag_plan(config, n_samples: int, rank: int) -> NodePlan:
+def dsag_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
     if rank == 0:
         return NodePlan(0, None, list(range(1, config.n_workers + 1)), need=config.w, label="root")
@@ -84,7 +93,7 @@ def dsag_plan(config, n_samples: int, rank: int) -> NodePlan:
 class DSAGWorker(WorkerNode):
     """Finishes every task; the k-th task covers sub-partition ``k mod p``."""
 
-    def choose_terms(self):
+    def choose_terms(self) -> list[Term]:
         return [self.plan.terms[self.tasks_done % len(self.plan.terms)]]
 
 
@@ -94,27 +103,35 @@ class DSAGCoordinator(RootNode):
     hold the newest task and start it the moment they finish, so a late worker cannot be kept
     idle inside the window, and the window is waited out in full)."""
 
-    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        theta_star: np.ndarray | None = None,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0, theta_star)
         self.policy = CoordinatorPolicy(plan.need, config.margin, "dsag", "deadline")
         self.cache = GradientCache(problem.n_samples, shape=(problem.dim,))
         self.n_fresh = 0
 
-    def before_iteration(self, t: int):
+    def before_iteration(self, t: int) -> None:
         """Hook run before iteration ``t`` starts (DSAG-LB: the load balancer)."""
 
     reads_stale = True  # every result offered to the cache occupies the port (t_c)
 
-    def check_error(self, g) -> float:
+    def check_error(self, g: np.ndarray) -> float:
         return np.nan  # no exact reference: the cache mixes iterates
 
-    def on_any_result(self, src, buf, fresh, row):
+    def on_any_result(self, src: int, buf: np.ndarray, fresh: bool, row: int) -> None:
         start, stop = int(buf[4]), int(buf[5])
         used = self.policy.absorb(self.cache, start, stop, int(buf[0]), buf[HEADER:].copy(), fresh)
         self.rows[row]["used"] = used
         self.n_fresh += fresh
 
-    def run(self):
+    def run(self) -> None:
         n = self.problem.n_samples
         for t in range(self.config.iterations):
             self.before_iteration(t)
@@ -134,18 +151,28 @@ class DSAGCoordinator(RootNode):
 class DSAGLBWorker(DSAGWorker):
     """A DSAG worker whose number of sub-partitions the coordinator may change (Section VI)."""
 
-    def __init__(self, comm, config, plan, problem, t0, delays, stop_at, start_wall=0.0):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        delays: np.ndarray,
+        stop_at: int,
+        start_wall: float = 0.0,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0, delays, stop_at, start_wall)
         self.offset, self.n_local = local_share(problem.n_samples, config.n_workers, plan.worker)
         self.p = self.p0 = config.subpartitions
         self.k = 0  # sub-partition processed last (0: none yet)
         self.pending_p = 0
 
-    def on_message(self, tag, src, buf):
+    def on_message(self, tag: int, src: int, buf: np.ndarray) -> None:
         if tag == TAG_REPARTITION:
             self.pending_p = int(buf[0])
 
-    def choose_terms(self):
+    def choose_terms(self) -> list[Term]:
         if self.pending_p:
             self.p, self.k = align_partition(self.n_local, self.p, self.pending_p, self.k)
             self.pending_p = 0
@@ -153,7 +180,7 @@ class DSAGLBWorker(DSAGWorker):
             self.k = self.k % self.p + 1
         return [(*subpartition_range(self.n_local, self.p, self.k, self.offset), 1.0)]
 
-    def task_delay(self, t, terms) -> float:
+    def task_delay(self, t: int, terms: list[Term]) -> float:
         """The injected delay is drawn for a sub-partition of the default size
         ``n_local / subpartitions``; a task of another size takes proportionally longer."""
         start, stop, _ = terms[0]
@@ -163,7 +190,15 @@ class DSAGLBWorker(DSAGWorker):
 class DSAGLBCoordinator(DSAGCoordinator):
     """DSAG coordinator with the load balancer of Section VI (see the module docstring)."""
 
-    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        theta_star: np.ndarray | None = None,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0, theta_star)
         N = config.n_workers
         self.n_local = np.array([local_share(problem.n_samples, N, i)[1] for i in range(N)])
@@ -179,7 +214,7 @@ class DSAGLBCoordinator(DSAGCoordinator):
             self.p, self.n_local, *moments, config.w, n_iterations=4, replicas=1, rng=0
         )
 
-    def on_any_result(self, src, buf, fresh, row):
+    def on_any_result(self, src: int, buf: np.ndarray, fresh: bool, row: int) -> None:
         super().on_any_result(src, buf, fresh, row)
         r = self.rows[row]
         i = src - 1
@@ -194,7 +229,7 @@ class DSAGLBCoordinator(DSAGCoordinator):
             comm, comp = max(float(r["comm_time"]) - wait, 0.0), max(float(r["compute_time"]), 0.0)
             self.profiler.record(now(), i, comm, comp, load)
 
-    def balance(self, t: int):
+    def balance(self, t: int) -> None:
         """Algorithm 1 on the profiled latencies; send the changed ``p_i``."""
         cfg = self.config
         self.next_balance = now() + cfg.lb_interval
@@ -219,7 +254,7 @@ class DSAGLBCoordinator(DSAGCoordinator):
             self.sends.isend(self.comm, np.array([float(q[i])]), int(i) + 1, TAG_REPARTITION)
         self.p = q
 
-    def run(self):
+    def run(self) -> None:
         try:
             super().run()
         finally:
@@ -230,6 +265,6 @@ class DSAGLBCoordinator(DSAGCoordinator):
                 f"sub-partitions per worker {self.p.tolist()}"
             )
 
-    def before_iteration(self, t: int):
+    def before_iteration(self, t: int) -> None:
         if now() >= self.next_balance:
             self.balance(t)

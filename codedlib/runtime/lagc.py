@@ -19,6 +19,7 @@ group is selected and the run is plain GC per group).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
@@ -34,24 +35,32 @@ from codedlib.runtime.nodes import (
     inject_root_failure,
 )
 
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
+    from codedlib.codes.cyclic import GradientCode
+    from codedlib.problems import Problem
+    from codedlib.runtime.config import RunConfig
+    from codedlib.theory.lagc import LAGCLayout
+
 __all__ = ["LAGCRoot", "lagc_plan", "layout_of"]
 
 
-def layout_of(config):
-    """The :class:`~codedlib.theory.lagc.LAGCLayout` of the config (N, r, G)."""
+def layout_of(config: RunConfig) -> LAGCLayout:
+    """The group layout of the config (N, r, G)."""
     from codedlib.theory.lagc import lagc_layout  # scipy.stats: kept out of every rank's start-up
 
     return lagc_layout(config.n_workers, config.redundancy, config.groups)
 
 
-def _group_code(layout):
+def _group_code(layout: LAGCLayout) -> GradientCode | None:
     """The cyclic-repetition code inside one group (None when the group is uncoded)."""
     if not layout.coded:
         return None
     return cyclic_repetition_code(layout.workers_per_group, layout.stored_per_worker - 1)
 
 
-def lagc_plan(config, n_samples: int, rank: int) -> NodePlan:
+def lagc_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Root: every worker a child (the groups are decoded in :class:`LAGCRoot`); worker ``i``
     of group ``g``: row ``i mod N/G`` of its group's code over the group's fine partitions."""
     layout = layout_of(config)
@@ -79,7 +88,15 @@ def lagc_plan(config, n_samples: int, rank: int) -> NodePlan:
 class LAGCRoot(RootNode):
     """The parameter server of LAGC / G-LAG (see the module docstring)."""
 
-    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        theta_star: np.ndarray | None = None,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0, theta_star)
         self.layout = layout_of(config)
         G, n_g = self.layout.n_groups, self.layout.workers_per_group
@@ -109,7 +126,7 @@ class LAGCRoot(RootNode):
         rhs = cfg.xi / (alpha**2 * G**2) * float(sum(self.steps[-cfg.history :]))
         return lhs > rhs
 
-    def _group_results(self):
+    def _group_results(self) -> dict[int, list]:
         """Fresh results per group: ``{g: [(position in group, vector, row), ...]}``."""
         n_g = self.layout.workers_per_group
         groups = {}
@@ -123,7 +140,7 @@ class LAGCRoot(RootNode):
         wait = self.layout.wait_for
         return all(len(groups.get(int(g), ())) >= wait for g in np.flatnonzero(self.selected))
 
-    def run(self):
+    def run(self) -> None:
         cfg, n_g, wait = self.config, self.layout.workers_per_group, self.layout.wait_for
         for t in range(cfg.iterations):
             inject_root_failure(cfg, t)
@@ -157,7 +174,7 @@ class LAGCRoot(RootNode):
         )
         self.extra["groups_selected"] = self.n_selected
 
-    def timeout_error(self, t):
+    def timeout_error(self, t: int) -> NoReturn:
         n_g, wait = self.layout.workers_per_group, self.layout.wait_for
         groups = self._group_results()
         short = [
@@ -172,7 +189,7 @@ class LAGCRoot(RootNode):
             f"{missing}. More workers straggled, froze or died than the scheme tolerates; stopping the run."
         )
 
-    def check_error(self, g) -> float:
+    def check_error(self, g: np.ndarray) -> float:
         """The decoded gradients of this iteration's selected groups against the serial
         computation at the same iterate (the stale groups' are by design from older iterates)."""
         if not self.fresh_groups:

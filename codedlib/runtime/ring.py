@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,22 +39,31 @@ from codedlib.runtime.nodes import (
 from codedlib.runtime.star import star_plan
 from codedlib.runtime.traces import ROUND_COLUMNS
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import pandas as pd
+    from mpi4py import MPI
+
+    from codedlib.problems import Problem
+    from codedlib.runtime.config import RunConfig
+
 __all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
 
 
 def ring_allreduce(
-    comm,
+    comm: MPI.Comm,
     vector: np.ndarray,
     t_c: float = 0.0,
     poller: Poller | None = None,
-    rounds: list | None = None,
-    interrupt=None,
+    rounds: list[tuple[str, int, float]] | None = None,
+    interrupt: Callable[[], bool] | None = None,
 ) -> np.ndarray:
     """Sum ``vector`` over ``comm`` with the ring algorithm; every rank gets the sum.
 
     2 (P - 1) rounds for P ranks; round ``k`` of the reduce-scatter sends chunk
     ``(r - k) mod P`` to rank ``r + 1`` and adds chunk ``(r - k - 1) mod P`` from ``r - 1``;
-    the all-gather then circulates the reduced chunks. ``rounds`` (optional list) receives
+    the all-gather then circulates the reduced chunks. ``rounds`` receives
     ``(phase, round, seconds)`` per round. Waiting probes and sleeps (no busy loop);
     ``interrupt()`` returning True while waiting raises :class:`~codedlib.runtime.comm.Interrupted`.
     """
@@ -89,12 +99,12 @@ def ring_allreduce(
     return out
 
 
-def ring_plan(config, n_samples: int, rank: int) -> NodePlan:
+def ring_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Worker ``i``: its even partition; rank 0 watches all N workers (it computes nothing)."""
     return star_plan(config, n_samples, rank, config.n_workers, label="watchdog")
 
 
-def _ring_comm(comm, rank):
+def _ring_comm(comm: MPI.Comm, rank: int) -> MPI.Comm:
     """The workers' own communicator (collective over ``comm``: every rank calls it once)."""
     from mpi4py import MPI
 
@@ -105,12 +115,22 @@ class RingWorker:
     """A RAR worker: compute, sleep the injected delay, all-reduce with the other workers,
     step; worker 0 reports each iteration to the watchdog (rank 0)."""
 
-    def __init__(self, comm, config, plan, problem, t0, delays, stop_at, start_wall=0.0):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        delays: np.ndarray,
+        stop_at: int,
+        start_wall: float = 0.0,
+    ) -> None:
         self.comm, self.config, self.plan, self.problem = comm, config, plan, problem
         self.delays, self.stop_at, self.start_wall = delays, stop_at, start_wall
         self.wcomm = _ring_comm(comm, comm.Get_rank())
 
-    def run(self):
+    def run(self) -> None:
         try:
             self._run()
         finally:
@@ -190,7 +210,15 @@ class RingWatchdog(RootNode):
 
     trace_order = ("iteration", "worker")
 
-    def __init__(self, comm, config, plan, problem, t0, theta_star=None):
+    def __init__(
+        self,
+        comm: MPI.Comm,
+        config: RunConfig,
+        plan: NodePlan,
+        problem: Problem,
+        t0: float,
+        theta_star: np.ndarray | None = None,
+    ) -> None:
         super().__init__(comm, config, plan, problem, t0, theta_star)
         _ring_comm(comm, 0)  # collective; rank 0 is not part of the ring
         self.reports = []
@@ -199,11 +227,11 @@ class RingWatchdog(RootNode):
             "iteration_time measured by worker 0 (compute + injected delay + all-reduce)"
         )
 
-    def on_message(self, tag, src, buf):
+    def on_message(self, tag: int, src: int, buf: np.ndarray) -> None:
         if tag == TAG_PROGRESS:
             self.reports.append(buf)
 
-    def run(self):
+    def run(self) -> None:
         cfg, last = self.config, self.t0
         for t in range(cfg.iterations):
             inject_root_failure(cfg, t)
@@ -225,7 +253,7 @@ class RingWatchdog(RootNode):
             self.record_step(t, row, buf[2:])
             last = end
 
-    def collect(self):
+    def collect(self) -> tuple[list[dict], pd.DataFrame | None]:
         import pandas as pd  # rank 0 only, at the end
 
         rows = [row for r, _ in self.traces.values() for row in r]

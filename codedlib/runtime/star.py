@@ -8,6 +8,7 @@ Tandon et al.'s cyclic code decoded from any ``N - S``; RS-GC (Halbawi et al.) h
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,10 +17,23 @@ from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.problems import even_partition
 from codedlib.runtime.nodes import NodePlan, RootNode, code_combine, scaled_sum, sum_combine
 
+if TYPE_CHECKING:
+    from codedlib.codes.protocol import GradientCodeLike
+    from codedlib.codes.reed_solomon import ReedSolomonGradientCode
+    from codedlib.runtime.config import RunConfig
+    from codedlib.runtime.nodes import Combine
+
 __all__ = ["SGDRoot", "gc_plan", "rs_code", "rs_plan", "sgd_plan", "umw_plan"]
 
 
-def star_plan(config, n_samples: int, rank: int, need=0, combine=None, label="root") -> NodePlan:
+def star_plan(
+    config: RunConfig,
+    n_samples: int,
+    rank: int,
+    need: int = 0,
+    combine: Combine | None = None,
+    label: str = "root",
+) -> NodePlan:
     """Root: all workers as children; worker ``i``: its even partition (uncoded)."""
     N = config.n_workers
     if rank == 0:
@@ -29,18 +43,20 @@ def star_plan(config, n_samples: int, rank: int, need=0, combine=None, label="ro
     return NodePlan(rank, 0, terms=[(int(bounds[i]), int(bounds[i + 1]), 1.0)], label=f"worker {i}")
 
 
-def umw_plan(config, n_samples: int, rank: int) -> NodePlan:
+def umw_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Uncoded, the master waits for all N workers."""
     return star_plan(config, n_samples, rank, config.n_workers, sum_combine)
 
 
-def sgd_plan(config, n_samples: int, rank: int) -> NodePlan:
+def sgd_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Uncoded, the master uses the first ``N - S`` results, rescaled by ``N / (N - S)``."""
     need = config.n_workers - config.stragglers
     return star_plan(config, n_samples, rank, need, scaled_sum(config.n_workers / need))
 
 
-def _coded(config, n_samples, rank, code, combine) -> NodePlan:
+def _coded(
+    config: RunConfig, n_samples: int, rank: int, code: GradientCodeLike, combine: Combine
+) -> NodePlan:
     """Worker ``i`` computes ``sum_j B[i, j] g_j`` over the code's N partitions."""
     N = config.n_workers
     if rank == 0:
@@ -52,14 +68,14 @@ def _coded(config, n_samples, rank, code, combine) -> NodePlan:
     return NodePlan(rank, 0, terms=terms, label=f"worker {i}")
 
 
-def gc_plan(config, n_samples: int, rank: int) -> NodePlan:
+def gc_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Cyclic-repetition gradient code (Tandon et al.), any ``N - S`` workers decode."""
     code = cyclic_repetition_code(config.n_workers, config.stragglers)
     return _coded(config, n_samples, rank, code, code_combine(code))
 
 
 @lru_cache(maxsize=8)
-def rs_code(n_workers: int, stragglers: int):
+def rs_code(n_workers: int, stragglers: int) -> ReedSolomonGradientCode:
     """RS gradient code, ``N`` workers, ``S`` stragglers: ``k = N``, ``w = S + 1`` (RS eq. 2);
     ``root_power="auto"``, and a decoding vector missing ``a B_F = 1`` raises."""
     return reed_solomon_gradient_code(
@@ -67,7 +83,7 @@ def rs_code(n_workers: int, stragglers: int):
     )
 
 
-def _rs_combine(code):
+def _rs_combine(code: ReedSolomonGradientCode) -> Combine:
     """Algorithm 3 on the survivors' complex coded rows (sent as float64 ``[re, im]`` pairs)."""
 
     def combine(positions, vectors):
@@ -78,7 +94,7 @@ def _rs_combine(code):
     return combine
 
 
-def rs_plan(config, n_samples: int, rank: int) -> NodePlan:
+def rs_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Reed--Solomon gradient code (Halbawi et al.), any ``N - S`` workers decode."""
     code = rs_code(config.n_workers, config.stragglers)
     return _coded(config, n_samples, rank, code, _rs_combine(code))
@@ -87,7 +103,7 @@ def rs_plan(config, n_samples: int, rank: int) -> NodePlan:
 class SGDRoot(RootNode):
     """Checks SGD against the rescaled sum over the workers used, not the full gradient."""
 
-    def check_error(self, g) -> float:
+    def check_error(self, g: np.ndarray) -> float:
         used = [self.plan.children[p] - 1 for p, _, _ in self.fresh[: self.plan.need]]
         bounds = even_partition(self.problem.n_samples, self.config.n_workers)
         part = sum(

@@ -9,6 +9,7 @@ passing is the generic :class:`codedlib.runtime.nodes.WorkerNode` / ``RootNode``
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,17 +17,23 @@ from codedlib.codes.codedreduce import allocate, tree_links
 from codedlib.runtime.comm import Poller, wait_all
 from codedlib.runtime.nodes import NodePlan
 
+if TYPE_CHECKING:
+    from mpi4py import MPI
+
+    from codedlib.codes.codedreduce import CodedReduceAllocation
+    from codedlib.runtime.config import RunConfig
+
 __all__ = ["tree_allocation", "tree_links", "tree_plan", "tree_reduce"]
 
 
 @lru_cache(maxsize=8)
-def tree_allocation(n: int, L: int, s: int, d: int):
+def tree_allocation(n: int, L: int, s: int, d: int) -> CodedReduceAllocation:
     """CR.ALLOCATE for an (n, L) tree, ``s`` stragglers per parent, ``d`` samples (cached)."""
     return allocate(n, L, s, d)
 
 
-def tree_plan(config, n_samples: int, rank: int):
-    """The :class:`~codedlib.runtime.nodes.NodePlan` of ``rank`` in the CR tree."""
+def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
+    """The plan of ``rank`` in the CR tree."""
     alloc = tree_allocation(config.n, config.L, config.s, n_samples)
     nd = alloc.nodes[rank]
     children = list(nd.children)
@@ -47,8 +54,14 @@ def tree_plan(config, n_samples: int, rank: int):
 
 
 def tree_reduce(
-    comm, vector, n: int, L: int, poll: float = 1e-3, broadcast: bool = True, blocking: bool = False
-):
+    comm: MPI.Comm,
+    vector: np.ndarray,
+    n: int,
+    L: int,
+    poll: float = 1e-3,
+    broadcast: bool = True,
+    blocking: bool = False,
+) -> np.ndarray | None:
     """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and, with
     ``broadcast``, back down to every rank; probing naps unless ``blocking=True``."""
     rank = comm.Get_rank()
