@@ -17,10 +17,19 @@ Sec. III-B). CLI syntax ``kind:key=value,...``; a bare kind takes :data:`DEFAULT
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import as_generator, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+    from codedlib.latency.models import HeterogeneousCluster
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -162,9 +171,11 @@ class DelayModel:
             )
         raise ValueError(f"delay kind {self.kind!r} has no distribution")
 
-    def cluster(self, n_workers: int, loads=None):
-        """The per-worker model as a :class:`~codedlib.latency.models.HeterogeneousCluster`
-        (``None`` for ``kind="none"``). ``loads`` (samples per worker) is needed by ``cr6``."""
+    def cluster(
+        self, n_workers: int, loads: ArrayLike | None = None
+    ) -> HeterogeneousCluster | None:
+        """The per-worker model (``None`` for ``kind="none"``). ``loads`` (samples per worker)
+        is needed by ``cr6``."""
         from codedlib.latency.models import (
             HeterogeneousCluster,
             gamma_from_moments,
@@ -191,8 +202,10 @@ class DelayModel:
             )
         return HeterogeneousCluster.identical(self._base_dist(1), n_workers)
 
-    def sample(self, n_iterations: int, n_workers: int, rng=None, loads=None) -> np.ndarray:
-        """Injected delays, array ``(n_iterations, n_workers)`` in seconds (zeros for ``none``)."""
+    def sample(
+        self, n_iterations: int, n_workers: int, rng: RngLike = None, loads: ArrayLike | None = None
+    ) -> np.ndarray:
+        """Injected delays ``(n_iterations, n_workers)`` in seconds (zeros for ``none``)."""
         n_iterations = check_int("n_iterations", n_iterations, low=1)
         n_workers = check_int("n_workers", n_workers, low=1)
         rng = as_generator(rng)
@@ -210,7 +223,7 @@ class DelayModel:
         return cluster.sample(n_iterations, rng)
 
 
-def load_delays(path, n_iterations: int, n_workers: int) -> np.ndarray:
+def load_delays(path: str | os.PathLike, n_iterations: int, n_workers: int) -> np.ndarray:
     """Explicit injected delays: the ``(n_iterations, n_workers)`` array of seconds in the
     ``.npy`` file ``path`` (row ``t``, column ``i``: worker ``i``, MPI rank ``i + 1``, in
     iteration ``t``; ``inf`` is a worker that never answers).
@@ -253,7 +266,7 @@ def parse_freeze(text: str | None) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def apply_freeze(delays: np.ndarray, freeze) -> np.ndarray:
+def apply_freeze(delays: np.ndarray, freeze: Iterable[tuple[int, int]]) -> np.ndarray:
     """Set ``delays[t, w] = inf`` for every frozen ``(w, t0)`` and ``t >= t0`` (a worker that
     never answers again; ``freeze`` as :class:`~codedlib.runtime.config.RunConfig` checks it)."""
     delays = np.array(delays, dtype=float, copy=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,11 @@ from codedlib.latency.traces import (
     trace_path,
     write_csv,
 )
+
+if TYPE_CHECKING:
+    import os
+
+    import pandas as pd
 
 __all__ = [
     "ITERATION_COLUMNS",
@@ -44,7 +50,7 @@ class ProgressWriter:
     hold an earlier run's ``iterations.csv`` (the CLI gives a fresh directory under
     ``--force``): the file is created, never truncated."""
 
-    def __init__(self, out_dir, meta: dict):
+    def __init__(self, out_dir: str | os.PathLike, meta: dict) -> None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.path = out / "iterations.csv"
@@ -56,13 +62,13 @@ class ProgressWriter:
         self._fh.write(",".join(ITERATION_COLUMNS) + "\n")
         self._fh.flush()
 
-    def write(self, row: dict):
+    def write(self, row: dict) -> None:
         cells = (row.get(col, "") for col in ITERATION_COLUMNS)
         text = ",".join(f"{v:.9g}" if isinstance(v, float) else str(v) for v in cells)
         self._fh.write(text + "\n")
         self._fh.flush()
 
-    def close(self):
+    def close(self) -> None:
         self._fh.close()
 
 
@@ -71,9 +77,9 @@ class RunResult:
     """What a run returns: the trace, the per-iteration table (loss curve), RAR ring rounds,
     and metadata (config, which delays were real and which injected, timings, notes)."""
 
-    trace: object
-    iterations: object
-    rounds: object = None
+    trace: pd.DataFrame
+    iterations: pd.DataFrame
+    rounds: pd.DataFrame | None = None
     meta: dict = field(default_factory=dict)
 
     @property
@@ -94,7 +100,7 @@ class RunResult:
         ]
         return lines + [f"note: {note}" for note in m.get("notes", [])]
 
-    def save(self, out_dir) -> dict:
+    def save(self, out_dir: str | os.PathLike) -> dict[str, Path]:
         """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json`` into
         ``out_dir`` as one step: the files go to a fresh sibling directory that then takes
         the place of ``out_dir`` (:func:`codedlib.atomic.replace_directory`), so a save killed
@@ -130,7 +136,7 @@ class RunResult:
         )
 
     @classmethod
-    def load(cls, out_dir) -> RunResult:
+    def load(cls, out_dir: str | os.PathLike) -> RunResult:
         import pandas as pd
 
         out = Path(out_dir)
