@@ -39,8 +39,12 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codedlib.runtime.config import RunConfig, WorldSizeError, add_arguments, config_from_namespace
+
+if TYPE_CHECKING:
+    from codedlib.runtime.traces import RunResult
 
 
 def parser() -> argparse.ArgumentParser:
@@ -87,7 +91,7 @@ def _probe_writable(option, directory: Path) -> None:
                 d.rmdir()
 
 
-def check_outputs(args) -> None:
+def check_outputs(args: argparse.Namespace) -> None:
     """``--out`` and ``--trace`` must be writable places that hold no earlier run (unless
     ``--force``); raises ValueError naming the option, the path and what is wrong."""
     from codedlib.runtime.traces import RUN_FILES
@@ -128,7 +132,7 @@ def check_outputs(args) -> None:
         raise ValueError(f"--check-tol must be > 0, got {args.check_tol}")
 
 
-def config_from_args(args, world_size: int | None = None) -> RunConfig:
+def config_from_args(args: argparse.Namespace, world_size: int | None = None) -> RunConfig:
     """The :class:`RunConfig` of the parsed command line (options not given keep the field's
     default; see :func:`codedlib.runtime.config.config_from_namespace`). With ``world_size``,
     a wrong world size is the error reported first (before, e.g., too few ``--samples``)."""
@@ -145,7 +149,7 @@ def config_from_args(args, world_size: int | None = None) -> RunConfig:
         raise
 
 
-def summary(result) -> str:
+def summary(result: RunResult) -> str:
     it = result.iterations
     m = result.meta
     lines = [
@@ -165,7 +169,7 @@ def summary(result) -> str:
     return "\n".join(lines + [f"  note: {note}" for note in m.get("notes", [])])
 
 
-def comparison(result) -> str:
+def comparison(result: RunResult) -> str:
     """Measured mean iteration time next to the simulator's (validation.compare_with_simulator)."""
     from codedlib.runtime.validation import compare_with_simulator
 
@@ -264,7 +268,7 @@ def _parse_and_check(argv, size):
     return args, config, None
 
 
-def main(argv=None) -> int:  # noqa: C901 (one exit code per failure the CLI names)
+def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per failure the CLI names)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

@@ -21,10 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib.runtime.config import RunConfig, tree_size
+
+if TYPE_CHECKING:
+    from mpi4py import MPI
 
 
 def _trees(N: int) -> list:
@@ -74,7 +78,7 @@ def suite(
     return runs
 
 
-def _check_tree_reduce(comm):
+def _check_tree_reduce(comm: MPI.Comm) -> None:
     """tree_reduce (the benchmark's kernel) and the ring all-reduce against MPI_Allreduce."""
     from mpi4py import MPI
 
@@ -102,7 +106,7 @@ def _check_tree_reduce(comm):
         )
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m codedlib.runtime.checks")
     p.add_argument("--frozen", action="store_true")
     p.add_argument("--sigstop", action="store_true")

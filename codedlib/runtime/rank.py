@@ -16,7 +16,7 @@ import sys
 ENV = "CODEDLIB_RANK_WRAPPED"
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
         print("usage: python -m codedlib.runtime.rank COMMAND [ARG ...]", file=sys.stderr)

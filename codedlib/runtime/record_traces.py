@@ -12,8 +12,13 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codedlib.runtime.config import RunConfig
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable
 
 __all__ = ["TRACE_RUNS", "record"]
 
@@ -38,7 +43,9 @@ TRACE_RUNS = {
 }
 
 
-def record(out_dir, names=None, force: bool = False) -> list[Path]:
+def record(
+    out_dir: str | os.PathLike, names: Iterable[str] | None = None, force: bool = False
+) -> list[Path]:
     """Run the named configurations (default: all of :data:`TRACE_RUNS`) and write
     ``<out_dir>/<name>.csv`` (atomically); an existing file is replaced only with ``force``,
     checked for every name before any run starts."""
@@ -70,7 +77,7 @@ def record(out_dir, names=None, force: bool = False) -> list[Path]:
     return written
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m codedlib.runtime.record_traces [OUT_DIR] [NAME ...] [--force]``."""
     import argparse
 
