@@ -21,11 +21,18 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from codedlib.runtime.config import RunConfig
 from codedlib.runtime.registry import get_scheme
 from codedlib.runtime.traces import RunResult
 from codedlib.runtime.validation import compare_with_simulator
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    import pandas as pd
+    from ipyparallel import DirectView
 
 __all__ = [
     "FULL_DELAY",
@@ -49,12 +56,12 @@ __all__ = [
 QUICK_DELAY = FULL_DELAY = "shiftexp:shift=0.05,rate=20"
 
 
-def scheme_config(scheme: str, quick: bool = True, seed: int = 0, **overrides) -> RunConfig:
-    """Default :class:`RunConfig` for ``scheme``: the scheme record's ``quick`` sizes (4-7
-    processes) and 30 iterations under ``quick``; its ``full`` sizes (N = 12 workers, 13
-    processes; CR on the paper's (3, 2) tree) and 60 iterations otherwise. ``overrides`` are any
-    ``RunConfig`` field (e.g. ``n_workers=8``, ``delay="pareto:t0=0.02,xi=2"``, ``t_c=0.002``);
-    the default S, w, G and tree sizes are dropped when N (or n, L) is overridden."""
+def scheme_config(scheme: str, quick: bool = True, seed: int = 0, **overrides: Any) -> RunConfig:
+    """Default config for ``scheme``: the scheme record's ``quick`` sizes (4-7 processes) and
+    30 iterations under ``quick``; its ``full`` sizes (N = 12 workers, 13 processes; CR on the
+    paper's (3, 2) tree) and 60 iterations otherwise. ``overrides`` are any ``RunConfig`` field
+    (e.g. ``n_workers=8``, ``delay="pareto:t0=0.02,xi=2"``, ``t_c=0.002``); the default S,
+    w, G and tree sizes are dropped when N (or n, L) is overridden."""
     spec = get_scheme(scheme)
     sizes = dict(spec.quick if quick else spec.full)
     if any(name in overrides for name in ("n_workers", "n", "L")):  # sizes that follow N: dropped
@@ -91,7 +98,7 @@ def mpiexec_path() -> str:
     return found
 
 
-def mpiexec_env() -> dict:
+def mpiexec_env() -> dict[str, str]:
     """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
     ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
     allowed to oversubscribe (values already set in the environment are kept).
@@ -109,9 +116,9 @@ def mpiexec_env() -> dict:
 
 
 @contextlib.contextmanager
-def mpi_cluster(n_procs: int, start_timeout: float = 120.0):
-    """ipyparallel cluster of ``n_procs`` MPI engines (one MPI world); yields a DirectView on
-    all engines and always stops the cluster (controller and engines) on exit."""
+def mpi_cluster(n_procs: int, start_timeout: float = 120.0) -> Iterator[DirectView]:
+    """ipyparallel cluster of ``n_procs`` MPI engines (one MPI world); yields a view on all
+    engines and always stops the cluster (controller and engines) on exit."""
     import logging
     from unittest.mock import patch
 
@@ -184,7 +191,7 @@ class KilledFromOutside(RuntimeError):
     The run is not retried: a failure is reported, never hidden."""
 
 
-def run_with_mpiexec(config: RunConfig, out_dir=None) -> RunResult:
+def run_with_mpiexec(config: RunConfig, out_dir: str | os.PathLike | None = None) -> RunResult:
     """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
     subprocess is killed after ``2 * timeout + 60`` s."""
     timeout = config.timeout * 2 + 60
@@ -228,15 +235,19 @@ def run_with_mpiexec(config: RunConfig, out_dir=None) -> RunResult:
 
 
 def run_for_real(
-    scheme: str, quick: bool = True, backend: str = "ipyparallel", seed: int = 0, **overrides
+    scheme: str,
+    quick: bool = True,
+    backend: str = "ipyparallel",
+    seed: int = 0,
+    **overrides: Any,
 ) -> RunResult:
     """Run ``scheme`` (a name of :data:`codedlib.runtime.registry.SCHEMES`) on real MPI processes.
 
     ``quick=True``: 3 workers (CR: the (2, 2) tree, 6 workers), 30 iterations; ``quick=False``:
     12 workers (CR: the paper's (3, 2) tree), 60 iterations. ``overrides``: any
     :class:`RunConfig` field. ``backend``: "ipyparallel" (MPI engines started and stopped
-    here) or "mpiexec" (subprocess). Returns a :class:`RunResult`; raises ``RuntimeError``
-    with the engine's message when more workers fail than the scheme tolerates.
+    here) or "mpiexec" (subprocess). Raises ``RuntimeError`` with the engine's message when
+    more workers fail than the scheme tolerates.
     """
     config = overrides.pop("config", None) or scheme_config(scheme, quick, seed, **overrides)
     if backend == "ipyparallel":
@@ -246,13 +257,20 @@ def run_for_real(
     raise ValueError(f"backend must be 'ipyparallel' or 'mpiexec', got backend={backend!r}")
 
 
-def real_runs(runs, *, quick: bool = True, seed: int = 0, backend: str = "mpiexec", **overrides):
+def real_runs(
+    runs: str | Sequence[str] | dict[str, dict | None],
+    *,
+    quick: bool = True,
+    seed: int = 0,
+    backend: str = "mpiexec",
+    **overrides: Any,
+) -> tuple[dict[str, RunResult], pd.DataFrame, dict[str, str]]:
     """Run each scheme of ``runs`` for real and compare with the simulator on the same draw.
 
     ``runs``: scheme names, or ``{scheme: {field: value}}`` of per-scheme :class:`RunConfig`
-    overrides (``overrides`` apply to all). Returns ``(results, table, not_run)``: ``{scheme:
-    RunResult}``, :func:`compare_with_simulator`'s table and ``{scheme: why}`` of the runs
-    killed from outside (warned). The figure: :func:`codedlib.plots.runtime.real_run_section`.
+    overrides (``overrides`` apply to all). Returns ``(results, table, not_run)``: the results by
+    scheme, :func:`compare_with_simulator`'s table and why, by scheme, of the runs killed from
+    outside (warned). The figure: :func:`codedlib.plots.runtime.real_run_section`.
     """
     if isinstance(runs, str):
         runs = [runs]
@@ -274,7 +292,7 @@ def real_runs(runs, *, quick: bool = True, seed: int = 0, backend: str = "mpiexe
     return results, table, not_run
 
 
-def real_run_table(table, not_run):
+def real_run_table(table: pd.DataFrame, not_run: dict[str, str]) -> pd.DataFrame:
     """The display columns of :func:`real_runs`' table, a "not run" row per ``not_run``."""
     import pandas as pd
 
@@ -293,7 +311,7 @@ def real_run_table(table, not_run):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
-def mpiexec_command(n_procs: int, module_args) -> list[str]:
+def mpiexec_command(n_procs: int, module_args: Sequence[str]) -> list[str]:
     """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``."""
     from codedlib._validation import check_int
 
@@ -307,7 +325,9 @@ def mpiexec_command(n_procs: int, module_args) -> list[str]:
     ]
 
 
-def killed_from_outside(proc, results=None) -> bool:
+def killed_from_outside(
+    proc: subprocess.CompletedProcess, results: str | os.PathLike | None = None
+) -> bool:
     """Whether an ``mpiexec`` job lost a rank to a SIGKILL from outside the job.
 
     The sign is exit code :data:`KILLED_FROM_OUTSIDE` (9) with an empty stderr (no Python

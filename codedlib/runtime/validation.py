@@ -9,13 +9,23 @@ was +2 % to +8 % over the expectation and +2 % to +7 % over the replay.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from codedlib._validation import as_generator, check_int
+from codedlib._validation import RngLike, as_generator, check_int
 from codedlib.latency import order_stats
 from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.engines import worker_loads
 from codedlib.runtime.injection import apply_freeze
+
+if TYPE_CHECKING:
+    import os
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+    from codedlib.runtime.traces import RunResult
 
 __all__ = [
     "compare_with_simulator",
@@ -25,13 +35,13 @@ __all__ = [
 ]
 
 
-def replay_iteration_times(config: RunConfig, delays) -> np.ndarray:
+def replay_iteration_times(config: RunConfig, delays: ArrayLike) -> np.ndarray:
     """Iteration times ``(..., iterations)`` if only the injected ``delays`` ``(...,
     iterations, N)`` cost time: the simulator's own :meth:`Scheme.iteration_times`."""
     return config.spec.iteration_times(config, delays)
 
 
-def recorded_dsag_run(path) -> dict:
+def recorded_dsag_run(path: str | os.PathLike) -> dict:
     """A recorded DSAG run (for :func:`codedlib.experiments.dsag.trace_dsag_predictions`):
     ``config`` from the trace's ``# command:`` header, the ``trace``, the ``injected`` delays
     redrawn from the configuration and ``replay``, the total replayed on them."""
@@ -56,7 +66,7 @@ def recorded_dsag_run(path) -> dict:
     return dict(config=config, trace=read_trace(path), injected=injected, replay=replay)
 
 
-def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) -> dict:
+def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike = None) -> dict:
     """``{"mean", "stderr", "method"}`` of the injected model's iteration time (a
     ``delays_file``: its replay)."""
     replicas = check_int("replicas", replicas, low=2)
@@ -102,14 +112,16 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng=None) ->
     }
 
 
-def _explicit(config: RunConfig, times) -> dict:
+def _explicit(config: RunConfig, times: np.ndarray) -> dict:
     method = f"{config.spec.replay_method(config)} of the explicit delays (delays_file)"
     return {"mean": float(times.mean()), "stderr": 0.0, "method": method}
 
 
-def compare_with_simulator(results, replicas: int = 2000, rng=0):
+def compare_with_simulator(
+    results: dict[str, RunResult], replicas: int = 2000, rng: RngLike = 0
+) -> pd.DataFrame:
     """Table ``name, scheme, N, processes, iterations, measured, measured_sem, replayed,
-    predicted, predicted_stderr, gap_replayed, gap_predicted, method`` for ``{name: RunResult}``
+    predicted, predicted_stderr, gap_replayed, gap_predicted, method`` for each run of ``results``
     (``gap = measured / x - 1``). Iteration 0 (process warm-up) is dropped from both sides."""
     import pandas as pd
 
