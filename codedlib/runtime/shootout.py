@@ -34,6 +34,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,15 @@ from codedlib.schemes.shootout import (
     mpich_allreduce_algorithm,
     simulate,
 )
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+    from codedlib.problems import Problem
+    from codedlib.runtime.traces import RunResult
 
 __all__ = [
     "REAL_SCHEMES",
@@ -90,7 +100,7 @@ class ClusterInjection:
     delays: np.ndarray
     t_c: float
 
-    def save(self, path, n_workers: int | None = None) -> str:
+    def save(self, path: str | os.PathLike, n_workers: int | None = None) -> str:
         """The delays of the first ``n_workers`` workers (default all) as ``.npy`` at ``path``
         (returned, for ``RunConfig(delays_file=...)``)."""
         np.save(str(path), np.ascontiguousarray(self.delays[:, :n_workers]))
@@ -98,7 +108,12 @@ class ClusterInjection:
 
 
 def cluster_delay_model(
-    cluster, shares, n_iterations: int, seed: int = 0, factors=None, message_numbers=None
+    cluster: ClusterModel,
+    shares: ArrayLike,
+    n_iterations: int,
+    seed: int = 0,
+    factors: ArrayLike | None = None,
+    message_numbers: float | None = None,
 ) -> ClusterInjection:
     """The injected delays that make a real run the shoot-out cluster for these shares: the
     explicit matrix ``cluster.compute_times(shares, n_iterations, rng=seed)`` (or on
@@ -124,7 +139,7 @@ def cluster_delay_model(
     return ClusterInjection(cluster.compute_times(shares, n_iterations, factors=factors), t_c)
 
 
-def _scheme_name(name) -> str:
+def _scheme_name(name: str) -> str:
     """A :data:`REAL_SCHEMES` key, or the first whose runtime engine is ``name``."""
     for key, runtime in REAL_SCHEMES.items():
         if name in (key, runtime):
@@ -135,7 +150,9 @@ def _scheme_name(name) -> str:
     )
 
 
-def scheme_injection(setup, name: str, seed: int = 0, factors=None) -> ClusterInjection:
+def scheme_injection(
+    setup: Shootout, name: str, seed: int = 0, factors: ArrayLike | None = None
+) -> ClusterInjection:
     """The injection of shoot-out scheme ``name`` (a :data:`REAL_SCHEMES` key or its runtime
     name) on ``setup.cluster``: its layout's shares per worker and its messages' size (a ring
     message: ``dim / N`` numbers). DSAG-LB: the runtime's default sub-partition ``1 /
@@ -152,7 +169,7 @@ def scheme_injection(setup, name: str, seed: int = 0, factors=None) -> ClusterIn
     )
 
 
-def real_problem(n_workers: int, seed: int = 0):
+def real_problem(n_workers: int, seed: int = 0) -> Problem:
     """The real runs' problem (the runtime's :func:`~codedlib.runtime.config.build_problem`,
     :data:`REAL_SAMPLES` x :data:`REAL_DIM`), which the simulator runs on too: LAGC's and
     G-LAG's group selection (eq. 17) then sees the same data on both sides."""
@@ -229,11 +246,11 @@ class RealVsPredicted:
     ``frame``, one row per scheme (:data:`FRAME_COLUMNS`; seconds; iteration 0 left out on both
     sides; ``measured_ci_*``: 95 % t-interval over iterations; ``replayed_mean``: the registry's
     replay of the injected delays; ``status``: ``"run"`` or ``"not run: <reason>"``), and each
-    run's ``RunResult`` in ``results``."""
+    run's result in ``results``."""
 
     frame: pd.DataFrame
     cluster: ClusterModel
-    results: dict = field(default_factory=dict)
+    results: dict[str, RunResult] = field(default_factory=dict)
 
     @property
     def caption(self) -> str:
@@ -246,7 +263,7 @@ class RealVsPredicted:
         )
 
 
-def _check_schemes(schemes) -> list[str]:
+def _check_schemes(schemes: str | Iterable[str] | None) -> list[str]:
     if schemes is None:
         return list(REAL_SCHEMES)
     if isinstance(schemes, str):
@@ -263,7 +280,10 @@ def _check_schemes(schemes) -> list[str]:
 
 
 def real_vs_predicted(
-    cluster, schemes=None, iterations: int = 40, seed: int = 0
+    cluster: ClusterModel,
+    schemes: str | Iterable[str] | None = None,
+    iterations: int = 40,
+    seed: int = 0,
 ) -> RealVsPredicted:
     """Run each scheme (:data:`REAL_SCHEMES` or runtime names; default all) on real MPI
     processes with the cluster injected and compare with the simulator on the same draws
