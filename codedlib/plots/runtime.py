@@ -1,22 +1,31 @@
 """Figures for real MPI runs (:mod:`codedlib.runtime`): iteration times, per-worker latency,
 loss against wall-clock time, and measured vs simulated iteration times.
 
-``results`` is a ``RunResult`` or ``{label: RunResult}``; ``trace`` and ``rounds`` are the
-DataFrames a ``RunResult`` holds; ``table`` comes from
-:func:`codedlib.runtime.validation.compare_with_simulator`. Each returns the Figure
-(``ax.figure`` when ``ax`` is given) without showing or saving it.
+``trace`` is a ``RunResult``'s; ``table`` comes from
+:func:`codedlib.runtime.validation.compare_with_simulator`. The figure is ``ax.figure`` when
+``ax`` is given; none is shown or saved.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from codedlib.plots import new_axes, save_figure, subplots
 
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+    import pandas as pd
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from codedlib.runtime.traces import RunResult
+
+    #: One run, or runs by label
+    Runs = RunResult | dict[str, RunResult]
 
 __all__ = [
     "plot_iteration_times",
@@ -28,13 +37,13 @@ __all__ = [
 ]
 
 
-def _results_dict(results):
+def _results_dict(results: Runs) -> dict[str, RunResult]:
     if hasattr(results, "iterations"):
         return {results.meta.get("scheme", "run"): results}
     return dict(results)
 
 
-def plot_iteration_times(results, ax: Axes | None = None):
+def plot_iteration_times(results: Runs, ax: Axes | None = None) -> Figure:
     """Per-iteration times (ms) of each run as points with the mean as a bar."""
     res = _results_dict(results)
     fig, ax = new_axes(ax, figsize=(1.2 * len(res) + 3.0, 4.0))
@@ -50,7 +59,9 @@ def plot_iteration_times(results, ax: Axes | None = None):
     return fig
 
 
-def plot_worker_latency(trace, ax: Axes | None = None, max_workers: int = 13):
+def plot_worker_latency(
+    trace: pd.DataFrame, ax: Axes | None = None, max_workers: int = 13
+) -> Figure:
     """Latency ``compute_time + comm_time`` of each worker's results over iterations; the
     injected part is drawn as a faint line underneath, stale results as crosses."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.0))
@@ -74,7 +85,7 @@ def plot_worker_latency(trace, ax: Axes | None = None, max_workers: int = 13):
     return fig
 
 
-def plot_loss_vs_time(results, ax: Axes | None = None, metric: str = "loss"):
+def plot_loss_vs_time(results: Runs, ax: Axes | None = None, metric: str = "loss") -> Figure:
     """``metric`` ("loss" or "normalized_error", CR eq. 11) against wall-clock seconds at the
     end of each iteration (CodedReduce Fig. 10 style)."""
     res = _results_dict(results)
@@ -90,7 +101,12 @@ def plot_loss_vs_time(results, ax: Axes | None = None, metric: str = "loss"):
     return fig
 
 
-def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float = 0.2, not_run=None):
+def plot_measured_vs_predicted(
+    table: pd.DataFrame,
+    ax: Axes | None = None,
+    tolerance: float = 0.2,
+    not_run: dict[str, str] | None = None,
+) -> Figure:
     """Grouped bars per run: measured mean iteration time (± s.e.m.), the simulator replayed
     on the very delays injected, and the model's expectation (order statistics / Monte Carlo /
     event-driven), with the gap measured/expectation - 1 written above (in brackets: against
@@ -134,7 +150,7 @@ def plot_measured_vs_predicted(table, ax: Axes | None = None, tolerance: float =
     return fig
 
 
-def plot_run_summary(result, label: str):
+def plot_run_summary(result: RunResult, label: str) -> Figure:
     """One run's iteration times (left) and per-worker latency (right)."""
     fig, axes = subplots(1, 2, figsize=(12, 4), layout="constrained")
     plot_iteration_times({label: result}, ax=axes[0])
@@ -142,7 +158,13 @@ def plot_run_summary(result, label: str):
     return fig
 
 
-def real_run_section(runs, *, fig_dir=None, figure: str | None = None, **options):
+def real_run_section(
+    runs: str | Sequence[str] | dict[str, dict | None],
+    *,
+    fig_dir: str | os.PathLike | None = None,
+    figure: str | None = None,
+    **options: Any,
+) -> tuple[dict[str, RunResult], pd.DataFrame]:
     """A notebook's "Run it for real on MPI" section in one call: the runs of
     :func:`codedlib.runtime.notebook.real_runs` with ``options`` (its backend is ``mpiexec`` by
     default: a headless notebook holds no cluster client), the measured-vs-predicted figure

@@ -6,15 +6,25 @@ Reference: reisizadeh2022codedreduce (Sec. III-C, single port).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from codedlib._validation import InputTypeError
 from codedlib.plots import new_axes
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from codedlib.runtime.shootout import RealVsPredicted
+
 __all__ = ["plot_real_vs_predicted"]
 
 
-def plot_real_vs_predicted(result, ax=None, title=None):
+def plot_real_vs_predicted(
+    result: RealVsPredicted, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Measured against predicted mean iteration time (ms), one point per scheme that ran with
     the 95 % interval of the measured mean and its ratio in the legend, a ±10 % band around
     y = x; a note names the schemes not run, the caption what is injected and what is real."""

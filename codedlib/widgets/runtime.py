@@ -5,15 +5,24 @@ iteration times and per-worker latency. Bad input is shown as the message, never
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from codedlib.runtime.registry import SCHEMES
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import ipywidgets
+
+    from codedlib.runtime.config import RunConfig
 
 __all__ = ["APPLIES", "CONTROLS", "config_from_controls", "explore_run_for_real"]
 
 
-def config_from_controls(values: dict, quick: bool = True):
-    """Build the :class:`~codedlib.runtime.config.RunConfig` from the widget values.
+def config_from_controls(values: dict, quick: bool = True) -> RunConfig:
+    """Build the run config from the widget values.
 
-    ``values`` is a plain dict: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
+    ``values``: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
     ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations.
     """
     from codedlib._validation import check_real
@@ -100,17 +109,17 @@ def _run_and_report(cfg, backend, say, log, progress):
 
 
 def explore_run_for_real(
-    schemes=("cr", "gc", "rar", "umw", "sgd"),
+    schemes: Iterable[str] = ("cr", "gc", "rar", "umw", "sgd"),
     quick: bool = True,
     backend: str = "ipyparallel",
     scheme: str | None = None,
     delay: str | None = None,
-):
+) -> ipywidgets.VBox:
     """ipywidgets UI that runs one of ``schemes`` on real MPI processes on demand.
 
     ``backend``: "ipyparallel" or "mpiexec"; ``delay``: the initial injected model in
     command-line form (default ``shiftexp:shift=0.05,rate=20``). Only the controls that apply
-    to the chosen scheme are shown. The ``VBox`` has ``.run_button``, ``.messages`` (HTML),
+    to the chosen scheme are shown. The box has ``.run_button``, ``.messages`` (HTML),
     ``.image``, ``.status``, ``.progress`` and ``.controls``.
     """
     import ipywidgets as w
