@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from codedlib.runtime.nodes import Term
 
 
-def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) -> list:
+def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) -> list[Term]:
     """Sample ranges ``(start, stop, 1.0)`` of the sub-partitions of ``worker`` (0-based), in
     the order the worker processes them: the same bookkeeping as the simulator
     (:func:`codedlib.schemes.dsag.subpartition_range`, DSAG eq. 5)."""

@@ -162,10 +162,10 @@ def run(
 ) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
-    The :class:`~codedlib.runtime.traces.RunResult` on rank 0, None elsewhere; workers in
-    ``meta["unresponsive"]`` ignored STOP (the caller must ``comm.Abort``). ``progress_dir``:
-    each iteration goes to ``iterations.csv`` as it ends. Raises ``WorldSizeError``,
-    :class:`StragglerTimeout`, :class:`Diverged`, :class:`ParentSilent`.
+    The result on rank 0, None elsewhere; workers in ``meta["unresponsive"]`` ignored STOP
+    (the caller must ``comm.Abort``). ``progress_dir``: each iteration goes to
+    ``iterations.csv`` as it ends. Raises ``WorldSizeError``, :class:`StragglerTimeout`,
+    :class:`Diverged`, :class:`ParentSilent`.
     """
     from mpi4py import MPI
 
