@@ -43,9 +43,6 @@ from codedlib.schemes.dsag import (
 )
 
 if TYPE_CHECKING:
-    from mpi4py import MPI
-
-    from codedlib.problems import Problem
     from codedlib.runtime.config import RunConfig
     from codedlib.runtime.nodes import Term
 
@@ -103,18 +100,9 @@ class DSAGCoordinator(RootNode):
     hold the newest task and start it the moment they finish, so a late worker cannot be kept
     idle inside the window, and the window is waited out in full)."""
 
-    def __init__(
-        self,
-        comm: MPI.Comm,
-        config: RunConfig,
-        plan: NodePlan,
-        problem: Problem,
-        t0: float,
-        theta_star: np.ndarray | None = None,
-    ) -> None:
-        super().__init__(comm, config, plan, problem, t0, theta_star)
-        self.policy = CoordinatorPolicy(plan.need, config.margin, "dsag", "deadline")
-        self.cache = GradientCache(problem.n_samples, shape=(problem.dim,))
+    def setup(self) -> None:
+        self.policy = CoordinatorPolicy(self.plan.need, self.config.margin, "dsag", "deadline")
+        self.cache = GradientCache(self.problem.n_samples, shape=(self.problem.dim,))
         self.n_fresh = 0
 
     def before_iteration(self, t: int) -> None:
@@ -151,19 +139,9 @@ class DSAGCoordinator(RootNode):
 class DSAGLBWorker(DSAGWorker):
     """A DSAG worker whose number of sub-partitions the coordinator may change (Section VI)."""
 
-    def __init__(
-        self,
-        comm: MPI.Comm,
-        config: RunConfig,
-        plan: NodePlan,
-        problem: Problem,
-        t0: float,
-        delays: np.ndarray,
-        stop_at: int,
-        start_wall: float = 0.0,
-    ) -> None:
-        super().__init__(comm, config, plan, problem, t0, delays, stop_at, start_wall)
-        self.offset, self.n_local = local_share(problem.n_samples, config.n_workers, plan.worker)
+    def setup(self) -> None:
+        config, n_samples = self.config, self.problem.n_samples
+        self.offset, self.n_local = local_share(n_samples, config.n_workers, self.plan.worker)
         self.p = self.p0 = config.subpartitions
         self.k = 0  # sub-partition processed last (0: none yet)
         self.pending_p = 0
@@ -190,18 +168,10 @@ class DSAGLBWorker(DSAGWorker):
 class DSAGLBCoordinator(DSAGCoordinator):
     """DSAG coordinator with the load balancer of Section VI (see the module docstring)."""
 
-    def __init__(
-        self,
-        comm: MPI.Comm,
-        config: RunConfig,
-        plan: NodePlan,
-        problem: Problem,
-        t0: float,
-        theta_star: np.ndarray | None = None,
-    ) -> None:
-        super().__init__(comm, config, plan, problem, t0, theta_star)
-        N = config.n_workers
-        self.n_local = np.array([local_share(problem.n_samples, N, i)[1] for i in range(N)])
+    def setup(self) -> None:
+        super().setup()
+        config, N = self.config, self.config.n_workers
+        self.n_local = np.array([local_share(self.problem.n_samples, N, i)[1] for i in range(N)])
         self.p = np.full(N, config.subpartitions, dtype=np.int64)
         self.profiler = LatencyProfiler(N, config.lb_window)
         self.rng = np.random.default_rng(config.seed + 1)

@@ -36,10 +36,7 @@ from codedlib.runtime.nodes import (
 )
 
 if TYPE_CHECKING:
-    from mpi4py import MPI
-
     from codedlib.codes.cyclic import GradientCode
-    from codedlib.problems import Problem
     from codedlib.runtime.config import RunConfig
     from codedlib.theory.lagc import LAGCLayout
 
@@ -88,16 +85,8 @@ def lagc_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
 class LAGCRoot(RootNode):
     """The parameter server of LAGC / G-LAG (see the module docstring)."""
 
-    def __init__(
-        self,
-        comm: MPI.Comm,
-        config: RunConfig,
-        plan: NodePlan,
-        problem: Problem,
-        t0: float,
-        theta_star: np.ndarray | None = None,
-    ) -> None:
-        super().__init__(comm, config, plan, problem, t0, theta_star)
+    def setup(self) -> None:
+        config, problem = self.config, self.problem
         self.layout = layout_of(config)
         G, n_g = self.layout.n_groups, self.layout.workers_per_group
         code = _group_code(self.layout)

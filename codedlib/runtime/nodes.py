@@ -211,7 +211,12 @@ class Node:
         self.unanswered = {c: [] for c in plan.children}  # iterations sent, not yet answered
         self.skipped = {c: 0 for c in plan.children}  # tasks withheld from a silent child
 
+    def setup(self) -> None:
+        """Where a scheme's node adds its own state: called once the base class has built its
+        own (after :class:`RootNode` / :class:`WorkerNode`), so every node has one signature."""
+
     # -- receiving -----------------------------------------------------------------
+
     def pump(self) -> bool:
         """Receive everything waiting; True if the current work should be interrupted."""
         MPI, comm, status = self.MPI, self.comm, self.status
@@ -333,6 +338,7 @@ class WorkerNode(Node):
         self.delays = delays
         self.stop_at = stop_at
         self.tasks_done = 0
+        self.setup()
 
     def choose_terms(self) -> list[Term]:
         return self.plan.terms
@@ -437,6 +443,7 @@ class RootNode(Node):
         self.step = config.step_scale / problem.smoothness()
         self.theta = problem.initial_point()
         self.progress = None  # a ProgressWriter: completed iterations on disk as they finish
+        self.setup()
 
     def aggregate(self, t: int, deadline: float) -> np.ndarray:
         """Wait for ``need`` fresh results and decode; raise StragglerTimeout at the deadline."""

@@ -210,17 +210,9 @@ class RingWatchdog(RootNode):
 
     trace_order = ("iteration", "worker")
 
-    def __init__(
-        self,
-        comm: MPI.Comm,
-        config: RunConfig,
-        plan: NodePlan,
-        problem: Problem,
-        t0: float,
-        theta_star: np.ndarray | None = None,
-    ) -> None:
-        super().__init__(comm, config, plan, problem, t0, theta_star)
-        _ring_comm(comm, 0)  # collective; rank 0 is not part of the ring
+    def setup(self) -> None:
+        config = self.config
+        _ring_comm(self.comm, 0)  # collective; rank 0 is not part of the ring
         self.reports = []
         self.notes.append(
             f"RAR via {'MPI_Allreduce' if config.allreduce == 'mpi' else 'hand-written ring'}; "
