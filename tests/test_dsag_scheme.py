@@ -366,7 +366,7 @@ def test_coordinator_policy_is_the_one_definition_of_the_rules():
         policy = CoordinatorPolicy(3, method=method)
         assert policy.absorb(cache, 0, 5, 2, np.ones(2), fresh=True)
         assert policy.absorb(cache, 5, 10, 1, np.ones(2), fresh=False) is stale_enters
-    assert "CoordinatorPolicy" in DSAGCoordinator.__init__.__code__.co_names
+    assert "CoordinatorPolicy" in DSAGCoordinator.setup.__code__.co_names
     for bad, match in (
         (dict(w=0), "w"),
         (dict(w=2, margin=-1.0), "margin"),
