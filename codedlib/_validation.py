@@ -57,11 +57,12 @@ def _range_text(name, low, high, low_open=False, high_open=False):
 
 def check_int(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer with ``low <= value <= high``."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real or not (isinstance(value, numbers.Integral) or float(value).is_integer()):
-        error = ValueError if real else InputTypeError
-        raise error(f"{name} must be an integer, got {name}={value!r}")
-    value = int(value)
+    if type(value) is not int:  # the common case skips the abstract-type checks
+        real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not real or not (isinstance(value, numbers.Integral) or float(value).is_integer()):
+            error = ValueError if real else InputTypeError
+            raise error(f"{name} must be an integer, got {name}={value!r}")
+        value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must satisfy {_range_text(name, low, high)}, got {name}={value}")
     return value
@@ -108,18 +109,21 @@ def check_array(
     ``shape`` entries that are None are free. Complex values (for a real ``dtype``) and
     non-numeric values raise :class:`InputTypeError`; nothing is truncated silently.
     """
-    raw = np.asarray(value)
-    if np.dtype(dtype).kind in "biuf":
-        if raw.dtype.kind == "c":
-            raise InputTypeError(f"{name} must be real, got complex values")
-        if raw.dtype.kind not in "biuf" and raw.size:
-            try:
-                raw.astype(dtype)
-            except (TypeError, ValueError):
-                raise InputTypeError(
-                    f"{name} must be numeric, got values of type {raw.dtype}"
-                ) from None
-    arr = np.asarray(value, dtype=dtype)
+    if type(value) is np.ndarray and value.dtype == dtype:  # the common case: nothing to convert
+        arr = value
+    else:
+        raw = np.asarray(value)
+        if np.dtype(dtype).kind in "biuf":
+            if raw.dtype.kind == "c":
+                raise InputTypeError(f"{name} must be real, got complex values")
+            if raw.dtype.kind not in "biuf" and raw.size:
+                try:
+                    raw.astype(dtype)
+                except (TypeError, ValueError):
+                    raise InputTypeError(
+                        f"{name} must be numeric, got values of type {raw.dtype}"
+                    ) from None
+        arr = np.asarray(value, dtype=dtype)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if shape is not None:
@@ -129,7 +133,7 @@ def check_array(
                     f"{name} must have shape {tuple(shape)}, got shape {arr.shape} "
                     f"(axis {axis}: {got} != {want})"
                 )
-    if finite and arr.size and not np.all(np.isfinite(arr)):
+    if finite and arr.size and not np.isfinite(arr).all():
         raise ValueError(f"{name} must contain only finite values")
     return arr
 

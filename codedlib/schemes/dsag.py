@@ -555,6 +555,8 @@ class _Coordinator:
 
     def __init__(self, problem, latency_model, p0, eta, policy, load_balancer, options, rng):
         self.problem, self.model, self.eta, self.policy = problem, latency_model, eta, policy
+        m = latency_model
+        self.gamma = m.comm_shape, m.comm_scale, m.comp_shape, m.comp_scale  # per worker
         self.options, self.rng = options, rng
         n_workers = latency_model.n_workers
         self.n = problem.n_samples
@@ -599,9 +601,9 @@ class _Coordinator:
         )
         load = (hi - lo) / self.n_local[i]
         grad = np.asarray(self.problem.partial_gradient(self.theta, lo, hi), dtype=float)
-        model = self.model
-        comm = self.rng.gamma(model.comm_shape[i], model.comm_scale[i])
-        comp = self.rng.gamma(model.comp_shape[i], model.comp_scale[i]) * load * self.factors[i]
+        comm_shape, comm_scale, comp_shape, comp_scale = self.gamma
+        comm = self.rng.gamma(comm_shape[i], comm_scale[i])
+        comp = self.rng.gamma(comp_shape[i], comp_scale[i]) * load * self.factors[i]
         self.running[i] = t
         self.task_info[i] = (lo, hi, grad, comm, comp, at, load)
         heapq.heappush(self.events, (at + comm + comp, i))
