@@ -147,12 +147,11 @@ def _make_code(spec: SchemeSpec, n: int, root_power):
     return None
 
 
-def _row(name, problem, X_test, y_test, it, clock, dt, theta, max_err, max_imag):
-    """One recorded row of :func:`simulate_schemes`, on one BLAS thread: many small matrix
-    products, for which multi-threaded OpenBLAS was ~20x slower on a shared 2-core machine."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
+def _row(blas, name, problem, X_test, y_test, it, clock, dt, theta, max_err, max_imag):
+    """One recorded row of :func:`simulate_schemes`, on one BLAS thread (``blas``: a
+    ``threadpoolctl.ThreadpoolController``): many small matrix products, for which
+    multi-threaded OpenBLAS was ~20x slower on a shared 2-core machine."""
+    with blas.limit(limits=1, user_api="blas"):
         error = problem.error_rate(theta, X_test, y_test)
         return (name, it, clock, dt, error, problem.loss(theta), max_err, max_imag)
 
@@ -256,6 +255,9 @@ def simulate_schemes(
     order = np.argsort(delays, axis=1, kind="stable")  # arrival order per iteration
     sorted_delays = np.take_along_axis(delays, order, axis=1)
 
+    from threadpoolctl import ThreadpoolController
+
+    blas = ThreadpoolController()  # scans the loaded libraries once, not once per row (5 ms)
     rows = []
     for spec in schemes:
         code = _make_code(spec, n, root_power)
@@ -265,7 +267,7 @@ def simulate_schemes(
         clock = 0.0
         next_record = 0.0 if record_interval is None else record_interval
         max_err = max_imag = last_dt = 0.0
-        record = functools.partial(_row, spec.name, problem, X_test, y_test)
+        record = functools.partial(_row, blas, spec.name, problem, X_test, y_test)
         rows.append(record(0, 0.0, 0.0, theta, 0.0, 0.0))
         for it in range(delays.shape[0]):
             dt = sorted_delays[it, spec.wait - 1] + t_extra
