@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
 from codedlib.codes.reed_solomon import reed_solomon_gradient_code
@@ -117,15 +116,19 @@ def chunk_gradient_function(
     X_pad = np.zeros((k, width, problem.X.shape[1]))
     X_pad[chunk_of, slot] = problem.X
     rows = np.arange(problem.n_samples)
+    W_shape, ridge = (problem.X.shape[1], problem.n_classes), problem.lam * sizes[:, None]
 
     def softmax_chunks(theta):
         theta = np.asarray(theta, dtype=float)
-        probs = special.softmax(problem.X @ problem.weights(theta), axis=1)
+        scores = problem.X @ theta.reshape(W_shape)
+        # scipy.special.softmax's operations without its array-API dispatch: the same bits
+        probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
         probs[rows, problem.y] -= 1.0
         P_pad = np.zeros((k, width, problem.n_classes))
         P_pad[chunk_of, slot] = probs
         grads = np.matmul(X_pad.transpose(0, 2, 1), P_pad).reshape(k, -1)
-        return grads + problem.lam * sizes[:, None] * theta[None, :]
+        return grads + ridge * theta[None, :]
 
     return softmax_chunks
 
