@@ -245,8 +245,11 @@ def decoding_vector(
     """
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
-    if table is None:
-        table = inverse_table(n, root_power)
+    return _algorithm3(F, n, inverse_table(n, root_power) if table is None else table)
+
+
+def _algorithm3(F, n, table):
+    """:func:`decoding_vector` for checked survivors ``F``."""
     lookup = table[(F[:, None] - F[None, :]) % n]
     np.fill_diagonal(lookup, 1.0)
     return np.prod(lookup, axis=1)
@@ -366,7 +369,7 @@ class ReedSolomonGradientCode:
         (one product) and, above ``residual_tol``, reported per ``on_inaccurate``
         (:class:`DecodingAccuracyWarning` or :class:`DecodingAccuracyError`)."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
-        return self._checked(F, decoding_vector(F, self.n, table=self.table), check)
+        return self._checked(F, _algorithm3(F, self.n, self.table), check)
 
     def decode(self, survivors: ArrayLike, check: bool = True) -> np.ndarray:
         """Length-n decoding vector (shared GradientCode interface): a @ B == 1, with a zero
@@ -374,7 +377,7 @@ class ReedSolomonGradientCode:
         :meth:`decoding_vector`)."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
         a = np.zeros(self.n, dtype=complex)
-        a[F] = self.decoding_vector(F, check=check)
+        a[F] = self._checked(F, _algorithm3(F, self.n, self.table), check)
         return a
 
     def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
