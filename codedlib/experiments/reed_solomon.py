@@ -589,32 +589,45 @@ def ignore_stragglers_regimes(
     c_m: float = 1.25e-7,
     time_budget: float = 5.0,
     n_seeds: int = 5,
+    executor: Executor = None,
     **setting: Any,
 ) -> pd.DataFrame:
     """Coded-RS vs "Uncoded (f_RS)", which drops the slowest workers' data (a bias only when
     those data differ from the rest), on ``n_seeds`` paired seeds per regime
-    (:data:`STRAGGLER_REGIMES`; :func:`fig2_experiment` takes ``setting``):
+    (:data:`STRAGGLER_REGIMES`; :func:`fig2_run` takes ``setting``; every (regime, seed) run
+    in one :func:`~codedlib.replicate.over_seeds` sweep on ``executor``):
     :func:`fig2_seed_metrics` rows with a ``regime`` column."""
-    regimes = STRAGGLER_REGIMES if regimes is None else regimes
+    regimes = list((STRAGGLER_REGIMES if regimes is None else regimes).items())
     if not regimes:
         raise ValueError("regimes must hold at least one regime, got an empty mapping")
-    names = ["Coded-RS", f"Uncoded (f_RS={f_rs})"]
+    n_seeds = check_int("n_seeds", n_seeds, low=1)
+    # one sweep over every (regime, seed) pair, so that no worker idles at a regime's end
+    runs = over_seeds(
+        _regime_run,
+        range(len(regimes) * n_seeds),
+        executor=executor,
+        desc="regimes x seeds",
+        regimes=regimes,
+        n_seeds=n_seeds,
+        f_rs=f_rs,
+        c_m=c_m,
+        time_budget=time_budget,
+        scheme_names=["Coded-RS", f"Uncoded (f_RS={f_rs})"],
+        **setting,
+    )
+    runs["seed"] %= n_seeds
     frames = [
-        fig2_seed_metrics(
-            fig2_experiment(
-                f_rs=f_rs,
-                c_m=c_m,
-                time_budget=time_budget,
-                n_seeds=n_seeds,
-                scheme_names=names,
-                **setting,
-                **options,
-            ),
-            time_budget,
-        ).assign(regime=label)
-        for label, options in regimes.items()
+        fig2_seed_metrics(g.drop(columns="regime"), time_budget).assign(regime=label)
+        for label, g in runs.groupby("regime", sort=False)
     ]
     return pd.concat(frames, ignore_index=True)
+
+
+def _regime_run(i: int, *, regimes: list, n_seeds: int, **setting: Any) -> pd.DataFrame:
+    """Run ``i`` of :func:`ignore_stragglers_regimes`: :func:`fig2_run` of replica
+    ``i % n_seeds`` in regime ``i // n_seeds``, with a ``regime`` column."""
+    label, options = regimes[i // n_seeds]
+    return fig2_run(i % n_seeds, **setting, **options).assign(regime=label)
 
 
 def regime_bars(metrics: pd.DataFrame, column: str = "test_error") -> pd.DataFrame:
