@@ -219,6 +219,31 @@ def test_class_sorted_data_and_persistent_stragglers_make_ignoring_them_costly()
         fig2_experiment(scheme_names=["nope"], n_seeds=1)
 
 
+def test_regimes_run_in_one_sweep_as_per_regime_experiments():
+    # every (regime, seed) pair in one over_seeds sweep gives each regime's own sweep
+    regimes = {"plain": {}, "sorted, slow": {"partition": "class-sorted", "slow_workers": 2}}
+    small = {"n": 10, "f_mds": 4, "seed": 1}
+    both = ex.ignore_stragglers_regimes(
+        regimes, f_rs=8, c_m=1e-7, time_budget=0.1, n_seeds=2, executor=2, **small
+    )
+    each = [
+        ex.fig2_seed_metrics(
+            ex.fig2_experiment(
+                n_seeds=2,
+                f_rs=8,
+                c_m=1e-7,
+                time_budget=0.1,
+                scheme_names=["Coded-RS", "Uncoded (f_RS=8)"],
+                **small,
+                **options,
+            ),
+            0.1,
+        ).assign(regime=label)
+        for label, options in regimes.items()
+    ]
+    pd.testing.assert_frame_equal(both, pd.concat(each, ignore_index=True))
+
+
 def test_regime_bars_feed_the_regimes_plot():
     schemes = ["Coded-RS"] * 2 + ["Uncoded (f_RS=68)"] * 2
     metrics = pd.DataFrame(
