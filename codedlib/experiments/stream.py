@@ -270,16 +270,31 @@ def _setting_streams(workers, n_streams, seed, J, poisson=True, rate=None, first
     """``n_streams`` Example 2 streams with purging per split, stream ``r`` drawn from the seed
     ``[seed, r]`` (both splits on its arrivals): split -> list of (job delays, realised arrival
     rate ``J / t_J``)."""
-    ex, out = th.EXAMPLE2, {}
-    K, I, rate = ex["K"], ex["iterations"], ex["arrival_rate"] if rate is None else rate
-    for kind, split in _example2_splits(workers).items():
-        out[kind] = []
-        for r in range(first, first + n_streams):
-            rng = np.random.default_rng([seed, r])
-            arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
-            itr = sim.sample_iteration_times(workers, split.kappa, K, J * I, True, rng)
-            _, finish = sim.fifo_delays(arr, itr.reshape(J, I).sum(axis=1))
-            out[kind].append((finish - arr, J / arr[-1]))
+    rate = th.EXAMPLE2["arrival_rate"] if rate is None else rate
+    splits = _example2_splits(workers)
+    frame = over_seeds(
+        _setting_stream,
+        range(first, first + n_streams),
+        desc="Example 2 streams",
+        workers=workers,
+        splits=splits,
+        seed=seed,
+        J=J,
+        poisson=poisson,
+        rate=rate,
+    )
+    return {kind: list(frame[kind]) for kind in splits}
+
+
+def _setting_stream(r, *, workers, splits, seed, J, poisson, rate) -> dict:
+    """Stream ``r`` of :func:`_setting_streams`: split -> (job delays, realised rate)."""
+    K, I, out = th.EXAMPLE2["K"], th.EXAMPLE2["iterations"], {}
+    for kind, split in splits.items():
+        rng = np.random.default_rng([seed, r])
+        arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
+        itr = sim.sample_iteration_times(workers, split.kappa, K, J * I, True, rng)
+        _, finish = sim.fifo_delays(arr, itr.reshape(J, I).sum(axis=1))
+        out[kind] = (finish - arr, J / arr[-1])
     return out
 
 

@@ -71,7 +71,8 @@ def sample_task_times(
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     kappa = _check_kappa(workers, kappa)
     shape, scale = workers.gamma_parameters()
-    blocks = []
+    out = np.empty((n_iterations, int(kappa.sum())))
+    first = 0
     for p in np.flatnonzero(kappa):
         size = (n_iterations, int(kappa[p]))
         if np.isfinite(shape[p]):
@@ -81,8 +82,10 @@ def sample_task_times(
                 draws = rng.gamma(shape[p], scale[p], size=size)
         else:
             draws = np.full(size, workers.task_mean[p])
-        blocks.append(workers.comm_time[p] + np.cumsum(draws, axis=1))
-    return np.concatenate(blocks, axis=1)
+        np.cumsum(draws, axis=1, out=draws)  # in place: a strided `out` is slower
+        np.add(workers.comm_time[p], draws, out=out[:, first : first + size[1]])
+        first += size[1]
+    return out
 
 
 def sample_iteration_times(
@@ -117,7 +120,8 @@ def sample_iteration_times(
     for lo in range(0, n_iterations, step):
         hi = min(n_iterations, lo + step)
         times = sample_task_times(workers, kappa, hi - lo, rng)
-        out[lo:hi] = np.partition(times, K - 1, axis=1)[:, K - 1]
+        times.partition(K - 1, axis=1)  # in place: the array is ours
+        out[lo:hi] = times[:, K - 1]
     return out
 
 
