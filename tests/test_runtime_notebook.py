@@ -296,6 +296,29 @@ def test_a_run_killed_from_outside_is_a_visible_not_run_row(monkeypatch, tmp_pat
     assert (tmp_path / "killed.png").exists()
 
 
+def test_a_worker_rank_builds_its_plan_without_the_heavy_libraries():
+    """A worker of every scheme (its config unpickled from rank 0, as ``main`` sends it)
+    builds its data and plan without scipy.stats & co (an LAGC worker once imported
+    theory.lagc: 1 s of CPU on each of 12 ranks)."""
+    import pickle
+
+    from codedlib.runtime.registry import SCHEMES
+
+    configs = [scheme_config(s, quick=False) for s in SCHEMES]
+    code = (
+        "import pickle, sys\n"
+        "from codedlib.runtime.config import build_problem\n"
+        "for c in pickle.loads(sys.stdin.buffer.read()):\n"
+        "    c.spec.plan(c, build_problem(c)[0].n_samples, 1)\n"
+        "print(sorted(m for m in ('numba', 'scipy.stats', 'scipy.optimize', 'pandas') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(configs), capture_output=True, check=True
+    )
+    assert out.stdout.decode().strip() == "[]", out.stdout
+
+
 def test_the_mpi_package_does_not_draw():
     """Layering: importing codedlib.runtime's modules loads no plotting."""
     code = (
