@@ -133,6 +133,31 @@ def test_beyond_tolerance_error_reaches_the_notebook():
 
 @needs_mpi
 @pytest.mark.mpi
+@pytest.mark.timeout(120)
+def test_runs_of_one_world_size_share_one_job(monkeypatch):
+    """real_runs: consecutive runs of one world size are one mpiexec job
+    (codedlib.runtime.batch), each result its own run; a failing run of a job raises."""
+    import codedlib.runtime.notebook as nbmod
+
+    jobs, batch = [], nbmod.run_batch_with_mpiexec
+    monkeypatch.setattr(
+        nbmod,
+        "run_batch_with_mpiexec",
+        lambda configs: jobs.append([c.scheme for c in configs]) or batch(configs),
+    )
+    fast = {"iterations": 4, "delay": "shiftexp:shift=0.01,rate=100"}
+    results, table, not_run = nbmod.real_runs(["gc", "umw", "cr"], **fast)
+    assert jobs == [["gc", "umw"], ["cr"]]  # 4, 4 and 7 processes
+    assert {s: r.meta["scheme"] for s, r in results.items()} == {s: s for s in results}
+    assert list(results) == list(table["name"]) == ["gc", "umw", "cr"] and not not_run
+    assert all(len(r.iterations) == 4 for r in results.values())
+    frozen = scheme_config("gc", freeze="0@1,2@1", timeout=1.0, **fast)
+    with pytest.raises(RuntimeError, match="needs results from 2 of its 3 workers"):
+        batch([scheme_config("umw", **fast), frozen, scheme_config("gc", **fast)])
+
+
+@needs_mpi
+@pytest.mark.mpi
 @pytest.mark.timeout(180)
 def test_run_for_real_on_ipyparallel_mpi_engines():
     from codedlib.runtime.notebook import run_for_real
@@ -258,19 +283,40 @@ def test_a_run_killed_from_outside_is_a_visible_not_run_row(monkeypatch, tmp_pat
 
     calls = []
 
-    def fake_run(scheme, **kw):
-        calls.append(scheme)
-        raise nbmod.KilledFromOutside(
-            "an MPI rank was SIGKILLed from outside the job in all 3 attempts"
-        )
+    def fake_batch(configs):  # every job loses a rank in its first run
+        calls.append([c.scheme for c in configs])
+        return [], nbmod.KilledFromOutside("an MPI rank was SIGKILLed from outside the job")
 
-    monkeypatch.setattr(nbmod, "run_for_real", fake_run)
+    monkeypatch.setattr(nbmod, "run_batch_with_mpiexec", fake_batch)
     with pytest.warns(RuntimeWarning, match="SIGKILLed from outside"):
         results, table = real_run_section(["gc", "umw"], fig_dir=tmp_path, figure="killed")
-    assert results == {} and calls == ["gc", "umw"]
+    assert results == {} and calls == [["gc", "umw"], ["umw"]]  # umw again, in a new job
     assert table["name"].tolist() == ["gc", "umw"]
     assert table["method"].str.startswith("not run:").all() and table["measured"].isna().all()
     assert (tmp_path / "killed.png").exists()
+
+
+def test_a_worker_rank_builds_its_plan_without_the_heavy_libraries():
+    """A worker of every scheme (its config unpickled from rank 0, as ``main`` sends it)
+    builds its data and plan without scipy.stats & co (an LAGC worker once imported
+    theory.lagc: 1 s of CPU on each of 12 ranks)."""
+    import pickle
+
+    from codedlib.runtime.registry import SCHEMES
+
+    configs = [scheme_config(s, quick=False) for s in SCHEMES]
+    code = (
+        "import pickle, sys\n"
+        "from codedlib.runtime.config import build_problem\n"
+        "for c in pickle.loads(sys.stdin.buffer.read()):\n"
+        "    c.spec.plan(c, build_problem(c)[0].n_samples, 1)\n"
+        "print(sorted(m for m in ('numba', 'scipy.stats', 'scipy.optimize', 'pandas') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(configs), capture_output=True, check=True
+    )
+    assert out.stdout.decode().strip() == "[]", out.stdout
 
 
 def test_the_mpi_package_does_not_draw():

@@ -39,8 +39,9 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
+from codedlib.runtime.comm import quiet_barrier
 from codedlib.runtime.config import RunConfig, WorldSizeError, add_arguments, config_from_namespace
 
 if TYPE_CHECKING:
@@ -277,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
     # process computes and sends the verdict to every rank: one message, one exit code
     verdict = _parse_and_check(argv, comm.Get_size()) if rank == 0 else None
     if comm.Get_size() > 1:
+        quiet_barrier(comm)  # the others nap meanwhile (a bcast spins)
         verdict = comm.bcast(verdict, root=0)
     args, config, problem = verdict
     if problem is not None:
@@ -322,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
         code = 3 if isinstance(exc, StragglerTimeout) else 5
         if result is not None and result.meta.get("unresponsive"):
             abort_if_needed(comm, result, code)
-        return code
+        return _finish(comm, code)
     except ParentSilent as exc:
         return _fail(comm, rank, str(exc), 6)
     except Exception as exc:  # any other failure on any rank: end the whole job, never hang
@@ -355,14 +357,36 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
                 )
                 code = 4
         abort_if_needed(comm, result, code)
+    return _finish(comm, code)
+
+
+def _finish(comm, code):
+    """End a rank's run: ``code`` once every rank is done (the workers nap while rank 0 saves:
+    ``MPI_Finalize`` is collective and spins); at once when a process of the job died."""
     from codedlib.runtime.nodes import DEAD_WORKERS, SKIP_FINALIZE
 
     if DEAD_WORKERS or SKIP_FINALIZE:  # MPI_Finalize would wait for the dead process forever
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+    quiet_barrier(comm)
     return code
 
 
+def exit_fast(code: int) -> NoReturn:
+    """End the process with ``code``: a failure by ``sys.exit`` (mpi4py's runner then ends the
+    job with ``MPI_Abort``); success by ``MPI_Finalize`` and ``os._exit``, without the
+    interpreter's teardown (about 0.35 s of CPU per process: 2 s of a 13-process job on 2
+    cores), once the results are written and every rank is done."""
+    if code:
+        sys.exit(code)
+    from mpi4py import MPI
+
+    MPI.Finalize()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_fast(main())

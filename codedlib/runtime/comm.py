@@ -105,6 +105,13 @@ def wait_all(
     poller.reset()
 
 
+def quiet_barrier(comm: MPI.Comm, nap: float = 0.01) -> None:
+    """A barrier whose waiting ranks nap between tests: a blocking collective spins, and 12
+    spinning ranks slow the one the others wait for (rank 0 reading the command line, writing
+    the results) several-fold on 2 cores."""
+    wait_all([comm.Ibarrier()], Poller(nap))
+
+
 def sleep_interruptible(seconds: float, pump: Callable[[], bool], poller: Poller) -> bool:
     """Sleep ``seconds`` (``inf`` allowed) in naps; ``pump()`` between naps returns True to
     interrupt. True if the full time elapsed."""

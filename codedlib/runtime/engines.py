@@ -21,6 +21,7 @@ from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.injection import apply_freeze
 from codedlib.runtime.nodes import (
     DEAD_WORKERS,
+    ENDED_WORKERS,
     WORKER_PIDS,
     Diverged,
     ParentSilent,
@@ -80,6 +81,7 @@ def _distribute_delays(comm, config, problem, rank):
                 )
             poller.idle()
         WORKER_PIDS.clear()
+        ENDED_WORKERS.clear()  # a process may run several runs (codedlib.runtime.batch)
         WORKER_PIDS.update({w: int(buf[0]) for w, buf in enumerate(ready)})
         return delays, start_wall
     col = np.empty(T + 2)

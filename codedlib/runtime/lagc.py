@@ -60,20 +60,21 @@ def _group_code(layout: LAGCLayout) -> GradientCode | None:
 def lagc_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Root: every worker a child (the groups are decoded in :class:`LAGCRoot`); worker ``i``
     of group ``g``: row ``i mod N/G`` of its group's code over the group's fine partitions."""
-    layout = layout_of(config)
-    N, n_g = config.n_workers, layout.workers_per_group
+    N = config.n_workers
     if rank == 0:
-        return NodePlan(
-            0, None, list(range(1, N + 1)), need=layout.wait_for, label="parameter server"
-        )
+        need = layout_of(config).wait_for
+        return NodePlan(0, None, list(range(1, N + 1)), need=need, label="parameter server")
+    # a worker needs only N/G and min(r, N/G) (LAGCLayout's, checked by the root's config):
+    # no theory.lagc, whose scipy.stats costs each worker 1 s of CPU at start-up
+    n_g = N // config.groups
+    stored = min(config.redundancy, n_g)
     bounds = even_partition(n_samples, N)
     i = rank - 1
     g, j = divmod(i, n_g)
-    code = _group_code(layout)
-    if code is None:  # the whole group partition, uncoded (G-LAG)
+    if stored == n_g:  # the whole group partition, uncoded (G-LAG)
         coefs = np.ones(n_g)
     else:
-        coefs = np.asarray(code.B, dtype=float)[j]
+        coefs = np.asarray(cyclic_repetition_code(n_g, stored - 1).B, dtype=float)[j]
     terms = [
         (int(bounds[g * n_g + c]), int(bounds[g * n_g + c + 1]), float(coefs[c]))
         for c in range(n_g)

@@ -14,6 +14,7 @@ line's job in a subprocess instead. Both return a :class:`~codedlib.runtime.trac
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -47,6 +48,7 @@ __all__ = [
     "run_with_mpiexec",
     "real_run_table",
     "real_runs",
+    "run_batch_with_mpiexec",
     "scheme_config",
 ]
 
@@ -194,44 +196,85 @@ class KilledFromOutside(RuntimeError):
 def run_with_mpiexec(config: RunConfig, out_dir: str | os.PathLike | None = None) -> RunResult:
     """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
     subprocess is killed after ``2 * timeout + 60`` s."""
-    timeout = config.timeout * 2 + 60
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(out_dir) if out_dir is not None else Path(tmp)
-        cmd = mpiexec_command(
-            config.world_size,
-            ["codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"],
-        )
-        try:
-            # own session: the launcher's signals never reach the caller (a notebook kernel)
-            proc = subprocess.run(
-                cmd,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                env=mpiexec_env(),
-                check=False,
-                start_new_session=True,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise RuntimeError(
-                f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
-            ) from exc
+        args = ["codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"]
+        proc = _mpiexec_job(config.world_size, args, config.timeout * 2 + 60)
         if killed_from_outside(proc, out / "run.json"):
-            raise KilledFromOutside(
-                "an MPI rank was SIGKILLed (mpiexec exit 9, no error message, no results): "
-                "Hydra kills the job when a process exits without finalizing its PMI "
-                "connection, or the system killed a process (e.g. out of memory); "
-                f"stderr: {proc.stderr[-300:]!r}"
-            )
+            raise _killed(proc)
         if proc.returncode != 0 or not (out / "run.json").exists():
-            lines = [
-                ln for ln in proc.stderr.splitlines() if "error" in ln.lower()
-            ] or proc.stderr.splitlines()
-            raise RuntimeError(
-                "; ".join(lines[-3:])
-                or f"mpiexec exited with {proc.returncode} (stdout: {proc.stdout[-500:]!r})"
-            )
+            raise _job_error(proc)
         return RunResult.load(out)
+
+
+def run_batch_with_mpiexec(
+    configs: Sequence[RunConfig],
+) -> tuple[list[RunResult], KilledFromOutside | None]:
+    """Run ``configs`` (one world size) one after the other in one ``mpiexec`` job
+    (:mod:`codedlib.runtime.batch`: the processes start once). Returns the results of the runs
+    that completed, in order, and, if a rank was SIGKILLed from outside, the error of the run
+    it ended (the later runs did not start). Other failures raise ``RuntimeError`` as
+    :func:`run_with_mpiexec`; the job is killed after the sum of the runs' limits."""
+    sizes = sorted({c.world_size for c in configs})
+    if len(sizes) != 1:
+        raise ValueError(f"configs must share one world size, got world sizes {sizes}")
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [Path(tmp) / str(k) for k in range(len(configs))]
+        runs = Path(tmp) / "runs.json"
+        argvs = [[*c.cli_args(), "--out", str(o), "--quiet"] for c, o in zip(configs, outs)]
+        runs.write_text(json.dumps(argvs), encoding="utf-8")
+        timeout = sum(c.timeout * 2 + 60 for c in configs)
+        proc = _mpiexec_job(sizes[0], ["codedlib.runtime.batch", str(runs)], timeout)
+        results = []
+        for out in outs:
+            if not (out / "run.json").exists():
+                break
+            results.append(RunResult.load(out))
+        if proc.returncode == 0 and len(results) == len(configs):
+            return results, None
+        if len(results) < len(configs) and killed_from_outside(
+            proc, outs[len(results)] / "run.json"
+        ):
+            return results, _killed(proc)
+        raise _job_error(proc)
+
+
+def _mpiexec_job(n_procs: int, module_args: list[str], timeout: float):
+    """``mpiexec -n n_procs python -m mpi4py -m module_args``, killed after ``timeout`` s."""
+    cmd = mpiexec_command(n_procs, module_args)
+    try:
+        # own session: the launcher's signals never reach the caller (a notebook kernel)
+        return subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=mpiexec_env(),
+            check=False,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(
+            f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
+        ) from exc
+
+
+def _killed(proc: subprocess.CompletedProcess) -> KilledFromOutside:
+    return KilledFromOutside(
+        "an MPI rank was SIGKILLed (mpiexec exit 9, no error message, no results): "
+        "Hydra kills the job when a process exits without finalizing its PMI "
+        "connection, or the system killed a process (e.g. out of memory); "
+        f"stderr: {proc.stderr[-300:]!r}"
+    )
+
+
+def _job_error(proc: subprocess.CompletedProcess) -> RuntimeError:
+    lines = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()]
+    lines = lines or proc.stderr.splitlines()
+    return RuntimeError(
+        "; ".join(lines[-3:])
+        or f"mpiexec exited with {proc.returncode} (stdout: {proc.stdout[-500:]!r})"
+    )
 
 
 def run_for_real(
@@ -270,7 +313,8 @@ def real_runs(
     ``runs``: scheme names, or ``{scheme: {field: value}}`` of per-scheme :class:`RunConfig`
     overrides (``overrides`` apply to all). Returns ``(results, table, not_run)``: the results by
     scheme, :func:`compare_with_simulator`'s table and why, by scheme, of the runs killed from
-    outside (warned). The figure: :func:`codedlib.plots.runtime.real_run_section`.
+    outside (warned). Under ``mpiexec``, consecutive runs of one world size share one job
+    (:func:`run_batch_with_mpiexec`). The figure: :func:`codedlib.plots.runtime.real_run_section`.
     """
     if isinstance(runs, str):
         runs = [runs]
@@ -279,15 +323,25 @@ def real_runs(
         raise ValueError("runs must name at least one scheme, got none")
     import pandas as pd
 
-    results, not_run = {}, {}
-    for s, kw in per_scheme.items():
-        try:
-            results[s] = run_for_real(
-                s, quick=quick, seed=seed, backend=backend, **{**overrides, **(kw or {})}
-            )
-        except KilledFromOutside as err:  # said in the table, the figure and a warning
-            warnings.warn(f"{s}: {err}", RuntimeWarning, stacklevel=3)
-            not_run[s] = str(err)
+    configs = {
+        s: scheme_config(s, quick, seed, **{**overrides, **(kw or {})})
+        for s, kw in per_scheme.items()
+    }
+    results, not_run, pending = {}, {}, list(configs)
+    while pending:
+        if backend == "mpiexec":  # the next runs of one world size: one job
+            sizes = [configs[s].world_size for s in pending]
+            n = next((k for k, w in enumerate(sizes) if w != sizes[0]), len(sizes))
+            done, killed = run_batch_with_mpiexec([configs[s] for s in pending[:n]])
+        else:
+            config = configs[pending[0]]
+            done, killed = [run_for_real(config.scheme, backend=backend, config=config)], None
+        results.update(zip(pending, done))
+        pending = pending[len(done) :]
+        if killed is not None:  # said in the table, the figure and a warning
+            s = pending.pop(0)
+            warnings.warn(f"{s}: {killed}", RuntimeWarning, stacklevel=3)
+            not_run[s] = str(killed)
     table = compare_with_simulator(results, rng=seed) if results else pd.DataFrame()
     return results, table, not_run
 

@@ -223,19 +223,17 @@ def ring_allreduce_finish(ready: ArrayLike, tau: ArrayLike) -> np.ndarray:
 
     ``ready`` is ``(R, N)`` (row = one iteration); ``tau`` the time of one ``p/N`` segment,
     a scalar or one value per row (shape ``(R,)``), so many timing models run in one pass.
+    Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``;
+    ``2(N-1) >= N-1`` rounds carry the slowest worker's ready time round the whole ring, so the
+    last worker ends ``2(N-1)`` taus after it. Bit for bit the round-by-round recursion: the taus
+    are added one at a time, and ``x -> x + tau`` rounds monotonically, so it commutes with max.
     """
-    ready = np.array(ready, dtype=float)  # a copy: updated in place below
-    N = ready.shape[1]
+    ready = np.asarray(ready, dtype=float)
     tau = np.asarray(tau, dtype=float)
-    if tau.ndim == 1:
-        tau = tau[:, None]
-    previous = np.empty_like(ready)
-    for _ in range(2 * (N - 1)):
-        previous[:, 1:] = ready[:, :-1]  # ring predecessor's time (np.roll by one)
-        previous[:, 0] = ready[:, -1]
-        np.maximum(ready, previous, out=ready)
-        ready += tau
-    return ready.max(axis=1) if N > 1 else ready[:, 0]
+    finish = ready.max(axis=1)
+    for _ in range(2 * (ready.shape[1] - 1)):
+        finish = finish + tau
+    return finish
 
 
 def tree_finish(
@@ -259,8 +257,11 @@ def tree_finish(
     survivors = {}
     for layer in range(L - 1, -1, -1):
         groups = ready.reshape(R, n**layer, n)
-        order = np.argsort(groups, axis=2, kind="stable")
-        sorted_ready = np.take_along_axis(groups, order, axis=2)
+        if return_survivors:
+            order = np.argsort(groups, axis=2, kind="stable")
+            sorted_ready = np.take_along_axis(groups, order, axis=2)
+        else:  # the same values without the permutation
+            sorted_ready = np.sort(groups, axis=2, kind="stable")
         done = np.zeros((R, n**layer))
         for m in range(n - s):
             done = np.maximum(done, sorted_ready[:, :, m]) + tau

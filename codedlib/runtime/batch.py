@@ -1,0 +1,35 @@
+"""Several runs in one job: ``mpiexec -n K python -m mpi4py -m codedlib.runtime.batch RUNS.json``.
+
+``RUNS.json`` is a list of :mod:`codedlib.runtime` command lines (each with its own ``--out``)
+for the same ``K`` processes; they run one after the other in the same processes, so start-up
+(imports and argument checks, about 10 s of a 13-process job on 2 cores) and teardown are paid
+once. Each run is timed from its own start as it would be alone. Stops at the first run that
+fails, with its exit code (:mod:`codedlib.runtime.__main__`).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+from pathlib import Path
+
+from codedlib.runtime.__main__ import exit_fast
+from codedlib.runtime.__main__ import main as run_main
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m codedlib.runtime.batch RUNS.json", file=sys.stderr)
+        return 2
+    for run_argv in json.loads(Path(argv[0]).read_text(encoding="utf-8")):
+        code = run_main(list(run_argv))
+        if code:
+            return code
+        gc.freeze()  # the next run's collections skip what this one left (pandas on the root)
+    return 0
+
+
+if __name__ == "__main__":
+    exit_fast(main())
