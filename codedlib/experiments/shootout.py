@@ -30,6 +30,7 @@ from codedlib.schemes.shootout import (
     SCHEMES,
     Shootout,
     _decode_time,
+    _prepare,
     _tree_shares,
     chosen_parameters,
     mpich_allreduce_algorithm,
@@ -182,40 +183,56 @@ def seed_runs(seed: int, setup: Shootout, names: Iterable[str], timed: bool = Fa
     return rows
 
 
-def _over_seeds(setup, names, seeds, executor, timed=False):
-    """:func:`seed_runs` over ``seeds`` (the setup tuned once here, so every process reuses
-    its choices); columns in the order of a summary row, arrays apart."""
-    for name in names:
-        SCHEMES[name].layout(setup)  # tune once (cached on the setup that travels)
+def _prepared(index: int, setups: list, names: list) -> dict:
+    """The measure that tunes ``setups[index]`` for its ``names`` (and computes their seed-free
+    parts, :func:`~codedlib.schemes.shootout._prepare`): the setup's cache."""
+    setup = setups[index]
+    _prepare(setup, names[index])
+    return {"cache": setup.__dict__["_cache"]}
+
+
+def _planned_runs(task: int, setups: list, names: list, plan: list, timed: bool) -> list[dict]:
+    """The measure of the (setup, seed) pair ``plan[task]``: :func:`seed_runs`."""
+    i, seed = plan[task]
+    return seed_runs(seed, setups[i], names[i], timed)
+
+
+def _over_setups(setups, names, seeds, executor, timed=False):
+    """:func:`seed_runs` of every setup (its scheme ``names``) and seed through ``over_seeds``:
+    the setups tuned at once (their caches travel back), then every (setup, seed) pair; per
+    setup, columns in the order of a summary row, arrays apart."""
+    index = range(len(setups))
+    tuned = over_seeds(
+        _prepared, index, executor=executor, desc="tuning", setups=setups, names=names
+    )
+    for setup, cache in zip(setups, tuned["cache"]):
+        setup.__dict__.setdefault("_cache", {}).update(cache)
+    plan = [(i, seed) for i in index for seed in seeds]
     runs = over_seeds(
-        seed_runs,
-        seeds,
+        _planned_runs,
+        range(len(plan)),
         executor=executor,
-        desc=setup.cluster.name,
-        setup=setup,
+        desc=setups[0].cluster.name if len(setups) == 1 else "settings x seeds",
+        setups=setups,
         names=names,
+        plan=plan,
         timed=timed,
     )
+    which = np.array([plan[k][0] for k in runs["seed"]])
+    runs["seed"] = [plan[k][1] for k in runs["seed"]]
     runs.insert(1, "seed", runs.pop("seed"))
     runs.insert(0, "scheme", runs.pop("scheme"))
-    arrays = runs[["scheme", "seed", "times", "gaps"]]
-    return runs.drop(columns=["times", "gaps"]), arrays
+    out = []
+    for i in index:
+        part = runs[which == i].reset_index(drop=True)
+        out.append(
+            (part.drop(columns=["times", "gaps"]), part[["scheme", "seed", "times", "gaps"]])
+        )
+    return out
 
 
-def ranking(
-    cluster: ClusterModel | Shootout,
-    schemes: Sequence[str] | None = None,
-    seeds: int | Iterable[int] = 5,
-    executor: Executor = None,
-    **setup_options: Any,
-) -> Ranking:
-    """Run every scheme (default: all that apply) on ``cluster`` (or a ``Shootout``, whose
-    tuned choices are reused) for each of at least 2 seeds and rank them; ``setup_options`` go
-    to :class:`~codedlib.schemes.shootout.Shootout`."""
-    seeds = _seeds(seeds)
-    setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
-    names = _applicable(setup, schemes)
-    runs, arrays = _over_seeds(setup, names, seeds, executor)
+def _ranked(setup, runs, arrays) -> Ranking:
+    """The :class:`Ranking` of one setup's runs."""
     traj = [
         pd.DataFrame(
             {
@@ -236,6 +253,29 @@ def ranking(
     table["paper"] = table.scheme.map(lambda s: SCHEMES[s].paper)
     table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
     return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
+
+
+def _rankings(setups, schemes, seeds, executor=None) -> list[Ranking]:
+    """:func:`ranking` of each setup, every setup and seed through one pool."""
+    seeds = _seeds(seeds)
+    names = [_applicable(setup, schemes) for setup in setups]
+    runs = _over_setups(setups, names, seeds, executor)
+    return [_ranked(setup, *r) for setup, r in zip(setups, runs)]
+
+
+def ranking(
+    cluster: ClusterModel | Shootout,
+    schemes: Sequence[str] | None = None,
+    seeds: int | Iterable[int] = 5,
+    executor: Executor = None,
+    **setup_options: Any,
+) -> Ranking:
+    """Run every scheme (default: all that apply) on ``cluster`` (or a ``Shootout``, whose
+    tuned choices are reused) for each of at least 2 seeds and rank them; ``setup_options`` go
+    to :class:`~codedlib.schemes.shootout.Shootout`."""
+    seeds = _seeds(seeds)
+    setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
+    return _rankings([setup], schemes, seeds, executor)[0]
 
 
 #: The columns of the ranking table notebook 06 shows.
@@ -385,17 +425,26 @@ def regime_map(
 ) -> RegimeMap:
     """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
     (module docstring)."""
+    grid = _grid(base, x_axis, x_values, y_axis, y_values)
+    setups = [Shootout(cluster, **setup_options) for *_, cluster in grid]
+    return _regime_map(base, x_axis, y_axis, grid, _rankings(setups, schemes, seeds))
+
+
+def _grid(base, x_axis, x_values, y_axis, y_values):
+    """The (x, y, cluster) cells of a map, row by row."""
     if x_axis == y_axis:
         raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
-    cells, all_runs = [], []
-    for y in y_values:
-        for x in x_values:
-            cluster = apply_axis(apply_axis(base, x_axis, x), y_axis, y)
-            result = ranking(cluster, schemes, seeds, **setup_options)
-            all_runs.append(result.runs.assign(x=x, y=y))
-            cells.append(_cell(x, y, result.table))
-    runs = pd.concat(all_runs, ignore_index=True)
-    return RegimeMap(x_axis, y_axis, base, pd.DataFrame(cells), runs)
+    return [
+        (x, y, apply_axis(apply_axis(base, x_axis, x), y_axis, y))
+        for y in y_values
+        for x in x_values
+    ]
+
+
+def _regime_map(base, x_axis, y_axis, grid, rankings) -> RegimeMap:
+    cells = [_cell(x, y, r.table) for (x, y, _), r in zip(grid, rankings)]
+    runs = [r.runs.assign(x=x, y=y) for (x, y, _), r in zip(grid, rankings)]
+    return RegimeMap(x_axis, y_axis, base, pd.DataFrame(cells), pd.concat(runs, ignore_index=True))
 
 
 #: Notebook 06's four maps: key -> (title, figure name, x axis, x setting, y axis, y setting).
@@ -439,22 +488,20 @@ def regime_maps(
     reference: ClusterModel, settings: dict, seeds: int | Iterable[int], max_iter: int
 ) -> dict[str, RegimeMap]:
     """Notebook 06's :data:`MAPS` on ``reference`` at the grids of ``settings`` (a
-    :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations."""
-    maps = {}
+    :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations; every
+    cell of the four maps and seed through one pool."""
+    grids, setups = {}, []
     for key, (_, _, x_axis, x_key, y_axis, y_key) in MAPS.items():
         gamma = {"family": "gamma", "shape": 0.3} if key == "c" else {}
         base = reference.with_(name=f"map ({key})", **gamma)
-        maps[key] = regime_map(
-            base,
-            x_axis,
-            settings[x_key],
-            y_axis,
-            settings[y_key],
-            schemes=MAP_SCHEMES,
-            seeds=seeds,
-            max_iter=200 if key == "d" else max_iter,
-        )
-    return maps
+        grids[key] = base, _grid(base, x_axis, settings[x_key], y_axis, settings[y_key])
+        iterations = 200 if key == "d" else max_iter
+        setups += [Shootout(cluster, max_iter=iterations) for *_, cluster in grids[key][1]]
+    rankings = iter(_rankings(setups, MAP_SCHEMES, seeds))
+    return {
+        key: _regime_map(base, MAPS[key][2], MAPS[key][4], grid, [next(rankings) for _ in grid])
+        for key, (base, grid) in grids.items()
+    }
 
 
 # ------------------------------------------------------------------------------ papers
@@ -675,13 +722,17 @@ def paper_headlines(
     """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper (``base``'s
     network and workload)."""
     points = paper_operating_points().set_index("paper")
-    rankings, rows = {}, []
-    for key, item, quantity, slower, faster, metric, paper, words in HEADLINES:
+    setups = {}
+    for key, *_ in HEADLINES:
         name = _PAPER_NAMES[key]
-        if name not in rankings:
+        if name not in setups:
             cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
             options = {**setup_options, **PAPER_SETUPS.get(name, {})}
-            rankings[name] = ranking(cluster, None, seeds, **options)
+            setups[name] = Shootout(cluster, **options)
+    rankings = dict(zip(setups, _rankings(list(setups.values()), None, seeds)))
+    rows = []
+    for key, item, quantity, slower, faster, metric, paper, words in HEADLINES:
+        name = _PAPER_NAMES[key]
         by = paired(rankings[name].runs, metric)
         a, b = by[slower], by[faster]
         ok = np.all(np.isfinite(a)) and np.all(np.isfinite(b))
@@ -753,13 +804,16 @@ def scale_study(
     stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
     runs, trees = [], []
     seed_list = _seeds(seeds)
-    for N in n_values:
-        setup = Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
-        names = _applicable(setup, schemes)
-        rows, _ = _over_seeds(setup, names, seed_list, executor, timed=True)
+    setups = [
+        Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
+        for N in n_values
+    ]
+    names = [_applicable(setup, schemes) for setup in setups]
+    all_rows = _over_setups(setups, names, seed_list, executor, timed=True)
+    for N, setup, setup_names, (rows, _) in zip(n_values, setups, names, all_rows):
         wall = rows.pop("wall_seconds")
         runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
-        if "cr" in names:
+        if "cr" in setup_names:
             lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
             trees.append(
                 {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}

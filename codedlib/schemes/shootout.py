@@ -255,6 +255,7 @@ class Shootout:
         N = self.cluster.n_workers
         if self.problem is None:
             object.__setattr__(self, "problem", shootout_problem(N))
+            self.__dict__["_default_problem"] = True
         elif not isinstance(self.problem, LeastSquares):
             raise TypeError(f"problem must be a LeastSquares, got {type(self.problem).__name__}")
         for name, low in (
@@ -286,6 +287,19 @@ class Shootout:
         if not self.history * self.xi < 1:
             raise ValueError(f"xi must satisfy history * xi < 1, got xi={self.xi}")
 
+    def __getstate__(self):
+        # the default problem travels as its recipe (seeded: rebuilt bit for bit), so a
+        # process gets the setting and its cache, not N * 8 rows
+        state = self.__dict__.copy()
+        if state.get("_default_problem"):
+            state["problem"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.problem is None:
+            self.__dict__["problem"] = shootout_problem(self.cluster.n_workers)
+
     @property
     def n_workers(self) -> int:
         return self.cluster.n_workers
@@ -298,7 +312,7 @@ class Shootout:
         shared = {
             k: v
             for k, v in self.__dict__.get("_cache", {}).items()
-            if k in ("smoothness", "f_star") or (isinstance(k, tuple) and k[0] == "gd_gaps")
+            if k in ("smoothness", "f_star", "f0") or (isinstance(k, tuple) and k[0] == "gd_gaps")
         }
         other.__dict__["_cache"] = dict(shared)
         return other
@@ -326,7 +340,7 @@ class Shootout:
         return np.zeros(self.problem.dim)
 
     def relative_gap(self, theta: np.ndarray) -> float:
-        f0 = self.problem.loss(self.theta0) - self.f_star
+        f0 = _cached(self, "f0", lambda: self.problem.loss(self.theta0) - self.f_star)
         return (self.problem.loss(theta) - self.f_star) / f0
 
 
@@ -885,7 +899,7 @@ def _range_gradients(problem, theta, first, rows):
 
 def _run_event(setup, scheme, lay, factors, seed):
     """DSAG Section V-A coordinator (deadline rule) with a single-port master, vectorised."""
-    c, problem = setup.cluster, setup.problem
+    c, problem, tau = setup.cluster, setup.problem, setup.cluster.message_time
     N, w, margin, method = setup.n_workers, lay["w"], lay["margin"], lay["method"]
     # sub-partition boundaries: worker i's rows split evenly into p_i parts (DSAG eq. 5)
     # (even_partition of each worker's rows, for all workers at once: the larger parts first)
@@ -920,7 +934,7 @@ def _run_event(setup, scheme, lay, factors, seed):
         order = np.argsort(arrive, kind="stable")
         a = arrive[order]
         finite = np.isfinite(a)  # never-sent results sort last
-        recv = _port_schedule(a, c.message_time, port_free)
+        recv = _port_schedule(a, tau, port_free)
         T_w = recv[np.flatnonzero((order >= N) & finite)[w - 1]]  # the w-th fresh result
         deadline = T_w + margin * (T_w - start)
         delivered_sorted = finite & (a <= deadline)
@@ -985,56 +999,81 @@ def _group_smoothness(setup, n_groups):
     return np.array(top), bounds
 
 
+def _lazy_trajectory(setup, G, xi, D, T):
+    """The lazy engine's seed-free part, cached per setup: the groups eq. (17) selects at
+    each of ``T`` iterations ``(T, G)`` and the gaps (the selection never sees the clock)."""
+
+    def compute():
+        problem = setup.problem
+        L_total = problem.n_samples * setup.smoothness
+        alpha = lag_stepsize(L_total, xi, D) if xi > 0 else 1.0 / L_total
+        L_g, gbounds = _group_smoothness(setup, G)
+        coef = xi / (alpha**2 * G**2)
+        theta = setup.theta0.copy()
+        theta_hat = np.repeat(theta[None, :], G, axis=0)
+        stale = np.zeros((G, problem.dim))
+        steps: list[float] = []
+        selected, gaps = np.zeros((T, G), dtype=bool), [setup.relative_gap(theta)]
+        for k in range(T):
+            if k == 0 or xi == 0.0:
+                chosen = np.ones(G, dtype=bool)
+            else:
+                diff = theta_hat - theta[None, :]
+                rhs = coef * (sum(steps[-D:]) if steps else 0.0)
+                chosen = L_g**2 * np.einsum("ij,ij->i", diff, diff) > rhs
+            if chosen.any():
+                grads = problem.partition_gradients(theta, gbounds)
+                stale[chosen] = grads[chosen]
+                theta_hat[chosen] = theta
+            selected[k] = chosen
+            new_theta = theta - alpha * stale.sum(axis=0)
+            step = new_theta - theta
+            steps.append(float(step @ step))
+            theta = new_theta
+            gaps.append(setup.relative_gap(theta))
+        return selected, np.array(gaps)
+
+    return _cached(setup, ("lazy", G, xi, D, T), compute)
+
+
 def _run_lazy(setup, scheme, lay, factors, seed):
     """LAGC Algorithm 1 over groups (LAG: groups of one; G-LAG/G-GD: no coding)."""
-    c, problem = setup.cluster, setup.problem
+    c = setup.cluster
     G, n_g = lay["groups"], lay["group_size"]
-    need, xi, D = lay["need"], lay["xi"], lay["history"]
-    L_total = problem.n_samples * setup.smoothness
-    alpha = lag_stepsize(L_total, xi, D) if xi > 0 else 1.0 / L_total
-    L_g, gbounds = _group_smoothness(setup, G)
-    coef = xi / (alpha**2 * G**2)
-    theta = setup.theta0.copy()
-    theta_hat = np.repeat(theta[None, :], G, axis=0)
-    stale = np.zeros((G, problem.dim))
-    steps: list[float] = []
+    need, tau = lay["need"], c.message_time
     T = factors.shape[0]
-    times, gaps = np.zeros(T), [setup.relative_gap(theta)]
-    messages, numbers, shares = np.zeros(T), np.zeros(T), np.zeros(T)
+    selected, gaps = _lazy_trajectory(setup, G, lay["xi"], lay["history"], T)
+    times, messages, numbers, shares = np.zeros(T), np.zeros(T), np.zeros(T), np.zeros(T)
     comp = c.compute_times(lay["shares"], T, factors=factors).reshape(T, G, n_g)
     for k in range(T):
-        if k == 0 or xi == 0.0:
-            chosen = np.ones(G, dtype=bool)
-        else:
-            diff = theta_hat - theta[None, :]
-            rhs = coef * (sum(steps[-D:]) if steps else 0.0)
-            chosen = L_g**2 * np.einsum("ij,ij->i", diff, diff) > rhs
+        chosen = selected[k]
         if chosen.any():
-            grads = problem.partition_gradients(theta, gbounds)
-            stale[chosen] = grads[chosen]
-            theta_hat[chosen] = theta
             ready = np.where(chosen[:, None], comp[k], np.inf)
             # the port is done when every chosen group has `need` messages in
             quota = np.partition(ready[chosen], need - 1, axis=1)[:, need - 1].max()
             flat = ready.ravel()
             n_in = int((flat <= quota).sum())
-            times[k] = (
-                port_receive(flat, n_in, c.message_time)
-                + _decode_time(c, need, None) * chosen.sum()
-            )
+            times[k] = port_receive(flat, n_in, tau) + _decode_time(c, need, None) * chosen.sum()
             messages[k] = n_in
         n_sel = int(chosen.sum())
         numbers[k] = (messages[k] + n_sel * n_g) * c.workload.dim
         shares[k] = n_sel * n_g * lay["stored"]
-        new_theta = theta - alpha * stale.sum(axis=0)
-        step = new_theta - theta
-        steps.append(float(step @ step))
-        theta = new_theta
-        gaps.append(setup.relative_gap(theta))
-    return SchemeRun(scheme.name, seed, times, np.array(gaps), messages, numbers, shares, lay)
+    return SchemeRun(scheme.name, seed, times, gaps, messages, numbers, shares, lay)
 
 
 _ENGINES = {"exact": _run_exact, "sgd": _run_sgd, "event": _run_event, "lazy": _run_lazy}
+
+
+def _prepare(setup: Shootout, names: Sequence[str]) -> None:
+    """Tune the schemes ``names`` at ``setup`` and compute their seed-free parts (GD's and the
+    lazy engine's trajectories) once, cached on the setup every seed's process gets."""
+    for name in names:
+        scheme = SCHEMES[name]
+        lay = scheme.layout(setup)
+        if scheme.engine == "exact":
+            _gd_trajectory(setup, setup.max_iter)
+        elif scheme.engine == "lazy":
+            _lazy_trajectory(setup, lay["groups"], lay["xi"], lay["history"], setup.max_iter)
 
 
 def simulate(
