@@ -136,7 +136,8 @@ def test_beyond_tolerance_error_reaches_the_notebook():
 @pytest.mark.timeout(120)
 def test_runs_of_one_world_size_share_one_job(monkeypatch):
     """real_runs: consecutive runs of one world size are one mpiexec job
-    (codedlib.runtime.batch), each result its own run; a failing run of a job raises."""
+    (codedlib.runtime.batch), each result its own run; a failing run ends its job, which
+    returns the runs before it and the error, and real_runs raises it."""
     import codedlib.runtime.notebook as nbmod
 
     jobs, batch = [], nbmod.run_batch_with_mpiexec
@@ -152,8 +153,12 @@ def test_runs_of_one_world_size_share_one_job(monkeypatch):
     assert list(results) == list(table["name"]) == ["gc", "umw", "cr"] and not not_run
     assert all(len(r.iterations) == 4 for r in results.values())
     frozen = scheme_config("gc", freeze="0@1,2@1", timeout=1.0, **fast)
+    done, error = batch([scheme_config("umw", **fast), frozen, scheme_config("gc", **fast)])
+    assert [r.meta["scheme"] for r in done] == ["umw"]
+    assert isinstance(error, RuntimeError)
+    assert "needs results from 2 of its 3 workers" in str(error)
     with pytest.raises(RuntimeError, match="needs results from 2 of its 3 workers"):
-        batch([scheme_config("umw", **fast), frozen, scheme_config("gc", **fast)])
+        nbmod.real_runs({"umw": {}, "gc": {"freeze": "0@1,2@1", "timeout": 1.0}}, **fast)
 
 
 @needs_mpi

@@ -197,3 +197,22 @@ def test_quick_real_run_matches_the_shootout_simulator():
         assert np.array_equal(injected, cluster.compute_times(shares, 8, rng=1))
         # the registry's single-port replay is the shoot-out's star timing minus decoding
         assert row["replayed_mean"] == pytest.approx(row["predicted_mean"], rel=1e-3)
+
+
+def test_a_failed_run_is_a_row_and_the_next_scheme_gets_its_own_job(monkeypatch):
+    """real_vs_predicted runs the schemes in one mpiexec job; when a run fails, its row says
+    why and the schemes after it run in a new job."""
+    import codedlib.runtime.notebook as nbmod
+
+    jobs = []
+
+    def failing_batch(configs):
+        jobs.append([c.scheme for c in configs])
+        return [], RuntimeError(f"boom {len(jobs)}\nmore")
+
+    monkeypatch.setattr(nbmod, "run_batch_with_mpiexec", failing_batch)
+    with pytest.warns(RuntimeWarning, match="boom"):
+        result = real_vs_predicted(real_cluster(4), schemes=["umw", "gc"], iterations=4)
+    assert jobs == [["umw", "gc"], ["gc"]]
+    assert list(result.frame.status) == ["not run: boom 1", "not run: boom 2"]
+    assert result.results == {}

@@ -4,7 +4,8 @@
 for the same ``K`` processes; they run one after the other in the same processes, so start-up
 (imports and argument checks, about 10 s of a 13-process job on 2 cores) and teardown are paid
 once. Each run is timed from its own start as it would be alone. Stops at the first run that
-fails, with its exit code (:mod:`codedlib.runtime.__main__`).
+fails, with its exit code (:mod:`codedlib.runtime.__main__`); ``RUNS.done`` holds the number of
+runs that succeeded (a failed run may have saved its results too).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from codedlib.runtime.__main__ import exit_fast
+from mpi4py import MPI
+
+from codedlib.atomic import write_text_atomic
 from codedlib.runtime.__main__ import main as run_main
 
 
@@ -23,13 +26,16 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m codedlib.runtime.batch RUNS.json", file=sys.stderr)
         return 2
-    for run_argv in json.loads(Path(argv[0]).read_text(encoding="utf-8")):
+    runs = Path(argv[0])
+    for done, run_argv in enumerate(json.loads(runs.read_text(encoding="utf-8")), 1):
         code = run_main(list(run_argv))
         if code:
             return code
+        if MPI.COMM_WORLD.Get_rank() == 0:
+            write_text_atomic(runs.with_suffix(".done"), str(done))
         gc.freeze()  # the next run's collections skip what this one left (pandas on the root)
     return 0
 
 
 if __name__ == "__main__":
-    exit_fast(main())
+    sys.exit(main())

@@ -30,7 +30,7 @@ from codedlib.runtime.traces import RunResult
 from codedlib.runtime.validation import compare_with_simulator
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
     import pandas as pd
     from ipyparallel import DirectView
@@ -48,6 +48,7 @@ __all__ = [
     "run_with_mpiexec",
     "real_run_table",
     "real_runs",
+    "run_all",
     "run_batch_with_mpiexec",
     "scheme_config",
 ]
@@ -209,12 +210,12 @@ def run_with_mpiexec(config: RunConfig, out_dir: str | os.PathLike | None = None
 
 def run_batch_with_mpiexec(
     configs: Sequence[RunConfig],
-) -> tuple[list[RunResult], KilledFromOutside | None]:
+) -> tuple[list[RunResult], RuntimeError | None]:
     """Run ``configs`` (one world size) one after the other in one ``mpiexec`` job
     (:mod:`codedlib.runtime.batch`: the processes start once). Returns the results of the runs
-    that completed, in order, and, if a rank was SIGKILLed from outside, the error of the run
-    it ended (the later runs did not start). Other failures raise ``RuntimeError`` as
-    :func:`run_with_mpiexec`; the job is killed after the sum of the runs' limits."""
+    that completed, in order, and the error that ended the job early (:class:`KilledFromOutside`
+    if a rank was SIGKILLed from outside; the later runs did not start), or None. The job is
+    killed after the sum of the runs' limits."""
     sizes = sorted({c.world_size for c in configs})
     if len(sizes) != 1:
         raise ValueError(f"configs must share one world size, got world sizes {sizes}")
@@ -224,19 +225,50 @@ def run_batch_with_mpiexec(
         argvs = [[*c.cli_args(), "--out", str(o), "--quiet"] for c, o in zip(configs, outs)]
         runs.write_text(json.dumps(argvs), encoding="utf-8")
         timeout = sum(c.timeout * 2 + 60 for c in configs)
-        proc = _mpiexec_job(sizes[0], ["codedlib.runtime.batch", str(runs)], timeout)
-        results = []
-        for out in outs:
-            if not (out / "run.json").exists():
-                break
-            results.append(RunResult.load(out))
-        if proc.returncode == 0 and len(results) == len(configs):
-            return results, None
-        if len(results) < len(configs) and killed_from_outside(
-            proc, outs[len(results)] / "run.json"
-        ):
-            return results, _killed(proc)
-        raise _job_error(proc)
+        try:
+            proc, error = (
+                _mpiexec_job(sizes[0], ["codedlib.runtime.batch", str(runs)], timeout),
+                None,
+            )
+        except RuntimeError as err:  # the time limit
+            proc, error = None, err
+        done = runs.with_suffix(".done")
+        n_ok = int(done.read_text(encoding="utf-8")) if done.exists() else 0
+        results = [RunResult.load(out) for out in outs[:n_ok]]
+        if proc is not None and (proc.returncode != 0 or n_ok < len(configs)):
+            killed = n_ok < len(configs) and killed_from_outside(proc, outs[n_ok] / "run.json")
+            error = _killed(proc) if killed else _job_error(proc)
+        return results, error
+
+
+def run_all(
+    configs: Mapping[str, RunConfig],
+    backend: str = "mpiexec",
+    tolerate: tuple[type[Exception], ...] = (KilledFromOutside,),
+) -> tuple[dict[str, RunResult], dict[str, Exception]]:
+    """Run ``configs`` (by name) for real, in order; under ``mpiexec``, consecutive runs of one
+    world size share one job (:func:`run_batch_with_mpiexec`). Returns the results and the
+    errors by name: a run that fails with one of ``tolerate`` is reported and the others go on;
+    any other failure raises."""
+    results, errors, pending = {}, {}, list(configs)
+    while pending:
+        if backend == "mpiexec":
+            sizes = [configs[s].world_size for s in pending]
+            n = next((k for k, w in enumerate(sizes) if w != sizes[0]), len(sizes))
+            done, error = run_batch_with_mpiexec([configs[s] for s in pending[:n]])
+        else:
+            config = configs[pending[0]]
+            try:
+                done, error = [run_for_real(config.scheme, backend=backend, config=config)], None
+            except Exception as exc:  # tolerated or raised below
+                done, error = [], exc
+        results.update(zip(pending, done))
+        pending = pending[len(done) :]
+        if error is not None:
+            if not pending or not isinstance(error, tolerate):
+                raise error
+            errors[pending.pop(0)] = error
+    return results, errors
 
 
 def _mpiexec_job(n_procs: int, module_args: list[str], timeout: float):
@@ -313,8 +345,7 @@ def real_runs(
     ``runs``: scheme names, or ``{scheme: {field: value}}`` of per-scheme :class:`RunConfig`
     overrides (``overrides`` apply to all). Returns ``(results, table, not_run)``: the results by
     scheme, :func:`compare_with_simulator`'s table and why, by scheme, of the runs killed from
-    outside (warned). Under ``mpiexec``, consecutive runs of one world size share one job
-    (:func:`run_batch_with_mpiexec`). The figure: :func:`codedlib.plots.runtime.real_run_section`.
+    outside (warned). Runs through :func:`run_all`. The figure: :func:`codedlib.plots.runtime.real_run_section`.
     """
     if isinstance(runs, str):
         runs = [runs]
@@ -327,21 +358,10 @@ def real_runs(
         s: scheme_config(s, quick, seed, **{**overrides, **(kw or {})})
         for s, kw in per_scheme.items()
     }
-    results, not_run, pending = {}, {}, list(configs)
-    while pending:
-        if backend == "mpiexec":  # the next runs of one world size: one job
-            sizes = [configs[s].world_size for s in pending]
-            n = next((k for k, w in enumerate(sizes) if w != sizes[0]), len(sizes))
-            done, killed = run_batch_with_mpiexec([configs[s] for s in pending[:n]])
-        else:
-            config = configs[pending[0]]
-            done, killed = [run_for_real(config.scheme, backend=backend, config=config)], None
-        results.update(zip(pending, done))
-        pending = pending[len(done) :]
-        if killed is not None:  # said in the table, the figure and a warning
-            s = pending.pop(0)
-            warnings.warn(f"{s}: {killed}", RuntimeWarning, stacklevel=3)
-            not_run[s] = str(killed)
+    results, errors = run_all(configs, backend)
+    for s, err in errors.items():  # killed from outside: said in the table, figure and a warning
+        warnings.warn(f"{s}: {err}", RuntimeWarning, stacklevel=3)
+    not_run = {s: str(err) for s, err in errors.items()}
     table = compare_with_simulator(results, rng=seed) if results else pd.DataFrame()
     return results, table, not_run
 

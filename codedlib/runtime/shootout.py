@@ -3,7 +3,8 @@
 The MPI-run part of notebook 06 (claims in :mod:`codedlib.experiments.shootout_mpi`). Every
 shoot-out scheme with an MPI engine (``runtime`` field of
 :data:`~codedlib.schemes.shootout.SCHEMES`) runs on a root and ``N = 12`` workers (CodedReduce
-on the (3, 2) tree), one at a time (:func:`codedlib.runtime.notebook.run_with_mpiexec`).
+on the (3, 2) tree), one after the other, those of one world size in one `mpiexec` job
+(:func:`codedlib.runtime.notebook.run_all`).
 **Injected**: each task's computation time, ``cluster.compute_times`` of the scheme's shares on
 the draws ``cluster.factors(T, seed)``, slept after the real gradient
 (``RunConfig(delays_file=...)``), and ``t_c`` per received message (CR Sec. III-C; a ring
@@ -307,10 +308,25 @@ def real_vs_predicted(
             raise ValueError(
                 f"schemes: {name!r} does not apply at N={cluster.n_workers}, got schemes={names}"
             )
+    from codedlib.runtime.notebook import run_all
+
     factors = cluster.factors(iterations, seed)
     out = RealVsPredicted(pd.DataFrame(), cluster)
     with tempfile.TemporaryDirectory(prefix="shootout-mpi-") as tmp:
-        rows = [_one_scheme(setup, name, seed, factors, Path(tmp), out) for name in names]
+        runs = {name: _prepare(setup, name, seed, factors, Path(tmp)) for name in names}
+        # one mpiexec job for the runs of one world size; a failed run is a row, not an error
+        results, errors = run_all(
+            {n: r["config"] for n, r in runs.items()}, tolerate=(RuntimeError,)
+        )
+    rows = []
+    for name, run in runs.items():
+        if (err := errors.get(name)) is not None:  # KilledFromOutside, timeouts, failures
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            warnings.warn(f"{name}: {reason}", RuntimeWarning, stacklevel=2)
+            rows.append({**run["row"], "status": f"not run: {reason}"})
+        else:
+            out.results[name] = results[name]
+            rows.append(_finish(setup, name, run, results[name]))
     out.frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
     return out
 
@@ -336,9 +352,9 @@ FRAME_COLUMNS = [
 ]
 
 
-def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> dict:
-    from codedlib.runtime.notebook import run_with_mpiexec
-
+def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
+    """A scheme's run config, its injected delays, the simulator's prediction and the row's
+    fields known before the run."""
     scheme = SHOOTOUT_SCHEMES[name]
     injection = scheme_injection(setup, name, seed, factors)
     n_run = int(scheme.layout(setup).get("tree_workers", setup.n_workers))
@@ -367,12 +383,14 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
         "t_c": injection.t_c,
         "method": _method(setup, name),
     }
-    try:
-        result = run_with_mpiexec(config)
-    except RuntimeError as err:  # KilledFromOutside (after the retries), timeouts, failures
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-        warnings.warn(f"{name}: {reason}", RuntimeWarning, stacklevel=3)
-        return {**row, "status": f"not run: {reason}"}
+    sim = run if scheme.engine not in ("exact", "sgd") and name != "mpi-allreduce" else None
+    return {"config": config, "row": row, "injection": injection, "n_run": n_run, "sim": sim}
+
+
+def _finish(setup, name, prepared, result) -> dict:
+    """The row of a scheme whose run completed: measured against predicted."""
+    scheme, row, run = SHOOTOUT_SCHEMES[name], prepared["row"], prepared["sim"]
+    injection, n_run = prepared["injection"], prepared["n_run"]
     injected = np.asarray(result.meta["delays"], dtype=float)
     if not np.array_equal(injected, injection.delays[:, :n_run]):
         raise RuntimeError(f"{name}: the run injected other delays than the cluster's")
@@ -393,7 +411,6 @@ def _one_scheme(setup, name, seed, factors, tmp: Path, out: RealVsPredicted) -> 
             f"{real.size} iterations"
         )
     mean, low, high = mean_interval(measured)
-    out.results[name] = result
     return {
         **row,
         "iterations": measured.size,
