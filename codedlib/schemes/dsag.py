@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
-from codedlib.latency.event_driven import SEMANTICS, simulate_event_driven
+from codedlib.latency.event_driven import SEMANTICS, _check_inputs, _simulate_checked
 from codedlib.latency.traces import REQUIRED_COLUMNS
 from codedlib.problems import PCA, Problem
 
@@ -277,13 +277,18 @@ class _ContributionSimulator:
     n_local: np.ndarray
     semantics: str = "reference"
     n_evaluations: int = 0
+    reference: bool = field(init=False)
+
+    def __post_init__(self):
+        # the latencies of any p >= 1 are finite and >= 0 iff those of p = 1 are: checked once
+        _, self.w, self.margin, _, self.reference, _ = _check_inputs(
+            self.comm + self.comp_full, self.w, self.margin, None, self.semantics
+        )
 
     def participation(self, p):
         self.n_evaluations += 1
         lat = self.comm + self.comp_full / p
-        return simulate_event_driven(
-            lat, self.w, self.margin, semantics=self.semantics
-        ).participation
+        return _simulate_checked(lat, self.w, self.margin, self.reference).participation
 
     def contribution(self, p):
         return contribution(self.participation(p), p, self.n_local)
@@ -609,7 +614,7 @@ class _Coordinator:
 
     def gradient(self, theta, lo, hi):
         """``problem.partial_gradient(theta, lo, hi)`` of a checked iterate and range."""
-        return np.asarray(self.problem._grad_terms(theta, slice(lo, hi)), dtype=float)
+        return self.problem._grad_terms(theta, slice(lo, hi))
 
     # -- workers -------------------------------------------------------------------------
     def start_task(self, i, t, at):
