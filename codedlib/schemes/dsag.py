@@ -737,7 +737,8 @@ class _Coordinator:
         self.factors = options.factors(self.now, t, self.n_workers).tolist()
         if self.balancer is not None:
             self.rebalance()
-        self.checked_theta = self.problem._theta(self.theta)  # checked once per iterate
+        # checked once per iterate; a copy, as tasks use it after later callbacks and projections
+        self.checked_theta = self.problem._theta(self.theta).copy()
         self.hand_out(t)
         n_fresh, n_stale, sgd_sum, sgd_covered, self.now = self.collect(t)
         estimate = (
