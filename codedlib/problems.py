@@ -375,9 +375,10 @@ class PCA(Problem):
         return self.n_samples * data + 0.5 * Xr.shape[0] * (theta @ theta)
 
     def _grad_terms(self, theta, rows):
-        V = theta.reshape(self.X.shape[1], self.k)
+        n, d = self.X.shape
         Xr = self.X[rows]
-        return (-self.n_samples * (Xr.T @ (Xr @ V)) + Xr.shape[0] * V).ravel()
+        V = theta.reshape(d, self.k)
+        return (-n * (Xr.T @ (Xr @ V)) + Xr.shape[0] * V).ravel()
 
     @staticmethod
     def project(theta_or_V: ArrayLike, d: int | None = None, k: int | None = None) -> np.ndarray:

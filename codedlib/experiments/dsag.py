@@ -15,6 +15,7 @@ Reference: severinson2023dsag.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -500,12 +501,12 @@ def timed_bursts(
             t += rng.exponential(mean_duration if state else mean_normal)
             flips.append(t)
             state = not state
-        switches.append((first, np.array(flips)))
+        switches.append((first, flips))
 
     def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         out = np.ones(n_workers)
         for i, (first, flips) in enumerate(switches):
-            in_burst = first ^ bool(np.searchsorted(flips, time, side="right") % 2)
+            in_burst = first ^ bool(bisect.bisect_right(flips, time) % 2)
             if in_burst:
                 out[i] = factor
         return out

@@ -180,6 +180,17 @@ def simulate_event_driven(
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
 
+def _simulate_checked(lat, w, margin, reference) -> EventDrivenResult:
+    """:func:`simulate_event_driven` of inputs as :func:`_check_inputs` returns them (a
+    C-contiguous float (replicas, n_iterations, N) array), every worker idle at time 0."""
+    replicas, n_iterations, n_workers = lat.shape
+    busy = np.zeros((replicas, n_workers))
+    iteration_end, fresh = np.empty((replicas, n_iterations)), np.zeros(lat.shape, bool)
+    busy_out = np.empty(busy.shape)
+    _event_driven_kernel()(lat, w, margin, busy, reference, iteration_end, fresh, busy_out)
+    return EventDrivenResult(iteration_end, fresh, busy_out)
+
+
 def simulate_event_driven_heapq(
     task_latency: ArrayLike,
     w: int,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
-from codedlib.latency.event_driven import SEMANTICS, simulate_event_driven
+from codedlib.latency.event_driven import SEMANTICS, _check_inputs, _simulate_checked
 from codedlib.latency.traces import REQUIRED_COLUMNS
 from codedlib.problems import PCA, Problem
 
@@ -171,11 +171,25 @@ class GradientCache:
                 f"sample range must satisfy 0 <= start < stop <= {self.n_samples}, "
                 f"got start={start}, stop={stop}"
             )
+        slots = self._admit(start, stop, iteration)
+        if slots is None:
+            return False
+        self._store(slots, start, stop, iteration, value)
+        return True
+
+    def _admit(self, start, stop, iteration):
+        """The slots ``(lo, hi)`` of the entries a checked range would evict, or None (counted)
+        if an overlapping entry is at least as recent."""
         lo, hi = self._overlapping(start, stop)
         for _s, _e, t, _ in self._entries[lo:hi]:
             if t >= iteration:
                 self.n_rejected += 1
-                return False
+                return None
+        return lo, hi
+
+    def _store(self, slots, start, stop, iteration, value):
+        """Replace the entries in ``slots`` (from :meth:`_admit`) by ``value``."""
+        lo, hi = slots
         value = np.asarray(value, dtype=float)
         for s, e, _t, y in self._entries[lo:hi]:
             self.H -= y
@@ -185,7 +199,6 @@ class GradientCache:
         self._starts[lo:hi] = [start]
         self.H += value
         self.covered += stop - start
-        return True
 
     def recompute_sum(self) -> np.ndarray:
         """Sum of the cached entries computed from scratch (for checking H)."""
@@ -264,13 +277,18 @@ class _ContributionSimulator:
     n_local: np.ndarray
     semantics: str = "reference"
     n_evaluations: int = 0
+    reference: bool = field(init=False)
+
+    def __post_init__(self):
+        # the latencies of any p >= 1 are finite and >= 0 iff those of p = 1 are: checked once
+        _, self.w, self.margin, _, self.reference, _ = _check_inputs(
+            self.comm + self.comp_full, self.w, self.margin, None, self.semantics
+        )
 
     def participation(self, p):
         self.n_evaluations += 1
         lat = self.comm + self.comp_full / p
-        return simulate_event_driven(
-            lat, self.w, self.margin, semantics=self.semantics
-        ).participation
+        return _simulate_checked(lat, self.w, self.margin, self.reference).participation
 
     def contribution(self, p):
         return contribution(self.participation(p), p, self.n_local)
@@ -544,38 +562,49 @@ class CoordinatorPolicy:
 
         Fresh results are offered under every method; stale ones under DSAG only.
         """
-        if fresh or self.method == "dsag":
+        if self.offers(fresh):
             return bool(cache.insert(start, stop, iteration, grad))
         return False
+
+    def offers(self, fresh: bool) -> bool:
+        """Is a fresh (or stale) result offered to the cache? (SGD's fresh ones: its sum.)"""
+        return fresh or self.method == "dsag"
 
 
 class _Coordinator:
     """The coordinator of Section V-A and its workers on a simulated clock; one
-    :meth:`iteration` hands out tasks, collects results until the deadline and steps."""
+    :meth:`iteration` hands out tasks, collects results until the deadline and steps.
+
+    Per-worker state is kept in Python lists (scalar work per task). A task records the iterate
+    it was handed; its partial gradient is computed when the result is used (pure, so the same
+    bits), never for a result the cache rejects or SAG discards.
+    """
 
     def __init__(self, problem, latency_model, p0, eta, policy, load_balancer, options, rng):
         self.problem, self.model, self.eta, self.policy = problem, latency_model, eta, policy
         m = latency_model
-        self.gamma = m.comm_shape, m.comm_scale, m.comp_shape, m.comp_scale  # per worker
+        gamma = m.comm_shape, m.comm_scale, m.comp_shape, m.comp_scale  # per worker
+        self.gamma = [np.asarray(g, dtype=float).tolist() for g in gamma]
         self.options, self.rng = options, rng
         n_workers = latency_model.n_workers
         self.n = problem.n_samples
-        self.starts, self.n_local = _worker_ranges(self.n, n_workers)
+        starts, n_local = _worker_ranges(self.n, n_workers)
+        self.starts, self.n_local = starts.tolist(), n_local.tolist()
         self.p0 = p0
         self.theta = options.start(problem, rng)
         self.cache = GradientCache(self.n, shape=self.theta.shape)
-        self.p = np.full(n_workers, p0, dtype=np.int64)
-        self.k = np.zeros(n_workers, dtype=np.int64)
-        self.pending_p = np.zeros(n_workers, dtype=np.int64)  # 0: no change pending
-        self.running = np.full(n_workers, -1, dtype=np.int64)  # iteration of the task in progress
-        self.queued = np.full(n_workers, -1, dtype=np.int64)  # iteration of the queued task
-        self.task_info = [None] * n_workers  # (start, stop, grad, comm, comp, begin, load)
+        self.p = [p0] * n_workers
+        self.k = [0] * n_workers
+        self.pending_p = [0] * n_workers  # 0: no change pending
+        self.running = [-1] * n_workers  # iteration of the task in progress
+        self.queued = [-1] * n_workers  # iteration of the queued task
+        self.task_info = [None] * n_workers  # (start, stop, theta, comm, comp, begin, load)
         self.events: list = []  # (completion time, worker)
         self.balancer = load_balancer
         self.profiler = LatencyProfiler(n_workers, load_balancer.window) if load_balancer else None
         self.lb_next = load_balancer.interval if load_balancer else None
         self.lb_result = self.lb_ready = None
-        self.factors = np.ones(n_workers)
+        self.factors = [1.0] * n_workers
         self.now = 0.0
         self.repartitions, self.task_rows, self.history, self.thetas = [], [], [], []
 
@@ -583,29 +612,29 @@ class _Coordinator:
     def n_workers(self) -> int:
         return self.model.n_workers
 
+    def gradient(self, theta, lo, hi):
+        """``problem.partial_gradient(theta, lo, hi)`` of a checked iterate and range."""
+        return self.problem._grad_terms(theta, slice(lo, hi))
+
     # -- workers -------------------------------------------------------------------------
     def start_task(self, i, t, at):
         """Worker i starts the task of iteration t at time ``at`` on its next subpartition
         (eq. 5), re-partitioned first if the balancer asked for it (Algorithm 2)."""
+        n_local = self.n_local[i]
         if self.pending_p[i]:
-            p_new, k_new = align_partition(
-                int(self.n_local[i]), int(self.p[i]), int(self.pending_p[i]), int(self.k[i])
-            )
-            self.repartitions.append((at, i, int(self.p[i]), p_new))
+            p_new, k_new = align_partition(n_local, self.p[i], self.pending_p[i], self.k[i])
+            self.repartitions.append((at, i, self.p[i], p_new))
             self.p[i], self.k[i] = p_new, k_new
             self.pending_p[i] = 0
         else:
             self.k[i] = self.k[i] % self.p[i] + 1
-        lo, hi = subpartition_range(
-            int(self.n_local[i]), int(self.p[i]), int(self.k[i]), int(self.starts[i])
-        )
-        load = (hi - lo) / self.n_local[i]
-        grad = np.asarray(self.problem.partial_gradient(self.theta, lo, hi), dtype=float)
+        lo, hi = subpartition_range(n_local, self.p[i], self.k[i], self.starts[i])
+        load = (hi - lo) / n_local
         comm_shape, comm_scale, comp_shape, comp_scale = self.gamma
         comm = self.rng.gamma(comm_shape[i], comm_scale[i])
         comp = self.rng.gamma(comp_shape[i], comp_scale[i]) * load * self.factors[i]
         self.running[i] = t
-        self.task_info[i] = (lo, hi, grad, comm, comp, at, load)
+        self.task_info[i] = (lo, hi, self.checked_theta, comm, comp, at, load)
         heapq.heappush(self.events, (at + comm + comp, i))
 
     def hand_out(self, t):
@@ -621,8 +650,8 @@ class _Coordinator:
         """Apply a finished optimizer result; restart the optimizer on its schedule."""
         lb = self.balancer
         if self.lb_result is not None and self.now >= self.lb_ready:
-            for i in np.flatnonzero(self.lb_result != self.p):
-                self.pending_p[i] = self.lb_result[i]
+            for i in np.flatnonzero(self.lb_result != np.array(self.p)):
+                self.pending_p[i] = int(self.lb_result[i])
             self.lb_result = None
         if self.now < self.lb_next or self.lb_result is not None:
             return
@@ -630,10 +659,11 @@ class _Coordinator:
         stats = self.profiler.statistics(self.now)
         if stats is None:
             return
-        current = np.where(self.pending_p > 0, self.pending_p, self.p)
+        pending = np.array(self.pending_p)
+        current = np.where(pending > 0, pending, np.array(self.p))
         q, _ = optimize_subpartitions(
             current,
-            self.n_local,
+            np.array(self.n_local),
             *stats,
             self.policy.w,
             p_baseline=np.full(self.n_workers, self.p0),
@@ -648,8 +678,8 @@ class _Coordinator:
         if new < (1 - lb.threshold) * old:
             self.lb_result, self.lb_ready = q, self.now + lb.delay
             if lb.delay == 0:
-                for i in np.flatnonzero(q != self.p):
-                    self.pending_p[i] = q[i]
+                for i in np.flatnonzero(q != np.array(self.p)):
+                    self.pending_p[i] = int(q[i])
                 self.lb_result = None
 
     # -- one iteration -----------------------------------------------------------------------
@@ -661,40 +691,54 @@ class _Coordinator:
         start, n_fresh, n_stale = self.now, 0, 0
         sgd_sum, sgd_covered = np.zeros_like(self.theta), 0
         deadline, last_arrival = np.inf, start
-        while self.events and self.events[0][0] <= deadline:
-            finish, i = heapq.heappop(self.events)
+        events, policy, profiler = self.events, self.policy, self.profiler
+        sgd = policy.method == "sgd"
+        while events and events[0][0] <= deadline:
+            finish, i = heapq.heappop(events)
             last_arrival = finish
-            lo, hi, grad, comm, comp, _begin, load = self.task_info[i]
-            task_t = int(self.running[i])
+            lo, hi, theta, comm, comp, _begin, load = self.task_info[i]
+            task_t = self.running[i]
             is_fresh = task_t == t
             self.task_rows.append((task_t, i, comp, comm, is_fresh, finish, lo, hi))
-            if self.profiler is not None:
-                self.profiler.record(finish, i, comm, comp, load)
+            if profiler is not None:
+                profiler.record(finish, i, comm, comp, load)
             if is_fresh:
                 n_fresh += 1
-                if self.policy.method == "sgd":
-                    sgd_sum += grad
+                if sgd:
+                    sgd_sum += self.gradient(theta, lo, hi)
                     sgd_covered += hi - lo
                 else:
-                    self.policy.absorb(self.cache, lo, hi, task_t, grad, fresh=True)
-                if n_fresh == self.policy.w:
-                    deadline = self.policy.window_end(finish, start)
-            elif self.policy.method != "sgd":
-                n_stale += self.policy.absorb(self.cache, lo, hi, task_t, grad, fresh=False)
+                    self.absorb(lo, hi, task_t, theta, fresh=True)
+                if n_fresh == policy.w:
+                    deadline = policy.window_end(finish, start)
+            elif not sgd:
+                n_stale += self.absorb(lo, hi, task_t, theta, fresh=False)
             self.running[i] = -1
             if self.queued[i] >= 0:
                 self.queued[i] = -1
-                if self.policy.restarts_late_worker(n_fresh):
+                if policy.restarts_late_worker(n_fresh):
                     self.start_task(i, t, finish)
-        end = self.policy.iteration_end(deadline, last_arrival)
+        end = policy.iteration_end(deadline, last_arrival)
         return n_fresh, n_stale, sgd_sum, sgd_covered, end
+
+    def absorb(self, lo, hi, task_t, theta, fresh):
+        """:meth:`CoordinatorPolicy.absorb` of the task's gradient, computed only if it enters."""
+        if not self.policy.offers(fresh):
+            return False
+        slots = self.cache._admit(lo, hi, task_t)
+        if slots is None:
+            return False
+        self.cache._store(slots, lo, hi, task_t, self.gradient(theta, lo, hi))
+        return True
 
     def iteration(self, t) -> bool:
         """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
         options = self.options
-        self.factors = options.factors(self.now, t, self.n_workers)
+        self.factors = options.factors(self.now, t, self.n_workers).tolist()
         if self.balancer is not None:
             self.rebalance()
+        # checked once per iterate; a copy, as tasks use it after later callbacks and projections
+        self.checked_theta = self.problem._theta(self.theta).copy()
         self.hand_out(t)
         n_fresh, n_stale, sgd_sum, sgd_covered, self.now = self.collect(t)
         estimate = (
@@ -708,7 +752,7 @@ class _Coordinator:
         coverage = sgd_covered / self.n if self.policy.method == "sgd" else self.cache.coverage
         cache = self.cache
         row = (t + 1, self.now, coverage, n_fresh, n_stale, cache.n_rejected, cache.n_evicted)
-        self.history.append((*row, int(self.p.sum())))
+        self.history.append((*row, sum(self.p)))
         self.thetas.append(self.theta.copy())
         return options.callback is not None and bool(options.callback(self.theta))
 
