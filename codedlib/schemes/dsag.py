@@ -15,6 +15,7 @@ Partition indices follow the paper (1-based, inclusive); sample ranges handed to
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import math
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from codedlib.latency.traces import REQUIRED_COLUMNS
 from codedlib.problems import PCA, Problem
 
 if TYPE_CHECKING:
+    import pandas as pd
     from numpy.typing import ArrayLike
 
     from codedlib.latency.gamma_model import GammaLatencyModel
@@ -418,14 +420,21 @@ class LoadBalancerConfig:
 # -- The coordinator on a simulated clock (Section V-A) ------------------------------------
 @dataclass
 class DSAGRun:
-    """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`."""
+    """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`: ``history`` per recorded
+    iteration; ``tasks`` (a frame, one row per task) is built from ``task_rows`` when first read."""
 
     method: str
-    history: object
+    history: pd.DataFrame
     thetas: list
     theta: np.ndarray
-    tasks: object
+    task_rows: list
     repartitions: list = field(default_factory=list)
+
+    @functools.cached_property
+    def tasks(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.task_rows, columns=list(_TASK_COLUMNS))
 
 
 _HISTORY_COLUMNS = (
@@ -441,14 +450,10 @@ _HISTORY_COLUMNS = (
 _TASK_COLUMNS = (*REQUIRED_COLUMNS, "start", "stop")  # a trace's columns and the task's rows
 
 
-def _run_frames(history, task_rows):
-    """The ``history`` and ``tasks`` DataFrames of a :class:`DSAGRun` from their rows."""
+def _history_frame(history):
     import pandas as pd
 
-    return (
-        pd.DataFrame(history, columns=list(_HISTORY_COLUMNS)),
-        pd.DataFrame(task_rows, columns=list(_TASK_COLUMNS)),
-    )
+    return pd.DataFrame(history, columns=list(_HISTORY_COLUMNS))
 
 
 def _worker_ranges(n_samples, n_workers):
@@ -760,8 +765,10 @@ class _Coordinator:
         for t in range(self.options.n_iterations):
             if self.options.out_of_time(self.now) or self.iteration(t):
                 break
-        hist, tasks = _run_frames(self.history, self.task_rows)
-        return DSAGRun(self.policy.method, hist, self.thetas, self.theta, tasks, self.repartitions)
+        hist = _history_frame(self.history)
+        return DSAGRun(
+            self.policy.method, hist, self.thetas, self.theta, self.task_rows, self.repartitions
+        )
 
 
 def simulate_dsag(
@@ -872,5 +879,4 @@ def simulate_coded_bound(
             if options.callback is not None and options.callback(theta):
                 break
 
-    hist, tasks = _run_frames(history, task_rows)
-    return DSAGRun("coded", hist, thetas, theta, tasks)
+    return DSAGRun("coded", _history_frame(history), thetas, theta, task_rows)
