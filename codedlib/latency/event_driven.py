@@ -148,9 +148,17 @@ def _check_inputs(task_latency, w, margin, busy_until, semantics="reference"):
         busy = np.broadcast_to(busy, (lat.shape[0], n_workers)).copy()
         if np.any(busy < 0):
             raise ValueError("busy_until must be non-negative")
-    replicas, n_iterations, _ = lat.shape
-    out = np.empty((replicas, n_iterations)), np.zeros(lat.shape, bool), np.empty(busy.shape)
-    return np.ascontiguousarray(lat), w, margin, busy, semantics == "reference", out
+    return np.ascontiguousarray(lat), w, margin, busy, semantics == "reference", _outputs(lat.shape)
+
+
+def _outputs(shape):
+    """Empty ``(iteration_end, fresh, busy_until)`` for task latencies of ``shape``."""
+    replicas, n_iterations, n_workers = shape
+    return (
+        np.empty((replicas, n_iterations)),
+        np.zeros(shape, bool),
+        np.empty((replicas, n_workers)),
+    )
 
 
 def simulate_event_driven(
@@ -183,10 +191,8 @@ def simulate_event_driven(
 def _simulate_checked(lat, w, margin, reference) -> EventDrivenResult:
     """:func:`simulate_event_driven` of inputs as :func:`_check_inputs` returns them (a
     C-contiguous float (replicas, n_iterations, N) array), every worker idle at time 0."""
-    replicas, n_iterations, n_workers = lat.shape
-    busy = np.zeros((replicas, n_workers))
-    iteration_end, fresh = np.empty((replicas, n_iterations)), np.zeros(lat.shape, bool)
-    busy_out = np.empty(busy.shape)
+    busy = np.zeros((lat.shape[0], lat.shape[2]))
+    iteration_end, fresh, busy_out = _outputs(lat.shape)
     _event_driven_kernel()(lat, w, margin, busy, reference, iteration_end, fresh, busy_out)
     return EventDrivenResult(iteration_end, fresh, busy_out)
 
