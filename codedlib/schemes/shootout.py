@@ -208,17 +208,21 @@ def _clock(setup, scheme, lay, factors):
 @dataclass(frozen=True)
 class ShootoutScheme:
     """One scheme of the shoot-out: ``layout(setup)`` gives its sizes at the setup's N
-    (``shares`` per worker, ``need``, tree ``n, L, s``, ``w``, ``p``, groups ...); ``runtime``
-    names its MPI engine in :data:`codedlib.runtime.registry.SCHEMES`."""
+    (``shares`` per worker, ``need``, tree ``n, L, s``, ``w``, ``p``, groups ...) from
+    ``make(setup, name)``; ``runtime`` names its MPI engine in
+    :data:`codedlib.runtime.registry.SCHEMES`."""
 
     name: str
     title: str
     paper: str
     engine: str
-    layout: Callable
-    timing: str = "star"
+    make: Callable
     runtime: str | None = None
+    timing: str = "star"
     applies: Callable = field(default=lambda _setup: True)
+
+    def layout(self, setup: Shootout) -> dict:
+        return self.make(setup, self.name)
 
 
 @dataclass(frozen=True)
@@ -258,15 +262,8 @@ class Shootout:
             self.__dict__["_default_problem"] = True
         elif not isinstance(self.problem, LeastSquares):
             raise TypeError(f"problem must be a LeastSquares, got {type(self.problem).__name__}")
-        for name, low in (
-            ("subpartitions", 1),
-            ("max_iter", 1),
-            ("tree_s", 0),
-            ("redundancy", 1),
-            ("group_size", 1),
-            ("history", 1),
-        ):
-            check_int(name, getattr(self, name), low)
+        for name in ("subpartitions", "max_iter", "tree_s", "redundancy", "group_size", "history"):
+            check_int(name, getattr(self, name), 0 if name == "tree_s" else 1)
         if self.problem.n_samples < N * self.subpartitions:
             raise ValueError(
                 f"problem must have at least N * subpartitions = {N * self.subpartitions} rows, "
@@ -309,12 +306,11 @@ class Shootout:
         if max_iter == self.max_iter:
             return self
         other = replace(self, max_iter=max_iter)
-        shared = {
+        other.__dict__["_cache"] = {
             k: v
             for k, v in self.__dict__.get("_cache", {}).items()
             if k in ("smoothness", "f_star", "f0") or (isinstance(k, tuple) and k[0] == "gd_gaps")
         }
-        other.__dict__["_cache"] = dict(shared)
         return other
 
     @property
@@ -476,13 +472,13 @@ def _pilot_moments(setup):
     return times.mean(axis=0), times.var(axis=0, ddof=1)
 
 
-def _het_layout(setup):
+def _het_layout(setup, _name):
     """Shares proportional to each worker's speed (the stream paper's heterogeneous split)."""
     speed = 1.0 / _pilot_moments(setup)[0]
     return {"shares": setup.n_workers * speed / speed.sum(), "need": setup.n_workers}
 
 
-def _tree_layout(setup):
+def _tree_layout(setup, _name):
     if setup.tree is not None:
         return _tree_shares(setup, *setup.tree)
     cands = tree_candidates(setup.n_workers, setup.tree_s)
@@ -497,9 +493,8 @@ def _tree_shares(setup, n, L):
     return {"shares": shares, "n": n, "L": L, "s": s, "need": n - s, "tree_workers": N_tree}
 
 
-def _event_layout(setup, method="dsag", balanced=False):
-    N = setup.n_workers
-    name = {"sag": "sag", "dsag": "dsag-lb" if balanced else "dsag"}[method]
+def _event_layout(setup, name):
+    N, method, balanced = setup.n_workers, "sag" if name == "sag" else "dsag", name == "dsag-lb"
 
     def make(w, step=None):
         w = min(N, math.ceil(w * N - 1e-9))
@@ -508,13 +503,7 @@ def _event_layout(setup, method="dsag", balanced=False):
             if balanced
             else np.full(N, setup.subpartitions)
         )
-        lay = {
-            "shares": 1.0 / p,
-            "w": w,
-            "p": np.asarray(p, dtype=np.int64),
-            "method": method,
-            "margin": setup.margin,
-        }
+        lay = {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
         return lay if step is None else {**lay, "step": step}
 
     if not setup.tune:
@@ -576,162 +565,93 @@ def _lazy_sizes(setup, scheme, r, G):
     }
 
 
-def _allreduce_layout(setup, algorithm):
+def _allreduce_layout(setup, name):
     """Every worker one share; the all-reduce waits for all of them (no straggler tolerance)."""
     c = setup.cluster
-    if algorithm is None:
-        algorithm = mpich_allreduce_algorithm(
-            c.n_workers, c.workload.dim, c.network.bytes_per_number
-        )
+    if name == "mpi-allreduce":
+        name = mpich_allreduce_algorithm(c.n_workers, c.workload.dim, c.network.bytes_per_number)
+    algorithm = "recursive-doubling" if name == "rd" else name
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers, "algorithm": algorithm}
 
 
-def _gd_layout(setup):
+def _gd_layout(setup, _name):
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers}
 
 
-SCHEMES: dict[str, ShootoutScheme] = {
-    s.name: s
-    for s in (
-        ShootoutScheme(
-            "gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout, runtime="umw"
-        ),
-        ShootoutScheme(
-            "sgd",
-            "ignore-stragglers SGD (first N - S, rescaled)",
-            "CR, DSAG",
-            "sgd",
-            lambda s: _s_layout(s, "sgd"),
-            runtime="sgd",
-        ),
-        ShootoutScheme(
-            "gc",
-            "Tandon gradient code (cyclic repetition)",
-            "CR, RS, LAGC",
-            "exact",
-            lambda s: _s_layout(s, "gc"),
-            runtime="gc",
-        ),
-        ShootoutScheme(
-            "rs",
-            "Reed-Solomon gradient code (online decoding)",
-            "RS",
-            "exact",
-            lambda s: _s_layout(s, "rs"),
-            runtime="rs",
-        ),
-        ShootoutScheme(
-            "mds",
-            "MDS-coded data (least squares only)",
-            "RS, DSAG",
-            "exact",
-            lambda s: _s_layout(s, "mds"),
-        ),
-        ShootoutScheme(
-            "cr",
-            "CodedReduce tree",
-            "CR",
-            "exact",
-            _tree_layout,
-            timing="tree",
-            runtime="cr",
-            applies=lambda s: s.n_workers >= 3,
-        ),
-        ShootoutScheme(
-            "rar", "Ring-AllReduce", "CR", "exact", _gd_layout, timing="ring", runtime="rar"
-        ),
-        ShootoutScheme(
-            "rd",
-            "Recursive-doubling all-reduce (MPICH)",
-            "MPI",
-            "exact",
-            lambda s: _allreduce_layout(s, "recursive-doubling"),
-            timing="allreduce",
-        ),
-        ShootoutScheme(
-            "rabenseifner",
-            "Rabenseifner all-reduce (MPICH)",
-            "MPI",
-            "exact",
-            lambda s: _allreduce_layout(s, "rabenseifner"),
-            timing="allreduce",
-        ),
-        ShootoutScheme(
-            "binomial",
-            "Binomial-tree reduce + broadcast (MPICH)",
-            "MPI",
-            "exact",
-            lambda s: _allreduce_layout(s, "binomial"),
-            timing="allreduce",
-        ),
-        ShootoutScheme(
-            "mpi-allreduce",
-            "MPI_Allreduce (MPICH's default choice)",
-            "MPI",
-            "exact",
-            lambda s: _allreduce_layout(s, None),
-            timing="allreduce",
-            runtime="rar",
-        ),
-        ShootoutScheme(
-            "het-split", "GD with speed-proportional load split", "stream", "exact", _het_layout
-        ),
-        ShootoutScheme(
-            "sag",
-            "SAG (w of N, fresh results only)",
-            "DSAG",
-            "event",
-            lambda s: _event_layout(s, "sag"),
-        ),
-        ShootoutScheme(
-            "dsag",
-            "DSAG (w of N, stale results kept)",
-            "DSAG",
-            "event",
-            _event_layout,
-            runtime="dsag",
-        ),
-        ShootoutScheme(
-            "dsag-lb",
-            "DSAG with the load balancer",
-            "DSAG",
-            "event",
-            lambda s: _event_layout(s, "dsag", balanced=True),
-            runtime="dsag-lb",
-            applies=lambda s: s.n_workers <= 500,
-        ),
-        ShootoutScheme(
-            "lag",
-            "LAG (lazy uploads, parameter server)",
-            "LAGC",
-            "lazy",
-            lambda s: _lazy_layout(s, "lag"),
-        ),
-        ShootoutScheme(
-            "lagc",
-            "LAGC (lazy groups, GC inside)",
-            "LAGC",
-            "lazy",
-            lambda s: _lazy_layout(s, "lagc"),
-            runtime="lagc",
-        ),
-        ShootoutScheme(
-            "g-lag",
-            "G-LAG (lazy groups, fastest worker each)",
-            "LAGC",
-            "lazy",
-            lambda s: _lazy_layout(s, "g-lag"),
-            runtime="g-lag",
-        ),
-        ShootoutScheme(
-            "g-gd",
-            "G-GD (every group, fastest worker each)",
-            "LAGC",
-            "lazy",
-            lambda s: _lazy_layout(s, "g-gd"),
-        ),
-    )
-}
+_S = ShootoutScheme
+#: Every scheme: name, title, paper(s), engine, layout, MPI engine, timing, where it applies.
+_TABLE = (
+    _S("gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout, "umw"),
+    _S("sgd", "ignore-stragglers SGD (first N - S, rescaled)", "CR, DSAG", "sgd", _s_layout, "sgd"),
+    _S("gc", "Tandon gradient code (cyclic repetition)", "CR, RS, LAGC", "exact", _s_layout, "gc"),
+    _S("rs", "Reed-Solomon gradient code (online decoding)", "RS", "exact", _s_layout, "rs"),
+    _S("mds", "MDS-coded data (least squares only)", "RS, DSAG", "exact", _s_layout),
+    _S(
+        "cr",
+        "CodedReduce tree",
+        "CR",
+        "exact",
+        _tree_layout,
+        "cr",
+        "tree",
+        lambda s: s.n_workers >= 3,
+    ),
+    _S("rar", "Ring-AllReduce", "CR", "exact", _gd_layout, "rar", "ring"),
+    _S(
+        "rd",
+        "Recursive-doubling all-reduce (MPICH)",
+        "MPI",
+        "exact",
+        _allreduce_layout,
+        None,
+        "allreduce",
+    ),
+    _S(
+        "rabenseifner",
+        "Rabenseifner all-reduce (MPICH)",
+        "MPI",
+        "exact",
+        _allreduce_layout,
+        None,
+        "allreduce",
+    ),
+    _S(
+        "binomial",
+        "Binomial-tree reduce + broadcast (MPICH)",
+        "MPI",
+        "exact",
+        _allreduce_layout,
+        None,
+        "allreduce",
+    ),
+    _S(
+        "mpi-allreduce",
+        "MPI_Allreduce (MPICH's default choice)",
+        "MPI",
+        "exact",
+        _allreduce_layout,
+        "rar",
+        "allreduce",
+    ),
+    _S("het-split", "GD with speed-proportional load split", "stream", "exact", _het_layout),
+    _S("sag", "SAG (w of N, fresh results only)", "DSAG", "event", _event_layout),
+    _S("dsag", "DSAG (w of N, stale results kept)", "DSAG", "event", _event_layout, "dsag"),
+    _S(
+        "dsag-lb",
+        "DSAG with the load balancer",
+        "DSAG",
+        "event",
+        _event_layout,
+        "dsag-lb",
+        "star",
+        lambda s: s.n_workers <= 500,
+    ),
+    _S("lag", "LAG (lazy uploads, parameter server)", "LAGC", "lazy", _lazy_layout),
+    _S("lagc", "LAGC (lazy groups, GC inside)", "LAGC", "lazy", _lazy_layout, "lagc"),
+    _S("g-lag", "G-LAG (lazy groups, fastest worker each)", "LAGC", "lazy", _lazy_layout, "g-lag"),
+    _S("g-gd", "G-GD (every group, fastest worker each)", "LAGC", "lazy", _lazy_layout),
+)
+SCHEMES: dict[str, ShootoutScheme] = {s.name: s for s in _TABLE}
 
 
 def get_scheme(name: str) -> ShootoutScheme:
@@ -744,16 +664,10 @@ def get_scheme(name: str) -> ShootoutScheme:
 def chosen_parameters(setup: Shootout, name: str) -> str:
     """The free parameters scheme ``name`` runs with at ``setup`` (after :func:`tune`; ours)."""
     lay = get_scheme(name).layout(setup)
-    parts = []
-    for key, fmt in (
-        ("S", "S={}"),
-        ("w", "w={}"),
-        ("step", "step={:g}/L"),
-        ("group_size", "group={}"),
-        ("algorithm", "{}"),
-    ):
-        if key in lay and not (key == "group_size" and name == "lag"):
-            parts.append(fmt.format(lay[key]))
+    shown = {"S": "S={}", "w": "w={}", "step": "step={:g}/L", "group_size": "group={}"}
+    parts = [f.format(lay[k]) for k, f in shown.items() if k in lay and name != "lag"]  # group 1
+    if "algorithm" in lay:
+        parts.append(lay["algorithm"])
     if "n" in lay:
         parts.append(f"tree ({lay['n']}, {lay['L']})")
     return ", ".join(parts)
@@ -844,17 +758,15 @@ def _run_exact(setup, scheme, lay, factors, seed):
         messages, numbers = (lay["n"] - lay["s"]) * (N_tree // lay["n"]) * 1.0, 2.0 * N_tree * dim
     else:
         messages, numbers = float(lay["need"]), (lay["need"] + N) * float(dim)
-    T = factors.shape[0]
-    return SchemeRun(
-        scheme.name,
-        seed,
-        _clock(setup, scheme, lay, factors),
-        _gd_trajectory(setup, T),
-        np.full(T, messages),
-        np.full(T, numbers),
-        np.full(T, float(lay["shares"].sum())),
-        lay,
-    )
+    gaps = _gd_trajectory(setup, factors.shape[0])
+    times = _clock(setup, scheme, lay, factors)
+    return _steady_run(scheme, seed, lay, times, gaps, messages, numbers, lay["shares"].sum())
+
+
+def _steady_run(scheme, seed, lay, times, gaps, *per_iteration):
+    """The run whose messages, numbers and shares are the same in every iteration."""
+    steady = (np.full(times.size, float(v)) for v in per_iteration)
+    return SchemeRun(scheme.name, seed, times, gaps, *steady, lay)
 
 
 def _run_sgd(setup, scheme, lay, factors, seed):
@@ -869,16 +781,8 @@ def _run_sgd(setup, scheme, lay, factors, seed):
         g = grads[fastest[t]].sum(axis=0) * (N / need) / problem.n_samples
         theta = theta - 1.0 / setup.smoothness * g
         gaps.append(setup.relative_gap(theta))
-    return SchemeRun(
-        scheme.name,
-        seed,
-        _clock(setup, scheme, lay, factors),
-        np.array(gaps),
-        np.full(T, float(need)),
-        np.full(T, (need + N) * float(c.workload.dim)),
-        np.full(T, float(N)),
-        lay,
-    )
+    times, numbers = _clock(setup, scheme, lay, factors), (need + N) * float(c.workload.dim)
+    return _steady_run(scheme, seed, lay, times, np.array(gaps), need, numbers, N)
 
 
 def _range_gradients(problem, theta, first, rows):
@@ -973,16 +877,8 @@ def _run_event(setup, scheme, lay, factors, seed):
         start = end
         theta = theta - eta * H / covered
         gaps.append(setup.relative_gap(theta))
-    return SchemeRun(
-        scheme.name,
-        seed,
-        times,
-        np.array(gaps),
-        messages,
-        (messages + N) * float(c.workload.dim),
-        shares_done,
-        lay,
-    )
+    numbers = (messages + N) * float(c.workload.dim)
+    return SchemeRun(scheme.name, seed, times, np.array(gaps), messages, numbers, shares_done, lay)
 
 
 def _group_smoothness(setup, n_groups):
