@@ -98,7 +98,7 @@ def test_headlines_compare_or_count_reached(table):
 
 
 def _map(key, winner="gd", other="rar"):
-    x_axis, y_axis = ex.MAPS[key][2], ex.MAPS[key][4]
+    x_axis, y_axis = ex.MAPS[key][2:]
     cells, runs = [], []
     for y in (1.0, 2.0):
         for x in (10, 20):

@@ -16,6 +16,7 @@ import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -99,22 +100,13 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
                 if s == best
                 else ratio_interval(v, by[best])
             ),
-            len(v),
         )
         for s, v in by.items()
     ]
-    cols = [
-        "scheme",
-        "mean",
-        "ci_low",
-        "ci_high",
-        "ratio_to_best",
-        "ratio_low",
-        "ratio_high",
-        "n_seeds",
-    ]
+    cols = ["scheme", "mean", "ci_low", "ci_high", "ratio_to_best", "ratio_low", "ratio_high"]
     table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable")
     table = table.reset_index(drop=True)
+    table["n_seeds"] = [len(by[s]) for s in table.scheme]
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
     fastest = "wins" if tied.empty else "tied (fastest mean)"
     table["verdict"] = np.select(
@@ -273,7 +265,6 @@ def ranking(
     """Run every scheme (default: all that apply) on ``cluster`` (or a ``Shootout``, whose
     tuned choices are reused) for each of at least 2 seeds and rank them; ``setup_options`` go
     to :class:`~codedlib.schemes.shootout.Shootout`."""
-    seeds = _seeds(seeds)
     setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     return _rankings([setup], schemes, seeds, executor)[0]
 
@@ -447,59 +438,32 @@ def _regime_map(base, x_axis, y_axis, grid, rankings) -> RegimeMap:
     return RegimeMap(x_axis, y_axis, base, pd.DataFrame(cells), pd.concat(runs, ignore_index=True))
 
 
-#: Notebook 06's four maps: key -> (title, figure name, x axis, x setting, y axis, y setting).
+#: Notebook 06's four maps: key -> (title, figure name, x axis, y axis); the grids: ``SETTINGS``.
 MAPS = {
-    "a": (
-        "Straggler tail x comm/comp",
-        "map-tail-vs-communication",
-        "pareto_tail",
-        "tails",
-        "comm_to_comp",
-        "ratios",
-    ),
-    "b": (
-        "Straggler tail x latency",
-        "map-tail-vs-latency",
-        "pareto_tail",
-        "tails",
-        "latency",
-        "latencies",
-    ),
-    "c": (
-        "Heterogeneity x bursts",
-        "map-heterogeneity-vs-bursts",
-        "heterogeneity",
-        "hets",
-        "burst_factor",
-        "bursts",
-    ),
-    "d": (
-        "Workers N x comm/comp",
-        "map-workers-vs-communication",
-        "n_workers",
-        "n_grid",
-        "comm_to_comp",
-        "n_ratios",
-    ),
+    "a": ("Straggler tail x comm/comp", "map-tail-vs-communication", "pareto_tail", "comm_to_comp"),
+    "b": ("Straggler tail x latency", "map-tail-vs-latency", "pareto_tail", "latency"),
+    "c": ("Heterogeneity x bursts", "map-heterogeneity-vs-bursts", "heterogeneity", "burst_factor"),
+    "d": ("Workers N x comm/comp", "map-workers-vs-communication", "n_workers", "comm_to_comp"),
 }
 
 
 def regime_maps(
     reference: ClusterModel, settings: dict, seeds: int | Iterable[int], max_iter: int
 ) -> dict[str, RegimeMap]:
-    """Notebook 06's :data:`MAPS` on ``reference`` at the grids of ``settings`` (a
+    """Notebook 06's :data:`MAPS` on ``reference`` at the grids of ``settings["maps"]`` (a
     :data:`SETTINGS` entry): (c) on gamma straggling (cv 0.3), (d) at 200 iterations; every
     cell of the four maps and seed through one pool."""
     grids, setups = {}, []
-    for key, (_, _, x_axis, x_key, y_axis, y_key) in MAPS.items():
+    for key, (_, _, x_axis, y_axis) in MAPS.items():
         gamma = {"family": "gamma", "shape": 0.3} if key == "c" else {}
         base = reference.with_(name=f"map ({key})", **gamma)
-        grids[key] = base, _grid(base, x_axis, settings[x_key], y_axis, settings[y_key])
+        x_values, y_values = settings["maps"][key]
+        grids[key] = base, _grid(base, x_axis, x_values, y_axis, y_values)
         iterations = 200 if key == "d" else max_iter
         setups += [Shootout(cluster, max_iter=iterations) for *_, cluster in grids[key][1]]
     rankings = iter(_rankings(setups, MAP_SCHEMES, seeds))
     return {
-        key: _regime_map(base, MAPS[key][2], MAPS[key][4], grid, [next(rankings) for _ in grid])
+        key: _regime_map(base, *MAPS[key][2:], grid, [next(rankings) for _ in grid])
         for key, (base, grid) in grids.items()
     }
 
@@ -518,71 +482,28 @@ def paper_operating_points() -> pd.DataFrame:
     cr_share = cr.a * cr_points * 2  # shift a d plus exponential mean d / mu (a mu = 1)
     (c_lo, c_hi), (z_lo, z_hi), p = AWS_TABLE_I["pca"]
     dsag_ratio = (0.5 * (c_lo + c_hi)) / (0.5 * (z_lo + z_hi) * p)
-    rows = [
-        (
-            "CodedReduce",
-            156,
-            "shifted_exponential",
-            0.5,
-            0.0,
-            1.0,
-            cr.t_c / cr_share,
-            "Fig. 11(a): a mu = 1 (share 0.5), t_c of p = 6500 on the paper's network over "
-            "a d_i + d_i/mu for d/N points",
-        ),
-        (
-            "Reed–Solomon",
-            80,
-            "pareto",
-            1.1,
-            0.0,
-            1.0,
-            math.nan,
-            "Fig. 2-3: Pareto xi = 1.1, n = 80; no communication term (comm/comp not modelled)",
-        ),
-        (
-            "DSAG",
-            100,
-            "gamma",
-            0.1,
-            0.4,
-            1.12,
-            dsag_ratio,
-            "Sec. VII-B/C: gamma (our cv 0.1), slowdown 0.4, Fig. 4 bursts x1.12, Table I AWS PCA "
-            "comm over p = 100 tasks",
-        ),
-        (
-            "LAGC",
-            12,
-            "shifted_exponential",
-            0.99,
-            0.0,
-            1.0,
-            math.nan,
-            "Sec. VI: exponential delays (share ~1), no network (comm/comp not modelled)",
-        ),
-        (
-            "Stream",
-            5,
-            "shifted_exponential",
-            0.99,
-            1.0,
-            1.0,
-            math.nan,
-            "Example 2: five exponential workers of different speeds (our h ~ 1)",
-        ),
+    se = "shifted_exponential"
+    how = [
+        "Fig. 11(a): a mu = 1 (share 0.5), t_c of p = 6500 on the paper's network over "
+        "a d_i + d_i/mu for d/N points",
+        "Fig. 2-3: Pareto xi = 1.1, n = 80; no communication term (comm/comp not modelled)",
+        "Sec. VII-B/C: gamma (our cv 0.1), slowdown 0.4, Fig. 4 bursts x1.12, Table I AWS PCA "
+        "comm over p = 100 tasks",
+        "Sec. VI: exponential delays (share ~1), no network (comm/comp not modelled)",
+        "Example 2: five exponential workers of different speeds (our h ~ 1)",
     ]
-    cols = [
-        "paper",
-        "n_workers",
-        "family",
-        "shape",
-        "heterogeneity",
-        "burst_factor",
-        "comm_to_comp",
-        "how",
-    ]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(
+        {
+            "paper": ["CodedReduce", "Reed–Solomon", "DSAG", "LAGC", "Stream"],
+            "n_workers": [156, 80, 100, 12, 5],
+            "family": [se, "pareto", "gamma", se, se],
+            "shape": [0.5, 1.1, 0.1, 0.99, 0.99],
+            "heterogeneity": [0.0, 0.0, 0.4, 0.0, 1.0],
+            "burst_factor": [1.0, 1.0, 1.12, 1.0, 1.0],
+            "comm_to_comp": [cr.t_c / cr_share, math.nan, dsag_ratio, math.nan, math.nan],
+            "how": how,
+        }
+    )
 
 
 def operating_point_cluster(point: Mapping[str, Any], base: ClusterModel) -> ClusterModel:
@@ -879,13 +800,12 @@ SETTINGS = {
         "seeds": 2,
         "map_seeds": 2,
         "max_iter": 200,
-        "tails": [1.5, 5.0],
-        "ratios": [0.01, 1.0],
-        "latencies": [2e-6, 5e-4],
-        "hets": [0.0, 2.0],
-        "bursts": [1.0, 3.0],
-        "n_grid": [10, 100],
-        "n_ratios": [0.1, 1.0],
+        "maps": {  # key -> (x values, y values)
+            "a": ([1.5, 5.0], [0.01, 1.0]),
+            "b": ([1.5, 5.0], [2e-6, 5e-4]),
+            "c": ([0.0, 2.0], [1.0, 3.0]),
+            "d": ([10, 100], [0.1, 1.0]),
+        },
         "n_values": [10, 100, 1000],
         "widget_n": 12,
         "widget_seeds": 2,
@@ -898,13 +818,12 @@ SETTINGS = {
         "seeds": 5,
         "map_seeds": 5,
         "max_iter": 300,
-        "tails": [1.2, 5.0],
-        "ratios": [0.01, 0.1, 1.0, 10.0],
-        "latencies": [v for v, _ in LATENCIES.values()],
-        "hets": [0.0, 1.0, 4.0],
-        "bursts": [1.0, 4.0],
-        "n_grid": [10, 100, 1000, 10_000],
-        "n_ratios": [0.1, 10.0],
+        "maps": {
+            "a": ([1.2, 5.0], [0.01, 0.1, 1.0, 10.0]),
+            "b": ([1.2, 5.0], [v for v, _ in LATENCIES.values()]),
+            "c": ([0.0, 1.0, 4.0], [1.0, 4.0]),
+            "d": ([10, 100, 1000, 10_000], [0.1, 10.0]),
+        },
         "n_values": [10, 100, 1000, 10_000],
         "widget_n": 24,
         "widget_seeds": 3,
@@ -970,36 +889,26 @@ def _headline_specs(headlines, **_):
     decoding FLOP formula the clock is given (``basis="check"``)."""
     specs = []
     for _, h in headlines.rows.iterrows():
-        paper, kw = h.paper_value, {}
-        if isinstance(paper, tuple):
-            kw["paper_range"] = paper
-        elif paper is not None and np.isfinite(paper):
-            kw["paper"] = paper
-        else:
-            kw["paper_text"] = h.paper_text
-        basis = "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
-        n = len(h.numerator)
+        n, basis = len(h.numerator), "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
+        row = partial(spec, item=h["item"], quantity=h["quantity"], about=h.paper_key, basis=basis)
         if np.isfinite(h.ratio):
+            paper, kw = h.paper_value, {}
+            if isinstance(paper, tuple):
+                kw["paper_range"] = paper
+            elif paper is not None and np.isfinite(paper):
+                kw["paper"] = paper
+            else:
+                kw["paper_text"] = h.paper_text
+            setting = (
+                f"{h.cluster}; stand-in least squares (not the paper's data); {n} paired seeds"
+            )
+            pair = {"numerator": h.numerator, "denominator": h.denominator}
             specs.append(
-                spec(
-                    "comparison",
-                    h["item"],
-                    h["quantity"],
-                    about=h.paper_key,
-                    numerator=h.numerator,
-                    denominator=h.denominator,
-                    expected="greater",
-                    section=S3,
-                    basis=basis,
-                    setting=f"{h.cluster}; stand-in least squares (not the paper's data); "
-                    f"{n} paired seeds",
-                    **kw,
-                )
+                row("comparison", **pair, expected="greater", section=S3, setting=setting, **kw)
             )
             continue
         max_iter = headlines.rankings[h.paper].setup.max_iter
-        slow_ok = int(np.isfinite(h.numerator).sum())
-        fast_ok = int(np.isfinite(h.denominator).sum())
+        slow_ok, fast_ok = (int(np.isfinite(arm).sum()) for arm in (h.numerator, h.denominator))
         verdict = (
             "reproduced"
             if fast_ok == n and slow_ok == 0
@@ -1008,14 +917,10 @@ def _headline_specs(headlines, **_):
             else "partly"
         )
         specs.append(
-            spec(
+            row(
                 "qualitative",
-                h["item"],
-                h["quantity"],
-                about=h.paper_key,
                 paper=h.paper_text,
                 verdict=verdict,
-                basis=basis,
                 section=S3,
                 ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
                 f"{slow_ok}/{n} (within {max_iter} iterations)",
@@ -1037,32 +942,26 @@ def _map_cell(key, x_at, y_at, where, versus=None):
         cell = m.cells[(m.cells.x == x) & (m.cells.y == y)].iloc[0]
         other = versus or cell.runner_up
         by = paired(m.runs[(m.runs.x == x) & (m.runs.y == y)])
-        item = f"Regime map ({key})"
         quantity = f"{'runner-up' if versus is None else versus} / winner, time to target, {where}"
+        row = partial(
+            spec, item=f"Regime map ({key})", quantity=quantity, section=S4, basis="check"
+        )
         if (
             cell.winner == "none"
             or not other
             or other == cell.winner
             or not np.all(np.isfinite(by[other]))
         ):
-            return spec(
+            return row(
                 "not_attempted",
-                item,
-                quantity,
                 paper="",
-                section=S4,
-                basis="check",
                 reason=f"no other scheme to compare (winner {cell.winner})",
             )
-        return spec(
+        return row(
             "comparison",
-            item,
-            quantity,
             numerator=by[other],
             denominator=by[cell.winner],
             expected="greater",
-            section=S4,
-            basis="check",
             setting=f"winner {cell.winner}, {other} at {m.x_axis} = {x:g}, {m.y_axis} = {y:g}; "
             f"{m.base.describe()}; {len(by[other])} paired seeds",
         )
@@ -1080,38 +979,25 @@ def _scale(numerator, denominator, setting):
     return measured
 
 
+_S1 = partial(spec, "exact", rtol=1e-12, section=S1, basis="check")
+_S5 = partial(spec, "comparison", "Scale, largest N", expected="greater", section=S5, basis="check")
+
 #: Notebook 06's claims per section (results: ``reference``, ``setup``, ``rank``,
 #: ``headlines``, ``maps``, ``study``); callables pick their row from the numbers.
 CLAIMS = {
     "schemes": [
-        spec(
-            "exact",
+        _S1(
             "CR Theorem 1, eq. (5)",
             "computation load r_CR of the (3, 2) tree, s = 1",
             _cr_load,
             paper=float(r_cr(3, 1, 2)),
-            rtol=1e-12,
-            section=S1,
-            basis="check",
             setting="shares per tree node / N in the shoot-out's CodedReduce at N = 12",
         ),
-        spec(
-            "exact",
-            "RS eq. (17)",
-            "decoding FLOPs f(f - 1) + f dim at f = N - S",
-            _rs_decoding,
-            rtol=1e-12,
-            section=S1,
-            basis="check",
-        ),
-        spec(
-            "exact",
+        _S1("RS eq. (17)", "decoding FLOPs f(f - 1) + f dim at f = N - S", _rs_decoding),
+        _S1(
             "CR Sec. III-C (single port)",
             "one gradient message: latency + 8 dim / bandwidth [s]",
             _message,
-            rtol=1e-12,
-            section=S1,
-            basis="check",
         ),
     ],
     "ranking": [
@@ -1123,7 +1009,7 @@ CLAIMS = {
             expected="greater",
             section=S2,
             basis="check",
-        ),
+        )
     ],
     "headlines": [_headline_specs],
     "maps": [
@@ -1134,18 +1020,11 @@ CLAIMS = {
         _map_cell("c", "last", "last", "most heterogeneity and bursts"),
     ],
     "scale": [
-        spec(
-            "comparison",
-            "Scale, largest N",
+        _S5(
             "GD / CodedReduce time per iteration",
             _scale("gd", "cr", lambda n, ref: f"N = {n}: {ref.with_(n_workers=n).describe()}"),
-            expected="greater",
-            section=S5,
-            basis="check",
         ),
-        spec(
-            "comparison",
-            "Scale, largest N",
+        _S5(
             "CodedReduce / MPI_Allreduce time per iteration",
             _scale(
                 "cr",
@@ -1154,9 +1033,6 @@ CLAIMS = {
                     f"N = {n}, MPICH's choice {mpich_allreduce_algorithm(n, ref.workload.dim)}"
                 ),
             ),
-            expected="greater",
-            section=S5,
-            basis="check",
         ),
     ],
 }
