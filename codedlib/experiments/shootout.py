@@ -66,7 +66,6 @@ __all__ = [
     "regime_maps",
     "scale_study",
     "scheme_table",
-    "seed_runs",
     "why_table",
     "your_cluster",
 ]
@@ -160,12 +159,15 @@ def _seeds(seeds):
     return seeds
 
 
-def seed_runs(seed: int, setup: Shootout, names: Iterable[str], timed: bool = False) -> list[dict]:
-    """The measure of one seed: every scheme of ``names`` on that seed's draws, a
-    ``SchemeRun.summary`` row each with its ``times`` and ``gaps`` (and ``wall_seconds``)."""
+def _planned_runs(task: int, setups: list, names: list, plan: list, timed: bool) -> list[dict]:
+    """The measure of the (setup, seed) pair ``plan[task]``: every scheme of its ``names`` on
+    that seed's draws, a ``SchemeRun.summary`` row each with its ``times`` and ``gaps`` (and
+    ``wall_seconds``)."""
+    i, seed = plan[task]
+    setup = setups[i]
     factors = setup.cluster.factors(setup.max_iter, seed)
     rows = []
-    for name in names:
+    for name in names[i]:
         t0 = time.perf_counter()
         run = simulate(setup, name, seed, factors=factors)
         row = run.summary(setup.target)
@@ -183,14 +185,8 @@ def _prepared(index: int, setups: list, names: list) -> dict:
     return {"cache": setup.__dict__["_cache"]}
 
 
-def _planned_runs(task: int, setups: list, names: list, plan: list, timed: bool) -> list[dict]:
-    """The measure of the (setup, seed) pair ``plan[task]``: :func:`seed_runs`."""
-    i, seed = plan[task]
-    return seed_runs(seed, setups[i], names[i], timed)
-
-
 def _over_setups(setups, names, seeds, executor, timed=False):
-    """:func:`seed_runs` of every setup (its scheme ``names``) and seed through ``over_seeds``:
+    """:func:`_planned_runs` of every setup (its scheme ``names``) and seed through ``over_seeds``:
     the setups tuned at once (their caches travel back), then every (setup, seed) pair; per
     setup, columns in the order of a summary row, arrays apart."""
     index = range(len(setups))
@@ -214,13 +210,10 @@ def _over_setups(setups, names, seeds, executor, timed=False):
     runs["seed"] = [plan[k][1] for k in runs["seed"]]
     runs.insert(1, "seed", runs.pop("seed"))
     runs.insert(0, "scheme", runs.pop("scheme"))
-    out = []
-    for i in index:
-        part = runs[which == i].reset_index(drop=True)
-        out.append(
-            (part.drop(columns=["times", "gaps"]), part[["scheme", "seed", "times", "gaps"]])
-        )
-    return out
+    parts = (runs[which == i].reset_index(drop=True) for i in index)
+    return [
+        (p.drop(columns=["times", "gaps"]), p[["scheme", "seed", "times", "gaps"]]) for p in parts
+    ]
 
 
 def _ranked(setup, runs, arrays) -> Ranking:
@@ -528,88 +521,48 @@ def operating_point_cluster(point: Mapping[str, Any], base: ClusterModel) -> Clu
     return cluster
 
 
-#: Each paper's headline, as (paper key, item, quantity, slower scheme, faster scheme, metric,
-#: paper's ratio or range or None, the paper's words). The ratio is slower / faster.
+#: Each paper's headline: (paper key, item), (quantity, slower scheme, faster scheme, metric),
+#: (the paper's ratio slower / faster, or range, or None; the paper's words).
 HEADLINES = (
     (
-        "codedreduce",
-        "CR Fig. 11(a)",
-        "UMW / CR time to target",
-        "gd",
-        "cr",
-        "time_to_target",
-        31.7,
-        "CR 31.7x faster than UMW",
+        ("codedreduce", "CR Fig. 11(a)"),
+        ("UMW / CR time to target", "gd", "cr", "time_to_target"),
+        (31.7, "CR 31.7x faster than UMW"),
     ),
     (
-        "codedreduce",
-        "CR Fig. 11(a)",
-        "RAR / CR time to target",
-        "rar",
-        "cr",
-        "time_to_target",
-        5.2,
-        "CR 5.2x faster than RAR",
+        ("codedreduce", "CR Fig. 11(a)"),
+        ("RAR / CR time to target", "rar", "cr", "time_to_target"),
+        (5.2, "CR 5.2x faster than RAR"),
     ),
     (
-        "reed-solomon",
-        "RS Sec. 5, eq. (17)",
-        "GC / RS-GC time to target",
-        "gc",
-        "rs",
-        "time_to_target",
-        None,
-        "RS decoding O(f^2) beats the O(f^3) solve",
+        ("reed-solomon", "RS Sec. 5, eq. (17)"),
+        ("GC / RS-GC time to target", "gc", "rs", "time_to_target"),
+        (None, "RS decoding O(f^2) beats the O(f^3) solve"),
     ),
     (
-        "dsag",
-        "DSAG Fig. 8",
-        "SAG / DSAG time to target",
-        "sag",
-        "dsag",
-        "time_to_target",
-        None,
-        "DSAG faster than SAG",
+        ("dsag", "DSAG Fig. 8"),
+        ("SAG / DSAG time to target", "sag", "dsag", "time_to_target"),
+        (None, "DSAG faster than SAG"),
     ),
     (
-        "dsag",
-        "DSAG Sec. VII-C",
-        "DSAG / DSAG-LB time to target",
-        "dsag",
-        "dsag-lb",
-        "time_to_target",
-        (1.10, 1.15),
-        "load balancing gains 10-15 %",
+        ("dsag", "DSAG Sec. VII-C"),
+        ("DSAG / DSAG-LB time to target", "dsag", "dsag-lb", "time_to_target"),
+        ((1.1, 1.15), "load balancing gains 10-15 %"),
     ),
     (
-        "lagc",
-        "LAGC Sec. VI",
-        "GC / LAGC communication to target",
-        "gc",
-        "lagc",
-        "numbers_to_target",
-        None,
-        "LAGC communicates less than GC",
+        ("lagc", "LAGC Sec. VI"),
+        ("GC / LAGC communication to target", "gc", "lagc", "numbers_to_target"),
+        (None, "LAGC communicates less than GC"),
     ),
     (
-        "lagc",
-        "LAGC Sec. VI",
-        "LAG / LAGC time to target",
-        "lag",
-        "lagc",
-        "time_to_target",
-        None,
-        "LAGC faster than LAG under stragglers",
+        ("lagc", "LAGC Sec. VI"),
+        ("LAG / LAGC time to target", "lag", "lagc", "time_to_target"),
+        (None, "LAGC faster than LAG under stragglers"),
     ),
     (
-        "stream",
-        "Stream Thm. 2 (Example 2)",
-        "uniform / speed-proportional split time to target",
-        "gd",
-        "het-split",
-        "time_to_target",
-        None,
-        "the optimal split beats the uniform one",
+        ("stream", "Stream Thm. 2 (Example 2)"),
+        ("uniform / speed-proportional split time to target", "gd", "het-split", "time_to_target"),
+        (None, "the optimal split beats the uniform one"),
     ),
 )
 
@@ -644,7 +597,7 @@ def paper_headlines(
     network and workload)."""
     points = paper_operating_points().set_index("paper")
     setups = {}
-    for key, *_ in HEADLINES:
+    for (key, _), *_ in HEADLINES:
         name = _PAPER_NAMES[key]
         if name not in setups:
             cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
@@ -652,7 +605,7 @@ def paper_headlines(
             setups[name] = Shootout(cluster, **options)
     rankings = dict(zip(setups, _rankings(list(setups.values()), None, seeds)))
     rows = []
-    for key, item, quantity, slower, faster, metric, paper, words in HEADLINES:
+    for (key, item), (quantity, slower, faster, metric), (paper, words) in HEADLINES:
         name = _PAPER_NAMES[key]
         by = paired(rankings[name].runs, metric)
         a, b = by[slower], by[faster]
@@ -909,13 +862,8 @@ def _headline_specs(headlines, **_):
             continue
         max_iter = headlines.rankings[h.paper].setup.max_iter
         slow_ok, fast_ok = (int(np.isfinite(arm).sum()) for arm in (h.numerator, h.denominator))
-        verdict = (
-            "reproduced"
-            if fast_ok == n and slow_ok == 0
-            else "not reproduced"
-            if fast_ok < slow_ok
-            else "partly"
-        )
+        verdict = "not reproduced" if fast_ok < slow_ok else "partly"
+        verdict = "reproduced" if fast_ok == n and slow_ok == 0 else verdict
         specs.append(
             row(
                 "qualitative",
@@ -946,12 +894,8 @@ def _map_cell(key, x_at, y_at, where, versus=None):
         row = partial(
             spec, item=f"Regime map ({key})", quantity=quantity, section=S4, basis="check"
         )
-        if (
-            cell.winner == "none"
-            or not other
-            or other == cell.winner
-            or not np.all(np.isfinite(by[other]))
-        ):
+        fair = cell.winner != "none" and other and other != cell.winner
+        if not (fair and np.all(np.isfinite(by[other]))):
             return row(
                 "not_attempted",
                 paper="",

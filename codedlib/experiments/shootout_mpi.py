@@ -7,6 +7,8 @@ Reference: reisizadeh2022codedreduce, severinson2023dsag.
 
 from __future__ import annotations
 
+from functools import partial
+
 from codedlib.claims import spec
 
 __all__ = ["CLAIMS", "TARGET", "TARGET_TEXT"]
@@ -14,6 +16,10 @@ __all__ = ["CLAIMS", "TARGET", "TARGET_TEXT"]
 TARGET = (0.9, 1.1)
 TARGET_TEXT = "the simulator within ±10 % of real runs (our target)"
 S7 = "7. Real processes"
+_row = partial(spec, item="Real processes", section=S7, basis="check")
+_interval = partial(
+    _row, "interval", paper_range=TARGET, paper_text=TARGET_TEXT, machine_dependent=True
+)
 
 
 def _over_schemes(real, **_):
@@ -21,25 +27,11 @@ def _over_schemes(real, **_):
     ran, processes = real.frame[real.frame.status == "run"], real.cluster.n_workers + 1
     quantity = "measured / predicted mean iteration time, over the schemes run"
     if len(ran) < 2:
-        return spec(
-            "not_attempted",
-            "Real processes",
-            quantity,
-            paper=TARGET_TEXT,
-            section=S7,
-            reason="fewer than two schemes ran: " + "; ".join(real.frame.status),
-            basis="check",
-        )
-    return spec(
-        "interval",
-        "Real processes",
-        quantity,
+        why = "fewer than two schemes ran: " + "; ".join(real.frame.status)
+        return _row("not_attempted", quantity=quantity, paper=TARGET_TEXT, reason=why)
+    return _interval(
+        quantity=quantity,
         samples=ran.ratio.to_numpy(),
-        paper_range=TARGET,
-        paper_text=TARGET_TEXT,
-        section=S7,
-        basis="check",
-        machine_dependent=True,
         uncertainty="95 % t-interval over the schemes run (one real run each)",
         setting=f"{len(ran)} schemes ({', '.join(ran.scheme)}), {processes} MPI processes "
         f"on this machine; {real.cluster.describe()}",
@@ -53,27 +45,12 @@ def _mpi_allreduce(real, **_):
     mpi = real.frame[real.frame.scheme == "mpi-allreduce"]
     quantity = "measured / predicted mean iteration time, MPI_Allreduce (MPICH)"
     if mpi.empty or mpi.status.iloc[0] != "run":
-        return spec(
-            "not_attempted",
-            "Real processes",
-            quantity,
-            paper=TARGET_TEXT,
-            section=S7,
-            basis="check",
-            reason="MPI_Allreduce did not run: "
-            + ("not requested" if mpi.empty else mpi.status.iloc[0]),
-        )
+        why = "MPI_Allreduce did not run: " + ("not requested" if mpi.empty else mpi.status.iloc[0])
+        return _row("not_attempted", quantity=quantity, paper=TARGET_TEXT, reason=why)
     m, p, processes = mpi.iloc[0], mpi.predicted_mean.iloc[0], real.cluster.n_workers + 1
-    return spec(
-        "interval",
-        "Real processes",
-        quantity,
-        paper_range=TARGET,
-        paper_text=TARGET_TEXT,
-        section=S7,
+    return _interval(
+        quantity=quantity,
         estimate=(m.ratio, m.measured_ci_low / p, m.measured_ci_high / p),
-        basis="check",
-        machine_dependent=True,
         uncertainty=f"95 % t-interval of the measured mean over {m.iterations} iterations, "
         "over the prediction",
         setting=f"rar --allreduce mpi on {processes} MPI processes, injected delays; {m.method}",

@@ -143,16 +143,9 @@ def plot_regime_map(
     for _, c in cells.iterrows():
         i, j = xs.index(c.x), ys.index(c.y)
         tied = c.verdict != "wins"
+        color, hatch = SCHEME_COLORS.get(c.winner, "w"), "//" if tied else None
         ax.add_patch(
-            mpl.patches.Rectangle(
-                (i - 0.5, j - 0.5),
-                1,
-                1,
-                edgecolor="w",
-                lw=1.0,
-                facecolor=SCHEME_COLORS.get(c.winner, "w"),
-                hatch="//" if tied else None,
-            )
+            mpl.patches.Rectangle((i - 0.5, j - 0.5), 1, 1, ec="w", lw=1.0, fc=color, hatch=hatch)
         )
         margin = f"≈{c.runner_up}" if tied else f"×{c.margin:.2f}"
         margin = margin if np.isfinite(c.margin) else ""
@@ -176,14 +169,9 @@ def plot_regime_map(
             placed.setdefault((round(fx, 3), round(fy, 3)), []).append(label)
         for (fx, fy), labels in placed.items():
             ax.plot(fx, fy, marker="*", ms=12, mfc="w", mec="k")
-            ax.annotate(
-                "\n".join(labels),
-                (fx, fy),
-                xytext=(6, 4),
-                textcoords="offset points",
-                fontsize=7,
-                bbox={"fc": "w", "alpha": 0.8, "lw": 0},
-            )
+            box = {"fc": "w", "alpha": 0.8, "lw": 0}
+            kw = {"textcoords": "offset points", "fontsize": 7, "bbox": box}
+            ax.annotate("\n".join(labels), (fx, fy), xytext=(6, 4), **kw)
     ax.set_title(
         (title or "Which scheme reaches the target first")
         + f"\nbase: {rmap.base.describe()}\n×: runner-up / winner; hatched ≈: tied (95 % CI)",
@@ -240,27 +228,13 @@ def plot_headlines(
     y = np.arange(len(rows))
     for yi, r in rows.iterrows():
         if np.isfinite(r.ratio):
-            ax.errorbar(
-                r.ratio,
-                yi,
-                xerr=[[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]],
-                fmt="o",
-                color="k",
-                capsize=3,
-            )
+            err = [[r.ratio - r.ratio_low], [r.ratio_high - r.ratio]]
+            ax.errorbar(r.ratio, yi, xerr=err, fmt="o", color="k", capsize=3)
         else:
-            missed = [
-                name
-                for name, arm in ((r.slower, r.numerator), (r.faster, r.denominator))
-                if not np.all(np.isfinite(arm))
-            ]
-            ax.text(
-                1.0,
-                yi,
-                f"  {', '.join(missed)} misses the target in some seeds",
-                va="center",
-                fontsize=7,
-            )
+            arms = ((r.slower, r.numerator), (r.faster, r.denominator))
+            missed = ", ".join(name for name, arm in arms if not np.all(np.isfinite(arm)))
+            text = f"  {missed} misses the target in some seeds"
+            ax.text(1.0, yi, text, va="center", fontsize=7)
         paper = r.paper_value
         if isinstance(paper, tuple):
             ax.plot(paper, [yi, yi], color="tab:red", lw=4, alpha=0.6)

@@ -48,15 +48,9 @@ def plot_real_vs_predicted(
         ax.plot(line, line, color="0.4", lw=1, label="measured = predicted")
         points = zip(x, y, low, high, ran["scheme"], ran["ratio"])
         for k, (xi, yi, lo, hi, name, ratio) in enumerate(points):
-            ax.errorbar(
-                xi,
-                yi,
-                yerr=[[yi - lo], [hi - yi]],
-                fmt="os^Dv<>ph*"[k % 10],
-                color=f"C{k % 10}",
-                capsize=3,
-                label=f"{name}  ×{ratio:.2f}",
-            )
+            marker, label = "os^Dv<>ph*"[k % 10], f"{name}  ×{ratio:.2f}"
+            err = [[yi - lo], [hi - yi]]
+            ax.errorbar(xi, yi, yerr=err, fmt=marker, color=f"C{k % 10}", capsize=3, label=label)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_aspect("equal")
@@ -70,16 +64,8 @@ def plot_real_vs_predicted(
         ax.set_axis_off()
     if len(not_run):
         why = "; ".join(f"{s} ({w})" for s, w in zip(not_run["scheme"], not_run["status"]))
-        ax.text(
-            0.99,
-            0.01,
-            "not run: " + why,
-            transform=ax.transAxes,
-            ha="right",
-            va="bottom",
-            fontsize="x-small",
-            wrap=True,
-        )
+        corner = {"transform": ax.transAxes, "ha": "right", "va": "bottom"}
+        ax.text(0.99, 0.01, "not run: " + why, fontsize="x-small", wrap=True, **corner)
     ax.set_xlabel("predicted: shoot-out simulator on the injected draws (ms / iteration)")
     ax.set_ylabel("measured: real MPI processes, 95 % CI (ms / iteration)")
     processes = int(frame["processes"].max()) if len(frame) else 0

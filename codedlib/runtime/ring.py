@@ -173,21 +173,8 @@ class RingWorker:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
             comm_time, wall = now() - c0, time.time() - start_wall
-            rows.append(
-                {
-                    "iteration": t,
-                    "worker": worker,
-                    "compute_time": compute,
-                    "comm_time": comm_time,
-                    "fresh": True,
-                    "wall_clock": wall,
-                    "injected_delay": float(delays[t]),
-                    "real_compute": real,
-                    "task_iteration": t,
-                    "used": True,
-                    "parent": -1,
-                }
-            )
+            # a TRACE_COLUMNS row: fresh and used, no parent
+            rows.append((t, worker, compute, comm_time, True, wall, delays[t], real, t, True, -1))
             theta = theta - step * total / problem.n_samples
             if worker == 0:
                 msg = np.concatenate([[t, now() - t_start], total])

@@ -167,8 +167,6 @@ def real_problem(n_workers: int, seed: int = 0) -> Problem:
     G-LAG's group selection (eq. 17) then sees the same data on both sides."""
     from codedlib.runtime.config import RunConfig, build_problem
 
-    n_workers = check_int("n_workers", n_workers, 1)
-    seed = check_int("seed", seed, 0)
     config = RunConfig("umw", n_workers=n_workers, samples=REAL_SAMPLES, dim=REAL_DIM, seed=seed)
     return build_problem(config)[0]
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -210,7 +210,8 @@ class ShootoutScheme:
     """One scheme of the shoot-out: ``layout(setup)`` gives its sizes at the setup's N
     (``shares`` per worker, ``need``, tree ``n, L, s``, ``w``, ``p``, groups ...) from
     ``make(setup, name)``; ``runtime`` names its MPI engine in
-    :data:`codedlib.runtime.registry.SCHEMES`."""
+    :data:`codedlib.runtime.registry.SCHEMES`; it applies from ``workers[0]`` to
+    ``workers[1]`` workers; ``timing``: star, tree, ring or allreduce."""
 
     name: str
     title: str
@@ -218,11 +219,14 @@ class ShootoutScheme:
     engine: str
     make: Callable
     runtime: str | None = None
+    workers: tuple = (1, math.inf)
     timing: str = "star"
-    applies: Callable = field(default=lambda _setup: True)
 
     def layout(self, setup: Shootout) -> dict:
         return self.make(setup, self.name)
+
+    def applies(self, setup: Shootout) -> bool:
+        return self.workers[0] <= setup.n_workers <= self.workers[1]
 
 
 @dataclass(frozen=True)
@@ -493,7 +497,7 @@ def _tree_shares(setup, n, L):
     return {"shares": shares, "n": n, "L": L, "s": s, "need": n - s, "tree_workers": N_tree}
 
 
-def _event_layout(setup, name):
+def _sag_layout(setup, name):
     N, method, balanced = setup.n_workers, "sag" if name == "sag" else "dsag", name == "dsag-lb"
 
     def make(w, step=None):
@@ -578,74 +582,31 @@ def _gd_layout(setup, _name):
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers}
 
 
+def _mpich(name, title, runtime=None):
+    """One of MPICH's all-reduces: every worker one share, all of them awaited."""
+    return ShootoutScheme(
+        name, title, "MPI", "exact", _allreduce_layout, runtime, timing="allreduce"
+    )
+
+
 _S = ShootoutScheme
-#: Every scheme: name, title, paper(s), engine, layout, MPI engine, timing, where it applies.
+#: Every scheme: name, title, paper(s), engine, layout, MPI engine, the N it applies at, timing.
 _TABLE = (
     _S("gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout, "umw"),
     _S("sgd", "ignore-stragglers SGD (first N - S, rescaled)", "CR, DSAG", "sgd", _s_layout, "sgd"),
     _S("gc", "Tandon gradient code (cyclic repetition)", "CR, RS, LAGC", "exact", _s_layout, "gc"),
     _S("rs", "Reed-Solomon gradient code (online decoding)", "RS", "exact", _s_layout, "rs"),
     _S("mds", "MDS-coded data (least squares only)", "RS, DSAG", "exact", _s_layout),
-    _S(
-        "cr",
-        "CodedReduce tree",
-        "CR",
-        "exact",
-        _tree_layout,
-        "cr",
-        "tree",
-        lambda s: s.n_workers >= 3,
-    ),
-    _S("rar", "Ring-AllReduce", "CR", "exact", _gd_layout, "rar", "ring"),
-    _S(
-        "rd",
-        "Recursive-doubling all-reduce (MPICH)",
-        "MPI",
-        "exact",
-        _allreduce_layout,
-        None,
-        "allreduce",
-    ),
-    _S(
-        "rabenseifner",
-        "Rabenseifner all-reduce (MPICH)",
-        "MPI",
-        "exact",
-        _allreduce_layout,
-        None,
-        "allreduce",
-    ),
-    _S(
-        "binomial",
-        "Binomial-tree reduce + broadcast (MPICH)",
-        "MPI",
-        "exact",
-        _allreduce_layout,
-        None,
-        "allreduce",
-    ),
-    _S(
-        "mpi-allreduce",
-        "MPI_Allreduce (MPICH's default choice)",
-        "MPI",
-        "exact",
-        _allreduce_layout,
-        "rar",
-        "allreduce",
-    ),
+    _S("cr", "CodedReduce tree", "CR", "exact", _tree_layout, "cr", (3, math.inf), "tree"),
+    _S("rar", "Ring-AllReduce", "CR", "exact", _gd_layout, "rar", timing="ring"),
+    _mpich("rd", "Recursive-doubling all-reduce (MPICH)"),
+    _mpich("rabenseifner", "Rabenseifner all-reduce (MPICH)"),
+    _mpich("binomial", "Binomial-tree reduce + broadcast (MPICH)"),
+    _mpich("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", "rar"),
     _S("het-split", "GD with speed-proportional load split", "stream", "exact", _het_layout),
-    _S("sag", "SAG (w of N, fresh results only)", "DSAG", "event", _event_layout),
-    _S("dsag", "DSAG (w of N, stale results kept)", "DSAG", "event", _event_layout, "dsag"),
-    _S(
-        "dsag-lb",
-        "DSAG with the load balancer",
-        "DSAG",
-        "event",
-        _event_layout,
-        "dsag-lb",
-        "star",
-        lambda s: s.n_workers <= 500,
-    ),
+    _S("sag", "SAG (w of N, fresh results only)", "DSAG", "event", _sag_layout),
+    _S("dsag", "DSAG (w of N, stale results kept)", "DSAG", "event", _sag_layout, "dsag"),
+    _S("dsag-lb", "DSAG with the load balancer", "DSAG", "event", _sag_layout, "dsag-lb", (1, 500)),
     _S("lag", "LAG (lazy uploads, parameter server)", "LAGC", "lazy", _lazy_layout),
     _S("lagc", "LAGC (lazy groups, GC inside)", "LAGC", "lazy", _lazy_layout, "lagc"),
     _S("g-lag", "G-LAG (lazy groups, fastest worker each)", "LAGC", "lazy", _lazy_layout, "g-lag"),

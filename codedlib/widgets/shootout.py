@@ -10,6 +10,7 @@ Reference: severinson2023dsag (Sec. VI-A, latency fitted from traces).
 from __future__ import annotations
 
 import html
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,15 +69,10 @@ def your_cluster_report(
         for _, r in result.ranking.table.iterrows()
     )
     where = ", ".join(f"{k} = {v:.3g}" for k, v in result.position.items() if v == v)
-    fitted = (
-        ""
-        if result.fit is None
-        else (
-            f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: "
-            + "; ".join(html.escape(n) for n in result.fit.notes[:3])
-            + "</p>"
-        )
-    )
+    fitted = ""
+    if result.fit is not None:
+        notes = "; ".join(html.escape(n) for n in result.fit.notes[:3])
+        fitted = f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: {notes}</p>"
     winners = ", ".join(result.ranking.winners) or "none reaches the target"
     text = (
         f"<p><b>{html.escape(result.cluster.describe())}</b></p>{fitted}"
@@ -105,20 +101,15 @@ def explore_your_cluster(
     import ipywidgets as W
 
     kw = {"style": {"description_width": "initial"}}
+    number = partial(W.BoundedFloatText, **kw)
     controls = {
         "n_workers": W.BoundedIntText(value=n_workers, min=2, max=10_000, description="N", **kw),
         "family": W.Dropdown(
             options=list(FAMILIES), value="shifted_exponential", description="delay family", **kw
         ),
-        "shape": W.BoundedFloatText(
-            value=0.5, max=100.0, step=0.05, description="shape (v, ξ or cv)", **kw
-        ),
-        "heterogeneity": W.BoundedFloatText(
-            max=10.0, step=0.1, description="heterogeneity h", **kw
-        ),
-        "burst_factor": W.BoundedFloatText(
-            value=1.0, max=20.0, step=0.1, description="burst factor", **kw
-        ),
+        "shape": number(value=0.5, max=100.0, step=0.05, description="shape (v, ξ or cv)"),
+        "heterogeneity": number(max=10.0, step=0.1, description="heterogeneity h"),
+        "burst_factor": number(value=1.0, max=20.0, step=0.1, description="burst factor"),
         "comm_to_comp": log_slider("comm_to_comp", 0.0235, 0.01, 100.0, description="comm / comp"),
         "trace": W.Dropdown(options=trace_choices(), value=trace, description="or a trace", **kw),
         "seeds": W.IntSlider(value=seeds, min=2, max=10, description="seeds", **kw),
