@@ -311,25 +311,15 @@ LATENCIES = {
 }
 
 
+#: The axes that set the straggling family (and its shape).
+_FAMILY_AXES = {"pareto_tail": "pareto", "straggling": "shifted_exponential"}
 #: Map axes (:func:`apply_axis` says what each changes; the figures' labels say it in words).
-AXES = (
-    "pareto_tail",
-    "straggling",
-    "comm_to_comp",
-    "latency",
-    "heterogeneity",
-    "burst_factor",
-    "n_workers",
-)
+AXES = (*_FAMILY_AXES, "comm_to_comp", "latency", "heterogeneity", "burst_factor", "n_workers")
 
 
 def _check_axis(axis):
     if axis not in AXES:
         raise ValueError(f"axis must be one of {list(AXES)}, got axis={axis!r}")
-
-
-#: The axes that set the straggling family (and its shape).
-_FAMILY_AXES = {"pareto_tail": "pareto", "straggling": "shifted_exponential"}
 
 
 def apply_axis(cluster: ClusterModel, axis: str, value: float) -> ClusterModel:
@@ -733,18 +723,8 @@ def your_cluster(
 MAP_SCHEMES = ("gd", "sgd", "gc", "cr", "rar", "mpi-allreduce", "dsag", "lagc")
 #: Schemes of the scale study (to N = 10,000): the exact-gradient schemes, SGD and every
 #: all-reduce.
-SCALE_SCHEMES = (
-    "gd",
-    "sgd",
-    "gc",
-    "rs",
-    "cr",
-    "rar",
-    "rd",
-    "rabenseifner",
-    "binomial",
-    "mpi-allreduce",
-)
+_ALLREDUCES = tuple(n for n, s in SCHEMES.items() if s.timing == "allreduce")
+SCALE_SCHEMES = ("gd", "sgd", "gc", "rs", "cr", "rar", *_ALLREDUCES)
 
 #: Notebook 06's sizes; ``real_*``: the real-process section (``None``: every scheme).
 SETTINGS = {

@@ -95,12 +95,8 @@ def plot_ranking(ranking: Ranking, ax: Axes | None = None, title: str | None = N
             side.set_yticks(y, [])
             side.set_xlabel(f"{col} {verb} / iteration")
     seeds = int(table["n_seeds"].iloc[0])
-    fig.suptitle(
-        (title or "Every scheme on one cluster")
-        + f"\n{ranking.setup.cluster.describe()}; {seeds} seeds; "
-        + problem_label(ranking.setup),
-        fontsize=9,
-    )
+    setting = f"{ranking.setup.cluster.describe()}; {seeds} seeds; {problem_label(ranking.setup)}"
+    fig.suptitle(f"{title or 'Every scheme on one cluster'}\n{setting}", fontsize=9)
     return fig
 
 
@@ -119,11 +115,8 @@ def plot_trajectories(
     ax.set_xlabel("clock time [s]")
     ax.set_ylabel("relative gap (F - F*) / (F0 - F*)")
     ax.legend(fontsize=7, ncol=3)
-    ax.set_title(
-        (title or f"Convergence on one cluster (seed {seed})")
-        + f"\n{ranking.setup.cluster.describe()}; {problem_label(ranking.setup)}",
-        fontsize=9,
-    )
+    setting = f"{ranking.setup.cluster.describe()}; {problem_label(ranking.setup)}"
+    ax.set_title(f"{title or f'Convergence on one cluster (seed {seed})'}\n{setting}", fontsize=9)
     return fig
 
 

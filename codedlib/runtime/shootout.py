@@ -300,24 +300,22 @@ def real_vs_predicted(
     from codedlib.runtime.notebook import run_all
 
     factors = cluster.factors(iterations, seed)
-    out = RealVsPredicted(pd.DataFrame(), cluster)
     with tempfile.TemporaryDirectory(prefix="shootout-mpi-") as tmp:
         runs = {name: _prepare(setup, name, seed, factors, Path(tmp)) for name in names}
         # one mpiexec job for the runs of one world size; a failed run is a row, not an error
         results, errors = run_all(
             {n: r["config"] for n, r in runs.items()}, tolerate=(RuntimeError,)
         )
-    rows = []
+    rows, ran = [], {}
     for name, run in runs.items():
         if (err := errors.get(name)) is not None:  # KilledFromOutside, timeouts, failures
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             warnings.warn(f"{name}: {reason}", RuntimeWarning, stacklevel=2)
             rows.append({**run["row"], "status": f"not run: {reason}"})
         else:
-            out.results[name] = results[name]
+            ran[name] = results[name]
             rows.append(_finish(setup, name, run, results[name]))
-    out.frame = pd.DataFrame(rows)
-    return out
+    return RealVsPredicted(pd.DataFrame(rows), cluster, ran)
 
 
 def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
