@@ -88,20 +88,14 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
     finite = {s: bool(np.all(np.isfinite(v))) for s, v in by.items()}
     means = runs.groupby("scheme")[metric].mean()
     best = min((s for s in by if finite[s]), key=lambda s: means[s], default=None)
-    rows = [
-        (
-            s,
-            *(mean_interval(v) if finite[s] else (math.inf,) * 3),
-            *(
-                (math.inf,) * 3
-                if best is None or not finite[s]
-                else (1.0,) * 3
-                if s == best
-                else ratio_interval(v, by[best])
-            ),
-        )
-        for s, v in by.items()
-    ]
+    inf = (math.inf,) * 3
+
+    def to_best(s, v):  # the paired ratio to the fastest and its interval
+        if best is None or not finite[s]:
+            return inf
+        return (1.0,) * 3 if s == best else ratio_interval(v, by[best])
+
+    rows = [(s, *(mean_interval(v) if finite[s] else inf), *to_best(s, v)) for s, v in by.items()]
     cols = ["scheme", "mean", "ci_low", "ci_high", "ratio_to_best", "ratio_low", "ratio_high"]
     table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable")
     table = table.reset_index(drop=True)
@@ -196,16 +190,9 @@ def _over_setups(setups, names, seeds, executor, timed=False):
     for setup, cache in zip(setups, tuned["cache"]):
         setup.__dict__.setdefault("_cache", {}).update(cache)
     plan = [(i, seed) for i in index for seed in seeds]
-    runs = over_seeds(
-        _planned_runs,
-        range(len(plan)),
-        executor=executor,
-        desc=setups[0].cluster.name if len(setups) == 1 else "settings x seeds",
-        setups=setups,
-        names=names,
-        plan=plan,
-        timed=timed,
-    )
+    desc = setups[0].cluster.name if len(setups) == 1 else "settings x seeds"
+    setting = {"setups": setups, "names": names, "plan": plan, "timed": timed}
+    runs = over_seeds(_planned_runs, range(len(plan)), executor=executor, desc=desc, **setting)
     which = np.array([plan[k][0] for k in runs["seed"]])
     runs["seed"] = [plan[k][1] for k in runs["seed"]]
     runs.insert(1, "seed", runs.pop("seed"))
@@ -494,14 +481,9 @@ def operating_point_cluster(point: Mapping[str, Any], base: ClusterModel) -> Clu
     heterogeneity and bursts on ``base``'s network and workload, its comm/comp through the
     bandwidth; where that ratio is below ``base``'s latency allows, the latency is half the
     message time; where the paper models no communication (NaN) ``base``'s ratio stays."""
-    cluster = base.with_(
-        n_workers=int(point["n_workers"]),
-        family=point["family"],
-        shape=float(point["shape"]),
-        heterogeneity=float(point["heterogeneity"]),
-        burst_factor=float(point["burst_factor"]),
-        name=f"{point['paper']} operating point",
-    )
+    shape = {k: float(point[k]) for k in ("shape", "heterogeneity", "burst_factor")}
+    name, n_workers = f"{point['paper']} operating point", int(point["n_workers"])
+    cluster = base.with_(n_workers=n_workers, family=point["family"], name=name, **shape)
     ratio = float(point["comm_to_comp"])
     if np.isfinite(ratio):
         if ratio * cluster.share_time <= cluster.network.latency:
@@ -587,12 +569,9 @@ def paper_headlines(
     network and workload)."""
     points = paper_operating_points().set_index("paper")
     setups = {}
-    for (key, _), *_ in HEADLINES:
-        name = _PAPER_NAMES[key]
-        if name not in setups:
-            cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
-            options = {**setup_options, **PAPER_SETUPS.get(name, {})}
-            setups[name] = Shootout(cluster, **options)
+    for name in _PAPER_NAMES.values():  # every paper has a headline
+        cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
+        setups[name] = Shootout(cluster, **{**setup_options, **PAPER_SETUPS.get(name, {})})
     rankings = dict(zip(setups, _rankings(list(setups.values()), None, seeds)))
     rows = []
     for (key, item), (quantity, slower, faster, metric), (paper, words) in HEADLINES:
@@ -626,20 +605,12 @@ def paper_headlines(
 def why_table(headlines: Headlines) -> pd.DataFrame:
     """For the two schemes of every headline: mean iterations to the target, time, shares and
     numbers per iteration (what decides a miss)."""
-    cols = [
-        "iterations_to_target",
-        "time_per_iteration",
-        "shares_per_iteration",
-        "numbers_per_iteration",
+    cols = ["iterations_to_target", *(f"{q}_per_iteration" for q in ("time", "shares", "numbers"))]
+    parts = [
+        r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
+        for paper, r in headlines.rankings.items()
     ]
-    why = pd.concat(
-        [
-            r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
-            for paper, r in headlines.rankings.items()
-        ],
-        ignore_index=True,
-    )
-    why = why[["scheme", "paper", *cols]]
+    why = pd.concat(parts, ignore_index=True)[["scheme", "paper", *cols]]
     wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
     return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
 

@@ -62,8 +62,7 @@ def problem_label(setup: Shootout) -> str:
 def plot_ranking(ranking: Ranking, ax: Axes | None = None, title: str | None = None) -> Figure:
     """Time to target per scheme (mean and 95 % interval over seeds), ratio to the fastest
     written beside each bar, bars hatched where the interval cannot tell it from the fastest;
-    right panels: communication (numbers) and computation (shares) per iteration.
-    """
+    right panels: communication (numbers) and computation (shares) per iteration."""
     table = ranking.table.iloc[::-1]
     if ax is None:
         fig, (ax, ax2, ax3) = subplots(
@@ -112,8 +111,7 @@ def plot_trajectories(
     ax.axhline(ranking.setup.target, color="k", ls=":", lw=0.8)
     ax.set_yscale("log")
     ax.set_ylim(bottom=max(1e-12, ranking.setup.target / 100), top=2)
-    ax.set_xlabel("clock time [s]")
-    ax.set_ylabel("relative gap (F - F*) / (F0 - F*)")
+    ax.set(xlabel="clock time [s]", ylabel="relative gap (F - F*) / (F0 - F*)")
     ax.legend(fontsize=7, ncol=3)
     setting = f"{ranking.setup.cluster.describe()}; {problem_label(ranking.setup)}"
     ax.set_title(f"{title or f'Convergence on one cluster (seed {seed})'}\n{setting}", fontsize=9)
@@ -128,8 +126,7 @@ def plot_regime_map(
 ) -> Figure:
     """Winner of each cell (colour), its margin over the runner-up (text, ``≈`` and hatching
     where the interval cannot tell them apart); the papers' operating points (``points``: a
-    frame with ``paper`` and the two axes' values) drawn at their interpolated position.
-    """
+    frame with ``paper`` and the two axes' values) drawn at their interpolated position."""
     cells = rmap.cells
     xs, ys = list(dict.fromkeys(cells.x)), list(dict.fromkeys(cells.y))
     fig, ax = new_axes(ax, figsize=(max(1.2 * len(xs) + 3.0, 7.5), 0.8 * len(ys) + 2.4))
@@ -144,12 +141,10 @@ def plot_regime_map(
         margin = margin if np.isfinite(c.margin) else ""
         ax.text(i, j + 0.12, c.winner, ha="center", va="center", fontsize=7, weight="bold")
         ax.text(i, j - 0.2, margin, ha="center", va="center", fontsize=6)
-    ax.set_xlim(-0.5, len(xs) - 0.5)
-    ax.set_ylim(-0.5, len(ys) - 0.5)
+    ax.set(xlim=(-0.5, len(xs) - 0.5), ylim=(-0.5, len(ys) - 0.5))
     ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
     ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
-    ax.set_xlabel(_AXIS_LABELS[rmap.x_axis])
-    ax.set_ylabel(_AXIS_LABELS[rmap.y_axis])
+    ax.set(xlabel=_AXIS_LABELS[rmap.x_axis], ylabel=_AXIS_LABELS[rmap.y_axis])
     if points is not None:
         placed: dict = {}
         for _, p in points.iterrows():
@@ -181,8 +176,7 @@ def _fractional_index(values, v, log):
 
 def plot_scale(study: ScaleStudy, fig: Figure | None = None, title: str | None = None) -> Figure:
     """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
-    worker-iteration (what N = 10,000 costs to simulate).
-    """
+    worker-iteration (what N = 10,000 costs to simulate)."""
     runs = study.runs
     if fig is None:
         fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
@@ -197,9 +191,7 @@ def plot_scale(study: ScaleStudy, fig: Figure | None = None, title: str | None =
         for ax, col in ((ax1, "t"), (ax2, "wall")):
             ax.plot(g.index, g[col], marker="o", ms=3, color=SCHEME_COLORS[scheme], label=scheme)
     for ax in (ax1, ax2):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("workers N")
+        ax.set(xscale="log", yscale="log", xlabel="workers N")
     ax1.set_ylabel("mean time per iteration [s]")
     ax2.set_ylabel("simulator wall time per worker-iteration [s]")
     ax1.legend(fontsize=7, ncol=2)
@@ -214,8 +206,7 @@ def plot_headlines(
 ) -> Figure:
     """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
     cluster, with the 95 % paired interval, beside the paper's number where it gives one;
-    right of the dashed line at 1 the paper's direction holds.
-    """
+    right of the dashed line at 1 the paper's direction holds."""
     rows = headlines.rows.iloc[::-1].reset_index(drop=True)
     fig, ax = new_axes(ax, figsize=(9.0, 0.5 * len(rows) + 1.8))
     y = np.arange(len(rows))

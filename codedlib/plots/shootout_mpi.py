@@ -35,13 +35,8 @@ def plot_real_vs_predicted(
     frame = result.frame
     ran, not_run = frame[frame["status"] == "run"], frame[frame["status"] != "run"]
     if len(ran):
-        cols = [
-            "predicted_mean",
-            "measured_mean_iteration_time",
-            "measured_ci_low",
-            "measured_ci_high",
-        ]
-        x, y, low, high = (ran[c].to_numpy() * 1e3 for c in cols)
+        measured = [f"measured_{c}" for c in ("mean_iteration_time", "ci_low", "ci_high")]
+        x, y, low, high = (ran[c].to_numpy() * 1e3 for c in ["predicted_mean", *measured])
         top = float(max(x.max(), high.max())) * 1.12
         line = np.array([0.0, top])
         ax.fill_between(line, 0.9 * line, 1.1 * line, color="0.9", label="±10 %")

@@ -222,13 +222,8 @@ class RingWatchdog(RootNode):
                     "blocks it; stopping the run."
                 )
             buf, end = self.reports.pop(0), now()
-            row = {
-                "iteration": t,
-                "start": last - self.t0,
-                "end": end - self.t0,
-                "iteration_time": float(buf[1]),
-                "n_fresh": cfg.n_workers,
-            }
+            times = {"start": last - self.t0, "end": end - self.t0, "iteration_time": float(buf[1])}
+            row = {"iteration": t, **times, "n_fresh": cfg.n_workers}
             self.record_step(t, row, buf[2:])
             last = end
 

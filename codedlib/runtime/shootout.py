@@ -191,18 +191,9 @@ def _run_config(setup: Shootout, name: str, injection: ClusterInjection, path: s
         sizes.update(
             redundancy=setup.redundancy, groups=lay["groups"], xi=setup.xi, history=setup.history
         )
-    return scheme_config(
-        runtime,
-        quick=False,
-        seed=seed,
-        iterations=setup.max_iter,
-        samples=REAL_SAMPLES,
-        dim=REAL_DIM,
-        delay="none",
-        delays_file=path,
-        t_c=injection.t_c,
-        **sizes,
-    )
+    fixed = {"quick": False, "samples": REAL_SAMPLES, "dim": REAL_DIM, "delay": "none"}
+    run = {"seed": seed, "iterations": setup.max_iter, "delays_file": path, "t_c": injection.t_c}
+    return scheme_config(runtime, **fixed, **run, **sizes)
 
 
 def _method(setup: Shootout, name: str) -> str:
@@ -285,13 +276,9 @@ def real_vs_predicted(
     iterations = check_int("iterations", iterations, 2)
     seed = check_int("seed", seed, 0)
     # CodedReduce's tree of 13 processes; tune=False: the runtime's fixed S, w and groups
-    setup = Shootout(
-        cluster,
-        problem=real_problem(cluster.n_workers, seed),
-        max_iter=iterations,
-        tree=(3, 2) if cluster.n_workers == 12 else None,
-        tune=False,
-    )
+    tree = (3, 2) if cluster.n_workers == 12 else None
+    problem = real_problem(cluster.n_workers, seed)
+    setup = Shootout(cluster, problem=problem, max_iter=iterations, tree=tree, tune=False)
     for name in names:
         if not SHOOTOUT_SCHEMES[name].applies(setup):
             raise ValueError(

@@ -238,8 +238,7 @@ class Shootout:
     SAG/DSAG wait for ``ceil(f N)`` fresh results; ``subpartitions`` (DSAG eq. 5), ``margin``
     (Sec. V-A); ``redundancy`` r, ``group_size`` N/G, ``xi``, ``history`` D (LAGC); ``tree``:
     CodedReduce's ``(n, L)`` (default: tuned). ``tune=False`` uses the given sizes (SAG/DSAG
-    still tune their step) and the cluster's own moments for DSAG-LB and the split (an oracle).
-    """
+    still tune their step) and the cluster's own moments for DSAG-LB and the split (an oracle)."""
 
     cluster: ClusterModel
     problem: LeastSquares | None = None
@@ -524,18 +523,9 @@ def _balanced_subpartitions(setup, w):
     comp_mean, comp_var = _pilot_moments(setup)
     comm = np.full(setup.n_workers, setup.cluster.message_time)
     p0 = np.full(setup.n_workers, setup.subpartitions, dtype=np.int64)
-    p, _ = optimize_subpartitions(
-        p0,
-        np.diff(setup.bounds),
-        comm,
-        (comm * 1e-3) ** 2,
-        comp_mean,
-        comp_var,
-        w,
-        n_iterations=50,
-        rng=0,
-        semantics="deadline",
-    )
+    kw = {"n_iterations": 50, "rng": 0, "semantics": "deadline"}
+    rows, comm_var = np.diff(setup.bounds), (comm * 1e-3) ** 2
+    p, _ = optimize_subpartitions(p0, rows, comm, comm_var, comp_mean, comp_var, w, **kw)
     return np.asarray(p, dtype=np.int64)
 
 

@@ -49,14 +49,8 @@ def your_cluster_report(
     from codedlib.experiments import shootout as ex
 
     if trace == TRACE_NONE:
-        cluster = ex.default_cluster(
-            n_workers,
-            family=family,
-            shape=shape,
-            heterogeneity=heterogeneity,
-            burst_factor=burst_factor,
-            name="your cluster",
-        )
+        cluster = ex.default_cluster(n_workers, family=family, shape=shape, name="your cluster")
+        cluster = cluster.with_(heterogeneity=heterogeneity, burst_factor=burst_factor)
         source = ex.apply_axis(cluster, "comm_to_comp", comm_to_comp)
     else:
         if trace not in trace_choices():
@@ -96,8 +90,7 @@ def explore_your_cluster(
 ) -> Explorer:
     """The "your cluster" explorer: N, delay family and shape, heterogeneity, bursts,
     communication/computation, or a trace; the Rank button ranks every scheme (ranked once at
-    construction with the initial values).
-    """
+    construction with the initial values)."""
     import ipywidgets as W
 
     kw = {"style": {"description_width": "initial"}}
