@@ -88,9 +88,8 @@ def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
     >>> tree_links(3, 2, 0), tree_links(3, 2, 2), tree_links(3, 2, 7)
     ((None, [1, 2, 3]), (0, [7, 8, 9]), (2, []))
     """
-    n = check_int("n", n, 1)
-    L = check_int("L", L, 1)
-    rank = check_int("rank", rank, 0, sum(n**layer for layer in range(1, L + 1)))
+    n, L = check_tree(n, L)
+    rank = check_int("rank", rank, 0, n_tree_workers(n, L))
     layer, index = position_of(rank, n)
     parent = None if layer == 0 else rank_of(layer - 1, index // n, n)
     children = [rank_of(layer + 1, n * index + j, n) for j in range(n)] if layer < L else []
@@ -455,11 +454,5 @@ def execute(
                 )
         else:
             chosen = [c for c in nd.children if c not in straggling]
-        missing = alloc.n - len(chosen)
-        if missing > alloc.s:
-            down = sorted(set(nd.children) - set(chosen))
-            raise ValueError(
-                f"more than s={alloc.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {alloc.n} children straggle (ranks {down})"
-            )
         messages[rank] = alloc.combine(rank, {c: messages[c] for c in chosen}, own)
     return messages[0], messages

@@ -25,20 +25,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from codedlib._validation import RngLike, as_generator, check_frame, check_int, check_real
-from codedlib.claims import (
-    Claim,
-    ClaimsTable,
-    magnitude_factor,
-    mean_interval,
-    ratio_interval,
-    spec,
-)
-from codedlib.codes.codedreduce import (
-    CodedReduceAllocation,
-    allocate,
-    execute,
-    local_messages_from_point_gradients,
-)
+from codedlib.claims import magnitude_factor, mean_interval, ratio_interval, spec
+from codedlib.codes.codedreduce import allocate, execute, local_messages_from_point_gradients
 from codedlib.codes.cyclic import (
     PAPER_EXAMPLE_A,
     PAPER_EXAMPLE_B,
@@ -68,6 +56,9 @@ from codedlib.theory.codedreduce import (
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+    from codedlib.claims import Claim, ClaimsTable
+    from codedlib.codes.codedreduce import CodedReduceAllocation
 
 __all__ = [
     "CLAIMS",
@@ -238,13 +229,10 @@ def load_curves(
 ) -> pd.DataFrame:
     """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
-    frames = [
-        pd.DataFrame(
-            dict(alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L)
-        )
-        for L in layers
-    ]
-    return pd.concat(frames, ignore_index=True)
+    frame = lambda L: dict(
+        alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L
+    )
+    return pd.concat([pd.DataFrame(frame(L)) for L in layers], ignore_index=True)
 
 
 @dataclass(frozen=True)
@@ -815,14 +803,9 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
     # SGD on the first N - S workers of every iteration (same draws as the timing)
     starts, stops = _worker_ranges(prob.n_samples, cfg.N)
     unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
-    return dict(task=task, n_iterations=n_iterations, model=model, cfg=cfg, timings=timings) | dict(
-        prob=prob,
-        data=data,
-        metric=metric_name,
-        theta0=theta0,
-        step=_step_size(prob),
-        unused=unused,
-    )
+    out = dict(task=task, n_iterations=n_iterations, model=model, cfg=cfg, timings=timings)
+    out |= dict(prob=prob, data=data, metric=metric_name, theta0=theta0, unused=unused)
+    return out | dict(step=_step_size(prob))
 
 
 def _tune(run: dict, quick: bool) -> tuple[float, float]:
@@ -876,15 +859,13 @@ def convergence(
         k: [_metric(task, prob, data, th[t + 1], th[t]) for t in range(n_iter)]
         for k, th in (("GD", gd), ("SGD", sgd))
     }
+    iteration = np.arange(1, n_iter + 1)
     curves = pd.concat(
         [
             pd.DataFrame(
-                dict(scheme=name, iteration=np.arange(1, n_iter + 1))
-                | dict(
-                    time=np.cumsum(run["timings"][name].times), error=errors.get(name, errors["GD"])
-                )
-            )
-            for name in SCHEMES
+                dict(scheme=k, iteration=iteration, time=np.cumsum(run["timings"][k].times))
+            ).assign(error=errors.get(k, errors["GD"]))
+            for k in SCHEMES
         ],
         ignore_index=True,
     )
