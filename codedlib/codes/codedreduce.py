@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,6 +51,7 @@ __all__ = [
     "local_messages_from_point_gradients",
     "position_of",
     "rank_of",
+    "tree_allocation",
     "tree_links",
 ]
 
@@ -398,6 +399,12 @@ def allocate(
         local = share.slice(0, own)
         nodes.append(TreeNode(rank, layer, index, parent, tuple(children), position, share, local))
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
+
+
+@lru_cache(maxsize=32)
+def tree_allocation(n: int, L: int, s: int, d: int) -> CodedReduceAllocation:
+    """CR.ALLOCATE (Algorithm 2) with the default code (deterministic: cached, never mutated)."""
+    return allocate(n, L, s, d)
 
 
 def local_messages_from_point_gradients(

@@ -8,28 +8,20 @@ passing is the generic :class:`codedlib.runtime.nodes.WorkerNode` / ``RootNode``
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.codes.codedreduce import allocate, tree_links
+from codedlib.codes.codedreduce import tree_allocation, tree_links
 from codedlib.runtime.comm import Poller, wait_all
 from codedlib.runtime.nodes import NodePlan
 
 if TYPE_CHECKING:
     from mpi4py import MPI
 
-    from codedlib.codes.codedreduce import CodedReduceAllocation
     from codedlib.runtime.config import RunConfig
 
-__all__ = ["tree_allocation", "tree_links", "tree_plan", "tree_reduce"]
-
-
-@lru_cache(maxsize=8)
-def tree_allocation(n: int, L: int, s: int, d: int) -> CodedReduceAllocation:
-    """CR.ALLOCATE for an (n, L) tree, ``s`` stragglers per parent, ``d`` samples (cached)."""
-    return allocate(n, L, s, d)
+__all__ = ["tree_links", "tree_plan", "tree_reduce"]
 
 
 def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
