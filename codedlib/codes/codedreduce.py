@@ -12,7 +12,7 @@ the rest down (Example 2); leaves keep their whole sub-tree set.
 Data size not divisible. Loads are exact iff ``d`` is a multiple of :func:`exact_data_unit`
 (15 for the paper's (3, 2), s = 1 example). Otherwise partitions differ by one point (larger
 parts spread around the cycle), internal nodes keep ``round(r_CR d)`` points, leaves keep what
-reaches them, and recovery stays exact (``max_load_deviation``: the gap to ``r_CR d``).
+reaches them, and recovery stays exact.
 
 The MPI engine calls :meth:`CodedReduceAllocation.combine`, as :func:`execute` does.
 
@@ -275,11 +275,6 @@ class CodedReduceAllocation:
         """Local data count of every worker (ranks 1..N)."""
         return np.array([node.n_points for node in self.nodes[1:]])
 
-    @property
-    def max_load_deviation(self) -> float:
-        """Largest ``|load - r_CR d|`` over the workers (0 when ``d`` is exact)."""
-        return float(np.max(np.abs(self.load_points - self.r_cr * self.d)))
-
     def node(self, layer: int, index: int) -> TreeNode:
         return self.nodes[rank_of(layer, index, self.n)]
 
@@ -319,10 +314,10 @@ class CodedReduceAllocation:
                     f"rank {child} is not a child of {nd.label} (rank {rank}); its children are ranks {nd.children[0]}..{nd.children[-1]}"
                 )
             positions.append(child - first)
-        missing = self.n - len(positions)
-        if missing > self.s:
+        down = sorted(set(nd.children) - set(child_messages))
+        if len(down) > self.s:
             raise ValueError(
-                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {self.n} children are missing"
+                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {len(down)} of its {self.n} children straggle (ranks {down})"
             )
         a = self.decoding_coefficients(positions)
         total = local
@@ -350,14 +345,8 @@ class CodedReduceAllocation:
 
         graph = nx.DiGraph()
         for nd in self.nodes:
-            graph.add_node(
-                nd.rank,
-                layer=nd.layer,
-                index=nd.index,
-                label=nd.label,
-                n_points=nd.n_points,
-                local_data=nd.local_data.describe(),
-            )
+            attrs = dict(layer=nd.layer, index=nd.index, label=nd.label, n_points=nd.n_points)
+            graph.add_node(nd.rank, **attrs, local_data=nd.local_data.describe())
             if nd.parent is not None:
                 graph.add_edge(nd.parent, nd.rank)
         return graph

@@ -229,15 +229,13 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> Example2Result:
     )
 
 
-def load_curves(
-    alphas: ArrayLike | None = None, layers: Sequence[int] = (1, 2, 3), n: int | None = None
-) -> pd.DataFrame:
+def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.DataFrame:
     """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
     frame = lambda L: dict(
         alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L
     )
-    return pd.concat([pd.DataFrame(frame(L)) for L in layers], ignore_index=True)
+    return pd.concat([pd.DataFrame(frame(L)) for L in (1, 2, 3)], ignore_index=True)
 
 
 @dataclass(frozen=True)
@@ -263,25 +261,23 @@ def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
 
 def theorem2_check(
     ns: Sequence[int] = (8, 16, 32, 64),
-    L: int = 2,
-    alpha: float = 0.25,
-    d: int = 50_000,
     model: TimingModel | None = None,
     n_iterations: int = 400,
     rng: RngLike = 0,
 ) -> pd.DataFrame:
     """Monte Carlo mean CR iteration time vs Theorem 2's bounds (7)-(8) without their o(.)
-    terms, for growing n; every iteration an independent replica (``ci_low``..``ci_high``: the
-    normal 95 % interval; ``position``: "below (7)", "inside" or "above (8)"). The two gaps a
-    bound can have at finite n, measured apart: the exact E[T_(n-s)] of one sibling group
-    (``sibling_order_statistic``) against the ``computation_term``, and the rest of the mean
-    (``monte_carlo_rest``: reception, the slowest group) against the ``communication_term``.
+    terms, for growing n (L = 2, alpha = 1/4, d = 50 000); every iteration an independent
+    replica (``ci_low``..``ci_high``: the normal 95 % interval; ``position``: "below (7)",
+    "inside" or "above (8)"). The two gaps a bound can have at finite n, measured apart: the
+    exact E[T_(n-s)] of one sibling group (``sibling_order_statistic``) against the
+    ``computation_term``, and the rest of the mean (``monte_carlo_rest``: reception, the
+    slowest group) against the ``communication_term``.
     """
     model = figure_model("fig13") if model is None else model  # the paper's t_c = 0.05 s
-    gen = as_generator(rng)
+    gen, L, d = as_generator(rng), 2, 50_000
     rows = []
     for n in ns:
-        cfg = ClusterConfig(n, L, round(alpha * n), d)
+        cfg = ClusterConfig(n, L, round(0.25 * n), d)
         times = cr_times(cfg, model, draw_delays(n_iterations, cfg.N, gen)).times
         b = theorem2_bounds(n, L, cfg.s, d, model.a, model.mu, model.t_c)
         mean, se = float(times.mean()), float(times.std(ddof=1) / np.sqrt(times.size))
@@ -366,7 +362,6 @@ def model_speedup_range(
     a_mus: Sequence[float] = (0.1, 1.0, 10.0),
     straggle_delays: Sequence[float] = (0.0, 0.3, 3.0),
     straggle_prob: float = 0.02,
-    a: float = 5e-5,
     n_iterations: int = 100,
     rng: RngLike = 0,
 ) -> pd.DataFrame:
@@ -375,7 +370,7 @@ def model_speedup_range(
     a label to ``(n, L, s, d, p)``; every bandwidth [bytes/s] x latency [s] x ``a mu`` x
     straggler delay ``D`` (probability ``straggle_prob``) runs on one set of draws.
     """
-    gen = as_generator(rng)
+    gen, a = as_generator(rng), 5e-5  # the paper's a; aμ spans the sweep
     rows = []
     for label, (n, L, s, d, p) in settings.items():
         cfg, draws, loads = _tree(n, L, s, d, n_iterations, gen)
@@ -411,16 +406,13 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
         S = int(np.floor(s / n * N + 1e-9))
         limit = {"UMW": N, "GC": N - S, "SGD": N - S}.get(scheme, np.nan) / (L * (n - s))
         speedup = g["cr_speedup"]
-        rows.append(
-            dict(label=label, scheme=scheme, min=float(speedup.min()), max=float(speedup.max()))
-            | {"communication_bound_limit": limit}
-        )
-    return pd.DataFrame(rows).set_index(["label", "scheme"])
+        rows.append((label, scheme, float(speedup.min()), float(speedup.max()), limit))
+    columns = ["label", "scheme", "min", "max", "communication_bound_limit"]
+    return pd.DataFrame(rows, columns=columns).set_index(["label", "scheme"])
 
 
 def cr_rar_network_table(
     model: TimingModel | None = None,
-    figures: Sequence[str] = tuple(PAPER_SPEEDUPS),
     n_iterations: int = 200,
     straggle_prob: float = 0.005,
     straggle_delay: float = 3.0,
@@ -446,7 +438,7 @@ def cr_rar_network_table(
     model = TimingModel() if model is None else model
     gen = as_generator(rng)
     rows = []
-    for figure in figures:
+    for figure in PAPER_SPEEDUPS:
         tree = FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
         cfg, draws, loads = _tree(*tree, n_iterations, gen)
         n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
@@ -566,22 +558,21 @@ def regime_map(
     latencies: Sequence[float] | None = None,
     straggle_delays: Sequence[float] = (0.0, 0.1, 0.3, 1.0),
     straggle_prob: float = 0.02,
-    tree: tuple[int, int, int, int] = FIG2_TREE,
-    p: int = 6500,
     model: TimingModel | None = None,
     n_iterations: int = 200,
     rng: RngLike = 0,
 ) -> pd.DataFrame:
-    """Where CR beats RAR: mean iteration time of every scheme over bandwidth [bytes/s] x
-    latency [s] x straggler delay ``D`` (each worker-iteration straggles with probability
-    ``straggle_prob``), on one set of draws. Tidy: bandwidth, latency, straggle_delay, scheme,
-    mean_time, plus ``cr_over_rar`` = RAR's time / CR's (above 1: CR faster).
+    """Where CR beats RAR on Fig. 2's tree (p = 6500): mean iteration time of every scheme over
+    bandwidth [bytes/s] x latency [s] x straggler delay ``D`` (each worker-iteration straggles
+    with probability ``straggle_prob``), on one set of draws. Tidy: bandwidth, latency,
+    straggle_delay, scheme, mean_time, plus ``cr_over_rar`` = RAR's time / CR's (above 1: CR
+    faster).
     """
     bandwidths = np.geomspace(1.25e6, 1.25e9, 13) if bandwidths is None else bandwidths
     latencies = np.geomspace(1e-5, 1e-2, 13) if latencies is None else latencies
     base = TimingModel() if model is None else model
-    base = replace(base, gradient_numbers=p, straggle_prob=straggle_prob)
-    cfg, draws, loads = _tree(*tree, n_iterations, rng)
+    base = replace(base, gradient_numbers=6500, straggle_prob=straggle_prob)
+    cfg, draws, loads = _tree(*FIG2_TREE, n_iterations, rng)
     rows = []
     for delay, bw in itertools.product(straggle_delays, bandwidths):
         models = [
@@ -600,28 +591,26 @@ def regime_map(
 def calibrate_straggle_delay(
     target: float,
     scheme: str = "RAR",
-    tree: tuple[int, int, int, int] = FIG2_TREE,
     model: TimingModel | None = None,
     straggle_prob: float = 0.02,
     n_iterations: int = 300,
     rng: RngLike = 0,
-    bracket: tuple[float, float] = (0.0, 10.0),
     tol: float = 1e-3,
 ) -> float:
-    """The straggler delay ``D`` [s] at which CR's speedup over ``scheme`` (ratio of mean
-    iteration times, same draws) equals ``target``; bisection (the ratio grows with ``D`` for
-    schemes that wait for every worker). The result is a **calibrated** parameter.
+    """The straggler delay ``D`` [s] in [0, 10] at which CR's speedup over ``scheme`` (ratio of
+    mean iteration times, same draws, Fig. 2's tree) equals ``target``; bisection (the ratio
+    grows with ``D`` for schemes that wait for every worker). A **calibrated** parameter.
     """
     target = check_real("target", target, 0.0, low_open=True)
     base = TimingModel() if model is None else model
-    cfg, draws, loads = _tree(*tree, n_iterations, rng)
+    cfg, draws, loads = _tree(*FIG2_TREE, n_iterations, rng)
 
     def ratio(delay):
         m = replace(base, straggle_prob=straggle_prob, straggle_delay=delay)
         res = simulate_iteration_times(cfg, m, draws=draws, cr_loads=loads, schemes=(scheme, "CR"))
         return res[scheme].mean / res["CR"].mean
 
-    lo, hi = bracket
+    lo, hi = 0.0, 10.0
     if not ratio(lo) <= target <= ratio(hi):
         raise ValueError(
             f"target must lie between the speedups at D = {lo} and {hi} ({ratio(lo):.3g}, {ratio(hi):.3g}), got target={target}"
@@ -844,9 +833,8 @@ def convergence(
     run = _setup(figure, model, n_iterations, quick, gen)
     c1, c2 = _tune(run, quick) if sgd_learning_rate is None else sgd_learning_rate
     c1, c2 = check_real("c1", c1, 0.0), check_real("c2", c2, 0.0)
-    task, prob, data, n_iter, theta0 = (
-        run[k] for k in ("task", "prob", "data", "n_iterations", "theta0")
-    )
+    task, prob, data, theta0 = run["task"], run["prob"], run["data"], run["theta0"]
+    n_iter = run["n_iterations"]
     gd = [theta0]  # GD: shared by the exact schemes
     for _ in range(n_iter):
         gd.append(gd[-1] - run["step"] * prob.gradient(gd[-1]))
@@ -1022,15 +1010,11 @@ def speedup_intervals(speedups: pd.DataFrame) -> pd.DataFrame:
         else:
             to_target = ratio_interval(g["time_to_target"], g["cr_time_to_target"])
             per_iter = ratio_interval(ratio, np.ones(len(g)))
-        rows.append(
-            {"scheme": name, "cr_speedup_paper": g["cr_speedup_paper"].iloc[0]}
-            | dict(zip(("to_target_ours", "to_target_ci_low", "to_target_ci_high"), to_target))
-            | dict(
-                zip(("mean_iteration_time_ratio_ours", "ratio_ci_low", "ratio_ci_high"), per_iter)
-            )
-            | {"seeds": len(g)}
-        )
-    return pd.DataFrame(rows).set_index("scheme")
+        rows.append((name, g["cr_speedup_paper"].iloc[0], *to_target, *per_iter, len(g)))
+    columns = ["scheme", "cr_speedup_paper", "to_target_ours", "to_target_ci_low"]
+    columns += ["to_target_ci_high", "mean_iteration_time_ratio_ours", "ratio_ci_low"]
+    columns += ["ratio_ci_high", "seeds"]
+    return pd.DataFrame(rows, columns=columns).set_index("scheme")
 
 
 def speedups(
@@ -1060,13 +1044,13 @@ def speedups(
     return pd.DataFrame(rows).set_index("scheme")
 
 
-def load_table(
-    n: int = 12, L: int = 2, alphas: Sequence[float] = (1 / 12, 2 / 12, 3 / 12), d: int = 6552
-) -> pd.DataFrame:
-    """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction)."""
+def load_table() -> pd.DataFrame:
+    """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction):
+    the (12, 2) tree, alpha = 1/12, 2/12, 3/12, d = 6552."""
     rows = []
+    n, L, d = 12, 2, 6552
     N = n_tree_workers(n, L)
-    for alpha in alphas:
+    for alpha in (1 / 12, 2 / 12, 3 / 12):
         s, S = round(alpha * n), int(np.floor(alpha * N + 1e-9))
         points = tree_allocation(n, L, s, d).load_points
         rows.append(
@@ -1186,19 +1170,14 @@ def claim_rows(table: ClaimsTable, *items: str) -> pd.DataFrame:
 
 def cyclic_conditioning(cases: Iterable[tuple[int, int]], seed: int) -> pd.DataFrame:
     """Worst condition number of the cyclic-repetition decoder over 5 random straggler sets."""
-    rows = []
-    for n_, s_ in cases:
-        code_ = cyclic_repetition_code(n_, s_)
-        rng_ = np.random.default_rng(seed)
-        survivors = (
-            np.setdiff1d(np.arange(n_), rng_.choice(n_, s_, replace=False)) for _ in range(5)
-        )
-        worst = max(code_.decoding_condition(v) for v in survivors)
-        rows.append(
-            {"n": n_, "s": s_, "load (s+1)/n": code_.load}
-            | {"worst condition number (5 patterns)": worst}
-        )
-    return pd.DataFrame(rows)
+
+    def row(n, s):
+        code, gen = cyclic_repetition_code(n, s), np.random.default_rng(seed)
+        survivors = (np.setdiff1d(np.arange(n), gen.choice(n, s, replace=False)) for _ in range(5))
+        return n, s, code.load, max(code.decoding_condition(v) for v in survivors)
+
+    columns = ["n", "s", "load (s+1)/n", "worst condition number (5 patterns)"]
+    return pd.DataFrame([row(n, s) for n, s in cases], columns=columns)
 
 
 def example2_messages(ex2: Example2Result) -> pd.DataFrame:
@@ -1437,9 +1416,8 @@ def _fig2_straggler(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds, *, scheme
     times = f2s.per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     paper_ = PAPER_SPEEDUPS["fig2"][scheme]
     value, lo, hi = ratio_interval(times[scheme], times["CR"])
-    delays = "as much (it also waits for every worker)"
-    if scheme != "UMW":
-        delays = "not at all (it tolerates S = 21 stragglers)"
+    delays = "not at all (it tolerates S = 21 stragglers)"
+    delays = "as much (it also waits for every worker)" if scheme == "UMW" else delays
     if scheme == "RAR":
         verdict = "calibrated"
         reason = f"calibrated parameter: the straggler delay D = {D_cal:.3g} s was chosen so that this ratio is the paper's {paper_:g}× (on seed {seed})"
@@ -1451,12 +1429,9 @@ def _fig2_straggler(f2s, D_cal, seed, STRAG, CLOCK, iterations, seeds, *, scheme
             f"{delays}, so the paper's {paper_:g}× needs more than one straggler process"
         )
     reason = "our calibrated regime, derived from the paper's 4.3×: " + reason
-    return dict(numerator=times[scheme], denominator=times["CR"], expected="greater") | dict(
-        paper=paper_,
-        verdict=verdict,
-        reason=reason,
-        setting=f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}",
-    )
+    setting = f"{_f2_setting(CLOCK, iterations, seeds)}; {STRAG}"
+    out = dict(numerator=times[scheme], denominator=times["CR"], expected="greater", paper=paper_)
+    return out | dict(verdict=verdict, reason=reason, setting=setting)
 
 
 def _coded_run(coded_runs, seed, *, fig):
@@ -1522,10 +1497,7 @@ def _sgd_over_rar(conv, regimes, seeds, CLOCK, *, fig):
     paper_ratio = PAPER_SPEEDUPS[fig]["SGD"] / PAPER_SPEEDUPS[fig]["RAR"]
     num, den = _to_target(res, "SGD"), _to_target(res, "RAR")
     value, lo, hi = ratio_interval(num, den)
-    return {
-        "numerator": num,
-        "denominator": den,
-        "paper": paper_ratio,
+    return dict(numerator=num, denominator=den, paper=paper_ratio) | {
         "paper_text": f"RAR similar to SGD: SGD slightly faster ({PAPER_SPEEDUPS[fig]['SGD']:g}× vs {PAPER_SPEEDUPS[fig]['RAR']:g}× CR speedups, ratio {paper_ratio:.3g})",
         "reason": (
             ""
@@ -1555,12 +1527,10 @@ def _sgd_iteration_gain(conv, CLOCK):
 
 
 def _sgd_final_error(conv, seeds):
-    fin = conv["fig10"].final.pivot(index="seed", columns="scheme", values="final_error")
-    return {
-        "numerator": fin["SGD"],
-        "denominator": fin["CR"],
-        "setting": f"{stand_in(conv['fig10'])}; {conv['fig10'].n_iterations} iterations × {len(seeds)} seeds",
-    }
+    res = conv["fig10"]
+    fin = res.final.pivot(index="seed", columns="scheme", values="final_error")
+    setting = f"{stand_in(res)}; {res.n_iterations} iterations × {len(seeds)} seeds"
+    return dict(numerator=fin["SGD"], denominator=fin["CR"], setting=setting)
 
 
 def gradient_complexity(res: ConvergenceResult, seed: int) -> dict:

@@ -130,7 +130,6 @@ def plot_tree(
     ax: Axes | None = None,
     show_data: bool | None = None,
     stragglers: Collection[int] = (),
-    max_leaves: int = 400,
     *,
     title: str | None = None,
 ) -> Figure:
@@ -141,10 +140,8 @@ def plot_tree(
     import networkx as nx
 
     n, L = alloc.n, alloc.L
-    if n**L > max_leaves:
-        raise ValueError(
-            f"tree too large to draw: n^L = {n**L} leaves, max_leaves={max_leaves}; use a smaller n or L"
-        )
+    if n**L > 400:
+        raise ValueError(f"tree too large to draw: n^L = {n**L} leaves > 400; use a smaller n or L")
     graph = alloc.to_networkx()
     pos = _tree_positions(n, L)
     if show_data is None:
@@ -361,7 +358,6 @@ def plot_iteration_times(
 def plot_convergence(
     result: ConvergenceResult,
     ax: Axes | None = None,
-    logy: bool | None = None,
     subtitle: str = "",
     *,
     title: str | None = None,
@@ -384,7 +380,7 @@ def plot_convergence(
             ax.plot(
                 group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
             )
-    if logy or (logy is None and result.task != "softmax"):  # accuracy on a linear axis
+    if result.task != "softmax":  # accuracy on a linear axis
         ax.set_yscale("log")
     ax.set_xscale("log")
     ax.set_xlabel("simulated wall-clock time [s]")

@@ -50,15 +50,13 @@ def tree_reduce(
     vector: np.ndarray,
     n: int,
     L: int,
-    poll: float = 1e-3,
-    broadcast: bool = True,
     blocking: bool = False,
-) -> np.ndarray | None:
-    """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and, with
-    ``broadcast``, back down to every rank; probing naps unless ``blocking=True``."""
+) -> np.ndarray:
+    """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and back down to every
+    rank; probing naps (1 ms) unless ``blocking=True``."""
     rank = comm.Get_rank()
     parent, children = tree_links(n, L, rank)
-    poller = None if blocking else Poller(poll)
+    poller = None if blocking else Poller(1e-3)
     total = np.array(vector, dtype=float, copy=True)
     bufs = [np.empty_like(total) for _ in children]
     reqs = [comm.Irecv(b, source=c, tag=21) for b, c in zip(bufs, children)]
@@ -67,8 +65,6 @@ def tree_reduce(
         total += b
     if parent is not None:
         wait_all([comm.Isend(total, dest=parent, tag=21)], poller)
-    if not broadcast:
-        return total if rank == 0 else None
     if parent is not None:
         wait_all([comm.Irecv(total, source=parent, tag=22)], poller)
     wait_all([comm.Isend(total, dest=c, tag=22) for c in children], poller)
