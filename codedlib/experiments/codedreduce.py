@@ -732,12 +732,6 @@ def _step_size(prob) -> float:
     return 1.0 / (factor * top + getattr(prob, "lam", 0.0))
 
 
-def _unused_rows(used, starts, stops):
-    """Per iteration, the data rows of the workers SGD ignored (in increasing order)."""
-    unused = ~np.repeat(used, np.asarray(stops) - np.asarray(starts), axis=1)  # (iterations, rows)
-    return [np.flatnonzero(row) + starts[0] for row in unused]
-
-
 def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
     """theta_{t+1} = theta_t - c1/(t + c2) * (mean gradient over the first N - S workers' data)."""
     thetas = [theta0]
@@ -785,9 +779,11 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
     timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
     prob, data, metric_name = _problem(task, quick, gen)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
-    # SGD on the first N - S workers of every iteration (same draws as the timing)
+    # SGD on the first N - S workers of every iteration (same draws as the timing): per
+    # iteration, the data rows of the workers it ignored (in increasing order)
     starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    unused = _unused_rows(timings["SGD"].used_workers, starts, stops)
+    ignored = ~np.repeat(timings["SGD"].used_workers, stops - starts, axis=1)  # (iterations, rows)
+    unused = [np.flatnonzero(row) + starts[0] for row in ignored]
     out = dict(task=task, n_iterations=n_iterations, model=model, cfg=cfg, timings=timings)
     out |= dict(prob=prob, data=data, metric=metric_name, theta0=theta0, unused=unused)
     return out | dict(step=_step_size(prob))
