@@ -897,14 +897,13 @@ def coded_gradient_descent(
     rows = []
     with _one_blas_thread():
         for t in range(n_iterations):
+            combined = {q: v[t] for q, v in survivors.items()}  # the children CR's parents use
             grads = {
                 "GD": prob.partial_gradient(thetas["GD"]),
                 "UMW": _parts(prob, thetas["UMW"], cfg.N).sum(axis=0),
                 "RAR": np.sum(_parts(prob, thetas["RAR"], cfg.N)[::-1], axis=0),  # the ring's order
                 "GC": _gc_gradient(code, gc_ready[t], _parts(prob, thetas["GC"], cfg.N)),
-                "CR": _cr_gradient(
-                    alloc, prob, thetas["CR"], {q: v[t] for q, v in survivors.items()}
-                ),
+                "CR": _cr_gradient(alloc, prob, thetas["CR"], combined),
             }
             errors = {}
             for name, g in grads.items():
@@ -953,22 +952,11 @@ def convergence_over_seeds(
     speeds = pd.concat(
         [r.speedups.reset_index().assign(seed=sd) for sd, r in zip(seeds, runs)], ignore_index=True
     )
-    final = (
-        curves.sort_values("iteration")
-        .groupby(["seed", "scheme"], sort=False)["error"]
-        .last()
-        .rename("final_error")
-        .reset_index()
-    )
-    return replace(
-        runs[0],
-        seeds=seeds,
-        curves=curves,
-        speedups=speeds,
-        final=final,
-        verification=pd.DataFrame([{"seed": seeds[0], **runs[0].verification}]),
-        bands=_convergence_bands(curves),
-    )
+    last = curves.sort_values("iteration").groupby(["seed", "scheme"], sort=False)["error"].last()
+    final = last.rename("final_error").reset_index()
+    verification = pd.DataFrame([{"seed": seeds[0], **runs[0].verification}])
+    out = dict(seeds=seeds, curves=curves, speedups=speeds, final=final, verification=verification)
+    return replace(runs[0], bands=_convergence_bands(curves), **out)
 
 
 def _convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
@@ -1538,9 +1526,8 @@ def gradient_complexity(res: ConvergenceResult, seed: int) -> dict:
     per_iter = {"CR": float(alloc.load_points.sum()), "SGD": float(cfg.d)}
     curves = res.curves
     n_run = int(curves["iteration"].max())
-    gd_curve = curves[(curves["scheme"] == "CR") & (curves["seed"] == seed)].set_index("iteration")[
-        "error"
-    ]
+    gd_curve = curves[(curves["scheme"] == "CR") & (curves["seed"] == seed)]
+    gd_curve = gd_curve.set_index("iteration")["error"]
     levels = [float(gd_curve.loc[max(1, round(f * n_run))]) for f in (0.1, 0.5, 1.0)]
     rows = []
     for eps in levels:
@@ -1550,23 +1537,18 @@ def gradient_complexity(res: ConvergenceResult, seed: int) -> dict:
                 for _, g in curves[curves["scheme"] == scheme].groupby("seed")
             ]
             med = float(np.nanmedian(its)) if np.isfinite(its).any() else np.nan
-            rows.append(
-                {"epsilon": eps, "scheme": scheme, "iterations (median)": med}
-                | {"reached in seeds": int(np.isfinite(its).sum()), "of seeds": len(its)}
-                | {"gradient computations": med * per_iter[scheme]}
-            )
-    table = pd.DataFrame(rows).set_index(["epsilon", "scheme"])
+            reached = int(np.isfinite(its).sum())
+            rows.append((eps, scheme, med, reached, len(its), med * per_iter[scheme]))
+    columns = ["epsilon", "scheme", "iterations (median)", "reached in seeds", "of seeds"]
+    table = pd.DataFrame(rows, columns=[*columns, "gradient computations"])
+    table = table.set_index(["epsilon", "scheme"])
     return {"table": table, "levels": levels, "per_iter": per_iter, "n_run": n_run}
 
 
 def _complexity(complexity, conv, seeds):
     table, levels, per_iter = complexity["table"], complexity["levels"], complexity["per_iter"]
-    cr_fewer = [
-        eps
-        for eps in levels
-        if not table.loc[(eps, "CR"), "gradient computations"]
-        >= table.loc[(eps, "SGD"), "gradient computations"]
-    ]
+    computations = table["gradient computations"]
+    cr_fewer = [e for e in levels if not computations[(e, "CR")] >= computations[(e, "SGD")]]
     sgd_never = [eps for eps in levels if table.loc[(eps, "SGD"), "reached in seeds"] == 0]
     return {
         "ours": (
