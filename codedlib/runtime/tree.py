@@ -46,11 +46,7 @@ def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
 
 
 def tree_reduce(
-    comm: MPI.Comm,
-    vector: np.ndarray,
-    n: int,
-    L: int,
-    blocking: bool = False,
+    comm: MPI.Comm, vector: np.ndarray, n: int, L: int, blocking: bool = False
 ) -> np.ndarray:
     """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and back down to every
     rank; probing naps (1 ms) unless ``blocking=True``."""
@@ -63,9 +59,8 @@ def tree_reduce(
     wait_all(reqs, poller)
     for b in bufs:
         total += b
-    if parent is not None:
+    if parent is not None:  # up to the parent, then the sum back down
         wait_all([comm.Isend(total, dest=parent, tag=21)], poller)
-    if parent is not None:
         wait_all([comm.Irecv(total, source=parent, tag=22)], poller)
     wait_all([comm.Isend(total, dest=c, tag=22) for c in children], poller)
     return total
