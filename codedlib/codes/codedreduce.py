@@ -12,7 +12,7 @@ the rest down (Example 2); leaves keep their whole sub-tree set.
 Data size not divisible. Loads are exact iff ``d`` is a multiple of :func:`exact_data_unit`
 (15 for the paper's (3, 2), s = 1 example). Otherwise partitions differ by one point (larger
 parts spread around the cycle), internal nodes keep ``round(r_CR d)`` points, leaves keep what
-reaches them, and recovery stays exact (``max_load_deviation``: the gap to ``r_CR d``).
+reaches them, and recovery stays exact.
 
 The MPI engine calls :meth:`CodedReduceAllocation.combine`, as :func:`execute` does.
 
@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,6 +51,7 @@ __all__ = [
     "local_messages_from_point_gradients",
     "position_of",
     "rank_of",
+    "tree_allocation",
     "tree_links",
 ]
 
@@ -88,9 +89,8 @@ def tree_links(n: int, L: int, rank: int) -> tuple[int | None, list[int]]:
     >>> tree_links(3, 2, 0), tree_links(3, 2, 2), tree_links(3, 2, 7)
     ((None, [1, 2, 3]), (0, [7, 8, 9]), (2, []))
     """
-    n = check_int("n", n, 1)
-    L = check_int("L", L, 1)
-    rank = check_int("rank", rank, 0, sum(n**layer for layer in range(1, L + 1)))
+    n, L = check_tree(n, L)
+    rank = check_int("rank", rank, 0, n_tree_workers(n, L))
     layer, index = position_of(rank, n)
     parent = None if layer == 0 else rank_of(layer - 1, index // n, n)
     children = [rank_of(layer + 1, n * index + j, n) for j in range(n)] if layer < L else []
@@ -275,11 +275,6 @@ class CodedReduceAllocation:
         """Local data count of every worker (ranks 1..N)."""
         return np.array([node.n_points for node in self.nodes[1:]])
 
-    @property
-    def max_load_deviation(self) -> float:
-        """Largest ``|load - r_CR d|`` over the workers (0 when ``d`` is exact)."""
-        return float(np.max(np.abs(self.load_points - self.r_cr * self.d)))
-
     def node(self, layer: int, index: int) -> TreeNode:
         return self.nodes[rank_of(layer, index, self.n)]
 
@@ -319,10 +314,10 @@ class CodedReduceAllocation:
                     f"rank {child} is not a child of {nd.label} (rank {rank}); its children are ranks {nd.children[0]}..{nd.children[-1]}"
                 )
             positions.append(child - first)
-        missing = self.n - len(positions)
-        if missing > self.s:
+        down = sorted(set(nd.children) - set(child_messages))
+        if len(down) > self.s:
             raise ValueError(
-                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {self.n} children are missing"
+                f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {len(down)} of its {self.n} children straggle (ranks {down})"
             )
         a = self.decoding_coefficients(positions)
         total = local
@@ -350,14 +345,8 @@ class CodedReduceAllocation:
 
         graph = nx.DiGraph()
         for nd in self.nodes:
-            graph.add_node(
-                nd.rank,
-                layer=nd.layer,
-                index=nd.index,
-                label=nd.label,
-                n_points=nd.n_points,
-                local_data=nd.local_data.describe(),
-            )
+            attrs = dict(layer=nd.layer, index=nd.index, label=nd.label, n_points=nd.n_points)
+            graph.add_node(nd.rank, **attrs, local_data=nd.local_data.describe())
             if nd.parent is not None:
                 graph.add_edge(nd.parent, nd.rank)
         return graph
@@ -399,6 +388,12 @@ def allocate(
         local = share.slice(0, own)
         nodes.append(TreeNode(rank, layer, index, parent, tuple(children), position, share, local))
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
+
+
+@lru_cache(maxsize=32)
+def tree_allocation(n: int, L: int, s: int, d: int) -> CodedReduceAllocation:
+    """CR.ALLOCATE (Algorithm 2) with the default code (deterministic: cached, never mutated)."""
+    return allocate(n, L, s, d)
 
 
 def local_messages_from_point_gradients(
@@ -455,11 +450,5 @@ def execute(
                 )
         else:
             chosen = [c for c in nd.children if c not in straggling]
-        missing = alloc.n - len(chosen)
-        if missing > alloc.s:
-            down = sorted(set(nd.children) - set(chosen))
-            raise ValueError(
-                f"more than s={alloc.s} stragglers under parent {nd.label} (rank {rank}): {missing} of its {alloc.n} children straggle (ranks {down})"
-            )
         messages[rank] = alloc.combine(rank, {c: messages[c] for c in chosen}, own)
     return messages[0], messages

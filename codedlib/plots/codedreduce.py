@@ -130,7 +130,6 @@ def plot_tree(
     ax: Axes | None = None,
     show_data: bool | None = None,
     stragglers: Collection[int] = (),
-    max_leaves: int = 400,
     *,
     title: str | None = None,
 ) -> Figure:
@@ -141,10 +140,8 @@ def plot_tree(
     import networkx as nx
 
     n, L = alloc.n, alloc.L
-    if n**L > max_leaves:
-        raise ValueError(
-            f"tree too large to draw: n^L = {n**L} leaves, max_leaves={max_leaves}; use a smaller n or L"
-        )
+    if n**L > 400:
+        raise ValueError(f"tree too large to draw: n^L = {n**L} leaves > 400; use a smaller n or L")
     graph = alloc.to_networkx()
     pos = _tree_positions(n, L)
     if show_data is None:
@@ -154,14 +151,10 @@ def plot_tree(
     width = max(7.0, min(18.0, 1.6 * n**L if show_data else (0.6 if labelled else 0.35) * n**L))
     fig, ax = new_axes(ax, figsize=(width, 1.6 + 1.5 * L))
     stragglers = set(stragglers)
-    colors = []
-    for rank in graph.nodes:
-        if rank == 0:
-            colors.append("#404040")
-        elif rank in stragglers:
-            colors.append("#d9d9d9")
-        else:
-            colors.append("#d55e00" if graph.nodes[rank]["layer"] < L else "#0173b2")
+    colour = lambda r, layer: (
+        "#d9d9d9" if r in stragglers else "#d55e00" if layer < L else "#0173b2"
+    )
+    colors = ["#404040"] + [colour(r, layer) for r, layer in graph.nodes(data="layer") if r]
     size = 900 if show_data else (330 if labelled else max(60, 3000 // max(n**L, 1)))
     nx.draw_networkx_edges(graph, pos, ax=ax, arrows=False, edge_color="#999999")
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colors, node_size=size)
@@ -171,18 +164,10 @@ def plot_tree(
             graph, pos, labels, ax=ax, font_size=6 if n**L > 9 else 7, font_color="white"
         )
     if show_data:
+        style = dict(textcoords="offset points", ha="center", va="top", fontsize=6)
         for nd in alloc.nodes[1:]:
-            x, y = pos[nd.rank]
             text = nd.local_data.describe(max_items=3).replace(" + ", "\n")
-            ax.annotate(
-                f"{nd.n_points} pts\n{text}",
-                (x, y),
-                xytext=(0, -22),
-                textcoords="offset points",
-                ha="center",
-                va="top",
-                fontsize=6,
-            )
+            ax.annotate(f"{nd.n_points} pts\n{text}", pos[nd.rank], xytext=(0, -22), **style)
     ax.set_title(tree_title(alloc) if title is None else title)
     ax.set_axis_off()
     ax.margins(x=0.05, y=0.25)
@@ -206,17 +191,13 @@ def plot_topologies(
     ring = nx.cycle_graph(range(1, N + 1))
     nx.draw_networkx(ring, nx.circular_layout(ring), ax=axes[0], node_color="#029e73", **style)
     axes[0].set_title(f"RAR: ring of N = {N}\nα = 0, β = Θ(N)")
-    star = nx.star_graph(N)
-    spos = nx.spring_layout(star, seed=1)
-    nx.draw_networkx(
-        star, spos, ax=axes[1], node_color=["#404040"] + ["#0173b2"] * N, labels=labels, **style
-    )
+    star, style = nx.star_graph(N), style | {"labels": labels}
+    master = lambda colour: ["#404040"] + [colour] * N
+    star_pos = nx.spring_layout(star, seed=1)
+    nx.draw_networkx(star, star_pos, ax=axes[1], node_color=master("#0173b2"), **style)
     axes[1].set_title(f"GC: master + N = {N}\nα = r, β = Θ(1)")
     tree = nx.balanced_tree(n, L)  # numbered breadth-first, like our ranks
-    tpos = _tree_positions(n, L)
-    nx.draw_networkx(
-        tree, tpos, ax=axes[2], node_color=["#404040"] + ["#d55e00"] * N, labels=labels, **style
-    )
+    nx.draw_networkx(tree, _tree_positions(n, L), ax=axes[2], node_color=master("#d55e00"), **style)
     axes[2].set_title(f"CR: ({n}, {L}) tree\nα ≈ r^(1/L), β = Θ(N^(1-1/L))")
     for a in axes:
         a.set_axis_off()
@@ -236,14 +217,10 @@ def plot_gc_diagram(
     """Fig. 4: each worker's coded message ``sum_k B[i,k] g_k`` and the decoding rows."""
     fig, ax = new_axes(ax, figsize=(7, 3.2))
     n = code.n_workers
-    ax.text(
-        0.5,
-        0.92,
-        f"master: waits for any N − S = {n - code.stragglers}",
-        ha="center",
-        fontsize=10,
-        bbox={"boxstyle": "round", "fc": "#eeeeee"},
-    )
+    box = lambda fc: {"ha": "center", "bbox": {"boxstyle": "round", "fc": fc}}
+    master = f"master: waits for any N − S = {n - code.stragglers}"
+    ax.text(0.5, 0.92, master, fontsize=10, **box("#eeeeee"))
+    arrow = {"arrowprops": {"arrowstyle": "->", "color": "#555555"}, "xycoords": "axes fraction"}
     for i in range(n):
         coefs = [(code.B[i, k], k) for k in code.support(i)]
         terms = [
@@ -252,24 +229,9 @@ def plot_gc_diagram(
         ]
         text = " ".join(terms).removeprefix("+ ")
         x = (i + 0.5) / n
-        ax.annotate(
-            "",
-            xy=(0.5, 0.84),
-            xytext=(x, 0.45),
-            xycoords="axes fraction",
-            textcoords="axes fraction",
-            arrowprops={"arrowstyle": "->", "color": "#555555"},
-        )
-        ax.text(
-            x,
-            0.35,
-            f"W{i + 1}\n{text}",
-            ha="center",
-            va="top",
-            fontsize=9,
-            transform=ax.transAxes,
-            bbox={"boxstyle": "round", "fc": "#cfe2f3"},
-        )
+        ax.annotate("", xy=(0.5, 0.84), xytext=(x, 0.45), textcoords="axes fraction", **arrow)
+        label = f"W{i + 1}\n{text}"
+        ax.text(x, 0.35, label, va="top", fontsize=9, transform=ax.transAxes, **box("#cfe2f3"))
     ax.set_axis_off()
     ax.set_title(gc_title(code) if title is None else title)
     return fig
@@ -285,13 +247,9 @@ def plot_rar_schedule(N: int = 3, ax: Axes | None = None, *, title: str | None =
         (f"RS {k}", [f"v{(i - k) % N + 1}: {k + 1}/{N}" for i in range(N)]) for k in range(1, N)
     ]
     rows += [(f"AG {k}", [f"{k + 1} full segments"] * N) for k in range(1, N)]
-    table = ax.table(
-        cellText=[r[1] for r in rows],
-        rowLabels=[r[0] for r in rows],
-        colLabels=[f"W{i + 1}" for i in range(N)],
-        loc="center",
-        cellLoc="center",
-    )
+    labels, cells = zip(*rows)
+    workers = [f"W{i + 1}" for i in range(N)]
+    table = ax.table(cells, rowLabels=labels, colLabels=workers, loc="center", cellLoc="center")
     table.scale(1, 1.3)
     ax.set_axis_off()
     if title is None:
@@ -317,17 +275,14 @@ def plot_load_curves(
     ax.set_ylabel("computation load r (fraction of d)")
     if claim is not None:
         a = claim.alpha
+        three, text = claim.load_three_layers, f"{claim.reduction:.3g}× at α = {a:g}"
         ax.annotate(
-            f"{claim.reduction:.3g}× at α = {a:g}",
-            xy=(a, claim.load_three_layers),
-            xytext=(a + 0.05, claim.load_three_layers / 3),
-            arrowprops={"arrowstyle": "->"},
+            text, xy=(a, three), xytext=(a + 0.05, three / 3), arrowprops={"arrowstyle": "->"}
         )
-        ax.plot([a, a], [claim.load_three_layers, claim.load_one_layer], "k:", lw=1)
+        ax.plot([a, a], [three, claim.load_one_layer], "k:", lw=1)
     ax.legend()
-    ax.set_title(
-        "Theorem 1 / Remark 2: CR load ≈ α^L vs GC load ≈ α (n → ∞)" if title is None else title
-    )
+    default = "Theorem 1 / Remark 2: CR load ≈ α^L vs GC load ≈ α (n → ∞)"
+    ax.set_title(default if title is None else title)
     return fig
 
 
@@ -356,16 +311,9 @@ def plot_theorem2(
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     ax.plot(df["n"], df["lower_bound"], "v--", label="lower bound (7), o(·) dropped")
     ax.plot(df["n"], df["upper_bound"], "^--", label="upper bound (8), o(·) dropped")
-    yerr = _yerr(df["monte_carlo_mean"], df["ci_low"], df["ci_high"])
-    ax.errorbar(
-        df["n"],
-        df["monte_carlo_mean"],
-        yerr=yerr,
-        fmt="o-",
-        color="k",
-        capsize=3,
-        label="Monte Carlo E[T_CR] (95 % interval)",
-    )
+    mean, label = df["monte_carlo_mean"], "Monte Carlo E[T_CR] (95 % interval)"
+    yerr = _yerr(mean, df["ci_low"], df["ci_high"])
+    ax.errorbar(df["n"], mean, yerr=yerr, fmt="o-", color="k", capsize=3, label=label)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("children per parent n (α, L fixed)")
     ax.set_ylabel("expected iteration time [s]")
@@ -388,14 +336,8 @@ def plot_iteration_times(
     names = list(df.index)
     vals = df["mean_iteration_time"].to_numpy()
     yerr = _yerr(vals, df["time_ci_low"], df["time_ci_high"]) if "time_ci_low" in df else None
-    ax.bar(
-        names,
-        vals,
-        color=[SCHEME_COLORS.get(n, "C0") for n in names],
-        yerr=yerr,
-        capsize=4,
-        error_kw={"elinewidth": 1.2},
-    )
+    colors = [SCHEME_COLORS.get(n, "C0") for n in names]
+    ax.bar(names, vals, color=colors, yerr=yerr, capsize=4, error_kw={"elinewidth": 1.2})
     for i, name in enumerate(names):
         ours = df.loc[name, "cr_speedup_ours"]
         paper = df.loc[name, "cr_speedup_paper"]
@@ -407,9 +349,8 @@ def plot_iteration_times(
         if name != "CR":
             ax.text(i, vals[i], text, ha="center", va="bottom", fontsize=7)
     ax.set_ylabel(LABELS["mean_iteration_time"])
-    ax.set_title(
-        "Average iteration time (CR speedup: ours, paper)" if title is None else title, fontsize=9
-    )
+    title = "Average iteration time (CR speedup: ours, paper)" if title is None else title
+    ax.set_title(title, fontsize=9)
     ax.set_ylim(0, vals.max() * 1.35)
     return fig
 
@@ -417,7 +358,6 @@ def plot_iteration_times(
 def plot_convergence(
     result: ConvergenceResult,
     ax: Axes | None = None,
-    logy: bool | None = None,
     subtitle: str = "",
     *,
     title: str | None = None,
@@ -440,7 +380,7 @@ def plot_convergence(
             ax.plot(
                 group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
             )
-    if logy or (logy is None and result.task != "softmax"):  # accuracy on a linear axis
+    if result.task != "softmax":  # accuracy on a linear axis
         ax.set_yscale("log")
     ax.set_xscale("log")
     ax.set_xlabel("simulated wall-clock time [s]")
@@ -452,11 +392,8 @@ def plot_convergence(
     if subtitle:
         title += f"\n{subtitle}"
     ax.set_title(title, fontsize=9)
-    ax.legend(
-        title=(f"median, band min–max\nover {n_seeds} seeds" if n_seeds > 1 else None),
-        fontsize=8,
-        title_fontsize=7,
-    )
+    seeds = f"median, band min–max\nover {n_seeds} seeds" if n_seeds > 1 else None
+    ax.legend(title=seeds, fontsize=8, title_fontsize=7)
     return fig
 
 
@@ -477,14 +414,8 @@ def plot_time_breakdown(
             ax.bar(x, vals, bottom=bottom, color=color, label=part, width=0.65)
             bottom += vals
         for xi, (total, share) in enumerate(zip(df["total"], df["straggling_share"])):
-            ax.text(
-                xi,
-                total,
-                f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait",
-                ha="center",
-                va="bottom",
-                fontsize=7,
-            )
+            text = f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait"
+            ax.text(xi, total, text, ha="center", va="bottom", fontsize=7)
         ax.set_xticks(x, list(df.index))
         ax.set_ylim(0, 1.25 * float(df["total"].max()))
         ax.set_title(label, fontsize=9)
@@ -509,13 +440,9 @@ def plot_regime_map(
     from matplotlib.colors import LogNorm
 
     delays = sorted(df["straggle_delay"].unique())
+    size = (3.4 * len(delays) + 1.2, 3.9)
     fig, axes = subplots(
-        1,
-        len(delays),
-        figsize=(3.4 * len(delays) + 1.2, 3.9),
-        squeeze=False,
-        sharey=True,
-        layout="constrained",
+        1, len(delays), figsize=size, squeeze=False, sharey=True, layout="constrained"
     )
     values = df["cr_over_rar"].to_numpy(dtype=float)
     span = float(np.max(np.abs(np.log10(values))))
@@ -534,7 +461,7 @@ def plot_regime_map(
         for name, (b, l) in (marks or {}).items():
             ax.plot(b * 8 / 1e6, l * 1e3, "k*", ms=9)
             ax.annotate(
-                name, (b * 8 / 1e6, l * 1e3), textcoords="offset points", xytext=(4, 4), fontsize=7
+                name, (b * 8 / 1e6, l * 1e3), (4, 4), textcoords="offset points", fontsize=7
             )
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -566,24 +493,11 @@ def plot_speedups_vs_paper(
         sub = table[table["scheme"] == scheme].set_index("figure").reindex(figures)
         if ranges is not None:
             rg = ranges[ranges["scheme"] == scheme].set_index("figure").reindex(figures)
-            ax.bar(
-                x,
-                rg["max"] - rg["min"],
-                bottom=rg["min"],
-                width=0.6,
-                color="#dddddd",
-                label="model range (free constants)",
-            )
+            label = "model range (free constants)"
+            ax.bar(x, rg["max"] - rg["min"], 0.6, rg["min"], color="#dddddd", label=label)
         ours = sub["ours"].to_numpy(dtype=float)
-        ax.errorbar(
-            x,
-            ours,
-            yerr=_yerr(ours, sub["ci_low"], sub["ci_high"]),
-            fmt="o",
-            color=SCHEME_COLORS["CR"],
-            capsize=3,
-            label="ours (95 % interval)",
-        )
+        yerr, label = _yerr(ours, sub["ci_low"], sub["ci_high"]), "ours (95 % interval)"
+        ax.errorbar(x, ours, yerr, fmt="o", color=SCHEME_COLORS["CR"], capsize=3, label=label)
         ax.plot(x, sub["paper"].to_numpy(dtype=float), "kx", ms=8, mew=2, label="paper")
         ax.axhline(1.0, color="#888888", lw=0.8)
         ax.set_yscale("log")

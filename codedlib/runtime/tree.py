@@ -8,28 +8,20 @@ passing is the generic :class:`codedlib.runtime.nodes.WorkerNode` / ``RootNode``
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.codes.codedreduce import allocate, tree_links
+from codedlib.codes.codedreduce import tree_allocation, tree_links
 from codedlib.runtime.comm import Poller, wait_all
 from codedlib.runtime.nodes import NodePlan
 
 if TYPE_CHECKING:
     from mpi4py import MPI
 
-    from codedlib.codes.codedreduce import CodedReduceAllocation
     from codedlib.runtime.config import RunConfig
 
-__all__ = ["tree_allocation", "tree_links", "tree_plan", "tree_reduce"]
-
-
-@lru_cache(maxsize=8)
-def tree_allocation(n: int, L: int, s: int, d: int) -> CodedReduceAllocation:
-    """CR.ALLOCATE for an (n, L) tree, ``s`` stragglers per parent, ``d`` samples (cached)."""
-    return allocate(n, L, s, d)
+__all__ = ["tree_links", "tree_plan", "tree_reduce"]
 
 
 def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
@@ -54,30 +46,21 @@ def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
 
 
 def tree_reduce(
-    comm: MPI.Comm,
-    vector: np.ndarray,
-    n: int,
-    L: int,
-    poll: float = 1e-3,
-    broadcast: bool = True,
-    blocking: bool = False,
-) -> np.ndarray | None:
-    """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and, with
-    ``broadcast``, back down to every rank; probing naps unless ``blocking=True``."""
+    comm: MPI.Comm, vector: np.ndarray, n: int, L: int, blocking: bool = False
+) -> np.ndarray:
+    """Sum ``vector`` up the (n, L) tree to rank 0 (CR.EXECUTE, s = 0) and back down to every
+    rank; probing naps (1 ms) unless ``blocking=True``."""
     rank = comm.Get_rank()
     parent, children = tree_links(n, L, rank)
-    poller = None if blocking else Poller(poll)
+    poller = None if blocking else Poller(1e-3)
     total = np.array(vector, dtype=float, copy=True)
     bufs = [np.empty_like(total) for _ in children]
     reqs = [comm.Irecv(b, source=c, tag=21) for b, c in zip(bufs, children)]
     wait_all(reqs, poller)
     for b in bufs:
         total += b
-    if parent is not None:
+    if parent is not None:  # up to the parent, then the sum back down
         wait_all([comm.Isend(total, dest=parent, tag=21)], poller)
-    if not broadcast:
-        return total if rank == 0 else None
-    if parent is not None:
         wait_all([comm.Irecv(total, source=parent, tag=22)], poller)
     wait_all([comm.Isend(total, dest=c, tag=22) for c in children], poller)
     return total

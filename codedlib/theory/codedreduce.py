@@ -155,11 +155,7 @@ def theorem2_bounds(
     lower_comm = (n * (1.0 - alpha) + L - 1) * t_c
     from codedlib.latency.order_stats import harmonic_number  # scipy.stats: not on a rank's path
 
-    return {
-        "N": n_tree_workers(n, L),
-        "computation": computation,
-        "lower_communication": lower_comm,
-        "lower": computation + lower_comm,
-        "upper": computation + n * L * t_c,
-        "sibling_order_statistic": load / mu * (harmonic_number(n) - harmonic_number(s)) + a * load,
-    }
+    out = dict(N=n_tree_workers(n, L), computation=computation, lower_communication=lower_comm)
+    out |= dict(lower=computation + lower_comm, upper=computation + n * L * t_c)
+    sibling = load / mu * (harmonic_number(n) - harmonic_number(s)) + a * load
+    return out | dict(sibling_order_statistic=sibling)

@@ -74,14 +74,9 @@ def codedreduce_report(
     tree = plot_tree(alloc) if alloc.n**alloc.L <= 81 else None
     if tree is None:
         text += f"<p>(tree with {alloc.n**alloc.L} leaves not drawn)</p>"
-    return Report(
-        html=text,
-        figures=[
-            tree,
-            plot_iteration_times(summary["simulation"]),
-            plot_time_breakdown({"this configuration": summary["breakdown"]}),
-        ],
-    )
+    figures = [tree, plot_iteration_times(summary["simulation"])]
+    figures.append(plot_time_breakdown({"this configuration": summary["breakdown"]}))
+    return Report(html=text, figures=figures)
 
 
 def explore_codedreduce(
@@ -98,45 +93,33 @@ def explore_codedreduce(
     from codedlib.schemes.codedreduce import PAPER_NETWORK
 
     style = {"description_width": "initial"}
+    mbps = round(PAPER_NETWORK.bandwidth * 8 / 1e6, 1)
+    decades = {  # log_slider's (value, low, high, description)
+        "a": (5e-5, 1e-7, 1e-2, "a [s/point]"),
+        "amu": (1.0, 1e-2, 1e2, "a·μ"),
+        "bandwidth_mbps": (mbps, 1.0, 1e5, "bandwidth [Mb/s]"),
+        "latency_ms": (PAPER_NETWORK.latency * 1e3, 1e-3, 100.0, "latency [ms]"),
+        "straggle_delay": (0.1, 1e-4, 100.0, "straggler delay D [s]"),
+    }
     controls = {
         "n": W.IntSlider(value=n, min=1, max=16, description="n (children)", style=style),
         "L": W.IntSlider(value=L, min=1, max=4, description="L (layers)", style=style),
         "s": W.IntSlider(value=s, min=0, max=15, description="s (per parent)", style=style),
         "d": W.BoundedIntText(value=d, min=1, max=10**7, description="d (points)", style=style),
-        "a": log_slider("a", 5e-5, 1e-7, 1e-2, description="a [s/point]"),
-        "amu": log_slider("amu", 1.0, 1e-2, 1e2, description="a·μ"),
-        "bandwidth_mbps": log_slider(
-            "bandwidth_mbps",
-            round(PAPER_NETWORK.bandwidth * 8 / 1e6, 1),
-            1.0,
-            1e5,
-            description="bandwidth [Mb/s]",
-        ),
-        "latency_ms": log_slider(
-            "latency_ms", PAPER_NETWORK.latency * 1e3, 1e-3, 100.0, description="latency [ms]"
-        ),
         "p": W.BoundedIntText(value=6500, min=1, max=10**9, description="p (numbers)", style=style),
         "straggle_prob": float_slider(
             "straggle_prob", 0.0, 0.0, 0.5, 0.01, description="straggler probability q"
         ),
-        "straggle_delay": log_slider(
-            "straggle_delay", 0.1, 1e-4, 100.0, description="straggler delay D [s]"
-        ),
         "seed": W.IntText(value=seed, description="seed", style=style),
-    }
+    } | {name: log_slider(name, *v, description=label) for name, (*v, label) in decades.items()}
     again = W.Button(description="simulate again", tooltip="a new seed")
-    explorer = Explorer(
-        codedreduce_report,
-        controls,
-        n_figures=3,
-        rows=[
-            ["n", "L", "s", "d"],
-            ["a", "amu", "p"],
-            ["bandwidth_mbps", "latency_ms"],
-            ["straggle_prob", "straggle_delay", "seed"],
-        ],
-        extra=[again],
-    )
+    rows = [
+        ["n", "L", "s", "d"],
+        ["a", "amu", "p"],
+        ["bandwidth_mbps", "latency_ms"],
+        ["straggle_prob", "straggle_delay", "seed"],
+    ]
+    explorer = Explorer(codedreduce_report, controls, n_figures=3, rows=rows, extra=[again])
     again.on_click(lambda _: setattr(controls["seed"], "value", controls["seed"].value + 1))
     explorer.refresh()
     return explorer
