@@ -161,6 +161,18 @@ class Problem:
         return self._curvature * _top_eigenvalue_of_gram(self.X[rows]) / m + self._ridge
 
 
+class _Classifier(Problem):
+    """A problem with labels ``y`` and a predicted label ``_labels(theta, X)`` per row of X."""
+
+    def error_rate(
+        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
+    ) -> float:
+        """Fraction of misclassified samples (training set unless X, y given)."""
+        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
+        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
+        return float(np.mean(self._labels(self._theta(theta), X) != y))
+
+
 def _check_bounds(bounds, n_samples: int) -> np.ndarray:
     bounds = np.asarray(bounds)
     if (
@@ -233,7 +245,7 @@ class LeastSquares(Problem):
         return np.linalg.lstsq(A, self.X.T @ self.y / n, rcond=None)[0]
 
 
-class LogisticRegression(Problem):
+class LogisticRegression(_Classifier):
     """f_i(θ) = log(1 + exp(−b_i x_iᵀθ)) + (λ/2)‖θ‖², labels b_i ∈ {−1, +1}.
 
     DSAG Section VII (with ``standardize(X, intercept=True)`` and λ = 1/n) and CodedReduce's
@@ -259,13 +271,8 @@ class LogisticRegression(Problem):
         weights = -yr * special.expit(-yr * (Xr @ theta))
         return Xr.T @ weights + self.lam * Xr.shape[0] * theta
 
-    def error_rate(
-        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
-    ) -> float:
-        """Fraction of misclassified samples (training set unless X, y given)."""
-        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.dim))
-        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
-        return float(np.mean(np.where(X @ self._theta(theta) >= 0, 1.0, -1.0) != y))
+    def _labels(self, theta, X):
+        return np.where(X @ theta >= 0, 1.0, -1.0)
 
     def optimum(self, tol: float = 1e-12) -> np.ndarray:
         """Minimiser of F by L-BFGS to gradient norm ``tol`` (requires λ > 0 or separable-free data)."""
@@ -281,7 +288,7 @@ class LogisticRegression(Problem):
         return res.x
 
 
-class SoftmaxRegression(Problem):
+class SoftmaxRegression(_Classifier):
     """Multinomial logistic regression, θ = vec(W) with W of shape (p, C):
     f_i(θ) = −log softmax(x_iᵀW)_{y_i} + (λ/2)‖W‖_F² (Reed–Solomon GC Section 6).
 
@@ -306,10 +313,6 @@ class SoftmaxRegression(Problem):
     def dim(self) -> int:
         return self.X.shape[1] * self.n_classes
 
-    def weights(self, theta: ArrayLike) -> np.ndarray:
-        """θ reshaped to W (p, C)."""
-        return self._theta(theta).reshape(self.X.shape[1], self.n_classes)
-
     def _loss_terms(self, theta, rows):
         W = theta.reshape(self.X.shape[1], self.n_classes)
         scores = self.X[rows] @ W
@@ -324,17 +327,8 @@ class SoftmaxRegression(Problem):
         probs[np.arange(len(yr)), yr] -= 1.0
         return (Xr.T @ probs).ravel() + self.lam * len(yr) * theta
 
-    def predict(self, theta: ArrayLike, X: ArrayLike | None = None) -> np.ndarray:
-        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
-        return np.argmax(X @ self.weights(theta), axis=1)
-
-    def error_rate(
-        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
-    ) -> float:
-        """Fraction of misclassified samples (training set unless X, y given)."""
-        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
-        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
-        return float(np.mean(self.predict(theta, X) != y))
+    def _labels(self, theta, X):
+        return np.argmax(X @ theta.reshape(self.X.shape[1], self.n_classes), axis=1)
 
 
 class PCA(Problem):
@@ -363,10 +357,6 @@ class PCA(Problem):
     @property
     def dim(self) -> int:
         return self.X.shape[1] * self.k
-
-    def components(self, theta: ArrayLike) -> np.ndarray:
-        """θ reshaped to V (d, k)."""
-        return self._theta(theta).reshape(self.X.shape[1], self.k)
 
     def _loss_terms(self, theta, rows):
         V = theta.reshape(self.X.shape[1], self.k)
@@ -408,7 +398,7 @@ class PCA(Problem):
 
     def explained_variance(self, theta: ArrayLike) -> float:
         """‖X V‖_F² / ‖X‖_F² for orthonormalised V: the quantity DSAG's PCA gap is measured on."""
-        V = self.project(self.components(theta))
+        V = self.project(self._theta(theta).reshape(self.X.shape[1], self.k))
         return float(np.sum((self.X @ V) ** 2) / self._total_sq)
 
     def optimum(self) -> np.ndarray:

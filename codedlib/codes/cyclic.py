@@ -128,8 +128,7 @@ class GradientCode:
         rank = int(np.count_nonzero(sv > tol))
         if rank == 0:
             raise ValueError("B is the zero matrix; no partition is assigned to any worker")
-        ones = np.ones(self.n_partitions)
-        a0 = U[:, :rank] @ ((Vt[:rank] @ ones) / sv[:rank])
+        a0 = U[:, :rank] @ ((Vt[:rank] @ np.ones(self.n_partitions)) / sv[:rank])
         return a0, U[:, rank:], float(sv[0] / sv[rank - 1])
 
     def decode(
@@ -146,8 +145,7 @@ class GradientCode:
         idx = self._survivor_indices(survivors)
         a0, null, cond_b = self._decoder
         stragglers = np.setdiff1d(np.arange(self.n_workers), idx)
-        a = a0.copy()
-        cond = cond_b
+        a, cond = a0.copy(), cond_b
         if stragglers.size:
             system = null[stragglers]
             if system.shape[1] == 0:
@@ -159,10 +157,9 @@ class GradientCode:
                 cond_s = float(sv[0] / sv[rank - 1]) if rank > 0 else 1.0
             a = a0 + null @ coeffs
             cond = cond_b * cond_s
-        ones = np.ones(self.n_partitions)
         leak = float(np.max(np.abs(a[stragglers]))) if stragglers.size else 0.0
         a[stragglers] = 0.0
-        residual = float(np.max(np.abs(a @ self.B - ones)))
+        residual = float(np.max(np.abs(a @ self.B - np.ones(self.n_partitions))))
         scale = max(1.0, float(np.max(np.abs(a))) * float(np.max(np.abs(self.B))))
         if not max(residual, leak) <= 1e-8 * scale * self.n_partitions:
             raise ValueError(
@@ -184,10 +181,10 @@ class GradientCode:
 
     def decoding_matrix(self, max_patterns: int = DEFAULT_MAX_PATTERNS) -> np.ndarray:
         """Decoding matrix ``A`` (C(n, s) x n), rows in ``itertools.combinations`` order (eq. 4)."""
-        n, s = self.n_workers, self.stragglers
-        count = math.comb(n, s)
         if self.A is not None:
             return self.A.copy()
+        n, s = self.n_workers, self.stragglers
+        count = math.comb(n, s)
         if count > max_patterns:
             raise ValueError(
                 f"decoding_matrix would have C(n, s) = C({n}, {s}) = {count} rows, above "
@@ -332,18 +329,15 @@ def gradient_code_from_matrices(
             f"cannot validate C(n, s) = C({n}, {s}) = {count} straggler patterns (limit "
             f"max_patterns={max_patterns}); pass validate=False to skip"
         )
-    ones = np.ones(k)
-    workers = np.arange(n)
     for f, pattern in enumerate(itertools.combinations(range(n), s)):
-        survivors = np.setdiff1d(workers, pattern)
-        code.decode(survivors, warn_condition=math.inf)  # raises if not decodable
+        code.decode(np.setdiff1d(np.arange(n), pattern), warn_condition=math.inf)  # or raises
         if A is not None:
             row = A[f]
             if np.any(row[list(pattern)] != 0):
                 raise ValueError(
                     f"A[{f}] must be zero on its straggler set {list(pattern)}, got {row}"
                 )
-            err = float(np.max(np.abs(row @ B - ones)))
+            err = float(np.max(np.abs(row @ B - np.ones(k))))
             if err > 1e-9 * max(1.0, float(np.abs(row).max() * np.abs(B).max())) * k:
                 raise ValueError(
                     f"A[{f}] @ B must equal the all-ones row for stragglers {list(pattern)}, "

@@ -14,11 +14,11 @@ from matplotlib import ticker
 from codedlib.plots import new_axes, subplots
 
 if TYPE_CHECKING:
+    from types import SimpleNamespace
+
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from numpy.typing import ArrayLike
-
-    from codedlib.experiments.reed_solomon import TfCurveResult
 
 __all__ = [
     "LABELS",
@@ -73,10 +73,8 @@ def plot_mask(M: ArrayLike, ax: Axes | None = None, title: str | None = None) ->
             ax.text(j, i, str(int(v)), ha="center", va="center", color=color, fontsize=9)
     ax.set(xlabel="chunk j", ylabel="worker i")
     ax.grid(False)
-    ax.set_title(
-        title
-        or f"mask M ({M.shape[0]}×{M.shape[1]}), row weights {sorted(set(M.sum(axis=1).tolist()))}"
-    )
+    weights = sorted(set(M.sum(axis=1).tolist()))
+    ax.set_title(title or f"mask M ({M.shape[0]}×{M.shape[1]}), row weights {weights}")
     return fig
 
 
@@ -121,8 +119,7 @@ def plot_decoding_cost(
         ("alg3", "o-", "Algorithm 3 (table look-ups)"),
         ("lstsq", "s-", "least squares on B_F"),
     ):
-        med = summary[f"{col}_seconds"].to_numpy()
-        low, high = summary[f"{col}_min"].to_numpy(), summary[f"{col}_max"].to_numpy()
+        med, low, high = (summary[f"{col}_{s}"].to_numpy() for s in ("seconds", "min", "max"))
         err = np.vstack([med - low, high - med])
         ax.errorbar(f, med, yerr=err, fmt=marker, capsize=3, label=label)
     ax.set_xscale("log")
@@ -161,10 +158,8 @@ def plot_pareto_check(df: pd.DataFrame, ax: Axes | None = None, title: str | Non
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
     mc = df.dropna(subset=["mc_mean"])
-    err = 2e3 * mc["mc_stderr"]
-    ax.errorbar(
-        mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label="Monte Carlo ±2 s.e."
-    )
+    err, label = 2e3 * mc["mc_stderr"], "Monte Carlo ±2 s.e."
+    ax.errorbar(mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label=label)
     ax.axhline(df["limit_eq19"].iloc[0] * 1e3, color="k", ls="--", label="t0 α^{-1/ξ} (eq. 19)")
     ax.set(xlabel="n", ylabel="E[T_delay^(f)] (ms)")
     ax.legend()
@@ -173,7 +168,7 @@ def plot_pareto_check(df: pd.DataFrame, ax: Axes | None = None, title: str | Non
 
 
 def plot_tf_curve(
-    result: TfCurveResult,
+    result: SimpleNamespace,
     ax: Axes | None = None,
     show_online: bool = True,
     title: str | None = None,
@@ -190,9 +185,8 @@ def plot_tf_curve(
         star = f"α* = {a_star:.4f} (eq. 22)"
         ax.plot([a_star], [result.t_star], "*", ms=16, color="C3", label=star)
     else:
-        ax.text(
-            0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes, ha="center"
-        )
+        text = "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1"
+        ax.text(0.5, 0.9, text, transform=ax.transAxes, ha="center")
     lo = np.nanmin(curve["t_offline"])
     ax.set_ylim(lo * 0.8, min(np.nanmax(curve["t_offline"]), lo * 6))
     ax.set(xlabel="α = w/k", ylabel="T_f (s)")

@@ -79,17 +79,12 @@ def iteration_time_online(
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
     n = check_int("n", n, low=1)
-    a = _check_alpha_array(alpha)
-    out = t0 * a ** (-1.0 / xi) + cg_N * a + c_m * (1.0 - a) ** 2 * n**2
-    return float(out) if np.ndim(alpha) == 0 else out
-
-
-def _check_alpha_array(alpha):
     a = np.asarray(alpha, dtype=float)
     if not np.all(np.isfinite(a)) or np.any(a <= 0) or np.any(a > 1):
         bad = a[~(np.isfinite(a) & (a > 0) & (a <= 1))].ravel()[0]
         raise ValueError(f"alpha must satisfy 0 < alpha <= 1, got alpha={bad:g}")
-    return a
+    out = t0 * a ** (-1.0 / xi) + cg_N * a + c_m * (1.0 - a) ** 2 * n**2
+    return float(out) if np.ndim(alpha) == 0 else out
 
 
 def optimal_alpha(t0: float, xi: float, cg_N: float) -> float:
@@ -121,15 +116,13 @@ def optimal_alpha_numeric(
         )
     n_ = 1 if n is None else check_int("n", n, low=1)
 
-    def objective(log_a):
+    def objective(log_a):  # in log α: the t0 α^{-1/ξ} term is steep near 0
         return iteration_time_online(np.exp(log_a), t0, xi, cg_N, c_m, n_)
 
-    # search in log α: the t0 α^{-1/ξ} term is steep near 0
     res = optimize.minimize_scalar(
         objective, bounds=(np.log(1e-12), 0.0), method="bounded", options={"xatol": 1e-12}
     )
-    best = float(np.exp(res.x))
-    return 1.0 if objective(0.0) <= objective(res.x) else best
+    return 1.0 if objective(0.0) <= objective(res.x) else float(np.exp(res.x))
 
 
 def decoding_time(f: ArrayLike, c_m: float, decoder: str = "rs") -> float | np.ndarray:
@@ -159,12 +152,8 @@ def expected_iteration_time(
     n = check_int("n", n, low=1)
     f = check_int("f", f, low=1, high=n)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
-    alpha = (n - f + 1) / n
-    return float(
-        expected_order_statistic_pareto(f, n, t0, xi)
-        + cg_N * alpha
-        + decoding_time(f, c_m, decoder)
-    )
+    delay = expected_order_statistic_pareto(f, n, t0, xi)
+    return float(delay + cg_N * ((n - f + 1) / n) + decoding_time(f, c_m, decoder))
 
 
 def iteration_time_table(
