@@ -2,10 +2,10 @@
 (CR Sec. II-C, Alg. 1; its Example 1 / eq. (4) code is :data:`PAPER_EXAMPLE_B` / ``_A``).
 
 Worker ``i`` holds partitions ``i..i+s (mod n)`` and sends ``b_i @ G``; any ``n - s``
-survivors ``F`` have ``a`` (zero off ``F``) with ``a @ B = 1``. Instead of Tandon's Gaussian
-null space (condition 1e8-1e10 at n = 500-1000) we use ``H[:, m] = E[:, m mod (s+1)]``: a
-decoding vector is the indicator of a residue class no straggler hits (condition ~sqrt(n));
-exact when ``(s+1) | n``, else perturbed (condition < ~1e7 up to n = 1000, s <= 10).
+survivors ``F`` have ``a`` (zero off ``F``) with ``a @ B = 1``. For Tandon's Gaussian null
+space (condition 1e8-1e10 at n = 500-1000) we use ``H[:, m] = E[:, m mod (s+1)]``: exact when
+``(s+1) | n`` (a decoding vector is the indicator of a residue class no straggler hits,
+condition ~sqrt(n)), else perturbed (condition < ~1e7 up to n = 1000, s <= 10).
 
 Reference: tandon2017gradient, reisizadeh2022codedreduce.
 """
@@ -200,13 +200,10 @@ class GradientCode:
 def structured_null_space(
     n: int, s: int, rng: RngLike = None, perturbation: float = 0.1
 ) -> np.ndarray:
-    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code` (CR
-    Section II-C).
-
-    ``H[:, m] = E[:, m mod (s+1)]`` with ``E`` an orthonormal basis of zero-sum vectors of
-    R^{s+1}; exact when ``(s+1) | n`` (then ``B`` is the all-ones band), else perturbed by
-    ``perturbation * N(0, 1)`` entries and re-centred so ``H @ 1 = 0``.
-    """
+    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) of :func:`cyclic_repetition_code` (CR Sec.
+    II-C): ``H[:, m] = E[:, m mod (s+1)]``, ``E`` an orthonormal basis of zero-sum vectors of
+    R^{s+1}; exact when ``(s+1) | n`` (``B`` the all-ones band), else perturbed by
+    ``perturbation * N(0, 1)`` entries and re-centred."""
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
     perturbation = check_real("perturbation", perturbation, 0.0)
@@ -223,12 +220,9 @@ def structured_null_space(
 
 
 def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
-    """Tandon et al.'s cyclic construction (Algorithm 2) from a given ``H`` (s x n, H @ 1 = 0).
-
-    Row ``i`` of ``B`` is the null vector of ``H[:, i..i+s mod n]``, scaled to Euclidean norm
-    ``sqrt(s+1)`` with non-negative entry sum. ``H = [[-2, 1, 1]]`` gives eq. (4)'s ``B`` up to
-    row scaling.
-    """
+    """Tandon et al.'s cyclic construction (Algorithm 2) from ``H`` (s x n, H @ 1 = 0): row ``i``
+    of ``B`` is the null vector of ``H[:, i..i+s mod n]`` of norm ``sqrt(s+1)`` and non-negative
+    sum (``H = [[-2, 1, 1]]`` gives eq. (4)'s ``B`` up to row scaling)."""
     H = check_array("H", H, ndim=2)
     s = check_int("s", s, 0)
     n = H.shape[1]
@@ -270,8 +264,8 @@ def cyclic_repetition_code(
 ) -> GradientCode:
     """Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
 
-    Tandon et al. Algorithm 2 with :func:`structured_null_space`. ``rng=None`` means seed 0
-    (the default code is deterministic). ``null_space`` overrides ``H`` (e.g. a Gaussian one).
+    Tandon et al. Algorithm 2 with :func:`structured_null_space` (``rng=None``: seed 0) or the
+    given ``null_space`` ``H`` (e.g. a Gaussian one).
 
     >>> code = cyclic_repetition_code(6, 2)
     >>> code.B[0]
@@ -296,12 +290,10 @@ def gradient_code_from_matrices(
     validate: bool = True,
     max_patterns: int = DEFAULT_MAX_PATTERNS,
 ) -> GradientCode:
-    """Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code (CR
-    Section II-C, e.g. eq. (4)).
-
-    ``validate`` checks all C(n, s) straggler patterns (at most ``max_patterns``): surviving
-    rows span the all-ones row; row ``f`` of ``A`` (``itertools.combinations`` order) vanishes
-    on the ``f``-th straggler set and has ``A[f] @ B == 1``.
+    """A given encoding matrix ``B`` (and decoding matrix ``A``) as a code (CR Section II-C, e.g.
+    eq. (4)); ``validate`` checks all C(n, s) <= ``max_patterns`` straggler patterns: the
+    survivors span the all-ones row, ``A[f]`` (``combinations`` order) vanishes on the f-th
+    straggler set and ``A[f] @ B == 1``.
 
     >>> code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     >>> code.decoding_matrix()[2] @ code.B

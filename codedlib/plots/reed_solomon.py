@@ -47,11 +47,9 @@ LABELS = {
 
 
 def label(column: str) -> str:
-    """Display label of a column of :mod:`codedlib.experiments.reed_solomon`'s frames.
-
-    :data:`LABELS` first; :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s
-    ``test_error_at_<t>`` columns read ``test_error@<t>s``; any other column as it is. Use as
-    ``frame.rename(columns=label)``.
+    """Display label of a column of :mod:`codedlib.experiments.reed_solomon`'s frames, for
+    ``frame.rename(columns=label)``: :data:`LABELS`, ``test_error@<t>s`` for
+    :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s ``test_error_at_<t>``, else as is.
     """
     if column in LABELS:
         return LABELS[column]
@@ -227,14 +225,12 @@ def plot_fig2(
     reference: str = "Coded-RS",
     level: float = 0.95,
 ) -> Figure:
-    """Fig. 2 over independent seeds: the runs ``df`` of
-    :func:`codedlib.experiments.reed_solomon.fig2_experiment` and their ``quantity``.
-
-    Left: ``bands`` (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean
-    over seeds with the seed range. Right, when ``paired`` is given
-    (:func:`~codedlib.experiments.reed_solomon.fig2_paired` against ``reference`` at ``level``):
-    the paired difference (scheme − ``reference``) in misclassified test images with its
-    t-interval band: above zero the reference is better. ``title`` names the stand-in data.
+    """Fig. 2 over independent seeds (``df``:
+    :func:`codedlib.experiments.reed_solomon.fig2_experiment`'s runs). Left: ``bands``
+    (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean of ``quantity``
+    over seeds and seed range. Right, with ``paired``
+    (:func:`~codedlib.experiments.reed_solomon.fig2_paired`): the paired difference scheme −
+    ``reference`` in test images with its ``level`` t-band (above zero the reference is better).
     """
     n_seeds = int(df["seed"].nunique())
     if paired is not None:
@@ -274,14 +270,11 @@ def plot_fig2(
         # linear within ±20 images (where the close calls are), logarithmic beyond
         ax2.set_yscale("symlog", linthresh=20 if "n_test" in df else 0.05)
         ax2.legend(fontsize=8)
-        ax2.set_title(
-            f"> 0: {reference} better (mean, {level:.0%} t-band over {n_seeds} seeds)", fontsize=10
-        )
+        band = f"{level:.0%} t-band over {n_seeds} seeds"
+        ax2.set_title(f"> 0: {reference} better (mean, {band})", fontsize=10)
     what = "Fig. 2" if quantity == "test_error" else "Fig. 2 setting; not plotted in the paper"
-    fig.suptitle(
-        title or f"softmax regression, n = {n} workers, Pareto delays ({what}), {n_seeds} seeds",
-        fontsize=10,
-    )
+    default = f"softmax regression, n = {n} workers, Pareto delays ({what}), {n_seeds} seeds"
+    fig.suptitle(title or default, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -289,11 +282,9 @@ def plot_fig2(
 def plot_straggler_regimes(
     metrics: pd.DataFrame, bars: pd.DataFrame, column: str = "test_error", title: str | None = None
 ) -> Figure:
-    """Final test error of Coded-RS and ignore-stragglers per regime: ``bars`` (mean and
-    interval per regime and scheme, :func:`codedlib.experiments.reed_solomon.regime_bars`) with
-    the seeds of ``metrics`` (:func:`~codedlib.experiments.reed_solomon.ignore_stragglers_regimes`)
-    as dots.
-    """
+    """Final test error of Coded-RS and ignore-stragglers per regime: ``bars``
+    (:func:`codedlib.experiments.reed_solomon.regime_bars`) with the seeds of ``metrics``
+    (:func:`~codedlib.experiments.reed_solomon.ignore_stragglers_regimes`) as dots."""
     regimes = list(dict.fromkeys(metrics["regime"]))
     schemes = list(dict.fromkeys(metrics["scheme"]))
     fig, ax = new_axes(None, figsize=(8.0, 4.4))
