@@ -286,9 +286,7 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     logf = np.log(out["f"].to_numpy(float))
     for col in ("alg3", "lstsq"):
         logt = np.log(out[f"{col}_seconds"].to_numpy(float))
-        slope = np.full(len(out), np.nan)
-        slope[1:] = np.diff(logt) / np.diff(logf)
-        out[f"{col}_slope"] = slope
+        out[f"{col}_slope"] = np.concatenate([[np.nan], np.diff(logt) / np.diff(logf)])
     return out
 
 
@@ -302,8 +300,7 @@ def accuracy_study(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Relative error of the decoded gradient vs n (k = n, w = round(load·n)): ``(table,
     limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root, load, n)
-    and the largest n of the sweep with error <= ``tol`` (worst-case and random survivors).
-    """
+    and the largest n with error <= ``tol`` (worst-case and random survivors)."""
     gen = as_generator(rng)
     tables, limits = [], []
     for root in root_powers:
@@ -786,11 +783,10 @@ SEC = {
 
 
 def setup(settings: dict, *, c_m: float | None = None, **params: float) -> SimpleNamespace:
-    """Notebook 02's parameters cell ``params`` with ``settings`` (one of :data:`SETTINGS`)
-    applied; ``c_m=None`` is calibrated to the geometric middle of the window where eq. (17)
-    gives the paper's f_MDS. Adds ``sizes``, ``accuracy_ns``, ``c_m_window``,
-    ``c_m_calibrated``, ``c_m_text``, ``changed`` (non-empty when (n, t0, ξ, c_g N) differ from
-    the paper's) and ``claims`` (:func:`claim_specs` for this n, f_RS, f_MDS)."""
+    """Notebook 02's parameters cell ``params`` with ``settings`` (of :data:`SETTINGS`) applied,
+    ``c_m=None`` calibrated to the geometric middle of eq. (17)'s window for the paper's f_MDS;
+    adds ``sizes``, ``accuracy_ns``, ``c_m_window``, ``c_m_calibrated``, ``c_m_text``, ``claims``
+    (:func:`claim_specs`) and ``changed`` (non-empty off the paper's (n, t0, ξ, c_g N))."""
     for key, cap in settings["caps"].items():
         params[key] = min(params[key], cap)
     n, t0, xi, cg_N = params["n"], params["t0"], params["xi"], params["cg_N"]

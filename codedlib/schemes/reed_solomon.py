@@ -42,11 +42,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SchemeSpec:
-    """One straggler-mitigation scheme of Fig. 2.
-
-    ``kind``: "rs" (Reed–Solomon code), "mds" (cyclic-repetition code, Tandon et al.) or
-    "uncoded"; ``wait`` is f, the number of workers the master waits for.
-    """
+    """One straggler-mitigation scheme of Fig. 2: ``kind`` "rs" (Reed–Solomon code), "mds"
+    (Tandon et al.'s cyclic-repetition code) or "uncoded"; ``wait`` is f, the workers awaited."""
 
     name: str
     kind: str
@@ -83,13 +80,10 @@ def pareto_delays(
 def chunk_gradient_function(
     problem: SoftmaxRegression, bounds: ArrayLike
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ).
-
-    ``bounds`` are the k + 1 chunk boundaries (Section 2.1: g_j is the partial gradient of chunk
-    j) of a :class:`~codedlib.problems.SoftmaxRegression` (Fig. 2's problem), all from one pass:
-    the data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j)
-    is a batched matrix product.
-    """
+    """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ)
+    (Section 2.1) of a :class:`~codedlib.problems.SoftmaxRegression` over the k + 1 chunk
+    ``bounds``, in one pass: g_j = X_jᵀ (P_j − Y_j) batched over a zero-padded (k, max chunk, p)
+    copy of the data."""
     if not isinstance(problem, SoftmaxRegression):
         raise TypeError(f"problem must be a SoftmaxRegression, got {type(problem).__name__}")
     bounds = np.asarray(bounds, dtype=np.int64)
