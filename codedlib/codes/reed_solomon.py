@@ -372,23 +372,6 @@ class ReedSolomonGradientCode:
             raise ValueError(f"partial_gradients must have k={self.k} rows, got {g.shape[0]}")
         return self.B @ g
 
-    def recover(
-        self, coded_rows: ArrayLike, survivors: ArrayLike, return_imag: bool = False
-    ) -> np.ndarray | tuple[np.ndarray, float]:
-        """Eq. (4): a_F C_F = 1 g (real part; ``return_imag`` adds max |imag|), row m of
-        ``coded_rows`` from worker survivors[m]; the first f are used."""
-        F = _check_survivors(survivors, self.n, self.f)
-        C = np.asarray(coded_rows)
-        if C.shape[0] != F.size:
-            raise ValueError(
-                f"coded_rows must have one row per survivor ({F.size}), got {C.shape[0]}"
-            )
-        a = self.decoding_vector(F)
-        total = a @ C[: self.f]
-        if return_imag:
-            return total.real, float(np.max(np.abs(total.imag), initial=0.0))
-        return total.real
-
 
 def reed_solomon_gradient_code(
     n: int,
