@@ -81,8 +81,7 @@ class GradientCode:
     def load(self) -> float:
         """Computation load: largest fraction of the partitions held by one worker.
         ``(s + 1) / n`` for the cyclic-repetition code (r_GC, CR paper Section II-C)."""
-        counts = np.count_nonzero(self.B, axis=1)
-        return float(counts.max()) / self.n_partitions
+        return float(np.count_nonzero(self.B, axis=1).max()) / self.n_partitions
 
     def support(self, worker: int) -> np.ndarray:
         """Indices of the partitions held by ``worker`` (non-zero entries of ``B[worker]``)."""

@@ -126,9 +126,8 @@ def any_f_rows_check(
     code = reed_solomon_gradient_code(n, k, w, root_power)
     light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
 
-    def row(kind, S, a=None):  # a=None: least squares
-        a = least_squares_decoding_vector(code.B[S]) if a is None else a
-        return {"kind": kind, "survivors": len(S), "residual": _residual(a, code.B[S])}
+    def row(kind, S, a=None):
+        return {"kind": kind, "survivors": len(S), "residual": _best_residual(code, S, a)}
 
     rows = []
     for _ in range(n_sets):
@@ -147,6 +146,11 @@ def _residual(a, B_S) -> float:
     return float(np.abs(a @ B_S - 1).max())
 
 
+def _best_residual(code, S, a=None) -> float:
+    """:func:`_residual` of ``a`` (None: the least-squares vector) for the rows ``S``."""
+    return _residual(least_squares_decoding_vector(code.B[S]) if a is None else a, code.B[S])
+
+
 def any_f_rows_exhaustive(
     n: int = 16, k: int = 8, w: int = 3, root_power: int | str = 1, max_sets: int = 200_000
 ) -> dict:
@@ -162,14 +166,12 @@ def any_f_rows_exhaustive(
         raise ValueError(
             f"C(n, f) must be <= max_sets={max_sets}, got C({code.n}, {code.f})={n_sets}"
         )
-    worst = 0.0
-    for F in itertools.combinations(range(code.n), code.f):
-        F = np.asarray(F)
-        worst = max(worst, _residual(code.decoding_vector(F, check=False), code.B[F]))
-    tight = np.inf
-    for j in np.flatnonzero(code.M.sum(axis=0) == code.s + 1):
-        H = np.flatnonzero(code.M[:, j] == 0)
-        tight = min(tight, _residual(least_squares_decoding_vector(code.B[H]), code.B[H]))
+    sets = (np.asarray(F) for F in itertools.combinations(range(code.n), code.f))
+    worst = max(_best_residual(code, F, code.decoding_vector(F, check=False)) for F in sets)
+    light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
+    tight = min(
+        (_best_residual(code, np.flatnonzero(code.M[:, j] == 0)) for j in light), default=np.inf
+    )
     return {
         **{key: getattr(code, key) for key in ("n", "k", "w", "s", "f")},
         "n_sets": n_sets,

@@ -51,13 +51,11 @@ def label(column: str) -> str:
     ``frame.rename(columns=label)``: :data:`LABELS`, ``test_error@<t>s`` for
     :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s ``test_error_at_<t>``, else as is.
     """
-    if column in LABELS:
-        return LABELS[column]
     prefix = "test_error_at_"
     if column.startswith(prefix):
         t = column[len(prefix) :].replace("_", ".").replace("m", "-").replace("p", "+")
         return f"test_error@{t}s"
-    return column
+    return LABELS.get(column, column)
 
 
 def plot_mask(M: ArrayLike, ax: Axes | None = None, title: str | None = None) -> Figure:
