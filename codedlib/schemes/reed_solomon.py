@@ -143,10 +143,9 @@ def _used_gradient(spec, code, g, exact, survivors, rescale):
     if a.size == code.B.shape[0]:  # cyclic code: length-n vector, zero off the survivors
         a = a[survivors]
     total = a @ coded
-    imag = 0.0
-    if np.iscomplexobj(total):
-        imag = float(np.max(np.abs(total.imag)) / max(np.max(np.abs(exact)), 1e-300))
-    return np.real(total), imag
+    if not np.iscomplexobj(total):
+        return total, 0.0
+    return total.real, float(np.max(np.abs(total.imag)) / max(np.max(np.abs(exact)), 1e-300))
 
 
 def _check_waits(schemes, n, xi):
@@ -238,9 +237,8 @@ def simulate_schemes(
         t_extra = cg_N * spec.load(n) + float(decoding_time(spec.wait, c_m, decoder))
         theta = problem.initial_point()
         theta_prev = theta.copy()
-        clock = 0.0
         next_record = 0.0 if record_interval is None else record_interval
-        max_err = max_imag = last_dt = 0.0
+        clock = max_err = max_imag = last_dt = 0.0
         record = functools.partial(_row, blas, spec.name, problem, X_test, y_test)
         rows.append(record(0, 0.0, 0.0, theta, 0.0, 0.0))
         for it in range(delays.shape[0]):
