@@ -1,11 +1,9 @@
 """Learning problems with partial gradients over index ranges, and the data sets the papers use.
 
 F(θ) = (1/n) Σ_i f_i(θ), each ``f_i`` carrying its share of the regulariser. Schemes compute
-*sums* ``Σ_{i=start}^{stop-1} ∇f_i(θ)`` (not means), so the partial sums over a partition of
-``range(n)`` add up to ``n * gradient(θ)``.
+*sums* ``Σ_{i=start}^{stop-1} ∇f_i(θ)``: over a partition of ``range(n)`` they add up to
+``n * gradient(θ)``.
 
-Example
--------
 >>> from codedlib.problems import LeastSquares, synthetic_linear_regression
 >>> data = synthetic_linear_regression(n_samples=40, dim=5, rng=0)
 >>> prob = LeastSquares(data.X, data.y)
@@ -53,8 +51,6 @@ __all__ = [
 def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
     """Boundaries of ``n_parts`` contiguous ranges of sizes differing by at most one (larger first).
 
-    Examples
-    --------
     >>> even_partition(10, 3).tolist()
     [0, 4, 7, 10]
     """
@@ -67,10 +63,8 @@ def even_partition(n_samples: int, n_parts: int) -> np.ndarray:
 
 
 def standardize(X: ArrayLike, intercept: bool = False) -> np.ndarray:
-    """Columns to zero mean and unit variance (constant columns left at 0), DSAG Section VII.
-
-    ``intercept`` prepends a column of ones.
-    """
+    """Columns to zero mean and unit variance (constant columns left at 0), DSAG Section VII;
+    ``intercept`` prepends a column of ones."""
     X = check_array("X", X, ndim=2)
     mean = X.mean(axis=0)
     std = X.std(axis=0)
@@ -85,12 +79,9 @@ def standardize(X: ArrayLike, intercept: bool = False) -> np.ndarray:
 
 
 class Problem:
-    """Base class: finite-sum objective over the rows of ``X``.
-
-    Subclasses implement ``_loss_terms(theta, rows)`` (sum of f_i over the rows) and
-    ``_grad_terms(theta, rows)`` (sum of ∇f_i over the rows), both for a ``slice``; their
-    smoothness is ``_curvature`` λ_max(X_rᵀX_r) / m + ``_ridge``.
-    """
+    """Base class: finite-sum objective over the rows of ``X``. Subclasses implement
+    ``_loss_terms(theta, rows)`` and ``_grad_terms(theta, rows)`` (sums of f_i and ∇f_i over a
+    ``slice`` of rows); their smoothness is ``_curvature`` λ_max(X_rᵀX_r) / m + ``_ridge``."""
 
     X: np.ndarray
     _curvature = 1.0
@@ -132,10 +123,8 @@ class Problem:
         return self._grad_terms(self._theta(theta), self._range(start, stop))
 
     def partition_gradients(self, theta: ArrayLike, bounds: ArrayLike) -> np.ndarray:
-        """Σ ∇f_i over each range ``bounds[j] .. bounds[j+1] - 1``: array ``(len(bounds)-1, dim)``.
-
-        ``bounds`` must increase strictly from 0 to ``n_samples`` (every range non-empty).
-        """
+        """Σ ∇f_i over each range ``bounds[j] .. bounds[j+1] - 1`` (``bounds`` strictly
+        increasing from 0 to ``n_samples``): array ``(len(bounds)-1, dim)``."""
         bounds = _check_bounds(bounds, self.n_samples)
         theta = self._theta(theta)
         return np.array(
@@ -161,6 +150,18 @@ class Problem:
         return self._curvature * _top_eigenvalue_of_gram(self.X[rows]) / m + self._ridge
 
 
+class _Classifier(Problem):
+    """A problem with labels ``y`` and a predicted label ``_labels(theta, X)`` per row of X."""
+
+    def error_rate(
+        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
+    ) -> float:
+        """Fraction of misclassified samples (training set unless X, y given)."""
+        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
+        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
+        return float(np.mean(self._labels(self._theta(theta), X) != y))
+
+
 def _check_bounds(bounds, n_samples: int) -> np.ndarray:
     bounds = np.asarray(bounds)
     if (
@@ -179,11 +180,8 @@ def _check_bounds(bounds, n_samples: int) -> np.ndarray:
 
 
 def _top_eigenvalue_of_gram(Xr: np.ndarray) -> float:
-    """Largest eigenvalue of Xrᵀ Xr (= largest squared singular value of Xr).
-
-    Small Gram matrices are diagonalised directly; large ones by Lanczos (``eigsh``) on the
-    operator v ↦ Xrᵀ(Xr v), never by a full SVD, with a deterministic start vector.
-    """
+    """Largest eigenvalue of Xrᵀ Xr: small Gram matrices diagonalised, large ones by Lanczos
+    (``eigsh``, deterministic start) on v ↦ Xrᵀ(Xr v), never a full SVD."""
     m, d = Xr.shape
     if m == 0:
         return 0.0
@@ -198,10 +196,8 @@ def _top_eigenvalue_of_gram(Xr: np.ndarray) -> float:
 
 
 class LeastSquares(Problem):
-    """f_i(θ) = ½ (x_iᵀθ − y_i)² + (λ/2)‖θ‖², so F(θ) = (1/2n)‖Xθ − y‖² + (λ/2)‖θ‖².
-
-    The linear-regression problem of CodedReduce (eq. 10–11) and LAGC (Section VI).
-    """
+    """f_i(θ) = ½ (x_iᵀθ − y_i)² + (λ/2)‖θ‖², so F(θ) = (1/2n)‖Xθ − y‖² + (λ/2)‖θ‖²: the
+    linear regression of CodedReduce (eq. 10–11) and LAGC (Section VI)."""
 
     def __init__(self, X, y, lam: float = 0.0):
         self._set_data(X)
@@ -233,12 +229,9 @@ class LeastSquares(Problem):
         return np.linalg.lstsq(A, self.X.T @ self.y / n, rcond=None)[0]
 
 
-class LogisticRegression(Problem):
-    """f_i(θ) = log(1 + exp(−b_i x_iᵀθ)) + (λ/2)‖θ‖², labels b_i ∈ {−1, +1}.
-
-    DSAG Section VII (with ``standardize(X, intercept=True)`` and λ = 1/n) and CodedReduce's
-    GISETTE 4-vs-9 task.
-    """
+class LogisticRegression(_Classifier):
+    """f_i(θ) = log(1 + exp(−b_i x_iᵀθ)) + (λ/2)‖θ‖², labels b_i ∈ {−1, +1}: DSAG Section VII
+    (``standardize(X, intercept=True)``, λ = 1/n) and CodedReduce's GISETTE 4-vs-9 task."""
 
     _curvature = 0.25
 
@@ -259,13 +252,8 @@ class LogisticRegression(Problem):
         weights = -yr * special.expit(-yr * (Xr @ theta))
         return Xr.T @ weights + self.lam * Xr.shape[0] * theta
 
-    def error_rate(
-        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
-    ) -> float:
-        """Fraction of misclassified samples (training set unless X, y given)."""
-        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.dim))
-        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
-        return float(np.mean(np.where(X @ self._theta(theta) >= 0, 1.0, -1.0) != y))
+    def _labels(self, theta, X):
+        return np.where(X @ theta >= 0, 1.0, -1.0)
 
     def optimum(self, tol: float = 1e-12) -> np.ndarray:
         """Minimiser of F by L-BFGS to gradient norm ``tol`` (requires λ > 0 or separable-free data)."""
@@ -281,12 +269,9 @@ class LogisticRegression(Problem):
         return res.x
 
 
-class SoftmaxRegression(Problem):
-    """Multinomial logistic regression, θ = vec(W) with W of shape (p, C):
-    f_i(θ) = −log softmax(x_iᵀW)_{y_i} + (λ/2)‖W‖_F² (Reed–Solomon GC Section 6).
-
-    ``n_classes`` defaults to the classes in ``y``.
-    """
+class SoftmaxRegression(_Classifier):
+    """Multinomial logistic regression, θ = vec(W) with W of shape (p, C), ``n_classes``
+    by default from ``y``: f_i(θ) = −log softmax(x_iᵀW)_{y_i} + (λ/2)‖W‖_F² (RS GC Section 6)."""
 
     _curvature = 0.5
 
@@ -306,10 +291,6 @@ class SoftmaxRegression(Problem):
     def dim(self) -> int:
         return self.X.shape[1] * self.n_classes
 
-    def weights(self, theta: ArrayLike) -> np.ndarray:
-        """θ reshaped to W (p, C)."""
-        return self._theta(theta).reshape(self.X.shape[1], self.n_classes)
-
     def _loss_terms(self, theta, rows):
         W = theta.reshape(self.X.shape[1], self.n_classes)
         scores = self.X[rows] @ W
@@ -324,29 +305,17 @@ class SoftmaxRegression(Problem):
         probs[np.arange(len(yr)), yr] -= 1.0
         return (Xr.T @ probs).ravel() + self.lam * len(yr) * theta
 
-    def predict(self, theta: ArrayLike, X: ArrayLike | None = None) -> np.ndarray:
-        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
-        return np.argmax(X @ self.weights(theta), axis=1)
-
-    def error_rate(
-        self, theta: ArrayLike, X: ArrayLike | None = None, y: ArrayLike | None = None
-    ) -> float:
-        """Fraction of misclassified samples (training set unless X, y given)."""
-        X = self.X if X is None else check_array("X", X, ndim=2, shape=(None, self.X.shape[1]))
-        y = self.y if y is None else check_array("y", y, ndim=1, shape=(X.shape[0],))
-        return float(np.mean(self.predict(theta, X) != y))
+    def _labels(self, theta, X):
+        return np.argmax(X @ theta.reshape(self.X.shape[1], self.n_classes), axis=1)
 
 
 class PCA(Problem):
-    """Top-k principal components as a finite-sum problem (DSAG eq. 1 and 6).
+    """Top-k principal components as a finite-sum problem (DSAG eq. 1 and 6), θ = vec(V), V d × k.
 
-    DSAG writes F(V) = R(V) + Σ_i f_i(V) with R(V) = ½‖V‖_F² and
-    f_i(V) = ½‖x_i − x_i V Vᵀ‖². On the Stiefel manifold (VᵀV = I, where the Gram–Schmidt
-    projection G keeps the iterates) f_i equals ½(‖x_i‖² − ‖x_i V‖²); we use that form, whose
-    gradient is −x_iᵀ x_i V, so that a GD step with η = 1 followed by G is exactly the power
-    method, V ← G(XᵀX V), as the paper states. In this module's mean convention the
-    per-sample term is n·f_i + R, so ``loss`` and ``gradient`` equal the paper's F and ∇F.
-    θ is vec(V) with V of shape (d, k).
+    DSAG's F(V) = R(V) + Σ_i f_i(V), R(V) = ½‖V‖_F², f_i(V) = ½‖x_i − x_i V Vᵀ‖², on the Stiefel
+    manifold (VᵀV = I, kept by the Gram–Schmidt projection G) is ½(‖x_i‖² − ‖x_i V‖²); with that
+    form's gradient −x_iᵀ x_i V a GD step with η = 1 then G is the power method V ← G(XᵀX V),
+    as the paper states. The per-sample term is n·f_i + R: ``loss``, ``gradient`` are F, ∇F.
     """
 
     _ridge = 1.0  # R(V) = ½‖V‖_F²
@@ -363,10 +332,6 @@ class PCA(Problem):
     @property
     def dim(self) -> int:
         return self.X.shape[1] * self.k
-
-    def components(self, theta: ArrayLike) -> np.ndarray:
-        """θ reshaped to V (d, k)."""
-        return self._theta(theta).reshape(self.X.shape[1], self.k)
 
     def _loss_terms(self, theta, rows):
         V = theta.reshape(self.X.shape[1], self.k)
@@ -408,7 +373,7 @@ class PCA(Problem):
 
     def explained_variance(self, theta: ArrayLike) -> float:
         """‖X V‖_F² / ‖X‖_F² for orthonormalised V: the quantity DSAG's PCA gap is measured on."""
-        V = self.project(self.components(theta))
+        V = self.project(self._theta(theta).reshape(self.X.shape[1], self.k))
         return float(np.sum((self.X @ V) ** 2) / self._total_sq)
 
     def optimum(self) -> np.ndarray:
@@ -435,11 +400,8 @@ class Dataset:
 def synthetic_linear_regression(
     n_samples: int, dim: int, noise: float = 1.0, rng: RngLike = None
 ) -> Dataset:
-    """CodedReduce eq. 10: x_j ~ N(0, I_p), θ* ~ N(0, I_p), y_j = x_jᵀθ* + z_j, z_j ~ N(0, noise²).
-
-    The paper uses (d, p) = (7644, 6500); ``theta_star`` is returned for the normalised
-    error rate of eq. 11, ‖θ − θ*‖² / ‖θ*‖².
-    """
+    """CodedReduce eq. 10: x_j ~ N(0, I_p), θ* ~ N(0, I_p), y_j = x_jᵀθ* + z_j, z_j ~ N(0, noise²)
+    (the paper: (d, p) = (7644, 6500)); ``theta_star`` for eq. 11's ‖θ − θ*‖² / ‖θ*‖²."""
     n_samples = check_int("n_samples", n_samples, low=1)
     dim = check_int("dim", dim, low=1)
     noise = check_real("noise", noise, low=0.0)
@@ -476,13 +438,9 @@ def digits_binary(
     intercept: bool = True,
     rng: RngLike = 0,
 ) -> Dataset:
-    """Scikit-learn's 8×8 digits, ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept), a
-    quarter held out.
-
-    The stand-in for GISETTE's 4-vs-9 task (CodedReduce Section VI) and for DSAG's logistic
-    regression. Shipped with scikit-learn (``load_digits``: the UCI optdigits test set, CC BY
-    4.0): no download.
-    """
+    """Scikit-learn's 8×8 digits (``load_digits``, UCI optdigits, CC BY 4.0: no download),
+    ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept), a quarter held out: the stand-in
+    for GISETTE's 4-vs-9 task (CodedReduce Section VI) and DSAG's logistic regression."""
     pos = check_int("pos", pos, low=0, high=9)
     neg = check_int("neg", neg, low=0, high=9)
     if pos == neg:
@@ -496,10 +454,7 @@ def digits_binary(
 
 def digits_multiclass(intercept: bool = True, rng: RngLike = 0) -> Dataset:
     """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept), a
-    quarter held out.
-
-    The stand-in for MNIST in the Reed–Solomon GC experiment (Section 6).
-    """
+    quarter held out: the stand-in for MNIST in the Reed–Solomon GC experiment (Section 6)."""
     X, t = _load_sklearn_digits()
     X = X / 16.0
     if intercept:
@@ -514,11 +469,9 @@ def sparse_lowrank_binary(
     density: float = 0.1,
     rng: RngLike = None,
 ) -> Dataset:
-    """A sparse binary low-rank matrix: the stand-in for DSAG's 1000 Genomes genotype matrix.
-
-    Each sample belongs to one of ``n_populations`` groups with its own per-feature frequency
-    (Beta around ``density``), X_ij ~ Bernoulli(frequency); ``y`` holds the population labels.
-    """
+    """A sparse binary low-rank matrix, the stand-in for DSAG's 1000 Genomes genotypes: each
+    sample's population (``y``, one of ``n_populations``) has per-feature frequencies (Beta
+    around ``density``), X_ij ~ Bernoulli(frequency)."""
     n_samples = check_int("n_samples", n_samples, low=1)
     dim = check_int("dim", dim, low=1)
     n_populations = check_int("n_populations", n_populations, low=1)

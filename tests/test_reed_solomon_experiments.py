@@ -43,7 +43,6 @@ def test_workers_choice_and_cm_window():
 
 def test_fig3_and_pareto_check():
     res = ex.fig3_tf_curve(c_m=1e-9)
-    assert isinstance(res, ex.TfCurveResult)
     assert round(res.alpha_star, 4) == 0.1477 and res.f_star == 70
     assert list(res.curve.columns) == ["alpha", "t_offline", "t_online"]
     assert res.curve["t_offline"].min() >= res.t_star - 1e-12

@@ -2,10 +2,10 @@
 (CR Sec. II-C, Alg. 1; its Example 1 / eq. (4) code is :data:`PAPER_EXAMPLE_B` / ``_A``).
 
 Worker ``i`` holds partitions ``i..i+s (mod n)`` and sends ``b_i @ G``; any ``n - s``
-survivors ``F`` have ``a`` (zero off ``F``) with ``a @ B = 1``. Instead of Tandon's Gaussian
-null space (condition 1e8-1e10 at n = 500-1000) we use ``H[:, m] = E[:, m mod (s+1)]``: a
-decoding vector is the indicator of a residue class no straggler hits (condition ~sqrt(n));
-exact when ``(s+1) | n``, else perturbed (condition < ~1e7 up to n = 1000, s <= 10).
+survivors ``F`` have ``a`` (zero off ``F``) with ``a @ B = 1``. For Tandon's Gaussian null
+space (condition 1e8-1e10 at n = 500-1000) we use ``H[:, m] = E[:, m mod (s+1)]``: exact when
+``(s+1) | n`` (a decoding vector is the indicator of a residue class no straggler hits,
+condition ~sqrt(n)), else perturbed (condition < ~1e7 up to n = 1000, s <= 10).
 
 Reference: tandon2017gradient, reisizadeh2022codedreduce.
 """
@@ -81,8 +81,7 @@ class GradientCode:
     def load(self) -> float:
         """Computation load: largest fraction of the partitions held by one worker.
         ``(s + 1) / n`` for the cyclic-repetition code (r_GC, CR paper Section II-C)."""
-        counts = np.count_nonzero(self.B, axis=1)
-        return float(counts.max()) / self.n_partitions
+        return float(np.count_nonzero(self.B, axis=1).max()) / self.n_partitions
 
     def support(self, worker: int) -> np.ndarray:
         """Indices of the partitions held by ``worker`` (non-zero entries of ``B[worker]``)."""
@@ -128,8 +127,7 @@ class GradientCode:
         rank = int(np.count_nonzero(sv > tol))
         if rank == 0:
             raise ValueError("B is the zero matrix; no partition is assigned to any worker")
-        ones = np.ones(self.n_partitions)
-        a0 = U[:, :rank] @ ((Vt[:rank] @ ones) / sv[:rank])
+        a0 = U[:, :rank] @ ((Vt[:rank] @ np.ones(self.n_partitions)) / sv[:rank])
         return a0, U[:, rank:], float(sv[0] / sv[rank - 1])
 
     def decode(
@@ -146,8 +144,7 @@ class GradientCode:
         idx = self._survivor_indices(survivors)
         a0, null, cond_b = self._decoder
         stragglers = np.setdiff1d(np.arange(self.n_workers), idx)
-        a = a0.copy()
-        cond = cond_b
+        a, cond = a0.copy(), cond_b
         if stragglers.size:
             system = null[stragglers]
             if system.shape[1] == 0:
@@ -159,10 +156,9 @@ class GradientCode:
                 cond_s = float(sv[0] / sv[rank - 1]) if rank > 0 else 1.0
             a = a0 + null @ coeffs
             cond = cond_b * cond_s
-        ones = np.ones(self.n_partitions)
         leak = float(np.max(np.abs(a[stragglers]))) if stragglers.size else 0.0
         a[stragglers] = 0.0
-        residual = float(np.max(np.abs(a @ self.B - ones)))
+        residual = float(np.max(np.abs(a @ self.B - np.ones(self.n_partitions))))
         scale = max(1.0, float(np.max(np.abs(a))) * float(np.max(np.abs(self.B))))
         if not max(residual, leak) <= 1e-8 * scale * self.n_partitions:
             raise ValueError(
@@ -184,10 +180,10 @@ class GradientCode:
 
     def decoding_matrix(self, max_patterns: int = DEFAULT_MAX_PATTERNS) -> np.ndarray:
         """Decoding matrix ``A`` (C(n, s) x n), rows in ``itertools.combinations`` order (eq. 4)."""
-        n, s = self.n_workers, self.stragglers
-        count = math.comb(n, s)
         if self.A is not None:
             return self.A.copy()
+        n, s = self.n_workers, self.stragglers
+        count = math.comb(n, s)
         if count > max_patterns:
             raise ValueError(
                 f"decoding_matrix would have C(n, s) = C({n}, {s}) = {count} rows, above "
@@ -203,13 +199,10 @@ class GradientCode:
 def structured_null_space(
     n: int, s: int, rng: RngLike = None, perturbation: float = 0.1
 ) -> np.ndarray:
-    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) used by :func:`cyclic_repetition_code` (CR
-    Section II-C).
-
-    ``H[:, m] = E[:, m mod (s+1)]`` with ``E`` an orthonormal basis of zero-sum vectors of
-    R^{s+1}; exact when ``(s+1) | n`` (then ``B`` is the all-ones band), else perturbed by
-    ``perturbation * N(0, 1)`` entries and re-centred so ``H @ 1 = 0``.
-    """
+    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) of :func:`cyclic_repetition_code` (CR Sec.
+    II-C): ``H[:, m] = E[:, m mod (s+1)]``, ``E`` an orthonormal basis of zero-sum vectors of
+    R^{s+1}; exact when ``(s+1) | n`` (``B`` the all-ones band), else perturbed by
+    ``perturbation * N(0, 1)`` entries and re-centred."""
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
     perturbation = check_real("perturbation", perturbation, 0.0)
@@ -226,12 +219,9 @@ def structured_null_space(
 
 
 def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
-    """Tandon et al.'s cyclic construction (Algorithm 2) from a given ``H`` (s x n, H @ 1 = 0).
-
-    Row ``i`` of ``B`` is the null vector of ``H[:, i..i+s mod n]``, scaled to Euclidean norm
-    ``sqrt(s+1)`` with non-negative entry sum. ``H = [[-2, 1, 1]]`` gives eq. (4)'s ``B`` up to
-    row scaling.
-    """
+    """Tandon et al.'s cyclic construction (Algorithm 2) from ``H`` (s x n, H @ 1 = 0): row ``i``
+    of ``B`` is the null vector of ``H[:, i..i+s mod n]`` of norm ``sqrt(s+1)`` and non-negative
+    sum (``H = [[-2, 1, 1]]`` gives eq. (4)'s ``B`` up to row scaling)."""
     H = check_array("H", H, ndim=2)
     s = check_int("s", s, 0)
     n = H.shape[1]
@@ -273,8 +263,8 @@ def cyclic_repetition_code(
 ) -> GradientCode:
     """Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
 
-    Tandon et al. Algorithm 2 with :func:`structured_null_space`. ``rng=None`` means seed 0
-    (the default code is deterministic). ``null_space`` overrides ``H`` (e.g. a Gaussian one).
+    Tandon et al. Algorithm 2 with :func:`structured_null_space` (``rng=None``: seed 0) or the
+    given ``null_space`` ``H`` (e.g. a Gaussian one).
 
     >>> code = cyclic_repetition_code(6, 2)
     >>> code.B[0]
@@ -299,12 +289,10 @@ def gradient_code_from_matrices(
     validate: bool = True,
     max_patterns: int = DEFAULT_MAX_PATTERNS,
 ) -> GradientCode:
-    """Wrap a given encoding matrix ``B`` (and optionally decoding matrix ``A``) as a code (CR
-    Section II-C, e.g. eq. (4)).
-
-    ``validate`` checks all C(n, s) straggler patterns (at most ``max_patterns``): surviving
-    rows span the all-ones row; row ``f`` of ``A`` (``itertools.combinations`` order) vanishes
-    on the ``f``-th straggler set and has ``A[f] @ B == 1``.
+    """A given encoding matrix ``B`` (and decoding matrix ``A``) as a code (CR Section II-C, e.g.
+    eq. (4)); ``validate`` checks all C(n, s) <= ``max_patterns`` straggler patterns: the
+    survivors span the all-ones row, ``A[f]`` (``combinations`` order) vanishes on the f-th
+    straggler set and ``A[f] @ B == 1``.
 
     >>> code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     >>> code.decoding_matrix()[2] @ code.B
@@ -332,18 +320,15 @@ def gradient_code_from_matrices(
             f"cannot validate C(n, s) = C({n}, {s}) = {count} straggler patterns (limit "
             f"max_patterns={max_patterns}); pass validate=False to skip"
         )
-    ones = np.ones(k)
-    workers = np.arange(n)
     for f, pattern in enumerate(itertools.combinations(range(n), s)):
-        survivors = np.setdiff1d(workers, pattern)
-        code.decode(survivors, warn_condition=math.inf)  # raises if not decodable
+        code.decode(np.setdiff1d(np.arange(n), pattern), warn_condition=math.inf)  # or raises
         if A is not None:
             row = A[f]
             if np.any(row[list(pattern)] != 0):
                 raise ValueError(
                     f"A[{f}] must be zero on its straggler set {list(pattern)}, got {row}"
                 )
-            err = float(np.max(np.abs(row @ B - ones)))
+            err = float(np.max(np.abs(row @ B - np.ones(k))))
             if err > 1e-9 * max(1.0, float(np.abs(row).max() * np.abs(B).max())) * k:
                 raise ValueError(
                     f"A[{f}] @ B must equal the all-ones row for stragglers {list(pattern)}, "

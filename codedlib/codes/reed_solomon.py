@@ -1,14 +1,9 @@
-"""Reed–Solomon gradient codes (Halbawi, Azizan-Ruhi, Salehi, Hassibi 2017).
-
-n workers, the data split into k chunks, each worker holds w chunks. The taskmaster recovers the
-full gradient ``1_{1×k} g`` from the coded rows of *any* f = n − s workers, where
-s = ⌊wn/k⌋ − 1 is the optimal straggler tolerance of eq. (2).
-
-Algorithms 1 and 4 build the mask, Algorithm 2 the encoding, Algorithm 3 decodes in O(f²);
-:func:`least_squares_decoding_vector` is the generic O(f³) decoder of Tandon et al.
-
+"""Reed–Solomon gradient codes (Halbawi, Azizan-Ruhi, Salehi, Hassibi 2017): n workers, k data
+chunks, w per worker; the full gradient ``1_{1×k} g`` from the coded rows of *any* f = n − s
+workers, s = ⌊wn/k⌋ − 1 (eq. 2). Algorithms 1 and 4 build the mask, 2 the encoding, 3 decodes
+in O(f²) (:func:`least_squares_decoding_vector`: Tandon et al.'s generic O(f³) decoder).
 ``root_power`` is q of the primitive root α = exp(2πi·q/n), gcd(q, n) = 1 (default 1; 'auto':
-:func:`well_conditioned_root_power`, which keeps |B| small and decoding accurate to larger n).
+:func:`well_conditioned_root_power`: smaller |B|, accurate decoding to larger n).
 
 >>> code = reed_solomon_gradient_code(8, 4, 3)
 >>> code.s, code.f
@@ -62,10 +57,8 @@ __all__ = [
 
 
 def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
-    """Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t).
-
-    Column j has ones in rows (i + j·d + t) mod n, 0 <= i < d (eq. 24); row weights ⌈kd/n⌉ or
-    ⌊kd/n⌋ (Proposition 2, eq. 26).
+    """Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t): column j has ones in rows
+    (i + j·d + t) mod n, 0 <= i < d (eq. 24); row weights ⌈kd/n⌉ or ⌊kd/n⌋ (Prop. 2, eq. 26).
 
     >>> row_balanced_mask_matrix(8, 4, 6, 0)[:, 3]
     array([0, 0, 1, 1, 1, 1, 1, 1], dtype=int8)
@@ -104,10 +97,9 @@ def _check_nkw(n, k, w):
 def mask_matrix(n: int, k: int, w: int) -> np.ndarray:
     """Algorithm 4, MASKMATRIX(n, k, w): a mask whose every row has weight exactly w.
 
-    M = [M_h  M_l] (eq. 27): k_h = (nw) mod k columns of weight d_h = ⌈nw/k⌉ from Algorithm 1
-    with offset 0, and k_l = k − k_h columns of weight d_l = ⌊nw/k⌋ with offset
-    t = (k_h d_h) mod n, which puts the heavy rows of M_l on the light rows of M_h (Lemma 1).
-    When k | nw this is ROWBALANCEDMASKMATRIX(n, k, nw/k, 0).
+    M = [M_h  M_l] (eq. 27): k_h = (nw) mod k columns of weight ⌈nw/k⌉ (Algorithm 1, offset 0)
+    and k − k_h of weight ⌊nw/k⌋ at offset (k_h d_h) mod n, which puts the heavy rows of M_l on
+    the light rows of M_h (Lemma 1); ROWBALANCEDMASKMATRIX(n, k, nw/k, 0) when k | nw.
 
     >>> mask_matrix(8, 4, 3).sum(axis=1)
     array([3, 3, 3, 3, 3, 3, 3, 3])
@@ -152,11 +144,9 @@ def _base_column(one_minus: np.ndarray, d: int) -> np.ndarray:
 
 
 def encoding_matrix(n: int, k: int, w: int, root_power: int = 1) -> np.ndarray:
-    """Algorithm 2, ENCODINGMATRIX(n, k, w): the complex n×k encoding matrix B.
-
-    B[i, j] = t_j(α^i) = ∏_{r: M[r,j]=0} (1 − α^{i−r}): zero off the mask, t_j(0) = 1, B = G T
-    (eqs. 6, 11). Each column is a cyclic shift of one of at most two base columns (O(n²)).
-    ValueError when ⌊nw/k⌋ < 2 (no straggler tolerance, Section 8.2).
+    """Algorithm 2, ENCODINGMATRIX(n, k, w): the complex n×k B[i, j] = t_j(α^i) =
+    ∏_{r: M[r,j]=0} (1 − α^{i−r}), zero off the mask, t_j(0) = 1, B = G T (eqs. 6, 11); each
+    column a cyclic shift of one of two base columns (O(n²)). ValueError when ⌊nw/k⌋ < 2 (Sec. 8.2).
     """
     n, k, w = _check_nkw(n, k, w)
     q = _check_root_power(n, root_power)
@@ -183,11 +173,8 @@ def _check_tolerance(n, k, w):
 
 def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64) -> int:
     """A primitive root exponent q that minimises max |B| for the mask of (n, k, w) (ours: Sec. 3.3
-    with α^q in place of α).
-
-    With q = 1 the zeros of each t_j sit on one arc and |B| grows exponentially in n; spreading
-    them keeps the round-off small. Tries up to ``max_candidates`` q <= n/2 coprime with n.
-    """
+    with α^q for α): with q = 1 each t_j's zeros sit on one arc and |B| grows exponentially in n.
+    Tries up to ``max_candidates`` q <= n/2 coprime with n."""
     n, k, w = _check_nkw(n, k, w)
     _check_tolerance(n, k, w)
     cands = np.array([q for q in range(1, n // 2 + 1) if math.gcd(q, n) == 1] or [1])
@@ -238,10 +225,8 @@ def _check_survivors(survivors, n, f=None):
 def decoding_vector(
     survivors: ArrayLike, n: int, root_power: int = 1, table: np.ndarray | None = None
 ) -> np.ndarray:
-    """Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F.
-
-    a is the first row of G_F^{-1} (eq. 13), so a G_F = e_1 and a B_F = 1; O(f²) look-ups in
-    ``table`` = :func:`inverse_table` (computed once per code).
+    """Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F, the
+    first row of G_F^{-1} (eq. 13: a B_F = 1); O(f²) look-ups in ``table`` (:func:`inverse_table`).
     """
     n = check_int("n", n, low=2)
     F = _check_survivors(survivors, n)
@@ -291,11 +276,9 @@ class DecodingAccuracyError(ArithmeticError):
 
 @dataclass(frozen=True)
 class ReedSolomonGradientCode:
-    """A Reed–Solomon gradient code: mask M, encoding B (complex n×k) and Algorithm 3 decoder.
-
-    A :class:`~codedlib.codes.protocol.GradientCodeLike`; ``decode`` gives the complex length-n
-    a (zero off the survivors), ``decoding_vector`` the length-f one of Algorithm 3.
-    """
+    """A Reed–Solomon gradient code (a :class:`~codedlib.codes.protocol.GradientCodeLike`): mask
+    M, complex n×k encoding B and Algorithm 3's decoder (``decode``: length n, zero off the
+    survivors; ``decoding_vector``: length f)."""
 
     n: int
     k: int
@@ -389,23 +372,6 @@ class ReedSolomonGradientCode:
             raise ValueError(f"partial_gradients must have k={self.k} rows, got {g.shape[0]}")
         return self.B @ g
 
-    def recover(
-        self, coded_rows: ArrayLike, survivors: ArrayLike, return_imag: bool = False
-    ) -> np.ndarray | tuple[np.ndarray, float]:
-        """Eq. (4): a_F C_F = 1 g (real part; ``return_imag`` adds max |imag|), row m of
-        ``coded_rows`` from worker survivors[m]; the first f are used."""
-        F = _check_survivors(survivors, self.n, self.f)
-        C = np.asarray(coded_rows)
-        if C.shape[0] != F.size:
-            raise ValueError(
-                f"coded_rows must have one row per survivor ({F.size}), got {C.shape[0]}"
-            )
-        a = self.decoding_vector(F)
-        total = a @ C[: self.f]
-        if return_imag:
-            return total.real, float(np.max(np.abs(total.imag), initial=0.0))
-        return total.real
-
 
 def reed_solomon_gradient_code(
     n: int,
@@ -424,29 +390,16 @@ def reed_solomon_gradient_code(
             raise ValueError(f"root_power must be an int or 'auto', got root_power={root_power!r}")
         root_power = well_conditioned_root_power(n, k, w)
     q = _check_root_power(n, root_power)
-    return ReedSolomonGradientCode(
-        n=n,
-        k=k,
-        w=w,
-        root_power=q,
-        M=mask_matrix(n, k, w),
-        B=encoding_matrix(n, k, w, q),
-        table=inverse_table(n, q),
-        residual_tol=residual_tol,
-        on_inaccurate=on_inaccurate,
-    )
+    M, B, table = mask_matrix(n, k, w), encoding_matrix(n, k, w, q), inverse_table(n, q)
+    return ReedSolomonGradientCode(n, k, w, q, M, B, table, residual_tol, on_inaccurate)
 
 
 # --------------------------------------------------------------------------- accuracy
 
 
 def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) -> np.ndarray:
-    """Survivors whose s = n − f stragglers form one contiguous arc of evaluation points.
-
-    Missing an arc of the circle makes the interpolation at 0 (eq. 14) worst conditioned:
-    |a| grows exponentially with the arc length. For q = 1 the stragglers are the workers
-    start, …, start + s − 1 (mod n).
-    """
+    """Survivors whose s = n − f stragglers form one arc of evaluation points (workers start, …,
+    start + s − 1 mod n for q = 1): the worst-conditioned interpolation at 0 of eq. (14)."""
     n = check_int("n", n, low=2)
     f = check_int("f", f, low=1, high=n)
     q = _check_root_power(n, root_power)
@@ -458,12 +411,9 @@ def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) ->
 
 def _gradient_relative_error(code, F, g, exact):
     a = code.decoding_vector(F)
-    C = code.B[F] @ g
-    total = a @ C
+    total = a @ (code.B[F] @ g)
     err = np.linalg.norm(total.real - exact) / np.linalg.norm(exact)
-    imag = np.max(np.abs(total.imag)) / np.max(np.abs(exact))
-    residual = np.max(np.abs(a @ code.B[F] - 1.0))
-    return err, imag, residual
+    return err, np.max(np.abs(total.imag)) / np.max(np.abs(exact)), code.residual(F, a)
 
 
 def decoding_accuracy(
@@ -475,11 +425,9 @@ def decoding_accuracy(
     dim: int = 8,
     rng: RngLike = None,
 ) -> dict:
-    """Round-off of online decoding (Algorithm 3) for one code, worst-case and random survivor sets.
-
-    Largest ‖Re(a C_F) − 1g‖/‖1g‖, imaginary part and residual over every rotation of the
-    worst-case arc and ``n_random`` random sets; g is standard normal, k × ``dim``.
-    """
+    """Round-off of online decoding (Algorithm 3): the largest ‖Re(a C_F) − 1g‖/‖1g‖, imaginary
+    part and residual over every rotation of the worst-case arc and ``n_random`` random survivor
+    sets; g is standard normal, k × ``dim``."""
     n_random = check_int("n_random", n_random, low=1)
     dim = check_int("dim", dim, low=1)
     gen = as_generator(rng)
@@ -493,10 +441,8 @@ def decoding_accuracy(
         ("worst", [worst_case_survivors(code.n, code.f, code.root_power, st) for st in starts]),
         ("random", [np.sort(gen.choice(code.n, code.f, replace=False)) for _ in range(n_random)]),
     ):
-        stats = np.array([_gradient_relative_error(code, F, g, exact) for F in sets])
-        out[f"{kind}_error"] = float(stats[:, 0].max())
-        out[f"{kind}_imag"] = float(stats[:, 1].max())
-        out[f"{kind}_residual"] = float(stats[:, 2].max())
+        stats = np.array([_gradient_relative_error(code, F, g, exact) for F in sets]).max(axis=0)
+        out |= {f"{kind}_{c}": float(v) for c, v in zip(("error", "imag", "residual"), stats)}
     return out
 
 
@@ -508,11 +454,9 @@ def accuracy_limit(
     n_random: int = 20,
     rng: RngLike = None,
 ) -> tuple[pd.DataFrame, dict]:
-    """Sweep n with k = n and w = max(2, round(load·n)) and find the largest accurate n.
-
-    Returns (table of :func:`decoding_accuracy` rows, limits): ``limits["worst"|"random"]`` is the
-    largest n up to which every n of the sweep has error <= ``tol`` (None if the smallest fails).
-    """
+    """Algorithm 3's round-off over n (k = n, w = max(2, round(load·n))): a table of
+    :func:`decoding_accuracy` rows and ``limits["worst"|"random"]``, the largest n up to which
+    every n of the sweep has error <= ``tol`` (None if the smallest fails)."""
     load = check_real("load", load, low=0.0, high=1.0, low_open=True)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     gen = as_generator(rng)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
 from functools import partial
 from math import comb
 from types import SimpleNamespace
@@ -57,7 +56,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PAPER",
-    "TfCurveResult",
     "accuracy_study",
     "any_f_rows_check",
     "any_f_rows_exhaustive",
@@ -128,9 +126,8 @@ def any_f_rows_check(
     code = reed_solomon_gradient_code(n, k, w, root_power)
     light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
 
-    def row(kind, S, a=None):  # a=None: least squares
-        a = least_squares_decoding_vector(code.B[S]) if a is None else a
-        return {"kind": kind, "survivors": len(S), "residual": _residual(a, code.B[S])}
+    def row(kind, S, a=None):
+        return {"kind": kind, "survivors": len(S), "residual": _best_residual(code, S, a)}
 
     rows = []
     for _ in range(n_sets):
@@ -149,16 +146,19 @@ def _residual(a, B_S) -> float:
     return float(np.abs(a @ B_S - 1).max())
 
 
+def _best_residual(code, S, a=None) -> float:
+    """:func:`_residual` of ``a`` (None: the least-squares vector) for the rows ``S``."""
+    return _residual(least_squares_decoding_vector(code.B[S]) if a is None else a, code.B[S])
+
+
 def any_f_rows_exhaustive(
     n: int = 16, k: int = 8, w: int = 3, root_power: int | str = 1, max_sets: int = 200_000
 ) -> dict:
-    """The two properties of Section 2.1 on *every* survivor set, not a sample.
-
-    ``max_residual_f``: max over all C(n, f) sets F (``n_sets``) of Algorithm 3's residual
-    (``any_f_decode`` when < 1e-10); ``min_residual_tight``: min over the light chunks (column
-    weight s + 1) of the least-squares residual when their s + 1 holders straggle (``tight``
-    when > 0.1: s = ⌊wn/k⌋ − 1 of eq. (2) cannot be raised). Also n, k, w, s, f.
-    """
+    """The two properties of Section 2.1 on *every* survivor set: n, k, w, s, f,
+    ``max_residual_f``, the max over all C(n, f) sets F (``n_sets``) of Algorithm 3's residual
+    (``any_f_decode`` when < 1e-10), and ``min_residual_tight``, the min over the light chunks
+    (weight s + 1) of the least-squares residual when their holders straggle (``tight`` when
+    > 0.1: eq. (2)'s s = ⌊wn/k⌋ − 1 cannot be raised)."""
     max_sets = check_int("max_sets", max_sets, low=1)
     code = reed_solomon_gradient_code(n, k, w, root_power)
     n_sets = comb(code.n, code.f)
@@ -166,14 +166,12 @@ def any_f_rows_exhaustive(
         raise ValueError(
             f"C(n, f) must be <= max_sets={max_sets}, got C({code.n}, {code.f})={n_sets}"
         )
-    worst = 0.0
-    for F in itertools.combinations(range(code.n), code.f):
-        F = np.asarray(F)
-        worst = max(worst, _residual(code.decoding_vector(F, check=False), code.B[F]))
-    tight = np.inf
-    for j in np.flatnonzero(code.M.sum(axis=0) == code.s + 1):
-        H = np.flatnonzero(code.M[:, j] == 0)
-        tight = min(tight, _residual(least_squares_decoding_vector(code.B[H]), code.B[H]))
+    sets = (np.asarray(F) for F in itertools.combinations(range(code.n), code.f))
+    worst = max(_best_residual(code, F, code.decoding_vector(F, check=False)) for F in sets)
+    light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
+    tight = min(
+        (_best_residual(code, np.flatnonzero(code.M[:, j] == 0)) for j in light), default=np.inf
+    )
     return {
         **{key: getattr(code, key) for key in ("n", "k", "w", "s", "f")},
         "n_sets": n_sets,
@@ -196,16 +194,12 @@ def decoding_cost(
     repeats: int = 5,
     rng: RngLike = None,
 ) -> pd.DataFrame:
-    """Wall-clock time of one decoding vector: Algorithm 3 vs least squares vs LU, one row per
-    (f, repeat), on one BLAS thread.
-
-    For each f: n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1 and a random
-    survivor set. Timed with the better-spread root (``root_power="auto"``); the paper's root
-    loses all accuracy as n grows, so only its residual is reported (``paper_root_residual``).
-    ``lstsq`` solves a B_F = 1 (SVD least squares); ``lu`` solves eq. (12), a G_F = e_1; each
-    repeat times the three back to back after an untimed warm-up (pairs under the same load).
-    ``accurate``: the three residuals max |a B_F − 1| are below 1e-6.
-    """
+    """Wall-clock time of one decoding vector on one BLAS thread: Algorithm 3, least squares
+    (a B_F = 1, SVD) and LU (eq. 12, a G_F = e_1), timed back to back after a warm-up, one row
+    per (f, repeat); n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1, random
+    survivors, the better-spread root (``root_power="auto"``; the paper's root loses all
+    accuracy as n grows: only its ``paper_root_residual``). ``accurate``: the three residuals
+    max |a B_F − 1| are below 1e-6."""
     from threadpoolctl import threadpool_limits
 
     straggler_fraction = check_real(
@@ -229,21 +223,15 @@ def decoding_cost(
                 "lu_residual": _residual(vandermonde_decoding_vector(F, n, q), B_F),
                 "paper_root_residual": paper.residual(F),
             }
-            accurate = bool(max(list(res.values())[:3]) < 1e-6)
-            for r in range(repeats):
-                rows.append(
-                    {
-                        "f": f,
-                        "n": n,
-                        "root_power": q,
-                        "repeat": r,
-                        "alg3_seconds": _elapsed(code.decoding_vector, F, False),
-                        "lstsq_seconds": _elapsed(least_squares_decoding_vector, B_F),
-                        "lu_seconds": _elapsed(vandermonde_decoding_vector, F, n, q),
-                        **res,
-                        "accurate": accurate,
-                    }
-                )
+            res["accurate"] = bool(max(list(res.values())[:3]) < 1e-6)
+            rows += [
+                {"f": f, "n": n, "root_power": q, "repeat": r}
+                | {"alg3_seconds": _elapsed(code.decoding_vector, F, False)}
+                | {"lstsq_seconds": _elapsed(least_squares_decoding_vector, B_F)}
+                | {"lu_seconds": _elapsed(vandermonde_decoding_vector, F, n, q)}
+                | res
+                for r in range(repeats)
+            ]
     return pd.DataFrame(rows)
 
 
@@ -283,10 +271,8 @@ def residual_tol_check(
 
 def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     """Per f: median times over repeats, the median of the paired ratios lstsq/Algorithm 3
-    (``speedup``), the range of each decoder's times (``alg3_min`` … ``lstsq_max``) and the
-    log–log slope of its median time against the previous f (``alg3_slope``, ``lstsq_slope``;
-    O(f²) and O(f³) give 2 and 3 for large f).
-    """
+    (``speedup``), each decoder's time range (``alg3_min`` … ``lstsq_max``) and the log–log
+    slope of its median time from the previous f (``alg3_slope``, ``lstsq_slope``: 2 and 3)."""
     ratio = cost.assign(
         speedup=cost["lstsq_seconds"] / cost["alg3_seconds"],
         lu_speedup=cost["lu_seconds"] / cost["alg3_seconds"],
@@ -302,9 +288,7 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
     logf = np.log(out["f"].to_numpy(float))
     for col in ("alg3", "lstsq"):
         logt = np.log(out[f"{col}_seconds"].to_numpy(float))
-        slope = np.full(len(out), np.nan)
-        slope[1:] = np.diff(logt) / np.diff(logf)
-        out[f"{col}_slope"] = slope
+        out[f"{col}_slope"] = np.concatenate([[np.nan], np.diff(logt) / np.diff(logf)])
     return out
 
 
@@ -318,8 +302,7 @@ def accuracy_study(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Relative error of the decoded gradient vs n (k = n, w = round(load·n)): ``(table,
     limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root, load, n)
-    and the largest n of the sweep with error <= ``tol`` (worst-case and random survivors).
-    """
+    and the largest n with error <= ``tol`` (worst-case and random survivors)."""
     gen = as_generator(rng)
     tables, limits = [], []
     for root in root_powers:
@@ -347,11 +330,8 @@ def pareto_order_statistic_check(
     mc_max_n: int = 1000,
     rng: RngLike = None,
 ) -> pd.DataFrame:
-    """E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, Monte Carlo, and eq. (19)'s limit.
-
-    Monte Carlo (``replicas`` draws of n delays) only for n <= ``mc_max_n``; reports the mean,
-    its standard error and the z-score against the exact value.
-    """
+    """E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, eq. (19)'s limit and, for n <=
+    ``mc_max_n``, the Monte Carlo mean of ``replicas`` draws, its standard error and z-score."""
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     replicas = check_int("replicas", replicas, low=2)
     gen = as_generator(rng)
@@ -368,32 +348,11 @@ def pareto_order_statistic_check(
             kth = np.partition(draws, f - 1, axis=1)[:, f - 1]
             mean, se = kth.mean(), kth.std(ddof=1) / np.sqrt(replicas)
         rows.append(
-            {
-                "n": n,
-                "f": f,
-                "exact": exact,
-                "limit_eq19": limit,
-                "relative_gap_to_limit": exact / limit - 1,
-                "mc_mean": mean,
-                "mc_stderr": se,
-                "z": (mean - exact) / se,
-            }
+            {"n": n, "f": f, "exact": exact, "limit_eq19": limit}
+            | {"relative_gap_to_limit": exact / limit - 1, "mc_mean": mean, "mc_stderr": se}
+            | {"z": (mean - exact) / se}
         )
     return pd.DataFrame(rows)
-
-
-@dataclass(frozen=True)
-class TfCurveResult:
-    """Fig. 3's curve and optimum (:func:`fig3_tf_curve`)."""
-
-    curve: pd.DataFrame
-    alpha_star: float | None
-    alpha_star_numeric: float
-    alpha_star_online: float
-    t_star: float
-    f_star: int
-    c_m: float
-    n: int
 
 
 def fig3_tf_curve(
@@ -403,29 +362,25 @@ def fig3_tf_curve(
     c_m: float = 0.0,
     n: int = 80,
     alphas: ArrayLike | None = None,
-) -> TfCurveResult:
+) -> SimpleNamespace:
     """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0), α* of eq. (22) (None when
-    t0/(c_g N ξ) >= 1: not a valid load), numerically and online, and f(α*) by eq. (18)."""
+    t0/(c_g N ξ) >= 1: not a valid load), numerically and online, and f(α*) by eq. (18): a
+    namespace of curve, alpha_star, alpha_star_numeric, alpha_star_online, t_star, f_star, c_m
+    and n."""
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
     try:
         a_star = optimal_alpha(t0, xi, cg_N)
     except ValueError:
         a_star = None
     a_num = optimal_alpha_numeric(t0, xi, cg_N)
-    a_on = optimal_alpha_numeric(t0, xi, cg_N, c_m, n)
-    curve = pd.DataFrame(
-        {
-            "alpha": alphas,
-            "t_offline": iteration_time_offline(alphas, t0, xi, cg_N),
-            "t_online": iteration_time_online(alphas, t0, xi, cg_N, c_m, n),
-        }
-    )
     best = a_num if a_star is None else a_star
-    return TfCurveResult(
-        curve=curve,
+    t_offline = iteration_time_offline(alphas, t0, xi, cg_N)
+    t_online = iteration_time_online(alphas, t0, xi, cg_N, c_m, n)
+    return SimpleNamespace(
+        curve=pd.DataFrame({"alpha": alphas, "t_offline": t_offline, "t_online": t_online}),
         alpha_star=a_star,
         alpha_star_numeric=a_num,
-        alpha_star_online=a_on,
+        alpha_star_online=optimal_alpha_numeric(t0, xi, cg_N, c_m, n),
         t_star=iteration_time_offline(best, t0, xi, cg_N),
         f_star=workers_needed(max(best, 1.0 / n), n),
         c_m=c_m,
@@ -446,11 +401,8 @@ def workers_choice(
     cg_N: float = 0.035,
     c_ms: Sequence[float] = (0.0, 1e-10, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6),
 ) -> pd.DataFrame:
-    """f_RS and f_MDS minimising eq. (17) (exact order statistic) for each FLOP time c_m.
-
-    RS decodes in c_m f(f − 1) (Algorithm 3), MDS in c_m f³ (generic solve). The loads are the
-    minimal ones, (n − f + 1)/n, for both codes.
-    """
+    """f_RS and f_MDS minimising eq. (17) (exact order statistic, load (n − f + 1)/n) for each
+    FLOP time c_m: RS decodes in c_m f(f − 1) (Algorithm 3), MDS in c_m f³ (generic solve)."""
     f, base = _base_table(n, t0, xi, cg_N)
     rows = []
     for c_m in c_ms:
@@ -504,17 +456,13 @@ def fig2_run(
     scheme_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Replica ``r`` of Fig. 2: softmax regression on the digits (MNIST stand-in), the five
-    schemes (or ``scheme_names`` of them), test error vs time.
+    schemes (or ``scheme_names`` of them): :func:`simulate_schemes`'s rows with n_train,
+    n_test, partition and slow_workers in front. The Pareto delays and (``resplit``) a random
+    75 / 25 split come from ``SeedSequence([seed, r])``, shared by all schemes (paired by seed).
 
-    The (iterations × n) Pareto delays and, with ``resplit``, a random 75 / 25 train/test split
-    come from ``SeedSequence([seed, r])`` (``resplit=False``: the library's default split); all
-    schemes share them, so scheme differences are paired by seed. Returns
-    :func:`simulate_schemes`'s rows with n_train, n_test, partition and slow_workers in front.
-
-    Where ignoring stragglers hurts (*ours*, not in the paper): ``partition="class-sorted"``
-    sorts the training set by label before the even split (each chunk holds one or two
-    classes), and the last ``slow_workers`` workers are persistently ``slowdown`` times
-    slower, so the same chunks are dropped every iteration.
+    Where ignoring stragglers hurts (*ours*): ``partition="class-sorted"`` sorts the training
+    set by label (a chunk holds one or two classes), and the last ``slow_workers`` workers are
+    always ``slowdown`` times slower, so the same chunks are dropped every iteration.
     """
     record_points = check_int("record_points", record_points, low=1)
     if partition not in ("shuffled", "class-sorted"):
@@ -574,11 +522,8 @@ STRAGGLER_REGIMES = {
     "paper-like: shuffled data, i.i.d. stragglers": {},
     "class-sorted data, i.i.d. stragglers": {"partition": "class-sorted"},
     "shuffled data, 12 persistent stragglers (x100)": {"slow_workers": 12, "slowdown": 100.0},
-    "class-sorted data, 12 persistent stragglers (x100)": {
-        "partition": "class-sorted",
-        "slow_workers": 12,
-        "slowdown": 100.0,
-    },
+    "class-sorted data, 12 persistent stragglers (x100)": {"partition": "class-sorted"}
+    | {"slow_workers": 12, "slowdown": 100.0},
 }
 
 
@@ -592,10 +537,9 @@ def ignore_stragglers_regimes(
     executor: Executor = None,
     **setting: Any,
 ) -> pd.DataFrame:
-    """Coded-RS vs "Uncoded (f_RS)", which drops the slowest workers' data (a bias only when
-    those data differ from the rest), on ``n_seeds`` paired seeds per regime
-    (:data:`STRAGGLER_REGIMES`; :func:`fig2_run` takes ``setting``; every (regime, seed) run
-    in one :func:`~codedlib.replicate.over_seeds` sweep on ``executor``):
+    """Coded-RS vs "Uncoded (f_RS)" (drops the slowest workers' data: a bias only when those
+    differ from the rest) on ``n_seeds`` paired seeds per regime of :data:`STRAGGLER_REGIMES`
+    (``setting`` to :func:`fig2_run`), all in one :func:`~codedlib.replicate.over_seeds` sweep:
     :func:`fig2_seed_metrics` rows with a ``regime`` column."""
     regimes = list((STRAGGLER_REGIMES if regimes is None else regimes).items())
     if not regimes:
@@ -652,11 +596,9 @@ def sample_mean_of_heavy_tail(
     replicas: int = 20_000,
     rng: RngLike = None,
 ) -> dict:
-    """The mean of ``n_samples`` simulated iteration times of "wait for f of n" (Pareto delays,
-    eq. 16) next to its expectation (eq. 17), over ``replicas``: its median, 2.5 / 97.5 %
-    quantiles and probability of reaching the expectation. With xi = 1.1 the variance is
-    infinite: a short run's mean usually sits far below the expectation.
-    """
+    """The mean of ``n_samples`` iteration times of "wait for f of n" (Pareto delays, eq. 16)
+    over ``replicas``: median, 2.5 / 97.5 % quantiles and chance of reaching its expectation
+    (eq. 17). With xi = 1.1 (infinite variance) a short run's mean sits far below it."""
     n_samples = check_int("n_samples", n_samples, low=1)
     replicas = check_int("replicas", replicas, low=10)
     gen = as_generator(rng)
@@ -692,19 +634,13 @@ def fig2_curves(
     n_points: int = 401,
 ) -> pd.DataFrame:
     """``quantity`` of every (seed, scheme) on a common time grid 0..``time_budget`` (default:
-    the last recorded time), as a tidy frame seed, scheme, time, value.
-    """
+    the last recorded time): a tidy frame seed, scheme, time, value."""
     n_points = check_int("n_points", n_points, low=2)
     t_max = float(df["time"].max()) if time_budget is None else float(time_budget)
     grid = np.linspace(0.0, t_max, n_points)
     frames = [
-        pd.DataFrame(
-            {
-                "seed": seed,
-                "scheme": scheme,
-                "time": grid,
-                "value": _step_values(run, quantity, grid),
-            }
+        pd.DataFrame({"seed": seed, "scheme": scheme, "time": grid}).assign(
+            value=_step_values(run, quantity, grid)
         )
         for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False)
     ]
@@ -735,10 +671,9 @@ def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 4
 
 
 def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400) -> pd.DataFrame:
-    """Per (scheme, time) of a 0..last-time grid: the mean over seeds of the paired difference
-    scheme − ``reference`` of the test error, in misclassified test images (``n_test``), and
-    its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed). Fig. 2's right panel.
-    """
+    """Fig. 2's right panel: per (scheme, time) of a 0..last-time grid, the mean over seeds of
+    the paired test-error difference scheme − ``reference`` in test images (``n_test``) and
+    its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed)."""
     scale = int(df["n_test"].iloc[0]) if "n_test" in df else 1
     grid, by = _seed_curves(df, "test_error", n_points)
     frames = []
@@ -755,10 +690,9 @@ def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 4
 
 
 def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.DataFrame:
-    """One row per (seed, scheme) of a :func:`fig2_experiment` frame: test error (also as a
-    count of test images) and training loss at the end of the budget, the test error's time
-    average over [0, budget] (Fig. 2's curve in one number), iterations, mean iteration time
-    and the largest relative error of the gradient used."""
+    """One row per (seed, scheme) of a :func:`fig2_experiment` frame: test error (also in test
+    images) and training loss at the end, the test error's time average over [0, budget],
+    iterations, mean iteration time and the largest relative error of the gradient used."""
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
     rows = []
@@ -766,44 +700,34 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
         last = run.iloc[-1]
         n_test = int(run["n_test"].iloc[0]) if "n_test" in run else 0
         rows.append(
-            {
-                "seed": seed,
-                "scheme": scheme,
-                "test_error": float(last["test_error"]),
-                "test_errors": int(round(last["test_error"] * n_test)),
-                "test_error_mean": float(mean_curve.loc[(seed, scheme)]),
-                "train_loss": float(last["train_loss"]),
-                "iterations": int(last["iteration"]),
-                "mean_iteration_time": float(last["time"] / max(last["iteration"], 1)),
-                "max_decode_error": float(run["decode_error"].max()),
-                "n_test": n_test,
-            }
+            {"seed": seed, "scheme": scheme, "test_error": float(last["test_error"])}
+            | {"test_errors": int(round(last["test_error"] * n_test))}
+            | {"test_error_mean": float(mean_curve.loc[(seed, scheme)])}
+            | {"train_loss": float(last["train_loss"]), "iterations": int(last["iteration"])}
+            | {"mean_iteration_time": float(last["time"] / max(last["iteration"], 1))}
+            | {"max_decode_error": float(run["decode_error"].max()), "n_test": n_test}
         )
     return pd.DataFrame(rows)
 
 
 def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order),
-    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes column by column.
-    """
+    """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order):
+    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes."""
     order = list(dict.fromkeys(metrics["scheme"]))
     return metrics.pivot(index="seed", columns="scheme", values=column)[order]
 
 
 def summary_column(t: float) -> str:
-    """Name of :func:`fig2_summary`'s column holding the mean test error at time ``t`` (seconds):
-    ``test_error_at_`` and ``t`` formatted with ``:g``, its ``.``, ``-`` and ``+`` spelled ``_``,
-    ``m`` and ``p`` (``0.5`` -> ``test_error_at_0_5``).
+    """Name of :func:`fig2_summary`'s column of the mean test error at ``t`` seconds: ``t`` in
+    ``:g`` with ``.``, ``-``, ``+`` spelled ``_``, ``m``, ``p`` (``0.5`` -> ``test_error_at_0_5``).
     """
     text = f"{float(t):g}".replace(".", "_").replace("-", "m").replace("+", "p")
     return f"test_error_at_{text}"
 
 
 def fig2_summary(df: pd.DataFrame, times: ArrayLike | None = None) -> pd.DataFrame:
-    """Mean over seeds of each scheme's test error at the given times (step function: the
-    error after the last iteration finished by t), iterations completed and mean iteration
-    time, and the largest relative gradient error over all seeds.
-    """
+    """Per scheme, means over seeds of the test error at ``times`` (after the last iteration
+    finished by t), iterations and iteration time, and the largest relative gradient error."""
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
     out = []
@@ -861,11 +785,10 @@ SEC = {
 
 
 def setup(settings: dict, *, c_m: float | None = None, **params: float) -> SimpleNamespace:
-    """Notebook 02's parameters cell ``params`` with ``settings`` (one of :data:`SETTINGS`)
-    applied; ``c_m=None`` is calibrated to the geometric middle of the window where eq. (17)
-    gives the paper's f_MDS. Adds ``sizes``, ``accuracy_ns``, ``c_m_window``,
-    ``c_m_calibrated``, ``c_m_text``, ``changed`` (non-empty when (n, t0, ξ, c_g N) differ from
-    the paper's) and ``claims`` (:func:`claim_specs` for this n, f_RS, f_MDS)."""
+    """Notebook 02's parameters cell ``params`` with ``settings`` (of :data:`SETTINGS`) applied,
+    ``c_m=None`` calibrated to the geometric middle of eq. (17)'s window for the paper's f_MDS;
+    adds ``sizes``, ``accuracy_ns``, ``c_m_window``, ``c_m_calibrated``, ``c_m_text``, ``claims``
+    (:func:`claim_specs`) and ``changed`` (non-empty off the paper's (n, t0, ξ, c_g N))."""
     for key, cap in settings["caps"].items():
         params[key] = min(params[key], cap)
     n, t0, xi, cg_N = params["n"], params["t0"], params["xi"], params["cg_N"]
@@ -1096,17 +1019,19 @@ def run_regimes(P: SimpleNamespace, stand_in: str, metrics: pd.DataFrame | None 
 # --------------------------------------------------------------------------- claims
 
 
-def _speed_setting(f_max, largest):
+def _lstsq_speed(largest, f_max):
     first = largest.iloc[0]
-    return (
-        f"f = {f_max}, n = k = {int(first['n'])}, random survivors, one BLAS thread; "
+    return {
+        "numerator": largest["lstsq_seconds"],
+        "denominator": largest["alg3_seconds"],
+        "setting": f"f = {f_max}, n = k = {int(first['n'])}, random survivors, one BLAS thread; "
         f"numpy SVD least squares (lstsq) as the generic O(f³) decoder; the LU solve of eq. (12) "
         f"is the row above (a timing: machine-dependent); better-spread root "
         f"α = exp(2πi·{int(first['root_power'])}/n), both decoders accurate (residual "
         f"{float(first['alg3_residual']):.1e} and {float(first['lstsq_residual']):.1e}); with the "
         f"paper's root the same Algorithm 3 returns a vector with residual "
-        f"{float(first['paper_root_residual']):.1e}: not timed"
-    )
+        f"{float(first['paper_root_residual']):.1e}: not timed",
+    }
 
 
 def _accuracy_row(acc_limits, paper_root, auto_root, at_n, tol, P):
@@ -1343,15 +1268,10 @@ def claim_specs(n: int = 80, f_rs: int = 68, f_mds: int = 33) -> dict:
 def _code_specs(n: int) -> dict:
     """Sections 1-6: the code, its decoding, the delay analysis, α* and f."""
     exact = partial(spec, "exact")
-    sec1, sec2 = partial(exact, section=SEC[1], basis="paper"), partial(exact, section=SEC[2])
-    sec3 = partial(
-        spec,
-        "comparison",
-        expected="greater",
-        section=SEC[3],
-        basis="paper",
-        machine_dependent=True,
-    )
+    sec1 = partial(exact, section=SEC[1], basis="paper")
+    sec2 = partial(exact, section=SEC[2], paper="True")
+    timing = {"expected": "greater", "section": SEC[3], "basis": "paper", "machine_dependent": True}
+    sec3 = partial(spec, "comparison", **timing)
     sec4 = partial(spec, unit="ms", section=SEC[4])
     faster = "O(f²) vs O(f³): Algorithm 3 faster"
     fig3 = {"paper": PAPER["alpha_star"], "rtol": 4e-4, "section": SEC[5], "basis": "paper"}
@@ -1386,7 +1306,6 @@ def _code_specs(n: int) -> dict:
                 "Algorithm 2",
                 "support of B equals the mask (8 × 4 example)",
                 _support,
-                paper="True",
                 setting="|B_ij| > 1e-12 exactly where M_ij = 1",
                 basis="check",
             ),
@@ -1394,14 +1313,12 @@ def _code_specs(n: int) -> dict:
                 "Section 2.1, property 2",
                 "every f = 11 of 16 rows decode (n=16, k=8, w=3)",
                 _any_f,
-                paper="True",
                 basis="paper",
             ),
             sec2(
                 "eq. (2)",
                 "tight: f − 1 rows missing all holders of a chunk cannot decode",
                 _tight,
-                paper="True",
                 basis="check",
             ),
         ],
@@ -1420,11 +1337,7 @@ def _code_specs(n: int) -> dict:
             sec3(
                 "Sec. 4, Algorithm 3",
                 "decoding time: least squares / Algorithm 3 at the largest f",
-                lambda largest, f_max: {
-                    "numerator": largest["lstsq_seconds"],
-                    "denominator": largest["alg3_seconds"],
-                    "setting": _speed_setting(f_max, largest),
-                },
+                _lstsq_speed,
                 paper_text=faster,
                 headline=True,
             ),

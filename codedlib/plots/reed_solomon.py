@@ -14,11 +14,11 @@ from matplotlib import ticker
 from codedlib.plots import new_axes, subplots
 
 if TYPE_CHECKING:
+    from types import SimpleNamespace
+
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from numpy.typing import ArrayLike
-
-    from codedlib.experiments.reed_solomon import TfCurveResult
 
 __all__ = [
     "LABELS",
@@ -47,19 +47,15 @@ LABELS = {
 
 
 def label(column: str) -> str:
-    """Display label of a column of :mod:`codedlib.experiments.reed_solomon`'s frames.
-
-    :data:`LABELS` first; :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s
-    ``test_error_at_<t>`` columns read ``test_error@<t>s``; any other column as it is. Use as
-    ``frame.rename(columns=label)``.
+    """Display label of a column of :mod:`codedlib.experiments.reed_solomon`'s frames, for
+    ``frame.rename(columns=label)``: :data:`LABELS`, ``test_error@<t>s`` for
+    :func:`~codedlib.experiments.reed_solomon.fig2_summary`'s ``test_error_at_<t>``, else as is.
     """
-    if column in LABELS:
-        return LABELS[column]
     prefix = "test_error_at_"
     if column.startswith(prefix):
         t = column[len(prefix) :].replace("_", ".").replace("m", "-").replace("p", "+")
         return f"test_error@{t}s"
-    return column
+    return LABELS.get(column, column)
 
 
 def plot_mask(M: ArrayLike, ax: Axes | None = None, title: str | None = None) -> Figure:
@@ -73,10 +69,8 @@ def plot_mask(M: ArrayLike, ax: Axes | None = None, title: str | None = None) ->
             ax.text(j, i, str(int(v)), ha="center", va="center", color=color, fontsize=9)
     ax.set(xlabel="chunk j", ylabel="worker i")
     ax.grid(False)
-    ax.set_title(
-        title
-        or f"mask M ({M.shape[0]}×{M.shape[1]}), row weights {sorted(set(M.sum(axis=1).tolist()))}"
-    )
+    weights = sorted(set(M.sum(axis=1).tolist()))
+    ax.set_title(title or f"mask M ({M.shape[0]}×{M.shape[1]}), row weights {weights}")
     return fig
 
 
@@ -121,8 +115,7 @@ def plot_decoding_cost(
         ("alg3", "o-", "Algorithm 3 (table look-ups)"),
         ("lstsq", "s-", "least squares on B_F"),
     ):
-        med = summary[f"{col}_seconds"].to_numpy()
-        low, high = summary[f"{col}_min"].to_numpy(), summary[f"{col}_max"].to_numpy()
+        med, low, high = (summary[f"{col}_{s}"].to_numpy() for s in ("seconds", "min", "max"))
         err = np.vstack([med - low, high - med])
         ax.errorbar(f, med, yerr=err, fmt=marker, capsize=3, label=label)
     ax.set_xscale("log")
@@ -161,10 +154,8 @@ def plot_pareto_check(df: pd.DataFrame, ax: Axes | None = None, title: str | Non
     fig, ax = new_axes(ax)
     ax.semilogx(df["n"], df["exact"] * 1e3, "o-", label="exact (appendix)")
     mc = df.dropna(subset=["mc_mean"])
-    err = 2e3 * mc["mc_stderr"]
-    ax.errorbar(
-        mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label="Monte Carlo ±2 s.e."
-    )
+    err, label = 2e3 * mc["mc_stderr"], "Monte Carlo ±2 s.e."
+    ax.errorbar(mc["n"], mc["mc_mean"] * 1e3, yerr=err, fmt="x", capsize=3, label=label)
     ax.axhline(df["limit_eq19"].iloc[0] * 1e3, color="k", ls="--", label="t0 α^{-1/ξ} (eq. 19)")
     ax.set(xlabel="n", ylabel="E[T_delay^(f)] (ms)")
     ax.legend()
@@ -173,7 +164,7 @@ def plot_pareto_check(df: pd.DataFrame, ax: Axes | None = None, title: str | Non
 
 
 def plot_tf_curve(
-    result: TfCurveResult,
+    result: SimpleNamespace,
     ax: Axes | None = None,
     show_online: bool = True,
     title: str | None = None,
@@ -190,9 +181,8 @@ def plot_tf_curve(
         star = f"α* = {a_star:.4f} (eq. 22)"
         ax.plot([a_star], [result.t_star], "*", ms=16, color="C3", label=star)
     else:
-        ax.text(
-            0.5, 0.9, "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1", transform=ax.transAxes, ha="center"
-        )
+        text = "t0/(c_g N ξ) ≥ 1: α* of eq. (22) ≥ 1"
+        ax.text(0.5, 0.9, text, transform=ax.transAxes, ha="center")
     lo = np.nanmin(curve["t_offline"])
     ax.set_ylim(lo * 0.8, min(np.nanmax(curve["t_offline"]), lo * 6))
     ax.set(xlabel="α = w/k", ylabel="T_f (s)")
@@ -233,14 +223,12 @@ def plot_fig2(
     reference: str = "Coded-RS",
     level: float = 0.95,
 ) -> Figure:
-    """Fig. 2 over independent seeds: the runs ``df`` of
-    :func:`codedlib.experiments.reed_solomon.fig2_experiment` and their ``quantity``.
-
-    Left: ``bands`` (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean
-    over seeds with the seed range. Right, when ``paired`` is given
-    (:func:`~codedlib.experiments.reed_solomon.fig2_paired` against ``reference`` at ``level``):
-    the paired difference (scheme − ``reference``) in misclassified test images with its
-    t-interval band: above zero the reference is better. ``title`` names the stand-in data.
+    """Fig. 2 over independent seeds (``df``:
+    :func:`codedlib.experiments.reed_solomon.fig2_experiment`'s runs). Left: ``bands``
+    (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean of ``quantity``
+    over seeds and seed range. Right, with ``paired``
+    (:func:`~codedlib.experiments.reed_solomon.fig2_paired`): the paired difference scheme −
+    ``reference`` in test images with its ``level`` t-band (above zero the reference is better).
     """
     n_seeds = int(df["seed"].nunique())
     if paired is not None:
@@ -280,14 +268,11 @@ def plot_fig2(
         # linear within ±20 images (where the close calls are), logarithmic beyond
         ax2.set_yscale("symlog", linthresh=20 if "n_test" in df else 0.05)
         ax2.legend(fontsize=8)
-        ax2.set_title(
-            f"> 0: {reference} better (mean, {level:.0%} t-band over {n_seeds} seeds)", fontsize=10
-        )
+        band = f"{level:.0%} t-band over {n_seeds} seeds"
+        ax2.set_title(f"> 0: {reference} better (mean, {band})", fontsize=10)
     what = "Fig. 2" if quantity == "test_error" else "Fig. 2 setting; not plotted in the paper"
-    fig.suptitle(
-        title or f"softmax regression, n = {n} workers, Pareto delays ({what}), {n_seeds} seeds",
-        fontsize=10,
-    )
+    default = f"softmax regression, n = {n} workers, Pareto delays ({what}), {n_seeds} seeds"
+    fig.suptitle(title or default, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -295,11 +280,9 @@ def plot_fig2(
 def plot_straggler_regimes(
     metrics: pd.DataFrame, bars: pd.DataFrame, column: str = "test_error", title: str | None = None
 ) -> Figure:
-    """Final test error of Coded-RS and ignore-stragglers per regime: ``bars`` (mean and
-    interval per regime and scheme, :func:`codedlib.experiments.reed_solomon.regime_bars`) with
-    the seeds of ``metrics`` (:func:`~codedlib.experiments.reed_solomon.ignore_stragglers_regimes`)
-    as dots.
-    """
+    """Final test error of Coded-RS and ignore-stragglers per regime: ``bars``
+    (:func:`codedlib.experiments.reed_solomon.regime_bars`) with the seeds of ``metrics``
+    (:func:`~codedlib.experiments.reed_solomon.ignore_stragglers_regimes`) as dots."""
     regimes = list(dict.fromkeys(metrics["regime"]))
     schemes = list(dict.fromkeys(metrics["scheme"]))
     fig, ax = new_axes(None, figsize=(8.0, 4.4))

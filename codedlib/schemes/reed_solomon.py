@@ -1,23 +1,12 @@
 """Fig. 2 of the Reed–Solomon GC paper: five schemes on one simulated clock.
 
-n workers, Pareto(t0, ξ) delays (eq. 16), accelerated gradient descent (Nesterov) on a learning
-problem split into k = n contiguous chunks. Each iteration every scheme sees the *same* delay
-draw (row ``it`` of one (iterations × n) matrix); a scheme's iteration takes
-
-    T = (f-th smallest delay) + c_g N · load + T_dec(f)              (eqs. 15, 17)
-
-where ``load`` is the fraction of the data one worker processes and T_dec the decoding cost of
-eq. (17) with c_m seconds per FLOP. The schemes of Fig. 2:
-
-* ``Coded-RS``: Reed–Solomon code with s = n − f_RS (load (s+1)/n), Algorithm 3 decoding;
-* ``Coded-MDS``: cyclic-repetition gradient code of Tandon et al. with s = n − f_MDS, decoded by
-  a linear solve (O(f³));
-* ``Uncoded (all n)``: plain distributed gradient, waits for every worker;
-* ``Uncoded (f_RS)`` / ``Uncoded (f_MDS)``: ignore the stragglers, use the f fastest chunks,
-  rescaled to the full data size (Pan et al.'s "backup workers").
-
-The coded schemes really encode the chunk gradients and decode them (complex arithmetic for RS),
-so the round-off of decoding is part of the simulation and is recorded per iteration.
+n workers, Pareto(t0, ξ) delays (eq. 16), Nesterov's accelerated gradient on a problem split
+into k = n contiguous chunks; every scheme sees the same delay matrix, and an iteration takes
+T = (f-th smallest delay) + c_g N · load + T_dec(f) (eqs. 15, 17; c_m seconds per FLOP).
+Schemes: ``Coded-RS`` (s = n − f_RS, Algorithm 3), ``Coded-MDS`` (Tandon et al.'s cyclic code,
+s = n − f_MDS, O(f³) solve), ``Uncoded (all n)`` and ``Uncoded (f_RS)`` / ``(f_MDS)``, which
+use the f fastest chunks rescaled to the full data (Pan et al.'s backup workers). The coded
+schemes really encode and decode, so decoding round-off is simulated and recorded.
 
 Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
@@ -46,7 +35,6 @@ __all__ = [
     "SchemeSpec",
     "chunk_gradient_function",
     "fig2_schemes",
-    "nesterov",
     "pareto_delays",
     "simulate_schemes",
 ]
@@ -54,11 +42,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SchemeSpec:
-    """One straggler-mitigation scheme of Fig. 2.
-
-    ``kind``: "rs" (Reed–Solomon code), "mds" (cyclic-repetition code, Tandon et al.) or
-    "uncoded"; ``wait`` is f, the number of workers the master waits for.
-    """
+    """One straggler-mitigation scheme of Fig. 2: ``kind`` "rs" (Reed–Solomon code), "mds"
+    (Tandon et al.'s cyclic-repetition code) or "uncoded"; ``wait`` is f, the workers awaited."""
 
     name: str
     kind: str
@@ -67,9 +52,6 @@ class SchemeSpec:
     def load(self, n: int) -> float:
         """Fraction of the data one worker processes: (n − f + 1)/n coded, 1/n uncoded."""
         return (n - self.wait + 1) / n if self.kind in ("rs", "mds") else 1.0 / n
-
-    def decoder(self) -> str:
-        return "offline" if self.kind == "uncoded" else self.kind
 
 
 def fig2_schemes(n: int, f_rs: int, f_mds: int) -> list[SchemeSpec]:
@@ -98,13 +80,10 @@ def pareto_delays(
 def chunk_gradient_function(
     problem: SoftmaxRegression, bounds: ArrayLike
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ).
-
-    ``bounds`` are the k + 1 chunk boundaries (Section 2.1: g_j is the partial gradient of chunk
-    j) of a :class:`~codedlib.problems.SoftmaxRegression` (Fig. 2's problem), all from one pass:
-    the data are stored once as a zero-padded (k, max chunk, p) array and g_j = X_jᵀ (P_j − Y_j)
-    is a batched matrix product.
-    """
+    """Return θ ↦ the (k × dim) matrix of partial gradient sums g_j = Σ_{i in chunk j} ∇f_i(θ)
+    (Section 2.1) of a :class:`~codedlib.problems.SoftmaxRegression` over the k + 1 chunk
+    ``bounds``, in one pass: g_j = X_jᵀ (P_j − Y_j) batched over a zero-padded (k, max chunk, p)
+    copy of the data."""
     if not isinstance(problem, SoftmaxRegression):
         raise TypeError(f"problem must be a SoftmaxRegression, got {type(problem).__name__}")
     bounds = np.asarray(bounds, dtype=np.int64)
@@ -131,11 +110,6 @@ def chunk_gradient_function(
         return grads + ridge * theta[None, :]
 
     return softmax_chunks
-
-
-def nesterov(theta: np.ndarray, theta_prev: np.ndarray, step: int) -> np.ndarray:
-    """Sec. 6: Nesterov's extrapolation point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1}), t = ``step``."""
-    return theta + (step - 1.0) / (step + 2.0) * (theta - theta_prev)
 
 
 def _make_code(spec: SchemeSpec, n: int, root_power):
@@ -169,10 +143,9 @@ def _used_gradient(spec, code, g, exact, survivors, rescale):
     if a.size == code.B.shape[0]:  # cyclic code: length-n vector, zero off the survivors
         a = a[survivors]
     total = a @ coded
-    imag = 0.0
-    if np.iscomplexobj(total):
-        imag = float(np.max(np.abs(total.imag)) / max(np.max(np.abs(exact)), 1e-300))
-    return np.real(total), imag
+    if not np.iscomplexobj(total):
+        return total, 0.0
+    return total.real, float(np.max(np.abs(total.imag)) / max(np.max(np.abs(exact)), 1e-300))
 
 
 def _check_waits(schemes, n, xi):
@@ -212,17 +185,13 @@ def simulate_schemes(
 ) -> pd.DataFrame:
     """Sec. 6, Fig. 2: every scheme with Nesterov's accelerated gradient until ``time_budget`` seconds.
 
-    All schemes start from ``problem.initial_point()`` and see the same delay matrix (drawn
-    with ``rng`` unless ``delays`` is given). Returns one row per (scheme, iteration) with
-    columns scheme, iteration, time, iteration_time, test_error, train_loss, decode_error
-    (relative error of the decoded gradient against the exact sum; NaN-free: 0 for uncoded
-    schemes that wait for everyone, and the error of the rescaled partial sum for
-    ignore-stragglers) and imag (largest |imaginary part| / |gradient| for Coded-RS).
-    A row at time 0 holds the initial point. With ``record_interval`` (simulated seconds) a row
-    is written only for the first iteration finishing after each multiple of the interval and
-    for the last one (test error and loss are the expensive part); None records every
-    iteration. ``decode_error`` and ``imag`` are then maxima since the previous row.
-    ``cg_N`` (c_g N) and ``time_budget`` are seconds; ``step_size`` defaults to 1/L.
+    All schemes start from ``problem.initial_point()`` and share one delay matrix (``delays``,
+    or drawn with ``rng``). One row per (scheme, iteration), a row at time 0 for the initial
+    point: scheme, iteration, time, iteration_time, test_error, train_loss, decode_error (the
+    used gradient's relative error against the exact sum) and imag (largest |imaginary part| /
+    |gradient|, Coded-RS). With ``record_interval`` (simulated s) only the first iteration after
+    each multiple of it and the last one are written, decode_error and imag as maxima since the
+    previous row; None records every iteration. ``step_size`` defaults to 1/L.
     """
     n = check_int("n", n, low=3)
     schemes = list(schemes)
@@ -264,12 +233,12 @@ def simulate_schemes(
     rows = []
     for spec in schemes:
         code = _make_code(spec, n, root_power)
-        t_extra = cg_N * spec.load(n) + float(decoding_time(spec.wait, c_m, spec.decoder()))
+        decoder = "offline" if spec.kind == "uncoded" else spec.kind
+        t_extra = cg_N * spec.load(n) + float(decoding_time(spec.wait, c_m, decoder))
         theta = problem.initial_point()
         theta_prev = theta.copy()
-        clock = 0.0
         next_record = 0.0 if record_interval is None else record_interval
-        max_err = max_imag = last_dt = 0.0
+        clock = max_err = max_imag = last_dt = 0.0
         record = functools.partial(_row, blas, spec.name, problem, X_test, y_test)
         rows.append(record(0, 0.0, 0.0, theta, 0.0, 0.0))
         for it in range(delays.shape[0]):
@@ -280,7 +249,8 @@ def simulate_schemes(
                 break
             last_dt = dt
             clock += dt
-            y = nesterov(theta, theta_prev, it + 1)
+            t = it + 1  # Sec. 6: Nesterov's point y_t = θ_t + (t − 1)/(t + 2) (θ_t − θ_{t−1})
+            y = theta + (t - 1.0) / (t + 2.0) * (theta - theta_prev)
             survivors = order[it, : spec.wait]
             g = gradients_of(y)  # worker i holds chunk i (uncoded)
             exact = g.sum(axis=0)

@@ -3,9 +3,7 @@
 A worker answers after T = T_delay + c_g N w/k (eqs. 15-16, Pareto delay); the master waits for
 the f-th fastest and decodes: eq. (17) exactly, eqs. (18)-(22) its large-n forms and α*.
 ``cg_N`` = c_g·N (s, one worker's time for the whole data set); ``c_m`` s per master FLOP.
-The appendix's exact E[T_delay^(f)] and eq. (19)'s limit are
-:mod:`codedlib.latency.order_stats`' ``expected_order_statistic_pareto`` and
-``pareto_order_statistic_limit``.
+The appendix's exact E[T_delay^(f)] and eq. (19)'s limit are in :mod:`codedlib.latency.order_stats`.
 
 >>> round(optimal_alpha(0.001, 1.1, 0.035), 4)   # Fig. 3
 0.1477
@@ -79,25 +77,17 @@ def iteration_time_online(
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     c_m = check_real("c_m", c_m, low=0.0)
     n = check_int("n", n, low=1)
-    a = _check_alpha_array(alpha)
-    out = t0 * a ** (-1.0 / xi) + cg_N * a + c_m * (1.0 - a) ** 2 * n**2
-    return float(out) if np.ndim(alpha) == 0 else out
-
-
-def _check_alpha_array(alpha):
     a = np.asarray(alpha, dtype=float)
     if not np.all(np.isfinite(a)) or np.any(a <= 0) or np.any(a > 1):
         bad = a[~(np.isfinite(a) & (a > 0) & (a <= 1))].ravel()[0]
         raise ValueError(f"alpha must satisfy 0 < alpha <= 1, got alpha={bad:g}")
-    return a
+    out = t0 * a ** (-1.0 / xi) + cg_N * a + c_m * (1.0 - a) ** 2 * n**2
+    return float(out) if np.ndim(alpha) == 0 else out
 
 
 def optimal_alpha(t0: float, xi: float, cg_N: float) -> float:
-    """Eq. (22): α* = (t0 / (c_g N ξ))^{ξ/(1+ξ)}, the minimiser of eq. (21).
-
-    α* < 1 iff t0 / (c_g N ξ) < 1; otherwise ValueError (eq. 21 then decreases on (0, 1] and the
-    constrained optimum is the degenerate α = 1: every worker holds all the data).
-    """
+    """Eq. (22): α* = (t0 / (c_g N ξ))^{ξ/(1+ξ)}, the minimiser of eq. (21); ValueError unless
+    t0 / (c_g N ξ) < 1 (eq. 21 then decreases on (0, 1]: the optimum is α = 1, all data)."""
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
     ratio = t0 / (cg_N * xi)
     if ratio >= 1.0:
@@ -121,15 +111,13 @@ def optimal_alpha_numeric(
         )
     n_ = 1 if n is None else check_int("n", n, low=1)
 
-    def objective(log_a):
+    def objective(log_a):  # in log α: the t0 α^{-1/ξ} term is steep near 0
         return iteration_time_online(np.exp(log_a), t0, xi, cg_N, c_m, n_)
 
-    # search in log α: the t0 α^{-1/ξ} term is steep near 0
     res = optimize.minimize_scalar(
         objective, bounds=(np.log(1e-12), 0.0), method="bounded", options={"xatol": 1e-12}
     )
-    best = float(np.exp(res.x))
-    return 1.0 if objective(0.0) <= objective(res.x) else best
+    return 1.0 if objective(0.0) <= objective(res.x) else float(np.exp(res.x))
 
 
 def decoding_time(f: ArrayLike, c_m: float, decoder: str = "rs") -> float | np.ndarray:
@@ -150,21 +138,14 @@ def decoding_time(f: ArrayLike, c_m: float, decoder: str = "rs") -> float | np.n
 def expected_iteration_time(
     f: int, n: int, t0: float, xi: float, cg_N: float, c_m: float = 0.0, decoder: str = "rs"
 ) -> float:
-    """Eq. (17): T_f = E[T_delay^(f)] + c_g N α + T_dec(f), exact order statistic.
-
-    The load is the smallest one tolerating s = n − f stragglers, α = (s + 1)/n = (n − f + 1)/n
-    (eq. 2, both for the RS code and for the cyclic MDS code of Tandon et al.). ValueError when
-    ξ (n − f + 1) <= 1 (infinite expected delay).
-    """
+    """Eq. (17): T_f = E[T_delay^(f)] + c_g N α + T_dec(f), exact order statistic, at the least
+    load tolerating s = n − f stragglers, α = (n − f + 1)/n (eq. 2, RS and Tandon et al.'s
+    cyclic MDS code). ValueError when ξ (n − f + 1) <= 1 (infinite expected delay)."""
     n = check_int("n", n, low=1)
     f = check_int("f", f, low=1, high=n)
     t0, xi, cg_N = _check_times(t0, xi, cg_N)
-    alpha = (n - f + 1) / n
-    return float(
-        expected_order_statistic_pareto(f, n, t0, xi)
-        + cg_N * alpha
-        + decoding_time(f, c_m, decoder)
-    )
+    delay = expected_order_statistic_pareto(f, n, t0, xi)
+    return float(delay + cg_N * ((n - f + 1) / n) + decoding_time(f, c_m, decoder))
 
 
 def iteration_time_table(

@@ -1,15 +1,13 @@
-"""Interactive explorer for notebook 02: code parameters (n, k, w) and the delay model.
-
-Wraps the same functions as the notebook's figures: the mask of Algorithm 4, the straggler
-tolerance of eq. (2), α* of eq. (22), the numeric optimum of eq. (20) and the T_f curve of
-Fig. 3. Invalid parameters show the library's ValueError message instead of a figure.
+"""Interactive explorer for notebook 02: code parameters (n, k, w) and the delay model, through
+the notebook's functions (Algorithm 4's mask, eq. (2)'s tolerance, α* of eq. (22), eq. (20)'s
+numeric optimum, Fig. 3's T_f curve); invalid parameters show the library's ValueError.
 
 Reference: halbawi2018reedsolomon, tandon2017gradient.
 """
 
 from __future__ import annotations
 
-from codedlib.codes.reed_solomon import mask_matrix, straggler_tolerance
+from codedlib.codes.reed_solomon import _check_tolerance, mask_matrix, straggler_tolerance
 from codedlib.experiments.reed_solomon import fig3_tf_curve
 from codedlib.plots.reed_solomon import plot_mask, plot_tf_curve
 from codedlib.theory.reed_solomon import optimal_workers
@@ -23,11 +21,7 @@ def code_summary(
 ) -> tuple[str, dict]:
     """Text and numbers the widget shows; raises ValueError on invalid parameters."""
     s = straggler_tolerance(n, k, w)
-    if s < 1:
-        raise ValueError(
-            f"floor(n*w/k) must be >= 2 for the code to tolerate a straggler (eq. 2), got "
-            f"n={n}, k={k}, w={w}"
-        )
+    _check_tolerance(n, k, w)  # s >= 1
     res = fig3_tf_curve(t0, xi, cg_N, c_m, n)
     f_rs = optimal_workers(n, t0, xi, cg_N, c_m, "rs")
     f_mds = optimal_workers(n, t0, xi, cg_N, c_m, "mds")
