@@ -2725,140 +2725,140 @@ def _order_statistic_claims() -> dict:
         "; calibrated by construction: recorded latencies drawn from the fitted gamma family"
     )
     ratio = partial(spec, "interval", "Fig. 6", paper=1.0, unit="×", **_CALIBRATED, section=SEC2)
-    c = {}
-    c["fig5"] = [
-        spec(
-            "comparison",
-            "Fig. 5",
-            "max error of the i.i.d. model / of the per-worker model",
-            lambda fig5_err, setting: dict(
-                numerator=fig5_err.iid_max,
-                denominator=fig5_err.heterogeneous_max,
-                setting=setting + by_construction,
+    return {
+        "fig5": [
+            spec(
+                "comparison",
+                "Fig. 5",
+                "max error of the i.i.d. model / of the per-worker model",
+                lambda fig5_err, setting: dict(
+                    numerator=fig5_err.iid_max,
+                    denominator=fig5_err.heterogeneous_max,
+                    setting=setting + by_construction,
+                ),
+                expected="greater",
+                paper_text="i.i.d. 'can significantly reduce accuracy'; per-worker model accurate",
+                **_CALIBRATED,
+                reason="by construction: the stand-in's workers are gamma with means spread ±30 % (chosen), the family the "
+                "per-worker model fits, so its accuracy checks the fitting code; the paper's claim is about Azure",
+                section=SEC2,
+            )
+        ],
+        "fig6": [
+            spec(
+                "comparison",
+                "Fig. 6",
+                "order statistic / recorded, w = 9 of 72",
+                lambda ends6: dict(
+                    numerator=ends6[ends6.w == 9].order_statistic,
+                    denominator=ends6[ends6.w == 9].recorded,
+                ),
+                expected="less",
+                paper_text="below 1 (underestimates for w < N)",
+                setting=FIG6_SETTING,
+                section=SEC2,
             ),
-            expected="greater",
-            paper_text="i.i.d. 'can significantly reduce accuracy'; per-worker model accurate",
-            **_CALIBRATED,
-            reason="by construction: the stand-in's workers are gamma with means spread ±30 % (chosen), the family the "
-            "per-worker model fits, so its accuracy checks the fitting code; the paper's claim is about Azure",
-            section=SEC2,
-        )
-    ]
-    c["fig6"] = [
-        spec(
-            "comparison",
-            "Fig. 6",
-            "order statistic / recorded, w = 9 of 72",
-            lambda ends6: dict(
-                numerator=ends6[ends6.w == 9].order_statistic,
-                denominator=ends6[ends6.w == 9].recorded,
+            ratio(
+                "event-driven / recorded, w = 9 of 72",
+                lambda ends6: {"samples": ends6[ends6.w == 9].event_driven_ratio},
+                paper_text="1 (event-driven model accurate)",
+                setting=FIG6_SETTING
+                + "; calibrated by construction: the stand-in's latencies are drawn from the gamma "
+                "family that is fitted",
+                reason=(
+                    "calibrated parameter: none chosen, but the match is by construction: the recorded run is drawn "
+                    "from the same per-worker gamma model family the event-driven model fits, so this checks the "
+                    "fitting code, not the paper's claim about real clusters (our real MPI trace: the Fig. 6 rows "
+                    "of section 2 above)"
+                ),
             ),
-            expected="less",
-            paper_text="below 1 (underestimates for w < N)",
-            setting=FIG6_SETTING,
-            section=SEC2,
-        ),
-        ratio(
-            "event-driven / recorded, w = 9 of 72",
-            lambda ends6: {"samples": ends6[ends6.w == 9].event_driven_ratio},
-            paper_text="1 (event-driven model accurate)",
-            setting=FIG6_SETTING
-            + "; calibrated by construction: the stand-in's latencies are drawn from the gamma "
-            "family that is fitted",
-            reason=(
-                "calibrated parameter: none chosen, but the match is by construction: the recorded run is drawn "
-                "from the same per-worker gamma model family the event-driven model fits, so this checks the "
-                "fitting code, not the paper's claim about real clusters (our real MPI trace: the Fig. 6 rows "
-                "of section 2 above)"
+            ratio(
+                "order statistic / recorded, w = N = 72",
+                lambda ends6: {"samples": ends6[ends6.w == 72].order_statistic_ratio},
+                paper_text="1 (both models accurate for w = N)",
+                setting=FIG6_SETTING + by_construction,
+                reason="by construction: the recorded run is drawn from the per-worker gamma family the model fits "
+                "(a check of the fitting code, not of the paper's AWS claim)",
             ),
-        ),
-        ratio(
-            "order statistic / recorded, w = N = 72",
-            lambda ends6: {"samples": ends6[ends6.w == 72].order_statistic_ratio},
-            paper_text="1 (both models accurate for w = N)",
-            setting=FIG6_SETTING + by_construction,
-            reason="by construction: the recorded run is drawn from the per-worker gamma family the model fits "
-            "(a check of the fitting code, not of the paper's AWS claim)",
-        ),
-    ]
-    return c
+        ],
+    }
 
 
 def _simulator_claims() -> dict:
     """Section 2: the event-driven simulator's speed and coordinator rules."""
-    c = {}
-    c["timing"] = [
-        spec(
-            "interval",
-            "Sec. VI-B, fn. 16",
-            "simulate 100 iterations, N = 100, w = 50",
-            _timing,
-            paper=1.5,
-            paper_text="about 1.5 ms",
-            unit="ms",
-            setting=TIMING_SETTING,
-            section=SEC2,
-            machine_dependent=True,  # a wall-clock timing of this machine
-        )
-    ]
-    c["semantics"] = [
-        spec(
-            "qualitative",
-            "Sec. V-A",
-            "coordinator rules inside the 2 % margin window (the authors' simulator)",
-            lambda summary, margin, replicas, seeds: dict(
-                ours="the default of every simulation here, equal event for event to a port of those rules (tests); "
-                "measured against our earlier rule: " + summary,
-                setting=f"paired draws, margin {margin}, {replicas} simulated runs per setting; "
-                f"{len(seeds)} seeds for the convergence ratio",
-            ),
-            paper="the authors' simulator (CodedComputing.jl): clock to the last arrival in the window; a worker whose stale "
-            "result arrives in the window idles until the next iteration",
-            verdict="reproduced",
-            basis="check",
-            section=SEC2,
-        )
-    ]
-    return c
+    return {
+        "timing": [
+            spec(
+                "interval",
+                "Sec. VI-B, fn. 16",
+                "simulate 100 iterations, N = 100, w = 50",
+                _timing,
+                paper=1.5,
+                paper_text="about 1.5 ms",
+                unit="ms",
+                setting=TIMING_SETTING,
+                section=SEC2,
+                machine_dependent=True,  # a wall-clock timing of this machine
+            )
+        ],
+        "semantics": [
+            spec(
+                "qualitative",
+                "Sec. V-A",
+                "coordinator rules inside the 2 % margin window (the authors' simulator)",
+                lambda summary, margin, replicas, seeds: dict(
+                    ours="the default of every simulation here, equal event for event to a port of those rules (tests); "
+                    "measured against our earlier rule: " + summary,
+                    setting=f"paired draws, margin {margin}, {replicas} simulated runs per setting; "
+                    f"{len(seeds)} seeds for the convergence ratio",
+                ),
+                paper="the authors' simulator (CodedComputing.jl): clock to the last arrival in the window; a worker whose stale "
+                "result arrives in the window idles until the next iteration",
+                verdict="reproduced",
+                basis="check",
+                section=SEC2,
+            )
+        ],
+    }
 
 
 def _dsag_claims() -> dict:
     """Sections 3-4: the paper's examples, Algorithm 2 and Fig. 7."""
-    c = {}
-    c["examples"] = _examples()
-    c["algorithm2"] = [
-        spec(
-            "qualitative",
-            "Algorithm 2",
-            "termination when p shrinks (n = 10, p = 3 -> 2, k = 1)",
-            _algorithm2,
-            paper="Algorithm 2 always terminates: k = k' = 1 is always aligned (Section VI-C)",
-            section=SEC3,
-        )
-    ]
-    c["fig7"] = [
-        spec(
-            "comparison",
-            "Fig. 7",
-            "latency without / with load balancing, last 20 iterations",
-            lambda fig7_last: dict(
-                numerator=fig7_last["not_balanced"], denominator=fig7_last["load_balanced"]
-            ),
-            expected="greater",
-            paper=2.0,
-            paper_text="more than 2×",
-            **_CALIBRATED,
-            setting=FIG7_SETTING
-            + "; calibrated: the ×2 slowdown is chosen to match the paper's experiment",
-            reason=(
-                "calibrated parameter: the ×2 slowdown of the slowed workers is our choice, and an unbalanced "
-                "iteration waits for a slowed worker, so a ratio of about 2 follows from it; what is measured is "
-                "that the balancer recovers it"
-            ),
-            section=SEC4,
-        )
-    ]
-    return c
+    return {
+        "examples": _examples(),
+        "algorithm2": [
+            spec(
+                "qualitative",
+                "Algorithm 2",
+                "termination when p shrinks (n = 10, p = 3 -> 2, k = 1)",
+                _algorithm2,
+                paper="Algorithm 2 always terminates: k = k' = 1 is always aligned (Section VI-C)",
+                section=SEC3,
+            )
+        ],
+        "fig7": [
+            spec(
+                "comparison",
+                "Fig. 7",
+                "latency without / with load balancing, last 20 iterations",
+                lambda fig7_last: dict(
+                    numerator=fig7_last["not_balanced"], denominator=fig7_last["load_balanced"]
+                ),
+                expected="greater",
+                paper=2.0,
+                paper_text="more than 2×",
+                **_CALIBRATED,
+                setting=FIG7_SETTING
+                + "; calibrated: the ×2 slowdown is chosen to match the paper's experiment",
+                reason=(
+                    "calibrated parameter: the ×2 slowdown of the slowed workers is our choice, and an unbalanced "
+                    "iteration waits for a slowed worker, so a ratio of about 2 follows from it; what is measured is "
+                    "that the balancer recovers it"
+                ),
+                section=SEC4,
+            )
+        ],
+    }
 
 
 def _fig8_claims(w, n_workers) -> dict:

@@ -563,13 +563,8 @@ class CoordinatorPolicy:
         grad: ArrayLike,
         fresh: bool,
     ) -> bool:
-        """Offer a result to the cache (Section V): True if it entered.
-
-        Fresh results are offered under every method; stale ones under DSAG only.
-        """
-        if self.offers(fresh):
-            return bool(cache.insert(start, stop, iteration, grad))
-        return False
+        """Offer a result to the cache (Section V; stale ones under DSAG only): True if it entered."""
+        return self.offers(fresh) and cache.insert(start, stop, iteration, grad)
 
     def offers(self, fresh: bool) -> bool:
         """Is a fresh (or stale) result offered to the cache? (SGD's fresh ones: its sum.)"""
