@@ -334,13 +334,9 @@ def fig7_load_balancing(
 ) -> pd.DataFrame:
     """Fig. 7: per-worker latency of DSAG (w = N = 8, step 0.9, small PCA problem) with and
     without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
-    random workers slow down by ``factor``, after ``fast_at`` another 3 speed up by it.
-
-    One row per (run, task): the task columns of :class:`codedlib.schemes.dsag.DSAGRun`,
-    ``latency`` [s], ``run`` (``"load-balanced"``, ``"not balanced"``) and ``role``
-    (``"slowed"``, ``"sped up"``, ``"other"``); ``attrs``: ``repartition_iterations`` (of the
-    balanced run), ``slow_at``, ``fast_at``.
-    """
+    random workers slow down by ``factor``, after ``fast_at`` another 3 speed up by it. One row
+    per (run, task): :class:`codedlib.schemes.dsag.DSAGRun`'s task columns, ``latency``,
+    ``run`` and ``role``; ``attrs``: the balanced run's ``repartition_iterations``."""
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
     data = sparse_lowrank_binary(n_samples=n, dim=20, rng=rng)
@@ -1454,20 +1450,14 @@ def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
 def trace_dsag_predictions(
     run: Mapping[str, Any], replicas: int = 200, long_iterations: int = 4000, rng: RngLike = None
 ) -> SimpleNamespace:
-    """Fig. 6 on a recorded DSAG run: its total time against models of decreasing fidelity.
-
-    ``run``: :func:`codedlib.runtime.validation.recorded_dsag_run`'s reading of the trace (its
-    configuration, so the injected delays are redrawn exactly: checked against
-    ``injected_delay``). One total per simulated run (``replicas``) of each model:
-    ``injected`` (event-driven, Section IV-B, with the run's margin, on fresh draws of the
-    injected model: per-worker gamma with persistent Markov bursts); ``order statistic
-    (injected)`` (Section IV-A on the same draws: every worker available every iteration, no
-    margin); ``injected, shuffled`` (each worker's delays shuffled over iterations: bursts no
-    longer persist); ``gamma fit (long draw)`` (per-worker gamma with the injected model's
-    stationary moments over ``long_iterations`` draws); ``gamma fit (trace, queueing as
-    latency)`` (fitted to the raw trace, whose ``comm_time`` holds the waits of queued tasks);
-    ``gamma fit (trace)`` (the same after :func:`~codedlib.latency.gamma_model.without_queueing`,
-    what the notebook's Fig. 6 uses) and ``order statistic (trace fit)`` (IV-A on that fit).
+    """Fig. 6 on a recorded DSAG run (``run``: :func:`codedlib.runtime.validation.recorded_dsag_run`,
+    whose configuration redraws the injected delays exactly): one total per simulated run of
+    each model, of decreasing fidelity: ``injected`` (event-driven on fresh draws of the
+    injected model, bursts persist), ``order statistic (injected)`` (Section IV-A, same draws),
+    ``injected, shuffled`` (bursts no longer persist), ``gamma fit (long draw)`` (stationary
+    moments of ``long_iterations`` draws), ``gamma fit (trace, queueing as latency)`` (the raw
+    trace), ``gamma fit (trace)`` (after :func:`~codedlib.latency.gamma_model.without_queueing`,
+    as Fig. 6) and ``order statistic (trace fit)``.
     """
     replicas = check_int("replicas", replicas, 2)
     long_iterations = check_int("long_iterations", long_iterations, 2)
@@ -1727,6 +1717,7 @@ def trace_fig6(
         mean="mean", low=lambda t: t.quantile(0.025), high=lambda t: t.quantile(0.975)
     )
     band_ratio = band / rec
+    ratios = {"mean": "ratio_to_recorded", "low": "ratio_low", "high": "ratio_high"}
     text = (
         f"{name}: recorded {rec:.3f} s over {tp.n_iterations} iterations (w = {tp.w}); event-driven "
         f"replay on the very injected delays {tp.replay:.3f} s ({100 * (tp.replay / rec - 1):+.0f} % vs recorded: the real "
@@ -1734,11 +1725,7 @@ def trace_fig6(
         f"stale task, {1e3 * tp.queue_wait_mean:.1f} ms on average, inside comm_time (raw mean "
         f"{1e3 * tp.comm_time_mean:.1f} ms)"
     )
-    bands = band.assign(
-        ratio_to_recorded=band_ratio["mean"],
-        ratio_low=band_ratio["low"],
-        ratio_high=band_ratio["high"],
-    )
+    bands = band.join(band_ratio.rename(columns=ratios))
     return dict(
         recorded_fig6=recorded_fig6, tp=tp, band=band, band_ratio=band_ratio, text=text, bands=bands
     )
