@@ -10,8 +10,7 @@ path (:func:`load_traces`). The ``*_measure`` functions run one seed for
 the claims table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG
 run against models of decreasing fidelity.
 
-Reference: severinson2023dsag.
-"""
+Reference: severinson2023dsag."""
 
 from __future__ import annotations
 
@@ -178,10 +177,7 @@ def load_traces(directory: str | Path = "data/traces") -> dict[str, pd.DataFrame
     """Every ``*.csv`` trace in ``directory`` with rows and the ``worker``, ``compute_time``
     and ``comm_time`` columns (``#`` comment lines skipped)."""
     out = {}
-    path = Path(directory)
-    if not path.is_dir():
-        return out
-    for f in sorted(path.glob("*.csv")):
+    for f in sorted(Path(directory).glob("*.csv")):  # none if the directory does not exist
         df = pd.read_csv(f, comment="#")
         if {"worker", "compute_time", "comm_time"} <= set(df.columns) and len(df):
             out[f.stem] = df
@@ -302,8 +298,7 @@ def fig6_measure(
 
     'Recorded': one run of the bursty ground truth through the heap-based simulator; the
     models are fitted to a separate 2000-iteration w = N trace: event-driven (Section IV-B,
-    mean over ``replicas``) and order statistic (Section IV-A, t × the mean w-th fastest).
-    """
+    mean over ``replicas``) and order statistic (Section IV-A, t × the mean w-th fastest)."""
     rng = as_generator(seed)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
     profile_slow = burst_slowdown(truth, 2000, p_enter, p_exit, factor, rng=rng)
@@ -386,8 +381,7 @@ def artificial_model(
     """eX3-like homogeneous cluster (Table I) before the artificial slowdown: computation
     2.2 s per worker's data for PCA (0.022 s per subpartition at p = 100), 0.018 s for logistic
     regression (1.8 ms at p = 10), communication 2-6e-5 s (PCA) and 0.2-3e-5 s (logistic);
-    per-worker means within ±2 %; ``comp_cv`` (per task) is our choice (the paper gives none).
-    """
+    per-worker means within ±2 %; ``comp_cv`` (per task) is our choice (the paper gives none)."""
     rng = as_generator(rng)
     if kind == "pca":
         comm, comp = rng.uniform(2e-5, 6e-5, n_workers), 2.2
@@ -406,8 +400,7 @@ def artificial_slowdown(
     recovering: tuple[int, int] = (40, 49),
 ) -> Callable[[float, int], np.ndarray]:
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
-    workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s.
-    """
+    workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s."""
     base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
     lo, hi = recovering
@@ -478,8 +471,7 @@ def timed_bursts(
     normal and burst periods (``factor`` times slower, ``mean_duration`` s on average, a share
     ``busy_fraction`` of the time; the first state drawn from that share). Defaults from Fig. 4
     (AWS, N = 36): about +12 % for about a minute, at least one of 36 workers in a burst in
-    about 40 % of iterations, i.e. 1 - (1 - f)^36 = 0.4, f = 0.0141.
-    """
+    about 40 % of iterations, i.e. 1 - (1 - f)^36 = 0.4, f = 0.0141."""
     n_workers = check_int("n_workers", n_workers, 1)
     horizon = check_real("horizon", horizon, 0.0, low_open=True)
     mean_duration = check_real("mean_duration", mean_duration, 0.0, low_open=True)
@@ -502,8 +494,7 @@ def timed_bursts(
     def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         out = np.ones(n_workers)
         for i, (first, flips) in enumerate(switches):
-            in_burst = first ^ bool(bisect.bisect_right(flips, time) % 2)
-            if in_burst:
+            if first ^ bool(bisect.bisect_right(flips, time) % 2):  # in a burst
                 out[i] = factor
         return out
 
@@ -540,8 +531,7 @@ def logistic_problem(
 def pca_gap(problem: PCA) -> Callable[[np.ndarray], float]:
     """The PCA suboptimality gap of Fig. 8: explained variance ``tr(Vᵀ C V) / tr(C)`` of the
     top-k eigenvectors of the Gram matrix ``C = XᵀX`` minus that of the iterate ``V`` (whose
-    columns are orthonormal after G), floored at 0. C is computed once.
-    """
+    columns are orthonormal after G), floored at 0. C is computed once."""
     gram = problem.X.T @ problem.X
     d, k = problem.X.shape[1], problem.k
     V_opt = np.linalg.eigh(gram)[1][:, ::-1][:, :k]  # top-k eigenvectors = optimum
@@ -596,10 +586,7 @@ def _fig8_problem(kind, n_samples, dim, correlation):
         return problem, pca_projection(problem), pca_gap(problem), (100, 0.9, 60.0, lb)
     if kind == "logistic":
         problem = logistic_problem(
-            n_samples=n_samples,
-            dim=28 if dim is None else dim,
-            rng=0,
-            correlation=correlation,
+            n_samples=n_samples, dim=28 if dim is None else dim, rng=0, correlation=correlation
         )
         best = problem.loss(problem.optimum())
 
@@ -637,8 +624,7 @@ def fig8_convergence(
     Defaults: step 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the stochastic methods;
     100 / 10 subpartitions; coded: rate 45/49. A run stops once its gap is below 1e-12 (the
     floating-point floor) and records about 300 points. Data from seed 0 (the same for every
-    run, as in the paper); cluster, latencies and initial point from ``seed``.
-    """
+    run, as in the paper); cluster, latencies and initial point from ``seed``."""
     rng = as_generator(seed)
     problem, projection, gap, (p_default, eta_default, limit_default, lb) = _fig8_problem(
         kind, n_samples, dim, correlation
@@ -736,8 +722,7 @@ def trace_order_statistics(
 ) -> pd.DataFrame | None:
     """Fig. 5 on a recorded w = N trace: per-iteration w-th fastest latency vs the models.
 
-    Uses the iterations in which every worker delivered a fresh result.
-    """
+    Uses the iterations in which every worker delivered a fresh result."""
     fresh = trace[trace.fresh.astype(bool)] if "fresh" in trace else trace
     N = trace.worker.nunique()
     counts = fresh.groupby("iteration").worker.nunique()
@@ -1031,8 +1016,7 @@ def sgd_gap_vs_subpartition_rows(
     """SGD's noise floor on PCA against the rows per subpartition (Section VII, Fig. 8): SGD
     uses only this iteration's w fresh subpartitions, so its floor falls with their size (the
     paper's hold ≈ 16,600 rows, our default stand-in 2). Per size the stand-in holds
-    ``rows × N × p`` samples (same cluster and clock); SGD and DSAG on the same seeds.
-    """
+    ``rows × N × p`` samples (same cluster and clock); SGD and DSAG on the same seeds."""
     rows = [check_int("rows_per_subpartition", r, 1) for r in rows_per_subpartition]
     methods = [(f"SGD w={w}", "sgd", w, False), (f"DSAG w={w}", "dsag", w, False)]
     df = over_seeds(
@@ -1074,8 +1058,7 @@ SLOWDOWN_PATTERNS = ("none", "linear (Sec. VII-B)", "3 workers x2")
 def _explorer_cluster(n_workers, pattern, burst_rate, n_steps, rng):
     """The explorer's cluster: the eX3-like PCA stand-in (:func:`artificial_model`), a static
     slowdown ``pattern`` (:data:`SLOWDOWN_PATTERNS`) and, if ``burst_rate > 0``, Markov bursts
-    (×1.5, exit probability 0.05 per step).
-    """
+    (×1.5, exit probability 0.05 per step)."""
     model = artificial_model("pca", n_workers, rng=rng)
     static = np.ones(n_workers)
     if pattern == "linear (Sec. VII-B)":
@@ -1114,9 +1097,7 @@ def latency_prediction(
     res = simulate_event_driven(lat, w, margin=0.02)
     order = np.partition(lat, w - 1, axis=2)[..., w - 1].mean()
     return SimpleNamespace(
-        event_driven=res.mean_latency,
-        order_statistic=float(order),
-        participation=res.participation,
+        event_driven=res.mean_latency, order_statistic=float(order), participation=res.participation
     )
 
 
@@ -1131,8 +1112,7 @@ def small_pca_convergence(
     rng: RngLike = 0,
 ) -> pd.DataFrame:
     """A fresh, small PCA run (sparse binary stand-in, 2 samples per subpartition, d = 30)
-    of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows.
-    """
+    of DSAG w, SAG w and SAG w = N in the chosen scenario; returns gap vs time rows."""
     n_workers = check_int("N", n_workers, 1, 200)
     w = check_int("w", w, 1, n_workers)
     p = check_int("n_subpartitions", n_subpartitions, 1, 50)
@@ -1177,8 +1157,7 @@ def fig4_measure(seed: int, **kwargs) -> dict:
 
 def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
     """Per seed, the largest and the mean relative error ``|model / recorded - 1|`` over w of
-    the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5.
-    """
+    the per-worker (``heterogeneous``) and the i.i.d. model of Fig. 5."""
     df = df if "seed" in df else df.assign(seed=0)
     rows = []
     for s, sub in df.groupby("seed", sort=True):
@@ -1201,8 +1180,7 @@ def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
 
 def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
-    models' ratios to the recorded value.
-    """
+    models' ratios to the recorded value."""
     df = df if "seed" in df else df.assign(seed=0)
     it = int(df.iteration.max()) if iteration is None else int(iteration)
     end = df[df.iteration == it][["seed", "w", "recorded", "event_driven", "order_statistic"]]
@@ -1221,8 +1199,7 @@ def _fig7_measure(seed, **kwargs) -> pd.DataFrame:
 
 def fig7_repeated(seeds: int | Iterable[int] = (0,), **kwargs) -> pd.DataFrame:
     """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
-    with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks.
-    """
+    with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks."""
     df = over_seeds(_fig7_measure, seeds, desc="Fig. 7 seeds", **kwargs)
     marks = {s: list(m) for s, m in df.groupby("seed", sort=False).marks.first().items()}
     out = df[[c for c in df if c not in ("seed", "marks")] + ["seed"]]
@@ -1250,8 +1227,7 @@ def time_to_gap_per_seed(
     df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)
 ) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
-    threshold (NaN: never within the run) and the run's final (smallest) gap.
-    """
+    threshold (NaN: never within the run) and the run's final (smallest) gap."""
     df = df if "seed" in df else df.assign(seed=0)
     rows = [
         (s, method, float(g), first_reach(sub.time, sub.gap, g), float(sub.gap.min()))
@@ -1457,8 +1433,7 @@ def trace_dsag_predictions(
     ``injected, shuffled`` (bursts no longer persist), ``gamma fit (long draw)`` (stationary
     moments of ``long_iterations`` draws), ``gamma fit (trace, queueing as latency)`` (the raw
     trace), ``gamma fit (trace)`` (after :func:`~codedlib.latency.gamma_model.without_queueing`,
-    as Fig. 6) and ``order statistic (trace fit)``.
-    """
+    as Fig. 6) and ``order statistic (trace fit)``."""
     replicas = check_int("replicas", replicas, 2)
     long_iterations = check_int("long_iterations", long_iterations, 2)
     config, trace, injected = run["config"], run["trace"], run["injected"]

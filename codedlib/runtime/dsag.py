@@ -10,8 +10,7 @@ steps ``V <- V - eta * H / (xi * n)``, ``xi`` the share of samples the cache cov
 DSAG-LB (Section VI) profiles every result's latencies over a moving window, runs Algorithm 1
 every ``lb_interval`` s and, when objective (4) improves by ``lb_threshold``, sends the
 workers whose ``p_i`` changed their new one; a worker switches at its next task (Algorithm 2).
-The injected delay scales with the task's size (Section VI-B's linear load model).
-"""
+The injected delay scales with the task's size (Section VI-B's linear load model)."""
 
 from __future__ import annotations
 
