@@ -254,11 +254,8 @@ def _method_styles(methods):
         color = next((c for key, c in fixed.items() if family.startswith(key)), None)
         if color is None:
             color = family_colors.setdefault(family, palette[len(family_colors) % len(palette)])
-        styles[method] = (
-            color,
-            "--" if "-LB" in method else "-",
-            2.2 if family.startswith("DSAG") else 1.5,
-        )
+        dashed = "--" if "-LB" in method else "-"
+        styles[method] = (color, dashed, 2.2 if family.startswith("DSAG") else 1.5)
     return styles
 
 

@@ -19,7 +19,7 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -457,11 +457,11 @@ class ClockOptions:
 
     n_iterations: int = 100
     time_limit: float | None = None
-    slowdown: object = None
-    projection: object = None
-    theta0: object = None
+    slowdown: Callable[[float, int], ArrayLike] | None = None
+    projection: Callable[[np.ndarray], np.ndarray] | None = None
+    theta0: ArrayLike | None = None
     record_every: int = 1
-    callback: object = None
+    callback: Callable[[np.ndarray], object] | None = None
 
     def __post_init__(self):
         self.n_iterations = check_int("n_iterations", self.n_iterations, 1)
@@ -757,16 +757,10 @@ def simulate_dsag(
     *,
     method: str = "dsag",
     margin: float = 0.02,
-    n_iterations: int = 100,
-    time_limit: float | None = None,
-    slowdown: Callable[[float, int], ArrayLike] | None = None,
-    projection: Callable[[np.ndarray], np.ndarray] | None = None,
-    theta0: ArrayLike | None = None,
     load_balancer: LoadBalancerConfig | None = None,
-    record_every: int = 1,
-    callback: Callable[[np.ndarray], object] | None = None,
     rng: RngLike = None,
     semantics: str = "reference",
+    **clock: Any,
 ) -> DSAGRun:
     """Simulate DSAG and its special cases on a simulated clock (Sections V and VI).
 
@@ -780,7 +774,8 @@ def simulate_dsag(
     ``"deadline"``: our MPI coordinator), then steps ``V^(t+1) = G(V^(t) - eta H / (ξ n))`` with
     the cache H of Section V. ``method``: ``"dsag"`` (every arrival offered to the cache),
     ``"sag"`` (stale arrivals discarded; SAG-LB with a load balancer), ``"sgd"`` (no memory, this
-    iteration's fresh results only) or ``"gd"`` (w = N, one subpartition: exact GD)."""
+    iteration's fresh results only) or ``"gd"`` (w = N, one subpartition: exact GD). ``clock``:
+    the fields of :class:`ClockOptions` (length, slowdown, projection G, start, recording)."""
     n_workers = latency_model.n_workers
     n = check_int("problem.n_samples", problem.n_samples, 1)
     if n < n_workers:
@@ -789,9 +784,7 @@ def simulate_dsag(
     _, n_local = _worker_ranges(n, n_workers)
     p0 = check_int("n_subpartitions", n_subpartitions, 1, int(n_local.min()))
     eta = check_real("eta", eta, 0.0, low_open=True)
-    options = ClockOptions(
-        n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
-    )
+    options = ClockOptions(**clock)
     if method == "gd" and (w != n_workers or p0 != 1):
         raise ValueError(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
@@ -810,26 +803,19 @@ def simulate_coded_bound(
     rate: float,
     eta: float = 1.0,
     *,
-    n_iterations: int = 100,
-    time_limit: float | None = None,
-    slowdown: Callable[[float, int], ArrayLike] | None = None,
-    projection: Callable[[np.ndarray], np.ndarray] | None = None,
-    theta0: ArrayLike | None = None,
-    record_every: int = 1,
-    callback: Callable[[np.ndarray], object] | None = None,
     rng: RngLike = None,
+    **clock: Any,
 ) -> DSAGRun:
     """Idealised MDS coded-computing bound of Section VII-A.
 
     Each iteration every worker processes its whole local data with computation latency
     scaled by ``1/rate``; the iteration lasts until the ``⌈rate N⌉``-th fastest worker
-    responds (zero decoding cost), and the iterate follows exact GD."""
+    responds (zero decoding cost), and the iterate follows exact GD; ``clock`` as in
+    :func:`simulate_dsag`."""
     n_workers = latency_model.n_workers
     rate = check_real("rate", rate, 0.0, 1.0, low_open=True)
     eta = check_real("eta", eta, 0.0, low_open=True)
-    options = ClockOptions(
-        n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
-    )
+    options = ClockOptions(**clock)
     rng = as_generator(rng)
     needed = math.ceil(rate * n_workers - 1e-9)
     theta = options.start(problem, rng)
