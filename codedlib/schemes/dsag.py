@@ -141,9 +141,6 @@ class GradientCache:
         self.n_evicted = 0
         self.n_rejected = 0
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     @property
     def coverage(self) -> float:
         """ξ: fraction of samples covered by the cached sub-gradients, in ``[0, 1]``."""
@@ -563,12 +560,12 @@ class _Coordinator:
     bits), never for a result the cache rejects or SAG discards."""
 
     def __init__(self, problem, latency_model, p0, eta, policy, load_balancer, options, rng):
-        self.problem, self.model, self.eta, self.policy = problem, latency_model, eta, policy
+        self.problem, self.eta, self.policy = problem, eta, policy
         m = latency_model
         gamma = m.comm_shape, m.comm_scale, m.comp_shape, m.comp_scale  # per worker
         self.gamma = [np.asarray(g, dtype=float).tolist() for g in gamma]
         self.options, self.rng = options, rng
-        n_workers = latency_model.n_workers
+        self.n_workers = n_workers = latency_model.n_workers
         self.n = problem.n_samples
         starts, n_local = _worker_ranges(self.n, n_workers)
         self.starts, self.n_local = starts.tolist(), n_local.tolist()
@@ -589,10 +586,6 @@ class _Coordinator:
         self.factors = [1.0] * n_workers
         self.now = 0.0
         self.repartitions, self.task_rows, self.history, self.thetas = [], [], [], []
-
-    @property
-    def n_workers(self) -> int:
-        return self.model.n_workers
 
     def gradient(self, theta, lo, hi):
         """``problem.partial_gradient(theta, lo, hi)`` of a checked iterate and range."""
