@@ -340,7 +340,11 @@ def plot_convergence_bands(
 
 
 def plot_lb_gain_vs_task_noise(
-    table: pd.DataFrame, paper_range: tuple[float, float], chosen: float, *, title: str
+    table: pd.DataFrame,
+    paper_range: tuple[float, float],
+    chosen: float,
+    *,
+    title: str | None = None,
 ) -> Figure:
     """Left: DSAG-LB / DSAG time to the gap per per-task noise level, one line per balancer
     schedule (geometric mean of the paired per-seed ratios, 95 % interval), the paper's range
@@ -370,13 +374,18 @@ def plot_lb_gain_vs_task_noise(
         ax.set_xticks(cvs, [f"{cv:g}" for cv in cvs])
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xlabel("per-task coefficient of variation (comp_cv)")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle("" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig
 
 
 def plot_sgd_floor_vs_rows(
-    df: pd.DataFrame, slope: float, intercept: float, paper_rows: float, *, title: str
+    df: pd.DataFrame,
+    slope: float,
+    intercept: float,
+    paper_rows: float,
+    *,
+    title: str | None = None,
 ) -> Figure:
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
@@ -397,7 +406,7 @@ def plot_sgd_floor_vs_rows(
     ax.set_yscale("log")
     ax.set(xlabel="rows per subpartition", ylabel="gap floor (median, last quarter of the run)")
     ax.legend(fontsize=7)
-    ax.set_title(title, fontsize=9)
+    ax.set_title("" if title is None else title, fontsize=9)
     fig.tight_layout()
     return fig
 
