@@ -1022,11 +1022,10 @@ def sgd_gap_vs_subpartition_rows(
 def mean_time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
     """:func:`time_to_gap` averaged over seeds (NaN if some seed never reaches the gap), plus
     ``final_gap``, the mean smallest gap."""
-    per_seed = []
-    for _seed, sub in df.groupby("seed"):
-        t = time_to_gap(sub, gaps)
-        t["final_gap"] = sub.groupby("method", sort=False).gap.min()
-        per_seed.append(t)
+    per_seed = [
+        time_to_gap(sub, gaps).assign(final_gap=sub.groupby("method", sort=False).gap.min())
+        for _seed, sub in df.groupby("seed")
+    ]
     stacked = pd.concat(per_seed, keys=range(len(per_seed)))
     order = list(dict.fromkeys(df["method"]))
     mean = stacked.groupby(level=1).mean()
@@ -1282,11 +1281,8 @@ def convergence_band(df: pd.DataFrame, n_grid: int = 300) -> pd.DataFrame:
     for method, sub in df.groupby("method", sort=False):
         curves = []
         for _, run in sub.groupby("seed", sort=True):
-            t = run.time.to_numpy()
-            lg = np.log10(np.maximum(run.gap.to_numpy(), 1e-300))
-            y = np.interp(grid, t, lg)
-            y[grid < t[0]] = np.nan
-            curves.append(y)
+            t, lg = run.time.to_numpy(), np.log10(np.maximum(run.gap.to_numpy(), 1e-300))
+            curves.append(np.where(grid < t[0], np.nan, np.interp(grid, t, lg)))
         curves = np.array(curves)
         n = np.isfinite(curves).sum(axis=0)
         keep = (n > 0) & (grid <= sub.time.max())
