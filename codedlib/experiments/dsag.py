@@ -1630,8 +1630,7 @@ def check_traces(traces: Mapping[str, pd.DataFrame], rng: RngLike = None) -> tup
         )
         order = trace_order_statistics(trace, rng=rng)
         if order is not None:
-            err = order_statistic_errors(order).iloc[0]
-            checks[name] = err
+            checks[name] = err = order_statistic_errors(order).iloc[0]
             lines.append(
                 f"   w = N trace: max relative error of the w-th order statistic: per-worker model "
                 f"{100 * err.heterogeneous_max:.1f} %, i.i.d. model {100 * err.iid_max:.1f} %"
@@ -2559,16 +2558,14 @@ def _examples():
 
 
 def _algorithm2(visited, broke):
+    ours = f"as printed it visits (k, k') = {visited}"
+    if not broke:
+        return dict(verdict="reproduced", ours=ours, reason="")
     return dict(
-        verdict="paper erratum" if broke else "reproduced",
-        ours=f"as printed it visits (k, k') = {visited}"
-        + (": k' = 0 is no partition" if broke else ""),
-        reason=(
-            "line 4 decrements k' before the alignment test can stop at k' = 1; we stop at k' = 1 (the "
-            "termination argument's intent)"
-        )
-        if broke
-        else "",
+        verdict="paper erratum",
+        ours=ours + ": k' = 0 is no partition",
+        reason="line 4 decrements k' before the alignment test can stop at k' = 1; we stop at k' = 1 (the "
+        "termination argument's intent)",
     )
 
 
