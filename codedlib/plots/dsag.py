@@ -4,12 +4,11 @@ The experiments (:mod:`codedlib.experiments.dsag`) return snake_case data; the d
 are set here: in each ``plot_*`` (legends, axes, titles: ``title=`` replaces the default
 title) and, for the tables a notebook shows, in :data:`LABELS` (:func:`with_labels`).
 
-Reference: severinson2023dsag.
-"""
+Reference: severinson2023dsag."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,15 +54,13 @@ LABELS = {
 def with_labels(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its display column labels, for showing it: the names in :data:`LABELS`
     replaced, float column labels (the gaps of
-    :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06").
-    """
+    :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06")."""
     return table.rename(columns=lambda c: f"{c:g}" if isinstance(c, float) else LABELS.get(c, c))
 
 
 def add_caption(fig: Figure, text: str, fontsize: str | float = "small") -> Figure:
     """Write ``text`` under everything the figure draws (the setting: stand-in data, chosen
-    parameters); saved with the figure (``savefig.bbox = tight``).
-    """
+    parameters); saved with the figure (``savefig.bbox = tight``)."""
     import textwrap
 
     bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> figure fraction
@@ -73,14 +70,9 @@ def add_caption(fig: Figure, text: str, fontsize: str | float = "small") -> Figu
     return fig
 
 
-def plot_load_scaling(
-    data: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
-) -> Figure:
+def plot_load_scaling(data: SimpleNamespace, *, title: str | None = None) -> Figure:
     """Fig. 1: per-worker mean and variance of computation latency vs load c."""
-
-    if axes is None:
-        fig, axes = subplots(1, 2, figsize=(10, 4))
-    fig = axes[0].figure
+    fig, axes = subplots(1, 2, figsize=(10, 4))
     workers, avg = data.workers, data.average
     c = np.linspace(0, workers["load"].max() * 1.05, 50)
     for ax, col, slope, power, label in (
@@ -99,18 +91,12 @@ def plot_load_scaling(
     return fig
 
 
-def plot_worker_latency(
-    data: SimpleNamespace,
-    workers: Sequence[int] = (0, 1),
-    n_iterations: int = 100,
-    ax: Axes | None = None,
-    *,
-    title: str | None = None,
-) -> Figure:
+def plot_worker_latency(data: SimpleNamespace, *, title: str | None = None) -> Figure:
     """Fig. 2: per-iteration communication (circles) and computation (triangles) latency."""
-    fig, ax = new_axes(ax, figsize=(8, 4))
+    fig, ax = subplots(figsize=(8, 4))
+    workers = list(data.workers)
     for j, w in enumerate(workers):
-        tr = data.workers[w].trace.iloc[:n_iterations]
+        tr = data.workers[w].trace.iloc[:100]
         color = f"C{j}"
         for column, marker, kind in (
             ("comm_time", "o", "communication"),
@@ -127,16 +113,10 @@ def plot_worker_latency(
     return fig
 
 
-def plot_latency_cdfs(
-    data: SimpleNamespace,
-    workers: Sequence[int] = (0, 1),
-    ax: Axes | None = None,
-    *,
-    title: str | None = None,
-) -> Figure:
+def plot_latency_cdfs(data: SimpleNamespace, *, title: str | None = None) -> Figure:
     """Fig. 3: empirical CDFs of the two workers' latency with fitted gammas (dashed)."""
-    fig, ax = new_axes(ax, figsize=(7, 4))
-    for j, w in enumerate(workers):
+    fig, ax = subplots(figsize=(7, 4))
+    for j, w in enumerate(data.workers):
         x = np.sort(data.workers[w].trace["compute_time"].to_numpy())
         label = f"worker {w} computation (recorded)"
         ax.step(x, np.arange(1, x.size + 1) / x.size, "-", color=f"C{j}", where="post", label=label)
@@ -150,17 +130,11 @@ def plot_latency_cdfs(
     return fig
 
 
-def plot_bursts(
-    data: SimpleNamespace,
-    n_workers_shown: int = 3,
-    ax: Axes | None = None,
-    *,
-    title: str | None = None,
-) -> Figure:
-    """Fig. 4: computation latency of the workers with the most burst time."""
-    fig, ax = new_axes(ax, figsize=(8, 4))
+def plot_bursts(data: SimpleNamespace, *, title: str | None = None) -> Figure:
+    """Fig. 4: computation latency of the three workers with the most burst time."""
+    fig, ax = subplots(figsize=(8, 4))
     trace, in_burst = data.trace, data.in_burst
-    shown = np.argsort(-in_burst.sum(axis=0), kind="stable")[:n_workers_shown]
+    shown = np.argsort(-in_burst.sum(axis=0), kind="stable")[:3]
     for j, w in enumerate(shown):
         sub = trace[trace.worker == w]
         ax.plot(sub["iteration"], sub["compute_time"], lw=0.8, color=f"C{j}", label=f"worker {w}")
@@ -177,11 +151,9 @@ def plot_bursts(
     return fig
 
 
-def plot_order_statistics(
-    df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
-) -> Figure:
+def plot_order_statistics(df: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Fig. 5: latency of the w-th fastest worker, recorded vs heterogeneous and i.i.d. models."""
-    fig, ax = new_axes(ax, figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     ax.plot(df["w"], df["recorded"], "o", ms=3, color="k", label="recorded (trace)")
     ax.plot(df["w"], df["heterogeneous"], "-", label="model: independent, per-worker gamma")
     ax.plot(df["w"], df["iid"], "--", label="model: i.i.d. gamma (global moments)")
@@ -193,7 +165,6 @@ def plot_order_statistics(
 
 def plot_cumulative_latency(
     df: pd.DataFrame,
-    ax: Axes | None = None,
     *,
     title: str | None = None,
     extra: Mapping[str, ArrayLike] | None = None,
@@ -202,7 +173,7 @@ def plot_cumulative_latency(
     """Fig. 6: cumulative latency, recorded vs the event-driven and order-statistic models;
     ``extra``: label -> a further curve (one value per iteration, dash-dotted); ``model_note``
     is appended to the two models' legend labels (e.g. ", fit to the trace")."""
-    fig, ax = new_axes(ax, figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     for j, (w, sub) in enumerate(df.groupby("w")):
         color = f"C{j}"
         ax.plot(sub["iteration"], sub["recorded"], "-", color=color, lw=2, label=f"recorded, w={w}")
@@ -224,33 +195,19 @@ def plot_cumulative_latency(
 
 
 def plot_load_balancing(
-    df: pd.DataFrame,
-    axes: Sequence[Axes] | None = None,
-    seed: int | None = None,
-    summary: pd.DataFrame | None = None,
-    *,
-    title: str | None = None,
+    df: pd.DataFrame, *, summary: pd.DataFrame, seed: int | None = None, title: str | None = None
 ) -> Figure:
     """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
-    :func:`codedlib.experiments.dsag.fig7_load_balancing` or ``fig7_repeated`` (the run of
-    ``seed``, default the first); with ``summary`` (``fig7_final_latency``) a third panel: each
-    seed's mean latency over the last iterations, balanced vs not, and their mean."""
-
-    marks = df.attrs.get("repartition_iterations", [])
-    if "seed" in df:
-        seed = df.seed.iloc[0] if seed is None else seed
-        df = df[df.seed == seed]
-        if isinstance(marks, dict):
-            marks = marks.get(seed, [])
-    if axes is None:
-        if summary is None:
-            fig, axes = subplots(1, 2, figsize=(11, 4), sharey=True)
-        else:
-            fig = Figure(figsize=(14, 4))
-            grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))
-            first = fig.add_subplot(grid[0])
-            axes = [first, fig.add_subplot(grid[1], sharey=first), fig.add_subplot(grid[2])]
-    fig = axes[0].figure
+    :func:`codedlib.experiments.dsag.fig7_repeated` (the run of ``seed``, default the first),
+    and each seed's mean latency over the last iterations, balanced vs not, and their mean
+    (``summary``: ``fig7_final_latency``)."""
+    seed = df.seed.iloc[0] if seed is None else seed
+    marks = df.attrs["repartition_iterations"].get(seed, [])
+    df = df[df.seed == seed]
+    fig = Figure(figsize=(14, 4))
+    grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))
+    first = fig.add_subplot(grid[0])
+    axes = [first, fig.add_subplot(grid[1], sharey=first), fig.add_subplot(grid[2])]
     colors = {"slowed": "C0", "sped up": "C3", "other": "0.6"}
     for ax, run in zip(axes[:2], ("load-balanced", "not balanced"), strict=True):
         sub = df[df.run == run]
@@ -263,24 +220,24 @@ def plot_load_balancing(
                 ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0, label=label)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize="small", loc="upper right")
-        default = f"Fig. 7: {run}" + (f" (seed {seed})" if seed is not None else "")
-        ax.set_title(title if (title is not None and ax is axes[0]) else default)
+        ax.set_title(
+            title if (title is not None and ax is axes[0]) else f"Fig. 7: {run} (seed {seed})"
+        )
         ax.set_xlabel("iteration")
     for role, c in colors.items():
         axes[1].plot([], [], color=c, label=role)
     axes[1].legend(fontsize="small")
     axes[0].set_ylabel("per-worker latency [s]")
-    if summary is not None and len(axes) > 2:
-        ax = axes[2]
-        runs = ("load_balanced", "not_balanced")
-        for _, row in summary.iterrows():
-            ax.plot([0, 1], [row[r] for r in runs], "-o", color="0.5", ms=4, lw=1)
-        means = [summary.attrs["mean"][r] for r in runs]
-        ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
-        ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
-        ax.set(xlim=(-0.4, 1.4), ylabel="iteration latency [s]")
-        ax.set_title(f"mean of the last iterations, {len(summary)} seeds")
-        ax.legend(fontsize="small", loc="upper left")
+    ax = axes[2]
+    runs = ("load_balanced", "not_balanced")
+    for _, row in summary.iterrows():
+        ax.plot([0, 1], [row[r] for r in runs], "-o", color="0.5", ms=4, lw=1)
+    means = [summary.attrs["mean"][r] for r in runs]
+    ax.plot([0, 1], means, "s", color="k", ms=7, label="mean over seeds")
+    ax.set_xticks([0, 1], ["balanced", "not\nbalanced"])
+    ax.set(xlim=(-0.4, 1.4), ylabel="iteration latency [s]")
+    ax.set_title(f"mean of the last iterations, {len(summary)} seeds")
+    ax.legend(fontsize="small", loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -297,11 +254,8 @@ def _method_styles(methods):
         color = next((c for key, c in fixed.items() if family.startswith(key)), None)
         if color is None:
             color = family_colors.setdefault(family, palette[len(family_colors) % len(palette)])
-        styles[method] = (
-            color,
-            "--" if "-LB" in method else "-",
-            2.2 if family.startswith("DSAG") else 1.5,
-        )
+        dashed = "--" if "-LB" in method else "-"
+        styles[method] = (color, dashed, 2.2 if family.startswith("DSAG") else 1.5)
     return styles
 
 
@@ -323,26 +277,13 @@ def plot_convergence(
 
 
 def plot_convergence_bands(
-    band: pd.DataFrame,
-    per_seed: pd.DataFrame | None = None,
-    summary: pd.DataFrame | None = None,
-    *,
-    title: str | None = None,
-    axes: Sequence[Axes] | None = None,
+    band: pd.DataFrame, per_seed: pd.DataFrame, summary: pd.DataFrame, *, title: str | None = None
 ) -> Figure:
     """Fig. 8 over seeds: median gap vs time per method with the min-max band across seeds
-    (left) and, with ``per_seed`` (from ``time_to_gap_per_seed``) and ``summary`` (from
-    ``time_to_gap_summary``: its methods and gaps), the time each method takes to reach each
-    gap: every seed as a dot, the mean with its 95 % t-interval as an error bar (right).
-    """
-    two = per_seed is not None and summary is not None
-    if axes is None:
-        if two:
-            fig, axes = subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
-        else:
-            fig, ax0 = subplots(figsize=(8, 4.8))
-            axes = [ax0]
-    fig = axes[0].figure
+    (left) and the time each method takes to reach each gap (``per_seed``: from
+    ``time_to_gap_per_seed``; ``summary``: from ``time_to_gap_summary``, its methods and gaps):
+    every seed as a dot, the mean with its 95 % t-interval as an error bar (right)."""
+    fig, axes = subplots(1, 2, figsize=(13, 4.8), width_ratios=(1.35, 1))
     order = list(dict.fromkeys(band["method"]))
     styles = _method_styles(order)
     ax = axes[0]
@@ -365,54 +306,50 @@ def plot_convergence_bands(
         title=(f"median of {n_seeds} seeds, band: min–max" if n_seeds > 1 else None),
         title_fontsize="x-small",
     )
-    if two:
-        ax = axes[1]
-        methods = list(dict.fromkeys(summary.method))
-        gaps = list(dict.fromkeys(summary.gap))
-        width = 0.8 / len(methods)
-        markers = ["s", "o", "D", "^", "v", "P"]
-        for r in summary.itertuples():
-            j, g_idx = methods.index(r.method), gaps.index(r.gap)
-            color = styles.get(r.method, ("k", "-", 1))[0]
-            marker = markers[j % len(markers)]
-            face = "white" if "-LB" in r.method else color
-            at_gap = np.isclose(per_seed.gap, r.gap, rtol=1e-9, atol=0.0)
-            t = per_seed[(per_seed.method == r.method) & at_gap].time.to_numpy(dtype=float)
-            x = g_idx + (j - (len(methods) - 1) / 2) * width
-            reached = t[np.isfinite(t)]
-            ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
-            style = dict(ms=6, color=color, mfc=face, label=r.method if g_idx == 0 else None)
-            if np.isfinite(r.low):
-                m, lo, hi = r.mean, r.low, r.high
-                ax.errorbar(
-                    [x], [m], yerr=[[m - lo], [hi - m]], fmt=marker, capsize=3, lw=1.5, **style
-                )
-            elif r.never < r.n:
-                ax.plot([x], [r.mean], marker, **style)
-            if r.never:
-                note = dict(fontsize="xx-small", color=color, rotation=90, ha="center", va="bottom")
-                ax.annotate(f"{r.never} never", (x, 0), xycoords=("data", "axes fraction"), **note)
-        ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
-        ax.set_ylim(bottom=0)
-        ax.set(xlabel="suboptimality gap reached", ylabel="time to reach it [s] (simulated)")
-        ax.set_title("time to gap: seeds (dots), mean ± 95 % CI (clipped at 0)")
-        ax.legend(fontsize="x-small", loc="upper left")
+    ax = axes[1]
+    methods = list(dict.fromkeys(summary.method))
+    gaps = list(dict.fromkeys(summary.gap))
+    width = 0.8 / len(methods)
+    markers = ["s", "o", "D", "^", "v", "P"]
+    for r in summary.itertuples():
+        j, g_idx = methods.index(r.method), gaps.index(r.gap)
+        color = styles.get(r.method, ("k", "-", 1))[0]
+        marker = markers[j % len(markers)]
+        face = "white" if "-LB" in r.method else color
+        at_gap = np.isclose(per_seed.gap, r.gap, rtol=1e-9, atol=0.0)
+        t = per_seed[(per_seed.method == r.method) & at_gap].time.to_numpy(dtype=float)
+        x = g_idx + (j - (len(methods) - 1) / 2) * width
+        reached = t[np.isfinite(t)]
+        ax.plot(np.full(reached.size, x), reached, ".", ms=4, color=color, alpha=0.7)
+        style = dict(ms=6, color=color, mfc=face, label=r.method if g_idx == 0 else None)
+        if np.isfinite(r.low):
+            m, lo, hi = r.mean, r.low, r.high
+            ax.errorbar([x], [m], yerr=[[m - lo], [hi - m]], fmt=marker, capsize=3, lw=1.5, **style)
+        elif r.never < r.n:
+            ax.plot([x], [r.mean], marker, **style)
+        if r.never:
+            note = dict(fontsize="xx-small", color=color, rotation=90, ha="center", va="bottom")
+            ax.annotate(f"{r.never} never", (x, 0), xycoords=("data", "axes fraction"), **note)
+    ax.set_xticks(range(len(gaps)), [f"{g:g}" for g in gaps])
+    ax.set_ylim(bottom=0)
+    ax.set(xlabel="suboptimality gap reached", ylabel="time to reach it [s] (simulated)")
+    ax.set_title("time to gap: seeds (dots), mean ± 95 % CI (clipped at 0)")
+    ax.legend(fontsize="x-small", loc="upper left")
     fig.tight_layout()
     return fig
 
 
 def plot_lb_gain_vs_task_noise(
     table: pd.DataFrame,
-    paper_range: tuple[float, float] = (0.6, 0.7),
-    chosen: float | None = None,
+    paper_range: tuple[float, float],
+    chosen: float,
     *,
     title: str | None = None,
 ) -> Figure:
     """Left: DSAG-LB / DSAG time to the gap per per-task noise level, one line per balancer
     schedule (geometric mean of the paired per-seed ratios, 95 % interval), the paper's range
     shaded; right: mean fresh results per iteration of DSAG and of DSAG-LB per schedule. From
-    :func:`codedlib.experiments.dsag.lb_gain_table`.
-    """
+    :func:`codedlib.experiments.dsag.lb_gain_table`."""
     fig, (ax1, ax2) = subplots(1, 2, figsize=(10.0, 4.0))
     cvs = sorted(table["comp_cv"].unique())
     for k, (name, t) in enumerate(table.groupby("schedule", sort=False)):
@@ -427,8 +364,7 @@ def plot_lb_gain_vs_task_noise(
     ax2.plot(base.index, base.to_numpy(), "o-", color="C0", label="DSAG")
     ax1.axhspan(*paper_range, color="0.85", label=f"paper: {paper_range[0]:g}–{paper_range[1]:g}")
     ax1.axhline(1.0, color="0.5", lw=0.8)
-    if chosen is not None:
-        ax1.axvline(chosen, color="k", ls=":", lw=1, label=f"chosen for Fig. 8: {chosen:g}")
+    ax1.axvline(chosen, color="k", ls=":", lw=1, label=f"chosen for Fig. 8: {chosen:g}")
     ax1.set_ylabel("time to gap: DSAG-LB / DSAG")
     ax1.legend(fontsize=7)
     ax2.set_ylabel("fresh results per iteration (mean over seeds)")
@@ -445,29 +381,26 @@ def plot_lb_gain_vs_task_noise(
 
 def plot_sgd_floor_vs_rows(
     df: pd.DataFrame,
-    slope: float | None = None,
-    intercept: float | None = None,
-    paper_rows: float | None = None,
+    slope: float,
+    intercept: float,
+    paper_rows: float,
     *,
     title: str | None = None,
 ) -> Figure:
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
-    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`.
-    """
+    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`."""
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]
         label = f"{method} (one point per seed)"
         ax.plot(sub.rows_per_subpartition, sub.floor_gap, "o", color=color, alpha=0.8, label=label)
-    if slope is not None and intercept is not None:
-        top = max(float(df.rows_per_subpartition.max()), float(paper_rows or 0))
-        x = np.geomspace(float(df.rows_per_subpartition.min()), top, 50)
-        label = f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)"
-        ax.plot(x, np.exp(intercept) * x**slope, color="C1", ls="--", label=label)
-    if paper_rows is not None:
-        ax.axvline(paper_rows, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_rows:,.0f} rows")
+    top = max(float(df.rows_per_subpartition.max()), float(paper_rows))
+    x = np.geomspace(float(df.rows_per_subpartition.min()), top, 50)
+    label = f"SGD fit: floor ∝ rows^{slope:.2f} (extrapolated)"
+    ax.plot(x, np.exp(intercept) * x**slope, color="C1", ls="--", label=label)
+    ax.axvline(paper_rows, color="k", ls=":", lw=1, label=f"paper: ≈ {paper_rows:,.0f} rows")
     ax.axhline(1e-3, color="0.5", lw=0.8, label="gap 1e-3")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -480,8 +413,7 @@ def plot_sgd_floor_vs_rows(
 
 def plot_participation(participation: ArrayLike, *, title: str | None = None) -> Figure:
     """Each worker's participation u_i (share of iterations it was fresh in, Section VI-B) as
-    bars; from :func:`codedlib.experiments.dsag.latency_prediction`.
-    """
+    bars; from :func:`codedlib.experiments.dsag.latency_prediction`."""
     u = np.asarray(participation, dtype=float)
     fig, ax = subplots(figsize=(7, 2.8), layout="constrained")
     ax.bar(np.arange(1, u.size + 1), u)

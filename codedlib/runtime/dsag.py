@@ -1,25 +1,16 @@
-"""DSAG on MPI (DSAG Section V and V-A): coordinator with a gradient cache, stale results used.
+"""DSAG on MPI (DSAG Sections V and V-A): the simulator's rules on real processes.
 
-Workers each store an equal share of the rows cut into ``subpartitions`` contiguous
-sub-partitions (the simulator's bookkeeping, :func:`dsag_terms`); a worker's k-th task computes
-the subgradient ``Y_{i:j} = sum_{k=i}^{j} grad f_k(V)`` over sub-partition ``k mod p``. Each
-worker has a task queue of length one (the newest iterate replaces a queued one) and finishes
-the task it is on (Section IV-B), so results of older iterates arrive late. In iteration ``t``
-the coordinator sends ``V^(t)``, waits for ``w`` fresh subgradients, then ``margin`` (2 %) of
-the time spent so far (Section V-A), offering every result to the simulator's
-:class:`codedlib.schemes.dsag.GradientCache` (Section V), and steps
-``V <- V - eta * H / (xi * n)``, ``xi`` the fraction of samples the cache covers (the
-regulariser is inside every ``f_i`` in :mod:`codedlib.problems`).
+A worker's k-th task computes ``Y_{i:j} = sum_{k=i}^{j} grad f_k(V)`` over its sub-partition
+``k mod p`` (:func:`dsag_terms`); it finishes the task it is on and queues only the newest
+iterate (Section IV-B), so results of older iterates arrive late. Iteration ``t`` sends
+``V^(t)``, waits for ``w`` fresh results plus ``margin`` of the elapsed time (Section V-A),
+offers every result to the :class:`~codedlib.schemes.dsag.GradientCache` (Section V) and
+steps ``V <- V - eta * H / (xi * n)``, ``xi`` the share of samples the cache covers.
 
-DSAG-LB (Section VI) adds the load balancer: the coordinator profiles every result's latencies
-over a moving window (:class:`~codedlib.schemes.dsag.LatencyProfiler`), every ``lb_interval``
-seconds runs Algorithm 1 (:func:`~codedlib.schemes.dsag.optimize_subpartitions`) and, when
-objective (4) improves by ``lb_threshold``, sends the workers whose ``p_i`` changed their new
-one; a worker switches at its next task with partition alignment (Algorithm 2,
-:func:`~codedlib.schemes.dsag.align_partition`). The injected computation delay is drawn for
-the default sub-partition size and scaled by the task's size (Section VI-B's linear load
-model), so a worker given a smaller sub-partition finishes sooner.
-"""
+DSAG-LB (Section VI) profiles every result's latencies over a moving window, runs Algorithm 1
+every ``lb_interval`` s and, when objective (4) improves by ``lb_threshold``, sends the
+workers whose ``p_i`` changed their new one; a worker switches at its next task (Algorithm 2).
+The injected delay scales with the task's size (Section VI-B's linear load model)."""
 
 from __future__ import annotations
 
@@ -37,8 +28,6 @@ from codedlib.schemes.dsag import (
     align_partition,
     balance_objective,
     optimize_subpartitions,
-    p_start,
-    p_stop,
     subpartition_range,
 )
 
@@ -51,9 +40,9 @@ def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) 
     """Sample ranges ``(start, stop, 1.0)`` of the sub-partitions of ``worker`` (0-based), in
     the order the worker processes them: the same bookkeeping as the simulator
     (:func:`codedlib.schemes.dsag.subpartition_range`, DSAG eq. 5)."""
-    offset, n_local = local_share(n_samples, n_workers, worker)
+    offset, stop = subpartition_range(n_samples, n_workers, worker + 1)  # the worker's rows
     return [
-        (*subpartition_range(n_local, subpartitions, k, offset), 1.0)
+        (*subpartition_range(stop - offset, subpartitions, k, offset), 1.0)
         for k in range(1, subpartitions + 1)
     ]
 
@@ -65,14 +54,7 @@ __all__ = [
     "DSAGLBWorker",
     "dsag_plan",
     "dsag_terms",
-    "local_share",
 ]
-
-
-def local_share(n_samples: int, n_workers: int, worker: int) -> tuple[int, int]:
-    """``(offset, n_local)``: the first sample and the number of samples of ``worker``."""
-    offset = p_start(n_samples, n_workers, worker + 1) - 1
-    return offset, p_stop(n_samples, n_workers, worker + 1) - offset
 
 
 def dsag_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
@@ -141,7 +123,8 @@ class DSAGLBWorker(DSAGWorker):
 
     def setup(self) -> None:
         config, n_samples = self.config, self.problem.n_samples
-        self.offset, self.n_local = local_share(n_samples, config.n_workers, self.plan.worker)
+        self.offset, stop = subpartition_range(n_samples, config.n_workers, self.plan.worker + 1)
+        self.n_local = stop - self.offset
         self.p = self.p0 = config.subpartitions
         self.k = 0  # sub-partition processed last (0: none yet)
         self.pending_p = 0
@@ -171,7 +154,8 @@ class DSAGLBCoordinator(DSAGCoordinator):
     def setup(self) -> None:
         super().setup()
         config, N = self.config, self.config.n_workers
-        self.n_local = np.array([local_share(self.problem.n_samples, N, i)[1] for i in range(N)])
+        ranges = [subpartition_range(self.problem.n_samples, N, i) for i in range(1, N + 1)]
+        self.n_local = np.array([stop - start for start, stop in ranges])
         self.p = np.full(N, config.subpartitions, dtype=np.int64)
         self.profiler = LatencyProfiler(N, config.lb_window)
         self.rng = np.random.default_rng(config.seed + 1)

@@ -9,8 +9,7 @@ V-A with DSAG, SAG, SGD and GD, optionally load-balanced (:func:`simulate_dsag`)
 idealised MDS coded-computing bound of Section VII-A (:func:`simulate_coded_bound`).
 
 Partition indices follow the paper (1-based, inclusive); sample ranges handed to problems are
-0-based half-open ``[start, stop)`` as in ``codedlib.problems``. Reference: severinson2023dsag.
-"""
+0-based half-open ``[start, stop)`` as in ``codedlib.problems``. Reference: severinson2023dsag."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -82,8 +81,7 @@ def p_stop(n: int, p: int, i: int) -> int:
 def p_trans(n: int, p: int, p_new: int, k: int) -> int:
     """Index of the partition (out of ``p_new``) holding sample ``p_start(n, p, k)``.
 
-    Section VI-C: ``p_trans(n, p, p', k) = ⌈p_start(n, p, k) p' / n⌉``.
-    """
+    Section VI-C: ``p_trans(n, p, p', k) = ⌈p_start(n, p, k) p' / n⌉``."""
     n, p, k = _check_partition(n, p, k, "k")
     p_new = check_int("p_new", p_new, 1, n)
     return -(-p_start(n, p, k) * p_new // n)
@@ -97,8 +95,7 @@ def align_partition(
 
     As printed, line 4 can decrement k' to 0 when p shrinks (n = 10, p = 3 -> 2, k = 1: k = 2
     starts at sample 4, k' = p_trans = 1 at 1). We keep k' >= 1; with k' = 1 line 5 gives k = 1
-    and the loop ends aligned, the termination argument of Section VI-C.
-    """
+    and the loop ends aligned, the termination argument of Section VI-C."""
     n = check_int("n", n, 1)
     p = check_int("p", p, 1, n)
     p_new = check_int("p_new", p_new, 1, n)
@@ -133,8 +130,7 @@ class GradientCache:
     one is rejected if an overlapping entry is at least as recent (t' >= t), else the
     overlapping entries 𝒴' are evicted: ``H <- H + Y - sum(𝒴')``. Overlap is interval
     intersection: the paper's written ``i <= i' <= j or i <= j' <= j`` misses an old entry that
-    strictly contains the new one, which would double-count samples.
-    """
+    strictly contains the new one, which would double-count samples."""
 
     def __init__(self, n_samples: int, shape=()):
         self.n_samples = check_int("n_samples", n_samples, 1)
@@ -144,9 +140,6 @@ class GradientCache:
         self.covered = 0
         self.n_evicted = 0
         self.n_rejected = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
     @property
     def coverage(self) -> float:
@@ -249,8 +242,7 @@ class LatencyProfiler:
         """Latency moments per worker over the window ``(now - window, now]``.
 
         Recordings older than the window are dropped. Variances are floored at ``1e-12`` times the
-        squared mean (so a gamma fit of them stays finite).
-        """
+        squared mean (so a gamma fit of them stays finite)."""
         stats = np.empty((4, self.n_workers))
         for i, rec in enumerate(self._records):
             while rec and rec[0][0] <= now - self.window:
@@ -262,9 +254,7 @@ class LatencyProfiler:
             stats[1, i] = arr[:, 1].var(ddof=1)
             stats[2, i] = arr[:, 2].mean()
             stats[3, i] = arr[:, 2].var(ddof=1)
-        floor = 1e-12
-        stats[1] = np.maximum(stats[1], floor * stats[0] ** 2 + 1e-300)
-        stats[3] = np.maximum(stats[3], floor * stats[2] ** 2 + 1e-300)
+        stats[1::2] = np.maximum(stats[1::2], 1e-12 * stats[::2] ** 2 + 1e-300)  # the variances
         return stats
 
 
@@ -287,13 +277,11 @@ class _ContributionSimulator:
             self.comm + self.comp_full, self.w, self.margin, None, self.semantics
         )
 
-    def participation(self, p):
+    def contribution(self, p):
         self.n_evaluations += 1
         lat = self.comm + self.comp_full / p
-        return _simulate_checked(lat, self.w, self.margin, self.reference).participation
-
-    def contribution(self, p):
-        return contribution(self.participation(p), p, self.n_local)
+        u = _simulate_checked(lat, self.w, self.margin, self.reference).participation
+        return contribution(u, p, self.n_local)
 
 
 def contribution(participation: ArrayLike, p: ArrayLike, n_local: np.ndarray) -> float:
@@ -320,22 +308,19 @@ def optimize_subpartitions(
     comp_mean_full: ArrayLike,
     comp_var_full: ArrayLike,
     w: int,
-    h_min: float | None = None,
     p_baseline: ArrayLike | None = None,
     margin: float = 0.02,
     n_iterations: int = 100,
     replicas: int = 2,
     rng: RngLike = None,
-    max_steps: int = 10_000,
     semantics: str = "reference",
 ) -> tuple[np.ndarray, dict[str, float]]:
     """Algorithm 1 (load balancer): the updated numbers of subpartitions p' and a summary.
 
     h(p') is estimated by event-driven simulation (Section IV-B) of the gamma model with
     computation latency mean ``E_Z,i / p'_i`` and variance ``V_Z,i / p'_i²`` (Section VI-B),
-    common random numbers across one call; ``h_min`` defaults to ``h(p_baseline)``. The last
-    loop keeps the last p' within the 1 % tolerance (as printed: the first one outside it).
-    """
+    common random numbers across one call; ``h_min = h(p_baseline)`` (default p). The last
+    loop keeps the last p' within the 1 % tolerance (as printed: the first one outside it)."""
     p = np.asarray(p, dtype=np.int64).copy()
     n_local = np.asarray(n_local, dtype=np.int64)
     n_workers = p.shape[0]
@@ -361,8 +346,7 @@ def optimize_subpartitions(
         n_local=n_local,
         semantics=semantics,
     )
-    if h_min is None:
-        h_min = sim.contribution(p if p_baseline is None else np.asarray(p_baseline))
+    h_min = sim.contribution(p if p_baseline is None else np.asarray(p_baseline))
 
     def latency(q):
         return comm_mean + comp_mean_full / q
@@ -376,7 +360,7 @@ def optimize_subpartitions(
     h = sim.contribution(q)
     steps = 0
     # Increase the workload of the fastest workers until the contribution constraint holds.
-    while h < h_min and steps < max_steps:
+    while h < h_min and steps < 10_000:
         steps += 1
         lat = latency(q)
         lat[q <= 1] = np.inf  # cannot give these workers more work
@@ -387,7 +371,7 @@ def optimize_subpartitions(
         h = sim.contribution(q)
     best = q.copy()
     # Decrease the workload of the slowest workers while the constraint (1 % tol.) holds.
-    while h >= 0.99 * h_min and steps < max_steps:
+    while h >= 0.99 * h_min and steps < 10_000:
         best = q.copy()
         steps += 1
         lat = latency(q)
@@ -462,28 +446,25 @@ def _worker_ranges(n_samples, n_workers):
     return starts, stops - starts
 
 
-@dataclass(frozen=True)
+@dataclass
 class ClockOptions:
     """What every run on the simulated clock shares (:func:`simulate_dsag`,
     :func:`simulate_coded_bound` and the experiments that compare them): the length of the run,
-    the slowdown, the projection G, the start, what is recorded, and the random stream.
-    """
+    the slowdown, the projection G, the start, what is recorded, and the random stream."""
 
     n_iterations: int = 100
     time_limit: float | None = None
-    slowdown: object = None
-    projection: object = None
-    theta0: object = None
+    slowdown: Callable[[float, int], ArrayLike] | None = None
+    projection: Callable[[np.ndarray], np.ndarray] | None = None
+    theta0: ArrayLike | None = None
     record_every: int = 1
-    callback: object = None
+    callback: Callable[[np.ndarray], object] | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "n_iterations", check_int("n_iterations", self.n_iterations, 1))
-        object.__setattr__(self, "record_every", check_int("record_every", self.record_every, 1))
+        self.n_iterations = check_int("n_iterations", self.n_iterations, 1)
+        self.record_every = check_int("record_every", self.record_every, 1)
         if self.time_limit is not None:
-            object.__setattr__(
-                self, "time_limit", check_real("time_limit", self.time_limit, 0.0, low_open=True)
-            )
+            self.time_limit = check_real("time_limit", self.time_limit, 0.0, low_open=True)
 
     def project(self, theta: np.ndarray) -> np.ndarray:
         """Apply the projection G to ``theta``."""
@@ -519,8 +500,7 @@ class CoordinatorPolicy:
     authors' simulator) or starts its queued task at once (``"deadline"``, our MPI workers, which
     hold the newest task); the iteration ends at the last arrival in the window (reference) or
     at the window's end (deadline). DSAG offers every result to the gradient cache, SAG only
-    fresh ones (SGD keeps no cache).
-    """
+    fresh ones (SGD keeps no cache)."""
 
     w: int
     margin: float = 0.02
@@ -563,13 +543,8 @@ class CoordinatorPolicy:
         grad: ArrayLike,
         fresh: bool,
     ) -> bool:
-        """Offer a result to the cache (Section V): True if it entered.
-
-        Fresh results are offered under every method; stale ones under DSAG only.
-        """
-        if self.offers(fresh):
-            return bool(cache.insert(start, stop, iteration, grad))
-        return False
+        """Offer a result to the cache (Section V; stale ones under DSAG only): True if it entered."""
+        return self.offers(fresh) and cache.insert(start, stop, iteration, grad)
 
     def offers(self, fresh: bool) -> bool:
         """Is a fresh (or stale) result offered to the cache? (SGD's fresh ones: its sum.)"""
@@ -582,16 +557,15 @@ class _Coordinator:
 
     Per-worker state is kept in Python lists (scalar work per task). A task records the iterate
     it was handed; its partial gradient is computed when the result is used (pure, so the same
-    bits), never for a result the cache rejects or SAG discards.
-    """
+    bits), never for a result the cache rejects or SAG discards."""
 
     def __init__(self, problem, latency_model, p0, eta, policy, load_balancer, options, rng):
-        self.problem, self.model, self.eta, self.policy = problem, latency_model, eta, policy
+        self.problem, self.eta, self.policy = problem, eta, policy
         m = latency_model
         gamma = m.comm_shape, m.comm_scale, m.comp_shape, m.comp_scale  # per worker
         self.gamma = [np.asarray(g, dtype=float).tolist() for g in gamma]
         self.options, self.rng = options, rng
-        n_workers = latency_model.n_workers
+        self.n_workers = n_workers = latency_model.n_workers
         self.n = problem.n_samples
         starts, n_local = _worker_ranges(self.n, n_workers)
         self.starts, self.n_local = starts.tolist(), n_local.tolist()
@@ -612,10 +586,6 @@ class _Coordinator:
         self.factors = [1.0] * n_workers
         self.now = 0.0
         self.repartitions, self.task_rows, self.history, self.thetas = [], [], [], []
-
-    @property
-    def n_workers(self) -> int:
-        return self.model.n_workers
 
     def gradient(self, theta, lo, hi):
         """``problem.partial_gradient(theta, lo, hi)`` of a checked iterate and range."""
@@ -780,16 +750,10 @@ def simulate_dsag(
     *,
     method: str = "dsag",
     margin: float = 0.02,
-    n_iterations: int = 100,
-    time_limit: float | None = None,
-    slowdown: Callable[[float, int], ArrayLike] | None = None,
-    projection: Callable[[np.ndarray], np.ndarray] | None = None,
-    theta0: ArrayLike | None = None,
     load_balancer: LoadBalancerConfig | None = None,
-    record_every: int = 1,
-    callback: Callable[[np.ndarray], object] | None = None,
     rng: RngLike = None,
     semantics: str = "reference",
+    **clock: Any,
 ) -> DSAGRun:
     """Simulate DSAG and its special cases on a simulated clock (Sections V and VI).
 
@@ -803,8 +767,8 @@ def simulate_dsag(
     ``"deadline"``: our MPI coordinator), then steps ``V^(t+1) = G(V^(t) - eta H / (ξ n))`` with
     the cache H of Section V. ``method``: ``"dsag"`` (every arrival offered to the cache),
     ``"sag"`` (stale arrivals discarded; SAG-LB with a load balancer), ``"sgd"`` (no memory, this
-    iteration's fresh results only) or ``"gd"`` (w = N, one subpartition: exact GD).
-    """
+    iteration's fresh results only) or ``"gd"`` (w = N, one subpartition: exact GD). ``clock``:
+    the fields of :class:`ClockOptions` (length, slowdown, projection G, start, recording)."""
     n_workers = latency_model.n_workers
     n = check_int("problem.n_samples", problem.n_samples, 1)
     if n < n_workers:
@@ -813,9 +777,7 @@ def simulate_dsag(
     _, n_local = _worker_ranges(n, n_workers)
     p0 = check_int("n_subpartitions", n_subpartitions, 1, int(n_local.min()))
     eta = check_real("eta", eta, 0.0, low_open=True)
-    options = ClockOptions(
-        n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
-    )
+    options = ClockOptions(**clock)
     if method == "gd" and (w != n_workers or p0 != 1):
         raise ValueError(
             f"method='gd' needs w=N={n_workers} and n_subpartitions=1, "
@@ -834,27 +796,19 @@ def simulate_coded_bound(
     rate: float,
     eta: float = 1.0,
     *,
-    n_iterations: int = 100,
-    time_limit: float | None = None,
-    slowdown: Callable[[float, int], ArrayLike] | None = None,
-    projection: Callable[[np.ndarray], np.ndarray] | None = None,
-    theta0: ArrayLike | None = None,
-    record_every: int = 1,
-    callback: Callable[[np.ndarray], object] | None = None,
     rng: RngLike = None,
+    **clock: Any,
 ) -> DSAGRun:
     """Idealised MDS coded-computing bound of Section VII-A.
 
     Each iteration every worker processes its whole local data with computation latency
     scaled by ``1/rate``; the iteration lasts until the ``⌈rate N⌉``-th fastest worker
-    responds (zero decoding cost), and the iterate follows exact GD.
-    """
+    responds (zero decoding cost), and the iterate follows exact GD; ``clock`` as in
+    :func:`simulate_dsag`."""
     n_workers = latency_model.n_workers
     rate = check_real("rate", rate, 0.0, 1.0, low_open=True)
     eta = check_real("eta", eta, 0.0, low_open=True)
-    options = ClockOptions(
-        n_iterations, time_limit, slowdown, projection, theta0, record_every, callback
-    )
+    options = ClockOptions(**clock)
     rng = as_generator(rng)
     needed = math.ceil(rate * n_workers - 1e-9)
     theta = options.start(problem, rng)

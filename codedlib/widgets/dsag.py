@@ -1,8 +1,7 @@
 """Interactive explorer for DSAG: cluster and method settings in, latency predictions
 (event-driven vs order statistics, participation u_i) and a fresh convergence run out.
 
-Reference: severinson2023dsag.
-"""
+Reference: severinson2023dsag."""
 
 from __future__ import annotations
 
@@ -72,8 +71,7 @@ def explore_dsag(
     (event-driven vs order statistics, participation u_i), recomputed on every change, and on
     request ("run convergence", with a progress bar) a fresh convergence run of DSAG vs SAG.
     Invalid settings show the error message. The VBox has ``.latency`` and ``.convergence``
-    explorers.
-    """
+    explorers."""
     import ipywidgets as widgets
 
     style = {"description_width": "initial"}
