@@ -27,7 +27,6 @@ __all__ = [
     "TRACE_COLUMNS",
     "TRACE_DIR",
     "list_traces",
-    "per_iteration_worker_latency",
     "read_trace",
     "synchronous_trace",
     "trace_path",
@@ -176,24 +175,6 @@ def _parse_column(col, text, bad):
     ):
         raise bad(col, values < 0, "must be >= 0 (seconds)")
     return values
-
-
-def per_iteration_worker_latency(trace: pd.DataFrame) -> pd.DataFrame:
-    """Pivot a trace into the latency ``compute_time + comm_time`` of each worker per
-    iteration (rows: task iteration, columns: worker), fresh results only.
-    """
-    missing = [c for c in ("worker", "compute_time", "comm_time") if c not in trace.columns]
-    if missing:
-        raise ValueError(
-            f"trace must have columns worker, compute_time, comm_time (see read_trace), "
-            f"missing {missing}"
-        )
-    df = trace[trace["fresh"].astype(bool)] if "fresh" in trace.columns else trace
-    df = df.assign(latency=df["compute_time"] + df["comm_time"])
-    key = "task_iteration" if "task_iteration" in df.columns else "iteration"
-    if key not in df.columns:
-        raise ValueError("trace must have a task_iteration or iteration column")
-    return df.pivot_table(index=key, columns="worker", values="latency", aggfunc="first")
 
 
 def synchronous_trace(
