@@ -277,20 +277,12 @@ def order_statistic_comparison(
             exact = closed_form(dist, k, n)
         except ValueError:  # infinite mean (Pareto with xi (n-k+1) <= 1)
             exact = math.inf
-        numeric = float(numeric)
+        numeric, mean, se = float(numeric), float(mean), float(se)
         target = exact if not math.isnan(exact) else numeric
-        rows.append(
-            {
-                "k": k,
-                "mc_valid": bool(xi * (n - k + 1) > 2.0),
-                "closed_form": exact,
-                "numeric": numeric,
-                "mc_mean": float(mean),
-                "mc_stderr": float(se),
-                "z": (float(mean) - target) / float(se) if math.isfinite(target) else math.nan,
-            }
-        )
-    return pd.DataFrame(rows)
+        z = (mean - target) / se if math.isfinite(target) else math.nan
+        rows.append((k, bool(xi * (n - k + 1) > 2.0), exact, numeric, mean, se, z))
+    columns = ["k", "mc_valid", "closed_form", "numeric", "mc_mean", "mc_stderr", "z"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def non_identical_comparison(
@@ -354,11 +346,8 @@ def pareto_limit_convergence(
             k = max(1, math.ceil((1.0 - alpha) * n - 1e-9))
             if xi * (n - k + 1) > 1.0:
                 exact = expected_order_statistic_pareto(k, n, t0, xi)
-                rows.append(
-                    {"alpha": alpha, "n": n, "k": k, "exact": exact, "limit": limit}
-                    | {"relative_error": exact / limit - 1.0}
-                )
-    return pd.DataFrame(rows)
+                rows.append((alpha, n, k, exact, limit, exact / limit - 1.0))
+    return pd.DataFrame(rows, columns=["alpha", "n", "k", "exact", "limit", "relative_error"])
 
 
 def cost_of_waiting(
@@ -391,19 +380,12 @@ def cost_of_waiting(
         curves.append(
             ("heterogeneous cluster", expected_order_statistics_numeric(cluster, ks), mean)
         )
-    return pd.DataFrame(
-        [
-            {
-                "model": name,
-                "k": k,
-                "fraction": k / n,
-                "expected": float(v),
-                "relative": float(v) / mean,
-            }
-            for name, values, mean in curves
-            for k, v in zip(ks.tolist(), values)
-        ]
-    )
+    rows = [
+        (name, k, k / n, float(v), float(v) / mean)
+        for name, values, mean in curves
+        for k, v in zip(ks.tolist(), values)
+    ]
+    return pd.DataFrame(rows, columns=["model", "k", "fraction", "expected", "relative"])
 
 
 # --------------------------------------------------------------------------------------
@@ -441,9 +423,9 @@ def ecdf_ks(
     samples = cluster.sample(n_samples, as_generator(seed))
     tests = [(idx, stats.kstest(samples[:, idx], cluster.dists[idx].cdf)) for idx in idxs]
     return [
-        {"worker": idx + 1, "n_samples": n_samples}
-        | {"ks_statistic": float(test.statistic), "p_value": float(test.pvalue)}
-        for idx, test in tests
+        {"worker": i + 1, "n_samples": n_samples, "ks_statistic": float(t.statistic)}
+        | {"p_value": float(t.pvalue)}
+        for i, t in tests
     ]
 
 
@@ -505,18 +487,12 @@ def burst_consistency(
         p_exit = 1.0 / length
         p_enter = pi * p_exit / (1.0 - pi)
         n_iterations = max(1, int(round(run_in_bursts * length)))
+        share = 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1)
         rows.append(
-            {
-                "mean_burst_length": length,
-                "n_iterations": n_iterations,
-                "p_enter": p_enter,
-                "p_exit": p_exit,
-                "burst_probability": pi,
-                "any_burst": 1.0 - (1.0 - pi) ** n_workers,
-                "workers_with_burst": 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1),
-            }
+            (length, n_iterations, p_enter, p_exit, pi, 1.0 - (1.0 - pi) ** n_workers, share)
         )
-    return pd.DataFrame(rows)
+    columns = ["mean_burst_length", "n_iterations", "p_enter", "p_exit", "burst_probability"]
+    return pd.DataFrame(rows, columns=columns + ["any_burst", "workers_with_burst"])
 
 
 def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: float = 0.5) -> float:
@@ -567,17 +543,9 @@ XI_HEAVY, N_HEAVY = 0.6, 10
 
 def model_moments(models: Mapping[str, rv_frozen]) -> pd.DataFrame:
     """Mean, variance and two tail probabilities of each model."""
-    return pd.DataFrame(
-        {
-            name: {
-                "mean": d.mean(),
-                "variance": d.var(),
-                "P[T > 3]": d.sf(3.0),
-                "P[T > 10]": d.sf(10.0),
-            }
-            for name, d in models.items()
-        }
-    ).T
+    rows = {name: (d.mean(), d.var(), d.sf(3.0), d.sf(10.0)) for name, d in models.items()}
+    columns = ["mean", "variance", "P[T > 3]", "P[T > 10]"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
 def codedreduce_conventions(
@@ -585,20 +553,13 @@ def codedreduce_conventions(
 ) -> pd.DataFrame:
     """CR eq. (6) vs the Theorem 2 proof's rate: shift, random part, mean, ``E[T_(n-s)]`` and
     the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
-    dists = {
-        c: codedreduce_compute_time(d_i, a, mu, rate_convention=c) for c in ("eq6", "appendix")
+    rows = {
+        c: (d.support()[0], d.std(), d.mean(), closed_form(d, n - s, n))
+        for c in ("eq6", "appendix")
+        for d in [codedreduce_compute_time(d_i, a, mu, rate_convention=c)]
     }
-    cr = pd.DataFrame(
-        {
-            c: {
-                "shift a d_i [s]": d.support()[0],
-                "random part [s]": d.std(),
-                "mean [s]": d.mean(),
-                f"E[T_({n - s}) of {n}] [s]": closed_form(d, n - s, n),
-            }
-            for c, d in dists.items()
-        }
-    ).T
+    columns = ["shift a d_i [s]", "random part [s]", "mean [s]", f"E[T_({n - s}) of {n}] [s]"]
+    cr = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
     cr.loc["appendix", "CR appendix formula [s]"] = (
         d_i / mu * (harmonic_number(n) - harmonic_number(s)) + a * d_i
     )
@@ -636,17 +597,17 @@ def reference_monte_carlo(
 def grid_summary(comparisons: dict) -> pd.DataFrame:
     """Largest numeric error and Monte Carlo ``|z|`` of :func:`order_statistic_comparison`
     frames (by name)."""
-    return pd.DataFrame(
-        {
-            "max |numeric / closed form - 1|": [
-                np.max(np.abs(c["numeric"] / c["closed_form"] - 1)) for c in comparisons.values()
-            ],
-            "max |z| (finite variance)": [
-                c.loc[c["mc_valid"], "z"].abs().max() for c in comparisons.values()
-            ],
-            "k with finite variance": [int(c["mc_valid"].sum()) for c in comparisons.values()],
-        },
-        index=list(comparisons),
+    rows = {
+        name: (
+            np.max(np.abs(c["numeric"] / c["closed_form"] - 1)),
+            c.loc[c["mc_valid"], "z"].abs().max(),
+            int(c["mc_valid"].sum()),
+        )
+        for name, c in comparisons.items()
+    }
+    columns = ["max |numeric / closed form - 1|", "max |z| (finite variance)"]
+    return pd.DataFrame.from_dict(
+        rows, orient="index", columns=columns + ["k with finite variance"]
     )
 
 
