@@ -177,13 +177,11 @@ def _parse_column(col, text, bad):
     return values
 
 
-def synchronous_trace(
-    compute: ArrayLike, comm: ArrayLike, injected: ArrayLike | None = None
-) -> pd.DataFrame:
+def synchronous_trace(compute: ArrayLike, comm: ArrayLike) -> pd.DataFrame:
     """The trace of synchronous iterations: every worker computes ``compute[t, i]`` seconds
-    and sends one message of ``comm`` seconds (scalar or ``(T, N)``); iteration ``t + 1``
-    starts when the last result of iteration ``t`` has arrived (no queue waits). ``injected``
-    is the injected part of ``compute`` (default: all of it); rows in arrival order.
+    (all of it injected) and sends one message of ``comm`` seconds (scalar or ``(T, N)``);
+    iteration ``t + 1`` starts when the last result of iteration ``t`` has arrived (no queue
+    waits); rows in arrival order.
 
     Examples
     --------
@@ -202,7 +200,6 @@ def synchronous_trace(
     comm = np.broadcast_to(np.asarray(comm, dtype=float), (T, N))
     if not np.all(np.isfinite(comm)) or np.any(comm < 0):
         raise ValueError("comm must hold finite times >= 0")
-    injected = compute if injected is None else np.broadcast_to(injected, (T, N))
     arrival = np.empty((T, N))
     start = 0.0
     for t in range(T):
@@ -217,7 +214,7 @@ def synchronous_trace(
             "comm_time": comm.ravel(),
             "fresh": True,
             "wall_clock": arrival.ravel(),
-            "injected_delay": np.asarray(injected, dtype=float).ravel(),
+            "injected_delay": compute.ravel(),
             "real_compute": 0.0,
             "task_iteration": it,
             "used": True,
