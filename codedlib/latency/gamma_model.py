@@ -4,8 +4,8 @@ Worker i's latency is ``X_i = Y_i + Z_i`` (Section III-A), independent gamma com
 ``Y_i`` and computation ``Z_i`` with per-worker parameters. At computational load c (relative
 to the fitted reference load ``load=1``) ``e_Z(c) = e_Z c`` (Fig. 1) and ``v_Z(c) = v_Z c**2``
 (Section VI-B's linearisation), so only the gamma scale grows. Bursts (Section III-B) enter
-every sampler as a ``slowdown`` multiplier. Fitting uses per-worker sample moments over a
-moving window (Section VI-A) and shape e²/v, scale v/e (footnote 14);
+:meth:`GammaLatencyModel.sample` as a ``slowdown`` multiplier. Fitting uses per-worker sample
+moments of a trace (Section VI-A) and shape e²/v, scale v/e (footnote 14);
 :meth:`GammaLatencyModel.iid` is Fig. 5's i.i.d. baseline. Reference: severinson2023dsag.
 """
 
