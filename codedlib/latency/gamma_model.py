@@ -95,19 +95,14 @@ class GammaLatencyModel:
         comp_cv: ArrayLike = 0.1,
     ) -> GammaLatencyModel:
         """Model from per-worker means and coefficients of variation (std/mean)."""
-        comm_mean = np.atleast_1d(np.asarray(comm_mean, dtype=float))
-        comp_mean = np.atleast_1d(np.asarray(comp_mean, dtype=float))
-        comm_mean, comp_mean = np.broadcast_arrays(comm_mean, comp_mean)
-        comm_cv = np.broadcast_to(np.asarray(comm_cv, float), comm_mean.shape)
-        comp_cv = np.broadcast_to(np.asarray(comp_cv, float), comm_mean.shape)
+        given = (comm_mean, comp_mean, comm_cv, comp_cv)
+        comm_mean, comp_mean, comm_cv, comp_cv = np.broadcast_arrays(
+            *(np.atleast_1d(np.asarray(a, dtype=float)) for a in given)
+        )
         if np.any(comm_cv <= 0) or np.any(comp_cv <= 0):
             raise ValueError("comm_cv and comp_cv must be positive")
-        return cls(
-            comm_mean.copy(),
-            (comm_cv * comm_mean) ** 2,
-            comp_mean.copy(),
-            (comp_cv * comp_mean) ** 2,
-        )
+        comm_var, comp_var = (comm_cv * comm_mean) ** 2, (comp_cv * comp_mean) ** 2
+        return cls(comm_mean.copy(), comm_var, comp_mean.copy(), comp_var)
 
     @property
     def n_workers(self) -> int:

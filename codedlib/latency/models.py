@@ -207,9 +207,7 @@ class HeterogeneousCluster:
     @classmethod
     def identical(cls, dist: rv_frozen, n_workers: int) -> HeterogeneousCluster:
         """``n_workers`` workers sharing the distribution ``dist``."""
-        n_workers = check_int("n_workers", n_workers, low=1)
-        _check_distribution("dist", dist)
-        return cls([dist] * n_workers)
+        return cls([dist] * check_int("n_workers", n_workers, low=1))
 
     @classmethod
     def from_gamma_moments(cls, means: ArrayLike, variances: ArrayLike) -> HeterogeneousCluster:
@@ -244,9 +242,6 @@ class HeterogeneousCluster:
     def n_workers(self) -> int:
         """Number of workers ``N``."""
         return len(self.dists)
-
-    def __len__(self) -> int:
-        return self.n_workers
 
     def __repr__(self) -> str:
         names = sorted(
