@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import InputTypeError, RngLike, as_generator, check_int, check_real
+from codedlib._validation import InputTypeError, RngLike, check_real
 from codedlib.cluster import FAMILIES, ClusterModel, Workload
 from codedlib.latency.traces import read_trace, synchronous_trace
 from codedlib.network import Network
@@ -490,8 +490,6 @@ def synthetic_trace(
     """
     if not isinstance(cluster, ClusterModel):
         raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
-    n_iterations = check_int("n_iterations", n_iterations, 1)
     shares = check_real("shares", shares, 0.0, low_open=True)
-    rng = as_generator(rng)
-    compute = cluster.compute_times(shares, n_iterations, rng)
+    compute = cluster.compute_times(shares, n_iterations, rng)  # checks n_iterations and rng
     return synchronous_trace(compute, cluster.message_time)

@@ -480,14 +480,6 @@ def test_trace_names_cannot_leave_the_trace_folder(name):
 NEW_MODULE_CASES = [
     # (what, call, exception, message)
     (
-        "latency-empty-frame",
-        lambda: __import__("codedlib.latency.traces", fromlist=["x"]).per_iteration_worker_latency(
-            pd.DataFrame()
-        ),
-        ValueError,
-        "trace must have columns worker, compute_time, comm_time",
-    ),
-    (
         "unit-delays-negative-size",
         lambda: __import__("codedlib.cluster", fromlist=["x"]).unit_delays("pareto", 3.0, -1),
         ValueError,

@@ -205,8 +205,7 @@ def test_markov_bursts_burst_lengths_geometric():
     bursts = MarkovBursts(
         shifted_exponential(0, 1), p_enter=0.05, p_exit=0.25, factor=2.0, n_workers=50
     )
-    states = bursts.sample_states(4000, rng=2, initial="normal")
-    assert not states[0].any()
+    states = bursts.sample_states(4000, rng=2)
     # burst run lengths are geometric with mean 1 / p_exit = 4
     lengths = []
     for col in states.T:
@@ -222,8 +221,6 @@ def test_markov_bursts_reproducible_heterogeneous():
     a, b = bursts.sample_path(100, rng=5), bursts.sample_path(100, rng=5)
     np.testing.assert_array_equal(a.latency, b.latency)
     np.testing.assert_allclose(bursts.stationary_means(), cluster.means() * (1 + 0.25 * 0.5))
-    with pytest.raises(ValueError, match="initial"):
-        bursts.sample_states(10, initial="burst")
     with pytest.raises(ValueError, match="n_iterations must satisfy 1 <= n_iterations"):
         bursts.sample_path(0)
 

@@ -13,8 +13,8 @@ esfahanizadeh2022stream, david2003order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import partial
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,7 +55,6 @@ __all__ = [
     "KNOWN_VALUES",
     "REFERENCE_MODELS",
     "SETTINGS",
-    "BurstyPathResult",
     "burst_consistency",
     "burst_run_needed",
     "burst_stats",
@@ -173,55 +172,40 @@ def cluster_ecdf(
     return pd.concat(frames, ignore_index=True)
 
 
-@dataclass(frozen=True)
-class BurstyPathResult:
-    """A sampled :class:`MarkovBursts` path (:func:`bursty_path`): ``path`` (iteration, worker
-    (1-based), latency, in_burst), ``summary`` (stationary vs sampled) and ``model``."""
-
-    path: pd.DataFrame
-    summary: pd.DataFrame
-    model: MarkovBursts
-
-
-def _burst_model(n_workers, mean, cv, factor, p_enter, p_exit) -> MarkovBursts:
-    base = gamma_from_moments(mean, (cv * mean) ** 2)
+def _burst_model(n_workers, factor, p_enter, p_exit) -> MarkovBursts:
+    """Gamma workers of mean 1 and cv 0.03 with Markov bursts."""
+    base = gamma_from_moments(1.0, 0.03**2)
     return MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
 
 
 def bursty_path(
     n_workers: int = 36,
     n_iterations: int = 600,
-    shown: Sequence[int] | None = None,
-    mean: float = 1.0,
-    cv: float = 0.03,
     factor: float = 1.12,
     p_enter: float = 0.0007,
     p_exit: float = 0.05,
     rng: RngLike = None,
-) -> BurstyPathResult:
-    """A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts).
+) -> SimpleNamespace:
+    """A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts): ``path``
+    (iteration, worker (1-based), latency, in_burst), ``summary`` (stationary vs sampled) and
+    ``model``.
 
     Defaults are calibrated to DSAG's description of AWS: bursts raise the mean latency by
     12% (``factor = 1.12``) and last ``1/p_exit = 20`` iterations; ``p_enter = 0.0007`` makes
     the stationary probability that at least one of ``N = 36`` workers is in a burst about 40%.
-
-    ``shown``: the workers to return (default: the three with the most burst iterations).
+    The path holds the three workers with the most burst iterations, as DSAG Fig. 4 shows.
     """
-    model = _burst_model(n_workers, mean, cv, factor, p_enter, p_exit)
+    model = _burst_model(n_workers, factor, p_enter, p_exit)
     path = model.sample_path(n_iterations, as_generator(rng))
-    if shown is None:  # like DSAG Fig. 4: show the three workers with the most burst time
-        shown = sorted(np.argsort(-path.in_burst.sum(axis=0), kind="stable")[:3].tolist())
-    frames = [
-        pd.DataFrame(
-            {
-                "iteration": np.arange(n_iterations),
-                "worker": idx + 1,
-                "latency": path.latency[:, idx],
-                "in_burst": path.in_burst[:, idx],
-            }
-        )
-        for idx in (check_int("worker", w, low=0, high=model.n_workers - 1) for w in shown)
-    ]
+    shown = sorted(np.argsort(-path.in_burst.sum(axis=0), kind="stable")[:3].tolist())
+    frame = pd.DataFrame(
+        {
+            "iteration": np.tile(np.arange(n_iterations), len(shown)),
+            "worker": np.repeat(np.array(shown) + 1, n_iterations),
+            "latency": path.latency[:, shown].T.ravel(),
+            "in_burst": path.in_burst[:, shown].T.ravel(),
+        }
+    )
     pi, burst = model.burst_probability, path.in_burst
     some_burst = 1.0 - (1.0 - pi) * (1.0 - model.p_enter) ** (n_iterations - 1)
     rows = [  # quantity, stationary value, sampled value
@@ -232,7 +216,7 @@ def bursty_path(
     ]
     columns = ["quantity", "stationary", "sampled"]
     summary = pd.DataFrame([(q, float(a), float(b)) for q, a, b in rows], columns=columns)
-    return BurstyPathResult(pd.concat(frames, ignore_index=True), summary, model)
+    return SimpleNamespace(path=frame, summary=summary, model=model)
 
 
 def closed_form(dist: rv_frozen, k: int, n: int) -> float:
@@ -256,17 +240,9 @@ def known_values_table(replicas: int = 100_000, rng: RngLike = None) -> pd.DataF
     for ref in KNOWN_VALUES:
         dist, n, k = REFERENCE_MODELS[ref["model"]], ref["n"], ref["k"]
         mc = order_statistic_monte_carlo(dist, k, n, replicas=replicas, rng=rng)
-        exact = closed_form(dist, k, n)
-        rows.append(
-            {
-                **ref,
-                "closed_form": exact,
-                "numeric": expected_order_statistic_numeric(dist, k, n),
-                "monte_carlo": mc.mean,
-                "mc_stderr": mc.stderr,
-                "z": (mc.mean - exact) / mc.stderr,
-            }
-        )
+        exact, numeric = closed_form(dist, k, n), expected_order_statistic_numeric(dist, k, n)
+        row = dict(closed_form=exact, numeric=numeric, monte_carlo=mc.mean, mc_stderr=mc.stderr)
+        rows.append(ref | row | {"z": (mc.mean - exact) / mc.stderr})
     return pd.DataFrame(rows)
 
 
@@ -301,20 +277,12 @@ def order_statistic_comparison(
             exact = closed_form(dist, k, n)
         except ValueError:  # infinite mean (Pareto with xi (n-k+1) <= 1)
             exact = math.inf
-        numeric = float(numeric)
+        numeric, mean, se = float(numeric), float(mean), float(se)
         target = exact if not math.isnan(exact) else numeric
-        rows.append(
-            {
-                "k": k,
-                "mc_valid": bool(xi * (n - k + 1) > 2.0),
-                "closed_form": exact,
-                "numeric": numeric,
-                "mc_mean": float(mean),
-                "mc_stderr": float(se),
-                "z": (float(mean) - target) / float(se) if math.isfinite(target) else math.nan,
-            }
-        )
-    return pd.DataFrame(rows)
+        z = (mean - target) / se if math.isfinite(target) else math.nan
+        rows.append((k, bool(xi * (n - k + 1) > 2.0), exact, numeric, mean, se, z))
+    columns = ["k", "mc_valid", "closed_form", "numeric", "mc_mean", "mc_stderr", "z"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def non_identical_comparison(
@@ -378,11 +346,8 @@ def pareto_limit_convergence(
             k = max(1, math.ceil((1.0 - alpha) * n - 1e-9))
             if xi * (n - k + 1) > 1.0:
                 exact = expected_order_statistic_pareto(k, n, t0, xi)
-                rows.append(
-                    {"alpha": alpha, "n": n, "k": k, "exact": exact, "limit": limit}
-                    | {"relative_error": exact / limit - 1.0}
-                )
-    return pd.DataFrame(rows)
+                rows.append((alpha, n, k, exact, limit, exact / limit - 1.0))
+    return pd.DataFrame(rows, columns=["alpha", "n", "k", "exact", "limit", "relative_error"])
 
 
 def cost_of_waiting(
@@ -415,19 +380,12 @@ def cost_of_waiting(
         curves.append(
             ("heterogeneous cluster", expected_order_statistics_numeric(cluster, ks), mean)
         )
-    return pd.DataFrame(
-        [
-            {
-                "model": name,
-                "k": k,
-                "fraction": k / n,
-                "expected": float(v),
-                "relative": float(v) / mean,
-            }
-            for name, values, mean in curves
-            for k, v in zip(ks.tolist(), values)
-        ]
-    )
+    rows = [
+        (name, k, k / n, float(v), float(v) / mean)
+        for name, values, mean in curves
+        for k, v in zip(ks.tolist(), values)
+    ]
+    return pd.DataFrame(rows, columns=["model", "k", "fraction", "expected", "relative"])
 
 
 # --------------------------------------------------------------------------------------
@@ -465,9 +423,9 @@ def ecdf_ks(
     samples = cluster.sample(n_samples, as_generator(seed))
     tests = [(idx, stats.kstest(samples[:, idx], cluster.dists[idx].cdf)) for idx in idxs]
     return [
-        {"worker": idx + 1, "n_samples": n_samples}
-        | {"ks_statistic": float(test.statistic), "p_value": float(test.pvalue)}
-        for idx, test in tests
+        {"worker": i + 1, "n_samples": n_samples, "ks_statistic": float(t.statistic)}
+        | {"p_value": float(t.pvalue)}
+        for i, t in tests
     ]
 
 
@@ -475,8 +433,6 @@ def burst_stats(
     seed: int,
     n_workers: int = 36,
     n_iterations: int = 600,
-    mean: float = 1.0,
-    cv: float = 0.03,
     factor: float = 1.12,
     p_enter: float = 0.0007,
     p_exit: float = 0.05,
@@ -484,7 +440,7 @@ def burst_stats(
     """Burst statistics of one :class:`MarkovBursts` path (model of :func:`bursty_path`):
     shares of worker-iterations in a burst, of iterations with some worker in a burst, of
     workers with a burst; latency in / out of a burst (nan without bursts)."""
-    model = _burst_model(n_workers, mean, cv, factor, p_enter, p_exit)
+    model = _burst_model(n_workers, factor, p_enter, p_exit)
     path = model.sample_path(n_iterations, as_generator(seed))  # checks n_iterations
     burst = path.in_burst
     ratio = (
@@ -531,18 +487,12 @@ def burst_consistency(
         p_exit = 1.0 / length
         p_enter = pi * p_exit / (1.0 - pi)
         n_iterations = max(1, int(round(run_in_bursts * length)))
+        share = 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1)
         rows.append(
-            {
-                "mean_burst_length": length,
-                "n_iterations": n_iterations,
-                "p_enter": p_enter,
-                "p_exit": p_exit,
-                "burst_probability": pi,
-                "any_burst": 1.0 - (1.0 - pi) ** n_workers,
-                "workers_with_burst": 1.0 - (1.0 - pi) * (1.0 - p_enter) ** (n_iterations - 1),
-            }
+            (length, n_iterations, p_enter, p_exit, pi, 1.0 - (1.0 - pi) ** n_workers, share)
         )
-    return pd.DataFrame(rows)
+    columns = ["mean_burst_length", "n_iterations", "p_enter", "p_exit", "burst_probability"]
+    return pd.DataFrame(rows, columns=columns + ["any_burst", "workers_with_burst"])
 
 
 def burst_run_needed(n_workers: int = 36, any_fraction: float = 0.40, share: float = 0.5) -> float:
@@ -593,17 +543,9 @@ XI_HEAVY, N_HEAVY = 0.6, 10
 
 def model_moments(models: Mapping[str, rv_frozen]) -> pd.DataFrame:
     """Mean, variance and two tail probabilities of each model."""
-    return pd.DataFrame(
-        {
-            name: {
-                "mean": d.mean(),
-                "variance": d.var(),
-                "P[T > 3]": d.sf(3.0),
-                "P[T > 10]": d.sf(10.0),
-            }
-            for name, d in models.items()
-        }
-    ).T
+    rows = {name: (d.mean(), d.var(), d.sf(3.0), d.sf(10.0)) for name, d in models.items()}
+    columns = ["mean", "variance", "P[T > 3]", "P[T > 10]"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
 def codedreduce_conventions(
@@ -611,20 +553,13 @@ def codedreduce_conventions(
 ) -> pd.DataFrame:
     """CR eq. (6) vs the Theorem 2 proof's rate: shift, random part, mean, ``E[T_(n-s)]`` and
     the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
-    dists = {
-        c: codedreduce_compute_time(d_i, a, mu, rate_convention=c) for c in ("eq6", "appendix")
+    rows = {
+        c: (d.support()[0], d.std(), d.mean(), closed_form(d, n - s, n))
+        for c in ("eq6", "appendix")
+        for d in [codedreduce_compute_time(d_i, a, mu, rate_convention=c)]
     }
-    cr = pd.DataFrame(
-        {
-            c: {
-                "shift a d_i [s]": d.support()[0],
-                "random part [s]": d.std(),
-                "mean [s]": d.mean(),
-                f"E[T_({n - s}) of {n}] [s]": closed_form(d, n - s, n),
-            }
-            for c, d in dists.items()
-        }
-    ).T
+    columns = ["shift a d_i [s]", "random part [s]", "mean [s]", f"E[T_({n - s}) of {n}] [s]"]
+    cr = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
     cr.loc["appendix", "CR appendix formula [s]"] = (
         d_i / mu * (harmonic_number(n) - harmonic_number(s)) + a * d_i
     )
@@ -662,17 +597,17 @@ def reference_monte_carlo(
 def grid_summary(comparisons: dict) -> pd.DataFrame:
     """Largest numeric error and Monte Carlo ``|z|`` of :func:`order_statistic_comparison`
     frames (by name)."""
-    return pd.DataFrame(
-        {
-            "max |numeric / closed form - 1|": [
-                np.max(np.abs(c["numeric"] / c["closed_form"] - 1)) for c in comparisons.values()
-            ],
-            "max |z| (finite variance)": [
-                c.loc[c["mc_valid"], "z"].abs().max() for c in comparisons.values()
-            ],
-            "k with finite variance": [int(c["mc_valid"].sum()) for c in comparisons.values()],
-        },
-        index=list(comparisons),
+    rows = {
+        name: (
+            np.max(np.abs(c["numeric"] / c["closed_form"] - 1)),
+            c.loc[c["mc_valid"], "z"].abs().max(),
+            int(c["mc_valid"].sum()),
+        )
+        for name, c in comparisons.items()
+    }
+    columns = ["max |numeric / closed form - 1|", "max |z| (finite variance)"]
+    return pd.DataFrame.from_dict(
+        rows, orient="index", columns=columns + ["k with finite variance"]
     )
 
 
@@ -812,8 +747,7 @@ def _codedreduce_claims() -> list:
         f"CR Sec. V constants a = 5e-5 s/sample, aμ = 1; chosen: d_i = 49920/156 = {CR_D_I} "
         "samples (uncoded share)"
     )
-    section = "1.1 CodedReduce eq. (6)"
-    exact = partial(spec, "exact", section=section, basis="check", unit="s")
+    exact = partial(spec, "exact", section="1.1 CodedReduce eq. (6)", basis="check", unit="s")
     app = codedreduce_compute_time(CR_D_I, CR_A, CR_MU, rate_convention="appendix")
     eq6 = [  # quantity, column of cr's eq6 row, paper value and what it is
         (
@@ -854,16 +788,15 @@ def _codedreduce_claims() -> list:
             paper="eq. (6): rate μ/a; proof of Theorem 2: rate μ/d_i (same computation-time model)",
             verdict="paper erratum",
             setting=setting,
-            section=section,
-            basis="paper",
+            section="1.1 CodedReduce eq. (6)",
         ),
     ]
 
 
 def _cluster_claims() -> list:
-    section = "1.2 Heterogeneous workers"
+    section = partial(spec, section="1.2 Heterogeneous workers")
     return [
-        spec(
+        section(
             "interval",
             "DSAG Fig. 3 (style)",
             "KS p-value, sampled vs model CDF",
@@ -877,10 +810,9 @@ def _cluster_claims() -> list:
             setting="stand-in: 12 gamma workers, means 1→1.4 (chosen, DSAG eX3-like), cv 0.2 "
             "(chosen), 2000 draws of workers 1 and 12 per seed; paper value: the mean p-value "
             "when the samples follow the model",
-            section=section,
             basis="check",
         ),
-        spec(
+        section(
             "not_attempted",
             "DSAG Fig. 3",
             "gamma fit to two Azure workers",
@@ -889,8 +821,6 @@ def _cluster_claims() -> list:
             reason="we have no Azure traces: this section samples a chosen gamma cluster, so it "
             "checks the sampler, not the paper's fit; notebook 03-dsag fits the model to latency "
             "recorded by our own MPI runs",
-            section=section,
-            basis="paper",
         ),
     ]
 
@@ -949,23 +879,21 @@ def _burst_share(consistency, run_needed):
 
 
 def _burst_claims() -> list:
-    section = "1.3 Bursty workers"
-    interval = partial(spec, "interval", section=section)
-    calibrated = partial(spec, verdict="calibrated", section=section, basis="paper")
-    model = "DSAG Sec. III-B (model)"
+    section = partial(spec, section="1.3 Bursty workers")
+    calibrated = partial(section, verdict="calibrated")
     return [
-        interval(
-            model,
-            "sampled burst fraction vs p_enter/(p_enter+p_exit)",
-            partial(_burst_paths, "burst_fraction"),
+        section(
+            "interval",
+            "DSAG Sec. III-B (model)",
+            quantity,
+            partial(_burst_paths, column),
             basis="check",
-        ),
-        interval(
-            model,
-            "sampled P[some worker in a burst]",
-            partial(_burst_paths, "any_burst"),
-            basis="check",
-        ),
+        )
+        for quantity, column in (
+            ("sampled burst fraction vs p_enter/(p_enter+p_exit)", "burst_fraction"),
+            ("sampled P[some worker in a burst]", "any_burst"),
+        )
+    ] + [
         calibrated(
             "exact",
             "DSAG Fig. 4",
@@ -984,7 +912,8 @@ def _burst_claims() -> list:
             unit="×",
             reason="factor = 1.12 was chosen to hit the paper's +12 %",
         ),
-        interval(
+        section(
+            "interval",
             "DSAG Fig. 4",
             "sampled share of workers with >= 1 burst",
             partial(_burst_paths, "workers_with_burst"),
@@ -992,19 +921,17 @@ def _burst_claims() -> list:
             paper_text="most of the 36 workers",
             basis="derived",
         ),
-        spec(
+        section(
             "exact",
             "DSAG Fig. 4",
             "share of workers with >= 1 burst, run = 30 bursts",
             _burst_share,
             paper_range=(0.5, 1.0),
             rtol=0.0,
-            section=section,
             headline=True,
             setting="DSAG Sec. III-B: 40 % of iterations with some of N = 36 workers in a burst, "
             "~1-minute bursts in a ~30-minute run; chosen: independent workers, "
             "stationary start, burst lengths 5–100 iterations; paper value: 'most' (> 0.5)",
-            basis="paper",
         ),
     ]
 
@@ -1082,33 +1009,29 @@ def _finite(finite_k):
 
 
 def _grid_claims() -> list:
-    section = "2.2 E[T_(k)] for every k"
+    check = partial(spec, section="2.2 E[T_(k)] for every k", basis="check")
     paper_k = max(k for k in range(1, N_HEAVY + 1) if XI_HEAVY * (N_HEAVY - k + 1) > 1)
     return [
-        spec(
+        check(
             "qualitative",
             item,
             f"all k = 1..n: numeric and Monte Carlo vs closed form, {name}",
             partial(_grid_row, name),
             paper=f"E[T_(k)] given by {formula} for every k",
-            section=section,
-            basis="check",
         )
         for name, item, formula in (
             ("exponential", "LAGC eq. (21)", "eq. (21)"),
             ("Pareto xi=2", "RS App. / LAGC eq. (22)", "the Vännman / eq. (22) closed form"),
         )
     ] + [
-        spec(
+        check(
             "exact",
             "RS App. / LAGC eq. (22)",
             f"finite E[T_(k)], Pareto ξ = {XI_HEAVY}, n = {N_HEAVY}",
             _finite,
             paper=f"k <= {paper_k}",
-            section=section,
             setting="chosen: t0 = 1, ξ = 0.6; paper value: the Gamma functions of eq. (22) need "
             "ξ(n − k + 1) > 1; ours: where the numeric integral converges",
-            basis="check",
         )
     ]
 
@@ -1144,23 +1067,21 @@ def _hetero_mc(k, hetero, hetero_mc, replicas):
 
 
 def _hetero_claims() -> list:
-    section = "2.3 Non-identical workers"
+    section = partial(spec, section="2.3 Non-identical workers")
     iid = partial(
-        spec,
+        section,
         "qualitative",
         "DSAG Fig. 5 (style)",
         paper="the i.i.d. model (global mean and variance) can significantly reduce accuracy",
         uncertainty="exact (numeric integration)",
-        section=section,
         basis="check",
     )
     return [
-        spec(
+        section(
             "interval",
             "LAGC eq. (28)",
             f"E[T_({k})] of 20 non-identical: Monte Carlo",
             partial(_hetero_mc, k),
-            section=section,
             basis="check",
         )
         for k in (10, 20)
@@ -1175,7 +1096,7 @@ def _hetero_claims() -> list:
             lambda hetero, mild: _iid_row(mild, hetero),
             setting="stand-in: 20 gamma workers, means 1→1.4, cv 0.2 (chosen)",
         ),
-        spec(
+        section(
             "not_attempted",
             "DSAG Fig. 5",
             "recorded vs predicted w-th fastest latency, Azure N = 72",
@@ -1184,8 +1105,6 @@ def _hetero_claims() -> list:
             reason="no Azure traces: this section compares the two models with each other on a "
             "stand-in cluster; notebook 03-dsag compares them with latency recorded by our own "
             "MPI runs",
-            section=section,
-            basis="paper",
         ),
     ]
 
@@ -1207,7 +1126,6 @@ def _pareto_limit_claims() -> list:
         "(RS App.)"
     )
     exact = partial(spec, "exact", section="2.4 RS Proposition 1")
-    xi = RS_XI
     at80 = partial(exact, "RS eqs. (20)-(21) at n = 80", rtol=1e-3, unit="ms", verdict="partly")
     return [
         exact(
@@ -1218,7 +1136,6 @@ def _pareto_limit_claims() -> list:
             unit="ms",
             setting=setting,
             headline=True,
-            basis="paper",
         ),
         *(
             at80(
@@ -1236,15 +1153,14 @@ def _pareto_limit_claims() -> list:
             "RS App. (proof of Prop. 1)",
             "limit of (1 − 1/(ξ(αn+1)))^(αn+1/2)",
             lambda factors: {"ours": factors["first"]},
-            paper=math.exp(-xi),
+            paper=math.exp(-RS_XI),
             rtol=1e-3,
             verdict="paper erratum",
             setting="ξ = 1.1, α = 0.1477; paper value: e^(−ξ) as printed; ours: the factor at "
             "n = 10^8",
-            reason=f"the factor tends to e^(−1/ξ) = {math.exp(-1 / xi):.4f}, not e^(−ξ) = "
-            f"{math.exp(-xi):.4f}; the second factor likewise tends to e^(1/ξ), not e^ξ, so "
+            reason=f"the factor tends to e^(−1/ξ) = {math.exp(-1 / RS_XI):.4f}, not e^(−ξ) = "
+            f"{math.exp(-RS_XI):.4f}; the second factor likewise tends to e^(1/ξ), not e^ξ, so "
             "the two still cancel and eq. (19) stands",
-            basis="paper",
         ),
     ]
 
@@ -1275,17 +1191,15 @@ def _growing(cost):
 
 
 def _cost_claims() -> list:
-    section = "2.5 Cost of waiting"
+    check = partial(spec, section="2.5 Cost of waiting", basis="check")
     return [
-        spec(
+        check(
             "exact",
             item,
             f"cost of waiting for all n, {label}",
             partial(_all_n, name, setting),
             rtol=1e-8,
             unit="× E[T]",
-            section=section,
-            basis="check",
         )
         for name, item, label, setting in (
             (
@@ -1303,15 +1217,13 @@ def _cost_claims() -> list:
             ),
         )
     ] + [
-        spec(
+        check(
             "qualitative",
             "LAGC eqs. (21)-(22)",
             "E[T_(k)] increases with k",
             _growing,
             paper="the averages (21) and (22) increase with the mean of each worker and with k",
             uncertainty="exact (numeric integration)",
-            section=section,
-            basis="check",
         )
     ]
 

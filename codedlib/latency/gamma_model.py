@@ -4,8 +4,8 @@ Worker i's latency is ``X_i = Y_i + Z_i`` (Section III-A), independent gamma com
 ``Y_i`` and computation ``Z_i`` with per-worker parameters. At computational load c (relative
 to the fitted reference load ``load=1``) ``e_Z(c) = e_Z c`` (Fig. 1) and ``v_Z(c) = v_Z c**2``
 (Section VI-B's linearisation), so only the gamma scale grows. Bursts (Section III-B) enter
-every sampler as a ``slowdown`` multiplier. Fitting uses per-worker sample moments over a
-moving window (Section VI-A) and shape e²/v, scale v/e (footnote 14);
+:meth:`GammaLatencyModel.sample` as a ``slowdown`` multiplier. Fitting uses per-worker sample
+moments of a trace (Section VI-A) and shape e²/v, scale v/e (footnote 14);
 :meth:`GammaLatencyModel.iid` is Fig. 5's i.i.d. baseline. Reference: severinson2023dsag.
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int
 from codedlib.latency.traces import TRACE_COLUMNS
 
 if TYPE_CHECKING:
@@ -95,19 +95,14 @@ class GammaLatencyModel:
         comp_cv: ArrayLike = 0.1,
     ) -> GammaLatencyModel:
         """Model from per-worker means and coefficients of variation (std/mean)."""
-        comm_mean = np.atleast_1d(np.asarray(comm_mean, dtype=float))
-        comp_mean = np.atleast_1d(np.asarray(comp_mean, dtype=float))
-        comm_mean, comp_mean = np.broadcast_arrays(comm_mean, comp_mean)
-        comm_cv = np.broadcast_to(np.asarray(comm_cv, float), comm_mean.shape)
-        comp_cv = np.broadcast_to(np.asarray(comp_cv, float), comm_mean.shape)
+        given = (comm_mean, comp_mean, comm_cv, comp_cv)
+        comm_mean, comp_mean, comm_cv, comp_cv = np.broadcast_arrays(
+            *(np.atleast_1d(np.asarray(a, dtype=float)) for a in given)
+        )
         if np.any(comm_cv <= 0) or np.any(comp_cv <= 0):
             raise ValueError("comm_cv and comp_cv must be positive")
-        return cls(
-            comm_mean.copy(),
-            (comm_cv * comm_mean) ** 2,
-            comp_mean.copy(),
-            (comp_cv * comp_mean) ** 2,
-        )
+        comm_var, comp_var = (comm_cv * comm_mean) ** 2, (comp_cv * comp_mean) ** 2
+        return cls(comm_mean.copy(), comm_var, comp_mean.copy(), comp_var)
 
     @property
     def n_workers(self) -> int:
@@ -136,17 +131,6 @@ class GammaLatencyModel:
         if not np.all(np.isfinite(load)) or np.any(load <= 0):
             raise ValueError(f"load must be positive and finite, got {load!r}")
         return load
-
-    def scaled(self, load: ArrayLike) -> GammaLatencyModel:
-        """Model at computational load ``load`` (scalar or (N,)): e_Z*c, v_Z*c² (Sec. VI-B)."""
-        load = np.broadcast_to(self._load(load), self.comp_mean.shape)
-        return GammaLatencyModel(
-            self.comm_mean,
-            self.comm_var,
-            self.comp_mean * load,
-            self.comp_var * load**2,
-            workers=self.workers,
-        )
 
     def mean_latency(self, load: ArrayLike = 1.0) -> np.ndarray:
         """Expected total latency ``e_X,i = e_Y,i + c * e_Z,i`` per worker."""
@@ -192,25 +176,11 @@ class GammaLatencyModel:
         return comm, comp * factor
 
     def sample_total(
-        self,
-        size: int | tuple[int, ...] = (),
-        rng: RngLike = None,
-        load: ArrayLike = 1.0,
-        slowdown: ArrayLike | None = None,
+        self, size: int | tuple[int, ...] = (), rng: RngLike = None, load: ArrayLike = 1.0
     ) -> np.ndarray:
         """Draw total latencies ``X_i = Y_i + Z_i`` of shape ``size + (N,)``."""
-        comm, comp = self.sample(size, rng=rng, load=load, slowdown=slowdown)
+        comm, comp = self.sample(size, rng=rng, load=load)
         return comm + comp
-
-    def distributions(self, kind: str = "comp") -> list:
-        """Frozen scipy gamma distributions per worker (``kind`` 'comm' or 'comp')."""
-        from codedlib.latency.models import gamma_from_moments
-
-        if kind == "comm":
-            return [gamma_from_moments(m, v) for m, v in zip(self.comm_mean, self.comm_var)]
-        if kind == "comp":
-            return [gamma_from_moments(m, v) for m, v in zip(self.comp_mean, self.comp_var)]
-        raise ValueError(f"kind must be 'comm' or 'comp', got kind={kind!r}")
 
 
 def validate_trace(trace_df: pd.DataFrame) -> pd.DataFrame:
@@ -232,12 +202,8 @@ def validate_trace(trace_df: pd.DataFrame) -> pd.DataFrame:
         raise ValueError("trace_df is empty: need at least 2 recordings per worker")
     for col in ("compute_time", "comm_time"):
         values = trace_df[col].to_numpy(dtype=float)
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"trace_df[{col!r}] must be finite")
-        if np.any(values < 0):
-            raise ValueError(
-                f"trace_df[{col!r}] must be non-negative (a latency), got min {values.min():g}"
-            )
+        if not np.all(np.isfinite(values) & (values >= 0)):
+            raise ValueError(f"trace_df[{col!r}] must be finite and non-negative (a latency)")
     return trace_df
 
 
@@ -255,9 +221,9 @@ def queue_wait(
     return np.nan_to_num(np.maximum(np.asarray(previous_arrival, float) - sent, 0.0), nan=0.0)
 
 
-def without_queueing(trace_df: pd.DataFrame, floor: float = 1e-6) -> pd.DataFrame:
+def without_queueing(trace_df: pd.DataFrame) -> pd.DataFrame:
     """The trace with each task's wait behind its worker's previous task (:func:`queue_wait`)
-    taken out of ``comm_time`` (floored at ``floor`` s) and kept in ``queue_wait``: with w < N
+    taken out of ``comm_time`` (floored at 1 µs) and kept in ``queue_wait``: with w < N
     that wait is the coordinator's queueing (Section IV-B), which the event-driven simulator
     produces itself, not the worker's latency (Section III). Needs ``wall_clock``."""
     df = validate_trace(trace_df).copy()
@@ -267,44 +233,25 @@ def without_queueing(trace_df: pd.DataFrame, floor: float = 1e-6) -> pd.DataFram
     order = df.sort_values(keys + ["wall_clock"], kind="stable")
     previous = order.groupby(keys)["wall_clock"].shift(1)
     wait = queue_wait(previous, order["wall_clock"], order["comm_time"], order["compute_time"])
-    df.loc[order.index, "comm_time"] = np.maximum(order["comm_time"] - wait, floor)
+    df.loc[order.index, "comm_time"] = np.maximum(order["comm_time"] - wait, 1e-6)
     df["queue_wait"] = 0.0
     df.loc[order.index, "queue_wait"] = wait
     return df
 
 
-def fit_gamma_model(
-    trace_df: pd.DataFrame,
-    window: float | None = None,
-    at: float | None = None,
-    time_column: str = "wall_clock",
-    min_samples: int = 2,
-) -> GammaLatencyModel:
+def fit_gamma_model(trace_df: pd.DataFrame) -> GammaLatencyModel:
     """Fit the per-worker gamma model from a latency trace (Sections III-A and VI-A): per
-    worker (sorted by id), sample moments of ``comm_time`` and ``compute_time`` over the window
-    ``(at - window, at]`` of ``time_column`` (the paper: 10 s; None: all rows; ``at``: the
-    latest time) give the gamma parameters (footnote 14). Fewer than ``min_samples``
-    recordings in the window raise ValueError."""
-    trace_df = validate_trace(trace_df)
-    df = trace_df
-    if window is not None:
-        window = check_real("window", window, 0.0, low_open=True)
-        if time_column not in df.columns:
-            raise ValueError(f"trace_df needs a {time_column!r} column when window is given")
-        times = df[time_column].to_numpy(dtype=float)
-        at = float(times.max()) if at is None else check_real("at", at)
-        df = df[(times > at - window) & (times <= at)]
-    workers = np.sort(trace_df["worker"].unique())
+    worker (sorted by id), sample moments of ``comm_time`` and ``compute_time`` give the gamma
+    parameters (footnote 14). A worker with fewer than 2 recordings raises ValueError."""
+    df = validate_trace(trace_df)
+    workers = np.sort(df["worker"].unique())
     grouped = df.groupby("worker")[["comm_time", "compute_time"]]
-    counts = grouped.size().reindex(workers, fill_value=0)
-    if (counts < min_samples).any():
-        short = counts[counts < min_samples]
+    counts = grouped.size()
+    if (counts < 2).any():
         raise ValueError(
-            f"need at least min_samples={min_samples} recordings per worker in the window, "
-            f"got {dict(short.items())}"
+            f"need at least 2 recordings per worker, got {dict(counts[counts < 2].items())}"
         )
-    means = grouped.mean().reindex(workers)
-    variances = grouped.var(ddof=1).reindex(workers)
+    means, variances = grouped.mean(), grouped.var(ddof=1)
 
     def floor(mean, var):
         mean = np.maximum(mean, 1e-12)

@@ -207,9 +207,7 @@ class HeterogeneousCluster:
     @classmethod
     def identical(cls, dist: rv_frozen, n_workers: int) -> HeterogeneousCluster:
         """``n_workers`` workers sharing the distribution ``dist``."""
-        n_workers = check_int("n_workers", n_workers, low=1)
-        _check_distribution("dist", dist)
-        return cls([dist] * n_workers)
+        return cls([dist] * check_int("n_workers", n_workers, low=1))
 
     @classmethod
     def from_gamma_moments(cls, means: ArrayLike, variances: ArrayLike) -> HeterogeneousCluster:
@@ -244,9 +242,6 @@ class HeterogeneousCluster:
     def n_workers(self) -> int:
         """Number of workers ``N``."""
         return len(self.dists)
-
-    def __len__(self) -> int:
-        return self.n_workers
 
     def __repr__(self) -> str:
         names = sorted(
@@ -360,22 +355,11 @@ class MarkovBursts:
         pi = self.burst_probability
         return self.cluster.means() * (1.0 - pi + pi * self.factor)
 
-    def sample_states(
-        self, n_iterations: int, rng: RngLike = None, initial: str = "stationary"
-    ) -> np.ndarray:
-        """Burst indicators, boolean array ``(n_iterations, N)``.
-
-        ``initial="stationary"`` draws the first state from the stationary law;
-        ``"normal"`` starts every worker outside a burst.
-        """
+    def sample_states(self, n_iterations: int, rng: RngLike = None) -> np.ndarray:
+        """Burst indicators, boolean array ``(n_iterations, N)``, from the stationary law."""
         n_iterations = check_int("n_iterations", n_iterations, low=1)
         rng = as_generator(rng)
-        if initial == "stationary":
-            state = rng.random(self.n_workers) < self.burst_probability
-        elif initial == "normal":
-            state = np.zeros(self.n_workers, dtype=bool)
-        else:
-            raise ValueError(f"initial must be 'stationary' or 'normal', got initial={initial!r}")
+        state = rng.random(self.n_workers) < self.burst_probability
         uniforms = rng.random((n_iterations, self.n_workers))
         states = np.empty((n_iterations, self.n_workers), dtype=bool)
         states[0] = state
@@ -384,11 +368,9 @@ class MarkovBursts:
             states[it] = state ^ np.where(state, u < self.p_exit, u < self.p_enter)
         return states
 
-    def sample_path(
-        self, n_iterations: int, rng: RngLike = None, initial: str = "stationary"
-    ) -> BurstPath:
+    def sample_path(self, n_iterations: int, rng: RngLike = None) -> BurstPath:
         """Sample ``n_iterations`` iterations of all workers (explicit ``rng``)."""
         rng = as_generator(rng)
-        states = self.sample_states(n_iterations, rng, initial)
+        states = self.sample_states(n_iterations, rng)
         base = self.cluster.sample(n_iterations, rng)
         return BurstPath(latency=np.where(states, base * self.factor, base), in_burst=states)

@@ -344,8 +344,7 @@ def expected_order_statistic_numeric(
     rtol: float = 1e-10,
 ) -> float:
     """``E[T_(k)]`` by numeric integration (LAGC eq. 28); ValueError if the mean is infinite."""
-    _, _, n_checked = _as_cluster(dist_or_dists, n)
-    k = check_int("k", k, low=1, high=n_checked)
+    k = check_int("k", k, low=1)  # the upper bound n is checked with the workers
     return float(expected_order_statistics_numeric(dist_or_dists, [k], n, rtol=rtol)[0])
 
 

@@ -27,7 +27,6 @@ __all__ = [
     "TRACE_COLUMNS",
     "TRACE_DIR",
     "list_traces",
-    "per_iteration_worker_latency",
     "read_trace",
     "synchronous_trace",
     "trace_path",
@@ -178,31 +177,11 @@ def _parse_column(col, text, bad):
     return values
 
 
-def per_iteration_worker_latency(trace: pd.DataFrame) -> pd.DataFrame:
-    """Pivot a trace into the latency ``compute_time + comm_time`` of each worker per
-    iteration (rows: task iteration, columns: worker), fresh results only.
-    """
-    missing = [c for c in ("worker", "compute_time", "comm_time") if c not in trace.columns]
-    if missing:
-        raise ValueError(
-            f"trace must have columns worker, compute_time, comm_time (see read_trace), "
-            f"missing {missing}"
-        )
-    df = trace[trace["fresh"].astype(bool)] if "fresh" in trace.columns else trace
-    df = df.assign(latency=df["compute_time"] + df["comm_time"])
-    key = "task_iteration" if "task_iteration" in df.columns else "iteration"
-    if key not in df.columns:
-        raise ValueError("trace must have a task_iteration or iteration column")
-    return df.pivot_table(index=key, columns="worker", values="latency", aggfunc="first")
-
-
-def synchronous_trace(
-    compute: ArrayLike, comm: ArrayLike, injected: ArrayLike | None = None
-) -> pd.DataFrame:
+def synchronous_trace(compute: ArrayLike, comm: ArrayLike) -> pd.DataFrame:
     """The trace of synchronous iterations: every worker computes ``compute[t, i]`` seconds
-    and sends one message of ``comm`` seconds (scalar or ``(T, N)``); iteration ``t + 1``
-    starts when the last result of iteration ``t`` has arrived (no queue waits). ``injected``
-    is the injected part of ``compute`` (default: all of it); rows in arrival order.
+    (all of it injected) and sends one message of ``comm`` seconds (scalar or ``(T, N)``);
+    iteration ``t + 1`` starts when the last result of iteration ``t`` has arrived (no queue
+    waits); rows in arrival order.
 
     Examples
     --------
@@ -221,7 +200,6 @@ def synchronous_trace(
     comm = np.broadcast_to(np.asarray(comm, dtype=float), (T, N))
     if not np.all(np.isfinite(comm)) or np.any(comm < 0):
         raise ValueError("comm must hold finite times >= 0")
-    injected = compute if injected is None else np.broadcast_to(injected, (T, N))
     arrival = np.empty((T, N))
     start = 0.0
     for t in range(T):
@@ -236,7 +214,7 @@ def synchronous_trace(
             "comm_time": comm.ravel(),
             "fresh": True,
             "wall_clock": arrival.ravel(),
-            "injected_delay": np.asarray(injected, dtype=float).ravel(),
+            "injected_delay": compute.ravel(),
             "real_compute": 0.0,
             "task_iteration": it,
             "used": True,

@@ -44,13 +44,10 @@ MODEL_PARAMETERS = {
 
 def make_model(model: str, first: float, second: float) -> rv_frozen:
     """The delay model named ``model`` with its two parameters (see MODEL_PARAMETERS)."""
-    if model == "shifted exponential":
-        return shifted_exponential(first, second)
-    if model == "Pareto":
-        return pareto(first, second)
-    if model == "gamma":
-        return gamma_from_moments(first, second)
-    raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
+    makers = {"shifted exponential": shifted_exponential, "Pareto": pareto}
+    if model not in MODEL_PARAMETERS:
+        raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
+    return makers.get(model, gamma_from_moments)(first, second)
 
 
 def order_statistics_report(
@@ -123,24 +120,13 @@ def pareto_limit_report(
 
 
 def bursts_report(
-    p_enter: float,
-    p_exit: float,
-    factor: float,
-    n_workers: int = 36,
-    n_iterations: int = 600,
-    seed: int = 0,
+    p_enter: float, p_exit: float, factor: float, seed: int = 0
 ) -> tuple[Figure, str]:
-    """Bursty-worker path figure and the stationary vs sampled summary."""
+    """Bursty-worker path figure (36 workers, 600 iterations) and the stationary vs sampled
+    summary."""
     from codedlib.plots.stragglers import plot_bursty_path
 
-    result = ex.bursty_path(
-        n_workers=n_workers,
-        n_iterations=n_iterations,
-        factor=factor,
-        p_enter=p_enter,
-        p_exit=p_exit,
-        rng=seed,
-    )
+    result = ex.bursty_path(factor=factor, p_enter=p_enter, p_exit=p_exit, rng=seed)
     fig = plot_bursty_path(result.path)
     return fig, result.summary.to_string(index=False, float_format=lambda v: f"{v:.4g}")
 
