@@ -612,12 +612,11 @@ def code_parameter_search(
     """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z)."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    search = th.optimise_code_parameters(w, s["Z"], K_values, s["omega"], s["gamma"])
-    columns = ("K", "mismatch", "mismatch_active", "theta", "n_active", "n_assigned")
-    table = pd.DataFrame({c: getattr(search, c) for c in columns})
-    table.insert(1, "C", search.complexity)
-    active_best = int(search.K[np.argmin(search.mismatch_active)])
-    return SimpleNamespace(table=table, best_k=search.best_K, best_k_active_only=active_best)
+    table = th.optimise_code_parameters(w, s["Z"], K_values, s["omega"], s["gamma"])
+    best = {c: int(table["K"].iloc[np.argmin(table[c])]) for c in ("mismatch", "mismatch_active")}
+    return SimpleNamespace(
+        table=table, best_k=best["mismatch"], best_k_active_only=best["mismatch_active"]
+    )
 
 
 def table2_delay_vs_K(

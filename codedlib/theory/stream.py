@@ -26,11 +26,11 @@ from codedlib._validation import check_array, check_int, check_real
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    import pandas as pd
     from numpy.typing import ArrayLike
 
 __all__ = [
     "EXAMPLE2",
-    "CodeSearch",
     "DelayPrediction",
     "LoadSplit",
     "StabilityThreshold",
@@ -38,7 +38,6 @@ __all__ = [
     "UnstableQueueError",
     "assignment_moments",
     "balance_metric",
-    "distance",
     "example1_kappa",
     "example2_workers",
     "is_stable",
@@ -236,14 +235,6 @@ def balance_metric(workers: StreamWorkers, kappa: ArrayLike, gamma: float) -> np
     return first + gamma * second
 
 
-def distance(workers: StreamWorkers, kappa: ArrayLike, gamma: float, theta: float) -> float:
-    """Objective of problem (3) with the distance of eq. (4):
-    ``sum_p (E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] - theta)^2``.
-    """
-    theta = check_real("theta", theta, low=0.0)
-    return float(np.sum((balance_metric(workers, kappa, gamma) - theta) ** 2))
-
-
 def kappa_of_theta(workers: StreamWorkers, theta: float, gamma: float) -> np.ndarray:
     """Theorem 2: ``kappa_p = b_p/(2 gamma m_p^2) (-1 + sqrt(1 + 4 gamma m_p^2 (theta-a_p)^+ / b_p^2))``.
 
@@ -359,11 +350,8 @@ def example1_kappa(rates: ArrayLike, theta: float, gamma: float) -> np.ndarray:
     rates = check_array("rates", rates, ndim=1)
     theta = check_real("theta", theta, low=0.0)
     gamma = check_real("gamma", gamma, low=0.0, low_open=True)
-    return (
-        (rates + gamma)
-        / (2 * gamma)
-        * (-1 + np.sqrt(1 + 4 * gamma * rates**2 * theta / (rates + gamma) ** 2))
-    )
+    r, g = rates, gamma
+    return (r + g) / (2 * g) * (-1 + np.sqrt(1 + 4 * g * r**2 * theta / (r + g) ** 2))
 
 
 # --------------------------------------------------------------------------------------
@@ -451,15 +439,11 @@ def iteration_time_moments(
         surv = -np.expm1(log_f)
         return float(wts @ surv), float(wts @ (2 * t * surv))
 
-    n_panels = 32
-    prev = integrals(n_panels)
-    while True:
-        n_panels *= 2
+    prev = integrals(32)
+    for n_panels in (64, 128, 256, 512, 1024, 2048, 4096, 8192):
         cur = integrals(n_panels)
-        if (
-            abs(cur[0] - prev[0]) <= rtol * (start + abs(cur[0]))
-            and abs(cur[1] - prev[1]) <= rtol * (start**2 + abs(cur[1]))
-        ) or n_panels >= 8192:
+        scale = (start + abs(cur[0]), start**2 + abs(cur[1]))
+        if all(abs(c - p) <= rtol * m for c, p, m in zip(cur, prev, scale)):
             break
         prev = cur
     return start + cur[0], start**2 + cur[1]
@@ -477,9 +461,8 @@ def service_time_moments(
             f"iter_second must satisfy iter_second >= iter_mean^2, got {iter_second:g} < "
             f"{iter_mean**2:g}"
         )
-    return iterations * iter_mean, iterations * iter_second + iterations * (
-        iterations - 1
-    ) * iter_mean**2
+    I = iterations
+    return I * iter_mean, I * iter_second + I * (I - 1) * iter_mean**2
 
 
 def is_stable(service_mean: float, arrival_mean: float) -> bool:
@@ -637,51 +620,30 @@ def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str =
     return float(np.var(values))
 
 
-@dataclass(frozen=True)
-class CodeSearch:
-    """Algorithm 1 over ``K`` with ``K C = Z`` fixed: one row per candidate code."""
-
-    K: np.ndarray
-    complexity: np.ndarray
-    mismatch: np.ndarray
-    mismatch_active: np.ndarray
-    theta: np.ndarray
-    n_active: np.ndarray
-    n_assigned: np.ndarray  # workers with at least one task after rounding
-    splits: list
-    best_index: int
-
-    @property
-    def best_K(self) -> int:
-        return int(self.K[self.best_index])
-
-
 def optimise_code_parameters(
     unit_workers: StreamWorkers,
     Z: float,
     K_values: Iterable[int],
     omega: float = 1.0,
     gamma: float = 1.0,
-) -> CodeSearch:
+) -> pd.DataFrame:
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
-    (Assumption 1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep
-    the code with the smallest one (first on ties).
+    (Assumption 1), split by Theorem 2, quantise and compute the mismatch (eq. 10): one row per
+    code with ``C``, ``mismatch`` (``mismatch_active``: active workers only), ``theta``,
+    ``n_active`` and ``n_assigned`` (workers with a task after rounding); Algorithm 1 keeps the
+    code with the smallest mismatch (first on ties).
     """
+    import pandas as pd
+
     Z = check_real("Z", Z, low=0.0, low_open=True)
     K_values = np.asarray(K_values)
     if K_values.ndim != 1 or K_values.size == 0:
         raise ValueError("K_values must be a non-empty 1-d sequence of integers")
-    Ks = [check_int("K", K, low=1) for K in K_values]
-    workers = [unit_workers.with_complexity(Z / K) for K in Ks]
-    splits = [optimal_split(w, K, omega, gamma) for w, K in zip(workers, Ks)]
-    mm, mma = (
-        np.asarray([mismatch(w, s.kappa, gamma, o) for w, s in zip(workers, splits)])
-        for o in ("all", "active")
-    )
-    theta = np.asarray([s.theta for s in splits])
-    n_active = np.asarray([s.n_active for s in splits])
-    n_assigned = np.asarray([int(np.count_nonzero(s.kappa)) for s in splits])
-    C = np.asarray([Z / K for K in Ks])
-    return CodeSearch(
-        np.asarray(Ks), C, mm, mma, theta, n_active, n_assigned, splits, int(np.argmin(mm))
-    )
+    rows = []
+    for K in [check_int("K", K, low=1) for K in K_values]:
+        w = unit_workers.with_complexity(Z / K)
+        s = optimal_split(w, K, omega, gamma)
+        mm = [mismatch(w, s.kappa, gamma, over) for over in ("all", "active")]
+        rows.append((K, Z / K, *mm, s.theta, s.n_active, int(np.count_nonzero(s.kappa))))
+    columns = ["K", "C", "mismatch", "mismatch_active", "theta", "n_active", "n_assigned"]
+    return pd.DataFrame(rows, columns=columns)
