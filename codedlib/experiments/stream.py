@@ -201,12 +201,8 @@ def example2_comparison(
         if arm:
             g = streams[streams["arm"] == arm]
             service, d = float(g["mean_service"].mean()), g["mean_delay"]
-            if g["stable"].all() and service * lam < 1:
-                summary = sim.DelaySummary.of_streams(d, service, service * lam)
-            else:
-                summary = sim.DelaySummary(
-                    np.nan, np.nan, d.to_numpy(), service, service * lam, False
-                )
+            ok = bool(g["stable"].all() and service * lam < 1)
+            summary = sim.DelaySummary.of_streams(d, service, service * lam, ok)
             row |= {f"sim_{k}": v for k, v in _summary_row(summary).items()}
             # the paper's figure is one stream of J jobs: where does it fall among ours?
             ok = summary.stable and np.isfinite(paper)

@@ -141,10 +141,8 @@ class StreamWorkers:
     def with_complexity(self, complexity: float) -> StreamWorkers:
         """Assumption 1: tasks of complexity C take ``C U_p``: ``E[T_p] = C E[U_p]``,
         ``E[T_p^2] = C^2 E[U_p^2]`` (``self`` describes unit-complexity tasks ``U_p``)."""
-        complexity = check_real("complexity", complexity, low=0, low_open=True)
-        return StreamWorkers(
-            complexity * self.task_mean, complexity**2 * self.task_second_moment, self.comm_time
-        )
+        c = check_real("complexity", complexity, low=0, low_open=True)
+        return StreamWorkers(c * self.task_mean, c**2 * self.task_second_moment, self.comm_time)
 
     def gamma_parameters(self) -> tuple[np.ndarray, np.ndarray]:
         """Shape and scale of a gamma task time with these moments (``inf, 0`` if deterministic).
@@ -175,10 +173,9 @@ EXAMPLE2 = {
 }
 
 
-def example2_workers(complexity: float | None = None) -> StreamWorkers:
+def example2_workers(complexity: float = EXAMPLE2["complexity"]) -> StreamWorkers:
     """The P = 5 workers of Example 2 (``T_p ~ Exp(mu_p / C)``, listed ``c_p``)."""
-    c = EXAMPLE2["complexity"] if complexity is None else complexity
-    return StreamWorkers.exponential(EXAMPLE2["rates"], EXAMPLE2["comm_time"], c)
+    return StreamWorkers.exponential(EXAMPLE2["rates"], EXAMPLE2["comm_time"], complexity)
 
 
 def total_tasks(K: int, omega: float) -> int:
@@ -208,10 +205,7 @@ def split_coefficients(
     """
     gamma = check_real("gamma", gamma, low=0.0)
     m, c = workers.task_mean, workers.comm_time
-    a = c + gamma * c**2
-    b = m + 2 * gamma * c * m + gamma * workers.task_var
-    q = gamma * m**2
-    return a, b, q
+    return c + gamma * c**2, m + 2 * gamma * c * m + gamma * workers.task_var, gamma * m**2
 
 
 def assignment_moments(workers: StreamWorkers, kappa: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -257,8 +251,7 @@ def solve_theta(workers: StreamWorkers, n_tasks: float, gamma: float) -> float:
     """
     n_tasks = check_real("n_tasks", n_tasks, low=0.0, low_open=True)
     a, b, q = split_coefficients(workers, gamma)
-    lo = float(np.min(a))
-    hi = float(np.max(a + b * n_tasks + q * n_tasks**2))
+    lo, hi = float(np.min(a)), float(np.max(a + b * n_tasks + q * n_tasks**2))
 
     def excess(theta):
         return float(np.sum(kappa_of_theta(workers, theta, gamma))) - n_tasks
@@ -442,8 +435,8 @@ def iteration_time_moments(
     prev = integrals(32)
     for n_panels in (64, 128, 256, 512, 1024, 2048, 4096, 8192):
         cur = integrals(n_panels)
-        scale = (start + abs(cur[0]), start**2 + abs(cur[1]))
-        if all(abs(c - p) <= rtol * m for c, p, m in zip(cur, prev, scale)):
+        tol = (rtol * (start + abs(cur[0])), rtol * (start**2 + abs(cur[1])))
+        if all(abs(x - y) <= t for x, y, t in zip(cur, prev, tol)):
             break
         prev = cur
     return start + cur[0], start**2 + cur[1]
