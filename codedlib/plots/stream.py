@@ -59,15 +59,9 @@ def plot_example2(
     ok = np.isfinite(lo) & np.isfinite(hi)
     label = "central 95% of single streams"
     ax.hlines(y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label=label)
+    x, err, label = sim[has_sim], rows["sim_ci_halfwidth"][has_sim], "ours, simulated mean (95% CI)"
     ax.errorbar(
-        sim[has_sim],
-        y[has_sim] - 0.15,
-        xerr=rows["sim_ci_halfwidth"][has_sim],
-        fmt="o",
-        color="C0",
-        capsize=3,
-        label="ours, simulated mean (95% CI)",
-        zorder=3,
+        x, y[has_sim] - 0.15, xerr=err, fmt="o", color="C0", capsize=3, label=label, zorder=3
     )
     theory = rows["theory"].to_numpy(dtype=float)
     has_th = np.isfinite(theory)
@@ -163,17 +157,9 @@ def plot_delay_vs_redundancy(
         mean, half = t[f"{kind}_mean"], t[f"{kind}_ci_halfwidth"]
         label = f"{kind} split, simulated (purging)"
         top.errorbar(t["omega"], mean, yerr=half, marker="o", color=color, capsize=3, label=label)
-    top.errorbar(
-        t["omega"],
-        t["optimal_no_purging_mean"],
-        yerr=t["optimal_no_purging_ci_halfwidth"],
-        ls=":",
-        marker=".",
-        color="C2",
-        alpha=0.7,
-        capsize=2,
-        label="optimal split, simulated (no purging)",
-    )
+    mean, half = t["optimal_no_purging_mean"], t["optimal_no_purging_ci_halfwidth"]
+    label, style = "optimal split, simulated (no purging)", {"ls": ":", "marker": ".", "alpha": 0.7}
+    top.errorbar(t["omega"], mean, yerr=half, **style, color="C2", capsize=2, label=label)
     for column, style, label in (
         ("theory_no_purging", {"color": "C2", "lw": 2}, "theory, no purging (eq. 7)"),
         ("lower_bound", {"color": "k", "lw": 1.5}, "lower bound D_L (eq. 9)"),
@@ -293,12 +279,8 @@ def plot_table2(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None =
     ax.set_xlabel("K")
     ax.set_ylabel("average job delay [s]")
     # head room so the legend sits above the bars and error bars, not on them
-    top = np.nanmax(
-        np.concatenate(
-            [(df["sim_mean"] + df["sim_ci_halfwidth"])[stable].to_numpy(float), th[ok], [1.0]]
-        )
-    )
-    ax.set_ylim(0, 1.35 * top)
+    bars = (df["sim_mean"] + df["sim_ci_halfwidth"])[stable].to_numpy(float)
+    ax.set_ylim(0, 1.35 * np.nanmax(np.concatenate([bars, th[ok], [1.0]])))
     ax.legend(fontsize="small", loc="upper right", ncol=2)
     if title is not None:
         ax.set_title(title, fontsize="small")
@@ -327,9 +309,8 @@ def plot_unstable_growth(
         markers = "sD^v<>ph"
         for i, (label, value) in enumerate(paper.items()):
             marker, label = markers[i % len(markers)], f"paper, Table II, {label}"
-            ax.scatter(
-                [J * (1.025 + 0.02 * i)], [value], marker=marker, color="C3", zorder=3, label=label
-            )
+            x = J * (1.025 + 0.02 * i)
+            ax.scatter([x], [value], marker=marker, color="C3", zorder=3, label=label)
     ax.set_xlabel("first J jobs of the stream")
     ax.set_ylabel("average job delay [s]")
     ax.legend(fontsize="small", loc="upper left")
@@ -379,15 +360,9 @@ def plot_stability(
     colors = {"uniform": "C3", "optimal": "C0"}
     lam0 = 0.01
     for kind, g in scan.slopes.groupby("split"):
-        a.errorbar(
-            g["arrival_rate"].to_numpy(),
-            g["slope"].to_numpy(),
-            yerr=g["ci_halfwidth"].to_numpy(),
-            fmt="o",
-            capsize=3,
-            color=colors[kind],
-            label=f"{kind} split, simulated (95% CI)",
-        )
+        x, y, err = (g[c].to_numpy() for c in ("arrival_rate", "slope", "ci_halfwidth"))
+        label = f"{kind} split, simulated (95% CI)"
+        a.errorbar(x, y, yerr=err, fmt="o", capsize=3, color=colors[kind], label=label)
         t, rates = thr[thr["split"] == kind].iloc[0], streams["arrival_rate"]
         grid = np.linspace(rates.min() * 0.97, rates.max() * 1.03, 200)
         drift = np.maximum(0.0, t["service_mean"] - 1 / grid)
@@ -406,15 +381,9 @@ def plot_stability(
     by = scan.by_job
     for kind, g in by.groupby("split"):
         b.plot(g["job"], g["mean_delay"], color=colors[kind], lw=1, label=f"{kind} split")
-        low = g["mean_delay"] - g["ci_halfwidth"]
-        b.fill_between(
-            g["job"],
-            low.where(low > 0, g["mean_delay"] / 2),
-            g["mean_delay"] + g["ci_halfwidth"],
-            color=colors[kind],
-            alpha=0.25,
-            lw=0,
-        )
+        low, high = g["mean_delay"] - g["ci_halfwidth"], g["mean_delay"] + g["ci_halfwidth"]
+        low = low.where(low > 0, g["mean_delay"] / 2)
+        b.fill_between(g["job"], low, high, color=colors[kind], alpha=0.25, lw=0)
     b.set_yscale("log")
     b.set_xlabel(f"job index j (blocks of {int(by['block'].iloc[0])} jobs)")
     b.set_ylabel("job delay [s] (mean over seeds, 95% band)")
@@ -424,13 +393,9 @@ def plot_stability(
     for kind in ("uniform", "optimal"):
         c.plot(t["scale"], t[f"rho_{kind}"], color=colors[kind], label=f"ρ, {kind} split")
     c.axhline(1.0, color="k", lw=0.8)
-    c.axvspan(
-        window.s_uniform,
-        window.s_optimal,
-        color="0.85",
-        zorder=0,
-        label=f"paper's statement holds: s ∈ [{window.s_uniform:.3f}, {window.s_optimal:.2f})",
-    )
+    s_u, s_o = window.s_uniform, window.s_optimal
+    label = f"paper's statement holds: s ∈ [{s_u:.3f}, {s_o:.2f})"
+    c.axvspan(s_u, s_o, color="0.85", zorder=0, label=label)
     c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
     label = f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})"
     c.axvline(window.fig4_scale, color="0.4", ls=":", lw=1, label=label)
