@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from types import SimpleNamespace
 
 __all__ = [
-    "build_workers",
     "explore_load_split",
     "parse_values",
     "split_report",
@@ -37,25 +36,6 @@ def parse_values(name: str, text: str) -> np.ndarray:
     return np.asarray(values)
 
 
-def build_workers(
-    rates_text: str, comm_text: str, complexity: float, heterogeneity: float = 1.0
-) -> th.StreamWorkers:
-    """Exponential workers ``Exp(mu_p / C)``; ``heterogeneity`` h maps each speed to
-    ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical speeds, h = 1: as typed).
-    """
-    rates = parse_values("mu_p", rates_text)
-    comm = parse_values("c_p", comm_text)
-    if rates.size != comm.size:
-        raise ValueError(
-            f"mu_p and c_p must list the same number of workers, got {rates.size} and {comm.size}"
-        )
-    if np.any(rates <= 0):
-        raise ValueError(f"mu_p must satisfy mu_p > 0, got mu_p={rates.min():g}")
-    base = rates.mean()
-    rates = base * (rates / base) ** heterogeneity
-    return th.StreamWorkers.exponential(rates, comm, complexity)
-
-
 def split_report(
     rates_text: str,
     comm_text: str,
@@ -66,14 +46,23 @@ def split_report(
     lam: float,
     iterations: int,
     simulate: bool = True,
-    complexity: float | None = None,
+    complexity: float = th.EXAMPLE2["complexity"],
     n_jobs: int = 300,
 ) -> tuple[SimpleNamespace, str]:
-    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
+    """``(result, text)`` the widget shows for exponential workers ``Exp(mu_p / C)``, where
+    ``heterogeneity`` h maps each speed to ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical
+    speeds, h = 1: as typed); raises ``ValueError`` on bad input."""
     from codedlib.experiments import stream as ex
 
-    complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
-    workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
+    rates, comm = parse_values("mu_p", rates_text), parse_values("c_p", comm_text)
+    if rates.size != comm.size:
+        raise ValueError(
+            f"mu_p and c_p must list the same number of workers, got {rates.size} and {comm.size}"
+        )
+    if np.any(rates <= 0):
+        raise ValueError(f"mu_p must satisfy mu_p > 0, got mu_p={rates.min():g}")
+    base = rates.mean()
+    workers = th.StreamWorkers.exponential(base * (rates / base) ** heterogeneity, comm, complexity)
     res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs, simulate=simulate)
     opt = res.optimal
     lines = [
@@ -103,11 +92,11 @@ def split_report(
     return res, "\n".join(lines)
 
 
-def split_view(*, complexity: float | None = None, n_jobs: int = 300, **values) -> Report:
+def split_view(**values) -> Report:
     """:func:`split_report` as what the explorer shows: the summary and the per-worker chart."""
     from codedlib.plots import subplots
 
-    res, text = split_report(**values, complexity=complexity, n_jobs=n_jobs)
+    res, text = split_report(**values)
     workers = res.workers
     fig, ax = subplots(figsize=(7, 3.0), layout="constrained")
     x = np.arange(1, workers.n_workers + 1)
@@ -122,7 +111,7 @@ def split_view(*, complexity: float | None = None, n_jobs: int = 300, **values) 
 def explore_load_split(
     rates: Sequence[float] | None = None,
     comm: Sequence[float] | None = None,
-    complexity: float | None = None,
+    complexity: float = th.EXAMPLE2["complexity"],
     n_jobs: int = 300,
 ) -> Explorer:
     """ipywidgets UI around Theorem 2, eqs. (6)-(9) and the Section VI simulation.
