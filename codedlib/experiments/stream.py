@@ -61,7 +61,6 @@ __all__ = [
     "FIG4_SETTINGS",
     "code_parameter_search",
     "example2_comparison",
-    "explore_split",
     "fig2_split_metrics",
     "fig3_activity",
     "fig3_wait_check",
@@ -673,29 +672,6 @@ def queueing_check(
             row["pk_inside_ci"] = bool(abs(pred.pk_delay - summary.mean) <= summary.ci_halfwidth)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def explore_split(
-    workers: th.StreamWorkers,
-    K: int,
-    omega: float,
-    gamma: float,
-    arrival_rate: float,
-    iterations: int,
-    n_jobs: int = 300,
-    seeds: Sequence[int] = (0, 1, 2),
-    simulate: bool = True,
-) -> SimpleNamespace:
-    """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
-    opt, uni = _splits(workers, K, omega, gamma, ("optimal", "uniform")).values()
-    out = {"lower_bound": th.lower_bound_delay(workers, K, iterations)}
-    for split in (opt, uni):
-        kind = split.kind
-        out[f"{kind}_prediction"] = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        run = (workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds)
-        out[f"{kind}_simulation"] = sim.simulate_mean_delay(*run) if simulate else None
-        out[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
-    return SimpleNamespace(optimal=opt, uniform=uni, **out, workers=workers)
 
 
 def unstable_growth(

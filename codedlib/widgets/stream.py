@@ -6,16 +6,17 @@ Reference: esfahanizadeh2022stream.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import SimpleNamespace
 
 __all__ = [
     "explore_load_split",
@@ -49,11 +50,10 @@ def split_report(
     complexity: float = th.EXAMPLE2["complexity"],
     n_jobs: int = 300,
 ) -> tuple[SimpleNamespace, str]:
-    """``(result, text)`` the widget shows for exponential workers ``Exp(mu_p / C)``, where
+    """``(result, text)`` the widget shows: theta, kappa, active set, predicted and simulated
+    (3 seeds) delays of both splits for exponential workers ``Exp(mu_p / C)``, where
     ``heterogeneity`` h maps each speed to ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical
     speeds, h = 1: as typed); raises ``ValueError`` on bad input."""
-    from codedlib.experiments import stream as ex
-
     rates, comm = parse_values("mu_p", rates_text), parse_values("c_p", comm_text)
     if rates.size != comm.size:
         raise ValueError(
@@ -63,8 +63,23 @@ def split_report(
         raise ValueError(f"mu_p must satisfy mu_p > 0, got mu_p={rates.min():g}")
     base = rates.mean()
     workers = th.StreamWorkers.exponential(base * (rates / base) ** heterogeneity, comm, complexity)
-    res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs, simulate=simulate)
-    opt = res.optimal
+    res = {"lower_bound": th.lower_bound_delay(workers, K, iterations), "workers": workers}
+    args, tail = (workers, K, omega, gamma), []
+    for split in (th.optimal_split(*args), th.uniform_split(*args)):
+        kind, pred = split.kind, th.predict_delay(workers, split.kappa, iterations, lam)
+        run = (workers, split.kappa, K, iterations, lam, n_jobs, True, (0, 1, 2))
+        summary = sim.simulate_mean_delay(*run) if simulate else None
+        res |= {kind: split, f"{kind}_prediction": pred, f"{kind}_simulation": summary}
+        res[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
+        text = (
+            f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})"
+            if pred.stable
+            else f"UNSTABLE: E[T_s] = {pred.service_mean:.4g} s >= E[T_a] = {1 / lam:.4g} s"
+        )
+        tail.append(f"{kind:8s} theory, no purging (eq. 7): {text}")
+        if simulate:
+            tail[-1] += f";  simulated with purging ({n_jobs} jobs x 3 seeds): {summary}"
+    opt, res = res["optimal"], SimpleNamespace(**res)
     lines = [
         (
             f"theta = {opt.theta:.6g}   active workers: {np.flatnonzero(opt.active) + 1}"
@@ -75,21 +90,7 @@ def split_report(
         f"kappa uniform:           {res.uniform.kappa}",
         f"lower bound D_L (eq. 9): {res.lower_bound:.4g} s",
     ]
-    for kind in ("optimal", "uniform"):
-        pred = getattr(res, f"{kind}_prediction")
-        text = (
-            f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})"
-            if pred.stable
-            else f"UNSTABLE: E[T_s] = {pred.service_mean:.4g} s >= E[T_a] = {1 / lam:.4g} s"
-        )
-        line = f"{kind:8s} theory, no purging (eq. 7): {text}"
-        if simulate:
-            line += (
-                f";  simulated with purging ({n_jobs} jobs x 3 seeds): "
-                f"{getattr(res, f'{kind}_simulation')}"
-            )
-        lines.append(line)
-    return res, "\n".join(lines)
+    return res, "\n".join(lines + tail)
 
 
 def split_view(**values) -> Report:
