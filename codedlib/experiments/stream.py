@@ -755,11 +755,9 @@ def calibrate_work(
         return th.service_time_moments(e1, e2, s["iterations"])[0]
 
     lo, hi = 1e-6, float(s["Z"])
-    if service(lo) >= target:
-        raise ValueError(
-            f"target_service_mean must exceed the communication floor "
-            f"{service(lo):.4g}, got {target:g}"
-        )
+    if (floor := service(lo)) >= target:
+        msg = f"target_service_mean must exceed the communication floor {floor:.4g}, got {target:g}"
+        raise ValueError(msg)
     while service(hi) < target:
         lo, hi = hi, hi * 2.0
     # the integer split jumps with Z, so E[T_s](Z) has small steps: a relative 1e-4 in Z
@@ -904,15 +902,12 @@ def _fig2_qualitative(spread, ratio_minmax, slowest):
 def example2_results(n_jobs: int, seeds: Sequence[int], gamma: float = 1.0) -> dict:
     """Section 2: Example 2's two splits and the ideal worker on paired streams."""
     res = example2_comparison(n_jobs=n_jobs, seeds=seeds)
-    delay, wait, service = (
-        res.streams.pivot(index="seed", columns="arm", values=v)
-        for v in ("mean_delay", "mean_wait", "mean_service")
-    )
-    return {
+    per_stream = {  # seed x arm
+        k: res.streams.pivot(index="seed", columns="arm", values=f"mean_{k}")
+        for k in ("delay", "wait", "service")
+    }
+    return per_stream | {
         "example2": res,
-        "delay": delay,
-        "wait": wait,
-        "service": service,
         "lower_bound_queue": res.lower_bound_queue,
         "setting": example2_setting(gamma) + f"; J = {n_jobs}",
         "setting_listed": example2_setting(gamma),
@@ -926,23 +921,21 @@ def _example2_arm(arm):
         p_opt, p_uni = th.EXAMPLE2["paper_optimal_delay"], th.EXAMPLE2["paper_uniform_delay"]
         d = delay[arm]
         share = float(np.mean(d <= th.EXAMPLE2[f"paper_{arm}_delay"]))
+        kw = {"samples": d.to_numpy(), "setting": setting}
         if arm == "uniform":
-            reason = (
-                f"the paper's one stream is {1 - p_uni / d.mean():.1%} below our mean; {share:.0%} "
-                "of our single streams are at or below it; a slower arrival rate explains both "
-                "values (calibrated row below)"
-            )
-            return {"samples": d.to_numpy(), "reason": reason, "setting": setting}
+            return kw | {
+                "reason": f"the paper's one stream is {1 - p_uni / d.mean():.1%} below our mean; "
+                f"{share:.0%} of our single streams are at or below it; a slower arrival rate "
+                "explains both values (calibrated row below)"
+            }
         both_low = float(np.mean((d <= p_opt) & (delay["uniform"] <= p_uni)))
         m_opt, lo_opt, hi_opt = mean_interval(d)
-        return {
-            "samples": d.to_numpy(),
+        return kw | {
             "verdict": None if lo_opt <= p_opt <= hi_opt else "partly",
             "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over "
             f"{len(delay)} streams, yet a common single stream: {share:.0%} of ours are at or "
             f"below it (both paper values at once: {both_low:.0%}); the splits follow the paper's "
             "rules, we tune nothing",
-            "setting": setting,
         }
 
     return measured
@@ -1077,12 +1070,17 @@ def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
     }
 
 
-def _standin_reason(thresholds):
+def _standin(holds, thresholds, otherwise=""):
+    """``partly`` when the paper's instability ``holds`` (on our stand-in only), else the reason
+    ``otherwise``."""
+    if not holds:
+        return {"verdict": None, "reason": otherwise}
     margin = _VIA["arrival_rate"] / thresholds["uniform"].critical_rate - 1
-    return (
-        f"holds on our stand-in only: λ = 0.01 is {margin:.1%} past its uniform threshold, and "
-        "the paper's Section VI-A workers are unlisted (speed window row below)"
-    )
+    return {
+        "verdict": "partly",
+        "reason": f"holds on our stand-in only: λ = 0.01 is {margin:.1%} past its uniform "
+        "threshold, and the paper's Section VI-A workers are unlisted (speed window row below)",
+    }
 
 
 def _fig3_stable_row(thresholds):
@@ -1091,10 +1089,7 @@ def _fig3_stable_row(thresholds):
         "ours": "unstable" if not tu.stable else "stable",
         "setting": f"{STANDIN_VI_A}; ρ = λE[T_s] (eq. 8): uniform {tu.rho:.3f}, optimal "
         f"{thresholds['optimal'].rho:.3f}",
-        "verdict": "partly" if not tu.stable else None,
-        "reason": _standin_reason(thresholds)
-        if not tu.stable
-        else "our stand-in workers give a stable uniform split",
+        **_standin(not tu.stable, thresholds, "our stand-in workers give a stable uniform split"),
     }
 
 
@@ -1105,8 +1100,7 @@ def _fig3_rho_row(thresholds, splits6a):
         "ours": tu.rho_slowest,
         "ours_text": f"worker {tu.slowest + 1}, κ = {splits6a['uniform'].kappa[tu.slowest]}; "
         f"ρ (F_itr) = {tu.rho:.4f}",
-        "verdict": "partly" if over else None,
-        "reason": _standin_reason(thresholds) if over else "below 1 on our stand-in",
+        **_standin(over, thresholds, "below 1 on our stand-in"),
     }
 
 
@@ -1129,16 +1123,9 @@ def fig3_stability_results(seed: int, scan_jobs: int, scan_seeds: int, wait_stre
 
 def fig3_scan_summary(scan: SimpleNamespace) -> pd.DataFrame:
     """Mean growth per job and first/last-quarter delays per (split, rate), with ρ and drift."""
-    summ = (
-        scan.streams.groupby(["split", "rate_factor"])
-        .agg(
-            slope=("slope", "mean"),
-            slope_sd=("slope", "std"),
-            first_q=("first_quarter", "mean"),
-            last_q=("last_quarter", "mean"),
-        )
-        .reset_index()
-    )
+    quarters = {"first_q": ("first_quarter", "mean"), "last_q": ("last_quarter", "mean")}
+    g = scan.streams.groupby(["split", "rate_factor"])
+    summ = g.agg(slope=("slope", "mean"), slope_sd=("slope", "std"), **quarters).reset_index()
     cols = ["split", "rate_factor", "rho", "drift"]
     return summ.merge(scan.thresholds[cols], on=["split", "rate_factor"])
 
@@ -1161,8 +1148,7 @@ def _grow_row(at_paper, thresholds, n_scan, J_scan):
     return {
         "numerator": u["last_quarter"].to_numpy(),
         "denominator": u["first_quarter"].to_numpy(),
-        "verdict": "partly" if grows else None,
-        "reason": _standin_reason(thresholds) if grows else "",
+        **_standin(grows, thresholds),
         "setting": _long_streams(n_scan, J_scan),
     }
 
