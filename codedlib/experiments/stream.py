@@ -765,9 +765,7 @@ def calibrate_work(
     return float(optimize.brentq(lambda z: service(z) - target, lo, hi, rtol=1e-4))
 
 
-# --------------------------------------------------------------------------------------
-# Notebook 05: its sizes, one run per section and the claims each section makes
-# --------------------------------------------------------------------------------------
+# -- Notebook 05: its sizes, one run per section and the claims each section makes ---------
 
 # the notebook's parameters cell holds n_jobs, n_seeds and n_seeds_example2 (faithful values)
 SETTINGS = {

@@ -62,9 +62,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# System model (Section II)
-# --------------------------------------------------------------------------------------
+# -- System model (Section II) -------------------------------------------------------------
 
 
 def _require(name, values, ok, rule):
@@ -191,9 +189,7 @@ def total_tasks(K: int, omega: float) -> int:
     return round(total)
 
 
-# --------------------------------------------------------------------------------------
-# Load split (Section III)
-# --------------------------------------------------------------------------------------
+# -- Load split (Section III) --------------------------------------------------------------
 
 
 def split_coefficients(
@@ -347,9 +343,7 @@ def example1_kappa(rates: ArrayLike, theta: float, gamma: float) -> np.ndarray:
     return (r + g) / (2 * g) * (-1 + np.sqrt(1 + 4 * g * r**2 * theta / (r + g) ** 2))
 
 
-# --------------------------------------------------------------------------------------
-# Queueing analysis (Section IV)
-# --------------------------------------------------------------------------------------
+# -- Queueing analysis (Section IV) --------------------------------------------------------
 
 
 class UnstableQueueError(ValueError):
@@ -594,9 +588,7 @@ def lower_bound_queue_delay(
     return pollaczek_khinchin_delay(d, d**2, arrival_rate)
 
 
-# --------------------------------------------------------------------------------------
-# Code parameters (Section V)
-# --------------------------------------------------------------------------------------
+# -- Code parameters (Section V) -----------------------------------------------------------
 
 
 def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str = "all") -> float:
