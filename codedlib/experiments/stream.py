@@ -1508,7 +1508,6 @@ CLAIMS = {
             "Fig. 3, Section IV-A (closed form)",
             "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
             _fig3_rho_row,
-            paper=None,
             paper_range=(1.0, 1e300),
             rtol=0.0,  # one-sided: ≥ 1 (finite: CSV round trip)
             paper_text="≥ 1 ('not stable due to the large service time')",

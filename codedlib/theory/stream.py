@@ -537,15 +537,12 @@ def stability_threshold(
 
 @dataclass(frozen=True)
 class DelayPrediction:
-    """No-purging prediction for one split (Section IV-B): moments, ``rho`` and delays.
+    """No-purging prediction for one split (Section IV-B): ``E[T_s]``, ``rho`` and delays.
 
     ``pk_delay`` (eq. 7) and ``kingman_delay`` (eq. 6) are ``inf`` when not ``stable``.
     """
 
-    iter_mean: float
-    iter_second: float
     service_mean: float
-    service_second: float
     rho: float
     stable: bool
     pk_delay: float
@@ -566,7 +563,7 @@ def predict_delay(
         king = kingman_delay(s1, s2, ta, 2.0 * ta**2)
     else:
         pk = king = math.inf
-    return DelayPrediction(e1, e2, s1, s2, s1 * arrival_rate, stable, pk, king)
+    return DelayPrediction(s1, s1 * arrival_rate, stable, pk, king)
 
 
 def lower_bound_delay(workers: StreamWorkers, K: int, iterations: int) -> float:
