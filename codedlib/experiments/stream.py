@@ -554,7 +554,7 @@ def fig4_delay_vs_redundancy(
         omega = check_real("omega", omega, low=1.0)
         opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
         pred = th.predict_delay(w, opt.kappa, I, lam)
-        row = {"omega": omega, "n_tasks": opt.n_tasks, "theory_no_purging": pred.pk_delay}
+        row = {"omega": omega, "n_tasks": int(opt.kappa.sum()), "theory_no_purging": pred.pk_delay}
         row |= {"theory_stable": pred.stable, "lower_bound": d_l, "lower_bound_queue": d_lq}
         for split in (opt, uni):
             add(row, omega, split.kind, split.kappa, True)

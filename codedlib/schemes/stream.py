@@ -293,10 +293,7 @@ def activity_trace(
     own_finish = np.zeros((n_jobs * iterations, workers.n_workers))
     for p in np.flatnonzero(kappa):
         own_finish[:, p] = times[:, owner == p].max(axis=1)
-    if purging:
-        itr = np.partition(times, K - 1, axis=1)[:, K - 1]
-    else:
-        itr = own_finish.max(axis=1)
+    itr = np.partition(times, K - 1, axis=1)[:, K - 1] if purging else own_finish.max(axis=1)
     itr = itr.reshape(n_jobs, iterations)
     start, finish = fifo_delays(arrivals, itr.sum(axis=1))
     offsets = start[:, None] + np.concatenate(

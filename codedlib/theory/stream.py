@@ -303,10 +303,6 @@ class LoadSplit:
     active: np.ndarray = field(repr=False)
 
     @property
-    def n_tasks(self) -> int:
-        return int(self.kappa.sum())
-
-    @property
     def n_active(self) -> int:
         return int(np.count_nonzero(self.active))
 
