@@ -121,10 +121,8 @@ def plot_activity(
     for ax, kind in zip(axes, kinds):
         d = getattr(data, kind)
         for (worker, job), g in d.intervals.groupby(["worker", "job"]):
-            spans = list(zip(g["start"], g["stop"] - g["start"]))
-            ax.broken_barh(
-                spans, (worker + 0.6, 0.8), facecolors=colors(job % 10), edgecolor="none"
-            )
+            spans, row = list(zip(g["start"], g["stop"] - g["start"])), (worker + 0.6, 0.8)
+            ax.broken_barh(spans, row, facecolors=colors(job % 10), edgecolor="none")
         for j, t in enumerate(d.jobs["arrival"]):
             ax.axvline(t, color=colors(j % 10), ls="--", lw=1)
         ax.set_yticks(np.arange(1, d.n_workers + 1))

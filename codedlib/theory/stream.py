@@ -353,16 +353,11 @@ def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
 
 
 def _assignment_distributions(workers: StreamWorkers, kappa):
-    """Shift, shape and scale of each active ``T_{p,kappa_p}`` (shifted gamma)."""
+    """Shift, shape and scale of each active ``T_{p,kappa_p}`` (shifted gamma) and its mean
+    work ``kappa_p m_p`` (the step of a deterministic worker)."""
     kappa = _check_kappa(workers, kappa)
-    active = kappa > 0
-    shape, scale = workers.gamma_parameters()
-    return (
-        workers.comm_time[active],
-        kappa[active] * shape[active],
-        scale[active],
-        kappa[active] * workers.task_mean[active],
-    )
+    a, (shape, scale) = kappa > 0, workers.gamma_parameters()
+    return workers.comm_time[a], kappa[a] * shape[a], scale[a], kappa[a] * workers.task_mean[a]
 
 
 def iteration_time_cdf(workers: StreamWorkers, kappa: ArrayLike, t: ArrayLike) -> np.ndarray:
