@@ -113,7 +113,7 @@ def test_example2_setting_check_finds_one_arrival_rate_for_both_paper_values():
     numbers a 40-stream call fits); the rest of the function on 4 of those streams."""
     from codedlib.experiments.stream import _rate_match, example2_setting_check
 
-    _, streams40, match = _rate_match(40, 1000, 1, th.example2_workers())
+    _, streams40, match = _rate_match(40, 1000, 1)
     rates = match["rate_matching_paper"].to_numpy()
     assert (rates < 0.01).all() and abs(rates[0] - rates[1]) < 0.0015
     assert (match["slope"] > 0).all()  # a faster stream waits longer

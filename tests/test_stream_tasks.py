@@ -13,11 +13,11 @@ from codedlib.codes import stream_tasks as tasks
 def test_example3_shape_and_parameters():
     code = tasks.example3_task_matrix()
     assert code.B.shape == (3, 3)
-    assert code.K == 2 and code.omega == pytest.approx(1.5)
-    assert code.chunks_per_task == 2  # d = 2 < m = 3
-    assert list(code.chunks_of_task(0)) == [0, 2]  # G1 + 0.5 G3
-    assert list(code.chunks_of_task(1)) == [0, 1]  # G1 - G2
-    assert list(code.chunks_of_task(2)) == [1, 2]  # G2 + 0.5 G3
+    assert code.K == 2 and code.n_tasks / code.K == pytest.approx(1.5)  # Omega
+    assert np.count_nonzero(code.B, axis=1).max() == 2  # d = 2 < m = 3
+    assert list(np.flatnonzero(code.B[0])) == [0, 2]  # G1 + 0.5 G3
+    assert list(np.flatnonzero(code.B[1])) == [0, 1]  # G1 - G2
+    assert list(np.flatnonzero(code.B[2])) == [1, 2]  # G2 + 0.5 G3
 
 
 def test_example3_recovers_full_gradient_from_any_two_results():

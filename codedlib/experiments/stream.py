@@ -43,9 +43,6 @@ __all__ = [
     "CLAIMS",
     "QUEUEING_RATES",
     "SETTINGS",
-    "STANDIN_CLUSTER",
-    "STANDIN_FIG4",
-    "STANDIN_VI_A",
     "calibrated_growth_results",
     "code_parameter_results",
     "example2_results",
@@ -64,7 +61,6 @@ __all__ = [
     "FIG4_SETTINGS",
     "code_parameter_search",
     "example2_comparison",
-    "explore_split",
     "fig2_split_metrics",
     "fig3_activity",
     "fig3_wait_check",
@@ -142,18 +138,13 @@ CLUSTER_SETTINGS = {
 def _summary_row(summary: sim.DelaySummary) -> dict:
     """Mean, CI, per-stream range and the central 95 % of the per-stream averages (where one
     stream of J jobs falls); an unstable summary keeps only rho (no averages)."""
-    ok = summary.stable
-    return {
-        "mean": summary.mean,
-        "ci_halfwidth": summary.ci_halfwidth,
-        "seed_min": float(np.min(summary.per_seed)) if ok else np.nan,
-        "seed_max": float(np.max(summary.per_seed)) if ok else np.nan,
-        "q025": float(np.percentile(summary.per_seed, 2.5)) if ok else np.nan,
-        "q975": float(np.percentile(summary.per_seed, 97.5)) if ok else np.nan,
-        "rho": summary.rho,
-        "stable": ok,
-        "per_seed": tuple(summary.per_seed) if ok else (),
-    }
+    ok, d = summary.stable, summary.per_seed
+    spread = (np.min(d), np.max(d), *np.percentile(d, [2.5, 97.5])) if ok else [np.nan] * 4
+    return (
+        {"mean": summary.mean, "ci_halfwidth": summary.ci_halfwidth}
+        | dict(zip(("seed_min", "seed_max", "q025", "q975"), map(float, spread)))
+        | {"rho": summary.rho, "stable": ok, "per_seed": tuple(d) if ok else ()}
+    )
 
 
 def example2_streams(n_jobs: int = 1000, seeds: Sequence[int] = tuple(range(10))) -> pd.DataFrame:
@@ -162,44 +153,32 @@ def example2_streams(n_jobs: int = 1000, seeds: Sequence[int] = tuple(range(10))
     averages when unstable) and ``ideal worker`` (eq. 9's deterministic service ``D_L`` behind
     the same queue). One seed gives every arm the same arrival times.
     """
-    w = th.example2_workers()
-    return over_seeds(
-        _example2_stream,
-        seeds,
-        desc="stream seeds",
-        workers=w,
-        splits=_example2_splits(w),
-        n_jobs=check_int("n_jobs", n_jobs, low=1),
-        lower_bound=th.lower_bound_delay(w, th.EXAMPLE2["K"], th.EXAMPLE2["iterations"]),
-    )
+    n_jobs = check_int("n_jobs", n_jobs, low=1)
+    return over_seeds(_example2_stream, seeds, desc="stream seeds", n_jobs=n_jobs)
 
 
-def _example2_stream(seed, *, workers, splits, n_jobs, lower_bound) -> list[dict]:
+_ARM = ("arm", "mean_delay", "mean_wait", "mean_service", "rho", "stable")
+
+
+def _example2_stream(seed, *, n_jobs) -> list[dict]:
     """One seed of :func:`example2_streams`: its five arms on the same arrival times."""
-    ex = th.EXAMPLE2
+    ex, w, rows = th.EXAMPLE2, th.example2_workers(), []
     K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
-    rows = []
+    splits = _example2_splits(w)
     for purging in (True, False):
         for name, split in splits.items():
-            one = sim.simulate_stream(workers, split.kappa, K, I, lam, n_jobs, purging, seed)
-            ok, wait = one.stable, np.mean(one.start - one.arrivals)
-            rows.append(
-                {
-                    "arm": name if purging else f"{name}, no purging",
-                    "mean_delay": float(one.delays.mean()) if ok else np.nan,
-                    "mean_wait": float(wait) if ok else np.nan,
-                    "mean_service": float(one.service.mean()),
-                    "rho": one.rho,
-                    "stable": ok,
-                }
-            )
-    # same arrivals as simulate_stream (the generator's first draws)
-    d_l = lower_bound
+            one = sim.simulate_stream(w, split.kappa, K, I, lam, n_jobs, purging, seed)
+            ok, arm = one.stable, name if purging else f"{name}, no purging"
+            means = [
+                float(np.mean(x)) if ok else np.nan for x in (one.delays, one.start - one.arrivals)
+            ]
+            rows.append(dict(zip(_ARM, (arm, *means, float(one.service.mean()), one.rho, ok))))
+    # the ideal worker on the same arrivals as simulate_stream (the generator's first draws)
+    d_l = th.lower_bound_delay(w, K, I)
     arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
     start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
-    wait, delay = float(np.mean(start - arrivals)), float(np.mean(finish - arrivals))
-    ideal = {"arm": "ideal worker", "mean_delay": delay, "mean_wait": wait, "mean_service": d_l}
-    return rows + [ideal | {"rho": d_l * lam, "stable": bool(d_l * lam < 1)}]
+    means = [float(np.mean(x)) for x in (finish - arrivals, start - arrivals)]
+    return rows + [dict(zip(_ARM, ("ideal worker", *means, d_l, d_l * lam, bool(d_l * lam < 1))))]
 
 
 def example2_comparison(
@@ -216,25 +195,17 @@ def example2_comparison(
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
     streams, rows = example2_streams(n_jobs, seeds), []
 
-    def summary_of(arm):
-        g = streams[streams["arm"] == arm]
-        service = float(g["mean_service"].mean())
-        if not g["stable"].all() or service * lam >= 1:
-            return sim.DelaySummary(
-                np.nan, np.nan, g["mean_delay"].to_numpy(), service, service * lam, False
-            )
-        return sim.DelaySummary.of_streams(g["mean_delay"], service, service * lam)
-
     def add(quantity, paper, theory, arm, note):
         row = {"quantity": quantity, "arm": arm, "paper": paper, "theory": theory}
         if arm:
-            summary = summary_of(arm)
-            row.update({f"sim_{k}": v for k, v in _summary_row(summary).items()})
+            g = streams[streams["arm"] == arm]
+            service, d = float(g["mean_service"].mean()), g["mean_delay"]
+            ok = bool(g["stable"].all() and service * lam < 1)
+            summary = sim.DelaySummary.of_streams(d, service, service * lam, ok)
+            row |= {f"sim_{k}": v for k, v in _summary_row(summary).items()}
             # the paper's figure is one stream of J jobs: where does it fall among ours?
             ok = summary.stable and np.isfinite(paper)
-            row["paper_percentile"] = (
-                float(np.mean(summary.per_seed <= paper)) * 100 if ok else np.nan
-            )
+            row["paper_percentile"] = float(np.mean(d <= paper)) * 100 if ok else np.nan
         rows.append(row | {"note": note})
 
     for kind, split in _example2_splits(w).items():
@@ -266,43 +237,34 @@ def _example2_splits(workers):
     return _splits(workers, ex["K"], ex["omega"], 1.0, ("optimal", "uniform"))
 
 
-def _setting_streams(workers, n_streams, seed, J, poisson=True, rate=None, first=0) -> dict:
+def _setting_streams(n_streams, seed, J, poisson=True, rate=th.EXAMPLE2["arrival_rate"], first=0):
     """``n_streams`` Example 2 streams with purging per split, stream ``r`` drawn from the seed
     ``[seed, r]`` (both splits on its arrivals): split -> list of (job delays, realised arrival
     rate ``J / t_J``)."""
-    rate = th.EXAMPLE2["arrival_rate"] if rate is None else rate
-    splits = _example2_splits(workers)
+    kw = {"seed": seed, "J": J, "poisson": poisson, "rate": rate}
     frame = over_seeds(
-        _setting_stream,
-        range(first, first + n_streams),
-        desc="Example 2 streams",
-        workers=workers,
-        splits=splits,
-        seed=seed,
-        J=J,
-        poisson=poisson,
-        rate=rate,
+        _setting_stream, range(first, first + n_streams), desc="Example 2 streams", **kw
     )
-    return {kind: list(frame[kind]) for kind in splits}
+    return {kind: list(frame[kind]) for kind in ("optimal", "uniform")}
 
 
-def _setting_stream(r, *, workers, splits, seed, J, poisson, rate) -> dict:
+def _setting_stream(r, *, seed, J, poisson, rate) -> dict:
     """Stream ``r`` of :func:`_setting_streams`: split -> (job delays, realised rate)."""
-    K, I, out = th.EXAMPLE2["K"], th.EXAMPLE2["iterations"], {}
-    for kind, split in splits.items():
+    K, I, w, out = th.EXAMPLE2["K"], th.EXAMPLE2["iterations"], th.example2_workers(), {}
+    for kind, split in _example2_splits(w).items():
         rng = np.random.default_rng([seed, r])
         arr = np.cumsum(rng.exponential(1 / rate, J)) if poisson else np.arange(1, J + 1) / rate
-        itr = sim.sample_iteration_times(workers, split.kappa, K, J * I, True, rng)
+        itr = sim.sample_iteration_times(w, split.kappa, K, J * I, True, rng)
         _, finish = sim.fifo_delays(arr, itr.reshape(J, I).sum(axis=1))
         out[kind] = (finish - arr, J / arr[-1])
     return out
 
 
-def _rate_match(n_streams, n_jobs, seed, workers):
+def _rate_match(n_streams, n_jobs, seed):
     """The listed setting's streams of :func:`example2_setting_check` (``runs``: split -> list of
     (delays, realised rate)), one row per stream, and per split the least-squares line of
     average delay against realised rate with the rate where it meets the paper's value."""
-    runs = _setting_streams(workers, n_streams, seed, n_jobs)
+    runs = _setting_streams(n_streams, seed, n_jobs)
     d = {k: np.array([np.mean(x) for x, _ in v]) for k, v in runs.items()}
     rate = [r for _, r in runs["optimal"]]
     streams = pd.DataFrame({"stream": range(n_streams), "realised_rate": rate, **d})
@@ -330,7 +292,6 @@ def example2_setting_check(
     Returns ``variants`` (the last row at the calibrated ``lambda_fit``), the listed ``streams``,
     the per-split fit ``match`` and the ``calibrated`` streams' averages.
     """
-    w = th.example2_workers()
     n_streams = check_int("n_streams", n_streams, low=3)
     n_jobs = check_int("n_jobs", n_jobs, low=10)
     splits = ("optimal", "uniform")
@@ -341,32 +302,29 @@ def example2_setting_check(
         moments = {f"{k}_{m}": f(d[k]) for k in splits for m, f in _MOMENTS}
         return {"setting": setting, **moments, "both_at_or_below_paper": float(np.mean(both))}
 
-    listed, streams, match = _rate_match(n_streams, n_jobs, seed, w)
+    listed, streams, match = _rate_match(n_streams, n_jobs, seed)
     runs = {(n_jobs, True): listed}
-    variants = {  # label: (J, Poisson arrivals, jobs dropped); the warm-up reuses the listed streams
+    for J, poisson in track([(n_jobs, False), (100, True), (300, True)], "Example 2 settings"):
+        runs[J, poisson] = _setting_streams(n_streams, seed, J, poisson)
+    cases = {  # label: (J, Poisson arrivals, jobs dropped); the warm-up reuses the listed streams
         f"as listed (Poisson, J = {n_jobs})": (n_jobs, True, 0),
         "deterministic arrivals every 1/λ": (n_jobs, False, 0),
         "J = 100 jobs": (100, True, 0),
         "J = 300 jobs": (300, True, 0),
         "first 200 jobs dropped (warm-up)": (n_jobs, True, 200),
     }
-    for J, poisson in track([(n_jobs, False), (100, True), (300, True)], "Example 2 settings"):
-        runs[J, poisson] = _setting_streams(w, n_streams, seed, J, poisson)
-    rows = []
-    for label, (J, poisson, warm) in variants.items():
-        res = runs[J, poisson]
-        rows.append(row(label, {k: np.array([np.mean(d[warm:]) for d, _ in res[k]]) for k in res}))
+    rows = [
+        row(label, {k: np.array([np.mean(d[warm:]) for d, _ in v]) for k, v in runs[J, p].items()})
+        for label, (J, p, warm) in cases.items()
+    ]
     # one arrival rate for both splits (the mean of the two matches): a calibrated check
     lam_fit = float(np.mean(match["rate_matching_paper"].to_numpy()))
-    cal = _setting_streams(w, n_streams, seed, n_jobs, rate=lam_fit, first=10_000)
+    cal = _setting_streams(n_streams, seed, n_jobs, rate=lam_fit, first=10_000)
     cal = {k: np.array([np.mean(d) for d, _ in v]) for k, v in cal.items()}
     rows.append(row(f"λ = {lam_fit:.5f} (calibrated on both paper values)", cal))
+    variants, cal = pd.DataFrame(rows), pd.DataFrame(cal)
     return SimpleNamespace(
-        variants=pd.DataFrame(rows),
-        streams=streams,
-        match=match,
-        lambda_fit=lam_fit,
-        calibrated=pd.DataFrame(cal),
+        variants=variants, streams=streams, match=match, lambda_fit=lam_fit, calibrated=cal
     )
 
 
@@ -377,9 +335,9 @@ def _splits(workers, K, omega, gamma, kinds=("uniform", "optimal")) -> dict:
 
 def fig2_split_metrics(
     workers: th.StreamWorkers | None = None,
-    K: int | None = None,
-    omega: float | None = None,
-    gamma: float | None = None,
+    K: int = SECTION6A["K"],
+    omega: float = SECTION6A["omega"],
+    gamma: float = SECTION6A["gamma"],
 ) -> pd.DataFrame:
     """Fig. 2: per worker ``m_p, c_p, sigma_p`` (a) and ``E[T]+gamma E[T^2]`` (b) per split;
     defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
@@ -388,23 +346,13 @@ def fig2_split_metrics(
     ``c + gamma c^2 + 2 gamma kappa c m + kappa m + kappa (kappa-1) sigma^2``, which is not
     ``E[T_{p,kappa}] + gamma E[T_{p,kappa}^2]`` (eqs. 4-5, what we plot).
     """
-    s = SECTION6A
     w = section6a_workers() if workers is None else workers
-    K = s["K"] if K is None else K
-    omega = s["omega"] if omega is None else omega
-    gamma = s["gamma"] if gamma is None else gamma
     opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
     m, c, s2 = w.task_mean, w.comm_time, w.task_var
 
     def caption(kappa):
-        ind = kappa > 0
-        return (
-            c * ind
-            + gamma * c**2 * ind
-            + 2 * gamma * kappa * c * m
-            + kappa * m
-            + kappa * (kappa - 1) * s2
-        )
+        fixed = c * (kappa > 0) + gamma * c**2 * (kappa > 0)
+        return fixed + 2 * gamma * kappa * c * m + kappa * m + kappa * (kappa - 1) * s2
 
     kappa = {"optimal_continuous": opt.kappa_continuous, "optimal": opt.kappa, "uniform": uni.kappa}
     caption_of = {"optimal": opt.kappa.astype(float), "optimal_continuous": opt.kappa_continuous}
@@ -418,24 +366,18 @@ def fig2_split_metrics(
 
 
 def fig3_activity(
-    n_jobs: int | None = None, seed: int = 0, iterations: int | None = None
+    n_jobs: int = SECTION6A["n_jobs"], seed: int = 0, iterations: int = SECTION6A["iterations"]
 ) -> SimpleNamespace:
     """Fig. 3: busy intervals of every worker for the first ``n_jobs`` jobs, both splits on the
     same arrival times; defaults: Section VI-A (:data:`SECTION6A`, :func:`section6a_workers`).
     Per split: ``intervals`` (``job, iteration, worker, start, stop``), ``jobs`` (``arrival,
     start, finish``), ``n_workers`` and ``kappa``."""
-    s, w = SECTION6A, section6a_workers()
-    I = s["iterations"] if iterations is None else iterations
-    n_jobs = s["n_jobs"] if n_jobs is None else n_jobs
-    K, lam, out = s["K"], s["arrival_rate"], {}
-    for kind, split in _splits(w, K, s["omega"], s["gamma"]).items():
-        rows, jobs = sim.activity_trace(w, split.kappa, K, I, lam, n_jobs, True, seed)
-        out[kind] = SimpleNamespace(
-            intervals=pd.DataFrame(rows),
-            jobs=pd.DataFrame(jobs),
-            n_workers=w.n_workers,
-            kappa=split.kappa,
-        )
+    s, w, out = SECTION6A, section6a_workers(), {}
+    for kind, split in _splits(w, s["K"], s["omega"], s["gamma"]).items():
+        run = (w, split.kappa, s["K"], iterations, s["arrival_rate"], n_jobs, True, seed)
+        rows, jobs = sim.activity_trace(*run)
+        frames = {"intervals": pd.DataFrame(rows), "jobs": pd.DataFrame(jobs)}
+        out[kind] = SimpleNamespace(**frames, n_workers=w.n_workers, kappa=split.kappa)
     return SimpleNamespace(**out)
 
 
@@ -495,16 +437,8 @@ def stability_scan(
     for kind, split in splits.items():
         for t in (th.stability_threshold(w, split.kappa, I, lam) for lam in rates):
             thresholds.append({"split": kind, **asdict(t), "drift": t.drift})
-        runs = over_seeds(
-            _scan_stream,
-            seeds,
-            desc=f"stability scan ({kind})",
-            workers=w,
-            kappa=split.kappa,
-            rates=rates,
-            critical_rate=crit,
-            n_jobs=n_jobs,
-        )
+        kw = {"kappa": split.kappa, "rates": rates, "critical_rate": crit, "n_jobs": n_jobs}
+        runs = over_seeds(_scan_stream, seeds, desc=f"stability scan ({kind})", workers=w, **kw)
         delays_at_paper = [d for d in runs.pop("delays") if d is not None]
         runs.insert(0, "split", kind)
         rows.append(runs)
@@ -521,30 +455,23 @@ def stability_scan(
     thresholds = pd.DataFrame(thresholds)
     thresholds["rate_factor"] = thresholds["arrival_rate"] / crit
     g = streams.groupby(["split", "arrival_rate"])["slope"]
-    slopes = pd.DataFrame(
-        {"slope": g.mean(), "ci_halfwidth": sim.t_halfwidth(g.std(ddof=1), g.count())}
-    )
+    half = sim.t_halfwidth(g.std(ddof=1), g.count())
+    slopes = pd.DataFrame({"slope": g.mean(), "ci_halfwidth": half})
+    by_job = pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame()
     return SimpleNamespace(
-        streams=streams,
-        thresholds=thresholds,
-        by_job=pd.concat(by_job, ignore_index=True) if by_job else pd.DataFrame(),
-        slopes=slopes.reset_index(),
+        streams=streams, thresholds=thresholds, by_job=by_job, slopes=slopes.reset_index()
     )
 
 
 def _scan_stream(seed, *, workers, kappa, rates, critical_rate, n_jobs) -> list[dict]:
     """One seed of :func:`stability_scan`: one stream's arrivals and service at every rate (the
     job delays kept at the paper's rate)."""
-    s = SECTION6A
-    idx = np.arange(n_jobs, dtype=float)
-    xc = idx - idx.mean()
-    q = n_jobs // 4
+    s, I, q = SECTION6A, SECTION6A["iterations"], n_jobs // 4
+    xc = np.arange(n_jobs, dtype=float) - (n_jobs - 1) / 2  # job index minus its mean
     rng = np.random.default_rng([seed, 7])
     unit_gaps = rng.exponential(1.0, n_jobs)  # arrivals at rate lam: unit_gaps / lam
-    service = sim.sample_iteration_times(
-        workers, kappa, s["K"], n_jobs * s["iterations"], False, rng
-    )
-    service = service.reshape(n_jobs, s["iterations"]).sum(axis=1)
+    service = sim.sample_iteration_times(workers, kappa, s["K"], n_jobs * I, False, rng)
+    service = service.reshape(n_jobs, I).sum(axis=1)
     rows = []
     for lam in rates:
         arrivals = np.cumsum(unit_gaps) / lam
@@ -620,15 +547,14 @@ def fig4_delay_vs_redundancy(
         prefix = arm.replace(", no purging", "_no_purging")
         row.update({f"{prefix}_{k}": v for k, v in _summary_row(summary).items()})
         delay = summary.per_seed if summary.stable else np.nan
-        per_seed.append(
-            pd.DataFrame({"omega": omega, "arm": arm, "seed": seeds, "mean_delay": delay})
-        )
+        one = {"omega": omega, "arm": arm, "seed": seeds, "mean_delay": delay}
+        per_seed.append(pd.DataFrame(one))
 
     for omega in omegas:
         omega = check_real("omega", omega, low=1.0)
         opt, uni = _splits(w, K, omega, gamma, ("optimal", "uniform")).values()
         pred = th.predict_delay(w, opt.kappa, I, lam)
-        row = {"omega": omega, "n_tasks": opt.n_tasks, "theory_no_purging": pred.pk_delay}
+        row = {"omega": omega, "n_tasks": int(opt.kappa.sum()), "theory_no_purging": pred.pk_delay}
         row |= {"theory_stable": pred.stable, "lower_bound": d_l, "lower_bound_queue": d_lq}
         for split in (opt, uni):
             add(row, omega, split.kind, split.kappa, True)
@@ -637,11 +563,8 @@ def fig4_delay_vs_redundancy(
             realizations.append(pd.DataFrame(frame))
         add(row, omega, "optimal, no purging", opt.kappa, False)
         rows.append(row)
-    return SimpleNamespace(
-        table=pd.DataFrame(rows),
-        realizations=pd.concat(realizations, ignore_index=True),
-        per_seed=pd.concat(per_seed, ignore_index=True),
-    )
+    realizations, per_seed = (pd.concat(x, ignore_index=True) for x in (realizations, per_seed))
+    return SimpleNamespace(table=pd.DataFrame(rows), realizations=realizations, per_seed=per_seed)
 
 
 def fig4_no_purging_check(
@@ -678,35 +601,32 @@ def heterogeneous_cluster() -> th.StreamWorkers:
 
 
 def code_parameter_search(
-    unit_workers: th.StreamWorkers | None = None, K_values: Sequence[int] | None = None
+    unit_workers: th.StreamWorkers | None = None,
+    K_values: Sequence[int] = CLUSTER_SETTINGS["K_values"],
 ) -> SimpleNamespace:
     """Figs. 6-7, Algorithm 1: mismatch (eq. 10), theta and active workers vs K (K C = Z)."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    K_values = s["K_values"] if K_values is None else K_values
-    search = th.optimise_code_parameters(w, s["Z"], K_values, s["omega"], s["gamma"])
-    columns = ("K", "mismatch", "mismatch_active", "theta", "n_active", "n_assigned")
-    table = pd.DataFrame({c: getattr(search, c) for c in columns})
-    table.insert(1, "C", search.complexity)
-    active_best = int(search.K[np.argmin(search.mismatch_active)])
-    return SimpleNamespace(table=table, best_k=search.best_K, best_k_active_only=active_best)
+    table = th.optimise_code_parameters(w, s["Z"], K_values, s["omega"], s["gamma"])
+    best = {c: int(table["K"].iloc[np.argmin(table[c])]) for c in ("mismatch", "mismatch_active")}
+    return SimpleNamespace(
+        table=table, best_k=best["mismatch"], best_k_active_only=best["mismatch_active"]
+    )
 
 
 def table2_delay_vs_K(
-    K_values: Sequence[int] | None = None,
+    K_values: Sequence[int] = CLUSTER_SETTINGS["table_K"],
     seeds: Sequence[int] = tuple(range(5)),
     n_jobs: int = 1000,
     unit_workers: th.StreamWorkers | None = None,
-    Z: float | None = None,
+    Z: float = CLUSTER_SETTINGS["Z"],
 ) -> pd.DataFrame:
     """Table II: average job delay for several K (optimal split, purging), with theory;
     unstable configurations show ``stable = False`` and no average."""
     s = CLUSTER_SETTINGS
     w = heterogeneous_cluster() if unit_workers is None else unit_workers
-    K_values = s["table_K"] if K_values is None else [check_int("K", k, low=1) for k in K_values]
-    if not K_values:
+    if not (K_values := [check_int("K", k, low=1) for k in K_values]):
         raise ValueError("K_values must hold at least one K, got K_values=[]")
-    Z = s["Z"] if Z is None else Z
     I, lam = s["iterations"], s["arrival_rate"]
     paper = dict(zip(s["table_K"], s["paper_table_delay"]))
     rows = []
@@ -754,29 +674,6 @@ def queueing_check(
     return pd.DataFrame(rows)
 
 
-def explore_split(
-    workers: th.StreamWorkers,
-    K: int,
-    omega: float,
-    gamma: float,
-    arrival_rate: float,
-    iterations: int,
-    n_jobs: int = 300,
-    seeds: Sequence[int] = (0, 1, 2),
-    simulate: bool = True,
-) -> SimpleNamespace:
-    """Everything the widget shows: theta, kappa, active set, predicted and simulated delays."""
-    opt, uni = _splits(workers, K, omega, gamma, ("optimal", "uniform")).values()
-    out = {"lower_bound": th.lower_bound_delay(workers, K, iterations)}
-    for split in (opt, uni):
-        kind = split.kind
-        out[f"{kind}_prediction"] = th.predict_delay(workers, split.kappa, iterations, arrival_rate)
-        run = (workers, split.kappa, K, iterations, arrival_rate, n_jobs, True, seeds)
-        out[f"{kind}_simulation"] = sim.simulate_mean_delay(*run) if simulate else None
-        out[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
-    return SimpleNamespace(optimal=opt, uniform=uni, **out, workers=workers)
-
-
 def unstable_growth(
     K: int = 350,
     Z: float = 250.0,
@@ -792,23 +689,14 @@ def unstable_growth(
     n_jobs = sorted(check_int("n_jobs", j, low=1) for j in n_jobs)
     workers = w.with_complexity(Z / K)
     split = th.optimal_split(workers, K, 1.0, s["gamma"])
-    return over_seeds(
-        _unstable_stream,
-        seeds,
-        desc="unstable-stream seeds",
-        workers=workers,
-        kappa=split.kappa,
-        K=K,
-        iterations=s["iterations"],
-        arrival_rate=s["arrival_rate"],
-        n_jobs=n_jobs,
-    )
+    kw = {"workers": workers, "kappa": split.kappa, "K": K, "n_jobs": n_jobs}
+    return over_seeds(_unstable_stream, seeds, desc="unstable-stream seeds", **kw)
 
 
-def _unstable_stream(seed, *, workers, kappa, K, iterations, arrival_rate, n_jobs) -> list[dict]:
+def _unstable_stream(seed, *, workers, kappa, K, n_jobs) -> list[dict]:
     """One seed of :func:`unstable_growth`: the first-J averages of one long stream."""
-    lam = arrival_rate
-    one = sim.simulate_stream(workers, kappa, K, iterations, lam, n_jobs[-1], True, seed)
+    I, lam = CLUSTER_SETTINGS["iterations"], CLUSTER_SETTINGS["arrival_rate"]
+    one = sim.simulate_stream(workers, kappa, K, I, lam, n_jobs[-1], True, seed)
     return [
         {
             "J": J,
@@ -867,11 +755,9 @@ def calibrate_work(
         return th.service_time_moments(e1, e2, s["iterations"])[0]
 
     lo, hi = 1e-6, float(s["Z"])
-    if service(lo) >= target:
-        raise ValueError(
-            f"target_service_mean must exceed the communication floor "
-            f"{service(lo):.4g}, got {target:g}"
-        )
+    if (floor := service(lo)) >= target:
+        msg = f"target_service_mean must exceed the communication floor {floor:.4g}, got {target:g}"
+        raise ValueError(msg)
     while service(hi) < target:
         lo, hi = hi, hi * 2.0
     # the integer split jumps with Z, so E[T_s](Z) has small steps: a relative 1e-4 in Z
@@ -879,9 +765,7 @@ def calibrate_work(
     return float(optimize.brentq(lambda z: service(z) - target, lo, hi, rtol=1e-4))
 
 
-# --------------------------------------------------------------------------------------
-# Notebook 05: its sizes, one run per section and the claims each section makes
-# --------------------------------------------------------------------------------------
+# -- Notebook 05: its sizes, one run per section and the claims each section makes ---------
 
 # the notebook's parameters cell holds n_jobs, n_seeds and n_seeds_example2 (faithful values)
 SETTINGS = {
@@ -946,34 +830,24 @@ def show(rows: Iterable[Claim]) -> None:
         )
 
 
-def _inside(samples, paper=None, paper_range=None) -> bool:
-    """Whether the paper's value (or range) meets our 95 % mean interval."""
-    _, lo, hi = mean_interval(samples)
-    p_lo, p_hi = paper_range if paper_range is not None else (paper, paper)
-    return p_hi >= lo and p_lo <= hi
-
-
 def _call(fn, results: dict):
     names = inspect.signature(fn).parameters
     return fn(**{k: v for k, v in results.items() if k in names})
 
 
-def _spec(kind, item, quantity, measured=None, *, basis="paper", **fixed):
-    """``claims.spec`` with the basis most rows have (:data:`CLAIMS` sets the section)."""
-    return spec(kind, item, quantity, measured, basis=basis, **fixed)
-
-
 def _interval(item, quantity, measured, miss_reason="", unit="×", **fixed):
     """An interval spec: ``measured`` returns ``samples`` (and any other measured argument, a
-    ``miss_reason`` too); the reason is recorded only when the paper's value misses ours."""
+    ``miss_reason`` too); the reason is recorded only when the paper's value (or range) misses
+    our 95 % mean interval."""
+
+    p_lo, p_hi = fixed.get("paper_range") or (fixed.get("paper"),) * 2
 
     def run(**results):
         kw = _call(measured, results)
-        why = kw.pop("miss_reason", miss_reason)
-        hit = _inside(kw["samples"], fixed.get("paper"), fixed.get("paper_range"))
-        return kw | {"reason": "" if hit else why}
+        why, (_, lo, hi) = kw.pop("miss_reason", miss_reason), mean_interval(kw["samples"])
+        return kw | {"reason": "" if p_hi >= lo and p_lo <= hi else why}
 
-    return _spec("interval", item, quantity, run, unit=unit, **fixed)
+    return spec("interval", item, quantity, run, unit=unit, **fixed)
 
 
 def split_results(gamma: float = 1.0) -> dict:
@@ -982,14 +856,10 @@ def split_results(gamma: float = 1.0) -> dict:
     workers = th.example2_workers()
     fig2 = fig2_split_metrics(section6a_workers(), _VIA["K"], _VIA["omega"], gamma)
     theta6a = float(fig2["theta"].iloc[0])
-    spread = {
+    spread = {  # the three metrics and the caption's expression under the real optimal split
         c: float(np.ptp(fig2[c]) / theta6a)
-        for c in (
-            "metric_optimal_continuous",
-            "metric_optimal",
-            "metric_uniform",
-            "caption_formula_optimal_continuous",
-        )
+        for c in fig2
+        if c.startswith(("metric_", "caption_formula_optimal_continuous"))
     }
     rates = np.array([0.5, 1.0, 2.0, 7.0])
     s1 = th.optimal_split(th.StreamWorkers.exponential(rates, np.zeros(4)), 40, 1.0, gamma)
@@ -1009,6 +879,11 @@ def split_results(gamma: float = 1.0) -> dict:
     }
 
 
+def _verdict(holds, why):
+    """``reproduced``, or ``not reproduced`` with the reason ``why``."""
+    return {"verdict": "reproduced" if holds else "not reproduced", "reason": "" if holds else why}
+
+
 def _fig2_qualitative(spread, ratio_minmax, slowest):
     holds = spread["metric_uniform"] > 10 * spread["metric_optimal"]
     return {
@@ -1018,27 +893,20 @@ def _fig2_qualitative(spread, ratio_minmax, slowest):
             f"(max/min {ratio_minmax['metric_uniform']:.1f}; worker {slowest + 1}, the slowest, "
             "overloaded)"
         ),
-        "verdict": "reproduced" if holds else "not reproduced",
-        "reason": ""
-        if holds
-        else "the uniform spread is not an order of magnitude above the optimal one",
+        **_verdict(holds, "the uniform spread is not an order of magnitude above the optimal one"),
     }
 
 
 def example2_results(n_jobs: int, seeds: Sequence[int], gamma: float = 1.0) -> dict:
     """Section 2: Example 2's two splits and the ideal worker on paired streams."""
     res = example2_comparison(n_jobs=n_jobs, seeds=seeds)
-    delay, wait, service = (
-        res.streams.pivot(index="seed", columns="arm", values=v)
-        for v in ("mean_delay", "mean_wait", "mean_service")
-    )
-    return {
+    per_stream = {  # seed x arm
+        k: res.streams.pivot(index="seed", columns="arm", values=f"mean_{k}")
+        for k in ("delay", "wait", "service")
+    }
+    return per_stream | {
         "example2": res,
-        "delay": delay,
-        "wait": wait,
-        "service": service,
         "lower_bound_queue": res.lower_bound_queue,
-        "n_jobs": n_jobs,
         "setting": example2_setting(gamma) + f"; J = {n_jobs}",
         "setting_listed": example2_setting(gamma),
     }
@@ -1048,26 +916,24 @@ def _example2_arm(arm):
     """The interval row of one split's mean delay against the paper's single stream."""
 
     def measured(delay, setting):
-        p_opt, p_uni = _EX2_PAPER["paper_optimal_delay"], _EX2_PAPER["paper_uniform_delay"]
+        p_opt, p_uni = th.EXAMPLE2["paper_optimal_delay"], th.EXAMPLE2["paper_uniform_delay"]
         d = delay[arm]
-        share = float(np.mean(d <= _EX2_PAPER[f"paper_{arm}_delay"]))
+        share = float(np.mean(d <= th.EXAMPLE2[f"paper_{arm}_delay"]))
+        kw = {"samples": d.to_numpy(), "setting": setting}
         if arm == "uniform":
-            reason = (
-                f"the paper's one stream is {1 - p_uni / d.mean():.1%} below our mean; {share:.0%} "
-                "of our single streams are at or below it; a slower arrival rate explains both "
-                "values (calibrated row below)"
-            )
-            return {"samples": d.to_numpy(), "reason": reason, "setting": setting}
+            return kw | {
+                "reason": f"the paper's one stream is {1 - p_uni / d.mean():.1%} below our mean; "
+                f"{share:.0%} of our single streams are at or below it; a slower arrival rate "
+                "explains both values (calibrated row below)"
+            }
         both_low = float(np.mean((d <= p_opt) & (delay["uniform"] <= p_uni)))
         m_opt, lo_opt, hi_opt = mean_interval(d)
-        return {
-            "samples": d.to_numpy(),
+        return kw | {
             "verdict": None if lo_opt <= p_opt <= hi_opt else "partly",
             "reason": f"the paper's one stream is {1 - p_opt / m_opt:.1%} below our mean over "
             f"{len(delay)} streams, yet a common single stream: {share:.0%} of ours are at or "
             f"below it (both paper values at once: {both_low:.0%}); the splits follow the paper's "
             "rules, we tune nothing",
-            "setting": setting,
         }
 
     return measured
@@ -1077,18 +943,15 @@ def _example2_ratio(delay, setting, printed):
     """Uniform / optimal delay: more than 2.5x (Section I) or the printed pair's ratio."""
     num, den = delay["uniform"].to_numpy(), delay["optimal"].to_numpy()
     _, rlo, rhi = ratio_interval(num, den)
-    p = _EX2_RATIO
+    p, kw = _EX2_RATIO, {"numerator": num, "denominator": den, "setting": setting}
     if printed:
         verdict = None if rlo <= p <= rhi else "not reproduced"
         reason = (
             f"{np.mean(num / den <= p):.0%} of our single-stream ratios are at or below "
             f"{p:.2f}; the uniform split's miss (row above) carries the difference"
         )
-    else:
-        verdict = "reproduced" if rlo > 2.5 else "not reproduced"
-        reason = "" if rlo > 2.5 else "the interval does not exclude 2.5"
-    kw = {"numerator": num, "denominator": den, "setting": setting}
-    return kw | {"verdict": verdict, "reason": reason}
+        return kw | {"verdict": verdict, "reason": reason}
+    return kw | _verdict(rlo > 2.5, "the interval does not exclude 2.5")
 
 
 _EX2_RATIO = th.EXAMPLE2["paper_uniform_delay"] / th.EXAMPLE2["paper_optimal_delay"]
@@ -1205,12 +1068,17 @@ def fig3_results(seed: int = 0, gamma: float = 1.0) -> dict:
     }
 
 
-def _standin_reason(thresholds):
+def _standin(holds, thresholds, otherwise=""):
+    """``partly`` when the paper's instability ``holds`` (on our stand-in only), else the reason
+    ``otherwise``."""
+    if not holds:
+        return {"verdict": None, "reason": otherwise}
     margin = _VIA["arrival_rate"] / thresholds["uniform"].critical_rate - 1
-    return (
-        f"holds on our stand-in only: λ = 0.01 is {margin:.1%} past its uniform threshold, and "
-        "the paper's Section VI-A workers are unlisted (speed window row below)"
-    )
+    return {
+        "verdict": "partly",
+        "reason": f"holds on our stand-in only: λ = 0.01 is {margin:.1%} past its uniform "
+        "threshold, and the paper's Section VI-A workers are unlisted (speed window row below)",
+    }
 
 
 def _fig3_stable_row(thresholds):
@@ -1219,10 +1087,7 @@ def _fig3_stable_row(thresholds):
         "ours": "unstable" if not tu.stable else "stable",
         "setting": f"{STANDIN_VI_A}; ρ = λE[T_s] (eq. 8): uniform {tu.rho:.3f}, optimal "
         f"{thresholds['optimal'].rho:.3f}",
-        "verdict": "partly" if not tu.stable else None,
-        "reason": _standin_reason(thresholds)
-        if not tu.stable
-        else "our stand-in workers give a stable uniform split",
+        **_standin(not tu.stable, thresholds, "our stand-in workers give a stable uniform split"),
     }
 
 
@@ -1233,8 +1098,7 @@ def _fig3_rho_row(thresholds, splits6a):
         "ours": tu.rho_slowest,
         "ours_text": f"worker {tu.slowest + 1}, κ = {splits6a['uniform'].kappa[tu.slowest]}; "
         f"ρ (F_itr) = {tu.rho:.4f}",
-        "verdict": "partly" if over else None,
-        "reason": _standin_reason(thresholds) if over else "below 1 on our stand-in",
+        **_standin(over, thresholds, "below 1 on our stand-in"),
     }
 
 
@@ -1251,23 +1115,15 @@ def fig3_stability_results(seed: int, scan_jobs: int, scan_seeds: int, wait_stre
         "n_scan": ss["seed"].nunique(),
         "J_scan": int(len(by_job) and by_job["job"].max() + by_job["block"].iloc[0] / 2),
         "at_paper": {k: ss[(ss["split"] == k) & paper_rate] for k in ("uniform", "optimal")},
-        "rho_fig4": window.rho_fig4,
         "waits": fig3_wait_check(n_streams=wait_streams, seed=seed),
     }
 
 
 def fig3_scan_summary(scan: SimpleNamespace) -> pd.DataFrame:
     """Mean growth per job and first/last-quarter delays per (split, rate), with ρ and drift."""
-    summ = (
-        scan.streams.groupby(["split", "rate_factor"])
-        .agg(
-            slope=("slope", "mean"),
-            slope_sd=("slope", "std"),
-            first_q=("first_quarter", "mean"),
-            last_q=("last_quarter", "mean"),
-        )
-        .reset_index()
-    )
+    quarters = {"first_q": ("first_quarter", "mean"), "last_q": ("last_quarter", "mean")}
+    g = scan.streams.groupby(["split", "rate_factor"])
+    summ = g.agg(slope=("slope", "mean"), slope_sd=("slope", "std"), **quarters).reset_index()
     cols = ["split", "rate_factor", "rho", "drift"]
     return summ.merge(scan.thresholds[cols], on=["split", "rate_factor"])
 
@@ -1290,13 +1146,12 @@ def _grow_row(at_paper, thresholds, n_scan, J_scan):
     return {
         "numerator": u["last_quarter"].to_numpy(),
         "denominator": u["first_quarter"].to_numpy(),
-        "verdict": "partly" if grows else None,
-        "reason": _standin_reason(thresholds) if grows else "",
+        **_standin(grows, thresholds),
         "setting": _long_streams(n_scan, J_scan),
     }
 
 
-def _window_row(thresholds, window, rho_fig4):
+def _window_row(thresholds, window):
     tu, s_u, s_o = thresholds["uniform"], window.s_uniform, window.s_optimal
     return {
         "ours": (
@@ -1305,7 +1160,7 @@ def _window_row(thresholds, window, rho_fig4):
             f"{100 * (_VIA['arrival_rate'] / tu.critical_rate - 1):.1f} % above the uniform "
             f"threshold; the pair holds for task-time scales s ∈ [{s_u:.3f}, {s_o:.2f}) of our "
             f"stand-in (s = 1); at the Fig. 4 stand-in's speeds (s = {window.fig4_scale:.2g}) the "
-            f"uniform ρ is {rho_fig4:.2f}"
+            f"uniform ρ is {window.rho_fig4:.2f}"
         ),
         "reason": (
             f"holds on our stand-in (chosen from Example 2's work per job, not fitted), but only "
@@ -1329,11 +1184,11 @@ def _wait_row(waits):
             f"uniform {pu[0]:.0%} [{pu[1]:.0%}, {pu[2]:.0%}] of streams (mean wait {pu[3]:.1f} s), "
             f"optimal {po[0]:.0%} [{po[1]:.0%}, {po[2]:.0%}] ({po[3]:.1f} s)"
         ),
-        "verdict": "reproduced" if ok else "not reproduced",
-        "reason": ""
-        if ok
-        else "a 3-job picture does not separate the splits; instability is a property of ρ "
-        "(rows above)",
+        **_verdict(
+            ok,
+            "a 3-job picture does not separate the splits; instability is a property of ρ "
+            "(rows above)",
+        ),
         "uncertainty": f"Wilson 95 % intervals over {len(waits) // 2} paired 3-job streams",
     }
 
@@ -1426,7 +1281,7 @@ def calibrated_growth_results(unit: th.StreamWorkers, seeds: Sequence[int], targ
 
 def _table2_delay_spec(i):
     K, paper = _CL["table_K"][i], _CL["paper_table_delay"][i]
-    return _spec(
+    return spec(
         "interval",
         "Table II",
         f"average job delay, K = {K}",
@@ -1440,7 +1295,6 @@ def _table2_delay_spec(i):
 
 _SIXTEEN = 1 / (1 - 0.16)
 _PD = _CL["paper_table_delay"]
-_EX2_PAPER = th.EXAMPLE2
 
 
 def _real_kappa_row(opt, gamma=1.0):
@@ -1473,7 +1327,7 @@ def _caption_row(spread):
 
 
 def _fig6_row(item, quantity, paper, ours_of):
-    return _spec(
+    return spec(
         "exact",
         item,
         quantity,
@@ -1490,11 +1344,8 @@ def _not_monotone(search) -> bool:
 
 
 def _table2_ratio(ps2, setting2):
-    return {
-        "numerator": ps2[110].to_numpy(),
-        "denominator": ps2[350].to_numpy(),
-        "setting": setting2,
-    }
+    num, den = ps2[110].to_numpy(), ps2[350].to_numpy()
+    return {"numerator": num, "denominator": den, "setting": setting2}
 
 
 def _table2_plateau(ps2, setting2):
@@ -1533,13 +1384,13 @@ def _fig4_reach_miss(t4):
     )
 
 
-_greater = partial(_spec, "comparison", expected="greater")
-_exact0 = partial(_spec, "exact", paper=0.0, rtol=0.0)  # a deterministic check: exactly 0
+_greater = partial(spec, "comparison", expected="greater")
+_exact0 = partial(spec, "exact", paper=0.0, rtol=0.0)  # a deterministic check: exactly 0
 
 #: The claims of notebook 05, by section, in the notebook's order (``claims.evaluate``).
 CLAIMS = {
     "theorem2": [
-        _spec("exact", "Theorem 2 (Example 2)", q, row, paper=55, unit="tasks", basis="check", **kw)
+        spec("exact", "Theorem 2 (Example 2)", q, row, paper=55, unit="tasks", basis="check", **kw)
         for q, row, kw in (
             ("Σκ_p(θ) = KΩ, real κ", _real_kappa_row, {"rtol": 1e-9}),
             ("integer optimal split κ_p (Σ = KΩ)", _integer_kappa_row, {}),
@@ -1553,7 +1404,7 @@ CLAIMS = {
             setting=STANDIN_VI_A,
             basis="check",
         ),
-        _spec(
+        spec(
             "qualitative",
             "Fig. 2(b)",
             "metric equal under the optimal split, spread under the uniform one",
@@ -1586,12 +1437,12 @@ CLAIMS = {
     ],
     "example2": [
         *(
-            _spec(
+            spec(
                 "interval",
                 "Example 2",
                 f"average job delay, {arm} split (mean over J-job streams)",
                 _example2_arm(arm),
-                paper=_EX2_PAPER[f"paper_{arm}_delay"],
+                paper=th.EXAMPLE2[f"paper_{arm}_delay"],
                 headline=True,
                 unit="s",
             )
@@ -1612,29 +1463,29 @@ CLAIMS = {
             paper_text=f"129.96 / 47.93 = {_EX2_RATIO:.2f} (our ratio of two printed values)",
             basis="derived",
         ),
-        _spec(
+        spec(
             "exact",
             "Example 2, eq. (9)",
             "lower bound D_L as printed",
             _lower_bound_row,
-            paper=_EX2_PAPER["paper_lower_bound"],
+            paper=th.EXAMPLE2["paper_lower_bound"],
             rtol=1e-3,
             unit="s",
             verdict="paper erratum",
             headline=True,
         ),
-        _spec(
+        spec(
             "interval",
             "Example 2, eq. (9) + queue wait",
             "ideal worker (service D_L) behind the Poisson queue (mean over J-job streams)",
             _ideal_worker_row,
-            paper=_EX2_PAPER["paper_lower_bound"],
+            paper=th.EXAMPLE2["paper_lower_bound"],
             unit="s",
             basis="derived",
         ),
     ],
     "example2_setting": [
-        _spec(
+        spec(
             "qualitative",
             "Example 2",
             "the setting difference behind the paper's two delays",
@@ -1645,19 +1496,18 @@ CLAIMS = {
     ],
     "queueing": [_queueing_spec(rate) for rate in QUEUEING_RATES[:3]],
     "fig3": [
-        _spec(
+        spec(
             "exact",
             "Fig. 3, Section VI-A",
             "uniform split at Ω = 1: rate stable?",
             _fig3_stable_row,
             paper="unstable",
         ),
-        _spec(
+        spec(
             "exact",
             "Fig. 3, Section IV-A (closed form)",
             "uniform split: slowest worker's utilisation λI(c_p + κ_p m_p)",
             _fig3_rho_row,
-            paper=None,
             paper_range=(1.0, 1e300),
             rtol=0.0,  # one-sided: ≥ 1 (finite: CSV round trip)
             paper_text="≥ 1 ('not stable due to the large service time')",
@@ -1694,7 +1544,7 @@ CLAIMS = {
             paper_text="stable (the optimal split has no growing queue)",
             basis="derived",
         ),
-        _spec(
+        spec(
             "qualitative",
             "Fig. 3, Section VI-A (workers unlisted)",
             "where the paper's λ sits against the stability thresholds",
@@ -1705,7 +1555,7 @@ CLAIMS = {
             uncertainty="exact (closed form and F_itr, eq. 8)",
             setting=STANDIN_VI_A,
         ),
-        _spec(
+        spec(
             "qualitative",
             "Fig. 3 (J = 3 jobs)",
             "share of 3-job pictures in which a job waits in the queue",
@@ -1792,7 +1642,7 @@ CLAIMS = {
         )
     ],
     "fig5": [
-        _spec(
+        spec(
             "not_attempted",
             "Fig. 5",
             "the P = 100 heterogeneous cluster",
@@ -1801,7 +1651,7 @@ CLAIMS = {
         )
     ],
     "fig6": [
-        _spec(
+        spec(
             "exact",
             "Fig. 6",
             "mismatch (eq. 10) vs K is not strictly decreasing",
@@ -1858,7 +1708,7 @@ CLAIMS = {
         ),
     ],
     "table2_stability": [
-        _spec(
+        spec(
             "qualitative",
             "Table II, Section IV-A",
             "rate stability of the paper's Section VI-C queue",
@@ -1876,7 +1726,7 @@ CLAIMS = {
         )
     ],
     "table2_calibrated": [
-        _spec(
+        spec(
             "interval",
             "Table II (calibrated stand-in)",
             "J = 1000 average delay of an unstable stream, K = 350",

@@ -59,15 +59,9 @@ def plot_example2(
     ok = np.isfinite(lo) & np.isfinite(hi)
     label = "central 95% of single streams"
     ax.hlines(y[ok] - 0.42, lo[ok], hi[ok], color="0.3", lw=1.5, label=label)
+    x, err, label = sim[has_sim], rows["sim_ci_halfwidth"][has_sim], "ours, simulated mean (95% CI)"
     ax.errorbar(
-        sim[has_sim],
-        y[has_sim] - 0.15,
-        xerr=rows["sim_ci_halfwidth"][has_sim],
-        fmt="o",
-        color="C0",
-        capsize=3,
-        label="ours, simulated mean (95% CI)",
-        zorder=3,
+        x, y[has_sim] - 0.15, xerr=err, fmt="o", color="C0", capsize=3, label=label, zorder=3
     )
     theory = rows["theory"].to_numpy(dtype=float)
     has_th = np.isfinite(theory)
@@ -85,7 +79,6 @@ def plot_split_metrics(
     df: pd.DataFrame, axes: Sequence[Axes] | None = None, *, title: str | None = None
 ) -> Figure:
     """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``."""
-
     if axes is None:
         fig, axes = subplots(1, 2, figsize=(10, 3.6))
     fig = axes[0].figure
@@ -94,9 +87,7 @@ def plot_split_metrics(
     a.bar(x, df["sigma_p"], color="C0", alpha=0.5, width=0.5, label="σ_p")
     a.scatter(x, df["m_p"], marker="s", color="C3", label="m_p = E[T_p]", zorder=3)
     a.scatter(x, df["c_p"], marker="o", color="C8", label="c_p", zorder=3)
-    a.set_xlabel("worker p")
-    a.set_ylabel("seconds")
-    a.set_title("(a) workers")
+    a.set(xlabel="worker p", ylabel="seconds", title="(a) workers")
     a.legend(fontsize="small")
     w = 0.38
     b.bar(x - w / 2, df["metric_uniform"], width=w, color="C1", label="uniform split")
@@ -106,9 +97,8 @@ def plot_split_metrics(
     for xi, (ku, ko) in zip(x, zip(df["kappa_uniform"], df["kappa_optimal"])):
         b.annotate(f"{ku}", (xi - w / 2, 0), ha="center", va="bottom", fontsize="x-small")
         b.annotate(f"{ko}", (xi + w / 2, 0), ha="center", va="bottom", fontsize="x-small")
-    b.set_xlabel("worker p (numbers: κ_p)")
+    b.set(xlabel="worker p (numbers: κ_p)", title="(b) balance metric of eq. (4)")
     b.set_ylabel(r"$E[T_{p,\kappa}] + \gamma\, E[T^2_{p,\kappa}]$")
-    b.set_title("(b) balance metric of eq. (4)")
     b.legend(fontsize="small")
     fig.tight_layout()
     if title is not None:
@@ -120,7 +110,6 @@ def plot_activity(
     data: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
 ) -> Figure:
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
-
     kinds = ("uniform", "optimal")
     if axes is None:
         size = (10, 1.6 + 1.1 * len(kinds) * 2)
@@ -132,15 +121,12 @@ def plot_activity(
     for ax, kind in zip(axes, kinds):
         d = getattr(data, kind)
         for (worker, job), g in d.intervals.groupby(["worker", "job"]):
-            spans = list(zip(g["start"], g["stop"] - g["start"]))
-            ax.broken_barh(
-                spans, (worker + 0.6, 0.8), facecolors=colors(job % 10), edgecolor="none"
-            )
+            spans, row = list(zip(g["start"], g["stop"] - g["start"])), (worker + 0.6, 0.8)
+            ax.broken_barh(spans, row, facecolors=colors(job % 10), edgecolor="none")
         for j, t in enumerate(d.jobs["arrival"]):
             ax.axvline(t, color=colors(j % 10), ls="--", lw=1)
         ax.set_yticks(np.arange(1, d.n_workers + 1))
-        ax.set_ylabel("worker")
-        ax.set_title(f"{kind} split (dashed: job arrivals)")
+        ax.set(ylabel="worker", title=f"{kind} split (dashed: job arrivals)")
         ax.set_xlim(0, end * 1.02)
     axes[-1].set_xlabel("time [s]")
     fig.tight_layout()
@@ -153,7 +139,6 @@ def plot_delay_vs_redundancy(
     result: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
 ) -> Figure:
     """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom)."""
-
     if axes is None:
         fig, axes = subplots(2, 1, figsize=(7.5, 7), sharex=True)
     fig = axes[0].figure
@@ -163,25 +148,16 @@ def plot_delay_vs_redundancy(
         mean, half = t[f"{kind}_mean"], t[f"{kind}_ci_halfwidth"]
         label = f"{kind} split, simulated (purging)"
         top.errorbar(t["omega"], mean, yerr=half, marker="o", color=color, capsize=3, label=label)
-    top.errorbar(
-        t["omega"],
-        t["optimal_no_purging_mean"],
-        yerr=t["optimal_no_purging_ci_halfwidth"],
-        ls=":",
-        marker=".",
-        color="C2",
-        alpha=0.7,
-        capsize=2,
-        label="optimal split, simulated (no purging)",
-    )
+    mean, half = t["optimal_no_purging_mean"], t["optimal_no_purging_ci_halfwidth"]
+    label, style = "optimal split, simulated (no purging)", {"ls": ":", "marker": ".", "alpha": 0.7}
+    top.errorbar(t["omega"], mean, yerr=half, **style, color="C2", capsize=2, label=label)
     for column, style, label in (
         ("theory_no_purging", {"color": "C2", "lw": 2}, "theory, no purging (eq. 7)"),
         ("lower_bound", {"color": "k", "lw": 1.5}, "lower bound D_L (eq. 9)"),
         ("lower_bound_queue", {"color": "k", "ls": "--", "lw": 1}, "D_L behind the queue (M/D/1)"),
     ):
         top.plot(t["omega"], t[column], **style, label=label)
-    top.set_ylabel("average job delay [s]")
-    top.set_yscale("log")
+    top.set(ylabel="average job delay [s]", yscale="log")
     top.legend(fontsize="x-small")
     r = result.realizations
     omegas = np.sort(r["omega"].unique())
@@ -192,9 +168,7 @@ def plot_delay_vs_redundancy(
         jitter = rng.uniform(-0.12, 0.12, len(sub)) * step
         x = sub["omega"] + shift * step + jitter
         bottom.scatter(x, sub["delay"], s=4, alpha=0.5, color=color, label=kind)
-    bottom.set_yscale("log")
-    bottom.set_xlabel("redundancy ratio Ω")
-    bottom.set_ylabel("job delay [s]")
+    bottom.set(yscale="log", xlabel="redundancy ratio Ω", ylabel="job delay [s]")
     bottom.legend(fontsize="small", markerscale=3)
     fig.tight_layout()
     if title is not None:
@@ -216,9 +190,7 @@ def plot_cluster(
     fig, ax = new_axes(ax, figsize=(8, 3.4))
     x, w = np.arange(1, unit_workers.n_workers + 1), unit_workers
     ax.scatter(x, w.task_mean, marker="s", s=12, color="C3", label="E[U_p] (unit task)")
-    ax.set_yscale("log")
-    ax.set_xlabel("worker p")
-    ax.set_ylabel("E[U_p] [s per unit complexity]")
+    ax.set(yscale="log", xlabel="worker p", ylabel="E[U_p] [s per unit complexity]")
     ax2 = ax.twinx()
     ax2.scatter(x, w.comm_time, marker="o", s=12, color="C8", label="c_p")
     ax2.set_ylabel("c_p [s]")
@@ -241,13 +213,11 @@ def plot_mismatch(
     t = result.table
     ax.plot(t["K"], t["mismatch"], marker=".", color="C0", label="over all P workers (eq. 10)")
     ax.axvline(result.best_k, color="C0", ls="--", lw=1)
-    ax.set_xlabel("number of critical tasks K (C = Z / K)")
-    ax.set_ylabel("mismatch, all workers")
+    ax.set(xlabel="number of critical tasks K (C = Z / K)", ylabel="mismatch, all workers")
     ax2 = ax.twinx()
     ax2.plot(t["K"], t["mismatch_active"], marker=".", color="C1", label="over active workers only")
     ax2.axvline(result.best_k_active_only, color="C1", ls=":", lw=1)
-    ax2.set_yscale("log")
-    ax2.set_ylabel("mismatch, active workers")
+    ax2.set(yscale="log", ylabel="mismatch, active workers")
     ax2.grid(False)
     _legend_of_both(ax, ax2, ax, fontsize="small", loc="upper right")
     if title is not None:
@@ -262,8 +232,7 @@ def plot_theta_active(
     fig, ax = new_axes(ax, figsize=(7, 3.6))
     t = result.table
     ax.plot(t["K"], t["theta"], color="C0", marker=".", label="θ")
-    ax.set_xlabel("number of critical tasks K")
-    ax.set_ylabel("θ")
+    ax.set(xlabel="number of critical tasks K", ylabel="θ")
     ax2 = ax.twinx()
     ax2.step(t["K"], t["n_active"], where="mid", color="C3", label="active: a_p < θ (Theorem 2)")
     label = "κ_p ≥ 1 after rounding"
@@ -290,15 +259,10 @@ def plot_table2(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None =
     for xi in x[~stable]:
         ax.annotate("unstable", (xi, 0), ha="center", va="bottom", color="C3")
     ax.set_xticks(x, [str(k) for k in df["K"]])
-    ax.set_xlabel("K")
-    ax.set_ylabel("average job delay [s]")
+    ax.set(xlabel="K", ylabel="average job delay [s]")
     # head room so the legend sits above the bars and error bars, not on them
-    top = np.nanmax(
-        np.concatenate(
-            [(df["sim_mean"] + df["sim_ci_halfwidth"])[stable].to_numpy(float), th[ok], [1.0]]
-        )
-    )
-    ax.set_ylim(0, 1.35 * top)
+    bars = (df["sim_mean"] + df["sim_ci_halfwidth"])[stable].to_numpy(float)
+    ax.set_ylim(0, 1.35 * np.nanmax(np.concatenate([bars, th[ok], [1.0]])))
     ax.legend(fontsize="small", loc="upper right", ncol=2)
     if title is not None:
         ax.set_title(title, fontsize="small")
@@ -327,11 +291,9 @@ def plot_unstable_growth(
         markers = "sD^v<>ph"
         for i, (label, value) in enumerate(paper.items()):
             marker, label = markers[i % len(markers)], f"paper, Table II, {label}"
-            ax.scatter(
-                [J * (1.025 + 0.02 * i)], [value], marker=marker, color="C3", zorder=3, label=label
-            )
-    ax.set_xlabel("first J jobs of the stream")
-    ax.set_ylabel("average job delay [s]")
+            x = J * (1.025 + 0.02 * i)
+            ax.scatter([x], [value], marker=marker, color="C3", zorder=3, label=label)
+    ax.set(xlabel="first J jobs of the stream", ylabel="average job delay [s]")
     ax.legend(fontsize="small", loc="upper left")
     if title is not None:
         ax.set_title(title, fontsize="small")
@@ -379,15 +341,9 @@ def plot_stability(
     colors = {"uniform": "C3", "optimal": "C0"}
     lam0 = 0.01
     for kind, g in scan.slopes.groupby("split"):
-        a.errorbar(
-            g["arrival_rate"].to_numpy(),
-            g["slope"].to_numpy(),
-            yerr=g["ci_halfwidth"].to_numpy(),
-            fmt="o",
-            capsize=3,
-            color=colors[kind],
-            label=f"{kind} split, simulated (95% CI)",
-        )
+        x, y, err = (g[c].to_numpy() for c in ("arrival_rate", "slope", "ci_halfwidth"))
+        label = f"{kind} split, simulated (95% CI)"
+        a.errorbar(x, y, yerr=err, fmt="o", capsize=3, color=colors[kind], label=label)
         t, rates = thr[thr["split"] == kind].iloc[0], streams["arrival_rate"]
         grid = np.linspace(rates.min() * 0.97, rates.max() * 1.03, 200)
         drift = np.maximum(0.0, t["service_mean"] - 1 / grid)
@@ -399,45 +355,31 @@ def plot_stability(
         else:
             a.plot([], [], " ", label=f"{label}{crit:.4f} (off the axis)")
     a.axvline(lam0, color="k", ls="--", lw=1, label="paper's λ = 0.01")
-    a.set_xlabel("arrival rate λ [jobs/s]")
-    a.set_ylabel("growth of the job delay [s per job]")
+    a.set(xlabel="arrival rate λ [jobs/s]", ylabel="growth of the job delay [s per job]")
     a.set_title("(a) delay growth vs λ", fontsize="small")
     a.legend(fontsize="x-small", loc="upper left")
     by = scan.by_job
     for kind, g in by.groupby("split"):
         b.plot(g["job"], g["mean_delay"], color=colors[kind], lw=1, label=f"{kind} split")
-        low = g["mean_delay"] - g["ci_halfwidth"]
-        b.fill_between(
-            g["job"],
-            low.where(low > 0, g["mean_delay"] / 2),
-            g["mean_delay"] + g["ci_halfwidth"],
-            color=colors[kind],
-            alpha=0.25,
-            lw=0,
-        )
-    b.set_yscale("log")
+        low, high = g["mean_delay"] - g["ci_halfwidth"], g["mean_delay"] + g["ci_halfwidth"]
+        low = low.where(low > 0, g["mean_delay"] / 2)
+        b.fill_between(g["job"], low, high, color=colors[kind], alpha=0.25, lw=0)
+    b.set(yscale="log", ylabel="job delay [s] (mean over seeds, 95% band)")
     b.set_xlabel(f"job index j (blocks of {int(by['block'].iloc[0])} jobs)")
-    b.set_ylabel("job delay [s] (mean over seeds, 95% band)")
     b.set_title("(b) at the paper's λ = 0.01", fontsize="small")
     b.legend(fontsize="small", loc="center right")
     t = window.table
     for kind in ("uniform", "optimal"):
         c.plot(t["scale"], t[f"rho_{kind}"], color=colors[kind], label=f"ρ, {kind} split")
     c.axhline(1.0, color="k", lw=0.8)
-    c.axvspan(
-        window.s_uniform,
-        window.s_optimal,
-        color="0.85",
-        zorder=0,
-        label=f"paper's statement holds: s ∈ [{window.s_uniform:.3f}, {window.s_optimal:.2f})",
-    )
+    s_u, s_o = window.s_uniform, window.s_optimal
+    label = f"paper's statement holds: s ∈ [{s_u:.3f}, {s_o:.2f})"
+    c.axvspan(s_u, s_o, color="0.85", zorder=0, label=label)
     c.axvline(1.0, color="k", ls="--", lw=1, label="our stand-in (s = 1)")
     label = f"Fig. 4 stand-in's speeds (s = {window.fig4_scale:g})"
     c.axvline(window.fig4_scale, color="0.4", ls=":", lw=1, label=label)
-    c.set_xscale("log")
-    c.set_yscale("log")
+    c.set(xscale="log", yscale="log", ylabel="ρ = λ E[T_s] (eq. 8)")
     c.set_xlabel("task-time scale s of the workers (s > 1: slower)")
-    c.set_ylabel("ρ = λ E[T_s] (eq. 8)")
     c.set_title("(c) unlisted workers: where the threshold sits", fontsize="small")
     c.legend(fontsize="x-small", loc="upper left")
     if title:

@@ -152,10 +152,8 @@ class StreamSimulation:
     """
 
     arrivals: np.ndarray
-    iteration_times: np.ndarray  # (J, I)
     service: np.ndarray
     start: np.ndarray
-    finish: np.ndarray
     delays: np.ndarray
     service_mean: float
     rho: float
@@ -192,9 +190,7 @@ def simulate_stream(
     start, finish = fifo_delays(arrivals, service)
     service_mean = float(itr.mean()) * iterations
     rho = service_mean * arrival_rate
-    return StreamSimulation(
-        arrivals, itr, service, start, finish, finish - arrivals, service_mean, rho, bool(rho < 1.0)
-    )
+    return StreamSimulation(arrivals, service, start, finish - arrivals, service_mean, rho, rho < 1)
 
 
 def t_halfwidth(sd: ArrayLike, n: ArrayLike) -> float | np.ndarray:
@@ -219,9 +215,13 @@ class DelaySummary:
         return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
 
     @classmethod
-    def of_streams(cls, per_seed: ArrayLike, service_mean: float, rho: float) -> DelaySummary:
-        """A stable summary of per-stream averages: their mean and :func:`t_halfwidth`."""
+    def of_streams(
+        cls, per_seed: ArrayLike, service_mean: float, rho: float, stable: bool = True
+    ) -> DelaySummary:
+        """Per-stream averages: their mean and :func:`t_halfwidth` (nan when not ``stable``)."""
         per_seed = np.asarray(per_seed, dtype=float)
+        if not stable:
+            return cls(math.nan, math.nan, per_seed, service_mean, rho, False)
         half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
         return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True)
 
@@ -263,9 +263,7 @@ def simulate_mean_delay(
     service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate
     stable = bool(rho < 1.0 and runs["stable"].all())
-    if not stable:
-        return DelaySummary(math.nan, math.nan, per_seed, service_mean, rho, False)
-    return DelaySummary.of_streams(per_seed, service_mean, rho)
+    return DelaySummary.of_streams(per_seed, service_mean, rho, stable)
 
 
 def activity_trace(
@@ -295,10 +293,7 @@ def activity_trace(
     own_finish = np.zeros((n_jobs * iterations, workers.n_workers))
     for p in np.flatnonzero(kappa):
         own_finish[:, p] = times[:, owner == p].max(axis=1)
-    if purging:
-        itr = np.partition(times, K - 1, axis=1)[:, K - 1]
-    else:
-        itr = own_finish.max(axis=1)
+    itr = np.partition(times, K - 1, axis=1)[:, K - 1] if purging else own_finish.max(axis=1)
     itr = itr.reshape(n_jobs, iterations)
     start, finish = fifo_delays(arrivals, itr.sum(axis=1))
     offsets = start[:, None] + np.concatenate(

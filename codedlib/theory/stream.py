@@ -26,11 +26,11 @@ from codedlib._validation import check_array, check_int, check_real
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    import pandas as pd
     from numpy.typing import ArrayLike
 
 __all__ = [
     "EXAMPLE2",
-    "CodeSearch",
     "DelayPrediction",
     "LoadSplit",
     "StabilityThreshold",
@@ -38,7 +38,6 @@ __all__ = [
     "UnstableQueueError",
     "assignment_moments",
     "balance_metric",
-    "distance",
     "example1_kappa",
     "example2_workers",
     "is_stable",
@@ -63,9 +62,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# System model (Section II)
-# --------------------------------------------------------------------------------------
+# -- System model (Section II) -------------------------------------------------------------
 
 
 def _require(name, values, ok, rule):
@@ -142,10 +139,8 @@ class StreamWorkers:
     def with_complexity(self, complexity: float) -> StreamWorkers:
         """Assumption 1: tasks of complexity C take ``C U_p``: ``E[T_p] = C E[U_p]``,
         ``E[T_p^2] = C^2 E[U_p^2]`` (``self`` describes unit-complexity tasks ``U_p``)."""
-        complexity = check_real("complexity", complexity, low=0, low_open=True)
-        return StreamWorkers(
-            complexity * self.task_mean, complexity**2 * self.task_second_moment, self.comm_time
-        )
+        c = check_real("complexity", complexity, low=0, low_open=True)
+        return StreamWorkers(c * self.task_mean, c**2 * self.task_second_moment, self.comm_time)
 
     def gamma_parameters(self) -> tuple[np.ndarray, np.ndarray]:
         """Shape and scale of a gamma task time with these moments (``inf, 0`` if deterministic).
@@ -176,10 +171,9 @@ EXAMPLE2 = {
 }
 
 
-def example2_workers(complexity: float | None = None) -> StreamWorkers:
+def example2_workers(complexity: float = EXAMPLE2["complexity"]) -> StreamWorkers:
     """The P = 5 workers of Example 2 (``T_p ~ Exp(mu_p / C)``, listed ``c_p``)."""
-    c = EXAMPLE2["complexity"] if complexity is None else complexity
-    return StreamWorkers.exponential(EXAMPLE2["rates"], EXAMPLE2["comm_time"], c)
+    return StreamWorkers.exponential(EXAMPLE2["rates"], EXAMPLE2["comm_time"], complexity)
 
 
 def total_tasks(K: int, omega: float) -> int:
@@ -195,9 +189,7 @@ def total_tasks(K: int, omega: float) -> int:
     return round(total)
 
 
-# --------------------------------------------------------------------------------------
-# Load split (Section III)
-# --------------------------------------------------------------------------------------
+# -- Load split (Section III) --------------------------------------------------------------
 
 
 def split_coefficients(
@@ -209,10 +201,7 @@ def split_coefficients(
     """
     gamma = check_real("gamma", gamma, low=0.0)
     m, c = workers.task_mean, workers.comm_time
-    a = c + gamma * c**2
-    b = m + 2 * gamma * c * m + gamma * workers.task_var
-    q = gamma * m**2
-    return a, b, q
+    return c + gamma * c**2, m + 2 * gamma * c * m + gamma * workers.task_var, gamma * m**2
 
 
 def assignment_moments(workers: StreamWorkers, kappa: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -234,14 +223,6 @@ def balance_metric(workers: StreamWorkers, kappa: ArrayLike, gamma: float) -> np
     gamma = check_real("gamma", gamma, low=0.0)
     first, second = assignment_moments(workers, kappa)
     return first + gamma * second
-
-
-def distance(workers: StreamWorkers, kappa: ArrayLike, gamma: float, theta: float) -> float:
-    """Objective of problem (3) with the distance of eq. (4):
-    ``sum_p (E[T_{p,kappa}] + gamma E[T_{p,kappa}^2] - theta)^2``.
-    """
-    theta = check_real("theta", theta, low=0.0)
-    return float(np.sum((balance_metric(workers, kappa, gamma) - theta) ** 2))
 
 
 def kappa_of_theta(workers: StreamWorkers, theta: float, gamma: float) -> np.ndarray:
@@ -266,8 +247,7 @@ def solve_theta(workers: StreamWorkers, n_tasks: float, gamma: float) -> float:
     """
     n_tasks = check_real("n_tasks", n_tasks, low=0.0, low_open=True)
     a, b, q = split_coefficients(workers, gamma)
-    lo = float(np.min(a))
-    hi = float(np.max(a + b * n_tasks + q * n_tasks**2))
+    lo, hi = float(np.min(a)), float(np.max(a + b * n_tasks + q * n_tasks**2))
 
     def excess(theta):
         return float(np.sum(kappa_of_theta(workers, theta, gamma))) - n_tasks
@@ -323,10 +303,6 @@ class LoadSplit:
     active: np.ndarray = field(repr=False)
 
     @property
-    def n_tasks(self) -> int:
-        return int(self.kappa.sum())
-
-    @property
     def n_active(self) -> int:
         return int(np.count_nonzero(self.active))
 
@@ -359,16 +335,11 @@ def example1_kappa(rates: ArrayLike, theta: float, gamma: float) -> np.ndarray:
     rates = check_array("rates", rates, ndim=1)
     theta = check_real("theta", theta, low=0.0)
     gamma = check_real("gamma", gamma, low=0.0, low_open=True)
-    return (
-        (rates + gamma)
-        / (2 * gamma)
-        * (-1 + np.sqrt(1 + 4 * gamma * rates**2 * theta / (rates + gamma) ** 2))
-    )
+    r, g = rates, gamma
+    return (r + g) / (2 * g) * (-1 + np.sqrt(1 + 4 * g * r**2 * theta / (r + g) ** 2))
 
 
-# --------------------------------------------------------------------------------------
-# Queueing analysis (Section IV)
-# --------------------------------------------------------------------------------------
+# -- Queueing analysis (Section IV) --------------------------------------------------------
 
 
 class UnstableQueueError(ValueError):
@@ -382,16 +353,11 @@ def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
 
 
 def _assignment_distributions(workers: StreamWorkers, kappa):
-    """Shift, shape and scale of each active ``T_{p,kappa_p}`` (shifted gamma)."""
+    """Shift, shape and scale of each active ``T_{p,kappa_p}`` (shifted gamma) and its mean
+    work ``kappa_p m_p`` (the step of a deterministic worker)."""
     kappa = _check_kappa(workers, kappa)
-    active = kappa > 0
-    shape, scale = workers.gamma_parameters()
-    return (
-        workers.comm_time[active],
-        kappa[active] * shape[active],
-        scale[active],
-        kappa[active] * workers.task_mean[active],
-    )
+    a, (shape, scale) = kappa > 0, workers.gamma_parameters()
+    return workers.comm_time[a], kappa[a] * shape[a], scale[a], kappa[a] * workers.task_mean[a]
 
 
 def iteration_time_cdf(workers: StreamWorkers, kappa: ArrayLike, t: ArrayLike) -> np.ndarray:
@@ -451,15 +417,11 @@ def iteration_time_moments(
         surv = -np.expm1(log_f)
         return float(wts @ surv), float(wts @ (2 * t * surv))
 
-    n_panels = 32
-    prev = integrals(n_panels)
-    while True:
-        n_panels *= 2
+    prev = integrals(32)
+    for n_panels in (64, 128, 256, 512, 1024, 2048, 4096, 8192):
         cur = integrals(n_panels)
-        if (
-            abs(cur[0] - prev[0]) <= rtol * (start + abs(cur[0]))
-            and abs(cur[1] - prev[1]) <= rtol * (start**2 + abs(cur[1]))
-        ) or n_panels >= 8192:
+        tol = (rtol * (start + abs(cur[0])), rtol * (start**2 + abs(cur[1])))
+        if all(abs(x - y) <= t for x, y, t in zip(cur, prev, tol)):
             break
         prev = cur
     return start + cur[0], start**2 + cur[1]
@@ -477,9 +439,8 @@ def service_time_moments(
             f"iter_second must satisfy iter_second >= iter_mean^2, got {iter_second:g} < "
             f"{iter_mean**2:g}"
         )
-    return iterations * iter_mean, iterations * iter_second + iterations * (
-        iterations - 1
-    ) * iter_mean**2
+    I = iterations
+    return I * iter_mean, I * iter_second + I * (I - 1) * iter_mean**2
 
 
 def is_stable(service_mean: float, arrival_mean: float) -> bool:
@@ -567,15 +528,12 @@ def stability_threshold(
 
 @dataclass(frozen=True)
 class DelayPrediction:
-    """No-purging prediction for one split (Section IV-B): moments, ``rho`` and delays.
+    """No-purging prediction for one split (Section IV-B): ``E[T_s]``, ``rho`` and delays.
 
     ``pk_delay`` (eq. 7) and ``kingman_delay`` (eq. 6) are ``inf`` when not ``stable``.
     """
 
-    iter_mean: float
-    iter_second: float
     service_mean: float
-    service_second: float
     rho: float
     stable: bool
     pk_delay: float
@@ -596,7 +554,7 @@ def predict_delay(
         king = kingman_delay(s1, s2, ta, 2.0 * ta**2)
     else:
         pk = king = math.inf
-    return DelayPrediction(e1, e2, s1, s2, s1 * arrival_rate, stable, pk, king)
+    return DelayPrediction(s1, s1 * arrival_rate, stable, pk, king)
 
 
 def lower_bound_delay(workers: StreamWorkers, K: int, iterations: int) -> float:
@@ -618,9 +576,7 @@ def lower_bound_queue_delay(
     return pollaczek_khinchin_delay(d, d**2, arrival_rate)
 
 
-# --------------------------------------------------------------------------------------
-# Code parameters (Section V)
-# --------------------------------------------------------------------------------------
+# -- Code parameters (Section V) -----------------------------------------------------------
 
 
 def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str = "all") -> float:
@@ -637,51 +593,30 @@ def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str =
     return float(np.var(values))
 
 
-@dataclass(frozen=True)
-class CodeSearch:
-    """Algorithm 1 over ``K`` with ``K C = Z`` fixed: one row per candidate code."""
-
-    K: np.ndarray
-    complexity: np.ndarray
-    mismatch: np.ndarray
-    mismatch_active: np.ndarray
-    theta: np.ndarray
-    n_active: np.ndarray
-    n_assigned: np.ndarray  # workers with at least one task after rounding
-    splits: list
-    best_index: int
-
-    @property
-    def best_K(self) -> int:
-        return int(self.K[self.best_index])
-
-
 def optimise_code_parameters(
     unit_workers: StreamWorkers,
     Z: float,
     K_values: Iterable[int],
     omega: float = 1.0,
     gamma: float = 1.0,
-) -> CodeSearch:
+) -> pd.DataFrame:
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
-    (Assumption 1), split by Theorem 2, quantise, compute the mismatch (eq. 10) and keep
-    the code with the smallest one (first on ties).
+    (Assumption 1), split by Theorem 2, quantise and compute the mismatch (eq. 10): one row per
+    code with ``C``, ``mismatch`` (``mismatch_active``: active workers only), ``theta``,
+    ``n_active`` and ``n_assigned`` (workers with a task after rounding); Algorithm 1 keeps the
+    code with the smallest mismatch (first on ties).
     """
+    import pandas as pd
+
     Z = check_real("Z", Z, low=0.0, low_open=True)
     K_values = np.asarray(K_values)
     if K_values.ndim != 1 or K_values.size == 0:
         raise ValueError("K_values must be a non-empty 1-d sequence of integers")
-    Ks = [check_int("K", K, low=1) for K in K_values]
-    workers = [unit_workers.with_complexity(Z / K) for K in Ks]
-    splits = [optimal_split(w, K, omega, gamma) for w, K in zip(workers, Ks)]
-    mm, mma = (
-        np.asarray([mismatch(w, s.kappa, gamma, o) for w, s in zip(workers, splits)])
-        for o in ("all", "active")
-    )
-    theta = np.asarray([s.theta for s in splits])
-    n_active = np.asarray([s.n_active for s in splits])
-    n_assigned = np.asarray([int(np.count_nonzero(s.kappa)) for s in splits])
-    C = np.asarray([Z / K for K in Ks])
-    return CodeSearch(
-        np.asarray(Ks), C, mm, mma, theta, n_active, n_assigned, splits, int(np.argmin(mm))
-    )
+    rows = []
+    for K in [check_int("K", K, low=1) for K in K_values]:
+        w = unit_workers.with_complexity(Z / K)
+        s = optimal_split(w, K, omega, gamma)
+        mm = [mismatch(w, s.kappa, gamma, over) for over in ("all", "active")]
+        rows.append((K, Z / K, *mm, s.theta, s.n_active, int(np.count_nonzero(s.kappa))))
+    columns = ["K", "C", "mismatch", "mismatch_active", "theta", "n_active", "n_assigned"]
+    return pd.DataFrame(rows, columns=columns)

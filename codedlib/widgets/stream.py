@@ -6,19 +6,19 @@ Reference: esfahanizadeh2022stream.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import SimpleNamespace
 
 __all__ = [
-    "build_workers",
     "explore_load_split",
     "parse_values",
     "split_report",
@@ -37,25 +37,6 @@ def parse_values(name: str, text: str) -> np.ndarray:
     return np.asarray(values)
 
 
-def build_workers(
-    rates_text: str, comm_text: str, complexity: float, heterogeneity: float = 1.0
-) -> th.StreamWorkers:
-    """Exponential workers ``Exp(mu_p / C)``; ``heterogeneity`` h maps each speed to
-    ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical speeds, h = 1: as typed).
-    """
-    rates = parse_values("mu_p", rates_text)
-    comm = parse_values("c_p", comm_text)
-    if rates.size != comm.size:
-        raise ValueError(
-            f"mu_p and c_p must list the same number of workers, got {rates.size} and {comm.size}"
-        )
-    if np.any(rates <= 0):
-        raise ValueError(f"mu_p must satisfy mu_p > 0, got mu_p={rates.min():g}")
-    base = rates.mean()
-    rates = base * (rates / base) ** heterogeneity
-    return th.StreamWorkers.exponential(rates, comm, complexity)
-
-
 def split_report(
     rates_text: str,
     comm_text: str,
@@ -66,16 +47,39 @@ def split_report(
     lam: float,
     iterations: int,
     simulate: bool = True,
-    complexity: float | None = None,
+    complexity: float = th.EXAMPLE2["complexity"],
     n_jobs: int = 300,
 ) -> tuple[SimpleNamespace, str]:
-    """``(result, text)`` the widget shows; raises ``ValueError`` on bad input."""
-    from codedlib.experiments import stream as ex
-
-    complexity = th.EXAMPLE2["complexity"] if complexity is None else complexity
-    workers = build_workers(rates_text, comm_text, complexity, heterogeneity)
-    res = ex.explore_split(workers, K, omega, gamma, lam, iterations, n_jobs, simulate=simulate)
-    opt = res.optimal
+    """``(result, text)`` the widget shows: theta, kappa, active set, predicted and simulated
+    (3 seeds) delays of both splits for exponential workers ``Exp(mu_p / C)``, where
+    ``heterogeneity`` h maps each speed to ``mean(mu) * (mu_p / mean(mu))^h`` (h = 0: identical
+    speeds, h = 1: as typed); raises ``ValueError`` on bad input."""
+    rates, comm = parse_values("mu_p", rates_text), parse_values("c_p", comm_text)
+    if rates.size != comm.size:
+        raise ValueError(
+            f"mu_p and c_p must list the same number of workers, got {rates.size} and {comm.size}"
+        )
+    if np.any(rates <= 0):
+        raise ValueError(f"mu_p must satisfy mu_p > 0, got mu_p={rates.min():g}")
+    base = rates.mean()
+    workers = th.StreamWorkers.exponential(base * (rates / base) ** heterogeneity, comm, complexity)
+    res = {"lower_bound": th.lower_bound_delay(workers, K, iterations), "workers": workers}
+    args, tail = (workers, K, omega, gamma), []
+    for split in (th.optimal_split(*args), th.uniform_split(*args)):
+        kind, pred = split.kind, th.predict_delay(workers, split.kappa, iterations, lam)
+        run = (workers, split.kappa, K, iterations, lam, n_jobs, True, (0, 1, 2))
+        summary = sim.simulate_mean_delay(*run) if simulate else None
+        res |= {kind: split, f"{kind}_prediction": pred, f"{kind}_simulation": summary}
+        res[f"{kind}_metric"] = th.balance_metric(workers, split.kappa, gamma)
+        text = (
+            f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})"
+            if pred.stable
+            else f"UNSTABLE: E[T_s] = {pred.service_mean:.4g} s >= E[T_a] = {1 / lam:.4g} s"
+        )
+        tail.append(f"{kind:8s} theory, no purging (eq. 7): {text}")
+        if simulate:
+            tail[-1] += f";  simulated with purging ({n_jobs} jobs x 3 seeds): {summary}"
+    opt, res = res["optimal"], SimpleNamespace(**res)
     lines = [
         (
             f"theta = {opt.theta:.6g}   active workers: {np.flatnonzero(opt.active) + 1}"
@@ -86,28 +90,14 @@ def split_report(
         f"kappa uniform:           {res.uniform.kappa}",
         f"lower bound D_L (eq. 9): {res.lower_bound:.4g} s",
     ]
-    for kind in ("optimal", "uniform"):
-        pred = getattr(res, f"{kind}_prediction")
-        text = (
-            f"{pred.pk_delay:.4g} s (rho = {pred.rho:.3f})"
-            if pred.stable
-            else f"UNSTABLE: E[T_s] = {pred.service_mean:.4g} s >= E[T_a] = {1 / lam:.4g} s"
-        )
-        line = f"{kind:8s} theory, no purging (eq. 7): {text}"
-        if simulate:
-            line += (
-                f";  simulated with purging ({n_jobs} jobs x 3 seeds): "
-                f"{getattr(res, f'{kind}_simulation')}"
-            )
-        lines.append(line)
-    return res, "\n".join(lines)
+    return res, "\n".join(lines + tail)
 
 
-def split_view(*, complexity: float | None = None, n_jobs: int = 300, **values) -> Report:
+def split_view(**values) -> Report:
     """:func:`split_report` as what the explorer shows: the summary and the per-worker chart."""
     from codedlib.plots import subplots
 
-    res, text = split_report(**values, complexity=complexity, n_jobs=n_jobs)
+    res, text = split_report(**values)
     workers = res.workers
     fig, ax = subplots(figsize=(7, 3.0), layout="constrained")
     x = np.arange(1, workers.n_workers + 1)
@@ -122,7 +112,7 @@ def split_view(*, complexity: float | None = None, n_jobs: int = 300, **values) 
 def explore_load_split(
     rates: Sequence[float] | None = None,
     comm: Sequence[float] | None = None,
-    complexity: float | None = None,
+    complexity: float = th.EXAMPLE2["complexity"],
     n_jobs: int = 300,
 ) -> Explorer:
     """ipywidgets UI around Theorem 2, eqs. (6)-(9) and the Section VI simulation.
