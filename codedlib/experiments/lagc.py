@@ -122,7 +122,6 @@ class ProblemConstantsResult:
     initial_gap: float
     f_star: float
     partition_smoothness: np.ndarray
-    bounds: np.ndarray
 
 
 def problem_constants(problem: LeastSquares, n_workers: int) -> ProblemConstantsResult:
@@ -140,7 +139,6 @@ def problem_constants(problem: LeastSquares, n_workers: int) -> ProblemConstants
         initial_gap=n * (problem.loss(problem.initial_point()) - f_star),
         f_star=f_star,
         partition_smoothness=L_parts,
-        bounds=bounds,
     )
 
 
@@ -347,9 +345,9 @@ def complexity_curves(
         raise ValueError(f"vary must be 'r' or 'G', got vary={vary!r}")
     c = problem_constants(problem, n_workers)
     divisors = [d for d in range(1, n_workers + 1) if n_workers % d == 0]
-    if vary == "r":
+    if vary == "r":  # (r, label, scheme, groups, G shown: None for the layout's)
         entries = [
-            (r, label, scheme, groups)
+            (r, label, scheme, groups, None)
             for r in divisors
             for label, scheme, groups in [
                 ("GD", "gd", None),
@@ -359,29 +357,26 @@ def complexity_curves(
                 ("G-LAG", "g-lag", n_workers // r),
             ]
         ]
-    else:
+    else:  # LAGC per G, then GD and GC repeated per G
         r = check_int("redundancy", redundancy, low=1, high=n_workers)
-        entries = [(r, "LAGC", "lagc", g) for g in divisors]
+        entries = [(r, "LAGC", "lagc", g, g) for g in divisors]
+        entries += [
+            (r, lb, sch, None, g) for lb, sch in [("GD", "gd"), ("GC", "gc")] for g in divisors
+        ]
     keys = ("iterations", "selected", "time_per_iter", "time", "communication", "computation")
     rows = []
     for dname, delay in delays.items():
         table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
-
-        def row(r, g, label, out, dname=dname):
-            return {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label} | {
-                k: out[k] for k in (*keys, "bound")
-            }
-
-        for r, label, scheme, groups in entries:
+        for r, label, scheme, groups, shown in entries:
             try:
                 out = table2(scheme, r, groups, eps_rel)
             except ValueError:  # e.g. Pareto mean infinite for this order statistic
                 continue
-            rows.append(row(r, out["n_groups"] if vary == "r" else groups, label, out))
-        if vary == "G":
-            for label, scheme in [("GD", "gd"), ("GC", "gc")]:
-                out = table2(scheme, r, None, eps_rel)
-                rows += [row(r, g, label, out) for g in divisors]
+            g = out["n_groups"] if shown is None else shown
+            rows.append(
+                {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label}
+                | {k: out[k] for k in (*keys, "bound")}
+            )
     return pd.DataFrame(rows)
 
 

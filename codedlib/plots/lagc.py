@@ -60,10 +60,6 @@ LABELS = {
     "stepsize_times_smoothness": "stepsize_times_L",
 }
 
-#: ``x`` of :func:`plot_complexity_curves` (``"r"`` or ``"G"``) -> column of the curves.
-_CURVE_X = {"r": "redundancy", "G": "n_groups"}
-
-_ORDER = ["GD", "GC", "LAG", "G-GD", "G-LAG"]
 _STYLE = {
     "GD": ("k", "-"),
     "GC": ("tab:blue", "--"),
@@ -130,7 +126,7 @@ def plot_complexity_curves(df: pd.DataFrame, x: str = "r", *, title: str | None 
         ("computation", "computation (12)", "partition gradients to ε"),
     ]
     xlabels = {"r": "r (copies of each partition)", "G": "G (worker groups)"}
-    xcol = _CURVE_X.get(x, x)
+    xcol = {"r": "redundancy", "G": "n_groups"}.get(x, x)  # the column of the curves
     fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)), squeeze=False)
     for i, dname in enumerate(delays):
         sub = df[df["delay"] == dname]
@@ -354,43 +350,19 @@ def plot_bound_grid(
         sub = summary[summary["delay"] == dname]
         for key, _label, color, face in _BOUND_SERIES:
             for D in histories:
+                at = sub[sub["history"] == D]
+                s = at[at["rule"] == ("theory" if key == "bound" else key)]
+                style = {"linestyle": "none", "marker": marker[D]}
                 if key == "bound":
-                    s = sub[(sub["history"] == D) & (sub["rule"] == "theory")]
-                    if s.empty:
-                        s = sub[sub["history"] == D].drop_duplicates(["xi"])
-                    ax.plot(
-                        s["sqrt_d_xi"],
-                        s["bound_ratio"],
-                        linestyle="none",
-                        marker=marker[D],
-                        mec=color,
-                        mfc=face,
-                        ms=6,
-                    )
-                    continue
-                s = sub[(sub["history"] == D) & (sub["rule"] == key)]
-                if s.empty:
-                    continue
-                err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
-                ax.errorbar(
-                    s["sqrt_d_xi"],
-                    s["sim_ratio"],
-                    yerr=err,
-                    linestyle="none",
-                    marker=marker[D],
-                    color=color,
-                    ms=5,
-                    capsize=2,
-                    lw=0.8,
-                )
+                    s = at.drop_duplicates(["xi"]) if s.empty else s
+                    ax.plot(s["sqrt_d_xi"], s["bound_ratio"], mec=color, mfc=face, ms=6, **style)
+                elif not s.empty:
+                    err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
+                    style |= {"color": color, "ms": 5, "capsize": 2, "lw": 0.8}
+                    ax.errorbar(s["sqrt_d_xi"], s["sim_ratio"], yerr=err, **style)
         ax.axhline(1.0, color="0.4", linestyle="--", lw=0.8)
-        ax.axhspan(
-            ax.get_ylim()[0] if ax.get_ylim()[0] < 1 else 0.5,
-            1.0,
-            color="tab:blue",
-            alpha=0.06,
-            lw=0,
-        )
+        low = ax.get_ylim()[0]
+        ax.axhspan(low if low < 1 else 0.5, 1.0, color="tab:blue", alpha=0.06, lw=0)
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0)))
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
