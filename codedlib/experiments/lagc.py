@@ -1012,6 +1012,7 @@ class Notebook:
             "exponential": make_delay("exponential", mean=self.exp_mean),
             "pareto": make_delay("pareto", scale=self.pareto_scale, shape=self.pareto_shape),
         }
+        self.first = next(iter(self.delays))  # a delay model the trajectories do not depend on
         self.unit = {"exponential": "μ0", "pareto": "t0"}
         self.configs = default_configs(n, r)
         self.labels = [label for label, _, _ in self.configs]
@@ -1455,14 +1456,13 @@ def _ratio(column, label, other, dname, rule="gd", other_column=None):
 
 
 def _table1_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     setting = nb.run_setting("any delay model", nb.rule_text["gd"])
     S = partial(spec, item="Table I", setting=setting, section=SECTIONS["sec6"], basis="paper")
 
     def row(metric, technique, label, word):
         q, ratio = (
             f"{metric} per iteration, {technique} / GD",
-            _ratio(_TABLE1_METRICS[metric], label, "GD", first),
+            _ratio(_TABLE1_METRICS[metric], label, "GD", nb.first),
         )
         if label == "LAG":  # selection: a paired ratio over seeds
             sign, expected = ("<", "less") if word == "better" else (">", "greater")
@@ -1636,7 +1636,6 @@ def _iteration_time_specs(nb: Notebook) -> list:
 
 
 def _selection_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     S = partial(spec, section=SECTIONS["sec6"], basis="derived")
     eq25 = lambda summary: {"ours": str(bool(summary.loc[summary["lazy"], "eq25_respected"].all()))}
     both = nb.run_setting("both delay models and step-size rules")
@@ -1654,7 +1653,7 @@ def _selection_specs(nb: Notebook) -> list:
             "comparison",
             "eq. (26)/(30) (reconstructed)",
             f"active fraction / bound 1−ΔC, {label}, theory α",
-            _ratio("active_fraction", label, label, first, "theory", "selection_bound"),
+            _ratio("active_fraction", label, label, nb.first, "theory", "selection_bound"),
             expected="less",
             paper_text="at most the bound (ratio < 1)",
             setting=nb.run_setting(nb.rule_text["theory"]),
@@ -1669,7 +1668,7 @@ def _fixed_load(summary, label, column) -> float:
 
 
 def _table2_specs(nb: Notebook) -> list:
-    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
+    n, r, first = nb.n_workers, nb.redundancy, nb.first
     S = partial(spec, section=SECTIONS["sec6"])
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
@@ -1766,15 +1765,8 @@ _WORDS = {
 
 def _abstract(kind, quantity, measured, **fixed):
     """A row of the paper's Section VI conclusion, as its abstract words it (notebook Section 7)."""
-    return spec(
-        kind,
-        "Sec. VI (abstract)",
-        quantity,
-        measured,
-        section=SECTIONS["sec7"],
-        basis="paper",
-        **fixed,
-    )
+    sec7 = {"section": SECTIONS["sec7"], "basis": "paper"}
+    return spec(kind, "Sec. VI (abstract)", quantity, measured, **sec7, **fixed)
 
 
 def _gmean_ratio(summary, column, other, dname, rule) -> float:
@@ -1794,12 +1786,11 @@ def conclusion_keys(nb: Notebook) -> list:
 
 
 def _conclusion_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     same = "the same for both delay models (the trajectories do not depend on the delays)"
 
     def row(metric, rule, dname, other):
         time = metric == "time"
-        column, d = ("time", dname) if time else ("communication", first)
+        column, d = ("time", dname) if time else ("communication", nb.first)
 
         def measured(summary):
             num, den = _ratio(column, "G-LAG", other, d, rule)(summary).values()
@@ -1828,13 +1819,14 @@ def _conclusion_specs(nb: Notebook) -> list:
 
 
 def _computation_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     redundant = [label for label, scheme, _ in nb.configs if scheme in ("gc", "g-gd", "lagc")]
 
     def verdict(rule):
         def measured(summary):
             comp = {
-                o: ratio_interval(*_ratio("computation", "G-LAG", o, first, rule)(summary).values())
+                o: ratio_interval(
+                    *_ratio("computation", "G-LAG", o, nb.first, rule)(summary).values()
+                )
                 for o in nb.others
             }
             ours = "G-LAG / " + "; / ".join(
@@ -1846,7 +1838,7 @@ def _computation_specs(nb: Notebook) -> list:
             above = [o for o, (_, lo, _) in comp.items() if lo > 1]
             tied = [o for o in nb.others if o not in below and o not in above]
             verdict = "partly" if all(o in below for o in redundant[:2]) else "not reproduced"
-            frac = seed_values(summary, "active_fraction", "G-LAG", first, rule).mean()
+            frac = seed_values(summary, "active_fraction", "G-LAG", nb.first, rule).mean()
             reason = (
                 f"fewer gradients than {', '.join(below) or 'no scheme'}, more than {', '.join(above) or 'no scheme'}"
                 + (f", indistinguishable from {', '.join(tied)}" if tied else "")
@@ -1873,7 +1865,6 @@ def _computation_specs(nb: Notebook) -> list:
 
 
 def _best_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
 
     def verdict(rule):
         def measured(summary, outcomes):
@@ -1893,7 +1884,8 @@ def _best_specs(nb: Notebook) -> list:
             if wins == len(named):
                 return {"ours": ours, "verdict": "reproduced", "reason": ""}
             it = ", ".join(
-                f"{o} ×{_gmean_ratio(summary, 'iterations', o, first, rule):.2f}" for o in nb.others
+                f"{o} ×{_gmean_ratio(summary, 'iterations', o, nb.first, rule):.2f}"
+                for o in nb.others
             )
             reason = f"per-comparison reasons in the rows above; G-LAG's iterations relative to the others {it} (measured)"
             return {
@@ -2137,13 +2129,12 @@ def _grid_specs(nb: Notebook) -> list:
 
 def iteration_bound_text(nb: Notebook, summary: pd.DataFrame) -> str:
     """How loose eqs. (19)/(20) are on the runs, and the lazy schemes' iterations over GD's."""
-    first = next(iter(nb.delays))
     loose = summary.dropna(subset=["iter_bound"])
     loose = loose["iter_bound"] / loose["iterations"]
     iter_ratio = {
         label: ratio_interval(
-            seed_values(summary, "iterations", label, first, "theory"),
-            seed_values(summary, "iterations", "GD", first, "theory"),
+            seed_values(summary, "iterations", label, nb.first, "theory"),
+            seed_values(summary, "iterations", "GD", nb.first, "theory"),
         )
         for label in nb.lazy
     }
