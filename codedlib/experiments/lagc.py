@@ -628,16 +628,9 @@ def gc_gd_beta_sweep(
     gen = as_generator(rng)
     state = gen.bit_generator.state
     gen.bit_generator.advance(n_seeds * replicas * n)  # a caller's generator moves on as it used to
-    return over_seeds(
-        _beta_sweep_seed,
-        range(n_seeds),
-        executor=executor,
-        state=state,
-        n=n,
-        r=r,
-        shapes=shapes,
-        replicas=replicas,
-    )[["shape", "seed", "sim_ratio", "formula_ratio"]]
+    setting = {"state": state, "n": n, "r": r, "shapes": shapes, "replicas": replicas}
+    out = over_seeds(_beta_sweep_seed, range(n_seeds), executor=executor, **setting)
+    return out[["shape", "seed", "sim_ratio", "formula_ratio"]]
 
 
 def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -935,19 +928,11 @@ def compare_schemes(
     }
 
 
-# --------------------------------------------------------------------------------------
-# Notebook 04: sizes, the setting every row names, and the claims declared as data
-# --------------------------------------------------------------------------------------
+# ---- Notebook 04: sizes, the setting every row names, and the claims declared as data -----
 #: Sizes of notebook 04 per preset; ``overrides`` replace the notebook's parameters (quick only).
 SETTINGS = {
     "quick": {
-        "overrides": {
-            "samples_per_partition": 20,
-            "dim": 8,
-            "condition": 30.0,
-            "replicas": 8,
-            "n_seeds": 3,
-        },
+        "overrides": dict(samples_per_partition=20, dim=8, condition=30.0, replicas=8, n_seeds=3),
         "rel_tol": 1e-8,
         "grid_xi": (0.01, 0.05),
         "grid_d": (1,),
@@ -1051,23 +1036,11 @@ class Notebook:
     def sweep(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Section 5's ``(summary, curves)``: every scheme, delay model and step-size rule
         over the seeds (:func:`seed_runs`)."""
-        out = over_seeds(
-            seed_runs,
-            range(self.n_seeds),
-            desc="LAGC seeds",
-            pairs=seed_pairs(self.n_seeds, self.seed),
-            n_workers=self.n_workers,
-            redundancy=self.redundancy,
-            delays=self.delays,
-            rules=tuple(RULES),
-            problem_kwargs=self.problem,
-            xi=self.xi,
-            history=self.history,
-            configs=self.configs,
-            replicas=self.replicas,
-            eps_rel=EPS_REL,
-            rel_tol=self.preset["rel_tol"],
-        )
+        same = ("n_workers", "redundancy", "delays", "xi", "history", "configs", "replicas")
+        setting = {k: getattr(self, k) for k in same} | {"problem_kwargs": self.problem}
+        setting |= {"rules": tuple(RULES), "eps_rel": EPS_REL, "rel_tol": self.preset["rel_tol"]}
+        pairs = seed_pairs(self.n_seeds, self.seed)
+        out = over_seeds(seed_runs, range(self.n_seeds), desc="LAGC seeds", pairs=pairs, **setting)
         return stack_seed_runs(out)
 
     def grid(self) -> pd.DataFrame:

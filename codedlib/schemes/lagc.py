@@ -263,8 +263,7 @@ class _Sim:
         self.theta = problem.initial_point().astype(float)
         self.gaps = [self.gap(self.theta)]
         self.iterates = [self.theta.copy()] if keep_iterates else None
-        self.selected, self.downloads, self.uploads, self.computation = [], [], [], []
-        self.times, self.steps = [], []  # steps: ‖θ^{k+1} - θ^k‖²
+        self.rows, self.steps = [], []  # per iteration; steps: ‖θ^{k+1} - θ^k‖²
         self.survivors = [] if survivors else None
 
     def partition_gradient(self, theta, p):
@@ -308,11 +307,7 @@ class _Sim:
 
     def record(self, times, selected, downloads, uploads, computation, survivors=None):
         """Iteration ``k``'s per-replica time, active units and loads (eq. 6-8)."""
-        self.times.append(times)
-        self.selected.append(selected)
-        self.downloads.append(downloads)
-        self.uploads.append(uploads)
-        self.computation.append(computation)
+        self.rows.append((times, selected, downloads, uploads, computation))
         if self.survivors is not None:
             self.survivors.append(survivors)
 
@@ -327,18 +322,19 @@ class _Sim:
             self.iterates.append(new_theta.copy())
 
     def result(self, scheme, layout, stepsize, xi, history) -> SchemeRun:
-        K = len(self.selected)
+        K = len(self.rows)
+        times, selected, *loads = zip(*self.rows)
         return SchemeRun(
             scheme=scheme,
             layout=layout,
             stepsize=stepsize,
             xi=xi,
             history=history,
-            selected=np.array(self.selected, dtype=bool).reshape(K, -1),
-            downloads=np.array(self.downloads, dtype=np.int64),
-            uploads=np.array(self.uploads, dtype=np.int64),
-            computation=np.array(self.computation, dtype=np.int64),
-            iteration_times=np.array(self.times, dtype=float).T.reshape(self.delays.replicas, K),
+            selected=np.array(selected, dtype=bool).reshape(K, -1),
+            downloads=np.array(loads[0], dtype=np.int64),
+            uploads=np.array(loads[1], dtype=np.int64),
+            computation=np.array(loads[2], dtype=np.int64),
+            iteration_times=np.array(times, dtype=float).T.reshape(self.delays.replicas, K),
             gap=np.array(self.gaps),
             theta=self.theta,
             iterates=np.array(self.iterates) if self.iterates is not None else None,
@@ -542,16 +538,8 @@ def run_g_lag(
     group answers, no coding.
     """
     layout = scheme_layout("g-lag", n_workers, redundancy, n_groups)
-    return run_lagc(
-        problem,
-        n_workers,
-        redundancy,
-        layout.n_groups,
-        xi=xi,
-        history=history,
-        scheme="g-lag",
-        **kwargs,
-    )
+    lazy = {"xi": xi, "history": history, "scheme": "g-lag"}
+    return run_lagc(problem, n_workers, redundancy, layout.n_groups, **lazy, **kwargs)
 
 
 def run_scheme(
