@@ -383,18 +383,9 @@ def complexity_curves(
 def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) -> dict:
     """Table II (:func:`codedlib.theory.lagc.complexities`) on ``problem`` (constants ``c``)."""
     g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
-    return th.complexities(
-        scheme,
-        n_workers,
-        redundancy,
-        groups,
-        kappa=c.kappa,
-        initial_gap=c.initial_gap,
-        eps=eps_rel * c.initial_gap,
-        unit_smoothness=group_smoothness(problem, n_workers, g),
-        total_smoothness=c.total_smoothness,
-        **kw,
-    )
+    kw |= {"kappa": c.kappa, "initial_gap": c.initial_gap, "total_smoothness": c.total_smoothness}
+    kw["unit_smoothness"] = group_smoothness(problem, n_workers, g)
+    return th.complexities(scheme, n_workers, redundancy, groups, eps=eps_rel * c.initial_gap, **kw)
 
 
 def _check_rules(rules) -> None:
@@ -646,15 +637,9 @@ def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
         if key[1] == "time" or key[2] == first
     ]
     order = {"time": 0, "communication": 1, "computation": 2}
-    return (
-        pd.DataFrame(rows)
-        .sort_values(
-            ["metric", "delay"],
-            key=lambda c: c.map(order) if c.name == "metric" else c,
-            kind="stable",
-        )
-        .reset_index(drop=True)
-    )
+    key = lambda c: c.map(order) if c.name == "metric" else c
+    table = pd.DataFrame(rows).sort_values(["metric", "delay"], key=key, kind="stable")
+    return table.reset_index(drop=True)
 
 
 def _bound_grid_seed(
@@ -773,25 +758,12 @@ def bound_grid(
             f"xis and histories must give at least one cell with D*xi < 1, got "
             f"xis={xis}, histories={histories}"
         )
-    gen = as_generator(rng)
-    problems = [
-        heterogeneous_regression(n_workers, rng=gen, **(problem_kwargs or {}))
-        for _ in range(n_seeds)
-    ]
-    return over_seeds(
-        _bound_grid_seed,
-        range(n_seeds),
-        executor=executor,
-        desc="bound grid seeds",
-        problems=problems,
-        n_workers=n_workers,
-        redundancy=redundancy,
-        delays=delays,
-        cells=cells,
-        rules=tuple(rules),
-        eps_rel=eps_rel,
-        max_iter=max_iter,
-    )
+    gen, kw = as_generator(rng), problem_kwargs or {}
+    problems = [heterogeneous_regression(n_workers, rng=gen, **kw) for _ in range(n_seeds)]
+    setting = {"n_workers": n_workers, "redundancy": redundancy, "delays": delays, "cells": cells}
+    setting |= {"rules": tuple(rules), "eps_rel": eps_rel, "max_iter": max_iter}
+    run = partial(over_seeds, _bound_grid_seed, range(n_seeds), desc="bound grid seeds")
+    return run(executor=executor, problems=problems, **setting)
 
 
 def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -894,9 +866,7 @@ def compare_schemes(
     """``theory`` (Table II complexities) and ``measured`` (a fresh simulated run) for one setting:
     LAGC with ``n_groups`` groups, G-GD / G-LAG with ``N/r`` (when ``r`` divides ``N``); ``metrics``
     is what :func:`codedlib.plots.lagc.plot_convergence` draws."""
-    n_workers = check_int("n_workers", n_workers, low=1)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
-    th.lagc_layout(n_workers, redundancy, n_groups)  # validates G
+    th.lagc_layout(n_workers, redundancy, n_groups)  # validates N, r and G
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
     delay = make_delay(delay_kind, mean=mean, scale=scale, shape=shape)
@@ -1045,17 +1015,9 @@ class Notebook:
 
     def grid(self) -> pd.DataFrame:
         """Section 9's (ξ, D) grid of G-LAG against G-GD (:func:`bound_grid`)."""
-        return bound_grid(
-            self.n_workers,
-            self.redundancy,
-            delays=self.delays,
-            xis=self.grid_xi,
-            histories=self.grid_d,
-            n_seeds=self.grid_seeds,
-            problem_kwargs=self.problem,
-            eps_rel=self.grid_eps,
-            rng=self.seed,
-        )
+        cells = {"xis": self.grid_xi, "histories": self.grid_d, "eps_rel": self.grid_eps}
+        kw = {"delays": self.delays, "n_seeds": self.grid_seeds, "problem_kwargs": self.problem}
+        return bound_grid(self.n_workers, self.redundancy, rng=self.seed, **cells, **kw)
 
     def title(self, key: str, dname: str | None = None) -> str:
         """The wrapped title of a figure of notebook 04."""
@@ -1155,15 +1117,9 @@ def example_loads(nb: Notebook) -> pd.DataFrame:
             three, 3, xi=0.08, history=2, stepsize=1 / (30 * three.smoothness()), **kw
         ),
     }
-    return pd.concat(
-        {
-            name: pd.DataFrame(
-                {"downloads": r.downloads, "uploads": r.uploads, "computation": r.computation}
-            )
-            for name, r in hand.items()
-        },
-        axis=1,
-    ).rename_axis("iteration")
+    loads = ("downloads", "uploads", "computation")
+    frames = {name: pd.DataFrame({f: getattr(r, f) for f in loads}) for name, r in hand.items()}
+    return pd.concat(frames, axis=1).rename_axis("iteration")
 
 
 def _loads_text(down, up, grads) -> str:

@@ -1,31 +1,23 @@
 """GD, GC, LAG-PS, G-GD, G-LAG and LAGC on one simulated clock (LAGC paper, Sections II-IV).
 
 Every scheme runs the gradient step (2) ``θ^{k+1} = θ^k - α ∇^k`` on the sum objective
-``L(θ) = Σ_m L_m(θ)`` (``n`` times the problem's mean loss; ``L_m`` the partial-gradient sum
-over one data partition, ``codedlib.problems`` convention). All schemes share
+``L(θ) = Σ_m L_m(θ)`` (``n`` times the problem's mean loss) over the same ``N`` *fine*
+partitions (``even_partition``; a group of LAGC owns ``N/G`` consecutive ones), the same delay
+draws (worker ``i`` of replica ``ρ`` needs ``load_i * X[ρ, k, i]`` seconds at iteration ``k``,
+:class:`DelayStream`) and the same metrics (Section II-A): wall-clock time (eq. 6),
+communication (downloads + uploads, eq. 7), computation (fine-partition gradients, eq. 8), gap
+``F(θ^k) - F*`` (eq. 9) and complexities at a target gap (eq. 10-12).
 
-* the same ``N`` *fine* partitions of ``n/N`` samples (``even_partition``); a group of LAGC
-  owns ``N/G`` consecutive fine partitions;
-* the same delay draws: at iteration ``k`` worker ``i`` of replica ``ρ`` needs
-  ``load_i * X[ρ, k, i]`` seconds, ``X`` the unit-load delay (:class:`DelayStream`);
-* the same metrics (Section II-A): computing wall-clock time (eq. 6), communication load
-  (downloads + uploads, eq. 7), computation load (fine-partition gradients, eq. 8), training
-  optimality gap ``F(θ^k) - F*`` (eq. 9), and complexities at a target gap (eq. 10-12).
+Every ``run_*`` takes the simulation keywords ``delay`` or ``delays`` (a shared
+:class:`DelayStream`), ``replicas`` and ``rng`` (of the delay draws), ``max_iter`` (1000),
+``gap_tol`` (stop at the first gap below it), ``f_star`` (default: the loss at the optimum)
+and ``keep_iterates``. The trajectory does not depend on the delays (the PS selection, eq.
+13/17, reads only iterates and GC decodes the exact gradient): replica 0 picks the survivors
+used for decoding, and expected times are averages over ``replicas`` draws of one trajectory.
 
-Every ``run_*`` takes the simulation keywords ``delay`` (the unit-load delay) or ``delays``
-(a :class:`DelayStream` several runs share), ``replicas`` and ``rng`` (of the delay draws),
-``max_iter`` (1000), ``gap_tol`` (stop at the first gap below it), ``f_star`` (default: the
-loss at the optimum) and ``keep_iterates``.
-
-Because the PS selection of LAG/LAGC (eq. 13/17) depends only on iterates and GC decodes
-the exact gradient, the trajectory does not depend on the delays: replica 0 picks the
-survivors used for decoding and every replica's times are recorded, so expected times are
-Monte Carlo averages over ``replicas`` delay draws of one trajectory.
-
-Schemes: :func:`run_gd`, :func:`run_gc`, :func:`run_lag_ps` are written directly from
-Section III; :func:`run_lagc` is the general Algorithm 1, and :func:`run_g_gd`,
-:func:`run_g_lag` are its no-coding special cases (Remark 3). The tests check ``run_lagc(G=1, ξ=0) == run_gc`` and ``run_lagc(G=N) == run_lag_ps``
-on the same delays (Remark 2).
+:func:`run_gd`, :func:`run_gc`, :func:`run_lag_ps` follow Section III; :func:`run_lagc` is
+Algorithm 1 and :func:`run_g_gd`, :func:`run_g_lag` its no-coding cases (Remark 3). The tests
+check ``run_lagc(G=1, ξ=0) == run_gc`` and ``run_lagc(G=N) == run_lag_ps`` (Remark 2).
 
 Example
 -------
@@ -159,20 +151,15 @@ class SchemeRun:
         """Active units per iteration ``|M^k|`` (LAG) or ``|G^k|`` (groups)."""
         return self.selected.sum(axis=1)
 
-    def clock(self) -> np.ndarray:
-        """Mean computing wall-clock time at the start of each iteration and at the end
-        (eq. 6), averaged over replicas: shape (K+1,)."""
-        return np.concatenate([[0.0], np.cumsum(self.iteration_times.mean(axis=0))])
-
     def metrics(self) -> pd.DataFrame:
-        """One row per iterate ``θ^k``: time (mean over replicas), communication (eq. 7),
+        """One row per iterate ``θ^k``: time (eq. 6, mean over replicas), communication (eq. 7),
         computation (eq. 8) spent before it, and its optimality gap (eq. 9)."""
         zero = np.zeros(1, dtype=float)
         return pd.DataFrame(
             {
                 "scheme": self.scheme,
                 "iteration": np.arange(self.n_iterations + 1),
-                "time": self.clock(),
+                "time": np.concatenate([zero, np.cumsum(self.iteration_times.mean(axis=0))]),
                 "communication": np.concatenate([zero, np.cumsum(self.downloads + self.uploads)]),
                 "computation": np.concatenate([zero, np.cumsum(self.computation)]),
                 "gap": self.gap,
