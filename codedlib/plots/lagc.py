@@ -134,16 +134,9 @@ def plot_complexity_curves(df: pd.DataFrame, x: str = "r", *, title: str | None 
             for scheme in dict.fromkeys(sub["scheme"]):
                 s = sub[sub["scheme"] == scheme].sort_values(xcol)
                 color, ls = _style(scheme)
-                lazy = bool(s["bound"].iloc[0])
-                ax.plot(
-                    s[xcol],
-                    s[col],
-                    color=color,
-                    linestyle=ls,
-                    marker="o",
-                    mfc="white" if lazy else color,
-                    label=scheme + (" (bound)" if lazy else ""),
-                )
+                lazy = bool(s["bound"].iloc[0])  # an upper bound: open markers
+                face, label = ("white", f"{scheme} (bound)") if lazy else (color, scheme)
+                ax.plot(s[xcol], s[col], color=color, ls=ls, marker="o", mfc=face, label=label)
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
@@ -236,6 +229,13 @@ def plot_convergence_bands(bands: pd.DataFrame, *, title: str | None = None) -> 
     return fig
 
 
+def _mean_err(table):
+    """``mean`` and its error bars (non-negative) down to ``low`` and up to ``high``."""
+    mean = table["mean"].to_numpy(float)
+    err = np.vstack([mean - table["low"].to_numpy(float), table["high"].to_numpy(float) - mean])
+    return mean, np.clip(err, 0, None)
+
+
 def plot_table1_seeds(
     table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
 ) -> Figure:
@@ -250,16 +250,9 @@ def plot_table1_seeds(
     width = 0.8 / len(techniques)
     for i, tech in enumerate(techniques):
         sub = table[table["technique"] == tech].set_index(["metric", "delay"]).loc[groups]
-        mean = sub["mean"].to_numpy(float)
-        err = np.vstack([mean - sub["low"].to_numpy(float), sub["high"].to_numpy(float) - mean])
-        bars = ax.bar(
-            x + (i - (len(techniques) - 1) / 2) * width,
-            mean,
-            width,
-            yerr=np.clip(err, 0, None),
-            capsize=2,
-            label=tech,
-        )
+        mean, err = _mean_err(sub)
+        at = x + (i - (len(techniques) - 1) / 2) * width
+        bars = ax.bar(at, mean, width, yerr=err, capsize=2, label=tech)
         ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=2)
     ax.axhline(1.0, color="k", linewidth=0.8)
     ax.set_xticks(x, [m if d == "all" else f"{m}\n({d})" for m, d in groups], fontsize=8)
@@ -279,18 +272,10 @@ def plot_iteration_time_seeds(
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.4))
     x = np.arange(len(table))
-    mean = table["mean"].to_numpy(float)
-    err = np.vstack([mean - table["low"].to_numpy(float), table["high"].to_numpy(float) - mean])
+    mean, err = _mean_err(table)
     ax.bar(x - 0.2, table["formula"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    ax.bar(
-        x + 0.2,
-        mean,
-        0.4,
-        yerr=np.clip(err, 0, None),
-        capsize=3,
-        label="simulation (95 % CI over seeds)",
-        color="tab:blue",
-    )
+    sim = {"label": "simulation (95 % CI over seeds)", "color": "tab:blue"}
+    ax.bar(x + 0.2, mean, 0.4, yerr=err, capsize=3, **sim)
     ax.set_xticks(x, table["scheme"], fontsize=8)
     ax.set_ylabel("mean time per iteration")
     ax.legend(fontsize=7)
