@@ -164,12 +164,8 @@ def make_delay(
 def storage_layouts() -> dict:
     """The layouts of Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and Fig. 5(b) LAGC
     (N=6, r=2, G=3 and G=2), by name in the paper's order; the figures select group 1 only."""
-    return {
-        "gc": th.lagc_layout(3, 2, 1),
-        "lag": th.lagc_layout(3, 1, 3),
-        "g_lag": th.lagc_layout(6, 2, 3),
-        "lagc": th.lagc_layout(6, 2, 2),
-    }
+    sizes = {"gc": (3, 2, 1), "lag": (3, 1, 3), "g_lag": (6, 2, 3), "lagc": (6, 2, 2)}  # N, r, G
+    return {name: th.lagc_layout(*nrg) for name, nrg in sizes.items()}
 
 
 def default_configs(
@@ -654,19 +650,14 @@ def _bound_grid_seed(
     gap0 = problem.loss(problem.initial_point()) - c.f_star
     common = {"max_iter": max_iter, "gap_tol": eps_rel * gap0, "f_star": c.f_star}
     common["delays"] = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
-    args = (problem, n_workers, redundancy, G)
+    nrg = (n_workers, redundancy, G)
+    args = (problem, *nrg)
     # the run stops at the first iterate below the target
     ggd_iters = run_scheme("g-gd", *args, **common).n_iterations
     eps = eps_rel * c.initial_gap
     ggd_bound_iters = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
     for xi, history in cells:
         lazy = {"xi": xi, "history": history}
-        bound = {
-            name: th.lazy_time_ratio_bound(
-                L_units, c.total_smoothness, n_workers, redundancy, G, delay=delay, **lazy
-            )
-            for name, delay in delays.items()
-        }
         iter_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
         for rule in rules:
             alpha = 1.0 / c.total_smoothness if rule == "gd" else None
@@ -679,12 +670,12 @@ def _bound_grid_seed(
                 )
             active = float(run.n_selected.mean() / G)
             for name, delay in delays.items():
-                t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
+                t_all = th.expected_iteration_time("lagc", *nrg, delay)
                 time_ = sum(  # Σ_k E[T_(m_k:m_k)] given the run's selections (eq. 10, 28/29/31)
                     count * _iteration_time(run.layout, delay, int(m))
                     for m, count in zip(*np.unique(run.n_selected, return_counts=True))
                 )
-                b = bound[name]
+                b = th.lazy_time_ratio_bound(L_units, c.total_smoothness, *nrg, delay=delay, **lazy)
                 rows.append(
                     {
                         "seed": i,
@@ -1860,16 +1851,11 @@ def vd_text(nb: Notebook, curves_r: pd.DataFrame, curves_g: pd.DataFrame) -> str
     for dname in nb.delays:
         sub = curves_r[curves_r["delay"] == dname]
         gd_time = float(sub.loc[sub["scheme"] == "GD", "time"].iloc[0])
-        gc_wins = sorted(
-            int(v)
-            for v in sub.loc[
-                (sub["scheme"] == "GC") & (sub["time"] < gd_time * (1 - 1e-9)), "redundancy"
-            ]
-        )
+        faster = (sub["scheme"] == "GC") & (sub["time"] < gd_time * (1 - 1e-9))
+        gc_wins = sorted(int(v) for v in sub.loc[faster, "redundancy"])
         ggd = sub[sub["scheme"] == "G-GD"].sort_values("time")
-        lagc_g = curves_g[
-            (curves_g["delay"] == dname) & (curves_g["scheme"] == "LAGC")
-        ].sort_values("time")
+        lagc_g = curves_g[(curves_g["delay"] == dname) & (curves_g["scheme"] == "LAGC")]
+        lagc_g = lagc_g.sort_values("time")
         lines.append(
             f"{dname}: GC below GD (r·E[T_(N−r+1:N)] < E[T_(N:N)], text after eq. 24) for r in {gc_wins or 'none'}; G-GD time smallest at r = {int(ggd['redundancy'].iloc[0])}; LAGC time bound smallest at G = {int(lagc_g['n_groups'].iloc[0])}"
         )
