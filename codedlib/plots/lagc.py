@@ -82,8 +82,7 @@ def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None
     from matplotlib.colors import to_rgba
 
     n = len(layouts)
-    fig, axes = subplots(1, n, figsize=(3.4 * n, 3.2))
-    axes = np.atleast_1d(axes)
+    fig, (axes,) = subplots(1, n, figsize=(3.4 * n, 3.2), squeeze=False)
     palette = matplotlib.colormaps["tab10"]
     for ax, (name, layout) in zip(axes, layouts.items()):
         N = layout.n_workers
@@ -91,9 +90,7 @@ def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None
         storage = layout.storage_matrix()
         for w in range(N):
             g = w // layout.workers_per_group
-            rgba = to_rgba(palette(g % 10), alpha=1.0 if g == 0 else 0.3)
-            for p in np.flatnonzero(storage[w]):
-                img[w, p] = rgba
+            img[w, storage[w]] = to_rgba(palette(g % 10), alpha=1.0 if g == 0 else 0.3)
         ax.imshow(img, aspect="equal")
         ax.set_xticks(range(N), [f"D{p + 1}" for p in range(N)], fontsize=8)
         ax.set_yticks(range(N), [f"W{w + 1}" for w in range(N)], fontsize=8)
@@ -135,8 +132,8 @@ def plot_complexity_curves(df: pd.DataFrame, x: str = "r", *, title: str | None 
                 s = sub[sub["scheme"] == scheme].sort_values(xcol)
                 color, ls = _style(scheme)
                 lazy = bool(s["bound"].iloc[0])  # an upper bound: open markers
-                face, label = ("white", f"{scheme} (bound)") if lazy else (color, scheme)
-                ax.plot(s[xcol], s[col], color=color, ls=ls, marker="o", mfc=face, label=label)
+                face, name = ("white", f"{scheme} (bound)") if lazy else (color, scheme)
+                ax.plot(s[xcol], s[col], color=color, ls=ls, marker="o", mfc=face, label=name)
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))

@@ -74,8 +74,7 @@ def explore_lagc(**defaults) -> Explorer:
 
     # the controls start at compare_schemes' defaults (kept there only)
     parameters = inspect.signature(ex.compare_schemes).parameters
-    d = {name: parameters[name].default for name in _CONTROLS}
-    d.update(defaults)
+    d = {name: parameters[name].default for name in _CONTROLS} | defaults
     style = {"description_width": "initial"}
     drop = partial(w.Dropdown, style=style)
     ints = partial(w.IntSlider, min=1, style=style)
