@@ -172,14 +172,7 @@ def default_configs(
     n_workers: int, redundancy: int, lagc_groups: int | None = None
 ) -> list[tuple[str, str, int | None]]:
     """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
-    n_workers = check_int("n_workers", n_workers, low=1)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
-    if n_workers % redundancy:
-        raise ValueError(
-            f"redundancy must divide n_workers={n_workers} so that G-LAG can use "
-            f"G = N/r groups, got redundancy={redundancy}"
-        )
-    glag = n_workers // redundancy
+    glag = th.scheme_layout("g-lag", n_workers, redundancy).n_groups  # r must divide N
     configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
     configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
     if lagc_groups is None:  # largest divisor below N/r: groups big enough to need coding
@@ -442,6 +435,7 @@ def seed_runs(
     kw = {"xi": xi, "history": history, "configs": configs, "replicas": replicas, "rng": d_seed}
     kw |= {"max_iter": max_iter, "rel_tol": rel_tol}
     rows, curves = [], []
+    seeds = {"seed": seed, "problem_seed": p_seed, "delay_seed": d_seed}
     for (dname, delay), rule in itertools.product(delays.items(), rules):
         runs = convergence_runs(
             problem, n_workers, redundancy, delay=delay, stepsize_rule=rule, **kw
@@ -452,9 +446,7 @@ def seed_runs(
             del checks["z"]
             rows.append(
                 {
-                    "seed": seed,
-                    "problem_seed": p_seed,
-                    "delay_seed": d_seed,
+                    **seeds,
                     "delay": dname,
                     "rule": rule,
                     "scheme": label,
@@ -963,7 +955,7 @@ class Notebook:
         self.configs = default_configs(n, r)
         self.labels = [label for label, _, _ in self.configs]
         self.others = [label for label in self.labels if label != "G-LAG"]
-        self.lazy = [lb for lb, scheme, _ in self.configs if scheme in ("lag", "g-lag", "lagc")]
+        self.lazy = [lb for lb, scheme, _ in self.configs if scheme in _LAZY]
         keys = ("samples_per_partition", "dim", "heterogeneity", "condition")
         self.problem = {k: getattr(self, k) for k in keys} | {"noise": 0.1}
         self.data_problem = f"synthetic heterogeneous linear regression (N={n} partitions × {self.samples_per_partition} samples, d={self.dim}, partition smoothness spread ×{self.heterogeneity:g}, κ≈{self.condition:g}, noise 0.1)"
