@@ -520,6 +520,7 @@ def convergence_bands(
     return pd.concat(out, ignore_index=True)
 
 
+_MLH = ("mean", "low", "high")  # an interval's columns
 _TABLE1 = {"coding (GC)": "GC", "grouping (G-GD)": "G-GD", "selection (LAG)": "LAG"}
 _TABLE1_METRICS = {
     "time": "time_per_iter",
@@ -619,7 +620,7 @@ def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     rows = [
         dict(zip(("technique", "metric"), key[:2]))
         | {"delay": key[2] if key[1] == "time" else "all"}
-        | dict(zip(("mean", "low", "high"), seed_interval(part["ratio"], level)))
+        | dict(zip(_MLH, seed_interval(part["ratio"], level)))
         | {"n_seeds": len(part)}
         for key, part in table.groupby(["technique", "metric", "delay"], sort=False)
         if key[1] == "time" or key[2] == first
@@ -803,7 +804,6 @@ def bound_best_case(
     the bound can show G-LAG beating G-GD.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_xi = check_int("n_xi", n_xi, low=2)
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution, got {}")
@@ -1323,21 +1323,11 @@ def beta_sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
 
 def iteration_time_table(nb: Notebook, summary: pd.DataFrame) -> pd.DataFrame:
     """Simulated time per iteration (mean, 95 % interval over seeds) and eq. 21/22/28."""
-    rows = [
-        {
-            "delay": dname,
-            "scheme": label,
-            "formula": seed_values(summary, "time_per_iter_formula", label, dname).mean(),
-        }
-        | dict(
-            zip(
-                ("mean", "low", "high"),
-                mean_interval(seed_values(summary, "time_per_iter", label, dname)),
-            )
-        )
-        for dname in nb.delays
-        for label in nb.labels
-    ]
+    rows = []
+    for dname, label in itertools.product(nb.delays, nb.labels):
+        formula = seed_values(summary, "time_per_iter_formula", label, dname).mean()
+        ci = mean_interval(seed_values(summary, "time_per_iter", label, dname))
+        rows.append({"delay": dname, "scheme": label, "formula": formula} | dict(zip(_MLH, ci)))
     return pd.DataFrame(rows)
 
 

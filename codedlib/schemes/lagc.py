@@ -105,9 +105,8 @@ class DelayStream:
                 draws = self.delay.sample(rows, gen)
             else:
                 draws = self.delay.rvs(size=(rows, self.n_workers), random_state=gen)
-            self._cache[b] = np.asarray(draws, dtype=float).reshape(
-                self.replicas, _BLOCK, self.n_workers
-            )
+            shape = (self.replicas, _BLOCK, self.n_workers)
+            self._cache[b] = np.asarray(draws, dtype=float).reshape(shape)
         return self._cache[b]
 
     def draws(self, k: int) -> np.ndarray:
@@ -177,11 +176,8 @@ class SchemeRun:
             return {"scheme": self.scheme} | dict.fromkeys(keys, math.nan)
         k = int(hits[0])
         per_replica = self.iteration_times[:, :k].sum(axis=1)
-        stderr = (
-            per_replica.std(ddof=1) / math.sqrt(per_replica.size)
-            if per_replica.size > 1
-            else math.nan
-        )
+        n = per_replica.size
+        stderr = per_replica.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
         return {
             "scheme": self.scheme,
             "iterations": k,
