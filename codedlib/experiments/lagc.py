@@ -122,7 +122,6 @@ class ProblemConstantsResult:
     initial_gap: float
     f_star: float
     partition_smoothness: np.ndarray
-    bounds: np.ndarray
 
 
 def problem_constants(problem: LeastSquares, n_workers: int) -> ProblemConstantsResult:
@@ -140,7 +139,6 @@ def problem_constants(problem: LeastSquares, n_workers: int) -> ProblemConstants
         initial_gap=n * (problem.loss(problem.initial_point()) - f_star),
         f_star=f_star,
         partition_smoothness=L_parts,
-        bounds=bounds,
     )
 
 
@@ -166,26 +164,15 @@ def make_delay(
 def storage_layouts() -> dict:
     """The layouts of Fig. 3 GC (N=3, r=2), Fig. 4 LAG (N=3), Fig. 5(a) G-LAG and Fig. 5(b) LAGC
     (N=6, r=2, G=3 and G=2), by name in the paper's order; the figures select group 1 only."""
-    return {
-        "gc": th.lagc_layout(3, 2, 1),
-        "lag": th.lagc_layout(3, 1, 3),
-        "g_lag": th.lagc_layout(6, 2, 3),
-        "lagc": th.lagc_layout(6, 2, 2),
-    }
+    sizes = {"gc": (3, 2, 1), "lag": (3, 1, 3), "g_lag": (6, 2, 3), "lagc": (6, 2, 2)}  # N, r, G
+    return {name: th.lagc_layout(*nrg) for name, nrg in sizes.items()}
 
 
 def default_configs(
     n_workers: int, redundancy: int, lagc_groups: int | None = None
 ) -> list[tuple[str, str, int | None]]:
     """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
-    n_workers = check_int("n_workers", n_workers, low=1)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
-    if n_workers % redundancy:
-        raise ValueError(
-            f"redundancy must divide n_workers={n_workers} so that G-LAG can use "
-            f"G = N/r groups, got redundancy={redundancy}"
-        )
-    glag = n_workers // redundancy
+    glag = th.scheme_layout("g-lag", n_workers, redundancy).n_groups  # r must divide N
     configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
     configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
     if lagc_groups is None:  # largest divisor below N/r: groups big enough to need coding
@@ -347,9 +334,9 @@ def complexity_curves(
         raise ValueError(f"vary must be 'r' or 'G', got vary={vary!r}")
     c = problem_constants(problem, n_workers)
     divisors = [d for d in range(1, n_workers + 1) if n_workers % d == 0]
-    if vary == "r":
+    if vary == "r":  # (r, label, scheme, groups, G shown: None for the layout's)
         entries = [
-            (r, label, scheme, groups)
+            (r, label, scheme, groups, None)
             for r in divisors
             for label, scheme, groups in [
                 ("GD", "gd", None),
@@ -359,47 +346,35 @@ def complexity_curves(
                 ("G-LAG", "g-lag", n_workers // r),
             ]
         ]
-    else:
+    else:  # LAGC per G, then GD and GC repeated per G
         r = check_int("redundancy", redundancy, low=1, high=n_workers)
-        entries = [(r, "LAGC", "lagc", g) for g in divisors]
+        entries = [(r, "LAGC", "lagc", g, g) for g in divisors]
+        entries += [
+            (r, lb, sch, None, g) for lb, sch in [("GD", "gd"), ("GC", "gc")] for g in divisors
+        ]
     keys = ("iterations", "selected", "time_per_iter", "time", "communication", "computation")
     rows = []
     for dname, delay in delays.items():
         table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
-
-        def row(r, g, label, out, dname=dname):
-            return {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label} | {
-                k: out[k] for k in (*keys, "bound")
-            }
-
-        for r, label, scheme, groups in entries:
+        for r, label, scheme, groups, shown in entries:
             try:
                 out = table2(scheme, r, groups, eps_rel)
             except ValueError:  # e.g. Pareto mean infinite for this order statistic
                 continue
-            rows.append(row(r, out["n_groups"] if vary == "r" else groups, label, out))
-        if vary == "G":
-            for label, scheme in [("GD", "gd"), ("GC", "gc")]:
-                out = table2(scheme, r, None, eps_rel)
-                rows += [row(r, g, label, out) for g in divisors]
+            g = out["n_groups"] if shown is None else shown
+            rows.append(
+                {"delay": dname, "redundancy": r, "n_groups": g, "scheme": label}
+                | {k: out[k] for k in (*keys, "bound")}
+            )
     return pd.DataFrame(rows)
 
 
 def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) -> dict:
     """Table II (:func:`codedlib.theory.lagc.complexities`) on ``problem`` (constants ``c``)."""
     g = th.scheme_layout(scheme, n_workers, redundancy, groups).n_groups
-    return th.complexities(
-        scheme,
-        n_workers,
-        redundancy,
-        groups,
-        kappa=c.kappa,
-        initial_gap=c.initial_gap,
-        eps=eps_rel * c.initial_gap,
-        unit_smoothness=group_smoothness(problem, n_workers, g),
-        total_smoothness=c.total_smoothness,
-        **kw,
-    )
+    kw |= {"kappa": c.kappa, "initial_gap": c.initial_gap, "total_smoothness": c.total_smoothness}
+    kw["unit_smoothness"] = group_smoothness(problem, n_workers, g)
+    return th.complexities(scheme, n_workers, redundancy, groups, eps=eps_rel * c.initial_gap, **kw)
 
 
 def _check_rules(rules) -> None:
@@ -460,6 +435,7 @@ def seed_runs(
     kw = {"xi": xi, "history": history, "configs": configs, "replicas": replicas, "rng": d_seed}
     kw |= {"max_iter": max_iter, "rel_tol": rel_tol}
     rows, curves = [], []
+    seeds = {"seed": seed, "problem_seed": p_seed, "delay_seed": d_seed}
     for (dname, delay), rule in itertools.product(delays.items(), rules):
         runs = convergence_runs(
             problem, n_workers, redundancy, delay=delay, stepsize_rule=rule, **kw
@@ -470,9 +446,7 @@ def seed_runs(
             del checks["z"]
             rows.append(
                 {
-                    "seed": seed,
-                    "problem_seed": p_seed,
-                    "delay_seed": d_seed,
+                    **seeds,
                     "delay": dname,
                     "rule": rule,
                     "scheme": label,
@@ -546,6 +520,7 @@ def convergence_bands(
     return pd.concat(out, ignore_index=True)
 
 
+_MLH = ("mean", "low", "high")  # an interval's columns
 _TABLE1 = {"coding (GC)": "GC", "grouping (G-GD)": "G-GD", "selection (LAG)": "LAG"}
 _TABLE1_METRICS = {
     "time": "time_per_iter",
@@ -633,16 +608,9 @@ def gc_gd_beta_sweep(
     gen = as_generator(rng)
     state = gen.bit_generator.state
     gen.bit_generator.advance(n_seeds * replicas * n)  # a caller's generator moves on as it used to
-    return over_seeds(
-        _beta_sweep_seed,
-        range(n_seeds),
-        executor=executor,
-        state=state,
-        n=n,
-        r=r,
-        shapes=shapes,
-        replicas=replicas,
-    )[["shape", "seed", "sim_ratio", "formula_ratio"]]
+    setting = {"state": state, "n": n, "r": r, "shapes": shapes, "replicas": replicas}
+    out = over_seeds(_beta_sweep_seed, range(n_seeds), executor=executor, **setting)
+    return out[["shape", "seed", "sim_ratio", "formula_ratio"]]
 
 
 def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -652,21 +620,15 @@ def table1_intervals(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     rows = [
         dict(zip(("technique", "metric"), key[:2]))
         | {"delay": key[2] if key[1] == "time" else "all"}
-        | dict(zip(("mean", "low", "high"), seed_interval(part["ratio"], level)))
+        | dict(zip(_MLH, seed_interval(part["ratio"], level)))
         | {"n_seeds": len(part)}
         for key, part in table.groupby(["technique", "metric", "delay"], sort=False)
         if key[1] == "time" or key[2] == first
     ]
     order = {"time": 0, "communication": 1, "computation": 2}
-    return (
-        pd.DataFrame(rows)
-        .sort_values(
-            ["metric", "delay"],
-            key=lambda c: c.map(order) if c.name == "metric" else c,
-            kind="stable",
-        )
-        .reset_index(drop=True)
-    )
+    key = lambda c: c.map(order) if c.name == "metric" else c
+    table = pd.DataFrame(rows).sort_values(["metric", "delay"], key=key, kind="stable")
+    return table.reset_index(drop=True)
 
 
 def _bound_grid_seed(
@@ -681,19 +643,14 @@ def _bound_grid_seed(
     gap0 = problem.loss(problem.initial_point()) - c.f_star
     common = {"max_iter": max_iter, "gap_tol": eps_rel * gap0, "f_star": c.f_star}
     common["delays"] = DelayStream(next(iter(delays.values())), n_workers, 1, 0)
-    args = (problem, n_workers, redundancy, G)
+    nrg = (n_workers, redundancy, G)
+    args = (problem, *nrg)
     # the run stops at the first iterate below the target
     ggd_iters = run_scheme("g-gd", *args, **common).n_iterations
     eps = eps_rel * c.initial_gap
     ggd_bound_iters = th.iteration_complexity_gd(c.kappa, c.initial_gap, eps)
     for xi, history in cells:
         lazy = {"xi": xi, "history": history}
-        bound = {
-            name: th.lazy_time_ratio_bound(
-                L_units, c.total_smoothness, n_workers, redundancy, G, delay=delay, **lazy
-            )
-            for name, delay in delays.items()
-        }
         iter_bound = th.iteration_complexity_lag(c.kappa, c.initial_gap, eps, xi, history)
         for rule in rules:
             alpha = 1.0 / c.total_smoothness if rule == "gd" else None
@@ -706,12 +663,12 @@ def _bound_grid_seed(
                 )
             active = float(run.n_selected.mean() / G)
             for name, delay in delays.items():
-                t_all = th.expected_iteration_time("lagc", n_workers, redundancy, G, delay)
+                t_all = th.expected_iteration_time("lagc", *nrg, delay)
                 time_ = sum(  # Σ_k E[T_(m_k:m_k)] given the run's selections (eq. 10, 28/29/31)
                     count * _iteration_time(run.layout, delay, int(m))
                     for m, count in zip(*np.unique(run.n_selected, return_counts=True))
                 )
-                b = bound[name]
+                b = th.lazy_time_ratio_bound(L_units, c.total_smoothness, *nrg, delay=delay, **lazy)
                 rows.append(
                     {
                         "seed": i,
@@ -785,25 +742,12 @@ def bound_grid(
             f"xis and histories must give at least one cell with D*xi < 1, got "
             f"xis={xis}, histories={histories}"
         )
-    gen = as_generator(rng)
-    problems = [
-        heterogeneous_regression(n_workers, rng=gen, **(problem_kwargs or {}))
-        for _ in range(n_seeds)
-    ]
-    return over_seeds(
-        _bound_grid_seed,
-        range(n_seeds),
-        executor=executor,
-        desc="bound grid seeds",
-        problems=problems,
-        n_workers=n_workers,
-        redundancy=redundancy,
-        delays=delays,
-        cells=cells,
-        rules=tuple(rules),
-        eps_rel=eps_rel,
-        max_iter=max_iter,
-    )
+    gen, kw = as_generator(rng), problem_kwargs or {}
+    problems = [heterogeneous_regression(n_workers, rng=gen, **kw) for _ in range(n_seeds)]
+    setting = {"n_workers": n_workers, "redundancy": redundancy, "delays": delays, "cells": cells}
+    setting |= {"rules": tuple(rules), "eps_rel": eps_rel, "max_iter": max_iter}
+    run = partial(over_seeds, _bound_grid_seed, range(n_seeds), desc="bound grid seeds")
+    return run(executor=executor, problems=problems, **setting)
 
 
 def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -860,7 +804,6 @@ def bound_best_case(
     the bound can show G-LAG beating G-GD.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_xi = check_int("n_xi", n_xi, low=2)
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution, got {}")
@@ -906,9 +849,7 @@ def compare_schemes(
     """``theory`` (Table II complexities) and ``measured`` (a fresh simulated run) for one setting:
     LAGC with ``n_groups`` groups, G-GD / G-LAG with ``N/r`` (when ``r`` divides ``N``); ``metrics``
     is what :func:`codedlib.plots.lagc.plot_convergence` draws."""
-    n_workers = check_int("n_workers", n_workers, low=1)
-    redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
-    th.lagc_layout(n_workers, redundancy, n_groups)  # validates G
+    th.lagc_layout(n_workers, redundancy, n_groups)  # validates N, r and G
     xi = check_real("xi", xi, low=0.0)
     history = check_int("history", history, low=1)
     delay = make_delay(delay_kind, mean=mean, scale=scale, shape=shape)
@@ -940,19 +881,11 @@ def compare_schemes(
     }
 
 
-# --------------------------------------------------------------------------------------
-# Notebook 04: sizes, the setting every row names, and the claims declared as data
-# --------------------------------------------------------------------------------------
+# ---- Notebook 04: sizes, the setting every row names, and the claims declared as data -----
 #: Sizes of notebook 04 per preset; ``overrides`` replace the notebook's parameters (quick only).
 SETTINGS = {
     "quick": {
-        "overrides": {
-            "samples_per_partition": 20,
-            "dim": 8,
-            "condition": 30.0,
-            "replicas": 8,
-            "n_seeds": 3,
-        },
+        "overrides": dict(samples_per_partition=20, dim=8, condition=30.0, replicas=8, n_seeds=3),
         "rel_tol": 1e-8,
         "grid_xi": (0.01, 0.05),
         "grid_d": (1,),
@@ -1017,11 +950,12 @@ class Notebook:
             "exponential": make_delay("exponential", mean=self.exp_mean),
             "pareto": make_delay("pareto", scale=self.pareto_scale, shape=self.pareto_shape),
         }
+        self.first = next(iter(self.delays))  # a delay model the trajectories do not depend on
         self.unit = {"exponential": "μ0", "pareto": "t0"}
         self.configs = default_configs(n, r)
         self.labels = [label for label, _, _ in self.configs]
         self.others = [label for label in self.labels if label != "G-LAG"]
-        self.lazy = [lb for lb, scheme, _ in self.configs if scheme in ("lag", "g-lag", "lagc")]
+        self.lazy = [lb for lb, scheme, _ in self.configs if scheme in _LAZY]
         keys = ("samples_per_partition", "dim", "heterogeneity", "condition")
         self.problem = {k: getattr(self, k) for k in keys} | {"noise": 0.1}
         self.data_problem = f"synthetic heterogeneous linear regression (N={n} partitions × {self.samples_per_partition} samples, d={self.dim}, partition smoothness spread ×{self.heterogeneity:g}, κ≈{self.condition:g}, noise 0.1)"
@@ -1055,38 +989,18 @@ class Notebook:
     def sweep(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Section 5's ``(summary, curves)``: every scheme, delay model and step-size rule
         over the seeds (:func:`seed_runs`)."""
-        out = over_seeds(
-            seed_runs,
-            range(self.n_seeds),
-            desc="LAGC seeds",
-            pairs=seed_pairs(self.n_seeds, self.seed),
-            n_workers=self.n_workers,
-            redundancy=self.redundancy,
-            delays=self.delays,
-            rules=tuple(RULES),
-            problem_kwargs=self.problem,
-            xi=self.xi,
-            history=self.history,
-            configs=self.configs,
-            replicas=self.replicas,
-            eps_rel=EPS_REL,
-            rel_tol=self.preset["rel_tol"],
-        )
+        same = ("n_workers", "redundancy", "delays", "xi", "history", "configs", "replicas")
+        setting = {k: getattr(self, k) for k in same} | {"problem_kwargs": self.problem}
+        setting |= {"rules": tuple(RULES), "eps_rel": EPS_REL, "rel_tol": self.preset["rel_tol"]}
+        pairs = seed_pairs(self.n_seeds, self.seed)
+        out = over_seeds(seed_runs, range(self.n_seeds), desc="LAGC seeds", pairs=pairs, **setting)
         return stack_seed_runs(out)
 
     def grid(self) -> pd.DataFrame:
         """Section 9's (ξ, D) grid of G-LAG against G-GD (:func:`bound_grid`)."""
-        return bound_grid(
-            self.n_workers,
-            self.redundancy,
-            delays=self.delays,
-            xis=self.grid_xi,
-            histories=self.grid_d,
-            n_seeds=self.grid_seeds,
-            problem_kwargs=self.problem,
-            eps_rel=self.grid_eps,
-            rng=self.seed,
-        )
+        cells = {"xis": self.grid_xi, "histories": self.grid_d, "eps_rel": self.grid_eps}
+        kw = {"delays": self.delays, "n_seeds": self.grid_seeds, "problem_kwargs": self.problem}
+        return bound_grid(self.n_workers, self.redundancy, rng=self.seed, **cells, **kw)
 
     def title(self, key: str, dname: str | None = None) -> str:
         """The wrapped title of a figure of notebook 04."""
@@ -1186,15 +1100,9 @@ def example_loads(nb: Notebook) -> pd.DataFrame:
             three, 3, xi=0.08, history=2, stepsize=1 / (30 * three.smoothness()), **kw
         ),
     }
-    return pd.concat(
-        {
-            name: pd.DataFrame(
-                {"downloads": r.downloads, "uploads": r.uploads, "computation": r.computation}
-            )
-            for name, r in hand.items()
-        },
-        axis=1,
-    ).rename_axis("iteration")
+    loads = ("downloads", "uploads", "computation")
+    frames = {name: pd.DataFrame({f: getattr(r, f) for f in loads}) for name, r in hand.items()}
+    return pd.concat(frames, axis=1).rename_axis("iteration")
 
 
 def _loads_text(down, up, grads) -> str:
@@ -1415,21 +1323,11 @@ def beta_sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
 
 def iteration_time_table(nb: Notebook, summary: pd.DataFrame) -> pd.DataFrame:
     """Simulated time per iteration (mean, 95 % interval over seeds) and eq. 21/22/28."""
-    rows = [
-        {
-            "delay": dname,
-            "scheme": label,
-            "formula": seed_values(summary, "time_per_iter_formula", label, dname).mean(),
-        }
-        | dict(
-            zip(
-                ("mean", "low", "high"),
-                mean_interval(seed_values(summary, "time_per_iter", label, dname)),
-            )
-        )
-        for dname in nb.delays
-        for label in nb.labels
-    ]
+    rows = []
+    for dname, label in itertools.product(nb.delays, nb.labels):
+        formula = seed_values(summary, "time_per_iter_formula", label, dname).mean()
+        ci = mean_interval(seed_values(summary, "time_per_iter", label, dname))
+        rows.append({"delay": dname, "scheme": label, "formula": formula} | dict(zip(_MLH, ci)))
     return pd.DataFrame(rows)
 
 
@@ -1460,14 +1358,13 @@ def _ratio(column, label, other, dname, rule="gd", other_column=None):
 
 
 def _table1_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     setting = nb.run_setting("any delay model", nb.rule_text["gd"])
     S = partial(spec, item="Table I", setting=setting, section=SECTIONS["sec6"], basis="paper")
 
     def row(metric, technique, label, word):
         q, ratio = (
             f"{metric} per iteration, {technique} / GD",
-            _ratio(_TABLE1_METRICS[metric], label, "GD", first),
+            _ratio(_TABLE1_METRICS[metric], label, "GD", nb.first),
         )
         if label == "LAG":  # selection: a paired ratio over seeds
             sign, expected = ("<", "less") if word == "better" else (">", "greater")
@@ -1641,7 +1538,6 @@ def _iteration_time_specs(nb: Notebook) -> list:
 
 
 def _selection_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     S = partial(spec, section=SECTIONS["sec6"], basis="derived")
     eq25 = lambda summary: {"ours": str(bool(summary.loc[summary["lazy"], "eq25_respected"].all()))}
     both = nb.run_setting("both delay models and step-size rules")
@@ -1659,7 +1555,7 @@ def _selection_specs(nb: Notebook) -> list:
             "comparison",
             "eq. (26)/(30) (reconstructed)",
             f"active fraction / bound 1−ΔC, {label}, theory α",
-            _ratio("active_fraction", label, label, first, "theory", "selection_bound"),
+            _ratio("active_fraction", label, label, nb.first, "theory", "selection_bound"),
             expected="less",
             paper_text="at most the bound (ratio < 1)",
             setting=nb.run_setting(nb.rule_text["theory"]),
@@ -1674,7 +1570,7 @@ def _fixed_load(summary, label, column) -> float:
 
 
 def _table2_specs(nb: Notebook) -> list:
-    n, r, first = nb.n_workers, nb.redundancy, next(iter(nb.delays))
+    n, r, first = nb.n_workers, nb.redundancy, nb.first
     S = partial(spec, section=SECTIONS["sec6"])
     load_setting = join(
         nb.schemes, "measured in every α=1/L run of Section 5 (a fixed load per iteration)"
@@ -1771,15 +1667,8 @@ _WORDS = {
 
 def _abstract(kind, quantity, measured, **fixed):
     """A row of the paper's Section VI conclusion, as its abstract words it (notebook Section 7)."""
-    return spec(
-        kind,
-        "Sec. VI (abstract)",
-        quantity,
-        measured,
-        section=SECTIONS["sec7"],
-        basis="paper",
-        **fixed,
-    )
+    sec7 = {"section": SECTIONS["sec7"], "basis": "paper"}
+    return spec(kind, "Sec. VI (abstract)", quantity, measured, **sec7, **fixed)
 
 
 def _gmean_ratio(summary, column, other, dname, rule) -> float:
@@ -1799,12 +1688,11 @@ def conclusion_keys(nb: Notebook) -> list:
 
 
 def _conclusion_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     same = "the same for both delay models (the trajectories do not depend on the delays)"
 
     def row(metric, rule, dname, other):
         time = metric == "time"
-        column, d = ("time", dname) if time else ("communication", first)
+        column, d = ("time", dname) if time else ("communication", nb.first)
 
         def measured(summary):
             num, den = _ratio(column, "G-LAG", other, d, rule)(summary).values()
@@ -1833,13 +1721,14 @@ def _conclusion_specs(nb: Notebook) -> list:
 
 
 def _computation_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
     redundant = [label for label, scheme, _ in nb.configs if scheme in ("gc", "g-gd", "lagc")]
 
     def verdict(rule):
         def measured(summary):
             comp = {
-                o: ratio_interval(*_ratio("computation", "G-LAG", o, first, rule)(summary).values())
+                o: ratio_interval(
+                    *_ratio("computation", "G-LAG", o, nb.first, rule)(summary).values()
+                )
                 for o in nb.others
             }
             ours = "G-LAG / " + "; / ".join(
@@ -1851,7 +1740,7 @@ def _computation_specs(nb: Notebook) -> list:
             above = [o for o, (_, lo, _) in comp.items() if lo > 1]
             tied = [o for o in nb.others if o not in below and o not in above]
             verdict = "partly" if all(o in below for o in redundant[:2]) else "not reproduced"
-            frac = seed_values(summary, "active_fraction", "G-LAG", first, rule).mean()
+            frac = seed_values(summary, "active_fraction", "G-LAG", nb.first, rule).mean()
             reason = (
                 f"fewer gradients than {', '.join(below) or 'no scheme'}, more than {', '.join(above) or 'no scheme'}"
                 + (f", indistinguishable from {', '.join(tied)}" if tied else "")
@@ -1878,7 +1767,6 @@ def _computation_specs(nb: Notebook) -> list:
 
 
 def _best_specs(nb: Notebook) -> list:
-    first = next(iter(nb.delays))
 
     def verdict(rule):
         def measured(summary, outcomes):
@@ -1898,7 +1786,8 @@ def _best_specs(nb: Notebook) -> list:
             if wins == len(named):
                 return {"ours": ours, "verdict": "reproduced", "reason": ""}
             it = ", ".join(
-                f"{o} ×{_gmean_ratio(summary, 'iterations', o, first, rule):.2f}" for o in nb.others
+                f"{o} ×{_gmean_ratio(summary, 'iterations', o, nb.first, rule):.2f}"
+                for o in nb.others
             )
             reason = f"per-comparison reasons in the rows above; G-LAG's iterations relative to the others {it} (measured)"
             return {
@@ -1944,16 +1833,11 @@ def vd_text(nb: Notebook, curves_r: pd.DataFrame, curves_g: pd.DataFrame) -> str
     for dname in nb.delays:
         sub = curves_r[curves_r["delay"] == dname]
         gd_time = float(sub.loc[sub["scheme"] == "GD", "time"].iloc[0])
-        gc_wins = sorted(
-            int(v)
-            for v in sub.loc[
-                (sub["scheme"] == "GC") & (sub["time"] < gd_time * (1 - 1e-9)), "redundancy"
-            ]
-        )
+        faster = (sub["scheme"] == "GC") & (sub["time"] < gd_time * (1 - 1e-9))
+        gc_wins = sorted(int(v) for v in sub.loc[faster, "redundancy"])
         ggd = sub[sub["scheme"] == "G-GD"].sort_values("time")
-        lagc_g = curves_g[
-            (curves_g["delay"] == dname) & (curves_g["scheme"] == "LAGC")
-        ].sort_values("time")
+        lagc_g = curves_g[(curves_g["delay"] == dname) & (curves_g["scheme"] == "LAGC")]
+        lagc_g = lagc_g.sort_values("time")
         lines.append(
             f"{dname}: GC below GD (r·E[T_(N−r+1:N)] < E[T_(N:N)], text after eq. 24) for r in {gc_wins or 'none'}; G-GD time smallest at r = {int(ggd['redundancy'].iloc[0])}; LAGC time bound smallest at G = {int(lagc_g['n_groups'].iloc[0])}"
         )
@@ -2142,13 +2026,12 @@ def _grid_specs(nb: Notebook) -> list:
 
 def iteration_bound_text(nb: Notebook, summary: pd.DataFrame) -> str:
     """How loose eqs. (19)/(20) are on the runs, and the lazy schemes' iterations over GD's."""
-    first = next(iter(nb.delays))
     loose = summary.dropna(subset=["iter_bound"])
     loose = loose["iter_bound"] / loose["iterations"]
     iter_ratio = {
         label: ratio_interval(
-            seed_values(summary, "iterations", label, first, "theory"),
-            seed_values(summary, "iterations", "GD", first, "theory"),
+            seed_values(summary, "iterations", label, nb.first, "theory"),
+            seed_values(summary, "iterations", "GD", nb.first, "theory"),
         )
         for label in nb.lazy
     }

@@ -60,10 +60,6 @@ LABELS = {
     "stepsize_times_smoothness": "stepsize_times_L",
 }
 
-#: ``x`` of :func:`plot_complexity_curves` (``"r"`` or ``"G"``) -> column of the curves.
-_CURVE_X = {"r": "redundancy", "G": "n_groups"}
-
-_ORDER = ["GD", "GC", "LAG", "G-GD", "G-LAG"]
 _STYLE = {
     "GD": ("k", "-"),
     "GC": ("tab:blue", "--"),
@@ -86,8 +82,7 @@ def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None
     from matplotlib.colors import to_rgba
 
     n = len(layouts)
-    fig, axes = subplots(1, n, figsize=(3.4 * n, 3.2))
-    axes = np.atleast_1d(axes)
+    fig, (axes,) = subplots(1, n, figsize=(3.4 * n, 3.2), squeeze=False)
     palette = matplotlib.colormaps["tab10"]
     for ax, (name, layout) in zip(axes, layouts.items()):
         N = layout.n_workers
@@ -95,9 +90,7 @@ def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None
         storage = layout.storage_matrix()
         for w in range(N):
             g = w // layout.workers_per_group
-            rgba = to_rgba(palette(g % 10), alpha=1.0 if g == 0 else 0.3)
-            for p in np.flatnonzero(storage[w]):
-                img[w, p] = rgba
+            img[w, storage[w]] = to_rgba(palette(g % 10), alpha=1.0 if g == 0 else 0.3)
         ax.imshow(img, aspect="equal")
         ax.set_xticks(range(N), [f"D{p + 1}" for p in range(N)], fontsize=8)
         ax.set_yticks(range(N), [f"W{w + 1}" for w in range(N)], fontsize=8)
@@ -130,7 +123,7 @@ def plot_complexity_curves(df: pd.DataFrame, x: str = "r", *, title: str | None 
         ("computation", "computation (12)", "partition gradients to ε"),
     ]
     xlabels = {"r": "r (copies of each partition)", "G": "G (worker groups)"}
-    xcol = _CURVE_X.get(x, x)
+    xcol = {"r": "redundancy", "G": "n_groups"}.get(x, x)  # the column of the curves
     fig, axes = subplots(len(delays), 3, figsize=(12, 3.3 * len(delays)), squeeze=False)
     for i, dname in enumerate(delays):
         sub = df[df["delay"] == dname]
@@ -138,16 +131,9 @@ def plot_complexity_curves(df: pd.DataFrame, x: str = "r", *, title: str | None 
             for scheme in dict.fromkeys(sub["scheme"]):
                 s = sub[sub["scheme"] == scheme].sort_values(xcol)
                 color, ls = _style(scheme)
-                lazy = bool(s["bound"].iloc[0])
-                ax.plot(
-                    s[xcol],
-                    s[col],
-                    color=color,
-                    linestyle=ls,
-                    marker="o",
-                    mfc="white" if lazy else color,
-                    label=scheme + (" (bound)" if lazy else ""),
-                )
+                lazy = bool(s["bound"].iloc[0])  # an upper bound: open markers
+                face, name = ("white", f"{scheme} (bound)") if lazy else (color, scheme)
+                ax.plot(s[xcol], s[col], color=color, ls=ls, marker="o", mfc=face, label=name)
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
@@ -240,6 +226,13 @@ def plot_convergence_bands(bands: pd.DataFrame, *, title: str | None = None) -> 
     return fig
 
 
+def _mean_err(table):
+    """``mean`` and its error bars (non-negative) down to ``low`` and up to ``high``."""
+    mean = table["mean"].to_numpy(float)
+    err = np.vstack([mean - table["low"].to_numpy(float), table["high"].to_numpy(float) - mean])
+    return mean, np.clip(err, 0, None)
+
+
 def plot_table1_seeds(
     table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
 ) -> Figure:
@@ -254,16 +247,9 @@ def plot_table1_seeds(
     width = 0.8 / len(techniques)
     for i, tech in enumerate(techniques):
         sub = table[table["technique"] == tech].set_index(["metric", "delay"]).loc[groups]
-        mean = sub["mean"].to_numpy(float)
-        err = np.vstack([mean - sub["low"].to_numpy(float), sub["high"].to_numpy(float) - mean])
-        bars = ax.bar(
-            x + (i - (len(techniques) - 1) / 2) * width,
-            mean,
-            width,
-            yerr=np.clip(err, 0, None),
-            capsize=2,
-            label=tech,
-        )
+        mean, err = _mean_err(sub)
+        at = x + (i - (len(techniques) - 1) / 2) * width
+        bars = ax.bar(at, mean, width, yerr=err, capsize=2, label=tech)
         ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=2)
     ax.axhline(1.0, color="k", linewidth=0.8)
     ax.set_xticks(x, [m if d == "all" else f"{m}\n({d})" for m, d in groups], fontsize=8)
@@ -283,18 +269,10 @@ def plot_iteration_time_seeds(
     """
     fig, ax = new_axes(ax, figsize=(6.5, 3.4))
     x = np.arange(len(table))
-    mean = table["mean"].to_numpy(float)
-    err = np.vstack([mean - table["low"].to_numpy(float), table["high"].to_numpy(float) - mean])
+    mean, err = _mean_err(table)
     ax.bar(x - 0.2, table["formula"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    ax.bar(
-        x + 0.2,
-        mean,
-        0.4,
-        yerr=np.clip(err, 0, None),
-        capsize=3,
-        label="simulation (95 % CI over seeds)",
-        color="tab:blue",
-    )
+    sim = {"label": "simulation (95 % CI over seeds)", "color": "tab:blue"}
+    ax.bar(x + 0.2, mean, 0.4, yerr=err, capsize=3, **sim)
     ax.set_xticks(x, table["scheme"], fontsize=8)
     ax.set_ylabel("mean time per iteration")
     ax.legend(fontsize=7)
@@ -354,43 +332,19 @@ def plot_bound_grid(
         sub = summary[summary["delay"] == dname]
         for key, _label, color, face in _BOUND_SERIES:
             for D in histories:
+                at = sub[sub["history"] == D]
+                s = at[at["rule"] == ("theory" if key == "bound" else key)]
+                style = {"linestyle": "none", "marker": marker[D]}
                 if key == "bound":
-                    s = sub[(sub["history"] == D) & (sub["rule"] == "theory")]
-                    if s.empty:
-                        s = sub[sub["history"] == D].drop_duplicates(["xi"])
-                    ax.plot(
-                        s["sqrt_d_xi"],
-                        s["bound_ratio"],
-                        linestyle="none",
-                        marker=marker[D],
-                        mec=color,
-                        mfc=face,
-                        ms=6,
-                    )
-                    continue
-                s = sub[(sub["history"] == D) & (sub["rule"] == key)]
-                if s.empty:
-                    continue
-                err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
-                ax.errorbar(
-                    s["sqrt_d_xi"],
-                    s["sim_ratio"],
-                    yerr=err,
-                    linestyle="none",
-                    marker=marker[D],
-                    color=color,
-                    ms=5,
-                    capsize=2,
-                    lw=0.8,
-                )
+                    s = at.drop_duplicates(["xi"]) if s.empty else s
+                    ax.plot(s["sqrt_d_xi"], s["bound_ratio"], mec=color, mfc=face, ms=6, **style)
+                elif not s.empty:
+                    err = np.vstack([s["sim_ratio"] - s["sim_low"], s["sim_high"] - s["sim_ratio"]])
+                    style |= {"color": color, "ms": 5, "capsize": 2, "lw": 0.8}
+                    ax.errorbar(s["sqrt_d_xi"], s["sim_ratio"], yerr=err, **style)
         ax.axhline(1.0, color="0.4", linestyle="--", lw=0.8)
-        ax.axhspan(
-            ax.get_ylim()[0] if ax.get_ylim()[0] < 1 else 0.5,
-            1.0,
-            color="tab:blue",
-            alpha=0.06,
-            lw=0,
-        )
+        low = ax.get_ylim()[0]
+        ax.axhspan(low if low < 1 else 0.5, 1.0, color="tab:blue", alpha=0.06, lw=0)
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0)))
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))

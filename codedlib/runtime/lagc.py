@@ -36,7 +36,6 @@ from codedlib.runtime.nodes import (
 )
 
 if TYPE_CHECKING:
-    from codedlib.codes.cyclic import GradientCode
     from codedlib.runtime.config import RunConfig
     from codedlib.theory.lagc import LAGCLayout
 
@@ -48,13 +47,6 @@ def layout_of(config: RunConfig) -> LAGCLayout:
     from codedlib.theory.lagc import lagc_layout  # scipy.stats: kept out of every rank's start-up
 
     return lagc_layout(config.n_workers, config.redundancy, config.groups)
-
-
-def _group_code(layout: LAGCLayout) -> GradientCode | None:
-    """The cyclic-repetition code inside one group (None when the group is uncoded)."""
-    if not layout.coded:
-        return None
-    return cyclic_repetition_code(layout.workers_per_group, layout.stored_per_worker - 1)
 
 
 def lagc_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
@@ -90,10 +82,11 @@ class LAGCRoot(RootNode):
         config, problem = self.config, self.problem
         self.layout = layout_of(config)
         G, n_g = self.layout.n_groups, self.layout.workers_per_group
-        code = _group_code(self.layout)
-        self.combine = (
-            code_combine(code) if code is not None else (lambda positions, vectors: vectors[0])
-        )
+        if self.layout.coded:  # the cyclic-repetition code inside one group
+            code = cyclic_repetition_code(n_g, self.layout.stored_per_worker - 1)
+            self.combine = code_combine(code)
+        else:
+            self.combine = lambda positions, vectors: vectors[0]
         bounds = even_partition(problem.n_samples, config.n_workers)
         self.group_bounds = [(int(bounds[g * n_g]), int(bounds[(g + 1) * n_g])) for g in range(G)]
         self.L_g = np.array([(b - a) * problem.smoothness(a, b) for a, b in self.group_bounds])

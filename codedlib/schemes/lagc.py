@@ -1,32 +1,23 @@
 """GD, GC, LAG-PS, G-GD, G-LAG and LAGC on one simulated clock (LAGC paper, Sections II-IV).
 
 Every scheme runs the gradient step (2) ``θ^{k+1} = θ^k - α ∇^k`` on the sum objective
-``L(θ) = Σ_m L_m(θ)`` (``n`` times the problem's mean loss; ``L_m`` the partial-gradient sum
-over one data partition, ``codedlib.problems`` convention). All schemes share
+``L(θ) = Σ_m L_m(θ)`` (``n`` times the problem's mean loss) over the same ``N`` *fine*
+partitions (``even_partition``; a group of LAGC owns ``N/G`` consecutive ones), the same delay
+draws (worker ``i`` of replica ``ρ`` needs ``load_i * X[ρ, k, i]`` seconds at iteration ``k``,
+:class:`DelayStream`) and the same metrics (Section II-A): wall-clock time (eq. 6),
+communication (downloads + uploads, eq. 7), computation (fine-partition gradients, eq. 8), gap
+``F(θ^k) - F*`` (eq. 9) and complexities at a target gap (eq. 10-12).
 
-* the same ``N`` *fine* partitions of ``n/N`` samples (``even_partition``); a group of LAGC
-  owns ``N/G`` consecutive fine partitions;
-* the same delay draws: at iteration ``k`` worker ``i`` of replica ``ρ`` needs
-  ``load_i * X[ρ, k, i]`` seconds, ``X`` the unit-load delay (:class:`DelayStream`);
-* the same metrics (Section II-A): computing wall-clock time (eq. 6), communication load
-  (downloads + uploads, eq. 7), computation load (fine-partition gradients, eq. 8), training
-  optimality gap ``F(θ^k) - F*`` (eq. 9), and complexities at a target gap (eq. 10-12).
+Every ``run_*`` takes the simulation keywords ``delay`` or ``delays`` (a shared
+:class:`DelayStream`), ``replicas`` and ``rng`` (of the delay draws), ``max_iter`` (1000),
+``gap_tol`` (stop at the first gap below it), ``f_star`` (default: the loss at the optimum)
+and ``keep_iterates``. The trajectory does not depend on the delays (the PS selection, eq.
+13/17, reads only iterates and GC decodes the exact gradient): replica 0 picks the survivors
+used for decoding, and expected times are averages over ``replicas`` draws of one trajectory.
 
-Every ``run_*`` takes the simulation keywords ``delay`` (the unit-load delay) or ``delays``
-(a :class:`DelayStream` several runs share), ``replicas`` and ``rng`` (of the delay draws),
-``max_iter`` (1000), ``gap_tol`` (stop at the first gap below it), ``f_star`` (default: the
-loss at the optimum) and ``keep_iterates``.
-
-Because the PS selection of LAG/LAGC (eq. 13/17) depends only on iterates and GC decodes
-the exact gradient, the trajectory does not depend on the delays: replica 0 picks the
-survivors used for decoding and every replica's times are recorded, so expected times are
-Monte Carlo averages over ``replicas`` delay draws of one trajectory.
-
-Schemes: :func:`run_gd`, :func:`run_gc`, :func:`run_lag_ps` are written directly from
-Section III (independent reference implementations); :func:`run_lagc` is the general
-Algorithm 1, and :func:`run_g_gd`, :func:`run_g_lag` are its no-coding special cases
-(Remark 3). The tests check ``run_lagc(G=1, ξ=0) == run_gc`` and ``run_lagc(G=N) == run_lag_ps``
-on the same delays (Remark 2).
+:func:`run_gd`, :func:`run_gc`, :func:`run_lag_ps` follow Section III; :func:`run_lagc` is
+Algorithm 1 and :func:`run_g_gd`, :func:`run_g_lag` its no-coding cases (Remark 3). The tests
+check ``run_lagc(G=1, ξ=0) == run_gc`` and ``run_lagc(G=N) == run_lag_ps`` (Remark 2).
 
 Example
 -------
@@ -75,9 +66,7 @@ __all__ = [
 _BLOCK = 256  # iterations per block of delay draws
 
 
-# --------------------------------------------------------------------------------------
-# Shared delays
-# --------------------------------------------------------------------------------------
+# ---- Shared delays -------------------------------------------------------------------------------
 class DelayStream:
     """Unit-load delay draws ``X[ρ, k, i]`` shared by every scheme of one comparison.
 
@@ -116,9 +105,8 @@ class DelayStream:
                 draws = self.delay.sample(rows, gen)
             else:
                 draws = self.delay.rvs(size=(rows, self.n_workers), random_state=gen)
-            self._cache[b] = np.asarray(draws, dtype=float).reshape(
-                self.replicas, _BLOCK, self.n_workers
-            )
+            shape = (self.replicas, _BLOCK, self.n_workers)
+            self._cache[b] = np.asarray(draws, dtype=float).reshape(shape)
         return self._cache[b]
 
     def draws(self, k: int) -> np.ndarray:
@@ -127,9 +115,7 @@ class DelayStream:
         return self._block(b)[:, row, :]
 
 
-# --------------------------------------------------------------------------------------
-# Result
-# --------------------------------------------------------------------------------------
+# ---- Result --------------------------------------------------------------------------------------
 @dataclass
 class SchemeRun:
     """Trajectory and per-iteration metrics of one scheme (Section II-A).
@@ -164,20 +150,15 @@ class SchemeRun:
         """Active units per iteration ``|M^k|`` (LAG) or ``|G^k|`` (groups)."""
         return self.selected.sum(axis=1)
 
-    def clock(self) -> np.ndarray:
-        """Mean computing wall-clock time at the start of each iteration and at the end
-        (eq. 6), averaged over replicas: shape (K+1,)."""
-        return np.concatenate([[0.0], np.cumsum(self.iteration_times.mean(axis=0))])
-
     def metrics(self) -> pd.DataFrame:
-        """One row per iterate ``θ^k``: time (mean over replicas), communication (eq. 7),
+        """One row per iterate ``θ^k``: time (eq. 6, mean over replicas), communication (eq. 7),
         computation (eq. 8) spent before it, and its optimality gap (eq. 9)."""
         zero = np.zeros(1, dtype=float)
         return pd.DataFrame(
             {
                 "scheme": self.scheme,
                 "iteration": np.arange(self.n_iterations + 1),
-                "time": self.clock(),
+                "time": np.concatenate([zero, np.cumsum(self.iteration_times.mean(axis=0))]),
                 "communication": np.concatenate([zero, np.cumsum(self.downloads + self.uploads)]),
                 "computation": np.concatenate([zero, np.cumsum(self.computation)]),
                 "gap": self.gap,
@@ -195,11 +176,8 @@ class SchemeRun:
             return {"scheme": self.scheme} | dict.fromkeys(keys, math.nan)
         k = int(hits[0])
         per_replica = self.iteration_times[:, :k].sum(axis=1)
-        stderr = (
-            per_replica.std(ddof=1) / math.sqrt(per_replica.size)
-            if per_replica.size > 1
-            else math.nan
-        )
+        n = per_replica.size
+        stderr = per_replica.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
         return {
             "scheme": self.scheme,
             "iterations": k,
@@ -210,25 +188,66 @@ class SchemeRun:
         }
 
 
-# --------------------------------------------------------------------------------------
-# Shared helpers
-# --------------------------------------------------------------------------------------
-@dataclass
-class _Setup:
-    problem: object
-    bounds: np.ndarray  # fine partition boundaries (N+1,)
-    f_star: float
-    total_smoothness: float  # smoothness of the sum objective L(θ)
-    delays: DelayStream
-    max_iter: int
-    gap_tol: float | None
-    keep_iterates: bool
+# ---- Shared helpers ------------------------------------------------------------------------------
+class _Sim:
+    """A run's simulation keywords (``**sim``), checked, and what it records per iteration
+    (the metrics of Section II-A) until it becomes a :class:`SchemeRun`."""
 
-    def __post_init__(self):
+    def __init__(
+        self,
+        problem,
+        n_workers,
+        *,
+        delay=None,
+        delays=None,
+        replicas: int = 1,
+        rng=None,
+        max_iter: int = 1000,
+        gap_tol=None,
+        f_star=None,
+        keep_iterates: bool = False,
+        survivors: bool = False,
+    ):
+        n_workers = check_int("n_workers", n_workers, low=1)
+        if not hasattr(problem, "partial_gradient"):
+            raise ValueError(f"problem must provide partial_gradient, got problem={problem!r}")
+        n = problem.n_samples
+        if n < n_workers:
+            raise ValueError(
+                f"n_workers must satisfy 1 <= n_workers <= n_samples={n}, got n_workers={n_workers}"
+            )
+        self.max_iter = check_int("max_iter", max_iter, low=1)
+        if gap_tol is not None:
+            gap_tol = check_real("gap_tol", gap_tol, low=0.0, low_open=True)
+        if delays is None:
+            if delay is None:
+                raise ValueError(
+                    "delay (a frozen distribution or HeterogeneousCluster) or delays "
+                    "(a DelayStream) must be given"
+                )
+            delays = DelayStream(delay, n_workers, replicas, rng)
+        elif not isinstance(delays, DelayStream) or delays.n_workers != n_workers:
+            raise ValueError(
+                f"delays must be a DelayStream over n_workers={n_workers} workers, "
+                f"got delays={delays!r}"
+            )
+        if f_star is None:
+            if not hasattr(problem, "optimum"):
+                raise ValueError("f_star must be given for a problem without optimum()")
+            f_star = problem.loss(problem.optimum())
+        self.f_star = float(check_real("f_star", f_star))
+        self.problem, self.delays, self.gap_tol = problem, delays, gap_tol
+        self.bounds = even_partition(n, n_workers)  # fine partition boundaries (N+1,)
+        self.total_smoothness = n * problem.smoothness(0, n)  # of the sum objective L(θ)
         # every iterate's gap (problem.loss) has checked it: a Problem's per-range sum
         # skips partial_gradient's checks, the same operations
         self._slices = [slice(int(a), int(b)) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
-        self._terms = getattr(self.problem, "_grad_terms", None)
+        self._terms = getattr(problem, "_grad_terms", None)
+        self.theta = problem.initial_point().astype(float)
+        self.gaps = [self.gap(self.theta)]
+        self.iterates = [self.theta.copy()] if keep_iterates else None
+        self.rows, self.steps = [], []  # per iteration; steps: ‖θ^{k+1} - θ^k‖²
+        self.survivors = [] if survivors else None
 
     def partition_gradient(self, theta, p):
         if self._terms is not None:
@@ -243,80 +262,67 @@ class _Setup:
     def gap(self, theta):
         return self.problem.loss(theta) - self.f_star
 
+    def stepsize(self, stepsize, xi=0.0, history=1, lazy=False):
+        """``ξ``, ``D`` and the step: by default ``(1 - sqrt(Dξ))/L`` when lazy, else ``1/L``."""
+        xi = check_real("xi", xi, low=0.0)
+        history = check_int("history", history, low=1)
+        if stepsize is None:
+            if lazy:
+                return xi, history, lag_stepsize(self.total_smoothness, xi, history)
+            return xi, history, 1.0 / self.total_smoothness
+        return xi, history, check_real("stepsize", stepsize, low=0.0, low_open=True)
 
-def _setup(
-    problem,
-    n_workers,
-    *,
-    delay=None,
-    delays=None,
-    replicas: int = 1,
-    rng=None,
-    max_iter: int = 1000,
-    gap_tol=None,
-    f_star=None,
-    keep_iterates: bool = False,
-):
-    """The simulation keywords every ``run_*`` takes (``**sim``), checked."""
-    n_workers = check_int("n_workers", n_workers, low=1)
-    if not hasattr(problem, "partial_gradient"):
-        raise ValueError(f"problem must provide partial_gradient, got problem={problem!r}")
-    if problem.n_samples < n_workers:
-        raise ValueError(
-            f"n_workers must satisfy 1 <= n_workers <= n_samples="
-            f"{problem.n_samples}, got n_workers={n_workers}"
+    def iterations(self):
+        """``k = 0, 1, ...`` until ``max_iter`` or the gap reached ``gap_tol``."""
+        for k in range(self.max_iter):
+            if self.gap_tol is not None and self.gaps[-1] <= self.gap_tol:
+                return
+            yield k
+
+    def select(self, k, xi, history, coef, L_units, theta_hat):
+        """Eq. (13)/(17): the units with ``L_m² ‖θ̂_m - θ^k‖² > coef Σ_{d=1}^{D} ‖θ^{k+1-d} -
+        θ^{k-d}‖²`` (all at ``k = 0`` or when ``ξ = 0``)."""
+        if k == 0 or xi == 0.0:
+            return np.ones(len(L_units), dtype=bool)
+        diff = theta_hat - self.theta[None, :]
+        lhs = L_units**2 * np.einsum("ij,ij->i", diff, diff)
+        return lhs > coef * (float(sum(self.steps[-history:])) if self.steps else 0.0)
+
+    def record(self, times, selected, downloads, uploads, computation, survivors=None):
+        """Iteration ``k``'s per-replica time, active units and loads (eq. 6-8)."""
+        self.rows.append((times, selected, downloads, uploads, computation))
+        if self.survivors is not None:
+            self.survivors.append(survivors)
+
+    def step(self, alpha, grad):
+        """``θ^{k+1} = θ^k - α ∇^k`` (2): its step, its gap (eq. 9), the iterate when kept."""
+        new_theta = self.theta - alpha * grad
+        step = new_theta - self.theta
+        self.steps.append(float(step @ step))
+        self.theta = new_theta
+        self.gaps.append(self.gap(new_theta))
+        if self.iterates is not None:
+            self.iterates.append(new_theta.copy())
+
+    def result(self, scheme, layout, stepsize, xi, history) -> SchemeRun:
+        K = len(self.rows)
+        times, selected, *loads = zip(*self.rows)
+        return SchemeRun(
+            scheme=scheme,
+            layout=layout,
+            stepsize=stepsize,
+            xi=xi,
+            history=history,
+            selected=np.array(selected, dtype=bool).reshape(K, -1),
+            downloads=np.array(loads[0], dtype=np.int64),
+            uploads=np.array(loads[1], dtype=np.int64),
+            computation=np.array(loads[2], dtype=np.int64),
+            iteration_times=np.array(times, dtype=float).T.reshape(self.delays.replicas, K),
+            gap=np.array(self.gaps),
+            theta=self.theta,
+            iterates=np.array(self.iterates) if self.iterates is not None else None,
+            survivors=self.survivors,
         )
-    max_iter = check_int("max_iter", max_iter, low=1)
-    if gap_tol is not None:
-        gap_tol = check_real("gap_tol", gap_tol, low=0.0, low_open=True)
-    if delays is None:
-        if delay is None:
-            raise ValueError(
-                "delay (a frozen distribution or HeterogeneousCluster) or delays "
-                "(a DelayStream) must be given"
-            )
-        delays = DelayStream(delay, n_workers, replicas, rng)
-    elif not isinstance(delays, DelayStream) or delays.n_workers != n_workers:
-        raise ValueError(
-            f"delays must be a DelayStream over n_workers={n_workers} workers, "
-            f"got delays={delays!r}"
-        )
-    if f_star is None:
-        if not hasattr(problem, "optimum"):
-            raise ValueError("f_star must be given for a problem without optimum()")
-        f_star = problem.loss(problem.optimum())
-    n = problem.n_samples
-    f_star = check_real("f_star", f_star)
-    return _Setup(
-        problem,
-        even_partition(n, n_workers),
-        float(f_star),
-        n * problem.smoothness(0, n),
-        delays,
-        max_iter,
-        gap_tol,
-        keep_iterates,
-    )
-
-
-def _check_lazy(xi, history, stepsize, setup, lazy=True):
-    """``ξ``, ``D`` and the step: by default ``(1 - sqrt(Dξ))/L`` when lazy, else ``1/L``."""
-    xi = check_real("xi", xi, low=0.0)
-    history = check_int("history", history, low=1)
-    if stepsize is None and lazy:
-        return xi, history, lag_stepsize(setup.total_smoothness, xi, history)
-    return xi, history, _plain_stepsize(stepsize, setup)
-
-
-def _plain_stepsize(stepsize, setup):
-    if stepsize is None:
-        return 1.0 / setup.total_smoothness
-    return check_real("stepsize", stepsize, low=0.0, low_open=True)
-
-
-def _fastest(unit_times_primary, k):
-    """Indices (sorted) of the ``k`` smallest entries."""
-    return np.sort(np.argsort(unit_times_primary, kind="stable")[:k])
 
 
 class _Decoder:
@@ -338,69 +344,15 @@ class _Decoder:
         return self.cached.combine(messages, idx)
 
 
-def _history_rhs(steps, history):
-    """``Σ_{d=1}^{D} ‖θ^{k+1-d} - θ^{k-d}‖²`` over the available past steps."""
-    return float(sum(steps[-history:])) if steps else 0.0
+def _total(vectors):
+    """``v_0 + v_1 + ...`` added in order (a new array)."""
+    out = vectors[0].copy()
+    for v in vectors[1:]:
+        out += v
+    return out
 
 
-class _Trajectory:
-    """What a run records per iteration (the metrics of Section II-A) and the
-    :class:`SchemeRun` it becomes: one recorder for every scheme of this module."""
-
-    def __init__(self, setup: _Setup, theta, keeps_survivors: bool = False):
-        self.setup = setup
-        self.gaps = [setup.gap(theta)]
-        self.iterates = [theta.copy()] if setup.keep_iterates else None
-        self.selected, self.downloads, self.uploads, self.computation = [], [], [], []
-        self.times = []
-        self.survivors = [] if keeps_survivors else None
-
-    @property
-    def done(self) -> bool:
-        """The gap reached ``gap_tol`` (never, without one)."""
-        return self.setup.gap_tol is not None and self.gaps[-1] <= self.setup.gap_tol
-
-    def record(self, times, selected, downloads, uploads, computation, survivors=None):
-        """Iteration ``k``'s per-replica time, active units and loads (eq. 6-8)."""
-        self.times.append(times)
-        self.selected.append(selected)
-        self.downloads.append(downloads)
-        self.uploads.append(uploads)
-        self.computation.append(computation)
-        if self.survivors is not None:
-            self.survivors.append(survivors)
-
-    def step(self, theta):
-        """The new iterate's gap (eq. 9), and the iterate itself when kept."""
-        self.gaps.append(self.setup.gap(theta))
-        if self.iterates is not None:
-            self.iterates.append(theta.copy())
-
-    def result(self, scheme, layout, stepsize, xi, history, theta) -> SchemeRun:
-        K = len(self.selected)
-        return SchemeRun(
-            scheme=scheme,
-            layout=layout,
-            stepsize=stepsize,
-            xi=xi,
-            history=history,
-            selected=np.array(self.selected, dtype=bool).reshape(K, -1),
-            downloads=np.array(self.downloads, dtype=np.int64),
-            uploads=np.array(self.uploads, dtype=np.int64),
-            computation=np.array(self.computation, dtype=np.int64),
-            iteration_times=np.array(self.times, dtype=float).T.reshape(
-                self.setup.delays.replicas, K
-            ),
-            gap=np.array(self.gaps),
-            theta=theta,
-            iterates=np.array(self.iterates) if self.iterates is not None else None,
-            survivors=self.survivors,
-        )
-
-
-# --------------------------------------------------------------------------------------
-# Reference schemes (Section III)
-# --------------------------------------------------------------------------------------
+# ---- Reference schemes (Section III) -------------------------------------------------------------
 def run_gd(
     problem: Problem, n_workers: int, *, stepsize: float | None = None, **sim: Any
 ) -> SchemeRun:
@@ -409,22 +361,13 @@ def run_gd(
     Time per iteration ``max_i X_i`` (eq. 23), ``2N`` messages and ``N`` gradients.
     Stepsize ``1/L`` by default (eq. 19).
     """
-    s = _setup(problem, n_workers, **sim)
-    N = n_workers
-    alpha = _plain_stepsize(stepsize, s)
-    theta = problem.initial_point().astype(float)
-    rec = _Trajectory(s, theta)
-    for k in range(s.max_iter):
-        if rec.done:
-            break
-        grad = s.partition_gradient(theta, 0).copy()
-        for p in range(1, N):
-            grad += s.partition_gradient(theta, p)
-        X = s.delays.draws(k)
-        rec.record(X.max(axis=1), np.ones(N, dtype=bool), N, N, N)
-        theta = theta - alpha * grad
-        rec.step(theta)
-    return rec.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1, theta)
+    s, N = _Sim(problem, n_workers, **sim), n_workers
+    _, _, alpha = s.stepsize(stepsize)
+    for k in s.iterations():
+        grad = _total([s.partition_gradient(s.theta, p) for p in range(N)])
+        s.record(s.delays.draws(k).max(axis=1), np.ones(N, dtype=bool), N, N, N)
+        s.step(alpha, grad)
+    return s.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1)
 
 
 def run_gc(
@@ -435,31 +378,21 @@ def run_gc(
     ``r X_i``) and decodes ``Σ_i a_i (b_i @ G)``. With ``r = N`` every worker stores all data
     and the fastest one sends the plain sum (no coding).
     """
-    s = _setup(problem, n_workers, **sim)
-    N = n_workers
+    s, N = _Sim(problem, n_workers, survivors=True, **sim), n_workers
     r = check_int("redundancy", redundancy, low=1, high=N)
-    alpha = _plain_stepsize(stepsize, s)
+    _, _, alpha = s.stepsize(stepsize)
     wait = N - r + 1
     decoder = _Decoder(N, r) if r < N else None
-    theta = problem.initial_point().astype(float)
-    rec = _Trajectory(s, theta, keeps_survivors=True)
-    for k in range(s.max_iter):
-        if rec.done:
-            break
-        G = np.array([s.partition_gradient(theta, p) for p in range(N)])
+    for k in s.iterations():
+        G = np.array([s.partition_gradient(s.theta, p) for p in range(N)])
         T = r * s.delays.draws(k)
-        fast = _fastest(T[0], wait)
+        fast = np.sort(np.argsort(T[0], kind="stable")[:wait])  # replica 0's fastest
         times = np.partition(T, wait - 1, axis=1)[:, wait - 1]
-        if decoder is None:
-            grad = G[0].copy()  # the fastest worker's plain sum over all partitions
-            for p in range(1, N):
-                grad += G[p]
-        else:
-            grad = decoder.decode(G, fast)
-        rec.record(times, np.ones(1, dtype=bool), N, wait, N * r, survivors=fast)
-        theta = theta - alpha * grad
-        rec.step(theta)
-    return rec.result("gc", lagc_layout(N, r, 1), alpha, 0.0, 1, theta)
+        # the fastest worker's plain sum over all partitions when uncoded
+        grad = _total(G) if decoder is None else decoder.decode(G, fast)
+        s.record(times, np.ones(1, dtype=bool), N, wait, N * r, survivors=fast)
+        s.step(alpha, grad)
+    return s.result("gc", lagc_layout(N, r, 1), alpha, 0.0, 1)
 
 
 def run_lag_ps(
@@ -481,46 +414,26 @@ def run_lag_ps(
     contacted workers and reuses the others' stale gradients (14). Stepsize
     ``(1 - sqrt(Dξ))/L`` by default (eq. 20).
     """
-    s = _setup(problem, n_workers, **sim)
-    M = n_workers
-    xi, history, alpha = _check_lazy(xi, history, stepsize, s)
+    s, M = _Sim(problem, n_workers, **sim), n_workers
+    xi, history, alpha = s.stepsize(stepsize, xi, history, lazy=True)
     L_m = np.array([s.range_smoothness(m, m + 1) for m in range(M)])
     coef = xi / (alpha**2 * M**2)
-    theta = problem.initial_point().astype(float)
-    theta_hat = np.repeat(theta[None, :], M, axis=0)
+    theta_hat = np.repeat(s.theta[None, :], M, axis=0)
     stale = [None] * M
-    steps: list[float] = []
-    rec = _Trajectory(s, theta)
-    for k in range(s.max_iter):
-        if rec.done:
-            break
-        if k == 0 or xi == 0.0:
-            chosen = np.ones(M, dtype=bool)
-        else:
-            diff = theta_hat - theta[None, :]
-            lhs = L_m**2 * np.einsum("ij,ij->i", diff, diff)
-            chosen = lhs > coef * _history_rhs(steps, history)
+    for k in s.iterations():
+        chosen = s.select(k, xi, history, coef, L_m, theta_hat)
         for m in np.flatnonzero(chosen):
-            stale[m] = s.partition_gradient(theta, m)
-            theta_hat[m] = theta
-        grad = stale[0].copy()
-        for m in range(1, M):
-            grad += stale[m]
+            stale[m] = s.partition_gradient(s.theta, m)
+            theta_hat[m] = s.theta
         X = s.delays.draws(k)
         n_sel = int(chosen.sum())
         times = X[:, chosen].max(axis=1) if n_sel else np.zeros(X.shape[0])
-        rec.record(times, chosen, n_sel, n_sel, n_sel)
-        new_theta = theta - alpha * grad
-        step = new_theta - theta
-        steps.append(float(step @ step))
-        theta = new_theta
-        rec.step(theta)
-    return rec.result("lag", lagc_layout(M, 1, M), alpha, xi, history, theta)
+        s.record(times, chosen, n_sel, n_sel, n_sel)
+        s.step(alpha, _total(stale))
+    return s.result("lag", lagc_layout(M, 1, M), alpha, xi, history)
 
 
-# --------------------------------------------------------------------------------------
-# LAGC (Section IV, Algorithm 1) and its no-coding special cases
-# --------------------------------------------------------------------------------------
+# ---- LAGC (Section IV, Algorithm 1) and its no-coding special cases ------------------------------
 def run_lagc(
     problem: Problem,
     n_workers: int,
@@ -548,59 +461,35 @@ def run_lagc(
     the stale gradients of the other groups (18). Stepsize ``(1 - sqrt(Dξ))/L`` when lazy,
     ``1/L`` otherwise.
     """
-    s = _setup(problem, n_workers, **sim)
+    s = _Sim(problem, n_workers, survivors=True, **sim)
     layout = lagc_layout(n_workers, redundancy, n_groups)
-    xi, history, alpha = _check_lazy(xi, history, stepsize, s, lazy)
+    xi, history, alpha = s.stepsize(stepsize, xi, history, lazy)
     G, n_g = layout.n_groups, layout.workers_per_group
     stored, wait = layout.stored_per_worker, layout.wait_for
     decoder = _Decoder(n_g, stored) if layout.coded else None
     L_g = np.array([s.range_smoothness(g * n_g, (g + 1) * n_g) for g in range(G)])
     coef = xi / (alpha**2 * G**2)
-    theta = problem.initial_point().astype(float)
-    theta_hat = np.repeat(theta[None, :], G, axis=0)
+    theta_hat = np.repeat(s.theta[None, :], G, axis=0)
     stale = [None] * G
-    steps: list[float] = []
-    rec = _Trajectory(s, theta, keeps_survivors=True)
-    for k in range(s.max_iter):
-        if rec.done:
-            break
-        if k == 0 or xi == 0.0 or not lazy:
-            chosen = np.ones(G, dtype=bool)
-        else:
-            diff = theta_hat - theta[None, :]
-            lhs = L_g**2 * np.einsum("ij,ij->i", diff, diff)
-            chosen = lhs > coef * _history_rhs(steps, history)
+    for k in s.iterations():
+        chosen = s.select(k, xi if lazy else 0.0, history, coef, L_g, theta_hat)
         T = stored * s.delays.draws(k).reshape(-1, G, n_g)  # (replicas, G, N/G)
         group_times = np.partition(T, wait - 1, axis=2)[:, :, wait - 1]
         fast_k = {}
         picked = np.flatnonzero(chosen).tolist()
-        if picked:  # each group's `_fastest` survivors in replica 0, all groups at once
+        if picked:  # each group's fastest survivors in replica 0, all groups at once
             fastest = np.sort(np.argsort(T[0], axis=1, kind="stable")[:, :wait], axis=1)
         for g in picked:
-            parts = [g * n_g + j for j in range(n_g)]
-            fast = fastest[g]
-            fast_k[g] = fast
-            if decoder is None:  # every worker holds the whole group partition
-                gsum = s.partition_gradient(theta, parts[0]).copy()
-                for p in parts[1:]:
-                    gsum += s.partition_gradient(theta, p)
-                stale[g] = gsum
-            else:
-                P = np.array([s.partition_gradient(theta, p) for p in parts])
-                stale[g] = decoder.decode(P, fast)
-            theta_hat[g] = theta
-        grad = stale[0].copy()
-        for g in range(1, G):
-            grad += stale[g]
+            P = [s.partition_gradient(s.theta, g * n_g + j) for j in range(n_g)]
+            fast_k[g] = fastest[g]
+            # uncoded: every worker holds the whole group partition
+            stale[g] = _total(P) if decoder is None else decoder.decode(np.array(P), fast_k[g])
+            theta_hat[g] = s.theta
         n_sel = int(chosen.sum())
         times = group_times[:, chosen].max(axis=1) if n_sel else np.zeros(group_times.shape[0])
-        rec.record(times, chosen, n_sel * n_g, n_sel * wait, n_sel * n_g * stored, survivors=fast_k)
-        new_theta = theta - alpha * grad
-        step = new_theta - theta
-        steps.append(float(step @ step))
-        theta = new_theta
-        rec.step(theta)
-    return rec.result(scheme, layout, alpha, xi, history, theta)
+        s.record(times, chosen, n_sel * n_g, n_sel * wait, n_sel * n_g * stored, survivors=fast_k)
+        s.step(alpha, _total(stale))
+    return s.result(scheme, layout, alpha, xi, history)
 
 
 def run_g_gd(
@@ -632,16 +521,8 @@ def run_g_lag(
     group answers, no coding.
     """
     layout = scheme_layout("g-lag", n_workers, redundancy, n_groups)
-    return run_lagc(
-        problem,
-        n_workers,
-        redundancy,
-        layout.n_groups,
-        xi=xi,
-        history=history,
-        scheme="g-lag",
-        **kwargs,
-    )
+    lazy = {"xi": xi, "history": history, "scheme": "g-lag"}
+    return run_lagc(problem, n_workers, redundancy, layout.n_groups, **lazy, **kwargs)
 
 
 def run_scheme(
@@ -654,18 +535,15 @@ def run_scheme(
 ) -> SchemeRun:
     """Dispatch by name to the schemes of Sections III–IV: ``gd``, ``gc``, ``lag``, ``g-gd``,
     ``g-lag``, ``lagc``."""
+    if scheme not in _RUNS:
+        raise ValueError(f"scheme must be one of {tuple(_RUNS)}, got scheme={scheme!r}")
     if scheme in ("gd", "gc", "g-gd"):  # not lazy: no ξ, D
         kwargs.pop("xi", None), kwargs.pop("history", None)
     if scheme == "lagc" and n_groups is None:
         raise ValueError("n_groups must be given for lagc (a divisor of n_workers)")
-    runs = {
-        "gd": lambda: run_gd(problem, n_workers, **kwargs),
-        "gc": lambda: run_gc(problem, n_workers, redundancy, **kwargs),
-        "lag": lambda: run_lag_ps(problem, n_workers, **kwargs),
-        "g-gd": lambda: run_g_gd(problem, n_workers, redundancy, n_groups, **kwargs),
-        "g-lag": lambda: run_g_lag(problem, n_workers, redundancy, n_groups, **kwargs),
-        "lagc": lambda: run_lagc(problem, n_workers, redundancy, n_groups, **kwargs),
-    }
-    if scheme not in runs:
-        raise ValueError(f"scheme must be one of {tuple(runs)}, got scheme={scheme!r}")
-    return runs[scheme]()
+    args = {"gd": (), "lag": (), "gc": (redundancy,)}.get(scheme, (redundancy, n_groups))
+    return _RUNS[scheme](problem, n_workers, *args, **kwargs)
+
+
+_RUNS = {"gd": run_gd, "gc": run_gc, "lag": run_lag_ps, "g-gd": run_g_gd, "g-lag": run_g_lag}
+_RUNS["lagc"] = run_lagc

@@ -91,9 +91,7 @@ __all__ = [
 SCHEMES = ("gd", "gc", "lag", "g-gd", "g-lag", "lagc")
 
 
-# --------------------------------------------------------------------------------------
-# Layout: who stores what (Sections III-A, III-B, IV; Figs. 3-5)
-# --------------------------------------------------------------------------------------
+# ---- Layout: who stores what (Sections III-A, III-B, IV; Figs. 3-5) ------------------------------
 @dataclass(frozen=True)
 class LAGCLayout:
     """Data layout of LAGC with ``n_groups`` groups (Section IV, Algorithm 1).
@@ -202,9 +200,7 @@ def scheme_layout(
     return lagc_layout(n_workers, redundancy, n_groups)
 
 
-# --------------------------------------------------------------------------------------
-# Delays and order statistics (eq. 21, 22, 28)
-# --------------------------------------------------------------------------------------
+# ---- Delays and order statistics (eq. 21, 22, 28) ------------------------------------------------
 def exponential_delay(mean: float) -> rv_frozen:
     """Unit-load exponential computing time with mean ``mean`` (Section II)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
@@ -405,8 +401,6 @@ def _iteration_time(layout, delay, dists, n_selected):
         return load * expected_order_statistic_numeric(dists, k_g)
     if dists is None:
         group = group_completion_time(delay, n_g, k_g, load)
-        if n_selected == 1:
-            return expected_order_statistic_numeric(group, 1, 1)
         return expected_order_statistic_numeric(group, n_selected, n_selected)
     groups = [
         group_completion_time(dists[g * n_g : (g + 1) * n_g], n_g, k_g, load)
@@ -415,9 +409,7 @@ def _iteration_time(layout, delay, dists, n_selected):
     return expected_order_statistic_numeric(groups, n_selected)
 
 
-# --------------------------------------------------------------------------------------
-# Iteration complexity and LAG selection (eq. 19, 20, 25, 26, 30)
-# --------------------------------------------------------------------------------------
+# ---- Iteration complexity and LAG selection (eq. 19, 20, 25, 26, 30) -----------------------------
 def iteration_complexity_gd(kappa: float, initial_gap: float, eps: float) -> float:
     """Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``."""
     kappa = check_real("kappa", kappa, low=1.0)
@@ -491,9 +483,15 @@ def selection_fraction_bound(
     return 1.0 - float(np.sum((1.0 / d - 1.0 / (d + 1)) * heterogeneity_fraction(L, gammas)))
 
 
-# --------------------------------------------------------------------------------------
-# Loads per iteration and complexities (eq. 23-35, Table II)
-# --------------------------------------------------------------------------------------
+def _selected(unit_smoothness, total_smoothness, n_units, xi, history) -> tuple[float, int]:
+    """``1 - ΔC`` at the eq. (20) step and ``m = ceil((1 - ΔC) M)`` (at least 1) units."""
+    L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(n_units,))
+    alpha = lag_stepsize(total_smoothness, xi, history)
+    fraction = selection_fraction_bound(L_units, xi, history, alpha)
+    return fraction, max(1, min(n_units, math.ceil(fraction * n_units - 1e-12)))
+
+
+# ---- Loads per iteration and complexities (eq. 23-35, Table II) ----------------------------------
 def loads_per_iteration(
     scheme: str,
     n_workers: int,
@@ -554,12 +552,8 @@ def complexities(
     if lazy:
         if unit_smoothness is None or total_smoothness is None:
             raise ValueError(f"unit_smoothness and total_smoothness must be given for {scheme}")
-        L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))
         iterations = iteration_complexity_lag(kappa, initial_gap, eps, xi, history)
-        alpha = lag_stepsize(total_smoothness, xi, history)
-        fraction = selection_fraction_bound(L_units, xi, history, alpha)
-        selected = min(layout.n_groups, math.ceil(fraction * layout.n_groups - 1e-12))
-        selected = max(selected, 1)
+        _, selected = _selected(unit_smoothness, total_smoothness, layout.n_groups, xi, history)
     else:
         iterations = iteration_complexity_gd(kappa, initial_gap, eps)
         selected = layout.n_groups
@@ -580,9 +574,7 @@ def complexities(
     }
 
 
-# --------------------------------------------------------------------------------------
-# Why the bound cannot favour the lazy schemes (issue 13, item 7)
-# --------------------------------------------------------------------------------------
+# ---- Why the bound cannot favour the lazy schemes (issue 13, item 7) -----------------------------
 def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> float:
     """Largest ``L_m / L`` for which eq. (25) guarantees a skip, with the eq. (20) step size.
 
@@ -618,11 +610,8 @@ def lazy_time_ratio_bound(
     ``time_factor`` and ``ratio`` (< 1: the lazy scheme wins in the bound).
     """
     layout = lagc_layout(n_workers, redundancy, n_groups)
-    L_units = check_array("unit_smoothness", unit_smoothness, ndim=1, shape=(layout.n_groups,))
     xi, history = _check_lag(xi, history)
-    alpha = lag_stepsize(total_smoothness, xi, history)
-    fraction = selection_fraction_bound(L_units, xi, history, alpha)
-    m = max(1, min(layout.n_groups, math.ceil(fraction * layout.n_groups - 1e-12)))
+    fraction, m = _selected(unit_smoothness, total_smoothness, layout.n_groups, xi, history)
     t_lazy = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay, n_selected=m)
     t_all = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay)
     factor = 1.0 / (1.0 - math.sqrt(history * xi))

@@ -74,8 +74,7 @@ def explore_lagc(**defaults) -> Explorer:
 
     # the controls start at compare_schemes' defaults (kept there only)
     parameters = inspect.signature(ex.compare_schemes).parameters
-    d = {name: parameters[name].default for name in _CONTROLS}
-    d.update(defaults)
+    d = {name: parameters[name].default for name in _CONTROLS} | defaults
     style = {"description_width": "initial"}
     drop = partial(w.Dropdown, style=style)
     ints = partial(w.IntSlider, min=1, style=style)
@@ -99,9 +98,8 @@ def explore_lagc(**defaults) -> Explorer:
 
     def show_delay_parameters(*_):
         pareto = controls["delay_kind"].value == "pareto"
-        controls["mean"].layout.display = "none" if pareto else ""
-        controls["scale"].layout.display = "" if pareto else "none"
-        controls["shape"].layout.display = "" if pareto else "none"
+        for name, shown in (("mean", not pareto), ("scale", pareto), ("shape", pareto)):
+            controls[name].layout.display = "" if shown else "none"
 
     controls["delay_kind"].observe(show_delay_parameters, names="value")
     show_delay_parameters()
