@@ -17,7 +17,8 @@ import functools
 import itertools
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -82,13 +83,8 @@ __all__ = [
     "remark3_outcome",
     "speed_table",
     "stand_in",
-    "ConvergenceResult",
-    "Example1Result",
-    "Example2Result",
     "FIGURE_SETTINGS",
     "FIG2_TREE",
-    "Fig2SeedsResult",
-    "LoadReductionResult",
     "GRADIENT_NUMBERS",
     "PAPER_SPEEDUPS",
     "configuration_summary",
@@ -170,29 +166,9 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     return replace(model, gradient_numbers=GRADIENT_NUMBERS[figure])
 
 
-@dataclass(frozen=True)
-class Example1Result:
-    """Example 1 (Fig. 4) worked numerically: ``table`` has one row per straggler."""
-
-    code: object
-    table: pd.DataFrame
-
-
-@dataclass(frozen=True)
-class Example2Result:
-    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master;
-    ``messages`` maps each message to its value, each followed by what it must equal."""
-
-    allocation: object
-    r_cr: object
-    decoding_11: np.ndarray
-    decoding_master: np.ndarray
-    messages: dict
-    max_abs_error: float
-
-
-def example1_gc(rng: RngLike = 0) -> Example1Result:
-    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
+def example1_gc(rng: RngLike = 0) -> SimpleNamespace:
+    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k: its
+    ``code`` and a ``table`` with one row per straggler."""
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
     rows = [
@@ -201,14 +177,14 @@ def example1_gc(rng: RngLike = 0) -> Example1Result:
         | dict(max_abs_error=float(np.max(np.abs(a @ code.B @ g - g.sum(0)))))
         for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
     ]
-    return Example1Result(code=code, table=pd.DataFrame(rows))
+    return SimpleNamespace(code=code, table=pd.DataFrame(rows))
 
 
-def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> Example2Result:
+def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     """Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
 
-    Returns the allocation, its node table, the messages of sub-tree T(1,1) when (2,3)
-    straggles, and the master's recovery from (1,1) and (1,3) with the exact gradient.
+    Returns the allocation, r_CR, the decoding rows at node (1,1) when (2,3) straggles and at
+    the master, the ``messages`` (each followed by what it must equal) and the master's error.
     """
     d = check_int("d", d, 1)
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
@@ -218,7 +194,7 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> Example2Result:
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
     thirds = np.array_split(np.arange(d), 3)
     g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
-    return Example2Result(
+    return SimpleNamespace(
         allocation=alloc,
         r_cr=r_cr(3, 1, 2, exact=True),
         decoding_11=alloc.decoding_coefficients([0, 1]),
@@ -238,20 +214,11 @@ def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.Dat
     return pd.concat([pd.DataFrame(frame(L)) for L in (1, 2, 3)], ignore_index=True)
 
 
-@dataclass(frozen=True)
-class LoadReductionResult:
-    """Remark 2's load cut from 1 to 3 layers (``reduction`` = one / three)."""
-
-    alpha: float
-    load_one_layer: float
-    load_three_layers: float
-    reduction: float
-
-
-def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReductionResult:
+def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> SimpleNamespace:
     """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x."""
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
-    return LoadReductionResult(alpha, one, three, one / three)
+    loads = dict(alpha=alpha, load_one_layer=one, load_three_layers=three)
+    return SimpleNamespace(**loads, reduction=one / three)
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
@@ -318,24 +285,16 @@ def fig2_iteration_times(
     return pd.DataFrame(rows).set_index("scheme")
 
 
-@dataclass(frozen=True)
-class Fig2SeedsResult:
-    """Fig. 2 over seeds: ``summary`` per scheme, ``per_seed`` tidy."""
-
-    summary: pd.DataFrame
-    per_seed: pd.DataFrame
-
-
 def fig2_measure(seed: int, **setting) -> pd.DataFrame:
     """Fig. 2 on one seed (a measure for :func:`codedlib.replicate.over_seeds`): the rows of
     :func:`fig2_iteration_times` (``setting`` its arguments), ``scheme`` a column."""
     return fig2_iteration_times(**setting, rng=seed).reset_index()
 
 
-def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
-    """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: per-scheme mean
-    iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
-    paired per-seed ratios with its 95 % interval, beside the paper's number."""
+def fig2_summary(frame: pd.DataFrame) -> SimpleNamespace:
+    """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: ``summary`` per scheme
+    (mean iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
+    paired per-seed ratios with its 95 % interval, beside the paper's number), ``per_seed``."""
     seeds = list(dict.fromkeys(frame["seed"]))
     per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
     first = frame[frame["seed"] == seeds[0]]
@@ -352,7 +311,7 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
             else (t.iloc[0], np.nan, np.nan, t.iloc[0] / cr.iloc[0], np.nan, np.nan)
         )
     summary["seeds"] = len(seeds)
-    return Fig2SeedsResult(summary=summary, per_seed=per_seed)
+    return SimpleNamespace(summary=summary, per_seed=per_seed)
 
 
 def model_speedup_range(
@@ -744,27 +703,6 @@ def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
     return thetas
 
 
-@dataclass(frozen=True)
-class ConvergenceResult:
-    """Error vs wall-clock for one of Figs. 8-13, tidy; over seeds every frame has a ``seed``
-    column and ``seeds``, ``final`` and ``bands`` are set (:func:`convergence_over_seeds`)."""
-
-    figure: str
-    task: str
-    metric: str
-    config: ClusterConfig
-    curves: pd.DataFrame
-    speedups: pd.DataFrame
-    verification: dict | pd.DataFrame | None
-    sgd_learning_rate: tuple
-    data: str
-    data_shape: tuple
-    n_iterations: int
-    seeds: list | None = None
-    final: pd.DataFrame | None = None
-    bands: pd.DataFrame | None = None
-
-
 def _setup(figure, model, n_iterations, quick, gen) -> dict:
     """One seed's timing, problem, initial point and the rows SGD leaves out (Figs. 8-13)."""
     if figure not in FIGURE_SETTINGS:
@@ -815,7 +753,7 @@ def convergence(
     rng: RngLike = 0,
     sgd_learning_rate: tuple[float, float] | None = None,
     verify: bool = True,
-) -> ConvergenceResult:
+) -> SimpleNamespace:
     """Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
@@ -849,7 +787,7 @@ def convergence(
         ],
         ignore_index=True,
     )
-    return ConvergenceResult(
+    return SimpleNamespace(
         figure=figure,
         task=task,
         metric=run["metric"],
@@ -933,7 +871,7 @@ def convergence_over_seeds(
     quick: bool = False,
     seeds: int | Iterable[int] = (0, 1),
     sgd_learning_rate: tuple[float, float] | None = None,
-) -> ConvergenceResult:
+) -> SimpleNamespace:
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
@@ -956,7 +894,7 @@ def convergence_over_seeds(
     final = last.rename("final_error").reset_index()
     verification = pd.DataFrame([{"seed": seeds[0], **runs[0].verification}])
     out = dict(seeds=seeds, curves=curves, speedups=speeds, final=final, verification=verification)
-    return replace(runs[0], bands=_convergence_bands(curves), **out)
+    return SimpleNamespace(**vars(runs[0]) | out, bands=_convergence_bands(curves))
 
 
 def _convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
@@ -1164,7 +1102,7 @@ def cyclic_conditioning(cases: Iterable[tuple[int, int]], seed: int) -> pd.DataF
     return pd.DataFrame([row(n, s) for n, s in cases], columns=columns)
 
 
-def example2_messages(ex2: Example2Result) -> pd.DataFrame:
+def example2_messages(ex2: SimpleNamespace) -> pd.DataFrame:
     """Example 2's messages beside what they must equal."""
     values = [np.round(v, 6) for v in ex2.messages.values()]
     return pd.DataFrame({"quantity": list(ex2.messages), "value": values}).set_index("quantity")
@@ -1206,7 +1144,7 @@ def regime_table(model: TimingModel, n_iterations: int, rng: RngLike) -> pd.Data
 
 def convergence_figures(
     model: TimingModel | None, seeds: int | Iterable[int], n_iterations: int | None, quick: bool
-) -> dict[str, ConvergenceResult]:
+) -> dict[str, SimpleNamespace]:
     """:func:`convergence_over_seeds` for every figure; SGD's rate tuned once per task."""
     conv, rates = {}, {}
     setting = dict(model=model, n_iterations=n_iterations, quick=quick, seeds=seeds)
@@ -1216,7 +1154,7 @@ def convergence_figures(
     return conv
 
 
-def stand_in(res: ConvergenceResult) -> str:
+def stand_in(res: SimpleNamespace) -> str:
     """What stands in for the paper's data set in a convergence result."""
     d_, p_ = res.data_shape
     return {
@@ -1449,7 +1387,7 @@ def _conv_speedup(conv, seeds, CLOCK, *, fig, scheme, **results):
 SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RAR", "SGD")]
 
 
-def speed_table(f2: Fig2SeedsResult, rows: Sequence[Claim]) -> pd.DataFrame:
+def speed_table(f2: SimpleNamespace, rows: Sequence[Claim]) -> pd.DataFrame:
     """Fig. 2's speedups and the rows of ``CLAIMS["speedups"]`` as one table for the plot."""
     cols = ["cr_speedup_paper", "cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
     table = [("fig2", s, *f2.summary.loc[s, cols]) for s in ("UMW", "GC", "RAR")]
@@ -1517,7 +1455,7 @@ def _sgd_final_error(conv, seeds):
     return dict(numerator=fin["SGD"], denominator=fin["CR"], setting=setting)
 
 
-def gradient_complexity(res: ConvergenceResult, seed: int) -> dict:
+def gradient_complexity(res: SimpleNamespace, seed: int) -> dict:
     """Section III-C.2: iterations and gradient computations of CR and SGD to reach the errors
     GD reaches after 10 %, 50 % and 100 % of ``res``'s run (``seed``: the seed whose GD curve
     sets the levels)."""

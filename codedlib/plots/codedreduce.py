@@ -15,18 +15,18 @@ from codedlib.plots import new_axes, subplots
 from codedlib.theory.codedreduce import n_tree_workers
 
 if TYPE_CHECKING:
+    from types import SimpleNamespace
+
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from codedlib.codes.codedreduce import CodedReduceAllocation
     from codedlib.codes.cyclic import GradientCode
-    from codedlib.experiments.codedreduce import ConvergenceResult, LoadReductionResult
 
 __all__ = [
     "LABELS",
     "SCHEME_COLORS",
-    "display_frame",
     "gc_title",
     "plot_convergence",
     "plot_gc_diagram",
@@ -52,7 +52,8 @@ SCHEME_COLORS = {
 }
 
 #: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
-#: (what the figures and the notebook's tables show); the names in ``_PLAIN`` show with spaces.
+#: (the figures; the notebook's tables through ``rename(columns=LABELS)``); ``_PLAIN`` names
+#: show with spaces.
 _PLAIN = """alpha_exact beta_order ci_low ci_high within_bounds speedup_ci_low speedup_ci_high
 computation_share communication_share straggling_share target_error to_target_ci_low
 to_target_ci_high ratio_ci_low ratio_ci_high final_error"""
@@ -98,13 +99,6 @@ def _yerr(mid, low, high) -> np.ndarray:
     """Error-bar lengths below and above ``mid`` for the interval ``low``..``high``."""
     mid = np.asarray(mid, dtype=float)
     return np.vstack([mid - np.asarray(low, dtype=float), np.asarray(high, dtype=float) - mid])
-
-
-def display_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its snake_case columns renamed to their display labels (:data:`LABELS`);
-    columns without a label keep their name. For showing a result table in the notebook.
-    """
-    return df.rename(columns=LABELS)
 
 
 def _tree_positions(n: int, L: int):
@@ -261,7 +255,7 @@ def plot_rar_schedule(N: int = 3, ax: Axes | None = None, *, title: str | None =
 def plot_load_curves(
     df: pd.DataFrame,
     ax: Axes | None = None,
-    claim: LoadReductionResult | None = None,
+    claim: SimpleNamespace | None = None,
     *,
     title: str | None = None,
 ) -> Figure:
@@ -356,7 +350,7 @@ def plot_iteration_times(
 
 
 def plot_convergence(
-    result: ConvergenceResult,
+    result: SimpleNamespace,
     ax: Axes | None = None,
     subtitle: str = "",
     *,
