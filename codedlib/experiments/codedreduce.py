@@ -778,28 +778,15 @@ def convergence(
         for k, th in (("GD", gd), ("SGD", sgd))
     }
     iteration = np.arange(1, n_iter + 1)
-    curves = pd.concat(
-        [
-            pd.DataFrame(
-                dict(scheme=k, iteration=iteration, time=np.cumsum(run["timings"][k].times))
-            ).assign(error=errors.get(k, errors["GD"]))
-            for k in SCHEMES
-        ],
-        ignore_index=True,
-    )
-    return SimpleNamespace(
-        figure=figure,
-        task=task,
-        metric=run["metric"],
-        config=run["cfg"],
-        curves=curves,
-        speedups=speedups(curves, figure, higher_is_better=(task == "softmax")),
-        verification=_verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None,
-        sgd_learning_rate=(c1, c2),
-        data=data.description,
-        data_shape=(int(prob.n_samples), int(prob.dim)),
-        n_iterations=n_iter,
-    )
+    curve = lambda k: dict(scheme=k, iteration=iteration, time=np.cumsum(run["timings"][k].times))
+    curves = [pd.DataFrame(curve(k) | dict(error=errors.get(k, errors["GD"]))) for k in SCHEMES]
+    curves = pd.concat(curves, ignore_index=True)
+    out = dict(figure=figure, task=task, metric=run["metric"], config=run["cfg"], curves=curves)
+    out |= dict(speedups=speedups(curves, figure, higher_is_better=(task == "softmax")))
+    verification = _verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None
+    out |= dict(verification=verification, sgd_learning_rate=(c1, c2), data=data.description)
+    shape = (int(prob.n_samples), int(prob.dim))
+    return SimpleNamespace(**out, data_shape=shape, n_iterations=n_iter)
 
 
 def coded_gradient_descent(

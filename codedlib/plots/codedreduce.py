@@ -333,8 +333,7 @@ def plot_iteration_times(
     colors = [SCHEME_COLORS.get(n, "C0") for n in names]
     ax.bar(names, vals, color=colors, yerr=yerr, capsize=4, error_kw={"elinewidth": 1.2})
     for i, name in enumerate(names):
-        ours = df.loc[name, "cr_speedup_ours"]
-        paper = df.loc[name, "cr_speedup_paper"]
+        ours, paper = df.loc[name, ["cr_speedup_ours", "cr_speedup_paper"]]
         text = f"{ours:.2f}×"
         if "speedup_ci_low" in df:
             lo, hi = df.loc[name, ["speedup_ci_low", "speedup_ci_high"]]
