@@ -1528,6 +1528,10 @@ _t1 = functools.partial(spec, section=SEC_T1)
 _table = functools.partial(spec, "exact", "Table I", section=SEC_T)
 _partly = functools.partial(_table, verdict="partly", setting=_SETTING_T1)
 _t2 = functools.partial(spec, section=SEC_T2)
+_bounds = functools.partial(_t2, "interval", "Theorem 2, eqs. (7)-(8)", unit="s")
+_f2 = functools.partial(
+    spec, "comparison", "Fig. 2", section="Fig. 2: average iteration time (N = 84)"
+)
 _all = functools.partial(spec, section=SEC_ALL)
 _ordered = functools.partial(_all, "qualitative", "Figs. 8–13")
 _TRUE = {"paper": "True"}
@@ -1643,13 +1647,7 @@ CLAIMS = {
         ),
     ],
     "theorem2": [
-        _t2(
-            "interval",
-            "Theorem 2, eqs. (7)-(8)",
-            f"E[T_CR] between the bounds, n = {n_}",
-            functools.partial(_thm2_row, n_=n_),
-            unit="s",
-        )
+        _bounds(f"E[T_CR] between the bounds, n = {n_}", functools.partial(_thm2_row, n_=n_))
         for n_ in (8, 16, 32, 64)
     ]
     + [
@@ -1678,14 +1676,7 @@ CLAIMS = {
         ),
     ],
     "fig2": [
-        spec(
-            "comparison",
-            "Fig. 2",
-            f"CR speedup over {s} (Fig. 2{regime})",
-            functools.partial(measure, scheme=s),
-            section="Fig. 2: average iteration time (N = 84)",
-            **fixed,
-        )
+        _f2(f"CR speedup over {s} (Fig. 2{regime})", functools.partial(measure, scheme=s), **fixed)
         for regime, measure, fixed in (
             ("", _fig2_physical, {"headline": False}),
             (", straggler regime", _fig2_straggler, {"basis": "derived"}),

@@ -264,8 +264,7 @@ def plot_load_curves(
     for L, group in df.groupby("L"):
         label = "L = 1 (GC)" if L == 1 else f"L = {L} (CR)"
         ax.plot(group["alpha"], group["load"], label=label, lw=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("straggler resiliency α = s/n")
+    ax.set(yscale="log", xlabel="straggler resiliency α = s/n")
     ax.set_ylabel("computation load r (fraction of d)")
     if claim is not None:
         a = claim.alpha
@@ -309,8 +308,7 @@ def plot_theorem2(
     yerr = _yerr(mean, df["ci_low"], df["ci_high"])
     ax.errorbar(df["n"], mean, yerr=yerr, fmt="o-", color="k", capsize=3, label=label)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("children per parent n (α, L fixed)")
-    ax.set_ylabel("expected iteration time [s]")
+    ax.set(xlabel="children per parent n (α, L fixed)", ylabel="expected iteration time [s]")
     title = theorem2_title(df) if title is None else title
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     ax.legend(fontsize=8)
@@ -375,9 +373,7 @@ def plot_convergence(
             )
     if result.task != "softmax":  # accuracy on a linear axis
         ax.set_yscale("log")
-    ax.set_xscale("log")
-    ax.set_xlabel("simulated wall-clock time [s]")
-    ax.set_ylabel(result.metric)
+    ax.set(xscale="log", xlabel="simulated wall-clock time [s]", ylabel=result.metric)
     if title is None:
         cfg = result.config
         label = str(result.figure).replace("fig", "Fig. ")
@@ -410,9 +406,8 @@ def plot_time_breakdown(
             text = f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait"
             ax.text(xi, total, text, ha="center", va="bottom", fontsize=7)
         ax.set_xticks(x, list(df.index))
-        ax.set_ylim(0, 1.25 * float(df["total"].max()))
+        ax.set(ylim=(0, 1.25 * float(df["total"].max())), ylabel="mean iteration time [s]")
         ax.set_title(label, fontsize=9)
-        ax.set_ylabel("mean iteration time [s]")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=3)
     fig.suptitle("Where the iteration time goes" if title is None else title, fontsize=9)
@@ -433,10 +428,8 @@ def plot_regime_map(
     from matplotlib.colors import LogNorm
 
     delays = sorted(df["straggle_delay"].unique())
-    size = (3.4 * len(delays) + 1.2, 3.9)
-    fig, axes = subplots(
-        1, len(delays), figsize=size, squeeze=False, sharey=True, layout="constrained"
-    )
+    grid = dict(squeeze=False, sharey=True, layout="constrained")
+    fig, axes = subplots(1, len(delays), figsize=(3.4 * len(delays) + 1.2, 3.9), **grid)
     values = df["cr_over_rar"].to_numpy(dtype=float)
     span = float(np.max(np.abs(np.log10(values))))
     norm = LogNorm(vmin=10**-span, vmax=10**span)
@@ -452,13 +445,10 @@ def plot_regime_map(
             cs = ax.contour(bw, lat, grid.to_numpy(), levels=[1.0], colors="k", linewidths=1.2)
         ax.clabel(cs, fmt={1.0: "CR = RAR"}, fontsize=7)
         for name, (b, l) in (marks or {}).items():
-            ax.plot(b * 8 / 1e6, l * 1e3, "k*", ms=9)
-            ax.annotate(
-                name, (b * 8 / 1e6, l * 1e3), (4, 4), textcoords="offset points", fontsize=7
-            )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("bandwidth [Mb/s]")
+            xy = (b * 8 / 1e6, l * 1e3)
+            ax.plot(*xy, "k*", ms=9)
+            ax.annotate(name, xy, (4, 4), textcoords="offset points", fontsize=7)
+        ax.set(xscale="log", yscale="log", xlabel="bandwidth [Mb/s]")
         ax.set_title(f"straggler delay D = {delay:g} s", fontsize=9)
     axes[0][0].set_ylabel("per-message latency [ms]")
     cbar = fig.colorbar(mesh, ax=axes[0].tolist(), shrink=0.9, pad=0.01)
@@ -493,10 +483,9 @@ def plot_speedups_vs_paper(
         ax.errorbar(x, ours, yerr, fmt="o", color=SCHEME_COLORS["CR"], capsize=3, label=label)
         ax.plot(x, sub["paper"].to_numpy(dtype=float), "kx", ms=8, mew=2, label="paper")
         ax.axhline(1.0, color="#888888", lw=0.8)
-        ax.set_yscale("log")
+        ax.set(yscale="log", xlabel="paper figure")
         ax.set_xticks(x, [f.replace("fig", "") for f in figures], rotation=60, fontsize=8)
         ax.set_title(f"CR over {scheme}", fontsize=9)
-        ax.set_xlabel("paper figure")
     axes[0].set_ylabel("CR speedup [×]")
     axes[0].legend(fontsize=7, loc="lower left")
     fig.suptitle("CR speedups: paper vs ours" if title is None else title, fontsize=9)
