@@ -186,9 +186,8 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     Returns the allocation, r_CR, the decoding rows at node (1,1) when (2,3) straggles and at
     the master, the ``messages`` (each followed by what it must equal) and the master's error.
     """
-    d = check_int("d", d, 1)
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
-    alloc = allocate(3, 2, 1, d, code=code)
+    alloc = allocate(3, 2, 1, d, code=code)  # checks d
     G = as_generator(rng).standard_normal((d, 2))
     local = local_messages_from_point_gradients(alloc, G)
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
@@ -581,15 +580,14 @@ def calibrate_straggle_delay(
 
 
 def _problem(task: str, quick: bool, rng):
+    """A task of :data:`FIGURE_SETTINGS`: its problem, data and metric name."""
     from codedlib import problems as pr
 
-    if task in ("logistic", "softmax"):
+    if task != "linear":
         return _digits_problem(task)
-    if task == "linear":
-        d_learn, p_learn = _sizes(quick)["linear_problem"]
-        data = pr.synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
-        return pr.LeastSquares(data.X, data.y), data, "normalized error rate (11)"
-    raise ValueError(f"task must be 'logistic', 'linear' or 'softmax', got task={task!r}")
+    d_learn, p_learn = _sizes(quick)["linear_problem"]
+    data = pr.synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
+    return pr.LeastSquares(data.X, data.y), data, "normalized error rate (11)"
 
 
 @functools.lru_cache(maxsize=2)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from codedlib.plots import new_axes, subplots
+from codedlib.schemes.codedreduce import SCHEMES
 from codedlib.theory.codedreduce import n_tree_workers
 
 if TYPE_CHECKING:
@@ -43,13 +44,7 @@ __all__ = [
     "tree_title",
 ]
 
-SCHEME_COLORS = {
-    "UMW": "#7f7f7f",
-    "GC": "#0173b2",
-    "SGD": "#de8f05",
-    "RAR": "#029e73",
-    "CR": "#d55e00",
-}
+SCHEME_COLORS = dict(zip(SCHEMES, ("#7f7f7f", "#0173b2", "#de8f05", "#029e73", "#d55e00")))
 
 #: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
 #: (the figures; the notebook's tables through ``rename(columns=LABELS)``); ``_PLAIN`` names
