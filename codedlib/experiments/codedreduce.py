@@ -338,12 +338,9 @@ def model_speedup_range(
             TimingModel(a=a, mu=a_mu / a, network=Network(lat, bw), straggle_delay=delay, **fixed)
             for bw, lat, a_mu, delay in cells
         ]
-        for (bw, lat, a_mu, delay), model, rar in zip(
-            cells, models, _rar_means(cfg, models, draws)
-        ):
-            res = simulate_iteration_times(
-                cfg, model, draws=draws, cr_loads=loads, schemes=("UMW", "GC", "SGD", "CR")
-            )
+        rars, flat = _rar_means(cfg, models, draws), ("UMW", "GC", "SGD", "CR")
+        for (bw, lat, a_mu, delay), model, rar in zip(cells, models, rars):
+            res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads, schemes=flat)
             cell = dict(label=label, n=n, L=L, s=s, N=cfg.N, bandwidth=bw, latency=lat)
             cell |= dict(a_mu=a_mu, straggle_delay=delay)
             rows += [
@@ -1070,9 +1067,8 @@ def clock_texts(
 def claim_rows(table: ClaimsTable, *items: str) -> pd.DataFrame:
     """The claims rows of these paper items (the closing section shows every row)."""
     frame = table.display_frame()
-    return (
-        frame[frame["item"].isin(items)].drop(columns="uncertainty").set_index(["item", "quantity"])
-    )
+    rows = frame[frame["item"].isin(items)]
+    return rows.drop(columns="uncertainty").set_index(["item", "quantity"])
 
 
 def cyclic_conditioning(cases: Iterable[tuple[int, int]], seed: int) -> pd.DataFrame:
@@ -1216,9 +1212,8 @@ def _speedup(numerator, denominator, fig, scheme, results) -> dict:
         reason = explain(fig, scheme, paper, value, lo, hi, **results)
     if fig == "fig10" and scheme != "SGD":
         reason = f"duplicate of Fig. 2's row (same setting, same delay draws): a check, not counted; {reason}"
-    return dict(
-        numerator=numerator, denominator=denominator, expected="greater", paper=paper
-    ) | dict(verdict=verdict, reason=reason)
+    out = dict(numerator=numerator, denominator=denominator, expected="greater", paper=paper)
+    return out | dict(verdict=verdict, reason=reason)
 
 
 def _as_row(v) -> str:
@@ -1694,12 +1689,11 @@ CLAIMS = {
         for f in ("fig8", "fig10")
     ],
     "speedups": [
-        spec(
+        _all(
             "comparison",
             LABELS[name],
             f"CR speedup to target over {scheme} ({LABELS[name]})",
             functools.partial(_conv_speedup, fig=name, scheme=scheme),
-            section=SEC_ALL,
             # the abstract's "up to 27.2x and 7.0x over GC and RAR" is Fig. 9(a)
             headline=(name == "fig9a" and scheme in ("GC", "RAR")),
             basis="check" if name == "fig10" and scheme != "SGD" else "paper",
@@ -1730,13 +1724,12 @@ CLAIMS = {
         )
     ]
     + [
-        spec(
+        _all(
             "comparison",
             LABELS[name],
             f"SGD/RAR time to target ({LABELS[name]})",
             functools.partial(_sgd_over_rar, fig=name),
             expected="less",
-            section=SEC_ALL,
             basis="derived",
         )
         for name in ("fig8", "fig10")

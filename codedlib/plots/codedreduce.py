@@ -140,9 +140,7 @@ def plot_tree(
     width = max(7.0, min(18.0, 1.6 * n**L if show_data else (0.6 if labelled else 0.35) * n**L))
     fig, ax = new_axes(ax, figsize=(width, 1.6 + 1.5 * L))
     stragglers = set(stragglers)
-    colour = lambda r, layer: (
-        "#d9d9d9" if r in stragglers else "#d55e00" if layer < L else "#0173b2"
-    )
+    colour = lambda r, l: "#d9d9d9" if r in stragglers else "#d55e00" if l < L else "#0173b2"
     colors = ["#404040"] + [colour(r, layer) for r, layer in graph.nodes(data="layer") if r]
     size = 900 if show_data else (330 if labelled else max(60, 3000 // max(n**L, 1)))
     nx.draw_networkx_edges(graph, pos, ax=ax, arrows=False, edge_color="#999999")
@@ -264,9 +262,8 @@ def plot_load_curves(
     if claim is not None:
         a = claim.alpha
         three, text = claim.load_three_layers, f"{claim.reduction:.3g}× at α = {a:g}"
-        ax.annotate(
-            text, xy=(a, three), xytext=(a + 0.05, three / 3), arrowprops={"arrowstyle": "->"}
-        )
+        arrow = {"arrowstyle": "->"}
+        ax.annotate(text, xy=(a, three), xytext=(a + 0.05, three / 3), arrowprops=arrow)
         ax.plot([a, a], [three, claim.load_one_layer], "k:", lw=1)
     ax.legend()
     default = "Theorem 1 / Remark 2: CR load ≈ α^L vs GC load ≈ α (n → ∞)"
@@ -285,9 +282,7 @@ def theorem2_title(df: pd.DataFrame) -> str:
         if ns:
             label = "between (7) and (8)" if where == "inside" else where
             parts.append(f"{label} for n = {', '.join(map(str, ns))}")
-    return (
-        "Theorem 2: Monte Carlo E[T_CR] " + "; ".join(parts) + "\n(bounds without their o(·) terms)"
-    )
+    return f"Theorem 2: Monte Carlo E[T_CR] {'; '.join(parts)}\n(bounds without their o(·) terms)"
 
 
 def plot_theorem2(
@@ -362,10 +357,8 @@ def plot_convergence(
             ax.plot(band["time"], band["median"], label=name, color=colour, lw=1.8)
             ax.fill_between(band["time"], band["low"], band["high"], color=colour, alpha=0.25, lw=0)
     else:
-        for name, group in curves.groupby("scheme", sort=False):
-            ax.plot(
-                group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
-            )
+        for name, g in curves.groupby("scheme", sort=False):
+            ax.plot(g["time"], g["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8)
     if result.task != "softmax":  # accuracy on a linear axis
         ax.set_yscale("log")
     ax.set(xscale="log", xlabel="simulated wall-clock time [s]", ylabel=result.metric)
