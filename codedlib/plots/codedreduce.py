@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.codes.codedreduce import position_of, tree_links
 from codedlib.plots import new_axes, subplots
 from codedlib.schemes.codedreduce import SCHEMES
 from codedlib.theory.codedreduce import n_tree_workers
@@ -99,13 +100,10 @@ def _yerr(mid, low, high) -> np.ndarray:
 def _tree_positions(n: int, L: int):
     """Hierarchical layout: layer l at y = -l, leaves evenly spaced, parents centred."""
     pos = {}
-    offsets = [sum(n**m for m in range(layer)) for layer in range(L + 2)]
-    for i in range(n**L):
-        pos[offsets[L] + i] = (float(i), -float(L))
-    for layer in range(L - 1, -1, -1):
-        for i in range(n**layer):
-            kids = [offsets[layer + 1] + n * i + j for j in range(n)]
-            pos[offsets[layer] + i] = (float(np.mean([pos[k][0] for k in kids])), -float(layer))
+    for rank in range(n_tree_workers(n, L), -1, -1):  # children before their parent
+        (layer, index), kids = position_of(rank, n), tree_links(n, L, rank)[1]
+        x = float(np.mean([pos[k][0] for k in kids])) if kids else float(index)
+        pos[rank] = (x, -float(layer))
     return pos
 
 
