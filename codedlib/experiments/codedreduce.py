@@ -270,10 +270,8 @@ def fig2_iteration_times(
     """Fig. 2: average iteration time per scheme on ``tree`` = (n, L, s, d) (the paper's N = 84
     as a (4, 3) tree, alpha = 1/4), with per-iteration costs and CR's speedup beside the paper's.
     """
-    cfg = ClusterConfig(*tree)
-    model = TimingModel() if model is None else model
-    loads = tree_allocation(*tree).load_points
-    res = simulate_iteration_times(cfg, model, n_iterations, rng, cr_loads=loads)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
+    res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
     rows = [
         dict(scheme=name, mean_iteration_time=t.mean, std=float(np.std(t.times)))
         | dict(load_points=t.load_points, busiest_node_messages=t.busiest_messages)
@@ -390,7 +388,6 @@ def cr_rar_network_table(
     """
     from scipy.optimize import brentq
 
-    model = TimingModel() if model is None else model
     gen = as_generator(rng)
     rows = []
     for figure in PAPER_SPEEDUPS:
@@ -707,9 +704,8 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
         n_iterations = _sizes(quick)["default_conv_iterations"] or iters
     n_iterations = check_int("n_iterations", n_iterations, 1)
     model = figure_model(figure, model)
-    cfg = ClusterConfig(n, L, s, d_timing)
-    loads = tree_allocation(n, L, s, d_timing).load_points
-    timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
+    cfg, draws, loads = _tree(n, L, s, d_timing, n_iterations, gen)
+    timings = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
     prob, data, metric_name = _problem(task, quick, gen)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
     # SGD on the first N - S workers of every iteration (same draws as the timing): per
