@@ -47,17 +47,15 @@ __all__ = [
 
 SCHEME_COLORS = dict(zip(SCHEMES, ("#7f7f7f", "#0173b2", "#de8f05", "#029e73", "#d55e00")))
 
-#: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
-#: (the figures; the notebook's tables through ``rename(columns=LABELS)``); ``_PLAIN`` names
-#: show with spaces.
-_PLAIN = """alpha_exact beta_order ci_low ci_high within_bounds speedup_ci_low speedup_ci_high
-computation_share communication_share straggling_share target_error to_target_ci_low
-to_target_ci_high ratio_ci_low ratio_ci_high final_error"""
+#: Display label of every column the notebook's tables (``rename(columns=LABELS)``) and the
+#: figures show from :mod:`codedlib.experiments.codedreduce`'s frames; ``_PLAIN`` names show
+#: with spaces.
+_PLAIN = """alpha_exact beta_order ci_low ci_high speedup_ci_low speedup_ci_high computation_share
+communication_share straggling_share to_target_ci_low to_target_ci_high ratio_ci_low ratio_ci_high"""
 LABELS = {
     "decoding_row": "decoding row a_f",
     "paper_row": "paper's row of A",
     "max_abs_error": "max |a_f B G - g|",
-    "alpha_power_l": "alpha^L",
     "alpha_paper": "alpha (paper)",
     "beta_paper": "beta (paper)",
     "alpha_approx": "alpha ≈",
@@ -69,7 +67,6 @@ LABELS = {
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
     "mean_iteration_time": "mean iteration time [s]",
-    "std": "std [s]",
     "load_points": "load [points/worker]",
     "busiest_node_messages": "messages at busiest node",
     "busiest_node_gradients": "gradients' worth received at busiest node",
@@ -77,11 +74,7 @@ LABELS = {
     "cr_speedup_paper": "CR speedup (paper)",
     "time_ci_low": "ci low [s]",
     "time_ci_high": "ci high [s]",
-    "cr_speedup": "CR speedup",
     "communication_bound_limit": "communication-bound limit",
-    "time_to_target": "time to target [s]",
-    "cr_time_to_target": "CR time to target [s]",
-    "cr_speedup_to_target_ours": "CR speedup to target (ours)",
     "mean_iteration_time_ratio_ours": "mean-iteration-time ratio (ours)",
     "to_target_ours": "to target (ours)",
     "r_gc": "r_GC",
