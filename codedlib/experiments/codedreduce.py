@@ -294,8 +294,7 @@ def fig2_summary(frame: pd.DataFrame) -> SimpleNamespace:
     paired per-seed ratios with its 95 % interval, beside the paper's number), ``per_seed``."""
     seeds = list(dict.fromkeys(frame["seed"]))
     per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
-    first = frame[frame["seed"] == seeds[0]]
-    summary = first.set_index("scheme").drop(columns=["seed", "std"])
+    summary = frame[frame["seed"] == seeds[0]].set_index("scheme").drop(columns=["seed", "std"])
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     cols = ["mean_iteration_time", "time_ci_low", "time_ci_high"]
     cols += ["cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]

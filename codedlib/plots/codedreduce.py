@@ -124,8 +124,7 @@ def plot_tree(
         raise ValueError(f"tree too large to draw: n^L = {n**L} leaves > 400; use a smaller n or L")
     graph = alloc.to_networkx()
     pos = _tree_positions(n, L)
-    if show_data is None:
-        show_data = n**L <= 9
+    show_data = n**L <= 9 if show_data is None else show_data
     labelled = show_data or n**L <= 27
     # every leaf gets room for its label ("2,13") when labels are drawn
     width = max(7.0, min(18.0, 1.6 * n**L if show_data else (0.6 if labelled else 0.35) * n**L))
@@ -200,10 +199,9 @@ def plot_gc_diagram(
     ax.text(0.5, 0.92, master, fontsize=10, **box("#eeeeee"))
     arrow = {"arrowprops": {"arrowstyle": "->", "color": "#555555"}, "xycoords": "axes fraction"}
     for i in range(n):
-        coefs = [(code.B[i, k], k) for k in code.support(i)]
         terms = [
             f"{'−' if c < 0 else '+'} {'' if np.isclose(abs(c), 1.0) else f'{abs(c):g}·'}g{k + 1}"
-            for c, k in coefs
+            for c, k in ((code.B[i, k], k) for k in code.support(i))
         ]
         text = " ".join(terms).removeprefix("+ ")
         x = (i + 0.5) / n

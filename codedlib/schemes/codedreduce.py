@@ -286,9 +286,7 @@ def cr_times(
     """
     n, L, s, N = cfg.n, cfg.L, cfg.s, cfg.N
     draws = _check_draws(draws, N)
-    if loads is None:
-        loads = np.full(N, r_cr(n, s, L) * cfg.d)
-    loads = np.asarray(loads, dtype=float)
+    loads = np.full(N, r_cr(n, s, L) * cfg.d) if loads is None else np.asarray(loads, dtype=float)
     if loads.shape != (N,):
         raise ValueError(f"loads must have shape (N,) = ({N},), got shape {loads.shape}")
     if not np.all(np.isfinite(loads)) or np.any(loads < 0):
