@@ -364,11 +364,7 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def cr_rar_network_table(
-    model: TimingModel | None = None,
-    n_iterations: int = 200,
-    straggle_prob: float = 0.005,
-    straggle_delay: float = 3.0,
-    rng: RngLike = 0,
+    model: TimingModel | None = None, n_iterations: int = 200, rng: RngLike = 0
 ) -> pd.DataFrame:
     """Per paper figure: the constant-free bound on its printed UMW and RAR speedups, and
     where CR and RAR tie on the single-port α–β network (CR Sec. III-C model).
@@ -377,7 +373,7 @@ def cr_rar_network_table(
     and UMW's master then receives at most N messages, while CR's slowest path receives
     L(n − s): UMW/CR − RAR/CR ≤ N/(L(n − s)) (``bound``; ``paper_gap`` is the printed
     UMW − RAR speedups, ``breaks`` when it exceeds the bound). UMW/CR alone has no ceiling
-    (``umw_over_cr_straggling``: ``straggle_prob``, ``straggle_delay`` added). On ``model``'s
+    (``umw_over_cr_straggling``: stragglers q = 0.005, D = 3 s added). On ``model``'s
     network: ``rar_over_cr`` (mean iteration times, same draws), ``break_even_latency`` (the
     per-message latency at which they tie, bandwidth held; NaN when none in [1 µs, 1 s]),
     ``rar_over_cr_float32`` (t_c = 0.05 s read as a float32 model: half the bandwidth for the
@@ -408,7 +404,7 @@ def cr_rar_network_table(
         half = replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
         f32 = m if figure == "fig13" else half
         t = means(m)
-        stragglers = replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay)
+        stragglers = replace(m, straggle_prob=0.005, straggle_delay=3.0)
         strag = means(stragglers, ("UMW", "RAR", "CR"))
         paper, bound, f32_times = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s)), means(f32)
         gap = paper["UMW"] - paper["RAR"]
