@@ -193,15 +193,12 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
     thirds = np.array_split(np.arange(d), 3)
     g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
-    return SimpleNamespace(
-        allocation=alloc,
-        r_cr=r_cr(3, 1, 2, exact=True),
-        decoding_11=alloc.decoding_coefficients([0, 1]),
-        decoding_master=alloc.decoding_coefficients([0, 2]),
-        messages={"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
-        | {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)},
-        max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))),
-    )
+    shown = {"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
+    shown |= {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)}
+    out = dict(allocation=alloc, r_cr=r_cr(3, 1, 2, exact=True), messages=shown)
+    out |= dict(decoding_11=alloc.decoding_coefficients([0, 1]))  # node (1,1)
+    out |= dict(decoding_master=alloc.decoding_coefficients([0, 2]))
+    return SimpleNamespace(**out, max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))))
 
 
 def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.DataFrame:

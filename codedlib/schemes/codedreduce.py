@@ -309,8 +309,7 @@ def simulate_iteration_times(
 ) -> dict[str, SchemeTiming]:
     """Sec. IV's schemes on the same delay draws (one row of ``draws`` per iteration)."""
     model = TimingModel() if model is None else model
-    if draws is None:
-        draws = draw_delays(n_iterations, cfg.N, rng)
+    draws = draw_delays(n_iterations, cfg.N, rng) if draws is None else draws
     funcs = {"UMW": umw_times, "GC": gc_times, "SGD": sgd_times, "RAR": rar_times}
     funcs["CR"] = lambda cfg, model, draws: cr_times(cfg, model, draws, loads=cr_loads)
     unknown = [name for name in schemes if name not in funcs]
