@@ -58,7 +58,7 @@ __all__ = [
 
 def _layer_offset(layer: int, n: int) -> int:
     """Rank of node (layer, 0): 1 + n + ... + n^(layer-1); 0 for the master."""
-    return sum(n**m for m in range(layer)) if layer > 0 else 0
+    return sum(n**m for m in range(layer))
 
 
 def rank_of(layer: int, index: int, n: int) -> int:
@@ -433,14 +433,9 @@ def execute(
     straggling = {check_int("straggler rank", r, 1, alloc.n_workers) for r in stragglers}
     survivors = dict(survivors or {})
     messages: dict[int, np.ndarray] = {}
-    for rank in range(len(alloc.nodes) - 1, -1, -1):  # bottom layer first
+    for rank in sorted(set(range(len(alloc.nodes))) - straggling, reverse=True):  # bottom first
         nd = alloc.nodes[rank]
-        if rank in straggling:
-            continue
         own = table[rank] if rank else 0.0
-        if not nd.children:
-            messages[rank] = np.asarray(own, dtype=float)
-            continue
         if rank in survivors:
             chosen = [int(c) for c in np.atleast_1d(survivors[rank])]
             lost = [c for c in chosen if c in straggling]

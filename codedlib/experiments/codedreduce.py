@@ -17,7 +17,8 @@ import functools
 import itertools
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -82,13 +83,8 @@ __all__ = [
     "remark3_outcome",
     "speed_table",
     "stand_in",
-    "ConvergenceResult",
-    "Example1Result",
-    "Example2Result",
     "FIGURE_SETTINGS",
     "FIG2_TREE",
-    "Fig2SeedsResult",
-    "LoadReductionResult",
     "GRADIENT_NUMBERS",
     "PAPER_SPEEDUPS",
     "configuration_summary",
@@ -170,29 +166,9 @@ def figure_model(figure: str, model: TimingModel | None = None) -> TimingModel:
     return replace(model, gradient_numbers=GRADIENT_NUMBERS[figure])
 
 
-@dataclass(frozen=True)
-class Example1Result:
-    """Example 1 (Fig. 4) worked numerically: ``table`` has one row per straggler."""
-
-    code: object
-    table: pd.DataFrame
-
-
-@dataclass(frozen=True)
-class Example2Result:
-    """Example 2 (Fig. 7) worked numerically: node (1,1) when (2,3) straggles, the master;
-    ``messages`` maps each message to its value, each followed by what it must equal."""
-
-    allocation: object
-    r_cr: object
-    decoding_11: np.ndarray
-    decoding_master: np.ndarray
-    messages: dict
-    max_abs_error: float
-
-
-def example1_gc(rng: RngLike = 0) -> Example1Result:
-    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k."""
+def example1_gc(rng: RngLike = 0) -> SimpleNamespace:
+    """Example 1 (Fig. 4): GC with N = 3, S = 1 and eq. (4)'s matrices, on random g_k: its
+    ``code`` and a ``table`` with one row per straggler."""
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
     g = as_generator(rng).standard_normal((3, 2))
     rows = [
@@ -201,32 +177,28 @@ def example1_gc(rng: RngLike = 0) -> Example1Result:
         | dict(max_abs_error=float(np.max(np.abs(a @ code.B @ g - g.sum(0)))))
         for f, a in ((f, code.decode([w for w in range(3) if w != f])) for f in range(3))
     ]
-    return Example1Result(code=code, table=pd.DataFrame(rows))
+    return SimpleNamespace(code=code, table=pd.DataFrame(rows))
 
 
-def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> Example2Result:
+def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     """Example 2 (Fig. 7): the (3, 2) tree with s = 1 and eq. (4)'s code, worked numerically.
 
-    Returns the allocation, its node table, the messages of sub-tree T(1,1) when (2,3)
-    straggles, and the master's recovery from (1,1) and (1,3) with the exact gradient.
+    Returns the allocation, r_CR, the decoding rows at node (1,1) when (2,3) straggles and at
+    the master, the ``messages`` (each followed by what it must equal) and the master's error.
     """
-    d = check_int("d", d, 1)
     code = gradient_code_from_matrices(PAPER_EXAMPLE_B, 1, PAPER_EXAMPLE_A)
-    alloc = allocate(3, 2, 1, d, code=code)
+    alloc = allocate(3, 2, 1, d, code=code)  # checks d
     G = as_generator(rng).standard_normal((d, 2))
     local = local_messages_from_point_gradients(alloc, G)
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
     thirds = np.array_split(np.arange(d), 3)
     g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
-    return Example2Result(
-        allocation=alloc,
-        r_cr=r_cr(3, 1, 2, exact=True),
-        decoding_11=alloc.decoding_coefficients([0, 1]),
-        decoding_master=alloc.decoding_coefficients([0, 2]),
-        messages={"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
-        | {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)},
-        max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))),
-    )
+    shown = {"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
+    shown |= {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)}
+    out = dict(allocation=alloc, r_cr=r_cr(3, 1, 2, exact=True), messages=shown)
+    out |= dict(decoding_11=alloc.decoding_coefficients([0, 1]))  # node (1,1)
+    out |= dict(decoding_master=alloc.decoding_coefficients([0, 2]))
+    return SimpleNamespace(**out, max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))))
 
 
 def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.DataFrame:
@@ -238,20 +210,11 @@ def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.Dat
     return pd.concat([pd.DataFrame(frame(L)) for L in (1, 2, 3)], ignore_index=True)
 
 
-@dataclass(frozen=True)
-class LoadReductionResult:
-    """Remark 2's load cut from 1 to 3 layers (``reduction`` = one / three)."""
-
-    alpha: float
-    load_one_layer: float
-    load_three_layers: float
-    reduction: float
-
-
-def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> LoadReductionResult:
+def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> SimpleNamespace:
     """Remark 2: at alpha = 0.5, going from 1 layer (GC) to 3 layers cuts the load 7x."""
     one, three = float(load_vs_alpha(alpha, 1, n)), float(load_vs_alpha(alpha, 3, n))
-    return LoadReductionResult(alpha, one, three, one / three)
+    loads = dict(alpha=alpha, load_one_layer=one, load_three_layers=three)
+    return SimpleNamespace(**loads, reduction=one / three)
 
 
 def table1(N: int = 156, n: int = 12, L: int = 2, s: int = 3) -> pd.DataFrame:
@@ -304,10 +267,8 @@ def fig2_iteration_times(
     """Fig. 2: average iteration time per scheme on ``tree`` = (n, L, s, d) (the paper's N = 84
     as a (4, 3) tree, alpha = 1/4), with per-iteration costs and CR's speedup beside the paper's.
     """
-    cfg = ClusterConfig(*tree)
-    model = TimingModel() if model is None else model
-    loads = tree_allocation(*tree).load_points
-    res = simulate_iteration_times(cfg, model, n_iterations, rng, cr_loads=loads)
+    cfg, draws, loads = _tree(*tree, n_iterations, rng)
+    res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
     rows = [
         dict(scheme=name, mean_iteration_time=t.mean, std=float(np.std(t.times)))
         | dict(load_points=t.load_points, busiest_node_messages=t.busiest_messages)
@@ -318,28 +279,19 @@ def fig2_iteration_times(
     return pd.DataFrame(rows).set_index("scheme")
 
 
-@dataclass(frozen=True)
-class Fig2SeedsResult:
-    """Fig. 2 over seeds: ``summary`` per scheme, ``per_seed`` tidy."""
-
-    summary: pd.DataFrame
-    per_seed: pd.DataFrame
-
-
 def fig2_measure(seed: int, **setting) -> pd.DataFrame:
     """Fig. 2 on one seed (a measure for :func:`codedlib.replicate.over_seeds`): the rows of
     :func:`fig2_iteration_times` (``setting`` its arguments), ``scheme`` a column."""
     return fig2_iteration_times(**setting, rng=seed).reset_index()
 
 
-def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
-    """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: per-scheme mean
-    iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
-    paired per-seed ratios with its 95 % interval, beside the paper's number."""
+def fig2_summary(frame: pd.DataFrame) -> SimpleNamespace:
+    """Fig. 2 over seeds from ``over_seeds(fig2_measure, seeds, ...)``: ``summary`` per scheme
+    (mean iteration time with its 95 % t-interval and CR's speedup as the geometric mean of the
+    paired per-seed ratios with its 95 % interval, beside the paper's number), ``per_seed``."""
     seeds = list(dict.fromkeys(frame["seed"]))
     per_seed = frame[["seed", "scheme", "mean_iteration_time", "cr_speedup_ours"]]
-    first = frame[frame["seed"] == seeds[0]]
-    summary = first.set_index("scheme").drop(columns=["seed", "std"])
+    summary = frame[frame["seed"] == seeds[0]].set_index("scheme").drop(columns=["seed", "std"])
     times = per_seed.pivot(index="seed", columns="scheme", values="mean_iteration_time")
     cols = ["mean_iteration_time", "time_ci_low", "time_ci_high"]
     cols += ["cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
@@ -352,7 +304,7 @@ def fig2_summary(frame: pd.DataFrame) -> Fig2SeedsResult:
             else (t.iloc[0], np.nan, np.nan, t.iloc[0] / cr.iloc[0], np.nan, np.nan)
         )
     summary["seeds"] = len(seeds)
-    return Fig2SeedsResult(summary=summary, per_seed=per_seed)
+    return SimpleNamespace(summary=summary, per_seed=per_seed)
 
 
 def model_speedup_range(
@@ -380,12 +332,9 @@ def model_speedup_range(
             TimingModel(a=a, mu=a_mu / a, network=Network(lat, bw), straggle_delay=delay, **fixed)
             for bw, lat, a_mu, delay in cells
         ]
-        for (bw, lat, a_mu, delay), model, rar in zip(
-            cells, models, _rar_means(cfg, models, draws)
-        ):
-            res = simulate_iteration_times(
-                cfg, model, draws=draws, cr_loads=loads, schemes=("UMW", "GC", "SGD", "CR")
-            )
+        rars, flat = _rar_means(cfg, models, draws), ("UMW", "GC", "SGD", "CR")
+        for (bw, lat, a_mu, delay), model, rar in zip(cells, models, rars):
+            res = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads, schemes=flat)
             cell = dict(label=label, n=n, L=L, s=s, N=cfg.N, bandwidth=bw, latency=lat)
             cell |= dict(a_mu=a_mu, straggle_delay=delay)
             rows += [
@@ -412,11 +361,7 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def cr_rar_network_table(
-    model: TimingModel | None = None,
-    n_iterations: int = 200,
-    straggle_prob: float = 0.005,
-    straggle_delay: float = 3.0,
-    rng: RngLike = 0,
+    model: TimingModel | None = None, n_iterations: int = 200, rng: RngLike = 0
 ) -> pd.DataFrame:
     """Per paper figure: the constant-free bound on its printed UMW and RAR speedups, and
     where CR and RAR tie on the single-port α–β network (CR Sec. III-C model).
@@ -425,7 +370,7 @@ def cr_rar_network_table(
     and UMW's master then receives at most N messages, while CR's slowest path receives
     L(n − s): UMW/CR − RAR/CR ≤ N/(L(n − s)) (``bound``; ``paper_gap`` is the printed
     UMW − RAR speedups, ``breaks`` when it exceeds the bound). UMW/CR alone has no ceiling
-    (``umw_over_cr_straggling``: ``straggle_prob``, ``straggle_delay`` added). On ``model``'s
+    (``umw_over_cr_straggling``: stragglers q = 0.005, D = 3 s added). On ``model``'s
     network: ``rar_over_cr`` (mean iteration times, same draws), ``break_even_latency`` (the
     per-message latency at which they tie, bandwidth held; NaN when none in [1 µs, 1 s]),
     ``rar_over_cr_float32`` (t_c = 0.05 s read as a float32 model: half the bandwidth for the
@@ -435,7 +380,6 @@ def cr_rar_network_table(
     """
     from scipy.optimize import brentq
 
-    model = TimingModel() if model is None else model
     gen = as_generator(rng)
     rows = []
     for figure in PAPER_SPEEDUPS:
@@ -457,7 +401,7 @@ def cr_rar_network_table(
         half = replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
         f32 = m if figure == "fig13" else half
         t = means(m)
-        stragglers = replace(m, straggle_prob=straggle_prob, straggle_delay=straggle_delay)
+        stragglers = replace(m, straggle_prob=0.005, straggle_delay=3.0)
         strag = means(stragglers, ("UMW", "RAR", "CR"))
         paper, bound, f32_times = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s)), means(f32)
         gap = paper["UMW"] - paper["RAR"]
@@ -622,15 +566,14 @@ def calibrate_straggle_delay(
 
 
 def _problem(task: str, quick: bool, rng):
+    """A task of :data:`FIGURE_SETTINGS`: its problem, data and metric name."""
     from codedlib import problems as pr
 
-    if task in ("logistic", "softmax"):
+    if task != "linear":
         return _digits_problem(task)
-    if task == "linear":
-        d_learn, p_learn = _sizes(quick)["linear_problem"]
-        data = pr.synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
-        return pr.LeastSquares(data.X, data.y), data, "normalized error rate (11)"
-    raise ValueError(f"task must be 'logistic', 'linear' or 'softmax', got task={task!r}")
+    d_learn, p_learn = _sizes(quick)["linear_problem"]
+    data = pr.synthetic_linear_regression(d_learn, p_learn, noise=1.0, rng=rng)
+    return pr.LeastSquares(data.X, data.y), data, "normalized error rate (11)"
 
 
 @functools.lru_cache(maxsize=2)
@@ -744,27 +687,6 @@ def _run_sgd(prob, theta0, unused, c1, c2, n_iter):
     return thetas
 
 
-@dataclass(frozen=True)
-class ConvergenceResult:
-    """Error vs wall-clock for one of Figs. 8-13, tidy; over seeds every frame has a ``seed``
-    column and ``seeds``, ``final`` and ``bands`` are set (:func:`convergence_over_seeds`)."""
-
-    figure: str
-    task: str
-    metric: str
-    config: ClusterConfig
-    curves: pd.DataFrame
-    speedups: pd.DataFrame
-    verification: dict | pd.DataFrame | None
-    sgd_learning_rate: tuple
-    data: str
-    data_shape: tuple
-    n_iterations: int
-    seeds: list | None = None
-    final: pd.DataFrame | None = None
-    bands: pd.DataFrame | None = None
-
-
 def _setup(figure, model, n_iterations, quick, gen) -> dict:
     """One seed's timing, problem, initial point and the rows SGD leaves out (Figs. 8-13)."""
     if figure not in FIGURE_SETTINGS:
@@ -774,9 +696,8 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
         n_iterations = _sizes(quick)["default_conv_iterations"] or iters
     n_iterations = check_int("n_iterations", n_iterations, 1)
     model = figure_model(figure, model)
-    cfg = ClusterConfig(n, L, s, d_timing)
-    loads = tree_allocation(n, L, s, d_timing).load_points
-    timings = simulate_iteration_times(cfg, model, n_iterations, gen, cr_loads=loads)
+    cfg, draws, loads = _tree(n, L, s, d_timing, n_iterations, gen)
+    timings = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
     prob, data, metric_name = _problem(task, quick, gen)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
     # SGD on the first N - S workers of every iteration (same draws as the timing): per
@@ -815,7 +736,7 @@ def convergence(
     rng: RngLike = 0,
     sgd_learning_rate: tuple[float, float] | None = None,
     verify: bool = True,
-) -> ConvergenceResult:
+) -> SimpleNamespace:
     """Error vs wall-clock for one of Figs. 8-13 (see :data:`FIGURE_SETTINGS`).
 
     GD-type schemes (UMW, GC, RAR, CR) recover the exact gradient, so they share iterates and
@@ -840,28 +761,15 @@ def convergence(
         for k, th in (("GD", gd), ("SGD", sgd))
     }
     iteration = np.arange(1, n_iter + 1)
-    curves = pd.concat(
-        [
-            pd.DataFrame(
-                dict(scheme=k, iteration=iteration, time=np.cumsum(run["timings"][k].times))
-            ).assign(error=errors.get(k, errors["GD"]))
-            for k in SCHEMES
-        ],
-        ignore_index=True,
-    )
-    return ConvergenceResult(
-        figure=figure,
-        task=task,
-        metric=run["metric"],
-        config=run["cfg"],
-        curves=curves,
-        speedups=speedups(curves, figure, higher_is_better=(task == "softmax")),
-        verification=_verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None,
-        sgd_learning_rate=(c1, c2),
-        data=data.description,
-        data_shape=(int(prob.n_samples), int(prob.dim)),
-        n_iterations=n_iter,
-    )
+    curve = lambda k: dict(scheme=k, iteration=iteration, time=np.cumsum(run["timings"][k].times))
+    curves = [pd.DataFrame(curve(k) | dict(error=errors.get(k, errors["GD"]))) for k in SCHEMES]
+    curves = pd.concat(curves, ignore_index=True)
+    out = dict(figure=figure, task=task, metric=run["metric"], config=run["cfg"], curves=curves)
+    out |= dict(speedups=speedups(curves, figure, higher_is_better=(task == "softmax")))
+    verification = _verify_coded(prob, run["cfg"], theta0, run["model"], gen) if verify else None
+    out |= dict(verification=verification, sgd_learning_rate=(c1, c2), data=data.description)
+    shape = (int(prob.n_samples), int(prob.dim))
+    return SimpleNamespace(**out, data_shape=shape, n_iterations=n_iter)
 
 
 def coded_gradient_descent(
@@ -933,7 +841,7 @@ def convergence_over_seeds(
     quick: bool = False,
     seeds: int | Iterable[int] = (0, 1),
     sgd_learning_rate: tuple[float, float] | None = None,
-) -> ConvergenceResult:
+) -> SimpleNamespace:
     """:func:`convergence` once per independent seed (fresh delay draws, initial point and,
     for the synthetic task, data set per seed), as tidy tables with a ``seed`` column.
 
@@ -956,7 +864,7 @@ def convergence_over_seeds(
     final = last.rename("final_error").reset_index()
     verification = pd.DataFrame([{"seed": seeds[0], **runs[0].verification}])
     out = dict(seeds=seeds, curves=curves, speedups=speeds, final=final, verification=verification)
-    return replace(runs[0], bands=_convergence_bands(curves), **out)
+    return SimpleNamespace(**vars(runs[0]) | out, bands=_convergence_bands(curves))
 
 
 def _convergence_bands(curves: pd.DataFrame, points: int = 300) -> pd.DataFrame:
@@ -1147,9 +1055,8 @@ def clock_texts(
 def claim_rows(table: ClaimsTable, *items: str) -> pd.DataFrame:
     """The claims rows of these paper items (the closing section shows every row)."""
     frame = table.display_frame()
-    return (
-        frame[frame["item"].isin(items)].drop(columns="uncertainty").set_index(["item", "quantity"])
-    )
+    rows = frame[frame["item"].isin(items)]
+    return rows.drop(columns="uncertainty").set_index(["item", "quantity"])
 
 
 def cyclic_conditioning(cases: Iterable[tuple[int, int]], seed: int) -> pd.DataFrame:
@@ -1164,7 +1071,7 @@ def cyclic_conditioning(cases: Iterable[tuple[int, int]], seed: int) -> pd.DataF
     return pd.DataFrame([row(n, s) for n, s in cases], columns=columns)
 
 
-def example2_messages(ex2: Example2Result) -> pd.DataFrame:
+def example2_messages(ex2: SimpleNamespace) -> pd.DataFrame:
     """Example 2's messages beside what they must equal."""
     values = [np.round(v, 6) for v in ex2.messages.values()]
     return pd.DataFrame({"quantity": list(ex2.messages), "value": values}).set_index("quantity")
@@ -1206,7 +1113,7 @@ def regime_table(model: TimingModel, n_iterations: int, rng: RngLike) -> pd.Data
 
 def convergence_figures(
     model: TimingModel | None, seeds: int | Iterable[int], n_iterations: int | None, quick: bool
-) -> dict[str, ConvergenceResult]:
+) -> dict[str, SimpleNamespace]:
     """:func:`convergence_over_seeds` for every figure; SGD's rate tuned once per task."""
     conv, rates = {}, {}
     setting = dict(model=model, n_iterations=n_iterations, quick=quick, seeds=seeds)
@@ -1216,7 +1123,7 @@ def convergence_figures(
     return conv
 
 
-def stand_in(res: ConvergenceResult) -> str:
+def stand_in(res: SimpleNamespace) -> str:
     """What stands in for the paper's data set in a convergence result."""
     d_, p_ = res.data_shape
     return {
@@ -1293,9 +1200,8 @@ def _speedup(numerator, denominator, fig, scheme, results) -> dict:
         reason = explain(fig, scheme, paper, value, lo, hi, **results)
     if fig == "fig10" and scheme != "SGD":
         reason = f"duplicate of Fig. 2's row (same setting, same delay draws): a check, not counted; {reason}"
-    return dict(
-        numerator=numerator, denominator=denominator, expected="greater", paper=paper
-    ) | dict(verdict=verdict, reason=reason)
+    out = dict(numerator=numerator, denominator=denominator, expected="greater", paper=paper)
+    return out | dict(verdict=verdict, reason=reason)
 
 
 def _as_row(v) -> str:
@@ -1449,7 +1355,7 @@ def _conv_speedup(conv, seeds, CLOCK, *, fig, scheme, **results):
 SPEEDUP_KEYS = [(name, s) for name in FIGURE_SETTINGS for s in ("UMW", "GC", "RAR", "SGD")]
 
 
-def speed_table(f2: Fig2SeedsResult, rows: Sequence[Claim]) -> pd.DataFrame:
+def speed_table(f2: SimpleNamespace, rows: Sequence[Claim]) -> pd.DataFrame:
     """Fig. 2's speedups and the rows of ``CLAIMS["speedups"]`` as one table for the plot."""
     cols = ["cr_speedup_paper", "cr_speedup_ours", "speedup_ci_low", "speedup_ci_high"]
     table = [("fig2", s, *f2.summary.loc[s, cols]) for s in ("UMW", "GC", "RAR")]
@@ -1517,7 +1423,7 @@ def _sgd_final_error(conv, seeds):
     return dict(numerator=fin["SGD"], denominator=fin["CR"], setting=setting)
 
 
-def gradient_complexity(res: ConvergenceResult, seed: int) -> dict:
+def gradient_complexity(res: SimpleNamespace, seed: int) -> dict:
     """Section III-C.2: iterations and gradient computations of CR and SGD to reach the errors
     GD reaches after 10 %, 50 % and 100 % of ``res``'s run (``seed``: the seed whose GD curve
     sets the levels)."""
@@ -1603,6 +1509,10 @@ _t1 = functools.partial(spec, section=SEC_T1)
 _table = functools.partial(spec, "exact", "Table I", section=SEC_T)
 _partly = functools.partial(_table, verdict="partly", setting=_SETTING_T1)
 _t2 = functools.partial(spec, section=SEC_T2)
+_bounds = functools.partial(_t2, "interval", "Theorem 2, eqs. (7)-(8)", unit="s")
+_f2 = functools.partial(
+    spec, "comparison", "Fig. 2", section="Fig. 2: average iteration time (N = 84)"
+)
 _all = functools.partial(spec, section=SEC_ALL)
 _ordered = functools.partial(_all, "qualitative", "Figs. 8–13")
 _TRUE = {"paper": "True"}
@@ -1718,13 +1628,7 @@ CLAIMS = {
         ),
     ],
     "theorem2": [
-        _t2(
-            "interval",
-            "Theorem 2, eqs. (7)-(8)",
-            f"E[T_CR] between the bounds, n = {n_}",
-            functools.partial(_thm2_row, n_=n_),
-            unit="s",
-        )
+        _bounds(f"E[T_CR] between the bounds, n = {n_}", functools.partial(_thm2_row, n_=n_))
         for n_ in (8, 16, 32, 64)
     ]
     + [
@@ -1753,14 +1657,7 @@ CLAIMS = {
         ),
     ],
     "fig2": [
-        spec(
-            "comparison",
-            "Fig. 2",
-            f"CR speedup over {s} (Fig. 2{regime})",
-            functools.partial(measure, scheme=s),
-            section="Fig. 2: average iteration time (N = 84)",
-            **fixed,
-        )
+        _f2(f"CR speedup over {s} (Fig. 2{regime})", functools.partial(measure, scheme=s), **fixed)
         for regime, measure, fixed in (
             ("", _fig2_physical, {"headline": False}),
             (", straggler regime", _fig2_straggler, {"basis": "derived"}),
@@ -1780,12 +1677,11 @@ CLAIMS = {
         for f in ("fig8", "fig10")
     ],
     "speedups": [
-        spec(
+        _all(
             "comparison",
             LABELS[name],
             f"CR speedup to target over {scheme} ({LABELS[name]})",
             functools.partial(_conv_speedup, fig=name, scheme=scheme),
-            section=SEC_ALL,
             # the abstract's "up to 27.2x and 7.0x over GC and RAR" is Fig. 9(a)
             headline=(name == "fig9a" and scheme in ("GC", "RAR")),
             basis="check" if name == "fig10" and scheme != "SGD" else "paper",
@@ -1816,13 +1712,12 @@ CLAIMS = {
         )
     ]
     + [
-        spec(
+        _all(
             "comparison",
             LABELS[name],
             f"SGD/RAR time to target ({LABELS[name]})",
             functools.partial(_sgd_over_rar, fig=name),
             expected="less",
-            section=SEC_ALL,
             basis="derived",
         )
         for name in ("fig8", "fig10")

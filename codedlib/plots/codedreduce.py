@@ -11,22 +11,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.codes.codedreduce import position_of, tree_links
 from codedlib.plots import new_axes, subplots
+from codedlib.schemes.codedreduce import SCHEMES
 from codedlib.theory.codedreduce import n_tree_workers
 
 if TYPE_CHECKING:
+    from types import SimpleNamespace
+
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from codedlib.codes.codedreduce import CodedReduceAllocation
     from codedlib.codes.cyclic import GradientCode
-    from codedlib.experiments.codedreduce import ConvergenceResult, LoadReductionResult
 
 __all__ = [
     "LABELS",
     "SCHEME_COLORS",
-    "display_frame",
     "gc_title",
     "plot_convergence",
     "plot_gc_diagram",
@@ -43,24 +45,17 @@ __all__ = [
     "tree_title",
 ]
 
-SCHEME_COLORS = {
-    "UMW": "#7f7f7f",
-    "GC": "#0173b2",
-    "SGD": "#de8f05",
-    "RAR": "#029e73",
-    "CR": "#d55e00",
-}
+SCHEME_COLORS = dict(zip(SCHEMES, ("#7f7f7f", "#0173b2", "#de8f05", "#029e73", "#d55e00")))
 
-#: Display label of every snake_case column of :mod:`codedlib.experiments.codedreduce`'s frames
-#: (what the figures and the notebook's tables show); the names in ``_PLAIN`` show with spaces.
-_PLAIN = """alpha_exact beta_order ci_low ci_high within_bounds speedup_ci_low speedup_ci_high
-computation_share communication_share straggling_share target_error to_target_ci_low
-to_target_ci_high ratio_ci_low ratio_ci_high final_error"""
+#: Display label of every column the notebook's tables (``rename(columns=LABELS)``) and the
+#: figures show from :mod:`codedlib.experiments.codedreduce`'s frames; ``_PLAIN`` names show
+#: with spaces.
+_PLAIN = """alpha_exact beta_order ci_low ci_high speedup_ci_low speedup_ci_high computation_share
+communication_share straggling_share to_target_ci_low to_target_ci_high ratio_ci_low ratio_ci_high"""
 LABELS = {
     "decoding_row": "decoding row a_f",
     "paper_row": "paper's row of A",
     "max_abs_error": "max |a_f B G - g|",
-    "alpha_power_l": "alpha^L",
     "alpha_paper": "alpha (paper)",
     "beta_paper": "beta (paper)",
     "alpha_approx": "alpha ≈",
@@ -72,7 +67,6 @@ LABELS = {
     "communication_term": "communication term (7)",
     "monte_carlo_rest": "MC - E[T_(n-s)]",
     "mean_iteration_time": "mean iteration time [s]",
-    "std": "std [s]",
     "load_points": "load [points/worker]",
     "busiest_node_messages": "messages at busiest node",
     "busiest_node_gradients": "gradients' worth received at busiest node",
@@ -80,11 +74,7 @@ LABELS = {
     "cr_speedup_paper": "CR speedup (paper)",
     "time_ci_low": "ci low [s]",
     "time_ci_high": "ci high [s]",
-    "cr_speedup": "CR speedup",
     "communication_bound_limit": "communication-bound limit",
-    "time_to_target": "time to target [s]",
-    "cr_time_to_target": "CR time to target [s]",
-    "cr_speedup_to_target_ours": "CR speedup to target (ours)",
     "mean_iteration_time_ratio_ours": "mean-iteration-time ratio (ours)",
     "to_target_ours": "to target (ours)",
     "r_gc": "r_GC",
@@ -100,23 +90,13 @@ def _yerr(mid, low, high) -> np.ndarray:
     return np.vstack([mid - np.asarray(low, dtype=float), np.asarray(high, dtype=float) - mid])
 
 
-def display_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its snake_case columns renamed to their display labels (:data:`LABELS`);
-    columns without a label keep their name. For showing a result table in the notebook.
-    """
-    return df.rename(columns=LABELS)
-
-
 def _tree_positions(n: int, L: int):
     """Hierarchical layout: layer l at y = -l, leaves evenly spaced, parents centred."""
     pos = {}
-    offsets = [sum(n**m for m in range(layer)) for layer in range(L + 2)]
-    for i in range(n**L):
-        pos[offsets[L] + i] = (float(i), -float(L))
-    for layer in range(L - 1, -1, -1):
-        for i in range(n**layer):
-            kids = [offsets[layer + 1] + n * i + j for j in range(n)]
-            pos[offsets[layer] + i] = (float(np.mean([pos[k][0] for k in kids])), -float(layer))
+    for rank in range(n_tree_workers(n, L), -1, -1):  # children before their parent
+        (layer, index), kids = position_of(rank, n), tree_links(n, L, rank)[1]
+        x = float(np.mean([pos[k][0] for k in kids])) if kids else float(index)
+        pos[rank] = (x, -float(layer))
     return pos
 
 
@@ -144,16 +124,13 @@ def plot_tree(
         raise ValueError(f"tree too large to draw: n^L = {n**L} leaves > 400; use a smaller n or L")
     graph = alloc.to_networkx()
     pos = _tree_positions(n, L)
-    if show_data is None:
-        show_data = n**L <= 9
+    show_data = n**L <= 9 if show_data is None else show_data
     labelled = show_data or n**L <= 27
     # every leaf gets room for its label ("2,13") when labels are drawn
     width = max(7.0, min(18.0, 1.6 * n**L if show_data else (0.6 if labelled else 0.35) * n**L))
     fig, ax = new_axes(ax, figsize=(width, 1.6 + 1.5 * L))
     stragglers = set(stragglers)
-    colour = lambda r, layer: (
-        "#d9d9d9" if r in stragglers else "#d55e00" if layer < L else "#0173b2"
-    )
+    colour = lambda r, l: "#d9d9d9" if r in stragglers else "#d55e00" if l < L else "#0173b2"
     colors = ["#404040"] + [colour(r, layer) for r, layer in graph.nodes(data="layer") if r]
     size = 900 if show_data else (330 if labelled else max(60, 3000 // max(n**L, 1)))
     nx.draw_networkx_edges(graph, pos, ax=ax, arrows=False, edge_color="#999999")
@@ -222,10 +199,9 @@ def plot_gc_diagram(
     ax.text(0.5, 0.92, master, fontsize=10, **box("#eeeeee"))
     arrow = {"arrowprops": {"arrowstyle": "->", "color": "#555555"}, "xycoords": "axes fraction"}
     for i in range(n):
-        coefs = [(code.B[i, k], k) for k in code.support(i)]
         terms = [
             f"{'−' if c < 0 else '+'} {'' if np.isclose(abs(c), 1.0) else f'{abs(c):g}·'}g{k + 1}"
-            for c, k in coefs
+            for c, k in ((code.B[i, k], k) for k in code.support(i))
         ]
         text = " ".join(terms).removeprefix("+ ")
         x = (i + 0.5) / n
@@ -261,7 +237,7 @@ def plot_rar_schedule(N: int = 3, ax: Axes | None = None, *, title: str | None =
 def plot_load_curves(
     df: pd.DataFrame,
     ax: Axes | None = None,
-    claim: LoadReductionResult | None = None,
+    claim: SimpleNamespace | None = None,
     *,
     title: str | None = None,
 ) -> Figure:
@@ -270,15 +246,13 @@ def plot_load_curves(
     for L, group in df.groupby("L"):
         label = "L = 1 (GC)" if L == 1 else f"L = {L} (CR)"
         ax.plot(group["alpha"], group["load"], label=label, lw=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("straggler resiliency α = s/n")
+    ax.set(yscale="log", xlabel="straggler resiliency α = s/n")
     ax.set_ylabel("computation load r (fraction of d)")
     if claim is not None:
         a = claim.alpha
         three, text = claim.load_three_layers, f"{claim.reduction:.3g}× at α = {a:g}"
-        ax.annotate(
-            text, xy=(a, three), xytext=(a + 0.05, three / 3), arrowprops={"arrowstyle": "->"}
-        )
+        arrow = {"arrowstyle": "->"}
+        ax.annotate(text, xy=(a, three), xytext=(a + 0.05, three / 3), arrowprops=arrow)
         ax.plot([a, a], [three, claim.load_one_layer], "k:", lw=1)
     ax.legend()
     default = "Theorem 1 / Remark 2: CR load ≈ α^L vs GC load ≈ α (n → ∞)"
@@ -297,9 +271,7 @@ def theorem2_title(df: pd.DataFrame) -> str:
         if ns:
             label = "between (7) and (8)" if where == "inside" else where
             parts.append(f"{label} for n = {', '.join(map(str, ns))}")
-    return (
-        "Theorem 2: Monte Carlo E[T_CR] " + "; ".join(parts) + "\n(bounds without their o(·) terms)"
-    )
+    return f"Theorem 2: Monte Carlo E[T_CR] {'; '.join(parts)}\n(bounds without their o(·) terms)"
 
 
 def plot_theorem2(
@@ -315,8 +287,7 @@ def plot_theorem2(
     yerr = _yerr(mean, df["ci_low"], df["ci_high"])
     ax.errorbar(df["n"], mean, yerr=yerr, fmt="o-", color="k", capsize=3, label=label)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("children per parent n (α, L fixed)")
-    ax.set_ylabel("expected iteration time [s]")
+    ax.set(xlabel="children per parent n (α, L fixed)", ylabel="expected iteration time [s]")
     title = theorem2_title(df) if title is None else title
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     ax.legend(fontsize=8)
@@ -339,8 +310,7 @@ def plot_iteration_times(
     colors = [SCHEME_COLORS.get(n, "C0") for n in names]
     ax.bar(names, vals, color=colors, yerr=yerr, capsize=4, error_kw={"elinewidth": 1.2})
     for i, name in enumerate(names):
-        ours = df.loc[name, "cr_speedup_ours"]
-        paper = df.loc[name, "cr_speedup_paper"]
+        ours, paper = df.loc[name, ["cr_speedup_ours", "cr_speedup_paper"]]
         text = f"{ours:.2f}×"
         if "speedup_ci_low" in df:
             lo, hi = df.loc[name, ["speedup_ci_low", "speedup_ci_high"]]
@@ -356,7 +326,7 @@ def plot_iteration_times(
 
 
 def plot_convergence(
-    result: ConvergenceResult,
+    result: SimpleNamespace,
     ax: Axes | None = None,
     subtitle: str = "",
     *,
@@ -376,15 +346,11 @@ def plot_convergence(
             ax.plot(band["time"], band["median"], label=name, color=colour, lw=1.8)
             ax.fill_between(band["time"], band["low"], band["high"], color=colour, alpha=0.25, lw=0)
     else:
-        for name, group in curves.groupby("scheme", sort=False):
-            ax.plot(
-                group["time"], group["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8
-            )
+        for name, g in curves.groupby("scheme", sort=False):
+            ax.plot(g["time"], g["error"], label=name, color=SCHEME_COLORS.get(name), lw=1.8)
     if result.task != "softmax":  # accuracy on a linear axis
         ax.set_yscale("log")
-    ax.set_xscale("log")
-    ax.set_xlabel("simulated wall-clock time [s]")
-    ax.set_ylabel(result.metric)
+    ax.set(xscale="log", xlabel="simulated wall-clock time [s]", ylabel=result.metric)
     if title is None:
         cfg = result.config
         label = str(result.figure).replace("fig", "Fig. ")
@@ -417,9 +383,8 @@ def plot_time_breakdown(
             text = f"{total * 1e3:.0f} ms\n{100 * share:.0f} % wait"
             ax.text(xi, total, text, ha="center", va="bottom", fontsize=7)
         ax.set_xticks(x, list(df.index))
-        ax.set_ylim(0, 1.25 * float(df["total"].max()))
+        ax.set(ylim=(0, 1.25 * float(df["total"].max())), ylabel="mean iteration time [s]")
         ax.set_title(label, fontsize=9)
-        ax.set_ylabel("mean iteration time [s]")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=3)
     fig.suptitle("Where the iteration time goes" if title is None else title, fontsize=9)
@@ -440,10 +405,8 @@ def plot_regime_map(
     from matplotlib.colors import LogNorm
 
     delays = sorted(df["straggle_delay"].unique())
-    size = (3.4 * len(delays) + 1.2, 3.9)
-    fig, axes = subplots(
-        1, len(delays), figsize=size, squeeze=False, sharey=True, layout="constrained"
-    )
+    grid = dict(squeeze=False, sharey=True, layout="constrained")
+    fig, axes = subplots(1, len(delays), figsize=(3.4 * len(delays) + 1.2, 3.9), **grid)
     values = df["cr_over_rar"].to_numpy(dtype=float)
     span = float(np.max(np.abs(np.log10(values))))
     norm = LogNorm(vmin=10**-span, vmax=10**span)
@@ -459,13 +422,10 @@ def plot_regime_map(
             cs = ax.contour(bw, lat, grid.to_numpy(), levels=[1.0], colors="k", linewidths=1.2)
         ax.clabel(cs, fmt={1.0: "CR = RAR"}, fontsize=7)
         for name, (b, l) in (marks or {}).items():
-            ax.plot(b * 8 / 1e6, l * 1e3, "k*", ms=9)
-            ax.annotate(
-                name, (b * 8 / 1e6, l * 1e3), (4, 4), textcoords="offset points", fontsize=7
-            )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("bandwidth [Mb/s]")
+            xy = (b * 8 / 1e6, l * 1e3)
+            ax.plot(*xy, "k*", ms=9)
+            ax.annotate(name, xy, (4, 4), textcoords="offset points", fontsize=7)
+        ax.set(xscale="log", yscale="log", xlabel="bandwidth [Mb/s]")
         ax.set_title(f"straggler delay D = {delay:g} s", fontsize=9)
     axes[0][0].set_ylabel("per-message latency [ms]")
     cbar = fig.colorbar(mesh, ax=axes[0].tolist(), shrink=0.9, pad=0.01)
@@ -500,10 +460,9 @@ def plot_speedups_vs_paper(
         ax.errorbar(x, ours, yerr, fmt="o", color=SCHEME_COLORS["CR"], capsize=3, label=label)
         ax.plot(x, sub["paper"].to_numpy(dtype=float), "kx", ms=8, mew=2, label="paper")
         ax.axhline(1.0, color="#888888", lw=0.8)
-        ax.set_yscale("log")
+        ax.set(yscale="log", xlabel="paper figure")
         ax.set_xticks(x, [f.replace("fig", "") for f in figures], rotation=60, fontsize=8)
         ax.set_title(f"CR over {scheme}", fontsize=9)
-        ax.set_xlabel("paper figure")
     axes[0].set_ylabel("CR speedup [×]")
     axes[0].legend(fontsize=7, loc="lower left")
     fig.suptitle("CR speedups: paper vs ours" if title is None else title, fontsize=9)

@@ -175,36 +175,32 @@ def _check_draws(draws, n_workers):
     return draws
 
 
-def _ready(cfg: ClusterConfig, model: TimingModel, draws, parts: int = 1):
-    """A flat scheme's load (``parts`` of the N equal data shares) and its workers' ready times."""
+def _star(name: str, cfg: ClusterConfig, model: TimingModel, draws, parts: int, wait: int):
+    """A master-worker scheme: ``parts`` of the N equal data shares per worker, the master
+    receives the first ``wait`` full gradients (SGD: records whose)."""
     load = parts * cfg.d / cfg.N
-    return load, model.compute_times(load, _check_draws(draws, cfg.N))
+    ready = model.compute_times(load, _check_draws(draws, cfg.N))
+    times = single_port_receive(ready, wait, model.message_time())
+    used = None
+    if name == "SGD":
+        used = np.zeros_like(ready, dtype=bool)
+        np.put_along_axis(used, np.argsort(ready, axis=1, kind="stable")[:, :wait], True, axis=1)
+    return SchemeTiming(name, times, load, wait, float(wait), used_workers=used)
 
 
 def umw_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Sec. IV-A's uncoded master-worker: wait for all N workers (loads ``d/N``)."""
-    load, ready = _ready(cfg, model, draws)
-    times = single_port_receive(ready, cfg.N, model.message_time())
-    return SchemeTiming("UMW", times, load, cfg.N, float(cfg.N))
+    return _star("UMW", cfg, model, draws, 1, cfg.N)
 
 
 def gc_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Sec. IV-A's GC (Section II-C) with ``S = alpha N``: load ``(S+1) d / N``, first ``N - S`` messages."""
-    N, S = cfg.N, cfg.S
-    load, ready = _ready(cfg, model, draws, S + 1)
-    times = single_port_receive(ready, N - S, model.message_time())
-    return SchemeTiming("GC", times, load, N - S, float(N - S))
+    return _star("GC", cfg, model, draws, cfg.S + 1, cfg.N - cfg.S)
 
 
 def sgd_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
     """Sec. IV-A's ignore-stragglers SGD: UMW's loads, the first ``N - S`` messages; records who counted."""
-    N, S = cfg.N, cfg.S
-    load, ready = _ready(cfg, model, draws)
-    times = single_port_receive(ready, N - S, model.message_time())
-    order = np.argsort(ready, axis=1, kind="stable")
-    used = np.zeros_like(ready, dtype=bool)
-    np.put_along_axis(used, order[:, : N - S], True, axis=1)
-    return SchemeTiming("SGD", times, load, N - S, float(N - S), used_workers=used)
+    return _star("SGD", cfg, model, draws, 1, cfg.N - cfg.S)
 
 
 def rar_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
@@ -212,8 +208,8 @@ def rar_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> Schem
 
     Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``.
     """
-    N = cfg.N
-    load, ready = _ready(cfg, model, draws)
+    N, load = cfg.N, cfg.d / cfg.N
+    ready = model.compute_times(load, _check_draws(draws, N))
     times = ring_allreduce_finish(ready, model.message_time(1.0 / N))
     return SchemeTiming("RAR", times, load, 2 * (N - 1), 2.0 * (N - 1) / N)
 
@@ -290,9 +286,7 @@ def cr_times(
     """
     n, L, s, N = cfg.n, cfg.L, cfg.s, cfg.N
     draws = _check_draws(draws, N)
-    if loads is None:
-        loads = np.full(N, r_cr(n, s, L) * cfg.d)
-    loads = np.asarray(loads, dtype=float)
+    loads = np.full(N, r_cr(n, s, L) * cfg.d) if loads is None else np.asarray(loads, dtype=float)
     if loads.shape != (N,):
         raise ValueError(f"loads must have shape (N,) = ({N},), got shape {loads.shape}")
     if not np.all(np.isfinite(loads)) or np.any(loads < 0):
@@ -315,8 +309,7 @@ def simulate_iteration_times(
 ) -> dict[str, SchemeTiming]:
     """Sec. IV's schemes on the same delay draws (one row of ``draws`` per iteration)."""
     model = TimingModel() if model is None else model
-    if draws is None:
-        draws = draw_delays(n_iterations, cfg.N, rng)
+    draws = draw_delays(n_iterations, cfg.N, rng) if draws is None else draws
     funcs = {"UMW": umw_times, "GC": gc_times, "SGD": sgd_times, "RAR": rar_times}
     funcs["CR"] = lambda cfg, model, draws: cr_times(cfg, model, draws, loads=cr_loads)
     unknown = [name for name in schemes if name not in funcs]
