@@ -1,53 +1,22 @@
-"""Paper-vs-ours comparisons as data: one row per claim, with its interval and a verdict.
+"""Paper-vs-ours comparisons as data: one :class:`Claim` row per claim, with its interval and
+a verdict.
 
-Every comparison a notebook makes between a paper's number and ours is recorded here as a
-:class:`Claim` row, never only as prose. A notebook builds a :class:`ClaimsTable`, adds rows
-with :meth:`ClaimsTable.exact`, :meth:`ClaimsTable.interval`, :meth:`ClaimsTable.comparison`
-or :meth:`ClaimsTable.qualitative`, writes them to ``<fig_dir>/claims.csv`` and shows them as
-its closing section. ``make figures`` copies the faithful-run rows to ``data/claims/`` and the
-README's "What we reproduce" block is generated from those files (:func:`render_readme_table`).
-
-Each row says what it stands for (:data:`BASES`): ``paper`` (a number or statement printed in
-the paper, its ``item`` the locator), ``derived`` (our derivation from the paper's printed
-numbers) or ``check`` (true by construction, or our own consistency check). Tallies
-(:func:`tally`) count ``paper`` rows by verdict and show the other two apart.
-
-The verdict vocabulary is fixed (:data:`VERDICTS`) and each row is checked against its own
-numbers by :func:`check_claim` (the tests run it on every row a notebook writes):
-
-- ``reproduced``: an exact value equal to the paper's within the row's ``rtol``; a simulated
-  value whose paper counterpart (itself a simulation) lies within the row's stated ``rtol`` of
-  ours; or a comparison whose interval excludes equality in the paper's direction, the paper
-  giving no number;
-- ``reproduced within CI``: the paper's value (or range) lies inside our interval over seeds;
-- ``partly``: part of the claim holds (the row's ``reason`` says which); for a comparison, the
-  direction holds and the paper's number is outside our interval but within 2× in magnitude;
-- ``direction only``: a comparison whose direction holds but whose magnitude is off by more
-  than 2× (:func:`magnitude_factor`);
-- ``inconclusive``: our interval holds both the paper's value and no effect (the row's
-  ``null``: 1 for a comparison);
-- ``not reproduced``: the paper's value is outside our interval, or a comparison that the
-  interval cannot tell apart ("indistinguishable") from no effect, or reverses;
-- ``paper erratum``: the paper's own numbers contradict it (the reason shows how);
-- ``calibrated``: a match forced by a parameter chosen to hit the paper's value;
-- ``not attempted``: the reason says why.
-
-An interval needs at least 2 independent replicas and a level in (0, 1); a NaN or infinite
-number is refused at the row, except one end of a comparison's or interval's ``paper_range``
+A notebook builds a :class:`ClaimsTable`, adds rows (``exact``, ``interval``, ``comparison``,
+``qualitative``; each method says how it picks its verdict), writes ``<fig_dir>/claims.csv``
+and shows them as its closing section; ``make figures`` copies the faithful rows to
+``data/claims/``, from which the README's "What we reproduce" block is generated
+(:func:`render_readme_table`). A row stands for a number or statement the paper prints
+(basis ``paper``, its ``item`` the locator), our ``derived`` one, or our own ``check``
+(:data:`BASES`); tallies count ``paper`` rows by verdict. The verdicts (:data:`VERDICTS`) are
+checked against each row's own numbers by :func:`check_claim`; an interval needs >= 2
+replicas, and no number may be NaN or infinite except one end of a ``paper_range``
 (``(2.5, math.inf)``: the paper's "more than 2.5×").
 
-Example
--------
 >>> claims = ClaimsTable("02-reed-solomon", paper="reed-solomon")
 >>> row = claims.exact("Fig. 3, eq. (22)", "alpha*", paper=0.1477, ours=0.14772, rtol=1e-3,
 ...                    section="5. Fig. 3")
->>> row.verdict
-'reproduced'
->>> check_claim(row)
-[]
-
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
-severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+>>> row.verdict, check_claim(row)
+('reproduced', [])
 """
 
 from __future__ import annotations
@@ -142,20 +111,12 @@ PAPERS = {
 
 @dataclass
 class Claim:
-    """One paper-vs-ours comparison.
-
-    ``paper_value`` / ``paper_low`` / ``paper_high`` hold the paper's number (a point has
-    low = high = value; a range "20–30 %" has value = NaN); ``our_value`` with
-    ``ci_low`` / ``ci_high`` holds ours (equal bounds for an exact value). Text columns carry
-    what a number cannot (a scheme name, a matrix, "faster"). ``outcome`` is set for
-    comparisons: ``greater`` / ``less`` when the interval excludes ``null``, else
-    ``indistinguishable``; ``expected`` is the paper's direction. ``rtol``: the tolerance of an
-    exact value against the paper's, or (interval rows) within which the paper's simulated value
-    may lie of ours for ``reproduced``; ``null``: no effect (1 for a comparison); ``headline``:
-    an abstract or conclusion claim (leads its paper's table and the README); ``basis``: one of
-    :data:`BASES`; ``machine_dependent``: wall-clock or real-process numbers of the machine that
-    ran the notebook (committed files keep the verdict, not the numbers).
-    """
+    """One paper-vs-ours comparison: the paper's point (low = high = value) or range (value
+    NaN), ours with its interval (equal bounds when exact), texts for what a number cannot say.
+    ``outcome`` (comparisons) is ``greater`` / ``less`` when the interval excludes ``null``,
+    else ``indistinguishable``; ``expected`` the paper's direction; ``headline`` an abstract or
+    conclusion claim; ``machine_dependent`` wall-clock or real-process numbers (committed files
+    keep the verdict, not the numbers)."""
 
     notebook: str
     paper: str
@@ -540,15 +501,9 @@ COLOURS = {
 
 
 class ClaimsTable:
-    """The claims one notebook run makes, in the order it makes them.
-
-    ``mode`` is ``"quick"`` or ``"faithful"`` (the notebook's ``quick`` parameter); every row
-    records it. Rows are checked as they are added: an inconsistent verdict raises
-    ``ValueError`` in the notebook, so it can never reach a table; so does a NaN or infinite
-    number, and an interval from fewer than 2 replicas. Every ``add`` method passes the
-    row's other :class:`Claim` fields (``unit``, ``setting``, ``reason``, ``section``,
-    ``headline``, ``basis``, ``machine_dependent``...) as keywords (``**meta``).
-    """
+    """The claims one notebook run makes, in order, each checked as it is added (an
+    inconsistent verdict, a NaN or fewer than 2 replicas raise ``ValueError``). Every add
+    method passes the row's other :class:`Claim` fields as keywords (``**meta``)."""
 
     def __init__(self, notebook: str, *, paper: str, quick: bool = False):
         if paper not in PAPERS:
@@ -801,15 +756,10 @@ SPEC_KINDS = ("exact", "interval", "comparison", "qualitative", "not_attempted")
 
 @dataclass(frozen=True)
 class Spec:
-    """A claim declared beside the experiment that measures it.
-
-    ``fixed`` holds what the paper and we say before any run (``paper``/``paper_range`` with the
-    ``item`` as locator, ``basis``, ``section``, ``setting``, ``reason``, ``rtol``...);
-    ``measured(results)`` turns the experiment's results (keyword arguments of
-    :func:`evaluate`) into the row's measured arguments (``ours``, ``samples``,
-    ``numerator``/``denominator``, and a ``verdict``/``reason`` where the judgement depends on
-    the numbers); it names the results it reads as its parameters. ``about`` overrides the table's paper for this row.
-    """
+    """A claim declared beside the experiment that measures it: ``fixed`` is what is said
+    before any run; ``measured(**results it names)`` gives the measured arguments (``ours``,
+    ``samples``, ``numerator``/``denominator``, a ``verdict``/``reason``); ``about`` overrides
+    the table's paper for this row."""
 
     kind: str
     item: str
