@@ -1,7 +1,6 @@
-"""Widget for the "Run it for real" section of every paper notebook: *Run on MPI* starts the
-processes, runs the scheme, stops them and shows real vs injected delays, measured vs predicted
-iteration times and per-worker latency. Bad input is shown as the message, never raised.
-"""
+"""Widget for the "Run it for real" section of every paper notebook: *Run on MPI* runs the
+scheme on real processes and shows real vs injected delays, measured vs predicted iteration
+times and per-worker latency. Bad input is shown as the message, never raised."""
 
 from __future__ import annotations
 
@@ -20,11 +19,8 @@ __all__ = ["APPLIES", "CONTROLS", "config_from_controls", "explore_run_for_real"
 
 
 def config_from_controls(values: dict, quick: bool = True) -> RunConfig:
-    """Build the run config from the widget values.
-
-    ``values``: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
-    ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations.
-    """
+    """The run config of the widget values (scheme, N, S, n, L, s, w, delay in command-line
+    form, t_c_ms, iterations)."""
     from codedlib._validation import check_real
     from codedlib.runtime.notebook import scheme_config
 
@@ -36,8 +32,7 @@ def config_from_controls(values: dict, quick: bool = True) -> RunConfig:
     return scheme_config(scheme, quick=quick, **over)
 
 
-def _sized(spec) -> list:
-    """The fields of the scheme's record that a size control sets."""
+def _sized(spec) -> list:  # the fields of the scheme's record a size control sets
     return [p for p in spec.params if p in CONTROLS and p not in spec.derived]
 
 
@@ -48,7 +43,6 @@ APPLIES = {name: tuple(CONTROLS[p] for p in _sized(spec)) for name, spec in SCHE
 
 
 def _controls(w, schemes, first, quick, delay):
-    """The widget's inputs, keyed as :func:`config_from_controls` reads them."""
     from codedlib.runtime.notebook import scheme_config
 
     defaults = scheme_config("gc", quick)
@@ -56,9 +50,8 @@ def _controls(w, schemes, first, quick, delay):
     style = {"description_width": "initial"}
 
     def box(value, low, high, description):
-        return w.BoundedIntText(
-            value=value, min=low, max=high, description=description, style=style
-        )
+        kw = dict(description=description, style=style)
+        return w.BoundedIntText(value=value, min=low, max=high, **kw)
 
     return {
         "scheme": w.Dropdown(options=list(schemes), value=first, description="scheme"),
@@ -115,13 +108,9 @@ def explore_run_for_real(
     scheme: str | None = None,
     delay: str | None = None,
 ) -> ipywidgets.VBox:
-    """ipywidgets UI that runs one of ``schemes`` on real MPI processes on demand.
-
-    ``backend``: "ipyparallel" or "mpiexec"; ``delay``: the initial injected model in
-    command-line form (default ``shiftexp:shift=0.05,rate=20``). Only the controls that apply
-    to the chosen scheme are shown. The box has ``.run_button``, ``.messages`` (HTML),
-    ``.image``, ``.status``, ``.progress`` and ``.controls``.
-    """
+    """A UI that runs one of ``schemes`` on real MPI processes on demand (only the controls
+    that apply to it shown); the box has ``.run_button``, ``.messages``, ``.image``,
+    ``.status``, ``.progress`` and ``.controls``."""
     import ipywidgets as w
 
     from codedlib.widgets._common import error_html, progress_bar, text_html
