@@ -4,16 +4,11 @@
     mpiexec -n 13 python -m mpi4py -m codedlib.runtime.checks --frozen
     mpiexec -n 13 python -m mpi4py -m codedlib.runtime.checks --sigstop --record checks.jsonl
 
-Runs, one after the other in the same MPI job (process start-up is the slow part on an
-oversubscribed laptop), the schemes that fit the world size K = N + 1 with injected
-shifted-exponential stragglers and ``check=True``, and prints one JSON line per run:
-the largest relative difference between the aggregated gradient and the serial
-``problem.partial_gradient(theta)`` over all iterations, the mean iteration time, and the
-straggler patterns seen (which workers' results the root used, per iteration). Exact schemes (UMW, GC, RS-GC, CR, RAR)
-must match to ~1e-12. ``--frozen`` adds runs with frozen workers within the tolerated count
-(infinite injected delay). ``--sigstop`` runs, on its own, CodedReduce with a worker really
-frozen by ``SIGSTOP`` (the root resumes it at the end, so the job still exits 0); ``--record
-FILE`` also appends every JSON line to FILE (written by rank 0).
+Runs the schemes that fit the world (in one job) with injected stragglers and ``check=True``
+and prints one JSON line per run: the largest relative gradient error against the serial one
+(~1e-12 for exact schemes), the mean iteration time and the survivors the root used.
+``--frozen`` adds runs with tolerated frozen workers, ``--sigstop`` (alone) CodedReduce with a
+worker frozen by ``SIGSTOP``; ``--record FILE`` appends the lines to FILE.
 """
 
 from __future__ import annotations
@@ -97,13 +92,8 @@ def _check_tree_reduce(comm: MPI.Comm) -> None:
     errors["ring"] = float(np.abs(ring_allreduce(comm, vec) - exact).max())
     worst = comm.allreduce(max(errors.values()), op=MPI.MAX)
     if comm.Get_rank() == 0:
-        print(
-            "CHECK "
-            + json.dumps(
-                {"name": "allreduce-kernels", "kernels": sorted(errors), "max_abs_error": worst}
-            ),
-            flush=True,
-        )
+        line = {"name": "allreduce-kernels", "kernels": sorted(errors), "max_abs_error": worst}
+        print("CHECK " + json.dumps(line), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,8 @@
 """The MPI driver: every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`.
 
 Rank 0 is the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the
-seed; the root hands out the injected delays, then the scheme's nodes
-(:mod:`codedlib.runtime.nodes`, put together in :mod:`codedlib.runtime.registry`) iterate.
-Only the root enforces ``timeout``; a process ignoring STOP is ended by ``MPI_Abort``.
+seed; the root hands out the injected delays, then the scheme's nodes iterate. Only the root
+enforces ``timeout``; a process ignoring STOP is ended by ``MPI_Abort``.
 """
 
 from __future__ import annotations
@@ -51,9 +50,8 @@ def worker_loads(config: RunConfig, n_samples: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- driver
 def _distribute_delays(comm, config, problem, rank):
-    """Root sends each worker its delay column ``[stop_at, start_wall, delay_0, ...]``
-    (``stop_at >= 0``: SIGSTOP from then on); workers answer READY, so no timeout includes
-    start-up."""
+    """The root sends each worker ``[stop_at (>= 0: SIGSTOP then), start_wall, delays...]``;
+    workers answer READY (with their pid), so no timeout includes start-up."""
     from mpi4py import MPI
 
     T, N = config.iterations, config.n_workers
@@ -101,7 +99,7 @@ def _distribute_delays(comm, config, problem, rank):
 
 
 def startup_seconds(config: RunConfig) -> float:
-    """How long start-up (data, plans, the delay hand-out) may take before a rank gives up."""
+    """How long start-up may take before a rank gives up."""
     return max(60.0, 4 * config.timeout)
 
 
@@ -126,9 +124,8 @@ def _meta(config, comm, command=None):
             "(single-port model, CodedReduce Sec. III-C)"
         )
     if config.freeze:
-        how = (
-            "infinite injected delay" if config.freeze_mode == "sleep" else "SIGSTOP (real freeze)"
-        )
+        how = {"sleep": "infinite injected delay", "stop": "SIGSTOP (real freeze)"}
+        how = how[config.freeze_mode]
         frozen = ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
         injected.append(f"frozen workers {frozen} by {how}")
     return {
@@ -164,10 +161,9 @@ def run(
 ) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
-    The result on rank 0, None elsewhere; workers in ``meta["unresponsive"]`` ignored STOP
-    (the caller must ``comm.Abort``). ``progress_dir``: each iteration goes to
-    ``iterations.csv`` as it ends. Raises ``WorldSizeError``, :class:`StragglerTimeout`,
-    :class:`Diverged`, :class:`ParentSilent`.
+    The result on rank 0, None elsewhere (workers in ``meta["unresponsive"]`` ignored STOP: the
+    caller must abort them); ``progress_dir`` gets each iteration as it ends. Raises
+    ``WorldSizeError``, :class:`StragglerTimeout`, :class:`Diverged`, :class:`ParentSilent`.
     """
     from mpi4py import MPI
 
@@ -236,8 +232,8 @@ _RUN_COMMS: list = []
 
 
 def run_communicator(comm: MPI.Comm) -> MPI.Comm:
-    """A never-freed duplicate of ``comm`` for one run: late unreceived results on a built-in
-    communicator make MPICH's ``MPI_Finalize`` fail and Hydra SIGKILL the job."""
+    """A never-freed duplicate of ``comm`` for one run (late unreceived results on a built-in
+    communicator make MPICH's ``MPI_Finalize`` fail and Hydra SIGKILL the job)."""
     dup = comm.Dup()
     _RUN_COMMS.append(dup)
     return dup
@@ -252,8 +248,7 @@ def abort_job(comm: MPI.Comm, code: int) -> None:
 
 
 def abort_if_needed(comm: MPI.Comm, result: RunResult, code: int = 0) -> None:
-    """End processes that ignored STOP (SIGSTOPped workers) with ``MPI_Abort``; a no-op
-    otherwise. Flushes stdout/stderr first."""
+    """``MPI_Abort`` the job if processes ignored STOP (SIGSTOPped workers)."""
     if result.meta.get("unresponsive"):
         sys.stderr.write(
             f"codedlib.runtime: workers {result.meta['unresponsive']} ignored STOP "

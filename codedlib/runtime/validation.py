@@ -1,10 +1,7 @@
-"""Measured MPI iteration times against the simulator's prediction for the injected model.
-
-Per run: ``predicted`` (expected time under the injected model alone: order statistics where a
-closed form exists, else Monte Carlo of :func:`replay_iteration_times`), ``replayed`` (the same
-model on the very delays injected, no sampling noise) and ``measured``. ``measured / replayed
-- 1`` is the machine's real cost. On the 2-core laptop (13 processes, 59 iterations) measured
-was +2 % to +8 % over the expectation and +2 % to +7 % over the replay.
+"""Measured MPI iteration times against the simulator's prediction for the injected model:
+``predicted`` (the model's expectation: order statistics or Monte Carlo), ``replayed`` (on the
+very delays injected) and ``measured``; ``measured / replayed - 1`` is the machine's real cost
+(+2 % to +7 % on a 2-core laptop, 13 processes).
 """
 
 from __future__ import annotations
@@ -36,15 +33,13 @@ __all__ = [
 
 
 def replay_iteration_times(config: RunConfig, delays: ArrayLike) -> np.ndarray:
-    """Iteration times ``(..., iterations)`` if only the injected ``delays`` ``(...,
-    iterations, N)`` cost time: the simulator's own :meth:`Scheme.iteration_times`."""
+    """Iteration times if only the injected ``delays`` ``(..., iterations, N)`` cost time."""
     return config.spec.iteration_times(config, delays)
 
 
 def recorded_dsag_run(path: str | os.PathLike) -> dict:
-    """A recorded DSAG run (for :func:`codedlib.experiments.dsag.trace_dsag_predictions`):
-    ``config`` from the trace's ``# command:`` header, the ``trace``, the ``injected`` delays
-    redrawn from the configuration and ``replay``, the total replayed on them."""
+    """A recorded DSAG trace's ``config`` (from its ``# command:`` header), ``trace``, the
+    ``injected`` delays redrawn and their total ``replay``."""
     import shlex
     from pathlib import Path
 
@@ -97,11 +92,9 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike
             mean = order_stats.expected_order_statistic_numeric(model.cluster(N, loads), k)
         method = f"order_stats.expected_order_statistic_{how}(k={k}, n={N})"
         return {"mean": mean + extra, "stderr": 0.0, "method": method}
+    draw = lambda: model.sample(config.iterations, N, rng=rng, loads=loads)
     draws = np.stack(
-        [
-            apply_freeze(model.sample(config.iterations, N, rng=rng, loads=loads), config.freeze)
-            for _ in range(max(2, replicas // config.iterations))
-        ]
+        [apply_freeze(draw(), config.freeze) for _ in range(max(2, replicas // config.iterations))]
     )
     times = replay_iteration_times(config, draws).mean(axis=-1)
     what = spec.replay_method(config)
@@ -120,9 +113,8 @@ def _explicit(config: RunConfig, times: np.ndarray) -> dict:
 def compare_with_simulator(
     results: dict[str, RunResult], replicas: int = 2000, rng: RngLike = 0
 ) -> pd.DataFrame:
-    """Table ``name, scheme, N, processes, iterations, measured, measured_sem, replayed,
-    predicted, predicted_stderr, gap_replayed, gap_predicted, method`` for each run of ``results``
-    (``gap = measured / x - 1``). Iteration 0 (process warm-up) is dropped from both sides."""
+    """One row per run of ``results``: measured, replayed and predicted mean iteration times
+    and the gaps ``measured / x - 1`` (iteration 0, the warm-up, dropped)."""
     import pandas as pd
 
     rows = []
