@@ -196,17 +196,6 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
-def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
-    """``(low, high)`` finite; with ``one_sided``, ``(low, inf)`` or ``(-inf, high)`` too
-    (the paper's "more than 2.5×")."""
-    lo, hi = pair
-    if one_sided and lo == -math.inf and hi != math.inf:
-        return -math.inf, _number(hi, f"{name}[1]")
-    if one_sided and hi == math.inf and lo != -math.inf:
-        return _number(lo, f"{name}[0]"), math.inf
-    return _number(lo, f"{name}[0]"), _number(hi, f"{name}[1]")
-
-
 def _check_level(level) -> float:
     return check_real("level", level, 0, 1, low_open=True, high_open=True)
 
@@ -261,7 +250,7 @@ def ratio_interval(
     numerator: ArrayLike, denominator: ArrayLike, level: float = 0.95
 ) -> tuple[float, float, float]:
     """``(ratio, low, high)`` of two paired positive arms over >= 2 seeds: geometric mean and
-    t-interval on the log scale (seed i of both arms shares its random draws).
+    t-interval on the log scale.
 
     >>> round(ratio_interval([2.0, 2.2, 1.8], [1.0, 1.1, 0.9])[0], 6)
     2.0
@@ -283,8 +272,7 @@ def ratio_interval(
 def proportion_interval(
     successes: int, trials: int, level: float = 0.95
 ) -> tuple[float, float, float]:
-    """``(proportion, low, high)``: binomial proportion with its Wilson score interval (e.g. a
-    test error on n images)."""
+    """``(proportion, low, high)``: binomial proportion with its Wilson score interval."""
     from scipy import stats
 
     level = _check_level(level)
@@ -299,12 +287,9 @@ def proportion_interval(
 
 
 def magnitude_factor(ours: float, paper_low: float, paper_high: float, null: float = 1.0) -> float:
-    """How many times our effect is off from the paper's (1 when it lies in the paper's range).
-
-    The effect of a ratio ``r`` is ``|log(r / null)|``, so a 6 % gain against the paper's
-    30 % (0.94 vs 0.70) is off by log(0.70)/log(0.94) ≈ 5.8, and a 2× speed-up against 4× by
-    2 (either side of the null alike). Ours is compared with the nearest effect of the paper's
-    range; an effect of zero against a non-zero one is infinitely off.
+    """How many times our effect ``|log(ours / null)|`` is off from the nearest of the paper's
+    range (1 inside it; zero against non-zero is infinitely off): 0.94 against 0.70 is off by
+    log(0.70)/log(0.94) ≈ 5.8.
 
     >>> round(magnitude_factor(0.94, 0.6, 0.7), 2)
     5.76
@@ -480,10 +465,14 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
 
 
 def _paper_fields(paper, paper_range, one_sided: bool = True) -> dict:
-    """The paper's value and range as Claim fields (a point when only ``paper`` is given)."""
+    """The paper's value and range as Claim fields (a point when only ``paper`` is given); with
+    ``one_sided``, one end of the range may be infinite (the paper's "more than 2.5×")."""
     lo = hi = value = math.nan if paper is None else _number(paper, "paper")
     if paper_range is not None:
-        lo, hi = _pair(paper_range, "paper_range", one_sided)
+        lo, hi = paper_range
+        open_end = one_sided and (lo == -math.inf) != (hi == math.inf)
+        lo = lo if open_end and lo == -math.inf else _number(lo, "paper_range[0]")
+        hi = hi if open_end and hi == math.inf else _number(hi, "paper_range[1]")
     return {"paper_value": value, "paper_low": lo, "paper_high": hi}
 
 
@@ -515,8 +504,7 @@ class ClaimsTable:
 
     @contextlib.contextmanager
     def about(self, paper: str) -> Iterator[ClaimsTable]:
-        """Rows added inside the block are about ``paper`` (a notebook that tests several
-        papers' claims, e.g. the shoot-out replaying each paper's headline on one cluster)."""
+        """Rows added inside the block are about ``paper`` (the shoot-out's)."""
         if paper not in PAPERS:
             raise ValueError(f"paper must be one of {sorted(PAPERS)}, got paper={paper!r}")
         before, self.paper = self.paper, paper
@@ -724,12 +712,11 @@ class ClaimsTable:
         return write_text_atomic(out / "claims.csv", text)
 
     def display_frame(self) -> pd.DataFrame:
-        """The table a reader sees (see :func:`claims_frame`)."""
+        """:func:`claims_frame` of the rows."""
         return claims_frame(self.rows)
 
     def show(self) -> Styler:
-        """The closing table of a notebook (headline rows first, then paper, derived and check
-        rows), verdicts coloured, the tally (:meth:`summary`) as its caption."""
+        """The closing table of a notebook, verdicts coloured, :meth:`summary` as caption."""
         return (
             self.display_frame()
             .style.hide(axis="index")
@@ -799,8 +786,6 @@ def _wanted(fn: Callable, results: dict) -> dict:
 
 
 def _expand(entries: Iterable, results: dict) -> list[Spec]:
-    """Specs as declared; a callable entry (a row whose kind follows the numbers) is called
-    with the results it names and gives a Spec or a list of them."""
     out = []
     for entry in entries:
         chosen = entry if isinstance(entry, Spec) else entry(**_wanted(entry, results))
@@ -809,9 +794,8 @@ def _expand(entries: Iterable, results: dict) -> list[Spec]:
 
 
 def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim]:
-    """Add one row per spec to ``table``, its measured part read from ``results`` (an entry may
-    also be a function of the results returning the spec(s), when a row's kind follows the
-    numbers); returns the rows added (each checked by :func:`check_claim` as it is added)."""
+    """Add one row per spec (or per spec a callable entry returns from the results it names)
+    to ``table``, its measured part read from ``results``; returns the rows added."""
     rows = []
     for s in _expand(specs, results):
         kw = dict(s.fixed)
@@ -833,11 +817,7 @@ def _apart(rows: Sequence[Claim]) -> str:
 
 def tally(rows: Sequence[Claim]) -> dict:
     """The verdict counts of the ``paper`` rows (``"paper rows"`` and one key per verdict), and
-    the ``derived`` and ``check`` rows apart ("12, all pass" or "12: 10 reproduced, 2 partly").
-
-    The README's per-paper table, the book's and each notebook's :meth:`ClaimsTable.summary`
-    all come from here.
-    """
+    the ``derived`` and ``check`` rows apart ("12, all pass" or "12: 10 reproduced, 2 partly")."""
     paper = [r for r in rows if r.basis == "paper"]
     out = {"paper rows": len(paper), **{v: sum(r.verdict == v for r in paper) for v in VERDICTS}}
     return out | {b: _apart([r for r in rows if r.basis == b]) for b in ("derived", "check")}
@@ -946,8 +926,7 @@ def _md(text: str) -> str:
 
 
 def render_readme_table(claims: Sequence[Claim]) -> str:
-    """The README's "What we reproduce" block: each paper's headline rows, then the tally of
-    :func:`tally` per paper (paper rows by verdict, derived rows and internal checks apart)."""
+    """The README's "What we reproduce" block: the headline rows, then :func:`tally` per paper."""
     unknown = sorted({c.paper for c in claims} - set(PAPERS))
     if unknown:
         raise ValueError(
@@ -984,8 +963,8 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
 
 
 def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
-    """Rewrite the generated block of ``readme`` from ``claims_dir`` (atomically); True when it
-    changed. An empty or missing source raises ``ValueError`` and leaves the README as it is."""
+    """Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed
+    (``ValueError``, the README left as it is, for an empty or missing source)."""
     readme, source = Path(readme), Path(claims_dir)
     if not source.exists():
         raise ValueError(f"claims_dir={str(source)!r} does not exist")

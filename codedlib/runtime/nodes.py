@@ -108,10 +108,12 @@ class NodePlan:
 
 
 def sum_combine(positions: list[int], vectors: list[np.ndarray]) -> np.ndarray:
+    """The sum of the received vectors."""
     return np.sum(vectors, axis=0)
 
 
 def scaled_sum(scale: float) -> Combine:
+    """A combine: ``scale`` times the sum of the received vectors."""
     return lambda positions, vectors: scale * np.sum(vectors, axis=0)
 
 
