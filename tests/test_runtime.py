@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codedlib.runtime.config import RunConfig, WorldSizeError, tree_size
+from codedlib.latency.traces import TRACE_COLUMNS, read_trace
+from codedlib.runtime.config import RunConfig, WorldSizeError
 from codedlib.runtime.dsag import dsag_terms
 from codedlib.runtime.injection import DelayModel, apply_freeze, parse_freeze
 from codedlib.runtime.notebook import (
@@ -30,8 +31,7 @@ from codedlib.runtime.notebook import (
     mpiexec_command,
     mpiexec_env,
 )
-from codedlib.runtime.registry import SCHEMES
-from codedlib.runtime.traces import TRACE_COLUMNS, read_trace
+from codedlib.runtime.registry import SCHEMES, tree_size
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

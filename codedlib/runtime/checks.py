@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.runtime.config import RunConfig, tree_size
+from codedlib.runtime.config import RunConfig
+from codedlib.runtime.registry import tree_size
 
 if TYPE_CHECKING:
     from mpi4py import MPI

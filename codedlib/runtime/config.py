@@ -16,23 +16,14 @@ import numpy as np
 from codedlib._validation import InputTypeError, check_int, check_real
 from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear_regression
 from codedlib.runtime.injection import DelayModel, load_delays, parse_freeze
-from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
+from codedlib.runtime.registry import SCHEMES, get_scheme
 
 if TYPE_CHECKING:
     from codedlib.problems import Problem
     from codedlib.runtime.registry import Scheme
 
-__all__ = [
-    "SCHEMES",
-    "RunConfig",
-    "SCHEME_FIELDS",
-    "WorldSizeError",
-    "add_arguments",
-    "build_problem",
-    "cli_fields",
-    "option",
-    "tree_size",
-]
+__all__ = ["RunConfig", "SCHEME_FIELDS", "WorldSizeError", "add_arguments", "build_problem"]
+__all__ += ["cli_fields", "option"]
 
 PROBLEMS = ("linreg", "logreg")
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.latency.traces import ITERATION_COLUMNS, TRACE_COLUMNS
 from codedlib.runtime.comm import Poller, now
 from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.injection import apply_freeze
@@ -27,7 +28,7 @@ from codedlib.runtime.nodes import (
     StragglerTimeout,
     inject_root_failure,
 )
-from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWriter, RunResult
+from codedlib.runtime.traces import ProgressWriter, RunResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable

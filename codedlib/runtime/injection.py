@@ -31,14 +31,7 @@ if TYPE_CHECKING:
 
     from codedlib.latency.models import HeterogeneousCluster
 
-__all__ = [
-    "DEFAULT_PARAMS",
-    "DELAY_KINDS",
-    "DelayModel",
-    "apply_freeze",
-    "load_delays",
-    "parse_freeze",
-]
+__all__ = ["DelayModel", "apply_freeze", "load_delays", "parse_freeze"]
 
 DELAY_KINDS = {
     "none": (),

@@ -1,5 +1,5 @@
 """What a run of :mod:`codedlib.runtime` writes: the trace (schema and readers in
-:mod:`codedlib.latency.traces`, re-exported here), the per-iteration table and ``run.json``.
+:mod:`codedlib.latency.traces`), the per-iteration table and ``run.json``.
 """
 
 from __future__ import annotations
@@ -11,33 +11,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.latency.traces import (
-    ITERATION_COLUMNS,
-    ROUND_COLUMNS,
-    TRACE_COLUMNS,
-    list_traces,
-    read_trace,
-    trace_path,
-    write_csv,
-)
+from codedlib.latency.traces import ITERATION_COLUMNS, ROUND_COLUMNS, read_trace, write_csv  # noqa: F401
 
 if TYPE_CHECKING:
     import os
 
     import pandas as pd
 
-__all__ = [
-    "ITERATION_COLUMNS",
-    "ROUND_COLUMNS",
-    "RUN_FILES",
-    "ProgressWriter",
-    "TRACE_COLUMNS",
-    "RunResult",
-    "list_traces",
-    "read_trace",
-    "trace_path",
-    "write_csv",
-]
+__all__ = ["RUN_FILES", "ProgressWriter", "RunResult"]
 
 #: The files a run writes into its ``--out`` directory (and the only ones it ever removes).
 RUN_FILES = ("trace.csv", "iterations.csv", "rounds.csv", "run.json")

@@ -17,17 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-__all__ = [
-    "DRAW_LOCK",
-    "Explorer",
-    "Report",
-    "error_html",
-    "float_slider",
-    "log_slider",
-    "render_png",
-    "text_html",
-]
-
 from codedlib.plots import DRAW_LOCK
 
 if TYPE_CHECKING:
@@ -35,6 +24,9 @@ if TYPE_CHECKING:
 
     import ipywidgets as W
     from matplotlib.figure import Figure
+
+__all__ = ["Explorer", "Report", "error_html", "float_slider", "log_slider", "render_png"]
+__all__ += ["text_html"]
 
 _STYLE = {"description_width": "initial"}
 

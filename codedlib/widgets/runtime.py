@@ -48,10 +48,10 @@ def _controls(w, schemes, first, quick, delay):
     defaults = scheme_config("gc", quick)
     cr_defaults = scheme_config("cr", quick)
     style = {"description_width": "initial"}
+    wide = dict(style=style, layout=w.Layout(width="420px"))
 
-    def box(value, low, high, description):
-        kw = dict(description=description, style=style)
-        return w.BoundedIntText(value=value, min=low, max=high, **kw)
+    def box(value, low, high, description, kind=w.BoundedIntText):
+        return kind(value=value, min=low, max=high, description=description, style=style)
 
     return {
         "scheme": w.Dropdown(options=list(schemes), value=first, description="scheme"),
@@ -62,14 +62,9 @@ def _controls(w, schemes, first, quick, delay):
         "s": box(cr_defaults.s, 0, 11, "s per parent"),
         "w": box(2, 1, 64, "DSAG w"),
         "delay": w.Text(
-            value=delay or defaults.delay.to_text(),
-            description="injected delay (s)",
-            style=style,
-            layout=w.Layout(width="420px"),
+            value=delay or defaults.delay.to_text(), description="injected delay (s)", **wide
         ),
-        "t_c_ms": w.BoundedFloatText(
-            value=0.0, min=-1.0, max=1e4, description="t_c per message (ms)", style=style
-        ),
+        "t_c_ms": box(0.0, -1.0, 1e4, "t_c per message (ms)", w.BoundedFloatText),
         "iterations": box(defaults.iterations, 1, 500, "iterations"),
     }
 
@@ -176,24 +171,12 @@ def explore_run_for_real(
     button.on_click(on_run)
     show_size()
     c = controls
-    box = w.VBox(
-        [
-            w.HBox([c["scheme"], c["iterations"], button, progress]),
-            w.HBox(
-                [c[k] for k in ("N", "S", "w", "n", "L", "s")],
-                layout=w.Layout(flex_flow="row wrap"),
-            ),
-            w.HBox([c["delay"], c["t_c_ms"]]),
-            status,
-            log,
-            image,
-        ]
+    sizes = w.HBox(
+        [c[k] for k in ("N", "S", "w", "n", "L", "s")], layout=w.Layout(flex_flow="row wrap")
     )
+    top = w.HBox([c["scheme"], c["iterations"], button, progress])
+    box = w.VBox([top, sizes, w.HBox([c["delay"], c["t_c_ms"]]), status, log, image])
     box.add_class("codedlib-run-for-real")
-    box.run_button = button
-    box.messages = log
-    box.image = image
-    box.status = status
-    box.progress = progress
-    box.controls = controls
+    box.run_button, box.messages, box.image = button, log, image
+    box.status, box.progress, box.controls = status, progress, controls
     return box
