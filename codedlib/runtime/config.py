@@ -74,9 +74,7 @@ class RunConfig:
     groups: int | None = option(
         None, "--G", "--groups", kind=int, help="LAGC: groups G | N (G-LAG: N/r)"
     )
-    xi: float = option(
-        0.0, "--xi", help="LAGC: laziness xi of rule (17); 0: every group, every time"
-    )
+    xi: float = option(0.0, "--xi", help="LAGC: laziness xi of rule (17); 0: all groups every time")
     history: int = option(10, "--history", help="LAGC: past steps D of rule (17) (D xi < 1)")
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
@@ -125,16 +123,12 @@ class RunConfig:
         choices=("abandon", "finish"),
         help="a busy worker given a newer iterate abandons or finishes its task",
     )
-    allreduce: str = option(
-        "mpi", "--allreduce", choices=("mpi", "ring"), help="RAR implementation"
-    )
+    allreduce: str = option("mpi", "--allreduce", choices=("mpi", "ring"), help="RAR's all-reduce")
     margin: float = option(0.02, "--margin", help="DSAG extra wait fraction (2 %%)")
     lb_interval: float = option(
         0.5, "--lb-interval", help="DSAG-LB: seconds between runs of the load balancer"
     )
-    lb_window: float = option(
-        2.0, "--lb-window", help="DSAG-LB: seconds of latency history profiled"
-    )
+    lb_window: float = option(2.0, "--lb-window", help="DSAG-LB: seconds of latency profiled")
     lb_threshold: float = option(
         0.1, "--lb-threshold", help="DSAG-LB: least relative improvement before p changes"
     )
@@ -163,12 +157,11 @@ class RunConfig:
         check(check_int, "subpartitions", low=1)
         check(check_int, "iterations", low=1)
         if self.iterations * N > MAX_DELAY_CELLS:  # the root draws every injected delay up front
+            gib = lambda cells: f"{cells * 8 / 2**30:.3g} GiB"
             raise ValueError(
-                f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected "
-                f"delays are drawn up front: {MAX_DELAY_CELLS * 8 / 2**30:g} GiB), got "
-                f"iterations={self.iterations:,} with N={N} "
-                f"({self.iterations * N * 8 / 2**30:.3g} GiB): at most "
-                f"{MAX_DELAY_CELLS // N:,} iterations"
+                f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected delays "
+                f"are drawn up front: {gib(MAX_DELAY_CELLS)}), got iterations={self.iterations:,} with "
+                f"N={N} ({gib(self.iterations * N)}): at most {MAX_DELAY_CELLS // N:,} iterations"
             )
         if self.on_new_iterate is None:
             set_("on_new_iterate", spec.on_new_iterate)

@@ -42,11 +42,9 @@ TAG_DELAYS, TAG_READY = 111, 112
 
 def worker_loads(config: RunConfig, n_samples: int) -> np.ndarray:
     """Samples each worker processes per task (drives the ``cr6`` delay model, CR eq. 6)."""
-    loads = []
-    for rank in range(1, config.n_workers + 1):
-        sizes = [stop - start for start, stop, _ in config.spec.plan(config, n_samples, rank).terms]
-        loads.append(sizes[0] if config.spec.one_term_per_task else sum(sizes))
-    return np.array(loads)
+    plans = (config.spec.plan(config, n_samples, rank) for rank in range(1, config.n_workers + 1))
+    sizes = [[stop - start for start, stop, _ in plan.terms] for plan in plans]
+    return np.array([s[0] if config.spec.one_term_per_task else sum(s) for s in sizes])
 
 
 # ---------------------------------------------------------------------------- driver
@@ -108,6 +106,7 @@ def _meta(config, comm, command=None):
     from mpi4py import MPI
 
     lib = MPI.Get_library_version().strip().splitlines()[0][:80]
+    launch = ["python", "-m", "codedlib.runtime", *config.cli_args()]
     injected = []
     if config.delays_file is not None:
         injected.append(
@@ -137,11 +136,7 @@ def _meta(config, comm, command=None):
         "host": platform.node(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
-        "command": command
-        or " ".join(
-            ["mpiexec", "-n", str(comm.Get_size()), "python", "-m", "codedlib.runtime"]
-            + config.cli_args()
-        ),
+        "command": command or " ".join(["mpiexec", "-n", str(comm.Get_size()), *launch]),
         "real": (
             f"gradient computation (numpy, {config.samples} x {config.dim} {config.problem} data), "
             f"MPI message transfer ({lib.split(',')[0]}), process scheduling "
@@ -182,9 +177,9 @@ def run(
         on_start()  # every worker has its data, plan and delays: the run starts now
     t0 = now()
     if rank != 0:
-        spec.worker(
-            comm, config, plan, problem, t0, column[2:], int(column[0]), start_wall=float(column[1])
-        ).run()
+        stop_at, start_wall = int(column[0]), float(column[1])
+        worker = spec.worker(comm, config, plan, problem, t0, column[2:], stop_at, start_wall)
+        worker.run()
         return None
     root = spec.root(comm, config, plan, problem, t0, theta_star)
     meta = _meta(config, comm, command)
@@ -201,11 +196,8 @@ def run(
     rows, rounds = root.collect()
     import pandas as pd  # the root's only, at the end: every rank starts faster without it
 
-    trace = (
-        pd.DataFrame(rows, columns=TRACE_COLUMNS)
-        .sort_values(list(root.trace_order), kind="stable")
-        .reset_index(drop=True)
-    )
+    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
+    trace = trace.sort_values(list(root.trace_order), kind="stable").reset_index(drop=True)
     iterations = pd.DataFrame(root.iteration_rows, columns=ITERATION_COLUMNS)
     meta["unresponsive"] = unresponsive
     meta["withheld_tasks"] = {str(c - 1): k for c, k in root.skipped.items() if k}

@@ -164,25 +164,15 @@ class Node:
     ) -> None:
         from mpi4py import MPI
 
-        self.MPI = MPI
-        self.comm = comm
-        self.config = config
-        self.plan = plan
-        self.problem = problem
-        self.dim = problem.dim
-        self.t0 = t0
-        self.poller = Poller(config.poll)
-        self.sends = SendQueue()
-        self.status = MPI.Status()
+        self.MPI, self.comm, self.config, self.plan, self.problem = MPI, comm, config, plan, problem
+        self.dim, self.t0 = problem.dim, t0
+        self.poller, self.sends, self.status = Poller(config.poll), SendQueue(), MPI.Status()
         self.child_pos = {c: k for k, c in enumerate(plan.children)}
         self.current = -1  # iteration being worked on
         self.sent_at = {}  # iteration -> time the iterate went to the children
         self.fresh = []  # (position, vector) for the current iteration, in arrival order
-        self.rows = []
-        self.pending_task = None
-        self.stop = False
-        self.done_children = set()
-        self.traces = {}
+        self.rows, self.traces, self.done_children = [], {}, set()
+        self.pending_task, self.stop = None, False
         self.abandon = config.on_new_iterate == "abandon"
         self.last_heard = now()  # last message from the parent (idle nodes watch it)
         self.unanswered = {c: [] for c in plan.children}  # iterations sent, not yet answered
@@ -257,9 +247,7 @@ class Node:
 
     def send_task(self, iteration: int, theta: np.ndarray, to: Iterable[int] | None = None) -> None:
         """Send the iterate to the children (``to``: only those, e.g. LAGC's selected groups)."""
-        task = np.empty(self.dim + 1)
-        task[0] = iteration
-        task[1:] = theta
+        task = np.concatenate(([float(iteration)], theta))
         self.sent_at[iteration] = now()
         for child in self.plan.children if to is None else to:
             if child - 1 in DEAD_WORKERS:
@@ -299,9 +287,7 @@ class WorkerNode(Node):
         start_wall: float = 0.0,
     ) -> None:
         super().__init__(comm, config, plan, problem, t0)
-        self.delays = delays
-        self.stop_at = stop_at
-        self.tasks_done = 0
+        self.delays, self.stop_at, self.tasks_done = delays, stop_at, 0
         self.setup()
 
     def choose_terms(self) -> list[Term]:
@@ -396,10 +382,8 @@ class RootNode(Node):
         theta_star: np.ndarray | None = None,
     ) -> None:
         super().__init__(comm, config, plan, problem, t0)
-        self.theta_star = theta_star
-        self.notes = []  # the run's meta["notes"]
-        self.extra = {}  # more entries of the run's meta
-        self.iteration_rows = []
+        self.theta_star, self.iteration_rows = theta_star, []
+        self.notes, self.extra = [], {}  # the run's meta["notes"] and more entries of its meta
         self.step = config.step_scale / problem.smoothness()
         self.theta = problem.initial_point()
         self.progress = None  # a ProgressWriter: completed iterations on disk as they finish

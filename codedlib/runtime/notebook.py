@@ -258,11 +258,7 @@ def _job_error(proc: subprocess.CompletedProcess) -> RuntimeError:
 
 
 def run_for_real(
-    scheme: str,
-    quick: bool = True,
-    backend: str = "ipyparallel",
-    seed: int = 0,
-    **overrides: Any,
+    scheme: str, quick: bool = True, backend: str = "ipyparallel", seed: int = 0, **overrides: Any
 ) -> RunResult:
     """Run ``scheme`` on real MPI processes (:func:`scheme_config`'s config, or ``config=``);
     ``RuntimeError`` with the engine's message when more workers fail than tolerated."""

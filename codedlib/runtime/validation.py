@@ -69,16 +69,14 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike
     spec = config.spec
     N = config.n_workers
     if config.delays_file is not None:  # no model to draw afresh from: the explicit delays
-        return _explicit(
-            config,
-            replay_iteration_times(config, apply_freeze(config.injected_delays(), config.freeze)),
-        )
+        delays = apply_freeze(config.injected_delays(), config.freeze)
+        return _explicit(config, replay_iteration_times(config, delays))
     model = config.delay
+    if model.kind == "none":
+        return {"mean": spec.extra_time(config), "stderr": 0.0, "method": "no injected delay"}
     loads = (
         worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
     )
-    if model.kind == "none":
-        return {"mean": spec.extra_time(config), "stderr": 0.0, "method": "no injected delay"}
     k = spec.closed_form_k(config)
     if k is not None:
         extra = spec.extra_time(config)
@@ -97,12 +95,9 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike
         [apply_freeze(draw(), config.freeze) for _ in range(max(2, replicas // config.iterations))]
     )
     times = replay_iteration_times(config, draws).mean(axis=-1)
-    what = spec.replay_method(config)
-    return {
-        "mean": float(times.mean()),
-        "stderr": float(times.std(ddof=1) / np.sqrt(times.size)),
-        "method": f"{what} ({times.size} runs of {config.iterations} iterations)",
-    }
+    stderr = float(times.std(ddof=1) / np.sqrt(times.size))
+    method = f"{spec.replay_method(config)} ({times.size} runs of {config.iterations} iterations)"
+    return {"mean": float(times.mean()), "stderr": stderr, "method": method}
 
 
 def _explicit(config: RunConfig, times: np.ndarray) -> dict:
@@ -127,21 +122,10 @@ def compare_with_simulator(
             pred = _explicit(config, replayed)
         else:
             pred = predict_iteration_time(config, replicas=replicas, rng=rng)
-        rows.append(
-            {
-                "name": name,
-                "scheme": config.scheme,
-                "N": config.n_workers,
-                "processes": config.world_size,
-                "iterations": it.size,
-                "measured": it.mean(),
-                "measured_sem": it.std(ddof=1) / np.sqrt(it.size),
-                "replayed": replayed.mean(),
-                "predicted": pred["mean"],
-                "predicted_stderr": pred["stderr"],
-                "gap_replayed": it.mean() / replayed.mean() - 1,
-                "gap_predicted": it.mean() / pred["mean"] - 1,
-                "method": pred["method"],
-            }
-        )
+        m, r = it.mean(), replayed.mean()
+        row = dict(name=name, scheme=config.scheme, N=config.n_workers, processes=config.world_size)
+        row.update(iterations=it.size, measured=m, measured_sem=it.std(ddof=1) / np.sqrt(it.size))
+        row.update(replayed=r, predicted=pred["mean"], predicted_stderr=pred["stderr"])
+        row.update(gap_replayed=m / r - 1, gap_predicted=m / pred["mean"] - 1)
+        rows.append(row | {"method": pred["method"]})
     return pd.DataFrame(rows)
