@@ -87,12 +87,8 @@ def _anchor_figures(nb) -> list[str]:
             name = output.get("metadata", {}).get("codedlib_figure")
             if name and "image/png" in output.get("data", {}):
                 names.append(name)
-                outputs.append(
-                    nbformat.v4.new_output(
-                        "display_data",
-                        data={"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'},
-                    )
-                )
+                anchor = {"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'}
+                outputs.append(nbformat.v4.new_output("display_data", data=anchor))
             outputs.append(output)
         if cell["cell_type"] == "code":
             cell["outputs"] = outputs

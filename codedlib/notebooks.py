@@ -168,12 +168,6 @@ def _durations(durations_file: Path) -> dict:
         return {}
 
 
-def _record_durations(durations_file: Path, seconds: dict) -> None:
-    known = _durations(durations_file)
-    durations_file.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(durations_file, json.dumps({**known, **seconds}, indent=1, sort_keys=True))
-
-
 def inline_figures(executed: str | Path) -> list[str]:
     """The names ``save_figure`` tagged the figures an executed notebook shows with (or "")."""
     return [
@@ -300,7 +294,9 @@ def main(argv: list[str] | None = None) -> int:
             with ThreadPoolExecutor(args.jobs) as pool:
                 outcomes = list(pool.map(one, paths))
     failures = [nb for nb, seconds in outcomes if seconds is None]
-    _record_durations(durations_file, {Path(nb).stem: s for nb, s in outcomes if s is not None})
+    seconds = _durations(durations_file) | {nb.stem: s for nb, s in outcomes if s is not None}
+    durations_file.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(durations_file, json.dumps(seconds, indent=1, sort_keys=True))
     if not args.quick and args.publish and not failures:
         from codedlib.claims import update_readme
 

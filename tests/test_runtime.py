@@ -319,7 +319,7 @@ def test_read_trace_parses_header_and_booleans(tmp_path):
 
 def test_recorded_traces_are_readable_and_fit_the_dsag_model():
     from codedlib.latency.gamma_model import fit_gamma_model
-    from codedlib.runtime.traces import list_traces, trace_path
+    from codedlib.latency.traces import list_traces, trace_path
 
     names = list_traces()
     assert {"umw-N12-real", "umw-N12-gamma-hetero", "cr-n3-L2-s1-shiftexp"} <= set(names)
