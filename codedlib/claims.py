@@ -962,15 +962,18 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
     return "\n".join(lines)
 
 
+def _source_claims(source: str | Path) -> list[Claim]:
+    if not Path(source).exists():
+        raise ValueError(f"{source}: no such file or folder")
+    if not (claims := read_claims(source)):
+        raise ValueError(f"{source}: no claims rows (expected <notebook>.csv files)")
+    return claims
+
+
 def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
     """Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed
     (``ValueError``, the README left as it is, for an empty or missing source)."""
-    readme, source = Path(readme), Path(claims_dir)
-    if not source.exists():
-        raise ValueError(f"claims_dir={str(source)!r} does not exist")
-    claims = read_claims(source)
-    if not claims:
-        raise ValueError(f"claims_dir={str(source)!r} holds no claims rows")
+    readme, claims = Path(readme), _source_claims(claims_dir)
     text = readme.read_text(encoding="utf-8")
     if README_BEGIN not in text or README_END not in text:
         raise ValueError(
@@ -998,16 +1001,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", default=str(repo_root / "data" / "claims"))
     parser.add_argument("--readme", default=str(repo_root / "README.md"))
     args = parser.parse_args(argv)
-    source = Path(args.claims)
     try:
-        if not source.exists():
-            raise ValueError("no such file or folder")
-        claims = read_claims(source)
-        if not claims:
-            raise ValueError("no claims rows (expected <notebook>.csv files)")
+        claims = _source_claims(args.claims)
         render_readme_table(claims)
     except ValueError as err:
-        parser.error(f"--claims {args.claims}: {err}; the README is left as it is")
+        parser.error(f"--claims {err}; the README is left as it is")
     bad = [(c.key, p) for c in claims for p in check_claim(c)]
     for key, problem in bad:
         print(f"{key}: {problem}")
@@ -1016,7 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.readme).is_file():
         parser.error(f"--readme {args.readme}: no such file")
     try:
-        changed = update_readme(args.readme, source)
+        changed = update_readme(args.readme, args.claims)
     except ValueError as err:
         parser.error(f"--readme {args.readme}: {err}")
     print(f"{args.readme}: {'updated' if changed else 'up to date'} ({len(claims)} claims)")
