@@ -84,9 +84,7 @@ def default_workers() -> int:
 def set_default_executor(executor: Executor) -> None:
     """The executor ``over_seeds`` uses when given none (``None`` restores the default)."""
     global _default
-    if executor is not None:
-        _check_executor(executor)
-    _default = executor
+    _default = _check_executor(executor)
 
 
 def _check_executor(executor: Executor) -> Executor:

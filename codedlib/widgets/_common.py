@@ -141,9 +141,7 @@ class Explorer:
     ):
         import ipywidgets as W
 
-        self.compute = compute
-        self.controls = controls
-        self.fixed = dict(fixed or {})
+        self.compute, self.controls, self.fixed = compute, controls, dict(fixed or {})
         self.status = W.HTML().add_class("codedlib-status")
         layout = {"display": "none", "max_width": "100%"}
         self.images = [
@@ -152,15 +150,10 @@ class Explorer:
         ]
         self.progress = progress_bar()
         self.button = W.Button(description=button, button_style="primary") if button else None
-        self.calls = 0
+        self.calls, self._held, self._pending = 0, 0, False
         self.last_values: dict | None = None
-        self._held = 0
-        self._pending = False
-        rows = rows or [list(controls)]
-        children = [
-            W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
-            for row in rows
-        ]
+        hbox = lambda row: W.HBox([controls[n] for n in row], layout=W.Layout(flex_flow="row wrap"))
+        children = [hbox(row) for row in rows or [list(controls)]]
         if self.button is not None:
             children.append(W.HBox([self.button, self.progress]))
             self.button.on_click(lambda _: self.refresh())
