@@ -191,11 +191,8 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
     DEAD_WORKERS.update(dead)
     if (dead and not fresh) or (not dead and ENDED_WORKERS):  # the others ending after the run
         return
-    who = (
-        ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
-        if fresh
-        else "a process of the job (not one of this host's workers)"
-    )
+    who = ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
+    who = who or "a process of the job (not one of this host's workers)"
     from codedlib.runtime.rank import ENV
 
     if os.environ.get(ENV):  # launched through codedlib.runtime.rank: the launcher lets us go on

@@ -38,15 +38,8 @@ def suite(
     """The named configs of the self-check for a world of ``world`` processes; with
     ``sigstop`` only the SIGSTOP run."""
     N = world - 1
-    common = {
-        "iterations": iterations,
-        "check": True,
-        "timeout": 20.0,
-        "samples": max(240, 20 * N),
-        "dim": 16,
-        "delay": "shiftexp:shift=0.005,rate=200",
-        "seed": 1,
-    }
+    common = dict(iterations=iterations, check=True, timeout=20.0, samples=max(240, 20 * N), dim=16)
+    common.update(delay="shiftexp:shift=0.005,rate=200", seed=1)
     S = max(1, N // 4)
     runs = [(s, RunConfig(s, n_workers=N, stragglers=S, **common)) for s in ("gc", "rs")]
     runs += [(f"cr(n={n},L={L})", RunConfig("cr", n=n, L=L, s=1, **common)) for n, L in _trees(N)]
@@ -121,20 +114,12 @@ def main(argv: list[str] | None = None) -> int:
             used = tr[tr["used"] & (tr["parent"] == 0)]  # RAR's rows have parent -1: none
             survivors = [sorted(g["worker"].tolist()) for _, g in used.groupby("iteration")]
             patterns = sorted({tuple(p) for p in survivors})
-            line = {
-                "name": name,
-                "scheme": cfg.scheme,
-                "world": comm.Get_size(),
-                "iterations": len(it),
-                "max_grad_rel_error": float(np.nanmax(it["grad_rel_error"])),
-                "mean_iteration_time": float(it["iteration_time"].mean()),
-                "exact": cfg.spec.exact,
-                "frozen": [list(f) for f in cfg.freeze],
-                "root_patterns": [list(pat) for pat in patterns],
-                "root_survivors": survivors,
-                "unresponsive": result.meta["unresponsive"],
-                "notes": result.meta["notes"],
-            }
+            line = dict(name=name, scheme=cfg.scheme, world=comm.Get_size(), iterations=len(it))
+            line.update(max_grad_rel_error=float(np.nanmax(it["grad_rel_error"])))
+            line.update(mean_iteration_time=float(it["iteration_time"].mean()))
+            line.update(exact=cfg.spec.exact, frozen=[list(f) for f in cfg.freeze])
+            line.update(root_patterns=[list(p) for p in patterns], root_survivors=survivors)
+            line.update(unresponsive=result.meta["unresponsive"], notes=result.meta["notes"])
             print("CHECK " + json.dumps(line), flush=True)
             if args.record:
                 with open(args.record, "a", encoding="utf-8") as fh:

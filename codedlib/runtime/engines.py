@@ -107,17 +107,12 @@ def _meta(config, comm, command=None):
 
     lib = MPI.Get_library_version().strip().splitlines()[0][:80]
     launch = ["python", "-m", "codedlib.runtime", *config.cli_args()]
-    injected = []
+    injected, slept = [], "computation delay per (iteration, worker) slept before sending, "
     if config.delays_file is not None:
-        injected.append(
-            "computation delay per (iteration, worker) slept before sending, read from the "
-            f"explicit ({config.iterations}, {config.n_workers}) array {config.delays_file}"
-        )
+        shape = f"({config.iterations}, {config.n_workers})"
+        injected.append(slept + f"read from the explicit {shape} array {config.delays_file}")
     elif config.delay.kind != "none":
-        injected.append(
-            f"computation delay per (iteration, worker) slept before sending, "
-            f"drawn with seed {config.seed} from {config.delay.describe()}"
-        )
+        injected.append(slept + f"drawn with seed {config.seed} from {config.delay.describe()}")
     if config.t_c > 0:
         injected.append(
             f"per-message delay t_c={config.t_c:g} s at each receiving node "
