@@ -124,19 +124,12 @@ def run_notebook(
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     output_path = out / path.name
+    # the kernel's working directory too, whatever another thread does to the process's (--jobs)
+    where = dict(cwd=str(path.parent), resources={"metadata": {"path": str(path.parent)}})
+    kw = dict(kernel_name="python3", language="python", progress_bar=False, **where)
+    kw.update(parameters=params, execution_timeout=timeout, request_save_on_cell_execute=False)
     with _kernel_environment():
-        pm.execute_notebook(
-            str(path),
-            str(output_path),
-            parameters=params,
-            kernel_name="python3",
-            language="python",
-            cwd=str(path.parent),  # and the kernel's own, whatever another thread does (--jobs)
-            resources={"metadata": {"path": str(path.parent)}},
-            execution_timeout=timeout,
-            progress_bar=False,
-            request_save_on_cell_execute=False,
-        )
+        pm.execute_notebook(str(path), str(output_path), **kw)
     return output_path
 
 

@@ -117,13 +117,11 @@ def explore_run_for_real(
     controls = _controls(w, schemes, scheme or schemes[0], quick, delay)
     button = w.Button(description="Run on MPI", button_style="primary", icon="play")
     progress = progress_bar()
-    status = w.HTML()
-    log = w.HTML()
+    status, log = w.HTML(), w.HTML()
     image = w.Image(format="png", layout=w.Layout(display="none", max_width="100%"))
     sized = {name: controls[name] for name in ("N", "S", "n", "L", "s", "w")}
 
-    def values():
-        return {name: control.value for name, control in controls.items()}
+    values = lambda: {name: control.value for name, control in controls.items()}
 
     def show_size(*_):
         applies = APPLIES.get(controls["scheme"].value, ("N",))
@@ -170,10 +168,8 @@ def explore_run_for_real(
         control.observe(show_size, names="value")
     button.on_click(on_run)
     show_size()
-    c = controls
-    sizes = w.HBox(
-        [c[k] for k in ("N", "S", "w", "n", "L", "s")], layout=w.Layout(flex_flow="row wrap")
-    )
+    c, wrap = controls, w.Layout(flex_flow="row wrap")
+    sizes = w.HBox([c[k] for k in ("N", "S", "w", "n", "L", "s")], layout=wrap)
     top = w.HBox([c["scheme"], c["iterations"], button, progress])
     box = w.VBox([top, sizes, w.HBox([c["delay"], c["t_c_ms"]]), status, log, image])
     box.add_class("codedlib-run-for-real")
