@@ -22,8 +22,15 @@ if TYPE_CHECKING:
     from codedlib.problems import Problem
     from codedlib.runtime.registry import Scheme
 
-__all__ = ["RunConfig", "SCHEME_FIELDS", "WorldSizeError", "add_arguments", "build_problem"]
-__all__ += ["cli_fields", "option"]
+__all__ = [
+    "RunConfig",
+    "SCHEME_FIELDS",
+    "WorldSizeError",
+    "add_arguments",
+    "build_problem",
+    "cli_fields",
+    "option",
+]
 
 PROBLEMS = ("linreg", "logreg")
 

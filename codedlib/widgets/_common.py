@@ -25,8 +25,15 @@ if TYPE_CHECKING:
     import ipywidgets as W
     from matplotlib.figure import Figure
 
-__all__ = ["Explorer", "Report", "error_html", "float_slider", "log_slider", "render_png"]
-__all__ += ["text_html"]
+__all__ = [
+    "Explorer",
+    "Report",
+    "error_html",
+    "float_slider",
+    "log_slider",
+    "render_png",
+    "text_html",
+]
 
 _STYLE = {"description_width": "initial"}
 
