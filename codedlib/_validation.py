@@ -1,8 +1,5 @@
-"""Input validation and randomness helpers shared by every layer.
-
-Errors name the parameter, its value and the allowed range, e.g.
-``ValueError("s must satisfy 0 <= s < 3, got s=5")``.
-"""
+"""Input validation and randomness helpers shared by every layer: errors name the parameter,
+its value and the allowed range (``ValueError("s must satisfy 0 <= s < 3, got s=5")``)."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ RngLike = np.random.Generator | int | None
 
 
 class InputTypeError(TypeError, ValueError):
-    """An argument of the wrong type: a ``TypeError`` (the Python convention) that callers
-    catching the library's ``ValueError`` (the widgets do) still catch."""
+    """An argument of the wrong type: a ``TypeError`` that ``except ValueError`` catches too."""
 
 
 def as_generator(rng: RngLike) -> np.random.Generator:
@@ -46,13 +42,8 @@ def as_generator(rng: RngLike) -> np.random.Generator:
 
 
 def _range_text(name, low, high, low_open=False, high_open=False):
-    parts = []
-    if low is not None:
-        parts.append(f"{low} {'<' if low_open else '<='} ")
-    parts.append(name)
-    if high is not None:
-        parts.append(f" {'<' if high_open else '<='} {high}")
-    return "".join(parts)
+    left = "" if low is None else f"{low} {'<' if low_open else '<='} "
+    return left + name + ("" if high is None else f" {'<' if high_open else '<='} {high}")
 
 
 def check_int(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
@@ -76,11 +67,8 @@ def check_real(
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
-    """Return ``value`` as float if it is a finite real number inside the given range.
-
-    ``low_open`` / ``high_open`` make a bound strict; ``high=np.inf`` with ``high_open=False``
-    admits infinity.
-    """
+    """Return ``value`` as float if it is a finite real number inside the given range
+    (``high=np.inf`` with ``high_open=False`` admits infinity)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputTypeError(f"{name} must be a real number, got {name}={value!r}")
     value = float(value)
@@ -104,11 +92,9 @@ def check_array(
     finite: bool = True,
     dtype: DTypeLike = float,
 ) -> np.ndarray:
-    """Return ``value`` as an array, checking type, dimension, shape and finiteness.
-
-    ``shape`` entries that are None are free. Complex values (for a real ``dtype``) and
-    non-numeric values raise :class:`InputTypeError`; nothing is truncated silently.
-    """
+    """Return ``value`` as an array, checking type, dimension, shape (None entries free) and
+    finiteness; complex (for a real ``dtype``) or non-numeric values raise
+    :class:`InputTypeError`."""
     if type(value) is np.ndarray and value.dtype == dtype:  # the common case: nothing to convert
         arr = value
     else:

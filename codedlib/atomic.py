@@ -55,8 +55,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
 
 
 def _exchange(a: Path, b: Path) -> bool:
-    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False when the
-    system cannot (then the caller falls back to two renames)."""
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False if impossible."""
     import ctypes
 
     try:
@@ -70,11 +69,8 @@ def _exchange(a: Path, b: Path) -> bool:
 
 @contextlib.contextmanager
 def replace_directory(path: str | Path) -> Iterator[Path]:
-    """Write a directory's new contents into a fresh sibling directory, then swap it with
-    ``path`` in one step: a reader (or a writer killed midway) sees the old complete set of
-    files or the new one, never a mix. Everything the old ``path`` held is removed, so the
-    caller uses it only for a directory that holds nothing but its own files. Yields the
-    staging directory."""
+    """Yield a fresh sibling directory for ``path``'s new contents, then swap it in in one step
+    (a reader sees the old complete set or the new one; the old ``path`` is removed whole)."""
     import shutil
 
     target = Path(path)

@@ -1,17 +1,10 @@
 """A static HTML book of the executed notebooks, for readers who will not run anything.
 
-``make book`` (``python -m codedlib.book``) renders every executed notebook of
-``build/notebooks/`` (the faithful ``make figures`` run; notebooks missing there are executed
-first) into ``build/book/``: one page per notebook with every figure embedded in the page
-(``data:`` URIs), and an ``index.html`` with the five papers, the claims table generated from
-the run's ``claims.csv`` files, and a figure map linking each figure to its place in its page.
-The pages open from disk, without a server or a network: the equations are typeset by MathJax 2
-copied into ``build/book/mathjax/`` from the ``jupyter-server-mathjax`` package (PyPI, installed
-by ``make setup``), and no page loads a script or stylesheet from elsewhere (no require.js, no
-widget manager, no Mermaid).
-
-Tool: nbconvert's HTML exporter (``lab`` template), installed with JupyterLab: the executed
-notebooks as they are, outputs inline, no Node.js toolchain (Jupyter Book 2 would need mystmd).
+``make book`` (``python -m codedlib.book``) renders the executed notebooks of
+``build/notebooks/`` (missing ones are run first) into ``build/book/`` with nbconvert's ``lab``
+template: one page per notebook, figures embedded, and an ``index.html`` with the papers, the
+claims table of the run and a figure map. The pages open from disk without a network (MathJax
+2 copied from the ``jupyter-server-mathjax`` package; no script or stylesheet from elsewhere).
 """
 
 from __future__ import annotations
@@ -22,14 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
-from codedlib.claims import (
-    COLOURS,
-    PAPERS,
-    VERDICTS,
-    claims_frame,
-    read_claims,
-    tally,
-)
+from codedlib.claims import COLOURS, PAPERS, VERDICTS, claims_frame, read_claims, tally
 from codedlib.notebooks import REPO_ROOT, discover_notebooks, run_notebook
 
 __all__ = ["build_book", "bibliography", "main", "mathjax_source"]
@@ -52,8 +38,7 @@ MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], preferredFont: null, webFon
 
 
 def mathjax_source() -> Path:
-    """The MathJax 2 files of the ``jupyter-server-mathjax`` package (``MathJax.js`` and its
-    ``config/``, ``jax/``, ``extensions/``, ``fonts/``); ``RuntimeError`` when not installed."""
+    """The MathJax 2 files of the ``jupyter-server-mathjax`` package (``RuntimeError`` if absent)."""
     try:
         import jupyter_server_mathjax
     except ImportError:
@@ -65,9 +50,7 @@ def mathjax_source() -> Path:
 
 
 def bibliography(path: str | Path = REPO_ROOT / "references.bib") -> dict[str, dict[str, str]]:
-    """Entries of a BibTeX file as ``{key: {field: value}}`` (braces stripped; enough for the
-    plain fields of ``references.bib``).
-    """
+    """Entries of a plain BibTeX file as ``{key: {field: value}}`` (braces stripped)."""
     text = Path(path).read_text(encoding="utf-8")
     entries = {}
     for match in re.finditer(r"@\w+\{([^,]+),(.*?)\n\}", text, flags=re.S):
@@ -104,12 +87,8 @@ def _anchor_figures(nb) -> list[str]:
             name = output.get("metadata", {}).get("codedlib_figure")
             if name and "image/png" in output.get("data", {}):
                 names.append(name)
-                outputs.append(
-                    nbformat.v4.new_output(
-                        "display_data",
-                        data={"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'},
-                    )
-                )
+                anchor = {"text/html": f'<a id="{_FIG_ANCHOR.format(name)}"></a>'}
+                outputs.append(nbformat.v4.new_output("display_data", data=anchor))
             outputs.append(output)
         if cell["cell_type"] == "code":
             cell["outputs"] = outputs
@@ -126,13 +105,8 @@ def _export_page(executed: Path, out: Path) -> tuple[str, list[str]]:
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     heading = re.search(r"^# (.*)$", markdown, flags=re.M)
     title = heading.group(1).strip() if heading else executed.stem
-    nb.cells.insert(
-        0,
-        nbformat.v4.new_markdown_cell(
-            "[← back to the index](index.html) · executed notebook "
-            f"`{executed.name}` of the codedlib companion"
-        ),
-    )
+    back = f"[← back to the index](index.html) · executed notebook `{executed.name}`"
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(back + " of the codedlib companion"))
     exporter = HTMLExporter(
         template_name="lab",
         template_file="book.html.j2",
@@ -189,12 +163,8 @@ def build_book(
     *,
     fig_root: str | Path | None = "figures",
 ) -> Path:
-    """Render the executed notebooks of ``executed_dir`` and an index into ``out_dir``.
-
-    Claims come from ``<fig_root>/<stem>/claims.csv`` (the same run as the executed
-    notebooks). Returns the path of ``index.html``. Raises ``ValueError`` when an executed
-    notebook is missing.
-    """
+    """Render the executed notebooks (``ValueError`` if one is missing) and an index with the
+    claims of ``<fig_root>/<stem>/claims.csv`` into ``out_dir``; returns ``index.html``."""
     executed_dir, out = Path(executed_dir), Path(out_dir)
     sources = discover_notebooks()
     missing = [p.name for p in sources if not (executed_dir / p.name).exists()]
@@ -250,9 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--executed", default="build/notebooks", help="the make figures run's notebooks"
-    )
+    parser.add_argument("--executed", default="build/notebooks", help="the run's notebooks")
     parser.add_argument("--fig-root", default="figures", help="claims.csv files of that run")
     parser.add_argument("--out", default="build/book")
     parser.add_argument("--timeout", type=float, default=3600)

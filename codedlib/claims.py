@@ -1,53 +1,22 @@
-"""Paper-vs-ours comparisons as data: one row per claim, with its interval and a verdict.
+"""Paper-vs-ours comparisons as data: one :class:`Claim` row per claim, with its interval and
+a verdict.
 
-Every comparison a notebook makes between a paper's number and ours is recorded here as a
-:class:`Claim` row, never only as prose. A notebook builds a :class:`ClaimsTable`, adds rows
-with :meth:`ClaimsTable.exact`, :meth:`ClaimsTable.interval`, :meth:`ClaimsTable.comparison`
-or :meth:`ClaimsTable.qualitative`, writes them to ``<fig_dir>/claims.csv`` and shows them as
-its closing section. ``make figures`` copies the faithful-run rows to ``data/claims/`` and the
-README's "What we reproduce" block is generated from those files (:func:`render_readme_table`).
-
-Each row says what it stands for (:data:`BASES`): ``paper`` (a number or statement printed in
-the paper, its ``item`` the locator), ``derived`` (our derivation from the paper's printed
-numbers) or ``check`` (true by construction, or our own consistency check). Tallies
-(:func:`tally`) count ``paper`` rows by verdict and show the other two apart.
-
-The verdict vocabulary is fixed (:data:`VERDICTS`) and each row is checked against its own
-numbers by :func:`check_claim` (the tests run it on every row a notebook writes):
-
-- ``reproduced``: an exact value equal to the paper's within the row's ``rtol``; a simulated
-  value whose paper counterpart (itself a simulation) lies within the row's stated ``rtol`` of
-  ours; or a comparison whose interval excludes equality in the paper's direction, the paper
-  giving no number;
-- ``reproduced within CI``: the paper's value (or range) lies inside our interval over seeds;
-- ``partly``: part of the claim holds (the row's ``reason`` says which); for a comparison, the
-  direction holds and the paper's number is outside our interval but within 2× in magnitude;
-- ``direction only``: a comparison whose direction holds but whose magnitude is off by more
-  than 2× (:func:`magnitude_factor`);
-- ``inconclusive``: our interval holds both the paper's value and no effect (the row's
-  ``null``: 1 for a comparison);
-- ``not reproduced``: the paper's value is outside our interval, or a comparison that the
-  interval cannot tell apart ("indistinguishable") from no effect, or reverses;
-- ``paper erratum``: the paper's own numbers contradict it (the reason shows how);
-- ``calibrated``: a match forced by a parameter chosen to hit the paper's value;
-- ``not attempted``: the reason says why.
-
-An interval needs at least 2 independent replicas and a level in (0, 1); a NaN or infinite
-number is refused at the row, except one end of a comparison's or interval's ``paper_range``
+A notebook builds a :class:`ClaimsTable`, adds rows (``exact``, ``interval``, ``comparison``,
+``qualitative``; each method says how it picks its verdict), writes ``<fig_dir>/claims.csv``
+and shows them as its closing section; ``make figures`` copies the faithful rows to
+``data/claims/``, from which the README's "What we reproduce" block is generated
+(:func:`render_readme_table`). A row stands for a number or statement the paper prints
+(basis ``paper``, its ``item`` the locator), our ``derived`` one, or our own ``check``
+(:data:`BASES`); tallies count ``paper`` rows by verdict. The verdicts (:data:`VERDICTS`) are
+checked against each row's own numbers by :func:`check_claim`; an interval needs >= 2
+replicas, and no number may be NaN or infinite except one end of a ``paper_range``
 (``(2.5, math.inf)``: the paper's "more than 2.5×").
 
-Example
--------
 >>> claims = ClaimsTable("02-reed-solomon", paper="reed-solomon")
 >>> row = claims.exact("Fig. 3, eq. (22)", "alpha*", paper=0.1477, ours=0.14772, rtol=1e-3,
 ...                    section="5. Fig. 3")
->>> row.verdict
-'reproduced'
->>> check_claim(row)
-[]
-
-References: references.bib keys reisizadeh2022codedreduce, halbawi2018reedsolomon,
-severinson2023dsag, zhang2021lagc, esfahanizadeh2022stream.
+>>> row.verdict, check_claim(row)
+('reproduced', [])
 """
 
 from __future__ import annotations
@@ -142,20 +111,12 @@ PAPERS = {
 
 @dataclass
 class Claim:
-    """One paper-vs-ours comparison.
-
-    ``paper_value`` / ``paper_low`` / ``paper_high`` hold the paper's number (a point has
-    low = high = value; a range "20–30 %" has value = NaN); ``our_value`` with
-    ``ci_low`` / ``ci_high`` holds ours (equal bounds for an exact value). Text columns carry
-    what a number cannot (a scheme name, a matrix, "faster"). ``outcome`` is set for
-    comparisons: ``greater`` / ``less`` when the interval excludes ``null``, else
-    ``indistinguishable``; ``expected`` is the paper's direction. ``rtol``: the tolerance of an
-    exact value against the paper's, or (interval rows) within which the paper's simulated value
-    may lie of ours for ``reproduced``; ``null``: no effect (1 for a comparison); ``headline``:
-    an abstract or conclusion claim (leads its paper's table and the README); ``basis``: one of
-    :data:`BASES`; ``machine_dependent``: wall-clock or real-process numbers of the machine that
-    ran the notebook (committed files keep the verdict, not the numbers).
-    """
+    """One paper-vs-ours comparison: the paper's point (low = high = value) or range (value
+    NaN), ours with its interval (equal bounds when exact), texts for what a number cannot say.
+    ``outcome`` (comparisons) is ``greater`` / ``less`` when the interval excludes ``null``,
+    else ``indistinguishable``; ``expected`` the paper's direction; ``headline`` an abstract or
+    conclusion claim; ``machine_dependent`` wall-clock or real-process numbers (committed files
+    keep the verdict, not the numbers)."""
 
     notebook: str
     paper: str
@@ -235,17 +196,6 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
-def _pair(pair, name: str, one_sided: bool = False) -> tuple[float, float]:
-    """``(low, high)`` finite; with ``one_sided``, ``(low, inf)`` or ``(-inf, high)`` too
-    (the paper's "more than 2.5×")."""
-    lo, hi = pair
-    if one_sided and lo == -math.inf and hi != math.inf:
-        return -math.inf, _number(hi, f"{name}[1]")
-    if one_sided and hi == math.inf and lo != -math.inf:
-        return _number(lo, f"{name}[0]"), math.inf
-    return _number(lo, f"{name}[0]"), _number(hi, f"{name}[1]")
-
-
 def _check_level(level) -> float:
     return check_real("level", level, 0, 1, low_open=True, high_open=True)
 
@@ -300,7 +250,7 @@ def ratio_interval(
     numerator: ArrayLike, denominator: ArrayLike, level: float = 0.95
 ) -> tuple[float, float, float]:
     """``(ratio, low, high)`` of two paired positive arms over >= 2 seeds: geometric mean and
-    t-interval on the log scale (seed i of both arms shares its random draws).
+    t-interval on the log scale.
 
     >>> round(ratio_interval([2.0, 2.2, 1.8], [1.0, 1.1, 0.9])[0], 6)
     2.0
@@ -322,8 +272,7 @@ def ratio_interval(
 def proportion_interval(
     successes: int, trials: int, level: float = 0.95
 ) -> tuple[float, float, float]:
-    """``(proportion, low, high)``: binomial proportion with its Wilson score interval (e.g. a
-    test error on n images)."""
+    """``(proportion, low, high)``: binomial proportion with its Wilson score interval."""
     from scipy import stats
 
     level = _check_level(level)
@@ -338,12 +287,9 @@ def proportion_interval(
 
 
 def magnitude_factor(ours: float, paper_low: float, paper_high: float, null: float = 1.0) -> float:
-    """How many times our effect is off from the paper's (1 when it lies in the paper's range).
-
-    The effect of a ratio ``r`` is ``|log(r / null)|``, so a 6 % gain against the paper's
-    30 % (0.94 vs 0.70) is off by log(0.70)/log(0.94) ≈ 5.8, and a 2× speed-up against 4× by
-    2 (either side of the null alike). Ours is compared with the nearest effect of the paper's
-    range; an effect of zero against a non-zero one is infinitely off.
+    """How many times our effect ``|log(ours / null)|`` is off from the nearest of the paper's
+    range (1 inside it; zero against non-zero is infinitely off): 0.94 against 0.70 is off by
+    log(0.70)/log(0.94) ≈ 5.8.
 
     >>> round(magnitude_factor(0.94, 0.6, 0.7), 2)
     5.76
@@ -519,10 +465,14 @@ def _check_comparison(claim: Claim, paper: tuple[float, float] | None) -> list[s
 
 
 def _paper_fields(paper, paper_range, one_sided: bool = True) -> dict:
-    """The paper's value and range as Claim fields (a point when only ``paper`` is given)."""
+    """The paper's value and range as Claim fields (a point when only ``paper`` is given); with
+    ``one_sided``, one end of the range may be infinite (the paper's "more than 2.5×")."""
     lo = hi = value = math.nan if paper is None else _number(paper, "paper")
     if paper_range is not None:
-        lo, hi = _pair(paper_range, "paper_range", one_sided)
+        lo, hi = paper_range
+        open_end = one_sided and (lo == -math.inf) != (hi == math.inf)
+        lo = lo if open_end and lo == -math.inf else _number(lo, "paper_range[0]")
+        hi = hi if open_end and hi == math.inf else _number(hi, "paper_range[1]")
     return {"paper_value": value, "paper_low": lo, "paper_high": hi}
 
 
@@ -540,15 +490,9 @@ COLOURS = {
 
 
 class ClaimsTable:
-    """The claims one notebook run makes, in the order it makes them.
-
-    ``mode`` is ``"quick"`` or ``"faithful"`` (the notebook's ``quick`` parameter); every row
-    records it. Rows are checked as they are added: an inconsistent verdict raises
-    ``ValueError`` in the notebook, so it can never reach a table; so does a NaN or infinite
-    number, and an interval from fewer than 2 replicas. Every ``add`` method passes the
-    row's other :class:`Claim` fields (``unit``, ``setting``, ``reason``, ``section``,
-    ``headline``, ``basis``, ``machine_dependent``...) as keywords (``**meta``).
-    """
+    """The claims one notebook run makes, in order, each checked as it is added (an
+    inconsistent verdict, a NaN or fewer than 2 replicas raise ``ValueError``). Every add
+    method passes the row's other :class:`Claim` fields as keywords (``**meta``)."""
 
     def __init__(self, notebook: str, *, paper: str, quick: bool = False):
         if paper not in PAPERS:
@@ -560,8 +504,7 @@ class ClaimsTable:
 
     @contextlib.contextmanager
     def about(self, paper: str) -> Iterator[ClaimsTable]:
-        """Rows added inside the block are about ``paper`` (a notebook that tests several
-        papers' claims, e.g. the shoot-out replaying each paper's headline on one cluster)."""
+        """Rows added inside the block are about ``paper`` (the shoot-out's)."""
         if paper not in PAPERS:
             raise ValueError(f"paper must be one of {sorted(PAPERS)}, got paper={paper!r}")
         before, self.paper = self.paper, paper
@@ -769,12 +712,11 @@ class ClaimsTable:
         return write_text_atomic(out / "claims.csv", text)
 
     def display_frame(self) -> pd.DataFrame:
-        """The table a reader sees (see :func:`claims_frame`)."""
+        """:func:`claims_frame` of the rows."""
         return claims_frame(self.rows)
 
     def show(self) -> Styler:
-        """The closing table of a notebook (headline rows first, then paper, derived and check
-        rows), verdicts coloured, the tally (:meth:`summary`) as its caption."""
+        """The closing table of a notebook, verdicts coloured, :meth:`summary` as caption."""
         return (
             self.display_frame()
             .style.hide(axis="index")
@@ -801,15 +743,10 @@ SPEC_KINDS = ("exact", "interval", "comparison", "qualitative", "not_attempted")
 
 @dataclass(frozen=True)
 class Spec:
-    """A claim declared beside the experiment that measures it.
-
-    ``fixed`` holds what the paper and we say before any run (``paper``/``paper_range`` with the
-    ``item`` as locator, ``basis``, ``section``, ``setting``, ``reason``, ``rtol``...);
-    ``measured(results)`` turns the experiment's results (keyword arguments of
-    :func:`evaluate`) into the row's measured arguments (``ours``, ``samples``,
-    ``numerator``/``denominator``, and a ``verdict``/``reason`` where the judgement depends on
-    the numbers); it names the results it reads as its parameters. ``about`` overrides the table's paper for this row.
-    """
+    """A claim declared beside the experiment that measures it: ``fixed`` is what is said
+    before any run; ``measured(**results it names)`` gives the measured arguments (``ours``,
+    ``samples``, ``numerator``/``denominator``, a ``verdict``/``reason``); ``about`` overrides
+    the table's paper for this row."""
 
     kind: str
     item: str
@@ -849,8 +786,6 @@ def _wanted(fn: Callable, results: dict) -> dict:
 
 
 def _expand(entries: Iterable, results: dict) -> list[Spec]:
-    """Specs as declared; a callable entry (a row whose kind follows the numbers) is called
-    with the results it names and gives a Spec or a list of them."""
     out = []
     for entry in entries:
         chosen = entry if isinstance(entry, Spec) else entry(**_wanted(entry, results))
@@ -859,9 +794,8 @@ def _expand(entries: Iterable, results: dict) -> list[Spec]:
 
 
 def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim]:
-    """Add one row per spec to ``table``, its measured part read from ``results`` (an entry may
-    also be a function of the results returning the spec(s), when a row's kind follows the
-    numbers); returns the rows added (each checked by :func:`check_claim` as it is added)."""
+    """Add one row per spec (or per spec a callable entry returns from the results it names)
+    to ``table``, its measured part read from ``results``; returns the rows added."""
     rows = []
     for s in _expand(specs, results):
         kw = dict(s.fixed)
@@ -883,11 +817,7 @@ def _apart(rows: Sequence[Claim]) -> str:
 
 def tally(rows: Sequence[Claim]) -> dict:
     """The verdict counts of the ``paper`` rows (``"paper rows"`` and one key per verdict), and
-    the ``derived`` and ``check`` rows apart ("12, all pass" or "12: 10 reproduced, 2 partly").
-
-    The README's per-paper table, the book's and each notebook's :meth:`ClaimsTable.summary`
-    all come from here.
-    """
+    the ``derived`` and ``check`` rows apart ("12, all pass" or "12: 10 reproduced, 2 partly")."""
     paper = [r for r in rows if r.basis == "paper"]
     out = {"paper rows": len(paper), **{v: sum(r.verdict == v for r in paper) for v in VERDICTS}}
     return out | {b: _apart([r for r in rows if r.basis == b]) for b in ("derived", "check")}
@@ -996,8 +926,7 @@ def _md(text: str) -> str:
 
 
 def render_readme_table(claims: Sequence[Claim]) -> str:
-    """The README's "What we reproduce" block: each paper's headline rows, then the tally of
-    :func:`tally` per paper (paper rows by verdict, derived rows and internal checks apart)."""
+    """The README's "What we reproduce" block: the headline rows, then :func:`tally` per paper."""
     unknown = sorted({c.paper for c in claims} - set(PAPERS))
     if unknown:
         raise ValueError(
@@ -1033,15 +962,18 @@ def render_readme_table(claims: Sequence[Claim]) -> str:
     return "\n".join(lines)
 
 
+def _source_claims(source: str | Path) -> list[Claim]:
+    if not Path(source).exists():
+        raise ValueError(f"{source}: no such file or folder")
+    if not (claims := read_claims(source)):
+        raise ValueError(f"{source}: no claims rows (expected <notebook>.csv files)")
+    return claims
+
+
 def update_readme(readme: str | Path, claims_dir: str | Path) -> bool:
-    """Rewrite the generated block of ``readme`` from ``claims_dir`` (atomically); True when it
-    changed. An empty or missing source raises ``ValueError`` and leaves the README as it is."""
-    readme, source = Path(readme), Path(claims_dir)
-    if not source.exists():
-        raise ValueError(f"claims_dir={str(source)!r} does not exist")
-    claims = read_claims(source)
-    if not claims:
-        raise ValueError(f"claims_dir={str(source)!r} holds no claims rows")
+    """Rewrite the generated block of ``readme`` from ``claims_dir``; True when it changed
+    (``ValueError``, the README left as it is, for an empty or missing source)."""
+    readme, claims = Path(readme), _source_claims(claims_dir)
     text = readme.read_text(encoding="utf-8")
     if README_BEGIN not in text or README_END not in text:
         raise ValueError(
@@ -1069,16 +1001,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", default=str(repo_root / "data" / "claims"))
     parser.add_argument("--readme", default=str(repo_root / "README.md"))
     args = parser.parse_args(argv)
-    source = Path(args.claims)
     try:
-        if not source.exists():
-            raise ValueError("no such file or folder")
-        claims = read_claims(source)
-        if not claims:
-            raise ValueError("no claims rows (expected <notebook>.csv files)")
+        claims = _source_claims(args.claims)
         render_readme_table(claims)
     except ValueError as err:
-        parser.error(f"--claims {args.claims}: {err}; the README is left as it is")
+        parser.error(f"--claims {err}; the README is left as it is")
     bad = [(c.key, p) for c in claims for p in check_claim(c)]
     for key, problem in bad:
         print(f"{key}: {problem}")
@@ -1087,7 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.readme).is_file():
         parser.error(f"--readme {args.readme}: no such file")
     try:
-        changed = update_readme(args.readme, source)
+        changed = update_readme(args.readme, args.claims)
     except ValueError as err:
         parser.error(f"--readme {args.readme}: {err}")
     print(f"{args.readme}: {'updated' if changed else 'up to date'} ({len(claims)} claims)")

@@ -1,9 +1,8 @@
 """Run the companion notebooks headlessly with papermill (``make figures`` and the tests).
 
 Every notebook's first code cell is tagged ``parameters`` and holds literals only
-(``interactive``, ``quick``, ``seed``, ``fig_dir`` and the paper's knobs). This module injects
-values for them, executes the notebook in a fresh kernel with a per-cell timeout, and writes
-the executed copy to a build folder; figures go to ``<fig_root>/<notebook stem>/``.
+(``interactive``, ``quick``, ``seed``, ``fig_dir`` and the paper's knobs); figures go to
+``<fig_root>/<notebook stem>/``, the executed copy to a build folder.
 
 Command line::
 
@@ -58,11 +57,8 @@ def _load(path: Path) -> dict:
 
 
 def parameters_cell(path: str | Path) -> dict:
-    """The literal assignments of the notebook's ``parameters`` cell.
-
-    Raises ``ValueError`` when the first code cell is not tagged ``parameters``, holds
-    anything but ``name = literal`` assignments, or misses one of the required names.
-    """
+    """The literal assignments of the notebook's ``parameters`` cell (``ValueError`` unless
+    it is the first code cell, holds only ``name = literal`` lines and the required names)."""
     path = Path(path)
     code_cells = [c for c in _load(path)["cells"] if c["cell_type"] == "code"]
     if not code_cells or "parameters" not in code_cells[0].get("metadata", {}).get("tags", []):
@@ -108,12 +104,8 @@ def run_notebook(
     seed: int | None = None,
     parameters: dict | None = None,
 ) -> Path:
-    """Execute one notebook with papermill and return the path of the executed copy.
-
-    ``fig_root=None`` runs without saving figures. Paths are resolved against the current
-    directory; the kernel runs with the notebook's folder as working directory. A failing
-    cell raises ``papermill.PapermillExecutionError`` naming the cell.
-    """
+    """Execute one notebook with papermill (in its folder; ``fig_root=None``: no figures
+    saved) and return the executed copy's path; a failing cell raises papermill's error."""
     import papermill as pm
 
     path = Path(path).resolve()
@@ -132,30 +124,18 @@ def run_notebook(
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     output_path = out / path.name
+    # the kernel's working directory too, whatever another thread does to the process's (--jobs)
+    where = dict(cwd=str(path.parent), resources={"metadata": {"path": str(path.parent)}})
+    kw = dict(kernel_name="python3", language="python", progress_bar=False, **where)
+    kw.update(parameters=params, execution_timeout=timeout, request_save_on_cell_execute=False)
     with _kernel_environment():
-        pm.execute_notebook(
-            str(path),
-            str(output_path),
-            parameters=params,
-            kernel_name="python3",
-            language="python",
-            cwd=str(path.parent),
-            # the kernel's own working directory, whatever another thread's papermill run does
-            # to the process's (--jobs)
-            resources={"metadata": {"path": str(path.parent)}},
-            execution_timeout=timeout,
-            progress_bar=False,
-            request_save_on_cell_execute=False,
-        )
+        pm.execute_notebook(str(path), str(output_path), **kw)
     return output_path
 
 
-#: Variables a kernel must not inherit: MPLBACKEND=Agg (set by test runners and many
-#: shells) would replace the inline backend and leave the executed notebook without figures.
+#: MPLBACKEND=Agg would replace the inline backend and leave the notebook without figures.
 KERNEL_ENV_DROP = ("MPLBACKEND",)
-#: Defaults a kernel gets unless the caller set them (the Makefile does): one BLAS thread per
-#: process, since the schemes run many small products and the MPI sections several processes
-#: (measured: a 956 x 812 matrix-vector product 9x slower with 2 OpenBLAS threads on 2 busy cores).
+#: One BLAS thread per process unless set (a 956 x 812 product is 9x slower with 2 on 2 cores).
 KERNEL_ENV_DEFAULTS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
@@ -181,16 +161,8 @@ def _durations(durations_file: Path) -> dict:
         return {}
 
 
-def _record_durations(durations_file: Path, seconds: dict) -> None:
-    known = _durations(durations_file)
-    durations_file.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(durations_file, json.dumps({**known, **seconds}, indent=1, sort_keys=True))
-
-
 def inline_figures(executed: str | Path) -> list[str]:
-    """Names of the figures an executed notebook shows inline (``save_figure`` tags each
-    display with its file stem; figures shown without a name count as ``""``).
-    """
+    """The names ``save_figure`` tagged the figures an executed notebook shows with (or "")."""
     return [
         output.get("metadata", {}).get("codedlib_figure", "")
         for cell in _load(Path(executed))["cells"]
@@ -212,9 +184,7 @@ def strip_outputs(nb: dict) -> dict:
 def strip_outputs_pre_save(
     model: dict, path: str, contents_manager: object | None = None, **_
 ) -> None:
-    """Jupyter server ``pre_save_hook``: a notebook saved under ``notebooks/`` of this
-    repository keeps no outputs (``make lab`` installs it; see ``jupyter/``).
-    """
+    """Jupyter ``pre_save_hook`` (``make lab``): a notebook saved in ``notebooks/`` keeps no outputs."""
     if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
         return
     root = Path(getattr(contents_manager, "root_dir", REPO_ROOT)).resolve()
@@ -229,13 +199,8 @@ MEASURED_COLUMNS = ("our_value", "ci_low", "ci_high")
 
 def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> Path | None:
     """Copy a faithful run's ``<fig_root>/<stem>/claims.csv`` to ``<claims_dir>/<stem>.csv``,
-    keeping out the numbers of its machine-dependent rows.
-
-    A row with ``machine_dependent`` true (a wall-clock timing, a real-MPI ratio) is published
-    with its verdict, outcome and texts but empty ``MEASURED_COLUMNS``: its numbers stay in the
-    run's own ``claims.csv`` and executed notebook (untracked), so a rerun on another machine
-    leaves the committed file unchanged unless a verdict changed.
-    """
+    machine-dependent rows without their numbers (a rerun elsewhere changes the committed file
+    only if a verdict changed)."""
     import csv
     import io
 
@@ -285,8 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print("no notebooks found", file=sys.stderr)
         return 1
-    # papermill changes the process's working directory while a notebook runs: with --jobs,
-    # every path must be absolute before the first run starts
+    # papermill changes the working directory while a notebook runs: absolute paths first
     paths = [Path(nb).resolve() for nb in paths]
     args.fig_root, args.out, args.claims = (
         str(Path(p).resolve()) for p in (args.fig_root, args.out, args.claims)
@@ -323,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
             with ThreadPoolExecutor(args.jobs) as pool:
                 outcomes = list(pool.map(one, paths))
     failures = [nb for nb, seconds in outcomes if seconds is None]
-    _record_durations(durations_file, {Path(nb).stem: s for nb, s in outcomes if s is not None})
+    seconds = _durations(durations_file) | {nb.stem: s for nb, s in outcomes if s is not None}
+    durations_file.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(durations_file, json.dumps(seconds, indent=1, sort_keys=True))
     if not args.quick and args.publish and not failures:
         from codedlib.claims import update_readme
 

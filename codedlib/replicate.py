@@ -1,22 +1,12 @@
 """Run a measure once per seed and stack the results: the one replication runner.
 
-``over_seeds(measure, seeds, **setting)`` calls ``measure(seed, **setting)`` for every seed and
-returns one tidy frame with a ``seed`` column first. A measure returns a mapping (one row), a
-list of mappings or a ``DataFrame`` (several rows). Seeds are explicit integers; ``spawn_seeds``
-is the one policy for deriving ``n`` independent replica seeds from one base seed.
-
-Where the seeds run is the ``executor``:
-
-- ``None``: the session default (:func:`set_default_executor`; else ``CODEDLIB_WORKERS``
-  processes, else every core); one seed, or one worker, runs in this process;
-- an ``int``: that many local worker processes (``1``: serially, in this process);
-- an ``ipyparallel.Client`` or one of its views: the seeds run on its engines (which may be
-  MPI, SSH or batch-system engines on other machines; ``codedlib`` must be importable there).
-
-Results are ordered by seed as given, whatever finishes first, so every executor returns the
-frame the serial run returns (each measure builds its own generator from its seed). The
-measure and the setting travel with cloudpickle: a library function, or one defined in a
-notebook.
+``over_seeds(measure, seeds, **setting)`` calls ``measure(seed, **setting)`` (returning a
+mapping, a list of mappings or a ``DataFrame``) for every seed and stacks the rows in seed
+order with a ``seed`` column first, so every ``executor`` returns the serial run's frame:
+``None`` the session default (:func:`set_default_executor`, else ``CODEDLIB_WORKERS``
+processes, else every core), an ``int`` that many local processes (``1``: this one), or an
+ipyparallel client or view (its engines must import ``codedlib``). The measure travels with
+cloudpickle (a notebook's function too); :func:`spawn_seeds` derives replica seeds.
 
 >>> import numpy as np
 >>> def draw(seed, n):
@@ -92,12 +82,9 @@ def default_workers() -> int:
 
 
 def set_default_executor(executor: Executor) -> None:
-    """The executor ``over_seeds`` uses when given none (``None`` restores the default):
-    a notebook points every sweep at an ipyparallel cluster with one call."""
+    """The executor ``over_seeds`` uses when given none (``None`` restores the default)."""
     global _default
-    if executor is not None:
-        _check_executor(executor)
-    _default = executor
+    _default = _check_executor(executor)
 
 
 def _check_executor(executor: Executor) -> Executor:
@@ -127,8 +114,7 @@ def _shutdown_pools() -> None:
 
 
 class _Call:
-    """``measure(seed, **setting)`` as one picklable callable of the seed; sent with
-    cloudpickle, so a function defined in a notebook (``__main__``) reaches the workers too."""
+    """``measure(seed, **setting)``, pickled with cloudpickle (a notebook's function too)."""
 
     def __init__(self, measure: Measure, setting: Mapping):
         self.measure, self.setting = measure, dict(setting)

@@ -15,8 +15,8 @@ from scipy.special import polygamma
 
 from codedlib.cluster import ClusterModel, Workload
 from codedlib.cluster_fit import ClusterFit, fit_cluster, synthetic_trace
+from codedlib.latency.traces import TRACE_COLUMNS, list_traces, read_trace, trace_path
 from codedlib.network import Network
-from codedlib.runtime.traces import TRACE_COLUMNS, list_traces, read_trace, trace_path
 
 N, T, H = 6, 2000, 0.4  # 6 workers x 2000 iterations = 12000 samples, slowdown 1 + 0.4 i / N
 SHAPES = {"shifted_exponential": 0.5, "pareto": 3.0, "gamma": 0.5}

@@ -253,7 +253,7 @@ def test_trace_gamma_ks_on_a_gamma_trace():
 
 
 def test_trace_dsag_predictions_on_the_shipped_trace():
-    from codedlib.runtime.traces import trace_path
+    from codedlib.latency.traces import trace_path
     from codedlib.runtime.validation import recorded_dsag_run
 
     run = recorded_dsag_run(trace_path("dsag-N12-w6-bursts"))
@@ -288,7 +288,7 @@ def test_trace_dsag_predictions_on_the_shipped_trace():
 
 
 def test_trace_dsag_predictions_rejects_other_traces(tmp_path):
-    from codedlib.runtime.traces import trace_path
+    from codedlib.latency.traces import trace_path
     from codedlib.runtime.validation import recorded_dsag_run
 
     with pytest.raises(ValueError, match="not a DSAG one"):

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codedlib.runtime.config import RunConfig, WorldSizeError, tree_size
+from codedlib.latency.traces import TRACE_COLUMNS, read_trace
+from codedlib.runtime.config import RunConfig, WorldSizeError
 from codedlib.runtime.dsag import dsag_terms
 from codedlib.runtime.injection import DelayModel, apply_freeze, parse_freeze
 from codedlib.runtime.notebook import (
@@ -30,8 +31,7 @@ from codedlib.runtime.notebook import (
     mpiexec_command,
     mpiexec_env,
 )
-from codedlib.runtime.registry import SCHEMES
-from codedlib.runtime.traces import TRACE_COLUMNS, read_trace
+from codedlib.runtime.registry import SCHEMES, tree_size
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -319,7 +319,7 @@ def test_read_trace_parses_header_and_booleans(tmp_path):
 
 def test_recorded_traces_are_readable_and_fit_the_dsag_model():
     from codedlib.latency.gamma_model import fit_gamma_model
-    from codedlib.runtime.traces import list_traces, trace_path
+    from codedlib.latency.traces import list_traces, trace_path
 
     names = list_traces()
     assert {"umw-N12-real", "umw-N12-gamma-hetero", "cr-n3-L2-s1-shiftexp"} <= set(names)

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SAVE = textwrap.dedent(
     """
     import sys, numpy as np, pandas as pd
-    from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, RunResult
+    from codedlib.latency.traces import ITERATION_COLUMNS, TRACE_COLUMNS
+    from codedlib.runtime.traces import RunResult
     out, tag, rows = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rng = np.random.default_rng(0)
     trace = pd.DataFrame({c: rng.random(rows) for c in TRACE_COLUMNS})

@@ -42,16 +42,8 @@ def set_style(context: str = "notebook") -> None:
     import seaborn as sns
 
     sns.set_theme(context=context, style="whitegrid", palette="colorblind")
-    matplotlib.rcParams.update(
-        {
-            "figure.dpi": 100,
-            "savefig.dpi": 150,
-            "savefig.bbox": "tight",
-            "axes.titlesize": "medium",
-            "svg.hashsalt": "codedlib",
-            "pdf.compression": 6,
-        }
-    )
+    rc = {"figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight", "pdf.compression": 6}
+    matplotlib.rcParams.update(rc | {"axes.titlesize": "medium", "svg.hashsalt": "codedlib"})
 
 
 def subplots(
@@ -62,15 +54,11 @@ def subplots(
     layout: str | None = None,
     **subplot_kw,
 ) -> tuple[Figure, Axes | np.ndarray]:
-    """``(fig, axes)`` like ``pyplot.subplots`` but on a :class:`matplotlib.figure.Figure` that
-    pyplot never sees: no other thread (an inline backend flushing figures at the end of a cell)
-    can show or close it. Shown by :func:`save_figure`, or as a cell's value in Jupyter.
-    """
+    """``pyplot.subplots`` on a figure pyplot never sees (no other thread can show or close it)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=figsize, layout=layout)
-    axes = fig.subplots(nrows, ncols, **subplot_kw)
-    return fig, axes
+    return fig, fig.subplots(nrows, ncols, **subplot_kw)
 
 
 def new_axes(
@@ -109,14 +97,9 @@ def _in_kernel() -> bool:
 
 
 def save_figure(fig: Figure, name: str, fig_dir: str | os.PathLike | None) -> list[Path]:
-    """Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` with fixed metadata, and show it.
-
-    The same figure gives byte-identical files on every run (no timestamps or version
-    strings). Inside a Jupyter kernel (JupyterLab or papermill) the figure is also displayed
-    inline as exactly the PNG bytes written to disk, whatever matplotlib backend the kernel
-    runs, and then closed, so it appears once, where the cell draws it. ``fig_dir=None``
-    writes nothing (interactive use) but still shows the figure. Returns the written paths.
-    """
+    """Write ``fig`` as ``<fig_dir>/<name>.png`` and ``.pdf`` (byte-identical on every run;
+    ``fig_dir=None``: nothing written) and, in a Jupyter kernel, show those PNG bytes inline
+    once, whatever the backend. Returns the written paths."""
     if not name or any(sep in name for sep in ("/", "\\")):
         raise ValueError(f"name must be a plain file stem, got name={name!r}")
     paths: list[Path] = []

@@ -1,10 +1,6 @@
 """Figures for real MPI runs (:mod:`codedlib.runtime`): iteration times, per-worker latency,
-loss against wall-clock time, and measured vs simulated iteration times.
-
-``trace`` is a ``RunResult``'s; ``table`` comes from
-:func:`codedlib.runtime.validation.compare_with_simulator`. The figure is ``ax.figure`` when
-``ax`` is given; none is shown or saved.
-"""
+loss against wall-clock time, and measured vs simulated iteration times (``table``:
+:func:`codedlib.runtime.validation.compare_with_simulator`'s)."""
 
 from __future__ import annotations
 
@@ -62,8 +58,7 @@ def plot_iteration_times(results: Runs, ax: Axes | None = None) -> Figure:
 def plot_worker_latency(
     trace: pd.DataFrame, ax: Axes | None = None, max_workers: int = 13
 ) -> Figure:
-    """Latency ``compute_time + comm_time`` of each worker's results over iterations; the
-    injected part is drawn as a faint line underneath, stale results as crosses."""
+    """Each worker's latency over iterations (faint: its injected part; crosses: stale)."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.0))
     df = trace.copy()
     df["latency_ms"] = (df["compute_time"] + df["comm_time"]) * 1e3
@@ -86,8 +81,7 @@ def plot_worker_latency(
 
 
 def plot_loss_vs_time(results: Runs, ax: Axes | None = None, metric: str = "loss") -> Figure:
-    """``metric`` ("loss" or "normalized_error", CR eq. 11) against wall-clock seconds at the
-    end of each iteration (CodedReduce Fig. 10 style)."""
+    """``metric`` ("loss" or "normalized_error", CR eq. 11) against wall-clock seconds."""
     res = _results_dict(results)
     fig, ax = new_axes(ax)
     for k, (label, r) in enumerate(res.items()):
@@ -107,13 +101,10 @@ def plot_measured_vs_predicted(
     tolerance: float = 0.2,
     not_run: dict[str, str] | None = None,
 ) -> Figure:
-    """Grouped bars per run: measured mean iteration time (± s.e.m.), the simulator replayed
-    on the very delays injected, and the model's expectation (order statistics / Monte Carlo /
-    event-driven), with the gap measured/expectation - 1 written above (in brackets: against
-    the replay of the same draw, i.e. the machine's real cost without sampling noise).
-    ``tolerance`` is the relative gap drawn as acceptable; ``not_run`` (``{scheme: reason}``)
-    names the runs that did not complete.
-    """
+    """Grouped bars per run: measured mean iteration time (± s.e.m.), the simulator on the
+    injected draw and the model's expectation, with the gaps measured/expectation - 1 (``!``
+    beyond ``tolerance``) and, in brackets, measured/replay - 1; ``not_run`` names the runs
+    that did not complete."""
     fig, ax = new_axes(ax, figsize=(1.6 * max(len(table), 1) + 3.0, 4.2))
     if not_run:
         text = "not run: " + "; ".join(f"{s} ({why})" for s, why in not_run.items())
@@ -123,20 +114,15 @@ def plot_measured_vs_predicted(
         return fig
     x = np.arange(len(table))
     width = 0.27
-    for k, (column, err, label) in enumerate(
-        [
-            ("measured", "measured_sem", "measured (MPI)"),
-            ("replayed", None, "simulator on the injected draw"),
-            ("predicted", "predicted_stderr", "model expectation"),
-        ]
-    ):
+    bars = [("measured", "measured_sem", "measured (MPI)")]
+    bars += [("replayed", None, "simulator on the injected draw")]
+    bars += [("predicted", "predicted_stderr", "model expectation")]
+    for k, (column, err, label) in enumerate(bars):
         yerr = None if err is None else table[err] * 1e3
-        ax.bar(
-            x + (k - 1) * width, table[column] * 1e3, width, yerr=yerr, label=label, color=f"C{k}"
-        )
-    for xi, (m, g, gr) in enumerate(
-        zip(table["measured"], table["gap_predicted"], table["gap_replayed"])
-    ):
+        kw = dict(yerr=yerr, label=label, color=f"C{k}")
+        ax.bar(x + (k - 1) * width, table[column] * 1e3, width, **kw)
+    gaps = zip(table["measured"], table["gap_predicted"], table["gap_replayed"])
+    for xi, (m, g, gr) in enumerate(gaps):
         text = f"{g:+.0%}{'' if abs(g) <= tolerance else ' !'}\n({gr:+.0%})"
         ax.annotate(text, (xi - width, m * 1e3), ha="center", va="bottom", fontsize="x-small")
     ax.set_xticks(x, [f"{n}\n({p} procs)" for n, p in zip(table["name"], table["processes"])])
@@ -165,11 +151,9 @@ def real_run_section(
     figure: str | None = None,
     **options: Any,
 ) -> tuple[dict[str, RunResult], pd.DataFrame]:
-    """A notebook's "Run it for real on MPI" section in one call: the runs of
-    :func:`codedlib.runtime.notebook.real_runs` with ``options`` (its backend is ``mpiexec`` by
-    default: a headless notebook holds no cluster client), the measured-vs-predicted figure
-    saved as ``figure`` in ``fig_dir``, and ``(results, display table)``.
-    """
+    """A notebook's "Run it for real on MPI" section: :func:`codedlib.runtime.notebook.real_runs`
+    with ``options``, the measured-vs-predicted figure saved as ``figure``, and ``(results,
+    display table)``."""
     from codedlib.runtime import notebook
 
     results, table, not_run = notebook.real_runs(runs, **options)

@@ -1,37 +1,23 @@
 """Command line: ``mpiexec -n K python -m codedlib.runtime --scheme ... [options]``.
 
-Examples (``K`` = workers + 1; the run fails fast with the right ``-n`` if it does not match)::
+For example ``mpiexec -n 4 python -m codedlib.runtime --scheme gc --N 3 --S 1 --freeze 2@5``
+(``K`` = workers + 1; a wrong ``-n`` fails fast naming the right one). Writes ``trace.csv``,
+``iterations.csv`` (as the run goes), ``rounds.csv`` and ``run.json`` into ``--out`` (never
+over an earlier run without ``--force``) and prints which delays were real and which injected.
 
-    mpiexec -n 13 python -m codedlib.runtime --scheme cr --n 3 --L 2 --s 1 \\
-        --delay shiftexp:shift=0.01,rate=100 --iterations 20 --out runs/cr
-    mpiexec -n 4 python -m codedlib.runtime --scheme gc --N 3 --S 1 --freeze 2@5
-    mpiexec -n 5 python -m codedlib.runtime --scheme rar --N 4 --allreduce ring --t-c 0.002
-    mpiexec -n 9 python -m codedlib.runtime --scheme dsag --N 8 --w 4 --subpartitions 4 \\
-        --delay gamma:mean=0.02,var=4e-5,spread=0.4
-
-Writes ``trace.csv`` (one row per received result), ``iterations.csv`` (loss curve, written
-iteration by iteration while the run goes), ``rounds.csv`` (ring rounds) and ``run.json`` into
-``--out`` and prints a summary saying which delays were real and which injected. An existing
-``--trace`` file or a non-empty ``--out`` directory is never overwritten without ``--force``.
-
-Exit codes: 0 success; 2 bad arguments or wrong world size (checked before any process
-computes, printed once); 3 more stragglers than tolerated (after ``--timeout``); 4 ``--check``
-found a gradient off by more than ``--check-tol``; 5 the iterate diverged (the message names the
-step size); 6 a process died or went silent (a worker ends the job when its parent stays silent
-longer than ``--timeout`` + 4 s, so a frozen or failed root never leaves the job hanging).
-
-A killed worker: MPICH ends the whole job when any process dies; the iterations completed so
-far are already in ``--out``. Launched with ``mpiexec -disable-auto-cleanup``, MPICH first
-tells the root, which names the dead worker before the job ends. Launched with
-``mpiexec -disable-auto-cleanup -n K python -m codedlib.runtime.rank python -m mpi4py -m
-codedlib.runtime ...`` (:mod:`codedlib.runtime.rank`), the job is not ended: a scheme that
-tolerates the dead worker finishes the run without it.
+Exit codes: 0 success; 2 bad arguments or world size (before any process computes); 3 more
+stragglers than tolerated; 4 ``--check`` beyond ``--check-tol``; 5 the iterate diverged; 6 a
+process died or went silent (a worker whose parent is silent for ``--timeout`` + 4 s ends
+the job). A killed worker ends the job (the completed iterations are in ``--out``); under
+``mpiexec -disable-auto-cleanup`` the root names it first, and with the ranks launched
+through :mod:`codedlib.runtime.rank` a scheme that tolerates it finishes without it.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -70,9 +56,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _probe_writable(option, directory: Path) -> None:
-    """Create ``directory`` (and its missing parents) and a file in it, then remove what was
-    created: the only sure test that the output can be written (``os.access`` says yes to
-    read-only file systems and to root)."""
+    """Create ``directory`` (with missing parents) and a file in it, then remove them: the only
+    sure test (``os.access`` says yes to read-only file systems and to root)."""
     created = []
     try:
         for parent in reversed([directory, *directory.parents]):
@@ -93,8 +78,7 @@ def _probe_writable(option, directory: Path) -> None:
 
 
 def check_outputs(args: argparse.Namespace) -> None:
-    """``--out`` and ``--trace`` must be writable places that hold no earlier run (unless
-    ``--force``); raises ValueError naming the option, the path and what is wrong."""
+    """``--out`` and ``--trace`` must be writable and hold no earlier run (unless ``--force``)."""
     from codedlib.runtime.traces import RUN_FILES
 
     if args.trace:
@@ -134,9 +118,8 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def config_from_args(args: argparse.Namespace, world_size: int | None = None) -> RunConfig:
-    """The :class:`RunConfig` of the parsed command line (options not given keep the field's
-    default; see :func:`codedlib.runtime.config.config_from_namespace`). With ``world_size``,
-    a wrong world size is the error reported first (before, e.g., too few ``--samples``)."""
+    """The :class:`RunConfig` of the parsed command line; with ``world_size``, a wrong world
+    size is the error reported first (before, e.g., too few ``--samples``)."""
     try:
         return config_from_namespace(vars(args))
     except ValueError:
@@ -184,9 +167,8 @@ def comparison(result: RunResult) -> str:
 
 
 def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed process
-    """MPICH (with ``-disable-auto-cleanup``) signals SIGUSR1 when a process of the job died:
-    name it (by the pids the workers sent at start-up) and send it nothing more. The run goes
-    on without it; a scheme that cannot do without it ends at its straggler ``--timeout``."""
+    """MPICH's SIGUSR1 (``-disable-auto-cleanup``): a process died; name it and send it nothing
+    more (a scheme that cannot do without it ends at its ``--timeout``)."""
 
     from codedlib.runtime.nodes import DEAD_WORKERS, ENDED_WORKERS, WORKER_PIDS
 
@@ -209,11 +191,8 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
     DEAD_WORKERS.update(dead)
     if (dead and not fresh) or (not dead and ENDED_WORKERS):  # the others ending after the run
         return
-    who = (
-        ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
-        if fresh
-        else "a process of the job (not one of this host's workers)"
-    )
+    who = ", ".join(f"worker {w} (rank {w + 1}, pid {WORKER_PIDS[w]})" for w in fresh)
+    who = who or "a process of the job (not one of this host's workers)"
     from codedlib.runtime.rank import ENV
 
     if os.environ.get(ENV):  # launched through codedlib.runtime.rank: the launcher lets us go on
@@ -232,7 +211,6 @@ def _name_dead_workers(signum, frame):  # pragma: no cover - needs a killed proc
 
 
 def _remove_partial(partial):
-    """The progress directory of a ``--force`` run, once the run is saved in ``--out``."""
     if partial is not None:
         (partial / "iterations.csv").unlink(missing_ok=True)
         partial.rmdir()
@@ -252,8 +230,7 @@ def _fail(comm, rank, message, code):
 
 
 def _parse_and_check(argv, size):
-    """Rank 0's reading of the command line: ``(args, config, None)`` or
-    ``(None, None, (exit code, message or None))``; argparse prints its own usage and error."""
+    """``(args, config, None)`` or ``(None, None, (exit code, message or None))``."""
     try:
         args = parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or an argparse error (2), already printed here
@@ -274,8 +251,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
-    # rank 0 reads and checks the command line (and the outputs it will write) before any
-    # process computes and sends the verdict to every rank: one message, one exit code
+    # rank 0 checks the command line and outputs before any process computes: one message
     verdict = _parse_and_check(argv, comm.Get_size()) if rank == 0 else None
     if comm.Get_size() > 1:
         quiet_barrier(comm)  # the others nap meanwhile (a bcast spins)
@@ -301,14 +277,10 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
     progress_dir = partial = None
     if rank == 0 and args.out:
         progress_dir = Path(args.out)
-        if progress_dir.is_dir() and any(progress_dir.iterdir()):  # --force over an earlier run
-            # the earlier run stays whole until the new one is saved (RunResult.save swaps the
-            # directories); until then the new run's completed iterations go here
-            partial = progress_dir = Path(
-                tempfile.mkdtemp(
-                    dir=progress_dir.resolve().parent, prefix=f"{progress_dir.name}.partial-"
-                )
-            )
+        if progress_dir.is_dir() and any(progress_dir.iterdir()):  # --force: the earlier run
+            # stays whole until the new one is saved; its completed iterations go beside it
+            where = dict(dir=progress_dir.resolve().parent, prefix=f"{progress_dir.name}.partial-")
+            partial = progress_dir = Path(tempfile.mkdtemp(**where))
 
     started = f"codedlib.runtime: started scheme {config.scheme} on {comm.Get_size()} processes"
     announce = None if args.quiet else lambda: print(started, file=sys.stderr, flush=True)
@@ -348,21 +320,18 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
         if args.compare:
             print(comparison(result), flush=True)
         errors = result.iterations.get("grad_rel_error")
-        if config.check and errors is not None and errors.notna().any():
-            worst = float(errors.max())
-            if not worst <= args.check_tol:
-                _error(
-                    f"--check: largest relative gradient error {worst:.3g} exceeds --check-tol "
-                    f"{args.check_tol:g}"
-                )
-                code = 4
+        worst = float(errors.max()) if config.check and errors is not None else math.nan
+        if worst > args.check_tol:  # NaN (no error recorded) is no failure
+            _error(
+                f"--check: largest relative gradient error {worst:.3g} exceeds --check-tol {args.check_tol:g}"
+            )
+            code = 4
         abort_if_needed(comm, result, code)
     return _finish(comm, code)
 
 
 def _finish(comm, code):
-    """End a rank's run: ``code`` once every rank is done (the workers nap while rank 0 saves:
-    ``MPI_Finalize`` is collective and spins); at once when a process of the job died."""
+    """``code`` once every rank is done (napping: ``MPI_Finalize`` spins), at once after a death."""
     from codedlib.runtime.nodes import DEAD_WORKERS, SKIP_FINALIZE
 
     if DEAD_WORKERS or SKIP_FINALIZE:  # MPI_Finalize would wait for the dead process forever

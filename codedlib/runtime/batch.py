@@ -1,11 +1,9 @@
 """Several runs in one job: ``mpiexec -n K python -m mpi4py -m codedlib.runtime.batch RUNS.json``.
 
-``RUNS.json`` is a list of :mod:`codedlib.runtime` command lines (each with its own ``--out``)
-for the same ``K`` processes; they run one after the other in the same processes, so start-up
-(imports and argument checks, about 10 s of a 13-process job on 2 cores) and teardown are paid
-once. Each run is timed from its own start as it would be alone. Stops at the first run that
-fails, with its exit code (:mod:`codedlib.runtime.__main__`); ``RUNS.done`` holds the number of
-runs that succeeded (a failed run may have saved its results too).
+``RUNS.json`` lists :mod:`codedlib.runtime` command lines (each with its own ``--out``) run one
+after the other in the same processes, so start-up (about 10 s of a 13-process job on 2 cores)
+is paid once. Stops at the first failing run with its exit code; ``RUNS.done`` holds the
+number of runs that succeeded.
 """
 
 from __future__ import annotations

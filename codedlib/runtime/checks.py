@@ -4,16 +4,11 @@
     mpiexec -n 13 python -m mpi4py -m codedlib.runtime.checks --frozen
     mpiexec -n 13 python -m mpi4py -m codedlib.runtime.checks --sigstop --record checks.jsonl
 
-Runs, one after the other in the same MPI job (process start-up is the slow part on an
-oversubscribed laptop), the schemes that fit the world size K = N + 1 with injected
-shifted-exponential stragglers and ``check=True``, and prints one JSON line per run:
-the largest relative difference between the aggregated gradient and the serial
-``problem.partial_gradient(theta)`` over all iterations, the mean iteration time, and the
-straggler patterns seen (which workers' results the root used, per iteration). Exact schemes (UMW, GC, RS-GC, CR, RAR)
-must match to ~1e-12. ``--frozen`` adds runs with frozen workers within the tolerated count
-(infinite injected delay). ``--sigstop`` runs, on its own, CodedReduce with a worker really
-frozen by ``SIGSTOP`` (the root resumes it at the end, so the job still exits 0); ``--record
-FILE`` also appends every JSON line to FILE (written by rank 0).
+Runs the schemes that fit the world (in one job) with injected stragglers and ``check=True``
+and prints one JSON line per run: the largest relative gradient error against the serial one
+(~1e-12 for exact schemes), the mean iteration time and the survivors the root used.
+``--frozen`` adds runs with tolerated frozen workers, ``--sigstop`` (alone) CodedReduce with a
+worker frozen by ``SIGSTOP``; ``--record FILE`` appends the lines to FILE.
 """
 
 from __future__ import annotations
@@ -25,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.runtime.config import RunConfig, tree_size
+from codedlib.runtime.config import RunConfig
+from codedlib.runtime.registry import tree_size
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -42,15 +38,8 @@ def suite(
     """The named configs of the self-check for a world of ``world`` processes; with
     ``sigstop`` only the SIGSTOP run."""
     N = world - 1
-    common = {
-        "iterations": iterations,
-        "check": True,
-        "timeout": 20.0,
-        "samples": max(240, 20 * N),
-        "dim": 16,
-        "delay": "shiftexp:shift=0.005,rate=200",
-        "seed": 1,
-    }
+    common = dict(iterations=iterations, check=True, timeout=20.0, samples=max(240, 20 * N), dim=16)
+    common.update(delay="shiftexp:shift=0.005,rate=200", seed=1)
     S = max(1, N // 4)
     runs = [(s, RunConfig(s, n_workers=N, stragglers=S, **common)) for s in ("gc", "rs")]
     runs += [(f"cr(n={n},L={L})", RunConfig("cr", n=n, L=L, s=1, **common)) for n, L in _trees(N)]
@@ -97,13 +86,8 @@ def _check_tree_reduce(comm: MPI.Comm) -> None:
     errors["ring"] = float(np.abs(ring_allreduce(comm, vec) - exact).max())
     worst = comm.allreduce(max(errors.values()), op=MPI.MAX)
     if comm.Get_rank() == 0:
-        print(
-            "CHECK "
-            + json.dumps(
-                {"name": "allreduce-kernels", "kernels": sorted(errors), "max_abs_error": worst}
-            ),
-            flush=True,
-        )
+        line = {"name": "allreduce-kernels", "kernels": sorted(errors), "max_abs_error": worst}
+        print("CHECK " + json.dumps(line), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,20 +114,12 @@ def main(argv: list[str] | None = None) -> int:
             used = tr[tr["used"] & (tr["parent"] == 0)]  # RAR's rows have parent -1: none
             survivors = [sorted(g["worker"].tolist()) for _, g in used.groupby("iteration")]
             patterns = sorted({tuple(p) for p in survivors})
-            line = {
-                "name": name,
-                "scheme": cfg.scheme,
-                "world": comm.Get_size(),
-                "iterations": len(it),
-                "max_grad_rel_error": float(np.nanmax(it["grad_rel_error"])),
-                "mean_iteration_time": float(it["iteration_time"].mean()),
-                "exact": cfg.spec.exact,
-                "frozen": [list(f) for f in cfg.freeze],
-                "root_patterns": [list(pat) for pat in patterns],
-                "root_survivors": survivors,
-                "unresponsive": result.meta["unresponsive"],
-                "notes": result.meta["notes"],
-            }
+            line = dict(name=name, scheme=cfg.scheme, world=comm.Get_size(), iterations=len(it))
+            line.update(max_grad_rel_error=float(np.nanmax(it["grad_rel_error"])))
+            line.update(mean_iteration_time=float(it["iteration_time"].mean()))
+            line.update(exact=cfg.spec.exact, frozen=[list(f) for f in cfg.freeze])
+            line.update(root_patterns=[list(p) for p in patterns], root_survivors=survivors)
+            line.update(unresponsive=result.meta["unresponsive"], notes=result.meta["notes"])
             print("CHECK " + json.dumps(line), flush=True)
             if args.record:
                 with open(args.record, "a", encoding="utf-8") as fh:

@@ -50,14 +50,10 @@ class Poller:
 
 
 def pack_result(
-    iteration: int,
-    compute: float,
-    injected: float,
-    elapsed: float,
-    start: int,
-    stop: int,
-    vector: np.ndarray,
+    iteration, compute, injected, elapsed, start, stop, vector: np.ndarray
 ) -> np.ndarray:
+    """``RESULT``: the header (iteration, seconds computing, injected and elapsed, the rows
+    ``start:stop``) and the vector."""
     buf = np.empty(HEADER + vector.size)
     buf[:HEADER] = (iteration, compute, injected, elapsed, start, stop)
     buf[HEADER:] = vector

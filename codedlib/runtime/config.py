@@ -1,9 +1,6 @@
-"""Run configuration for the MPI engines: one field definition, the world size and the problem.
-
-Every rank builds the same :class:`RunConfig` from the same command line, so each checks the
-world size (one root plus the N workers) on its own and fails fast without communicating. Each
-field is declared once (:func:`option`); the command line (:func:`add_arguments`) and
-:meth:`RunConfig.cli_args` are generated from those declarations.
+"""A run's configuration (each field declared once with its command-line form, :func:`option`),
+its world size and its problem. Every rank builds the same :class:`RunConfig` from the same
+command line and checks it on its own, without communicating.
 """
 
 from __future__ import annotations
@@ -19,14 +16,13 @@ import numpy as np
 from codedlib._validation import InputTypeError, check_int, check_real
 from codedlib.problems import LeastSquares, LogisticRegression, synthetic_linear_regression
 from codedlib.runtime.injection import DelayModel, load_delays, parse_freeze
-from codedlib.runtime.registry import SCHEMES, get_scheme, tree_size
+from codedlib.runtime.registry import SCHEMES, get_scheme
 
 if TYPE_CHECKING:
     from codedlib.problems import Problem
     from codedlib.runtime.registry import Scheme
 
 __all__ = [
-    "SCHEMES",
     "RunConfig",
     "SCHEME_FIELDS",
     "WorldSizeError",
@@ -34,7 +30,6 @@ __all__ = [
     "build_problem",
     "cli_fields",
     "option",
-    "tree_size",
 ]
 
 PROBLEMS = ("linreg", "logreg")
@@ -58,29 +53,17 @@ def option(
     alias_of: str | None = None,
     metavar: str | None = None,
 ) -> Any:
-    """A :class:`RunConfig` field with its command-line form. ``flags``: the options (the
-    first is written by ``cli_args``; none: not on the command line); ``kind``: the value's
-    type (default: the default's); ``alias_of``: for a
-    scheme that does not use this field, its value goes to that field (``--s`` = ``--S``)."""
-    return dataclasses.field(
-        default=default,
-        metadata={
-            "flags": flags,
-            "help": help,
-            "kind": kind or type(default),
-            "choices": choices,
-            "alias_of": alias_of,
-            "metavar": metavar,
-        },
-    )
+    """A :class:`RunConfig` field with its options (the first is written by ``cli_args``);
+    ``alias_of``: where its value goes for a scheme that does not use it (``--s`` = ``--S``)."""
+    kind = kind or type(default)
+    md = dict(flags=flags, help=help, kind=kind, choices=choices, alias_of=alias_of)
+    return dataclasses.field(default=default, metadata=md | {"metavar": metavar})
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything one distributed run needs (:func:`codedlib.runtime.engines.run`): each field's
-    ``help`` says what it is; a field in :data:`SCHEME_FIELDS` applies to the schemes whose record
-    lists it (the others keep its default).
-    """
+    """Everything one distributed run needs; a field in :data:`SCHEME_FIELDS` applies to the
+    schemes whose record lists it (the others keep its default)."""
 
     scheme: str = option(None, "--scheme", kind=str, help="the scheme (see the registry)")
     n_workers: int | None = option(
@@ -98,9 +81,7 @@ class RunConfig:
     groups: int | None = option(
         None, "--G", "--groups", kind=int, help="LAGC: groups G | N (G-LAG: N/r)"
     )
-    xi: float = option(
-        0.0, "--xi", help="LAGC: laziness xi of rule (17); 0: every group, every time"
-    )
+    xi: float = option(0.0, "--xi", help="LAGC: laziness xi of rule (17); 0: all groups every time")
     history: int = option(10, "--history", help="LAGC: past steps D of rule (17) (D xi < 1)")
     iterations: int = option(10, "--iterations", help="gradient steps")
     problem: str = option("linreg", "--problem", choices=PROBLEMS, help="learning problem")
@@ -149,16 +130,12 @@ class RunConfig:
         choices=("abandon", "finish"),
         help="a busy worker given a newer iterate abandons or finishes its task",
     )
-    allreduce: str = option(
-        "mpi", "--allreduce", choices=("mpi", "ring"), help="RAR implementation"
-    )
+    allreduce: str = option("mpi", "--allreduce", choices=("mpi", "ring"), help="RAR's all-reduce")
     margin: float = option(0.02, "--margin", help="DSAG extra wait fraction (2 %%)")
     lb_interval: float = option(
         0.5, "--lb-interval", help="DSAG-LB: seconds between runs of the load balancer"
     )
-    lb_window: float = option(
-        2.0, "--lb-window", help="DSAG-LB: seconds of latency history profiled"
-    )
+    lb_window: float = option(2.0, "--lb-window", help="DSAG-LB: seconds of latency profiled")
     lb_threshold: float = option(
         0.1, "--lb-threshold", help="DSAG-LB: least relative improvement before p changes"
     )
@@ -187,12 +164,11 @@ class RunConfig:
         check(check_int, "subpartitions", low=1)
         check(check_int, "iterations", low=1)
         if self.iterations * N > MAX_DELAY_CELLS:  # the root draws every injected delay up front
+            gib = lambda cells: f"{cells * 8 / 2**30:.3g} GiB"
             raise ValueError(
-                f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected "
-                f"delays are drawn up front: {MAX_DELAY_CELLS * 8 / 2**30:g} GiB), got "
-                f"iterations={self.iterations:,} with N={N} "
-                f"({self.iterations * N * 8 / 2**30:.3g} GiB): at most "
-                f"{MAX_DELAY_CELLS // N:,} iterations"
+                f"iterations must satisfy iterations * N <= {MAX_DELAY_CELLS:,} (the injected delays "
+                f"are drawn up front: {gib(MAX_DELAY_CELLS)}), got iterations={self.iterations:,} with "
+                f"N={N} ({gib(self.iterations * N)}): at most {MAX_DELAY_CELLS // N:,} iterations"
             )
         if self.on_new_iterate is None:
             set_("on_new_iterate", spec.on_new_iterate)
@@ -246,27 +222,22 @@ class RunConfig:
         check(check_real, "poll", low=0.0, low_open=True, high=0.1)
 
     def injected_delays(self, loads: np.ndarray | None = None) -> np.ndarray:
-        """The computation delays ``(iterations, N)`` the root hands out (before freezes):
-        ``delays_file`` if given, else a draw of ``delay`` with the run's seed (``loads``:
-        samples per worker, for the ``cr6`` model)."""
+        """The delays ``(iterations, N)`` the root hands out (before freezes): ``delays_file``,
+        else a draw with the run's seed (``loads``: samples per worker, for ``cr6``)."""
         if self.delays_file is not None:
             return load_delays(self.delays_file, self.iterations, self.n_workers)
         return self.delay.sample(self.iterations, self.n_workers, rng=self.seed, loads=loads)
 
     @property
     def spec(self) -> Scheme:
-        """The scheme's registry record."""
         return SCHEMES[self.scheme]
 
-    # ------------------------------------------------------------------ sizes
     @property
     def world_size(self) -> int:
-        """Processes the scheme needs: the root plus N workers."""
         return self.n_workers + 1
 
     @property
     def tolerated(self) -> int:
-        """Stragglers the scheme tolerates (per parent for cr)."""
         return self.spec.tolerated(self)
 
     def check_world(self, size: int) -> None:
@@ -293,8 +264,7 @@ class RunConfig:
         return out
 
     def cli_args(self) -> list[str]:
-        """The command-line arguments that rebuild this config (for ``mpiexec``), generated from
-        the field declarations: every field the scheme uses, the others where not default."""
+        """The command-line arguments that rebuild this config (for ``mpiexec``)."""
         d = self.to_dict()
         spec = self.spec
         args = []
@@ -314,9 +284,7 @@ def cli_fields() -> list[dataclasses.Field]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add one option per :class:`RunConfig` field (from its declaration). Options not given
-    are left out of the namespace (``argparse.SUPPRESS``), so :func:`config_from_namespace`
-    leaves them at the field's default."""
+    """One option per :class:`RunConfig` field; options not given stay out of the namespace."""
     for f in cli_fields():
         md = f.metadata
         kw = {"dest": f.name, "default": argparse.SUPPRESS, "help": md["help"]}
@@ -336,8 +304,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_namespace(values: dict) -> RunConfig:
-    """The :class:`RunConfig` of parsed options (only the given ones); a scheme-specific option
-    the scheme does not use goes to the field it is an alias of (``--s`` = ``--S`` for gc)."""
+    """The :class:`RunConfig` of the given options (an alias goes to its field)."""
     fields = {f.name: f for f in cli_fields()}
     given = {k: v for k, v in values.items() if k in fields}
     spec = get_scheme(given.get("scheme"))
@@ -363,13 +330,8 @@ def config_from_namespace(values: dict) -> RunConfig:
 
 
 def build_problem(config: RunConfig) -> tuple[Problem, np.ndarray | None]:
-    """The learning problem every rank rebuilds from the seed (no data is sent over MPI).
-
-    ``linreg``: CodedReduce eq. (10), :func:`codedlib.problems.synthetic_linear_regression`
-    with :class:`~codedlib.problems.LeastSquares`. ``logreg``: the same features with labels
-    ``sign(y)`` and :class:`~codedlib.problems.LogisticRegression` (lam = 1/samples, as DSAG
-    Section VII). Returns ``(problem, theta_star)``.
-    """
+    """``(problem, theta_star)`` every rank rebuilds from the seed: ``linreg`` CR eq. (10),
+    ``logreg`` its labels ``sign(y)`` with lam = 1/samples (DSAG Section VII)."""
     data = synthetic_linear_regression(config.samples, config.dim, config.noise, rng=config.seed)
     if config.problem == "linreg":
         return LeastSquares(data.X, data.y), data.theta_star

@@ -1,9 +1,8 @@
 """The MPI driver: every rank runs :func:`run` with one :class:`~codedlib.runtime.config.RunConfig`.
 
 Rank 0 is the root, ranks ``1 .. N`` workers ``0 .. N-1``, each rebuilding its data from the
-seed; the root hands out the injected delays, then the scheme's nodes
-(:mod:`codedlib.runtime.nodes`, put together in :mod:`codedlib.runtime.registry`) iterate.
-Only the root enforces ``timeout``; a process ignoring STOP is ended by ``MPI_Abort``.
+seed; the root hands out the injected delays, then the scheme's nodes iterate. Only the root
+enforces ``timeout``; a process ignoring STOP is ended by ``MPI_Abort``.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.latency.traces import ITERATION_COLUMNS, TRACE_COLUMNS
 from codedlib.runtime.comm import Poller, now
 from codedlib.runtime.config import RunConfig, build_problem
 from codedlib.runtime.injection import apply_freeze
@@ -28,7 +28,7 @@ from codedlib.runtime.nodes import (
     StragglerTimeout,
     inject_root_failure,
 )
-from codedlib.runtime.traces import ITERATION_COLUMNS, TRACE_COLUMNS, ProgressWriter, RunResult
+from codedlib.runtime.traces import ProgressWriter, RunResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,18 +42,15 @@ TAG_DELAYS, TAG_READY = 111, 112
 
 def worker_loads(config: RunConfig, n_samples: int) -> np.ndarray:
     """Samples each worker processes per task (drives the ``cr6`` delay model, CR eq. 6)."""
-    loads = []
-    for rank in range(1, config.n_workers + 1):
-        sizes = [stop - start for start, stop, _ in config.spec.plan(config, n_samples, rank).terms]
-        loads.append(sizes[0] if config.spec.one_term_per_task else sum(sizes))
-    return np.array(loads)
+    plans = (config.spec.plan(config, n_samples, rank) for rank in range(1, config.n_workers + 1))
+    sizes = [[stop - start for start, stop, _ in plan.terms] for plan in plans]
+    return np.array([s[0] if config.spec.one_term_per_task else sum(s) for s in sizes])
 
 
 # ---------------------------------------------------------------------------- driver
 def _distribute_delays(comm, config, problem, rank):
-    """Root sends each worker its delay column ``[stop_at, start_wall, delay_0, ...]``
-    (``stop_at >= 0``: SIGSTOP from then on); workers answer READY, so no timeout includes
-    start-up."""
+    """The root sends each worker ``[stop_at (>= 0: SIGSTOP then), start_wall, delays...]``;
+    workers answer READY (with their pid), so no timeout includes start-up."""
     from mpi4py import MPI
 
     T, N = config.iterations, config.n_workers
@@ -101,7 +98,7 @@ def _distribute_delays(comm, config, problem, rank):
 
 
 def startup_seconds(config: RunConfig) -> float:
-    """How long start-up (data, plans, the delay hand-out) may take before a rank gives up."""
+    """How long start-up may take before a rank gives up."""
     return max(60.0, 4 * config.timeout)
 
 
@@ -109,26 +106,21 @@ def _meta(config, comm, command=None):
     from mpi4py import MPI
 
     lib = MPI.Get_library_version().strip().splitlines()[0][:80]
-    injected = []
+    launch = ["python", "-m", "codedlib.runtime", *config.cli_args()]
+    injected, slept = [], "computation delay per (iteration, worker) slept before sending, "
     if config.delays_file is not None:
-        injected.append(
-            "computation delay per (iteration, worker) slept before sending, read from the "
-            f"explicit ({config.iterations}, {config.n_workers}) array {config.delays_file}"
-        )
+        shape = f"({config.iterations}, {config.n_workers})"
+        injected.append(slept + f"read from the explicit {shape} array {config.delays_file}")
     elif config.delay.kind != "none":
-        injected.append(
-            f"computation delay per (iteration, worker) slept before sending, "
-            f"drawn with seed {config.seed} from {config.delay.describe()}"
-        )
+        injected.append(slept + f"drawn with seed {config.seed} from {config.delay.describe()}")
     if config.t_c > 0:
         injected.append(
             f"per-message delay t_c={config.t_c:g} s at each receiving node "
             "(single-port model, CodedReduce Sec. III-C)"
         )
     if config.freeze:
-        how = (
-            "infinite injected delay" if config.freeze_mode == "sleep" else "SIGSTOP (real freeze)"
-        )
+        how = {"sleep": "infinite injected delay", "stop": "SIGSTOP (real freeze)"}
+        how = how[config.freeze_mode]
         frozen = ", ".join(f"{w} from iteration {t}" for w, t in config.freeze)
         injected.append(f"frozen workers {frozen} by {how}")
     return {
@@ -139,11 +131,7 @@ def _meta(config, comm, command=None):
         "host": platform.node(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
-        "command": command
-        or " ".join(
-            ["mpiexec", "-n", str(comm.Get_size()), "python", "-m", "codedlib.runtime"]
-            + config.cli_args()
-        ),
+        "command": command or " ".join(["mpiexec", "-n", str(comm.Get_size()), *launch]),
         "real": (
             f"gradient computation (numpy, {config.samples} x {config.dim} {config.problem} data), "
             f"MPI message transfer ({lib.split(',')[0]}), process scheduling "
@@ -164,10 +152,9 @@ def run(
 ) -> RunResult | None:
     """Run ``config`` on ``comm`` (default ``MPI.COMM_WORLD``); every rank must call it.
 
-    The result on rank 0, None elsewhere; workers in ``meta["unresponsive"]`` ignored STOP
-    (the caller must ``comm.Abort``). ``progress_dir``: each iteration goes to
-    ``iterations.csv`` as it ends. Raises ``WorldSizeError``, :class:`StragglerTimeout`,
-    :class:`Diverged`, :class:`ParentSilent`.
+    The result on rank 0, None elsewhere (workers in ``meta["unresponsive"]`` ignored STOP: the
+    caller must abort them); ``progress_dir`` gets each iteration as it ends. Raises
+    ``WorldSizeError``, :class:`StragglerTimeout`, :class:`Diverged`, :class:`ParentSilent`.
     """
     from mpi4py import MPI
 
@@ -185,9 +172,9 @@ def run(
         on_start()  # every worker has its data, plan and delays: the run starts now
     t0 = now()
     if rank != 0:
-        spec.worker(
-            comm, config, plan, problem, t0, column[2:], int(column[0]), start_wall=float(column[1])
-        ).run()
+        stop_at, start_wall = int(column[0]), float(column[1])
+        worker = spec.worker(comm, config, plan, problem, t0, column[2:], stop_at, start_wall)
+        worker.run()
         return None
     root = spec.root(comm, config, plan, problem, t0, theta_star)
     meta = _meta(config, comm, command)
@@ -204,11 +191,8 @@ def run(
     rows, rounds = root.collect()
     import pandas as pd  # the root's only, at the end: every rank starts faster without it
 
-    trace = (
-        pd.DataFrame(rows, columns=TRACE_COLUMNS)
-        .sort_values(list(root.trace_order), kind="stable")
-        .reset_index(drop=True)
-    )
+    trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
+    trace = trace.sort_values(list(root.trace_order), kind="stable").reset_index(drop=True)
     iterations = pd.DataFrame(root.iteration_rows, columns=ITERATION_COLUMNS)
     meta["unresponsive"] = unresponsive
     meta["withheld_tasks"] = {str(c - 1): k for c, k in root.skipped.items() if k}
@@ -236,8 +220,8 @@ _RUN_COMMS: list = []
 
 
 def run_communicator(comm: MPI.Comm) -> MPI.Comm:
-    """A never-freed duplicate of ``comm`` for one run: late unreceived results on a built-in
-    communicator make MPICH's ``MPI_Finalize`` fail and Hydra SIGKILL the job."""
+    """A never-freed duplicate of ``comm`` for one run (late unreceived results on a built-in
+    communicator make MPICH's ``MPI_Finalize`` fail and Hydra SIGKILL the job)."""
     dup = comm.Dup()
     _RUN_COMMS.append(dup)
     return dup
@@ -252,8 +236,7 @@ def abort_job(comm: MPI.Comm, code: int) -> None:
 
 
 def abort_if_needed(comm: MPI.Comm, result: RunResult, code: int = 0) -> None:
-    """End processes that ignored STOP (SIGSTOPped workers) with ``MPI_Abort``; a no-op
-    otherwise. Flushes stdout/stderr first."""
+    """``MPI_Abort`` the job if processes ignored STOP (SIGSTOPped workers)."""
     if result.meta.get("unresponsive"):
         sys.stderr.write(
             f"codedlib.runtime: workers {result.meta['unresponsive']} ignored STOP "

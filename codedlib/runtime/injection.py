@@ -31,14 +31,7 @@ if TYPE_CHECKING:
 
     from codedlib.latency.models import HeterogeneousCluster
 
-__all__ = [
-    "DEFAULT_PARAMS",
-    "DELAY_KINDS",
-    "DelayModel",
-    "apply_freeze",
-    "load_delays",
-    "parse_freeze",
-]
+__all__ = ["DelayModel", "apply_freeze", "load_delays", "parse_freeze"]
 
 DELAY_KINDS = {
     "none": (),
@@ -80,8 +73,7 @@ def _parse_params(text: str, what: str) -> dict:
 
 @dataclass(frozen=True)
 class DelayModel:
-    """An injected computation-delay model (module docstring): ``params`` in seconds / rates in
-    1/s; ``bursts``: optional ``p_enter``, ``p_exit``, ``factor`` (DSAG Section III-B)."""
+    """An injected computation-delay model (module docstring), seconds and rates in 1/s."""
 
     kind: str = "none"
     params: dict = field(default_factory=dict)
@@ -106,11 +98,9 @@ class DelayModel:
                 raise ValueError(
                     f"bursts must give exactly {list(_BURST_KEYS)}, got bursts={self.bursts!r}"
                 )
-        # build once to validate the numbers (raises ValueError naming the parameter)
         if self.kind != "none":
-            self._base_dist(1)
+            self._base_dist(1)  # checks the numbers
 
-    # ------------------------------------------------------------------ construction
     @classmethod
     def parse(cls, text: str | None, bursts: str | None = None) -> DelayModel:
         """Build from the command-line form ``kind:key=value,...`` (``None`` or ``"none"``: no delay)."""
@@ -128,7 +118,6 @@ class DelayModel:
         return cls(kind, params, burst_params)
 
     def to_text(self) -> str:
-        """The command-line form (inverse of :meth:`parse` for the model part)."""
         if self.kind == "none":
             return "none"
         return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
@@ -144,7 +133,6 @@ class DelayModel:
             text += f" with Markov bursts ({self.bursts_text()})"
         return text
 
-    # ------------------------------------------------------------------ distributions
     def _base_dist(self, n_points: int):
         from codedlib.latency import models
 
@@ -174,8 +162,7 @@ class DelayModel:
     def cluster(
         self, n_workers: int, loads: ArrayLike | None = None
     ) -> HeterogeneousCluster | None:
-        """The per-worker model (``None`` for ``kind="none"``). ``loads`` (samples per worker)
-        is needed by ``cr6``."""
+        """The per-worker model (None for ``none``; ``cr6`` needs the ``loads``)."""
         from codedlib.latency.models import (
             HeterogeneousCluster,
             gamma_from_moments,
@@ -193,12 +180,10 @@ class DelayModel:
                 )
             return HeterogeneousCluster([self._base_dist(d) for d in loads])
         if self.kind == "gamma":
+            mean, var = self.params["mean"], self.params["var"]
             factors = linear_slowdown(n_workers, float(self.params.get("spread", 0.0)))
             return HeterogeneousCluster(
-                [
-                    gamma_from_moments(self.params["mean"] * f, self.params["var"] * f * f)
-                    for f in factors
-                ]
+                [gamma_from_moments(mean * f, var * f * f) for f in factors]
             )
         return HeterogeneousCluster.identical(self._base_dist(1), n_workers)
 
@@ -224,10 +209,8 @@ class DelayModel:
 
 
 def load_delays(path: str | os.PathLike, n_iterations: int, n_workers: int) -> np.ndarray:
-    """Explicit injected delays: the ``(n_iterations, n_workers)`` array of seconds in the
-    ``.npy`` file ``path`` (row ``t``, column ``i``: worker ``i``, MPI rank ``i + 1``, in
-    iteration ``t``; ``inf`` is a worker that never answers).
-    """
+    """The ``(n_iterations, n_workers)`` array of seconds in the ``.npy`` file ``path`` (row
+    ``t``, column ``i``: worker ``i`` in iteration ``t``; ``inf``: never answers)."""
     try:
         delays = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -267,8 +250,7 @@ def parse_freeze(text: str | None) -> tuple[tuple[int, int], ...]:
 
 
 def apply_freeze(delays: np.ndarray, freeze: Iterable[tuple[int, int]]) -> np.ndarray:
-    """Set ``delays[t, w] = inf`` for every frozen ``(w, t0)`` and ``t >= t0`` (a worker that
-    never answers again; ``freeze`` as :class:`~codedlib.runtime.config.RunConfig` checks it)."""
+    """``delays`` with ``inf`` for every frozen ``(w, t0)`` from ``t0`` on."""
     delays = np.array(delays, dtype=float, copy=True)
     for worker, start in freeze:
         delays[start:, worker] = np.inf

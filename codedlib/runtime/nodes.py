@@ -1,12 +1,9 @@
-"""Shared runtime types: the errors, a rank's :class:`NodePlan` and the message-passing nodes.
+"""The runtime's errors, a rank's :class:`NodePlan` and the nodes every scheme derives from.
 
-Every scheme's nodes derive from these (:mod:`codedlib.runtime.registry` puts them together);
-this module imports no other engine module (no import cycle between the engines).
-
-Iteration (CodedReduce Algorithm 2, CR.EXECUTE): a :class:`WorkerNode` receives the iterate,
-forwards it to its children, computes its local (coded) partial gradient, sleeps its injected
-delay, waits for the first ``need`` fresh results of its children, combines them with its
-plan's decoding step and sends the sum up; the :class:`RootNode` decodes and takes the step.
+An iteration (CodedReduce Algorithm 2, CR.EXECUTE): a :class:`WorkerNode` forwards the iterate
+to its children, computes its coded partial gradient, sleeps its injected delay, combines the
+first ``need`` fresh results of its children and sends the sum up; the :class:`RootNode`
+decodes and takes the step.
 """
 
 from __future__ import annotations
@@ -67,9 +64,7 @@ __all__ = [
 ]
 
 WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
-#: Tasks a child may hold unanswered: a child that has not answered any of its last
-#: MAX_OUTSTANDING tasks gets no new one until it answers (a frozen worker is not flooded
-#: with tasks it never reads; a slow one that catches up is sent the newest iterate again).
+#: A child that answered none of its last MAX_OUTSTANDING tasks gets no new one until it answers
 MAX_OUTSTANDING = 4
 ROOT_GRACE = 2.0  # seconds the root waits for every worker's trace at shutdown
 
@@ -83,12 +78,11 @@ class Diverged(RuntimeError):
 
 
 class ParentSilent(RuntimeError):
-    """An idle node heard nothing from its parent for longer than the root can be silent in a
-    healthy run (the root is frozen or gone): the node ends the job instead of hanging."""
+    """An idle node heard nothing from its parent for too long (the root is frozen or gone)."""
 
 
 def inject_root_failure(config: RunConfig, iteration: int) -> None:
-    """``fail_root_at`` fault injection: the root fails at ``iteration`` (-1: before the run)."""
+    """``fail_root_at``: the root fails at ``iteration`` (-1: before the run)."""
     if config.fail_root_at is not None and config.fail_root_at == iteration:
         raise RuntimeError(f"injected root failure at iteration {iteration} (--fail-root-at)")
 
@@ -96,13 +90,8 @@ def inject_root_failure(config: RunConfig, iteration: int) -> None:
 # ---------------------------------------------------------------------------- plans
 @dataclass
 class NodePlan:
-    """What one rank does: its parent, children, local coded data and how it combines.
-
-    The node's coded partial gradient is ``sum(coef * problem.partial_gradient(theta, start,
-    stop))`` over its ``terms``. ``need``: results it waits for from its children.
-    ``combine(positions, vectors)``: decoded sum from the children at ``positions`` (indices
-    into ``children``).
-    """
+    """What one rank does: its parent, its children (it waits for ``need`` of them and
+    ``combine(positions in children, vectors)`` decodes their sum) and its coded ``terms``."""
 
     rank: int
     parent: int | None
@@ -119,25 +108,20 @@ class NodePlan:
 
 
 def sum_combine(positions: list[int], vectors: list[np.ndarray]) -> np.ndarray:
-    """Combine a node's received vectors by summing them."""
+    """The sum of the received vectors."""
     return np.sum(vectors, axis=0)
 
 
 def scaled_sum(scale: float) -> Combine:
-    """A combine that sums the received vectors and multiplies by ``scale``."""
-
-    def combine(positions, vectors):
-        return scale * np.sum(vectors, axis=0)
-
-    return combine
+    """A combine: ``scale`` times the sum of the received vectors."""
+    return lambda positions, vectors: scale * np.sum(vectors, axis=0)
 
 
 def code_combine(code: GradientCodeLike) -> Combine:
     """Combine with the gradient code's decoding vector for this set of survivors."""
 
     def combine(positions, vectors):
-        # GradientCode.decode returns a length-N vector, zero off the survivors
-        a = np.asarray(code.decode(sorted(positions)), dtype=float)
+        a = np.asarray(code.decode(sorted(positions)), dtype=float)  # length N, 0 off survivors
         return np.tensordot(a[list(positions)], np.asarray(vectors), axes=1)
 
     return combine
@@ -150,12 +134,8 @@ def gradient_error(
     n_parts: int,
     which: Iterable[int] | None = None,
 ) -> float:
-    """``||g - g_serial|| / sum_j ||g_j||``: error of an aggregated gradient sum against the
-    serial ``problem.partial_gradient(theta)``, relative to the scale of what was summed (the
-    norms of the partial gradients ``g_j`` of ``n_parts`` even partitions). Unlike
-    ``||g - g_serial|| / ||g_serial||`` this stays meaningful near the optimum, where
-    ``g_serial -> 0`` while every message keeps its size (exact schemes give ~1e-15).
-    ``which``: only those partitions (LAGC's freshly decoded groups)."""
+    """``||g - g_serial|| / sum_j ||g_j||`` over ``n_parts`` even partitions (``which``: only
+    those): unlike ``/ ||g_serial||``, meaningful near the optimum (exact schemes give ~1e-15)."""
     bounds = even_partition(problem.n_samples, n_parts)
     which = range(n_parts) if which is None else which
     parts = [problem.partial_gradient(theta, int(bounds[p]), int(bounds[p + 1])) for p in which]
@@ -164,8 +144,7 @@ def gradient_error(
 
 
 def local_gradient(problem: Problem, theta: np.ndarray, terms: list[Term]) -> np.ndarray:
-    """``sum(coef * partial_gradient(theta, start, stop))`` over ``terms`` (complex when a
-    coefficient is: the Reed-Solomon code's encoding is complex)."""
+    """``sum(coef * partial_gradient(theta, start, stop))`` over ``terms`` (complex for RS)."""
     complex_code = any(isinstance(c, complex) for _, _, c in terms)
     g = np.zeros(problem.dim, dtype=complex if complex_code else float)
     for start, stop, coef in terms:
@@ -178,42 +157,29 @@ def local_gradient(problem: Problem, theta: np.ndarray, terms: list[Term]) -> np
 class Node:
     """Message handling shared by the root and the workers (see ``comm`` for the layout)."""
 
-    #: Whether stale results are read (DSAG's cache): then each costs the single-port delay
-    #: ``t_c`` like a fresh one, as in the shoot-out's event engine.
-    reads_stale = False
+    reads_stale = False  # DSAG's cache: a stale result costs t_c like a fresh one
 
     def __init__(
         self, comm: MPI.Comm, config: RunConfig, plan: NodePlan, problem: Problem, t0: float
     ) -> None:
         from mpi4py import MPI
 
-        self.MPI = MPI
-        self.comm = comm
-        self.config = config
-        self.plan = plan
-        self.problem = problem
-        self.dim = problem.dim
-        self.t0 = t0
-        self.poller = Poller(config.poll)
-        self.sends = SendQueue()
-        self.status = MPI.Status()
+        self.MPI, self.comm, self.config, self.plan, self.problem = MPI, comm, config, plan, problem
+        self.dim, self.t0 = problem.dim, t0
+        self.poller, self.sends, self.status = Poller(config.poll), SendQueue(), MPI.Status()
         self.child_pos = {c: k for k, c in enumerate(plan.children)}
         self.current = -1  # iteration being worked on
         self.sent_at = {}  # iteration -> time the iterate went to the children
         self.fresh = []  # (position, vector) for the current iteration, in arrival order
-        self.rows = []
-        self.pending_task = None
-        self.stop = False
-        self.done_children = set()
-        self.traces = {}
+        self.rows, self.traces, self.done_children = [], {}, set()
+        self.pending_task, self.stop = None, False
         self.abandon = config.on_new_iterate == "abandon"
         self.last_heard = now()  # last message from the parent (idle nodes watch it)
         self.unanswered = {c: [] for c in plan.children}  # iterations sent, not yet answered
         self.skipped = {c: 0 for c in plan.children}  # tasks withheld from a silent child
 
     def setup(self) -> None:
-        """Where a scheme's node adds its own state: called once the base class has built its
-        own (after :class:`RootNode` / :class:`WorkerNode`), so every node has one signature."""
+        """A scheme's node adds its own state here (after the base class built its own)."""
 
     # -- receiving -----------------------------------------------------------------
 
@@ -248,8 +214,7 @@ class Node:
         return self.stop or (self.abandon and self.pending_task is not None)
 
     def on_result(self, src: int, buf: np.ndarray) -> None:
-        """A child's result: charge the single-port delay t_c if the node reads it (fresh, or
-        any result for a node that keeps stale ones, :attr:`reads_stale`), log it, keep it."""
+        """A child's result: charge t_c if the node reads it, log it, keep it if fresh."""
         task_it = int(buf[0])
         # an answer to task t settles every earlier task (the child always works on the newest)
         self.unanswered[src] = [it for it in self.unanswered.get(src, []) if it > task_it]
@@ -259,27 +224,16 @@ class Node:
         arrival = now()
         sent = self.sent_at.get(task_it, np.nan)
         elapsed = float(buf[3])
-        self.rows.append(
-            {
-                "iteration": self.current,
-                "worker": src - 1,
-                "compute_time": elapsed,
-                "comm_time": (arrival - sent) - elapsed,
-                "fresh": fresh,
-                "wall_clock": arrival - self.t0,
-                "injected_delay": float(buf[2]),
-                "real_compute": float(buf[1]),
-                "task_iteration": task_it,
-                "used": False,
-                "parent": self.plan.rank,
-            }
-        )
+        row = dict(iteration=self.current, worker=src - 1, compute_time=elapsed)
+        row.update(comm_time=(arrival - sent) - elapsed, fresh=fresh, wall_clock=arrival - self.t0)
+        row.update(injected_delay=float(buf[2]), real_compute=float(buf[1]))
+        self.rows.append(row | dict(task_iteration=task_it, used=False, parent=self.plan.rank))
         if fresh:
             self.fresh.append((self.child_pos[src], buf[HEADER:], len(self.rows) - 1))
         self.on_any_result(src, buf, fresh, len(self.rows) - 1)
 
     def on_message(self, tag: int, src: int, buf: np.ndarray) -> None:
-        """Hook for an engine's own messages (the RAR watchdog's progress reports)."""
+        """Hook for an engine's own messages (the RAR watchdog's)."""
 
     def on_any_result(self, src: int, buf: np.ndarray, fresh: bool, row: int) -> None:
         """Hook for DSAG (stale results matter there)."""
@@ -293,9 +247,7 @@ class Node:
 
     def send_task(self, iteration: int, theta: np.ndarray, to: Iterable[int] | None = None) -> None:
         """Send the iterate to the children (``to``: only those, e.g. LAGC's selected groups)."""
-        task = np.empty(self.dim + 1)
-        task[0] = iteration
-        task[1:] = theta
+        task = np.concatenate(([float(iteration)], theta))
         self.sent_at[iteration] = now()
         for child in self.plan.children if to is None else to:
             if child - 1 in DEAD_WORKERS:
@@ -335,9 +287,7 @@ class WorkerNode(Node):
         start_wall: float = 0.0,
     ) -> None:
         super().__init__(comm, config, plan, problem, t0)
-        self.delays = delays
-        self.stop_at = stop_at
-        self.tasks_done = 0
+        self.delays, self.stop_at, self.tasks_done = delays, stop_at, 0
         self.setup()
 
     def choose_terms(self) -> list[Term]:
@@ -354,10 +304,8 @@ class WorkerNode(Node):
         self.current = t
         self.fresh = []
         if 0 <= self.stop_at <= t:
-            os.kill(os.getpid(), signal.SIGSTOP)  # a really frozen process (freeze_mode="stop")
-            # resumed (SIGCONT) by the root at the end of the run so that it ends cleanly: it
-            # stops for good only once it has heard STOP, never freezing itself again
-            self.stop_at = -1
+            os.kill(os.getpid(), signal.SIGSTOP)  # freeze_mode="stop"; the root resumes it
+            self.stop_at = -1  # at the end of the run, to hear STOP and end cleanly
             self.wait(lambda: self.stop, now() + WORKER_GRACE)
             return
         if self.plan.children:
@@ -385,8 +333,7 @@ class WorkerNode(Node):
         self.tasks_done += 1
 
     def run(self) -> None:
-        # the longest silence an idle node accepts from its parent: one iteration's timeout (the
-        # root's longest wait before it stops the run itself), the shutdown grace and a margin
+        # the longest silence from the parent: the root's longest wait, its grace and a margin
         limit = self.config.timeout + ROOT_GRACE + 2.0
         while not self.stop:
             self.pump()
@@ -421,10 +368,9 @@ class WorkerNode(Node):
 
 
 class RootNode(Node):
-    """Master (UMW, SGD, GC, RS-GC) or tree root (CR): CR.EXECUTE step 5 and the gradient step."""
+    """Master or tree root: CR.EXECUTE step 5 and the gradient step."""
 
-    #: how the trace rows are sorted
-    trace_order = ("iteration", "wall_clock", "worker")
+    trace_order = ("iteration", "wall_clock", "worker")  # how the trace rows are sorted
 
     def __init__(
         self,
@@ -436,10 +382,8 @@ class RootNode(Node):
         theta_star: np.ndarray | None = None,
     ) -> None:
         super().__init__(comm, config, plan, problem, t0)
-        self.theta_star = theta_star
-        self.notes = []  # go to the run's meta["notes"]
-        self.extra = {}  # further entries of the run's meta
-        self.iteration_rows = []
+        self.theta_star, self.iteration_rows = theta_star, []
+        self.notes, self.extra = [], {}  # the run's meta["notes"] and more entries of its meta
         self.step = config.step_scale / problem.smoothness()
         self.theta = problem.initial_point()
         self.progress = None  # a ProgressWriter: completed iterations on disk as they finish
@@ -464,9 +408,7 @@ class RootNode(Node):
         )
 
     def check_error(self, g: np.ndarray) -> float:
-        """``--check``: error of the aggregate ``g`` against the serial computation
-        (:func:`gradient_error`); a scheme whose aggregate is not the full gradient (SGD, DSAG)
-        overrides it."""
+        """``--check``: :func:`gradient_error` of ``g`` (overridden where ``g`` is partial)."""
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
     def record_iteration(self, t: int, start: float, end: float, g: np.ndarray) -> None:
@@ -474,8 +416,7 @@ class RootNode(Node):
         self.record_step(t, {**row, "iteration_time": end - start, "n_fresh": len(self.fresh)}, g)
 
     def record_step(self, t: int, row: dict, g: np.ndarray) -> None:
-        """The shared root bookkeeping of every engine: ``--check``, the gradient step, the
-        loss, divergence, the error against ``theta*`` and the progress file."""
+        """``--check``, the gradient step, loss, divergence, error against ``theta*``, progress."""
         n = self.problem.n_samples
         if self.config.check:
             row["grad_rel_error"] = self.check_error(g)
@@ -513,8 +454,7 @@ class RootNode(Node):
         """STOP every worker, collect their traces; return the workers that never answered."""
         stop = np.full(1, 1.0 if DEAD_WORKERS else 0.0)  # 1: a process died, skip MPI_Finalize
         alive = [r for r in range(1, self.comm.Get_size()) if r - 1 not in DEAD_WORKERS]
-        # a SIGSTOPped worker cannot read STOP: resume it (SIGCONT) first, so that it ends with
-        # the others (its parent still waits for it) and the job exits 0 without an MPI_Abort
+        # a SIGSTOPped worker cannot read STOP: resume it first so that the job exits 0
         resumed = resume_stopped([r - 1 for r in alive])
         for rank in alive:
             self.sends.isend(self.comm, stop, rank, TAG_STOP)
@@ -533,8 +473,7 @@ class RootNode(Node):
 
 
 def resume_stopped(workers: Iterable[int]) -> list[int]:
-    """Send SIGCONT to those of ``workers`` that are stopped processes of this run on this
-    host (``/proc/<pid>``: state ``T`` and a ``codedlib.runtime`` command line); returns them."""
+    """SIGCONT those of ``workers`` that are stopped ``codedlib.runtime`` processes here."""
     resumed = []
     for w in workers:
         pid = WORKER_PIDS.get(w)
@@ -551,15 +490,10 @@ def resume_stopped(workers: Iterable[int]) -> list[int]:
     return resumed
 
 
-#: Workers that sent their trace at the end of the run (on the root): their exit is no death.
+#: On the root: workers that sent their trace (their exit is no death), ``{worker: pid}`` (from
+#: READY) and workers known dead (MPICH's SIGUSR1; they get no task and no STOP).
 ENDED_WORKERS: set = set()
-
-#: Non-empty on a rank whose job lost a process: ``MPI_Finalize`` would wait for the dead one
-#: forever, so the rank ends without it (:func:`codedlib.runtime.__main__.main`).
-SKIP_FINALIZE: set = set()
-
-#: ``{worker: pid}`` of the workers, on the root (sent with READY): names a dead worker.
 WORKER_PIDS: dict = {}
-#: Workers known dead on the root (from MPICH's SIGUSR1 under ``-disable-auto-cleanup``): they get
-#: no task and no STOP, and the run goes on without them as long as the scheme tolerates it.
 DEAD_WORKERS: set = set()
+#: Non-empty on a rank whose job lost a process: it skips ``MPI_Finalize`` (would wait forever).
+SKIP_FINALIZE: set = set()

@@ -1,14 +1,7 @@
-"""Run a scheme for real from a notebook: ipyparallel MPI engines (or plain ``mpiexec``).
+"""Run a scheme for real from a notebook: on ipyparallel MPI engines (one MPI world of
+``config.world_size`` processes, started and always stopped here) or as an ``mpiexec`` job.
 
->>> from codedlib.runtime.notebook import run_for_real            # doctest: +SKIP
->>> result = run_for_real("cr", quick=True)                      # doctest: +SKIP
->>> result.trace.head(); result.iterations["iteration_time"].mean()  # doctest: +SKIP
-
-:func:`run_for_real` builds a :class:`~codedlib.runtime.config.RunConfig` from the scheme's
-defaults (small under ``quick``), starts an ipyparallel cluster whose engines form one MPI
-world of exactly ``config.world_size`` processes, runs :func:`codedlib.runtime.engines.run`
-on every engine and always shuts the cluster down; ``backend="mpiexec"`` runs the command
-line's job in a subprocess instead. Both return a :class:`~codedlib.runtime.traces.RunResult`.
+>>> result = run_for_real("cr", quick=True)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -36,15 +29,12 @@ if TYPE_CHECKING:
     from ipyparallel import DirectView
 
 __all__ = [
-    "FULL_DELAY",
-    "QUICK_DELAY",
     "killed_from_outside",
     "mpiexec_command",
     "mpiexec_env",
     "mpi_cluster",
     "mpiexec_path",
     "run_for_real",
-    "run_on_cluster",
     "run_with_mpiexec",
     "real_run_table",
     "real_runs",
@@ -53,26 +43,19 @@ __all__ = [
     "scheme_config",
 ]
 
-#: Injected computation delay (shifted exponential, CodedReduce eq. 6 form) of quick and full
-#: runs: 50 ms + Exp(mean 50 ms), large against a laptop's few milliseconds of real overhead
-#: (polling, Python, MPI on 2 cores), so the measured times test the injected model.
+#: 50 ms + Exp(mean 50 ms) (CR eq. 6 form): large against a laptop's few ms of real overhead.
 QUICK_DELAY = FULL_DELAY = "shiftexp:shift=0.05,rate=20"
 
 
 def scheme_config(scheme: str, quick: bool = True, seed: int = 0, **overrides: Any) -> RunConfig:
-    """Default config for ``scheme``: the scheme record's ``quick`` sizes (4-7 processes) and
-    30 iterations under ``quick``; its ``full`` sizes (N = 12 workers, 13 processes; CR on the
-    paper's (3, 2) tree) and 60 iterations otherwise. ``overrides`` are any ``RunConfig`` field
-    (e.g. ``n_workers=8``, ``delay="pareto:t0=0.02,xi=2"``, ``t_c=0.002``); the default S,
-    w, G and tree sizes are dropped when N (or n, L) is overridden."""
+    """Default config for ``scheme``: its record's ``quick`` (30 iterations) or ``full`` sizes
+    (60), then ``overrides`` (any ``RunConfig`` field; overriding N, n or L drops the default
+    S, w, G and tree sizes)."""
     spec = get_scheme(scheme)
     sizes = dict(spec.quick if quick else spec.full)
-    if any(name in overrides for name in ("n_workers", "n", "L")):  # sizes that follow N: dropped
-        sizes = {
-            k: v
-            for k, v in sizes.items()
-            if k not in ("n_workers", "n", "L", "stragglers", "w", "groups")
-        }
+    if any(name in overrides for name in ("n_workers", "n", "L")):
+        follow = ("n_workers", "n", "L", "stragglers", "w", "groups")
+        sizes = {k: v for k, v in sizes.items() if k not in follow}
     fields = {
         **sizes,
         "iterations": 30 if quick else 60,
@@ -102,15 +85,11 @@ def mpiexec_path() -> str:
 
 
 def mpiexec_env() -> dict[str, str]:
-    """Environment of an ``mpiexec`` job: this one, with the running Python's directory first on
-    ``PATH``, this checkout first on ``PYTHONPATH``, one BLAS/OpenMP thread per rank and Open MPI
-    allowed to oversubscribe (values already set in the environment are kept).
-    """
+    """This environment with the running Python first on ``PATH``, this checkout first on
+    ``PYTHONPATH``, and (unless set) one BLAS thread per rank, Open MPI oversubscribing."""
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.setdefault("OMP_NUM_THREADS", "1")
-    # Open MPI refuses more processes than cores unless told; MPICH ignores this variable
-    # (an environment variable, not an implementation-specific mpiexec flag)
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     root = str(Path(__file__).resolve().parents[2])
@@ -120,15 +99,13 @@ def mpiexec_env() -> dict[str, str]:
 
 @contextlib.contextmanager
 def mpi_cluster(n_procs: int, start_timeout: float = 120.0) -> Iterator[DirectView]:
-    """ipyparallel cluster of ``n_procs`` MPI engines (one MPI world); yields a view on all
-    engines and always stops the cluster (controller and engines) on exit."""
+    """A view on an ipyparallel cluster of ``n_procs`` MPI engines, always stopped on exit."""
     import logging
     from unittest.mock import patch
 
     import ipyparallel as ipp
 
-    # ERROR: the engines end by SIGTERM when the cluster stops, which ipyparallel would report
-    # as warnings (with the engines' logs) in the notebook
+    # ERROR: the engines' SIGTERM at the end would be reported as warnings in the notebook
     cluster = ipp.Cluster(engines="mpi", n=n_procs, log_level=logging.ERROR)
     cluster.config.MPIEngineSetLauncher.mpi_cmd = [mpiexec_path()]
     client = None
@@ -145,15 +122,13 @@ def mpi_cluster(n_procs: int, start_timeout: float = 120.0) -> Iterator[DirectVi
         env.stop()
         with contextlib.suppress(Exception):
             cluster.stop_cluster_sync()
-        # the client's sockets and its I/O thread would otherwise outlive the cluster in the
-        # notebook kernel (one per run), still listening for the stopped engines' output
+        # else the client's sockets and I/O thread outlive the cluster in the kernel
         if client is not None:
             with contextlib.suppress(Exception):
                 client.close(linger=0)
 
 
 def _engine_run(config):
-    """Executed on every engine (one MPI rank each)."""
     from codedlib.runtime.engines import StragglerTimeout, run
 
     try:
@@ -163,8 +138,7 @@ def _engine_run(config):
 
 
 def run_on_cluster(config: RunConfig) -> RunResult:
-    """Run ``config`` on a fresh ipyparallel MPI cluster of ``config.world_size`` engines; the
-    client gives up after ``2 * timeout + 60`` s (``timeout``: the root's per-iteration limit)."""
+    """Run ``config`` on a fresh ipyparallel MPI cluster (given up after 2 timeout + 60 s)."""
     if config.freeze_mode == "stop" and config.freeze:
         raise ValueError(
             "freeze_mode='stop' SIGSTOPs an engine, which would then be ended by "
@@ -187,16 +161,13 @@ KILLED_FROM_OUTSIDE = 9
 
 
 class KilledFromOutside(RuntimeError):
-    """An ``mpiexec`` run lost a rank to a SIGKILL (exit 9, no error message of ours, no
-    results). The one cause we found was ours and is fixed: a rank whose ``MPI_Finalize``
-    failed (unmatched messages on ``MPI_COMM_WORLD``) left without finalizing its PMI
-    connection, and Hydra SIGKILLed the job (:func:`codedlib.runtime.engines.run_communicator`).
-    The run is not retried: a failure is reported, never hidden."""
+    """An ``mpiexec`` run lost a rank to a SIGKILL (exit 9, no error of ours, no results);
+    reported, never retried (the one cause we found, a failed ``MPI_Finalize``, is fixed:
+    :func:`codedlib.runtime.engines.run_communicator`)."""
 
 
 def run_with_mpiexec(config: RunConfig, out_dir: str | os.PathLike | None = None) -> RunResult:
-    """Run ``config`` as ``mpiexec -n K python -m mpi4py -m codedlib.runtime ...``; the
-    subprocess is killed after ``2 * timeout + 60`` s."""
+    """Run ``config`` as an ``mpiexec`` job (killed after 2 timeout + 60 s)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(out_dir) if out_dir is not None else Path(tmp)
         args = ["codedlib.runtime", *config.cli_args(), "--out", str(out), "--quiet"]
@@ -211,11 +182,9 @@ def run_with_mpiexec(config: RunConfig, out_dir: str | os.PathLike | None = None
 def run_batch_with_mpiexec(
     configs: Sequence[RunConfig],
 ) -> tuple[list[RunResult], RuntimeError | None]:
-    """Run ``configs`` (one world size) one after the other in one ``mpiexec`` job
-    (:mod:`codedlib.runtime.batch`: the processes start once). Returns the results of the runs
-    that completed, in order, and the error that ended the job early (:class:`KilledFromOutside`
-    if a rank was SIGKILLed from outside; the later runs did not start), or None. The job is
-    killed after the sum of the runs' limits."""
+    """Run ``configs`` (one world size) in one ``mpiexec`` job (:mod:`codedlib.runtime.batch`).
+    Returns the completed runs' results, in order, and the error that ended the job early
+    (:class:`KilledFromOutside` for a SIGKILL from outside), or None."""
     sizes = sorted({c.world_size for c in configs})
     if len(sizes) != 1:
         raise ValueError(f"configs must share one world size, got world sizes {sizes}")
@@ -246,10 +215,9 @@ def run_all(
     backend: str = "mpiexec",
     tolerate: tuple[type[Exception], ...] = (KilledFromOutside,),
 ) -> tuple[dict[str, RunResult], dict[str, Exception]]:
-    """Run ``configs`` (by name) for real, in order; under ``mpiexec``, consecutive runs of one
-    world size share one job (:func:`run_batch_with_mpiexec`). Returns the results and the
-    errors by name: a run that fails with one of ``tolerate`` is reported and the others go on;
-    any other failure raises."""
+    """Run ``configs`` (by name) for real, in order, consecutive ones of one world size in one
+    ``mpiexec`` job. Returns the results and the errors by name: a run failing with one of
+    ``tolerate`` is reported and the others go on; any other failure raises."""
     results, errors, pending = {}, {}, list(configs)
     while pending:
         if backend == "mpiexec":
@@ -272,19 +240,10 @@ def run_all(
 
 
 def _mpiexec_job(n_procs: int, module_args: list[str], timeout: float):
-    """``mpiexec -n n_procs python -m mpi4py -m module_args``, killed after ``timeout`` s."""
     cmd = mpiexec_command(n_procs, module_args)
-    try:
-        # own session: the launcher's signals never reach the caller (a notebook kernel)
-        return subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=mpiexec_env(),
-            check=False,
-            start_new_session=True,
-        )
+    try:  # own session: the launcher's signals never reach the caller (a notebook kernel)
+        kw = dict(capture_output=True, text=True, env=mpiexec_env(), start_new_session=True)
+        return subprocess.run(cmd, timeout=timeout, check=False, **kw)
     except subprocess.TimeoutExpired as exc:
         raise RuntimeError(
             f"mpiexec run did not finish within {timeout:g} s: {' '.join(cmd)}"
@@ -310,20 +269,10 @@ def _job_error(proc: subprocess.CompletedProcess) -> RuntimeError:
 
 
 def run_for_real(
-    scheme: str,
-    quick: bool = True,
-    backend: str = "ipyparallel",
-    seed: int = 0,
-    **overrides: Any,
+    scheme: str, quick: bool = True, backend: str = "ipyparallel", seed: int = 0, **overrides: Any
 ) -> RunResult:
-    """Run ``scheme`` (a name of :data:`codedlib.runtime.registry.SCHEMES`) on real MPI processes.
-
-    ``quick=True``: 3 workers (CR: the (2, 2) tree, 6 workers), 30 iterations; ``quick=False``:
-    12 workers (CR: the paper's (3, 2) tree), 60 iterations. ``overrides``: any
-    :class:`RunConfig` field. ``backend``: "ipyparallel" (MPI engines started and stopped
-    here) or "mpiexec" (subprocess). Raises ``RuntimeError`` with the engine's message when
-    more workers fail than the scheme tolerates.
-    """
+    """Run ``scheme`` on real MPI processes (:func:`scheme_config`'s config, or ``config=``);
+    ``RuntimeError`` with the engine's message when more workers fail than tolerated."""
     config = overrides.pop("config", None) or scheme_config(scheme, quick, seed, **overrides)
     if backend == "ipyparallel":
         return run_on_cluster(config)
@@ -340,13 +289,10 @@ def real_runs(
     backend: str = "mpiexec",
     **overrides: Any,
 ) -> tuple[dict[str, RunResult], pd.DataFrame, dict[str, str]]:
-    """Run each scheme of ``runs`` for real and compare with the simulator on the same draw.
-
-    ``runs``: scheme names, or ``{scheme: {field: value}}`` of per-scheme :class:`RunConfig`
-    overrides (``overrides`` apply to all). Returns ``(results, table, not_run)``: the results by
-    scheme, :func:`compare_with_simulator`'s table and why, by scheme, of the runs killed from
-    outside (warned). Runs through :func:`run_all`. The figure: :func:`codedlib.plots.runtime.real_run_section`.
-    """
+    """Run each scheme of ``runs`` (names, or ``{scheme: per-scheme overrides}``) for real and
+    compare with the simulator on the same draw. Returns ``(results, table, not_run)``: the
+    results, :func:`compare_with_simulator`'s table and why a run killed from outside is
+    missing (warned)."""
     if isinstance(runs, str):
         runs = [runs]
     per_scheme = dict(runs) if isinstance(runs, dict) else {s: {} for s in runs}
@@ -370,23 +316,15 @@ def real_run_table(table: pd.DataFrame, not_run: dict[str, str]) -> pd.DataFrame
     """The display columns of :func:`real_runs`' table, a "not run" row per ``not_run``."""
     import pandas as pd
 
-    columns = [
-        "name",
-        "N",
-        "processes",
-        "measured",
-        "replayed",
-        "predicted",
-        "gap_predicted",
-        "method",
-    ]
+    columns = ["name", "N", "processes", "measured", "replayed", "predicted", "gap_predicted"]
+    columns.append("method")
     missing = pd.DataFrame([{"name": s, "method": f"not run: {why}"} for s, why in not_run.items()])
     frames = [f.reindex(columns=columns) for f in (table, missing) if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 def mpiexec_command(n_procs: int, module_args: Sequence[str]) -> list[str]:
-    """The command line ``mpiexec -n K python -m mpi4py -m <module_args>``."""
+    """``mpiexec -n K python -m mpi4py -m <module_args>``."""
     from codedlib._validation import check_int
 
     n_procs = check_int("n_procs", n_procs, low=1)
@@ -402,12 +340,8 @@ def mpiexec_command(n_procs: int, module_args: Sequence[str]) -> list[str]:
 def killed_from_outside(
     proc: subprocess.CompletedProcess, results: str | os.PathLike | None = None
 ) -> bool:
-    """Whether an ``mpiexec`` job lost a rank to a SIGKILL from outside the job.
-
-    The sign is exit code :data:`KILLED_FROM_OUTSIDE` (9) with an empty stderr (no Python
-    error of ours) and, when ``results`` is given, no results file written (see
-    :class:`KilledFromOutside` for the cause we found).
-    """
+    """Whether an ``mpiexec`` job lost a rank to a SIGKILL from outside: exit code 9, an empty
+    stderr and (when ``results`` is given) no results file."""
     if not hasattr(proc, "returncode") or not hasattr(proc, "stderr"):
         raise TypeError(f"proc must be a subprocess.CompletedProcess, got {type(proc).__name__}")
     stderr = proc.stderr or ""

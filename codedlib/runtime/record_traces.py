@@ -1,10 +1,6 @@
-"""Record the small latency traces shipped in ``data/traces/`` (see its README).
-
-    python -m codedlib.runtime.record_traces data/traces
-
-Each trace is one ``python -m codedlib.runtime`` run under ``mpiexec``; its ``trace.csv``
-(with the ``#`` header naming the command, the MPI library, the host and which delays are
-real and which injected) is copied to ``<out>/<name>.csv``.
+"""Record the small latency traces shipped in ``data/traces/`` (see its README):
+``python -m codedlib.runtime.record_traces data/traces``; each is one ``mpiexec`` run's
+``trace.csv`` (its ``#`` header names the command, MPI, the host and what was injected).
 """
 
 from __future__ import annotations
@@ -46,9 +42,8 @@ TRACE_RUNS = {
 def record(
     out_dir: str | os.PathLike, names: Iterable[str] | None = None, force: bool = False
 ) -> list[Path]:
-    """Run the named configurations (default: all of :data:`TRACE_RUNS`) and write
-    ``<out_dir>/<name>.csv`` (atomically); an existing file is replaced only with ``force``,
-    checked for every name before any run starts."""
+    """Run the named configurations (default all) into ``<out_dir>/<name>.csv``; existing files
+    are replaced only with ``force`` (checked before any run)."""
     from codedlib.atomic import write_text_atomic
     from codedlib.runtime.notebook import run_with_mpiexec
 

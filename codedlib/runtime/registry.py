@@ -1,16 +1,9 @@
 """The runtime's schemes: one :class:`Scheme` record each, the only place a scheme is named.
 
-A record says everything the runtime needs about a scheme: its sizes (how the world size
-follows from the config), the stragglers it tolerates, the plan of every rank (what it
-computes, whom it waits for, how it decodes), the node classes of the root and the workers,
-the simulator's timing of an iteration (the prediction :mod:`codedlib.runtime.validation`
-compares a real run with), the quick and full defaults of :mod:`codedlib.runtime.notebook`,
-and the configuration fields it uses (the command line offers and ``RunConfig.cli_args``
-writes exactly those; :mod:`codedlib.runtime.config`). Adding a scheme is adding one entry to
-:data:`SCHEMES`.
-
-World sizes (``mpiexec -n K``): one root (rank 0) plus the N workers, ``K = N + 1``; for
-CodedReduce ``N = n + n^2 + ... + n^L``.
+A record holds its sizes, the stragglers it tolerates, every rank's plan, the node classes,
+the simulator's timing of an iteration (what :mod:`codedlib.runtime.validation` compares a
+real run with), the quick and full defaults and the config fields it uses. Adding a scheme is
+adding one entry to :data:`SCHEMES`. World size: one root plus the N workers.
 """
 
 from __future__ import annotations
@@ -43,7 +36,6 @@ if TYPE_CHECKING:
 
     from codedlib.runtime.config import RunConfig
     from codedlib.runtime.nodes import NodePlan
-    from codedlib.theory.lagc import LAGCLayout
 
 __all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
 
@@ -81,14 +73,13 @@ def dsag_sizes(cfg: RunConfig) -> dict:
     """N workers, the coordinator waits for ``w`` (default N) fresh results."""
     sizes = workers_sizes(cfg)
     N = sizes["n_workers"]
-    sizes["w"] = check_int("w", N if cfg.w is None else cfg.w, low=1, high=N)
-    return sizes
+    return sizes | {"w": check_int("w", N if cfg.w is None else cfg.w, low=1, high=N)}
 
 
 def rs_sizes(cfg: RunConfig) -> dict:
-    """N workers, S stragglers, and a code that decodes accurately at this N."""
+    """N workers, S stragglers, and a code that decodes accurately at this N (built now)."""
     sizes = workers_sizes(cfg)
-    rs_code(sizes["n_workers"], sizes["stragglers"])  # builds (and checks) the code now
+    rs_code(sizes["n_workers"], sizes["stragglers"])
     return sizes
 
 
@@ -111,17 +102,10 @@ def lagc_sizes(cfg: RunConfig, scheme: str = "lagc") -> dict:
     return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
 
 
-def _layout(
-    cfg: RunConfig,
-    scheme: str = "lagc",
-    n_workers: int | None = None,
-    redundancy: int | None = None,
-) -> LAGCLayout:
-    # imported here: theory.lagc loads scipy.stats, which a rank of another scheme never needs
-    from codedlib.theory.lagc import scheme_layout
+def _layout(cfg: RunConfig, scheme: str = "lagc", N: int | None = None, r: int | None = None):
+    from codedlib.theory.lagc import scheme_layout  # loads scipy.stats: LAGC's ranks only
 
-    N = cfg.n_workers if n_workers is None else n_workers
-    r = cfg.redundancy if redundancy is None else redundancy
+    N, r = cfg.n_workers if N is None else N, cfg.redundancy if r is None else r
     return scheme_layout(scheme, N, r, cfg.groups)
 
 
@@ -130,8 +114,8 @@ def _lagc_need(cfg: RunConfig) -> int:
 
 
 def replay_groups(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
-    """Every group selected: the slowest group's ``wait_for``-th fastest worker (exact for
-    ``xi = 0``; a lazy run skips groups, so it is an upper bound then)."""
+    """Every group selected: the slowest group's ``wait_for``-th fastest worker (an upper
+    bound for a lazy run, ``xi > 0``)."""
     layout = _layout(cfg)
     d = np.asarray(d, dtype=float)
     k = layout.wait_for
@@ -147,12 +131,6 @@ def _tree_text(cfg: RunConfig) -> str:
 
 
 # ---------------------------------------------------------------------------- timing
-def replay_star(cfg: RunConfig, d: np.ndarray, need: int) -> np.ndarray:
-    """The master receives one message at a time (single port, ``t_c`` each) and decodes from
-    the first ``need``: the simulator's :func:`codedlib.network.single_port_receive`."""
-    return single_port_receive(d, need, cfg.t_c)
-
-
 def replay_tree(cfg: RunConfig, d: np.ndarray) -> np.ndarray:
     """CodedReduce Algorithm 2 on the tree: :func:`codedlib.schemes.codedreduce.tree_finish`."""
     flat = d.reshape(-1, cfg.n_workers)
@@ -168,16 +146,13 @@ def replay_ring(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
 def replay_event_driven(
     cfg: RunConfig, d: np.ndarray, need: int, margin: float = 0.0
 ) -> np.ndarray:
-    """Busy workers carry over (task queue of length one, DSAG Section IV-B): the event-driven
-    simulator :func:`codedlib.latency.event_driven.simulate_event_driven` with the rule of our
-    MPI coordinator (``semantics="deadline"``: it waits out the whole margin and its workers
-    start the newest task at once)."""
+    """Busy workers carry over (DSAG Section IV-B): the event-driven simulator with our MPI
+    coordinator's rule (``semantics="deadline"``: it waits out the whole margin)."""
     from codedlib.latency.event_driven import simulate_event_driven  # numba: the root's only
 
     flat = d.reshape((-1,) + d.shape[-2:])
-    return simulate_event_driven(flat, need, margin=margin, semantics="deadline").latency.reshape(
-        d.shape[:-1]
-    )
+    out = simulate_event_driven(flat, need, margin=margin, semantics="deadline")
+    return out.latency.reshape(d.shape[:-1])
 
 
 # ---------------------------------------------------------------------------- records
@@ -185,21 +160,14 @@ def replay_event_driven(
 class Scheme:
     """One runtime scheme.
 
-    ``params``: the :class:`~codedlib.runtime.config.RunConfig` fields marked scheme-specific
-    that this scheme uses (the others keep their defaults); ``derived``: those computed from
-    others (not written by ``cli_args``). ``sizes``: checked sizes (raises ``ValueError``;
-    default N workers, S stragglers). ``tolerated``: stragglers tolerated (per parent for a
-    tree; default S). ``plan(config, n_samples, rank)``: the rank's plan. ``root`` /
-    ``worker``: node classes, built as ``root(comm, config, plan, problem, t0, theta_star)`` and
-    ``worker(comm, config, plan, problem, t0, delays, stop_at, start_wall)``, each with
-    ``run()``. ``need``: results the root waits for (the timing's order statistic; default
-    N - S). ``replay(config, delays)``: the simulator's iteration times for delays ``(..., T,
-    N)`` in "abandon" mode (every iteration starts with all workers; default
-    :func:`replay_star` with ``need``); in "finish" mode the event-driven simulator is used.
-    ``closed_form``: the expected iteration time is ``E[X_(need:N)]`` (no ``t_c``, no
-    freeze, abandon mode). ``exact``: ``--check`` must find the serial gradient to round-off.
-    ``one_term_per_task``: a task covers one of the worker's terms (DSAG sub-partitions).
-    ``quick`` / ``full``: sizes of :func:`codedlib.runtime.notebook.scheme_config`.
+    ``params``: the scheme-specific :class:`~codedlib.runtime.config.RunConfig` fields it uses
+    (``derived``: those computed, not written by ``cli_args``); ``sizes``: checked sizes;
+    ``tolerated``: stragglers (per parent for a tree); ``plan(config, n_samples, rank)``;
+    ``root`` / ``worker``: node classes; ``need``: results the root waits for;
+    ``replay(config, delays (..., T, N))``: the simulator's iteration times in "abandon" mode
+    (default: single-port receive of the first ``need``); ``closed_form``: the expected time
+    is ``E[X_(need:N)]``; ``exact``: ``--check`` finds the serial gradient to round-off;
+    ``one_term_per_task``: DSAG sub-partitions; ``quick`` / ``full``: default sizes.
     """
 
     name: str
@@ -225,17 +193,15 @@ class Scheme:
     replay_name: str = "Monte Carlo replay"
 
     def iteration_times(self, cfg: RunConfig, d: ArrayLike) -> np.ndarray:
-        """The simulator's time of each iteration for the injected delays ``d`` (``..., T,
-        N``): :attr:`replay` in the scheme's own mode; a master-worker scheme run with
-        ``on_new_iterate="finish"`` (busy workers carry over) through the event-driven
-        simulator."""
+        """The simulator's iteration times for injected delays ``d`` (``..., T, N``); a scheme
+        run with busy workers carrying over (``"finish"``) through the event-driven one."""
         d = np.asarray(d, dtype=float)
         if d.shape[-1] != cfg.n_workers:
             raise ValueError(f"delays must have N={cfg.n_workers} columns, got shape {d.shape}")
         if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
             return replay_event_driven(cfg, d, self.need(cfg))
         if self.replay is None:
-            return replay_star(cfg, d, self.need(cfg))
+            return single_port_receive(d, self.need(cfg), cfg.t_c)
         return self.replay(cfg, d)
 
     def replay_method(self, cfg: RunConfig) -> str:
@@ -245,8 +211,7 @@ class Scheme:
         return self.replay_name
 
     def closed_form_k(self, cfg: RunConfig) -> int | None:
-        """``k`` when the expected iteration time is ``E[X_(k:N)]`` (+ :attr:`constant_time`),
-        else None (bursts, frozen workers, ``t_c`` at the master, carried-over workers)."""
+        """``k`` when the expected iteration time is ``E[X_(k:N)]`` (+ :attr:`constant_time`)."""
         if not self.closed_form or cfg.delay.bursts is not None or cfg.freeze:
             return None
         if self.constant_time is None and (cfg.t_c != 0 or cfg.on_new_iterate != "abandon"):
@@ -375,20 +340,8 @@ SCHEMES: dict[str, Scheme] = {
             root=DSAGLBCoordinator,
             worker=DSAGLBWorker,
             replay_name="event-driven simulation at the initial sub-partitions (no load balancing)",
-            quick={
-                "n_workers": 3,
-                "w": 2,
-                "subpartitions": 4,
-                "lb_interval": 0.3,
-                "lb_window": 1.0,
-            },
-            full={
-                "n_workers": 12,
-                "w": 6,
-                "subpartitions": 8,
-                "lb_interval": 0.5,
-                "lb_window": 2.0,
-            },
+            quick=dict(n_workers=3, w=2, subpartitions=4, lb_interval=0.3, lb_window=1.0),
+            full=dict(n_workers=12, w=6, subpartitions=8, lb_interval=0.5, lb_window=2.0),
         ),
         _LAGC,
         replace(

@@ -76,11 +76,9 @@ def gc_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
 
 @lru_cache(maxsize=8)
 def rs_code(n_workers: int, stragglers: int) -> ReedSolomonGradientCode:
-    """RS gradient code, ``N`` workers, ``S`` stragglers: ``k = N``, ``w = S + 1`` (RS eq. 2);
-    ``root_power="auto"``, and a decoding vector missing ``a B_F = 1`` raises."""
-    return reed_solomon_gradient_code(
-        n_workers, n_workers, stragglers + 1, root_power="auto", on_inaccurate="raise"
-    )
+    """RS gradient code with ``k = N``, ``w = S + 1`` (RS eq. 2); an inaccurate decoding raises."""
+    kw = dict(root_power="auto", on_inaccurate="raise")
+    return reed_solomon_gradient_code(n_workers, n_workers, stragglers + 1, **kw)
 
 
 def _rs_combine(code: ReedSolomonGradientCode) -> Combine:

@@ -1,5 +1,5 @@
 """What a run of :mod:`codedlib.runtime` writes: the trace (schema and readers in
-:mod:`codedlib.latency.traces`, re-exported here), the per-iteration table and ``run.json``.
+:mod:`codedlib.latency.traces`), the per-iteration table and ``run.json``.
 """
 
 from __future__ import annotations
@@ -11,44 +11,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.latency.traces import (
-    ITERATION_COLUMNS,
-    ROUND_COLUMNS,
-    TRACE_COLUMNS,
-    list_traces,
-    read_trace,
-    trace_path,
-    write_csv,
-)
+from codedlib.latency.traces import ITERATION_COLUMNS, ROUND_COLUMNS, read_trace, write_csv  # noqa: F401
 
 if TYPE_CHECKING:
     import os
 
     import pandas as pd
 
-__all__ = [
-    "ITERATION_COLUMNS",
-    "ROUND_COLUMNS",
-    "RUN_FILES",
-    "ProgressWriter",
-    "TRACE_COLUMNS",
-    "RunResult",
-    "list_traces",
-    "read_trace",
-    "trace_path",
-    "write_csv",
-]
+__all__ = ["RUN_FILES", "ProgressWriter", "RunResult"]
 
 #: The files a run writes into its ``--out`` directory (and the only ones it ever removes).
 RUN_FILES = ("trace.csv", "iterations.csv", "rounds.csv", "run.json")
 
 
 class ProgressWriter:
-    """Completed iterations on disk as they finish (``iterations.csv`` in ``out_dir``, one
-    flushed line per iteration), so a job ended from outside keeps what it completed; the
-    final :meth:`RunResult.save` replaces the file with the full one. ``out_dir`` must not
-    hold an earlier run's ``iterations.csv`` (the CLI gives a fresh directory under
-    ``--force``): the file is created, never truncated."""
+    """Each completed iteration flushed to a new ``iterations.csv`` in ``out_dir`` (a job
+    ended from outside keeps them); :meth:`RunResult.save` replaces it with the full table."""
 
     def __init__(self, out_dir: str | os.PathLike, meta: dict) -> None:
         out = Path(out_dir)
@@ -74,8 +52,7 @@ class ProgressWriter:
 
 @dataclass
 class RunResult:
-    """What a run returns: the trace, the per-iteration table (loss curve), RAR ring rounds,
-    and metadata (config, which delays were real and which injected, timings, notes)."""
+    """A run's trace, per-iteration table, RAR ring rounds and metadata."""
 
     trace: pd.DataFrame
     iterations: pd.DataFrame
@@ -101,11 +78,8 @@ class RunResult:
         return lines + [f"note: {note}" for note in m.get("notes", [])]
 
     def save(self, out_dir: str | os.PathLike) -> dict[str, Path]:
-        """Write ``trace.csv``, ``iterations.csv``, (``rounds.csv``) and ``run.json`` into
-        ``out_dir`` as one step: the files go to a fresh sibling directory that then takes
-        the place of ``out_dir`` (:func:`codedlib.atomic.replace_directory`), so a save killed
-        midway leaves the earlier complete run (or its progress file), never a mix. A
-        directory that holds other files too gets each file replaced atomically instead."""
+        """Write the run's files into ``out_dir`` in one step (a staged sibling directory
+        swapped in); a directory that holds other files gets each replaced atomically."""
         from codedlib.atomic import replace_directory
 
         out = Path(out_dir)

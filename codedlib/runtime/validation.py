@@ -1,10 +1,7 @@
-"""Measured MPI iteration times against the simulator's prediction for the injected model.
-
-Per run: ``predicted`` (expected time under the injected model alone: order statistics where a
-closed form exists, else Monte Carlo of :func:`replay_iteration_times`), ``replayed`` (the same
-model on the very delays injected, no sampling noise) and ``measured``. ``measured / replayed
-- 1`` is the machine's real cost. On the 2-core laptop (13 processes, 59 iterations) measured
-was +2 % to +8 % over the expectation and +2 % to +7 % over the replay.
+"""Measured MPI iteration times against the simulator's prediction for the injected model:
+``predicted`` (the model's expectation: order statistics or Monte Carlo), ``replayed`` (on the
+very delays injected) and ``measured``; ``measured / replayed - 1`` is the machine's real cost
+(+2 % to +7 % on a 2-core laptop, 13 processes).
 """
 
 from __future__ import annotations
@@ -36,15 +33,13 @@ __all__ = [
 
 
 def replay_iteration_times(config: RunConfig, delays: ArrayLike) -> np.ndarray:
-    """Iteration times ``(..., iterations)`` if only the injected ``delays`` ``(...,
-    iterations, N)`` cost time: the simulator's own :meth:`Scheme.iteration_times`."""
+    """Iteration times if only the injected ``delays`` ``(..., iterations, N)`` cost time."""
     return config.spec.iteration_times(config, delays)
 
 
 def recorded_dsag_run(path: str | os.PathLike) -> dict:
-    """A recorded DSAG run (for :func:`codedlib.experiments.dsag.trace_dsag_predictions`):
-    ``config`` from the trace's ``# command:`` header, the ``trace``, the ``injected`` delays
-    redrawn from the configuration and ``replay``, the total replayed on them."""
+    """A recorded DSAG trace's ``config`` (from its ``# command:`` header), ``trace``, the
+    ``injected`` delays redrawn and their total ``replay``."""
     import shlex
     from pathlib import Path
 
@@ -74,16 +69,14 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike
     spec = config.spec
     N = config.n_workers
     if config.delays_file is not None:  # no model to draw afresh from: the explicit delays
-        return _explicit(
-            config,
-            replay_iteration_times(config, apply_freeze(config.injected_delays(), config.freeze)),
-        )
+        delays = apply_freeze(config.injected_delays(), config.freeze)
+        return _explicit(config, replay_iteration_times(config, delays))
     model = config.delay
+    if model.kind == "none":
+        return {"mean": spec.extra_time(config), "stderr": 0.0, "method": "no injected delay"}
     loads = (
         worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
     )
-    if model.kind == "none":
-        return {"mean": spec.extra_time(config), "stderr": 0.0, "method": "no injected delay"}
     k = spec.closed_form_k(config)
     if k is not None:
         extra = spec.extra_time(config)
@@ -97,19 +90,14 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike
             mean = order_stats.expected_order_statistic_numeric(model.cluster(N, loads), k)
         method = f"order_stats.expected_order_statistic_{how}(k={k}, n={N})"
         return {"mean": mean + extra, "stderr": 0.0, "method": method}
+    draw = lambda: model.sample(config.iterations, N, rng=rng, loads=loads)
     draws = np.stack(
-        [
-            apply_freeze(model.sample(config.iterations, N, rng=rng, loads=loads), config.freeze)
-            for _ in range(max(2, replicas // config.iterations))
-        ]
+        [apply_freeze(draw(), config.freeze) for _ in range(max(2, replicas // config.iterations))]
     )
     times = replay_iteration_times(config, draws).mean(axis=-1)
-    what = spec.replay_method(config)
-    return {
-        "mean": float(times.mean()),
-        "stderr": float(times.std(ddof=1) / np.sqrt(times.size)),
-        "method": f"{what} ({times.size} runs of {config.iterations} iterations)",
-    }
+    stderr = float(times.std(ddof=1) / np.sqrt(times.size))
+    method = f"{spec.replay_method(config)} ({times.size} runs of {config.iterations} iterations)"
+    return {"mean": float(times.mean()), "stderr": stderr, "method": method}
 
 
 def _explicit(config: RunConfig, times: np.ndarray) -> dict:
@@ -120,9 +108,8 @@ def _explicit(config: RunConfig, times: np.ndarray) -> dict:
 def compare_with_simulator(
     results: dict[str, RunResult], replicas: int = 2000, rng: RngLike = 0
 ) -> pd.DataFrame:
-    """Table ``name, scheme, N, processes, iterations, measured, measured_sem, replayed,
-    predicted, predicted_stderr, gap_replayed, gap_predicted, method`` for each run of ``results``
-    (``gap = measured / x - 1``). Iteration 0 (process warm-up) is dropped from both sides."""
+    """One row per run of ``results``: measured, replayed and predicted mean iteration times
+    and the gaps ``measured / x - 1`` (iteration 0, the warm-up, dropped)."""
     import pandas as pd
 
     rows = []
@@ -135,21 +122,10 @@ def compare_with_simulator(
             pred = _explicit(config, replayed)
         else:
             pred = predict_iteration_time(config, replicas=replicas, rng=rng)
-        rows.append(
-            {
-                "name": name,
-                "scheme": config.scheme,
-                "N": config.n_workers,
-                "processes": config.world_size,
-                "iterations": it.size,
-                "measured": it.mean(),
-                "measured_sem": it.std(ddof=1) / np.sqrt(it.size),
-                "replayed": replayed.mean(),
-                "predicted": pred["mean"],
-                "predicted_stderr": pred["stderr"],
-                "gap_replayed": it.mean() / replayed.mean() - 1,
-                "gap_predicted": it.mean() / pred["mean"] - 1,
-                "method": pred["method"],
-            }
-        )
+        m, r = it.mean(), replayed.mean()
+        row = dict(name=name, scheme=config.scheme, N=config.n_workers, processes=config.world_size)
+        row.update(iterations=it.size, measured=m, measured_sem=it.std(ddof=1) / np.sqrt(it.size))
+        row.update(replayed=r, predicted=pred["mean"], predicted_stderr=pred["stderr"])
+        row.update(gap_replayed=m / r - 1, gap_predicted=m / pred["mean"] - 1)
+        rows.append(row | {"method": pred["method"]})
     return pd.DataFrame(rows)

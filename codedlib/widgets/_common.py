@@ -1,15 +1,11 @@
 """One drawing path for every explorer: controls in, a status line and figures redrawn in place.
 
-Why (measured in JupyterLab 4.6 + ipykernel 7): widget messages arrive over kernel
-*subshells*, so a callback can run on another thread while a cell executes; ``display()`` inside
-an ``Output`` then lands in the Log Console, and the inline backend reads and closes ``pyplot``'s
-shared figures from the other thread (half-drawn or blank figures). So an explorer never calls
-``display`` from a callback: figures come from :func:`codedlib.plots.subplots` (never registered
-with ``pyplot``), are rendered to PNG under :data:`DRAW_LOCK` and assigned to an
-``ipywidgets.Image`` it owns; text goes to an ``HTML`` widget. Controls hold values on their own
-step grid (:func:`float_slider`) so the browser echoes nothing back, and :meth:`Explorer.hold`
-groups programmatic changes, so a change recomputes once. ``make setup`` also ships
-``commsOverSubshells: "disabled"`` (``jupyter/overrides.json``) as a belt on top of this.
+Widget callbacks may run on a kernel subshell thread while a cell executes (JupyterLab 4.6 +
+ipykernel 7), where ``display()`` lands in the Log Console and pyplot's shared figures get
+half drawn. So an explorer never displays from a callback: its figures (never registered with
+pyplot) are rendered to PNG under :data:`DRAW_LOCK` into ``Image`` widgets it owns, text into
+an ``HTML`` widget; controls hold values on their own grid (the browser echoes nothing back)
+and :meth:`Explorer.hold` groups changes into one recompute.
 """
 
 from __future__ import annotations
@@ -21,8 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from codedlib.plots import DRAW_LOCK
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import ipywidgets as W
+    from matplotlib.figure import Figure
+
 __all__ = [
-    "DRAW_LOCK",
     "Explorer",
     "Report",
     "error_html",
@@ -32,20 +35,11 @@ __all__ = [
     "text_html",
 ]
 
-from codedlib.plots import DRAW_LOCK
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    import ipywidgets as W
-    from matplotlib.figure import Figure
-
 _STYLE = {"description_width": "initial"}
 
 
 def render_png(fig: Figure) -> bytes:
-    """``fig`` as PNG bytes (fixed metadata), under :data:`DRAW_LOCK`; the figure is closed in
-    pyplot if it was ever registered there."""
+    """``fig`` as PNG bytes under :data:`DRAW_LOCK`, then closed in pyplot if it is there."""
     from codedlib.plots import close_figure, figure_png
 
     with DRAW_LOCK:
@@ -91,10 +85,8 @@ def float_slider(
     description: str | None = None,
     readout_format: str | None = None,
 ) -> W.FloatSlider:
-    """A ``FloatSlider`` that keeps the value it is given: ``value`` must lie on the grid
-    ``low + k * step`` (the browser snaps to it and sends the snapped value back, which
-    changes the result and recomputes).
-    """
+    """A ``FloatSlider`` whose ``value`` lies on its grid ``low + k * step`` (else the browser
+    would send back a snapped value and recompute)."""
     import ipywidgets as W
 
     if not low <= value <= high:
@@ -105,8 +97,7 @@ def float_slider(
             "browser would round it; use a finer step or a text box"
         )
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
-    label = description or name
-    # wide enough that a long label leaves the slider its track
+    label = description or name  # wide enough that a long label leaves the slider its track
     width = f"{max(300, 130 + 8 * len(label))}px"
     kw = dict(value=value, min=low, max=high, step=step, description=label, style=_STYLE)
     kw.update(continuous_update=False, readout_format=readout_format or f".{decimals}f")
@@ -116,10 +107,8 @@ def float_slider(
 def log_slider(
     name: str, value: float, low: float, high: float, *, description: str | None = None
 ) -> W.BoundedFloatText:
-    """A positive parameter spanning decades: a ``BoundedFloatText`` (exact typed value, no
-    rounding), labelled with its range. ``FloatLogSlider`` rounds to its exponent grid in the
-    browser and echoes the rounded value back, so it is not used for values the user gives.
-    """
+    """A parameter spanning decades as a ``BoundedFloatText`` labelled with its range (a
+    ``FloatLogSlider`` would round to its grid and echo the rounded value back)."""
     import ipywidgets as W
 
     if not low <= value <= high:
@@ -138,16 +127,11 @@ class Report:
 
 
 class Explorer:
-    """Controls, a status line and figure panes, recomputed by ``compute(**values)``.
-
-    ``compute`` returns a :class:`Report` (or raises ``ValueError``: the message is shown
-    in the error style and the figures are cleared). ``auto=True`` recomputes on every control
-    change; otherwise only the ``button`` runs it (disabled, with a progress bar, while it
-    runs). ``controls`` are keyed by ``compute``'s keywords, ``fixed`` adds constant ones;
-    ``rows`` lays them out; ``watch`` names the controls whose change recomputes (default all;
-    a control that resets others handles its own change inside :meth:`hold`). ``calls`` counts
-    recomputes; ``last_values`` are the values the shown result used; ``box`` is the UI.
-    """
+    """Controls (keyed by ``compute``'s keywords; ``fixed`` adds constant ones), a status line
+    and figure panes, recomputed by ``compute(**values)`` returning a :class:`Report` (a
+    ``ValueError`` is shown as the message). ``auto``: recompute on every change of the
+    ``watch`` controls (default all), else on the ``button`` only. ``calls`` counts recomputes,
+    ``last_values`` are the shown result's values, ``box`` is the UI."""
 
     def __init__(
         self,
@@ -164,10 +148,7 @@ class Explorer:
     ):
         import ipywidgets as W
 
-        self.compute = compute
-        self.controls = controls
-        self.fixed = dict(fixed or {})
-        # class names a browser test (and a user's CSS) can find
+        self.compute, self.controls, self.fixed = compute, controls, dict(fixed or {})
         self.status = W.HTML().add_class("codedlib-status")
         layout = {"display": "none", "max_width": "100%"}
         self.images = [
@@ -176,15 +157,10 @@ class Explorer:
         ]
         self.progress = progress_bar()
         self.button = W.Button(description=button, button_style="primary") if button else None
-        self.calls = 0
+        self.calls, self._held, self._pending = 0, 0, False
         self.last_values: dict | None = None
-        self._held = 0
-        self._pending = False
-        rows = rows or [list(controls)]
-        children = [
-            W.HBox([controls[name] for name in row], layout=W.Layout(flex_flow="row wrap"))
-            for row in rows
-        ]
+        hbox = lambda row: W.HBox([controls[n] for n in row], layout=W.Layout(flex_flow="row wrap"))
+        children = [hbox(row) for row in rows or [list(controls)]]
         if self.button is not None:
             children.append(W.HBox([self.button, self.progress]))
             self.button.on_click(lambda _: self.refresh())
@@ -202,8 +178,7 @@ class Explorer:
 
     @contextlib.contextmanager
     def hold(self, recompute: bool = False) -> Iterator[None]:
-        """Group several control changes into one recompute at the end of the block (always
-        one with ``recompute=True``, even if no watched control changed)."""
+        """Several control changes, one recompute at the end (always with ``recompute``)."""
         self._pending = self._pending or recompute
         self._held += 1
         try:

@@ -1,7 +1,6 @@
-"""Widget for the "Run it for real" section of every paper notebook: *Run on MPI* starts the
-processes, runs the scheme, stops them and shows real vs injected delays, measured vs predicted
-iteration times and per-worker latency. Bad input is shown as the message, never raised.
-"""
+"""Widget for the "Run it for real" section of every paper notebook: *Run on MPI* runs the
+scheme on real processes and shows real vs injected delays, measured vs predicted iteration
+times and per-worker latency. Bad input is shown as the message, never raised."""
 
 from __future__ import annotations
 
@@ -20,11 +19,8 @@ __all__ = ["APPLIES", "CONTROLS", "config_from_controls", "explore_run_for_real"
 
 
 def config_from_controls(values: dict, quick: bool = True) -> RunConfig:
-    """Build the run config from the widget values.
-
-    ``values``: scheme, N, S, n, L, s, w, delay (command-line form, e.g.
-    ``shiftexp:shift=0.05,rate=20``), t_c_ms, iterations.
-    """
+    """The run config of the widget values (scheme, N, S, n, L, s, w, delay in command-line
+    form, t_c_ms, iterations)."""
     from codedlib._validation import check_real
     from codedlib.runtime.notebook import scheme_config
 
@@ -36,8 +32,7 @@ def config_from_controls(values: dict, quick: bool = True) -> RunConfig:
     return scheme_config(scheme, quick=quick, **over)
 
 
-def _sized(spec) -> list:
-    """The fields of the scheme's record that a size control sets."""
+def _sized(spec) -> list:  # the fields of the scheme's record a size control sets
     return [p for p in spec.params if p in CONTROLS and p not in spec.derived]
 
 
@@ -48,17 +43,15 @@ APPLIES = {name: tuple(CONTROLS[p] for p in _sized(spec)) for name, spec in SCHE
 
 
 def _controls(w, schemes, first, quick, delay):
-    """The widget's inputs, keyed as :func:`config_from_controls` reads them."""
     from codedlib.runtime.notebook import scheme_config
 
     defaults = scheme_config("gc", quick)
     cr_defaults = scheme_config("cr", quick)
     style = {"description_width": "initial"}
+    wide = dict(style=style, layout=w.Layout(width="420px"))
 
-    def box(value, low, high, description):
-        return w.BoundedIntText(
-            value=value, min=low, max=high, description=description, style=style
-        )
+    def box(value, low, high, description, kind=w.BoundedIntText):
+        return kind(value=value, min=low, max=high, description=description, style=style)
 
     return {
         "scheme": w.Dropdown(options=list(schemes), value=first, description="scheme"),
@@ -69,14 +62,9 @@ def _controls(w, schemes, first, quick, delay):
         "s": box(cr_defaults.s, 0, 11, "s per parent"),
         "w": box(2, 1, 64, "DSAG w"),
         "delay": w.Text(
-            value=delay or defaults.delay.to_text(),
-            description="injected delay (s)",
-            style=style,
-            layout=w.Layout(width="420px"),
+            value=delay or defaults.delay.to_text(), description="injected delay (s)", **wide
         ),
-        "t_c_ms": w.BoundedFloatText(
-            value=0.0, min=-1.0, max=1e4, description="t_c per message (ms)", style=style
-        ),
+        "t_c_ms": box(0.0, -1.0, 1e4, "t_c per message (ms)", w.BoundedFloatText),
         "iterations": box(defaults.iterations, 1, 500, "iterations"),
     }
 
@@ -115,13 +103,9 @@ def explore_run_for_real(
     scheme: str | None = None,
     delay: str | None = None,
 ) -> ipywidgets.VBox:
-    """ipywidgets UI that runs one of ``schemes`` on real MPI processes on demand.
-
-    ``backend``: "ipyparallel" or "mpiexec"; ``delay``: the initial injected model in
-    command-line form (default ``shiftexp:shift=0.05,rate=20``). Only the controls that apply
-    to the chosen scheme are shown. The box has ``.run_button``, ``.messages`` (HTML),
-    ``.image``, ``.status``, ``.progress`` and ``.controls``.
-    """
+    """A UI that runs one of ``schemes`` on real MPI processes on demand (only the controls
+    that apply to it shown); the box has ``.run_button``, ``.messages``, ``.image``,
+    ``.status``, ``.progress`` and ``.controls``."""
     import ipywidgets as w
 
     from codedlib.widgets._common import error_html, progress_bar, text_html
@@ -133,13 +117,11 @@ def explore_run_for_real(
     controls = _controls(w, schemes, scheme or schemes[0], quick, delay)
     button = w.Button(description="Run on MPI", button_style="primary", icon="play")
     progress = progress_bar()
-    status = w.HTML()
-    log = w.HTML()
+    status, log = w.HTML(), w.HTML()
     image = w.Image(format="png", layout=w.Layout(display="none", max_width="100%"))
     sized = {name: controls[name] for name in ("N", "S", "n", "L", "s", "w")}
 
-    def values():
-        return {name: control.value for name, control in controls.items()}
+    values = lambda: {name: control.value for name, control in controls.items()}
 
     def show_size(*_):
         applies = APPLIES.get(controls["scheme"].value, ("N",))
@@ -186,25 +168,11 @@ def explore_run_for_real(
         control.observe(show_size, names="value")
     button.on_click(on_run)
     show_size()
-    c = controls
-    box = w.VBox(
-        [
-            w.HBox([c["scheme"], c["iterations"], button, progress]),
-            w.HBox(
-                [c[k] for k in ("N", "S", "w", "n", "L", "s")],
-                layout=w.Layout(flex_flow="row wrap"),
-            ),
-            w.HBox([c["delay"], c["t_c_ms"]]),
-            status,
-            log,
-            image,
-        ]
-    )
+    c, wrap = controls, w.Layout(flex_flow="row wrap")
+    sizes = w.HBox([c[k] for k in ("N", "S", "w", "n", "L", "s")], layout=wrap)
+    top = w.HBox([c["scheme"], c["iterations"], button, progress])
+    box = w.VBox([top, sizes, w.HBox([c["delay"], c["t_c_ms"]]), status, log, image])
     box.add_class("codedlib-run-for-real")
-    box.run_button = button
-    box.messages = log
-    box.image = image
-    box.status = status
-    box.progress = progress
-    box.controls = controls
+    box.run_button, box.messages, box.image = button, log, image
+    box.status, box.progress, box.controls = status, progress, controls
     return box
