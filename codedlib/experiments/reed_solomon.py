@@ -69,7 +69,6 @@ __all__ = [
     "fig2_run",
     "fig2_seed_metrics",
     "fig2_summary",
-    "fig2_wide",
     "fig3_tf_curve",
     "pareto_order_statistic_check",
     "residual_tol_check",
@@ -78,7 +77,6 @@ __all__ = [
     "ignore_stragglers_regimes",
     "regime_bars",
     "sample_mean_of_heavy_tail",
-    "summary_column",
     "SETTINGS",
     "SEC",
     "setup",
@@ -695,54 +693,36 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
     iterations, mean iteration time and the largest relative error of the gradient used."""
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
-    rows = []
-    for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
-        last = run.iloc[-1]
-        n_test = int(run["n_test"].iloc[0]) if "n_test" in run else 0
-        rows.append(
-            {"seed": seed, "scheme": scheme, "test_error": float(last["test_error"])}
-            | {"test_errors": int(round(last["test_error"] * n_test))}
-            | {"test_error_mean": float(mean_curve.loc[(seed, scheme)])}
-            | {"train_loss": float(last["train_loss"]), "iterations": int(last["iteration"])}
-            | {"mean_iteration_time": float(last["time"] / max(last["iteration"], 1))}
-            | {"max_decode_error": float(run["decode_error"].max()), "n_test": n_test}
-        )
-    return pd.DataFrame(rows)
-
-
-def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order):
-    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes."""
-    order = list(dict.fromkeys(metrics["scheme"]))
-    return metrics.pivot(index="seed", columns="scheme", values=column)[order]
-
-
-def summary_column(t: float) -> str:
-    """Name of :func:`fig2_summary`'s column of the mean test error at ``t`` seconds: ``t`` in
-    ``:g`` with ``.``, ``-``, ``+`` spelled ``_``, ``m``, ``p`` (``0.5`` -> ``test_error_at_0_5``).
-    """
-    text = f"{float(t):g}".replace(".", "_").replace("-", "m").replace("+", "p")
-    return f"test_error_at_{text}"
+    return pd.DataFrame(
+        {"seed": seed, "scheme": scheme, "test_error": float(last["test_error"])}
+        | {"test_errors": int(round(last["test_error"] * n_test))}
+        | {"test_error_mean": float(mean_curve.loc[(seed, scheme)])}
+        | {"train_loss": float(last["train_loss"]), "iterations": int(last["iteration"])}
+        | {"mean_iteration_time": float(last["time"] / max(last["iteration"], 1))}
+        | {"max_decode_error": float(run["decode_error"].max()), "n_test": n_test}
+        for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False)
+        for last, n_test in [(run.iloc[-1], int(run["n_test"].iloc[0]) if "n_test" in run else 0)]
+    )
 
 
 def fig2_summary(df: pd.DataFrame, times: ArrayLike | None = None) -> pd.DataFrame:
     """Per scheme, means over seeds of the test error at ``times`` (after the last iteration
-    finished by t), iterations and iteration time, and the largest relative gradient error."""
+    finished by t; column ``test_error_at_<t>``, ``t`` in ``:g`` with ``.``, ``-``, ``+`` spelled
+    ``_``, ``m``, ``p``), iterations and iteration time, and the largest relative gradient error."""
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
+    names = [f"test_error_at_{t:g}".replace(".", "_").replace("-", "m") for t in times]
+    names = [c.replace("+", "p") for c in names]
     out = []
     for scheme, g in df.groupby("scheme", sort=False):
-        row = {"scheme": scheme}
-        for t in times:
-            vals = [
-                _step_values(run, "test_error", np.array([t]))[0] for _, run in g.groupby("seed")
-            ]
-            row[summary_column(t)] = float(np.mean(vals))
+        at = np.array([_step_values(run, "test_error", times) for _, run in g.groupby("seed")])
         last = g.groupby("seed").tail(1)
-        row["iterations"] = float(last["iteration"].mean())
-        row["mean_iteration_time"] = float((last["time"] / last["iteration"]).mean())
-        row["max_gradient_error"] = float(g["decode_error"].max())
-        out.append(row)
+        out.append(
+            {"scheme": scheme, **{c: float(np.mean(v)) for c, v in zip(names, at.T)}}
+            | {"iterations": float(last["iteration"].mean())}
+            | {"mean_iteration_time": float((last["time"] / last["iteration"]).mean())}
+            | {"max_gradient_error": float(g["decode_error"].max())}
+        )
     return pd.DataFrame(out)
 
 
@@ -967,6 +947,7 @@ def run_fig2(P: SimpleNamespace, fig2: pd.DataFrame | None = None) -> dict:
     )
     metrics = fig2_seed_metrics(fig2, P.time_budget)
     columns = ("test_error", "test_error_mean", "test_errors", "train_loss", "iterations")
+    order = list(dict.fromkeys(metrics["scheme"]))  # seed × scheme tables, schemes in run order
     return {
         "fig2": fig2,
         "bands": {q: fig2_bands(fig2, q) for q in ("test_error", "train_loss")},
@@ -977,7 +958,9 @@ def run_fig2(P: SimpleNamespace, fig2: pd.DataFrame | None = None) -> dict:
         "title": title,
         "summary": fig2_summary(fig2, times=[P.time_budget * x for x in (0.1, 0.2, 0.5, 1.0)]),
         "metrics": metrics,
-        "wide": {c: fig2_wide(metrics, c) for c in columns},
+        "wide": {
+            c: metrics.pivot(index="seed", columns="scheme", values=c)[order] for c in columns
+        },
         "P": P,
     }
 
@@ -993,14 +976,13 @@ def run_regimes(P: SimpleNamespace, stand_in: str, metrics: pd.DataFrame | None 
         regime: g.pivot(index="seed", columns="scheme", values="test_error")
         for regime, g in metrics.groupby("regime", sort=False)
     }
-    holds = []
-    for regime, w in wide.items():
-        value, lo, hi = ratio_interval(w[uncoded], w["Coded-RS"])
-        outcome = "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"
-        holds.append(
-            {"regime": regime, "ratio": value, "ci low": lo, "ci high": hi}
-            | {"outcome": outcome, "seeds": len(w)}
-        )
+    holds = [
+        {"regime": regime, "ratio": value, "ci low": lo, "ci high": hi}
+        | {"outcome": "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"}
+        | {"seeds": len(w)}
+        for regime, w in wide.items()
+        for value, lo, hi in [ratio_interval(w[uncoded], w["Coded-RS"])]
+    ]
     title = (
         f"Coded-RS vs ignoring the same {P.n - P.f_rs} stragglers: test error after "
         f"{P.time_budget:g} s (mean, 95 % interval, seeds as dots)\n{stand_in.split(';')[0]}; "
