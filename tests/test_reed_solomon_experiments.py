@@ -106,7 +106,7 @@ def test_fig2_experiment_small(small_fig2):
     assert list(summary["scheme"])[:2] == ["Coded-RS", "Coded-MDS"]
     assert summary.loc[0, "max_gradient_error"] < 1e-10
     assert not summary.isna().any().any()
-    paired = ex.fig2_paired(df)
+    paired = ex.fig2_bands(df, reference="Coded-RS")
     assert list(paired.columns) == ["scheme", "time", "mean", "ci_low", "ci_high"]
     assert len(paired) == 4 * 400 and np.all(paired["ci_low"] <= paired["mean"])
     bands = ex.fig2_bands(df)

@@ -305,9 +305,12 @@ class ReedSolomonGradientCode:
         a = decoding_vector(F, self.n, table=self.table) if a is None else a
         return float(np.max(np.abs(a @ self.B[F] - 1.0)))
 
-    def _checked(self, F, a, check: bool):
+    def _vector(self, survivors, check: bool):
+        """The first f of ``survivors`` (checked) and Algorithm 3's vector for them."""
+        F = _check_survivors(survivors, self.n, self.f)[: self.f]
+        a = _algorithm3(F, self.n, self.table)
         if not check or self.on_inaccurate == "ignore":
-            return a
+            return F, a
         res = self.residual(F, a)
         if not res <= self.residual_tol:
             msg = (
@@ -319,7 +322,7 @@ class ReedSolomonGradientCode:
             if self.on_inaccurate == "raise":
                 raise DecodingAccuracyError(msg)
             warnings.warn(msg, DecodingAccuracyWarning, stacklevel=3)
-        return a
+        return F, a
 
     @property
     def s(self) -> int:
@@ -351,16 +354,15 @@ class ReedSolomonGradientCode:
         the length-f vector a_F with a_F B[F] = 1. With ``check`` its residual is measured
         (one product) and, above ``residual_tol``, reported per ``on_inaccurate``
         (:class:`DecodingAccuracyWarning` or :class:`DecodingAccuracyError`)."""
-        F = _check_survivors(survivors, self.n, self.f)[: self.f]
-        return self._checked(F, _algorithm3(F, self.n, self.table), check)
+        return self._vector(survivors, check)[1]
 
     def decode(self, survivors: ArrayLike, check: bool = True) -> np.ndarray:
         """Length-n decoding vector (shared GradientCode interface): a @ B == 1, with a zero
         outside the first f of ``survivors`` and Algorithm 3's weights on them (checked as in
         :meth:`decoding_vector`)."""
-        F = _check_survivors(survivors, self.n, self.f)[: self.f]
+        F, a_F = self._vector(survivors, check)
         a = np.zeros(self.n, dtype=complex)
-        a[F] = self._checked(F, _algorithm3(F, self.n, self.table), check)
+        a[F] = a_F
         return a
 
     def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
@@ -384,7 +386,6 @@ def reed_solomon_gradient_code(
     """The code of Algorithms 2 and 4; a decoding vector with max|a B_F − 1| > ``residual_tol``
     warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
     n, k, w = _check_nkw(n, k, w)
-    _check_tolerance(n, k, w)
     if isinstance(root_power, str):
         if root_power != "auto":
             raise ValueError(f"root_power must be an int or 'auto', got root_power={root_power!r}")

@@ -63,7 +63,6 @@ __all__ = [
     "decoding_cost",
     "decoding_cost_summary",
     "fig2_curves",
-    "fig2_paired",
     "fig2_bands",
     "fig2_experiment",
     "fig2_run",
@@ -645,45 +644,34 @@ def fig2_curves(
     return pd.concat(frames, ignore_index=True)
 
 
-def _seed_curves(df: pd.DataFrame, quantity: str, n_points: int):
-    """The grid of :func:`fig2_curves` and its values as {scheme: (seeds × grid) array}."""
+def fig2_bands(
+    df: pd.DataFrame,
+    quantity: str = "test_error",
+    n_points: int = 400,
+    reference: str | None = None,
+) -> pd.DataFrame:
+    """Per (scheme, time) of a 0..last-time grid, over seeds: Fig. 2's left panel, the mean of
+    ``quantity`` and its seed range (``low``, ``high``); with ``reference``, its right panel, the
+    mean of the paired difference scheme − ``reference`` (in test images when ``n_test`` is
+    known) and its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed)."""
     curves = fig2_curves(df, quantity, n_points=n_points)
+    grid = curves["time"].to_numpy()[:n_points]
     by = {
         s: g["value"].to_numpy().reshape(-1, n_points)
         for s, g in curves.groupby("scheme", sort=False)
     }
-    return curves["time"].to_numpy()[:n_points], by
-
-
-def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 400) -> pd.DataFrame:
-    """Per (scheme, time) of a 0..last-time grid: the mean of ``quantity`` over seeds and its
-    seed range (``low``, ``high``). Fig. 2's left panel."""
-    grid, by = _seed_curves(df, quantity, n_points)
-    frames = [
-        pd.DataFrame({"scheme": s, "time": grid, "mean": m.mean(axis=0)}).assign(
-            low=m.min(axis=0), high=m.max(axis=0)
-        )
-        for s, m in by.items()
-    ]
-    return pd.concat(frames, ignore_index=True)
-
-
-def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400) -> pd.DataFrame:
-    """Fig. 2's right panel: per (scheme, time) of a 0..last-time grid, the mean over seeds of
-    the paired test-error difference scheme − ``reference`` in test images (``n_test``) and
-    its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed)."""
-    scale = int(df["n_test"].iloc[0]) if "n_test" in df else 1
-    grid, by = _seed_curves(df, "test_error", n_points)
+    scale, nan = int(df["n_test"].iloc[0]) if "n_test" in df else 1, np.full(n_points, np.nan)
     frames = []
     for scheme, m in by.items():
-        if scheme == reference:
+        if reference is None:
+            stats = {"mean": m.mean(axis=0), "low": m.min(axis=0), "high": m.max(axis=0)}
+        elif scheme != reference:
+            d = (m - by[reference]) * scale
+            ci = np.array([mean_interval(x) for x in d.T]).T if len(d) > 1 else [d[0], nan, nan]
+            stats = dict(zip(("mean", "ci_low", "ci_high"), ci))
+        else:
             continue
-        diff, nan = (m - by[reference]) * scale, np.full(n_points, np.nan)
-        stats = (
-            np.array([mean_interval(d) for d in diff.T]).T if len(diff) > 1 else [diff[0], nan, nan]
-        )
-        columns = dict(zip(("mean", "ci_low", "ci_high"), stats))
-        frames.append(pd.DataFrame({"scheme": scheme, "time": grid, **columns}))
+        frames.append(pd.DataFrame({"scheme": scheme, "time": grid, **stats}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -951,7 +939,7 @@ def run_fig2(P: SimpleNamespace, fig2: pd.DataFrame | None = None) -> dict:
     return {
         "fig2": fig2,
         "bands": {q: fig2_bands(fig2, q) for q in ("test_error", "train_loss")},
-        "paired": fig2_paired(fig2),
+        "paired": fig2_bands(fig2, reference="Coded-RS"),
         "n_test": n_test,
         "stand_in": stand_in,
         "setting": setting,

@@ -226,7 +226,7 @@ def plot_fig2(
     :func:`codedlib.experiments.reed_solomon.fig2_experiment`'s runs). Left: ``bands``
     (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean of ``quantity``
     over seeds and seed range. Right, with ``paired``
-    (:func:`~codedlib.experiments.reed_solomon.fig2_paired`): the paired difference scheme −
+    (``fig2_bands`` with ``reference``): the paired difference scheme −
     ``reference`` in test images with its ``level`` t-band (above zero the reference is better).
     """
     n_seeds = int(df["seed"].nunique())
