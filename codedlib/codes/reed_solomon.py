@@ -38,7 +38,6 @@ __all__ = [
     "decoding_accuracy",
     "DecodingAccuracyError",
     "DecodingAccuracyWarning",
-    "decoding_vector",
     "encoding_matrix",
     "inverse_table",
     "least_squares_decoding_vector",
@@ -222,19 +221,9 @@ def _check_survivors(survivors, n, f=None):
     return arr
 
 
-def decoding_vector(
-    survivors: ArrayLike, n: int, root_power: int = 1, table: np.ndarray | None = None
-) -> np.ndarray:
-    """Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F, the
-    first row of G_F^{-1} (eq. 13: a B_F = 1); O(f²) look-ups in ``table`` (:func:`inverse_table`).
-    """
-    n = check_int("n", n, low=2)
-    F = _check_survivors(survivors, n)
-    return _algorithm3(F, n, inverse_table(n, root_power) if table is None else table)
-
-
 def _algorithm3(F, n, table):
-    """:func:`decoding_vector` for checked survivors ``F``."""
+    """Algorithm 3 / eq. (14) for checked survivors ``F``: a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1},
+    the first row of G_F^{-1} (eq. 13: a B_F = 1); O(f²) look-ups in ``table``."""
     lookup = table[(F[:, None] - F[None, :]) % n]
     np.fill_diagonal(lookup, 1.0)
     return np.prod(lookup, axis=1)
@@ -302,7 +291,7 @@ class ReedSolomonGradientCode:
         """``max |a B_F − 1|`` of the decoding vector for ``survivors`` (first f): one
         product, the accuracy every decoding is checked against."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
-        a = decoding_vector(F, self.n, table=self.table) if a is None else a
+        a = _algorithm3(F, self.n, self.table) if a is None else a
         return float(np.max(np.abs(a @ self.B[F] - 1.0)))
 
     def _vector(self, survivors, check: bool):
