@@ -1158,26 +1158,6 @@ def _row_weights(M_general):
     return {"ours": "every row has weight w = 3" if weights == [3] else f"row weights {weights}"}
 
 
-def _support(example):
-    return {"ours": str(bool(np.array_equal(np.abs(example.B) > 1e-12, example.M == 1)))}
-
-
-def _any_f(exhaustive):
-    return {
-        "ours": str(exhaustive["any_f_decode"]),
-        "setting": f"all C(16, 11) = {exhaustive['n_sets']} survivor sets, Algorithm 3's vector; "
-        f"max |a_F B_F − 1| = {exhaustive['max_residual_f']:.1e} (tolerance 1e-10)",
-    }
-
-
-def _tight(exhaustive):
-    return {
-        "ours": str(exhaustive["tight"]),
-        "setting": f"every light chunk of the n=16, k=8, w=3 code; smallest least-squares residual "
-        f"{exhaustive['min_residual_tight']:.2g} (> 0.1 means no decoding vector)",
-    }
-
-
 def _mc_at80(at80, P):
     mean, se = at80["mc_mean"], at80["mc_stderr"]
     return {
@@ -1196,16 +1176,6 @@ def _mc_at80(at80, P):
 def _limit_row(row, P):
     gap = _because(P.changed, f"relative gap {row['relative_gap_to_limit']:.1e}")
     return {"paper": row["limit_eq19"] * 1e3, "ours": row["exact"] * 1e3, "reason": gap}
-
-
-def _caption(caption_cgN, alpha_caption):
-    cg_N = PAPER["cg_N"]
-    return {
-        "ours": caption_cgN,
-        "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {cg_N}; eq. (22) gives the paper's "
-        f"α* = 0.1477 with c_g N = {cg_N} and {alpha_caption:.4f} with {caption_cgN:.3f}, so we "
-        f"use c_g N = {cg_N}",
-    }
 
 
 def _f_rs(ours_rs, rs_range, P):
@@ -1275,20 +1245,32 @@ def _code_specs(n: int) -> dict:
             sec2(
                 "Algorithm 2",
                 "support of B equals the mask (8 × 4 example)",
-                _support,
+                lambda example: {
+                    "ours": str(bool(np.array_equal(np.abs(example.B) > 1e-12, example.M == 1)))
+                },
                 setting="|B_ij| > 1e-12 exactly where M_ij = 1",
                 basis="check",
             ),
             sec2(
                 "Section 2.1, property 2",
                 "every f = 11 of 16 rows decode (n=16, k=8, w=3)",
-                _any_f,
+                lambda exhaustive: {
+                    "ours": str(exhaustive["any_f_decode"]),
+                    "setting": f"all C(16, 11) = {exhaustive['n_sets']} survivor sets, Algorithm "
+                    f"3's vector; max |a_F B_F − 1| = {exhaustive['max_residual_f']:.1e} (tolerance "
+                    "1e-10)",
+                },
                 basis="paper",
             ),
             sec2(
                 "eq. (2)",
                 "tight: f − 1 rows missing all holders of a chunk cannot decode",
-                _tight,
+                lambda exhaustive: {
+                    "ours": str(exhaustive["tight"]),
+                    "setting": "every light chunk of the n=16, k=8, w=3 code; smallest least-squares "
+                    f"residual {exhaustive['min_residual_tight']:.2g} (> 0.1 means no decoding "
+                    "vector)",
+                },
                 basis="check",
             ),
         ],
@@ -1374,7 +1356,12 @@ def _code_specs(n: int) -> dict:
             exact(
                 "Fig. 3 caption",
                 "N c_g from N = 12000, c_g = 3e-6",
-                _caption,
+                lambda caption_cgN, alpha_caption: {
+                    "ours": caption_cgN,
+                    "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {PAPER['cg_N']}; eq. (22) "
+                    f"gives the paper's α* = 0.1477 with c_g N = {PAPER['cg_N']} and "
+                    f"{alpha_caption:.4f} with {caption_cgN:.3f}, so we use c_g N = {PAPER['cg_N']}",
+                },
                 paper=PAPER["cg_N"],
                 verdict="paper erratum",
                 setting="the Fig. 3 caption's N = 12000 and c_g = 3e-6 against its N c_g = 0.035",
