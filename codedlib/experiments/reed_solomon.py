@@ -302,19 +302,18 @@ def accuracy_study(
     and the largest n with error <= ``tol`` (worst-case and random survivors)."""
     gen = as_generator(rng)
     tables, limits = [], []
-    for root in root_powers:
-        for load in loads:
-            table, lim = accuracy_limit(
-                ns, load=load, root_power=root, tol=tol, n_random=n_random, rng=gen
-            )
-            label = "α = e^{2πi/n} (paper)" if root == 1 else f"root_power={root}"
-            table.insert(0, "root", label)
-            table.insert(1, "load", load)
-            tables.append(table)
-            limits.append(
-                {"root": label, "load": load, "tol": tol}
-                | {f"largest_accurate_n_{kind}": lim[kind] for kind in ("worst", "random")}
-            )
+    for root, load in itertools.product(root_powers, loads):
+        table, lim = accuracy_limit(
+            ns, load=load, root_power=root, tol=tol, n_random=n_random, rng=gen
+        )
+        label = "α = e^{2πi/n} (paper)" if root == 1 else f"root_power={root}"
+        table.insert(0, "root", label)
+        table.insert(1, "load", load)
+        tables.append(table)
+        limits.append(
+            {"root": label, "load": load, "tol": tol}
+            | {f"largest_accurate_n_{kind}": lim[kind] for kind in ("worst", "random")}
+        )
     return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
 
 
@@ -828,7 +827,6 @@ def run_decoding_cost(P: SimpleNamespace) -> dict:
     growth = np.polyfit(np.log(top["f"]), np.log(top["speedup"]), 1)[0]
     largest = cost[cost["f"] == f_max]
     return {
-        "cost": cost,
         "summary": summary,
         "inaccurate": inaccurate,
         "f_max": f_max,
