@@ -151,7 +151,7 @@ def test_recovered_gradient_is_real_and_exact():
     code = reed_solomon_gradient_code(24, 12, 3)  # k | nw: d = 6, s = 5
     rng = np.random.default_rng(0)
     g = rng.standard_normal((12, 7))
-    C = code.encode(g)
+    C = code.B @ g  # eq. (3): the coded rows
     for _ in range(20):
         F = rng.permutation(24)[: code.f + 2]  # extra survivors are ignored
         total = code.decoding_vector(F) @ C[F[: code.f]]  # eq. (4): a_F C_F = 1 g

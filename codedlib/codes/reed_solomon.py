@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -353,15 +353,6 @@ class ReedSolomonGradientCode:
         a = np.zeros(self.n, dtype=complex)
         a[F] = a_F
         return a
-
-    def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
-        """Coded rows C = B g (eq. 3) for the k×p matrix of chunk partial gradients."""
-        g = check_array("partial_gradients", partial_gradients)
-        if g.ndim == 1:
-            g = g[:, None]
-        if g.shape[0] != self.k:
-            raise ValueError(f"partial_gradients must have k={self.k} rows, got {g.shape[0]}")
-        return self.B @ g
 
 
 def reed_solomon_gradient_code(
