@@ -364,11 +364,8 @@ def fig3_tf_curve(
     namespace of curve, alpha_star, alpha_star_numeric, alpha_star_online, t_star, f_star, c_m
     and n."""
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
-    try:
-        a_star = optimal_alpha(t0, xi, cg_N)
-    except ValueError:
-        a_star = None
-    a_num = optimal_alpha_numeric(t0, xi, cg_N)
+    a_num = optimal_alpha_numeric(t0, xi, cg_N)  # checks t0, xi, cg_N
+    a_star = optimal_alpha(t0, xi, cg_N) if t0 / (cg_N * xi) < 1 else None  # eq. (22)'s domain
     best = a_num if a_star is None else a_star
     t_offline = iteration_time_offline(alphas, t0, xi, cg_N)
     t_online = iteration_time_online(alphas, t0, xi, cg_N, c_m, n)
