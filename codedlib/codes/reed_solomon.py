@@ -452,10 +452,6 @@ def accuracy_limit(
             for n in ns
         ]
     )
-    limits = {}
-    for kind in ("worst", "random"):
-        ok = (table[f"{kind}_error"] <= tol).to_numpy()
-        bad = np.flatnonzero(~ok)
-        upto = ok.size if bad.size == 0 else bad[0]
-        limits[kind] = int(table["n"].iloc[upto - 1]) if upto > 0 else None
-    return table, limits
+    ok = {kind: (table[f"{kind}_error"] <= tol).to_numpy() for kind in ("worst", "random")}
+    upto = {kind: v.size if v.all() else int(np.argmin(v)) for kind, v in ok.items()}  # first miss
+    return table, {kind: int(table["n"].iloc[u - 1]) if u else None for kind, u in upto.items()}
