@@ -409,12 +409,8 @@ def synthetic_linear_regression(
     theta_star = rng.standard_normal(dim)
     X = rng.standard_normal((n_samples, dim))
     y = X @ theta_star + noise * rng.standard_normal(n_samples)
-    return Dataset(
-        X,
-        y,
-        theta_star=theta_star,
-        description=f"CodedReduce eq. 10 synthetic linear regression (d={n_samples}, p={dim})",
-    )
+    text = f"CodedReduce eq. 10 synthetic linear regression (d={n_samples}, p={dim})"
+    return Dataset(X, y, theta_star=theta_star, description=text)
 
 
 def _load_sklearn_digits():
@@ -432,12 +428,7 @@ def _split(X, y, rng, description: str) -> Dataset:
     return Dataset(X[train], y[train], X[test], y[test], description=description)
 
 
-def digits_binary(
-    pos: int = 4,
-    neg: int = 9,
-    intercept: bool = True,
-    rng: RngLike = 0,
-) -> Dataset:
+def digits_binary(pos: int = 4, neg: int = 9, intercept: bool = True, rng: RngLike = 0) -> Dataset:
     """Scikit-learn's 8×8 digits (``load_digits``, UCI optdigits, CC BY 4.0: no download),
     ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept), a quarter held out: the stand-in
     for GISETTE's 4-vs-9 task (CodedReduce Section VI) and DSAG's logistic regression."""
@@ -483,11 +474,5 @@ def sparse_lowrank_binary(
     )
     labels = rng.integers(n_populations, size=n_samples)
     X = (rng.random((n_samples, dim)) < freqs[labels]).astype(float)
-    return Dataset(
-        X,
-        labels,
-        description=(
-            f"synthetic sparse binary genotype-like matrix ({n_samples}x{dim}, "
-            f"{n_populations} populations, density~{density})"
-        ),
-    )
+    text = f"{n_samples}x{dim}, {n_populations} populations, density~{density}"
+    return Dataset(X, labels, description=f"synthetic sparse binary genotype-like matrix ({text})")

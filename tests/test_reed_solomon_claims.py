@@ -95,6 +95,8 @@ def test_fig2_rows_on_a_small_run():
     P = ex.setup(ex.SETTINGS["quick"], c_m=1e-9, **small)
     fig2 = ex.fig2_experiment(n=10, f_rs=8, f_mds=4, time_budget=0.1, n_seeds=3, seed=1)
     results = ex.run_fig2(P, fig2)
+    wide = results["wide"]["test_error"]  # seed × scheme, schemes in run order
+    assert list(wide.columns)[:2] == ["Coded-RS", "Coded-MDS"] and list(wide.index) == [0, 1, 2]
     _check(P.claims["fig2_times"], **results)
     rows = _check(P.claims["fig2"], **results)
     assert len(rows) == 8 and {r.kind for r in rows} == {"comparison"}

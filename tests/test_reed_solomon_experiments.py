@@ -102,11 +102,11 @@ def test_fig2_experiment_small(small_fig2):
     assert list(summary.columns)[1:3] == ["test_error_at_0_05", "test_error_at_0_1"]
     shown = summary.rename(columns=rsplots.label).columns  # what the notebook prints
     assert list(shown)[1:3] == ["test_error@0.05s", "test_error@0.1s"]
-    assert rsplots.label(ex.summary_column(1e-5)) == "test_error@1e-05s"
+    assert rsplots.label(ex.fig2_summary(df, times=[1e-5]).columns[1]) == "test_error@1e-05s"
     assert list(summary["scheme"])[:2] == ["Coded-RS", "Coded-MDS"]
     assert summary.loc[0, "max_gradient_error"] < 1e-10
     assert not summary.isna().any().any()
-    paired = ex.fig2_paired(df)
+    paired = ex.fig2_bands(df, reference="Coded-RS")
     assert list(paired.columns) == ["scheme", "time", "mean", "ci_low", "ci_high"]
     assert len(paired) == 4 * 400 and np.all(paired["ci_low"] <= paired["mean"])
     bands = ex.fig2_bands(df)
@@ -145,8 +145,6 @@ def test_fig2_metrics_wide_and_curves(small_fig2):
     last = small_fig2.groupby(["seed", "scheme"], sort=False).tail(1)
     np.testing.assert_allclose(metrics["test_error"], last["test_error"])
     np.testing.assert_array_equal(metrics["iterations"], last["iteration"])
-    wide = ex.fig2_wide(metrics, "test_error")
-    assert list(wide.columns)[:2] == ["Coded-RS", "Coded-MDS"] and list(wide.index) == [0, 1, 2]
     curves = ex.fig2_curves(small_fig2, time_budget=0.1, n_points=11)
     assert len(curves) == 3 * 5 * 11
     one = curves[(curves["seed"] == 0) & (curves["scheme"] == "Coded-RS")]

@@ -66,8 +66,6 @@ class GradientCode:
     stragglers: int
     #: Optional decoding matrix supplied by the user (rows in ``combinations`` order).
     A: np.ndarray | None = field(default=None, repr=False)
-    #: The null-space matrix ``H`` the code was built from (None if given as matrices).
-    null_space: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_workers(self) -> int:
@@ -232,7 +230,7 @@ def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
     if H.shape[0] != s:
         raise ValueError(f"H must have shape (s, n) = ({s}, {n}), got shape {H.shape}")
     if s == 0:
-        return GradientCode(B=np.eye(n), stragglers=0, null_space=H.copy())
+        return GradientCode(B=np.eye(n), stragglers=0)
     scale = max(1.0, float(np.abs(H).max()))
     if np.max(np.abs(H.sum(axis=1))) > 1e-9 * scale * n:
         raise ValueError("H must annihilate the all-ones vector (every row of H must sum to 0)")
@@ -250,7 +248,7 @@ def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
     rows = rows * (signs * math.sqrt(s + 1))[:, None]
     B = np.zeros((n, n))
     np.put_along_axis(B, windows, rows, axis=1)
-    return GradientCode(B=B, stragglers=s, null_space=H.copy())
+    return GradientCode(B=B, stragglers=s)
 
 
 def cyclic_repetition_code(

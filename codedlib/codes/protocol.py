@@ -64,19 +64,8 @@ class CachedDecoder:
         self.hits = 0
         self.misses = 0
 
-    def __repr__(self) -> str:
-        return (
-            f"CachedDecoder({type(self.code).__name__}(n_workers={self.code.n_workers}, "
-            f"stragglers={self.code.stragglers}), maxsize={self.maxsize}, cached={len(self)})"
-        )
-
     def __len__(self) -> int:
         return len(self._vectors)
-
-    def clear(self) -> None:
-        """Forget every cached vector (the hit and miss counts too)."""
-        self._vectors.clear()
-        self.hits = self.misses = 0
 
     @staticmethod
     def _indices(survivors) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -38,7 +38,6 @@ __all__ = [
     "decoding_accuracy",
     "DecodingAccuracyError",
     "DecodingAccuracyWarning",
-    "decoding_vector",
     "encoding_matrix",
     "inverse_table",
     "least_squares_decoding_vector",
@@ -222,19 +221,9 @@ def _check_survivors(survivors, n, f=None):
     return arr
 
 
-def decoding_vector(
-    survivors: ArrayLike, n: int, root_power: int = 1, table: np.ndarray | None = None
-) -> np.ndarray:
-    """Algorithm 3 / eq. (14): a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1} for the ordered set F, the
-    first row of G_F^{-1} (eq. 13: a B_F = 1); O(f²) look-ups in ``table`` (:func:`inverse_table`).
-    """
-    n = check_int("n", n, low=2)
-    F = _check_survivors(survivors, n)
-    return _algorithm3(F, n, inverse_table(n, root_power) if table is None else table)
-
-
 def _algorithm3(F, n, table):
-    """:func:`decoding_vector` for checked survivors ``F``."""
+    """Algorithm 3 / eq. (14) for checked survivors ``F``: a_l = ∏_{j≠l} (1 − α^{i_l − i_j})^{-1},
+    the first row of G_F^{-1} (eq. 13: a B_F = 1); O(f²) look-ups in ``table``."""
     lookup = table[(F[:, None] - F[None, :]) % n]
     np.fill_diagonal(lookup, 1.0)
     return np.prod(lookup, axis=1)
@@ -302,12 +291,15 @@ class ReedSolomonGradientCode:
         """``max |a B_F − 1|`` of the decoding vector for ``survivors`` (first f): one
         product, the accuracy every decoding is checked against."""
         F = _check_survivors(survivors, self.n, self.f)[: self.f]
-        a = decoding_vector(F, self.n, table=self.table) if a is None else a
+        a = _algorithm3(F, self.n, self.table) if a is None else a
         return float(np.max(np.abs(a @ self.B[F] - 1.0)))
 
-    def _checked(self, F, a, check: bool):
+    def _vector(self, survivors, check: bool):
+        """The first f of ``survivors`` (checked) and Algorithm 3's vector for them."""
+        F = _check_survivors(survivors, self.n, self.f)[: self.f]
+        a = _algorithm3(F, self.n, self.table)
         if not check or self.on_inaccurate == "ignore":
-            return a
+            return F, a
         res = self.residual(F, a)
         if not res <= self.residual_tol:
             msg = (
@@ -319,7 +311,7 @@ class ReedSolomonGradientCode:
             if self.on_inaccurate == "raise":
                 raise DecodingAccuracyError(msg)
             warnings.warn(msg, DecodingAccuracyWarning, stacklevel=3)
-        return a
+        return F, a
 
     @property
     def s(self) -> int:
@@ -351,26 +343,16 @@ class ReedSolomonGradientCode:
         the length-f vector a_F with a_F B[F] = 1. With ``check`` its residual is measured
         (one product) and, above ``residual_tol``, reported per ``on_inaccurate``
         (:class:`DecodingAccuracyWarning` or :class:`DecodingAccuracyError`)."""
-        F = _check_survivors(survivors, self.n, self.f)[: self.f]
-        return self._checked(F, _algorithm3(F, self.n, self.table), check)
+        return self._vector(survivors, check)[1]
 
     def decode(self, survivors: ArrayLike, check: bool = True) -> np.ndarray:
         """Length-n decoding vector (shared GradientCode interface): a @ B == 1, with a zero
         outside the first f of ``survivors`` and Algorithm 3's weights on them (checked as in
         :meth:`decoding_vector`)."""
-        F = _check_survivors(survivors, self.n, self.f)[: self.f]
+        F, a_F = self._vector(survivors, check)
         a = np.zeros(self.n, dtype=complex)
-        a[F] = self._checked(F, _algorithm3(F, self.n, self.table), check)
+        a[F] = a_F
         return a
-
-    def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
-        """Coded rows C = B g (eq. 3) for the k×p matrix of chunk partial gradients."""
-        g = check_array("partial_gradients", partial_gradients)
-        if g.ndim == 1:
-            g = g[:, None]
-        if g.shape[0] != self.k:
-            raise ValueError(f"partial_gradients must have k={self.k} rows, got {g.shape[0]}")
-        return self.B @ g
 
 
 def reed_solomon_gradient_code(
@@ -384,7 +366,6 @@ def reed_solomon_gradient_code(
     """The code of Algorithms 2 and 4; a decoding vector with max|a B_F − 1| > ``residual_tol``
     warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
     n, k, w = _check_nkw(n, k, w)
-    _check_tolerance(n, k, w)
     if isinstance(root_power, str):
         if root_power != "auto":
             raise ValueError(f"root_power must be an int or 'auto', got root_power={root_power!r}")
@@ -471,10 +452,6 @@ def accuracy_limit(
             for n in ns
         ]
     )
-    limits = {}
-    for kind in ("worst", "random"):
-        ok = (table[f"{kind}_error"] <= tol).to_numpy()
-        bad = np.flatnonzero(~ok)
-        upto = ok.size if bad.size == 0 else bad[0]
-        limits[kind] = int(table["n"].iloc[upto - 1]) if upto > 0 else None
-    return table, limits
+    ok = {kind: (table[f"{kind}_error"] <= tol).to_numpy() for kind in ("worst", "random")}
+    upto = {kind: v.size if v.all() else int(np.argmin(v)) for kind, v in ok.items()}  # first miss
+    return table, {kind: int(table["n"].iloc[u - 1]) if u else None for kind, u in upto.items()}

@@ -63,13 +63,11 @@ __all__ = [
     "decoding_cost",
     "decoding_cost_summary",
     "fig2_curves",
-    "fig2_paired",
     "fig2_bands",
     "fig2_experiment",
     "fig2_run",
     "fig2_seed_metrics",
     "fig2_summary",
-    "fig2_wide",
     "fig3_tf_curve",
     "pareto_order_statistic_check",
     "residual_tol_check",
@@ -78,7 +76,6 @@ __all__ = [
     "ignore_stragglers_regimes",
     "regime_bars",
     "sample_mean_of_heavy_tail",
-    "summary_column",
     "SETTINGS",
     "SEC",
     "setup",
@@ -305,19 +302,18 @@ def accuracy_study(
     and the largest n with error <= ``tol`` (worst-case and random survivors)."""
     gen = as_generator(rng)
     tables, limits = [], []
-    for root in root_powers:
-        for load in loads:
-            table, lim = accuracy_limit(
-                ns, load=load, root_power=root, tol=tol, n_random=n_random, rng=gen
-            )
-            label = "α = e^{2πi/n} (paper)" if root == 1 else f"root_power={root}"
-            table.insert(0, "root", label)
-            table.insert(1, "load", load)
-            tables.append(table)
-            limits.append(
-                {"root": label, "load": load, "tol": tol}
-                | {f"largest_accurate_n_{kind}": lim[kind] for kind in ("worst", "random")}
-            )
+    for root, load in itertools.product(root_powers, loads):
+        table, lim = accuracy_limit(
+            ns, load=load, root_power=root, tol=tol, n_random=n_random, rng=gen
+        )
+        label = "α = e^{2πi/n} (paper)" if root == 1 else f"root_power={root}"
+        table.insert(0, "root", label)
+        table.insert(1, "load", load)
+        tables.append(table)
+        limits.append(
+            {"root": label, "load": load, "tol": tol}
+            | {f"largest_accurate_n_{kind}": lim[kind] for kind in ("worst", "random")}
+        )
     return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
 
 
@@ -368,11 +364,8 @@ def fig3_tf_curve(
     namespace of curve, alpha_star, alpha_star_numeric, alpha_star_online, t_star, f_star, c_m
     and n."""
     alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
-    try:
-        a_star = optimal_alpha(t0, xi, cg_N)
-    except ValueError:
-        a_star = None
-    a_num = optimal_alpha_numeric(t0, xi, cg_N)
+    a_num = optimal_alpha_numeric(t0, xi, cg_N)  # checks t0, xi, cg_N
+    a_star = optimal_alpha(t0, xi, cg_N) if t0 / (cg_N * xi) < 1 else None  # eq. (22)'s domain
     best = a_num if a_star is None else a_star
     t_offline = iteration_time_offline(alphas, t0, xi, cg_N)
     t_online = iteration_time_online(alphas, t0, xi, cg_N, c_m, n)
@@ -647,45 +640,34 @@ def fig2_curves(
     return pd.concat(frames, ignore_index=True)
 
 
-def _seed_curves(df: pd.DataFrame, quantity: str, n_points: int):
-    """The grid of :func:`fig2_curves` and its values as {scheme: (seeds × grid) array}."""
+def fig2_bands(
+    df: pd.DataFrame,
+    quantity: str = "test_error",
+    n_points: int = 400,
+    reference: str | None = None,
+) -> pd.DataFrame:
+    """Per (scheme, time) of a 0..last-time grid, over seeds: Fig. 2's left panel, the mean of
+    ``quantity`` and its seed range (``low``, ``high``); with ``reference``, its right panel, the
+    mean of the paired difference scheme − ``reference`` (in test images when ``n_test`` is
+    known) and its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed)."""
     curves = fig2_curves(df, quantity, n_points=n_points)
+    grid = curves["time"].to_numpy()[:n_points]
     by = {
         s: g["value"].to_numpy().reshape(-1, n_points)
         for s, g in curves.groupby("scheme", sort=False)
     }
-    return curves["time"].to_numpy()[:n_points], by
-
-
-def fig2_bands(df: pd.DataFrame, quantity: str = "test_error", n_points: int = 400) -> pd.DataFrame:
-    """Per (scheme, time) of a 0..last-time grid: the mean of ``quantity`` over seeds and its
-    seed range (``low``, ``high``). Fig. 2's left panel."""
-    grid, by = _seed_curves(df, quantity, n_points)
-    frames = [
-        pd.DataFrame({"scheme": s, "time": grid, "mean": m.mean(axis=0)}).assign(
-            low=m.min(axis=0), high=m.max(axis=0)
-        )
-        for s, m in by.items()
-    ]
-    return pd.concat(frames, ignore_index=True)
-
-
-def fig2_paired(df: pd.DataFrame, reference: str = "Coded-RS", n_points: int = 400) -> pd.DataFrame:
-    """Fig. 2's right panel: per (scheme, time) of a 0..last-time grid, the mean over seeds of
-    the paired test-error difference scheme − ``reference`` in test images (``n_test``) and
-    its 95 % t-interval (``ci_low``, ``ci_high``; nan with one seed)."""
-    scale = int(df["n_test"].iloc[0]) if "n_test" in df else 1
-    grid, by = _seed_curves(df, "test_error", n_points)
+    scale, nan = int(df["n_test"].iloc[0]) if "n_test" in df else 1, np.full(n_points, np.nan)
     frames = []
     for scheme, m in by.items():
-        if scheme == reference:
+        if reference is None:
+            stats = {"mean": m.mean(axis=0), "low": m.min(axis=0), "high": m.max(axis=0)}
+        elif scheme != reference:
+            d = (m - by[reference]) * scale
+            ci = np.array([mean_interval(x) for x in d.T]).T if len(d) > 1 else [d[0], nan, nan]
+            stats = dict(zip(("mean", "ci_low", "ci_high"), ci))
+        else:
             continue
-        diff, nan = (m - by[reference]) * scale, np.full(n_points, np.nan)
-        stats = (
-            np.array([mean_interval(d) for d in diff.T]).T if len(diff) > 1 else [diff[0], nan, nan]
-        )
-        columns = dict(zip(("mean", "ci_low", "ci_high"), stats))
-        frames.append(pd.DataFrame({"scheme": scheme, "time": grid, **columns}))
+        frames.append(pd.DataFrame({"scheme": scheme, "time": grid, **stats}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -695,54 +677,36 @@ def fig2_seed_metrics(df: pd.DataFrame, time_budget: float | None = None) -> pd.
     iterations, mean iteration time and the largest relative error of the gradient used."""
     curves = fig2_curves(df, "test_error", time_budget)
     mean_curve = curves.groupby(["seed", "scheme"], sort=False)["value"].mean()
-    rows = []
-    for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False):
-        last = run.iloc[-1]
-        n_test = int(run["n_test"].iloc[0]) if "n_test" in run else 0
-        rows.append(
-            {"seed": seed, "scheme": scheme, "test_error": float(last["test_error"])}
-            | {"test_errors": int(round(last["test_error"] * n_test))}
-            | {"test_error_mean": float(mean_curve.loc[(seed, scheme)])}
-            | {"train_loss": float(last["train_loss"]), "iterations": int(last["iteration"])}
-            | {"mean_iteration_time": float(last["time"] / max(last["iteration"], 1))}
-            | {"max_decode_error": float(run["decode_error"].max()), "n_test": n_test}
-        )
-    return pd.DataFrame(rows)
-
-
-def fig2_wide(metrics: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``column`` of :func:`fig2_seed_metrics` as a seed × scheme table (schemes in run order):
-    the paired layout :meth:`codedlib.claims.ClaimsTable.comparison` takes."""
-    order = list(dict.fromkeys(metrics["scheme"]))
-    return metrics.pivot(index="seed", columns="scheme", values=column)[order]
-
-
-def summary_column(t: float) -> str:
-    """Name of :func:`fig2_summary`'s column of the mean test error at ``t`` seconds: ``t`` in
-    ``:g`` with ``.``, ``-``, ``+`` spelled ``_``, ``m``, ``p`` (``0.5`` -> ``test_error_at_0_5``).
-    """
-    text = f"{float(t):g}".replace(".", "_").replace("-", "m").replace("+", "p")
-    return f"test_error_at_{text}"
+    return pd.DataFrame(
+        {"seed": seed, "scheme": scheme, "test_error": float(last["test_error"])}
+        | {"test_errors": int(round(last["test_error"] * n_test))}
+        | {"test_error_mean": float(mean_curve.loc[(seed, scheme)])}
+        | {"train_loss": float(last["train_loss"]), "iterations": int(last["iteration"])}
+        | {"mean_iteration_time": float(last["time"] / max(last["iteration"], 1))}
+        | {"max_decode_error": float(run["decode_error"].max()), "n_test": n_test}
+        for (seed, scheme), run in df.groupby(["seed", "scheme"], sort=False)
+        for last, n_test in [(run.iloc[-1], int(run["n_test"].iloc[0]) if "n_test" in run else 0)]
+    )
 
 
 def fig2_summary(df: pd.DataFrame, times: ArrayLike | None = None) -> pd.DataFrame:
     """Per scheme, means over seeds of the test error at ``times`` (after the last iteration
-    finished by t), iterations and iteration time, and the largest relative gradient error."""
+    finished by t; column ``test_error_at_<t>``, ``t`` in ``:g`` with ``.``, ``-``, ``+`` spelled
+    ``_``, ``m``, ``p``), iterations and iteration time, and the largest relative gradient error."""
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
+    names = [f"test_error_at_{t:g}".replace(".", "_").replace("-", "m") for t in times]
+    names = [c.replace("+", "p") for c in names]
     out = []
     for scheme, g in df.groupby("scheme", sort=False):
-        row = {"scheme": scheme}
-        for t in times:
-            vals = [
-                _step_values(run, "test_error", np.array([t]))[0] for _, run in g.groupby("seed")
-            ]
-            row[summary_column(t)] = float(np.mean(vals))
+        at = np.array([_step_values(run, "test_error", times) for _, run in g.groupby("seed")])
         last = g.groupby("seed").tail(1)
-        row["iterations"] = float(last["iteration"].mean())
-        row["mean_iteration_time"] = float((last["time"] / last["iteration"]).mean())
-        row["max_gradient_error"] = float(g["decode_error"].max())
-        out.append(row)
+        out.append(
+            {"scheme": scheme, **{c: float(np.mean(v)) for c, v in zip(names, at.T)}}
+            | {"iterations": float(last["iteration"].mean())}
+            | {"mean_iteration_time": float((last["time"] / last["iteration"]).mean())}
+            | {"max_gradient_error": float(g["decode_error"].max())}
+        )
     return pd.DataFrame(out)
 
 
@@ -860,7 +824,6 @@ def run_decoding_cost(P: SimpleNamespace) -> dict:
     growth = np.polyfit(np.log(top["f"]), np.log(top["speedup"]), 1)[0]
     largest = cost[cost["f"] == f_max]
     return {
-        "cost": cost,
         "summary": summary,
         "inaccurate": inaccurate,
         "f_max": f_max,
@@ -967,17 +930,20 @@ def run_fig2(P: SimpleNamespace, fig2: pd.DataFrame | None = None) -> dict:
     )
     metrics = fig2_seed_metrics(fig2, P.time_budget)
     columns = ("test_error", "test_error_mean", "test_errors", "train_loss", "iterations")
+    order = list(dict.fromkeys(metrics["scheme"]))  # seed × scheme tables, schemes in run order
     return {
         "fig2": fig2,
         "bands": {q: fig2_bands(fig2, q) for q in ("test_error", "train_loss")},
-        "paired": fig2_paired(fig2),
+        "paired": fig2_bands(fig2, reference="Coded-RS"),
         "n_test": n_test,
         "stand_in": stand_in,
         "setting": setting,
         "title": title,
         "summary": fig2_summary(fig2, times=[P.time_budget * x for x in (0.1, 0.2, 0.5, 1.0)]),
         "metrics": metrics,
-        "wide": {c: fig2_wide(metrics, c) for c in columns},
+        "wide": {
+            c: metrics.pivot(index="seed", columns="scheme", values=c)[order] for c in columns
+        },
         "P": P,
     }
 
@@ -993,14 +959,13 @@ def run_regimes(P: SimpleNamespace, stand_in: str, metrics: pd.DataFrame | None 
         regime: g.pivot(index="seed", columns="scheme", values="test_error")
         for regime, g in metrics.groupby("regime", sort=False)
     }
-    holds = []
-    for regime, w in wide.items():
-        value, lo, hi = ratio_interval(w[uncoded], w["Coded-RS"])
-        outcome = "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"
-        holds.append(
-            {"regime": regime, "ratio": value, "ci low": lo, "ci high": hi}
-            | {"outcome": outcome, "seeds": len(w)}
-        )
+    holds = [
+        {"regime": regime, "ratio": value, "ci low": lo, "ci high": hi}
+        | {"outcome": "greater" if lo > 1 else "less" if hi < 1 else "indistinguishable"}
+        | {"seeds": len(w)}
+        for regime, w in wide.items()
+        for value, lo, hi in [ratio_interval(w[uncoded], w["Coded-RS"])]
+    ]
     title = (
         f"Coded-RS vs ignoring the same {P.n - P.f_rs} stragglers: test error after "
         f"{P.time_budget:g} s (mean, 95 % interval, seeds as dots)\n{stand_in.split(';')[0]}; "
@@ -1188,26 +1153,6 @@ def _row_weights(M_general):
     return {"ours": "every row has weight w = 3" if weights == [3] else f"row weights {weights}"}
 
 
-def _support(example):
-    return {"ours": str(bool(np.array_equal(np.abs(example.B) > 1e-12, example.M == 1)))}
-
-
-def _any_f(exhaustive):
-    return {
-        "ours": str(exhaustive["any_f_decode"]),
-        "setting": f"all C(16, 11) = {exhaustive['n_sets']} survivor sets, Algorithm 3's vector; "
-        f"max |a_F B_F − 1| = {exhaustive['max_residual_f']:.1e} (tolerance 1e-10)",
-    }
-
-
-def _tight(exhaustive):
-    return {
-        "ours": str(exhaustive["tight"]),
-        "setting": f"every light chunk of the n=16, k=8, w=3 code; smallest least-squares residual "
-        f"{exhaustive['min_residual_tight']:.2g} (> 0.1 means no decoding vector)",
-    }
-
-
 def _mc_at80(at80, P):
     mean, se = at80["mc_mean"], at80["mc_stderr"]
     return {
@@ -1226,16 +1171,6 @@ def _mc_at80(at80, P):
 def _limit_row(row, P):
     gap = _because(P.changed, f"relative gap {row['relative_gap_to_limit']:.1e}")
     return {"paper": row["limit_eq19"] * 1e3, "ours": row["exact"] * 1e3, "reason": gap}
-
-
-def _caption(caption_cgN, alpha_caption):
-    cg_N = PAPER["cg_N"]
-    return {
-        "ours": caption_cgN,
-        "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {cg_N}; eq. (22) gives the paper's "
-        f"α* = 0.1477 with c_g N = {cg_N} and {alpha_caption:.4f} with {caption_cgN:.3f}, so we "
-        f"use c_g N = {cg_N}",
-    }
 
 
 def _f_rs(ours_rs, rs_range, P):
@@ -1305,20 +1240,32 @@ def _code_specs(n: int) -> dict:
             sec2(
                 "Algorithm 2",
                 "support of B equals the mask (8 × 4 example)",
-                _support,
+                lambda example: {
+                    "ours": str(bool(np.array_equal(np.abs(example.B) > 1e-12, example.M == 1)))
+                },
                 setting="|B_ij| > 1e-12 exactly where M_ij = 1",
                 basis="check",
             ),
             sec2(
                 "Section 2.1, property 2",
                 "every f = 11 of 16 rows decode (n=16, k=8, w=3)",
-                _any_f,
+                lambda exhaustive: {
+                    "ours": str(exhaustive["any_f_decode"]),
+                    "setting": f"all C(16, 11) = {exhaustive['n_sets']} survivor sets, Algorithm "
+                    f"3's vector; max |a_F B_F − 1| = {exhaustive['max_residual_f']:.1e} (tolerance "
+                    "1e-10)",
+                },
                 basis="paper",
             ),
             sec2(
                 "eq. (2)",
                 "tight: f − 1 rows missing all holders of a chunk cannot decode",
-                _tight,
+                lambda exhaustive: {
+                    "ours": str(exhaustive["tight"]),
+                    "setting": "every light chunk of the n=16, k=8, w=3 code; smallest least-squares "
+                    f"residual {exhaustive['min_residual_tight']:.2g} (> 0.1 means no decoding "
+                    "vector)",
+                },
                 basis="check",
             ),
         ],
@@ -1404,7 +1351,12 @@ def _code_specs(n: int) -> dict:
             exact(
                 "Fig. 3 caption",
                 "N c_g from N = 12000, c_g = 3e-6",
-                _caption,
+                lambda caption_cgN, alpha_caption: {
+                    "ours": caption_cgN,
+                    "reason": f"12000 × 3e-6 = {caption_cgN:.3f}, not {PAPER['cg_N']}; eq. (22) "
+                    f"gives the paper's α* = 0.1477 with c_g N = {PAPER['cg_N']} and "
+                    f"{alpha_caption:.4f} with {caption_cgN:.3f}, so we use c_g N = {PAPER['cg_N']}",
+                },
                 paper=PAPER["cg_N"],
                 verdict="paper erratum",
                 setting="the Fig. 3 caption's N = 12000 and c_g = 3e-6 against its N c_g = 0.035",

@@ -118,8 +118,7 @@ def plot_decoding_cost(
         med, low, high = (summary[f"{col}_{s}"].to_numpy() for s in ("seconds", "min", "max"))
         err = np.vstack([med - low, high - med])
         ax.errorbar(f, med, yerr=err, fmt=marker, capsize=3, label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    ax.set(xscale="log", yscale="log")
     for power, col, ls in ((2, "alg3", ":"), (3, "lstsq", "--")):
         med = summary[f"{col}_seconds"].to_numpy()
         ax.plot(f, med[-1] * (f / f[-1]) ** power, ls, color="0.5", label=f"∝ f^{power}")
@@ -227,7 +226,7 @@ def plot_fig2(
     :func:`codedlib.experiments.reed_solomon.fig2_experiment`'s runs). Left: ``bands``
     (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean of ``quantity``
     over seeds and seed range. Right, with ``paired``
-    (:func:`~codedlib.experiments.reed_solomon.fig2_paired`): the paired difference scheme −
+    (``fig2_bands`` with ``reference``): the paired difference scheme −
     ``reference`` in test images with its ``level`` t-band (above zero the reference is better).
     """
     n_seeds = int(df["seed"].nunique())
@@ -247,10 +246,9 @@ def plot_fig2(
 
     for i, scheme in enumerate(schemes):
         curve(ax, i, bands[bands["scheme"] == scheme], "low", "high", 0.15, scheme)
-    ax.set_xlabel("simulated time (s)")
+    ax.set(xlabel="simulated time (s)", yscale="log")
     ylabel = {"test_error": "test error", "train_loss": "training loss"}.get(quantity, quantity)
     ax.set_ylabel(f"{ylabel} (mean; band: seed range)" if n_seeds > 1 else ylabel)
-    ax.set_yscale("log")
     if quantity == "test_error":
         low = max(float(df[quantity][df[quantity] > 0].min()), 1e-3)
         ax.set_ylim(0.8 * low, min(1.0, float(df[quantity].max()) * 1.2))
@@ -262,9 +260,8 @@ def plot_fig2(
             d = paired[paired["scheme"] == scheme]
             curve(ax2, i, d, "ci_low", "ci_high", 0.2, f"{scheme} − {reference}")
         ax2.axhline(0, color="k", lw=1)
-        ax2.set_xlabel("simulated time (s)")
         unit = "test images" if "n_test" in df else "test error"
-        ax2.set_ylabel(f"paired difference ({unit})")
+        ax2.set(xlabel="simulated time (s)", ylabel=f"paired difference ({unit})")
         # linear within ±20 images (where the close calls are), logarithmic beyond
         ax2.set_yscale("symlog", linthresh=20 if "n_test" in df else 0.05)
         ax2.legend(fontsize=8)

@@ -46,9 +46,8 @@ def reed_solomon_report(
     from codedlib.plots import subplots
 
     text, info = code_summary(n, k, w, t0, xi, cg_N, c_m)
-    M = mask_matrix(n, k, w)
     fig, axes = subplots(1, 2, figsize=(11, 4), layout="constrained")
-    plot_mask(M, ax=axes[0])
+    plot_mask(mask_matrix(n, k, w), ax=axes[0])
     plot_tf_curve(info["res"], ax=axes[1])
     return Report(html=text_html(text), figures=[fig])
 
