@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.claims import mean_interval, spec
 from codedlib.latency.models import (
     HeterogeneousCluster,
@@ -115,20 +115,16 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
     }
 
 
-def delay_model_curves(
-    models: dict, t: ArrayLike | None = None, n_points: int = 400
-) -> pd.DataFrame:
-    """pdf, cdf and survival ``P[T > t]`` of each model (by name) on a grid (long format)."""
+def delay_model_curves(models: dict) -> pd.DataFrame:
+    """pdf, cdf and survival ``P[T > t]`` of each model (by name) on a grid (long format): 400
+    points linear over the bulk, 400 logarithmic far into the tail."""
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
-    if t is None:  # linear grid over the bulk, log grid far into the tail
-        n_points = check_int("n_points", n_points, low=2)
-        bulk = max(float(d.ppf(0.995)) for d in models.values())
-        far = max(float(d.ppf(1 - 1e-5)) for d in models.values())
-        low = min(float(d.ppf(0.01)) for d in models.values())
-        tail = np.geomspace(max(low, 1e-3 * bulk), far, n_points)
-        t = np.unique(np.concatenate([np.linspace(0.0, bulk, n_points), tail]))
-    t = check_array("t", t, ndim=1)
+    bulk = max(float(d.ppf(0.995)) for d in models.values())
+    far = max(float(d.ppf(1 - 1e-5)) for d in models.values())
+    low = min(float(d.ppf(0.01)) for d in models.values())
+    tail = np.geomspace(max(low, 1e-3 * bulk), far, 400)
+    t = np.unique(np.concatenate([np.linspace(0.0, bulk, 400), tail]))
     frames = [
         pd.DataFrame({"model": name, "t": t, "pdf": d.pdf(t), "cdf": d.cdf(t), "sf": d.sf(t)})
         for name, d in models.items()
@@ -548,11 +544,10 @@ def model_moments(models: Mapping[str, rv_frozen]) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
-def codedreduce_conventions(
-    d_i: int = CR_D_I, a: float = CR_A, mu: float = CR_MU, n: int = CR_N, s: int = CR_S
-) -> pd.DataFrame:
-    """CR eq. (6) vs the Theorem 2 proof's rate: shift, random part, mean, ``E[T_(n-s)]`` and
-    the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
+def codedreduce_conventions() -> pd.DataFrame:
+    """CR eq. (6) vs the Theorem 2 proof's rate at CR's constants: shift, random part, mean,
+    ``E[T_(n-s)]`` and the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
+    d_i, a, mu, n, s = CR_D_I, CR_A, CR_MU, CR_N, CR_S
     rows = {
         c: (d.support()[0], d.std(), d.mean(), closed_form(d, n - s, n))
         for c in ("eq6", "appendix")
@@ -611,24 +606,18 @@ def grid_summary(comparisons: dict) -> pd.DataFrame:
     )
 
 
-def finite_means(xi: float = XI_HEAVY, n: int = N_HEAVY, t0: float = 1.0) -> list[int]:
-    """The ``k`` whose Pareto ``E[T_(k)]`` the numeric integral finds finite."""
+def finite_means(xi: float = XI_HEAVY, n: int = N_HEAVY) -> list[int]:
+    """The ``k`` whose Pareto(1, ``xi``) ``E[T_(k)]`` the numeric integral finds finite."""
     heavy = expected_order_statistics_numeric(
-        pareto(t0, xi), np.arange(1, n + 1), n, divergent="inf"
+        pareto(1.0, xi), np.arange(1, n + 1), n, divergent="inf"
     )
     return [k for k, v in zip(range(1, n + 1), heavy) if np.isfinite(v)]
 
 
-def rs_finite_n(
-    t0: float = RS_T0,
-    xi: float = RS_XI,
-    alpha: float = RS_ALPHA,
-    n: int = RS_N,
-    n_big: int = 100_000,
-) -> pd.DataFrame:
-    """RS eq. (19)'s limit next to the exact ``E[T_(k)]`` at ``n_big`` and at the paper's ``n``
-    (``k = ceil((1-alpha) n)`` and eq. (18)'s ``f = k + 1``), in ms."""
-    f = int(np.ceil((1 - alpha) * n)) + 1
+def rs_finite_n() -> pd.DataFrame:
+    """RS eq. (19)'s limit next to the exact ``E[T_(k)]`` at ``n_big = 10^5`` and at the paper's
+    ``n`` (``k = ceil((1-alpha) n)`` and eq. (18)'s ``f = k + 1``), in ms (RS Sec. 6 delay)."""
+    t0, xi, alpha, n, n_big, f = RS_T0, RS_XI, RS_ALPHA, RS_N, 100_000, RS_F
     k_big = math.ceil((1 - alpha) * n_big)
     rs = pd.DataFrame(
         {
