@@ -168,12 +168,6 @@ def cluster_ecdf(
     return pd.concat(frames, ignore_index=True)
 
 
-def _burst_model(n_workers, factor, p_enter, p_exit) -> MarkovBursts:
-    """Gamma workers of mean 1 and cv 0.03 with Markov bursts."""
-    base = gamma_from_moments(1.0, 0.03**2)
-    return MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
-
-
 def bursty_path(
     n_workers: int = 36,
     n_iterations: int = 600,
@@ -182,16 +176,17 @@ def bursty_path(
     p_exit: float = 0.05,
     rng: RngLike = None,
 ) -> SimpleNamespace:
-    """A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts): ``path``
-    (iteration, worker (1-based), latency, in_burst), ``summary`` (stationary vs sampled) and
-    ``model``.
+    """A sampled :class:`MarkovBursts` path of gamma workers (mean 1, cv 0.03; DSAG Sec. III-B,
+    Fig. 4: +12% bursts): ``path`` (iteration, worker (1-based), latency, in_burst),
+    ``summary`` (stationary vs sampled), ``model`` and every worker's ``sample``.
 
     Defaults are calibrated to DSAG's description of AWS: bursts raise the mean latency by
     12% (``factor = 1.12``) and last ``1/p_exit = 20`` iterations; ``p_enter = 0.0007`` makes
     the stationary probability that at least one of ``N = 36`` workers is in a burst about 40%.
     The path holds the three workers with the most burst iterations, as DSAG Fig. 4 shows.
     """
-    model = _burst_model(n_workers, factor, p_enter, p_exit)
+    base = gamma_from_moments(1.0, 0.03**2)
+    model = MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
     path = model.sample_path(n_iterations, as_generator(rng))
     shown = sorted(np.argsort(-path.in_burst.sum(axis=0), kind="stable")[:3].tolist())
     frame = pd.DataFrame(
@@ -212,7 +207,7 @@ def bursty_path(
     ]
     columns = ["quantity", "stationary", "sampled"]
     summary = pd.DataFrame([(q, float(a), float(b)) for q, a, b in rows], columns=columns)
-    return SimpleNamespace(path=frame, summary=summary, model=model)
+    return SimpleNamespace(path=frame, summary=summary, model=model, sample=path)
 
 
 def closed_form(dist: rv_frozen, k: int, n: int) -> float:
@@ -425,19 +420,11 @@ def ecdf_ks(
     ]
 
 
-def burst_stats(
-    seed: int,
-    n_workers: int = 36,
-    n_iterations: int = 600,
-    factor: float = 1.12,
-    p_enter: float = 0.0007,
-    p_exit: float = 0.05,
-) -> dict:
-    """Burst statistics of one :class:`MarkovBursts` path (model of :func:`bursty_path`):
-    shares of worker-iterations in a burst, of iterations with some worker in a burst, of
-    workers with a burst; latency in / out of a burst (nan without bursts)."""
-    model = _burst_model(n_workers, factor, p_enter, p_exit)
-    path = model.sample_path(n_iterations, as_generator(seed))  # checks n_iterations
+def burst_stats(seed: int, **options) -> dict:
+    """Burst statistics of one :func:`bursty_path` (``options``: its sizes and rates): shares
+    of worker-iterations in a burst, of iterations with some worker in a burst, of workers
+    with a burst; latency in / out of a burst (nan without bursts)."""
+    path = bursty_path(**options, rng=seed).sample
     burst = path.in_burst
     ratio = (
         float(path.latency[burst].mean() / path.latency[~burst].mean())
