@@ -350,14 +350,11 @@ def cost_of_waiting(
     """``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
 
     ``E[T]`` is each model's single-worker mean (``inf`` where none); a ``cluster`` of ``n``
-    workers is added as "heterogeneous cluster", over its average worker mean.
+    workers is added as "heterogeneous cluster", over its average worker mean; ``ks``
+    defaults to :func:`cost_ks`'s.
     """
     n = check_int("n", n, low=1)
-    ks = (
-        np.unique(np.linspace(1, n, min(n, 25)).round().astype(int))
-        if ks is None
-        else np.asarray(ks)
-    )
+    ks = cost_ks(n)[0] if ks is None else np.asarray(ks)
     curves = [
         (name, expected_order_statistics_numeric(d, ks, n, divergent="inf"), float(d.mean()))
         for name, d in models.items()
