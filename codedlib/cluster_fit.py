@@ -180,14 +180,6 @@ def family_logliks(x: ArrayLike) -> dict[str, tuple[float, float]]:
 
 
 # ---------------------------------------------------------------------- bursts
-def _lag1_autocorrelation(seqs) -> tuple[float, int]:
-    """Pooled lag-1 autocorrelation of sequences (each centred on its own mean)."""
-    ds = [s - s.mean() for s in seqs]
-    num = sum(float(np.dot(d[:-1], d[1:])) for d in ds)
-    den = sum(float(np.dot(d, d)) for d in ds)
-    return (num / den if den > 0 else 0.0), sum(s.size - 1 for s in seqs)
-
-
 def _hmm_bursts(seqs, max_iter=200, tol=1e-6):
     """Two-state Gaussian HMM (Baum-Welch) on ``log X``: (p_enter, p_exit, burst posteriors)."""
     lengths = np.array([s.size for s in seqs])
@@ -389,7 +381,10 @@ def _worker_sequences(trace, notes):
 
 def _fit_bursts(xs, notes):
     """(autocorrelation, factor, p_enter, p_exit, in-burst masks) of the factors ``xs``."""
-    r, pairs = _lag1_autocorrelation(xs)
+    ds = [s - s.mean() for s in xs]  # pooled lag-1 autocorrelation, each centred on its mean
+    num = sum(float(np.dot(d[:-1], d[1:])) for d in ds)
+    den = sum(float(np.dot(d, d)) for d in ds)
+    r, pairs = (num / den if den > 0 else 0.0), sum(s.size - 1 for s in xs)
     bound = BURST_Z / math.sqrt(max(pairs, 1))
     factor, p_enter, p_exit = 1.0, ClusterModel.burst_enter, ClusterModel.burst_exit
     in_burst = [np.zeros(s.size, dtype=bool) for s in xs]
