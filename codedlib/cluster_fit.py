@@ -13,7 +13,7 @@ turns the share time into ``worker_flop_time``.
 >>> from codedlib.cluster import ClusterModel
 >>> true = ClusterModel(n_workers=6, family="gamma", shape=0.5, heterogeneity=0.4)
 >>> fit = fit_cluster(synthetic_trace(true, 1000, rng=0))
->>> fit.family, round(fit.cluster.shape, 2), bool(abs(fit.cluster.heterogeneity - 0.4) < 0.1)
+>>> fit.cluster.family, round(fit.cluster.shape, 2), bool(abs(fit.cluster.heterogeneity - 0.4) < 0.1)
 ('gamma', 0.5, True)
 >>> bool(abs(fit.message_time - true.message_time) < 1e-12), fit.cluster.burst_factor
 (True, 1.0)
@@ -67,7 +67,6 @@ class ClusterFit:
 
     cluster: ClusterModel
     loglik: dict[str, float]
-    family: str
     worker_order: tuple[int, ...]
     burst_autocorrelation: float
     message_time: float
@@ -181,14 +180,6 @@ def family_logliks(x: ArrayLike) -> dict[str, tuple[float, float]]:
 
 
 # ---------------------------------------------------------------------- bursts
-def _lag1_autocorrelation(seqs) -> tuple[float, int]:
-    """Pooled lag-1 autocorrelation of sequences (each centred on its own mean)."""
-    ds = [s - s.mean() for s in seqs]
-    num = sum(float(np.dot(d[:-1], d[1:])) for d in ds)
-    den = sum(float(np.dot(d, d)) for d in ds)
-    return (num / den if den > 0 else 0.0), sum(s.size - 1 for s in seqs)
-
-
 def _hmm_bursts(seqs, max_iter=200, tol=1e-6):
     """Two-state Gaussian HMM (Baum-Welch) on ``log X``: (p_enter, p_exit, burst posteriors)."""
     lengths = np.array([s.size for s in seqs])
@@ -308,7 +299,7 @@ def fit_cluster(
 
     >>> from codedlib.latency.traces import trace_path
     >>> fit = fit_cluster(trace_path("umw-N12-gamma-hetero"))
-    >>> fit.cluster.n_workers, fit.family
+    >>> fit.cluster.n_workers, fit.cluster.family
     (12, 'gamma')
     >>> fit.summary().set_index("parameter").loc["latency", "how"]
     'assumed'
@@ -348,7 +339,7 @@ def fit_cluster(
     kw = dict(n_workers=N, family=family, shape=fits[family][0], heterogeneity=h, name=name)
     kw.update(burst_factor=factor, burst_enter=p_enter, burst_exit=p_exit, network=network)
     cluster = ClusterModel(**kw, workload=workload, worker_flop_time=worker_flop_time)
-    return ClusterFit(cluster, loglik, family, worker_order, float(r), message_time, notes)
+    return ClusterFit(cluster, loglik, worker_order, float(r), message_time, notes)
 
 
 def _check_fit_args(trace, family, shares, workload, name):
@@ -390,7 +381,10 @@ def _worker_sequences(trace, notes):
 
 def _fit_bursts(xs, notes):
     """(autocorrelation, factor, p_enter, p_exit, in-burst masks) of the factors ``xs``."""
-    r, pairs = _lag1_autocorrelation(xs)
+    ds = [s - s.mean() for s in xs]  # pooled lag-1 autocorrelation, each centred on its mean
+    num = sum(float(np.dot(d[:-1], d[1:])) for d in ds)
+    den = sum(float(np.dot(d, d)) for d in ds)
+    r, pairs = (num / den if den > 0 else 0.0), sum(s.size - 1 for s in xs)
     bound = BURST_Z / math.sqrt(max(pairs, 1))
     factor, p_enter, p_exit = 1.0, ClusterModel.burst_enter, ClusterModel.burst_exit
     in_burst = [np.zeros(s.size, dtype=bool) for s in xs]

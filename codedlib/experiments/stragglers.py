@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_int, check_real
 from codedlib.claims import mean_interval, spec
 from codedlib.latency.models import (
     HeterogeneousCluster,
@@ -115,20 +115,16 @@ def standard_models(mean: float = 1.0, cv: float = 0.5) -> dict:
     }
 
 
-def delay_model_curves(
-    models: dict, t: ArrayLike | None = None, n_points: int = 400
-) -> pd.DataFrame:
-    """pdf, cdf and survival ``P[T > t]`` of each model (by name) on a grid (long format)."""
+def delay_model_curves(models: dict) -> pd.DataFrame:
+    """pdf, cdf and survival ``P[T > t]`` of each model (by name) on a grid (long format): 400
+    points linear over the bulk, 400 logarithmic far into the tail."""
     if not models:
         raise ValueError("models must hold at least one distribution, got an empty dict")
-    if t is None:  # linear grid over the bulk, log grid far into the tail
-        n_points = check_int("n_points", n_points, low=2)
-        bulk = max(float(d.ppf(0.995)) for d in models.values())
-        far = max(float(d.ppf(1 - 1e-5)) for d in models.values())
-        low = min(float(d.ppf(0.01)) for d in models.values())
-        tail = np.geomspace(max(low, 1e-3 * bulk), far, n_points)
-        t = np.unique(np.concatenate([np.linspace(0.0, bulk, n_points), tail]))
-    t = check_array("t", t, ndim=1)
+    bulk = max(float(d.ppf(0.995)) for d in models.values())
+    far = max(float(d.ppf(1 - 1e-5)) for d in models.values())
+    low = min(float(d.ppf(0.01)) for d in models.values())
+    tail = np.geomspace(max(low, 1e-3 * bulk), far, 400)
+    t = np.unique(np.concatenate([np.linspace(0.0, bulk, 400), tail]))
     frames = [
         pd.DataFrame({"model": name, "t": t, "pdf": d.pdf(t), "cdf": d.cdf(t), "sf": d.sf(t)})
         for name, d in models.items()
@@ -172,12 +168,6 @@ def cluster_ecdf(
     return pd.concat(frames, ignore_index=True)
 
 
-def _burst_model(n_workers, factor, p_enter, p_exit) -> MarkovBursts:
-    """Gamma workers of mean 1 and cv 0.03 with Markov bursts."""
-    base = gamma_from_moments(1.0, 0.03**2)
-    return MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
-
-
 def bursty_path(
     n_workers: int = 36,
     n_iterations: int = 600,
@@ -186,16 +176,17 @@ def bursty_path(
     p_exit: float = 0.05,
     rng: RngLike = None,
 ) -> SimpleNamespace:
-    """A sampled :class:`MarkovBursts` path (DSAG Sec. III-B, Fig. 4: +12% bursts): ``path``
-    (iteration, worker (1-based), latency, in_burst), ``summary`` (stationary vs sampled) and
-    ``model``.
+    """A sampled :class:`MarkovBursts` path of gamma workers (mean 1, cv 0.03; DSAG Sec. III-B,
+    Fig. 4: +12% bursts): ``path`` (iteration, worker (1-based), latency, in_burst),
+    ``summary`` (stationary vs sampled), ``model`` and every worker's ``sample``.
 
     Defaults are calibrated to DSAG's description of AWS: bursts raise the mean latency by
     12% (``factor = 1.12``) and last ``1/p_exit = 20`` iterations; ``p_enter = 0.0007`` makes
     the stationary probability that at least one of ``N = 36`` workers is in a burst about 40%.
     The path holds the three workers with the most burst iterations, as DSAG Fig. 4 shows.
     """
-    model = _burst_model(n_workers, factor, p_enter, p_exit)
+    base = gamma_from_moments(1.0, 0.03**2)
+    model = MarkovBursts(base, p_enter, p_exit, factor, n_workers=n_workers)
     path = model.sample_path(n_iterations, as_generator(rng))
     shown = sorted(np.argsort(-path.in_burst.sum(axis=0), kind="stable")[:3].tolist())
     frame = pd.DataFrame(
@@ -216,7 +207,7 @@ def bursty_path(
     ]
     columns = ["quantity", "stationary", "sampled"]
     summary = pd.DataFrame([(q, float(a), float(b)) for q, a, b in rows], columns=columns)
-    return SimpleNamespace(path=frame, summary=summary, model=model)
+    return SimpleNamespace(path=frame, summary=summary, model=model, sample=path)
 
 
 def closed_form(dist: rv_frozen, k: int, n: int) -> float:
@@ -359,14 +350,11 @@ def cost_of_waiting(
     """``E[T_(k)] / E[T]`` as the master waits for ``k`` of ``n`` workers (numeric, LAGC eq. 28).
 
     ``E[T]`` is each model's single-worker mean (``inf`` where none); a ``cluster`` of ``n``
-    workers is added as "heterogeneous cluster", over its average worker mean.
+    workers is added as "heterogeneous cluster", over its average worker mean; ``ks``
+    defaults to :func:`cost_ks`'s.
     """
     n = check_int("n", n, low=1)
-    ks = (
-        np.unique(np.linspace(1, n, min(n, 25)).round().astype(int))
-        if ks is None
-        else np.asarray(ks)
-    )
+    ks = cost_ks(n)[0] if ks is None else np.asarray(ks)
     curves = [
         (name, expected_order_statistics_numeric(d, ks, n, divergent="inf"), float(d.mean()))
         for name, d in models.items()
@@ -429,19 +417,11 @@ def ecdf_ks(
     ]
 
 
-def burst_stats(
-    seed: int,
-    n_workers: int = 36,
-    n_iterations: int = 600,
-    factor: float = 1.12,
-    p_enter: float = 0.0007,
-    p_exit: float = 0.05,
-) -> dict:
-    """Burst statistics of one :class:`MarkovBursts` path (model of :func:`bursty_path`):
-    shares of worker-iterations in a burst, of iterations with some worker in a burst, of
-    workers with a burst; latency in / out of a burst (nan without bursts)."""
-    model = _burst_model(n_workers, factor, p_enter, p_exit)
-    path = model.sample_path(n_iterations, as_generator(seed))  # checks n_iterations
+def burst_stats(seed: int, **options) -> dict:
+    """Burst statistics of one :func:`bursty_path` (``options``: its sizes and rates): shares
+    of worker-iterations in a burst, of iterations with some worker in a burst, of workers
+    with a burst; latency in / out of a burst (nan without bursts)."""
+    path = bursty_path(**options, rng=seed).sample
     burst = path.in_burst
     ratio = (
         float(path.latency[burst].mean() / path.latency[~burst].mean())
@@ -548,11 +528,10 @@ def model_moments(models: Mapping[str, rv_frozen]) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
-def codedreduce_conventions(
-    d_i: int = CR_D_I, a: float = CR_A, mu: float = CR_MU, n: int = CR_N, s: int = CR_S
-) -> pd.DataFrame:
-    """CR eq. (6) vs the Theorem 2 proof's rate: shift, random part, mean, ``E[T_(n-s)]`` and
-    the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
+def codedreduce_conventions() -> pd.DataFrame:
+    """CR eq. (6) vs the Theorem 2 proof's rate at CR's constants: shift, random part, mean,
+    ``E[T_(n-s)]`` and the appendix's ``(d_i/mu)(H_n - H_s) + a d_i``."""
+    d_i, a, mu, n, s = CR_D_I, CR_A, CR_MU, CR_N, CR_S
     rows = {
         c: (d.support()[0], d.std(), d.mean(), closed_form(d, n - s, n))
         for c in ("eq6", "appendix")
@@ -611,24 +590,18 @@ def grid_summary(comparisons: dict) -> pd.DataFrame:
     )
 
 
-def finite_means(xi: float = XI_HEAVY, n: int = N_HEAVY, t0: float = 1.0) -> list[int]:
-    """The ``k`` whose Pareto ``E[T_(k)]`` the numeric integral finds finite."""
+def finite_means(xi: float = XI_HEAVY, n: int = N_HEAVY) -> list[int]:
+    """The ``k`` whose Pareto(1, ``xi``) ``E[T_(k)]`` the numeric integral finds finite."""
     heavy = expected_order_statistics_numeric(
-        pareto(t0, xi), np.arange(1, n + 1), n, divergent="inf"
+        pareto(1.0, xi), np.arange(1, n + 1), n, divergent="inf"
     )
     return [k for k, v in zip(range(1, n + 1), heavy) if np.isfinite(v)]
 
 
-def rs_finite_n(
-    t0: float = RS_T0,
-    xi: float = RS_XI,
-    alpha: float = RS_ALPHA,
-    n: int = RS_N,
-    n_big: int = 100_000,
-) -> pd.DataFrame:
-    """RS eq. (19)'s limit next to the exact ``E[T_(k)]`` at ``n_big`` and at the paper's ``n``
-    (``k = ceil((1-alpha) n)`` and eq. (18)'s ``f = k + 1``), in ms."""
-    f = int(np.ceil((1 - alpha) * n)) + 1
+def rs_finite_n() -> pd.DataFrame:
+    """RS eq. (19)'s limit next to the exact ``E[T_(k)]`` at ``n_big = 10^5`` and at the paper's
+    ``n`` (``k = ceil((1-alpha) n)`` and eq. (18)'s ``f = k + 1``), in ms (RS Sec. 6 delay)."""
+    t0, xi, alpha, n, n_big, f = RS_T0, RS_XI, RS_ALPHA, RS_N, 100_000, RS_F
     k_big = math.ceil((1 - alpha) * n_big)
     rs = pd.DataFrame(
         {

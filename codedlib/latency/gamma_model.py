@@ -78,12 +78,10 @@ class GammaLatencyModel:
     workers: np.ndarray | None = None  # worker ids (set by fit_gamma_model)
 
     def __post_init__(self):
-        cm, cv = _check_moments("comm", self.comm_mean, self.comm_var)
-        zm, zv = _check_moments("comp", self.comp_mean, self.comp_var, n_workers=cm.shape[0])
-        object.__setattr__(self, "comm_mean", cm)
-        object.__setattr__(self, "comm_var", cv)
-        object.__setattr__(self, "comp_mean", zm)
-        object.__setattr__(self, "comp_var", zv)
+        comm = _check_moments("comm", self.comm_mean, self.comm_var)
+        comp = _check_moments("comp", self.comp_mean, self.comp_var, n_workers=comm[0].shape[0])
+        for name, value in zip(("comm_mean", "comm_var", "comp_mean", "comp_var"), comm + comp):
+            object.__setattr__(self, name, value)
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
@@ -144,9 +142,8 @@ class GammaLatencyModel:
             v = (var + mean**2).mean() - m**2
             return np.full_like(mean, m), np.full_like(var, v)
 
-        cm, cv = pooled(self.comm_mean, self.comm_var)
-        zm, zv = pooled(self.comp_mean, self.comp_var)
-        return GammaLatencyModel(cm, cv, zm, zv)
+        comm, comp = pooled(self.comm_mean, self.comm_var), pooled(self.comp_mean, self.comp_var)
+        return GammaLatencyModel(*comm, *comp)
 
     # ---- sampling ----------------------------------------------------------------------
     def sample(
@@ -252,14 +249,11 @@ def fit_gamma_model(trace_df: pd.DataFrame) -> GammaLatencyModel:
             f"need at least 2 recordings per worker, got {dict(counts[counts < 2].items())}"
         )
     means, variances = grouped.mean(), grouped.var(ddof=1)
-
-    def floor(mean, var):
-        mean = np.maximum(mean, 1e-12)
-        return mean, np.maximum(var, _MIN_RELATIVE_VARIANCE * mean**2)
-
-    cm, cv = floor(means["comm_time"].to_numpy(), variances["comm_time"].to_numpy())
-    zm, zv = floor(means["compute_time"].to_numpy(), variances["compute_time"].to_numpy())
-    return GammaLatencyModel(cm, cv, zm, zv, workers=workers)
+    moments = []  # comm mean and variance, then compute's, floored
+    for col in ("comm_time", "compute_time"):
+        mean = np.maximum(means[col].to_numpy(), 1e-12)
+        moments += [mean, np.maximum(variances[col].to_numpy(), _MIN_RELATIVE_VARIANCE * mean**2)]
+    return GammaLatencyModel(*moments, workers=workers)
 
 
 def fit_line_through_origin(load: ArrayLike, value: ArrayLike) -> float:

@@ -19,7 +19,7 @@ Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from scipy.stats._distn_infrastructure import rv_frozen
 
 __all__ = [
-    "BurstPath",
     "HeterogeneousCluster",
     "MarkovBursts",
     "codedreduce_compute_time",
@@ -295,14 +294,6 @@ class HeterogeneousCluster:
 # --------------------------------------------------------------------------------------
 # Bursty workers
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BurstPath:
-    """A sampled path of :class:`MarkovBursts`: ``latency``, ``in_burst``, (n_iterations, N)."""
-
-    latency: np.ndarray
-    in_burst: np.ndarray
-
-
 class MarkovBursts:
     """Workers with bursts of high latency driven by a two-state Markov chain per worker.
 
@@ -368,9 +359,10 @@ class MarkovBursts:
             states[it] = state ^ np.where(state, u < self.p_exit, u < self.p_enter)
         return states
 
-    def sample_path(self, n_iterations: int, rng: RngLike = None) -> BurstPath:
-        """Sample ``n_iterations`` iterations of all workers (explicit ``rng``)."""
+    def sample_path(self, n_iterations: int, rng: RngLike = None) -> SimpleNamespace:
+        """Sample ``n_iterations`` iterations of all workers: ``latency`` and ``in_burst``,
+        both ``(n_iterations, N)``."""
         rng = as_generator(rng)
         states = self.sample_states(n_iterations, rng)
         base = self.cluster.sample(n_iterations, rng)
-        return BurstPath(latency=np.where(states, base * self.factor, base), in_burst=states)
+        return SimpleNamespace(latency=np.where(states, base * self.factor, base), in_burst=states)

@@ -118,13 +118,14 @@ def pareto_order_statistic_limit(t0: float, xi: float, alpha: float) -> float:
 # Numeric integration (LAGC eq. 28)
 # --------------------------------------------------------------------------------------
 def _as_cluster(dist_or_dists, n):
-    """Return ``(cluster_or_None, dist_or_None, n)`` after checking ``n`` against the input."""
+    """Return ``(source, n)``, ``source`` one distribution or a :class:`HeterogeneousCluster`,
+    after checking ``n`` against the input."""
     if isinstance(dist_or_dists, HeterogeneousCluster):
         cluster = dist_or_dists
     elif hasattr(dist_or_dists, "rvs") and hasattr(dist_or_dists, "cdf"):
         if n is None:
             raise ValueError("n must be given (n >= 1) for a single distribution, got n=None")
-        return None, dist_or_dists, check_int("n", n, low=1)
+        return dist_or_dists, check_int("n", n, low=1)
     else:
         cluster = HeterogeneousCluster(dist_or_dists)
     if n is not None:
@@ -133,7 +134,7 @@ def _as_cluster(dist_or_dists, n):
             raise ValueError(
                 f"n must equal the number of worker distributions {cluster.n_workers}, got n={n}"
             )
-    return cluster, None, cluster.n_workers
+    return cluster, cluster.n_workers
 
 
 def _at_least_k_probability(p: np.ndarray, k: int, complement: bool = True) -> np.ndarray:
@@ -185,12 +186,12 @@ def order_statistic_cdf(
     workers (a sequence of distributions or a ``HeterogeneousCluster``): exact Poisson-binomial
     recursion over the workers' CDFs ``F_i(t)`` (no subset enumeration).
     """
-    cluster, dist, n = _as_cluster(dist_or_dists, n)
+    source, n = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n)
     t = np.asarray(t, dtype=float)
-    if dist is not None:
-        return stats.binom.sf(k - 1, n, np.clip(dist.cdf(t), 0.0, 1.0))
-    return np.clip(_at_least_k_probability(np.clip(cluster.cdfs(t), 0.0, 1.0), k), 0.0, 1.0)
+    if not isinstance(source, HeterogeneousCluster):
+        return stats.binom.sf(k - 1, n, np.clip(source.cdf(t), 0.0, 1.0))
+    return np.clip(_at_least_k_probability(np.clip(source.cdfs(t), 0.0, 1.0), k), 0.0, 1.0)
 
 
 def _survival_matrix(source, n, ks, t) -> np.ndarray:
@@ -216,10 +217,10 @@ def order_statistic_survival(
     n: int | None = None,
 ) -> np.ndarray:
     """``P[T_(k) > t] = P[at least n-k+1 workers exceed t]``, from ``sf`` (precise far tails)."""
-    cluster, dist, n = _as_cluster(dist_or_dists, n)
+    source, n = _as_cluster(dist_or_dists, n)
     k = check_int("k", k, low=1, high=n)
     t = np.asarray(t, dtype=float)
-    flat = _survival_matrix(dist if dist is not None else cluster, n, [k], t.ravel())
+    flat = _survival_matrix(source, n, [k], t.ravel())
     return flat[:, 0].reshape(t.shape)
 
 
@@ -261,13 +262,12 @@ def expected_order_statistics_numeric(
     closed-form power-law remainder (exact for Pareto). ``divergent`` ("raise" or "inf") for an
     ``E[T_(k)]`` that does not exist (Pareto: ``xi (n-k+1) <= 1``).
     """
-    cluster, dist, n = _as_cluster(dist_or_dists, n)
+    source, n = _as_cluster(dist_or_dists, n)
     ks = list(range(1, n + 1)) if ks is None else _check_ks(ks, n)
     rtol = check_real("rtol", rtol, low=0.0, low_open=True)
     if divergent not in ("raise", "inf"):
         raise ValueError(f"divergent must be 'raise' or 'inf', got divergent={divergent!r}")
-    dists = [dist] if dist is not None else list(cluster.dists)
-    source = dist if dist is not None else cluster
+    dists = list(source.dists) if isinstance(source, HeterogeneousCluster) else [source]
     ks = np.asarray(ks)
 
     lower = min(float(d.support()[0]) for d in dists)
@@ -362,10 +362,10 @@ _CHUNK_ELEMENTS = 1 << 21  # ~16 MB of float64 per chunk
 
 
 def _sampler(dist_or_cluster, n):
-    cluster, dist, n = _as_cluster(dist_or_cluster, n)
-    if dist is not None:
-        return (lambda rows, rng: sample_distribution(dist, (rows, n), rng)), n
-    return cluster.sample, n
+    source, n = _as_cluster(dist_or_cluster, n)
+    if isinstance(source, HeterogeneousCluster):
+        return source.sample, n
+    return (lambda rows, rng: sample_distribution(source, (rows, n), rng)), n
 
 
 def _check_ks(k, n):

@@ -134,14 +134,16 @@ def bursts_report(
 # --------------------------------------------------------------------------------------
 # ipywidgets front ends
 # --------------------------------------------------------------------------------------
-def _text_report(report):
-    """``compute(**values)`` for an Explorer: ``report`` returns ``(figure, text)``."""
+def _explorer(report, controls, **options) -> Explorer:
+    """An Explorer, computed once, showing ``report(**values)``'s ``(figure, text)``."""
 
     def compute(**values):
         fig, text = report(**values)
         return Report(html=text_html(text), figures=[fig])
 
-    return compute
+    explorer = Explorer(compute, controls, **options)
+    explorer.refresh()
+    return explorer
 
 
 def explore_order_statistics(
@@ -168,8 +170,8 @@ def explore_order_statistics(
             options=[2_000, 20_000, 100_000], value=replicas, description="MC replicas", style=style
         ),
     }
-    explorer = Explorer(
-        _text_report(order_statistics_report),
+    explorer = _explorer(
+        order_statistics_report,
         controls,
         rows=[["model", "first", "second"], ["n", "k", "replicas"]],
         fixed={"seed": seed},
@@ -188,7 +190,6 @@ def explore_order_statistics(
                     slider.min, slider.max, slider.description = lo, hi, name
 
     controls["model"].observe(on_model, names="value")
-    explorer.refresh()
     return explorer
 
 
@@ -199,9 +200,7 @@ def explore_pareto_limit(t0: float = 0.001, xi: float = 1.1, alpha: float = 0.14
         "xi": float_slider("xi", xi, 0.05, 6.0, 0.05),
         "alpha": float_slider("alpha", alpha, 0.0001, 1.0, 0.0001, readout_format=".4f"),
     }
-    explorer = Explorer(_text_report(pareto_limit_report), controls)
-    explorer.refresh()
-    return explorer
+    return _explorer(pareto_limit_report, controls)
 
 
 def explore_bursts(
@@ -213,9 +212,7 @@ def explore_bursts(
         "p_exit": log_slider("p_exit", p_exit, 1e-4, 1.0),
         "factor": float_slider("factor", factor, 0.5, 3.0, 0.01),
     }
-    explorer = Explorer(_text_report(bursts_report), controls, fixed={"seed": seed})
-    explorer.refresh()
-    return explorer
+    return _explorer(bursts_report, controls, fixed={"seed": seed})
 
 
 #: What the tests exercise: this module's notebook (tests/test_browser.py runs its
