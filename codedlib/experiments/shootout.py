@@ -628,23 +628,25 @@ def scale_study(
 ) -> ScaleStudy:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
     stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
-    runs, trees = [], []
-    seed_list = _seeds(seeds)
     setups = [
         Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
         for N in n_values
     ]
     names = [_applicable(setup, schemes) for setup in setups]
-    all_rows = _over_setups(setups, names, seed_list, executor, timed=True)
-    for N, setup, setup_names, (rows, _) in zip(n_values, setups, names, all_rows):
-        wall = rows.pop("wall_seconds")
-        runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
-        if "cr" in setup_names:
-            lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
-            trees.append(
-                {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
-            )
-    return ScaleStudy(pd.concat(runs, ignore_index=True), pd.DataFrame(trees))
+    all_rows = _over_setups(setups, names, _seeds(seeds), executor, timed=True)
+    runs = [
+        rows.drop(columns="wall_seconds").assign(
+            n_workers=N, wall_seconds=rows.wall_seconds, max_iter=max_iter
+        )
+        for N, (rows, _) in zip(n_values, all_rows)
+    ]
+    trees = [  # CodedReduce's tree, chosen once per setup (cached)
+        (N, *(SCHEMES["cr"].layout(setup)[k] for k in ("n", "L", "tree_workers")))
+        for N, setup, setup_names in zip(n_values, setups, names)
+        if "cr" in setup_names
+    ]
+    trees = pd.DataFrame(trees, columns=["n_workers", "n", "L", "used"])
+    return ScaleStudy(pd.concat(runs, ignore_index=True), trees)
 
 
 # ------------------------------------------------------------------------------ your cluster

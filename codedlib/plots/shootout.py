@@ -174,14 +174,11 @@ def _fractional_index(values, v, log):
     return float(np.interp(v, grid[order], np.arange(len(values))[order]))
 
 
-def plot_scale(study: ScaleStudy, fig: Figure | None = None, title: str | None = None) -> Figure:
+def plot_scale(study: ScaleStudy, title: str | None = None) -> Figure:
     """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
     worker-iteration (what N = 10,000 costs to simulate)."""
     runs = study.runs
-    if fig is None:
-        fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
-    else:
-        ax1, ax2 = fig.subplots(1, 2)
+    fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
     runs = runs.assign(per_worker_iteration=runs.wall_seconds / (runs.n_workers * runs.max_iter))
     agg = runs.groupby(["scheme", "n_workers"]).agg(
         t=("time_per_iteration", "mean"), wall=("per_worker_iteration", "mean")

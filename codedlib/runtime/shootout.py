@@ -196,31 +196,6 @@ def _run_config(setup: Shootout, name: str, injection: ClusterInjection, path: s
     return scheme_config(runtime, **fixed, **run, **sizes)
 
 
-def _method(setup: Shootout, name: str) -> str:
-    scheme = SHOOTOUT_SCHEMES[name]
-    if name == "mpi-allreduce":
-        algorithm = mpich_allreduce_algorithm(setup.n_workers, REAL_DIM)
-        return (
-            f"shootout.iteration_times (mpi-allreduce: MPICH's {algorithm} for {REAL_DIM} "
-            f"doubles on {setup.n_workers} ranks) on a free network: the run's MPI_Allreduce "
-            "moves shared memory and is charged no t_c"
-        )
-    if scheme.engine in ("exact", "sgd"):
-        return f"shootout.iteration_times ({scheme.engine} engine, {scheme.timing} timing)"
-    if scheme.engine == "lazy":
-        return (
-            "shootout.simulate (lazy engine, LAGC Alg. 1 / eq. 17) on the run's own data: "
-            "the group selection is the simulator's"
-        )
-    text = "shootout.simulate (event engine: DSAG Sec. V-A deadline coordinator, single port)"
-    if name == "dsag-lb":
-        text += (
-            f" with the oracle sub-partitions p={scheme.layout(setup)['p'].tolist()} from the "
-            f"start (the MPI run starts at p={setup.subpartitions} and re-balances online)"
-        )
-    return text
-
-
 @dataclass
 class RealVsPredicted:
     """Measured (real MPI processes) against predicted (shoot-out simulator) iteration times:
@@ -313,16 +288,32 @@ def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
     n_run = int(scheme.layout(setup).get("tree_workers", setup.n_workers))
     path = injection.save(tmp / f"{name}.npy", n_run)
     config = _run_config(setup, name, injection, path, seed)
-    if name == "mpi-allreduce":
-        # the run's MPI_Allreduce moves shared memory and is charged no injected t_c: the
-        # prediction checks the waiting rule (every rank, per-rank rounds) on a free network
+    if name == "mpi-allreduce":  # the waiting rule (every rank, per-rank rounds) checked
         free = setup.cluster.with_(network=Network(latency=0.0, bandwidth=1e300))
         predicted = iteration_times(name, replace(setup, cluster=free), factors)
+        algorithm = mpich_allreduce_algorithm(setup.n_workers, REAL_DIM)
+        method = (
+            f"shootout.iteration_times (mpi-allreduce: MPICH's {algorithm} for {REAL_DIM} "
+            f"doubles on {setup.n_workers} ranks) on a free network: the run's MPI_Allreduce "
+            "moves shared memory and is charged no t_c"
+        )
     elif scheme.engine in ("exact", "sgd"):
         predicted = iteration_times(name, setup, factors)
+        method = f"shootout.iteration_times ({scheme.engine} engine, {scheme.timing} timing)"
     else:
         run = simulate(setup, name, seed, factors=factors)
         predicted = run.times
+        method = (
+            "shootout.simulate (lazy engine, LAGC Alg. 1 / eq. 17) on the run's own data: "
+            "the group selection is the simulator's"
+            if scheme.engine == "lazy"
+            else "shootout.simulate (event engine: DSAG Sec. V-A deadline coordinator, single port)"
+        )
+    if name == "dsag-lb":
+        method += (
+            f" with the oracle sub-partitions p={scheme.layout(setup)['p'].tolist()} from the "
+            f"start (the MPI run starts at p={setup.subpartitions} and re-balances online)"
+        )
     replayed = config.spec.iteration_times(config, injection.delays[:, :n_run])[1:]
     nan = np.nan  # measured: filled in by _finish
     row = {
@@ -341,7 +332,7 @@ def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
         "real_compute_mean": nan,
         "injected_delay_mean": nan,
         "t_c": injection.t_c,
-        "method": _method(setup, name),
+        "method": method,
         "status": "run",
     }
     return {"config": config, "row": row, "injection": injection, "n_run": n_run, "sim": run}
