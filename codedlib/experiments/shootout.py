@@ -114,8 +114,8 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
 @dataclass
 class Ranking:
     """Every scheme on one cluster over seeds: ``runs`` (a ``SchemeRun.summary`` row per scheme
-    and seed), ``table`` (:func:`rank_schemes` of the time to target, with mean numbers and
-    shares per iteration), ``trajectories`` (scheme, seed, iteration: clock time and gap)."""
+    and seed), ``table`` (:func:`rank_schemes` of the time to target, with the paper, mean
+    numbers and shares per iteration, seeds reached and tuned parameters), ``trajectories`` (scheme, seed, iteration: clock time and gap)."""
 
     setup: Shootout
     runs: pd.DataFrame
@@ -221,8 +221,10 @@ def _ranked(setup, runs, arrays) -> Ranking:
     extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
     reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
     table = table.join(extra, on="scheme").join(reached, on="scheme")
-    table["paper"] = table.scheme.map(lambda s: SCHEMES[s].paper)
+    table.insert(0, "rank", table.pop("rank"))
+    table.insert(2, "paper", table.scheme.map(lambda s: SCHEMES[s].paper))
     table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
+    table["n_seeds"] = table.pop("n_seeds")  # last: notebook 06 shows the columns before it
     return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
 
 
@@ -246,25 +248,6 @@ def ranking(
     to :class:`~codedlib.schemes.shootout.Shootout`."""
     setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     return _rankings([setup], schemes, seeds, executor)[0]
-
-
-#: The columns of the ranking table notebook 06 shows.
-RANKING_COLUMNS = [
-    "rank",
-    "scheme",
-    "paper",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "ratio_to_best",
-    "ratio_low",
-    "ratio_high",
-    "verdict",
-    "numbers_per_iteration",
-    "shares_per_iteration",
-    "seeds_reached",
-    "parameters",
-]
 
 
 def scheme_table(setup: Shootout) -> pd.DataFrame:
