@@ -65,15 +65,14 @@ def test_ranking_runner_up(table):
 
 def test_headlines_compare_or_count_reached(table):
     rows = []
-    for (key, item), (quantity, slower, faster, _metric), (paper, words) in ex.HEADLINES:
+    for (name, item), (quantity, slower, faster, _metric), (paper, words) in ex.HEADLINES:
         a, b = np.array([2.0, 2.2]), np.array([1.0, 1.1])
         if slower == "sag":  # one arm misses the target: a qualitative row
             a = np.array([math.inf, 2.0])
         ratio = a[0] / b[0] if np.all(np.isfinite(a)) else math.nan
         rows.append(
             {
-                "paper_key": key,
-                "paper": ex._PAPER_NAMES[key],
+                "paper": name,
                 "item": item,
                 "quantity": quantity,
                 "slower": slower,

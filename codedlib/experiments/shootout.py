@@ -556,7 +556,6 @@ def paper_headlines(
         ratio, lo, hi = ratio_interval(a, b) if ok else (math.nan,) * 3
         rows.append(
             {
-                "paper_key": name.lower().replace("–", "-"),
                 "paper": name,
                 "item": item,
                 "quantity": quantity,
@@ -770,7 +769,8 @@ def _headline_specs(headlines, **_):
     specs = []
     for _, h in headlines.rows.iterrows():
         n, basis = len(h.numerator), "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
-        row = partial(spec, item=h["item"], quantity=h["quantity"], about=h.paper_key, basis=basis)
+        about = h.paper.lower().replace("–", "-")  # the paper's claim key
+        row = partial(spec, item=h["item"], quantity=h["quantity"], about=about, basis=basis)
         if np.isfinite(h.ratio):
             paper, kw = h.paper_value, {}
             if isinstance(paper, tuple):
