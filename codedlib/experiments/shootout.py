@@ -115,7 +115,8 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
 class Ranking:
     """Every scheme on one cluster over seeds: ``runs`` (a ``SchemeRun.summary`` row per scheme
     and seed), ``table`` (:func:`rank_schemes` of the time to target, with the paper, mean
-    numbers and shares per iteration, seeds reached and tuned parameters), ``trajectories`` (scheme, seed, iteration: clock time and gap)."""
+    numbers and shares per iteration, seeds reached and tuned parameters), ``trajectories``
+    (scheme, seed, iteration: clock time and gap)."""
 
     setup: Shootout
     runs: pd.DataFrame
