@@ -135,17 +135,14 @@ def test_map_cells_compare_or_are_not_attempted(table):
 
 
 def test_scale_at_the_largest_n(table):
-    study = ex.ScaleStudy(
-        pd.concat(
-            [
-                _runs(
-                    {"gd": [3.0, 3.3], "cr": [1.0, 1.2], "mpi-allreduce": [0.5, 0.6]},
-                    "time_per_iteration",
-                ).assign(n_workers=n)
-                for n in (10, 1000)
-            ]
-        ),
-        pd.DataFrame(),
+    study = pd.concat(
+        [
+            _runs(
+                {"gd": [3.0, 3.3], "cr": [1.0, 1.2], "mpi-allreduce": [0.5, 0.6]},
+                "time_per_iteration",
+            ).assign(n_workers=n)
+            for n in (10, 1000)
+        ]
     )
     rows = evaluate(table, ex.CLAIMS["scale"], study=study, reference=ex.default_cluster(8))
     _check(table, rows, 2, ["comparison", "comparison"])

@@ -52,7 +52,6 @@ __all__ = [
     "Headlines",
     "Ranking",
     "RegimeMap",
-    "ScaleStudy",
     "YourCluster",
     "apply_axis",
     "axis_value",
@@ -590,16 +589,6 @@ def why_table(headlines: Headlines) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------ scale
-@dataclass
-class ScaleStudy:
-    """Time per iteration and to target vs N: ``runs`` (n_workers, scheme, seed, with the
-    simulation's ``wall_seconds``; benchmarks own the performance claims) and ``trees`` (the
-    CodedReduce tree chosen at each N: ``n_workers, n, L, used``)."""
-
-    runs: pd.DataFrame
-    trees: pd.DataFrame
-
-
 def scale_study(
     base: ClusterModel,
     n_values: Sequence[int],
@@ -608,9 +597,11 @@ def scale_study(
     max_iter: int = 100,
     executor: Executor = None,
     **setup_options: Any,
-) -> ScaleStudy:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
-    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
+    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N. Returns the
+    runs (n_workers, scheme, seed, with the simulation's ``wall_seconds``; benchmarks own the
+    performance claims) and the CodedReduce tree chosen at each N (``n_workers, n, L, used``)."""
     setups = [
         Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
         for N in n_values
@@ -629,7 +620,7 @@ def scale_study(
         if "cr" in setup_names
     ]
     trees = pd.DataFrame(trees, columns=["n_workers", "n", "L", "used"])
-    return ScaleStudy(pd.concat(runs, ignore_index=True), trees)
+    return pd.concat(runs, ignore_index=True), trees
 
 
 # ------------------------------------------------------------------------------ your cluster
@@ -843,8 +834,8 @@ def _map_cell(key, x_at, y_at, where, versus=None):
 
 def _scale(numerator, denominator, setting):
     def measured(study, reference):
-        n = int(study.runs.n_workers.iloc[-1])
-        per = paired(study.runs[study.runs.n_workers == n], "time_per_iteration")
+        n = int(study.n_workers.iloc[-1])
+        per = paired(study[study.n_workers == n], "time_per_iteration")
         text = setting(n, reference) + f"; {len(per[numerator])} paired seeds"
         return {"numerator": per[numerator], "denominator": per[denominator], "setting": text}
 
@@ -855,7 +846,7 @@ _S1 = partial(spec, "exact", rtol=1e-12, section=S1, basis="check")
 _S5 = partial(spec, "comparison", "Scale, largest N", expected="greater", section=S5, basis="check")
 
 #: Notebook 06's claims per section (results: ``reference``, ``setup``, ``rank``,
-#: ``headlines``, ``maps``, ``study``); callables pick their row from the numbers.
+#: ``headlines``, ``maps``, ``study``: the scale runs); callables pick their row from the numbers.
 CLAIMS = {
     "schemes": [
         _S1(

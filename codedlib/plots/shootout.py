@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from codedlib.experiments.shootout import Headlines, Ranking, RegimeMap, ScaleStudy
+    from codedlib.experiments.shootout import Headlines, Ranking, RegimeMap
     from codedlib.schemes.shootout import Shootout
 
 __all__ = [
@@ -174,10 +174,9 @@ def _fractional_index(values, v, log):
     return float(np.interp(v, grid[order], np.arange(len(values))[order]))
 
 
-def plot_scale(study: ScaleStudy, title: str | None = None) -> Figure:
-    """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
-    worker-iteration (what N = 10,000 costs to simulate)."""
-    runs = study.runs
+def plot_scale(runs: pd.DataFrame, title: str | None = None) -> Figure:
+    """The scale study's ``runs``. Left: time per iteration vs N per scheme (log-log). Right: the
+    simulator's wall time per worker-iteration (what N = 10,000 costs to simulate)."""
     fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
     runs = runs.assign(per_worker_iteration=runs.wall_seconds / (runs.n_workers * runs.max_iter))
     agg = runs.groupby(["scheme", "n_workers"]).agg(
