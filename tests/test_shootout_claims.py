@@ -83,11 +83,10 @@ def test_headlines_compare_or_count_reached(table):
                 "numerator": a,
                 "denominator": b,
                 "cluster": "c",
+                "max_iter": 50,
             }
         )
-    rankings = {r["paper"]: SimpleNamespace(setup=SimpleNamespace(max_iter=50)) for r in rows}
-    headlines = ex.Headlines(pd.DataFrame(rows), rankings)
-    added = evaluate(table, ex.CLAIMS["headlines"], headlines=headlines)
+    added = evaluate(table, ex.CLAIMS["headlines"], headlines=pd.DataFrame(rows))
     _check(table, added, len(ex.HEADLINES))
     sag = [r for r in added if r.item == "DSAG Fig. 8"][0]
     assert sag.kind == "qualitative" and sag.verdict == "partly" and sag.paper == "dsag"

@@ -49,7 +49,6 @@ __all__ = [
     "HEADLINES",
     "LATENCIES",
     "SETTINGS",
-    "Headlines",
     "Ranking",
     "RegimeMap",
     "YourCluster",
@@ -527,21 +526,13 @@ HEADLINES = (
 PAPER_SETUPS = {"CodedReduce": {"tree": (12, 2)}, "Reed–Solomon": {"tune": False}}
 
 
-@dataclass
-class Headlines:
-    """Each paper's headline at its operating point: ``rows`` (paper, item, quantity, ratio
-    slower / faster with its 95 % paired interval, both arms per seed) and ``rankings``
-    (paper name -> :class:`Ranking`)."""
-
-    rows: pd.DataFrame
-    rankings: dict
-
-
 def paper_headlines(
     base: ClusterModel, seeds: int | Iterable[int] = 5, **setup_options: Any
-) -> Headlines:
+) -> tuple[pd.DataFrame, dict[str, Ranking]]:
     """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper (``base``'s
-    network and workload)."""
+    network and workload). Returns the rows (paper, item, quantity, ratio slower / faster with
+    its 95 % paired interval, both arms per seed, the cluster and its iterations) and the
+    rankings (paper name -> :class:`Ranking`)."""
     points = paper_operating_points().set_index("paper")
     setups = {}
     for name in dict.fromkeys(h[0][0] for h in HEADLINES):
@@ -570,21 +561,23 @@ def paper_headlines(
                 "numerator": a,
                 "denominator": b,
                 "cluster": rankings[name].setup.cluster.describe(),
+                "max_iter": rankings[name].setup.max_iter,
             }
         )
-    return Headlines(pd.DataFrame(rows), rankings)
+    return pd.DataFrame(rows), rankings
 
 
-def why_table(headlines: Headlines) -> pd.DataFrame:
-    """For the two schemes of every headline: mean iterations to the target, time, shares and
-    numbers per iteration (what decides a miss)."""
+def why_table(rankings: dict[str, Ranking]) -> pd.DataFrame:
+    """For the two schemes of every :data:`HEADLINES` row, in :func:`paper_headlines`'
+    ``rankings``: mean iterations to the target, time, shares and numbers per iteration (what
+    decides a miss)."""
     cols = ["iterations_to_target", *(f"{q}_per_iteration" for q in ("time", "shares", "numbers"))]
     parts = [
         r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
-        for paper, r in headlines.rankings.items()
+        for paper, r in rankings.items()
     ]
     why = pd.concat(parts, ignore_index=True)[["scheme", "paper", *cols]]
-    wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
+    wanted = {(h[0][0], s) for h in HEADLINES for s in h[1][1:3]}  # (paper, slower or faster)
     return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
 
 
@@ -759,7 +752,7 @@ def _headline_specs(headlines, **_):
     reached counts when one arm misses the target in some seed. RS's GC / RS-GC is the
     decoding FLOP formula the clock is given (``basis="check"``)."""
     specs = []
-    for _, h in headlines.rows.iterrows():
+    for _, h in headlines.iterrows():
         n, basis = len(h.numerator), "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
         about = h.paper.lower().replace("–", "-")  # the paper's claim key
         row = partial(spec, item=h["item"], quantity=h["quantity"], about=about, basis=basis)
@@ -779,7 +772,6 @@ def _headline_specs(headlines, **_):
                 row("comparison", **pair, expected="greater", section=S3, setting=setting, **kw)
             )
             continue
-        max_iter = headlines.rankings[h.paper].setup.max_iter
         slow_ok, fast_ok = (int(np.isfinite(arm).sum()) for arm in (h.numerator, h.denominator))
         verdict = "not reproduced" if fast_ok < slow_ok else "partly"
         verdict = "reproduced" if fast_ok == n and slow_ok == 0 else verdict
@@ -790,7 +782,7 @@ def _headline_specs(headlines, **_):
                 verdict=verdict,
                 section=S3,
                 ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
-                f"{slow_ok}/{n} (within {max_iter} iterations)",
+                f"{slow_ok}/{n} (within {h.max_iter} iterations)",
                 setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
                 reason="" if verdict == "reproduced" else "see the reached counts",
             )

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from codedlib.experiments.shootout import Headlines, Ranking, RegimeMap
+    from codedlib.experiments.shootout import Ranking, RegimeMap
     from codedlib.schemes.shootout import Shootout
 
 __all__ = [
@@ -198,12 +198,12 @@ def plot_scale(runs: pd.DataFrame, title: str | None = None) -> Figure:
 
 
 def plot_headlines(
-    headlines: Headlines, ax: Axes | None = None, title: str | None = None
+    headlines: pd.DataFrame, ax: Axes | None = None, title: str | None = None
 ) -> Figure:
     """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
     cluster, with the 95 % paired interval, beside the paper's number where it gives one;
     right of the dashed line at 1 the paper's direction holds."""
-    rows = headlines.rows.iloc[::-1].reset_index(drop=True)
+    rows = headlines.iloc[::-1].reset_index(drop=True)
     fig, ax = new_axes(ax, figsize=(9.0, 0.5 * len(rows) + 1.8))
     y = np.arange(len(rows))
     for yi, r in rows.iterrows():
