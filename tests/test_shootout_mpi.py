@@ -21,7 +21,6 @@ from codedlib.runtime.notebook import mpiexec_path  # noqa: E402
 from codedlib.runtime.shootout import (  # noqa: E402
     REAL_SCHEMES,
     RealVsPredicted,
-    cluster_delay_model,
     real_cluster,
     real_vs_predicted,
     scheme_injection,
@@ -56,34 +55,12 @@ def test_injected_delays_are_the_clusters_compute_times_for_the_schemes_shares(n
     assert t_c == pytest.approx(expected_tc)
 
 
-def test_cluster_delay_model_reuses_factors():
-    c = real_cluster()
-    f = c.factors(4, 7)
-    a, t_c = cluster_delay_model(c, 2.0, 4, seed=7)
-    b, _ = cluster_delay_model(c, np.full(12, 2.0), 4, factors=f)
-    assert np.array_equal(a, b) and t_c == c.message_time
-
-
 RC = real_cluster()
 
 
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: cluster_delay_model("c", 1.0, 4), TypeError, "cluster must be a ClusterModel"),
-        (lambda: cluster_delay_model(RC, [1.0] * 3, 4), ValueError, "shares must"),
-        (lambda: cluster_delay_model(RC, 1.0, 0), ValueError, "n_iterations must"),
-        (lambda: cluster_delay_model(RC, 1.0, 4, seed=-1), ValueError, "seed must"),
-        (
-            lambda: cluster_delay_model(RC, 1.0, 4, factors=np.ones((3, 12))),
-            ValueError,
-            "factors must",
-        ),
-        (
-            lambda: cluster_delay_model(RC, 1.0, 4, message_numbers=0),
-            ValueError,
-            "message_numbers must",
-        ),
         (lambda: real_vs_predicted(None), TypeError, "cluster must be a ClusterModel"),
         (lambda: real_vs_predicted(RC, schemes="mds"), ValueError, "schemes must"),
         (lambda: real_vs_predicted(RC, schemes=[]), ValueError, "schemes must"),
@@ -96,6 +73,11 @@ RC = real_cluster()
             "schemes: 'cr' does not apply",
         ),
         (lambda: scheme_injection(RC, "gc"), TypeError, "setup must be a Shootout"),
+        (
+            lambda: scheme_injection(Shootout(RC, tune=False), "gc", seed=-1),
+            ValueError,
+            "seed must",
+        ),
     ],
 )
 def test_bad_inputs_name_the_argument(call, error, match):

@@ -17,7 +17,7 @@ data (:func:`real_problem`); the registry's replay is reported beside it.
 Measured / predicted in notebook 06's faithful run (40 iterations, 2 cores): 1.04 (GC, RS-GC,
 LAGC) to 1.13 (DSAG-LB, whose prediction uses the oracle sub-partitions the run learns online).
 
->>> delays, t_c = cluster_delay_model(real_cluster(), np.full(12, 2.0), n_iterations=5, seed=0)
+>>> delays, t_c = scheme_injection(Shootout(real_cluster(), max_iter=5, tune=False), "gc")
 >>> delays.shape, round(t_c, 5)
 ((5, 12), 0.00264)
 
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import InputTypeError, check_int, check_real
+from codedlib._validation import InputTypeError, check_int
 from codedlib.claims import mean_interval
 from codedlib.cluster import ClusterModel, Workload
 from codedlib.network import Network
@@ -46,15 +46,12 @@ from codedlib.schemes.shootout import Shootout, iteration_times, mpich_allreduce
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from numpy.typing import ArrayLike
-
     from codedlib.problems import Problem
     from codedlib.runtime.traces import RunResult
 
 __all__ = [
     "REAL_SCHEMES",
     "RealVsPredicted",
-    "cluster_delay_model",
     "real_cluster",
     "real_problem",
     "real_vs_predicted",
@@ -83,38 +80,6 @@ def real_cluster(n_workers: int = 12) -> ClusterModel:
     )
 
 
-def cluster_delay_model(
-    cluster: ClusterModel,
-    shares: ArrayLike,
-    n_iterations: int,
-    seed: int = 0,
-    factors: ArrayLike | None = None,
-    message_numbers: float | None = None,
-) -> tuple[np.ndarray, float]:
-    """What a real run injects to be the shoot-out cluster for these shares: the delays [s]
-    ``(T, N)``, the explicit matrix ``cluster.compute_times(shares, n_iterations, rng=seed)``
-    (or on ``factors``; the runtime's own delay models cannot draw a cluster's family x
-    slowdown x burst), and ``t_c`` [s] per received message, the network time of one message of
-    ``message_numbers`` numbers (default a gradient: ``cluster.message_time``)."""
-    if not isinstance(cluster, ClusterModel):
-        raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
-    seed = check_int("seed", seed, 0)
-    if factors is None:
-        factors = cluster.factors(n_iterations, seed)
-    factors = np.asarray(factors, dtype=float)
-    if factors.shape != (n_iterations, cluster.n_workers) or not np.all(factors >= 0):
-        raise ValueError(
-            f"factors must be ({n_iterations}, {cluster.n_workers}) numbers >= 0 (n_iterations, "
-            f"N), got shape {factors.shape}"
-        )
-    if message_numbers is None:
-        t_c = cluster.message_time
-    else:
-        message_numbers = check_real("message_numbers", message_numbers, 0.0, low_open=True)
-        t_c = float(cluster.network.vector_time(message_numbers))
-    return cluster.compute_times(shares, n_iterations, factors=factors), t_c
-
-
 def _scheme_name(name: str) -> str:
     """A :data:`REAL_SCHEMES` key, or the first whose runtime engine is ``name``."""
     for key, runtime in REAL_SCHEMES.items():
@@ -126,23 +91,24 @@ def _scheme_name(name: str) -> str:
     )
 
 
-def scheme_injection(
-    setup: Shootout, name: str, seed: int = 0, factors: ArrayLike | None = None
-) -> tuple[np.ndarray, float]:
-    """The injection (delays, ``t_c``) of shoot-out scheme ``name`` (a :data:`REAL_SCHEMES` key
-    or its runtime name) on ``setup.cluster``: its layout's shares per worker and its messages'
-    size (a ring message: ``dim / N`` numbers). DSAG-LB: the runtime's default sub-partition
-    ``1 / setup.subpartitions`` (the MPI worker scales a task's delay by the task's size)."""
+def scheme_injection(setup: Shootout, name: str, seed: int = 0) -> tuple[np.ndarray, float]:
+    """What a real run of shoot-out scheme ``name`` (a :data:`REAL_SCHEMES` key or its runtime
+    name) injects to be ``setup.cluster``: the delays [s] ``(T, N)``,
+    ``cluster.compute_times`` of its layout's shares on the draws ``cluster.factors(T, seed)``
+    (the runtime's own delay models cannot draw a cluster's family x slowdown x burst), and
+    ``t_c`` [s] per received message (a gradient; a ring message: ``dim / N`` numbers).
+    DSAG-LB: the runtime's default sub-partition ``1 / setup.subpartitions`` (the MPI worker
+    scales a task's delay by the task's size)."""
     if not isinstance(setup, Shootout):
         raise InputTypeError(f"setup must be a Shootout, got {type(setup).__name__}")
-    name = _scheme_name(name)
+    name, c = _scheme_name(name), setup.cluster
     shares = SHOOTOUT_SCHEMES[name].layout(setup)["shares"]
     if name == "dsag-lb":
         shares = np.full(setup.n_workers, 1.0 / setup.subpartitions)
-    numbers = setup.cluster.workload.dim / setup.n_workers if name == "rar" else None
-    return cluster_delay_model(
-        setup.cluster, shares, setup.max_iter, seed, factors=factors, message_numbers=numbers
-    )
+    t_c = c.message_time
+    if name == "rar":
+        t_c = float(c.network.vector_time(c.workload.dim / setup.n_workers))
+    return c.compute_times(shares, setup.max_iter, rng=check_int("seed", seed, 0)), t_c
 
 
 def real_problem(n_workers: int, seed: int = 0) -> Problem:
@@ -268,7 +234,7 @@ def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
     """A scheme's run config, its injected delays, the simulator's prediction and the row's
     fields known before the run."""
     scheme = SHOOTOUT_SCHEMES[name]
-    (delays, t_c), run = scheme_injection(setup, name, seed, factors), None
+    (delays, t_c), run = scheme_injection(setup, name, seed), None
     n_run = int(scheme.layout(setup).get("tree_workers", setup.n_workers))
     delays = delays[:, :n_run]  # the workers the run has
     path = str(tmp / f"{name}.npy")
