@@ -105,7 +105,7 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
         ["not reached", fastest, "tied"],
         "slower",
     ).tolist()
-    table["rank"] = np.arange(1, len(table) + 1)
+    table.insert(0, "rank", np.arange(1, len(table) + 1))
     return table
 
 
@@ -220,7 +220,6 @@ def _ranked(setup, runs, arrays) -> Ranking:
     extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
     reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
     table = table.join(extra, on="scheme").join(reached, on="scheme")
-    table.insert(0, "rank", table.pop("rank"))
     table.insert(2, "paper", table.scheme.map(lambda s: SCHEMES[s].paper))
     table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
     table["n_seeds"] = table.pop("n_seeds")  # last: notebook 06 shows the columns before it
