@@ -65,15 +65,14 @@ def test_ranking_runner_up(table):
 
 def test_headlines_compare_or_count_reached(table):
     rows = []
-    for (key, item), (quantity, slower, faster, _metric), (paper, words) in ex.HEADLINES:
+    for (name, item), (quantity, slower, faster, _metric), (paper, words) in ex.HEADLINES:
         a, b = np.array([2.0, 2.2]), np.array([1.0, 1.1])
         if slower == "sag":  # one arm misses the target: a qualitative row
             a = np.array([math.inf, 2.0])
         ratio = a[0] / b[0] if np.all(np.isfinite(a)) else math.nan
         rows.append(
             {
-                "paper_key": key,
-                "paper": ex._PAPER_NAMES[key],
+                "paper": name,
                 "item": item,
                 "quantity": quantity,
                 "slower": slower,
@@ -84,11 +83,10 @@ def test_headlines_compare_or_count_reached(table):
                 "numerator": a,
                 "denominator": b,
                 "cluster": "c",
+                "max_iter": 50,
             }
         )
-    rankings = {r["paper"]: SimpleNamespace(setup=SimpleNamespace(max_iter=50)) for r in rows}
-    headlines = ex.Headlines(pd.DataFrame(rows), rankings)
-    added = evaluate(table, ex.CLAIMS["headlines"], headlines=headlines)
+    added = evaluate(table, ex.CLAIMS["headlines"], headlines=pd.DataFrame(rows))
     _check(table, added, len(ex.HEADLINES))
     sag = [r for r in added if r.item == "DSAG Fig. 8"][0]
     assert sag.kind == "qualitative" and sag.verdict == "partly" and sag.paper == "dsag"
@@ -136,17 +134,14 @@ def test_map_cells_compare_or_are_not_attempted(table):
 
 
 def test_scale_at_the_largest_n(table):
-    study = ex.ScaleStudy(
-        pd.concat(
-            [
-                _runs(
-                    {"gd": [3.0, 3.3], "cr": [1.0, 1.2], "mpi-allreduce": [0.5, 0.6]},
-                    "time_per_iteration",
-                ).assign(n_workers=n)
-                for n in (10, 1000)
-            ]
-        ),
-        pd.DataFrame(),
+    study = pd.concat(
+        [
+            _runs(
+                {"gd": [3.0, 3.3], "cr": [1.0, 1.2], "mpi-allreduce": [0.5, 0.6]},
+                "time_per_iteration",
+            ).assign(n_workers=n)
+            for n in (10, 1000)
+        ]
     )
     rows = evaluate(table, ex.CLAIMS["scale"], study=study, reference=ex.default_cluster(8))
     _check(table, rows, 2, ["comparison", "comparison"])

@@ -511,7 +511,7 @@ def test_tuning_is_one_rule_on_the_pilot_draw():
     factors = so._pilot_factors(setup)
     pilot = setup.with_max_iter(factors.shape[0])
     times = {}
-    for S in so._s_grid(setup):
+    for S in (0, 1, 2, 3):  # the S grid at N = 12: 0, 1, 2 and ceil(f N) of S_FRACTIONS
         lay = {"shares": np.full(12, S + 1.0), "need": 12 - S, "decoder": "mds", "S": S}
         run = so._run_exact(pilot, so.SCHEMES["gc"], lay, factors, 0)
         times[S] = so._projected_time(run, setup.target)

@@ -21,7 +21,6 @@ from codedlib.runtime.notebook import mpiexec_path  # noqa: E402
 from codedlib.runtime.shootout import (  # noqa: E402
     REAL_SCHEMES,
     RealVsPredicted,
-    cluster_delay_model,
     real_cluster,
     real_vs_predicted,
     scheme_injection,
@@ -46,24 +45,14 @@ def test_real_cluster_sizes():
 @pytest.mark.parametrize("name", list(REAL_SCHEMES))
 def test_injected_delays_are_the_clusters_compute_times_for_the_schemes_shares(name):
     setup = Shootout(real_cluster(), max_iter=6, tune=False)
-    injection = scheme_injection(setup, name, seed=3)
+    delays, t_c = scheme_injection(setup, name, seed=3)
     shares = SCHEMES[name].layout(setup)["shares"]
     if name == "dsag-lb":  # the runtime's default sub-partition, scaled by the task's size there
         shares = np.full(12, 1 / setup.subpartitions)
     expected = setup.cluster.compute_times(shares, 6, rng=3)
-    assert np.array_equal(injection.delays, expected)  # exactly: same draws, same arithmetic
+    assert np.array_equal(delays, expected)  # exactly: same draws, same arithmetic
     expected_tc = setup.cluster.network.vector_time(1000 / 12) if name == "rar" else 0.00264
-    assert injection.t_c == pytest.approx(expected_tc)
-
-
-def test_cluster_delay_model_reuses_factors_and_saves_an_npy_the_runtime_reads(tmp_path):
-    c = real_cluster()
-    f = c.factors(4, 7)
-    a = cluster_delay_model(c, 2.0, 4, seed=7)
-    b = cluster_delay_model(c, np.full(12, 2.0), 4, factors=f)
-    assert np.array_equal(a.delays, b.delays) and a.t_c == c.message_time
-    path = a.save(tmp_path / "d.npy", n_workers=12)
-    assert np.array_equal(load_delays(path, 4, 12), a.delays)
+    assert t_c == pytest.approx(expected_tc)
 
 
 RC = real_cluster()
@@ -72,20 +61,6 @@ RC = real_cluster()
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: cluster_delay_model("c", 1.0, 4), TypeError, "cluster must be a ClusterModel"),
-        (lambda: cluster_delay_model(RC, [1.0] * 3, 4), ValueError, "shares must"),
-        (lambda: cluster_delay_model(RC, 1.0, 0), ValueError, "n_iterations must"),
-        (lambda: cluster_delay_model(RC, 1.0, 4, seed=-1), ValueError, "seed must"),
-        (
-            lambda: cluster_delay_model(RC, 1.0, 4, factors=np.ones((3, 12))),
-            ValueError,
-            "factors must",
-        ),
-        (
-            lambda: cluster_delay_model(RC, 1.0, 4, message_numbers=0),
-            ValueError,
-            "message_numbers must",
-        ),
         (lambda: real_vs_predicted(None), TypeError, "cluster must be a ClusterModel"),
         (lambda: real_vs_predicted(RC, schemes="mds"), ValueError, "schemes must"),
         (lambda: real_vs_predicted(RC, schemes=[]), ValueError, "schemes must"),
@@ -98,6 +73,11 @@ RC = real_cluster()
             "schemes: 'cr' does not apply",
         ),
         (lambda: scheme_injection(RC, "gc"), TypeError, "setup must be a Shootout"),
+        (
+            lambda: scheme_injection(Shootout(RC, tune=False), "gc", seed=-1),
+            ValueError,
+            "seed must",
+        ),
     ],
 )
 def test_bad_inputs_name_the_argument(call, error, match):

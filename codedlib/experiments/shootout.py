@@ -49,10 +49,8 @@ __all__ = [
     "HEADLINES",
     "LATENCIES",
     "SETTINGS",
-    "Headlines",
     "Ranking",
     "RegimeMap",
-    "ScaleStudy",
     "YourCluster",
     "apply_axis",
     "axis_value",
@@ -107,15 +105,16 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
         ["not reached", fastest, "tied"],
         "slower",
     ).tolist()
-    table["rank"] = np.arange(1, len(table) + 1)
+    table.insert(0, "rank", np.arange(1, len(table) + 1))
     return table
 
 
 @dataclass
 class Ranking:
     """Every scheme on one cluster over seeds: ``runs`` (a ``SchemeRun.summary`` row per scheme
-    and seed), ``table`` (:func:`rank_schemes` of the time to target, with mean numbers and
-    shares per iteration), ``trajectories`` (scheme, seed, iteration: clock time and gap)."""
+    and seed), ``table`` (:func:`rank_schemes` of the time to target, with the paper, mean
+    numbers and shares per iteration, seeds reached and tuned parameters), ``trajectories``
+    (scheme, seed, iteration: clock time and gap)."""
 
     setup: Shootout
     runs: pd.DataFrame
@@ -221,9 +220,9 @@ def _ranked(setup, runs, arrays) -> Ranking:
     extra = runs.groupby("scheme")[["numbers_per_iteration", "shares_per_iteration"]].mean()
     reached = runs.groupby("scheme")["reached"].sum().rename("seeds_reached")
     table = table.join(extra, on="scheme").join(reached, on="scheme")
-    table["title"] = table.scheme.map(lambda s: SCHEMES[s].title)
-    table["paper"] = table.scheme.map(lambda s: SCHEMES[s].paper)
+    table.insert(2, "paper", table.scheme.map(lambda s: SCHEMES[s].paper))
     table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
+    table["n_seeds"] = table.pop("n_seeds")  # last: notebook 06 shows the columns before it
     return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
 
 
@@ -247,25 +246,6 @@ def ranking(
     to :class:`~codedlib.schemes.shootout.Shootout`."""
     setup = cluster if isinstance(cluster, Shootout) else Shootout(cluster, **setup_options)
     return _rankings([setup], schemes, seeds, executor)[0]
-
-
-#: The columns of the ranking table notebook 06 shows.
-RANKING_COLUMNS = [
-    "rank",
-    "scheme",
-    "paper",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "ratio_to_best",
-    "ratio_low",
-    "ratio_high",
-    "verdict",
-    "numbers_per_iteration",
-    "shares_per_iteration",
-    "seeds_reached",
-    "parameters",
-]
 
 
 def scheme_table(setup: Shootout) -> pd.DataFrame:
@@ -493,46 +473,47 @@ def operating_point_cluster(point: Mapping[str, Any], base: ClusterModel) -> Clu
     return cluster
 
 
-#: Each paper's headline: (paper key, item), (quantity, slower scheme, faster scheme, metric),
-#: (the paper's ratio slower / faster, or range, or None; the paper's words).
+#: Each paper's headline: (paper, item), (quantity, slower scheme, faster scheme, metric), (the
+#: paper's ratio slower / faster, or range, or None; the paper's words). A paper's claim key is
+#: its name in lower case ("Reed–Solomon": "reed-solomon").
 HEADLINES = (
     (
-        ("codedreduce", "CR Fig. 11(a)"),
+        ("CodedReduce", "CR Fig. 11(a)"),
         ("UMW / CR time to target", "gd", "cr", "time_to_target"),
         (31.7, "CR 31.7x faster than UMW"),
     ),
     (
-        ("codedreduce", "CR Fig. 11(a)"),
+        ("CodedReduce", "CR Fig. 11(a)"),
         ("RAR / CR time to target", "rar", "cr", "time_to_target"),
         (5.2, "CR 5.2x faster than RAR"),
     ),
     (
-        ("reed-solomon", "RS Sec. 5, eq. (17)"),
+        ("Reed–Solomon", "RS Sec. 5, eq. (17)"),
         ("GC / RS-GC time to target", "gc", "rs", "time_to_target"),
         (None, "RS decoding O(f^2) beats the O(f^3) solve"),
     ),
     (
-        ("dsag", "DSAG Fig. 8"),
+        ("DSAG", "DSAG Fig. 8"),
         ("SAG / DSAG time to target", "sag", "dsag", "time_to_target"),
         (None, "DSAG faster than SAG"),
     ),
     (
-        ("dsag", "DSAG Sec. VII-C"),
+        ("DSAG", "DSAG Sec. VII-C"),
         ("DSAG / DSAG-LB time to target", "dsag", "dsag-lb", "time_to_target"),
         ((1.1, 1.15), "load balancing gains 10-15 %"),
     ),
     (
-        ("lagc", "LAGC Sec. VI"),
+        ("LAGC", "LAGC Sec. VI"),
         ("GC / LAGC communication to target", "gc", "lagc", "numbers_to_target"),
         (None, "LAGC communicates less than GC"),
     ),
     (
-        ("lagc", "LAGC Sec. VI"),
+        ("LAGC", "LAGC Sec. VI"),
         ("LAG / LAGC time to target", "lag", "lagc", "time_to_target"),
         (None, "LAGC faster than LAG under stragglers"),
     ),
     (
-        ("stream", "Stream Thm. 2 (Example 2)"),
+        ("Stream", "Stream Thm. 2 (Example 2)"),
         ("uniform / speed-proportional split time to target", "gd", "het-split", "time_to_target"),
         (None, "the optimal split beats the uniform one"),
     ),
@@ -543,46 +524,28 @@ HEADLINES = (
 #: nothing is decoded and the headline is moot).
 PAPER_SETUPS = {"CodedReduce": {"tree": (12, 2)}, "Reed–Solomon": {"tune": False}}
 
-_PAPER_NAMES = {
-    "codedreduce": "CodedReduce",
-    "reed-solomon": "Reed–Solomon",
-    "dsag": "DSAG",
-    "lagc": "LAGC",
-    "stream": "Stream",
-}
-
-
-@dataclass
-class Headlines:
-    """Each paper's headline at its operating point: ``rows`` (paper, item, quantity, ratio
-    slower / faster with its 95 % paired interval, both arms per seed) and ``rankings``
-    (paper name -> :class:`Ranking`)."""
-
-    rows: pd.DataFrame
-    rankings: dict
-
 
 def paper_headlines(
     base: ClusterModel, seeds: int | Iterable[int] = 5, **setup_options: Any
-) -> Headlines:
+) -> tuple[pd.DataFrame, dict[str, Ranking]]:
     """Replay :data:`HEADLINES` on :func:`operating_point_cluster` of every paper (``base``'s
-    network and workload)."""
+    network and workload). Returns the rows (paper, item, quantity, ratio slower / faster with
+    its 95 % paired interval, both arms per seed, the cluster and its iterations) and the
+    rankings (paper name -> :class:`Ranking`)."""
     points = paper_operating_points().set_index("paper")
     setups = {}
-    for name in _PAPER_NAMES.values():  # every paper has a headline
+    for name in dict.fromkeys(h[0][0] for h in HEADLINES):
         cluster = operating_point_cluster(points.loc[name].to_dict() | {"paper": name}, base)
         setups[name] = Shootout(cluster, **{**setup_options, **PAPER_SETUPS.get(name, {})})
     rankings = dict(zip(setups, _rankings(list(setups.values()), None, seeds)))
     rows = []
-    for (key, item), (quantity, slower, faster, metric), (paper, words) in HEADLINES:
-        name = _PAPER_NAMES[key]
+    for (name, item), (quantity, slower, faster, metric), (paper, words) in HEADLINES:
         by = paired(rankings[name].runs, metric)
         a, b = by[slower], by[faster]
         ok = np.all(np.isfinite(a)) and np.all(np.isfinite(b))
         ratio, lo, hi = ratio_interval(a, b) if ok else (math.nan,) * 3
         rows.append(
             {
-                "paper_key": key,
                 "paper": name,
                 "item": item,
                 "quantity": quantity,
@@ -597,35 +560,27 @@ def paper_headlines(
                 "numerator": a,
                 "denominator": b,
                 "cluster": rankings[name].setup.cluster.describe(),
+                "max_iter": rankings[name].setup.max_iter,
             }
         )
-    return Headlines(pd.DataFrame(rows), rankings)
+    return pd.DataFrame(rows), rankings
 
 
-def why_table(headlines: Headlines) -> pd.DataFrame:
-    """For the two schemes of every headline: mean iterations to the target, time, shares and
-    numbers per iteration (what decides a miss)."""
+def why_table(rankings: dict[str, Ranking]) -> pd.DataFrame:
+    """For the two schemes of every :data:`HEADLINES` row, in :func:`paper_headlines`'
+    ``rankings``: mean iterations to the target, time, shares and numbers per iteration (what
+    decides a miss)."""
     cols = ["iterations_to_target", *(f"{q}_per_iteration" for q in ("time", "shares", "numbers"))]
     parts = [
         r.runs.groupby("scheme")[cols].mean().reset_index().assign(paper=paper)
-        for paper, r in headlines.rankings.items()
+        for paper, r in rankings.items()
     ]
     why = pd.concat(parts, ignore_index=True)[["scheme", "paper", *cols]]
-    wanted = {(h.paper, s) for _, h in headlines.rows.iterrows() for s in (h.slower, h.faster)}
+    wanted = {(h[0][0], s) for h in HEADLINES for s in h[1][1:3]}  # (paper, slower or faster)
     return why[[(p, s) in wanted for p, s in zip(why.paper, why.scheme)]]
 
 
 # ------------------------------------------------------------------------------ scale
-@dataclass
-class ScaleStudy:
-    """Time per iteration and to target vs N: ``runs`` (n_workers, scheme, seed, with the
-    simulation's ``wall_seconds``; benchmarks own the performance claims) and ``trees`` (the
-    CodedReduce tree chosen at each N: ``n_workers, n, L, used``)."""
-
-    runs: pd.DataFrame
-    trees: pd.DataFrame
-
-
 def scale_study(
     base: ClusterModel,
     n_values: Sequence[int],
@@ -634,26 +589,30 @@ def scale_study(
     max_iter: int = 100,
     executor: Executor = None,
     **setup_options: Any,
-) -> ScaleStudy:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
-    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N."""
-    runs, trees = [], []
-    seed_list = _seeds(seeds)
+    stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N. Returns the
+    runs (n_workers, scheme, seed, with the simulation's ``wall_seconds``; benchmarks own the
+    performance claims) and the CodedReduce tree chosen at each N (``n_workers, n, L, used``)."""
     setups = [
         Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
         for N in n_values
     ]
     names = [_applicable(setup, schemes) for setup in setups]
-    all_rows = _over_setups(setups, names, seed_list, executor, timed=True)
-    for N, setup, setup_names, (rows, _) in zip(n_values, setups, names, all_rows):
-        wall = rows.pop("wall_seconds")
-        runs.append(rows.assign(n_workers=N, wall_seconds=wall, max_iter=max_iter))
-        if "cr" in setup_names:
-            lay = SCHEMES["cr"].layout(setup)  # chosen once per setup (cached)
-            trees.append(
-                {"n_workers": N, "n": lay["n"], "L": lay["L"], "used": lay["tree_workers"]}
-            )
-    return ScaleStudy(pd.concat(runs, ignore_index=True), pd.DataFrame(trees))
+    all_rows = _over_setups(setups, names, _seeds(seeds), executor, timed=True)
+    runs = [
+        rows.drop(columns="wall_seconds").assign(
+            n_workers=N, wall_seconds=rows.wall_seconds, max_iter=max_iter
+        )
+        for N, (rows, _) in zip(n_values, all_rows)
+    ]
+    trees = [  # CodedReduce's tree, chosen once per setup (cached)
+        (N, *(SCHEMES["cr"].layout(setup)[k] for k in ("n", "L", "tree_workers")))
+        for N, setup, setup_names in zip(n_values, setups, names)
+        if "cr" in setup_names
+    ]
+    trees = pd.DataFrame(trees, columns=["n_workers", "n", "L", "used"])
+    return pd.concat(runs, ignore_index=True), trees
 
 
 # ------------------------------------------------------------------------------ your cluster
@@ -792,9 +751,10 @@ def _headline_specs(headlines, **_):
     reached counts when one arm misses the target in some seed. RS's GC / RS-GC is the
     decoding FLOP formula the clock is given (``basis="check"``)."""
     specs = []
-    for _, h in headlines.rows.iterrows():
+    for _, h in headlines.iterrows():
         n, basis = len(h.numerator), "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
-        row = partial(spec, item=h["item"], quantity=h["quantity"], about=h.paper_key, basis=basis)
+        about = h.paper.lower().replace("–", "-")  # the paper's claim key
+        row = partial(spec, item=h["item"], quantity=h["quantity"], about=about, basis=basis)
         if np.isfinite(h.ratio):
             paper, kw = h.paper_value, {}
             if isinstance(paper, tuple):
@@ -811,7 +771,6 @@ def _headline_specs(headlines, **_):
                 row("comparison", **pair, expected="greater", section=S3, setting=setting, **kw)
             )
             continue
-        max_iter = headlines.rankings[h.paper].setup.max_iter
         slow_ok, fast_ok = (int(np.isfinite(arm).sum()) for arm in (h.numerator, h.denominator))
         verdict = "not reproduced" if fast_ok < slow_ok else "partly"
         verdict = "reproduced" if fast_ok == n and slow_ok == 0 else verdict
@@ -822,7 +781,7 @@ def _headline_specs(headlines, **_):
                 verdict=verdict,
                 section=S3,
                 ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
-                f"{slow_ok}/{n} (within {max_iter} iterations)",
+                f"{slow_ok}/{n} (within {h.max_iter} iterations)",
                 setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
                 reason="" if verdict == "reproduced" else "see the reached counts",
             )
@@ -866,8 +825,8 @@ def _map_cell(key, x_at, y_at, where, versus=None):
 
 def _scale(numerator, denominator, setting):
     def measured(study, reference):
-        n = int(study.runs.n_workers.iloc[-1])
-        per = paired(study.runs[study.runs.n_workers == n], "time_per_iteration")
+        n = int(study.n_workers.iloc[-1])
+        per = paired(study[study.n_workers == n], "time_per_iteration")
         text = setting(n, reference) + f"; {len(per[numerator])} paired seeds"
         return {"numerator": per[numerator], "denominator": per[denominator], "setting": text}
 
@@ -878,7 +837,7 @@ _S1 = partial(spec, "exact", rtol=1e-12, section=S1, basis="check")
 _S5 = partial(spec, "comparison", "Scale, largest N", expected="greater", section=S5, basis="check")
 
 #: Notebook 06's claims per section (results: ``reference``, ``setup``, ``rank``,
-#: ``headlines``, ``maps``, ``study``); callables pick their row from the numbers.
+#: ``headlines``, ``maps``, ``study``: the scale runs); callables pick their row from the numbers.
 CLAIMS = {
     "schemes": [
         _S1(

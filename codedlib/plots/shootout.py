@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from codedlib.experiments.shootout import Headlines, Ranking, RegimeMap, ScaleStudy
+    from codedlib.experiments.shootout import Ranking, RegimeMap
     from codedlib.schemes.shootout import Shootout
 
 __all__ = [
@@ -174,14 +174,10 @@ def _fractional_index(values, v, log):
     return float(np.interp(v, grid[order], np.arange(len(values))[order]))
 
 
-def plot_scale(study: ScaleStudy, fig: Figure | None = None, title: str | None = None) -> Figure:
-    """Left: time per iteration vs N per scheme (log-log). Right: the simulator's wall time per
-    worker-iteration (what N = 10,000 costs to simulate)."""
-    runs = study.runs
-    if fig is None:
-        fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
-    else:
-        ax1, ax2 = fig.subplots(1, 2)
+def plot_scale(runs: pd.DataFrame, title: str | None = None) -> Figure:
+    """The scale study's ``runs``. Left: time per iteration vs N per scheme (log-log). Right: the
+    simulator's wall time per worker-iteration (what N = 10,000 costs to simulate)."""
+    fig, (ax1, ax2) = subplots(1, 2, figsize=(12.0, 4.5))
     runs = runs.assign(per_worker_iteration=runs.wall_seconds / (runs.n_workers * runs.max_iter))
     agg = runs.groupby(["scheme", "n_workers"]).agg(
         t=("time_per_iteration", "mean"), wall=("per_worker_iteration", "mean")
@@ -202,12 +198,12 @@ def plot_scale(study: ScaleStudy, fig: Figure | None = None, title: str | None =
 
 
 def plot_headlines(
-    headlines: Headlines, ax: Axes | None = None, title: str | None = None
+    headlines: pd.DataFrame, ax: Axes | None = None, title: str | None = None
 ) -> Figure:
     """Each paper's headline ratio (slower / faster scheme) on its operating point of the one
     cluster, with the 95 % paired interval, beside the paper's number where it gives one;
     right of the dashed line at 1 the paper's direction holds."""
-    rows = headlines.rows.iloc[::-1].reset_index(drop=True)
+    rows = headlines.iloc[::-1].reset_index(drop=True)
     fig, ax = new_axes(ax, figsize=(9.0, 0.5 * len(rows) + 1.8))
     y = np.arange(len(rows))
     for yi, r in rows.iterrows():

@@ -132,15 +132,12 @@ class RingWorker:
 
     def run(self) -> None:
         try:
-            self._run()
+            self._run(self.comm, self.wcomm, self.config, self.problem, self.delays)
         finally:
             self.wcomm.Free()
 
-    def _run(self):
-        comm, wcomm, config, problem = self.comm, self.wcomm, self.config, self.problem
-        worker = self.plan.worker
-        delays, start_wall, stop_at = self.delays, self.start_wall, self.stop_at
-        poller = Poller(config.poll)
+    def _run(self, comm, wcomm, config, problem, delays):
+        worker, poller = self.plan.worker, Poller(config.poll)
         theta = problem.initial_point()
         step = config.step_scale / problem.smoothness()
         rows, round_rows = [], []
@@ -153,7 +150,7 @@ class RingWorker:
             return stopped[0]
 
         for t in range(config.iterations):
-            if 0 <= stop_at <= t:
+            if 0 <= self.stop_at <= t:
                 os.kill(os.getpid(), signal.SIGSTOP)
             t_start = now()
             g = local_gradient(problem, theta, self.plan.terms)
@@ -172,7 +169,7 @@ class RingWorker:
                 except Interrupted:
                     break
                 round_rows += [(t, worker, ph, k, sec) for ph, k, sec in rounds]
-            comm_time, wall = now() - c0, time.time() - start_wall
+            comm_time, wall = now() - c0, time.time() - self.start_wall
             # a TRACE_COLUMNS row: fresh and used, no parent
             rows.append((t, worker, compute, comm_time, True, wall, delays[t], real, t, True, -1))
             theta = theta - step * total / problem.n_samples

@@ -17,8 +17,8 @@ data (:func:`real_problem`); the registry's replay is reported beside it.
 Measured / predicted in notebook 06's faithful run (40 iterations, 2 cores): 1.04 (GC, RS-GC,
 LAGC) to 1.13 (DSAG-LB, whose prediction uses the oracle sub-partitions the run learns online).
 
->>> injection = cluster_delay_model(real_cluster(), np.full(12, 2.0), n_iterations=5, seed=0)
->>> injection.delays.shape, round(injection.t_c, 5)
+>>> delays, t_c = scheme_injection(Shootout(real_cluster(), max_iter=5, tune=False), "gc")
+>>> delays.shape, round(t_c, 5)
 ((5, 12), 0.00264)
 
 Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from codedlib._validation import InputTypeError, check_int, check_real
+from codedlib._validation import InputTypeError, check_int
 from codedlib.claims import mean_interval
 from codedlib.cluster import ClusterModel, Workload
 from codedlib.network import Network
@@ -44,19 +44,14 @@ from codedlib.schemes.shootout import SCHEMES as SHOOTOUT_SCHEMES
 from codedlib.schemes.shootout import Shootout, iteration_times, mpich_allreduce_algorithm, simulate
 
 if TYPE_CHECKING:
-    import os
     from collections.abc import Iterable
-
-    from numpy.typing import ArrayLike
 
     from codedlib.problems import Problem
     from codedlib.runtime.traces import RunResult
 
 __all__ = [
     "REAL_SCHEMES",
-    "ClusterInjection",
     "RealVsPredicted",
-    "cluster_delay_model",
     "real_cluster",
     "real_problem",
     "real_vs_predicted",
@@ -85,52 +80,6 @@ def real_cluster(n_workers: int = 12) -> ClusterModel:
     )
 
 
-@dataclass(frozen=True)
-class ClusterInjection:
-    """What a real run injects: ``delays`` [s] ``(T, N)`` and ``t_c`` [s] per received message."""
-
-    delays: np.ndarray
-    t_c: float
-
-    def save(self, path: str | os.PathLike, n_workers: int | None = None) -> str:
-        """The delays of the first ``n_workers`` workers (default all) as ``.npy`` at ``path``
-        (returned, for ``RunConfig(delays_file=...)``)."""
-        np.save(str(path), np.ascontiguousarray(self.delays[:, :n_workers]))
-        return str(path)
-
-
-def cluster_delay_model(
-    cluster: ClusterModel,
-    shares: ArrayLike,
-    n_iterations: int,
-    seed: int = 0,
-    factors: ArrayLike | None = None,
-    message_numbers: float | None = None,
-) -> ClusterInjection:
-    """The injected delays that make a real run the shoot-out cluster for these shares: the
-    explicit matrix ``cluster.compute_times(shares, n_iterations, rng=seed)`` (or on
-    ``factors``; the runtime's own delay models cannot draw a cluster's family x slowdown x
-    burst), and ``t_c``, the network time of one message of ``message_numbers`` numbers
-    (default a gradient: ``cluster.message_time``)."""
-    if not isinstance(cluster, ClusterModel):
-        raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
-    seed = check_int("seed", seed, 0)
-    if factors is None:
-        factors = cluster.factors(n_iterations, seed)
-    factors = np.asarray(factors, dtype=float)
-    if factors.shape != (n_iterations, cluster.n_workers) or not np.all(factors >= 0):
-        raise ValueError(
-            f"factors must be ({n_iterations}, {cluster.n_workers}) numbers >= 0 (n_iterations, "
-            f"N), got shape {factors.shape}"
-        )
-    if message_numbers is None:
-        t_c = cluster.message_time
-    else:
-        message_numbers = check_real("message_numbers", message_numbers, 0.0, low_open=True)
-        t_c = float(cluster.network.vector_time(message_numbers))
-    return ClusterInjection(cluster.compute_times(shares, n_iterations, factors=factors), t_c)
-
-
 def _scheme_name(name: str) -> str:
     """A :data:`REAL_SCHEMES` key, or the first whose runtime engine is ``name``."""
     for key, runtime in REAL_SCHEMES.items():
@@ -142,23 +91,24 @@ def _scheme_name(name: str) -> str:
     )
 
 
-def scheme_injection(
-    setup: Shootout, name: str, seed: int = 0, factors: ArrayLike | None = None
-) -> ClusterInjection:
-    """The injection of shoot-out scheme ``name`` (a :data:`REAL_SCHEMES` key or its runtime
-    name) on ``setup.cluster``: its layout's shares per worker and its messages' size (a ring
-    message: ``dim / N`` numbers). DSAG-LB: the runtime's default sub-partition ``1 /
-    setup.subpartitions`` (the MPI worker scales a task's delay by the task's size)."""
+def scheme_injection(setup: Shootout, name: str, seed: int = 0) -> tuple[np.ndarray, float]:
+    """What a real run of shoot-out scheme ``name`` (a :data:`REAL_SCHEMES` key or its runtime
+    name) injects to be ``setup.cluster``: the delays [s] ``(T, N)``,
+    ``cluster.compute_times`` of its layout's shares on the draws ``cluster.factors(T, seed)``
+    (the runtime's own delay models cannot draw a cluster's family x slowdown x burst), and
+    ``t_c`` [s] per received message (a gradient; a ring message: ``dim / N`` numbers).
+    DSAG-LB: the runtime's default sub-partition ``1 / setup.subpartitions`` (the MPI worker
+    scales a task's delay by the task's size)."""
     if not isinstance(setup, Shootout):
         raise InputTypeError(f"setup must be a Shootout, got {type(setup).__name__}")
-    name = _scheme_name(name)
+    name, c = _scheme_name(name), setup.cluster
     shares = SHOOTOUT_SCHEMES[name].layout(setup)["shares"]
     if name == "dsag-lb":
         shares = np.full(setup.n_workers, 1.0 / setup.subpartitions)
-    numbers = setup.cluster.workload.dim / setup.n_workers if name == "rar" else None
-    return cluster_delay_model(
-        setup.cluster, shares, setup.max_iter, seed, factors=factors, message_numbers=numbers
-    )
+    t_c = c.message_time
+    if name == "rar":
+        t_c = float(c.network.vector_time(c.workload.dim / setup.n_workers))
+    return c.compute_times(shares, setup.max_iter, rng=check_int("seed", seed, 0)), t_c
 
 
 def real_problem(n_workers: int, seed: int = 0) -> Problem:
@@ -171,7 +121,7 @@ def real_problem(n_workers: int, seed: int = 0) -> Problem:
     return build_problem(config)[0]
 
 
-def _run_config(setup: Shootout, name: str, injection: ClusterInjection, path: str, seed: int):
+def _run_config(setup: Shootout, name: str, t_c: float, path: str, seed: int):
     """The :class:`~codedlib.runtime.config.RunConfig` of the shoot-out layout of ``name``."""
     from codedlib.runtime.notebook import scheme_config
 
@@ -192,33 +142,8 @@ def _run_config(setup: Shootout, name: str, injection: ClusterInjection, path: s
             redundancy=setup.redundancy, groups=lay["groups"], xi=setup.xi, history=setup.history
         )
     fixed = {"quick": False, "samples": REAL_SAMPLES, "dim": REAL_DIM, "delay": "none"}
-    run = {"seed": seed, "iterations": setup.max_iter, "delays_file": path, "t_c": injection.t_c}
+    run = {"seed": seed, "iterations": setup.max_iter, "delays_file": path, "t_c": t_c}
     return scheme_config(runtime, **fixed, **run, **sizes)
-
-
-def _method(setup: Shootout, name: str) -> str:
-    scheme = SHOOTOUT_SCHEMES[name]
-    if name == "mpi-allreduce":
-        algorithm = mpich_allreduce_algorithm(setup.n_workers, REAL_DIM)
-        return (
-            f"shootout.iteration_times (mpi-allreduce: MPICH's {algorithm} for {REAL_DIM} "
-            f"doubles on {setup.n_workers} ranks) on a free network: the run's MPI_Allreduce "
-            "moves shared memory and is charged no t_c"
-        )
-    if scheme.engine in ("exact", "sgd"):
-        return f"shootout.iteration_times ({scheme.engine} engine, {scheme.timing} timing)"
-    if scheme.engine == "lazy":
-        return (
-            "shootout.simulate (lazy engine, LAGC Alg. 1 / eq. 17) on the run's own data: "
-            "the group selection is the simulator's"
-        )
-    text = "shootout.simulate (event engine: DSAG Sec. V-A deadline coordinator, single port)"
-    if name == "dsag-lb":
-        text += (
-            f" with the oracle sub-partitions p={scheme.layout(setup)['p'].tolist()} from the "
-            f"start (the MPI run starts at p={setup.subpartitions} and re-balances online)"
-        )
-    return text
 
 
 @dataclass
@@ -309,21 +234,39 @@ def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
     """A scheme's run config, its injected delays, the simulator's prediction and the row's
     fields known before the run."""
     scheme = SHOOTOUT_SCHEMES[name]
-    injection, run = scheme_injection(setup, name, seed, factors), None
+    (delays, t_c), run = scheme_injection(setup, name, seed), None
     n_run = int(scheme.layout(setup).get("tree_workers", setup.n_workers))
-    path = injection.save(tmp / f"{name}.npy", n_run)
-    config = _run_config(setup, name, injection, path, seed)
-    if name == "mpi-allreduce":
-        # the run's MPI_Allreduce moves shared memory and is charged no injected t_c: the
-        # prediction checks the waiting rule (every rank, per-rank rounds) on a free network
+    delays = delays[:, :n_run]  # the workers the run has
+    path = str(tmp / f"{name}.npy")
+    np.save(path, np.ascontiguousarray(delays))
+    config = _run_config(setup, name, t_c, path, seed)
+    if name == "mpi-allreduce":  # the waiting rule (every rank, per-rank rounds) checked
         free = setup.cluster.with_(network=Network(latency=0.0, bandwidth=1e300))
         predicted = iteration_times(name, replace(setup, cluster=free), factors)
+        algorithm = mpich_allreduce_algorithm(setup.n_workers, REAL_DIM)
+        method = (
+            f"shootout.iteration_times (mpi-allreduce: MPICH's {algorithm} for {REAL_DIM} "
+            f"doubles on {setup.n_workers} ranks) on a free network: the run's MPI_Allreduce "
+            "moves shared memory and is charged no t_c"
+        )
     elif scheme.engine in ("exact", "sgd"):
         predicted = iteration_times(name, setup, factors)
+        method = f"shootout.iteration_times ({scheme.engine} engine, {scheme.timing} timing)"
     else:
         run = simulate(setup, name, seed, factors=factors)
         predicted = run.times
-    replayed = config.spec.iteration_times(config, injection.delays[:, :n_run])[1:]
+        method = (
+            "shootout.simulate (lazy engine, LAGC Alg. 1 / eq. 17) on the run's own data: "
+            "the group selection is the simulator's"
+            if scheme.engine == "lazy"
+            else "shootout.simulate (event engine: DSAG Sec. V-A deadline coordinator, single port)"
+        )
+    if name == "dsag-lb":
+        method += (
+            f" with the oracle sub-partitions p={scheme.layout(setup)['p'].tolist()} from the "
+            f"start (the MPI run starts at p={setup.subpartitions} and re-balances online)"
+        )
+    replayed = config.spec.iteration_times(config, delays)[1:]
     nan = np.nan  # measured: filled in by _finish
     row = {
         "scheme": name,
@@ -340,19 +283,18 @@ def _prepare(setup, name, seed, factors, tmp: Path) -> dict:
         "replay_method": config.spec.replay_method(config),
         "real_compute_mean": nan,
         "injected_delay_mean": nan,
-        "t_c": injection.t_c,
-        "method": _method(setup, name),
+        "t_c": t_c,
+        "method": method,
         "status": "run",
     }
-    return {"config": config, "row": row, "injection": injection, "n_run": n_run, "sim": run}
+    return {"config": config, "row": row, "delays": delays, "sim": run}
 
 
 def _finish(setup, name, prepared, result) -> dict:
     """The row of a scheme whose run completed: measured against predicted."""
     scheme, row, run = SHOOTOUT_SCHEMES[name], prepared["row"], prepared["sim"]
-    injection, n_run = prepared["injection"], prepared["n_run"]
     injected = np.asarray(result.meta["delays"], dtype=float)
-    if not np.array_equal(injected, injection.delays[:, :n_run]):
+    if not np.array_equal(injected, prepared["delays"]):
         raise RuntimeError(f"{name}: the run injected other delays than the cluster's")
     measured = result.iterations["iteration_time"].to_numpy(dtype=float)[1:]
     if scheme.engine == "event":

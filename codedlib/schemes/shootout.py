@@ -456,12 +456,8 @@ def _s_layout(setup, name):
 
     if not setup.tune:
         return make(setup.n_stragglers)
-    return tune(setup, name, [make(S) for S in _s_grid(setup)])
-
-
-def _s_grid(setup):
-    grid = {0, 1, 2} | {math.ceil(f * setup.n_workers) for f in S_FRACTIONS}
-    return sorted(S for S in grid if S < setup.n_workers)
+    grid = {0, 1, 2} | {math.ceil(f * N) for f in S_FRACTIONS}
+    return tune(setup, name, [make(S) for S in sorted(grid) if S < N])
 
 
 def _pilot_moments(setup):
