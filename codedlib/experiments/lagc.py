@@ -259,27 +259,25 @@ def run_checks(
     26/30) and ``eq25_respected`` (per-unit counts ≤ ``ceil(K/(d_m+1))``) for the lazy ones.
     """
     lay, lazy = run.layout, run.scheme in _LAZY
-    measured = run.complexity(eps_rel * run.gap[0])
-    iters, eps = measured["iterations"], eps_rel * consts.initial_gap
+    iters = run.complexity(eps_rel * run.gap[0])["iterations"]
+    eps = eps_rel * consts.initial_gap
     cache = {m: _iteration_time(lay, delay, int(m)) for m in np.unique(run.n_selected)}
     expected = np.array([cache[m] for m in run.n_selected])
     diff = run.iteration_times - expected[None, :]
     se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
-    m, frac, eq25 = lay.n_groups, math.nan, True
+    m, frac, eq25, i_bound = lay.n_groups, math.nan, True, math.nan
     if not lazy:
         i_bound = th.iteration_complexity_gd(consts.kappa, consts.initial_gap, eps)
     else:
         L_units = group_smoothness(problem, lay.n_workers, lay.n_groups)
         frac = th.selection_fraction_bound(L_units, xi, history, run.stepsize)
         m = max(1, min(lay.n_groups, math.ceil(frac * lay.n_groups - 1e-12)))
-        theory = history * xi < 1 and math.isclose(
+        if history * xi < 1 and math.isclose(  # eq. (20) holds at its own step size only
             run.stepsize, th.lag_stepsize(consts.total_smoothness, xi, history)
-        )
-        i_bound = (
-            th.iteration_complexity_lag(consts.kappa, consts.initial_gap, eps, xi, history)
-            if theory
-            else math.nan
-        )
+        ):
+            i_bound = th.iteration_complexity_lag(
+                consts.kappa, consts.initial_gap, eps, xi, history
+            )
         periods = th.selection_period(L_units, xi, history, run.stepsize)
         eq25 = bool(np.all(run.selected.sum(axis=0) <= np.ceil(run.n_iterations / (periods + 1))))
     units = frac * lay.n_groups if lazy else m
@@ -433,20 +431,11 @@ def seed_runs(
         for label, run in runs.items():
             checks = run_checks(run, problem, consts, delay, xi, history, eps_rel)
             del checks["z"]
-            rows.append(
-                {
-                    **seeds,
-                    "delay": dname,
-                    "rule": rule,
-                    "scheme": label,
-                    "kind": run.scheme,
-                    "lazy": run.scheme in _LAZY,
-                    "stepsize_times_smoothness": run.stepsize * consts.total_smoothness,
-                    "kappa": consts.kappa,
-                    **summary.loc[label].to_dict(),
-                    **checks,
-                }
-            )
+            row = {**seeds, "delay": dname, "rule": rule, "scheme": label, "kind": run.scheme}
+            row["lazy"] = run.scheme in _LAZY
+            row["stepsize_times_smoothness"] = run.stepsize * consts.total_smoothness
+            row["kappa"] = consts.kappa
+            rows.append(row | summary.loc[label].to_dict() | checks)
         metrics = convergence_metrics(runs, max_points)
         gap0 = metrics.groupby("scheme")["gap"].transform("first")
         curves.append(
@@ -658,29 +647,17 @@ def _bound_grid_seed(
                     for m, count in zip(*np.unique(run.n_selected, return_counts=True))
                 )
                 b = th.lazy_time_ratio_bound(L_units, c.total_smoothness, *nrg, delay=delay, **lazy)
-                rows.append(
-                    {
-                        "seed": i,
-                        "delay": name,
-                        "xi": xi,
-                        "history": history,
-                        "sqrt_d_xi": math.sqrt(history * xi),
-                        "rule": rule,
-                        "iterations": iters,
-                        "ggd_iterations": ggd_iters,
-                        "active_fraction": active,
-                        "time": time_,
-                        "ggd_time": ggd_iters * t_all,
-                        "sim_ratio": time_ / (ggd_iters * t_all),
-                        "sim_iteration_factor": iters / ggd_iters,
-                        "iter_bound": iter_bound,
-                        "ggd_iter_bound": ggd_bound_iters,
-                        "selection_bound": b["selection_bound"],
-                        "bound_time": iter_bound * b["time_factor"] * t_all,
-                        "iteration_factor": b["iteration_factor"],
-                        "bound_ratio": b["ratio"],
-                    }
-                )
+                row = {"seed": i, "delay": name, "xi": xi, "history": history}
+                row |= {"sqrt_d_xi": math.sqrt(history * xi), "rule": rule, "iterations": iters}
+                row |= {"ggd_iterations": ggd_iters, "active_fraction": active, "time": time_}
+                row["ggd_time"] = ggd_iters * t_all
+                row["sim_ratio"] = time_ / (ggd_iters * t_all)
+                row["sim_iteration_factor"] = iters / ggd_iters
+                row |= {"iter_bound": iter_bound, "ggd_iter_bound": ggd_bound_iters}
+                row["selection_bound"] = b["selection_bound"]
+                row["bound_time"] = iter_bound * b["time_factor"] * t_all
+                row |= {"iteration_factor": b["iteration_factor"], "bound_ratio": b["ratio"]}
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -1147,22 +1124,25 @@ def _remark2_specs(nb: Notebook) -> list:
     S = partial(spec, "exact", section=SECTIONS["sec2"], basis="check")
     fields = ("downloads", "uploads", "computation")
 
-    def pair(name, same):
-        def measured(remark2):
-            row = remark2.set_index("pair").loc[name]
-            if not same:
-                return {"ours": row["max |iterate difference|"]}
-            same_sel = row["same selections"] or name.endswith("vs GC")
-            return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
-
-        return measured
+    def pair(remark2, *, name, same):
+        row = remark2.set_index("pair").loc[name]
+        if not same:
+            return {"ours": row["max |iterate difference|"]}
+        same_sel = row["same selections"] or name.endswith("vs GC")
+        return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
 
     def example(args):
         loads = th.loads_per_iteration(*args, n_selected=1)
         return lambda: {"ours": _loads_text(*(loads[f] for f in fields))}
 
     specs = [
-        S("Remark 2", f"{name}: {what}", pair(name, same), setting=setting, **paper)
+        S(
+            "Remark 2",
+            f"{name}: {what}",
+            partial(pair, name=name, same=same),
+            setting=setting,
+            **paper,
+        )
         for name in REMARK2_PAIRS
         for same, what, paper in (
             (False, "max |θ difference|", {"paper": 0.0, "rtol": 0.0}),
@@ -1398,22 +1378,19 @@ def _robustness_specs(nb: Notebook) -> list:
 
 
 def _time_per_iter_specs(nb: Notebook) -> list:
-    def measured(label, dname, why):
-        def ratio(summary):
-            f = np.divide(*_ratio("time_per_iter_formula", label, "GD", dname)(summary).values())
-            return _ratio("time_per_iter", label, "GD", dname)(summary) | {
-                "expected": "greater" if f.mean() > 1 else "less",
-                "paper_text": f"formula ×{f.mean():.3f}: {why}",
-            }
-
-        return ratio
+    def measured(summary, *, label, dname, why):
+        f = np.divide(*_ratio("time_per_iter_formula", label, "GD", dname)(summary).values())
+        return _ratio("time_per_iter", label, "GD", dname)(summary) | {
+            "expected": "greater" if f.mean() > 1 else "less",
+            "paper_text": f"formula ×{f.mean():.3f}: {why}",
+        }
 
     S = partial(spec, "comparison", section=SECTIONS["sec6"], basis="derived")
     return [
         S(
             f"eqs. (23), {eq} (reconstructed)",
             f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
-            measured(label, dname, why),
+            partial(measured, label=label, dname=dname, why=why),
             setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
         )
         for label, technique, eq, why in (
@@ -1474,41 +1451,37 @@ def _iteration_time_specs(nb: Notebook) -> list:
     kind = {label: scheme for label, scheme, _ in nb.configs}
     n_rows = len(nb.delays) * len(nb.labels)
 
-    def measured(dname, label):
+    def measured(summary, *, dname, label):
         fixed = kind[label] not in _LAZY  # no selection: a fixed formula
-
-        def check(summary):
-            sim = seed_values(summary, "time_per_iter", label, dname)
-            formula = seed_values(summary, "time_per_iter_formula", label, dname)
-            if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
-                raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
-            samples, paper, unit = (
-                (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
-            )
-            m, lo, hi = mean_interval(samples)
-            reason = ""
-            if not lo <= paper <= hi:
-                se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
-                z = (m - paper) / se if se > 0 else math.inf
-                heavy = dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
-                reason = (
-                    f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} standard errors)"
-                    + (
-                        "; with Pareto shape β ≤ 2 the time of a wait-for-all iteration has infinite variance, so the t-interval over seeds under-covers"
-                        if heavy
-                        else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
-                    )
+        sim = seed_values(summary, "time_per_iter", label, dname)
+        formula = seed_values(summary, "time_per_iter_formula", label, dname)
+        if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
+            raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
+        samples, paper, unit = (
+            (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
+        )
+        m, lo, hi = mean_interval(samples)
+        reason = ""
+        if not lo <= paper <= hi:
+            se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
+            z = (m - paper) / se if se > 0 else math.inf
+            heavy = dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
+            reason = (
+                f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} standard errors)"
+                + (
+                    "; with Pareto shape β ≤ 2 the time of a wait-for-all iteration has infinite variance, so the t-interval over seeds under-covers"
+                    if heavy
+                    else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
                 )
-            return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
-
-        return check
+            )
+        return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
 
     S = partial(spec, "interval", section=SECTIONS["sec6"], basis="check")
     return [
         S(
             _ITEM_T[kind[label]],
             f"{'simulated / formula ' if kind[label] in _LAZY else ''}time per iteration, {label}, {dname}",
-            measured(dname, label),
+            partial(measured, dname=dname, label=label),
             setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
         )
         for dname in nb.delays
@@ -1702,32 +1675,27 @@ def _conclusion_specs(nb: Notebook) -> list:
 def _computation_specs(nb: Notebook) -> list:
     redundant = [label for label, scheme, _ in nb.configs if scheme in ("gc", "g-gd", "lagc")]
 
-    def verdict(rule):
-        def measured(summary):
-            comp = {
-                o: ratio_interval(
-                    *_ratio("computation", "G-LAG", o, nb.first, rule)(summary).values()
-                )
-                for o in nb.others
-            }
-            ours = "G-LAG / " + "; / ".join(
-                f"{o} ×{m:.2f} [{lo:.2f}, {hi:.2f}]" for o, (m, lo, hi) in comp.items()
-            )
-            below = [o for o, (_, _, hi) in comp.items() if hi < 1]
-            if len(below) == len(nb.others):
-                return {"ours": ours, "verdict": "reproduced", "reason": ""}
-            above = [o for o, (_, lo, _) in comp.items() if lo > 1]
-            tied = [o for o in nb.others if o not in below and o not in above]
-            verdict = "partly" if all(o in below for o in redundant[:2]) else "not reproduced"
-            frac = seed_values(summary, "active_fraction", "G-LAG", nb.first, rule).mean()
-            reason = (
-                f"fewer gradients than {', '.join(below) or 'no scheme'}, more than {', '.join(above) or 'no scheme'}"
-                + (f", indistinguishable from {', '.join(tied)}" if tied else "")
-                + f": each G-LAG worker computes r={nb.redundancy} partitions and {frac:.0%} of the groups are active per iteration (measured)"
-            )
-            return {"ours": ours, "verdict": verdict, "reason": reason}
-
-        return measured
+    def measured(summary, *, rule):
+        comp = {
+            o: ratio_interval(*_ratio("computation", "G-LAG", o, nb.first, rule)(summary).values())
+            for o in nb.others
+        }
+        ours = "G-LAG / " + "; / ".join(
+            f"{o} ×{m:.2f} [{lo:.2f}, {hi:.2f}]" for o, (m, lo, hi) in comp.items()
+        )
+        below = [o for o, (_, _, hi) in comp.items() if hi < 1]
+        if len(below) == len(nb.others):
+            return {"ours": ours, "verdict": "reproduced", "reason": ""}
+        above = [o for o, (_, lo, _) in comp.items() if lo > 1]
+        tied = [o for o in nb.others if o not in below and o not in above]
+        verdict = "partly" if all(o in below for o in redundant[:2]) else "not reproduced"
+        frac = seed_values(summary, "active_fraction", "G-LAG", nb.first, rule).mean()
+        reason = (
+            f"fewer gradients than {', '.join(below) or 'no scheme'}, more than {', '.join(above) or 'no scheme'}"
+            + (f", indistinguishable from {', '.join(tied)}" if tied else "")
+            + f": each G-LAG worker computes r={nb.redundancy} partitions and {frac:.0%} of the groups are active per iteration (measured)"
+        )
+        return {"ours": ours, "verdict": verdict, "reason": reason}
 
     uncertainty = (
         f"geometric mean [95 % t-interval of the log ratio over {nb.n_seeds} paired seeds]"
@@ -1736,7 +1704,7 @@ def _computation_specs(nb: Notebook) -> list:
         _abstract(
             "qualitative",
             f"computation to target: G-LAG low, {short}",
-            verdict(rule),
+            partial(measured, rule=rule),
             paper="low computational cost",
             setting=nb.run_setting(nb.rule_text[rule]),
             uncertainty=uncertainty,
@@ -1746,42 +1714,33 @@ def _computation_specs(nb: Notebook) -> list:
 
 
 def _best_specs(nb: Notebook) -> list:
-
-    def verdict(rule):
-        def measured(summary, outcomes):
-            named = {  # the rule's comparison rows by what they compare
-                f"{m}{'' if d == 'any' else f' ({d})'} vs {o}": row.outcome
-                for (m, rl, d, o), row in outcomes.items()
-                if rl == rule
-            }
-            worse = [n for n, out in named.items() if out == "greater"]
-            tied = [n for n, out in named.items() if out == "indistinguishable"]
-            wins = sum(out == "less" for out in named.values())
-            ours = (
-                f"G-LAG better in {wins} of {len(named)} paired comparisons (time: both delay models; messages)"
-                + (f"; worse: {', '.join(worse)}" if worse else "")
-                + (f"; indistinguishable: {', '.join(tied)}" if tied else "")
-            )
-            if wins == len(named):
-                return {"ours": ours, "verdict": "reproduced", "reason": ""}
-            it = ", ".join(
-                f"{o} ×{_gmean_ratio(summary, 'iterations', o, nb.first, rule):.2f}"
-                for o in nb.others
-            )
-            reason = f"per-comparison reasons in the rows above; G-LAG's iterations relative to the others {it} (measured)"
-            return {
-                "ours": ours,
-                "verdict": "not reproduced" if worse else "partly",
-                "reason": reason,
-            }
-
-        return measured
+    def measured(summary, outcomes, *, rule):
+        named = {  # the rule's comparison rows by what they compare
+            f"{m}{'' if d == 'any' else f' ({d})'} vs {o}": row.outcome
+            for (m, rl, d, o), row in outcomes.items()
+            if rl == rule
+        }
+        worse = [n for n, out in named.items() if out == "greater"]
+        tied = [n for n, out in named.items() if out == "indistinguishable"]
+        wins = sum(out == "less" for out in named.values())
+        ours = (
+            f"G-LAG better in {wins} of {len(named)} paired comparisons (time: both delay models; messages)"
+            + (f"; worse: {', '.join(worse)}" if worse else "")
+            + (f"; indistinguishable: {', '.join(tied)}" if tied else "")
+        )
+        if wins == len(named):
+            return {"ours": ours, "verdict": "reproduced", "reason": ""}
+        it = ", ".join(
+            f"{o} ×{_gmean_ratio(summary, 'iterations', o, nb.first, rule):.2f}" for o in nb.others
+        )
+        reason = f"per-comparison reasons in the rows above; G-LAG's iterations relative to the others {it} (measured)"
+        return {"ours": ours, "verdict": "not reproduced" if worse else "partly", "reason": reason}
 
     return [
         _abstract(
             "qualitative",
             f"G-LAG best time and communication, {short}",
-            verdict(rule),
+            partial(measured, rule=rule),
             paper="G-LAG best wall-clock time and communication (exponential and Pareto)",
             setting=nb.run_setting(*nb.delay_text.values(), nb.rule_text[rule]),
             uncertainty="summary of the paired comparison rows (95 % intervals)",
@@ -1936,15 +1895,10 @@ def _grid_specs(nb: Notebook) -> list:
             grid_facts(grid, grid_summary)["bound_holds"], "a run exceeds its bound (table above)"
         )
 
-    def ratio_cell(dname):
-        def measured(grid):
-            at = (
-                (grid["rule"] == "theory") & (grid["xi"] == nb.xi) & (grid["history"] == nb.history)
-            )
-            cell = grid[at & (grid["delay"] == dname)]
-            return {"numerator": cell["bound_time"], "denominator": cell["time"]}
-
-        return measured
+    def ratio_cell(grid, *, dname):
+        at = (grid["rule"] == "theory") & (grid["xi"] == nb.xi) & (grid["history"] == nb.history)
+        cell = grid[at & (grid["delay"] == dname)]
+        return {"numerator": cell["bound_time"], "denominator": cell["time"]}
 
     def verdict(grid, grid_summary, spread):
         f = grid_facts(grid, grid_summary)
@@ -1983,7 +1937,7 @@ def _grid_specs(nb: Notebook) -> list:
                 "comparison",
                 "eqs. (20), (31) (reconstructed) vs simulation",
                 f"bound / simulated G-LAG time, eq. (20) step, ξ={nb.xi:g}, D={nb.history}, {dname}",
-                ratio_cell(dname),
+                partial(ratio_cell, dname=dname),
                 expected="greater",
                 paper_text="an upper bound (ratio > 1)",
                 setting=join(nb.grid_setting, nb.delay_text[dname]),
