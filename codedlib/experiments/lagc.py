@@ -157,20 +157,14 @@ def storage_layouts() -> dict:
     return {name: th.lagc_layout(*nrg) for name, nrg in sizes.items()}
 
 
-def default_configs(
-    n_workers: int, redundancy: int, lagc_groups: int | None = None
-) -> list[tuple[str, str, int | None]]:
-    """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
+def default_configs(n_workers: int, redundancy: int) -> list[tuple[str, str, int | None]]:
+    """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC with the
+    largest divisor ``G < N/r`` (groups big enough to need coding), if any."""
     glag = th.scheme_layout("g-lag", n_workers, redundancy).n_groups  # r must divide N
     configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
     configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
-    if lagc_groups is None:  # largest divisor below N/r: groups big enough to need coding
-        candidates = [g for g in range(1, glag) if n_workers % g == 0]
-        lagc_groups = candidates[-1] if candidates else None
-    if lagc_groups is not None:
-        th.lagc_layout(n_workers, redundancy, lagc_groups)
-        configs.append((f"LAGC (G={lagc_groups})", "lagc", lagc_groups))
-    return configs
+    lagc = [g for g in range(1, glag) if n_workers % g == 0]
+    return configs + [(f"LAGC (G={lagc[-1]})", "lagc", lagc[-1])] if lagc else configs
 
 
 def convergence_runs(

@@ -139,13 +139,10 @@ class LAGCRoot(RootNode):
             for g, results in self._group_results().items():
                 if not self.selected[g]:
                     continue
-                first = results[:wait]
-                for _, _, row in first:
+                positions, vectors, rows = zip(*results[:wait])
+                for row in rows:
                     self.rows[row]["used"] = True
-                self.fresh_groups[g] = self.combine(
-                    [j for j, _, _ in first], [v for _, v, _ in first]
-                )
-                self.stale[g] = self.fresh_groups[g]
+                self.stale[g] = self.fresh_groups[g] = self.combine(list(positions), list(vectors))
                 self.theta_hat[g] = self.theta
             old = self.theta
             self.n_selected.append(int(self.selected.sum()))
