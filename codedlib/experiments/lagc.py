@@ -223,8 +223,7 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
         }
         for label, run in runs.items()
     ]
-    cols = ["scheme", "iterations", "time", "time_stderr", "communication", "computation"]
-    return pd.DataFrame(rows)[[*cols, "active_fraction"]]
+    return pd.DataFrame(rows)
 
 
 def _iteration_time(layout, delay, n_selected) -> float:
@@ -409,7 +408,6 @@ def seed_runs(
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution")
     _check_rules(rules)
-    configs = configs or default_configs(n_workers, redundancy)
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
     consts = problem_constants(problem, n_workers)
@@ -1315,10 +1313,8 @@ def _table1_specs(nb: Notebook) -> list:
     S = partial(spec, item="Table I", setting=setting, section=SECTIONS["sec6"], basis="paper")
 
     def row(metric, technique, label, word):
-        q, ratio = (
-            f"{metric} per iteration, {technique} / GD",
-            _ratio(_TABLE1_METRICS[metric], label, "GD", nb.first),
-        )
+        q = f"{metric} per iteration, {technique} / GD"
+        ratio = _ratio(_TABLE1_METRICS[metric], label, "GD", nb.first)
         if label == "LAG":  # selection: a paired ratio over seeds
             sign, expected = ("<", "less") if word == "better" else (">", "greater")
             return S(
