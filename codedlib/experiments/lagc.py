@@ -981,7 +981,7 @@ def groups_text(layout: LAGCLayout) -> str:
     parts = []
     for g in range(layout.n_groups):
         ws = layout.group_workers(g)
-        whole = all(set(layout.stored_partitions(w)) == set(layout.group_partitions(g)) for w in ws)
+        whole = all(set(layout.stored_partitions(w)) == set(ws) for w in ws)
         parts.append(
             "{" + ",".join(f"W{w + 1}" for w in ws) + "}" + (f": all of D_{g + 1}" if whole else "")
         )
@@ -990,12 +990,9 @@ def groups_text(layout: LAGCLayout) -> str:
 
 def any_wait_for_decodes(layout: LAGCLayout) -> bool:
     """Every set of ``wait_for`` workers of a group recovers its gradient sum (cyclic GC code)."""
-    n_g, stored = layout.workers_per_group, layout.stored_per_worker
+    n_g, stored, first = layout.workers_per_group, layout.stored_per_worker, layout.group_workers(0)
     if not layout.coded:
-        return all(
-            set(layout.stored_partitions(w)) == set(layout.group_partitions(0))
-            for w in layout.group_workers(0)
-        )
+        return all(set(layout.stored_partitions(w)) == set(first) for w in first)
     code = cyclic_repetition_code(n_g, stored - 1)
     support_ok = np.array_equal(code.B != 0, layout.storage_matrix()[:n_g, :n_g])
     return support_ok and all(
@@ -1062,7 +1059,7 @@ _READ = {  # what a row of Figs. 3-5 reads off a layout
     "groups": groups_text,
     "wait": lambda lay: lay.wait_for,
     "decodes": lambda lay: str(any_wait_for_decodes(lay)),
-    "batches": lambda lay: len(lay.group_partitions(0)),
+    "batches": lambda lay: len(lay.group_workers(0)),
 }
 _G3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
 _FIGS = [  # item, quantity, layout, what we read, the paper's value

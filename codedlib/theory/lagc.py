@@ -122,14 +122,11 @@ class LAGCLayout:
         return self.stored_per_worker < self.workers_per_group
 
     def group_workers(self, group: int) -> np.ndarray:
-        """Worker indices of group ``group`` (0-based, consecutive)."""
+        """Worker indices of group ``group`` (0-based, consecutive), also the fine partitions
+        it owns (its data block ``D_g``)."""
         group = check_int("group", group, low=0, high=self.n_groups - 1)
         n_g = self.workers_per_group
         return np.arange(group * n_g, (group + 1) * n_g)
-
-    def group_partitions(self, group: int) -> np.ndarray:
-        """Fine partitions owned by ``group`` (the group's data block ``D_g``)."""
-        return self.group_workers(group)
 
     def stored_partitions(self, worker: int) -> np.ndarray:
         """Fine partitions stored by ``worker``: cyclic inside its group (Tandon et al.).
