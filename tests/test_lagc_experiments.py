@@ -26,7 +26,6 @@ def small():
 def test_heterogeneous_regression_has_requested_spread():
     problem = ex.heterogeneous_regression(8, 200, 6, heterogeneity=50.0, condition=20.0, rng=0)
     c = ex.problem_constants(problem, 8)
-    assert isinstance(c, ex.ProblemConstantsResult)
     spread = c.partition_smoothness.max() / c.partition_smoothness.min()
     assert 25 < spread < 100  # sampling noise around the requested factor 50
     assert 10 < c.kappa < 40
@@ -284,8 +283,6 @@ def test_seed_plots(over_seeds):
             "high": [1.2, 2.0],
         }
     )
-    fig = pl.plot_iteration_time_seeds(table, title="t")
-    assert isinstance(fig, matplotlib.figure.Figure) and fig.axes[0].get_title() == "t"
     both = pd.concat([table.assign(delay="exponential"), table.assign(delay="pareto")])
     fig = pl.plot_iteration_time_panels(both, panel_titles={"pareto": "P"}, title="t")
     assert [ax.get_title() for ax in fig.axes] == ["exponential", "P"]
@@ -317,7 +314,7 @@ def test_bound_grid_is_tidy_and_seeded(bound_grid):
     grid, summary = bound_grid
     assert len(grid) == 5 * 2 * 4 * 2  # seeds x delays x (ξ, D) cells x rules
     assert grid.groupby(["delay", "xi", "history", "rule"]).size().eq(5).all()
-    assert set(summary["n_seeds"]) == {5} and len(summary) == 2 * 4 * 2
+    assert len(summary) == 2 * 4 * 2
     # the trajectory does not depend on the delay model, only the time does
     a, b = (grid[grid["delay"] == d].reset_index(drop=True) for d in ("exponential", "pareto"))
     assert (a["iterations"] == b["iterations"]).all() and not np.allclose(a["time"], b["time"])
@@ -454,7 +451,7 @@ def test_the_widget_takes_compare_schemes_arguments_and_defaults(monkeypatch):
     with pytest.raises(TypeError, match="multiple values"):
         lagc_report(6, n_workers=6)
     # the explorer's controls are compare_schemes arguments (they start at its defaults)
-    assert set(widget._CONTROLS) <= set(defaults)
+    assert set(widget.explore_lagc().controls) <= set(defaults)
 
 
 # ------------------------------------------- issue 23: the Table I beta sweep

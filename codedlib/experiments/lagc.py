@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,7 +45,6 @@ __all__ = [
     "BETA_SWEEP",
     "gc_gd_beta_sweep",
     "compare_schemes",
-    "ProblemConstantsResult",
     "bound_best_case",
     "bound_grid",
     "bound_grid_summary",
@@ -112,27 +112,16 @@ def heterogeneous_regression(
     return LeastSquares(X, y, lam=lam)
 
 
-@dataclass(frozen=True)
-class ProblemConstantsResult:
-    """Constants of a learning problem split over ``N`` fine partitions (Section V)."""
-
-    total_smoothness: float
-    strong_convexity: float
-    kappa: float
-    initial_gap: float
-    f_star: float
-    partition_smoothness: np.ndarray
-
-
-def problem_constants(problem: LeastSquares, n_workers: int) -> ProblemConstantsResult:
-    """``L`` (sum objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*`` and fine-partition ``L_p``."""
+def problem_constants(problem: LeastSquares, n_workers: int) -> SimpleNamespace:
+    """Constants of ``problem`` split over ``N`` fine partitions (Section V): ``L`` (sum
+    objective), ``μ``, ``κ``, ``Δ = L(θ⁰) - L*``, ``L*`` and fine-partition ``L_p``."""
     n = problem.n_samples
     bounds = even_partition(n, n_workers)
     H = (problem.X.T @ problem.X) / n + problem.lam * np.eye(problem.dim)
     eig = np.linalg.eigvalsh(H)
     L_parts = np.array([(b - a) * problem.smoothness(a, b) for a, b in itertools.pairwise(bounds)])
     f_star = problem.loss(problem.optimum())
-    return ProblemConstantsResult(
+    return SimpleNamespace(
         total_smoothness=n * eig[-1],
         strong_convexity=n * eig[0],
         kappa=eig[-1] / eig[0],
@@ -168,20 +157,14 @@ def storage_layouts() -> dict:
     return {name: th.lagc_layout(*nrg) for name, nrg in sizes.items()}
 
 
-def default_configs(
-    n_workers: int, redundancy: int, lagc_groups: int | None = None
-) -> list[tuple[str, str, int | None]]:
-    """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC."""
+def default_configs(n_workers: int, redundancy: int) -> list[tuple[str, str, int | None]]:
+    """``(label, scheme, n_groups)`` for GD, GC, LAG, G-GD, G-LAG (G = N/r) and LAGC with the
+    largest divisor ``G < N/r`` (groups big enough to need coding), if any."""
     glag = th.scheme_layout("g-lag", n_workers, redundancy).n_groups  # r must divide N
     configs = [("GD", "gd", None), ("GC", "gc", None), ("LAG", "lag", None)]
     configs += [("G-GD", "g-gd", glag), ("G-LAG", "g-lag", glag)]
-    if lagc_groups is None:  # largest divisor below N/r: groups big enough to need coding
-        candidates = [g for g in range(1, glag) if n_workers % g == 0]
-        lagc_groups = candidates[-1] if candidates else None
-    if lagc_groups is not None:
-        th.lagc_layout(n_workers, redundancy, lagc_groups)
-        configs.append((f"LAGC (G={lagc_groups})", "lagc", lagc_groups))
-    return configs
+    lagc = [g for g in range(1, glag) if n_workers % g == 0]
+    return configs + [(f"LAGC (G={lagc[-1]})", "lagc", lagc[-1])] if lagc else configs
 
 
 def convergence_runs(
@@ -240,8 +223,7 @@ def complexity_summary(runs: dict, eps_rel: float = 1e-8) -> pd.DataFrame:
         }
         for label, run in runs.items()
     ]
-    cols = ["scheme", "iterations", "time", "time_stderr", "communication", "computation"]
-    return pd.DataFrame(rows)[[*cols, "active_fraction"]]
+    return pd.DataFrame(rows)
 
 
 def _iteration_time(layout, delay, n_selected) -> float:
@@ -254,7 +236,7 @@ def _iteration_time(layout, delay, n_selected) -> float:
 def run_checks(
     run: SchemeRun,
     problem: LeastSquares,
-    consts: ProblemConstantsResult,
+    consts: SimpleNamespace,
     delay: rv_frozen | HeterogeneousCluster,
     xi: float,
     history: int,
@@ -270,27 +252,25 @@ def run_checks(
     26/30) and ``eq25_respected`` (per-unit counts ≤ ``ceil(K/(d_m+1))``) for the lazy ones.
     """
     lay, lazy = run.layout, run.scheme in _LAZY
-    measured = run.complexity(eps_rel * run.gap[0])
-    iters, eps = measured["iterations"], eps_rel * consts.initial_gap
+    iters = run.complexity(eps_rel * run.gap[0])["iterations"]
+    eps = eps_rel * consts.initial_gap
     cache = {m: _iteration_time(lay, delay, int(m)) for m in np.unique(run.n_selected)}
     expected = np.array([cache[m] for m in run.n_selected])
     diff = run.iteration_times - expected[None, :]
     se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
-    m, frac, eq25 = lay.n_groups, math.nan, True
+    m, frac, eq25, i_bound = lay.n_groups, math.nan, True, math.nan
     if not lazy:
         i_bound = th.iteration_complexity_gd(consts.kappa, consts.initial_gap, eps)
     else:
         L_units = group_smoothness(problem, lay.n_workers, lay.n_groups)
         frac = th.selection_fraction_bound(L_units, xi, history, run.stepsize)
         m = max(1, min(lay.n_groups, math.ceil(frac * lay.n_groups - 1e-12)))
-        theory = history * xi < 1 and math.isclose(
+        if history * xi < 1 and math.isclose(  # eq. (20) holds at its own step size only
             run.stepsize, th.lag_stepsize(consts.total_smoothness, xi, history)
-        )
-        i_bound = (
-            th.iteration_complexity_lag(consts.kappa, consts.initial_gap, eps, xi, history)
-            if theory
-            else math.nan
-        )
+        ):
+            i_bound = th.iteration_complexity_lag(
+                consts.kappa, consts.initial_gap, eps, xi, history
+            )
         periods = th.selection_period(L_units, xi, history, run.stepsize)
         eq25 = bool(np.all(run.selected.sum(axis=0) <= np.ceil(run.n_iterations / (periods + 1))))
     units = frac * lay.n_groups if lazy else m
@@ -428,7 +408,6 @@ def seed_runs(
     if not delays:
         raise ValueError("delays must map at least one name to a delay distribution")
     _check_rules(rules)
-    configs = configs or default_configs(n_workers, redundancy)
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
     consts = problem_constants(problem, n_workers)
@@ -444,20 +423,11 @@ def seed_runs(
         for label, run in runs.items():
             checks = run_checks(run, problem, consts, delay, xi, history, eps_rel)
             del checks["z"]
-            rows.append(
-                {
-                    **seeds,
-                    "delay": dname,
-                    "rule": rule,
-                    "scheme": label,
-                    "kind": run.scheme,
-                    "lazy": run.scheme in _LAZY,
-                    "stepsize_times_smoothness": run.stepsize * consts.total_smoothness,
-                    "kappa": consts.kappa,
-                    **summary.loc[label].to_dict(),
-                    **checks,
-                }
-            )
+            row = {**seeds, "delay": dname, "rule": rule, "scheme": label, "kind": run.scheme}
+            row["lazy"] = run.scheme in _LAZY
+            row["stepsize_times_smoothness"] = run.stepsize * consts.total_smoothness
+            row["kappa"] = consts.kappa
+            rows.append(row | summary.loc[label].to_dict() | checks)
         metrics = convergence_metrics(runs, max_points)
         gap0 = metrics.groupby("scheme")["gap"].transform("first")
         curves.append(
@@ -669,32 +639,17 @@ def _bound_grid_seed(
                     for m, count in zip(*np.unique(run.n_selected, return_counts=True))
                 )
                 b = th.lazy_time_ratio_bound(L_units, c.total_smoothness, *nrg, delay=delay, **lazy)
-                rows.append(
-                    {
-                        "seed": i,
-                        "delay": name,
-                        "xi": xi,
-                        "history": history,
-                        "sqrt_d_xi": math.sqrt(history * xi),
-                        "rule": rule,
-                        "iterations": iters,
-                        "ggd_iterations": ggd_iters,
-                        "active_fraction": active,
-                        "time": time_,
-                        "ggd_time": ggd_iters * t_all,
-                        "sim_ratio": time_ / (ggd_iters * t_all),
-                        "sim_iteration_factor": iters / ggd_iters,
-                        "iter_bound": iter_bound,
-                        "ggd_iter_bound": ggd_bound_iters,
-                        "selection_bound": b["selection_bound"],
-                        "bound_units": b["selected"],
-                        "bound_time": iter_bound * b["time_factor"] * t_all,
-                        "ggd_bound_time": ggd_bound_iters * t_all,
-                        "iteration_factor": b["iteration_factor"],
-                        "time_factor": b["time_factor"],
-                        "bound_ratio": b["ratio"],
-                    }
-                )
+                row = {"seed": i, "delay": name, "xi": xi, "history": history}
+                row |= {"sqrt_d_xi": math.sqrt(history * xi), "rule": rule, "iterations": iters}
+                row |= {"ggd_iterations": ggd_iters, "active_fraction": active, "time": time_}
+                row["ggd_time"] = ggd_iters * t_all
+                row["sim_ratio"] = time_ / (ggd_iters * t_all)
+                row["sim_iteration_factor"] = iters / ggd_iters
+                row |= {"iter_bound": iter_bound, "ggd_iter_bound": ggd_bound_iters}
+                row["selection_bound"] = b["selection_bound"]
+                row["bound_time"] = iter_bound * b["time_factor"] * t_all
+                row |= {"iteration_factor": b["iteration_factor"], "bound_ratio": b["ratio"]}
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -724,8 +679,7 @@ def bound_grid(
     One row per (seed, delay, ξ, D, rule): measured ``iterations, ggd_iterations,
     active_fraction, time, ggd_time, sim_ratio, sim_iteration_factor``; the bound's
     ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (eq. 30),
-    ``bound_time`` (eq. 31), ``ggd_bound_time`` (eq. 29), ``bound_ratio`` and its factors
-    ``iteration_factor = 1/(1-sqrt(Dξ))`` and ``time_factor``.
+    ``bound_time`` (eq. 31), ``bound_ratio`` and ``iteration_factor = 1/(1-sqrt(Dξ))``.
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
@@ -751,39 +705,33 @@ def bound_grid(
 
 
 def bound_grid_summary(grid: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Per (delay, ξ, D, rule): the simulated ratio G-LAG/G-GD (geometric mean over seeds,
-    paired t-interval), the bound's ratio (mean, min, max), the winner each says (``"G-LAG"``
-    when below 1, ``"G-GD"`` when above, else ``"tie"``) and ``looseness = bound / simulated``.
+    """Per (delay, ξ, D, rule): the bound's ratio G-LAG/G-GD (mean over seeds), the simulated
+    one (geometric mean, paired t-interval), the winner each says (``"G-LAG"`` when below 1,
+    ``"G-GD"`` when above, else ``"tie"``), ``looseness = bound / simulated`` and mean factors.
     """
     rows = []
     keys = ["delay", "xi", "history", "rule"]
     for key, part in grid.groupby(keys, sort=False):
         sim, lo, hi = ratio_interval(part["time"], part["ggd_time"], level)
         b = part["bound_ratio"]
-        mean = {k: float(part[k].mean()) for k in _GRID_MEANS}
         rows.append(
             {
                 **dict(zip(keys, key)),
                 "sqrt_d_xi": float(part["sqrt_d_xi"].iloc[0]),
-                "n_seeds": len(part),
+                "bound_ratio": float(b.mean()),
                 "sim_ratio": sim,
                 "sim_low": lo,
                 "sim_high": hi,
-                "bound_ratio": float(b.mean()),
-                "bound_min": float(b.min()),
-                "bound_max": float(b.max()),
-                "sim_winner": "G-LAG" if hi < 1 else ("G-GD" if lo > 1 else "tie"),
                 "bound_winner": "G-LAG" if b.max() < 1 else ("G-GD" if b.min() > 1 else "tie"),
+                "sim_winner": "G-LAG" if hi < 1 else ("G-GD" if lo > 1 else "tie"),
                 "looseness": float(b.mean()) / sim,
-                **mean,
-                "iterations_within_bound": bool((part["iterations"] <= part["iter_bound"]).all()),
-                "time_within_bound": bool((part["time"] <= part["bound_time"]).all()),
+                **{k: float(part[k].mean()) for k in _GRID_MEANS},
             }
         )
     return pd.DataFrame(rows)
 
 
-_GRID_MEANS = ("active_fraction", "selection_bound", "sim_iteration_factor", "iteration_factor")
+_GRID_MEANS = ("selection_bound", "active_fraction", "iteration_factor", "sim_iteration_factor")
 
 
 def bound_best_case(
@@ -1033,7 +981,7 @@ def groups_text(layout: LAGCLayout) -> str:
     parts = []
     for g in range(layout.n_groups):
         ws = layout.group_workers(g)
-        whole = all(set(layout.stored_partitions(w)) == set(layout.group_partitions(g)) for w in ws)
+        whole = all(set(layout.stored_partitions(w)) == set(ws) for w in ws)
         parts.append(
             "{" + ",".join(f"W{w + 1}" for w in ws) + "}" + (f": all of D_{g + 1}" if whole else "")
         )
@@ -1042,12 +990,9 @@ def groups_text(layout: LAGCLayout) -> str:
 
 def any_wait_for_decodes(layout: LAGCLayout) -> bool:
     """Every set of ``wait_for`` workers of a group recovers its gradient sum (cyclic GC code)."""
-    n_g, stored = layout.workers_per_group, layout.stored_per_worker
+    n_g, stored, first = layout.workers_per_group, layout.stored_per_worker, layout.group_workers(0)
     if not layout.coded:
-        return all(
-            set(layout.stored_partitions(w)) == set(layout.group_partitions(0))
-            for w in layout.group_workers(0)
-        )
+        return all(set(layout.stored_partitions(w)) == set(first) for w in first)
     code = cyclic_repetition_code(n_g, stored - 1)
     support_ok = np.array_equal(code.B != 0, layout.storage_matrix()[:n_g, :n_g])
     return support_ok and all(
@@ -1114,7 +1059,7 @@ _READ = {  # what a row of Figs. 3-5 reads off a layout
     "groups": groups_text,
     "wait": lambda lay: lay.wait_for,
     "decodes": lambda lay: str(any_wait_for_decodes(lay)),
-    "batches": lambda lay: len(lay.group_partitions(0)),
+    "batches": lambda lay: len(lay.group_workers(0)),
 }
 _G3 = "{W1,W2}: all of D_1 | {W3,W4}: all of D_2 | {W5,W6}: all of D_3"
 _FIGS = [  # item, quantity, layout, what we read, the paper's value
@@ -1168,22 +1113,25 @@ def _remark2_specs(nb: Notebook) -> list:
     S = partial(spec, "exact", section=SECTIONS["sec2"], basis="check")
     fields = ("downloads", "uploads", "computation")
 
-    def pair(name, same):
-        def measured(remark2):
-            row = remark2.set_index("pair").loc[name]
-            if not same:
-                return {"ours": row["max |iterate difference|"]}
-            same_sel = row["same selections"] or name.endswith("vs GC")
-            return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
-
-        return measured
+    def pair(remark2, *, name, same):
+        row = remark2.set_index("pair").loc[name]
+        if not same:
+            return {"ours": row["max |iterate difference|"]}
+        same_sel = row["same selections"] or name.endswith("vs GC")
+        return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
 
     def example(args):
         loads = th.loads_per_iteration(*args, n_selected=1)
         return lambda: {"ours": _loads_text(*(loads[f] for f in fields))}
 
     specs = [
-        S("Remark 2", f"{name}: {what}", pair(name, same), setting=setting, **paper)
+        S(
+            "Remark 2",
+            f"{name}: {what}",
+            partial(pair, name=name, same=same),
+            setting=setting,
+            **paper,
+        )
         for name in REMARK2_PAIRS
         for same, what, paper in (
             (False, "max |θ difference|", {"paper": 0.0, "rtol": 0.0}),
@@ -1362,10 +1310,8 @@ def _table1_specs(nb: Notebook) -> list:
     S = partial(spec, item="Table I", setting=setting, section=SECTIONS["sec6"], basis="paper")
 
     def row(metric, technique, label, word):
-        q, ratio = (
-            f"{metric} per iteration, {technique} / GD",
-            _ratio(_TABLE1_METRICS[metric], label, "GD", nb.first),
-        )
+        q = f"{metric} per iteration, {technique} / GD"
+        ratio = _ratio(_TABLE1_METRICS[metric], label, "GD", nb.first)
         if label == "LAG":  # selection: a paired ratio over seeds
             sign, expected = ("<", "less") if word == "better" else (">", "greater")
             return S(
@@ -1419,22 +1365,19 @@ def _robustness_specs(nb: Notebook) -> list:
 
 
 def _time_per_iter_specs(nb: Notebook) -> list:
-    def measured(label, dname, why):
-        def ratio(summary):
-            f = np.divide(*_ratio("time_per_iter_formula", label, "GD", dname)(summary).values())
-            return _ratio("time_per_iter", label, "GD", dname)(summary) | {
-                "expected": "greater" if f.mean() > 1 else "less",
-                "paper_text": f"formula ×{f.mean():.3f}: {why}",
-            }
-
-        return ratio
+    def measured(summary, *, label, dname, why):
+        f = np.divide(*_ratio("time_per_iter_formula", label, "GD", dname)(summary).values())
+        return _ratio("time_per_iter", label, "GD", dname)(summary) | {
+            "expected": "greater" if f.mean() > 1 else "less",
+            "paper_text": f"formula ×{f.mean():.3f}: {why}",
+        }
 
     S = partial(spec, "comparison", section=SECTIONS["sec6"], basis="derived")
     return [
         S(
             f"eqs. (23), {eq} (reconstructed)",
             f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
-            measured(label, dname, why),
+            partial(measured, label=label, dname=dname, why=why),
             setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
         )
         for label, technique, eq, why in (
@@ -1495,41 +1438,37 @@ def _iteration_time_specs(nb: Notebook) -> list:
     kind = {label: scheme for label, scheme, _ in nb.configs}
     n_rows = len(nb.delays) * len(nb.labels)
 
-    def measured(dname, label):
+    def measured(summary, *, dname, label):
         fixed = kind[label] not in _LAZY  # no selection: a fixed formula
-
-        def check(summary):
-            sim = seed_values(summary, "time_per_iter", label, dname)
-            formula = seed_values(summary, "time_per_iter_formula", label, dname)
-            if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
-                raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
-            samples, paper, unit = (
-                (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
-            )
-            m, lo, hi = mean_interval(samples)
-            reason = ""
-            if not lo <= paper <= hi:
-                se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
-                z = (m - paper) / se if se > 0 else math.inf
-                heavy = dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
-                reason = (
-                    f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} standard errors)"
-                    + (
-                        "; with Pareto shape β ≤ 2 the time of a wait-for-all iteration has infinite variance, so the t-interval over seeds under-covers"
-                        if heavy
-                        else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
-                    )
+        sim = seed_values(summary, "time_per_iter", label, dname)
+        formula = seed_values(summary, "time_per_iter_formula", label, dname)
+        if fixed != bool(np.allclose(formula, formula[0], rtol=1e-12)):
+            raise ValueError(f"{label}, {dname}: the formula's time per iteration varies")
+        samples, paper, unit = (
+            (sim, formula[0], nb.unit[dname]) if fixed else (sim / formula, 1.0, "×")
+        )
+        m, lo, hi = mean_interval(samples)
+        reason = ""
+        if not lo <= paper <= hi:
+            se = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
+            z = (m - paper) / se if se > 0 else math.inf
+            heavy = dname == "pareto" and nb.pareto_shape <= 2 and kind[label] in ("gd", "lag")
+            reason = (
+                f"simulated {m:.4g} vs formula {paper:.4g} ({m / paper - 1:+.2%}, {abs(z):.1f} standard errors)"
+                + (
+                    "; with Pareto shape β ≤ 2 the time of a wait-for-all iteration has infinite variance, so the t-interval over seeds under-covers"
+                    if heavy
+                    else f"; {n_rows} such rows at 95 % expect {0.05 * n_rows:.1f} misses"
                 )
-            return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
-
-        return check
+            )
+        return {"samples": samples, "paper": paper, "unit": unit, "reason": reason}
 
     S = partial(spec, "interval", section=SECTIONS["sec6"], basis="check")
     return [
         S(
             _ITEM_T[kind[label]],
             f"{'simulated / formula ' if kind[label] in _LAZY else ''}time per iteration, {label}, {dname}",
-            measured(dname, label),
+            partial(measured, dname=dname, label=label),
             setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
         )
         for dname in nb.delays
@@ -1723,32 +1662,27 @@ def _conclusion_specs(nb: Notebook) -> list:
 def _computation_specs(nb: Notebook) -> list:
     redundant = [label for label, scheme, _ in nb.configs if scheme in ("gc", "g-gd", "lagc")]
 
-    def verdict(rule):
-        def measured(summary):
-            comp = {
-                o: ratio_interval(
-                    *_ratio("computation", "G-LAG", o, nb.first, rule)(summary).values()
-                )
-                for o in nb.others
-            }
-            ours = "G-LAG / " + "; / ".join(
-                f"{o} ×{m:.2f} [{lo:.2f}, {hi:.2f}]" for o, (m, lo, hi) in comp.items()
-            )
-            below = [o for o, (_, _, hi) in comp.items() if hi < 1]
-            if len(below) == len(nb.others):
-                return {"ours": ours, "verdict": "reproduced", "reason": ""}
-            above = [o for o, (_, lo, _) in comp.items() if lo > 1]
-            tied = [o for o in nb.others if o not in below and o not in above]
-            verdict = "partly" if all(o in below for o in redundant[:2]) else "not reproduced"
-            frac = seed_values(summary, "active_fraction", "G-LAG", nb.first, rule).mean()
-            reason = (
-                f"fewer gradients than {', '.join(below) or 'no scheme'}, more than {', '.join(above) or 'no scheme'}"
-                + (f", indistinguishable from {', '.join(tied)}" if tied else "")
-                + f": each G-LAG worker computes r={nb.redundancy} partitions and {frac:.0%} of the groups are active per iteration (measured)"
-            )
-            return {"ours": ours, "verdict": verdict, "reason": reason}
-
-        return measured
+    def measured(summary, *, rule):
+        comp = {
+            o: ratio_interval(*_ratio("computation", "G-LAG", o, nb.first, rule)(summary).values())
+            for o in nb.others
+        }
+        ours = "G-LAG / " + "; / ".join(
+            f"{o} ×{m:.2f} [{lo:.2f}, {hi:.2f}]" for o, (m, lo, hi) in comp.items()
+        )
+        below = [o for o, (_, _, hi) in comp.items() if hi < 1]
+        if len(below) == len(nb.others):
+            return {"ours": ours, "verdict": "reproduced", "reason": ""}
+        above = [o for o, (_, lo, _) in comp.items() if lo > 1]
+        tied = [o for o in nb.others if o not in below and o not in above]
+        verdict = "partly" if all(o in below for o in redundant[:2]) else "not reproduced"
+        frac = seed_values(summary, "active_fraction", "G-LAG", nb.first, rule).mean()
+        reason = (
+            f"fewer gradients than {', '.join(below) or 'no scheme'}, more than {', '.join(above) or 'no scheme'}"
+            + (f", indistinguishable from {', '.join(tied)}" if tied else "")
+            + f": each G-LAG worker computes r={nb.redundancy} partitions and {frac:.0%} of the groups are active per iteration (measured)"
+        )
+        return {"ours": ours, "verdict": verdict, "reason": reason}
 
     uncertainty = (
         f"geometric mean [95 % t-interval of the log ratio over {nb.n_seeds} paired seeds]"
@@ -1757,7 +1691,7 @@ def _computation_specs(nb: Notebook) -> list:
         _abstract(
             "qualitative",
             f"computation to target: G-LAG low, {short}",
-            verdict(rule),
+            partial(measured, rule=rule),
             paper="low computational cost",
             setting=nb.run_setting(nb.rule_text[rule]),
             uncertainty=uncertainty,
@@ -1767,42 +1701,33 @@ def _computation_specs(nb: Notebook) -> list:
 
 
 def _best_specs(nb: Notebook) -> list:
-
-    def verdict(rule):
-        def measured(summary, outcomes):
-            named = {  # the rule's comparison rows by what they compare
-                f"{m}{'' if d == 'any' else f' ({d})'} vs {o}": row.outcome
-                for (m, rl, d, o), row in outcomes.items()
-                if rl == rule
-            }
-            worse = [n for n, out in named.items() if out == "greater"]
-            tied = [n for n, out in named.items() if out == "indistinguishable"]
-            wins = sum(out == "less" for out in named.values())
-            ours = (
-                f"G-LAG better in {wins} of {len(named)} paired comparisons (time: both delay models; messages)"
-                + (f"; worse: {', '.join(worse)}" if worse else "")
-                + (f"; indistinguishable: {', '.join(tied)}" if tied else "")
-            )
-            if wins == len(named):
-                return {"ours": ours, "verdict": "reproduced", "reason": ""}
-            it = ", ".join(
-                f"{o} ×{_gmean_ratio(summary, 'iterations', o, nb.first, rule):.2f}"
-                for o in nb.others
-            )
-            reason = f"per-comparison reasons in the rows above; G-LAG's iterations relative to the others {it} (measured)"
-            return {
-                "ours": ours,
-                "verdict": "not reproduced" if worse else "partly",
-                "reason": reason,
-            }
-
-        return measured
+    def measured(summary, outcomes, *, rule):
+        named = {  # the rule's comparison rows by what they compare
+            f"{m}{'' if d == 'any' else f' ({d})'} vs {o}": row.outcome
+            for (m, rl, d, o), row in outcomes.items()
+            if rl == rule
+        }
+        worse = [n for n, out in named.items() if out == "greater"]
+        tied = [n for n, out in named.items() if out == "indistinguishable"]
+        wins = sum(out == "less" for out in named.values())
+        ours = (
+            f"G-LAG better in {wins} of {len(named)} paired comparisons (time: both delay models; messages)"
+            + (f"; worse: {', '.join(worse)}" if worse else "")
+            + (f"; indistinguishable: {', '.join(tied)}" if tied else "")
+        )
+        if wins == len(named):
+            return {"ours": ours, "verdict": "reproduced", "reason": ""}
+        it = ", ".join(
+            f"{o} ×{_gmean_ratio(summary, 'iterations', o, nb.first, rule):.2f}" for o in nb.others
+        )
+        reason = f"per-comparison reasons in the rows above; G-LAG's iterations relative to the others {it} (measured)"
+        return {"ours": ours, "verdict": "not reproduced" if worse else "partly", "reason": reason}
 
     return [
         _abstract(
             "qualitative",
             f"G-LAG best time and communication, {short}",
-            verdict(rule),
+            partial(measured, rule=rule),
             paper="G-LAG best wall-clock time and communication (exponential and Pareto)",
             setting=nb.run_setting(*nb.delay_text.values(), nb.rule_text[rule]),
             uncertainty="summary of the paired comparison rows (95 % intervals)",
@@ -1957,15 +1882,10 @@ def _grid_specs(nb: Notebook) -> list:
             grid_facts(grid, grid_summary)["bound_holds"], "a run exceeds its bound (table above)"
         )
 
-    def ratio_cell(dname):
-        def measured(grid):
-            at = (
-                (grid["rule"] == "theory") & (grid["xi"] == nb.xi) & (grid["history"] == nb.history)
-            )
-            cell = grid[at & (grid["delay"] == dname)]
-            return {"numerator": cell["bound_time"], "denominator": cell["time"]}
-
-        return measured
+    def ratio_cell(grid, *, dname):
+        at = (grid["rule"] == "theory") & (grid["xi"] == nb.xi) & (grid["history"] == nb.history)
+        cell = grid[at & (grid["delay"] == dname)]
+        return {"numerator": cell["bound_time"], "denominator": cell["time"]}
 
     def verdict(grid, grid_summary, spread):
         f = grid_facts(grid, grid_summary)
@@ -2004,7 +1924,7 @@ def _grid_specs(nb: Notebook) -> list:
                 "comparison",
                 "eqs. (20), (31) (reconstructed) vs simulation",
                 f"bound / simulated G-LAG time, eq. (20) step, ξ={nb.xi:g}, D={nb.history}, {dname}",
-                ratio_cell(dname),
+                partial(ratio_cell, dname=dname),
                 expected="greater",
                 paper_text="an upper bound (ratio > 1)",
                 setting=join(nb.grid_setting, nb.delay_text[dname]),
@@ -2040,26 +1960,6 @@ def iteration_bound_text(nb: Notebook, summary: pd.DataFrame) -> str:
         + ", ".join(f"{k} ×{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]" for k, v in iter_ratio.items())
     )
 
-
-#: Columns of Section 9's table.
-GRID_COLUMNS = [
-    "delay",
-    "xi",
-    "history",
-    "rule",
-    "sqrt_d_xi",
-    "bound_ratio",
-    "sim_ratio",
-    "sim_low",
-    "sim_high",
-    "bound_winner",
-    "sim_winner",
-    "looseness",
-    "selection_bound",
-    "active_fraction",
-    "iteration_factor",
-    "sim_iteration_factor",
-]
 
 #: Notebook 04's claims by section: each a function of the :class:`Notebook` giving its specs.
 CLAIMS = {

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     import pandas as pd
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from codedlib.theory.lagc import LAGCLayout
@@ -30,7 +29,6 @@ __all__ = [
     "plot_convergence",
     "plot_convergence_bands",
     "plot_iteration_time_panels",
-    "plot_iteration_time_seeds",
     "plot_storage_layouts",
     "plot_table1_seeds",
 ]
@@ -74,7 +72,7 @@ def _style(label):
     return _STYLE.get(label.split(" ")[0], ("tab:gray", "-"))
 
 
-def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None = None) -> Figure:
+def plot_storage_layouts(layouts: Mapping[str, LAGCLayout]) -> Figure:
     """Figs. 3-5 as storage diagrams: rows are workers, columns are data batches; a filled
     cell means the worker stores (and computes on) the batch; colours are groups, and the
     group the PS selects in the paper's examples (the first) is drawn solid, the others faded.
@@ -104,8 +102,6 @@ def plot_storage_layouts(layouts: Mapping[str, LAGCLayout], *, title: str | None
             f"{LABELS.get(name, name)}\nPS waits for {wait} of {layout.workers_per_group} per group",
             fontsize=9,
         )
-    if title:
-        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -233,14 +229,12 @@ def _mean_err(table):
     return mean, np.clip(err, 0, None)
 
 
-def plot_table1_seeds(
-    table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
-) -> Figure:
+def plot_table1_seeds(table: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Table I measured over seeds: per-iteration time (one bar per delay model),
     communication and computation of each technique relative to GD. ``table`` has columns
     ``technique, metric, delay, mean, low, high`` (95 % interval over seeds as error bars).
     """
-    fig, ax = new_axes(ax, figsize=(9.0, 3.8))
+    fig, ax = new_axes(None, figsize=(9.0, 3.8))
     groups = list(dict.fromkeys(zip(table["metric"], table["delay"])))
     techniques = list(dict.fromkeys(table["technique"]))
     x = np.arange(len(groups))
@@ -260,38 +254,29 @@ def plot_table1_seeds(
     return fig
 
 
-def plot_iteration_time_seeds(
-    table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
-) -> Figure:
-    """Mean time per iteration: eq. 21/22/28 (grey) vs simulation (blue, 95 % interval over
-    seeds). ``table``: ``scheme, formula, mean, low, high``; for the lazy schemes the formula is
-    conditioned on the realised number of active units and averages over seeds.
-    """
-    fig, ax = new_axes(ax, figsize=(6.5, 3.4))
-    x = np.arange(len(table))
-    mean, err = _mean_err(table)
-    ax.bar(x - 0.2, table["formula"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
-    sim = {"label": "simulation (95 % CI over seeds)", "color": "tab:blue"}
-    ax.bar(x + 0.2, mean, 0.4, yerr=err, capsize=3, **sim)
-    ax.set_xticks(x, table["scheme"], fontsize=8)
-    ax.set_ylabel("mean time per iteration")
-    ax.legend(fontsize=7)
-    if title:
-        ax.set_title(title, fontsize=9)
-    return fig
-
-
 def plot_iteration_time_panels(
     table: pd.DataFrame, panel_titles: Mapping[str, str] | None = None, *, title: str | None = None
 ) -> Figure:
-    """:func:`plot_iteration_time_seeds` side by side, one panel per delay model."""
+    """Mean time per iteration, one panel per delay model: eq. 21/22/28 (grey) vs simulation
+    (blue, 95 % interval over seeds). ``table``: ``delay, scheme, formula, mean, low, high``;
+    for the lazy schemes the formula is conditioned on the realised number of active units and
+    averages over seeds.
+    """
     delays = list(dict.fromkeys(table["delay"]))
     n = len(delays)
     fig, (axes,) = subplots(1, n, figsize=(6.0 * n, 3.6), squeeze=False)
     panel_titles = panel_titles or {}
+    sim = {"label": "simulation (95 % CI over seeds)", "color": "tab:blue"}
     for ax, dname in zip(axes, delays):
         sub = table[table["delay"] == dname].reset_index(drop=True)
-        plot_iteration_time_seeds(sub, ax=ax, title=panel_titles.get(dname, dname))
+        x = np.arange(len(sub))
+        mean, err = _mean_err(sub)
+        ax.bar(x - 0.2, sub["formula"], 0.4, label="formula (eq. 21/22/28)", color="0.6")
+        ax.bar(x + 0.2, mean, 0.4, yerr=err, capsize=3, **sim)
+        ax.set_xticks(x, sub["scheme"], fontsize=8)
+        ax.set_ylabel("mean time per iteration")
+        ax.legend(fontsize=7)
+        ax.set_title(panel_titles.get(dname, dname), fontsize=9)
     if title:
         fig.suptitle(title, fontsize=8.5, y=1.0)
     fig.tight_layout()

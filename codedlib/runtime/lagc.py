@@ -118,10 +118,10 @@ class LAGCRoot(RootNode):
             groups.setdefault(g, []).append((j, vec, row))
         return groups
 
-    def _complete(self) -> bool:
-        groups = self._group_results()
-        wait = self.layout.wait_for
-        return all(len(groups.get(int(g), ())) >= wait for g in np.flatnonzero(self.selected))
+    def _short(self) -> list[int]:
+        """The selected groups with fewer than ``wait_for`` fresh results."""
+        groups, wait = self._group_results(), self.layout.wait_for
+        return [g for g in np.flatnonzero(self.selected).tolist() if len(groups.get(g, ())) < wait]
 
     def run(self) -> None:
         cfg, n_g, wait = self.config, self.layout.workers_per_group, self.layout.wait_for
@@ -133,19 +133,16 @@ class LAGCRoot(RootNode):
             start = now()
             workers = [c for c in self.plan.children if self.selected[(c - 1) // n_g]]
             self.send_task(t, self.theta, workers)
-            if not self.wait(self._complete, start + cfg.timeout):
+            if not self.wait(lambda: not self._short(), start + cfg.timeout):
                 self.timeout_error(t)
             self.fresh_groups = {}
             for g, results in self._group_results().items():
                 if not self.selected[g]:
                     continue
-                first = results[:wait]
-                for _, _, row in first:
+                positions, vectors, rows = zip(*results[:wait])
+                for row in rows:
                     self.rows[row]["used"] = True
-                self.fresh_groups[g] = self.combine(
-                    [j for j, _, _ in first], [v for _, v, _ in first]
-                )
-                self.stale[g] = self.fresh_groups[g]
+                self.stale[g] = self.fresh_groups[g] = self.combine(list(positions), list(vectors))
                 self.theta_hat[g] = self.theta
             old = self.theta
             self.n_selected.append(int(self.selected.sum()))
@@ -159,10 +156,7 @@ class LAGCRoot(RootNode):
 
     def timeout_error(self, t: int) -> NoReturn:
         n_g, wait = self.layout.workers_per_group, self.layout.wait_for
-        groups = self._group_results()
-        short = [
-            int(g) for g in np.flatnonzero(self.selected) if len(groups.get(int(g), ())) < wait
-        ]
+        short = self._short()
         got = {self.plan.children[p] - 1 for p, _, _ in self.fresh}
         missing = sorted(w for g in short for w in range(g * n_g, (g + 1) * n_g) if w not in got)
         raise StragglerTimeout(

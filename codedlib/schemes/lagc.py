@@ -47,6 +47,7 @@ from codedlib._validation import as_generator, check_int, check_real
 from codedlib.latency.models import HeterogeneousCluster
 from codedlib.problems import even_partition
 from codedlib.theory.lagc import LAGCLayout, lag_stepsize, lagc_layout, scheme_layout
+from codedlib.theory.lagc import _worker_dists as check_delay
 
 if TYPE_CHECKING:
     from codedlib.problems import Problem
@@ -77,17 +78,7 @@ class DelayStream:
     def __init__(self, delay, n_workers: int, replicas: int = 1, rng=None):
         self.n_workers = check_int("n_workers", n_workers, low=1)
         self.replicas = check_int("replicas", replicas, low=1)
-        if isinstance(delay, HeterogeneousCluster):
-            if delay.n_workers != self.n_workers:
-                raise ValueError(
-                    f"delay must be a cluster of n_workers={self.n_workers} "
-                    f"workers, got {delay.n_workers}"
-                )
-        elif not (hasattr(delay, "rvs") and hasattr(delay, "cdf")):
-            raise ValueError(
-                "delay must be a frozen scipy distribution or a "
-                f"HeterogeneousCluster, got delay={delay!r}"
-            )
+        check_delay(delay, self.n_workers)  # a frozen distribution or a cluster of N workers
         self.delay = delay
         if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
             self.seed = int(rng)
@@ -500,7 +491,6 @@ def run_g_gd(
     worker of each group. Time per iteration ``E[T_(G:G)]`` of the group minima (eq. 29).
     """
     layout = scheme_layout("g-gd", n_workers, redundancy, n_groups)
-    kwargs.pop("xi", None)
     return run_lagc(
         problem, n_workers, redundancy, layout.n_groups, lazy=False, scheme="g-gd", **kwargs
     )

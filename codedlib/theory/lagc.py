@@ -122,14 +122,11 @@ class LAGCLayout:
         return self.stored_per_worker < self.workers_per_group
 
     def group_workers(self, group: int) -> np.ndarray:
-        """Worker indices of group ``group`` (0-based, consecutive)."""
+        """Worker indices of group ``group`` (0-based, consecutive), also the fine partitions
+        it owns (its data block ``D_g``)."""
         group = check_int("group", group, low=0, high=self.n_groups - 1)
         n_g = self.workers_per_group
         return np.arange(group * n_g, (group + 1) * n_g)
-
-    def group_partitions(self, group: int) -> np.ndarray:
-        """Fine partitions owned by ``group`` (the group's data block ``D_g``)."""
-        return self.group_workers(group)
 
     def stored_partitions(self, worker: int) -> np.ndarray:
         """Fine partitions stored by ``worker``: cyclic inside its group (Tandon et al.).
@@ -364,15 +361,11 @@ def expected_iteration_time(
     ``HeterogeneousCluster`` (then the first ``n_selected`` units are selected).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
-    if delay is None:
-        raise ValueError("delay must be a frozen distribution or a HeterogeneousCluster, got None")
-    n_units = layout.n_groups
-    if n_selected is None:
-        n_selected = n_units
-    n_selected = check_int("n_selected", n_selected, low=0, high=n_units)
+    dists = _worker_dists(delay, layout.n_workers)
+    n_selected = layout.n_groups if n_selected is None else n_selected
+    n_selected = check_int("n_selected", n_selected, low=0, high=layout.n_groups)
     if n_selected == 0:
         return 0.0
-    dists = _worker_dists(delay, layout.n_workers)
     fam = _family(delay) if dists is None else None
     key = (layout.n_workers, layout.stored_per_worker, layout.n_groups, n_selected, fam)
     if fam is not None and key in _TIME_CACHE:
@@ -507,11 +500,9 @@ def loads_per_iteration(
     ``2N - r + 1`` messages and ``rN`` gradients (eq. 32, 33).
     """
     layout = scheme_layout(scheme, n_workers, redundancy, n_groups)
-    m = (
-        layout.n_groups
-        if n_selected is None
-        else check_real("n_selected", n_selected, low=0.0, high=layout.n_groups)
-    )
+    m = layout.n_groups
+    if n_selected is not None:
+        m = check_real("n_selected", n_selected, low=0.0, high=layout.n_groups)
     downloads = m * layout.workers_per_group
     uploads = m * layout.wait_for
     return {

@@ -18,20 +18,6 @@ from codedlib.widgets._common import Explorer, Report, float_slider
 
 __all__ = ["explore_lagc", "lagc_report", "lagc_view"]
 
-#: Arguments of :func:`codedlib.experiments.lagc.compare_schemes` the explorer has controls for.
-_CONTROLS = (
-    "n_workers",
-    "redundancy",
-    "n_groups",
-    "xi",
-    "history",
-    "delay_kind",
-    "mean",
-    "scale",
-    "shape",
-    "stepsize_rule",
-)
-
 
 def lagc_report(*args, **settings) -> dict:
     """Complexities (Table II, theory) and a fresh run (simulation) for one setting: what
@@ -74,7 +60,7 @@ def explore_lagc(**defaults) -> Explorer:
 
     # the controls start at compare_schemes' defaults (kept there only)
     parameters = inspect.signature(ex.compare_schemes).parameters
-    d = {name: parameters[name].default for name in _CONTROLS} | defaults
+    d = {name: p.default for name, p in parameters.items()} | defaults
     style = {"description_width": "initial"}
     drop = partial(w.Dropdown, style=style)
     ints = partial(w.IntSlider, min=1, style=style)
