@@ -110,7 +110,7 @@ def test_fig7_load_balancing_halves_latency():
     df = ex.fig7_load_balancing(n_workers=8, n_iterations=150, rng=0)
     last = df[df.iteration >= 130].groupby(["run", "iteration"]).latency.max().groupby("run").mean()
     assert last["not balanced"] > 1.5 * last["load-balanced"]
-    assert len(df.attrs["repartition_iterations"]) > 0
+    assert len(df[df.run == "load-balanced"].marks.iloc[0]) > 0
 
 
 def test_widget_functions():
@@ -176,10 +176,11 @@ def test_repeated_latency_experiments_have_a_seed_column():
     assert (w3.order_statistic < w3.event_driven).all()
 
 
-def test_fig7_repeated_and_final_latency():
-    df = ex.fig7_repeated((0, 1), n_workers=8, n_iterations=60, slow_at=20, fast_at=40)
+def test_fig7_over_seeds_and_final_latency():
+    df = over_seeds(
+        ex.fig7_load_balancing, (0, 1), n_workers=8, n_iterations=60, slow_at=20, fast_at=40
+    )
     assert sorted(df.seed.unique()) == [0, 1]
-    assert set(df.attrs["repartition_iterations"]) == {0, 1}
     last = ex.fig7_final_latency(df, last=10)
     assert last.seed.tolist() == [0, 1]
     assert list(last.columns) == ["seed", "load_balanced", "not_balanced"]
@@ -336,7 +337,9 @@ def test_dsag_plots_draw_bands_and_captions():
     dp.add_caption(fig, "stand-in: toy runs")
     assert any("stand-in: toy runs" in t.get_text() for t in fig.texts)
     plt.close(fig)
-    runs = ex.fig7_repeated((0, 1), n_workers=8, n_iterations=40, slow_at=10, fast_at=20)
+    runs = over_seeds(
+        ex.fig7_load_balancing, (0, 1), n_workers=8, n_iterations=40, slow_at=10, fast_at=20
+    )
     fig = dp.plot_load_balancing(runs, seed=1, summary=ex.fig7_final_latency(runs, last=5))
     assert len(fig.axes) == 3 and "seed 1" in fig.axes[0].get_title()
     plt.close(fig)

@@ -102,7 +102,6 @@ __all__ = [
     "fig6_measure",
     "fig7_final_latency",
     "fig7_load_balancing",
-    "fig7_repeated",
     "fig8_convergence",
     "fig8_methods",
     "fig8_measure",
@@ -317,19 +316,20 @@ def fig6_measure(
 
 # -- Load balancing (Fig. 7) ---------------------------------------------------------------
 def fig7_load_balancing(
+    rng: RngLike = None,
     n_workers: int = 8,
     n_iterations: int = 150,
     n_subpartitions: int = 20,
     slow_at: int = 40,
     fast_at: int = 90,
     factor: float = 2.0,
-    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Fig. 7: per-worker latency of DSAG (w = N = 8, step 0.9, small PCA problem) with and
     without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
     random workers slow down by ``factor``, after ``fast_at`` another 3 speed up by it. One row
     per (run, task): :class:`codedlib.schemes.dsag.DSAGRun`'s task columns, ``latency``,
-    ``run`` and ``role``; ``attrs``: the balanced run's ``repartition_iterations``."""
+    ``run``, ``role`` and ``marks`` (the run's repartition iterations). The seed comes first,
+    as :func:`codedlib.replicate.over_seeds` passes it."""
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
     data = sparse_lowrank_binary(n_samples=n, dim=20, rng=rng)
@@ -350,7 +350,7 @@ def fig7_load_balancing(
 
     seed = int(rng.integers(2**31))
     common = dict(n_iterations=n_iterations, slowdown=slowdown, projection=pca_projection(problem))
-    frames, marks = [], []
+    frames = []
     for label, lb in (
         ("load-balanced", LoadBalancerConfig(interval=0.1, window=1.0)),
         ("not balanced", None),
@@ -358,14 +358,14 @@ def fig7_load_balancing(
         run = simulate_dsag(
             problem, model, n_workers, n_subpartitions, 0.9, load_balancer=lb, rng=seed, **common
         )
-        t = run.tasks
+        t, ends = run.tasks, run.history.time.to_numpy()
+        marks = tuple(sorted({int(np.searchsorted(ends, t)) + 1 for t, *_ in run.repartitions}))
+        latency = t.comm_time + t.compute_time
         frames.append(
-            t.assign(latency=t.comm_time + t.compute_time, run=label, role=role[t.worker])
+            t.assign(latency=latency, run=label, role=role[t.worker], marks=[marks] * len(t))
         )
-        ends = run.history.time.to_numpy()
-        marks.append(sorted({int(np.searchsorted(ends, t)) + 1 for t, *_ in run.repartitions}))
     df = pd.concat(frames, ignore_index=True)
-    df.attrs.update(repartition_iterations=marks[0], slow_at=slow_at, fast_at=fast_at)
+    df.attrs.update(slow_at=slow_at, fast_at=fast_at)
     return df
 
 
@@ -1170,23 +1170,6 @@ def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.D
     end["event_driven_ratio"] = end.event_driven / end.recorded
     end["order_statistic_ratio"] = end.order_statistic / end.recorded
     return end
-
-
-def _fig7_measure(seed, **kwargs) -> pd.DataFrame:
-    """Fig. 7 for one seed (:func:`fig7_load_balancing`), its repartition iterations (which
-    differ per seed) moved from ``attrs`` into a ``marks`` column."""
-    df = fig7_load_balancing(rng=seed, **kwargs)
-    return df.assign(marks=[tuple(df.attrs.pop("repartition_iterations"))] * len(df))
-
-
-def fig7_repeated(seeds: int | Iterable[int] = (0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
-    with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks."""
-    df = over_seeds(_fig7_measure, seeds, desc="Fig. 7 seeds", **kwargs)
-    marks = {s: list(m) for s, m in df.groupby("seed", sort=False).marks.first().items()}
-    out = df[[c for c in df if c not in ("seed", "marks")] + ["seed"]]
-    out.attrs.update(df.attrs, repartition_iterations=marks)
-    return out
 
 
 def fig7_final_latency(df: pd.DataFrame, last: int = 20) -> pd.DataFrame:

@@ -198,11 +198,10 @@ def plot_load_balancing(
     df: pd.DataFrame, *, summary: pd.DataFrame, seed: int | None = None, title: str | None = None
 ) -> Figure:
     """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
-    :func:`codedlib.experiments.dsag.fig7_repeated` (the run of ``seed``, default the first),
+    :func:`codedlib.experiments.dsag.fig7_load_balancing` over seeds (the run of ``seed``, default the first),
     and each seed's mean latency over the last iterations, balanced vs not, and their mean
     (``summary``: ``fig7_final_latency``)."""
     seed = df.seed.iloc[0] if seed is None else seed
-    marks = df.attrs["repartition_iterations"].get(seed, [])
     df = df[df.seed == seed]
     fig = Figure(figsize=(14, 4))
     grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))
@@ -215,7 +214,7 @@ def plot_load_balancing(
             ax.plot(tr["iteration"] + 1, tr["latency"], lw=1, color=colors[tr["role"].iloc[0]])
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it
-            for k, it in enumerate(marks):
+            for k, it in enumerate(sub.marks.iloc[0]):
                 label = "re-partitioning" if k == 0 else None
                 ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0, label=label)
             if ax.get_legend_handles_labels()[0]:
