@@ -302,7 +302,7 @@ def test_trace_dsag_predictions_rejects_other_traces(tmp_path):
 
 def test_fig8_records_fresh_results_and_workload():
     df = ex.fig8_convergence(
-        "logistic",
+        kind="logistic",
         n_workers=6,
         w=2,
         n_samples=240,
@@ -382,7 +382,7 @@ def test_aws_model_draws_in_table_i_ranges_and_bursts_cover_their_share():
         ex.aws_model("svm")
     with pytest.raises(ValueError, match="cluster"):
         ex.fig8_convergence(
-            "logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01
+            kind="logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01
         )
 
 

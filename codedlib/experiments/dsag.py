@@ -104,7 +104,6 @@ __all__ = [
     "fig7_load_balancing",
     "fig8_convergence",
     "fig8_methods",
-    "fig8_measure",
     "load_traces",
     "logistic_problem",
     "mean_time_to_gap",
@@ -593,6 +592,7 @@ def _fig8_problem(kind, n_samples, dim, correlation):
 
 
 def fig8_convergence(
+    seed: int = 0,
     kind: str = "pca",
     *,
     n_workers: int = 49,
@@ -604,7 +604,6 @@ def fig8_convergence(
     dim: int | None = None,
     methods: Sequence[tuple[str, str, int, bool]] | None = None,
     margin: float = 0.02,
-    seed: int = 0,
     comp_cv: float = 0.05,
     semantics: str = "reference",
     cluster: str = "ex3",
@@ -619,7 +618,8 @@ def fig8_convergence(
     Defaults: step 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the stochastic methods;
     100 / 10 subpartitions; coded: rate 45/49. A run stops once its gap is below 1e-12 (the
     floating-point floor) and records about 300 points. Data from seed 0 (the same for every
-    run, as in the paper); cluster, latencies and initial point from ``seed``."""
+    run, as in the paper); cluster, latencies and initial point from ``seed`` (first, as
+    :func:`codedlib.replicate.over_seeds` passes it; the paper averages 5 runs)."""
     rng = as_generator(seed)
     problem, projection, gap, (p_default, eta_default, limit_default, lb) = _fig8_problem(
         kind, n_samples, dim, correlation
@@ -789,13 +789,6 @@ def trace_cumulative_latency(
     return pd.DataFrame(frame)
 
 
-def fig8_measure(seed: int, kind: str = "pca", **kwargs) -> pd.DataFrame:
-    """Fig. 8 for one run seed on the same data (:func:`fig8_convergence`; the paper averages 5
-    runs); ``attrs`` are the same for every seed, so :func:`codedlib.replicate.over_seeds`
-    keeps them."""
-    return fig8_convergence(kind, seed=seed, **kwargs)
-
-
 #: Balancer schedules of the load-balancing sweep: Fig. 8's (logistic) and one whose optimizer
 #: takes the paper's 0.5 s per solution (Section VII-B: "about ... 0.5 seconds for the
 #: load-balancer to produce a first solution" for logistic regression; ours otherwise takes none).
@@ -822,7 +815,7 @@ def _lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) 
     for level, cv in enumerate(comp_cvs):
         for name, method, cfg in runs:
             sub = fig8_convergence(
-                kind, seed=seed, methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
+                seed, kind, methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
             )
             hit = sub[sub.gap <= gap]
             end = hit.iloc[0] if len(hit) else sub.iloc[-1]
@@ -960,7 +953,7 @@ def _semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
             "time_to_gap": first_reach(sub.time, sub.gap, gap),
         }
         for semantics in SEMANTICS
-        for label, sub in fig8_convergence(kind, seed=seed, semantics=semantics, **kwargs).groupby(
+        for label, sub in fig8_convergence(seed, kind, semantics=semantics, **kwargs).groupby(
             "method", sort=False
         )
     ]
@@ -971,7 +964,7 @@ def _sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[
     out = []
     for level, r in enumerate(rows_per_subpartition):
         n_samples = r * kwargs["n_workers"] * kwargs["n_subpartitions"]
-        df = fig8_convergence("pca", seed=seed, n_samples=n_samples, **kwargs)
+        df = fig8_convergence(seed, "pca", n_samples=n_samples, **kwargs)
         out += [
             {
                 "level": level,
