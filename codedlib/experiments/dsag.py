@@ -1219,13 +1219,6 @@ def time_to_gap_summary(
     return pd.DataFrame(rows, columns=["method", "gap", "n", "never", "mean", "low", "high"])
 
 
-def _at_gap(ps, gap=1e-4):
-    """Seeds × methods: the times to ``gap`` of :func:`time_to_gap_per_seed`."""
-    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
-        index="seed", columns="method", values="time"
-    )
-
-
 def paired_times(
     per_seed: pd.DataFrame,
     numerator: str,
@@ -1236,7 +1229,8 @@ def paired_times(
     """Times to ``gap`` of two methods paired by seed (:func:`time_to_gap_per_seed`) and how
     many runs never reached it: those count as ``censor`` (the time limit, a lower bound), or
     without ``censor`` raise ValueError."""
-    wide = _at_gap(per_seed, gap)
+    sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
+    wide = sub.pivot(index="seed", columns="method", values="time")
     for m in (numerator, denominator):
         if m not in wide:
             raise ValueError(f"method {m!r} not in the runs, got {list(wide.columns)}")
@@ -2237,98 +2231,108 @@ def _fresh(w):
     )
 
 
+def _at_gap(ps, gap=1e-4):
+    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
+        index="seed", columns="method", values="time"
+    )
+
+
 def _final_gaps(problems, problem):
     return problems[problem][1].groupby(["seed", "method"]).final_gap.first().unstack()
 
 
+def _gd_fastest(problems, w, n, problem):
+    stochastic = [f"SGD w={w}", f"SAG w={w}", f"SAG w={n}", f"DSAG w={w}"]
+    df, ps, setting, limit = problems[problem]
+    at = _at_gap(ps)
+    fastest = at[stochastic].min(axis=1)
+    gd = at["GD"].fillna(limit)
+    value, lo, hi = ratio_interval(gd, fastest)
+    verdict, reason = "reproduced", ""
+    if lo <= 1:
+        verdict = "not reproduced"
+        reason = (
+            "GD is faster over the seeds"
+            if hi < 1
+            else "indistinguishable: the interval includes 1"
+        )
+    elif lo <= 2 <= hi:
+        verdict = "reproduced within CI"
+    elif lo <= 2:
+        verdict = "partly"
+        reason = "the fastest stochastic method is faster than GD, but by less than 2×"
+    return dict(
+        numerator=gd,
+        denominator=fastest,
+        verdict=verdict,
+        reason=reason,
+        setting=setting + f"; fastest of {', '.join(stochastic)} per seed",
+    )
+
+
+def _converges(problems, w, n, problem):
+    dsag = f"DSAG w={w}"
+    f = _final_gaps(problems, problem)
+    sagN = f"SAG w={n}"
+    converged = (f[dsag] <= 1e-10) & (f[sagN] <= 1e-10)
+    stalled = (f[f"SAG w={w}"] > 1e-6) & (f[f"SGD w={w}"] > 1e-6)
+    ok = bool((converged & stalled).all())
+    return dict(
+        verdict="reproduced" if ok else "partly",
+        ours=(
+            f"final gap over {len(f)} seeds: DSAG {f[dsag].max():.1e} (largest), SAG w=N {f[sagN].max():.1e}, "
+            f"SAG w={w} {f[f'SAG w={w}'].min():.1e} (smallest), SGD {f[f'SGD w={w}'].min():.1e} (smallest)"
+        ),
+        reason=""
+        if ok
+        else (
+            f"within the time limit, DSAG and SAG w=N reach 1e-10 in {int(converged.sum())} of "
+            f"{len(f)} seeds, SAG w={w} and SGD stay above 1e-6 in {int(stalled.sum())} of "
+            f"{len(f)}"
+        ),
+        setting=problems[problem][2],
+    )
+
+
+def _fastest(problems, w, problem):
+    dsag = f"DSAG w={w}"
+    df, ps, setting, limit = problems[problem]
+    f = _final_gaps(problems, problem)
+    gaps = PCA_GAPS if problem == "PCA" else LOG_GAPS
+    times = mean_time_to_gap(df, gaps=gaps).drop(columns="final_gap")
+    plain = times[[not m.endswith(f"-LB w={w}") for m in times.index]]
+    by_gap = {col: plain[col].idxmin() for col in plain.columns if plain[col].notna().any()}
+    everywhere = all(m == dsag for m in by_gap.values())
+    if problem == "PCA":
+        paper_text = f"DSAG w={w} fastest without load balancing, except SGD at gap 1e-3"
+        sgd_first = by_gap.get(1e-3) == f"SGD w={w}"
+        others = all(m == dsag for g, m in by_gap.items() if g != 1e-3)
+        verdict = (
+            "reproduced" if (sgd_first and others) else "partly" if others else "not reproduced"
+        )
+        reason = (
+            ""
+            if verdict == "reproduced"
+            else f"at 1e-3 the fastest is {by_gap.get(1e-3)}: our SGD stalls at a final gap of "
+            f"{f[f'SGD w={w}'].min():.1e} or more"
+            if verdict == "partly"
+            else "another method is fastest at some gap below 1e-3"
+        )
+    else:
+        paper_text = f"DSAG w={w} fastest without load balancing"
+        verdict = "reproduced" if everywhere else "not reproduced"
+        reason = "" if everywhere else "another method is fastest at some gap"
+    return dict(
+        verdict=verdict,
+        paper=paper_text,
+        ours=", ".join(f"{g:g}: {m}" for g, m in by_gap.items()),
+        reason=reason,
+        setting=setting,
+    )
+
+
 def _method_specs(w, n, problem):
     """The five Fig. 8 rows of one problem comparing the methods (GD, coded, SAG-LB, ...)."""
-    dsag = f"DSAG w={w}"
-
-    def gd_fastest(problems):
-        stochastic = [f"SGD w={w}", f"SAG w={w}", f"SAG w={n}", dsag]
-        df, ps, setting, limit = problems[problem]
-        at = _at_gap(ps)
-        fastest = at[stochastic].min(axis=1)
-        gd = at["GD"].fillna(limit)
-        value, lo, hi = ratio_interval(gd, fastest)
-        verdict, reason = "reproduced", ""
-        if lo <= 1:
-            verdict = "not reproduced"
-            reason = (
-                "GD is faster over the seeds"
-                if hi < 1
-                else "indistinguishable: the interval includes 1"
-            )
-        elif lo <= 2 <= hi:
-            verdict = "reproduced within CI"
-        elif lo <= 2:
-            verdict = "partly"
-            reason = "the fastest stochastic method is faster than GD, but by less than 2×"
-        return dict(
-            numerator=gd,
-            denominator=fastest,
-            verdict=verdict,
-            reason=reason,
-            setting=setting + f"; fastest of {', '.join(stochastic)} per seed",
-        )
-
-    def converges(problems):
-        f = _final_gaps(problems, problem)
-        sagN = f"SAG w={n}"
-        converged = (f[dsag] <= 1e-10) & (f[sagN] <= 1e-10)
-        stalled = (f[f"SAG w={w}"] > 1e-6) & (f[f"SGD w={w}"] > 1e-6)
-        ok = bool((converged & stalled).all())
-        return dict(
-            verdict="reproduced" if ok else "partly",
-            ours=(
-                f"final gap over {len(f)} seeds: DSAG {f[dsag].max():.1e} (largest), SAG w=N {f[sagN].max():.1e}, "
-                f"SAG w={w} {f[f'SAG w={w}'].min():.1e} (smallest), SGD {f[f'SGD w={w}'].min():.1e} (smallest)"
-            ),
-            reason=""
-            if ok
-            else (
-                f"within the time limit, DSAG and SAG w=N reach 1e-10 in {int(converged.sum())} of "
-                f"{len(f)} seeds, SAG w={w} and SGD stay above 1e-6 in {int(stalled.sum())} of "
-                f"{len(f)}"
-            ),
-            setting=problems[problem][2],
-        )
-
-    def fastest_method(problems):
-        df, ps, setting, limit = problems[problem]
-        f = _final_gaps(problems, problem)
-        gaps = PCA_GAPS if problem == "PCA" else LOG_GAPS
-        times = mean_time_to_gap(df, gaps=gaps).drop(columns="final_gap")
-        plain = times[[not m.endswith(f"-LB w={w}") for m in times.index]]
-        by_gap = {col: plain[col].idxmin() for col in plain.columns if plain[col].notna().any()}
-        everywhere = all(m == dsag for m in by_gap.values())
-        if problem == "PCA":
-            paper_text = f"DSAG w={w} fastest without load balancing, except SGD at gap 1e-3"
-            sgd_first = by_gap.get(1e-3) == f"SGD w={w}"
-            others = all(m == dsag for g, m in by_gap.items() if g != 1e-3)
-            verdict = (
-                "reproduced" if (sgd_first and others) else "partly" if others else "not reproduced"
-            )
-            reason = (
-                ""
-                if verdict == "reproduced"
-                else f"at 1e-3 the fastest is {by_gap.get(1e-3)}: our SGD stalls at a final gap of "
-                f"{f[f'SGD w={w}'].min():.1e} or more"
-                if verdict == "partly"
-                else "another method is fastest at some gap below 1e-3"
-            )
-        else:
-            paper_text = f"DSAG w={w} fastest without load balancing"
-            verdict = "reproduced" if everywhere else "not reproduced"
-            reason = "" if everywhere else "another method is fastest at some gap"
-        return dict(
-            verdict=verdict,
-            paper=paper_text,
-            ours=", ".join(f"{g:g}: {m}" for g, m in by_gap.items()),
-            reason=reason,
-            setting=setting,
-        )
 
     def coded(problems):
         df, ps, setting, limit = problems[problem]
@@ -2359,7 +2363,7 @@ def _method_specs(w, n, problem):
         _compare5(
             item,
             "time to gap 1e-4: GD / fastest stochastic method",
-            gd_fastest,
+            lambda problems: _gd_fastest(problems, w, n, problem),
             expected="greater",
             paper=2.0,
             paper_text="more than 2× (for any gap)",
@@ -2378,12 +2382,12 @@ def _method_specs(w, n, problem):
         ),
         qualitative(
             "with w < N only DSAG converges to the optimum",
-            converges,
+            lambda problems: _converges(problems, w, n, problem),
             paper="SAG (w < N) and SGD stall; DSAG (w < N) and SAG (w = N) converge",
         ),
         qualitative(
             "fastest method without load balancing (mean time over seeds)",
-            fastest_method,
+            lambda problems: _fastest(problems, w, problem),
         ),
     ]
 
