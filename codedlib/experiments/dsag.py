@@ -1219,6 +1219,13 @@ def time_to_gap_summary(
     return pd.DataFrame(rows, columns=["method", "gap", "n", "never", "mean", "low", "high"])
 
 
+def _at_gap(ps, gap=1e-4):
+    """Seeds × methods: the times to ``gap`` of :func:`time_to_gap_per_seed`."""
+    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
+        index="seed", columns="method", values="time"
+    )
+
+
 def paired_times(
     per_seed: pd.DataFrame,
     numerator: str,
@@ -1229,8 +1236,7 @@ def paired_times(
     """Times to ``gap`` of two methods paired by seed (:func:`time_to_gap_per_seed`) and how
     many runs never reached it: those count as ``censor`` (the time limit, a lower bound), or
     without ``censor`` raise ValueError."""
-    sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
-    wide = sub.pivot(index="seed", columns="method", values="time")
+    wide = _at_gap(per_seed, gap)
     for m in (numerator, denominator):
         if m not in wide:
             raise ValueError(f"method {m!r} not in the runs, got {list(wide.columns)}")
@@ -2228,12 +2234,6 @@ def _fresh(w):
         measured,
         expected="greater",
         paper_text="load balancing raises the number of workers responding within the 2 % margin",
-    )
-
-
-def _at_gap(ps, gap=1e-4):
-    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
-        index="seed", columns="method", values="time"
     )
 
 
