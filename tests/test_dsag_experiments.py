@@ -243,14 +243,14 @@ def test_event_driven_timing_shape_only():
     assert out.heapq_ms > 0
 
 
-def test_trace_gamma_ks_on_a_gamma_trace():
+def test_gamma_ks_summary_on_a_gamma_trace():
     model = ex.cloud_model(3, rng=0)
     trace = ex.record_trace(model, 400, rng=1)
-    ks = ex.trace_gamma_ks(trace)
-    assert len(ks) == 6 and set(ks.column) == {"compute_time", "comm_time"}
-    assert (ks.n == 400).all() and ks.ks.between(0, 1).all()
+    ks = ex.gamma_ks_summary(trace)
+    assert set(ks.index) == {"compute_time", "comm_time"} and (ks.workers == 3).all()
+    assert ks.median_ks.between(0, 1).all()
     # gamma data fitted by moments: the test does not reject
-    assert (ks.pvalue > 0.01).all()
+    assert (ks.rejected == 0).all()
 
 
 def test_trace_dsag_predictions_on_the_shipped_trace():

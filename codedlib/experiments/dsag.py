@@ -117,7 +117,6 @@ __all__ = [
     "time_to_gap_summary",
     "trace_cumulative_latency",
     "trace_dsag_predictions",
-    "trace_gamma_ks",
     "trace_order_statistics",
 ]
 
@@ -436,13 +435,12 @@ def static_spread(
     kind: str = "logistic",
     cluster: str = "aws",
     rng: RngLike = 0,
-    n_subpartitions: int | None = None,
 ) -> float:
     """Max / min over the workers of the mean task latency of a Fig. 8 stand-in cluster (the
     static variation between workers, Section VII-C): :func:`aws_model` with N = 100, or
-    :func:`artificial_model` with N = 49 and its slowdown ``1 + 0.4 i/N`` before recovery;
-    ``n_subpartitions`` None: 100 (PCA) or 10 (logistic)."""
-    p = (100 if kind == "pca" else 10) if n_subpartitions is None else n_subpartitions
+    :func:`artificial_model` with N = 49 and its slowdown ``1 + 0.4 i/N`` before recovery, at
+    the paper's p (100 for PCA, 10 for logistic regression)."""
+    p = 100 if kind == "pca" else 10
     if cluster == "aws":
         e = aws_model(kind, 100, rng=rng).mean_latency(1.0 / p)
     elif cluster == "ex3":
@@ -760,11 +758,7 @@ def coordinator_semantics_difference(
 
 
 def trace_cumulative_latency(
-    trace: pd.DataFrame,
-    w: int | None = None,
-    margin: float = 0.02,
-    replicas: int = 500,
-    rng: RngLike = None,
+    trace: pd.DataFrame, margin: float = 0.02, replicas: int = 500, rng: RngLike = None
 ) -> pd.DataFrame | None:
     """Fig. 6 on a recorded w < N trace (e.g. a DSAG run): cumulative latency per iteration,
     recorded (:func:`_recorded_cumulative`) and predicted by the gamma model fitted to the
@@ -774,7 +768,7 @@ def trace_cumulative_latency(
         return None
     rng = as_generator(rng)
     fresh = trace[trace.fresh.astype(bool)]
-    w = int(fresh.groupby("iteration").size().min()) if w is None else w
+    w = int(fresh.groupby("iteration").size().min())  # the fewest fresh results of an iteration
     recorded = _recorded_cumulative(trace)
     n_it = len(recorded)
     fit = fit_gamma_model(without_queueing(trace))
@@ -1196,16 +1190,14 @@ def time_to_gap_per_seed(
 
 
 def time_to_gap_summary(
-    per_seed: pd.DataFrame,
-    methods: Sequence[str] | None = None,
-    gaps: Sequence[float] | None = None,
+    per_seed: pd.DataFrame, methods: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` and ``gaps`` in that
-    order; default: all, the gaps descending): ``n`` runs, ``never`` (runs that did not reach
+    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` in that order, default
+    all; the gaps descending): ``n`` runs, ``never`` (runs that did not reach
     the gap), ``mean`` time of those that did and, if all did (n >= 2), the 95 % t-interval
     ``low``, ``high`` (:func:`codedlib.claims.mean_interval`; else NaN)."""
     methods = list(dict.fromkeys(per_seed.method)) if methods is None else list(methods)
-    gaps = sorted(per_seed.gap.unique(), reverse=True) if gaps is None else list(gaps)
+    gaps = sorted(per_seed.gap.unique(), reverse=True)
     rows = []
     for method in methods:
         for g in gaps:
@@ -1320,26 +1312,7 @@ def event_driven_timing(
     return SimpleNamespace(compiled_ms=compiled, heapq_ms=heap)
 
 
-# -- Recorded traces: goodness of fit and the DSAG trace against its own injected model ----
-def trace_gamma_ks(trace: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3 on a trace: per worker and latency column, the Kolmogorov-Smirnov distance
-    ``ks``, ``pvalue`` and ``n`` against the gamma fitted to the same data (conservative
-    p-values: a rejection at 5 % is trustworthy, an acceptance weak evidence)."""
-    from scipy import stats
-
-    fit = fit_gamma_model(trace)
-    rows = []
-    for column, shape, scale in (
-        ("compute_time", fit.comp_shape, fit.comp_scale),
-        ("comm_time", fit.comm_shape, fit.comm_scale),
-    ):
-        for j, worker in enumerate(fit.workers):
-            x = trace.loc[trace.worker == worker, column].to_numpy(dtype=float)
-            res = stats.kstest(x, stats.gamma(shape[j], scale=scale[j]).cdf)
-            rows.append((worker, column, float(res.statistic), float(res.pvalue), x.size))
-    return pd.DataFrame(rows, columns=["worker", "column", "ks", "pvalue", "n"])
-
-
+# -- Recorded traces: the DSAG trace against its own injected model -------------------------
 def _recorded_cumulative(trace) -> np.ndarray:
     """Recorded cumulative latency per iteration of a w < N trace: the last fresh arrival of
     each iteration (the margin included), measured from the start of the first task."""
@@ -1518,10 +1491,6 @@ BURST_SETTING = (
     "stand-in: 36 synthetic gamma workers, per-task comp_cv = 0.03 × U(0.5, 1.5) (chosen); "
     "bursts ×1.12, mean length 50 iterations (chosen); calibrated: entry rate p_enter = 3e-4"
 )
-REAL_SETTING = (
-    f"our MPI trace {REAL_TRACE} (UMW, N = 12, 40 iterations, 13 processes on a 2-core VM, nothing "
-    "injected: computation is a 2400 × 50 least-squares gradient)"
-)
 TRACE_SETTING = {
     name: f"our MPI trace {name}: DSAG N = 12, w = 6, 40 iterations, 13 processes on a 2-core VM; "
     f"injected gamma computation delay, mean 30 ms and sd 10 ms × (1 + 0.4 i/N), {bursts}; "
@@ -1535,10 +1504,6 @@ FIG6_SETTING = (
     "stand-in cluster: 72 synthetic gamma workers, means ±30 %, per-task comp_cv = 0.1 × U(0.5, 1.5) "
     "(chosen), Markov bursts ×1.12 (p_enter 0.002, p_exit 0.02, chosen); model fitted to a "
     "2000-iteration w = N profiling trace"
-)
-TIMING_SETTING = (
-    "N = 100, w = 50, 100 iterations; numba kernel on this machine (a shared 2-core VM), "
-    "mean of 50 calls per repeat; paper: the authors' Julia implementation"
 )
 FIG7_SETTING = (
     "stand-in: 8 synthetic gamma workers, mean 0.5 s per worker's data ±10 % (0.025 s per task at "
@@ -1621,9 +1586,23 @@ def check_traces(traces: Mapping[str, pd.DataFrame], rng: RngLike = None) -> tup
 
 
 def gamma_ks_summary(trace: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3 on a trace: per latency column, median KS distance and workers rejected at 5 %."""
+    """Fig. 3 on a trace: per latency column, the median Kolmogorov-Smirnov distance of each
+    worker's latency to the gamma fitted to the same data and the workers rejected at 5 %
+    (conservative p-values: a rejection is trustworthy, an acceptance weak evidence)."""
+    from scipy import stats
+
+    fit = fit_gamma_model(trace)
+    rows = []
+    for column, shape, scale in (
+        ("compute_time", fit.comp_shape, fit.comp_scale),
+        ("comm_time", fit.comm_shape, fit.comm_scale),
+    ):
+        for j, worker in enumerate(fit.workers):
+            x = trace.loc[trace.worker == worker, column].to_numpy(dtype=float)
+            res = stats.kstest(x, stats.gamma(shape[j], scale=scale[j]).cdf)
+            rows.append((column, float(res.statistic), float(res.pvalue)))
     return (
-        trace_gamma_ks(trace)
+        pd.DataFrame(rows, columns=["column", "ks", "pvalue"])
         .groupby("column")
         .agg(
             median_ks=("ks", "median"),
@@ -2610,7 +2589,8 @@ def _latency_claims() -> dict:
             "gamma fit of real latency (KS test per worker)",
             _ks,
             paper="communication and computation latency are well approximated by gamma distributions (Azure, AWS)",
-            setting=REAL_SETTING,
+            setting=f"our MPI trace {REAL_TRACE} (UMW, N = 12, 40 iterations, 13 processes on a 2-core "
+            "VM, nothing injected: computation is a 2400 × 50 least-squares gradient)",
             uncertainty="KS test at 5 % per worker, parameters fitted to the same 40 samples",
         ),
         traces(
@@ -2704,7 +2684,8 @@ def _simulator_claims() -> dict:
                 paper=1.5,
                 paper_text="about 1.5 ms",
                 unit="ms",
-                setting=TIMING_SETTING,
+                setting="N = 100, w = 50, 100 iterations; numba kernel on this machine (a shared 2-core "
+                "VM), mean of 50 calls per repeat; paper: the authors' Julia implementation",
                 section=SEC2,
                 machine_dependent=True,  # a wall-clock timing of this machine
             )
