@@ -387,17 +387,13 @@ def artificial_model(
 
 
 def artificial_slowdown(
-    n_workers: int = 49,
-    strength: float = 0.4,
-    recover_after: float = 1.0,
-    recovering: tuple[int, int] = (40, 49),
+    n_workers: int = 49, strength: float = 0.4, recover_after: float = 1.0
 ) -> Callable[[float, int], np.ndarray]:
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
-    workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s."""
+    workers 40-49 return to normal after ``recover_after`` s."""
     base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
-    lo, hi = recovering
-    recovered[lo - 1 : hi] = 1.0
+    recovered[39:49] = 1.0
 
     def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         return recovered if time >= recover_after else base

@@ -379,17 +379,15 @@ def plot_lb_gain_vs_task_noise(
 
 
 def plot_sgd_floor_vs_rows(
-    df: pd.DataFrame,
-    slope: float,
-    intercept: float,
-    paper_rows: float,
-    *,
-    title: str | None = None,
+    df: pd.DataFrame, fit: Mapping[str, float], *, title: str | None = None
 ) -> Figure:
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
-    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`."""
+    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows` (``df``) and
+    :func:`~codedlib.experiments.dsag.sgd_floor` (``fit``: ``slope``, ``intercept``,
+    ``paper_rows``)."""
+    slope, intercept, paper_rows = fit["slope"], fit["intercept"], fit["paper_rows"]
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]
