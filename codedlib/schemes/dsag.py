@@ -195,13 +195,6 @@ class GradientCache:
         self.H += value
         self.covered += stop - start
 
-    def recompute_sum(self) -> np.ndarray:
-        """Sum of the cached entries computed from scratch (for checking H)."""
-        total = np.zeros_like(self.H)
-        for *_, y in self._entries:
-            total = total + y
-        return total
-
 
 def gram_schmidt(V: np.ndarray) -> np.ndarray:
     """Gram–Schmidt orthonormalisation of the columns of V (the G(.) of eq. 2 for PCA).
