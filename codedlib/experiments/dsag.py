@@ -112,7 +112,6 @@ __all__ = [
     "pca_problem",
     "pca_projection",
     "record_trace",
-    "time_to_gap",
     "time_to_gap_per_seed",
     "time_to_gap_summary",
     "trace_cumulative_latency",
@@ -686,18 +685,6 @@ def fig8_convergence(
     return df
 
 
-def time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """First simulated time [s] each method's gap falls below each threshold (NaN: never):
-    one row per method (in order of appearance), one column per gap (float labels,
-    :func:`codedlib.plots.dsag.with_labels` formats them)."""
-    check_frame("df", df, ("method", "time", "gap"))
-    rows = {
-        method: {float(g): first_reach(sub.time, sub.gap, g) for g in gaps}
-        for method, sub in df.groupby("method", sort=False)
-    }
-    return pd.DataFrame(rows).T
-
-
 # -- Recorded traces (data/traces): the same checks on real measurements -------------------
 def trace_order_statistics(
     trace: pd.DataFrame, replicas: int = 20_000, rng: RngLike = None
@@ -1003,11 +990,21 @@ def sgd_gap_vs_subpartition_rows(
 
 
 def mean_time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """:func:`time_to_gap` averaged over seeds (NaN if some seed never reaches the gap), plus
-    ``final_gap``, the mean smallest gap."""
+    """First simulated time [s] each method's gap falls below each threshold, the mean over
+    seeds (NaN if some seed never reaches it), and ``final_gap``, the mean smallest gap: one row
+    per method (in order of appearance), one column per gap (float labels,
+    :func:`codedlib.plots.dsag.with_labels` formats them)."""
+    check_frame("df", df, ("method", "time", "gap"))
+    df = df if "seed" in df else df.assign(seed=0)
     per_seed = [
-        time_to_gap(sub, gaps).assign(final_gap=sub.groupby("method", sort=False).gap.min())
-        for _seed, sub in df.groupby("seed")
+        pd.DataFrame(
+            {
+                method: {float(g): first_reach(sub.time, sub.gap, g) for g in gaps}
+                | {"final_gap": sub.gap.min()}
+                for method, sub in run.groupby("method", sort=False)
+            }
+        ).T
+        for _seed, run in df.groupby("seed")
     ]
     stacked = pd.concat(per_seed, keys=range(len(per_seed)))
     order = list(dict.fromkeys(df["method"]))

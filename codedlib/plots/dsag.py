@@ -54,7 +54,7 @@ LABELS = {
 def with_labels(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its display column labels, for showing it: the names in :data:`LABELS`
     replaced, float column labels (the gaps of
-    :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06")."""
+    :func:`codedlib.experiments.dsag.mean_time_to_gap`) formatted with ``:g`` ("1e-06")."""
     return table.rename(columns=lambda c: f"{c:g}" if isinstance(c, float) else LABELS.get(c, c))
 
 
