@@ -2606,10 +2606,11 @@ def _order_statistic_claims() -> dict:
     by_construction = (
         "; calibrated by construction: recorded latencies drawn from the fitted gamma family"
     )
-    ratio = partial(spec, "interval", "Fig. 6", paper=1.0, unit="×", **_CALIBRATED, section=SEC2)
+    sec2 = partial(spec, section=SEC2)
+    ratio = partial(sec2, "interval", "Fig. 6", paper=1.0, unit="×", **_CALIBRATED)
     return {
         "fig5": [
-            spec(
+            sec2(
                 "comparison",
                 "Fig. 5",
                 "max error of the i.i.d. model / of the per-worker model",
@@ -2623,11 +2624,10 @@ def _order_statistic_claims() -> dict:
                 **_CALIBRATED,
                 reason="by construction: the stand-in's workers are gamma with means spread ±30 % (chosen), the family the "
                 "per-worker model fits, so its accuracy checks the fitting code; the paper's claim is about Azure",
-                section=SEC2,
             )
         ],
         "fig6": [
-            spec(
+            sec2(
                 "comparison",
                 "Fig. 6",
                 "order statistic / recorded, w = 9 of 72",
@@ -2638,7 +2638,6 @@ def _order_statistic_claims() -> dict:
                 expected="less",
                 paper_text="below 1 (underestimates for w < N)",
                 setting=FIG6_SETTING,
-                section=SEC2,
             ),
             ratio(
                 "event-driven / recorded, w = 9 of 72",
@@ -2664,7 +2663,7 @@ def _order_statistic_claims() -> dict:
             ),
         ],
         "timing": [
-            spec(
+            sec2(
                 "interval",
                 "Sec. VI-B, fn. 16",
                 "simulate 100 iterations, N = 100, w = 50",
@@ -2674,12 +2673,11 @@ def _order_statistic_claims() -> dict:
                 unit="ms",
                 setting="N = 100, w = 50, 100 iterations; numba kernel on this machine (a shared 2-core "
                 "VM), mean of 50 calls per repeat; paper: the authors' Julia implementation",
-                section=SEC2,
                 machine_dependent=True,  # a wall-clock timing of this machine
             )
         ],
         "semantics": [
-            spec(
+            sec2(
                 "qualitative",
                 "Sec. V-A",
                 "coordinator rules inside the 2 % margin window (the authors' simulator)",
@@ -2693,7 +2691,6 @@ def _order_statistic_claims() -> dict:
                 "result arrives in the window idles until the next iteration",
                 verdict="reproduced",
                 basis="check",
-                section=SEC2,
             )
         ],
     }
