@@ -5,8 +5,9 @@ namespaces; display labels live in the plots). Without the paper's Azure/AWS/eX3
 latency figures (1-6) use a synthetic ground truth, a heterogeneous gamma cluster with Markov
 bursts (Section III) recorded in the ``data/traces`` format and fitted as a recorded trace
 would be (:func:`codedlib.latency.gamma_model.fit_gamma_model`); real traces take the same
-path (:func:`load_traces`). The ``*_measure`` functions run one seed for
-:func:`codedlib.replicate.over_seeds`, and the summaries next to them give the per-seed numbers
+path (:func:`load_traces`). The ``*_measure`` functions, :func:`fig7_load_balancing` and
+:func:`fig8_convergence` take the seed first and run one seed for
+:func:`codedlib.replicate.over_seeds`; the summaries next to them give the per-seed numbers
 the claims table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG
 run against models of decreasing fidelity.
 
