@@ -41,7 +41,7 @@ from codedlib.latency.gamma_model import (
     order_statistic_latency,
     without_queueing,
 )
-from codedlib.latency.models import linear_slowdown
+from codedlib.latency.models import MarkovBursts, linear_slowdown
 from codedlib.problems import PCA, LogisticRegression, sparse_lowrank_binary, standardize
 from codedlib.replicate import first_reach, over_seeds
 from codedlib.schemes.dsag import (
@@ -1317,19 +1317,6 @@ def _recorded_cumulative(trace) -> np.ndarray:
     return ends - start
 
 
-def _delay_sampler(delay, N, rng):
-    """``draw(n_it)``: the sampler of ``DelayModel.sample``, built once (it rebuilds its
-    distributions per call)."""
-    cluster = delay.cluster(N)
-    if delay.bursts:
-        from codedlib.latency.models import MarkovBursts
-
-        b = delay.bursts
-        bursty = MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
-        return lambda n_it: bursty.sample_path(n_it, rng).latency
-    return lambda n_it: cluster.sample(n_it, rng)
-
-
 def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
     """Out of sample: fit one half of the iterations, predict the other half's recorded total."""
     half = T // 2
@@ -1374,7 +1361,12 @@ def trace_dsag_predictions(
     def simulate(lat):
         return simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end
 
-    draw = _delay_sampler(config.delay, N, rng)
+    cluster, b = config.delay.cluster(N), config.delay.bursts
+    bursty = b and MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
+
+    def draw(n_it):  # DelayModel.sample's draw, its distributions built once, not per call
+        return bursty.sample_path(n_it, rng).latency if bursty else cluster.sample(n_it, rng)
+
     totals = {}
     draws = np.stack([draw(T) for _ in range(replicas)])
     injected_runs = simulate(draws)
