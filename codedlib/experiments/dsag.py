@@ -1317,27 +1317,6 @@ def _recorded_cumulative(trace) -> np.ndarray:
     return ends - start
 
 
-def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
-    """Out of sample: fit one half of the iterations, predict the other half's recorded total."""
-    half = T // 2
-    in_first = net.iteration.to_numpy() < net.iteration.min() + half
-    halves = {
-        "first": float(recorded[half - 1]),
-        "second": float(recorded[-1] - recorded[half - 1]),
-    }
-    split = []
-    for fit_on, predict, mask, n_it in (
-        ("first", "second", in_first, T - half),
-        ("second", "first", ~in_first, half),
-    ):
-        lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
-        pred = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR)
-        model = f"fit on the {fit_on} half / {predict} half recorded"
-        ratio = pred.iteration_end[:, -1] / halves[predict]
-        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
-    return pd.concat(split, ignore_index=True)
-
-
 def trace_dsag_predictions(
     run: Mapping[str, Any], replicas: int = 200, long_iterations: int = 4000, rng: RngLike = None
 ) -> SimpleNamespace:
@@ -1387,7 +1366,22 @@ def trace_dsag_predictions(
     lat = fit_gamma_model(net).sample_total((replicas, T), rng=rng)
     totals["gamma fit (trace)"] = simulate(lat)[:, -1]
     totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
-    split = _split_half(net, recorded, T, w, margin, replicas, rng)
+    # out of sample: fit one half of the iterations, predict the other half's recorded total
+    half = T // 2
+    in_first = net.iteration.to_numpy() < net.iteration.min() + half
+    halves = {
+        "first": float(recorded[half - 1]),
+        "second": float(recorded[-1] - recorded[half - 1]),
+    }
+    split = []
+    for fit_on, predict, mask, n_it in (
+        ("first", "second", in_first, T - half),
+        ("second", "first", ~in_first, half),
+    ):
+        lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
+        model = f"fit on the {fit_on} half / {predict} half recorded"
+        ratio = simulate(lat)[:, -1] / halves[predict]
+        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
     frame = pd.concat(
         [
             pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
@@ -1409,7 +1403,7 @@ def trace_dsag_predictions(
         queue_wait_mean=float(waited.mean()) if len(waited) else 0.0,
         comm_time_mean=float(trace.comm_time.mean()),
         totals=frame,
-        split_half=split,
+        split_half=pd.concat(split, ignore_index=True),
     )
 
 
