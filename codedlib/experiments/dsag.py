@@ -1144,7 +1144,6 @@ def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
 def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
     models' ratios to the recorded value."""
-    df = df if "seed" in df else df.assign(seed=0)
     it = int(df.iteration.max()) if iteration is None else int(iteration)
     end = df[df.iteration == it][["seed", "w", "recorded", "event_driven", "order_statistic"]]
     end = end.sort_values(["w", "seed"]).reset_index(drop=True)
@@ -1158,7 +1157,6 @@ def fig7_final_latency(df: pd.DataFrame, last: int = 20) -> pd.DataFrame:
     iterations, one column per run of :func:`fig7_load_balancing`; ``attrs["mean"]``: each
     run's mean over the seeds."""
     last = check_int("last", last, 1)
-    df = df if "seed" in df else df.assign(seed=0)
     rows = []
     for s, sub in df.groupby("seed", sort=True):
         tail = sub[sub.iteration >= int(sub.iteration.max()) + 1 - last]
@@ -1174,7 +1172,6 @@ def time_to_gap_per_seed(
 ) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
     threshold (NaN: never within the run) and the run's final (smallest) gap."""
-    df = df if "seed" in df else df.assign(seed=0)
     rows = [
         (s, method, float(g), first_reach(sub.time, sub.gap, g), float(sub.gap.min()))
         for (s, method), sub in df.groupby(["seed", "method"], sort=False)
@@ -1243,7 +1240,6 @@ def convergence_band(df: pd.DataFrame, n_grid: int = 300) -> pd.DataFrame:
     time grid (log-linear interpolation; a run that ended early keeps its last gap; the band
     ends with the method's last run)."""
     n_grid = check_int("n_grid", n_grid, 2)
-    df = df if "seed" in df else df.assign(seed=0)
     grid = np.linspace(0.0, float(df.time.max()), n_grid)
     frames = []
     for method, sub in df.groupby("method", sort=False):
