@@ -895,7 +895,7 @@ def describe_lb_gain(table: pd.DataFrame, paper_range: tuple[float, float] = (0.
     lo_p, hi_p = paper_range
     met = table[(table["ci low"] <= hi_p) & (table["ci high"] >= lo_p) & (table["ci high"] < 1)]
     best = table.loc[table["LB / DSAG"].idxmin()]
-    ours = "; ".join(
+    ours = "LB / DSAG by balancer schedule and comp_cv: " + "; ".join(
         f"{name}: "
         + ", ".join(
             f"{t['LB / DSAG']:.2f} [{t['ci low']:.2f}, {t['ci high']:.2f}] at {t.comp_cv:g} "
@@ -914,11 +914,7 @@ def describe_lb_gain(table: pd.DataFrame, paper_range: tuple[float, float] = (0.
         f"{best.comp_cv:g} ({best.schedule}); the paper's range is met in {len(met)} of {len(table)} "
         "settings"
     )
-    return {
-        "ours": f"LB / DSAG by balancer schedule and comp_cv: {ours}",
-        "verdict": verdict,
-        "reason": reason,
-    }
+    return dict(ours=ours, verdict=verdict, reason=reason)
 
 
 def _semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
