@@ -267,7 +267,9 @@ CASES = [
     ),
     (
         267,
-        lambda: __import__("codedlib.experiments.dsag", fromlist=["x"]).time_to_gap(pd.DataFrame()),
+        lambda: __import__("codedlib.experiments.dsag", fromlist=["x"]).mean_time_to_gap(
+            pd.DataFrame()
+        ),
         ValueError,
         "df must have the columns",
     ),

@@ -110,7 +110,7 @@ def test_fig7_load_balancing_halves_latency():
     df = ex.fig7_load_balancing(n_workers=8, n_iterations=150, rng=0)
     last = df[df.iteration >= 130].groupby(["run", "iteration"]).latency.max().groupby("run").mean()
     assert last["not balanced"] > 1.5 * last["load-balanced"]
-    assert len(df.attrs["repartition_iterations"]) > 0
+    assert len(df[df.run == "load-balanced"].marks.iloc[0]) > 0
 
 
 def test_widget_functions():
@@ -176,10 +176,11 @@ def test_repeated_latency_experiments_have_a_seed_column():
     assert (w3.order_statistic < w3.event_driven).all()
 
 
-def test_fig7_repeated_and_final_latency():
-    df = ex.fig7_repeated((0, 1), n_workers=8, n_iterations=60, slow_at=20, fast_at=40)
+def test_fig7_over_seeds_and_final_latency():
+    df = over_seeds(
+        ex.fig7_load_balancing, (0, 1), n_workers=8, n_iterations=60, slow_at=20, fast_at=40
+    )
     assert sorted(df.seed.unique()) == [0, 1]
-    assert set(df.attrs["repartition_iterations"]) == {0, 1}
     last = ex.fig7_final_latency(df, last=10)
     assert last.seed.tolist() == [0, 1]
     assert list(last.columns) == ["seed", "load_balanced", "not_balanced"]
@@ -242,14 +243,14 @@ def test_event_driven_timing_shape_only():
     assert out.heapq_ms > 0
 
 
-def test_trace_gamma_ks_on_a_gamma_trace():
+def test_gamma_ks_summary_on_a_gamma_trace():
     model = ex.cloud_model(3, rng=0)
     trace = ex.record_trace(model, 400, rng=1)
-    ks = ex.trace_gamma_ks(trace)
-    assert len(ks) == 6 and set(ks.column) == {"compute_time", "comm_time"}
-    assert (ks.n == 400).all() and ks.ks.between(0, 1).all()
+    ks = ex.gamma_ks_summary(trace)
+    assert set(ks.index) == {"compute_time", "comm_time"} and (ks.workers == 3).all()
+    assert ks.median_ks.between(0, 1).all()
     # gamma data fitted by moments: the test does not reject
-    assert (ks.pvalue > 0.01).all()
+    assert (ks.rejected == 0).all()
 
 
 def test_trace_dsag_predictions_on_the_shipped_trace():
@@ -301,7 +302,7 @@ def test_trace_dsag_predictions_rejects_other_traces(tmp_path):
 
 def test_fig8_records_fresh_results_and_workload():
     df = ex.fig8_convergence(
-        "logistic",
+        kind="logistic",
         n_workers=6,
         w=2,
         n_samples=240,
@@ -336,7 +337,9 @@ def test_dsag_plots_draw_bands_and_captions():
     dp.add_caption(fig, "stand-in: toy runs")
     assert any("stand-in: toy runs" in t.get_text() for t in fig.texts)
     plt.close(fig)
-    runs = ex.fig7_repeated((0, 1), n_workers=8, n_iterations=40, slow_at=10, fast_at=20)
+    runs = over_seeds(
+        ex.fig7_load_balancing, (0, 1), n_workers=8, n_iterations=40, slow_at=10, fast_at=20
+    )
     fig = dp.plot_load_balancing(runs, seed=1, summary=ex.fig7_final_latency(runs, last=5))
     assert len(fig.axes) == 3 and "seed 1" in fig.axes[0].get_title()
     plt.close(fig)
@@ -379,7 +382,7 @@ def test_aws_model_draws_in_table_i_ranges_and_bursts_cover_their_share():
         ex.aws_model("svm")
     with pytest.raises(ValueError, match="cluster"):
         ex.fig8_convergence(
-            "logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01
+            kind="logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01
         )
 
 

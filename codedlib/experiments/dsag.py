@@ -5,8 +5,9 @@ namespaces; display labels live in the plots). Without the paper's Azure/AWS/eX3
 latency figures (1-6) use a synthetic ground truth, a heterogeneous gamma cluster with Markov
 bursts (Section III) recorded in the ``data/traces`` format and fitted as a recorded trace
 would be (:func:`codedlib.latency.gamma_model.fit_gamma_model`); real traces take the same
-path (:func:`load_traces`). The ``*_measure`` functions run one seed for
-:func:`codedlib.replicate.over_seeds`, and the summaries next to them give the per-seed numbers
+path (:func:`load_traces`). The ``*_measure`` functions, :func:`fig7_load_balancing` and
+:func:`fig8_convergence` take the seed first and run one seed for
+:func:`codedlib.replicate.over_seeds`; the summaries next to them give the per-seed numbers
 the claims table turns into intervals. :func:`trace_dsag_predictions` checks a recorded DSAG
 run against models of decreasing fidelity.
 
@@ -40,7 +41,7 @@ from codedlib.latency.gamma_model import (
     order_statistic_latency,
     without_queueing,
 )
-from codedlib.latency.models import linear_slowdown
+from codedlib.latency.models import MarkovBursts, linear_slowdown
 from codedlib.problems import PCA, LogisticRegression, sparse_lowrank_binary, standardize
 from codedlib.replicate import first_reach, over_seeds
 from codedlib.schemes.dsag import (
@@ -102,10 +103,8 @@ __all__ = [
     "fig6_measure",
     "fig7_final_latency",
     "fig7_load_balancing",
-    "fig7_repeated",
     "fig8_convergence",
     "fig8_methods",
-    "fig8_measure",
     "load_traces",
     "logistic_problem",
     "mean_time_to_gap",
@@ -114,12 +113,10 @@ __all__ = [
     "pca_problem",
     "pca_projection",
     "record_trace",
-    "time_to_gap",
     "time_to_gap_per_seed",
     "time_to_gap_summary",
     "trace_cumulative_latency",
     "trace_dsag_predictions",
-    "trace_gamma_ks",
     "trace_order_statistics",
 ]
 
@@ -317,19 +314,20 @@ def fig6_measure(
 
 # -- Load balancing (Fig. 7) ---------------------------------------------------------------
 def fig7_load_balancing(
+    rng: RngLike = None,
     n_workers: int = 8,
     n_iterations: int = 150,
     n_subpartitions: int = 20,
     slow_at: int = 40,
     fast_at: int = 90,
     factor: float = 2.0,
-    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Fig. 7: per-worker latency of DSAG (w = N = 8, step 0.9, small PCA problem) with and
     without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
     random workers slow down by ``factor``, after ``fast_at`` another 3 speed up by it. One row
     per (run, task): :class:`codedlib.schemes.dsag.DSAGRun`'s task columns, ``latency``,
-    ``run`` and ``role``; ``attrs``: the balanced run's ``repartition_iterations``."""
+    ``run``, ``role`` and ``marks`` (the run's repartition iterations). The seed comes first,
+    as :func:`codedlib.replicate.over_seeds` passes it."""
     rng = as_generator(rng)
     n = n_workers * n_subpartitions * 8
     data = sparse_lowrank_binary(n_samples=n, dim=20, rng=rng)
@@ -350,7 +348,7 @@ def fig7_load_balancing(
 
     seed = int(rng.integers(2**31))
     common = dict(n_iterations=n_iterations, slowdown=slowdown, projection=pca_projection(problem))
-    frames, marks = [], []
+    frames = []
     for label, lb in (
         ("load-balanced", LoadBalancerConfig(interval=0.1, window=1.0)),
         ("not balanced", None),
@@ -358,14 +356,14 @@ def fig7_load_balancing(
         run = simulate_dsag(
             problem, model, n_workers, n_subpartitions, 0.9, load_balancer=lb, rng=seed, **common
         )
-        t = run.tasks
+        t, ends = run.tasks, run.history.time.to_numpy()
+        marks = tuple(sorted({int(np.searchsorted(ends, t)) + 1 for t, *_ in run.repartitions}))
+        latency = t.comm_time + t.compute_time
         frames.append(
-            t.assign(latency=t.comm_time + t.compute_time, run=label, role=role[t.worker])
+            t.assign(latency=latency, run=label, role=role[t.worker], marks=[marks] * len(t))
         )
-        ends = run.history.time.to_numpy()
-        marks.append(sorted({int(np.searchsorted(ends, t)) + 1 for t, *_ in run.repartitions}))
     df = pd.concat(frames, ignore_index=True)
-    df.attrs.update(repartition_iterations=marks[0], slow_at=slow_at, fast_at=fast_at)
+    df.attrs.update(slow_at=slow_at, fast_at=fast_at)
     return df
 
 
@@ -389,17 +387,13 @@ def artificial_model(
 
 
 def artificial_slowdown(
-    n_workers: int = 49,
-    strength: float = 0.4,
-    recover_after: float = 1.0,
-    recovering: tuple[int, int] = (40, 49),
+    n_workers: int = 49, strength: float = 0.4, recover_after: float = 1.0
 ) -> Callable[[float, int], np.ndarray]:
     """Section VII-B: worker i (1-based) is slowed by a factor ``1 + (i/N) * strength``;
-    workers ``recovering[0]..recovering[1]`` return to normal after ``recover_after`` s."""
+    workers 40-49 return to normal after ``recover_after`` s."""
     base = linear_slowdown(n_workers, strength)
     recovered = base.copy()
-    lo, hi = recovering
-    recovered[lo - 1 : hi] = 1.0
+    recovered[39:49] = 1.0
 
     def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         return recovered if time >= recover_after else base
@@ -437,13 +431,12 @@ def static_spread(
     kind: str = "logistic",
     cluster: str = "aws",
     rng: RngLike = 0,
-    n_subpartitions: int | None = None,
 ) -> float:
     """Max / min over the workers of the mean task latency of a Fig. 8 stand-in cluster (the
     static variation between workers, Section VII-C): :func:`aws_model` with N = 100, or
-    :func:`artificial_model` with N = 49 and its slowdown ``1 + 0.4 i/N`` before recovery;
-    ``n_subpartitions`` None: 100 (PCA) or 10 (logistic)."""
-    p = (100 if kind == "pca" else 10) if n_subpartitions is None else n_subpartitions
+    :func:`artificial_model` with N = 49 and its slowdown ``1 + 0.4 i/N`` before recovery, at
+    the paper's p (100 for PCA, 10 for logistic regression)."""
+    p = 100 if kind == "pca" else 10
     if cluster == "aws":
         e = aws_model(kind, 100, rng=rng).mean_latency(1.0 / p)
     elif cluster == "ex3":
@@ -593,6 +586,7 @@ def _fig8_problem(kind, n_samples, dim, correlation):
 
 
 def fig8_convergence(
+    seed: int = 0,
     kind: str = "pca",
     *,
     n_workers: int = 49,
@@ -604,7 +598,6 @@ def fig8_convergence(
     dim: int | None = None,
     methods: Sequence[tuple[str, str, int, bool]] | None = None,
     margin: float = 0.02,
-    seed: int = 0,
     comp_cv: float = 0.05,
     semantics: str = "reference",
     cluster: str = "ex3",
@@ -619,7 +612,8 @@ def fig8_convergence(
     Defaults: step 1.0 for GD and coded, 0.9 (PCA) / 0.25 (logistic) for the stochastic methods;
     100 / 10 subpartitions; coded: rate 45/49. A run stops once its gap is below 1e-12 (the
     floating-point floor) and records about 300 points. Data from seed 0 (the same for every
-    run, as in the paper); cluster, latencies and initial point from ``seed``."""
+    run, as in the paper); cluster, latencies and initial point from ``seed`` (first, as
+    :func:`codedlib.replicate.over_seeds` passes it; the paper averages 5 runs)."""
     rng = as_generator(seed)
     problem, projection, gap, (p_default, eta_default, limit_default, lb) = _fig8_problem(
         kind, n_samples, dim, correlation
@@ -692,18 +686,6 @@ def fig8_convergence(
     return df
 
 
-def time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """First simulated time [s] each method's gap falls below each threshold (NaN: never):
-    one row per method (in order of appearance), one column per gap (float labels,
-    :func:`codedlib.plots.dsag.with_labels` formats them)."""
-    check_frame("df", df, ("method", "time", "gap"))
-    rows = {
-        method: {float(g): first_reach(sub.time, sub.gap, g) for g in gaps}
-        for method, sub in df.groupby("method", sort=False)
-    }
-    return pd.DataFrame(rows).T
-
-
 # -- Recorded traces (data/traces): the same checks on real measurements -------------------
 def trace_order_statistics(
     trace: pd.DataFrame, replicas: int = 20_000, rng: RngLike = None
@@ -760,11 +742,7 @@ def coordinator_semantics_difference(
 
 
 def trace_cumulative_latency(
-    trace: pd.DataFrame,
-    w: int | None = None,
-    margin: float = 0.02,
-    replicas: int = 500,
-    rng: RngLike = None,
+    trace: pd.DataFrame, margin: float = 0.02, replicas: int = 500, rng: RngLike = None
 ) -> pd.DataFrame | None:
     """Fig. 6 on a recorded w < N trace (e.g. a DSAG run): cumulative latency per iteration,
     recorded (:func:`_recorded_cumulative`) and predicted by the gamma model fitted to the
@@ -774,7 +752,7 @@ def trace_cumulative_latency(
         return None
     rng = as_generator(rng)
     fresh = trace[trace.fresh.astype(bool)]
-    w = int(fresh.groupby("iteration").size().min()) if w is None else w
+    w = int(fresh.groupby("iteration").size().min())  # the fewest fresh results of an iteration
     recorded = _recorded_cumulative(trace)
     n_it = len(recorded)
     fit = fit_gamma_model(without_queueing(trace))
@@ -787,13 +765,6 @@ def trace_cumulative_latency(
     order = t * order_statistic_latency(fit, [w], rng=rng)[0]
     frame = dict(w=w, iteration=t, recorded=recorded, event_driven=event, order_statistic=order)
     return pd.DataFrame(frame)
-
-
-def fig8_measure(seed: int, kind: str = "pca", **kwargs) -> pd.DataFrame:
-    """Fig. 8 for one run seed on the same data (:func:`fig8_convergence`; the paper averages 5
-    runs); ``attrs`` are the same for every seed, so :func:`codedlib.replicate.over_seeds`
-    keeps them."""
-    return fig8_convergence(kind, seed=seed, **kwargs)
 
 
 #: Balancer schedules of the load-balancing sweep: Fig. 8's (logistic) and one whose optimizer
@@ -822,7 +793,7 @@ def _lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) 
     for level, cv in enumerate(comp_cvs):
         for name, method, cfg in runs:
             sub = fig8_convergence(
-                kind, seed=seed, methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
+                seed, kind, methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
             )
             hit = sub[sub.gap <= gap]
             end = hit.iloc[0] if len(hit) else sub.iloc[-1]
@@ -924,7 +895,7 @@ def describe_lb_gain(table: pd.DataFrame, paper_range: tuple[float, float] = (0.
     lo_p, hi_p = paper_range
     met = table[(table["ci low"] <= hi_p) & (table["ci high"] >= lo_p) & (table["ci high"] < 1)]
     best = table.loc[table["LB / DSAG"].idxmin()]
-    ours = "; ".join(
+    ours = "LB / DSAG by balancer schedule and comp_cv: " + "; ".join(
         f"{name}: "
         + ", ".join(
             f"{t['LB / DSAG']:.2f} [{t['ci low']:.2f}, {t['ci high']:.2f}] at {t.comp_cv:g} "
@@ -943,11 +914,7 @@ def describe_lb_gain(table: pd.DataFrame, paper_range: tuple[float, float] = (0.
         f"{best.comp_cv:g} ({best.schedule}); the paper's range is met in {len(met)} of {len(table)} "
         "settings"
     )
-    return {
-        "ours": f"LB / DSAG by balancer schedule and comp_cv: {ours}",
-        "verdict": verdict,
-        "reason": reason,
-    }
+    return dict(ours=ours, verdict=verdict, reason=reason)
 
 
 def _semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
@@ -960,7 +927,7 @@ def _semantics_measure(seed, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
             "time_to_gap": first_reach(sub.time, sub.gap, gap),
         }
         for semantics in SEMANTICS
-        for label, sub in fig8_convergence(kind, seed=seed, semantics=semantics, **kwargs).groupby(
+        for label, sub in fig8_convergence(seed, kind, semantics=semantics, **kwargs).groupby(
             "method", sort=False
         )
     ]
@@ -971,7 +938,7 @@ def _sgd_floor_measure(seed, rows_per_subpartition, gap=1e-3, **kwargs) -> list[
     out = []
     for level, r in enumerate(rows_per_subpartition):
         n_samples = r * kwargs["n_workers"] * kwargs["n_subpartitions"]
-        df = fig8_convergence("pca", seed=seed, n_samples=n_samples, **kwargs)
+        df = fig8_convergence(seed, "pca", n_samples=n_samples, **kwargs)
         out += [
             {
                 "level": level,
@@ -1020,11 +987,21 @@ def sgd_gap_vs_subpartition_rows(
 
 
 def mean_time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
-    """:func:`time_to_gap` averaged over seeds (NaN if some seed never reaches the gap), plus
-    ``final_gap``, the mean smallest gap."""
+    """First simulated time [s] each method's gap falls below each threshold, the mean over
+    seeds (NaN if some seed never reaches it), and ``final_gap``, the mean smallest gap: one row
+    per method (in order of appearance), one column per gap (float labels,
+    :func:`codedlib.plots.dsag.with_labels` formats them)."""
+    check_frame("df", df, ("method", "time", "gap"))
+    df = df if "seed" in df else df.assign(seed=0)
     per_seed = [
-        time_to_gap(sub, gaps).assign(final_gap=sub.groupby("method", sort=False).gap.min())
-        for _seed, sub in df.groupby("seed")
+        pd.DataFrame(
+            {
+                method: {float(g): first_reach(sub.time, sub.gap, g) for g in gaps}
+                | {"final_gap": sub.gap.min()}
+                for method, sub in run.groupby("method", sort=False)
+            }
+        ).T
+        for _seed, run in df.groupby("seed")
     ]
     stacked = pd.concat(per_seed, keys=range(len(per_seed)))
     order = list(dict.fromkeys(df["method"]))
@@ -1163,7 +1140,6 @@ def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
 def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.DataFrame:
     """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
     models' ratios to the recorded value."""
-    df = df if "seed" in df else df.assign(seed=0)
     it = int(df.iteration.max()) if iteration is None else int(iteration)
     end = df[df.iteration == it][["seed", "w", "recorded", "event_driven", "order_statistic"]]
     end = end.sort_values(["w", "seed"]).reset_index(drop=True)
@@ -1172,29 +1148,11 @@ def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.D
     return end
 
 
-def _fig7_measure(seed, **kwargs) -> pd.DataFrame:
-    """Fig. 7 for one seed (:func:`fig7_load_balancing`), its repartition iterations (which
-    differ per seed) moved from ``attrs`` into a ``marks`` column."""
-    df = fig7_load_balancing(rng=seed, **kwargs)
-    return df.assign(marks=[tuple(df.attrs.pop("repartition_iterations"))] * len(df))
-
-
-def fig7_repeated(seeds: int | Iterable[int] = (0,), **kwargs) -> pd.DataFrame:
-    """:func:`fig7_load_balancing` once per seed (fresh cluster, slowed and sped-up workers),
-    with a ``seed`` column; ``attrs["repartition_iterations"]``: seed -> its marks."""
-    df = over_seeds(_fig7_measure, seeds, desc="Fig. 7 seeds", **kwargs)
-    marks = {s: list(m) for s, m in df.groupby("seed", sort=False).marks.first().items()}
-    out = df[[c for c in df if c not in ("seed", "marks")] + ["seed"]]
-    out.attrs.update(df.attrs, repartition_iterations=marks)
-    return out
-
-
 def fig7_final_latency(df: pd.DataFrame, last: int = 20) -> pd.DataFrame:
     """Per seed, the mean iteration latency (slowest task, w = N) over the last ``last``
     iterations, one column per run of :func:`fig7_load_balancing`; ``attrs["mean"]``: each
     run's mean over the seeds."""
     last = check_int("last", last, 1)
-    df = df if "seed" in df else df.assign(seed=0)
     rows = []
     for s, sub in df.groupby("seed", sort=True):
         tail = sub[sub.iteration >= int(sub.iteration.max()) + 1 - last]
@@ -1210,7 +1168,6 @@ def time_to_gap_per_seed(
 ) -> pd.DataFrame:
     """Tidy: one row per (seed, method, gap) with the first time the gap falls below the
     threshold (NaN: never within the run) and the run's final (smallest) gap."""
-    df = df if "seed" in df else df.assign(seed=0)
     rows = [
         (s, method, float(g), first_reach(sub.time, sub.gap, g), float(sub.gap.min()))
         for (s, method), sub in df.groupby(["seed", "method"], sort=False)
@@ -1220,16 +1177,14 @@ def time_to_gap_per_seed(
 
 
 def time_to_gap_summary(
-    per_seed: pd.DataFrame,
-    methods: Sequence[str] | None = None,
-    gaps: Sequence[float] | None = None,
+    per_seed: pd.DataFrame, methods: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` and ``gaps`` in that
-    order; default: all, the gaps descending): ``n`` runs, ``never`` (runs that did not reach
+    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` in that order, default
+    all; the gaps descending): ``n`` runs, ``never`` (runs that did not reach
     the gap), ``mean`` time of those that did and, if all did (n >= 2), the 95 % t-interval
     ``low``, ``high`` (:func:`codedlib.claims.mean_interval`; else NaN)."""
     methods = list(dict.fromkeys(per_seed.method)) if methods is None else list(methods)
-    gaps = sorted(per_seed.gap.unique(), reverse=True) if gaps is None else list(gaps)
+    gaps = sorted(per_seed.gap.unique(), reverse=True)
     rows = []
     for method in methods:
         for g in gaps:
@@ -1243,6 +1198,13 @@ def time_to_gap_summary(
     return pd.DataFrame(rows, columns=["method", "gap", "n", "never", "mean", "low", "high"])
 
 
+def _at_gap(ps, gap=1e-4):
+    """Seeds × methods: the times to ``gap`` of :func:`time_to_gap_per_seed`."""
+    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
+        index="seed", columns="method", values="time"
+    )
+
+
 def paired_times(
     per_seed: pd.DataFrame,
     numerator: str,
@@ -1253,8 +1215,7 @@ def paired_times(
     """Times to ``gap`` of two methods paired by seed (:func:`time_to_gap_per_seed`) and how
     many runs never reached it: those count as ``censor`` (the time limit, a lower bound), or
     without ``censor`` raise ValueError."""
-    sub = per_seed[np.isclose(per_seed.gap, gap, rtol=1e-9, atol=0.0)]
-    wide = sub.pivot(index="seed", columns="method", values="time")
+    wide = _at_gap(per_seed, gap)
     for m in (numerator, denominator):
         if m not in wide:
             raise ValueError(f"method {m!r} not in the runs, got {list(wide.columns)}")
@@ -1275,7 +1236,6 @@ def convergence_band(df: pd.DataFrame, n_grid: int = 300) -> pd.DataFrame:
     time grid (log-linear interpolation; a run that ended early keeps its last gap; the band
     ends with the method's last run)."""
     n_grid = check_int("n_grid", n_grid, 2)
-    df = df if "seed" in df else df.assign(seed=0)
     grid = np.linspace(0.0, float(df.time.max()), n_grid)
     frames = []
     for method, sub in df.groupby("method", sort=False):
@@ -1338,26 +1298,7 @@ def event_driven_timing(
     return SimpleNamespace(compiled_ms=compiled, heapq_ms=heap)
 
 
-# -- Recorded traces: goodness of fit and the DSAG trace against its own injected model ----
-def trace_gamma_ks(trace: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3 on a trace: per worker and latency column, the Kolmogorov-Smirnov distance
-    ``ks``, ``pvalue`` and ``n`` against the gamma fitted to the same data (conservative
-    p-values: a rejection at 5 % is trustworthy, an acceptance weak evidence)."""
-    from scipy import stats
-
-    fit = fit_gamma_model(trace)
-    rows = []
-    for column, shape, scale in (
-        ("compute_time", fit.comp_shape, fit.comp_scale),
-        ("comm_time", fit.comm_shape, fit.comm_scale),
-    ):
-        for j, worker in enumerate(fit.workers):
-            x = trace.loc[trace.worker == worker, column].to_numpy(dtype=float)
-            res = stats.kstest(x, stats.gamma(shape[j], scale=scale[j]).cdf)
-            rows.append((worker, column, float(res.statistic), float(res.pvalue), x.size))
-    return pd.DataFrame(rows, columns=["worker", "column", "ks", "pvalue", "n"])
-
-
+# -- Recorded traces: the DSAG trace against its own injected model -------------------------
 def _recorded_cumulative(trace) -> np.ndarray:
     """Recorded cumulative latency per iteration of a w < N trace: the last fresh arrival of
     each iteration (the margin included), measured from the start of the first task."""
@@ -1366,40 +1307,6 @@ def _recorded_cumulative(trace) -> np.ndarray:
     first = trace[trace.iteration == trace.iteration.min()]
     start = float((first.wall_clock - first.compute_time - first.comm_time).min())
     return ends - start
-
-
-def _delay_sampler(delay, N, rng):
-    """``draw(n_it)``: the sampler of ``DelayModel.sample``, built once (it rebuilds its
-    distributions per call)."""
-    cluster = delay.cluster(N)
-    if delay.bursts:
-        from codedlib.latency.models import MarkovBursts
-
-        b = delay.bursts
-        bursty = MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
-        return lambda n_it: bursty.sample_path(n_it, rng).latency
-    return lambda n_it: cluster.sample(n_it, rng)
-
-
-def _split_half(net, recorded, T, w, margin, replicas, rng) -> pd.DataFrame:
-    """Out of sample: fit one half of the iterations, predict the other half's recorded total."""
-    half = T // 2
-    in_first = net.iteration.to_numpy() < net.iteration.min() + half
-    halves = {
-        "first": float(recorded[half - 1]),
-        "second": float(recorded[-1] - recorded[half - 1]),
-    }
-    split = []
-    for fit_on, predict, mask, n_it in (
-        ("first", "second", in_first, T - half),
-        ("second", "first", ~in_first, half),
-    ):
-        lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
-        pred = simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR)
-        model = f"fit on the {fit_on} half / {predict} half recorded"
-        ratio = pred.iteration_end[:, -1] / halves[predict]
-        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
-    return pd.concat(split, ignore_index=True)
 
 
 def trace_dsag_predictions(
@@ -1425,7 +1332,12 @@ def trace_dsag_predictions(
     def simulate(lat):
         return simulate_event_driven(lat, w, margin=margin, semantics=OUR_COORDINATOR).iteration_end
 
-    draw = _delay_sampler(config.delay, N, rng)
+    cluster, b = config.delay.cluster(N), config.delay.bursts
+    bursty = b and MarkovBursts(cluster, b["p_enter"], b["p_exit"], b["factor"])
+
+    def draw(n_it):  # DelayModel.sample's draw, its distributions built once, not per call
+        return bursty.sample_path(n_it, rng).latency if bursty else cluster.sample(n_it, rng)
+
     totals = {}
     draws = np.stack([draw(T) for _ in range(replicas)])
     injected_runs = simulate(draws)
@@ -1446,7 +1358,22 @@ def trace_dsag_predictions(
     lat = fit_gamma_model(net).sample_total((replicas, T), rng=rng)
     totals["gamma fit (trace)"] = simulate(lat)[:, -1]
     totals["order statistic (trace fit)"] = np.partition(lat, w - 1, -1)[..., w - 1].sum(axis=1)
-    split = _split_half(net, recorded, T, w, margin, replicas, rng)
+    # out of sample: fit one half of the iterations, predict the other half's recorded total
+    half = T // 2
+    in_first = net.iteration.to_numpy() < net.iteration.min() + half
+    halves = {
+        "first": float(recorded[half - 1]),
+        "second": float(recorded[-1] - recorded[half - 1]),
+    }
+    split = []
+    for fit_on, predict, mask, n_it in (
+        ("first", "second", in_first, T - half),
+        ("second", "first", ~in_first, half),
+    ):
+        lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
+        model = f"fit on the {fit_on} half / {predict} half recorded"
+        ratio = simulate(lat)[:, -1] / halves[predict]
+        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
     frame = pd.concat(
         [
             pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
@@ -1468,7 +1395,7 @@ def trace_dsag_predictions(
         queue_wait_mean=float(waited.mean()) if len(waited) else 0.0,
         comm_time_mean=float(trace.comm_time.mean()),
         totals=frame,
-        split_half=split,
+        split_half=pd.concat(split, ignore_index=True),
     )
 
 
@@ -1536,10 +1463,6 @@ BURST_SETTING = (
     "stand-in: 36 synthetic gamma workers, per-task comp_cv = 0.03 × U(0.5, 1.5) (chosen); "
     "bursts ×1.12, mean length 50 iterations (chosen); calibrated: entry rate p_enter = 3e-4"
 )
-REAL_SETTING = (
-    f"our MPI trace {REAL_TRACE} (UMW, N = 12, 40 iterations, 13 processes on a 2-core VM, nothing "
-    "injected: computation is a 2400 × 50 least-squares gradient)"
-)
 TRACE_SETTING = {
     name: f"our MPI trace {name}: DSAG N = 12, w = 6, 40 iterations, 13 processes on a 2-core VM; "
     f"injected gamma computation delay, mean 30 ms and sd 10 ms × (1 + 0.4 i/N), {bursts}; "
@@ -1553,10 +1476,6 @@ FIG6_SETTING = (
     "stand-in cluster: 72 synthetic gamma workers, means ±30 %, per-task comp_cv = 0.1 × U(0.5, 1.5) "
     "(chosen), Markov bursts ×1.12 (p_enter 0.002, p_exit 0.02, chosen); model fitted to a "
     "2000-iteration w = N profiling trace"
-)
-TIMING_SETTING = (
-    "N = 100, w = 50, 100 iterations; numba kernel on this machine (a shared 2-core VM), "
-    "mean of 50 calls per repeat; paper: the authors' Julia implementation"
 )
 FIG7_SETTING = (
     "stand-in: 8 synthetic gamma workers, mean 0.5 s per worker's data ±10 % (0.025 s per task at "
@@ -1639,9 +1558,23 @@ def check_traces(traces: Mapping[str, pd.DataFrame], rng: RngLike = None) -> tup
 
 
 def gamma_ks_summary(trace: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3 on a trace: per latency column, median KS distance and workers rejected at 5 %."""
+    """Fig. 3 on a trace: per latency column, the median Kolmogorov-Smirnov distance of each
+    worker's latency to the gamma fitted to the same data and the workers rejected at 5 %
+    (conservative p-values: a rejection is trustworthy, an acceptance weak evidence)."""
+    from scipy import stats
+
+    fit = fit_gamma_model(trace)
+    rows = []
+    for column, shape, scale in (
+        ("compute_time", fit.comp_shape, fit.comp_scale),
+        ("comm_time", fit.comm_shape, fit.comm_scale),
+    ):
+        for j, worker in enumerate(fit.workers):
+            x = trace.loc[trace.worker == worker, column].to_numpy(dtype=float)
+            res = stats.kstest(x, stats.gamma(shape[j], scale=scale[j]).cdf)
+            rows.append((column, float(res.statistic), float(res.pvalue)))
     return (
-        trace_gamma_ks(trace)
+        pd.DataFrame(rows, columns=["column", "ks", "pvalue"])
         .groupby("column")
         .agg(
             median_ks=("ks", "median"),
@@ -2255,12 +2188,6 @@ def _fresh(w):
     )
 
 
-def _at_gap(ps, gap=1e-4):
-    return ps[np.isclose(ps.gap, gap, rtol=1e-9, atol=0)].pivot(
-        index="seed", columns="method", values="time"
-    )
-
-
 def _final_gaps(problems, problem):
     return problems[problem][1].groupby(["seed", "method"]).final_gap.first().unstack()
 
@@ -2634,7 +2561,8 @@ def _latency_claims() -> dict:
             "gamma fit of real latency (KS test per worker)",
             _ks,
             paper="communication and computation latency are well approximated by gamma distributions (Azure, AWS)",
-            setting=REAL_SETTING,
+            setting=f"our MPI trace {REAL_TRACE} (UMW, N = 12, 40 iterations, 13 processes on a 2-core "
+            "VM, nothing injected: computation is a 2400 × 50 least-squares gradient)",
             uncertainty="KS test at 5 % per worker, parameters fitted to the same 40 samples",
         ),
         traces(
@@ -2652,14 +2580,16 @@ def _latency_claims() -> dict:
 
 
 def _order_statistic_claims() -> dict:
-    """Section 2: the w-th fastest worker's latency models (Figs. 5-6)."""
+    """Section 2: the w-th fastest worker's latency models (Figs. 5-6), the event-driven
+    simulator's speed and coordinator rules."""
     by_construction = (
         "; calibrated by construction: recorded latencies drawn from the fitted gamma family"
     )
-    ratio = partial(spec, "interval", "Fig. 6", paper=1.0, unit="×", **_CALIBRATED, section=SEC2)
+    sec2 = partial(spec, section=SEC2)
+    ratio = partial(sec2, "interval", "Fig. 6", paper=1.0, unit="×", **_CALIBRATED)
     return {
         "fig5": [
-            spec(
+            sec2(
                 "comparison",
                 "Fig. 5",
                 "max error of the i.i.d. model / of the per-worker model",
@@ -2673,11 +2603,10 @@ def _order_statistic_claims() -> dict:
                 **_CALIBRATED,
                 reason="by construction: the stand-in's workers are gamma with means spread ±30 % (chosen), the family the "
                 "per-worker model fits, so its accuracy checks the fitting code; the paper's claim is about Azure",
-                section=SEC2,
             )
         ],
         "fig6": [
-            spec(
+            sec2(
                 "comparison",
                 "Fig. 6",
                 "order statistic / recorded, w = 9 of 72",
@@ -2688,7 +2617,6 @@ def _order_statistic_claims() -> dict:
                 expected="less",
                 paper_text="below 1 (underestimates for w < N)",
                 setting=FIG6_SETTING,
-                section=SEC2,
             ),
             ratio(
                 "event-driven / recorded, w = 9 of 72",
@@ -2713,14 +2641,8 @@ def _order_statistic_claims() -> dict:
                 "(a check of the fitting code, not of the paper's AWS claim)",
             ),
         ],
-    }
-
-
-def _simulator_claims() -> dict:
-    """Section 2: the event-driven simulator's speed and coordinator rules."""
-    return {
         "timing": [
-            spec(
+            sec2(
                 "interval",
                 "Sec. VI-B, fn. 16",
                 "simulate 100 iterations, N = 100, w = 50",
@@ -2728,13 +2650,13 @@ def _simulator_claims() -> dict:
                 paper=1.5,
                 paper_text="about 1.5 ms",
                 unit="ms",
-                setting=TIMING_SETTING,
-                section=SEC2,
+                setting="N = 100, w = 50, 100 iterations; numba kernel on this machine (a shared 2-core "
+                "VM), mean of 50 calls per repeat; paper: the authors' Julia implementation",
                 machine_dependent=True,  # a wall-clock timing of this machine
             )
         ],
         "semantics": [
-            spec(
+            sec2(
                 "qualitative",
                 "Sec. V-A",
                 "coordinator rules inside the 2 % margin window (the authors' simulator)",
@@ -2748,55 +2670,49 @@ def _simulator_claims() -> dict:
                 "result arrives in the window idles until the next iteration",
                 verdict="reproduced",
                 basis="check",
-                section=SEC2,
             )
         ],
     }
 
 
-def _dsag_claims() -> dict:
-    """Sections 3-4: the paper's examples, Algorithm 2 and Fig. 7."""
-    return {
-        "examples": _examples(),
-        "algorithm2": [
-            spec(
-                "qualitative",
-                "Algorithm 2",
-                "termination when p shrinks (n = 10, p = 3 -> 2, k = 1)",
-                _algorithm2,
-                paper="Algorithm 2 always terminates: k = k' = 1 is always aligned (Section VI-C)",
-                section=SEC3,
-            )
-        ],
-        "fig7": [
-            spec(
-                "comparison",
-                "Fig. 7",
-                "latency without / with load balancing, last 20 iterations",
-                lambda fig7_last: dict(
-                    numerator=fig7_last["not_balanced"], denominator=fig7_last["load_balanced"]
-                ),
-                expected="greater",
-                paper=2.0,
-                paper_text="more than 2×",
-                **_CALIBRATED,
-                setting=FIG7_SETTING
-                + "; calibrated: the ×2 slowdown is chosen to match the paper's experiment",
-                reason=(
-                    "calibrated parameter: the ×2 slowdown of the slowed workers is our choice, and an unbalanced "
-                    "iteration waits for a slowed worker, so a ratio of about 2 follows from it; what is measured is "
-                    "that the balancer recovers it"
-                ),
-                section=SEC4,
-            )
-        ],
-    }
-
-
-def _fig8_claims(w, n_workers) -> dict:
-    """Section 5: Fig. 8 top row (the artificial scenario) and Table I."""
+def _dsag_claims(w, n_workers) -> dict:
+    """Sections 3-5: the paper's examples, Algorithm 2, Fig. 7, Fig. 8 top row (the artificial
+    scenario) and Table I."""
     not_attempted = partial(spec, "not_attempted", section=SEC5)
     c = {}
+    c["examples"] = _examples()
+    c["algorithm2"] = [
+        spec(
+            "qualitative",
+            "Algorithm 2",
+            "termination when p shrinks (n = 10, p = 3 -> 2, k = 1)",
+            _algorithm2,
+            paper="Algorithm 2 always terminates: k = k' = 1 is always aligned (Section VI-C)",
+            section=SEC3,
+        )
+    ]
+    c["fig7"] = [
+        spec(
+            "comparison",
+            "Fig. 7",
+            "latency without / with load balancing, last 20 iterations",
+            lambda fig7_last: dict(
+                numerator=fig7_last["not_balanced"], denominator=fig7_last["load_balanced"]
+            ),
+            expected="greater",
+            paper=2.0,
+            paper_text="more than 2×",
+            **_CALIBRATED,
+            setting=FIG7_SETTING
+            + "; calibrated: the ×2 slowdown is chosen to match the paper's experiment",
+            reason=(
+                "calibrated parameter: the ×2 slowdown of the slowed workers is our choice, and an unbalanced "
+                "iteration waits for a slowed worker, so a ratio of about 2 follows from it; what is measured is "
+                "that the balancer recovers it"
+            ),
+            section=SEC4,
+        )
+    ]
     c["fig8"] = [
         _faster(w, n_workers, "PCA", 1e-4, 0.20),
         _faster(w, n_workers, "PCA", 1e-8, 0.30, headline=True),
@@ -2923,9 +2839,7 @@ def claim_specs(w: int = 10, n_workers: int = 49) -> dict:
     return {
         **_latency_claims(),
         **_order_statistic_claims(),
-        **_simulator_claims(),
-        **_dsag_claims(),
-        **_fig8_claims(w, n_workers),
+        **_dsag_claims(w, n_workers),
         **_aws_claims(w),
     }
 

@@ -54,7 +54,7 @@ LABELS = {
 def with_labels(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its display column labels, for showing it: the names in :data:`LABELS`
     replaced, float column labels (the gaps of
-    :func:`codedlib.experiments.dsag.time_to_gap`) formatted with ``:g`` ("1e-06")."""
+    :func:`codedlib.experiments.dsag.mean_time_to_gap`) formatted with ``:g`` ("1e-06")."""
     return table.rename(columns=lambda c: f"{c:g}" if isinstance(c, float) else LABELS.get(c, c))
 
 
@@ -198,11 +198,10 @@ def plot_load_balancing(
     df: pd.DataFrame, *, summary: pd.DataFrame, seed: int | None = None, title: str | None = None
 ) -> Figure:
     """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
-    :func:`codedlib.experiments.dsag.fig7_repeated` (the run of ``seed``, default the first),
-    and each seed's mean latency over the last iterations, balanced vs not, and their mean
-    (``summary``: ``fig7_final_latency``)."""
+    :func:`codedlib.experiments.dsag.fig7_load_balancing` over seeds (the run of ``seed``,
+    default the first; its ``marks``), and each seed's mean latency over the last iterations,
+    balanced vs not, and their mean (``summary``: ``fig7_final_latency``)."""
     seed = df.seed.iloc[0] if seed is None else seed
-    marks = df.attrs["repartition_iterations"].get(seed, [])
     df = df[df.seed == seed]
     fig = Figure(figsize=(14, 4))
     grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))
@@ -215,7 +214,7 @@ def plot_load_balancing(
             ax.plot(tr["iteration"] + 1, tr["latency"], lw=1, color=colors[tr["role"].iloc[0]])
         if run == "load-balanced":
             # darker than the grid so the re-partitioning marks stand out from it
-            for k, it in enumerate(marks):
+            for k, it in enumerate(sub.marks.iloc[0]):
                 label = "re-partitioning" if k == 0 else None
                 ax.axvline(it, color="0.35", ls=":", lw=1.0, zorder=0, label=label)
             if ax.get_legend_handles_labels()[0]:
@@ -380,17 +379,15 @@ def plot_lb_gain_vs_task_noise(
 
 
 def plot_sgd_floor_vs_rows(
-    df: pd.DataFrame,
-    slope: float,
-    intercept: float,
-    paper_rows: float,
-    *,
-    title: str | None = None,
+    df: pd.DataFrame, fit: Mapping[str, float], *, title: str | None = None
 ) -> Figure:
     """SGD's and DSAG's gap floor (median over the last quarter of each run) against the rows per
     subpartition, one point per seed, log-log; the fitted power law for SGD extended to
     ``paper_rows`` (the paper's subpartitions), the 1e-3 level marked. From
-    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows`."""
+    :func:`codedlib.experiments.dsag.sgd_gap_vs_subpartition_rows` (``df``) and
+    :func:`~codedlib.experiments.dsag.sgd_floor` (``fit``: ``slope``, ``intercept``,
+    ``paper_rows``)."""
+    slope, intercept, paper_rows = fit["slope"], fit["intercept"], fit["paper_rows"]
     fig, ax = subplots(1, 1, figsize=(7.0, 4.2))
     for method, color in (("SGD", "C1"), ("DSAG", "C0")):
         sub = df[df.method == method]

@@ -195,13 +195,6 @@ class GradientCache:
         self.H += value
         self.covered += stop - start
 
-    def recompute_sum(self) -> np.ndarray:
-        """Sum of the cached entries computed from scratch (for checking H)."""
-        total = np.zeros_like(self.H)
-        for *_, y in self._entries:
-            total = total + y
-        return total
-
 
 def gram_schmidt(V: np.ndarray) -> np.ndarray:
     """Gram–Schmidt orthonormalisation of the columns of V (the G(.) of eq. 2 for PCA).
@@ -258,32 +251,6 @@ class LatencyProfiler:
         return stats
 
 
-@dataclass
-class _ContributionSimulator:
-    """Common-random-number estimator of u_i(p) and h(p) (Section VI-B, via Section IV-B)."""
-
-    comm: np.ndarray  # (replicas, T, N) communication latency samples
-    comp_full: np.ndarray  # (replicas, T, N) computation latency at full local load
-    w: int
-    margin: float
-    n_local: np.ndarray
-    semantics: str = "reference"
-    n_evaluations: int = 0
-    reference: bool = field(init=False)
-
-    def __post_init__(self):
-        # the latencies of any p >= 1 are finite and >= 0 iff those of p = 1 are: checked once
-        _, self.w, self.margin, _, self.reference, _ = _check_inputs(
-            self.comm + self.comp_full, self.w, self.margin, None, self.semantics
-        )
-
-    def contribution(self, p):
-        self.n_evaluations += 1
-        lat = self.comm + self.comp_full / p
-        u = _simulate_checked(lat, self.w, self.margin, self.reference).participation
-        return contribution(u, p, self.n_local)
-
-
 def contribution(participation: ArrayLike, p: ArrayLike, n_local: np.ndarray) -> float:
     """Per-iteration contribution ``h(p) = Σ u_i n_i / (p_i n)`` (Section VI-B)."""
     p = np.asarray(p, dtype=float)
@@ -335,18 +302,23 @@ def optimize_subpartitions(
             raise ValueError(f"{name} must be >= 0 (latency moments), got min={arr.min():g}")
     rng = as_generator(rng)
     comm_mean, comm_var, comp_mean_full, comp_var_full = moments
+    # common random numbers (replicas, T, N) for every p' of this call
     shape = (replicas, n_iterations, n_workers)
-    sim = _ContributionSimulator(
-        comm=rng.gamma(comm_mean**2 / comm_var, comm_var / comm_mean, size=shape),
-        comp_full=rng.gamma(
-            comp_mean_full**2 / comp_var_full, comp_var_full / comp_mean_full, size=shape
-        ),
-        w=w,
-        margin=margin,
-        n_local=n_local,
-        semantics=semantics,
+    comm = rng.gamma(comm_mean**2 / comm_var, comm_var / comm_mean, size=shape)
+    comp_full = rng.gamma(
+        comp_mean_full**2 / comp_var_full, comp_var_full / comp_mean_full, size=shape
     )
-    h_min = sim.contribution(p if p_baseline is None else np.asarray(p_baseline))
+    # the latencies of any p >= 1 are finite and >= 0 iff those of p = 1 are: checked once
+    _, w, margin, _, reference, _ = _check_inputs(comm + comp_full, w, margin, None, semantics)
+    evaluations = 0
+
+    def h_of(q):  # u_i(q) and h(q) by event-driven simulation (Section VI-B, via Section IV-B)
+        nonlocal evaluations
+        evaluations += 1
+        u = _simulate_checked(comm + comp_full / q, w, margin, reference).participation
+        return contribution(u, q, n_local)
+
+    h_min = h_of(p if p_baseline is None else np.asarray(p_baseline))
 
     def latency(q):
         return comm_mean + comp_mean_full / q
@@ -357,7 +329,7 @@ def optimize_subpartitions(
     with np.errstate(divide="ignore"):
         ratio = comp_mean_full / np.maximum(target - comm_mean, 1e-300)
     q = np.clip(np.floor(ratio * (1 + 1e-12)), 1, n_local).astype(np.int64)
-    h = sim.contribution(q)
+    h = h_of(q)
     steps = 0
     # Increase the workload of the fastest workers until the contribution constraint holds.
     while h < h_min and steps < 10_000:
@@ -368,7 +340,7 @@ def optimize_subpartitions(
             break
         i = int(np.argmin(lat))
         q[i] = max(1, min(q[i] - 1, math.floor(0.99 * q[i])))
-        h = sim.contribution(q)
+        h = h_of(q)
     best = q.copy()
     # Decrease the workload of the slowest workers while the constraint (1 % tol.) holds.
     while h >= 0.99 * h_min and steps < 10_000:
@@ -380,11 +352,11 @@ def optimize_subpartitions(
             break
         i = int(np.argmax(lat))
         q[i] = min(n_local[i], math.ceil(1.01 * q[i]))
-        h = sim.contribution(q)
+        h = h_of(q)
     return best, {
         "h_min": float(h_min),
-        "h": float(sim.contribution(best)),
-        "evaluations": sim.n_evaluations,
+        "h": float(h_of(best)),
+        "evaluations": evaluations,
         "steps": steps,
     }
 
