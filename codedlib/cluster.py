@@ -31,8 +31,6 @@ from codedlib.network import Network
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["FAMILIES", "ClusterModel", "Workload", "unit_delays"]
-
 #: Delay families and what their ``shape`` means (each draws a unit-mean factor X).
 FAMILIES = {
     "shifted_exponential": "straggling share v in [0, 1): X = (1 - v) + v Exp(1) (CR eq. 6)",

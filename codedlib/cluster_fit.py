@@ -39,15 +39,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "BURST_Z",
-    "MIN_ROWS_PER_WORKER",
-    "ClusterFit",
-    "family_logliks",
-    "fit_cluster",
-    "synthetic_trace",
-]
-
 #: Bursts are fitted only when the pooled lag-1 autocorrelation of X exceeds BURST_Z / sqrt(pairs).
 BURST_Z = 3.0
 #: Fewest rows per worker a fit accepts.

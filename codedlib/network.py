@@ -12,8 +12,6 @@ from codedlib._validation import check_int, check_real
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["Network", "single_port_receive"]
-
 
 @dataclass(frozen=True)
 class Network:

@@ -29,21 +29,6 @@ from codedlib._validation import RngLike, as_generator, check_array, check_int, 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "Problem",
-    "LeastSquares",
-    "LogisticRegression",
-    "SoftmaxRegression",
-    "PCA",
-    "Dataset",
-    "synthetic_linear_regression",
-    "digits_binary",
-    "digits_multiclass",
-    "sparse_lowrank_binary",
-    "standardize",
-    "even_partition",
-]
-
 
 # --------------------------------------------------------------------------- helpers
 

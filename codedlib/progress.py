@@ -9,8 +9,6 @@ import threading
 from collections.abc import Iterable
 from typing import TypeVar
 
-__all__ = ["show_progress", "track"]
-
 T = TypeVar("T")
 _enabled = False
 

@@ -3,7 +3,8 @@
 The rules, on every module under ``codedlib``:
 
 * the module has a docstring;
-* each function or class in ``__all__`` has a docstring whose first line is a summary;
+* each public function or class (a name without a leading underscore, defined in the module)
+  has a docstring whose first line is a summary;
 * a numpydoc ``Parameters`` section, where one is written, names only real parameters (a stale
   entry misleads), and is not required: the name, the type annotation and the glossary
   (``docs/CONVENTIONS.md``) carry the meaning of ``rng``, ``ax``, ``n``, ``seed`` …;
@@ -29,8 +30,9 @@ MODULES = sorted(
 
 def _public(module_name):
     mod = importlib.import_module(module_name)
-    for name in getattr(mod, "__all__", ()):
-        obj = getattr(mod, name)
+    for name, obj in list(vars(mod).items()):
+        if name.startswith("_"):
+            continue
         if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module_name:
             yield name, obj
 

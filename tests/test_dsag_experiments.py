@@ -442,7 +442,7 @@ def test_dsag_plots_take_a_title_and_set_the_display_labels():
 
     from codedlib.plots import dsag as dp
 
-    for name in dp.__all__:
+    for name in vars(dp):
         if name.startswith("plot_"):
             param = inspect.signature(getattr(dp, name)).parameters.get("title")
             assert param is not None, name

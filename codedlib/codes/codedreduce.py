@@ -40,21 +40,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "CodedReduceAllocation",
-    "Segments",
-    "TreeNode",
-    "allocate",
-    "comp_alloc",
-    "exact_data_unit",
-    "execute",
-    "local_messages_from_point_gradients",
-    "position_of",
-    "rank_of",
-    "tree_allocation",
-    "tree_links",
-]
-
 
 def _layer_offset(layer: int, n: int) -> int:
     """Rank of node (layer, 0): 1 + n + ... + n^(layer-1); 0 for the master."""

@@ -26,17 +26,6 @@ from codedlib._validation import RngLike, as_generator, check_array, check_int, 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "PAPER_EXAMPLE_A",
-    "PAPER_EXAMPLE_B",
-    "DecodingConditionWarning",
-    "GradientCode",
-    "code_from_null_space",
-    "cyclic_repetition_code",
-    "gradient_code_from_matrices",
-    "structured_null_space",
-]
-
 #: Encoding matrix of the CR paper's Example 1 / eq. (4) (n = 3 workers, s = 1).
 PAPER_EXAMPLE_B = np.array([[0.5, 1.0, 0.0], [0.0, 1.0, -1.0], [0.5, 0.0, 1.0]])
 #: Decoding matrix of eq. (4); row f belongs to the f-th straggler set in

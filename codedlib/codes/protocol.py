@@ -19,8 +19,6 @@ from codedlib._validation import InputTypeError, check_int
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["DEFAULT_DECODER_CACHE", "CachedDecoder", "GradientCodeLike"]
-
 #: Straggler patterns whose decoding vectors a :class:`CachedDecoder` keeps by default.
 DEFAULT_DECODER_CACHE = 1024
 

@@ -32,25 +32,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "ReedSolomonGradientCode",
-    "accuracy_limit",
-    "decoding_accuracy",
-    "DecodingAccuracyError",
-    "DecodingAccuracyWarning",
-    "encoding_matrix",
-    "inverse_table",
-    "least_squares_decoding_vector",
-    "mask_matrix",
-    "reed_solomon_gradient_code",
-    "roots_of_unity",
-    "row_balanced_mask_matrix",
-    "straggler_tolerance",
-    "vandermonde_decoding_vector",
-    "well_conditioned_root_power",
-    "worst_case_survivors",
-]
-
 
 # --------------------------------------------------------------------------- masks
 

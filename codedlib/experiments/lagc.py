@@ -40,38 +40,6 @@ if TYPE_CHECKING:
     from codedlib.schemes.lagc import SchemeRun
     from codedlib.theory.lagc import LAGCLayout
 
-__all__ = [
-    "seed_values",
-    "BETA_SWEEP",
-    "gc_gd_beta_sweep",
-    "compare_schemes",
-    "bound_best_case",
-    "bound_grid",
-    "bound_grid_summary",
-    "complexity_curves",
-    "complexity_summary",
-    "convergence_bands",
-    "convergence_metrics",
-    "convergence_runs",
-    "run_checks",
-    "seed_runs",
-    "stack_seed_runs",
-    "SETTINGS",
-    "CLAIMS",
-    "Notebook",
-    "default_configs",
-    "group_smoothness",
-    "heterogeneous_regression",
-    "make_delay",
-    "problem_constants",
-    "seed_interval",
-    "seed_pairs",
-    "seed_table",
-    "storage_layouts",
-    "table1_intervals",
-    "table1_seeds",
-]
-
 _LAZY = ("lag", "g-lag", "lagc")
 
 

@@ -54,44 +54,6 @@ if TYPE_CHECKING:
 
     from codedlib.replicate import Executor
 
-__all__ = [
-    "PAPER",
-    "accuracy_study",
-    "any_f_rows_check",
-    "any_f_rows_exhaustive",
-    "c_m_range_for_f_mds",
-    "decoding_cost",
-    "decoding_cost_summary",
-    "fig2_curves",
-    "fig2_bands",
-    "fig2_experiment",
-    "fig2_run",
-    "fig2_seed_metrics",
-    "fig2_summary",
-    "fig3_tf_curve",
-    "pareto_order_statistic_check",
-    "residual_tol_check",
-    "workers_choice",
-    "STRAGGLER_REGIMES",
-    "ignore_stragglers_regimes",
-    "regime_bars",
-    "sample_mean_of_heavy_tail",
-    "SETTINGS",
-    "SEC",
-    "setup",
-    "run_masks",
-    "run_encoding",
-    "run_decoding_cost",
-    "run_accuracy",
-    "run_delay_model",
-    "run_fig3",
-    "run_workers_choice",
-    "run_fig2",
-    "run_regimes",
-    "claim_specs",
-    "CLAIMS",
-]
-
 #: numbers the paper reports
 _EQ5 = ("1110", "1110", "1101", "1101", "1011", "1011", "0111", "0111")  # the rows of eq. (5)
 PAPER = {

@@ -43,31 +43,6 @@ from codedlib.theory.reed_solomon import decoding_time
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = [
-    "AXES",
-    "CLAIMS",
-    "HEADLINES",
-    "LATENCIES",
-    "SETTINGS",
-    "Ranking",
-    "RegimeMap",
-    "YourCluster",
-    "apply_axis",
-    "axis_value",
-    "default_cluster",
-    "operating_point_cluster",
-    "paper_headlines",
-    "paper_operating_points",
-    "rank_schemes",
-    "ranking",
-    "regime_map",
-    "regime_maps",
-    "scale_study",
-    "scheme_table",
-    "why_table",
-    "your_cluster",
-]
-
 
 def default_cluster(n_workers: int = 100, **changes: Any) -> ClusterModel:
     """The shoot-out's reference cluster: shifted-exponential straggling (share 0.5, CR eq. 6's

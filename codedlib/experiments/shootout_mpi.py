@@ -11,8 +11,6 @@ from functools import partial
 
 from codedlib.claims import spec
 
-__all__ = ["CLAIMS", "TARGET", "TARGET_TEXT"]
-
 TARGET = (0.9, 1.1)
 TARGET_TEXT = "the simulator within ±10 % of real runs (our target)"
 S7 = "7. Real processes"

@@ -50,38 +50,6 @@ if TYPE_CHECKING:
 
     from codedlib.replicate import Executor
 
-__all__ = [
-    "CLAIMS",
-    "KNOWN_VALUES",
-    "REFERENCE_MODELS",
-    "SETTINGS",
-    "burst_consistency",
-    "burst_run_needed",
-    "burst_stats",
-    "bursty_path",
-    "closed_form",
-    "cluster_ecdf",
-    "cluster_moments",
-    "codedreduce_conventions",
-    "cost_ks",
-    "cost_of_waiting",
-    "delay_model_curves",
-    "demo_cluster",
-    "ecdf_ks",
-    "finite_means",
-    "grid_summary",
-    "known_values_table",
-    "model_moments",
-    "monte_carlo_means",
-    "non_identical_comparison",
-    "order_statistic_comparison",
-    "pareto_limit_convergence",
-    "reference_monte_carlo",
-    "rs_appendix_factors",
-    "rs_finite_n",
-    "standard_models",
-]
-
 #: reference values (issue 2): exponential mean 1 and Pareto t0=1, xi=2, both with n = 10
 KNOWN_VALUES = [
     {"model": "exponential, mean 1", "n": 10, "k": 10, "reference": 2.928968},

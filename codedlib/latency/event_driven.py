@@ -33,14 +33,6 @@ from codedlib._validation import check_array, check_int, check_real
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "SEMANTICS",
-    "EventDrivenResult",
-    "simulate_event_driven",
-    "simulate_event_driven_heapq",
-    "simulate_event_driven_reference",
-]
-
 #: What the coordinator does inside the margin window (module docstring).
 SEMANTICS = ("reference", "deadline")
 

@@ -23,18 +23,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "TRACE_COLUMNS",
-    "GammaLatencyModel",
-    "burst_slowdown",
-    "fit_gamma_model",
-    "fit_line_through_origin",
-    "order_statistic_latency",
-    "queue_wait",
-    "validate_trace",
-    "without_queueing",
-]
-
 
 # Floor on fitted variances (relative to mean^2): a worker whose recorded latencies are all
 # equal would otherwise give an infinite gamma shape.

@@ -38,17 +38,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from scipy.stats._distn_infrastructure import rv_frozen
 
-__all__ = [
-    "HeterogeneousCluster",
-    "MarkovBursts",
-    "codedreduce_compute_time",
-    "gamma_from_moments",
-    "linear_slowdown",
-    "pareto",
-    "sample_distribution",
-    "shifted_exponential",
-]
-
 
 # --------------------------------------------------------------------------------------
 # Single-worker models

@@ -34,20 +34,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from scipy.stats._distn_infrastructure import rv_frozen
 
-__all__ = [
-    "OrderStatisticEstimate",
-    "expected_order_statistic_exponential",
-    "expected_order_statistic_numeric",
-    "expected_order_statistic_pareto",
-    "expected_order_statistics_numeric",
-    "harmonic_number",
-    "order_statistic_cdf",
-    "order_statistic_monte_carlo",
-    "order_statistic_samples",
-    "order_statistic_survival",
-    "pareto_order_statistic_limit",
-]
-
 _EULER_GAMMA = 0.5772156649015329
 
 

@@ -20,19 +20,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "ITERATION_COLUMNS",
-    "REQUIRED_COLUMNS",
-    "ROUND_COLUMNS",
-    "TRACE_COLUMNS",
-    "TRACE_DIR",
-    "list_traces",
-    "read_trace",
-    "synchronous_trace",
-    "trace_path",
-    "write_csv",
-]
-
 TRACE_COLUMNS = [
     "iteration",  # the receiving node's iteration when the result arrived
     "worker",  # 0 .. N-1 (MPI rank - 1)

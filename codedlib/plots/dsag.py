@@ -24,24 +24,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "LABELS",
-    "plot_lb_gain_vs_task_noise",
-    "plot_sgd_floor_vs_rows",
-    "add_caption",
-    "plot_bursts",
-    "plot_convergence",
-    "plot_convergence_bands",
-    "plot_cumulative_latency",
-    "plot_latency_cdfs",
-    "plot_load_balancing",
-    "plot_load_scaling",
-    "plot_order_statistics",
-    "plot_participation",
-    "plot_worker_latency",
-    "with_labels",
-]
-
 #: Display label of each snake_case column the experiments return whose label a reader sees
 #: differently (columns not listed are shown as they are).
 LABELS = {

@@ -22,17 +22,6 @@ if TYPE_CHECKING:
 
     from codedlib.theory.lagc import LAGCLayout
 
-__all__ = [
-    "LABELS",
-    "plot_bound_grid",
-    "plot_complexity_curves",
-    "plot_convergence",
-    "plot_convergence_bands",
-    "plot_iteration_time_panels",
-    "plot_storage_layouts",
-    "plot_table1_seeds",
-]
-
 #: Display labels of the experiments' snake_case columns and result fields (what a reader sees:
 #: axis labels, legend entries and table headers, via ``frame.rename(columns=LABELS)``).
 LABELS = {

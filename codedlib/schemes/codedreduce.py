@@ -34,23 +34,6 @@ from codedlib.theory.codedreduce import check_tree, n_tree_workers, r_cr
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "PAPER_NETWORK",
-    "SCHEMES",
-    "ClusterConfig",
-    "SchemeTiming",
-    "TimingModel",
-    "cr_times",
-    "draw_delays",
-    "gc_times",
-    "rar_times",
-    "ring_allreduce_finish",
-    "sgd_times",
-    "tree_finish",
-    "simulate_iteration_times",
-    "umw_times",
-]
-
 SCHEMES = ("UMW", "GC", "SGD", "RAR", "CR")
 
 #: The one network of notebook 01: the paper states t_c = 0.05 s for its p ~ 120 000-parameter

@@ -34,27 +34,6 @@ if TYPE_CHECKING:
 
     from codedlib.latency.gamma_model import GammaLatencyModel
 
-__all__ = [
-    "METHODS",
-    "ClockOptions",
-    "CoordinatorPolicy",
-    "DSAGRun",
-    "GradientCache",
-    "LatencyProfiler",
-    "LoadBalancerConfig",
-    "align_partition",
-    "balance_objective",
-    "contribution",
-    "gram_schmidt",
-    "optimize_subpartitions",
-    "p_start",
-    "p_stop",
-    "p_trans",
-    "simulate_coded_bound",
-    "simulate_dsag",
-    "subpartition_range",
-]
-
 METHODS = ("dsag", "sag", "sgd", "gd")
 
 

@@ -52,18 +52,6 @@ from codedlib.theory.lagc import _worker_dists as check_delay
 if TYPE_CHECKING:
     from codedlib.problems import Problem
 
-__all__ = [
-    "DelayStream",
-    "SchemeRun",
-    "run_g_gd",
-    "run_g_lag",
-    "run_gc",
-    "run_gd",
-    "run_lag_ps",
-    "run_lagc",
-    "run_scheme",
-]
-
 _BLOCK = 256  # iterations per block of delay draws
 
 

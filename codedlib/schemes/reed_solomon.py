@@ -31,14 +31,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "SchemeSpec",
-    "chunk_gradient_function",
-    "fig2_schemes",
-    "pareto_delays",
-    "simulate_schemes",
-]
-
 
 @dataclass(frozen=True)
 class SchemeSpec:

@@ -55,22 +55,6 @@ if TYPE_CHECKING:
 
     from codedlib.schemes import lagc
 
-__all__ = [
-    "SCHEMES",
-    "SchemeRun",
-    "ShootoutScheme",
-    "Shootout",
-    "chosen_parameters",
-    "iteration_times",
-    "lagc_reference_run",
-    "mpich_allreduce_algorithm",
-    "port_receive",
-    "shootout_problem",
-    "simulate",
-    "tree_candidates",
-    "tune",
-]
-
 
 # ------------------------------------------------------------------------------ problem
 def shootout_problem(
@@ -602,6 +586,7 @@ SCHEMES: dict[str, ShootoutScheme] = {s.name: s for s in _TABLE}
 
 
 def get_scheme(name: str) -> ShootoutScheme:
+    """The shoot-out scheme called ``name`` (ours), or a ValueError listing the names."""
     try:
         return SCHEMES[name]
     except (KeyError, TypeError):

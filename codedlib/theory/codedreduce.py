@@ -19,17 +19,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "alpha_for_load",
-    "check_tree",
-    "load_vs_alpha",
-    "n_tree_workers",
-    "r_cr",
-    "r_gc",
-    "table_one",
-    "theorem2_bounds",
-]
-
 
 def check_tree(n: int, L: int, s: int | None = None) -> tuple[int, ...]:
     """The one check of an (n, L)-regular tree (CR Section III-A) and its straggler tolerance."""

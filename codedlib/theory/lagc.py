@@ -63,31 +63,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from scipy.stats._distn_infrastructure import rv_frozen
 
-__all__ = [
-    "SCHEMES",
-    "LAGCLayout",
-    "complexities",
-    "expected_iteration_time",
-    "expected_order_statistic",
-    "exponential_delay",
-    "gc_gd_pareto_ratio",
-    "gc_gd_pareto_threshold",
-    "group_completion_time",
-    "heterogeneity_fraction",
-    "iteration_complexity_gd",
-    "iteration_complexity_lag",
-    "lag_stepsize",
-    "lagc_layout",
-    "lazy_time_ratio_bound",
-    "loads_per_iteration",
-    "pareto_delay",
-    "scheme_layout",
-    "selection_fraction_bound",
-    "selection_period",
-    "selection_thresholds",
-    "skip_smoothness_limit",
-]
-
 SCHEMES = ("gd", "gc", "lag", "g-gd", "g-lag", "lagc")
 
 

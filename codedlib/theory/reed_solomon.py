@@ -27,19 +27,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "DECODERS",
-    "decoding_time",
-    "expected_iteration_time",
-    "iteration_time_offline",
-    "iteration_time_online",
-    "iteration_time_table",
-    "optimal_alpha",
-    "optimal_alpha_numeric",
-    "optimal_workers",
-    "workers_needed",
-]
-
 #: decoding cost models for eq. (17): FLOPs as a function of f
 DECODERS = {
     "rs": "c_m f (f - 1): Algorithm 3, O(f^2) (Section 5)",

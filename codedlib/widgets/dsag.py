@@ -13,8 +13,6 @@ from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 if TYPE_CHECKING:
     import ipywidgets as widgets
 
-__all__ = ["convergence_report", "explore_dsag", "latency_report"]
-
 
 def latency_report(
     N: int,

@@ -16,8 +16,6 @@ from codedlib.experiments import lagc as ex
 from codedlib.plots.lagc import LABELS, plot_convergence
 from codedlib.widgets._common import Explorer, Report, float_slider
 
-__all__ = ["explore_lagc", "lagc_report", "lagc_view"]
-
 
 def lagc_report(*args, **settings) -> dict:
     """Complexities (Table II, theory) and a fresh run (simulation) for one setting: what
