@@ -64,8 +64,8 @@ def split_report(
     base = rates.mean()
     workers = th.StreamWorkers.exponential(base * (rates / base) ** heterogeneity, comm, complexity)
     res = {"lower_bound": th.lower_bound_delay(workers, K, iterations), "workers": workers}
-    args, tail = (workers, K, omega, gamma), []
-    for split in (th.optimal_split(*args), th.uniform_split(*args)):
+    args, tail = (workers, K, omega), []
+    for split in (th.optimal_split(*args, gamma), th.uniform_split(*args)):
         kind, pred = split.kind, th.predict_delay(workers, split.kappa, iterations, lam)
         run = (workers, split.kappa, K, iterations, lam, n_jobs, True, (0, 1, 2))
         summary = sim.simulate_mean_delay(*run) if simulate else None
