@@ -359,13 +359,11 @@ def iteration_time_cdf(workers: StreamWorkers, kappa: ArrayLike, t: ArrayLike) -
     return out
 
 
-def iteration_time_moments(
-    workers: StreamWorkers, kappa: ArrayLike, rtol: float = 1e-10
-) -> tuple[float, float]:
+def iteration_time_moments(workers: StreamWorkers, kappa: ArrayLike) -> tuple[float, float]:
     """``E[T_itr]`` and ``E[T_itr^2]`` for ``T_itr = max_p T_{p,kappa_p}`` (no purging): the
     integrals of the survival function of ``F_itr = prod_p F_p`` (Section IV) by composite
     16-point Gauss-Legendre on panels (deterministic workers' steps are panel edges), doubled
-    until two results agree to ``rtol``.
+    until two results agree to a relative 1e-10.
     """
     shift, shape, scale, det = _assignment_distributions(workers, kappa)
     if shift.size == 0:
@@ -401,7 +399,7 @@ def iteration_time_moments(
     prev = integrals(32)
     for n_panels in (64, 128, 256, 512, 1024, 2048, 4096, 8192):
         cur = integrals(n_panels)
-        tol = (rtol * (start + abs(cur[0])), rtol * (start**2 + abs(cur[1])))
+        tol = (1e-10 * (start + abs(cur[0])), 1e-10 * (start**2 + abs(cur[1])))
         if all(abs(x - y) <= t for x, y, t in zip(cur, prev, tol)):
             break
         prev = cur
@@ -575,11 +573,7 @@ def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str =
 
 
 def optimise_code_parameters(
-    unit_workers: StreamWorkers,
-    Z: float,
-    K_values: Iterable[int],
-    omega: float = 1.0,
-    gamma: float = 1.0,
+    unit_workers: StreamWorkers, Z: float, K_values: Iterable[int], omega: float, gamma: float
 ) -> pd.DataFrame:
     """Algorithm 1: for each code ``{K, C = Z/K, Omega}`` scale the unit-task moments
     (Assumption 1), split by Theorem 2, quantise and compute the mismatch (eq. 10): one row per
