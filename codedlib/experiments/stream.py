@@ -352,7 +352,7 @@ def fig2_split_metrics(
     kappa = {"optimal_continuous": opt.kappa_continuous, "optimal": opt.kappa, "uniform": uni.kappa}
     caption_of = {"optimal": opt.kappa.astype(float), "optimal_continuous": opt.kappa_continuous}
     return pd.DataFrame(
-        {"worker": np.arange(1, w.n_workers + 1), "m_p": m, "c_p": c, "sigma_p": w.task_std}
+        {"worker": np.arange(1, w.n_workers + 1), "m_p": m, "c_p": c, "sigma_p": np.sqrt(s2)}
         | {f"kappa_{k}": v for k, v in kappa.items()}
         | {f"metric_{k}": th.balance_metric(w, v, gamma) for k, v in kappa.items()}
         | {f"caption_formula_{k}": caption(v) for k, v in caption_of.items()}
@@ -801,20 +801,16 @@ def show(rows: Iterable[Claim]) -> None:
         )
 
 
-def _call(fn, results: dict):
-    names = inspect.signature(fn).parameters
-    return fn(**{k: v for k, v in results.items() if k in names})
-
-
 def _interval(item, quantity, measured, miss_reason="", unit="×", **fixed):
     """An interval spec: ``measured`` returns ``samples`` (and any other measured argument, a
     ``miss_reason`` too); the reason is recorded only when the paper's value (or range) misses
     our 95 % mean interval."""
 
     p_lo, p_hi = fixed.get("paper_range") or (fixed.get("paper"),) * 2
+    names = inspect.signature(measured).parameters
 
     def run(**results):
-        kw = _call(measured, results)
+        kw = measured(**{k: v for k, v in results.items() if k in names})
         why, (_, lo, hi) = kw.pop("miss_reason", miss_reason), mean_interval(kw["samples"])
         return kw | {"reason": "" if p_hi >= lo and p_lo <= hi else why}
 

@@ -122,10 +122,6 @@ class StreamWorkers:
         """``sigma_p^2 = E[T_p^2] - E[T_p]^2`` (eq. 5)."""
         return np.maximum(self.task_second_moment - self.task_mean**2, 0.0)
 
-    @property
-    def task_std(self) -> np.ndarray:
-        return np.sqrt(self.task_var)
-
     def with_complexity(self, complexity: float) -> StreamWorkers:
         """Assumption 1: tasks of complexity C take ``C U_p``: ``E[T_p] = C E[U_p]``,
         ``E[T_p^2] = C^2 E[U_p^2]`` (``self`` describes unit-complexity tasks ``U_p``)."""
