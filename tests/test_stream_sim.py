@@ -66,7 +66,7 @@ def test_pk_and_kingman_agree_with_simulation_omega1_no_purging():
     pred = st.predict_delay(w, kappa, 50, 0.01)
     sim = ss.simulate_mean_delay(w, kappa, 50, 50, 0.01, 1000, purging=False, seeds=range(12))
     assert sim.stable
-    lo, hi = sim.ci
+    lo, hi = sim.mean - sim.ci_halfwidth, sim.mean + sim.ci_halfwidth
     assert lo <= pred.pk_delay <= hi
     assert lo <= pred.kingman_delay <= hi
 
@@ -89,7 +89,7 @@ def test_example2_optimal_beats_uniform_and_bound():
         w, st.uniform_split(w, 50, 1.1).kappa, 50, 50, 0.01, 1000, seeds=range(5)
     )
     assert opt.stable and uni.stable
-    assert opt.ci[1] < uni.ci[0]
+    assert opt.mean + opt.ci_halfwidth < uni.mean - uni.ci_halfwidth
     assert st.lower_bound_delay(w, 50, 50) < opt.mean
 
 

@@ -27,7 +27,7 @@ def test_section6a_setting_is_the_papers():
     w = ex.section6a_workers()
     rates = np.asarray(th.EXAMPLE2["rates"]) * s["speed_scale"]
     np.testing.assert_allclose(w.task_mean, 500.0 / rates)  # m_p = C / mu_p (Section VI-A)
-    np.testing.assert_allclose(w.task_std, w.task_mean)  # exponential: sigma_p = m_p
+    np.testing.assert_allclose(np.sqrt(w.task_var), w.task_mean)  # exponential: sigma_p = m_p
     np.testing.assert_allclose(w.comm_time, th.EXAMPLE2["comm_time"])
     per_job_ex2 = 50 * 50 / np.asarray(th.EXAMPLE2["rates"]) * th.EXAMPLE2["complexity"]
     np.testing.assert_allclose(10 * 1000 * w.task_mean, per_job_ex2)

@@ -8,12 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 
 from codedlib.codes import stream_tasks as tasks
+from codedlib.codes.cyclic import cyclic_repetition_code
+
+
+def cyclic_task_matrix(n, s):
+    """The cyclic-repetition code's matrix as a task matrix: n tasks and chunks, K = n - s."""
+    return tasks.TaskCode(cyclic_repetition_code(n, s).B, n - s, validate=False)
 
 
 def test_example3_shape_and_parameters():
     code = tasks.example3_task_matrix()
     assert code.B.shape == (3, 3)
-    assert code.K == 2 and code.n_tasks / code.K == pytest.approx(1.5)  # Omega
+    assert code.K == 2 and code.B.shape[0] / code.K == pytest.approx(1.5)  # Omega
     assert np.count_nonzero(code.B, axis=1).max() == 2  # d = 2 < m = 3
     assert list(np.flatnonzero(code.B[0])) == [0, 2]  # G1 + 0.5 G3
     assert list(np.flatnonzero(code.B[1])) == [0, 1]  # G1 - G2
@@ -28,12 +34,13 @@ def test_example3_recovers_full_gradient_from_any_two_results():
     for received in combinations(range(3), 2):
         got = code.decode(results[list(received)], received)
         np.testing.assert_allclose(got, G.sum(axis=0), atol=1e-12)
-    assert tasks.is_recoverable_from_any(code.B, 2)
+    tasks.TaskCode(code.B, 2)  # validated: every pair recovers the sum
 
 
 def test_single_result_is_not_enough():
     code = tasks.example3_task_matrix()
-    assert not tasks.is_recoverable_from_any(code.B, 1)
+    with pytest.raises(ValueError):
+        tasks.TaskCode(code.B, 1)  # validated: a single result does not recover the sum
     with pytest.raises(ValueError, match="at least K=2"):
         code.decode(code.encode(np.eye(3))[:1], [0])
     with pytest.raises(ValueError, match="cannot recover"):
@@ -42,7 +49,6 @@ def test_single_result_is_not_enough():
 
 def test_bad_matrix_detected():
     B = np.array([[1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
-    assert not tasks.is_recoverable_from_any(B, 2)
     with pytest.raises(ValueError):
         tasks.TaskCode(B, 2)
     with pytest.raises(ValueError, match="received"):
@@ -50,10 +56,10 @@ def test_bad_matrix_detected():
 
 
 def test_cyclic_task_matrix_recovers_from_any_k():
-    code = tasks.cyclic_task_matrix(6, 2)
-    assert code.K == 4 and code.n_tasks == 6
+    code = cyclic_task_matrix(6, 2)
+    assert code.K == 4 and code.B.shape[0] == 6
     rng = np.random.default_rng(1)
-    G = rng.normal(size=(code.n_chunks, 4))
+    G = rng.normal(size=(code.B.shape[1], 4))
     results = code.encode(G)
     for received in combinations(range(6), 4):
         np.testing.assert_allclose(
@@ -66,8 +72,8 @@ def test_cyclic_task_matrix_recovers_from_any_k():
 def test_any_k_results_recover_sum_property(n, data):
     """Cyclic task matrices: a random set of at least K received tasks recovers sum_j G_j."""
     s = data.draw(st_.integers(0, n - 1))
-    code = tasks.cyclic_task_matrix(n, s)
+    code = cyclic_task_matrix(n, s)
     received = data.draw(st_.lists(st_.integers(0, n - 1), min_size=n - s, max_size=n, unique=True))
-    G = np.random.default_rng(n * 31 + s).normal(size=(code.n_chunks, 3))
+    G = np.random.default_rng(n * 31 + s).normal(size=(code.B.shape[1], 3))
     results = code.encode(G)[received]
     np.testing.assert_allclose(code.decode(results, received), G.sum(axis=0), atol=1e-8)

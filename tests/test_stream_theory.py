@@ -25,7 +25,7 @@ def clusters(draw):
     mean = rng.uniform(0.01, 2.0, P)
     cv2 = rng.uniform(0.0, 3.0, P)
     comm = rng.uniform(0.0, 1.0, P) * draw(st_.sampled_from([0.0, 1.0, 5.0]))
-    return st.StreamWorkers.from_moments(mean, cv2 * mean**2, comm)
+    return st.StreamWorkers(mean, cv2 * mean**2 + mean**2, comm)
 
 
 @st_.composite
@@ -94,7 +94,7 @@ def test_sum_kappa_strictly_increasing_in_theta():
 
 
 def test_active_set_grows_with_theta():
-    w = st.StreamWorkers.from_moments([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.1, 3.0, 3.0])
+    w = st.StreamWorkers([1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [0.1, 3.0, 3.0])  # variance 1
     # a_p = c + c^2 = 0.11, 12, 12; one task on worker 0 gives h = 0.11 + 2.2 + 1 = 3.31
     small = st.optimal_split(w, 1, 1.0, GAMMA)
     assert small.theta == pytest.approx(3.31) and list(small.active) == [True, False, False]
@@ -173,7 +173,8 @@ def test_iteration_moments_max_of_two_exponentials():
 
 
 def test_iteration_moments_gamma_tasks_vs_monte_carlo():
-    w = st.StreamWorkers.from_moments([0.2, 0.5, 0.1], [0.01, 0.5, 0.0], [0.1, 0.0, 0.2])
+    m = np.array([0.2, 0.5, 0.1])
+    w = st.StreamWorkers(m, np.array([0.01, 0.5, 0.0]) + m**2, [0.1, 0.0, 0.2])
     kappa = np.array([5, 2, 8])
     e1, e2 = st.iteration_time_moments(w, kappa)
     rng = np.random.default_rng(1)

@@ -18,21 +18,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from codedlib._validation import check_array, check_int
-from codedlib.codes.cyclic import (
-    GradientCode,
-    cyclic_repetition_code,
-    gradient_code_from_matrices,
-)
+from codedlib.codes.cyclic import GradientCode, gradient_code_from_matrices
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = [
     "TaskCode",
-    "cyclic_task_matrix",
     "decoding_vector",
     "example3_task_matrix",
-    "is_recoverable_from_any",
 ]
 
 
@@ -40,7 +34,7 @@ class TaskCode:
     """A task matrix ``B`` (``n_tasks x m``) from which any ``K`` task results recover the sum.
 
     ``encode(G)`` returns ``B @ G`` (``G``: one row per chunk); ``validate`` checks every
-    ``K``-subset of tasks.
+    ``K``-subset of tasks (the Appendix's any-K recovery: a ValueError when one fails).
     """
 
     def __init__(self, B, K, validate=True):
@@ -52,19 +46,11 @@ class TaskCode:
             B, B.shape[0] - self.K, validate=validate
         )
 
-    @property
-    def n_tasks(self) -> int:
-        return int(self.B.shape[0])
-
-    @property
-    def n_chunks(self) -> int:
-        return int(self.B.shape[1])
-
     def encode(self, partial_gradients: ArrayLike) -> np.ndarray:
         G = np.asarray(partial_gradients, dtype=float)
-        if G.shape[0] != self.n_chunks:
+        if G.shape[0] != self.B.shape[1]:
             raise ValueError(
-                f"partial_gradients must have {self.n_chunks} rows (one per chunk), "
+                f"partial_gradients must have {self.B.shape[1]} rows (one per chunk), "
                 f"got shape {G.shape}"
             )
         return self.B @ G
@@ -91,15 +77,6 @@ def example3_task_matrix() -> TaskCode:
     return TaskCode(B, 2)
 
 
-def cyclic_task_matrix(n_tasks: int, s: int) -> TaskCode:
-    """Task matrix of the cyclic-repetition code (the Appendix's example code): ``n`` tasks, ``m = n`` chunks, ``d = s + 1``,
-    ``K = n - s``."""
-    n_tasks = check_int("n_tasks", n_tasks, low=1)
-    s = check_int("s", s, low=0, high=n_tasks - 1)
-    code = cyclic_repetition_code(n_tasks, s)
-    return TaskCode(np.asarray(code.B, dtype=float), n_tasks - s, validate=False)
-
-
 def decoding_vector(B: ArrayLike, received: ArrayLike) -> np.ndarray:
     """Coefficients ``a`` with ``a @ B[received] = 1`` (the all-ones row; Appendix, eq. (11)).
 
@@ -115,14 +92,3 @@ def decoding_vector(B: ArrayLike, received: ArrayLike) -> np.ndarray:
         )
     code = gradient_code_from_matrices(B, B.shape[0] - received.size, validate=False)
     return code.decode(received)[received]
-
-
-def is_recoverable_from_any(B: ArrayLike, K: int) -> bool:
-    """True when every ``K``-subset of the rows of ``B`` spans the all-ones row (the Appendix's any-K recovery)."""
-    B = check_array("B", B, ndim=2)
-    K = check_int("K", K, low=1, high=B.shape[0])
-    try:
-        gradient_code_from_matrices(B, B.shape[0] - K, validate=True)
-    except ValueError:
-        return False
-    return True

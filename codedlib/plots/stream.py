@@ -1,6 +1,6 @@
 """Figures for paper 5 (stream coded computing). Each ``plot_*`` takes a result of
-:mod:`codedlib.experiments.stream`, an optional ``ax`` / ``axes`` and ``title``, and returns the
-Figure; display labels are set here.
+:mod:`codedlib.experiments.stream`, an optional ``ax`` (single-panel figures) and ``title``,
+and returns the Figure; display labels are set here.
 
 Reference: esfahanizadeh2022stream.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from codedlib.plots import new_axes, subplots
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
     from types import SimpleNamespace
 
     import pandas as pd
@@ -75,15 +75,10 @@ def plot_example2(
     return fig
 
 
-def plot_split_metrics(
-    df: pd.DataFrame, axes: Sequence[Axes] | None = None, *, title: str | None = None
-) -> Figure:
+def plot_split_metrics(df: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Fig. 2: (a) ``m_p``, ``c_p`` and ``sigma_p`` per worker; (b) ``E[T]+gamma E[T^2]``."""
-    if axes is None:
-        fig, axes = subplots(1, 2, figsize=(10, 3.6))
-    fig = axes[0].figure
+    fig, (a, b) = subplots(1, 2, figsize=(10, 3.6))
     x = df["worker"].to_numpy()
-    a, b = axes
     a.bar(x, df["sigma_p"], color="C0", alpha=0.5, width=0.5, label="σ_p")
     a.scatter(x, df["m_p"], marker="s", color="C3", label="m_p = E[T_p]", zorder=3)
     a.scatter(x, df["c_p"], marker="o", color="C8", label="c_p", zorder=3)
@@ -106,16 +101,10 @@ def plot_split_metrics(
     return fig
 
 
-def plot_activity(
-    data: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
-) -> Figure:
+def plot_activity(data: SimpleNamespace, *, title: str | None = None) -> Figure:
     """Fig. 3: busy (coloured, one colour per job) and idle periods of every worker."""
     kinds = ("uniform", "optimal")
-    if axes is None:
-        size = (10, 1.6 + 1.1 * len(kinds) * 2)
-        fig, axes = subplots(len(kinds), 1, figsize=size, sharex=True, squeeze=False)
-        axes = axes[:, 0]
-    fig = axes[0].figure
+    fig, axes = subplots(2, 1, figsize=(10, 6.0), sharex=True)
     colors = matplotlib.colormaps["tab10"]
     end = max(float(np.max(getattr(data, k).jobs["finish"])) for k in kinds)
     for ax, kind in zip(axes, kinds):
@@ -135,15 +124,10 @@ def plot_activity(
     return fig
 
 
-def plot_delay_vs_redundancy(
-    result: SimpleNamespace, axes: Sequence[Axes] | None = None, *, title: str | None = None
-) -> Figure:
+def plot_delay_vs_redundancy(result: SimpleNamespace, *, title: str | None = None) -> Figure:
     """Fig. 4: average delay vs Omega (top) and job-delay realisations (bottom)."""
-    if axes is None:
-        fig, axes = subplots(2, 1, figsize=(7.5, 7), sharex=True)
-    fig = axes[0].figure
+    fig, (top, bottom) = subplots(2, 1, figsize=(7.5, 7), sharex=True)
     t = result.table
-    top, bottom = axes
     for kind, color in (("uniform", "C3"), ("optimal", "C0")):
         mean, half = t[f"{kind}_mean"], t[f"{kind}_ci_halfwidth"]
         label = f"{kind} split, simulated (purging)"

@@ -210,10 +210,6 @@ class DelaySummary:
     rho: float
     stable: bool
 
-    @property
-    def ci(self) -> tuple[float, float]:
-        return self.mean - self.ci_halfwidth, self.mean + self.ci_halfwidth
-
     @classmethod
     def of_streams(
         cls, per_seed: ArrayLike, service_mean: float, rho: float, stable: bool = True
@@ -273,10 +269,9 @@ def activity_trace(
     iterations: int,
     arrival_rate: float,
     n_jobs: int,
-    purging: bool = True,
     rng: RngLike = None,
 ) -> tuple[list[dict], dict[str, np.ndarray]]:
-    """Busy intervals of every worker for the first ``n_jobs`` jobs (Fig. 3).
+    """Busy intervals of every worker for the first ``n_jobs`` jobs (Fig. 3, with purging).
 
     Returns rows ``{job, iteration, worker, start, stop}``: worker ``p`` is
     busy from the iteration start until it has finished its assignment or the iteration is
@@ -293,8 +288,7 @@ def activity_trace(
     own_finish = np.zeros((n_jobs * iterations, workers.n_workers))
     for p in np.flatnonzero(kappa):
         own_finish[:, p] = times[:, owner == p].max(axis=1)
-    itr = np.partition(times, K - 1, axis=1)[:, K - 1] if purging else own_finish.max(axis=1)
-    itr = itr.reshape(n_jobs, iterations)
+    itr = np.partition(times, K - 1, axis=1)[:, K - 1].reshape(n_jobs, iterations)
     start, finish = fifo_delays(arrivals, itr.sum(axis=1))
     offsets = start[:, None] + np.concatenate(
         (np.zeros((n_jobs, 1)), np.cumsum(itr, axis=1)[:, :-1]), axis=1

@@ -7,16 +7,12 @@ Reference: esfahanizadeh2022stream.
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 __all__ = [
     "explore_load_split",
@@ -64,8 +60,8 @@ def split_report(
     base = rates.mean()
     workers = th.StreamWorkers.exponential(base * (rates / base) ** heterogeneity, comm, complexity)
     res = {"lower_bound": th.lower_bound_delay(workers, K, iterations), "workers": workers}
-    args, tail = (workers, K, omega, gamma), []
-    for split in (th.optimal_split(*args), th.uniform_split(*args)):
+    args, tail = (workers, K, omega), []
+    for split in (th.optimal_split(*args, gamma), th.uniform_split(*args)):
         kind, pred = split.kind, th.predict_delay(workers, split.kappa, iterations, lam)
         run = (workers, split.kappa, K, iterations, lam, n_jobs, True, (0, 1, 2))
         summary = sim.simulate_mean_delay(*run) if simulate else None
@@ -109,22 +105,17 @@ def split_view(**values) -> Report:
     return Report(html=text_html(text), figures=[fig])
 
 
-def explore_load_split(
-    rates: Sequence[float] | None = None,
-    comm: Sequence[float] | None = None,
-    complexity: float = th.EXAMPLE2["complexity"],
-    n_jobs: int = 300,
-) -> Explorer:
+def explore_load_split(n_jobs: int = 300) -> Explorer:
     """ipywidgets UI around Theorem 2, eqs. (6)-(9) and the Section VI simulation.
 
-    Defaults are Example 2's workers. Bad input (mismatched lists, K*Omega not an integer,
+    It starts at Example 2's workers and task complexity. Bad input (mismatched lists, K*Omega not an integer,
     negative values) is shown as the error message instead of raising.
     """
     import ipywidgets as W
 
     ex2 = th.EXAMPLE2
-    rates = ", ".join(f"{r:.3g}" for r in (ex2["rates"] if rates is None else rates))
-    comm = ", ".join(f"{c:.4g}" for c in (ex2["comm_time"] if comm is None else comm))
+    rates = ", ".join(f"{r:.3g}" for r in ex2["rates"])
+    comm = ", ".join(f"{c:.4g}" for c in ex2["comm_time"])
     style = {"description_width": "initial"}
     wide = W.Layout(width="560px")
     controls = {
@@ -145,7 +136,7 @@ def explore_load_split(
     explorer = Explorer(
         split_view,
         controls,
-        fixed={"complexity": complexity, "n_jobs": n_jobs},
+        fixed={"n_jobs": n_jobs},
         rows=[
             ["rates_text"],
             ["comm_text"],
