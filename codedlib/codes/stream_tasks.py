@@ -23,12 +23,6 @@ from codedlib.codes.cyclic import GradientCode, gradient_code_from_matrices
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "TaskCode",
-    "decoding_vector",
-    "example3_task_matrix",
-]
-
 
 class TaskCode:
     """A task matrix ``B`` (``n_tasks x m``) from which any ``K`` task results recover the sum.

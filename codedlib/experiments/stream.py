@@ -39,43 +39,6 @@ if TYPE_CHECKING:
 
     from codedlib.claims import Claim
 
-__all__ = [
-    "CLAIMS",
-    "QUEUEING_RATES",
-    "SETTINGS",
-    "calibrated_growth_results",
-    "code_parameter_results",
-    "example2_results",
-    "example2_setting",
-    "example3_results",
-    "fig3_results",
-    "fig3_stability_results",
-    "fig4_results",
-    "show",
-    "split_results",
-    "table2_results",
-    "SECTION6A",
-    "example2_setting_check",
-    "CLUSTER_SETTINGS",
-    "FIG4_SETTINGS",
-    "example2_comparison",
-    "fig2_split_metrics",
-    "fig3_activity",
-    "fig3_wait_check",
-    "fig4_delay_vs_redundancy",
-    "fig4_no_purging_check",
-    "calibrate_work",
-    "example2_streams",
-    "heterogeneous_cluster",
-    "paper_table2_stability",
-    "queueing_check",
-    "section6a_speed_window",
-    "section6a_workers",
-    "stability_scan",
-    "table2_delay_vs_K",
-    "unstable_growth",
-]
-
 # Figs. 2-3: Section VI-A as printed; only the workers are a stand-in (section6a_workers).
 SECTION6A = {
     "n_workers": 5,

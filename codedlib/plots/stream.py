@@ -24,20 +24,6 @@ if TYPE_CHECKING:
 
     from codedlib.theory.stream import StreamWorkers
 
-__all__ = [
-    "plot_example2_setting_check",
-    "plot_activity",
-    "plot_cluster",
-    "plot_delay_vs_redundancy",
-    "plot_example2",
-    "plot_mismatch",
-    "plot_split_metrics",
-    "plot_stability",
-    "plot_table2",
-    "plot_theta_active",
-    "plot_unstable_growth",
-]
-
 
 def plot_example2(
     table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None

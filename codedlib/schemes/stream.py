@@ -28,18 +28,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "DelaySummary",
-    "StreamSimulation",
-    "activity_trace",
-    "fifo_delays",
-    "sample_iteration_times",
-    "sample_task_times",
-    "simulate_mean_delay",
-    "simulate_stream",
-    "t_halfwidth",
-]
-
 _CHUNK_ELEMENTS = 2_000_000  # task-time samples drawn at once (memory bound)
 
 

@@ -29,38 +29,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "EXAMPLE2",
-    "DelayPrediction",
-    "LoadSplit",
-    "StabilityThreshold",
-    "StreamWorkers",
-    "UnstableQueueError",
-    "assignment_moments",
-    "balance_metric",
-    "example1_kappa",
-    "example2_workers",
-    "is_stable",
-    "iteration_time_cdf",
-    "iteration_time_moments",
-    "kappa_of_theta",
-    "kingman_delay",
-    "lower_bound_delay",
-    "lower_bound_queue_delay",
-    "mismatch",
-    "optimal_split",
-    "optimise_code_parameters",
-    "pollaczek_khinchin_delay",
-    "predict_delay",
-    "round_split",
-    "service_time_moments",
-    "solve_theta",
-    "split_coefficients",
-    "stability_threshold",
-    "total_tasks",
-    "uniform_split",
-]
-
 
 # -- System model (Section II) -------------------------------------------------------------
 

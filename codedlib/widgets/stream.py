@@ -14,13 +14,6 @@ from codedlib.schemes import stream as sim
 from codedlib.theory import stream as th
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
-__all__ = [
-    "explore_load_split",
-    "parse_values",
-    "split_report",
-    "split_view",
-]
-
 
 def parse_values(name: str, text: str) -> np.ndarray:
     """Comma-separated numbers -> array; ValueError naming the field otherwise."""
