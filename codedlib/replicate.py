@@ -100,12 +100,6 @@ def _check_executor(executor: Executor) -> Executor:
     )
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    if workers not in _pools:
-        _pools[workers] = ProcessPoolExecutor(max_workers=workers)
-    return _pools[workers]
-
-
 @atexit.register
 def _shutdown_pools() -> None:
     for pool in _pools.values():
@@ -140,7 +134,9 @@ def _run(call: _Call, seeds: list[int], executor: Executor, desc: str) -> list:
         workers = min(executor, len(seeds))
         if workers <= 1:
             return [call(s) for s in track(seeds, desc)]
-        futures = [_pool(executor).submit(call, s) for s in seeds]
+        if executor not in _pools:
+            _pools[executor] = ProcessPoolExecutor(max_workers=executor)
+        futures = [_pools[executor].submit(call, s) for s in seeds]
         return [f.result() for f in track(futures, desc)]
     view = executor.load_balanced_view() if hasattr(executor, "load_balanced_view") else executor
     return list(track(view.map_sync(call, seeds), desc, total=len(seeds)))

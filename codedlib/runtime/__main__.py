@@ -45,12 +45,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="directory for trace.csv, iterations.csv, run.json")
     p.add_argument("--trace", help="also write the latency trace CSV to this file")
     p.add_argument("--force", action="store_true", help="replace an earlier --trace / run in --out")
-    p.add_argument(
-        "--check-tol",
-        type=float,
-        default=1e-8,
-        help="largest relative gradient error --check accepts (exit 4)",
-    )
+    tol = "largest relative gradient error --check accepts (exit 4)"
+    p.add_argument("--check-tol", type=float, default=1e-8, help=tol)
     p.add_argument("--quiet", action="store_true")
     return p
 

@@ -181,8 +181,7 @@ class RunConfig:
         check(check_real, "noise", low=0.0)
         check(check_real, "step_scale", low=0.0, low_open=True)
         delay = self.delay
-        if not isinstance(delay, DelayModel):
-            delay = DelayModel.parse(delay, self.bursts)
+        delay = delay if isinstance(delay, DelayModel) else DelayModel.parse(delay, self.bursts)
         if delay.bursts:  # the burst parameters (and a base model) are checked when it is built
             delay.sample(1, N, rng=0, loads=np.ones(N))
         set_("delay", delay)
@@ -250,8 +249,7 @@ class RunConfig:
             )
 
     def replace(self, **changes: Any) -> RunConfig:
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        fields.update(changes)
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)} | changes
         if "delay" not in changes and "bursts" in changes:
             fields["delay"] = self.delay.to_text()
         return RunConfig(**fields)
@@ -265,9 +263,7 @@ class RunConfig:
 
     def cli_args(self) -> list[str]:
         """The command-line arguments that rebuild this config (for ``mpiexec``)."""
-        d = self.to_dict()
-        spec = self.spec
-        args = []
+        d, spec, args = self.to_dict(), self.spec, []
         for f in cli_fields():
             value, md = d[f.name], f.metadata
             if f.name in SCHEME_FIELDS and (f.name in spec.derived or f.name not in spec.params):
@@ -295,10 +291,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             kw.update(
                 required=True, choices=list(SCHEMES), help=md["help"] + ": " + ", ".join(SCHEMES)
             )
-        else:
-            default = f.default
-            if default not in (None, (), "") and "default" not in md["help"]:
-                kw["help"] += f" (default {default})"
+        elif f.default not in (None, (), "") and "default" not in md["help"]:
+            kw["help"] += f" (default {f.default})"
         kw.update({k: md[k] for k in ("choices", "metavar") if md[k]})
         parser.add_argument(*md["flags"], type=md["kind"], **kw)
 
@@ -311,9 +305,7 @@ def config_from_namespace(values: dict) -> RunConfig:
     for name in list(given):
         md = fields[name].metadata
         if name in SCHEME_FIELDS and name not in spec.params:
-            value = given.pop(name)
-            target = md["alias_of"]
-            flag = md["flags"][0]
+            value, target, flag = given.pop(name), md["alias_of"], md["flags"][0]
             if target not in spec.params:
                 usable = [fields[k].metadata["flags"][0] for k in spec.params if k in fields]
                 raise ValueError(

@@ -53,7 +53,7 @@ def _distribute_delays(comm, config, problem, rank):
     workers answer READY (with their pid), so no timeout includes start-up."""
     from mpi4py import MPI
 
-    T, N = config.iterations, config.n_workers
+    T, N, limit = config.iterations, config.n_workers, startup_seconds(config)
     poller = Poller(config.poll)
     if rank == 0:
         loads = worker_loads(config, problem.n_samples) if config.delay.kind == "cr6" else None
@@ -69,13 +69,11 @@ def _distribute_delays(comm, config, problem, rank):
         reqs = [comm.Isend(col, dest=w + 1, tag=TAG_DELAYS) for w, col in enumerate(cols)]
         ready = [np.full(1, np.nan) for _ in range(N)]
         reqs += [comm.Irecv(buf, source=w + 1, tag=TAG_READY) for w, buf in enumerate(ready)]
-        deadline = now() + startup_seconds(config)
+        deadline = now() + limit
         while not MPI.Request.Testall(reqs):
             if now() > deadline:
                 missing = [w for w, buf in enumerate(ready) if not np.isfinite(buf[0])]
-                raise RuntimeError(
-                    f"workers {missing} did not start within {startup_seconds(config):g} s"
-                )
+                raise RuntimeError(f"workers {missing} did not start within {limit:g} s")
             poller.idle()
         WORKER_PIDS.clear()
         ENDED_WORKERS.clear()  # a process may run several runs (codedlib.runtime.batch)
@@ -83,11 +81,11 @@ def _distribute_delays(comm, config, problem, rank):
         return delays, start_wall
     col = np.empty(T + 2)
     req = comm.Irecv(col, source=0, tag=TAG_DELAYS)
-    deadline = now() + startup_seconds(config)
+    deadline = now() + limit
     while not req.Test():
         if now() > deadline:  # the root failed before the run (or is frozen): never hang
             raise ParentSilent(
-                f"rank {rank} got no work from the root within {startup_seconds(config):g} s "
+                f"rank {rank} got no work from the root within {limit:g} s "
                 "of start-up: the root failed before the run or is frozen; ending the job"
             )
         poller.idle()

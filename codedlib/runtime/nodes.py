@@ -298,11 +298,8 @@ class WorkerNode(Node):
         return float(self.delays[t]) if t < len(self.delays) else 0.0
 
     def process(self, task: np.ndarray) -> None:
-        t = int(task[0])
-        theta = task[1:]
-        t_recv = now()
-        self.current = t
-        self.fresh = []
+        t, theta, t_recv = int(task[0]), task[1:], now()
+        self.current, self.fresh = t, []
         if 0 <= self.stop_at <= t:
             os.kill(os.getpid(), signal.SIGSTOP)  # freeze_mode="stop"; the root resumes it
             self.stop_at = -1  # at the end of the run, to hear STOP and end cleanly
@@ -439,9 +436,7 @@ class RootNode(Node):
     def run(self) -> None:
         for t in range(self.config.iterations):
             inject_root_failure(self.config, t)
-            self.current = t
-            self.fresh = []
-            start = now()
+            self.current, self.fresh, start = t, [], now()
             self.send_task(t, self.theta)
             g = self.aggregate(t, start + self.config.timeout)
             self.record_iteration(t, start, now(), g)

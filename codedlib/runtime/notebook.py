@@ -194,11 +194,9 @@ def run_batch_with_mpiexec(
         argvs = [[*c.cli_args(), "--out", str(o), "--quiet"] for c, o in zip(configs, outs)]
         runs.write_text(json.dumps(argvs), encoding="utf-8")
         timeout = sum(c.timeout * 2 + 60 for c in configs)
+        job = ["codedlib.runtime.batch", str(runs)]
         try:
-            proc, error = (
-                _mpiexec_job(sizes[0], ["codedlib.runtime.batch", str(runs)], timeout),
-                None,
-            )
+            proc, error = _mpiexec_job(sizes[0], job, timeout), None
         except RuntimeError as err:  # the time limit
             proc, error = None, err
         done = runs.with_suffix(".done")

@@ -210,14 +210,6 @@ class Scheme:
             return "event-driven simulation"
         return self.replay_name
 
-    def closed_form_k(self, cfg: RunConfig) -> int | None:
-        """``k`` when the expected iteration time is ``E[X_(k:N)]`` (+ :attr:`constant_time`)."""
-        if not self.closed_form or cfg.delay.bursts is not None or cfg.freeze:
-            return None
-        if self.constant_time is None and (cfg.t_c != 0 or cfg.on_new_iterate != "abandon"):
-            return None
-        return self.need(cfg)
-
     def extra_time(self, cfg: RunConfig) -> float:
         """Time every iteration takes on top of the workers' delays (RAR's ring rounds)."""
         return 0.0 if self.constant_time is None else float(self.constant_time(cfg))

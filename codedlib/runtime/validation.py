@@ -77,9 +77,10 @@ def predict_iteration_time(config: RunConfig, replicas: int = 2000, rng: RngLike
     loads = (
         worker_loads(config, build_problem(config)[0].n_samples) if model.kind == "cr6" else None
     )
-    k = spec.closed_form_k(config)
-    if k is not None:
-        extra = spec.extra_time(config)
+    # E[X_(need:N)] (+ constant_time) without bursts, freezes, t_c or busy workers carrying over
+    plain = spec.constant_time is not None or (config.t_c, config.on_new_iterate) == (0, "abandon")
+    if spec.closed_form and config.delay.bursts is None and not config.freeze and plain:
+        k, extra = spec.need(config), spec.extra_time(config)
         if model.kind == "shiftexp":
             how = "exponential"
             mean = order_stats.expected_order_statistic_exponential(

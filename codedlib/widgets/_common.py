@@ -70,6 +70,16 @@ def progress_bar() -> W.FloatProgress:
     return W.FloatProgress(**kw, layout=W.Layout(display="none"))
 
 
+@contextlib.contextmanager
+def running(button: W.Button, progress: W.FloatProgress) -> Iterator[None]:
+    """The button disabled and the progress bar shown while the block runs."""
+    button.disabled, progress.layout.display, progress.value = True, "", 0.1
+    try:
+        yield
+    finally:
+        progress.value, progress.layout.display, button.disabled = 1.0, "none", False
+
+
 def _on_grid(value: float, low: float, step: float) -> bool:
     k = (value - low) / step
     return abs(k - round(k)) < 1e-9 * max(1.0, abs(k))
@@ -197,22 +207,13 @@ class Explorer:
 
     def refresh(self, *_) -> Report | None:
         """Recompute with the current values and redraw in place."""
-        values = self.values()
+        values, error = self.values(), None
         busy = self.button is not None
-        if busy:
-            self.button.disabled = True
-            self.progress.layout.display = ""
-            self.progress.value = 0.1
-        error = None
-        try:
-            report = self.compute(**values, **self.fixed)
-        except ValueError as err:
-            report, error = None, Report(error_html(err))
-        finally:
-            if busy:
-                self.progress.value = 1.0
-                self.progress.layout.display = "none"
-                self.button.disabled = False
+        with running(self.button, self.progress) if busy else contextlib.nullcontext():
+            try:
+                report = self.compute(**values, **self.fixed)
+            except ValueError as err:
+                report, error = None, Report(error_html(err))
         self.calls += 1
         self.last_values = values
         shown = error or report

@@ -42,33 +42,6 @@ CONTROLS = {"n_workers": "N", "stragglers": "S", "n": "n", "L": "L", "s": "s", "
 APPLIES = {name: tuple(CONTROLS[p] for p in _sized(spec)) for name, spec in SCHEMES.items()}
 
 
-def _controls(w, schemes, first, quick, delay):
-    from codedlib.runtime.notebook import scheme_config
-
-    defaults = scheme_config("gc", quick)
-    cr_defaults = scheme_config("cr", quick)
-    style = {"description_width": "initial"}
-    wide = dict(style=style, layout=w.Layout(width="420px"))
-
-    def box(value, low, high, description, kind=w.BoundedIntText):
-        return kind(value=value, min=low, max=high, description=description, style=style)
-
-    return {
-        "scheme": w.Dropdown(options=list(schemes), value=first, description="scheme"),
-        "N": box(defaults.n_workers, 1, 64, "workers N"),
-        "S": box(defaults.stragglers, 0, 63, "stragglers S"),
-        "n": box(cr_defaults.n, 2, 12, "children n"),
-        "L": box(cr_defaults.L, 1, 4, "layers L"),
-        "s": box(cr_defaults.s, 0, 11, "s per parent"),
-        "w": box(2, 1, 64, "DSAG w"),
-        "delay": w.Text(
-            value=delay or defaults.delay.to_text(), description="injected delay (s)", **wide
-        ),
-        "t_c_ms": box(0.0, -1.0, 1e4, "t_c per message (ms)", w.BoundedFloatText),
-        "iterations": box(defaults.iterations, 1, 500, "iterations"),
-    }
-
-
 def _run_and_report(cfg, backend, say, log, progress):
     """Run ``cfg`` on MPI, say the summary and the prediction; the figure's PNG, or None."""
     from codedlib.plots.runtime import plot_run_summary
@@ -108,13 +81,35 @@ def explore_run_for_real(
     ``.status``, ``.progress`` and ``.controls``."""
     import ipywidgets as w
 
-    from codedlib.widgets._common import error_html, progress_bar, text_html
+    from codedlib.runtime.notebook import scheme_config
+    from codedlib.widgets._common import error_html, progress_bar, running, text_html
 
     schemes = tuple(schemes)
     bad = [s for s in schemes if s not in SCHEMES]
     if bad or not schemes:
         raise ValueError(f"schemes must be a non-empty subset of {list(SCHEMES)}, got {schemes!r}")
-    controls = _controls(w, schemes, scheme or schemes[0], quick, delay)
+    first = scheme or schemes[0]
+    defaults, cr_defaults = scheme_config("gc", quick), scheme_config("cr", quick)
+    style = {"description_width": "initial"}
+    wide = dict(style=style, layout=w.Layout(width="420px"))
+
+    def number(value, low, high, description, kind=w.BoundedIntText):
+        return kind(value=value, min=low, max=high, description=description, style=style)
+
+    controls = {
+        "scheme": w.Dropdown(options=list(schemes), value=first, description="scheme"),
+        "N": number(defaults.n_workers, 1, 64, "workers N"),
+        "S": number(defaults.stragglers, 0, 63, "stragglers S"),
+        "n": number(cr_defaults.n, 2, 12, "children n"),
+        "L": number(cr_defaults.L, 1, 4, "layers L"),
+        "s": number(cr_defaults.s, 0, 11, "s per parent"),
+        "w": number(2, 1, 64, "DSAG w"),
+        "delay": w.Text(
+            value=delay or defaults.delay.to_text(), description="injected delay (s)", **wide
+        ),
+        "t_c_ms": number(0.0, -1.0, 1e4, "t_c per message (ms)", w.BoundedFloatText),
+        "iterations": number(defaults.iterations, 1, 500, "iterations"),
+    }
     button = w.Button(description="Run on MPI", button_style="primary", icon="play")
     progress = progress_bar()
     status, log = w.HTML(), w.HTML()
@@ -151,18 +146,11 @@ def explore_run_for_real(
         except ValueError as exc:
             log.value = error_html(exc)
             return
-        button.disabled = True
-        progress.layout.display = ""
-        progress.value = 0.1
-        try:
+        with running(button, progress):
             png = _run_and_report(cfg, backend, say, log, progress)
             if png is not None:
                 image.value = png
                 image.layout.display = ""
-        finally:
-            progress.value = 1.0
-            progress.layout.display = "none"
-            button.disabled = False
 
     for control in controls.values():
         control.observe(show_size, names="value")
