@@ -13,16 +13,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike, DTypeLike
 
-__all__ = [
-    "RngLike",
-    "InputTypeError",
-    "as_generator",
-    "check_int",
-    "check_real",
-    "check_array",
-    "check_frame",
-]
-
 
 #: What every ``rng`` parameter accepts: a Generator, an integer seed, or None (fresh entropy).
 RngLike = np.random.Generator | int | None

@@ -13,8 +13,6 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["atomic_write", "replace_directory", "write_text_atomic", "write_bytes_atomic"]
-
 
 @contextlib.contextmanager
 def atomic_write(

@@ -18,8 +18,6 @@ from pathlib import Path
 from codedlib.claims import COLOURS, PAPERS, VERDICTS, claims_frame, read_claims, tally
 from codedlib.notebooks import REPO_ROOT, discover_notebooks, run_notebook
 
-__all__ = ["build_book", "bibliography", "main", "mathjax_source"]
-
 _FIG_ANCHOR = "fig-{}"
 MATHJAX_DIR = "mathjax"
 # nbconvert's lab page without what it would fetch from a CDN; MathJax with the web fonts that

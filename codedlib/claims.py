@@ -42,28 +42,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from pandas.io.formats.style import Styler
 
-__all__ = [
-    "VERDICTS",
-    "KINDS",
-    "BASES",
-    "PAPERS",
-    "Claim",
-    "ClaimsTable",
-    "mean_interval",
-    "ratio_interval",
-    "proportion_interval",
-    "magnitude_factor",
-    "check_claim",
-    "Spec",
-    "spec",
-    "evaluate",
-    "tally",
-    "claims_frame",
-    "read_claims",
-    "render_readme_table",
-    "update_readme",
-]
-
 VERDICTS = (
     "reproduced",
     "reproduced within CI",

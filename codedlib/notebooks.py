@@ -28,19 +28,6 @@ from pathlib import Path
 
 from codedlib.atomic import write_text_atomic
 
-__all__ = [
-    "REPO_ROOT",
-    "discover_notebooks",
-    "parameters_cell",
-    "notebook_has_outputs",
-    "run_notebook",
-    "inline_figures",
-    "strip_outputs",
-    "strip_outputs_pre_save",
-    "publish_claims",
-    "main",
-]
-
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REQUIRED_PARAMETERS = ("interactive", "quick", "seed", "fig_dir")
 

@@ -32,16 +32,6 @@ from codedlib.progress import track
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "Executor",
-    "spawn_seeds",
-    "check_seeds",
-    "over_seeds",
-    "set_default_executor",
-    "default_workers",
-    "first_reach",
-]
-
 #: ``None`` (the default), a number of local worker processes, or an ipyparallel client/view.
 Executor = Any
 Measure = Callable[..., Mapping | Sequence[Mapping] | pd.DataFrame]

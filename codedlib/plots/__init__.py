@@ -19,16 +19,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = [
-    "DRAW_LOCK",
-    "set_style",
-    "save_figure",
-    "new_axes",
-    "subplots",
-    "figure_png",
-    "close_figure",
-]
-
 #: Held while codedlib renders a figure to PNG/PDF: widget callbacks may run on a kernel
 #: subshell thread while a cell executes (JupyterLab >= 4.4 with ipykernel >= 7).
 DRAW_LOCK = threading.RLock()

@@ -23,15 +23,6 @@ if TYPE_CHECKING:
     #: One run, or runs by label
     Runs = RunResult | dict[str, RunResult]
 
-__all__ = [
-    "plot_iteration_times",
-    "plot_loss_vs_time",
-    "plot_measured_vs_predicted",
-    "plot_run_summary",
-    "plot_worker_latency",
-    "real_run_section",
-]
-
 
 def _results_dict(results: Runs) -> dict[str, RunResult]:
     if hasattr(results, "iterations"):

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m codedlib.runtime``: RunConfig's options and the CLI's own."""
     p = argparse.ArgumentParser(
         prog="python -m codedlib.runtime",
         description="Run straggler-resilient distributed gradient descent on MPI "
@@ -130,6 +131,7 @@ def config_from_args(args: argparse.Namespace, world_size: int | None = None) ->
 
 
 def summary(result: RunResult) -> str:
+    """What the CLI prints after a run: iterations, mean time, final loss, gradient error, notes."""
     it = result.iterations
     m = result.meta
     lines = [
@@ -243,6 +245,7 @@ def _parse_and_check(argv, size):
 
 
 def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per failure the CLI names)
+    """Run one configuration on every rank of ``MPI_COMM_WORLD``; the process exit code."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

@@ -20,6 +20,7 @@ from codedlib.runtime.__main__ import main as run_main
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run every command line of ``RUNS.json`` in this job; the first failing exit code or 0."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         print("usage: python -m codedlib.runtime.batch RUNS.json", file=sys.stderr)

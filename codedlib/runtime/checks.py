@@ -91,6 +91,7 @@ def _check_tree_reduce(comm: MPI.Comm) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the self-checks this world fits and print their JSON lines; the exit code."""
     p = argparse.ArgumentParser(prog="python -m codedlib.runtime.checks")
     p.add_argument("--frozen", action="store_true")
     p.add_argument("--sigstop", action="store_true")

@@ -22,16 +22,6 @@ if TYPE_CHECKING:
     from codedlib.problems import Problem
     from codedlib.runtime.registry import Scheme
 
-__all__ = [
-    "RunConfig",
-    "SCHEME_FIELDS",
-    "WorldSizeError",
-    "add_arguments",
-    "build_problem",
-    "cli_fields",
-    "option",
-]
-
 PROBLEMS = ("linreg", "logreg")
 
 #: The fields some schemes use (those their records list in ``params``); the others use all.

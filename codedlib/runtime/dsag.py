@@ -47,16 +47,6 @@ def dsag_terms(n_samples: int, n_workers: int, worker: int, subpartitions: int) 
     ]
 
 
-__all__ = [
-    "DSAGCoordinator",
-    "DSAGWorker",
-    "DSAGLBCoordinator",
-    "DSAGLBWorker",
-    "dsag_plan",
-    "dsag_terms",
-]
-
-
 def dsag_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
     if rank == 0:

@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 
     from mpi4py import MPI
 
-__all__ = ["abort_if_needed", "abort_job", "run", "run_communicator", "worker_loads"]
-
 TAG_DELAYS, TAG_READY = 111, 112
 
 

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
     from codedlib.latency.models import HeterogeneousCluster
 
-__all__ = ["DelayModel", "apply_freeze", "load_delays", "parse_freeze"]
-
 DELAY_KINDS = {
     "none": (),
     "shiftexp": ("shift", "rate"),

@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from codedlib.runtime.config import RunConfig
     from codedlib.theory.lagc import LAGCLayout
 
-__all__ = ["LAGCRoot", "lagc_plan", "layout_of"]
-
 
 def layout_of(config: RunConfig) -> LAGCLayout:
     """The group layout of the config (N, r, G)."""

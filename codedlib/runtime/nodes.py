@@ -45,24 +45,6 @@ if TYPE_CHECKING:
     Term = tuple[int, int, float | complex]
     Combine = Callable[[list[int], list[np.ndarray]], np.ndarray]
 
-__all__ = [
-    "DEAD_WORKERS",
-    "WORKER_PIDS",
-    "Diverged",
-    "Node",
-    "NodePlan",
-    "ParentSilent",
-    "RootNode",
-    "StragglerTimeout",
-    "WorkerNode",
-    "code_combine",
-    "gradient_error",
-    "inject_root_failure",
-    "local_gradient",
-    "scaled_sum",
-    "sum_combine",
-]
-
 WORKER_GRACE = 1.0  # seconds a node waits for its children to finish at shutdown
 #: A child that answered none of its last MAX_OUTSTANDING tasks gets no new one until it answers
 MAX_OUTSTANDING = 4

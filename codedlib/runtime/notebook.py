@@ -28,21 +28,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from ipyparallel import DirectView
 
-__all__ = [
-    "killed_from_outside",
-    "mpiexec_command",
-    "mpiexec_env",
-    "mpi_cluster",
-    "mpiexec_path",
-    "run_for_real",
-    "run_with_mpiexec",
-    "real_run_table",
-    "real_runs",
-    "run_all",
-    "run_batch_with_mpiexec",
-    "scheme_config",
-]
-
 #: 50 ms + Exp(mean 50 ms) (CR eq. 6 form): large against a laptop's few ms of real overhead.
 QUICK_DELAY = FULL_DELAY = "shiftexp:shift=0.05,rate=20"
 

@@ -17,6 +17,7 @@ ENV = "CODEDLIB_RANK_WRAPPED"
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``argv`` as this rank's child; its exit status, 128 + N if signal N killed it."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
         print("usage: python -m codedlib.runtime.rank COMMAND [ARG ...]", file=sys.stderr)

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Iterable
 
-__all__ = ["TRACE_RUNS", "record"]
-
 _COMMON = {"samples": 2400, "dim": 50, "seed": 0, "timeout": 60.0}
 _SHIFTEXP = {"iterations": 30, "delay": "shiftexp:shift=0.05,rate=20", **_COMMON}
 _DSAG = {"n_workers": 12, "w": 6, "subpartitions": 4, "iterations": 40, **_COMMON}

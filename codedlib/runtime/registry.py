@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from codedlib.runtime.config import RunConfig
     from codedlib.runtime.nodes import NodePlan
 
-__all__ = ["SCHEMES", "Scheme", "get_scheme", "tree_size"]
-
 
 # ---------------------------------------------------------------------------- sizes
 def workers_sizes(cfg: RunConfig) -> dict:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codedlib.latency.traces import ROUND_COLUMNS
 from codedlib.runtime.comm import (
     TAG_PROGRESS,
     TAG_RING,
@@ -37,7 +38,6 @@ from codedlib.runtime.nodes import (
     local_gradient,
 )
 from codedlib.runtime.star import star_plan
-from codedlib.runtime.traces import ROUND_COLUMNS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,8 +47,6 @@ if TYPE_CHECKING:
 
     from codedlib.problems import Problem
     from codedlib.runtime.config import RunConfig
-
-__all__ = ["RingWatchdog", "RingWorker", "ring_allreduce", "ring_plan"]
 
 
 def ring_allreduce(

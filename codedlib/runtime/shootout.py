@@ -49,15 +49,6 @@ if TYPE_CHECKING:
     from codedlib.problems import Problem
     from codedlib.runtime.traces import RunResult
 
-__all__ = [
-    "REAL_SCHEMES",
-    "RealVsPredicted",
-    "real_cluster",
-    "real_problem",
-    "real_vs_predicted",
-    "scheme_injection",
-]
-
 #: Shoot-out schemes with an MPI engine, in the shoot-out's order (name -> runtime engine).
 REAL_SCHEMES = {name: s.runtime for name, s in SHOOTOUT_SCHEMES.items() if s.runtime is not None}
 #: Real stand-in problem of the MPI runs (rows, features): a task's real gradient costs about

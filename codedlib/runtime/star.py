@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from codedlib.runtime.config import RunConfig
     from codedlib.runtime.nodes import Combine
 
-__all__ = ["SGDRoot", "gc_plan", "rs_code", "rs_plan", "sgd_plan", "umw_plan"]
-
 
 def star_plan(
     config: RunConfig,

@@ -11,14 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib.latency.traces import ITERATION_COLUMNS, ROUND_COLUMNS, read_trace, write_csv  # noqa: F401
+from codedlib.latency.traces import ITERATION_COLUMNS, read_trace, write_csv
 
 if TYPE_CHECKING:
     import os
 
     import pandas as pd
-
-__all__ = ["RUN_FILES", "ProgressWriter", "RunResult"]
 
 #: The files a run writes into its ``--out`` directory (and the only ones it ever removes).
 RUN_FILES = ("trace.csv", "iterations.csv", "rounds.csv", "run.json")

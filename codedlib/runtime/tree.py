@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
     from codedlib.runtime.config import RunConfig
 
-__all__ = ["tree_links", "tree_plan", "tree_reduce"]
-
 
 def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """The plan of ``rank`` in the CR tree."""

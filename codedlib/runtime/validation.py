@@ -24,13 +24,6 @@ if TYPE_CHECKING:
 
     from codedlib.runtime.traces import RunResult
 
-__all__ = [
-    "compare_with_simulator",
-    "predict_iteration_time",
-    "recorded_dsag_run",
-    "replay_iteration_times",
-]
-
 
 def replay_iteration_times(config: RunConfig, delays: ArrayLike) -> np.ndarray:
     """Iteration times if only the injected ``delays`` ``(..., iterations, N)`` cost time."""

@@ -25,16 +25,6 @@ if TYPE_CHECKING:
     import ipywidgets as W
     from matplotlib.figure import Figure
 
-__all__ = [
-    "Explorer",
-    "Report",
-    "error_html",
-    "float_slider",
-    "log_slider",
-    "render_png",
-    "text_html",
-]
-
 _STYLE = {"description_width": "initial"}
 
 

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
     from codedlib.runtime.config import RunConfig
 
-__all__ = ["APPLIES", "CONTROLS", "config_from_controls", "explore_run_for_real"]
-
 
 def config_from_controls(values: dict, quick: bool = True) -> RunConfig:
     """The run config of the widget values (scheme, N, S, n, L, s, w, delay in command-line
