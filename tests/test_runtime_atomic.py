@@ -83,6 +83,13 @@ def test_progress_file_is_never_truncated(tmp_path):
 
 
 @pytest.mark.mpi
+def _rows(csv_path):
+    try:
+        return len(pd.read_csv(csv_path, comment="#"))
+    except pd.errors.EmptyDataError:  # the writer opened the file; its header is not there yet
+        return 0
+
+
 def test_force_keeps_the_earlier_run_until_the_new_one_is_saved(tmp_path):
     from codedlib.runtime.notebook import mpiexec_command, mpiexec_env
 
@@ -106,7 +113,7 @@ def test_force_keeps_the_earlier_run_until_the_new_one_is_saved(tmp_path):
             for p in tmp_path.glob("run.partial-*")
             if (p / "iterations.csv").exists()
         ]
-        if partial and len(pd.read_csv(partial[0], comment="#")) >= 1:
+        if partial and _rows(partial[0]) >= 1:
             break
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
