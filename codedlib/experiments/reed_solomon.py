@@ -110,16 +110,14 @@ def _best_residual(code, S, a=None) -> float:
     return _residual(least_squares_decoding_vector(code.B[S]) if a is None else a, code.B[S])
 
 
-def any_f_rows_exhaustive(
-    n: int = 16, k: int = 8, w: int = 3, root_power: int | str = 1, max_sets: int = 200_000
-) -> dict:
+def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, max_sets: int = 200_000) -> dict:
     """The two properties of Section 2.1 on *every* survivor set: n, k, w, s, f,
     ``max_residual_f``, the max over all C(n, f) sets F (``n_sets``) of Algorithm 3's residual
     (``any_f_decode`` when < 1e-10), and ``min_residual_tight``, the min over the light chunks
     (weight s + 1) of the least-squares residual when their holders straggle (``tight`` when
     > 0.1: eq. (2)'s s = ⌊wn/k⌋ − 1 cannot be raised)."""
     max_sets = check_int("max_sets", max_sets, low=1)
-    code = reed_solomon_gradient_code(n, k, w, root_power)
+    code = reed_solomon_gradient_code(n, k, w)
     n_sets = comb(code.n, code.f)
     if n_sets > max_sets:
         raise ValueError(
@@ -784,12 +782,11 @@ def run_decoding_cost(P: SimpleNamespace) -> dict:
     # growth of the paired speedup with f: O(f³)/O(f²) predicts exponent 1 for large f
     top = summary[summary["f"] >= summary["f"].iloc[-3]]
     growth = np.polyfit(np.log(top["f"]), np.log(top["speedup"]), 1)[0]
-    largest = cost[cost["f"] == f_max]
     return {
         "summary": summary,
         "inaccurate": inaccurate,
         "f_max": f_max,
-        "largest": largest,
+        "largest": cost[cost["f"] == f_max],
         "growth": growth,
         "growth_from": int(top["f"].iloc[0]),
     }
