@@ -110,16 +110,14 @@ def _best_residual(code, S, a=None) -> float:
     return _residual(least_squares_decoding_vector(code.B[S]) if a is None else a, code.B[S])
 
 
-def any_f_rows_exhaustive(
-    n: int = 16, k: int = 8, w: int = 3, root_power: int | str = 1, max_sets: int = 200_000
-) -> dict:
+def any_f_rows_exhaustive(n: int = 16, k: int = 8, w: int = 3, max_sets: int = 200_000) -> dict:
     """The two properties of Section 2.1 on *every* survivor set: n, k, w, s, f,
     ``max_residual_f``, the max over all C(n, f) sets F (``n_sets``) of Algorithm 3's residual
     (``any_f_decode`` when < 1e-10), and ``min_residual_tight``, the min over the light chunks
     (weight s + 1) of the least-squares residual when their holders straggle (``tight`` when
     > 0.1: eq. (2)'s s = ⌊wn/k⌋ − 1 cannot be raised)."""
     max_sets = check_int("max_sets", max_sets, low=1)
-    code = reed_solomon_gradient_code(n, k, w, root_power)
+    code = reed_solomon_gradient_code(n, k, w)
     n_sets = comb(code.n, code.f)
     if n_sets > max_sets:
         raise ValueError(
@@ -285,11 +283,10 @@ def pareto_order_statistic_check(
     t0: float = 0.001,
     xi: float = 1.1,
     replicas: int = 20_000,
-    mc_max_n: int = 1000,
     rng: RngLike = None,
 ) -> pd.DataFrame:
     """E[T^(f)] with f = n − ⌊αn⌋: exact appendix formula, eq. (19)'s limit and, for n <=
-    ``mc_max_n``, the Monte Carlo mean of ``replicas`` draws, its standard error and z-score."""
+    1000, the Monte Carlo mean of ``replicas`` draws, its standard error and z-score."""
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     replicas = check_int("replicas", replicas, low=2)
     gen = as_generator(rng)
@@ -301,7 +298,7 @@ def pareto_order_statistic_check(
         f = n - int(np.floor(alpha * n))
         exact = expected_order_statistic_pareto(f, n, t0, xi)
         mean = se = np.nan
-        if n <= mc_max_n:
+        if n <= 1000:
             draws = dist.rvs(size=(replicas, n), random_state=gen)
             kth = np.partition(draws, f - 1, axis=1)[:, f - 1]
             mean, se = kth.mean(), kth.std(ddof=1) / np.sqrt(replicas)
@@ -319,13 +316,12 @@ def fig3_tf_curve(
     cg_N: float = 0.035,
     c_m: float = 0.0,
     n: int = 80,
-    alphas: ArrayLike | None = None,
 ) -> SimpleNamespace:
     """Fig. 3: T_f(α) of eq. (21) (and eq. 20 when c_m > 0), α* of eq. (22) (None when
     t0/(c_g N ξ) >= 1: not a valid load), numerically and online, and f(α*) by eq. (18): a
     namespace of curve, alpha_star, alpha_star_numeric, alpha_star_online, t_star, f_star, c_m
     and n."""
-    alphas = np.linspace(0.01, 1.0, 400) if alphas is None else np.asarray(alphas, float)
+    alphas = np.linspace(0.01, 1.0, 400)
     a_num = optimal_alpha_numeric(t0, xi, cg_N)  # checks t0, xi, cg_N
     a_star = optimal_alpha(t0, xi, cg_N) if t0 / (cg_N * xi) < 1 else None  # eq. (22)'s domain
     best = a_num if a_star is None else a_star
@@ -402,9 +398,7 @@ def fig2_run(
     c_m: float = 1e-9,
     time_budget: float = 5.0,
     lam: float = 1e-4,
-    root_power: int | str = 1,
     resplit: bool = True,
-    record_points: int = 250,
     partition: str = "shuffled",
     slow_workers: int = 0,
     slowdown: float = 1.0,
@@ -419,7 +413,6 @@ def fig2_run(
     set by label (a chunk holds one or two classes), and the last ``slow_workers`` workers are
     always ``slowdown`` times slower, so the same chunks are dropped every iteration.
     """
-    record_points = check_int("record_points", record_points, low=1)
     if partition not in ("shuffled", "class-sorted"):
         raise ValueError(
             f"partition must be 'shuffled' or 'class-sorted', got partition={partition!r}"
@@ -461,9 +454,8 @@ def fig2_run(
         cg_N=cg_N,
         c_m=c_m,
         time_budget=time_budget,
-        root_power=root_power,
         delays=delays,
-        record_interval=time_budget / record_points,
+        record_interval=time_budget / 250,
     )
     df.insert(0, "n_train", len(data.y))
     df.insert(1, "n_test", len(data.y_test))
@@ -784,12 +776,11 @@ def run_decoding_cost(P: SimpleNamespace) -> dict:
     # growth of the paired speedup with f: O(f³)/O(f²) predicts exponent 1 for large f
     top = summary[summary["f"] >= summary["f"].iloc[-3]]
     growth = np.polyfit(np.log(top["f"]), np.log(top["speedup"]), 1)[0]
-    largest = cost[cost["f"] == f_max]
     return {
         "summary": summary,
         "inaccurate": inaccurate,
         "f_max": f_max,
-        "largest": largest,
+        "largest": cost[cost["f"] == f_max],
         "growth": growth,
         "growth_from": int(top["f"].iloc[0]),
     }
