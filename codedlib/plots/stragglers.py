@@ -33,14 +33,11 @@ __all__ = [
 ]
 
 
-def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
+def _axes_row(n_panels, axes=None):
     if axes is not None:
-        axes = list(np.atleast_1d(axes))
-        if len(axes) != n_panels:
-            raise ValueError(f"axes must hold {n_panels} axes, got {len(axes)}")
-        return axes[0].figure, axes
-    fig, axes = subplots(1, n_panels, figsize=(width * n_panels, height), layout="constrained")
-    return fig, list(np.atleast_1d(axes))
+        return axes[0].figure, list(axes)
+    fig, axes = subplots(1, n_panels, figsize=(4.2 * n_panels, 3.4), layout="constrained")
+    return fig, list(axes)
 
 
 def plot_delay_models(
@@ -81,11 +78,8 @@ def plot_cluster_ecdf(
         ax.step(part["t"], part["ecdf"], where="post", label=f"worker {worker}: samples")
         ax.plot(part["t"], part["model_cdf"], "--", color="black", lw=1)
     ax.plot([], [], "--", color="black", lw=1, label="model CDF")
-    ax.set(
-        xlabel="latency t",
-        ylabel="P[T <= t]",
-        title=title or "heterogeneous workers: empirical vs model CDF",
-    )
+    ax.set(xlabel="latency t", ylabel="P[T <= t]")
+    ax.set_title(title or "heterogeneous workers: empirical vs model CDF")
     ax.legend(fontsize="small")
     return fig
 
@@ -107,11 +101,8 @@ def plot_bursty_path(
             span = (iterations[start] - 0.5, iterations[stop - 1] + 0.5)
             ax.axvspan(*span, color=line.get_color(), alpha=0.15, lw=0)
     ax.fill_between([], [], color="0.5", alpha=0.3, label="in a burst (shaded)")
-    ax.set(
-        xlabel="iteration",
-        ylabel="latency",
-        title=title or "bursty workers (two-state Markov slowdown)",
-    )
+    ax.set(xlabel="iteration", ylabel="latency")
+    ax.set_title(title or "bursty workers (two-state Markov slowdown)")
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
@@ -135,12 +126,8 @@ def plot_order_statistics(
     infinite = ~num
     if infinite.any():
         ax.plot([], [], " ", label=f"k >= {int(k[infinite].min())}: infinite mean")
-    ax.set(
-        xlabel="k (wait for the k fastest)",
-        ylabel="E[T_(k)]",
-        title=title or "expected k-th order statistic",
-    )
-    ax.set_yscale("log")
+    ax.set(xlabel="k (wait for the k fastest)", ylabel="E[T_(k)]", yscale="log")
+    ax.set_title(title or "expected k-th order statistic")
     ax.legend(fontsize="small")
     z = comparison["z"].to_numpy()
     valid = comparison["mc_valid"].to_numpy() if "mc_valid" in comparison else np.ones(len(k), bool)
@@ -163,12 +150,10 @@ def plot_non_identical(
     i.i.d. approximation. ``title`` should name the stand-in cluster.
     """
     fig, ax = new_axes(ax)
-    k, err = comparison["k"], 3 * comparison["mc_stderr"]
+    k, err, mc = comparison["k"], 3 * comparison["mc_stderr"], "Monte Carlo ± 3 s.e."
     ax.plot(k, comparison["numeric"], "-", label="numeric, per-worker CDFs")
-    ax.errorbar(
-        k, comparison["mc_mean"], yerr=err, fmt=".", capsize=2, label="Monte Carlo ± 3 s.e."
-    )
-    ax.plot(comparison["k"], comparison["iid_approximation"], ":", label="i.i.d. approximation")
+    ax.errorbar(k, comparison["mc_mean"], yerr=err, fmt=".", capsize=2, label=mc)
+    ax.plot(k, comparison["iid_approximation"], ":", label="i.i.d. approximation")
     ax.set(xlabel="k", ylabel="E[T_(k)]", title=title or "non-identical workers")
     ax.legend(fontsize="small")
     return fig
@@ -186,11 +171,8 @@ def plot_pareto_limit(
         error = np.abs(part["relative_error"])
         ax_err.loglog(part["n"], error, "o-", **style, label=f"alpha={alpha:g}")
     ax.plot([], [], "--", color="black", lw=1, label="limit t0 alpha^(-1/xi) (eq. 19)")
-    ax.set(
-        xlabel="n workers",
-        ylabel="E[T_(ceil((1-alpha) n))]",
-        title=title or "RS Proposition 1: Pareto order statistic vs eq. (19)",
-    )
+    ax.set(xlabel="n workers", ylabel="E[T_(ceil((1-alpha) n))]")
+    ax.set_title(title or "RS Proposition 1: Pareto order statistic vs eq. (19)")
     # between the two upper limit lines (paper parameters), clear of the curves
     ax.legend(fontsize="small", loc="center right", bbox_to_anchor=(1.0, 0.42))
     ax_err.set(xlabel="n workers", ylabel="|exact / limit - 1|", title="distance to the limit")
@@ -209,12 +191,8 @@ def plot_cost_of_waiting(
         finite = np.isfinite(part["relative"])
         ax.plot(part["fraction"][finite], part["relative"][finite], "o-", ms=3, label=name)
     ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_yscale("log")
     n = int(cost["k"].max())
-    ax.set(
-        xlabel=f"fraction k/n of the n={n} workers waited for",
-        ylabel="E[T_(k)] / E[T]",
-        title=title or "the cost of waiting for the k-th fastest",
-    )
+    ax.set(xlabel=f"fraction k/n of the n={n} workers waited for", ylabel="E[T_(k)] / E[T]")
+    ax.set(yscale="log", title=title or "the cost of waiting for the k-th fastest")
     ax.legend(fontsize="small")
     return fig
