@@ -125,9 +125,7 @@ def explore_codedreduce(
     return explorer
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_codedreduce``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "01-codedreduce",
     "explorers": {"codedreduce": (explore_codedreduce, {"n": 3, "L": 2, "s": 1, "d": 45})},

@@ -215,9 +215,7 @@ def explore_bursts(
     return _explorer(bursts_report, controls, fixed={"seed": seed})
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_stragglers``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "00-stragglers",
     "explorers": {
