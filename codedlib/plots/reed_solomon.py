@@ -138,8 +138,7 @@ def plot_accuracy(table: pd.DataFrame, ax: Axes | None = None, title: str | None
         (line,) = ax.semilogy(g["n"], worst, "o-", label=f"{root}, w/k≈{load:.2f}: worst case")
         ax.semilogy(g["n"], random, "x--", color=line.get_color(), label="random survivors")
     ax.axhline(1e-6, color="k", lw=1, ls=":", label="tolerance 1e-06")
-    ax.set_ylim(1e-17, 1e3)
-    ax.set(xlabel="n (workers)", ylabel="relative error of decoded gradient")
+    ax.set(xlabel="n (workers)", ylabel="relative error of decoded gradient", ylim=(1e-17, 1e3))
     # below the axes: the diverging curves cross the whole upper half of the plot
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     ax.set_title(title or "double-precision accuracy of RS decoding (not in the paper)")

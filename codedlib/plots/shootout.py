@@ -109,8 +109,7 @@ def plot_trajectories(
     for scheme, g in traj[traj.seed == seed].groupby("scheme", sort=False):
         ax.plot(g.time, g.gap, color=SCHEME_COLORS[scheme], label=scheme, lw=1.2)
     ax.axhline(ranking.setup.target, color="k", ls=":", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=max(1e-12, ranking.setup.target / 100), top=2)
+    ax.set(yscale="log", ylim=(max(1e-12, ranking.setup.target / 100), 2))
     ax.set(xlabel="clock time [s]", ylabel="relative gap (F - F*) / (F0 - F*)")
     ax.legend(fontsize=7, ncol=3)
     setting = f"{ranking.setup.cluster.describe()}; {problem_label(ranking.setup)}"

@@ -55,12 +55,9 @@ def plot_delay_models(
         positive = (part["t"] > 0) & (part["sf"] > 0)
         ax_sf.loglog(part["t"][positive], part["sf"][positive], label=name)
     bulk = curves.loc[curves["cdf"] < 0.995, "t"].max()
-    for a in (ax_pdf, ax_cdf):
-        a.set_xlim(0.0, bulk)
-    ax_pdf.set(xlabel="latency t", ylabel="density f(t)", title="pdf")
-    ax_cdf.set(xlabel="latency t", ylabel="P[T <= t]", title="cdf")
-    ax_sf.set(xlabel="latency t", ylabel="P[T > t]", title="tail (log-log)")
-    ax_sf.set_ylim(bottom=1e-5, top=1.5)
+    ax_pdf.set(xlabel="latency t", ylabel="density f(t)", title="pdf", xlim=(0.0, bulk))
+    ax_cdf.set(xlabel="latency t", ylabel="P[T <= t]", title="cdf", xlim=(0.0, bulk))
+    ax_sf.set(xlabel="latency t", ylabel="P[T > t]", title="tail (log-log)", ylim=(1e-5, 1.5))
     ax_sf.set_xlim(left=0.5 * curves.loc[curves["sf"] < 0.999, "t"].min())
     ax_pdf.legend(fontsize="small")
     return fig
