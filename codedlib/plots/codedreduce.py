@@ -158,11 +158,8 @@ def plot_topologies(
     import networkx as nx
 
     N = n_tree_workers(n, L)
-    if ax is None:
-        fig, axes = subplots(1, 3, figsize=(12, 4))
-    else:
-        axes = np.atleast_1d(ax)
-        fig = axes[0].figure
+    axes = subplots(1, 3, figsize=(12, 4))[1] if ax is None else np.atleast_1d(ax)
+    fig = axes[0].figure
     style = {"node_size": 180, "font_size": 7, "font_color": "white"}
     labels = {0: "M"} | {i: str(i) for i in range(1, N + 1)}  # node 0 is the master
     ring = nx.cycle_graph(range(1, N + 1))

@@ -86,9 +86,8 @@ def order_statistics_report(
         if np.isfinite(row["closed_form"]):
             lines.append(f"  closed form  {row['closed_form']:.6g}")
         lines.append(f"  numeric      {row['numeric']:.6g}")
-    lines.append(
-        f"  Monte Carlo  {row['mc_mean']:.6g} ± {row['mc_stderr']:.2g} (1 s.e., {replicas:,} replicas)"
-    )
+    mc = f"{row['mc_mean']:.6g} ± {row['mc_stderr']:.2g}"
+    lines.append(f"  Monte Carlo  {mc} (1 s.e., {replicas:,} replicas)")
     if not row["mc_valid"]:
         lines.append("  (variance of T_(k) is infinite: the standard error is not meaningful)")
     if np.isfinite(row["numeric"]) and np.isfinite(dist.mean()):
