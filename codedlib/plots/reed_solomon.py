@@ -212,11 +212,9 @@ def plot_fig2(
     paired: pd.DataFrame | None = None,
     reference: str = "Coded-RS",
 ) -> Figure:
-    """Fig. 2 over independent seeds (``df``:
-    :func:`codedlib.experiments.reed_solomon.fig2_experiment`'s runs). Left: ``bands``
-    (:func:`~codedlib.experiments.reed_solomon.fig2_bands`), each scheme's mean of ``quantity``
-    over seeds and seed range. Right, with ``paired``
-    (``fig2_bands`` with ``reference``): the paired difference scheme −
+    """Fig. 2 over seeds (``df``: :func:`codedlib.experiments.reed_solomon.fig2_experiment`'s
+    runs). Left: ``bands`` (``fig2_bands``), each scheme's mean of ``quantity`` and seed range.
+    Right, with ``paired`` (``fig2_bands`` with ``reference``): the paired difference scheme −
     ``reference`` in test images with its 95 % t-band (above zero the reference is better).
     """
     n_seeds = int(df["seed"].nunique())

@@ -1,7 +1,5 @@
-"""Figures of the opening notebook ``00-stragglers`` (delay models and order statistics).
-
-Each ``plot_*`` takes the data returned by :mod:`codedlib.experiments.stragglers` and returns
-the Figure; none shows or saves.
+"""Figures of notebook ``00-stragglers``: each ``plot_*`` takes the data of
+:mod:`codedlib.experiments.stragglers` and returns the Figure (never shows or saves).
 
 Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
 zhang2021lagc, esfahanizadeh2022stream.

@@ -1,8 +1,6 @@
-"""Notebook 06's explorer: describe your cluster (or pick a latency trace) and get the ranking of
-every scheme with intervals, and where the cluster sits on the regime maps' axes.
-
-The widget only wires controls to :func:`codedlib.experiments.shootout.your_cluster` and
-:func:`codedlib.plots.shootout.plot_ranking`.
+"""Notebook 06's explorer: controls wired to :func:`codedlib.experiments.shootout.your_cluster`
+(your cluster, or one fitted to a latency trace) -> every scheme's ranking with intervals
+(:func:`codedlib.plots.shootout.plot_ranking`) and the cluster on the regime maps' axes.
 
 Reference: severinson2023dsag (Sec. VI-A, latency fitted from traces).
 """

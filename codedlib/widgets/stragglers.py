@@ -1,7 +1,5 @@
-"""Interactive exploration for the opening notebook ``00-stragglers``.
-
-Each explorer wraps a plain ``*_report`` function returning ``(figure, text)``; its
-``ValueError`` is shown as the message instead of crashing.
+"""Explorers of notebook ``00-stragglers``: each wraps a ``*_report`` function returning
+``(figure, text)`` and shows its ``ValueError`` as the message.
 
 References: references.bib keys halbawi2018reedsolomon (Proposition 1, eq. 19),
 severinson2023dsag (bursts, Sec. III-B).
