@@ -1,7 +1,5 @@
-"""Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale.
-
-Display labels are set here. Every figure names its stand-ins: the cluster
-(``ClusterModel.describe``) and the stand-in problem.
+"""Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale; each
+names its stand-ins (the cluster's ``describe()`` and the stand-in problem).
 
 Reference: severinson2023dsag, reisizadeh2022codedreduce.
 """

@@ -64,10 +64,8 @@ def plot_delay_models(
 def plot_cluster_ecdf(
     ecdf: pd.DataFrame, ax: Axes | None = None, title: str | None = None
 ) -> Figure:
-    """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
-
-    ``title`` (default: a generic one) should name the stand-in cluster's parameters.
-    """
+    """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style);
+    ``title`` should name the stand-in cluster's parameters."""
     fig, ax = new_axes(ax)
     for worker, part in ecdf.groupby("worker", sort=False):
         ax.step(part["t"], part["ecdf"], where="post", label=f"worker {worker}: samples")
@@ -82,10 +80,8 @@ def plot_cluster_ecdf(
 def plot_bursty_path(
     path: pd.DataFrame, ax: Axes | None = None, title: str | None = None
 ) -> Figure:
-    """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
-
-    ``title`` (default: a generic one) should name the chosen and calibrated parameters.
-    """
+    """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4
+    style); ``title`` should name the chosen and calibrated parameters."""
     fig, ax = new_axes(ax, figsize=(8.0, 3.6))
     for worker, part in path.groupby("worker", sort=False):
         (line,) = ax.plot(part["iteration"], part["latency"], lw=0.8, label=f"worker {worker}")

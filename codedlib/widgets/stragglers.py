@@ -146,10 +146,8 @@ def _explorer(report, controls, **options) -> Explorer:
 def explore_order_statistics(
     model: str = "Pareto", n: int = 20, k: int = 16, replicas: int = 20_000, seed: int = 0
 ) -> Explorer:
-    """Delay model (shape/scale sliders), ``n`` and ``k`` -> pdf/cdf and ``E[T_(k)]`` three ways.
-
-    Closed form, numeric and Monte Carlo. ``model`` names one of :func:`standard_models`;
-    switching it resets its two sliders to that model's defaults (one recompute).
+    """Delay model (:data:`MODEL_PARAMETERS`; switching it resets its two sliders), ``n`` and
+    ``k`` -> pdf/cdf and ``E[T_(k)]`` in closed form, numerically and by Monte Carlo.
     """
     import ipywidgets as W
 
