@@ -158,11 +158,8 @@ def plot_topologies(
     import networkx as nx
 
     N = n_tree_workers(n, L)
-    if ax is None:
-        fig, axes = subplots(1, 3, figsize=(12, 4))
-    else:
-        axes = np.atleast_1d(ax)
-        fig = axes[0].figure
+    axes = subplots(1, 3, figsize=(12, 4))[1] if ax is None else np.atleast_1d(ax)
+    fig = axes[0].figure
     style = {"node_size": 180, "font_size": 7, "font_color": "white"}
     labels = {0: "M"} | {i: str(i) for i in range(1, N + 1)}  # node 0 is the master
     ring = nx.cycle_graph(range(1, N + 1))
@@ -297,11 +294,8 @@ def plot_theorem2(
 def plot_iteration_times(
     df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
 ) -> Figure:
-    """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars.
-
-    With the columns of ``experiments.fig2_summary``'s summary (``time_ci_low``,
-    ``time_ci_high``, ``speedup_ci_low``, ``speedup_ci_high``) the bars carry 95 % error bars
-    over seeds and the speedups their intervals.
+    """Fig. 2: mean iteration time per scheme, CR's speedups (ours / paper's) on the bars; with
+    ``experiments.fig2_summary``'s ``*_ci_low``/``*_ci_high`` columns, with their 95 % intervals.
     """
     fig, ax = new_axes(ax, figsize=(6.5, 4.2))
     names = list(df.index)
@@ -437,12 +431,10 @@ def plot_regime_map(
 def plot_speedups_vs_paper(
     table: pd.DataFrame, ranges: pd.DataFrame | None = None, *, title: str | None = None
 ) -> Figure:
-    """Every CR speedup the notebook compares with the paper, one panel per scheme.
-
-    ``table``: rows with ``figure``, ``scheme``, ``paper``, ``ours``, ``ci_low``, ``ci_high``
-    (ours with its 95 % interval over seeds). ``ranges`` (optional): rows with ``figure``,
-    ``scheme``, ``min``, ``max`` — the span our simulated clock can produce for that setting
-    over its free constants — drawn as grey bars.
+    """Every CR speedup the notebook compares with the paper, one panel per scheme. ``table``:
+    ``figure``, ``scheme``, ``paper``, ``ours``, ``ci_low``, ``ci_high`` (95 % over seeds);
+    ``ranges`` (grey bars): ``figure``, ``scheme``, ``min``, ``max``, the span our clock can
+    produce for that setting over its free constants.
     """
     schemes = [s for s in ("UMW", "GC", "RAR", "SGD") if s in set(table["scheme"])]
     figures = list(dict.fromkeys(table["figure"]))

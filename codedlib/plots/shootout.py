@@ -1,7 +1,5 @@
-"""Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale.
-
-Display labels are set here. Every figure names its stand-ins: the cluster
-(``ClusterModel.describe``) and the stand-in problem.
+"""Figures of notebook 06 (the shoot-out): rankings, trajectories, regime maps, scale; each
+names its stand-ins (the cluster's ``describe()`` and the stand-in problem).
 
 Reference: severinson2023dsag, reisizadeh2022codedreduce.
 """
@@ -109,8 +107,7 @@ def plot_trajectories(
     for scheme, g in traj[traj.seed == seed].groupby("scheme", sort=False):
         ax.plot(g.time, g.gap, color=SCHEME_COLORS[scheme], label=scheme, lw=1.2)
     ax.axhline(ranking.setup.target, color="k", ls=":", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=max(1e-12, ranking.setup.target / 100), top=2)
+    ax.set(yscale="log", ylim=(max(1e-12, ranking.setup.target / 100), 2))
     ax.set(xlabel="clock time [s]", ylabel="relative gap (F - F*) / (F0 - F*)")
     ax.legend(fontsize=7, ncol=3)
     setting = f"{ranking.setup.cluster.describe()}; {problem_label(ranking.setup)}"
@@ -160,11 +157,8 @@ def plot_regime_map(
             box = {"fc": "w", "alpha": 0.8, "lw": 0}
             kw = {"textcoords": "offset points", "fontsize": 7, "bbox": box}
             ax.annotate("\n".join(labels), (fx, fy), xytext=(6, 4), **kw)
-    ax.set_title(
-        (title or "Which scheme reaches the target first")
-        + f"\nbase: {rmap.base.describe()}\n×: runner-up / winner; hatched ≈: tied (95 % CI)",
-        fontsize=8,
-    )
+    notes = f"\nbase: {rmap.base.describe()}\n×: runner-up / winner; hatched ≈: tied (95 % CI)"
+    ax.set_title((title or "Which scheme reaches the target first") + notes, fontsize=8)
     return fig
 
 
@@ -191,9 +185,8 @@ def plot_scale(runs: pd.DataFrame, title: str | None = None) -> Figure:
     ax1.set_ylabel("mean time per iteration [s]")
     ax2.set_ylabel("simulator wall time per worker-iteration [s]")
     ax1.legend(fontsize=7, ncol=2)
-    fig.suptitle(
-        title or "From 10 to 10,000 workers (tree schemes choose (n, L) per N)", fontsize=9
-    )
+    default = "From 10 to 10,000 workers (tree schemes choose (n, L) per N)"
+    fig.suptitle(title or default, fontsize=9)
     return fig
 
 
@@ -224,9 +217,7 @@ def plot_headlines(
     ax.set_xscale("log")
     ax.set_yticks(y, [f"{r.paper}: {r.quantity}" for _, r in rows.iterrows()], fontsize=8)
     ax.set_xlabel("slower / faster scheme (paired over seeds; > 1: the paper's direction)")
-    ax.set_title(
-        (title or "Each paper's headline on its operating point of the one cluster")
-        + "\nblack: ours (95 % CI); red: the paper's number where it gives one",
-        fontsize=9,
-    )
+    default = "Each paper's headline on its operating point of the one cluster"
+    notes = "\nblack: ours (95 % CI); red: the paper's number where it gives one"
+    ax.set_title((title or default) + notes, fontsize=9)
     return fig

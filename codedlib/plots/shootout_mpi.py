@@ -49,12 +49,8 @@ def plot_real_vs_predicted(
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_aspect("equal")
-        ax.legend(
-            loc="lower right",
-            fontsize="small",
-            title="measured / predicted",
-            title_fontsize="small",
-        )
+        legend = dict(loc="lower right", fontsize="small", title_fontsize="small")
+        ax.legend(title="measured / predicted", **legend)
     else:
         ax.set_axis_off()
     if len(not_run):
@@ -64,9 +60,8 @@ def plot_real_vs_predicted(
     ax.set_xlabel("predicted: shoot-out simulator on the injected draws (ms / iteration)")
     ax.set_ylabel("measured: real MPI processes, 95 % CI (ms / iteration)")
     processes = int(frame["processes"].max()) if len(frame) else 0
-    default = (
-        f"Real processes ({processes}) vs the shoot-out simulator\n{result.cluster.describe()}"
-    )
+    default = f"Real processes ({processes}) vs the shoot-out simulator\n"
+    default += result.cluster.describe()
     ax.set_title(default if title is None else title, fontsize="medium")
     caption = result.caption.replace("; real:", "\nreal:").replace(" and t_c", "\nand t_c")
     fig.text(0.5, -0.02, caption, ha="center", va="top", fontsize="x-small", wrap=True)

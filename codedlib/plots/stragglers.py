@@ -1,7 +1,5 @@
-"""Figures of the opening notebook ``00-stragglers`` (delay models and order statistics).
-
-Each ``plot_*`` takes the data returned by :mod:`codedlib.experiments.stragglers` and returns
-the Figure; none shows or saves.
+"""Figures of notebook ``00-stragglers``: each ``plot_*`` takes the data of
+:mod:`codedlib.experiments.stragglers` and returns the Figure (never shows or saves).
 
 Reference: reisizadeh2022codedreduce, halbawi2018reedsolomon, severinson2023dsag,
 zhang2021lagc, esfahanizadeh2022stream.
@@ -33,14 +31,11 @@ __all__ = [
 ]
 
 
-def _axes_row(n_panels, axes=None, width=4.2, height=3.4):
+def _axes_row(n_panels, axes=None):
     if axes is not None:
-        axes = list(np.atleast_1d(axes))
-        if len(axes) != n_panels:
-            raise ValueError(f"axes must hold {n_panels} axes, got {len(axes)}")
-        return axes[0].figure, axes
-    fig, axes = subplots(1, n_panels, figsize=(width * n_panels, height), layout="constrained")
-    return fig, list(np.atleast_1d(axes))
+        return axes[0].figure, list(axes)
+    fig, axes = subplots(1, n_panels, figsize=(4.2 * n_panels, 3.4), layout="constrained")
+    return fig, list(axes)
 
 
 def plot_delay_models(
@@ -58,12 +53,9 @@ def plot_delay_models(
         positive = (part["t"] > 0) & (part["sf"] > 0)
         ax_sf.loglog(part["t"][positive], part["sf"][positive], label=name)
     bulk = curves.loc[curves["cdf"] < 0.995, "t"].max()
-    for a in (ax_pdf, ax_cdf):
-        a.set_xlim(0.0, bulk)
-    ax_pdf.set(xlabel="latency t", ylabel="density f(t)", title="pdf")
-    ax_cdf.set(xlabel="latency t", ylabel="P[T <= t]", title="cdf")
-    ax_sf.set(xlabel="latency t", ylabel="P[T > t]", title="tail (log-log)")
-    ax_sf.set_ylim(bottom=1e-5, top=1.5)
+    ax_pdf.set(xlabel="latency t", ylabel="density f(t)", title="pdf", xlim=(0.0, bulk))
+    ax_cdf.set(xlabel="latency t", ylabel="P[T <= t]", title="cdf", xlim=(0.0, bulk))
+    ax_sf.set(xlabel="latency t", ylabel="P[T > t]", title="tail (log-log)", ylim=(1e-5, 1.5))
     ax_sf.set_xlim(left=0.5 * curves.loc[curves["sf"] < 0.999, "t"].min())
     ax_pdf.legend(fontsize="small")
     return fig
@@ -72,20 +64,15 @@ def plot_delay_models(
 def plot_cluster_ecdf(
     ecdf: pd.DataFrame, ax: Axes | None = None, title: str | None = None
 ) -> Figure:
-    """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style).
-
-    ``title`` (default: a generic one) should name the stand-in cluster's parameters.
-    """
+    """Empirical CDF (steps) vs model CDF (dashed) for a few workers (DSAG Fig. 3 style);
+    ``title`` should name the stand-in cluster's parameters."""
     fig, ax = new_axes(ax)
     for worker, part in ecdf.groupby("worker", sort=False):
         ax.step(part["t"], part["ecdf"], where="post", label=f"worker {worker}: samples")
         ax.plot(part["t"], part["model_cdf"], "--", color="black", lw=1)
     ax.plot([], [], "--", color="black", lw=1, label="model CDF")
-    ax.set(
-        xlabel="latency t",
-        ylabel="P[T <= t]",
-        title=title or "heterogeneous workers: empirical vs model CDF",
-    )
+    ax.set(xlabel="latency t", ylabel="P[T <= t]")
+    ax.set_title(title or "heterogeneous workers: empirical vs model CDF")
     ax.legend(fontsize="small")
     return fig
 
@@ -93,10 +80,8 @@ def plot_cluster_ecdf(
 def plot_bursty_path(
     path: pd.DataFrame, ax: Axes | None = None, title: str | None = None
 ) -> Figure:
-    """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4 style).
-
-    ``title`` (default: a generic one) should name the chosen and calibrated parameters.
-    """
+    """Per-iteration latency of a few bursty workers, burst iterations shaded (DSAG Fig. 4
+    style); ``title`` should name the chosen and calibrated parameters."""
     fig, ax = new_axes(ax, figsize=(8.0, 3.6))
     for worker, part in path.groupby("worker", sort=False):
         (line,) = ax.plot(part["iteration"], part["latency"], lw=0.8, label=f"worker {worker}")
@@ -107,11 +92,8 @@ def plot_bursty_path(
             span = (iterations[start] - 0.5, iterations[stop - 1] + 0.5)
             ax.axvspan(*span, color=line.get_color(), alpha=0.15, lw=0)
     ax.fill_between([], [], color="0.5", alpha=0.3, label="in a burst (shaded)")
-    ax.set(
-        xlabel="iteration",
-        ylabel="latency",
-        title=title or "bursty workers (two-state Markov slowdown)",
-    )
+    ax.set(xlabel="iteration", ylabel="latency")
+    ax.set_title(title or "bursty workers (two-state Markov slowdown)")
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
@@ -135,12 +117,8 @@ def plot_order_statistics(
     infinite = ~num
     if infinite.any():
         ax.plot([], [], " ", label=f"k >= {int(k[infinite].min())}: infinite mean")
-    ax.set(
-        xlabel="k (wait for the k fastest)",
-        ylabel="E[T_(k)]",
-        title=title or "expected k-th order statistic",
-    )
-    ax.set_yscale("log")
+    ax.set(xlabel="k (wait for the k fastest)", ylabel="E[T_(k)]", yscale="log")
+    ax.set_title(title or "expected k-th order statistic")
     ax.legend(fontsize="small")
     z = comparison["z"].to_numpy()
     valid = comparison["mc_valid"].to_numpy() if "mc_valid" in comparison else np.ones(len(k), bool)
@@ -163,12 +141,10 @@ def plot_non_identical(
     i.i.d. approximation. ``title`` should name the stand-in cluster.
     """
     fig, ax = new_axes(ax)
-    k, err = comparison["k"], 3 * comparison["mc_stderr"]
+    k, err, mc = comparison["k"], 3 * comparison["mc_stderr"], "Monte Carlo ± 3 s.e."
     ax.plot(k, comparison["numeric"], "-", label="numeric, per-worker CDFs")
-    ax.errorbar(
-        k, comparison["mc_mean"], yerr=err, fmt=".", capsize=2, label="Monte Carlo ± 3 s.e."
-    )
-    ax.plot(comparison["k"], comparison["iid_approximation"], ":", label="i.i.d. approximation")
+    ax.errorbar(k, comparison["mc_mean"], yerr=err, fmt=".", capsize=2, label=mc)
+    ax.plot(k, comparison["iid_approximation"], ":", label="i.i.d. approximation")
     ax.set(xlabel="k", ylabel="E[T_(k)]", title=title or "non-identical workers")
     ax.legend(fontsize="small")
     return fig
@@ -186,11 +162,8 @@ def plot_pareto_limit(
         error = np.abs(part["relative_error"])
         ax_err.loglog(part["n"], error, "o-", **style, label=f"alpha={alpha:g}")
     ax.plot([], [], "--", color="black", lw=1, label="limit t0 alpha^(-1/xi) (eq. 19)")
-    ax.set(
-        xlabel="n workers",
-        ylabel="E[T_(ceil((1-alpha) n))]",
-        title=title or "RS Proposition 1: Pareto order statistic vs eq. (19)",
-    )
+    ax.set(xlabel="n workers", ylabel="E[T_(ceil((1-alpha) n))]")
+    ax.set_title(title or "RS Proposition 1: Pareto order statistic vs eq. (19)")
     # between the two upper limit lines (paper parameters), clear of the curves
     ax.legend(fontsize="small", loc="center right", bbox_to_anchor=(1.0, 0.42))
     ax_err.set(xlabel="n workers", ylabel="|exact / limit - 1|", title="distance to the limit")
@@ -209,12 +182,8 @@ def plot_cost_of_waiting(
         finite = np.isfinite(part["relative"])
         ax.plot(part["fraction"][finite], part["relative"][finite], "o-", ms=3, label=name)
     ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_yscale("log")
     n = int(cost["k"].max())
-    ax.set(
-        xlabel=f"fraction k/n of the n={n} workers waited for",
-        ylabel="E[T_(k)] / E[T]",
-        title=title or "the cost of waiting for the k-th fastest",
-    )
+    ax.set(xlabel=f"fraction k/n of the n={n} workers waited for", ylabel="E[T_(k)] / E[T]")
+    ax.set(yscale="log", title=title or "the cost of waiting for the k-th fastest")
     ax.legend(fontsize="small")
     return fig

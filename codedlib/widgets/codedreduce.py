@@ -62,12 +62,11 @@ def codedreduce_report(
     from codedlib.plots.codedreduce import plot_iteration_times, plot_time_breakdown, plot_tree
     from codedlib.schemes.codedreduce import TimingModel
 
-    a = check_real("a", a, low=0.0, low_open=True)
-    bandwidth_mbps = check_real("bandwidth_mbps", bandwidth_mbps, low=0.0, low_open=True)
-    latency_ms = check_real("latency_ms", latency_ms, low=0.0)
+    a = check_real("a", a, low=0.0, low_open=True)  # Network and TimingModel check the rest
     network = Network(latency_ms / 1e3, bandwidth_mbps * 1e6 / 8)
-    stragglers = dict(straggle_prob=straggle_prob, straggle_delay=straggle_delay)
-    model = TimingModel(a, amu / a, network, p, **stragglers)
+    model = TimingModel(
+        a, amu / a, network, p, straggle_prob=straggle_prob, straggle_delay=straggle_delay
+    )
     summary = configuration_summary(n, L, s, d, model, n_iterations=200, rng=seed)
     alloc = summary["allocation"]
     text = render_summary(summary)
@@ -125,9 +124,7 @@ def explore_codedreduce(
     return explorer
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_codedreduce``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "01-codedreduce",
     "explorers": {"codedreduce": (explore_codedreduce, {"n": 3, "L": 2, "s": 1, "d": 45})},

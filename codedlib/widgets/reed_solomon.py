@@ -83,9 +83,7 @@ def explore_reed_solomon(
     return explorer
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_reed_solomon``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "02-reed-solomon",
     "explorers": {"reed-solomon": (explore_reed_solomon, {})},

@@ -1,8 +1,6 @@
-"""Notebook 06's explorer: describe your cluster (or pick a latency trace) and get the ranking of
-every scheme with intervals, and where the cluster sits on the regime maps' axes.
-
-The widget only wires controls to :func:`codedlib.experiments.shootout.your_cluster` and
-:func:`codedlib.plots.shootout.plot_ranking`.
+"""Notebook 06's explorer: controls wired to :func:`codedlib.experiments.shootout.your_cluster`
+(your cluster, or one fitted to a latency trace) -> every scheme's ranking with intervals
+(:func:`codedlib.plots.shootout.plot_ranking`) and the cluster on the regime maps' axes.
 
 Reference: severinson2023dsag (Sec. VI-A, latency fitted from traces).
 """
@@ -111,21 +109,13 @@ def explore_your_cluster(
         ["n_workers", "family", "shape", "heterogeneity"],
         ["burst_factor", "comm_to_comp", "trace", "seeds"],
     ]
-    explorer = Explorer(
-        _view,
-        controls,
-        rows=rows,
-        auto=False,
-        button="Rank the schemes",
-        fixed={"max_iter": max_iter},
-    )
+    options = dict(rows=rows, auto=False, button="Rank the schemes", fixed={"max_iter": max_iter})
+    explorer = Explorer(_view, controls, **options)
     explorer.refresh()  # a reader sees the first ranking before pressing anything
     return explorer
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_shootout``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "06-shootout",
     "explorers": {},  # explore_your_cluster is tested in tests/test_shootout_experiments.py

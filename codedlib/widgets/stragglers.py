@@ -1,7 +1,5 @@
-"""Interactive exploration for the opening notebook ``00-stragglers``.
-
-Each explorer wraps a plain ``*_report`` function returning ``(figure, text)``; its
-``ValueError`` is shown as the message instead of crashing.
+"""Explorers of notebook ``00-stragglers``: each wraps a ``*_report`` function returning
+``(figure, text)`` and shows its ``ValueError`` as the message.
 
 References: references.bib keys halbawi2018reedsolomon (Proposition 1, eq. 19),
 severinson2023dsag (bursts, Sec. III-B).
@@ -86,9 +84,8 @@ def order_statistics_report(
         if np.isfinite(row["closed_form"]):
             lines.append(f"  closed form  {row['closed_form']:.6g}")
         lines.append(f"  numeric      {row['numeric']:.6g}")
-    lines.append(
-        f"  Monte Carlo  {row['mc_mean']:.6g} ± {row['mc_stderr']:.2g} (1 s.e., {replicas:,} replicas)"
-    )
+    mc = f"{row['mc_mean']:.6g} ± {row['mc_stderr']:.2g}"
+    lines.append(f"  Monte Carlo  {mc} (1 s.e., {replicas:,} replicas)")
     if not row["mc_valid"]:
         lines.append("  (variance of T_(k) is infinite: the standard error is not meaningful)")
     if np.isfinite(row["numeric"]) and np.isfinite(dist.mean()):
@@ -149,10 +146,8 @@ def _explorer(report, controls, **options) -> Explorer:
 def explore_order_statistics(
     model: str = "Pareto", n: int = 20, k: int = 16, replicas: int = 20_000, seed: int = 0
 ) -> Explorer:
-    """Delay model (shape/scale sliders), ``n`` and ``k`` -> pdf/cdf and ``E[T_(k)]`` three ways.
-
-    Closed form, numeric and Monte Carlo. ``model`` names one of :func:`standard_models`;
-    switching it resets its two sliders to that model's defaults (one recompute).
+    """Delay model (:data:`MODEL_PARAMETERS`; switching it resets its two sliders), ``n`` and
+    ``k`` -> pdf/cdf and ``E[T_(k)]`` in closed form, numerically and by Monte Carlo.
     """
     import ipywidgets as W
 
@@ -215,9 +210,7 @@ def explore_bursts(
     return _explorer(bursts_report, controls, fixed={"seed": seed})
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_stragglers``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "00-stragglers",
     "explorers": {
