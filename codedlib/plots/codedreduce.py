@@ -26,25 +26,6 @@ if TYPE_CHECKING:
     from codedlib.codes.codedreduce import CodedReduceAllocation
     from codedlib.codes.cyclic import GradientCode
 
-__all__ = [
-    "LABELS",
-    "SCHEME_COLORS",
-    "gc_title",
-    "plot_convergence",
-    "plot_gc_diagram",
-    "plot_iteration_times",
-    "plot_load_curves",
-    "plot_regime_map",
-    "plot_rar_schedule",
-    "plot_speedups_vs_paper",
-    "plot_theorem2",
-    "plot_time_breakdown",
-    "plot_topologies",
-    "plot_tree",
-    "theorem2_title",
-    "tree_title",
-]
-
 SCHEME_COLORS = dict(zip(SCHEMES, ("#7f7f7f", "#0173b2", "#de8f05", "#029e73", "#d55e00")))
 
 #: Display label of every column the notebook's tables (``rename(columns=LABELS)``) and the

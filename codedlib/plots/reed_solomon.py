@@ -20,21 +20,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "LABELS",
-    "label",
-    "plot_straggler_regimes",
-    "plot_accuracy",
-    "plot_any_f_rows",
-    "plot_decoding_cost",
-    "plot_encoding_matrix",
-    "plot_fig2",
-    "plot_mask",
-    "plot_pareto_check",
-    "plot_tf_curve",
-    "plot_workers_choice",
-]
-
 #: display labels of the experiments' snake_case columns (what a table shows)
 LABELS = {
     "f_rs": "f_RS",

@@ -22,16 +22,6 @@ if TYPE_CHECKING:
     from codedlib.experiments.shootout import Ranking, RegimeMap
     from codedlib.schemes.shootout import Shootout
 
-__all__ = [
-    "SCHEME_COLORS",
-    "plot_headlines",
-    "plot_ranking",
-    "plot_regime_map",
-    "plot_scale",
-    "plot_trajectories",
-    "problem_label",
-]
-
 #: One colour per scheme, fixed across every figure of the notebook.
 SCHEME_COLORS = {name: mpl.colormaps["tab20"](i % 20) for i, name in enumerate(sorted(SCHEMES))}
 SCHEME_COLORS["none"] = (0.85, 0.85, 0.85, 1.0)

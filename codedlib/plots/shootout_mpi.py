@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
     from codedlib.runtime.shootout import RealVsPredicted
 
-__all__ = ["plot_real_vs_predicted"]
-
 
 def plot_real_vs_predicted(
     result: RealVsPredicted, ax: Axes | None = None, title: str | None = None

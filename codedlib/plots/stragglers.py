@@ -20,16 +20,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = [
-    "plot_bursty_path",
-    "plot_cluster_ecdf",
-    "plot_cost_of_waiting",
-    "plot_delay_models",
-    "plot_non_identical",
-    "plot_order_statistics",
-    "plot_pareto_limit",
-]
-
 
 def _axes_row(n_panels, axes=None):
     if axes is not None:

@@ -11,8 +11,6 @@ from collections.abc import Mapping
 
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider
 
-__all__ = ["SUMMARY_LABELS", "codedreduce_report", "explore_codedreduce", "render_summary"]
-
 #: Display label of every scalar entry of ``configuration_summary``, in table order.
 SUMMARY_LABELS = {
     "n_workers": "N",

@@ -105,9 +105,7 @@ def explore_dsag(
     return box
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_dsag``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "03-dsag",
     "explorers": {"dsag latency": (explore_dsag, {}, "latency")},

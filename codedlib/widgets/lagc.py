@@ -103,9 +103,7 @@ def explore_lagc(**defaults) -> Explorer:
     return explorer
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_lagc``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "04-lagc",
     "explorers": {"lagc": (explore_lagc, {"n_workers": 4, "redundancy": 2, "n_groups": 2})},

@@ -13,8 +13,6 @@ from codedlib.plots.reed_solomon import plot_mask, plot_tf_curve
 from codedlib.theory.reed_solomon import optimal_workers
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
-__all__ = ["code_summary", "explore_reed_solomon", "reed_solomon_report"]
-
 
 def code_summary(
     n: int, k: int, w: int, t0: float, xi: float, cg_N: float, c_m: float

@@ -19,8 +19,6 @@ from codedlib.widgets._common import Explorer, Report, log_slider
 if TYPE_CHECKING:
     from codedlib.experiments.shootout import YourCluster
 
-__all__ = ["TRACE_NONE", "explore_your_cluster", "trace_choices", "your_cluster_report"]
-
 #: The trace menu's entry meaning "use the controls, not a trace".
 TRACE_NONE = "(none: the controls describe the cluster)"
 

@@ -21,17 +21,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from scipy.stats._distn_infrastructure import rv_frozen
 
-__all__ = [
-    "MODEL_PARAMETERS",
-    "bursts_report",
-    "explore_bursts",
-    "explore_order_statistics",
-    "explore_pareto_limit",
-    "make_model",
-    "order_statistics_report",
-    "pareto_limit_report",
-]
-
 #: per model: (first parameter name, default, range), (second parameter name, default, range)
 MODEL_PARAMETERS = {
     "shifted exponential": (("shift", 0.5, (0.0, 5.0)), ("rate", 2.0, (0.05, 10.0))),

@@ -142,9 +142,7 @@ def explore_load_split(n_jobs: int = 300) -> Explorer:
     return explorer
 
 
-#: What the tests exercise: this module's notebook (tests/test_browser.py runs its
-#: ``interact_stream``) and the explorers tests/test_widgets.py builds, name -> (function,
-#: keyword arguments[, attribute of the result]).
+#: This module's notebook (tests/test_browser.py) and the explorers tests/test_widgets.py builds.
 WIDGET_TESTS = {
     "notebook": "05-stream",
     "explorers": {"stream": (explore_load_split, {"n_jobs": 30})},
