@@ -32,6 +32,7 @@ import numpy as np
 
 from codedlib._validation import InputTypeError, RngLike, check_real
 from codedlib.cluster import FAMILIES, ClusterModel, Workload
+from codedlib.latency.gamma_model import validate_trace, without_queueing
 from codedlib.latency.traces import read_trace, synchronous_trace
 from codedlib.network import Network
 
@@ -233,35 +234,9 @@ def _hmm_bursts(seqs, max_iter=200, tol=1e-6):
 
 # ---------------------------------------------------------------------- validation
 def _as_trace(trace):
-    import pandas as pd
-
     if isinstance(trace, (str, os.PathLike)):
         trace = read_trace(trace)
-    if not isinstance(trace, pd.DataFrame):
-        raise InputTypeError(
-            f"trace must be a pandas DataFrame or a path to a trace CSV, got {type(trace).__name__}"
-        )
-    missing = [c for c in _REQUIRED if c not in trace.columns]
-    if missing:
-        raise ValueError(f"trace must have the columns {list(_REQUIRED)}, missing {missing}")
-    wanted = {"compute_time": "times > 0 (seconds)", "comm_time": "times > 0 (seconds)"}
-    wanted.update(worker="integers >= 0", iteration="integers >= 0")
-    for col, what in {**wanted, "wall_clock": "times >= 0 (seconds)"}.items():
-        if col not in trace.columns:
-            continue
-        try:
-            values = trace[col].to_numpy(dtype=float)
-        except (TypeError, ValueError):
-            raise InputTypeError(f"trace[{col!r}] must be numeric") from None
-        bad = ~np.isfinite(values) | ~(values > 0 if "> 0" in what else values >= 0)
-        if what.startswith("integers"):
-            bad |= values != np.round(values)
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"trace[{col!r}] must hold finite {what}, got {int(bad.sum())} bad values, "
-                f"e.g. {values[row]:g} in row {row + 1}"
-            )
+    validate_trace(trace, _REQUIRED, positive=True)
     sizes = trace.groupby("worker").size()
     if sizes.size < 2:
         raise ValueError(f"trace must hold at least 2 workers, got {sizes.size}")
@@ -445,8 +420,6 @@ def _fit_network(trace, workload, notes):
     """(message time, network): the median comm_time without queue waits, latency assumed."""
     comm = trace
     if "wall_clock" in trace.columns:
-        from codedlib.latency.gamma_model import without_queueing
-
         comm = without_queueing(trace)
         waited = int((comm["queue_wait"] > 0).sum())
         if waited:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int
-from codedlib.latency.traces import TRACE_COLUMNS
+from codedlib._validation import InputTypeError, RngLike, as_generator, check_array, check_int
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,27 +167,41 @@ class GammaLatencyModel:
         return comm + comp
 
 
-def validate_trace(trace_df: pd.DataFrame) -> pd.DataFrame:
-    """Check a latency trace (:data:`TRACE_COLUMNS`; ValueError on missing columns, an empty
-    trace, negative or non-finite latency); return it cleaned.
+def validate_trace(
+    trace_df: pd.DataFrame, required=("worker", "compute_time", "comm_time"), *, positive=False
+) -> pd.DataFrame:
+    """Check a latency trace (:mod:`codedlib.latency.traces`): a DataFrame with ``required``,
+    not empty, finite latencies >= 0 (``positive``: > 0), ``wall_clock`` >= 0 and integer
+    ``worker``/``iteration`` >= 0 where present; ValueError naming the column otherwise.
     """
     import pandas as pd
 
     if not isinstance(trace_df, pd.DataFrame):
-        raise ValueError(  # noqa: TRY004 - bad input is a ValueError throughout codedlib
-            f"trace_df must be a pandas DataFrame, got {type(trace_df).__name__}"
-        )
-    missing = [c for c in ("worker", "compute_time", "comm_time") if c not in trace_df.columns]
+        raise InputTypeError(f"trace must be a pandas DataFrame, got {type(trace_df).__name__}")
+    missing = [c for c in required if c not in trace_df.columns]
     if missing:
-        raise ValueError(
-            f"trace_df is missing columns {missing}; expected columns {list(TRACE_COLUMNS)}"
-        )
+        raise ValueError(f"trace is missing columns {missing}; expected columns {list(required)}")
     if len(trace_df) == 0:
-        raise ValueError("trace_df is empty: need at least 2 recordings per worker")
-    for col in ("compute_time", "comm_time"):
-        values = trace_df[col].to_numpy(dtype=float)
-        if not np.all(np.isfinite(values) & (values >= 0)):
-            raise ValueError(f"trace_df[{col!r}] must be finite and non-negative (a latency)")
+        raise ValueError("trace is empty: need at least 2 recordings per worker")
+    time = "times > 0 (seconds)" if positive else "times >= 0 (seconds)"
+    wanted = {"compute_time": time, "comm_time": time}
+    wanted.update(worker="integers >= 0", iteration="integers >= 0")
+    for col, what in {**wanted, "wall_clock": "times >= 0 (seconds)"}.items():
+        if col not in trace_df.columns:
+            continue
+        try:
+            values = trace_df[col].to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise InputTypeError(f"trace[{col!r}] must be numeric") from None
+        bad = ~np.isfinite(values) | ~(values > 0 if "> 0" in what else values >= 0)
+        if what.startswith("integers"):
+            bad |= values != np.round(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"trace[{col!r}] must hold finite {what}, got {int(bad.sum())} bad values, "
+                f"e.g. {values[row]:g} in row {row + 1}"
+            )
     return trace_df
 
 
