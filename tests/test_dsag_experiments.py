@@ -262,7 +262,6 @@ def test_trace_dsag_predictions_on_the_shipped_trace():
     # the injected delays are redrawn exactly from the command in the trace's header
     assert out.injected_mismatch < 1e-6
     assert out.w == 6 and out.n_iterations == 40
-    assert out.recorded == pytest.approx(out.recorded_cumulative[-1])
     assert out.injected_cumulative.shape == (40,)
     assert np.all(np.diff(out.injected_cumulative) > 0)
     totals = out.totals

@@ -353,7 +353,6 @@ def aws_model(
     if kind not in AWS_TABLE_I:
         raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
     n_workers = check_int("n_workers", n_workers, 1)
-    comp_cv = check_real("comp_cv", comp_cv, 0.0, low_open=True)
     rng = as_generator(rng)
     (c_lo, c_hi), (z_lo, z_hi), p = AWS_TABLE_I[kind]
     comm = rng.uniform(c_lo, c_hi, n_workers)
@@ -498,27 +497,6 @@ def fig8_methods(
     return methods
 
 
-def _fig8_problem(kind, n_samples, dim, correlation):
-    """Fig. 8's problem, projection and gap function, and its defaults (p, eta, time limit,
-    load balancer)."""
-    if kind == "pca":
-        problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=0)
-        lb = LoadBalancerConfig(interval=1.0, window=3.0)
-        # explained-variance gap, equal to PCA.explained_variance's
-        return problem, pca_projection(problem), pca_gap(problem), (100, 0.9, 60.0, lb)
-    if kind == "logistic":
-        problem = logistic_problem(
-            n_samples=n_samples, dim=28 if dim is None else dim, rng=0, correlation=correlation
-        )
-        best = problem.loss(problem.optimum())
-
-        def gap(theta):
-            return max(problem.loss(theta) - best, 0.0)
-
-        return problem, None, gap, (10, 0.25, 1.5, LoadBalancerConfig(interval=0.05, window=0.3))
-    raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
-
-
 def fig8_convergence(
     seed: int = 0,
     kind: str = "pca",
@@ -548,10 +526,26 @@ def fig8_convergence(
     floating-point floor) and records about 300 points. Data from seed 0 (the same for every
     run, as in the paper); cluster, latencies and initial point from ``seed`` (first, as
     :func:`codedlib.replicate.over_seeds` passes it; the paper averages 5 runs)."""
+    if kind == "pca":
+        problem = pca_problem(n_samples=n_samples, dim=100 if dim is None else dim, rng=0)
+        # explained-variance gap, equal to PCA.explained_variance's
+        projection, gap = pca_projection(problem), pca_gap(problem)
+        p_default, eta_default, limit_default = 100, 0.9, 60.0
+        lb = LoadBalancerConfig(interval=1.0, window=3.0)
+    elif kind == "logistic":
+        problem = logistic_problem(
+            n_samples=n_samples, dim=28 if dim is None else dim, rng=0, correlation=correlation
+        )
+        best, projection = problem.loss(problem.optimum()), None
+
+        def gap(theta):
+            return max(problem.loss(theta) - best, 0.0)
+
+        p_default, eta_default, limit_default = 10, 0.25, 1.5
+        lb = LoadBalancerConfig(interval=0.05, window=0.3)
+    else:
+        raise ValueError(f"kind must be 'pca' or 'logistic', got kind={kind!r}")
     rng = as_generator(seed)
-    problem, projection, gap, (p_default, eta_default, limit_default, lb) = _fig8_problem(
-        kind, n_samples, dim, correlation
-    )
     lb = lb if load_balancer is None else load_balancer
     p = p_default if n_subpartitions is None else n_subpartitions
     eta = eta_default if eta is None else eta
@@ -605,18 +599,9 @@ def fig8_convergence(
         columns = ["method", "time", "iteration", "gap", "n_fresh", "total_subpartitions"]
         frames.append(run.history.assign(method=label, gap=gaps)[columns])
     df = pd.concat(frames, ignore_index=True)
-    df.attrs.update(
-        kind=kind,
-        n_workers=n_workers,
-        w=w,
-        n_subpartitions=p,
-        eta=eta,
-        comp_cv=comp_cv,
-        cluster=cluster,
-        n_samples=problem.n_samples,
-        n_features=problem.X.shape[1],
-        time_limit=time_limit,
-    )
+    df.attrs.update(kind=kind, n_workers=n_workers, w=w, n_subpartitions=p, eta=eta)
+    df.attrs.update(comp_cv=comp_cv, cluster=cluster, n_samples=problem.n_samples)
+    df.attrs.update(n_features=problem.X.shape[1], time_limit=time_limit)
     return df
 
 
@@ -656,7 +641,6 @@ def coordinator_semantics_difference(
     """The authors' margin-window rules (``reference``) and ours (``deadline``,
     :mod:`codedlib.latency.event_driven`) on ``replicas`` paired draws of ``n_iterations`` task
     latencies from ``model`` at ``load``."""
-    w = check_int("w", w, 1, model.n_workers)
     n_iterations = check_int("n_iterations", n_iterations, 1)
     replicas = check_int("replicas", replicas, 1)
     lat = model.sample_total((replicas, n_iterations), rng=as_generator(rng), load=load)
@@ -746,12 +730,6 @@ def _lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) 
     return rows
 
 
-def _serial_order(df, outer, columns) -> pd.DataFrame:
-    """Rows of :func:`~codedlib.replicate.over_seeds` (seed first) in the order of a serial
-    loop over ``outer``, then seeds: a stable sort."""
-    return df.sort_values(outer, kind="stable")[columns].reset_index(drop=True)
-
-
 def lb_gain_vs_task_noise(
     comp_cvs: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
     seeds: int | Iterable[int] = (0, 1, 2, 3, 4),
@@ -785,7 +763,8 @@ def lb_gain_vs_task_noise(
         **kwargs,
     )
     columns = ["comp_cv", "seed", "schedule", "method", "time_to_gap", "time_limit"]
-    return _serial_order(df, "level", columns + ["iterations", "n_fresh"])
+    df = df.sort_values("level", kind="stable")  # a serial loop's order: level, then seed
+    return df[columns + ["iterations", "n_fresh"]].reset_index(drop=True)
 
 
 def lb_gain_table(sweep: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -917,7 +896,8 @@ def sgd_gap_vs_subpartition_rows(
         **kwargs,
     )
     columns = ["rows_per_subpartition", "n_samples", "seed", "method", "time_to_gap"]
-    return _serial_order(df, "level", columns + ["floor_gap"])
+    df = df.sort_values("level", kind="stable")  # a serial loop's order: level, then seed
+    return df[columns + ["floor_gap"]].reset_index(drop=True)
 
 
 def mean_time_to_gap(df: pd.DataFrame, gaps: Sequence[float] = (1e-4, 1e-6, 1e-8)) -> pd.DataFrame:
@@ -1058,17 +1038,8 @@ def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
         iid = np.abs(sub.iid / sub.recorded - 1)
         worst = int(sub.w.to_numpy()[int(np.argmax(iid.to_numpy()))])
         rows.append((s, het.max(), iid.max(), het.mean(), iid.mean(), worst))
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "seed",
-            "heterogeneous_max",
-            "iid_max",
-            "heterogeneous_mean",
-            "iid_mean",
-            "iid_worst_w",
-        ],
-    )
+    cols = ["seed", "heterogeneous_max", "iid_max", "heterogeneous_mean", "iid_mean", "iid_worst_w"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.DataFrame:
@@ -1320,7 +1291,6 @@ def trace_dsag_predictions(
         w=w,
         n_iterations=T,
         recorded=float(recorded[-1]),
-        recorded_cumulative=recorded,
         replay=run["replay"],
         injected_cumulative=injected_runs.mean(axis=0),
         order_statistic_injected_cumulative=order_injected.mean(axis=0),

@@ -332,12 +332,7 @@ def optimize_subpartitions(
         i = int(np.argmax(lat))
         q[i] = min(n_local[i], math.ceil(1.01 * q[i]))
         h = h_of(q)
-    return best, {
-        "h_min": float(h_min),
-        "h": float(h_of(best)),
-        "evaluations": evaluations,
-        "steps": steps,
-    }
+    return best, dict(h_min=float(h_min), h=float(h_of(best)), evaluations=evaluations, steps=steps)
 
 
 @dataclass(frozen=True)
@@ -468,22 +463,17 @@ class CoordinatorPolicy:
         object.__setattr__(self, "w", check_int("w", self.w, 1))
         object.__setattr__(self, "margin", check_real("margin", self.margin, 0.0))
 
-    @property
-    def reference(self) -> bool:
-        """True under the authors' rules (``semantics="reference"``)."""
-        return self.semantics == "reference"
-
     def window_end(self, wth_arrival: float, start: float) -> float:
         """When the window after the w-th fresh result (at ``wth_arrival``) closes."""
         return wth_arrival + self.margin * (wth_arrival - start)
 
     def restarts_late_worker(self, n_fresh: int) -> bool:
         """Does a worker whose stale result just arrived start its queued task now?"""
-        return not (self.reference and n_fresh >= self.w)
+        return not (self.semantics == "reference" and n_fresh >= self.w)
 
     def iteration_end(self, window_end: float, last_arrival: float) -> float:
         """When the iteration ends."""
-        return last_arrival if self.reference else window_end
+        return last_arrival if self.semantics == "reference" else window_end
 
     def absorb(
         self,
@@ -667,16 +657,12 @@ class _Coordinator:
         self.checked_theta = self.problem._theta(self.theta).copy()
         self.hand_out(t)
         n_fresh, n_stale, sgd_sum, sgd_covered, self.now = self.collect(t)
-        estimate = (
-            sgd_sum / sgd_covered
-            if self.policy.method == "sgd"
-            else self.cache.H / self.cache.covered
-        )
+        sgd, cache = self.policy.method == "sgd", self.cache
+        estimate = sgd_sum / sgd_covered if sgd else cache.H / cache.covered
         self.theta = options.project(self.theta - self.eta * estimate)
         if not options.records(t):
             return False
-        coverage = sgd_covered / self.n if self.policy.method == "sgd" else self.cache.coverage
-        cache = self.cache
+        coverage = sgd_covered / self.n if sgd else cache.coverage
         row = (t + 1, self.now, coverage, n_fresh, n_stale, cache.n_rejected, cache.n_evicted)
         self.history.append((*row, sum(self.p)))
         self.thetas.append(self.theta.copy())
