@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
-# --------------------------------------------------------------------------- masks
-
-
 def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
     """Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t): column j has ones in rows
     (i + j·d + t) mod n, 0 <= i < d (eq. 24); row weights ⌈kd/n⌉ or ⌊kd/n⌋ (Prop. 2, eq. 26).
@@ -93,9 +90,6 @@ def straggler_tolerance(n: int, k: int, w: int) -> int:
     """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates."""
     n, k, w = _check_nkw(n, k, w)
     return n * w // k - 1
-
-
-# --------------------------------------------------------------------------- encoding
 
 
 def _check_root_power(n: int, root_power: int) -> int:
@@ -171,9 +165,6 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
     return best_q
 
 
-# --------------------------------------------------------------------------- decoding
-
-
 def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
     """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused)."""
     n = check_int("n", n, low=2)
@@ -231,9 +222,6 @@ def least_squares_decoding_vector(B_F: ArrayLike) -> np.ndarray:
     ones = np.ones(B_F.shape[1], dtype=B_F.dtype)
     a, *_ = np.linalg.lstsq(B_F.T, ones, rcond=None)
     return a
-
-
-# --------------------------------------------------------------------------- the code
 
 
 class DecodingAccuracyWarning(RuntimeWarning):
@@ -354,9 +342,6 @@ def reed_solomon_gradient_code(
     q = _check_root_power(n, root_power)
     M, B, table = mask_matrix(n, k, w), encoding_matrix(n, k, w, q), inverse_table(n, q)
     return ReedSolomonGradientCode(n, k, w, q, M, B, table, residual_tol, on_inaccurate)
-
-
-# --------------------------------------------------------------------------- accuracy
 
 
 def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) -> np.ndarray:
