@@ -325,15 +325,10 @@ class ReedSolomonGradientCode:
 
 
 def reed_solomon_gradient_code(
-    n: int,
-    k: int,
-    w: int,
-    root_power: int | str = 1,
-    residual_tol: float = 1e-6,
-    on_inaccurate: str = "warn",
+    n: int, k: int, w: int, root_power: int | str = 1, on_inaccurate: str = "warn"
 ) -> ReedSolomonGradientCode:
     """The code of Algorithms 2 and 4; a decoding vector with max|a B_F − 1| > ``residual_tol``
-    warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
+    (1e-6) warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
     n, k, w = _check_nkw(n, k, w)
     if isinstance(root_power, str):
         if root_power != "auto":
@@ -341,7 +336,7 @@ def reed_solomon_gradient_code(
         root_power = well_conditioned_root_power(n, k, w)
     q = _check_root_power(n, root_power)
     M, B, table = mask_matrix(n, k, w), encoding_matrix(n, k, w, q), inverse_table(n, q)
-    return ReedSolomonGradientCode(n, k, w, q, M, B, table, residual_tol, on_inaccurate)
+    return ReedSolomonGradientCode(n, k, w, q, M, B, table, on_inaccurate=on_inaccurate)
 
 
 def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) -> np.ndarray:
@@ -364,22 +359,15 @@ def _gradient_relative_error(code, F, g, exact):
 
 
 def decoding_accuracy(
-    n: int,
-    k: int,
-    w: int,
-    root_power: int | str = 1,
-    n_random: int = 20,
-    dim: int = 8,
-    rng: RngLike = None,
+    n: int, k: int, w: int, root_power: int | str = 1, n_random: int = 20, rng: RngLike = None
 ) -> dict:
     """Round-off of online decoding (Algorithm 3): the largest ‖Re(a C_F) − 1g‖/‖1g‖, imaginary
     part and residual over every rotation of the worst-case arc and ``n_random`` random survivor
-    sets; g is standard normal, k × ``dim``."""
+    sets; g is standard normal, k × 8."""
     n_random = check_int("n_random", n_random, low=1)
-    dim = check_int("dim", dim, low=1)
     gen = as_generator(rng)
     code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")  # measured here
-    g = gen.standard_normal((code.k, dim))
+    g = gen.standard_normal((code.k, 8))
     exact = g.sum(axis=0)
     out = {key: getattr(code, key) for key in ("n", "k", "w", "s", "f", "root_power")}
     out["max_abs_B"] = float(np.abs(code.B).max())
