@@ -98,10 +98,6 @@ class Segments:
         d = check_int("d", d, low=0)
         return cls(np.array([0]), np.array([d]), np.array([1.0]))
 
-    @classmethod
-    def empty(cls) -> Segments:
-        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-
     @property
     def size(self) -> int:
         return int(np.sum(self.stops - self.starts))
@@ -127,11 +123,11 @@ class Segments:
 
     @staticmethod
     def concat(parts: Iterable[Segments]) -> Segments:
-        parts = [Segments.empty()] + [p for p in parts if len(p)]
+        parts, none = [p for p in parts if len(p)], np.zeros(0, dtype=np.int64)
         return Segments(
-            np.concatenate([p.starts for p in parts]).astype(np.int64),
-            np.concatenate([p.stops for p in parts]).astype(np.int64),
-            np.concatenate([p.coefs for p in parts]).astype(float),
+            np.concatenate([none, *(p.starts for p in parts)]).astype(np.int64),
+            np.concatenate([none, *(p.stops for p in parts)]).astype(np.int64),
+            np.concatenate([np.zeros(0), *(p.coefs for p in parts)]).astype(float),
         )
 
     def coefficient_vector(self, d: int) -> np.ndarray:

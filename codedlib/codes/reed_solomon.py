@@ -165,15 +165,6 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
     return best_q
 
 
-def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
-    """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused)."""
-    n = check_int("n", n, low=2)
-    q = _check_root_power(n, root_power)
-    table = np.zeros(n, dtype=complex)
-    table[1:] = 1.0 / (1.0 - roots_of_unity(n, q)[1:])
-    return table
-
-
 def _check_survivors(survivors, n, f=None):
     arr = np.asarray(survivors)
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) and arr.size:
@@ -335,7 +326,9 @@ def reed_solomon_gradient_code(
             raise ValueError(f"root_power must be an int or 'auto', got root_power={root_power!r}")
         root_power = well_conditioned_root_power(n, k, w)
     q = _check_root_power(n, root_power)
-    M, B, table = mask_matrix(n, k, w), encoding_matrix(n, k, w, q), inverse_table(n, q)
+    M, B = mask_matrix(n, k, w), encoding_matrix(n, k, w, q)
+    table = np.zeros(n, dtype=complex)  # Section 4.1: (1 − α^i)^{-1} at i = 1..n−1, 0 unused
+    table[1:] = 1.0 / (1.0 - roots_of_unity(n, q)[1:])
     return ReedSolomonGradientCode(n, k, w, q, M, B, table, on_inaccurate=on_inaccurate)
 
 
