@@ -571,7 +571,6 @@ def lazy_time_ratio_bound(
     ``time_factor`` and ``ratio`` (< 1: the lazy scheme wins in the bound).
     """
     layout = lagc_layout(n_workers, redundancy, n_groups)
-    xi, history = _check_lag(xi, history)
     fraction, m = _selected(unit_smoothness, total_smoothness, layout.n_groups, xi, history)
     t_lazy = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay, n_selected=m)
     t_all = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay)
