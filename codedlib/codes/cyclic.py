@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -183,16 +183,13 @@ class GradientCode:
         return np.array(rows).reshape(count, n)
 
 
-def structured_null_space(
-    n: int, s: int, rng: RngLike = None, perturbation: float = 0.1
-) -> np.ndarray:
+def structured_null_space(n: int, s: int, rng: RngLike = None) -> np.ndarray:
     """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) of :func:`cyclic_repetition_code` (CR Sec.
     II-C): ``H[:, m] = E[:, m mod (s+1)]``, ``E`` an orthonormal basis of zero-sum vectors of
     R^{s+1}; exact when ``(s+1) | n`` (``B`` the all-ones band), else perturbed by
-    ``perturbation * N(0, 1)`` entries and re-centred."""
+    ``0.1 N(0, 1)`` entries and re-centred."""
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
-    perturbation = check_real("perturbation", perturbation, 0.0)
     if s == 0:
         return np.zeros((0, n))
     gen = as_generator(rng)
@@ -200,7 +197,7 @@ def structured_null_space(
     zero_sum = basis[:, 1 : s + 1].T  # (s, s+1), orthonormal rows orthogonal to 1
     H = zero_sum[:, np.arange(n) % (s + 1)]
     if n % (s + 1) != 0:
-        H = H + perturbation * gen.standard_normal((s, n))
+        H = H + 0.1 * gen.standard_normal((s, n))
         H -= H.mean(axis=1, keepdims=True)
     return H
 
