@@ -38,7 +38,7 @@ def test_tree_indexing_round_trips():
     for nd in alloc.nodes[1:]:
         parent = alloc.nodes[nd.parent]
         assert nd.rank in parent.children
-        assert parent.children.index(nd.rank) == nd.position
+        assert parent.children.index(nd.rank) == nd.index % n
         assert parent.layer == nd.layer - 1
 
 

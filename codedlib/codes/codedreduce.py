@@ -98,10 +98,6 @@ class Segments:
         d = check_int("d", d, low=0)
         return cls(np.array([0]), np.array([d]), np.array([1.0]))
 
-    @classmethod
-    def empty(cls) -> Segments:
-        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-
     @property
     def size(self) -> int:
         return int(np.sum(self.stops - self.starts))
@@ -127,11 +123,11 @@ class Segments:
 
     @staticmethod
     def concat(parts: Iterable[Segments]) -> Segments:
-        parts = [Segments.empty()] + [p for p in parts if len(p)]
+        parts, none = [p for p in parts if len(p)], np.zeros(0, dtype=np.int64)
         return Segments(
-            np.concatenate([p.starts for p in parts]).astype(np.int64),
-            np.concatenate([p.stops for p in parts]).astype(np.int64),
-            np.concatenate([p.coefs for p in parts]).astype(float),
+            np.concatenate([none, *(p.starts for p in parts)]).astype(np.int64),
+            np.concatenate([none, *(p.stops for p in parts)]).astype(np.int64),
+            np.concatenate([np.zeros(0), *(p.coefs for p in parts)]).astype(float),
         )
 
     def coefficient_vector(self, d: int) -> np.ndarray:
@@ -212,9 +208,9 @@ def exact_data_unit(n: int, s: int, L: int) -> int:
 class TreeNode:
     """One node of the CR tree with its data allocation (Fig. 6 / Fig. 7).
 
-    ``position`` is the node's place among its parent's children (the row of ``B`` it was
-    allocated with); ``subtree_data`` is ``D^T(l,i)``, the data set with coefficients of the
-    sub-tree rooted here, and ``local_data`` is ``D(l,i)``, the node's own.
+    ``subtree_data`` is ``D^T(l,i)``, the data set with coefficients of the sub-tree rooted
+    here, and ``local_data`` is ``D(l,i)``, the node's own; the node was allocated with row
+    ``index % n`` of ``B``, its place among its parent's children.
     """
 
     rank: int
@@ -222,7 +218,6 @@ class TreeNode:
     index: int
     parent: int | None
     children: tuple[int, ...]
-    position: int | None
     subtree_data: Segments
     local_data: Segments
 
@@ -369,9 +364,8 @@ def allocate(
         own = 0 if layer == 0 else min(keep, share.size) if children else share.size
         if children:  # COMPALLOC of the rest among its children
             shares.update(zip(children, comp_alloc(share.slice(own, share.size), code)))
-        position = None if layer == 0 else index % n
         local = share.slice(0, own)
-        nodes.append(TreeNode(rank, layer, index, parent, tuple(children), position, share, local))
+        nodes.append(TreeNode(rank, layer, index, parent, tuple(children), share, local))
     return CodedReduceAllocation(n=n, L=L, s=s, d=d, code=code, nodes=tuple(nodes))
 
 

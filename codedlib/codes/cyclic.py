@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_array, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -165,16 +165,16 @@ class GradientCode:
         """Condition number of the decoding system for ``survivors`` (see :meth:`decode`)."""
         return self.decode(survivors, return_condition=True, warn_condition=math.inf)[1]
 
-    def decoding_matrix(self, max_patterns: int = DEFAULT_MAX_PATTERNS) -> np.ndarray:
+    def decoding_matrix(self) -> np.ndarray:
         """Decoding matrix ``A`` (C(n, s) x n), rows in ``itertools.combinations`` order (eq. 4)."""
         if self.A is not None:
             return self.A.copy()
         n, s = self.n_workers, self.stragglers
         count = math.comb(n, s)
-        if count > max_patterns:
+        if count > DEFAULT_MAX_PATTERNS:
             raise ValueError(
                 f"decoding_matrix would have C(n, s) = C({n}, {s}) = {count} rows, above "
-                f"max_patterns={max_patterns}; decode online with decode(survivors)"
+                f"max_patterns={DEFAULT_MAX_PATTERNS}; decode online with decode(survivors)"
             )
         rows = [
             self.decode(np.setdiff1d(np.arange(n), pattern), warn_condition=math.inf)
@@ -183,16 +183,13 @@ class GradientCode:
         return np.array(rows).reshape(count, n)
 
 
-def structured_null_space(
-    n: int, s: int, rng: RngLike = None, perturbation: float = 0.1
-) -> np.ndarray:
+def structured_null_space(n: int, s: int, rng: RngLike = None) -> np.ndarray:
     """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) of :func:`cyclic_repetition_code` (CR Sec.
     II-C): ``H[:, m] = E[:, m mod (s+1)]``, ``E`` an orthonormal basis of zero-sum vectors of
     R^{s+1}; exact when ``(s+1) | n`` (``B`` the all-ones band), else perturbed by
-    ``perturbation * N(0, 1)`` entries and re-centred."""
+    ``0.1 N(0, 1)`` entries and re-centred."""
     n = check_int("n", n, 1)
     s = check_int("s", s, 0, n - 1)
-    perturbation = check_real("perturbation", perturbation, 0.0)
     if s == 0:
         return np.zeros((0, n))
     gen = as_generator(rng)
@@ -200,7 +197,7 @@ def structured_null_space(
     zero_sum = basis[:, 1 : s + 1].T  # (s, s+1), orthonormal rows orthogonal to 1
     H = zero_sum[:, np.arange(n) % (s + 1)]
     if n % (s + 1) != 0:
-        H = H + perturbation * gen.standard_normal((s, n))
+        H = H + 0.1 * gen.standard_normal((s, n))
         H -= H.mean(axis=1, keepdims=True)
     return H
 
@@ -241,12 +238,7 @@ def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
 
 
 def cyclic_repetition_code(
-    n: int,
-    s: int,
-    rng: RngLike = None,
-    *,
-    perturbation: float = 0.1,
-    null_space: ArrayLike | None = None,
+    n: int, s: int, rng: RngLike = None, *, null_space: ArrayLike | None = None
 ) -> GradientCode:
     """Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
 
@@ -264,20 +256,15 @@ def cyclic_repetition_code(
     if s >= n:
         raise ValueError(f"s must satisfy 0 <= s < n, got s={s}, n={n}")
     if null_space is None:
-        null_space = structured_null_space(n, s, 0 if rng is None else rng, perturbation)
+        null_space = structured_null_space(n, s, 0 if rng is None else rng)
     return code_from_null_space(null_space, s)
 
 
 def gradient_code_from_matrices(
-    B: ArrayLike,
-    s: int,
-    A: ArrayLike | None = None,
-    *,
-    validate: bool = True,
-    max_patterns: int = DEFAULT_MAX_PATTERNS,
+    B: ArrayLike, s: int, A: ArrayLike | None = None, *, validate: bool = True
 ) -> GradientCode:
     """A given encoding matrix ``B`` (and decoding matrix ``A``) as a code (CR Section II-C, e.g.
-    eq. (4)); ``validate`` checks all C(n, s) <= ``max_patterns`` straggler patterns: the
+    eq. (4)); ``validate`` checks all C(n, s) <= :data:`DEFAULT_MAX_PATTERNS` straggler patterns: the
     survivors span the all-ones row, ``A[f]`` (``combinations`` order) vanishes on the f-th
     straggler set and ``A[f] @ B == 1``.
 
@@ -302,10 +289,10 @@ def gradient_code_from_matrices(
     code = GradientCode(B=B.copy(), stragglers=s, A=None if A is None else A.copy())
     if not validate:
         return code
-    if count > max_patterns:
+    if count > DEFAULT_MAX_PATTERNS:
         raise ValueError(
             f"cannot validate C(n, s) = C({n}, {s}) = {count} straggler patterns (limit "
-            f"max_patterns={max_patterns}); pass validate=False to skip"
+            f"max_patterns={DEFAULT_MAX_PATTERNS}); pass validate=False to skip"
         )
     for f, pattern in enumerate(itertools.combinations(range(n), s)):
         code.decode(np.setdiff1d(np.arange(n), pattern), warn_condition=math.inf)  # or raises

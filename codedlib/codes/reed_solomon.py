@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
-# --------------------------------------------------------------------------- masks
-
-
 def row_balanced_mask_matrix(n: int, k: int, d: int, t: int = 0) -> np.ndarray:
     """Algorithm 1, ROWBALANCEDMASKMATRIX(n, k, d, t): column j has ones in rows
     (i + j·d + t) mod n, 0 <= i < d (eq. 24); row weights ⌈kd/n⌉ or ⌊kd/n⌋ (Prop. 2, eq. 26).
@@ -93,9 +90,6 @@ def straggler_tolerance(n: int, k: int, w: int) -> int:
     """Eq. (2): s = ⌊wn/k⌋ − 1, the most stragglers any scheme with load w/k tolerates."""
     n, k, w = _check_nkw(n, k, w)
     return n * w // k - 1
-
-
-# --------------------------------------------------------------------------- encoding
 
 
 def _check_root_power(n: int, root_power: int) -> int:
@@ -171,18 +165,6 @@ def well_conditioned_root_power(n: int, k: int, w: int, max_candidates: int = 64
     return best_q
 
 
-# --------------------------------------------------------------------------- decoding
-
-
-def inverse_table(n: int, root_power: int = 1) -> np.ndarray:
-    """The table {(1 − α^i)^{-1}}_{i=1}^{n−1} of Section 4.1, stored at index i (entry 0 unused)."""
-    n = check_int("n", n, low=2)
-    q = _check_root_power(n, root_power)
-    table = np.zeros(n, dtype=complex)
-    table[1:] = 1.0 / (1.0 - roots_of_unity(n, q)[1:])
-    return table
-
-
 def _check_survivors(survivors, n, f=None):
     arr = np.asarray(survivors)
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) and arr.size:
@@ -231,9 +213,6 @@ def least_squares_decoding_vector(B_F: ArrayLike) -> np.ndarray:
     ones = np.ones(B_F.shape[1], dtype=B_F.dtype)
     a, *_ = np.linalg.lstsq(B_F.T, ones, rcond=None)
     return a
-
-
-# --------------------------------------------------------------------------- the code
 
 
 class DecodingAccuracyWarning(RuntimeWarning):
@@ -337,26 +316,20 @@ class ReedSolomonGradientCode:
 
 
 def reed_solomon_gradient_code(
-    n: int,
-    k: int,
-    w: int,
-    root_power: int | str = 1,
-    residual_tol: float = 1e-6,
-    on_inaccurate: str = "warn",
+    n: int, k: int, w: int, root_power: int | str = 1, on_inaccurate: str = "warn"
 ) -> ReedSolomonGradientCode:
     """The code of Algorithms 2 and 4; a decoding vector with max|a B_F − 1| > ``residual_tol``
-    warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
+    (1e-6) warns, raises (``on_inaccurate="raise"``) or passes (``"ignore"``)."""
     n, k, w = _check_nkw(n, k, w)
     if isinstance(root_power, str):
         if root_power != "auto":
             raise ValueError(f"root_power must be an int or 'auto', got root_power={root_power!r}")
         root_power = well_conditioned_root_power(n, k, w)
     q = _check_root_power(n, root_power)
-    M, B, table = mask_matrix(n, k, w), encoding_matrix(n, k, w, q), inverse_table(n, q)
-    return ReedSolomonGradientCode(n, k, w, q, M, B, table, residual_tol, on_inaccurate)
-
-
-# --------------------------------------------------------------------------- accuracy
+    M, B = mask_matrix(n, k, w), encoding_matrix(n, k, w, q)
+    table = np.zeros(n, dtype=complex)  # Section 4.1: (1 − α^i)^{-1} at i = 1..n−1, 0 unused
+    table[1:] = 1.0 / (1.0 - roots_of_unity(n, q)[1:])
+    return ReedSolomonGradientCode(n, k, w, q, M, B, table, on_inaccurate=on_inaccurate)
 
 
 def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) -> np.ndarray:
@@ -379,22 +352,15 @@ def _gradient_relative_error(code, F, g, exact):
 
 
 def decoding_accuracy(
-    n: int,
-    k: int,
-    w: int,
-    root_power: int | str = 1,
-    n_random: int = 20,
-    dim: int = 8,
-    rng: RngLike = None,
+    n: int, k: int, w: int, root_power: int | str = 1, n_random: int = 20, rng: RngLike = None
 ) -> dict:
     """Round-off of online decoding (Algorithm 3): the largest ‖Re(a C_F) − 1g‖/‖1g‖, imaginary
     part and residual over every rotation of the worst-case arc and ``n_random`` random survivor
-    sets; g is standard normal, k × ``dim``."""
+    sets; g is standard normal, k × 8."""
     n_random = check_int("n_random", n_random, low=1)
-    dim = check_int("dim", dim, low=1)
     gen = as_generator(rng)
     code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")  # measured here
-    g = gen.standard_normal((code.k, dim))
+    g = gen.standard_normal((code.k, 8))
     exact = g.sum(axis=0)
     out = {key: getattr(code, key) for key in ("n", "k", "w", "s", "f", "root_power")}
     out["max_abs_B"] = float(np.abs(code.B).max())

@@ -66,7 +66,6 @@ if TYPE_CHECKING:
 SCHEMES = ("gd", "gc", "lag", "g-gd", "g-lag", "lagc")
 
 
-# ---- Layout: who stores what (Sections III-A, III-B, IV; Figs. 3-5) ------------------------------
 @dataclass(frozen=True)
 class LAGCLayout:
     """Data layout of LAGC with ``n_groups`` groups (Section IV, Algorithm 1).
@@ -172,7 +171,6 @@ def scheme_layout(
     return lagc_layout(n_workers, redundancy, n_groups)
 
 
-# ---- Delays and order statistics (eq. 21, 22, 28) ------------------------------------------------
 def exponential_delay(mean: float) -> rv_frozen:
     """Unit-load exponential computing time with mean ``mean`` (Section II)."""
     mean = check_real("mean", mean, low=0.0, low_open=True)
@@ -377,7 +375,6 @@ def _iteration_time(layout, delay, dists, n_selected):
     return expected_order_statistic_numeric(groups, n_selected)
 
 
-# ---- Iteration complexity and LAG selection (eq. 19, 20, 25, 26, 30) -----------------------------
 def iteration_complexity_gd(kappa: float, initial_gap: float, eps: float) -> float:
     """Eq. (19): ``I_GD(ε) = κ log(Δ/ε)`` (stepsize ``1/L``); 0 when ``Δ <= ε``."""
     kappa = check_real("kappa", kappa, low=1.0)
@@ -459,7 +456,6 @@ def _selected(unit_smoothness, total_smoothness, n_units, xi, history) -> tuple[
     return fraction, max(1, min(n_units, math.ceil(fraction * n_units - 1e-12)))
 
 
-# ---- Loads per iteration and complexities (eq. 23-35, Table II) ----------------------------------
 def loads_per_iteration(
     scheme: str,
     n_workers: int,
@@ -540,7 +536,6 @@ def complexities(
     }
 
 
-# ---- Why the bound cannot favour the lazy schemes (issue 13, item 7) -----------------------------
 def skip_smoothness_limit(xi: float, history: int, n_units: int, d: int = 1) -> float:
     """Largest ``L_m / L`` for which eq. (25) guarantees a skip, with the eq. (20) step size.
 
@@ -576,7 +571,6 @@ def lazy_time_ratio_bound(
     ``time_factor`` and ``ratio`` (< 1: the lazy scheme wins in the bound).
     """
     layout = lagc_layout(n_workers, redundancy, n_groups)
-    xi, history = _check_lag(xi, history)
     fraction, m = _selected(unit_smoothness, total_smoothness, layout.n_groups, xi, history)
     t_lazy = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay, n_selected=m)
     t_all = expected_iteration_time("lagc", n_workers, redundancy, n_groups, delay)

@@ -30,9 +30,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
-# -- System model (Section II) -------------------------------------------------------------
-
-
 def _require(name, values, ok, rule):
     """ValueError naming the first entry of ``values`` where ``ok`` fails."""
     if not np.all(ok):
@@ -138,9 +135,6 @@ def total_tasks(K: int, omega: float) -> int:
             f"K*omega={total:g}"
         )
     return round(total)
-
-
-# -- Load split (Section III) --------------------------------------------------------------
 
 
 def split_coefficients(
@@ -282,9 +276,6 @@ def example1_kappa(rates: ArrayLike, theta: float, gamma: float) -> np.ndarray:
     theta = check_real("theta", theta, low=0.0)
     g = check_real("gamma", gamma, low=0.0, low_open=True)
     return (r + g) / (2 * g) * (-1 + np.sqrt(1 + 4 * g * r**2 * theta / (r + g) ** 2))
-
-
-# -- Queueing analysis (Section IV) --------------------------------------------------------
 
 
 class UnstableQueueError(ValueError):
@@ -517,9 +508,6 @@ def lower_bound_queue_delay(
     """
     d = lower_bound_delay(workers, K, iterations)
     return pollaczek_khinchin_delay(d, d**2, arrival_rate)
-
-
-# -- Code parameters (Section V) -----------------------------------------------------------
 
 
 def mismatch(workers: StreamWorkers, kappa: ArrayLike, gamma: float, over: str = "all") -> float:
