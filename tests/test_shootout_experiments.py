@@ -100,8 +100,6 @@ def test_regime_map_cells():
     # a network 1000x slower per message: the winner's time grows
     t = m.cells.set_index("x").best_time
     assert t[10.0] > t[0.01]
-    with pytest.raises(ValueError, match="x_axis and y_axis must differ"):
-        ex._grid(base, "n_workers", [8], "n_workers", [8])
 
 
 def test_operating_points_map_onto_the_cluster():

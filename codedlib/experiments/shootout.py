@@ -331,8 +331,6 @@ def _cell(x, y, table) -> dict:
 
 def _grid(base, x_axis, x_values, y_axis, y_values):
     """The (x, y, cluster) cells of a map, row by row."""
-    if x_axis == y_axis:
-        raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
     return [
         (x, y, apply_axis(apply_axis(base, x_axis, x), y_axis, y))
         for y in y_values
