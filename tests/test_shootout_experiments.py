@@ -88,16 +88,11 @@ def test_apply_axis_sets_each_quantity_and_keeps_physics():
 
 
 def test_regime_map_cells():
-    m = ex.regime_map(
-        ex.default_cluster(8),
-        "comm_to_comp",
-        [0.01, 10.0],
-        "heterogeneity",
-        [0.0],
-        schemes=["gd", "rar", "cr", "gc"],
-        seeds=2,
-        max_iter=250,
-    )
+    base = ex.default_cluster(8)
+    grid = ex._grid(base, "comm_to_comp", [0.01, 10.0], "heterogeneity", [0.0])
+    setups = [so.Shootout(cluster, max_iter=250) for *_, cluster in grid]
+    rankings = ex._rankings(setups, ["gd", "rar", "cr", "gc"], 2)
+    m = ex._regime_map(base, "comm_to_comp", "heterogeneity", grid, rankings)
     assert len(m.cells) == 2 and set(m.cells.winner) <= {"gd", "rar", "cr", "gc"}
     assert len(m.runs) == 2 * 2 * 4
     for _, c in m.cells.iterrows():
@@ -105,8 +100,6 @@ def test_regime_map_cells():
     # a network 1000x slower per message: the winner's time grows
     t = m.cells.set_index("x").best_time
     assert t[10.0] > t[0.01]
-    with pytest.raises(ValueError, match="x_axis and y_axis must differ"):
-        ex.regime_map(ex.default_cluster(8), "n_workers", [8], "n_workers", [8])
 
 
 def test_operating_points_map_onto_the_cluster():

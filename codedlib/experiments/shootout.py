@@ -329,27 +329,8 @@ def _cell(x, y, table) -> dict:
     }
 
 
-def regime_map(
-    base: ClusterModel,
-    x_axis: str,
-    x_values: Sequence[float],
-    y_axis: str,
-    y_values: Sequence[float],
-    schemes: Sequence[str] | None = None,
-    seeds: int | Iterable[int] = 3,
-    **setup_options: Any,
-) -> RegimeMap:
-    """Which scheme reaches the target first at each (x, y) of a grid of two :data:`AXES`
-    (module docstring)."""
-    grid = _grid(base, x_axis, x_values, y_axis, y_values)
-    setups = [Shootout(cluster, **setup_options) for *_, cluster in grid]
-    return _regime_map(base, x_axis, y_axis, grid, _rankings(setups, schemes, seeds))
-
-
 def _grid(base, x_axis, x_values, y_axis, y_values):
     """The (x, y, cluster) cells of a map, row by row."""
-    if x_axis == y_axis:
-        raise ValueError(f"x_axis and y_axis must differ, got {x_axis!r} twice")
     return [
         (x, y, apply_axis(apply_axis(base, x_axis, x), y_axis, y))
         for y in y_values

@@ -117,11 +117,9 @@ def example2_streams(n_jobs: int = 1000, seeds: Sequence[int] = tuple(range(10))
     return over_seeds(_example2_stream, seeds, desc="stream seeds", n_jobs=n_jobs)
 
 
-_ARM = ("arm", "mean_delay", "mean_wait", "mean_service", "rho", "stable")
-
-
 def _example2_stream(seed, *, n_jobs) -> list[dict]:
     """One seed of :func:`example2_streams`: its five arms on the same arrival times."""
+    cols = ("arm", "mean_delay", "mean_wait", "mean_service", "rho", "stable")
     ex, w, rows = th.EXAMPLE2, th.example2_workers(), []
     K, I, lam = ex["K"], ex["iterations"], ex["arrival_rate"]
     splits = _example2_splits(w)
@@ -132,13 +130,13 @@ def _example2_stream(seed, *, n_jobs) -> list[dict]:
             means = [
                 float(np.mean(x)) if ok else np.nan for x in (one.delays, one.start - one.arrivals)
             ]
-            rows.append(dict(zip(_ARM, (arm, *means, float(one.service.mean()), one.rho, ok))))
+            rows.append(dict(zip(cols, (arm, *means, float(one.service.mean()), one.rho, ok))))
     # the ideal worker on the same arrivals as simulate_stream (the generator's first draws)
     d_l = th.lower_bound_delay(w, K, I)
     arrivals = np.cumsum(as_generator(seed).exponential(1 / lam, n_jobs))
     start, finish = sim.fifo_delays(arrivals, np.full(n_jobs, d_l))
     means = [float(np.mean(x)) for x in (finish - arrivals, start - arrivals)]
-    return rows + [dict(zip(_ARM, ("ideal worker", *means, d_l, d_l * lam, bool(d_l * lam < 1))))]
+    return rows + [dict(zip(cols, ("ideal worker", *means, d_l, d_l * lam, bool(d_l * lam < 1))))]
 
 
 def example2_comparison(
@@ -187,9 +185,6 @@ def example2_comparison(
     add(f"{queue} (simulated)", p_lb, np.nan, "ideal worker", note)
     table = pd.DataFrame(rows)
     return SimpleNamespace(table=table, streams=streams, lower_bound=d_l, lower_bound_queue=d_lq)
-
-
-_MOMENTS = (("mean", np.mean), ("sd", lambda x: x.std(ddof=1)))
 
 
 def _example2_splits(workers):
@@ -256,11 +251,12 @@ def example2_setting_check(
     n_jobs = check_int("n_jobs", n_jobs, low=10)
     splits = ("optimal", "uniform")
     paper = {k: th.EXAMPLE2[f"paper_{k}_delay"] for k in splits}
+    moments = (("mean", np.mean), ("sd", lambda x: x.std(ddof=1)))
 
     def row(setting, d):
         both = (d["optimal"] <= paper["optimal"]) & (d["uniform"] <= paper["uniform"])
-        moments = {f"{k}_{m}": f(d[k]) for k in splits for m, f in _MOMENTS}
-        return {"setting": setting, **moments, "both_at_or_below_paper": float(np.mean(both))}
+        values = {f"{k}_{m}": f(d[k]) for k in splits for m, f in moments}
+        return {"setting": setting, **values, "both_at_or_below_paper": float(np.mean(both))}
 
     listed, streams, match = _rate_match(n_streams, n_jobs, seed)
     runs = {(n_jobs, True): listed}
