@@ -379,6 +379,9 @@ def test_aws_model_draws_in_table_i_ranges_and_bursts_cover_their_share():
         ex.timed_bursts(4, 10.0, busy_fraction=1.0)
     with pytest.raises(ValueError, match="kind"):
         ex.aws_model("svm")
+    for bad in (0.0, float("nan")):
+        with pytest.raises(ValueError, match="comp_cv must be > 0"):
+            ex.aws_model(comp_cv=bad)
     with pytest.raises(ValueError, match="cluster"):
         ex.fig8_convergence(
             kind="logistic", cluster="azure", n_samples=200, n_workers=4, w=2, time_limit=0.01

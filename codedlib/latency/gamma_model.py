@@ -80,12 +80,13 @@ class GammaLatencyModel:
         comp_cv: ArrayLike = 0.1,
     ) -> GammaLatencyModel:
         """Model from per-worker means and coefficients of variation (std/mean)."""
+        for name, cv in (("comm_cv", comm_cv), ("comp_cv", comp_cv)):
+            if not np.all(np.asarray(cv, dtype=float) > 0):  # NaN fails too
+                raise ValueError(f"{name} must be > 0 everywhere, got {name}={cv!r}")
         given = (comm_mean, comp_mean, comm_cv, comp_cv)
         comm_mean, comp_mean, comm_cv, comp_cv = np.broadcast_arrays(
             *(np.atleast_1d(np.asarray(a, dtype=float)) for a in given)
         )
-        if np.any(comm_cv <= 0) or np.any(comp_cv <= 0):
-            raise ValueError("comm_cv and comp_cv must be positive")
         comm_var, comp_var = (comm_cv * comm_mean) ** 2, (comp_cv * comp_mean) ** 2
         return cls(comm_mean.copy(), comm_var, comp_mean.copy(), comp_var)
 
