@@ -1253,16 +1253,6 @@ def _fig6_not_monotone(search):
     return {"ours": str(holds), "reason": "" if holds else why}
 
 
-def _table2_ratio(ps2, setting2):
-    num, den = ps2[110].to_numpy(), ps2[350].to_numpy()
-    return {"numerator": num, "denominator": den, "setting": setting2}
-
-
-def _table2_plateau(ps2, setting2):
-    a, b, c = (ps2[K].to_numpy() for K in (110, 350, 510))
-    return {"numerator": a / b, "denominator": b / c, "setting": setting2}
-
-
 def _paper_stability_row(paper_stability):
     pt = paper_stability
     implied = pt.implied_service_mean.values()
@@ -1597,14 +1587,22 @@ CLAIMS = {
         *(_table2_delay_spec(i) for i in range(len(_CL["table_K"]))),
         _table2_unstable(
             "delay ratio K = 110 / K = 350",
-            _table2_ratio,
+            lambda ps2, setting2: {
+                "numerator": ps2[110].to_numpy(),
+                "denominator": ps2[350].to_numpy(),
+                "setting": setting2,
+            },
             paper=_PD[0] / _PD[2],
             paper_text=f"more than 16 % lower at K = 350 (ratio > {1 / (1 - 0.16):.3f}; 9.19e4 / "
             f"7.71e4 = {_PD[0] / _PD[2]:.3f})",
         ),
         _table2_unstable(
             "plateau: gain K = 110 → 350 over gain K = 350 → 510",
-            _table2_plateau,
+            lambda ps2, setting2: {
+                "numerator": ps2[110].to_numpy() / ps2[350].to_numpy(),
+                "denominator": ps2[350].to_numpy() / ps2[510].to_numpy(),
+                "setting": setting2,
+            },
             paper_text=(
                 f"after a certain point more tasks bring no notable benefit: 110 → 350 gains "
                 f"{_PD[0] / _PD[2]:.3f}×, 350 → 510 only {_PD[2] / _PD[3]:.3f}×"

@@ -42,11 +42,6 @@ def _check_kappa(workers: StreamWorkers, kappa) -> np.ndarray:
     return check_array("kappa", kappa, shape=(workers.n_workers,)).astype(np.int64)
 
 
-def _check_split(workers: StreamWorkers, kappa, K) -> tuple[np.ndarray, int]:
-    kappa = _check_kappa(workers, kappa)
-    return kappa, check_int("K", K, low=1, high=int(kappa.sum()))
-
-
 def sample_task_times(
     workers: StreamWorkers, kappa: ArrayLike, n_iterations: int, rng: RngLike
 ) -> np.ndarray:
@@ -90,7 +85,8 @@ def sample_iteration_times(
     ``T_{p,kappa_p}`` (each drawn directly as ``c_p`` plus a gamma sum of ``kappa_p`` tasks).
     """
     rng = as_generator(rng)
-    kappa, K = _check_split(workers, kappa, K)
+    kappa = _check_kappa(workers, kappa)
+    K = check_int("K", K, low=1, high=int(kappa.sum()))
     n_iterations = check_int("n_iterations", n_iterations, low=1)
     if not purging:
         shape, scale = workers.gamma_parameters()
@@ -266,7 +262,8 @@ def activity_trace(
     over (purged), whichever is first; plus the job arrivals, starts and finishes.
     """
     rng = as_generator(rng)
-    kappa, K = _check_split(workers, kappa, K)
+    kappa = _check_kappa(workers, kappa)
+    K = check_int("K", K, low=1, high=int(kappa.sum()))
     iterations = check_int("iterations", iterations, low=1)
     n_jobs = check_int("n_jobs", n_jobs, low=1)
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
