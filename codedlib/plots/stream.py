@@ -147,7 +147,9 @@ def plot_delay_vs_redundancy(result: SimpleNamespace, *, title: str | None = Non
 
 
 def _legend_of_both(ax, ax2, on, **kw):
-    """One legend for the artists of ``ax`` and its twin ``ax2``, drawn on ``on``."""
+    """One legend for the artists of ``ax`` and its twin ``ax2``, drawn on ``on``; ``ax2`` draws
+    no grid (its lines would cross ``ax``'s)."""
+    ax2.grid(False)
     (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), ax2.get_legend_handles_labels()
     on.legend(h1 + h2, l1 + l2, **kw)
 
@@ -164,7 +166,6 @@ def plot_cluster(
     ax2 = ax.twinx()
     ax2.scatter(x, w.comm_time, marker="o", s=12, color="C8", label="c_p")
     ax2.set_ylabel("c_p [s]")
-    ax2.grid(False)
     # below the axes: the twin axis would draw its points over a legend inside them
     kw = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2, "frameon": False}
     _legend_of_both(ax, ax2, ax2, fontsize="small", **kw)
@@ -188,7 +189,6 @@ def plot_mismatch(
     ax2.plot(t["K"], t["mismatch_active"], marker=".", color="C1", label="over active workers only")
     ax2.axvline(result.best_k_active_only, color="C1", ls=":", lw=1)
     ax2.set(yscale="log", ylabel="mismatch, active workers")
-    ax2.grid(False)
     _legend_of_both(ax, ax2, ax, fontsize="small", loc="upper right")
     if title is not None:
         ax.set_title(title)
@@ -208,7 +208,6 @@ def plot_theta_active(
     label = "κ_p ≥ 1 after rounding"
     ax2.step(t["K"], t["n_assigned"], where="mid", color="C1", ls="--", label=label)
     ax2.set_ylabel("number of workers")
-    ax2.grid(False)
     _legend_of_both(ax, ax2, ax, fontsize="small", loc="center right")
     if title is not None:
         ax.set_title(title)
@@ -280,8 +279,7 @@ def plot_example2_setting_check(check: SimpleNamespace, *, title: str | None = N
     for ax, split in zip(axes, ("optimal", "uniform")):
         x, y = streams["realised_rate"].to_numpy(), streams[split].to_numpy()
         color = "#0173b2" if split == "optimal" else "#de8f05"
-        label = f"one simulated stream ({split} split)"
-        ax.plot(x, y, ".", color=color, ms=4, label=label)
+        ax.plot(x, y, ".", color=color, ms=4, label=f"one simulated stream ({split} split)")
         m = match.loc[split]
         grid = np.linspace(min(x.min(), m["rate_matching_paper"]) * 0.98, x.max() * 1.02, 50)
         ax.plot(grid, m["intercept"] + m["slope"] * grid, "k-", lw=1, label="least squares")
@@ -309,7 +307,6 @@ def plot_stability(
     fig, (a, b, c) = subplots(1, 3, figsize=(15, 4.2))
     streams, thr = scan.streams, scan.thresholds
     colors = {"uniform": "C3", "optimal": "C0"}
-    lam0 = 0.01
     for kind, g in scan.slopes.groupby("split"):
         x, y, err = (g[c].to_numpy() for c in ("arrival_rate", "slope", "ci_halfwidth"))
         label = f"{kind} split, simulated (95% CI)"
@@ -324,7 +321,7 @@ def plot_stability(
             a.axvline(crit, color=colors[kind], ls=":", lw=1, label=f"{label}{crit:.5f}")
         else:
             a.plot([], [], " ", label=f"{label}{crit:.4f} (off the axis)")
-    a.axvline(lam0, color="k", ls="--", lw=1, label="paper's λ = 0.01")
+    a.axvline(0.01, color="k", ls="--", lw=1, label="paper's λ = 0.01")
     a.set(xlabel="arrival rate λ [jobs/s]", ylabel="growth of the job delay [s per job]")
     a.set_title("(a) delay growth vs λ", fontsize="small")
     a.legend(fontsize="x-small", loc="upper left")

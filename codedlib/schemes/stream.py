@@ -239,11 +239,10 @@ def simulate_mean_delay(
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
     stream = (workers, kappa, K, iterations, arrival_rate, n_jobs, purging)
     runs = over_seeds(_stream_means, seeds, desc="stream seeds", stream=stream)
-    per_seed = runs["mean_delay"].to_numpy()
     service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate
     stable = bool(rho < 1.0 and runs["stable"].all())
-    return DelaySummary.of_streams(per_seed, service_mean, rho, stable)
+    return DelaySummary.of_streams(runs["mean_delay"].to_numpy(), service_mean, rho, stable)
 
 
 def activity_trace(
