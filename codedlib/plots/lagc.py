@@ -152,8 +152,7 @@ def plot_convergence(metrics: pd.DataFrame, *, title: str | None = None) -> Figu
         for ax, y in zip(axes, (s["gap"].clip(lower=1e-16), s["communication"], s["computation"])):
             ax.plot(s["time"], y, color=color, linestyle=ls, label=label)
     axes[0].set_yscale("log")
-    ylabels = ["optimality gap F(θ) − F*", *_LOAD_LABELS]
-    for ax, ylabel in zip(axes, ylabels):
+    for ax, ylabel in zip(axes, ["optimality gap F(θ) − F*", *_LOAD_LABELS]):
         ax.set_ylabel(ylabel)
         ax.set_xlabel("wall-clock time [units of μ₀ or t₀]")
     axes[0].legend(fontsize=8)

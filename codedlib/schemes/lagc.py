@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,7 +75,9 @@ class DelayStream:
             self.seed = int(as_generator(rng).integers(2**62))
         self._cache: dict[int, np.ndarray] = {}
 
-    def _block(self, b: int) -> np.ndarray:
+    def draws(self, k: int) -> np.ndarray:
+        """Unit-load delays of iteration ``k``: array ``(replicas, n_workers)``."""
+        b, row = divmod(k, _BLOCK)
         if b not in self._cache:
             if len(self._cache) > 4:
                 self._cache.clear()
@@ -86,12 +89,7 @@ class DelayStream:
                 draws = self.delay.rvs(size=(rows, self.n_workers), random_state=gen)
             shape = (self.replicas, _BLOCK, self.n_workers)
             self._cache[b] = np.asarray(draws, dtype=float).reshape(shape)
-        return self._cache[b]
-
-    def draws(self, k: int) -> np.ndarray:
-        """Unit-load delays of iteration ``k``: array ``(replicas, n_workers)``."""
-        b, row = divmod(k, _BLOCK)
-        return self._block(b)[:, row, :]
+        return self._cache[b][:, row, :]
 
 
 # ---- Result --------------------------------------------------------------------------------------
@@ -323,14 +321,6 @@ class _Decoder:
         return self.cached.combine(messages, idx)
 
 
-def _total(vectors):
-    """``v_0 + v_1 + ...`` added in order (a new array)."""
-    out = vectors[0].copy()
-    for v in vectors[1:]:
-        out += v
-    return out
-
-
 # ---- Reference schemes (Section III) -------------------------------------------------------------
 def run_gd(
     problem: Problem, n_workers: int, *, stepsize: float | None = None, **sim: Any
@@ -343,7 +333,7 @@ def run_gd(
     s, N = _Sim(problem, n_workers, **sim), n_workers
     _, _, alpha = s.stepsize(stepsize)
     for k in s.iterations():
-        grad = _total([s.partition_gradient(s.theta, p) for p in range(N)])
+        grad = reduce(np.add, [s.partition_gradient(s.theta, p) for p in range(N)])
         s.record(s.delays.draws(k).max(axis=1), np.ones(N, dtype=bool), N, N, N)
         s.step(alpha, grad)
     return s.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1)
@@ -368,7 +358,7 @@ def run_gc(
         fast = np.sort(np.argsort(T[0], kind="stable")[:wait])  # replica 0's fastest
         times = np.partition(T, wait - 1, axis=1)[:, wait - 1]
         # the fastest worker's plain sum over all partitions when uncoded
-        grad = _total(G) if decoder is None else decoder.decode(G, fast)
+        grad = reduce(np.add, G) if decoder is None else decoder.decode(G, fast)
         s.record(times, np.ones(1, dtype=bool), N, wait, N * r, survivors=fast)
         s.step(alpha, grad)
     return s.result("gc", lagc_layout(N, r, 1), alpha, 0.0, 1)
@@ -408,7 +398,7 @@ def run_lag_ps(
         n_sel = int(chosen.sum())
         times = X[:, chosen].max(axis=1) if n_sel else np.zeros(X.shape[0])
         s.record(times, chosen, n_sel, n_sel, n_sel)
-        s.step(alpha, _total(stale))
+        s.step(alpha, reduce(np.add, stale))
     return s.result("lag", lagc_layout(M, 1, M), alpha, xi, history)
 
 
@@ -459,15 +449,15 @@ def run_lagc(
         if picked:  # each group's fastest survivors in replica 0, all groups at once
             fastest = np.sort(np.argsort(T[0], axis=1, kind="stable")[:, :wait], axis=1)
         for g in picked:
-            P = [s.partition_gradient(s.theta, g * n_g + j) for j in range(n_g)]
+            P = np.array([s.partition_gradient(s.theta, g * n_g + j) for j in range(n_g)])
             fast_k[g] = fastest[g]
             # uncoded: every worker holds the whole group partition
-            stale[g] = _total(P) if decoder is None else decoder.decode(np.array(P), fast_k[g])
+            stale[g] = reduce(np.add, P) if decoder is None else decoder.decode(P, fast_k[g])
             theta_hat[g] = s.theta
         n_sel = int(chosen.sum())
         times = group_times[:, chosen].max(axis=1) if n_sel else np.zeros(group_times.shape[0])
         s.record(times, chosen, n_sel * n_g, n_sel * wait, n_sel * n_g * stored, survivors=fast_k)
-        s.step(alpha, _total(stale))
+        s.step(alpha, reduce(np.add, stale))
     return s.result(scheme, layout, alpha, xi, history)
 
 
