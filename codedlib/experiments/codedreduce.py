@@ -352,11 +352,9 @@ def cr_rar_network_table(
         found = log_ratio(lo) * log_ratio(hi) < 0
         tie = float(np.exp(brentq(log_ratio, lo, hi, xtol=1e-4))) if found else np.nan
         half = replace(m, network=replace(m.network, bandwidth=m.network.bandwidth / 2))
-        f32 = m if figure == "fig13" else half
-        t = means(m)
-        stragglers = replace(m, straggle_prob=0.005, straggle_delay=3.0)
-        strag = means(stragglers, ("UMW", "RAR", "CR"))
-        paper, bound, f32_times = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s)), means(f32)
+        t, f32_times = means(m), means(m if figure == "fig13" else half)
+        strag = means(replace(m, straggle_prob=0.005, straggle_delay=3.0), ("UMW", "RAR", "CR"))
+        paper, bound = PAPER_SPEEDUPS[figure], cfg.N / (L * (n - s))
         gap = paper["UMW"] - paper["RAR"]
         rows.append(
             dict(figure=figure, N=cfg.N, tree=f"({n}, {L}), s = {s}", bound=bound, paper_gap=gap)
@@ -746,11 +744,9 @@ def coded_gradient_descent(
     gen = as_generator(rng)
     prob, _, _ = _problem(task, quick, gen)
     d = prob.n_samples
-    cfg = ClusterConfig(n, L, s, d)
-    alloc = tree_allocation(n, L, s, d)
-    draws = draw_delays(n_iterations, cfg.N, gen)
-    _, survivors = cr_times(cfg, model, draws, loads=alloc.load_points, return_survivors=True)
-    code = _gc_code(cfg.N, cfg.S)
+    cfg, draws, loads = _tree(n, L, s, d, n_iterations, gen)
+    _, survivors = cr_times(cfg, model, draws, loads=loads, return_survivors=True)
+    code, alloc = _gc_code(cfg.N, cfg.S), tree_allocation(n, L, s, d)
     gc_ready = model.compute_times((cfg.S + 1) * d / cfg.N, draws)
     step = _step_size(prob)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
@@ -1497,16 +1493,13 @@ CLAIMS = {
         ),
     ],
     "example2_rows": [
-        _ex2(
-            "decoding row at (1,1) when (2,3) straggles",
-            lambda ex2: {"ours": _as_row(ex2.decoding_11)},
-            paper="[2, -1, 0]",
-        ),
-        _ex2(
-            "decoding row at the master from (1,1) and (1,3)",
-            lambda ex2: {"ours": _as_row(ex2.decoding_master)},
-            paper="[1, 0, 1]",
-        ),
+        _ex2(quantity, lambda ex2, at=at: {"ours": _as_row(getattr(ex2, at))}, paper=paper)
+        for quantity, at, paper in (
+            ("decoding row at (1,1) when (2,3) straggles", "decoding_11", "[2, -1, 0]"),
+            ("decoding row at the master from (1,1) and (1,3)", "decoding_master", "[1, 0, 1]"),
+        )
+    ]
+    + [
         _ex2(
             "master recovers g_D exactly",
             lambda ex2: {"ours": str(bool(ex2.max_abs_error < 1e-12))},

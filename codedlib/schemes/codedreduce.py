@@ -187,10 +187,8 @@ def sgd_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> Schem
 
 
 def rar_times(cfg: ClusterConfig, model: TimingModel, draws: ArrayLike) -> SchemeTiming:
-    """Ring-AllReduce (Section II-B): ``2(N-1)`` rounds of ``p/N`` segments (no straggler tolerance).
-
-    Round ``k`` at worker ``i`` ends ``tau`` after both ``i`` and ``i-1`` ended round ``k-1``.
-    """
+    """Ring-AllReduce (Section II-B): ``2(N-1)`` rounds of ``p/N`` segments (no straggler
+    tolerance; :func:`ring_allreduce_finish`)."""
     N, load = cfg.N, cfg.d / cfg.N
     ready = model.compute_times(load, _check_draws(draws, N))
     times = ring_allreduce_finish(ready, model.message_time(1.0 / N))
