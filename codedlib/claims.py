@@ -233,7 +233,6 @@ def ratio_interval(
     >>> round(ratio_interval([2.0, 2.2, 1.8], [1.0, 1.1, 0.9])[0], 6)
     2.0
     """
-    level = _check_level(level)
     a = _as_samples(numerator, "numerator")
     b = _as_samples(denominator, "denominator")
     if a.shape != b.shape:
@@ -763,19 +762,12 @@ def _wanted(fn: Callable, results: dict) -> dict:
     return {p.name: results[p.name] for p in params if p.name in results}
 
 
-def _expand(entries: Iterable, results: dict) -> list[Spec]:
-    out = []
-    for entry in entries:
-        chosen = entry if isinstance(entry, Spec) else entry(**_wanted(entry, results))
-        out += chosen if isinstance(chosen, list) else [chosen]
-    return out
-
-
 def evaluate(table: ClaimsTable, specs: Iterable[Spec], **results) -> list[Claim]:
     """Add one row per spec (or per spec a callable entry returns from the results it names)
     to ``table``, its measured part read from ``results``; returns the rows added."""
+    entries = [e if isinstance(e, Spec) else e(**_wanted(e, results)) for e in specs]
     rows = []
-    for s in _expand(specs, results):
+    for s in [s for e in entries for s in (e if isinstance(e, list) else [e])]:
         kw = dict(s.fixed)
         if s.measured is not None:
             kw.update(s.measured(**_wanted(s.measured, results)))

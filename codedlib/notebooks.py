@@ -180,10 +180,6 @@ def strip_outputs_pre_save(
         strip_outputs(model["content"])
 
 
-#: The columns a machine-dependent row leaves out of ``data/claims/`` (see ``publish_claims``).
-MEASURED_COLUMNS = ("our_value", "ci_low", "ci_high")
-
-
 def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> Path | None:
     """Copy a faithful run's ``<fig_root>/<stem>/claims.csv`` to ``<claims_dir>/<stem>.csv``,
     machine-dependent rows without their numbers (a rerun elsewhere changes the committed file
@@ -200,7 +196,7 @@ def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> P
         columns = reader.fieldnames or []
     for row in rows:
         if str(row.get("machine_dependent", "")).strip().lower() == "true":
-            row.update(dict.fromkeys(MEASURED_COLUMNS, ""))
+            row.update(our_value="", ci_low="", ci_high="")
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
