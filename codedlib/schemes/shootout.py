@@ -144,10 +144,8 @@ def _allreduce(cluster, comp, algorithm):
     net, d = cluster.network, cluster.workload.dim
     N = comp.shape[-1]
     t_full = net.vector_time(d)
-    if N == 1:
-        return comp[:, 0].copy()
+    ready = comp.copy()
     if algorithm == "binomial":
-        ready = comp.copy()
         mask = 1
         while mask < N:
             parents = np.arange(0, N - mask, 2 * mask)
@@ -156,7 +154,6 @@ def _allreduce(cluster, comp, algorithm):
         return ready[:, 0] + math.ceil(math.log2(N)) * t_full
     # MPICH's pre-step: each even rank of the first 2r sends its vector to the odd one after it
     r = N - (1 << (N.bit_length() - 1))
-    ready = comp.copy()
     ready[:, 1 : 2 * r : 2] = np.maximum(ready[:, 1 : 2 * r : 2], ready[:, 0 : 2 * r : 2]) + t_full
     active = ready[:, np.concatenate([np.arange(1, 2 * r, 2), np.arange(2 * r, N)])]
     masks = [1 << k for k in range(active.shape[-1].bit_length() - 1)]
@@ -479,20 +476,19 @@ def _tree_shares(setup, n, L):
 def _sag_layout(setup, name):
     N, method, balanced = setup.n_workers, "sag" if name == "sag" else "dsag", name == "dsag-lb"
 
-    def make(w, step=None):
+    def make(w):
         w = min(N, math.ceil(w * N - 1e-9))
         p = (
             _cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w))
             if balanced
             else np.full(N, setup.subpartitions)
         )
-        lay = {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
-        return lay if step is None else {**lay, "step": step}
+        return {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
 
     if not setup.tune:
         lay = make(setup.w_fraction)
         return {**lay, "step": _tuned_step(setup, SCHEMES[name], lay)}
-    return tune(setup, name, [make(f, step) for f in W_FRACTIONS for step in STEP_GRID])
+    return tune(setup, name, [{**make(f), "step": step} for f in W_FRACTIONS for step in STEP_GRID])
 
 
 def _balanced_subpartitions(setup, w):
