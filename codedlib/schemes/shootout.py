@@ -57,19 +57,15 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------------ problem
-def shootout_problem(
-    n_partitions: int, rows: int = 8, dim: int = 20, condition: float = 20.0, rng: RngLike = 0
-) -> LeastSquares:
-    """The stand-in problem: least squares, ``rows`` rows per partition (CR eq. 10, scaled
-    columns ``1 .. 1/sqrt(condition)`` so the Hessian's condition number is about ``condition``)."""
+def shootout_problem(n_partitions: int, rows: int = 8, rng: RngLike = 0) -> LeastSquares:
+    """The stand-in problem: least squares, ``rows`` rows per partition and 20 columns (CR eq.
+    10, scaled columns ``1 .. 1/sqrt(20)`` so the Hessian's condition number is about 20)."""
     n_partitions = check_int("n_partitions", n_partitions, 1)
     rows = check_int("rows", rows, 1)
-    dim = check_int("dim", dim, 1)
-    condition = check_real("condition", condition, 1.0)
     rng = as_generator(rng)
-    scales = condition ** (-0.5 * np.linspace(0.0, 1.0, dim))
-    X = rng.standard_normal((n_partitions * rows, dim)) * scales
-    y = X @ rng.standard_normal(dim) + 0.1 * rng.standard_normal(X.shape[0])
+    scales = 20.0 ** (-0.5 * np.linspace(0.0, 1.0, 20))
+    X = rng.standard_normal((n_partitions * rows, 20)) * scales
+    y = X @ rng.standard_normal(20) + 0.1 * rng.standard_normal(X.shape[0])
     return LeastSquares(X, y)
 
 
