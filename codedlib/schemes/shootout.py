@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -544,14 +545,8 @@ def _gd_layout(setup, _name):
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers}
 
 
-def _mpich(name, title, runtime=None):
-    """One of MPICH's all-reduces: every worker one share, all of them awaited."""
-    return ShootoutScheme(
-        name, title, "MPI", "exact", _allreduce_layout, runtime, timing="allreduce"
-    )
-
-
 _S = ShootoutScheme
+_mpich = partial(_S, paper="MPI", engine="exact", make=_allreduce_layout, timing="allreduce")
 #: Every scheme: name, title, paper(s), engine, layout, MPI engine, the N it applies at, timing.
 _TABLE = (
     _S("gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout, "umw"),
@@ -564,7 +559,7 @@ _TABLE = (
     _mpich("rd", "Recursive-doubling all-reduce (MPICH)"),
     _mpich("rabenseifner", "Rabenseifner all-reduce (MPICH)"),
     _mpich("binomial", "Binomial-tree reduce + broadcast (MPICH)"),
-    _mpich("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", "rar"),
+    _mpich("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", runtime="rar"),
     _S("het-split", "GD with speed-proportional load split", "stream", "exact", _het_layout),
     _S("sag", "SAG (w of N, fresh results only)", "DSAG", "event", _sag_layout),
     _S("dsag", "DSAG (w of N, stale results kept)", "DSAG", "event", _sag_layout, "dsag"),
