@@ -12,7 +12,7 @@ message carries ``dim / N`` numbers). **Real**: the gradients of a 2400 x 50 sta
 ms a task against 10-95 ms injected), MPI over shared memory, 1 ms polling and the processes'
 scheduling, so ``measured / predicted - 1`` is the real cost. The prediction is the shoot-out
 simulator on the same draws and, for LAGC/G-LAG's group selection (eq. 17), on the runs' own
-data (:func:`real_problem`); the registry's replay is reported beside it.
+data (the runtime's ``build_problem``); the registry's replay is reported beside it.
 
 Measured / predicted in notebook 06's faithful run (40 iterations, 2 cores): 1.04 (GC, RS-GC,
 LAGC) to 1.13 (DSAG-LB, whose prediction uses the oracle sub-partitions the run learns online).
@@ -46,7 +46,6 @@ from codedlib.schemes.shootout import Shootout, iteration_times, mpich_allreduce
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from codedlib.problems import Problem
     from codedlib.runtime.traces import RunResult
 
 #: Shoot-out schemes with an MPI engine, in the shoot-out's order (name -> runtime engine).
@@ -100,16 +99,6 @@ def scheme_injection(setup: Shootout, name: str, seed: int = 0) -> tuple[np.ndar
     if name == "rar":
         t_c = float(c.network.vector_time(c.workload.dim / setup.n_workers))
     return c.compute_times(shares, setup.max_iter, rng=check_int("seed", seed, 0)), t_c
-
-
-def real_problem(n_workers: int, seed: int = 0) -> Problem:
-    """The real runs' problem (the runtime's :func:`~codedlib.runtime.config.build_problem`,
-    :data:`REAL_SAMPLES` x :data:`REAL_DIM`), which the simulator runs on too: LAGC's and
-    G-LAG's group selection (eq. 17) then sees the same data on both sides."""
-    from codedlib.runtime.config import RunConfig, build_problem
-
-    config = RunConfig("umw", n_workers=n_workers, samples=REAL_SAMPLES, dim=REAL_DIM, seed=seed)
-    return build_problem(config)[0]
 
 
 def _run_config(setup: Shootout, name: str, t_c: float, path: str, seed: int):
@@ -186,6 +175,9 @@ def real_vs_predicted(
     processes with the cluster injected and compare with the simulator on the same draws
     ``cluster.factors(iterations, seed)`` (module docstring). A scheme whose run fails gets
     ``status = "not run: <reason>"`` and a ``RuntimeWarning``; the others go on."""
+    from codedlib.runtime.config import RunConfig, build_problem
+    from codedlib.runtime.notebook import run_all
+
     if not isinstance(cluster, ClusterModel):
         raise InputTypeError(f"cluster must be a ClusterModel, got {type(cluster).__name__}")
     names = _check_schemes(schemes)
@@ -193,15 +185,17 @@ def real_vs_predicted(
     seed = check_int("seed", seed, 0)
     # CodedReduce's tree of 13 processes; tune=False: the runtime's fixed S, w and groups
     tree = (3, 2) if cluster.n_workers == 12 else None
-    problem = real_problem(cluster.n_workers, seed)
+    # the runs' own problem, so LAGC's and G-LAG's group selection sees the same data
+    config = RunConfig(
+        "umw", n_workers=cluster.n_workers, samples=REAL_SAMPLES, dim=REAL_DIM, seed=seed
+    )
+    problem = build_problem(config)[0]
     setup = Shootout(cluster, problem=problem, max_iter=iterations, tree=tree, tune=False)
     for name in names:
         if not SHOOTOUT_SCHEMES[name].applies(setup):
             raise ValueError(
                 f"schemes: {name!r} does not apply at N={cluster.n_workers}, got schemes={names}"
             )
-    from codedlib.runtime.notebook import run_all
-
     factors = cluster.factors(iterations, seed)
     with tempfile.TemporaryDirectory(prefix="shootout-mpi-") as tmp:
         runs = {name: _prepare(setup, name, seed, factors, Path(tmp)) for name in names}

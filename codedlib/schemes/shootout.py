@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,19 +58,15 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------------ problem
-def shootout_problem(
-    n_partitions: int, rows: int = 8, dim: int = 20, condition: float = 20.0, rng: RngLike = 0
-) -> LeastSquares:
-    """The stand-in problem: least squares, ``rows`` rows per partition (CR eq. 10, scaled
-    columns ``1 .. 1/sqrt(condition)`` so the Hessian's condition number is about ``condition``)."""
+def shootout_problem(n_partitions: int, rows: int = 8, rng: RngLike = 0) -> LeastSquares:
+    """The stand-in problem: least squares, ``rows`` rows per partition and 20 columns (CR eq.
+    10, scaled columns ``1 .. 1/sqrt(20)`` so the Hessian's condition number is about 20)."""
     n_partitions = check_int("n_partitions", n_partitions, 1)
     rows = check_int("rows", rows, 1)
-    dim = check_int("dim", dim, 1)
-    condition = check_real("condition", condition, 1.0)
     rng = as_generator(rng)
-    scales = condition ** (-0.5 * np.linspace(0.0, 1.0, dim))
-    X = rng.standard_normal((n_partitions * rows, dim)) * scales
-    y = X @ rng.standard_normal(dim) + 0.1 * rng.standard_normal(X.shape[0])
+    scales = 20.0 ** (-0.5 * np.linspace(0.0, 1.0, 20))
+    X = rng.standard_normal((n_partitions * rows, 20)) * scales
+    y = X @ rng.standard_normal(20) + 0.1 * rng.standard_normal(X.shape[0])
     return LeastSquares(X, y)
 
 
@@ -144,10 +141,8 @@ def _allreduce(cluster, comp, algorithm):
     net, d = cluster.network, cluster.workload.dim
     N = comp.shape[-1]
     t_full = net.vector_time(d)
-    if N == 1:
-        return comp[:, 0].copy()
+    ready = comp.copy()
     if algorithm == "binomial":
-        ready = comp.copy()
         mask = 1
         while mask < N:
             parents = np.arange(0, N - mask, 2 * mask)
@@ -156,7 +151,6 @@ def _allreduce(cluster, comp, algorithm):
         return ready[:, 0] + math.ceil(math.log2(N)) * t_full
     # MPICH's pre-step: each even rank of the first 2r sends its vector to the odd one after it
     r = N - (1 << (N.bit_length() - 1))
-    ready = comp.copy()
     ready[:, 1 : 2 * r : 2] = np.maximum(ready[:, 1 : 2 * r : 2], ready[:, 0 : 2 * r : 2]) + t_full
     active = ready[:, np.concatenate([np.arange(1, 2 * r, 2), np.arange(2 * r, N)])]
     masks = [1 << k for k in range(active.shape[-1].bit_length() - 1)]
@@ -479,20 +473,19 @@ def _tree_shares(setup, n, L):
 def _sag_layout(setup, name):
     N, method, balanced = setup.n_workers, "sag" if name == "sag" else "dsag", name == "dsag-lb"
 
-    def make(w, step=None):
+    def make(w):
         w = min(N, math.ceil(w * N - 1e-9))
         p = (
             _cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w))
             if balanced
             else np.full(N, setup.subpartitions)
         )
-        lay = {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
-        return lay if step is None else {**lay, "step": step}
+        return {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
 
     if not setup.tune:
         lay = make(setup.w_fraction)
         return {**lay, "step": _tuned_step(setup, SCHEMES[name], lay)}
-    return tune(setup, name, [make(f, step) for f in W_FRACTIONS for step in STEP_GRID])
+    return tune(setup, name, [{**make(f), "step": step} for f in W_FRACTIONS for step in STEP_GRID])
 
 
 def _balanced_subpartitions(setup, w):
@@ -552,14 +545,8 @@ def _gd_layout(setup, _name):
     return {"shares": np.ones(setup.n_workers), "need": setup.n_workers}
 
 
-def _mpich(name, title, runtime=None):
-    """One of MPICH's all-reduces: every worker one share, all of them awaited."""
-    return ShootoutScheme(
-        name, title, "MPI", "exact", _allreduce_layout, runtime, timing="allreduce"
-    )
-
-
 _S = ShootoutScheme
+_mpich = partial(_S, paper="MPI", engine="exact", make=_allreduce_layout, timing="allreduce")
 #: Every scheme: name, title, paper(s), engine, layout, MPI engine, the N it applies at, timing.
 _TABLE = (
     _S("gd", "GD / uncoded master-worker (UMW)", "CR, LAGC", "exact", _gd_layout, "umw"),
@@ -572,7 +559,7 @@ _TABLE = (
     _mpich("rd", "Recursive-doubling all-reduce (MPICH)"),
     _mpich("rabenseifner", "Rabenseifner all-reduce (MPICH)"),
     _mpich("binomial", "Binomial-tree reduce + broadcast (MPICH)"),
-    _mpich("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", "rar"),
+    _mpich("mpi-allreduce", "MPI_Allreduce (MPICH's default choice)", runtime="rar"),
     _S("het-split", "GD with speed-proportional load split", "stream", "exact", _het_layout),
     _S("sag", "SAG (w of N, fresh results only)", "DSAG", "event", _sag_layout),
     _S("dsag", "DSAG (w of N, stale results kept)", "DSAG", "event", _sag_layout, "dsag"),
