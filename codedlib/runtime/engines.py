@@ -51,7 +51,8 @@ def _distribute_delays(comm, config, problem, rank):
     workers answer READY (with their pid), so no timeout includes start-up."""
     from mpi4py import MPI
 
-    T, N, limit = config.iterations, config.n_workers, startup_seconds(config)
+    T, N = config.iterations, config.n_workers
+    limit = max(60.0, 4 * config.timeout)  # how long start-up may take before a rank gives up
     poller = Poller(config.poll)
     if rank == 0:
         loads = worker_loads(config, problem.n_samples) if config.delay.kind == "cr6" else None
@@ -91,11 +92,6 @@ def _distribute_delays(comm, config, problem, rank):
     while not req.Test():
         poller.idle()
     return col, None
-
-
-def startup_seconds(config: RunConfig) -> float:
-    """How long start-up may take before a rank gives up."""
-    return max(60.0, 4 * config.timeout)
 
 
 def _meta(config, comm, command=None):
