@@ -77,7 +77,7 @@ def _distribute_delays(comm, config, problem, rank):
         WORKER_PIDS.clear()
         ENDED_WORKERS.clear()  # a process may run several runs (codedlib.runtime.batch)
         WORKER_PIDS.update({w: int(buf[0]) for w, buf in enumerate(ready)})
-        return delays, start_wall
+        return delays
     col = np.empty(T + 2)
     req = comm.Irecv(col, source=0, tag=TAG_DELAYS)
     deadline = now() + limit
@@ -91,7 +91,7 @@ def _distribute_delays(comm, config, problem, rank):
     req = comm.Isend(np.full(1, float(os.getpid())), dest=0, tag=TAG_READY)
     while not req.Test():
         poller.idle()
-    return col, None
+    return col
 
 
 def _meta(config, comm, command=None):
@@ -159,7 +159,7 @@ def run(
     plan = spec.plan(config, problem.n_samples, rank)  # before READY: start-up is not timed
     if rank == 0:
         inject_root_failure(config, -1)  # before the run: the workers are waiting for work
-    column, _start_wall = _distribute_delays(comm, config, problem, rank)
+    column = _distribute_delays(comm, config, problem, rank)
     if rank == 0 and on_start is not None:
         on_start()  # every worker has its data, plan and delays: the run starts now
     t0 = now()
