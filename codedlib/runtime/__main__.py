@@ -132,8 +132,7 @@ def config_from_args(args: argparse.Namespace, world_size: int | None = None) ->
 
 def summary(result: RunResult) -> str:
     """What the CLI prints after a run: iterations, mean time, final loss, gradient error, notes."""
-    it = result.iterations
-    m = result.meta
+    it, m = result.iterations, result.meta
     lines = [
         f"scheme {m['scheme']}: {len(it)} iterations on {m['world_size']} processes, "
         f"mean iteration time {it['iteration_time'].mean() * 1e3:.2f} ms, "
@@ -218,7 +217,7 @@ def _error(message) -> None:
     print(f"codedlib.runtime: error: {message}", file=sys.stderr, flush=True)
 
 
-def _fail(comm, rank, message, code):
+def _fail(comm, message, code):
     """Print ``message`` (once per failing rank) and end every process of the job."""
     from codedlib.runtime.engines import abort_job
 
@@ -297,10 +296,10 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (one exit code per
             abort_if_needed(comm, result, code)
         return _finish(comm, code)
     except ParentSilent as exc:
-        return _fail(comm, rank, str(exc), 6)
+        return _fail(comm, str(exc), 6)
     except Exception as exc:  # any other failure on any rank: end the whole job, never hang
         traceback.print_exc()
-        return _fail(comm, rank, f"rank {rank} failed: {type(exc).__name__}: {exc}", 1)
+        return _fail(comm, f"rank {rank} failed: {type(exc).__name__}: {exc}", 1)
     code = 0
     if rank == 0:
         if args.out:

@@ -51,7 +51,8 @@ def _distribute_delays(comm, config, problem, rank):
     workers answer READY (with their pid), so no timeout includes start-up."""
     from mpi4py import MPI
 
-    T, N, limit = config.iterations, config.n_workers, startup_seconds(config)
+    T, N = config.iterations, config.n_workers
+    limit = max(60.0, 4 * config.timeout)  # how long start-up may take before a rank gives up
     poller = Poller(config.poll)
     if rank == 0:
         loads = worker_loads(config, problem.n_samples) if config.delay.kind == "cr6" else None
@@ -76,7 +77,7 @@ def _distribute_delays(comm, config, problem, rank):
         WORKER_PIDS.clear()
         ENDED_WORKERS.clear()  # a process may run several runs (codedlib.runtime.batch)
         WORKER_PIDS.update({w: int(buf[0]) for w, buf in enumerate(ready)})
-        return delays, start_wall
+        return delays
     col = np.empty(T + 2)
     req = comm.Irecv(col, source=0, tag=TAG_DELAYS)
     deadline = now() + limit
@@ -90,12 +91,7 @@ def _distribute_delays(comm, config, problem, rank):
     req = comm.Isend(np.full(1, float(os.getpid())), dest=0, tag=TAG_READY)
     while not req.Test():
         poller.idle()
-    return col, None
-
-
-def startup_seconds(config: RunConfig) -> float:
-    """How long start-up may take before a rank gives up."""
-    return max(60.0, 4 * config.timeout)
+    return col
 
 
 def _meta(config, comm, command=None):
@@ -163,7 +159,7 @@ def run(
     plan = spec.plan(config, problem.n_samples, rank)  # before READY: start-up is not timed
     if rank == 0:
         inject_root_failure(config, -1)  # before the run: the workers are waiting for work
-    column, _start_wall = _distribute_delays(comm, config, problem, rank)
+    column = _distribute_delays(comm, config, problem, rank)
     if rank == 0 and on_start is not None:
         on_start()  # every worker has its data, plan and delays: the run starts now
     t0 = now()

@@ -368,12 +368,6 @@ class RootNode(Node):
         self.progress = None  # a ProgressWriter: completed iterations on disk as they finish
         self.setup()
 
-    def aggregate(self, t: int, deadline: float) -> np.ndarray:
-        """Wait for ``need`` fresh results and decode; raise StragglerTimeout at the deadline."""
-        if not self.wait(lambda: len(self.fresh) >= self.plan.need, deadline):
-            self.timeout_error(t)
-        return self.combine_fresh()
-
     def timeout_error(self, t: int) -> NoReturn:
         got = sorted(self.plan.children[p] - 1 for p, _, _ in self.fresh)
         missing = sorted({c - 1 for c in self.plan.children} - set(got))
@@ -420,8 +414,10 @@ class RootNode(Node):
             inject_root_failure(self.config, t)
             self.current, self.fresh, start = t, [], now()
             self.send_task(t, self.theta)
-            g = self.aggregate(t, start + self.config.timeout)
-            self.record_iteration(t, start, now(), g)
+            deadline = start + self.config.timeout
+            if not self.wait(lambda: len(self.fresh) >= self.plan.need, deadline):
+                self.timeout_error(t)
+            self.record_iteration(t, start, now(), self.combine_fresh())
 
     def collect(self) -> tuple[list[dict], pd.DataFrame | None]:
         """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""

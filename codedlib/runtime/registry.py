@@ -107,10 +107,6 @@ def _layout(cfg: RunConfig, scheme: str = "lagc", N: int | None = None, r: int |
     return scheme_layout(scheme, N, r, cfg.groups)
 
 
-def _lagc_need(cfg: RunConfig) -> int:
-    return _layout(cfg).wait_for
-
-
 def replay_groups(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
     """Every group selected: the slowest group's ``wait_for``-th fastest worker (an upper
     bound for a lazy run, ``xi > 0``)."""
@@ -239,10 +235,10 @@ _LAGC = Scheme(
     title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
     params=("n_workers", "redundancy", "groups", "xi", "history"),
     sizes=lagc_sizes,
-    tolerated=lambda cfg: cfg.n_workers // cfg.groups - _lagc_need(cfg),
+    tolerated=lambda cfg: cfg.n_workers // cfg.groups - _layout(cfg).wait_for,
     plan=lagc_plan,
     root=LAGCRoot,
-    need=_lagc_need,
+    need=lambda cfg: _layout(cfg).wait_for,
     replay=replay_groups,
     replay_name="Monte Carlo replay, every group selected",
     quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},
