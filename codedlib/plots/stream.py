@@ -240,7 +240,7 @@ def plot_table2(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None =
 
 def plot_unstable_growth(
     df: pd.DataFrame,
-    paper: Mapping[str, float] | None = None,
+    paper: Mapping[str, float],
     ax: Axes | None = None,
     *,
     title: str | None = None,
@@ -255,13 +255,12 @@ def plot_unstable_growth(
         ax.plot(g["J"], g["mean_delay"], marker="o", ls="none", color="C0", alpha=0.6, label=label)
     pred = df.groupby("J")["prediction"].mean()
     ax.plot(pred.index, pred.to_numpy(), color="C2", label="E[T_s] + (J-1)/2 (E[T_s] - E[T_a])")
-    if paper:
-        J = float(df["J"].max())
-        markers = "sD^v<>ph"
-        for i, (label, value) in enumerate(paper.items()):
-            marker, label = markers[i % len(markers)], f"paper, Table II, {label}"
-            x = J * (1.025 + 0.02 * i)
-            ax.scatter([x], [value], marker=marker, color="C3", zorder=3, label=label)
+    J = float(df["J"].max())
+    markers = "sD^v<>ph"
+    for i, (label, value) in enumerate(paper.items()):
+        marker, label = markers[i % len(markers)], f"paper, Table II, {label}"
+        x = J * (1.025 + 0.02 * i)
+        ax.scatter([x], [value], marker=marker, color="C3", zorder=3, label=label)
     ax.set(xlabel="first J jobs of the stream", ylabel="average job delay [s]")
     ax.legend(fontsize="small", loc="upper left")
     if title is not None:

@@ -58,13 +58,12 @@ def sample_task_times(
     first = 0
     for p in np.flatnonzero(kappa):
         size = (n_iterations, int(kappa[p]))
-        if np.isfinite(shape[p]):
-            if shape[p] == 1.0:
-                draws = rng.exponential(scale[p], size=size)
-            else:
-                draws = rng.gamma(shape[p], scale[p], size=size)
-        else:
+        if not np.isfinite(shape[p]):
             draws = np.full(size, workers.task_mean[p])
+        elif shape[p] == 1.0:
+            draws = rng.exponential(scale[p], size=size)
+        else:
+            draws = rng.gamma(shape[p], scale[p], size=size)
         np.cumsum(draws, axis=1, out=draws)  # in place: a strided `out` is slower
         np.add(workers.comm_time[p], draws, out=out[:, first : first + size[1]])
         first += size[1]
@@ -190,20 +189,17 @@ class DelaySummary:
     mean: float
     ci_halfwidth: float
     per_seed: np.ndarray
-    service_mean: float
     rho: float
     stable: bool
 
     @classmethod
-    def of_streams(
-        cls, per_seed: ArrayLike, service_mean: float, rho: float, stable: bool = True
-    ) -> DelaySummary:
+    def of_streams(cls, per_seed: ArrayLike, rho: float, stable: bool = True) -> DelaySummary:
         """Per-stream averages: their mean and :func:`t_halfwidth` (nan when not ``stable``)."""
         per_seed = np.asarray(per_seed, dtype=float)
         if not stable:
-            return cls(math.nan, math.nan, per_seed, service_mean, rho, False)
+            return cls(math.nan, math.nan, per_seed, rho, False)
         half = float(t_halfwidth(per_seed.std(ddof=1), len(per_seed)))
-        return cls(float(per_seed.mean()), half, per_seed, service_mean, rho, True)
+        return cls(float(per_seed.mean()), half, per_seed, rho, True)
 
     def __str__(self) -> str:
         if not self.stable:
@@ -242,7 +238,7 @@ def simulate_mean_delay(
     service_mean = float(np.mean(runs["service_mean"].to_list()))
     rho = service_mean * arrival_rate
     stable = bool(rho < 1.0 and runs["stable"].all())
-    return DelaySummary.of_streams(runs["mean_delay"].to_numpy(), service_mean, rho, stable)
+    return DelaySummary.of_streams(runs["mean_delay"].to_numpy(), rho, stable)
 
 
 def activity_trace(
@@ -268,10 +264,9 @@ def activity_trace(
     arrival_rate = check_real("arrival_rate", arrival_rate, low=0.0, low_open=True)
     arrivals = np.cumsum(rng.exponential(1.0 / arrival_rate, size=n_jobs))
     times = sample_task_times(workers, kappa, n_jobs * iterations, rng)
-    owner = np.repeat(np.arange(workers.n_workers), kappa)
     own_finish = np.zeros((n_jobs * iterations, workers.n_workers))
-    for p in np.flatnonzero(kappa):
-        own_finish[:, p] = times[:, owner == p].max(axis=1)
+    # a worker's tasks finish in order: its last column (cumulative sums) is its finish
+    own_finish[:, kappa > 0] = times[:, np.cumsum(kappa)[kappa > 0] - 1]
     itr = np.partition(times, K - 1, axis=1)[:, K - 1].reshape(n_jobs, iterations)
     start, finish = fifo_delays(arrivals, itr.sum(axis=1))
     offsets = start[:, None] + np.concatenate(

@@ -307,10 +307,7 @@ def iteration_time_cdf(workers: StreamWorkers, kappa: ArrayLike, t: ArrayLike) -
     t = np.asarray(t, dtype=float)
     out = np.ones_like(t)
     for c, k, s, d in zip(shift, shape, scale, det):
-        if np.isfinite(k):
-            out = out * stats.gamma.cdf(t - c, k, scale=s)
-        else:
-            out = out * (t >= c + d)
+        out = out * (stats.gamma.cdf(t - c, k, scale=s) if np.isfinite(k) else t >= c + d)
     return out
 
 
@@ -365,7 +362,7 @@ def service_time_moments(
     iter_mean: float, iter_second: float, iterations: int
 ) -> tuple[float, float]:
     """Eq. (8): ``E[T_s] = I E[T_itr]``, ``E[T_s^2] = I E[T_itr^2] + I (I-1) E[T_itr]^2``."""
-    iterations = check_int("iterations", iterations, low=1)
+    I = check_int("iterations", iterations, low=1)
     iter_mean = check_real("iter_mean", iter_mean, low=0.0)
     iter_second = check_real("iter_second", iter_second, low=0.0)
     if iter_second < iter_mean**2 * (1 - 1e-12):
@@ -373,7 +370,6 @@ def service_time_moments(
             f"iter_second must satisfy iter_second >= iter_mean^2, got {iter_second:g} < "
             f"{iter_mean**2:g}"
         )
-    I = iterations
     return I * iter_mean, I * iter_second + I * (I - 1) * iter_mean**2
 
 

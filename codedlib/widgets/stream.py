@@ -87,9 +87,8 @@ def split_view(**values) -> Report:
     from codedlib.plots import subplots
 
     res, text = split_report(**values)
-    workers = res.workers
     fig, ax = subplots(figsize=(7, 3.0), layout="constrained")
-    x = np.arange(1, workers.n_workers + 1)
+    x = np.arange(1, res.workers.n_workers + 1)
     ax.bar(x - 0.2, res.uniform_metric, width=0.4, color="C1", label="uniform")
     ax.bar(x + 0.2, res.optimal_metric, width=0.4, color="C0", label="optimal")
     ax.axhline(res.optimal.theta, color="k", lw=1, label="θ")
