@@ -32,12 +32,11 @@ class TaskCode:
     """
 
     def __init__(self, B, K, validate=True):
-        B = check_array("B", B, ndim=2)
-        self.B = B
-        self.K = check_int("K", K, low=1, high=B.shape[0])
+        self.B = check_array("B", B, ndim=2)
+        self.K = check_int("K", K, low=1, high=self.B.shape[0])
         # a gradient code whose "workers" are the tasks; validation checks every K-subset
         self.gradient_code: GradientCode = gradient_code_from_matrices(
-            B, B.shape[0] - self.K, validate=validate
+            self.B, self.B.shape[0] - self.K, validate=validate
         )
 
     def encode(self, partial_gradients: ArrayLike) -> np.ndarray:

@@ -97,8 +97,7 @@ def sample_iteration_times(
                 total = np.full(n_iterations, kappa[p] * workers.task_mean[p])
             np.maximum(out, workers.comm_time[p] + total, out=out)
         return out
-    n_tasks = int(kappa.sum())
-    step = max(1, _CHUNK_ELEMENTS // n_tasks)
+    step = max(1, _CHUNK_ELEMENTS // int(kappa.sum()))
     out = np.empty(n_iterations)
     for lo in range(0, n_iterations, step):
         hi = min(n_iterations, lo + step)

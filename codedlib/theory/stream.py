@@ -262,8 +262,7 @@ def optimal_split(workers: StreamWorkers, K: int, omega: float, gamma: float) ->
 def uniform_split(workers: StreamWorkers, K: int, omega: float) -> LoadSplit:
     """Baseline oblivious to heterogeneity: ``K Omega / P`` tasks each, rounded (Section VI)."""
     n_tasks = total_tasks(K, omega)
-    P = workers.n_workers
-    kappa = np.full(P, n_tasks / P)
+    kappa = np.full(workers.n_workers, n_tasks / workers.n_workers)
     rounded = round_split(kappa, n_tasks)
     return LoadSplit("uniform", math.nan, kappa, rounded, rounded > 0)
 
