@@ -234,8 +234,7 @@ def simulate_mean_delay(
         raise ValueError(f"seeds must hold at least 2 seeds for an interval, got {len(seeds)}")
     stream = (workers, kappa, K, iterations, arrival_rate, n_jobs, purging)
     runs = over_seeds(_stream_means, seeds, desc="stream seeds", stream=stream)
-    service_mean = float(np.mean(runs["service_mean"].to_list()))
-    rho = service_mean * arrival_rate
+    rho = float(np.mean(runs["service_mean"].to_list())) * arrival_rate
     stable = bool(rho < 1.0 and runs["stable"].all())
     return DelaySummary.of_streams(runs["mean_delay"].to_numpy(), rho, stable)
 
