@@ -19,7 +19,6 @@ from codedlib.widgets._common import Explorer, Report, float_slider, log_slider,
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-    from scipy.stats._distn_infrastructure import rv_frozen
 
 #: per model: (first parameter name, default, range), (second parameter name, default, range)
 MODEL_PARAMETERS = {
@@ -27,14 +26,6 @@ MODEL_PARAMETERS = {
     "Pareto": (("t0", 1.0, (0.05, 5.0)), ("xi", 2.0, (0.1, 6.0))),
     "gamma": (("mean", 1.0, (0.05, 5.0)), ("var", 0.25, (0.01, 5.0))),
 }
-
-
-def make_model(model: str, first: float, second: float) -> rv_frozen:
-    """The delay model named ``model`` with its two parameters (see MODEL_PARAMETERS)."""
-    makers = {"shifted exponential": shifted_exponential, "Pareto": pareto}
-    if model not in MODEL_PARAMETERS:
-        raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
-    return makers.get(model, gamma_from_moments)(first, second)
 
 
 def order_statistics_report(
@@ -46,11 +37,15 @@ def order_statistics_report(
     replicas: int = 20_000,
     seed: int = 0,
 ) -> tuple[Figure, str]:
-    """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``."""
+    """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k`` of the
+    delay model named ``model`` with its two parameters (:data:`MODEL_PARAMETERS`)."""
     from codedlib.plots import subplots
     from codedlib.plots.stragglers import plot_order_statistics
 
-    dist = make_model(model, first, second)
+    if model not in MODEL_PARAMETERS:
+        raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
+    makers = {"shifted exponential": shifted_exponential, "Pareto": pareto}
+    dist = makers.get(model, gamma_from_moments)(first, second)
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1, high=n)
     comparison = ex.order_statistic_comparison(dist, n, replicas=replicas, rng=seed)
