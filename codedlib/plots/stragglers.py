@@ -111,7 +111,7 @@ def plot_order_statistics(
     ax.set_title(title or "expected k-th order statistic")
     ax.legend(fontsize="small")
     z = comparison["z"].to_numpy()
-    valid = comparison["mc_valid"].to_numpy() if "mc_valid" in comparison else np.ones(len(k), bool)
+    valid = comparison["mc_valid"].to_numpy()
     ax_z.axhspan(-3, 3, color="0.9", label="±3 s.e.")
     ax_z.plot(k[valid], z[valid], "o", color="C2", label="finite variance")
     if (~valid).any():
