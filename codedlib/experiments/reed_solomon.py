@@ -146,28 +146,24 @@ def _elapsed(fn, *args):
 
 def decoding_cost(
     fs: Sequence[int] = (50, 100, 200, 400, 800),
-    straggler_fraction: float = 0.15,
     repeats: int = 5,
     rng: RngLike = None,
 ) -> pd.DataFrame:
     """Wall-clock time of one decoding vector on one BLAS thread: Algorithm 3, least squares
     (a B_F = 1, SVD) and LU (eq. 12, a G_F = e_1), timed back to back after a warm-up, one row
-    per (f, repeat); n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1, random
+    per (f, repeat); n = round(f / 0.85) (15 % stragglers), k = n, w = n − f + 1, random
     survivors, the better-spread root (``root_power="auto"``; the paper's root loses all
     accuracy as n grows: only its ``paper_root_residual``). ``accurate``: the three residuals
     max |a B_F − 1| are below 1e-6."""
     from threadpoolctl import threadpool_limits
 
-    straggler_fraction = check_real(
-        "straggler_fraction", straggler_fraction, low=0.0, high=1.0, high_open=True
-    )
     repeats = check_int("repeats", repeats, low=1)
     gen = as_generator(rng)
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         for f in fs:
             f = check_int("f", f, low=2)
-            n = max(f + 1, round(f / (1 - straggler_fraction)))
+            n = max(f + 1, round(f / 0.85))
             code = reed_solomon_gradient_code(n, n, n - f + 1, "auto", on_inaccurate="ignore")
             paper = reed_solomon_gradient_code(n, n, n - f + 1, 1, on_inaccurate="ignore")
             F = np.sort(gen.choice(n, f, replace=False))
