@@ -104,9 +104,8 @@ def plot_order_statistics(
     ax.plot(k[num], comparison["numeric"][num], "o", mfc="none", color="C1", label=numeric)
     err, mc = 3 * comparison["mc_stderr"], "Monte Carlo ± 3 s.e."
     ax.errorbar(k, comparison["mc_mean"], yerr=err, fmt=".", color="C2", capsize=2, label=mc)
-    infinite = ~num
-    if infinite.any():
-        ax.plot([], [], " ", label=f"k >= {int(k[infinite].min())}: infinite mean")
+    if not num.all():
+        ax.plot([], [], " ", label=f"k >= {int(k[~num].min())}: infinite mean")
     ax.set(xlabel="k (wait for the k fastest)", ylabel="E[T_(k)]", yscale="log")
     ax.set_title(title or "expected k-th order statistic")
     ax.legend(fontsize="small")
