@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib.codes.cyclic import cyclic_repetition_code
 from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, even_partition
@@ -105,14 +106,11 @@ def chunk_gradient_function(
 
 
 def _make_code(spec: SchemeSpec, n: int):
-    s = n - spec.wait
     if spec.kind == "rs":
         # the simulation measures and records every decoding's error itself (decode_error)
-        return reed_solomon_gradient_code(n, n, s + 1, on_inaccurate="ignore")
+        return reed_solomon_gradient_code(n, n, n - spec.wait + 1, on_inaccurate="ignore")
     if spec.kind == "mds":
-        from codedlib.codes.cyclic import cyclic_repetition_code
-
-        return cyclic_repetition_code(n, s)
+        return cyclic_repetition_code(n, n - spec.wait)
     return None
 
 
