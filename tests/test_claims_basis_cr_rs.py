@@ -65,7 +65,7 @@ def test_speedup_verdict_rules():
 
 
 def test_residual_tol_bounds_the_residual_not_the_gradient_error():
-    out = rs.residual_tol_check(80, 80, 13, root_power=1, n_sets=40, rng=0)
+    out = rs.residual_tol_check(80, 80, 13, n_sets=40, rng=0)
     assert out["f"] == 68 and out["share_flagged"] > 0.8
     assert out["median_gradient_error"] < out["residual_tol"] < out["median_residual"]
 

@@ -183,25 +183,6 @@ class GradientCode:
         return np.array(rows).reshape(count, n)
 
 
-def structured_null_space(n: int, s: int, rng: RngLike = None) -> np.ndarray:
-    """Null-space matrix ``H`` (s x n, ``H @ 1 = 0``) of :func:`cyclic_repetition_code` (CR Sec.
-    II-C): ``H[:, m] = E[:, m mod (s+1)]``, ``E`` an orthonormal basis of zero-sum vectors of
-    R^{s+1}; exact when ``(s+1) | n`` (``B`` the all-ones band), else perturbed by
-    ``0.1 N(0, 1)`` entries and re-centred."""
-    n = check_int("n", n, 1)
-    s = check_int("s", s, 0, n - 1)
-    if s == 0:
-        return np.zeros((0, n))
-    gen = as_generator(rng)
-    basis, _ = np.linalg.qr(np.column_stack([np.ones(s + 1), np.eye(s + 1)[:, :s]]))
-    zero_sum = basis[:, 1 : s + 1].T  # (s, s+1), orthonormal rows orthogonal to 1
-    H = zero_sum[:, np.arange(n) % (s + 1)]
-    if n % (s + 1) != 0:
-        H = H + 0.1 * gen.standard_normal((s, n))
-        H -= H.mean(axis=1, keepdims=True)
-    return H
-
-
 def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
     """Tandon et al.'s cyclic construction (Algorithm 2) from ``H`` (s x n, H @ 1 = 0): row ``i``
     of ``B`` is the null vector of ``H[:, i..i+s mod n]`` of norm ``sqrt(s+1)`` and non-negative
@@ -209,8 +190,6 @@ def code_from_null_space(H: ArrayLike, s: int) -> GradientCode:
     H = check_array("H", H, ndim=2)
     s = check_int("s", s, 0)
     n = H.shape[1]
-    if n < 1:
-        raise ValueError("H must have at least one column (n >= 1)")
     if s >= n:
         raise ValueError(f"s must satisfy 0 <= s < n, got s={s}, n={n}")
     if H.shape[0] != s:
@@ -242,8 +221,10 @@ def cyclic_repetition_code(
 ) -> GradientCode:
     """Cyclic-repetition gradient code: worker i holds partitions i..i+s (mod n), load (s+1)/n.
 
-    Tandon et al. Algorithm 2 with :func:`structured_null_space` (``rng=None``: seed 0) or the
-    given ``null_space`` ``H`` (e.g. a Gaussian one).
+    Tandon et al. Algorithm 2 (CR Sec. II-C) with the given ``null_space`` H (s x n, e.g. a
+    Gaussian one) or ``H[:, m] = E[:, m mod (s+1)]``, ``E`` an orthonormal basis of zero-sum
+    vectors of R^{s+1}: exact when ``(s+1) | n`` (``B`` the all-ones band), else perturbed by
+    ``0.1 N(0, 1)`` entries (``rng``; None: seed 0) and re-centred.
 
     >>> code = cyclic_repetition_code(6, 2)
     >>> code.B[0]
@@ -256,7 +237,12 @@ def cyclic_repetition_code(
     if s >= n:
         raise ValueError(f"s must satisfy 0 <= s < n, got s={s}, n={n}")
     if null_space is None:
-        null_space = structured_null_space(n, s, 0 if rng is None else rng)
+        basis, _ = np.linalg.qr(np.column_stack([np.ones(s + 1), np.eye(s + 1)[:, :s]]))
+        null_space = basis[:, 1 : s + 1].T[:, np.arange(n) % (s + 1)]  # (s, n), rows sum to 0
+        if n % (s + 1) != 0:
+            gen = as_generator(0 if rng is None else rng)
+            null_space = null_space + 0.1 * gen.standard_normal((s, n))
+            null_space -= null_space.mean(axis=1, keepdims=True)
     return code_from_null_space(null_space, s)
 
 

@@ -240,7 +240,6 @@ class ReedSolomonGradientCode:
     on_inaccurate: str = "warn"
 
     def __post_init__(self):
-        check_real("residual_tol", self.residual_tol, low=0.0, low_open=True)
         if self.on_inaccurate not in ("warn", "raise", "ignore"):
             raise ValueError(
                 "on_inaccurate must be 'warn', 'raise' or 'ignore', "
@@ -338,9 +337,8 @@ def worst_case_survivors(n: int, f: int, root_power: int = 1, start: int = 0) ->
     n = check_int("n", n, low=2)
     f = check_int("f", f, low=1, high=n)
     q = _check_root_power(n, root_power)
-    q_inv = pow(q, -1, n) if n > 1 else 1
     arc = (start + np.arange(n - f)) % n  # exponents of α_0 = exp(2πi/n) to drop
-    stragglers = (arc * q_inv) % n  # workers whose point α^i = α_0^{q i} lies on the arc
+    stragglers = (arc * pow(q, -1, n)) % n  # workers whose point α^i = α_0^{q i} lies on the arc
     return np.setdiff1d(np.arange(n), stragglers)
 
 

@@ -73,7 +73,6 @@ def any_f_rows_check(
     k: int = 8,
     w: int = 3,
     n_sets: int = 200,
-    root_power: int | str = 1,
     rng: RngLike = None,
 ) -> pd.DataFrame:
     """Residual max|a B_F − 1| of the best decoding vector for ``n_sets`` draws of each kind
@@ -82,7 +81,7 @@ def any_f_rows_check(
     light chunk (no vector works: eq. (2) is tight)."""
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
-    code = reed_solomon_gradient_code(n, k, w, root_power)
+    code = reed_solomon_gradient_code(n, k, w)
     light = np.flatnonzero(code.M.sum(axis=0) == code.s + 1)
 
     def row(kind, S, a=None):
@@ -147,28 +146,24 @@ def _elapsed(fn, *args):
 
 def decoding_cost(
     fs: Sequence[int] = (50, 100, 200, 400, 800),
-    straggler_fraction: float = 0.15,
     repeats: int = 5,
     rng: RngLike = None,
 ) -> pd.DataFrame:
     """Wall-clock time of one decoding vector on one BLAS thread: Algorithm 3, least squares
     (a B_F = 1, SVD) and LU (eq. 12, a G_F = e_1), timed back to back after a warm-up, one row
-    per (f, repeat); n = round(f / (1 − straggler_fraction)), k = n, w = n − f + 1, random
+    per (f, repeat); n = round(f / 0.85) (15 % stragglers), k = n, w = n − f + 1, random
     survivors, the better-spread root (``root_power="auto"``; the paper's root loses all
     accuracy as n grows: only its ``paper_root_residual``). ``accurate``: the three residuals
     max |a B_F − 1| are below 1e-6."""
     from threadpoolctl import threadpool_limits
 
-    straggler_fraction = check_real(
-        "straggler_fraction", straggler_fraction, low=0.0, high=1.0, high_open=True
-    )
     repeats = check_int("repeats", repeats, low=1)
     gen = as_generator(rng)
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         for f in fs:
             f = check_int("f", f, low=2)
-            n = max(f + 1, round(f / (1 - straggler_fraction)))
+            n = max(f + 1, round(f / 0.85))
             code = reed_solomon_gradient_code(n, n, n - f + 1, "auto", on_inaccurate="ignore")
             paper = reed_solomon_gradient_code(n, n, n - f + 1, 1, on_inaccurate="ignore")
             F = np.sort(gen.choice(n, f, replace=False))
@@ -196,7 +191,6 @@ def residual_tol_check(
     n: int = 80,
     k: int = 80,
     w: int = 13,
-    root_power: int = 1,
     n_sets: int = 200,
     rng: RngLike = None,
 ) -> dict:
@@ -205,7 +199,7 @@ def residual_tol_check(
     they decode (standard-normal partial gradients, 8 features; Algorithm 3, eq. 14)."""
     n_sets = check_int("n_sets", n_sets, low=1)
     gen = as_generator(rng)
-    code = reed_solomon_gradient_code(n, k, w, root_power, on_inaccurate="ignore")
+    code = reed_solomon_gradient_code(n, k, w, on_inaccurate="ignore")
     g = gen.standard_normal((code.k, 8))
     exact = g.sum(axis=0)
     res, err = [], []
@@ -252,26 +246,22 @@ def decoding_cost_summary(cost: pd.DataFrame) -> pd.DataFrame:
 def accuracy_study(
     ns: Sequence[int] = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 160, 200, 300),
     loads: Sequence[float] = (13 / 80, 0.3),
-    root_powers: Sequence[int | str] = (1, "auto"),
-    tol: float = 1e-6,
     n_random: int = 20,
     rng: RngLike = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Relative error of the decoded gradient vs n (k = n, w = round(load·n)): ``(table,
-    limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root, load, n)
-    and the largest n with error <= ``tol`` (worst-case and random survivors)."""
+    limits)``, :func:`~codedlib.codes.reed_solomon.accuracy_limit`'s rows per (root: 1 or
+    "auto", load, n) and the largest n with error <= 1e-6 (worst-case and random survivors)."""
     gen = as_generator(rng)
     tables, limits = [], []
-    for root, load in itertools.product(root_powers, loads):
-        table, lim = accuracy_limit(
-            ns, load=load, root_power=root, tol=tol, n_random=n_random, rng=gen
-        )
+    for root, load in itertools.product((1, "auto"), loads):
+        table, lim = accuracy_limit(ns, load=load, root_power=root, n_random=n_random, rng=gen)
         label = "α = e^{2πi/n} (paper)" if root == 1 else f"root_power={root}"
         table.insert(0, "root", label)
         table.insert(1, "load", load)
         tables.append(table)
         limits.append(
-            {"root": label, "load": load, "tol": tol}
+            {"root": label, "load": load, "tol": 1e-6}
             | {f"largest_accurate_n_{kind}": lim[kind] for kind in ("worst", "random")}
         )
     return pd.concat(tables, ignore_index=True), pd.DataFrame(limits)
@@ -649,8 +639,7 @@ def fig2_summary(df: pd.DataFrame, times: ArrayLike | None = None) -> pd.DataFra
     ``_``, ``m``, ``p``), iterations and iteration time, and the largest relative gradient error."""
     check_frame("df", df, ("scheme", "seed", "time", "test_error"))
     times = np.asarray([0.5, 1, 2, 5] if times is None else times, dtype=float)
-    names = [f"test_error_at_{t:g}".replace(".", "_").replace("-", "m") for t in times]
-    names = [c.replace("+", "p") for c in names]
+    names = [f"test_error_at_{t:g}".translate(str.maketrans(".-+", "_mp")) for t in times]
     out = []
     for scheme, g in df.groupby("scheme", sort=False):
         at = np.array([_step_values(run, "test_error", times) for _, run in g.groupby("seed")])

@@ -104,14 +104,13 @@ def plot_order_statistics(
     ax.plot(k[num], comparison["numeric"][num], "o", mfc="none", color="C1", label=numeric)
     err, mc = 3 * comparison["mc_stderr"], "Monte Carlo ± 3 s.e."
     ax.errorbar(k, comparison["mc_mean"], yerr=err, fmt=".", color="C2", capsize=2, label=mc)
-    infinite = ~num
-    if infinite.any():
-        ax.plot([], [], " ", label=f"k >= {int(k[infinite].min())}: infinite mean")
+    if not num.all():
+        ax.plot([], [], " ", label=f"k >= {int(k[~num].min())}: infinite mean")
     ax.set(xlabel="k (wait for the k fastest)", ylabel="E[T_(k)]", yscale="log")
     ax.set_title(title or "expected k-th order statistic")
     ax.legend(fontsize="small")
     z = comparison["z"].to_numpy()
-    valid = comparison["mc_valid"].to_numpy() if "mc_valid" in comparison else np.ones(len(k), bool)
+    valid = comparison["mc_valid"].to_numpy()
     ax_z.axhspan(-3, 3, color="0.9", label="±3 s.e.")
     ax_z.plot(k[valid], z[valid], "o", color="C2", label="finite variance")
     if (~valid).any():

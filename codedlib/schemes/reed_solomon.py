@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from codedlib._validation import RngLike, as_generator, check_array, check_int, check_real
+from codedlib.codes.cyclic import cyclic_repetition_code
 from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.latency.models import pareto
 from codedlib.problems import SoftmaxRegression, even_partition
@@ -104,15 +105,12 @@ def chunk_gradient_function(
     return softmax_chunks
 
 
-def _make_code(spec: SchemeSpec, n: int, root_power):
-    s = n - spec.wait
+def _make_code(spec: SchemeSpec, n: int):
     if spec.kind == "rs":
         # the simulation measures and records every decoding's error itself (decode_error)
-        return reed_solomon_gradient_code(n, n, s + 1, root_power, on_inaccurate="ignore")
+        return reed_solomon_gradient_code(n, n, n - spec.wait + 1, on_inaccurate="ignore")
     if spec.kind == "mds":
-        from codedlib.codes.cyclic import cyclic_repetition_code
-
-        return cyclic_repetition_code(n, s)
+        return cyclic_repetition_code(n, n - spec.wait)
     return None
 
 
@@ -169,8 +167,6 @@ def simulate_schemes(
     cg_N: float = 0.035,
     c_m: float = 1e-9,
     time_budget: float = 5.0,
-    step_size: float | None = None,
-    root_power: int | str = 1,
     rng: RngLike = None,
     delays: np.ndarray | None = None,
     record_interval: float | None = None,
@@ -183,7 +179,7 @@ def simulate_schemes(
     used gradient's relative error against the exact sum) and imag (largest |imaginary part| /
     |gradient|, Coded-RS). With ``record_interval`` (simulated s) only the first iteration after
     each multiple of it and the last one are written, decode_error and imag as maxima since the
-    previous row; None records every iteration. ``step_size`` defaults to 1/L.
+    previous row; None records every iteration. The step is 1/L.
     """
     n = check_int("n", n, low=3)
     schemes = list(schemes)
@@ -199,11 +195,7 @@ def simulate_schemes(
     if n > problem.n_samples:
         raise ValueError(f"n must be <= the number of samples {problem.n_samples}, got n={n}")
     _check_waits(schemes, n, xi)
-    step_size = (
-        1.0 / problem.smoothness()
-        if step_size is None
-        else check_real("step_size", step_size, low=0.0, low_open=True)
-    )
+    step_size = 1.0 / problem.smoothness()
     if record_interval is not None:
         record_interval = check_real("record_interval", record_interval, low=0.0, low_open=True)
     bounds = even_partition(problem.n_samples, n)
@@ -224,7 +216,7 @@ def simulate_schemes(
     blas = ThreadpoolController()  # scans the loaded libraries once, not once per row (5 ms)
     rows = []
     for spec in schemes:
-        code = _make_code(spec, n, root_power)
+        code = _make_code(spec, n)
         decoder = "offline" if spec.kind == "uncoded" else spec.kind
         t_extra = cg_N * spec.load(n) + float(decoding_time(spec.wait, c_m, decoder))
         theta = problem.initial_point()

@@ -14,12 +14,10 @@ import numpy as np
 from codedlib._validation import check_int
 from codedlib.experiments import stragglers as ex
 from codedlib.latency.models import gamma_from_moments, pareto, shifted_exponential
-from codedlib.latency.order_stats import pareto_order_statistic_limit
 from codedlib.widgets._common import Explorer, Report, float_slider, log_slider, text_html
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-    from scipy.stats._distn_infrastructure import rv_frozen
 
 #: per model: (first parameter name, default, range), (second parameter name, default, range)
 MODEL_PARAMETERS = {
@@ -27,14 +25,6 @@ MODEL_PARAMETERS = {
     "Pareto": (("t0", 1.0, (0.05, 5.0)), ("xi", 2.0, (0.1, 6.0))),
     "gamma": (("mean", 1.0, (0.05, 5.0)), ("var", 0.25, (0.01, 5.0))),
 }
-
-
-def make_model(model: str, first: float, second: float) -> rv_frozen:
-    """The delay model named ``model`` with its two parameters (see MODEL_PARAMETERS)."""
-    makers = {"shifted exponential": shifted_exponential, "Pareto": pareto}
-    if model not in MODEL_PARAMETERS:
-        raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
-    return makers.get(model, gamma_from_moments)(first, second)
 
 
 def order_statistics_report(
@@ -46,11 +36,15 @@ def order_statistics_report(
     replicas: int = 20_000,
     seed: int = 0,
 ) -> tuple[Figure, str]:
-    """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k``."""
+    """Figure (pdf/cdf + ``E[T_(k)]`` vs ``k``) and a text summary for the chosen ``k`` of the
+    delay model named ``model`` with its two parameters (:data:`MODEL_PARAMETERS`)."""
     from codedlib.plots import subplots
     from codedlib.plots.stragglers import plot_order_statistics
 
-    dist = make_model(model, first, second)
+    if model not in MODEL_PARAMETERS:
+        raise ValueError(f"model must be one of {sorted(MODEL_PARAMETERS)}, got model={model!r}")
+    makers = {"shifted exponential": shifted_exponential, "Pareto": pareto}
+    dist = makers.get(model, gamma_from_moments)(first, second)
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1, high=n)
     comparison = ex.order_statistic_comparison(dist, n, replicas=replicas, rng=seed)
@@ -88,7 +82,6 @@ def pareto_limit_report(
     """RS Proposition 1 (eq. 19) figure, up to ``n_max``, and the limit for ``(t0, xi, alpha)``."""
     from codedlib.plots.stragglers import plot_pareto_limit
 
-    limit = pareto_order_statistic_limit(t0, xi, alpha)
     n_max = check_int("n_max", n_max, low=10)
     ns = np.unique(np.round(np.logspace(1, np.log10(n_max), 25)).astype(int))
     data = ex.pareto_limit_convergence(t0, xi, (alpha,), ns)
@@ -99,7 +92,7 @@ def pareto_limit_report(
     fig = plot_pareto_limit(data)
     last = data.iloc[-1]
     text = (
-        f"limit t0 alpha^(-1/xi) = {limit:.6g};  exact at n={int(last['n'])}, "
+        f"limit t0 alpha^(-1/xi) = {last['limit']:.6g};  exact at n={int(last['n'])}, "
         f"k={int(last['k'])}: {last['exact']:.6g} (relative gap {last['relative_error']:.2e})"
     )
     return fig, text
