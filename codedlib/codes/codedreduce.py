@@ -155,16 +155,6 @@ class Segments:
         return " + ".join(items) if items else "(none)"
 
 
-def _even_part_sizes(total: int, k: int) -> np.ndarray:
-    """Split ``total`` points into ``k`` parts differing by at most one, larger parts spread
-    evenly around the cycle (so every window of consecutive parts gets its share)."""
-    base, extra = divmod(total, k)
-    sizes = np.full(k, base, dtype=np.int64)
-    if extra:
-        sizes[(np.arange(extra) * k) // extra] += 1
-    return sizes
-
-
 def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     """COMPALLOC (Algorithm 1): allocate an ordered data set among ``code.n_workers`` workers.
 
@@ -178,11 +168,15 @@ def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     >>> comp_alloc(Segments.whole(30), code)[0].describe()
     '0.5*[0:10) + 1*[10:20)'
     """
-    sizes = _even_part_sizes(data.size, code.n_partitions)
+    k = code.n_partitions
+    base, extra = divmod(data.size, k)
+    sizes = np.full(k, base, dtype=np.int64)
+    if extra:  # parts differ by at most one, the larger spread evenly around the cycle
+        sizes[(np.arange(extra) * k) // extra] += 1
     bounds = np.concatenate([[0], np.cumsum(sizes)])
-    parts = [data.slice(bounds[k], bounds[k + 1]) for k in range(code.n_partitions)]
+    parts = [data.slice(bounds[j], bounds[j + 1]) for j in range(k)]
     return [
-        Segments.concat([parts[k].scaled(code.B[i, k]) for k in np.flatnonzero(code.B[i])])
+        Segments.concat([parts[j].scaled(code.B[i, j]) for j in np.flatnonzero(code.B[i])])
         for i in range(code.n_workers)
     ]
 
@@ -348,8 +342,7 @@ def allocate(
     """
     n, L, s = check_tree(n, L, s)
     d = check_int("d", d, 1)
-    if code is None:
-        code = cyclic_repetition_code(n, s, rng=rng)
+    code = cyclic_repetition_code(n, s, rng=rng) if code is None else code
     if code.n_workers != n or code.stragglers != s:
         raise ValueError(
             f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, stragglers={code.stragglers}"
