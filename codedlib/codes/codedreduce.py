@@ -110,8 +110,7 @@ class Segments:
 
     def slice(self, begin: int, end: int) -> Segments:
         """Points ``begin..end-1`` of the ordered list (positions, not data indices)."""
-        lengths = self.stops - self.starts
-        cum = np.concatenate([[0], np.cumsum(lengths)])
+        cum = np.concatenate([[0], np.cumsum(self.stops - self.starts)])
         lo, hi = np.maximum(begin, cum[:-1]), np.minimum(end, cum[1:])
         keep = lo < hi
         offset = (self.starts - cum[:-1])[keep]
@@ -139,10 +138,8 @@ class Segments:
 
     def gradient(self, partial_gradient: Callable[[int, int], np.ndarray]) -> np.ndarray | float:
         """``sum_k coef_k * partial_gradient(start_k, stop_k)`` (the coded gradient g_D)."""
-        total = 0.0
-        for a, b, c in zip(self.starts, self.stops, self.coefs):
-            total = total + c * partial_gradient(int(a), int(b))
-        return total
+        terms = zip(self.starts, self.stops, self.coefs)
+        return sum((c * partial_gradient(int(a), int(b)) for a, b, c in terms), 0.0)
 
     def as_tuples(self) -> list[tuple[int, int, float]]:
         return [(int(a), int(b), float(c)) for a, b, c in zip(self.starts, self.stops, self.coefs)]
@@ -294,10 +291,7 @@ class CodedReduceAllocation:
                 f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {len(down)} of its {self.n} children straggle (ranks {down})"
             )
         a = self.decoding_coefficients(positions)
-        total = local
-        for child, message in child_messages.items():
-            total = total + a[child - first] * np.asarray(message)
-        return total
+        return sum((a[c - first] * np.asarray(m) for c, m in child_messages.items()), local)
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per node: rank, layer, index, label, parent, n_points, local and sub-tree

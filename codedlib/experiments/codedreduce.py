@@ -227,7 +227,7 @@ def fig2_iteration_times(
         | dict(load_points=t.load_points, busiest_node_messages=t.busiest_messages)
         | dict(busiest_node_gradients=t.busiest_gradients, cr_speedup_ours=t.mean / res["CR"].mean)
         | dict(cr_speedup_paper=PAPER_SPEEDUPS["fig2"].get(name, np.nan))
-        for name, t in ((k, res[k]) for k in ("UMW", "GC", "SGD", "RAR", "CR"))
+        for name, t in res.items()
     ]
     return pd.DataFrame(rows).set_index("scheme")
 
@@ -335,8 +335,7 @@ def cr_rar_network_table(
     gen = as_generator(rng)
     rows = []
     for figure in PAPER_SPEEDUPS:
-        tree = FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
-        cfg, draws, loads = _tree(*tree, n_iterations, gen)
+        cfg, draws, loads = _tree(*RANGE_SETTINGS[figure][:4], n_iterations, gen)
         n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
 
         def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
@@ -551,9 +550,8 @@ def _metric(task, prob, data, theta, previous):
     return 1.0 - prob.error_rate(theta, data.X_test, data.y_test)
 
 
-def _worker_ranges(n_samples, N):
-    bounds = np.linspace(0, n_samples, N + 1).round().astype(int)
-    return bounds[:-1], bounds[1:]
+def _worker_bounds(n_samples, N):
+    return np.linspace(0, n_samples, N + 1).round().astype(int)
 
 
 #: The optimisation's small dense products on one BLAS thread: threads only add overhead at a
@@ -565,8 +563,8 @@ _gc_code = functools.lru_cache(maxsize=32)(cyclic_repetition_code)
 
 def _parts(prob, theta, N):
     """Every worker's partial gradient over its equal share of the data (GC, RAR, UMW)."""
-    starts, stops = _worker_ranges(prob.n_samples, N)
-    return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
+    bounds = _worker_bounds(prob.n_samples, N)
+    return np.array([prob.partial_gradient(theta, a, b) for a, b in itertools.pairwise(bounds)])
 
 
 def _cr_gradient(alloc, prob, theta, survivors):
@@ -645,9 +643,9 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
     theta0 = 0.01 * gen.standard_normal(prob.dim)
     # SGD on the first N - S workers of every iteration (same draws as the timing): per
     # iteration, the data rows of the workers it ignored (in increasing order)
-    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    ignored = ~np.repeat(timings["SGD"].used_workers, stops - starts, axis=1)  # (iterations, rows)
-    unused = [np.flatnonzero(row) + starts[0] for row in ignored]
+    shares = np.diff(_worker_bounds(prob.n_samples, cfg.N))
+    ignored = ~np.repeat(timings["SGD"].used_workers, shares, axis=1)  # (iterations, rows)
+    unused = [np.flatnonzero(row) for row in ignored]
     out = dict(task=task, n_iterations=len(draws), model=model, cfg=cfg, timings=timings)
     out |= dict(prob=prob, data=data, metric=metric_name, theta0=theta0, unused=unused)
     return out | dict(step=_step_size(prob))
@@ -662,10 +660,9 @@ def _tune(run: dict, quick: bool) -> tuple[float, float]:
     for c2, k in itertools.product(*_sizes(quick)["sgd_grid"]):
         c1 = k * run["step"] * c2
         theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
-        if task == "logistic":
-            score = float(prob.loss(theta))
-        else:
-            score = sign * _metric(task, prob, data, theta, theta0)
+        score = sign * (
+            prob.loss(theta) if task == "logistic" else _metric(task, prob, data, theta, theta0)
+        )
         if np.isfinite(score) and (best is None or score < best[0]):
             best = (score, c1, c2)
     return best[1], best[2]
@@ -1381,8 +1378,7 @@ def gradient_complexity(res: SimpleNamespace, seed: int) -> dict:
             reached = int(np.isfinite(its).sum())
             rows.append((eps, scheme, med, reached, len(its), med * per_iter[scheme]))
     columns = ["epsilon", "scheme", "iterations (median)", "reached in seeds", "of seeds"]
-    table = pd.DataFrame(rows, columns=[*columns, "gradient computations"])
-    table = table.set_index(["epsilon", "scheme"])
+    table = pd.DataFrame(rows, columns=[*columns, "gradient computations"]).set_index(columns[:2])
     return {"table": table, "levels": levels, "per_iter": per_iter, "n_run": n_run}
 
 
