@@ -102,9 +102,6 @@ class Segments:
     def size(self) -> int:
         return int(np.sum(self.stops - self.starts))
 
-    def __len__(self) -> int:
-        return int(self.starts.size)
-
     def scaled(self, factor: float) -> Segments:
         return Segments(self.starts, self.stops, self.coefs * factor)
 
@@ -122,7 +119,7 @@ class Segments:
 
     @staticmethod
     def concat(parts: Iterable[Segments]) -> Segments:
-        parts, none = [p for p in parts if len(p)], np.zeros(0, dtype=np.int64)
+        parts, none = [p for p in parts if p.starts.size], np.zeros(0, dtype=np.int64)
         return Segments(
             np.concatenate([none, *(p.starts for p in parts)]).astype(np.int64),
             np.concatenate([none, *(p.stops for p in parts)]).astype(np.int64),

@@ -154,13 +154,11 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     return SimpleNamespace(**out, max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))))
 
 
-def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.DataFrame:
-    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
+def load_curves(alphas: ArrayLike | None = None) -> pd.DataFrame:
+    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2; n → ∞)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
-    frame = lambda L: dict(
-        alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L
-    )
-    return pd.concat([pd.DataFrame(frame(L)) for L in (1, 2, 3)], ignore_index=True)
+    cols = lambda L: dict(alpha=alphas, L=L, load=load_vs_alpha(alphas, L), alpha_power_l=alphas**L)
+    return pd.concat([pd.DataFrame(cols(L)) for L in (1, 2, 3)], ignore_index=True)
 
 
 def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> SimpleNamespace:
