@@ -144,8 +144,7 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     G = as_generator(rng).standard_normal((d, 2))
     local = local_messages_from_point_gradients(alloc, G)
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
-    thirds = np.array_split(np.arange(d), 3)
-    g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
+    g1, g2, g3 = (G[idx].sum(0) for idx in np.array_split(np.arange(d), 3))
     shown = {"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
     shown |= {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)}
     out = dict(allocation=alloc, r_cr=r_cr(3, 1, 2, exact=True), messages=shown)
