@@ -102,16 +102,12 @@ class Segments:
     def size(self) -> int:
         return int(np.sum(self.stops - self.starts))
 
-    def __len__(self) -> int:
-        return int(self.starts.size)
-
     def scaled(self, factor: float) -> Segments:
         return Segments(self.starts, self.stops, self.coefs * factor)
 
     def slice(self, begin: int, end: int) -> Segments:
         """Points ``begin..end-1`` of the ordered list (positions, not data indices)."""
-        lengths = self.stops - self.starts
-        cum = np.concatenate([[0], np.cumsum(lengths)])
+        cum = np.concatenate([[0], np.cumsum(self.stops - self.starts)])
         lo, hi = np.maximum(begin, cum[:-1]), np.minimum(end, cum[1:])
         keep = lo < hi
         offset = (self.starts - cum[:-1])[keep]
@@ -123,7 +119,7 @@ class Segments:
 
     @staticmethod
     def concat(parts: Iterable[Segments]) -> Segments:
-        parts, none = [p for p in parts if len(p)], np.zeros(0, dtype=np.int64)
+        parts, none = [p for p in parts if p.starts.size], np.zeros(0, dtype=np.int64)
         return Segments(
             np.concatenate([none, *(p.starts for p in parts)]).astype(np.int64),
             np.concatenate([none, *(p.stops for p in parts)]).astype(np.int64),
@@ -139,10 +135,8 @@ class Segments:
 
     def gradient(self, partial_gradient: Callable[[int, int], np.ndarray]) -> np.ndarray | float:
         """``sum_k coef_k * partial_gradient(start_k, stop_k)`` (the coded gradient g_D)."""
-        total = 0.0
-        for a, b, c in zip(self.starts, self.stops, self.coefs):
-            total = total + c * partial_gradient(int(a), int(b))
-        return total
+        terms = zip(self.starts, self.stops, self.coefs)
+        return sum((c * partial_gradient(int(a), int(b)) for a, b, c in terms), 0.0)
 
     def as_tuples(self) -> list[tuple[int, int, float]]:
         return [(int(a), int(b), float(c)) for a, b, c in zip(self.starts, self.stops, self.coefs)]
@@ -153,16 +147,6 @@ class Segments:
         if len(items) > max_items:
             items = items[:max_items] + [f"... ({len(items) - max_items} more)"]
         return " + ".join(items) if items else "(none)"
-
-
-def _even_part_sizes(total: int, k: int) -> np.ndarray:
-    """Split ``total`` points into ``k`` parts differing by at most one, larger parts spread
-    evenly around the cycle (so every window of consecutive parts gets its share)."""
-    base, extra = divmod(total, k)
-    sizes = np.full(k, base, dtype=np.int64)
-    if extra:
-        sizes[(np.arange(extra) * k) // extra] += 1
-    return sizes
 
 
 def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
@@ -178,11 +162,15 @@ def comp_alloc(data: Segments, code: GradientCode) -> list[Segments]:
     >>> comp_alloc(Segments.whole(30), code)[0].describe()
     '0.5*[0:10) + 1*[10:20)'
     """
-    sizes = _even_part_sizes(data.size, code.n_partitions)
+    k = code.n_partitions
+    base, extra = divmod(data.size, k)
+    sizes = np.full(k, base, dtype=np.int64)
+    if extra:  # parts differ by at most one, the larger spread evenly around the cycle
+        sizes[(np.arange(extra) * k) // extra] += 1
     bounds = np.concatenate([[0], np.cumsum(sizes)])
-    parts = [data.slice(bounds[k], bounds[k + 1]) for k in range(code.n_partitions)]
+    parts = [data.slice(bounds[j], bounds[j + 1]) for j in range(k)]
     return [
-        Segments.concat([parts[k].scaled(code.B[i, k]) for k in np.flatnonzero(code.B[i])])
+        Segments.concat([parts[j].scaled(code.B[i, j]) for j in np.flatnonzero(code.B[i])])
         for i in range(code.n_workers)
     ]
 
@@ -300,10 +288,7 @@ class CodedReduceAllocation:
                 f"more than s={self.s} stragglers under parent {nd.label} (rank {rank}): {len(down)} of its {self.n} children straggle (ranks {down})"
             )
         a = self.decoding_coefficients(positions)
-        total = local
-        for child, message in child_messages.items():
-            total = total + a[child - first] * np.asarray(message)
-        return total
+        return sum((a[c - first] * np.asarray(m) for c, m in child_messages.items()), local)
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per node: rank, layer, index, label, parent, n_points, local and sub-tree
@@ -348,8 +333,7 @@ def allocate(
     """
     n, L, s = check_tree(n, L, s)
     d = check_int("d", d, 1)
-    if code is None:
-        code = cyclic_repetition_code(n, s, rng=rng)
+    code = cyclic_repetition_code(n, s, rng=rng) if code is None else code
     if code.n_workers != n or code.stragglers != s:
         raise ValueError(
             f"code must be an (n={n}, s={s}) gradient code, got n_workers={code.n_workers}, stragglers={code.stragglers}"

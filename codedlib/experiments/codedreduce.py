@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from codedlib._validation import RngLike, as_generator, check_frame, check_int, check_real
+from codedlib._validation import RngLike, as_generator, check_frame, check_real
 from codedlib.claims import magnitude_factor, mean_interval, ratio_interval, spec
 from codedlib.codes.codedreduce import (
     allocate,
@@ -144,8 +144,7 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     G = as_generator(rng).standard_normal((d, 2))
     local = local_messages_from_point_gradients(alloc, G)
     gradient, messages = execute(alloc, local, stragglers=[6, 2])  # (2,3) and (1,2) straggle
-    thirds = np.array_split(np.arange(d), 3)
-    g1, g2, g3 = (G[idx].sum(0) for idx in thirds)
+    g1, g2, g3 = (G[idx].sum(0) for idx in np.array_split(np.arange(d), 3))
     shown = {"m_(1,1)": messages[1], "½g_D1 + g_D2": 0.5 * g1 + g2, "m_(1,3)": messages[3]}
     shown |= {"½g_D1 + g_D3": 0.5 * g1 + g3, "master": gradient, "g_D": G.sum(0)}
     out = dict(allocation=alloc, r_cr=r_cr(3, 1, 2, exact=True), messages=shown)
@@ -154,13 +153,11 @@ def example2_codedreduce(d: int = 15, rng: RngLike = 0) -> SimpleNamespace:
     return SimpleNamespace(**out, max_abs_error=float(np.max(np.abs(gradient - G.sum(0)))))
 
 
-def load_curves(alphas: ArrayLike | None = None, n: int | None = None) -> pd.DataFrame:
-    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2)."""
+def load_curves(alphas: ArrayLike | None = None) -> pd.DataFrame:
+    """Computation load vs resiliency alpha for L = 1 (GC), 2, 3 (Theorem 1, Remark 2; n → ∞)."""
     alphas = np.linspace(0.02, 0.9, 89) if alphas is None else np.asarray(alphas, dtype=float)
-    frame = lambda L: dict(
-        alpha=alphas, L=L, load=load_vs_alpha(alphas, L, n), alpha_power_l=alphas**L
-    )
-    return pd.concat([pd.DataFrame(frame(L)) for L in (1, 2, 3)], ignore_index=True)
+    cols = lambda L: dict(alpha=alphas, L=L, load=load_vs_alpha(alphas, L), alpha_power_l=alphas**L)
+    return pd.concat([pd.DataFrame(cols(L)) for L in (1, 2, 3)], ignore_index=True)
 
 
 def seven_times_claim(alpha: float = 0.5, n: int | None = None) -> SimpleNamespace:
@@ -227,7 +224,7 @@ def fig2_iteration_times(
         | dict(load_points=t.load_points, busiest_node_messages=t.busiest_messages)
         | dict(busiest_node_gradients=t.busiest_gradients, cr_speedup_ours=t.mean / res["CR"].mean)
         | dict(cr_speedup_paper=PAPER_SPEEDUPS["fig2"].get(name, np.nan))
-        for name, t in ((k, res[k]) for k in ("UMW", "GC", "SGD", "RAR", "CR"))
+        for name, t in res.items()
     ]
     return pd.DataFrame(rows).set_index("scheme")
 
@@ -307,8 +304,7 @@ def speedup_range_summary(tidy: pd.DataFrame) -> pd.DataFrame:
         n, L, s, N = (int(g[k].iloc[0]) for k in ("n", "L", "s", "N"))
         S = int(np.floor(s / n * N + 1e-9))
         limit = {"UMW": N, "GC": N - S, "SGD": N - S}.get(scheme, np.nan) / (L * (n - s))
-        speedup = g["cr_speedup"]
-        rows.append((label, scheme, float(speedup.min()), float(speedup.max()), limit))
+        rows.append((label, scheme, g["cr_speedup"].min(), g["cr_speedup"].max(), limit))
     columns = ["label", "scheme", "min", "max", "communication_bound_limit"]
     return pd.DataFrame(rows, columns=columns).set_index(["label", "scheme"])
 
@@ -336,8 +332,7 @@ def cr_rar_network_table(
     gen = as_generator(rng)
     rows = []
     for figure in PAPER_SPEEDUPS:
-        tree = FIG2_TREE if figure == "fig2" else FIGURE_SETTINGS[figure][1:5]
-        cfg, draws, loads = _tree(*tree, n_iterations, gen)
+        cfg, draws, loads = _tree(*RANGE_SETTINGS[figure][:4], n_iterations, gen)
         n, L, s, m = cfg.n, cfg.L, cfg.s, figure_model(figure, model)
 
         def means(mod, schemes=("RAR", "CR"), cfg=cfg, draws=draws, loads=loads):
@@ -552,28 +547,21 @@ def _metric(task, prob, data, theta, previous):
     return 1.0 - prob.error_rate(theta, data.X_test, data.y_test)
 
 
-def _worker_ranges(n_samples, N):
-    bounds = np.linspace(0, n_samples, N + 1).round().astype(int)
-    return bounds[:-1], bounds[1:]
+def _worker_bounds(n_samples, N):
+    return np.linspace(0, n_samples, N + 1).round().astype(int)
 
 
-def _one_blas_thread():
-    """The optimisation's small dense products on one BLAS thread: for matrices of a few
-    hundred rows threading only adds overhead, and on a shared machine (2 cores, several
-    processes) oversubscribed BLAS threads made them ~10x slower."""
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-@functools.lru_cache(maxsize=32)
-def _gc_code(N: int, S: int):
-    """The default cyclic-repetition code (deterministic; cached with its decoder's SVD)."""
-    return cyclic_repetition_code(N, S)
+#: The optimisation's small dense products on one BLAS thread: threads only add overhead at a
+#: few hundred rows, and oversubscribed on a shared machine (2 cores) made them ~10x slower.
+_one_blas_thread = functools.partial(threadpool_limits, limits=1, user_api="blas")
+#: The default cyclic-repetition code of (N, S) (deterministic; cached with its decoder's SVD).
+_gc_code = functools.lru_cache(maxsize=32)(cyclic_repetition_code)
 
 
 def _parts(prob, theta, N):
     """Every worker's partial gradient over its equal share of the data (GC, RAR, UMW)."""
-    starts, stops = _worker_ranges(prob.n_samples, N)
-    return np.array([prob.partial_gradient(theta, a, b) for a, b in zip(starts, stops)])
+    bounds = _worker_bounds(prob.n_samples, N)
+    return np.array([prob.partial_gradient(theta, a, b) for a, b in itertools.pairwise(bounds)])
 
 
 def _cr_gradient(alloc, prob, theta, survivors):
@@ -645,18 +633,17 @@ def _setup(figure, model, n_iterations, quick, gen) -> dict:
     task, n, L, s, d_timing, iters = FIGURE_SETTINGS[figure]
     if n_iterations is None:
         n_iterations = _sizes(quick)["default_conv_iterations"] or iters
-    n_iterations = check_int("n_iterations", n_iterations, 1)
     model = figure_model(figure, model)
-    cfg, draws, loads = _tree(n, L, s, d_timing, n_iterations, gen)
+    cfg, draws, loads = _tree(n, L, s, d_timing, n_iterations, gen)  # checks n_iterations
     timings = simulate_iteration_times(cfg, model, draws=draws, cr_loads=loads)
     prob, data, metric_name = _problem(task, quick, gen)
     theta0 = 0.01 * gen.standard_normal(prob.dim)
     # SGD on the first N - S workers of every iteration (same draws as the timing): per
     # iteration, the data rows of the workers it ignored (in increasing order)
-    starts, stops = _worker_ranges(prob.n_samples, cfg.N)
-    ignored = ~np.repeat(timings["SGD"].used_workers, stops - starts, axis=1)  # (iterations, rows)
-    unused = [np.flatnonzero(row) + starts[0] for row in ignored]
-    out = dict(task=task, n_iterations=n_iterations, model=model, cfg=cfg, timings=timings)
+    shares = np.diff(_worker_bounds(prob.n_samples, cfg.N))
+    ignored = ~np.repeat(timings["SGD"].used_workers, shares, axis=1)  # (iterations, rows)
+    unused = [np.flatnonzero(row) for row in ignored]
+    out = dict(task=task, n_iterations=len(draws), model=model, cfg=cfg, timings=timings)
     out |= dict(prob=prob, data=data, metric=metric_name, theta0=theta0, unused=unused)
     return out | dict(step=_step_size(prob))
 
@@ -670,10 +657,9 @@ def _tune(run: dict, quick: bool) -> tuple[float, float]:
     for c2, k in itertools.product(*_sizes(quick)["sgd_grid"]):
         c1 = k * run["step"] * c2
         theta = _run_sgd(prob, theta0, run["unused"], c1, c2, run["n_iterations"])[-1]
-        if task == "logistic":
-            score = float(prob.loss(theta))
-        else:
-            score = sign * _metric(task, prob, data, theta, theta0)
+        score = sign * (
+            prob.loss(theta) if task == "logistic" else _metric(task, prob, data, theta, theta0)
+        )
         if np.isfinite(score) and (best is None or score < best[0]):
             best = (score, c1, c2)
     return best[1], best[2]
@@ -738,13 +724,12 @@ def coded_gradient_descent(
     """
     if figure not in FIGURE_SETTINGS:
         raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got figure={figure!r}")
-    n_iterations = check_int("n_iterations", n_iterations, 1)
     task, n, L, s, _, _ = FIGURE_SETTINGS[figure]
     model = figure_model(figure, model)
     gen = as_generator(rng)
     prob, _, _ = _problem(task, quick, gen)
     d = prob.n_samples
-    cfg, draws, loads = _tree(n, L, s, d, n_iterations, gen)
+    cfg, draws, loads = _tree(n, L, s, d, n_iterations, gen)  # checks n_iterations
     _, survivors = cr_times(cfg, model, draws, loads=loads, return_survivors=True)
     code, alloc = _gc_code(cfg.N, cfg.S), tree_allocation(n, L, s, d)
     gc_ready = model.compute_times((cfg.S + 1) * d / cfg.N, draws)
@@ -753,13 +738,13 @@ def coded_gradient_descent(
     thetas = dict.fromkeys(("GD", "UMW", "RAR", "GC", "CR"), theta0)
     rows = []
     with _one_blas_thread():
-        for t in range(n_iterations):
+        for t, ready in enumerate(gc_ready):
             combined = {q: v[t] for q, v in survivors.items()}  # the children CR's parents use
             grads = {
                 "GD": prob.partial_gradient(thetas["GD"]),
                 "UMW": _parts(prob, thetas["UMW"], cfg.N).sum(axis=0),
                 "RAR": np.sum(_parts(prob, thetas["RAR"], cfg.N)[::-1], axis=0),  # the ring's order
-                "GC": _gc_gradient(code, gc_ready[t], _parts(prob, thetas["GC"], cfg.N)),
+                "GC": _gc_gradient(code, ready, _parts(prob, thetas["GC"], cfg.N)),
                 "CR": _cr_gradient(alloc, prob, thetas["CR"], combined),
             }
             errors = {}
@@ -866,12 +851,10 @@ def speedups(
     """
     check_frame("curves", curves, ("scheme", "time", "error"))
     cr = curves[curves.scheme == "CR"]
+    pick = np.nanmax if higher_is_better else np.nanmin
     rows = []
     for name in ("UMW", "GC", "RAR", "SGD"):
         other = curves[curves.scheme == name]
-        if other.empty:
-            continue
-        pick = np.nanmax if higher_is_better else np.nanmin
         best_other, best_cr = pick(other["error"]), pick(cr["error"])
         target = min(best_other, best_cr) if higher_is_better else max(best_other, best_cr)
         t_other = first_reach(other["time"], other["error"], target, below=not higher_is_better)
@@ -889,14 +872,12 @@ def load_table() -> pd.DataFrame:
     """Per-worker loads of GC and CR for the paper's N = 156 settings (points and fraction):
     the (12, 2) tree, alpha = 1/12, 2/12, 3/12, d = 6552."""
     rows = []
-    n, L, d = 12, 2, 6552
-    N = n_tree_workers(n, L)
-    for alpha in (1 / 12, 2 / 12, 3 / 12):
-        s, S = round(alpha * n), int(np.floor(alpha * N + 1e-9))
-        points = tree_allocation(n, L, s, d).load_points
+    for s in (1, 2, 3):  # alpha = s/12
+        cfg, alloc = ClusterConfig(12, 2, s, 6552), tree_allocation(12, 2, s, 6552)
+        points = alloc.load_points
         rows.append(
-            dict(alpha=alpha, s=s, S=S, r_gc=r_gc(N, S), r_cr=r_cr(n, s, L))
-            | dict(cr_points_range=f"{points.min()}..{points.max()}", r_cr_d=r_cr(n, s, L) * d)
+            dict(alpha=cfg.alpha, s=s, S=cfg.S, r_gc=r_gc(cfg.N, cfg.S), r_cr=alloc.r_cr)
+            | dict(cr_points_range=f"{points.min()}..{points.max()}", r_cr_d=alloc.r_cr * cfg.d)
         )
     return pd.DataFrame(rows)
 
@@ -1038,12 +1019,11 @@ def remark3_outcome(allocation: CodedReduceAllocation) -> str | None:
 
 def regime_table(model: TimingModel, n_iterations: int, rng: RngLike) -> pd.DataFrame:
     """Per figure: message times and each scheme's communication and waiting shares."""
-    settings = {"fig2": ("linear", *FIG2_TREE, 300)} | FIGURE_SETTINGS
     rows = []
-    for name, setting in settings.items():
+    for name, (n, L, s, d, _) in RANGE_SETTINGS.items():  # Fig. 2, then Figs. 8-13
         m = figure_model(name, model)
-        bd = time_breakdown(setting[1:5], model=m, n_iterations=n_iterations, rng=rng)
-        segment, total = m.message_time(1 / n_tree_workers(*setting[1:3])), bd["total"]
+        bd = time_breakdown((n, L, s, d), model=m, n_iterations=n_iterations, rng=rng)
+        segment, total = m.message_time(1 / n_tree_workers(n, L)), bd["total"]
         share = bd[["computation_share", "communication_share", "straggling_share"]]
         comm, wait = share["communication_share"], share["straggling_share"]
         rows.append(
@@ -1395,8 +1375,7 @@ def gradient_complexity(res: SimpleNamespace, seed: int) -> dict:
             reached = int(np.isfinite(its).sum())
             rows.append((eps, scheme, med, reached, len(its), med * per_iter[scheme]))
     columns = ["epsilon", "scheme", "iterations (median)", "reached in seeds", "of seeds"]
-    table = pd.DataFrame(rows, columns=[*columns, "gradient computations"])
-    table = table.set_index(["epsilon", "scheme"])
+    table = pd.DataFrame(rows, columns=[*columns, "gradient computations"]).set_index(columns[:2])
     return {"table": table, "levels": levels, "per_iter": per_iter, "n_run": n_run}
 
 

@@ -385,7 +385,6 @@ def plot_regime_map(
     values = df["cr_over_rar"].to_numpy(dtype=float)
     span = float(np.max(np.abs(np.log10(values))))
     norm = LogNorm(vmin=10**-span, vmax=10**span)
-    mesh = None
     for ax, delay in zip(axes[0], delays):
         sub = df[df["straggle_delay"] == delay]
         grid = sub.pivot(index="latency", columns="bandwidth", values="cr_over_rar")

@@ -105,13 +105,12 @@ def table_one(N: int, r: float, L: int, n: int | None = None) -> pd.DataFrame:
 
     N = check_int("N", N, 1)
     r = check_real("r", r, 0.0, 1.0, low_open=True)
-    L = check_int("L", L, 1)
     if n is not None and n_tree_workers(n, L) != N:
         raise ValueError(
             f"N must equal n + ... + n^L = {n_tree_workers(n, L)} for n={n}, L={L}, got N={N}"
         )
     gc_alpha = math.floor(r * N - 1 + 1e-12) / N if r * N >= 1 else 0.0
-    cr_alpha = alpha_for_load(r, L, n)
+    cr_alpha = alpha_for_load(r, L, n)  # checks L
     rows = [
         ("RAR", "0", "Θ(N)", 0.0, 0.0, float(N)),
         ("GC", "r", "Θ(1)", r, gc_alpha, 1.0),
