@@ -533,12 +533,7 @@ def scale_study(
     setups = [Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter) for N in n_values]
     names = [_applicable(setup, schemes) for setup in setups]
     all_rows = _over_setups(setups, names, seeds, None, timed=True)
-    runs = [
-        rows.drop(columns="wall_seconds").assign(
-            n_workers=N, wall_seconds=rows.wall_seconds, max_iter=max_iter
-        )
-        for N, (rows, _) in zip(n_values, all_rows)
-    ]
+    runs = [rows.assign(n_workers=N, max_iter=max_iter) for N, (rows, _) in zip(n_values, all_rows)]
     trees = [  # CodedReduce's tree, chosen once per setup (cached)
         (N, *(SCHEMES["cr"].layout(setup)[k] for k in ("n", "L", "tree_workers")))
         for N, setup, setup_names in zip(n_values, setups, names)
