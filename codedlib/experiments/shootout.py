@@ -70,8 +70,7 @@ def rank_schemes(runs: pd.DataFrame, metric: str = "time_to_target") -> pd.DataF
 
     rows = [(s, *(mean_interval(v) if finite[s] else inf), *to_best(s, v)) for s, v in by.items()]
     cols = ["scheme", "mean", "ci_low", "ci_high", "ratio_to_best", "ratio_low", "ratio_high"]
-    table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable")
-    table = table.reset_index(drop=True)
+    table = pd.DataFrame(rows, columns=cols).sort_values("mean", kind="stable", ignore_index=True)
     table["n_seeds"] = [len(by[s]) for s in table.scheme]
     tied = table[(table.scheme != best) & (table.ratio_low <= 1.0) & np.isfinite(table.ratio_low)]
     fastest = "wins" if tied.empty else "tied (fastest mean)"
@@ -116,17 +115,6 @@ def _applicable(setup, schemes):
     return [n for n in names if SCHEMES[n].applies(setup)]
 
 
-def _seeds(seeds):
-    """Seeds as a list of at least 2 (a ranking's interval needs 2 independent replicas)."""
-    seeds = check_seeds(seeds)
-    if len(seeds) < 2:
-        raise ValueError(
-            f"seeds must name at least 2 seeds (an interval needs 2 independent replicas), "
-            f"got seeds={seeds}"
-        )
-    return seeds
-
-
 def _planned_runs(task: int, setups: list, names: list, plan: list, timed: bool) -> list[dict]:
     """The measure of the (setup, seed) pair ``plan[task]``: every scheme of its ``names`` on
     that seed's draws, a ``SchemeRun.summary`` row each with its ``times`` and ``gaps`` (and
@@ -154,9 +142,15 @@ def _prepared(index: int, setups: list, names: list) -> dict:
 
 
 def _over_setups(setups, names, seeds, executor, timed=False):
-    """:func:`_planned_runs` of every setup (its scheme ``names``) and seed through ``over_seeds``:
-    the setups tuned at once (their caches travel back), then every (setup, seed) pair; per
-    setup, columns in the order of a summary row, arrays apart."""
+    """:func:`_planned_runs` of every setup (its scheme ``names``) and each of >= 2 ``seeds``
+    through ``over_seeds``: the setups tuned at once (their caches travel back), then every
+    (setup, seed) pair; per setup, columns in the order of a summary row, arrays apart."""
+    seeds = check_seeds(seeds)
+    if len(seeds) < 2:
+        raise ValueError(
+            f"seeds must name at least 2 seeds (an interval needs 2 independent replicas), "
+            f"got seeds={seeds}"
+        )
     index = range(len(setups))
     tuned = over_seeds(
         _prepared, index, executor=executor, desc="tuning", setups=setups, names=names
@@ -169,8 +163,7 @@ def _over_setups(setups, names, seeds, executor, timed=False):
     runs = over_seeds(_planned_runs, range(len(plan)), executor=executor, desc=desc, **setting)
     which = np.array([plan[k][0] for k in runs["seed"]])
     runs["seed"] = [plan[k][1] for k in runs["seed"]]
-    runs.insert(1, "seed", runs.pop("seed"))
-    runs.insert(0, "scheme", runs.pop("scheme"))
+    runs.insert(1, "seed", runs.pop("seed"))  # after the scheme
     parts = (runs[which == i].reset_index(drop=True) for i in index)
     return [
         (p.drop(columns=["times", "gaps"]), p[["scheme", "seed", "times", "gaps"]]) for p in parts
@@ -197,13 +190,11 @@ def _ranked(setup, runs, arrays) -> Ranking:
     table = table.join(extra, on="scheme").join(reached, on="scheme")
     table.insert(2, "paper", table.scheme.map(lambda s: SCHEMES[s].paper))
     table["parameters"] = table.scheme.map(lambda s: chosen_parameters(setup, s))
-    table["n_seeds"] = table.pop("n_seeds")  # last: notebook 06 shows the columns before it
     return Ranking(setup, runs, table, pd.concat(traj, ignore_index=True))
 
 
 def _rankings(setups, schemes, seeds, executor=None) -> list[Ranking]:
     """:func:`ranking` of each setup, every setup and seed through one pool."""
-    seeds = _seeds(seeds)
     names = [_applicable(setup, schemes) for setup in setups]
     runs = _over_setups(setups, names, seeds, executor)
     return [_ranked(setup, *r) for setup, r in zip(setups, runs)]
@@ -226,20 +217,12 @@ def ranking(
 def scheme_table(setup: Shootout) -> pd.DataFrame:
     """One row per scheme that applies at ``setup``: title, paper, engine, MPI engine, the
     largest shares per worker and the tuned parameters."""
-    rows = {
-        n: (
-            s.title,
-            s.paper,
-            s.engine,
-            s.runtime or "—",
-            float(np.max(s.layout(setup)["shares"])),
-            chosen_parameters(setup, n),
-        )
-        for n, s in SCHEMES.items()
-        if s.applies(setup)
-    }
-    cols = ["title", "paper", "engine", "mpi engine", "shares per worker", "parameters (tuned)"]
-    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+    on = {n: s for n, s in SCHEMES.items() if s.applies(setup)}
+    rows = [(s.title, s.paper, s.engine, s.runtime or "—") for s in on.values()]
+    table = pd.DataFrame(rows, index=list(on), columns=["title", "paper", "engine", "mpi engine"])
+    table["shares per worker"] = [float(s.layout(setup)["shares"].max()) for s in on.values()]
+    table["parameters (tuned)"] = [chosen_parameters(setup, n) for n in on]
+    return table
 
 
 # ------------------------------------------------------------------------------ axes
@@ -507,7 +490,6 @@ def paper_headlines(
                 "quantity": quantity,
                 "slower": slower,
                 "faster": faster,
-                "metric": metric,
                 "paper_value": paper,
                 "paper_text": words,
                 "ratio": ratio,
@@ -543,25 +525,15 @@ def scale_study(
     schemes: Sequence[str] | None = None,
     seeds: int | Iterable[int] = 2,
     max_iter: int = 100,
-    executor: Executor = None,
-    **setup_options: Any,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every scheme from N = ``n_values[0]`` to ``n_values[-1]`` workers (weak scaling: the
     stand-in problem keeps its rows per worker); tree schemes choose (n, L) per N. Returns the
     runs (n_workers, scheme, seed, with the simulation's ``wall_seconds``; benchmarks own the
     performance claims) and the CodedReduce tree chosen at each N (``n_workers, n, L, used``)."""
-    setups = [
-        Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter, **setup_options)
-        for N in n_values
-    ]
+    setups = [Shootout(apply_axis(base, "n_workers", N), max_iter=max_iter) for N in n_values]
     names = [_applicable(setup, schemes) for setup in setups]
-    all_rows = _over_setups(setups, names, _seeds(seeds), executor, timed=True)
-    runs = [
-        rows.drop(columns="wall_seconds").assign(
-            n_workers=N, wall_seconds=rows.wall_seconds, max_iter=max_iter
-        )
-        for N, (rows, _) in zip(n_values, all_rows)
-    ]
+    all_rows = _over_setups(setups, names, seeds, None, timed=True)
+    runs = [rows.assign(n_workers=N, max_iter=max_iter) for N, (rows, _) in zip(n_values, all_rows)]
     trees = [  # CodedReduce's tree, chosen once per setup (cached)
         (N, *(SCHEMES["cr"].layout(setup)[k] for k in ("n", "L", "tree_workers")))
         for N, setup, setup_names in zip(n_values, setups, names)
@@ -710,7 +682,9 @@ def _headline_specs(headlines, **_):
     for _, h in headlines.iterrows():
         n, basis = len(h.numerator), "check" if h["item"] == "RS Sec. 5, eq. (17)" else "paper"
         about = h.paper.lower().replace("–", "-")  # the paper's claim key
-        row = partial(spec, item=h["item"], quantity=h["quantity"], about=about, basis=basis)
+        row = partial(
+            spec, item=h["item"], quantity=h["quantity"], section=S3, about=about, basis=basis
+        )
         if np.isfinite(h.ratio):
             paper, kw = h.paper_value, {}
             if isinstance(paper, tuple):
@@ -723,9 +697,7 @@ def _headline_specs(headlines, **_):
                 f"{h.cluster}; stand-in least squares (not the paper's data); {n} paired seeds"
             )
             pair = {"numerator": h.numerator, "denominator": h.denominator}
-            specs.append(
-                row("comparison", **pair, expected="greater", section=S3, setting=setting, **kw)
-            )
+            specs.append(row("comparison", **pair, expected="greater", setting=setting, **kw))
             continue
         slow_ok, fast_ok = (int(np.isfinite(arm).sum()) for arm in (h.numerator, h.denominator))
         verdict = "not reproduced" if fast_ok < slow_ok else "partly"
@@ -735,7 +707,6 @@ def _headline_specs(headlines, **_):
                 "qualitative",
                 paper=h.paper_text,
                 verdict=verdict,
-                section=S3,
                 ours=f"{h.faster} reaches the target in {fast_ok}/{n} seeds, {h.slower} in "
                 f"{slow_ok}/{n} (within {h.max_iter} iterations)",
                 setting=f"{h.cluster}; stand-in least squares; {n} paired seeds",
@@ -762,11 +733,8 @@ def _map_cell(key, x_at, y_at, where, versus=None):
         )
         fair = cell.winner != "none" and other and other != cell.winner
         if not (fair and np.all(np.isfinite(by[other]))):
-            return row(
-                "not_attempted",
-                paper="",
-                reason=f"no other scheme to compare (winner {cell.winner})",
-            )
+            reason = f"no other scheme to compare (winner {cell.winner})"
+            return row("not_attempted", paper="", reason=reason)
         return row(
             "comparison",
             numerator=by[other],
@@ -790,7 +758,8 @@ def _scale(numerator, denominator, setting):
 
 
 _S1 = partial(spec, "exact", rtol=1e-12, section=S1, basis="check")
-_S5 = partial(spec, "comparison", "Scale, largest N", expected="greater", section=S5, basis="check")
+_CHECKED = partial(spec, "comparison", expected="greater", basis="check")
+_S5 = partial(_CHECKED, "Scale, largest N", section=S5)
 
 #: Notebook 06's claims per section (results: ``reference``, ``setup``, ``rank``,
 #: ``headlines``, ``maps``, ``study``: the scale runs); callables pick their row from the numbers.
@@ -811,14 +780,11 @@ CLAIMS = {
         ),
     ],
     "ranking": [
-        spec(
-            "comparison",
+        _CHECKED(
             "Ranking, reference cluster",
             "runner-up / fastest scheme, time to target",
             _runner_up,
-            expected="greater",
             section=S2,
-            basis="check",
         )
     ],
     "headlines": [_headline_specs],

@@ -170,10 +170,9 @@ def plot_scale(runs: pd.DataFrame, title: str | None = None) -> Figure:
         g = agg.loc[scheme]
         for ax, col in ((ax1, "t"), (ax2, "wall")):
             ax.plot(g.index, g[col], marker="o", ms=3, color=SCHEME_COLORS[scheme], label=scheme)
-    for ax in (ax1, ax2):
-        ax.set(xscale="log", yscale="log", xlabel="workers N")
-    ax1.set_ylabel("mean time per iteration [s]")
-    ax2.set_ylabel("simulator wall time per worker-iteration [s]")
+    ylabels = ("mean time per iteration [s]", "simulator wall time per worker-iteration [s]")
+    for ax, ylabel in zip((ax1, ax2), ylabels):
+        ax.set(xscale="log", yscale="log", xlabel="workers N", ylabel=ylabel)
     ax1.legend(fontsize=7, ncol=2)
     default = "From 10 to 10,000 workers (tree schemes choose (n, L) per N)"
     fig.suptitle(title or default, fontsize=9)

@@ -44,9 +44,7 @@ def plot_real_vs_predicted(
             marker, label = "os^Dv<>ph*"[k % 10], f"{name}  ×{ratio:.2f}"
             err = [[yi - lo], [hi - yi]]
             ax.errorbar(xi, yi, yerr=err, fmt=marker, color=f"C{k % 10}", capsize=3, label=label)
-        ax.set_xlim(0, top)
-        ax.set_ylim(0, top)
-        ax.set_aspect("equal")
+        ax.set(xlim=(0, top), ylim=(0, top), aspect="equal")
         legend = dict(loc="lower right", fontsize="small", title_fontsize="small")
         ax.legend(title="measured / predicted", **legend)
     else:

@@ -79,12 +79,10 @@ def port_receive(
     ``ready (..., M)``: when each message reaches the port (``inf``: never sent); the port
     takes them in order of arrival, ``tau`` each, from ``port_free`` on: ``R_m = max(R_{m-1},
     a_(m)) + tau`` (:func:`codedlib.network.single_port_receive` when ``port_free = 0``)."""
-    a = np.sort(np.asarray(ready, dtype=float), axis=-1)
-    if a.ndim == 0 or np.isnan(a).any():
-        raise ValueError(
-            "ready must be an array of arrival times (inf: never sent), got "
-            + (f"the scalar {ready!r}" if a.ndim == 0 else f"{int(np.isnan(a).sum())} NaN")
-        )
+    a = np.sort(np.asarray(ready, dtype=float), axis=-1)  # a scalar: numpy's AxisError
+    n_nan = np.isnan(a).sum()
+    if n_nan:
+        raise ValueError(f"ready must be arrival times (inf: never sent), got {n_nan} NaN")
     check_int("need", need, low=0, high=a.shape[-1])
     if need == 0:
         return np.broadcast_to(np.asarray(port_free, dtype=float), a.shape[:-1]).copy()
@@ -475,11 +473,9 @@ def _sag_layout(setup, name):
 
     def make(w):
         w = min(N, math.ceil(w * N - 1e-9))
-        p = (
-            _cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w))
-            if balanced
-            else np.full(N, setup.subpartitions)
-        )
+        p = np.full(N, setup.subpartitions)
+        if balanced:
+            p = _cached(setup, ("lb", w), lambda: _balanced_subpartitions(setup, w))
         return {"shares": 1.0 / p, "w": w, "p": p, "method": method, "margin": setup.margin}
 
     if not setup.tune:

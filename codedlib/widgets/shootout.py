@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codedlib.cluster import FAMILIES
@@ -51,7 +50,7 @@ def your_cluster_report(
     else:
         if trace not in trace_choices():
             raise ValueError(f"trace must be one of {trace_choices()}, got trace={trace!r}")
-        source = trace_path(str(trace).removesuffix(".csv"))
+        source = trace_path(trace.removesuffix(".csv"))
     result = ex.your_cluster(source, seeds=int(seeds), n_workers=n_workers, max_iter=max_iter)
     rows = "".join(
         f"<tr><td>{r.scheme}</td><td>{r['mean']:.4g}</td><td>[{r.ci_low:.4g}, "
@@ -62,7 +61,7 @@ def your_cluster_report(
     fitted = ""
     if result.fit is not None:
         notes = "; ".join(html.escape(n) for n in result.fit.notes[:3])
-        fitted = f"<p>fitted from <code>{html.escape(Path(str(trace)).name)}</code>: {notes}</p>"
+        fitted = f"<p>fitted from <code>{html.escape(trace)}</code>: {notes}</p>"
     winners = ", ".join(result.ranking.winners) or "none reaches the target"
     text = (
         f"<p><b>{html.escape(result.cluster.describe())}</b></p>{fitted}"
