@@ -152,7 +152,6 @@ def fig3_cdfs(trace: pd.DataFrame, workers: Sequence[int] = (0, 1)) -> SimpleNam
         out[w] = SimpleNamespace(
             trace=sub[["iteration", "comm_time", "compute_time"]].reset_index(drop=True),
             comp_fit=stats.gamma(fit.comp_shape[j], scale=fit.comp_scale[j]),
-            comm_fit=stats.gamma(fit.comm_shape[j], scale=fit.comm_scale[j]),
             mean_total=float(sub.comm_time.mean() + sub.compute_time.mean()),
         )
     a, b = (out[w].mean_total for w in workers)
@@ -179,7 +178,6 @@ def fig4_bursts(
         trace=trace,
         in_burst=in_burst,
         any_burst_fraction=float(in_burst.any(axis=1).mean()),
-        model=model,
     )
 
 
@@ -637,7 +635,6 @@ def coordinator_semantics_difference(
     differs = (ref.fresh != ddl.fresh).any(axis=-1)
     return pd.DataFrame(
         {
-            "replica": np.arange(replicas),
             "total_reference": ref.iteration_end[:, -1],
             "total_deadline": ddl.iteration_end[:, -1],
             "relative_difference": ddl.iteration_end[:, -1] / ref.iteration_end[:, -1] - 1,
@@ -1258,13 +1255,9 @@ def trace_dsag_predictions(
         lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
         model = f"fit on the {fit_on} half / {predict} half recorded"
         ratio = simulate(lat)[:, -1] / float(recorded_half)
-        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
+        split.append(pd.DataFrame(dict(model=model, ratio=ratio)))
     frame = pd.concat(
-        [
-            pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
-            for k, v in totals.items()
-        ],
-        ignore_index=True,
+        [pd.DataFrame({"model": k, "total": v}) for k, v in totals.items()], ignore_index=True
     )
     waited = net.queue_wait[net.queue_wait > 0]
     return SimpleNamespace(
@@ -1702,7 +1695,6 @@ def lb_decompositions(problems: Mapping[str, tuple], w: int) -> dict:
                     seed=s,
                     method=method,
                     iterations=end.iteration,
-                    time=end.time,
                     latency=end.time / end.iteration,
                     n_fresh=upto.n_fresh.mean(),
                     subpartitions=upto.total_subpartitions.mean(),
