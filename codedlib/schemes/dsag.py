@@ -344,7 +344,6 @@ class DSAGRun:
     """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`: ``history`` per recorded
     iteration; ``tasks`` (a frame, one row per task) is built from ``task_rows`` when first read."""
 
-    method: str
     history: pd.DataFrame
     thetas: list
     theta: np.ndarray
@@ -661,9 +660,7 @@ class _Coordinator:
             if self.options.out_of_time(self.now) or self.iteration(t):
                 break
         hist = _history_frame(self.history)
-        return DSAGRun(
-            self.policy.method, hist, self.thetas, self.theta, self.task_rows, self.repartitions
-        )
+        return DSAGRun(hist, self.thetas, self.theta, self.task_rows, self.repartitions)
 
 
 def simulate_dsag(
@@ -758,4 +755,4 @@ def simulate_coded_bound(
             if options.callback is not None and options.callback(theta):
                 break
 
-    return DSAGRun("coded", _history_frame(history), thetas, theta, task_rows)
+    return DSAGRun(_history_frame(history), thetas, theta, task_rows)
