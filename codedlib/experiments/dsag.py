@@ -62,19 +62,18 @@ def cloud_model(
     comm_mean: float = 2e-3,
     spread: float = 0.15,
     comp_cv: float = 0.1,
-    comm_cv: float = 0.3,
     rng: RngLike = None,
 ) -> GammaLatencyModel:
     """A heterogeneous 'cloud' cluster (Section III): worker i's mean latencies are the given
-    means × U(1 - spread, 1 + spread), its computation cv ``comp_cv`` × U(0.5, 1.5) (Fig. 2 of
-    the paper shows two Azure workers 14 % apart)."""
+    means × U(1 - spread, 1 + spread), its computation cv ``comp_cv`` × U(0.5, 1.5), its
+    communication cv 0.3 (Fig. 2 of the paper shows two Azure workers 14 % apart)."""
     n_workers = check_int("n_workers", n_workers, 1)
     spread = check_real("spread", spread, 0.0, 1.0, high_open=True)
     rng = as_generator(rng)
     zm = comp_mean * rng.uniform(1 - spread, 1 + spread, n_workers)
     ym = comm_mean * rng.uniform(1 - spread, 1 + spread, n_workers)
     zcv = comp_cv * rng.uniform(0.5, 1.5, n_workers)
-    return GammaLatencyModel.from_cv(ym, zm, comm_cv, zcv)
+    return GammaLatencyModel.from_cv(ym, zm, 0.3, zcv)
 
 
 def record_trace(
@@ -153,7 +152,6 @@ def fig3_cdfs(trace: pd.DataFrame, workers: Sequence[int] = (0, 1)) -> SimpleNam
         out[w] = SimpleNamespace(
             trace=sub[["iteration", "comm_time", "compute_time"]].reset_index(drop=True),
             comp_fit=stats.gamma(fit.comp_shape[j], scale=fit.comp_scale[j]),
-            comm_fit=stats.gamma(fit.comm_shape[j], scale=fit.comm_scale[j]),
             mean_total=float(sub.comm_time.mean() + sub.compute_time.mean()),
         )
     a, b = (out[w].mean_total for w in workers)
@@ -180,7 +178,6 @@ def fig4_bursts(
         trace=trace,
         in_burst=in_burst,
         any_burst_fraction=float(in_burst.any(axis=1).mean()),
-        model=model,
     )
 
 
@@ -217,10 +214,6 @@ def fig6_measure(
     n_workers: int = 72,
     ws: Sequence[int] = (9, 72),
     n_iterations: int = 100,
-    load: float = 1.0,
-    p_enter: float = 0.002,
-    p_exit: float = 0.02,
-    factor: float = 1.12,
     replicas: int = 200,
 ) -> pd.DataFrame:
     """Fig. 6 for one seed: cumulative latency over 100 iterations, w = 9 and 72 of N = 72.
@@ -230,17 +223,18 @@ def fig6_measure(
     mean over ``replicas``) and order statistic (Section IV-A, t × the mean w-th fastest)."""
     rng = as_generator(seed)
     truth = cloud_model(n_workers, spread=0.3, rng=rng)
-    profile_slow = burst_slowdown(truth, 2000, p_enter, p_exit, factor, rng=rng)
-    fit = fit_gamma_model(record_trace(truth, 2000, load=load, bursts=profile_slow, rng=rng))
+    bursts = (0.002, 0.02, 1.12)  # p_enter, p_exit, factor
+    profile_slow = burst_slowdown(truth, 2000, *bursts, rng=rng)
+    fit = fit_gamma_model(record_trace(truth, 2000, bursts=profile_slow, rng=rng))
     rows = []
     t = np.arange(1, n_iterations + 1)
     for w in ws:
-        slow = burst_slowdown(truth, n_iterations, p_enter, p_exit, factor, rng=rng)
-        comm, comp = truth.sample((n_iterations,), rng=rng, load=load, slowdown=slow)
+        slow = burst_slowdown(truth, n_iterations, *bursts, rng=rng)
+        comm, comp = truth.sample((n_iterations,), rng=rng, slowdown=slow)
         recorded = simulate_event_driven_heapq(comm + comp, w).iteration_end[0]
-        lat = fit.sample_total((replicas, n_iterations), rng=rng, load=load)
+        lat = fit.sample_total((replicas, n_iterations), rng=rng)
         event = simulate_event_driven(lat, w).iteration_end.mean(axis=0)
-        order = t * order_statistic_latency(fit, [w], replicas=20_000, rng=rng, load=load)[0]
+        order = t * order_statistic_latency(fit, [w], replicas=20_000, rng=rng)[0]
         frame = dict(w=w, iteration=t, recorded=recorded, event_driven=event, order_statistic=order)
         rows.append(pd.DataFrame(frame))
     return pd.concat(rows, ignore_index=True)
@@ -251,19 +245,17 @@ def fig7_load_balancing(
     rng: RngLike = None,
     n_workers: int = 8,
     n_iterations: int = 150,
-    n_subpartitions: int = 20,
     slow_at: int = 40,
     fast_at: int = 90,
-    factor: float = 2.0,
 ) -> pd.DataFrame:
-    """Fig. 7: per-worker latency of DSAG (w = N = 8, step 0.9, small PCA problem) with and
-    without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
-    random workers slow down by ``factor``, after ``fast_at`` another 3 speed up by it. One row
+    """Fig. 7: per-worker latency of DSAG (w = N = 8, p = 20, step 0.9, small PCA problem) with
+    and without the load balancer of Section VI on the same seed; after ``slow_at`` iterations 3
+    random workers slow down by ×2, after ``fast_at`` another 3 speed up by ×2. One row
     per (run, task): :class:`codedlib.schemes.dsag.DSAGRun`'s task columns, ``latency``,
     ``run``, ``role`` and ``marks`` (the run's repartition iterations). The seed comes first,
     as :func:`codedlib.replicate.over_seeds` passes it."""
     rng = as_generator(rng)
-    n = n_workers * n_subpartitions * 8
+    n = n_workers * 20 * 8
     data = sparse_lowrank_binary(n_samples=n, dim=20, rng=rng)
     problem = PCA(data.X, 2)
     model = cloud_model(n_workers, comp_mean=0.5, comm_mean=1e-3, spread=0.1, comp_cv=0.05, rng=rng)
@@ -275,9 +267,9 @@ def fig7_load_balancing(
     def slowdown(time, iteration):  # noqa: ARG001 (the simulator calls slowdown(time, iteration))
         f = np.ones(n_workers)
         if iteration >= slow_at:
-            f[slowed] = factor
+            f[slowed] = 2.0
         if iteration >= fast_at:
-            f[sped] = 1.0 / factor
+            f[sped] = 0.5
         return f
 
     seed = int(rng.integers(2**31))
@@ -288,7 +280,7 @@ def fig7_load_balancing(
         ("not balanced", None),
     ):
         run = simulate_dsag(
-            problem, model, n_workers, n_subpartitions, 0.9, load_balancer=lb, rng=seed, **common
+            problem, model, n_workers, 20, 0.9, load_balancer=lb, rng=seed, **common
         )
         t, ends = run.tasks, run.history.time.to_numpy()
         marks = tuple(sorted({int(np.searchsorted(ends, t)) + 1 for t, *_ in run.repartitions}))
@@ -476,25 +468,19 @@ def pca_projection(problem: PCA) -> Callable[[np.ndarray], np.ndarray]:
     return project
 
 
-def fig8_methods(
-    n_workers: int = 49, w: int = 10, include_lb: bool = True
-) -> list[tuple[str, str, int, bool]]:
+def fig8_methods(n_workers: int = 49, w: int = 10) -> list[tuple[str, str, int, bool]]:
     """The methods of Fig. 8: (label, kind, w, load-balanced)."""
-    methods = [
+    return [
         ("GD", "gd", n_workers, False),
         ("coded (r=45/49)", "coded", n_workers, False),
         (f"SGD w={w}", "sgd", w, False),
         (f"SAG w={w}", "sag", w, False),
         (f"SAG w={n_workers}", "sag", n_workers, False),
         (f"DSAG w={w}", "dsag", w, False),
+        (f"DSAG-LB w={w}", "dsag", w, True),
+        (f"SAG-LB w={w}", "sag", w, True),
+        (f"SGD-LB w={w}", "sgd", w, True),
     ]
-    if include_lb:
-        methods += [
-            (f"DSAG-LB w={w}", "dsag", w, True),
-            (f"SAG-LB w={w}", "sag", w, True),
-            (f"SGD-LB w={w}", "sgd", w, True),
-        ]
-    return methods
 
 
 def fig8_convergence(
@@ -649,7 +635,6 @@ def coordinator_semantics_difference(
     differs = (ref.fresh != ddl.fresh).any(axis=-1)
     return pd.DataFrame(
         {
-            "replica": np.arange(replicas),
             "total_reference": ref.iteration_end[:, -1],
             "total_deadline": ddl.iteration_end[:, -1],
             "relative_difference": ddl.iteration_end[:, -1] / ref.iteration_end[:, -1] - 1,
@@ -705,13 +690,13 @@ LB_SWEEP = {
 }
 
 
-def _lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) -> list[dict]:
+def _lb_gain_measure(seed, comp_cvs, runs, gap=1e-6, **kwargs) -> list[dict]:
     """One seed of :func:`lb_gain_vs_task_noise`: each (level, run)'s time to ``gap``."""
     rows = []
     for level, cv in enumerate(comp_cvs):
         for name, method, cfg in runs:
             sub = fig8_convergence(
-                seed, kind, methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
+                seed, "logistic", methods=[method], comp_cv=cv, load_balancer=cfg, **kwargs
             )
             hit = sub[sub.gap <= gap]
             end = hit.iloc[0] if len(hit) else sub.iloc[-1]
@@ -733,7 +718,6 @@ def _lb_gain_measure(seed, comp_cvs, runs, kind="logistic", gap=1e-6, **kwargs) 
 def lb_gain_vs_task_noise(
     comp_cvs: Sequence[float] = (0.01, 0.02, 0.05, 0.1),
     seeds: int | Iterable[int] = (0, 1, 2, 3, 4),
-    kind: str = "logistic",
     gap: float = 1e-6,
     n_workers: int = 49,
     w: int = 10,
@@ -742,8 +726,8 @@ def lb_gain_vs_task_noise(
 ) -> pd.DataFrame:
     """What sets the load-balancing gain (Section VI): per per-task ``comp_cv`` of the stand-in
     cluster, DSAG and DSAG-LB (one run per balancer schedule) on the same seeds
-    (:func:`fig8_convergence`): per seed the time to ``gap`` and the mean fresh results per
-    iteration up to then."""
+    (:func:`fig8_convergence`, logistic regression): per seed the time to ``gap`` and the mean
+    fresh results per iteration up to then."""
     comp_cvs = [check_real("comp_cv", c, low=0.0, low_open=True) for c in comp_cvs]
     schedules = LB_SCHEDULES if schedules is None else schedules
     methods = {m[0]: m for m in fig8_methods(n_workers, w)}
@@ -755,7 +739,6 @@ def lb_gain_vs_task_noise(
         seeds,
         comp_cvs=comp_cvs,
         runs=runs,
-        kind=kind,
         gap=gap,
         n_workers=n_workers,
         w=w,
@@ -1042,11 +1025,12 @@ def order_statistic_errors(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def cumulative_endpoints(df: pd.DataFrame, iteration: int | None = None) -> pd.DataFrame:
-    """Cumulative latency at ``iteration`` (default: the last) per seed and w, with the two
-    models' ratios to the recorded value."""
-    it = int(df.iteration.max()) if iteration is None else int(iteration)
-    end = df[df.iteration == it][["seed", "w", "recorded", "event_driven", "order_statistic"]]
+def cumulative_endpoints(df: pd.DataFrame, iteration: int) -> pd.DataFrame:
+    """Cumulative latency at ``iteration`` per seed and w, with the two models' ratios to the
+    recorded value."""
+    end = df[df.iteration == iteration][
+        ["seed", "w", "recorded", "event_driven", "order_statistic"]
+    ]
     end = end.sort_values(["w", "seed"]).reset_index(drop=True)
     end["event_driven_ratio"] = end.event_driven / end.recorded
     end["order_statistic_ratio"] = end.order_statistic / end.recorded
@@ -1081,14 +1065,11 @@ def time_to_gap_per_seed(
     return pd.DataFrame(rows, columns=["seed", "method", "gap", "time", "final_gap"])
 
 
-def time_to_gap_summary(
-    per_seed: pd.DataFrame, methods: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` in that order, default
-    all; the gaps descending): ``n`` runs, ``never`` (runs that did not reach
-    the gap), ``mean`` time of those that did and, if all did (n >= 2), the 95 % t-interval
-    ``low``, ``high`` (:func:`codedlib.claims.mean_interval`; else NaN)."""
-    methods = list(dict.fromkeys(per_seed.method)) if methods is None else list(methods)
+def time_to_gap_summary(per_seed: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
+    """Per (method, gap) of :func:`time_to_gap_per_seed` (``methods`` in that order; the gaps
+    descending): ``n`` runs, ``never`` (runs that did not reach the gap), ``mean`` time of
+    those that did and, if all did (n >= 2), the 95 % t-interval ``low``, ``high``
+    (:func:`codedlib.claims.mean_interval`; else NaN)."""
     gaps = sorted(per_seed.gap.unique(), reverse=True)
     rows = []
     for method in methods:
@@ -1266,25 +1247,17 @@ def trace_dsag_predictions(
     # out of sample: fit one half of the iterations, predict the other half's recorded total
     half = T // 2
     in_first = net.iteration.to_numpy() < net.iteration.min() + half
-    halves = {
-        "first": float(recorded[half - 1]),
-        "second": float(recorded[-1] - recorded[half - 1]),
-    }
     split = []
-    for fit_on, predict, mask, n_it in (
-        ("first", "second", in_first, T - half),
-        ("second", "first", ~in_first, half),
+    for fit_on, predict, mask, n_it, recorded_half in (
+        ("first", "second", in_first, T - half, recorded[-1] - recorded[half - 1]),
+        ("second", "first", ~in_first, half, recorded[half - 1]),
     ):
         lat = fit_gamma_model(net[mask]).sample_total((replicas, n_it), rng=rng)
         model = f"fit on the {fit_on} half / {predict} half recorded"
-        ratio = simulate(lat)[:, -1] / halves[predict]
-        split.append(pd.DataFrame(dict(model=model, replica=np.arange(replicas), ratio=ratio)))
+        ratio = simulate(lat)[:, -1] / float(recorded_half)
+        split.append(pd.DataFrame(dict(model=model, ratio=ratio)))
     frame = pd.concat(
-        [
-            pd.DataFrame({"model": k, "replica": np.arange(v.size), "total": v})
-            for k, v in totals.items()
-        ],
-        ignore_index=True,
+        [pd.DataFrame({"model": k, "total": v}) for k, v in totals.items()], ignore_index=True
     )
     waited = net.queue_wait[net.queue_wait > 0]
     return SimpleNamespace(
@@ -1722,7 +1695,6 @@ def lb_decompositions(problems: Mapping[str, tuple], w: int) -> dict:
                     seed=s,
                     method=method,
                     iterations=end.iteration,
-                    time=end.time,
                     latency=end.time / end.iteration,
                     n_fresh=upto.n_fresh.mean(),
                     subpartitions=upto.total_subpartitions.mean(),
@@ -1773,7 +1745,7 @@ def aws_methods(w: int) -> list:
     """The methods of the AWS-like bottom row: GD, coded, SAG w = N, DSAG and DSAG-LB w = 20."""
     return [
         m
-        for m in fig8_methods(100, w, include_lb=False)
+        for m in fig8_methods(100, w)
         if m[0] in ("GD", "coded (r=45/49)", "SAG w=100", f"DSAG w={w}")
     ] + [("DSAG-LB w=20", "dsag", 20, True)]
 

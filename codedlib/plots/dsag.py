@@ -177,13 +177,12 @@ def plot_cumulative_latency(
 
 
 def plot_load_balancing(
-    df: pd.DataFrame, *, summary: pd.DataFrame, seed: int | None = None, title: str | None = None
+    df: pd.DataFrame, *, summary: pd.DataFrame, seed: int, title: str | None = None
 ) -> Figure:
     """Fig. 7: per-worker latency with (left) and without (right) load balancing, from
-    :func:`codedlib.experiments.dsag.fig7_load_balancing` over seeds (the run of ``seed``,
-    default the first; its ``marks``), and each seed's mean latency over the last iterations,
-    balanced vs not, and their mean (``summary``: ``fig7_final_latency``)."""
-    seed = df.seed.iloc[0] if seed is None else seed
+    :func:`codedlib.experiments.dsag.fig7_load_balancing` over seeds (the run of ``seed``, its
+    ``marks``), and each seed's mean latency over the last iterations, balanced vs not, and
+    their mean (``summary``: ``fig7_final_latency``)."""
     df = df[df.seed == seed]
     fig = Figure(figsize=(14, 4))
     grid = fig.add_gridspec(1, 3, width_ratios=(1, 1, 0.55))

@@ -129,13 +129,6 @@ class GradientCache:
         """The cached entries, in order of their first sample."""
         return list(self._entries)
 
-    def _overlapping(self, start, stop):
-        lo = bisect.bisect_right(self._starts, start) - 1
-        if lo < 0 or self._entries[lo][1] <= start:
-            lo += 1
-        hi = bisect.bisect_left(self._starts, stop)
-        return lo, hi
-
     def insert(self, start: int, stop: int, iteration: int, value: ArrayLike) -> bool:
         """Offer sub-gradient ``value`` over samples ``[start, stop)`` computed at ``iteration``."""
         start, stop = check_int("start", start), check_int("stop", stop)
@@ -146,19 +139,20 @@ class GradientCache:
                 f"got start={start}, stop={stop}"
             )
         slots = self._admit(start, stop, iteration)
-        if slots is None:
-            return False
-        self._store(slots, start, stop, iteration, value)
-        return True
+        if slots is not None:
+            self._store(slots, start, stop, iteration, value)
+        return slots is not None
 
     def _admit(self, start, stop, iteration):
         """The slots ``(lo, hi)`` of the entries a checked range would evict, or None (counted)
         if an overlapping entry is at least as recent."""
-        lo, hi = self._overlapping(start, stop)
-        for _s, _e, t, _ in self._entries[lo:hi]:
-            if t >= iteration:
-                self.n_rejected += 1
-                return None
+        lo = bisect.bisect_right(self._starts, start) - 1
+        if lo < 0 or self._entries[lo][1] <= start:
+            lo += 1
+        hi = bisect.bisect_left(self._starts, stop)
+        if any(t >= iteration for _s, _e, t, _ in self._entries[lo:hi]):
+            self.n_rejected += 1
+            return None
         return lo, hi
 
     def _store(self, slots, start, stop, iteration, value):
@@ -221,11 +215,8 @@ class LatencyProfiler:
                 rec.pop(0)
             if len(rec) < min_samples:
                 return None
-            arr = np.asarray(rec)
-            stats[0, i] = arr[:, 1].mean()
-            stats[1, i] = arr[:, 1].var(ddof=1)
-            stats[2, i] = arr[:, 2].mean()
-            stats[3, i] = arr[:, 2].var(ddof=1)
+            comm, comp = np.asarray(rec)[:, 1:].T
+            stats[:, i] = comm.mean(), comm.var(ddof=1), comp.mean(), comp.var(ddof=1)
         stats[1::2] = np.maximum(stats[1::2], 1e-12 * stats[::2] ** 2 + 1e-300)  # the variances
         return stats
 
@@ -353,7 +344,6 @@ class DSAGRun:
     """Result of :func:`simulate_dsag` / :func:`simulate_coded_bound`: ``history`` per recorded
     iteration; ``tasks`` (a frame, one row per task) is built from ``task_rows`` when first read."""
 
-    method: str
     history: pd.DataFrame
     thetas: list
     theta: np.ndarray
@@ -639,13 +629,10 @@ class _Coordinator:
 
     def absorb(self, lo, hi, task_t, theta, fresh):
         """:meth:`CoordinatorPolicy.absorb` of the task's gradient, computed only if it enters."""
-        if not self.policy.offers(fresh):
-            return False
-        slots = self.cache._admit(lo, hi, task_t)
-        if slots is None:
-            return False
-        self.cache._store(slots, lo, hi, task_t, self.gradient(theta, lo, hi))
-        return True
+        slots = self.cache._admit(lo, hi, task_t) if self.policy.offers(fresh) else None
+        if slots is not None:
+            self.cache._store(slots, lo, hi, task_t, self.gradient(theta, lo, hi))
+        return slots is not None
 
     def iteration(self, t) -> bool:
         """Iteration t: hand out, collect, step V <- G(V - eta H / (xi n)); True to stop."""
@@ -673,9 +660,7 @@ class _Coordinator:
             if self.options.out_of_time(self.now) or self.iteration(t):
                 break
         hist = _history_frame(self.history)
-        return DSAGRun(
-            self.policy.method, hist, self.thetas, self.theta, self.task_rows, self.repartitions
-        )
+        return DSAGRun(hist, self.thetas, self.theta, self.task_rows, self.repartitions)
 
 
 def simulate_dsag(
@@ -770,4 +755,4 @@ def simulate_coded_bound(
             if options.callback is not None and options.callback(theta):
                 break
 
-    return DSAGRun("coded", _history_frame(history), thetas, theta, task_rows)
+    return DSAGRun(_history_frame(history), thetas, theta, task_rows)
