@@ -12,7 +12,6 @@ import itertools
 import math
 import textwrap
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import partial
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
@@ -1132,31 +1131,14 @@ def _remark2_specs(nb: Notebook) -> list:
 
 
 # ---- Section 3: eqs. (21)-(22) against the numerical eq. (28) ---------------------------
-def _harmonic(n: int) -> float:
-    return float(sum(Fraction(1, i) for i in range(1, n + 1)))
-
-
-def _eq22(k, n, t0, beta) -> float:
-    return t0 * math.exp(
-        math.lgamma(n + 1)
-        + math.lgamma(n - k + 1 - 1 / beta)
-        - math.lgamma(n - k + 1)
-        - math.lgamma(n + 1 - 1 / beta)
-    )
-
-
 def _closed_forms(nb: Notebook) -> list:
     """``(item, quantity, closed form, delay, k, load)`` of the eq. (21)/(22) rows."""
     n, r = nb.n_workers, nb.redundancy
-    closed = {  # E[T_(k:N)] at load ``load``
-        "exponential": lambda k, load: load * nb.exp_mean * (_harmonic(n) - _harmonic(n - k)),
-        "pareto": lambda k, load: load * _eq22(k, n, nb.pareto_scale, nb.pareto_shape),
-    }
     return [
         (
             f"eq. ({eq}) (reconstructed)",
             f"{what}: eq. ({eq}) vs eq. (28)",
-            closed[d](k, load),
+            th.expected_order_statistic(nb.delays[d], k, n, load),  # eq. (21)/(22)
             d,
             k,
             load,
