@@ -221,13 +221,11 @@ def expected_order_statistic(delay: rv_frozen, k: int, n: int, load: float = 1.0
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1, high=n)
     load = check_real("load", load, low=0.0, low_open=True)
-    fam = _family(delay)
-    if fam is not None and fam[0] == "expon":
-        _, _, loc, scale = fam
+    name, shapes, loc, scale = _family(delay) or (None, (), 0.0, 1.0)
+    if name == "expon":
         return load * expected_order_statistic_exponential(k, n, rate=1.0 / scale, shift=loc)
-    if fam is not None and fam[0] == "pareto" and fam[2] == 0.0:
-        _, (shape,), _, scale = fam
-        return load * expected_order_statistic_pareto(k, n, t0=scale, xi=shape)
+    if name == "pareto" and loc == 0.0:
+        return load * expected_order_statistic_pareto(k, n, t0=scale, xi=shapes[0])
     return load * expected_order_statistic_numeric(delay, k, n)
 
 
