@@ -1308,27 +1308,21 @@ def _time_per_iter_specs(nb: Notebook) -> list:
             "paper_text": f"formula ×{f.mean():.3f}: {why}",
         }
 
+    why = {
+        "GC": "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)",
+        "LAG": "LAG waits for the slowest of fewer active workers (eq. 27)",
+    }
     S = partial(spec, "comparison", section=SECTIONS["sec6"], basis="derived")
     return [
         S(
             f"eqs. (23), {eq} (reconstructed)",
             f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
-            partial(measured, label=label, dname=dname, why=why),
+            partial(measured, label=label, dname=dname, why=why[label]),
             setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
         )
-        for label, technique, eq, why in (
-            (
-                "GC",
-                "coding (GC)",
-                "(24)",
-                "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)",
-            ),
-            (
-                "LAG",
-                "selection (LAG)",
-                "(27)",
-                "LAG waits for the slowest of fewer active workers (eq. 27)",
-            ),
+        for label, technique, eq in (
+            ("GC", "coding (GC)", "(24)"),
+            ("LAG", "selection (LAG)", "(27)"),
         )
         for dname in nb.delays
     ]
