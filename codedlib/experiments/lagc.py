@@ -265,7 +265,6 @@ def complexity_curves(
     redundancy: int = 2,
     xi: float = 0.05,
     history: int = 10,
-    eps_rel: float = 1e-8,
 ) -> pd.DataFrame:
     """Table II evaluated on ``problem`` (Section V-D illustration), per delay model of ``delays``.
 
@@ -304,7 +303,7 @@ def complexity_curves(
         table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
         for r, label, scheme, groups, shown in entries:
             try:
-                out = table2(scheme, r, groups, eps_rel)
+                out = table2(scheme, r, groups, EPS_REL)
             except ValueError:  # e.g. Pareto mean infinite for this order statistic
                 continue
             g = out["n_groups"] if shown is None else shown
@@ -962,6 +961,7 @@ def any_wait_for_decodes(layout: LAGCLayout) -> bool:
 
 
 REMARK2_PAIRS = ("LAGC(G=1, ξ=0) vs GC", "LAGC(G=N) vs LAG-PS")
+_LOADS = ("downloads", "uploads", "computation")  # a run's loads per iteration (eq. 7-8)
 
 
 def remark2(nb: Notebook) -> pd.DataFrame:
@@ -977,14 +977,13 @@ def remark2(nb: Notebook) -> pd.DataFrame:
             run_lag_ps(tiny, 6, **lazy, **kw),
         ),
     }
-    loads = ("downloads", "uploads", "computation")
     return pd.DataFrame(
         [
             {
                 "pair": name,
                 "max |iterate difference|": float(np.abs(a.iterates - b.iterates).max()),
                 "same times": bool(np.array_equal(a.iteration_times, b.iteration_times)),
-                "same loads": all(np.array_equal(getattr(a, f), getattr(b, f)) for f in loads),
+                "same loads": all(np.array_equal(getattr(a, f), getattr(b, f)) for f in _LOADS),
                 "same selections": bool(np.array_equal(a.selected, b.selected)),
                 "mean active units": float(a.n_selected.mean()),
             }
@@ -1005,8 +1004,7 @@ def example_loads(nb: Notebook) -> pd.DataFrame:
             three, 3, xi=0.08, history=2, stepsize=1 / (30 * three.smoothness()), **kw
         ),
     }
-    loads = ("downloads", "uploads", "computation")
-    frames = {name: pd.DataFrame({f: getattr(r, f) for f in loads}) for name, r in hand.items()}
+    frames = {name: pd.DataFrame({f: getattr(r, f) for f in _LOADS}) for name, r in hand.items()}
     return pd.concat(frames, axis=1).rename_axis("iteration")
 
 
@@ -1071,7 +1069,6 @@ def _layout_specs(_nb: Notebook) -> list:
 def _remark2_specs(nb: Notebook) -> list:
     setting = f"tiny stand-in regression (6 partitions × 10 samples, d=4), N=6, r=2, {nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, D={nb.history} for the lazy pair"
     S = partial(spec, "exact", section=SECTIONS["sec2"], basis="check")
-    fields = ("downloads", "uploads", "computation")
 
     def pair(remark2, *, name, same):
         row = remark2.set_index("pair").loc[name]
@@ -1082,7 +1079,7 @@ def _remark2_specs(nb: Notebook) -> list:
 
     def example(*args):
         loads = th.loads_per_iteration(*args, n_selected=1)
-        return lambda: {"ours": _loads_text(*(loads[f] for f in fields))}
+        return lambda: {"ours": _loads_text(*(loads[f] for f in _LOADS))}
 
     specs = [
         S(
@@ -1103,7 +1100,7 @@ def _remark2_specs(nb: Notebook) -> list:
         )
     ]
     first_gc = lambda loads: {
-        "ours": _loads_text(*(loads[("GC (r=2)", f)].iloc[0] for f in fields))
+        "ours": _loads_text(*(loads[("GC (r=2)", f)].iloc[0] for f in _LOADS))
     }
     examples = [  # item, quantity, the paper's loads, what we measure
         ("Fig. 3", "GC loads of one iteration", (3, 2, 6), first_gc),
