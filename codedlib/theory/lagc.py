@@ -338,15 +338,14 @@ def expected_iteration_time(
     if n_selected == 0:
         return 0.0
     fam = _family(delay) if dists is None else None
+    if fam is None:  # no family to key the cache by
+        return _iteration_time(layout, delay, dists, n_selected)
     key = (layout.n_workers, layout.stored_per_worker, layout.n_groups, n_selected, fam)
-    if fam is not None and key in _TIME_CACHE:
-        return _TIME_CACHE[key]
-    value = _iteration_time(layout, delay, dists, n_selected)
-    if fam is not None:
+    if key not in _TIME_CACHE:
         if len(_TIME_CACHE) > 4096:
             _TIME_CACHE.clear()
-        _TIME_CACHE[key] = value
-    return value
+        _TIME_CACHE[key] = _iteration_time(layout, delay, dists, n_selected)
+    return _TIME_CACHE[key]
 
 
 _TIME_CACHE: dict = {}  # eq. 28 integrals are reused across tables and curves
