@@ -322,7 +322,9 @@ def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) ->
     return th.complexities(scheme, n_workers, redundancy, groups, eps=eps_rel * c.initial_gap, **kw)
 
 
-def _check_rules(rules) -> None:
+def _check_setting(delays, rules=()) -> None:
+    if not delays:
+        raise ValueError("delays must map at least one name to a delay distribution, got {}")
     for rule in rules:
         if rule not in ("gd", "theory"):
             raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
@@ -368,9 +370,7 @@ def seed_runs(
     rel_tol = check_real("rel_tol", rel_tol, low=0.0, low_open=True)
     if rel_tol > eps_rel:
         raise ValueError(f"rel_tol must satisfy rel_tol <= eps_rel={eps_rel:g}, got {rel_tol:g}")
-    if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution")
-    _check_rules(rules)
+    _check_setting(delays, rules)
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
     consts = problem_constants(problem, n_workers)
@@ -644,9 +644,7 @@ def bound_grid(
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, high=1.0, low_open=True, high_open=True)
-    if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution, got {}")
-    _check_rules(rules)
+    _check_setting(delays, rules)
     xis = [check_real("xis", x, low=0.0, low_open=True) for x in xis]
     histories = [check_int("histories", d, low=1) for d in histories]
     cells = [(x, d) for d in histories for x in xis if d * x < 1.0]
@@ -712,8 +710,7 @@ def bound_best_case(
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     n_xi = check_int("n_xi", n_xi, low=2)
-    if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution, got {}")
+    _check_setting(delays)
     spreads = [check_real("spreads", v, low=1.0) for v in spreads]
     histories = [check_int("histories", d, low=1) for d in histories]
     G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
