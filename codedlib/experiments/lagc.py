@@ -602,7 +602,6 @@ def _bound_grid_seed(
                 row |= {"sqrt_d_xi": math.sqrt(history * xi), "rule": rule, "iterations": iters}
                 row |= {"ggd_iterations": ggd_iters, "active_fraction": active, "time": time_}
                 row["ggd_time"] = ggd_iters * t_all
-                row["sim_ratio"] = time_ / (ggd_iters * t_all)
                 row["sim_iteration_factor"] = iters / ggd_iters
                 row |= {"iter_bound": iter_bound, "ggd_iter_bound": ggd_bound_iters}
                 row["selection_bound"] = b["selection_bound"]
@@ -636,7 +635,7 @@ def bound_grid(
     selections, ``Σ_k E[T_(m_k:m_k)]`` (eq. 10 with eq. 28/29/31), per delay model.
 
     One row per (seed, delay, ξ, D, rule): measured ``iterations, ggd_iterations,
-    active_fraction, time, ggd_time, sim_ratio, sim_iteration_factor``; the bound's
+    active_fraction, time, ggd_time, sim_iteration_factor``; the bound's
     ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (eq. 30),
     ``bound_time`` (eq. 31), ``bound_ratio`` and ``iteration_factor = 1/(1-sqrt(Dξ))``.
     """
