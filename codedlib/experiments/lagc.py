@@ -12,7 +12,6 @@ import itertools
 import math
 import textwrap
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import partial
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
@@ -266,7 +265,6 @@ def complexity_curves(
     redundancy: int = 2,
     xi: float = 0.05,
     history: int = 10,
-    eps_rel: float = 1e-8,
 ) -> pd.DataFrame:
     """Table II evaluated on ``problem`` (Section V-D illustration), per delay model of ``delays``.
 
@@ -305,7 +303,7 @@ def complexity_curves(
         table2 = partial(_table2, problem, c, n_workers, delay=delay, xi=xi, history=history)
         for r, label, scheme, groups, shown in entries:
             try:
-                out = table2(scheme, r, groups, eps_rel)
+                out = table2(scheme, r, groups, EPS_REL)
             except ValueError:  # e.g. Pareto mean infinite for this order statistic
                 continue
             g = out["n_groups"] if shown is None else shown
@@ -324,7 +322,9 @@ def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) ->
     return th.complexities(scheme, n_workers, redundancy, groups, eps=eps_rel * c.initial_gap, **kw)
 
 
-def _check_rules(rules) -> None:
+def _check_setting(delays, rules=()) -> None:
+    if not delays:
+        raise ValueError("delays must map at least one name to a delay distribution, got {}")
     for rule in rules:
         if rule not in ("gd", "theory"):
             raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
@@ -370,9 +370,7 @@ def seed_runs(
     rel_tol = check_real("rel_tol", rel_tol, low=0.0, low_open=True)
     if rel_tol > eps_rel:
         raise ValueError(f"rel_tol must satisfy rel_tol <= eps_rel={eps_rel:g}, got {rel_tol:g}")
-    if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution")
-    _check_rules(rules)
+    _check_setting(delays, rules)
     p_seed, d_seed = pairs[seed]
     problem = heterogeneous_regression(n_workers, rng=p_seed, **(problem_kwargs or {}))
     consts = problem_constants(problem, n_workers)
@@ -425,16 +423,13 @@ def seed_values(
     return seed_table(summary, column, delay=delay, rule=rule)[scheme].to_numpy()
 
 
-def convergence_bands(
-    curves: pd.DataFrame,
-    n_grid: int = 300,
-    quantities: Sequence[str] = ("rel_gap", "communication", "computation"),
-) -> pd.DataFrame:
-    """Median, min and max over seeds of each quantity on a common clock per (delay, rule),
-    from 0 to the latest end of any run; a run's value at ``t`` is that of its last iterate
-    finished by ``t`` (a run that reached its target stays flat). Columns ``delay, rule,
-    scheme, time, quantity, median, low, high, n_seeds``."""
+def convergence_bands(curves: pd.DataFrame, n_grid: int = 300) -> pd.DataFrame:
+    """Median, min and max over seeds of the relative gap, communication and computation on a
+    common clock per (delay, rule), from 0 to the latest end of any run; a run's value at ``t``
+    is that of its last iterate finished by ``t`` (a run that reached its target stays flat).
+    Columns ``delay, rule, scheme, time, quantity, median, low, high, n_seeds``."""
     n_grid = check_int("n_grid", n_grid, low=2)
+    quantities = ("rel_gap", "communication", "computation")
     out = []
     for (dname, rule), part in curves.groupby(["delay", "rule"], sort=False):
         grid = np.linspace(0.0, float(part["time"].max()), n_grid)
@@ -444,11 +439,10 @@ def convergence_bands(
                 idx = np.searchsorted(run["time"].to_numpy(), grid, side="right") - 1
                 values.append(run[q].to_numpy()[np.clip(idx, 0, len(run) - 1)])
             values = np.array(values)
-            stats = {"median": np.median(values, axis=0), "low": values.min(axis=0)}
             out.append(
                 pd.DataFrame(
                     {"delay": dname, "rule": rule, "scheme": label, "time": grid, "quantity": q}
-                    | stats
+                    | {"median": np.median(values, axis=0), "low": values.min(axis=0)}
                     | {"high": values.max(axis=0), "n_seeds": values.shape[0]}
                 )
             )
@@ -608,7 +602,6 @@ def _bound_grid_seed(
                 row |= {"sqrt_d_xi": math.sqrt(history * xi), "rule": rule, "iterations": iters}
                 row |= {"ggd_iterations": ggd_iters, "active_fraction": active, "time": time_}
                 row["ggd_time"] = ggd_iters * t_all
-                row["sim_ratio"] = time_ / (ggd_iters * t_all)
                 row["sim_iteration_factor"] = iters / ggd_iters
                 row |= {"iter_bound": iter_bound, "ggd_iter_bound": ggd_bound_iters}
                 row["selection_bound"] = b["selection_bound"]
@@ -642,7 +635,7 @@ def bound_grid(
     selections, ``Σ_k E[T_(m_k:m_k)]`` (eq. 10 with eq. 28/29/31), per delay model.
 
     One row per (seed, delay, ξ, D, rule): measured ``iterations, ggd_iterations,
-    active_fraction, time, ggd_time, sim_ratio, sim_iteration_factor``; the bound's
+    active_fraction, time, ggd_time, sim_iteration_factor``; the bound's
     ``iter_bound`` (eq. 20), ``ggd_iter_bound`` (eq. 19), ``selection_bound`` (eq. 30),
     ``bound_time`` (eq. 31), ``bound_ratio`` and ``iteration_factor = 1/(1-sqrt(Dξ))``.
     """
@@ -650,9 +643,7 @@ def bound_grid(
     redundancy = check_int("redundancy", redundancy, low=1, high=n_workers)
     n_seeds = check_int("n_seeds", n_seeds, low=1)
     eps_rel = check_real("eps_rel", eps_rel, low=0.0, high=1.0, low_open=True, high_open=True)
-    if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution, got {}")
-    _check_rules(rules)
+    _check_setting(delays, rules)
     xis = [check_real("xis", x, low=0.0, low_open=True) for x in xis]
     histories = [check_int("histories", d, low=1) for d in histories]
     cells = [(x, d) for d in histories for x in xis if d * x < 1.0]
@@ -718,8 +709,7 @@ def bound_best_case(
     """
     n_workers = check_int("n_workers", n_workers, low=2)
     n_xi = check_int("n_xi", n_xi, low=2)
-    if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution, got {}")
+    _check_setting(delays)
     spreads = [check_real("spreads", v, low=1.0) for v in spreads]
     histories = [check_int("histories", d, low=1) for d in histories]
     G = th.scheme_layout("g-lag", n_workers, redundancy).n_groups
@@ -967,6 +957,7 @@ def any_wait_for_decodes(layout: LAGCLayout) -> bool:
 
 
 REMARK2_PAIRS = ("LAGC(G=1, ξ=0) vs GC", "LAGC(G=N) vs LAG-PS")
+_LOADS = ("downloads", "uploads", "computation")  # a run's loads per iteration (eq. 7-8)
 
 
 def remark2(nb: Notebook) -> pd.DataFrame:
@@ -982,14 +973,13 @@ def remark2(nb: Notebook) -> pd.DataFrame:
             run_lag_ps(tiny, 6, **lazy, **kw),
         ),
     }
-    loads = ("downloads", "uploads", "computation")
     return pd.DataFrame(
         [
             {
                 "pair": name,
                 "max |iterate difference|": float(np.abs(a.iterates - b.iterates).max()),
                 "same times": bool(np.array_equal(a.iteration_times, b.iteration_times)),
-                "same loads": all(np.array_equal(getattr(a, f), getattr(b, f)) for f in loads),
+                "same loads": all(np.array_equal(getattr(a, f), getattr(b, f)) for f in _LOADS),
                 "same selections": bool(np.array_equal(a.selected, b.selected)),
                 "mean active units": float(a.n_selected.mean()),
             }
@@ -1010,8 +1000,7 @@ def example_loads(nb: Notebook) -> pd.DataFrame:
             three, 3, xi=0.08, history=2, stepsize=1 / (30 * three.smoothness()), **kw
         ),
     }
-    loads = ("downloads", "uploads", "computation")
-    frames = {name: pd.DataFrame({f: getattr(r, f) for f in loads}) for name, r in hand.items()}
+    frames = {name: pd.DataFrame({f: getattr(r, f) for f in _LOADS}) for name, r in hand.items()}
     return pd.concat(frames, axis=1).rename_axis("iteration")
 
 
@@ -1076,7 +1065,6 @@ def _layout_specs(_nb: Notebook) -> list:
 def _remark2_specs(nb: Notebook) -> list:
     setting = f"tiny stand-in regression (6 partitions × 10 samples, d=4), N=6, r=2, {nb.delay_text['pareto']}, 4 delay replicas, 100 iterations; ξ={nb.xi:g}, D={nb.history} for the lazy pair"
     S = partial(spec, "exact", section=SECTIONS["sec2"], basis="check")
-    fields = ("downloads", "uploads", "computation")
 
     def pair(remark2, *, name, same):
         row = remark2.set_index("pair").loc[name]
@@ -1085,9 +1073,9 @@ def _remark2_specs(nb: Notebook) -> list:
         same_sel = row["same selections"] or name.endswith("vs GC")
         return {"ours": str(bool(row["same times"] and row["same loads"] and same_sel))}
 
-    def example(args):
+    def example(*args):
         loads = th.loads_per_iteration(*args, n_selected=1)
-        return lambda: {"ours": _loads_text(*(loads[f] for f in fields))}
+        return lambda: {"ours": _loads_text(*(loads[f] for f in _LOADS))}
 
     specs = [
         S(
@@ -1108,55 +1096,31 @@ def _remark2_specs(nb: Notebook) -> list:
         )
     ]
     first_gc = lambda loads: {
-        "ours": _loads_text(*(loads[("GC (r=2)", f)].iloc[0] for f in fields))
+        "ours": _loads_text(*(loads[("GC (r=2)", f)].iloc[0] for f in _LOADS))
     }
-    specs.append(
-        S(
-            "Fig. 3",
-            "GC loads of one iteration",
-            first_gc,
-            paper=_loads_text(3, 2, 6),
-            setting="N=3, r=2: our GC simulator, first iteration",
-        )
-    )
-    examples = [
-        ("Fig. 4", "LAG loads, only worker 1 selected", (1, 1, 1), ("lag", 3, 1, 3)),
-        ("Fig. 5(a)", "G-LAG loads, only group 1 selected", (2, 1, 4), ("g-lag", 6, 2, 3)),
-        ("Fig. 5(b)", "LAGC loads, only group 1 selected", (3, 2, 6), ("lagc", 6, 2, 2)),
+    examples = [  # item, quantity, the paper's loads, what we measure
+        ("Fig. 3", "GC loads of one iteration", (3, 2, 6), first_gc),
+        ("Fig. 4", "LAG loads, only worker 1 selected", (1, 1, 1), example("lag", 3, 1, 3)),
+        ("Fig. 5(a)", "G-LAG loads, only group 1 selected", (2, 1, 4), example("g-lag", 6, 2, 3)),
+        ("Fig. 5(b)", "LAGC loads, only group 1 selected", (3, 2, 6), example("lagc", 6, 2, 2)),
     ]
     setting = "the paper's example selection; our per-iteration loads (Table II code)"
+    settings = {"Fig. 3": "N=3, r=2: our GC simulator, first iteration"}
     return specs + [
-        S(item, q, example(args), paper=_loads_text(*paper), setting=setting)
-        for item, q, paper, args in examples
+        S(item, q, measured, paper=_loads_text(*paper), setting=settings.get(item, setting))
+        for item, q, paper, measured in examples
     ]
 
 
 # ---- Section 3: eqs. (21)-(22) against the numerical eq. (28) ---------------------------
-def _harmonic(n: int) -> float:
-    return float(sum(Fraction(1, i) for i in range(1, n + 1)))
-
-
-def _eq22(k, n, t0, beta) -> float:
-    return t0 * math.exp(
-        math.lgamma(n + 1)
-        + math.lgamma(n - k + 1 - 1 / beta)
-        - math.lgamma(n - k + 1)
-        - math.lgamma(n + 1 - 1 / beta)
-    )
-
-
 def _closed_forms(nb: Notebook) -> list:
     """``(item, quantity, closed form, delay, k, load)`` of the eq. (21)/(22) rows."""
     n, r = nb.n_workers, nb.redundancy
-    closed = {  # E[T_(k:N)] at load ``load``
-        "exponential": lambda k, load: load * nb.exp_mean * (_harmonic(n) - _harmonic(n - k)),
-        "pareto": lambda k, load: load * _eq22(k, n, nb.pareto_scale, nb.pareto_shape),
-    }
     return [
         (
             f"eq. ({eq}) (reconstructed)",
             f"{what}: eq. ({eq}) vs eq. (28)",
-            closed[d](k, load),
+            th.expected_order_statistic(nb.delays[d], k, n, load),  # eq. (21)/(22)
             d,
             k,
             load,
@@ -1337,27 +1301,21 @@ def _time_per_iter_specs(nb: Notebook) -> list:
             "paper_text": f"formula ×{f.mean():.3f}: {why}",
         }
 
+    why = {
+        "GC": "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)",
+        "LAG": "LAG waits for the slowest of fewer active workers (eq. 27)",
+    }
     S = partial(spec, "comparison", section=SECTIONS["sec6"], basis="derived")
     return [
         S(
             f"eqs. (23), {eq} (reconstructed)",
             f"time per iteration, {technique} / GD, {dname} (not Table I's robustness)",
-            partial(measured, label=label, dname=dname, why=why),
+            partial(measured, label=label, dname=dname, why=why[label]),
             setting=nb.run_setting(nb.delay_text[dname], nb.rule_text["gd"]),
         )
-        for label, technique, eq, why in (
-            (
-                "GC",
-                "coding (GC)",
-                "(24)",
-                "GC is faster only if r·E[T_(N−r+1:N)] < E[T_(N:N)] (text after eq. 24)",
-            ),
-            (
-                "LAG",
-                "selection (LAG)",
-                "(27)",
-                "LAG waits for the slowest of fewer active workers (eq. 27)",
-            ),
+        for label, technique, eq in (
+            ("GC", "coding (GC)", "(24)"),
+            ("LAG", "selection (LAG)", "(27)"),
         )
         for dname in nb.delays
     ]

@@ -30,21 +30,13 @@ LABELS = {
     "lag": "Fig. 4: LAG (N=3)",
     "g_lag": "Fig. 5(a): G-LAG (N=6, r=2, G=3)",
     "lagc": "Fig. 5(b): LAGC (N=6, r=2, G=2)",
-    # run_checks and compare_schemes
-    "iter_bound": "I(eps) eq. 19/20",
-    "table2_time": "time Table II",
-    "table2_communication": "communication Table II",
-    "table2_computation": "computation Table II",
+    # compare_schemes (the explorer's table)
     "upper_bound": "upper bound",
-    # run_checks
-    "selection_bound": "bound_1_minus_dC",
     # complexity_curves
-    "redundancy": "r",
     "n_groups": "G",
-    # bound_grid and bound_grid_summary
+    # bound_grid_summary
+    "selection_bound": "bound_1_minus_dC",
     "sqrt_d_xi": "sqrt_Dxi",
-    # seed_runs
-    "stepsize_times_smoothness": "stepsize_times_L",
 }
 
 _STYLE = {

@@ -106,8 +106,6 @@ class SchemeRun:
     scheme: str
     layout: LAGCLayout
     stepsize: float
-    xi: float
-    history: int
     selected: np.ndarray
     downloads: np.ndarray
     uploads: np.ndarray
@@ -281,15 +279,13 @@ class _Sim:
         if self.iterates is not None:
             self.iterates.append(new_theta.copy())
 
-    def result(self, scheme, layout, stepsize, xi, history) -> SchemeRun:
+    def result(self, scheme, layout, stepsize) -> SchemeRun:
         K = len(self.rows)
         times, selected, *loads = zip(*self.rows)
         return SchemeRun(
             scheme=scheme,
             layout=layout,
             stepsize=stepsize,
-            xi=xi,
-            history=history,
             selected=np.array(selected, dtype=bool).reshape(K, -1),
             downloads=np.array(loads[0], dtype=np.int64),
             uploads=np.array(loads[1], dtype=np.int64),
@@ -336,7 +332,7 @@ def run_gd(
         grad = reduce(np.add, [s.partition_gradient(s.theta, p) for p in range(N)])
         s.record(s.delays.draws(k).max(axis=1), np.ones(N, dtype=bool), N, N, N)
         s.step(alpha, grad)
-    return s.result("gd", lagc_layout(N, 1, N), alpha, 0.0, 1)
+    return s.result("gd", lagc_layout(N, 1, N), alpha)
 
 
 def run_gc(
@@ -361,7 +357,7 @@ def run_gc(
         grad = reduce(np.add, G) if decoder is None else decoder.decode(G, fast)
         s.record(times, np.ones(1, dtype=bool), N, wait, N * r, survivors=fast)
         s.step(alpha, grad)
-    return s.result("gc", lagc_layout(N, r, 1), alpha, 0.0, 1)
+    return s.result("gc", lagc_layout(N, r, 1), alpha)
 
 
 def run_lag_ps(
@@ -399,7 +395,7 @@ def run_lag_ps(
         times = X[:, chosen].max(axis=1) if n_sel else np.zeros(X.shape[0])
         s.record(times, chosen, n_sel, n_sel, n_sel)
         s.step(alpha, reduce(np.add, stale))
-    return s.result("lag", lagc_layout(M, 1, M), alpha, xi, history)
+    return s.result("lag", lagc_layout(M, 1, M), alpha)
 
 
 # ---- LAGC (Section IV, Algorithm 1) and its no-coding special cases ------------------------------
@@ -458,7 +454,7 @@ def run_lagc(
         times = group_times[:, chosen].max(axis=1) if n_sel else np.zeros(group_times.shape[0])
         s.record(times, chosen, n_sel * n_g, n_sel * wait, n_sel * n_g * stored, survivors=fast_k)
         s.step(alpha, reduce(np.add, stale))
-    return s.result(scheme, layout, alpha, xi, history)
+    return s.result(scheme, layout, alpha)
 
 
 def run_g_gd(

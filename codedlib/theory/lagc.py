@@ -221,13 +221,11 @@ def expected_order_statistic(delay: rv_frozen, k: int, n: int, load: float = 1.0
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1, high=n)
     load = check_real("load", load, low=0.0, low_open=True)
-    fam = _family(delay)
-    if fam is not None and fam[0] == "expon":
-        _, _, loc, scale = fam
+    name, shapes, loc, scale = _family(delay) or (None, (), 0.0, 1.0)
+    if name == "expon":
         return load * expected_order_statistic_exponential(k, n, rate=1.0 / scale, shift=loc)
-    if fam is not None and fam[0] == "pareto" and fam[2] == 0.0:
-        _, (shape,), _, scale = fam
-        return load * expected_order_statistic_pareto(k, n, t0=scale, xi=shape)
+    if name == "pareto" and loc == 0.0:
+        return load * expected_order_statistic_pareto(k, n, t0=scale, xi=shapes[0])
     return load * expected_order_statistic_numeric(delay, k, n)
 
 
@@ -340,15 +338,14 @@ def expected_iteration_time(
     if n_selected == 0:
         return 0.0
     fam = _family(delay) if dists is None else None
+    if fam is None:  # no family to key the cache by
+        return _iteration_time(layout, delay, dists, n_selected)
     key = (layout.n_workers, layout.stored_per_worker, layout.n_groups, n_selected, fam)
-    if fam is not None and key in _TIME_CACHE:
-        return _TIME_CACHE[key]
-    value = _iteration_time(layout, delay, dists, n_selected)
-    if fam is not None:
+    if key not in _TIME_CACHE:
         if len(_TIME_CACHE) > 4096:
             _TIME_CACHE.clear()
-        _TIME_CACHE[key] = value
-    return value
+        _TIME_CACHE[key] = _iteration_time(layout, delay, dists, n_selected)
+    return _TIME_CACHE[key]
 
 
 _TIME_CACHE: dict = {}  # eq. 28 integrals are reused across tables and curves
