@@ -347,13 +347,6 @@ class OrderStatisticEstimate(NamedTuple):
 _CHUNK_ELEMENTS = 1 << 21  # ~16 MB of float64 per chunk
 
 
-def _sampler(dist_or_cluster, n):
-    source, n = _as_cluster(dist_or_cluster, n)
-    if isinstance(source, HeterogeneousCluster):
-        return source.sample, n
-    return (lambda rows, rng: sample_distribution(source, (rows, n), rng)), n
-
-
 def _check_ks(k, n):
     ks = np.atleast_1d(np.asarray(k))
     if ks.ndim != 1 or ks.size == 0:
@@ -376,7 +369,7 @@ def order_statistic_samples(
     Shape ``(replicas,)`` for an int ``k``, ``(replicas, len(k))`` for a sequence; drawn in
     chunks of about 2M values, reduced with ``np.partition``.
     """
-    draw, n = _sampler(dist_or_cluster, n)
+    source, n = _as_cluster(dist_or_cluster, n)
     ks = _check_ks(k, n)
     replicas = check_int("replicas", replicas, low=1)
     rng = as_generator(rng)
@@ -387,27 +380,13 @@ def order_statistic_samples(
     out = np.empty((replicas, len(ks)))
     for start in range(0, replicas, chunk_size):
         rows = min(chunk_size, replicas - start)
-        block = draw(rows, rng)
+        if isinstance(source, HeterogeneousCluster):
+            block = source.sample(rows, rng)
+        else:
+            block = sample_distribution(source, (rows, n), rng)
         block.partition(np.unique(kth), axis=1)  # in place: no copy of the chunk
         out[start : start + rows] = block[:, kth]
     return out[:, 0] if np.ndim(k) == 0 else out
-
-
-def _refuse_infinite_mean(dist_or_cluster, ks, n):
-    """A Monte Carlo mean of an order statistic whose expectation is infinite is a
-    seed-dependent finite number: refuse it. Pareto / Lomax workers with tail index ``xi``:
-    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix).
-    """
-    params = _family_parameters(dist_or_cluster)
-    if params is None or params[0].name not in ("pareto", "lomax"):
-        return
-    family, (xi, *_), _, _ = params
-    for k in ks:
-        if xi * (n - k + 1) <= 1:
-            raise ValueError(
-                f"E[T_(k)] is infinite for {family.name} workers with tail index xi={xi:g}, "
-                f"k={k}, n={n}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
-            )
 
 
 def order_statistic_monte_carlo(
@@ -420,11 +399,21 @@ def order_statistic_monte_carlo(
 ) -> OrderStatisticEstimate:
     """Monte Carlo ``E[T_(k)]`` with its standard error, for any workers.
 
-    One distribution means ``n`` identical workers; arrays when ``k`` is a sequence.
+    One distribution means ``n`` identical workers; arrays when ``k`` is a sequence. Pareto /
+    Lomax workers with tail index ``xi`` need ``xi (n - k + 1) > 1`` (RS paper, appendix): the
+    Monte Carlo mean of an infinite ``E[T_(k)]`` would be a seed-dependent finite number.
     """
     replicas = check_int("replicas", replicas, low=2)
-    n_checked = _sampler(dist_or_cluster, n)[1]  # n and k checked first
-    _refuse_infinite_mean(dist_or_cluster, _check_ks(k, n_checked), n_checked)
+    n = _as_cluster(dist_or_cluster, n)[1]  # n and k checked first
+    ks = _check_ks(k, n)
+    params = _family_parameters(dist_or_cluster)
+    if params is not None and params[0].name in ("pareto", "lomax"):
+        family, (xi, *_), _, _ = params
+        if bad := [j for j in ks if xi * (n - j + 1) <= 1]:
+            raise ValueError(
+                f"E[T_(k)] is infinite for {family.name} workers with tail index xi={xi:g}, "
+                f"k={bad[0]}, n={n}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
+            )
     samples = order_statistic_samples(dist_or_cluster, k, n, replicas, rng, chunk_size)
     mean = samples.mean(axis=0)
     stderr = samples.std(axis=0, ddof=1) / np.sqrt(replicas)
