@@ -249,12 +249,11 @@ def expected_order_statistics_numeric(
     ``E[T_(k)]`` that does not exist (Pareto: ``xi (n-k+1) <= 1``).
     """
     source, n = _as_cluster(dist_or_dists, n)
-    ks = list(range(1, n + 1)) if ks is None else _check_ks(ks, n)
+    ks = np.arange(1, n + 1) if ks is None else np.asarray(_check_ks(ks, n))
     rtol = check_real("rtol", rtol, low=0.0, low_open=True)
     if divergent not in ("raise", "inf"):
         raise ValueError(f"divergent must be 'raise' or 'inf', got divergent={divergent!r}")
     dists = list(source.dists) if isinstance(source, HeterogeneousCluster) else [source]
-    ks = np.asarray(ks)
 
     lower = min(float(d.support()[0]) for d in dists)
     # breakpoints: quantiles of the smallest and largest requested order statistics
