@@ -34,15 +34,13 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from scipy.stats._distn_infrastructure import rv_frozen
 
-_EULER_GAMMA = 0.5772156649015329
-
 
 def harmonic_number(n: int) -> float:
     """``H_n = 1 + 1/2 + ... + 1/n`` (``H_0 = 0``; ``digamma(n+1) + gamma_E`` beyond 10**6)."""
     n = check_int("n", n, low=0)
     if n <= 1_000_000:
         return float(np.sum(1.0 / np.arange(n, 0, -1, dtype=float)))  # small terms first
-    return float(special.digamma(n + 1.0) + _EULER_GAMMA)
+    return float(special.digamma(n + 1.0) + np.euler_gamma)
 
 
 def _check_k_n(k, n):
