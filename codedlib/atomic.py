@@ -45,13 +45,6 @@ def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> P
     return Path(path)
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
-    """Replace ``path`` with ``data`` atomically."""
-    with atomic_write(path, "wb", encoding=None) as fh:
-        fh.write(data)
-    return Path(path)
-
-
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False if impossible."""
     import ctypes

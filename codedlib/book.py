@@ -35,18 +35,6 @@ MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], preferredFont: null, webFon
 """
 
 
-def mathjax_source() -> Path:
-    """The MathJax 2 files of the ``jupyter-server-mathjax`` package (``RuntimeError`` if absent)."""
-    try:
-        import jupyter_server_mathjax
-    except ImportError:
-        raise RuntimeError(
-            "the book typesets equations with the MathJax of the jupyter-server-mathjax package: "
-            "run `make setup` (or pip install jupyter-server-mathjax)"
-        ) from None
-    return Path(jupyter_server_mathjax.__file__).parent / "static"
-
-
 def bibliography(path: str | Path = REPO_ROOT / "references.bib") -> dict[str, dict[str, str]]:
     """Entries of a plain BibTeX file as ``{key: {field: value}}`` (braces stripped)."""
     text = Path(path).read_text(encoding="utf-8")
@@ -169,7 +157,15 @@ def build_book(
     if missing:
         raise ValueError(f"executed_dir={str(executed_dir)!r} lacks executed notebooks {missing}")
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(mathjax_source(), out / MATHJAX_DIR, dirs_exist_ok=True)
+    try:
+        import jupyter_server_mathjax
+    except ImportError:
+        raise RuntimeError(
+            "the book typesets equations with the MathJax of the jupyter-server-mathjax package: "
+            "run `make setup` (or pip install jupyter-server-mathjax)"
+        ) from None
+    mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"  # MathJax 2
+    shutil.copytree(mathjax, out / MATHJAX_DIR, dirs_exist_ok=True)
     pages = [(s.stem, *_export_page(executed_dir / s.name, out)) for s in sources]
     csvs = [] if fig_root is None else [Path(fig_root) / s.stem / "claims.csv" for s in sources]
     claims = read_claims([p for p in csvs if p.exists()])

@@ -33,7 +33,7 @@ import numpy as np
 from codedlib._validation import InputTypeError, RngLike, check_real
 from codedlib.cluster import FAMILIES, ClusterModel, Workload
 from codedlib.latency.gamma_model import validate_trace, without_queueing
-from codedlib.latency.traces import read_trace, synchronous_trace
+from codedlib.latency.traces import REQUIRED_COLUMNS, read_trace, synchronous_trace
 from codedlib.network import Network
 
 if TYPE_CHECKING:
@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 BURST_Z = 3.0
 #: Fewest rows per worker a fit accepts.
 MIN_ROWS_PER_WORKER = 5
-
-_REQUIRED = ("iteration", "worker", "compute_time", "comm_time")
 
 
 # ---------------------------------------------------------------------- the result
@@ -232,22 +230,6 @@ def _hmm_bursts(seqs, max_iter=200, tol=1e-6):
     return float(A[0, 1]), float(A[1, 0]), post
 
 
-# ---------------------------------------------------------------------- validation
-def _as_trace(trace):
-    if isinstance(trace, (str, os.PathLike)):
-        trace = read_trace(trace)
-    validate_trace(trace, _REQUIRED, positive=True)
-    sizes = trace.groupby("worker").size()
-    if sizes.size < 2:
-        raise ValueError(f"trace must hold at least 2 workers, got {sizes.size}")
-    if sizes.min() < MIN_ROWS_PER_WORKER:
-        raise ValueError(
-            f"trace must hold at least {MIN_ROWS_PER_WORKER} rows per worker, got "
-            f"{int(sizes.min())} for worker {sizes.idxmin()!r}"
-        )
-    return trace
-
-
 # ---------------------------------------------------------------------- the fit
 def fit_cluster(
     trace: pd.DataFrame | str | os.PathLike,
@@ -309,7 +291,17 @@ def fit_cluster(
 
 
 def _check_fit_args(trace, family, shares, workload, name):
-    trace = _as_trace(trace)
+    if isinstance(trace, (str, os.PathLike)):
+        trace = read_trace(trace)
+    validate_trace(trace, REQUIRED_COLUMNS[:4], positive=True)  # iteration .. comm_time
+    sizes = trace.groupby("worker").size()
+    if sizes.size < 2:
+        raise ValueError(f"trace must hold at least 2 workers, got {sizes.size}")
+    if sizes.min() < MIN_ROWS_PER_WORKER:
+        raise ValueError(
+            f"trace must hold at least {MIN_ROWS_PER_WORKER} rows per worker, got "
+            f"{int(sizes.min())} for worker {sizes.idxmin()!r}"
+        )
     if family is not None:
         if not isinstance(family, str):
             raise InputTypeError(

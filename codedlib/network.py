@@ -30,17 +30,14 @@ class Network:
         check_real("bandwidth", self.bandwidth, 0.0, low_open=True)
         check_int("bytes_per_number", self.bytes_per_number, 1)
 
-    def message_time(self, n_bytes: ArrayLike) -> float | np.ndarray:
-        """``latency + n_bytes / bandwidth``."""
-        n_bytes = np.asarray(n_bytes, dtype=float)
+    def vector_time(self, n_numbers: ArrayLike) -> float | np.ndarray:
+        """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries):
+        ``latency + n_numbers bytes_per_number / bandwidth``."""
+        n_bytes = np.asarray(n_numbers, dtype=float) * self.bytes_per_number
         if np.any(~np.isfinite(n_bytes)) or np.any(n_bytes < 0):
-            raise ValueError(f"n_bytes must be finite and >= 0, got n_bytes={n_bytes!r}")
+            raise ValueError(f"n_numbers must be finite and >= 0, got n_numbers={n_numbers!r}")
         out = self.latency + n_bytes / self.bandwidth
         return float(out) if out.ndim == 0 else out
-
-    def vector_time(self, n_numbers: ArrayLike) -> float | np.ndarray:
-        """Time of a message carrying ``n_numbers`` numbers (e.g. a gradient of ``p`` entries)."""
-        return self.message_time(np.asarray(n_numbers, dtype=float) * self.bytes_per_number)
 
     @classmethod
     def from_message_time(cls, message_time: float, n_numbers: int, latency: float) -> Network:

@@ -88,7 +88,6 @@ def run_notebook(
     fig_root: str | Path | None = "figures",
     out_dir: str | Path = "build/notebooks",
     timeout: float = 3600,
-    seed: int | None = None,
     parameters: dict | None = None,
 ) -> Path:
     """Execute one notebook with papermill (in its folder; ``fig_root=None``: no figures
@@ -100,8 +99,6 @@ def run_notebook(
     params = {"quick": bool(quick), "interactive": bool(interactive)}
     if fig_root is not None:
         params["fig_dir"] = str((Path(fig_root) / path.stem).resolve())
-    if seed is not None:
-        params["seed"] = int(seed)
     for name, value in (parameters or {}).items():
         if name not in declared:
             raise ValueError(
@@ -158,26 +155,21 @@ def inline_figures(executed: str | Path) -> list[str]:
     ]
 
 
-def strip_outputs(nb: dict) -> dict:
-    """The notebook ``nb`` without outputs, execution counts or widget state."""
+def strip_outputs_pre_save(
+    model: dict, path: str, contents_manager: object | None = None, **_
+) -> None:
+    """Jupyter ``pre_save_hook`` (``make lab``): a notebook saved in ``notebooks/`` keeps no
+    outputs, execution counts or widget state."""
+    if model.get("type") != "notebook" or not isinstance(nb := model.get("content"), dict):
+        return
+    root = Path(getattr(contents_manager, "root_dir", REPO_ROOT)).resolve()
+    if (root / path.lstrip("/")).resolve().parent != (REPO_ROOT / "notebooks").resolve():
+        return
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
     nb.get("metadata", {}).pop("widgets", None)
-    return nb
-
-
-def strip_outputs_pre_save(
-    model: dict, path: str, contents_manager: object | None = None, **_
-) -> None:
-    """Jupyter ``pre_save_hook`` (``make lab``): a notebook saved in ``notebooks/`` keeps no outputs."""
-    if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
-        return
-    root = Path(getattr(contents_manager, "root_dir", REPO_ROOT)).resolve()
-    target = (root / path.lstrip("/")).resolve()
-    if target.parent == (REPO_ROOT / "notebooks").resolve():
-        strip_outputs(model["content"])
 
 
 def publish_claims(fig_root: str | Path, stem: str, claims_dir: str | Path) -> Path | None:

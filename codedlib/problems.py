@@ -222,10 +222,9 @@ class LogisticRegression(_Classifier):
 
     def __init__(self, X, y, lam: float = 0.0):
         self._set_data(X)
-        y = check_array("y", y, ndim=1, shape=(self.X.shape[0],))
-        if not np.all(np.isin(y, (-1.0, 1.0))):
+        self.y = check_array("y", y, ndim=1, shape=(self.X.shape[0],))
+        if not np.all(np.isin(self.y, (-1.0, 1.0))):
             raise ValueError("y must contain labels in {-1, +1} only")
-        self.y = y
         self.lam = check_real("lam", lam, low=0.0)
 
     def _loss_terms(self, theta, rows):
@@ -331,24 +330,11 @@ class PCA(Problem):
         return (-n * (Xr.T @ (Xr @ V)) + Xr.shape[0] * V).ravel()
 
     @staticmethod
-    def project(theta_or_V: ArrayLike, d: int | None = None, k: int | None = None) -> np.ndarray:
-        """G(·): Gram–Schmidt orthonormalisation of the columns (via QR with sign fix)."""
-        V = check_array("theta_or_V", theta_or_V)
-        flat = V.ndim == 1
-        if flat:
-            if d is None or k is None or check_int("d", d, 1) * check_int("k", k, 1) != V.size:
-                raise ValueError(
-                    f"a flat theta needs d and k with d*k = {V.size} entries (V is d x k), "
-                    f"got d={d}, k={k}"
-                )
-            V = V.reshape(int(d), int(k))
-        elif V.ndim != 2:
-            raise ValueError(
-                f"theta_or_V must be a d x k matrix or a flat theta, got shape {V.shape}"
-            )
-        Q, R = np.linalg.qr(V)
-        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
-        return Q.ravel() if flat else Q
+    def project(V: ArrayLike) -> np.ndarray:
+        """G(·): Gram–Schmidt orthonormalisation of the columns of the d x k ``V`` (via QR with
+        sign fix)."""
+        Q, R = np.linalg.qr(check_array("V", V, ndim=2))
+        return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
     def initial_point(self, rng: RngLike = None) -> np.ndarray:
         """A random orthonormal V (seeded): PCA needs symmetry breaking."""
@@ -413,9 +399,9 @@ def _split(X, y, rng, description: str) -> Dataset:
     return Dataset(X[train], y[train], X[test], y[test], description=description)
 
 
-def digits_binary(pos: int = 4, neg: int = 9, intercept: bool = True, rng: RngLike = 0) -> Dataset:
+def digits_binary(pos: int = 4, neg: int = 9, rng: RngLike = 0) -> Dataset:
     """Scikit-learn's 8×8 digits (``load_digits``, UCI optdigits, CC BY 4.0: no download),
-    ``pos`` (+1) vs ``neg`` (−1), standardised (+ intercept), a quarter held out: the stand-in
+    ``pos`` (+1) vs ``neg`` (−1), standardised + intercept, a quarter held out: the stand-in
     for GISETTE's 4-vs-9 task (CodedReduce Section VI) and DSAG's logistic regression."""
     pos = check_int("pos", pos, low=0, high=9)
     neg = check_int("neg", neg, low=0, high=9)
@@ -423,18 +409,16 @@ def digits_binary(pos: int = 4, neg: int = 9, intercept: bool = True, rng: RngLi
         raise ValueError(f"pos and neg must differ, got pos={pos}, neg={neg}")
     X, t = _load_sklearn_digits()
     keep = np.isin(t, (pos, neg))
-    X = standardize(X[keep], intercept=intercept)
+    X = standardize(X[keep], intercept=True)
     y = np.where(t[keep] == pos, 1.0, -1.0)
     return _split(X, y, rng, f"sklearn digits {pos}-vs-{neg} (stand-in for GISETTE)")
 
 
-def digits_multiclass(intercept: bool = True, rng: RngLike = 0) -> Dataset:
-    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] (+ intercept), a
+def digits_multiclass(rng: RngLike = 0) -> Dataset:
+    """All ten classes of scikit-learn's digits (1797 × 64), scaled to [0, 1] + intercept, a
     quarter held out: the stand-in for MNIST in the Reed–Solomon GC experiment (Section 6)."""
     X, t = _load_sklearn_digits()
-    X = X / 16.0
-    if intercept:
-        X = np.hstack([np.ones((X.shape[0], 1)), X])
+    X = np.hstack([np.ones((X.shape[0], 1)), X / 16.0])
     return _split(X, t, rng, "sklearn digits, 10 classes (stand-in for MNIST)")
 
 

@@ -342,7 +342,7 @@ CASES = [
         172,
         lambda: __import__("codedlib.problems", fromlist=["x"]).PCA.project(np.ones(6)),
         ValueError,
-        "a flat theta needs d and k",
+        "V must be a 2-d array",
     ),
     (
         205,

@@ -98,7 +98,7 @@ def test_runner_injects_parameters_and_fails_on_cell_error(tmp_path):
         good,
         quick=True,
         interactive=False,
-        seed=3,
+        parameters={"seed": 3},
         fig_root=tmp_path / "figs",
         out_dir=tmp_path / "out",
         timeout=120,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codedlib.atomic import write_bytes_atomic
+from codedlib.atomic import atomic_write
 from codedlib.claims import check_claim, read_claims
 from codedlib.notebooks import (
     REPO_ROOT,
@@ -107,9 +107,8 @@ def publish_run(path, root, shared):
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(root / "figures" / path.stem, target)
     (shared / "executed").mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(
-        shared / "executed" / path.name, (root / "executed" / path.name).read_bytes()
-    )
+    with atomic_write(shared / "executed" / path.name, "wb") as fh:
+        fh.write((root / "executed" / path.name).read_bytes())
 
 
 @pytest.mark.notebook

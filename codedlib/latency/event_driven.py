@@ -128,18 +128,15 @@ def _check_inputs(task_latency, w, margin, busy_until, semantics="reference"):
     n_workers = lat.shape[2]
     w = check_int("w", w, 1, n_workers)
     margin = check_real("margin", margin, 0.0)
-    if busy_until is None:
-        busy = np.zeros((lat.shape[0], n_workers))
-    else:
-        busy = check_array("busy_until", busy_until)
-        if busy.shape[-1:] != (n_workers,) or busy.ndim > 2:
-            raise ValueError(
-                f"busy_until must have shape (N,) or (replicas, N) with N={n_workers}, "
-                f"got shape {busy.shape}"
-            )
-        busy = np.broadcast_to(busy, (lat.shape[0], n_workers)).copy()
-        if np.any(busy < 0):
-            raise ValueError("busy_until must be non-negative")
+    busy = np.zeros(n_workers) if busy_until is None else check_array("busy_until", busy_until)
+    if busy.shape[-1:] != (n_workers,) or busy.ndim > 2:
+        raise ValueError(
+            f"busy_until must have shape (N,) or (replicas, N) with N={n_workers}, "
+            f"got shape {busy.shape}"
+        )
+    busy = np.broadcast_to(busy, (lat.shape[0], n_workers)).copy()
+    if np.any(busy < 0):
+        raise ValueError("busy_until must be non-negative")
     return np.ascontiguousarray(lat), w, margin, busy, semantics == "reference", _outputs(lat.shape)
 
 

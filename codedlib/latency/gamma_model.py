@@ -112,15 +112,15 @@ class GammaLatencyModel:
         return self.comp_var / self.comp_mean
 
     # ---- load scaling ------------------------------------------------------------------
-    def _load(self, load):
-        load = np.asarray(load, dtype=float)
-        if not np.all(np.isfinite(load)) or np.any(load <= 0):
-            raise ValueError(f"load must be positive and finite, got {load!r}")
-        return load
+    def _factor(self, value, name="load"):
+        value = np.asarray(value, dtype=float)
+        if not np.all(np.isfinite(value)) or np.any(value <= 0):
+            raise ValueError(f"{name} must be positive and finite, got {value!r}")
+        return value
 
     def mean_latency(self, load: ArrayLike = 1.0) -> np.ndarray:
         """Expected total latency ``e_X,i = e_Y,i + c * e_Z,i`` per worker."""
-        return self.comm_mean + self._load(load) * self.comp_mean
+        return self.comm_mean + self._factor(load) * self.comp_mean
 
     def iid(self) -> GammaLatencyModel:
         """The i.i.d. baseline (Fig. 5): every worker gets the pooled mean and variance."""
@@ -152,12 +152,9 @@ class GammaLatencyModel:
         shape = size + (self.n_workers,)
         comm = rng.gamma(self.comm_shape, self.comm_scale, size=shape)
         comp = rng.gamma(self.comp_shape, self.comp_scale, size=shape)
-        factor = self._load(load)
+        factor = self._factor(load)
         if slowdown is not None:
-            slowdown = np.asarray(slowdown, dtype=float)
-            if np.any(slowdown <= 0) or not np.all(np.isfinite(slowdown)):
-                raise ValueError("slowdown factors must be positive and finite")
-            factor = factor * slowdown
+            factor = factor * self._factor(slowdown, "slowdown")
         return comm, comp * factor
 
     def sample_total(

@@ -339,10 +339,9 @@ class MarkovBursts:
         """Burst indicators, boolean array ``(n_iterations, N)``, from the stationary law."""
         n_iterations = check_int("n_iterations", n_iterations, low=1)
         rng = as_generator(rng)
-        state = rng.random(self.n_workers) < self.burst_probability
-        uniforms = rng.random((n_iterations, self.n_workers))
         states = np.empty((n_iterations, self.n_workers), dtype=bool)
-        states[0] = state
+        states[0] = rng.random(self.n_workers) < self.burst_probability
+        uniforms = rng.random((n_iterations, self.n_workers))
         for it in range(1, n_iterations):  # sequential in time, vectorised over workers
             u, state = uniforms[it], states[it - 1]
             states[it] = state ^ np.where(state, u < self.p_exit, u < self.p_enter)

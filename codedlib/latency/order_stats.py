@@ -34,15 +34,13 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from scipy.stats._distn_infrastructure import rv_frozen
 
-_EULER_GAMMA = 0.5772156649015329
-
 
 def harmonic_number(n: int) -> float:
     """``H_n = 1 + 1/2 + ... + 1/n`` (``H_0 = 0``; ``digamma(n+1) + gamma_E`` beyond 10**6)."""
     n = check_int("n", n, low=0)
     if n <= 1_000_000:
         return float(np.sum(1.0 / np.arange(n, 0, -1, dtype=float)))  # small terms first
-    return float(special.digamma(n + 1.0) + _EULER_GAMMA)
+    return float(special.digamma(n + 1.0) + np.euler_gamma)
 
 
 def _check_k_n(k, n):
@@ -249,12 +247,11 @@ def expected_order_statistics_numeric(
     ``E[T_(k)]`` that does not exist (Pareto: ``xi (n-k+1) <= 1``).
     """
     source, n = _as_cluster(dist_or_dists, n)
-    ks = list(range(1, n + 1)) if ks is None else _check_ks(ks, n)
+    ks = np.arange(1, n + 1) if ks is None else np.asarray(_check_ks(ks, n))
     rtol = check_real("rtol", rtol, low=0.0, low_open=True)
     if divergent not in ("raise", "inf"):
         raise ValueError(f"divergent must be 'raise' or 'inf', got divergent={divergent!r}")
     dists = list(source.dists) if isinstance(source, HeterogeneousCluster) else [source]
-    ks = np.asarray(ks)
 
     lower = min(float(d.support()[0]) for d in dists)
     # breakpoints: quantiles of the smallest and largest requested order statistics
@@ -347,13 +344,6 @@ class OrderStatisticEstimate(NamedTuple):
 _CHUNK_ELEMENTS = 1 << 21  # ~16 MB of float64 per chunk
 
 
-def _sampler(dist_or_cluster, n):
-    source, n = _as_cluster(dist_or_cluster, n)
-    if isinstance(source, HeterogeneousCluster):
-        return source.sample, n
-    return (lambda rows, rng: sample_distribution(source, (rows, n), rng)), n
-
-
 def _check_ks(k, n):
     ks = np.atleast_1d(np.asarray(k))
     if ks.ndim != 1 or ks.size == 0:
@@ -376,7 +366,7 @@ def order_statistic_samples(
     Shape ``(replicas,)`` for an int ``k``, ``(replicas, len(k))`` for a sequence; drawn in
     chunks of about 2M values, reduced with ``np.partition``.
     """
-    draw, n = _sampler(dist_or_cluster, n)
+    source, n = _as_cluster(dist_or_cluster, n)
     ks = _check_ks(k, n)
     replicas = check_int("replicas", replicas, low=1)
     rng = as_generator(rng)
@@ -387,27 +377,13 @@ def order_statistic_samples(
     out = np.empty((replicas, len(ks)))
     for start in range(0, replicas, chunk_size):
         rows = min(chunk_size, replicas - start)
-        block = draw(rows, rng)
+        if isinstance(source, HeterogeneousCluster):
+            block = source.sample(rows, rng)
+        else:
+            block = sample_distribution(source, (rows, n), rng)
         block.partition(np.unique(kth), axis=1)  # in place: no copy of the chunk
         out[start : start + rows] = block[:, kth]
     return out[:, 0] if np.ndim(k) == 0 else out
-
-
-def _refuse_infinite_mean(dist_or_cluster, ks, n):
-    """A Monte Carlo mean of an order statistic whose expectation is infinite is a
-    seed-dependent finite number: refuse it. Pareto / Lomax workers with tail index ``xi``:
-    ``E[T_(k:n)]`` is finite iff ``xi (n - k + 1) > 1`` (RS paper, appendix).
-    """
-    params = _family_parameters(dist_or_cluster)
-    if params is None or params[0].name not in ("pareto", "lomax"):
-        return
-    family, (xi, *_), _, _ = params
-    for k in ks:
-        if xi * (n - k + 1) <= 1:
-            raise ValueError(
-                f"E[T_(k)] is infinite for {family.name} workers with tail index xi={xi:g}, "
-                f"k={k}, n={n}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
-            )
 
 
 def order_statistic_monte_carlo(
@@ -420,11 +396,21 @@ def order_statistic_monte_carlo(
 ) -> OrderStatisticEstimate:
     """Monte Carlo ``E[T_(k)]`` with its standard error, for any workers.
 
-    One distribution means ``n`` identical workers; arrays when ``k`` is a sequence.
+    One distribution means ``n`` identical workers; arrays when ``k`` is a sequence. Pareto /
+    Lomax workers with tail index ``xi`` need ``xi (n - k + 1) > 1`` (RS paper, appendix): the
+    Monte Carlo mean of an infinite ``E[T_(k)]`` would be a seed-dependent finite number.
     """
     replicas = check_int("replicas", replicas, low=2)
-    n_checked = _sampler(dist_or_cluster, n)[1]  # n and k checked first
-    _refuse_infinite_mean(dist_or_cluster, _check_ks(k, n_checked), n_checked)
+    n = _as_cluster(dist_or_cluster, n)[1]  # n and k checked first
+    ks = _check_ks(k, n)
+    params = _family_parameters(dist_or_cluster)
+    if params is not None and params[0].name in ("pareto", "lomax"):
+        family, (xi, *_), _, _ = params
+        if bad := [j for j in ks if xi * (n - j + 1) <= 1]:
+            raise ValueError(
+                f"E[T_(k)] is infinite for {family.name} workers with tail index xi={xi:g}, "
+                f"k={bad[0]}, n={n}: xi (n - k + 1) must exceed 1 for a finite mean to estimate"
+            )
     samples = order_statistic_samples(dist_or_cluster, k, n, replicas, rng, chunk_size)
     mean = samples.mean(axis=0)
     stderr = samples.std(axis=0, ddof=1) / np.sqrt(replicas)

@@ -70,11 +70,6 @@ def running(button: W.Button, progress: W.FloatProgress) -> Iterator[None]:
         progress.value, progress.layout.display, button.disabled = 1.0, "none", False
 
 
-def _on_grid(value: float, low: float, step: float) -> bool:
-    k = (value - low) / step
-    return abs(k - round(k)) < 1e-9 * max(1.0, abs(k))
-
-
 def float_slider(
     name: str,
     value: float,
@@ -91,7 +86,8 @@ def float_slider(
 
     if not low <= value <= high:
         raise ValueError(f"{name} must satisfy {low} <= {name} <= {high}, got {name}={value}")
-    if not _on_grid(value, low, step):
+    k = (value - low) / step  # on the grid: k an integer
+    if abs(k - round(k)) >= 1e-9 * max(1.0, abs(k)):
         raise ValueError(
             f"{name}={value} is not on the slider grid {low} + k*{step}: the "
             "browser would round it; use a finer step or a text box"
