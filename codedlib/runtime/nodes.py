@@ -379,10 +379,6 @@ class RootNode(Node):
         """``--check``: :func:`gradient_error` of ``g`` (overridden where ``g`` is partial)."""
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
-    def record_iteration(self, t: int, start: float, end: float, g: np.ndarray) -> None:
-        row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
-        self.record_step(t, {**row, "iteration_time": end - start, "n_fresh": len(self.fresh)}, g)
-
     def record_step(self, t: int, row: dict, g: np.ndarray) -> None:
         """``--check``, the gradient step, loss, divergence, error against ``theta*``, progress."""
         n = self.problem.n_samples
@@ -424,7 +420,10 @@ class RootNode(Node):
             self.send_task(t, self.theta, to)
             if not self.wait(self.ready, start + self.config.timeout):
                 self.timeout_error(t)
-            self.record_iteration(t, start, *self.finish(start))
+            end, g = self.finish(start)
+            row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
+            row.update(iteration_time=end - start, n_fresh=len(self.fresh))
+            self.record_step(t, row, g)
 
     def collect(self) -> tuple[list[dict], pd.DataFrame | None]:
         """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""
