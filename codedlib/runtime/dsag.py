@@ -51,12 +51,8 @@ def dsag_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
     if rank == 0:
         return NodePlan(0, None, list(range(1, config.n_workers + 1)), need=config.w, label="root")
-    return NodePlan(
-        rank,
-        0,
-        terms=dsag_terms(n_samples, config.n_workers, rank - 1, config.subpartitions),
-        label=f"worker {rank - 1}",
-    )
+    terms = dsag_terms(n_samples, config.n_workers, rank - 1, config.subpartitions)
+    return NodePlan(rank, 0, terms=terms, label=f"worker {rank - 1}")
 
 
 class DSAGWorker(WorkerNode):

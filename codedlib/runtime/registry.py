@@ -195,9 +195,8 @@ class Scheme:
 
     def replay_method(self, cfg: RunConfig) -> str:
         """What :meth:`iteration_times` runs, in words."""
-        if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
-            return "event-driven simulation"
-        return self.replay_name
+        carried = cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon"
+        return "event-driven simulation" if carried else self.replay_name
 
     def extra_time(self, cfg: RunConfig) -> float:
         """Time every iteration takes on top of the workers' delays (RAR's ring rounds)."""
