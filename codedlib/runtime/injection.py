@@ -124,10 +124,8 @@ class DelayModel:
         return ",".join(f"{k}={self.bursts[k]}" for k in _BURST_KEYS)
 
     def describe(self) -> str:
-        text = self.to_text()
-        if self.bursts:
-            text += f" with Markov bursts ({self.bursts_text()})"
-        return text
+        bursts = f" with Markov bursts ({self.bursts_text()})" if self.bursts else ""
+        return self.to_text() + bursts
 
     def _base_dist(self, n_points: int):
         from codedlib.latency import models
