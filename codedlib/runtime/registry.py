@@ -102,11 +102,10 @@ def lagc_sizes(cfg: RunConfig, scheme: str = "lagc") -> dict:
     return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
 
 
-def replay_groups(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
+def replay_groups(cfg: RunConfig, d: np.ndarray) -> np.ndarray:
     """Every group selected: the slowest group's ``wait_for``-th fastest worker (an upper
     bound for a lazy run, ``xi > 0``)."""
     layout = layout_of(cfg)
-    d = np.asarray(d, dtype=float)
     k = layout.wait_for
     grouped = d.reshape(d.shape[:-1] + (layout.n_groups, layout.workers_per_group))
     return np.partition(grouped, k - 1, axis=-1)[..., k - 1].max(axis=-1)
