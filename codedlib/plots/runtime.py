@@ -46,14 +46,12 @@ def plot_iteration_times(results: Runs, ax: Axes | None = None) -> Figure:
     return fig
 
 
-def plot_worker_latency(
-    trace: pd.DataFrame, ax: Axes | None = None, max_workers: int = 13
-) -> Figure:
-    """Each worker's latency over iterations (faint: its injected part; crosses: stale)."""
+def plot_worker_latency(trace: pd.DataFrame, ax: Axes | None = None) -> Figure:
+    """The first 13 workers' latency over iterations (faint: its injected part; crosses: stale)."""
     fig, ax = new_axes(ax, figsize=(7.0, 4.0))
     df = trace.copy()
     df["latency_ms"] = (df["compute_time"] + df["comm_time"]) * 1e3
-    workers = sorted(df["worker"].unique())[:max_workers]
+    workers = sorted(df["worker"].unique())[:13]
     for k, w in enumerate(workers):
         d = df[df["worker"] == w]
         fresh = d[d["fresh"]]
@@ -66,8 +64,7 @@ def plot_worker_latency(
     ax.set_xlabel("iteration the result was computed for")
     ax.set_ylabel("worker latency (ms)")
     ax.set_title("Per-worker latency (faint: injected delay; x: stale)")
-    if len(workers) <= 13:
-        ax.legend(fontsize="x-small", ncol=2)
+    ax.legend(fontsize="x-small", ncol=2)
     return fig
 
 

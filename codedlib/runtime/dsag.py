@@ -51,12 +51,8 @@ def dsag_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Coordinator: waits for ``w`` fresh results; worker ``i``: its sub-partitions."""
     if rank == 0:
         return NodePlan(0, None, list(range(1, config.n_workers + 1)), need=config.w, label="root")
-    return NodePlan(
-        rank,
-        0,
-        terms=dsag_terms(n_samples, config.n_workers, rank - 1, config.subpartitions),
-        label=f"worker {rank - 1}",
-    )
+    terms = dsag_terms(n_samples, config.n_workers, rank - 1, config.subpartitions)
+    return NodePlan(rank, 0, terms=terms, label=f"worker {rank - 1}")
 
 
 class DSAGWorker(WorkerNode):
@@ -75,10 +71,6 @@ class DSAGCoordinator(RootNode):
     def setup(self) -> None:
         self.policy = CoordinatorPolicy(self.plan.need, self.config.margin, "dsag", "deadline")
         self.cache = GradientCache(self.problem.n_samples, shape=(self.problem.dim,))
-        self.n_fresh = 0
-
-    def before_iteration(self, t: int) -> None:
-        """Hook run before iteration ``t`` starts (DSAG-LB: the load balancer)."""
 
     reads_stale = True  # every result offered to the cache occupies the port (t_c)
 
@@ -89,23 +81,11 @@ class DSAGCoordinator(RootNode):
         start, stop = int(buf[4]), int(buf[5])
         used = self.policy.absorb(self.cache, start, stop, int(buf[0]), buf[HEADER:].copy(), fresh)
         self.rows[row]["used"] = used
-        self.n_fresh += fresh
 
-    def run(self) -> None:
-        n = self.problem.n_samples
-        for t in range(self.config.iterations):
-            self.before_iteration(t)
-            self.current = t
-            self.fresh = []
-            self.n_fresh = 0
-            start = now()
-            self.send_task(t, self.theta)
-            if not self.wait(lambda: self.n_fresh >= self.policy.w, start + self.config.timeout):
-                self.timeout_error(t)
-            self.wait(lambda: False, self.policy.window_end(now(), start))
-            end = now()
-            g = self.cache.H * (n / self.cache.covered)  # H / xi: estimate of the full sum
-            self.record_iteration(t, start, end, g)
+    def finish(self, start: float) -> tuple[float, np.ndarray]:
+        """Wait out the window; ``H / xi``, the cache's estimate of the full sum."""
+        self.wait(lambda: False, self.policy.window_end(now(), start))
+        return now(), self.cache.H * (self.problem.n_samples / self.cache.covered)
 
 
 class DSAGLBWorker(DSAGWorker):
@@ -209,6 +189,6 @@ class DSAGLBCoordinator(DSAGCoordinator):
                 f"sub-partitions per worker {self.p.tolist()}"
             )
 
-    def before_iteration(self, t: int) -> None:
+    def begin(self, t: int) -> None:
         if now() >= self.next_balance:
             self.balance(t)

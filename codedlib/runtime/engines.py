@@ -165,8 +165,7 @@ def run(
     t0 = now()
     if rank != 0:
         stop_at, start_wall = int(column[0]), float(column[1])
-        worker = spec.worker(comm, config, plan, problem, t0, column[2:], stop_at, start_wall)
-        worker.run()
+        spec.worker(comm, config, plan, problem, t0, column[2:], stop_at, start_wall).run()
         return None
     root = spec.root(comm, config, plan, problem, t0, theta_star)
     meta = _meta(config, comm, command)

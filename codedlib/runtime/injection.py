@@ -90,12 +90,10 @@ class DelayModel:
                 f"delay model {self.kind!r} takes parameters {sorted(allowed)}, "
                 f"got params={self.params!r} (missing {missing}, unknown {unknown})"
             )
-        if self.bursts is not None:
-            bad = sorted(set(self.bursts) ^ set(_BURST_KEYS))
-            if bad:
-                raise ValueError(
-                    f"bursts must give exactly {list(_BURST_KEYS)}, got bursts={self.bursts!r}"
-                )
+        if self.bursts is not None and set(self.bursts) != set(_BURST_KEYS):
+            raise ValueError(
+                f"bursts must give exactly {list(_BURST_KEYS)}, got bursts={self.bursts!r}"
+            )
         if self.kind != "none":
             self._base_dist(1)  # checks the numbers
 
@@ -126,10 +124,8 @@ class DelayModel:
         return ",".join(f"{k}={self.bursts[k]}" for k in _BURST_KEYS)
 
     def describe(self) -> str:
-        text = self.to_text()
-        if self.bursts:
-            text += f" with Markov bursts ({self.bursts_text()})"
-        return text
+        bursts = f" with Markov bursts ({self.bursts_text()})" if self.bursts else ""
+        return self.to_text() + bursts
 
     def _base_dist(self, n_points: int):
         from codedlib.latency import models
@@ -190,9 +186,8 @@ class DelayModel:
     ) -> np.ndarray:
         """Injected delays ``(n_iterations, n_workers)`` in seconds (zeros for ``none``)."""
         n_iterations = check_int("n_iterations", n_iterations, low=1)
-        n_workers = check_int("n_workers", n_workers, low=1)
         rng = as_generator(rng)
-        cluster = self.cluster(n_workers, loads)
+        cluster = self.cluster(n_workers, loads)  # checks n_workers
         if cluster is None:
             if self.bursts:
                 raise ValueError("bursts need a base delay model (--delay), got delay='none'")

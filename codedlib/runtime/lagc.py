@@ -32,7 +32,6 @@ from codedlib.runtime.nodes import (
     StragglerTimeout,
     code_combine,
     gradient_error,
-    inject_root_failure,
 )
 
 if TYPE_CHECKING:
@@ -92,20 +91,23 @@ class LAGCRoot(RootNode):
         self.theta_hat = np.repeat(self.theta[None, :], G, axis=0)
         self.stale = [np.zeros(problem.dim) for _ in range(G)]
         self.steps = []  # ||theta^{k+1} - theta^k||^2
-        self.selected = np.ones(G, dtype=bool)
         self.n_selected = []
-        self.fresh_groups = {}
 
-    def select(self, t: int) -> np.ndarray:
-        """Eq. (17): the groups whose workers get the new iterate."""
-        cfg, G = self.config, self.layout.n_groups
-        if t == 0 or cfg.xi == 0.0:
-            return np.ones(G, dtype=bool)
-        alpha = self.step / self.problem.n_samples  # the step on the sum objective
-        diff = self.theta_hat - self.theta[None, :]
-        lhs = self.L_g**2 * np.einsum("ij,ij->i", diff, diff)
-        rhs = cfg.xi / (alpha**2 * G**2) * float(sum(self.steps[-cfg.history :]))
-        return lhs > rhs
+    def begin(self, t: int) -> list[int]:
+        """Eq. (17): select the groups whose workers get the new iterate (``steps`` gets the
+        previous iteration's ``||theta^{k+1} - theta^k||^2``)."""
+        cfg, G, n_g = self.config, self.layout.n_groups, self.layout.workers_per_group
+        if t:
+            self.steps.append(float(np.sum((self.theta - self.previous) ** 2)))
+        self.previous = self.theta
+        self.selected = np.ones(G, dtype=bool)
+        if t and cfg.xi != 0.0:
+            alpha = self.step / self.problem.n_samples  # the step on the sum objective
+            diff = self.theta_hat - self.theta[None, :]
+            lhs = self.L_g**2 * np.einsum("ij,ij->i", diff, diff)
+            rhs = cfg.xi / (alpha**2 * G**2) * float(sum(self.steps[-cfg.history :]))
+            self.selected = lhs > rhs
+        return [c for c in self.plan.children if self.selected[(c - 1) // n_g]]
 
     def _group_results(self) -> dict[int, list]:
         """Fresh results per group: ``{g: [(position in group, vector, row), ...]}``."""
@@ -121,34 +123,28 @@ class LAGCRoot(RootNode):
         groups, wait = self._group_results(), self.layout.wait_for
         return [g for g in np.flatnonzero(self.selected).tolist() if len(groups.get(g, ())) < wait]
 
+    def ready(self) -> bool:
+        return not self._short()
+
+    def finish(self, start: float) -> tuple[float, np.ndarray]:
+        """Decode the selected groups; the others' last gradients are reused (eq. 18)."""
+        self.fresh_groups = {}
+        for g, results in self._group_results().items():
+            if not self.selected[g]:
+                continue
+            positions, vectors, rows = zip(*results[: self.layout.wait_for])
+            for row in rows:
+                self.rows[row]["used"] = True
+            self.stale[g] = self.fresh_groups[g] = self.combine(list(positions), list(vectors))
+            self.theta_hat[g] = self.theta
+        self.n_selected.append(int(self.selected.sum()))
+        return now(), np.sum(self.stale, axis=0)
+
     def run(self) -> None:
-        cfg, n_g, wait = self.config, self.layout.workers_per_group, self.layout.wait_for
-        for t in range(cfg.iterations):
-            inject_root_failure(cfg, t)
-            self.current = t
-            self.fresh = []
-            self.selected = self.select(t)
-            start = now()
-            workers = [c for c in self.plan.children if self.selected[(c - 1) // n_g]]
-            self.send_task(t, self.theta, workers)
-            if not self.wait(lambda: not self._short(), start + cfg.timeout):
-                self.timeout_error(t)
-            self.fresh_groups = {}
-            for g, results in self._group_results().items():
-                if not self.selected[g]:
-                    continue
-                positions, vectors, rows = zip(*results[:wait])
-                for row in rows:
-                    self.rows[row]["used"] = True
-                self.stale[g] = self.fresh_groups[g] = self.combine(list(positions), list(vectors))
-                self.theta_hat[g] = self.theta
-            old = self.theta
-            self.n_selected.append(int(self.selected.sum()))
-            self.record_iteration(t, start, now(), np.sum(self.stale, axis=0))
-            self.steps.append(float(np.sum((self.theta - old) ** 2)))
+        super().run()
         self.notes.append(
             f"LAGC: groups selected per iteration {np.mean(self.n_selected):.2f} of "
-            f"{self.layout.n_groups} on average (xi={cfg.xi:g}, D={cfg.history})"
+            f"{self.layout.n_groups} on average (xi={self.config.xi:g}, D={self.config.history})"
         )
         self.extra["groups_selected"] = self.n_selected
 

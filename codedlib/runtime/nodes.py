@@ -89,11 +89,6 @@ class NodePlan:
         return self.rank - 1
 
 
-def sum_combine(positions: list[int], vectors: list[np.ndarray]) -> np.ndarray:
-    """The sum of the received vectors."""
-    return np.sum(vectors, axis=0)
-
-
 def scaled_sum(scale: float) -> Combine:
     """A combine: ``scale`` times the sum of the received vectors."""
     return lambda positions, vectors: scale * np.sum(vectors, axis=0)
@@ -384,10 +379,6 @@ class RootNode(Node):
         """``--check``: :func:`gradient_error` of ``g`` (overridden where ``g`` is partial)."""
         return gradient_error(self.problem, self.theta, g, self.config.n_workers)
 
-    def record_iteration(self, t: int, start: float, end: float, g: np.ndarray) -> None:
-        row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
-        self.record_step(t, {**row, "iteration_time": end - start, "n_fresh": len(self.fresh)}, g)
-
     def record_step(self, t: int, row: dict, g: np.ndarray) -> None:
         """``--check``, the gradient step, loss, divergence, error against ``theta*``, progress."""
         n = self.problem.n_samples
@@ -409,15 +400,30 @@ class RootNode(Node):
         if self.progress is not None:
             self.progress.write(row)
 
+    def begin(self, t: int) -> Iterable[int] | None:
+        """Hook before iteration ``t`` sends the iterate: the children to send it to (None: all)."""
+
+    def ready(self) -> bool:
+        """Whether the current iteration has the results it waits for."""
+        return len(self.fresh) >= self.plan.need
+
+    def finish(self, start: float) -> tuple[float, np.ndarray]:
+        """``(end, gradient)`` of the iteration begun at ``start`` once :meth:`ready`."""
+        return now(), self.combine_fresh()
+
     def run(self) -> None:
         for t in range(self.config.iterations):
             inject_root_failure(self.config, t)
-            self.current, self.fresh, start = t, [], now()
-            self.send_task(t, self.theta)
-            deadline = start + self.config.timeout
-            if not self.wait(lambda: len(self.fresh) >= self.plan.need, deadline):
+            self.current, self.fresh = t, []
+            to = self.begin(t)
+            start = now()
+            self.send_task(t, self.theta, to)
+            if not self.wait(self.ready, start + self.config.timeout):
                 self.timeout_error(t)
-            self.record_iteration(t, start, now(), self.combine_fresh())
+            end, g = self.finish(start)
+            row = {"iteration": t, "start": start - self.t0, "end": end - self.t0}
+            row.update(iteration_time=end - start, n_fresh=len(self.fresh))
+            self.record_step(t, row, g)
 
     def collect(self) -> tuple[list[dict], pd.DataFrame | None]:
         """``(trace rows, ring rounds or None)``: the root's rows and every worker's."""

@@ -23,7 +23,7 @@ from codedlib.runtime.dsag import (
     DSAGWorker,
     dsag_plan,
 )
-from codedlib.runtime.lagc import LAGCRoot, lagc_plan
+from codedlib.runtime.lagc import LAGCRoot, lagc_plan, layout_of
 from codedlib.runtime.nodes import RootNode, WorkerNode
 from codedlib.runtime.ring import RingWatchdog, RingWorker, ring_plan
 from codedlib.runtime.star import SGDRoot, gc_plan, rs_code, rs_plan, sgd_plan, umw_plan
@@ -89,7 +89,9 @@ def lagc_sizes(cfg: RunConfig, scheme: str = "lagc") -> dict:
     r = check_int("redundancy", cfg.redundancy, low=1, high=N)
     if scheme == "lagc" and cfg.groups is None:
         raise ValueError("scheme 'lagc' needs groups G (a divisor of N), got groups=None")
-    layout = _layout(cfg, scheme, N, r)
+    from codedlib.theory.lagc import scheme_layout  # loads scipy.stats: LAGC's ranks only
+
+    layout = scheme_layout(scheme, N, r, cfg.groups)
     xi = check_real("xi", cfg.xi, low=0.0)
     history = check_int("history", cfg.history, low=1)
     if not history * xi < 1:
@@ -100,18 +102,10 @@ def lagc_sizes(cfg: RunConfig, scheme: str = "lagc") -> dict:
     return {**sizes, "redundancy": r, "groups": layout.n_groups, "xi": xi, "history": history}
 
 
-def _layout(cfg: RunConfig, scheme: str = "lagc", N: int | None = None, r: int | None = None):
-    from codedlib.theory.lagc import scheme_layout  # loads scipy.stats: LAGC's ranks only
-
-    N, r = cfg.n_workers if N is None else N, cfg.redundancy if r is None else r
-    return scheme_layout(scheme, N, r, cfg.groups)
-
-
-def replay_groups(cfg: RunConfig, d: ArrayLike) -> np.ndarray:
+def replay_groups(cfg: RunConfig, d: np.ndarray) -> np.ndarray:
     """Every group selected: the slowest group's ``wait_for``-th fastest worker (an upper
     bound for a lazy run, ``xi > 0``)."""
-    layout = _layout(cfg)
-    d = np.asarray(d, dtype=float)
+    layout = layout_of(cfg)
     k = layout.wait_for
     grouped = d.reshape(d.shape[:-1] + (layout.n_groups, layout.workers_per_group))
     return np.partition(grouped, k - 1, axis=-1)[..., k - 1].max(axis=-1)
@@ -200,9 +194,8 @@ class Scheme:
 
     def replay_method(self, cfg: RunConfig) -> str:
         """What :meth:`iteration_times` runs, in words."""
-        if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
-            return "event-driven simulation"
-        return self.replay_name
+        carried = cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon"
+        return "event-driven simulation" if carried else self.replay_name
 
     def extra_time(self, cfg: RunConfig) -> float:
         """Time every iteration takes on top of the workers' delays (RAR's ring rounds)."""
@@ -235,10 +228,10 @@ _LAGC = Scheme(
     title="LAGC (Zhang & Simeone): lazily selected groups, cyclic GC inside each group",
     params=("n_workers", "redundancy", "groups", "xi", "history"),
     sizes=lagc_sizes,
-    tolerated=lambda cfg: cfg.n_workers // cfg.groups - _layout(cfg).wait_for,
+    tolerated=lambda cfg: cfg.n_workers // cfg.groups - layout_of(cfg).wait_for,
     plan=lagc_plan,
     root=LAGCRoot,
-    need=lambda cfg: _layout(cfg).wait_for,
+    need=lambda cfg: layout_of(cfg).wait_for,
     replay=replay_groups,
     replay_name="Monte Carlo replay, every group selected",
     quick={"n_workers": 4, "redundancy": 2, "groups": 2, "xi": 0.01, "history": 10},

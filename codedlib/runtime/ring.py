@@ -193,11 +193,10 @@ class RingWatchdog(RootNode):
     trace_order = ("iteration", "worker")
 
     def setup(self) -> None:
-        config = self.config
         _ring_comm(self.comm, 0)  # collective; rank 0 is not part of the ring
         self.reports = []
         self.notes.append(
-            f"RAR via {'MPI_Allreduce' if config.allreduce == 'mpi' else 'hand-written ring'}; "
+            f"RAR via {'MPI_Allreduce' if self.config.allreduce == 'mpi' else 'hand-written ring'}; "
             "iteration_time measured by worker 0 (compute + injected delay + all-reduce)"
         )
 

@@ -15,7 +15,7 @@ import numpy as np
 from codedlib.codes.cyclic import cyclic_repetition_code
 from codedlib.codes.reed_solomon import reed_solomon_gradient_code
 from codedlib.problems import even_partition
-from codedlib.runtime.nodes import NodePlan, RootNode, code_combine, scaled_sum, sum_combine
+from codedlib.runtime.nodes import NodePlan, RootNode, code_combine, scaled_sum
 
 if TYPE_CHECKING:
     from codedlib.codes.protocol import GradientCodeLike
@@ -43,7 +43,7 @@ def star_plan(
 
 def umw_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     """Uncoded, the master waits for all N workers."""
-    return star_plan(config, n_samples, rank, config.n_workers, sum_combine)
+    return star_plan(config, n_samples, rank, config.n_workers, scaled_sum(1.0))
 
 
 def sgd_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from codedlib.latency.traces import ITERATION_COLUMNS, read_trace, write_csv
 
 if TYPE_CHECKING:
@@ -56,10 +54,6 @@ class RunResult:
     iterations: pd.DataFrame
     rounds: pd.DataFrame | None = None
     meta: dict = field(default_factory=dict)
-
-    @property
-    def mean_iteration_time(self) -> float:
-        return float(np.mean(self.iterations["iteration_time"]))
 
     def header(self) -> list[str]:
         m = self.meta

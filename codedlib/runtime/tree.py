@@ -31,16 +31,9 @@ def tree_plan(config: RunConfig, n_samples: int, rank: int) -> NodePlan:
     def combine(positions, vectors):
         return alloc.combine(rank, {children[k]: v for k, v in zip(positions, vectors)}, 0.0)
 
-    return NodePlan(
-        rank=rank,
-        parent=nd.parent,
-        children=children,
-        terms=nd.local_data.as_tuples(),
-        need=(alloc.n - alloc.s) if children else 0,  # waits for the first n - s children
-        combine=combine,
-        label=nd.label,
-        child_kind="children",
-    )
+    need = (alloc.n - alloc.s) if children else 0  # waits for the first n - s children
+    kw = dict(terms=nd.local_data.as_tuples(), need=need, combine=combine, label=nd.label)
+    return NodePlan(rank, nd.parent, children, child_kind="children", **kw)
 
 
 def tree_reduce(

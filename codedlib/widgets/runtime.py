@@ -71,7 +71,6 @@ def explore_run_for_real(
     schemes: Iterable[str] = ("cr", "gc", "rar", "umw", "sgd"),
     quick: bool = True,
     backend: str = "ipyparallel",
-    scheme: str | None = None,
     delay: str | None = None,
 ) -> ipywidgets.VBox:
     """A UI that runs one of ``schemes`` on real MPI processes on demand (only the controls
@@ -86,7 +85,6 @@ def explore_run_for_real(
     bad = [s for s in schemes if s not in SCHEMES]
     if bad or not schemes:
         raise ValueError(f"schemes must be a non-empty subset of {list(SCHEMES)}, got {schemes!r}")
-    first = scheme or schemes[0]
     defaults, cr_defaults = scheme_config("gc", quick), scheme_config("cr", quick)
     style = {"description_width": "initial"}
     wide = dict(style=style, layout=w.Layout(width="420px"))
@@ -95,7 +93,7 @@ def explore_run_for_real(
         return kind(value=value, min=low, max=high, description=description, style=style)
 
     controls = {
-        "scheme": w.Dropdown(options=list(schemes), value=first, description="scheme"),
+        "scheme": w.Dropdown(options=list(schemes), value=schemes[0], description="scheme"),
         "N": number(defaults.n_workers, 1, 64, "workers N"),
         "S": number(defaults.stragglers, 0, 63, "stragglers S"),
         "n": number(cr_defaults.n, 2, 12, "children n"),
