@@ -382,6 +382,22 @@ def test_a_failing_root_never_leaves_the_job_hanging(module, when):
     assert time.monotonic() - start < 60
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "scheme",
+    [
+        ["--scheme", "dsag", "--N", "3", "--w", "2"],
+        ["--scheme", "lagc", "--N", "3", "--r", "1", "--G", "3"],
+    ],
+    ids=["dsag", "lagc"],
+)
+def test_every_root_obeys_an_injected_failure_during_the_run(scheme):
+    """DSAG and LAGC run the same root loop as the other schemes: ``--fail-root-at`` stops them."""
+    proc = run_cli(4, [*scheme, "--iterations", "5", "--timeout", "3", "--fail-root-at", "2"])
+    assert proc.returncode != 0
+    assert "injected root failure at iteration 2" in proc.stderr, proc.stderr[-1500:]
+
+
 # ------------------------------------------------------------------ bad arguments
 @pytest.mark.timeout(600)
 def test_bad_arguments_fail_at_once_printed_once(tmp_path):
