@@ -855,6 +855,8 @@ def speedups(
     rows = []
     for name in ("UMW", "GC", "RAR", "SGD"):
         other = curves[curves.scheme == name]
+        if other.empty:  # a scheme the caller's curves leave out
+            continue
         best_other, best_cr = pick(other["error"]), pick(cr["error"])
         target = min(best_other, best_cr) if higher_is_better else max(best_other, best_cr)
         t_other = first_reach(other["time"], other["error"], target, below=not higher_is_better)
