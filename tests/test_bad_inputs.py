@@ -496,6 +496,12 @@ NEW_MODULE_CASES = [
         "ready must be .* 1 NaN",
     ),
     (
+        "port-scalar-arrival",
+        lambda: __import__("codedlib.schemes.shootout", fromlist=["x"]).port_receive(0.1, 1, 0.01),
+        ValueError,
+        "ready must be an array of arrival times, got the scalar 0.1",
+    ),
+    (
         "port-need-too-large",
         lambda: __import__("codedlib.schemes.shootout", fromlist=["x"]).port_receive(
             [0.1, 0.2], 3, 0.01

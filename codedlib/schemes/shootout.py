@@ -79,10 +79,12 @@ def port_receive(
     ``ready (..., M)``: when each message reaches the port (``inf``: never sent); the port
     takes them in order of arrival, ``tau`` each, from ``port_free`` on: ``R_m = max(R_{m-1},
     a_(m)) + tau`` (:func:`codedlib.network.single_port_receive` when ``port_free = 0``)."""
-    a = np.sort(np.asarray(ready, dtype=float), axis=-1)  # a scalar: numpy's AxisError
-    n_nan = np.isnan(a).sum()
-    if n_nan:
+    a = np.asarray(ready, dtype=float)
+    if a.ndim == 0:
+        raise ValueError(f"ready must be an array of arrival times, got the scalar {ready!r}")
+    if n_nan := int(np.isnan(a).sum()):
         raise ValueError(f"ready must be arrival times (inf: never sent), got {n_nan} NaN")
+    a = np.sort(a, axis=-1)
     check_int("need", need, low=0, high=a.shape[-1])
     if need == 0:
         return np.broadcast_to(np.asarray(port_free, dtype=float), a.shape[:-1]).copy()
