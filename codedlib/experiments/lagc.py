@@ -324,7 +324,9 @@ def _table2(problem, c, n_workers, scheme, redundancy, groups, eps_rel, **kw) ->
 
 def _check_setting(delays, rules=()) -> None:
     if not delays:
-        raise ValueError("delays must map at least one name to a delay distribution, got {}")
+        raise ValueError(
+            f"delays must map at least one name to a delay distribution, got {delays!r}"
+        )
     for rule in rules:
         if rule not in ("gd", "theory"):
             raise ValueError(f"rules must hold 'gd' or 'theory', got {rule!r}")
