@@ -186,16 +186,19 @@ class Scheme:
         d = np.asarray(d, dtype=float)
         if d.shape[-1] != cfg.n_workers:
             raise ValueError(f"delays must have N={cfg.n_workers} columns, got shape {d.shape}")
-        if cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon":
+        if self.carries_over(cfg):
             return replay_event_driven(cfg, d, self.need(cfg))
         if self.replay is None:
             return single_port_receive(d, self.need(cfg), cfg.t_c)
         return self.replay(cfg, d)
 
+    def carries_over(self, cfg: RunConfig) -> bool:
+        """Whether busy workers finish their task (``cfg``) where the scheme would abandon it."""
+        return cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon"
+
     def replay_method(self, cfg: RunConfig) -> str:
         """What :meth:`iteration_times` runs, in words."""
-        carried = cfg.on_new_iterate == "finish" and self.on_new_iterate == "abandon"
-        return "event-driven simulation" if carried else self.replay_name
+        return "event-driven simulation" if self.carries_over(cfg) else self.replay_name
 
     def extra_time(self, cfg: RunConfig) -> float:
         """Time every iteration takes on top of the workers' delays (RAR's ring rounds)."""
